@@ -1,0 +1,59 @@
+"""engine: a small, readable re-implementation of PyTorch's tensors and autograd.
+
+``import engine as torch`` and the code you write runs the same way it would with
+PyTorch, so everything learned here transfers unchanged. Values live in numpy
+arrays; the rules PyTorch adds on top (dtypes and promotion, shapes, strides and
+shared memory, printing, errors) are reproduced here and checked against torch.
+"""
+from . import _dtype
+from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
+                     half, float, double, short, int, long, dtype, finfo, iinfo,
+                     get_default_dtype, set_default_dtype, promote_types, can_cast)
+from ._size import Size, device
+from ._tensor import Tensor, UntypedStorage
+from ._ops import *  # noqa: F401,F403  (the operations, named as in torch)
+from ._ops import return_types
+from ._views import (view, view_as, reshape, transpose, swapaxes, swapdims, permute, t, squeeze,
+                     unsqueeze, flatten, unflatten, ravel, expand, broadcast_to, broadcast_tensors,
+                     broadcast_shapes, narrow, select, unbind, split, chunk, as_strided, movedim,
+                     moveaxis, detach, clone)
+from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
+                        zeros_like, ones_like, empty_like, full_like, arange, linspace, logspace,
+                        rand, randn, randint, randperm, rand_like, randn_like, randint_like,
+                        normal, bernoulli)
+from . import _methods  # noqa: F401  (attaches x.op() methods and x.op_() in-place variants)
+from ._printing import set_printoptions, get_printoptions
+from ._random import (Generator, default_generator, manual_seed, seed, initial_seed,
+                      get_rng_state, set_rng_state)
+from . import random  # noqa: F401
+from . import autograd, nn, optim  # noqa: F401
+
+__version__ = "0.1.0"
+
+
+def result_type(tensor, other):
+    """The dtype an operation between ``tensor`` and ``other`` produces."""
+    return _dtype.result_type(tensor, other)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins_bool(input.item())
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool

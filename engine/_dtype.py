@@ -1,0 +1,207 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A dtype here is a small object that prints as ``torch.float32`` (the name a
+learner will see in PyTorch) and knows the numpy dtype that stores its values.
+"""
+import numpy as np
+
+
+class dtype:
+    """One element type, e.g. ``float32``. Compare with ``is`` or ``==``."""
+
+    __slots__ = ("name", "numpy_dtype", "itemsize", "is_floating_point", "is_signed",
+                 "is_complex", "category")
+
+    def __init__(self, name, numpy_dtype, category):
+        self.name = name
+        self.numpy_dtype = np.dtype(numpy_dtype)
+        self.itemsize = self.numpy_dtype.itemsize
+        self.category = category  # 0 bool, 1 integer, 2 floating: promotion climbs these
+        self.is_floating_point = category == 2
+        self.is_signed = name not in ("bool", "uint8")
+        self.is_complex = False
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name  # pickles as the module attribute of that name
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        raise TypeError(f"{self!r} has no complex counterpart in this engine")
+
+
+bool = dtype("bool", np.bool_, 0)  # noqa: A001 - torch.bool shadows the builtin too
+uint8 = dtype("uint8", np.uint8, 1)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
+int32 = dtype("int32", np.int32, 1)
+int64 = dtype("int64", np.int64, 1)
+float16 = dtype("float16", np.float16, 2)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
+
+# torch's aliases are the very same objects: torch.float is torch.float32.
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+all_dtypes = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+from_numpy_dtype = {d.numpy_dtype: d for d in all_dtypes}
+
+# The numpy names torch uses in messages such as "Found dtype Long but expected Float".
+scalar_type_name = {bool: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int",
+                    int64: "Long", float16: "Half", float32: "Float", float64: "Double"}
+
+
+def as_dtype(value):
+    """Accept an engine dtype, a numpy dtype or a Python type, as torch's ``dtype=``."""
+    if value.__class__ is dtype:
+        return value
+    if value is builtins_float:
+        return float64
+    if value is builtins_int:
+        return int64
+    if value is builtins_bool:
+        return bool
+    try:
+        return from_numpy_dtype[np.dtype(value)]
+    except (TypeError, KeyError):
+        raise TypeError(f"dtype must be torch.dtype (got {type(value).__name__})") from None
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_float, builtins_int, builtins_bool = _builtins.float, _builtins.int, _builtins.bool
+
+
+# ---------------------------------------------------------------- default dtype
+_default = [float32]
+
+
+def get_default_dtype():
+    """The floating dtype for Python floats and for ``zeros(2)``: float32 unless changed."""
+    return _default[0]
+
+
+def set_default_dtype(d):
+    """Change the default floating dtype (torch accepts float16, float32 and float64 here)."""
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+# ---------------------------------------------------------------- promotion
+def promote_types(a, b):
+    """The smallest dtype both ``a`` and ``b`` fit in, by torch's table."""
+    if a is b:
+        return a
+    if a.category == 2 or b.category == 2:
+        if a.category != 2:
+            return b
+        if b.category != 2:
+            return a
+        return a if a.itemsize >= b.itemsize else b
+    # bool and the integers promote as numpy does: uint8 with int8 gives int16.
+    return from_numpy_dtype[np.promote_types(a.numpy_dtype, b.numpy_dtype)]
+
+
+def _combine_categories(higher, lower):
+    # torch's combine_categories: a lower-priority group only matters when it
+    # belongs to a higher category (e.g. a float scalar next to an int tensor).
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == 2:
+        return higher
+    if higher is bool or lower.category == 2:
+        return promote_types(higher, lower)
+    return higher
+
+
+def scalar_dtype(value):
+    """The dtype torch gives a Python number that takes part in an operation."""
+    cls = value.__class__
+    if cls is builtins_bool or cls is np.bool_:
+        return bool
+    if cls is builtins_int:
+        return int64
+    if cls is builtins_float:
+        return _default[0]
+    if isinstance(value, np.generic):
+        return from_numpy_dtype.get(value.dtype) or float64
+    if isinstance(value, complex):
+        raise TypeError("complex numbers are not supported by this engine")
+    raise TypeError(f"unsupported operand type {cls.__name__}")
+
+
+def result_type(*operands):
+    """torch.result_type for tensors and Python scalars, by torch's three groups.
+
+    Tensors with dimensions decide first; 0-dim tensors and then Python numbers
+    only matter when they belong to a higher category (bool < int < float).
+    """
+    dim_result = zero_result = wrapped_result = None
+    for op in operands:
+        data = getattr(op, "_data", None)
+        if data is None:
+            d = scalar_dtype(op)
+            wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
+        elif data.ndim == 0:
+            d = from_numpy_dtype[data.dtype]
+            zero_result = d if zero_result is None else promote_types(zero_result, d)
+        else:
+            d = from_numpy_dtype[data.dtype]
+            dim_result = d if dim_result is None else promote_types(dim_result, d)
+    return _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
+
+
+def can_cast(from_, to):
+    """torch.can_cast: casting may not go down a category (float to int, int to bool)."""
+    return from_.category <= to.category
+
+
+# ---------------------------------------------------------------- finfo / iinfo
+class finfo:
+    """Limits of a floating dtype: ``bits eps max min tiny resolution``."""
+
+    def __init__(self, type=None):  # noqa: A002 - torch's parameter name
+        d = get_default_dtype() if type is None else as_dtype(type)
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. "
+                            "Use torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(d.numpy_dtype)
+        self.dtype = d.name
+        self.bits = info.bits
+        self.eps = _builtins.float(info.eps)
+        self.max = _builtins.float(info.max)
+        self.min = _builtins.float(info.min)
+        self.tiny = self.smallest_normal = _builtins.float(info.tiny)
+        self.resolution = _builtins.float(info.resolution)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype: ``bits max min``."""
+
+    def __init__(self, type):  # noqa: A002
+        d = as_dtype(type)
+        if d.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. "
+                            "Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(np.uint8 if d is bool else d.numpy_dtype)
+        self.dtype = d.name
+        self.bits = info.bits
+        self.max = _builtins.int(info.max)
+        self.min = _builtins.int(info.min)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -1,0 +1,557 @@
+"""PyTorch's CPU random numbers, reproduced bit for bit with numpy.
+
+torch's CPU generator is a plain 32-bit Mersenne Twister (MT19937), seeded the
+classic way (``state[0] = seed & 0xffffffff``).  numpy ships the same engine
+(``np.random.MT19937``); we load the 624-word state ourselves and ask numpy
+for the raw 32-bit outputs, so both libraries walk the very same stream.
+
+Every sampler then turns those 32-bit draws into numbers exactly as torch does:
+
+* a ``float32`` in [0, 1) is ``(u32 & (2**24 - 1)) * 2**-24`` (one draw; 24
+  bits because a float32 mantissa holds 24); ``float16`` is computed as a
+  float32 and rounded at the end;
+* a ``float64`` in [0, 1) takes two draws glued into 64 bits,
+  ``(hi << 32) | lo``, and keeps the low 53 bits: ``(u64 & (2**53 - 1)) * 2**-53``;
+* integers are ``draw % range + low``, with a 64-bit draw only when the range
+  needs it.
+
+Normal numbers use Box-Muller.  torch has two paths: fewer than 16 elements
+(or a non-contiguous tensor) go one by one in float64 and keep the spare sine
+sample in the generator for the next call; 16 or more elements are filled in
+blocks of 16 (8 cosines + 8 sines) from uniforms drawn up front.  For float32
+that block kernel is an AVX2 routine whose log and sin/cos are Cephes
+polynomials, compiled with fused multiply-adds, so we replay those polynomials
+step by step in float32 with an exact FMA.
+
+Results are bit-identical to torch 2.13 on x86-64 CPUs with AVX2 (what the
+parity tests check); a CPU without AVX2 takes torch's scalar float32 kernel,
+which differs in the last bit for about 1% of ``randn`` values.
+"""
+import math
+import os
+
+import numpy as np
+
+DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports
+_STATE_WORDS = 624              # MT19937 keeps 624 32-bit words
+_PERMUTE_64BIT_FROM = (2**32 - 1) // 20  # randperm switches algorithm at this n
+
+# torch.get_rng_state() is a memcpy of this C struct; using the same layout lets
+# a state saved by torch be loaded here and the other way round.
+_STATE_LAYOUT = np.dtype([
+    ("the_initial_seed", "<u8"),
+    ("left", "<i4"),       # draws left before the next twist, plus one
+    ("seeded", "<i4"),
+    ("next", "<u8"),       # index of the next word to temper
+    ("state", "<u8", (_STATE_WORDS,)),
+    ("normal_x", "<f8"),   # unused, kept for the layout
+    ("normal_y", "<f8"),   # cached float64 normal sample
+    ("normal_rho", "<f8"),  # unused
+    ("normal_is_valid", "<i4"),
+    ("pad0", "V4"),
+    ("next_float_normal_sample", "<f4"),
+    ("is_next_float_normal_sample_valid", "u1"),
+    ("pad1", "V3"),
+])
+assert _STATE_LAYOUT.itemsize == 5056
+
+
+def _seeded_words(seed):
+    """The 624-word MT19937 state for a 32-bit seed (Knuth's multiplier 1812433253)."""
+    words = [seed & 0xFFFFFFFF]
+    for i in range(1, _STATE_WORDS):  # a recurrence: each word needs the previous one
+        prev = words[-1]
+        words.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(words, dtype=np.uint32)
+
+
+class Generator:
+    """A CPU random generator: an MT19937 stream plus torch's cached normal samples."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self._mt = np.random.MT19937(0)  # its state is overwritten by manual_seed
+        self.manual_seed(DEFAULT_SEED)
+
+    # -- seeding and state ------------------------------------------------
+    def manual_seed(self, seed):
+        """Seed the stream like torch: any int in [-2**63, 2**64), only the low 32 bits reach MT19937."""
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        seed = int(seed)
+        if not -2**63 <= seed < 2**64:
+            raise ValueError("Overflow when unpacking long long")
+        seed %= 2**64  # negative seeds wrap like a C uint64_t
+        self._initial_seed = seed
+        self._mt.state = {"bit_generator": "MT19937",
+                          "state": {"key": _seeded_words(seed), "pos": _STATE_WORDS}}
+        self._untouched = True  # torch reports next=0 until the first draw
+        self._next_double_normal = None
+        self._next_float_normal = None
+        return self
+
+    def seed(self):
+        """Seed from the operating system's entropy, like torch; returns the seed."""
+        seed = int.from_bytes(os.urandom(8), "little")
+        self.manual_seed(seed)
+        return seed
+
+    def initial_seed(self):
+        """The seed last given to manual_seed (or seed)."""
+        return self._initial_seed
+
+    def get_state(self):
+        """The state as 5056 uint8 bytes, in the same layout as torch.get_rng_state()."""
+        st = np.zeros((), dtype=_STATE_LAYOUT)
+        mt = self._mt.state["state"]
+        pos = int(mt["pos"])
+        st["the_initial_seed"] = self._initial_seed
+        st["left"] = _STATE_WORDS + 1 - pos
+        st["seeded"] = 1
+        st["next"] = 0 if self._untouched else pos
+        st["state"] = mt["key"]
+        if self._next_double_normal is not None:
+            st["normal_y"] = self._next_double_normal
+            st["normal_is_valid"] = 1
+        if self._next_float_normal is not None:
+            st["next_float_normal_sample"] = self._next_float_normal
+            st["is_next_float_normal_sample_valid"] = 1
+        return st.reshape(1).view(np.uint8).copy()
+
+    def set_state(self, new_state):
+        """Restore a state from get_state() (or torch.get_rng_state()); returns self."""
+        if hasattr(new_state, "numpy"):
+            new_state = new_state.numpy()
+        raw = np.ascontiguousarray(new_state)
+        if raw.dtype != np.uint8 or raw.size != _STATE_LAYOUT.itemsize:
+            raise RuntimeError(f"Expected a uint8 RNG state of size {_STATE_LAYOUT.itemsize}, "
+                               f"but got {raw.dtype} of size {raw.size}")
+        st = raw.reshape(-1).view(_STATE_LAYOUT)[0]
+        left, nxt = int(st["left"]), int(st["next"])
+        if not (st["seeded"] and 0 < left <= _STATE_WORDS and nxt <= _STATE_WORDS):
+            raise RuntimeError("Invalid mt19937 state")
+        key = st["state"].astype(np.uint32)  # torch stores each 32-bit word in 64 bits
+        self._mt.state = {"bit_generator": "MT19937",
+                          "state": {"key": key, "pos": _STATE_WORDS + 1 - left}}
+        self._initial_seed = int(st["the_initial_seed"])
+        self._untouched = left == 1 and nxt == 0
+        self._next_double_normal = float(st["normal_y"]) if st["normal_is_valid"] else None
+        self._next_float_normal = (float(st["next_float_normal_sample"])
+                                   if st["is_next_float_normal_sample_valid"] else None)
+        return self
+
+    # -- raw draws --------------------------------------------------------
+    def _random32(self, n):
+        """n draws of 32 bits, as uint64 so later arithmetic cannot overflow."""
+        if n > 0:
+            self._untouched = False
+        return self._mt.random_raw(n).astype(np.uint64)
+
+    def _random64(self, n):
+        """n 64-bit draws, each two 32-bit draws: first one is the high half."""
+        pairs = self._random32(2 * n)
+        return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
+
+    def _next_normal_double(self):
+        """One N(0,1) float64: Box-Muller z = sqrt(-2 ln(1-u2)) cos(2 pi u1), caching the sine twin."""
+        if self._next_double_normal is not None:
+            z, self._next_double_normal = self._next_double_normal, None
+            return z
+        u1, u2 = _uniform_bits_to_float64(self._random64(2)).tolist()
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._next_double_normal = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+    def __repr__(self):
+        return f"<engine Generator device={self.device!r} initial_seed={self._initial_seed}>"
+
+
+# torch seeds its process-wide generator from OS entropy at start-up; a
+# Generator() made later starts from DEFAULT_SEED instead.
+default_generator = Generator()
+default_generator.seed()
+
+
+def manual_seed(seed):
+    """Seed the default generator; returns it (like torch.manual_seed)."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    """Seed the default generator non-deterministically; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed():
+    """The default generator's seed."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state (5056 uint8 bytes, torch's layout)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    """Restore the default generator's state."""
+    default_generator.set_state(new_state)
+
+
+# ---------------------------------------------------------------------------
+# Exact fused multiply-add.  torch's kernels are compiled with FMA contraction,
+# so ``a * b + c`` is rounded once, not twice; numpy has no FMA ufunc, so we
+# build one from error-free transformations (Boldo & Melquiond, 2008).
+# ---------------------------------------------------------------------------
+def _two_sum(a, b):
+    """s + err == a + b exactly, with s = fl(a + b)."""
+    s = a + b
+    b_part = s - a
+    return s, (a - (s - b_part)) + (b - b_part)
+
+
+def _two_prod(a, b):
+    """p + err == a * b exactly (Veltkamp/Dekker splitting into 26-bit halves)."""
+    p = a * b
+    t = a * 134217729.0  # 2**27 + 1
+    a_hi = t - (t - a)
+    t = b * 134217729.0
+    b_hi = t - (t - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+def _add_round_to_odd(a, b):
+    """a + b rounded to odd: an inexact sum keeps an odd last bit, so a later rounding is exact."""
+    s, err = _two_sum(a, b)
+    s = np.asarray(s, dtype=np.float64)
+    even = (s.view(np.int64) & 1) == 0
+    return np.where((err != 0) & even, np.nextafter(s, np.copysign(np.inf, err)), s)
+
+
+def _fma64(a, b, c):
+    """float64 a*b + c with a single rounding."""
+    a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+    p, p_err = _two_prod(a, b)
+    s, s_err = _two_sum(c, p)
+    return s + _add_round_to_odd(s_err, p_err)
+
+
+def _fma32(a, b, c):
+    """float32 a*b + c with a single rounding (the float64 product is exact)."""
+    p = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)
+    c = np.asarray(c, np.float32).astype(np.float64)
+    return _add_round_to_odd(p, c).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+def _gen(generator):
+    return default_generator if generator is None else generator
+
+
+def _shape(shape):
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+
+
+def _cast(values, np_dtype):
+    """Cast to np_dtype the way C++ does: torch's Half is built from a float, so go via float32."""
+    np_dtype = np.dtype(np_dtype)
+    values = np.asarray(values)
+    if np_dtype == np.float16 and values.dtype != np.float16:
+        values = values.astype(np.float32)
+    return values.astype(np_dtype)
+
+
+def _uniform_bits_to_float64(u64):
+    """[0, 1) float64 from 64-bit draws: low 53 bits times 2**-53."""
+    return (u64 & np.uint64(2**53 - 1)).astype(np.float64) * 2.0**-53
+
+
+def _uniform01(gen, n, np_dtype):
+    """n uniforms in [0, 1): float64 from 64-bit draws, float32 (also for float16) from 32-bit ones."""
+    if np_dtype == np.float64:
+        return _uniform_bits_to_float64(gen._random64(n))
+    # float16 is drawn as float32 (24 bits) too and only rounded at the end.
+    bits = gen._random32(n) & np.uint64(2**24 - 1)
+    return bits.astype(np.float32) * np.float32(2.0**-24)
+
+
+def _libm(func, x):
+    """Apply a math-module function elementwise: the C library torch calls, not numpy's SIMD versions."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return x.copy()
+    return np.frompyfunc(func, 1, 1)(x).astype(np.float64)
+
+
+# ---------------------------------------------------------------------------
+# Uniform
+# ---------------------------------------------------------------------------
+def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None):
+    """Uniform on [low, high): u * (high - low) + low with one rounding, u from one draw per element.
+    float16 is computed in float32; a value that rounds up to `high` is replaced by `low`."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    if np_dtype.kind != "f":
+        raise TypeError(f"uniform is only defined for floating dtypes, got {np_dtype}")
+    u = _uniform01(gen, math.prod(shape), np_dtype)
+    if np_dtype == np.float64:
+        out = u if (low, high) == (0.0, 1.0) else _fma64(u, high - low, low)
+    else:
+        lo, hi = np.float32(low), np.float32(high)
+        out = u if (lo, hi) == (0, 1) else _fma32(u, hi - lo, lo)
+    out = _cast(out, np_dtype)
+    low_value, high_value = _cast(np.array([low, high], dtype=np.float64), np_dtype)
+    out[out == high_value] = low_value
+    return out.reshape(shape)
+
+
+# ---------------------------------------------------------------------------
+# Normal
+# ---------------------------------------------------------------------------
+def _log_ps(x):
+    """float32 natural log as torch's AVX2 log256_ps computes it (Cephes polynomial, with FMAs)."""
+    f = np.float32
+    x = np.maximum(x, np.float32(np.finfo(np.float32).tiny))
+    bits = x.view(np.int32)
+    exponent = (bits >> 23) - 0x7F
+    # Keep the mantissa, forced into [0.5, 1): x = m * 2**e.
+    x = ((bits & ~0x7F800000) | np.float32(0.5).view(np.int32)).view(np.float32)
+    e = exponent.astype(np.float32) + f(1)
+    small = x < f(0.707106781186547524)  # then use 2m - 1 and e - 1 to stay near log(1)
+    x = (x - f(1)) + np.where(small, x, f(0))
+    e = e - np.where(small, f(1), f(0))
+    z = x * x
+    y = f(7.0376836292e-2)
+    for coef in (-1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
+                 -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1):
+        y = _fma32(y, x, f(coef))
+    y = _fma32(y * x, z, e * f(-2.12194440e-4))
+    y = y - z * f(0.5)  # z * 0.5 is exact, so fused or not gives the same
+    return _fma32(e, f(0.693359375), x + y)
+
+
+def _sincos_ps(x):
+    """float32 (sin, cos) as torch's AVX2 sincos256_ps computes them (Cephes, with FMAs)."""
+    f = np.float32
+    negative = np.signbit(x)
+    x = np.abs(x)
+    j = (x * f(1.27323954473516)).astype(np.int32)  # octant of x, i.e. x / (pi/4)
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    # Subtract j * pi/4 in three pieces so the reduced angle keeps its precision.
+    for piece in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
+        x = _fma32(y, f(piece), x)
+    sin_negative = negative ^ ((j & 4) != 0)
+    cos_negative = (~(j - 2) & 4) != 0
+    use_sin_poly_for_sin = (j & 2) == 0
+    z = x * x
+    cos_poly = _fma32(f(2.443315711809948e-5), z, f(-1.388731625493765e-3))
+    cos_poly = _fma32(cos_poly, z, f(4.166664568298827e-2))
+    cos_poly = _fma32(cos_poly * z, z, -(z * f(0.5))) + f(1)
+    sin_poly = _fma32(f(-1.9515295891e-4), z, f(8.3321608736e-3))
+    sin_poly = _fma32(sin_poly, z, f(-1.6666654611e-1))
+    sin_poly = _fma32(sin_poly * z, x, x)
+    sin = np.where(use_sin_poly_for_sin, sin_poly, cos_poly)
+    cos = np.where(use_sin_poly_for_sin, cos_poly, sin_poly)
+    return np.where(sin_negative, -sin, sin), np.where(cos_negative, -cos, cos)
+
+
+def _box_muller_blocks_float32(u, mean, std):
+    """torch's AVX2 block: for 16 uniforms, radius = sqrt(-2 log(1 - u[:8])), theta = 2 pi u[8:]."""
+    blocks = u.reshape(-1, 16)
+    radius = np.sqrt(np.float32(-2) * _log_ps(np.float32(1) - blocks[:, :8]))
+    sin, cos = _sincos_ps(np.float32(2 * math.pi) * blocks[:, 8:])
+    mean, std = np.float32(mean), np.float32(std)
+    return np.concatenate([_fma32(radius * cos, std, mean),
+                           _fma32(radius * sin, std, mean)], axis=1).ravel()
+
+
+def _box_muller_blocks_float64(u, mean, std):
+    """torch's scalar block in float64: z = sqrt(-2 ln(1-u1)) cos(2 pi u2) and the sine twin."""
+    blocks = u.reshape(-1, 16)
+    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - blocks[:, :8]))
+    theta = 2.0 * math.pi * blocks[:, 8:]
+    return np.concatenate([_fma64(radius * _libm(math.cos, theta), std, mean),
+                           _fma64(radius * _libm(math.sin, theta), std, mean)], axis=1).ravel()
+
+
+def _normal_fill(gen, n, np_dtype, mean, std):
+    """torch's normal_fill for n >= 16: uniforms, then Box-Muller on each block of 16; if n is not
+    a multiple of 16, 16 fresh uniforms redo the last 16 elements."""
+    full = n - n % 16
+    extra = 16 if n % 16 else 0
+    if np_dtype == np.float16:
+        # Half runs the float32 kernel block by block, so it draws no uniforms
+        # for the leftover elements: only the 16 fresh ones.
+        u = _uniform01(gen, full + extra, np.dtype(np.float32))
+        u_tail = u[full:]
+        blocks = _box_muller_blocks_float32
+    else:
+        u = _uniform01(gen, n + extra, np_dtype)
+        u_tail = u[n:]
+        blocks = _box_muller_blocks_float32 if np_dtype == np.float32 else _box_muller_blocks_float64
+    out = np.empty(n, dtype=u.dtype)
+    out[:full] = blocks(u[:full], mean, std)
+    if extra:
+        out[n - 16:] = blocks(u_tail, mean, std)
+    return out
+
+
+def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None):
+    """N(mean, std**2) samples; fewer than 16 go one by one in float64 (sharing the cached twin)."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    if np_dtype not in (np.float16, np.float32, np.float64):
+        raise TypeError(f"normal is only defined for floating dtypes, got {np_dtype}")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    n = math.prod(shape)
+    if n >= 16:
+        out = _normal_fill(gen, n, np_dtype, mean, std)
+    else:
+        z = np.array([gen._next_normal_double() for _ in range(n)], dtype=np.float64)
+        out = _fma64(z, float(std), float(mean))
+    return _cast(out, np_dtype).reshape(shape)
+
+
+def normal_tensor(mean, std, generator=None):
+    """torch.normal with a tensor mean and/or std: N(0, 1) (or N(0, std)) samples, then * std + mean."""
+    mean_is_array, std_is_array = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
+    if std_is_array and std.size and std.min() < 0:
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if mean_is_array and std_is_array:
+        out = normal(np.broadcast_shapes(mean.shape, std.shape), mean.dtype, 0.0, 1.0, generator)
+        np.multiply(out, std, out=out, casting="unsafe")
+        np.add(out, mean, out=out, casting="unsafe")
+    elif mean_is_array:
+        out = normal(mean.shape, mean.dtype, 0.0, float(std), generator)
+        np.add(out, mean, out=out, casting="unsafe")
+    elif std_is_array:
+        out = normal(std.shape, std.dtype, 0.0, 1.0, generator)
+        np.multiply(out, std, out=out, casting="unsafe")
+        np.add(out, std.dtype.type(mean), out=out, casting="unsafe")
+    else:
+        raise TypeError("normal_tensor needs mean or std to be an array; use normal() for scalars")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Integers
+# ---------------------------------------------------------------------------
+_MANTISSA_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
+
+
+def _via_dtype(value, np_dtype):
+    """int64 -> np_dtype -> int64, as static_cast does (used to check bounds for floats)."""
+    return int(_cast(np.array([value], dtype=np.int64), np_dtype).astype(np.float64)[0])
+
+
+def _float_safe_bounds(low, high, np_dtype):
+    """torch nudges [low, high) inward so rounding to a float dtype cannot leave the range."""
+    digits = _MANTISSA_DIGITS[np_dtype]
+    low_plus_1 = _via_dtype(low + 1, np_dtype)
+    if low_plus_1 < low:
+        low = low_plus_1 + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    if high is not None:
+        high_minus_1 = _via_dtype(high - 1, np_dtype)
+        if high_minus_1 >= high:
+            high = high_minus_1 - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
+
+
+def _int_max(np_dtype):
+    if np_dtype == np.bool_:
+        return 1
+    if np_dtype.kind == "f":
+        return 2 ** _MANTISSA_DIGITS[np_dtype]
+    return int(np.iinfo(np_dtype).max)
+
+
+def random_int(shape, np_dtype, low, high=None, generator=None):
+    """Integers in [low, high) (high=None: up to the dtype's max): draw % (high - low) + low."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    low = int(low)
+    is_float = np_dtype.kind == "f"
+    if high is not None:
+        high = int(high)
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if is_float:
+        low, high = _float_safe_bounds(low, high, np_dtype)
+    span = (high - low) if high is not None else (_int_max(np_dtype) - low + 1)
+    if span <= 0:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low}, to={high}")
+    n = math.prod(shape)
+    # torch takes a 64-bit draw once the range reaches 2**28, where `% span` on
+    # a 32-bit draw would start to favour small values noticeably.
+    if span >= 2**28:
+        draws = gen._random64(n)
+    else:
+        draws = gen._random32(n)
+    values = (draws % np.uint64(span) + np.uint64(low % 2**64)).view(np.int64)  # wraps like C
+    if np_dtype == np.bool_:
+        return (values != 0).reshape(shape)
+    return _cast(values, np_dtype).reshape(shape)
+
+
+def random_full(shape, np_dtype, generator=None):
+    """Tensor.random_(): [0, max] for integers, [0, 2**mantissa_digits] for floats, bit 0 for bool."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    n = math.prod(shape)
+    if np_dtype == np.bool_:
+        return (gen._random32(n) & np.uint64(1)).astype(np.bool_).reshape(shape)
+    wide = np_dtype in (np.int64, np.float64)  # these two take 64-bit draws
+    draws = gen._random64(n) if wide else gen._random32(n)
+    modulus = _int_max(np_dtype) + 1
+    return _cast((draws % np.uint64(modulus)).astype(np.int64), np_dtype).reshape(shape)
+
+
+def randperm(n, np_dtype=np.int64, generator=None):
+    """A random permutation of range(n) by torch's Fisher-Yates shuffles (a sequential Python loop)."""
+    gen, n = _gen(generator), int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    if n < _PERMUTE_64BIT_FROM:
+        # Swap element i with one of i..n-1, picked by a 32-bit draw.
+        offsets = (gen._random32(max(n - 1, 0)) % (n - np.arange(n - 1, dtype=np.uint64))).tolist()
+        perm = list(range(n))
+        for i, z in enumerate(offsets):
+            perm[i], perm[i + z] = perm[i + z], perm[i]
+    else:
+        # torch's "inside-out" shuffle with 64-bit draws for huge n (slow in Python).
+        perm = [0] * n
+        for i, draw in enumerate(gen._random64(n).tolist()):
+            z = draw % (i + 1)
+            perm[i] = perm[z]
+            perm[z] = i
+    return _cast(np.array(perm, dtype=np.int64), np_dtype)
+
+
+# ---------------------------------------------------------------------------
+# Bernoulli and exponential
+# ---------------------------------------------------------------------------
+def bernoulli(p, shape, np_dtype, generator=None):
+    """1 where u < p else 0.  Float p (bernoulli_(p), dropout's mask with p = 1 - drop_prob) and
+    float64 tensors compare a float64 u; float32/float16 tensors compare a float32 u."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    n = math.prod(shape)
+    if isinstance(p, np.ndarray):
+        probs = np.broadcast_to(p, shape).reshape(-1)
+        draw_dtype = np.float64 if p.dtype == np.float64 else np.float32
+        if probs.size and not ((probs >= 0) & (probs <= 1)).all():
+            raise RuntimeError("bernoulli expects all probabilities to be in [0, 1]")
+        hits = _uniform01(gen, n, np.dtype(draw_dtype)) < probs.astype(draw_dtype)
+    else:
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        hits = _uniform01(gen, n, np.dtype(np.float64)) < float(p)
+    return _cast(hits, np_dtype).reshape(shape)
+
+
+def exponential(shape, np_dtype, lambd=1.0, generator=None):
+    """Exponential(lambd) in float64: x = (-1/lambd) * log1p(-u), then rounded to the dtype."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    u = _uniform01(gen, math.prod(shape), np.dtype(np.float64))
+    out = (-1.0 / lambd) * _libm(math.log1p, -u)
+    return _cast(out, np_dtype).reshape(shape)
