@@ -12,8 +12,8 @@ Every sampler then turns those 32-bit draws into numbers exactly as torch does:
   float32 and rounded at the end;
 * a ``float64`` in [0, 1) takes two draws glued into 64 bits,
   ``(hi << 32) | lo``, and keeps the low 53 bits: ``(u64 & (2**53 - 1)) * 2**-53``;
-* integers are ``draw % range + low``, with a 64-bit draw only when the range
-  needs it.
+* integers are ``draw % range + low``, with a 64-bit draw once the range
+  reaches 2**28.
 
 Normal numbers use Box-Muller.  torch has two paths: fewer than 16 elements
 (or a non-contiguous tensor) go one by one in float64 and keep the spare sine
@@ -24,8 +24,8 @@ polynomials, compiled with fused multiply-adds, so we replay those polynomials
 step by step in float32 with an exact FMA.
 
 Results are bit-identical to torch 2.13 on x86-64 CPUs with AVX2 (what the
-parity tests check); a CPU without AVX2 takes torch's scalar float32 kernel,
-which differs in the last bit for about 1% of ``randn`` values.
+parity tests check).  A CPU without AVX2 runs torch's scalar float32 kernel
+instead, whose values can differ from these in the last bits.
 """
 import math
 import os
@@ -174,8 +174,8 @@ default_generator.seed()
 
 
 def manual_seed(seed):
-    """Seed the default generator; returns it (like torch.manual_seed)."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator; returns it (like torch.manual_seed, which accepts int(seed))."""
+    return default_generator.manual_seed(int(seed))
 
 
 def seed():
@@ -511,7 +511,7 @@ def randperm(n, np_dtype=np.int64, generator=None):
     """A random permutation of range(n) by torch's Fisher-Yates shuffles (a sequential Python loop)."""
     gen, n = _gen(generator), int(n)
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
+        raise RuntimeError(f"n must be non-negative, got {n}")
     if n < _PERMUTE_64BIT_FROM:
         # Swap element i with one of i..n-1, picked by a 32-bit draw.
         offsets = (gen._random32(max(n - 1, 0)) % (n - np.arange(n - 1, dtype=np.uint64))).tolist()
