@@ -1,0 +1,131 @@
+# Autograd, Step by Step: set up, open and test the course.
+# GNU make on Debian/Ubuntu (or macOS); needs only Python 3.10+. Run `make` for the list.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+PORT ?= 8888
+VENV := .venv
+VPY := $(VENV)/bin/python
+PIP := $(VPY) -m pip
+# pip -q still shows warnings and errors; the filter drops only the noise a file:// index
+# makes for every package it does not hold ("Location ... is ignored").
+PIP_INSTALL = set -o pipefail; $(PIP) install -q --disable-pip-version-check $(1) 2>&1 | \
+  { grep -v "is ignored: it is neither a file nor a directory" || true; }
+# The only torch this project ever installs (exact pin; see pyproject.toml, extra "oracle").
+TORCH_SPEC := torch==2.13.0
+
+# Until engine/__init__.py exists the editable install maps `engine` as a namespace package;
+# the stamp's name changes when the file appears, so the install is redone exactly once.
+STAMP_LAB := $(VENV)/.stamp-lab$(if $(wildcard engine/__init__.py),,-no-engine)
+STAMP_TEST := $(VENV)/.stamp-test
+STAMP_ORACLE := $(VENV)/.stamp-oracle
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+SANITIZE := tests/nbval_sanitize.cfg
+
+# Jupyter refuses to run as root unless told; containers often run as root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
+
+.PHONY: help lab test oracle bench lint clean distclean check-dot
+
+help: ## List the targets
+	@echo "Autograd, Step by Step. Targets:"
+	@grep -E '^[a-z][a-z-]*:.*## ' $(firstword $(MAKEFILE_LIST)) | \
+	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
+	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
+
+lab: $(STAMP_LAB) $(LAB_OVERRIDES) check-dot ## Set up .venv if needed, then open the course in JupyterLab
+	@echo "Starting JupyterLab on http://127.0.0.1:$(PORT) (or the next free port); open the URL with the token printed below. Ctrl-C stops it."
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
+	  --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(ALLOW_ROOT)
+
+test: $(STAMP_TEST) check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
+	@args="tests"; \
+	for d in notebooks solutions; do \
+	  if [ -n "$$(find $$d -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit 2>/dev/null)" ]; then \
+	    args="$$args $$d"; fi; \
+	done; \
+	if [ "$$args" = tests ]; then \
+	  echo "No notebooks yet: running pytest only."; \
+	else \
+	  args="$$args --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE)"; \
+	fi; \
+	echo "$(VPY) -m pytest $$args"; \
+	$(VPY) -m pytest $$args; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: error: pytest collected no tests." >&2; exit 1; fi; \
+	exit $$rc
+
+oracle: $(STAMP_ORACLE) ## Install torch==2.13.0 into .venv for the parity tests (CI runs this)
+
+bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
+	@if [ -f bench/run.py ]; then \
+	  $(VPY) bench/run.py; \
+	else \
+	  echo "make bench: bench/run.py does not exist yet, nothing to run."; \
+	fi
+
+lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
+	$(VENV)/bin/ruff check .
+
+clean: ## Remove caches and build artefacts (keeps .venv)
+	rm -rf .pytest_cache .ruff_cache .hypothesis build dist bench/out
+	find . -path ./$(VENV) -prune -o \
+	  \( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) -type d -print0 | \
+	  xargs -0 rm -rf
+
+distclean: clean ## Remove everything `make lab` created, .venv included
+	rm -rf $(VENV)
+
+# --- setup steps -------------------------------------------------------------
+
+$(VPY):
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	  echo "error: '$(PYTHON)' is missing or older than Python 3.10. Install Python 3.10+ or run: make PYTHON=python3.12 ..." >&2; \
+	  exit 1; }
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || { \
+	  echo "error: Python's venv module is not available for '$(PYTHON)'. On Debian/Ubuntu install it with:" >&2; \
+	  echo "  sudo apt-get install python3-venv" >&2; \
+	  exit 1; }
+	@echo "Creating $(VENV) with $$($(PYTHON) --version)"
+	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); exit 1; }
+
+# Stamps record what is installed; they are redone only when pyproject.toml changes.
+$(STAMP_LAB): pyproject.toml | $(VPY)
+	@echo "Installing the course and its dependencies into $(VENV) (first time: about a minute)"
+	@echo "pip install -e ."
+	@$(call PIP_INSTALL,-e .)
+	@# Build matplotlib's font cache now, not inside the first notebook cell.
+	@$(VPY) -c 'import matplotlib.font_manager' 2>/dev/null || true
+	@touch $@
+
+$(STAMP_TEST): $(STAMP_LAB)
+	@echo "Installing the test tools into $(VENV)"
+	@echo "pip install -e '.[test]'"
+	@$(call PIP_INSTALL,-e '.[test]')
+	@touch $@
+
+$(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
+	@echo "Installing $(TORCH_SPEC) into $(VENV) (CPU build)"
+	@echo "pip install '$(TORCH_SPEC)'"
+	@$(call PIP_INSTALL,'$(TORCH_SPEC)')
+	@touch $@
+
+# Switch off JupyterLab's news pop-up (it covers part of the page).
+$(LAB_OVERRIDES): | $(STAMP_LAB)
+	@mkdir -p $(dir $@)
+	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $@
+
+check-dot:
+	@if command -v dot >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Graphviz 'dot' not found: installing it with apt-get"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; } || \
+	    echo "warning: apt-get could not install graphviz; graph pictures will fall back to text." >&2; \
+	else \
+	  echo "Graphviz 'dot' not found: graph pictures will fall back to text. Install it with one of:"; \
+	  echo "  Debian/Ubuntu: sudo apt-get install graphviz"; \
+	  echo "  macOS:         brew install graphviz"; \
+	  echo "  conda:         conda install -c conda-forge graphviz"; \
+	fi
