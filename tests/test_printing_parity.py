@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+import engine
 from engine import _dtype
 from engine._printing import (
     get_printoptions,
@@ -21,6 +22,8 @@ from engine._printing import (
 
 # ---------------------------------------------------------------- building engine tensors
 class _FakeGradFn:
+    """Stands in for a recorded operation until autograd exists: printing reads only name()."""
+
     def __init__(self, name):
         self._name = name
 
@@ -28,21 +31,12 @@ class _FakeGradFn:
         return self._name
 
 
-class _FakeTensor:
-    """Just the attributes printing reads; replaced by engine.tensor later."""
-
-    def __init__(self, data, dtype, requires_grad=False, grad_fn=None):
-        self._data = data
-        self.dtype = dtype
-        self.requires_grad = requires_grad
-        self.grad_fn = grad_fn
-        self.is_leaf = grad_fn is None
-
-    def __repr__(self):
-        return tensor_repr(self)
-
-    def __format__(self, spec):
-        return tensor_format(self, spec)
+def _engine_tensor(data, requires_grad=False, grad_fn=None):
+    """A real engine tensor over ``data``, with autograd's two printed attributes set."""
+    tensor = engine.from_numpy(np.array(data, order="C"))
+    tensor.requires_grad = requires_grad
+    tensor.grad_fn = grad_fn
+    return tensor
 
 
 def make_engine_like(torch_tensor, requires_grad=False, grad_fn_name=None):
@@ -50,8 +44,8 @@ def make_engine_like(torch_tensor, requires_grad=False, grad_fn_name=None):
     dtype = getattr(_dtype, str(torch_tensor.dtype).split(".")[1])
     data = torch_tensor.detach().numpy().copy()
     grad_fn = _FakeGradFn(grad_fn_name) if grad_fn_name is not None else None
-    return _FakeTensor(data, dtype, requires_grad=requires_grad or grad_fn is not None,
-                       grad_fn=grad_fn)
+    return _engine_tensor(data, requires_grad=requires_grad or grad_fn is not None,
+                          grad_fn=grad_fn)
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +66,7 @@ def _restore_print_options():
 # ---------------------------------------------------------------- engine-only tests
 def _e(values, dtype, **kwargs):
     np_dtype = dtype.numpy_dtype
-    return _FakeTensor(np.array(values, dtype=np_dtype), dtype, **kwargs)
+    return _engine_tensor(np.array(values, dtype=np_dtype), **kwargs)
 
 
 def test_hard_coded_basic_strings():
