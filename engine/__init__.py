@@ -13,8 +13,8 @@ from ._size import Size, device
 from ._tensor import Tensor, UntypedStorage
 from ._ops import *  # noqa: F401,F403  (the operations, named as in torch)
 from ._ops import return_types
-from ._views import (view, view_as, reshape, transpose, swapaxes, swapdims, permute, t, squeeze,
-                     unsqueeze, flatten, unflatten, ravel, expand, broadcast_to, broadcast_tensors,
+from ._views import (reshape, transpose, swapaxes, swapdims, permute, t, squeeze,
+                     unsqueeze, flatten, unflatten, ravel, broadcast_to, broadcast_tensors,
                      broadcast_shapes, narrow, select, unbind, split, chunk, as_strided, movedim,
                      moveaxis, detach, clone)
 from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
@@ -22,7 +22,7 @@ from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, emp
                         rand, randn, randint, randperm, rand_like, randn_like, randint_like,
                         normal, bernoulli)
 from . import _methods  # noqa: F401  (attaches x.op() methods and x.op_() in-place variants)
-from ._printing import set_printoptions, get_printoptions
+from ._printing import set_printoptions
 from ._random import (Generator, default_generator, manual_seed, seed, initial_seed,
                       get_rng_state, set_rng_state)
 from . import random  # noqa: F401
@@ -31,9 +31,9 @@ from . import autograd, nn, optim  # noqa: F401
 __version__ = "0.1.0"
 
 
-def result_type(tensor, other):
-    """The dtype an operation between ``tensor`` and ``other`` produces."""
-    return _dtype.result_type(tensor, other)
+def result_type(tensor1, tensor2):
+    """The dtype an operation between ``tensor1`` and ``tensor2`` produces."""
+    return _dtype.result_type(tensor1, tensor2)
 
 
 def is_tensor(obj):
@@ -51,9 +51,4 @@ def numel(input):
 def is_nonzero(input):
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return builtins_bool(input.item())
-
-
-import builtins as _builtins  # noqa: E402
-
-builtins_bool = _builtins.bool
+    return input.item() != 0

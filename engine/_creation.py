@@ -5,6 +5,8 @@ exists here), ``requires_grad=`` and, where torch has it, ``out=``.
 """
 import builtins
 import math
+import operator
+import warnings
 
 import numpy as np
 
@@ -13,28 +15,100 @@ from ._dtype import as_dtype, get_default_dtype, promote_types
 from ._ops import _out
 from ._rounding import fma
 from ._size import check_device
-from ._tensor import Tensor, warn_copy_construct, wrap
+from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_preserving_layout,
+                      warn_copy_construct, wrap)
 
 
 def _finish(result, requires_grad, device=None):
     check_device(device)
     if requires_grad:
+        if not result.is_floating_point():
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         result.requires_grad_(True)
     return result
 
 
-def _sizes(size):
+_MPS_FACTORY_ERROR = (
+    "Could not run 'aten::empty.memory_format' with arguments from the 'MPS' backend. This "
+    "could be because the operator doesn't exist for this backend, or was omitted during the "
+    "selective/custom build process (if using custom build). If you are a Facebook employee "
+    "using PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible resolutions. "
+    "'aten::empty.memory_format' is only available for these backends: [CPU, Meta, "
+    "QuantizedCPU, QuantizedMeta, MkldnnCPU, SparseCPU, SparseMeta, SparseCsrCPU, "
+    "SparseCsrMeta, BackendSelect, Python, FuncTorchDynamicLayerBackMode, Functionalize, "
+    "Conjugate, Negative, ZeroTensor, ADInplaceOrView, AutogradOther, AutogradCPU, "
+    "AutogradCUDA, AutogradHIP, AutogradXLA, AutogradMPS, AutogradIPU, AutogradXPU, "
+    "AutogradHPU, AutogradVE, AutogradLazy, AutogradMTIA, AutogradMAIA, AutogradPrivateUse1, "
+    "AutogradPrivateUse2, AutogradPrivateUse3, AutogradMeta, AutogradNestedTensor, Tracer, "
+    "AutocastCPU, AutocastMTIA, AutocastMAIA, AutocastXPU, AutocastMPS, AutocastCUDA, "
+    "FuncTorchBatched, BatchedNestedTensor, FuncTorchVmapMode, Batched, VmapMode, "
+    "FuncTorchGradWrapper, PythonTLSSnapshot, FuncTorchDynamicLayerFrontMode, PreDispatch, "
+    "PythonDispatcher].")
+
+
+def _factory_device(device):
+    """Factories that allocate first fail differently on 'mps' in a CPU-only torch."""
+    if device is not None and str(device).partition(":")[0] == "mps":
+        raise NotImplementedError(_MPS_FACTORY_ERROR)
+    check_device(device)
+
+
+def _dtype_arg(dtype, name):
+    """``dtype=`` as torch accepts it: a dtype, or Python's float/int/bool; None stays None."""
+    if dtype is None or isinstance(dtype, _dtype.dtype):
+        return dtype
+    if dtype is builtins.float or dtype is builtins.int or dtype is builtins.bool:
+        return as_dtype(dtype)
+    raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
+
+
+def _type_name(value):
+    if isinstance(value, Tensor):
+        return "Tensor"
+    cls = type(value)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+def _sizes(size, name="zeros"):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))`` all mean (2, 3)."""
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if builtins.all(n.__class__ is builtins.int and n >= 0 for n in size):
+        return size  # the usual zeros(2, 3): nothing to convert or check
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
+        for i, n in enumerate(size):
+            if not _is_size(n):
+                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                                f"but found element of type {type(n).__name__} at pos {i}")
+    elif len(size) == 1 and not _is_size(size[0]):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size[0])}")
+    else:
+        for i, n in enumerate(size):
+            if not _is_size(n):
+                if isinstance(n, (tuple, list)):
+                    raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were "
+                                    f"given")
+                raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                                f"{i + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(n).__name__}\"")
+    size = tuple(builtins.int(n) for n in size)
     for n in size:
-        if not hasattr(n, "__index__") or isinstance(n, builtins.float):
-            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but "
-                            f"found element of type {type(n).__name__} at pos 0")
         if n < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                               f"[{', '.join(str(int(m)) for m in size)}]")
-    return tuple(int(n) for n in size)
+                               f"[{', '.join(str(m) for m in size)}]")
+    return size
+
+
+def _is_size(n):
+    """Python and numpy integers (and 0-d integer tensors) count as sizes; floats and bools not."""
+    if isinstance(n, Tensor):
+        return n._data.ndim == 0 and n._data.dtype.kind in "iu"
+    return isinstance(n, (builtins.int, np.integer)) and not isinstance(n, builtins.bool)
 
 
 def _np(dtype, default=None):
@@ -42,116 +116,285 @@ def _np(dtype, default=None):
         as_dtype(dtype).numpy_dtype
 
 
+def _with_out(make, out, dtype, name):
+    """Run ``make(dtype)`` and, with ``out=``, write into ``out`` (whose dtype is the default)."""
+    dtype = _dtype_arg(dtype, name)
+    if out is None:
+        return make(dtype)
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {_dtype.scalar_type_name[dtype]} does not match dtype of out "
+                           f"parameter ({_dtype.scalar_type_name[out.dtype]})")
+    result = make(out.dtype)
+    if out._data.shape != result._data.shape:
+        if name == "arange" and out._data.size:
+            warnings.warn(f"The number of elements in the out tensor of shape "
+                          f"[{', '.join(map(str, out._data.shape))}] is {out._data.size} which "
+                          f"does not match the computed number of elements "
+                          f"{result._data.size}. Note that this may occur as a result of "
+                          f"rounding error. The out tensor will be resized to a tensor of shape "
+                          f"({result._data.size},).", UserWarning, stacklevel=4)
+        # factories resize out= silently (operations warn; see _ops._out)
+        out._data = np.empty(result._data.shape, out._data.dtype)
+        out._stride = out._storage = None
+        out._offset = 0
+    np.copyto(out._data, result._data)
+    out._bump_version()
+    return out
+
+
 # ---------------------------------------------------------------- from data
 _NUMPY_SUPPORTED = ("float64, float32, float16, complex64, complex128, int64, int32, int16, "
                     "int8, uint64, uint32, uint16, uint8, and bool")
+_MAX_DIMS = 64
+
+
+def _numpy_dtype_of(np_dtype):
+    """The engine dtype for a numpy array's dtype, or torch's TypeError."""
+    result = _dtype.from_numpy_dtype.get(np_dtype.newbyteorder("="))
+    if result is None:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The "
+                        f"only supported types are: {_NUMPY_SUPPORTED}.")
+    return result
+
+
+def _is_data_sequence(data):
+    """What torch reads as a nested sequence of values (a tensor is one value)."""
+    if isinstance(data, np.ndarray):
+        return data.ndim > 0
+    return isinstance(data, (list, tuple, builtins.range, str))
+
+
+def _compute_sizes(data):
+    """torch's rule: the shape of nested data is read along the first elements."""
+    sizes = []
+    while _is_data_sequence(data):
+        sizes.append(len(data))
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        if not len(data):
+            break
+        data = data[0]
+    return sizes
 
 
 def _infer_dtype(data):
     """The dtype torch infers for nested Python data (bool < int64 < default float)."""
     if isinstance(data, Tensor):
         return data.dtype
-    if isinstance(data, builtins.bool) or isinstance(data, np.bool_):
+    if isinstance(data, np.ndarray):
+        return _numpy_dtype_of(data.dtype)
+    if isinstance(data, np.generic):  # numpy scalars keep their own type (np.float64 too)
+        if isinstance(data, (np.complexfloating, np.str_, np.bytes_)):
+            raise TypeError(f"can't convert np.ndarray of type numpy.{type(data).__name__}. "
+                            f"The only supported types are: {_NUMPY_SUPPORTED}.")
+        return _numpy_dtype_of(data.dtype)
+    if isinstance(data, builtins.bool):
         return _dtype.bool
     if isinstance(data, builtins.int):
         return _dtype.int64
     if isinstance(data, builtins.float):
         return get_default_dtype()
-    if isinstance(data, np.generic):
-        return _dtype.from_numpy_dtype.get(data.dtype) or _unsupported_numpy(data.dtype)
-    if isinstance(data, np.ndarray):
-        return _dtype.from_numpy_dtype.get(data.dtype) or _unsupported_numpy(data.dtype)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, builtins.range)):
         result = None
         for item in data:
             item_dtype = _infer_dtype(item)
             result = item_dtype if result is None else promote_types(result, item_dtype)
         return result or get_default_dtype()
+    if isinstance(data, complex):
+        raise TypeError("complex numbers are not supported by this engine")
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _unsupported_numpy(np_dtype):
-    raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only "
-                    f"supported types are: {_NUMPY_SUPPORTED}.")
-
-
-def _check_ragged(data, dim=0):
-    """torch's message for nested lists whose lengths differ."""
-    if not isinstance(data, (list, tuple)) or not data:
-        return
-    first = data[0]
-    first_len = len(first) if isinstance(first, (list, tuple)) else None
-    for item in data:
-        length = len(item) if isinstance(item, (list, tuple)) else None
-        if length != first_len:
-            if first_len is None:
-                raise TypeError("not a sequence")
-            raise ValueError(f"expected sequence of length {first_len} at dim {dim + 1} "
-                             f"(got {length if length is not None else 'a scalar'})")
-        _check_ragged(item, dim + 1)
-
-
-def _array_from_data(data, dtype):
-    target = _infer_dtype(data) if dtype is None else as_dtype(dtype)
+def _leaves(data, sizes, dim, out):
+    """Collect the values of nested ``data`` in row-major order, checking every length."""
     if isinstance(data, Tensor):
-        return data._data.astype(target.numpy_dtype, order="C")
-    if isinstance(data, (list, tuple)):
-        _check_ragged(data)
-        data = [d._data if isinstance(d, Tensor) else d for d in data] if any(
-            isinstance(d, Tensor) for d in data) else data
+        if data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        data = data.tolist()
+    elif not _is_data_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    if dim == len(sizes) - 1:
+        out.extend(data)
+    else:
+        for item in data:
+            if isinstance(item, np.ndarray) and not _WARNED_NUMPY_LIST:
+                _WARNED_NUMPY_LIST.append(True)  # torch warns once per process
+                warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely "
+                              "slow. Please consider converting the list to a single "
+                              "numpy.ndarray with numpy.array() before converting to a tensor.",
+                              UserWarning, stacklevel=5)
+            _leaves(item, sizes, dim + 1, out)
+
+
+_WARNED_NUMPY_LIST = []
+_WARNED_READ_ONLY = []
+
+
+_INT_TYPE_NAMES = {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
+                   "int64": "int64"}
+
+
+def _store(value, np_dtype):
+    """One value converted as torch's ``store_scalar`` converts it (checked for integers)."""
+    kind = np_dtype.kind
+    if kind == "f":
+        return builtins.float(value)  # ints too big for a float raise OverflowError here
+    if kind == "b":
+        if isinstance(value, (builtins.float, builtins.bool, np.bool_)):
+            return builtins.bool(value)
+        return builtins.bool(operator.index(value))
+    if isinstance(value, builtins.float):
+        number = value
+        fits = math.isfinite(value) and np.iinfo(np_dtype).min <= value <= np.iinfo(np_dtype).max
+    else:
+        number = operator.index(value)
+        if not -2**63 <= number < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        info = np.iinfo(np_dtype)
+        fits = (-info.max <= number <= info.max) if kind == "u" else \
+            info.min <= number <= info.max
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
+    number = builtins.int(number)  # C truncates toward zero
+    return number % 256 if kind == "u" else number
+
+
+def _array_from_leaves(leaves, sizes, target):
+    np_dtype = target.numpy_dtype
+    kinds = {type(v) for v in leaves}
+    # Fast path: plain Python numbers converted by numpy in one go. Ints meant for an
+    # integer dtype must not pass through float64, so a mix of ints and floats goes slowly.
+    plain = kinds <= {builtins.float, builtins.int, builtins.bool}
+    if plain and not (np_dtype.kind in "iu" and builtins.float in kinds):
+        try:
+            values = np.array(leaves, dtype=np.float64 if np_dtype.kind == "f" else None)
+        except OverflowError:
+            values = None
+        if values is not None and values.dtype.kind in "fib":
+            return _cast_values(values, np_dtype).reshape(sizes)
+    values = np.array([_store(v, np_dtype) for v in leaves],
+                      dtype=np.float64 if np_dtype.kind == "f" else
+                      (np.int64 if np_dtype.kind in "iu" else bool))
+    return _cast_values(values, np_dtype).reshape(sizes)
+
+
+def _cast_values(values, np_dtype):
+    """float64 / int64 / bool values to ``np_dtype`` with torch's checks and roundings."""
+    if np_dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            if np_dtype.itemsize == 2:
+                return values.astype(np.float32).astype(np.float16)  # double -> float -> half
+            return values.astype(np_dtype)
+    if np_dtype.kind == "b":
+        return values != 0
+    if values.dtype.kind == "b":
+        return values.astype(np_dtype)
+    if values.size:
+        info = np.iinfo(np_dtype)
+        low, high = (-info.max, info.max) if np_dtype.kind == "u" else (info.min, info.max)
+        if values.min() < low or values.max() > high:
+            raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without "
+                               "overflow")
+    return values.astype(np_dtype)
+
+
+def _tensor_from_data(data, dtype):
+    """A new tensor holding a copy of nested ``data``, as torch.tensor reads it."""
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, Tensor):
+        target = data.dtype if dtype is None else as_dtype(dtype)
+        return copy_preserving_layout(data, target.numpy_dtype)
+    if isinstance(data, np.ndarray):
+        source = from_numpy(data, _warn=False)
+        target = source.dtype if dtype is None else as_dtype(dtype)
+        return copy_preserving_layout(source, target.numpy_dtype)
+    sizes = _compute_sizes(data)
+    leaves = [data] if not sizes else []
     try:
-        return np.array(data, dtype=target.numpy_dtype)
-    except OverflowError:
-        raise ValueError("Overflow when unpacking long long") from None
+        if sizes:
+            _leaves(data, sizes, 0, leaves)
+    except (TypeError, ValueError):
+        if dtype is None:
+            _infer_dtype(data)  # torch reports an element of a bad type before a bad length
+        raise
+    if dtype is not None:
+        target = as_dtype(dtype)
+    else:
+        # plain Python numbers (the usual case) decide the dtype without another walk
+        kinds = {type(v) for v in leaves}
+        if kinds <= {builtins.float, builtins.int, builtins.bool} and (leaves or sizes):
+            target = get_default_dtype() if builtins.float in kinds or not kinds else \
+                _dtype.int64 if builtins.int in kinds else _dtype.bool
+        else:
+            target = _infer_dtype(data)
+    return wrap(_array_from_leaves(leaves, sizes, target))
+
+
+def index_tensor_from_sequence(data):
+    """A list used as an index, as torch converts it: bool stays bool, the rest becomes int64."""
+    inferred = _infer_dtype(data)
+    if inferred is _dtype.bool or inferred is _dtype.uint8:
+        return _tensor_from_data(data, inferred)
+    return _tensor_from_data(data, _dtype.int64)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, numbers or a numpy array)."""
+    dtype = _dtype_arg(dtype, "tensor")
+    check_device(device)
     if isinstance(data, Tensor):
         warn_copy_construct("torch.tensor")
-    return _finish(wrap(_array_from_data(data, dtype)), requires_grad, device)
+    return _finish(_tensor_from_data(data, dtype), requires_grad, device)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, *, dtype=None, device=None):
     """Like ``tensor``, but shares memory with a numpy array or tensor when it can."""
+    dtype = _dtype_arg(dtype, "as_tensor")
     check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or
-                                         as_dtype(dtype).numpy_dtype == data.dtype):
-        return from_numpy(data)
-    return wrap(_array_from_data(data, dtype))
+    if isinstance(data, np.ndarray):
+        result = from_numpy(data, _warn=False)
+        return result if dtype is None else result.to(dtype)
+    return _tensor_from_data(data, dtype)
 
 
-def from_numpy(ndarray):
+def from_numpy(ndarray, *, _warn=True):
     """A tensor that shares memory with a numpy array: a change to one shows in the other."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    if ndarray.dtype not in _dtype.from_numpy_dtype:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. "
-                        f"The only supported types are: {_NUMPY_SUPPORTED}.")
-    if builtins.any(s < 0 for s in ndarray.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors "
-                         "with negative strides are not currently supported. (You can probably "
-                         "work around this by making a copy of your array  with array.copy().) ")
-    if builtins.any(s % ndarray.itemsize for s in ndarray.strides):
-        raise ValueError("given numpy array strides not a multiple of the element byte size. "
-                         "Copy the numpy array to reallocate the memory.")
-    if not ndarray.flags.writeable:
-        import warnings
+        raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
+    if _warn and not ndarray.flags.writeable and not _WARNED_READ_ONLY:
+        _WARNED_READ_ONLY.append(True)  # as the message says: only once per program
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
                       "non-writable tensors. This means writing to this tensor will result in "
                       "undefined behavior. You may want to copy the array to protect its data or "
                       "make it writable before converting it to a tensor. This type of warning "
                       "will be suppressed for the rest of this program.", UserWarning,
                       stacklevel=2)
+    if builtins.any(s % ndarray.itemsize for s in ndarray.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. "
+                         "Copy the numpy array to reallocate the memory.")
+    if builtins.any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors "
+                         "with negative strides are not currently supported. (You can probably "
+                         "work around this by making a copy of your array  with array.copy().) ")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. "
+                         "Conversion between byte orders is currently not supported.")
+    _numpy_dtype_of(ndarray.dtype)
     array = ndarray.view()  # our own array object, so reshaping the caller's leaves us intact
     result = wrap(array)
     # The storage starts at the array's first element and spans what its strides reach.
-    extent = 1 + builtins.sum((n - 1) * (s // ndarray.itemsize)
-                              for n, s in zip(ndarray.shape, ndarray.strides)) if ndarray.size else 0
+    extent = 0
+    if ndarray.size:
+        extent = 1 + builtins.sum((n - 1) * (s // ndarray.itemsize)
+                                  for n, s in zip(ndarray.shape, ndarray.strides))
     result._storage = np.lib.stride_tricks.as_strided(array, (extent,), (ndarray.itemsize,))
     if not array.flags.c_contiguous and array.size:
         result._stride = tuple(s // ndarray.itemsize for s in ndarray.strides)
@@ -159,121 +402,183 @@ def from_numpy(ndarray):
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    result = as_tensor(obj, dtype, device) if not copy else tensor(obj, dtype=dtype)
+    result = as_tensor(obj, dtype=dtype, device=device) if not copy else \
+        tensor(obj, dtype=dtype)
     return _finish(result, requires_grad)
 
 
 # ---------------------------------------------------------------- filled
-def _filled(fill, size, out, dtype, device, requires_grad, default=None):
-    shape = _sizes(size)
-    np_dtype = _np(dtype, default)
-    array = np.empty(shape, np_dtype) if fill is None else np.full(shape, fill, np_dtype)
-    return _finish(_out(wrap(array), out), requires_grad, device)
+def _filled(make_array, size, out, dtype, device, requires_grad, name, default=None):
+    """A new tensor of ``size`` made by ``make_array(shape, np_dtype)``; handles out=."""
+    shape = _sizes(size, name)
+    _factory_device(device)
+
+    def make(dtype):
+        return wrap(make_array(shape, _np(dtype, default)))
+
+    return _finish(_with_out(make, out, dtype, name), requires_grad, device)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of the given shape filled with 0."""
-    return _filled(0, size, out, dtype, device, requires_grad)
+    return _filled(np.zeros, size, out, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of the given shape filled with 1."""
-    return _filled(1, size, out, dtype, device, requires_grad)
+    return _filled(np.ones, size, out, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
     """A tensor of the given shape whose values are whatever the memory held (uninitialised)."""
-    return _filled(None, size, out, dtype, device, requires_grad)
+    return _filled(np.empty, size, out, dtype, device, requires_grad, "empty")
+
+
+def _fill_dtype(fill_value, name):
+    """The dtype ``full`` gives a fill value: bool, int64 or the default float."""
+    if isinstance(fill_value, Tensor):
+        if fill_value._data.ndim:
+            raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+                            "Tensor")
+        kind = fill_value._data.dtype.kind
+    elif isinstance(fill_value, (builtins.bool, builtins.int, builtins.float, np.number,
+                                 np.bool_)):
+        # numpy scalars arrive as Python numbers (np.bool_ and np.float64 as floats)
+        kind = "b" if isinstance(fill_value, builtins.bool) else \
+            "i" if isinstance(fill_value, (builtins.int, np.integer)) else "f"
+    else:
+        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{_type_name(fill_value)}")
+    return {"b": _dtype.bool, "i": _dtype.int64, "u": _dtype.int64}.get(kind, get_default_dtype())
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     """A tensor of the given shape filled with ``fill_value`` (its type picks the dtype)."""
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    default = _dtype.scalar_dtype(fill_value)
-    return _filled(fill_value, (size,), out, dtype, device, requires_grad, default)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    default = _fill_dtype(fill_value, "full")
+
+    def make_array(shape, np_dtype):
+        return np.full(shape, checked_scalar(fill_value, np_dtype), np_dtype)
+
+    return _filled(make_array, (size,), out, dtype, device, requires_grad, "full", default)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """An n x m matrix with ones on the diagonal."""
-    if n < 0:
-        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    array = np.eye(n, n if m is None else m, dtype=_np(dtype))
-    return _finish(_out(wrap(array), out), requires_grad, device)
+    for name, value, position in (("n", n, 1), ("m", m, 2)):
+        if value is not None and not _is_size(value):
+            if position == 2:
+                raise TypeError(f"eye() received an invalid combination of arguments - got "
+                                f"(int, {type(value).__name__}), but expected one of:")
+            raise TypeError(f"eye(): argument '{name}' (position {position}) must be int, not "
+                            f"{type(value).__name__}")
+        if value is not None and value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
+    _factory_device(device)
+    return _finish(_with_out(lambda dtype: wrap(np.eye(n, n if m is None else m,
+                                                       dtype=_np(dtype))), out, dtype, "eye"),
+                   requires_grad, device)
 
 
-def _like(input, fill, dtype, device, requires_grad):
-    np_dtype = input._data.dtype if dtype is None else as_dtype(dtype).numpy_dtype
-    # numpy's order="K" keeps the input's layout, as torch's preserve_format does
-    if fill is None:
-        array = np.empty_like(input._data, dtype=np_dtype)
-    else:
-        array = np.full_like(input._data, fill, dtype=np_dtype)
-    return _finish(wrap(array), requires_grad, device)
+def _like(input, fill, dtype, device, requires_grad, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{_type_name(input)}")
+    dtype = _dtype_arg(dtype, name)
+    np_dtype = input._data.dtype if dtype is None else dtype.numpy_dtype
+    # torch's preserve_format keeps the layout (strides) of a dense input
+    result = empty_preserving_layout(input, np_dtype)
+    if fill is not None:
+        result._data[...] = checked_scalar(fill, np_dtype)
+    return _finish(result, requires_grad, device)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """Zeros with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, 0, dtype, device, requires_grad)
+    return _like(input, 0, dtype, device, requires_grad, "zeros_like")
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """Ones with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, 1, dtype, device, requires_grad)
+    return _like(input, 1, dtype, device, requires_grad, "ones_like")
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """Uninitialised memory with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, None, dtype, device, requires_grad)
+    return _like(input, None, dtype, device, requires_grad, "empty_like")
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """``fill_value`` everywhere, with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, fill_value, dtype, device, requires_grad)
+    _fill_dtype(fill_value, "full_like")
+    return _like(input, fill_value, dtype, device, requires_grad, "full_like")
 
 
 # ---------------------------------------------------------------- new_* methods
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A copy of ``data`` with this tensor's dtype (unless dtype= is given)."""
+    dtype = _dtype_arg(dtype, "new_tensor")
     if isinstance(data, Tensor):
         warn_copy_construct("tensor.new_tensor")
-    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device,
-                  requires_grad=requires_grad)
+    return _finish(_tensor_from_data(data, self.dtype if dtype is None else dtype),
+                   requires_grad, device)
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    """Zeros of the given size with this tensor's dtype (unless dtype= is given)."""
+    return _filled(np.zeros, size, None, _dtype_arg(dtype, "new_zeros") or self.dtype, device,
+                   requires_grad, "new_zeros")
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    """Ones of the given size with this tensor's dtype (unless dtype= is given)."""
+    return _filled(np.ones, size, None, _dtype_arg(dtype, "new_ones") or self.dtype, device,
+                   requires_grad, "new_ones")
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    """Uninitialised memory of the given size with this tensor's dtype."""
+    return _filled(np.empty, size, None, _dtype_arg(dtype, "new_empty") or self.dtype, device,
+                   requires_grad, "new_empty")
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
-                requires_grad=requires_grad)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    _fill_dtype(fill_value, "new_full")
+    return full(size, fill_value, dtype=_dtype_arg(dtype, "new_full") or self.dtype,
+                device=device, requires_grad=requires_grad)
 
 
 # ---------------------------------------------------------------- ranges
-def _number(value, name):
-    if isinstance(value, Tensor):
+# torch fills ranges with small CPU kernels. To give the very same bits, the functions
+# below follow those kernels step by step: which type each sum is done in, where a
+# fused multiply-add (one rounding, see _rounding.fma) happens, and how the vectorised
+# loop splits the output into blocks.
+def _number(value, name, function="arange", position=1):
+    """A Python number from a number, a numpy number or a 0-d tensor."""
+    if isinstance(value, Tensor) and value._data.ndim == 0:
         return value.item()
-    if not isinstance(value, (builtins.int, builtins.float, np.number)):
-        raise TypeError(f"arange(): argument '{name}' must be Number, not {type(value).__name__}")
+    if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_)):
+        return value.item()
+    if not isinstance(value, (builtins.int, builtins.float)):
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Number, "
+                        f"not {_type_name(value)}")
     return value
 
 
-_VECTOR_LANES = {np.dtype(np.float64): 4, np.dtype(np.float32): 8, np.dtype(np.float16): 16}
+# torch's CPU loops use 32-byte vectors here (8 float32, 4 float64, 16 float16 lanes),
+# also on machines with AVX-512 (checked against torch 2.13 on such a machine).
+_VECTOR_BYTES = 32
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
@@ -281,57 +586,93 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     """start, start + step, ... up to but not including end."""
     if end is None:
         start, end = 0, start
-    start, end, step = _number(start, "start"), _number(end, "end"), _number(step, "step")
-    if dtype is None:
-        is_float = builtins.any(isinstance(v, (builtins.float, np.floating))
-                                for v in (start, end, step))
+        names = (("start", 0), ("end", 1), ("step", 3))
+    else:
+        names = (("start", 1), ("end", 2), ("step", 3))
+    start, end, step = (_number(v, name, "arange", position)
+                        for v, (name, position) in zip((start, end, step), names))
+    _factory_device(device)
+    if dtype is None and out is None:
+        is_float = builtins.any(isinstance(v, builtins.float) for v in (start, end, step))
         dtype = get_default_dtype() if is_float else _dtype.int64
-    target = as_dtype(dtype)
+    return _finish(_with_out(lambda target: wrap(_arange_values(start, end, step, target)),
+                             out, dtype, "arange"), requires_grad, device)
+
+
+def _arange_values(start, end, step, target):
+    """torch's arange_out and its CPU kernel for one dtype."""
+    np_dtype = target.numpy_dtype
+    if target is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if target.is_floating_point:
-        size = math.ceil((float(end) - float(start)) / float(step))
+    if target is _dtype.int64:
+        # int64 then works on the truncated arguments, in exact integer arithmetic
+        start, end, step = (builtins.int(v) for v in (start, end, step))
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        sign = 1 if step > 0 else -1
+        span = end - start + step - sign
+        size = builtins.abs(span) // builtins.abs(step) * (1 if (span >= 0) == (step > 0) else -1)
     else:
-        size = -(-(builtins.int(end) - builtins.int(start)) // builtins.int(step)) if all(
-            isinstance(v, builtins.int) for v in (start, end, step)) else \
-            math.ceil((float(end) - float(start)) / float(step))
-    return _finish(_out(wrap(_arange_values(start, step, builtins.max(size, 0), target)), out),
-                   requires_grad, device)
-
-
-def _arange_values(start, step, size, target):
-    """torch's arange kernel, including the vector-lane pattern of its float rounding.
-
-    Values come in blocks of ``lanes``: each block's first value is
-    ``start + step * i0`` and the rest add ``k * step`` to it, so float results
-    differ from ``start + step * i`` in the last bit now and then, exactly as torch's.
-    """
+        size_d = math.ceil((builtins.float(end) - builtins.float(start)) / builtins.float(step))
+        if not 0 <= size_d <= 2**63 - 1 or size_d * np_dtype.itemsize > 2**48:
+            raise RuntimeError("invalid size, possible overflow?")
+        size = builtins.int(size_d)
     index = np.arange(size, dtype=np.int64)
-    np_dtype = target.numpy_dtype
     if not target.is_floating_point:
-        if builtins.all(isinstance(v, builtins.int) for v in (start, step)):
-            return (start + step * index).astype(np_dtype)
-        return (float(start) + float(step) * index).astype(np_dtype)
-    lanes = _VECTOR_LANES[np_dtype]
-    vectorised = size - size % (2 * lanes)  # torch's loop handles two vectors per step
+        # integer dtypes compute in int64 from the truncated start and step, then wrap
+        first, stride = builtins.int(start), builtins.int(step)
+        return (first + stride * index).astype(np_dtype)
+    return _vectorised_range(builtins.float(start), builtins.float(step), index, np_dtype)
+
+
+def _vectorised_range(start, step, index, np_dtype):
+    """start + step * index as torch's vectorised CPU loop rounds it.
+
+    The loop fills blocks of ``lanes`` values: each block starts at
+    ``start + step * i0`` (rounded to the dtype) and adds ``k * step`` to that; the
+    tail that does not fill two whole blocks is done one value at a time.
+    """
+    size = index.size
+    lanes = _VECTOR_BYTES // np_dtype.itemsize
+    vectorised = size - size % (2 * lanes)
+    if vectorised == 0:  # too short for the vectorised loop: one value at a time
+        if np_dtype == np.float16:
+            values = fma(np.float32(step), index, np.float32(start))
+            return _round_to(_round_to(values, np.float32), np.float16)
+        return _round_to(fma(step, index, start), np_dtype)
     in_block = index % lanes
     block_start = np.where(index < vectorised, index - in_block, index)
     offset = np.where(index < vectorised, in_block, 0)
-    if np_dtype == np.float64:
-        first = fma(float(step), block_start, float(start))
-        return fma(offset, float(step), first)
-    first = (float(start) + float(step) * block_start).astype(np.float32)
-    values = first.astype(np.float64) + offset * float(step)
-    return values.astype(np.float32).astype(np_dtype)
+    if np_dtype == np.float16:
+        # float16 computes in float32 (torch's accumulate type for half)
+        step, start = np.float32(step), np.float32(start)
+        first = _round_to(_round_to(fma(step, block_start, start), np.float32), np.float16)
+        values = _round_to(fma(step, offset, first.astype(np.float32)), np.float32)
+    else:
+        # float32 and float64 compute in double
+        first = _round_to(fma(step, block_start, start), np_dtype)
+        values = fma(step, offset, first.astype(np.float64))
+    # a block's first value is its base as it is (which keeps a -0.0 negative)
+    return np.where(offset == 0, first, _round_to(values, np_dtype))
+
+
+def _round_to(values, np_dtype):
+    """``values`` rounded to ``np_dtype`` (too big for it: inf, without a warning)."""
+    values, np_dtype = np.asarray(values), np.dtype(np_dtype)
+    if np_dtype.kind == "f" and np_dtype.itemsize >= values.dtype.itemsize:
+        return values.astype(np_dtype)  # widening is exact
+    with np.errstate(over="ignore", invalid="ignore"):
+        return values.astype(np_dtype)
 
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
     """Deprecated in torch: like arange but includes ``end``."""
-    import warnings
     warnings.warn("torch.range is deprecated and will be removed in a future release because its "
                   "behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
@@ -344,53 +685,104 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
                    requires_grad, device)
 
 
+def _steps_arg(steps, name, start, end):
+    if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
+        got = ", ".join(type(v).__name__ for v in (start, end, steps))
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return builtins.int(steps)
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
-    if not isinstance(steps, builtins.int) or isinstance(steps, builtins.bool):
-        raise TypeError("linspace(): argument 'steps' must be int, not " + type(steps).__name__)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    target = as_dtype(dtype) if dtype is not None else get_default_dtype()
-    values = _linspace_values(_number(start, "start"), _number(end, "end"), steps, target)
-    return _finish(_out(wrap(values), out), requires_grad, device)
+    steps = _steps_arg(steps, "linspace", start, end)
+    start, end = _number(start, "start", "linspace", 1), _number(end, "end", "linspace", 2)
+    if dtype is None and out is None:
+        dtype = get_default_dtype()
+    return _finish(_with_out(lambda target: wrap(_linspace_values(start, end, steps, target)),
+                             out, dtype, "linspace"), requires_grad, device)
 
 
 def _linspace_values(start, end, steps, target):
-    """torch's kernel: the first half counts up from start, the second half down from end."""
+    """torch's linspace kernel: the first half counts up from start, the second down from end."""
     np_dtype = target.numpy_dtype
+    if target is _dtype.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if steps == 0:
         return np.empty(0, np_dtype)
     if steps == 1:
-        return np.array([start], np_dtype)
-    index = np.arange(steps)
+        return np.array([checked_scalar(start, np_dtype)], np_dtype)  # torch: fill_(start)
+    low, high = checked_scalar(start, np_dtype), checked_scalar(end, np_dtype)
+    index = np.arange(steps, dtype=np.int64)
     first_half = index < steps // 2
-    if not target.is_floating_point:
-        step = (float(builtins.int(end)) - float(builtins.int(start))) / (steps - 1)
-        up = fma(step, index, float(builtins.int(start)))
-        down = fma(-step, steps - index - 1, float(builtins.int(end)))
-        return np.where(first_half, up, down).astype(np_dtype)
-    if np_dtype == np.float64:
-        step = (float(end) - float(start)) / (steps - 1)
-        return np.where(first_half, fma(step, index, float(start)),
-                        fma(-step, steps - index - 1, float(end)))
-    low, high = np_dtype.type(start), np_dtype.type(end)
-    step = (high - low) / np_dtype.type(steps - 1)
-    # a float32 fused multiply-add is exact in float64, then rounded once
-    up = low.astype(np.float64) + np.float64(step) * index
-    down = high.astype(np.float64) - np.float64(step) * (steps - index - 1)
-    return np.where(first_half, up, down).astype(np_dtype)
+    if np_dtype.kind in "iu":
+        # integers: a float64 step, one fused multiply-add, then truncation
+        step = (builtins.float(high) - builtins.float(low)) / (steps - 1)
+        values = np.where(first_half, fma(step, index, builtins.float(low)),
+                          fma(-step, steps - index - 1, builtins.float(high)))
+        return values.astype(np_dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        step = (high - low) / np_dtype.type(steps - 1)  # in the dtype itself
+        if np_dtype == np.float16:
+            # half arithmetic rounds after every operation: idx -> half, step * idx, start + it
+            up = low + _round_to(step * _round_to(index, np.float16), np.float16)
+            down = high - _round_to(step * _round_to(steps - index - 1, np.float16), np.float16)
+            return _round_to(np.where(first_half, up, down), np.float16)
+    values = np.where(first_half, fma(step, index.astype(np_dtype), low),
+                      fma(-step, (steps - index - 1).astype(np_dtype), high))
+    return _round_to(values, np_dtype)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """base ** linspace(start, end, steps)"""
-    target = as_dtype(dtype) if dtype is not None else get_default_dtype()
-    exponents = _linspace_values(float(start), float(end), steps, _dtype.float64)
-    compute = np.float64 if target.numpy_dtype == np.float64 else np.float32
-    values = np.power(compute(base), exponents.astype(compute) if compute is np.float32 else
-                      exponents)
-    return _finish(_out(wrap(values.astype(target.numpy_dtype)), out), requires_grad, device)
+    steps = _steps_arg(steps, "logspace", start, end)
+    start, end = _number(start, "start", "logspace", 1), _number(end, "end", "logspace", 2)
+    if dtype is None and out is None:
+        dtype = get_default_dtype()
+    return _finish(_with_out(lambda target: wrap(_logspace_values(start, end, steps, base,
+                                                                  target)),
+                             out, dtype, "logspace"), requires_grad, device)
+
+
+def _logspace_values(start, end, steps, base, target):
+    """torch's logspace: exponents in float64 (from start and end in the dtype), then pow."""
+    np_dtype = target.numpy_dtype
+    if target is _dtype.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    base = builtins.float(base)
+    if steps == 0:
+        return np.empty(0, np_dtype)
+    if steps == 1:
+        exponents = np.array([builtins.float(start)])
+    else:
+        low, high = checked_scalar(start, np_dtype), checked_scalar(end, np_dtype)
+        with np.errstate(over="ignore", invalid="ignore"):
+            # end - start is taken in the dtype (rounded there), the rest in float64
+            span = np.float64(high - low) if np_dtype.kind == "f" else \
+                np.float64(builtins.int(high) - builtins.int(low))
+        step = span / (steps - 1)
+        index = np.arange(steps, dtype=np.float64)
+        # no fused multiply-add in this loop (unlike linspace)
+        exponents = np.where(index < steps // 2, np.float64(low) + step * index,
+                             np.float64(high) - step * (steps - index - 1))
+    # math.pow is the C library's pow, as torch's std::pow; numpy's power may differ by an ulp
+    values = np.array([_pow(base, e) for e in exponents.tolist()], dtype=np.float64)
+    if np_dtype == np.float16:
+        values = _round_to(values, np.float32)  # a double becomes a half through float
+    return _round_to(values, np_dtype)
+
+
+def _pow(base, exponent):
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
 
 
 # ---------------------------------------------------------------- random
@@ -405,7 +797,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform random numbers in [0, 1)."""
     target = _float_target(dtype, "check_uniform_bounds")
-    values = _random.uniform(_sizes(size), target.numpy_dtype, 0.0, 1.0, generator)
+    values = _random.uniform(_sizes(size, "rand"), target.numpy_dtype, 0.0, 1.0, generator)
     return _finish(_out(wrap(values), out), requires_grad, device)
 
 
@@ -413,7 +805,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal random numbers (mean 0, std 1)."""
     target = _float_target(dtype, "normal_kernel_cpu")
-    values = _random.normal(_sizes(size), target.numpy_dtype, 0.0, 1.0, generator)
+    values = _random.normal(_sizes(size, "randn"), target.numpy_dtype, 0.0, 1.0, generator)
     return _finish(_out(wrap(values), out), requires_grad, device)
 
 
@@ -430,7 +822,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     target = as_dtype(dtype) if dtype is not None else _dtype.int64
-    values = _random.random_int(_sizes((size,)), target.numpy_dtype, low, high, generator)
+    values = _random.random_int(_sizes((size,), "randint"), target.numpy_dtype, low, high,
+                                generator)
     return _finish(_out(wrap(values), out), requires_grad, device)
 
 
@@ -469,7 +862,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     """Normal random numbers with the given mean and std (numbers or tensors)."""
     if size is not None:
         target = _float_target(dtype, "normal_kernel_cpu")
-        values = _random.normal(_sizes((size,)), target.numpy_dtype, float(mean), float(std),
+        values = _random.normal(_sizes((size,), "normal"), target.numpy_dtype, float(mean),
+                                float(std),
                                 generator)
         return _finish(_out(wrap(values), out), requires_grad, device)
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):

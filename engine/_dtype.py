@@ -95,8 +95,20 @@ def set_default_dtype(d):
 
 
 # ---------------------------------------------------------------- promotion
+def _check_dtype_argument(value, function, name, position):
+    if value.__class__ is not dtype:
+        raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                        f"torch.dtype, not {type(value).__name__}")
+
+
 def promote_types(a, b):
     """The smallest dtype both ``a`` and ``b`` fit in, by torch's table."""
+    _check_dtype_argument(a, "promote_types", "type1", 1)
+    _check_dtype_argument(b, "promote_types", "type2", 2)
+    return _promote(a, b)
+
+
+def _promote(a, b):
     if a is b:
         return a
     if a.category == 2 or b.category == 2:
@@ -119,21 +131,22 @@ def _combine_categories(higher, lower):
     if higher.category == 2:
         return higher
     if higher is bool or lower.category == 2:
-        return promote_types(higher, lower)
+        return _promote(higher, lower)
     return higher
 
 
 def scalar_dtype(value):
     """The dtype torch gives a Python number that takes part in an operation."""
     cls = value.__class__
-    if cls is builtins_bool or cls is np.bool_:
+    if cls is builtins_bool:
         return bool
     if cls is builtins_int:
         return int64
     if cls is builtins_float:
         return _default[0]
     if isinstance(value, np.generic):
-        return from_numpy_dtype.get(value.dtype) or float64
+        # torch reads numpy numbers as Python ones, and np.bool_ through __float__
+        return int64 if value.dtype.kind in "iu" else _default[0]
     if isinstance(value, complex):
         raise TypeError("complex numbers are not supported by this engine")
     raise TypeError(f"unsupported operand type {cls.__name__}")
@@ -150,18 +163,20 @@ def result_type(*operands):
         data = getattr(op, "_data", None)
         if data is None:
             d = scalar_dtype(op)
-            wrapped_result = d if wrapped_result is None else promote_types(wrapped_result, d)
+            wrapped_result = d if wrapped_result is None else _promote(wrapped_result, d)
         elif data.ndim == 0:
             d = from_numpy_dtype[data.dtype]
-            zero_result = d if zero_result is None else promote_types(zero_result, d)
+            zero_result = d if zero_result is None else _promote(zero_result, d)
         else:
             d = from_numpy_dtype[data.dtype]
-            dim_result = d if dim_result is None else promote_types(dim_result, d)
+            dim_result = d if dim_result is None else _promote(dim_result, d)
     return _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
 
 
 def can_cast(from_, to):
     """torch.can_cast: casting may not go down a category (float to int, int to bool)."""
+    _check_dtype_argument(from_, "can_cast", "from_", 1)
+    _check_dtype_argument(to, "can_cast", "to", 2)
     return from_.category <= to.category
 
 
@@ -181,7 +196,7 @@ class finfo:
         self.max = _builtins.float(info.max)
         self.min = _builtins.float(info.min)
         self.tiny = self.smallest_normal = _builtins.float(info.tiny)
-        self.resolution = _builtins.float(info.resolution)
+        self.resolution = 10.0 ** -info.precision  # as a Python float, like torch's
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
@@ -197,11 +212,14 @@ class iinfo:
         if d.is_floating_point:
             raise TypeError("torch.iinfo() requires an integer input type. "
                             "Use torch.finfo to handle 'torch.iinfo'")
-        info = np.iinfo(np.uint8 if d is bool else d.numpy_dtype)
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        info = np.iinfo(d.numpy_dtype)
         self.dtype = d.name
         self.bits = info.bits
         self.max = _builtins.int(info.max)
         self.min = _builtins.int(info.min)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # torch prints the limits with %g: iinfo(min=-2.14748e+09, max=2.14748e+09, ...)
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

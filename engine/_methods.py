@@ -9,11 +9,11 @@ import numpy as np
 
 from . import _creation, _dtype, _ops, _random, _views
 from ._dtype import scalar_type_name
-from ._tensor import Tensor
+from ._tensor import Tensor, checked_scalar
 
 # x.name(...) calls module.name(x, ...)
 _FUNCTION_METHODS = {
-    _ops: """add sub subtract rsub mul multiply div divide true_divide floor_divide remainder
+    _ops: """add sub subtract mul multiply div divide true_divide floor_divide remainder
         fmod pow maximum minimum atan2 clamp clip clamp_min clamp_max lerp eq ne lt le gt ge
         not_equal less less_equal greater greater_equal logical_and logical_or logical_xor
         logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isclose allclose equal
@@ -34,18 +34,35 @@ for _module, _names in _FUNCTION_METHODS.items():
 
 Tensor.T = property(_views._T, doc="All dimensions reversed (a view); x.mT for batches.")
 Tensor.mT = property(_views._mT, doc="The last two dimensions swapped (a view).")
-Tensor.data = property(
-    lambda self: _views.detach(self),
-    lambda self, value: _set_data(self, value),
-    doc="The same memory without autograd history; changes through it are not tracked.")
 Tensor.__getitem__ = _views.getitem
 Tensor.__setitem__ = _views.setitem
 Tensor.where = lambda self, condition, other: _ops.where(condition, self, other)
 
 
+def _get_data(tensor):
+    """``x.data``: the same memory, outside autograd, with its own version counter."""
+    result = _views.detach(tensor)
+    result._vc = None  # torch: changes through .data are invisible to autograd's checks
+    return result
+
+
 def _set_data(tensor, value):
+    """``x.data = y``: x now looks at y's memory (shape and dtype may change)."""
+    value._storage_array()  # settle y's storage first, so both share the very same one
     tensor._data, tensor._stride = value._data, value._stride
     tensor._storage, tensor._offset = value._storage, value._offset
+
+
+Tensor.data = property(_get_data, _set_data,
+                       doc="The same memory without autograd history; changes through it are "
+                           "not tracked.")
+
+
+def _delitem(self, index):
+    raise TypeError("Tensor does not support deleting items")
+
+
+Tensor.__delitem__ = _delitem
 
 
 # ---------------------------------------------------------------- Python operators
@@ -72,9 +89,10 @@ Tensor.__radd__ = _operator(_ops.add, reflected=True)
 Tensor.__sub__ = _operator(_ops.sub)
 Tensor.__rsub__ = _operator(_ops.sub, reflected=True)
 Tensor.__mul__ = _operator(_ops.mul)
-Tensor.__rmul__ = _operator(_ops.mul, reflected=True)
+Tensor.__rmul__ = _operator(_ops.mul)  # torch computes mul(self, other) for `2.5 * x` too
 Tensor.__truediv__ = _operator(_ops.div)
-Tensor.__rtruediv__ = _operator(_ops.div, reflected=True)
+# torch: `other / x` is x.reciprocal() * other (so its rounding differs from div)
+Tensor.__rtruediv__ = _operator(lambda self, other: _ops.mul(_ops.reciprocal(self), other))
 Tensor.__floordiv__ = _operator(_ops.floor_divide)
 Tensor.__rfloordiv__ = _operator(_ops.floor_divide, reflected=True)
 Tensor.__mod__ = _operator(_ops.remainder)
@@ -98,20 +116,20 @@ Tensor.__matmul__ = lambda self, other: _ops.matmul(self, other) if isinstance(
 Tensor.__rmatmul__ = lambda self, other: _ops.matmul(other, self) if isinstance(
     other, Tensor) else NotImplemented
 Tensor.__neg__ = _ops.neg
-Tensor.__pos__ = lambda self: self
+Tensor.__pos__ = _ops.positive
 Tensor.__abs__ = _ops.abs
-Tensor.__invert__ = _ops.bitwise_not
+Tensor.__invert__ = _ops._invert  # ~x: TypeError for floats, where bitwise_not raises another
 
 
 # ---------------------------------------------------------------- in-place
 def write_inplace(tensor, result):
     """Write ``result`` into ``tensor``'s own memory, as every ``x.op_()`` does."""
-    if not _dtype.can_cast(result.dtype, tensor.dtype):
-        raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
-                           f"desired output type {scalar_type_name[tensor.dtype]}")
     if result._data.shape != tensor._data.shape:
         raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
+    if not _dtype.can_cast(result.dtype, tensor.dtype):
+        raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
+                           f"desired output type {scalar_type_name[tensor.dtype]}")
     np.copyto(tensor._data, result._data, casting="unsafe")
     tensor._bump_version()
     return tensor
@@ -119,6 +137,8 @@ def write_inplace(tensor, result):
 
 def _inplace(function):
     def method(self, *args, **kwargs):
+        # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
+        _views.check_no_overlap(self, args)
         return write_inplace(self, function(self, *args, **kwargs))
 
     method.__name__ = function.__name__ + "_"
@@ -129,7 +149,7 @@ def _inplace(function):
 for _name in """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod
         pow clamp clip clamp_min clamp_max lerp exp exp2 expm1 log log2 log10 log1p sqrt rsqrt
         sin cos tan asin acos atan sinh cosh tanh sigmoid reciprocal neg negative abs sign square
-        relu floor ceil trunc round frac maximum minimum atan2 eq ne lt le gt ge
+        relu floor ceil trunc round frac atan2 eq ne lt le gt ge
         logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor
         bitwise_not nan_to_num cumsum cumprod""".split():
     setattr(Tensor, _name + "_", _inplace(getattr(_ops, _name)))
@@ -154,15 +174,14 @@ def _fill_raw(tensor, values):
 
 def copy_(self, src, non_blocking=False):
     """Copy src's values (broadcast, any dtype) into this tensor's memory."""
-    data = src._data if isinstance(src, Tensor) else np.asarray(src)
-    try:
-        np.broadcast_to(data, self._data.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1})"
-                           f" must match the size of tensor b ({data.shape[-1] if data.ndim else 1})"
-                           f" at non-singleton dimension {self._data.ndim - 1}") from None
-    with np.errstate(invalid="ignore", over="ignore"):
-        return _fill_raw(self, data.copy() if np.shares_memory(data, self._data) else data)
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    shape = _views.broadcast_shape(self._data.shape, src._data.shape)
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    return _views.copy_into(self, src)
 
 
 def fill_(self, value):
@@ -171,8 +190,13 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        value = value.item()
-    return _fill_raw(self, _ops._cast_scalar(value, self._data.dtype))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _fill_raw(self, value._data.astype(self._data.dtype))
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got "
+                        f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
+                        f" * (Number value)")
+    return _fill_raw(self, checked_scalar(value, self._data.dtype))
 
 
 def zero_(self):

@@ -2,21 +2,62 @@
 
 Each public function computes with numpy on ``tensor._data`` and wraps the result
 with ``wrap``. PyTorch's rules that numpy does not share are made explicit here:
-type promotion (``_common``), torch's error messages, and which results share
-memory (views live in ``_views``).
+type promotion (``_common``), torch's error messages, how a new result is laid out
+in memory (``_result``), and which results share memory (views live in ``_views``).
+
+Where the values can differ from torch's in the last bits (tests/test_ops_parity.py
+checks them with a tolerance; everything else matches bit for bit):
+
+* sums, means, products, std/var, norms, logsumexp and matrix products: numpy adds
+  in another order than torch's vectorised loops (and BLAS libraries differ);
+* exp, log, sin, tanh, sigmoid, atan2, pow with a general exponent, and sqrt/rsqrt:
+  numpy and torch use different math libraries (this torch build's sqrt comes from
+  MKL and is not even correctly rounded), each within about an ulp;
+* float16 add/sub with a fractional ``alpha``: torch rounds once in its vectorised
+  loop but twice for the elements of the scalar tail; the engine rounds once;
+* remainder/fmod when input / other overflows: torch's vectorised loop gives nan, its
+  scalar tail (and numpy) the exact value.
 """
 import builtins
 import math
+import warnings
 from collections import namedtuple
 
 import numpy as np
 
 from . import _dtype
 from ._dtype import from_numpy_dtype, result_type, scalar_type_name
-from ._tensor import Tensor, wrap
+from ._rounding import fma32, fma64  # fused multiply-adds, rounded once like torch's
+from ._layout import contiguous_strides, iterator_strides
+from ._tensor import Tensor, checked_scalar, empty_strided, make_view, wrap
+
+# torch computes inf and nan without a word, numpy warns ("overflow encountered in
+# multiply"): numpy's floating-point warnings from the operations here are silenced.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\._ops")
+
+# The operations `import engine` exposes as engine.<name>, as torch does.
+__all__ = [
+    "abs", "absolute", "acos", "add", "all", "allclose", "amax", "amin", "any", "arccos",
+    "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bitwise_and",
+    "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "cat", "ceil", "clamp", "clamp_max",
+    "clamp_min", "clip", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod",
+    "cumsum", "div", "divide", "dot", "eq", "equal", "exp", "exp2", "expm1", "fix", "floor",
+    "floor_divide", "fmod", "frac", "ge", "ger", "greater", "greater_equal", "gt", "hstack",
+    "inner", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log",
+    "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul",
+    "multiply", "mv", "nan_to_num", "nansum", "ne", "neg", "negative", "nonzero", "norm",
+    "not_equal", "outer", "positive", "pow", "prod", "reciprocal", "relu", "remainder",
+    "return_types", "round", "rsqrt", "rsub", "sigmoid", "sign", "sin", "sinh", "sort", "sqrt",
+    "square", "stack", "std", "sub", "subtract", "sum", "tan", "tanh", "topk", "true_divide",
+    "trunc", "var", "vdot", "vstack", "where",
+]
 
 _PY_SCALARS = (builtins.int, builtins.float, builtins.bool)
-_DEFAULT_INT = np.dtype(np.int64)
+_PY_SCALAR_TYPES = frozenset(_PY_SCALARS)
+_HALF = np.dtype(np.float16)
+_BOOL = np.dtype(np.bool_)
+_NUMBERS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
 
 
 # ====================================================================== helpers
@@ -59,26 +100,63 @@ def to_dtype(tensor, target):
 
 
 def _scalar_value(value):
-    """A Python number for ``value`` (numpy scalars and 0-d tensors are unwrapped)."""
+    """A Python number for ``value``, read as torch reads numpy scalars."""
     if isinstance(value, np.generic):
-        return value.item()
+        # torch reads a numpy number as the Python number it converts to, except
+        # np.bool_, which it reads through __float__ (so `x * np.bool_(True)` is float)
+        return builtins.float(value) if value.dtype.kind == "b" else value.item()
     return value
 
 
 def _cast_scalar(value, np_dtype):
-    """A Python number as a numpy scalar of ``np_dtype``, wrapping integers as torch does."""
+    """A Python number as a numpy scalar of ``np_dtype``, as torch converts an operand.
+
+    An integer too big for the dtype wraps around as C casts do (300 -> 44 in int8),
+    and a float too big for float16/float32 becomes inf.
+    """
+    limit = _FLOAT_MAX.get(np_dtype.char)
+    if limit is not None and not -limit <= value <= limit:
+        with np.errstate(over="ignore"):  # numpy would warn
+            return np_dtype.type(value)
     try:
         return np_dtype.type(value)
     except OverflowError:
-        if value.__class__ is builtins.int and -2**63 <= value < 2**64:
-            return np.array(value % 2**64, dtype=np.uint64).astype(np_dtype)
-        ctype = {"i": "int64_t", "u": "uint8_t", "b": "bool"}.get(np_dtype.kind, "float")
-        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow") from None
+        if value.__class__ is not builtins.int:
+            raise
+        if value >= 2**64:
+            raise OverflowError("int too big to convert") from None
+        if value < -2**63:
+            raise OverflowError("can't convert negative int to unsigned") from None
+        return np.array(value % 2**64, np.uint64).astype(np_dtype)[()]
 
 
-def _operand_error(name, value, position):
-    return TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, "
+_FLOAT_MAX = {"e": 65504.0, "f": 3.4028234663852886e38}  # the largest float16 and float32
+
+
+def _operand_error(name, value, position, argument="other"):
+    return TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
                      f"not {type(value).__name__}")
+
+
+def _invalid_arguments(name, *args):
+    """torch's message when no overload of ``name`` takes these argument types."""
+    kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), "
+                     "but expected one of:")
+
+
+def _kernel_error(kernel, np_dtype):
+    """torch's error for a dtype its kernel is not compiled for, e.g. bool in floor_divide."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for "
+                               f"'{scalar_type_name[from_numpy_dtype[np_dtype]]}'")
+
+
+def _require_tensors(name, input, other, other_name="other"):
+    """For functions torch only defines on two tensors (maximum, atan2, mm ...)."""
+    if not isinstance(input, Tensor):
+        raise _operand_error(name, input, 1, "input")
+    if not isinstance(other, Tensor):
+        raise _operand_error(name, other, 2, other_name)
 
 
 def _common(a, b, name="op"):
@@ -96,32 +174,39 @@ def _common(a, b, name="op"):
         common = result_type(a, b).numpy_dtype
         return ad.astype(common, copy=False), bd.astype(common, copy=False), common
     if a_is_tensor:
-        b = _scalar_value(b)
-        if not isinstance(b, _PY_SCALARS):
-            raise _operand_error(name, b, 2)
+        if b.__class__ not in _PY_SCALAR_TYPES:  # a numpy number, or no number at all
+            b = _scalar_value(b)
+            if not isinstance(b, _PY_SCALARS):
+                raise _operand_error(name, b, 2)
         common = result_type(a, b).numpy_dtype
         return a._data.astype(common, copy=False), _cast_scalar(b, common), common
     if b_is_tensor:
         a = _scalar_value(a)
         if not isinstance(a, _PY_SCALARS):
-            raise _operand_error(name, a, 1)
+            raise _operand_error(name, a, 1, "input")
         common = result_type(a, b).numpy_dtype
         return _cast_scalar(a, common), b._data.astype(common, copy=False), common
-    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                    f"{type(a).__name__}")
+    raise _operand_error(name, a, 1, "input")
 
 
-def _broadcast_error(a, b):
-    """torch's message for shapes that do not broadcast, naming the first bad dimension."""
-    sa, sb = np.shape(a), np.shape(b)
-    for i in range(1, max(len(sa), len(sb)) + 1):
-        na = sa[-i] if i <= len(sa) else 1
-        nb = sb[-i] if i <= len(sb) else 1
-        if na != nb and na != 1 and nb != 1:
-            dim = max(len(sa), len(sb)) - i
-            return RuntimeError(f"The size of tensor a ({na}) must match the size of tensor b "
-                                f"({nb}) at non-singleton dimension {dim}")
-    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
+def _broadcast_error(*operands):
+    """torch's message for operands that do not broadcast, naming the first bad dimension.
+
+    torch broadcasts the operands' shapes from left to right: "tensor a" is the shape
+    broadcast so far, "tensor b" the next operand.
+    """
+    shapes = [np.shape(x) for x in operands]
+    sa = shapes[0]
+    for sb in shapes[1:]:
+        ndim = builtins.max(len(sa), len(sb))
+        for i in range(1, ndim + 1):
+            na = sa[-i] if i <= len(sa) else 1
+            nb = sb[-i] if i <= len(sb) else 1
+            if na != nb and na != 1 and nb != 1:
+                return RuntimeError(f"The size of tensor a ({na}) must match the size of tensor "
+                                    f"b ({nb}) at non-singleton dimension {ndim - i}")
+        sa = np.broadcast_shapes(sa, sb)
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast")
 
 
 def _apply(ufunc, x, y):
@@ -132,35 +217,151 @@ def _apply(ufunc, x, y):
         raise _broadcast_error(x, y) from None
 
 
+# ---------------------------------------------------------------- result layout
+def _row_major(x):
+    return x.__class__ is not np.ndarray or x.flags.c_contiguous
+
+
+def _wrap_like(result, operands):
+    """``result`` as a tensor laid out in memory as torch lays out this elementwise result."""
+    shape = result.shape
+    operand_strides = []
+    for x in operands:
+        if x.__class__ is np.ndarray:
+            # broadcast dimensions get stride 0: they have no say in the order
+            lead = len(shape) - x.ndim
+            operand_strides.append((0,) * lead + tuple(
+                0 if n == 1 and m != 1 else s // x.itemsize
+                for n, m, s in zip(x.shape, shape[lead:], x.strides)))
+    same_shape = builtins.all(x.shape == shape for x in operands if x.__class__ is np.ndarray)
+    strides = iterator_strides(shape, operand_strides, same_shape)
+    if strides == contiguous_strides(shape):
+        return wrap(np.ascontiguousarray(result) if result.ndim else result)
+    tensor = empty_strided(shape, strides, result.dtype)
+    np.copyto(tensor._data, result)
+    return tensor
+
+
+def _elementwise(ufunc, x, y):
+    """``ufunc(x, y)`` as a tensor, with torch's broadcasting error and result layout."""
+    try:
+        result = ufunc(x, y)
+    except ValueError:
+        raise _broadcast_error(x, y) from None
+    # (inlined _row_major: this is every arithmetic operation's path)
+    if result.ndim > 1 and ((x.__class__ is np.ndarray and not x.flags.c_contiguous)
+                            or (y.__class__ is np.ndarray and not y.flags.c_contiguous)):
+        return _wrap_like(result, (x, y))
+    return wrap(result)
+
+
+def _result(result, *operands):
+    """``wrap(result)`` laid out as torch lays out an elementwise result of ``operands``."""
+    if result.ndim > 1 and not builtins.all(_row_major(x) for x in operands):
+        return _wrap_like(result, operands)
+    return wrap(result)
+
+
+def _float_operands(input, other, a, b, common):
+    """Operands for an op that computes in floating point (true division, atan2).
+
+    Integers compute in the default float dtype, and every operand is converted
+    straight to it (uint8 / -2 divides by -2.0, not by -2 wrapped into uint8).
+    """
+    if common.kind == "f":
+        return a, b, common
+    target = _dtype.get_default_dtype().numpy_dtype
+    # each operand goes straight from its own dtype: uint8 / int8(-99) divides by -99.0
+    a = input._data.astype(target) if isinstance(input, Tensor) else target.type(
+        _scalar_value(input))
+    b = other._data.astype(target) if isinstance(other, Tensor) else target.type(
+        _scalar_value(other))
+    return a, b, target
+
+
 def _float_dtype_for(np_dtype):
     """The dtype a float-valued op (exp, sqrt, true division ...) computes in."""
     return np_dtype if np_dtype.kind == "f" else _dtype.get_default_dtype().numpy_dtype
 
 
-def _check_bool_arith(op, ad, bd):
-    if ad.dtype.kind == "b" and getattr(bd, "dtype", None) == ad.dtype:
-        raise RuntimeError(f"Subtraction, the `-` operator, with two bool tensors is not "
-                           f"supported. Use the `^` or `logical_xor()` operator instead.")
+def _half_with_scalar(ufunc, a, other):
+    """``ufunc(a, other)`` for a float16 ``a`` and a scalar ``other``, as torch computes it.
+
+    torch's float16 kernels for * / // and trunc division do not round a scalar second
+    operand to float16: they compute in float32 with the scalar's own value and round
+    the result once. (+ and - round the scalar to float16 first, like numpy.)
+    """
+    value = other._data.item() if isinstance(other, Tensor) else _scalar_value(other)
+    with np.errstate(all="ignore"):
+        return ufunc(a.astype(np.float32), np.float32(value)).astype(np.float16)
+
+
+def _is_half_with_scalar(common, other):
+    return common is _HALF and (not isinstance(other, Tensor) or other._data.ndim == 0)
+
+
+def _is_bool(value):
+    if isinstance(value, Tensor):
+        return value._data.dtype is _BOOL
+    return value.__class__ is builtins.bool
 
 
 # ====================================================================== arithmetic
+def _alpha(alpha, common):
+    """``alpha`` checked and converted as torch's add/sub do."""
+    if isinstance(alpha, builtins.bool) and common.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, builtins.float) and common.kind != "f":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return checked_scalar(alpha, common)
+
+
+def _add_scaled(a, b, alpha, common, subtract=False):
+    """a + alpha * b (or a - alpha * b) in ``common``, as torch's kernels compute it.
+
+    Floats round once, as torch's fused multiply-add does; integers wrap around.
+    """
+    if common.kind != "f":
+        with np.errstate(over="ignore"):
+            return _apply(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
+    if subtract:
+        alpha = -alpha
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    if common.char == "d":
+        return np.asarray(fma64(b, alpha, a))
+    if common.char == "f":
+        return np.asarray(fma32(b, alpha, a))
+    # float16: the product and sum of float16 numbers are exact in float64
+    exact = np.asarray(b, np.float64) * np.float64(alpha) + np.asarray(a, np.float64)
+    return exact.astype(np.float16)
+
+
 def add(input, other, *, alpha=1, out=None):
     """out = input + alpha * other"""
-    a, b, _ = _common(input, other, "add")
-    if alpha != 1:
-        b = b * alpha
-    return _out(wrap(_apply(np.add, a, b)), out)
+    a, b, common = _common(input, other, "add")
+    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+        return _out(_result(_add_scaled(a, b, _alpha(alpha, common), common), a, b), out)
+    return _out(_elementwise(np.add, a, b), out)
 
 
 def sub(input, other, *, alpha=1, out=None):
     """out = input - alpha * other"""
+    if _is_bool(input) or _is_bool(other):  # torch refuses bool on either side
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     a, b, common = _common(input, other, "sub")
-    if common.kind == "b":
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
-    if alpha != 1:
-        b = b * alpha
-    return _out(wrap(_apply(np.subtract, a, b)), out)
+    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+        return _out(_result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True),
+                            a, b), out)
+    return _out(_elementwise(np.subtract, a, b), out)
 
 
 subtract = sub
@@ -173,8 +374,10 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     """out = input * other"""
-    a, b, _ = _common(input, other, "mul")
-    return _out(wrap(_apply(np.multiply, a, b)), out)
+    a, b, common = _common(input, other, "mul")
+    if common is _HALF and _is_half_with_scalar(common, other):
+        return _out(_result(_half_with_scalar(np.multiply, a, other), a), out)
+    return _out(_elementwise(np.multiply, a, b), out)
 
 
 multiply = mul
@@ -182,22 +385,27 @@ multiply = mul
 
 def div(input, other, *, rounding_mode=None, out=None):
     """out = input / other (true division: integers divide to floating point)"""
-    a, b, common = _common(input, other, "div")
     if rounding_mode is None:
-        target = _float_dtype_for(common)
-        if common != target:
-            a, b = np.asarray(a, target), np.asarray(b, target)
+        a, b, common = _common(input, other, "div")
+        a, b, common = _float_operands(input, other, a, b, common)
+        if _is_half_with_scalar(common, other):
+            return _out(_result(_half_with_scalar(np.true_divide, a, other), a), out)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _out(wrap(_apply(np.true_divide, a, b)), out)
+            return _out(_elementwise(np.true_divide, a, b), out)
     if rounding_mode == "floor":
-        return _out(floor_divide(input, other), out)
+        return floor_divide(input, other, out=out)
     if rounding_mode == "trunc":
+        a, b, common = _common(input, other, "div")
+        _check_integer_divisor(b, common, "div_trunc_cpu")
         if common.kind == "f":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return _out(wrap(np.trunc(_apply(np.true_divide, a, b))), out)
-        _check_integer_divisor(b)
-        quotient = np.abs(a) // np.abs(b)
-        return _out(wrap((quotient * np.sign(a) * np.sign(b)).astype(common)), out)
+            if _is_half_with_scalar(common, other):
+                return _out(_result(_half_with_scalar(_trunc_divide, a, other), a), out)
+            return _out(_result(_trunc_divide(a, b), a, b), out)
+        # integers: C division truncates toward zero (numpy's // floors)
+        with np.errstate(all="ignore"):
+            quotient = _apply(np.floor_divide, a, b)
+            inexact = (quotient * b != a) & ((a < 0) != (b < 0))
+        return _out(_result(np.where(inexact, quotient + 1, quotient).astype(common), a, b), out)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 
@@ -205,67 +413,147 @@ def div(input, other, *, rounding_mode=None, out=None):
 divide = true_divide = div
 
 
-def _check_integer_divisor(b):
-    if np.any(np.asarray(b) == 0):
+def _trunc_divide(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.trunc(_apply(np.true_divide, a, b))
+
+
+def _check_integer_divisor(b, common, kernel):
+    """bool has no division kernel; integer division by zero raises (floats give inf/nan)."""
+    if common.kind == "b":
+        raise _kernel_error(kernel, common)
+    if common.kind in "iu" and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
 def floor_divide(input, other, *, out=None):
     """out = floor(input / other)"""
     a, b, common = _common(input, other, "floor_divide")
-    if common.kind in "iub":
-        _check_integer_divisor(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _out(wrap(_apply(np.floor_divide, a, b)), out)
+    _check_integer_divisor(b, common, "div_floor_cpu")
+    if _is_half_with_scalar(common, other):
+        return _out(_result(_half_with_scalar(np.floor_divide, a, other), a), out)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _out(_elementwise(np.floor_divide, a, b), out)
 
 
 def remainder(input, other, *, out=None):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
     a, b, common = _common(input, other, "remainder")
-    if common.kind in "iub":
-        _check_integer_divisor(b)
+    _check_integer_divisor(b, common, "remainder_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _out(wrap(_apply(np.remainder, a, b)), out)
+        result = _apply(np.remainder, a, b)
+        if common.kind == "f":
+            # torch computes fmod and then adds the divisor, so a zero result keeps the
+            # sign of input (numpy gives it the sign of other)
+            result = np.where(result == 0, np.copysign(result, a), result)
+    return _out(_result(result, a, b), out)
 
 
 def fmod(input, other, *, out=None):
     """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""
+    if not isinstance(input, Tensor):
+        raise _invalid_arguments("fmod", input, other)
     a, b, common = _common(input, other, "fmod")
-    if common.kind in "iub":
-        _check_integer_divisor(b)
+    _check_integer_divisor(b, common, "fmod_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _out(wrap(_apply(np.fmod, a, b)), out)
+        return _out(_elementwise(np.fmod, a, b), out)
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
+    if not isinstance(exponent, Tensor) and isinstance(input, Tensor):
+        return _out(_pow_scalar_exponent(input, exponent), out)
     a, b, common = _common(input, exponent, "pow")
-    if common.kind in "iu" and np.any(np.asarray(b) < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if not isinstance(input, Tensor):
+        # number ** tensor: torch writes into a new row-major tensor, and 1 ** anything
+        # is 1 (even 1 ** nan; but True is not 1 here)
+        if a == 1 and not _is_bool(_scalar_value(input)):
+            return _out(wrap(np.ones(np.shape(b), common)), out)
+        result = _power(a, b, common)._data
+        return _out(wrap(result if result.flags.c_contiguous else result.copy()), out)
+    return _out(_power(a, b, common), out)
+
+
+def _power(a, b, common):
+    """a ** b for two operands in the common dtype, as a tensor."""
+    if common.kind == "b":
+        raise _kernel_error("pow", common)
+    if common.kind in "iu":
+        try:
+            return _result(_integer_power(*np.broadcast_arrays(a, b)), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b) from None
     with np.errstate(all="ignore"):
-        return _out(wrap(_apply(np.power, a, b)), out)
+        return _elementwise(np.power, a, b)
 
 
-float_power = None  # not in the engine
+def _integer_power(base, exponent):
+    """base ** exponent in integers (wrapping); a negative exponent gives 1, -1 or 0 as in C."""
+    negative = exponent < 0
+    if not negative.any():
+        return np.power(base, exponent)
+    result = np.power(base, np.where(negative, 0, exponent))
+    sign = np.where(exponent % 2 == 0, 1, -1)
+    small = np.where(base == 1, 1, np.where(base == -1, sign, 0))
+    return np.where(negative, small, result).astype(result.dtype)
+
+
+def _pow_scalar_exponent(input, exponent):
+    """tensor ** number: torch's special cases make 2, 3, 0.5, -1 ... exact."""
+    exponent = _scalar_value(exponent)
+    if not isinstance(exponent, _PY_SCALARS):
+        raise _operand_error("pow", exponent, 2, "exponent")
+    data = input._data
+    if data.dtype.kind in "biu" and not isinstance(exponent, builtins.float) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    common = result_type(input, exponent).numpy_dtype
+    if exponent == 0:
+        return _result(np.ones_like(data, common), data)
+    if exponent == 1:
+        return _result(data.astype(common), data)
+    x = data.astype(common, copy=False)
+    with np.errstate(all="ignore"):
+        if common.kind in "iu" or common is _HALF:
+            # integers and float16 convert the exponent (range-checked); float16 has no
+            # shortcuts in torch
+            return _result(np.power(x, checked_scalar(exponent, common)), data)
+        special = _POW_SHORTCUTS.get(exponent)
+        if special is not None:
+            return _result(special(x), data)
+        return _result(np.power(x, common.type(exponent)), data)
+
+
+_POW_SHORTCUTS = {
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -2: lambda x: 1 / (x * x),
+    0.5: np.sqrt,
+    -0.5: lambda x: 1 / np.sqrt(x),
+    -1: lambda x: 1 / x,
+}
 
 
 def maximum(input, other, *, out=None):
     """out = the larger of input and other, elementwise (nan wins)"""
+    _require_tensors("maximum", input, other)
     a, b, _ = _common(input, other, "maximum")
-    return _out(wrap(_apply(np.maximum, a, b)), out)
+    return _out(_elementwise(np.maximum, a, b), out)
 
 
 def minimum(input, other, *, out=None):
     """out = the smaller of input and other, elementwise (nan wins)"""
+    _require_tensors("minimum", input, other)
     a, b, _ = _common(input, other, "minimum")
-    return _out(wrap(_apply(np.minimum, a, b)), out)
+    return _out(_elementwise(np.minimum, a, b), out)
 
 
 def atan2(input, other, *, out=None):
     """out = angle of the point (other, input)"""
+    _require_tensors("atan2", input, other)
     a, b, common = _common(input, other, "atan2")
-    target = _float_dtype_for(common)
-    return _out(wrap(_apply(np.arctan2, np.asarray(a, target), np.asarray(b, target))), out)
+    a, b, _ = _float_operands(input, other, a, b, common)
+    with np.errstate(all="ignore"):
+        return _out(_elementwise(np.arctan2, a, b), out)
 
 
 def where(condition, input=None, other=None):
@@ -273,35 +561,54 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     cond = condition._data
-    if cond.dtype.kind != "b":
+    if cond.dtype == np.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
+        cond = cond.astype(bool)
+    elif cond.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {scalar_type_name[condition.dtype]}")
-    a, b, common = _common(input, other, "where")
+    common = result_type(input, other).numpy_dtype
+    a = input._data if isinstance(input, Tensor) else checked_scalar(input, common)
+    b = other._data if isinstance(other, Tensor) else checked_scalar(other, common)
     try:
-        return wrap(np.where(cond, a, b).astype(common, copy=False))
+        result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
-        raise _broadcast_error(cond, np.broadcast_shapes(np.shape(a), np.shape(b))) from None
+        raise _broadcast_error(cond, a, b) from None
+    return _result(result, cond, a, b)
 
 
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's parameter names
     """out = min(max(input, min), max)"""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    result = input
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        result = input
+        if min is not None:
+            result = maximum(result, min)
+        if max is not None:
+            result = minimum(result, max)
+        return _out(result, out)
+    data = input._data
+    bounds = [_scalar_value(v) for v in (min, max) if v is not None]
+    for bound in bounds:
+        if not isinstance(bound, _PY_SCALARS):
+            raise _invalid_arguments("clamp", input, *bounds)
+    # a float tensor keeps its dtype; an integer one is promoted by float bounds
+    common = data.dtype if data.dtype.kind == "f" else result_type(input, *bounds).numpy_dtype
+    if common.kind == "b":
+        raise _kernel_error("clamp_scalar_cpu" if len(bounds) == 2 else
+                            ("clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu"),
+                            common)
+    if builtins.any(b != b for b in bounds):  # a nan bound makes every element nan
+        return _out(_result(np.full_like(data, np.nan, common), data), out)
+    result = data.astype(common, copy=False)
     if min is not None:
-        result = maximum(result, min) if isinstance(min, Tensor) else _clamp_scalar(
-            result, min, np.maximum)
+        result = np.maximum(result, checked_scalar(min, common))
     if max is not None:
-        result = minimum(result, max) if isinstance(max, Tensor) else _clamp_scalar(
-            result, max, np.minimum)
-    return _out(result, out)
-
-
-def _clamp_scalar(tensor, bound, ufunc):
-    data, value, _ = _common(tensor, bound, "clamp")
-    if isinstance(value, np.floating) and np.isnan(value):
-        return wrap(np.full_like(data, np.nan))  # torch: a nan bound makes every element nan
-    return wrap(ufunc(data, value))
+        result = np.minimum(result, checked_scalar(max, common))
+    return _out(_result(result, data), out)
 
 
 clip = clamp
@@ -321,32 +628,43 @@ def lerp(input, end, weight):
 
 
 # ====================================================================== comparisons
+_TENSOR_OR_NUMBER = (Tensor, *_NUMBERS)
+
+
 def _compare(ufunc, name):
     def compare(input, other, *, out=None):
+        if not (isinstance(input, Tensor) and isinstance(other, _TENSOR_OR_NUMBER)):
+            raise _invalid_arguments(name, input, other)
         a, b, _ = _common(input, other, name)
-        return _out(wrap(_apply(ufunc, a, b)), out)
+        return _out(_elementwise(ufunc, a, b), out)
 
     compare.__name__ = name
     compare.__doc__ = f"out = input {_COMPARE_SYMBOLS[name]} other, elementwise, as bool"
     return compare
 
 
-_COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+                    "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+                    "greater_equal": ">="}
 eq = _compare(np.equal, "eq")
 ne = _compare(np.not_equal, "ne")
 lt = _compare(np.less, "lt")
 le = _compare(np.less_equal, "le")
 gt = _compare(np.greater, "gt")
 ge = _compare(np.greater_equal, "ge")
-not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+# the long names are the same operations, only named differently in error messages
+not_equal = _compare(np.not_equal, "not_equal")
+less = _compare(np.less, "less")
+less_equal = _compare(np.less_equal, "less_equal")
+greater = _compare(np.greater, "greater")
+greater_equal = _compare(np.greater_equal, "greater_equal")
 
 
 def _logical(ufunc, name):
     def logical(input, other, *, out=None):
-        a = input._data if isinstance(input, Tensor) else np.asarray(input)
-        b = other._data if isinstance(other, Tensor) else np.asarray(other)
-        return _out(wrap(_apply(ufunc, a.astype(bool, copy=False), b.astype(bool, copy=False))),
-                    out)
+        _require_tensors(name, input, other)
+        a, b = input._data.astype(bool, copy=False), other._data.astype(bool, copy=False)
+        return _out(_elementwise(ufunc, a, b), out)
 
     logical.__name__ = name
     logical.__doc__ = f"out = {name.split('_')[1]} of the truth values of input and other"
@@ -360,16 +678,15 @@ logical_xor = _logical(np.logical_xor, "logical_xor")
 
 def logical_not(input, *, out=None):
     """out = not input, as bool"""
-    return _out(wrap(np.logical_not(input._data)), out)
+    return _out(_result(np.logical_not(input._data), input._data), out)
 
 
 def _bitwise(ufunc, name, symbol):
     def bitwise(input, other, *, out=None):
         a, b, common = _common(input, other, name)
         if common.kind == "f":
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for "
-                               f"'{scalar_type_name[from_numpy_dtype[common]]}'")
-        return _out(wrap(_apply(ufunc, a, b)), out)
+            raise _kernel_error(f"{name}_cpu", common)
+        return _out(_elementwise(ufunc, a, b), out)
 
     bitwise.__name__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
@@ -382,24 +699,44 @@ bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "^")
 
 
 def bitwise_not(input, *, out=None):
-    """out = ~input (logical not for bool)"""
+    """out = ~input, bit by bit (logical not for bool)"""
+    data = input._data
+    if data.dtype.kind == "f":
+        raise _kernel_error("bitwise_not_cpu", data.dtype)
+    return _out(_result(np.invert(data), data), out)
+
+
+def _invert(input):
+    """``~input``: torch's operator says TypeError where bitwise_not says NotImplementedError."""
     if input._data.dtype.kind == "f":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
-    return _out(wrap(np.invert(input._data)), out)
+    return bitwise_not(input)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|input - other| <= atol + rtol * |other|, elementwise"""
-    a, b, _ = _common(input, other, "isclose")
-    return wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """input == other, or |input - other| <= atol + rtol * |other|, elementwise"""
+    _require_tensors("isclose", input, other)
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{scalar_type_name[input.dtype]} did not match "
+                           f"{scalar_type_name[other.dtype]}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    # torch's steps, in the tensors' own dtype (bools count as the default float)
+    close = eq(input, other)
+    if equal_nan and input.is_floating_point():
+        close = logical_or(close, logical_and(ne(input, input), ne(other, other)))
+    if input._data.dtype.kind == "b":
+        input, other = input.to(_dtype.get_default_dtype()), other.to(_dtype.get_default_dtype())
+    allowed = add(abs(mul(other, rtol)), atol)
+    actual = abs(sub(input, other))
+    return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element is close (see isclose)"""
-    if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"{scalar_type_name[input.dtype]} did not match "
-                           f"{scalar_type_name[other.dtype]}")
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
@@ -415,10 +752,9 @@ def equal(input, other):
 def _float_unary(ufunc, name, doc):
     def op(input, *, out=None):
         data = input._data
-        if data.dtype.kind != "f":
-            data = data.astype(_float_dtype_for(data.dtype))
+        x = data if data.dtype.kind == "f" else data.astype(_float_dtype_for(data.dtype))
         with np.errstate(all="ignore"):
-            return _out(wrap(ufunc(data)), out)
+            return _out(_result(ufunc(x), data), out)
 
     op.__name__ = name
     op.__doc__ = doc
@@ -464,32 +800,46 @@ reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input")
 
 def neg(input, *, out=None):
     """out = -input"""
-    if input._data.dtype.kind == "b":
+    data = input._data
+    if data.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    return _out(wrap(np.negative(input._data)), out)
+    with np.errstate(over="ignore"):
+        return _out(_result(np.negative(data), data), out)
 
 
 negative = neg
 
 
+def positive(input):
+    """out = +input: the input itself (torch refuses bool tensors)"""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
 def abs(input, *, out=None):  # noqa: A001 - torch.abs
     """out = |input|"""
-    if input._data.dtype.kind == "b":
-        raise RuntimeError("\"abs_cpu\" not implemented for 'Bool'")
-    return _out(wrap(np.abs(input._data)), out)
+    data = input._data
+    if data.dtype.kind == "b":
+        raise _kernel_error("abs_cpu", data.dtype)
+    with np.errstate(over="ignore"):
+        return _out(_result(np.abs(data), data), out)
 
 
 absolute = abs
 
 
 def sign(input, *, out=None):
-    """out = -1, 0 or 1 by the sign of input"""
+    """out = -1, 0 or 1 by the sign of input (0 for nan, as torch computes (0 < x) - (x < 0))"""
     data = input._data
     if data.dtype.kind == "b":
-        return _out(wrap(data.copy()), out)
-    return _out(wrap(np.sign(data)), out)
+        return _out(_result(data.copy(), data), out)
+    result = np.sign(data)
+    if data.dtype.kind == "f":
+        result = np.where(np.isnan(data), data.dtype.type(0), result)
+    return _out(_result(result, data), out)
 
 
 def square(input, *, out=None):
@@ -497,22 +847,25 @@ def square(input, *, out=None):
     data = input._data
     if data.dtype.kind == "b":
         data = data.astype(np.int64)
-    return _out(wrap(np.square(data)), out)
+    with np.errstate(over="ignore"):
+        return _out(_result(np.multiply(data, data), input._data), out)
 
 
 def relu(input):
     """out = max(input, 0)"""
     data = input._data
     if data.dtype.kind == "b":
-        raise RuntimeError("\"clamp_min_cpu\" not implemented for 'Bool'")
-    return wrap(np.maximum(data, data.dtype.type(0)))
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _result(np.maximum(data, data.dtype.type(0)), data)
 
 
 def _rounding(ufunc, name, doc):
     def op(input, *, out=None):
         data = input._data
+        if data.dtype.kind == "b":
+            raise _kernel_error(f"{name}_vml_cpu", data.dtype)
         # integers are already whole: torch returns a copy unchanged
-        return _out(wrap(ufunc(data) if data.dtype.kind == "f" else data.copy()), out)
+        return _out(_result(ufunc(data) if data.dtype.kind == "f" else data.copy(), data), out)
 
     op.__name__ = name
     op.__doc__ = doc
@@ -521,39 +874,56 @@ def _rounding(ufunc, name, doc):
 
 floor = _rounding(np.floor, "floor", "out = the largest integer <= input")
 ceil = _rounding(np.ceil, "ceil", "out = the smallest integer >= input")
-trunc = fix = _rounding(np.trunc, "trunc", "out = input rounded toward zero")
+trunc = _rounding(np.trunc, "trunc", "out = input rounded toward zero")
+fix = trunc
 
 
-def round(input, *, decimals=0, out=None):  # noqa: A001 - torch.round
+def round(input, *, decimals=None, out=None):  # noqa: A001 - torch.round
     """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
     data = input._data
-    if data.dtype.kind != "f":
-        return _out(wrap(data.copy()), out)
+    if decimals is None or data.dtype.kind != "f":
+        if data.dtype.kind != "f" and (decimals is not None or data.dtype.kind == "b"):
+            kernel = "round_vml_cpu" if not decimals else "round_cpu"
+            raise _kernel_error(kernel, data.dtype)
+        return _out(_result(np.round(data) if data.dtype.kind == "f" else data.copy(), data),
+                    out)
     if decimals == 0:
-        return _out(wrap(np.round(data)), out)
-    scale = data.dtype.type(10.0 ** decimals)
-    return _out(wrap(np.round(data * scale) / scale), out)
+        return _out(_result(np.round(data), data), out)
+    # torch scales in float32 for float16, and divides for negative decimals
+    x = data.astype(np.float32) if data.dtype.char == "e" else data
+    scale = x.dtype.type(10.0 ** builtins.abs(decimals))
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.round(x * scale) / scale if decimals > 0 else np.round(x / scale) * scale
+    return _out(_result(rounded.astype(data.dtype, copy=False), data), out)
 
 
 def frac(input, *, out=None):
     """out = input - trunc(input)"""
-    return _out(wrap(input._data - np.trunc(input._data)), out)
+    data = input._data
+    if data.dtype.kind != "f":
+        raise _kernel_error("frac_cpu", data.dtype)
+    with np.errstate(invalid="ignore"):
+        return _out(_result(data - np.trunc(data), data), out)
 
 
 def isnan(input):
-    return wrap(np.isnan(input._data))
+    return _result(np.isnan(input._data), input._data)
 
 
 def isinf(input):
-    return wrap(np.isinf(input._data))
+    return _result(np.isinf(input._data), input._data)
 
 
 def isfinite(input):
-    return wrap(np.isfinite(input._data))
+    return _result(np.isfinite(input._data), input._data)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    return wrap(np.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf))
+    """out = input with nan, inf and -inf replaced (by 0 and the dtype's largest values)"""
+    data = input._data
+    if data.dtype.kind != "f":
+        return _result(data.copy(), data)
+    return _result(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
 
 
 # ====================================================================== reductions
@@ -563,19 +933,27 @@ def _reduce_args(input, dim, keepdim):
     return _axes(dims, ndim), keepdim
 
 
+def _accumulated(data, reduce, **kwargs):
+    """``reduce(data)`` with torch's accumulator: float32 for float16 data (rounded back
+    once), and the data's own dtype for integers (numpy would widen int32 to int64)."""
+    if data.dtype.char == "e":
+        return np.asarray(reduce(data.astype(np.float32), **kwargs)).astype(np.float16)
+    if data.dtype.kind in "iub":
+        return reduce(data, dtype=data.dtype, **kwargs)  # bool: add is "or", multiply "and"
+    return reduce(data, **kwargs)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 - torch.sum
     """out = the sum of the elements over dim (all of them by default)"""
+    if dtype is None and out is not None:
+        dtype = out.dtype  # torch adds up in out's dtype
     data = input._data
     axes, keepdim = _reduce_args(input, dim, keepdim)
     if dtype is not None:
         data = data.astype(_dtype.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
-        data = data.astype(np.int64, copy=False)
-    elif data.dtype == np.float16:
-        # torch accumulates half precision in float32 and rounds once at the end
-        return _out(wrap(np.sum(data, axis=axes, keepdims=keepdim, dtype=np.float32)
-                         .astype(np.float16)), out)
-    return _out(wrap(np.sum(data, axis=axes, keepdims=keepdim)), out)
+        data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
+    return _out(wrap(_accumulated(data, np.add.reduce, axis=axes, keepdims=keepdim)), out)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -587,30 +965,37 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """out = the average of the elements over dim"""
     data = input._data
     if dtype is not None:
-        data = data.astype(_dtype.as_dtype(dtype).numpy_dtype, copy=False)
+        target = _dtype.as_dtype(dtype)
+        if not target.is_floating_point:
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{scalar_type_name[target]}")
+        data = data.astype(target.numpy_dtype, copy=False)
     if data.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            "floating point or complex dtype. Got: "
                            f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if data.dtype == np.float16:
-            result = np.mean(data, axis=axes, keepdims=keepdim, dtype=np.float32)
-            return _out(wrap(np.asarray(result).astype(np.float16)), out)
-        return _out(wrap(np.mean(data, axis=axes, keepdims=keepdim)), out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "Mean of empty slice"
+        return _out(wrap(_accumulated(data, np.mean, axis=axes, keepdims=keepdim)), out)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """out = the product of the elements over dim"""
+    if dtype is None and out is not None:
+        dtype = out.dtype  # torch multiplies in out's dtype
     data = input._data
     if dtype is not None:
         data = data.astype(_dtype.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)
     if dim is not None and not isinstance(dim, builtins.int):
-        raise TypeError("prod(): argument 'dim' must be int, not " + type(dim).__name__)
+        raise _invalid_arguments("prod", input, dim)  # one dim only, unlike sum
     axes, keepdim = _reduce_args(input, dim, keepdim)
-    return wrap(np.prod(data, axis=axes, keepdims=keepdim))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _out(wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim)),
+                    out)
 
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
@@ -644,27 +1029,36 @@ class return_types:  # noqa: N801 - mirrors torch.return_types
     aminmax = None
 
 
-def _check_nonempty(input, name, dim):
+def _check_nonempty(input, name, dims):
+    """torch's errors for max & co over nothing (there is no identity to return).
+
+    ``dims`` are the dims as the caller gave them: amax names them so in the message,
+    max and argmax name the wrapped dim.
+    """
     data = input._data
-    if data.size == 0:
-        if dim is None:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                               "argument.")
+    if data.size:
+        return
+    if dims is None:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    for dim in dims:
         axis = wrap_dim(dim, data.ndim)
         if data.ndim and data.shape[axis] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+            shown = dim if name in ("amax", "amin") else axis
+            raise IndexError(f"{name}(): Expected reduction dim {shown} to have non-zero size.")
 
 
 def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     if other is not None or isinstance(dim, Tensor):
         other = dim if isinstance(dim, Tensor) else other
         return (maximum if name == "max" else minimum)(input, other)
-    _check_nonempty(input, name, dim)
     data = input._data
     if dim is None:
-        return wrap(pick(data))
+        _check_nonempty(input, name, None)
+        return wrap(pick(data, axis=None))
     axis = wrap_dim(dim, data.ndim)
+    _check_nonempty(input, name, (dim,))
     if data.ndim == 0:
         return getattr(return_types, name)(wrap(data.copy()), wrap(np.zeros((), np.int64)))
     values = pick(data, axis=axis, keepdims=keepdim)
@@ -674,35 +1068,43 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
     """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
-    return _extreme(input, dim, keepdim, "max", np.max, np.argmax, other)
+    return _extreme(input, dim, keepdim, "max", np.maximum.reduce, np.argmax, other)
 
 
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
     """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
-    return _extreme(input, dim, keepdim, "min", np.min, np.argmin, other)
+    return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
+
+
+def _amax_amin(input, dim, keepdim, name, pick):
+    given = None if dim in ((), []) else (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+    axes, keepdim = _reduce_args(input, given, keepdim)
+    _check_nonempty(input, name, given)
+    return wrap(pick(input._data, axis=axes, keepdims=keepdim))
 
 
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
-    _check_nonempty(input, "amax", None if dim == () else dim)
-    axes, keepdim = _reduce_args(input, None if dim == () else dim, keepdim)
-    return wrap(np.max(input._data, axis=axes, keepdims=keepdim))
+    return _amax_amin(input, dim, keepdim, "amax", np.maximum.reduce)
 
 
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""
-    _check_nonempty(input, "amin", None if dim == () else dim)
-    axes, keepdim = _reduce_args(input, None if dim == () else dim, keepdim)
-    return wrap(np.min(input._data, axis=axes, keepdims=keepdim))
+    return _amax_amin(input, dim, keepdim, "amin", np.minimum.reduce)
 
 
 def _arg_extreme(input, dim, keepdim, name, arg_pick):
-    _check_nonempty(input, name, dim)
     data = input._data
+    if data.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
+        if data.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
         index = np.asarray(arg_pick(data), np.int64)
         return wrap(index.reshape((1,) * data.ndim) if keepdim else index)
     axis = wrap_dim(dim, data.ndim)
+    _check_nonempty(input, name, (dim,))
     if data.ndim == 0:
         return wrap(np.zeros((), np.int64))
     return wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
@@ -724,83 +1126,132 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
-def _moment_args(dim, unbiased, keepdim, correction, name, input):
+def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     if isinstance(dim, builtins.bool):  # legacy var(unbiased)
         dim, unbiased = None, dim
-    if input._data.dtype.kind != "f":
-        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either "
-                           "a floating point or complex dtype. Got: "
-                           f"{scalar_type_name[input.dtype]}")
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     axes, keepdim = _reduce_args(input, dim, keepdim)
-    return axes, keepdim, _correction(unbiased, correction)
+    ddof = _correction(unbiased, correction)
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    if count - ddof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own version of that warning
+        return wrap(_accumulated(data, reduce, axis=axes, keepdims=keepdim, ddof=ddof))
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
-    axes, keepdim, ddof = _moment_args(dim, unbiased, keepdim, correction, "var", input)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return wrap(np.var(input._data, axis=axes, keepdims=keepdim, ddof=ddof))
+    return _moment(input, dim, unbiased, keepdim, correction, "var", np.var)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
-    axes, keepdim, ddof = _moment_args(dim, unbiased, keepdim, correction, "std", input)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return wrap(np.std(input._data, axis=axes, keepdims=keepdim, ddof=ddof))
+    return _moment(input, dim, unbiased, keepdim, correction, "std", np.std)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    if isinstance(p, str):
+        # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
+        # else named by a string is a matrix norm, which needs exactly two dims
+        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
+            p = 2
+        else:
+            _check_float_input(input, "linalg.matrix_norm", dtype)
+            dims = tuple(range(input._data.ndim)) if dim is None else tuple(dim)
+            if len(dims) != 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                                   + " ".join(str(d) for d in dims))
+            raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
+    return _vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def _check_float_input(input, name, dtype):
+    data_dtype = input.dtype if dtype is None else _dtype.as_dtype(dtype)
+    if not data_dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name[data_dtype]}")
+
+
+def _vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """out = (sum |x|^ord)^(1/ord) over dim (max |x| for inf, the count of nonzeros for 0)"""
+    _check_float_input(input, "linalg.vector_norm", dtype)
     data = input._data
     if dtype is not None:
         data = data.astype(_dtype.as_dtype(dtype).numpy_dtype)
-    if data.dtype.kind != "f":
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
-    magnitude = np.abs(data)
-    if p in ("fro", 2, 2.0):
-        result = np.sqrt(np.sum(magnitude * magnitude, axis=axes, keepdims=keepdim))
-    elif p == math.inf:
-        result = np.max(magnitude, axis=axes, keepdims=keepdim)
-    elif p == -math.inf:
-        result = np.min(magnitude, axis=axes, keepdims=keepdim)
-    elif p == 0:
-        result = np.sum(magnitude != 0, axis=axes, keepdims=keepdim).astype(data.dtype)
-    elif p == 1:
-        result = np.sum(magnitude, axis=axes, keepdims=keepdim)
-    else:
-        with np.errstate(divide="ignore"):
-            result = np.sum(magnitude ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
-    return wrap(np.asarray(result, data.dtype))
+    # half precision accumulates in float32, as torch does
+    magnitude = np.abs(data.astype(np.float32) if data.dtype.char == "e" else data)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if ord == 2:
+            result = np.sqrt(np.sum(magnitude * magnitude, axis=axes, keepdims=keepdim))
+        elif ord == math.inf:
+            result = np.max(magnitude, axis=axes, keepdims=keepdim)
+        elif ord == -math.inf:
+            result = np.min(magnitude, axis=axes, keepdims=keepdim)
+        elif ord == 0:
+            result = np.sum(magnitude != 0, axis=axes, keepdims=keepdim)
+        elif ord == 1:
+            result = np.sum(magnitude, axis=axes, keepdims=keepdim)
+        else:
+            result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+    return wrap(np.asarray(result).astype(data.dtype))
 
 
-def logsumexp(input, dim, keepdim=False):
+_REQUIRED = object()  # marks a parameter torch requires although it is not first
+
+
+def _missing_dim(name):
+    return TypeError(f"{name}() missing 1 required positional arguments: \"dim\"")
+
+
+def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
+    if dim is _REQUIRED:
+        raise _missing_dim("logsumexp")
     data = input._data
     if data.dtype.kind != "f":
         data = data.astype(_float_dtype_for(data.dtype))
     axes, _ = _reduce_args(input, dim, keepdim)
+    # torch's steps, each rounded to the dtype: shift by the max (unless infinite),
+    # exp, sum, log, shift back
     shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)
-    shift = np.where(np.isfinite(shift), shift, 0)
-    with np.errstate(divide="ignore"):
-        result = np.log(np.sum(np.exp(data - shift), axis=axes, keepdims=True)) + shift
-    if not keepdim and axes is not None:
-        result = np.squeeze(result, axis=axes)
+    shift = np.where(np.isinf(shift), data.dtype.type(0), shift)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        total = _accumulated(np.exp(data - shift), np.sum, axis=axes, keepdims=True)
+        result = np.log(total) + shift
+    if not keepdim:
+        result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
     return wrap(np.asarray(result, data.dtype))
 
 
 def _cumulative(ufunc, name):
-    def cumulative(input, dim, *, dtype=None, out=None):
+    def cumulative(input, dim=_REQUIRED, *, dtype=None, out=None):
+        if dim is _REQUIRED:
+            raise _missing_dim(name)
+        if dtype is None and out is not None:
+            dtype = out.dtype  # torch accumulates in out's dtype
         data = input._data
         if dtype is not None:
             data = data.astype(_dtype.as_dtype(dtype).numpy_dtype)
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
+        if data.dtype.kind == "b":
+            raise _kernel_error(f"{name}_out_cpu", data.dtype)
         axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
             return _out(wrap(data.copy()), out)
-        return _out(wrap(ufunc(data, axis=axis)), out)
+        # torch accumulates float16 and float32 in double (its CPU "acc_type") and
+        # rounds every partial result back to the dtype
+        wide = data.astype(np.float64) if data.dtype.kind == "f" else data
+        with np.errstate(over="ignore", invalid="ignore"):
+            result = ufunc(wide, axis=axis, dtype=wide.dtype)
+        return _out(wrap(result.astype(data.dtype, copy=False)), out)
 
     cumulative.__name__ = name
     return cumulative
@@ -815,8 +1266,11 @@ cumprod.__doc__ = "out[i] = input[0] * ... * input[i] along dim"
 def _truth_reduction(np_func):
     def reduction(input, dim=None, keepdim=False):
         data = input._data
-        axes, keepdim = _reduce_args(input, dim, keepdim)
-        result = np_func(data, axis=axes, keepdims=keepdim)
+        if isinstance(dim, (tuple, list)) and not dim:
+            result = data != 0  # unlike sum, torch's all and any reduce nothing over dim=()
+        else:
+            axes, keepdim = _reduce_args(input, dim, keepdim)
+            result = np_func(data, axis=axes, keepdims=keepdim)
         # torch keeps uint8 for uint8 input; every other dtype gives bool
         return wrap(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
 
@@ -830,6 +1284,7 @@ any.__doc__ = "True when some element (over dim) is nonzero"
 
 
 def count_nonzero(input, dim=None):
+    """out = the number of nonzero elements over dim"""
     axes, _ = _reduce_args(input, dim, False)
     return wrap(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
 
@@ -837,13 +1292,20 @@ def count_nonzero(input, dim=None):
 def nonzero(input, *, as_tuple=False):
     """The indices of the nonzero elements, one row per element (or one tensor per dim)"""
     data = input._data
-    if as_tuple:
-        if data.ndim == 0:
-            return (wrap(np.nonzero(data.reshape(1))[0].astype(np.int64)),)
-        return tuple(wrap(i.astype(np.int64)) for i in np.nonzero(data))
+    if as_tuple and data.ndim == 0:
+        data = data.reshape(1)  # torch treats a 0-dim input as 1-dim here
     if data.ndim == 0:
-        return wrap(np.zeros((1 if data.item() else 0, 0), np.int64))
-    return wrap(np.argwhere(data).astype(np.int64))
+        indices = np.zeros((1 if data.item() else 0, 0), np.int64)
+    else:
+        indices = np.argwhere(data).astype(np.int64)
+    # torch fills the result column by column: its strides are (1, rows)
+    rows = indices.shape[0]
+    result = wrap(np.asfortranarray(indices))
+    result._stride = (1, rows)
+    if not as_tuple:
+        return result
+    # one index tensor per dimension: views of the result's columns
+    return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -872,61 +1334,108 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 
 # ====================================================================== matrix products
-def _same_dtype(a, b, name):
-    if a._data.dtype != b._data.dtype:
-        if name == "dot":
-            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                               f"{scalar_type_name[a.dtype]} and {scalar_type_name[b.dtype]}")
-        ctype = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-                 np.dtype(np.int64): "long int", np.dtype(np.int32): "int",
-                 np.dtype(np.float16): "c10::Half", np.dtype(np.int16): "short int",
-                 np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char",
-                 np.dtype(np.bool_): "bool"}
+# C++ type names in torch's "expected m1 and m2 to have the same dtype" messages
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _products(a, b):
+    """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once."""
+    if a.dtype.char == "e":
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    with np.errstate(over="ignore"):
+        return np.matmul(a, b)
+
+
+def _check_mm(a, b, rows=None):
+    """torch's checks for (rows x m) @ (m2 x p), in torch's order: shapes, dtypes, bool."""
+    (n, m), (m2, p) = a.shape, b.shape
+    if m != m2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({n if rows is None else rows}x{m} and {m2}x{p})")
+    if a.dtype != b.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{ctype[a._data.dtype]} != {ctype[b._data.dtype]}")
+                           f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}")
+    if a.dtype.kind == "b":
+        raise _kernel_error("addmm_impl_cpu_", a.dtype)
 
 
-def _check_dims(tensor, expected, message):
-    if tensor._data.ndim != expected:
-        raise RuntimeError(message)
+def _check_mv(mat, vec, out=None):
+    (n, m), (k,) = mat.shape, vec.shape
+    if m != k:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{m}), vec ({k})")
+    result_dtype = vec.dtype if out is None else out._data.dtype
+    if not mat.dtype == vec.dtype == result_dtype:
+        names = [scalar_type_name[from_numpy_dtype[d]] for d in (result_dtype, mat.dtype,
+                                                                  vec.dtype)]
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{names[0]}, {names[1]}, and {names[2]}")
+    if mat.dtype.kind == "b":
+        raise _kernel_error("addmv_impl_cpu", mat.dtype)
+
+
+def _check_bmm(a, b, batch, m, k):
+    if m != k:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {m}] but got: [{batch}, {k}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[from_numpy_dtype[a.dtype]]} "
+                           f"but found {scalar_type_name[from_numpy_dtype[b.dtype]]}")
+    if a.dtype.kind == "b":
+        raise _kernel_error("bmm", a.dtype)
+
+
+def _matmul_out(result, out):
+    """out= for matrix products: the dtype must be the result's own (no casting)."""
+    if out is not None and out._data.dtype != result._data.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{_CPP_NAMES[result._data.dtype.name]}, but got "
+                           f"{_CPP_NAMES[out._data.dtype.name]} instead")
+    return _out(result, out)
 
 
 def mm(input, mat2, *, out=None):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
-    _check_dims(input, 2, "self must be a matrix")
-    _check_dims(mat2, 2, "mat2 must be a matrix")
-    _same_dtype(input, mat2, "mm")
-    (n, m), (m2, p) = input._data.shape, mat2._data.shape
-    if m != m2:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{m} and {m2}x{p})")
-    return _out(wrap(np.matmul(input._data, mat2._data)), out)
+    _require_tensors("mm", input, mat2, "mat2")
+    if input._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm(input._data, mat2._data)
+    return _matmul_out(wrap(_products(input._data, mat2._data)), out)
 
 
 def mv(input, vec, *, out=None):
     """out = input @ vec for a matrix and a vector"""
-    _check_dims(input, 2, "vector + matrix @ vector expected, got 1, "
-                f"{input._data.ndim}, {vec._data.ndim}")
-    _check_dims(vec, 1, "vector + matrix @ vector expected, got 1, "
-                f"{input._data.ndim}, {vec._data.ndim}")
-    _same_dtype(input, vec, "mv")
-    (n, m), (k,) = input._data.shape, vec._data.shape
-    if m != k:
-        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{m}), vec ({k})")
-    return _out(wrap(np.matmul(input._data, vec._data)), out)
+    _require_tensors("mv", input, vec, "vec")
+    mat, v = input._data, vec._data
+    if mat.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
+    _check_mv(mat, v, out)
+    return _out(wrap(_products(mat, v)), out)
 
 
 def dot(input, other, *, out=None):
     """out = sum(input * other) for two vectors of the same length"""
-    if input._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
-                           f"{other._data.ndim}D tensors")
-    _same_dtype(input, other, "dot")
-    n, k = input._data.shape[0], other._data.shape[0]
+    _require_tensors("dot", input, other, "tensor")
+    a, b = input._data, other._data
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_type_name[input.dtype]} and {scalar_type_name[other.dtype]}")
+    n, k = a.shape[0], b.shape[0]
     if n != k:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{k}] to "
                            f"have the same number of elements, but got {n} and {k} elements "
                            "respectively")
-    return _out(wrap(np.dot(input._data, other._data)), out)
+    if a.dtype.kind == "b":
+        raise _kernel_error("dot", a.dtype)
+    if out is not None and out._data.dtype != a.dtype:
+        raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
+                           f"dtype {scalar_type_name[input.dtype]}")
+    return _out(wrap(_products(a, b)), out)
 
 
 inner = dot
@@ -935,50 +1444,76 @@ vdot = dot
 
 def bmm(input, mat2, *, out=None):
     """out[b] = input[b] @ mat2[b] for two batches of matrices"""
-    _check_dims(input, 3, f"batch1 must be a 3D tensor")
-    _check_dims(mat2, 3, f"batch2 must be a 3D tensor")
-    _same_dtype(input, mat2, "bmm")
-    (b, n, m), (b2, m2, p) = input._data.shape, mat2._data.shape
-    if (b, m) != (b2, m2):
+    _require_tensors("bmm", input, mat2, "mat2")
+    a, b = input._data, mat2._data
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{b}, {m}] but got: [{b2}, {m2}].")
-    return _out(wrap(np.matmul(input._data, mat2._data)), out)
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
+    return _matmul_out(wrap(_products(a, b)), out)
+
+
+def _foldable(tensor):
+    """Whether torch's matmul folds ``tensor``'s batch dimensions into rows (a free view)."""
+    if tensor._data.size == 0:
+        return True
+    shape, strides = tensor._data.shape, tensor.stride()
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
+                        for i in range(len(shape) - 2))
 
 
 def matmul(input, other, *, out=None):
-    """out = input @ other: dot, matrix-vector, matrix-matrix or batched, by the dims"""
-    da, db = input._data.ndim, other._data.ndim
+    """out = input @ other: dot, matrix-vector, matrix-matrix or batched, by the dims.
+
+    As torch: 1-D operands count as a row (left) or a column (right); a batch of
+    matrices times a matrix or vector is folded into one big mm/mv; everything else
+    broadcasts the batch dimensions and multiplies batch by batch.
+    """
+    _require_tensors("matmul", input, other)
+    a, b = input._data, other._data
+    da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
-        return _out(dot(input, other), out)
+        return _matmul_out(dot(input, other), out)
     if da == 2 and db == 1:
-        return _out(mv(input, other), out)
+        return _matmul_out(mv(input, other), out)
+    if da == 1 and db == 2:
+        _check_mm(a[None], b)
+        return _matmul_out(wrap(_products(a, b)), out)
     if da == 2 and db == 2:
-        return _out(mm(input, other), out)
-    _same_dtype(input, other, "matmul")
-    a, b = input._data, other._data
-    m = a.shape[-1]
-    k = b.shape[0] if db == 1 else b.shape[-2]
-    if m != k:
-        rows = int(np.prod(a.shape[:-1]))
+        return mm(input, other, out=out)
+    if da >= 3 and db <= 2 and _foldable(input):
+        rows = a.size // a.shape[-1]
         if db == 1:
-            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{m}), vec ({k})")
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{int(np.prod(b.shape[:-2]) or 1)}, {m}] but got: "
-                           f"[{int(np.prod(b.shape[:-2]) or 1)}, {k}].")
+            _check_mv(a.reshape(rows, a.shape[-1]), b)
+        else:
+            _check_mm(a.reshape(rows, a.shape[-1]), b, rows)
+        return _matmul_out(wrap(_products(a, b)), out)
+    # batched: the batch dimensions broadcast; a 1-D operand is a row / a column
+    a_batch, b_batch = a.shape[:-2], b.shape[:-2]
     try:
-        return _out(wrap(np.matmul(a, b)), out)
+        batch = np.broadcast_shapes(a_batch, b_batch)
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.shape[0]}) must match the size of tensor "
-                           f"b ({b.shape[0]}) at non-singleton dimension 0") from None
+        raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
+    m, k = a.shape[-1], (b.shape[0] if db == 1 else b.shape[-2])
+    _check_bmm(a, b, math.prod(batch), m, k)
+    return _matmul_out(wrap(_products(a, b)), out)
 
 
 def outer(input, vec2):
     """out[i, j] = input[i] * vec2[j]"""
-    a, b, _ = _common(input, vec2, "outer")
-    return wrap(np.multiply.outer(a, b))
+    _require_tensors("outer", input, vec2, "vec2")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
+                               f"{t._data.ndim}-D")
+    return mul(input.reshape(-1, 1), vec2)
 
 
 ger = outer
@@ -990,19 +1525,33 @@ def _check_cat_inputs(tensors, name):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
     if len(tensors) == 0:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+
+
+def _cat_out(result, out):
+    """out= for cat and stack: the result must be castable to out's dtype."""
+    if out is not None and not _dtype.can_cast(result.dtype, out.dtype):
+        raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                        f"{scalar_type_name[out.dtype]}")
+    return _out(result, out)
 
 
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
     _check_cat_inputs(tensors, "cat")
     common = result_type(*tensors).numpy_dtype
-    # torch still skips legacy empty 1-D tensors of shape (0,) in cat
-    parts = [t for t in tensors if t._data.shape != (0,)] or [tensors[0]]
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
+    # torch still skips legacy empty 1-D tensors of shape (0,) in cat
+    parts = [t for t in tensors if t._data.shape != (0,)] or [tensors[0]]
     first = parts[0]._data
     axis = wrap_dim(dim, first.ndim)
     for i, t in enumerate(tensors):
@@ -1018,7 +1567,8 @@ def cat(tensors, dim=0, *, out=None):
                                    f"Expected size {first.shape[d]} but got size {shape[d]} "
                                    f"for tensor number {i} in the list.")
     arrays = [t._data.astype(common, copy=False) for t in parts]
-    return _out(wrap(np.concatenate(arrays, axis=axis)), out)
+    # the result is row-major whatever the inputs' layouts (numpy would keep theirs)
+    return _cat_out(wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis))), out)
 
 
 concat = concatenate = cat
@@ -1028,21 +1578,26 @@ def stack(tensors, dim=0, *, out=None):
     """Join tensors of equal shape along a new dimension"""
     _check_cat_inputs(tensors, "stack")
     first = tensors[0]._data.shape
+    axis = wrap_dim(dim, len(first) + 1)
     for i, t in enumerate(tensors):
         if t._data.shape != first:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(first)} at entry 0 and {list(t._data.shape)} at entry {i}")
-    axis = wrap_dim(dim, len(first) + 1)
     common = result_type(*tensors).numpy_dtype
-    return _out(wrap(np.stack([t._data.astype(common, copy=False) for t in tensors], axis=axis)),
-                out)
+    arrays = [t._data.astype(common, copy=False) for t in tensors]
+    return _cat_out(wrap(np.ascontiguousarray(np.stack(arrays, axis=axis))), out)
 
 
 def hstack(tensors):
+    """Join along dim 1 (dim 0 for vectors); numbers count as vectors"""
+    _check_cat_inputs(tensors, "hstack")
+    tensors = [t.reshape(1) if t._data.ndim == 0 else t for t in tensors]
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
 def vstack(tensors):
+    """Join along dim 0; vectors and numbers count as rows"""
+    _check_cat_inputs(tensors, "vstack")
     return cat([t if t._data.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)
 
 
@@ -1058,7 +1613,6 @@ def _out(result, out):
                            f"desired output type {scalar_type_name[out.dtype]}")
     if out._data.shape != result._data.shape:
         if out._data.size != 0:
-            import warnings
             warnings.warn("An output with one or more elements was resized since it had shape "
                           f"{list(out._data.shape)}, which does not match the required output "
                           f"shape {list(result._data.shape)}. This behavior is deprecated, and "

@@ -32,6 +32,8 @@ import os
 
 import numpy as np
 
+from ._rounding import fma32, fma64
+
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports
 _STATE_WORDS = 624              # MT19937 keeps 624 32-bit words
 _PERMUTE_64BIT_FROM = (2**32 - 1) // 20  # randperm switches algorithm at this n
@@ -75,7 +77,7 @@ class Generator:
 
     # -- seeding and state ------------------------------------------------
     def manual_seed(self, seed):
-        """Seed the stream like torch: any int in [-2**63, 2**64), only the low 32 bits reach MT19937."""
+        """Seed like torch: any int in [-2**63, 2**64); only its low 32 bits reach MT19937."""
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         seed = int(seed)
@@ -153,7 +155,7 @@ class Generator:
         return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
 
     def _next_normal_double(self):
-        """One N(0,1) float64: Box-Muller z = sqrt(-2 ln(1-u2)) cos(2 pi u1), caching the sine twin."""
+        """One N(0,1) float64: z = sqrt(-2 ln(1-u2)) cos(2 pi u1), caching the sine twin."""
         if self._next_double_normal is not None:
             z, self._next_double_normal = self._next_double_normal, None
             return z
@@ -199,52 +201,6 @@ def set_rng_state(new_state):
 
 
 # ---------------------------------------------------------------------------
-# Exact fused multiply-add.  torch's kernels are compiled with FMA contraction,
-# so ``a * b + c`` is rounded once, not twice; numpy has no FMA ufunc, so we
-# build one from error-free transformations (Boldo & Melquiond, 2008).
-# ---------------------------------------------------------------------------
-def _two_sum(a, b):
-    """s + err == a + b exactly, with s = fl(a + b)."""
-    s = a + b
-    b_part = s - a
-    return s, (a - (s - b_part)) + (b - b_part)
-
-
-def _two_prod(a, b):
-    """p + err == a * b exactly (Veltkamp/Dekker splitting into 26-bit halves)."""
-    p = a * b
-    t = a * 134217729.0  # 2**27 + 1
-    a_hi = t - (t - a)
-    t = b * 134217729.0
-    b_hi = t - (t - b)
-    a_lo, b_lo = a - a_hi, b - b_hi
-    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-
-
-def _add_round_to_odd(a, b):
-    """a + b rounded to odd: an inexact sum keeps an odd last bit, so a later rounding is exact."""
-    s, err = _two_sum(a, b)
-    s = np.asarray(s, dtype=np.float64)
-    even = (s.view(np.int64) & 1) == 0
-    return np.where((err != 0) & even, np.nextafter(s, np.copysign(np.inf, err)), s)
-
-
-def _fma64(a, b, c):
-    """float64 a*b + c with a single rounding."""
-    a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
-    p, p_err = _two_prod(a, b)
-    s, s_err = _two_sum(c, p)
-    return s + _add_round_to_odd(s_err, p_err)
-
-
-def _fma32(a, b, c):
-    """float32 a*b + c with a single rounding (the float64 product is exact)."""
-    p = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)
-    c = np.asarray(c, np.float32).astype(np.float64)
-    return _add_round_to_odd(p, c).astype(np.float32)
-
-
-# ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
 def _gen(generator):
@@ -270,7 +226,7 @@ def _uniform_bits_to_float64(u64):
 
 
 def _uniform01(gen, n, np_dtype):
-    """n uniforms in [0, 1): float64 from 64-bit draws, float32 (also for float16) from 32-bit ones."""
+    """n uniforms in [0, 1): float64 from 64-bit draws, float32 and float16 from 32-bit ones."""
     if np_dtype == np.float64:
         return _uniform_bits_to_float64(gen._random64(n))
     # float16 is drawn as float32 (24 bits) too and only rounded at the end.
@@ -279,7 +235,7 @@ def _uniform01(gen, n, np_dtype):
 
 
 def _libm(func, x):
-    """Apply a math-module function elementwise: the C library torch calls, not numpy's SIMD versions."""
+    """A math-module function elementwise: the C library torch calls, not numpy's SIMD code."""
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0:
         return x.copy()
@@ -290,17 +246,17 @@ def _libm(func, x):
 # Uniform
 # ---------------------------------------------------------------------------
 def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None):
-    """Uniform on [low, high): u * (high - low) + low with one rounding, u from one draw per element.
+    """Uniform on [low, high): u * (high - low) + low rounded once, one draw per element.
     float16 is computed in float32; a value that rounds up to `high` is replaced by `low`."""
     gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
     if np_dtype.kind != "f":
         raise TypeError(f"uniform is only defined for floating dtypes, got {np_dtype}")
     u = _uniform01(gen, math.prod(shape), np_dtype)
     if np_dtype == np.float64:
-        out = u if (low, high) == (0.0, 1.0) else _fma64(u, high - low, low)
+        out = u if (low, high) == (0.0, 1.0) else fma64(u, high - low, low)
     else:
         lo, hi = np.float32(low), np.float32(high)
-        out = u if (lo, hi) == (0, 1) else _fma32(u, hi - lo, lo)
+        out = u if (lo, hi) == (0, 1) else fma32(u, hi - lo, lo)
     out = _cast(out, np_dtype)
     low_value, high_value = _cast(np.array([low, high], dtype=np.float64), np_dtype)
     out[out == high_value] = low_value
@@ -326,10 +282,10 @@ def _log_ps(x):
     y = f(7.0376836292e-2)
     for coef in (-1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
                  -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1):
-        y = _fma32(y, x, f(coef))
-    y = _fma32(y * x, z, e * f(-2.12194440e-4))
+        y = fma32(y, x, f(coef))
+    y = fma32(y * x, z, e * f(-2.12194440e-4))
     y = y - z * f(0.5)  # z * 0.5 is exact, so fused or not gives the same
-    return _fma32(e, f(0.693359375), x + y)
+    return fma32(e, f(0.693359375), x + y)
 
 
 def _sincos_ps(x):
@@ -342,17 +298,17 @@ def _sincos_ps(x):
     y = j.astype(np.float32)
     # Subtract j * pi/4 in three pieces so the reduced angle keeps its precision.
     for piece in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
-        x = _fma32(y, f(piece), x)
+        x = fma32(y, f(piece), x)
     sin_negative = negative ^ ((j & 4) != 0)
     cos_negative = (~(j - 2) & 4) != 0
     use_sin_poly_for_sin = (j & 2) == 0
     z = x * x
-    cos_poly = _fma32(f(2.443315711809948e-5), z, f(-1.388731625493765e-3))
-    cos_poly = _fma32(cos_poly, z, f(4.166664568298827e-2))
-    cos_poly = _fma32(cos_poly * z, z, -(z * f(0.5))) + f(1)
-    sin_poly = _fma32(f(-1.9515295891e-4), z, f(8.3321608736e-3))
-    sin_poly = _fma32(sin_poly, z, f(-1.6666654611e-1))
-    sin_poly = _fma32(sin_poly * z, x, x)
+    cos_poly = fma32(f(2.443315711809948e-5), z, f(-1.388731625493765e-3))
+    cos_poly = fma32(cos_poly, z, f(4.166664568298827e-2))
+    cos_poly = fma32(cos_poly * z, z, -(z * f(0.5))) + f(1)
+    sin_poly = fma32(f(-1.9515295891e-4), z, f(8.3321608736e-3))
+    sin_poly = fma32(sin_poly, z, f(-1.6666654611e-1))
+    sin_poly = fma32(sin_poly * z, x, x)
     sin = np.where(use_sin_poly_for_sin, sin_poly, cos_poly)
     cos = np.where(use_sin_poly_for_sin, cos_poly, sin_poly)
     return np.where(sin_negative, -sin, sin), np.where(cos_negative, -cos, cos)
@@ -364,8 +320,8 @@ def _box_muller_blocks_float32(u, mean, std):
     radius = np.sqrt(np.float32(-2) * _log_ps(np.float32(1) - blocks[:, :8]))
     sin, cos = _sincos_ps(np.float32(2 * math.pi) * blocks[:, 8:])
     mean, std = np.float32(mean), np.float32(std)
-    return np.concatenate([_fma32(radius * cos, std, mean),
-                           _fma32(radius * sin, std, mean)], axis=1).ravel()
+    return np.concatenate([fma32(radius * cos, std, mean),
+                           fma32(radius * sin, std, mean)], axis=1).ravel()
 
 
 def _box_muller_blocks_float64(u, mean, std):
@@ -373,8 +329,8 @@ def _box_muller_blocks_float64(u, mean, std):
     blocks = u.reshape(-1, 16)
     radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - blocks[:, :8]))
     theta = 2.0 * math.pi * blocks[:, 8:]
-    return np.concatenate([_fma64(radius * _libm(math.cos, theta), std, mean),
-                           _fma64(radius * _libm(math.sin, theta), std, mean)], axis=1).ravel()
+    return np.concatenate([fma64(radius * _libm(math.cos, theta), std, mean),
+                           fma64(radius * _libm(math.sin, theta), std, mean)], axis=1).ravel()
 
 
 def _normal_fill(gen, n, np_dtype, mean, std):
@@ -391,7 +347,8 @@ def _normal_fill(gen, n, np_dtype, mean, std):
     else:
         u = _uniform01(gen, n + extra, np_dtype)
         u_tail = u[n:]
-        blocks = _box_muller_blocks_float32 if np_dtype == np.float32 else _box_muller_blocks_float64
+        blocks = (_box_muller_blocks_float32 if np_dtype == np.float32
+                  else _box_muller_blocks_float64)
     out = np.empty(n, dtype=u.dtype)
     out[:full] = blocks(u[:full], mean, std)
     if extra:
@@ -411,12 +368,12 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None):
         out = _normal_fill(gen, n, np_dtype, mean, std)
     else:
         z = np.array([gen._next_normal_double() for _ in range(n)], dtype=np.float64)
-        out = _fma64(z, float(std), float(mean))
+        out = fma64(z, float(std), float(mean))
     return _cast(out, np_dtype).reshape(shape)
 
 
 def normal_tensor(mean, std, generator=None):
-    """torch.normal with a tensor mean and/or std: N(0, 1) (or N(0, std)) samples, then * std + mean."""
+    """torch.normal with a tensor mean and/or std: N(0, 1) (or N(0, std)), then * std + mean."""
     mean_is_array, std_is_array = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
     if std_is_array and std.size and std.min() < 0:
         raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -476,12 +433,14 @@ def random_int(shape, np_dtype, low, high=None, generator=None):
     if high is not None:
         high = int(high)
         if low >= high:
-            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high}")
     if is_float:
         low, high = _float_safe_bounds(low, high, np_dtype)
     span = (high - low) if high is not None else (_int_max(np_dtype) - low + 1)
     if span <= 0:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low}, to={high}")
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low}, to={high}")
     n = math.prod(shape)
     # torch takes a 64-bit draw once the range reaches 2**28, where `% span` on
     # a 32-bit draw would start to favour small values noticeably.
@@ -496,7 +455,7 @@ def random_int(shape, np_dtype, low, high=None, generator=None):
 
 
 def random_full(shape, np_dtype, generator=None):
-    """Tensor.random_(): [0, max] for integers, [0, 2**mantissa_digits] for floats, bit 0 for bool."""
+    """Tensor.random_(): [0, max] for integers, [0, 2**mantissa_digits] for floats, 0/1 for bool."""
     gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
     n = math.prod(shape)
     if np_dtype == np.bool_:
@@ -508,7 +467,7 @@ def random_full(shape, np_dtype, generator=None):
 
 
 def randperm(n, np_dtype=np.int64, generator=None):
-    """A random permutation of range(n) by torch's Fisher-Yates shuffles (a sequential Python loop)."""
+    """A random permutation of range(n) by torch's Fisher-Yates shuffle (a Python loop)."""
     gen, n = _gen(generator), int(n)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got {n}")

@@ -1,10 +1,22 @@
-"""``torch.Size`` and ``torch.device``: the two small value types a tensor reports."""
+"""``torch.Size``, ``torch.device`` and ``torch.strided``: small value types a tensor reports."""
+import re
 
 
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for i, n in enumerate(sizes):
+            if n.__class__ is not int:
+                if not hasattr(n, "__index__") or isinstance(n, float):
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(n).__name__}')")
+                # 0-d integer tensors and numpy integers count as ints
+                sizes = sizes[:i] + (n.__index__(),) + sizes[i + 1:]
+        return tuple.__new__(cls, sizes)
 
     def __repr__(self):
         return f"torch.Size([{', '.join(str(n) for n in self)}])"
@@ -15,8 +27,24 @@ class Size(tuple):
         item = tuple.__getitem__(self, index)
         return Size(item) if isinstance(index, slice) else item
 
+    # Sizes combine into Sizes, as tuples combine into tuples.
     def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
 
     def numel(self):
         """The number of elements a tensor of this shape holds."""
@@ -24,6 +52,13 @@ class Size(tuple):
         for n in self:
             count *= n
         return count
+
+
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
 
 
 class device:
@@ -35,14 +70,21 @@ class device:
     def __init__(self, type, index=None):  # noqa: A002 - torch's parameter name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif ":" in type:
-            type, _, number = type.partition(":")
-            index = int(number)
-        if type not in ("cpu", "cuda", "mps", "meta", "xpu"):
-            raise RuntimeError(
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
-                "fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type "
-                f"at start of device string: {type}")
+        elif isinstance(type, int):
+            # a bare number means "accelerator number n", and this build has none
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        else:
+            match = _DEVICE_STRING.fullmatch(type)
+            if match is None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            type, number = match.groups()
+            if number is not None:
+                index = int(number)
+        if type not in _DEVICE_TYPES:
+            raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start "
+                               f"of device string: {type}")
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         self.type = type
         self.index = index
 
@@ -55,19 +97,23 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        # like torch, a device never equals the string naming it
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
         return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
 
 
 CPU = device("cpu")
 
 
 def check_device(where):
-    """Accept ``None``, ``'cpu'`` or ``device('cpu')``; refuse the rest as torch's CPU build does."""
+    """Accept ``None``, ``'cpu'`` or ``device('cpu')``; refuse the rest as a CPU-only torch."""
     if where is None or where is CPU:
         return CPU
     where = device(where) if not isinstance(where, device) else where
@@ -76,3 +122,21 @@ def check_device(where):
     if where.type == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
     raise RuntimeError(f"PyTorch is not linked with support for {where.type} devices")
+
+
+class layout:
+    """How a tensor's elements are stored; only ``torch.strided`` (dense) exists here."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+strided = layout("strided")

@@ -7,12 +7,17 @@ numpy does the arithmetic while the tensor keeps torch's bookkeeping: which
 tensors share memory, their version counter, and (from the autograd chapter on)
 ``requires_grad``, ``grad`` and ``grad_fn``.
 """
+import copy as _copy
+import math
 import warnings
 
 import numpy as np
 
 from . import _dtype
-from ._size import CPU, Size, check_device
+from ._size import CPU, Size, check_device, strided
+from ._size import device as device_type
+from ._layout import (contiguous_strides, is_non_overlapping_and_dense,  # noqa: F401
+                      preserved_strides, strides_are_contiguous)
 
 
 class _VersionCounter:
@@ -22,15 +27,6 @@ class _VersionCounter:
 
     def __init__(self):
         self.value = 0
-
-
-def contiguous_strides(shape):
-    """Row-major strides for ``shape``; a size-0 or size-1 dimension counts as 1, as in torch."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n if n > 1 else 1
-    return tuple(reversed(strides))
 
 
 class Tensor:
@@ -43,7 +39,7 @@ class Tensor:
     _offset = 0          # where this tensor starts inside its storage
     _vc = None           # _VersionCounter, made on the first view or in-place change
     _base = None         # the tensor this one is a view of
-    requires_grad = False
+    _requires_grad = False
     grad_fn = None
     _grad = None
     _retains_grad = False
@@ -62,7 +58,7 @@ class Tensor:
         """``size()`` is ``shape``; ``size(d)`` is one dimension's length."""
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_ops.wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[_dim_index(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -96,7 +92,8 @@ class Tensor:
     is_sparse = False
     is_quantized = False
     is_meta = False
-    layout = "torch.strided"
+    is_mps = False
+    layout = strided
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -131,7 +128,7 @@ class Tensor:
             self._stride = strides
         if dim is None:
             return strides
-        return strides[_ops.wrap_dim(dim, self._data.ndim)]
+        return strides[_dim_index(dim, self._data.ndim)]
 
     def storage_offset(self):
         """Where element ``[0, 0, ...]`` sits in the storage, counted in elements."""
@@ -160,14 +157,10 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         """True when the strides are the row-major ones (dimensions of size 1 may have any)."""
-        expected = 1
-        for n, s in zip(reversed(self._data.shape), reversed(self.stride())):
-            if n == 1:
-                continue
-            if s != expected:
-                return n == 0 or self._data.size == 0
-            expected *= n
-        return True
+        return strides_are_contiguous(self._data.shape, self.stride())
+
+    def is_non_overlapping_and_dense(self):
+        return is_non_overlapping_and_dense(self._data.shape, self.stride())
 
     def is_set_to(self, other):
         return (self._storage_array() is other._storage_array() and self._offset == other._offset
@@ -186,6 +179,19 @@ class Tensor:
 
     def _bump_version(self):
         self._version_counter().value += 1
+
+    # ------------------------------------------------------------ autograd flags
+    @property
+    def requires_grad(self):
+        """Whether autograd records operations on this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = bool(value)
 
     @property
     def is_leaf(self):
@@ -207,13 +213,13 @@ class Tensor:
         """Ask autograd to track operations on this tensor (floating tensors only)."""
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self.requires_grad = bool(requires_grad)
+        self._requires_grad = bool(requires_grad)
         return self
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
         """The same memory as a numpy array: writing to one changes the other."""
-        if self.requires_grad and not force:
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
@@ -232,82 +238,123 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _python_scalar(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
+
+    def __complex__(self):
+        return complex(self._python_scalar())
 
     def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        size = self._data.size
+        if size != 1:
+            amount = "no values" if size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
-
-    def __complex__(self):
-        return complex(self.item())
+        return int(self._data.reshape(()).item())
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
            memory_format=None):
         """Convert dtype and/or device; returns ``self`` when nothing changes and copy=False."""
+        flags = []
         for arg in args:
-            if isinstance(arg, _dtype.dtype):
-                dtype = arg
-            elif isinstance(arg, Tensor):
+            if isinstance(arg, Tensor):
                 dtype = arg.dtype
+            elif isinstance(arg, _dtype.dtype) or arg is float or arg is int or arg is bool:
+                dtype = arg
             elif isinstance(arg, bool):
-                copy = arg  # torch.to(dtype, non_blocking, copy) positional form
-            else:
+                flags.append(arg)  # to(dtype, non_blocking, copy): positional flags
+            elif isinstance(arg, (str, device_type)):
                 device = arg
+            elif isinstance(arg, int):
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got "
+                                f"({type(arg).__name__}), but expected one of:\n"
+                                " * (torch.device device = None, torch.dtype dtype = None, bool "
+                                "non_blocking = False, bool copy = False, *, torch.memory_format "
+                                "memory_format = None)")
+        if len(flags) > 1:
+            copy = flags[1]
         check_device(device)
         target = self.dtype if dtype is None else _dtype.as_dtype(dtype)
         if target.numpy_dtype == self._data.dtype and not copy:
             return self
-        return _ops.to_dtype(self, target)
+        return copy_preserving_layout(self, target.numpy_dtype)
 
     def type(self, dtype=None, non_blocking=False):
         """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
         if dtype is None:
-            return f"torch.{_dtype.scalar_type_name[self.dtype]}Tensor"
+            return legacy_type_name(self.dtype)
         if isinstance(dtype, str):
+            if dtype.startswith("torch.cuda."):
+                raise RuntimeError("Cannot initialize CUDA without ATen_cuda library. PyTorch "
+                                   "splits its backend into two shared libraries: a CPU library "
+                                   "and a CUDA library; this error has occurred because you are "
+                                   "trying to use some CUDA functionality, but the CUDA library "
+                                   "has not been loaded by the dynamic linker for some reason.  "
+                                   "The CUDA library MUST be loaded, EVEN IF you don't directly "
+                                   "use any symbols from the CUDA library! One common culprit is "
+                                   "a lack of -Wl,--no-as-needed in your link arguments; many "
+                                   "dynamic linkers will delete dynamic library dependencies if "
+                                   "you don't depend on any of their symbols.  You can check if "
+                                   "this has occurred by using ldd on your binary to see if there "
+                                   "is a dependency on *_cuda.so library.")
+            if dtype not in _LEGACY_TYPE_NAMES:
+                raise ValueError(f"invalid type: '{dtype}'")
             dtype = _LEGACY_TYPE_NAMES[dtype]
+        elif not isinstance(dtype, _dtype.dtype):
+            raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
         return self.to(dtype)
 
+    def _cast(self, np_dtype):
+        """``self`` when it already has this dtype, otherwise a converted copy."""
+        if self._data.dtype == np_dtype:
+            return self
+        return copy_preserving_layout(self, np_dtype)
+
     def float(self):
-        return self.to(_dtype.float32)
+        return self._cast(_F32)
 
     def double(self):
-        return self.to(_dtype.float64)
+        return self._cast(_F64)
 
     def half(self):
-        return self.to(_dtype.float16)
+        return self._cast(_F16)
 
     def long(self):
-        return self.to(_dtype.int64)
+        return self._cast(_I64)
 
     def int(self):
-        return self.to(_dtype.int32)
+        return self._cast(_I32)
 
     def short(self):
-        return self.to(_dtype.int16)
+        return self._cast(_I16)
 
     def char(self):
-        return self.to(_dtype.int8)
+        return self._cast(_I8)
 
     def byte(self):
-        return self.to(_dtype.uint8)
+        return self._cast(_U8)
 
     def bool(self):
-        return self.to(_dtype.bool)
+        return self._cast(_B)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
 
-    def cuda(self, device=None, non_blocking=False):
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
         raise AssertionError("Torch not compiled with CUDA enabled")
 
     # ------------------------------------------------------------ printing
@@ -327,8 +374,13 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    # ------------------------------------------------------------ pickling and copying
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (self._data.copy(), self.requires_grad))
+        # Like torch: the whole storage travels with its offset and strides. A new array
+        # object per call keeps pickle from merging the storages of tensors pickled together
+        # (torch does not merge them either), while copy.copy still shares the memory.
+        return (_rebuild, (self._storage_array().view(), self.storage_offset(),
+                           self._data.shape, self.stride(), self._requires_grad))
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -337,20 +389,43 @@ class Tensor:
                                "attempting to deepcopy a module, this may be because of a "
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        copy = wrap(self._data.copy())
-        copy.requires_grad = self.requires_grad
+        if id(self) in memo:
+            return memo[id(self)]
+        # The memo maps a storage to its copy, so views copied together still share memory.
+        new_storage = _copy.deepcopy(self._storage_array(), memo)
+        result = _rebuild(new_storage, self.storage_offset(), self._data.shape, self.stride(),
+                          self._requires_grad)
         if self._grad is not None:
-            copy._grad = self._grad.__deepcopy__(memo)
-        memo[id(self)] = copy
-        return copy
+            result._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = result
+        return result
 
 
+_F16, _F32, _F64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+_U8, _I8, _I16, _I32, _I64 = (np.dtype(t)
+                               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64))
+_B = np.dtype(np.bool_)
 _LEGACY_TYPE_NAMES = {f"torch.{name}Tensor": d for d, name in _dtype.scalar_type_name.items()}
 
 
-def _rebuild(data, requires_grad):
-    t = wrap(data)
-    t.requires_grad = requires_grad
+def legacy_type_name(dtype):
+    """``'torch.FloatTensor'`` for float32: the name torch's messages and ``x.type()`` use."""
+    return f"torch.{_dtype.scalar_type_name[dtype]}Tensor"
+
+
+def _dim_index(dim, ndim):
+    """``dim`` made non-negative for size(d) / stride(d), with torch's messages."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _ops.wrap_dim(dim, ndim)
+
+
+def _rebuild(storage, offset, shape, stride, requires_grad):
+    """A tensor over ``storage`` (the inverse of ``__reduce_ex__``)."""
+    t = wrap(_strided_array(storage, shape, stride, offset))
+    t._stride, t._storage, t._offset = tuple(stride), storage, offset
+    t._requires_grad = requires_grad
+    t._bump_version()  # torch builds it with set_(), an in-place change
     return t
 
 
@@ -395,20 +470,135 @@ def wrap(array):
     return t
 
 
+def _strided_array(storage, shape, stride, offset):
+    """A numpy array looking at ``storage`` with these shape, strides and offset (elements)."""
+    itemsize = storage.itemsize
+    try:
+        return np.ndarray(shape, storage.dtype, storage, offset * itemsize,
+                          tuple(s * itemsize for s in stride))
+    except ValueError:
+        # An empty view may start at the very end of its storage (x[5:] of 3 rows), which
+        # numpy refuses; it holds no elements, so any place in the storage will do.
+        if 0 not in shape:
+            raise
+        return np.ndarray(shape, storage.dtype, storage, 0, tuple(s * itemsize for s in stride))
+
+
 def make_view(base, shape, stride, offset):
     """A tensor that looks at ``base``'s storage with new shape, strides and offset."""
     storage = base._storage_array()
-    itemsize = storage.itemsize
-    array = np.ndarray(shape, storage.dtype, storage, offset * itemsize,
-                       tuple(s * itemsize for s in stride))
     view = _new_tensor(Tensor)
-    view._data = array
+    view._data = _strided_array(storage, shape, stride, offset)
     view._stride = tuple(stride)
     view._storage = storage
     view._offset = offset
     view._vc = base._version_counter()
     view._base = base if base._base is None else base._base
     return view
+
+
+def empty_strided(shape, stride, np_dtype):
+    """A fresh tensor with exactly these strides; its values are uninitialised."""
+    shape, stride = tuple(shape), tuple(stride)
+    if stride == contiguous_strides(shape):
+        return wrap(np.empty(shape, np_dtype))
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride)) if 0 not in shape else 0
+    storage = np.empty(extent, np_dtype)
+    t = wrap(_strided_array(storage, shape, stride, 0))
+    t._stride, t._storage = stride, storage
+    return t
+
+
+def _plain_contiguous(tensor):
+    """True for the usual row-major tensor whose strides are exactly the default ones."""
+    data = tensor._data
+    if not data.flags.c_contiguous:
+        return False
+    shape = data.shape
+    # without sizes 0 and 1, numpy's row-major flag pins every stride
+    return tensor._stride is None or (1 not in shape and 0 not in shape) or \
+        tensor._stride == contiguous_strides(shape)
+
+
+def empty_preserving_layout(tensor, np_dtype=None):
+    """Uninitialised memory laid out like ``tensor``, as torch's ``empty_like`` does."""
+    data = tensor._data
+    np_dtype = data.dtype if np_dtype is None else np_dtype
+    if _plain_contiguous(tensor):
+        return wrap(np.empty(data.shape, np_dtype))  # the common case, kept fast
+    return empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)
+
+
+def copy_preserving_layout(tensor, np_dtype=None):
+    """A copy (converted to ``np_dtype``) laid out like ``tensor``: clone() and to()."""
+    data = tensor._data
+    np_dtype = data.dtype if np_dtype is None else np_dtype
+    # float -> int: torch truncates toward zero; nan/inf have no integer value (no warning)
+    quiet = data.dtype.kind == "f" and np_dtype.kind != "f"
+    if _plain_contiguous(tensor):
+        if not quiet:
+            return wrap(data.astype(np_dtype))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return wrap(data.astype(np_dtype))
+    result = empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.copyto(result._data, data, casting="unsafe")
+    return result
+
+
+# ---------------------------------------------------------------- Python numbers as elements
+_OVERFLOW_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
+                        "int64": "int64_t", "float16": "c10::Half", "float32": "float",
+                        "float64": "double"}
+
+
+def checked_scalar(value, np_dtype, check_half=True):
+    """``value`` as one element of ``np_dtype``, refusing values that do not fit, as torch's
+    fill_, full and ``x[i] = value`` do (arithmetic with Python numbers wraps instead).
+
+    ``x[i] = value`` does not check float16 (``check_half=False``): it rounds to inf.
+    """
+    if isinstance(value, (Tensor, np.generic)):
+        value = value.item()
+    kind = np_dtype.kind
+    if kind == "b":
+        return np.bool_(value != 0)
+    if isinstance(value, int) and value >= 2**64:
+        raise OverflowError("int too big to convert")
+    if kind == "f" and np_dtype.itemsize == 2 and not check_half:
+        with np.errstate(over="ignore"):
+            return np.float32(value).astype(np.float16)  # through float, as torch converts
+    fits = _fits_float(float(value), np_dtype) if kind == "f" else _fits_integer(value, np_dtype)
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{_OVERFLOW_TYPE_NAMES[np_dtype.name]} without overflow")
+    if kind == "u":
+        value = int(value) % 2 ** (8 * np_dtype.itemsize)  # negative numbers wrap, as in C
+    elif kind == "i":
+        value = int(value)  # C casts truncate toward zero
+    return np_dtype.type(value)
+
+
+def _fits_float(value, np_dtype):
+    if not math.isfinite(value) or np_dtype.itemsize == 8:
+        return True  # inf and nan fit every floating type
+    return abs(value) <= (_FLOAT32_MAX if np_dtype.itemsize == 4 else 65504.0)
+
+
+def _fits_integer(value, np_dtype):
+    low, high = _INTEGER_RANGES[np_dtype]
+    if isinstance(value, float):
+        return math.isfinite(value) and low <= value <= high
+    if low == 0:
+        return -high <= value <= high  # unsigned: negative numbers wrap, as in C
+    return low <= value <= high
+
+
+_INTEGER_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+                   for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def warn_copy_construct(where):

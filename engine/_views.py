@@ -3,27 +3,47 @@
 A view changes only shape, strides and storage offset, never the values, so
 writing through a view changes the original. Each function below computes the
 new (shape, stride, offset) by torch's rules and calls ``make_view``.
+
+Indexing (``x[...]`` and ``x[...] = v``) lives here too: ints, slices, None and
+``...`` make views; lists, index tensors and masks ("advanced" indexing) copy.
 """
 import builtins
+import operator
+import warnings
 
 import numpy as np
 
 from . import _dtype
-from ._ops import _common, _dims, wrap_dim
+from ._ops import _dims, wrap_dim
 from ._size import Size
-from ._tensor import Tensor, contiguous_strides, make_view, wrap
+from ._layout import (contiguous_strides, is_non_overlapping_and_dense, iterator_strides)
+from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_strided,
+                      legacy_type_name, make_view, wrap, _strided_array)
 
 
-def _size_args(sizes):
+# ---------------------------------------------------------------- sizes
+def _size_args(sizes, name):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+    varargs = not (len(sizes) == 1 and isinstance(sizes[0], (tuple, list)))
+    if not varargs:
         sizes = sizes[0]
     try:
-        return tuple(s.__index__() for s in sizes)
-    except AttributeError:
-        bad = next(s for s in sizes if not hasattr(s, "__index__"))
-        raise TypeError(f"view(): argument 'size' (position 1) must be tuple of ints, but found "
-                        f"element of type {type(bad).__name__} at pos 0") from None
+        return tuple(s if s.__class__ is int else _index_of(s) for s in sizes)
+    except TypeError:
+        got = ", ".join(type(s).__name__ for s in sizes) if varargs else type(sizes).__name__
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                        f"but expected one of:\n * (tuple of ints size)") from None
+
+
+def _index_of(value):
+    """An int from anything torch accepts as a size (ints, numpy ints, 1-element int tensors)."""
+    if isinstance(value, (builtins.float, builtins.bool)):
+        raise TypeError(f"expected an int, got {type(value).__name__}")
+    return operator.index(value)
+
+
+def _shape_str(shape):
+    return f"[{', '.join(str(n) for n in shape)}]"
 
 
 def infer_size(shape, numel):
@@ -35,17 +55,21 @@ def infer_size(shape, numel):
                 raise RuntimeError("only one dimension can be inferred")
             infer_at = i
         elif n < 0:
-            raise RuntimeError(f"invalid shape dimension {n}")
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
+                               f"{_shape_str(shape)}")
         else:
             known *= n
-    if infer_at is not None and known != 0 and numel % known == 0:
+    if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
+        if infer_at is None:
+            return tuple(shape)
+        if known == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
+                               f"{_shape_str(shape)} because the unspecified dimension size -1 "
+                               "can be any value and is ambiguous")
         shape = list(shape)
         shape[infer_at] = numel // known
         return tuple(shape)
-    if known == numel and infer_at is None:
-        return tuple(shape)
-    raise RuntimeError(f"shape '[{', '.join(str(n) for n in shape)}]' is invalid for input of "
-                       f"size {numel}")
+    raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
 
 
 def view_strides(old_shape, old_stride, new_shape):
@@ -55,7 +79,7 @@ def view_strides(old_shape, old_stride, new_shape):
     a view may split or merge dimensions only inside one chunk (torch's computeStride).
     """
     if not old_shape:
-        return contiguous_strides(new_shape)
+        return (1,) * len(new_shape)
     numel = 1
     for n in old_shape:
         numel *= n
@@ -85,11 +109,15 @@ def view_strides(old_shape, old_stride, new_shape):
     return tuple(new_stride)
 
 
+# ---------------------------------------------------------------- view and reshape
 def view(input, *shape):
     """The same memory with a new shape; fails when the strides do not allow it."""
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _view_dtype(input, shape[0])
-    shape = infer_size(_size_args(shape), input._data.size)
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but "
+                        "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)")
+    shape = infer_size(_size_args(shape, "view"), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
@@ -99,14 +127,45 @@ def view(input, *shape):
 
 
 def _view_dtype(input, target):
-    if target.itemsize != input._data.itemsize:
-        raise RuntimeError(f"self.size(-1) must be divisible by {target.itemsize // input._data.itemsize or 1} "
-                           f"to view {_dtype.scalar_type_name[input.dtype]} as "
-                           f"{_dtype.scalar_type_name[target]} (different element sizes), but got "
-                           f"{input._data.shape[-1] if input._data.ndim else 1}")
-    result = wrap(input._data.view(target.numpy_dtype))
-    result._stride, result._storage = input.stride(), None
-    result._vc = input._version_counter()
+    """The same bytes read as another dtype (``x.view(torch.int32)``)."""
+    old = input._data.itemsize
+    new = target.itemsize
+    shape, stride = list(input._data.shape), list(input.stride())
+    offset = input.storage_offset()
+    if new != old:
+        names = (f"view {_dtype.scalar_type_name[input.dtype]} as "
+                 f"{_dtype.scalar_type_name[target]} (different element sizes)")
+        if not shape:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names[5:]}")
+        if stride[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to {names}, but got {stride[-1]}")
+        if new < old:
+            ratio = old // new
+            shape[-1] *= ratio
+            stride = [s * ratio for s in stride[:-1]] + [1]
+            offset *= ratio
+        else:
+            ratio = new // old
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to {names}, "
+                                   f"but got {shape[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to "
+                                   f"{names}, but got {offset}")
+            for d, s in enumerate(stride[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} to "
+                                       f"{names}, but got {s}")
+            shape[-1] //= ratio
+            stride = [s // ratio for s in stride[:-1]] + [1]
+            offset //= ratio
+    storage = input._storage_array()
+    # the storage read as the new type; bytes that do not fill a whole element are dropped
+    usable = storage.nbytes - storage.nbytes % new
+    new_storage = storage.view(np.uint8)[:usable].view(target.numpy_dtype)
+    result = alias(input)  # a view: shares the base and the version counter
+    result._data = _strided_array(new_storage, tuple(shape), tuple(stride), offset)
+    result._stride, result._storage, result._offset = tuple(stride), new_storage, offset
     return result
 
 
@@ -116,7 +175,9 @@ def view_as(input, other):
 
 def reshape(input, *shape):
     """Like view when the strides allow it (shared memory), otherwise a copy."""
-    shape = infer_size(_size_args(shape), input._data.size)
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    shape = infer_size(_size_args(shape, "reshape"), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is not None:
         return make_view(input, shape, stride, input.storage_offset())
@@ -127,16 +188,24 @@ def reshape_as(input, other):
     return reshape(input, other._data.shape)
 
 
+# ---------------------------------------------------------------- reordering dimensions
 def _permuted(input, order):
     shape, stride = input._data.shape, input.stride()
     return make_view(input, tuple(shape[d] for d in order), tuple(stride[d] for d in order),
                      input.storage_offset())
 
 
+def alias(input):
+    """A new tensor object over exactly the same memory."""
+    return make_view(input, input._data.shape, input.stride(), input.storage_offset())
+
+
 def transpose(input, dim0, dim1):
     """Swap two dimensions (a view: the strides swap, the memory stays)."""
     ndim = input._data.ndim
     d0, d1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
+    if ndim == 0:
+        return alias(input)  # torch lets a 0-d tensor swap "dimension 0" with itself
     order = list(range(ndim))
     order[d0], order[d1] = order[d1], order[d0]
     return _permuted(input, order)
@@ -147,7 +216,9 @@ swapaxes = swapdims = transpose
 
 def permute(input, *dims):
     """Reorder the dimensions (a view)."""
-    dims = _size_args(dims)
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims = _size_args(dims, "permute")
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -167,26 +238,70 @@ def t(input):
     return _permuted(input, list(range(ndim))[::-1])
 
 
+_WARNED = set()  # torch gives some deprecation warnings only once per process
+
+
+def _warn_once(message):
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
 def _T(input):
     ndim = input._data.ndim
-    if ndim != 2 and ndim != 0:
-        import warnings
-        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
-                      "shape is deprecated and it will throw an error in a future release. "
-                      "Consider `x.mT` to transpose batches of matrices or "
-                      "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
-                      "of a tensor.", UserWarning, stacklevel=3)
+    if ndim == 0:
+        _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                   "these cases.")
+    elif ndim != 2:
+        _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                   "shape is deprecated and it will throw an error in a future release. "
+                   "Consider `x.mT` to transpose batches of matrices or "
+                   "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
+                   "of a tensor.")
     return _permuted(input, list(range(ndim))[::-1])
 
 
 def _mT(input):
     ndim = input._data.ndim
+    if ndim == 0:
+        _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
+                   "these cases.")
+        return alias(input)
     if ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {ndim}-D tensor.")
     return transpose(input, -2, -1)
 
 
+def movedim(input, source, destination):
+    """Move dimensions ``source`` to the places ``destination`` (a view)."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        return alias(input)
+    source = list(source) if isinstance(source, (tuple, list)) else [source]
+    destination = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) "
+                           f"should contain the same number of dims as destination "
+                           f"({destination} dims)")
+    src = [wrap_dim(d, ndim) for d in source]
+    dst = [wrap_dim(d, ndim) for d in destination]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({source})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({destination})")
+    order = [None] * ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    order = [next(rest) if d is None else d for d in order]
+    return _permuted(input, order)
+
+
+moveaxis = movedim
+
+
+# ---------------------------------------------------------------- adding and removing dimensions
 def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
     shape, stride = input._data.shape, input.stride()
@@ -210,11 +325,12 @@ def unsqueeze(input, dim):
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dimensions start_dim..end_dim into one (a view when the strides allow)."""
     ndim = input._data.ndim
-    if ndim == 0:
-        return reshape(input, 1)
-    start, end = wrap_dim(start_dim, ndim), wrap_dim(end_dim, ndim)
+    # a 0-d tensor counts as 1-d here, so -1 means dimension 0
+    start, end = (wrap_dim(d, ndim) % builtins.max(ndim, 1) for d in (start_dim, end_dim))
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if ndim == 0:
+        return reshape(input, 1)
     if start == end:
         return input
     shape = input._data.shape
@@ -225,50 +341,75 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def unflatten(input, dim, sizes):
+    """Split dimension ``dim`` into ``sizes`` (a view)."""
     shape = input._data.shape
     dim = wrap_dim(dim, len(shape))
-    sizes = infer_size(tuple(sizes), shape[dim])
+    sizes = _size_args((sizes,), "unflatten")
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if not shape:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
+                           "tensor has no dimensions")
+    try:
+        sizes = infer_size(sizes, shape[dim])
+    except RuntimeError as error:
+        if "is invalid for input of size" not in str(error):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{error}") from None
+        raise RuntimeError(f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to "
+                           f"the size of dim {dim} ({shape[dim]}) in the input tensor") from None
     return view(input, shape[:dim] + sizes + shape[dim + 1:])
 
 
 def ravel(input):
-    return reshape(input, -1)
+    """The elements in one dimension: a view of a contiguous tensor, else a contiguous copy."""
+    return view(contiguous(input), -1)
 
 
+# ---------------------------------------------------------------- broadcasting
 def expand(input, *sizes):
     """Repeat size-1 dimensions without copying: their stride becomes 0."""
-    sizes = _size_args(sizes)
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
+    sizes = _size_args(sizes, "expand")
     shape, stride = input._data.shape, input.stride()
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, "
-                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided "
+        raise RuntimeError(f"expand({legacy_type_name(input.dtype)}{{{_shape_str(shape)}}}, "
+                           f"size={_shape_str(sizes)}): the number of sizes provided "
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
+    new_shape, new_stride = expand_geometry(shape, stride, sizes)
+    return make_view(input, new_shape, new_stride, input.storage_offset())
+
+
+def expand_geometry(shape, stride, sizes):
+    """The (shape, strides) of ``expand``: torch's inferExpandGeometry."""
+    new_shape, new_stride = list(sizes), [0] * len(sizes)
     lead = len(sizes) - len(shape)
-    new_shape, new_stride = [], []
-    for i, target in enumerate(sizes):
-        if i < lead:
-            if target < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in "
-                                   "a leading, non-existing dimension 0")
-            new_shape.append(target)
-            new_stride.append(0)
-            continue
-        size, step = shape[i - lead], stride[i - lead]
-        if target == -1:
-            target = size
-        if size == target:
-            new_shape.append(size)
-            new_stride.append(step)
-        elif size == 1:
-            new_shape.append(target)
-            new_stride.append(0)
+    # torch walks from the last dimension, so the last bad one is reported
+    for i in range(len(sizes) - 1, -1, -1):
+        if i >= lead:
+            size, step = shape[i - lead], stride[i - lead]
         else:
-            raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
-                               f"existing size ({size}) at non-singleton dimension {i}.  Target "
-                               f"sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
-                               f"[{', '.join(map(str, shape))}]")
-    return make_view(input, tuple(new_shape), tuple(new_stride), input.storage_offset())
+            # a new leading dimension of size 1 gets the stride a contiguous tensor would have
+            # (a 0-d tensor: every new dimension gets stride 0)
+            size, step = 1, new_shape[i + 1] * new_stride[i + 1] if i + 1 < len(sizes) else 0
+        target = sizes[i]
+        if target == -1:
+            if i < lead:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target = size
+        if size != target:
+            if size != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
+                                   f"existing size ({size}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {_shape_str(sizes)}.  Tensor sizes: "
+                                   f"{_shape_str(shape)}")
+            size, step = target, 0
+        new_shape[i], new_stride[i] = size, step
+    if builtins.any(n < 0 for n in new_shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    return tuple(new_shape), tuple(new_stride)
 
 
 def expand_as(input, other):
@@ -279,43 +420,105 @@ def broadcast_to(input, shape):
     return expand(input, shape)
 
 
+def broadcast_shape(a, b):
+    """The shape two shapes broadcast to, with torch's message when they do not."""
+    ndim = builtins.max(len(a), len(b))
+    result = []
+    for i in range(ndim):
+        offset = ndim - 1 - i
+        na = a[len(a) - 1 - offset] if len(a) - 1 - offset >= 0 else 1
+        nb = b[len(b) - 1 - offset] if len(b) - 1 - offset >= 0 else 1
+        if na != nb and na != 1 and nb != 1:
+            raise RuntimeError(f"The size of tensor a ({na}) must match the size of tensor b "
+                               f"({nb}) at non-singleton dimension {i}")
+        result.append(nb if na == 1 else na)
+    return tuple(result)
+
+
 def broadcast_tensors(*tensors):
-    shape = np.broadcast_shapes(*(t._data.shape for t in tensors))
-    return tuple(expand(t, shape) for t in tensors)
+    """Views of all tensors expanded to their common shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    shape = ()
+    for tensor in tensors:
+        shape = broadcast_shape(shape, tensor._data.shape)
+    return tuple(expand(tensor, shape) for tensor in tensors)
 
 
 def broadcast_shapes(*shapes):
-    try:
-        return Size(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape") \
-            from None
+    """The shape tensors of these shapes broadcast to (torch's Python implementation)."""
+    shapes = [(s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None]
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * builtins.max(len(s) for s in shapes)
+    for arg_index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if shape[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = shape[i]
+            if shape[i] != 1 and shape[i] != common[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at "
+                                   f"{i}! Mismatching argument at index {arg_index} had {shape}; "
+                                   f"but expected shape should be broadcastable to {common}")
+    return Size(common)
 
 
+# ---------------------------------------------------------------- pieces along a dimension
 def narrow(input, dim, start, length):
     """Elements start..start+length along dim (a view)."""
-    shape, stride = list(input._data.shape), input.stride()
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    shape = input._data.shape
     dim = wrap_dim(dim, len(shape))
+    start = operator.index(start)
+    size = shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but "
+                         f"got {start})")
     if start < 0:
-        start += shape[dim]
-    if start < 0 or start + length > shape[dim] or length < 0:
+        start += size
+    if start > size - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
-                           f"({shape[dim]}).")
-    shape[dim] = length
-    return make_view(input, tuple(shape), stride, input.storage_offset() + start * stride[dim])
+                           f"({size}).")
+    return _slice(input, dim, start, start + length, 1)
+
+
+def _slice(input, dim, start, stop, step):
+    """Elements start, start+step, ... before stop along dim; start and stop are clamped."""
+    shape, stride = list(input._data.shape), list(input.stride())
+    size = shape[dim]
+    start, stop, _ = slice(start, stop).indices(size)
+    offset = input.storage_offset() + start * stride[dim]
+    shape[dim] = builtins.max(0, -(-(stop - start) // step))
+    stride[dim] *= step
+    return make_view(input, tuple(shape), tuple(stride), offset)
 
 
 def select(input, dim, index):
     """The slice at ``index`` along ``dim``, which disappears (a view)."""
-    shape, stride = list(input._data.shape), list(input.stride())
+    shape = input._data.shape
     if not shape:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = wrap_dim(dim, len(shape))
-    size = shape[dim]
-    if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
-    index %= size
-    offset = input.storage_offset() + index * stride[dim]
+    index = operator.index(index)
+    if not -shape[dim] <= index < shape[dim]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{_shape_str(shape)} at dimension {dim}")
+    return _select(input, dim, index)
+
+
+def _select(input, dim, index):
+    shape, stride = list(input._data.shape), list(input.stride())
+    offset = input.storage_offset() + (index % shape[dim]) * stride[dim]
     del shape[dim], stride[dim]
     return make_view(input, tuple(shape), tuple(stride), offset)
 
@@ -323,54 +526,67 @@ def select(input, dim, index):
 def unbind(input, dim=0):
     """Every slice along dim, as a tuple of views."""
     dim = wrap_dim(dim, input._data.ndim)
-    return tuple(select(input, dim, i) for i in range(input._data.shape[dim]))
+    if input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim % 1} but tensor has no dimensions")
+    return tuple(_select(input, dim, i) for i in range(input._data.shape[dim]))
 
 
 def split(tensor, split_size_or_sections, dim=0):
     """Pieces of ``split_size`` along dim (the last may be smaller), or of the given sizes."""
-    dim = wrap_dim(dim, tensor._data.ndim)
-    size = tensor._data.shape[dim]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and size:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
-                               f"dimension size of {size}")
-        sections = [builtins.min(step, size - i) for i in range(0, size, step)] if step else [0]
-    else:
-        sections = list(split_size_or_sections)
-        if builtins.sum(sections) != size:
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
-                               f"(input tensor's size at dimension {dim}), but got "
-                               f"split_sizes={sections}")
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if not isinstance(split_size_or_sections, (tuple, list)):
+        return _split_equal(tensor, operator.index(split_size_or_sections), dim)
+    size = tensor._data.shape[wrap_dim(dim, tensor._data.ndim)]
+    sections = [operator.index(n) for n in split_size_or_sections]
+    wrapped = wrap_dim(dim, tensor._data.ndim)
     pieces, start = [], 0
     for length in sections:
-        pieces.append(narrow(tensor, dim, start, length))
+        if length < 0:
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={_shape_str(sections)}")
+        pieces.append(_slice(tensor, wrapped, start, start + length, 1))
         start += length
+    if start != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                           f"(input tensor's size at dimension {dim}), but got "
+                           f"split_sizes={_shape_str(sections)}")
     return tuple(pieces)
+
+
+def _split_equal(tensor, split_size, dim):
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    dim = wrap_dim(dim, tensor._data.ndim)
+    size = tensor._data.shape[dim]
+    if split_size == 0 and size:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {size}")
+    # always at least one piece, even when the dimension is empty
+    count = builtins.max(-(-size // split_size), 1) if split_size else 1
+    last = split_size - (split_size * count - size)
+    return tuple(narrow(tensor, dim, i * split_size, split_size if i < count - 1 else last)
+                 for i in range(count))
 
 
 def chunk(input, chunks, dim=0):
     """At most ``chunks`` pieces of equal size (the last may be smaller) along dim."""
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = input._data.shape[wrap_dim(dim, input._data.ndim)]
-    step = builtins.max(-(-size // chunks), 1)
-    return split(input, step, dim)
+    step = -(-size // chunks)
+    if step == 0 and size == 0:
+        return split(input, [0] * chunks, dim)  # an empty dimension gives `chunks` empty pieces
+    return _split_equal(input, step, dim)
 
 
 def as_strided(input, size, stride, storage_offset=None):
     """A view with exactly these sizes and strides (no checks beyond the storage bounds)."""
     offset = input.storage_offset() if storage_offset is None else storage_offset
     return make_view(input, tuple(size), tuple(stride), offset)
-
-
-def movedim(input, source, destination):
-    ndim = input._data.ndim
-    order = list(np.moveaxis(np.arange(ndim), source, destination))
-    return _permuted(input, [int(d) for d in order])
-
-
-moveaxis = movedim
 
 
 def detach(input):
@@ -380,16 +596,12 @@ def detach(input):
     return result
 
 
-def alias(input):
-    return make_view(input, input._data.shape, input.stride(), input.storage_offset())
-
-
 # ---------------------------------------------------------------- copies
 def clone(input, *, memory_format=None):
     """A copy in new memory, keeping the layout (strides) of a dense input."""
-    if memory_format is not None and memory_format != "torch.preserve_format":
+    if memory_format is not None and str(memory_format) != "torch.preserve_format":
         return wrap(np.array(input._data, order="C"))
-    return wrap(input._data.copy(order="K"))
+    return copy_preserving_layout(input)
 
 
 def contiguous(input, memory_format=None):
@@ -399,133 +611,462 @@ def contiguous(input, memory_format=None):
     return wrap(np.ascontiguousarray(input._data))
 
 
-# ---------------------------------------------------------------- indexing
-def _is_basic(item):
-    return item is None or item is Ellipsis or isinstance(item, (builtins.int, slice)) and \
-        not isinstance(item, builtins.bool)
+# ---------------------------------------------------------------- overlapping memory
+def _address_range(tensor):
+    start = tensor._data.__array_interface__["data"][0]
+    return start, start + tensor._data.nbytes
 
 
-def _expand_ellipsis(index, ndim):
-    consumed = builtins.sum(1 for item in index if item is not None and item is not Ellipsis)
-    if consumed > ndim:
-        if ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+def _overlap(a, b):
+    """torch's get_overlap_status: "full", "partial", "no" or "too hard" (not dense)."""
+    if a is b:
+        return "full"
+    if a._data.size == 0 or b._data.size == 0:
+        return "no"
+    if not (a.is_non_overlapping_and_dense() and b.is_non_overlapping_and_dense()):
+        return "too hard"
+    if a._storage_array() is not b._storage_array():
+        return "no"
+    (a_start, a_end), (b_start, b_end) = _address_range(a), _address_range(b)
+    if (a_start, a_end) == (b_start, b_end):
+        return "full" if a.stride() == b.stride() else "partial"
+    return "partial" if a_start < b_end and b_start < a_end else "no"
+
+
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+
+
+def check_no_overlap(output, inputs, full_is_ok=True):
+    """torch refuses to write into memory that an input partly shares, or that repeats itself."""
+    shape, stride = output._data.shape, output.stride()
+    if not is_non_overlapping_and_dense(shape, stride) and builtins.any(
+            n > 1 and s == 0 for n, s in zip(shape, stride)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+    for tensor in inputs:
+        if isinstance(tensor, Tensor):
+            status = _overlap(output, tensor)
+            if status == "partial" or (status == "full" and not full_is_ok):
+                raise RuntimeError(_PARTIAL_OVERLAP)
+
+
+def copy_into(dst, src):
+    """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
+    if src is dst:
+        dst._bump_version()  # nothing to copy, but torch still counts an in-place change
+        return dst
+    if src._data.shape != dst._data.shape:
+        src = expand(src, dst._data.shape)
+    check_no_overlap(dst, (src,))
+    data = src._data
+    if np.shares_memory(data, dst._data):
+        data = data.copy()  # the same memory read and written: numpy needs a snapshot
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.copyto(dst._data, data, casting="unsafe")
+    dst._bump_version()
+    return dst
+
+
+# ---------------------------------------------------------------- indexing: x[index]
+def _treat_as_tuple(index):
+    """numpy's old rule, kept by torch: a short list holding lists/slices/None/... is a tuple."""
+    if isinstance(index, (Tensor, np.ndarray)) or not _is_sequence(index):
+        return False
+    try:
+        n = len(index)
+    except TypeError:
+        return False
+    if n >= 32:
+        return False
+    for item in index:
+        if isinstance(item, (Tensor, slice)) or item is None or item is Ellipsis or \
+                _is_sequence(item):
+            return True
+    return False
+
+
+def _is_sequence(value):
+    return isinstance(value, (list, tuple, range, str, np.ndarray))
+
+
+def _is_int(value):
+    """A Python int (not bool) or numpy integer: torch selects with it directly."""
+    return isinstance(value, (builtins.int, np.integer)) and not isinstance(value, builtins.bool)
+
+
+def _count_specified(items):
+    """How many dimensions of the tensor an index uses (None, ... and bools use none)."""
+    count = 0
+    for item in items:
+        if isinstance(item, Tensor):
+            count += item._data.ndim if _is_mask(item) else 1  # a mask covers its dims
+        elif item is not None and item is not Ellipsis and item is not True and \
+                item is not False:
+            count += 1
+    return count
+
+
+def _select_bounds(shape, dim, index, real_dim):
+    """torch's applySelect checks, with its two messages."""
+    if index == 0 and dim == 0 and not shape:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    size = shape[dim] if dim < len(shape) else 0
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size "
+                         f"{size}")
+
+
+def _apply_select(input, dim, index, real_dim):
+    """x[index] for one int: the slice at ``index`` (a view)."""
+    index = operator.index(index)
+    _select_bounds(input._data.shape, dim, index, real_dim)
+    return _select(input, dim, index)
+
+
+def _slice_step(item):
+    """The step of a slice as an int, checked as torch checks it (only positive steps)."""
+    step = item.step
+    if step is None:
+        return 1
+    step = operator.index(step)
+    if step <= 0:
+        raise ValueError("slice step cannot be zero" if step == 0 else
+                         "step must be greater than zero")
+    return step
+
+
+def _apply_slice(input, dim, item):
+    """x[start:stop:step] (a view)."""
+    step = _slice_step(item)
+    if not input._data.ndim:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    start, stop, _ = item.indices(input._data.shape[dim])
+    return _slice(input, dim, start, stop, step)
+
+
+def _invalid_index(item):
+    cls = type(item)
+    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    name = name.replace("numpy.core.", "numpy.").replace("numpy._core.", "numpy.")
+    return IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                      f"Variables are valid indices (got {name})")
+
+
+def _is_mask(tensor):
+    """bool (and, deprecated, uint8) index tensors select by position: they are masks."""
+    return tensor._data.dtype.kind == "b" or tensor._data.dtype == np.uint8
+
+
+def _apply_indexing(input, items):
+    """Apply ints, slices, None and ... as one view; collect the tensor indices by dimension.
+
+    Returns the view and a list of (dimension, index tensor) pairs (torch's applySlicing).
+    The basic items only change shape, strides and offset, so they are worked out on those
+    and the view is made once at the end.
+    """
+    ndim = input._data.ndim
+    specified = _count_specified(items)
+    if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if Ellipsis not in index:
-        return list(index) + [slice(None)] * (ndim - consumed)
-    at = index.index(Ellipsis)
-    return list(index[:at]) + [slice(None)] * (ndim - consumed) + list(index[at + 1:])
+    shape, stride = list(input._data.shape), list(input.stride())
+    offset = input.storage_offset()
+    dim, indices = 0, []
+    for real_dim, item in enumerate(items):
+        cls = item.__class__
+        if cls is slice:
+            step = _slice_step(item)
+            wrap_dim(dim, len(shape))  # only two ellipses can get past the last dimension
+            start, stop, _ = item.indices(shape[dim])  # clamped into 0..size, as torch does
+            offset += start * stride[dim]
+            shape[dim] = builtins.max(0, -(-(stop - start) // step))
+            stride[dim] *= step
+            dim += 1
+            continue
+        if cls is Tensor and item._data.ndim == 0 and item._data.dtype.kind in "iu" and \
+                not _is_mask(item):
+            item = builtins.int(item._data)  # a 0-d integer tensor selects, like an int
+        elif item is True or item is False or cls is Tensor and item._data.ndim == 0 and \
+                item._data.dtype.kind in "iub":
+            # a bool adds a dimension of size 1, kept (True) or emptied (False) by an index
+            keep = builtins.bool(item if cls is builtins.bool else item._data)
+            wrap_dim(dim, len(shape) + 1)
+            shape.insert(dim, 1)
+            stride.insert(dim, shape[dim + 1] * stride[dim] if dim < len(stride) else 1)
+            indices.append((dim, wrap(np.zeros(1 if keep else 0, np.int64))))
+            dim += 1
+            continue
+        if _is_int(item):
+            index = operator.index(item)
+            _select_bounds(shape, dim, index, real_dim)
+            offset += (index % shape[dim]) * stride[dim]
+            del shape[dim], stride[dim]
+        elif item is None:
+            wrap_dim(dim, len(shape) + 1)
+            stride.insert(dim, shape[dim] * stride[dim] if dim < len(shape) else 1)
+            shape.insert(dim, 1)
+            dim += 1
+        elif item is Ellipsis:
+            dim += ndim - specified
+        elif cls is Tensor or _is_sequence(item):
+            if cls is not Tensor:
+                from ._creation import index_tensor_from_sequence
+                item = index_tensor_from_sequence(item)
+            indices.append((dim, item))
+            dim += item._data.ndim if _is_mask(item) else 1
+        else:
+            try:
+                index = operator.index(item)
+            except TypeError:
+                raise _invalid_index(item) from None
+            _select_bounds(shape, dim, index, real_dim)
+            offset += (index % shape[dim]) * stride[dim]
+            del shape[dim], stride[dim]
+    return make_view(input, tuple(shape), tuple(stride), offset), indices
+
+
+def _as_index_tuple(index):
+    if index.__class__ is tuple:
+        return index
+    if _treat_as_tuple(index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                      "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                      "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                      "which will result either in an error or a different result", UserWarning,
+                      stacklevel=3)
+        return tuple(index)
+    return (index,)
 
 
 def getitem(input, index):
     """``x[index]``: a view for ints, slices, None and ..., a copy for masks and index tensors."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    if not builtins.all(_is_basic(item) for item in index):
-        return _advanced_getitem(input, index)
-    items = _expand_ellipsis(index, input._data.ndim)
-    shape, stride = list(input._data.shape), list(input.stride())
-    offset = input.storage_offset()
-    dim = 0
-    for item in items:
-        if item is None:
-            # torch unsqueezes the partial result: the new stride is size * stride of the next dim
-            stride.insert(dim, shape[dim] * stride[dim] if dim < len(shape) else 1)
-            shape.insert(dim, 1)
-            dim += 1
-        elif isinstance(item, slice):
-            start, stop, step = item.indices(shape[dim])
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            offset += start * stride[dim] if start < shape[dim] else 0
-            shape[dim] = builtins.max(0, -(-(stop - start) // step))
-            stride[dim] *= step
-            dim += 1
-        else:
-            size = shape[dim]
-            if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
-                                 f"{size}")
-            offset += (item % size) * stride[dim]
-            del shape[dim], stride[dim]
-    return make_view(input, tuple(shape), tuple(stride), offset)
+    # a single int or slice is the most common index: go straight to select / slice
+    if index.__class__ is builtins.int or isinstance(index, np.integer):
+        return _apply_select(input, 0, index, 0)
+    if index.__class__ is slice:
+        return _apply_slice(input, 0, index)
+    result, indices = _apply_indexing(input, _as_index_tuple(index))
+    if not indices:
+        return result
+    return _advanced_getitem(result, indices)
 
 
-def _numpy_index(input, index):
-    """``index`` with tensors and lists turned into numpy arrays, checked as torch checks."""
-    converted, dim = [], 0
-    items = _expand_ellipsis(index, input._data.ndim) if not builtins.any(
-        isinstance(i, (Tensor, list, np.ndarray)) and np.asarray(
-            i._data if isinstance(i, Tensor) else i).dtype == bool for i in index) else list(index)
-    for item in items:
-        if isinstance(item, Tensor):
-            item = item._data
-        elif isinstance(item, (list, tuple)):
-            item = np.asarray(item)
-            if item.dtype.kind == "f":
+_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.bool_))
+
+
+class _IndexInfo:
+    """torch's AdvancedIndex: the tensor indices lined up with (a permutation of) src."""
+
+    def __init__(self, src, indices):
+        for _, index in indices:
+            if index._data.dtype not in _INDEX_DTYPES:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        if isinstance(item, np.ndarray):
-            if item.dtype.kind == "b":
-                wanted = input._data.shape[dim:dim + item.ndim]
-                if item.shape != wanted:
-                    raise IndexError(f"The shape of the mask {list(item.shape)} at index {dim} "
-                                     f"does not match the shape of the indexed tensor "
-                                     f"{list(input._data.shape)} at index {dim}")
-                dim += item.ndim
-            elif item.dtype.kind in "iu":
-                if dim >= input._data.ndim:
-                    raise IndexError(f"too many indices for tensor of dimension "
-                                     f"{input._data.ndim}")
-                size = input._data.shape[dim]
-                bad = item[(item >= size) | (item < -size)]
-                if bad.size:
-                    raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {dim} "
-                                     f"with size {size}")
-                dim += 1
-            else:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        elif item is not None and item is not Ellipsis:
-            dim += 1
-        converted.append(item)
-    return tuple(converted)
+        # masks become one index per masked dimension (their nonzero positions)
+        by_dim = [None] * src._data.ndim
+        for dim, index in indices:
+            data = index._data
+            if _is_mask(index):
+                if data.dtype == np.uint8:
+                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use "
+                                  "a dtype torch.bool instead.", UserWarning, stacklevel=4)
+                for j in range(data.ndim):
+                    wrap_dim(dim + j, src._data.ndim)
+                    if data.shape[j] != src._data.shape[dim + j]:
+                        raise IndexError(f"The shape of the mask {_shape_str(data.shape)} at "
+                                         f"index {j} does not match the shape of the indexed "
+                                         f"tensor {_shape_str(src._data.shape)} at index "
+                                         f"{dim + j}")
+                positions = np.nonzero(data)
+                for j, position in enumerate(positions):
+                    # nonzero() gives an (n, k) tensor; each index is one of its columns
+                    by_dim[dim + j] = (position, (builtins.max(data.ndim, 1),))
+            elif dim < len(by_dim):
+                by_dim[dim] = (data.astype(np.int64, copy=False), index.stride())
+            else:  # only two ellipses can get an index past the last dimension
+                raise IndexError(f"too many indices for tensor of dimension {src._data.ndim} "
+                                 f"(got {dim + 1})")
+        used = [d for d in range(len(by_dim)) if by_dim[d] is not None]
+        shapes = [by_dim[d][0].shape for d in used]
+        try:
+            self.index_shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                             "with shapes " + ", ".join(_shape_str(s) for s in shapes)) from None
+        if builtins.any(s != self.index_shape for s in shapes):
+            for d in used:
+                array, stride = by_dim[d]
+                _, stride = expand_geometry(array.shape, stride, self.index_shape)
+                by_dim[d] = (np.broadcast_to(array, self.index_shape), stride)
+        # indexed dimensions that are not next to each other go to the front
+        if used != list(range(used[0], used[-1] + 1)):
+            order = used + [d for d in range(len(by_dim)) if by_dim[d] is None]
+            src = _permuted(src, order)
+            by_dim = [by_dim[d] for d in order]
+            used = list(range(len(used)))
+        self.src = src
+        self.before, self.after = used[0], src._data.ndim - used[-1] - 1
+        self.indices = [by_dim[d] for d in used]
+        self.indexed_sizes = [src._data.shape[d] for d in used]
+        if 0 in self.indexed_sizes and 0 not in self.index_shape:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        shape = src._data.shape
+        self.result_shape = shape[:self.before] + tuple(self.index_shape) + \
+            shape[len(shape) - self.after:]
+
+    def numpy_index(self):
+        return (slice(None),) * self.before + tuple(array for array, _ in self.indices)
+
+    def check_bounds(self):
+        """torch's kernel reports the first bad index it meets, with its position in indices."""
+        if not np.prod(self.result_shape, dtype=np.int64):
+            return  # nothing is read or written, so nothing is checked
+        bad = [(array < -size) | (array >= size)
+               for (array, _), size in zip(self.indices, self.indexed_sizes)]
+        anywhere = np.logical_or.reduce(np.broadcast_arrays(*bad)) if len(bad) > 1 else bad[0]
+        if anywhere.any():
+            first = np.unravel_index(np.argmax(anywhere), anywhere.shape)
+            for i, (array, _) in enumerate(self.indices):
+                if bad[i][first]:
+                    raise IndexError(f"index {array[first]} is out of bounds for dimension {i} "
+                                     f"with size {self.indexed_sizes[i]}")
+
+    def result_strides(self):
+        """The layout torch's TensorIterator gives the result (it follows src and indices)."""
+        src_stride = self.src.stride()
+        n_index = len(self.index_shape)
+        before, after = self.before, self.after
+        operands = [src_stride[:before] + (0,) * n_index + src_stride[len(src_stride) - after:]]
+        same_shape = True
+        for array, stride in self.indices:
+            new_shape = (1,) * before + tuple(array.shape) + (1,) * after
+            strides = view_strides(array.shape, stride, new_shape) or \
+                contiguous_strides(new_shape)
+            operands.append(tuple(0 if n == 1 and m != 1 else s for n, m, s in
+                                  zip(new_shape, self.result_shape, strides)))
+            same_shape = same_shape and new_shape == self.result_shape
+        return iterator_strides(self.result_shape, operands, same_shape)
 
 
-def _advanced_getitem(input, index):
-    return wrap(input._data[_numpy_index(input, index)])
+def _advanced_getitem(src, indices):
+    info = _IndexInfo(src, indices)
+    info.check_bounds()
+    result = empty_strided(info.result_shape, info.result_strides(), src._data.dtype)
+    if result._data.size:  # an empty result reads nothing (and checks no index)
+        np.copyto(result._data, info.src._data[info.numpy_index()])
+    return result
+
+
+# ---------------------------------------------------------------- indexing: x[index] = value
+def _value_to_tensor(input, value):
+    """The assigned value as a tensor; Python numbers take the dtype of ``input``."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (builtins.bool, builtins.int, builtins.float, np.number, np.bool_)) \
+            and not isinstance(value, np.complexfloating):
+        if isinstance(value, (builtins.int, np.integer)) and not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        return wrap(np.array(checked_scalar(value, input._data.dtype, check_half=False)))
+    cls = type(value)
+    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    raise TypeError(f"can't assign a {name} to a {legacy_type_name(input.dtype)}")
+
+
+def _copy_to(dst, src):
+    """torch's copy_to for ``x[basic index] = value``: leading 1s of value may be dropped."""
+    if src._data.shape == dst._data.shape or src._data.ndim == 0:
+        return copy_into(dst, src)
+    shape = src._data.shape
+    first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+    return copy_into(dst, expand(view(src, shape[first:]), dst._data.shape))
 
 
 def setitem(input, index, value):
     """``x[index] = value``: writes into x's memory (an in-place change)."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    target = input._data
-    if builtins.all(_is_basic(item) for item in index):
-        region = getitem(input, index)._data
-    else:
-        region = None
-        np_index = _numpy_index(input, index)
-    if isinstance(value, Tensor):
-        source = value._data
-    else:
-        _, source, _ = _common(input, value, "setitem")
-    try:
-        if region is not None:
-            np.copyto(region, source, casting="unsafe")
-        else:
-            target[np_index] = source
-    except ValueError:
-        shape = list(region.shape) if region is not None else list(target[np_index].shape)
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(source))} "
-                           f"cannot be broadcast to indexing result of shape {shape}") from None
+    value = _value_to_tensor(input, value)
+    if index is False:
+        return
+    if index.__class__ is builtins.int or isinstance(index, np.integer):
+        _copy_to(_apply_select(input, 0, index, 0), value)
+        return
+    if index.__class__ is slice:
+        _copy_to(_apply_slice(input, 0, index), value)
+        return
+    if index is None or index is True:
+        _copy_to(unsqueeze(input, 0), value)
+        return
+    result, indices = _apply_indexing(input, _as_index_tuple(index))
+    if not indices:
+        _copy_to(result, value)
+        return
+    # index_put_: the value may have extra leading dimensions of size 1
+    shape = value._data.shape
+    first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+    if first:
+        value = view(value, shape[first:])
+    _index_put(result, indices, value)
     input._bump_version()
 
 
+def _index_put(target, indices, value):
+    expanded = not is_non_overlapping_and_dense(target._data.shape, target.stride()) and \
+        builtins.any(n > 1 and s == 0 for n, s in zip(target._data.shape, target.stride()))
+    if expanded:
+        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
+                      "tensor before performing this operation. This also applies to advanced "
+                      "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=3)
+    if value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1]):
+        if expanded:
+            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                          "the tensor before performing this operation. This also applies to "
+                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
+                          stacklevel=3)
+        return _masked_fill(target, indices[0], value)  # torch's shortcut: no dtype check
+    status = _overlap(target, value)
+    if status in ("partial", "full"):
+        raise RuntimeError(_PARTIAL_OVERLAP)
+    info = _IndexInfo(target, indices)
+    shape = info.result_shape
+    value_shape = value._data.shape
+    expandable = len(value_shape) <= len(shape) and builtins.all(
+        v == 1 or v == s for v, s in zip(value_shape[::-1], shape[::-1]))
+    if not expandable:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(value_shape)} "
+                           f"cannot be broadcast to indexing result of shape {_shape_str(shape)}")
+    if value._data.dtype != target._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_dtype.scalar_type_name[target.dtype]} for the destination and "
+                           f"{_dtype.scalar_type_name[value.dtype]} for the source.")
+    info.check_bounds()
+    if builtins.all(info.result_shape):  # an empty region writes nothing (and checks nothing)
+        info.src._data[info.numpy_index()] = value._data
+
+
+def _masked_fill(target, dim_and_mask, value):
+    dim, mask = dim_and_mask
+    data = mask._data
+    for j in range(data.ndim):
+        if data.shape[j] != target._data.shape[dim + j]:
+            raise IndexError(f"The shape of the mask {_shape_str(data.shape)} at index {j} does "
+                             f"not match the shape of the indexed tensor "
+                             f"{_shape_str(target._data.shape)} at index {dim + j}")
+    if data.dtype == np.uint8:
+        warnings.warn("masked_fill_ received a mask with dtype torch.uint8, this behavior is now "
+                      "deprecated,please use a mask with dtype torch.bool instead.", UserWarning,
+                      stacklevel=4)
+    region = (slice(None),) * dim + (data.astype(bool),)
+    with np.errstate(invalid="ignore", over="ignore"):
+        target._data[region] = value._data.reshape(()).astype(target._data.dtype)
+
+
 # ---------------------------------------------------------------- in-place shape changes
-def _restride(input, view):
-    """Make ``input`` itself take the shape and strides of ``view`` (t_, squeeze_ ...)."""
-    input._data, input._stride = view._data, view._stride
-    input._storage, input._offset = view._storage, view._offset
+def _restride(input, view_):
+    """Make ``input`` itself take the shape and strides of ``view_`` (t_, squeeze_ ...)."""
+    input._data, input._stride = view_._data, view_._stride
+    input._storage, input._offset = view_._storage, view_._offset
+    input._bump_version()  # torch counts a change of shape as an in-place change
     return input
 
 
@@ -543,4 +1084,3 @@ def unsqueeze_(input, dim):
 
 def squeeze_(input, dim=None):
     return _restride(input, squeeze(input, dim))
-

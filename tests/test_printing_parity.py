@@ -41,7 +41,6 @@ def _engine_tensor(data, requires_grad=False, grad_fn=None):
 
 def make_engine_like(torch_tensor, requires_grad=False, grad_fn_name=None):
     """An engine tensor with the values and dtype of ``torch_tensor``."""
-    dtype = getattr(_dtype, str(torch_tensor.dtype).split(".")[1])
     data = torch_tensor.detach().numpy().copy()
     grad_fn = _FakeGradFn(grad_fn_name) if grad_fn_name is not None else None
     return _engine_tensor(data, requires_grad=requires_grad or grad_fn is not None,

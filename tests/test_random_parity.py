@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engine import _random as R
+from engine._rounding import fma, fma32, fma64
 
 SEEDS = [0, 42, 1234, 2**40 + 7]
 SIZES = [0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 1000, 4099]
@@ -17,7 +18,7 @@ INTS = [np.int64, np.int32, np.int16, np.int8, np.uint8]
 
 
 def kaiming_bound(fan_in):
-    """The bound torch's nn.Linear uses: kaiming_uniform_(a=sqrt(5)) is uniform(+-1/sqrt(fan_in))."""
+    """nn.Linear's bound: kaiming_uniform_(a=sqrt(5)) is uniform(+-1/sqrt(fan_in))."""
     gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
     return math.sqrt(3.0) * (gain / math.sqrt(fan_in))
 
@@ -53,7 +54,8 @@ def test_same_seed_same_numbers_and_state_round_trip():
     later = R.uniform((2, 3), np.float32, generator=g)
     g.manual_seed(7)
     assert all(np.array_equal(a, b) for a, b in
-               zip(first, [R.normal(5, np.float64, generator=g), R.random_int(4, np.int64, 0, 9, generator=g)]))
+               zip(first, [R.normal(5, np.float64, generator=g),
+                           R.random_int(4, np.int64, 0, 9, generator=g)]))
     g.set_state(state)
     assert np.array_equal(R.uniform((2, 3), np.float32, generator=g), later)
     assert state.dtype == np.uint8 and state.shape == (5056,)
@@ -71,8 +73,9 @@ def test_fma_rounds_once():
     a = np.float32(1 + 2**-23)
     b = np.float32(1 - 2**-23)
     assert a * b - np.float32(1) == 0  # two roundings lose the tiny term...
-    assert R._fma32(a, b, np.float32(-1)) == np.float32(-2**-46)  # ...one rounding keeps it
-    assert R._fma64(1 + 2**-52, 1 - 2**-52, -1.0) == -2**-104
+    assert fma32(a, b, np.float32(-1)) == np.float32(-2**-46)  # ...one rounding keeps it
+    assert fma64(1 + 2**-52, 1 - 2**-52, -1.0) == -2**-104
+    assert fma(1 + 2**-52, [1 - 2**-52], -1.0)[0] == -2**-104
 
 
 def test_output_shapes_and_dtypes():
@@ -137,7 +140,8 @@ def test_uniform_and_normal_with_parameters(torch, dtype):
 def test_linear_init_matches(torch):
     seed_both(torch, 0)
     layer = torch.nn.Linear(3, 1)
-    assert same(layer.weight.data, R.uniform((1, 3), np.float32, -kaiming_bound(3), kaiming_bound(3)))
+    bound = kaiming_bound(3)
+    assert same(layer.weight.data, R.uniform((1, 3), np.float32, -bound, bound))
     assert same(layer.bias.data, R.uniform((1,), np.float32, -1 / math.sqrt(3), 1 / math.sqrt(3)))
 
 
@@ -202,7 +206,8 @@ def test_bernoulli_and_dropout(torch):
                     R.bernoulli(0.3, (3, 5), dtype))
     for p_dtype in FLOATS:
         probs = np.random.default_rng(0).random((64, 33)).astype(p_dtype)
-        assert same(torch.bernoulli(torch.from_numpy(probs)), R.bernoulli(probs, probs.shape, p_dtype))
+        assert same(torch.bernoulli(torch.from_numpy(probs)),
+                    R.bernoulli(probs, probs.shape, p_dtype))
         assert same(torch.empty(4, 33).bernoulli_(torch.from_numpy(probs[0])),
                     R.bernoulli(probs[0], (4, 33), np.float32))
     for shape in [(4,), (3, 5), (64, 256)]:
@@ -219,8 +224,9 @@ def test_exponential(torch, dtype):
     if not _generic_path(torch, lambda t: t.exponential_(), 2):
         pytest.skip("this torch build draws exponential_ from MKL's stream")
     seed_both(torch, 9)
-    assert same(torch.empty(3000, dtype=tdt(torch, dtype)).exponential_(), R.exponential(3000, dtype))
-    assert same(torch.empty(7, dtype=tdt(torch, dtype)).exponential_(2.5), R.exponential(7, dtype, 2.5))
+    torch_dtype = tdt(torch, dtype)
+    assert same(torch.empty(3000, dtype=torch_dtype).exponential_(), R.exponential(3000, dtype))
+    assert same(torch.empty(7, dtype=torch_dtype).exponential_(2.5), R.exponential(7, dtype, 2.5))
     assert in_step(torch)
 
 

@@ -1,0 +1,135 @@
+"""Memory layout: the strides torch gives a tensor, in one place.
+
+A tensor's strides say how many elements to step in storage to move one place
+along each dimension. Row-major ("contiguous") is the default, but copies and
+elementwise results keep the dimension order of their inputs, exactly as
+PyTorch's TensorIterator orders them. These helpers compute those strides.
+"""
+def contiguous_strides(shape):
+    """Row-major strides for ``shape``; a size-0 or size-1 dimension counts as 1, as in torch."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n if n > 1 else 1
+    return tuple(reversed(strides))
+
+
+def strides_are_contiguous(shape, stride):
+    """True when ``stride`` is row-major for ``shape`` (dimensions of size 1 may have any)."""
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(stride)):
+        if n == 1:
+            continue
+        if s != expected:
+            return n == 0 or 0 in shape
+        expected *= n
+    return True
+
+
+def is_non_overlapping_and_dense(shape, stride):
+    """True when the elements fill one gap-free block, in any order of dimensions (torch's test)."""
+    if len(shape) == 1:
+        return shape[0] < 2 or stride[0] == 1
+    if 0 in shape:
+        return True  # no elements: torch counts an empty tensor as contiguous
+    expected = 1
+    # walk the dimensions from the smallest stride up; sizes 0 and 1 never break density
+    for n, s in sorted(zip(shape, stride), key=lambda pair: (pair[0] < 2, pair[1])):
+        if n < 2:
+            return True
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def infer_dense_strides(shape, stride):
+    """Gap-free strides that keep the order of ``stride`` (torch's ``infer_dense_strides``).
+
+    Dimensions are sorted by stride with the insertion sort torch's TensorIterator
+    uses; a stride of 0 (an expanded dimension) compares as "no opinion".
+    """
+    ndim = len(shape)
+    if ndim == 0:
+        return ()
+    if ndim == 1:
+        return (1,)
+
+    def should_swap(d0, d1):
+        s0, s1 = stride[d0], stride[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    return strides_from_order(shape, sorted_dims(ndim, should_swap))
+
+
+def sorted_dims(ndim, should_swap):
+    """Dimensions from fastest- to slowest-moving, by TensorIterator's stable insertion sort."""
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def strides_from_order(shape, perm):
+    """Dense strides laying out dimensions ``perm`` (fastest first); sizes 0 and 1 count as 1."""
+    strides = [0] * len(shape)
+    step = 1
+    for d in perm:
+        strides[d] = step
+        step *= shape[d] if shape[d] > 1 else 1
+    return tuple(strides)
+
+
+def preserved_strides(shape, stride):
+    """The strides torch gives a copy of a tensor laid out as (shape, stride) (preserve_format)."""
+    if is_non_overlapping_and_dense(shape, stride):
+        return tuple(stride)
+    return infer_dense_strides(shape, stride)
+
+
+def iterator_strides(shape, operand_strides, same_shape=False):
+    """The strides torch's TensorIterator gives a result of ``shape`` computed from operands.
+
+    ``operand_strides`` are the inputs' strides, already broadcast to ``shape`` (0 where an
+    input is broadcast). Dimensions are ordered by the inputs' strides, first input first.
+    ``same_shape``: no input was broadcast, which allows TensorIterator's shortcuts.
+    """
+    ndim = len(shape)
+    if same_shape:
+        # TensorIterator's fast setup: inputs that all share one dense layout pass it on
+        if all(strides_are_contiguous(shape, s) for s in operand_strides):
+            return contiguous_strides(shape)
+        if all(s == operand_strides[0] for s in operand_strides) and \
+                is_non_overlapping_and_dense(shape, operand_strides[0]):
+            return tuple(operand_strides[0])
+
+    def should_swap(d0, d1):
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = sorted_dims(ndim, should_swap)
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    strides, step = [0] * ndim, 1
+    for d in perm:
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
