@@ -3,7 +3,24 @@
 ``import engine as torch`` and the code you write runs the same way it would with
 PyTorch, so everything learned here transfers unchanged. Values live in numpy
 arrays; the rules PyTorch adds on top (dtypes and promotion, shapes, strides and
-shared memory, printing, errors) are reproduced here and checked against torch.
+shared memory, printing, random numbers, errors) are reproduced here and checked
+against torch 2.13 by the tests in ``tests/``.
+
+Where the engine knowingly differs from PyTorch:
+
+* Only the CPU and the dtypes bool, uint8, int8, int16, int32, int64, float16,
+  float32 and float64 exist (no complex, bfloat16 or wider unsigned integers).
+* Reductions (sum, mean, std, norm ...), matrix products and the transcendental
+  functions (exp, log, sin ...) can differ from torch in the last bit: numpy adds
+  in another order and uses another math library.
+* Random numbers match torch bit for bit on x86 CPUs with AVX2 (torch's own
+  values differ on other CPUs); ranges over 32,768 elements may differ in the last
+  bit (torch splits them across threads).
+* ``type(x)`` is ``engine.Tensor``, not ``torch.Tensor``; dtypes and sizes print
+  as torch's (``torch.float32``, ``torch.Size([2])``), because learners compare
+  outputs with PyTorch.
+* An elementwise result whose input has unusual strides only on dimensions of
+  size 0 or 1 is laid out row-major (torch keeps the input's order there).
 """
 from . import _dtype
 from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
@@ -26,9 +43,17 @@ from ._printing import set_printoptions
 from ._random import (Generator, default_generator, manual_seed, seed, initial_seed,
                       get_rng_state, set_rng_state)
 from . import random  # noqa: F401
-from . import autograd, nn, optim  # noqa: F401
+from . import autograd, cuda, nn, optim  # noqa: F401
+from ._legacy import TYPES as _LEGACY_TYPES
+from ._size import strided  # noqa: F401
+
+globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
 
 __version__ = "0.1.0"
+
+# type(x) prints <class 'engine.Tensor'> (PyTorch: <class 'torch.Tensor'>), not the private module.
+for _public_type in (Tensor, dtype, Size, device, Generator, UntypedStorage):
+    _public_type.__module__ = "engine"
 
 
 def result_type(tensor1, tensor2):

@@ -45,8 +45,12 @@ class Tensor:
     _retains_grad = False
     __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
 
-    def __init__(self, *args, **kwargs):
-        raise TypeError("create tensors with engine.tensor(...), engine.zeros(...) and friends")
+    def __new__(cls, *args, device=None):
+        """The legacy constructor ``torch.Tensor(2, 3)`` / ``torch.Tensor([1, 2])``: float32.
+
+        Prefer ``engine.tensor(data)`` and ``engine.empty(sizes)``, as PyTorch does.
+        """
+        return _legacy.construct(_dtype.float32, args, device)
 
     # ------------------------------------------------------------ metadata
     @property
@@ -608,4 +612,4 @@ def warn_copy_construct(where):
                   f"{where}(sourceTensor).", UserWarning, stacklevel=3)
 
 
-from . import _ops, _printing  # noqa: E402  (these modules use Tensor themselves)
+from . import _legacy, _ops, _printing  # noqa: E402  (these modules use Tensor themselves)

@@ -766,3 +766,31 @@ def test_warnings_are_user_warnings():
             warnings.simplefilter("always")
             m.tensor(m.tensor([1, 2]))
         assert [w.category for w in caught] == [UserWarning]
+
+
+# ====================================================================== legacy constructors
+LEGACY = {
+    "Tensor from a list": lambda m: m.Tensor([1, 2]),
+    "Tensor empty": lambda m: m.Tensor(),
+    "FloatTensor from a list": lambda m: m.FloatTensor([[1, 2], [3, 4]]),
+    "IntTensor from a list": lambda m: m.IntTensor([1, 2]),
+    "LongTensor from floats": lambda m: m.LongTensor([1.7, -2.2]),
+    "DoubleTensor from numpy": lambda m: m.DoubleTensor(np.array([1.5, 2.5])),
+    "Tensor from a string": lambda m: m.Tensor("a"),
+    "FloatTensor from a float": lambda m: m.FloatTensor(2.5),
+}
+
+
+@pytest.mark.parametrize("name", list(LEGACY))
+def test_legacy_constructors(name):
+    check(LEGACY[name])
+
+
+def test_legacy_constructors_from_sizes_and_isinstance():
+    for m in (torch, engine):
+        assert m.Tensor(2, 3).shape == m.Size([2, 3]) and m.Tensor(2, 3).dtype == m.float32
+        assert m.LongTensor(m.Size([4])).dtype == m.int64
+        assert isinstance(m.zeros(2), m.FloatTensor) and not isinstance(m.zeros(2), m.LongTensor)
+        assert isinstance(m.zeros(2, dtype=m.int64), m.Tensor)
+        assert m.cuda.is_available() is False
+    assert repr(engine.FloatTensor) == repr(torch.FloatTensor)
