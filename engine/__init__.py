@@ -44,6 +44,8 @@ from ._random import (Generator, default_generator, manual_seed, seed, initial_s
                       get_rng_state, set_rng_state)
 from . import random  # noqa: F401
 from . import autograd, cuda, nn, optim  # noqa: F401
+from ._autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._legacy import TYPES as _LEGACY_TYPES
 from ._size import strided  # noqa: F401
 

@@ -7,7 +7,7 @@ memory, bumping the version counter that autograd uses to detect stale values.
 """
 import numpy as np
 
-from . import _creation, _dtype, _ops, _random, _views
+from . import _autograd, _creation, _dtype, _ops, _random, _views
 from ._dtype import scalar_type_name
 from ._tensor import Tensor, checked_scalar
 
@@ -130,6 +130,8 @@ def write_inplace(tensor, result):
     if not _dtype.can_cast(result.dtype, tensor.dtype):
         raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
                            f"desired output type {scalar_type_name[tensor.dtype]}")
+    _autograd.check_inplace(tensor)
+    _autograd.rebase_history(tensor, result)
     np.copyto(tensor._data, result._data, casting="unsafe")
     tensor._bump_version()
     return tensor
@@ -167,6 +169,7 @@ Tensor.__ixor__ = Tensor.bitwise_xor_
 
 
 def _fill_raw(tensor, values):
+    _autograd.check_inplace(tensor)
     np.copyto(tensor._data, values, casting="unsafe")
     tensor._bump_version()
     return tensor

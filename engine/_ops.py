@@ -28,8 +28,10 @@ import numpy as np
 from . import _dtype
 from ._dtype import from_numpy_dtype, result_type, scalar_type_name
 from ._rounding import fma32, fma64  # fused multiply-adds, rounded once like torch's
+from ._autograd import Node, record
 from ._layout import contiguous_strides, iterator_strides
-from ._tensor import Tensor, checked_scalar, empty_strided, make_view, wrap
+from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_strided, make_view,
+                      wrap)
 
 # torch computes inf and nan without a word, numpy warns ("overflow encountered in
 # multiply"): numpy's floating-point warnings from the operations here are silenced.
@@ -97,6 +99,18 @@ def to_dtype(tensor, target):
     # float -> int: torch truncates toward zero; nan/inf have no integer value.
     with np.errstate(invalid="ignore", over="ignore"):
         return wrap(data.astype(target.numpy_dtype, order="K"))
+
+
+def to_copy(tensor, np_dtype):
+    """``tensor.to(dtype)``: a converted copy laid out like ``tensor``."""
+    return record(ToCopyBackward0, copy_preserving_layout(tensor, np_dtype), (tensor,))
+
+
+class ToCopyBackward0(Node):
+    """out = x converted to another dtype:  the gradient is converted back (in _validated)"""
+
+    def backward(self, grad):
+        return grad
 
 
 def _scalar_value(value):
@@ -344,8 +358,19 @@ def add(input, other, *, alpha=1, out=None):
     """out = input + alpha * other"""
     a, b, common = _common(input, other, "add")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        return _out(_result(_add_scaled(a, b, _alpha(alpha, common), common), a, b), out)
-    return _out(_elementwise(np.add, a, b), out)
+        result = _result(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
+    else:
+        result = _elementwise(np.add, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(AddBackward0, result, (input, other), alpha=alpha)
+
+
+class AddBackward0(Node):
+    """out = input + alpha * other:  d/d input = 1,  d/d other = alpha"""
+
+    def backward(self, grad):
+        return grad, grad if self.alpha == 1 else grad * self.alpha
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -359,9 +384,28 @@ def sub(input, other, *, alpha=1, out=None):
                            "operator instead.")
     a, b, common = _common(input, other, "sub")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        return _out(_result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True),
-                            a, b), out)
-    return _out(_elementwise(np.subtract, a, b), out)
+        result = _result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True), a, b)
+    else:
+        result = _elementwise(np.subtract, a, b)
+    if out is not None:
+        return _out(result, out)
+    if not isinstance(input, Tensor):  # number - tensor: torch records it as rsub
+        return record(RsubBackward1, result, (other,), alpha=alpha)
+    return record(SubBackward0, result, (input, other), alpha=alpha)
+
+
+class SubBackward0(Node):
+    """out = input - alpha * other:  d/d input = 1,  d/d other = -alpha"""
+
+    def backward(self, grad):
+        return grad, -grad if self.alpha == 1 else grad * -self.alpha
+
+
+class RsubBackward1(Node):
+    """out = number - alpha * input:  d/d input = -alpha"""
+
+    def backward(self, grad):
+        return -grad if self.alpha == 1 else grad * -self.alpha
 
 
 subtract = sub
@@ -376,8 +420,22 @@ def mul(input, other, *, out=None):
     """out = input * other"""
     a, b, common = _common(input, other, "mul")
     if common is _HALF and _is_half_with_scalar(common, other):
-        return _out(_result(_half_with_scalar(np.multiply, a, other), a), out)
-    return _out(_elementwise(np.multiply, a, b), out)
+        result = _result(_half_with_scalar(np.multiply, a, other), a)
+    else:
+        result = _elementwise(np.multiply, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(MulBackward0, result, (input, other), saved=(input, other))
+
+
+class MulBackward0(Node):
+    """out = input * other:  d/d input = other,  d/d other = input"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        return grad * other, grad * input
 
 
 multiply = mul
@@ -389,9 +447,13 @@ def div(input, other, *, rounding_mode=None, out=None):
         a, b, common = _common(input, other, "div")
         a, b, common = _float_operands(input, other, a, b, common)
         if _is_half_with_scalar(common, other):
-            return _out(_result(_half_with_scalar(np.true_divide, a, other), a), out)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return _out(_elementwise(np.true_divide, a, b), out)
+            result = _result(_half_with_scalar(np.true_divide, a, other), a)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                result = _elementwise(np.true_divide, a, b)
+        if out is not None:
+            return _out(result, out)
+        return record(DivBackward0, result, (input, other), saved=(input, other))
     if rounding_mode == "floor":
         return floor_divide(input, other, out=out)
     if rounding_mode == "trunc":
@@ -411,6 +473,17 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 divide = true_divide = div
+
+
+class DivBackward0(Node):
+    """out = input / other:  d/d input = 1 / other,  d/d other = -input / other**2"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        grad_other = -grad * input / (other * other) if isinstance(other, Tensor) else None
+        return grad / other, grad_other
 
 
 def _trunc_divide(a, b):
@@ -462,16 +535,66 @@ def fmod(input, other, *, out=None):
 def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(exponent, Tensor) and isinstance(input, Tensor):
-        return _out(_pow_scalar_exponent(input, exponent), out)
+        result = _pow_scalar_exponent(input, exponent)
+        if out is not None:
+            return _out(result, out)
+        return record(PowBackward0, result, (input,), saved=(input,),
+                      exponent=_scalar_value(exponent))
     a, b, common = _common(input, exponent, "pow")
     if not isinstance(input, Tensor):
         # number ** tensor: torch writes into a new row-major tensor, and 1 ** anything
         # is 1 (even 1 ** nan; but True is not 1 here)
         if a == 1 and not _is_bool(_scalar_value(input)):
-            return _out(wrap(np.ones(np.shape(b), common)), out)
-        result = _power(a, b, common)._data
-        return _out(wrap(result if result.flags.c_contiguous else result.copy()), out)
-    return _out(_power(a, b, common), out)
+            result = wrap(np.ones(np.shape(b), common))
+        else:
+            result = _power(a, b, common)._data
+            result = wrap(result if result.flags.c_contiguous else result.copy())
+        if out is not None:
+            return _out(result, out)
+        return record(PowBackward2, result, (exponent,), saved_output=True,
+                      self=_scalar_value(input))
+    result = _power(a, b, common)
+    if out is not None:
+        return _out(result, out)
+    return record(PowBackward1, result, (input, exponent), saved=(input, exponent),
+                  saved_output=True)
+
+
+class PowBackward0(Node):
+    """out = input ** exponent (a number):  d/d input = exponent * input ** (exponent - 1)"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        if self.exponent == 0:
+            return grad * 0
+        return grad * (self.exponent * input ** (self.exponent - 1))
+
+
+class PowBackward1(Node):
+    """out = input ** exponent:  d/d input = exponent * input ** (exponent - 1),
+    d/d exponent = out * ln(input)  (taken as 0 where input is 0 and exponent >= 0)"""
+
+    _saved_names = ("self", "exponent", "result")
+
+    def backward(self, grad):
+        input, exponent, result = self.saved_tensors
+        grad_input = grad * (exponent * input ** (exponent - 1))
+        log_input = where((input == 0) & (exponent >= 0), 0.0, log(input))
+        return grad_input, grad * result * log_input
+
+
+class PowBackward2(Node):
+    """out = number ** exponent:  d/d exponent = out * ln(number)"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        if self.self == 0:
+            return grad * 0  # 0 ** exponent: torch takes the derivative as 0 (exponent >= 0)
+        return grad * result * math.log(self.self)
 
 
 def _power(a, b, common):
@@ -576,7 +699,18 @@ def where(condition, input=None, other=None):
         result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
         raise _broadcast_error(cond, a, b) from None
-    return _result(result, cond, a, b)
+    return record(WhereBackward0, _result(result, cond, a, b), (input, other),
+                  saved=(condition,))
+
+
+class WhereBackward0(Node):
+    """out = where(condition, a, b):  d/da = 1 where condition holds, d/db = 1 elsewhere"""
+
+    _saved_names = ("condition",)
+
+    def backward(self, grad):
+        (condition,) = self.saved_tensors
+        return where(condition, grad, 0.0), where(condition, 0.0, grad)
 
 
 def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's parameter names
@@ -749,35 +883,199 @@ def equal(input, other):
 
 
 # ====================================================================== unary
-def _float_unary(ufunc, name, doc):
+def _float_unary(ufunc, name, doc, node, saves="input"):
+    """An op computing ``ufunc`` in floating point, whose gradient is ``node``'s formula.
+
+    ``saves`` says what the formula needs: the ``"input"`` or the ``"result"``.
+    """
     def op(input, *, out=None):
         data = input._data
         x = data if data.dtype.kind == "f" else data.astype(_float_dtype_for(data.dtype))
         with np.errstate(all="ignore"):
-            return _out(_result(ufunc(x), data), out)
+            result = _result(ufunc(x), data)
+        if out is not None:
+            return _out(result, out)
+        if saves == "result":
+            return record(node, result, (input,), saved_output=True)
+        return record(node, result, (input,), saved=(input,))
 
     op.__name__ = name
     op.__doc__ = doc
     return op
 
 
-exp = _float_unary(np.exp, "exp", "out = e ** input")
-exp2 = _float_unary(np.exp2, "exp2", "out = 2 ** input")
-expm1 = _float_unary(np.expm1, "expm1", "out = e ** input - 1, accurate near 0")
-log = _float_unary(np.log, "log", "out = ln(input)")
-log2 = _float_unary(np.log2, "log2", "out = log2(input)")
-log10 = _float_unary(np.log10, "log10", "out = log10(input)")
-log1p = _float_unary(np.log1p, "log1p", "out = ln(1 + input), accurate near 0")
-sqrt = _float_unary(np.sqrt, "sqrt", "out = input ** 0.5")
-sin = _float_unary(np.sin, "sin", "out = sin(input)")
-cos = _float_unary(np.cos, "cos", "out = cos(input)")
-tan = _float_unary(np.tan, "tan", "out = tan(input)")
-asin = arcsin = _float_unary(np.arcsin, "asin", "out = arcsin(input)")
-acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)")
-atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)")
-sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)")
-cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)")
-tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)")
+class _UnaryBackward(Node):
+    """A one-input node whose formula reads one saved tensor (the input or the result)."""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (saved,) = self.saved_tensors
+        return self.formula(grad, saved)
+
+
+class _UnaryOfResult(_UnaryBackward):
+    _saved_names = ("result",)
+
+
+class ExpBackward0(_UnaryOfResult):
+    """out = e ** x:  d/dx = out"""
+
+    def formula(self, grad, result):
+        return grad * result
+
+
+class Exp2Backward0(_UnaryOfResult):
+    """out = 2 ** x:  d/dx = out * ln 2"""
+
+    def formula(self, grad, result):
+        return grad * result * math.log(2.0)
+
+
+class Expm1Backward0(_UnaryOfResult):
+    """out = e ** x - 1:  d/dx = out + 1"""
+
+    def formula(self, grad, result):
+        return grad * (result + 1)
+
+
+class LogBackward0(_UnaryBackward):
+    """out = ln x:  d/dx = 1 / x"""
+
+    def formula(self, grad, x):
+        return grad / x
+
+
+class Log2Backward0(_UnaryBackward):
+    """out = log2 x:  d/dx = 1 / (x ln 2)"""
+
+    def formula(self, grad, x):
+        return grad / (x * math.log(2.0))
+
+
+class Log10Backward0(_UnaryBackward):
+    """out = log10 x:  d/dx = 1 / (x ln 10)"""
+
+    def formula(self, grad, x):
+        return grad / (x * math.log(10.0))
+
+
+class Log1PBackward0(_UnaryBackward):
+    """out = ln(1 + x):  d/dx = 1 / (1 + x)"""
+
+    def formula(self, grad, x):
+        return grad / (x + 1)
+
+
+class SqrtBackward0(_UnaryOfResult):
+    """out = sqrt x:  d/dx = 1 / (2 out)"""
+
+    def formula(self, grad, result):
+        return grad / (2 * result)
+
+
+class SinBackward0(_UnaryBackward):
+    """out = sin x:  d/dx = cos x"""
+
+    def formula(self, grad, x):
+        return grad * cos(x)
+
+
+class CosBackward0(_UnaryBackward):
+    """out = cos x:  d/dx = -sin x"""
+
+    def formula(self, grad, x):
+        return grad * -sin(x)
+
+
+class TanBackward0(_UnaryOfResult):
+    """out = tan x:  d/dx = 1 + out ** 2"""
+
+    def formula(self, grad, result):
+        return grad * (result * result + 1)
+
+
+class AsinBackward0(_UnaryBackward):
+    """out = arcsin x:  d/dx = 1 / sqrt(1 - x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad * rsqrt(1 - x * x)
+
+
+class AcosBackward0(_UnaryBackward):
+    """out = arccos x:  d/dx = -1 / sqrt(1 - x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad * -rsqrt(1 - x * x)
+
+
+class AtanBackward0(_UnaryBackward):
+    """out = arctan x:  d/dx = 1 / (1 + x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad / (x * x + 1)
+
+
+class SinhBackward0(_UnaryBackward):
+    """out = sinh x:  d/dx = cosh x"""
+
+    def formula(self, grad, x):
+        return grad * cosh(x)
+
+
+class CoshBackward0(_UnaryBackward):
+    """out = cosh x:  d/dx = sinh x"""
+
+    def formula(self, grad, x):
+        return grad * sinh(x)
+
+
+class TanhBackward0(_UnaryOfResult):
+    """out = tanh x:  d/dx = 1 - out ** 2"""
+
+    def formula(self, grad, result):
+        return grad * (1 - result * result)
+
+
+class SigmoidBackward0(_UnaryOfResult):
+    """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
+
+    def formula(self, grad, result):
+        return grad * (result * (1 - result))
+
+
+class RsqrtBackward0(_UnaryOfResult):
+    """out = 1 / sqrt x:  d/dx = -out ** 3 / 2"""
+
+    def formula(self, grad, result):
+        return grad * (result * result * result * -0.5)
+
+
+class ReciprocalBackward0(_UnaryOfResult):
+    """out = 1 / x:  d/dx = -out ** 2"""
+
+    def formula(self, grad, result):
+        return grad * -(result * result)
+
+
+exp = _float_unary(np.exp, "exp", "out = e ** input", ExpBackward0, "result")
+exp2 = _float_unary(np.exp2, "exp2", "out = 2 ** input", Exp2Backward0, "result")
+expm1 = _float_unary(np.expm1, "expm1", "out = e ** input - 1, accurate near 0",
+                     Expm1Backward0, "result")
+log = _float_unary(np.log, "log", "out = ln(input)", LogBackward0)
+log2 = _float_unary(np.log2, "log2", "out = log2(input)", Log2Backward0)
+log10 = _float_unary(np.log10, "log10", "out = log10(input)", Log10Backward0)
+log1p = _float_unary(np.log1p, "log1p", "out = ln(1 + input), accurate near 0", Log1PBackward0)
+sqrt = _float_unary(np.sqrt, "sqrt", "out = input ** 0.5", SqrtBackward0, "result")
+sin = _float_unary(np.sin, "sin", "out = sin(input)", SinBackward0)
+cos = _float_unary(np.cos, "cos", "out = cos(input)", CosBackward0)
+tan = _float_unary(np.tan, "tan", "out = tan(input)", TanBackward0, "result")
+asin = arcsin = _float_unary(np.arcsin, "asin", "out = arcsin(input)", AsinBackward0)
+acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)", AcosBackward0)
+atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackward0)
+sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
+cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
+tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result")
 
 
 def _rsqrt(data):
@@ -793,9 +1091,11 @@ def _reciprocal(data):
     return np.reciprocal(data)
 
 
-rsqrt = _float_unary(_rsqrt, "rsqrt", "out = 1 / sqrt(input)")
-sigmoid = _float_unary(_sigmoid, "sigmoid", "out = 1 / (1 + e ** -input)")
-reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input")
+rsqrt = _float_unary(_rsqrt, "rsqrt", "out = 1 / sqrt(input)", RsqrtBackward0, "result")
+sigmoid = _float_unary(_sigmoid, "sigmoid", "out = 1 / (1 + e ** -input)", SigmoidBackward0,
+                       "result")
+reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input", ReciprocalBackward0,
+                          "result")
 
 
 def neg(input, *, out=None):
@@ -806,7 +1106,17 @@ def neg(input, *, out=None):
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
     with np.errstate(over="ignore"):
-        return _out(_result(np.negative(data), data), out)
+        result = _result(np.negative(data), data)
+    if out is not None:
+        return _out(result, out)
+    return record(NegBackward0, result, (input,))
+
+
+class NegBackward0(Node):
+    """out = -x:  d/dx = -1"""
+
+    def backward(self, grad):
+        return -grad
 
 
 negative = neg
@@ -825,7 +1135,20 @@ def abs(input, *, out=None):  # noqa: A001 - torch.abs
     if data.dtype.kind == "b":
         raise _kernel_error("abs_cpu", data.dtype)
     with np.errstate(over="ignore"):
-        return _out(_result(np.abs(data), data), out)
+        result = _result(np.abs(data), data)
+    if out is not None:
+        return _out(result, out)
+    return record(AbsBackward0, result, (input,), saved=(input,))
+
+
+class AbsBackward0(Node):
+    """out = |x|:  d/dx = sign(x) (0 at 0)"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return grad * sign(x)
 
 
 absolute = abs
@@ -856,7 +1179,18 @@ def relu(input):
     data = input._data
     if data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return _result(np.maximum(data, data.dtype.type(0)), data)
+    result = _result(np.maximum(data, data.dtype.type(0)), data)
+    return record(ReluBackward0, result, (input,), saved_output=True)
+
+
+class ReluBackward0(Node):
+    """out = max(x, 0):  d/dx = 1 where out > 0, else 0"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return grad * (result > 0)
 
 
 def _rounding(ufunc, name, doc):
@@ -953,7 +1287,35 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
         data = data.astype(_dtype.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    return _out(wrap(_accumulated(data, np.add.reduce, axis=axes, keepdims=keepdim)), out)
+    result = wrap(_accumulated(data, np.add.reduce, axis=axes, keepdims=keepdim))
+    if out is not None:
+        return _out(result, out)
+    if dim is None:
+        return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
+    return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
+                  dim=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+class SumBackward0(Node):
+    """out = sum of all x:  d/dx = 1 for every element (the gradient is broadcast back)"""
+
+    def backward(self, grad):
+        return grad.expand(self.self_sym_sizes)
+
+
+class SumBackward1(Node):
+    """out = sum of x over dim:  d/dx = 1, the gradient copied back along dim"""
+
+    def backward(self, grad):
+        return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim)
+
+
+def _unreduce(grad, shape, dims, keepdim):
+    """Broadcast a reduction's gradient back to the input's ``shape``."""
+    if not keepdim and shape:
+        for d in sorted(dims):
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -978,7 +1340,33 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "Mean of empty slice"
-        return _out(wrap(_accumulated(data, np.mean, axis=axes, keepdims=keepdim)), out)
+        result = wrap(_accumulated(data, np.mean, axis=axes, keepdims=keepdim))
+    if out is not None:
+        return _out(result, out)
+    shape = input._data.shape
+    if dim is None:
+        return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
+                      self_sym_numel=input._data.size)
+    dims = _dims(dim, input._data.ndim)
+    count = 1
+    for d in dims:
+        count *= shape[d] if shape else 1
+    return record(MeanBackward1, result, (input,), self_sym_sizes=shape, dim=dims,
+                  keepdim=keepdim, count=count)
+
+
+class MeanBackward0(Node):
+    """out = mean of all x:  d/dx = 1 / N for every element"""
+
+    def backward(self, grad):
+        return grad.expand(self.self_sym_sizes) / self.self_sym_numel
+
+
+class MeanBackward1(Node):
+    """out = mean of x over dim:  d/dx = 1 / N, copied back along dim"""
+
+    def backward(self, grad):
+        return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -1403,7 +1791,20 @@ def mm(input, mat2, *, out=None):
     if mat2._data.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _check_mm(input._data, mat2._data)
-    return _matmul_out(wrap(_products(input._data, mat2._data)), out)
+    result = wrap(_products(input._data, mat2._data))
+    if out is not None:
+        return _matmul_out(result, out)
+    return record(MmBackward0, result, (input, mat2), saved=(input, mat2))
+
+
+class MmBackward0(Node):
+    """out = A @ B:  d/dA = grad @ B^T,  d/dB = A^T @ grad"""
+
+    _saved_names = ("self", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        return grad.mm(b.t()), a.t().mm(grad)
 
 
 def mv(input, vec, *, out=None):
@@ -1413,7 +1814,20 @@ def mv(input, vec, *, out=None):
     if mat.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
     _check_mv(mat, v, out)
-    return _out(wrap(_products(mat, v)), out)
+    result = wrap(_products(mat, v))
+    if out is not None:
+        return _out(result, out)
+    return record(MvBackward0, result, (input, vec), saved=(input, vec))
+
+
+class MvBackward0(Node):
+    """out = A @ v:  d/dA = outer(grad, v),  d/dv = A^T @ grad"""
+
+    _saved_names = ("self", "vec")
+
+    def backward(self, grad):
+        a, v = self.saved_tensors
+        return grad.unsqueeze(1) * v, a.t().mv(grad)
 
 
 def dot(input, other, *, out=None):
@@ -1435,7 +1849,20 @@ def dot(input, other, *, out=None):
     if out is not None and out._data.dtype != a.dtype:
         raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
                            f"dtype {scalar_type_name[input.dtype]}")
-    return _out(wrap(_products(a, b)), out)
+    result = wrap(_products(a, b))
+    if out is not None:
+        return _out(result, out)
+    return record(DotBackward0, result, (input, other), saved=(input, other))
+
+
+class DotBackward0(Node):
+    """out = sum(a * b):  d/da = grad * b,  d/db = grad * a"""
+
+    _saved_names = ("self", "tensor")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        return grad * b, grad * a
 
 
 inner = dot
@@ -1454,7 +1881,20 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
-    return _matmul_out(wrap(_products(a, b)), out)
+    result = wrap(_products(a, b))
+    if out is not None:
+        return _matmul_out(result, out)
+    return record(BmmBackward0, result, (input, mat2), saved=(input, mat2))
+
+
+class BmmBackward0(Node):
+    """out[i] = A[i] @ B[i]:  d/dA = grad @ B^T,  d/dB = A^T @ grad, batch by batch"""
+
+    _saved_names = ("self", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        return grad.bmm(b.mT), a.mT.bmm(grad)
 
 
 def _foldable(tensor):
@@ -1568,7 +2008,22 @@ def cat(tensors, dim=0, *, out=None):
                                    f"for tensor number {i} in the list.")
     arrays = [t._data.astype(common, copy=False) for t in parts]
     # the result is row-major whatever the inputs' layouts (numpy would keep theirs)
-    return _cat_out(wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis))), out)
+    result = wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis)))
+    if out is not None:
+        return _cat_out(result, out)
+    return record(CatBackward0, result, tuple(tensors), dim=axis,
+                  sizes=[t._data.shape[axis] if t._data.shape != (0,) else 0 for t in tensors])
+
+
+class CatBackward0(Node):
+    """out = the inputs joined along dim:  each input's gradient is its own piece of grad"""
+
+    def backward(self, grad):
+        pieces, start = [], 0
+        for size in self.sizes:
+            pieces.append(grad.narrow(self.dim, start, size))
+            start += size
+        return tuple(pieces)
 
 
 concat = concatenate = cat
@@ -1585,7 +2040,17 @@ def stack(tensors, dim=0, *, out=None):
                                f"{list(first)} at entry 0 and {list(t._data.shape)} at entry {i}")
     common = result_type(*tensors).numpy_dtype
     arrays = [t._data.astype(common, copy=False) for t in tensors]
-    return _cat_out(wrap(np.ascontiguousarray(np.stack(arrays, axis=axis))), out)
+    result = wrap(np.ascontiguousarray(np.stack(arrays, axis=axis)))
+    if out is not None:
+        return _cat_out(result, out)
+    return record(StackBackward0, result, tuple(tensors), dim=axis)
+
+
+class StackBackward0(Node):
+    """out = the inputs stacked along a new dim:  each input's gradient is its slice of grad"""
+
+    def backward(self, grad):
+        return tuple(grad.select(self.dim, i) for i in range(grad._data.shape[self.dim]))
 
 
 def hstack(tensors):

@@ -43,6 +43,9 @@ class Tensor:
     grad_fn = None
     _grad = None
     _retains_grad = False
+    _output_nr = 0       # which output of its grad_fn this tensor is
+    _accumulator = None  # a leaf's AccumulateGrad node, made on first use
+    _inference = False
     __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
 
     def __new__(cls, *args, device=None):
@@ -184,7 +187,7 @@ class Tensor:
     def _bump_version(self):
         self._version_counter().value += 1
 
-    # ------------------------------------------------------------ autograd flags
+    # ------------------------------------------------------------ autograd
     @property
     def requires_grad(self):
         """Whether autograd records operations on this tensor."""
@@ -192,10 +195,23 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind != "f":  # (torch words it differently here)
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
-        self._requires_grad = bool(value)
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Ask autograd to track operations on this (leaf, floating point) tensor."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
+                               "you want to use a computed variable in a subgraph that doesn't "
+                               "require differentiation use var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
 
     @property
     def is_leaf(self):
@@ -204,6 +220,9 @@ class Tensor:
 
     @property
     def grad(self):
+        """The gradient accumulated by backward(): kept on leaves (and on retain_grad())."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            _autograd.warn_non_leaf_grad()
         return self._grad
 
     @grad.setter
@@ -211,14 +230,51 @@ class Tensor:
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
+        if value is not None and value._data.shape != self._data.shape:
+            raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
 
-    def requires_grad_(self, requires_grad=True):
-        """Ask autograd to track operations on this tensor (floating tensors only)."""
-        if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self._requires_grad = bool(requires_grad)
-        return self
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        """True after retain_grad() on a non-leaf tensor."""
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        _autograd.retain_grad(self)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return another."""
+        return _autograd.register_hook(self, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def is_inference(self):
+        """True for tensors made inside ``inference_mode()``."""
+        return self._inference
+
+    def _grad_accumulator(self):
+        """This leaf's AccumulateGrad node (the same one every time it is used)."""
+        node = self._accumulator
+        if node is None:
+            node = self._accumulator = _autograd.AccumulateGrad(self)
+        return node
+
+    def _alias_for_saving(self):
+        """The same memory and version counter, without grad_fn (so a node can keep it)."""
+        return _views.detach(self)
+
+    def _as_output_of(self, node):
+        """This saved output as ``node``'s result again, for a differentiable backward."""
+        alias = _views.detach(self)
+        alias.grad_fn, alias._requires_grad = node, True
+        return alias
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
@@ -295,7 +351,7 @@ class Tensor:
         target = self.dtype if dtype is None else _dtype.as_dtype(dtype)
         if target.numpy_dtype == self._data.dtype and not copy:
             return self
-        return copy_preserving_layout(self, target.numpy_dtype)
+        return _ops.to_copy(self, target.numpy_dtype)
 
     def type(self, dtype=None, non_blocking=False):
         """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
@@ -326,7 +382,7 @@ class Tensor:
         """``self`` when it already has this dtype, otherwise a converted copy."""
         if self._data.dtype == np_dtype:
             return self
-        return copy_preserving_layout(self, np_dtype)
+        return _ops.to_copy(self, np_dtype)
 
     def float(self):
         return self._cast(_F32)
@@ -612,4 +668,4 @@ def warn_copy_construct(where):
                   f"{where}(sourceTensor).", UserWarning, stacklevel=3)
 
 
-from . import _legacy, _ops, _printing  # noqa: E402  (these modules use Tensor themselves)
+from . import _autograd, _legacy, _ops, _printing, _views  # noqa: E402,F401  (they use Tensor)

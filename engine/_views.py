@@ -16,6 +16,8 @@ import numpy as np
 from . import _dtype
 from ._ops import _dims, wrap_dim
 from ._size import Size
+from ._autograd import Node, _grad_enabled, record, sum_to
+from ._autograd import check_inplace as _autograd_check_inplace
 from ._layout import (contiguous_strides, is_non_overlapping_and_dense, iterator_strides)
 from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_strided,
                       legacy_type_name, make_view, wrap, _strided_array)
@@ -123,7 +125,19 @@ def view(input, *shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return make_view(input, shape, stride, input.storage_offset())
+    result = make_view(input, shape, stride, input.storage_offset())
+    return record(ViewBackward0, result, (input,), self_sym_sizes=input._data.shape)
+
+
+class ViewBackward0(Node):
+    """out = x seen with another shape:  the gradient is seen with x's shape again"""
+
+    def backward(self, grad):
+        return grad.reshape(self.self_sym_sizes)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    """reshape that had to copy first: the gradient is reshaped back"""
 
 
 def _view_dtype(input, target):
@@ -180,8 +194,11 @@ def reshape(input, *shape):
     shape = infer_size(_size_args(shape, "reshape"), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is not None:
-        return make_view(input, shape, stride, input.storage_offset())
-    return wrap(np.ascontiguousarray(input._data).reshape(shape))
+        result = make_view(input, shape, stride, input.storage_offset())
+        return record(ViewBackward0, result, (input,), self_sym_sizes=input._data.shape)
+    copied = clone(input, memory_format="torch.contiguous_format")
+    result = wrap(copied._data.reshape(shape))
+    return record(UnsafeViewBackward0, result, (copied,), self_sym_sizes=input._data.shape)
 
 
 def reshape_as(input, other):
@@ -189,10 +206,37 @@ def reshape_as(input, other):
 
 
 # ---------------------------------------------------------------- reordering dimensions
-def _permuted(input, order):
+def _permuted(input, order, node=None, **attributes):
     shape, stride = input._data.shape, input.stride()
-    return make_view(input, tuple(shape[d] for d in order), tuple(stride[d] for d in order),
-                     input.storage_offset())
+    result = make_view(input, tuple(shape[d] for d in order), tuple(stride[d] for d in order),
+                       input.storage_offset())
+    if node is None:
+        node, attributes = PermuteBackward0, {"dims": tuple(order)}
+    return record(node, result, (input,), **attributes)
+
+
+class PermuteBackward0(Node):
+    """out = x with dimensions reordered:  the gradient is put back in the original order"""
+
+    def backward(self, grad):
+        inverse = [0] * len(self.dims)
+        for position, d in enumerate(self.dims):
+            inverse[d] = position
+        return grad.permute(inverse)
+
+
+class TransposeBackward0(Node):
+    """out = x with two dimensions swapped:  swap them back"""
+
+    def backward(self, grad):
+        return grad.transpose(self.dim0, self.dim1)
+
+
+class TBackward0(Node):
+    """out = x^T:  the gradient is transposed back"""
+
+    def backward(self, grad):
+        return grad.t()
 
 
 def alias(input):
@@ -208,7 +252,7 @@ def transpose(input, dim0, dim1):
         return alias(input)  # torch lets a 0-d tensor swap "dimension 0" with itself
     order = list(range(ndim))
     order[d0], order[d1] = order[d1], order[d0]
-    return _permuted(input, order)
+    return _permuted(input, order, TransposeBackward0, dim0=d0, dim1=d1)
 
 
 swapaxes = swapdims = transpose
@@ -235,7 +279,7 @@ def t(input):
     ndim = input._data.ndim
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-    return _permuted(input, list(range(ndim))[::-1])
+    return _permuted(input, list(range(ndim))[::-1], TBackward0)
 
 
 _WARNED = set()  # torch gives some deprecation warnings only once per process
@@ -308,8 +352,26 @@ def squeeze(input, dim=None):
     ndim = len(shape)
     drop = set(range(ndim)) if dim is None else set(_dims(dim, ndim))
     keep = [d for d in range(ndim) if not (d in drop and shape[d] == 1)]
-    return make_view(input, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
-                     input.storage_offset())
+    result = make_view(input, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
+                       input.storage_offset())
+    node = SqueezeBackward0 if dim is None else (
+        SqueezeBackward1 if not isinstance(dim, (tuple, list)) else SqueezeBackward2)
+    return record(node, result, (input,), self_sym_sizes=shape)
+
+
+class SqueezeBackward0(Node):
+    """out = x without its size-1 dimensions:  the gradient gets them back"""
+
+    def backward(self, grad):
+        return grad.reshape(self.self_sym_sizes)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    """squeeze(dim)"""
+
+
+class SqueezeBackward2(SqueezeBackward0):
+    """squeeze(dims)"""
 
 
 def unsqueeze(input, dim):
@@ -319,7 +381,15 @@ def unsqueeze(input, dim):
     new_stride = shape[dim] * stride[dim] if dim < len(shape) else 1
     shape.insert(dim, 1)
     stride.insert(dim, new_stride)
-    return make_view(input, tuple(shape), tuple(stride), input.storage_offset())
+    result = make_view(input, tuple(shape), tuple(stride), input.storage_offset())
+    return record(UnsqueezeBackward0, result, (input,), dim=dim)
+
+
+class UnsqueezeBackward0(Node):
+    """out = x with a new size-1 dimension:  the gradient drops it"""
+
+    def backward(self, grad):
+        return grad.squeeze(self.dim)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -378,7 +448,15 @@ def expand(input, *sizes):
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
     new_shape, new_stride = expand_geometry(shape, stride, sizes)
-    return make_view(input, new_shape, new_stride, input.storage_offset())
+    result = make_view(input, new_shape, new_stride, input.storage_offset())
+    return record(ExpandBackward0, result, (input,), self_sym_sizes=shape)
+
+
+class ExpandBackward0(Node):
+    """out = x repeated along size-1 dimensions:  the copies' gradients are summed (sum_to)"""
+
+    def backward(self, grad):
+        return sum_to(grad, self.self_sym_sizes)
 
 
 def expand_geometry(shape, stride, sizes):
@@ -500,7 +578,17 @@ def _slice(input, dim, start, stop, step):
     offset = input.storage_offset() + start * stride[dim]
     shape[dim] = builtins.max(0, -(-(stop - start) // step))
     stride[dim] *= step
-    return make_view(input, tuple(shape), tuple(stride), offset)
+    result = make_view(input, tuple(shape), tuple(stride), offset)
+    return record(SliceBackward0, result, (input,), self_sym_sizes=input._data.shape, dim=dim,
+                  start=start, end=stop, step=step)
+
+
+class SliceBackward0(Node):
+    """out = x[start:end:step] along dim:  the gradient lands there, zeros elsewhere"""
+
+    def backward(self, grad):
+        return embed(grad, self.self_sym_sizes, self.dim,
+                     slice(self.start, self.end, self.step))
 
 
 def select(input, dim, index):
@@ -520,7 +608,49 @@ def _select(input, dim, index):
     shape, stride = list(input._data.shape), list(input.stride())
     offset = input.storage_offset() + (index % shape[dim]) * stride[dim]
     del shape[dim], stride[dim]
-    return make_view(input, tuple(shape), tuple(stride), offset)
+    result = make_view(input, tuple(shape), tuple(stride), offset)
+    return record(SelectBackward0, result, (input,), self_sym_sizes=input._data.shape, dim=dim,
+                  index=index)
+
+
+class AliasBackward0(Node):
+    """out = x itself, seen through a new tensor:  the gradient passes through"""
+
+    def backward(self, grad):
+        return grad
+
+
+class SelectBackward0(Node):
+    """out = x[index] along dim:  the gradient lands at index, zeros elsewhere"""
+
+    def backward(self, grad):
+        return embed(grad, self.self_sym_sizes, self.dim, self.index)
+
+
+def embed(grad, shape, dim, where):
+    """A zero tensor of ``shape`` with ``grad`` written at ``where`` along ``dim``.
+
+    The gradient of taking a piece (select or slice) is the piece's gradient put back
+    in place, with zeros for the elements that were not taken.
+    """
+    from ._creation import zeros
+
+    result = zeros(shape, dtype=grad.dtype)
+    region = (slice(None),) * dim + (where,)
+    result._data[region] = grad._data
+    node = SelectBackwardBackward0 if isinstance(where, builtins.int) else SliceBackwardBackward0
+    return record(node, result, (grad,), dim=dim, where=where)
+
+
+class SelectBackwardBackward0(Node):
+    """out = zeros with grad at index:  its own gradient is the piece at that index"""
+
+    def backward(self, grad):
+        return grad[(slice(None),) * self.dim + (self.where,)]
+
+
+class SliceBackwardBackward0(SelectBackwardBackward0):
+    """out = zeros with grad in a slice:  its own gradient is that slice"""
 
 
 def unbind(input, dim=0):
@@ -600,15 +730,24 @@ def detach(input):
 def clone(input, *, memory_format=None):
     """A copy in new memory, keeping the layout (strides) of a dense input."""
     if memory_format is not None and str(memory_format) != "torch.preserve_format":
-        return wrap(np.array(input._data, order="C"))
-    return copy_preserving_layout(input)
+        result = wrap(np.array(input._data, order="C"))
+    else:
+        result = copy_preserving_layout(input)
+    return record(CloneBackward0, result, (input,))
+
+
+class CloneBackward0(Node):
+    """out = a copy of x:  the gradient passes through unchanged"""
+
+    def backward(self, grad):
+        return grad
 
 
 def contiguous(input, memory_format=None):
     """``self`` when already row-major, otherwise a row-major copy."""
     if input.is_contiguous():
         return input
-    return wrap(np.ascontiguousarray(input._data))
+    return clone(input, memory_format="torch.contiguous_format")
 
 
 # ---------------------------------------------------------------- overlapping memory
@@ -655,6 +794,7 @@ def check_no_overlap(output, inputs, full_is_ok=True):
 
 def copy_into(dst, src):
     """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
+    _autograd_check_inplace(dst)
     if src is dst:
         dst._bump_version()  # nothing to copy, but torch still counts an in-place change
         return dst
@@ -775,12 +915,15 @@ def _apply_indexing(input, items):
     shape, stride = list(input._data.shape), list(input.stride())
     offset = input.storage_offset()
     dim, indices = 0, []
+    steps = []  # the same indexing as a chain of views, which autograd records one by one
     for real_dim, item in enumerate(items):
         cls = item.__class__
         if cls is slice:
             step = _slice_step(item)
             wrap_dim(dim, len(shape))  # only two ellipses can get past the last dimension
             start, stop, _ = item.indices(shape[dim])  # clamped into 0..size, as torch does
+            if (start, stop, step) != (0, shape[dim], 1):  # torch skips a full ":" here
+                steps.append((_slice, dim, start, stop, step))
             offset += start * stride[dim]
             shape[dim] = builtins.max(0, -(-(stop - start) // step))
             stride[dim] *= step
@@ -802,10 +945,12 @@ def _apply_indexing(input, items):
         if _is_int(item):
             index = operator.index(item)
             _select_bounds(shape, dim, index, real_dim)
+            steps.append((_select, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
         elif item is None:
             wrap_dim(dim, len(shape) + 1)
+            steps.append((unsqueeze, dim))
             stride.insert(dim, shape[dim] * stride[dim] if dim < len(shape) else 1)
             shape.insert(dim, 1)
             dim += 1
@@ -823,8 +968,16 @@ def _apply_indexing(input, items):
             except TypeError:
                 raise _invalid_index(item) from None
             _select_bounds(shape, dim, index, real_dim)
+            steps.append((_select, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
+    if _grad_enabled[0] and input.requires_grad and not indices:
+        # autograd records the indexing as torch does: one select / slice / unsqueeze per item
+        for view_function, *arguments in steps:
+            input = view_function(input, *arguments)
+        if not steps:
+            input = record(AliasBackward0, alias(input), (input,))
+        return input, indices
     return make_view(input, tuple(shape), tuple(stride), offset), indices
 
 

@@ -1,6 +1,12 @@
 """``engine.autograd``: the gradient machinery, mirroring ``torch.autograd``.
 
-Placeholder. This will hold ``grad`` (``torch.autograd.grad``, including
-``create_graph=True`` for higher-order gradients), ``backward``, the
-``Function`` base class for custom operations and ``gradcheck``.
+The graph and the backward pass live in ``engine/_autograd.py``; each operation's
+gradient formula sits next to the operation itself (``engine/_ops.py``,
+``engine/_views.py``). This package is the public face: ``backward``, ``grad``,
+the grad modes, ``Function`` for your own operations and ``gradcheck``.
 """
+from .._autograd import (backward, enable_grad, grad, inference_mode, is_grad_enabled,  # noqa: F401
+                         no_grad, set_grad_enabled)
+from . import graph  # noqa: F401
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401

@@ -1,0 +1,709 @@
+"""Autograd's core: recording operations as a graph, and running it backwards.
+
+Every differentiable operation, when one of its inputs requires grad, calls
+``record``: it creates a *node* (the result's ``grad_fn``, e.g. ``MulBackward0``)
+that remembers the tensors its gradient formula needs (``saved_tensors``) and
+where each input's gradient must go next (``next_functions``). A leaf that
+requires grad is reached through an ``AccumulateGrad`` node, which adds the
+gradient into the leaf's ``.grad``.
+
+``backward`` then walks the graph in one pass: it finds every node reachable from
+the roots, sorts them so that a node runs only after every node that feeds it a
+gradient, and calls each node's ``backward`` once with the sum of the gradients
+it received. Gradients are undone of broadcasting (``sum_to``) and cast to each
+input's dtype in one place (``_validated``), as PyTorch's engine does.
+"""
+import itertools
+import re
+import warnings
+import weakref
+
+from . import _dtype
+from ._tensor import Tensor
+
+# ====================================================================== grad mode
+_grad_enabled = [True]  # a list so that every module sees the same flag
+
+
+def is_grad_enabled():
+    """True unless inside ``no_grad()`` (or ``set_grad_enabled(False)``)."""
+    return _grad_enabled[0]
+
+
+class _GradModeContext:
+    """A context manager that is also a decorator, like torch's grad-mode classes."""
+
+    mode = True
+
+    def __enter__(self):
+        self._previous = _grad_enabled[0]
+        _grad_enabled[0] = self.mode
+
+    def __exit__(self, *exc_info):
+        _grad_enabled[0] = self._previous
+        return False
+
+    def __call__(self, function):
+        mode_class = type(self)
+
+        def decorated(*args, **kwargs):
+            with mode_class():
+                return function(*args, **kwargs)
+
+        decorated.__name__ = getattr(function, "__name__", "decorated")
+        decorated.__doc__ = getattr(function, "__doc__", None)
+        decorated.__wrapped__ = function
+        return decorated
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_GradModeContext):  # noqa: N801 - torch's name
+    """Inside ``with no_grad():`` operations are not recorded: results never require grad."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):  # noqa: N801
+    """Switch recording back on inside a ``no_grad`` block."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):  # noqa: N801
+    """``set_grad_enabled(False)`` switches recording off at once; as ``with``, for a block."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+        self._previous = _grad_enabled[0]
+        _grad_enabled[0] = self.mode  # torch applies it on construction too
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc_info):
+        _grad_enabled[0] = self._previous
+        return False
+
+    def __call__(self, function):
+        _grad_enabled[0] = self._previous  # as a decorator it only applies inside the call
+        mode = self.mode
+
+        def decorated(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return function(*args, **kwargs)
+
+        decorated.__name__ = getattr(function, "__name__", "decorated")
+        decorated.__wrapped__ = function
+        return decorated
+
+
+class inference_mode(_GradModeContext):  # noqa: N801
+    """Like ``no_grad``, and tensors made inside are marked ``is_inference()``."""
+
+    def __init__(self, mode=True):
+        self.mode = not mode
+        self._inference = mode
+
+    def __enter__(self):
+        self._previous = _grad_enabled[0]
+        self._previous_inference = _inference_mode[0]
+        _grad_enabled[0] = self.mode
+        _inference_mode[0] = self._inference
+
+    def __exit__(self, *exc_info):
+        _grad_enabled[0] = self._previous
+        _inference_mode[0] = self._previous_inference
+        return False
+
+    def __call__(self, function):
+        flag = self._inference
+
+        def decorated(*args, **kwargs):
+            with inference_mode(flag):
+                return function(*args, **kwargs)
+
+        decorated.__name__ = getattr(function, "__name__", "decorated")
+        decorated.__wrapped__ = function
+        return decorated
+
+
+_inference_mode = [False]
+
+
+def is_inference_mode_enabled():
+    return _inference_mode[0]
+
+
+# ====================================================================== nodes
+_sequence = itertools.count()  # creation order: a node always comes after its inputs' nodes
+
+
+class SavedTensor:
+    """A tensor a node keeps for its backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version", "is_output", "producer")
+
+    def __init__(self, tensor, is_output, producer=None):
+        # An output is kept as a detached alias (same memory and version counter):
+        # holding the output itself would make output -> node -> output a cycle.
+        self.tensor = tensor._alias_for_saving() if is_output else tensor
+        self.version = tensor._version
+        self.is_output = is_output
+        # the node that computed this tensor, named in the "modified by an inplace" error
+        self.producer = producer if is_output else tensor.grad_fn
+
+
+class Node:
+    """A recorded operation, seen from backward: PyTorch's ``grad_fn`` objects.
+
+    ``next_functions`` holds, for each input, ``(node, output_nr)``: the node that
+    receives that input's gradient (``None`` for inputs that need none).
+    """
+
+    num_outputs = 1
+    _saved = ()            # SavedTensor objects, in the order backward unpacks them
+    _saved_names = ()      # torch's attribute names for them: _saved_self, _saved_other ...
+    _released = False
+    _pre_hooks = None      # tensor hooks: {output_nr: [fn(grad) -> grad or None]}
+    _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
+    _node_pre_hooks = None
+    _node_hooks = None
+
+    def __init__(self):
+        self.next_functions = ()
+        self._input_meta = ()  # (shape, dtype) of each input, to check returned gradients
+        self.metadata = {}
+
+    def name(self):
+        """The node's name, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def backward(self, *grad_outputs):
+        """The gradient formula: gradients of the inputs from those of the outputs."""
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        return self.backward(*grad_outputs)
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors, checked: freed after backward, and unchanged since saved."""
+        if self._released:
+            raise RuntimeError(_SECOND_BACKWARD)
+        return tuple(self._unpack(saved) for saved in self._saved)
+
+    def _unpack(self, saved):
+        tensor = saved.tensor
+        if saved.version is None:
+            return tensor  # a saved number
+        if tensor._version != saved.version:
+            raise RuntimeError(_modified_message(tensor, saved, self))
+        if saved.is_output and _grad_enabled[0]:
+            # for a differentiable backward (create_graph) the output is this node's result
+            return tensor._as_output_of(self)
+        return tensor
+
+    def __getattr__(self, name):
+        # torch exposes what a node saved as _saved_<name>, e.g. MulBackward0._saved_other
+        if name.startswith("_saved_"):
+            key = name[len("_saved_"):]
+            names = type(self)._saved_names
+            if key in names:
+                if self._released:
+                    raise RuntimeError(_SECOND_BACKWARD)
+                return self._unpack(self._saved[names.index(key)])
+            if key in self.__dict__:
+                return self.__dict__[key]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+
+    def _release(self):
+        """Free the saved tensors (after backward without retain_graph)."""
+        if self._saved:
+            self._saved = ()
+            self._released = True
+
+    # ------------------------------------------------------------ hooks
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
+        if self._node_hooks is None:
+            self._node_hooks = []
+        self._node_hooks.append(hook)
+        return _RemovableHandle(self._node_hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` runs before this node; it may replace grad_outputs."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = []
+        self._node_pre_hooks.append(hook)
+        return _RemovableHandle(self._node_pre_hooks, hook)
+
+    def _add_tensor_hook(self, output_nr, hook):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        hooks = self._pre_hooks.setdefault(output_nr, [])
+        hooks.append(hook)
+        return _RemovableHandle(hooks, hook)
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
+        self._sequence_nr = next(_sequence)
+
+    def backward(self, grad):
+        variable = self.variable
+        if grad is None:
+            return ()
+        if variable._grad is None:
+            # the first gradient: a fresh tensor laid out like the leaf (torch's layout contract)
+            variable._grad = grad if _grad_enabled[0] else _owned_copy(grad, variable)
+        elif _grad_enabled[0]:
+            variable._grad = variable._grad + grad  # create_graph: stay differentiable
+        else:
+            variable._grad._data += grad._data  # accumulate in place, into the same tensor
+            variable._grad._bump_version()
+        return ()
+
+
+class _RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _owned_copy(grad, variable):
+    """``grad`` in memory of its own, laid out like ``variable`` (no view of another tensor)."""
+    from ._tensor import empty_preserving_layout
+    import numpy as np
+
+    result = empty_preserving_layout(variable, grad._data.dtype)
+    np.copyto(result._data, grad._data)
+    return result
+
+
+_SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+def _modified_message(tensor, saved, node):
+    shape = ", ".join(str(n) for n in tensor._data.shape)
+    described = f"[{tensor.type()} [{shape}]]"
+    producer = node if saved.is_output else saved.producer
+    if producer is not None:
+        # torch names the operation here without the "Backward0" ending
+        operation = re.sub(r"Backward\d*$", "", producer.name())
+        described += f", which is output 0 of {operation},"
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {described} is at version {tensor._version}; expected version "
+            f"{saved.version} instead. Hint: enable anomaly detection to find the operation "
+            "that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+# ====================================================================== recording
+def gradient_edge(value):
+    """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
+    if not getattr(value, "requires_grad", False):
+        return (None, 0)
+    node = value.grad_fn
+    if node is not None:
+        return (node, value._output_nr)
+    return (value._grad_accumulator(), 0)
+
+
+def record(node_class, results, inputs, saved=(), saved_output=False, **attributes):
+    """Attach a ``node_class`` node to ``results`` when some input requires grad.
+
+    ``inputs`` are the op's inputs (tensors or Python numbers), ``saved`` the
+    tensors its backward needs, ``attributes`` the other values it needs (dims,
+    exponents ...). With ``saved_output=True`` the (single) result is saved too,
+    after the inputs. Returns ``results`` unchanged, so ops end with ``return record(...)``.
+    """
+    if not _grad_enabled[0]:
+        return results
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
+            break
+    else:
+        return results
+    node = node_class()
+    node.next_functions = tuple(gradient_edge(value) for value in inputs)
+    node._input_meta = tuple((value._data.shape, value._data.dtype)
+                             if isinstance(value, Tensor) else None for value in inputs)
+    node._sequence_nr = next(_sequence)
+    if saved:
+        node._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor) else _Constant(t)
+                            for t in saved)
+    node.__dict__.update(attributes)
+    outputs = results if isinstance(results, tuple) else (results,)
+    for output_nr, output in enumerate(outputs):
+        if output is not None and output._data.dtype.kind == "f":
+            output.grad_fn = node
+            output._requires_grad = True
+            if output_nr:
+                output._output_nr = output_nr
+    if saved_output:
+        node._saved = node._saved + (SavedTensor(outputs[0], True),)
+    return results
+
+
+class _Constant:
+    """A saved non-tensor value (e.g. a Python number) that needs no version check."""
+
+    __slots__ = ("tensor", "version", "is_output", "producer")
+
+    def __init__(self, value):
+        self.tensor, self.version, self.is_output, self.producer = value, None, False, None
+
+
+def check_inplace(tensor):
+    """torch refuses to change a leaf that requires grad (or a view of one) in place."""
+    if not _grad_enabled[0]:
+        return
+    if tensor.grad_fn is None and tensor._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = tensor._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def rebase_history(tensor, result):
+    """After ``tensor.op_()``: ``tensor`` now holds ``result``, so it takes result's grad_fn.
+
+    The node may have saved ``tensor`` itself as an input; the in-place write is about to
+    change those values, so the node keeps a copy of them instead (torch's original_self).
+    """
+    node = result.grad_fn
+    if node is None:
+        return
+    for saved in node._saved:
+        if saved.tensor is tensor and not saved.is_output:
+            saved.tensor = tensor._alias_for_saving().clone()
+            saved.version = 0
+    tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, 0
+
+
+# ====================================================================== undoing broadcasting
+def sum_to(grad, shape):
+    """Sum ``grad`` down to ``shape``: undo the broadcasting that stretched an input.
+
+    Broadcasting copies an input along new leading dimensions and along dimensions of
+    size 1, so its gradient is the sum over exactly those dimensions.
+    """
+    if grad._data.shape == shape:
+        return grad
+    lead = grad._data.ndim - len(shape)
+    if lead:
+        grad = grad.sum(tuple(range(lead)))
+    stretched = tuple(d for d, n in enumerate(shape) if n == 1 and grad._data.shape[d] != 1)
+    if stretched:
+        grad = grad.sum(stretched, keepdim=True)
+    return grad
+
+
+def _is_expandable_to(shape, target):
+    if len(shape) > len(target):
+        return False
+    for n, m in zip(reversed(shape), reversed(target)):
+        if n != m and n != 1:
+            return False
+    return True
+
+
+def _validated(node, grads):
+    """The gradients a node returned, summed to each input's shape and cast to its dtype."""
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) != len(node.next_functions):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(node.next_functions)}, got {len(grads)})")
+    checked = []
+    for index, (grad, meta) in enumerate(zip(grads, node._input_meta)):
+        if grad is None or meta is None or node.next_functions[index][0] is None:
+            checked.append(None)
+            continue
+        shape, np_dtype = meta
+        if grad._data.shape != shape:
+            if not _is_expandable_to(shape, grad._data.shape):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at "
+                                   f"index {index} - got {list(grad._data.shape)} but expected "
+                                   f"shape compatible with {list(shape)}")
+            grad = sum_to(grad, shape)
+        if grad._data.dtype != np_dtype:
+            grad = grad.to(_dtype.from_numpy_dtype[np_dtype])
+        checked.append(grad)
+    return checked
+
+
+# ====================================================================== running backward
+def _graph_nodes(roots):
+    """Every node reachable from ``roots``, found with an explicit stack (no recursion)."""
+    seen, stack = set(), [node for node in roots if node is not None]
+    nodes = []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        nodes.append(node)
+        for next_node, _ in node.next_functions:
+            if next_node is not None and id(next_node) not in seen:
+                stack.append(next_node)
+    return nodes
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate=True):
+    """Send ``grad_outputs`` back from ``outputs`` through the graph.
+
+    With ``accumulate`` the gradients land in the leaves' ``.grad`` (``backward``);
+    otherwise those of ``inputs`` are returned instead (``autograd.grad``).
+    """
+    roots = [output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
+             for output in outputs]
+    # Sorting by creation order puts every node after all the nodes that consume its
+    # result: an operation is always recorded after the operations that made its inputs.
+    order = sorted(_graph_nodes(roots), key=lambda node: node._sequence_nr, reverse=True)
+    buffers = {}  # id(node) -> [gradient per output], summed as contributions arrive
+    for output, root, grad in zip(outputs, roots, grad_outputs):
+        _add_to_buffer(buffers, root, output._output_nr if output.grad_fn is not None else 0,
+                       grad)
+
+    captured = None
+    if inputs is not None:
+        # autograd.grad: catch the gradient arriving for each input instead of storing it
+        captured = {}
+        for position, tensor in enumerate(inputs):
+            node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
+            nr = tensor._output_nr if tensor.grad_fn is not None else 0
+            captured.setdefault((id(node), nr), []).append(position)
+    results = [None] * (len(inputs) if inputs is not None else 0)
+
+    with set_grad_enabled(create_graph):
+        for node in order:
+            grads = buffers.pop(id(node), None)
+            if grads is None:
+                continue  # no gradient reached this node (e.g. only unused outputs)
+            grads = _run_tensor_hooks(node, grads)
+            if captured is not None:
+                for nr, grad in enumerate(grads):
+                    for position in captured.get((id(node), nr), ()):
+                        results[position] = grad
+                if isinstance(node, AccumulateGrad):
+                    continue  # autograd.grad leaves .grad alone
+            if node._node_pre_hooks:
+                for hook in node._node_pre_hooks:
+                    replaced = hook(tuple(grads))
+                    if replaced is not None:
+                        grads = list(replaced)
+            if isinstance(node, AccumulateGrad):
+                if accumulate:
+                    node.backward(grads[0])
+                continue
+            input_grads = _validated(node, node.backward(*grads))
+            if node._node_hooks:
+                for hook in node._node_hooks:
+                    replaced = hook(tuple(input_grads), tuple(grads))
+                    if replaced is not None:
+                        input_grads = list(replaced)
+            if not retain_graph:
+                node._release()
+            for (next_node, nr), grad in zip(node.next_functions, input_grads):
+                if next_node is not None and grad is not None:
+                    _add_to_buffer(buffers, next_node, nr, grad)
+
+    if inputs is None:
+        return None
+    for position, grad in enumerate(results):
+        if grad is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {position} appears to not "
+                               "have been used in the graph. Set allow_unused=True if this is "
+                               "the desired behavior.")
+    return tuple(results)
+
+
+def _add_to_buffer(buffers, node, output_nr, grad):
+    grads = buffers.get(id(node))
+    if grads is None:
+        grads = buffers[id(node)] = [None] * node.num_outputs
+    if grads[output_nr] is None:
+        grads[output_nr] = grad
+    else:
+        grads[output_nr] = grads[output_nr] + grad  # several consumers: gradients add up
+
+
+def _run_tensor_hooks(node, grads):
+    """Hooks registered with ``tensor.register_hook``, then ``retain_grad``'s capture."""
+    if node._pre_hooks:
+        for nr, hooks in node._pre_hooks.items():
+            for hook in list(hooks):
+                if grads[nr] is not None:
+                    replaced = hook(grads[nr])
+                    if replaced is not None:
+                        grads[nr] = replaced
+    if node._retained:
+        for nr, reference in node._retained.items():
+            tensor = reference()
+            if tensor is not None and grads[nr] is not None:
+                grad = grads[nr]
+                if tensor._grad is None:
+                    tensor._grad = grad if _grad_enabled[0] else grad.detach().clone()
+                elif _grad_enabled[0]:
+                    tensor._grad = tensor._grad + grad
+                else:
+                    tensor._grad._data += grad._data
+    return grads
+
+
+# ====================================================================== public entry points
+def _make_grads(outputs, grad_outputs):
+    """The starting gradients: ones for scalar outputs, else the ones given (checked)."""
+    from ._creation import ones_like
+
+    grads = []
+    for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if grad is None:
+            if output._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if output._data.dtype.kind != "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar "
+                                   f"outputs but got {output.dtype!r}")
+            grads.append(ones_like(output))
+            continue
+        if not isinstance(grad, Tensor):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(grad).__name__}")
+        if grad._data.shape != output._data.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{index}] has a shape of "
+                               f"{grad.shape} and output[{index}] has a shape of "
+                               f"{output.shape}.")
+        if grad._data.dtype.kind != output._data.dtype.kind and \
+                not (grad._data.dtype.kind == "f" and output._data.dtype.kind == "f"):
+            raise RuntimeError("For complex Tensors, both grad_output and output are required "
+                               "to have the same dtype. Mismatch in dtype: grad_output["
+                               f"{index}] has a dtype of {grad.dtype} and output[{index}] has "
+                               f"a dtype of {output.dtype}.")
+        grads.append(grad)
+    return grads
+
+
+def _as_tuple(value):
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        return (value,)
+    return tuple(value)
+
+
+def _check_outputs(outputs):
+    for index, output in enumerate(outputs):
+        if not output.requires_grad:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not "
+                               "have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (sum of all)."""
+    outputs = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _check_outputs(outputs)
+    grads = _make_grads(outputs, grads)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        found = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                             allow_unused=True, accumulate=False)
+        for tensor, grad in zip(inputs, found):
+            if grad is not None:
+                _accumulate_into(tensor, grad)
+        return None
+    run_backward(outputs, grads, retain_graph, create_graph)
+    return None
+
+
+def _accumulate_into(tensor, grad):
+    if tensor._grad is None:
+        tensor._grad = grad if _grad_enabled[0] else grad.detach().clone()
+    else:
+        tensor._grad = tensor._grad + grad
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for tensor in inputs:
+        if not tensor.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _check_outputs(outputs)
+    grads = _make_grads(outputs, grads)
+    results = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                           allow_unused=allow_unused, accumulate=False)
+    if materialize_grads:
+        from ._creation import zeros_like
+        results = tuple(zeros_like(t) if g is None else g for t, g in zip(inputs, results))
+    return results
+
+
+def warn_non_leaf_grad():
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+        "Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf "
+        "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.",
+        UserWarning, stacklevel=3)
+
+
+def retain_grad(tensor):
+    """Keep ``.grad`` on a non-leaf tensor after backward (leaves keep theirs anyway)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if tensor.grad_fn is None or tensor._retains_grad:
+        return
+    node = tensor.grad_fn
+    if node._retained is None:
+        node._retained = {}
+    node._retained[tensor._output_nr] = weakref.ref(tensor)
+    tensor._retains_grad = True
+
+
+def register_hook(tensor, hook):
+    """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is not None:
+        return tensor.grad_fn._add_tensor_hook(tensor._output_nr, hook)
+    return tensor._grad_accumulator()._add_tensor_hook(0, hook)

@@ -1,0 +1,127 @@
+"""Gradient checking: compare autograd's gradients with finite differences.
+
+For a function f and each input element x_i, the central difference
+
+    (f(x + eps e_i) - f(x - eps e_i)) / (2 eps)
+
+approximates column i of the Jacobian; autograd gives the same Jacobian row by row
+(one backward per output element). They must agree within ``atol + rtol * |numerical|``.
+Use float64 inputs: in float32 the rounding error of the difference swamps the result.
+"""
+import numpy as np
+
+from .. import _autograd
+from .._tensor import Tensor, wrap
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when the two Jacobians differ."""
+
+
+def _as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _differentiable_inputs(inputs):
+    return [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+
+
+def _outputs(function, inputs):
+    # grad mode stays on: gradgradcheck's function itself runs a backward
+    return [o for o in _as_tuple(function(*inputs)) if isinstance(o, Tensor)]
+
+
+def numerical_jacobian(function, inputs, eps=1e-6):
+    """[input][output] Jacobians (numel_in x numel_out) by central differences."""
+    jacobians = []
+    for _, tensor in _differentiable_inputs(inputs):
+        columns = []
+        for index in range(tensor._data.size):
+            position = np.unravel_index(index, tensor._data.shape)
+            original = tensor._data[position].copy()
+            tensor._data[position] = original + eps
+            plus = [o._data.astype(np.float64).reshape(-1).copy()
+                    for o in _outputs(function, inputs)]
+            tensor._data[position] = original - eps
+            minus = [o._data.astype(np.float64).reshape(-1).copy()
+                     for o in _outputs(function, inputs)]
+            tensor._data[position] = original
+            columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+        per_output = []
+        for out_index in range(len(columns[0]) if columns else 0):
+            per_output.append(np.stack([c[out_index] for c in columns]) if columns else None)
+        jacobians.append(per_output)
+    return jacobians
+
+
+def analytical_jacobian(function, inputs):
+    """[input][output] Jacobians from autograd: one backward per output element."""
+    differentiable = _differentiable_inputs(inputs)
+    outputs = [o for o in _as_tuple(function(*inputs)) if isinstance(o, Tensor)]
+    jacobians = [[np.zeros((t._data.size, o._data.size)) for o in outputs]
+                 for _, t in differentiable]
+    for out_index, output in enumerate(outputs):
+        if not output.requires_grad:
+            continue
+        for element in range(output._data.size):
+            seed = np.zeros(output._data.shape, output._data.dtype)
+            seed.reshape(-1)[element] = 1
+            grads = _autograd.grad(output, [t for _, t in differentiable], wrap(seed),
+                                   retain_graph=True, allow_unused=True)
+            for in_index, grad in enumerate(grads):
+                if grad is not None:
+                    jacobians[in_index][out_index][:, element] = \
+                        grad._data.astype(np.float64).reshape(-1)
+    return jacobians
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              **unused_options):
+    """True when autograd's Jacobian matches the central-difference one for every input."""
+    inputs = _as_tuple(inputs)
+    for _, tensor in _differentiable_inputs(inputs):
+        if tensor._data.dtype != np.float64:
+            import warnings
+            warnings.warn(f"Input #{inputs.index(tensor)} requires gradient and is not a double "
+                          "precision floating point. This check will likely fail if all the "
+                          "inputs are not of double precision floating point. ", UserWarning,
+                          stacklevel=2)
+    numerical = numerical_jacobian(func, inputs, eps)
+    analytical = analytical_jacobian(func, inputs)
+    for in_index, (num_rows, ana_rows) in enumerate(zip(numerical, analytical)):
+        for out_index, (num, ana) in enumerate(zip(num_rows, ana_rows)):
+            if num is None:
+                continue
+            if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
+                if not raise_exception:
+                    return False
+                worst = np.unravel_index(np.argmax(np.abs(ana - num)), num.shape)
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {out_index} with respect to input "
+                    f"{in_index},\nnumerical:{wrap(num)}\nanalytical:{wrap(ana)}\n"
+                    f"(largest difference at input element {worst[0]}, output element "
+                    f"{worst[1]}: numerical {num[worst]:.6g}, analytical {ana[worst]:.6g})")
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  raise_exception=True, **unused_options):
+    """gradcheck of the gradient itself: second derivatives against finite differences."""
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = _outputs(func, inputs)
+        generator = np.random.default_rng(0)
+        grad_outputs = tuple(wrap(generator.standard_normal(o._data.shape)
+                                  .astype(o._data.dtype)).requires_grad_() for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    count = len(inputs)
+
+    def first_derivative(*all_inputs):
+        primal, seeds = all_inputs[:count], all_inputs[count:]
+        outputs = [o for o in _as_tuple(func(*primal)) if isinstance(o, Tensor)]
+        wanted = [t for _, t in _differentiable_inputs(primal)]
+        grads = _autograd.grad(outputs, wanted, seeds, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

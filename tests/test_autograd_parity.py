@@ -1,0 +1,373 @@
+"""Autograd against torch 2.13: gradients, node names, graph structure, rules and errors.
+
+Every differentiable op listed in OPS runs in both libraries on float64 inputs that
+require grad (shapes include 0-d and broadcast pairs); the test compares the result,
+the name of its grad_fn and of the nodes it points to, and the gradients a random
+upstream gradient produces. The engine's gradients are also checked against finite
+differences (gradcheck), and second derivatives too (gradgradcheck).
+"""
+import gc
+import warnings
+import weakref
+
+import numpy as np
+import pytest
+
+import engine
+from engine.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
+pytestmark = pytest.mark.torch
+
+
+def _positive(shape, seed):
+    return np.random.default_rng(seed).uniform(0.5, 2.0, shape)
+
+
+def _signed(shape, seed):
+    values = np.random.default_rng(seed).uniform(-2.0, 2.0, shape)
+    return np.where(np.abs(values) < 0.2, 0.7, values)  # keep away from kinks at 0
+
+
+UNARY = {
+    "neg": lambda m, x: -x, "exp": lambda m, x: x.exp(), "log": lambda m, x: x.log(),
+    "log2": lambda m, x: x.log2(), "log10": lambda m, x: x.log10(),
+    "log1p": lambda m, x: x.log1p(), "exp2": lambda m, x: x.exp2(),
+    "expm1": lambda m, x: x.expm1(), "sqrt": lambda m, x: x.sqrt(),
+    "rsqrt": lambda m, x: x.rsqrt(), "sin": lambda m, x: x.sin(), "cos": lambda m, x: x.cos(),
+    "tan": lambda m, x: (x / 4).tan(), "asin": lambda m, x: (x / 4).asin(),
+    "acos": lambda m, x: (x / 4).acos(), "atan": lambda m, x: x.atan(),
+    "sinh": lambda m, x: x.sinh(), "cosh": lambda m, x: x.cosh(),
+    "tanh": lambda m, x: x.tanh(), "sigmoid": lambda m, x: x.sigmoid(),
+    "reciprocal": lambda m, x: x.reciprocal(), "abs": lambda m, x: (x - 1.25).abs(),
+    "relu": lambda m, x: (x - 1.25).relu(), "pow 2": lambda m, x: x ** 2,
+    "pow 3": lambda m, x: x.pow(3), "pow 0.5": lambda m, x: x ** 0.5,
+    "pow -1.5": lambda m, x: x ** -1.5, "2 ** x": lambda m, x: 2 ** x,
+    "x * 3": lambda m, x: x * 3, "3 - x": lambda m, x: 3 - x, "x - 3": lambda m, x: x - 3,
+    "x / 3": lambda m, x: x / 3, "3 / x": lambda m, x: 3 / x, "x + 3": lambda m, x: x + 3,
+    "sum": lambda m, x: x.sum(), "mean": lambda m, x: x.mean(),
+    "sum dim": lambda m, x: x.sum(-1), "sum keepdim": lambda m, x: x.sum(0, keepdim=True),
+    "mean dim": lambda m, x: x.mean(-1), "mean dims": lambda m, x: x.mean((0, -1)),
+    "clone": lambda m, x: x.clone(), "double to float": lambda m, x: x.float(),
+    "view -1": lambda m, x: x.view(-1), "reshape": lambda m, x: x.reshape(-1, 1),
+    "t": lambda m, x: x.t() if x.dim() <= 2 else x.mT,
+    "transpose": lambda m, x: x.transpose(0, -1), "unsqueeze": lambda m, x: x.unsqueeze(0),
+    "squeeze": lambda m, x: x.unsqueeze(0).squeeze(), "expand": lambda m, x: x.expand(2, *x.shape),
+    "flatten": lambda m, x: x.flatten(), "x[0]": lambda m, x: x[0],
+    "x[1:]": lambda m, x: x[1:], "x[None, ..., 0]": lambda m, x: x[None, ..., 0],
+    "x[:, ::2]": lambda m, x: x[:, ::2], "permute": lambda m, x: x.permute(*range(x.dim())[::-1]),
+    "contiguous": lambda m, x: x.mT.contiguous(), "reshape of t": lambda m, x: x.mT.reshape(-1),
+    "narrow": lambda m, x: x.narrow(-1, 1, 2),
+}
+UNARY_SHAPES = {"scalar": (), "vector": (3,), "matrix": (2, 3), "batch": (2, 3, 4)}
+NEEDS_DIMS = {"t": 2, "transpose": 1, "x[0]": 1, "x[1:]": 1, "x[None, ..., 0]": 1,
+              "x[:, ::2]": 2, "contiguous": 2, "reshape of t": 2, "narrow": 1, "sum dim": 1,
+              "mean dim": 1, "mean dims": 2, "sum keepdim": 1, "permute": 1}
+NO_GRADCHECK = {"double to float"}  # float32 is too coarse for finite differences
+POSITIVE_ONLY = {"log", "log2", "log10", "log1p", "sqrt", "rsqrt", "pow 0.5", "pow -1.5",
+                 "reciprocal", "3 / x", "asin", "acos"}
+
+BINARY = {
+    "add": lambda m, a, b: a + b, "sub": lambda m, a, b: a - b, "mul": lambda m, a, b: a * b,
+    "div": lambda m, a, b: a / b, "pow": lambda m, a, b: a ** b,
+    "add alpha": lambda m, a, b: m.add(a, b, alpha=2.5),
+    "sub alpha": lambda m, a, b: m.sub(a, b, alpha=0.5),
+    "composite": lambda m, a, b: (a * b + a / b).exp().sum(),
+}
+BROADCAST_PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((3, 1), (1, 4)),
+                   ((2, 1, 4), (3, 1)), ((2, 3), (2, 3))]
+MATMUL = {
+    "mm": ((2, 3), (3, 4), lambda m, a, b: a.mm(b)),
+    "matmul 2d": ((2, 3), (3, 4), lambda m, a, b: a @ b),
+    "mv": ((2, 3), (3,), lambda m, a, b: a.mv(b)),
+    "matmul mv": ((2, 3), (3,), lambda m, a, b: a @ b),
+    "dot": ((3,), (3,), lambda m, a, b: a.dot(b)),
+    "matmul dot": ((3,), (3,), lambda m, a, b: a @ b),
+    "bmm": ((2, 2, 3), (2, 3, 4), lambda m, a, b: a.bmm(b)),
+    "cat": ((2, 3), (1, 3), lambda m, a, b: m.cat([a, b])),
+    "cat dim 1": ((2, 3), (2, 1), lambda m, a, b: m.cat([a, b], 1)),
+    "stack": ((2, 3), (2, 3), lambda m, a, b: m.stack([a, b], 1)),
+}
+
+
+def _names(result):
+    """grad_fn's name and the names of the nodes it points to."""
+    node = result.grad_fn
+    if node is None:
+        return None
+    return node.name(), [None if n is None else n.name() for n, _ in node.next_functions]
+
+
+def _both(values, requires_grad=True):
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
+    e = engine.tensor(values, dtype=engine.float64, requires_grad=requires_grad)
+    return t, e
+
+
+def _compare(fn, arrays):
+    torch_inputs, engine_inputs = zip(*(_both(a) for a in arrays))
+    expected = fn(torch, *torch_inputs)
+    got = fn(engine, *engine_inputs)
+    assert str(got.dtype) == str(expected.dtype)
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
+                               atol=1e-12)
+    assert _names(got) == _names(expected)
+    seed = np.random.default_rng(7).standard_normal(tuple(expected.shape))
+    expected.backward(torch.tensor(seed, dtype=expected.dtype))
+    got.backward(engine.tensor(seed, dtype=got.dtype))
+    for t, e in zip(torch_inputs, engine_inputs):
+        assert (t.grad is None) == (e.grad is None)
+        if t.grad is not None:
+            assert tuple(e.grad.shape) == tuple(t.grad.shape)
+            assert str(e.grad.dtype) == str(t.grad.dtype)
+            np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    return engine_inputs
+
+
+def _check_gradients(fn, engine_inputs, second_order=True):
+    inputs = tuple(e.detach().requires_grad_() for e in engine_inputs)
+    assert gradcheck(lambda *xs: fn(engine, *xs), inputs)
+    if second_order:
+        assert gradgradcheck(lambda *xs: fn(engine, *xs), inputs)
+
+
+@pytest.mark.parametrize("shape_name", list(UNARY_SHAPES))
+@pytest.mark.parametrize("op", list(UNARY))
+def test_unary_ops(op, shape_name):
+    shape = UNARY_SHAPES[shape_name]
+    if len(shape) < NEEDS_DIMS.get(op, 0):
+        pytest.skip("needs more dimensions")
+    values = _positive(shape, 1) if op in POSITIVE_ONLY else _signed(shape, 1) + (
+        1.5 if op in ("abs", "relu") else 0)
+    inputs = _compare(UNARY[op], [values])
+    if shape_name != "batch" and op not in NO_GRADCHECK:
+        _check_gradients(UNARY[op], inputs)
+
+
+@pytest.mark.parametrize("shapes", BROADCAST_PAIRS, ids=str)
+@pytest.mark.parametrize("op", list(BINARY))
+def test_binary_ops_with_broadcasting(op, shapes):
+    a, b = _positive(shapes[0], 2), _positive(shapes[1], 3)
+    inputs = _compare(BINARY[op], [a, b])
+    _check_gradients(BINARY[op], inputs, second_order=len(shapes[0]) < 3)
+
+
+@pytest.mark.parametrize("op", list(MATMUL))
+def test_matrix_products_and_joining(op):
+    shape_a, shape_b, fn = MATMUL[op]
+    inputs = _compare(fn, [_signed(shape_a, 4), _signed(shape_b, 5)])
+    _check_gradients(fn, inputs)
+
+
+def test_mixed_dtypes_give_each_input_its_own_dtype():
+    for m in (torch, engine):
+        a = m.tensor([1., 2.], requires_grad=True)
+        b = m.tensor([3., 4.], dtype=m.float64, requires_grad=True)
+        (a * b).sum().backward()
+        assert str(a.grad.dtype) == "torch.float32" and str(b.grad.dtype) == "torch.float64"
+
+
+# ====================================================================== graph and leaves
+ARTICLE_GRAPH = """
+x = m.tensor([1.0], requires_grad=True)
+w = m.tensor([2.0], requires_grad=True)
+a = x + w
+b = w + 1
+y = a * b
+"""
+
+
+def _run(code, m):
+    scope = {"m": m}
+    exec(code, scope)  # noqa: S102 - the same snippet for both libraries
+    return scope
+
+
+def test_the_articles_graph_and_leaf_rules():
+    for m in (torch, engine):
+        s = _run(ARTICLE_GRAPH, m)
+        s["a"].retain_grad()
+        s["y"].backward()
+        assert [s[n].is_leaf for n in "xwaby"] == [True, True, False, False, False]
+        assert [s[n].requires_grad for n in "xwaby"] == [True] * 5
+        assert s["w"].grad.tolist() == [6.0] and s["x"].grad.tolist() == [3.0]
+        assert s["a"].grad.tolist() == [3.0] and s["a"].retains_grad
+        assert repr(s["y"]) == "tensor([9.], grad_fn=<MulBackward0>)"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert s["b"].grad is None
+        assert "is not a leaf Tensor is being accessed" in str(caught[0].message)
+        leaf_node = s["a"].grad_fn.next_functions[0][0]
+        assert type(leaf_node).__name__ == "AccumulateGrad" and leaf_node.variable is s["x"]
+        assert leaf_node.name() == "torch::autograd::AccumulateGrad"
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as error:  # noqa: BLE001 - comparing what each library raises
+        return type(error), str(error).splitlines()[0]
+    return None
+
+
+ERRORS = {
+    "backward twice": "y = (x * x).sum(); y.backward(); y.backward()",
+    "non-scalar backward": "(x * 2).backward()",
+    "no grad at all": "m.tensor([1., 2.]).sum().backward()",
+    "requires_grad on ints": "m.tensor([1, 2]).requires_grad_()",
+    "requires_grad = on ints": "t = m.tensor([1, 2]); t.requires_grad = True",
+    "non-leaf requires_grad off": "(x * 2).requires_grad_(False)",
+    "in-place on a leaf": "x.add_(1)",
+    "in-place on a view of a leaf": "x[:2].mul_(2)",
+    "setitem on a leaf": "x[0] = 5.",
+    "zero_ on a leaf": "x.zero_()",
+    "numpy of requires_grad": "x.numpy()",
+    "gradient of wrong shape": "(x * 2).backward(m.ones(2))",
+    "grad of unused input": "m.autograd.grad((x * 2).sum(), [m.ones(2, requires_grad=True)])",
+    "grad of input without grad": "m.autograd.grad((x * 2).sum(), [m.ones(2)])",
+    "modified saved tensor": "s = x.sigmoid(); s.detach().zero_(); s.sum().backward()",
+    "modified saved input": "y = x * 1; z = y.log(); y.detach().mul_(2); z.sum().backward()",
+    "retain_grad without grad": "m.ones(2).retain_grad()",
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_match_torch(name):
+    results = []
+    for m in (torch, engine):
+        scope = {"m": m, "x": m.tensor([1., 2., 3.], requires_grad=True)}
+        results.append(_error(lambda scope=scope: exec(ERRORS[name], scope)))  # noqa: S102
+    expected, got = results
+    assert expected is not None, "torch raised nothing"
+    assert got is not None and got[0] is expected[0], f"engine: {got}, torch: {expected}"
+    assert expected[1] in got[1] or got[1] in expected[1], f"{got[1]!r} vs {expected[1]!r}"
+
+
+BEHAVIOURS = {
+    "accumulation": "y = (x * x).sum(); y.backward(retain_graph=True); y.backward(); r = x.grad",
+    "graph without saved tensors walks twice": "y = x.sum() + x.mean(); y.backward(); "
+                                               "y.backward(); r = x.grad",
+    "zeroing in place": "(x * 2).sum().backward(); g = x.grad; x.grad.zero_(); "
+                        "(x * 3).sum().backward(); r = (x.grad, g is x.grad)",
+    "grad set to None": "(x * 2).sum().backward(); x.grad = None; (x * 3).sum().backward(); "
+                        "r = x.grad",
+    "vector-Jacobian product": "y = x * x; y.backward(m.tensor([1., 0.1, 0.01])); r = x.grad",
+    "cat of two results": "y0 = x[:2] * 2; y1 = x[2:] ** 2; y = m.cat([y0, y1]); "
+                          "y.backward(m.ones(3)); r = x.grad",
+    "no_grad": "with m.no_grad(): y = x * 2\nr = (y.requires_grad, y.grad_fn, y.is_leaf)",
+    "no_grad decorator": "f = m.no_grad()(lambda t: t * 2); y = f(x); r = y.requires_grad",
+    "enable_grad inside no_grad": "with m.no_grad():\n    with m.enable_grad():\n"
+                                  "        y = x * 2\nr = y.requires_grad",
+    "set_grad_enabled": "with m.set_grad_enabled(False): y = x * 2\nr = (y.requires_grad, "
+                        "m.is_grad_enabled())",
+    "inference_mode": "with m.inference_mode(): y = x * 2\nr = (y.requires_grad, "
+                      "m.is_grad_enabled())",
+    "detach": "d = x.detach(); r = (d.requires_grad, d.is_leaf, d._version, "
+              "d.data_ptr() == x.data_ptr())",
+    "in-place under no_grad": "with m.no_grad(): x.add_(1)\nr = (x, x._version, x.is_leaf)",
+    ".data hides changes": "s = x.sigmoid(); s.data.zero_(); s.sum().backward(); r = x.grad",
+    "autograd.grad": "y = (x ** 3).sum(); (g,) = m.autograd.grad(y, x, create_graph=True); "
+                     "(h,) = m.autograd.grad(g.sum(), x); r = (g, h, x.grad)",
+    "allow_unused": "w = m.ones(2, requires_grad=True); "
+                    "r = m.autograd.grad((x * 2).sum(), [x, w], allow_unused=True)",
+    "hooks": "seen = []; y = x * 2; y.register_hook(lambda g: seen.append(g.clone())); "
+             "h = x.register_hook(lambda g: g * 10); y.sum().backward(); r = (seen, x.grad)",
+    "retain_grad chain": "a = x * 2; b = a + 1; c = b.sum(); a.retain_grad(); b.retain_grad(); "
+                         "c.backward(); r = (a.grad, b.grad, x.grad)",
+    "backward inputs=": "w = m.ones(3, requires_grad=True); (x * w).sum().backward(inputs=[w]); "
+                        "r = (x.grad, w.grad)",
+    "in-place on a non-leaf": "y = x * 2; y.mul_(3); y.sum().backward(); "
+                              "r = (x.grad, y.grad_fn.name())",
+    "in-place with a tensor": "w = m.ones(3, requires_grad=True); y = x * 1; y.mul_(w); "
+                              "y.sum().backward(); r = (x.grad, w.grad)",
+    "double backward through pow": "y = x ** 2; (g,) = m.autograd.grad(y.sum(), x, "
+                                   "create_graph=True); g.sum().backward(); r = (g, x.grad)",
+}
+
+
+def _plain(value):
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):
+        return ("tensor", str(value.dtype), value.tolist(), repr(value))
+    if hasattr(value, "name") and callable(value.name):
+        return value.name()
+    return value
+
+
+@pytest.mark.parametrize("name", list(BEHAVIOURS))
+def test_behaviours_match_torch(name):
+    results = []
+    for m in (torch, engine):
+        scope = {"m": m, "x": m.tensor([1., 2., 3.], requires_grad=True)}
+        exec(BEHAVIOURS[name], scope)  # noqa: S102
+        results.append(_plain(scope["r"]))
+    assert results[1] == results[0]
+
+
+# ====================================================================== custom Function
+class _Exp:
+    @staticmethod
+    def forward(ctx, x):
+        result = x.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (result,) = ctx.saved_tensors
+        return grad_output * result
+
+
+def test_custom_function_matches_torch():
+    results = []
+    for m in (torch, engine):
+        MyExp = type("MyExp", (m.autograd.Function,), dict(vars(_Exp)))
+        x = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
+        y = MyExp.apply(x)
+        y.sum().backward()
+        results.append((_names(y), x.grad.tolist(), repr(y).split("grad_fn")[0]))
+    assert results[1] == results[0]
+    MyExp = type("MyExp", (engine.autograd.Function,), dict(vars(_Exp)))
+    x = engine.tensor([0.5, 1.0], dtype=engine.float64, requires_grad=True)
+    assert gradcheck(MyExp.apply, (x,))
+
+
+def test_gradcheck_reports_a_wrong_backward():
+    class Wrong(engine.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return 3 * x * grad_output
+
+    x = engine.tensor([1., 2.], dtype=engine.float64, requires_grad=True)
+    with pytest.raises(engine.autograd.GradcheckError, match="Jacobian mismatch"):
+        gradcheck(Wrong.apply, (x,))
+    assert gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+
+
+# ====================================================================== scale and memory
+def test_a_chain_of_100000_ops_backpropagates():
+    x = engine.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_the_graph_is_freed_after_backward():
+    x = engine.tensor([1., 2.], requires_grad=True)
+    y = (x.exp() * 2).sum()
+    node = weakref.ref(y.grad_fn)
+    saved = weakref.ref(y.grad_fn.next_functions[0][0]._saved[0].tensor)
+    y.backward()
+    del y
+    gc.collect()
+    assert node() is None and saved() is None
