@@ -7,13 +7,21 @@ where each input's gradient must go next (``next_functions``). A leaf that
 requires grad is reached through an ``AccumulateGrad`` node, which adds the
 gradient into the leaf's ``.grad``.
 
-``backward`` then walks the graph in one pass: it finds every node reachable from
-the roots, sorts them so that a node runs only after every node that feeds it a
-gradient, and calls each node's ``backward`` once with the sum of the gradients
-it received. Gradients are undone of broadcasting (``sum_to``) and cast to each
-input's dtype in one place (``_validated``), as PyTorch's engine does.
+``backward`` then walks the graph in one loop: it counts, for every node reachable
+from the roots, how many gradients it will receive; a node whose gradients have all
+arrived is *ready*, and the ready node recorded last runs next (a leaf's
+AccumulateGrad first of all, as in torch), called once with the sum of its gradients.
+Gradients are undone of broadcasting (``sum_to``) and cast to each input's dtype in
+one place (``_validated``), as PyTorch's engine does.
+
+In-place changes rewrite history: ``y.mul_(2)`` gives ``y`` a new node, and an
+in-place change of a view gives its base a ``CopySlices`` node (``rebase_history``).
 """
+import functools
+import heapq
+import inspect
 import itertools
+import math
 import re
 import warnings
 import weakref
@@ -35,6 +43,12 @@ class _GradModeContext:
 
     mode = True
 
+    def __new__(cls, *args, **kwargs):
+        # torch accepts the bare decorator too: ``@no_grad`` as well as ``@no_grad()``
+        if cls in (no_grad, enable_grad) and len(args) == 1 and callable(args[0]):
+            return cls()(args[0])
+        return super().__new__(cls)
+
     def __enter__(self):
         self._previous = _grad_enabled[0]
         _grad_enabled[0] = self.mode
@@ -44,19 +58,37 @@ class _GradModeContext:
         return False
 
     def __call__(self, function):
-        mode_class = type(self)
+        """As a decorator: every call of ``function`` runs inside a fresh copy of this mode."""
+        clone = self.clone
+        if inspect.isgeneratorfunction(function):
+            return functools.wraps(function)(_generator_in_mode(function, clone))
 
+        @functools.wraps(function)
         def decorated(*args, **kwargs):
-            with mode_class():
+            with clone():
                 return function(*args, **kwargs)
 
-        decorated.__name__ = getattr(function, "__name__", "decorated")
-        decorated.__doc__ = getattr(function, "__doc__", None)
-        decorated.__wrapped__ = function
         return decorated
 
     def clone(self):
         return type(self)()
+
+
+def _generator_in_mode(function, clone):
+    """A generator function whose every step (not only its creation) runs in the mode."""
+    def decorated(*args, **kwargs):
+        with clone():
+            generator = function(*args, **kwargs)
+        sent = None
+        while True:
+            try:
+                with clone():
+                    value = generator.send(sent)
+            except StopIteration as stop:
+                return stop.value
+            sent = yield value
+
+    return decorated
 
 
 class no_grad(_GradModeContext):  # noqa: N801 - torch's name
@@ -88,15 +120,10 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
 
     def __call__(self, function):
         _grad_enabled[0] = self._previous  # as a decorator it only applies inside the call
-        mode = self.mode
+        return super().__call__(function)
 
-        def decorated(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return function(*args, **kwargs)
-
-        decorated.__name__ = getattr(function, "__name__", "decorated")
-        decorated.__wrapped__ = function
-        return decorated
+    def clone(self):
+        return set_grad_enabled(self.mode)
 
 
 class inference_mode(_GradModeContext):  # noqa: N801
@@ -117,16 +144,8 @@ class inference_mode(_GradModeContext):  # noqa: N801
         _inference_mode[0] = self._previous_inference
         return False
 
-    def __call__(self, function):
-        flag = self._inference
-
-        def decorated(*args, **kwargs):
-            with inference_mode(flag):
-                return function(*args, **kwargs)
-
-        decorated.__name__ = getattr(function, "__name__", "decorated")
-        decorated.__wrapped__ = function
-        return decorated
+    def clone(self):
+        return inference_mode(self._inference)
 
 
 _inference_mode = [False]
@@ -143,16 +162,20 @@ _sequence = itertools.count()  # creation order: a node always comes after its i
 class SavedTensor:
     """A tensor a node keeps for its backward, with the version it had when saved."""
 
-    __slots__ = ("tensor", "version", "is_output", "producer")
+    __slots__ = ("tensor", "version", "is_output")
 
-    def __init__(self, tensor, is_output, producer=None):
+    def __init__(self, tensor, is_output):
+        if tensor._inference and not _inference_mode[0]:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use "
+                               "Tensors created in inference mode in computation tracked by "
+                               "autograd. To work around this, you can make a clone to get a "
+                               "normal tensor and use it in autograd, or use `torch.no_grad()` "
+                               "instead of `torch.inference_mode()`.")
         # An output is kept as a detached alias (same memory and version counter):
         # holding the output itself would make output -> node -> output a cycle.
         self.tensor = tensor._alias_for_saving() if is_output else tensor
         self.version = tensor._version
         self.is_output = is_output
-        # the node that computed this tensor, named in the "modified by an inplace" error
-        self.producer = producer if is_output else tensor.grad_fn
 
 
 class Node:
@@ -209,14 +232,21 @@ class Node:
         return tensor
 
     def __getattr__(self, name):
-        # torch exposes what a node saved as _saved_<name>, e.g. MulBackward0._saved_other
+        """``node._saved_<what>``: what the node kept for backward, under torch's names.
+
+        Tensors (and numbers) it saved are listed in ``_saved_names``; the other values
+        (dims, sizes, exponents ...) are plain attributes: ``_saved_dim`` reads ``self.dim``.
+        """
+        # (Python calls __getattr__ only for names that normal lookup did not find.)
         if name.startswith("_saved_"):
             key = name[len("_saved_"):]
-            names = type(self)._saved_names
-            if key in names:
+            if key in type(self)._saved_names:
                 if self._released:
-                    raise RuntimeError(_SECOND_BACKWARD)
-                return self._unpack(self._saved[names.index(key)])
+                    raise RuntimeError(_SECOND_BACKWARD)  # backward freed them
+                saved = self._saved[type(self)._saved_names.index(key)]
+                if saved.version is None and isinstance(saved.tensor, (int, float)):
+                    return _number_as_tensor(saved.tensor)  # torch saves numbers as 0-d tensors
+                return self._unpack(saved)
             if key in self.__dict__:
                 return self.__dict__[key]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
@@ -288,6 +318,11 @@ class _RemovableHandle:
             self._hooks.remove(self._hook)
 
 
+def _number_as_tensor(number):
+    from ._creation import tensor
+    return tensor(number)
+
+
 def _owned_copy(grad, variable):
     """``grad`` in memory of its own, laid out like ``variable`` (no view of another tensor)."""
     from ._tensor import empty_preserving_layout
@@ -309,7 +344,8 @@ _SECOND_BACKWARD = (
 def _modified_message(tensor, saved, node):
     shape = ", ".join(str(n) for n in tensor._data.shape)
     described = f"[{tensor.type()} [{shape}]]"
-    producer = node if saved.is_output else saved.producer
+    # the node that computed the tensor (an input's current one, as torch reports it)
+    producer = node if saved.is_output else tensor.grad_fn
     if producer is not None:
         # torch names the operation here without the "Backward0" ending
         operation = re.sub(r"Backward\d*$", "", producer.name())
@@ -340,22 +376,9 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **attribut
     exponents ...). With ``saved_output=True`` the (single) result is saved too,
     after the inputs. Returns ``results`` unchanged, so ops end with ``return record(...)``.
     """
-    if not _grad_enabled[0]:
+    node = new_node(node_class, inputs, saved, **attributes)
+    if node is None:
         return results
-    for value in inputs:
-        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
-            break
-    else:
-        return results
-    node = node_class()
-    node.next_functions = tuple(gradient_edge(value) for value in inputs)
-    node._input_meta = tuple((value._data.shape, value._data.dtype)
-                             if isinstance(value, Tensor) else None for value in inputs)
-    node._sequence_nr = next(_sequence)
-    if saved:
-        node._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor) else _Constant(t)
-                            for t in saved)
-    node.__dict__.update(attributes)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
@@ -368,17 +391,44 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **attribut
     return results
 
 
+def new_node(node_class, inputs, saved=(), **attributes):
+    """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
+    if not _grad_enabled[0]:
+        return None
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
+            break
+    else:
+        return None
+    node = node_class()
+    node.next_functions = tuple(gradient_edge(value) for value in inputs)
+    node._input_meta = tuple((value._data.shape, value._data.dtype)
+                             if isinstance(value, Tensor) else None for value in inputs)
+    node._sequence_nr = next(_sequence)
+    if saved:
+        node._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor) else _Constant(t)
+                            for t in saved)
+    node.__dict__.update(attributes)
+    return node
+
+
 class _Constant:
     """A saved non-tensor value (e.g. a Python number) that needs no version check."""
 
-    __slots__ = ("tensor", "version", "is_output", "producer")
+    __slots__ = ("tensor", "version", "is_output")
 
     def __init__(self, value):
-        self.tensor, self.version, self.is_output, self.producer = value, None, False, None
+        self.tensor, self.version, self.is_output = value, None, False
 
 
+# ====================================================================== in-place changes
 def check_inplace(tensor):
     """torch refuses to change a leaf that requires grad (or a view of one) in place."""
+    if tensor._inference and not _inference_mode[0]:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
     if not _grad_enabled[0]:
         return
     if tensor.grad_fn is None and tensor._requires_grad:
@@ -390,20 +440,121 @@ def check_inplace(tensor):
                            "in-place operation.")
 
 
-def rebase_history(tensor, result):
-    """After ``tensor.op_()``: ``tensor`` now holds ``result``, so it takes result's grad_fn.
+def rebase_history(tensor, node):
+    """After ``tensor.op_()``: ``tensor`` now holds the op's result, whose node is ``node``.
 
     The node may have saved ``tensor`` itself as an input; the in-place write is about to
     change those values, so the node keeps a copy of them instead (torch's original_self).
+    When ``tensor`` is a view, its base changed too: the base's new history is a
+    ``CopySlices`` node that runs ``node`` on the viewed region of the base's gradient.
     """
-    node = result.grad_fn
     if node is None:
         return
     for saved in node._saved:
         if saved.tensor is tensor and not saved.is_output:
             saved.tensor = tensor._alias_for_saving().clone()
             saved.version = 0
-    tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, 0
+    base = tensor._base
+    if base is None:
+        tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, 0
+        return
+    base.grad_fn = CopySlices(base, tensor, node)
+    base._requires_grad, base._output_nr = True, 0
+    # the view is now a piece of the new base: its gradient goes through CopySlices
+    regenerate_view_history(tensor)
+
+
+def regenerate_view_history(view):
+    """Make ``view``'s node a piece of its base's current history (AsStridedBackward0)."""
+    base = view._base
+    node = AsStridedBackward0()
+    node.next_functions = (gradient_edge(base),)
+    node._input_meta = ((base._data.shape, base._data.dtype),)
+    node._sequence_nr = next(_sequence)
+    node.geometry = _view_geometry(base, view)
+    view.grad_fn, view._requires_grad, view._output_nr = node, True, 0
+
+
+def _view_geometry(base, view):
+    """Where ``view`` sits in ``base``: (base shape, base strides, shape, strides, offset)."""
+    return (base._data.shape, base.stride(), view._data.shape, view.stride(),
+            view.storage_offset() - base.storage_offset())
+
+
+def _region(tensor, geometry):
+    """The view of ``tensor`` (laid out like the base) that ``geometry`` describes."""
+    from ._tensor import make_view
+    _, _, shape, stride, offset = geometry
+    return make_view(tensor, shape, stride, tensor.storage_offset() + offset)
+
+
+def _laid_out_like_base(grad, geometry):
+    """A tensor with the base's shape and strides (so the view's geometry fits it)."""
+    from ._tensor import empty_strided
+
+    return empty_strided(geometry[0], geometry[1], grad._data.dtype)
+
+
+def _refuse_double_backward(node):
+    """These nodes write gradients with numpy, unrecorded: they cannot be differentiated."""
+    if _grad_enabled[0]:
+        raise RuntimeError(f"engine: {node.name()} does not support create_graph=True (double "
+                           "backward through an in-place change of a view)")
+
+
+class CopySlices(Node):
+    """base after ``view.op_()``: the view's region of base was replaced by op(view).
+
+    Backward: outside the region the gradient passes to the old base unchanged; inside,
+    it goes through the op's own node ``fn``, whose gradient for the view's old values
+    goes back into the region (and its gradients for the op's other inputs go on).
+    """
+
+    def name(self):
+        return "torch::autograd::CopySlices"  # torch's C++ name for this node
+
+    def __init__(self, base, view, fn):
+        super().__init__()
+        self.fn = fn
+        self.geometry = _view_geometry(base, view)
+        # the old base's gradient edge, then the op's other inputs' edges
+        self.next_functions = (gradient_edge(base),) + fn.next_functions[1:]
+        self._input_meta = ((base._data.shape, base._data.dtype),) + fn._input_meta[1:]
+        self._sequence_nr = next(_sequence)
+
+    def backward(self, grad):
+        _refuse_double_backward(self)
+        grad_base = _laid_out_like_base(grad, self.geometry)
+        grad_base._data[...] = grad._data
+        region = _region(grad_base, self.geometry)
+        fn_grads = _validated(self.fn, self.fn.backward(region.clone()))
+        region._data[...] = 0 if fn_grads[0] is None else fn_grads[0]._data
+        return (grad_base, *fn_grads[1:])
+
+    def _release(self):
+        self.fn._release()
+
+
+class AsStridedBackward0(Node):
+    """out = a piece of x (given by sizes, strides, offset):  the gradient lands there"""
+
+    def backward(self, grad):
+        _refuse_double_backward(self)
+        grad_base = _laid_out_like_base(grad, self.geometry)
+        grad_base._data[...] = 0
+        _region(grad_base, self.geometry)._data[...] = grad._data
+        return grad_base
+
+
+class CopyBackwards(Node):
+    """self.copy_(src):  self's old values are gone (zero gradient), src's pass through"""
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    def backward(self, grad):
+        from ._creation import zeros_like
+        return zeros_like(grad), grad
 
 
 # ====================================================================== undoing broadcasting
@@ -459,38 +610,59 @@ def _validated(node, grads):
 
 
 # ====================================================================== running backward
-def _graph_nodes(roots):
-    """Every node reachable from ``roots``, found with an explicit stack (no recursion)."""
+def _count_dependencies(roots):
+    """For every node reachable from ``roots``: how many edges bring it a gradient.
+
+    Found with an explicit stack (no recursion, so a graph 100,000 ops deep is fine).
+    """
+    dependencies = {}  # id(node) -> number of edges into it
     seen, stack = set(), [node for node in roots if node is not None]
-    nodes = []
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        nodes.append(node)
         for next_node, _ in node.next_functions:
-            if next_node is not None and id(next_node) not in seen:
-                stack.append(next_node)
-    return nodes
+            if next_node is not None:
+                dependencies[id(next_node)] = dependencies.get(id(next_node), 0) + 1
+                if id(next_node) not in seen:
+                    stack.append(next_node)
+    return dependencies
+
+
+def _priority(node):
+    """Which ready node runs first: a leaf's AccumulateGrad, then the most recent op.
+
+    A node's consumers were all recorded after it, so running the highest sequence
+    number first never runs a node before all its gradients arrived. AccumulateGrad
+    comes first of all: torch stores a leaf's gradient as soon as it is complete.
+    """
+    return math.inf if isinstance(node, AccumulateGrad) else node._sequence_nr
 
 
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                  allow_unused=False, accumulate=True):
     """Send ``grad_outputs`` back from ``outputs`` through the graph.
 
+    A node is *ready* once every edge into it has delivered its gradient; ready nodes
+    wait in a queue ordered by ``_priority`` (torch's ready queue), and running a node
+    hands its gradients on, which may make more nodes ready.
+
     With ``accumulate`` the gradients land in the leaves' ``.grad`` (``backward``);
     otherwise those of ``inputs`` are returned instead (``autograd.grad``).
     """
     roots = [output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
              for output in outputs]
-    # Sorting by creation order puts every node after all the nodes that consume its
-    # result: an operation is always recorded after the operations that made its inputs.
-    order = sorted(_graph_nodes(roots), key=lambda node: node._sequence_nr, reverse=True)
+    dependencies = _count_dependencies(roots)
     buffers = {}  # id(node) -> [gradient per output], summed as contributions arrive
     for output, root, grad in zip(outputs, roots, grad_outputs):
         _add_to_buffer(buffers, root, output._output_nr if output.grad_fn is not None else 0,
                        grad)
+    ready = []  # a heap of (-priority, arrival, node): the highest priority pops first
+    arrival = itertools.count()  # equal priorities (leaves): first come, first served
+    for root in set(roots):
+        if dependencies.get(id(root), 0) == 0:  # (a root that another root feeds waits)
+            heapq.heappush(ready, (-_priority(root), next(arrival), root))
 
     captured = None
     if inputs is not None:
@@ -503,37 +675,22 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     with set_grad_enabled(create_graph):
-        for node in order:
+        while ready:
+            _, _, node = heapq.heappop(ready)
             grads = buffers.pop(id(node), None)
-            if grads is None:
-                continue  # no gradient reached this node (e.g. only unused outputs)
-            grads = _run_tensor_hooks(node, grads)
-            if captured is not None:
-                for nr, grad in enumerate(grads):
-                    for position in captured.get((id(node), nr), ()):
-                        results[position] = grad
-                if isinstance(node, AccumulateGrad):
-                    continue  # autograd.grad leaves .grad alone
-            if node._node_pre_hooks:
-                for hook in node._node_pre_hooks:
-                    replaced = hook(tuple(grads))
-                    if replaced is not None:
-                        grads = list(replaced)
-            if isinstance(node, AccumulateGrad):
-                if accumulate:
-                    node.backward(grads[0])
-                continue
-            input_grads = _validated(node, node.backward(*grads))
-            if node._node_hooks:
-                for hook in node._node_hooks:
-                    replaced = hook(tuple(input_grads), tuple(grads))
-                    if replaced is not None:
-                        input_grads = list(replaced)
-            if not retain_graph:
-                node._release()
-            for (next_node, nr), grad in zip(node.next_functions, input_grads):
-                if next_node is not None and grad is not None:
-                    _add_to_buffer(buffers, next_node, nr, grad)
+            input_grads = ()
+            if grads is not None:  # (None: no gradient reached it, e.g. only unused outputs)
+                input_grads = _run_node(node, grads, captured, results, accumulate,
+                                        retain_graph)
+            # hand the gradients on; a node whose last gradient arrived is ready to run
+            for index, (next_node, nr) in enumerate(node.next_functions):
+                if next_node is None:
+                    continue
+                if index < len(input_grads) and input_grads[index] is not None:
+                    _add_to_buffer(buffers, next_node, nr, input_grads[index])
+                dependencies[id(next_node)] -= 1
+                if dependencies[id(next_node)] == 0:
+                    heapq.heappush(ready, (-_priority(next_node), next(arrival), next_node))
 
     if inputs is None:
         return None
@@ -543,6 +700,35 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                                "have been used in the graph. Set allow_unused=True if this is "
                                "the desired behavior.")
     return tuple(results)
+
+
+def _run_node(node, grads, captured, results, accumulate, retain_graph):
+    """Run one node on the gradients of its outputs: hooks, then its backward."""
+    grads = _run_tensor_hooks(node, grads)
+    if captured is not None:
+        for nr, grad in enumerate(grads):
+            for position in captured.get((id(node), nr), ()):
+                results[position] = grad
+        if isinstance(node, AccumulateGrad):
+            return ()  # autograd.grad leaves .grad alone
+    if node._node_pre_hooks:
+        for hook in node._node_pre_hooks:
+            replaced = hook(tuple(grads))
+            if replaced is not None:
+                grads = list(replaced)
+    if isinstance(node, AccumulateGrad):
+        if accumulate:
+            node.backward(grads[0])
+        return ()
+    input_grads = _validated(node, node.backward(*grads))
+    if node._node_hooks:
+        for hook in node._node_hooks:
+            replaced = hook(tuple(input_grads), tuple(grads))
+            if replaced is not None:
+                input_grads = list(replaced)
+    if not retain_graph:
+        node._release()
+    return input_grads
 
 
 def _add_to_buffer(buffers, node, output_nr, grad):
@@ -560,10 +746,10 @@ def _run_tensor_hooks(node, grads):
     if node._pre_hooks:
         for nr, hooks in node._pre_hooks.items():
             for hook in list(hooks):
-                if grads[nr] is not None:
-                    replaced = hook(grads[nr])
-                    if replaced is not None:
-                        grads[nr] = replaced
+                # (an unused output of a node with several gets None, as in torch)
+                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
     if node._retained:
         for nr, reference in node._retained.items():
             tensor = reference()

@@ -8,6 +8,7 @@ memory, bumping the version counter that autograd uses to detect stale values.
 import numpy as np
 
 from . import _autograd, _creation, _dtype, _ops, _random, _views
+from ._autograd import Node
 from ._dtype import scalar_type_name
 from ._tensor import Tensor, checked_scalar
 
@@ -48,6 +49,9 @@ def _get_data(tensor):
 
 def _set_data(tensor, value):
     """``x.data = y``: x now looks at y's memory (shape and dtype may change)."""
+    if tensor._requires_grad and value._data.dtype.kind != "f":
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                           "or complex dtype")
     value._storage_array()  # settle y's storage first, so both share the very same one
     tensor._data, tensor._stride = value._data, value._stride
     tensor._storage, tensor._offset = value._storage, value._offset
@@ -131,7 +135,7 @@ def write_inplace(tensor, result):
         raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
                            f"desired output type {scalar_type_name[tensor.dtype]}")
     _autograd.check_inplace(tensor)
-    _autograd.rebase_history(tensor, result)
+    _autograd.rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe")
     tensor._bump_version()
     return tensor
@@ -168,11 +172,73 @@ Tensor.__ior__ = Tensor.bitwise_or_
 Tensor.__ixor__ = Tensor.bitwise_xor_
 
 
-def _fill_raw(tensor, values):
+def _fill_raw(tensor, values, node_class, inputs=()):
+    """Overwrite every element of ``tensor`` with ``values``; in a graph, ``node_class``
+    records that the old values are gone."""
     _autograd.check_inplace(tensor)
+    node = _autograd.new_node(node_class, (tensor, *inputs)) \
+        if tensor._data.dtype.kind == "f" else None
     np.copyto(tensor._data, values, casting="unsafe")
+    _autograd.rebase_history(tensor, node)
     tensor._bump_version()
     return tensor
+
+
+class _OverwrittenBackward(Node):
+    """x.fill_(...) and the like:  x's old values are gone, so they get a zero gradient"""
+
+    def backward(self, grad):
+        return _creation.zeros_like(grad)
+
+
+class ZeroBackward0(_OverwrittenBackward):
+    """x.zero_()"""
+
+
+class FillBackward2(_OverwrittenBackward):
+    """x.fill_(number)"""
+
+
+class FillBackward3(Node):
+    """x.fill_(value tensor):  every element is value, so value's gradient is the sum"""
+
+    def backward(self, grad):
+        return _creation.zeros_like(grad), grad.sum()
+
+
+class UniformBackward0(_OverwrittenBackward):
+    """x.uniform_()"""
+
+
+class NormalBackward0(_OverwrittenBackward):
+    """x.normal_()"""
+
+
+class RandomBackward0(_OverwrittenBackward):
+    """x.random_(from, to)"""
+
+
+class RandomBackward1(_OverwrittenBackward):
+    """x.random_(to)"""
+
+
+class RandomBackward2(_OverwrittenBackward):
+    """x.random_()"""
+
+
+class BernoulliBackward1(Node):
+    """x.bernoulli_(p tensor):  p gets no gradient (sampling is not differentiable)"""
+
+    def backward(self, grad):
+        return _creation.zeros_like(grad), None
+
+
+class BernoulliBackward2(_OverwrittenBackward):
+    """x.bernoulli_(p number)"""
+
+
+class ExponentialBackward0(_OverwrittenBackward):
+    """x.exponential_()"""
 
 
 def copy_(self, src, non_blocking=False):
@@ -194,23 +260,23 @@ def fill_(self, value):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         with np.errstate(invalid="ignore", over="ignore"):
-            return _fill_raw(self, value._data.astype(self._data.dtype))
+            return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
                         f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
                         f" * (Number value)")
-    return _fill_raw(self, checked_scalar(value, self._data.dtype))
+    return _fill_raw(self, checked_scalar(value, self._data.dtype), FillBackward2)
 
 
 def zero_(self):
     """Set every element to 0."""
-    return _fill_raw(self, 0)
+    return _fill_raw(self, 0, ZeroBackward0)
 
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
     return _fill_raw(self, _random.uniform(self._data.shape, self._data.dtype, from_, to,
-                                           generator))
+                                           generator), UniformBackward0)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -218,29 +284,32 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     return _fill_raw(self, _random.normal(self._data.shape, self._data.dtype, mean, std,
-                                          generator))
+                                          generator), NormalBackward0)
 
 
 def random_(self, from_=None, to=None, *, generator=None):
     """Fill with random integers: [0, to), [from, to), or the dtype's whole range."""
     shape, np_dtype = self._data.shape, self._data.dtype
     if from_ is None and to is None:
-        return _fill_raw(self, _random.random_full(shape, np_dtype, generator))
+        return _fill_raw(self, _random.random_full(shape, np_dtype, generator), RandomBackward2)
+    node_class = RandomBackward0
     if to is None:
-        from_, to = 0, from_
-    return _fill_raw(self, _random.random_int(shape, np_dtype, from_, to, generator))
+        from_, to, node_class = 0, from_, RandomBackward1
+    return _fill_raw(self, _random.random_int(shape, np_dtype, from_, to, generator), node_class)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability p) or 0."""
     probs = p._data if isinstance(p, Tensor) else p
-    return _fill_raw(self, _random.bernoulli(probs, self._data.shape, self._data.dtype,
-                                             generator))
+    values = _random.bernoulli(probs, self._data.shape, self._data.dtype, generator)
+    if isinstance(p, Tensor):
+        return _fill_raw(self, values, BernoulliBackward1, (p,))
+    return _fill_raw(self, values, BernoulliBackward2)
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
     return _fill_raw(self, _random.exponential(self._data.shape, self._data.dtype, lambd,
-                                               generator))
+                                               generator), ExponentialBackward0)
 
 
 for _function in (copy_, fill_, zero_, uniform_, normal_, random_, bernoulli_, exponential_):

@@ -28,7 +28,7 @@ import numpy as np
 from . import _dtype
 from ._dtype import from_numpy_dtype, result_type, scalar_type_name
 from ._rounding import fma32, fma64  # fused multiply-adds, rounded once like torch's
-from ._autograd import Node, record
+from ._autograd import Node, _grad_enabled, no_grad, record
 from ._layout import contiguous_strides, iterator_strides
 from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_strided, make_view,
                       wrap)
@@ -413,7 +413,18 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """out = other - alpha * input"""
-    return sub(other, input, alpha=alpha)
+    if not isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)  # number - tensor: sub records RsubBackward1
+    with no_grad():
+        result = sub(other, input, alpha=alpha)
+    return record(RsubBackward0, result, (input, other), alpha=alpha)
+
+
+class RsubBackward0(Node):
+    """out = other - alpha * input:  d/d input = -alpha,  d/d other = 1"""
+
+    def backward(self, grad):
+        return (-grad if self.alpha == 1 else grad * -self.alpha), grad
 
 
 def mul(input, other, *, out=None):
@@ -455,21 +466,52 @@ def div(input, other, *, rounding_mode=None, out=None):
             return _out(result, out)
         return record(DivBackward0, result, (input, other), saved=(input, other))
     if rounding_mode == "floor":
-        return floor_divide(input, other, out=out)
-    if rounding_mode == "trunc":
-        a, b, common = _common(input, other, "div")
-        _check_integer_divisor(b, common, "div_trunc_cpu")
-        if common.kind == "f":
-            if _is_half_with_scalar(common, other):
-                return _out(_result(_half_with_scalar(_trunc_divide, a, other), a), out)
-            return _out(_result(_trunc_divide(a, b), a, b), out)
-        # integers: C division truncates toward zero (numpy's // floors)
-        with np.errstate(all="ignore"):
-            quotient = _apply(np.floor_divide, a, b)
-            inexact = (quotient * b != a) & ((a < 0) != (b < 0))
-        return _out(_result(np.where(inexact, quotient + 1, quotient).astype(common), a, b), out)
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                       f"found '{rounding_mode}'")
+        with no_grad():
+            result = floor_divide(input, other, out=out)
+    elif rounding_mode == "trunc":
+        result = _trunc_div(input, other, out)
+    else:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    if out is not None:
+        return result
+    return record(DivBackward2, result, (input, other), rounding_mode=rounding_mode)
+
+
+def _trunc_div(input, other, out):
+    a, b, common = _common(input, other, "div")
+    _check_integer_divisor(b, common, "div_trunc_cpu")
+    if common.kind == "f":
+        if _is_half_with_scalar(common, other):
+            return _out(_result(_half_with_scalar(_trunc_divide, a, other), a), out)
+        return _out(_result(_trunc_divide(a, b), a, b), out)
+    # integers: C division truncates toward zero (numpy's // floors)
+    with np.errstate(all="ignore"):
+        quotient = _apply(np.floor_divide, a, b)
+        inexact = (quotient * b != a) & ((a < 0) != (b < 0))
+    return _out(_result(np.where(inexact, quotient + 1, quotient).astype(common), a, b), out)
+
+
+class DivBackward2(Node):
+    """out = input / other rounded to a whole number:  a step function, d/d input = d/d other = 0"""
+
+    def backward(self, grad):
+        return _zeros_like(grad), _zeros_like(grad)
+
+
+def _zeros_like(grad):
+    """A constant zero gradient (torch's zeros_like: no graph, and inf * 0 gives no nan)."""
+    return wrap(np.zeros_like(grad._data))
+
+
+class NotImplementedBackward(Node):
+    """An op torch has no derivative for (floor_divide ...): backward through it fails."""
+
+    def name(self):
+        return "torch::autograd::NotImplemented"  # torch's C++ name for this node
+
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
 divide = true_divide = div
@@ -504,9 +546,14 @@ def floor_divide(input, other, *, out=None):
     a, b, common = _common(input, other, "floor_divide")
     _check_integer_divisor(b, common, "div_floor_cpu")
     if _is_half_with_scalar(common, other):
-        return _out(_result(_half_with_scalar(np.floor_divide, a, other), a), out)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _out(_elementwise(np.floor_divide, a, b), out)
+        result = _result(_half_with_scalar(np.floor_divide, a, other), a)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            result = _elementwise(np.floor_divide, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(NotImplementedBackward, result,
+                  tuple(v for v in (input, other) if isinstance(v, Tensor)), op="floor_divide")
 
 
 def remainder(input, other, *, out=None):
@@ -519,7 +566,32 @@ def remainder(input, other, *, out=None):
             # torch computes fmod and then adds the divisor, so a zero result keeps the
             # sign of input (numpy gives it the sign of other)
             result = np.where(result == 0, np.copysign(result, a), result)
-    return _out(_result(result, a, b), out)
+    result = _result(result, a, b)
+    if out is not None:
+        return _out(result, out)
+    if not isinstance(input, Tensor):  # number % tensor: torch has no formula
+        return record(NotImplementedBackward, result, (other,), op="remainder")
+    if not isinstance(other, Tensor):
+        return record(RemainderBackward0, result, (input,))
+    return record(RemainderBackward1, result, (input, other), saved=(input, other))
+
+
+class RemainderBackward0(Node):
+    """out = input - floor(input / number) * number:  d/d input = 1"""
+
+    def backward(self, grad):
+        return grad
+
+
+class RemainderBackward1(Node):
+    """out = input - floor(input / other) * other:  d/d input = 1,
+    d/d other = -floor(input / other)"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        return grad, -grad * div(input, other, rounding_mode="floor")
 
 
 def fmod(input, other, *, out=None):
@@ -529,7 +601,30 @@ def fmod(input, other, *, out=None):
     a, b, common = _common(input, other, "fmod")
     _check_integer_divisor(b, common, "fmod_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _out(_elementwise(np.fmod, a, b), out)
+        result = _elementwise(np.fmod, a, b)
+    if out is not None:
+        return _out(result, out)
+    if not isinstance(other, Tensor):
+        return record(FmodBackward0, result, (input,))
+    return record(FmodBackward1, result, (input, other), saved=(input, other))
+
+
+class FmodBackward0(Node):
+    """out = input - trunc(input / number) * number:  d/d input = 1"""
+
+    def backward(self, grad):
+        return grad
+
+
+class FmodBackward1(Node):
+    """out = input - trunc(input / other) * other:  d/d input = 1,
+    d/d other = -trunc(input / other)"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        return grad, -grad * div(input, other, rounding_mode="trunc")
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
@@ -551,7 +646,7 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
             result = wrap(result if result.flags.c_contiguous else result.copy())
         if out is not None:
             return _out(result, out)
-        return record(PowBackward2, result, (exponent,), saved_output=True,
+        return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
                       self=_scalar_value(input))
     result = _power(a, b, common)
     if out is not None:
@@ -568,7 +663,7 @@ class PowBackward0(Node):
     def backward(self, grad):
         (input,) = self.saved_tensors
         if self.exponent == 0:
-            return grad * 0
+            return _zeros_like(grad)  # x ** 0 is the constant 1
         return grad * (self.exponent * input ** (self.exponent - 1))
 
 
@@ -580,7 +675,8 @@ class PowBackward1(Node):
 
     def backward(self, grad):
         input, exponent, result = self.saved_tensors
-        grad_input = grad * (exponent * input ** (exponent - 1))
+        # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
+        grad_input = where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1)))
         log_input = where((input == 0) & (exponent >= 0), 0.0, log(input))
         return grad_input, grad * result * log_input
 
@@ -588,12 +684,14 @@ class PowBackward1(Node):
 class PowBackward2(Node):
     """out = number ** exponent:  d/d exponent = out * ln(number)"""
 
-    _saved_names = ("result",)
+    _saved_names = ("exponent", "result")
 
     def backward(self, grad):
-        (result,) = self.saved_tensors
+        exponent, result = self.saved_tensors
         if self.self == 0:
-            return grad * 0  # 0 ** exponent: torch takes the derivative as 0 (exponent >= 0)
+            # 0 ** exponent is 0 for exponent > 0 and 1 at 0: torch takes the derivative as 0
+            # there; for exponent < 0 it is out * ln 0 = inf * -inf
+            return grad * where(exponent >= 0, 0.0, result * -math.inf)
         return grad * result * math.log(self.self)
 
 
@@ -660,14 +758,42 @@ def maximum(input, other, *, out=None):
     """out = the larger of input and other, elementwise (nan wins)"""
     _require_tensors("maximum", input, other)
     a, b, _ = _common(input, other, "maximum")
-    return _out(_elementwise(np.maximum, a, b), out)
+    result = _elementwise(np.maximum, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(MaximumBackward0, result, (input, other), saved=(input, other))
+
+
+class MaximumBackward0(Node):
+    """out = max(a, b):  d/da = 1 where a > b,  d/db = 1 where b > a;  a tie splits it in half"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        shared = where(a == b, grad / 2, grad)
+        return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
 
 
 def minimum(input, other, *, out=None):
     """out = the smaller of input and other, elementwise (nan wins)"""
     _require_tensors("minimum", input, other)
     a, b, _ = _common(input, other, "minimum")
-    return _out(_elementwise(np.minimum, a, b), out)
+    result = _elementwise(np.minimum, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(MinimumBackward0, result, (input, other), saved=(input, other))
+
+
+class MinimumBackward0(Node):
+    """out = min(a, b):  d/da = 1 where a < b,  d/db = 1 where b < a;  a tie splits it in half"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        shared = where(a == b, grad / 2, grad)
+        return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
 
 
 def atan2(input, other, *, out=None):
@@ -676,7 +802,21 @@ def atan2(input, other, *, out=None):
     a, b, common = _common(input, other, "atan2")
     a, b, _ = _float_operands(input, other, a, b, common)
     with np.errstate(all="ignore"):
-        return _out(_elementwise(np.arctan2, a, b), out)
+        result = _elementwise(np.arctan2, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(Atan2Backward0, result, (input, other), saved=(input, other))
+
+
+class Atan2Backward0(Node):
+    """out = atan2(y, x):  d/dy = x / (x**2 + y**2),  d/dx = -y / (x**2 + y**2)"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        y, x = self.saved_tensors
+        scale = grad / (y * y + x * x)
+        return scale * x, scale * -y
 
 
 def where(condition, input=None, other=None):
@@ -718,12 +858,15 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's param
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        result = input
-        if min is not None:
-            result = maximum(result, min)
-        if max is not None:
-            result = minimum(result, max)
-        return _out(result, out)
+        with no_grad():
+            result = input
+            if min is not None:
+                result = maximum(result, min)
+            if max is not None:
+                result = minimum(result, max)
+        if out is not None:
+            return _out(result, out)
+        return record(ClampBackward0, result, (input, min, max), saved=(input, min, max))
     data = input._data
     bounds = [_scalar_value(v) for v in (min, max) if v is not None]
     for bound in bounds:
@@ -736,29 +879,141 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's param
                             ("clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu"),
                             common)
     if builtins.any(b != b for b in bounds):  # a nan bound makes every element nan
-        return _out(_result(np.full_like(data, np.nan, common), data), out)
-    result = data.astype(common, copy=False)
-    if min is not None:
-        result = np.maximum(result, checked_scalar(min, common))
-    if max is not None:
-        result = np.minimum(result, checked_scalar(max, common))
-    return _out(_result(result, data), out)
+        result = _result(np.full_like(data, np.nan, common), data)
+    else:
+        result = data.astype(common, copy=False)
+        if min is not None:
+            result = np.maximum(result, checked_scalar(min, common))
+        if max is not None:
+            result = np.minimum(result, checked_scalar(max, common))
+        result = _result(result, data)
+    if out is not None:
+        return _out(result, out)
+    return record(ClampBackward1, result, (input,), saved=(input,), min=min, max=max)
+
+
+class ClampBackward1(Node):
+    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min <= x <= max, else 0"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return where(_inside(x, self.min, self.max), grad, 0.0)
+
+
+def _inside(x, low, high):
+    """Where ``low <= x <= high`` (a missing bound does not limit)."""
+    if low is None:
+        return le(x, high)
+    if high is None:
+        return ge(x, low)
+    return logical_and(ge(x, low), le(x, high))
+
+
+class ClampBackward0(Node):
+    """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
+    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max)"""
+
+    _saved_names = ("self", "min", "max")
+
+    def backward(self, grad):
+        x, low, high = self.saved_tensors
+        grad_x = where(_inside(x, low, high), grad, 0.0)
+        if low is None or high is None:
+            grad_low = None if low is None else where(x < low, grad, 0.0)
+            grad_high = None if high is None else where(x > high, grad, 0.0)
+            return grad_x, grad_low, grad_high
+        grad_low = where(logical_and(x < low, low < high), grad, 0.0)
+        grad_high = where(logical_or(x > high, high < low), grad, 0.0)
+        return grad_x, grad_low, grad_high
 
 
 clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002
-    return clamp(input, min=min)
+    """out = max(input, min)"""
+    with no_grad():
+        result = clamp(input, min=min)
+    if isinstance(min, Tensor):
+        return record(ClampMinBackward1, result, (input, min), saved=(input, min))
+    return record(ClampMinBackward0, result, (input,), saved=(input,), min=min)
+
+
+class ClampMinBackward0(Node):
+    """out = max(x, number):  d/dx = 1 where x >= min"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return where(x >= self.min, grad, 0.0)
+
+
+class ClampMinBackward1(Node):
+    """out = max(x, min):  d/dx = 1 where x >= min,  d/d min = 1 where x < min"""
+
+    _saved_names = ("self", "min")
+
+    def backward(self, grad):
+        x, low = self.saved_tensors
+        return where(x >= low, grad, 0.0), where(x < low, grad, 0.0)
 
 
 def clamp_max(input, max):  # noqa: A002
-    return clamp(input, max=max)
+    """out = min(input, max)"""
+    with no_grad():
+        result = clamp(input, max=max)
+    if isinstance(max, Tensor):
+        return record(ClampMaxBackward1, result, (input, max), saved=(input, max))
+    return record(ClampMaxBackward0, result, (input,), saved=(input,), max=max)
+
+
+class ClampMaxBackward0(Node):
+    """out = min(x, number):  d/dx = 1 where x <= max"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return where(x <= self.max, grad, 0.0)
+
+
+class ClampMaxBackward1(Node):
+    """out = min(x, max):  d/dx = 1 where x <= max,  d/d max = 1 where x > max"""
+
+    _saved_names = ("self", "max")
+
+    def backward(self, grad):
+        x, high = self.saved_tensors
+        return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
 
 
 def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
-    return add(input, mul(weight, sub(end, input)))
+    with no_grad():
+        result = add(input, mul(weight, sub(end, input)))
+    if not isinstance(weight, Tensor):
+        return record(LerpBackward0, result, (input, end), weight=_scalar_value(weight))
+    return record(LerpBackward1, result, (input, end, weight), saved=(input, end, weight))
+
+
+class LerpBackward0(Node):
+    """out = a + w * (b - a) with a number w:  d/da = 1 - w,  d/db = w"""
+
+    def backward(self, grad):
+        return grad * (1 - self.weight), grad * self.weight
+
+
+class LerpBackward1(Node):
+    """out = a + w * (b - a):  d/da = 1 - w,  d/db = w,  d/dw = b - a"""
+
+    _saved_names = ("self", "end", "weight")
+
+    def backward(self, grad):
+        a, b, w = self.saved_tensors
+        return grad * (1 - w), grad * w, grad * (b - a)
 
 
 # ====================================================================== comparisons
@@ -1162,7 +1417,20 @@ def sign(input, *, out=None):
     result = np.sign(data)
     if data.dtype.kind == "f":
         result = np.where(np.isnan(data), data.dtype.type(0), result)
-    return _out(_result(result, data), out)
+    if out is not None:
+        return _out(_result(result, data), out)
+    return record(SignBackward0, _result(result, data), (input,))
+
+
+class _ZeroGradient(Node):
+    """A step function (sign, floor, round ...): flat almost everywhere, d/dx = 0"""
+
+    def backward(self, grad):
+        return _zeros_like(grad)
+
+
+class SignBackward0(_ZeroGradient):
+    """out = sign(x):  d/dx = 0"""
 
 
 def square(input, *, out=None):
@@ -1171,7 +1439,11 @@ def square(input, *, out=None):
     if data.dtype.kind == "b":
         data = data.astype(np.int64)
     with np.errstate(over="ignore"):
-        return _out(_result(np.multiply(data, data), input._data), out)
+        result = _result(np.multiply(data, data), input._data)
+    if out is not None:
+        return _out(result, out)
+    # torch computes square as pow(input, 2), and records it so
+    return record(PowBackward0, result, (input,), saved=(input,), exponent=2)
 
 
 def relu(input):
@@ -1193,42 +1465,72 @@ class ReluBackward0(Node):
         return grad * (result > 0)
 
 
-def _rounding(ufunc, name, doc):
+def _rounding(ufunc, name, doc, node):
     def op(input, *, out=None):
         data = input._data
         if data.dtype.kind == "b":
             raise _kernel_error(f"{name}_vml_cpu", data.dtype)
         # integers are already whole: torch returns a copy unchanged
-        return _out(_result(ufunc(data) if data.dtype.kind == "f" else data.copy(), data), out)
+        result = _result(ufunc(data) if data.dtype.kind == "f" else data.copy(), data)
+        if out is not None:
+            return _out(result, out)
+        return record(node, result, (input,))
 
     op.__name__ = name
     op.__doc__ = doc
     return op
 
 
-floor = _rounding(np.floor, "floor", "out = the largest integer <= input")
-ceil = _rounding(np.ceil, "ceil", "out = the smallest integer >= input")
-trunc = _rounding(np.trunc, "trunc", "out = input rounded toward zero")
+class FloorBackward0(_ZeroGradient):
+    """out = floor(x):  d/dx = 0"""
+
+
+class CeilBackward0(_ZeroGradient):
+    """out = ceil(x):  d/dx = 0"""
+
+
+class TruncBackward0(_ZeroGradient):
+    """out = trunc(x):  d/dx = 0"""
+
+
+class RoundBackward0(_ZeroGradient):
+    """out = round(x):  d/dx = 0"""
+
+
+class RoundBackward1(_ZeroGradient):
+    """out = round(x, decimals):  d/dx = 0"""
+
+
+floor = _rounding(np.floor, "floor", "out = the largest integer <= input", FloorBackward0)
+ceil = _rounding(np.ceil, "ceil", "out = the smallest integer >= input", CeilBackward0)
+trunc = _rounding(np.trunc, "trunc", "out = input rounded toward zero", TruncBackward0)
 fix = trunc
 
 
 def round(input, *, decimals=None, out=None):  # noqa: A001 - torch.round
     """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
+    result = _round(input, decimals)
+    if out is not None:
+        return _out(result, out)
+    return record(RoundBackward0 if decimals is None else RoundBackward1, result, (input,),
+                  decimals=decimals)
+
+
+def _round(input, decimals):
     data = input._data
     if decimals is None or data.dtype.kind != "f":
         if data.dtype.kind != "f" and (decimals is not None or data.dtype.kind == "b"):
             kernel = "round_vml_cpu" if not decimals else "round_cpu"
             raise _kernel_error(kernel, data.dtype)
-        return _out(_result(np.round(data) if data.dtype.kind == "f" else data.copy(), data),
-                    out)
+        return _result(np.round(data) if data.dtype.kind == "f" else data.copy(), data)
     if decimals == 0:
-        return _out(_result(np.round(data), data), out)
+        return _result(np.round(data), data)
     # torch scales in float32 for float16, and divides for negative decimals
     x = data.astype(np.float32) if data.dtype.char == "e" else data
     scale = x.dtype.type(10.0 ** builtins.abs(decimals))
     with np.errstate(over="ignore", invalid="ignore"):
         rounded = np.round(x * scale) / scale if decimals > 0 else np.round(x / scale) * scale
-    return _out(_result(rounded.astype(data.dtype, copy=False), data), out)
+    return _result(rounded.astype(data.dtype, copy=False), data)
 
 
 def frac(input, *, out=None):
@@ -1237,7 +1539,17 @@ def frac(input, *, out=None):
     if data.dtype.kind != "f":
         raise _kernel_error("frac_cpu", data.dtype)
     with np.errstate(invalid="ignore"):
-        return _out(_result(data - np.trunc(data), data), out)
+        result = _result(data - np.trunc(data), data)
+    if out is not None:
+        return _out(result, out)
+    return record(FracBackward0, result, (input,))
+
+
+class FracBackward0(Node):
+    """out = x - trunc(x):  d/dx = 1 (trunc is flat)"""
+
+    def backward(self, grad):
+        return grad
 
 
 def isnan(input):
@@ -1257,7 +1569,18 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     data = input._data
     if data.dtype.kind != "f":
         return _result(data.copy(), data)
-    return _result(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
+    result = _result(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
+    return record(NanToNumBackward0, result, (input,), saved=(input,))
+
+
+class NanToNumBackward0(Node):
+    """out = x with nan and infinities replaced:  d/dx = 1 where x is finite, else 0"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return grad * isfinite(x)
 
 
 # ====================================================================== reductions
@@ -1319,8 +1642,22 @@ def _unreduce(grad, shape, dims, keepdim):
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return sum(where(isnan(input), 0, input) if input.is_floating_point() else input,
-               dim, keepdim, dtype=dtype)
+    """out = the sum of the elements over dim, nan counted as 0"""
+    with no_grad():
+        result = sum(where(isnan(input), 0, input) if input.is_floating_point() else input,
+                     dim, keepdim, dtype=dtype)
+    return record(NansumBackward0, result, (input,), saved=(input,),
+                  dim=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+class NansumBackward0(Node):
+    """out = sum of x over dim, skipping nan:  d/dx = 1, and 0 where x is nan"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -1382,8 +1719,55 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise _invalid_arguments("prod", input, dim)  # one dim only, unlike sum
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
-        return _out(wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim)),
-                    out)
+        result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+    if out is not None:
+        return _out(result, out)
+    if dim is None:
+        return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
+    return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
+                  dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
+
+
+class ProdBackward0(Node):
+    """out = product of all x:  d/dx_i = the product of every other element (= out / x_i)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if x._data.ndim == 0:
+            return grad
+        if not (x._data == 0).any():
+            return grad * (result / x)
+        return (grad * _product_of_others(x.reshape(-1), 0)).reshape(x._data.shape)
+
+
+class ProdBackward1(Node):
+    """out = product of x along dim:  d/dx_i = the product of the other elements (= out / x_i)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if x._data.ndim == 0:
+            return grad
+        if not self.keepdim:
+            grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        if not (x._data == 0).any():
+            return grad * (result / x)
+        return grad * _product_of_others(x, self.dim)
+
+
+def _product_of_others(x, dim):
+    """Element i along dim: the product of all the other elements there.
+
+    ``out / x_i`` would divide by zero where x_i is 0, so multiply what comes before
+    and what comes after each element instead.
+    """
+    n = x._data.shape[dim]
+    pieces = [x.narrow(dim, 0, i).prod(dim, keepdim=True)
+              * x.narrow(dim, i + 1, n - i - 1).prod(dim, keepdim=True) for i in range(n)]
+    return cat(pieces, dim)
 
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
@@ -1444,14 +1828,71 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     data = input._data
     if dim is None:
         _check_nonempty(input, name, None)
-        return wrap(pick(data, axis=None))
+        result = wrap(pick(data, axis=None))
+        node = MaxBackward1 if name == "max" else MinBackward1
+        return record(node, result, (input,), saved=(input,), saved_output=True)
     axis = wrap_dim(dim, data.ndim)
     _check_nonempty(input, name, (dim,))
     if data.ndim == 0:
-        return getattr(return_types, name)(wrap(data.copy()), wrap(np.zeros((), np.int64)))
-    values = pick(data, axis=axis, keepdims=keepdim)
-    indices = arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64)
-    return getattr(return_types, name)(wrap(values), wrap(indices))
+        values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
+    else:
+        values = wrap(pick(data, axis=axis, keepdims=keepdim))
+        indices = wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+    # only the values are differentiable: record marks float results only
+    node = MaxBackward0 if name == "max" else MinBackward0
+    return record(node, getattr(return_types, name)(values, indices), (input,),
+                  saved=(indices,), self_sym_sizes=data.shape, dim=axis, keepdim=keepdim)
+
+
+class MaxBackward1(Node):
+    """out = the largest element:  d/dx = 1 at the maximum, shared evenly between ties"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        return _evenly_distributed(grad, x, result)
+
+
+class MinBackward1(MaxBackward1):
+    """out = the smallest element:  d/dx = 1 at the minimum, shared evenly between ties"""
+
+
+def _evenly_distributed(grad, x, value):
+    """``grad`` shared equally by the elements of x equal to value (nan counts as equal)."""
+    hits = isnan(x) if value._data != value._data else eq(x, value)
+    return hits * (grad / hits.sum())
+
+
+class MaxBackward0(Node):
+    """out = the largest element along dim:  d/dx = 1 at the index returned, 0 elsewhere"""
+
+    _saved_names = ("indices",)
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        return _put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
+
+
+class MinBackward0(MaxBackward0):
+    """out = the smallest element along dim:  d/dx = 1 at the index returned, 0 elsewhere"""
+
+
+def _put_back(grad, indices, dim, shape, keepdim=True):
+    """The gradient of picking x[..., indices, ...] along dim (max, sort, topk ...).
+
+    Each picked value sends its gradient back to the position it came from, and
+    the other positions get 0 (torch's scatter). Here as a sum over one-hot masks:
+    position p receives sum_j grad[j] * (indices[j] == p).
+    """
+    if not shape:
+        return grad
+    if not keepdim:
+        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
+    # positions 0 .. n-1 laid along a new dimension right after dim
+    positions = wrap(np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1)))
+    one_hot = eq(indices.unsqueeze(dim + 1), positions)
+    return (grad.unsqueeze(dim + 1) * one_hot).sum(dim)
 
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
@@ -1468,7 +1909,27 @@ def _amax_amin(input, dim, keepdim, name, pick):
     given = None if dim in ((), []) else (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
     axes, keepdim = _reduce_args(input, given, keepdim)
     _check_nonempty(input, name, given)
-    return wrap(pick(input._data, axis=axes, keepdims=keepdim))
+    result = wrap(pick(input._data, axis=axes, keepdims=keepdim))
+    return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
+                  saved=(input,), saved_output=True, dim=_dims(given, input._data.ndim),
+                  keepdim=keepdim)
+
+
+class AmaxBackward0(Node):
+    """out = the largest elements over dim:  d/dx = 1 at the maximum, shared evenly by ties"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        shape = x._data.shape
+        grad = _unreduce(grad, shape, self.dim, self.keepdim)
+        hits = eq(_unreduce(result, shape, self.dim, self.keepdim), x)
+        return grad / hits.sum(self.dim, keepdim=True) * hits
+
+
+class AminBackward0(AmaxBackward0):
+    """out = the smallest elements over dim:  d/dx = 1 at the minimum, shared evenly by ties"""
 
 
 def amax(input, dim=(), keepdim=False):
@@ -1529,7 +1990,12 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
                       UserWarning, stacklevel=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own version of that warning
-        return wrap(_accumulated(data, reduce, axis=axes, keepdims=keepdim, ddof=ddof))
+        result = wrap(_accumulated(data, reduce, axis=axes, keepdims=keepdim, ddof=ddof))
+    if name == "var":
+        return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
+                      correction=ddof, keepdim=keepdim, count=count)
+    return record(StdBackward0, result, (input,), saved=(input,), saved_output=True, dim=dim,
+                  correction=ddof, keepdim=keepdim, count=count)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -1537,9 +2003,38 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _moment(input, dim, unbiased, keepdim, correction, "var", np.var)
 
 
+class VarBackward0(Node):
+    """out = sum((x - mean)^2) / (N - correction):  d/dx = 2 (x - mean) / (N - correction)"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _var_backward(self, grad, x)
+
+
+def _var_backward(node, grad, x):
+    dims = _dims(node.dim, x._data.ndim)
+    grad = _unreduce(grad, x._data.shape, dims, node.keepdim)
+    dof = node.count - node.correction
+    scale = 2.0 / dof if dof > 0 else math.inf  # no degrees of freedom: torch's inf (or nan)
+    return scale * grad * (x - x.mean(dims, keepdim=True))
+
+
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
     return _moment(input, dim, unbiased, keepdim, correction, "std", np.std)
+
+
+class StdBackward0(Node):
+    """out = sqrt(var):  d/dx = d var/dx / (2 out)  (taken as 0 where out is 0)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        grad_var = where(result == 0, 0.0, grad / (result * 2))
+        return _var_backward(self, grad_var, x)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -1588,7 +2083,37 @@ def _vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa:
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
             result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    return wrap(np.asarray(result).astype(data.dtype))
+    result = wrap(np.asarray(result).astype(data.dtype))
+    return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
+                  saved_output=True, ord=ord, dim=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+class LinalgVectorNormBackward0(Node):
+    """out = (sum |x|^p)^(1/p):  d/dx = sign(x) |x|^(p-1) / out^(p-1);
+    p=2: x / out,  p=1: sign(x),  p=inf: sign(x) at the largest |x| (shared by ties)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, norm = self.saved_tensors
+        p, shape = self.ord, x._data.shape
+        if p == 0:
+            return None  # counting nonzeros is flat: torch sends no gradient at all
+        grad = _unreduce(grad, shape, self.dim, self.keepdim)
+        norm = _unreduce(norm, shape, self.dim, self.keepdim)
+        if p == 1:
+            return sign(x) * grad
+        if p == 2:
+            return grad * where(norm == 0, 0.0, x / norm)
+        if p in (math.inf, -math.inf):
+            magnitude = abs(x)
+            hits = logical_or(eq(magnitude, norm), isnan(magnitude))
+            return sign(x) * (grad / hits.sum(self.dim, keepdim=True) * hits)
+        if p < 1:
+            scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1))
+            return scaled * grad * norm ** (1 - p)
+        scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
+        return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
 
 
 _REQUIRED = object()  # marks a parameter torch requires although it is not first
@@ -1615,10 +2140,24 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
         result = np.log(total) + shift
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
-    return wrap(np.asarray(result, data.dtype))
+    return record(LogsumexpBackward0, wrap(np.asarray(result, data.dtype)), (input,),
+                  saved=(input,), saved_output=True, dim=_dims(dim, input._data.ndim),
+                  keepdim=keepdim)
 
 
-def _cumulative(ufunc, name):
+class LogsumexpBackward0(Node):
+    """out = log(sum(exp(x))):  d/dx = exp(x) / sum(exp(x)) = exp(x - out)  (softmax)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        shape = x._data.shape
+        grad = _unreduce(grad, shape, self.dim, self.keepdim)
+        return grad * exp(x - _unreduce(result, shape, self.dim, self.keepdim))
+
+
+def _cumulative(ufunc, name, node):
     def cumulative(input, dim=_REQUIRED, *, dtype=None, out=None):
         if dim is _REQUIRED:
             raise _missing_dim(name)
@@ -1633,21 +2172,64 @@ def _cumulative(ufunc, name):
             raise _kernel_error(f"{name}_out_cpu", data.dtype)
         axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
-            return _out(wrap(data.copy()), out)
-        # torch accumulates float16 and float32 in double (its CPU "acc_type") and
-        # rounds every partial result back to the dtype
-        wide = data.astype(np.float64) if data.dtype.kind == "f" else data
-        with np.errstate(over="ignore", invalid="ignore"):
-            result = ufunc(wide, axis=axis, dtype=wide.dtype)
-        return _out(wrap(result.astype(data.dtype, copy=False)), out)
+            result = wrap(data.copy())
+        else:
+            # torch accumulates float16 and float32 in double (its CPU "acc_type") and
+            # rounds every partial result back to the dtype
+            wide = data.astype(np.float64) if data.dtype.kind == "f" else data
+            with np.errstate(over="ignore", invalid="ignore"):
+                result = wrap(ufunc(wide, axis=axis, dtype=wide.dtype).astype(data.dtype,
+                                                                            copy=False))
+        if out is not None:
+            return _out(result, out)
+        if node is CumsumBackward0:  # a sum's gradient needs no values
+            return record(node, result, (input,), dim=axis)
+        return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
 
     cumulative.__name__ = name
     return cumulative
 
 
-cumsum = _cumulative(np.cumsum, "cumsum")
+class CumsumBackward0(Node):
+    """out[i] = x[0] + ... + x[i]:  d/dx[i] = the sum of grad[j] for j >= i"""
+
+    def backward(self, grad):
+        if grad._data.ndim == 0:
+            return grad
+        return _reversed_cumsum(grad, self.dim)
+
+
+def _reversed_cumsum(grad, dim):
+    """out[i] = grad[i] + ... + grad[n-1] along dim (a cumsum from the end)"""
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+class CumprodBackward0(Node):
+    """out[i] = x[0] * ... * x[i]:  d/dx[i] = sum over j >= i of grad[j] * out[j] / x[i]"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if x._data.ndim == 0:
+            return grad
+        if not (x._data == 0).any():
+            return _reversed_cumsum(grad * result, self.dim) / x
+        # out[j] / x[i] divides by zero where x[i] is 0: multiply the other factors instead
+        dim, n = self.dim, x._data.shape[self.dim]
+        pieces = []
+        for i in range(n):
+            before = x.narrow(dim, 0, i).prod(dim, keepdim=True)
+            after = x.narrow(dim, i + 1, n - i - 1).cumprod(dim)
+            # out[j] without its factor x[i], for j = i .. n-1
+            others = cat([before, before * after], dim)
+            pieces.append((grad.narrow(dim, i, n - i) * others).sum(dim, keepdim=True))
+        return cat(pieces, dim)
+
+
+cumsum = _cumulative(np.cumsum, "cumsum", CumsumBackward0)
 cumsum.__doc__ = "out[i] = input[0] + ... + input[i] along dim"
-cumprod = _cumulative(np.cumprod, "cumprod")
+cumprod = _cumulative(np.cumprod, "cumprod", CumprodBackward0)
 cumprod.__doc__ = "out[i] = input[0] * ... * input[i] along dim"
 
 
@@ -1700,14 +2282,28 @@ def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
     if data.ndim == 0:
-        return return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
+        result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
+        return record(SortBackward0, result, (input,), saved=(result.indices,),
+                      self_sym_sizes=data.shape, dim=0)
     axis = wrap_dim(dim, data.ndim)
     key = -data if descending and data.dtype.kind != "b" else data
     if descending and data.dtype.kind == "b":
         key = ~data
     indices = np.argsort(key, axis=axis, kind="stable")
-    return return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
-                             wrap(indices.astype(np.int64)))
+    result = return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
+                               wrap(indices.astype(np.int64)))
+    return record(SortBackward0, result, (input,), saved=(result.indices,),
+                  self_sym_sizes=data.shape, dim=axis)
+
+
+class SortBackward0(Node):
+    """out = x reordered along dim:  each value's gradient goes back where it came from"""
+
+    _saved_names = ("indices",)
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        return _put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -1716,9 +2312,18 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
-    values, indices = sort(input, dim, descending=largest)
-    return return_types.topk(values.narrow(dim, 0, k).contiguous(),
-                             indices.narrow(dim, 0, k).contiguous())
+    ndim = input._data.ndim
+    with no_grad():
+        values, indices = sort(input, dim, descending=largest)
+        if ndim:  # (a 0-d tensor is its own single largest value)
+            values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
+        result = return_types.topk(values.contiguous(), indices.contiguous())
+    return record(TopkBackward0, result, (input,), saved=(result.indices,),
+                  self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
+
+
+class TopkBackward0(SortBackward0):
+    """out = the k largest values along dim:  their gradients go back where they came from"""
 
 
 # ====================================================================== matrix products
@@ -1897,13 +2502,80 @@ class BmmBackward0(Node):
         return grad.bmm(b.mT), a.mT.bmm(grad)
 
 
-def _foldable(tensor):
+def _foldable(tensor, transposed=False):
     """Whether torch's matmul folds ``tensor``'s batch dimensions into rows (a free view)."""
     if tensor._data.size == 0:
         return True
-    shape, strides = tensor._data.shape, tensor.stride()
+    shape, strides = list(tensor._data.shape), list(tensor.stride())
+    if transposed:  # the strides of tensor.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
     return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
                         for i in range(len(shape) - 2))
+
+
+def _should_fold(input, other):
+    """torch's choice, when recording: fold the larger operand's batch into one mm / mv.
+
+    It folds whenever the smaller operand requires grad (its gradient is then one mm,
+    not a bmm summed over the batch), even if the fold has to copy.
+    """
+    larger_first = input._data.ndim >= other._data.ndim
+    big, small = (input, other) if larger_first else (other, input)
+    if big._data.ndim < 3 or small._data.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if input._data.ndim == 2:
+        return False  # the result would need a transposed copy
+    return _foldable(big, transposed=not larger_first)
+
+
+def _unsafe_view(tensor, shape):
+    """A fresh result seen with another shape (torch's _unsafe_view: no copy, no view)."""
+    from ._views import UnsafeViewBackward0  # (_views imports this module)
+    result = wrap(tensor._data.reshape(shape))
+    return record(UnsafeViewBackward0, result, (tensor,), self_sym_sizes=tensor._data.shape)
+
+
+def _recorded_matmul(input, other):
+    """matmul of 3-D and larger operands built from differentiable pieces, as torch does.
+
+    Recording torch's decomposition gives the same graph: e.g. (2, 3, 4) @ (4, 5) is
+    a view to (6, 4), one mm, and an _unsafe_view back to (2, 3, 5).
+    """
+    da, db = input._data.ndim, other._data.ndim
+    if _should_fold(input, other):
+        transpose = db > da  # the larger operand is other: compute (other^T @ input^T)^T
+        big = other.mT if transpose else input
+        small = (input.t() if da == 2 else input) if transpose else other
+        rows = big._data.shape[:-1]
+        folded = big.reshape(math.prod(rows), big._data.shape[-1])
+        if small._data.ndim == 1:
+            return _unsafe_view(folded.mv(small), rows)
+        result = _unsafe_view(folded.mm(small), rows + small._data.shape[1:])
+        return result.mT.contiguous() if transpose else result
+    n, m = (input._data.shape[-2] if da > 1 else 1), input._data.shape[-1]
+    k, p = (other._data.shape[-2], other._data.shape[-1]) if db > 1 else (other._data.shape[0], 1)
+    a_batch, b_batch = input._data.shape[:-2], other._data.shape[:-2]
+    if da == 3 and db == 3 and a_batch[0] != b_batch[0]:
+        # a batch of one that requires grad is squeezed so that the matmul folds
+        if a_batch[0] == 1 and input.requires_grad:
+            return _recorded_matmul(input.squeeze(0), other)
+        if b_batch[0] == 1 and other.requires_grad:
+            return _recorded_matmul(input, other.squeeze(0))
+    try:
+        batch = np.broadcast_shapes(a_batch, b_batch)
+    except ValueError:
+        raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
+    count = math.prod(batch)
+    left = input.expand(batch + (n, m)).reshape(count, n, m)
+    if db == 1:
+        right = other.expand(batch + (k,)).reshape(count, k).unsqueeze(2)
+    else:
+        right = other.expand(batch + (k, p)).reshape(count, k, p)
+    product = left.bmm(right)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return _unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
 
 
 def matmul(input, other, *, out=None):
@@ -1924,10 +2596,14 @@ def matmul(input, other, *, out=None):
     if da == 2 and db == 1:
         return _matmul_out(mv(input, other), out)
     if da == 1 and db == 2:
+        if out is None and _grad_enabled[0] and (input._requires_grad or other._requires_grad):
+            return input.unsqueeze(0).mm(other).squeeze(0)  # recorded as torch does
         _check_mm(a[None], b)
         return _matmul_out(wrap(_products(a, b)), out)
     if da == 2 and db == 2:
         return mm(input, other, out=out)
+    if out is None and _grad_enabled[0] and (input._requires_grad or other._requires_grad):
+        return _recorded_matmul(input, other)
     if da >= 3 and db <= 2 and _foldable(input):
         rows = a.size // a.shape[-1]
         if db == 1:

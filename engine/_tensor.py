@@ -40,7 +40,8 @@ class Tensor:
     _vc = None           # _VersionCounter, made on the first view or in-place change
     _base = None         # the tensor this one is a view of
     _requires_grad = False
-    grad_fn = None
+    _grad_fn = None      # the node that made this tensor (see the grad_fn property)
+    _base_history = None  # a view's: its base's grad_fn when the view's grad_fn was set
     _grad = None
     _retains_grad = False
     _output_nr = 0       # which output of its grad_fn this tensor is
@@ -210,8 +211,28 @@ class Tensor:
                                "require differentiation use var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not _autograd._inference_mode[0]:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (``MulBackward0`` ...); None for a leaf."""
+        base = self._base
+        if base is not None and self._grad_fn is not None and base._requires_grad and \
+                base._grad_fn is not self._base_history:
+            # An in-place change gave the base a new history after this view was recorded:
+            # the view is now a piece of the new base, and its node says so (as in torch).
+            _autograd.regenerate_view_history(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+        if self._base is not None:
+            self._base_history = self._base._grad_fn
 
     @property
     def is_leaf(self):
@@ -239,6 +260,11 @@ class Tensor:
         self._grad = None
 
     @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 unless the op had several)."""
+        return self._output_nr
+
+    @property
     def retains_grad(self):
         """True after retain_grad() on a non-leaf tensor."""
         return self._retains_grad
@@ -254,6 +280,19 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
         _autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach_(self):
+        """Cut this tensor from its graph, in place: it becomes a leaf without requires_grad."""
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        return self
 
     def is_inference(self):
         """True for tensors made inside ``inference_mode()``."""
@@ -527,6 +566,8 @@ def wrap(array):
         array = np.asarray(array)  # numpy returns scalars from 0-d computations
     t = _new_tensor(Tensor)
     t._data = array
+    if _autograd._inference_mode[0]:
+        t._inference = True  # made inside inference_mode(): never usable by autograd
     return t
 
 

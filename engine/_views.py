@@ -8,6 +8,7 @@ Indexing (``x[...]`` and ``x[...] = v``) lives here too: ints, slices, None and
 ``...`` make views; lists, index tensors and masks ("advanced" indexing) copy.
 """
 import builtins
+import itertools
 import operator
 import warnings
 
@@ -16,7 +17,8 @@ import numpy as np
 from . import _dtype
 from ._ops import _dims, wrap_dim
 from ._size import Size
-from ._autograd import Node, _grad_enabled, record, sum_to
+from ._autograd import (CopyBackwards, Node, _grad_enabled, new_node, no_grad, rebase_history,
+                        record, sum_to)
 from ._autograd import check_inplace as _autograd_check_inplace
 from ._layout import (contiguous_strides, is_non_overlapping_and_dense, iterator_strides)
 from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_strided,
@@ -354,9 +356,12 @@ def squeeze(input, dim=None):
     keep = [d for d in range(ndim) if not (d in drop and shape[d] == 1)]
     result = make_view(input, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
                        input.storage_offset())
-    node = SqueezeBackward0 if dim is None else (
-        SqueezeBackward1 if not isinstance(dim, (tuple, list)) else SqueezeBackward2)
-    return record(node, result, (input,), self_sym_sizes=shape)
+    if dim is None:
+        return record(SqueezeBackward0, result, (input,), self_sym_sizes=shape)
+    if isinstance(dim, (tuple, list)):
+        return record(SqueezeBackward2, result, (input,), self_sym_sizes=shape,
+                      dim=tuple(dim))
+    return record(SqueezeBackward1, result, (input,), self_sym_sizes=shape, dim=dim)
 
 
 class SqueezeBackward0(Node):
@@ -574,13 +579,16 @@ def _slice(input, dim, start, stop, step):
     """Elements start, start+step, ... before stop along dim; start and stop are clamped."""
     shape, stride = list(input._data.shape), list(input.stride())
     size = shape[dim]
-    start, stop, _ = slice(start, stop).indices(size)
-    offset = input.storage_offset() + start * stride[dim]
-    shape[dim] = builtins.max(0, -(-(stop - start) // step))
+    first, last, _ = slice(start, stop).indices(size)
+    offset = input.storage_offset() + first * stride[dim]
+    shape[dim] = builtins.max(0, -(-(last - first) // step))
     stride[dim] *= step
     result = make_view(input, tuple(shape), tuple(stride), offset)
+    # the node keeps start and end as written (x[1:] ends at the largest int64, as in torch)
     return record(SliceBackward0, result, (input,), self_sym_sizes=input._data.shape, dim=dim,
-                  start=start, end=stop, step=step)
+                  start=0 if start is None else operator.index(start),
+                  end=2**63 - 1 if stop is None else operator.index(stop),
+                  step=step)
 
 
 class SliceBackward0(Node):
@@ -653,12 +661,57 @@ class SliceBackwardBackward0(SelectBackwardBackward0):
     """out = zeros with grad in a slice:  its own gradient is that slice"""
 
 
+def _piece(input, dim, start, stop):
+    """Elements start..stop along dim, as a view (not recorded: see _record_pieces)."""
+    shape, stride = list(input._data.shape), list(input.stride())
+    shape[dim] = stop - start
+    return make_view(input, tuple(shape), tuple(stride),
+                     input.storage_offset() + start * stride[dim])
+
+
 def unbind(input, dim=0):
     """Every slice along dim, as a tuple of views."""
     dim = wrap_dim(dim, input._data.ndim)
     if input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim % 1} but tensor has no dimensions")
-    return tuple(_select(input, dim, i) for i in range(input._data.shape[dim]))
+    shape, stride = list(input._data.shape), list(input.stride())
+    del shape[dim]
+    pieces = tuple(make_view(input, tuple(shape), tuple(stride[:dim] + stride[dim + 1:]),
+                             input.storage_offset() + i * stride[dim])
+                   for i in range(input._data.shape[dim]))
+    # one node for all the pieces: piece i is its output i
+    return record(UnbindBackward0, pieces, (input,), num_outputs=len(pieces), dim=dim)
+
+
+class _PiecesBackward(Node):
+    """out = the pieces of x along dim:  each piece's gradient goes back to its place
+    (zeros for the pieces that were not used)"""
+
+    def backward(self, *grads):
+        shape, np_dtype = self._input_meta[0]
+        result = wrap(np.zeros(shape, np_dtype))
+        for where, grad in zip(self.places(), grads):
+            if grad is not None:
+                result[(slice(None),) * self.dim + (where,)] = grad
+        return result
+
+
+class UnbindBackward0(_PiecesBackward):
+    def places(self):
+        return range(self._input_meta[0][0][self.dim])
+
+
+class SplitBackward0(_PiecesBackward):
+    def places(self):
+        size = self._input_meta[0][0][self.dim]
+        return [slice(start, start + self.split_size) for start in range(0, size,
+                                                                         self.split_size)]
+
+
+class SplitWithSizesBackward0(_PiecesBackward):
+    def places(self):
+        starts = itertools.accumulate((0,) + tuple(self.split_sizes))
+        return [slice(start, start + n) for start, n in zip(starts, self.split_sizes)]
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -675,13 +728,14 @@ def split(tensor, split_size_or_sections, dim=0):
         if length < 0:
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
                                f"entries, but got split_sizes={_shape_str(sections)}")
-        pieces.append(_slice(tensor, wrapped, start, start + length, 1))
+        pieces.append(_piece(tensor, wrapped, start, builtins.min(start + length, size)))
         start += length
     if start != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                            f"(input tensor's size at dimension {dim}), but got "
                            f"split_sizes={_shape_str(sections)}")
-    return tuple(pieces)
+    return record(SplitWithSizesBackward0, tuple(pieces), (tensor,), num_outputs=len(pieces),
+                  dim=wrapped, split_sizes=tuple(sections), self_sym_sizes=tensor._data.shape)
 
 
 def _split_equal(tensor, split_size, dim):
@@ -695,9 +749,10 @@ def _split_equal(tensor, split_size, dim):
                            f"size of {size}")
     # always at least one piece, even when the dimension is empty
     count = builtins.max(-(-size // split_size), 1) if split_size else 1
-    last = split_size - (split_size * count - size)
-    return tuple(narrow(tensor, dim, i * split_size, split_size if i < count - 1 else last)
-                 for i in range(count))
+    pieces = tuple(_piece(tensor, dim, i * split_size, builtins.min((i + 1) * split_size, size))
+                   for i in range(count))
+    return record(SplitBackward0, pieces, (tensor,), num_outputs=count, dim=dim,
+                  split_size=split_size, self_sym_sizes=tensor._data.shape)
 
 
 def chunk(input, chunks, dim=0):
@@ -795,17 +850,21 @@ def check_no_overlap(output, inputs, full_is_ok=True):
 def copy_into(dst, src):
     """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
     _autograd_check_inplace(dst)
+    # recorded before the write: the node's first edge is dst's history *before* the copy
+    node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
     if src is dst:
         dst._bump_version()  # nothing to copy, but torch still counts an in-place change
         return dst
     if src._data.shape != dst._data.shape:
-        src = expand(src, dst._data.shape)
+        shape, stride = expand_geometry(src._data.shape, src.stride(), dst._data.shape)
+        src = make_view(src, shape, stride, src.storage_offset())  # (the node has the edge)
     check_no_overlap(dst, (src,))
     data = src._data
     if np.shares_memory(data, dst._data):
         data = data.copy()  # the same memory read and written: numpy needs a snapshot
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(dst._data, data, casting="unsafe")
+    rebase_history(dst, node)
     dst._bump_version()
     return dst
 
@@ -884,8 +943,7 @@ def _apply_slice(input, dim, item):
     step = _slice_step(item)
     if not input._data.ndim:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    start, stop, _ = item.indices(input._data.shape[dim])
-    return _slice(input, dim, start, stop, step)
+    return _slice(input, dim, item.start, item.stop, step)
 
 
 def _invalid_index(item):
@@ -923,7 +981,7 @@ def _apply_indexing(input, items):
             wrap_dim(dim, len(shape))  # only two ellipses can get past the last dimension
             start, stop, _ = item.indices(shape[dim])  # clamped into 0..size, as torch does
             if (start, stop, step) != (0, shape[dim], 1):  # torch skips a full ":" here
-                steps.append((_slice, dim, start, stop, step))
+                steps.append((_slice, dim, item.start, item.stop, step))
             offset += start * stride[dim]
             shape[dim] = builtins.max(0, -(-(stop - start) // step))
             stride[dim] *= step
@@ -940,6 +998,7 @@ def _apply_indexing(input, items):
             shape.insert(dim, 1)
             stride.insert(dim, shape[dim + 1] * stride[dim] if dim < len(stride) else 1)
             indices.append((dim, wrap(np.zeros(1 if keep else 0, np.int64))))
+            steps.append((unsqueeze, dim))
             dim += 1
             continue
         if _is_int(item):
@@ -971,13 +1030,15 @@ def _apply_indexing(input, items):
             steps.append((_select, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
-    if _grad_enabled[0] and input.requires_grad and not indices:
+    if _grad_enabled[0] and input.requires_grad:
         # autograd records the indexing as torch does: one select / slice / unsqueeze per item
         for view_function, *arguments in steps:
             input = view_function(input, *arguments)
-        if not steps:
+        if not steps and not indices:
             input = record(AliasBackward0, alias(input), (input,))
         return input, indices
+    if indices and not steps:
+        return input, indices  # x[mask] = v writes into x itself (not into a view of it)
     return make_view(input, tuple(shape), tuple(stride), offset), indices
 
 
@@ -1109,7 +1170,41 @@ def _advanced_getitem(src, indices):
     result = empty_strided(info.result_shape, info.result_strides(), src._data.dtype)
     if result._data.size:  # an empty result reads nothing (and checks no index)
         np.copyto(result._data, info.src._data[info.numpy_index()])
-    return result
+    return record(IndexBackward0, result, (src,), indices=_torch_indices(indices),
+                  self_sym_sizes=src._data.shape)
+
+
+def _torch_indices(indices):
+    """The index tensors as torch lists them: one place per dimension, None where unindexed."""
+    listed = [None] * (builtins.max(dim for dim, _ in indices) + 1)
+    for dim, index in indices:
+        listed[dim] = index
+    return tuple(listed)
+
+
+def _scatter_add(grad, shape, indices):
+    """Zeros of ``shape`` with ``grad`` added at the indexed positions (repeats add up).
+
+    That is ``zeros.index_put_(indices, grad, accumulate=True)``, recorded as such so
+    that a second derivative can go through it.
+    """
+    zeros = wrap(np.zeros(shape, grad._data.dtype))
+    result = wrap(zeros._data.copy())
+    info = _IndexInfo(result, [(dim, t) for dim, t in enumerate(indices) if t is not None])
+    np.add.at(info.src._data, info.numpy_index(), grad._data)
+    return record(IndexPutBackward0, result, (zeros, grad), indices=indices, accumulate=True)
+
+
+def _index_tuple(indices):
+    """``x[...]``'s index for torch-style indices: ``:`` where a dimension is not indexed."""
+    return tuple(slice(None) if index is None else index for index in indices)
+
+
+class IndexBackward0(Node):
+    """out = x[indices]:  each element's gradient is added back where it was read from"""
+
+    def backward(self, grad):
+        return _scatter_add(grad, self.self_sym_sizes, self.indices)
 
 
 # ---------------------------------------------------------------- indexing: x[index] = value
@@ -1133,7 +1228,10 @@ def _copy_to(dst, src):
         return copy_into(dst, src)
     shape = src._data.shape
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
-    return copy_into(dst, expand(view(src, shape[first:]), dst._data.shape))
+    src = view(src, shape[first:])
+    with no_grad():
+        expand(src, dst._data.shape)  # (only for torch's error when the shapes do not fit)
+    return copy_into(dst, src)
 
 
 def setitem(input, index, value):
@@ -1159,8 +1257,26 @@ def setitem(input, index, value):
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     if first:
         value = view(value, shape[first:])
+    _autograd_check_inplace(result)
+    # recorded before the write: the node's first edge is the target's history before it
+    node = new_node(IndexPutBackward0, (result, value), indices=_torch_indices(indices),
+                    accumulate=False) if result._data.dtype.kind == "f" else None
     _index_put(result, indices, value)
+    rebase_history(result, node)
     input._bump_version()
+
+
+class IndexPutBackward0(Node):
+    """x[indices] = values:  the overwritten elements of x get no gradient; values get
+    the gradient of the places they were written to"""
+
+    def backward(self, grad):
+        index = _index_tuple(self.indices)
+        grad_self = grad
+        if not self.accumulate:  # (with accumulate=True x's old values were kept)
+            grad_self = grad.clone()
+            grad_self[index] = 0
+        return grad_self, grad[index]
 
 
 def _index_put(target, indices, value):
@@ -1215,25 +1331,66 @@ def _masked_fill(target, dim_and_mask, value):
 
 
 # ---------------------------------------------------------------- in-place shape changes
-def _restride(input, view_):
-    """Make ``input`` itself take the shape and strides of ``view_`` (t_, squeeze_ ...)."""
+def _restride(input, view_, node_class, **attributes):
+    """Make ``input`` itself take the shape and strides of ``view_`` (t_, squeeze_ ...).
+
+    In a graph, ``input`` gets a new node (``UnsqueezeBackward1`` ...) whose one edge is
+    its history before the change: backward undoes the change as the view op's would.
+    """
+    _autograd_check_inplace(input)
+    node = new_node(node_class, (input,), **attributes)
     input._data, input._stride = view_._data, view_._stride
     input._storage, input._offset = view_._storage, view_._offset
+    if node is not None:
+        input.grad_fn, input._requires_grad, input._output_nr = node, True, 0
     input._bump_version()  # torch counts a change of shape as an in-place change
     return input
 
 
 def t_(input):
-    return _restride(input, t(input))
+    with no_grad():  # (the view only supplies the new geometry; _restride records)
+        view_ = t(input)
+    return _restride(input, view_, TBackward1)
 
 
 def transpose_(input, dim0, dim1):
-    return _restride(input, transpose(input, dim0, dim1))
+    with no_grad():
+        view_ = transpose(input, dim0, dim1)
+    ndim = input._data.ndim
+    return _restride(input, view_, TransposeBackward1, dim0=wrap_dim(dim0, ndim),
+                     dim1=wrap_dim(dim1, ndim))
 
 
 def unsqueeze_(input, dim):
-    return _restride(input, unsqueeze(input, dim))
+    with no_grad():
+        view_ = unsqueeze(input, dim)
+    return _restride(input, view_, UnsqueezeBackward1, dim=wrap_dim(dim, input._data.ndim + 1))
 
 
 def squeeze_(input, dim=None):
-    return _restride(input, squeeze(input, dim))
+    with no_grad():
+        view_ = squeeze(input, dim)
+    if dim is None:
+        return _restride(input, view_, SqueezeBackward3, self_sym_sizes=input._data.shape)
+    return _restride(input, view_, SqueezeBackward4, self_sym_sizes=input._data.shape,
+                     dim=dim)
+
+
+class TBackward1(TBackward0):
+    """x.t_():  the gradient is transposed back"""
+
+
+class TransposeBackward1(TransposeBackward0):
+    """x.transpose_(dim0, dim1):  swap them back"""
+
+
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    """x.unsqueeze_(dim):  the gradient drops the new dimension"""
+
+
+class SqueezeBackward3(SqueezeBackward0):
+    """x.squeeze_():  the gradient gets the size-1 dimensions back"""
+
+
+class SqueezeBackward4(SqueezeBackward0):
+    """x.squeeze_(dim):  the gradient gets the size-1 dimension back"""

@@ -7,6 +7,6 @@ the grad modes, ``Function`` for your own operations and ``gradcheck``.
 """
 from .._autograd import (backward, enable_grad, grad, inference_mode, is_grad_enabled,  # noqa: F401
                          no_grad, set_grad_enabled)
-from . import graph  # noqa: F401
+from . import functional, graph  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401

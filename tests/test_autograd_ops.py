@@ -1,0 +1,370 @@
+"""Gradients of every differentiable op in engine/_ops.py against torch 2.13.
+
+Each case runs in both libraries on float64 inputs that require grad and compares
+the result, the names of the whole recorded graph (grad_fn and everything it leads
+to), and the gradients a random upstream gradient produces. The engine's gradients
+are then checked against finite differences (gradcheck) and, where the op is twice
+differentiable, so are its second derivatives (gradgradcheck).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import engine
+from engine.autograd import gradcheck, gradgradcheck
+from test_autograd_parity import BROADCAST_PAIRS, _positive, _signed
+
+torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
+pytestmark = pytest.mark.torch
+
+
+# ====================================================================== helpers
+def _graph(result, rename=None):
+    """The names of every node reachable from result.grad_fn, depth first."""
+    rename = rename or {}
+    names, stack = [], [result.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            names.append(None)
+            continue
+        names.append(rename.get(node.name(), node.name()))
+        stack.extend(n for n, _ in reversed(node.next_functions))
+    return names
+
+
+def _pair(values):
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    e = engine.tensor(values, dtype=engine.float64, requires_grad=True)
+    return t, e
+
+
+def _compare(fn, arrays, rename=None, grads=None):
+    """fn(torch, *inputs) and fn(engine, *inputs): values, graph, gradients."""
+    grads = grads or [True] * len(arrays)
+    pairs = [_pair(a) if g else (torch.tensor(a), engine.tensor(a))
+             for a, g in zip(arrays, grads)]
+    torch_inputs, engine_inputs = zip(*pairs)
+    expected = fn(torch, *torch_inputs)
+    got = fn(engine, *engine_inputs)
+    assert str(got.dtype) == str(expected.dtype)
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
+                               atol=1e-12)
+    assert got.requires_grad == expected.requires_grad
+    assert _graph(got) == _graph(expected, rename)
+    seed = np.random.default_rng(7).standard_normal(tuple(expected.shape))
+    expected.backward(torch.tensor(seed, dtype=expected.dtype))
+    got.backward(engine.tensor(seed, dtype=got.dtype))
+    for t, e in zip(torch_inputs, engine_inputs):
+        assert (t.grad is None) == (e.grad is None)
+        if t.grad is not None:
+            assert tuple(e.grad.shape) == tuple(t.grad.shape)
+            assert str(e.grad.dtype) == str(t.grad.dtype)
+            np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    return [e for e in engine_inputs if e.requires_grad]
+
+
+def _check_gradients(fn, engine_inputs, second_order=True):
+    inputs = tuple(e.detach().requires_grad_() for e in engine_inputs)
+    assert gradcheck(lambda *xs: fn(engine, *xs), inputs)
+    if second_order:
+        assert gradgradcheck(lambda *xs: fn(engine, *xs), inputs)
+
+
+# ====================================================================== one input
+UNARY = {
+    # clamping: numbers as bounds
+    "clamp": lambda m, x: x.clamp(-1, 1), "clamp min": lambda m, x: m.clamp(x, min=-0.5),
+    "clamp max": lambda m, x: x.clamp(max=0.5), "clip": lambda m, x: x.clip(-1, 1),
+    "clamp_min": lambda m, x: x.clamp_min(0.3), "clamp_max": lambda m, x: x.clamp_max(0.3),
+    # step functions and their relatives
+    "sign": lambda m, x: x.sign(), "floor": lambda m, x: x.floor(),
+    "ceil": lambda m, x: x.ceil(), "round": lambda m, x: x.round(),
+    "round decimals": lambda m, x: x.round(decimals=1), "trunc": lambda m, x: x.trunc(),
+    "fix": lambda m, x: m.fix(x), "frac": lambda m, x: x.frac(),
+    "nan_to_num": lambda m, x: x.nan_to_num(), "square": lambda m, x: x.square(),
+    "x / 2": lambda m, x: x / 2, "div number": lambda m, x: m.div(x, 2.5),
+    "div trunc": lambda m, x: m.div(x, 0.45, rounding_mode="trunc"),
+    "div floor": lambda m, x: m.div(x, 0.45, rounding_mode="floor"),
+    "fmod number": lambda m, x: x.fmod(0.45), "remainder number": lambda m, x: x.remainder(0.45),
+    "x % number": lambda m, x: x % 0.45,
+    "rsub number": lambda m, x: m.rsub(x, 2.0), "lerp number": lambda m, x: m.lerp(x, x * 2, 0.3),
+    # powers
+    "x ** 0": lambda m, x: x ** 0, "x ** 3": lambda m, x: x ** 3, "x ** -2": lambda m, x: x ** -2,
+    "x ** 1": lambda m, x: x ** 1, "x ** 2.0": lambda m, x: x.pow(2.0),
+    # reductions
+    "max": lambda m, x: x.max(), "min": lambda m, x: x.min(),
+    "max dim": lambda m, x: x.max(-1).values,
+    "min dim keepdim": lambda m, x: m.min(x, 0, keepdim=True).values,
+    "amax": lambda m, x: x.amax(), "amin dim": lambda m, x: x.amin(-1),
+    "amax dims": lambda m, x: x.amax((0, -1), keepdim=True),
+    "prod": lambda m, x: x.prod(), "prod dim": lambda m, x: x.prod(-1),
+    "prod keepdim": lambda m, x: x.prod(0, keepdim=True),
+    "std": lambda m, x: x.std(), "var": lambda m, x: x.var(),
+    "std dim": lambda m, x: x.std(-1), "var dim": lambda m, x: x.var(0, correction=0),
+    "var keepdim": lambda m, x: x.var(-1, keepdim=True),
+    "std dims unbiased": lambda m, x: m.std(x, (0, -1), unbiased=False),
+    "norm": lambda m, x: x.norm(), "norm 1": lambda m, x: x.norm(1),
+    "norm inf": lambda m, x: x.norm(float("inf")), "norm -inf": lambda m, x: x.norm(-math.inf),
+    "norm 3": lambda m, x: x.norm(3), "norm 1.5": lambda m, x: x.norm(1.5),
+    "norm 0.5": lambda m, x: x.norm(0.5), "norm dim": lambda m, x: x.norm(dim=-1),
+    "norm keepdim": lambda m, x: x.norm(2, 0, keepdim=True),
+    "logsumexp": lambda m, x: x.logsumexp(-1),
+    "logsumexp dims": lambda m, x: m.logsumexp(x, (0, -1)),
+    "logsumexp keepdim": lambda m, x: x.logsumexp(0, keepdim=True),
+    "cumsum": lambda m, x: x.cumsum(-1), "cumsum 0": lambda m, x: m.cumsum(x, 0),
+    "cumprod": lambda m, x: x.cumprod(-1), "cumprod 0": lambda m, x: m.cumprod(x, 0),
+    "nansum": lambda m, x: x.nansum(), "nansum dim": lambda m, x: x.nansum(-1),
+    "sum dtype": lambda m, x: x.sum(dtype=m.float32),
+    "sum dim dtype": lambda m, x: x.sum(-1, dtype=m.float32),
+    "mean dtype": lambda m, x: x.mean(dtype=m.float32), "mean tuple": lambda m, x: x.mean((0, -1)),
+    "sort": lambda m, x: x.sort().values,
+    "sort descending": lambda m, x: m.sort(x, 0, descending=True).values,
+    "topk": lambda m, x: x.topk(1).values,
+    "where number": lambda m, x: m.where(x > 0, x, 0.0),
+    "where number first": lambda m, x: m.where(x > 0, 1.5, x),
+    "outer": lambda m, x: m.outer(x.flatten(), x.flatten()[:2]),
+}
+SHAPES = {"scalar": (), "vector": (3,), "matrix": (2, 3)}
+NEEDS_DIMS = {"amax dims": 2, "std dims unbiased": 2, "logsumexp dims": 2, "mean tuple": 2,
+              "outer": 1}
+# float32 results are too coarse for finite differences
+NO_GRADCHECK = {"sum dtype", "sum dim dtype", "mean dtype"}
+# ops whose gradient is itself a step function: the first derivative is checked, and
+# the second is 0 where it exists (finite differences of a step are not)
+FIRST_ORDER_ONLY = {"max", "min", "amax", "amin dim", "amax dims", "max dim",
+                    "min dim keepdim", "norm inf", "norm -inf", "norm 1", "sort",
+                    "sort descending", "topk"}
+# a full-tensor statistic of a single element: torch's nan/0 cases, checked elsewhere
+SKIP_SCALAR = {"std", "var", "std dim", "var keepdim", "std dims unbiased"}
+
+
+@pytest.mark.parametrize("shape_name", list(SHAPES))
+@pytest.mark.parametrize("op", list(UNARY))
+def test_one_input_ops(op, shape_name):
+    shape = SHAPES[shape_name]
+    if len(shape) < NEEDS_DIMS.get(op, 0) or (shape == () and op in SKIP_SCALAR):
+        pytest.skip("needs more elements")
+    values = _signed(shape, 11)
+    inputs = _compare(UNARY[op], [values])
+    if op not in NO_GRADCHECK:
+        _check_gradients(UNARY[op], inputs, second_order=op not in FIRST_ORDER_ONLY)
+
+
+# ====================================================================== kinks and ties
+# inputs where the op is not differentiable: torch's conventions (gradient split
+# evenly between ties, 0 at relu(0) and |0| ...) are compared, not checked numerically
+KINKS = {
+    "relu at 0": ([0.0, 1.0, -1.0], lambda m, x: x.relu()),
+    "abs at 0": ([0.0, 1.0, -1.0], lambda m, x: x.abs()),
+    "sign at 0": ([0.0, 1.0, -1.0], lambda m, x: x.sign()),
+    "max ties": ([1.0, 3.0, 3.0, -2.0], lambda m, x: x.max()),
+    "min ties": ([1.0, -2.0, 3.0, -2.0], lambda m, x: x.min()),
+    "max dim ties": ([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], lambda m, x: x.max(1).values),
+    "min dim ties": ([[1.0, 3.0, 1.0], [2.0, 2.0, 0.0]], lambda m, x: x.min(0).values),
+    "amax ties": ([[1.0, 3.0, 3.0], [3.0, 2.0, 0.0]], lambda m, x: x.amax()),
+    "amax dim ties": ([[1.0, 3.0, 3.0], [3.0, 2.0, 0.0]], lambda m, x: x.amax(1)),
+    "amin dim ties": ([[1.0, 3.0, 3.0], [1.0, 2.0, 0.0]], lambda m, x: x.amin(0)),
+    "norm inf ties": ([1.0, -3.0, 3.0], lambda m, x: x.norm(math.inf)),
+    "norm of zeros": ([0.0, 0.0], lambda m, x: x.norm()),
+    "norm 3 of zeros": ([0.0, 0.0], lambda m, x: x.norm(3)),
+    "norm 1 with a zero": ([0.0, -2.0], lambda m, x: x.norm(1)),
+    "norm 0": ([0.0, -2.0, 1.0], lambda m, x: (x.norm(0) + x.sum())),
+    "std of a constant": ([2.0, 2.0, 2.0], lambda m, x: x.std()),
+    "std dim of a constant": ([[2.0, 2.0], [1.0, 3.0]], lambda m, x: x.std(1)),
+    "clamp at the bounds": ([-1.0, 0.0, 1.0, 2.0], lambda m, x: x.clamp(-1, 1)),
+    "clamp_min at the bound": ([-1.0, 0.0, 1.0], lambda m, x: x.clamp_min(0)),
+    "clamp_max at the bound": ([-1.0, 0.0, 1.0], lambda m, x: x.clamp_max(0)),
+    "clamp nan bound": ([-1.0, 0.0], lambda m, x: x.clamp(min=float("nan"))),
+    "prod with a zero": ([[2.0, 0.0, 3.0], [1.0, 2.0, 4.0]], lambda m, x: x.prod()),
+    "prod with two zeros": ([0.0, 2.0, 0.0], lambda m, x: x.prod()),
+    "prod dim with zeros": ([[0.0, 2.0, 3.0], [0.0, 0.0, 2.0], [1.0, 2.0, 3.0]],
+                            lambda m, x: x.prod(1)),
+    "cumprod with zeros": ([[0.0, 2.0, 3.0], [2.0, 0.0, 2.0], [1.0, 0.0, 0.0]],
+                           lambda m, x: x.cumprod(1)),
+    "x ** 0 at 0": ([0.0, 2.0], lambda m, x: x ** 0),
+    "0 ** x": ([0.0, 1.0, -1.0, 2.5], lambda m, x: 0 ** x),
+    "1 ** x": ([0.0, 1.0, -1.0], lambda m, x: 1 ** x),
+    "2.5 ** x": ([0.0, 1.0, -1.0], lambda m, x: 2.5 ** x),
+    "negative ** 3": ([-2.0, -1.5, 0.0], lambda m, x: x ** 3),
+    "negative ** 2": ([-2.0, -1.5, 0.0], lambda m, x: x.pow(2)),
+    "negative ** -1": ([-2.0, -1.5], lambda m, x: x ** -1),
+    "negative ** 2.5": ([-2.0, 4.0], lambda m, x: x ** 2.5),
+    "nan_to_num": ([float("nan"), float("inf"), -float("inf"), 1.0], lambda m, x: x.nan_to_num()),
+    "nansum": ([float("nan"), 2.0, 1.0], lambda m, x: x.nansum()),
+    "max with nan": ([1.0, float("nan"), 2.0], lambda m, x: x.max()),
+    "sort ties": ([1.0, 3.0, 1.0, 3.0], lambda m, x: x.sort().values),
+    "topk ties": ([3.0, 1.0, 3.0, 2.0], lambda m, x: x.topk(2).values),
+}
+
+
+@pytest.mark.parametrize("case", list(KINKS))
+def test_kinks_and_ties_follow_torch(case):
+    values, fn = KINKS[case]
+    _compare(fn, [np.array(values)])
+
+
+@pytest.mark.parametrize("case", ["prod with a zero", "prod dim with zeros",
+                                  "cumprod with zeros"])
+def test_products_with_zeros_are_checked_numerically(case):
+    values, fn = KINKS[case]
+    x = engine.tensor(values, dtype=engine.float64, requires_grad=True)
+    _check_gradients(fn, [x])
+
+
+def test_tensor_power_edge_cases():
+    base = np.array([0.0, 0.0, -2.0, 2.0])
+    exponent = np.array([0.0, 2.0, 3.0, -1.0])
+    _compare(lambda m, a, b: a ** b, [base, exponent])
+    _compare(lambda m, a, b: a ** b, [np.array([0.0, 0.0]), np.array([-1.0, 0.5])])
+
+
+# ====================================================================== two or three inputs
+BINARY = {
+    "maximum": lambda m, a, b: m.maximum(a, b), "minimum": lambda m, a, b: m.minimum(a, b),
+    "max other": lambda m, a, b: m.max(a, b), "min other": lambda m, a, b: m.min(a, b),
+    "atan2": lambda m, a, b: m.atan2(a - 1, b - 1),
+    "fmod": lambda m, a, b: m.fmod(a * 3, b), "remainder": lambda m, a, b: m.remainder(a * 3, -b),
+    "rsub": lambda m, a, b: m.rsub(a, b), "rsub alpha": lambda m, a, b: m.rsub(a, b, alpha=2),
+    "sub alpha": lambda m, a, b: m.sub(a, b, alpha=-1.5),
+    "add alpha": lambda m, a, b: a.add(b, alpha=3),
+    "lerp": lambda m, a, b: m.lerp(a, b, 0.25),
+    "lerp tensor weight": lambda m, a, b: a.lerp(b, b - 1),
+    "clamp_min": lambda m, a, b: a.clamp_min(b), "clamp_max": lambda m, a, b: a.clamp_max(b),
+    "clamp tensor min": lambda m, a, b: a.clamp(min=b),
+    "clamp tensor max": lambda m, a, b: a.clamp(max=b),
+    "clamp tensors": lambda m, a, b: m.clamp(a, b - 0.5, b + 0.25),
+    "clamp min > max": lambda m, a, b: m.clamp(a, b, b - 0.5),
+    "pow": lambda m, a, b: a.pow(b - 1), "where": lambda m, a, b: m.where(a > b, a, b * 2),
+    "div": lambda m, a, b: m.div(a, b), "number / tensor": lambda m, a, b: 2 / b + a,
+}
+# step functions of the inputs: the second derivatives do not exist at the steps
+BINARY_FIRST_ORDER = {"fmod", "remainder"}
+
+
+@pytest.mark.parametrize("shapes", BROADCAST_PAIRS, ids=str)
+@pytest.mark.parametrize("op", list(BINARY))
+def test_two_input_ops_with_broadcasting(op, shapes):
+    a, b = _positive(shapes[0], 2), _positive(shapes[1], 3)
+    inputs = _compare(BINARY[op], [a, b])
+    second = op not in BINARY_FIRST_ORDER and len(shapes[0]) < 3
+    _check_gradients(BINARY[op], inputs, second_order=second)
+
+
+def test_maximum_and_minimum_split_ties_half_and_half():
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 3.5])
+    _compare(lambda m, x, y: m.maximum(x, y), [a, b])
+    _compare(lambda m, x, y: m.minimum(x, y), [a, b])
+    _compare(lambda m, x, y: m.clamp(x, y, y), [a, b])
+
+
+# (torch's clamp backward itself fails when min and max broadcast beyond the input's shape)
+@pytest.mark.parametrize("shapes", [((3,), (3,), (3,)), ((2, 3), (3,), ()), ((), (2, 1), (2, 1))],
+                         ids=str)
+def test_three_input_ops(shapes):
+    x, low, weight = (_positive(s, i) for i, s in enumerate(shapes))
+    fns = [lambda m, a, b, c: m.lerp(a, b, c), lambda m, a, b, c: m.clamp(a, b, b + c)]
+    for fn in fns:
+        inputs = _compare(fn, [x, low, weight])
+        _check_gradients(fn, inputs)
+
+
+# ====================================================================== matrix products
+# torch builds batched matmul from views, mm / mv / bmm and _unsafe_view; the engine
+# records the same pieces, so the whole graph is compared
+MATMUL_SHAPES = [((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)),
+                 ((2, 3, 4), (4,)), ((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (1, 4, 5)),
+                 ((1, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 2, 3, 4), (4,)),
+                 ((3,), (2, 1, 3, 2)), ((3,), (3, 4))]
+# torch squeezes (3,) @ (3, 4) in place (squeeze_ records SqueezeBackward4); the
+# engine's out-of-place squeeze records SqueezeBackward1
+MATMUL_RENAME = {"SqueezeBackward4": "SqueezeBackward1"}
+
+
+@pytest.mark.parametrize("grads", [(True, True), (True, False), (False, True)], ids=str)
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_batched_matmul_records_torchs_graph(shapes, grads):
+    fn = lambda m, a, b: a @ b  # noqa: E731
+    arrays = [_signed(shapes[0], 4), _signed(shapes[1], 5)]
+    inputs = _compare(fn, arrays, MATMUL_RENAME, grads)
+    if grads == (True, True):
+        _check_gradients(fn, inputs)
+
+
+def test_matmul_of_a_transposed_batch():
+    fn = lambda m, a, b: a.transpose(0, 1) @ b  # noqa: E731
+    _compare(fn, [_signed((3, 2, 4), 1), _signed((4, 5), 2)])
+
+
+def test_matmul_without_grad_records_nothing():
+    a, b = engine.ones(2, 3, 4), engine.ones(4, 5, requires_grad=True)
+    with engine.no_grad():
+        assert (a @ b).grad_fn is None
+    assert (a @ engine.ones(4, 5)).grad_fn is None
+
+
+# ====================================================================== no gradient at all
+NOT_DIFFERENTIABLE = {
+    "gt": lambda m, x: x > 0, "eq": lambda m, x: m.eq(x, x), "argmax": lambda m, x: x.argmax(),
+    "argmin dim": lambda m, x: x.argmin(0), "isnan": lambda m, x: x.isnan(),
+    "max indices": lambda m, x: x.max(0).indices, "sort indices": lambda m, x: x.sort().indices,
+    "topk indices": lambda m, x: x.topk(2).indices, "argsort": lambda m, x: x.argsort(),
+    "floor_divide ints": lambda m, x: m.floor_divide(x.long(), 2),
+    "nonzero": lambda m, x: x.nonzero(), "count_nonzero": lambda m, x: m.count_nonzero(x),
+    "all": lambda m, x: x.all(), "logical_not": lambda m, x: m.logical_not(x),
+    "isclose": lambda m, x: m.isclose(x, x), "sign of ints": lambda m, x: x.long().sign(),
+}
+
+
+@pytest.mark.parametrize("op", list(NOT_DIFFERENTIABLE))
+def test_integer_and_bool_results_never_require_grad(op):
+    for m in (torch, engine):
+        x = m.tensor([1.5, -2.0, 3.0], dtype=m.float64, requires_grad=True)
+        y = NOT_DIFFERENTIABLE[op](m, x)
+        assert y.requires_grad is False and y.grad_fn is None and y.is_leaf
+
+
+@pytest.mark.parametrize("case", ["floor_divide", "//", "remainder of a number"])
+def test_ops_without_a_derivative_fail_in_backward_as_torch(case):
+    fns = {"floor_divide": lambda m, x: m.floor_divide(x, x + 1),
+           "//": lambda m, x: x // 2, "remainder of a number": lambda m, x: m.remainder(2.0, x)}
+    results = []
+    for m in (torch, engine):
+        x = m.tensor([1.5, 2.5], dtype=m.float64, requires_grad=True)
+        y = fns[case](m, x)
+        names = _graph(y)
+        with pytest.raises(RuntimeError) as error:
+            y.sum().backward()
+        results.append((y.requires_grad, names, str(error.value)))
+    assert results[1] == results[0]
+
+
+# ====================================================================== second derivatives
+SECOND_ORDER = {
+    "sigmoid": lambda m, x: x.sigmoid(), "tanh": lambda m, x: x.tanh(),
+    "prod": lambda m, x: x.prod(), "prod dim": lambda m, x: x.prod(1),
+    "cumprod": lambda m, x: x.cumprod(1), "cumsum": lambda m, x: (x * x).cumsum(0),
+    "norm": lambda m, x: x.norm(), "norm 3": lambda m, x: x.norm(3, dim=1),
+    "logsumexp": lambda m, x: x.logsumexp(1), "std": lambda m, x: x.std(0),
+    "var": lambda m, x: x.var(), "atan2": lambda m, x: m.atan2(x, x * x + 1),
+    "pow": lambda m, x: x ** 3, "square": lambda m, x: x.square(),
+    "maximum": lambda m, x: m.maximum(x * x, x + 1),
+    "matmul": lambda m, x: (x.unsqueeze(0).expand(2, 2, 3) @ x.t()).sum(0),
+}
+
+
+@pytest.mark.parametrize("op", list(SECOND_ORDER))
+def test_second_derivatives_match_torch(op):
+    values = _signed((2, 3), 8)
+    results = []
+    for m in (torch, engine):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        y = SECOND_ORDER[op](m, x)
+        (g,) = m.autograd.grad(y.sum(), x, create_graph=True)
+        weight = m.tensor(np.arange(6.0).reshape(2, 3) / 5, dtype=m.float64)
+        (h,) = m.autograd.grad((g * weight).sum(), x)
+        results.append((g.detach().numpy(), h.numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10, atol=1e-12)
