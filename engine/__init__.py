@@ -21,6 +21,11 @@ Where the engine knowingly differs from PyTorch:
   outputs with PyTorch.
 * An elementwise result whose input has unusual strides only on dimensions of
   size 0 or 1 is laid out row-major (torch keeps the input's order there).
+* Autograd: a second derivative (``create_graph=True``) through an in-place write
+  into a view of a graph tensor (CopySlices) raises a clear error, where torch can
+  differentiate it; views made inside ``inference_mode`` of ordinary tensors report
+  ``requires_grad=False``; when four or more leaves become ready at once, their
+  hooks may fire in another order than torch's.
 """
 from . import _dtype
 from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004

@@ -376,9 +376,14 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **attribut
     exponents ...). With ``saved_output=True`` the (single) result is saved too,
     after the inputs. Returns ``results`` unchanged, so ops end with ``return record(...)``.
     """
-    node = new_node(node_class, inputs, saved, **attributes)
-    if node is None:
+    if not _grad_enabled[0]:
         return results
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
+            break
+    else:
+        return results  # nothing to record: the common case stays cheap
+    node = new_node(node_class, inputs, saved, **attributes)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":

@@ -436,7 +436,8 @@ def mul(input, other, *, out=None):
         result = _elementwise(np.multiply, a, b)
     if out is not None:
         return _out(result, out)
-    return record(MulBackward0, result, (input, other), saved=(input, other))
+    return record(MulBackward0, result, (input, other),
+                  saved=(_kept_for(other, input), _kept_for(input, other)))
 
 
 class MulBackward0(Node):
@@ -445,8 +446,15 @@ class MulBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        input, other = self.saved_tensors
-        return grad * other, grad * input
+        input, other = self.saved_tensors  # each saved only if the other side needs it
+        return (None if other is None else grad * other,
+                None if input is None else grad * input)
+
+
+def _kept_for(needed_by, value):
+    """``value`` when ``needed_by`` requires grad, else None: torch saves only what backward
+    will read (so ``y = x * 2`` keeps 2, not x, and x may later change in place)."""
+    return value if getattr(needed_by, "_requires_grad", False) else None
 
 
 multiply = mul
@@ -464,7 +472,8 @@ def div(input, other, *, rounding_mode=None, out=None):
                 result = _elementwise(np.true_divide, a, b)
         if out is not None:
             return _out(result, out)
-        return record(DivBackward0, result, (input, other), saved=(input, other))
+        return record(DivBackward0, result, (input, other),
+                      saved=(_kept_for(other, input), other))
     if rounding_mode == "floor":
         with no_grad():
             result = floor_divide(input, other, out=out)
@@ -524,7 +533,7 @@ class DivBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        grad_other = -grad * input / (other * other) if isinstance(other, Tensor) else None
+        grad_other = None if input is None else -grad * input / (other * other)
         return grad / other, grad_other
 
 

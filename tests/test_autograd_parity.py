@@ -366,7 +366,8 @@ def test_the_graph_is_freed_after_backward():
     x = engine.tensor([1., 2.], requires_grad=True)
     y = (x.exp() * 2).sum()
     node = weakref.ref(y.grad_fn)
-    saved = weakref.ref(y.grad_fn.next_functions[0][0]._saved[0].tensor)
+    exp_node = y.grad_fn.next_functions[0][0].next_functions[0][0]  # Sum <- Mul <- Exp
+    saved = weakref.ref(exp_node._saved[0].tensor)  # exp's saved result
     y.backward()
     del y
     gc.collect()
