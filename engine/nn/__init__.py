@@ -1,7 +1,13 @@
 """``engine.nn``: layers with parameters, mirroring ``torch.nn``.
 
-Placeholder. This will hold ``Parameter``, ``Module`` (parameter registration,
-``parameters()``, ``zero_grad()``, ``train()``/``eval()``), ``Linear`` (with
-PyTorch's kaiming-uniform initialisation, so seeded weights match torch) and
-the loss modules used in the course (``MSELoss`` and friends).
+A model is a ``Module`` whose attributes are ``Parameter`` tensors and other modules;
+``model.parameters()`` finds them all for the optimizer. ``engine.nn.functional``
+holds the same computations as plain functions, ``engine.nn.init`` the ways to fill
+a weight with its starting values.
 """
+from . import functional, init  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
+
+__all__ = ["Parameter", "functional", "init", *_modules_all]

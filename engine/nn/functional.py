@@ -1,6 +1,442 @@
-"""``engine.nn.functional``: stateless functions, mirroring ``torch.nn.functional``.
+"""``engine.nn.functional``: the stateless layers and losses, as ``torch.nn.functional``.
 
-Placeholder. This will hold the functional forms used in the course, e.g.
-``linear``, ``relu``, ``sigmoid``, ``mse_loss``; ``import engine.nn.functional as F``
-is the import learners write.
+``import engine.nn.functional as F`` is the import learners write. Where torch has a
+node of its own for an operation (``SoftmaxBackward0``, ``MseLossBackward0``,
+``NllLossBackward0`` ...), the forward pass computes without recording (``no_grad``)
+and ``record`` attaches that node, whose backward sits right below it. The gradient
+formulas are written with engine operations, so they can be differentiated again
+(``create_graph=True``). The other functions are compositions of engine operations,
+as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 """
+import math
+import warnings
+
+import numpy as np
+
+from .. import _ops
+from .._autograd import Node, no_grad, record
+from .._creation import empty_like, zeros
+from .._tensor import wrap
+from .._views import broadcast_tensors
+
+# torch's Reduction enum, what the loss nodes save as _saved_reduction
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+_NONE, _MEAN, _SUM = 0, 1, 2
+
+
+# ====================================================================== linear
+def linear(input, weight, bias=None):
+    """out = input @ weight.T + bias"""
+    if bias is None:
+        return _ops.matmul(input, weight.t())
+    if input.dim() == 2:
+        return _addmm(bias, input, weight.t())
+    if input.is_contiguous() and bias.dim() == 1:
+        # torch flattens the leading dimensions into rows, one addmm, then views back
+        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
+        output = _addmm(bias, rows, weight.t())
+        return output.view(*input.shape[:-1], output.shape[1])
+    return _ops.matmul(input, weight.t()) + bias
+
+
+def _addmm(bias, mat1, mat2):
+    """out = bias + mat1 @ mat2  (torch.addmm with beta = alpha = 1)"""
+    _ops._check_mm(mat1._data, mat2._data)
+    result = wrap(bias._data + _ops._products(mat1._data, mat2._data))
+    # each matrix is kept only if the other one needs a gradient (its formula reads it)
+    return record(AddmmBackward0, result, (bias, mat1, mat2),
+                  saved=(_ops._kept_for(mat2, mat1), _ops._kept_for(mat1, mat2)),
+                  alpha=1, beta=1)
+
+
+class AddmmBackward0(Node):
+    """out = bias + A @ B:  d/dbias = grad summed over rows, d/dA = grad @ B.T, d/dB = A.T @ grad"""
+
+    _saved_names = ("mat1", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        return (grad, None if b is None else grad.mm(b.t()),
+                None if a is None else a.t().mm(grad))
+
+
+# ====================================================================== activations
+def relu(input, inplace=False):
+    """out = max(input, 0)"""
+    return input.relu_() if inplace else _ops.relu(input)
+
+
+def sigmoid(input):
+    """out = 1 / (1 + exp(-input))"""
+    return _ops.sigmoid(input)
+
+
+def tanh(input):
+    """out = tanh(input)"""
+    return _ops.tanh(input)
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(name, input, dim, dtype, stacklevel):
+    """The input (cast to ``dtype``), its numpy data with a class axis, and the dim, checked."""
+    if dim is None:
+        dim = _softmax_dim(name, input.dim(), stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    dim = _ops.wrap_dim(dim, max(input.dim(), 1))  # a 0-d tensor counts as one element
+    if not input.is_floating_point():
+        last = "lastdim_" if dim == max(input.dim(), 1) - 1 else ""
+        raise _ops._kernel_error(f"{name}_{last}kernel_impl", input._data.dtype)
+    data = input._data.reshape(1) if input.dim() == 0 else input._data
+    return input, data, dim
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
+    input, x, dim = _softmax_input("softmax", input, dim, dtype, _stacklevel)
+    with np.errstate(invalid="ignore"):
+        exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
+        result = exps / exps.sum(axis=dim, keepdims=True)
+    result = wrap(result.reshape(input._data.shape))
+    return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+class SoftmaxBackward0(Node):
+    """out = softmax(x):  d/dx = out * (grad - sum(grad * out, dim))"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
+    input, x, dim = _softmax_input("log_softmax", input, dim, dtype, _stacklevel)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+        result = x - (shift + np.log(np.exp(x - shift).sum(axis=dim, keepdims=True)))
+    result = wrap(result.reshape(input._data.shape))
+    return record(LogSoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+class LogSoftmaxBackward0(Node):
+    """out = log_softmax(x):  d/dx = grad - exp(out) * sum(grad, dim)"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return grad - out.exp() * grad.sum(self.dim, keepdim=True)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """out = input * mask / (1 - p), each mask element 0 with probability p (training only)"""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = zeros((), dtype=input.dtype)
+    else:
+        # torch's steps, so the same seed drops the same elements: bernoulli_ with the
+        # probability of keeping, then scale the kept ones so the expected sum is unchanged
+        noise = empty_like(input)
+        noise.bernoulli_(1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def one_hot(tensor, num_classes=-1):
+    """out[..., c] = 1 where tensor == c, else 0 (int64, one more dimension)"""
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    values = tensor._data
+    if values.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if values.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(values.max()) + 1
+        elif values.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return wrap((values[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# ====================================================================== losses
+def _reduction(reduction, size_average=None, reduce=None):
+    """The reduction to apply, from ``reduction`` or the deprecated size_average/reduce."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      f"reduction='{reduction}' instead.", stacklevel=3)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    """The losses of every element, their mean or their sum."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _broadcast_target(input, target):
+    """input and target broadcast to one shape, warning (as torch does) when they differ."""
+    if target.shape == input.shape:
+        return input, target
+    warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                  f"({input.size()}). This will likely lead to incorrect results due to "
+                  "broadcasting. Please ensure they have the same size.", stacklevel=3)
+    return broadcast_tensors(input, target)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """loss = mean (or sum) of (input - target) ** 2"""
+    input, target = _broadcast_target(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    with no_grad():
+        loss = _reduce((input - target) ** 2, reduction)
+    return record(MseLossBackward0, loss, (input, target), saved=(input, target),
+                  reduction=_REDUCTIONS[reduction])
+
+
+class MseLossBackward0(Node):
+    """loss = mean of (x - y) ** 2:  d/dx = 2 (x - y) / n * grad  (no / n for sum),  d/dy = -d/dx"""
+
+    _saved_names = ("self", "target")
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        scale = 2 / x.numel() if self.reduction == _MEAN else 2
+        grad_x = scale * (x - y) * grad
+        return grad_x, -grad_x
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """loss = mean (or sum) of |input - target|"""
+    input, target = _broadcast_target(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    return _reduce((input - target).abs(), reduction)
+
+
+def _check_same_size(input, target, message):
+    if target.shape != input.shape:
+        raise ValueError(message.format(target=target.size(), input=input.size()))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """loss = -w (target log(input) + (1 - target) log(1 - input)), each log at least -100"""
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_same_size(input, target, "Using a target size ({target}) that is different to the "
+                     "input size ({input}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(input.shape)
+    x, y = input._data, target._data
+    if not ((x >= 0) & (x <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not ((y >= 0) & (y <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    # torch clamps each log at -100, so that input 0 or 1 gives a large loss, not inf
+    low = x.dtype.type(-100)
+    with np.errstate(divide="ignore"):
+        loss = wrap((y - 1) * np.maximum(np.log1p(-x), low) - y * np.maximum(np.log(x), low))
+    with no_grad():
+        loss = _reduce(loss if weight is None else loss * weight, reduction)
+    return record(BinaryCrossEntropyBackward0, loss, (input, target),
+                  saved=(input, target, weight), reduction=_REDUCTIONS[reduction])
+
+
+class BinaryCrossEntropyBackward0(Node):
+    """loss = -w (y log x + (1 - y) log(1 - x)):  d/dx = w (x - y) / (x (1 - x)) * grad,
+    d/dy = w log((1 - x) / x) * grad  (both / n for the mean)"""
+
+    _saved_names = ("self", "target", "weight")
+
+    def backward(self, grad):
+        x, y, weight = self.saved_tensors
+        # x (1 - x) is kept away from 0 (torch's EPSILON) so that x = 0 or 1 stays finite
+        grad_x = grad * (x - y) / ((1 - x) * x).clamp_min(1e-12)
+        grad_y = -(x / (1 - x)).log() * grad  # -logit(x)
+        return _weighted_mean(self, x, weight, grad_x, grad_y)
+
+
+def _weighted_mean(node, x, weight, *grads):
+    """Gradients times the loss's weight, and divided by the element count for the mean."""
+    if weight is not None:
+        grads = [g * weight for g in grads]
+    if node.reduction == _MEAN:
+        grads = [g / x.numel() for g in grads]
+    return tuple(grads)
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)): exp never overflows"""
+    return x.clamp_max(0) - (-x.abs()).exp().log1p()
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """loss = -w (p target log(sigmoid(input)) + (1 - target) log(1 - sigmoid(input))),
+    computed from the logits (no sigmoid that could round to 0 or 1); p is pos_weight"""
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_same_size(input, target, "Target size ({target}) must be the same as input size "
+                     "({input})")
+    with no_grad():
+        log_sigmoid = _log_sigmoid(input)
+        if pos_weight is not None:
+            log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
+        # log(1 - sigmoid(x)) = log(sigmoid(x)) - x, so the loss is (1 - y) x - log(sigmoid(x))
+        loss = (1 - target) * input - log_sigmoid
+        if weight is not None:
+            loss = loss * weight
+        loss = _reduce(loss, reduction)
+    return record(BinaryCrossEntropyWithLogitsBackward0, loss, (input, target),
+                  saved=(input, target, weight, pos_weight), reduction=_REDUCTIONS[reduction])
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """loss = (1 - y) x - log sigmoid(x):  d/dx = (sigmoid(x) - y) * grad,  d/dy = -x * grad
+    (with pos_weight p: d/dx = ((p y + 1 - y) sigmoid(x) - p y) * grad)"""
+
+    _saved_names = ("self", "target", "weight", "pos_weight")
+
+    def backward(self, grad):
+        x, y, weight, pos_weight = self.saved_tensors
+        if pos_weight is None:
+            grad_x, grad_y = x.sigmoid() - y, -x
+        else:
+            py = pos_weight * y
+            grad_x = (py + 1 - y) * x.sigmoid() - py
+            grad_y = _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
+        return _weighted_mean(self, x, weight, grad_x * grad, grad_y * grad)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """loss = -weight[t] * input[i, t] for each target class t (mean: / sum of those weights)"""
+    reduction = _reduction(reduction, size_average, reduce)
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    batch_size = target.shape[0] if target.dim() else 1
+    if input.dim() != 1 and input.shape[0] != batch_size:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({batch_size}).")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{str(target.dtype).split('.')[-1].capitalize()}")
+    class_dim = 0 if input.dim() == 1 else 1
+    x, t = input._data, target._data.astype(np.int64)
+    n_classes = x.shape[class_dim]
+    kept = t != ignore_index
+    bad = t[kept & ((t < 0) | (t >= n_classes))]
+    if bad.size:
+        raise IndexError(f"Target {bad[0]} is out of bounds.")
+    classes = np.where(kept, t, 0)
+    w = np.ones(n_classes, x.dtype) if weight is None else weight._data
+    w = np.where(kept, w[classes], 0).astype(x.dtype)  # the weight of each target, 0 if ignored
+    picked = np.take_along_axis(x, np.expand_dims(classes, class_dim), class_dim)
+    losses = np.where(kept, -picked.squeeze(class_dim) * w, 0).astype(x.dtype)
+    # the gradient of each loss: -w[t] at the picked entry, 0 at the others
+    coefficients = np.zeros_like(x)
+    np.put_along_axis(coefficients, np.expand_dims(classes, class_dim),
+                      np.expand_dims(-w, class_dim), class_dim)
+    if reduction == "none":
+        result = wrap(losses)
+    elif reduction == "sum":
+        result = wrap(losses.sum(dtype=x.dtype))
+    else:
+        total_weight = w.sum(dtype=x.dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            result = wrap(np.asarray(losses.sum(dtype=x.dtype) / total_weight))
+            coefficients = coefficients / total_weight
+    # torch's kernel for inputs of 3 or more dimensions (N, C, d1, ...) is nll_loss2d
+    node = NllLoss2DBackward0 if input.dim() >= 3 else NllLossBackward0
+    return record(node, result, (input,), coefficients=wrap(coefficients),
+                  class_dim=class_dim, reduction=_REDUCTIONS[reduction],
+                  ignore_index=ignore_index)
+
+
+class NllLossBackward0(Node):
+    """loss = -w[t] x[i, t]:  d/dx = -w[t] * grad at the picked entries, 0 elsewhere"""
+
+    def backward(self, grad):
+        if self.reduction == _NONE:
+            grad = grad.unsqueeze(self.class_dim)  # one gradient per row, spread over its classes
+        return grad * self.coefficients
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss of (N, C, d1, ...) scores: the same formula"""
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """loss = nll_loss(log_softmax(input)): -log of the probability given to the target class"""
+    reduction = _reduction(reduction, size_average, reduce)
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    if target.shape == input.shape:  # class probabilities, not class indices
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {str(target.dtype).split('.')[-1]}")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
+                                            class_dim)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    log_probs = log_softmax(input, class_dim)
+    nll = nll_loss(log_probs, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    # label smoothing: the target is (1 - s) on its class plus s / C on every class
+    if weight is not None and input.dim() > 1:
+        log_probs = log_probs * weight.view(-1, *[1] * (input.dim() - 2))
+    elif weight is not None:
+        log_probs = log_probs * weight
+    ignored = target == ignore_index
+    smooth = _ops.where(ignored, 0.0, -log_probs.sum(class_dim))
+    if reduction == "mean":
+        classes = target._data[~ignored._data]
+        total = weight._data[classes].sum() if weight is not None else classes.size
+        smooth = smooth.sum() / total
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+
+
+def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim):
+    """loss = -sum over classes of target * log_softmax(input) (mean: per sample)"""
+    n_classes = input.shape[class_dim]
+    log_probs = log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    products = log_probs * target
+    if weight is not None:
+        products = products * (weight.view(-1, *[1] * (input.dim() - 2)) if input.dim() > 1
+                               else weight)
+    if reduction == "none":
+        return -products.sum(class_dim)
+    if reduction == "sum":
+        return -products.sum()
+    if input.numel() == 0:
+        return -products.sum() * math.nan
+    return -products.sum() / (input.numel() // n_classes)
+
+
+__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
+           "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+           "nll_loss", "cross_entropy"]

@@ -1,5 +1,21 @@
-"""``engine.optim``: optimisers, mirroring ``torch.optim``.
+"""``engine.optim``: optimizers, mirroring ``torch.optim``.
 
-Placeholder. This will hold ``Optimizer`` (``step()``, and ``zero_grad()``,
-which sets ``.grad`` to ``None`` as torch does by default) and ``SGD``.
+A training step is ``optimizer.zero_grad()``, ``loss.backward()``, ``optimizer.step()``.
+The updates follow torch's single-tensor (``foreach=False``) code, which is what torch
+runs for CPU tensors by default, in the same order of operations.
+
+Where the engine knowingly differs from PyTorch:
+
+* ``foreach``, ``fused``, ``capturable`` and ``differentiable`` are accepted and shown
+  (repr, state_dict), but the engine always runs the plain per-tensor loop; a tensor
+  ``lr`` or ``betas`` is not supported.
+* Adam's ``addcmul_`` / ``addcdiv_`` and the ``sqrt`` and ``lerp`` kernels round
+  differently from torch's in the last bit, so Adam's parameters agree to float32
+  rounding (about 1e-6 relative) rather than bit for bit.
+* No step or state_dict hooks.
 """
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Adam", "AdamW", "Optimizer", "SGD"]
