@@ -48,7 +48,7 @@ from ._printing import set_printoptions
 from ._random import (Generator, default_generator, manual_seed, seed, initial_seed,
                       get_rng_state, set_rng_state)
 from . import random  # noqa: F401
-from . import autograd, cuda, nn, optim  # noqa: F401
+from . import autograd, cuda, nn, optim, viz  # noqa: F401
 from ._autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._legacy import TYPES as _LEGACY_TYPES

@@ -22,7 +22,8 @@ _FUNCTION_METHODS = {
         arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu floor
         ceil trunc fix round frac isnan isinf isfinite nan_to_num sum nansum mean prod max min
         amax amin argmax argmin var std norm logsumexp cumsum cumprod all any count_nonzero
-        nonzero sort argsort topk mm mv dot inner bmm matmul outer ger where""",
+        nonzero sort argsort topk mm mv dot inner bmm matmul addmm outer ger where
+        softmax log_softmax addcmul addcdiv""",
     _views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis detach clone contiguous t_ transpose_
@@ -157,7 +158,7 @@ for _name in """add sub subtract mul multiply div divide true_divide floor_divid
         sin cos tan asin acos atan sinh cosh tanh sigmoid reciprocal neg negative abs sign square
         relu floor ceil trunc round frac atan2 eq ne lt le gt ge
         logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor
-        bitwise_not nan_to_num cumsum cumprod""".split():
+        bitwise_not nan_to_num cumsum cumprod addcmul addcdiv""".split():
     setattr(Tensor, _name + "_", _inplace(getattr(_ops, _name)))
 
 Tensor.__iadd__ = Tensor.add_

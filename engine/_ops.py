@@ -39,20 +39,21 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\._ops
 
 # The operations `import engine` exposes as engine.<name>, as torch does.
 __all__ = [
-    "abs", "absolute", "acos", "add", "all", "allclose", "amax", "amin", "any", "arccos",
-    "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan", "atan2", "bitwise_and",
-    "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "cat", "ceil", "clamp", "clamp_max",
-    "clamp_min", "clip", "concat", "concatenate", "cos", "cosh", "count_nonzero", "cumprod",
-    "cumsum", "div", "divide", "dot", "eq", "equal", "exp", "exp2", "expm1", "fix", "floor",
-    "floor_divide", "fmod", "frac", "ge", "ger", "greater", "greater_equal", "gt", "hstack",
-    "inner", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal", "log",
-    "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "logsumexp", "lt", "matmul", "max", "maximum", "mean", "min", "minimum", "mm", "mul",
-    "multiply", "mv", "nan_to_num", "nansum", "ne", "neg", "negative", "nonzero", "norm",
-    "not_equal", "outer", "positive", "pow", "prod", "reciprocal", "relu", "remainder",
-    "return_types", "round", "rsqrt", "rsub", "sigmoid", "sign", "sin", "sinh", "sort", "sqrt",
-    "square", "stack", "std", "sub", "subtract", "sum", "tan", "tanh", "topk", "true_divide",
-    "trunc", "var", "vdot", "vstack", "where",
+    "abs", "absolute", "acos", "add", "addcdiv", "addcmul", "addmm", "all", "allclose", "amax",
+    "amin", "any", "arccos", "arcsin", "arctan", "argmax", "argmin", "argsort", "asin", "atan",
+    "atan2", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "cat", "ceil",
+    "clamp", "clamp_max", "clamp_min", "clip", "concat", "concatenate", "cos", "cosh",
+    "count_nonzero", "cumprod", "cumsum", "div", "divide", "dot", "eq", "equal", "exp", "exp2",
+    "expm1", "fix", "floor", "floor_divide", "fmod", "frac", "ge", "ger", "greater",
+    "greater_equal", "gt", "hstack", "inner", "isclose", "isfinite", "isinf", "isnan", "le",
+    "lerp", "less", "less_equal", "log", "log10", "log1p", "log2", "log_softmax", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logsumexp", "lt", "matmul", "max", "maximum",
+    "mean", "min", "minimum", "mm", "mul", "multiply", "mv", "nan_to_num", "nansum", "ne",
+    "neg", "negative", "nonzero", "norm", "not_equal", "outer", "positive", "pow", "prod",
+    "reciprocal", "relu", "remainder", "return_types", "round", "rsqrt", "rsub", "sigmoid",
+    "sign", "sin", "sinh", "softmax", "sort", "sqrt", "square", "stack", "std", "sub",
+    "subtract", "sum", "tan", "tanh", "topk", "true_divide", "trunc", "var", "vdot", "vstack",
+    "where",
 ]
 
 _PY_SCALARS = (builtins.int, builtins.float, builtins.bool)
@@ -999,10 +1000,41 @@ class ClampMaxBackward1(Node):
         return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
 
 
+def _fused(a, b, c, np_dtype):
+    """a * b + c rounded once, as torch's compiled kernels compute it (float16 via float32)."""
+    with np.errstate(all="ignore"):
+        fused = fma64(a, b, c) if np_dtype.char == "d" else fma32(a, b, c)
+        plain = a * b + c
+    # inf, nan and exact zeros: the error terms would lose them; the plain formula has them
+    return np.where(np.isfinite(fused) & (fused != 0), fused, plain).astype(np_dtype)
+
+
+def _opmath(np_dtype):
+    """The dtype torch's float kernels compute in: float16 in float32, the others in their own."""
+    return np.dtype(np.float32) if np_dtype is _HALF else np_dtype
+
+
 def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
-    with no_grad():
-        result = add(input, mul(weight, sub(end, input)))
+    np_dtype = input._data.dtype
+    if np_dtype.kind != "f":
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
+    for name, value in (("end", end), ("weight", weight)):
+        if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
+                name == "end" or value._data.ndim):
+            raise RuntimeError(f"expected dtype {_CPP_NAMES[np_dtype.name]} for `{name}` but got "
+                               f"dtype {_CPP_NAMES[value._data.dtype.name]}")
+    compute = _opmath(np_dtype)
+    a, b = input._data.astype(compute), end._data.astype(compute)
+    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
+    w = np.asarray(w, compute)
+    with np.errstate(all="ignore"):
+        diff = b - a
+        # torch rounds once and starts from the nearer end: exact at weight 0 and 1
+        values = np.where(np.abs(w) < 0.5, _fused(w, diff, a, compute),
+                          _fused(-diff, 1 - w, b, compute)).astype(np_dtype)
+    result = _result(values, input._data, end._data)
     if not isinstance(weight, Tensor):
         return record(LerpBackward0, result, (input, end), weight=_scalar_value(weight))
     return record(LerpBackward1, result, (input, end, weight), saved=(input, end, weight))
@@ -1023,6 +1055,85 @@ class LerpBackward1(Node):
     def backward(self, grad):
         a, b, w = self.saved_tensors
         return grad * (1 - w), grad * w, grad * (b - a)
+
+
+def _addc_operands(name, input, tensor1, tensor2, value):
+    """The three operands' data in their common dtype, that dtype, and ``value`` in it."""
+    for position, (argument, t) in enumerate((("input", input), ("tensor1", tensor1),
+                                              ("tensor2", tensor2)), 1):
+        if not isinstance(t, Tensor):
+            raise _operand_error(name, t, position, argument)
+    common = result_type(input, tensor1, tensor2).numpy_dtype
+    x, a, b = (t._data.astype(common, copy=False) for t in (input, tensor1, tensor2))
+    try:
+        np.broadcast_shapes(x.shape, a.shape, b.shape)
+    except ValueError:
+        raise _broadcast_error(x, a, b) from None
+    return x, a, b, common, _scalar_value(value)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """out = input + value * tensor1 * tensor2"""
+    x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
+    if common.kind == "f":
+        compute = _opmath(common)
+        scaled = a.astype(compute) * compute.type(value)
+        # torch: one fused multiply-add, (value * tensor1) * tensor2 + input
+        values = _fused(scaled, b.astype(compute), x.astype(compute), common)
+    else:
+        with np.errstate(over="ignore"):  # integers wrap around, value is truncated
+            values = x + common.type(value) * a * b
+    result = _out(_result(np.asarray(values, common), x, a, b), out)
+    if out is not None:
+        return result
+    return record(AddcmulBackward0, result, (input, tensor1, tensor2),
+                  saved=(_kept_for(tensor2, tensor1), _kept_for(tensor1, tensor2)), value=value)
+
+
+class AddcmulBackward0(Node):
+    """out = x + value * t1 * t2:  d/dx = 1,  d/dt1 = value * t2,  d/dt2 = value * t1"""
+
+    _saved_names = ("tensor1", "tensor2")
+
+    def backward(self, grad):
+        t1, t2 = self.saved_tensors  # each saved only if the other one needs a gradient
+        return (grad, None if t2 is None else grad * (t2 * self.value),
+                None if t1 is None else grad * (t1 * self.value))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """out = input + value * tensor1 / tensor2"""
+    x, a, b, common, value = _addc_operands("addcdiv", input, tensor1, tensor2, value)
+    if common.kind != "f":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    compute = _opmath(common)
+    with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing
+        values = (a.astype(compute) * compute.type(value) / b.astype(compute)
+                  + x.astype(compute)).astype(common)
+    result = _out(_result(np.asarray(values), x, a, b), out)
+    if out is not None:
+        return result
+    saved_t1 = _kept_for(tensor2, tensor1)
+    saved_t2 = tensor2 if tensor1.requires_grad or tensor2.requires_grad else None
+    return record(AddcdivBackward0, result, (input, tensor1, tensor2), saved=(saved_t1, saved_t2),
+                  value=value)
+
+
+class AddcdivBackward0(Node):
+    """out = x + value * t1 / t2:  d/dx = 1,  d/dt1 = value / t2,  d/dt2 = -value * t1 / t2**2"""
+
+    _saved_names = ("tensor1", "tensor2")
+
+    def backward(self, grad):
+        t1, t2 = self.saved_tensors
+        return (grad, None if t2 is None else grad * (self.value / t2),
+                None if t1 is None else -grad * (self.value * t1 / (t2 * t2)))
 
 
 # ====================================================================== comparisons
@@ -2132,6 +2243,58 @@ def _missing_dim(name):
     return TypeError(f"{name}() missing 1 required positional arguments: \"dim\"")
 
 
+def _softmax_operand(name, input, dim, dtype):
+    """The input (cast to ``dtype``), its numpy data with a class axis, and the dim, checked."""
+    if dtype is not None:
+        input = input.to(dtype)
+    dim = wrap_dim(dim, builtins.max(input.dim(), 1))  # a 0-d tensor counts as one element
+    if not input.is_floating_point():
+        last = "lastdim_" if dim == builtins.max(input.dim(), 1) - 1 else ""
+        raise _kernel_error(f"{name}_{last}kernel_impl", input._data.dtype)
+    data = input._data.reshape(1) if input.dim() == 0 else input._data
+    return input, data, dim
+
+
+def softmax(input, dim, dtype=None):
+    """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
+    input, x, dim = _softmax_operand("softmax", input, dim, dtype)
+    with np.errstate(invalid="ignore"):
+        exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
+        result = exps / exps.sum(axis=dim, keepdims=True)
+    result = wrap(result.reshape(input._data.shape))
+    return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+class SoftmaxBackward0(Node):
+    """out = softmax(x):  d/dx = out * (grad - sum(grad * out, dim))"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+
+
+def log_softmax(input, dim, dtype=None):
+    """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
+    input, x, dim = _softmax_operand("log_softmax", input, dim, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+        result = x - (shift + np.log(np.exp(x - shift).sum(axis=dim, keepdims=True)))
+    result = wrap(result.reshape(input._data.shape))
+    return record(LogSoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+class LogSoftmaxBackward0(Node):
+    """out = log_softmax(x):  d/dx = grad - exp(out) * sum(grad, dim)"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return grad - out.exp() * grad.sum(self.dim, keepdim=True)
+
+
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
     if dim is _REQUIRED:
@@ -2397,6 +2560,44 @@ def _matmul_out(result, out):
     return _out(result, out)
 
 
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
+    _require_tensors("addmm", mat1, mat2, "mat2")
+    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError(f"{'mat1' if mat1._data.ndim != 2 else 'mat2'} must be a matrix, got "
+                           f"{builtins.max(mat1._data.ndim, mat2._data.ndim)}-D tensor")
+    _check_mm(mat1._data, mat2._data)
+    products = _products(mat1._data, mat2._data)
+    if alpha != 1:
+        products = products * products.dtype.type(alpha)
+    with no_grad():  # (expand gives torch's error when input does not broadcast)
+        bias = input.expand(products.shape)._data
+    # beta = 0 ignores input entirely (its nan and inf too), as BLAS does
+    if beta != 1:
+        bias = np.zeros((), products.dtype) if beta == 0 else bias * products.dtype.type(beta)
+    result = wrap(bias + products)
+    if out is not None:
+        return _matmul_out(result, out)
+    # each matrix is kept only if the other one needs a gradient (its formula reads it)
+    return record(AddmmBackward0, result, (input, mat1, mat2),
+                  saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta)
+
+
+class AddmmBackward0(Node):
+    """out = beta * x + alpha * A @ B:  d/dx = beta,  d/dA = alpha * grad @ B.T,
+    d/dB = alpha * A.T @ grad"""
+
+    _saved_names = ("mat1", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+
+        def scaled(g, factor):
+            return g if factor == 1 else g * factor
+        return (scaled(grad, self.beta), None if b is None else scaled(grad.mm(b.t()), self.alpha),
+                None if a is None else scaled(a.t().mm(grad), self.alpha))
+
+
 def mm(input, mat2, *, out=None):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
     _require_tensors("mm", input, mat2, "mat2")
@@ -2606,7 +2807,7 @@ def matmul(input, other, *, out=None):
         return _matmul_out(mv(input, other), out)
     if da == 1 and db == 2:
         if out is None and _grad_enabled[0] and (input._requires_grad or other._requires_grad):
-            return input.unsqueeze(0).mm(other).squeeze(0)  # recorded as torch does
+            return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
         _check_mm(a[None], b)
         return _matmul_out(wrap(_products(a, b)), out)
     if da == 2 and db == 2:

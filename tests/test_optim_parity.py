@@ -126,7 +126,9 @@ def test_sgd_trajectory_is_bit_exact(options):
 
 @pytest.mark.parametrize("name,options", ADAM_CASES, ids=str)
 def test_adam_trajectory_matches_to_rounding(name, options):
-    _train_side_by_side((name, options), lambda ps: ps, exact=False)
+    # with lerp_, addcmul_ and addcdiv_ rounded as torch's, only sqrt still differs (MKL's
+    # sqrt is not correctly rounded); at the default lr no step meets such a value
+    _train_side_by_side((name, options), lambda ps: ps, exact=options == {})
 
 
 @pytest.mark.parametrize("name,options", [("SGD", {"lr": 0.3, "momentum": 0.9}),

@@ -30,34 +30,13 @@ def linear(input, weight, bias=None):
     if bias is None:
         return _ops.matmul(input, weight.t())
     if input.dim() == 2:
-        return _addmm(bias, input, weight.t())
+        return _ops.addmm(bias, input, weight.t())
     if input.is_contiguous() and bias.dim() == 1:
         # torch flattens the leading dimensions into rows, one addmm, then views back
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
-        output = _addmm(bias, rows, weight.t())
+        output = _ops.addmm(bias, rows, weight.t())
         return output.view(*input.shape[:-1], output.shape[1])
     return _ops.matmul(input, weight.t()) + bias
-
-
-def _addmm(bias, mat1, mat2):
-    """out = bias + mat1 @ mat2  (torch.addmm with beta = alpha = 1)"""
-    _ops._check_mm(mat1._data, mat2._data)
-    result = wrap(bias._data + _ops._products(mat1._data, mat2._data))
-    # each matrix is kept only if the other one needs a gradient (its formula reads it)
-    return record(AddmmBackward0, result, (bias, mat1, mat2),
-                  saved=(_ops._kept_for(mat2, mat1), _ops._kept_for(mat1, mat2)),
-                  alpha=1, beta=1)
-
-
-class AddmmBackward0(Node):
-    """out = bias + A @ B:  d/dbias = grad summed over rows, d/dA = grad @ B.T, d/dB = A.T @ grad"""
-
-    _saved_names = ("mat1", "mat2")
-
-    def backward(self, grad):
-        a, b = self.saved_tensors
-        return (grad, None if b is None else grad.mm(b.t()),
-                None if a is None else a.t().mm(grad))
 
 
 # ====================================================================== activations
@@ -82,58 +61,18 @@ def _softmax_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _softmax_input(name, input, dim, dtype, stacklevel):
-    """The input (cast to ``dtype``), its numpy data with a class axis, and the dim, checked."""
-    if dim is None:
-        dim = _softmax_dim(name, input.dim(), stacklevel + 1)
-    if dtype is not None:
-        input = input.to(dtype)
-    dim = _ops.wrap_dim(dim, max(input.dim(), 1))  # a 0-d tensor counts as one element
-    if not input.is_floating_point():
-        last = "lastdim_" if dim == max(input.dim(), 1) - 1 else ""
-        raise _ops._kernel_error(f"{name}_{last}kernel_impl", input._data.dtype)
-    data = input._data.reshape(1) if input.dim() == 0 else input._data
-    return input, data, dim
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
-    input, x, dim = _softmax_input("softmax", input, dim, dtype, _stacklevel)
-    with np.errstate(invalid="ignore"):
-        exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
-        result = exps / exps.sum(axis=dim, keepdims=True)
-    result = wrap(result.reshape(input._data.shape))
-    return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
-
-
-class SoftmaxBackward0(Node):
-    """out = softmax(x):  d/dx = out * (grad - sum(grad * out, dim))"""
-
-    _saved_names = ("result",)
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+    """out = exp(input) / sum(exp(input)) along dim (engine.softmax; no dim: torch's old guess)"""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _ops.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
-    input, x, dim = _softmax_input("log_softmax", input, dim, dtype, _stacklevel)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
-        result = x - (shift + np.log(np.exp(x - shift).sum(axis=dim, keepdims=True)))
-    result = wrap(result.reshape(input._data.shape))
-    return record(LogSoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
-
-
-class LogSoftmaxBackward0(Node):
-    """out = log_softmax(x):  d/dx = grad - exp(out) * sum(grad, dim)"""
-
-    _saved_names = ("result",)
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return grad - out.exp() * grad.sum(self.dim, keepdim=True)
+    """out = log(softmax(input)) along dim (engine.log_softmax; no dim: torch's old guess)"""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _ops.log_softmax(input, dim, dtype=dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -65,8 +65,8 @@ class Adam(Optimizer):
                 grad = grad.add(param, alpha=weight_decay)  # Adam: decay joins the gradient
 
         exp_avg.lerp_(grad, 1 - beta1)  # m = beta1 * m + (1 - beta1) * g
-        # v = beta2 * v + (1 - beta2) * g**2  (torch: addcmul_(grad, grad, value=1 - beta2))
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        # v = beta2 * v + (1 - beta2) * g**2
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
         # m and v start at 0, so early averages are too small: divide by (1 - beta**t)
         step = state["step"].item()
@@ -82,8 +82,7 @@ class Adam(Optimizer):
             denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-        # p = p - step_size * m / denom  (torch: addcdiv_(exp_avg, denom, value=-step_size))
-        param.add_(exp_avg * -step_size / denom)
+        param.addcdiv_(exp_avg, denom, value=-step_size)  # p = p - step_size * m / denom
 
 
 class AdamW(Adam):

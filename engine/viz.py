@@ -1,0 +1,434 @@
+"""Pictures for learning: the backward graph of tensors, and which tensors share memory.
+
+``draw_graph(y)`` draws the graph that ``y.backward()`` walks: from the output ``y``
+through its ``grad_fn`` (``MulBackward0`` ...) down to the leaves. ``draw_memory(a=a,
+b=b)`` draws the storages behind tensors and numpy arrays, to see what ``=``,
+``clone()``, ``detach()``, views and ``numpy()`` share.
+
+Both return a ``Picture``: Jupyter shows it as an SVG drawn by Graphviz, and its
+plain-text form is a short summary that is the same in every run. Without Graphviz
+it falls back to text. The drawing code only reads the graph: it never changes it.
+"""
+import collections
+
+import numpy as np
+from numpy.lib.array_utils import byte_bounds
+
+from ._autograd import AccumulateGrad
+from ._tensor import Tensor
+
+__all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
+
+INSTALL_HINT = ("install Graphviz to see the picture: apt-get install graphviz / "
+                "brew install graphviz / conda install graphviz")
+
+# kind of node -> (legend text, Graphviz attributes): colour AND shape tell kinds apart
+STYLES = {
+    "root": ("output (root)", dict(shape="box", peripheries="2", style="filled",
+                                   fillcolor="darkolivegreen1")),
+    "leaf": ("leaf (AccumulateGrad)", dict(shape="box", style="filled", fillcolor="lightblue")),
+    "retained": ("retains_grad()", dict(shape="box", style="filled,rounded",
+                                        fillcolor="gold")),
+    "tensor": ("tensor", dict(shape="box", style="rounded")),
+    "op": ("grad_fn node", dict(shape="ellipse", style="filled", fillcolor="lightgrey")),
+    "saved": ("saved for backward", dict(shape="note", style="filled", fillcolor="orange")),
+    "storage": ("storage", dict(shape="box3d", style="filled", fillcolor="lightyellow")),
+    "numpy": ("numpy array", dict(shape="box", style="filled,rounded", fillcolor="plum")),
+}
+
+Box = collections.namedtuple("Box", "id kind label")
+Arrow = collections.namedtuple("Arrow", "tail head label style")
+
+
+class Picture:
+    """A drawing as plain data (``nodes``, ``edges``), shown as SVG in Jupyter.
+
+    ``.digraph`` is the ``graphviz.Digraph``; ``.source``, ``.pipe()`` and ``.render()``
+    (and its other public attributes) are passed on to it.
+    """
+
+    def __init__(self, nodes, edges, summary, text, legend=(), rankdir="TB"):
+        self.nodes = nodes          # list of Box, in traversal order
+        self.edges = edges          # list of Arrow, sorted
+        self.summary = summary      # one deterministic line: the text/plain output
+        self.text = text            # the picture as text, for when Graphviz is missing
+        self.legend = list(legend)  # the node kinds that the legend explains
+        self.rankdir = rankdir
+        self._digraph = None
+        self._svg = None
+        self._hint = INSTALL_HINT
+
+    @property
+    def digraph(self):
+        """The ``graphviz.Digraph`` (built on first use, so text works without graphviz)."""
+        if self._digraph is None:
+            self._digraph = _to_digraph(self)
+        return self._digraph
+
+    @property
+    def source(self):
+        return self.digraph.source
+
+    def pipe(self, *args, **kwargs):
+        return self.digraph.pipe(*args, **kwargs)
+
+    def render(self, *args, **kwargs):
+        return self.digraph.render(*args, **kwargs)
+
+    def __getattr__(self, name):
+        # only public names: IPython probes for _repr_*_ methods and must not get Digraph's
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.digraph, name)
+
+    def __repr__(self):
+        return self.summary
+
+    def _svg_or_none(self):
+        """The SVG text, or None when Graphviz cannot draw it (never raises)."""
+        if self._svg is None:
+            try:
+                self._svg = self.digraph.pipe(format="svg", encoding="utf-8")
+            except ImportError:
+                self._hint = "pip install graphviz, then " + INSTALL_HINT
+            except Exception as error:  # noqa: BLE001 - a picture must never break a notebook
+                missing = type(error).__name__ == "ExecutableNotFound"
+                self._hint = INSTALL_HINT if missing else f"Graphviz failed: {error}"
+        return self._svg
+
+    def _repr_svg_(self):
+        return self._svg_or_none()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        svg = self._svg_or_none()
+        if svg is None:
+            return {"text/plain": f"{self.summary}\n{self.text}\n({self._hint})"}
+        return {"image/svg+xml": svg, "text/plain": self.summary}
+
+
+def _to_digraph(picture):
+    """Turn the picture's boxes and arrows into a ``graphviz.Digraph``."""
+    import graphviz  # here, so that the rest of engine works without the package
+
+    dot = graphviz.Digraph(graph_attr=dict(rankdir=picture.rankdir),
+                           node_attr=dict(fontname="monospace", fontsize="11"),
+                           edge_attr=dict(fontname="monospace", fontsize="10"))
+    for box in picture.nodes:
+        dot.node(box.id, _dot_label(box.label), **STYLES[box.kind][1])
+    for arrow in picture.edges:
+        extra = dict(style="dashed", dir="none") if arrow.style == "dashed" else {}
+        dot.edge(arrow.tail, arrow.head, _dot_label(arrow.label), **extra)
+    if picture.legend:
+        with dot.subgraph(name="cluster_legend") as legend:
+            legend.attr(label="legend", fontname="monospace", style="dashed")
+            for kind in picture.legend:
+                legend.node(f"legend_{kind}", STYLES[kind][0], **STYLES[kind][1])
+    return dot
+
+
+def _dot_label(text):
+    # Graphviz reads "\n" (backslash, n) as a line break inside a label
+    return None if text is None else text.replace("\n", "\\n")
+
+
+# ====================================================================== text helpers
+def _shape(shape):
+    """``(2, 3)``; numpy and torch sizes print alike."""
+    return str(tuple(int(n) for n in shape))
+
+
+def _values(array):
+    """Elements on one line, shortened for big arrays (the same text in every run)."""
+    text = np.array2string(np.asarray(array), precision=4, separator=", ", threshold=12,
+                           edgeitems=3, max_line_width=10_000)
+    return " ".join(text.split())
+
+
+def _plain(value):
+    """Numbers, strings and tuples of them print the same in every run (objects may not)."""
+    if isinstance(value, (tuple, list)):
+        return all(_plain(item) for item in value)
+    return value is None or isinstance(value, (bool, int, float, str, np.generic))
+
+
+def _tensor_names(names):
+    """``{id(tensor): (tensor, [name, ...])}`` from a dict such as ``locals()``.
+
+    Only tensors are kept, and names starting with ``_`` (IPython's ``_``, ``_1`` ...) are
+    skipped.
+    """
+    found = {}
+    for name, value in (names or {}).items():
+        if isinstance(value, Tensor) and not str(name).startswith("_"):
+            found.setdefault(id(value), (value, []))[1].append(str(name))
+    return found
+
+
+# ====================================================================== the autograd graph
+def draw_graph(*roots, names=None, show_values=False, show_grads=False, show_saved=False,
+               show_attrs=False, rankdir="TB"):
+    """Draw the backward graph of ``roots``: outputs -> grad_fn nodes -> leaves."""
+    if len(roots) == 1 and isinstance(roots[0], (tuple, list)):
+        roots = tuple(roots[0])  # draw_graph((a, b)) as well as draw_graph(a, b)
+    walk = _GraphWalk(_tensor_names(names), show_values, show_grads, show_saved, show_attrs)
+    for root in roots:
+        if not isinstance(root, Tensor):
+            raise TypeError(f"draw_graph() expects tensors, got {type(root).__name__}")
+        walk.add_root(root)
+    walk.run()
+    return walk.picture(rankdir)
+
+
+def make_dot(var, params=None, show_attrs=False, show_saved=False):
+    """torchviz's ``make_dot``: ``params`` is a dict name -> tensor (``named_parameters()``)."""
+    roots = tuple(var) if isinstance(var, (tuple, list)) else (var,)
+    return draw_graph(*roots, names=dict(params or {}), show_attrs=show_attrs,
+                      show_saved=show_saved)
+
+
+class _GraphWalk:
+    """One breadth-first walk from the roots; ids count up in the order things are met."""
+
+    def __init__(self, names, show_values, show_grads, show_saved, show_attrs):
+        self.names = names
+        self.show_values, self.show_grads = show_values, show_grads
+        self.show_saved, self.show_attrs = show_saved, show_attrs
+        self.ids = {}        # key -> "n0", "n1" ...; the key is never printed
+        self.nodes = []
+        self.edges = []  # a list: x * x draws two arrows into x, one per gradient
+        self.queue = collections.deque()
+        self.roots = []
+        self.results = set()  # ids of the tensors already drawn pointing at their grad_fn
+
+    def _box(self, key, kind, label):
+        """The id of the box for ``key``, made on first sight."""
+        if key not in self.ids:
+            self.ids[key] = f"n{len(self.ids)}"
+            self.nodes.append(Box(self.ids[key], kind, label))
+        return self.ids[key]
+
+    def add_root(self, root):
+        self.roots.append(root)
+        self._tensor_box(root, "root")  # first, so that roots get the first ids
+        if root.grad_fn is not None:  # (a leaf root is drawn alone, or as its graph's leaf)
+            self._result(root, "root", self._node(root.grad_fn))
+
+    def _result(self, tensor, kind, here):
+        """A tensor made by the node ``here``: its box, with one arrow to that node."""
+        box = self._tensor_box(tensor, kind)
+        if id(tensor) not in self.results:  # a root may also be named, or retain its grad
+            self.results.add(id(tensor))
+            self.edges.append((box, here, None, "solid"))
+
+    def _tensor_box(self, tensor, kind):
+        """The box of a tensor, coloured by what it is, whichever way it was reached first."""
+        if tensor._grad_fn is None and tensor.requires_grad:
+            kind = "leaf"  # (a saved input that needs no grad stays a "saved" box)
+        elif any(tensor is root for root in self.roots):
+            kind = "root"
+        elif tensor.retains_grad:
+            kind = "retained"
+        return self._box(("tensor", id(tensor)), kind, self._tensor_label(tensor))
+
+    def _node(self, node):
+        """The box for a grad_fn node: an AccumulateGrad is drawn as its leaf tensor."""
+        if isinstance(node, AccumulateGrad):
+            return self._tensor_box(node.variable, "leaf")
+        key = ("node", id(node))
+        if key not in self.ids:
+            self.queue.append(node)
+        return self._box(key, "op", self._node_label(node))
+
+    def run(self):
+        while self.queue:
+            node = self.queue.popleft()
+            here = self.ids[("node", id(node))]
+            for next_node, output_nr in node.next_functions:
+                if next_node is not None:
+                    label = f"output {output_nr}" if output_nr else None
+                    self.edges.append((here, self._node(next_node), label, "solid"))
+            self._retained(node, here)
+            if self.show_saved:
+                self._saved(node, here)
+            self._named_results(node, here)
+
+    def _retained(self, node, here):
+        """Tensors that called retain_grad() are drawn beside the node that made them."""
+        for _, ref in sorted((node._retained or {}).items()):
+            tensor = ref()
+            if tensor is not None:
+                self._result(tensor, "retained", here)
+
+    def _named_results(self, node, here):
+        """Named intermediate tensors (from ``names``) point at the node that made them."""
+        for tensor, _ in self.names.values():
+            if tensor._grad_fn is node:
+                self._result(tensor, "tensor", here)
+
+    def _saved(self, node, here):
+        for attribute, saved in zip(type(node)._saved_names, node._saved):
+            tensor = saved.tensor
+            if isinstance(tensor, Tensor):
+                label = f"_saved_{attribute}"
+                if tensor._version != saved.version:  # the error backward() will raise
+                    label += f"\nchanged in place since:\n_version {saved.version} -> " \
+                             f"{tensor._version}"
+                # one box per tensor: a saved leaf or named tensor is the box already drawn
+                self.edges.append((here, self._tensor_box(tensor, "saved"), label, "dashed"))
+
+    def _tensor_label(self, tensor):
+        named = self.names.get(id(tensor))
+        lines = [", ".join(named[1])] if named else []
+        lines.append(f"{_shape(tensor.shape)} {str(tensor.dtype).replace('torch.', '')}")
+        if self.show_values:
+            lines.append(_values(tensor._data))
+        if self.show_grads:
+            grad = tensor._grad  # not .grad: that warns for non-leaves
+            lines.append("grad: " + ("None" if grad is None else _values(grad._data)))
+        if self.show_attrs:
+            lines.append(f"requires_grad={tensor.requires_grad} is_leaf={tensor.is_leaf}")
+            lines.append(f"retains_grad={tensor.retains_grad} _version={tensor._version}")
+        return "\n".join(lines)
+
+    def _node_label(self, node):
+        lines = [node.name()]
+        if self.show_attrs:  # what the node keeps besides tensors: dims, exponents ...
+            for attribute, saved in zip(type(node)._saved_names, node._saved):
+                if saved.tensor is not None and _plain(saved.tensor):  # a saved number
+                    lines.append(f"{attribute}: {saved.tensor}")
+            for attribute, value in sorted(vars(node).items()):
+                if not attribute.startswith("_") and attribute != "next_functions" \
+                        and _plain(value):
+                    lines.append(f"{attribute}: {value}")
+        return "\n".join(lines)
+
+    def picture(self, rankdir):
+        order = {box.id: i for i, box in enumerate(self.nodes)}
+        edges = [Arrow(*edge) for edge in sorted(
+            self.edges, key=lambda e: (order[e[0]], order[e[1]], e[2] or ""))]
+        kinds = [kind for kind in STYLES if any(box.kind == kind for box in self.nodes)]
+        return Picture(self.nodes, edges, self._summary(edges), _tree(self.nodes, edges),
+                       legend=kinds, rankdir=rankdir)
+
+    def _summary(self, edges):
+        def short(box):
+            return box.label.split("\n")[0]
+
+        ops = collections.Counter(short(b) for b in self.nodes if b.kind == "op")
+        leaves = [short(b) for b in self.nodes if b.kind == "leaf"]
+        op_text = ", ".join(name if n == 1 else f"{name} x{n}" for name, n in ops.items())
+        return (f"Graph: {len(self.nodes)} nodes, {len(edges)} edges: {op_text or 'no ops'}; "
+                f"leaves: {', '.join(leaves) or 'none'}")
+
+
+def _tree(nodes, edges):
+    """The graph as an indented tree from the roots; a node met again says 'see above'."""
+    by_id = {box.id: box for box in nodes}
+    children = collections.defaultdict(list)
+    has_parent = set()
+    for edge in edges:
+        children[edge.tail].append(edge)
+        has_parent.add(edge.head)
+    lines, seen = [], set()
+    stack = [(box.id, "", None) for box in reversed(nodes) if box.id not in has_parent]
+    while stack:  # a stack, not recursion: long chains (loops, RNNs) stay drawable
+        box_id, indent, via = stack.pop()
+        box = by_id[box_id]
+        text = " | ".join(box.label.split("\n"))
+        via = " ".join(via.split()) + " -- " if via else ""
+        prefix = f"{indent}{via}[{box.kind}] "
+        lines.append(prefix + text + (" (see above)" if box_id in seen else ""))
+        if box_id not in seen:
+            seen.add(box_id)
+            for edge in reversed(children[box_id]):
+                stack.append((edge.head, indent + "    ", edge.label))
+    return "\n".join(lines)
+
+
+# ====================================================================== memory
+def draw_memory(**tensors):
+    """Draw which of the named tensors (and numpy arrays) share memory, and how they view it."""
+    objects = {}  # id -> [names, object]: ``b = a`` is one object with two names
+    for name, value in tensors.items():
+        if not isinstance(value, (Tensor, np.ndarray)):
+            raise TypeError(f"draw_memory() draws tensors and numpy arrays, not "
+                            f"{type(value).__name__} ({name})")
+        objects.setdefault(id(value), [[], value])[0].append(name)
+    groups = []  # [[start, end, storage array, [(names, object), ...]], ...]
+    for names, value in objects.values():
+        storage = _storage_of(value)
+        start, end = byte_bounds(storage)
+        for group in groups:  # shared memory: the address ranges overlap
+            if start < group[1] and group[0] < end or storage is group[2]:
+                group[3].append((names, value))
+                if end - start > group[1] - group[0]:  # show the widest block
+                    group[:3] = [start, end, storage]
+                break
+        else:
+            groups.append([start, end, storage, [(names, value)]])
+    return _memory_picture(groups)
+
+
+def _storage_of(value):
+    """The flat block of memory behind a tensor or a numpy array."""
+    if isinstance(value, Tensor):
+        return value._storage_array()
+    while isinstance(value.base, np.ndarray):  # a numpy view: look at what it views
+        value = value.base
+    return value.reshape(-1) if value.flags.c_contiguous else value
+
+
+def _memory_picture(groups):
+    nodes, edges, storages, objects, parts = [], [], [], [], []
+    for number, (start, _end, storage, members) in enumerate(groups):
+        storage_id = f"s{number}"
+        count = f"{storage.size} element" + ("" if storage.size == 1 else "s")
+        nodes.append(Box(storage_id, "storage", f"storage {number}\n{storage.dtype}, {count}\n"
+                                                f"{_values(storage)}"))
+        storages.append([name for names, _ in members for name in names])
+        lines = [f"storage {number}: {_values(storage)}"]
+        for names, value in members:
+            box_id = f"t{len(objects)}"
+            objects.append(names)
+            kind = "numpy" if isinstance(value, np.ndarray) else "tensor"
+            label = " = ".join(names) + "\n" + _memory_facts(value)
+            nodes.append(Box(box_id, kind, label))
+            view = _view_facts(value, start)
+            edges.append(Arrow(box_id, storage_id, view, "solid"))
+            lines.append(f"    {' = '.join(names)} -- {view.replace(chr(10), ', ')}: "
+                         + _memory_facts(value).replace("\n", ", "))
+        parts.append("\n".join(lines))
+    summary = f"Memory: {len(groups)} storage{'s' if len(groups) != 1 else ''}: " + " | ".join(
+        f"storage {n}: {', '.join(' = '.join(o) for o in _objects_in(objects, names))}"
+        for n, names in enumerate(storages))
+    kinds = [kind for kind in ("storage", "tensor", "numpy") if any(b.kind == kind for b in nodes)]
+    picture = Picture(nodes, edges, summary, "\n".join(parts), legend=kinds, rankdir="LR")
+    picture.storages = storages  # [[names sharing storage 0], [storage 1] ...]
+    picture.objects = objects    # [[names of one object], ...]: ``b = a`` gives ["a", "b"]
+    return picture
+
+
+def _objects_in(objects, names):
+    return [group for group in objects if group[0] in names]
+
+
+def _memory_facts(value):
+    """requires_grad, is_leaf, grad_fn and _version of a tensor; dtype of a numpy array."""
+    if isinstance(value, np.ndarray):
+        return f"numpy.ndarray {value.dtype}"
+    grad_fn = value.grad_fn
+    return (f"requires_grad={value.requires_grad} is_leaf={value.is_leaf}\n"
+            f"grad_fn={grad_fn.name() if grad_fn is not None else None} "
+            f"_version={value._version}")
+
+
+def _view_facts(value, storage_start):
+    """Shape, strides and offset in elements, as torch counts them."""
+    if isinstance(value, Tensor):
+        return (f"shape {_shape(value.shape)}\nstride {value.stride()}\n"
+                f"offset {value.storage_offset()}")
+    itemsize = value.itemsize
+    start = value.__array_interface__["data"][0]
+    strides = tuple(s // itemsize for s in value.strides)
+    return (f"shape {_shape(value.shape)}\nstride {strides}\n"
+            f"offset {(start - storage_start) // itemsize}")

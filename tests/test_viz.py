@@ -1,0 +1,300 @@
+"""engine.viz: pictures of backward graphs and of shared memory (no torch needed)."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine as torch
+import engine.viz as viz
+
+ROOT = Path(__file__).resolve().parents[1]
+HAS_DOT = shutil.which("dot") is not None
+
+
+def labels(picture, kind):
+    """First label line (name, or op name) of the boxes of one kind, in drawing order."""
+    return [box.label.split("\n")[0] for box in picture.nodes if box.kind == kind]
+
+
+def edge_names(picture, style="solid"):
+    """Edges as (tail label, head label) pairs: what points at what."""
+    first = {box.id: box.label.split("\n")[0] for box in picture.nodes}
+    return [(first[e.tail], first[e.head]) for e in picture.edges if e.style == style]
+
+
+def article_graph():
+    """``y = (x + w) * (w + 1)``, the articles' running example."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = (x + w) * (w + 1)
+    return x, w, y
+
+
+# ---------------------------------------------------------------- graph structure
+def test_article_graph_nodes_and_edges():
+    x, w, y = article_graph()
+    picture = viz.draw_graph(y, names={"x": x, "w": w, "y": y})
+    assert [box.id for box in picture.nodes] == [f"n{i}" for i in range(6)]
+    assert labels(picture, "root") == ["y"]
+    assert labels(picture, "op") == ["MulBackward0", "AddBackward0", "AddBackward0"]
+    assert labels(picture, "leaf") == ["x", "w"]
+    assert edge_names(picture) == [("y", "MulBackward0"), ("MulBackward0", "AddBackward0"),
+                                   ("MulBackward0", "AddBackward0"), ("AddBackward0", "x"),
+                                   ("AddBackward0", "w"), ("AddBackward0", "w")]
+    assert repr(picture) == ("Graph: 6 nodes, 6 edges: MulBackward0, AddBackward0 x2; "
+                             "leaves: x, w")
+    assert "(2,) float32" in picture.nodes[0].label
+
+
+def test_legend_lists_the_kinds_drawn():
+    x, w, y = article_graph()
+    picture = viz.draw_graph(y, show_saved=True)
+    assert picture.legend == ["root", "leaf", "op", "saved"]
+    assert "subgraph cluster_legend" in picture.source
+    assert 'legend_saved [label="saved for backward"' in picture.source
+
+
+def test_saved_tensors_and_values():
+    x, w, y = article_graph()
+    y.sum().backward(retain_graph=True)
+    picture = viz.draw_graph(y, names={"x": x, "w": w}, show_saved=True, show_values=True,
+                             show_grads=True, show_attrs=True)
+    saved = [(e.label, e.style) for e in picture.edges if e.style == "dashed"]
+    assert saved == [("_saved_self", "dashed"), ("_saved_other", "dashed")]
+    assert len(labels(picture, "saved")) == 2
+    leaf_x = next(box for box in picture.nodes if box.label.startswith("x\n"))
+    assert leaf_x.label.split("\n")[1:] == [
+        "(2,) float32", "[1., 2.]", "grad: [4., 5.]",
+        "requires_grad=True is_leaf=True", "retains_grad=False _version=0"]
+    assert "AddBackward0\nalpha: 1" in [box.label for box in picture.nodes]
+
+
+def test_saved_tensor_changed_in_place_is_flagged():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = x * 2
+    y = b * b
+    with torch.no_grad():
+        b.add_(1)
+    picture = viz.draw_graph(y, names={"b": b}, show_saved=True)
+    flagged = [e.label for e in picture.edges if "changed in place" in (e.label or "")]
+    assert flagged == ["_saved_other\nchanged in place since:\n_version 0 -> 1",
+                       "_saved_self\nchanged in place since:\n_version 0 -> 1"]  # sorted
+
+
+def test_shared_input_is_one_leaf_box():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x + x.exp()
+    picture = viz.draw_graph(y, names={"x": x})
+    assert labels(picture, "leaf") == ["x"]
+    assert labels(picture, "op") == ["AddBackward0", "MulBackward0", "ExpBackward0"]
+    into_x = [pair for pair in edge_names(picture) if pair[1] == "x"]
+    # x * x sends two gradients into x: two arrows, as in torchviz
+    assert into_x == [("MulBackward0", "x"), ("MulBackward0", "x"), ("ExpBackward0", "x")]
+    assert "[leaf] x | (2,) float32 (see above)" in picture.text
+
+
+def test_retain_grad_chain():
+    x = torch.tensor([2.0], requires_grad=True)
+    a = x * 3
+    a.retain_grad()
+    b = a.exp()
+    b.retain_grad()
+    c = b.sum()
+    c.backward()
+    picture = viz.draw_graph(c, names=locals(), show_grads=True)
+    assert labels(picture, "retained") == ["b", "a"]  # met in this order from c
+    assert ("a", "MulBackward0") in edge_names(picture)
+    assert ("b", "ExpBackward0") in edge_names(picture)
+    retained_a = next(box for box in picture.nodes if box.label.startswith("a\n"))
+    assert "grad: [" in retained_a.label and "grad: None" not in retained_a.label
+
+
+def test_clone_detach_mix():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    c = x.clone()
+    d = x.detach()  # cut: d is a leaf without grad, not in the graph
+    y = c * d + x.clone().detach()
+    picture = viz.draw_graph(y, names=locals())
+    assert labels(picture, "op") == ["AddBackward0", "MulBackward0", "CloneBackward0"]
+    assert labels(picture, "leaf") == ["x"]
+    assert labels(picture, "tensor") == ["c"]  # a named intermediate points at its grad_fn
+    assert ("c", "CloneBackward0") in edge_names(picture)
+    assert "d" not in [box.label.split("\n")[0] for box in picture.nodes]
+
+
+def test_several_roots_and_leaf_root():
+    x, w, y = article_graph()
+    z = w * 2
+    picture = viz.draw_graph(y, z, x, names={"x": x, "w": w, "y": y, "z": z})
+    assert labels(picture, "root") == ["y", "z"]
+    assert labels(picture, "leaf") == ["x", "w"]  # the root x is its graph's leaf box
+    assert viz.draw_graph((y, z)).source == viz.draw_graph(y, z).source
+
+
+def test_names_from_locals_skip_underscores_and_non_tensors():
+    x = torch.ones(2, requires_grad=True)
+    _hidden = x  # noqa: F841 - names starting with "_" are IPython's, not the learner's
+    n = 3  # noqa: F841
+    out = (x * 2).sum()
+    picture = viz.draw_graph(out, names=locals())
+    assert labels(picture, "leaf") == ["x"]
+    assert labels(picture, "root") == ["out"]
+
+
+def test_two_names_for_one_tensor():
+    x = torch.ones(2, requires_grad=True)
+    picture = viz.draw_graph((x * 2).sum(), names={"x": x, "alias": x})
+    assert labels(picture, "leaf") == ["x, alias"]
+
+
+def test_make_dot_like_torchviz():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    out = model(torch.ones(2, 3)).sum()
+    picture = viz.make_dot(out, params=dict(model.named_parameters()), show_saved=True)
+    assert sorted(labels(picture, "leaf")) == ["bias", "weight"]
+    assert picture.source.startswith("digraph {")
+    assert picture.format == "pdf"  # other Digraph attributes are passed on
+
+
+# ---------------------------------------------------------------- determinism and display
+SCRIPT = textwrap.dedent("""
+    import engine as torch, engine.viz as viz
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    a = x + w
+    a.retain_grad()
+    y = a * (w + 1)
+    print(viz.draw_graph(y, names=locals(), show_saved=True, show_values=True).source)
+    print(repr(viz.draw_graph(y)))
+    print(viz.draw_memory(x=x, d=x.detach(), n=x.detach().numpy()).source)
+""")
+
+
+def run_python(code, env=None):
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True, timeout=60).stdout
+
+
+def test_source_is_the_same_in_every_process():
+    first, second = run_python(SCRIPT), run_python(SCRIPT)
+    assert first == second
+    assert "0x" not in first
+
+
+def test_text_plain_is_the_summary():
+    x, w, y = article_graph()
+    bundle = viz.draw_graph(y)._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(viz.draw_graph(y))
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot is not installed")
+def test_svg_when_dot_exists():
+    x, w, y = article_graph()
+    picture = viz.draw_graph(y, names={"x": x})
+    bundle = picture._repr_mimebundle_()
+    assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
+    assert "MulBackward0" in bundle["image/svg+xml"]
+    assert picture._repr_svg_() == bundle["image/svg+xml"]
+
+
+def test_text_fallback_without_dot(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no dot to run
+    x, w, y = article_graph()
+    picture = viz.draw_graph(y, names={"x": x, "w": w})
+    assert picture._repr_svg_() is None
+    bundle = picture._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"]
+    text = bundle["text/plain"]
+    assert text.startswith("Graph: 6 nodes, 6 edges")
+    assert "    [op] MulBackward0\n        [op] AddBackward0\n            [leaf] x" in text
+    assert text.endswith("(install Graphviz to see the picture: apt-get install graphviz / "
+                         "brew install graphviz / conda install graphviz)")
+
+
+def test_text_fallback_in_a_process_without_dot(tmp_path):
+    code = ("import engine as torch, engine.viz as viz\n"
+            "x = torch.ones(2, requires_grad=True)\n"
+            "print(viz.draw_memory(x=x, c=x.clone())._repr_mimebundle_()['text/plain'])")
+    out = run_python(code, env={**os.environ, "PATH": str(tmp_path)})
+    assert out.startswith("Memory: 2 storages: storage 0: x | storage 1: c\nstorage 0: [1., 1.]")
+    assert "install Graphviz" in out
+
+
+# ---------------------------------------------------------------- memory
+def memory_of(**named):
+    picture = viz.draw_memory(**named)
+    return picture.storages, picture.objects
+
+
+def test_assignment_is_the_same_object():
+    a = torch.arange(4.0)
+    b = a
+    storages, objects = memory_of(a=a, b=b)
+    assert storages == [["a", "b"]] and objects == [["a", "b"]]
+
+
+def test_clone_has_its_own_storage():
+    a = torch.arange(4.0)
+    assert memory_of(a=a, c=a.clone()) == ([["a"], ["c"]], [["a"], ["c"]])
+
+
+def test_detach_shares_storage():
+    a = torch.arange(4.0, requires_grad=True)
+    picture = viz.draw_memory(a=a, d=a.detach())
+    assert picture.storages == [["a", "d"]] and picture.objects == [["a"], ["d"]]
+    d_box = next(box for box in picture.nodes if box.label.startswith("d\n"))
+    assert "requires_grad=False is_leaf=True" in d_box.label
+
+
+def test_clone_detach_is_a_new_storage():
+    a = torch.arange(4.0, requires_grad=True)
+    assert memory_of(a=a, cd=a.clone().detach())[0] == [["a"], ["cd"]]
+
+
+def test_view_shares_storage_with_its_offset_and_strides():
+    a = torch.arange(6.0).reshape(2, 3)
+    picture = viz.draw_memory(a=a, col=a[:, 1], t=a.t())
+    assert picture.storages == [["a", "col", "t"]]
+    views = [edge.label for edge in picture.edges]
+    assert views == ["shape (2, 3)\nstride (3, 1)\noffset 0",
+                     "shape (2,)\nstride (3,)\noffset 1",
+                     "shape (3, 2)\nstride (1, 3)\noffset 0"]
+    assert "[0., 1., 2., 3., 4., 5.]" in picture.nodes[0].label
+
+
+def test_numpy_shares_storage_and_a_numpy_copy_does_not():
+    a = torch.arange(4.0)
+    n = a.numpy()
+    picture = viz.draw_memory(a=a, n=n, m=n.copy(), half=n[2:])
+    assert picture.storages == [["a", "n", "half"], ["m"]]
+    assert [box.kind for box in picture.nodes] == ["storage", "tensor", "numpy", "numpy",
+                                                   "storage", "numpy"]
+    assert picture.edges[2].label == "shape (2,)\nstride (1,)\noffset 2"
+    assert repr(picture) == "Memory: 2 storages: storage 0: a, n, half | storage 1: m"
+
+
+def test_big_storage_is_shortened_and_in_place_counts():
+    a = torch.zeros(1000)
+    a.add_(1)
+    picture = viz.draw_memory(a=a)
+    assert picture.nodes[0].label == ("storage 0\nfloat32, 1000 elements\n"
+                                      "[1., 1., 1., ..., 1., 1., 1.]")
+    assert "_version=1" in picture.nodes[1].label
+
+
+def test_memory_rejects_other_values():
+    with pytest.raises(TypeError, match="draw_memory"):
+        viz.draw_memory(a=[1, 2])
+
+
+def test_views_of_numpy_arrays_group_by_address():
+    base = np.arange(10.0)
+    t = torch.from_numpy(base[2:6])
+    assert viz.draw_memory(base=base, t=t, other=np.zeros(3)).storages == [["base", "t"],
+                                                                          ["other"]]
