@@ -646,7 +646,7 @@ def _priority(node):
 
 
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
-                 allow_unused=False, accumulate=True):
+                 allow_unused=False, accumulate=True, on_step=None):
     """Send ``grad_outputs`` back from ``outputs`` through the graph.
 
     A node is *ready* once every edge into it has delivered its gradient; ready nodes
@@ -655,6 +655,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     With ``accumulate`` the gradients land in the leaves' ``.grad`` (``backward``);
     otherwise those of ``inputs`` are returned instead (``autograd.grad``).
+    ``on_step(node, grads, input_grads)``, if given, is told of every node that ran
+    (engine.widgets.BackwardStepper replays backward with it).
     """
     roots = [output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
              for output in outputs]
@@ -687,6 +689,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if grads is not None:  # (None: no gradient reached it, e.g. only unused outputs)
                 input_grads = _run_node(node, grads, captured, results, accumulate,
                                         retain_graph)
+                if on_step is not None:
+                    on_step(node, grads, input_grads)
             # hand the gradients on; a node whose last gradient arrived is ready to run
             for index, (next_node, nr) in enumerate(node.next_functions):
                 if next_node is None:

@@ -32,8 +32,24 @@ STYLES = {
     "tensor": ("tensor", dict(shape="box", style="rounded")),
     "op": ("grad_fn node", dict(shape="ellipse", style="filled", fillcolor="lightgrey")),
     "saved": ("saved for backward", dict(shape="note", style="filled", fillcolor="orange")),
+    # engine.widgets.BackwardStepper: nodes that already ran, saved tensors already freed
+    "ran": ("grad_fn node, ran", dict(shape="ellipse", style="filled", fillcolor="white",
+                                       color="grey40")),
+    "freed": ("saved, freed", dict(shape="note", style="dashed", color="grey50",
+                                   fontcolor="grey50")),
     "storage": ("storage", dict(shape="box3d", style="filled", fillcolor="lightyellow")),
     "numpy": ("numpy array", dict(shape="box", style="filled,rounded", fillcolor="plum")),
+}
+
+# what highlighted boxes add to their kind's style (draw_graph(..., highlight=...))
+HIGHLIGHT = dict(color="red", penwidth="3")
+# Arrow styles: "solid" (gradient flow), "dashed" (saved), "active" (highlighted gradient
+# flow), "freed" (a saved tensor backward has released)
+EDGE_STYLES = {
+    "solid": {},
+    "dashed": dict(style="dashed", dir="none"),
+    "active": dict(color="red", fontcolor="red", penwidth="2"),
+    "freed": dict(style="dotted", dir="none", color="grey50", fontcolor="grey50"),
 }
 
 Box = collections.namedtuple("Box", "id kind label")
@@ -47,13 +63,14 @@ class Picture:
     (and its other public attributes) are passed on to it.
     """
 
-    def __init__(self, nodes, edges, summary, text, legend=(), rankdir="TB"):
+    def __init__(self, nodes, edges, summary, text, legend=(), rankdir="TB", highlight=()):
         self.nodes = nodes          # list of Box, in traversal order
         self.edges = edges          # list of Arrow, sorted
         self.summary = summary      # one deterministic line: the text/plain output
         self.text = text            # the picture as text, for when Graphviz is missing
         self.legend = list(legend)  # the node kinds that the legend explains
         self.rankdir = rankdir
+        self.highlight = set(highlight)  # ids of boxes drawn with a red outline
         self._digraph = None
         self._svg = None
         self._hint = INSTALL_HINT
@@ -114,10 +131,12 @@ def _to_digraph(picture):
                            node_attr=dict(fontname="monospace", fontsize="11"),
                            edge_attr=dict(fontname="monospace", fontsize="10"))
     for box in picture.nodes:
-        dot.node(box.id, _dot_label(box.label), **STYLES[box.kind][1])
+        attributes = dict(STYLES[box.kind][1])
+        if box.id in picture.highlight:
+            attributes.update(HIGHLIGHT)
+        dot.node(box.id, _dot_label(box.label), **attributes)
     for arrow in picture.edges:
-        extra = dict(style="dashed", dir="none") if arrow.style == "dashed" else {}
-        dot.edge(arrow.tail, arrow.head, _dot_label(arrow.label), **extra)
+        dot.edge(arrow.tail, arrow.head, _dot_label(arrow.label), **EDGE_STYLES[arrow.style])
     if picture.legend:
         with dot.subgraph(name="cluster_legend") as legend:
             legend.attr(label="legend", fontname="monospace", style="dashed")
@@ -166,8 +185,20 @@ def _tensor_names(names):
 
 # ====================================================================== the autograd graph
 def draw_graph(*roots, names=None, show_values=False, show_grads=False, show_saved=False,
-               show_attrs=False, rankdir="TB"):
-    """Draw the backward graph of ``roots``: outputs -> grad_fn nodes -> leaves."""
+               show_attrs=False, rankdir="TB", highlight=()):
+    """Draw the backward graph of ``roots``: outputs -> grad_fn nodes -> leaves.
+
+    ``highlight``: tensors and grad_fn nodes of the graph to outline in red.
+    """
+    walk = _walk_graph(roots, names, show_values, show_grads, show_saved, show_attrs)
+    picture = walk.picture(rankdir)
+    picture.highlight = {walk.box_id(thing) for thing in highlight} - {None}
+    return picture
+
+
+def _walk_graph(roots, names=None, show_values=False, show_grads=False, show_saved=False,
+                show_attrs=False):
+    """The finished ``_GraphWalk`` of ``roots`` (engine.widgets reuses its box ids)."""
     if len(roots) == 1 and isinstance(roots[0], (tuple, list)):
         roots = tuple(roots[0])  # draw_graph((a, b)) as well as draw_graph(a, b)
     walk = _GraphWalk(_tensor_names(names), show_values, show_grads, show_saved, show_attrs)
@@ -176,7 +207,7 @@ def draw_graph(*roots, names=None, show_values=False, show_grads=False, show_sav
             raise TypeError(f"draw_graph() expects tensors, got {type(root).__name__}")
         walk.add_root(root)
     walk.run()
-    return walk.picture(rankdir)
+    return walk
 
 
 def make_dot(var, params=None, show_attrs=False, show_saved=False):
@@ -206,6 +237,13 @@ class _GraphWalk:
             self.ids[key] = f"n{len(self.ids)}"
             self.nodes.append(Box(self.ids[key], kind, label))
         return self.ids[key]
+
+    def box_id(self, thing):
+        """The id of the box drawn for a tensor or a grad_fn node (None if not drawn)."""
+        if isinstance(thing, AccumulateGrad):
+            thing = thing.variable
+        kind = "tensor" if isinstance(thing, Tensor) else "node"
+        return self.ids.get((kind, id(thing)))
 
     def add_root(self, root):
         self.roots.append(root)
