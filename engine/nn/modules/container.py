@@ -46,11 +46,7 @@ class Sequential(Module):
             keys = [list(self._modules)[_index(index, len(self))]]
         for key in keys:
             delattr(self, key)
-        # the rest are renumbered 0, 1, ... as torch does
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -61,6 +57,14 @@ class Sequential(Module):
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self
+
+
+def _renumber(container):
+    """After a deletion, the remaining modules are renamed 0, 1, ... as torch does."""
+    modules = list(container._modules.values())
+    container._modules.clear()
+    for i, module in enumerate(modules):
+        container._modules[str(i)] = module
 
 
 class ModuleList(Module):
@@ -85,10 +89,7 @@ class ModuleList(Module):
                 delattr(self, key)
         else:
             delattr(self, str(_index(index, len(self))))
-        modules = list(self._modules.values())  # renumber the rest 0, 1, ...
-        self._modules.clear()
-        for i, module in enumerate(modules):
-            self._modules[str(i)] = module
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
