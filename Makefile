@@ -27,12 +27,12 @@ SANITIZE := tests/nbval_sanitize.cfg
 # Jupyter refuses to run as root unless told; containers often run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
-.PHONY: help lab test oracle bench lint clean distclean check-dot
+.PHONY: help lab test oracle bench lint exercises check-exercises clean distclean check-dot
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
 	@grep -E '^[a-z][a-z-]*:.*## ' $(firstword $(MAKEFILE_LIST)) | \
-	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
+	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
 
 lab: $(STAMP_LAB) $(LAB_OVERRIDES) check-dot ## Set up .venv if needed, then open the course in JupyterLab
@@ -67,6 +67,12 @@ bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
 
 lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 	$(VENV)/bin/ruff check .
+
+exercises: $(STAMP_LAB) ## Write exercises/NN_*.ipynb from solutions/NN_*.ipynb
+	$(VPY) -m exercises.generate
+
+check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
+	$(VPY) -m exercises.generate --check
 
 clean: ## Remove caches and build artefacts (keeps .venv)
 	rm -rf .pytest_cache .ruff_cache .hypothesis build dist bench/out

@@ -1,0 +1,15 @@
+"""The course's exercises: the checkers learners call, and the notebook generator.
+
+- ``exercises.checks``: the toolkit every checker is built from (``Feedback``,
+  ``expect_tensor``, ``expect_equal``, ``expect_error``, ``expect_shares_memory``,
+  the ``checker`` decorator and its registry).
+- ``exercises.checks_NN_*``: one module of checkers per lesson, e.g.
+  ``from exercises.checks_01_creating_tensors import check_01_dtype_inference``.
+  ``exercises.checks_00_example`` shows the pattern and is used by the tests only.
+- ``exercises.generate``: writes the exercise notebooks ``exercises/NN_*.ipynb`` from the
+  solution notebooks ``solutions/NN_*.ipynb`` (``python -m exercises.generate``, or
+  ``make exercises``; ``make check-exercises`` fails when they are out of sync).
+
+Checkers never import torch: they look at answers through the attributes engine tensors
+and PyTorch tensors share, so the same notebooks run on either (``make compare-torch``).
+"""

@@ -1,0 +1,178 @@
+"""Write the exercise notebooks from the solution notebooks (the one source of truth).
+
+    python -m exercises.generate           # write exercises/NN_*.ipynb  (make exercises)
+    python -m exercises.generate --check   # exit 1 and list what differs (make check-exercises)
+
+Each ``solutions/NN_*.ipynb`` gives ``exercises/NN_*.ipynb`` (same name). In code cells
+tagged ``exercise``, every region between nbgrader-style markers::
+
+    ### BEGIN SOLUTION
+    ### STUB answer = ...
+    answer = torch.tensor([1.0, 2.0])
+    ### END SOLUTION
+
+becomes ``# YOUR CODE HERE`` followed by the region's ``### STUB`` lines (without the
+marker; ``...`` when the region has none), indented like the ``### BEGIN SOLUTION`` line
+and the ``### STUB`` lines. In the solution the ``### STUB`` lines are plain comments.
+Everything else is copied unchanged, and every output and execution count is cleared.
+Markers outside a code cell tagged ``exercise``, unmatched or nested markers, and tagged
+code cells without a region are errors, so no solution can leak by mistake.
+
+The output is deterministic (nbformat's JSON layout, no timestamps), so ``--check`` is a
+byte comparison. Exercise notebooks without a solution are removed (``--check`` lists them).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+EXERCISES = ROOT / "exercises"
+
+TAG = "exercise"
+BEGIN = "### BEGIN SOLUTION"
+END = "### END SOLUTION"
+STUB = "### STUB"
+YOUR_CODE = "# YOUR CODE HERE"
+DEFAULT_STUB = "..."
+PATTERN = "[0-9][0-9]_*.ipynb"
+
+_MARKER = re.compile(r"^(\s*)(### BEGIN SOLUTION|### END SOLUTION|### STUB)(.*)$")
+
+
+class MarkerError(ValueError):
+    """A solution notebook's markers are malformed."""
+
+
+def make_exercise_source(source: str, where: str = "cell") -> str:
+    """A tagged cell's source with each solution region replaced by its stub."""
+    out, region, stubs, indent = [], None, [], ""
+    lines = source.split("\n")
+    for number, line in enumerate(lines, 1):
+        m = _MARKER.match(line)
+        marker = m[2] if m else None
+        rest = m[3] if m else ""
+        if marker == BEGIN:
+            if region is not None:
+                raise MarkerError(f"{where}, line {number}: {BEGIN} inside another region")
+            if rest.strip():
+                raise MarkerError(f"{where}, line {number}: text after {BEGIN}")
+            region, stubs, indent = number, [], m[1]
+        elif marker == END:
+            if region is None:
+                raise MarkerError(f"{where}, line {number}: {END} without {BEGIN}")
+            out.append(indent + YOUR_CODE)
+            out.extend(stubs or [indent + DEFAULT_STUB])
+            region = None
+        elif marker == STUB:
+            if region is None:
+                raise MarkerError(f"{where}, line {number}: {STUB} outside a solution region")
+            if not rest.startswith(" ") or not rest.strip():
+                raise MarkerError(f"{where}, line {number}: write '{STUB} <code>'")
+            stubs.append(m[1] + rest[1:].rstrip())
+        elif region is None:
+            out.append(line)
+    if region is not None:
+        raise MarkerError(f"{where}, line {region}: {BEGIN} without {END}")
+    return "\n".join(out)
+
+
+def _has_markers(source: str) -> bool:
+    return any(_MARKER.match(line) for line in source.split("\n"))
+
+
+def make_exercise_notebook(solution, name: str = "notebook"):
+    """The exercise notebook for a solution notebook (a new object; the input is unchanged)."""
+    nb = copy.deepcopy(solution)
+    for index, cell in enumerate(nb.cells):
+        where = f"{name}, cell {index}"
+        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        tagged = TAG in cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "code":
+            if tagged:
+                if not _has_markers(source):
+                    raise MarkerError(f"{where}: tagged '{TAG}' but has no {BEGIN} region")
+                source = make_exercise_source(source, where)
+            elif _has_markers(source):
+                raise MarkerError(f"{where}: solution markers in a cell not tagged '{TAG}'")
+            cell.source = source
+            cell.outputs = []
+            cell.execution_count = None
+        elif _has_markers(source):
+            raise MarkerError(f"{where}: solution markers in a {cell.cell_type} cell")
+    return nb
+
+
+def render(nb) -> str:
+    """The notebook as text, exactly as it is written to disk."""
+    text = nbformat.writes(nb, version=4)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def exercise_text(solution_path: Path) -> str:
+    solution = nbformat.read(solution_path, as_version=4)
+    return render(make_exercise_notebook(solution, name=solution_path.name))
+
+
+def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
+         check: bool = False) -> list[str]:
+    """Write (or with ``check``, only compare) every exercise notebook; return the
+    names of the notebooks that were (or would be) written or removed."""
+    changed = []
+    wanted = {}
+    for path in sorted(solutions.glob(PATTERN)):
+        wanted[path.name] = exercise_text(path)
+    for name, text in wanted.items():
+        target = exercises / name
+        current = target.read_bytes() if target.exists() else None
+        if current != text.encode("utf-8"):
+            changed.append(name)
+            if not check:
+                target.write_bytes(text.encode("utf-8"))
+    for target in sorted(exercises.glob(PATTERN)):
+        if target.name not in wanted:
+            changed.append(target.name)
+            if not check:
+                target.unlink()
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m exercises.generate",
+        description="Write exercises/NN_*.ipynb from solutions/NN_*.ipynb.")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 and list the notebooks that differ")
+    parser.add_argument("--solutions", type=Path, default=SOLUTIONS)
+    parser.add_argument("--exercises", type=Path, default=EXERCISES)
+    args = parser.parse_args(argv)
+    try:
+        changed = sync(args.solutions, args.exercises, check=args.check)
+    except MarkerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.check:
+        if changed:
+            print("Exercise notebooks out of sync with solutions/ (run `make exercises`):",
+                  file=sys.stderr)
+            for name in changed:
+                print(f"  {args.exercises / name}", file=sys.stderr)
+            return 1
+        print("Exercise notebooks are in sync with solutions/.")
+        return 0
+    for name in changed:
+        print(f"wrote {args.exercises / name}" if (args.exercises / name).exists()
+              else f"removed {args.exercises / name} (no solution)")
+    if not changed:
+        print("Exercise notebooks already up to date.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
