@@ -12,64 +12,11 @@ import numpy as np
 import pytest
 
 import engine
-from engine.autograd import gradcheck, gradgradcheck
-from test_autograd_parity import BROADCAST_PAIRS, _positive, _signed
+from test_autograd_parity import (BROADCAST_PAIRS, _check_gradients, _compare, _graph,
+                                  _positive, _signed)
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch
-
-
-# ====================================================================== helpers
-def _graph(result):
-    """The names of every node reachable from result.grad_fn, depth first."""
-    names, stack = [], [result.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None:
-            names.append(None)
-            continue
-        names.append(node.name())
-        stack.extend(n for n, _ in reversed(node.next_functions))
-    return names
-
-
-def _pair(values):
-    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
-    e = engine.tensor(values, dtype=engine.float64, requires_grad=True)
-    return t, e
-
-
-def _compare(fn, arrays, grads=None):
-    """fn(torch, *inputs) and fn(engine, *inputs): values, graph, gradients."""
-    grads = grads or [True] * len(arrays)
-    pairs = [_pair(a) if g else (torch.tensor(a), engine.tensor(a))
-             for a, g in zip(arrays, grads)]
-    torch_inputs, engine_inputs = zip(*pairs)
-    expected = fn(torch, *torch_inputs)
-    got = fn(engine, *engine_inputs)
-    assert str(got.dtype) == str(expected.dtype)
-    assert tuple(got.shape) == tuple(expected.shape)
-    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
-                               atol=1e-12)
-    assert got.requires_grad == expected.requires_grad
-    assert _graph(got) == _graph(expected)
-    seed = np.random.default_rng(7).standard_normal(tuple(expected.shape))
-    expected.backward(torch.tensor(seed, dtype=expected.dtype))
-    got.backward(engine.tensor(seed, dtype=got.dtype))
-    for t, e in zip(torch_inputs, engine_inputs):
-        assert (t.grad is None) == (e.grad is None)
-        if t.grad is not None:
-            assert tuple(e.grad.shape) == tuple(t.grad.shape)
-            assert str(e.grad.dtype) == str(t.grad.dtype)
-            np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
-    return [e for e in engine_inputs if e.requires_grad]
-
-
-def _check_gradients(fn, engine_inputs, second_order=True):
-    inputs = tuple(e.detach().requires_grad_() for e in engine_inputs)
-    assert gradcheck(lambda *xs: fn(engine, *xs), inputs)
-    if second_order:
-        assert gradgradcheck(lambda *xs: fn(engine, *xs), inputs)
 
 
 # ====================================================================== one input

@@ -98,21 +98,39 @@ def _names(result):
     return node.name(), [None if n is None else n.name() for n, _ in node.next_functions]
 
 
-def _both(values, requires_grad=True):
-    t = torch.tensor(values, dtype=torch.float64, requires_grad=requires_grad)
-    e = engine.tensor(values, dtype=engine.float64, requires_grad=requires_grad)
+def _graph(result):
+    """The names of every node reachable from result.grad_fn, depth first."""
+    names, stack = [], [result.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            names.append(None)
+            continue
+        names.append(node.name())
+        stack.extend(n for n, _ in reversed(node.next_functions))
+    return names
+
+
+def _pair(values):
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    e = engine.tensor(values, dtype=engine.float64, requires_grad=True)
     return t, e
 
 
-def _compare(fn, arrays):
-    torch_inputs, engine_inputs = zip(*(_both(a) for a in arrays))
+def _compare(fn, arrays, grads=None):
+    """fn(torch, *inputs) and fn(engine, *inputs): values, graph, gradients."""
+    grads = grads or [True] * len(arrays)
+    pairs = [_pair(a) if g else (torch.tensor(a), engine.tensor(a))
+             for a, g in zip(arrays, grads)]
+    torch_inputs, engine_inputs = zip(*pairs)
     expected = fn(torch, *torch_inputs)
     got = fn(engine, *engine_inputs)
     assert str(got.dtype) == str(expected.dtype)
     assert tuple(got.shape) == tuple(expected.shape)
     np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
                                atol=1e-12)
-    assert _names(got) == _names(expected)
+    assert got.requires_grad == expected.requires_grad
+    assert _graph(got) == _graph(expected)
     seed = np.random.default_rng(7).standard_normal(tuple(expected.shape))
     expected.backward(torch.tensor(seed, dtype=expected.dtype))
     got.backward(engine.tensor(seed, dtype=got.dtype))
@@ -122,7 +140,7 @@ def _compare(fn, arrays):
             assert tuple(e.grad.shape) == tuple(t.grad.shape)
             assert str(e.grad.dtype) == str(t.grad.dtype)
             np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
-    return engine_inputs
+    return [e for e in engine_inputs if e.requires_grad]
 
 
 def _check_gradients(fn, engine_inputs, second_order=True):
