@@ -11,6 +11,7 @@ Use either the fixture::
 or the marker ``@pytest.mark.torch`` on tests that import torch themselves.
 """
 import importlib.util
+import sys
 
 import pytest
 
@@ -34,3 +35,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("torch") is not None:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _restore_global_settings():
+    """A test that changes the default dtype or print options must not leak them into the
+    next test (in the engine, and in torch when a test has imported it)."""
+    yield
+    import engine
+
+    engine.set_default_dtype(engine.float32)
+    engine.set_printoptions(profile="default", sci_mode=None)
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "set_default_dtype"):
+        torch.set_default_dtype(torch.float32)
+        torch.set_printoptions(profile="default", sci_mode=None)

@@ -30,13 +30,6 @@ import engine  # noqa: E402
 pytestmark = pytest.mark.torch
 
 
-@pytest.fixture(autouse=True)
-def _restore_default_dtype():
-    yield
-    engine.set_default_dtype(engine.float32)
-    torch.set_default_dtype(torch.float32)
-
-
 def _tensor(m, *args, **kwargs):
     return m.tensor(*args, **kwargs)
 

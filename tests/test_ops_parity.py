@@ -37,14 +37,6 @@ import engine  # noqa: E402
 pytestmark = pytest.mark.torch
 
 
-@pytest.fixture(autouse=True)
-def _restore_default_dtype():
-    """A test that changes the default dtype must not leak it into the next one."""
-    yield
-    engine.set_default_dtype(engine.float32)
-    torch.set_default_dtype(torch.float32)
-
-
 def shape_id(shape):
     return "x".join(map(str, shape)) if shape else "scalar"
 

@@ -47,21 +47,6 @@ def make_engine_like(torch_tensor, requires_grad=False, grad_fn_name=None):
                           grad_fn=grad_fn)
 
 
-@pytest.fixture(autouse=True)
-def _restore_print_options():
-    """Every test starts and ends with the default options (in torch too)."""
-    set_printoptions(profile="default", sci_mode=None)
-    yield
-    set_printoptions(profile="default", sci_mode=None)
-    _dtype.set_default_dtype(_dtype.float32)
-    try:
-        import torch
-    except ImportError:
-        return
-    torch.set_printoptions(profile="default", sci_mode=None)
-    torch.set_default_dtype(torch.float32)
-
-
 # ---------------------------------------------------------------- engine-only tests
 def _e(values, dtype, **kwargs):
     np_dtype = dtype.numpy_dtype
