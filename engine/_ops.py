@@ -598,10 +598,11 @@ class RemainderBackward1(Node):
     d/d other = -floor(input / other)"""
 
     _saved_names = ("self", "other")
+    rounding_mode = "floor"  # fmod's quotient truncates instead (FmodBackward1)
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        return grad, -grad * div(input, other, rounding_mode="floor")
+        return grad, -grad * div(input, other, rounding_mode=self.rounding_mode)
 
 
 def fmod(input, other, *, out=None):
@@ -619,22 +620,15 @@ def fmod(input, other, *, out=None):
     return record(FmodBackward1, result, (input, other), saved=(input, other))
 
 
-class FmodBackward0(Node):
+class FmodBackward0(RemainderBackward0):
     """out = input - trunc(input / number) * number:  d/d input = 1"""
 
-    def backward(self, grad):
-        return grad
 
-
-class FmodBackward1(Node):
+class FmodBackward1(RemainderBackward1):
     """out = input - trunc(input / other) * other:  d/d input = 1,
     d/d other = -trunc(input / other)"""
 
-    _saved_names = ("self", "other")
-
-    def backward(self, grad):
-        input, other = self.saved_tensors
-        return grad, -grad * div(input, other, rounding_mode="trunc")
+    rounding_mode = "trunc"
 
 
 def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
@@ -1720,6 +1714,23 @@ def _accumulated(data, reduce, **kwargs):
     return reduce(data, **kwargs)
 
 
+def _mean_kernel(data, axis=None, keepdims=False):
+    """What np.mean computes (the sum, then one division), without its Python overhead."""
+    count = data.size if axis is None else math.prod(data.shape[a] for a in axis)
+    return np.true_divide(np.add.reduce(data, axis=axis, keepdims=keepdims), count)
+
+
+def _quietly(degenerate, function, *args, **kwargs):
+    """``function(*args, **kwargs)``, without numpy's RuntimeWarning in the ``degenerate``
+    case (an empty mean, no degrees of freedom left), where torch gives nan silently.
+    Only then: catching warnings costs microseconds on every call."""
+    if not degenerate:
+        return function(*args, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return function(*args, **kwargs)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 - torch.sum
     """out = the sum of the elements over dim (all of them by default)"""
     if dtype is None and out is not None:
@@ -1795,9 +1806,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            "floating point or complex dtype. Got: "
                            f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "Mean of empty slice"
-        result = wrap(_accumulated(data, np.mean, axis=axes, keepdims=keepdim))
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    result = wrap(_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
+                           keepdims=keepdim))
     if out is not None:
         return _out(result, out)
     shape = input._data.shape
@@ -2108,9 +2119,8 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
                       "less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's own version of that warning
-        result = wrap(_accumulated(data, reduce, axis=axes, keepdims=keepdim, ddof=ddof))
+    result = wrap(_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
+                           keepdims=keepdim, ddof=ddof))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
                       correction=ddof, keepdim=keepdim, count=count)
