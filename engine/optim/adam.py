@@ -27,16 +27,6 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def step(self, closure=None):
-        """One update of every parameter that has a gradient."""
-        loss = self._run_closure(closure)
-        with self._no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:
-                        self._update(param, self._state_for(param, group), group)
-        return loss
-
     def _state_for(self, param, group):
         state = self.state[param]
         if len(state) == 0:  # created on the parameter's first step
@@ -50,8 +40,13 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = _creation.zeros_like(param)
         return state
 
-    def _update(self, param, state, group):
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient."""
+        return self._step_every_parameter(closure)
+
+    def _update(self, param, group):
         # torch's single-tensor Adam (its CPU default), in the same order of operations
+        state = self._state_for(param, group)
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         grad = param.grad if not group["maximize"] else -param.grad

@@ -142,7 +142,21 @@ class Optimizer:
                     p.grad.zero_()
 
     def step(self, closure=None):
-        """Update the parameters once from their ``.grad``."""
+        """Update the parameters once from their ``.grad`` (each optimizer defines it)."""
+        raise NotImplementedError
+
+    def _step_every_parameter(self, closure):
+        """Update once every parameter that has a ``.grad`` (unused or frozen ones are left
+        alone); each optimizer's ``_update(param, group)`` is its rule for one parameter."""
+        loss = self._run_closure(closure)
+        with self._no_grad():
+            for group in self.param_groups:
+                for param in group["params"]:
+                    if param.grad is not None:
+                        self._update(param, group)
+        return loss
+
+    def _update(self, param, group):
         raise NotImplementedError
 
     def _run_closure(self, closure):

@@ -23,13 +23,7 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         """One update of every parameter that has a gradient."""
-        loss = self._run_closure(closure)
-        with self._no_grad():
-            for group in self.param_groups:
-                for param in group["params"]:
-                    if param.grad is not None:  # unused or frozen parameters are left alone
-                        self._update(param, group)
-        return loss
+        return self._step_every_parameter(closure)
 
     def _update(self, param, group):
         # torch's single-tensor SGD, in the same order (so rounding matches too)
