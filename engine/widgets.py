@@ -170,12 +170,13 @@ class BackwardSteps:
         return "?"
 
     def grads_at(self, position):
-        """``{name: .grad as a numpy array, or None}`` after ``position`` steps."""
+        """``{name: .grad as a tensor, or None}`` after ``position`` steps."""
         grads = self.start if position == 0 else self.steps[position - 1].grads
-        return dict(zip(self.names, grads))
+        return {name: None if grad is None else _tensor_of(grad)
+                for name, grad in zip(self.names, grads)}
 
     def grad_of(self, tensor):
-        """The ``.grad`` of a tracked tensor at the current position (numpy, or None)."""
+        """The ``.grad`` of a tracked tensor at the current position (a tensor, or None)."""
         return self.grads_at(self.position)[self._tensor_name(tensor)]
 
     @property
@@ -629,3 +630,9 @@ class DescentPlayground(widgets.VBox):
         bundle.update(self.model._repr_mimebundle_())  # the static fallback
         return bundle
 
+
+def _tensor_of(array):
+    """A recorded gradient (numpy) shown as the tensor ``.grad`` would be (a copy)."""
+    from ._tensor import wrap
+
+    return wrap(array.copy())
