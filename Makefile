@@ -27,7 +27,8 @@ SANITIZE := tests/nbval_sanitize.cfg
 # Jupyter refuses to run as root unless told; containers often run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
-.PHONY: help lab test oracle bench lint exercises check-exercises clean distclean check-dot
+.PHONY: help lab test oracle compare-torch bench lint execute exercises check-exercises clean \
+  distclean check-dot
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -42,7 +43,7 @@ lab: $(STAMP_LAB) $(LAB_OVERRIDES) check-dot ## Set up .venv if needed, then ope
 
 test: $(STAMP_TEST) check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
 	@args="tests"; \
-	for d in notebooks solutions; do \
+	for d in notebooks solutions exercises; do \
 	  if [ -n "$$(find $$d -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit 2>/dev/null)" ]; then \
 	    args="$$args $$d"; fi; \
 	done; \
@@ -68,8 +69,20 @@ bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
 lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 	$(VENV)/bin/ruff check .
 
-exercises: $(STAMP_LAB) ## Write exercises/NN_*.ipynb from solutions/NN_*.ipynb
-	$(VPY) -m exercises.generate
+# Every notebook is committed executed: re-run the ones you edit (NB="a.ipynb b.ipynb").
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb))
+execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (all, or NB="...")
+	$(VENV)/bin/jupyter nbconvert --execute --to notebook --inplace \
+	  --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False \
+	  --ExecutePreprocessor.kernel_name=python3 \
+	  $(or $(NB),$(NOTEBOOKS))
+	@$(MAKE) --no-print-directory exercises
+
+compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
+	$(VPY) tests/compare_torch.py $(NB)
+
+exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/NN_*.ipynb
+	$(VPY) -m exercises.generate --execute
 
 check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
 	$(VPY) -m exercises.generate --check

@@ -1,7 +1,8 @@
 """Write the exercise notebooks from the solution notebooks (the one source of truth).
 
-    python -m exercises.generate           # write exercises/NN_*.ipynb  (make exercises)
-    python -m exercises.generate --check   # exit 1 and list what differs (make check-exercises)
+    python -m exercises.generate --execute  # write and run exercises/NN_*.ipynb (make exercises)
+    python -m exercises.generate --check    # exit 1 and list what differs (make check-exercises)
+    python -m exercises.generate 03_copying # only the exercise notebooks whose names match
 
 Each ``solutions/NN_*.ipynb`` gives ``exercises/NN_*.ipynb`` (same name). In code cells
 tagged ``exercise``, every region between nbgrader-style markers::
@@ -14,12 +15,16 @@ tagged ``exercise``, every region between nbgrader-style markers::
 becomes ``# YOUR CODE HERE`` followed by the region's ``### STUB`` lines (without the
 marker; ``...`` when the region has none), indented like the ``### BEGIN SOLUTION`` line
 and the ``### STUB`` lines. In the solution the ``### STUB`` lines are plain comments.
-Everything else is copied unchanged, and every output and execution count is cleared.
+Everything else is copied unchanged, and every output and execution count is cleared;
+``--execute`` then runs each notebook written (the exercise notebooks are committed executed,
+so nbval checks what each checker says on an unsolved stub).
 Markers outside a code cell tagged ``exercise``, unmatched or nested markers, and tagged
 code cells without a region are errors, so no solution can leak by mistake.
 
-The output is deterministic (nbformat's JSON layout, no timestamps), so ``--check`` is a
-byte comparison. Exercise notebooks without a solution are removed (``--check`` lists them).
+The output is deterministic (nbformat's JSON layout, no timestamps). ``--check`` compares
+everything but outputs and execution counts (those are nbval's job), and an exercise notebook
+whose cells already match is left alone, outputs included. Exercise notebooks without a
+solution are removed (``--check`` lists them).
 """
 from __future__ import annotations
 
@@ -120,27 +125,56 @@ def exercise_text(solution_path: Path) -> str:
     return render(make_exercise_notebook(solution, name=solution_path.name))
 
 
+def without_outputs(text: str) -> str:
+    """A notebook's text with every output and execution count cleared."""
+    nb = nbformat.reads(text, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return render(nb)
+
+
+def _selected(name: str, only: list[str] | None) -> bool:
+    return not only or any(part in name for part in only)
+
+
 def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
-         check: bool = False) -> list[str]:
-    """Write (or with ``check``, only compare) every exercise notebook; return the
-    names of the notebooks that were (or would be) written or removed."""
+         check: bool = False, only: list[str] | None = None) -> list[str]:
+    """Write (or with ``check``, only compare) every exercise notebook, or those whose
+    names contain one of ``only``; return the names of the notebooks that were (or would
+    be) written or removed."""
     changed = []
     wanted = {}
     for path in sorted(solutions.glob(PATTERN)):
         wanted[path.name] = exercise_text(path)
     for name, text in wanted.items():
+        if not _selected(name, only):
+            continue
         target = exercises / name
-        current = target.read_bytes() if target.exists() else None
-        if current != text.encode("utf-8"):
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current is None or without_outputs(current) != text:
             changed.append(name)
             if not check:
                 target.write_bytes(text.encode("utf-8"))
     for target in sorted(exercises.glob(PATTERN)):
-        if target.name not in wanted:
+        if target.name not in wanted and _selected(target.name, only):
             changed.append(target.name)
             if not check:
                 target.unlink()
     return changed
+
+
+def execute(path: Path) -> None:
+    """Run a notebook top to bottom in its folder and save its outputs (as
+    ``make execute``: no widget state, no timings)."""
+    from nbclient import NotebookClient  # only here: generating needs no kernel
+
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=False,
+                   record_timing=False,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    path.write_bytes(render(nb).encode("utf-8"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,11 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         description="Write exercises/NN_*.ipynb from solutions/NN_*.ipynb.")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 and list the notebooks that differ")
+    parser.add_argument("--execute", action="store_true",
+                        help="run each exercise notebook written, saving its outputs")
+    parser.add_argument("names", nargs="*",
+                        help="only notebooks whose names contain one of these (e.g. 03)")
     parser.add_argument("--solutions", type=Path, default=SOLUTIONS)
     parser.add_argument("--exercises", type=Path, default=EXERCISES)
     args = parser.parse_args(argv)
     try:
-        changed = sync(args.solutions, args.exercises, check=args.check)
+        changed = sync(args.solutions, args.exercises, check=args.check, only=args.names)
     except MarkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -167,8 +205,14 @@ def main(argv: list[str] | None = None) -> int:
         print("Exercise notebooks are in sync with solutions/.")
         return 0
     for name in changed:
-        print(f"wrote {args.exercises / name}" if (args.exercises / name).exists()
-              else f"removed {args.exercises / name} (no solution)")
+        target = args.exercises / name
+        if not target.exists():
+            print(f"removed {target} (no solution)")
+            continue
+        print(f"wrote {target}")
+        if args.execute:
+            execute(target)
+            print(f"executed {target}")
     if not changed:
         print("Exercise notebooks already up to date.")
     return 0

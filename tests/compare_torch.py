@@ -1,0 +1,196 @@
+"""Run the course's notebooks on real PyTorch and report every output that differs.
+
+    python tests/compare_torch.py                      # every notebook (make compare-torch)
+    python tests/compare_torch.py notebooks/03_copying.ipynb ...
+
+Each notebook is committed executed on the engine. Here it runs again with
+``import engine as torch`` turned into ``import torch`` (and ``from engine[.nn|.optim|...]
+import x`` into ``from torch...``), cells tagged ``engine-only`` skipped, and each cell's
+outputs are compared with the saved ones, after the same sanitising as nbval
+(``tests/nbval_sanitize.cfg``). The course's own tools (``engine.viz``, ``engine.widgets``,
+``exercises``) stay imported as they are: they accept torch tensors.
+
+A cell tagged ``differs-from-torch`` is reported as explained (its notebook says why);
+any other difference makes the exit status 1. The goal is none.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
+FOLDERS = ("notebooks", "solutions", "exercises")
+SKIP_TAG = "engine-only"
+EXPLAINED_TAG = "differs-from-torch"
+_PICTURE_CALL = re.compile(r"^(?:\w+\s*=\s*)?(?:draw_graph|make_dot|draw_memory)\(")
+
+# The engine's names for torch's own modules; engine.viz, engine.widgets are course tools.
+_TORCH_MODULES = r"(?:\.(?:nn|optim|autograd|utils|linalg|random|cuda)(?:\.\w+)*)?"
+_REWRITES = [
+    (re.compile(r"^(\s*)import engine as torch\b", re.M), r"\1import torch"),
+    (re.compile(rf"^(\s*)from engine({_TORCH_MODULES}) import\b", re.M), r"\1from torch\2 import"),
+    (re.compile(rf"^(\s*)import engine({_TORCH_MODULES}) as\b", re.M), r"\1import torch\2 as"),
+]
+# Compared like nbval 0.11 compares them; pictures as bitmaps and widget views are not.
+_COMPARED_MIME = ("text/plain", "text/html", "image/svg+xml", "text/latex")
+
+
+def to_torch(source: str) -> str:
+    """A code cell's source with the engine's imports replaced by torch's."""
+    for pattern, replacement in _REWRITES:
+        source = pattern.sub(replacement, source)
+    return source
+
+
+def read_sanitizers(path: Path = SANITIZE) -> list[tuple[re.Pattern, str]]:
+    """The ``regex:``/``replace:`` pairs of an nbval sanitize file."""
+    pairs, pattern = [], None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("regex:"):
+            pattern = re.compile(line[len("regex:"):].strip())
+        elif line.startswith("replace:") and pattern is not None:
+            pairs.append((pattern, line[len("replace:"):].strip()))
+            pattern = None
+    return pairs
+
+
+def comparable(outputs, sanitizers) -> list[str]:
+    """A cell's outputs as the texts nbval compares, sanitised."""
+    texts = []
+    for output in outputs:
+        kind = output.get("output_type")
+        if kind == "stream":
+            texts.append(f"[{output['name']}]\n{output['text']}")
+        elif kind in ("execute_result", "display_data"):
+            for mime in _COMPARED_MIME:
+                if mime in output.get("data", {}):
+                    data = output["data"][mime]
+                    texts.append(f"[{mime}]\n{''.join(data) if isinstance(data, list) else data}")
+        elif kind == "error":
+            texts.append(f"[error]\n{output['ename']}: {output['evalue']}")
+    cleaned = []
+    for text in texts:
+        for pattern, replacement in sanitizers:
+            text = pattern.sub(replacement, text)
+        cleaned.append(text)
+    # Consecutive stream chunks are one stream (kernels split them unpredictably).
+    merged = []
+    for text in cleaned:
+        if merged and text.startswith("[std") and merged[-1].split("\n", 1)[0] == \
+                text.split("\n", 1)[0]:
+            merged[-1] += text.split("\n", 1)[1]
+        else:
+            merged.append(text)
+    return merged
+
+
+def is_picture(source: str) -> bool:
+    """A cell that only draws: every statement starts with a picture call."""
+    lines = [line for line in source.split("\n") if line.strip() and not line.startswith("#")]
+    starts = [line for line in lines if not line[0].isspace() and not line.startswith(")")]
+    return bool(starts) and all(_PICTURE_CALL.match(line) for line in starts)
+
+
+def skipped(cell) -> bool:
+    return SKIP_TAG in cell.metadata.get("tags", []) or is_picture(cell.source)
+
+
+def run_on_torch(path: Path, timeout: int = 600):
+    """The notebook executed with torch in place of the engine (engine-only cells empty)."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if skipped(cell):
+            cell.source = ""
+        else:
+            cell.source = to_torch(cell.source)
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                   store_widget_state=False,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
+
+
+def compare(path: Path, sanitizers) -> dict:
+    """Compare one notebook's saved (engine) outputs with a fresh run on torch."""
+    saved = nbformat.read(path, as_version=4)
+    fresh = run_on_torch(path)
+    report = {"cells": 0, "skipped": 0, "same": 0, "differ": [], "explained": []}
+    for index, (old, new) in enumerate(zip(saved.cells, fresh.cells)):
+        if old.cell_type != "code":
+            continue
+        report["cells"] += 1
+        tags = old.metadata.get("tags", [])
+        if skipped(old):
+            report["skipped"] += 1
+            continue
+        expected = comparable(old.outputs, sanitizers)
+        got = comparable(new.outputs, sanitizers)
+        if expected == got:
+            report["same"] += 1
+            continue
+        diff = "\n".join(difflib.unified_diff(
+            "\n".join(expected).splitlines(), "\n".join(got).splitlines(),
+            "engine (saved)", "torch", lineterm="", n=1))
+        entry = (index, old.source.split("\n", 1)[0], diff)
+        report["explained" if EXPLAINED_TAG in tags else "differ"].append(entry)
+    return report
+
+
+def notebooks(args: list[str]) -> list[Path]:
+    if args:
+        return [Path(a).resolve() for a in args]
+    found = []
+    for folder in FOLDERS:
+        found += sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", help="default: every notebook of the course")
+    parser.add_argument("--quiet", action="store_true", help="no per-cell diffs")
+    args = parser.parse_args(argv)
+    try:
+        import torch
+    except ModuleNotFoundError:
+        print("compare-torch needs PyTorch: run `make oracle` (installs torch==2.13.0).",
+              file=sys.stderr)
+        return 2
+    sanitizers = read_sanitizers()
+    paths = notebooks(args.notebooks)
+    print(f"Comparing {len(paths)} notebooks with torch {torch.__version__}")
+    totals = {"cells": 0, "skipped": 0, "same": 0, "differ": 0, "explained": 0}
+    for path in paths:
+        start = time.perf_counter()
+        report = compare(path, sanitizers)
+        for key in totals:
+            value = report[key]
+            totals[key] += len(value) if isinstance(value, list) else value
+        name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        status = "ok" if not report["differ"] else f"{len(report['differ'])} DIFFER"
+        print(f"{status:>9}  {name}: {report['same']} of {report['cells']} code cells the "
+              f"same, {report['skipped']} skipped (engine-only, pictures), {len(report['explained'])} explained "
+              f"({time.perf_counter() - start:.1f} s)")
+        for kind in ("differ", "explained"):
+            for index, first_line, diff in report[kind]:
+                print(f"    cell {index} ({kind}): {first_line}")
+                if not args.quiet:
+                    print("      " + diff.replace("\n", "\n      "))
+    print(f"\nTotal: {totals['cells']} code cells, {totals['same']} the same on torch, "
+          f"{totals['skipped']} skipped (engine-only or pictures), {totals['explained']} explained "
+          f"differences, {totals['differ']} unexplained differences.")
+    return 1 if totals["differ"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
