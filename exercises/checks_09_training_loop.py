@@ -1,0 +1,187 @@
+"""Checkers for the exercises of lesson 9, "Putting it together: a training loop".
+
+The expected numbers were computed with PyTorch 2.13 (and agree with the engine to 1e-6);
+they are compared with a tolerance, never shown.
+"""
+from exercises.checks import all_of, checker, correct, expect_tensor, not_done, wrong
+
+
+def _line_data(torch):
+    """The lesson's data: y = 2 x1 - 3 x2 + 1 plus noise, 64 points, seeded."""
+    torch.manual_seed(0)
+    x = torch.rand(64, 2) * 2 - 1
+    y = 2 * x[:, :1] - 3 * x[:, 1:] + 1 + 0.1 * torch.randn(64, 1)
+    return x, y
+
+
+def _losses(torch, steps, lr, *, zero_grad=True, item=True, zero_after_backward=False):
+    """The losses of the lesson's loop, or of one of its classic mistakes."""
+    x, y = _line_data(torch)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for _ in range(steps):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        if zero_grad and not zero_after_backward:
+            optimizer.zero_grad()
+        loss.backward()
+        if zero_after_backward:
+            optimizer.zero_grad()
+        optimizer.step()
+        losses.append(loss.item() if item else loss)
+    return losses
+
+
+# --- 9.1 predict an SGD step -------------------------------------------------------------
+
+@checker(right=lambda torch: [[0.95, -2.05]],
+         wrong=lambda torch: [[[1.05, -1.95]],     # added the gradient
+                              [[0.5, -2.5]],       # forgot the learning rate
+                              [0.95, -2.05]])      # lost the (1, 2) shape
+def check_09_predict_sgd_step(prediction):
+    """Exercise 9.1: the weight after one SGD step, as nested lists."""
+    if not isinstance(prediction, (list, tuple)) or len(prediction) != 1 \
+            or not isinstance(prediction[0], (list, tuple)) or len(prediction[0]) != 2:
+        return wrong("write the weight as nested lists with the weight's shape (1, 2), "
+                     "like [[a, b]]")
+    expected = [0.95, -2.05]
+    for column, (value, target) in enumerate(zip(prediction[0], expected)):
+        if not isinstance(value, (int, float)) or abs(value - target) > 1e-6:
+            if isinstance(value, (int, float)) and abs(value - (2 * [1.0, -2.0][column]
+                                                                 - target)) < 1e-6:
+                return wrong(f"the value at [0][{column}] moved the wrong way",
+                             "SGD steps *against* the gradient: p - lr * grad.")
+            return wrong(f"the value at [0][{column}] is not what SGD computes",
+                         "new = old - lr * grad, with lr = 0.1.")
+    return correct("SGD moved each number by lr * grad against its gradient.")
+
+
+# --- 9.2 the SGD update by hand ----------------------------------------------------------
+
+_STEPPED_WEIGHT = [[0.0478907, 0.1638832]]
+_STEPPED_BIAS = [-0.2983642]
+
+
+def _stepped(torch, how="right"):
+    x, y = _line_data(torch)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    with torch.no_grad():
+        for p in model.parameters():
+            if how == "right":
+                p -= 0.1 * p.grad
+            elif how == "plus":
+                p += 0.1 * p.grad
+            elif how == "no lr":
+                p -= p.grad
+            elif how == "weight only" and p is model.weight:
+                p -= 0.1 * p.grad
+    return model
+
+
+@checker(right=lambda torch: _stepped(torch),
+         wrong=lambda torch: [_stepped(torch, "plus"), _stepped(torch, "no lr"),
+                              _stepped(torch, "weight only")])
+def check_09_sgd_by_hand(model):
+    """Exercise 9.2: the model after one hand-written SGD step (lr = 0.1)."""
+    start = [[-0.0052940, 0.3793229], [-0.5819808]]
+    now = [model.weight.tolist()[0], model.bias.tolist()]
+    if all(abs(a - b) < 1e-6 for row_a, row_b in zip(now, start) for a, b in zip(row_a, row_b)):
+        return not_done("the parameters still hold their starting values: write the update, "
+                        "then run this cell again.")
+    return all_of(
+        expect_tensor(model.weight, what="model.weight", values=_STEPPED_WEIGHT,
+                      is_leaf=True, requires_grad=True, atol=1e-6,
+                      hints={"values": "each parameter p becomes p - lr * p.grad, in place "
+                                       "(p -= ... or p.sub_(...)) inside torch.no_grad()."}),
+        expect_tensor(model.bias, what="model.bias", values=_STEPPED_BIAS, is_leaf=True,
+                      requires_grad=True, atol=1e-6,
+                      hints={"values": "update every parameter, the bias too."}),
+        success="both parameters took the SGD step and are still leaves.")
+
+
+# --- 9.3 a whole training loop -------------------------------------------------------------
+
+_LOSSES_50 = {0: 6.4139738, 9: 2.9443536, 24: 1.1519033, 49: 0.2937958}
+
+
+@checker(right=lambda torch: _losses(torch, 50, 0.05),
+         wrong=lambda torch: [_losses(torch, 50, 0.05, zero_grad=False),
+                              _losses(torch, 49, 0.05),
+                              _losses(torch, 50, 0.05, item=False),
+                              _losses(torch, 50, 0.1)])
+def check_09_training_loop(losses):
+    """Exercise 9.3: the 50 losses of training on the lesson's data with lr = 0.05."""
+    if not isinstance(losses, list):
+        return wrong(f"losses is a {type(losses).__name__}; a list of numbers is expected")
+    if len(losses) != 50:
+        return wrong(f"losses has {len(losses)} entries, one per step is expected (50 steps)")
+    if not all(isinstance(v, float) for v in losses):
+        return wrong("losses should hold plain Python numbers",
+                     "loss.item() turns a one-element tensor into a number.")
+    for step, expected in _LOSSES_50.items():
+        if abs(losses[step] - expected) > 1e-4 * expected:
+            hint = ("the loss should go down steadily: are the gradients cleared every step?"
+                    if step > 0 else "the first loss comes before any update.")
+            return wrong(f"the loss at step {step} is not what the training loop gives", hint)
+    return correct("50 steps, each loss as the loop computes it.")
+
+
+# --- 9.4 fix: evaluation that builds a graph ---------------------------------------------
+
+_PREDICTIONS = [[3.4750733], [0.9907255]]
+
+
+def _trained(torch):
+    x, y = _line_data(torch)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(100):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return model
+
+
+def _predict(torch, no_grad=True):
+    model = _trained(torch)
+    inputs = torch.tensor([[0.5, -0.5], [0.0, 0.0]])
+    if not no_grad:
+        return model(inputs)
+    with torch.no_grad():
+        return model(inputs)
+
+
+@checker(right=lambda torch: _predict(torch),
+         wrong=lambda torch: [_predict(torch, no_grad=False),
+                              _predict(torch)[:1]])
+def check_09_predict_without_graph(prediction):
+    """Exercise 9.4: predictions of the trained model, made without recording a graph."""
+    return expect_tensor(
+        prediction, what="the prediction", shape=(2, 1), values=_PREDICTIONS, atol=1e-5,
+        requires_grad=False, grad_fn=None,
+        hints={"requires_grad": "a graph was recorded: which context manager turns that off?",
+               "shape": "predict for both input rows."})
+
+
+# --- 9.5 fix: zero_grad in the wrong place ---------------------------------------------------
+
+@checker(right=lambda torch: _losses(torch, 20, 0.1),
+         wrong=lambda torch: [_losses(torch, 20, 0.1, zero_after_backward=True),
+                              _losses(torch, 20, 0.1, zero_grad=False)])
+def check_09_fixed_loop(fixed_losses):
+    """Exercise 9.5: the 20 losses of the loop with its steps in the right order."""
+    if not isinstance(fixed_losses, list) or len(fixed_losses) != 20:
+        return wrong("fixed_losses should be the list of the 20 losses the loop appends")
+    if max(fixed_losses) - min(fixed_losses) < 1e-9:
+        return wrong("the loss never changes, so no step changed the model",
+                     "when optimizer.step() runs, what is in each parameter's .grad?")
+    if abs(fixed_losses[-1] - 0.5142044) > 1e-4:
+        return wrong("the loss changes, but the last loss is not what the loop gives with "
+                     "its steps in the right order",
+                     "forward, loss, zero_grad(), backward(), step().")
+    return correct("the loss falls from 6.41 as the five steps in their order make it.")
