@@ -16,7 +16,9 @@ any other difference makes the exit status 1. The goal is none.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import difflib
+import os
 import re
 import sys
 import time
@@ -159,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", help="default: every notebook of the course")
     parser.add_argument("--quiet", action="store_true", help="no per-cell diffs")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="notebooks run at once, each in its own kernel (default: one "
+                             "per CPU)")
     args = parser.parse_args(argv)
     try:
         import torch
@@ -170,25 +175,27 @@ def main(argv: list[str] | None = None) -> int:
     paths = notebooks(args.notebooks)
     print(f"Comparing {len(paths)} notebooks with torch {torch.__version__}")
     totals = {"cells": 0, "skipped": 0, "same": 0, "differ": 0, "explained": 0}
-    for path in paths:
-        start = time.perf_counter()
-        report = compare(path, sanitizers)
-        for key in totals:
-            value = report[key]
-            totals[key] += len(value) if isinstance(value, list) else value
-        name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        status = "ok" if not report["differ"] else f"{len(report['differ'])} DIFFER"
-        print(f"{status:>9}  {name}: {report['same']} of {report['cells']} code cells the "
-              f"same, {report['skipped']} skipped (engine-only, pictures), {len(report['explained'])} explained "
-              f"({time.perf_counter() - start:.1f} s)")
-        for kind in ("differ", "explained"):
-            for index, first_line, diff in report[kind]:
-                print(f"    cell {index} ({kind}): {first_line}")
-                if not args.quiet:
-                    print("      " + diff.replace("\n", "\n      "))
-    print(f"\nTotal: {totals['cells']} code cells, {totals['same']} the same on torch, "
-          f"{totals['skipped']} skipped (engine-only or pictures), {totals['explained']} explained "
-          f"differences, {totals['differ']} unexplained differences.")
+    start = time.perf_counter()
+    with concurrent.futures.ProcessPoolExecutor(max(1, args.jobs)) as pool:
+        reports = pool.map(compare, paths, [sanitizers] * len(paths))
+        for path, report in zip(paths, reports):  # in order, each as soon as it is ready
+            for key in totals:
+                value = report[key]
+                totals[key] += len(value) if isinstance(value, list) else value
+            name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            status = "ok" if not report["differ"] else f"{len(report['differ'])} DIFFER"
+            print(f"{status:>9}  {name}: {report['same']} of {report['cells']} code cells "
+                  f"the same, {report['skipped']} skipped (engine-only, pictures), "
+                  f"{len(report['explained'])} explained", flush=True)
+            for kind in ("differ", "explained"):
+                for index, first_line, diff in report[kind]:
+                    print(f"    cell {index} ({kind}): {first_line}")
+                    if not args.quiet:
+                        print("      " + diff.replace("\n", "\n      "))
+    print(f"\nTotal ({time.perf_counter() - start:.0f} s): {totals['cells']} code cells, "
+          f"{totals['same']} the same on torch, {totals['skipped']} skipped (engine-only or "
+          f"pictures), {totals['explained']} explained differences, {totals['differ']} "
+          f"unexplained differences.")
     return 1 if totals["differ"] else 0
 
 
