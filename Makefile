@@ -27,8 +27,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 # Jupyter refuses to run as root unless told; containers often run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
-.PHONY: help lab test oracle compare-torch bench lint execute exercises check-exercises clean \
-  distclean check-dot
+.PHONY: help lab test oracle compare-torch bench lint execute exercises check-exercises clean distclean check-dot
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -76,7 +75,9 @@ execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (a
 	  --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False \
 	  --ExecutePreprocessor.kernel_name=python3 \
 	  $(or $(NB),$(NOTEBOOKS))
-	@$(MAKE) --no-print-directory exercises
+	@# the exercises of the solutions just run (all of them when NB is not given)
+	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m exercises.generate --execute \
+	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m exercises.generate --execute)
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
 	$(VPY) tests/compare_torch.py $(NB)

@@ -38,7 +38,7 @@ from ._ops import return_types
 from ._views import (reshape, transpose, swapaxes, swapdims, permute, t, squeeze,
                      unsqueeze, flatten, unflatten, ravel, broadcast_to, broadcast_tensors,
                      broadcast_shapes, narrow, select, unbind, split, chunk, as_strided, movedim,
-                     moveaxis, detach, clone)
+                     moveaxis, detach, clone, flip)
 from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
                         zeros_like, ones_like, empty_like, full_like, arange, linspace, logspace,
                         rand, randn, randint, randperm, rand_like, randn_like, randint_like,

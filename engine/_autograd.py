@@ -122,6 +122,9 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
         _grad_enabled[0] = self._previous  # as a decorator it only applies inside the call
         return super().__call__(function)
 
+    def __repr__(self):
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
     def clone(self):
         return set_grad_enabled(self.mode)
 
@@ -211,7 +214,12 @@ class Node:
         raise NotImplementedError
 
     def __call__(self, *grad_outputs):
-        return self.backward(*grad_outputs)
+        grads = self.backward(*grad_outputs)
+        if isinstance(grads, tuple) and len(grads) == len(self.next_functions):
+            # as in torch: no gradient for an input that needs none (no edge)
+            grads = tuple(None if node is None else grad
+                          for grad, (node, _) in zip(grads, self.next_functions))
+        return grads
 
     @property
     def saved_tensors(self):
@@ -728,6 +736,8 @@ def _run_node(node, grads, captured, results, accumulate, retain_graph):
     if isinstance(node, AccumulateGrad):
         if accumulate:
             node.backward(grads[0])
+            for hook in node._node_hooks or ():
+                hook((), tuple(grads))  # a leaf's node sends nothing on: grad_inputs is ()
         return ()
     input_grads = _validated(node, node.backward(*grads))
     if node._node_hooks:
@@ -878,8 +888,13 @@ def warn_non_leaf_grad():
         "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
         "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
         "Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf "
-        "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.",
-        UserWarning, stacklevel=3)
+        "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+        + TRIGGERED_IN_TENSOR_BODY, UserWarning, stacklevel=3)
+
+
+# torch's warnings from C++ end with where they were raised: torch 2.13's Linux wheel says
+TRIGGERED_IN_TENSOR_BODY = (" (Triggered internally at /__w/pytorch/pytorch/build/aten/src/"
+                            "ATen/core/TensorBody.h:493.)")
 
 
 def retain_grad(tensor):

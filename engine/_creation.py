@@ -789,7 +789,8 @@ def _pow(base, exponent):
 def _float_target(dtype, name):
     target = as_dtype(dtype) if dtype is not None else get_default_dtype()
     if not target.is_floating_point:
-        raise RuntimeError(f"\"{name}\" not implemented for '{_dtype.scalar_type_name[target]}'")
+        raise NotImplementedError(f"\"{name}\" not implemented for "
+                                  f"'{_dtype.scalar_type_name[target]}'")
     return target
 
 
@@ -815,7 +816,14 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if size is None:  # randint(high, size)
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
+        if not isinstance(high, (tuple, list)):  # randint(0, 10): the size is missing
+            raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, "
+                            f"not {type(high).__name__}")
         low, high, size = 0, low, high
+    if not isinstance(size, (tuple, list)):  # randint(0, 10, 5): a size is a tuple
+        kinds = ", ".join(type(v).__name__ for v in (low, high, size))
+        raise TypeError(f"randint() received an invalid combination of arguments - got "
+                        f"({kinds}), but expected one of:")
     if high is None:
         raise TypeError("randint() received an invalid combination of arguments")
     if low >= high:

@@ -24,6 +24,9 @@ class dtype:
     def __repr__(self):
         return "torch." + self.name
 
+    def __call__(self, *args, **kwargs):
+        raise TypeError("'torch.dtype' object is not callable")  # x.dtype is an attribute
+
     def __reduce__(self):
         return self.name  # pickles as the module attribute of that name
 

@@ -26,7 +26,7 @@ _FUNCTION_METHODS = {
         softmax log_softmax addcmul addcdiv""",
     _views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
-        split chunk as_strided movedim moveaxis detach clone contiguous t_ transpose_
+        split chunk as_strided movedim moveaxis detach clone flip contiguous t_ transpose_
         unsqueeze_ squeeze_""",
     _creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
 }

@@ -668,7 +668,22 @@ class PowBackward0(Node):
         (input,) = self.saved_tensors
         if self.exponent == 0:
             return _zeros_like(grad)  # x ** 0 is the constant 1
-        return grad * (self.exponent * input ** (self.exponent - 1))
+        return grad * _mul_scalar(input ** (self.exponent - 1), self.exponent)
+
+
+def _mul_scalar(input, number):
+    """input * number as torch's own gradient formulas write it (at::mul with a Scalar):
+    recorded as MulBackward1, where ``x * 3`` in Python records MulBackward0."""
+    with no_grad():
+        result = mul(input, number)
+    return record(MulBackward1, result, (input,), other=number)
+
+
+class MulBackward1(Node):
+    """out = input * other (a number):  d/d input = other"""
+
+    def backward(self, grad):
+        return _mul_scalar(grad, self.other)
 
 
 class PowBackward1(Node):
@@ -1717,7 +1732,67 @@ def _accumulated(data, reduce, **kwargs):
 def _mean_kernel(data, axis=None, keepdims=False):
     """What np.mean computes (the sum, then one division), without its Python overhead."""
     count = data.size if axis is None else math.prod(data.shape[a] for a in axis)
-    return np.true_divide(np.add.reduce(data, axis=axis, keepdims=keepdims), count)
+    return np.true_divide(_add_reduce(data, axis=axis, keepdims=keepdims), count)
+
+
+# torch adds float32/float64 elements up in a fixed order (aten/src/ATen/native/cpu/
+# SumKernel.cpp): in lanes of 8 (float64: 4), rows of 4 lanes, partial sums kept in up to
+# 4 levels. numpy pairs them otherwise; a chain of operations can make that last bit
+# visible (x.mean() * 20200910.0). A whole tensor of up to 32,768 elements (beyond that
+# torch splits the work across threads) is added up in torch's order.
+_SUM_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+_SUM_IN_TORCH_ORDER_UP_TO = 32768
+
+
+def _add_reduce(data, axis=None, keepdims=False, **kwargs):
+    """np.add.reduce; a whole float32/float64 tensor is added in torch's order."""
+    whole = axis is None or len(axis) == data.ndim
+    contiguous = data.flags.c_contiguous or data.flags.f_contiguous
+    if not (whole and data.dtype in _SUM_LANES and 0 < data.size <= _SUM_IN_TORCH_ORDER_UP_TO
+            and (contiguous or data.ndim == 1)):
+        return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
+    if not contiguous:  # every other element, say: torch adds them one by one, in rows of 4
+        return _torch_row_sum(data).reshape((1,) if keepdims else ())
+    flat = data.ravel(order="K")  # in memory order, as torch walks it
+    lanes = _SUM_LANES[data.dtype]
+    count = flat.size // lanes * lanes
+    if count == 0:  # fewer elements than lanes: added one by one, in rows of 4
+        total = _torch_row_sum(flat)
+    else:  # the elements after the last full lane, then the lanes' sums, from 0
+        total = _added_in_order(flat[count:], flat.dtype.type(0))
+        total = _added_in_order(_torch_row_sum(flat[:count].reshape(-1, lanes)), total)
+    return total.reshape((1,) * data.ndim if keepdims else ())
+
+
+def _added_in_order(rows, start):
+    """start + rows[0] + rows[1] + ..., one addition after another."""
+    if rows.ndim == 1:  # a few numbers (numpy scalars keep the array's dtype and rounding)
+        for value in rows:
+            start = start + value
+        return start
+    return np.add.accumulate(np.concatenate([start[None], rows]), axis=0)[-1]
+
+
+def _torch_row_sum(items):
+    """torch's row_sum: items (n, ...) in rows of 4, each column added up in levels of 16
+    (or more) rows, then the items left over and the 4 columns."""
+    n4 = len(items) // 4
+    rows = items[:n4 * 4].reshape((n4, 4) + items.shape[1:])
+    power = builtins.max(4, (n4 - 1).bit_length() // 4)
+    step = 1 << power
+    levels = np.zeros((4,) + rows.shape[1:], items.dtype)
+    for end in range(step, n4 + 1, step):
+        levels[0] = _added_in_order(rows[end - step:end], levels[0])
+        for j in range(1, 4):  # carry a level up when it holds step partial sums
+            levels[j] += levels[j - 1]
+            levels[j - 1] = 0
+            if end & ((step - 1) << (j * power)):
+                break
+    partial = _added_in_order(rows[n4 // step * step:], levels[0])
+    if n4 >= step:
+        partial = _added_in_order(levels[1:], partial)
+    partial[0] = _added_in_order(items[n4 * 4:], partial[0])
+    return _added_in_order(partial[1:], partial[0])
 
 
 def _quietly(degenerate, function, *args, **kwargs):
@@ -1741,7 +1816,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
         data = data.astype(_dtype.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    result = wrap(_accumulated(data, np.add.reduce, axis=axes, keepdims=keepdim))
+    result = wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
     if out is not None:
         return _out(result, out)
     if dim is None:

@@ -23,6 +23,10 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    def __call__(self, *args, **kwargs):
+        # x.shape is an attribute; old tutorials' x.shape() fails with torch's message
+        raise TypeError("'torch.Size' object is not callable")
+
     def __getitem__(self, index):
         item = tuple.__getitem__(self, index)
         return Size(item) if isinstance(index, slice) else item
@@ -95,6 +99,9 @@ class device:
 
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("'torch.device' object is not callable")  # x.device is an attribute
 
     def __eq__(self, other):
         # like torch, a device never equals the string naming it

@@ -251,8 +251,19 @@ class Tensor:
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
+        if value is not None and value.dtype != self.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[value.dtype]}' "
+                f"to a tensor with grad_dtype '{_SCALAR_TYPE_NAMES[self.dtype]}'. The gradient "
+                f"must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+                f"set the tensor's grad_dtype attribute with a specific dtype, or None to allow "
+                f"any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                f"its gradient may break downstream systems that assume they match.")
         if value is not None and value._data.shape != self._data.shape:
-            raise RuntimeError("assigned grad has data of a different size")
+            raise RuntimeError(
+                f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                f"the same size")
         self._grad = value
 
     @grad.deleter
@@ -505,6 +516,11 @@ _U8, _I8, _I16, _I32, _I64 = (np.dtype(t)
                                for t in (np.uint8, np.int8, np.int16, np.int32, np.int64))
 _B = np.dtype(np.bool_)
 _LEGACY_TYPE_NAMES = {f"torch.{name}Tensor": d for d, name in _dtype.scalar_type_name.items()}
+# The names torch's errors give dtypes: its C++ element type, and its ScalarType.
+_CPP_TYPE_NAMES = {_dtype.bool: "bool", _dtype.uint8: "unsigned char", _dtype.int8: "signed char",
+                   _dtype.int16: "short int", _dtype.int32: "int", _dtype.int64: "long int",
+                   _dtype.float16: "c10::Half", _dtype.float32: "float", _dtype.float64: "double"}
+_SCALAR_TYPE_NAMES = _dtype.scalar_type_name
 
 
 def legacy_type_name(dtype):

@@ -798,6 +798,26 @@ class CloneBackward0(Node):
         return grad
 
 
+def flip(input, *args, dims=None):
+    """A copy with the elements in reverse order along ``dims`` (slices cannot step backwards)."""
+    if dims is None and not args:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
+    if dims is None:  # torch.flip(x, [0, 1]), x.flip(0, 1) or x.flip(dims=(0, 1))
+        dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    axes = tuple(wrap_dim(d, input._data.ndim) for d in dims)
+    result = copy_preserving_layout(input)
+    if axes and input._data.ndim:  # a 0-d tensor, or no dims: nothing to reverse
+        result._data[...] = np.flip(input._data, axes)
+    return record(FlipBackward0, result, (input,), dims=axes)
+
+
+class FlipBackward0(Node):
+    """out = x reversed along dims:  the gradient is reversed back"""
+
+    def backward(self, grad):
+        return flip(grad, self.dims)
+
+
 def contiguous(input, memory_format=None):
     """``self`` when already row-major, otherwise a row-major copy."""
     if input.is_contiguous():

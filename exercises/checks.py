@@ -151,12 +151,13 @@ def all_of(*results: Feedback, success: str | None = None) -> Feedback:
 
 # --- looking at answers ------------------------------------------------------------
 
-_STUBS = (Ellipsis, None, NotImplemented)
+_STUBS = (Ellipsis, NotImplemented)
 
 
 def is_stub(value) -> bool:
-    """True for an unfinished answer: ``...``, ``None`` or ``NotImplemented``, or a
-    tuple, list or dict (a multi-part answer) with such a part."""
+    """True for an unfinished answer: ``...`` or ``NotImplemented``, or a tuple, list or
+    dict (a multi-part answer) with such a part. ``None`` is an answer (``x.grad`` is often
+    ``None``), never a blank."""
     if any(value is stub for stub in _STUBS):
         return True
     if isinstance(value, (tuple, list)) and not is_tensor_like(value):

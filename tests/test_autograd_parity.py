@@ -390,3 +390,125 @@ def test_the_graph_is_freed_after_backward():
     del y
     gc.collect()
     assert node() is None and saved() is None
+
+
+# ====================================================================== lesson 8: nodes by hand
+def _wrong_exp(m):
+    class WrongExp(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = x.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (result,) = ctx.saved_tensors
+            return grad_output * result * 2  # wrong: exp' = exp
+
+    return WrongExp
+
+
+def test_gradcheck_error_message_is_torchs():
+    messages = []
+    for m in (engine, torch):
+        x = m.tensor([0.5, -1.0, 2.0], dtype=m.float64, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            m.autograd.gradcheck(_wrong_exp(m).apply, (x,))
+        messages.append((type(info.value).__name__, str(info.value)))
+    assert messages[0] == messages[1]
+
+
+def test_gradcheck_reports_the_first_output_then_input_like_torch():
+    messages = []
+    for m in (engine, torch):
+        x = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
+        y = m.tensor([2.0, 3.0], dtype=m.float64, requires_grad=True)
+        wrong = _wrong_exp(m).apply
+        with pytest.raises(RuntimeError) as info:
+            m.autograd.gradcheck(lambda a, b, wrong=wrong: (a * b, wrong(b)), (x, y))
+        messages.append(str(info.value).splitlines()[0])
+    assert messages[0] == messages[1]
+
+
+def test_calling_a_node_gives_none_for_inputs_without_an_edge():
+    results = []
+    for m in (engine, torch):
+        w = m.tensor([1.0, 2.0], requires_grad=True)
+        b = w + m.ones(3, 2)
+        with m.no_grad():
+            grads = b.grad_fn(m.ones(3, 2))
+        results.append([None if g is None else (tuple(g.shape), g.tolist()) for g in grads])
+    assert results[0] == results[1]
+
+
+def test_node_hooks_show_the_order_backward_runs_nodes_leaves_included():
+    orders = []
+    for m in (engine, torch):
+        x = m.tensor(2.0, requires_grad=True)
+        w = m.tensor(3.0, requires_grad=True)
+        a = x + w
+        b = w + 1
+        y = a * b
+        labels = {y.grad_fn: "y", a.grad_fn: "a", b.grad_fn: "b",
+                  a.grad_fn.next_functions[0][0]: "x", a.grad_fn.next_functions[1][0]: "w"}
+        order = []
+        for node, label in labels.items():
+            node.register_hook(lambda grad_inputs, grad_outputs, label=label, order=order:
+                               order.append((label, len(grad_inputs),
+                                             [g.tolist() for g in grad_outputs])))
+        y.backward()
+        orders.append(order)
+    assert orders[0] == orders[1]
+
+
+def test_reading_a_non_leafs_grad_warns_with_torchs_exact_text():
+    texts = []
+    for m in (torch, engine):
+        y = m.tensor([1.0], requires_grad=True) * 2
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert y.grad is None
+        assert [w.category for w in caught] == [UserWarning]
+        assert caught[0].filename == __file__  # points at the line that read .grad
+        texts.append(str(caught[0].message))
+    assert texts[0] == texts[1]
+
+
+def test_a_gradient_for_a_non_tensor_input_of_a_function_is_an_error():
+    messages = []
+    for m in (engine, torch):
+        class Clamp(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, low, high):
+                return x.clamp(low, high)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output, grad_output, None  # low is a number: None expected
+
+        u = m.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            Clamp.apply(u, 0.0, 1.0).sum().backward()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("make_grad", [
+    lambda m: m.ones(3),                       # another size
+    lambda m: m.ones(2, 3),                    # another shape
+    lambda m: m.ones(2, dtype=m.float64),      # another dtype (checked before the size)
+    lambda m: m.ones(3, dtype=m.int64),        # both: the dtype is reported
+    lambda m: m.ones(2, dtype=m.float16),
+])
+def test_assigning_a_grad_of_another_size_or_dtype_is_refused_with_torchs_message(make_grad):
+    """Lesson 5 resets gradients by hand (x.grad = ...): the errors read as torch's."""
+    messages = []
+    for m in (engine, torch):
+        x = m.zeros(2, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            x.grad = make_grad(m)
+        messages.append(str(info.value))
+        x.grad = m.ones(2)  # the right size and dtype is accepted
+        assert x.grad.tolist() == [1.0, 1.0]
+    assert messages[0] == messages[1]

@@ -787,3 +787,18 @@ def test_legacy_constructors_from_sizes_and_isinstance():
         assert isinstance(m.zeros(2, dtype=m.int64), m.Tensor)
         assert m.cuda.is_available() is False
     assert repr(engine.FloatTensor) == repr(torch.FloatTensor)
+
+
+# ====================================================================== lesson 1's mistakes
+LESSON_01_MISTAKES = {
+    "rand_like of an int tensor": lambda m: m.rand_like(m.tensor([[1, 2], [3, 4]])),
+    "randn with an int dtype": lambda m: m.randn(2, dtype=m.int64),
+    "randint with an int size": lambda m: m.randint(0, 10, 5),
+    "randint without a size": lambda m: m.randint(0, 10),
+    "randint with a list size": lambda m: (m.manual_seed(0), m.randint(0, 10, [2]))[1],
+}
+
+
+@pytest.mark.parametrize("name", list(LESSON_01_MISTAKES))
+def test_lesson_01_mistakes(name):
+    check(LESSON_01_MISTAKES[name])

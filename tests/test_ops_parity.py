@@ -1106,3 +1106,24 @@ def test_nonzero_layout_and_views():
     run_both(lambda m, x: m.nonzero(x[0, 0]), x)
     run_both(lambda m, x: m.nonzero(x.flatten()), x)
     run_both(lambda m, x: m.argwhere(x) if hasattr(m, "argwhere") else m.nonzero(x), x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_whole_tensor_sums_add_up_in_torchs_order(dtype):
+    """A whole (contiguous, or 1-d strided) tensor is summed to the last bit like torch:
+    a long chain can make that bit visible (lesson 4: data_in.mean() * 20200910.0)."""
+    rng = np.random.default_rng(74)
+    for n in [1, 3, 5, 7, 8, 15, 31, 33, 127, 129, 511, 513, 4097, 20000, 32768]:
+        values = (rng.standard_normal(n) * 10).astype(dtype)
+        for shape in [(n,), (1, n)] + ([(3, n // 3)] if n % 3 == 0 else []):
+            for fn in (lambda m, t: t.sum(), lambda m, t: t.mean(), lambda m, t: t.T.sum(),
+                       lambda m, t: t.sum(dim=tuple(range(t.dim())), keepdim=True),
+                       lambda m, t: t.flatten()[::3].sum()):
+                got = fn(engine, engine.tensor(values.reshape(shape)))
+                want = fn(torch, torch.tensor(values.reshape(shape)))
+                assert got.tolist() == want.tolist() and tuple(got.shape) == tuple(want.shape)
+    engine.manual_seed(20200910)
+    torch.manual_seed(20200910)
+    chain = [repr(m.randn(3, 5, dtype=getattr(m, dtype)).mean() * 20200910.0)
+             for m in (engine, torch)]
+    assert chain[0] == chain[1]

@@ -54,11 +54,16 @@ class FunctionCtx(Node):
         grads = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        # forward's non-tensor arguments get no edge, so their gradients are dropped
+        # forward's non-tensor arguments get no edge: their gradients must be None
         if len(grads) != len(self._arg_is_tensor):
             raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                f"gradients (expected {len(self._arg_is_tensor)}, got "
                                f"{len(grads)})")
+        for position, (g, is_tensor) in enumerate(zip(grads, self._arg_is_tensor), 1):
+            if g is not None and not is_tensor:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than "
+                                   f"None at position {position}, but the corresponding "
+                                   "forward input was not a Variable")
         return tuple(g for g, is_tensor in zip(grads, self._arg_is_tensor) if is_tensor)
 
 

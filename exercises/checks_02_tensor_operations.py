@@ -1,0 +1,275 @@
+"""Checkers for the exercises of lesson 2, tensor attributes and operations.
+
+Used by solutions/02_tensor_operations.ipynb and the exercise notebook generated from it.
+"""
+import numpy as np
+
+from exercises.checks import (all_of, checker, correct, expect_tensor, is_stub,
+                              is_tensor_like, wrong)
+
+# ---------------------------------------------------------------- 2.1 broadcast shapes
+
+BROADCASTS = [((4, 1), (3,)), ((5, 1, 3), (4, 1)), ((3,), (3, 1)), ((2, 3), (2, 1))]
+
+
+def _broadcast_shapes(torch):
+    return [tuple((torch.ones(*a) + torch.ones(*b)).shape) for a, b in BROADCASTS]
+
+
+def _as_shape(value):
+    """A shape written as a tuple, list or Size, as a tuple of ints; None if it is not one."""
+    if not isinstance(value, (tuple, list)):
+        return None
+    try:
+        return tuple(int(d) for d in value)
+    except (TypeError, ValueError):
+        return None
+
+
+@checker(right=_broadcast_shapes,
+         wrong=lambda torch: [
+             [(4, 3), (5, 4, 3), (3,), (2, 3)],        # (3,) with (3, 1) kept as (3,)
+             [(4, 1), (5, 1, 3), (3, 1), (2, 3)],      # the larger input's shape
+             [(4, 3), (5, 4, 3), (3, 3), (2, 2)],      # lined up on the left
+             (4, 3),                                   # one shape, not a list
+         ])
+def check_02_broadcast_shapes(prediction):
+    """Exercise 2.1: the shapes of four broadcast results, as a list of tuples."""
+    if not isinstance(prediction, (list, tuple)) or not all(
+            isinstance(shape, (list, tuple)) for shape in prediction):
+        return wrong("write a list of four shapes, one tuple per line, like [(1, 2), ...]")
+    if len(prediction) != len(BROADCASTS):
+        return wrong(f"your list has {len(prediction)} shapes; write one for each of the "
+                     f"{len(BROADCASTS)} lines")
+    expected = [tuple(np.broadcast_shapes(a, b)) for a, b in BROADCASTS]
+    for number, (shape, right_shape) in enumerate(zip(prediction, expected), start=1):
+        a, b = BROADCASTS[number - 1]
+        if _as_shape(shape) is None:
+            return wrong(f"your shape for line {number} is {shape!r}, not a tuple of sizes")
+        if _as_shape(shape) != right_shape:
+            return wrong(f"your shape for line {number}, {a} with {b}, is {shape!r}, which "
+                         f"is not right",
+                         "line the two shapes up on the right; a missing size counts as 1.")
+    return correct("all four broadcast shapes are right.")
+
+
+# ---------------------------------------------------------------- 2.2 which share memory
+
+def _storage(tensor):
+    return tensor.untyped_storage().data_ptr()
+
+
+def _sharing(torch):
+    x = torch.arange(6.0).reshape(2, 3)
+    made = {"a": x[1], "b": x[:, ::2], "c": x[[0, 1]], "d": x[x > 2], "e": x.T,
+            "f": x.reshape(3, 2), "g": x.T.reshape(6), "h": x.to(torch.float64),
+            "i": x.float()}
+    return {name: _storage(t) == _storage(x) for name, t in made.items()}
+
+
+SHARING_NAMES = tuple("abcdefghi")
+
+
+@checker(right=_sharing,
+         wrong=lambda torch: [
+             dict(_sharing(torch), c=True, d=True),       # every indexing is a view
+             dict(_sharing(torch), g=True),               # reshape always a view
+             dict(_sharing(torch), i=False),              # every conversion copies
+             {name: True for name in SHARING_NAMES},
+             ["a", "b", "e", "f", "i"],                   # not a dict
+         ])
+def check_02_shares_memory(prediction):
+    """Exercise 2.2: for each of a ... i, True if it shares memory with x."""
+    if not isinstance(prediction, dict):
+        return wrong("write a dict that maps each name, \"a\" to \"i\", to True or False")
+    missing = [n for n in SHARING_NAMES if n not in prediction]
+    if missing:
+        return wrong(f"your dict has no answer for {', '.join(repr(n) for n in missing)}")
+    not_bool = [n for n in SHARING_NAMES if not isinstance(prediction[n], bool)]
+    if not_bool:
+        return wrong(f"the answer for {not_bool[0]!r} is {prediction[not_bool[0]]!r}; write "
+                     f"True or False")
+    expected = {"a": True, "b": True, "c": False, "d": False, "e": True, "f": True,
+                "g": False, "h": False, "i": True}
+    mistakes = sum(prediction[n] != expected[n] for n in SHARING_NAMES)
+    if mistakes:
+        return wrong(f"{mistakes} of your {len(SHARING_NAMES)} answers "
+                     f"{'is' if mistakes == 1 else 'are'} not right",
+                     "plain indexing and shape changes that need no copy give views; index "
+                     "lists, masks and conversions to another dtype copy.")
+    return correct("all nine answers are right.")
+
+
+# ---------------------------------------------------------------- 2.3 indexing
+
+def _indexing(torch):
+    x = torch.arange(20).reshape(4, 5)
+    return (x[:, -1], x[1:-1, 1:-1], x[(x > 10) & (x % 2 == 0)],
+            x[[0, 0, -1, -1], [0, -1, 0, -1]])
+
+
+def _parts(answer, names):
+    if not isinstance(answer, tuple) or len(answer) != len(names):
+        return wrong(f"answer should be the tuple ({', '.join(names)})")
+    return None
+
+
+@checker(right=_indexing,
+         wrong=lambda torch: [
+             (torch.arange(20).reshape(4, 5)[:, -1:],) + _indexing(torch)[1:],  # keeps a dim
+             _indexing(torch)[:1] + (torch.arange(20).reshape(4, 5)[1:3, 1:3],)
+             + _indexing(torch)[2:],                                           # stop excluded
+             _indexing(torch)[:2] + (torch.tensor([10, 12, 14, 16, 18]),)
+             + _indexing(torch)[3:],                                           # >= instead of >
+             _indexing(torch)[:3] + (torch.tensor([[0, 4], [15, 19]]),),       # a 2x2 block
+         ])
+def check_02_indexing(answer):
+    """Exercise 2.3: (last_col, inner, big_evens, corners) from x = arange(20).reshape(4, 5)."""
+    names = ("last_col", "inner", "big_evens", "corners")
+    problem = _parts(answer, names)
+    if problem is not None:
+        return problem
+    last_col, inner, big_evens, corners = answer
+    return all_of(
+        expect_tensor(last_col, what="last_col", shape=(4,), values=[4, 9, 14, 19],
+                      hints={"shape": "a single index, not a slice, removes its dimension."}),
+        expect_tensor(inner, what="inner", shape=(2, 3), values=[[6, 7, 8], [11, 12, 13]],
+                      hints={"shape": "a slice's stop is excluded; negative stops count "
+                                      "from the end."}),
+        expect_tensor(big_evens, what="big_evens", shape=(4,), values=[12, 14, 16, 18],
+                      hints={"shape": "combine two masks with &, each in parentheses; "
+                                      "'greater than 10' leaves 10 out."}),
+        expect_tensor(corners, what="corners", shape=(4,), values=[0, 4, 15, 19],
+                      hints={"shape": "two index lists pair up, one element per pair."}),
+        success="last_col, inner, big_evens and corners are all right.",
+    )
+
+
+# ---------------------------------------------------------------- 2.4 permute and reshape
+
+def _layouts(torch):
+    hwc = torch.arange(24).reshape(2, 3, 4)
+    chw = hwc.permute(2, 0, 1)
+    return chw, hwc.reshape(6, 4), chw.reshape(4, 6)
+
+
+@checker(right=_layouts,
+         wrong=lambda torch: [
+             (torch.arange(24).reshape(4, 2, 3),) + _layouts(torch)[1:],   # reshape, not permute
+             _layouts(torch)[:2] + (torch.arange(24).reshape(4, 6),),       # reshape of hwc
+             (_layouts(torch)[0], torch.arange(24).reshape(2, 3, 4).reshape(4, 6),
+              _layouts(torch)[2]),                                          # pixels as (4, 6)
+         ])
+def check_02_layouts(answer):
+    """Exercise 2.4: (chw, pixels, channel_rows) from hwc = arange(24).reshape(2, 3, 4)."""
+    problem = _parts(answer, ("chw", "pixels", "channel_rows"))
+    if problem is not None:
+        return problem
+    chw, pixels, channel_rows = answer
+    hwc = np.arange(24).reshape(2, 3, 4)
+    moved = np.transpose(hwc, (2, 0, 1))
+    order_hint = ("reshape keeps the order in which elements are read; to move a dimension "
+                  "to the front, reorder the dimensions instead.")
+    return all_of(
+        expect_tensor(chw, what="chw", shape=(4, 2, 3), values=moved.tolist(),
+                      hints={"values": order_hint}),
+        expect_tensor(pixels, what="pixels", shape=(6, 4), values=hwc.reshape(6, 4).tolist(),
+                      hints={"shape": "one row per pixel (2 × 3 of them), one column per "
+                                      "channel."}),
+        expect_tensor(channel_rows, what="channel_rows", shape=(4, 6),
+                      values=moved.reshape(4, 6).tolist(),
+                      hints={"values": "row k should hold all the pixels of channel k: start "
+                                       "from chw."}),
+        success="chw, pixels and channel_rows are right.",
+    )
+
+
+# ---------------------------------------------------------------- fix-the-bug helpers
+
+def _call(func, *args, what="your function"):
+    """(result, None) or (None, Feedback) when func is not a function or raises."""
+    if not callable(func):
+        return None, wrong(f"{what} is a {type(func).__name__}, not a function")
+    try:
+        return func(*args), None
+    except Exception as error:  # the learner's bug is what this exercise is about
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        return None, wrong(f"calling {what} raised {type(error).__name__}: {message}")
+
+
+def _function_and_tensor(answer, function_name, tensor_name):
+    if (not isinstance(answer, tuple) or len(answer) != 2 or is_stub(answer[0])
+            or not is_tensor_like(answer[1])):
+        return wrong(f"pass the pair ({function_name}, {tensor_name}) to the checker")
+    return None
+
+
+# ---------------------------------------------------------------- 2.5 view of a transpose
+
+def _columns_fixed(torch):
+    return (lambda m: m.T.reshape(-1)), torch.arange(6).reshape(2, 3)
+
+
+@checker(right=_columns_fixed,
+         wrong=lambda torch: [
+             ((lambda m: m.T.view(-1)), torch.arange(6).reshape(2, 3)),   # the bug
+             ((lambda m: m.view(-1)), torch.arange(6).reshape(2, 3)),     # rows, not columns
+             ((lambda m: m.reshape(-1)), torch.arange(6).reshape(2, 3)),  # rows, not columns
+         ])
+def check_02_columns(answer):
+    """Exercise 2.5: (columns_in_order, m): the function returns m's columns one after another."""
+    problem = _function_and_tensor(answer, "columns_in_order", "m")
+    if problem is not None:
+        return problem
+    func, m = answer
+    for name, sample in (("m", m), ("m.T", m.T), ("m.T.T", m.T.T)):
+        result, problem = _call(func, sample, what=f"columns_in_order({name})")
+        if problem is not None:
+            return wrong(problem.message, "view() cannot walk a transposed tensor's memory in "
+                                          "order; which method copies when it has to?")
+        expected = np.asarray(sample.tolist()).T.reshape(-1)
+        feedback = expect_tensor(result, what=f"columns_in_order({name})",
+                                 shape=expected.shape, values=expected.tolist(),
+                                 hints={"values": "column 0 first, then column 1, and so on."})
+        if not feedback:
+            return feedback
+    return correct("columns_in_order works, also on transposed tensors.")
+
+
+# ---------------------------------------------------------------- 2.6 a broadcasting bug
+
+SCORES = [[1.0, 2.0, 3.0], [10.0, 20.0, 30.0], [0.0, 0.0, 6.0]]
+
+
+def _center_fixed(torch):
+    return (lambda x: x - x.mean(dim=1, keepdim=True)), torch.tensor(SCORES)
+
+
+@checker(right=_center_fixed,
+         wrong=lambda torch: [
+             ((lambda x: x - x.mean(dim=1)), torch.tensor(SCORES)),                # the bug
+             ((lambda x: x - x.mean(dim=0, keepdim=True)), torch.tensor(SCORES)),  # columns
+             ((lambda x: x - x.mean()), torch.tensor(SCORES)),                     # overall mean
+         ])
+def check_02_center_rows(answer):
+    """Exercise 2.6: (center_rows, scores): subtract from each row its own mean."""
+    problem = _function_and_tensor(answer, "center_rows", "scores")
+    if problem is not None:
+        return problem
+    func, scores = answer
+    for name, sample in (("scores", scores), ("scores[:2]", scores[:2]),
+                         ("scores[:, :2]", scores[:, :2])):
+        result, problem = _call(func, sample, what=f"center_rows({name})")
+        if problem is not None:
+            return wrong(problem.message, "look at the shape of the row means, and at how it "
+                                          "lines up with x.")
+        values = np.asarray(sample.tolist())
+        expected = values - values.mean(axis=1, keepdims=True)
+        feedback = expect_tensor(result, what=f"center_rows({name})", shape=expected.shape,
+                                 values=expected.tolist(), atol=1e-5,
+                                 hints={"values": "each row should have mean 0 and keep the "
+                                                  "differences between its own elements; "
+                                                  "print the row means' shape."})
+        if not feedback:
+            return feedback
+    return correct("center_rows subtracts each row's own mean, for any number of rows.")

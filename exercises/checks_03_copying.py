@@ -1,0 +1,354 @@
+"""Checkers for the exercises of lesson 3, ``03_copying`` (solutions/03_copying.ipynb)."""
+from exercises.checks import (
+    all_of,
+    checker,
+    correct,
+    expect_equal,
+    expect_shares_memory,
+    expect_tensor,
+    is_stub,
+    is_tensor_like,
+    not_done,
+    wrong,
+)
+
+# --- private helpers -------------------------------------------------------------------
+
+
+def _expect_predictions(answer, expected, compare, *, hints=None):
+    """A dict of predictions, one per name (``{"b1": True, ...}``): name the first wrong one.
+
+    ``compare(name, value, right)`` returns None when ``value`` matches, or the name of the
+    part that is wrong ("requires_grad", ...), or "" for the whole prediction.
+    """
+    hints = hints or {}
+    if not isinstance(answer, dict):
+        return wrong(f"your prediction is a {type(answer).__name__}; a dict like the one "
+                     f"given is expected here")
+    missing = [name for name in expected if name not in answer]
+    if missing:
+        return wrong(f"your prediction has no entry for {missing[0]}; keep every name given")
+    if any(is_stub(answer[name]) for name in expected):
+        return not_done()
+    bad = []
+    for name, right in expected.items():
+        part = compare(name, answer[name], right)
+        if part is not None:
+            bad.append((name, part))
+    if not bad:
+        return correct(f"all {len(expected)} predictions are right.")
+    name, part = bad[0]
+    if part in FORMS:
+        return wrong(f"your prediction for {name} is {answer[name]!r}; write it as {FORMS[part]}")
+    what = f"your {part} for {name}" if part else f"your prediction for {name}"
+    others = f" ({len(bad) - 1} other{'s are' if len(bad) > 2 else ' is'} not right either)" \
+        if len(bad) > 1 else ""
+    return wrong(f"{what} is not right{others}", hints.get(name))
+
+
+FORMS = {"bool": "True or False", "pair": "a pair (requires_grad, grad_fn)"}
+
+
+def _bool_compare(name, value, right):
+    if not isinstance(value, bool):
+        return "bool"
+    return None if value == right else ""
+
+
+def _name_of_node(value):
+    """"<CloneBackward0>", "CloneBackward0" and "CloneBackward" all name CloneBackward0."""
+    text = str(value).strip().strip("<>").strip()
+    return text.rstrip("0123456789")
+
+
+def _flag_and_node_compare(name, value, right):
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return "pair"
+    requires_grad, node = value
+    if not isinstance(requires_grad, bool) or requires_grad != right[0]:
+        return "requires_grad"
+    if _name_of_node(node) != _name_of_node(right[1]):
+        return "grad_fn"
+    return None
+
+
+def _pair(answer, names):
+    """``answer`` as two tensors ``(first, second)``, or a Feedback saying what is wrong."""
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return wrong(f"pass the pair ({names[0]}, {names[1]}) to the checker")
+    for name, value in zip(names, answer):
+        if is_stub(value):
+            return not_done()
+        if not is_tensor_like(value):
+            return wrong(f"{name} is a {type(value).__name__}, not a tensor")
+    return None
+
+
+# --- Exercise 3.1: does b change? --------------------------------------------------------
+
+CHANGES = {"b1": True, "b2": False, "b3": True, "b4": False, "b5": True}
+
+
+@checker(
+    right=lambda torch: dict(CHANGES),
+    wrong=lambda torch: [
+        {**CHANGES, "b3": False},                  # detach() taken for a copy
+        {**CHANGES, "b5": False},                  # .data taken for a copy
+        {**CHANGES, "b2": True, "b4": True},       # every copy follows a
+        {name: True for name in CHANGES},
+        (True, False, True, False, True),          # a tuple, not the dict
+    ],
+)
+def check_03_does_b_change(prediction):
+    """Exercise 3.1: for b1 ... b5, does b change when a is changed in place?"""
+    return _expect_predictions(
+        prediction, CHANGES, _bool_compare,
+        hints={
+            "b1": "does b = a make a new tensor, or a new name?",
+            "b2": "does clone() allocate new memory?",
+            "b3": "does detach() allocate new memory, or only a new tensor object?",
+            "b4": "which of the two steps allocates new memory?",
+            "b5": "compare .data with detach(): where does each read its numbers from?",
+        })
+
+
+# --- Exercise 3.2: requires_grad and grad_fn --------------------------------------------
+
+FLAGS = {  # "None": no grad_fn (a None inside the answer would read as unfinished)
+    "c1": (True, "CloneBackward0"),
+    "c2": (False, "None"),
+    "c3": (False, "None"),
+    "c4": (False, "None"),
+    "c5": (True, "None"),
+}
+
+
+@checker(
+    right=lambda torch: dict(FLAGS),
+    wrong=lambda torch: [
+        {**FLAGS, "c1": (True, "None")},           # clone() taken for a leaf
+        {**FLAGS, "c1": (False, "None")},          # clone() taken to leave the graph
+        {**FLAGS, "c3": (False, "CloneBackward0")},  # detach() keeps the clone's node
+        {**FLAGS, "c5": (True, "CloneBackward0")},   # requires_grad_() puts it back in a graph
+        {**FLAGS, "c5": (False, "None")},          # requires_grad_() forgotten
+        {**FLAGS, "c2": False},                    # not a pair
+    ],
+)
+def check_03_requires_grad_and_grad_fn(prediction):
+    """Exercise 3.2: (requires_grad, grad_fn's name or "None") for c1 ... c5."""
+    return _expect_predictions(
+        prediction, FLAGS, _flag_and_node_compare,
+        hints={
+            "c1": "is clone() recorded when its input requires gradients?",
+            "c3": "what does detach() return, whatever it is called on?",
+            "c5": "requires_grad_() sets a flag on the tensor; does it record an operation?",
+        })
+
+
+# --- Exercise 3.3: an independent snapshot -------------------------------------------------
+
+def _weights(torch):
+    torch.manual_seed(0)
+    return torch.randn(3, requires_grad=True)
+
+
+@checker(
+    right=lambda torch: (lambda w: (w, w.detach().clone()))(_weights(torch)),
+    wrong=lambda torch: [
+        (lambda w: (w, w.detach()))(_weights(torch)),   # shares memory
+        (lambda w: (w, w.clone()))(_weights(torch)),    # still in the graph
+        (lambda w: (w, w))(_weights(torch)),            # the same tensor
+        (lambda w: (w, w.detach().clone() + 1))(_weights(torch)),  # other values
+    ],
+)
+def check_03_snapshot(answer):
+    """Exercise 3.3: ``(w, snapshot)``: snapshot has w's values, its own memory, no graph."""
+    problem = _pair(answer, ("w", "snapshot"))
+    if problem:
+        return problem
+    w, snapshot = answer
+    return all_of(
+        expect_tensor(snapshot, what="snapshot", shape=tuple(w.shape), dtype=w.dtype,
+                      values=w.tolist(),
+                      hints={"values": "a snapshot holds the same numbers as w."}),
+        expect_tensor(snapshot, what="snapshot", requires_grad=False, grad_fn=None,
+                      hints={"requires_grad": "the snapshot should be out of the graph.",
+                             "grad_fn": "the snapshot should be out of the graph."}),
+        expect_shares_memory(w, snapshot, False, what="w and snapshot",
+                             hint="which of the two methods allocates new memory?"),
+        success="snapshot holds w's values in its own memory, outside the graph.",
+    )
+
+
+# --- Exercise 3.4: a copy that keeps the gradient path ------------------------------------
+
+def _masked_right(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    masked = x.clone()
+    masked[0] = 0.0
+    return x, masked
+
+
+def _masked_detached(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    masked = x.detach().clone()
+    masked[0] = 0.0
+    return x, masked
+
+
+def _masked_shared(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    masked = x.detach()
+    masked[0] = 0.0  # writes into x
+    return x, masked
+
+
+def _masked_new_leaf(torch):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    return x, torch.tensor([0.0, 2.0, 3.0], requires_grad=True)
+
+
+@checker(
+    right=_masked_right,
+    wrong=lambda torch: [
+        _masked_detached(torch),
+        _masked_shared(torch),
+        _masked_new_leaf(torch),
+        (lambda x: (x, x.clone()))(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
+    ],
+)
+def check_03_masked_copy(answer):
+    """Exercise 3.4: ``(x, masked)``: masked is x with element 0 set to 0, in new memory,
+    still in the graph: the gradient of ``(masked * 3).sum()`` reaches x as [0, 3, 3]."""
+    problem = _pair(answer, ("x", "masked"))
+    if problem:
+        return problem
+    x, masked = answer
+    first = all_of(
+        expect_tensor(x, what="x", values=[1.0, 2.0, 3.0],
+                      hints={"values": "x itself must stay unchanged."}),
+        expect_tensor(masked, what="masked", shape=(3,), values=[0.0, 2.0, 3.0]),
+        expect_shares_memory(x, masked, False, what="x and masked"),
+        expect_tensor(masked, what="masked", requires_grad=True, is_leaf=False,
+                      hints={"requires_grad": "a loss computed from masked must still "
+                                              "reach x; which copy stays in the graph?",
+                             "is_leaf": "masked is a new leaf, not connected to x; make it "
+                                        "from x with an operation autograd records."}),
+    )
+    if not first.ok:
+        return first
+    before = x.grad.tolist() if x.grad is not None else [0.0, 0.0, 0.0]
+    (masked * 3).sum().backward()
+    if x.grad is None:
+        return wrong("a loss computed from masked sends no gradient to x")
+    reached = [after - b for after, b in zip(x.grad.tolist(), before)]
+    if any(abs(r - e) > 1e-6 for r, e in zip(reached, [0.0, 3.0, 3.0])):
+        return wrong("the gradient of (masked * 3).sum() that reaches x is not the expected "
+                     "one")
+    return correct("masked is a copy in new memory, and its gradient flows back to x "
+                   "(0 for the masked element).")
+
+
+# --- Exercise 3.5: fix the backup -----------------------------------------------------------
+
+def _train(torch, make_backup, backup_after=False):
+    """One SGD step (lr 0.1) on a seeded nn.Linear(3, 1); ``make_backup(model)`` is the
+    learner's backup, taken before the step (or after it, a mistake)."""
+    def train_one_step():
+        torch.manual_seed(0)
+        model = torch.nn.Linear(3, 1)
+        backup = None if backup_after else make_backup(model)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+        optimizer.step()
+        if backup_after:
+            backup = make_backup(model)
+        return model, backup
+    return train_one_step
+
+
+@checker(
+    right=lambda torch: _train(torch, lambda m: {k: v.clone() for k, v in
+                                                 m.state_dict().items()}),
+    wrong=lambda torch: [
+        _train(torch, lambda m: m.state_dict()),                          # the bug
+        _train(torch, lambda m: {k: v.detach() for k, v in m.state_dict().items()}),
+        _train(torch, lambda m: dict(m.named_parameters())),              # the parameters
+        _train(torch, lambda m: {k: v.clone() for k, v in m.state_dict().items()},
+               backup_after=True),                                       # too late
+        _train(torch, lambda m: {"weight": m.weight.detach().clone()}),   # bias forgotten
+    ],
+)
+def check_03_backup(train_one_step):
+    """Exercise 3.5: ``train_one_step()`` returns ``(model, backup)``; backup must keep the
+    weight and bias from before the SGD step (lr 0.1)."""
+    if not callable(train_one_step):
+        return wrong(f"the checker got a {type(train_one_step).__name__}; pass the function "
+                     f"train_one_step itself, without calling it")
+    result = train_one_step()
+    if is_stub(result):
+        return not_done()
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return wrong("train_one_step() should return the pair (model, backup)")
+    model, backup = result
+    if not isinstance(backup, dict):
+        return wrong(f"backup is a {type(backup).__name__}; a dict like state_dict() is "
+                     f"expected here")
+    for name in ("weight", "bias"):
+        if name not in backup:
+            return wrong(f"backup has no entry {name!r}; keep every tensor of the state dict")
+    for name in ("weight", "bias"):
+        param, saved = getattr(model, name), backup[name]
+        if not is_tensor_like(saved):
+            return wrong(f"backup[{name!r}] is a {type(saved).__name__}, not a tensor")
+        shared = expect_shares_memory(
+            param, saved, False, what=f"model.{name} and backup[{name!r}]",
+            hint="the optimizer's step writes into the parameters in place; what else "
+                 "reads that memory?")
+        if not shared.ok:
+            return shared
+        if param.grad is None:
+            return wrong(f"model.{name} has no gradient: keep the training step as it is")
+        start = _minus(param.tolist(), _times(-0.1, param.grad.tolist()))
+        values = expect_tensor(saved, what=f"backup[{name!r}]", shape=tuple(param.shape),
+                               values=start, atol=1e-5,
+                               hints={"values": "it should hold the values from before "
+                                                "the step."})
+        if not values.ok:
+            return values
+    return correct("backup keeps the starting weight and bias in its own memory; the "
+                   "optimizer's step no longer changes it.")
+
+
+def _times(factor, values):
+    if isinstance(values, list):
+        return [_times(factor, v) for v in values]
+    return factor * values
+
+
+def _minus(a, b):
+    if isinstance(a, list):
+        return [_minus(x, y) for x, y in zip(a, b)]
+    return a - b
+
+
+# --- Exercise 3.6: a gradient through .data ------------------------------------------------
+
+@checker(
+    right=lambda torch: [20.0, 40.0, 60.0],
+    wrong=lambda torch: [[2.0, 4.0, 6.0], "error", [0.0, 0.0, 0.0], [20.0, 40.0]],
+)
+def check_03_data_gradient(prediction):
+    """Exercise 3.6: a.grad after ``y = (a * a).sum(); a.data.mul_(10); y.backward()``."""
+    if isinstance(prediction, str):
+        return wrong(f"your prediction is {prediction!r}: an error would need something to "
+                     f"notice the write",
+                     "does the version counter see writes made through .data?")
+    if is_tensor_like(prediction):
+        prediction = prediction.tolist()
+    if not isinstance(prediction, (list, tuple)) or len(prediction) != 3:
+        return wrong("write your prediction as a list of three numbers (or the string "
+                     "'error')")
+    return expect_equal(
+        [float(v) for v in prediction], [20.0, 40.0, 60.0], what="your prediction",
+        hint="MulBackward0 saved a tensor; what does that memory hold when backward runs?")
