@@ -76,8 +76,8 @@ execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (a
 	  --ExecutePreprocessor.kernel_name=python3 \
 	  $(or $(NB),$(NOTEBOOKS))
 	@# the exercises of the solutions just run (all of them when NB is not given)
-	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m exercises.generate --execute \
-	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m exercises.generate --execute)
+	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m exercises.generate --execute --force \
+	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m exercises.generate --execute --force)
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
 	$(VPY) tests/compare_torch.py $(NB)

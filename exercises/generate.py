@@ -140,10 +140,11 @@ def _selected(name: str, only: list[str] | None) -> bool:
 
 
 def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
-         check: bool = False, only: list[str] | None = None) -> list[str]:
+         check: bool = False, only: list[str] | None = None, force: bool = False) -> list[str]:
     """Write (or with ``check``, only compare) every exercise notebook, or those whose
     names contain one of ``only``; return the names of the notebooks that were (or would
-    be) written or removed."""
+    be) written or removed. ``force`` writes them even when their cells are unchanged
+    (to run them again after a checker's message changed)."""
     changed = []
     wanted = {}
     for path in sorted(solutions.glob(PATTERN)):
@@ -153,7 +154,7 @@ def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
             continue
         target = exercises / name
         current = target.read_text(encoding="utf-8") if target.exists() else None
-        if current is None or without_outputs(current) != text:
+        if current is None or without_outputs(current) != text or (force and not check):
             changed.append(name)
             if not check:
                 target.write_bytes(text.encode("utf-8"))
@@ -185,13 +186,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="write nothing; exit 1 and list the notebooks that differ")
     parser.add_argument("--execute", action="store_true",
                         help="run each exercise notebook written, saving its outputs")
+    parser.add_argument("--force", action="store_true",
+                        help="write (and with --execute run) even the notebooks that match")
     parser.add_argument("names", nargs="*",
                         help="only notebooks whose names contain one of these (e.g. 03)")
     parser.add_argument("--solutions", type=Path, default=SOLUTIONS)
     parser.add_argument("--exercises", type=Path, default=EXERCISES)
     args = parser.parse_args(argv)
     try:
-        changed = sync(args.solutions, args.exercises, check=args.check, only=args.names)
+        changed = sync(args.solutions, args.exercises, check=args.check, only=args.names,
+                       force=args.force)
     except MarkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
