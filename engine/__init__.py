@@ -12,7 +12,8 @@ Where the engine knowingly differs from PyTorch:
   float32 and float64 exist (no complex, bfloat16 or wider unsigned integers).
 * Reductions (sum, mean, std, norm ...), matrix products and the transcendental
   functions (exp, log, sin ...) can differ from torch in the last bit: numpy adds
-  in another order and uses another math library.
+  in another order and uses another math library. (``sum()`` and ``mean()`` of a
+  whole float32/float64 tensor of up to 32,768 elements add in torch's order.)
 * Random numbers match torch bit for bit on x86 CPUs with AVX2 (torch's own
   values differ on other CPUs); ranges over 32,768 elements may differ in the last
   bit (torch splits them across threads).

@@ -687,12 +687,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
             nr = tensor._output_nr if tensor.grad_fn is not None else 0
             captured.setdefault((id(node), nr), []).append(position)
+        targets = {node_id for node_id, _ in captured}
+        needed = _needed_nodes(roots, targets)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     with set_grad_enabled(create_graph):
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(id(node), None)
+            if captured is not None and id(node) not in needed:
+                # on the way to no input: torch neither runs nor frees it (nor what it feeds)
+                if grads is not None and id(node) in targets:
+                    _capture(node, _run_tensor_hooks(node, grads), captured, results)
+                continue
             input_grads = ()
             if grads is not None:  # (None: no gradient reached it, e.g. only unused outputs)
                 input_grads = _run_node(node, grads, captured, results, accumulate,
@@ -723,9 +730,7 @@ def _run_node(node, grads, captured, results, accumulate, retain_graph):
     """Run one node on the gradients of its outputs: hooks, then its backward."""
     grads = _run_tensor_hooks(node, grads)
     if captured is not None:
-        for nr, grad in enumerate(grads):
-            for position in captured.get((id(node), nr), ()):
-                results[position] = grad
+        _capture(node, grads, captured, results)
         if isinstance(node, AccumulateGrad):
             return ()  # autograd.grad leaves .grad alone
     if node._node_pre_hooks:
@@ -748,6 +753,37 @@ def _run_node(node, grads, captured, results, accumulate, retain_graph):
     if not retain_graph:
         node._release()
     return input_grads
+
+
+def _capture(node, grads, captured, results):
+    """autograd.grad: keep the gradients arriving at the inputs' nodes."""
+    for nr, grad in enumerate(grads):
+        for position in captured.get((id(node), nr), ()):
+            results[position] = grad
+
+
+def _needed_nodes(roots, targets):
+    """The ids of the nodes from which a node in ``targets`` (ids) can be reached: with
+    ``inputs`` (autograd.grad), only these run, as in torch.
+
+    Post-order with an explicit stack (graphs can be 100,000 ops deep).
+    """
+    needed, seen = set(), set()
+    stack = [(node, False) for node in roots if node is not None]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            if any(n is not None and (id(n) in targets or id(n) in needed)
+                   for n, _ in node.next_functions):
+                needed.add(id(node))
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions
+                     if n is not None and id(n) not in seen)
+    return needed
 
 
 def _add_to_buffer(buffers, node, output_nr, grad):
@@ -841,7 +877,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         found = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
                              allow_unused=True, accumulate=False)
         for tensor, grad in zip(inputs, found):

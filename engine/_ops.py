@@ -1766,9 +1766,9 @@ def _add_reduce(data, axis=None, keepdims=False, **kwargs):
 
 def _added_in_order(rows, start):
     """start + rows[0] + rows[1] + ..., one addition after another."""
-    if rows.ndim == 1:  # a few numbers (numpy scalars keep the array's dtype and rounding)
-        for value in rows:
-            start = start + value
+    if rows.ndim == 1 or len(rows) <= 4:  # numbers, or a few rows: a loop is quicker
+        for row in rows:
+            start = start + row  # numpy scalars keep the array's dtype and rounding
         return start
     return np.add.accumulate(np.concatenate([start[None], rows]), axis=0)[-1]
 
@@ -2572,6 +2572,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     ndim = input._data.ndim
     with no_grad():
         values, indices = sort(input, dim, descending=largest)
+        if not 0 <= k <= (values.shape[dim] if ndim else 1):
+            raise RuntimeError("selected index k out of range")
         if ndim:  # (a 0-d tensor is its own single largest value)
             values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
         result = return_types.topk(values.contiguous(), indices.contiguous())
@@ -2651,6 +2653,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1._data.ndim != 2 or mat2._data.ndim != 2:
         raise RuntimeError(f"{'mat1' if mat1._data.ndim != 2 else 'mat2'} must be a matrix, got "
                            f"{builtins.max(mat1._data.ndim, mat2._data.ndim)}-D tensor")
+    # torch compares the dtypes before the shapes, the bias's first (F.linear on int input)
+    for name, tensor in (("self", input), ("mat1", mat1)):
+        if tensor.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{scalar_type_name[tensor.dtype]} and "
+                               f"{scalar_type_name[mat2.dtype]}")
     _check_mm(mat1._data, mat2._data)
     products = _products(mat1._data, mat2._data)
     if alpha != 1:

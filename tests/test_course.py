@@ -130,7 +130,8 @@ def test_every_checker_of_a_lesson_is_used_and_has_wrong_answers(slug):
     checkers = {name: f for name, f in discover().items() if f.__module__ == module}
     assert len(checkers) >= MIN_EXERCISES
     nb = read(ROOT / "solutions" / f"{slug}.ipynb")
-    used = {name for c in nb.cells if c.cell_type == "code" for name in CHECK_CALL.findall(c.source)}
+    used = {name for c in nb.cells if c.cell_type == "code"
+            for name in CHECK_CALL.findall(c.source)}
     assert set(checkers) <= used, f"checkers no notebook calls: {set(checkers) - used}"
     for name, f in checkers.items():
         assert f.right is not None and f.wrong is not None, name
