@@ -552,10 +552,15 @@ class AsStridedBackward0(Node):
     """out = a piece of x (given by sizes, strides, offset):  the gradient lands there"""
 
     def backward(self, grad):
+        import numpy as np
+
         _refuse_double_backward(self)
         grad_base = _laid_out_like_base(grad, self.geometry)
         grad_base._data[...] = 0
-        _region(grad_base, self.geometry)._data[...] = grad._data
+        # add, element by element: where an as_strided view overlaps itself, every one of
+        # its elements that reads a place adds its gradient there
+        region = _region(grad_base, self.geometry)._data
+        np.add.at(region, (slice(None),) * region.ndim, grad._data)
         return grad_base
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "discover",
     "expect_equal",
     "expect_error",
+    "expect_items",
     "expect_shares_memory",
     "expect_tensor",
     "is_stub",
@@ -373,6 +374,69 @@ def expect_equal(
     if same:
         return correct(f"{what} is {answer!r}.")
     return wrong(f"{what} is {answer!r}, which is not right", hint)
+
+
+def _form_problem(value, form) -> str | None:
+    """How ``value`` should be written when it is not of ``form``; None when it is."""
+    if form is None:
+        return None
+    types = form if isinstance(form, tuple) and all(isinstance(f, type) for f in form) \
+        else (form,) if isinstance(form, type) else None
+    if types is not None:  # a type (or types): True is an int to Python, not to a learner
+        if isinstance(value, types) and (bool in types or not isinstance(value, bool)):
+            return None
+        if bool in types:
+            return "True or False"
+        return "a number" if int in types or float in types else "a string, in quotes"
+    if any(value == allowed and type(value) is type(allowed) for allowed in form):
+        return None  # one of the allowed values
+    return " or ".join(repr(allowed) for allowed in form)
+
+
+def expect_items(
+    answer,
+    expected,
+    labels,
+    *,
+    form=None,
+    normalise: Callable | None = None,
+    hints: Mapping[str, str] | None = None,
+    what: str = "your prediction",
+) -> Feedback:
+    """Check a list (or tuple) of answers, one per label, item by item; name the first wrong
+    item by its label, never its right value, and count the other wrong ones.
+
+    ``form`` is what one item must be: a type or types (``bool``, ``(int, float)``, ``str``)
+    or the allowed values (``("ok", "error")``); an item of another form is asked to be
+    written as one. ``normalise`` maps given and expected items before they are compared
+    (``"int64"`` and ``"torch.int64"`` the same). ``hints`` maps a label to a hint shown when
+    that item is the first wrong one.
+    """
+    if is_stub(answer):
+        return not_done()
+    hints = dict(hints or {})
+    count, names = len(expected), ", ".join(labels)
+    if not isinstance(answer, (list, tuple)) or is_tensor_like(answer):
+        return wrong(f"{what} is a {type(answer).__name__}; write a list of {count} values, "
+                     f"one for each of {names}")
+    if len(answer) != count:
+        return wrong(f"{what} has {len(answer)} values; give one for each of {names}, "
+                     f"in that order")
+    mistakes = []
+    for label, got, want in zip(labels, answer, expected):
+        problem = _form_problem(got, form)
+        if problem:
+            return wrong(f"{what} for {label} is {got!r}; write it as {problem}")
+        if normalise is not None:
+            got, want = normalise(got), normalise(want)
+        if got != want or isinstance(got, bool) != isinstance(want, bool):
+            mistakes.append(label)
+    if not mistakes:
+        return correct(f"all {count} predictions are right.")
+    others = len(mistakes) - 1
+    also = f" ({others} other{'s are' if others > 1 else ' is'} not right either)" \
+        if others else ""
+    return wrong(f"{what} for {mistakes[0]} is not right{also}", hints.get(mistakes[0]))
 
 
 def _error_matches(error: BaseException, error_type) -> bool:

@@ -1,42 +1,13 @@
 """Checkers for the exercises of lesson 1, Creating tensors (solutions/01_creating_tensors)."""
 import numpy as np
 
-from exercises.checks import all_of, checker, correct, expect_tensor, is_tensor_like, wrong
-
-# --- a private helper: a list of predictions, checked item by item ---------------------
-
+from exercises.checks import (all_of, checker, correct, expect_items, expect_tensor,
+                              wrong)
 
 def _as_dtype_name(value):
     """'torch.int64', 'int64' and a dtype object all mean the same dtype."""
     name = str(value).strip()
     return name if name.startswith("torch.") else f"torch.{name}"
-
-
-def _expect_items(answer, expected, labels, *, kind, normalise=None, hints=None):
-    """Check a list of predictions and name the first wrong one (by its label, never the
-    expected value). ``hints`` maps a label to a hint shown when that item is wrong."""
-    hints = hints or {}
-    if not isinstance(answer, (list, tuple)) or is_tensor_like(answer):
-        return wrong(f"your prediction is a {type(answer).__name__}; a list of "
-                     f"{len(expected)} {kind} is expected here")
-    if len(answer) != len(expected):
-        return wrong(f"your prediction has {len(answer)} items; there are {len(expected)} "
-                     f"tensors to predict ({', '.join(labels)})")
-    wrong_labels = []
-    for label, got, want in zip(labels, answer, expected):
-        if isinstance(want, int) and not isinstance(got, (int, float)):
-            return wrong(f"your prediction for {label} is {got!r}, a {type(got).__name__}; "
-                         f"write a number")
-        same = (normalise(got) == normalise(want)) if normalise else got == want
-        if not same:
-            wrong_labels.append((label, got))
-    if wrong_labels:
-        label, got = wrong_labels[0]
-        others = len(wrong_labels) - 1
-        also = f" (and {others} more)" if others else ""
-        return wrong(f"your prediction for {label} is {got!r}, which is not right{also}",
-                     hints.get(label))
-    return correct(f"all {len(expected)} predictions are right.")
 
 
 # --- Exercise 1.1: predict dtypes -------------------------------------------------------
@@ -69,8 +40,8 @@ DTYPE_HINTS = {
 )
 def check_01_predict_dtypes(prediction):
     """Exercise 1.1: the dtypes of six tensors, as a list of names such as "torch.int64"."""
-    return _expect_items(prediction, DTYPES, DTYPE_LABELS, kind="dtype names",
-                         normalise=_as_dtype_name, hints=DTYPE_HINTS)
+    return expect_items(prediction, DTYPES, DTYPE_LABELS, normalise=_as_dtype_name,
+                        hints=DTYPE_HINTS)
 
 
 # --- Exercise 1.2: predict lengths ------------------------------------------------------
@@ -99,8 +70,8 @@ LENGTH_HINTS = {
 )
 def check_01_predict_lengths(prediction):
     """Exercise 1.2: how many elements six ranges have, as a list of ints."""
-    return _expect_items(prediction, LENGTHS, LENGTH_LABELS, kind="numbers",
-                         hints=LENGTH_HINTS)
+    return expect_items(prediction, LENGTHS, LENGTH_LABELS, form=(int, float),
+                        hints=LENGTH_HINTS)
 
 
 # --- Exercise 1.3: a bias with the weight's dtype ---------------------------------------

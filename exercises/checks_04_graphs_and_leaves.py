@@ -7,6 +7,7 @@ from exercises.checks import (
     checker,
     correct,
     expect_equal,
+    expect_items,
     expect_tensor,
     is_stub,
     is_tensor_like,
@@ -19,33 +20,9 @@ ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
 # --- private helpers -------------------------------------------------------------------
 
 
-def _expect_list(answer, expected, names, *, kind, hints=None):
-    """A list of predictions, one per name: name the first wrong one, never the right value.
-
-    ``kind`` checks one entry's form: "bool" (True or False) or "str" (a node's name).
-    """
-    hints = hints or {}
-    forms = {"bool": "True or False", "str": 'a node name in quotes, like "AddBackward0"'}
-    if not isinstance(answer, (list, tuple)):
-        return wrong(f"your prediction is a {type(answer).__name__}; a list of "
-                     f"{len(expected)} values is expected here")
-    if len(answer) != len(expected):
-        return wrong(f"your prediction has {len(answer)} values; give one for each of "
-                     f"{', '.join(names)}, in that order")
-    bad = []
-    for name, value, right in zip(names, answer, expected):
-        if (kind == "bool" and not isinstance(value, bool)) or \
-                (kind == "str" and not isinstance(value, str)):
-            return wrong(f"your prediction for {name} is {value!r}; write it as {forms[kind]}")
-        if kind == "str":
-            value = value.strip().strip("<>").strip()
-        if value != right:
-            bad.append(name)
-    if not bad:
-        return correct(f"all {len(expected)} predictions are right.")
-    others = f" ({len(bad) - 1} other{'s are' if len(bad) > 2 else ' is'} not right either)" \
-        if len(bad) > 1 else ""
-    return wrong(f"your prediction for {bad[0]} is not right{others}", hints.get(bad[0]))
+def _written_node_name(value):
+    """"<MulBackward0>" and " MulBackward0" name the same node."""
+    return value.strip().strip("<>").strip() if isinstance(value, str) else value
 
 
 def _node_name(node):
@@ -79,7 +56,7 @@ LEAF_FLAGS = [True, True, False, True, False]
                               (True, True, False, True)])           # one missing
 def check_04_leaves(prediction):
     """Exercise 4.1: predict ``is_leaf`` of p, q, r, s and t, as a list of five bools."""
-    return _expect_list(prediction, LEAF_FLAGS, LEAF_NAMES, kind="bool", hints={
+    return expect_items(prediction, LEAF_FLAGS, LEAF_NAMES, form=bool, hints={
         "q": "a tensor you create is a leaf, whether it requires grad or not.",
         "s": "s is computed only from q, which does not require grad: was a node recorded?",
         "r": "r is computed from p, which requires grad.",
@@ -106,7 +83,8 @@ def check_04_node_names(prediction):
         if list(p.strip().strip("<>").strip() for p in prediction) != NODE_EXPECTED:
             return wrong("the operations are right, but a node's name also ends in a number",
                          "print any grad_fn.name() from the lesson to see the full form.")
-    return _expect_list(prediction, NODE_EXPECTED, NODE_NAMES, kind="str", hints={
+    return expect_items(prediction, NODE_EXPECTED, NODE_NAMES, form=str, normalise=_written_node_name,
+                        hints={
         "z": "a node is named after the last operation that made the tensor.",
         "m": "which operation makes m from z?",
         "v": "which operation makes v from u?",
@@ -134,7 +112,7 @@ def check_04_surviving_grads(answer):
     has_grad, grads = answer
     if is_stub(has_grad) or is_stub(grads):
         return not_done()
-    first = _expect_list(has_grad, HAS_GRAD, GRAD_NAMES, kind="bool", hints={
+    first = expect_items(has_grad, HAS_GRAD, GRAD_NAMES, form=bool, hints={
         "b": "b was created without requires_grad=True.",
         "c": "c is not a leaf, but look at the line after c = a * b.",
         "d": "d is the output: backward starts there, but is it a leaf?",

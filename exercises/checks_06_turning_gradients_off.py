@@ -4,6 +4,7 @@ from exercises.checks import (
     all_of,
     checker,
     correct,
+    expect_items,
     expect_shares_memory,
     expect_tensor,
     is_stub,
@@ -25,26 +26,6 @@ def _raised(what: str, error: BaseException, hint: str | None = None):
     message = _first_line(error)
     detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
     return wrong(f"{what} raised {detail}", hint)
-
-
-def _expect_list(prediction, labels, expected, hints, *, kind: str, allowed=None):
-    """A prediction written as a list (or tuple), checked position by position; the
-    feedback names the first wrong position by its label."""
-    if is_stub(prediction):
-        return not_done()
-    if not isinstance(prediction, (list, tuple)):
-        return wrong(f"your prediction is a {type(prediction).__name__}; write a list of "
-                     f"{len(expected)} values, one per line of the question")
-    if len(prediction) != len(expected):
-        return wrong(f"your prediction has {len(prediction)} values; the question asks for "
-                     f"{len(expected)}")
-    for label, guess, answer, hint in zip(labels, prediction, expected, hints):
-        if allowed is not None and guess not in allowed:
-            choices = " or ".join(repr(a) for a in allowed)
-            return wrong(f"your prediction for {label} is {guess!r}; write {choices}")
-        if guess != answer or type(guess) is not type(answer):
-            return wrong(f"your prediction for {label} is not right", hint)
-    return correct(f"all {len(expected)} {kind} are right")
 
 
 def _unpack(answer, names: str):
@@ -90,8 +71,8 @@ _PREDICT_HINTS = (
 def check_06_predict_requires_grad(prediction):
     """Exercise 6.1: ``prediction = [a, b, c, d]``: requires_grad of four tensors made in
     and after a ``no_grad`` block."""
-    return _expect_list(prediction, _PREDICT_LABELS, _PREDICT_EXPECTED, _PREDICT_HINTS,
-                        kind="predictions", allowed=(True, False))
+    return expect_items(prediction, _PREDICT_EXPECTED, _PREDICT_LABELS, form=bool,
+                        hints=dict(zip(_PREDICT_LABELS, _PREDICT_HINTS)))
 
 
 # --- Exercise 6.2: an evaluation function decorated with no_grad ---------------------------
@@ -439,5 +420,5 @@ _SNIPPET_HINTS = (
 )
 def check_06_predict_errors(prediction):
     """Exercise 6.6: ``prediction``: "ok" or "error" for each of four snippets."""
-    return _expect_list(prediction, _SNIPPET_LABELS, _SNIPPET_EXPECTED, _SNIPPET_HINTS,
-                        kind="predictions", allowed=("ok", "error"))
+    return expect_items(prediction, _SNIPPET_EXPECTED, _SNIPPET_LABELS, form=("ok", "error"),
+                        hints=dict(zip(_SNIPPET_LABELS, _SNIPPET_HINTS)))

@@ -412,3 +412,24 @@ def test_checkers_never_import_torch():
     for path in Path(generate.__file__).parent.glob("*.py"):
         imports = re.findall(r"^\s*(?:import|from)\s+(torch|engine)\b", path.read_text(), re.M)
         assert not imports, f"{path.name} imports {imports}: checkers take tensors as given"
+
+
+def test_expect_items_names_the_first_wrong_item_never_its_value():
+    from exercises.checks import expect_items
+    labels = ["a", "b", "c"]
+    assert_correct(expect_items([True, False, True], [True, False, True], labels, form=bool))
+    assert_not_done(expect_items([True, ..., True], [True, False, True], labels))
+    said = expect_items([True, True, False], [True, False, True], labels, form=bool,
+                        hints={"b": "look at b again"})
+    assert_wrong(said, "for b is not right", "1 other is not right either", "look at b again")
+    assert_wrong(expect_items([1, 0, 1], [True, False, True], labels, form=bool),
+                 "for a is 1", "True or False")
+    assert_wrong(expect_items(["ok", "OK"], ["ok", "error"], ["x", "y"], form=("ok", "error")),
+                 "for y is 'OK'", "'ok' or 'error'")
+    assert_wrong(expect_items([4, "5"], [4, 5], ["x", "y"], form=(int, float)), "a number")
+    assert_wrong(expect_items([1, 2], [1, 2, 3], labels), "has 2 values", "a, b, c")
+    assert_wrong(expect_items("abc", [1, 2, 3], labels), "is a str")
+    assert_correct(expect_items(["int64"], ["torch.int64"], ["a"],
+                                normalise=lambda v: v if v.startswith("torch.") else "torch." + v))
+    # True == 1 to Python, but a bool is not the number asked for (and the reverse)
+    assert_wrong(expect_items([True], [1], ["a"]), "for a is not right")

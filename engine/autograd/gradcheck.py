@@ -40,11 +40,10 @@ def numerical_jacobian(function, inputs, eps=1e-6):
             position = np.unravel_index(index, tensor._data.shape)
             original = tensor._data[position].copy()
             tensor._data[position] = original + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy()
-                    for o in _outputs(function, inputs)]
+            # in the outputs' dtype, as torch: a float32 check shows float32's rounding
+            plus = [o._data.reshape(-1).copy() for o in _outputs(function, inputs)]
             tensor._data[position] = original - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy()
-                     for o in _outputs(function, inputs)]
+            minus = [o._data.reshape(-1).copy() for o in _outputs(function, inputs)]
             tensor._data[position] = original
             columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         per_output = []
@@ -58,8 +57,8 @@ def analytical_jacobian(function, inputs):
     """[input][output] Jacobians from autograd: one backward per output element."""
     differentiable = _differentiable_inputs(inputs)
     outputs = [o for o in _as_tuple(function(*inputs)) if isinstance(o, Tensor)]
-    jacobians = [[np.zeros((t._data.size, o._data.size)) for o in outputs]
-                 for _, t in differentiable]
+    jacobians = [[np.zeros((t._data.size, o._data.size), t._data.dtype) for o in outputs]
+                 for _, t in differentiable]  # in each input's dtype, as torch
     for out_index, output in enumerate(outputs):
         if not output.requires_grad:
             continue
@@ -70,8 +69,7 @@ def analytical_jacobian(function, inputs):
                                    retain_graph=True, allow_unused=True)
             for in_index, grad in enumerate(grads):
                 if grad is not None:
-                    jacobians[in_index][out_index][:, element] = \
-                        grad._data.astype(np.float64).reshape(-1)
+                    jacobians[in_index][out_index][:, element] = grad._data.reshape(-1)
     return jacobians
 
 
