@@ -7,8 +7,11 @@ Each notebook is committed executed on the engine. Here it runs again with
 ``import engine as torch`` turned into ``import torch`` (and ``from engine[.nn|.optim|...]
 import x`` into ``from torch...``), cells tagged ``engine-only`` skipped, and each cell's
 outputs are compared with the saved ones, after the same sanitising as nbval
-(``tests/nbval_sanitize.cfg``). The course's own tools (``engine.viz``, ``engine.widgets``,
-``exercises``) stay imported as they are: they accept torch tensors.
+(``tests/nbval_sanitize.cfg``). The course's own tools stay imported as they are. The
+``exercises`` checkers accept torch tensors. The pictures (``engine.viz``) and widgets
+(``engine.widgets``) read the engine's insides, so they do not: a picture cell (nothing but
+``draw_graph(...)``, ``make_dot(...)`` or ``draw_memory(...)`` calls) is skipped like an
+``engine-only`` cell, and widget cells are tagged ``engine-only``.
 
 A cell tagged ``differs-from-torch`` is reported as explained (its notebook says why);
 any other difference makes the exit status 1. The goal is none.
