@@ -35,7 +35,7 @@ def _as_shape(value):
          ])
 def check_02_broadcast_shapes(prediction):
     """Exercise 2.1: the shapes of four broadcast results, as a list of tuples."""
-    if not isinstance(prediction, (list, tuple)) or not all(
+    if not isinstance(prediction, (list, tuple)) or not prediction or not any(
             isinstance(shape, (list, tuple)) for shape in prediction):
         return wrong("write a list of four shapes, one tuple per line, like [(1, 2), ...]")
     if len(prediction) != len(BROADCASTS):
@@ -172,7 +172,9 @@ def check_02_layouts(answer):
                   "to the front, reorder the dimensions instead.")
     return all_of(
         expect_tensor(chw, what="chw", shape=(4, 2, 3), values=moved.tolist(),
-                      hints={"values": order_hint}),
+                      hints={"shape": "channels first, then height, then width: each "
+                                      "chw[k] is a 2 × 3 picture.",
+                             "values": order_hint}),
         expect_tensor(pixels, what="pixels", shape=(6, 4), values=hwc.reshape(6, 4).tolist(),
                       hints={"shape": "one row per pixel (2 × 3 of them), one column per "
                                       "channel."}),

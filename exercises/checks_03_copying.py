@@ -114,7 +114,7 @@ def check_03_does_b_change(prediction):
 
 # --- Exercise 3.2: requires_grad and grad_fn --------------------------------------------
 
-FLAGS = {  # "None": no grad_fn (a None inside the answer would read as unfinished)
+FLAGS = {  # "None": no grad_fn (a learner may also write None; both read as "None")
     "c1": (True, "CloneBackward0"),
     "c2": (False, "None"),
     "c3": (False, "None"),
@@ -140,7 +140,10 @@ def check_03_requires_grad_and_grad_fn(prediction):
         prediction, FLAGS, _flag_and_node_compare,
         hints={
             "c1": "is clone() recorded when its input requires gradients?",
+            "c2": "what does detach() do to a tensor's place in the graph?",
             "c3": "what does detach() return, whatever it is called on?",
+            "c4": "clone() is recorded only when its input requires gradients; does "
+                  "a.detach()?",
             "c5": "requires_grad_() sets a flag on the tensor; does it record an operation?",
         })
 
@@ -164,7 +167,7 @@ def _weights(torch):
 def check_03_snapshot(answer):
     """Exercise 3.3: ``(w, snapshot)``: snapshot has w's values, its own memory, no graph."""
     problem = _pair(answer, ("w", "snapshot"))
-    if problem:
+    if problem is not None:
         return problem
     w, snapshot = answer
     return all_of(
@@ -221,7 +224,7 @@ def check_03_masked_copy(answer):
     """Exercise 3.4: ``(x, masked)``: masked is x with element 0 set to 0, in new memory,
     still in the graph: the gradient of ``(masked * 3).sum()`` reaches x as [0, 3, 3]."""
     problem = _pair(answer, ("x", "masked"))
-    if problem:
+    if problem is not None:
         return problem
     x, masked = answer
     first = all_of(

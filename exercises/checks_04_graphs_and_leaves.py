@@ -83,7 +83,8 @@ def check_04_node_names(prediction):
         if list(p.strip().strip("<>").strip() for p in prediction) != NODE_EXPECTED:
             return wrong("the operations are right, but a node's name also ends in a number",
                          "print any grad_fn.name() from the lesson to see the full form.")
-    return expect_items(prediction, NODE_EXPECTED, NODE_NAMES, form=str, normalise=_written_node_name,
+    return expect_items(prediction, NODE_EXPECTED, NODE_NAMES, form=str,
+                        normalise=_written_node_name,
                         hints={
         "z": "a node is named after the last operation that made the tensor.",
         "m": "which operation makes m from z?",
@@ -135,11 +136,11 @@ def check_04_surviving_grads(answer):
 
 # --- exercise 4.4: a gradient by hand, checked by backward ---------------------------------
 
-SIN_CHAIN_GRAD = math.cos(13.0) * 14.0  # z = sin(x**3 + 2x + 1) at x = 2
+SIN_CHAIN_GRAD = math.cos(4.0) * 5.0  # z = sin(x**3 + 2x + 1) at x = 1: y = 4, dy/dx = 5
 
 
 def _sin_chain(torch, backward=True):
-    x = torch.tensor(2.0, requires_grad=True)
+    x = torch.tensor(1.0, requires_grad=True)
     z = torch.sin(x ** 3 + 2 * x + 1)
     if backward:
         z.backward()
@@ -147,12 +148,13 @@ def _sin_chain(torch, backward=True):
 
 
 @checker(right=lambda torch: (SIN_CHAIN_GRAD, _sin_chain(torch)),
-         wrong=lambda torch: [(math.cos(13.0), _sin_chain(torch)),          # no inner derivative
-                              (14.0 * math.sin(13.0), _sin_chain(torch)),   # sin' taken as sin
+         wrong=lambda torch: [(math.cos(4.0), _sin_chain(torch)),           # no inner derivative
+                              (5.0 * math.sin(4.0), _sin_chain(torch)),     # sin' taken as sin
+                              (math.cos(13.0) * 14.0, _sin_chain(torch)),   # the lesson's x = 2
                               (SIN_CHAIN_GRAD, _sin_chain(torch, backward=False)),
-                              (SIN_CHAIN_GRAD, torch.tensor(2.0))])
+                              (SIN_CHAIN_GRAD, torch.tensor(1.0))])
 def check_04_gradient_by_hand(answer):
-    """Exercise 4.4: ``(by_hand, x)``: dz/dx of z = sin(x**3 + 2x + 1) at x = 2 worked out by
+    """Exercise 4.4: ``(by_hand, x)``: dz/dx of z = sin(x**3 + 2x + 1) at x = 1 worked out by
     hand, and the leaf x after z.backward()."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
         return wrong("pass the pair (by_hand, x) to the checker")
@@ -165,10 +167,11 @@ def check_04_gradient_by_hand(answer):
         by_hand = by_hand.item()
     return all_of(
         expect_equal(by_hand, SIN_CHAIN_GRAD, what="by_hand", atol=1e-4,
-                     hint="the chain rule: cos of the inside, times the derivative of the "
-                          "inside, 3x² + 2."),
-        expect_tensor(x, what="x", shape=(), values=2.0, requires_grad=True, is_leaf=True,
+                     hint="the chain rule, at x = 1: cos of the inside, times the "
+                          "derivative of the inside, 3x² + 2."),
+        expect_tensor(x, what="x", shape=(), values=1.0, requires_grad=True, is_leaf=True,
                       grad=SIN_CHAIN_GRAD, atol=1e-4, hints={
+                          "values": "this exercise takes the derivative at x = 1.",
                           "requires_grad": "x must be created with requires_grad=True.",
                           "grad": "did you call z.backward()? (Run the cell only once: "
                                   "gradients add up.)"}),
