@@ -308,7 +308,8 @@ def check_05_vjp(answer):
     for i, (row, expected) in enumerate(zip(rows, _JACOBIAN)):
         if not _same(row, expected):
             return wrong(f"row {i} of J (the derivatives of z{i}) is not right",
-                         "differentiate that one output by x0, then by x1, at x = [2, 3].")
+                         "differentiate that one output with respect to x0, then x1, at "
+                         "x = [2, 3].")
     if not is_tensor_like(x):
         return wrong(f"x is a {type(x).__name__}, not a tensor")
     grad = _grad_values(x)

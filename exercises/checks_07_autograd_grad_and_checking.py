@@ -41,7 +41,8 @@ def check_07_predict_grad(prediction):
     first, second, untouched = prediction
     return all_of(
         expect_equal(first, 2.0, what="your first number (df/du)", atol=1e-6,
-                     hint="treat v as a constant: what is the derivative of u * v by u?"),
+                     hint="treat v as a constant: what is the derivative of u * v with "
+                          "respect to u?"),
         expect_equal(second, 7.0, what="your second number (df/dv)", atol=1e-6,
                      hint="v appears in both terms of f."),
         expect_equal(untouched, True, what="your guess for u.grad is None",
@@ -211,8 +212,8 @@ def check_07_retain_graph(gradients):
     dw, db = result
     return all_of(
         expect_tensor(dw, what="dw", shape=(), values=42.0,
-                      hints={"values": "dw is the derivative of the loss by w."}),
+                      hints={"values": "dw is the derivative of the loss with respect to w."}),
         expect_tensor(db, what="db", shape=(), values=14.0,
-                      hints={"values": "db is the derivative of the loss by b."}),
+                      hints={"values": "db is the derivative of the loss with respect to b."}),
         success="both gradients come from one graph: dw = 42 and db = 14.",
     )

@@ -90,7 +90,8 @@ def check_09_sgd_by_hand(model):
     now = [model.weight.tolist()[0], model.bias.tolist()]
     if all(abs(a - b) < 1e-6 for row_a, row_b in zip(now, start) for a, b in zip(row_a, row_b)):
         return not_done("the parameters still hold their starting values: write the update, "
-                        "then run this cell again.")
+                        "which must change the parameter tensors themselves, then run this "
+                        "cell again.")
     return all_of(
         expect_tensor(model.weight, what="model.weight", values=_STEPPED_WEIGHT,
                       is_leaf=True, requires_grad=True, atol=1e-6,
@@ -123,7 +124,8 @@ def check_09_training_loop(losses):
                      "loss.item() turns a one-element tensor into a number.")
     for step, expected in _LOSSES_50.items():
         if abs(losses[step] - expected) > 1e-4 * expected:
-            hint = ("the loss should go down steadily: are the gradients cleared every step?"
+            hint = ("compare your loop with the lesson's five lines: are the gradients "
+                    "cleared every step, and does the optimizer use the lr given to train?"
                     if step > 0 else "the first loss comes before any update.")
             return wrong(f"the loss at step {step} is not what the training loop gives", hint)
     return correct("50 steps, each loss as the loop computes it.")
