@@ -27,7 +27,7 @@ SANITIZE := tests/nbval_sanitize.cfg
 # Jupyter refuses to run as root unless told; containers often run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
-.PHONY: help lab test oracle compare-torch bench lint execute exercises check-exercises clean distclean check-dot
+.PHONY: help lab test test-browser oracle compare-torch bench lint execute exercises check-exercises clean distclean check-dot check-chromium
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -55,6 +55,11 @@ test: $(STAMP_TEST) check-dot ## Run the tests and check the notebooks' saved ou
 	$(VPY) -m pytest $$args; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: error: pytest collected no tests." >&2; exit 1; fi; \
 	exit $$rc
+
+# Every notebook opened in JupyterLab by headless Chromium, run, and checked as a learner sees
+# it (tests/browser_check.py); `make test` runs the same test, or skips it without Chromium.
+test-browser: $(STAMP_TEST) check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
+	$(VPY) -m pytest tests/test_browser.py -v
 
 oracle: $(STAMP_ORACLE) ## Install torch==2.13.0 into .venv for the parity tests (CI runs this)
 
@@ -89,7 +94,7 @@ check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync 
 	$(VPY) -m exercises.generate --check
 
 clean: ## Remove caches and build artefacts (keeps .venv)
-	rm -rf .pytest_cache .ruff_cache .hypothesis build dist bench/out
+	rm -rf .pytest_cache .ruff_cache .hypothesis build dist bench/out tests/browser_artifacts
 	find . -path ./$(VENV) -prune -o \
 	  \( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) -type d -print0 | \
 	  xargs -0 rm -rf
@@ -119,10 +124,14 @@ $(STAMP_LAB): pyproject.toml | $(VPY)
 	@$(VPY) -c 'import matplotlib.font_manager' 2>/dev/null || true
 	@touch $@
 
+# The "browser" extra is Python playwright (about 40 MB): it drives the system's Chromium and
+# never downloads a browser (`playwright install` is never run). (A variable, because a comma
+# would split $(call)'s arguments.)
+TEST_EXTRAS := .[test,browser]
 $(STAMP_TEST): $(STAMP_LAB)
 	@echo "Installing the test tools into $(VENV)"
-	@echo "pip install -e '.[test]'"
-	@$(call PIP_INSTALL,-e '.[test]')
+	@echo "pip install -e '$(TEST_EXTRAS)'"
+	@$(call PIP_INSTALL,-e '$(TEST_EXTRAS)')
 	@touch $@
 
 $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
@@ -135,6 +144,22 @@ $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
 $(LAB_OVERRIDES): | $(STAMP_LAB)
 	@mkdir -p $(dir $@)
 	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $@
+
+# Debian's Chromium for the browser test (and an emoji font: the exercise checkers answer
+# with ✅ and ❌). Without root or apt-get the browser test is skipped, with the reason.
+CHROMIUM ?= /usr/bin/chromium
+check-chromium:
+	@if [ -x $(CHROMIUM) ]; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Chromium not found: installing Debian's chromium with apt-get (about 500 MB)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      chromium fonts-noto-color-emoji >/dev/null; } || \
+	    echo "warning: apt-get could not install chromium; the browser test will be skipped." >&2; \
+	else \
+	  echo "Chromium not found at $(CHROMIUM): the browser test will be skipped. Install it with:"; \
+	  echo "  Debian/Ubuntu: sudo apt-get install chromium fonts-noto-color-emoji"; \
+	fi
 
 check-dot:
 	@if command -v dot >/dev/null 2>&1; then \

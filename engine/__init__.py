@@ -21,12 +21,15 @@ Where the engine knowingly differs from PyTorch:
   as torch's (``torch.float32``, ``torch.Size([2])``), because learners compare
   outputs with PyTorch.
 * An elementwise result whose input has unusual strides only on dimensions of
-  size 0 or 1 is laid out row-major (torch keeps the input's order there).
+  size 0 or 1 is laid out row-major (torch keeps the input's order there);
+  ``from_numpy`` of an empty array takes the usual strides (torch keeps numpy's 0s).
 * Autograd: a second derivative (``create_graph=True``) through an in-place write
   into a view of a graph tensor (CopySlices) raises a clear error, where torch can
   differentiate it; views made inside ``inference_mode`` of ordinary tensors report
   ``requires_grad=False``; when four or more leaves become ready at once, their
-  hooks may fire in another order than torch's.
+  hooks may fire in another order than torch's; ``nll_loss`` / ``cross_entropy`` of
+  one sample (1-d input) with a 1-element target differentiate, where torch's
+  backward refuses that target ("size mismatch").
 """
 from . import _dtype
 from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004

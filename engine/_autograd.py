@@ -196,11 +196,18 @@ class Node:
     _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
     _node_pre_hooks = None
     _node_hooks = None
+    # Defaults on the class keep making a node cheap (one per recorded op): record() sets
+    # the first two, and the metadata dict is made when first asked for.
+    next_functions = ()
+    _input_meta = ()       # (shape, dtype) of each input, to check returned gradients
+    _metadata = None
 
-    def __init__(self):
-        self.next_functions = ()
-        self._input_meta = ()  # (shape, dtype) of each input, to check returned gradients
-        self.metadata = {}
+    @property
+    def metadata(self):
+        """A dict for your own notes on this node, as in torch."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self):
         """The node's name, e.g. ``'MulBackward0'``."""
@@ -295,18 +302,22 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
     def __init__(self, variable):
-        super().__init__()
         self.variable = variable
-        self._input_meta = ((variable._data.shape, variable._data.dtype),)
         self._sequence_nr = next(_sequence)
+
+    @property
+    def _input_meta(self):
+        # made only when asked: a leaf gets a new node whenever its last graph is gone
+        return ((self.variable._data.shape, self.variable._data.dtype),)
 
     def backward(self, grad):
         variable = self.variable
         if grad is None:
             return ()
         if variable._grad is None:
-            # the first gradient: a fresh tensor laid out like the leaf (torch's layout contract)
-            variable._grad = grad if _grad_enabled[0] else _owned_copy(grad, variable)
+            # the first gradient: a fresh tensor laid out like the leaf (torch's layout contract);
+            # with create_graph the copy is recorded (CopyBackwards), so .grad stays differentiable
+            variable._grad = _owned_copy(grad, variable)
         elif _grad_enabled[0]:
             variable._grad = variable._grad + grad  # create_graph: stay differentiable
         else:
@@ -337,6 +348,8 @@ def _owned_copy(grad, variable):
     import numpy as np
 
     result = empty_preserving_layout(variable, grad._data.dtype)
+    if _grad_enabled[0] and grad.requires_grad:
+        return result.copy_(grad)
     np.copyto(result._data, grad._data)
     return result
 
@@ -368,7 +381,7 @@ def _modified_message(tensor, saved, node):
 # ====================================================================== recording
 def gradient_edge(value):
     """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
-    if not getattr(value, "requires_grad", False):
+    if not getattr(value, "_requires_grad", False):  # (numbers have none; the property is slower)
         return (None, 0)
     node = value.grad_fn
     if node is not None:
@@ -391,7 +404,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **attribut
             break
     else:
         return results  # nothing to record: the common case stays cheap
-    node = new_node(node_class, inputs, saved, **attributes)
+    node = _build_node(node_class, inputs, saved, attributes)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
@@ -413,10 +426,15 @@ def new_node(node_class, inputs, saved=(), **attributes):
             break
     else:
         return None
+    return _build_node(node_class, inputs, saved, attributes)
+
+
+def _build_node(node_class, inputs, saved, attributes):
+    """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
-    node.next_functions = tuple(gradient_edge(value) for value in inputs)
-    node._input_meta = tuple((value._data.shape, value._data.dtype)
-                             if isinstance(value, Tensor) else None for value in inputs)
+    node.next_functions = tuple([gradient_edge(value) for value in inputs])
+    node._input_meta = tuple([(value._data.shape, value._data.dtype)
+                              if isinstance(value, Tensor) else None for value in inputs])
     node._sequence_nr = next(_sequence)
     if saved:
         node._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor) else _Constant(t)
@@ -633,17 +651,17 @@ def _count_dependencies(roots):
 
     Found with an explicit stack (no recursion, so a graph 100,000 ops deep is fine).
     """
-    dependencies = {}  # id(node) -> number of edges into it
+    dependencies = {}  # node -> number of edges into it (nodes hash by identity)
     seen, stack = set(), [node for node in roots if node is not None]
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         for next_node, _ in node.next_functions:
             if next_node is not None:
-                dependencies[id(next_node)] = dependencies.get(id(next_node), 0) + 1
-                if id(next_node) not in seen:
+                dependencies[next_node] = dependencies.get(next_node, 0) + 1
+                if next_node not in seen:
                     stack.append(next_node)
     return dependencies
 
@@ -674,14 +692,14 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     roots = [output.grad_fn if output.grad_fn is not None else output._grad_accumulator()
              for output in outputs]
     dependencies = _count_dependencies(roots)
-    buffers = {}  # id(node) -> [gradient per output], summed as contributions arrive
+    buffers = {}  # node -> [gradient per output], summed as contributions arrive
     for output, root, grad in zip(outputs, roots, grad_outputs):
         _add_to_buffer(buffers, root, output._output_nr if output.grad_fn is not None else 0,
                        grad)
     ready = []  # a heap of (-priority, arrival, node): the highest priority pops first
     arrival = itertools.count()  # equal priorities (leaves): first come, first served
     for root in set(roots):
-        if dependencies.get(id(root), 0) == 0:  # (a root that another root feeds waits)
+        if dependencies.get(root, 0) == 0:  # (a root that another root feeds waits)
             heapq.heappush(ready, (-_priority(root), next(arrival), root))
 
     captured = None
@@ -699,7 +717,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     with set_grad_enabled(create_graph):
         while ready:
             _, _, node = heapq.heappop(ready)
-            grads = buffers.pop(id(node), None)
+            grads = buffers.pop(node, None)
             if captured is not None and id(node) not in needed:
                 # on the way to no input: torch neither runs nor frees it (nor what it feeds)
                 if grads is not None and id(node) in targets:
@@ -717,8 +735,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     continue
                 if index < len(input_grads) and input_grads[index] is not None:
                     _add_to_buffer(buffers, next_node, nr, input_grads[index])
-                dependencies[id(next_node)] -= 1
-                if dependencies[id(next_node)] == 0:
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
                     heapq.heappush(ready, (-_priority(next_node), next(arrival), next_node))
 
     if inputs is None:
@@ -792,9 +810,9 @@ def _needed_nodes(roots, targets):
 
 
 def _add_to_buffer(buffers, node, output_nr, grad):
-    grads = buffers.get(id(node))
+    grads = buffers.get(node)
     if grads is None:
-        grads = buffers[id(node)] = [None] * node.num_outputs
+        grads = buffers[node] = [None] * node.num_outputs
     if grads[output_nr] is None:
         grads[output_nr] = grad
     else:
@@ -871,14 +889,24 @@ def _check_outputs(outputs):
                                "have a grad_fn")
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
     """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (sum of all)."""
+    if grad_variables is not None:  # the old name of grad_tensors, still accepted
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments "
+                               "both passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     outputs = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
     _check_outputs(outputs)
     grads = _make_grads(outputs, grads)
+    if create_graph and not _warned_about_create_graph:
+        _warn_create_graph_cycle()
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
@@ -891,6 +919,22 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         return None
     run_backward(outputs, grads, retain_graph, create_graph)
     return None
+
+
+_warned_about_create_graph = False
+
+
+def _warn_create_graph_cycle():
+    """torch warns once per process: .grad now holds a graph that leads back to the leaf."""
+    global _warned_about_create_graph
+    _warned_about_create_graph = True
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this "
+        "function, make sure to reset the .grad fields of your parameters to None after use "
+        "to break the cycle and avoid the leak. (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)", UserWarning, stacklevel=3)
 
 
 def _accumulate_into(tensor, grad):
@@ -908,6 +952,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
     for tensor in inputs:
@@ -957,4 +1004,6 @@ def register_hook(tensor, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if tensor.grad_fn is not None:
         return tensor.grad_fn._add_tensor_hook(tensor._output_nr, hook)
-    return tensor._grad_accumulator()._add_tensor_hook(0, hook)
+    # a leaf's hooks live on its AccumulateGrad node: the leaf keeps that node from now on
+    node = tensor._hooked_accumulator = tensor._grad_accumulator()
+    return node._add_tensor_hook(0, hook)

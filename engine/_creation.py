@@ -396,7 +396,10 @@ def from_numpy(ndarray, *, _warn=True):
         extent = 1 + builtins.sum((n - 1) * (s // ndarray.itemsize)
                                   for n, s in zip(ndarray.shape, ndarray.strides))
     result._storage = np.lib.stride_tricks.as_strided(array, (extent,), (ndarray.itemsize,))
-    if not array.flags.c_contiguous and array.size:
+    # torch keeps numpy's strides, also on dimensions of size 1. (Also numpy's 0 strides of
+    # an empty array, where the engine keeps its own: with them its results of isinf, clone
+    # ... would be laid out unlike torch's.)
+    if array.size:
         result._stride = tuple(s // ndarray.itemsize for s in ndarray.strides)
     return result
 

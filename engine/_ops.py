@@ -1776,6 +1776,8 @@ def _added_in_order(rows, start):
 def _torch_row_sum(items):
     """torch's row_sum: items (n, ...) in rows of 4, each column added up in levels of 16
     (or more) rows, then the items left over and the 4 columns."""
+    if items.ndim == 1 and len(items) < 4:  # no row of 4: simply added in order (a quick path)
+        return _added_in_order(items, items.dtype.type(0))
     n4 = len(items) // 4
     rows = items[:n4 * 4].reshape((n4, 4) + items.shape[1:])
     power = builtins.max(4, (n4 - 1).bit_length() // 4)

@@ -46,10 +46,27 @@ def fma64(a, b, c):
 
 
 def fma32(a, b, c):
-    """float32 a*b + c with a single rounding (the float64 product is exact)."""
-    p = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)
-    c = np.asarray(c, np.float32).astype(np.float64)
-    return _add_round_to_odd(p, c).astype(np.float32)
+    """float32 a*b + c with a single rounding.
+
+    In float64 the product of two float32 numbers is exact and the sum is rounded once;
+    rounding that sum to float32 then gives the fused result, unless the float64 sum landed
+    exactly halfway between two float32 numbers (the tie may break the wrong way) or among
+    float32's subnormals (whose halfway points lie elsewhere). Only those rare elements
+    need the slower exact sum, rounded to odd.
+
+    An optimizer step calls this on every weight, so it keeps few big temporary arrays
+    alive at once (the product is made again for the rare elements): then the memory of
+    one step is reused by the next instead of going back to the operating system.
+    """
+    a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
+    total = np.asarray(np.multiply(a, b, dtype=np.float64) + c)  # exact product, rounded sum
+    result = total.astype(np.float32)  # and rounded once more
+    halfway = (total.view(np.int64) & (2**29 - 1)) == 2**28  # the 29 bits float32 drops: 10...0
+    unsure = halfway | ((np.abs(total) < 2.0**-126) & (total != 0))
+    if unsure.any():
+        product, c = np.broadcast_arrays(np.multiply(a, b, dtype=np.float64), c)
+        result[unsure] = _add_round_to_odd(product[unsure], c[unsure].astype(np.float64))
+    return result
 
 
 def _significant_bits(x):

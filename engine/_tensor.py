@@ -10,6 +10,7 @@ tensors share memory, their version counter, and (from the autograd chapter on)
 import copy as _copy
 import math
 import warnings
+import weakref
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class Tensor:
     _grad = None
     _retains_grad = False
     _output_nr = 0       # which output of its grad_fn this tensor is
-    _accumulator = None  # a leaf's AccumulateGrad node, made on first use
+    _accumulator = None  # a weak reference to a leaf's AccumulateGrad node, made on first use
     _inference = False
     __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
 
@@ -290,7 +291,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
-        _autograd.backward(self, gradient, retain_graph, create_graph, inputs)
+        _autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach_(self):
         """Cut this tensor from its graph, in place: it becomes a leaf without requires_grad."""
@@ -310,10 +311,13 @@ class Tensor:
         return self._inference
 
     def _grad_accumulator(self):
-        """This leaf's AccumulateGrad node (the same one every time it is used)."""
-        node = self._accumulator
+        """This leaf's AccumulateGrad node (the same one while a graph or a hook holds it)."""
+        node = None if self._accumulator is None else self._accumulator()
         if node is None:
-            node = self._accumulator = _autograd.AccumulateGrad(self)
+            node = _autograd.AccumulateGrad(self)
+            # weak, as in torch: the node holds this tensor, and a strong reference back
+            # would make a cycle that only the garbage collector frees
+            self._accumulator = weakref.ref(node)
         return node
 
     def _alias_for_saving(self):
@@ -650,8 +654,10 @@ def copy_preserving_layout(tensor, np_dtype=None):
     """A copy (converted to ``np_dtype``) laid out like ``tensor``: clone() and to()."""
     data = tensor._data
     np_dtype = data.dtype if np_dtype is None else np_dtype
-    # float -> int: torch truncates toward zero; nan/inf have no integer value (no warning)
-    quiet = data.dtype.kind == "f" and np_dtype.kind != "f"
+    # float -> int: torch truncates toward zero; nan/inf have no integer value (no warning);
+    # to a narrower float: what does not fit becomes inf, silently as in torch
+    quiet = (data.dtype.kind == "f" and np_dtype.kind != "f") or \
+        (np_dtype.kind == "f" and np_dtype.itemsize < data.dtype.itemsize)
     if _plain_contiguous(tensor):
         if not quiet:
             return wrap(data.astype(np_dtype))

@@ -17,8 +17,8 @@ import numpy as np
 from . import _dtype
 from ._ops import _dims, wrap_dim
 from ._size import Size
-from ._autograd import (CopyBackwards, Node, _grad_enabled, new_node, no_grad, rebase_history,
-                        record, sum_to)
+from ._autograd import (AsStridedBackward0, CopyBackwards, Node, _grad_enabled, _view_geometry,
+                        new_node, no_grad, rebase_history, record, sum_to)
 from ._autograd import check_inplace as _autograd_check_inplace
 from ._layout import (contiguous_strides, is_non_overlapping_and_dense, iterator_strides)
 from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_strided,
@@ -142,6 +142,10 @@ class UnsafeViewBackward0(ViewBackward0):
     """reshape that had to copy first: the gradient is reshaped back"""
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """reshape that is a view of a non-contiguous tensor: the gradient is reshaped back"""
+
+
 def _view_dtype(input, target):
     """The same bytes read as another dtype (``x.view(torch.int32)``)."""
     old = input._data.itemsize
@@ -197,7 +201,9 @@ def reshape(input, *shape):
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is not None:
         result = make_view(input, shape, stride, input.storage_offset())
-        return record(ViewBackward0, result, (input,), self_sym_sizes=input._data.shape)
+        # (torch names the view of a non-contiguous tensor after its _reshape_alias)
+        node = ViewBackward0 if input.is_contiguous() else ReshapeAliasBackward0
+        return record(node, result, (input,), self_sym_sizes=input._data.shape)
     copied = clone(input, memory_format="torch.contiguous_format")
     result = wrap(copied._data.reshape(shape))
     return record(UnsafeViewBackward0, result, (copied,), self_sym_sizes=input._data.shape)
@@ -250,10 +256,9 @@ def transpose(input, dim0, dim1):
     """Swap two dimensions (a view: the strides swap, the memory stays)."""
     ndim = input._data.ndim
     d0, d1 = wrap_dim(dim0, ndim), wrap_dim(dim1, ndim)
-    if ndim == 0:
-        return alias(input)  # torch lets a 0-d tensor swap "dimension 0" with itself
     order = list(range(ndim))
-    order[d0], order[d1] = order[d1], order[d0]
+    if ndim:  # (torch lets a 0-d tensor swap "dimension 0" with itself, and records it)
+        order[d0], order[d1] = order[d1], order[d0]
     return _permuted(input, order, TransposeBackward0, dim0=d0, dim1=d1)
 
 
@@ -323,7 +328,7 @@ def movedim(input, source, destination):
     """Move dimensions ``source`` to the places ``destination`` (a view)."""
     ndim = input._data.ndim
     if ndim == 0:
-        return alias(input)
+        return record(AliasBackward0, alias(input), (input,))
     source = list(source) if isinstance(source, (tuple, list)) else [source]
     destination = list(destination) if isinstance(destination, (tuple, list)) else [destination]
     if len(source) != len(destination):
@@ -771,7 +776,8 @@ def chunk(input, chunks, dim=0):
 def as_strided(input, size, stride, storage_offset=None):
     """A view with exactly these sizes and strides (no checks beyond the storage bounds)."""
     offset = input.storage_offset() if storage_offset is None else storage_offset
-    return make_view(input, tuple(size), tuple(stride), offset)
+    result = make_view(input, tuple(size), tuple(stride), offset)
+    return record(AsStridedBackward0, result, (input,), geometry=_view_geometry(input, result))
 
 
 def detach(input):

@@ -8,13 +8,20 @@ b=b)`` draws the storages behind tensors and numpy arrays, to see what ``=``,
 Both return a ``Picture``: Jupyter shows it as an SVG drawn by Graphviz, and its
 plain-text form is a short summary that is the same in every run. Without Graphviz
 it falls back to text. The drawing code only reads the graph: it never changes it.
+
+The pictures work on real PyTorch tensors too, and draw the same picture for the same
+computation. engine never imports torch: a torch tensor is recognised by what it has
+(``grad_fn``, ``untyped_storage()`` ...), and read through PyTorch's public API. The
+functions under "reading tensors and nodes" below are the only places where the two differ.
 """
 import collections
+import re
+import warnings
 
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ._autograd import AccumulateGrad
+from ._autograd import AccumulateGrad, Node
 from ._tensor import Tensor
 
 __all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
@@ -178,9 +185,146 @@ def _tensor_names(names):
     """
     found = {}
     for name, value in (names or {}).items():
-        if isinstance(value, Tensor) and not str(name).startswith("_"):
+        if _is_tensor(value) and not str(name).startswith("_"):
             found.setdefault(id(value), (value, []))[1].append(str(name))
     return found
+
+
+# ====================================================================== reading tensors and nodes
+# An engine tensor keeps its facts in Python attributes; a torch tensor shows the same facts
+# through its public API. Each helper reads one fact from either.
+def _is_tensor(value):
+    """An engine tensor, or a torch tensor (or Parameter): it has grad_fn and a storage."""
+    kind = type(value)  # (the class, not the object: a Picture would build its drawing)
+    return isinstance(value, Tensor) or (hasattr(kind, "grad_fn")
+                                         and hasattr(kind, "untyped_storage"))
+
+
+def _grad_fn(tensor):
+    # the engine's tensor.grad_fn may update a view's history: read the attribute instead
+    return tensor._grad_fn if isinstance(tensor, Tensor) else tensor.grad_fn
+
+
+def _is_accumulator(node):
+    """A leaf's AccumulateGrad node (torch's has a ``variable`` too)."""
+    return isinstance(node, AccumulateGrad) or hasattr(type(node), "variable")
+
+
+def _numpy(tensor):
+    """The tensor's elements as a numpy array (for printing)."""
+    return tensor._data if isinstance(tensor, Tensor) else tensor.detach().numpy()
+
+
+def _grad(tensor):
+    """``.grad``, without the warning that reading it on a non-leaf gives."""
+    if isinstance(tensor, Tensor):
+        return tensor._grad
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tensor.grad
+
+
+def _saved_tensors(node):
+    """``[(name, tensor, version when saved), ...]``: the tensors a node saved for backward.
+
+    A saved output is a detached alias of it (same memory and version counter), as in
+    torch. Nothing is listed after backward has freed them.
+    """
+    if isinstance(node, Node):
+        return [(name, saved.tensor, saved.version)
+                for name, saved in zip(type(node)._saved_names, node._saved)
+                if isinstance(saved.tensor, Tensor)]
+    found = []
+    for name in _torch_saved_names(node):
+        raw = getattr(node, f"_raw_saved_{name}", None)  # (absent for numbers, tuples ...)
+        tensor = getattr(raw, "data", None)  # the saved tensor, without checking it
+        if tensor is None or _wrapped_number(tensor):
+            continue  # freed by backward, or a number saved as a tensor
+        try:
+            getattr(node, f"_saved_{name}")  # checks the version, as backward will
+            version = tensor._version
+        except RuntimeError as error:  # "... is at version 1; expected version 0 instead"
+            match = re.search(r"expected version (\d+)", str(error))
+            if match is None:
+                raise
+            version = int(match.group(1))
+        found.append((name, tensor, version))
+    return found
+
+
+def _wrapped_number(tensor):
+    """torch keeps the 2 of ``x * 2`` as a 0-d int64 (or float64) tensor; the engine as 2."""
+    return tensor.ndim == 0 and not tensor.requires_grad and \
+        str(tensor.dtype) in ("torch.int64", "torch.float64", "torch.complex128", "torch.bool")
+
+
+def _torch_saved_names(node):
+    """What a torch node saved (``self`` for ``_saved_self`` ...), in the order of the
+    engine's node of the same name (the order of the op's backward formula, which decides
+    which saved box is drawn first); dir() only sorts them by name."""
+    names = [attribute[len("_saved_"):] for attribute in dir(node)
+             if attribute.startswith("_saved_")]
+    order = _engine_saved_names(node.name())
+    return sorted(names, key=lambda name: (order.index(name) if name in order else len(order),
+                                           name))
+
+
+def _engine_saved_names(name):
+    """``_saved_names`` of the engine's node class called ``name`` (``("self", "other")``)."""
+    classes = [Node]
+    while classes:
+        cls = classes.pop()
+        if cls.__name__ == name:
+            return cls._saved_names
+        classes += cls.__subclasses__()
+    return ()
+
+
+def _retained_tensors(node, candidates):
+    """The tensors made by ``node`` that called retain_grad(), by output number.
+
+    The engine's node knows them; torch's does not say, so among ``candidates`` (the named
+    tensors and the roots) are those whose grad_fn is ``node``.
+    """
+    if isinstance(node, Node):
+        tensors = [ref() for _, ref in sorted((node._retained or {}).items())]
+        return [tensor for tensor in tensors if tensor is not None]
+    found = {id(t): t for t in candidates if t.retains_grad and t.grad_fn is node}
+    return sorted(found.values(), key=lambda tensor: tensor.output_nr)
+
+
+def _node_attributes(node):
+    """``[(name, value), ...]``: the numbers and other plain values a node keeps."""
+    if isinstance(node, Node):
+        found = [(name, saved.tensor) for name, saved in zip(type(node)._saved_names,
+                                                             node._saved)
+                 if saved.tensor is not None and _plain(saved.tensor)]  # a saved number
+        return found + [(name, value) for name, value in sorted(vars(node).items())
+                        if not name.startswith("_") and name != "next_functions"
+                        and _plain(value)]
+    numbers, others = [], []
+    for name in _torch_saved_names(node):
+        raw = getattr(node, f"_raw_saved_{name}", None)
+        tensor = getattr(raw, "data", None)
+        if tensor is not None and _wrapped_number(tensor):
+            numbers.append((name, tensor.item()))
+        elif raw is None:
+            value = getattr(node, f"_saved_{name}")
+            if value is not None and _plain(value):
+                others.append((name, value))
+    return numbers + sorted(others)
+
+
+def _storage_of(value):
+    """The flat block of memory behind a tensor or a numpy array, as a numpy array."""
+    if isinstance(value, Tensor):
+        return value._storage_array()
+    if _is_tensor(value):  # a torch tensor: a 1-D view of all of its storage
+        size = value.untyped_storage().nbytes() // value.element_size()
+        return value.detach().as_strided((size,), (1,), 0).numpy()
+    while isinstance(value.base, np.ndarray):  # a numpy view: look at what it views
+        value = value.base
+    return value.reshape(-1) if value.flags.c_contiguous else value
 
 
 # ====================================================================== the autograd graph
@@ -203,7 +347,7 @@ def _walk_graph(roots, names=None, show_values=False, show_grads=False, show_sav
         roots = tuple(roots[0])  # draw_graph((a, b)) as well as draw_graph(a, b)
     walk = _GraphWalk(_tensor_names(names), show_values, show_grads, show_saved, show_attrs)
     for root in roots:
-        if not isinstance(root, Tensor):
+        if not _is_tensor(root):
             raise TypeError(f"draw_graph() expects tensors, got {type(root).__name__}")
         walk.add_root(root)
     walk.run()
@@ -225,24 +369,27 @@ class _GraphWalk:
         self.show_values, self.show_grads = show_values, show_grads
         self.show_saved, self.show_attrs = show_saved, show_attrs
         self.ids = {}        # key -> "n0", "n1" ...; the key is never printed
+        self.kept = []       # what the keys' ids belong to, kept alive: torch makes a new
+        #                      Python object for a node or tensor nobody refers to any more
         self.nodes = []
         self.edges = []  # a list: x * x draws two arrows into x, one per gradient
         self.queue = collections.deque()
         self.roots = []
         self.results = set()  # ids of the tensors already drawn pointing at their grad_fn
 
-    def _box(self, key, kind, label):
-        """The id of the box for ``key``, made on first sight."""
+    def _box(self, thing, key, kind, label):
+        """The id of the box for ``key`` (made from ``thing``), made on first sight."""
         if key not in self.ids:
             self.ids[key] = f"n{len(self.ids)}"
+            self.kept.append(thing)
             self.nodes.append(Box(self.ids[key], kind, label))
         return self.ids[key]
 
     def box_id(self, thing):
         """The id of the box drawn for a tensor or a grad_fn node (None if not drawn)."""
-        if isinstance(thing, AccumulateGrad):
+        if _is_accumulator(thing):
             thing = thing.variable
-        kind = "tensor" if isinstance(thing, Tensor) else "node"
+        kind = "tensor" if _is_tensor(thing) else "node"
         return self.ids.get((kind, id(thing)))
 
     def add_root(self, root):
@@ -260,22 +407,22 @@ class _GraphWalk:
 
     def _tensor_box(self, tensor, kind):
         """The box of a tensor, coloured by what it is, whichever way it was reached first."""
-        if tensor._grad_fn is None and tensor.requires_grad:
+        if _grad_fn(tensor) is None and tensor.requires_grad:
             kind = "leaf"  # (a saved input that needs no grad stays a "saved" box)
         elif any(tensor is root for root in self.roots):
             kind = "root"
         elif tensor.retains_grad:
             kind = "retained"
-        return self._box(("tensor", id(tensor)), kind, self._tensor_label(tensor))
+        return self._box(tensor, ("tensor", id(tensor)), kind, self._tensor_label(tensor))
 
     def _node(self, node):
         """The box for a grad_fn node: an AccumulateGrad is drawn as its leaf tensor."""
-        if isinstance(node, AccumulateGrad):
+        if _is_accumulator(node):
             return self._tensor_box(node.variable, "leaf")
         key = ("node", id(node))
         if key not in self.ids:
             self.queue.append(node)
-        return self._box(key, "op", self._node_label(node))
+        return self._box(node, key, "op", self._node_label(node))
 
     def run(self):
         while self.queue:
@@ -292,37 +439,33 @@ class _GraphWalk:
 
     def _retained(self, node, here):
         """Tensors that called retain_grad() are drawn beside the node that made them."""
-        for _, ref in sorted((node._retained or {}).items()):
-            tensor = ref()
-            if tensor is not None:
-                self._result(tensor, "retained", here)
+        named = [tensor for tensor, _ in self.names.values()]
+        for tensor in _retained_tensors(node, named + self.roots):
+            self._result(tensor, "retained", here)
 
     def _named_results(self, node, here):
         """Named intermediate tensors (from ``names``) point at the node that made them."""
         for tensor, _ in self.names.values():
-            if tensor._grad_fn is node:
+            if _grad_fn(tensor) is node:
                 self._result(tensor, "tensor", here)
 
     def _saved(self, node, here):
-        for attribute, saved in zip(type(node)._saved_names, node._saved):
-            tensor = saved.tensor
-            if isinstance(tensor, Tensor):
-                label = f"_saved_{attribute}"
-                if tensor._version != saved.version:  # the error backward() will raise
-                    label += f"\nchanged in place since:\n_version {saved.version} -> " \
-                             f"{tensor._version}"
-                # one box per tensor: a saved leaf or named tensor is the box already drawn
-                self.edges.append((here, self._tensor_box(tensor, "saved"), label, "dashed"))
+        for attribute, tensor, version in _saved_tensors(node):
+            label = f"_saved_{attribute}"
+            if tensor._version != version:  # the error backward() will raise
+                label += f"\nchanged in place since:\n_version {version} -> {tensor._version}"
+            # one box per tensor: a saved leaf or named tensor is the box already drawn
+            self.edges.append((here, self._tensor_box(tensor, "saved"), label, "dashed"))
 
     def _tensor_label(self, tensor):
         named = self.names.get(id(tensor))
         lines = [", ".join(named[1])] if named else []
         lines.append(f"{_shape(tensor.shape)} {str(tensor.dtype).replace('torch.', '')}")
         if self.show_values:
-            lines.append(_values(tensor._data))
+            lines.append(_values(_numpy(tensor)))
         if self.show_grads:
-            grad = tensor._grad  # not .grad: that warns for non-leaves
-            lines.append("grad: " + ("None" if grad is None else _values(grad._data)))
+            grad = _grad(tensor)
+            lines.append("grad: " + ("None" if grad is None else _values(_numpy(grad))))
         if self.show_attrs:
             lines.append(f"requires_grad={tensor.requires_grad} is_leaf={tensor.is_leaf}")
             lines.append(f"retains_grad={tensor.retains_grad} _version={tensor._version}")
@@ -331,13 +474,7 @@ class _GraphWalk:
     def _node_label(self, node):
         lines = [node.name()]
         if self.show_attrs:  # what the node keeps besides tensors: dims, exponents ...
-            for attribute, saved in zip(type(node)._saved_names, node._saved):
-                if saved.tensor is not None and _plain(saved.tensor):  # a saved number
-                    lines.append(f"{attribute}: {saved.tensor}")
-            for attribute, value in sorted(vars(node).items()):
-                if not attribute.startswith("_") and attribute != "next_functions" \
-                        and _plain(value):
-                    lines.append(f"{attribute}: {value}")
+            lines += [f"{attribute}: {value}" for attribute, value in _node_attributes(node)]
         return "\n".join(lines)
 
     def picture(self, rankdir):
@@ -388,7 +525,7 @@ def draw_memory(**tensors):
     """Draw which of the named tensors (and numpy arrays) share memory, and how they view it."""
     objects = {}  # id -> [names, object]: ``b = a`` is one object with two names
     for name, value in tensors.items():
-        if not isinstance(value, (Tensor, np.ndarray)):
+        if not (_is_tensor(value) or isinstance(value, np.ndarray)):
             raise TypeError(f"draw_memory() draws tensors and numpy arrays, not "
                             f"{type(value).__name__} ({name})")
         objects.setdefault(id(value), [[], value])[0].append(name)
@@ -405,15 +542,6 @@ def draw_memory(**tensors):
         else:
             groups.append([start, end, storage, [(names, value)]])
     return _memory_picture(groups)
-
-
-def _storage_of(value):
-    """The flat block of memory behind a tensor or a numpy array."""
-    if isinstance(value, Tensor):
-        return value._storage_array()
-    while isinstance(value.base, np.ndarray):  # a numpy view: look at what it views
-        value = value.base
-    return value.reshape(-1) if value.flags.c_contiguous else value
 
 
 def _memory_picture(groups):
@@ -462,7 +590,7 @@ def _memory_facts(value):
 
 def _view_facts(value, storage_start):
     """Shape, strides and offset in elements, as torch counts them."""
-    if isinstance(value, Tensor):
+    if _is_tensor(value):
         return (f"shape {_shape(value.shape)}\nstride {value.stride()}\n"
                 f"offset {value.storage_offset()}")
     itemsize = value.itemsize

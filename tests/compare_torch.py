@@ -8,10 +8,10 @@ Each notebook is committed executed on the engine. Here it runs again with
 import x`` into ``from torch...``), cells tagged ``engine-only`` skipped, and each cell's
 outputs are compared with the saved ones, after the same sanitising as nbval
 (``tests/nbval_sanitize.cfg``). The course's own tools stay imported as they are. The
-``exercises`` checkers accept torch tensors. The pictures (``engine.viz``) and widgets
-(``engine.widgets``) read the engine's insides, so they do not: a picture cell (nothing but
-``draw_graph(...)``, ``make_dot(...)`` or ``draw_memory(...)`` calls) is skipped like an
-``engine-only`` cell, and widget cells are tagged ``engine-only``.
+``exercises`` checkers accept torch tensors, and the pictures (``engine.viz``:
+``draw_graph``, ``make_dot``, ``draw_memory``) draw torch tensors too, so picture cells are
+compared like any other. The widgets (``engine.widgets``) read the engine's insides: widget
+cells are tagged ``engine-only``.
 
 A cell tagged ``differs-from-torch`` is reported as explained (its notebook says why);
 any other difference makes the exit status 1. The goal is none.
@@ -34,7 +34,6 @@ SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 FOLDERS = ("notebooks", "solutions", "exercises")
 SKIP_TAG = "engine-only"
 EXPLAINED_TAG = "differs-from-torch"
-_PICTURE_CALL = re.compile(r"^(?:\w+\s*=\s*)?(?:draw_graph|make_dot|draw_memory)\(")
 
 # The engine's names for torch's own modules; engine.viz, engine.widgets are course tools.
 _TORCH_MODULES = r"(?:\.(?:nn|optim|autograd|utils|linalg|random|cuda)(?:\.\w+)*)?"
@@ -96,15 +95,8 @@ def comparable(outputs, sanitizers) -> list[str]:
     return merged
 
 
-def is_picture(source: str) -> bool:
-    """A cell that only draws: every statement starts with a picture call."""
-    lines = [line for line in source.split("\n") if line.strip() and not line.startswith("#")]
-    starts = [line for line in lines if not line[0].isspace() and not line.startswith(")")]
-    return bool(starts) and all(_PICTURE_CALL.match(line) for line in starts)
-
-
 def skipped(cell) -> bool:
-    return SKIP_TAG in cell.metadata.get("tags", []) or is_picture(cell.source)
+    return SKIP_TAG in cell.metadata.get("tags", [])
 
 
 def run_on_torch(path: Path, timeout: int = 600):
@@ -188,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
             status = "ok" if not report["differ"] else f"{len(report['differ'])} DIFFER"
             print(f"{status:>9}  {name}: {report['same']} of {report['cells']} code cells "
-                  f"the same, {report['skipped']} skipped (engine-only, pictures), "
+                  f"the same, {report['skipped']} skipped (engine-only), "
                   f"{len(report['explained'])} explained", flush=True)
             for kind in ("differ", "explained"):
                 for index, first_line, diff in report[kind]:
@@ -196,9 +188,9 @@ def main(argv: list[str] | None = None) -> int:
                     if not args.quiet:
                         print("      " + diff.replace("\n", "\n      "))
     print(f"\nTotal ({time.perf_counter() - start:.0f} s): {totals['cells']} code cells, "
-          f"{totals['same']} the same on torch, {totals['skipped']} skipped (engine-only or "
-          f"pictures), {totals['explained']} explained differences, {totals['differ']} "
-          f"unexplained differences.")
+          f"{totals['same']} the same on torch, {totals['skipped']} skipped (engine-only), "
+          f"{totals['explained']} explained differences, {totals['differ']} unexplained "
+          f"differences.")
     return 1 if totals["differ"] else 0
 
 

@@ -512,3 +512,58 @@ def test_assigning_a_grad_of_another_size_or_dtype_is_refused_with_torchs_messag
         x.grad = m.ones(2)  # the right size and dtype is accepted
         assert x.grad.tolist() == [1.0, 1.0]
     assert messages[0] == messages[1]
+
+
+def test_legacy_spellings_of_autograd_calls_behave_as_torchs(torch_or_skip):
+    """grad_variables (deprecated alias), materialize_grads with allow_unused=False, and
+    calling a Function instance: what older code and tutorials write."""
+    import warnings
+
+    def run(tm):
+        found = []
+        x = tm.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tm.autograd.backward([x.sum()], grad_variables=[tm.tensor(1.0)])
+        found.append((x.grad.tolist(), [(w.category, str(w.message)) for w in caught]))
+        attempts = [
+            lambda: tm.autograd.backward([x.sum()], grad_tensors=[tm.tensor(1.0)],
+                                         grad_variables=[tm.tensor(1.0)]),
+            lambda: tm.autograd.grad(x.sum() * 2, [x, tm.ones(1, requires_grad=True)],
+                                     allow_unused=False, materialize_grads=True),
+        ]
+
+        class Identity(tm.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t
+
+        attempts.append(lambda: Identity.__call__(Identity.__new__(Identity), x))
+        for attempt in attempts:
+            with pytest.raises(Exception) as error:
+                attempt()
+            found.append((type(error.value).__name__, str(error.value)))
+        return found
+
+    assert run(engine) == run(torch_or_skip)
+
+
+def test_backward_with_create_graph_keeps_a_differentiable_copy_and_warns(torch_or_skip):
+    """The first .grad is a recorded copy (CopyBackwards); torch warns about the cycle."""
+    import warnings
+
+    def run(tm):
+        z = tm.tensor(2.0, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            (z ** 3).backward(create_graph=True)
+        first = (repr(z.grad), z.grad.is_leaf, [str(w.message)[:60] for w in caught][:1])
+        second_derivative = tm.autograd.grad(z.grad, z, retain_graph=True)
+        (z ** 3).backward(create_graph=True)
+        return first, repr(second_derivative), repr(z.grad)
+
+    engine_result, torch_result = run(engine), run(torch_or_skip)
+    # torch warns once per process: compare the warning only when both gave it
+    if not torch_result[0][2]:
+        engine_result = ((*engine_result[0][:2], []), *engine_result[1:])
+    assert engine_result == torch_result

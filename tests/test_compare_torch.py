@@ -20,16 +20,11 @@ def test_imports_are_rewritten_but_course_tools_stay():
         "    import torch")
 
 
-@pytest.mark.parametrize("source, picture", [
-    ("draw_graph(y, names=locals())", True),
-    ("draw_memory(a=a,\n            b=b)", True),
-    ("pic = make_dot(out)\npic", False),
-    ("y = x * 2\ndraw_graph(y)", False),
-    ("# a comment\ndraw_graph(y)", True),
-    ("x + 1", False),
-])
-def test_only_cells_that_just_draw_count_as_pictures(source, picture):
-    assert compare_torch.is_picture(source) is picture
+def test_only_engine_only_cells_are_skipped():
+    picture = new_code_cell("draw_graph(y, names=locals())")
+    tagged = new_code_cell("x + 1", metadata={"tags": ["engine-only"]})
+    assert not compare_torch.skipped(picture)  # the pictures draw torch tensors too
+    assert compare_torch.skipped(tagged)
 
 
 def test_outputs_are_sanitised_and_streams_merged():
@@ -56,14 +51,19 @@ def test_a_difference_is_reported_and_an_explained_one_is_not(tmp_path, torch_or
              new_code_cell("1 + 1", execution_count=4, outputs=[
                  new_output("execute_result", {"text/plain": "3"}, execution_count=4)]),
              new_code_cell("import engine\nengine.__name__", execution_count=5, outputs=[
-                 new_output("execute_result", {"text/plain": "'whatever'"}, execution_count=5)])]
+                 new_output("execute_result", {"text/plain": "'whatever'"}, execution_count=5)]),
+             new_code_cell("from engine.viz import draw_memory\na = torch.arange(3.0)\n"
+                           "print(draw_memory(a=a, v=a[1:], c=a.clone()))",  # (with or
+                           execution_count=6, outputs=[  # without Graphviz)
+                 new_output("stream", name="stdout",
+                            text="Memory: 2 storages: storage 0: a, v | storage 1: c\n")])]
     cells[3].metadata["tags"] = ["differs-from-torch"]
     cells[4].metadata["tags"] = ["engine-only"]
     path = tmp_path / "nb.ipynb"
     nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3", "language": "python"}}), path)
     report = compare_torch.compare(path, compare_torch.read_sanitizers())
-    assert report["cells"] == 5 and report["same"] == 2 and report["skipped"] == 1
+    assert report["cells"] == 6 and report["same"] == 3 and report["skipped"] == 1  # + picture
     assert [index for index, _, _ in report["differ"]] == [2]
     assert "-torch.float64" in report["differ"][0][2] and "+torch.float32" in report["differ"][0][2]
     assert [index for index, _, _ in report["explained"]] == [3]

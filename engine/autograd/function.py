@@ -87,6 +87,12 @@ class Function:
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
 
+    def __call__(self, *args, **kwargs):  # Function()(x): the style before PyTorch 1.3
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please "
+            "use new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
     @classmethod
     def apply(cls, *args):
         """Run forward without recording, then record one node for the whole function."""

@@ -16,7 +16,8 @@ import numpy as np
 from .. import _ops
 from .._autograd import Node, no_grad, record
 from .._creation import empty_like, zeros
-from .._tensor import wrap
+from .._dtype import scalar_type_name
+from .._tensor import Tensor, wrap
 from .._views import broadcast_tensors
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
@@ -27,6 +28,12 @@ _NONE, _MEAN, _SUM = 0, 1, 2
 # ====================================================================== linear
 def linear(input, weight, bias=None):
     """out = input @ weight.T + bias"""
+    # a list passed as input (model([1., 2.])) gets torch's message, not an AttributeError
+    for position, (name, value) in enumerate([("input", input), ("weight", weight),
+                                              ("bias", bias)], start=1):
+        if not isinstance(value, Tensor) and not (name == "bias" and value is None):
+            raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {type(value).__name__}")
     if bias is None:
         return _ops.matmul(input, weight.t())
     if input.dim() == 2:
@@ -265,6 +272,24 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return _weighted_mean(self, x, weight, grad_x * grad, grad_y * grad)
 
 
+def _check_target_shape(input, target):
+    """torch's checks of class indices (N, d1, ...) against input (N, C, d1, ...)."""
+    dims, shape = input.dim(), list(target.shape)
+    if dims == 1 and target.dim() == 1 and shape != [1]:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{shape[0]}")
+    if dims <= 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    expected = [input.shape[0], *input.shape[2:]]
+    if dims == 4 and target.dim() != 3:  # (torch's 2-d image kernel words it its own way)
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.dim()}")
+    if dims == 4 and shape != expected:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {shape}")
+    if dims >= 3 and shape != expected:
+        raise RuntimeError(f"Expected target size {expected}, got {shape}")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """loss = -weight[t] * input[i, t] for each target class t (mean: / sum of those weights)"""
@@ -275,11 +300,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.dim() != 1 and input.shape[0] != batch_size:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({batch_size}).")
+    _check_target_shape(input, target)
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{str(target.dtype).split('.')[-1].capitalize()}")
     class_dim = 0 if input.dim() == 1 else 1
     x, t = input._data, target._data.astype(np.int64)
+    if input.dim() == 1:
+        t = t.reshape(())  # one sample: its target may also come as a 1-element vector
     n_classes = x.shape[class_dim]
     kept = t != ignore_index
     bad = t[kept & ((t < 0) | (t >= n_classes))]
@@ -332,7 +360,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if target.shape == input.shape:  # class probabilities, not class indices
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class "
-                               f"probabilities, got {str(target.dtype).split('.')[-1]}")
+                               f"probabilities, got {scalar_type_name[target.dtype]}")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
                                             class_dim)
     if not 0.0 <= label_smoothing <= 1.0:
