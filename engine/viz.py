@@ -16,6 +16,7 @@ functions under "reading tensors and nodes" below are the only places where the 
 """
 import collections
 import re
+import subprocess
 import warnings
 
 import numpy as np
@@ -26,6 +27,8 @@ from ._tensor import Tensor
 
 __all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
 
+LAYOUT_SECONDS = 30
+"""How long ``dot`` may take to lay out a picture before it is shown as text instead."""
 INSTALL_HINT = ("install Graphviz to see the picture: apt-get install graphviz / "
                 "brew install graphviz / conda install graphviz")
 
@@ -109,15 +112,25 @@ class Picture:
         return self.summary
 
     def _svg_or_none(self):
-        """The SVG text, or None when Graphviz cannot draw it (never raises)."""
+        """The SVG text, or None when Graphviz cannot draw it (never raises, never hangs)."""
         if self._svg is None:
             try:
-                self._svg = self.digraph.pipe(format="svg", encoding="utf-8")
+                source = self.digraph.source
+                # dot itself, with a time limit: some big graphs take dot minutes to lay out
+                done = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True,
+                                      text=True, encoding="utf-8", timeout=LAYOUT_SECONDS)
+                if done.returncode != 0:
+                    raise RuntimeError(done.stderr.strip() or f"exit status {done.returncode}")
+                self._svg = done.stdout
             except ImportError:
                 self._hint = "pip install graphviz, then " + INSTALL_HINT
+            except FileNotFoundError:
+                self._hint = INSTALL_HINT
+            except subprocess.TimeoutExpired:
+                self._hint = (f"Graphviz needed more than {LAYOUT_SECONDS} s to lay out these "
+                              f"{len(self.nodes)} boxes; shown as text")
             except Exception as error:  # noqa: BLE001 - a picture must never break a notebook
-                missing = type(error).__name__ == "ExecutableNotFound"
-                self._hint = INSTALL_HINT if missing else f"Graphviz failed: {error}"
+                self._hint = f"Graphviz failed: {error}"
         return self._svg
 
     def _repr_svg_(self):

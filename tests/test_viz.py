@@ -217,6 +217,20 @@ def test_text_fallback_without_dot(monkeypatch, tmp_path):
                          "brew install graphviz / conda install graphviz)")
 
 
+def test_a_layout_that_takes_too_long_falls_back_to_text(monkeypatch, tmp_path):
+    slow_dot = tmp_path / "dot"  # a dot that never finishes, like dot on some big graphs
+    slow_dot.write_text("#!/bin/sh\nexec /bin/sleep 30\n")
+    slow_dot.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(viz, "LAYOUT_SECONDS", 0.5)
+    x, w, y = article_graph()
+    bundle = viz.draw_graph(y, names={"x": x, "w": w})._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"]
+    assert bundle["text/plain"].startswith("Graph: 6 nodes, 6 edges")
+    assert bundle["text/plain"].endswith("(Graphviz needed more than 0.5 s to lay out these 6 "
+                                         "boxes; shown as text)")
+
+
 def test_text_fallback_in_a_process_without_dot(tmp_path):
     code = ("import engine as torch, engine.viz as viz\n"
             "x = torch.ones(2, requires_grad=True)\n"

@@ -1,0 +1,132 @@
+"""The engine's quick paths (made for bench/run.py) give exactly what the slow ones gave.
+
+Each speed-up in the engine keeps a simple, exact path for the rare or unusual case; these
+tests check the quick path against that exact path and against torch, bit for bit.
+"""
+import numpy as np
+import pytest
+
+import engine
+from engine import _rounding
+
+import parity
+
+
+# ---------------------------------------------------------------- fma32
+def _fma32_rounded_to_odd(a, b, c):
+    """The reference: every element through the exact sum rounded to odd."""
+    product = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32)
+    total = _rounding._add_round_to_odd(product, np.asarray(c, np.float32).astype(np.float64))
+    return np.asarray(total).astype(np.float32)
+
+
+def _tricky_float32(rng, n):
+    """Random magnitudes from subnormal to huge, with zeros of both signs, inf and nan."""
+    x = rng.standard_normal(n).astype(np.float32)
+    x *= (np.float32(10.0) ** rng.integers(-44, 38, n)).astype(np.float32)
+    x[::7], x[1::11], x[2::13], x[3::17], x[4::19] = 0.0, -0.0, np.inf, -np.inf, np.nan
+    return x
+
+
+def _same_bits(x, y):
+    assert x.dtype == y.dtype == np.float32 and x.shape == y.shape
+    assert np.array_equal(np.isnan(x), np.isnan(y))
+    assert np.array_equal(x[~np.isnan(x)].view(np.int32), y[~np.isnan(y)].view(np.int32))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fma32_matches_rounding_every_element_to_odd(seed):
+    rng = np.random.default_rng(seed)
+    a, b, c = (_tricky_float32(rng, 5000) for _ in range(3))
+    with np.errstate(all="ignore"):
+        _same_bits(_rounding.fma32(a, b, c), _fma32_rounded_to_odd(a, b, c))
+
+
+def test_fma32_ties_and_subnormals_take_the_exact_path():
+    # (1 + i/4096) * (1 + j/4096) with i*j odd is exactly halfway between two float32
+    # numbers; a tiny c is lost in the float64 sum, which then breaks the tie wrongly
+    rng = np.random.default_rng(1)
+    a = (1 + rng.integers(1, 2**11, 20000) * 2.0**-12).astype(np.float32)
+    b = (1 + rng.integers(1, 2**11, 20000) * 2.0**-12).astype(np.float32)
+    c = (rng.standard_normal(20000) * 2.0**-60).astype(np.float32)
+    expected = _fma32_rounded_to_odd(a, b, c)
+    assert not np.array_equal(expected, (a.astype(np.float64) * b + c).astype(np.float32))
+    _same_bits(_rounding.fma32(a, b, c), expected)
+    tiny = (rng.standard_normal(20000) * 2.0**-130).astype(np.float32)  # float32 subnormals
+    _same_bits(_rounding.fma32(tiny, np.float32(0.75), tiny), _fma32_rounded_to_odd(
+        tiny, np.float32(0.75), tiny))
+
+
+@pytest.mark.parametrize("shapes", [((), (), ()), ((3,), (), (3,)), ((), (4,), ()),
+                                    ((2, 1), (3,), (4, 2, 3)), ((0,), (), (0,))])
+def test_fma32_shapes_scalars_and_broadcasting(shapes):
+    rng = np.random.default_rng(2)
+    a, b, c = (_tricky_float32(rng, int(np.prod(s))).reshape(s) for s in shapes)
+    with np.errstate(all="ignore"):
+        result = _rounding.fma32(a, b, c)
+        expected = _fma32_rounded_to_odd(a, b, c)
+    assert isinstance(result, np.ndarray)
+    _same_bits(result, expected)
+    with np.errstate(all="ignore"):  # numpy scalars and Python numbers as operands
+        _same_bits(_rounding.fma32(np.float32(1.5), 3.0, a),
+                   _fma32_rounded_to_odd(np.float32(1.5), 3.0, a))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("alpha", [-0.1, 0.3, 1e-3, -2.5])
+def test_add_with_alpha_float32_matches_torch_bit_for_bit(alpha):
+    # optimizer steps are p.add_(grad, alpha=-lr): torch rounds a fused multiply-add once
+    x, y = parity.make_tensor((64, 33), "float32", 0), parity.make_tensor((64, 33), "float32", 1)
+    parity.run_both(lambda m, x, y: m.add(x, y, alpha=alpha), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y, alpha=alpha), x, y)
+    parity.run_both(lambda m, x, y: m.sub(x, y[0], alpha=alpha), x, y)
+
+
+@pytest.mark.torch
+def test_sgd_steps_on_a_big_weight_match_torch_bit_for_bit():
+    import torch
+
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((256, 784)).astype(np.float32)
+    g0 = (rng.standard_normal((256, 784)) * 1e-2).astype(np.float32)
+    results = []
+    for m in (engine, torch):
+        w = m.nn.Parameter(m.tensor(w0))
+        optimizer = m.optim.SGD([w], lr=0.1)
+        for _ in range(3):
+            w.grad = m.tensor(g0)
+            optimizer.step()
+        results.append(w.detach().numpy())
+    _same_bits(*results)
+
+
+# ---------------------------------------------------------------- sum of a few elements
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", range(1, 9))
+def test_sum_of_a_few_elements_adds_in_torchs_order(dtype, n):
+    # fewer than 4 elements take a quick path: added in order from 0 (so never -0.0)
+    for seed in range(20):
+        x = parity.make_tensor((n,), dtype, seed)
+        parity.run_both(lambda m, x: x.sum(), x)
+        parity.run_both(lambda m, x: x[::2].sum(), x)  # not contiguous
+    parity.run_both(lambda m, x: x.sum(), engine.tensor([-0.0] * n, dtype=getattr(engine, dtype)))
+
+
+# ---------------------------------------------------------------- nodes made cheaply
+@pytest.mark.torch
+def test_nodes_made_cheaply_still_show_what_torch_shows():
+    import torch
+
+    for m in (engine, torch):
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        y = a * 2
+        node = y.grad_fn
+        assert node.metadata == {} and node.metadata is node.metadata  # made once, kept
+        node.metadata["note"] = 1
+        assert y.grad_fn.metadata == {"note": 1}
+        leaf_node = node.next_functions[0][0]
+        assert leaf_node.next_functions == () and leaf_node.metadata == {}
+        assert leaf_node.variable is a
+    e = engine.tensor([[1.0], [2.0]], requires_grad=True)
+    assert (e * 1).grad_fn.next_functions[0][0]._input_meta == (((2, 1), np.dtype(np.float32)),)
