@@ -22,7 +22,9 @@ Where the engine knowingly differs from PyTorch:
   outputs with PyTorch.
 * An elementwise result whose input has unusual strides only on dimensions of
   size 0 or 1 is laid out row-major (torch keeps the input's order there);
-  ``from_numpy`` of an empty array takes the usual strides (torch keeps numpy's 0s).
+  ``from_numpy`` of an empty array takes the usual strides (torch keeps numpy's 0s);
+  a reduction over a dimension of a non-contiguous tensor (``x.transpose(1, 2).sum(0)``)
+  keeps numpy's order of the remaining dimensions (torch's result is row-major).
 * Autograd: a second derivative (``create_graph=True``) through an in-place write
   into a view of a graph tensor (CopySlices) raises a clear error, where torch can
   differentiate it; views made inside ``inference_mode`` of ordinary tensors report

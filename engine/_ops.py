@@ -490,7 +490,7 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 def _trunc_div(input, other, out):
     a, b, common = _common(input, other, "div")
-    _check_integer_divisor(b, common, "div_trunc_cpu")
+    _check_integer_divisor(a, b, common, "div_trunc_cpu")
     if common.kind == "f":
         if _is_half_with_scalar(common, other):
             return _out(_result(_half_with_scalar(_trunc_divide, a, other), a), out)
@@ -543,18 +543,20 @@ def _trunc_divide(a, b):
         return np.trunc(_apply(np.true_divide, a, b))
 
 
-def _check_integer_divisor(b, common, kernel):
-    """bool has no division kernel; integer division by zero raises (floats give inf/nan)."""
+def _check_integer_divisor(a, b, common, kernel):
+    """bool has no division kernel; integer division by zero raises (floats give inf/nan),
+    unless the result is empty (torch's kernel then never divides)."""
     if common.kind == "b":
         raise _kernel_error(kernel, common)
-    if common.kind in "iu" and np.any(np.asarray(b) == 0):
+    if common.kind in "iu" and np.any(np.asarray(b) == 0) and \
+            math.prod(np.broadcast_shapes(np.shape(a), np.shape(b))):
         raise RuntimeError("ZeroDivisionError")
 
 
 def floor_divide(input, other, *, out=None):
     """out = floor(input / other)"""
     a, b, common = _common(input, other, "floor_divide")
-    _check_integer_divisor(b, common, "div_floor_cpu")
+    _check_integer_divisor(a, b, common, "div_floor_cpu")
     if _is_half_with_scalar(common, other):
         result = _result(_half_with_scalar(np.floor_divide, a, other), a)
     else:
@@ -569,7 +571,7 @@ def floor_divide(input, other, *, out=None):
 def remainder(input, other, *, out=None):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
     a, b, common = _common(input, other, "remainder")
-    _check_integer_divisor(b, common, "remainder_cpu")
+    _check_integer_divisor(a, b, common, "remainder_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
         result = _apply(np.remainder, a, b)
         if common.kind == "f":
@@ -610,7 +612,7 @@ def fmod(input, other, *, out=None):
     if not isinstance(input, Tensor):
         raise _invalid_arguments("fmod", input, other)
     a, b, common = _common(input, other, "fmod")
-    _check_integer_divisor(b, common, "fmod_cpu")
+    _check_integer_divisor(a, b, common, "fmod_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
         result = _elementwise(np.fmod, a, b)
     if out is not None:
@@ -901,10 +903,14 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's param
         result = _result(np.full_like(data, np.nan, common), data)
     else:
         result = data.astype(common, copy=False)
+        # a tie keeps the input, as torch's kernel does: clamp(-0.0, min=0.0) is -0.0
+        # (np.maximum's vectorised float32 loop would give the bound)
         if min is not None:
-            result = np.maximum(result, checked_scalar(min, common))
+            bound = checked_scalar(min, common)
+            result = np.where(result < bound, bound, result)
         if max is not None:
-            result = np.minimum(result, checked_scalar(max, common))
+            bound = checked_scalar(max, common)
+            result = np.where(result > bound, bound, result)
         result = _result(result, data)
     if out is not None:
         return _out(result, out)
@@ -1580,7 +1586,8 @@ def relu(input):
     data = input._data
     if data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    result = _result(np.maximum(data, data.dtype.type(0)), data)
+    # not np.maximum: torch keeps the input where it ties with 0 (relu(-0.0) is -0.0)
+    result = _result(np.where(data < 0, data.dtype.type(0), data), data)
     return record(ReluBackward0, result, (input,), saved_output=True)
 
 

@@ -5,7 +5,7 @@ Each snippet runs once with ``m = torch`` and once with ``m = engine``; what it 
 in ``r`` (tensors, node names, numbers, error messages) must be the same.
 """
 import gc
-import time
+import sys
 import weakref
 
 import pytest
@@ -609,16 +609,24 @@ def test_saved_tensors_and_nodes_are_freed_after_backward():
     assert saved() is None and all(node() is None for node in nodes)
 
 
-def test_a_deep_chain_backward_is_iterative_and_fast():
+def test_a_deep_chain_backward_is_iterative():
+    """100,000 nodes deep, with room for only 150 more Python frames: backward must walk
+    the graph with a loop, not one recursive call per node. (How long it takes is
+    measured in bench/, never asserted here.)"""
     x = engine.tensor(1.0, requires_grad=True)
     y = x
     for _ in range(100_000):
         y = y * 1.0
-    start = time.perf_counter()
-    y.backward()
-    elapsed = time.perf_counter() - start
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + 150)
+    try:
+        y.backward()
+    finally:
+        sys.setrecursionlimit(limit)
     assert x.grad.item() == 1.0
-    assert elapsed < 10, f"backward through 100,000 nodes took {elapsed:.1f} s"
 
 
 def test_inplace_on_a_view_of_a_transposed_base():
