@@ -5,22 +5,10 @@ import numpy as np
 import pytest
 
 import engine
+from test_autograd_parity import _graph
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch
-
-
-def _graph(result):
-    """The names of every node reachable from result.grad_fn, depth first."""
-    names, stack = [], [result.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None:
-            names.append(None)
-            continue
-        names.append(node.name())
-        stack.extend(n for n, _ in reversed(node.next_functions))
-    return names
 
 
 @pytest.mark.parametrize("exponent", [3, 2.5, -1])
