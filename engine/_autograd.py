@@ -709,8 +709,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for position, tensor in enumerate(inputs):
             node = tensor.grad_fn if tensor.grad_fn is not None else tensor._grad_accumulator()
             nr = tensor._output_nr if tensor.grad_fn is not None else 0
-            captured.setdefault((id(node), nr), []).append(position)
-        targets = {node_id for node_id, _ in captured}
+            captured.setdefault((node, nr), []).append(position)
+        targets = {node for node, _ in captured}
         needed = _needed_nodes(roots, targets)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
@@ -718,9 +718,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node, None)
-            if captured is not None and id(node) not in needed:
+            if captured is not None and node not in needed:
                 # on the way to no input: torch neither runs nor frees it (nor what it feeds)
-                if grads is not None and id(node) in targets:
+                if grads is not None and node in targets:
                     _capture(node, _run_tensor_hooks(node, grads), captured, results)
                 continue
             input_grads = ()
@@ -781,12 +781,12 @@ def _run_node(node, grads, captured, results, accumulate, retain_graph):
 def _capture(node, grads, captured, results):
     """autograd.grad: keep the gradients arriving at the inputs' nodes."""
     for nr, grad in enumerate(grads):
-        for position in captured.get((id(node), nr), ()):
+        for position in captured.get((node, nr), ()):
             results[position] = grad
 
 
 def _needed_nodes(roots, targets):
-    """The ids of the nodes from which a node in ``targets`` (ids) can be reached: with
+    """The nodes from which a node in ``targets`` can be reached: with
     ``inputs`` (autograd.grad), only these run, as in torch.
 
     Post-order with an explicit stack (graphs can be 100,000 ops deep).
@@ -796,16 +796,16 @@ def _needed_nodes(roots, targets):
     while stack:
         node, children_done = stack.pop()
         if children_done:
-            if any(n is not None and (id(n) in targets or id(n) in needed)
+            if any(n is not None and (n in targets or n in needed)
                    for n, _ in node.next_functions):
-                needed.add(id(node))
+                needed.add(node)
             continue
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         stack.append((node, True))
         stack.extend((n, False) for n, _ in node.next_functions
-                     if n is not None and id(n) not in seen)
+                     if n is not None and n not in seen)
     return needed
 
 
