@@ -394,19 +394,13 @@ def test_the_graph_is_freed_after_backward():
 
 # ====================================================================== lesson 8: nodes by hand
 def _wrong_exp(m):
-    class WrongExp(m.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            result = x.exp()
-            ctx.save_for_backward(result)
-            return result
+    """_Exp with a backward off by a factor of 2 (exp' = exp), for gradcheck to catch."""
+    def backward(ctx, grad_output):
+        (result,) = ctx.saved_tensors
+        return grad_output * result * 2
 
-        @staticmethod
-        def backward(ctx, grad_output):
-            (result,) = ctx.saved_tensors
-            return grad_output * result * 2  # wrong: exp' = exp
-
-    return WrongExp
+    return type("WrongExp", (m.autograd.Function,),
+                {**vars(_Exp), "backward": staticmethod(backward)})
 
 
 def test_gradcheck_error_message_is_torchs():
