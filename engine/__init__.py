@@ -31,7 +31,10 @@ Where the engine knowingly differs from PyTorch:
   ``requires_grad=False``; when four or more leaves become ready at once, their
   hooks may fire in another order than torch's; ``nll_loss`` / ``cross_entropy`` of
   one sample (1-d input) with a 1-element target differentiate, where torch's
-  backward refuses that target ("size mismatch").
+  backward refuses that target ("size mismatch"). A leaf's first gradient is always
+  copied into ``.grad`` (version 0, memory of its own); torch adopts a gradient that
+  nothing else holds instead, and copies one that is held elsewhere or laid out
+  differently (then ``.grad._version`` is 1).
 """
 from . import _dtype
 from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004

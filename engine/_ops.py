@@ -2682,7 +2682,29 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         return _matmul_out(result, out)
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
-                  saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta)
+                  saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,
+                  mat1_sym_sizes=mat1.shape, mat1_sym_strides=mat1.stride(),
+                  mat2_sym_sizes=mat2.shape, mat2_sym_strides=mat2.stride())
+
+
+def _column_major(sizes, strides):
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def _mat1_grad(grad, mat2, sizes, strides):
+    """d/dA of A @ B = grad @ B.T, computed as (B @ grad.T).T when A is column-major (a
+    transposed matrix), as torch does: the gradient then has A's layout, and no copy is needed."""
+    if _column_major(sizes, strides):
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+def _mat2_grad(grad, mat1, sizes, strides):
+    """d/dB of A @ B = A.T @ grad, computed as (grad.T @ A).T when B is column-major (as
+    ``weight.t()`` in ``F.linear``): the weight's gradient comes back row-major, like the weight."""
+    if _column_major(sizes, strides):
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
 
 
 class AddmmBackward0(Node):
@@ -2696,8 +2718,12 @@ class AddmmBackward0(Node):
 
         def scaled(g, factor):
             return g if factor == 1 else g * factor
-        return (scaled(grad, self.beta), None if b is None else scaled(grad.mm(b.t()), self.alpha),
-                None if a is None else scaled(a.t().mm(grad), self.alpha))
+        grad_a = None if b is None else _mat1_grad(grad, b, self.mat1_sym_sizes,
+                                                   self.mat1_sym_strides)
+        grad_b = None if a is None else _mat2_grad(grad, a, self.mat2_sym_sizes,
+                                                   self.mat2_sym_strides)
+        return (scaled(grad, self.beta), None if grad_a is None else scaled(grad_a, self.alpha),
+                None if grad_b is None else scaled(grad_b, self.alpha))
 
 
 def mm(input, mat2, *, out=None):
@@ -2711,7 +2737,9 @@ def mm(input, mat2, *, out=None):
     result = wrap(_products(input._data, mat2._data))
     if out is not None:
         return _matmul_out(result, out)
-    return record(MmBackward0, result, (input, mat2), saved=(input, mat2))
+    return record(MmBackward0, result, (input, mat2), saved=(input, mat2),
+                  self_sym_sizes=input.shape, self_sym_strides=input.stride(),
+                  mat2_sym_sizes=mat2.shape, mat2_sym_strides=mat2.stride())
 
 
 class MmBackward0(Node):
@@ -2721,7 +2749,8 @@ class MmBackward0(Node):
 
     def backward(self, grad):
         a, b = self.saved_tensors
-        return grad.mm(b.t()), a.t().mm(grad)
+        return (_mat1_grad(grad, b, self.self_sym_sizes, self.self_sym_strides),
+                _mat2_grad(grad, a, self.mat2_sym_sizes, self.mat2_sym_strides))
 
 
 def mv(input, vec, *, out=None):

@@ -45,6 +45,9 @@ def fma64(a, b, c):
     return s + _add_round_to_odd(s_err, p_err)
 
 
+_BLOCK = 2**15  # elements per pass of fma32: its float64 scratch (256 KiB) stays in the cache
+
+
 def fma32(a, b, c):
     """float32 a*b + c with a single rounding.
 
@@ -54,18 +57,35 @@ def fma32(a, b, c):
     float32's subnormals (whose halfway points lie elsewhere). Only those rare elements
     need the slower exact sum, rounded to odd.
 
-    An optimizer step calls this on every weight, so it keeps few big temporary arrays
-    alive at once (the product is made again for the rare elements): then the memory of
-    one step is reused by the next instead of going back to the operating system.
+    An optimizer step calls this on every weight, so big arrays go through in blocks: the
+    float64 scratch of a block stays in the cache, and the same memory serves every block
+    (a whole-array float64 scratch is handed back to the system and paged in again).
     """
     a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
-    total = np.asarray(np.multiply(a, b, dtype=np.float64) + c)  # exact product, rounded sum
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    result = np.empty(shape, np.float32)
+    # one flat vector per argument; a single number (SGD's learning rate) stays a number
+    flat = [v if v.ndim == 0 else np.ravel(np.broadcast_to(v, shape)) for v in (a, b, c)]
+    flat_result = result.reshape(-1)
+    for start in range(0, flat_result.size, _BLOCK):
+        block = slice(start, start + _BLOCK)
+        flat_result[block] = _fma32_block(*(v if v.ndim == 0 else v[block] for v in flat))
+    return result
+
+
+def _fma32_block(a, b, c):
+    """fma32 of float32 vectors of the same length (or single numbers)."""
+    # (numpy multiplies and adds float64 arrays faster than mixed float32/float64 ones)
+    total = a.astype(np.float64) * b.astype(np.float64)  # exact product
+    total += c.astype(np.float64)  # rounded sum
     result = total.astype(np.float32)  # and rounded once more
-    halfway = (total.view(np.int64) & (2**29 - 1)) == 2**28  # the 29 bits float32 drops: 10...0
-    unsure = halfway | ((np.abs(total) < 2.0**-126) & (total != 0))
+    unsure = (total.view(np.int64) & (2**29 - 1)) == 2**28  # the 29 bits float32 drops: 10...0
+    if result.size and np.abs(result).min() <= 2.0**-126:  # (a cheap look for subnormals)
+        unsure |= (np.abs(total) < 2.0**-126) & (total != 0)
     if unsure.any():
-        product, c = np.broadcast_arrays(np.multiply(a, b, dtype=np.float64), c)
-        result[unsure] = _add_round_to_odd(product[unsure], c[unsure].astype(np.float64))
+        a, b, c = np.broadcast_arrays(a, b, c)
+        product = np.multiply(a[unsure], b[unsure], dtype=np.float64)
+        result[unsure] = _add_round_to_odd(product, c[unsure].astype(np.float64))
     return result
 
 

@@ -57,6 +57,21 @@ def test_fma32_ties_and_subnormals_take_the_exact_path():
         tiny, np.float32(0.75), tiny))
 
 
+def test_fma32_goes_block_by_block_through_big_broadcast_arrays():
+    # more elements than one block, blocks that end mid-row, a transposed operand,
+    # and ties (which need the exact path) in every block
+    rng = np.random.default_rng(3)
+    rows, columns = 3, _rounding._BLOCK // 2 + 7
+    a = (1 + rng.integers(1, 2**11, (columns, rows)) * 2.0**-12).astype(np.float32).T
+    b = (1 + rng.integers(1, 2**11, columns) * 2.0**-12).astype(np.float32)
+    c = (rng.standard_normal((rows, 1)) * 2.0**-60).astype(np.float32)
+    result = _rounding.fma32(a, b, c)
+    expected = _fma32_rounded_to_odd(a, b, c)
+    assert result.shape == (rows, columns) and result.flags.c_contiguous
+    assert not np.array_equal(expected, (a.astype(np.float64) * b + c).astype(np.float32))
+    _same_bits(result, expected)
+
+
 @pytest.mark.parametrize("shapes", [((), (), ()), ((3,), (), (3,)), ((), (4,), ()),
                                     ((2, 1), (3,), (4, 2, 3)), ((0,), (), (0,))])
 def test_fma32_shapes_scalars_and_broadcasting(shapes):
