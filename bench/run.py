@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
+from engine._rounding import fma32  # noqa: E402
 
 try:
     import torch
@@ -101,12 +102,16 @@ def mlp_data():
     return x, y, params
 
 
-def mlp_step_numpy(x, y, params):
+def mlp_step_numpy(x, y, params, rounded_once=False):
     """The same step written by hand: forward, cross-entropy, backward, SGD (in place).
 
     As a competent numpy programmer writes it: weights stored (out, in) like nn.Linear's
     and used transposed (a BLAS call reads the transpose without a copy), the softmax's
     gradient from the saved exponentials, no gradient for the input batch.
+
+    ``p -= LR * g`` rounds twice; torch (and so the engine) rounds ``p - LR * g`` once.
+    With ``rounded_once`` the update is the engine's single-rounding ``fma32`` instead,
+    the rest unchanged: the gap that is left is the engine's own overhead.
     """
     w1, b1, w2, b2 = params
     rows = np.arange(BATCH)
@@ -128,9 +133,39 @@ def mlp_step_numpy(x, y, params):
         dw1 = dh.T @ x
         db1 = dh.sum(axis=0)
         for p, g in ((w1, dw1), (b1, db1), (w2, dw2), (b2, db2)):
-            p -= LR * g
+            if rounded_once:
+                p[...] = fma32(g, np.float32(-LR), p)
+            else:
+                p -= LR * g
         return loss
     return step
+
+
+def mlp_phases(tm, x_np, y_np, params, steps, repeat):
+    """Median CPU seconds of the step's three phases: forward and loss, backward
+    (``zero_grad`` and ``backward``), and the optimizer's update."""
+    step, model = mlp_step_module(tm, x_np, y_np, params)
+    optimizer = tm.optim.SGD(model.parameters(), lr=LR)
+    x, y = tm.tensor(x_np), tm.tensor(y_np)
+    step()  # warm up
+    phases = {"forward": [], "backward": [], "update": []}
+    for _ in range(repeat):
+        gc.collect()
+        spent = dict.fromkeys(phases, 0.0)
+        for _ in range(steps):
+            start = clock()
+            loss = tm.nn.functional.cross_entropy(model(x), y)
+            forward_done = clock()
+            optimizer.zero_grad()
+            loss.backward()
+            backward_done = clock()
+            optimizer.step()
+            spent["forward"] += forward_done - start
+            spent["backward"] += backward_done - forward_done
+            spent["update"] += clock() - backward_done
+        for name in phases:
+            phases[name].append(spent[name] / steps)
+    return {name: statistics.median(times) for name, times in phases.items()}
 
 
 def mlp_step_module(tm, x_np, y_np, params):
@@ -308,16 +343,24 @@ def main(argv=None):
     print("MLP training step (batch 64, 784-256-10, ReLU, cross-entropy, SGD, float32)")
     n = 5 if args.quick else 20
     data = mlp_data()
-    steps = {"engine": mlp_step_module(engine, *data)[0], "numpy": mlp_step_numpy(*mlp_data())}
+    steps = {"engine": mlp_step_module(engine, *data)[0], "numpy": mlp_step_numpy(*mlp_data()),
+             "numpy, update rounded once": mlp_step_numpy(*mlp_data(), rounded_once=True)}
     if torch is not None:
         steps["torch"] = mlp_step_module(torch, *mlp_data())[0]
     seconds = {name: median_time(step, n, repeat) for name, step in steps.items()}
     faults = ", ".join(f"{name} {page_faults_per_call(step, n):.0f}"
-                       for name, step in steps.items())
+                       for name, step in steps.items() if name != "numpy, update rounded once")
     compare("MLP step vs numpy by hand", seconds["engine"], "numpy", seconds["numpy"], 1.3)
     if torch is not None:
         compare("MLP step vs torch", seconds["engine"], "torch", seconds["torch"], 1.5)
+    compare("MLP step vs numpy by hand with torch's update (rounded once, as the engine's)",
+            seconds["engine"], "numpy", seconds["numpy, update rounded once"])
     note("MLP step: page faults per step", faults)
+    engine_phases = mlp_phases(engine, *mlp_data(), n, repeat)
+    torch_phases = mlp_phases(torch, *mlp_data(), n, repeat) if torch is not None else {}
+    for phase, engine_s in engine_phases.items():
+        compare(f"MLP step, {phase} alone", engine_s, "torch" if torch_phases else "-",
+                torch_phases.get(phase))
     if torch is not None:
         x, w = data[0], data[2][0]
         tx, tw = torch.from_numpy(x), torch.from_numpy(w)

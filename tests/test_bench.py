@@ -37,9 +37,11 @@ def _after_steps(step, params, steps=2):
     return losses, [np.array(p, copy=True) for p in params]
 
 
-def test_numpy_by_hand_is_the_same_step_as_the_engines(bench):
+@pytest.mark.parametrize("rounded_once", [False, True])
+def test_numpy_by_hand_is_the_same_step_as_the_engines(bench, rounded_once):
     x, y, params = bench.mlp_data()
-    numpy_losses, numpy_params = _after_steps(bench.mlp_step_numpy(x, y, params), params)
+    numpy_losses, numpy_params = _after_steps(
+        bench.mlp_step_numpy(x, y, params, rounded_once=rounded_once), params)
     step, model = bench.mlp_step_module(engine, *bench.mlp_data())
     engine_losses, _ = _after_steps(step, [])
     engine_params = [p.detach().numpy() for p in model.parameters()]
@@ -71,3 +73,9 @@ def test_the_benchmarks_graphs_have_the_sizes_they_claim(bench):
         boxes = {line.split()[0] for line in source.splitlines()
                  if "[" in line and "->" not in line and line.strip()[0].isalnum()}
         assert 450 <= len(boxes) <= 560, len(boxes)
+
+
+def test_the_step_in_phases_runs_the_same_step(bench):
+    phases = bench.mlp_phases(engine, *bench.mlp_data(), steps=2, repeat=1)
+    assert list(phases) == ["forward", "backward", "update"]
+    assert all(seconds > 0 for seconds in phases.values())

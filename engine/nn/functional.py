@@ -305,7 +305,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{str(target.dtype).split('.')[-1].capitalize()}")
     class_dim = 0 if input.dim() == 1 else 1
-    x, t = input._data, target._data.astype(np.int64)
+    x, t = input._data, target._data.astype(np.int64, copy=False)
     if input.dim() == 1:
         t = t.reshape(())  # one sample: its target may also come as a 1-element vector
     n_classes = x.shape[class_dim]
@@ -313,15 +313,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     bad = t[kept & ((t < 0) | (t >= n_classes))]
     if bad.size:
         raise IndexError(f"Target {bad[0]} is out of bounds.")
-    classes = np.where(kept, t, 0)
+    classes = np.expand_dims(np.where(kept, t, 0), class_dim)  # where each loss picks from
     w = np.ones(n_classes, x.dtype) if weight is None else weight._data
-    w = np.where(kept, w[classes], 0).astype(x.dtype)  # the weight of each target, 0 if ignored
-    picked = np.take_along_axis(x, np.expand_dims(classes, class_dim), class_dim)
-    losses = np.where(kept, -picked.squeeze(class_dim) * w, 0).astype(x.dtype)
-    # the gradient of each loss: -w[t] at the picked entry, 0 at the others
-    coefficients = np.zeros_like(x)
-    np.put_along_axis(coefficients, np.expand_dims(classes, class_dim),
-                      np.expand_dims(-w, class_dim), class_dim)
+    w = np.where(kept, w[classes.squeeze(class_dim)], 0).astype(x.dtype)  # 0 if ignored
+    picked = np.take_along_axis(x, classes, class_dim).squeeze(class_dim)
+    losses = np.where(kept, -picked * w, 0).astype(x.dtype)
+    total_weight = None
     if reduction == "none":
         result = wrap(losses)
     elif reduction == "sum":
@@ -330,12 +327,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         total_weight = w.sum(dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
             result = wrap(np.asarray(losses.sum(dtype=x.dtype) / total_weight))
-            coefficients = coefficients / total_weight
     # torch's kernel for inputs of 3 or more dimensions (N, C, d1, ...) is nll_loss2d
     node = NllLoss2DBackward0 if input.dim() >= 3 else NllLossBackward0
-    return record(node, result, (input,), coefficients=wrap(coefficients),
-                  class_dim=class_dim, reduction=_REDUCTIONS[reduction],
-                  ignore_index=ignore_index)
+    return record(node, result, (input,), input_shape=x.shape, classes=classes,
+                  picked_weights=w, weight_sum=total_weight, class_dim=class_dim,
+                  reduction=_REDUCTIONS[reduction], ignore_index=ignore_index)
 
 
 class NllLossBackward0(Node):
@@ -344,7 +340,14 @@ class NllLossBackward0(Node):
     def backward(self, grad):
         if self.reduction == _NONE:
             grad = grad.unsqueeze(self.class_dim)  # one gradient per row, spread over its classes
-        return grad * self.coefficients
+        # the gradient of each loss: -w[t] at the picked entry, 0 at the others
+        coefficients = np.zeros(self.input_shape, self.picked_weights.dtype)
+        np.put_along_axis(coefficients, self.classes,
+                          np.expand_dims(-self.picked_weights, self.class_dim), self.class_dim)
+        if self.weight_sum is not None:  # the mean: divided by the sum of the weights
+            with np.errstate(invalid="ignore", divide="ignore"):
+                coefficients = coefficients / self.weight_sum
+        return grad * wrap(coefficients)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
