@@ -2683,8 +2683,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
                   saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,
-                  mat1_sym_sizes=mat1.shape, mat1_sym_strides=mat1.stride(),
-                  mat2_sym_sizes=mat2.shape, mat2_sym_strides=mat2.stride())
+                  mat1_sym_sizes=mat1._data.shape, mat1_sym_strides=mat1.stride(),
+                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
 
 
 def _column_major(sizes, strides):
@@ -2738,8 +2738,8 @@ def mm(input, mat2, *, out=None):
     if out is not None:
         return _matmul_out(result, out)
     return record(MmBackward0, result, (input, mat2), saved=(input, mat2),
-                  self_sym_sizes=input.shape, self_sym_strides=input.stride(),
-                  mat2_sym_sizes=mat2.shape, mat2_sym_strides=mat2.stride())
+                  self_sym_sizes=input._data.shape, self_sym_strides=input.stride(),
+                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
 
 
 class MmBackward0(Node):
