@@ -2737,9 +2737,7 @@ def mm(input, mat2, *, out=None):
     result = wrap(_products(input._data, mat2._data))
     if out is not None:
         return _matmul_out(result, out)
-    return record(MmBackward0, result, (input, mat2), saved=(input, mat2),
-                  self_sym_sizes=input._data.shape, self_sym_strides=input.stride(),
-                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
+    return record(MmBackward0, result, (input, mat2), saved=(input, mat2))
 
 
 class MmBackward0(Node):
@@ -2748,9 +2746,9 @@ class MmBackward0(Node):
     _saved_names = ("self", "mat2")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        return (_mat1_grad(grad, b, self.self_sym_sizes, self.self_sym_strides),
-                _mat2_grad(grad, a, self.mat2_sym_sizes, self.mat2_sym_strides))
+        a, b = self.saved_tensors  # (both kept: their layouts choose the formulas too)
+        return (_mat1_grad(grad, b, a._data.shape, a.stride()),
+                _mat2_grad(grad, a, b._data.shape, b.stride()))
 
 
 def mv(input, vec, *, out=None):
