@@ -2,7 +2,8 @@
 
 Used by the tests (tests/test_exercises_tooling.py), not by any notebook.
 """
-from exercises.checks import all_of, checker, expect_error, expect_shares_memory, expect_tensor
+from exercises.checks import (all_of, checker, expect_error, expect_shares_memory, expect_tensor,
+                              unpack)
 
 
 @checker(
@@ -48,7 +49,10 @@ def _wrong_grad(torch):
 def check_00_grad_and_detach(answer):
     """Example 0.2: ``answer = (x, d)``: x = [1., 2., 3.] after backward() of (x * x).sum(),
     and d = x detached (sharing its memory)."""
-    x, d = answer
+    parts = unpack(answer, ("x", "d"))
+    if not isinstance(parts, tuple):
+        return parts
+    x, d = parts
     return all_of(
         expect_tensor(x, what="x", values=[1.0, 2.0, 3.0], requires_grad=True, is_leaf=True,
                       grad=[2.0, 4.0, 6.0]),

@@ -1,13 +1,20 @@
 """Checkers for the exercises of lesson 1, Creating tensors (solutions/01_creating_tensors)."""
 import numpy as np
 
-from exercises.checks import (all_of, checker, correct, expect_items, expect_tensor,
-                              wrong)
+from exercises.checks import (_dtype_name, all_of, checker, correct, describe, expect_items,
+                              expect_tensor, is_function, is_tensor_like, wrong)
+
 
 def _as_dtype_name(value):
-    """'torch.int64', 'int64' and a dtype object all mean the same dtype."""
-    name = str(value).strip()
-    return name if name.startswith("torch.") else f"torch.{name}"
+    """'torch.int64', 'int64', 'torch.long' and a dtype object all mean the same dtype."""
+    return _dtype_name(str(value).strip().lower())
+
+
+def _dtype_form(value):
+    """None for a dtype or its name; otherwise how to write one."""
+    if isinstance(value, str) or type(value).__name__ == "dtype":
+        return None
+    return 'a dtype name in quotes, such as "torch.bool"'
 
 
 # --- Exercise 1.1: predict dtypes -------------------------------------------------------
@@ -36,12 +43,13 @@ DTYPE_HINTS = {
          "torch.float32"],                                 # d, f: full/zeros_like give float
         ["torch.int64", "torch.float32", "torch.float64"],  # too short
         "torch.int64",                                     # not a list
+        [int, float, float, int, float, int],              # Python's types, not dtypes
     ],
 )
 def check_01_predict_dtypes(prediction):
     """Exercise 1.1: the dtypes of six tensors, as a list of names such as "torch.int64"."""
-    return expect_items(prediction, DTYPES, DTYPE_LABELS, normalise=_as_dtype_name,
-                        hints=DTYPE_HINTS)
+    return expect_items(prediction, DTYPES, DTYPE_LABELS, form=_dtype_form,
+                        normalise=_as_dtype_name, hints=DTYPE_HINTS)
 
 
 # --- Exercise 1.2: predict lengths ------------------------------------------------------
@@ -172,6 +180,7 @@ def _copy(torch, convert):
         _copy(torch, lambda t, p: t.from_numpy(p).double()),     # a converted copy
         _copy(torch, lambda t, p: t.zeros(2, 3)),                # not from the array
         _copy(torch, lambda t, p: t.from_numpy(p).T),            # another shape
+        _changed_pixels(),                                        # the array itself
     ],
 )
 def check_01_share_numpy(image):
@@ -179,7 +188,9 @@ def check_01_share_numpy(image):
     then sets pixels[0, 0] = 1.0, which must show in image."""
     return all_of(
         expect_tensor(image, what="image", shape=(2, 3), dtype="torch.float32",
-                      hints={"shape": "keep the array's shape.",
+                      hints={"type": "make a tensor from pixels, one that uses the array's "
+                                     "own memory.",
+                             "shape": "keep the array's shape.",
                              "dtype": "keep the array's dtype: converting makes a copy."}),
         expect_tensor(image, what="image", values=[[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
                       hints={"values": "the change made to pixels after image was created "
@@ -229,9 +240,9 @@ def _function_returning(make):
 def check_01_fix_requires_grad(make_weights):
     """Exercise 1.7: ``make_weights()`` returns the leaf [1., 2., 3.] (float32) with
     requires_grad=True."""
-    if not callable(make_weights):
-        return wrong(f"make_weights is a {type(make_weights).__name__}; pass the function "
-                     f"itself, without calling it")
+    if not is_function(make_weights):
+        return wrong(f"make_weights is {describe(make_weights)}; pass the function itself, "
+                     f"without calling it")
     try:
         weights = make_weights()
     except Exception as error:  # the learner's bug is what is being checked
@@ -241,6 +252,8 @@ def check_01_fix_requires_grad(make_weights):
                      "dtype do the values 1, 2, 3 give?")
     if weights is Ellipsis or weights is None:
         return wrong("make_weights() returns nothing yet")
+    if not is_tensor_like(weights):
+        return wrong(f"make_weights() returns {describe(weights)}; it should return a tensor")
     return expect_tensor(
         weights, what="the tensor make_weights() returns", shape=(3,), dtype="torch.float32",
         values=[1.0, 2.0, 3.0], requires_grad=True, is_leaf=True,

@@ -4,8 +4,11 @@ Used by solutions/02_tensor_operations.ipynb and the exercise notebook generated
 """
 import numpy as np
 
-from exercises.checks import (all_of, checker, correct, expect_tensor, is_stub,
-                              is_tensor_like, wrong)
+from collections.abc import Mapping
+
+from exercises.checks import (_shown, all_of, checker, correct, describe, expect_tensor,
+                              is_bool, is_function, is_number, is_tensor_like, plural, unpack,
+                              wrong, wrong_form)
 
 # ---------------------------------------------------------------- 2.1 broadcast shapes
 
@@ -16,14 +19,25 @@ def _broadcast_shapes(torch):
     return [tuple((torch.ones(*a) + torch.ones(*b)).shape) for a, b in BROADCASTS]
 
 
+def _size(value):
+    """A size written as a whole number (4, 4.0, NumPy's), as an int; None otherwise."""
+    if not is_number(value) or float(value) != int(value):
+        return None
+    return int(value)
+
+
 def _as_shape(value):
-    """A shape written as a tuple, list or Size, as a tuple of ints; None if it is not one."""
+    """A shape written as a tuple, list, Size or NumPy array of sizes, as a tuple of ints;
+    None if it is not one."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
     if not isinstance(value, (tuple, list)):
         return None
-    try:
-        return tuple(int(d) for d in value)
-    except (TypeError, ValueError):
-        return None
+    sizes = tuple(_size(d) for d in value)
+    return None if None in sizes else sizes
+
+
+SHAPE_FORM = "a tuple of sizes, like (1, 2)"
 
 
 @checker(right=_broadcast_shapes,
@@ -32,23 +46,29 @@ def _as_shape(value):
              [(4, 1), (5, 1, 3), (3, 1), (2, 3)],      # the larger input's shape
              [(4, 3), (5, 4, 3), (3, 3), (2, 2)],      # lined up on the left
              (4, 3),                                   # one shape, not a list
+             ["(4, 3)", "(5, 4, 3)", "(3, 3)", "(2, 3)"],  # shapes in quotes
+             [(4, 3), (5, 4, 3), 3, (2, 3)],           # a size alone, not a shape
          ])
 def check_02_broadcast_shapes(prediction):
     """Exercise 2.1: the shapes of four broadcast results, as a list of tuples."""
-    if not isinstance(prediction, (list, tuple)) or not prediction or not any(
-            isinstance(shape, (list, tuple)) for shape in prediction):
-        return wrong("write a list of four shapes, one tuple per line, like [(1, 2), ...]")
-    if len(prediction) != len(BROADCASTS):
-        return wrong(f"your list has {len(prediction)} shapes; write one for each of the "
-                     f"{len(BROADCASTS)} lines")
+    count = len(BROADCASTS)
+    if not isinstance(prediction, (list, tuple)):
+        return wrong_form("your prediction", prediction,
+                          "a list of four shapes, one tuple per line, like [(1, 2), ...]")
+    if prediction and _as_shape(prediction) is not None:
+        return wrong(f"your prediction, {_shown(prediction)}, is one shape; write a list of "
+                     f"four shapes, one per line, like [(1, 2), ...]")
+    if len(prediction) != count:
+        has = "is empty" if not prediction else f"has {plural(len(prediction), 'shape')}"
+        return wrong(f"your list {has}; write one for each of the {count} lines")
     expected = [tuple(np.broadcast_shapes(a, b)) for a, b in BROADCASTS]
     for number, (shape, right_shape) in enumerate(zip(prediction, expected), start=1):
         a, b = BROADCASTS[number - 1]
         if _as_shape(shape) is None:
-            return wrong(f"your shape for line {number} is {shape!r}, not a tuple of sizes")
+            return wrong_form(f"your shape for line {number}", shape, SHAPE_FORM)
         if _as_shape(shape) != right_shape:
-            return wrong(f"your shape for line {number}, {a} with {b}, is {shape!r}, which "
-                         f"is not right",
+            return wrong(f"your shape for line {number}, {a} with {b}, is {_shown(shape)}, "
+                         f"which is not right",
                          "line the two shapes up on the right; a missing size counts as 1.")
     return correct("all four broadcast shapes are right.")
 
@@ -77,21 +97,28 @@ SHARING_NAMES = tuple("abcdefghi")
              dict(_sharing(torch), i=False),              # every conversion copies
              {name: True for name in SHARING_NAMES},
              ["a", "b", "e", "f", "i"],                   # not a dict
+             {name: str(v) for name, v in _sharing(torch).items()},  # "True" in quotes
+             {name.upper(): v for name, v in _sharing(torch).items()},  # other keys
          ])
 def check_02_shares_memory(prediction):
     """Exercise 2.2: for each of a ... i, True if it shares memory with x."""
-    if not isinstance(prediction, dict):
-        return wrong("write a dict that maps each name, \"a\" to \"i\", to True or False")
+    if not isinstance(prediction, Mapping):
+        return wrong_form("your prediction", prediction,
+                          'a dict that maps each name, "a" to "i", to True or False')
     missing = [n for n in SHARING_NAMES if n not in prediction]
     if missing:
-        return wrong(f"your dict has no answer for {', '.join(repr(n) for n in missing)}")
-    not_bool = [n for n in SHARING_NAMES if not isinstance(prediction[n], bool)]
+        others = [k for k in prediction if k not in SHARING_NAMES]
+        instead = f" (its other keys: {', '.join(repr(k) for k in others[:9])})" \
+            if others else ""
+        return wrong(f"your dict has no answer for {', '.join(repr(n) for n in missing)}"
+                     f"{instead}", 'use the names "a" to "i" as keys, in quotes.')
+    not_bool = [n for n in SHARING_NAMES if not is_bool(prediction[n])]
     if not_bool:
-        return wrong(f"the answer for {not_bool[0]!r} is {prediction[not_bool[0]]!r}; write "
-                     f"True or False")
+        return wrong_form(f"the answer for {not_bool[0]!r}", prediction[not_bool[0]],
+                          "True or False")
     expected = {"a": True, "b": True, "c": False, "d": False, "e": True, "f": True,
                 "g": False, "h": False, "i": True}
-    mistakes = sum(prediction[n] != expected[n] for n in SHARING_NAMES)
+    mistakes = sum(bool(prediction[n]) != expected[n] for n in SHARING_NAMES)
     if mistakes:
         return wrong(f"{mistakes} of your {len(SHARING_NAMES)} answers "
                      f"{'is' if mistakes == 1 else 'are'} not right",
@@ -108,12 +135,6 @@ def _indexing(torch):
             x[[0, 0, -1, -1], [0, -1, 0, -1]])
 
 
-def _parts(answer, names):
-    if not isinstance(answer, tuple) or len(answer) != len(names):
-        return wrong(f"answer should be the tuple ({', '.join(names)})")
-    return None
-
-
 @checker(right=_indexing,
          wrong=lambda torch: [
              (torch.arange(20).reshape(4, 5)[:, -1:],) + _indexing(torch)[1:],  # keeps a dim
@@ -125,11 +146,10 @@ def _parts(answer, names):
          ])
 def check_02_indexing(answer):
     """Exercise 2.3: (last_col, inner, big_evens, corners) from x = arange(20).reshape(4, 5)."""
-    names = ("last_col", "inner", "big_evens", "corners")
-    problem = _parts(answer, names)
-    if problem is not None:
-        return problem
-    last_col, inner, big_evens, corners = answer
+    parts = unpack(answer, ("last_col", "inner", "big_evens", "corners"))
+    if not isinstance(parts, tuple):
+        return parts
+    last_col, inner, big_evens, corners = parts
     return all_of(
         expect_tensor(last_col, what="last_col", shape=(4,), values=[4, 9, 14, 19],
                       hints={"shape": "a single index, not a slice, removes its dimension."}),
@@ -162,10 +182,10 @@ def _layouts(torch):
          ])
 def check_02_layouts(answer):
     """Exercise 2.4: (chw, pixels, channel_rows) from hwc = arange(24).reshape(2, 3, 4)."""
-    problem = _parts(answer, ("chw", "pixels", "channel_rows"))
-    if problem is not None:
-        return problem
-    chw, pixels, channel_rows = answer
+    parts = unpack(answer, ("chw", "pixels", "channel_rows"))
+    if not isinstance(parts, tuple):
+        return parts
+    chw, pixels, channel_rows = parts
     hwc = np.arange(24).reshape(2, 3, 4)
     moved = np.transpose(hwc, (2, 0, 1))
     order_hint = ("reshape keeps the order in which elements are read; to move a dimension "
@@ -190,20 +210,32 @@ def check_02_layouts(answer):
 
 def _call(func, *args, what="your function"):
     """(result, None) or (None, Feedback) when func is not a function or raises."""
-    if not callable(func):
-        return None, wrong(f"{what} is a {type(func).__name__}, not a function")
+    if not is_function(func):
+        return None, wrong(f"{what} is {describe(func)}, not a function")
     try:
-        return func(*args), None
+        result = func(*args)
     except Exception as error:  # the learner's bug is what this exercise is about
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
         return None, wrong(f"calling {what} raised {type(error).__name__}: {message}")
+    if result is None:
+        return None, wrong(f"{what} returned None: does the function end with return?")
+    return result, None
 
 
 def _function_and_tensor(answer, function_name, tensor_name):
-    if (not isinstance(answer, tuple) or len(answer) != 2 or is_stub(answer[0])
-            or not is_tensor_like(answer[1])):
-        return wrong(f"pass the pair ({function_name}, {tensor_name}) to the checker")
-    return None
+    """The pair (function, tensor) the check cell passes, or the Feedback saying what it is
+    not."""
+    parts = unpack(answer, (function_name, tensor_name))
+    if not isinstance(parts, tuple):
+        return parts
+    func, tensor = parts
+    if not is_function(func):
+        return wrong(f"{function_name} is {describe(func)}; pass the function itself, without "
+                     f"calling it")
+    if not is_tensor_like(tensor):
+        return wrong(f"{tensor_name} is {describe(tensor)}, not a tensor: pass the "
+                     f"{tensor_name} of the exercise")
+    return parts
 
 
 # ---------------------------------------------------------------- 2.5 view of a transpose
@@ -220,10 +252,10 @@ def _columns_fixed(torch):
          ])
 def check_02_columns(answer):
     """Exercise 2.5: (columns_in_order, m): the function returns m's columns one after another."""
-    problem = _function_and_tensor(answer, "columns_in_order", "m")
-    if problem is not None:
-        return problem
-    func, m = answer
+    parts = _function_and_tensor(answer, "columns_in_order", "m")
+    if not isinstance(parts, tuple):
+        return parts
+    func, m = parts
     for name, sample in (("m", m), ("m.T", m.T), ("m.T.T", m.T.T)):
         result, problem = _call(func, sample, what=f"columns_in_order({name})")
         if problem is not None:
@@ -255,10 +287,10 @@ def _center_fixed(torch):
          ])
 def check_02_center_rows(answer):
     """Exercise 2.6: (center_rows, scores): subtract from each row its own mean."""
-    problem = _function_and_tensor(answer, "center_rows", "scores")
-    if problem is not None:
-        return problem
-    func, scores = answer
+    parts = _function_and_tensor(answer, "center_rows", "scores")
+    if not isinstance(parts, tuple):
+        return parts
+    func, scores = parts
     for name, sample in (("scores", scores), ("scores[:2]", scores[:2]),
                          ("scores[:, :2]", scores[:, :2])):
         result, problem = _call(func, sample, what=f"center_rows({name})")

@@ -1,15 +1,26 @@
 """Checkers for the exercises of lesson 3, ``03_copying`` (solutions/03_copying.ipynb)."""
+from collections.abc import Mapping
+
 from exercises.checks import (
+    Feedback,
     all_of,
+    as_values,
     checker,
     correct,
+    describe,
     expect_equal,
     expect_shares_memory,
     expect_tensor,
+    is_bool,
+    is_function,
+    is_number,
     is_stub,
     is_tensor_like,
     not_done,
+    nth,
+    unpack,
     wrong,
+    wrong_form,
 )
 
 # --- private helpers -------------------------------------------------------------------
@@ -18,16 +29,21 @@ from exercises.checks import (
 def _expect_predictions(answer, expected, compare, *, hints=None):
     """A dict of predictions, one per name (``{"b1": True, ...}``): name the first wrong one.
 
-    ``compare(name, value, right)`` returns None when ``value`` matches, or the name of the
-    part that is wrong ("requires_grad", ...), or "" for the whole prediction.
+    ``compare(name, value, right)`` returns None when ``value`` matches, the name of the
+    part that is wrong ("requires_grad", ...) or "" for the whole prediction, or a Feedback
+    when the value is not written in the form asked for.
     """
     hints = hints or {}
-    if not isinstance(answer, dict):
-        return wrong(f"your prediction is a {type(answer).__name__}; a dict like the one "
-                     f"given is expected here")
+    names = ", ".join(expected)
+    if not isinstance(answer, Mapping):
+        return wrong_form("your prediction", answer,
+                          f"a dict like the one given, with a value for each of {names}")
     missing = [name for name in expected if name not in answer]
     if missing:
-        return wrong(f"your prediction has no entry for {missing[0]}; keep every name given")
+        others = [key for key in answer if key not in expected]
+        instead = f" (it has {', '.join(repr(k) for k in others[:6])} instead)" if others else ""
+        return wrong(f"your prediction has no value for {missing[0]}{instead}; keep every "
+                     f"name given: {names}")
     if any(is_stub(answer[name]) for name in expected):
         return not_done()
     bad = []
@@ -38,34 +54,48 @@ def _expect_predictions(answer, expected, compare, *, hints=None):
     if not bad:
         return correct(f"all {len(expected)} predictions are right.")
     name, part = bad[0]
-    if part in FORMS:
-        return wrong(f"your prediction for {name} is {answer[name]!r}; write it as {FORMS[part]}")
+    if isinstance(part, Feedback):
+        return part
     what = f"your {part} for {name}" if part else f"your prediction for {name}"
     others = f" ({len(bad) - 1} other{'s are' if len(bad) > 2 else ' is'} not right either)" \
         if len(bad) > 1 else ""
     return wrong(f"{what} is not right{others}", hints.get(name))
 
 
-FORMS = {"bool": "True or False", "pair": "a pair (requires_grad, grad_fn)"}
-
-
 def _bool_compare(name, value, right):
-    if not isinstance(value, bool):
-        return "bool"
-    return None if value == right else ""
+    if not is_bool(value):
+        return wrong_form(f"your prediction for {name}", value, "True or False")
+    return None if bool(value) == right else ""
 
 
 def _name_of_node(value):
-    """"<CloneBackward0>", "CloneBackward0" and "CloneBackward" all name CloneBackward0."""
-    text = str(value).strip().strip("<>").strip()
-    return text.rstrip("0123456789")
+    """The node a prediction names, without its number: "<CloneBackward0>",
+    "CloneBackward0", "CloneBackward" and the node itself all give "CloneBackward"; None and
+    "None" give "None". None for a value that names no node (a number, True, ...)."""
+    if value is None:
+        return "None"
+    if hasattr(value, "next_functions") and callable(getattr(value, "name", None)):
+        value = value.name()
+    if not isinstance(value, str):
+        return None
+    text = value.strip().strip("<>").strip()
+    return "None" if text.lower() == "none" else text.rstrip("0123456789")
+
+
+NODE_FORM = 'a node\'s name in quotes, like "MulBackward0", or None'
 
 
 def _flag_and_node_compare(name, value, right):
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        return "pair"
+        return wrong_form(f"your prediction for {name}", value,
+                          'a pair (requires_grad, grad_fn), like (True, "MulBackward0")')
     requires_grad, node = value
-    if not isinstance(requires_grad, bool) or requires_grad != right[0]:
+    if not is_bool(requires_grad):
+        return wrong_form(f"for {name}, requires_grad", requires_grad,
+                          "written as True or False")
+    if _name_of_node(node) is None:
+        return wrong_form(f"for {name}, grad_fn", node, f"written as {NODE_FORM}")
+    if bool(requires_grad) != right[0]:
         return "requires_grad"
     if _name_of_node(node) != _name_of_node(right[1]):
         return "grad_fn"
@@ -74,14 +104,15 @@ def _flag_and_node_compare(name, value, right):
 
 def _pair(answer, names):
     """``answer`` as two tensors ``(first, second)``, or a Feedback saying what is wrong."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return wrong(f"pass the pair ({names[0]}, {names[1]}) to the checker")
-    for name, value in zip(names, answer):
+    parts = unpack(answer, names)
+    if not isinstance(parts, tuple):
+        return parts
+    for name, value in zip(names, parts):
         if is_stub(value):
             return not_done()
         if not is_tensor_like(value):
-            return wrong(f"{name} is a {type(value).__name__}, not a tensor")
-    return None
+            return wrong(f"{name} is {describe(value)}, not a tensor")
+    return parts
 
 
 # --- Exercise 3.1: does b change? --------------------------------------------------------
@@ -97,6 +128,8 @@ CHANGES = {"b1": True, "b2": False, "b3": True, "b4": False, "b5": True}
         {**CHANGES, "b2": True, "b4": True},       # every copy follows a
         {name: True for name in CHANGES},
         (True, False, True, False, True),          # a tuple, not the dict
+        {**CHANGES, "b1": "True"},                 # True in quotes
+        {**CHANGES, "b2": 0},                      # 0 for False
     ],
 )
 def check_03_does_b_change(prediction):
@@ -132,6 +165,9 @@ FLAGS = {  # "None": no grad_fn (a learner may also write None; both read as "No
         {**FLAGS, "c5": (True, "CloneBackward0")},   # requires_grad_() puts it back in a graph
         {**FLAGS, "c5": (False, "None")},          # requires_grad_() forgotten
         {**FLAGS, "c2": False},                    # not a pair
+        {**FLAGS, "c1": ("True", "CloneBackward0")},  # True in quotes
+        {**FLAGS, "c2": (False, False)},           # False for "no grad_fn"
+        {**FLAGS, "c1": (1, "CloneBackward0")},    # 1 for True
     ],
 )
 def check_03_requires_grad_and_grad_fn(prediction):
@@ -166,10 +202,10 @@ def _weights(torch):
 )
 def check_03_snapshot(answer):
     """Exercise 3.3: ``(w, snapshot)``: snapshot has w's values, its own memory, no graph."""
-    problem = _pair(answer, ("w", "snapshot"))
-    if problem is not None:
-        return problem
-    w, snapshot = answer
+    parts = _pair(answer, ("w", "snapshot"))
+    if not isinstance(parts, tuple):
+        return parts
+    w, snapshot = parts
     return all_of(
         expect_tensor(snapshot, what="snapshot", shape=tuple(w.shape), dtype=w.dtype,
                       values=w.tolist(),
@@ -223,10 +259,10 @@ def _masked_new_leaf(torch):
 def check_03_masked_copy(answer):
     """Exercise 3.4: ``(x, masked)``: masked is x with element 0 set to 0, in new memory,
     still in the graph: the gradient of ``(masked * 3).sum()`` reaches x as [0, 3, 3]."""
-    problem = _pair(answer, ("x", "masked"))
-    if problem is not None:
-        return problem
-    x, masked = answer
+    parts = _pair(answer, ("x", "masked"))
+    if not isinstance(parts, tuple):
+        return parts
+    x, masked = parts
     first = all_of(
         expect_tensor(x, what="x", values=[1.0, 2.0, 3.0],
                       hints={"values": "x itself must stay unchanged."}),
@@ -285,25 +321,33 @@ def _train(torch, make_backup, backup_after=False):
 def check_03_backup(train_one_step):
     """Exercise 3.5: ``train_one_step()`` returns ``(model, backup)``; backup must keep the
     weight and bias from before the SGD step (lr 0.1)."""
-    if not callable(train_one_step):
-        return wrong(f"the checker got a {type(train_one_step).__name__}; pass the function "
+    if not is_function(train_one_step):
+        return wrong(f"the check got {describe(train_one_step)}; pass the function "
                      f"train_one_step itself, without calling it")
-    result = train_one_step()
+    try:
+        result = train_one_step()
+    except Exception as error:  # the learner's function is being checked
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        return wrong(f"calling train_one_step() raised {type(error).__name__}"
+                     + (f": {message}" if message else ""))
     if is_stub(result):
         return not_done()
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return wrong("train_one_step() should return the pair (model, backup)")
+        return wrong(f"train_one_step() returned {describe(result)}; it should return the "
+                     f"pair (model, backup)")
     model, backup = result
-    if not isinstance(backup, dict):
-        return wrong(f"backup is a {type(backup).__name__}; a dict like state_dict() is "
-                     f"expected here")
+    if not all(is_tensor_like(getattr(model, name, None)) for name in ("weight", "bias")):
+        return wrong(f"the first value train_one_step() returns is {describe(model)}; it "
+                     f"should be the model")
+    if not isinstance(backup, Mapping):
+        return wrong(f"backup is {describe(backup)}; a dict like state_dict() is expected here")
     for name in ("weight", "bias"):
         if name not in backup:
-            return wrong(f"backup has no entry {name!r}; keep every tensor of the state dict")
+            return wrong(f"backup has no {name!r}; keep every tensor of the state dict")
     for name in ("weight", "bias"):
         param, saved = getattr(model, name), backup[name]
         if not is_tensor_like(saved):
-            return wrong(f"backup[{name!r}] is a {type(saved).__name__}, not a tensor")
+            return wrong(f"backup[{name!r}] is {describe(saved)}, not a tensor")
         shared = expect_shares_memory(
             param, saved, False, what=f"model.{name} and backup[{name!r}]",
             hint="the optimizer's step writes into the parameters in place; what else "
@@ -337,21 +381,28 @@ def _minus(a, b):
 
 # --- Exercise 3.6: a gradient through .data ------------------------------------------------
 
+DATA_GRADIENT_FORM = 'a list of three numbers, or the string "error"'
+
+
 @checker(
     right=lambda torch: [20.0, 40.0, 60.0],
-    wrong=lambda torch: [[2.0, 4.0, 6.0], "error", [0.0, 0.0, 0.0], [20.0, 40.0]],
+    wrong=lambda torch: [[2.0, 4.0, 6.0], "error", [0.0, 0.0, 0.0], [20.0, 40.0],
+                         ["20", "40", "60"],       # numbers in quotes
+                         "RuntimeError"],          # the error's name instead of "error"
 )
 def check_03_data_gradient(prediction):
     """Exercise 3.6: a.grad after ``y = (a * a).sum(); a.data.mul_(10); y.backward()``."""
     if isinstance(prediction, str):
-        return wrong(f"your prediction is {prediction!r}: an error would need something to "
-                     f"notice the write",
-                     "does the version counter see writes made through .data?")
-    if is_tensor_like(prediction):
-        prediction = prediction.tolist()
-    if not isinstance(prediction, (list, tuple)) or len(prediction) != 3:
-        return wrong("write your prediction as a list of three numbers (or the string "
-                     "'error')")
+        if "error" not in prediction.lower():
+            return wrong_form("your prediction", prediction, DATA_GRADIENT_FORM)
+        return wrong("you predict an error, but an error would need something to notice the "
+                     "write", "does the version counter see writes made through .data?")
+    values = as_values(prediction)
+    if values is None or len(values) != 3:
+        return wrong_form("your prediction", prediction, DATA_GRADIENT_FORM)
+    for index, value in enumerate(values):
+        if not is_number(value):
+            return wrong_form(f"the {nth(index)} value of your prediction", value, "a number")
     return expect_equal(
-        [float(v) for v in prediction], [20.0, 40.0, 60.0], what="your prediction",
+        [float(v) for v in values], [20.0, 40.0, 60.0], what="your prediction",
         hint="MulBackward0 saved a tensor; what does that memory hold when backward runs?")

@@ -1,18 +1,25 @@
 """Checkers for the exercises of lesson 4, ``04_graphs_and_leaves``
 (solutions/04_graphs_and_leaves.ipynb)."""
 import math
+from collections.abc import Mapping
 
 from exercises.checks import (
     all_of,
+    as_number,
+    as_values,
     checker,
     correct,
+    describe,
     expect_equal,
     expect_items,
     expect_tensor,
-    is_stub,
+    is_function,
     is_tensor_like,
     not_done,
+    plural,
+    unpack,
     wrong,
+    wrong_form,
 )
 
 ACCUMULATE_GRAD = "torch::autograd::AccumulateGrad"
@@ -53,7 +60,9 @@ LEAF_FLAGS = [True, True, False, True, False]
          wrong=lambda torch: [[True, False, False, False, False],   # "q, s are not leaves"
                               [True, True, False, False, False],    # "computed means non-leaf"
                               [True, False, False, True, False],
-                              (True, True, False, True)])           # one missing
+                              (True, True, False, True),            # one missing
+                              ["True", "True", "False", "True", "False"],  # in quotes
+                              [1, 1, 0, 1, 0]])                     # 1 and 0 for True/False
 def check_04_leaves(prediction):
     """Exercise 4.1: predict ``is_leaf`` of p, q, r, s and t, as a list of five bools."""
     return expect_items(prediction, LEAF_FLAGS, LEAF_NAMES, form=bool, hints={
@@ -74,13 +83,15 @@ NODE_EXPECTED = ["MulBackward0", "ExpBackward0", "MeanBackward0"]
          wrong=lambda torch: [["MulBackward0", "AddBackward0", "MeanBackward0"],
                               ["MulBackward", "ExpBackward", "MeanBackward"],
                               ["MulBackward0", "ExpBackward0", "SumBackward0"],
-                              ["MulBackward0", "ExpBackward0"]])                # one missing
+                              ["MulBackward0", "ExpBackward0"],                 # one missing
+                              "MulBackward0, ExpBackward0, MeanBackward0"])     # one string
 def check_04_node_names(prediction):
     """Exercise 4.2: predict ``grad_fn.name()`` of v, z and m, as a list of three strings."""
-    if isinstance(prediction, (list, tuple)) and len(prediction) == 3 and all(
+    values = None if isinstance(prediction, (str, Mapping)) else as_values(prediction)
+    if values is not None and len(values) == 3 and all(
             isinstance(p, str) and p.strip().strip("<>").strip().rstrip("0123456789") ==
-            e.rstrip("0123456789") for p, e in zip(prediction, NODE_EXPECTED)):
-        if list(p.strip().strip("<>").strip() for p in prediction) != NODE_EXPECTED:
+            e.rstrip("0123456789") for p, e in zip(values, NODE_EXPECTED)):
+        if list(p.strip().strip("<>").strip() for p in values) != NODE_EXPECTED:
             return wrong("the operations are right, but a node's name also ends in a number",
                          "print any grad_fn.name() from the lesson to see the full form.")
     return expect_items(prediction, NODE_EXPECTED, NODE_NAMES, form=str,
@@ -104,15 +115,16 @@ GRAD_VALUES = [36.0, 12.0]
                               ([True, False, False, False], [36.0, 12.0]),  # retain_grad missed
                               ([True, True, True, False], [36.0, 12.0]),
                               ([True, False, True, False], [12.0, 12.0]),   # forgot the factor b
-                              ([True, False, True, False], [36.0, 6.0])])
+                              ([True, False, True, False], [36.0, 6.0]),
+                              ([True, False, True, False], ["36", "12"]),   # in quotes
+                              ([True, False, True, False], 36.0)])          # one number
 def check_04_surviving_grads(answer):
     """Exercise 4.3: ``(has_grad, grads)``: for a, b, c, d whether ``.grad`` is a tensor after
     backward, and the values of a.grad and c.grad."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return wrong("pass the pair (has_grad, grads) to the checker")
-    has_grad, grads = answer
-    if is_stub(has_grad) or is_stub(grads):
-        return not_done()
+    parts = unpack(answer, ("has_grad", "grads"))
+    if not isinstance(parts, tuple):
+        return parts
+    has_grad, grads = parts
     first = expect_items(has_grad, HAS_GRAD, GRAD_NAMES, form=bool, hints={
         "b": "b was created without requires_grad=True.",
         "c": "c is not a leaf, but look at the line after c = a * b.",
@@ -121,16 +133,16 @@ def check_04_surviving_grads(answer):
     })
     if not first.ok:
         return first
-    if not isinstance(grads, (list, tuple)) or len(grads) != 2:
-        return wrong("grads should be a list of two numbers: a.grad and c.grad")
-    for name, value, right, hint in zip(("a.grad", "c.grad"), grads, GRAD_VALUES, (
+    values = None if isinstance(grads, (str, Mapping)) else as_values(grads)
+    if values is None or len(values) != 2:
+        return wrong_form("grads", grads, "a list of two numbers: a.grad and c.grad")
+    for name, value, right, hint in zip(("a.grad", "c.grad"), values, GRAD_VALUES, (
             "dd/da = dd/dc * dc/da, and dc/da is not 1.", "d = c ** 2, and c = 6.")):
-        if is_tensor_like(value):
-            value = value.item()
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            return wrong(f"your value for {name} is {value!r}; write it as a number")
-        if abs(value - right) > 1e-4:
-            return wrong(f"your value for {name} is {value!r}, which is not right", hint)
+        number = as_number(value)
+        if number is None:
+            return wrong_form(f"your value for {name}", value, "a number")
+        if abs(number - right) > 1e-4:
+            return wrong(f"your value for {name} is {number!r}, which is not right", hint)
     return correct("you know which gradients survive, and their values.")
 
 
@@ -152,19 +164,21 @@ def _sin_chain(torch, backward=True):
                               (5.0 * math.sin(4.0), _sin_chain(torch)),     # sin' taken as sin
                               (math.cos(13.0) * 14.0, _sin_chain(torch)),   # the lesson's x = 2
                               (SIN_CHAIN_GRAD, _sin_chain(torch, backward=False)),
-                              (SIN_CHAIN_GRAD, torch.tensor(1.0))])
+                              (SIN_CHAIN_GRAD, torch.tensor(1.0)),
+                              (str(SIN_CHAIN_GRAD), _sin_chain(torch)),     # in quotes
+                              (SIN_CHAIN_GRAD, 1.0)])                       # x as a number
 def check_04_gradient_by_hand(answer):
     """Exercise 4.4: ``(by_hand, x)``: dz/dx of z = sin(x**3 + 2x + 1) at x = 1 worked out by
     hand, and the leaf x after z.backward()."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return wrong("pass the pair (by_hand, x) to the checker")
-    by_hand, x = answer
-    if is_stub(by_hand) or is_stub(x):
-        return not_done()
-    if is_tensor_like(by_hand):
-        if tuple(by_hand.shape) not in ((), (1,)):
-            return wrong("by_hand should be one number")
-        by_hand = by_hand.item()
+    parts = unpack(answer, ("by_hand", "x"))
+    if not isinstance(parts, tuple):
+        return parts
+    by_hand, x = parts
+    number = as_number(by_hand, tensors=True)  # a one-number tensor holds the same number
+    if number is not None:
+        by_hand = number
+    elif is_tensor_like(by_hand):
+        return wrong_form("by_hand", by_hand, "one number")
     return all_of(
         expect_equal(by_hand, SIN_CHAIN_GRAD, what="by_hand", atol=1e-4,
                      hint="the chain rule, at x = 1: cos of the inside, times the "
@@ -206,7 +220,7 @@ def check_04_build_graph(z):
     """Exercise 4.5: z built from t = [1., 2., 3.] whose graph, along first inputs, is
     SumBackward0 -> ExpBackward0 -> MulBackward0 -> AccumulateGrad (of t)."""
     if not is_tensor_like(z):
-        return wrong(f"z is a {type(z).__name__}, not a tensor")
+        return wrong(f"z is {describe(z)}, not a tensor")
     if z.grad_fn is None:
         return wrong("z has no grad_fn: it is not connected to t's graph",
                      "compute z from t itself, not from a detached copy or new tensor.")
@@ -281,15 +295,15 @@ def _find_leaves_one_level(node):
 def check_04_find_leaves(answer):
     """Exercise 4.6: ``(find_leaves, out)``: a function that walks ``next_functions`` from a
     node and returns the leaf tensors below it, each once."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return wrong("pass the pair (find_leaves, out) to the checker")
-    find_leaves, out = answer
-    if is_stub(find_leaves) or is_stub(out):
-        return not_done()
-    if not callable(find_leaves):
-        return wrong(f"find_leaves is a {type(find_leaves).__name__}, not a function")
+    parts = unpack(answer, ("find_leaves", "out"))
+    if not isinstance(parts, tuple):
+        return parts
+    find_leaves, out = parts
+    if not is_function(find_leaves):
+        return wrong(f"find_leaves is {describe(find_leaves)}, not a function")
     if not is_tensor_like(out) or out.grad_fn is None:
-        return wrong("out should be the tensor given in the exercise, with its graph")
+        return wrong(f"out should be the tensor given in the exercise, with its graph, not "
+                     f"{describe(out) if not is_tensor_like(out) else 'a tensor without one'}")
     # the whole graph, then a part of it (so a list written by hand cannot pass)
     nodes = [out.grad_fn]
     while nodes[-1] is not None and nodes[-1].next_functions and len(nodes) < 3:
@@ -309,12 +323,12 @@ def check_04_find_leaves(answer):
                             "the list of leaves, then run both cells again.")
         if got is Ellipsis:
             return not_done()
-        if not isinstance(got, (list, tuple)):
-            return wrong(f"find_leaves of {where} returned a {type(got).__name__}, not a list")
+        if not isinstance(got, (list, tuple, set)):
+            return wrong(f"find_leaves of {where} returned {describe(got)}, not a list")
         for item in got:
             if not is_tensor_like(item):
-                return wrong(f"find_leaves of {where} returned a list holding something "
-                             f"that is not a tensor ({type(item).__name__})",
+                return wrong(f"find_leaves of {where} returned a list holding {describe(item)}"
+                             f", which is not a tensor",
                              "an AccumulateGrad node's .variable is the leaf tensor.")
         ids = [id(item) for item in got]
         if len(set(ids)) != len(ids):
@@ -323,8 +337,8 @@ def check_04_find_leaves(answer):
                          "you have visited.")
         if set(ids) != {id(leaf) for leaf in expected}:
             missing = len({id(leaf) for leaf in expected} - set(ids))
-            return wrong(f"find_leaves of {where} returned {len(got)} tensors, and misses "
-                         f"{missing} {'leaf' if missing == 1 else 'leaves'} of the graph",
+            return wrong(f"find_leaves of {where} returned {plural(len(got), 'tensor')}, and "
+                         f"misses {plural(missing, 'leaf', 'leaves')} of the graph",
                          "walk all the way down: the children of every node, recursively.")
     return correct("find_leaves finds every leaf of the graph, each once.")
 
@@ -356,9 +370,9 @@ def _gradient_of_a(torch, fixed=True, as_leaf=False):
 def check_04_fix_retain_grad(gradient_of_a):
     """Exercise 4.7 (fix the bug): ``gradient_of_a()`` returns the non-leaf a = w + x with its
     gradient dy/da kept."""
-    if not callable(gradient_of_a):
-        return wrong(f"pass the function gradient_of_a itself (no parentheses), not a "
-                     f"{type(gradient_of_a).__name__}")
+    if not is_function(gradient_of_a):
+        return wrong(f"pass the function gradient_of_a itself (no parentheses), not "
+                     f"{describe(gradient_of_a)}")
     try:
         a = gradient_of_a()
     except Exception as error:  # the learner's function failed: say how, kindly

@@ -1,33 +1,49 @@
 """Checkers for the exercises of lesson 5, gradient accumulation
 (solutions/05_gradient_accumulation.ipynb)."""
+from collections.abc import Mapping
+
 import numpy as np
 
 from exercises.checks import (
     all_of,
+    as_values,
     checker,
     correct,
+    describe,
     expect_tensor,
+    is_bool,
+    is_function,
+    is_number,
     is_tensor_like,
     not_done,
+    nth,
+    plural,
+    unpack,
     wrong,
+    wrong_form,
 )
 
 # --- private helpers ---------------------------------------------------------------
 
 
+def _values(answer):
+    """The values of a list, tuple, NumPy array or tensor as a plain list; None otherwise."""
+    return None if isinstance(answer, (str, Mapping)) else as_values(answer)
+
+
 def _numbers(answer, count, what):
-    """``answer`` as a list of ``count`` floats, or the Feedback saying why it is not."""
-    if is_tensor_like(answer):
-        return wrong(f"{what} is a tensor; write the numbers as a plain Python list here",
-                     "for example [0.5, 0.5, 0.5, 0.5].")
-    if not isinstance(answer, (list, tuple)):
-        return wrong(f"{what} is a {type(answer).__name__}; a list of {count} numbers is "
-                     f"expected here")
-    if len(answer) != count:
-        return wrong(f"{what} has {len(answer)} entries; {count} are expected here")
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in answer):
-        return wrong(f"{what} should hold only numbers")
-    return [float(v) for v in answer]
+    """``answer`` (a list, tuple, NumPy array or tensor) as a list of ``count`` floats, or the
+    Feedback saying why it is not."""
+    values = _values(answer)
+    if values is None:
+        return wrong_form(what, answer, f"a list of {count} numbers")
+    if len(values) != count:
+        has = "is empty" if not values else f"has {plural(len(values), 'value')}"
+        return wrong(f"{what} {has}; {count} numbers are expected here")
+    for index, value in enumerate(values):
+        if not is_number(value):
+            return wrong_form(f"the {nth(index)} value of {what}", value, "a number")
+    return [float(v) for v in values]
 
 
 def _same(values, expected, atol=1e-4):
@@ -43,9 +59,9 @@ def _grad_values(tensor):
 
 def _call(function, what):
     """``(result, None)`` from calling ``function()``, or ``(None, Feedback)`` if it fails."""
-    if not callable(function):
-        return None, wrong(f"{what} is a {type(function).__name__}; pass the function itself "
-                           f"(its name, without parentheses)")
+    if not is_function(function):
+        return None, wrong(f"{what.removesuffix('()')} is {describe(function)}; pass the "
+                           f"function itself (its name, without parentheses)")
     try:
         return function(), None
     except Exception as error:  # the learner's bug is what the exercise is about
@@ -61,7 +77,8 @@ def _call(function, what):
                               [1.25, 1.25, 1.25, 1.25],   # the mean counted once
                               [1.0, 1.0, 1.0, 1.0],       # only the sum
                               [2.5, 2.5, 2.5, 2.5],       # the mean counted as 1 each time
-                              torch.tensor([1.5, 1.5, 1.5, 1.5])])
+                              ["1.5", "1.5", "1.5", "1.5"],  # numbers in quotes
+                              1.5])                       # one number, not four
 def check_05_predict_grad(prediction):
     """Exercise 5.1: x.grad after total.backward() and average.backward() twice, x of 4."""
     values = _numbers(prediction, 4, "your prediction")
@@ -93,15 +110,20 @@ _RAISES = [False, True, False, True]
          wrong=lambda torch: [[True, True, True, True],      # every graph is freed
                               [False, False, False, False],  # nothing is freed
                               [False, True, True, True],     # the mean saves something
-                              [False, False, False, True]])  # x * x needs nothing
+                              [False, False, False, True],   # x * x needs nothing
+                              ["False", "True", "False", "True"],  # in quotes
+                              [0, 1, 0, 1]])                 # 0 and 1 for False and True
 def check_05_second_backward(prediction):
     """Exercise 5.2: for each of four outputs, True if a second backward() raises."""
-    if not isinstance(prediction, (list, tuple)) or len(prediction) != 4:
-        return wrong("write your prediction as a list of four True/False values, one per "
-                     "output a, b, c, d")
-    if not all(isinstance(v, bool) for v in prediction):
-        return wrong("each entry of your prediction should be True or False")
-    if list(prediction) == _RAISES:
+    values = _values(prediction)
+    if values is None or len(values) != 4:
+        return wrong_form("your prediction", prediction,
+                          "a list of four True/False values, one per output a, b, c, d")
+    for name, value in zip("abcd", values):
+        if not is_bool(value):
+            return wrong_form(f"your prediction for {name}", value, "True or False")
+    prediction = [bool(v) for v in values]
+    if prediction == _RAISES:
         return correct("only the graphs whose nodes saved a tensor (b and d) refuse a second "
                        "backward.")
     names = "abcd"
@@ -200,7 +222,7 @@ def check_05_train_loop(train):
     if problem is not None:
         return problem
     if not is_tensor_like(w):
-        return wrong(f"train() returned a {type(w).__name__}; it should return w")
+        return wrong(f"train() returned {describe(w)}; it should return w")
     value = w.tolist()
     if isinstance(value, list):
         return wrong("train() should return w, a tensor holding one number")
@@ -255,10 +277,12 @@ def check_05_two_losses(two_losses):
     """Exercise 5.5: a fixed two_losses() that returns w with the gradient of both losses."""
     w, problem = _call(two_losses, "two_losses()")
     if problem is not None:
+        if " raised " not in problem.message:  # not a function: no hint about backward
+            return problem
         return wrong(problem.message.rstrip("."),
                      "which backward() call frees what the other one still needs?")
     if not is_tensor_like(w):
-        return wrong(f"two_losses() returned a {type(w).__name__}; it should return w")
+        return wrong(f"two_losses() returned {describe(w)}; it should return w")
     grad = _grad_values(w)
     if grad is not None and len(grad) == 3:
         if _same(grad, [1.0, 2.0, 3.0]):
@@ -288,30 +312,41 @@ def _vjp(torch, gradient=(1.0, 2.0, -1.0), jacobian=_JACOBIAN):
          wrong=lambda torch: [_vjp(torch, jacobian=[[3.0, 1.0, 0.0], [2.0, 1.0, 6.0]]),
                               _vjp(torch, gradient=(1.0, 1.0, 1.0)),
                               _vjp(torch, jacobian=[[3.0, 2.0], [1.0, 1.0], [0.0, 3.0]]),
-                              (_JACOBIAN, torch.tensor([2.0, 3.0], requires_grad=True))])
+                              (_JACOBIAN, torch.tensor([2.0, 3.0], requires_grad=True)),
+                              ([["3", "2"], ["1", "1"], ["0", "6"]], _vjp(torch)[1]),  # quotes
+                              ([3.0, 2.0, 1.0, 1.0, 0.0, 6.0], _vjp(torch)[1])])   # flat
 def check_05_vjp(answer):
     """Exercise 5.6: ``answer = (J, x)``: the Jacobian of z = [x0*x1, x0+x1, x1**2] at
     x = [2, 3] as nested lists, and x after z.backward(gradient=[1, 2, -1])."""
-    if not isinstance(answer, tuple) or len(answer) != 2:
-        return wrong("answer should be the pair (J, x)")
-    J, x = answer
-    if is_tensor_like(J):
-        J = J.tolist()
-    shape = np.shape(J) if isinstance(J, (list, tuple)) else None
+    parts = unpack(answer, ("J", "x"))
+    if not isinstance(parts, tuple):
+        return parts
+    J, x = parts
+    rows = _values(J)
+    form = "a nested list of 3 rows (one per output) of 2 numbers (one per input)"
+    if rows is None:
+        return wrong_form("J", J, form)
+    if not all(isinstance(row, list) for row in rows):
+        return wrong(f"J is a flat list of {plural(len(rows), 'value')}; write it as {form}, "
+                     f"like [[a, b], [c, d], [e, f]]")
+    shape = (len(rows), *{len(row) for row in rows})
     if shape == (2, 3):
         return wrong("J has 2 rows and 3 columns: its rows should be the outputs z0, z1, z2, "
                      "its columns the inputs x0, x1")
     if shape != (3, 2):
-        return wrong("J should be a nested list of 3 rows (one per output) of 2 numbers "
-                     "(one per input)")
-    rows = [[float(v) for v in row] for row in J]
+        return wrong(f"J should be {form}")
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            if not is_number(value):
+                return wrong_form(f"J[{i}][{j}]", value, "a number")
+    rows = [[float(v) for v in row] for row in rows]
     for i, (row, expected) in enumerate(zip(rows, _JACOBIAN)):
         if not _same(row, expected):
             return wrong(f"row {i} of J (the derivatives of z{i}) is not right",
                          "differentiate that one output with respect to x0, then x1, at "
                          "x = [2, 3].")
     if not is_tensor_like(x):
-        return wrong(f"x is a {type(x).__name__}, not a tensor")
+        return wrong(f"x is {describe(x)}, not a tensor")
     grad = _grad_values(x)
     if grad is not None and _same(grad, [4.0, 9.0]):
         return wrong("x.grad is the gradient of z.sum(): the weights were all 1",

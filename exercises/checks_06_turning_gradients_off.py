@@ -4,12 +4,15 @@ from exercises.checks import (
     all_of,
     checker,
     correct,
+    describe,
     expect_items,
     expect_shares_memory,
     expect_tensor,
+    is_function,
     is_stub,
     is_tensor_like,
     not_done,
+    unpack,
     wrong,
 )
 
@@ -28,12 +31,9 @@ def _raised(what: str, error: BaseException, hint: str | None = None):
     return wrong(f"{what} raised {detail}", hint)
 
 
-def _unpack(answer, names: str):
-    """``answer`` as a tuple of ``len(names.split(", "))`` parts, or None."""
-    count = len(names.split(", "))
-    if isinstance(answer, (tuple, list)) and len(answer) == count:
-        return tuple(answer)
-    return None
+def _is_model(value) -> bool:
+    return callable(getattr(value, "parameters", None)) and \
+        callable(getattr(value, "children", None))
 
 
 def _parameters_of(module):
@@ -66,6 +66,7 @@ _PREDICT_HINTS = (
         [False, True, False, False],    # "a poisons everything computed from it"
         [False, True, False],           # one value short
         ["False", "True", "False", "True"],  # strings, not booleans
+        [0, 1, 0, 1],                   # 0 and 1 for False and True
     ],
 )
 def check_06_predict_requires_grad(prediction):
@@ -118,12 +119,18 @@ def _evaluate_sum(torch):
 def check_06_evaluate(answer):
     """Exercise 6.2: ``answer = (evaluate, model, inputs, targets)``: ``evaluate`` returns the
     mean squared error of ``model(inputs)`` against ``targets`` without recording a graph."""
-    parts = _unpack(answer, "evaluate, model, inputs, targets")
-    if parts is None:
-        return wrong("pass the tuple (evaluate, model, inputs, targets) to the check")
+    parts = unpack(answer, ("evaluate", "model", "inputs", "targets"))
+    if not isinstance(parts, tuple):
+        return parts
     evaluate, model, inputs, targets = parts
-    if not callable(evaluate):
-        return wrong(f"evaluate is a {type(evaluate).__name__}, not a function")
+    if not is_function(evaluate):
+        return wrong(f"evaluate is {describe(evaluate)}, not a function")
+    if not _is_model(model):
+        return wrong(f"model is {describe(model)}; pass the model of the exercise")
+    for name, value in (("inputs", inputs), ("targets", targets)):
+        if not is_tensor_like(value):
+            return wrong(f"{name} is {describe(value)}, not a tensor: pass the {name} of the "
+                         f"exercise")
 
     seen = []
 
@@ -156,7 +163,8 @@ def check_06_evaluate(answer):
     return expect_tensor(
         result, what="the result of evaluate", shape=(), values=expected,
         requires_grad=False, grad_fn=None,
-        hints={"values": "the mean of the squared differences between predictions and "
+        hints={"type": "return the mean as the tensor .mean() gives, without .item().",
+               "values": "the mean of the squared differences between predictions and "
                          "targets.",
                "shape": "reduce the squared differences to a single number."})
 
@@ -195,10 +203,16 @@ def check_06_freeze_first_layer(answer):
     """Exercise 6.3: ``answer = (model, optimizer)``: the first Linear layer of ``model``
     frozen, the optimizer over the parameters still trained; one training step leaves the
     frozen ones untouched."""
-    parts = _unpack(answer, "model, optimizer")
-    if parts is None:
-        return wrong("pass the tuple (model, optimizer) to the check")
+    parts = unpack(answer, ("model", "optimizer"))
+    if not isinstance(parts, tuple):
+        return parts
     model, optimizer = parts
+    if not _is_model(model):
+        return wrong(f"model is {describe(model)}; pass the model of the exercise")
+    groups = getattr(optimizer, "param_groups", None)
+    if not isinstance(groups, (list, tuple)) or \
+            not all(isinstance(g, dict) and "params" in g for g in groups):
+        return wrong(f"optimizer is {describe(optimizer)}, not an optimizer from optim")
     layers = [m for m in model.children() if list(m.parameters())]
     if len(layers) < 2:
         return wrong("model should be the five-layer Sequential of the exercise")
@@ -214,10 +228,6 @@ def check_06_freeze_first_layer(answer):
             if not p.requires_grad and module is not first:
                 return wrong(f"model[{index}].{name} does not require grad, but only the "
                              f"first layer should be frozen")
-    groups = getattr(optimizer, "param_groups", None)
-    if groups is None:
-        return wrong(f"optimizer is not an optimizer from optim (its type is "
-                     f"{type(optimizer).__name__})")
     held = [p for group in groups for p in group["params"]]
     if any(_is_in(p, held) for p in frozen):
         return wrong("the optimizer holds the frozen parameters too",
@@ -294,8 +304,8 @@ def _update_new_leaf(torch, w, lr):       # a new tensor that does not require g
 def check_06_fix_leaf_update(descend):
     """Exercise 6.4: ``descend()`` runs three steps of gradient descent on a leaf ``w``
     without the in-place error, and returns ``w``, still a leaf that requires grad."""
-    if not callable(descend):
-        return wrong(f"descend is a {type(descend).__name__}, not a function")
+    if not is_function(descend):
+        return wrong(f"descend is {describe(descend)}, not a function")
     try:
         w = descend()
     except Exception as error:  # the learner's code is being checked
@@ -363,9 +373,9 @@ def check_06_fix_saved_tensor(probabilities_and_grad):
     """Exercise 6.5: ``probabilities_and_grad()`` returns ``(probs, percent, grad)``: the
     sigmoid probabilities, the same as percentages outside the graph, and the gradient of
     ``probs.sum()``, without the version-counter error."""
-    if not callable(probabilities_and_grad):
-        return wrong(f"probabilities_and_grad is a {type(probabilities_and_grad).__name__}, "
-                     f"not a function")
+    if not is_function(probabilities_and_grad):
+        return wrong(f"probabilities_and_grad is {describe(probabilities_and_grad)}, not a "
+                     f"function")
     try:
         result = probabilities_and_grad()
     except Exception as error:  # the learner's code is being checked
@@ -374,12 +384,15 @@ def check_06_fix_saved_tensor(probabilities_and_grad):
                        "memory and changes it in place?")
     if is_stub(result):
         return not_done()
-    parts = _unpack(result, "probs, percent, grad")
-    if parts is None:
-        return wrong("probabilities_and_grad() should return (probs, percent, logits.grad)")
-    probs, percent, grad = parts
-    if not is_tensor_like(grad):
+    if not isinstance(result, (tuple, list)) or len(result) != 3:
+        return wrong(f"probabilities_and_grad() returned {describe(result)}; it should return "
+                     f"(probs, percent, logits.grad)")
+    probs, percent, grad = result
+    if grad is None:
         return wrong("backward left no gradient in logits.grad")
+    if not is_tensor_like(grad):
+        return wrong(f"the third value probabilities_and_grad() returns is {describe(grad)}; "
+                     f"it should be logits.grad")
     return all_of(
         expect_tensor(probs, what="probs", values=_PROBS, atol=1e-4,
                       hints={"values": "probs itself must still hold the probabilities: "

@@ -1,6 +1,7 @@
 """Checkers for lesson 7: autograd.grad, higher-order gradients and gradient checking."""
-from exercises.checks import all_of, checker, correct, expect_equal, expect_tensor, is_stub, \
-    is_tensor_like, not_done, wrong
+from exercises.checks import (all_of, as_number, checker, correct, describe, expect_equal,
+                              expect_tensor, is_function, is_stub, is_tensor_like, not_done, wrong,
+                              wrong_form)
 
 
 def _first_sentence(error):
@@ -14,8 +15,8 @@ def _call(function, what="your function", hint=None):
     possible: a stub, not a function, or an error raised inside it."""
     if is_stub(function):
         return None, not_done()
-    if not callable(function):
-        return None, wrong(f"{what} is a {type(function).__name__}; pass the function itself "
+    if not is_function(function):
+        return None, wrong(f"{what} is {describe(function)}; pass the function itself "
                            f"(its name, without parentheses)")
     try:
         result = function()
@@ -33,19 +34,25 @@ def _call(function, what="your function", hint=None):
          wrong=lambda torch: [(2.0, 7.0, False),   # thinks grad() fills .grad like backward()
                               (2.0, 4.0, True),    # forgot u * v when differentiating by v
                               (3.0, 7.0, True),    # d(u * v)/du taken as u
-                              (2.0, 7.0)])         # a part missing
+                              (2.0, 7.0),          # a part missing
+                              ("2", "7", "True"),  # in quotes
+                              (2.0, 7.0, None)])   # what u.grad is, not whether it is None
 def check_07_predict_grad(prediction):
     """Exercise 7.1: (grads[0] as a number, grads[1] as a number, u.grad is None)."""
     if not isinstance(prediction, (tuple, list)) or len(prediction) != 3:
-        return wrong("write three things in a tuple: (number, number, True or False)")
-    first, second, untouched = prediction
+        return wrong_form("your prediction", prediction,
+                          "three values in a tuple: (number, number, True or False)")
+    # the number in a one-number tensor (grads[0] itself) is that number
+    first, second, untouched = (
+        v if as_number(v, tensors=True) is None else as_number(v, tensors=True)
+        for v in prediction)
     return all_of(
         expect_equal(first, 2.0, what="your first number (df/du)", atol=1e-6,
                      hint="treat v as a constant: what is the derivative of u * v with "
                           "respect to u?"),
         expect_equal(second, 7.0, what="your second number (df/dv)", atol=1e-6,
                      hint="v appears in both terms of f."),
-        expect_equal(untouched, True, what="your guess for u.grad is None",
+        expect_equal(untouched, True, what="your third value (is u.grad still None?)",
                      hint="does autograd.grad write into .grad the way backward() does?"),
         success="autograd.grad hands back df/du = 2 and df/dv = 7 and leaves u.grad alone "
                 "(None).",
@@ -69,11 +76,12 @@ def _derivatives(torch, chain=True):
          wrong=lambda torch: [_derivatives(torch, chain=False),   # y differentiated 3 times
                               [torch.tensor(12.0), torch.tensor(12.0), torch.tensor(6.0)],
                               [torch.tensor(14.0), torch.tensor(12.0)],
-                              [14.0, 12.0, 6.0]])
+                              [14.0, 12.0, 6.0],
+                              torch.tensor([14.0, 12.0, 6.0])])    # one tensor of three
 def check_07_derivatives(answer):
     """Exercise 7.2: [dy/dx, d2y/dx2, d3y/dx3] of y = x**3 + 2*x + 1 at x = 2, as tensors."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-        return wrong("write a list of three tensors: [first, second, third derivative]")
+        return wrong_form("your answer", answer, "a list of three tensors: [d1, d2, d3]")
     names = ("the first derivative", "the second derivative", "the third derivative")
     hints = ("differentiate every term of y, including 2 * x.",
              "differentiate the first derivative (it needs a graph: create_graph=True), "
@@ -122,9 +130,13 @@ def _numerical(torch, kind="central", dtype=None):
          wrong=lambda torch: [_numerical(torch, "forward"), _numerical(torch, "divided by eps"),
                               _numerical(torch, "all at once"), _numerical(torch, "not restored"),
                               _numerical(torch, dtype=torch.float32),
-                              _numerical(torch).view(-1)])
+                              _numerical(torch).view(-1), None,
+                              _numerical(torch).tolist()])
 def check_07_numerical_grad(answer):
     """Exercise 7.3: numerical_grad(f, X) for the 2 x 3 float64 X of the exercise."""
+    if answer is None:
+        return wrong("numerical_grad(f, X) returned None: does the function end with "
+                     "return grad?")
     return expect_tensor(
         answer, what="numerical_grad(f, X)", shape=(2, 3), dtype="torch.float64", values=_GRAD,
         atol=1e-7, rtol=0.0,
@@ -157,11 +169,12 @@ def check_07_float32_eps(finite_difference_check):
     if problem is not None:
         return problem
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return wrong("your function should return two tensors: numerical, analytical")
+        return wrong(f"your function returned {describe(result)}; it should return two "
+                     f"tensors: numerical, analytical")
     numerical, analytical = result
     for name, value in (("numerical", numerical), ("analytical", analytical)):
         if not is_tensor_like(value) or tuple(value.shape) != ():
-            return wrong(f"{name} should be a one-number tensor (a 0-d tensor)")
+            return wrong_form(name, value, "a tensor holding one number")
     shown = expect_tensor(analytical, what="analytical", values=12.0,
                           hints={"values": "the derivative of x ** 3 at 2 is not the bug here."})
     if not shown:
@@ -208,7 +221,8 @@ def check_07_retain_graph(gradients):
     if problem is not None:
         return problem
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return wrong("your function should return two tensors: dw, db")
+        return wrong(f"your function returned {describe(result)}; it should return two "
+                     f"tensors: dw, db")
     dw, db = result
     return all_of(
         expect_tensor(dw, what="dw", shape=(), values=42.0,

@@ -6,11 +6,13 @@ then run it: its forward against the expected values, its backward against the d
 with an upstream gradient that is not all ones, and ``gradcheck`` on float64 inputs.
 """
 import sys
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from exercises.checks import (all_of, checker, correct, expect_equal, expect_tensor,
-                              not_done, wrong)
+from exercises.checks import (all_of, as_values, checker, correct, describe, expect_equal,
+                              expect_tensor, is_function, is_tensor_like, not_done, nth, plural,
+                              unpack, wrong, wrong_form)
 
 # ====================================================================== helpers
 _LEAF_PREFIX = "torch::autograd::"
@@ -30,12 +32,31 @@ def _node_name(name):
     C++ namespace, ``None`` (the string) for an entry without a node."""
     if name is None:
         return "None"
+    if _is_node(name):  # the node itself
+        name = name.name()
     name = str(name).strip()
+    if name.lower() == "none":
+        return "None"
     return name[len(_LEAF_PREFIX):] if name.startswith(_LEAF_PREFIX) else name
 
 
-def _names(values):
-    return [_node_name(v) for v in values] if isinstance(values, (list, tuple)) else values
+def _is_node(value):
+    return hasattr(value, "next_functions") and callable(getattr(value, "name", None))
+
+
+NAME_FORM = 'a node\'s name in quotes, such as "SinBackward0", or "None"'
+
+
+def _name_list(value, what, form):
+    """``value`` (a list, tuple or NumPy array of names) as a list of names, or the Feedback
+    saying how to write it."""
+    names = None if isinstance(value, (str, Mapping)) else as_values(value)
+    if names is None:
+        return wrong_form(what, value, form)
+    for index, name in enumerate(names):
+        if not (isinstance(name, str) or name is None or _is_node(name)):
+            return wrong_form(f"the {nth(index)} name in {what}", name, NAME_FORM)
+    return [_node_name(v) for v in names]
 
 
 def _check_function(function_class, *, name, inputs, forward, derivative, hints):
@@ -43,8 +64,8 @@ def _check_function(function_class, *, name, inputs, forward, derivative, hints)
     gradient, and gradcheck. ``forward``/``derivative`` map a numpy array to the expected
     values; ``hints`` may hold "forward", "backward", "chain" and "gradcheck"."""
     if not isinstance(function_class, type) or not hasattr(function_class, "apply"):
-        return wrong(f"your answer is a {type(function_class).__name__}; the class {name} "
-                     f"(a subclass of torch.autograd.Function) is expected here")
+        return wrong(f"your answer is {describe(function_class)}; the class {name} (a "
+                     f"subclass of torch.autograd.Function) is expected here")
     lib = _library(function_class)
     if lib is None:
         return wrong(f"{name} is not a subclass of torch.autograd.Function")
@@ -125,14 +146,20 @@ _NEXT_FUNCTIONS = (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", "None"])
              (["AccumulateGrad", "MulBackward0"], ["ExpBackward0", "None"]),  # order swapped
              (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", "AccumulateGrad"]),
              ["MulBackward0", "AccumulateGrad"],               # only one of the two lists
+             (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", 2.0]),  # the number itself
+             ("MulBackward0, AccumulateGrad", "ExpBackward0, None"),  # one string per list
          ])
 def check_08_next_functions(answer):
     """Exercise 8.1: the node names in out.grad_fn.next_functions and in
     out.grad_fn.next_functions[0][0].next_functions."""
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2 or \
-            not all(isinstance(part, (tuple, list)) for part in answer):
-        return wrong("write two lists of names: prediction = ([...], [...])")
-    first, second = (_names(part) for part in answer)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return wrong_form("your prediction", answer, "two lists of names: ([...], [...])")
+    lists = [_name_list(part, f"your {place} list", 'a list of names, like ["...", "..."]')
+             for place, part in zip(("first", "second"), answer)]
+    for names in lists:
+        if not isinstance(names, list):
+            return names
+    first, second = lists
     return all_of(
         expect_equal(first, _NEXT_FUNCTIONS[0], what="your first list",
                      hint="one entry per input of the last operation, in the order of its "
@@ -160,14 +187,16 @@ _ORDER = ["AddBackward0", "SinBackward0", "ExpBackward0", "MulBackward0", "Accum
               "AddBackward0"],                                 # forward order
              ["AddBackward0", "SinBackward0", "MulBackward0", "AccumulateGrad",
               "ExpBackward0", "AccumulateGrad"],               # the leaf's node twice
+             "AddBackward0, SinBackward0, ExpBackward0, MulBackward0, AccumulateGrad",
          ])
 def check_08_backward_order(answer):
     """Exercise 8.2: the order in which backward runs the nodes of z = (x * 2).sin() + x.exp()."""
-    if not isinstance(answer, (tuple, list)):
-        return wrong("write a list of node names, in the order they run")
-    names = _names(answer)
+    names = _name_list(answer, "your prediction", "a list of node names, in the order they run")
+    if not isinstance(names, list):
+        return names
     if len(names) != len(_ORDER):
-        return wrong(f"your list has {len(names)} names; count the nodes in the graph again",
+        has = "is empty" if not names else f"has {plural(len(names), 'name')}"
+        return wrong(f"your list {has}; count the nodes in the graph again",
                      "every node runs exactly once, the leaf's AccumulateGrad included.")
     if names[0] != _ORDER[0]:
         return wrong("the first node is not right", "backward starts at the output's grad_fn.")
@@ -244,14 +273,16 @@ def _graph(torch):
 def check_08_topological_order(answer):
     """Exercise 8.3: ``(topological_order, z)``: a function that lists the nodes reachable
     from a node, each before all the nodes it sends gradients to."""
-    if not isinstance(answer, tuple) or len(answer) != 2:
-        return wrong("call the checker with (topological_order, z)")
-    function, tensor = answer
-    if not callable(function):
-        return wrong(f"topological_order is a {type(function).__name__}, not a function")
+    parts = unpack(answer, ("topological_order", "z"))
+    if not isinstance(parts, tuple):
+        return parts
+    function, tensor = parts
+    if not is_function(function):
+        return wrong(f"topological_order is {describe(function)}, not a function")
     root = getattr(tensor, "grad_fn", None)
-    if root is None:
-        return wrong("z has no grad_fn: build the graph of the exercise again")
+    if root is None or not _is_node(root):
+        what = "has no grad_fn" if hasattr(tensor, "grad_fn") else f"is {describe(tensor)}"
+        return wrong(f"z {what}: build the graph of the exercise again, then pass its z")
     try:
         order = function(root)
     except Exception as error:  # the learner's function is being checked
@@ -260,10 +291,17 @@ def check_08_topological_order(answer):
                      "have already visited.")
     if order is None:
         return not_done("topological_order returns None: write it, then run this cell again")
+    if not isinstance(order, (list, tuple, Iterator)):
+        return wrong(f"topological_order(z.grad_fn) returned {describe(order)}; it should "
+                     f"return a list of nodes")
     order = list(order)
     if any(isinstance(node, str) for node in order):
         return wrong("your list holds names; return the nodes themselves (two nodes may "
                      "have the same name)", "append node, not node.name().")
+    strangers = [node for node in order if not _is_node(node)]
+    if strangers:
+        return wrong(f"your list holds {describe(strangers[0])}, which is not a node of the "
+                     f"graph", "skip the None entries of next_functions.")
     expected = _reference_order(root)
     ids = [id(node) for node in order]
     if len(set(ids)) != len(ids):
@@ -271,7 +309,8 @@ def check_08_topological_order(answer):
                      "remember which nodes you have already visited.")
     missing = [node for node in expected if id(node) not in set(ids)]
     if missing:
-        return wrong(f"your list misses {len(missing)} node(s), e.g. {missing[0].name()}",
+        return wrong(f"your list misses {plural(len(missing), 'node')}, e.g. "
+                     f"{missing[0].name()}",
                      "follow every entry of next_functions that is not None, down to the "
                      "AccumulateGrad nodes.")
     if len(order) != len(expected):
@@ -369,8 +408,7 @@ def _multiply(torch, backward):
 def check_08_multiply(answer):
     """Exercise 8.6: the fixed ``Multiply`` (x * w), checked on inputs of shape (3,)."""
     if not isinstance(answer, type) or not hasattr(answer, "apply"):
-        return wrong(f"your answer is a {type(answer).__name__}; the class Multiply is "
-                     f"expected here")
+        return wrong(f"your answer is {describe(answer)}; the class Multiply is expected here")
     lib = _library(answer)
     if lib is None:
         return wrong("Multiply is not a subclass of torch.autograd.Function")
@@ -378,7 +416,14 @@ def check_08_multiply(answer):
     w = lib.tensor([0.5, 4.0, -1.0], requires_grad=True)
     upstream = lib.tensor([1.0, 2.0, -3.0])
     try:
-        (answer.apply(x, w) * upstream).sum().backward()
+        product = answer.apply(x, w)
+    except Exception as error:  # the learner's forward failed
+        return wrong(f"Multiply.apply(x, w) raised {type(error).__name__}: {error}")
+    if not is_tensor_like(product):
+        return wrong(f"Multiply.apply(x, w) returned {describe(product)}; it should return "
+                     f"the tensor x * w")
+    try:
+        (product * upstream).sum().backward()
     except Exception as error:  # the learner's backward failed
         return wrong(f"backward raised {type(error).__name__}: {error}",
                      "backward returns one gradient per input of forward.")

@@ -3,7 +3,40 @@
 The expected numbers were computed with PyTorch 2.13 (and agree with the engine to 1e-6);
 they are compared with a tolerance, never shown.
 """
-from exercises.checks import all_of, checker, correct, expect_tensor, not_done, wrong
+from collections.abc import Mapping
+
+import numpy as np
+
+from exercises.checks import (all_of, as_number, as_values, checker, correct, describe,
+                              expect_tensor, is_number, is_tensor_like, not_done, plural, wrong,
+                              wrong_form)
+
+
+def _losses_of(value, name, steps):
+    """``value`` (a list, tuple or NumPy array of plain numbers, one per step) as a list of
+    floats, or the Feedback saying what is wrong with it."""
+    if is_tensor_like(value):
+        return wrong(f"{name} is {describe(value)}; it should be a list of plain numbers, one "
+                     f"per step", "loss.item() turns a one-element tensor into a number.")
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        items = value.tolist()
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return wrong_form(name, value, "a list of numbers, one per step")
+    if len(items) != steps:
+        has = "is empty" if not items else f"has {plural(len(items), 'value')}"
+        return wrong(f"{name} {has}; one loss per step is expected ({steps} steps)")
+    numbers = []
+    for step, item in enumerate(items):
+        if is_tensor_like(item):
+            return wrong(f"the loss at step {step} is {describe(item)}; {name} should hold "
+                         f"plain numbers", "loss.item() turns a one-element tensor into a number.")
+        number = as_number(item)
+        if number is None:
+            return wrong_form(f"the loss at step {step}", item, "a number")
+        numbers.append(float(number))
+    return numbers
 
 
 def _line_data(torch):
@@ -38,18 +71,25 @@ def _losses(torch, steps, lr, *, zero_grad=True, item=True, zero_after_backward=
 @checker(right=lambda torch: [[0.95, -2.05]],
          wrong=lambda torch: [[[1.05, -1.95]],     # added the gradient
                               [[0.5, -2.5]],       # forgot the learning rate
-                              [0.95, -2.05]])      # lost the (1, 2) shape
+                              [0.95, -2.05],       # lost the (1, 2) shape
+                              [["0.95", "-2.05"]]])  # numbers in quotes
 def check_09_predict_sgd_step(prediction):
-    """Exercise 9.1: the weight after one SGD step, as nested lists."""
-    if not isinstance(prediction, (list, tuple)) or len(prediction) != 1 \
-            or not isinstance(prediction[0], (list, tuple)) or len(prediction[0]) != 2:
-        return wrong("write the weight as nested lists with the weight's shape (1, 2), "
-                     "like [[a, b]]")
+    """Exercise 9.1: the weight after one SGD step, as nested lists (a tuple, NumPy array or
+    tensor of that shape is as good)."""
+    form = "nested lists with the weight's shape (1, 2), like [[a, b]]"
+    rows = None if isinstance(prediction, (str, Mapping)) else as_values(prediction)
+    if rows is None:
+        return wrong_form("your prediction", prediction, form)
+    if len(rows) == 2 and not any(isinstance(row, list) for row in rows):
+        return wrong(f"your prediction is a flat list of 2 values; write it as {form}")
+    if len(rows) != 1 or not isinstance(rows[0], list) or len(rows[0]) != 2:
+        return wrong_form("your prediction", prediction, form)
     expected = [0.95, -2.05]
-    for column, (value, target) in enumerate(zip(prediction[0], expected)):
-        if not isinstance(value, (int, float)) or abs(value - target) > 1e-6:
-            if isinstance(value, (int, float)) and abs(value - (2 * [1.0, -2.0][column]
-                                                                 - target)) < 1e-6:
+    for column, (value, target) in enumerate(zip(rows[0], expected)):
+        if not is_number(value):
+            return wrong_form(f"the value at [0][{column}]", value, "a number")
+        if abs(value - target) > 1e-6:
+            if abs(value - (2 * [1.0, -2.0][column] - target)) < 1e-6:
                 return wrong(f"the value at [0][{column}] moved the wrong way",
                              "SGD steps *against* the gradient: p - lr * grad.")
             return wrong(f"the value at [0][{column}] is not what SGD computes",
@@ -86,6 +126,13 @@ def _stepped(torch, how="right"):
                               _stepped(torch, "weight only")])
 def check_09_sgd_by_hand(model):
     """Exercise 9.2: the model after one hand-written SGD step (lr = 0.1)."""
+    weight, bias = getattr(model, "weight", None), getattr(model, "bias", None)
+    if not (is_tensor_like(weight) and is_tensor_like(bias)):
+        return wrong(f"model is {describe(model)}; pass the model of the exercise, with its "
+                     f"weight and bias")
+    if tuple(weight.shape) != (1, 2) or tuple(bias.shape) != (1,):
+        return wrong(f"model.weight has shape {tuple(weight.shape)} and model.bias "
+                     f"{tuple(bias.shape)}; use the model of the exercise, nn.Linear(2, 1)")
     start = [[-0.0052940, 0.3793229], [-0.5819808]]
     now = [model.weight.tolist()[0], model.bias.tolist()]
     if all(abs(a - b) < 1e-6 for row_a, row_b in zip(now, start) for a, b in zip(row_a, row_b)):
@@ -115,13 +162,9 @@ _LOSSES_50 = {0: 6.4139738, 9: 2.9443536, 24: 1.1519033, 49: 0.2937958}
                               _losses(torch, 50, 0.1)])
 def check_09_training_loop(losses):
     """Exercise 9.3: the 50 losses of training on the lesson's data with lr = 0.05."""
+    losses = _losses_of(losses, "losses", 50)
     if not isinstance(losses, list):
-        return wrong(f"losses is a {type(losses).__name__}; a list of numbers is expected")
-    if len(losses) != 50:
-        return wrong(f"losses has {len(losses)} entries, one per step is expected (50 steps)")
-    if not all(isinstance(v, float) for v in losses):
-        return wrong("losses should hold plain Python numbers",
-                     "loss.item() turns a one-element tensor into a number.")
+        return losses
     for step, expected in _LOSSES_50.items():
         if abs(losses[step] - expected) > 1e-4 * expected:
             hint = ("compare your loop with the lesson's five lines: are the gradients "
@@ -177,8 +220,9 @@ def check_09_predict_without_graph(prediction):
                               _losses(torch, 20, 0.1, zero_grad=False)])
 def check_09_fixed_loop(fixed_losses):
     """Exercise 9.5: the 20 losses of the loop with its steps in the right order."""
-    if not isinstance(fixed_losses, list) or len(fixed_losses) != 20:
-        return wrong("fixed_losses should be the list of the 20 losses the loop appends")
+    fixed_losses = _losses_of(fixed_losses, "fixed_losses", 20)
+    if not isinstance(fixed_losses, list):
+        return fixed_losses
     if max(fixed_losses) - min(fixed_losses) < 1e-9:
         return wrong("the loss never changes, so no step changed the model",
                      "when optimizer.step() runs, what is in each parameter's .grad?")

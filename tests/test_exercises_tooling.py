@@ -2,8 +2,11 @@
 toolkit (exercises/checks.py), on engine tensors and, when installed, torch tensors."""
 import importlib.util
 import json
+import re
+import warnings
 
 import nbformat
+import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -96,6 +99,8 @@ def test_notebook_untagged_cells_untouched_and_outputs_cleared():
     assert [c.id for c in exercise.cells] == [c.id for c in solution.cells]
     for cell in exercise.cells[1:]:
         assert cell.outputs == [] and cell.execution_count is None
+    fingerprint = exercise.metadata.pop(generate.FINGERPRINT)
+    assert fingerprint["cells_sha256"] == generate.cells_digest(exercise)
     assert exercise.metadata == solution.metadata
 
 
@@ -146,18 +151,21 @@ def test_check_detects_missing_edited_and_stale_notebooks(course, capsys):
     assert run(course, "--check") == 0
     assert run(course) == 0 and (exercises / "01_example.ipynb").read_bytes() == written
 
+    # a generated notebook without a solution is removed; its cells were not edited
+    (exercises / "02_orphan.ipynb").write_bytes(written)
+    assert run(course) == 0
+    assert not (exercises / "02_orphan.ipynb").exists()
+
+    # answers typed into an exercise notebook are never overwritten (test_learner_work.py)
     nb = nbformat.read(exercises / "01_example.ipynb", as_version=4)
     nb.cells[2].source = nb.cells[2].source.replace("answer = ...", "answer = 42")
     nbformat.write(nb, exercises / "01_example.ipynb")
+    edited = (exercises / "01_example.ipynb").read_bytes()
     capsys.readouterr()
     assert run(course, "--check") == 1
     assert "01_example.ipynb" in capsys.readouterr().err
-
-    (exercises / "02_orphan.ipynb").write_bytes(written)
-    assert run(course) == 0
-    assert (exercises / "01_example.ipynb").read_bytes() == written
-    assert not (exercises / "02_orphan.ipynb").exists()
-    assert run(course, "--check") == 0
+    assert run(course) == 1
+    assert (exercises / "01_example.ipynb").read_bytes() == edited
 
 
 def test_check_reports_malformed_markers(course, capsys):
@@ -192,6 +200,34 @@ def assert_correct(feedback):
 def assert_not_done(feedback):
     assert isinstance(feedback, Feedback) and feedback.status == "not_done", feedback
     assert not feedback and str(feedback).startswith("⏳ Not done yet: ")
+
+
+# What a learner should never read: Python's names for types, exception text, the checker's
+# own failure, and "1 values". (A fix-the-bug exercise reports the error the learner's own code
+# raised, with its name and message: assert_plain(..., learner_error=...) removes that first.)
+JARGON = [re.compile(pattern) for pattern in (
+    r"NoneType", r"could not inspect", r"cannot read this answer", r"Error:", r"entries",
+    r"dict_", r"numpy\.", r"ndarray", r"object has no attribute", r"index out of range",
+    r"<class", r"Traceback", r"not iterable", r"not subscriptable", r"unpack", r"type object",
+    r"positional argument", r"\bis an? (int|str|float|bool|tuple|list|dict|Tensor|float64|"
+    r"float32|int64|type|object|NoneType|ndarray)\s*[,;.:]",
+    r"\b1 (values|entries|names|shapes|nodes|tensors|numbers|leaves)\b",
+    r"np\.(float|int|bool|True|False)",
+)]
+LEARNER_ERROR = re.compile(r"raised [A-Z]\w*(: .*?)?(?= Hint: |$)")
+
+
+def assert_plain(feedback, context="", learner_error=None):
+    """``feedback`` is a Feedback whose message has none of the JARGON; ``learner_error`` is
+    the part to leave out (True: any "raised SomeError: its message")."""
+    assert isinstance(feedback, Feedback), (context, feedback)
+    message = feedback.message
+    if learner_error is True:
+        message = LEARNER_ERROR.sub("", message)
+    elif learner_error is not None:
+        message = message.replace(learner_error, "")
+    for pattern in JARGON:
+        assert not pattern.search(message), f"{context}: {pattern.pattern!r} in: {feedback}"
 
 
 def assert_wrong(feedback, *says, hidden=()):
@@ -250,7 +286,9 @@ def test_expect_tensor_correct_and_stub(tm):
 
 def test_expect_tensor_names_the_wrong_property_not_the_expected_value(tm):
     x = tm.tensor([1.0, 2.0, 3.0])
-    assert_wrong(expect_tensor([1.0, 2.0, 3.0], shape=(3,)), "is a list, not a tensor")
+    assert_wrong(expect_tensor([1.0, 2.0, 3.0], shape=(3,)), "is a list of 3 values, not a tensor")
+    assert_wrong(expect_tensor(np.array([1.0, 2.0, 3.0]), shape=(3,)),
+                 "is a NumPy array of shape (3,), not a tensor")
     assert_wrong(expect_tensor(x, shape=(3, 1)), "shape (3,)", hidden=["(3, 1)", "3, 1"])
     assert_wrong(expect_tensor(tm.tensor([1, 2, 3]), dtype="torch.float32",
                                hints={"dtype": "what does torch infer from 1.0?"}),
@@ -294,9 +332,9 @@ def test_expect_equal(tm):
     assert_wrong(expect_equal(tm.tensor([1]).dtype, "torch.float32", hint="integers"),
                  "torch.int64", "Hint: integers", hidden=["float32"])
     assert_wrong(expect_equal(tm.ones(3, 2).shape, (2, 3)), hidden=["(2, 3)"])
-    assert_wrong(expect_equal(1, True), "True or False")
-    assert_wrong(expect_equal(True, 1), "not True or False")
-    assert_wrong(expect_equal(tm.tensor(3), 3), "is a tensor", ".item()")
+    assert_wrong(expect_equal(1, True), "should be True or False, not the number 1")
+    assert_wrong(expect_equal(True, 1), "should be a number, not True")
+    assert_wrong(expect_equal(tm.tensor(3), 3), "not a tensor holding one number", ".item()")
     assert_wrong(expect_equal(tm.tensor([1, 2]), tm.tensor([1.0, 2.0])), "torch.int64")
 
 
@@ -314,7 +352,8 @@ def test_expect_error(tm):
                  hidden=["RuntimeError", "cannot"])
     assert_wrong(expect_error(lambda: tm.ones(6).view(7), RuntimeError, "cannot be multiplied"),
                  "raised RuntimeError", "not for the reason", hidden=["cannot be multiplied"])
-    assert_wrong(expect_error(tm.ones(2), RuntimeError), "a function is expected")
+    assert_wrong(expect_error(tm.ones(2), RuntimeError),
+                 "should be a function", "not a tensor of shape (2,)")
 
 
 def test_expect_shares_memory(tm):
@@ -368,8 +407,8 @@ def test_checker_decorator_handles_stubs_and_odd_answers():
         assert_not_done(check_99_test_only((1, ...)))
         assert calls == [], "a stub never reaches the checker"
         assert_correct(check_99_test_only(2))
-        assert_wrong(check_99_test_only("two"), "could not inspect your answer",
-                     "AttributeError")
+        assert_wrong(check_99_test_only("two"), "the check cannot read this answer",
+                     hidden=["AttributeError", "attribute", "could not inspect"])
         assert check_99_test_only.__name__ == "check_99_test_only"
     finally:
         from exercises.checks import CHECKERS
@@ -400,9 +439,10 @@ def test_checker_accepts_right_rejects_stub_and_wrong(name, tm):
     wrong_answers = check.wrong(tm)
     assert wrong_answers, f"{name}: give at least one plausible wrong answer"
     for answer in wrong_answers:
-        assert_wrong(check(answer))
-        assert "could not inspect" not in check(answer).message, \
-            f"{name}: a plausible wrong answer should get a specific message"
+        feedback = check(answer)
+        assert_wrong(feedback)
+        assert_plain(feedback, f"{name}: a plausible wrong answer should get a specific message",
+                     learner_error=True)
 
 
 def test_checkers_never_import_torch():
@@ -423,13 +463,430 @@ def test_expect_items_names_the_first_wrong_item_never_its_value():
                         hints={"b": "look at b again"})
     assert_wrong(said, "for b is not right", "1 other is not right either", "look at b again")
     assert_wrong(expect_items([1, 0, 1], [True, False, True], labels, form=bool),
-                 "for a is 1", "True or False")
+                 "for a should be True or False, not the number 1")
     assert_wrong(expect_items(["ok", "OK"], ["ok", "error"], ["x", "y"], form=("ok", "error")),
-                 "for y is 'OK'", "'ok' or 'error'")
+                 'for y should be "ok" or "error", not the string "OK"')
     assert_wrong(expect_items([4, "5"], [4, 5], ["x", "y"], form=(int, float)), "a number")
     assert_wrong(expect_items([1, 2], [1, 2, 3], labels), "has 2 values", "a, b, c")
-    assert_wrong(expect_items("abc", [1, 2, 3], labels), "is a str")
+    assert_wrong(expect_items("abc", [1, 2, 3], labels),
+                 'should be a list of 3 values, one for each of a, b, c, not the string "abc"')
     assert_correct(expect_items(["int64"], ["torch.int64"], ["a"],
                                 normalise=lambda v: v if v.startswith("torch.") else "torch." + v))
     # True == 1 to Python, but a bool is not the number asked for (and the reverse)
     assert_wrong(expect_items([True], [1], ["a"]), "for a is not right")
+
+
+# --- describing answers in plain words ----------------------------------------------------
+
+def test_describe_names_a_value_in_plain_words(tm):
+    from exercises.checks import describe
+    x = tm.tensor([1.0, 2.0], requires_grad=True)
+    cases = [
+        (None, "None"), (True, "True"), (np.bool_(False), "False"), (3, "the number 3"),
+        (2.5, "the number 2.5"), (np.float64(0.5), "the number 0.5"),
+        (np.float32(1.5), "the number 1.5"), (np.int64(7), "the number 7"),
+        ("True", 'the string "True"'), ("", "an empty string"), ("x" * 60, "a string"),
+        ([], "an empty list"), ([1], "a list of 1 value"), ((1, 2), "a tuple of 2 values"),
+        ({}, "an empty dict"), ({"a": 1, "b": 2}, "a dict with keys 'a', 'b'"),
+        ({"a": 1}.keys(), "the keys of a dict (list(...) makes a list of them)"),
+        ({1, 2}, "a set of 2 values"), (tm.tensor(1.0), "a tensor holding one number"),
+        (tm.ones(2, 3), "a tensor of shape (2, 3)"), (np.zeros(3), "a NumPy array of shape (3,)"),
+        (np.array(2.0), "a NumPy array holding one value"), (tm.float32, "the dtype torch.float32"),
+        (tm.ones(2, 3).shape, "the shape (2, 3)"), (int, "the class int"),
+        (lambda: 1, "a function"), (print, "a function"), (tm.nn.Linear(2, 1), "a model (Linear)"),
+        (tm.optim.SGD([x], lr=0.1), "an optimizer (SGD)"),
+        ((x * 2).grad_fn, "a graph node (MulBackward0)"),
+        (iter([1]), "a generator (list(...) makes a list of its values)"),
+        (object(), "a plain object"), (Feedback("correct", "x"), "a Feedback object"),
+    ]
+    for value, words in cases:
+        assert describe(value) == words, (value, describe(value))
+        assert_plain(Feedback("wrong", describe(value)))
+
+
+def test_as_number_and_as_values(tm):
+    from exercises.checks import as_number, as_values, is_tensor_like
+    assert as_number(3) == 3 and as_number(np.float32(1.5)) == 1.5
+    assert type(as_number(np.float64(0.5))) is float and as_number(np.array(2.0)) == 2.0
+    for not_a_number in (True, np.bool_(True), "3", None, [3], tm.tensor(3.0)):
+        assert as_number(not_a_number) is None, not_a_number
+    assert as_number(tm.tensor(3.0), tensors=True) == 3.0
+    assert as_number(tm.tensor([[3.0]]), tensors=True) == 3.0
+    assert as_number(tm.tensor([1.0, 2.0]), tensors=True) is None
+    assert as_number(tm.tensor(True), tensors=True) is None
+    assert as_values((1, 2)) == [1, 2] and as_values(np.array([1.5, 2.5])) == [1.5, 2.5]
+    assert as_values(tm.tensor([[1, 2]])) == [[1, 2]] and as_values(tm.ones(2).shape) == [2]
+    assert as_values([np.int64(1), np.bool_(True), tm.tensor(2.0)]) == [1, True, 2.0]
+    assert [type(v) for v in as_values(np.array([1.0, 2.0]))] == [float, float]
+    for not_values in (None, 3, "ab", {"a": 1}, tm.tensor(1.0), np.array(1.0)):
+        assert as_values(not_values) is None, not_values
+    assert not is_tensor_like(np.zeros(3)) and not is_tensor_like(np.float64(1.0))
+
+
+def test_the_last_resort_message_is_plain():
+    from exercises.checks import _unreadable
+    said = _unreadable(AttributeError("'str' object has no attribute 'real'"))
+    assert_plain(Feedback("wrong", said.replace("cannot read this answer", "")))
+    assert "attribute" not in said and "Error" not in said
+
+
+# --- every registered checker: odd answers, equivalent forms and type mistakes ------------
+
+def _leaves(value, change):
+    """``value`` with each bool and number inside lists, tuples and dicts passed to ``change``."""
+    if isinstance(value, dict):
+        return {k: _leaves(v, change) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and type(value).__name__ != "Size":
+        return type(value)(_leaves(v, change) for v in value)
+    if isinstance(value, (bool, int, float)):
+        return change(value)
+    return value
+
+
+def _has_non_strings(value):
+    found = []
+    _leaves(value, found.append)
+    return bool(found)
+
+
+def odd_answers(tm):
+    """Answers no exercise asks for: each should get a plain "not quite" (or "not done")."""
+    return {
+        "None": None, "a word": "text", "True in quotes": "True", "a number": 42,
+        "a float": 3.5, "True": True, "an empty list": [], "an empty tuple": (),
+        "an empty dict": {}, "a dict": {"a": 1}, "dict keys": {"a": 1}.keys(),
+        "[None]": [None], "(None, None)": (None, None), "(None, None, None)": (None,) * 3,
+        "(None,) * 4": (None,) * 4, "a list of numbers": [1.0, 2.0], "nested lists": [[1.0]],
+        "a function returning None": lambda *args, **kwargs: None,
+        "a function that raises": lambda *args, **kwargs: 1 / 0,
+        "a NumPy array": np.array([1.0, 2.0]), "a NumPy number": np.float64(2.0),
+        "a one-value tensor": tm.tensor([1.0]), "a 0-d tensor": tm.tensor(1.0),
+        "an object": object(), "a class": int, "a generator": iter([1, 2]),
+        "a model": tm.nn.Linear(2, 1), "a set": {1, 2},
+    }
+
+
+RAISED = "raised ZeroDivisionError: division by zero"
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CHECKERS))
+def test_odd_answers_get_plain_feedback(name, tm):
+    check = ALL_CHECKERS[name]
+    for label, answer in odd_answers(tm).items():
+        feedback = check(answer)
+        assert isinstance(feedback, Feedback), (name, label)
+        assert feedback.status != "correct", f"{name} accepts {label}: {feedback}"
+        assert_plain(feedback, f"{name}, {label}",
+                     learner_error=RAISED if label == "a function that raises" else None)
+
+
+@pytest.mark.parametrize("name", sorted(ALL_CHECKERS))
+def test_other_forms_of_the_right_answer_get_plain_feedback(name, tm):
+    """The right answer as a list instead of a tuple (and back), as a NumPy array, as a
+    tensor, and with its numbers and bools in quotes: never a jargon message, and never ✅
+    for numbers or bools written as strings."""
+    check = ALL_CHECKERS[name]
+    right = check.right(tm)
+    forms = {}
+    if isinstance(right, tuple) and type(right).__name__ != "Size":
+        forms["as a list"] = list(right)
+    if isinstance(right, list):
+        forms["as a tuple"] = tuple(right)
+        for kind, make in (("as a NumPy array", np.array), ("as a tensor", tm.tensor)):
+            try:
+                with warnings.catch_warnings():  # torch warns about tensors that need grad
+                    warnings.simplefilter("ignore")
+                    forms[kind] = make(right)
+            except Exception:  # not an array of numbers (tensors, functions, ...)
+                pass
+    if hasattr(right, "tolist") and hasattr(right, "detach"):
+        forms["as a NumPy array"] = np.array(right.detach().tolist())
+        forms["as a list"] = right.tolist()
+    if isinstance(right, dict):
+        forms["as a list of its values"] = list(right.values())
+    quoted = _leaves(right, str)
+    for label, answer in forms.items():
+        assert_plain(check(answer), f"{name}, {label}")
+    if _has_non_strings(right):
+        feedback = check(quoted)
+        assert feedback.status == "wrong", f"{name} accepts numbers in quotes: {feedback}"
+        assert_plain(feedback, f"{name}, numbers in quotes")
+
+
+def _dtype_objects(tm):
+    from exercises.checks_01_creating_tensors import DTYPES
+    return [getattr(tm, name.removeprefix("torch.")) for name in DTYPES]
+
+
+def _equivalent_forms(tm):
+    """Other ways of writing each right answer, all accepted as right."""
+    from exercises.checks_01_creating_tensors import DTYPES, LENGTHS
+    from exercises.checks_02_tensor_operations import _sharing
+    from exercises.checks_03_copying import CHANGES, FLAGS
+    from exercises.checks_04_graphs_and_leaves import (
+        GRAD_VALUES,
+        HAS_GRAD,
+        LEAF_FLAGS,
+        NODE_EXPECTED,
+        SIN_CHAIN_GRAD,
+        _sin_chain,
+    )
+    from exercises.checks_05_gradient_accumulation import _JACOBIAN, _vjp
+    from exercises.checks_09_training_loop import _losses
+
+    shapes = [(4, 3), (5, 4, 3), (3, 3), (2, 3)]
+    losses_50, losses_20 = _losses(tm, 50, 0.05), _losses(tm, 20, 0.1)
+    order = ["AddBackward0", "SinBackward0", "ExpBackward0", "MulBackward0", "AccumulateGrad"]
+    return {
+        "check_01_predict_dtypes": [
+            tuple(DTYPES), np.array(DTYPES), _dtype_objects(tm),
+            [name.removeprefix("torch.") for name in DTYPES],
+            ["torch.long", "torch.float", "torch.double", "torch.long", "torch.float",
+             "torch.long"], [f"  {name} " for name in DTYPES]],
+        "check_01_predict_lengths": [
+            tuple(LENGTHS), np.array(LENGTHS), tm.tensor(LENGTHS),
+            [np.int64(n) for n in LENGTHS], [float(n) for n in LENGTHS]],
+        "check_02_broadcast_shapes": [
+            tuple(shapes), [list(s) for s in shapes], [tm.ones(*s).shape for s in shapes],
+            [np.array(s) for s in shapes]],
+        "check_02_shares_memory": [{k: np.bool_(v) for k, v in _sharing(tm).items()}],
+        "check_03_does_b_change": [{k: np.bool_(v) for k, v in CHANGES.items()}],
+        "check_03_requires_grad_and_grad_fn": [
+            {k: list(v) for k, v in FLAGS.items()},
+            {k: (np.bool_(f), None if node == "None" else node) for k, (f, node) in FLAGS.items()},
+            {**FLAGS, "c1": (True, "<CloneBackward0>"), "c2": (False, "none")}],
+        "check_03_data_gradient": [
+            (20.0, 40.0, 60.0), [20, 40, 60], np.array([20.0, 40.0, 60.0]),
+            tm.tensor([20.0, 40.0, 60.0]), [np.float32(20), np.float64(40), 60]],
+        "check_04_leaves": [tuple(LEAF_FLAGS), np.array(LEAF_FLAGS), tm.tensor(LEAF_FLAGS),
+                            [np.bool_(v) for v in LEAF_FLAGS]],
+        "check_04_node_names": [tuple(NODE_EXPECTED), np.array(NODE_EXPECTED),
+                                [f"<{n}>" for n in NODE_EXPECTED]],
+        "check_04_surviving_grads": [
+            (np.array(HAS_GRAD), tm.tensor(GRAD_VALUES)),
+            [tuple(HAS_GRAD), [tm.tensor(36.0), np.float32(12.0)]],
+            (tm.tensor(HAS_GRAD), (36, 12))],
+        "check_04_gradient_by_hand": [
+            (tm.tensor(SIN_CHAIN_GRAD), _sin_chain(tm)), [np.float64(SIN_CHAIN_GRAD),
+                                                          _sin_chain(tm)],
+            (tm.tensor([SIN_CHAIN_GRAD]), _sin_chain(tm))],
+        "check_05_predict_grad": [(1.5,) * 4, np.full(4, 1.5), tm.tensor([1.5] * 4),
+                                  [np.float32(1.5)] * 4, [1.5, 1.5, 1.5, np.float64(1.5)]],
+        "check_05_second_backward": [(False, True, False, True),
+                                     np.array([False, True, False, True]),
+                                     tm.tensor([False, True, False, True])],
+        "check_05_vjp": [(np.array(_JACOBIAN), _vjp(tm)[1]), (tm.tensor(_JACOBIAN), _vjp(tm)[1]),
+                         (tuple(tuple(row) for row in _JACOBIAN), _vjp(tm)[1]),
+                         [[[3, 2], [1, 1], [0, 6]], _vjp(tm)[1]]],
+        "check_06_predict_requires_grad": [(False, True, False, True),
+                                           np.array([False, True, False, True]),
+                                           tm.tensor([False, True, False, True])],
+        "check_06_predict_errors": [("error", "ok", "error", "ok"),
+                                    np.array(["error", "ok", "error", "ok"])],
+        "check_07_predict_grad": [[2.0, 7.0, True], (2, 7, True),
+                                  (tm.tensor(2.0), tm.tensor([7.0]), np.bool_(True)),
+                                  (np.float32(2.0), np.float64(7.0), True)],
+        "check_08_next_functions": [
+            [["MulBackward0", "AccumulateGrad"], ["ExpBackward0", "None"]],
+            (("MulBackward0", "torch::autograd::AccumulateGrad"), ("ExpBackward0", None)),
+            (np.array(["MulBackward0", "AccumulateGrad"]), ["ExpBackward0", "none"])],
+        "check_08_backward_order": [tuple(order), np.array(order),
+                                    order[:-1] + ["torch::autograd::AccumulateGrad"]],
+        "check_09_predict_sgd_step": [((0.95, -2.05),), np.array([[0.95, -2.05]]),
+                                      tm.tensor([[0.95, -2.05]]), [[np.float32(0.95), -2.05]]],
+        "check_09_training_loop": [tuple(losses_50), np.array(losses_50),
+                                   [np.float32(v) for v in losses_50]],
+        "check_09_fixed_loop": [tuple(losses_20), np.array(losses_20)],
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_equivalent_forms(engine)))
+def test_equivalent_forms_of_the_right_answer_are_accepted(name, tm):
+    for answer in _equivalent_forms(tm)[name]:
+        assert_correct(ALL_CHECKERS[name](answer))
+
+
+def _flags_with(**changes):
+    from exercises.checks_03_copying import FLAGS
+    return {**FLAGS, **changes}
+
+
+def _type_mistakes(tm):
+    """(checker, answer, what the message says) for answers written in the wrong form: the
+    message is about the form, not the value."""
+    from exercises.checks_01_creating_tensors import DTYPES
+    from exercises.checks_02_tensor_operations import _sharing
+    from exercises.checks_03_copying import CHANGES
+    from exercises.checks_04_graphs_and_leaves import HAS_GRAD, _sin_chain
+    from exercises.checks_05_gradient_accumulation import _vjp
+    from exercises.checks_06_turning_gradients_off import _model
+    from exercises.checks_09_training_loop import _losses, _predict
+
+    def raises():
+        return 1 / 0
+
+    return [
+        # lesson 1
+        ("check_01_predict_dtypes", [int, float, float, int, float, int],
+         'should be a dtype name in quotes, such as "torch.bool", not the class int'),
+        ("check_01_predict_dtypes", DTYPES[:5] + [None], "for f should be a dtype name"),
+        ("check_01_predict_lengths", [4, 5, 10, 3, 10, "7"],
+         'for f should be a number, not the string "7"'),
+        ("check_01_bias_like_weight", np.zeros(3), "bias is a NumPy array of shape (3,), not a "
+                                                   "tensor"),
+        ("check_01_dice", np.array([3, 4, 6, 1, 2, 4, 2, 2, 2, 4]), "dice is a NumPy array"),
+        ("check_01_share_numpy", np.zeros((2, 3), dtype=np.float32),
+         "image is a NumPy array of shape (2, 3), not a tensor"),
+        ("check_01_fix_requires_grad", tm.tensor([1.0, 2.0, 3.0], requires_grad=True),
+         "make_weights is a tensor of shape (3,); pass the function itself"),
+        ("check_01_fix_requires_grad", lambda: [1.0, 2.0, 3.0],
+         "make_weights() returns a list of 3 values; it should return a tensor"),
+        # lesson 2
+        ("check_02_broadcast_shapes", ["(4, 3)", "(5, 4, 3)", "(3, 3)", "(2, 3)"],
+         'shape for line 1 should be a tuple of sizes, like (1, 2), not the string "(4, 3)"'),
+        ("check_02_broadcast_shapes", (4, 3), "your prediction, (4, 3), is one shape"),
+        ("check_02_broadcast_shapes", [(4, 3), (5, 4, 3)], "your list has 2 shapes"),
+        ("check_02_shares_memory", {k: str(v) for k, v in _sharing(tm).items()},
+         """the answer for 'a' should be True or False, not the string "True\""""),
+        ("check_02_shares_memory", list(_sharing(tm).values()),
+         'should be a dict that maps each name, "a" to "i", to True or False, not a list of '
+         '9 values'),
+        ("check_02_shares_memory", {k.upper(): v for k, v in _sharing(tm).items()},
+         "(its other keys: 'A', 'B'"),
+        ("check_02_indexing", [tm.arange(4)] * 3, "pass the tuple (last_col, inner, big_evens, "
+                                                   "corners) to the check, not a list of 3 values"),
+        ("check_02_layouts", (np.zeros((4, 2, 3)), np.zeros((6, 4)), np.zeros((4, 6))),
+         "chw is a NumPy array of shape (4, 2, 3), not a tensor"),
+        ("check_02_columns", ((lambda m: m.T.reshape(-1))(tm.ones(2, 3)), tm.ones(2, 3)),
+         "columns_in_order is a tensor of shape (6,); pass the function itself"),
+        ("check_02_center_rows", (lambda x: None, tm.ones(3, 3)),
+         "center_rows(scores) returned None: does the function end with return?"),
+        # lesson 3
+        ("check_03_requires_grad_and_grad_fn", _flags_with(c1=("True", "CloneBackward0")),
+         'for c1, requires_grad should be written as True or False, not the string "True"'),
+        ("check_03_requires_grad_and_grad_fn", _flags_with(c1=(1, "CloneBackward0")),
+         "requires_grad should be written as True or False, not the number 1"),
+        ("check_03_requires_grad_and_grad_fn", _flags_with(c2=(False, False)),
+         "for c2, grad_fn should be written as a node's name in quotes"),
+        ("check_03_requires_grad_and_grad_fn", _flags_with(c3=False),
+         "your prediction for c3 should be a pair (requires_grad, grad_fn)"),
+        ("check_03_does_b_change", {**CHANGES, "b2": 0},
+         "your prediction for b2 should be True or False, not the number 0"),
+        ("check_03_does_b_change", [True, False, True, False, True],
+         "should be a dict like the one given, with a value for each of b1, b2, b3, b4, b5, "
+         "not a list of 5 values"),
+        ("check_03_snapshot", (tm.ones(3), np.ones(3)), "snapshot is a NumPy array"),
+        ("check_03_data_gradient", ["20", "40", "60"],
+         'the first value of your prediction should be a number, not the string "20"'),
+        ("check_03_data_gradient", "Error", "you predict an error"),
+        ("check_03_data_gradient", "20, 40, 60",
+         'should be a list of three numbers, or the string "error", not the string'),
+        ("check_03_backup", raises, "calling train_one_step() raised ZeroDivisionError"),
+        ("check_03_backup", lambda: (tm.nn.Linear(3, 1), [1.0]),
+         "backup is a list of 1 value; a dict like state_dict() is expected here"),
+        # lesson 4
+        ("check_04_leaves", [1, 1, 0, 1, 0], "for p should be True or False, not the number 1"),
+        ("check_04_node_names", ["MulBackward0", None, "MeanBackward0"],
+         "for z should be a string, in quotes, not None"),
+        ("check_04_surviving_grads", (HAS_GRAD, ["36", "12"]),
+         'your value for a.grad should be a number, not the string "36"'),
+        ("check_04_surviving_grads", (HAS_GRAD, 36.0),
+         "grads should be a list of two numbers: a.grad and c.grad, not the number 36.0"),
+        ("check_04_gradient_by_hand", ("-3.27", _sin_chain(tm)),
+         'by_hand should be a number, not the string "-3.27"'),
+        ("check_04_gradient_by_hand", (tm.tensor([1.0, 2.0]), _sin_chain(tm)),
+         "by_hand should be one number, not a tensor of shape (2,)"),
+        ("check_04_build_graph", np.array(3.0), "z is a NumPy array holding one value"),
+        ("check_04_find_leaves", (lambda node: {"p1": 1}, _sin_chain(tm, backward=False) * 2),
+         "returned a dict with key 'p1', not a list"),
+        # lesson 5
+        ("check_05_predict_grad", ["1.5", "1.5", "1.5", "1.5"],
+         'the first value of your prediction should be a number, not the string "1.5"'),
+        ("check_05_predict_grad", 1.5, "should be a list of 4 numbers, not the number 1.5"),
+        ("check_05_predict_grad", [1.5, 1.5, 1.5], "your prediction has 3 values"),
+        ("check_05_second_backward", [0, 1, 0, 1],
+         "your prediction for a should be True or False, not the number 0"),
+        ("check_05_vjp", ([["3", "2"], ["1", "1"], ["0", "6"]], _vjp(tm)[1]),
+         'J[0][0] should be a number, not the string "3"'),
+        ("check_05_vjp", ([3.0, 2.0, 1.0, 1.0, 0.0, 6.0], _vjp(tm)[1]),
+         "J is a flat list of 6 values"),
+        ("check_05_train_loop", lambda: 3.0, "train() returned the number 3.0; it should "
+                                             "return w"),
+        ("check_05_two_losses", "two_losses", 'two_losses is the string "two_losses"; pass '
+                                              'the function itself'),
+        # lesson 6
+        ("check_06_predict_requires_grad", ["False", "True", "False", "True"],
+         'for a.requires_grad should be True or False, not the string "False"'),
+        ("check_06_predict_errors", [True, False, True, False],
+         'for snippet A should be "ok" or "error", not True'),
+        ("check_06_freeze_first_layer", (_model(tm), "SGD"),
+         'optimizer is the string "SGD", not an optimizer from optim'),
+        ("check_06_freeze_first_layer", ("model", None),
+         'model is the string "model"; pass the model of the exercise'),
+        ("check_06_fix_saved_tensor", lambda: (1, 2), "probabilities_and_grad() returned a "
+                                                      "tuple of 2 values"),
+        # lesson 7
+        ("check_07_predict_grad", ("2", "7", "True"),
+         'your first number (df/du) should be a number, not the string "2"'),
+        ("check_07_predict_grad", (2.0, 7.0, None),
+         "(is u.grad still None?) should be True or False, not None"),
+        ("check_07_predict_grad", (2.0, 7.0), "three values in a tuple: (number, number, True "
+                                              "or False), not a tuple of 2 values"),
+        ("check_07_derivatives", tm.tensor([14.0, 12.0, 6.0]),
+         "should be a list of three tensors: [d1, d2, d3], not a tensor of shape (3,)"),
+        ("check_07_derivatives", [14.0, 12.0, 6.0],
+         "the first derivative is the number 14.0, not a tensor"),
+        ("check_07_numerical_grad", np.zeros((2, 3)),
+         "numerical_grad(f, X) is a NumPy array of shape (2, 3), not a tensor"),
+        ("check_07_float32_eps", lambda: (12.0, 12.0),
+         "numerical should be a tensor holding one number, not the number 12.0"),
+        # lesson 8
+        ("check_08_next_functions", (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", 2.0]),
+         "the second name in your second list should be a node's name in quotes"),
+        ("check_08_next_functions", ("MulBackward0, AccumulateGrad", "ExpBackward0, None"),
+         'your first list should be a list of names, like ["...", "..."], not the string'),
+        ("check_08_backward_order", "AddBackward0, SinBackward0",
+         "should be a list of node names, in the order they run, not the string"),
+        ("check_08_backward_order", ["AddBackward0"], "your list has 1 name;"),
+        ("check_08_cube", "Cube", 'your answer is the string "Cube"; the class Cube'),
+        ("check_08_multiply", lambda x, w: x * w, "your answer is a function; the class "
+                                                  "Multiply is expected here"),
+        # lesson 9
+        ("check_09_predict_sgd_step", [["0.95", "-2.05"]],
+         'the value at [0][0] should be a number, not the string "0.95"'),
+        ("check_09_predict_sgd_step", [0.95, -2.05], "your prediction is a flat list of 2 "
+                                                     "values"),
+        ("check_09_sgd_by_hand", None, "model is None; pass the model of the exercise"),
+        ("check_09_training_loop", _losses(tm, 50, 0.05, item=False),
+         "the loss at step 0 is a tensor holding one number; losses should hold plain numbers"),
+        ("check_09_training_loop", tm.tensor(_losses(tm, 50, 0.05)),
+         "losses is a tensor of shape (50,); it should be a list of plain numbers"),
+        ("check_09_training_loop", [str(v) for v in _losses(tm, 50, 0.05)],
+         "the loss at step 0 should be a number, not the string"),
+        ("check_09_fixed_loop", _losses(tm, 20, 0.1)[:19], "fixed_losses has 19 values"),
+        ("check_09_predict_without_graph", np.array(_predict(tm).tolist()),
+         "the prediction is a NumPy array of shape (2, 1), not a tensor"),
+    ]
+
+
+def test_type_mistakes_are_told_about_the_form(tm):
+    mistakes = _type_mistakes(tm)
+    assert {name[6:8] for name, _, _ in mistakes} >= {f"0{n}" for n in range(1, 10)}, \
+        "a few type mistakes per lesson"
+    for name, answer, says in mistakes:
+        feedback = ALL_CHECKERS[name](answer)
+        assert_wrong(feedback, says)
+        assert "is not right" not in feedback.message, f"{name}: about the form: {feedback}"
+        assert_plain(feedback, name,
+                     learner_error=RAISED if "ZeroDivisionError" in says else None)
+
+
+def test_the_issue_example_3_2():
+    """("True", "CloneBackward0") is a type mistake, not a wrong requires_grad."""
+    check = ALL_CHECKERS["check_03_requires_grad_and_grad_fn"]
+    feedback = check(_flags_with(c1=("True", "CloneBackward0")))
+    assert str(feedback) == ('❌ Not quite: for c1, requires_grad should be written as True or '
+                             'False, not the string "True".')
+    assert_correct(check(_flags_with(c1=(True, "CloneBackward0"))))
+    assert_wrong(check(_flags_with(c1=(False, "CloneBackward0"))),
+                 "your requires_grad for c1 is not right")
