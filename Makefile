@@ -22,12 +22,26 @@ STAMP_LAB := $(VENV)/.stamp-lab$(if $(wildcard engine/__init__.py),,-no-engine)
 STAMP_TEST := $(VENV)/.stamp-test
 STAMP_ORACLE := $(VENV)/.stamp-oracle
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+# The course's JupyterLab extension (one hand-written file, exercises/labextension/): a check
+# cell's request carries its answer cell's current text, so an edit not yet run is seen.
+LAB_EXTENSION := $(VENV)/share/jupyter/labextensions/autograd-step-by-step
 SANITIZE := tests/nbval_sanitize.cfg
 
 # Jupyter refuses to run as root unless told; containers often run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
-.PHONY: help lab test test-browser oracle compare-torch bench lint execute exercises check-exercises clean distclean check-dot check-chromium
+# The learner's own copy of the course (git-ignored). Only `make workspace`, `make reset` and
+# `make lab` (which runs `make workspace`) write into it, and they never overwrite a file.
+WORKSPACE := workspace
+
+# One BLAS/OpenMP thread for the kernels, tests and benchmarks: on a shared or busy machine a
+# multi-threaded pool stalls (a small training step measured 10-40x slower), and results do
+# not depend on how the work was split. Set them yourself to override.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
+
+.PHONY: help lab workspace reset progress test test-browser oracle compare-torch bench lint execute exercises check-exercises clean distclean check-dot check-chromium
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -35,12 +49,31 @@ help: ## List the targets
 	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
 
-lab: $(STAMP_LAB) $(LAB_OVERRIDES) check-dot ## Set up .venv if needed, then open the course in JupyterLab
-	@echo "Starting JupyterLab on http://127.0.0.1:$(PORT) (or the next free port); open the URL with the token printed below. Ctrl-C stops it."
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
-	  --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(ALLOW_ROOT)
+lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
+	@url="$$($(VPY) -m exercises.workspace server)"; \
+	if [ -n "$$url" ]; then \
+	  echo "JupyterLab is already running on your workspace. Open:"; \
+	  echo "  $$url"; \
+	  echo "(To stop it, press Ctrl-C in the terminal where it runs.)"; \
+	  exit 0; \
+	fi; \
+	echo "Starting JupyterLab on http://127.0.0.1:$(PORT) (or the next free port), in $(WORKSPACE)/."; \
+	echo "Open the URL with the token printed below. Ctrl-C stops it."; \
+	exec $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
+	  --ServerApp.root_dir="$(CURDIR)/$(WORKSPACE)" \
+	  --LabApp.default_url=/lab/tree/notebooks/00_welcome.ipynb \
+	  --ServerApp.answer_yes=True $(ALLOW_ROOT)
 
-test: $(STAMP_TEST) check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
+workspace: ## Copy the notebooks you do not have yet into workspace/ (never overwrites a file)
+	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" sync
+
+reset: ## A fresh copy of one notebook in workspace/, yours kept aside (NB=exercises/03_copying.ipynb)
+	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" reset "$(NB)"
+
+progress: ## Which exercises in workspace/ are done, not quite or not started
+	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" progress
+
+test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
 	@args="tests"; \
 	for d in notebooks solutions exercises; do \
 	  if [ -n "$$(find $$d -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit 2>/dev/null)" ]; then \
@@ -58,7 +91,7 @@ test: $(STAMP_TEST) check-dot ## Run the tests and check the notebooks' saved ou
 
 # Every notebook opened in JupyterLab by headless Chromium, run, and checked as a learner sees
 # it (tests/browser_check.py); `make test` runs the same test, or skips it without Chromium.
-test-browser: $(STAMP_TEST) check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
+test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
 	$(VPY) -m pytest tests/test_browser.py -v
 
 oracle: $(STAMP_ORACLE) ## Install torch==2.13.0 into .venv for the parity tests (CI runs this)
@@ -76,10 +109,10 @@ lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 # Every notebook is committed executed: re-run the ones you edit (NB="a.ipynb b.ipynb").
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb))
 execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (all, or NB="...")
-	$(VENV)/bin/jupyter nbconvert --execute --to notebook --inplace \
-	  --ExecutePreprocessor.store_widget_state=False --ExecutePreprocessor.record_timing=False \
-	  --ExecutePreprocessor.kernel_name=python3 \
-	  $(or $(NB),$(NOTEBOOKS))
+	@for nb in $(NB); do case "$$(realpath -m "$$nb")" in "$(CURDIR)/$(WORKSPACE)"/*) \
+	  echo "make execute: $$nb is in $(WORKSPACE)/, which is a learner's own copy: it is never rewritten by make. Run it in JupyterLab instead." >&2; \
+	  exit 1;; esac; done
+	$(VPY) -m exercises.execute $(or $(NB),$(NOTEBOOKS))
 	@# the exercises of the solutions just run (all of them when NB is not given)
 	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m exercises.generate --execute --force \
 	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m exercises.generate --execute --force)
@@ -93,14 +126,17 @@ exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/
 check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
 	$(VPY) -m exercises.generate --check
 
-clean: ## Remove caches and build artefacts (keeps .venv)
+# JupyterLab's .ipynb_checkpoints/ are never removed: a checkpoint may be the only copy left of
+# someone's work. workspace/ is never entered.
+clean: ## Remove caches and build artefacts (keeps .venv and workspace/)
 	rm -rf .pytest_cache .ruff_cache .hypothesis build dist bench/out tests/browser_artifacts
-	find . -path ./$(VENV) -prune -o \
-	  \( -name __pycache__ -o -name .ipynb_checkpoints -o -name '*.egg-info' \) -type d -print0 | \
+	find . \( -path ./$(VENV) -o -path ./$(WORKSPACE) -o -path ./.git \) -prune -o \
+	  \( -name __pycache__ -o -name '*.egg-info' \) -type d -print0 | \
 	  xargs -0 rm -rf
 
-distclean: clean ## Remove everything `make lab` created, .venv included
+distclean: clean ## Remove .venv too; your workspace/ is kept
 	rm -rf $(VENV)
+	@if [ -d "$(WORKSPACE)" ]; then echo "Kept $(WORKSPACE)/: your work is there. (It is yours to move or delete.)"; fi
 
 # --- setup steps -------------------------------------------------------------
 
@@ -139,6 +175,11 @@ $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
 	@echo "pip install '$(TORCH_SPEC)'"
 	@$(call PIP_INSTALL,'$(TORCH_SPEC)')
 	@touch $@
+
+$(LAB_EXTENSION)/package.json: $(wildcard exercises/labextension/*.json exercises/labextension/static/*.js) | $(STAMP_LAB)
+	@rm -rf $(LAB_EXTENSION)
+	@mkdir -p $(dir $(LAB_EXTENSION))
+	@cp -R exercises/labextension $(LAB_EXTENSION)
 
 # Switch off JupyterLab's news pop-up (it covers part of the page).
 $(LAB_OVERRIDES): | $(STAMP_LAB)

@@ -29,10 +29,14 @@ solution are removed (``--check`` lists them).
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
+import hashlib
+import json
 import re
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
@@ -92,6 +96,50 @@ def _has_markers(source: str) -> bool:
     return any(_MARKER.match(line) for line in source.split("\n"))
 
 
+def checker_called(source: str) -> str | None:
+    """The checker a check cell calls (``check_03_snapshot((w, snapshot))`` gives
+    "check_03_snapshot"), or None for any other cell (an import of checkers included)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and re.fullmatch(r"check_\d\d_\w+", node.func.id)):
+            return node.func.id
+    return None
+
+
+def assign_cell_ids(nb, name: str = "notebook") -> None:
+    """Give each check cell the id of its checker (``check_03_snapshot``) and the exercise
+    cell before it ``answer_03_snapshot``: a check then finds its answer cell by id in
+    JupyterLab (exercises/answer_cells.py). Other cells keep their ids."""
+    previous_code = None
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        called = checker_called(cell.source)
+        if called is not None and TAG not in cell.metadata.get("tags", []):
+            if previous_code is None or TAG not in previous_code.metadata.get("tags", []):
+                raise MarkerError(f"{name}, cell {index}: the check cell calling {called} must "
+                                  f"come right after its code cell tagged '{TAG}'")
+            cell.id = called
+            previous_code.id = "answer_" + called.removeprefix("check_")
+        previous_code = cell
+    ids = [cell.id for cell in nb.cells]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise MarkerError(f"{name}: cell ids used twice: {', '.join(repeated)} (a checker "
+                          f"called by two check cells?)")
+
+
+def cells_digest(nb) -> str:
+    """A fingerprint of a notebook's cells (types and sources; not outputs or metadata)."""
+    cells = [[cell.cell_type, cell.source if isinstance(cell.source, str)
+              else "".join(cell.source)] for cell in nb.cells]
+    return hashlib.sha256(json.dumps(cells).encode("utf-8")).hexdigest()
+
+
 def make_exercise_notebook(solution, name: str = "notebook"):
     """The exercise notebook for a solution notebook (a new object; the input is unchanged)."""
     nb = copy.deepcopy(solution)
@@ -111,7 +159,22 @@ def make_exercise_notebook(solution, name: str = "notebook"):
             cell.execution_count = None
         elif _has_markers(source):
             raise MarkerError(f"{where}: solution markers in a {cell.cell_type} cell")
+    assign_cell_ids(nb, name)
+    # What the generator wrote, so that it can tell a learner's edits from its own output.
+    nb.metadata[FINGERPRINT] = {"solution": f"solutions/{name}", "cells_sha256": cells_digest(nb)}
     return nb
+
+
+FINGERPRINT = "exercise_generated"
+
+
+def edited_since_generated(text: str) -> bool:
+    """True when an exercise notebook's cells are not the ones the generator last wrote
+    into it (someone typed answers), or it has no fingerprint (made by an older generator,
+    or by hand): such a notebook is never overwritten or removed."""
+    nb = nbformat.reads(text, as_version=4)
+    recorded = nb.metadata.get(FINGERPRINT, {}).get("cells_sha256")
+    return recorded != cells_digest(nb)
 
 
 def render(nb) -> str:
@@ -139,13 +202,36 @@ def _selected(name: str, only: list[str] | None) -> bool:
     return not only or any(part in name for part in only)
 
 
+def safe_to_replace(current: str, new: str) -> bool:
+    """True when replacing exercise notebook text ``current`` by ``new`` loses nothing a
+    person wrote: its cells are the ones the generator last wrote (recorded in it), or the
+    ones it would write now. Outputs do not count: running the notebook again makes them."""
+    nb = nbformat.reads(current, as_version=4)
+    digest = cells_digest(nb)
+    recorded = nb.metadata.get(FINGERPRINT, {}).get("cells_sha256")
+    return digest == recorded or (new is not None
+                                  and digest == cells_digest(nbformat.reads(new, as_version=4)))
+
+
+class Refused(NamedTuple):
+    """An exercise notebook the generator left alone because a person changed its cells."""
+
+    name: str
+    action: str  # "overwrite" or "remove"
+
+
 def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
-         check: bool = False, only: list[str] | None = None, force: bool = False) -> list[str]:
+         check: bool = False, only: list[str] | None = None, force: bool = False,
+         refused: list | None = None) -> list[str]:
     """Write (or with ``check``, only compare) every exercise notebook, or those whose
     names contain one of ``only``; return the names of the notebooks that were (or would
     be) written or removed. ``force`` writes them even when their cells are unchanged
-    (to run them again after a checker's message changed)."""
+    (to run them again after a checker's message changed).
+
+    A notebook whose cells someone edited (a learner's answers, typed into ``exercises/``)
+    is never overwritten or removed: it is appended to ``refused`` instead (a ``Refused``)."""
     changed = []
+    refused = [] if refused is None else refused
     wanted = {}
     for path in sorted(solutions.glob(PATTERN)):
         wanted[path.name] = exercise_text(path)
@@ -155,27 +241,64 @@ def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
         target = exercises / name
         current = target.read_text(encoding="utf-8") if target.exists() else None
         if current is None or without_outputs(current) != text or (force and not check):
+            if current is not None and not safe_to_replace(current, text):
+                refused.append(Refused(name, "overwrite"))
+                continue
             changed.append(name)
             if not check:
                 target.write_bytes(text.encode("utf-8"))
     for target in sorted(exercises.glob(PATTERN)):
         if target.name not in wanted and _selected(target.name, only):
+            if not safe_to_replace(target.read_text(encoding="utf-8"), None):
+                refused.append(Refused(target.name, "remove"))
+                continue
             changed.append(target.name)
             if not check:
                 target.unlink()
     return changed
 
 
+def refusal_message(refusal: Refused, exercises: Path = EXERCISES) -> str:
+    """Why a notebook was left alone, and how to go on without losing anything."""
+    path = exercises / refusal.name
+    verb = "overwritten" if refusal.action == "overwrite" else "removed"
+    lines = [f"{path}: left alone (not {verb}): its cells are not the ones the generator "
+             f"wrote, so they may hold someone's answers."]
+    copy_in_workspace = exercises.parent / "workspace" / "exercises" / refusal.name
+    if copy_in_workspace.exists() and copy_in_workspace.read_bytes() == path.read_bytes():
+        lines.append(f"  The same file is in {copy_in_workspace}, so nothing is lost if you "
+                     f"put the committed version back: git checkout -- {path}")
+    else:
+        lines.append(f"  To keep it, move it out of {exercises}/ first (`make workspace` copies "
+                     f"exercise notebooks into workspace/exercises/ when they are not there yet), "
+                     f"then run this again.")
+    return "\n".join(lines)
+
+
 def execute(path: Path) -> None:
     """Run a notebook top to bottom in its folder and save its outputs (as
     ``make execute``: no widget state, no timings)."""
-    from nbclient import NotebookClient  # only here: generating needs no kernel
+    from exercises import execute as executor  # only here: generating needs no kernel
 
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", store_widget_state=False,
-                   record_timing=False,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    path.write_bytes(render(nb).encode("utf-8"))
+    executor.execute(path)
+
+
+def fix_solution_ids(solutions: Path = SOLUTIONS) -> int:
+    """Give the check and answer cells of every solution notebook the ids the exercise
+    notebooks get (``check_NN_name`` / ``answer_NN_name``), so a check finds its answer cell
+    by id in the solutions too."""
+    for path in sorted(solutions.glob(PATTERN)):
+        nb = nbformat.read(path, as_version=4)
+        before = render(nb)
+        try:
+            assign_cell_ids(nb, path.name)
+        except MarkerError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if render(nb) != before:
+            path.write_bytes(render(nb).encode("utf-8"))
+            print(f"wrote {path}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,23 +311,31 @@ def main(argv: list[str] | None = None) -> int:
                         help="run each exercise notebook written, saving its outputs")
     parser.add_argument("--force", action="store_true",
                         help="write (and with --execute run) even the notebooks that match")
+    parser.add_argument("--fix-ids", action="store_true",
+                        help="give the check and answer cells of solutions/ their ids, then stop")
     parser.add_argument("names", nargs="*",
                         help="only notebooks whose names contain one of these (e.g. 03)")
     parser.add_argument("--solutions", type=Path, default=SOLUTIONS)
     parser.add_argument("--exercises", type=Path, default=EXERCISES)
     args = parser.parse_args(argv)
+    if args.fix_ids:
+        return fix_solution_ids(args.solutions)
+    refused: list[Refused] = []
     try:
         changed = sync(args.solutions, args.exercises, check=args.check, only=args.names,
-                       force=args.force)
+                       force=args.force, refused=refused)
     except MarkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    for refusal in refused:
+        print(refusal_message(refusal, args.exercises), file=sys.stderr)
     if args.check:
         if changed:
-            print("Exercise notebooks out of sync with solutions/ (run `make exercises`):",
-                  file=sys.stderr)
+            print("Exercise notebooks out of sync with solutions/ (`make exercises` writes "
+                  "them):", file=sys.stderr)
             for name in changed:
                 print(f"  {args.exercises / name}", file=sys.stderr)
+        if changed or refused:
             return 1
         print("Exercise notebooks are in sync with solutions/.")
         return 0
@@ -217,9 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.execute:
             execute(target)
             print(f"executed {target}")
-    if not changed:
+    if not changed and not refused:
         print("Exercise notebooks already up to date.")
-    return 0
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":

@@ -228,7 +228,8 @@ def test_ci_runs_oracle_then_make_test():
 
 def test_gitignore_covers_generated_files():
     ignored = (ROOT / ".gitignore").read_text().split()
-    for entry in [".venv/", "__pycache__/", ".ipynb_checkpoints/", ".pytest_cache/"]:
+    for entry in [".venv/", "__pycache__/", ".ipynb_checkpoints/", ".pytest_cache/",
+                  "workspace/"]:
         assert entry in ignored
 
 

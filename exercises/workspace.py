@@ -1,0 +1,340 @@
+"""The learner's workspace: their own copy of the course, which nothing else ever touches.
+
+    python -m exercises.workspace sync              # make workspace: copy what is missing
+    python -m exercises.workspace reset NOTEBOOK    # make reset NB=...: a fresh copy of one
+    python -m exercises.workspace progress          # make progress: exercises done so far
+    python -m exercises.workspace server            # make lab: a server already running here?
+
+``workspace/`` (git-ignored) holds copies of the lessons, the exercise notebooks and the
+solutions, laid out as in the repository (``workspace/notebooks/``, ``workspace/exercises/``,
+``workspace/solutions/``), so every link between them works. JupyterLab opens there, so a
+learner's answers and the outputs of the lessons they run are saved there and nowhere else.
+
+The rules that keep a learner's work safe:
+
+- ``sync`` copies a notebook only when the workspace has no file of that name: it never
+  overwrites. The first run copies everything, including exercise notebooks a learner
+  already filled in before workspaces existed (their current files are copied).
+- ``reset`` moves the learner's copy aside under a dated name, then copies the course's
+  version: nothing is deleted.
+- Nothing else writes into ``workspace/``: not the tests, not the generator, not
+  ``make clean`` or ``make distclean``.
+
+When the course changes (``git pull``), ``sync`` adds new notebooks and lists the notebooks
+whose course version changed since they were copied; ``reset`` gives the new version of one.
+The versions copied are recorded in ``workspace/.course-copies.json``.
+
+Standard library only: it runs before (and without) the course's virtual environment.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKSPACE = ROOT / "workspace"
+FOLDERS = ("notebooks", "exercises", "solutions")
+NOTEBOOK_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
+RECORD = ".course-copies.json"
+FIRST_LESSON = "notebooks/00_welcome.ipynb"
+
+
+def course_notebooks(root: Path = ROOT) -> list[str]:
+    """The course's notebooks, relative to the repository ("notebooks/00_welcome.ipynb")."""
+    found = []
+    for folder in FOLDERS:
+        for path in sorted((root / folder).glob("*.ipynb")):
+            if NOTEBOOK_NAME.fullmatch(path.name):
+                found.append(f"{folder}/{path.name}")
+    return found
+
+
+def _digest(path: Path) -> str:
+    """A fingerprint of a notebook's cells (types and sources): running it again, which
+    changes only outputs, is not a new version."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+        content = [[c.get("cell_type"), "".join(c.get("source", ""))] for c in cells]
+    except (ValueError, AttributeError):
+        content = path.read_bytes().hex()
+    return hashlib.sha256(json.dumps(content).encode("utf-8")).hexdigest()
+
+
+def _read_record(workspace: Path) -> dict:
+    try:
+        return json.loads((workspace / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_record(workspace: Path, record: dict) -> None:
+    # Written next to, never over, a learner's file: it is the workspace's own bookkeeping.
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    (workspace / RECORD).write_text(text, encoding="utf-8")
+
+
+@dataclass
+class SyncReport:
+    added: list
+    updated_upstream: list  # copies whose course version changed since they were made
+
+    def lines(self, workspace: Path) -> list[str]:
+        if len(self.added) > 5:
+            per_folder = {f: sum(n.startswith(f + "/") for n in self.added) for f in FOLDERS}
+            counts = ", ".join(f"{count} in {folder}/" for folder, count in per_folder.items()
+                               if count)
+            out = [f"Copied {len(self.added)} notebooks into {workspace}/ ({counts}). "
+                   f"Your work is saved there; nothing outside it is changed."]
+        else:
+            out = [f"added {workspace.name}/{name}" for name in self.added]
+        if not self.added:
+            out.append(f"{workspace.name}/ has every notebook of the course; nothing copied.")
+        if self.updated_upstream:
+            out.append("These notebooks have a newer version in the course than your copy "
+                       "(your copy is untouched):")
+            out += [f"  {name}   (make reset NB={name} gives you the new one; yours is kept "
+                    f"under a dated name)" for name in self.updated_upstream]
+        return out
+
+
+def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
+    """Copy every course notebook the workspace does not have yet; never overwrite."""
+    record = _read_record(workspace)
+    added, updated = [], []
+    for name in course_notebooks(root):
+        source, target = root / name, workspace / name
+        if target.exists():
+            copied_from = record.get(name)
+            if copied_from is not None and copied_from != _digest(source):
+                updated.append(name)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _copy_new(source, target)
+        record[name] = _digest(source)
+        added.append(name)
+    if added:
+        _write_record(workspace, record)
+    return SyncReport(added, updated)
+
+
+def _copy_new(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target``, which must not exist (exclusive create: a file that
+    appears meanwhile is not overwritten either)."""
+    with open(target, "xb") as out:
+        out.write(source.read_bytes())
+    shutil.copystat(source, target)
+
+
+def _resolve(notebook: str, root: Path, workspace: Path) -> str:
+    """``notebook`` as a course path ("exercises/03_copying.ipynb"). Accepts it with or
+    without "workspace/" in front, and with or without ".ipynb"."""
+    text = notebook.strip().replace("\\", "/")
+    prefix = workspace.name + "/"
+    if text.startswith(prefix):
+        text = text[len(prefix):]
+    if not text.endswith(".ipynb"):
+        text += ".ipynb"
+    if text in course_notebooks(root):
+        return text
+    matches = [name for name in course_notebooks(root) if name.endswith("/" + text)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise ValueError(f"{notebook!r} is in more than one folder: say which one, e.g. "
+                         f"NB={matches[0]}")
+    raise ValueError(f"{notebook!r} is not a notebook of the course (they are in "
+                     f"{', '.join(FOLDERS)}/, e.g. NB=exercises/03_copying.ipynb)")
+
+
+def aside_name(path: Path, when: float | None = None) -> Path:
+    """A free name next to ``path`` for the learner's version: 03_copying.ipynb gives
+    03_copying.yours-2026-11-25-1403.ipynb (then -2, -3, ... if that exists)."""
+    stamp = time.strftime("%Y-%m-%d-%H%M", time.localtime(when))
+    candidate = path.with_name(f"{path.stem}.yours-{stamp}{path.suffix}")
+    number = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}.yours-{stamp}-{number}{path.suffix}")
+        number += 1
+    return candidate
+
+
+def reset(notebook: str, root: Path = ROOT, workspace: Path = WORKSPACE) -> tuple[str, Path | None]:
+    """A fresh copy of one course notebook in the workspace. The learner's copy, if any, is
+    moved aside first (``aside_name``); returns (the notebook, where the old copy went)."""
+    name = _resolve(notebook, root, workspace)
+    source, target = root / name, workspace / name
+    moved = None
+    if target.exists():
+        moved = aside_name(target)
+        target.rename(moved)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _copy_new(source, target)
+    record = _read_record(workspace)
+    record[name] = _digest(source)
+    _write_record(workspace, record)
+    return name, moved
+
+
+# --- progress ------------------------------------------------------------------------------
+
+DONE, NOT_QUITE, UNCHECKED, NOT_STARTED = "done", "not quite", "answered, not checked", \
+    "not started"
+_HEADING = re.compile(r"^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$", re.MULTILINE)
+_CHECK_CALL = re.compile(r"^\s*check_\d\d_\w+\s*\(", re.MULTILINE)
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else (value or "")
+
+
+def _verdict(outputs: list) -> str | None:
+    """What a check cell's saved outputs say: done, not quite, or None (no verdict)."""
+    shown = ""
+    for output in outputs:
+        data = output.get("data", {})
+        shown += _text(data.get("text/plain")) + _text(output.get("text"))
+    if "✅ Correct" in shown:
+        return DONE
+    if "❌ Not quite" in shown or "raised an error" in shown:
+        return NOT_QUITE
+    return None
+
+
+def _exercises(nb: dict) -> list[tuple[str, str, str, list]]:
+    """(number, title, answer cell source, check cell outputs) for every exercise."""
+    found, heading, answer = [], ("?", ""), ""
+    for cell in nb.get("cells", []):
+        source = _text(cell.get("source"))
+        if cell.get("cell_type") == "markdown":
+            match = _HEADING.search(source)
+            if match:
+                heading = (match[1], match[2].strip())
+        elif cell.get("cell_type") == "code":
+            if "exercise" in cell.get("metadata", {}).get("tags", []):
+                answer = source
+            elif _CHECK_CALL.search(source):
+                found.append((*heading, answer, cell.get("outputs", [])))
+    return found
+
+
+def exercise_states(path: Path, original: Path) -> list[tuple[str, str, str]]:
+    """(number, title, state) for every exercise of a learner's exercise notebook, read from
+    the saved outputs of its check cells (no kernel needed). An exercise whose answer cell
+    is still the course's (``original``) is "not started", whatever its check says."""
+    mine = _exercises(json.loads(path.read_text(encoding="utf-8")))
+    blank = [answer for _, _, answer, _ in
+             _exercises(json.loads(original.read_text(encoding="utf-8")))]
+    states = []
+    for index, (number, title, answer, outputs) in enumerate(mine):
+        untouched = index < len(blank) and answer.strip() == blank[index].strip()
+        verdict = _verdict(outputs)
+        if untouched and verdict != DONE:
+            state = NOT_STARTED
+        else:
+            state = verdict or UNCHECKED
+        states.append((number, title, state))
+    return states
+
+
+def progress(root: Path = ROOT, workspace: Path = WORKSPACE) -> list[str]:
+    """The lines ``make progress`` prints."""
+    lines, totals = [], {DONE: 0, NOT_QUITE: 0, UNCHECKED: 0, NOT_STARTED: 0}
+    for name in course_notebooks(root):
+        if not name.startswith("exercises/"):
+            continue
+        path = workspace / name
+        if not path.exists():
+            count = len(exercise_states(root / name, root / name))
+            lines.append(f"{name}: not in your workspace yet (make workspace adds it)")
+            totals[NOT_STARTED] += count
+            continue
+        states = exercise_states(path, root / name)
+        lines.append(f"{workspace.name}/{name}")
+        width = max((len(f"{n} {t}") for n, t, _ in states), default=0)
+        for number, title, state in states:
+            label = f"{number} {title}".replace("`", "")
+            lines.append(f"  {label:<{width}}  {state}")
+            totals[state] += 1
+    total = sum(totals.values())
+    unchecked = f"{totals[UNCHECKED]} answered but not checked, " if totals[UNCHECKED] else ""
+    lines.append(f"Total: {totals[DONE]} done, {totals[NOT_QUITE]} not quite, {unchecked}"
+                 f"{totals[NOT_STARTED]} not started, of {total} exercises.")
+    lines.append("(Read from the check cells' saved outputs: save the notebook to update it.)")
+    return lines
+
+
+# --- a server already running here --------------------------------------------------------
+
+def running_server(workspace: Path = WORKSPACE) -> str | None:
+    """The URL (with its token) of a Jupyter server already serving ``workspace``, if any."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:
+        return None
+    wanted = workspace.resolve()
+    for info in list_running_servers():
+        root_dir = info.get("root_dir") or info.get("notebook_dir") or ""
+        if root_dir and Path(root_dir).resolve() == wanted:
+            url = info.get("url", "").rstrip("/") + "/lab/tree/" + FIRST_LESSON
+            token = info.get("token")
+            return f"{url}?token={token}" if token else url
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m exercises.workspace",
+                                     description="The learner's own copy of the course.")
+    parser.add_argument("--workspace", type=Path, default=WORKSPACE)
+    parser.add_argument("--root", type=Path, default=ROOT)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("sync", help="copy the notebooks the workspace does not have yet")
+    reset_parser = commands.add_parser("reset", help="a fresh copy of one notebook")
+    reset_parser.add_argument("notebook", nargs="?", default="")
+    commands.add_parser("progress", help="which exercises are done")
+    commands.add_parser("server", help="the URL of a server already running on the workspace")
+    args = parser.parse_args(argv)
+
+    if args.command == "sync":
+        for line in sync(args.root, args.workspace).lines(args.workspace):
+            print(line)
+        return 0
+    if args.command == "reset":
+        if not args.notebook:
+            print("Say which notebook, e.g. make reset NB=exercises/03_copying.ipynb",
+                  file=sys.stderr)
+            return 2
+        try:
+            name, moved = reset(args.notebook, args.root, args.workspace)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if moved is not None:
+            kept = moved.relative_to(args.workspace)
+            print(f"Your version is kept as {args.workspace.name}/{kept}")
+        print(f"Fresh copy: {args.workspace.name}/{name}")
+        print("If this notebook is open in JupyterLab, close its tab without saving and open it "
+              "again, or JupyterLab may save the old version over the fresh one.")
+        return 0
+    if args.command == "progress":
+        if not args.workspace.exists():
+            print("No workspace yet: `make lab` (or `make workspace`) makes one.")
+            return 0
+        for line in progress(args.root, args.workspace):
+            print(line)
+        return 0
+    url = running_server(args.workspace)
+    if url is None:
+        return 1
+    print(url)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

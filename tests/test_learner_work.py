@@ -1,0 +1,486 @@
+"""A learner's work is never lost: the workspace (exercises/workspace.py), the generator's
+refusal to overwrite edited exercise notebooks, and every make target run the way a learner
+runs them, in a copy of the repository.
+
+The copy (``course_copy``) holds the repository's files as they are now (tracked and new,
+not ignored ones), with its own git history and the real ``.venv`` linked in, so the real
+checkout and any real ``workspace/`` are never touched.
+"""
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from exercises import generate, workspace
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+
+
+# --- a small course to copy -------------------------------------------------------------
+
+def notebook(*sources, outputs=None):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    for cell, out in zip(nb.cells, outputs or []):
+        cell.outputs = out
+    return nb
+
+
+@pytest.fixture
+def tiny_course(tmp_path):
+    root = tmp_path / "course"
+    for folder, names in {"notebooks": ["00_welcome", "01_tensors"],
+                          "exercises": ["01_tensors"], "solutions": ["01_tensors"]}.items():
+        (root / folder).mkdir(parents=True)
+        for name in names:
+            nbformat.write(notebook(f"print('{folder} {name}')"), root / folder / f"{name}.ipynb")
+    (root / "notebooks" / "AUTHORING.md").write_text("not a notebook")
+    return root, tmp_path / "workspace"
+
+
+def tree_bytes(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# --- make workspace -----------------------------------------------------------------------
+
+def test_first_sync_copies_every_notebook_with_the_same_layout(tiny_course):
+    root, space = tiny_course
+    report = workspace.sync(root, space)
+    assert sorted(report.added) == ["exercises/01_tensors.ipynb", "notebooks/00_welcome.ipynb",
+                                    "notebooks/01_tensors.ipynb", "solutions/01_tensors.ipynb"]
+    for name in report.added:
+        assert (space / name).read_bytes() == (root / name).read_bytes()
+    assert not (space / "notebooks" / "AUTHORING.md").exists()
+
+
+def test_sync_never_overwrites_and_adds_only_what_is_missing(tiny_course):
+    root, space = tiny_course
+    workspace.sync(root, space)
+    mine = space / "exercises" / "01_tensors.ipynb"
+    mine.write_text("my answers")
+    (space / "notebooks" / "00_welcome.ipynb").unlink()
+    (root / "notebooks" / "02_new.ipynb").write_text("{}")
+    nbformat.write(notebook("print('a newer version')"), root / "exercises" / "01_tensors.ipynb")
+    before = mine.read_bytes()
+
+    report = workspace.sync(root, space)
+    assert sorted(report.added) == ["notebooks/00_welcome.ipynb", "notebooks/02_new.ipynb"]
+    assert mine.read_bytes() == before
+    assert report.updated_upstream == ["exercises/01_tensors.ipynb"]
+    text = "\n".join(report.lines(space))
+    assert "make reset NB=exercises/01_tensors.ipynb" in text and "untouched" in text
+    assert workspace.sync(root, space).added == []
+
+
+def test_copying_never_replaces_a_file_that_appears_meanwhile(tmp_path):
+    source, target = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    source.write_text("course")
+    target.write_text("learner")
+    with pytest.raises(FileExistsError):
+        workspace._copy_new(source, target)
+    assert target.read_text() == "learner"
+
+
+# --- make reset ---------------------------------------------------------------------------
+
+def test_reset_moves_the_learners_copy_aside_under_a_dated_name(tiny_course):
+    root, space = tiny_course
+    workspace.sync(root, space)
+    mine = space / "exercises" / "01_tensors.ipynb"
+    mine.write_text("my answers")
+    name, moved = workspace.reset("exercises/01_tensors.ipynb", root, space)
+    assert name == "exercises/01_tensors.ipynb"
+    assert moved.read_text() == "my answers" and moved.parent == mine.parent
+    assert moved.name.startswith("01_tensors.yours-") and moved.suffix == ".ipynb"
+    assert mine.read_bytes() == (root / name).read_bytes()
+    mine.write_text("second try")
+    _, moved_again = workspace.reset("workspace/exercises/01_tensors", root, space)
+    assert moved_again != moved and moved.read_text() == "my answers"
+    assert moved_again.read_text() == "second try"
+    # the copies kept aside are not course notebooks: sync neither copies nor reports them
+    assert workspace.sync(root, space).added == []
+
+
+@pytest.mark.parametrize("given, problem", [
+    ("01_tensors", "more than one folder"),
+    ("notebooks/99_nothing.ipynb", "not a notebook of the course"),
+])
+def test_reset_refuses_unclear_names(tiny_course, given, problem):
+    root, space = tiny_course
+    with pytest.raises(ValueError, match=problem):
+        workspace.reset(given, root, space)
+
+
+# --- make progress ------------------------------------------------------------------------
+
+def check_output(text):
+    return [nbformat.v4.new_output("execute_result", {"text/plain": text}, execution_count=1)]
+
+
+def exercise_notebook(answers, verdicts):
+    nb = nbformat.v4.new_notebook()
+    for number, (answer, verdict) in enumerate(zip(answers, verdicts), 1):
+        cell = nbformat.v4.new_code_cell(answer)
+        cell.metadata["tags"] = ["exercise"]
+        check = nbformat.v4.new_code_cell(f"check_01_thing_{number}(answer)")
+        check.outputs = check_output(verdict) if verdict else []
+        nb.cells += [nbformat.v4.new_markdown_cell(f"## Exercise 1.{number}: Thing {number}"),
+                     cell, check]
+    return nb
+
+
+def test_progress_reads_the_saved_check_outputs(tmp_path):
+    root, space = tmp_path / "course", tmp_path / "workspace"
+    (root / "exercises").mkdir(parents=True)
+    (space / "exercises").mkdir(parents=True)
+    blank = ["answer = ..."] * 5
+    nbformat.write(exercise_notebook(blank, ["⏳ Not done yet: ..."] * 5),
+                   root / "exercises" / "01_tensors.ipynb")
+    mine = exercise_notebook(
+        ["answer = 1", "answer = 2", "answer = 3", "answer = ...", "answer = 5"],
+        ["✅ Correct: well done.", "❌ Not quite: your answer is 2, which is not right.",
+         "⚠️ Not checked yet: the answer cell above raised an error (NameError): fix it.",
+         "⏳ Not done yet: replace the ...", None])
+    nbformat.write(mine, space / "exercises" / "01_tensors.ipynb")
+    states = workspace.exercise_states(space / "exercises" / "01_tensors.ipynb",
+                                       root / "exercises" / "01_tensors.ipynb")
+    assert states == [("1.1", "Thing 1", "done"), ("1.2", "Thing 2", "not quite"),
+                      ("1.3", "Thing 3", "not quite"), ("1.4", "Thing 4", "not started"),
+                      ("1.5", "Thing 5", "answered, not checked")]
+    lines = workspace.progress(root, space)
+    assert lines[-2] == ("Total: 1 done, 2 not quite, 1 answered but not checked, "
+                         "1 not started, of 5 exercises.")
+
+
+def test_an_untouched_fix_the_bug_exercise_is_not_started(tmp_path):
+    """The buggy code of a fix-the-bug exercise runs and its check says "Not quite":
+    that is the course's code, not the learner's attempt."""
+    root, space = tmp_path / "course", tmp_path / "workspace"
+    for folder in (root / "exercises", space / "exercises"):
+        folder.mkdir(parents=True)
+        nbformat.write(exercise_notebook(["buggy = 1"], ["❌ Not quite: still buggy."]),
+                       folder / "01_tensors.ipynb")
+    assert workspace.exercise_states(space / "exercises" / "01_tensors.ipynb",
+                                     root / "exercises" / "01_tensors.ipynb") == [
+        ("1.1", "Thing 1", "not started")]
+
+
+def test_progress_of_the_real_course_unsolved_and_solved(tmp_path):
+    space = tmp_path / "workspace"
+    workspace.sync(ROOT, space)
+    lines = workspace.progress(ROOT, space)
+    count = sum(len(workspace.exercise_states(p, p))
+                for p in sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb")))
+    assert count >= 40
+    assert lines[-2] == f"Total: 0 done, 0 not quite, {count} not started, of {count} exercises."
+    for solution in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        shutil.copyfile(solution, space / "exercises" / solution.name)
+    assert workspace.progress(ROOT, space)[-2] == (
+        f"Total: {count} done, 0 not quite, 0 not started, of {count} exercises.")
+
+
+# --- the generator never overwrites a learner's answers ---------------------------------
+
+def solution_with_one_exercise():
+    nb = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell("### BEGIN SOLUTION\n### STUB answer = ...\n"
+                                       "answer = 42\n### END SOLUTION")
+    answer.metadata["tags"] = ["exercise"]
+    nb.cells = [nbformat.v4.new_code_cell("from exercises.checks_00_example import "
+                                          "check_00_answer"),
+                answer, nbformat.v4.new_code_cell("check_00_answer(answer)")]
+    return nb
+
+
+@pytest.fixture
+def generated(tmp_path):
+    solutions, exercises = tmp_path / "solutions", tmp_path / "exercises"
+    solutions.mkdir()
+    exercises.mkdir()
+    nbformat.write(solution_with_one_exercise(), solutions / "01_x.ipynb")
+    assert generate.main(["--solutions", str(solutions), "--exercises", str(exercises)]) == 0
+    return solutions, exercises
+
+
+def run_generator(solutions, exercises, *extra):
+    return generate.main(["--solutions", str(solutions), "--exercises", str(exercises), *extra])
+
+
+def type_an_answer(path):
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[1].source = nb.cells[1].source.replace("answer = ...", "answer = 41")
+    nbformat.write(nb, path)
+
+
+def test_generated_notebooks_carry_ids_and_a_fingerprint(generated):
+    _, exercises = generated
+    nb = nbformat.read(exercises / "01_x.ipynb", as_version=4)
+    assert [c.id for c in nb.cells[1:]] == ["answer_00_answer", "check_00_answer"]
+    assert nb.metadata[generate.FINGERPRINT]["cells_sha256"] == generate.cells_digest(nb)
+
+
+def test_generator_refuses_to_overwrite_an_edited_exercise_notebook(generated, capsys):
+    solutions, exercises = generated
+    target = exercises / "01_x.ipynb"
+    type_an_answer(target)
+    edited = target.read_bytes()
+    capsys.readouterr()
+    for extra in [(), ("--force",), ("--execute",), ("--check",)]:
+        assert run_generator(solutions, exercises, *extra) == 1, extra
+        assert target.read_bytes() == edited, extra
+        error = capsys.readouterr().err
+        assert "left alone" in error and "01_x.ipynb" in error
+        assert "git checkout" not in error, "never suggest a command that loses the answers"
+    # a solution that changed does not change that either
+    nb = nbformat.read(solutions / "01_x.ipynb", as_version=4)
+    nb.cells[1].source = nb.cells[1].source.replace("42", "43")
+    nbformat.write(nb, solutions / "01_x.ipynb")
+    assert run_generator(solutions, exercises) == 1 and target.read_bytes() == edited
+    # an exercise notebook whose solution is gone is not removed when it was edited
+    (solutions / "01_x.ipynb").unlink()
+    assert run_generator(solutions, exercises) == 1 and target.read_bytes() == edited
+
+
+def test_refusal_says_when_the_workspace_holds_the_same_file(tmp_path, capsys):
+    root = tmp_path
+    solutions, exercises = root / "solutions", root / "exercises"
+    solutions.mkdir()
+    exercises.mkdir()
+    nbformat.write(solution_with_one_exercise(), solutions / "01_x.ipynb")
+    run_generator(solutions, exercises)
+    type_an_answer(exercises / "01_x.ipynb")
+    (root / "workspace" / "exercises").mkdir(parents=True)
+    shutil.copyfile(exercises / "01_x.ipynb", root / "workspace" / "exercises" / "01_x.ipynb")
+    capsys.readouterr()
+    assert run_generator(solutions, exercises) == 1
+    assert "nothing is lost" in capsys.readouterr().err
+
+
+def test_generator_still_replaces_its_own_output(generated):
+    solutions, exercises = generated
+    target = exercises / "01_x.ipynb"
+    nb = nbformat.read(target, as_version=4)
+    nb.cells[2].outputs = check_output("✅ Correct: run by someone")  # outputs are not work
+    nbformat.write(nb, target)
+    nb = nbformat.read(solutions / "01_x.ipynb", as_version=4)
+    nb.cells[1].source = nb.cells[1].source.replace("### STUB answer = ...",
+                                                    "### STUB answer = None  # change me")
+    nbformat.write(nb, solutions / "01_x.ipynb")
+    assert run_generator(solutions, exercises) == 0
+    assert "change me" in target.read_text()
+
+
+def test_repository_solutions_have_the_check_and_answer_ids():
+    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        before = [c.id for c in nb.cells]
+        generate.assign_cell_ids(nb, path.name)
+        assert [c.id for c in nb.cells] == before, (
+            f"{path.name}: run `python -m exercises.generate --fix-ids`")
+        assert sum(c.id.startswith("check_") for c in nb.cells) >= 5
+
+
+# --- every make target, as a learner runs them, in a copy of the repository -------------
+
+def _course_files():
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout
+    return [name for name in listed.decode().split("\0") if name and (ROOT / name).is_file()]
+
+
+@pytest.fixture(scope="module")
+def course_copy(tmp_path_factory):
+    """The repository's files as they are now, copied with their times (so the copy's
+    pyproject.toml is no newer than the real .venv's stamps and nothing is reinstalled), in a
+    git repository of its own, with the real .venv linked in."""
+    stamps = [VENV / ".stamp-lab", VENV / ".stamp-test"]
+    if not all(s.exists() for s in stamps) or shutil.which("make") is None:
+        pytest.skip("needs make and the course's .venv (make test sets it up)")
+    copy = tmp_path_factory.mktemp("course") / "autograd-step-by-step"
+    for name in _course_files():
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    # Older than the stamps: make in the copy must never reinstall into the real .venv.
+    oldest = min(s.stat().st_mtime for s in stamps) - 60
+    os.utime(copy / "pyproject.toml", (oldest, oldest))
+    git = ["git", "-c", "user.name=Learner", "-c", "user.email=learner@example.com"]
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=copy, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the course"], cwd=copy, check=True)
+    (copy / ".venv").symlink_to(VENV)
+    return copy
+
+
+def make(copy, *args, env=None, check=True):
+    environment = {**os.environ, "LEARNER_SIMULATION": "1", **(env or {})}
+    done = subprocess.run(["make", "--no-print-directory", *args], cwd=copy, env=environment,
+                          capture_output=True, text=True, timeout=900)
+    if check:
+        assert done.returncode == 0, f"make {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def answers_from_solution(name):
+    """The solution's answer cells, as a learner would type them (markers removed)."""
+    solution = nbformat.read(ROOT / "solutions" / name, as_version=4)
+    answers = {}
+    for cell in solution.cells:
+        if "exercise" in cell.metadata.get("tags", []):
+            lines = [line for line in cell.source.split("\n")
+                     if not line.strip().startswith(("### BEGIN", "### END", "### STUB"))]
+            answers[cell.id] = "\n".join(lines)
+    return answers
+
+
+def fill_in(path, answers):
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.id in answers:
+            cell.source = answers[cell.id]
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow
+def test_a_learners_answers_survive_every_target(course_copy):
+    if os.environ.get("LEARNER_SIMULATION"):
+        pytest.skip("already inside the simulation")
+    copy = course_copy
+    space = copy / "workspace"
+    make(copy, "workspace")
+    for name in ["03_copying.ipynb", "05_gradient_accumulation.ipynb"]:
+        fill_in(space / "exercises" / name, answers_from_solution(name))
+    checkpoints = space / "exercises" / ".ipynb_checkpoints"
+    checkpoints.mkdir()
+    (checkpoints / "03_copying-checkpoint.ipynb").write_text("JupyterLab's checkpoint")
+    (space / "notes.txt").write_text("my own notes")
+    before = tree_bytes(space)
+    repo_before = subprocess.run(["git", "status", "--porcelain", "exercises", "solutions"],
+                                 cwd=copy, capture_output=True, text=True).stdout
+
+    make(copy, "exercises")
+    make(copy, "execute", "NB=notebooks/00_welcome.ipynb")
+    refused = make(copy, "execute", "NB=workspace/exercises/03_copying.ipynb", check=False)
+    assert refused.returncode != 0 and "never rewritten" in refused.stderr
+    make(copy, "check-exercises")
+    make(copy, "clean")
+    assert make(copy, "workspace").stdout.strip() == (
+        "workspace/ has every notebook of the course; nothing copied.")
+    make(copy, "progress")
+    subprocess.run(["git", "stash", "-q"], cwd=copy, check=False)
+    subprocess.run(["git", "stash", "pop", "-q"], cwd=copy, check=False)
+
+    # make test looks at the committed notebooks, never at the workspace
+    collected = make(copy, "test", env={"PYTEST_ADDOPTS": "--collect-only -q"})
+    items = [line for line in collected.stdout.splitlines() if "::" in line]
+    assert len(items) > 1000 and not [item for item in items if item.startswith("workspace")]
+    assert "exercises/03_copying.ipynb::Cell" in collected.stdout
+    make(copy, "test", env={"PYTEST_ADDOPTS": "-k 03_copying"})
+    make(copy, "distclean")
+
+    assert tree_bytes(space) == before, "every file of the workspace, byte for byte"
+    assert (VENV / "bin" / "python").exists(), "distclean removed the link, not the real .venv"
+    assert subprocess.run(["git", "status", "--porcelain", "exercises", "solutions"], cwd=copy,
+                          capture_output=True, text=True).stdout == repo_before
+    states = workspace.exercise_states(space / "exercises" / "03_copying.ipynb",
+                                       copy / "exercises" / "03_copying.ipynb")
+    assert {state for _, _, state in states} == {"answered, not checked"}
+
+
+@pytest.mark.slow
+def test_answers_typed_into_exercises_before_workspaces_existed_are_kept(course_copy, tmp_path):
+    copy = tmp_path / "old-habit"
+    shutil.copytree(course_copy, copy, symlinks=True)
+    shutil.rmtree(copy / "workspace", ignore_errors=True)
+    typed = copy / "exercises" / "03_copying.ipynb"
+    fill_in(typed, answers_from_solution("03_copying.ipynb"))
+    answers = typed.read_bytes()
+
+    make(copy, "workspace")
+    assert (copy / "workspace" / "exercises" / "03_copying.ipynb").read_bytes() == answers
+    refused = make(copy, "exercises", check=False)
+    assert refused.returncode != 0 and typed.read_bytes() == answers
+    assert "nothing is lost" in refused.stderr and "git checkout" in refused.stderr
+    checked = make(copy, "check-exercises", check=False)
+    assert checked.returncode != 0 and "left alone" in checked.stderr
+    assert typed.read_bytes() == answers
+
+
+# --- make lab: one server per workspace, and Ctrl-C stops it ----------------------------
+
+def _read_until(fd, wanted: bytes, seconds: float) -> bytes:
+    seen, end = b"", time.time() + seconds
+    while time.time() < end and wanted not in seen:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                break
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a terminal's Ctrl-C")
+def test_make_lab_reuses_a_running_server_and_ctrl_c_stops_it(course_copy, tmp_path):
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+           "BROWSER": "true"}
+    port = str(18000 + os.getpid() % 1000)
+    exited = False
+    pid, fd = pty.fork()
+    if pid == 0:  # the learner's terminal
+        os.chdir(course_copy)
+        os.execvpe("make", ["make", "lab", f"PORT={port}"], env)
+    try:
+        started = _read_until(fd, b"/lab/tree/notebooks/00_welcome.ipynb?token=", 60)
+        assert b"/lab/tree/notebooks/00_welcome.ipynb?token=" in started, \
+            started.decode(errors="replace")[-2000:]
+
+        again = subprocess.run(["make", "--no-print-directory", "lab", f"PORT={port}"],
+                               cwd=course_copy, env=env, capture_output=True, text=True,
+                               timeout=60)
+        assert again.returncode == 0
+        assert "already running" in again.stdout and "token=" in again.stdout
+        assert f":{port}/lab/tree/notebooks/00_welcome.ipynb" in again.stdout
+
+        os.write(fd, b"\x03")  # Ctrl-C in the terminal
+        pressed, exited = time.time(), False
+        while time.time() < pressed + 10 and not exited:
+            exited = os.waitpid(pid, os.WNOHANG)[0] == pid
+            _read_until(fd, b"\0", 0.1)
+        assert exited, "Ctrl-C should stop the server at once, without a y/n question"
+        assert time.time() - pressed < 5
+        deadline = time.time() + 5
+        while list((tmp_path / "runtime").glob("jpserver-*.json")) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not list((tmp_path / "runtime").glob("jpserver-*.json")), "server still running"
+    finally:
+        if not exited:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        subprocess.run(["pkill", "-f", f"--ServerApp.port={port} "], check=False)
+
+
+def test_lab_and_test_kernels_run_with_one_blas_thread():
+    text = (ROOT / "Makefile").read_text()
+    for name in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"]:
+        assert f"export {name} ?= 1" in text
+
+
+def test_readme_explains_the_workspace():
+    readme = (ROOT / "README.md").read_text()
+    for phrase in ["workspace/", "make reset NB=", "make progress", "OPENBLAS_NUM_THREADS"]:
+        assert phrase in readme, phrase
