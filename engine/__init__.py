@@ -35,6 +35,13 @@ Where the engine knowingly differs from PyTorch:
   copied into ``.grad`` (version 0, memory of its own); torch adopts a gradient that
   nothing else holds instead, and copies one that is held elsewhere or laid out
   differently (then ``.grad._version`` is 1).
+* Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
+  error, torch's message) is shown without the engine's frames, as torch's C++ errors
+  show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the
+  learner's own frames (cells, modules, hooks, ``autograd.Function``) always stay, and an
+  unexpected error inside the engine (a bug) keeps every frame. ``%xmode --show`` shows
+  the engine's frames (``%tb`` re-shows the last error); plain Python and pytest show
+  them always. See ``engine/_tracebacks.py``.
 """
 from . import _dtype
 from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
@@ -62,6 +69,7 @@ from ._autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._legacy import TYPES as _LEGACY_TYPES
 from ._size import strided  # noqa: F401
+from . import _tracebacks  # noqa: F401  (IPython only: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
 
