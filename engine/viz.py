@@ -29,6 +29,14 @@ __all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
 
 LAYOUT_SECONDS = 30
 """How long ``dot`` may take to lay out a picture before it is shown as text instead."""
+MAX_WIDTH_PX = 840
+"""The widest a picture is drawn, in CSS pixels (an SVG point is 4/3 px): a notebook's
+output area is about 850 px wide in a 1280 px window with JupyterLab's file browser open.
+The legend is a column beside the picture, and the lessons' pictures fit as they are; a
+wider one is scaled down to this width, but never below ``MIN_SCALE``."""
+MIN_SCALE = 0.8
+"""The smallest scale that keeps labels readable (10 pt text stays above 10 px): a picture
+that would need less keeps its size, and its output area scrolls."""
 INSTALL_HINT = ("install Graphviz to see the picture: apt-get install graphviz / "
                 "brew install graphviz / conda install graphviz")
 
@@ -36,7 +44,7 @@ INSTALL_HINT = ("install Graphviz to see the picture: apt-get install graphviz /
 STYLES = {
     "root": ("output (root)", dict(shape="box", peripheries="2", style="filled",
                                    fillcolor="darkolivegreen1")),
-    "leaf": ("leaf (AccumulateGrad)", dict(shape="box", style="filled", fillcolor="lightblue")),
+    "leaf": ("leaf\n(AccumulateGrad)", dict(shape="box", style="filled", fillcolor="lightblue")),
     "retained": ("retains_grad()", dict(shape="box", style="filled,rounded",
                                         fillcolor="gold")),
     "tensor": ("tensor", dict(shape="box", style="rounded")),
@@ -45,8 +53,8 @@ STYLES = {
     # engine.widgets.BackwardStepper: nodes that already ran, saved tensors already freed
     "ran": ("grad_fn node, ran", dict(shape="ellipse", style="filled", fillcolor="white",
                                        color="grey40")),
-    "freed": ("saved, freed", dict(shape="note", style="dashed", color="grey50",
-                                   fontcolor="grey50")),
+    "freed": ("saved, freed", dict(shape="note", style="filled,dashed", fillcolor="grey90",
+                                   color="grey50", fontcolor="grey40")),
     "storage": ("storage", dict(shape="box3d", style="filled", fillcolor="lightyellow")),
     "numpy": ("numpy array", dict(shape="box", style="filled,rounded", fillcolor="plum")),
 }
@@ -121,7 +129,7 @@ class Picture:
                                       text=True, encoding="utf-8", timeout=LAYOUT_SECONDS)
                 if done.returncode != 0:
                     raise RuntimeError(done.stderr.strip() or f"exit status {done.returncode}")
-                self._svg = done.stdout
+                self._svg = _fit_width(done.stdout)
             except ImportError:
                 self._hint = "pip install graphviz, then " + INSTALL_HINT
             except FileNotFoundError:
@@ -143,11 +151,37 @@ class Picture:
         return {"image/svg+xml": svg, "text/plain": self.summary}
 
 
+_SVG_SIZE = re.compile(r'<svg width="([0-9.]+)pt" height="([0-9.]+)pt"')
+
+
+def svg_size(svg):
+    """``(width, height)`` of a Graphviz SVG picture in CSS pixels (1 pt = 4/3 px)."""
+    match = _SVG_SIZE.search(svg)
+    return tuple(float(number) * 4 / 3 for number in match.groups())
+
+
+def _fit_width(svg):
+    """Scale a picture a little wider than ``MAX_WIDTH_PX`` down to it: only its size
+    changes, and its ``viewBox`` (the drawing's own coordinates) scales what is inside."""
+    match = _SVG_SIZE.search(svg)
+    if match is None:
+        return svg
+    width, height = (float(number) for number in match.groups())
+    scale = MAX_WIDTH_PX * 3 / 4 / width
+    if not MIN_SCALE <= scale < 1:
+        return svg
+    return (svg[:match.start()] + f'<svg width="{width * scale:.2f}pt" '
+            f'height="{height * scale:.2f}pt"' + svg[match.end():])
+
+
 def _to_digraph(picture):
     """Turn the picture's boxes and arrows into a ``graphviz.Digraph``."""
     import graphviz  # here, so that the rest of engine works without the package
 
-    dot = graphviz.Digraph(graph_attr=dict(rankdir=picture.rankdir),
+    graph = dict(rankdir=picture.rankdir)
+    if picture.rankdir in ("LR", "RL"):  # the arrows' labels set the gaps between columns
+        graph["ranksep"] = "0.25"
+    dot = graphviz.Digraph(graph_attr=graph,
                            node_attr=dict(fontname="monospace", fontsize="11"),
                            edge_attr=dict(fontname="monospace", fontsize="10"))
     for box in picture.nodes:
@@ -158,11 +192,27 @@ def _to_digraph(picture):
     for arrow in picture.edges:
         dot.edge(arrow.tail, arrow.head, _dot_label(arrow.label), **EDGE_STYLES[arrow.style])
     if picture.legend:
-        with dot.subgraph(name="cluster_legend") as legend:
-            legend.attr(label="legend", fontname="monospace", style="dashed")
-            for kind in picture.legend:
-                legend.node(f"legend_{kind}", STYLES[kind][0], **STYLES[kind][1])
+        _add_legend(dot, picture.legend, picture.rankdir)
     return dot
+
+
+def _add_legend(dot, kinds, rankdir):
+    """The legend: one box per kind drawn, in a dashed frame beside the picture, in one
+    column (never a row: a row of five kinds is wider than a notebook's output area).
+
+    Boxes that share no edge sit at the same rank, side by side across a top-to-bottom
+    picture: there, invisible edges put each kind one rank below the one before. In a
+    left-to-right picture, boxes of one rank are stacked already.
+    """
+    with dot.subgraph(name="cluster_legend") as legend:
+        legend.attr(label="legend", fontname="monospace", fontsize="10", style="dashed",
+                    color="grey50", margin="6")
+        for kind in kinds:
+            legend.node(f"legend_{kind}", _dot_label(STYLES[kind][0]), fontsize="10",
+                        margin="0.06,0.04", **STYLES[kind][1])
+        if rankdir in ("TB", "BT"):
+            for upper, lower in zip(kinds, kinds[1:]):
+                legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
 
 
 def _dot_label(text):

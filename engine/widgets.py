@@ -17,6 +17,7 @@ summary that is the same in every run.
 import base64
 import collections
 import io
+import re
 
 import ipywidgets as widgets
 import numpy as np
@@ -105,6 +106,39 @@ def _values(array):
     return "None" if array is None else viz._values(array)
 
 
+NBSP = "\u00a0"  # a space that Graphviz measures and draws (as nothing), and never trims
+
+
+def _padded(label, size):
+    """``label`` with at least ``size = (lines, width)``: lines of one NBSP added below, and
+    its longest line centred between NBSPs (lines are centred: the text stays in place)."""
+    count, width = size
+    if not count:
+        return label
+    lines = label.split("\n") if label else []
+    lines += [NBSP] * (count - len(lines))
+    longest = max(range(len(lines)), key=lambda index: len(lines[index]))
+    missing = width - len(lines[longest])
+    if missing > 0:
+        lines[longest] = NBSP * (missing // 2) + lines[longest] + NBSP * (missing - missing // 2)
+    return "\n".join(lines)
+
+
+def _wrapped(text, width=18):
+    """``[ 4.9462, 1.1036, 22.1672]`` on lines of at most ``width`` characters (where it
+    can), broken after commas (between rows, for a matrix): arrows into one box sit side by
+    side, with their labels."""
+    parts = re.split(r"(?<=\]), (?=\[)", text) if text.startswith("[[") else text.split(", ")
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) + 1 > width:
+            lines[-1] += ","
+            lines.append(" " + part)
+        else:
+            lines[-1] += (", " if lines[-1] else "") + part
+    return "\n".join(lines)
+
+
 class BackwardSteps:
     """Backward, one node at a time: a state machine that needs no browser.
 
@@ -130,7 +164,21 @@ class BackwardSteps:
             if isinstance(step.node, AccumulateGrad):
                 self._node_of_box[self._walk.box_id(step.node)] = id(step.node)
         self._edge_sources = self._match_edges()
+        # What each node saved, read now: a later backward() frees it (node._saved empties),
+        # and the pictures must still show which saved tensors each step releases.
+        self._saving = {id(step.node) for step in self.steps if step.node._saved}
+        self._saved_by = collections.defaultdict(set)  # saved tensor's box -> saving nodes
+        for step in self.steps:
+            for saved in step.node._saved:
+                if isinstance(saved.tensor, Tensor):
+                    self._saved_by[self._walk.box_id(saved.tensor)].add(id(step.node))
         self._pictures = {}
+        self._sizes = None  # see _label_sizes()
+        # One legend for every step (the kinds drawn at the start and at the end: a kind
+        # only changes into a later one), so that the picture does not grow as it runs.
+        drawn = {box.kind for position in (0, len(self.steps))
+                 for box in self._boxes(position)}
+        self.legend = [kind for kind in viz.STYLES if kind in drawn]
 
     # ------------------------------------------------------------ moving
     def __len__(self):
@@ -192,7 +240,7 @@ class BackwardSteps:
             "sent": None if current is None else current.grads_out,
             "grads": self.grads_at(self.position),
             "ran": [self._node_name(step.node) for step in ran],
-            "freed": [step.node.name() for step in ran if step.node._saved],
+            "freed": [step.node.name() for step in ran if id(step.node) in self._saving],
         }
 
     def describe(self):
@@ -210,7 +258,7 @@ class BackwardSteps:
                 if n is not None]
         if sent:
             text += f", sent {', '.join(sent)}"
-        if step.node._saved:
+        if id(step.node) in self._saving:
             text += ", freed its saved tensors"
         return head + text + (f"; {grads}" if grads else "")
 
@@ -262,8 +310,49 @@ class BackwardSteps:
             self._pictures[position] = self._draw(position)
         return self._pictures[position]
 
+    def _ran(self, position):
+        """The ids of the nodes that have run after ``position`` steps."""
+        return {key for key, k in self._ran_at.items() if k <= position}
+
     def _draw(self, position):
-        ran = {key for key, k in self._ran_at.items() if k <= position}
+        current = self.steps[position - 1].node if position else None
+        boxes, arrows = self._boxes(position), self._arrows(position)
+        text = viz._tree(boxes, arrows)  # (shown without Graphviz: no padding)
+        # Every label drawn as big as it gets at any step (padded with invisible spaces):
+        # Graphviz then lays out every step alike, and the picture keeps its size and shape.
+        sizes = self._label_sizes()
+        boxes = [box._replace(label=_padded(box.label, sizes[box.id])) for box in boxes]
+        arrows = [arrow._replace(label=_padded(arrow.label, sizes[index]))
+                  for index, arrow in enumerate(arrows)]
+        highlight = {self._walk.box_id(current)} if current is not None else set()
+        return viz.Picture(boxes, arrows, self.describe_at(position), text,
+                           legend=self.legend, highlight=highlight)
+
+    def _arrows(self, position):
+        """The picture's arrows after ``position`` steps: gradients carried, saved freed."""
+        ran = self._ran(position)
+        current = self.steps[position - 1].node if position else None
+        return [self._arrow(arrow, source, ran, current, position)
+                for arrow, source in zip(self._base.edges, self._edge_sources)]
+
+    def _label_sizes(self):
+        """``{box id or arrow index: (lines, longest line)}``, the most any step draws."""
+        if self._sizes is None:
+            sizes = collections.defaultdict(lambda: (0, 0))
+            for position in range(len(self.steps) + 1):
+                labels = [(box.id, box.label) for box in self._boxes(position)]
+                labels += enumerate(arrow.label for arrow in self._arrows(position))
+                for key, label in labels:
+                    lines = label.split("\n") if label else []
+                    most = sizes[key]
+                    sizes[key] = (max(most[0], len(lines)),
+                                  max([most[1]] + [len(line) for line in lines]))
+            self._sizes = dict(sizes)
+        return self._sizes
+
+    def _boxes(self, position):
+        """The picture's boxes after ``position`` steps: kinds and ``grad:`` lines."""
+        ran = self._ran(position)
         current = self.steps[position - 1].node if position else None
         grads = self.grads_at(position)
         tracked_boxes = {self._walk.box_id(t): name for name, t in zip(self.names, self.tracked)}
@@ -280,12 +369,7 @@ class BackwardSteps:
             if box.id in freed_boxes and kind == "saved":
                 kind = "freed"
             boxes.append(viz.Box(box.id, kind, label))
-        arrows = [self._arrow(arrow, source, ran, current, position)
-                  for arrow, source in zip(self._base.edges, self._edge_sources)]
-        kinds = [kind for kind in viz.STYLES if any(box.kind == kind for box in boxes)]
-        highlight = {self._walk.box_id(current)} if current is not None else set()
-        return viz.Picture(boxes, arrows, self.describe_at(position), viz._tree(boxes, arrows),
-                           legend=kinds, highlight=highlight)
+        return boxes
 
     def describe_at(self, position):
         kept, self.position = self.position, position
@@ -296,12 +380,7 @@ class BackwardSteps:
 
     def _freed_boxes(self, ran):
         """Saved tensors whose every saving node has run (backward released them)."""
-        saved_by = collections.defaultdict(set)
-        for step in self.steps:
-            for saved in step.node._saved:
-                if isinstance(saved.tensor, Tensor):
-                    saved_by[self._walk.box_id(saved.tensor)].add(id(step.node))
-        return {box for box, nodes in saved_by.items() if nodes <= ran}
+        return {box for box, nodes in self._saved_by.items() if nodes <= ran}
 
     def _arrow(self, arrow, source, ran, current, position):
         if arrow.style == "dashed":  # a saved tensor: freed once its node has run
@@ -321,7 +400,7 @@ class BackwardSteps:
             step = self.steps[self._ran_at[id(node)] - 1]
             value = (step.grads_out if kind == "sent" else step.grads_in)[index] \
                 if index < len(step.grads_out if kind == "sent" else step.grads_in) else None
-        label = (arrow.label + "\n" if arrow.label else "") + _values(value)
+        label = (arrow.label + "\n" if arrow.label else "") + _wrapped(_values(value))
         active = (node is current and kind == "sent") or (position == 0 and is_root_edge)
         return arrow._replace(label=label, style="active" if active else arrow.style)
 
@@ -336,7 +415,8 @@ def _svg_html(picture):
     if svg is None:
         import html
         return f"<pre>{html.escape(picture.text)}\n({html.escape(picture._hint)})</pre>"
-    return svg[svg.find("<svg"):]
+    # a picture wider than the notebook scrolls, rather than being cut off by the widget
+    return f'<div style="overflow-x: auto">{svg[svg.find("<svg"):]}</div>'
 
 
 class BackwardStepper(widgets.VBox):
@@ -345,6 +425,8 @@ class BackwardStepper(widgets.VBox):
     The steps are recorded up front by running the engine's real backward (the graph
     and every ``.grad`` are left as they were). ``.model`` is the ``BackwardSteps``
     state machine; ``.step()``, ``.back()``, ``.reset()`` move both it and the slider.
+    Step is disabled at the last step, Back and Reset at the first; Play (Pause while it
+    plays) shows the steps one after another, from the start when at the end.
     """
 
     def __init__(self, root, names=None, show_saved=True, gradient=None, interval=1200):
@@ -355,8 +437,12 @@ class BackwardStepper(widgets.VBox):
         self.reset_button = widgets.Button(description="Reset", icon="undo", **button)
         self.back_button = widgets.Button(description="Back", icon="step-backward", **button)
         self.step_button = widgets.Button(description="Step", icon="step-forward", **button)
+        self.play_button = widgets.Button(description="Play", icon="play", **button)
+        # The browser does the playing (its timer moves the slider through the jslink, so
+        # the kernel needs no thread): this Play widget is hidden, the button above starts
+        # and pauses it. (Play's own buttons show icons only.)
         self.play = widgets.Play(value=0, min=0, max=last, interval=interval,
-                                 show_repeat=False, description="Play")
+                                 show_repeat=False, layout=widgets.Layout(display="none"))
         self.slider = widgets.IntSlider(value=0, min=0, max=last, description="step",
                                         continuous_update=True)
         widgets.jslink((self.play, "value"), (self.slider, "value"))
@@ -365,11 +451,22 @@ class BackwardStepper(widgets.VBox):
         self.reset_button.on_click(lambda _: self.reset())
         self.back_button.on_click(lambda _: self.back())
         self.step_button.on_click(lambda _: self.step())
+        self.play_button.on_click(lambda _: self.toggle_play())
+        self.play.observe(self._playing, names="playing")
         self.slider.observe(self._moved, names="value")
         controls = widgets.HBox([self.reset_button, self.back_button, self.step_button,
-                                 self.play, self.slider])
+                                 self.play_button, self.play, self.slider])
         super().__init__([controls, self.caption, self.view])
         self._show()
+
+    def toggle_play(self):
+        """Start playing (from the first step when at the last), or pause."""
+        self.play.playing = not self.play.playing
+
+    def _playing(self, change):
+        playing = change["new"]
+        self.play_button.description = "Pause" if playing else "Play"
+        self.play_button.icon = "pause" if playing else "play"
 
     def _moved(self, change):
         self.model.goto(change["new"])
@@ -377,8 +474,12 @@ class BackwardStepper(widgets.VBox):
 
     def _show(self):
         import html
-        self.caption.value = f"<code>{html.escape(self.model.describe())}</code>"
+        position = self.model.position
+        # the picture first: once the caption says which step it is, the picture shows it
         self.view.value = _svg_html(self.model.picture())
+        self.caption.value = f"<code>{html.escape(self.model.describe())}</code>"
+        self.step_button.disabled = position >= len(self.model)
+        self.back_button.disabled = self.reset_button.disabled = position <= 0
 
     @property
     def position(self):
@@ -427,14 +528,21 @@ def _rosenbrock(x, y):
     return (1 - x) ** 2 + 100 * (y - x ** 2) ** 2
 
 
-# name -> (loss, defaults): start, learning rate, steps, and the box the plot shows
+# name -> (loss, defaults): start, learning rate, steps, the steps slider's end, and the
+# box the plot shows. Rosenbrock: from (-1.5, 2) with lr 0.0015, plain gradient descent
+# reaches the valley floor in about 1,000 steps and (1, 1) (to 0.003) in 10,000; lr 0.003
+# blows up.
 LOSSES = {
-    "quadratic": (_quadratic, dict(start=(-1.8, 1.0), lr=0.15, steps=30,
+    "quadratic": (_quadratic, dict(start=(-1.8, 1.0), lr=0.15, steps=30, max_steps=200,
                                    box=((-2.0, 2.0), (-1.5, 1.5)), formula="x²/2 + 5y²")),
-    "rosenbrock": (_rosenbrock, dict(start=(-1.5, 2.0), lr=0.001, steps=300,
-                                     box=((-2.0, 2.0), (-1.0, 3.0)),
+    "rosenbrock": (_rosenbrock, dict(start=(-1.5, 2.0), lr=0.0015, steps=1000,
+                                     max_steps=10_000, box=((-2.0, 2.0), (-1.0, 3.0)),
                                      formula="(1 - x)² + 100 (y - x²)²")),
 }
+
+# The learning rates the slider offers: a logarithmic scale of round numbers, 1e-4 to 1
+LEARNING_RATES = sorted({round(m * 10.0 ** e, 6) for e in range(-4, 0)
+                         for m in (1, 1.5, 2, 3, 5, 7)} | {1.0})
 
 
 def descent_path(loss, start, lr, steps, limit=1e6):
@@ -493,6 +601,7 @@ class _Descent:
             raise ValueError("start must have 1 or 2 coordinates (a 1-D or 2-D loss)")
         self.lr = float(lr if lr is not None else defaults.get("lr", 0.1))
         self.steps = int(steps if steps is not None else defaults.get("steps", 30))
+        self.max_steps = defaults.get("max_steps")
         self.box = box or defaults.get("box") or ((-2.5, 2.5),) * len(self.start)
         self.run()
 
@@ -565,20 +674,26 @@ class _Descent:
 
 
 class DescentPlayground(widgets.VBox):
-    """Gradient descent on a small loss, with sliders: learning rate, steps, start."""
+    """Gradient descent on a small loss, with sliders: learning rate, steps, start.
+
+    The learning rate slider is logarithmic, over round numbers (``LEARNING_RATES``, plus
+    ``lr`` if it is not one of them), and reads as they are written ("0.0015").
+    """
 
     def __init__(self, loss="quadratic", start=None, lr=None, steps=None, box=None,
                  max_steps=None):
         self.model = _Descent(loss, start, lr, steps, box)
         model = self.model
-        top = max_steps or max(200, 4 * model.steps)
+        top = max(max_steps or model.max_steps or max(200, 4 * model.steps), model.steps)
         style = dict(continuous_update=False, style={"description_width": "90px"},
                      layout=widgets.Layout(width="420px"))
-        self.lr_slider = widgets.FloatLogSlider(value=model.lr, base=10, min=-4, max=0,
-                                                step=0.05, description="learning rate",
-                                                readout_format=".4f", **style)
+        rates = sorted(set(LEARNING_RATES) | {model.lr})
+        self.lr_slider = widgets.SelectionSlider(
+            options=[(_number(rate), rate) for rate in rates], value=model.lr,
+            description="learning rate", **style)
         self.steps_slider = widgets.IntSlider(value=model.steps, min=0, max=top,
-                                              description="steps", **style)
+                                              step=max(1, top // 200), description="steps",
+                                              **style)
         self.start_sliders = [
             widgets.FloatSlider(value=value, min=low, max=high, step=0.05,
                                 description=f"start {axis}", **style)

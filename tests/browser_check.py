@@ -11,8 +11,14 @@ learner would see:
   error as the committed notebook);
 - every graph picture rendered (an SVG ``<img>`` with ``naturalWidth > 0``) and every
   matplotlib plot present, as many of each as the committed notebook's saved outputs hold;
+- every graph and memory picture (and the stepper's, at every step) fits: no wider than its
+  output area or than 900 px, nothing cut off, and not scaled down until its text is
+  smaller than 10 px. The window is 1280 px wide with the file browser open, as a learner
+  on a laptop has it: the output area is then about 850 px wide;
 - every widget rendered and live: a slider moved with the keyboard changes its readout and
-  the kernel answers, the BackwardStepper's Step button changes its text, progress bars show.
+  the kernel answers, and every readout is a plain number ("0.001", not "0.00" or "1e-3");
+  the BackwardStepper has a Play button labelled "Play", its Step button moves it to the
+  last step, where Step is disabled, and Back enables it again; progress bars show.
 
 It saves one full-page screenshot per notebook in tests/browser_artifacts/ (CI keeps it).
 
@@ -25,6 +31,7 @@ serve all the notebooks, one after another. tests/test_browser.py runs this for 
 notebook under pytest.
 """
 import argparse
+import base64
 import json
 import os
 import re
@@ -36,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +57,9 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; CHROMIUM
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT = {"width": 1280, "height": 900}  # with the file browser open (show_file_browser)
+MAX_PICTURE_WIDTH = 900  # px, and never wider than the picture's output area
+MIN_TEXT_PX = 10  # the smallest text of a picture, as drawn (a picture scaled down shrinks it)
 MAX_SHOT_HEIGHT = 32000  # px: the longest lesson is about 25000 px tall
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -276,6 +286,18 @@ def open_notebook(page, lab, notebook):
     page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
 
 
+def show_file_browser(page):
+    """Open the file browser in the left side bar (as JupyterLab starts, and as a learner
+    works), so that the notebook, and its output areas, are as wide as they then are.
+    (screenshot() closes it.)"""
+    tab = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab[data-id='filebrowser']")
+    if tab.count() and "lm-mod-current" not in (tab.first.get_attribute("class") or ""):
+        tab.first.click()
+        wait_until(lambda: "lm-mod-current" in (tab.first.get_attribute("class") or ""), 10,
+                   "the file browser to open")
+        page.wait_for_timeout(300)  # the notebook's new width laid out
+
+
 def close_notebook(page):
     """Close the notebook's tab (without saving what changed after the check's save)."""
     menu(page, "File", "Close Tab")
@@ -381,6 +403,73 @@ def check_images(page, selector, wanted, what, problems):
         problems.append(f"{what} that did not render (naturalWidth 0): {empty}")
 
 
+# A picture as drawn: its size, its output area's, and its SVG source (an <img> of JupyterLab's
+# SVG renderer holds it as a data: URL; the stepper's picture is an inline <svg>).
+MEASURE_JS = """element => {
+    const area = element.closest('.jp-OutputArea-output');
+    if (!area) return null;  // replaced by a newer picture as we looked
+    const box = element.getBoundingClientRect(), areaBox = area.getBoundingClientRect();
+    return {width: box.width, right: box.right, areaWidth: area.clientWidth,
+            areaRight: areaBox.right, areaScroll: area.scrollWidth,
+            source: element.tagName === 'IMG' ? element.src : element.outerHTML}; }"""
+
+
+def svg_source(source):
+    """The SVG text of an <img>'s data: URL (or the inline <svg> itself)."""
+    if not source.startswith("data:"):
+        return source
+    header, _, data = source.partition(",")
+    if header.endswith(";base64"):
+        return base64.b64decode(data).decode("utf-8", "replace")
+    return urllib.parse.unquote(data)
+
+
+def smallest_text_px(svg, width):
+    """The size in px of the smallest text of an SVG drawn ``width`` px wide (None when
+    it cannot tell: no text, or no viewBox to scale by)."""
+    sizes = [float(size) for size in re.findall(r'font-size="([0-9.]+)', svg)]
+    view = re.search(r'viewBox="\s*[-0-9.]+[\s,]+[-0-9.]+[\s,]+([0-9.]+)', svg)
+    if not sizes or not view or float(view.group(1)) <= 0:
+        return None
+    scale = re.search(r'<g[^>]*transform="scale\(([0-9.]+)', svg)  # Graphviz's size=...
+    return min(sizes) * (float(scale.group(1)) if scale else 1) * width / float(view.group(1))
+
+
+def picture_problems(measured, name):
+    """What is wrong with how one picture is drawn (see MEASURE_JS): too wide, cut off,
+    or scaled down until its text is too small to read."""
+    found = []
+    width, area = measured["width"], measured["areaWidth"]
+    if width > min(area, MAX_PICTURE_WIDTH) + 0.5:
+        found.append(f"{name} is {width:.0f} px wide, wider than its output area ({area} px)"
+                     + (f" or {MAX_PICTURE_WIDTH} px" if area > MAX_PICTURE_WIDTH else ""))
+    past = measured["right"] - measured["areaRight"]
+    if past > 0.5 or measured["areaScroll"] > area + 1:
+        found.append(f"{name} is cut off: it reaches {past:.0f} px past its output area"
+                     f" (whose content is {measured['areaScroll']} px wide)")
+    text = smallest_text_px(svg_source(measured["source"]), width)
+    if text is not None and text < MIN_TEXT_PX:
+        found.append(f"{name} is scaled down too far to read: its smallest text is "
+                     f"{text:.1f} px (at least {MIN_TEXT_PX})")
+    return found
+
+
+def check_picture_sizes(page, selector, problems, notes):
+    """Every picture fits its output area, whole and readable."""
+    pictures = page.locator(selector)
+    widths = []
+    for index in range(pictures.count()):
+        measured = pictures.nth(index).evaluate(MEASURE_JS)
+        if measured is None:  # (not in an output area)
+            continue
+        widths.append((measured["width"], measured["areaWidth"]))
+        problems += picture_problems(measured, f"picture {index}")
+    if widths:
+        widest = max(widths)
+        notes.append(f"{len(widths)} pictures fit: widest {widest[0]:.0f} px, output area "
+                     f"{widest[1]} px")
+
+
 # A widget's output holds its view; when the view fails, the output itself says so
 # ("Error displaying widget", with the jupyter-widgets class).
 WIDGET_VIEWS = ".jp-OutputArea-output:is(.jupyter-widgets, :has(> .jupyter-widgets))"
@@ -388,7 +477,8 @@ WIDGET_FAILED = ("Error displaying widget", "Loading widget")
 
 
 def check_widgets(page, wanted, problems, notes):
-    """Every widget rendered; sliders, the stepper and progress bars are live."""
+    """Every widget rendered; sliders, the stepper and progress bars are live; pictures fit
+    and readouts read as numbers."""
     views = page.locator(WIDGET_VIEWS)
     if views.count() != wanted:
         problems.append(f"{views.count()} widgets shown, the saved notebook has {wanted}")
@@ -432,18 +522,48 @@ def _at_end(slider):
         handle.get_attribute("aria-valuemax"))
 
 
+def _button(view, label):
+    return view.locator("button.widget-button", has_text=re.compile(rf"^\s*{label}\s*$")).first
+
+
 def check_stepper(view, problems, name):
-    """Step (Back when already at the last step): the kernel sends back a new caption."""
+    """The stepper: a Play button with a text label; Step (after Back when already at the
+    last step) makes the kernel send a new caption and picture, until the last step, where
+    Step is disabled; Back enables it again. Its picture fits at every step."""
     caption = view.locator(".widget-html").first
-    button = "Back" if _at_end(view.locator(".widget-slider").first) else "Step"
-    before = caption.inner_text()
-    view.locator("button.widget-button", has_text=button).first.click()
-    after = _changes(caption.inner_text, before)
-    if after is None:
-        problems.append(f"{name}: clicking {button} did not change {before!r}")
-    if view.locator(".widget-html svg").count() == 0:
+    picture = view.locator(".widget-html svg")
+    if not _button(view, "Play").count():
+        problems.append(f"{name}: no Play button with a text label")
+    if not picture.count():
         problems.append(f"{name}: the stepper shows no graph picture")
-    return f"{name}: {button} {before!r} -> {after!r}"
+        return f"{name}: no picture"
+    first = caption.inner_text()
+    if _at_end(view.locator(".widget-slider").first):
+        _button(view, "Back").click()
+        _changes(caption.inner_text, first)
+    pictures = []
+    step = _button(view, "Step")
+    for _ in range(round(float(view.locator(".noUi-handle").first.get_attribute("aria-valuemax")))):
+        if step.is_disabled():
+            break
+        before = caption.inner_text()
+        step.click()
+        if _changes(caption.inner_text, before) is None:
+            problems.append(f"{name}: clicking Step did not change {before!r}")
+            break
+        measured = wait_until(lambda: picture.first.evaluate(MEASURE_JS), 10,
+                              "the stepper's picture")
+        pictures.append(measured["width"])
+        problems += picture_problems(measured, f"{name}: the picture at {caption.inner_text()!r}")
+    last = caption.inner_text()
+    if not step.is_disabled():
+        problems.append(f"{name}: Step is not disabled at the last step ({last!r})")
+    _button(view, "Back").click()
+    _changes(caption.inner_text, last)
+    if step.is_disabled():
+        problems.append(f"{name}: Back did not enable Step again")
+    widths = f"{min(pictures):.0f}-{max(pictures):.0f} px" if pictures else "none"
+    return f"{name}: {first!r}, Step x{len(pictures)} -> {last!r} (pictures {widths}), Back"
 
 
 def check_slider(view, slider, problems, name):
@@ -460,6 +580,7 @@ def check_slider(view, slider, problems, name):
     after = _changes(readout.inner_text, before)
     if after is None:
         problems.append(f"{name}: {key} on the slider left its readout at {before!r}")
+    check_readouts(view, problems, name)
     note = f"{name}: slider {key} {before!r} -> {after!r}"
     if said is not None:
         answer = _changes(caption.first.inner_text, said)
@@ -467,6 +588,26 @@ def check_slider(view, slider, problems, name):
             problems.append(f"{name}: the kernel did not answer the slider ({said!r})")
         note += f", caption {'changed' if answer is not None else 'UNCHANGED'}"
     return note
+
+
+# A readout reads as the number it is: "0.001", "−1.80", "30" (d3's minus sign), not "1e-3"
+# or "1.00m"; and not "0.00" for a value that is not 0.
+READOUT = re.compile(r"[−-]?[0-9]+(\.[0-9]+)?")
+
+
+def check_readouts(view, problems, name):
+    """Every slider's readout is a plain number, and 0 only when the slider is at 0."""
+    sliders = view.locator(".widget-slider")
+    for index in range(sliders.count()):
+        slider = sliders.nth(index)
+        text = slider.locator(".widget-readout").first.inner_text().strip()
+        now = slider.locator(".noUi-handle").first.get_attribute("aria-valuenow")
+        label = slider.locator(".widget-label").first.inner_text().strip()
+        if not READOUT.fullmatch(text):
+            problems.append(f"{name}: the {label!r} slider reads {text!r}, not a plain number")
+        elif float(text.replace("−", "-")) == 0 and now is not None and float(now) != 0:
+            problems.append(f"{name}: the {label!r} slider reads {text!r} for a value that "
+                            f"is not 0")
 
 
 def check_progress(progress, problems, name):
@@ -553,6 +694,7 @@ def check_notebook(lab, browser, notebook, artifacts=ARTIFACTS, committed=None):
     try:
         lab.start_kernel(notebook, saved["metadata"].get("kernelspec", {}).get("name", "python3"))
         open_notebook(page, lab, notebook)
+        show_file_browser(page)
         clock.lap("open")
         wait_until(lambda: status_idle(page), KERNEL_IDLE, "the kernel to be idle")
         clock.lap("kernel")
@@ -562,6 +704,7 @@ def check_notebook(lab, browser, notebook, artifacts=ARTIFACTS, committed=None):
         clock.lap("save")
         check_images(page, ".jp-RenderedSVG img", exp.pictures, "graph pictures", problems)
         check_images(page, ".jp-RenderedImage img", exp.plots, "plots", problems)
+        check_picture_sizes(page, ".jp-RenderedSVG img", problems, notes)
         check_widgets(page, exp.widgets, problems, notes)
         clock.lap("check")
     except Exception as error:  # a timeout is a finding too; still take the screenshot

@@ -9,6 +9,7 @@ Skipped, with the reason, when Chromium (/usr/bin/chromium) or playwright is mis
 import importlib.util
 import json
 import sys
+import urllib.parse
 from pathlib import Path
 
 import nbformat
@@ -80,3 +81,52 @@ def test_the_check_catches_a_broken_notebook(lab_and_browser, tmp_path):
     assert "0 graph pictures shown, the saved notebook has 1" in problems
     assert "raised ZeroDivisionError: division by zero" in problems
     assert report.screenshot.stat().st_size > 0
+
+
+def svg_cell(width, view_width, font_size):
+    """A cell that shows an SVG ``width`` pt wide, drawn from ``view_width`` units, its text
+    ``font_size`` units tall; saved with the same output."""
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}pt" height="30pt" '
+           f'viewBox="0.00 0.00 {view_width}.00 30.00"><text x="4" y="20" '
+           f'font-size="{font_size}.00">picture</text></svg>')
+    return new_code_cell(f"from IPython.display import SVG\nSVG({svg!r})", outputs=[new_output(
+        "execute_result", data={"image/svg+xml": svg, "text/plain": "<SVG>"},
+        execution_count=1)])
+
+
+def test_the_check_catches_pictures_that_do_not_fit(lab_and_browser, tmp_path):
+    """A picture wider than its output area (1,600 px; JupyterLab then cuts it off), and one
+    squeezed until its text is 2 px tall, are reported; one that fits is not."""
+    lab, browser = lab_and_browser
+    metadata = json.loads((browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())
+    committed = new_notebook(metadata=metadata["metadata"], cells=[
+        svg_cell(300, 300, 14), svg_cell(1200, 1200, 14), svg_cell(300, 3000, 14)])
+    nbformat.write(committed, tmp_path / "wide.ipynb")
+    notebook = Path("notebooks") / "zz_wide_browser_check.ipynb"
+    nbformat.write(committed, lab.root / notebook)
+    report = browser_check.check_notebook(lab, browser, notebook, artifacts=tmp_path,
+                                          committed=tmp_path / "wide.ipynb")
+    problems = "\n".join(report.problems)
+    assert "picture 1 is 1600 px wide, wider than its output area (8" in problems
+    assert "picture 1 is cut off" in problems
+    assert "picture 2 is scaled down too far to read: its smallest text is 1.9 px" in problems
+    assert "picture 0" not in problems
+    assert len(report.problems) == 3, problems
+
+
+def test_readouts_must_read_as_numbers():
+    """What a slider's readout may show (checked on every widget by check_readouts)."""
+    readable = ["0.001", "0.0015", "−1.80", "30", "1", "0"]
+    garbage = ["1e-3", "1.00e-3", "1.00m", "0.00e+0", "", "NaN"]
+    assert all(browser_check.READOUT.fullmatch(text) for text in readable)
+    assert not any(browser_check.READOUT.fullmatch(text) for text in garbage)
+
+
+def test_smallest_text_of_a_picture():
+    graphviz = ('<svg width="630pt" height="90pt" viewBox="0.00 0.00 700.00 100.00">'
+                '<g id="graph0" class="graph" transform="scale(1 1) rotate(0) translate(4 96)">'
+                '<text font-size="11.00">a</text><text font-size="10.00">b</text>')
+    assert browser_check.smallest_text_px(graphviz, 840) == pytest.approx(12.0)
+    assert browser_check.smallest_text_px('<svg width="10pt"><text>a</text>', 10) is None
+    encoded = "data:image/svg+xml," + urllib.parse.quote(graphviz)
+    assert browser_check.svg_source(encoded) == graphviz

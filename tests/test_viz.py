@@ -1,5 +1,6 @@
 """engine.viz: pictures of backward graphs and of shared memory (no torch needed)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -312,3 +313,204 @@ def test_views_of_numpy_arrays_group_by_address():
     t = torch.from_numpy(base[2:6])
     assert viz.draw_memory(base=base, t=t, other=np.zeros(3)).storages == [["base", "t"],
                                                                           ["other"]]
+
+
+# ---------------------------------------------------------------- sizes: a notebook's output area
+# JupyterLab's output area is about 850 px wide in a 1280 px window with the file browser open
+# (tests/browser_check.py measures it): every picture, legend included, must fit in it as drawn.
+NOTEBOOK_WIDTH = 900  # px: the most any picture may take (viz.MAX_WIDTH_PX is less)
+needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot is not installed")
+
+
+def svg_width(svg):
+    """The ``width`` attribute of an SVG picture, in px (Graphviz writes pt: 1 pt = 4/3 px)."""
+    return float(re.search(r'<svg width="([0-9.]+)pt"', svg).group(1)) * 4 / 3
+
+
+def is_scaled(svg):
+    """Whether the picture is drawn smaller than its drawing (width below its viewBox's)."""
+    width = float(re.search(r'<svg width="([0-9.]+)pt"', svg).group(1))
+    view = float(re.search(r'viewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+)', svg).group(1))
+    return width < view - 0.01
+
+
+def lesson_00_memory():
+    a = torch.zeros(2, 3)
+    return viz.draw_memory(a=a, v=a.view(6), c=a.clone())
+
+
+def lesson_02_indexing_memory():
+    """The widest memory picture: long tensor labels and a 12-element storage."""
+    x = torch.arange(12).reshape(3, 4)
+    row = x[0]
+    picked = x[[0]]
+    row[0] = 100
+    picked[0, 1] = -1
+    return viz.draw_memory(x=x, row=row, picked=picked)
+
+
+def lesson_02_views_memory():
+    z = torch.arange(12)
+    z_view = z.view(3, 4)
+    return viz.draw_memory(z=z, z_view=z_view, z_reshape=z.reshape(2, 6), z_clone=z.clone(),
+                           z_t=z_view.T)
+
+
+def lesson_03_linear_clone():
+    """Four boxes side by side (bias, ViewBackward0, clone_x, TBackward0), and a legend."""
+    torch.manual_seed(0)
+    f = torch.nn.Linear(3, 1)
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    clone_x = x.clone()
+    y = f(clone_x)
+    y.backward()
+    return viz.draw_graph(y, names={"x": x, "clone_x": clone_x, "weight": f.weight,
+                                    "bias": f.bias})
+
+
+def lesson_03_sigmoid_saved():
+    a = torch.tensor([1., 2., 3.], requires_grad=True)
+    out = a.sigmoid()
+    return viz.draw_graph(out, names=locals(), show_saved=True)
+
+
+def lesson_04_retain_grad():
+    """Every kind of tensor box at once (root, leaf, retains_grad(), tensor), with grads."""
+    w = torch.tensor([1.], requires_grad=True)
+    x = torch.tensor([2.], requires_grad=True)
+    a = torch.add(w, x)
+    a.retain_grad()
+    b = torch.add(w, 1)
+    y = torch.mul(a, b)
+    y.backward(retain_graph=True)
+    return viz.draw_graph(y, names=locals(), show_grads=True)
+
+
+def lesson_04_chain():
+    """The tallest: a chain of seven nodes, with named intermediate tensors beside it."""
+    torch.manual_seed(20200910)
+    data_in = torch.randn(3, 5, requires_grad=True)
+    data_mean = data_in.mean()
+    data_1 = data_mean * 20200910.0
+    data_2 = data_1 * 15.0
+    data_2.retain_grad()
+    data_3 = 2 * (data_2 + 55.0)
+    loss = data_3 / 2.0 + 89.2
+    return viz.draw_graph(loss, names=locals())
+
+
+def lesson_05_cat():
+    """The widest graph of the lessons: two outputs of one graph, cat together."""
+    w = torch.tensor([1.0], requires_grad=True)
+    x = torch.tensor([2.0], requires_grad=True)
+    a = torch.add(w, x)
+    b = torch.add(w, 1)
+    y0 = torch.mul(a, b)
+    y1 = torch.add(a, b)
+    loss = torch.cat([y0, y1], dim=0)
+    return viz.draw_graph(loss, names=locals())
+
+
+def lesson_05_matmul_grads():
+    x = torch.tensor([2.0, 1.0], requires_grad=True)
+    W = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    z = x.view(1, 2) @ W
+    z.backward(torch.tensor([[1.0, 0.0]]), retain_graph=True)
+    return viz.draw_graph(z, names=locals(), show_grads=True)
+
+
+def lesson_06_linear_saved():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    return viz.draw_graph(model(torch.ones(2, 3)), names=dict(model.named_parameters()),
+                          show_saved=True)
+
+
+def gallery_graph():
+    x = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    a = x + w
+    b = w + 1
+    y = a * b
+    return viz.draw_graph(y, names=locals(), show_saved=True)
+
+
+def gallery_memory():
+    a = torch.arange(6.0).reshape(2, 3).requires_grad_()
+    return viz.draw_memory(a=a, b=a, c=a.clone(), d=a.detach(), e=a.clone().detach(),
+                           v=a.view(3, 2), n=a.detach().numpy())
+
+
+LESSON_PICTURES = [lesson_00_memory, lesson_02_indexing_memory, lesson_02_views_memory,
+                   lesson_03_linear_clone, lesson_03_sigmoid_saved, lesson_04_retain_grad,
+                   lesson_04_chain, lesson_05_cat, lesson_05_matmul_grads,
+                   lesson_06_linear_saved, gallery_graph, gallery_memory]
+
+
+@needs_dot
+@pytest.mark.parametrize("draw", LESSON_PICTURES, ids=lambda draw: draw.__name__)
+def test_lesson_pictures_fit_a_notebook_as_drawn(draw):
+    """Legend included, and at full size (not scaled down to fit)."""
+    svg = draw()._repr_svg_()
+    assert svg_width(svg) <= viz.MAX_WIDTH_PX < NOTEBOOK_WIDTH
+    assert not is_scaled(svg)
+
+
+def test_svg_size_reads_points_as_pixels():
+    assert viz.svg_size('<svg width="630pt" height="300pt"\n viewBox="0.00 0.00 630.00 300.00"'
+                        ) == (840.0, 400.0)
+
+
+@needs_dot
+def test_the_legend_is_a_column_beside_the_picture():
+    """Before, the legend was a row: 1,197 px for lesson 4's retain_grad() graph (its five
+    kinds side by side); a column adds only its own width."""
+    picture = lesson_04_retain_grad()
+    assert picture.legend == ["root", "leaf", "retained", "tensor", "op"]
+    source = picture.source
+    for upper, lower in zip(picture.legend, picture.legend[1:]):
+        assert f"legend_{upper} -> legend_{lower} [style=invis]" in source
+    without = viz.Picture(picture.nodes, picture.edges, picture.summary, picture.text)
+    added = svg_width(picture._repr_svg_()) - svg_width(without._repr_svg_())
+    assert 0 < added < 200
+    assert svg_width(picture._repr_svg_()) < 700
+
+
+@needs_dot
+def test_a_memory_legend_is_a_column_too():
+    picture = lesson_02_indexing_memory()
+    assert picture.rankdir == "LR" and " -> legend_" not in picture.source
+    assert svg_width(picture._repr_svg_()) <= viz.MAX_WIDTH_PX
+
+
+def test_a_picture_a_little_too_wide_is_scaled_down_to_fit():
+    def header(width, height=100):
+        return f'<svg width="{width}pt" height="{height}pt"\n viewBox="0.00 0.00 {width}.00 ' \
+               f'{height}.00" xmlns="http://www.w3.org/2000/svg">'
+
+    assert viz._fit_width(header(600)) == header(600)  # fits: unchanged
+    fitted = viz._fit_width(header(700))  # 933 px -> 840 px, all of it at 0.9
+    assert fitted == header(700).replace('width="700pt" height="100pt"',
+                                         'width="630.00pt" height="90.00pt"')
+    assert svg_width(fitted) == viz.MAX_WIDTH_PX and is_scaled(fitted)
+    # 1,200 px would need 0.7: text too small to read; it keeps its size (and scrolls)
+    assert viz._fit_width(header(900)) == header(900)
+
+
+@needs_dot
+def test_a_wide_graph_is_drawn_scaled_down():
+    """A graph of the learner's, wider than a notebook: scaled to fit, if text stays readable."""
+    def stack(n):  # n leaves side by side, about 130 px each
+        leaves = [torch.ones(2, requires_grad=True) for _ in range(n)]
+        picture = viz.draw_graph(torch.stack(leaves).sum())
+        raw = subprocess.run(["dot", "-Tsvg"], input=picture.source, capture_output=True,
+                             text=True, check=True).stdout
+        return picture, svg_width(raw)
+
+    n = 1
+    while stack(n)[1] <= viz.MAX_WIDTH_PX:  # the first that is too wide as laid out
+        n += 1
+    picture, raw_width = stack(n)
+    assert raw_width <= viz.MAX_WIDTH_PX / viz.MIN_SCALE
+    svg = picture._repr_svg_()
+    assert svg_width(svg) == pytest.approx(viz.MAX_WIDTH_PX, abs=0.01) and is_scaled(svg)

@@ -4,6 +4,8 @@ Each test builds one computation twice, with ``build(engine)`` and ``build(torch
 both and compares what nbval and compare-torch see: the text/plain summary, the text
 drawing and the DOT source. Skipped without torch (``make oracle`` installs it).
 """
+import shutil
+
 import numpy as np
 import pytest
 
@@ -255,3 +257,38 @@ def test_lesson_memory_pictures(torch_or_skip):
 def test_memory_rejects_other_values(torch_or_skip):
     with pytest.raises(TypeError, match="draw_memory"):
         viz.draw_memory(a=torch_or_skip.ones(2), b=[1, 2])
+
+
+# ---------------------------------------------------------------- sizes
+def lesson_05_cat(lib):
+    """Lesson 5's graph, the widest of the lessons (two outputs cat together)."""
+    w = lib.tensor([1.0], requires_grad=True)
+    x = lib.tensor([2.0], requires_grad=True)
+    a = lib.add(w, x)
+    b = lib.add(w, 1)
+    y0 = lib.mul(a, b)
+    y1 = lib.add(a, b)
+    return dict(w=w, x=x, a=a, b=b, y0=y0, y1=y1, loss=lib.cat([y0, y1], dim=0))
+
+
+def lesson_02_indexing(lib):
+    """Lesson 2's widest memory picture."""
+    x = lib.arange(12).reshape(3, 4)
+    row = x[0]
+    picked = x[[0]]
+    row[0] = 100
+    picked[0, 1] = -1
+    return dict(x=x, row=row, picked=picked)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+@pytest.mark.parametrize("build, draw", [
+    (lesson_05_cat, lambda t: viz.draw_graph(t["loss"], names=t)),
+    (lesson_02_indexing, lambda t: viz.draw_memory(**t))], ids=["graph", "memory"])
+def test_the_widest_lesson_pictures_fit_on_torch_too(torch_or_skip, build, draw):
+    """The same source gives the same SVG: the legend column and the fit to a notebook's
+    output area are the same for torch tensors."""
+    on_engine, on_torch = pictures(torch_or_skip, build, draw)
+    assert on_torch.source == on_engine.source
+    assert on_torch._repr_svg_() == on_engine._repr_svg_()
+    assert viz.svg_size(on_torch._repr_svg_())[0] <= viz.MAX_WIDTH_PX

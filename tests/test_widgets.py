@@ -1,9 +1,16 @@
 """engine.widgets: the backward stepper's state machine and the descent playground."""
+import re
+import shutil
+from pathlib import Path
+
+import ipywidgets as widgets
+import nbformat
 import numpy as np
 import pytest
 
 import engine as torch
-from engine.widgets import (BackwardStepper, BackwardSteps, DescentPlayground,
+import engine.viz as viz
+from engine.widgets import (NBSP, BackwardStepper, BackwardSteps, DescentPlayground,
                             descent_path)
 
 
@@ -34,6 +41,7 @@ def retained_chain():
 
 
 GRAPHS = [article_graph, shared_input, retained_chain]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def reference_grads(make):
@@ -213,3 +221,195 @@ def test_playground_sliders_and_divergence():
                                            steps=50).summary()
     with pytest.raises(ValueError, match="unknown loss"):
         DescentPlayground("himmelblau")
+
+
+# ---------------------------------------------------------------- what the learner sees
+def saved_h():
+    """Lesson 5's ``y = h * h``: MulBackward0 saves ``h`` (a named tensor) twice."""
+    x = torch.tensor(3.0, requires_grad=True)
+    h = x + 1
+    y = h * h
+    return {"x": x, "h": h, "y": y}, y
+
+
+def kind_of(picture, name):
+    return next(box.kind for box in picture.nodes if box.label.split("\n")[0] == name)
+
+
+@pytest.mark.parametrize("backward_after", [False, True])
+def test_saved_tensors_turn_grey_once_their_node_ran(backward_after):
+    """Lesson 5 and the gallery: "the saved h turns grey". It did not when the lesson called
+    y.backward() after showing the stepper: that backward frees what the nodes saved, and
+    the stepper looked at the nodes again, found nothing saved, and left h orange."""
+    names, y = saved_h()
+    steps = BackwardSteps(y, names=names)
+    if backward_after:
+        y.backward()
+    assert [kind_of(steps.picture(k), "h") for k in range(len(steps) + 1)] == [
+        "saved", "freed", "freed", "freed"]
+    assert steps.order[0] == "MulBackward0"
+    steps.end()
+    assert steps.state["freed"] == ["MulBackward0"]
+    assert "MulBackward0 got 1., sent 4., 4., freed its saved tensors" in steps.describe_at(1)
+    assert [e.style for e in steps.picture().edges if "_saved_" in e.label] == ["freed"] * 2
+
+
+def test_freed_is_grey():
+    style = viz.STYLES["freed"][1]
+    assert "filled" in style["style"] and style["fillcolor"].startswith("grey")
+    assert viz.STYLES["saved"][1]["fillcolor"] == "orange"
+
+
+@pytest.mark.parametrize("make", GRAPHS + [saved_h])
+def test_the_legend_stays_the_same_at_every_step(make):
+    """It used to grow as kinds appeared (grad_fn node, ran; saved, freed), and with it the
+    picture. One legend: every kind drawn at any step, and only those."""
+    names, y = make()[:2]
+    steps = BackwardSteps(y, names=names)
+    legends = {tuple(steps.picture(k).legend) for k in range(len(steps) + 1)}
+    assert legends == {tuple(steps.legend)}
+    drawn = {box.kind for k in range(len(steps) + 1) for box in steps.picture(k).nodes}
+    assert set(steps.legend) == drawn
+    assert {"op", "ran"} <= drawn
+
+
+def lesson_08_graph():
+    """Lesson 8's stepper: ``y = (w + x) * (w + 1)`` on one-element tensors."""
+    w = torch.tensor([1.], requires_grad=True)
+    x = torch.tensor([2.], requires_grad=True)
+    a = torch.add(w, x)
+    b = torch.add(w, 1)
+    y = torch.mul(a, b)
+    return {"w": w, "x": x, "a": a, "b": b, "y": y}, y
+
+
+def gallery_graph():
+    """The gallery's stepper: the same on scalars, with the saved a and b named."""
+    x = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    a = x + w
+    b = w + 1
+    y = a * b
+    return {"x": x, "w": w, "a": a, "b": b, "y": y}, y
+
+
+@pytest.mark.parametrize("make", GRAPHS + [saved_h, lesson_08_graph, gallery_graph])
+def test_every_step_labels_as_big_as_the_biggest(make):
+    """Labels are padded (invisible spaces) to their size at their biggest step, so that
+    Graphviz lays out every step alike: the picture does not jump as backward runs. The
+    text drawing (no Graphviz) has no padding."""
+    names, y = make()[:2]
+    steps = BackwardSteps(y, names=names)
+    shapes = {(tuple(len(box.label.split("\n")) for box in steps.picture(k).nodes),
+               tuple(max(map(len, box.label.split("\n"))) for box in steps.picture(k).nodes),
+               tuple(len(e.label.split("\n")) if e.label else 0 for e in steps.picture(k).edges),
+               tuple(max(map(len, e.label.split("\n"))) if e.label else 0
+                     for e in steps.picture(k).edges))
+              for k in range(len(steps) + 1)}
+    assert len(shapes) == 1
+    assert all(NBSP not in steps.picture(k).text for k in range(len(steps) + 1))
+    start = steps.picture(0)
+    active = [e.label for e in start.edges if e.style == "active"]
+    assert active in (["1."], ["[1.]"])  # the output's gradient, the only one known yet
+    assert all(set(e.label) <= {NBSP, "\n"} for e in start.edges
+               if e.style == "solid" and e.label)  # gradients not sent yet: blank
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+@pytest.mark.parametrize("make", [saved_h, lesson_08_graph, gallery_graph, article_graph])
+def test_the_lesson_steppers_keep_their_size_and_fit_a_notebook(make):
+    """Lessons 5 and 8 and the gallery: the same size at every step, legend included."""
+    names, y = make()[:2]
+    steps = BackwardSteps(y, names=names)
+    sizes = {viz.svg_size(steps.picture(k)._repr_svg_()) for k in range(len(steps) + 1)}
+    assert len(sizes) == 1
+    assert next(iter(sizes))[0] <= viz.MAX_WIDTH_PX
+
+
+def test_step_is_disabled_at_the_end_and_back_enables_it():
+    names, y, _ = article_graph()
+    stepper = BackwardStepper(y, names=names)
+    assert not stepper.step_button.disabled
+    assert stepper.back_button.disabled and stepper.reset_button.disabled  # at step 0
+    for _ in range(len(stepper.model)):
+        stepper.step_button.click()
+    assert stepper.position == 6 and stepper.step_button.disabled
+    assert not stepper.back_button.disabled and not stepper.reset_button.disabled
+    stepper.back_button.click()
+    assert stepper.position == 5 and not stepper.step_button.disabled
+    stepper.end()
+    assert stepper.step_button.disabled
+    stepper.reset_button.click()
+    assert not stepper.step_button.disabled and stepper.back_button.disabled
+    stepper.slider.value = 6  # Play and the slider disable it too
+    assert stepper.step_button.disabled
+
+
+def test_play_is_a_labelled_button():
+    """ipywidgets' Play shows icons only: a Button labelled Play (Pause while playing)
+    starts and pauses it; the Play widget itself is hidden, its timer runs in the browser."""
+    names, y, _ = article_graph()
+    stepper = BackwardStepper(y, names=names)
+    controls = stepper.children[0].children
+    assert [c.description for c in controls if isinstance(c, widgets.Button)] == [
+        "Reset", "Back", "Step", "Play"]
+    assert stepper.play.layout.display == "none"
+    stepper.play_button.click()
+    assert stepper.play.playing and stepper.play_button.description == "Pause"
+    stepper.play.playing = False  # what the browser sends at the last step
+    assert stepper.play_button.description == "Play" and stepper.play_button.icon == "play"
+    stepper.toggle_play()
+    stepper.toggle_play()
+    assert not stepper.play.playing
+
+
+def test_gallery_stepper_is_at_step_0_after_run_all():
+    """The gallery drives a BackwardSteps from code, not the widget it shows."""
+    gallery = nbformat.read(ROOT / "notebooks" / "99_gallery.ipynb", as_version=4)
+    code = [cell for cell in gallery.cells if cell.cell_type == "code"]
+    shown = next(i for i, cell in enumerate(code) if "BackwardStepper(" in cell.source)
+    name = re.search(r"(\w+) = BackwardStepper\(", code[shown].source).group(1)
+    moves = re.compile(rf"\b{name}\.(goto|step|back|reset|end|slider|play)\b")
+    assert not [cell.source for cell in code[shown:] if moves.search(cell.source)]
+    fallback = [output["data"]["text/plain"] for output in code[shown].outputs
+                if "data" in output]
+    assert fallback and fallback[0].startswith("Backward step 0/")
+
+
+# ---------------------------------------------------------------- the descent playground
+PLAIN_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+@pytest.mark.parametrize("settings", [dict(loss="quadratic"), dict(loss="rosenbrock"),
+                                      dict(loss="quadratic", lr=0.19),
+                                      dict(loss=lambda x: x ** 2, start=(1.0,), lr=0.02)])
+def test_the_learning_rate_slider_reads_as_written(settings):
+    """Logarithmic, over round numbers, each read as written: "0.001", not "0.0010", "0.00"
+    or "1e-03"."""
+    playground = DescentPlayground(**settings)
+    slider = playground.lr_slider
+    labels = [label for label, _ in slider.options]
+    values = [value for _, value in slider.options]
+    assert all(PLAIN_NUMBER.fullmatch(label) and float(label) == value
+               for label, value in slider.options), labels
+    assert "0.001" in labels and "0.0001" == labels[0] and "1" == labels[-1]
+    assert all(1 < b / a <= 2 for a, b in zip(values, values[1:]))  # a logarithmic scale
+    assert slider.value == playground.model.lr and slider.label == f"{slider.value:g}"
+    slider.value = 0.05  # what moving it does
+    assert playground.model.lr == 0.05 and "lr=0.05" in playground.summary()
+
+
+def test_rosenbrock_reaches_the_minimum_as_the_gallery_says():
+    """"The first 1,000 only reach the valley floor; slide steps to 10,000 and the walk
+    arrives" at (1, 1); "0.003 already blows up". (Before: 300 steps at lr 0.001 and a
+    slider that ended at 1,200 steps, at (-0.369, 0.1428).)"""
+    playground = DescentPlayground("rosenbrock")
+    assert playground.summary() == (
+        "Gradient descent on rosenbrock: lr=0.0015, 1000 steps from (-1.5, 2): "
+        "loss 12.5 -> 0.2347 at (0.5162, 0.264)")
+    assert playground.steps_slider.max == 10_000
+    playground.steps_slider.value = playground.steps_slider.max
+    np.testing.assert_allclose(playground.path[-1], [1.0, 1.0], atol=0.003)
+    assert playground.losses[-1] < 1e-5
+    playground.lr_slider.value = 0.003
+    assert "diverged" in playground.summary()
