@@ -207,9 +207,9 @@ def _verdict(outputs: list) -> str | None:
     return None
 
 
-def _exercises(nb: dict) -> list[tuple[str, str, str, list]]:
-    """(number, title, answer cell source, check cell outputs) for every exercise."""
-    found, heading, answer = [], ("?", ""), ""
+def _exercises(nb: dict) -> list[tuple]:
+    """(number, title, answer cell, check cell) for every exercise of a notebook."""
+    found, heading, answer = [], ("?", ""), {}
     for cell in nb.get("cells", []):
         source = _text(cell.get("source"))
         if cell.get("cell_type") == "markdown":
@@ -218,29 +218,40 @@ def _exercises(nb: dict) -> list[tuple[str, str, str, list]]:
                 heading = (match[1], match[2].strip())
         elif cell.get("cell_type") == "code":
             if "exercise" in cell.get("metadata", {}).get("tags", []):
-                answer = source
+                answer = cell
             elif _CHECK_CALL.search(source):
-                found.append((*heading, answer, cell.get("outputs", [])))
+                found.append((*heading, answer, cell))
     return found
 
 
 def exercise_states(path: Path, original: Path) -> list[tuple[str, str, str]]:
     """(number, title, state) for every exercise of a learner's exercise notebook, read from
-    the saved outputs of its check cells (no kernel needed). An exercise whose answer cell
-    is still the course's (``original``) is "not started", whatever its check says."""
+    the saved outputs of its check cells (no kernel needed), against the course's copy
+    (``original``). A check's saved verdict counts only when it is the learner's: not the
+    course's own output, and not older than the answer cell's last run."""
     mine = _exercises(json.loads(path.read_text(encoding="utf-8")))
-    blank = [answer for _, _, answer, _ in
-             _exercises(json.loads(original.read_text(encoding="utf-8")))]
+    course = _exercises(json.loads(original.read_text(encoding="utf-8")))
     states = []
-    for index, (number, title, answer, outputs) in enumerate(mine):
-        untouched = index < len(blank) and answer.strip() == blank[index].strip()
-        verdict = _verdict(outputs)
+    for index, (number, title, answer, check) in enumerate(mine):
+        blank, course_check = (course[index][2], course[index][3]) if index < len(course) \
+            else ({}, {})
+        untouched = _text(answer.get("source")).strip() == _text(blank.get("source")).strip()
+        verdict = _verdict(check.get("outputs", []))
+        ran_after_check = _ran_later(answer, check)
+        if check.get("outputs") == course_check.get("outputs") or ran_after_check:
+            verdict = None  # the course's verdict on its stub, or one older than the answer
         if untouched and verdict != DONE:
             state = NOT_STARTED
         else:
             state = verdict or UNCHECKED
         states.append((number, title, state))
     return states
+
+
+def _ran_later(first: dict, second: dict) -> bool:
+    """Whether cell ``first`` last ran after cell ``second`` (by their execution counts)."""
+    a, b = first.get("execution_count"), second.get("execution_count")
+    return isinstance(a, int) and isinstance(b, int) and a > b
 
 
 def progress(root: Path = ROOT, workspace: Path = WORKSPACE) -> list[str]:

@@ -22,8 +22,9 @@ learner would see:
 
 It saves one full-page screenshot per notebook in tests/browser_artifacts/ (CI keeps it).
 
-JupyterLab serves a temporary copy of notebooks/ and solutions/ (the check saves each
-notebook it ran, to read its outputs back: the committed ones are never touched), with fresh
+JupyterLab serves a temporary learner's workspace (made by exercises/workspace.py, as
+`make lab` makes one; the check saves each notebook it ran, to read its outputs back: the
+committed ones are never touched), with fresh
 config, runtime, settings and workspace folders, on 127.0.0.1 with a random free port and
 token. The browser is Debian's Chromium (/usr/bin/chromium) driven by Python playwright;
 nothing is downloaded (never run `playwright install`). One server and one JupyterLab page
@@ -49,6 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # `exercises`, when run as a script from anywhere
+from exercises import workspace  # noqa: E402
 FOLDERS = ("notebooks", "solutions")
 ARTIFACTS = ROOT / "tests" / "browser_artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; CHROMIUM=... for another
@@ -131,15 +134,18 @@ def expected(notebook):
 class JupyterLab:
     """A JupyterLab server on a temporary copy of the course, for one session."""
 
-    def __init__(self, folders=FOLDERS, artifacts=ARTIFACTS):
+    def __init__(self, folders=FOLDERS, artifacts=ARTIFACTS, expose_app=False):
         self.tmp = Path(tempfile.mkdtemp(prefix="browser-check-"))
         self.artifacts = artifacts  # where the server's log is kept when it stops
-        self.root = self.tmp / "course"  # what JupyterLab serves, runs and saves
+        # What JupyterLab serves, runs and saves: a learner's workspace, made as `make lab`
+        # makes it (exercises/workspace.py), so links between notebooks are checked as a
+        # learner follows them.
+        self.root = self.tmp / "workspace"
+        workspace.sync(ROOT, self.root)
         self.committed = self.tmp / "committed"  # the same files, untouched: the reference
         for folder in folders:
-            for copy in (self.root, self.committed):
-                shutil.copytree(ROOT / folder, copy / folder,
-                                ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            shutil.copytree(ROOT / folder, self.committed / folder,
+                            ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         settings = self.tmp / "lab-settings"
         for name, values in LAB_SETTINGS.items():
             path = settings / name
@@ -159,7 +165,9 @@ class JupyterLab:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
              "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
-             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}"],
+             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}",
+             # window.jupyterapp, for tests that drive JupyterLab's model directly
+             *(["--LabApp.expose_app_in_browser=True"] if expose_app else [])],
             env=env, cwd=self.root, stdout=self.log, stderr=subprocess.STDOUT)
         try:
             self._wait_ready()

@@ -40,7 +40,7 @@ pytestmark = [pytest.mark.browser,
 def lab_and_browser():
     from playwright.sync_api import sync_playwright
 
-    with browser_check.JupyterLab() as lab, sync_playwright() as playwright:
+    with browser_check.JupyterLab(expose_app=True) as lab, sync_playwright() as playwright:
         browser = browser_check.Browser(playwright, lab.tmp / "chromium")
         try:
             yield lab, browser
@@ -57,12 +57,22 @@ def test_notebook_runs_in_jupyterlab(lab_and_browser, notebook):
     assert report.screenshot.stat().st_size > 0
 
 
+def check_made_up_notebook(lab, browser, tmp_path, name, cells):
+    """Check a notebook of these ``cells`` (saved with their outputs, as committed)."""
+    metadata = json.loads((browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())
+    committed = new_notebook(metadata=metadata["metadata"], cells=cells)
+    nbformat.write(committed, tmp_path / f"{name}.ipynb")
+    notebook = Path("notebooks") / f"zz_{name}_browser_check.ipynb"
+    nbformat.write(committed, lab.root / notebook)
+    return browser_check.check_notebook(lab, browser, notebook, artifacts=tmp_path,
+                                        committed=tmp_path / f"{name}.ipynb")
+
+
 def test_the_check_catches_a_broken_notebook(lab_and_browser, tmp_path):
     """Errors where none are saved, a tagged cell that no longer raises and a missing
     picture are each reported."""
     lab, browser = lab_and_browser
-    metadata = json.loads((browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())
-    committed = new_notebook(metadata=metadata["metadata"], cells=[
+    report = check_made_up_notebook(lab, browser, tmp_path, "broken", [
         new_code_cell("x = 1", metadata={"tags": ["raises-exception"]}, outputs=[
             new_output("error", ename="ValueError", evalue="gone", traceback=[])]),
         new_code_cell("1 + 1", outputs=[new_output(
@@ -70,11 +80,6 @@ def test_the_check_catches_a_broken_notebook(lab_and_browser, tmp_path):
             execution_count=2)]),
         new_code_cell("1 / 0"),
     ])
-    nbformat.write(committed, tmp_path / "broken.ipynb")
-    notebook = Path("notebooks") / "zz_broken_browser_check.ipynb"
-    nbformat.write(committed, lab.root / notebook)
-    report = browser_check.check_notebook(lab, browser, notebook, artifacts=tmp_path,
-                                          committed=tmp_path / "broken.ipynb")
     problems = "\n".join(report.problems)
     assert not report.ok
     assert "should raise ValueError, got no error" in problems
@@ -98,14 +103,8 @@ def test_the_check_catches_pictures_that_do_not_fit(lab_and_browser, tmp_path):
     """A picture wider than its output area (1,600 px; JupyterLab then cuts it off), and one
     squeezed until its text is 2 px tall, are reported; one that fits is not."""
     lab, browser = lab_and_browser
-    metadata = json.loads((browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())
-    committed = new_notebook(metadata=metadata["metadata"], cells=[
+    report = check_made_up_notebook(lab, browser, tmp_path, "wide", [
         svg_cell(300, 300, 14), svg_cell(1200, 1200, 14), svg_cell(300, 3000, 14)])
-    nbformat.write(committed, tmp_path / "wide.ipynb")
-    notebook = Path("notebooks") / "zz_wide_browser_check.ipynb"
-    nbformat.write(committed, lab.root / notebook)
-    report = browser_check.check_notebook(lab, browser, notebook, artifacts=tmp_path,
-                                          committed=tmp_path / "wide.ipynb")
     problems = "\n".join(report.problems)
     assert "picture 1 is 1600 px wide, wider than its output area (8" in problems
     assert "picture 1 is cut off" in problems
@@ -130,3 +129,75 @@ def test_smallest_text_of_a_picture():
     assert browser_check.smallest_text_px('<svg width="10pt"><text>a</text>', 10) is None
     encoded = "data:image/svg+xml," + urllib.parse.quote(graphviz)
     assert browser_check.svg_source(encoded) == graphviz
+
+
+# --- a check never judges an answer edited since it ran (the course's JupyterLab extension) --
+
+RUN_CELL = """async ([index, source]) => {
+  const notebook = window.jupyterapp.shell.currentWidget.content;
+  if (source !== null) {
+    notebook.model.cells.get(index).sharedModel.setSource(source);  // as if typed
+  }
+  notebook.activeCellIndex = index;
+  notebook.deselectAll();
+  await window.jupyterapp.commands.execute("notebook:run-cell");
+}"""
+SHOWN = """(index) => {
+  const cell = window.jupyterapp.shell.currentWidget.content.model.cells.get(index);
+  const texts = [];
+  for (let i = 0; i < cell.outputs.length; i++) {
+    const output = cell.outputs.get(i).toJSON();
+    texts.push(output.data ? (output.data["text/plain"] || "") : (output.text || output.ename));
+  }
+  return [cell.executionState, cell.executionCount, texts.join("\\n")];
+}"""
+CELL_IDS = """() => {
+  const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+  return Array.from({length: cells.length}, (_, i) => cells.get(i).id);
+}"""
+
+
+def test_a_check_never_judges_an_answer_edited_since_it_ran(lab_and_browser):
+    """In JupyterLab, as a learner does it: answer, check, edit the answer without running
+    it, check again; then an answer cell that raises."""
+    lab, browser = lab_and_browser
+    page = browser.page
+    notebook = Path("exercises") / "03_copying.ipynb"
+    browser_check.open_notebook(page, lab, notebook)
+    try:
+        browser_check.wait_until(lambda: browser_check.status_idle(page),
+                                 browser_check.KERNEL_IDLE, "the kernel to be idle")
+        assert page.evaluate(
+            "() => window.jupyterapp.isPluginActivated('autograd-step-by-step:answer-cells')")
+        ids = page.evaluate(CELL_IDS)
+        answer, check = ids.index("answer_03_does_b_change"), ids.index("check_03_does_b_change")
+        runs = []
+
+        def run(index, source=None):
+            """Run one cell (with a new source, as if typed) and return what it shows."""
+            page.evaluate(RUN_CELL, [index, source])
+            runs.append(index)
+
+            def finished():
+                state, count, text = page.evaluate(SHOWN, index)
+                return state == "idle" and count == len(runs) and (text,)
+
+            return browser_check.wait_until(finished, 60, f"cell {index} to run")[0]
+
+        right = 'prediction = {"b1": True, "b2": False, "b3": True, "b4": False, "b5": True}'
+        run(1)  # the imports
+        run(answer, right)
+        assert run(check).startswith("✅ Correct")
+        edited = right.replace("True", "False", 1)
+        page.evaluate("([i, s]) => window.jupyterapp.shell.currentWidget.content.model.cells"
+                      ".get(i).sharedModel.setSource(s)", [answer, edited])
+        assert run(check) == ("⚠️ Not checked yet: the answer cell above was changed after it "
+                              "last ran: run it, then run this check again.")
+        run(answer)
+        assert run(check).startswith("❌ Not quite: your prediction for b1")
+        run(answer, right + "\nprint(undefined_name)")
+        assert run(check).startswith("⚠️ Not checked yet: the answer cell above raised an error "
+                                     "(NameError)")
+    finally:
+        browser_check.close_notebook(page)
+        lab.shutdown_kernels(notebook)

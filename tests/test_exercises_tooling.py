@@ -176,7 +176,12 @@ def test_check_reports_malformed_markers(course, capsys):
 
 
 def test_repository_exercises_are_in_sync():
-    assert generate.sync(check=True) == [], "run `make exercises`"
+    refused = []
+    assert generate.sync(check=True, refused=refused) == [], (
+        "exercise notebooks out of date: `make exercises` writes them")
+    assert refused == [], (
+        f"someone typed into {[r.name for r in refused]} in exercises/ (answers belong in "
+        f"workspace/): `python -m exercises.generate --check` says how to keep them")
 
 
 # --- the toolkit -------------------------------------------------------------------

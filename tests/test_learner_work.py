@@ -177,6 +177,20 @@ def test_an_untouched_fix_the_bug_exercise_is_not_started(tmp_path):
         ("1.1", "Thing 1", "not started")]
 
 
+def test_a_verdict_older_than_the_answer_does_not_count(tmp_path):
+    root, space = tmp_path / "course", tmp_path / "workspace"
+    for folder in (root / "exercises", space / "exercises"):
+        folder.mkdir(parents=True)
+    nbformat.write(exercise_notebook(["answer = ..."], ["⏳ Not done yet: ..."]),
+                   root / "exercises" / "01_tensors.ipynb")
+    mine = exercise_notebook(["answer = 1"], ["✅ Correct: well done."])
+    mine.cells[1].execution_count, mine.cells[2].execution_count = 7, 5  # answer ran again
+    nbformat.write(mine, space / "exercises" / "01_tensors.ipynb")
+    assert workspace.exercise_states(space / "exercises" / "01_tensors.ipynb",
+                                     root / "exercises" / "01_tensors.ipynb") == [
+        ("1.1", "Thing 1", "answered, not checked")]
+
+
 def test_progress_of_the_real_course_unsolved_and_solved(tmp_path):
     space = tmp_path / "workspace"
     workspace.sync(ROOT, space)

@@ -13,6 +13,9 @@ import pytest
 import engine as torch
 import engine.viz as viz
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lesson_graphs  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 HAS_DOT = shutil.which("dot") is not None
 
@@ -401,14 +404,8 @@ def lesson_04_chain():
 
 def lesson_05_cat():
     """The widest graph of the lessons: two outputs of one graph, cat together."""
-    w = torch.tensor([1.0], requires_grad=True)
-    x = torch.tensor([2.0], requires_grad=True)
-    a = torch.add(w, x)
-    b = torch.add(w, 1)
-    y0 = torch.mul(a, b)
-    y1 = torch.add(a, b)
-    loss = torch.cat([y0, y1], dim=0)
-    return viz.draw_graph(loss, names=locals())
+    names = lesson_graphs.two_outputs_cat(torch)
+    return viz.draw_graph(names["loss"], names=names)
 
 
 def lesson_05_matmul_grads():

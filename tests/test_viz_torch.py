@@ -5,12 +5,17 @@ both and compares what nbval and compare-torch see: the text/plain summary, the 
 drawing and the DOT source. Skipped without torch (``make oracle`` installs it).
 """
 import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import engine
 import engine.viz as viz
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lesson_graphs  # noqa: E402
 
 
 def pictures(torch, build, draw):
@@ -260,15 +265,7 @@ def test_memory_rejects_other_values(torch_or_skip):
 
 
 # ---------------------------------------------------------------- sizes
-def lesson_05_cat(lib):
-    """Lesson 5's graph, the widest of the lessons (two outputs cat together)."""
-    w = lib.tensor([1.0], requires_grad=True)
-    x = lib.tensor([2.0], requires_grad=True)
-    a = lib.add(w, x)
-    b = lib.add(w, 1)
-    y0 = lib.mul(a, b)
-    y1 = lib.add(a, b)
-    return dict(w=w, x=x, a=a, b=b, y0=y0, y1=y1, loss=lib.cat([y0, y1], dim=0))
+lesson_05_cat = lesson_graphs.two_outputs_cat  # lesson 5's graph, the widest of the lessons
 
 
 def lesson_02_indexing(lib):

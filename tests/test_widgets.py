@@ -1,6 +1,7 @@
 """engine.widgets: the backward stepper's state machine and the descent playground."""
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -12,6 +13,9 @@ import engine as torch
 import engine.viz as viz
 from engine.widgets import (NBSP, BackwardStepper, BackwardSteps, DescentPlayground,
                             descent_path)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lesson_graphs  # noqa: E402
 
 
 def article_graph():
@@ -275,12 +279,8 @@ def test_the_legend_stays_the_same_at_every_step(make):
 
 def lesson_08_graph():
     """Lesson 8's stepper: ``y = (w + x) * (w + 1)`` on one-element tensors."""
-    w = torch.tensor([1.], requires_grad=True)
-    x = torch.tensor([2.], requires_grad=True)
-    a = torch.add(w, x)
-    b = torch.add(w, 1)
-    y = torch.mul(a, b)
-    return {"w": w, "x": x, "a": a, "b": b, "y": y}, y
+    names = lesson_graphs.course_graph(torch)
+    return names, names["y"]
 
 
 def gallery_graph():
