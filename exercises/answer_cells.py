@@ -76,16 +76,37 @@ def names_bound_by(source: str) -> frozenset:
         for group in _ASSIGNED_NAME.findall(source):
             names.update(part.strip() for part in group.split(","))
         return frozenset(names)
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                names.add((alias.asname or alias.name).split(".")[0])
-    return frozenset(names)
+    collector = _CellNames()
+    collector.visit(tree)
+    return frozenset(collector.names)
+
+
+class _CellNames(ast.NodeVisitor):
+    """The names a cell binds in the notebook's namespace: not the local names of the
+    functions, classes, lambdas and comprehensions it contains."""
+
+    def __init__(self):
+        self.names = set()
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self.names.add(node.id)
+
+    def visit_FunctionDef(self, node):
+        self.names.add(node.name)  # its body is a scope of its own
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        pass
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.names.add((alias.asname or alias.name).split(".")[0])
+
+    visit_ImportFrom = visit_Import
 
 
 def names_in_check_call(source: str, checker_name: str) -> frozenset:

@@ -25,7 +25,8 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 @pytest.mark.parametrize("source, names", [
     ("a = 1\nb, c = 2, 3\nd += 1\ne: int = 4", {"a", "b", "c", "d", "e"}),
     ("def f():\n    inner = 1\nclass K: pass\nimport numpy as np\nimport os.path",
-     {"f", "inner", "K", "np", "os"}),
+     {"f", "K", "np", "os"}),
+    ("squares = [n * n for n in range(3)]\nscale = lambda t: 2 * t", {"squares", "scale"}),
     ("for i in range(3):\n    total = i\nwith open('x') as handle: pass", {"i", "total", "handle"}),
     ("snapshot = w[5", {"snapshot"}),  # a SyntaxError: read line by line
     ("def broken(:\n    pass\nx, y = 1", {"broken", "x", "y"}),
