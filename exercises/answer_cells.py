@@ -36,9 +36,22 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["CellLog", "install", "names_in_check_call", "stale_answer"]
+__all__ = ["CellLog", "checkers_called", "install", "names_in_check_call", "stale_answer"]
 
-CHECKER_CALL = re.compile(r"\bcheck_\d\d_\w+\s*\(")
+CHECKER_NAME = re.compile(r"check_\d\d_\w+")
+
+
+def checkers_called(source: str) -> tuple:
+    """The checkers a cell calls, in order (``check_03_snapshot((w, snapshot))`` gives
+    ("check_03_snapshot",)); none for any other cell, an import of checkers included, or a
+    cell that does not parse (it cannot have called one)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ()
+    return tuple(node.func.id for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                 and CHECKER_NAME.fullmatch(node.func.id))
 
 
 @dataclass(eq=False)  # two runs of the same source are still two runs
@@ -53,10 +66,14 @@ class CellRun:
     bound: frozenset = field(default_factory=frozenset)
     judged: dict = field(default_factory=dict)  # checker -> the names it judged in this run
     answer_source_now: str | None = None  # a check cell's answer cell, as the front end has it
+    checkers: tuple = ()  # the checkers the cell calls (a check cell calls one)
+
+    def __post_init__(self):
+        self.checkers = checkers_called(self.source)
 
     @property
     def is_check(self) -> bool:
-        return bool(CHECKER_CALL.search(self.source))
+        return bool(self.checkers)
 
 
 # --- reading sources ---------------------------------------------------------------------
@@ -215,10 +232,6 @@ def install(shell=None) -> CellLog | None:
     return _LOG
 
 
-def current_log() -> CellLog | None:
-    return _LOG
-
-
 # --- what a check says instead of judging ------------------------------------------------
 
 RUN_FIRST = "run the answer cell above first, then run this check again."
@@ -234,7 +247,7 @@ def stale_answer(checker_name: str) -> str | None:
     """Why a check of ``checker_name`` cannot judge the answer now, or None when it can."""
     log = _LOG
     check = log.running if log is not None else None
-    if check is None or not re.search(rf"\b{checker_name}\s*\(", check.source):
+    if check is None or checker_name not in check.checkers:
         return None  # not called from a check cell of a logged kernel: judge what is given
     names = names_in_check_call(check.source, checker_name)
     answer = log.find_answer(checker_name, names)

@@ -418,16 +418,11 @@ def _shape_text(shape) -> str:
     return str(dims) if len(dims) != 1 else f"({dims[0]},)"
 
 
-def _plain(value):
-    """Tensors (either kind) as nested lists; anything else unchanged."""
-    return value.tolist() if is_tensor_like(value) else value
-
-
 def _first_mismatch(actual, expected, atol: float, rtol: float) -> str | None:
     """None if ``actual`` (nested lists or a number) matches ``expected``; otherwise a
     description of the first differing value that shows only the learner's value."""
     a = np.asarray(actual)
-    e = np.asarray(_plain(expected))
+    e = np.asarray(_plain_item(expected))
     if a.shape != e.shape:
         return f"it holds values of shape {_shape_text(a.shape)}, not the shape expected here"
     try:
@@ -441,7 +436,7 @@ def _first_mismatch(actual, expected, atol: float, rtol: float) -> str | None:
         return None
     bad = np.argwhere(~same)
     others = len(bad) - 1
-    also = f" (and {others} other value{'s' if others > 1 else ''})" if others else ""
+    also = f" (and {plural(others, 'other value')})" if others else ""
     if a.ndim == 0:
         return f"its value {a.item()!r} is not right"
     index = [int(i) for i in bad[0]]

@@ -122,12 +122,6 @@ def scrub_outputs(nb, root: Path = ROOT) -> int:
     return changed
 
 
-def render(nb) -> str:
-    """The notebook as text, as ``exercises/generate.py`` writes it."""
-    text = nbformat.writes(nb, version=4)
-    return text if text.endswith("\n") else text + "\n"
-
-
 def execute(path: Path, timeout: int = 600) -> None:
     """Run the notebook at ``path`` in its folder and save it with its outputs, scrubbed."""
     from nbclient import NotebookClient
@@ -138,6 +132,8 @@ def execute(path: Path, timeout: int = 600) -> None:
                    record_timing=False,
                    resources={"metadata": {"path": str(path.resolve().parent)}}).execute()
     scrub_outputs(nb)
+    from exercises.generate import render  # the one notebook layout the course writes
+
     path.write_bytes(render(nb).encode("utf-8"))
 
 

@@ -29,16 +29,16 @@ solution are removed (``--check`` lists them).
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
-import hashlib
-import json
 import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import nbformat
+
+from exercises.answer_cells import checkers_called
+from exercises.workspace import cells_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -96,20 +96,6 @@ def _has_markers(source: str) -> bool:
     return any(_MARKER.match(line) for line in source.split("\n"))
 
 
-def checker_called(source: str) -> str | None:
-    """The checker a check cell calls (``check_03_snapshot((w, snapshot))`` gives
-    "check_03_snapshot"), or None for any other cell (an import of checkers included)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and re.fullmatch(r"check_\d\d_\w+", node.func.id)):
-            return node.func.id
-    return None
-
-
 def assign_cell_ids(nb, name: str = "notebook") -> None:
     """Give each check cell the id of its checker (``check_03_snapshot``) and the exercise
     cell before it ``answer_03_snapshot``: a check then finds its answer cell by id in
@@ -118,7 +104,7 @@ def assign_cell_ids(nb, name: str = "notebook") -> None:
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
-        called = checker_called(cell.source)
+        called = next(iter(checkers_called(cell.source)), None)
         if called is not None and TAG not in cell.metadata.get("tags", []):
             if previous_code is None or TAG not in previous_code.metadata.get("tags", []):
                 raise MarkerError(f"{name}, cell {index}: the check cell calling {called} must "
@@ -131,13 +117,6 @@ def assign_cell_ids(nb, name: str = "notebook") -> None:
     if repeated:
         raise MarkerError(f"{name}: cell ids used twice: {', '.join(repeated)} (a checker "
                           f"called by two check cells?)")
-
-
-def cells_digest(nb) -> str:
-    """A fingerprint of a notebook's cells (types and sources; not outputs or metadata)."""
-    cells = [[cell.cell_type, cell.source if isinstance(cell.source, str)
-              else "".join(cell.source)] for cell in nb.cells]
-    return hashlib.sha256(json.dumps(cells).encode("utf-8")).hexdigest()
 
 
 def make_exercise_notebook(solution, name: str = "notebook"):
@@ -166,15 +145,6 @@ def make_exercise_notebook(solution, name: str = "notebook"):
 
 
 FINGERPRINT = "exercise_generated"
-
-
-def edited_since_generated(text: str) -> bool:
-    """True when an exercise notebook's cells are not the ones the generator last wrote
-    into it (someone typed answers), or it has no fingerprint (made by an older generator,
-    or by hand): such a notebook is never overwritten or removed."""
-    nb = nbformat.reads(text, as_version=4)
-    recorded = nb.metadata.get(FINGERPRINT, {}).get("cells_sha256")
-    return recorded != cells_digest(nb)
 
 
 def render(nb) -> str:

@@ -38,6 +38,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from exercises.answer_cells import checkers_called
+
 ROOT = Path(__file__).resolve().parent.parent
 WORKSPACE = ROOT / "workspace"
 FOLDERS = ("notebooks", "exercises", "solutions")
@@ -56,15 +58,19 @@ def course_notebooks(root: Path = ROOT) -> list[str]:
     return found
 
 
+def cells_digest(nb: dict) -> str:
+    """A fingerprint of a notebook's cells, their types and sources (not outputs or
+    metadata): running a notebook again is not a new version of it, typing into it is."""
+    cells = [[cell.get("cell_type"), _text(cell.get("source"))] for cell in nb.get("cells", [])]
+    return hashlib.sha256(json.dumps(cells).encode("utf-8")).hexdigest()
+
+
 def _digest(path: Path) -> str:
-    """A fingerprint of a notebook's cells (types and sources): running it again, which
-    changes only outputs, is not a new version."""
+    """``cells_digest`` of a notebook file (of its bytes, if it is not a notebook)."""
     try:
-        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-        content = [[c.get("cell_type"), "".join(c.get("source", ""))] for c in cells]
+        return cells_digest(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, AttributeError):
-        content = path.read_bytes().hex()
-    return hashlib.sha256(json.dumps(content).encode("utf-8")).hexdigest()
+        return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _read_record(workspace: Path) -> dict:
@@ -153,10 +159,10 @@ def _resolve(notebook: str, root: Path, workspace: Path) -> str:
                      f"{', '.join(FOLDERS)}/, e.g. NB=exercises/03_copying.ipynb)")
 
 
-def aside_name(path: Path, when: float | None = None) -> Path:
+def aside_name(path: Path) -> Path:
     """A free name next to ``path`` for the learner's version: 03_copying.ipynb gives
     03_copying.yours-2026-11-25-1403.ipynb (then -2, -3, ... if that exists)."""
-    stamp = time.strftime("%Y-%m-%d-%H%M", time.localtime(when))
+    stamp = time.strftime("%Y-%m-%d-%H%M")
     candidate = path.with_name(f"{path.stem}.yours-{stamp}{path.suffix}")
     number = 2
     while candidate.exists():
@@ -187,7 +193,6 @@ def reset(notebook: str, root: Path = ROOT, workspace: Path = WORKSPACE) -> tupl
 DONE, NOT_QUITE, UNCHECKED, NOT_STARTED = "done", "not quite", "answered, not checked", \
     "not started"
 _HEADING = re.compile(r"^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$", re.MULTILINE)
-_CHECK_CALL = re.compile(r"^\s*check_\d\d_\w+\s*\(", re.MULTILINE)
 
 
 def _text(value) -> str:
@@ -219,7 +224,7 @@ def _exercises(nb: dict) -> list[tuple]:
         elif cell.get("cell_type") == "code":
             if "exercise" in cell.get("metadata", {}).get("tags", []):
                 answer = cell
-            elif _CHECK_CALL.search(source):
+            elif checkers_called(source):
                 found.append((*heading, answer, cell))
     return found
 

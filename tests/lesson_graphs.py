@@ -11,6 +11,15 @@ def course_graph(lib):
     return dict(w=w, x=x, a=a, b=b, y=lib.mul(a, b))
 
 
+def gallery_graph(lib):
+    """The gallery's: the same on 0-d tensors, ``a = x + w`` written as in the articles."""
+    x = lib.tensor(2.0, requires_grad=True)
+    w = lib.tensor(3.0, requires_grad=True)
+    a = x + w
+    b = w + 1
+    return dict(x=x, w=w, a=a, b=b, y=a * b)
+
+
 def two_outputs_cat(lib):
     """Lesson 5's widest graph: two outputs of the course graph, cat together."""
     names = course_graph(lib)

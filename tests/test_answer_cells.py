@@ -112,7 +112,7 @@ def test_without_ids_the_latest_cell_binding_the_names_is_the_answer():
 
 
 def test_outside_a_kernel_every_answer_is_judged():
-    assert answer_cells.current_log() is None or answer_cells.current_log().running is None
+    assert answer_cells._LOG is None or answer_cells._LOG.running is None
     assert answer_cells.stale_answer("check_03_snapshot") is None
 
 

@@ -424,12 +424,8 @@ def lesson_06_linear_saved():
 
 
 def gallery_graph():
-    x = torch.tensor(2.0, requires_grad=True)
-    w = torch.tensor(3.0, requires_grad=True)
-    a = x + w
-    b = w + 1
-    y = a * b
-    return viz.draw_graph(y, names=locals(), show_saved=True)
+    names = lesson_graphs.gallery_graph(torch)
+    return viz.draw_graph(names["y"], names=names, show_saved=True)
 
 
 def gallery_memory():
