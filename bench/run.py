@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
-from engine._rounding import fma32  # noqa: E402
+from engine.fidelity.rounding import fma32  # noqa: E402
 
 try:
     import torch

@@ -41,35 +41,34 @@ Where the engine knowingly differs from PyTorch:
   learner's own frames (cells, modules, hooks, ``autograd.Function``) always stay, and an
   unexpected error inside the engine (a bug) keeps every frame. ``%xmode --show`` shows
   the engine's frames (``%tb`` re-shows the last error); plain Python and pytest show
-  them always. See ``engine/_tracebacks.py``.
+  them always. See ``engine/fidelity/tracebacks.py``.
 """
-from . import _dtype
-from ._dtype import (bool, uint8, int8, int16, int32, int64, float16, float32, float64,  # noqa: A004
-                     half, float, double, short, int, long, dtype, finfo, iinfo,
-                     get_default_dtype, set_default_dtype, promote_types, can_cast)
-from ._size import Size, device
-from ._tensor import Tensor, UntypedStorage
-from ._ops import *  # noqa: F401,F403  (the operations, named as in torch)
-from ._ops import return_types
-from ._views import (reshape, transpose, swapaxes, swapdims, permute, t, squeeze,
-                     unsqueeze, flatten, unflatten, ravel, broadcast_to, broadcast_tensors,
-                     broadcast_shapes, narrow, select, unbind, split, chunk, as_strided, movedim,
-                     moveaxis, detach, clone, flip)
-from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, eye,
-                        zeros_like, ones_like, empty_like, full_like, arange, linspace, logspace,
-                        rand, randn, randint, randperm, rand_like, randn_like, randint_like,
-                        normal, bernoulli)
-from . import _methods  # noqa: F401  (attaches x.op() methods and x.op_() in-place variants)
-from ._printing import set_printoptions
-from ._random import (Generator, default_generator, manual_seed, seed, initial_seed,
-                      get_rng_state, set_rng_state)
+from .fidelity.dtypes import (bool, uint8, int8, int16, int32, int64, float16,  # noqa: A004
+                              float32, float64, half, float, double, short, int, long, dtype,
+                              finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,
+                              can_cast)
+from .fidelity.layout import UntypedStorage
+from .fidelity.size import Size, device, strided
+from .fidelity.printing import set_printoptions
+from .fidelity.random import (Generator, default_generator, manual_seed, seed, initial_seed,
+                              get_rng_state, set_rng_state)
+from .core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                             is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .core.tensor import Tensor
+from .ops import methods as _methods  # noqa: F401  (attaches x.op() and x.op_() to Tensor)
+from .ops.arithmetic import *  # noqa: F401,F403  (each family lists its torch names in __all__)
+from .ops.compare import *  # noqa: F401,F403
+from .ops.convert import *  # noqa: F401,F403
+from .ops.creation import *  # noqa: F401,F403
+from .ops.join import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.reduce import *  # noqa: F401,F403
+from .ops.unary import *  # noqa: F401,F403
+from .ops.views import *  # noqa: F401,F403
+from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401
 from . import autograd, cuda, nn, optim, viz  # noqa: F401
-from ._autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
-                        is_inference_mode_enabled, no_grad, set_grad_enabled)
-from ._legacy import TYPES as _LEGACY_TYPES
-from ._size import strided  # noqa: F401
-from . import _tracebacks  # noqa: F401  (IPython only: tracebacks without engine frames)
+from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
 
@@ -78,26 +77,3 @@ __version__ = "0.1.0"
 # type(x) prints <class 'engine.Tensor'> (PyTorch: <class 'torch.Tensor'>), not the private module.
 for _public_type in (Tensor, dtype, Size, device, Generator, UntypedStorage):
     _public_type.__module__ = "engine"
-
-
-def result_type(tensor1, tensor2):
-    """The dtype an operation between ``tensor1`` and ``tensor2`` produces."""
-    return _dtype.result_type(tensor1, tensor2)
-
-
-def is_tensor(obj):
-    return isinstance(obj, Tensor)
-
-
-def is_floating_point(input):
-    return input.is_floating_point()
-
-
-def numel(input):
-    return input.numel()
-
-
-def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return input.item() != 0

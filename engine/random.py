@@ -1,3 +1,3 @@
 """``torch.random``: seeding the default generator."""
-from ._random import (default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
+from .fidelity.random import (default_generator, get_rng_state, initial_seed, manual_seed, seed,  # noqa: F401
                       set_rng_state)

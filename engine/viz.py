@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ._autograd import AccumulateGrad, Node
-from ._tensor import Tensor
+from .core.node import AccumulateGrad, Node
+from .core.tensor import Tensor
 
 __all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
 

@@ -22,9 +22,13 @@ import re
 import ipywidgets as widgets
 import numpy as np
 
-from . import _autograd, viz
-from ._autograd import AccumulateGrad
-from ._tensor import Tensor
+import engine as torch
+
+from . import viz
+from .core import backward
+from .core.grad_mode import no_grad
+from .core.node import AccumulateGrad
+from .core.tensor import Tensor, wrap
 
 __all__ = ["BackwardSteps", "BackwardStepper", "descent_path", "DescentPlayground", "LOSSES"]
 
@@ -79,17 +83,21 @@ def record_backward(root, gradient=None):
     start = [_copy(grad) for grad in before]
     steps = []
 
-    def on_step(node, grads, input_grads):
-        steps.append(Step(node, [_copy(g) for g in grads], [_copy(g) for g in input_grads],
-                          [_copy(tensor._grad) for tensor in tracked]))
+    def run_and_record(node, grads):
+        # the walk's own run_node, then a note of what it did (the walk's public hook)
+        input_grads = backward.run_node(node, grads, retain_graph=True)
+        if grads is not None:
+            steps.append(Step(node, [_copy(g) for g in grads], [_copy(g) for g in input_grads],
+                              [_copy(tensor._grad) for tensor in tracked]))
+        return input_grads
 
     try:
         for tensor in tracked:  # backward adds in place: let it add into copies
             if tensor._grad is not None:
                 tensor._grad = tensor._grad.detach().clone()
-        grads = _autograd._make_grads((root,), (gradient,))
-        _autograd.run_backward((root,), grads, retain_graph=True, create_graph=False,
-                               on_step=on_step)
+        grads = backward.starting_gradients((root,), (gradient,))
+        with no_grad():
+            backward.run_backward([backward.edge_of(root)], grads, run_and_record)
     except RuntimeError as error:
         if "backward through the graph a second time" in str(error):
             raise RuntimeError("this graph's saved tensors were freed by an earlier "
@@ -552,8 +560,6 @@ def descent_path(loss, start, lr, steps, limit=1e6):
     ``(path, losses)``: arrays of shape ``(n + 1, len(start))`` and ``(n + 1,)``; it stops
     early when the point leaves ``[-limit, limit]`` or stops being finite (divergence).
     """
-    import engine as torch
-
     point = [torch.tensor(float(v), dtype=torch.float64, requires_grad=True) for v in start]
     path, losses = [], []
     for step in range(steps + 1):
@@ -621,8 +627,6 @@ class _Descent:
     def figure(self):
         """A matplotlib Figure (no pyplot: nothing is shown twice in a notebook)."""
         from matplotlib.figure import Figure
-
-        import engine as torch
 
         figure = Figure(figsize=(9, 3.6), layout="constrained")
         left, right = figure.subplots(1, 2)
@@ -748,6 +752,4 @@ class DescentPlayground(widgets.VBox):
 
 def _tensor_of(array):
     """A recorded gradient (numpy) shown as the tensor ``.grad`` would be (a copy)."""
-    from ._tensor import wrap
-
     return wrap(array.copy())

@@ -6,7 +6,7 @@
   replaces them with placeholders (``<cell>``, ``<course>``, ``<site-packages>``, ...).
 * No traceback of an error shown on purpose has a frame of the engine: in Jupyter, the
   engine's errors show the learner's cell and torch's message, as torch's do
-  (engine/_tracebacks.py).
+  (engine/fidelity/tracebacks.py).
 
 These fail on notebooks executed before those two changes: run ``make execute`` (and
 ``make exercises``) again.
@@ -40,7 +40,7 @@ MACHINE_PATH = re.compile(
     + r"|" + _REST + r"[/\\](?:site|dist)-packages\b" + _REST
     + r"|" + _REST + r"ipykernel_\d+" + _REST
     + r"|file:///" + _REST)
-# A frame of the engine in a traceback: IPython's "File .../engine/_ops.py:450, in add"
+# A frame of the engine in a traceback: IPython's "File .../engine/ops/arithmetic.py:450, in add"
 # (also after `make execute` made it "<course>/engine/...") or Python's 'File "...", line'.
 ENGINE_FRAME = re.compile(r'(?m)^\s*File\s+"?[^\n"]*?\bengine[/\\][\w/\\]*\.py')
 
@@ -111,7 +111,7 @@ def test_tracebacks_have_no_engine_frames(path):
     found = engine_frame_findings(nbformat.read(path, as_version=4))
     assert not found, (
         f"{_name(path)} shows engine frames in error tracebacks (run `make execute` on it; "
-        f"if they stay, the error escaped from the engine: see engine/_tracebacks.py):\n"
+        f"if they stay, the error escaped from the engine: see engine/fidelity/tracebacks.py):\n"
         + "\n".join(f"  cell {index}: {frame}" for index, frame in found[:20]))
 
 

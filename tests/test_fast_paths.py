@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import _rounding
+from engine.fidelity import rounding as _rounding
 
 import parity
 

@@ -1,20 +1,36 @@
-"""Lesson 8 (notebooks/08_inside_the_engine.ipynb) quotes the engine's source in markdown:
-these tests keep the quotes in sync with the code they quote."""
+"""Lesson 8 (notebooks/08_inside_the_engine.ipynb) quotes and prints the engine's source:
+these tests keep the quotes in sync with the code they quote, and the lesson's imports
+and file names in sync with the engine's layout."""
+import ast
+import importlib
 import inspect
 import re
 from pathlib import Path
 
 import nbformat
 
-from engine import _autograd, _ops
+from engine.core import backward
+from engine.ops import arithmetic
 
-LESSON = Path(__file__).resolve().parent.parent / "notebooks" / "08_inside_the_engine.ipynb"
+ROOT = Path(__file__).resolve().parent.parent
+LESSON = ROOT / "notebooks" / "08_inside_the_engine.ipynb"
+
+
+def _cells(cell_type):
+    nb = nbformat.read(LESSON, as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == cell_type]
 
 
 def _code_blocks():
-    nb = nbformat.read(LESSON, as_version=4)
-    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    return re.findall(r"```python\n(.*?)```", markdown, re.S)
+    """The ```python blocks quoted in the lesson's markdown."""
+    return re.findall(r"```python\n(.*?)```", "\n".join(_cells("markdown")), re.S)
+
+
+def _quoted(start):
+    """The one quoted block that starts with ``start``."""
+    blocks = [b for b in _code_blocks() if b.startswith(start)]
+    assert len(blocks) == 1, f"expected one quoted block starting with {start!r}"
+    return blocks[0]
 
 
 def _code_lines(source):
@@ -23,26 +39,66 @@ def _code_lines(source):
     return [line.strip() for line in lines if line.strip()]
 
 
+def test_the_quoted_run_backward_is_the_engines_verbatim():
+    quoted = _quoted("def run_backward(")
+    assert quoted.rstrip() == inspect.getsource(backward.run_backward).rstrip()
+
+
 def test_the_quoted_mul_backward_is_the_engines():
-    block = next(b for b in _code_blocks() if "class MulBackward0" in b)
+    block = _quoted("def mul(")
     quoted = block[block.index("class MulBackward0"):]
-    assert quoted.strip() == inspect.getsource(_ops.MulBackward0).strip()
+    assert quoted.rstrip() == inspect.getsource(arithmetic.MulBackward0).rstrip()
 
 
 def test_every_line_of_the_quoted_mul_is_in_the_engines_mul():
-    block = next(b for b in _code_blocks() if "def mul(" in b)
+    block = _quoted("def mul(")
     quoted = block[:block.index("class MulBackward0")]
-    real = _code_lines(inspect.getsource(_ops.mul))
+    real = _code_lines(inspect.getsource(arithmetic.mul))
     for line in _code_lines(quoted):
         assert line in real, line
 
 
-def test_the_sketch_of_run_backward_names_real_functions_and_steps():
-    block = next(b for b in _code_blocks() if "dependencies = " in b)
-    for name in re.findall(r"\b(_\w+)\(", block):
-        assert hasattr(_autograd, name), name
-    real = inspect.getsource(_autograd.run_backward)
-    for step in ("_count_dependencies(roots)", "buffers.pop(", "dependencies[",
-                 "node.next_functions"):
-        assert step in real, step
-    assert "_validated(node, node.backward(*grads))" in inspect.getsource(_autograd._run_node)
+def _imports(tree):
+    """``(module, names)`` for every import statement in a parsed cell."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            yield node.module, tuple(alias.name for alias in node.names)
+
+
+def test_every_import_of_the_lesson_exists():
+    for source in _cells("code"):
+        for module_name, names in _imports(ast.parse(source)):
+            module = importlib.import_module(module_name)
+            for name in names:
+                assert hasattr(module, name), f"from {module_name} import {name}"
+
+
+def test_every_getsource_cell_shows_a_real_engine_function():
+    shown = []
+    for source in _cells("code"):
+        tree = ast.parse(source)
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and ast.unparse(node.func) == "inspect.getsource"]
+        if not calls:
+            continue
+        namespace = {}
+        for statement in tree.body:  # the cell's imports only, then what it shows
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                exec(compile(ast.Module([statement], []), "<cell>", "exec"), namespace)
+        for call in calls:
+            obj = eval(compile(ast.Expression(call.args[0]), "<cell>", "eval"), namespace)
+            assert inspect.isfunction(obj) or inspect.isclass(obj), ast.unparse(call)
+            assert obj.__module__.startswith("engine."), ast.unparse(call)
+            shown.append(obj)
+    assert shown == [backward.count_dependencies, backward.sum_to]
+
+
+def test_every_engine_file_the_lesson_names_exists():
+    markdown = "\n".join(_cells("markdown"))
+    named = set(re.findall(r"`(engine/[\w/]*?(?:\.py|/))`", markdown))
+    assert {"engine/core/backward.py", "engine/ops/arithmetic.py"} <= named
+    for path in sorted(named):
+        assert (ROOT / path).exists(), path

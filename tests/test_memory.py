@@ -20,7 +20,7 @@ import weakref
 import pytest
 
 import engine
-from engine._autograd import Node
+from engine.core.node import Node
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import engine
-from engine import _dtype
-from engine._printing import (
+from engine.fidelity import dtypes as _dtype
+from engine.fidelity.printing import (
     get_printoptions,
     printoptions,
     set_printoptions,

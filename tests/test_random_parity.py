@@ -1,4 +1,4 @@
-"""engine._random against torch's CPU generator: the same seed must give the same bits.
+"""engine/fidelity/random.py against torch's CPU generator: the same seed must give the same bits.
 
 Engine-only tests run everywhere; the parity tests need torch and are skipped without it.
 """
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from engine import _random as R
-from engine._rounding import fma, fma32, fma64
+from engine.fidelity import random as R
+from engine.fidelity.rounding import fma, fma32, fma64
 
 SEEDS = [0, 42, 1234, 2**40 + 7]
 SIZES = [0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 1000, 4099]

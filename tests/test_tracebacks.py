@@ -1,6 +1,6 @@
 """Errors read like PyTorch's in Jupyter: the learner's cell and the message, no engine frames.
 
-engine/_tracebacks.py trims the tracebacks a real IPython kernel shows (driven here with
+engine/fidelity/tracebacks.py trims the tracebacks a real IPython kernel shows (driven here with
 nbclient, on a small notebook made in memory): an error the engine raises on purpose shows
 no engine frame, the learner's own frames always stay (their cell, their module, their
 hook, their ``autograd.Function.backward``, their module's ``forward``), an engine bug keeps
@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 import engine
-from engine import _tracebacks
+from engine.fidelity import tracebacks as _tracebacks
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # One frame of IPython's Context mode: "Cell In[5], line 1" or "File /path.py:12, in f(...)".
@@ -93,8 +93,8 @@ CELLS = {
     "reloaded": """\
         get_ipython().set_custom_exc((), None)
         import importlib
-        import engine._tracebacks
-        importlib.reload(engine._tracebacks)  # wraps IPython's formatter once, not twice
+        import engine.fidelity.tracebacks
+        importlib.reload(engine.fidelity.tracebacks)  # wraps IPython's formatter once, not twice
         formatter = get_ipython().InteractiveTB
         assert (formatter.structured_traceback._engine_original.__func__
                 is type(formatter).structured_traceback)

@@ -18,9 +18,10 @@ Subclass it with two static methods, as in PyTorch::
 ``ctx`` is the node that backward will run (``y.grad_fn``): what forward saves on
 it is what backward reads.
 """
-from .. import _autograd
-from .._autograd import Node, SavedTensor, record
-from .._tensor import Tensor
+from ..core.grad_mode import is_grad_enabled, no_grad
+from ..core.node import Node, SavedTensor, SavedValue, record
+from ..core.tensor import Tensor
+from ..ops.creation import zeros_like
 
 
 class FunctionCtx(Node):
@@ -48,7 +49,6 @@ class FunctionCtx(Node):
 
     def backward(self, *grad_outputs):
         if self._materialize_grads:
-            from .._creation import zeros_like
             grad_outputs = tuple(zeros_like(out) if g is None else g
                                  for g, out in zip(grad_outputs, self._output_examples))
         grads = self._forward_cls.backward(self, *grad_outputs)
@@ -100,26 +100,26 @@ class Function:
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._to_save = ()
-        with _autograd.no_grad():
+        with no_grad():
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
         results = (outputs,) if single else outputs
         # outputs that are inputs unchanged, or views, become new tensors of their own
-        results = tuple(r._alias_for_saving() if isinstance(r, Tensor) and (
+        results = tuple(r.detach() if isinstance(r, Tensor) and (
             any(r is a for a in args) or r._base is not None) else r for r in results)
         tensor_inputs = tuple(a for a in args if isinstance(a, Tensor))
-        if _autograd.is_grad_enabled() and any(t.requires_grad for t in tensor_inputs):
+        if is_grad_enabled() and any(t.requires_grad for t in tensor_inputs):
             ctx._output_examples = results
             differentiable = tuple(None if any(r is n for n in ctx._non_differentiable) else r
                                    for r in results)
             ctx.num_outputs = len(results)
             _record_into(ctx, differentiable, tensor_inputs)
             ctx._saved = tuple(SavedTensor(t, any(t is r for r in results))
-                               if isinstance(t, Tensor) else _autograd._Constant(t)
+                               if isinstance(t, Tensor) else SavedValue(t, Tensor)
                                for t in ctx._to_save)
         else:
             ctx._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor)
-                               else _autograd._Constant(t) for t in ctx._to_save)
+                               else SavedValue(t, Tensor) for t in ctx._to_save)
         return results[0] if single else results
 
 

@@ -7,8 +7,11 @@ backward pass seeded with the j-th unit vector (a vjp with v = e_j).
 Inputs and outputs are a tensor or a tuple of tensors; as in torch, the results
 come back in the same form (a tensor for a tensor, a tuple for a tuple).
 """
-from .. import _autograd
-from .._tensor import Tensor
+from ..core.backward import grad as autograd_grad
+from ..core.grad_mode import enable_grad
+from ..core.tensor import Tensor
+from ..ops.creation import ones_like, zeros_like
+from ..ops.join import stack
 
 
 def _as_tuple(value, argument, function_name):
@@ -37,11 +40,10 @@ def _prepare(inputs, create_graph):
 
 def _gradients(outputs, inputs, seeds, create_graph, strict, output_index=None):
     """The gradients of ``outputs`` (seeded with ``seeds``) for every input, zeros if unused."""
-    from .._creation import zeros_like
 
     differentiable = [(o, s) for o, s in zip(outputs, seeds) if o.requires_grad]
     if differentiable:
-        found = _autograd.grad([o for o, _ in differentiable], inputs,
+        found = autograd_grad([o for o, _ in differentiable], inputs,
                                [s for _, s in differentiable], retain_graph=True,
                                create_graph=create_graph, allow_unused=True)
     else:
@@ -60,9 +62,8 @@ def _gradients(outputs, inputs, seeds, create_graph, strict, output_index=None):
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``: the vector-Jacobian product, as one backward pass."""
-    from .._creation import ones_like
 
-    with _autograd.enable_grad():
+    with enable_grad():
         inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", "vjp")
         inputs = _prepare(inputs, create_graph)
         outputs = func(*inputs)
@@ -92,10 +93,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     One backward pass per output element: row k of J is the vjp with the k-th unit
     vector. (``vectorize`` only changes how torch batches those passes, not the result.)
     """
-    from .._creation import zeros_like
-    from .._ops import stack
 
-    with _autograd.enable_grad():
+    with enable_grad():
         inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph)
         outputs = func(*inputs)

@@ -10,8 +10,8 @@ Use float64 inputs: in float32 the rounding error of the difference swamps the r
 """
 import numpy as np
 
-from .. import _autograd
-from .._tensor import Tensor, wrap
+from ..core.backward import grad as autograd_grad
+from ..core.tensor import Tensor, wrap
 
 
 class GradcheckError(RuntimeError):
@@ -65,7 +65,7 @@ def analytical_jacobian(function, inputs):
         for element in range(output._data.size):
             seed = np.zeros(output._data.shape, output._data.dtype)
             seed.reshape(-1)[element] = 1
-            grads = _autograd.grad(output, [t for _, t in differentiable], wrap(seed),
+            grads = autograd_grad(output, [t for _, t in differentiable], wrap(seed),
                                    retain_graph=True, allow_unused=True)
             for in_index, grad in enumerate(grads):
                 if grad is not None:
@@ -117,7 +117,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         primal, seeds = all_inputs[:count], all_inputs[count:]
         outputs = [o for o in _as_tuple(func(*primal)) if isinstance(o, Tensor)]
         wanted = [t for _, t in _differentiable_inputs(primal)]
-        grads = _autograd.grad(outputs, wanted, seeds, create_graph=True, allow_unused=True)
+        grads = autograd_grad(outputs, wanted, seeds, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -1,2 +1,2 @@
 """``torch.autograd.graph``: the node type of the recorded graph."""
-from .._autograd import Node  # noqa: F401
+from ..core.node import Node  # noqa: F401

@@ -13,12 +13,13 @@ import warnings
 
 import numpy as np
 
-from .. import _ops
-from .._autograd import Node, no_grad, record
-from .._creation import empty_like, zeros
-from .._dtype import scalar_type_name
-from .._tensor import Tensor, wrap
-from .._views import broadcast_tensors
+from ..core.grad_mode import no_grad
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from ..fidelity.dtypes import scalar_type_name
+from ..ops import arithmetic, linalg, reduce, unary
+from ..ops.creation import empty_like, zeros
+from ..ops.views import broadcast_tensors
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -35,31 +36,31 @@ def linear(input, weight, bias=None):
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
                             f"Tensor, not {type(value).__name__}")
     if bias is None:
-        return _ops.matmul(input, weight.t())
+        return linalg.matmul(input, weight.t())
     if input.dim() == 2:
-        return _ops.addmm(bias, input, weight.t())
+        return linalg.addmm(bias, input, weight.t())
     if input.is_contiguous() and bias.dim() == 1:
         # torch flattens the leading dimensions into rows, one addmm, then views back
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
-        output = _ops.addmm(bias, rows, weight.t())
+        output = linalg.addmm(bias, rows, weight.t())
         return output.view(*input.shape[:-1], output.shape[1])
-    return _ops.matmul(input, weight.t()) + bias
+    return linalg.matmul(input, weight.t()) + bias
 
 
 # ====================================================================== activations
 def relu(input, inplace=False):
     """out = max(input, 0)"""
-    return input.relu_() if inplace else _ops.relu(input)
+    return input.relu_() if inplace else unary.relu(input)
 
 
 def sigmoid(input):
     """out = 1 / (1 + exp(-input))"""
-    return _ops.sigmoid(input)
+    return unary.sigmoid(input)
 
 
 def tanh(input):
     """out = tanh(input)"""
-    return _ops.tanh(input)
+    return unary.tanh(input)
 
 
 def _softmax_dim(name, ndim, stacklevel):
@@ -72,14 +73,14 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (engine.softmax; no dim: torch's old guess)"""
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    return _ops.softmax(input, dim, dtype=dtype)
+    return reduce.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = log(softmax(input)) along dim (engine.log_softmax; no dim: torch's old guess)"""
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    return _ops.log_softmax(input, dim, dtype=dtype)
+    return reduce.log_softmax(input, dim, dtype=dtype)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -164,6 +165,7 @@ class MseLossBackward0(Node):
     """loss = mean of (x - y) ** 2:  d/dx = 2 (x - y) / n * grad  (no / n for sum),  d/dy = -d/dx"""
 
     _saved_names = ("self", "target")
+    reduction: int
 
     def backward(self, grad):
         x, y = self.saved_tensors
@@ -212,6 +214,7 @@ class BinaryCrossEntropyBackward0(Node):
     d/dy = w log((1 - x) / x) * grad  (both / n for the mean)"""
 
     _saved_names = ("self", "target", "weight")
+    reduction: int
 
     def backward(self, grad):
         x, y, weight = self.saved_tensors
@@ -260,6 +263,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     (with pos_weight p: d/dx = ((p y + 1 - y) sigmoid(x) - p y) * grad)"""
 
     _saved_names = ("self", "target", "weight", "pos_weight")
+    reduction: int
 
     def backward(self, grad):
         x, y, weight, pos_weight = self.saved_tensors
@@ -337,6 +341,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 class NllLossBackward0(Node):
     """loss = -w[t] x[i, t]:  d/dx = -w[t] * grad at the picked entries, 0 elsewhere"""
 
+    class_dim: int
+    classes: object
+    ignore_index: int
+    input_shape: tuple
+    picked_weights: object
+    reduction: int
+    weight_sum: object
+
     def backward(self, grad):
         if self.reduction == _NONE:
             grad = grad.unsqueeze(self.class_dim)  # one gradient per row, spread over its classes
@@ -378,7 +390,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     elif weight is not None:
         log_probs = log_probs * weight
     ignored = target == ignore_index
-    smooth = _ops.where(ignored, 0.0, -log_probs.sum(class_dim))
+    smooth = arithmetic.where(ignored, 0.0, -log_probs.sum(class_dim))
     if reduction == "mean":
         classes = target._data[~ignored._data]
         total = weight._data[classes].sum() if weight is not None else classes.size

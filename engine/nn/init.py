@@ -7,7 +7,7 @@ exactly as torch does, so the same seed gives the same weights.
 import math
 import warnings
 
-from .._autograd import no_grad
+from ..core.grad_mode import no_grad
 
 
 def calculate_gain(nonlinearity, param=None):

@@ -1,8 +1,8 @@
 """``Parameter``: a tensor that a ``Module`` registers as one of its learnable weights."""
-from .._creation import empty
-from .._printing import tensor_repr
-from .._tensor import Tensor
-from .._views import detach
+from ..core.tensor import Tensor
+from ..fidelity.printing import tensor_repr
+from ..ops.creation import empty
+from ..ops.views import detach
 
 
 class Parameter(Tensor):

@@ -1,5 +1,6 @@
 """Adam and AdamW, as ``torch.optim.Adam`` / ``torch.optim.AdamW`` compute them on the CPU."""
-from .. import _creation, _dtype, _ops
+from ..fidelity import dtypes
+from ..ops import arithmetic, creation
 from .optimizer import Optimizer
 
 
@@ -31,13 +32,13 @@ class Adam(Optimizer):
         state = self.state[param]
         if len(state) == 0:  # created on the parameter's first step
             # the step count is a tensor (float32, or float64 under that default dtype)
-            step_dtype = _dtype.float64 if _dtype.get_default_dtype() == _dtype.float64 \
-                else _dtype.float32
-            state["step"] = _creation.tensor(0.0, dtype=step_dtype)
-            state["exp_avg"] = _creation.zeros_like(param)
-            state["exp_avg_sq"] = _creation.zeros_like(param)
+            step_dtype = dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 \
+                else dtypes.float32
+            state["step"] = creation.tensor(0.0, dtype=step_dtype)
+            state["exp_avg"] = creation.zeros_like(param)
+            state["exp_avg_sq"] = creation.zeros_like(param)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = _creation.zeros_like(param)
+                state["max_exp_avg_sq"] = creation.zeros_like(param)
         return state
 
     def step(self, closure=None):
@@ -73,7 +74,7 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             # AMSGrad divides by the largest v seen so far, so steps never grow back
             max_exp_avg_sq = state["max_exp_avg_sq"]
-            _ops.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+            arithmetic.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
             denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)

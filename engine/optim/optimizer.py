@@ -10,8 +10,9 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
-from .._autograd import enable_grad, set_grad_enabled
-from .._tensor import Tensor, legacy_type_name
+from ..core.grad_mode import enable_grad, set_grad_enabled
+from ..core.tensor import Tensor
+from ..fidelity.dtypes import legacy_type_name
 
 
 class _RequiredParameter:

@@ -1,7 +1,7 @@
 """``Linear`` (out = x @ W.T + b) and ``Identity`` (out = x)."""
 import math
 
-from ..._creation import empty
+from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -11,9 +11,9 @@ Everything else (``parameters()``, ``state_dict()``, ``zero_grad()``, ``train()`
 """
 from collections import OrderedDict, namedtuple
 
-from ..._autograd import no_grad
-from ..._dtype import dtype as dtype_type
-from ..._tensor import Tensor
+from ...core.grad_mode import no_grad
+from ...core.tensor import Tensor
+from ...fidelity.dtypes import dtype as dtype_type
 from ..parameter import Parameter
 
 

@@ -10,14 +10,20 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _random
-from ._dtype import as_dtype, get_default_dtype, promote_types
-from ._ops import _out
-from ._rounding import fma
-from ._size import check_device
-from ._tensor import (Tensor, checked_scalar, copy_preserving_layout, empty_preserving_layout,
-                      warn_copy_construct, wrap)
+from ..fidelity import dtypes
+from ..fidelity import messages
+from ..fidelity import random as rng
+from ..fidelity.dtypes import as_dtype, get_default_dtype, promote_types
+from ..fidelity.rounding import fma
+from ..fidelity.scalars import checked_scalar
+from ..fidelity.size import check_device
+from ..core.tensor import Tensor, empty_preserving_layout, wrap
+from .common import _out, copy_preserving_layout
 
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
+           "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
+           "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+           "normal", "bernoulli"]
 
 def _finish(result, requires_grad, device=None):
     check_device(device)
@@ -56,7 +62,7 @@ def _factory_device(device):
 
 def _dtype_arg(dtype, name):
     """``dtype=`` as torch accepts it: a dtype, or Python's float/int/bool; None stays None."""
-    if dtype is None or isinstance(dtype, _dtype.dtype):
+    if dtype is None or isinstance(dtype, dtypes.dtype):
         return dtype
     if dtype is builtins.float or dtype is builtins.int or dtype is builtins.bool:
         return as_dtype(dtype)
@@ -122,8 +128,8 @@ def _with_out(make, out, dtype, name):
     if out is None:
         return make(dtype)
     if dtype is not None and dtype is not out.dtype:
-        raise RuntimeError(f"dtype {_dtype.scalar_type_name[dtype]} does not match dtype of out "
-                           f"parameter ({_dtype.scalar_type_name[out.dtype]})")
+        raise RuntimeError(f"dtype {dtypes.scalar_type_name[dtype]} does not match dtype of out "
+                           f"parameter ({dtypes.scalar_type_name[out.dtype]})")
     result = make(out.dtype)
     if out._data.shape != result._data.shape:
         if name == "arange" and out._data.size:
@@ -133,7 +139,7 @@ def _with_out(make, out, dtype, name):
                           f"{result._data.size}. Note that this may occur as a result of "
                           f"rounding error. The out tensor will be resized to a tensor of shape "
                           f"({result._data.size},).", UserWarning, stacklevel=4)
-        # factories resize out= silently (operations warn; see _ops._out)
+        # factories resize out= silently (operations warn; see _out)
         out._data = np.empty(result._data.shape, out._data.dtype)
         out._stride = out._storage = None
         out._offset = 0
@@ -150,7 +156,7 @@ _MAX_DIMS = 64
 
 def _numpy_dtype_of(np_dtype):
     """The engine dtype for a numpy array's dtype, or torch's TypeError."""
-    result = _dtype.from_numpy_dtype.get(np_dtype.newbyteorder("="))
+    result = dtypes.from_numpy_dtype.get(np_dtype.newbyteorder("="))
     if result is None:
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The "
                         f"only supported types are: {_NUMPY_SUPPORTED}.")
@@ -189,9 +195,9 @@ def _infer_dtype(data):
                             f"The only supported types are: {_NUMPY_SUPPORTED}.")
         return _numpy_dtype_of(data.dtype)
     if isinstance(data, builtins.bool):
-        return _dtype.bool
+        return dtypes.bool
     if isinstance(data, builtins.int):
-        return _dtype.int64
+        return dtypes.int64
     if isinstance(data, builtins.float):
         return get_default_dtype()
     if isinstance(data, str):
@@ -330,7 +336,7 @@ def _tensor_from_data(data, dtype):
         kinds = {type(v) for v in leaves}
         if kinds <= {builtins.float, builtins.int, builtins.bool} and (leaves or sizes):
             target = get_default_dtype() if builtins.float in kinds or not kinds else \
-                _dtype.int64 if builtins.int in kinds else _dtype.bool
+                dtypes.int64 if builtins.int in kinds else dtypes.bool
         else:
             target = _infer_dtype(data)
     return wrap(_array_from_leaves(leaves, sizes, target))
@@ -339,9 +345,9 @@ def _tensor_from_data(data, dtype):
 def index_tensor_from_sequence(data):
     """A list used as an index, as torch converts it: bool stays bool, the rest becomes int64."""
     inferred = _infer_dtype(data)
-    if inferred is _dtype.bool or inferred is _dtype.uint8:
+    if inferred is dtypes.bool or inferred is dtypes.uint8:
         return _tensor_from_data(data, inferred)
-    return _tensor_from_data(data, _dtype.int64)
+    return _tensor_from_data(data, dtypes.int64)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -349,7 +355,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dtype = _dtype_arg(dtype, "tensor")
     check_device(device)
     if isinstance(data, Tensor):
-        warn_copy_construct("torch.tensor")
+        messages.warn_copy_construct("torch.tensor")
     return _finish(_tensor_from_data(data, dtype), requires_grad, device)
 
 
@@ -453,7 +459,7 @@ def _fill_dtype(fill_value, name):
     else:
         raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
                         f"{_type_name(fill_value)}")
-    return {"b": _dtype.bool, "i": _dtype.int64, "u": _dtype.int64}.get(kind, get_default_dtype())
+    return {"b": dtypes.bool, "i": dtypes.int64, "u": dtypes.int64}.get(kind, get_default_dtype())
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
@@ -530,7 +536,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A copy of ``data`` with this tensor's dtype (unless dtype= is given)."""
     dtype = _dtype_arg(dtype, "new_tensor")
     if isinstance(data, Tensor):
-        warn_copy_construct("tensor.new_tensor")
+        messages.warn_copy_construct("tensor.new_tensor")
     return _finish(_tensor_from_data(data, self.dtype if dtype is None else dtype),
                    requires_grad, device)
 
@@ -597,7 +603,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     _factory_device(device)
     if dtype is None and out is None:
         is_float = builtins.any(isinstance(v, builtins.float) for v in (start, end, step))
-        dtype = get_default_dtype() if is_float else _dtype.int64
+        dtype = get_default_dtype() if is_float else dtypes.int64
     return _finish(_with_out(lambda target: wrap(_arange_values(start, end, step, target)),
                              out, dtype, "arange"), requires_grad, device)
 
@@ -605,7 +611,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 def _arange_values(start, end, step, target):
     """torch's arange_out and its CPU kernel for one dtype."""
     np_dtype = target.numpy_dtype
-    if target is _dtype.bool:
+    if target is dtypes.bool:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -613,7 +619,7 @@ def _arange_values(start, end, step, target):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if target is _dtype.int64:
+    if target is dtypes.int64:
         # int64 then works on the truncated arguments, in exact integer arithmetic
         start, end, step = (builtins.int(v) for v in (start, end, step))
         if step == 0:
@@ -712,7 +718,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 def _linspace_values(start, end, steps, target):
     """torch's linspace kernel: the first half counts up from start, the second down from end."""
     np_dtype = target.numpy_dtype
-    if target is _dtype.bool:
+    if target is dtypes.bool:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     if steps == 0:
         return np.empty(0, np_dtype)
@@ -754,7 +760,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
 def _logspace_values(start, end, steps, base, target):
     """torch's logspace: exponents in float64 (from start and end in the dtype), then pow."""
     np_dtype = target.numpy_dtype
-    if target is _dtype.bool:
+    if target is dtypes.bool:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     base = builtins.float(base)
     if steps == 0:
@@ -793,7 +799,7 @@ def _float_target(dtype, name):
     target = as_dtype(dtype) if dtype is not None else get_default_dtype()
     if not target.is_floating_point:
         raise NotImplementedError(f"\"{name}\" not implemented for "
-                                  f"'{_dtype.scalar_type_name[target]}'")
+                                  f"'{dtypes.scalar_type_name[target]}'")
     return target
 
 
@@ -801,7 +807,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform random numbers in [0, 1)."""
     target = _float_target(dtype, "check_uniform_bounds")
-    values = _random.uniform(_sizes(size, "rand"), target.numpy_dtype, 0.0, 1.0, generator)
+    values = rng.uniform(_sizes(size, "rand"), target.numpy_dtype, 0.0, 1.0, generator)
     return _finish(_out(wrap(values), out), requires_grad, device)
 
 
@@ -809,7 +815,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal random numbers (mean 0, std 1)."""
     target = _float_target(dtype, "normal_kernel_cpu")
-    values = _random.normal(_sizes(size, "randn"), target.numpy_dtype, 0.0, 1.0, generator)
+    values = rng.normal(_sizes(size, "randn"), target.numpy_dtype, 0.0, 1.0, generator)
     return _finish(_out(wrap(values), out), requires_grad, device)
 
 
@@ -832,8 +838,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    target = as_dtype(dtype) if dtype is not None else _dtype.int64
-    values = _random.random_int(_sizes((size,), "randint"), target.numpy_dtype, low, high,
+    target = as_dtype(dtype) if dtype is not None else dtypes.int64
+    values = rng.random_int(_sizes((size,), "randint"), target.numpy_dtype, low, high,
                                 generator)
     return _finish(_out(wrap(values), out), requires_grad, device)
 
@@ -843,8 +849,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     """A random ordering of 0, 1, ..., n - 1."""
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    target = as_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_out(wrap(_random.randperm(n, target.numpy_dtype, generator)), out),
+    target = as_dtype(dtype) if dtype is not None else dtypes.int64
+    return _finish(_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
                    requires_grad, device)
 
 
@@ -873,7 +879,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     """Normal random numbers with the given mean and std (numbers or tensors)."""
     if size is not None:
         target = _float_target(dtype, "normal_kernel_cpu")
-        values = _random.normal(_sizes((size,), "normal"), target.numpy_dtype, float(mean),
+        values = rng.normal(_sizes((size,), "normal"), target.numpy_dtype, float(mean),
                                 float(std),
                                 generator)
         return _finish(_out(wrap(values), out), requires_grad, device)
@@ -883,11 +889,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise RuntimeError("normal expects all elements of std >= 0.0")
     mean_arg = mean._data if isinstance(mean, Tensor) else float(mean)
     std_arg = std._data if isinstance(std, Tensor) else float(std)
-    return _out(wrap(_random.normal_tensor(mean_arg, std_arg, generator)), out)
+    return _out(wrap(rng.normal_tensor(mean_arg, std_arg, generator)), out)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0 or 1 drawn with probability ``input`` (or ``p``) of a 1."""
     probs = input._data if p is None else p
-    values = _random.bernoulli(probs, input._data.shape, input._data.dtype, generator)
+    values = rng.bernoulli(probs, input._data.shape, input._data.dtype, generator)
     return _out(wrap(values), out)

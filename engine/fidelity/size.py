@@ -147,3 +147,34 @@ class layout:
 
 
 strided = layout("strided")
+
+
+# ---------------------------------------------------------------- dimension arguments
+def wrap_dim(dim, ndim):
+    """A dimension index made non-negative, with torch's IndexError when out of range."""
+    if dim.__class__ is not int:
+        dim = dim.__index__()
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if dim < low or dim > high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "
+                         f"but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def dims_tuple(dim, ndim):
+    """``dim`` as a tuple of non-negative axes (None means every axis)."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (tuple, list)):
+        axes = tuple(wrap_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return axes if axes or ndim == 0 else tuple(range(ndim))
+    return (wrap_dim(dim, ndim),)
+
+
+def dim_index(dim, ndim):
+    """``dim`` made non-negative for size(d) / stride(d), with torch's messages."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim)

@@ -226,3 +226,11 @@ class iinfo:
     def __repr__(self):
         # torch prints the limits with %g: iinfo(min=-2.14748e+09, max=2.14748e+09, ...)
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+def legacy_type_name(dtype):
+    """``'torch.FloatTensor'`` for float32: the name torch's messages and ``x.type()`` use."""
+    return f"torch.{scalar_type_name[dtype]}Tensor"
+
+
+LEGACY_TYPE_NAMES = {f"torch.{name}Tensor": d for d, name in scalar_type_name.items()}

@@ -5,6 +5,9 @@ along each dimension. Row-major ("contiguous") is the default, but copies and
 elementwise results keep the dimension order of their inputs, exactly as
 PyTorch's TensorIterator orders them. These helpers compute those strides.
 """
+import numpy as np
+
+
 def contiguous_strides(shape):
     """Row-major strides for ``shape``; a size-0 or size-1 dimension counts as 1, as in torch."""
     strides, step = [], 1
@@ -133,3 +136,46 @@ def iterator_strides(shape, operand_strides, same_shape=False):
         strides[d] = step
         step *= shape[d]
     return tuple(strides)
+
+
+def strided_array(storage, shape, stride, offset):
+    """A numpy array looking at ``storage`` with these shape, strides and offset (elements)."""
+    itemsize = storage.itemsize
+    try:
+        return np.ndarray(shape, storage.dtype, storage, offset * itemsize,
+                          tuple(s * itemsize for s in stride))
+    except ValueError:
+        # An empty view may start at the very end of its storage (x[5:] of 3 rows), which
+        # numpy refuses; it holds no elements, so any place in the storage will do.
+        if 0 not in shape:
+            raise
+        return np.ndarray(shape, storage.dtype, storage, 0, tuple(s * itemsize for s in stride))
+
+
+class UntypedStorage:
+    """A flat block of bytes that one or more tensors view."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def data_ptr(self):
+        return self._array.__array_interface__["data"][0]
+
+    def nbytes(self):
+        return self._array.nbytes
+
+    def size(self):
+        return self._array.nbytes
+
+    def __len__(self):
+        return self._array.nbytes
+
+    def __eq__(self, other):
+        return isinstance(other, UntypedStorage) and self.data_ptr() == other.data_ptr()
+
+    def __hash__(self):
+        return self.data_ptr()
+
+    def __repr__(self):
+        values = "\n".join(f" {b}" for b in self._array.view(np.uint8).tolist())
+        return f"{values}\n[torch.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"

@@ -32,7 +32,7 @@ import os
 
 import numpy as np
 
-from ._rounding import fma32, fma64
+from .rounding import fma32, fma64
 
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports
 _STATE_WORDS = 624              # MT19937 keeps 624 32-bit words

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from . import _dtype
+from . import dtypes
 
 
 # ---------------------------------------------------------------- print options
@@ -275,7 +275,7 @@ def tensor_repr(t, prefix="tensor("):
     dtype = t.dtype
     indent = len(prefix)
     suffixes = []
-    default_float = _dtype.get_default_dtype()
+    default_float = dtypes.get_default_dtype()
 
     if data.size == 0:
         # Numpy shows the shape of an empty array unless it is (0,).
@@ -289,7 +289,7 @@ def tensor_repr(t, prefix="tensor("):
         if not PRINT_OPTS.edgeitems:
             suffixes.append("size=" + str(tuple(data.shape)))
         # int64 and bool can be recognised from the printed values; other dtypes are named.
-        if dtype not in (default_float, _dtype.int64, _dtype.bool):
+        if dtype not in (default_float, dtypes.int64, dtypes.bool):
             suffixes.append("dtype=" + str(dtype))
         text = _tensor_str(data, dtype, indent)
 

@@ -36,7 +36,8 @@ import os
 import sys
 import types
 
-_ENGINE_DIR = os.path.normcase(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# the engine package: this file sits in engine/fidelity/
+_ENGINE_DIR = os.path.normcase(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 _ENGINE, _LIBRARY, _USER = "engine", "library", "user"
 

@@ -1,0 +1,373 @@
+"""Running the graph backwards: ``backward()`` and ``autograd.grad()``.
+
+``run_backward`` is the whole walk, in one loop: it counts, for every node reachable
+from the roots, how many gradients it will receive; a node whose gradients have all
+arrived is *ready*, and the ready node recorded last runs next (a leaf's AccumulateGrad
+first of all, as in torch), called once with the sum of its gradients. Each node's
+gradients are undone of broadcasting (``sum_to``) and cast to its inputs' dtypes in one
+place, at the edge (``validated``), as PyTorch's engine does.
+
+What running a node means is passed in: ``run_node`` stores gradients into ``.grad``
+(``backward``), ``Capture.run_node`` returns those of chosen inputs (``autograd.grad``),
+and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
+"""
+import heapq
+import itertools
+import math
+import warnings
+
+from ..fidelity import dtypes, messages
+from .grad_mode import mode, set_grad_enabled
+from .node import AccumulateGrad, is_tensor
+
+
+# ====================================================================== the walk
+def run_backward(roots, root_grads, run_node):
+    """Send ``root_grads`` back from ``roots`` (``(node, output_nr)`` pairs) through the graph.
+
+    ``run_node(node, grads)`` runs one node on the gradients of its outputs (``None``
+    when none reached it) and returns one gradient (or ``None``) per ``next_functions`` entry.
+    """
+    dependencies = count_dependencies([node for node, _ in roots])
+    buffers = {}  # node -> [gradient per output], summed as contributions arrive
+    for (node, nr), grad in zip(roots, root_grads):
+        add_to_buffer(buffers, node, nr, grad)
+    ready = ReadyQueue()
+    for node in dict.fromkeys(node for node, _ in roots):
+        if dependencies.get(node, 0) == 0:  # (a root that another root feeds waits)
+            ready.push(node)
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)  # None: no gradient reached it (only unused outputs)
+        input_grads = run_node(node, grads)
+        for (next_node, nr), grad in zip(node.next_functions, input_grads):
+            if next_node is None:
+                continue  # this input needs no gradient
+            if grad is not None:
+                add_to_buffer(buffers, next_node, nr, grad)  # paths meet: gradients add up
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:
+                ready.push(next_node)
+
+
+def count_dependencies(roots):
+    """For every node reachable from ``roots``: how many edges bring it a gradient.
+
+    Found with an explicit stack (no recursion, so a graph 100,000 ops deep is fine).
+    """
+    dependencies = {}  # node -> number of edges into it (nodes hash by identity)
+    seen, stack = set(), list(roots)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                dependencies[next_node] = dependencies.get(next_node, 0) + 1
+                if next_node not in seen:
+                    stack.append(next_node)
+    return dependencies
+
+
+def add_to_buffer(buffers, node, output_nr, grad):
+    grads = buffers.get(node)
+    if grads is None:
+        grads = buffers[node] = [None] * node.num_outputs
+    if grads[output_nr] is None:
+        grads[output_nr] = grad
+    else:
+        grads[output_nr] = grads[output_nr] + grad  # several consumers: gradients add up
+
+
+class ReadyQueue:
+    """The nodes whose gradients have all arrived, in the order torch runs them.
+
+    A leaf's AccumulateGrad comes first (torch stores a leaf's gradient as soon as it
+    is complete), then the node recorded last: a node's consumers were all recorded
+    after it, so this never runs a node before all its gradients arrived.
+    """
+
+    def __init__(self):
+        self._heap = []  # (-priority, arrival, node): the highest priority pops first
+        self._arrival = itertools.count()  # equal priorities (leaves): first come, first served
+
+    def push(self, node):
+        priority = math.inf if isinstance(node, AccumulateGrad) else node._sequence_nr
+        heapq.heappush(self._heap, (-priority, next(self._arrival), node))
+
+    def pop(self):
+        return heapq.heappop(self._heap)[2]
+
+    def __bool__(self):
+        return bool(self._heap)
+
+
+# ====================================================================== running one node
+def run_node(node, grads, retain_graph):
+    """One node's turn in ``backward()``: its hooks, its formula, its gradients fixed."""
+    if grads is None:
+        return (None,) * len(node.next_functions)
+    return apply_formula(node, run_tensor_hooks(node, grads), retain_graph)
+
+
+def apply_formula(node, grads, retain_graph):
+    """The node's pre-hooks, its backward (a leaf's: into ``.grad``), then its hooks."""
+    if node._node_pre_hooks:
+        for hook in node._node_pre_hooks:
+            replaced = hook(tuple(grads))
+            if replaced is not None:
+                grads = list(replaced)
+    if isinstance(node, AccumulateGrad):
+        node.backward(grads[0])
+        for hook in node._node_hooks or ():
+            hook((), tuple(grads))  # a leaf's node sends nothing on: grad_inputs is ()
+        return ()
+    input_grads = validated(node, node.backward(*grads))
+    if node._node_hooks:
+        for hook in node._node_hooks:
+            replaced = hook(tuple(input_grads), tuple(grads))
+            if replaced is not None:
+                input_grads = list(replaced)
+    if not retain_graph:
+        node._release()
+    return input_grads
+
+
+def run_tensor_hooks(node, grads):
+    """Hooks registered with ``tensor.register_hook``, then ``retain_grad``'s capture."""
+    if node._pre_hooks:
+        for nr, hooks in node._pre_hooks.items():
+            for hook in list(hooks):
+                # (an unused output of a node with several gets None, as in torch)
+                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+    if node._retained:
+        for nr, reference in node._retained.items():
+            tensor = reference()
+            if tensor is not None and grads[nr] is not None:
+                accumulate_into(tensor, grads[nr])
+    return grads
+
+
+def accumulate_into(tensor, grad):
+    """``tensor.grad += grad``, or ``grad`` itself (a copy unless differentiable) the first time."""
+    if tensor._grad is None:
+        tensor._grad = grad if mode.grad_enabled else grad.detach().clone()
+    elif mode.grad_enabled:
+        tensor._grad = tensor._grad + grad
+    else:
+        tensor._grad._data += grad._data
+
+
+class Capture:
+    """``autograd.grad``: keep the gradients that reach ``inputs``; ``.grad`` stays untouched.
+
+    Only the nodes on a path to an input run, as in torch (``needed``).
+    """
+
+    def __init__(self, roots, inputs, retain_graph):
+        self.retain_graph = retain_graph
+        self.positions = {}  # (node, output_nr) -> the positions in ``inputs`` it answers
+        for position, tensor in enumerate(inputs):
+            self.positions.setdefault(edge_of(tensor), []).append(position)
+        self.targets = {node for node, _ in self.positions}
+        self.needed = needed_nodes(roots, self.targets)
+        self.results = [None] * len(inputs)
+
+    def run_node(self, node, grads):
+        if grads is None:
+            return (None,) * len(node.next_functions)
+        if node in self.targets:
+            grads = run_tensor_hooks(node, grads)
+            for nr, grad in enumerate(grads):
+                for position in self.positions.get((node, nr), ()):
+                    self.results[position] = grad
+        if node not in self.needed or isinstance(node, AccumulateGrad):
+            # on the way to no input: torch neither runs nor frees it
+            return (None,) * len(node.next_functions)
+        if node not in self.targets:
+            grads = run_tensor_hooks(node, grads)
+        return apply_formula(node, grads, self.retain_graph)
+
+
+def needed_nodes(roots, targets):
+    """The nodes from which a node in ``targets`` can be reached (post-order, explicit stack)."""
+    needed, seen = set(), set()
+    stack = [(node, False) for node in roots]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            if any(n is not None and (n in targets or n in needed)
+                   for n, _ in node.next_functions):
+                needed.add(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions
+                     if n is not None and n not in seen)
+    return needed
+
+
+def edge_of(tensor):
+    """The node (and output) whose gradient is ``tensor``'s: its grad_fn or its AccumulateGrad."""
+    if tensor.grad_fn is not None:
+        return (tensor.grad_fn, tensor._output_nr)
+    return (tensor._grad_accumulator(), 0)
+
+
+# ====================================================================== at the edge
+def sum_to(grad, shape):
+    """Sum ``grad`` down to ``shape``: undo the broadcasting that stretched an input.
+
+    Broadcasting copies an input along new leading dimensions and along dimensions of
+    size 1, so its gradient is the sum over exactly those dimensions.
+    """
+    if grad._data.shape == shape:
+        return grad
+    lead = grad._data.ndim - len(shape)
+    if lead:
+        grad = grad.sum(tuple(range(lead)))
+    stretched = tuple(d for d, n in enumerate(shape) if n == 1 and grad._data.shape[d] != 1)
+    if stretched:
+        grad = grad.sum(stretched, keepdim=True)
+    return grad
+
+
+def validated(node, grads):
+    """The gradients a node returned, summed to each input's shape and cast to its dtype."""
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    if len(grads) != len(node.next_functions):
+        raise RuntimeError(messages.wrong_number_of_gradients(node, len(grads)))
+    checked = []
+    for index, (grad, meta) in enumerate(zip(grads, node._input_meta)):
+        if grad is None or meta is None or node.next_functions[index][0] is None:
+            checked.append(None)
+            continue
+        shape, np_dtype = meta
+        if grad._data.shape != shape:
+            if not _is_expandable_to(shape, grad._data.shape):
+                raise RuntimeError(messages.invalid_gradient_shape(node, index, grad, shape))
+            grad = sum_to(grad, shape)
+        if grad._data.dtype != np_dtype:
+            grad = grad.to(dtypes.from_numpy_dtype[np_dtype])
+        checked.append(grad)
+    return checked
+
+
+def _is_expandable_to(shape, target):
+    if len(shape) > len(target):
+        return False
+    for n, m in zip(reversed(shape), reversed(target)):
+        if n != m and n != 1:
+            return False
+    return True
+
+
+# ====================================================================== public entry points
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (sum of all)."""
+    if grad_variables is not None:  # the old name of grad_tensors, still accepted
+        warnings.warn(messages.GRAD_VARIABLES_DEPRECATED, FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError(messages.GRAD_TENSORS_AND_VARIABLES)
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors)
+    grads = starting_gradients(outputs, _as_tuple(grad_tensors) or (None,) * len(outputs))
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    if create_graph:
+        messages.warn_create_graph_cycle_once()
+    if inputs is None:
+        with set_grad_enabled(create_graph):
+            run_backward([edge_of(t) for t in outputs], grads,
+                         lambda node, node_grads: run_node(node, node_grads, retain_graph))
+        return
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    found = _capture(outputs, grads, inputs, retain_graph, create_graph)
+    for tensor, grad in zip(inputs, found):
+        if grad is not None:
+            tensor._grad = (grad if mode.grad_enabled else grad.detach().clone()) \
+                if tensor._grad is None else tensor._grad + grad
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    for tensor in inputs:
+        if not tensor.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = starting_gradients(outputs, _as_tuple(grad_outputs) or (None,) * len(outputs))
+    results = _capture(outputs, grads, inputs, retain_graph, create_graph)
+    for position, found in enumerate(results):
+        if found is None and not (materialize_grads or allow_unused):
+            raise RuntimeError(messages.unused_input(position))
+    if materialize_grads:
+        results = [_zeros_like(t) if g is None else g for t, g in zip(inputs, results)]
+    return tuple(results)
+
+
+def _capture(outputs, grads, inputs, retain_graph, create_graph):
+    roots = [edge_of(t) for t in outputs]
+    capture = Capture([node for node, _ in roots], inputs, retain_graph)
+    with set_grad_enabled(create_graph):
+        run_backward(roots, grads, capture.run_node)
+    return capture.results
+
+
+def starting_gradients(outputs, grad_outputs):
+    """The gradients backward starts from: ones for scalar outputs, else the ones given."""
+    grads = []
+    for index, output in enumerate(outputs):
+        if not output.requires_grad:
+            raise RuntimeError(messages.no_grad_fn(index))
+    for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
+        if grad is None:
+            grads.append(_implicit_gradient(output))
+            continue
+        if not is_tensor(grad):
+            raise TypeError("gradients can be either Tensors or None, but got "
+                            f"{type(grad).__name__}")
+        if grad._data.shape != output._data.shape:
+            raise RuntimeError(messages.grad_output_shape(index, grad.shape, output.shape))
+        if grad._data.dtype.kind != output._data.dtype.kind and \
+                not (grad._data.dtype.kind == "f" and output._data.dtype.kind == "f"):
+            raise RuntimeError(messages.grad_output_dtype(index, grad.dtype, output.dtype))
+        grads.append(grad)
+    return grads
+
+
+def _implicit_gradient(output):
+    """``dy/dy = 1`` for a scalar output ``y``, laid out like ``y``."""
+    if output._data.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if output._data.dtype.kind != "f":
+        raise RuntimeError(messages.implicit_grad_dtype(output.dtype))
+    ones = output._empty_like()
+    ones._data[...] = 1
+    return ones
+
+
+def _zeros_like(tensor):
+    zeros = tensor._empty_like()
+    zeros._data[...] = 0
+    return zeros
+
+
+def _as_tuple(value):
+    if value is None:
+        return None
+    if is_tensor(value):
+        return (value,)
+    return tuple(value)

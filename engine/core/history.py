@@ -1,0 +1,138 @@
+"""In-place changes rewrite history.
+
+``y.mul_(2)`` gives ``y`` a new node (``rebase_history``). An in-place change of a view
+changes its base too: the base's new history is a ``CopySlices`` node, which runs the
+op's node on the viewed region of the base's gradient. Views of that base recorded
+before the change then become pieces of the new base (``regenerate_view_history``,
+an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read.
+"""
+import numpy as np
+
+from ..fidelity import messages
+from .backward import validated
+from .grad_mode import mode
+from .node import Node, gradient_edge, next_sequence_nr
+
+
+def check_inplace(tensor):
+    """torch refuses to change a leaf that requires grad (or a view of one) in place."""
+    if tensor._inference and not mode.inference:
+        raise RuntimeError(messages.INFERENCE_INPLACE)
+    if not mode.grad_enabled:
+        return
+    if tensor.grad_fn is None and tensor._requires_grad:
+        raise RuntimeError(messages.LEAF_INPLACE)
+    base = tensor._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+
+
+def rebase_history(tensor, node):
+    """After ``tensor.op_()``: ``tensor`` now holds the op's result, whose node is ``node``.
+
+    The node may have saved ``tensor`` itself as an input; the in-place write is about to
+    change those values, so the node keeps a copy of them instead (torch's original_self).
+    When ``tensor`` is a view, its base changed too: the base's new history is a
+    ``CopySlices`` node that runs ``node`` on the viewed region of the base's gradient.
+    """
+    if node is None:
+        return
+    for saved in node._saved:
+        if saved.tensor is tensor and not saved.is_output:
+            saved.tensor = tensor.detach().clone()
+            saved.version = 0
+    base = tensor._base
+    if base is None:
+        tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, 0
+        return
+    base.grad_fn = CopySlices(base, tensor, node)
+    base._requires_grad, base._output_nr = True, 0
+    # the view is now a piece of the new base: its gradient goes through CopySlices
+    regenerate_view_history(tensor)
+
+
+def regenerate_view_history(view):
+    """Make ``view``'s node a piece of its base's current history (AsStridedBackward0)."""
+    base = view._base
+    node = AsStridedBackward0()
+    node.next_functions = (gradient_edge(base),)
+    node._input_meta = ((base._data.shape, base._data.dtype),)
+    node._sequence_nr = next_sequence_nr()
+    node.geometry = view_geometry(base, view)
+    view.grad_fn, view._requires_grad, view._output_nr = node, True, 0
+
+
+def view_geometry(base, view):
+    """Where ``view`` sits in ``base``: (base shape, base strides, shape, strides, offset)."""
+    return (base._data.shape, base.stride(), view._data.shape, view.stride(),
+            view.storage_offset() - base.storage_offset())
+
+
+def _zeros_laid_out_like_base(grad, geometry):
+    """Zeros with the base's shape and strides (so the view's geometry fits them)."""
+    zeros = grad._empty_strided(geometry[0], geometry[1])
+    zeros._data[...] = 0
+    return zeros
+
+
+def _region(tensor, geometry):
+    """The view of ``tensor`` (laid out like the base) that ``geometry`` describes."""
+    _, _, shape, stride, offset = geometry
+    return tensor._strided_view(shape, stride, tensor.storage_offset() + offset)
+
+
+def _refuse_double_backward(node):
+    """These nodes write gradients with numpy, unrecorded: they cannot be differentiated."""
+    if mode.grad_enabled:
+        raise RuntimeError(f"engine: {node.name()} does not support create_graph=True (double "
+                           "backward through an in-place change of a view)")
+
+
+class CopySlices(Node):
+    """base after ``view.op_()``: the view's region of base was replaced by op(view).
+
+    Backward: outside the region the gradient passes to the old base unchanged; inside,
+    it goes through the op's own node ``fn``, whose gradient for the view's old values
+    goes back into the region (and its gradients for the op's other inputs go on).
+    """
+
+    fn: Node
+    geometry: tuple
+
+    def name(self):
+        return "torch::autograd::CopySlices"  # torch's C++ name for this node
+
+    def __init__(self, base, view, fn):
+        self.fn = fn
+        self.geometry = view_geometry(base, view)
+        # the old base's gradient edge, then the op's other inputs' edges
+        self.next_functions = (gradient_edge(base),) + fn.next_functions[1:]
+        self._input_meta = ((base._data.shape, base._data.dtype),) + fn._input_meta[1:]
+        self._sequence_nr = next_sequence_nr()
+
+    def backward(self, grad):
+        _refuse_double_backward(self)
+        grad_base = _zeros_laid_out_like_base(grad, self.geometry)
+        grad_base._data[...] = grad._data
+        region = _region(grad_base, self.geometry)
+        fn_grads = validated(self.fn, self.fn.backward(region.clone()))
+        region._data[...] = 0 if fn_grads[0] is None else fn_grads[0]._data
+        return (grad_base, *fn_grads[1:])
+
+    def _release(self):
+        self.fn._release()
+
+
+class AsStridedBackward0(Node):
+    """out = a piece of x (given by sizes, strides, offset):  the gradient lands there"""
+
+    geometry: tuple
+
+    def backward(self, grad):
+        _refuse_double_backward(self)
+        grad_base = _zeros_laid_out_like_base(grad, self.geometry)
+        # add, element by element: where an as_strided view overlaps itself, every one of
+        # its elements that reads a place adds its gradient there
+        region = _region(grad_base, self.geometry)._data
+        np.add.at(region, (slice(None),) * region.ndim, grad._data)
+        return grad_base

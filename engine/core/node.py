@@ -1,0 +1,308 @@
+"""The recorded graph: nodes, the tensors they save, and how an operation records one.
+
+Every differentiable operation, when one of its inputs requires grad, calls
+``record``: it creates a *node* (the result's ``grad_fn``, e.g. ``MulBackward0``)
+that keeps the tensors its gradient formula needs (``saved_tensors``) and where
+each input's gradient must go next (``next_functions``). A leaf that requires grad
+is reached through an ``AccumulateGrad`` node, which adds the gradient that reaches
+it into the leaf's ``.grad``.
+
+Tensors are reached here only through their attributes and methods: this module does
+not import the Tensor class (``core/tensor.py`` imports this one).
+"""
+import itertools
+
+import numpy as np
+
+from ..fidelity import dtypes, messages
+from .grad_mode import mode
+
+_sequence = itertools.count()  # creation order: a node always comes after its inputs' nodes
+
+
+def next_sequence_nr():
+    return next(_sequence)
+
+
+def is_tensor(value):
+    return hasattr(value, "_data")
+
+
+class SavedTensor:
+    """A tensor a node keeps for its backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "version", "is_output")
+
+    def __init__(self, tensor, is_output):
+        if tensor._inference and not mode.inference:
+            raise RuntimeError(messages.INFERENCE_SAVED)
+        # An output is kept as a detached alias (same memory and version counter):
+        # holding the output itself would make output -> node -> output a cycle.
+        self.tensor = tensor.detach() if is_output else tensor
+        self.version = tensor._version
+        self.is_output = is_output
+
+
+class SavedValue:
+    """A saved value that is not a tensor (a Python number, or None): nothing to check."""
+
+    __slots__ = ("tensor", "version", "is_output", "tensor_type")
+
+    def __init__(self, value, tensor_type):
+        self.tensor, self.version, self.is_output = value, None, False
+        self.tensor_type = tensor_type  # to show a saved number as torch does: a 0-d tensor
+
+
+def _keep(value, tensor_type):
+    return SavedTensor(value, False) if is_tensor(value) else SavedValue(value, tensor_type)
+
+
+class Node:
+    """A recorded operation, seen from backward: PyTorch's ``grad_fn`` objects.
+
+    ``next_functions`` holds, for each input, ``(node, output_nr)``: the node that
+    receives that input's gradient (``None`` for inputs that need none). A subclass
+    lists the tensors it saves in ``_saved_names`` (torch's names: ``self``, ``other``)
+    and declares the other values its backward reads as annotations (``dim: int``);
+    both can be read back as ``node._saved_<name>``, as in torch.
+    """
+
+    num_outputs = 1
+    _saved_names = ()      # torch's names for the saved tensors, in the order backward reads them
+    _state = frozenset()   # the declared values (annotations), collected by __init_subclass__
+    # Defaults on the class keep making a node cheap (one per recorded op).
+    _saved = ()            # SavedTensor / SavedValue objects, in the order of _saved_names
+    _released = False
+    _pre_hooks = None      # tensor hooks: {output_nr: [fn(grad) -> grad or None]}
+    _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
+    _node_pre_hooks = None
+    _node_hooks = None
+    _metadata = None
+    next_functions = ()
+    _input_meta = ()       # (shape, dtype) of each input, to check returned gradients
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        declared = set(cls.__dict__.get("__annotations__", ()))
+        cls._state = frozenset(declared | cls._state)
+        for name in (*cls.__dict__.get("_saved_names", ()), *declared):
+            setattr(cls, "_saved_" + name, property(lambda node, n=name: node._saved_value(n)))
+
+    @property
+    def metadata(self):
+        """A dict for your own notes on this node, as in torch."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def name(self):
+        """The node's name, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def backward(self, *grad_outputs):
+        """The gradient formula: gradients of the inputs from those of the outputs."""
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs):
+        grads = self.backward(*grad_outputs)
+        if isinstance(grads, tuple) and len(grads) == len(self.next_functions):
+            # as in torch: no gradient for an input that needs none (no edge)
+            grads = tuple(None if node is None else grad
+                          for grad, (node, _) in zip(grads, self.next_functions))
+        return grads
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors, checked: freed after backward, and unchanged since saved."""
+        if self._released:
+            raise RuntimeError(messages.SECOND_BACKWARD)
+        return tuple(self._unpack(saved) for saved in self._saved)
+
+    def _unpack(self, saved):
+        tensor = saved.tensor
+        if saved.version is None:
+            return tensor  # a saved number
+        if tensor._version != saved.version:
+            raise RuntimeError(_modified_message(tensor, saved, self))
+        if saved.is_output and mode.grad_enabled:
+            # for a differentiable backward (create_graph) the output is this node's result
+            return tensor._as_output_of(self)
+        return tensor
+
+    def _saved_value(self, name):
+        """``node._saved_<name>``: a saved tensor (a saved number shows as a 0-d tensor), or a
+        declared value."""
+        if name in type(self)._saved_names:
+            if self._released:
+                raise RuntimeError(messages.SECOND_BACKWARD)  # backward freed them
+            saved = self._saved[type(self)._saved_names.index(name)]
+            if saved.version is None and isinstance(saved.tensor, (int, float)):
+                return _number_as_tensor(saved.tensor, saved.tensor_type)
+            return self._unpack(saved)
+        if name in type(self)._state:
+            return getattr(self, name)
+        raise AttributeError(f"'{self.name()}' object has no attribute '_saved_{name}'")
+
+    def _release(self):
+        """Free the saved tensors (after backward without retain_graph)."""
+        if self._saved:
+            self._saved = ()
+            self._released = True
+
+    # ------------------------------------------------------------ hooks
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
+        if self._node_hooks is None:
+            self._node_hooks = []
+        self._node_hooks.append(hook)
+        return RemovableHandle(self._node_hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` runs before this node; it may replace grad_outputs."""
+        if self._node_pre_hooks is None:
+            self._node_pre_hooks = []
+        self._node_pre_hooks.append(hook)
+        return RemovableHandle(self._node_pre_hooks, hook)
+
+    def _add_tensor_hook(self, output_nr, hook):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        hooks = self._pre_hooks.setdefault(output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def _retain_output(self, output_nr, reference):
+        """retain_grad(): keep the gradient of this output on the tensor ``reference`` names."""
+        if self._retained is None:
+            self._retained = {}
+        self._retained[output_nr] = reference
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
+
+    variable: object
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._sequence_nr = next(_sequence)
+
+    @property
+    def _input_meta(self):
+        # made only when asked: a leaf gets a new node whenever its last graph is gone
+        return ((self.variable._data.shape, self.variable._data.dtype),)
+
+    def backward(self, grad):
+        variable = self.variable
+        if grad is None:
+            return ()
+        if variable._grad is None:
+            # the first gradient: a fresh tensor laid out like the leaf (torch's layout contract);
+            # with create_graph the copy is recorded (CopyBackwards), so .grad stays differentiable
+            variable._grad = _owned_copy(grad, variable)
+        elif mode.grad_enabled:
+            variable._grad = variable._grad + grad  # create_graph: stay differentiable
+        else:
+            variable._grad._data += grad._data  # accumulate in place, into the same tensor
+            variable._grad._bump_version()
+        return ()
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _owned_copy(grad, variable):
+    """``grad`` in memory of its own, laid out like ``variable`` (no view of another tensor)."""
+    result = variable._empty_like(grad._data.dtype)
+    if mode.grad_enabled and grad.requires_grad:
+        return result.copy_(grad)
+    np.copyto(result._data, grad._data)
+    return result
+
+
+def _number_as_tensor(number, tensor_type):
+    """torch keeps a Python number operand as a 0-d tensor (float32 for a float)."""
+    np_dtype = dtypes.scalar_dtype(number).numpy_dtype
+    return tensor_type._from_numpy_array(np.array(number, np_dtype))
+
+
+def _modified_message(tensor, saved, node):
+    shape = ", ".join(str(n) for n in tensor._data.shape)
+    described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
+    # the node that computed the tensor (an input's current one, as torch reports it)
+    producer = node if saved.is_output else tensor.grad_fn
+    return messages.modified_by_inplace(described, tensor._version, saved.version,
+                                        None if producer is None else producer.name())
+
+
+# ====================================================================== recording
+def gradient_edge(value):
+    """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
+    if not getattr(value, "_requires_grad", False):  # (numbers have none; the property is slower)
+        return (None, 0)
+    node = value.grad_fn
+    if node is not None:
+        return (node, value._output_nr)
+    return (value._grad_accumulator(), 0)
+
+
+def record(node_class, results, inputs, saved=(), saved_output=False, **state):
+    """Attach a ``node_class`` node to ``results`` when some input requires grad.
+
+    ``inputs`` are the op's inputs (tensors or Python numbers), ``saved`` the
+    tensors its backward needs, ``state`` the other values it reads (dims,
+    exponents ..., declared by the node class). With ``saved_output=True`` the
+    (single) result is saved too, after the inputs. Returns ``results`` unchanged,
+    so ops end with ``return record(...)``.
+    """
+    node = new_node(node_class, inputs, saved, **state)
+    if node is None:
+        return results  # nothing to record: the common case stays cheap
+    outputs = results if isinstance(results, tuple) else (results,)
+    for output_nr, output in enumerate(outputs):
+        if output is not None and output._data.dtype.kind == "f":
+            output.grad_fn = node
+            output._requires_grad = True
+            if output_nr:
+                output._output_nr = output_nr
+    if saved_output:
+        node._saved = node._saved + (SavedTensor(outputs[0], True),)
+    return results
+
+
+def new_node(node_class, inputs, saved=(), **state):
+    """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
+    if not mode.grad_enabled:
+        return None
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
+            break
+    else:
+        return None
+    node = node_class()
+    node.next_functions = tuple([gradient_edge(value) for value in inputs])
+    node._input_meta = tuple([(value._data.shape, value._data.dtype) if is_tensor(value)
+                              else None for value in inputs])
+    node._sequence_nr = next(_sequence)
+    if saved:
+        tensor_type = type(value)  # (the input found above)
+        node._saved = tuple([_keep(kept, tensor_type) for kept in saved])
+    for name, value in state.items():
+        if name not in node_class._state:
+            raise TypeError(f"{node_class.__name__} does not declare '{name}'")
+        setattr(node, name, value)
+    return node

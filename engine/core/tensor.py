@@ -1,0 +1,412 @@
+"""The Tensor: a numpy array plus what PyTorch tracks around it.
+
+A tensor is a *view* of a 1-D block of memory (its storage) described by shape,
+strides and a storage offset, exactly as in PyTorch. The values live in ``_data``,
+a numpy array that looks at that storage with the same strides, so numpy does the
+arithmetic while the tensor keeps torch's bookkeeping: which tensors share memory,
+their version counter, and for autograd ``requires_grad``, ``grad`` and ``grad_fn``.
+
+The operations (``x + y``, ``x.sum()`` ...) are not written here: ``engine/ops/``
+defines them, and ``ops/methods.py`` lists which of them are Tensor methods.
+"""
+import weakref
+
+import numpy as np
+
+from ..fidelity import dtypes, messages, printing
+from ..fidelity.layout import (UntypedStorage, contiguous_strides, is_non_overlapping_and_dense,
+                               preserved_strides, strided_array, strides_are_contiguous)
+from ..fidelity.size import CPU, Size, dim_index
+from . import backward as _backward
+from . import history as _history
+from . import node as _node
+from .grad_mode import mode
+
+
+class _VersionCounter:
+    """How many in-place changes a storage has seen; shared by a tensor and its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """A multi-dimensional array with PyTorch's API. Create one with ``engine.tensor``."""
+
+    # Defaults on the class keep creating a tensor cheap: an instance only stores
+    # what differs, and most tensors are fresh results with none of these set.
+    _stride = None       # torch strides when they differ from what numpy shows
+    _storage = None      # the 1-D numpy array of the whole storage, found lazily
+    _offset = 0          # where this tensor starts inside its storage
+    _vc = None           # _VersionCounter, made on the first view or in-place change
+    _base = None         # the tensor this one is a view of
+    _requires_grad = False
+    _grad_fn = None      # the node that made this tensor (see the grad_fn property)
+    _base_history = None  # a view's: its base's grad_fn when the view's grad_fn was set
+    _grad = None
+    _retains_grad = False
+    _output_nr = 0       # which output of its grad_fn this tensor is
+    _accumulator = None  # a weak reference to a leaf's AccumulateGrad node, made on first use
+    _hooked_accumulator = None  # the same node, held strongly once a hook is registered on it
+    _inference = False
+    __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        """The size of each dimension, as a ``torch.Size`` (an attribute, not a method)."""
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """``size()`` is ``shape``; ``size(d)`` is one dimension's length."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[dim_index(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype[self._data.dtype]
+
+    @property
+    def device(self):
+        return CPU
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    # ------------------------------------------------------------ memory
+    def stride(self, dim=None):
+        """Elements to step in storage to move one place along each dimension."""
+        strides = self._stride
+        if strides is None:
+            data = self._data
+            if data.flags.c_contiguous:
+                strides = contiguous_strides(data.shape)
+            else:
+                strides = tuple(s // data.itemsize for s in data.strides)
+            self._stride = strides
+        if dim is None:
+            return strides
+        return strides[dim_index(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        """Where element ``[0, 0, ...]`` sits in the storage, counted in elements."""
+        self._storage_array()
+        return self._offset
+
+    def _storage_array(self):
+        """The 1-D numpy array of this tensor's whole storage (shared by its views)."""
+        storage = self._storage
+        if storage is None:
+            data = self._data
+            # A fresh result owns one dense block starting at its first element.
+            storage = data.reshape(-1) if data.flags.c_contiguous else data.ravel(order="K")
+            if data.size and not np.shares_memory(storage, data):
+                raise AssertionError("internal error: a tensor's data is not a dense block")
+            self._storage = storage
+        return storage
+
+    def untyped_storage(self):
+        """The storage: one flat block of memory that views share."""
+        return UntypedStorage(self._storage_array())
+
+    def data_ptr(self):
+        """The address of the first element: equal for tensors that start at the same place."""
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self, memory_format=None):
+        """True when the strides are the row-major ones (dimensions of size 1 may have any)."""
+        return strides_are_contiguous(self._data.shape, self.stride())
+
+    def is_non_overlapping_and_dense(self):
+        return is_non_overlapping_and_dense(self._data.shape, self.stride())
+
+    def _version_counter(self):
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _VersionCounter()
+        return vc
+
+    @property
+    def _version(self):
+        """How many in-place changes this tensor's memory has seen (views share the count)."""
+        return 0 if self._vc is None else self._vc.value
+
+    def _bump_version(self):
+        self._version_counter().value += 1
+
+    @classmethod
+    def _from_numpy_array(cls, array):
+        return wrap(array)
+
+    def _strided_view(self, shape, stride, offset):
+        """A view of this tensor's storage with other shape, strides and offset."""
+        return make_view(self, shape, stride, offset)
+
+    def _empty_strided(self, size, stride):
+        """Uninitialised memory of this dtype with exactly these sizes and strides."""
+        return empty_strided(size, stride, self._data.dtype)
+
+    def _empty_like(self, np_dtype=None):
+        """Uninitialised memory laid out like this tensor, as torch's ``empty_like`` does."""
+        return empty_preserving_layout(self, np_dtype)
+
+    # ------------------------------------------------------------ autograd
+    @property
+    def requires_grad(self):
+        """Whether autograd records operations on this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value and self._data.dtype.kind != "f":  # (torch words it differently here)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Ask autograd to track operations on this (leaf, floating point) tensor."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(messages.NOT_A_LEAF_FLAG)
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not mode.inference:
+            raise RuntimeError(messages.INFERENCE_REQUIRES_GRAD)
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (``MulBackward0`` ...); None for a leaf."""
+        base = self._base
+        if base is not None and self._grad_fn is not None and base._requires_grad and \
+                base._grad_fn is not self._base_history:
+            # An in-place change gave the base a new history after this view was recorded:
+            # the view is now a piece of the new base, and its node says so (as in torch).
+            _history.regenerate_view_history(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+        if self._base is not None:
+            self._base_history = self._base._grad_fn
+
+    @property
+    def is_leaf(self):
+        """A leaf was made by the user, not computed by a recorded operation."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        """The gradient accumulated by backward(): kept on leaves (and on retain_grad())."""
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            messages.warn_non_leaf_grad()
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
+        if value is not None and value.dtype != self.dtype:
+            raise RuntimeError(messages.grad_dtype_mismatch(
+                messages.CPP_TYPE_NAMES[value._data.dtype.name],
+                dtypes.scalar_type_name[self.dtype]))
+        if value is not None and value._data.shape != self._data.shape:
+            raise RuntimeError(messages.grad_size_mismatch(value.shape, self.shape))
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 unless the op had several)."""
+        return self._output_nr
+
+    @property
+    def retains_grad(self):
+        """True after retain_grad() on a non-leaf tensor."""
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self.grad_fn._retain_output(self._output_nr, weakref.ref(self))
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return another."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        # a leaf's hooks live on its AccumulateGrad node: the leaf keeps that node from now on
+        self._hooked_accumulator = self._grad_accumulator()
+        return self._hooked_accumulator._add_tensor_hook(0, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
+        _backward.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """The same memory and version counter, cut from the graph (requires_grad False)."""
+        result = make_view(self, self._data.shape, self.stride(), self.storage_offset())
+        result._base = None
+        return result
+
+    def detach_(self):
+        """Cut this tensor from its graph, in place: it becomes a leaf without requires_grad."""
+        if self._base is not None:
+            raise RuntimeError(messages.DETACH_VIEW_INPLACE)
+        self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        return self
+
+    def is_inference(self):
+        """True for tensors made inside ``inference_mode()``."""
+        return self._inference
+
+    def _grad_accumulator(self):
+        """This leaf's AccumulateGrad node (the same one while a graph or a hook holds it)."""
+        node = None if self._accumulator is None else self._accumulator()
+        if node is None:
+            node = _node.AccumulateGrad(self)
+            # weak, as in torch: the node holds this tensor, and a strong reference back
+            # would make a cycle that only the garbage collector frees
+            self._accumulator = weakref.ref(node)
+        return node
+
+    def _as_output_of(self, node):
+        """This saved output as ``node``'s result again, for a differentiable backward."""
+        alias = self.detach()
+        alias.grad_fn, alias._requires_grad = node, True
+        return alias
+
+    # ------------------------------------------------------------ Python values and numpy
+    def numpy(self, *, force=False):
+        """The same memory as a numpy array: writing to one changes the other."""
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def item(self):
+        """The single value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    # Tensors hash by identity (so they can be dict keys) although == is elementwise.
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents=None):
+        return printing.tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, format_spec):
+        return printing.tensor_format(self, format_spec)
+
+
+# ---------------------------------------------------------------- making tensors
+_new_tensor = object.__new__
+
+
+def wrap(array):
+    """A fresh tensor around a numpy array (no copy). Used for every computed result."""
+    if array.__class__ is not np.ndarray:
+        array = np.asarray(array)  # numpy returns scalars from 0-d computations
+    t = _new_tensor(Tensor)
+    t._data = array
+    if mode.inference:
+        t._inference = True  # made inside inference_mode(): never usable by autograd
+    return t
+
+
+def make_view(base, shape, stride, offset):
+    """A tensor that looks at ``base``'s storage with new shape, strides and offset."""
+    storage = base._storage_array()
+    view = _new_tensor(Tensor)
+    view._data = strided_array(storage, shape, stride, offset)
+    view._stride = tuple(stride)
+    view._storage = storage
+    view._offset = offset
+    view._vc = base._version_counter()
+    view._base = base if base._base is None else base._base
+    return view
+
+
+def empty_strided(shape, stride, np_dtype):
+    """A fresh tensor with exactly these strides; its values are uninitialised."""
+    shape, stride = tuple(shape), tuple(stride)
+    if stride == contiguous_strides(shape):
+        return wrap(np.empty(shape, np_dtype))
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, stride)) if 0 not in shape else 0
+    storage = np.empty(extent, np_dtype)
+    t = wrap(strided_array(storage, shape, stride, 0))
+    t._stride, t._storage = stride, storage
+    return t
+
+
+def is_plain_contiguous(tensor):
+    """True for the usual row-major tensor whose strides are exactly the default ones."""
+    data = tensor._data
+    if not data.flags.c_contiguous:
+        return False
+    shape = data.shape
+    # without sizes 0 and 1, numpy's row-major flag pins every stride
+    return tensor._stride is None or (1 not in shape and 0 not in shape) or \
+        tensor._stride == contiguous_strides(shape)
+
+
+def empty_preserving_layout(tensor, np_dtype=None):
+    """Uninitialised memory laid out like ``tensor``, as torch's ``empty_like`` does."""
+    data = tensor._data
+    np_dtype = data.dtype if np_dtype is None else np_dtype
+    if is_plain_contiguous(tensor):
+        return wrap(np.empty(data.shape, np_dtype))  # the common case, kept fast
+    return empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)

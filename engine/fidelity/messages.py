@@ -1,0 +1,179 @@
+"""torch's long error and warning texts, word for word, each under a name.
+
+Learners compare what the engine prints with what PyTorch prints, so the texts
+must match; they are kept here so that the code raising them stays short to read:
+``raise RuntimeError(messages.SECOND_BACKWARD)``.
+"""
+import re
+import warnings
+
+# torch's warnings from C++ end with where they were raised: torch 2.13's Linux wheel says
+TRIGGERED_IN_TENSOR_BODY = (" (Triggered internally at /__w/pytorch/pytorch/build/aten/src/"
+                            "ATen/core/TensorBody.h:493.)")
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+NOT_A_LEAF_FLAG = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = "
+    "var.detach().")
+
+INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
+
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`.")
+
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+VIEW_OF_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an "
+                        "in-place operation.")
+
+DETACH_VIEW_INPLACE = (
+    "Can't detach views in-place. Use detach() instead. If you are using "
+    "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+    "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+    "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+    "torch/optim/optimizer.py as the solution.")
+
+CUDA_NOT_LINKED = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
+    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
+    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
+    "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+    "directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if "
+    "this has occurred by using ldd on your binary to see if there is a dependency on "
+    "*_cuda.so library.")
+
+DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+    "at the moment.  If you were attempting to deepcopy a module, this may be because of a "
+    "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+TO_INVALID_ARGUMENTS = (
+    "to() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)")
+
+# The names torch's errors give dtypes: its C++ element type (by the dtype's name).
+CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+                  "int16": "short int", "int32": "int", "int64": "long int",
+                  "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def grad_dtype_mismatch(grad_cpp_name, tensor_scalar_name):
+    return (f"attempting to assign a gradient with dtype '{grad_cpp_name}' to a tensor with "
+            f"grad_dtype '{tensor_scalar_name}'. The gradient must match the tensor's grad_dtype "
+            "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute "
+            "with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+            "Diverging the dtypes of a tensor and its gradient may break downstream systems "
+            "that assume they match.")
+
+
+def grad_size_mismatch(grad_shape, tensor_shape):
+    return (f"attempting to assign a gradient of size '{list(grad_shape)}' to a tensor of size "
+            f"'{list(tensor_shape)}'. Please ensure that the gradient and the tensor are the "
+            "same size")
+
+
+def modified_by_inplace(described, version, expected, producer_name=None):
+    """"one of the variables needed for gradient computation has been modified ..." """
+    if producer_name is not None:
+        # torch names the operation here without the "Backward0" ending
+        operation = re.sub(r"Backward\d*$", "", producer_name)
+        described += f", which is output 0 of {operation},"
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {described} is at version {version}; expected version "
+            f"{expected} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def warn_non_leaf_grad():
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+        "Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf "
+        "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+        + TRIGGERED_IN_TENSOR_BODY, UserWarning, stacklevel=3)
+
+
+_warned_about_create_graph = []
+
+
+def warn_create_graph_cycle_once():
+    """torch warns once per process: .grad now holds a graph that leads back to the leaf."""
+    if _warned_about_create_graph:
+        return
+    _warned_about_create_graph.append(True)
+    warnings.warn(
+        "Using backward() with create_graph=True will create a reference cycle between the "
+        "parameter and its gradient which can cause a memory leak. We recommend using "
+        "autograd.grad when creating the graph to avoid this. If you have to use this "
+        "function, make sure to reset the .grad fields of your parameters to None after use "
+        "to break the cycle and avoid the leak. (Triggered internally at "
+        "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)", UserWarning, stacklevel=3)
+
+
+def warn_copy_construct(where):
+    warnings.warn("To copy construct from a tensor, it is recommended to use "
+                  "sourceTensor.detach().clone() or "
+                  "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                  f"{where}(sourceTensor).", UserWarning, stacklevel=3)
+
+
+# ---------------------------------------------------------------- backward() and autograd.grad()
+GRAD_VARIABLES_DEPRECATED = "`grad_variables` is deprecated. Use `grad_tensors` instead."
+
+GRAD_TENSORS_AND_VARIABLES = ("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                              "passed to `backward()`. Please only use `grad_tensors`.")
+
+
+def wrong_number_of_gradients(node, returned):
+    return (f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{len(node.next_functions)}, got {returned})")
+
+
+def invalid_gradient_shape(node, index, grad, shape):
+    return (f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"{list(grad._data.shape)} but expected shape compatible with {list(shape)}")
+
+
+def unused_input(position):
+    return (f"The differentiated Tensor at index {position} appears to not have been used in "
+            "the graph. Set allow_unused=True if this is the desired behavior.")
+
+
+def no_grad_fn(index):
+    return f"element {index} of tensors does not require grad and does not have a grad_fn"
+
+
+def grad_output_shape(index, grad_shape, output_shape):
+    return (f"Mismatch in shape: grad_output[{index}] has a shape of {grad_shape} and "
+            f"output[{index}] has a shape of {output_shape}.")
+
+
+def grad_output_dtype(index, grad_dtype, output_dtype):
+    return ("For complex Tensors, both grad_output and output are required to have the same "
+            f"dtype. Mismatch in dtype: grad_output[{index}] has a dtype of {grad_dtype} and "
+            f"output[{index}] has a dtype of {output_dtype}.")
+
+
+def implicit_grad_dtype(dtype):
+    return f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"

@@ -1,0 +1,870 @@
+"""Arithmetic: add, sub, mul, div, pow, ..., each forward with its node class right below it.
+"""
+import builtins
+import math
+import warnings
+
+import numpy as np
+
+from ..fidelity.dtypes import result_type, scalar_type_name
+from ..fidelity.rounding import fma32, fma64
+from ..fidelity.scalars import checked_scalar
+from ..core.grad_mode import no_grad
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from .common import (_CPP_NAMES, _HALF, _PY_SCALARS, _apply, _broadcast_error, _common,
+                     _elementwise, _float_operands, _half_with_scalar, _invalid_arguments,
+                     _is_bool, _is_half_with_scalar, _kernel_error, _operand_error, _out,
+                     _require_tensors, _result, _scalar_value, _zeros_like)
+
+__all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
+           "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
+           "pow", "remainder", "rsub", "sub", "subtract", "where", "true_divide"]
+
+# ====================================================================== arithmetic
+def _alpha(alpha, common):
+    """``alpha`` checked and converted as torch's add/sub do."""
+    if isinstance(alpha, builtins.bool) and common.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, builtins.float) and common.kind != "f":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    return checked_scalar(alpha, common)
+
+
+def _add_scaled(a, b, alpha, common, subtract=False):
+    """a + alpha * b (or a - alpha * b) in ``common``, as torch's kernels compute it.
+
+    Floats round once, as torch's fused multiply-add does; integers wrap around.
+    """
+    if common.kind != "f":
+        with np.errstate(over="ignore"):
+            return _apply(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
+    if subtract:
+        alpha = -alpha
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    if common.char == "d":
+        return np.asarray(fma64(b, alpha, a))
+    if common.char == "f":
+        return np.asarray(fma32(b, alpha, a))
+    # float16: the product and sum of float16 numbers are exact in float64
+    exact = np.asarray(b, np.float64) * np.float64(alpha) + np.asarray(a, np.float64)
+    return exact.astype(np.float16)
+
+
+def add(input, other, *, alpha=1, out=None):
+    """out = input + alpha * other"""
+    a, b, common = _common(input, other, "add")
+    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+        result = _result(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
+    else:
+        result = _elementwise(np.add, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(AddBackward0, result, (input, other), alpha=alpha)
+
+
+class AddBackward0(Node):
+    """out = input + alpha * other:  d/d input = 1,  d/d other = alpha"""
+
+    alpha: float
+
+    def backward(self, grad):
+        return grad, grad if self.alpha == 1 else grad * self.alpha
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """out = input - alpha * other"""
+    if _is_bool(input) or _is_bool(other):  # torch refuses bool on either side
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    a, b, common = _common(input, other, "sub")
+    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+        result = _result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True), a, b)
+    else:
+        result = _elementwise(np.subtract, a, b)
+    if out is not None:
+        return _out(result, out)
+    if not isinstance(input, Tensor):  # number - tensor: torch records it as rsub
+        return record(RsubBackward1, result, (other,), alpha=alpha)
+    return record(SubBackward0, result, (input, other), alpha=alpha)
+
+
+class SubBackward0(Node):
+    """out = input - alpha * other:  d/d input = 1,  d/d other = -alpha"""
+
+    alpha: float
+
+    def backward(self, grad):
+        return grad, -grad if self.alpha == 1 else grad * -self.alpha
+
+
+class RsubBackward1(Node):
+    """out = number - alpha * input:  d/d input = -alpha"""
+
+    alpha: float
+
+    def backward(self, grad):
+        return -grad if self.alpha == 1 else grad * -self.alpha
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """out = other - alpha * input"""
+    if not isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)  # number - tensor: sub records RsubBackward1
+    with no_grad():
+        result = sub(other, input, alpha=alpha)
+    return record(RsubBackward0, result, (input, other), alpha=alpha)
+
+
+class RsubBackward0(Node):
+    """out = other - alpha * input:  d/d input = -alpha,  d/d other = 1"""
+
+    alpha: float
+
+    def backward(self, grad):
+        return (-grad if self.alpha == 1 else grad * -self.alpha), grad
+
+
+def mul(input, other, *, out=None):
+    """out = input * other"""
+    a, b, common = _common(input, other, "mul")
+    if common is _HALF and _is_half_with_scalar(common, other):
+        result = _result(_half_with_scalar(np.multiply, a, other), a)
+    else:
+        result = _elementwise(np.multiply, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(MulBackward0, result, (input, other),
+                  saved=(_kept_for(other, input), _kept_for(input, other)))
+
+
+class MulBackward0(Node):
+    """out = input * other:  d/d input = other,  d/d other = input"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        input, other = self.saved_tensors  # each saved only if the other side needs it
+        return (None if other is None else grad * other,
+                None if input is None else grad * input)
+
+
+def _kept_for(needed_by, value):
+    """``value`` when ``needed_by`` requires grad, else None: torch saves only what backward
+    will read (so ``y = x * 2`` keeps 2, not x, and x may later change in place)."""
+    return value if getattr(needed_by, "_requires_grad", False) else None
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """out = input / other (true division: integers divide to floating point)"""
+    if rounding_mode is None:
+        a, b, common = _common(input, other, "div")
+        a, b, common = _float_operands(input, other, a, b, common)
+        if _is_half_with_scalar(common, other):
+            result = _result(_half_with_scalar(np.true_divide, a, other), a)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                result = _elementwise(np.true_divide, a, b)
+        if out is not None:
+            return _out(result, out)
+        return record(DivBackward0, result, (input, other),
+                      saved=(_kept_for(other, input), other))
+    if rounding_mode == "floor":
+        with no_grad():
+            result = floor_divide(input, other, out=out)
+    elif rounding_mode == "trunc":
+        result = _trunc_div(input, other, out)
+    else:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    if out is not None:
+        return result
+    return record(DivBackward2, result, (input, other), rounding_mode=rounding_mode)
+
+
+def _trunc_div(input, other, out):
+    a, b, common = _common(input, other, "div")
+    _check_integer_divisor(a, b, common, "div_trunc_cpu")
+    if common.kind == "f":
+        if _is_half_with_scalar(common, other):
+            return _out(_result(_half_with_scalar(_trunc_divide, a, other), a), out)
+        return _out(_result(_trunc_divide(a, b), a, b), out)
+    # integers: C division truncates toward zero (numpy's // floors)
+    with np.errstate(all="ignore"):
+        quotient = _apply(np.floor_divide, a, b)
+        inexact = (quotient * b != a) & ((a < 0) != (b < 0))
+    return _out(_result(np.where(inexact, quotient + 1, quotient).astype(common), a, b), out)
+
+
+class DivBackward2(Node):
+    """out = input / other rounded to a whole number:  a step function, d/d input = d/d other = 0"""
+
+    rounding_mode: str | None
+
+    def backward(self, grad):
+        return _zeros_like(grad), _zeros_like(grad)
+
+
+class NotImplementedBackward(Node):
+    """An op torch has no derivative for (floor_divide ...): backward through it fails."""
+
+    op: str
+
+    def name(self):
+        return "torch::autograd::NotImplemented"  # torch's C++ name for this node
+
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+divide = true_divide = div
+
+
+class DivBackward0(Node):
+    """out = input / other:  d/d input = 1 / other,  d/d other = -input / other**2"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        grad_other = None if input is None else -grad * input / (other * other)
+        return grad / other, grad_other
+
+
+def _trunc_divide(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.trunc(_apply(np.true_divide, a, b))
+
+
+def _check_integer_divisor(a, b, common, kernel):
+    """bool has no division kernel; integer division by zero raises (floats give inf/nan),
+    unless the result is empty (torch's kernel then never divides)."""
+    if common.kind == "b":
+        raise _kernel_error(kernel, common)
+    if common.kind in "iu" and np.any(np.asarray(b) == 0) and \
+            math.prod(np.broadcast_shapes(np.shape(a), np.shape(b))):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def floor_divide(input, other, *, out=None):
+    """out = floor(input / other)"""
+    a, b, common = _common(input, other, "floor_divide")
+    _check_integer_divisor(a, b, common, "div_floor_cpu")
+    if _is_half_with_scalar(common, other):
+        result = _result(_half_with_scalar(np.floor_divide, a, other), a)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            result = _elementwise(np.floor_divide, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(NotImplementedBackward, result,
+                  tuple(v for v in (input, other) if isinstance(v, Tensor)), op="floor_divide")
+
+
+def remainder(input, other, *, out=None):
+    """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
+    a, b, common = _common(input, other, "remainder")
+    _check_integer_divisor(a, b, common, "remainder_cpu")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = _apply(np.remainder, a, b)
+        if common.kind == "f":
+            # torch computes fmod and then adds the divisor, so a zero result keeps the
+            # sign of input (numpy gives it the sign of other)
+            result = np.where(result == 0, np.copysign(result, a), result)
+    result = _result(result, a, b)
+    if out is not None:
+        return _out(result, out)
+    if not isinstance(input, Tensor):  # number % tensor: torch has no formula
+        return record(NotImplementedBackward, result, (other,), op="remainder")
+    if not isinstance(other, Tensor):
+        return record(RemainderBackward0, result, (input,))
+    return record(RemainderBackward1, result, (input, other), saved=(input, other))
+
+
+class RemainderBackward0(Node):
+    """out = input - floor(input / number) * number:  d/d input = 1"""
+
+    def backward(self, grad):
+        return grad
+
+
+class RemainderBackward1(Node):
+    """out = input - floor(input / other) * other:  d/d input = 1,
+    d/d other = -floor(input / other)"""
+
+    _saved_names = ("self", "other")
+    rounding_mode = "floor"  # fmod's quotient truncates instead (FmodBackward1)
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        return grad, -grad * div(input, other, rounding_mode=self.rounding_mode)
+
+
+def fmod(input, other, *, out=None):
+    """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""
+    if not isinstance(input, Tensor):
+        raise _invalid_arguments("fmod", input, other)
+    a, b, common = _common(input, other, "fmod")
+    _check_integer_divisor(a, b, common, "fmod_cpu")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = _elementwise(np.fmod, a, b)
+    if out is not None:
+        return _out(result, out)
+    if not isinstance(other, Tensor):
+        return record(FmodBackward0, result, (input,))
+    return record(FmodBackward1, result, (input, other), saved=(input, other))
+
+
+class FmodBackward0(RemainderBackward0):
+    """out = input - trunc(input / number) * number:  d/d input = 1"""
+
+
+class FmodBackward1(RemainderBackward1):
+    """out = input - trunc(input / other) * other:  d/d input = 1,
+    d/d other = -trunc(input / other)"""
+
+    rounding_mode = "trunc"
+
+
+def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
+    """out = input ** exponent"""
+    if not isinstance(exponent, Tensor) and isinstance(input, Tensor):
+        result = _pow_scalar_exponent(input, exponent)
+        if out is not None:
+            return _out(result, out)
+        return record(PowBackward0, result, (input,), saved=(input,),
+                      exponent=_scalar_value(exponent))
+    a, b, common = _common(input, exponent, "pow")
+    if not isinstance(input, Tensor):
+        # number ** tensor: torch writes into a new row-major tensor, and 1 ** anything
+        # is 1 (even 1 ** nan; but True is not 1 here)
+        if a == 1 and not _is_bool(_scalar_value(input)):
+            result = wrap(np.ones(np.shape(b), common))
+        else:
+            result = _power(a, b, common)._data
+            result = wrap(result if result.flags.c_contiguous else result.copy())
+        if out is not None:
+            return _out(result, out)
+        return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
+                      self=_scalar_value(input))
+    result = _power(a, b, common)
+    if out is not None:
+        return _out(result, out)
+    return record(PowBackward1, result, (input, exponent), saved=(input, exponent),
+                  saved_output=True)
+
+
+class PowBackward0(Node):
+    """out = input ** exponent (a number):  d/d input = exponent * input ** (exponent - 1)"""
+
+    _saved_names = ("self",)
+    exponent: float
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        if self.exponent == 0:
+            return _zeros_like(grad)  # x ** 0 is the constant 1
+        return grad * _mul_scalar(input ** (self.exponent - 1), self.exponent)
+
+
+def _mul_scalar(input, number):
+    """input * number as torch's own gradient formulas write it (at::mul with a Scalar):
+    recorded as MulBackward1, where ``x * 3`` in Python records MulBackward0."""
+    with no_grad():
+        result = mul(input, number)
+    return record(MulBackward1, result, (input,), other=number)
+
+
+class MulBackward1(Node):
+    """out = input * other (a number):  d/d input = other"""
+
+    other: float
+
+    def backward(self, grad):
+        return _mul_scalar(grad, self.other)
+
+
+class PowBackward1(Node):
+    """out = input ** exponent:  d/d input = exponent * input ** (exponent - 1),
+    d/d exponent = out * ln(input)  (taken as 0 where input is 0 and exponent >= 0)"""
+
+    _saved_names = ("self", "exponent", "result")
+
+    def backward(self, grad):
+        input, exponent, result = self.saved_tensors
+        # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
+        grad_input = where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1)))
+        log_input = where((input == 0) & (exponent >= 0), 0.0, input.log())
+        return grad_input, grad * result * log_input
+
+
+class PowBackward2(Node):
+    """out = number ** exponent:  d/d exponent = out * ln(number)"""
+
+    _saved_names = ("exponent", "result")
+    self: float
+
+    def backward(self, grad):
+        exponent, result = self.saved_tensors
+        if self.self == 0:
+            # 0 ** exponent is 0 for exponent > 0 and 1 at 0: torch takes the derivative as 0
+            # there; for exponent < 0 it is out * ln 0 = inf * -inf
+            return grad * where(exponent >= 0, 0.0, result * -math.inf)
+        return grad * result * math.log(self.self)
+
+
+def _power(a, b, common):
+    """a ** b for two operands in the common dtype, as a tensor."""
+    if common.kind == "b":
+        raise _kernel_error("pow", common)
+    if common.kind in "iu":
+        try:
+            return _result(_integer_power(*np.broadcast_arrays(a, b)), a, b)
+        except ValueError:
+            raise _broadcast_error(a, b) from None
+    with np.errstate(all="ignore"):
+        return _elementwise(np.power, a, b)
+
+
+def _integer_power(base, exponent):
+    """base ** exponent in integers (wrapping); a negative exponent gives 1, -1 or 0 as in C."""
+    negative = exponent < 0
+    if not negative.any():
+        return np.power(base, exponent)
+    result = np.power(base, np.where(negative, 0, exponent))
+    sign = np.where(exponent % 2 == 0, 1, -1)
+    small = np.where(base == 1, 1, np.where(base == -1, sign, 0))
+    return np.where(negative, small, result).astype(result.dtype)
+
+
+def _pow_scalar_exponent(input, exponent):
+    """tensor ** number: torch's special cases make 2, 3, 0.5, -1 ... exact."""
+    exponent = _scalar_value(exponent)
+    if not isinstance(exponent, _PY_SCALARS):
+        raise _operand_error("pow", exponent, 2, "exponent")
+    data = input._data
+    if data.dtype.kind in "biu" and not isinstance(exponent, builtins.float) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    common = result_type(input, exponent).numpy_dtype
+    if exponent == 0:
+        return _result(np.ones_like(data, common), data)
+    if exponent == 1:
+        return _result(data.astype(common), data)
+    x = data.astype(common, copy=False)
+    with np.errstate(all="ignore"):
+        if common.kind in "iu" or common is _HALF:
+            # integers and float16 convert the exponent (range-checked); float16 has no
+            # shortcuts in torch
+            return _result(np.power(x, checked_scalar(exponent, common)), data)
+        special = _POW_SHORTCUTS.get(exponent)
+        if special is not None:
+            return _result(special(x), data)
+        return _result(np.power(x, common.type(exponent)), data)
+
+
+_POW_SHORTCUTS = {
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -2: lambda x: 1 / (x * x),
+    0.5: np.sqrt,
+    -0.5: lambda x: 1 / np.sqrt(x),
+    -1: lambda x: 1 / x,
+}
+
+
+def maximum(input, other, *, out=None):
+    """out = the larger of input and other, elementwise (nan wins)"""
+    _require_tensors("maximum", input, other)
+    a, b, _ = _common(input, other, "maximum")
+    result = _elementwise(np.maximum, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(MaximumBackward0, result, (input, other), saved=(input, other))
+
+
+class MaximumBackward0(Node):
+    """out = max(a, b):  d/da = 1 where a > b,  d/db = 1 where b > a;  a tie splits it in half"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        shared = where(a == b, grad / 2, grad)
+        return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
+
+
+def minimum(input, other, *, out=None):
+    """out = the smaller of input and other, elementwise (nan wins)"""
+    _require_tensors("minimum", input, other)
+    a, b, _ = _common(input, other, "minimum")
+    result = _elementwise(np.minimum, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(MinimumBackward0, result, (input, other), saved=(input, other))
+
+
+class MinimumBackward0(Node):
+    """out = min(a, b):  d/da = 1 where a < b,  d/db = 1 where b < a;  a tie splits it in half"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        shared = where(a == b, grad / 2, grad)
+        return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
+
+
+def atan2(input, other, *, out=None):
+    """out = angle of the point (other, input)"""
+    _require_tensors("atan2", input, other)
+    a, b, common = _common(input, other, "atan2")
+    a, b, _ = _float_operands(input, other, a, b, common)
+    with np.errstate(all="ignore"):
+        result = _elementwise(np.arctan2, a, b)
+    if out is not None:
+        return _out(result, out)
+    return record(Atan2Backward0, result, (input, other), saved=(input, other))
+
+
+class Atan2Backward0(Node):
+    """out = atan2(y, x):  d/dy = x / (x**2 + y**2),  d/dx = -y / (x**2 + y**2)"""
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        y, x = self.saved_tensors
+        scale = grad / (y * y + x * x)
+        return scale * x, scale * -y
+
+
+def where(condition, input=None, other=None):
+    """out = input where condition is True, else other"""
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    cond = condition._data
+    if cond.dtype == np.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
+        cond = cond.astype(bool)
+    elif cond.dtype.kind != "b":
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {scalar_type_name[condition.dtype]}")
+    common = result_type(input, other).numpy_dtype
+    a = input._data if isinstance(input, Tensor) else checked_scalar(input, common)
+    b = other._data if isinstance(other, Tensor) else checked_scalar(other, common)
+    try:
+        result = np.where(cond, a, b).astype(common, copy=False)
+    except ValueError:
+        raise _broadcast_error(cond, a, b) from None
+    return record(WhereBackward0, _result(result, cond, a, b), (input, other),
+                  saved=(condition,))
+
+
+class WhereBackward0(Node):
+    """out = where(condition, a, b):  d/da = 1 where condition holds, d/db = 1 elsewhere"""
+
+    _saved_names = ("condition",)
+
+    def backward(self, grad):
+        (condition,) = self.saved_tensors
+        return where(condition, grad, 0.0), where(condition, 0.0, grad)
+
+
+def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's parameter names
+    """out = min(max(input, min), max)"""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        with no_grad():
+            result = input
+            if min is not None:
+                result = maximum(result, min)
+            if max is not None:
+                result = minimum(result, max)
+        if out is not None:
+            return _out(result, out)
+        return record(ClampBackward0, result, (input, min, max), saved=(input, min, max))
+    data = input._data
+    bounds = [_scalar_value(v) for v in (min, max) if v is not None]
+    for bound in bounds:
+        if not isinstance(bound, _PY_SCALARS):
+            raise _invalid_arguments("clamp", input, *bounds)
+    # a float tensor keeps its dtype; an integer one is promoted by float bounds
+    common = data.dtype if data.dtype.kind == "f" else result_type(input, *bounds).numpy_dtype
+    if common.kind == "b":
+        raise _kernel_error("clamp_scalar_cpu" if len(bounds) == 2 else
+                            ("clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu"),
+                            common)
+    if builtins.any(b != b for b in bounds):  # a nan bound makes every element nan
+        result = _result(np.full_like(data, np.nan, common), data)
+    else:
+        result = data.astype(common, copy=False)
+        # a tie keeps the input, as torch's kernel does: clamp(-0.0, min=0.0) is -0.0
+        # (np.maximum's vectorised float32 loop would give the bound)
+        if min is not None:
+            bound = checked_scalar(min, common)
+            result = np.where(result < bound, bound, result)
+        if max is not None:
+            bound = checked_scalar(max, common)
+            result = np.where(result > bound, bound, result)
+        result = _result(result, data)
+    if out is not None:
+        return _out(result, out)
+    return record(ClampBackward1, result, (input,), saved=(input,), min=min, max=max)
+
+
+class ClampBackward1(Node):
+    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min <= x <= max, else 0"""
+
+    _saved_names = ("self",)
+    max: float | None
+    min: float | None
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return where(_inside(x, self.min, self.max), grad, 0.0)
+
+
+def _inside(x, low, high):
+    """Where ``low <= x <= high`` (a missing bound does not limit)."""
+    if low is None:
+        return x.le(high)
+    if high is None:
+        return x.ge(low)
+    return x.ge(low).logical_and(x.le(high))
+
+
+class ClampBackward0(Node):
+    """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
+    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max)"""
+
+    _saved_names = ("self", "min", "max")
+
+    def backward(self, grad):
+        x, low, high = self.saved_tensors
+        grad_x = where(_inside(x, low, high), grad, 0.0)
+        if low is None or high is None:
+            grad_low = None if low is None else where(x < low, grad, 0.0)
+            grad_high = None if high is None else where(x > high, grad, 0.0)
+            return grad_x, grad_low, grad_high
+        grad_low = where((x < low).logical_and(low < high), grad, 0.0)
+        grad_high = where((x > high).logical_or(high < low), grad, 0.0)
+        return grad_x, grad_low, grad_high
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002
+    """out = max(input, min)"""
+    with no_grad():
+        result = clamp(input, min=min)
+    if isinstance(min, Tensor):
+        return record(ClampMinBackward1, result, (input, min), saved=(input, min))
+    return record(ClampMinBackward0, result, (input,), saved=(input,), min=min)
+
+
+class ClampMinBackward0(Node):
+    """out = max(x, number):  d/dx = 1 where x >= min"""
+
+    _saved_names = ("self",)
+    min: float | None
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return where(x >= self.min, grad, 0.0)
+
+
+class ClampMinBackward1(Node):
+    """out = max(x, min):  d/dx = 1 where x >= min,  d/d min = 1 where x < min"""
+
+    _saved_names = ("self", "min")
+
+    def backward(self, grad):
+        x, low = self.saved_tensors
+        return where(x >= low, grad, 0.0), where(x < low, grad, 0.0)
+
+
+def clamp_max(input, max):  # noqa: A002
+    """out = min(input, max)"""
+    with no_grad():
+        result = clamp(input, max=max)
+    if isinstance(max, Tensor):
+        return record(ClampMaxBackward1, result, (input, max), saved=(input, max))
+    return record(ClampMaxBackward0, result, (input,), saved=(input,), max=max)
+
+
+class ClampMaxBackward0(Node):
+    """out = min(x, number):  d/dx = 1 where x <= max"""
+
+    _saved_names = ("self",)
+    max: float | None
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return where(x <= self.max, grad, 0.0)
+
+
+class ClampMaxBackward1(Node):
+    """out = min(x, max):  d/dx = 1 where x <= max,  d/d max = 1 where x > max"""
+
+    _saved_names = ("self", "max")
+
+    def backward(self, grad):
+        x, high = self.saved_tensors
+        return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
+
+
+def _fused(a, b, c, np_dtype):
+    """a * b + c rounded once, as torch's compiled kernels compute it (float16 via float32)."""
+    with np.errstate(all="ignore"):
+        fused = fma64(a, b, c) if np_dtype.char == "d" else fma32(a, b, c)
+        plain = a * b + c
+    # inf, nan and exact zeros: the error terms would lose them; the plain formula has them
+    return np.where(np.isfinite(fused) & (fused != 0), fused, plain).astype(np_dtype)
+
+
+def _opmath(np_dtype):
+    """The dtype torch's float kernels compute in: float16 in float32, the others in their own."""
+    return np.dtype(np.float32) if np_dtype is _HALF else np_dtype
+
+
+def lerp(input, end, weight):
+    """out = input + weight * (end - input)"""
+    np_dtype = input._data.dtype
+    if np_dtype.kind != "f":
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
+    for name, value in (("end", end), ("weight", weight)):
+        if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
+                name == "end" or value._data.ndim):
+            raise RuntimeError(f"expected dtype {_CPP_NAMES[np_dtype.name]} for `{name}` but got "
+                               f"dtype {_CPP_NAMES[value._data.dtype.name]}")
+    compute = _opmath(np_dtype)
+    a, b = input._data.astype(compute), end._data.astype(compute)
+    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
+    w = np.asarray(w, compute)
+    with np.errstate(all="ignore"):
+        diff = b - a
+        # torch rounds once and starts from the nearer end: exact at weight 0 and 1
+        values = np.where(np.abs(w) < 0.5, _fused(w, diff, a, compute),
+                          _fused(-diff, 1 - w, b, compute)).astype(np_dtype)
+    result = _result(values, input._data, end._data)
+    if not isinstance(weight, Tensor):
+        return record(LerpBackward0, result, (input, end), weight=_scalar_value(weight))
+    return record(LerpBackward1, result, (input, end, weight), saved=(input, end, weight))
+
+
+class LerpBackward0(Node):
+    """out = a + w * (b - a) with a number w:  d/da = 1 - w,  d/db = w"""
+
+    weight: float
+
+    def backward(self, grad):
+        return grad * (1 - self.weight), grad * self.weight
+
+
+class LerpBackward1(Node):
+    """out = a + w * (b - a):  d/da = 1 - w,  d/db = w,  d/dw = b - a"""
+
+    _saved_names = ("self", "end", "weight")
+
+    def backward(self, grad):
+        a, b, w = self.saved_tensors
+        return grad * (1 - w), grad * w, grad * (b - a)
+
+
+def _addc_operands(name, input, tensor1, tensor2, value):
+    """The three operands' data in their common dtype, that dtype, and ``value`` in it."""
+    for position, (argument, t) in enumerate((("input", input), ("tensor1", tensor1),
+                                              ("tensor2", tensor2)), 1):
+        if not isinstance(t, Tensor):
+            raise _operand_error(name, t, position, argument)
+    common = result_type(input, tensor1, tensor2).numpy_dtype
+    x, a, b = (t._data.astype(common, copy=False) for t in (input, tensor1, tensor2))
+    try:
+        np.broadcast_shapes(x.shape, a.shape, b.shape)
+    except ValueError:
+        raise _broadcast_error(x, a, b) from None
+    return x, a, b, common, _scalar_value(value)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """out = input + value * tensor1 * tensor2"""
+    x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
+    if common.kind == "f":
+        compute = _opmath(common)
+        scaled = a.astype(compute) * compute.type(value)
+        # torch: one fused multiply-add, (value * tensor1) * tensor2 + input
+        values = _fused(scaled, b.astype(compute), x.astype(compute), common)
+    else:
+        with np.errstate(over="ignore"):  # integers wrap around, value is truncated
+            values = x + common.type(value) * a * b
+    result = _out(_result(np.asarray(values, common), x, a, b), out)
+    if out is not None:
+        return result
+    return record(AddcmulBackward0, result, (input, tensor1, tensor2),
+                  saved=(_kept_for(tensor2, tensor1), _kept_for(tensor1, tensor2)), value=value)
+
+
+class AddcmulBackward0(Node):
+    """out = x + value * t1 * t2:  d/dx = 1,  d/dt1 = value * t2,  d/dt2 = value * t1"""
+
+    _saved_names = ("tensor1", "tensor2")
+    value: float
+
+    def backward(self, grad):
+        t1, t2 = self.saved_tensors  # each saved only if the other one needs a gradient
+        return (grad, None if t2 is None else grad * (t2 * self.value),
+                None if t1 is None else grad * (t1 * self.value))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """out = input + value * tensor1 / tensor2"""
+    x, a, b, common, value = _addc_operands("addcdiv", input, tensor1, tensor2, value)
+    if common.kind != "f":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    compute = _opmath(common)
+    with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing
+        values = (a.astype(compute) * compute.type(value) / b.astype(compute)
+                  + x.astype(compute)).astype(common)
+    result = _out(_result(np.asarray(values), x, a, b), out)
+    if out is not None:
+        return result
+    saved_t1 = _kept_for(tensor2, tensor1)
+    saved_t2 = tensor2 if tensor1.requires_grad or tensor2.requires_grad else None
+    return record(AddcdivBackward0, result, (input, tensor1, tensor2), saved=(saved_t1, saved_t2),
+                  value=value)
+
+
+class AddcdivBackward0(Node):
+    """out = x + value * t1 / t2:  d/dx = 1,  d/dt1 = value / t2,  d/dt2 = -value * t1 / t2**2"""
+
+    _saved_names = ("tensor1", "tensor2")
+    value: float
+
+    def backward(self, grad):
+        t1, t2 = self.saved_tensors
+        return (grad, None if t2 is None else grad * (self.value / t2),
+                None if t1 is None else -grad * (self.value * t1 / (t2 * t2)))

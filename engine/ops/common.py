@@ -1,0 +1,291 @@
+"""What the operations share: operands and type promotion, the layout of results, ``out=``.
+"""
+import builtins
+import warnings
+
+import numpy as np
+
+from ..fidelity import dtypes
+from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
+from ..fidelity.layout import contiguous_strides, iterator_strides, preserved_strides
+from ..core.tensor import Tensor, empty_strided, is_plain_contiguous, wrap
+
+# torch computes inf and nan without a word, numpy warns ("overflow encountered in
+# multiply"): numpy's floating-point warnings from the operations here are silenced.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\.ops\.")
+
+_PY_SCALARS = (builtins.int, builtins.float, builtins.bool)
+_PY_SCALAR_TYPES = frozenset(_PY_SCALARS)
+_HALF = np.dtype(np.float16)
+_BOOL = np.dtype(np.bool_)
+_NUMBERS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
+
+
+def _axes(dims, ndim):
+    # numpy has no axes on a 0-d array; torch allows dim 0 / -1 there.
+    return None if ndim == 0 else dims
+
+
+def _scalar_value(value):
+    """A Python number for ``value``, read as torch reads numpy scalars."""
+    if isinstance(value, np.generic):
+        # torch reads a numpy number as the Python number it converts to, except
+        # np.bool_, which it reads through __float__ (so `x * np.bool_(True)` is float)
+        return builtins.float(value) if value.dtype.kind == "b" else value.item()
+    return value
+
+
+def _cast_scalar(value, np_dtype):
+    """A Python number as a numpy scalar of ``np_dtype``, as torch converts an operand.
+
+    An integer too big for the dtype wraps around as C casts do (300 -> 44 in int8),
+    and a float too big for float16/float32 becomes inf.
+    """
+    limit = _FLOAT_MAX.get(np_dtype.char)
+    if limit is not None and not -limit <= value <= limit:
+        with np.errstate(over="ignore"):  # numpy would warn
+            return np_dtype.type(value)
+    try:
+        return np_dtype.type(value)
+    except OverflowError:
+        if value.__class__ is not builtins.int:
+            raise
+        if value >= 2**64:
+            raise OverflowError("int too big to convert") from None
+        if value < -2**63:
+            raise OverflowError("can't convert negative int to unsigned") from None
+        return np.array(value % 2**64, np.uint64).astype(np_dtype)[()]
+
+
+_FLOAT_MAX = {"e": 65504.0, "f": 3.4028234663852886e38}  # the largest float16 and float32
+
+
+def _operand_error(name, value, position, argument="other"):
+    return TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+                     f"not {type(value).__name__}")
+
+
+def _invalid_arguments(name, *args):
+    """torch's message when no overload of ``name`` takes these argument types."""
+    kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), "
+                     "but expected one of:")
+
+
+def _kernel_error(kernel, np_dtype):
+    """torch's error for a dtype its kernel is not compiled for, e.g. bool in floor_divide."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for "
+                               f"'{scalar_type_name[from_numpy_dtype[np_dtype]]}'")
+
+
+def _require_tensors(name, input, other, other_name="other"):
+    """For functions torch only defines on two tensors (maximum, atan2, mm ...)."""
+    if not isinstance(input, Tensor):
+        raise _operand_error(name, input, 1, "input")
+    if not isinstance(other, Tensor):
+        raise _operand_error(name, other, 2, other_name)
+
+
+def _common(a, b, name="op"):
+    """numpy operands for ``a`` and ``b`` converted to torch's common dtype, and that dtype.
+
+    Either side may be a Python number. Same-dtype tensors (the usual case) pass
+    straight through; otherwise torch's promotion picks the dtype (see dtypes.result_type).
+    """
+    a_is_tensor = isinstance(a, Tensor)
+    b_is_tensor = isinstance(b, Tensor)
+    if a_is_tensor and b_is_tensor:
+        ad, bd = a._data, b._data
+        if ad.dtype == bd.dtype:
+            return ad, bd, ad.dtype
+        common = result_type(a, b).numpy_dtype
+        return ad.astype(common, copy=False), bd.astype(common, copy=False), common
+    if a_is_tensor:
+        if b.__class__ not in _PY_SCALAR_TYPES:  # a numpy number, or no number at all
+            b = _scalar_value(b)
+            if not isinstance(b, _PY_SCALARS):
+                raise _operand_error(name, b, 2)
+        common = result_type(a, b).numpy_dtype
+        return a._data.astype(common, copy=False), _cast_scalar(b, common), common
+    if b_is_tensor:
+        a = _scalar_value(a)
+        if not isinstance(a, _PY_SCALARS):
+            raise _operand_error(name, a, 1, "input")
+        common = result_type(a, b).numpy_dtype
+        return _cast_scalar(a, common), b._data.astype(common, copy=False), common
+    raise _operand_error(name, a, 1, "input")
+
+
+def _broadcast_error(*operands):
+    """torch's message for operands that do not broadcast, naming the first bad dimension.
+
+    torch broadcasts the operands' shapes from left to right: "tensor a" is the shape
+    broadcast so far, "tensor b" the next operand.
+    """
+    shapes = [np.shape(x) for x in operands]
+    sa = shapes[0]
+    for sb in shapes[1:]:
+        ndim = builtins.max(len(sa), len(sb))
+        for i in range(1, ndim + 1):
+            na = sa[-i] if i <= len(sa) else 1
+            nb = sb[-i] if i <= len(sb) else 1
+            if na != nb and na != 1 and nb != 1:
+                return RuntimeError(f"The size of tensor a ({na}) must match the size of tensor "
+                                    f"b ({nb}) at non-singleton dimension {ndim - i}")
+        sa = np.broadcast_shapes(sa, sb)
+    return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast")
+
+
+def _apply(ufunc, x, y):
+    """``ufunc(x, y)`` with torch's broadcasting error instead of numpy's."""
+    try:
+        return ufunc(x, y)
+    except ValueError:
+        raise _broadcast_error(x, y) from None
+
+
+# ---------------------------------------------------------------- result layout
+def _row_major(x):
+    return x.__class__ is not np.ndarray or x.flags.c_contiguous
+
+
+def _wrap_like(result, operands):
+    """``result`` as a tensor laid out in memory as torch lays out this elementwise result."""
+    shape = result.shape
+    operand_strides = []
+    for x in operands:
+        if x.__class__ is np.ndarray:
+            # broadcast dimensions get stride 0: they have no say in the order
+            lead = len(shape) - x.ndim
+            operand_strides.append((0,) * lead + tuple(
+                0 if n == 1 and m != 1 else s // x.itemsize
+                for n, m, s in zip(x.shape, shape[lead:], x.strides)))
+    same_shape = builtins.all(x.shape == shape for x in operands if x.__class__ is np.ndarray)
+    strides = iterator_strides(shape, operand_strides, same_shape)
+    if strides == contiguous_strides(shape):
+        return wrap(np.ascontiguousarray(result) if result.ndim else result)
+    tensor = empty_strided(shape, strides, result.dtype)
+    np.copyto(tensor._data, result)
+    return tensor
+
+
+def _elementwise(ufunc, x, y):
+    """``ufunc(x, y)`` as a tensor, with torch's broadcasting error and result layout."""
+    try:
+        result = ufunc(x, y)
+    except ValueError:
+        raise _broadcast_error(x, y) from None
+    # (inlined _row_major: this is every arithmetic operation's path)
+    if result.ndim > 1 and ((x.__class__ is np.ndarray and not x.flags.c_contiguous)
+                            or (y.__class__ is np.ndarray and not y.flags.c_contiguous)):
+        return _wrap_like(result, (x, y))
+    return wrap(result)
+
+
+def _result(result, *operands):
+    """``wrap(result)`` laid out as torch lays out an elementwise result of ``operands``."""
+    if result.ndim > 1 and not builtins.all(_row_major(x) for x in operands):
+        return _wrap_like(result, operands)
+    return wrap(result)
+
+
+def _float_operands(input, other, a, b, common):
+    """Operands for an op that computes in floating point (true division, atan2).
+
+    Integers compute in the default float dtype, and every operand is converted
+    straight to it (uint8 / -2 divides by -2.0, not by -2 wrapped into uint8).
+    """
+    if common.kind == "f":
+        return a, b, common
+    target = dtypes.get_default_dtype().numpy_dtype
+    # each operand goes straight from its own dtype: uint8 / int8(-99) divides by -99.0
+    a = input._data.astype(target) if isinstance(input, Tensor) else target.type(
+        _scalar_value(input))
+    b = other._data.astype(target) if isinstance(other, Tensor) else target.type(
+        _scalar_value(other))
+    return a, b, target
+
+
+def _float_dtype_for(np_dtype):
+    """The dtype a float-valued op (exp, sqrt, true division ...) computes in."""
+    return np_dtype if np_dtype.kind == "f" else dtypes.get_default_dtype().numpy_dtype
+
+
+def _half_with_scalar(ufunc, a, other):
+    """``ufunc(a, other)`` for a float16 ``a`` and a scalar ``other``, as torch computes it.
+
+    torch's float16 kernels for * / // and trunc division do not round a scalar second
+    operand to float16: they compute in float32 with the scalar's own value and round
+    the result once. (+ and - round the scalar to float16 first, like numpy.)
+    """
+    value = other._data.item() if isinstance(other, Tensor) else _scalar_value(other)
+    with np.errstate(all="ignore"):
+        return ufunc(a.astype(np.float32), np.float32(value)).astype(np.float16)
+
+
+def _is_half_with_scalar(common, other):
+    return common is _HALF and (not isinstance(other, Tensor) or other._data.ndim == 0)
+
+
+def _is_bool(value):
+    if isinstance(value, Tensor):
+        return value._data.dtype is _BOOL
+    return value.__class__ is builtins.bool
+
+
+def _zeros_like(grad):
+    """A constant zero gradient (torch's zeros_like: no graph, and inf * 0 gives no nan)."""
+    return wrap(np.zeros_like(grad._data))
+
+
+# ====================================================================== matrix products
+# C++ type names in torch's "expected m1 and m2 to have the same dtype" messages
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+# ====================================================================== out=
+def _out(result, out):
+    """Write ``result`` into ``out`` when given (resizing it as torch does), else return it."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    if not dtypes.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
+                           f"desired output type {scalar_type_name[out.dtype]}")
+    if out._data.shape != result._data.shape:
+        if out._data.size != 0:
+            warnings.warn("An output with one or more elements was resized since it had shape "
+                          f"{list(out._data.shape)}, which does not match the required output "
+                          f"shape {list(result._data.shape)}. This behavior is deprecated, and "
+                          "in a future PyTorch release outputs will not be resized unless they "
+                          "have zero elements. You can explicitly reuse an out tensor t by "
+                          "resizing it, inplace, to zero elements with t.resize_(0).",
+                          UserWarning, stacklevel=3)
+        out._data = np.empty(result._data.shape, out._data.dtype)
+        out._stride = out._storage = None
+        out._offset = 0
+    np.copyto(out._data, result._data, casting="unsafe")
+    out._bump_version()
+    return out
+
+
+def copy_preserving_layout(tensor, np_dtype=None):
+    """A copy (converted to ``np_dtype``) laid out like ``tensor``: clone() and to()."""
+    data = tensor._data
+    np_dtype = data.dtype if np_dtype is None else np_dtype
+    # float -> int: torch truncates toward zero; nan/inf have no integer value (no warning);
+    # to a narrower float: what does not fit becomes inf, silently as in torch
+    quiet = (data.dtype.kind == "f" and np_dtype.kind != "f") or \
+        (np_dtype.kind == "f" and np_dtype.itemsize < data.dtype.itemsize)
+    if is_plain_contiguous(tensor):
+        if not quiet:
+            return wrap(data.astype(np_dtype))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return wrap(data.astype(np_dtype))
+    result = empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.copyto(result._data, data, casting="unsafe")
+    return result

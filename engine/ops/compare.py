@@ -1,0 +1,137 @@
+"""Comparisons and logical/bitwise operations: their results have no gradient.
+"""
+import builtins
+
+import numpy as np
+
+from ..fidelity import dtypes
+from ..fidelity.dtypes import scalar_type_name
+from ..core.tensor import Tensor
+from .common import (_NUMBERS, _common, _elementwise, _invalid_arguments, _kernel_error, _out,
+                     _require_tensors, _result)
+from .arithmetic import add, mul, sub
+from .unary import abs, isfinite
+
+__all__ = ["allclose", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "eq", "equal",
+           "ge", "greater", "greater_equal", "gt", "isclose", "le", "less", "less_equal",
+           "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne", "not_equal"]
+
+# ====================================================================== comparisons
+_TENSOR_OR_NUMBER = (Tensor, *_NUMBERS)
+
+
+def _compare(ufunc, name):
+    def compare(input, other, *, out=None):
+        if not (isinstance(input, Tensor) and isinstance(other, _TENSOR_OR_NUMBER)):
+            raise _invalid_arguments(name, input, other)
+        a, b, _ = _common(input, other, name)
+        return _out(_elementwise(ufunc, a, b), out)
+
+    compare.__name__ = name
+    compare.__doc__ = f"out = input {_COMPARE_SYMBOLS[name]} other, elementwise, as bool"
+    return compare
+
+
+_COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+                    "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+                    "greater_equal": ">="}
+eq = _compare(np.equal, "eq")
+ne = _compare(np.not_equal, "ne")
+lt = _compare(np.less, "lt")
+le = _compare(np.less_equal, "le")
+gt = _compare(np.greater, "gt")
+ge = _compare(np.greater_equal, "ge")
+# the long names are the same operations, only named differently in error messages
+not_equal = _compare(np.not_equal, "not_equal")
+less = _compare(np.less, "less")
+less_equal = _compare(np.less_equal, "less_equal")
+greater = _compare(np.greater, "greater")
+greater_equal = _compare(np.greater_equal, "greater_equal")
+
+
+def _logical(ufunc, name):
+    def logical(input, other, *, out=None):
+        _require_tensors(name, input, other)
+        a, b = input._data.astype(bool, copy=False), other._data.astype(bool, copy=False)
+        return _out(_elementwise(ufunc, a, b), out)
+
+    logical.__name__ = name
+    logical.__doc__ = f"out = {name.split('_')[1]} of the truth values of input and other"
+    return logical
+
+
+logical_and = _logical(np.logical_and, "logical_and")
+logical_or = _logical(np.logical_or, "logical_or")
+logical_xor = _logical(np.logical_xor, "logical_xor")
+
+
+def logical_not(input, *, out=None):
+    """out = not input, as bool"""
+    return _out(_result(np.logical_not(input._data), input._data), out)
+
+
+def _bitwise(ufunc, name, symbol):
+    def bitwise(input, other, *, out=None):
+        a, b, common = _common(input, other, name)
+        if common.kind == "f":
+            raise _kernel_error(f"{name}_cpu", common)
+        return _out(_elementwise(ufunc, a, b), out)
+
+    bitwise.__name__ = name
+    bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
+    return bitwise
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "&")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or", "|")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "^")
+
+
+def bitwise_not(input, *, out=None):
+    """out = ~input, bit by bit (logical not for bool)"""
+    data = input._data
+    if data.dtype.kind == "f":
+        raise _kernel_error("bitwise_not_cpu", data.dtype)
+    return _out(_result(np.invert(data), data), out)
+
+
+def _invert(input):
+    """``~input``: torch's operator says TypeError where bitwise_not says NotImplementedError."""
+    if input._data.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(input)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """input == other, or |input - other| <= atol + rtol * |other|, elementwise"""
+    _require_tensors("isclose", input, other)
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{scalar_type_name[input.dtype]} did not match "
+                           f"{scalar_type_name[other.dtype]}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    # torch's steps, in the tensors' own dtype (bools count as the default float)
+    close = eq(input, other)
+    if equal_nan and input.is_floating_point():
+        close = logical_or(close, logical_and(ne(input, input), ne(other, other)))
+    if input._data.dtype.kind == "b":
+        input, other = input.to(dtypes.get_default_dtype()), other.to(dtypes.get_default_dtype())
+    allowed = add(abs(mul(other, rtol)), atol)
+    actual = abs(sub(input, other))
+    return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when every element is close (see isclose)"""
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other):
+    """True when both tensors have the same shape and the same values"""
+    if input._data.shape != other._data.shape:
+        return False
+    a, b, _ = _common(input, other, "equal")
+    return builtins.bool(np.array_equal(a, b))

@@ -1,0 +1,300 @@
+"""Conversions: ``x.to(dtype)``, ``x.float()`` ..., ``x.type()``, copying and pickling, and
+the old-style constructors ``torch.Tensor(2, 3)`` / ``torch.FloatTensor([1, 2])``.
+"""
+import copy as _copy
+
+import numpy as np
+
+from ..fidelity import dtypes
+from ..fidelity import messages
+from ..fidelity.layout import strided_array
+from ..fidelity.size import check_device, strided
+from ..fidelity.size import device as device_type
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from .common import copy_preserving_layout
+from .creation import empty, tensor
+
+__all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero"]
+
+def to_dtype(tensor, target):
+    """A copy of ``tensor`` converted to dtype ``target`` (values cast as C casts them)."""
+    data = tensor._data
+    if target.is_floating_point or data.dtype.kind != "f":
+        return wrap(data.astype(target.numpy_dtype, order="K"))
+    # float -> int: torch truncates toward zero; nan/inf have no integer value.
+    with np.errstate(invalid="ignore", over="ignore"):
+        return wrap(data.astype(target.numpy_dtype, order="K"))
+
+
+def to_copy(tensor, np_dtype):
+    """``tensor.to(dtype)``: a converted copy laid out like ``tensor``."""
+    return record(ToCopyBackward0, copy_preserving_layout(tensor, np_dtype), (tensor,))
+
+
+class ToCopyBackward0(Node):
+    """out = x converted to another dtype:  the gradient is converted back (in _validated)"""
+
+    def backward(self, grad):
+        return grad
+
+
+def construct(dtype, args, device=None):
+    """What ``torch.<Type>Tensor(*args)`` builds: from sizes (uninitialised) or from data."""
+
+    check_device(device)
+    if not args:
+        return empty(0, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype is not dtype:
+            raise TypeError(f"expected {dtype!r} (got {args[0].dtype!r})")
+        return args[0]
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        return empty(*args, dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+        if isinstance(args[0], tuple) and type(args[0]).__name__ == "Size":
+            return empty(*args[0], dtype=dtype)
+        return tensor(args[0], dtype=dtype)
+    if len(args) == 1 and isinstance(args[0], str):
+        raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+
+class LegacyTensorType:
+    """``torch.FloatTensor`` and friends: call it to construct, or use it in isinstance."""
+
+    def __init__(self, name, dtype):
+        self.__name__ = name
+        self.dtype = dtype
+
+    def __call__(self, *args, device=None):
+        return construct(self.dtype, args, device)
+
+    def __instancecheck__(self, obj):
+        return getattr(obj, "dtype", None) is self.dtype and hasattr(obj, "_data")
+
+    def __repr__(self):
+        return f"<class 'torch.{self.__name__}'>"
+
+
+TYPES = {f"{name}Tensor": LegacyTensorType(f"{name}Tensor", dtype)
+         for dtype, name in dtypes.scalar_type_name.items()}
+_F16, _F32, _F64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+_U8, _I8, _I16, _I32, _I64 = (np.dtype(t)
+                               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64))
+_B = np.dtype(np.bool_)
+
+
+def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
+       memory_format=None):
+    """Convert dtype and/or device; returns ``self`` when nothing changes and copy=False."""
+    flags = []
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, dtypes.dtype) or arg is float or arg is int or arg is bool:
+            dtype = arg
+        elif isinstance(arg, bool):
+            flags.append(arg)  # to(dtype, non_blocking, copy): positional flags
+        elif isinstance(arg, (str, device_type)):
+            device = arg
+        elif isinstance(arg, int):
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        else:
+            raise TypeError(messages.TO_INVALID_ARGUMENTS.format(type(arg).__name__))
+    if len(flags) > 1:
+        copy = flags[1]
+    check_device(device)
+    target = self.dtype if dtype is None else dtypes.as_dtype(dtype)
+    if target.numpy_dtype == self._data.dtype and not copy:
+        return self
+    return to_copy(self, target.numpy_dtype)
+
+def type_(self, dtype=None, non_blocking=False):
+    """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
+    if dtype is None:
+        return dtypes.legacy_type_name(self.dtype)
+    if isinstance(dtype, str):
+        if dtype.startswith("torch.cuda."):
+            raise RuntimeError(messages.CUDA_NOT_LINKED)
+        if dtype not in dtypes.LEGACY_TYPE_NAMES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = dtypes.LEGACY_TYPE_NAMES[dtype]
+    elif not isinstance(dtype, dtypes.dtype):
+        raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
+    return self.to(dtype)
+
+def _cast(self, np_dtype):
+    """``self`` when it already has this dtype, otherwise a converted copy."""
+    if self._data.dtype == np_dtype:
+        return self
+    return to_copy(self, np_dtype)
+
+def to_float(self):
+    return _cast(self, _F32)
+
+def to_double(self):
+    return _cast(self, _F64)
+
+def to_half(self):
+    return _cast(self, _F16)
+
+def to_long(self):
+    return _cast(self, _I64)
+
+def to_int(self):
+    return _cast(self, _I32)
+
+def to_short(self):
+    return _cast(self, _I16)
+
+def to_char(self):
+    return _cast(self, _I8)
+
+def to_byte(self):
+    return _cast(self, _U8)
+
+def to_bool(self):
+    return _cast(self, _B)
+
+def cpu(self, memory_format=None):
+    return self
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+def reduce_ex(self, protocol):
+    # Like torch: the whole storage travels with its offset and strides. A new array
+    # object per call keeps pickle from merging the storages of tensors pickled together
+    # (torch does not merge them either), while copy.copy still shares the memory.
+    return (_rebuild, (self._storage_array().view(), self.storage_offset(),
+                       self._data.shape, self.stride(), self._requires_grad))
+
+def deepcopy(self, memo):
+    if not self.is_leaf:
+        raise RuntimeError(messages.DEEPCOPY_NON_LEAF)
+    if id(self) in memo:
+        return memo[id(self)]
+    # The memo maps a storage to its copy, so views copied together still share memory.
+    new_storage = _copy.deepcopy(self._storage_array(), memo)
+    result = _rebuild(new_storage, self.storage_offset(), self._data.shape, self.stride(),
+                      self._requires_grad)
+    if self._grad is not None:
+        result._grad = deepcopy(self._grad, memo)
+    memo[id(self)] = result
+    return result
+
+
+def _rebuild(storage, offset, shape, stride, requires_grad):
+    """A tensor over ``storage`` (the inverse of ``__reduce_ex__``)."""
+    t = wrap(strided_array(storage, shape, stride, offset))
+    t._stride, t._storage, t._offset = tuple(stride), storage, offset
+    t._requires_grad = requires_grad
+    t._bump_version()  # torch builds it with set_(), an in-place change
+    return t
+
+
+def legacy_new(cls, *args, device=None):
+    """The legacy constructor ``torch.Tensor(2, 3)`` / ``torch.Tensor([1, 2])``: float32.
+
+    Prefer ``engine.tensor(data)`` and ``engine.empty(sizes)``, as PyTorch does.
+    """
+    return construct(dtypes.float32, args, device)
+
+
+def get_data(tensor):
+    """``x.data``: the same memory, outside autograd, with its own version counter."""
+    result = tensor.detach()
+    result._vc = None  # torch: changes through .data are invisible to autograd's checks
+    return result
+
+
+def set_data(tensor, value):
+    """``x.data = y``: x now looks at y's memory (shape and dtype may change)."""
+    if tensor._requires_grad and value._data.dtype.kind != "f":
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                           "or complex dtype")
+    value._storage_array()  # settle y's storage first, so both share the very same one
+    tensor._data, tensor._stride = value._data, value._stride
+    tensor._storage, tensor._offset = value._storage, value._offset
+
+
+# ---------------------------------------------------------------- torch.is_tensor & co
+def result_type(tensor1, tensor2):
+    """The dtype an operation between ``tensor1`` and ``tensor2`` produces."""
+    return dtypes.result_type(tensor1, tensor2)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return input.item() != 0
+
+
+# -------------------------------------------------------- Python values: float(x), bool(x) ...
+def to_numpy_array(self, dtype=None, copy=None):
+    data = self.numpy()
+    return data if dtype is None else data.astype(dtype, copy=False)
+
+
+def _python_scalar(self):
+    if self._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return self._data.reshape(()).item()
+
+
+def to_python_float(self):
+    return float(_python_scalar(self))
+
+
+def to_python_int(self):
+    return int(_python_scalar(self))
+
+
+def to_python_complex(self):
+    return complex(_python_scalar(self))
+
+
+def to_python_bool(self):
+    size = self._data.size
+    if size != 1:
+        amount = "no values" if size == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
+    return bool(self._data.reshape(()).item())
+
+
+def to_index(self):
+    if self._data.dtype.kind not in "iub" or self._data.size != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(self._data.reshape(()).item())
+
+
+
+# -------------------------------------------------------- where a tensor lives (only the CPU)
+DEVICE_FLAGS = {"is_cuda": False, "is_cpu": True, "is_sparse": False, "is_quantized": False,
+                "is_meta": False, "is_mps": False, "layout": strided}
+
+
+def get_device(self):
+    return -1
+
+
+def is_complex(self):
+    return False
+
+
+def is_set_to(self, other):
+    return (self._storage_array() is other._storage_array() and self._offset == other._offset
+            and self.shape == other.shape and self.stride() == other.stride())

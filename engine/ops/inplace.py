@@ -1,0 +1,257 @@
+"""In-place operations: ``x.add_(y)`` writes the result into x's own memory and bumps
+its version counter; fill_, zero_, copy_ and the random fills.
+"""
+import builtins
+
+import numpy as np
+
+from ..fidelity import dtypes
+from ..fidelity import random as rng
+from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.layout import is_non_overlapping_and_dense
+from ..fidelity.scalars import checked_scalar
+from ..core.history import check_inplace, rebase_history
+from ..core.node import Node, new_node
+from ..core.tensor import Tensor, make_view
+from .creation import zeros_like
+from .views import broadcast_shape, expand_geometry
+
+# ---------------------------------------------------------------- overlapping memory
+def _address_range(tensor):
+    start = tensor._data.__array_interface__["data"][0]
+    return start, start + tensor._data.nbytes
+
+
+def _overlap(a, b):
+    """torch's get_overlap_status: "full", "partial", "no" or "too hard" (not dense)."""
+    if a is b:
+        return "full"
+    if a._data.size == 0 or b._data.size == 0:
+        return "no"
+    if not (a.is_non_overlapping_and_dense() and b.is_non_overlapping_and_dense()):
+        return "too hard"
+    if a._storage_array() is not b._storage_array():
+        return "no"
+    (a_start, a_end), (b_start, b_end) = _address_range(a), _address_range(b)
+    if (a_start, a_end) == (b_start, b_end):
+        return "full" if a.stride() == b.stride() else "partial"
+    return "partial" if a_start < b_end and b_start < a_end else "no"
+
+
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+
+
+def check_no_overlap(output, inputs, full_is_ok=True):
+    """torch refuses to write into memory that an input partly shares, or that repeats itself."""
+    shape, stride = output._data.shape, output.stride()
+    if not is_non_overlapping_and_dense(shape, stride) and builtins.any(
+            n > 1 and s == 0 for n, s in zip(shape, stride)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+    for tensor in inputs:
+        if isinstance(tensor, Tensor):
+            status = _overlap(output, tensor)
+            if status == "partial" or (status == "full" and not full_is_ok):
+                raise RuntimeError(_PARTIAL_OVERLAP)
+
+
+def copy_into(dst, src):
+    """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
+    check_inplace(dst)
+    # recorded before the write: the node's first edge is dst's history *before* the copy
+    node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
+    if src is dst:
+        dst._bump_version()  # nothing to copy, but torch still counts an in-place change
+        return dst
+    if src._data.shape != dst._data.shape:
+        shape, stride = expand_geometry(src._data.shape, src.stride(), dst._data.shape)
+        src = make_view(src, shape, stride, src.storage_offset())  # (the node has the edge)
+    check_no_overlap(dst, (src,))
+    data = src._data
+    if np.shares_memory(data, dst._data):
+        data = data.copy()  # the same memory read and written: numpy needs a snapshot
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.copyto(dst._data, data, casting="unsafe")
+    rebase_history(dst, node)
+    dst._bump_version()
+    return dst
+
+
+# ---------------------------------------------------------------- in-place
+class CopyBackwards(Node):
+    """self.copy_(src):  self's old values are gone (zero gradient), src's pass through"""
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    def backward(self, grad):
+        return zeros_like(grad), grad
+
+
+def write_inplace(tensor, result):
+    """Write ``result`` into ``tensor``'s own memory, as every ``x.op_()`` does."""
+    if result._data.shape != tensor._data.shape:
+        raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
+                           f"broadcast shape {list(result._data.shape)}")
+    if not dtypes.can_cast(result.dtype, tensor.dtype):
+        raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
+                           f"desired output type {scalar_type_name[tensor.dtype]}")
+    check_inplace(tensor)
+    rebase_history(tensor, result.grad_fn)
+    np.copyto(tensor._data, result._data, casting="unsafe")
+    tensor._bump_version()
+    return tensor
+
+
+def in_place(function):
+    def method(self, *args, **kwargs):
+        # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
+        check_no_overlap(self, args)
+        return write_inplace(self, function(self, *args, **kwargs))
+
+    method.__name__ = function.__name__ + "_"
+    method.__doc__ = f"In-place {function.__name__}: the result is written into this tensor."
+    return method
+
+
+def _fill_raw(tensor, values, node_class, inputs=()):
+    """Overwrite every element of ``tensor`` with ``values``; in a graph, ``node_class``
+    records that the old values are gone."""
+    check_inplace(tensor)
+    node = new_node(node_class, (tensor, *inputs)) \
+        if tensor._data.dtype.kind == "f" else None
+    np.copyto(tensor._data, values, casting="unsafe")
+    rebase_history(tensor, node)
+    tensor._bump_version()
+    return tensor
+
+
+class _OverwrittenBackward(Node):
+    """x.fill_(...) and the like:  x's old values are gone, so they get a zero gradient"""
+
+    def backward(self, grad):
+        return zeros_like(grad)
+
+
+class ZeroBackward0(_OverwrittenBackward):
+    """x.zero_()"""
+
+
+class FillBackward2(_OverwrittenBackward):
+    """x.fill_(number)"""
+
+
+class FillBackward3(Node):
+    """x.fill_(value tensor):  every element is value, so value's gradient is the sum"""
+
+    def backward(self, grad):
+        return zeros_like(grad), grad.sum()
+
+
+class UniformBackward0(_OverwrittenBackward):
+    """x.uniform_()"""
+
+
+class NormalBackward0(_OverwrittenBackward):
+    """x.normal_()"""
+
+
+class RandomBackward0(_OverwrittenBackward):
+    """x.random_(from, to)"""
+
+
+class RandomBackward1(_OverwrittenBackward):
+    """x.random_(to)"""
+
+
+class RandomBackward2(_OverwrittenBackward):
+    """x.random_()"""
+
+
+class BernoulliBackward1(Node):
+    """x.bernoulli_(p tensor):  p gets no gradient (sampling is not differentiable)"""
+
+    def backward(self, grad):
+        return zeros_like(grad), None
+
+
+class BernoulliBackward2(_OverwrittenBackward):
+    """x.bernoulli_(p number)"""
+
+
+class ExponentialBackward0(_OverwrittenBackward):
+    """x.exponential_()"""
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy src's values (broadcast, any dtype) into this tensor's memory."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    shape = broadcast_shape(self._data.shape, src._data.shape)
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    return copy_into(self, src)
+
+
+def fill_(self, value):
+    """Set every element to ``value``."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise TypeError(f"fill_() received an invalid combination of arguments - got "
+                        f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
+                        f" * (Number value)")
+    return _fill_raw(self, checked_scalar(value, self._data.dtype), FillBackward2)
+
+
+def zero_(self):
+    """Set every element to 0."""
+    return _fill_raw(self, 0, ZeroBackward0)
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """Fill with uniform random numbers in [from, to)."""
+    return _fill_raw(self, rng.uniform(self._data.shape, self._data.dtype, from_, to,
+                                           generator), UniformBackward0)
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with normal random numbers."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill_raw(self, rng.normal(self._data.shape, self._data.dtype, mean, std,
+                                          generator), NormalBackward0)
+
+
+def random_(self, from_=None, to=None, *, generator=None):
+    """Fill with random integers: [0, to), [from, to), or the dtype's whole range."""
+    shape, np_dtype = self._data.shape, self._data.dtype
+    if from_ is None and to is None:
+        return _fill_raw(self, rng.random_full(shape, np_dtype, generator), RandomBackward2)
+    node_class = RandomBackward0
+    if to is None:
+        from_, to, node_class = 0, from_, RandomBackward1
+    return _fill_raw(self, rng.random_int(shape, np_dtype, from_, to, generator), node_class)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 1 (probability p) or 0."""
+    probs = p._data if isinstance(p, Tensor) else p
+    values = rng.bernoulli(probs, self._data.shape, self._data.dtype, generator)
+    if isinstance(p, Tensor):
+        return _fill_raw(self, values, BernoulliBackward1, (p,))
+    return _fill_raw(self, values, BernoulliBackward2)
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    return _fill_raw(self, rng.exponential(self._data.shape, self._data.dtype, lambd,
+                                               generator), ExponentialBackward0)

@@ -1,0 +1,123 @@
+"""Joining tensors: ``cat``, ``stack``, ``hstack``, ``vstack``.
+"""
+import numpy as np
+
+from ..fidelity import dtypes
+from ..fidelity.dtypes import result_type, scalar_type_name
+from ..fidelity.size import wrap_dim
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from .common import _out
+
+__all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
+
+# ====================================================================== joining
+def _check_cat_inputs(tensors, name):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    if len(tensors) == 0:
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+
+
+def _cat_out(result, out):
+    """out= for cat and stack: the result must be castable to out's dtype."""
+    if out is not None and not dtypes.can_cast(result.dtype, out.dtype):
+        raise TypeError("torch.cat(): input types can't be cast to the desired output type "
+                        f"{scalar_type_name[out.dtype]}")
+    return _out(result, out)
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Join tensors along an existing dimension (sizes must match in every other one)"""
+    _check_cat_inputs(tensors, "cat")
+    common = result_type(*tensors).numpy_dtype
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
+    # torch still skips legacy empty 1-D tensors of shape (0,) in cat
+    parts = [t for t in tensors if t._data.shape != (0,)] or [tensors[0]]
+    first = parts[0]._data
+    axis = wrap_dim(dim, first.ndim)
+    for i, t in enumerate(tensors):
+        shape = t._data.shape
+        if shape == (0,):
+            continue
+        if len(shape) != first.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.ndim} "
+                               f"and {len(shape)}")
+        for d in range(first.ndim):
+            if d != axis and shape[d] != first.shape[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. "
+                                   f"Expected size {first.shape[d]} but got size {shape[d]} "
+                                   f"for tensor number {i} in the list.")
+    arrays = [t._data.astype(common, copy=False) for t in parts]
+    # the result is row-major whatever the inputs' layouts (numpy would keep theirs)
+    result = wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis)))
+    if out is not None:
+        return _cat_out(result, out)
+    return record(CatBackward0, result, tuple(tensors), dim=axis,
+                  sizes=[t._data.shape[axis] if t._data.shape != (0,) else 0 for t in tensors])
+
+
+class CatBackward0(Node):
+    """out = the inputs joined along dim:  each input's gradient is its own piece of grad"""
+
+    dim: int
+    sizes: list
+
+    def backward(self, grad):
+        pieces, start = [], 0
+        for size in self.sizes:
+            pieces.append(grad.narrow(self.dim, start, size))
+            start += size
+        return tuple(pieces)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Join tensors of equal shape along a new dimension"""
+    _check_cat_inputs(tensors, "stack")
+    first = tensors[0]._data.shape
+    axis = wrap_dim(dim, len(first) + 1)
+    for i, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(first)} at entry 0 and {list(t._data.shape)} at entry {i}")
+    common = result_type(*tensors).numpy_dtype
+    arrays = [t._data.astype(common, copy=False) for t in tensors]
+    result = wrap(np.ascontiguousarray(np.stack(arrays, axis=axis)))
+    if out is not None:
+        return _cat_out(result, out)
+    return record(StackBackward0, result, tuple(tensors), dim=axis)
+
+
+class StackBackward0(Node):
+    """out = the inputs stacked along a new dim:  each input's gradient is its slice of grad"""
+
+    dim: int
+
+    def backward(self, grad):
+        return tuple(grad.select(self.dim, i) for i in range(grad._data.shape[self.dim]))
+
+
+def hstack(tensors):
+    """Join along dim 1 (dim 0 for vectors); numbers count as vectors"""
+    _check_cat_inputs(tensors, "hstack")
+    tensors = [t.reshape(1) if t._data.ndim == 0 else t for t in tensors]
+    return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """Join along dim 0; vectors and numbers count as rows"""
+    _check_cat_inputs(tensors, "vstack")
+    return cat([t if t._data.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)

@@ -1,0 +1,395 @@
+"""Matrix products: mm, mv, dot, bmm, matmul, addmm, outer.
+"""
+import builtins
+import math
+
+import numpy as np
+
+from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..core.grad_mode import mode as grad_mode
+from ..core.grad_mode import no_grad
+from ..core.node import Node, record
+from ..core.tensor import wrap
+from .common import _CPP_NAMES, _broadcast_error, _kernel_error, _out, _require_tensors
+from .views import UnsafeViewBackward0
+from .arithmetic import _kept_for, mul
+
+__all__ = ["addmm", "bmm", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "vdot"]
+
+def _products(a, b):
+    """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once."""
+    if a.dtype.char == "e":
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    with np.errstate(over="ignore"):
+        return np.matmul(a, b)
+
+
+def _check_mm(a, b, rows=None):
+    """torch's checks for (rows x m) @ (m2 x p), in torch's order: shapes, dtypes, bool."""
+    (n, m), (m2, p) = a.shape, b.shape
+    if m != m2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({n if rows is None else rows}x{m} and {m2}x{p})")
+    if a.dtype != b.dtype:
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}")
+    if a.dtype.kind == "b":
+        raise _kernel_error("addmm_impl_cpu_", a.dtype)
+
+
+def _check_mv(mat, vec, out=None):
+    (n, m), (k,) = mat.shape, vec.shape
+    if m != k:
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{m}), vec ({k})")
+    result_dtype = vec.dtype if out is None else out._data.dtype
+    if not mat.dtype == vec.dtype == result_dtype:
+        names = [scalar_type_name[from_numpy_dtype[d]] for d in (result_dtype, mat.dtype,
+                                                                  vec.dtype)]
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{names[0]}, {names[1]}, and {names[2]}")
+    if mat.dtype.kind == "b":
+        raise _kernel_error("addmv_impl_cpu", mat.dtype)
+
+
+def _check_bmm(a, b, batch, m, k):
+    if m != k:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {m}] but got: [{batch}, {k}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[from_numpy_dtype[a.dtype]]} "
+                           f"but found {scalar_type_name[from_numpy_dtype[b.dtype]]}")
+    if a.dtype.kind == "b":
+        raise _kernel_error("bmm", a.dtype)
+
+
+def _matmul_out(result, out):
+    """out= for matrix products: the dtype must be the result's own (no casting)."""
+    if out is not None and out._data.dtype != result._data.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{_CPP_NAMES[result._data.dtype.name]}, but got "
+                           f"{_CPP_NAMES[out._data.dtype.name]} instead")
+    return _out(result, out)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
+    _require_tensors("addmm", mat1, mat2, "mat2")
+    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
+        raise RuntimeError(f"{'mat1' if mat1._data.ndim != 2 else 'mat2'} must be a matrix, got "
+                           f"{builtins.max(mat1._data.ndim, mat2._data.ndim)}-D tensor")
+    # torch compares the dtypes before the shapes, the bias's first (F.linear on int input)
+    for name, tensor in (("self", input), ("mat1", mat1)):
+        if tensor.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{scalar_type_name[tensor.dtype]} and "
+                               f"{scalar_type_name[mat2.dtype]}")
+    _check_mm(mat1._data, mat2._data)
+    products = _products(mat1._data, mat2._data)
+    if alpha != 1:
+        products = products * products.dtype.type(alpha)
+    with no_grad():  # (expand gives torch's error when input does not broadcast)
+        bias = input.expand(products.shape)._data
+    # beta = 0 ignores input entirely (its nan and inf too), as BLAS does
+    if beta != 1:
+        bias = np.zeros((), products.dtype) if beta == 0 else bias * products.dtype.type(beta)
+    result = wrap(bias + products)
+    if out is not None:
+        return _matmul_out(result, out)
+    # each matrix is kept only if the other one needs a gradient (its formula reads it)
+    return record(AddmmBackward0, result, (input, mat1, mat2),
+                  saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,
+                  mat1_sym_sizes=mat1._data.shape, mat1_sym_strides=mat1.stride(),
+                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
+
+
+def _column_major(sizes, strides):
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def _mat1_grad(grad, mat2, sizes, strides):
+    """d/dA of A @ B = grad @ B.T, computed as (B @ grad.T).T when A is column-major (a
+    transposed matrix), as torch does: the gradient then has A's layout, and no copy is needed."""
+    if _column_major(sizes, strides):
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+def _mat2_grad(grad, mat1, sizes, strides):
+    """d/dB of A @ B = A.T @ grad, computed as (grad.T @ A).T when B is column-major (as
+    ``weight.t()`` in ``F.linear``): the weight's gradient comes back row-major, like the weight."""
+    if _column_major(sizes, strides):
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
+
+
+class AddmmBackward0(Node):
+    """out = beta * x + alpha * A @ B:  d/dx = beta,  d/dA = alpha * grad @ B.T,
+    d/dB = alpha * A.T @ grad"""
+
+    _saved_names = ("mat1", "mat2")
+    alpha: float
+    beta: float
+    mat1_sym_sizes: tuple
+    mat1_sym_strides: tuple
+    mat2_sym_sizes: tuple
+    mat2_sym_strides: tuple
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+
+        def scaled(g, factor):
+            return g if factor == 1 else g * factor
+        grad_a = None if b is None else _mat1_grad(grad, b, self.mat1_sym_sizes,
+                                                   self.mat1_sym_strides)
+        grad_b = None if a is None else _mat2_grad(grad, a, self.mat2_sym_sizes,
+                                                   self.mat2_sym_strides)
+        return (scaled(grad, self.beta), None if grad_a is None else scaled(grad_a, self.alpha),
+                None if grad_b is None else scaled(grad_b, self.alpha))
+
+
+def mm(input, mat2, *, out=None):
+    """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
+    _require_tensors("mm", input, mat2, "mat2")
+    if input._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm(input._data, mat2._data)
+    result = wrap(_products(input._data, mat2._data))
+    if out is not None:
+        return _matmul_out(result, out)
+    return record(MmBackward0, result, (input, mat2), saved=(input, mat2))
+
+
+class MmBackward0(Node):
+    """out = A @ B:  d/dA = grad @ B^T,  d/dB = A^T @ grad"""
+
+    _saved_names = ("self", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors  # (both kept: their layouts choose the formulas too)
+        return (_mat1_grad(grad, b, a._data.shape, a.stride()),
+                _mat2_grad(grad, a, b._data.shape, b.stride()))
+
+
+def mv(input, vec, *, out=None):
+    """out = input @ vec for a matrix and a vector"""
+    _require_tensors("mv", input, vec, "vec")
+    mat, v = input._data, vec._data
+    if mat.ndim != 2 or v.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
+    _check_mv(mat, v, out)
+    result = wrap(_products(mat, v))
+    if out is not None:
+        return _out(result, out)
+    return record(MvBackward0, result, (input, vec), saved=(input, vec))
+
+
+class MvBackward0(Node):
+    """out = A @ v:  d/dA = outer(grad, v),  d/dv = A^T @ grad"""
+
+    _saved_names = ("self", "vec")
+
+    def backward(self, grad):
+        a, v = self.saved_tensors
+        return grad.unsqueeze(1) * v, a.t().mv(grad)
+
+
+def dot(input, other, *, out=None):
+    """out = sum(input * other) for two vectors of the same length"""
+    _require_tensors("dot", input, other, "tensor")
+    a, b = input._data, other._data
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_type_name[input.dtype]} and {scalar_type_name[other.dtype]}")
+    n, k = a.shape[0], b.shape[0]
+    if n != k:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{k}] to "
+                           f"have the same number of elements, but got {n} and {k} elements "
+                           "respectively")
+    if a.dtype.kind == "b":
+        raise _kernel_error("dot", a.dtype)
+    if out is not None and out._data.dtype != a.dtype:
+        raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
+                           f"dtype {scalar_type_name[input.dtype]}")
+    result = wrap(_products(a, b))
+    if out is not None:
+        return _out(result, out)
+    return record(DotBackward0, result, (input, other), saved=(input, other))
+
+
+class DotBackward0(Node):
+    """out = sum(a * b):  d/da = grad * b,  d/db = grad * a"""
+
+    _saved_names = ("self", "tensor")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        return grad * b, grad * a
+
+
+inner = dot
+vdot = dot
+
+
+def bmm(input, mat2, *, out=None):
+    """out[b] = input[b] @ mat2[b] for two batches of matrices"""
+    _require_tensors("bmm", input, mat2, "mat2")
+    a, b = input._data, mat2._data
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
+    result = wrap(_products(a, b))
+    if out is not None:
+        return _matmul_out(result, out)
+    return record(BmmBackward0, result, (input, mat2), saved=(input, mat2))
+
+
+class BmmBackward0(Node):
+    """out[i] = A[i] @ B[i]:  d/dA = grad @ B^T,  d/dB = A^T @ grad, batch by batch"""
+
+    _saved_names = ("self", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved_tensors
+        return grad.bmm(b.mT), a.mT.bmm(grad)
+
+
+def _foldable(tensor, transposed=False):
+    """Whether torch's matmul folds ``tensor``'s batch dimensions into rows (a free view)."""
+    if tensor._data.size == 0:
+        return True
+    shape, strides = list(tensor._data.shape), list(tensor.stride())
+    if transposed:  # the strides of tensor.mT
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
+                        for i in range(len(shape) - 2))
+
+
+def _should_fold(input, other):
+    """torch's choice, when recording: fold the larger operand's batch into one mm / mv.
+
+    It folds whenever the smaller operand requires grad (its gradient is then one mm,
+    not a bmm summed over the batch), even if the fold has to copy.
+    """
+    larger_first = input._data.ndim >= other._data.ndim
+    big, small = (input, other) if larger_first else (other, input)
+    if big._data.ndim < 3 or small._data.ndim > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if input._data.ndim == 2:
+        return False  # the result would need a transposed copy
+    return _foldable(big, transposed=not larger_first)
+
+
+def _unsafe_view(tensor, shape):
+    """A fresh result seen with another shape (torch's _unsafe_view: no copy, no view)."""
+    result = wrap(tensor._data.reshape(shape))
+    return record(UnsafeViewBackward0, result, (tensor,), self_sym_sizes=tensor._data.shape)
+
+
+def _recorded_matmul(input, other):
+    """matmul of 3-D and larger operands built from differentiable pieces, as torch does.
+
+    Recording torch's decomposition gives the same graph: e.g. (2, 3, 4) @ (4, 5) is
+    a view to (6, 4), one mm, and an _unsafe_view back to (2, 3, 5).
+    """
+    da, db = input._data.ndim, other._data.ndim
+    if _should_fold(input, other):
+        transpose = db > da  # the larger operand is other: compute (other^T @ input^T)^T
+        big = other.mT if transpose else input
+        small = (input.t() if da == 2 else input) if transpose else other
+        rows = big._data.shape[:-1]
+        folded = big.reshape(math.prod(rows), big._data.shape[-1])
+        if small._data.ndim == 1:
+            return _unsafe_view(folded.mv(small), rows)
+        result = _unsafe_view(folded.mm(small), rows + small._data.shape[1:])
+        return result.mT.contiguous() if transpose else result
+    n, m = (input._data.shape[-2] if da > 1 else 1), input._data.shape[-1]
+    k, p = (other._data.shape[-2], other._data.shape[-1]) if db > 1 else (other._data.shape[0], 1)
+    a_batch, b_batch = input._data.shape[:-2], other._data.shape[:-2]
+    if da == 3 and db == 3 and a_batch[0] != b_batch[0]:
+        # a batch of one that requires grad is squeezed so that the matmul folds
+        if a_batch[0] == 1 and input.requires_grad:
+            return _recorded_matmul(input.squeeze(0), other)
+        if b_batch[0] == 1 and other.requires_grad:
+            return _recorded_matmul(input, other.squeeze(0))
+    try:
+        batch = np.broadcast_shapes(a_batch, b_batch)
+    except ValueError:
+        raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
+    count = math.prod(batch)
+    left = input.expand(batch + (n, m)).reshape(count, n, m)
+    if db == 1:
+        right = other.expand(batch + (k,)).reshape(count, k).unsqueeze(2)
+    else:
+        right = other.expand(batch + (k, p)).reshape(count, k, p)
+    product = left.bmm(right)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return _unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
+
+
+def matmul(input, other, *, out=None):
+    """out = input @ other: dot, matrix-vector, matrix-matrix or batched, by the dims.
+
+    As torch: 1-D operands count as a row (left) or a column (right); a batch of
+    matrices times a matrix or vector is folded into one big mm/mv; everything else
+    broadcasts the batch dimensions and multiplies batch by batch.
+    """
+    _require_tensors("matmul", input, other)
+    a, b = input._data, other._data
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        return _matmul_out(dot(input, other), out)
+    if da == 2 and db == 1:
+        return _matmul_out(mv(input, other), out)
+    if da == 1 and db == 2:
+        if out is None and grad_mode.grad_enabled and \
+                (input._requires_grad or other._requires_grad):
+            return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
+        _check_mm(a[None], b)
+        return _matmul_out(wrap(_products(a, b)), out)
+    if da == 2 and db == 2:
+        return mm(input, other, out=out)
+    if out is None and grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
+        return _recorded_matmul(input, other)
+    if da >= 3 and db <= 2 and _foldable(input):
+        rows = a.size // a.shape[-1]
+        if db == 1:
+            _check_mv(a.reshape(rows, a.shape[-1]), b)
+        else:
+            _check_mm(a.reshape(rows, a.shape[-1]), b, rows)
+        return _matmul_out(wrap(_products(a, b)), out)
+    # batched: the batch dimensions broadcast; a 1-D operand is a row / a column
+    a_batch, b_batch = a.shape[:-2], b.shape[:-2]
+    try:
+        batch = np.broadcast_shapes(a_batch, b_batch)
+    except ValueError:
+        raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
+    m, k = a.shape[-1], (b.shape[0] if db == 1 else b.shape[-2])
+    _check_bmm(a, b, math.prod(batch), m, k)
+    return _matmul_out(wrap(_products(a, b)), out)
+
+
+def outer(input, vec2):
+    """out[i, j] = input[i] * vec2[j]"""
+    _require_tensors("outer", input, vec2, "vec2")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
+                               f"{t._data.ndim}-D")
+    return mul(input.reshape(-1, 1), vec2)
+
+
+ger = outer

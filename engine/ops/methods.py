@@ -1,0 +1,167 @@
+"""The Tensor methods and operators, in one table: ``x.exp()`` is ``engine.exp(x)``.
+
+PyTorch exposes most operations both as functions and as methods. Here the
+methods are the same functions, attached to the class below: look up any method
+or operator of a tensor (``x * y`` is ``Tensor.__mul__``) in this file to find the
+function that runs, and that function's node class sits right below it.
+
+In-place versions (``x.exp_()``) compute the result and write it back into the
+tensor's own memory (``inplace.write_inplace``), bumping the version counter that
+autograd uses to detect stale saved values.
+"""
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import (arithmetic, compare, convert, creation, indexing, inplace, linalg, reduce, unary,
+               views)
+
+# x.name(...) calls family.name(x, ...)
+FUNCTION_METHODS = {
+    arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
+        fmod pow maximum minimum atan2 clamp clip clamp_min clamp_max lerp addcmul addcdiv""",
+    compare: """eq ne lt le gt ge not_equal less less_equal greater greater_equal logical_and
+        logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isclose
+        allclose equal""",
+    unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu
+        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
+    reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
+        cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax""",
+    linalg: "mm mv dot inner bmm matmul addmm outer ger",
+    views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
+        unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
+        split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
+        squeeze_""",
+    creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
+    convert: """to cpu cuda""",
+    inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
+}
+for _family, _names in FUNCTION_METHODS.items():
+    for _name in _names.split():
+        setattr(Tensor, _name, getattr(_family, _name))
+
+# x.op_(...): the op, written into x (x += y is x.add_(y))
+INPLACE_METHODS = {
+    arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
+        fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
+    unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh
+        cosh tanh sigmoid reciprocal neg negative abs sign square relu floor ceil trunc round
+        frac nan_to_num""",
+    compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
+        bitwise_or bitwise_xor bitwise_not""",
+    reduce: "cumsum cumprod",
+}
+for _family, _names in INPLACE_METHODS.items():
+    for _name in _names.split():
+        setattr(Tensor, _name + "_", inplace.in_place(getattr(_family, _name)))
+
+# conversions whose names are Python builtins
+Tensor.float, Tensor.double, Tensor.half = convert.to_float, convert.to_double, convert.to_half
+Tensor.long, Tensor.int, Tensor.short = convert.to_long, convert.to_int, convert.to_short
+Tensor.char, Tensor.byte, Tensor.bool = convert.to_char, convert.to_byte, convert.to_bool
+Tensor.type = convert.type_
+Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
+Tensor.get_device, Tensor.is_complex = convert.get_device, convert.is_complex
+Tensor.is_set_to = convert.is_set_to
+for _flag, _value in convert.DEVICE_FLAGS.items():
+    setattr(Tensor, _flag, _value)
+Tensor.__array__ = convert.to_numpy_array  # np.asarray(x): the same memory
+Tensor.__float__, Tensor.__int__ = convert.to_python_float, convert.to_python_int
+Tensor.__complex__, Tensor.__bool__ = convert.to_python_complex, convert.to_python_bool
+Tensor.__index__ = convert.to_index
+Tensor.__new__ = convert.legacy_new  # torch.Tensor(2, 3), as old tutorials write
+Tensor.__reduce_ex__ = convert.reduce_ex
+Tensor.__deepcopy__ = convert.deepcopy
+Tensor.data = property(convert.get_data, convert.set_data,
+                       doc="The same memory without autograd history; changes through it are "
+                           "not tracked.")
+Tensor.T = property(views._T, doc="All dimensions reversed (a view); x.mT for batches.")
+Tensor.mT = property(views._mT, doc="The last two dimensions swapped (a view).")
+Tensor.where = lambda self, condition, other: arithmetic.where(condition, self, other)
+
+
+# ---------------------------------------------------------------- indexing
+def _delitem(self, index):
+    raise TypeError("Tensor does not support deleting items")
+
+
+Tensor.__getitem__ = indexing.getitem
+Tensor.__setitem__ = indexing.setitem
+Tensor.__delitem__ = _delitem
+
+
+# ---------------------------------------------------------------- Python operators
+_OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
+
+
+def _operator(function, reflected=False):
+    """An operator method that leaves unknown operands to Python (-> its TypeError)."""
+    if reflected:
+        def method(self, other):
+            if isinstance(other, _OPERANDS):
+                return function(other, self)
+            return NotImplemented
+    else:
+        def method(self, other):
+            if isinstance(other, _OPERANDS):
+                return function(self, other)
+            return NotImplemented
+    return method
+
+
+def _reciprocal_times(self, other):
+    # torch: `other / x` is x.reciprocal() * other (so its rounding differs from div)
+    return arithmetic.mul(unary.reciprocal(self), other)
+
+
+def _matmul(self, other):
+    return linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+def _rmatmul(self, other):
+    return linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+
+
+Tensor.__add__ = _operator(arithmetic.add)
+Tensor.__radd__ = _operator(arithmetic.add, reflected=True)
+Tensor.__sub__ = _operator(arithmetic.sub)
+Tensor.__rsub__ = _operator(arithmetic.sub, reflected=True)
+Tensor.__mul__ = _operator(arithmetic.mul)
+Tensor.__rmul__ = _operator(arithmetic.mul)  # torch computes mul(self, other) for `2.5 * x` too
+Tensor.__truediv__ = _operator(arithmetic.div)
+Tensor.__rtruediv__ = _operator(_reciprocal_times)
+Tensor.__floordiv__ = _operator(arithmetic.floor_divide)
+Tensor.__rfloordiv__ = _operator(arithmetic.floor_divide, reflected=True)
+Tensor.__mod__ = _operator(arithmetic.remainder)
+Tensor.__rmod__ = _operator(arithmetic.remainder, reflected=True)
+Tensor.__pow__ = _operator(arithmetic.pow)
+Tensor.__rpow__ = _operator(arithmetic.pow, reflected=True)
+Tensor.__matmul__ = _matmul
+Tensor.__rmatmul__ = _rmatmul
+Tensor.__and__ = _operator(compare.bitwise_and)
+Tensor.__rand__ = _operator(compare.bitwise_and, reflected=True)
+Tensor.__or__ = _operator(compare.bitwise_or)
+Tensor.__ror__ = _operator(compare.bitwise_or, reflected=True)
+Tensor.__xor__ = _operator(compare.bitwise_xor)
+Tensor.__rxor__ = _operator(compare.bitwise_xor, reflected=True)
+Tensor.__eq__ = _operator(compare.eq)
+Tensor.__ne__ = _operator(compare.ne)
+Tensor.__lt__ = _operator(compare.lt)
+Tensor.__le__ = _operator(compare.le)
+Tensor.__gt__ = _operator(compare.gt)
+Tensor.__ge__ = _operator(compare.ge)
+Tensor.__neg__ = unary.neg
+Tensor.__pos__ = unary.positive
+Tensor.__abs__ = unary.abs
+Tensor.__invert__ = compare._invert  # ~x: TypeError for floats, where bitwise_not raises another
+
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__imod__ = Tensor.remainder_
+Tensor.__ipow__ = Tensor.pow_
+Tensor.__iand__ = Tensor.bitwise_and_
+Tensor.__ior__ = Tensor.bitwise_or_
+Tensor.__ixor__ = Tensor.bitwise_xor_

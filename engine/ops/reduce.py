@@ -1,0 +1,942 @@
+"""Reductions: sum, mean, prod, max/min, var/std, norms, softmax, cumulative sums, sorting.
+"""
+import builtins
+import math
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from ..fidelity import dtypes
+from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity.size import dims_tuple, wrap_dim
+from ..core.grad_mode import no_grad
+from ..core.node import Node, record
+from ..core.tensor import Tensor, make_view, wrap
+from .common import _axes, _float_dtype_for, _invalid_arguments, _kernel_error, _out
+from .join import cat
+from .arithmetic import maximum, minimum, where
+from .unary import abs, exp, isnan, sign
+from .compare import eq, logical_not, logical_or
+
+__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
+           "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero", "norm",
+           "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "var"]
+
+# ====================================================================== reductions
+def _reduce_args(input, dim, keepdim):
+    ndim = input._data.ndim
+    dims = dims_tuple(dim, ndim)
+    return _axes(dims, ndim), keepdim
+
+
+def _accumulated(data, reduce, **kwargs):
+    """``reduce(data)`` with torch's accumulator: float32 for float16 data (rounded back
+    once), and the data's own dtype for integers (numpy would widen int32 to int64)."""
+    if data.dtype.char == "e":
+        return np.asarray(reduce(data.astype(np.float32), **kwargs)).astype(np.float16)
+    if data.dtype.kind in "iub":
+        return reduce(data, dtype=data.dtype, **kwargs)  # bool: add is "or", multiply "and"
+    return reduce(data, **kwargs)
+
+
+def _mean_kernel(data, axis=None, keepdims=False):
+    """What np.mean computes (the sum, then one division), without its Python overhead."""
+    count = data.size if axis is None else math.prod(data.shape[a] for a in axis)
+    return np.true_divide(_add_reduce(data, axis=axis, keepdims=keepdims), count)
+
+
+# torch adds float32/float64 elements up in a fixed order (aten/src/ATen/native/cpu/
+# SumKernel.cpp): in lanes of 8 (float64: 4), rows of 4 lanes, partial sums kept in up to
+# 4 levels. numpy pairs them otherwise; a chain of operations can make that last bit
+# visible (x.mean() * 20200910.0). A whole tensor of up to 32,768 elements (beyond that
+# torch splits the work across threads) is added up in torch's order.
+_SUM_LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+_SUM_IN_TORCH_ORDER_UP_TO = 32768
+
+
+def _add_reduce(data, axis=None, keepdims=False, **kwargs):
+    """np.add.reduce; a whole float32/float64 tensor is added in torch's order."""
+    whole = axis is None or len(axis) == data.ndim
+    contiguous = data.flags.c_contiguous or data.flags.f_contiguous
+    if not (whole and data.dtype in _SUM_LANES and 0 < data.size <= _SUM_IN_TORCH_ORDER_UP_TO
+            and (contiguous or data.ndim == 1)):
+        return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
+    if not contiguous:  # every other element, say: torch adds them one by one, in rows of 4
+        return _torch_row_sum(data).reshape((1,) if keepdims else ())
+    flat = data.ravel(order="K")  # in memory order, as torch walks it
+    lanes = _SUM_LANES[data.dtype]
+    count = flat.size // lanes * lanes
+    if count == 0:  # fewer elements than lanes: added one by one, in rows of 4
+        total = _torch_row_sum(flat)
+    else:  # the elements after the last full lane, then the lanes' sums, from 0
+        total = _added_in_order(flat[count:], flat.dtype.type(0))
+        total = _added_in_order(_torch_row_sum(flat[:count].reshape(-1, lanes)), total)
+    return total.reshape((1,) * data.ndim if keepdims else ())
+
+
+def _added_in_order(rows, start):
+    """start + rows[0] + rows[1] + ..., one addition after another."""
+    if rows.ndim == 1 or len(rows) <= 4:  # numbers, or a few rows: a loop is quicker
+        for row in rows:
+            start = start + row  # numpy scalars keep the array's dtype and rounding
+        return start
+    return np.add.accumulate(np.concatenate([start[None], rows]), axis=0)[-1]
+
+
+def _torch_row_sum(items):
+    """torch's row_sum: items (n, ...) in rows of 4, each column added up in levels of 16
+    (or more) rows, then the items left over and the 4 columns."""
+    if items.ndim == 1 and len(items) < 4:  # no row of 4: simply added in order (a quick path)
+        return _added_in_order(items, items.dtype.type(0))
+    n4 = len(items) // 4
+    rows = items[:n4 * 4].reshape((n4, 4) + items.shape[1:])
+    power = builtins.max(4, (n4 - 1).bit_length() // 4)
+    step = 1 << power
+    levels = np.zeros((4,) + rows.shape[1:], items.dtype)
+    for end in range(step, n4 + 1, step):
+        levels[0] = _added_in_order(rows[end - step:end], levels[0])
+        for j in range(1, 4):  # carry a level up when it holds step partial sums
+            levels[j] += levels[j - 1]
+            levels[j - 1] = 0
+            if end & ((step - 1) << (j * power)):
+                break
+    partial = _added_in_order(rows[n4 // step * step:], levels[0])
+    if n4 >= step:
+        partial = _added_in_order(levels[1:], partial)
+    partial[0] = _added_in_order(items[n4 * 4:], partial[0])
+    return _added_in_order(partial[1:], partial[0])
+
+
+def _quietly(degenerate, function, *args, **kwargs):
+    """``function(*args, **kwargs)``, without numpy's RuntimeWarning in the ``degenerate``
+    case (an empty mean, no degrees of freedom left), where torch gives nan silently.
+    Only then: catching warnings costs microseconds on every call."""
+    if not degenerate:
+        return function(*args, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return function(*args, **kwargs)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 - torch.sum
+    """out = the sum of the elements over dim (all of them by default)"""
+    if dtype is None and out is not None:
+        dtype = out.dtype  # torch adds up in out's dtype
+    data = input._data
+    axes, keepdim = _reduce_args(input, dim, keepdim)
+    if dtype is not None:
+        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
+    elif data.dtype.kind in "biu":
+        data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
+    result = wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
+    if out is not None:
+        return _out(result, out)
+    if dim is None:
+        return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
+    return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
+                  dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
+
+
+class SumBackward0(Node):
+    """out = sum of all x:  d/dx = 1 for every element (the gradient is broadcast back)"""
+
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        return grad.expand(self.self_sym_sizes)
+
+
+class SumBackward1(Node):
+    """out = sum of x over dim:  d/dx = 1, the gradient copied back along dim"""
+
+    dim: int
+    keepdim: bool
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim)
+
+
+def _unreduce(grad, shape, dims, keepdim):
+    """Broadcast a reduction's gradient back to the input's ``shape``."""
+    if not keepdim and shape:
+        for d in sorted(dims):
+            grad = grad.unsqueeze(d)
+    return grad.expand(shape)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """out = the sum of the elements over dim, nan counted as 0"""
+    with no_grad():
+        result = sum(where(isnan(input), 0, input) if input.is_floating_point() else input,
+                     dim, keepdim, dtype=dtype)
+    return record(NansumBackward0, result, (input,), saved=(input,),
+                  dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
+
+
+class NansumBackward0(Node):
+    """out = sum of x over dim, skipping nan:  d/dx = 1, and 0 where x is nan"""
+
+    _saved_names = ("self",)
+    dim: int
+    keepdim: bool
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """out = the average of the elements over dim"""
+    data = input._data
+    if dtype is not None:
+        target = dtypes.as_dtype(dtype)
+        if not target.is_floating_point:
+            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
+                               "either a floating point or complex dtype. Got: "
+                               f"{scalar_type_name[target]}")
+        data = data.astype(target.numpy_dtype, copy=False)
+    if data.dtype.kind != "f":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
+    axes, keepdim = _reduce_args(input, dim, keepdim)
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    result = wrap(_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
+                           keepdims=keepdim))
+    if out is not None:
+        return _out(result, out)
+    shape = input._data.shape
+    if dim is None:
+        return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
+                      self_sym_numel=input._data.size)
+    dims = dims_tuple(dim, input._data.ndim)
+    count = 1
+    for d in dims:
+        count *= shape[d] if shape else 1
+    return record(MeanBackward1, result, (input,), self_sym_sizes=shape, dim=dims,
+                  keepdim=keepdim, count=count)
+
+
+class MeanBackward0(Node):
+    """out = mean of all x:  d/dx = 1 / N for every element"""
+
+    self_sym_numel: int
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        return grad.expand(self.self_sym_sizes) / self.self_sym_numel
+
+
+class MeanBackward1(Node):
+    """out = mean of x over dim:  d/dx = 1 / N, copied back along dim"""
+
+    count: int
+    dim: int
+    keepdim: bool
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """out = the product of the elements over dim"""
+    if dtype is None and out is not None:
+        dtype = out.dtype  # torch multiplies in out's dtype
+    data = input._data
+    if dtype is not None:
+        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
+    elif data.dtype.kind in "biu":
+        data = data.astype(np.int64, copy=False)
+    if dim is not None and not isinstance(dim, builtins.int):
+        raise _invalid_arguments("prod", input, dim)  # one dim only, unlike sum
+    axes, keepdim = _reduce_args(input, dim, keepdim)
+    with np.errstate(over="ignore", invalid="ignore"):
+        result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+    if out is not None:
+        return _out(result, out)
+    if dim is None:
+        return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
+    return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
+                  dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
+
+
+class ProdBackward0(Node):
+    """out = product of all x:  d/dx_i = the product of every other element (= out / x_i)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if x._data.ndim == 0:
+            return grad
+        if not (x._data == 0).any():
+            return grad * (result / x)
+        return (grad * _product_of_others(x.reshape(-1), 0)).reshape(x._data.shape)
+
+
+class ProdBackward1(Node):
+    """out = product of x along dim:  d/dx_i = the product of the other elements (= out / x_i)"""
+
+    _saved_names = ("self", "result")
+    dim: int
+    keepdim: bool
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if x._data.ndim == 0:
+            return grad
+        if not self.keepdim:
+            grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
+        if not (x._data == 0).any():
+            return grad * (result / x)
+        return grad * _product_of_others(x, self.dim)
+
+
+def _product_of_others(x, dim):
+    """Element i along dim: the product of all the other elements there.
+
+    ``out / x_i`` would divide by zero where x_i is 0, so multiply what comes before
+    and what comes after each element instead.
+    """
+    n = x._data.shape[dim]
+    pieces = [x.narrow(dim, 0, i).prod(dim, keepdim=True)
+              * x.narrow(dim, i + 1, n - i - 1).prod(dim, keepdim=True) for i in range(n)]
+    return cat(pieces, dim)
+
+
+_ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
+
+
+class _ReturnType(_ValuesIndices):
+    """torch.return_types.max & co: a (values, indices) named tuple."""
+
+    __slots__ = ()
+    _op = "max"
+
+    def __repr__(self):
+        return (f"torch.return_types.{self._op}(\nvalues={self.values!r},\n"
+                f"indices={self.indices!r})")
+
+
+def _return_type(op):
+    return type(op, (_ReturnType,), {"__slots__": (), "_op": op})
+
+
+class return_types:  # noqa: N801 - mirrors torch.return_types
+    max = _return_type("max")
+    min = _return_type("min")
+    sort = _return_type("sort")
+    topk = _return_type("topk")
+    mode = _return_type("mode")
+    median = _return_type("median")
+    kthvalue = _return_type("kthvalue")
+    cummax = _return_type("cummax")
+    cummin = _return_type("cummin")
+    aminmax = None
+
+
+def _check_nonempty(input, name, dims):
+    """torch's errors for max & co over nothing (there is no identity to return).
+
+    ``dims`` are the dims as the caller gave them: amax names them so in the message,
+    max and argmax name the wrapped dim.
+    """
+    data = input._data
+    if data.size:
+        return
+    if dims is None:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    for dim in dims:
+        axis = wrap_dim(dim, data.ndim)
+        if data.ndim and data.shape[axis] == 0:
+            shown = dim if name in ("amax", "amin") else axis
+            raise IndexError(f"{name}(): Expected reduction dim {shown} to have non-zero size.")
+
+
+def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
+    if other is not None or isinstance(dim, Tensor):
+        other = dim if isinstance(dim, Tensor) else other
+        return (maximum if name == "max" else minimum)(input, other)
+    data = input._data
+    if dim is None:
+        _check_nonempty(input, name, None)
+        result = wrap(pick(data, axis=None))
+        node = MaxBackward1 if name == "max" else MinBackward1
+        return record(node, result, (input,), saved=(input,), saved_output=True)
+    axis = wrap_dim(dim, data.ndim)
+    _check_nonempty(input, name, (dim,))
+    if data.ndim == 0:
+        values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
+    else:
+        values = wrap(pick(data, axis=axis, keepdims=keepdim))
+        indices = wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+    # only the values are differentiable: record marks float results only
+    node = MaxBackward0 if name == "max" else MinBackward0
+    return record(node, getattr(return_types, name)(values, indices), (input,),
+                  saved=(indices,), self_sym_sizes=data.shape, dim=axis, keepdim=keepdim)
+
+
+class MaxBackward1(Node):
+    """out = the largest element:  d/dx = 1 at the maximum, shared evenly between ties"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        return _evenly_distributed(grad, x, result)
+
+
+class MinBackward1(MaxBackward1):
+    """out = the smallest element:  d/dx = 1 at the minimum, shared evenly between ties"""
+
+
+def _evenly_distributed(grad, x, value):
+    """``grad`` shared equally by the elements of x equal to value (nan counts as equal)."""
+    hits = isnan(x) if value._data != value._data else eq(x, value)
+    return hits * (grad / hits.sum())
+
+
+class MaxBackward0(Node):
+    """out = the largest element along dim:  d/dx = 1 at the index returned, 0 elsewhere"""
+
+    _saved_names = ("indices",)
+    dim: int
+    keepdim: bool
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        return _put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
+
+
+class MinBackward0(MaxBackward0):
+    """out = the smallest element along dim:  d/dx = 1 at the index returned, 0 elsewhere"""
+
+
+def _put_back(grad, indices, dim, shape, keepdim=True):
+    """The gradient of picking x[..., indices, ...] along dim (max, sort, topk ...).
+
+    Each picked value sends its gradient back to the position it came from, and
+    the other positions get 0 (torch's scatter). Here as a sum over one-hot masks:
+    position p receives sum_j grad[j] * (indices[j] == p).
+    """
+    if not shape:
+        return grad
+    if not keepdim:
+        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
+    # positions 0 .. n-1 laid along a new dimension right after dim
+    positions = wrap(np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1)))
+    one_hot = eq(indices.unsqueeze(dim + 1), positions)
+    return (grad.unsqueeze(dim + 1) * one_hot).sum(dim)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
+    """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
+    return _extreme(input, dim, keepdim, "max", np.maximum.reduce, np.argmax, other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
+    """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
+    return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
+
+
+def _amax_amin(input, dim, keepdim, name, pick):
+    given = None if dim in ((), []) else (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+    axes, keepdim = _reduce_args(input, given, keepdim)
+    _check_nonempty(input, name, given)
+    result = wrap(pick(input._data, axis=axes, keepdims=keepdim))
+    return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
+                  saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
+                  keepdim=keepdim)
+
+
+class AmaxBackward0(Node):
+    """out = the largest elements over dim:  d/dx = 1 at the maximum, shared evenly by ties"""
+
+    _saved_names = ("self", "result")
+    dim: int
+    keepdim: bool
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        shape = x._data.shape
+        grad = _unreduce(grad, shape, self.dim, self.keepdim)
+        hits = eq(_unreduce(result, shape, self.dim, self.keepdim), x)
+        return grad / hits.sum(self.dim, keepdim=True) * hits
+
+
+class AminBackward0(AmaxBackward0):
+    """out = the smallest elements over dim:  d/dx = 1 at the minimum, shared evenly by ties"""
+
+
+def amax(input, dim=(), keepdim=False):
+    """out = the largest elements over dim (all dims by default)"""
+    return _amax_amin(input, dim, keepdim, "amax", np.maximum.reduce)
+
+
+def amin(input, dim=(), keepdim=False):
+    """out = the smallest elements over dim (all dims by default)"""
+    return _amax_amin(input, dim, keepdim, "amin", np.minimum.reduce)
+
+
+def _arg_extreme(input, dim, keepdim, name, arg_pick):
+    data = input._data
+    if data.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        if data.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        index = np.asarray(arg_pick(data), np.int64)
+        return wrap(index.reshape((1,) * data.ndim) if keepdim else index)
+    axis = wrap_dim(dim, data.ndim)
+    _check_nonempty(input, name, (dim,))
+    if data.ndim == 0:
+        return wrap(np.zeros((), np.int64))
+    return wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+
+
+def argmax(input, dim=None, keepdim=False):
+    """The index of the largest element (of the flattened tensor when dim is None)"""
+    return _arg_extreme(input, dim, keepdim, "argmax", np.argmax)
+
+
+def argmin(input, dim=None, keepdim=False):
+    """The index of the smallest element (of the flattened tensor when dim is None)"""
+    return _arg_extreme(input, dim, keepdim, "argmin", np.argmin)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
+    if isinstance(dim, builtins.bool):  # legacy var(unbiased)
+        dim, unbiased = None, dim
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    axes, keepdim = _reduce_args(input, dim, keepdim)
+    ddof = _correction(unbiased, correction)
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    if count - ddof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    result = wrap(_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
+                           keepdims=keepdim, ddof=ddof))
+    if name == "var":
+        return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
+                      correction=ddof, keepdim=keepdim, count=count)
+    return record(StdBackward0, result, (input,), saved=(input,), saved_output=True, dim=dim,
+                  correction=ddof, keepdim=keepdim, count=count)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
+    return _moment(input, dim, unbiased, keepdim, correction, "var", np.var)
+
+
+class VarBackward0(Node):
+    """out = sum((x - mean)^2) / (N - correction):  d/dx = 2 (x - mean) / (N - correction)"""
+
+    _saved_names = ("self",)
+    correction: float
+    count: int
+    dim: int
+    keepdim: bool
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _var_backward(self, grad, x)
+
+
+def _var_backward(node, grad, x):
+    dims = dims_tuple(node.dim, x._data.ndim)
+    grad = _unreduce(grad, x._data.shape, dims, node.keepdim)
+    dof = node.count - node.correction
+    scale = 2.0 / dof if dof > 0 else math.inf  # no degrees of freedom: torch's inf (or nan)
+    return scale * grad * (x - x.mean(dims, keepdim=True))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
+    return _moment(input, dim, unbiased, keepdim, correction, "std", np.std)
+
+
+class StdBackward0(Node):
+    """out = sqrt(var):  d/dx = d var/dx / (2 out)  (taken as 0 where out is 0)"""
+
+    _saved_names = ("self", "result")
+    correction: float
+    count: int
+    dim: int
+    keepdim: bool
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        grad_var = where(result == 0, 0.0, grad / (result * 2))
+        return _var_backward(self, grad_var, x)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    if isinstance(p, str):
+        # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
+        # else named by a string is a matrix norm, which needs exactly two dims
+        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
+            p = 2
+        else:
+            _check_float_input(input, "linalg.matrix_norm", dtype)
+            dims = tuple(range(input._data.ndim)) if dim is None else tuple(dim)
+            if len(dims) != 2:
+                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                                   + " ".join(str(d) for d in dims))
+            raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
+    return _vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def _check_float_input(input, name, dtype):
+    data_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
+    if not data_dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name[data_dtype]}")
+
+
+def _vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """out = (sum |x|^ord)^(1/ord) over dim (max |x| for inf, the count of nonzeros for 0)"""
+    _check_float_input(input, "linalg.vector_norm", dtype)
+    data = input._data
+    if dtype is not None:
+        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
+    axes, keepdim = _reduce_args(input, dim, keepdim)
+    # half precision accumulates in float32, as torch does
+    magnitude = np.abs(data.astype(np.float32) if data.dtype.char == "e" else data)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if ord == 2:
+            result = np.sqrt(np.sum(magnitude * magnitude, axis=axes, keepdims=keepdim))
+        elif ord == math.inf:
+            result = np.max(magnitude, axis=axes, keepdims=keepdim)
+        elif ord == -math.inf:
+            result = np.min(magnitude, axis=axes, keepdims=keepdim)
+        elif ord == 0:
+            result = np.sum(magnitude != 0, axis=axes, keepdims=keepdim)
+        elif ord == 1:
+            result = np.sum(magnitude, axis=axes, keepdims=keepdim)
+        else:
+            result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+    result = wrap(np.asarray(result).astype(data.dtype))
+    return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
+                  saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
+                  keepdim=keepdim)
+
+
+class LinalgVectorNormBackward0(Node):
+    """out = (sum |x|^p)^(1/p):  d/dx = sign(x) |x|^(p-1) / out^(p-1);
+    p=2: x / out,  p=1: sign(x),  p=inf: sign(x) at the largest |x| (shared by ties)"""
+
+    _saved_names = ("self", "result")
+    dim: int
+    keepdim: bool
+    ord: float
+
+    def backward(self, grad):
+        x, norm = self.saved_tensors
+        p, shape = self.ord, x._data.shape
+        if p == 0:
+            return None  # counting nonzeros is flat: torch sends no gradient at all
+        grad = _unreduce(grad, shape, self.dim, self.keepdim)
+        norm = _unreduce(norm, shape, self.dim, self.keepdim)
+        if p == 1:
+            return sign(x) * grad
+        if p == 2:
+            return grad * where(norm == 0, 0.0, x / norm)
+        if p in (math.inf, -math.inf):
+            magnitude = abs(x)
+            hits = logical_or(eq(magnitude, norm), isnan(magnitude))
+            return sign(x) * (grad / hits.sum(self.dim, keepdim=True) * hits)
+        if p < 1:
+            scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1))
+            return scaled * grad * norm ** (1 - p)
+        scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
+        return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
+
+
+_REQUIRED = object()  # marks a parameter torch requires although it is not first
+
+
+def _missing_dim(name):
+    return TypeError(f"{name}() missing 1 required positional arguments: \"dim\"")
+
+
+def _softmax_operand(name, input, dim, dtype):
+    """The input (cast to ``dtype``), its numpy data with a class axis, and the dim, checked."""
+    if dtype is not None:
+        input = input.to(dtype)
+    dim = wrap_dim(dim, builtins.max(input.dim(), 1))  # a 0-d tensor counts as one element
+    if not input.is_floating_point():
+        last = "lastdim_" if dim == builtins.max(input.dim(), 1) - 1 else ""
+        raise _kernel_error(f"{name}_{last}kernel_impl", input._data.dtype)
+    data = input._data.reshape(1) if input.dim() == 0 else input._data
+    return input, data, dim
+
+
+def softmax(input, dim, dtype=None):
+    """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
+    input, x, dim = _softmax_operand("softmax", input, dim, dtype)
+    with np.errstate(invalid="ignore"):
+        exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
+        result = exps / exps.sum(axis=dim, keepdims=True)
+    result = wrap(result.reshape(input._data.shape))
+    return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+class SoftmaxBackward0(Node):
+    """out = softmax(x):  d/dx = out * (grad - sum(grad * out, dim))"""
+
+    _saved_names = ("result",)
+    dim: int
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+
+
+def log_softmax(input, dim, dtype=None):
+    """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
+    input, x, dim = _softmax_operand("log_softmax", input, dim, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+        result = x - (shift + np.log(np.exp(x - shift).sum(axis=dim, keepdims=True)))
+    result = wrap(result.reshape(input._data.shape))
+    return record(LogSoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+class LogSoftmaxBackward0(Node):
+    """out = log_softmax(x):  d/dx = grad - exp(out) * sum(grad, dim)"""
+
+    _saved_names = ("result",)
+    dim: int
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return grad - out.exp() * grad.sum(self.dim, keepdim=True)
+
+
+def logsumexp(input, dim=_REQUIRED, keepdim=False):
+    """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
+    if dim is _REQUIRED:
+        raise _missing_dim("logsumexp")
+    data = input._data
+    if data.dtype.kind != "f":
+        data = data.astype(_float_dtype_for(data.dtype))
+    axes, _ = _reduce_args(input, dim, keepdim)
+    # torch's steps, each rounded to the dtype: shift by the max (unless infinite),
+    # exp, sum, log, shift back
+    shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)
+    shift = np.where(np.isinf(shift), data.dtype.type(0), shift)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        total = _accumulated(np.exp(data - shift), np.sum, axis=axes, keepdims=True)
+        result = np.log(total) + shift
+    if not keepdim:
+        result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
+    return record(LogsumexpBackward0, wrap(np.asarray(result, data.dtype)), (input,),
+                  saved=(input,), saved_output=True, dim=dims_tuple(dim, input._data.ndim),
+                  keepdim=keepdim)
+
+
+class LogsumexpBackward0(Node):
+    """out = log(sum(exp(x))):  d/dx = exp(x) / sum(exp(x)) = exp(x - out)  (softmax)"""
+
+    _saved_names = ("self", "result")
+    dim: int
+    keepdim: bool
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        shape = x._data.shape
+        grad = _unreduce(grad, shape, self.dim, self.keepdim)
+        return grad * exp(x - _unreduce(result, shape, self.dim, self.keepdim))
+
+
+def _cumulative(ufunc, name, node):
+    def cumulative(input, dim=_REQUIRED, *, dtype=None, out=None):
+        if dim is _REQUIRED:
+            raise _missing_dim(name)
+        if dtype is None and out is not None:
+            dtype = out.dtype  # torch accumulates in out's dtype
+        data = input._data
+        if dtype is not None:
+            data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
+        elif data.dtype.kind in "biu":
+            data = data.astype(np.int64)
+        if data.dtype.kind == "b":
+            raise _kernel_error(f"{name}_out_cpu", data.dtype)
+        axis = wrap_dim(dim, data.ndim)
+        if data.ndim == 0:
+            result = wrap(data.copy())
+        else:
+            # torch accumulates float16 and float32 in double (its CPU "acc_type") and
+            # rounds every partial result back to the dtype
+            wide = data.astype(np.float64) if data.dtype.kind == "f" else data
+            with np.errstate(over="ignore", invalid="ignore"):
+                result = wrap(ufunc(wide, axis=axis, dtype=wide.dtype).astype(data.dtype,
+                                                                            copy=False))
+        if out is not None:
+            return _out(result, out)
+        if node is CumsumBackward0:  # a sum's gradient needs no values
+            return record(node, result, (input,), dim=axis)
+        return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
+
+    cumulative.__name__ = name
+    return cumulative
+
+
+class CumsumBackward0(Node):
+    """out[i] = x[0] + ... + x[i]:  d/dx[i] = the sum of grad[j] for j >= i"""
+
+    dim: int
+
+    def backward(self, grad):
+        if grad._data.ndim == 0:
+            return grad
+        return _reversed_cumsum(grad, self.dim)
+
+
+def _reversed_cumsum(grad, dim):
+    """out[i] = grad[i] + ... + grad[n-1] along dim (a cumsum from the end)"""
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+class CumprodBackward0(Node):
+    """out[i] = x[0] * ... * x[i]:  d/dx[i] = sum over j >= i of grad[j] * out[j] / x[i]"""
+
+    _saved_names = ("self", "result")
+    dim: int
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if x._data.ndim == 0:
+            return grad
+        if not (x._data == 0).any():
+            return _reversed_cumsum(grad * result, self.dim) / x
+        # out[j] / x[i] divides by zero where x[i] is 0: multiply the other factors instead
+        dim, n = self.dim, x._data.shape[self.dim]
+        pieces = []
+        for i in range(n):
+            before = x.narrow(dim, 0, i).prod(dim, keepdim=True)
+            after = x.narrow(dim, i + 1, n - i - 1).cumprod(dim)
+            # out[j] without its factor x[i], for j = i .. n-1
+            others = cat([before, before * after], dim)
+            pieces.append((grad.narrow(dim, i, n - i) * others).sum(dim, keepdim=True))
+        return cat(pieces, dim)
+
+
+cumsum = _cumulative(np.cumsum, "cumsum", CumsumBackward0)
+cumsum.__doc__ = "out[i] = input[0] + ... + input[i] along dim"
+cumprod = _cumulative(np.cumprod, "cumprod", CumprodBackward0)
+cumprod.__doc__ = "out[i] = input[0] * ... * input[i] along dim"
+
+
+def _truth_reduction(np_func):
+    def reduction(input, dim=None, keepdim=False):
+        data = input._data
+        if isinstance(dim, (tuple, list)) and not dim:
+            result = data != 0  # unlike sum, torch's all and any reduce nothing over dim=()
+        else:
+            axes, keepdim = _reduce_args(input, dim, keepdim)
+            result = np_func(data, axis=axes, keepdims=keepdim)
+        # torch keeps uint8 for uint8 input; every other dtype gives bool
+        return wrap(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
+
+    return reduction
+
+
+all = _truth_reduction(np.all)  # noqa: A001 - torch.all
+all.__doc__ = "True when every element (over dim) is nonzero"
+any = _truth_reduction(np.any)  # noqa: A001 - torch.any
+any.__doc__ = "True when some element (over dim) is nonzero"
+
+
+def count_nonzero(input, dim=None):
+    """out = the number of nonzero elements over dim"""
+    axes, _ = _reduce_args(input, dim, False)
+    return wrap(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
+
+
+def nonzero(input, *, as_tuple=False):
+    """The indices of the nonzero elements, one row per element (or one tensor per dim)"""
+    data = input._data
+    if as_tuple and data.ndim == 0:
+        data = data.reshape(1)  # torch treats a 0-dim input as 1-dim here
+    if data.ndim == 0:
+        indices = np.zeros((1 if data.item() else 0, 0), np.int64)
+    else:
+        indices = np.argwhere(data).astype(np.int64)
+    # torch fills the result column by column: its strides are (1, rows)
+    rows = indices.shape[0]
+    result = wrap(np.asfortranarray(indices))
+    result._stride = (1, rows)
+    if not as_tuple:
+        return result
+    # one index tensor per dimension: views of the result's columns
+    return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along dim; ties keep their order"""
+    data = input._data
+    if data.ndim == 0:
+        result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
+        return record(SortBackward0, result, (input,), saved=(result.indices,),
+                      self_sym_sizes=data.shape, dim=0)
+    axis = wrap_dim(dim, data.ndim)
+    key = -data if descending and data.dtype.kind != "b" else data
+    if descending and data.dtype.kind == "b":
+        key = ~data
+    indices = np.argsort(key, axis=axis, kind="stable")
+    result = return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
+                               wrap(indices.astype(np.int64)))
+    return record(SortBackward0, result, (input,), saved=(result.indices,),
+                  self_sym_sizes=data.shape, dim=axis)
+
+
+class SortBackward0(Node):
+    """out = x reordered along dim:  each value's gradient goes back where it came from"""
+
+    _saved_names = ("indices",)
+    dim: int
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        return _put_back(grad, indices, self.dim, self.self_sym_sizes)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """(values, indices) of the k largest (or smallest) elements along dim"""
+    ndim = input._data.ndim
+    with no_grad():
+        values, indices = sort(input, dim, descending=largest)
+        if not 0 <= k <= (values.shape[dim] if ndim else 1):
+            raise RuntimeError("selected index k out of range")
+        if ndim:  # (a 0-d tensor is its own single largest value)
+            values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
+        result = return_types.topk(values.contiguous(), indices.contiguous())
+    return record(TopkBackward0, result, (input,), saved=(result.indices,),
+                  self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
+
+
+class TopkBackward0(SortBackward0):
+    """out = the k largest values along dim:  their gradients go back where they came from"""

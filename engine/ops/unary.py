@@ -1,0 +1,466 @@
+"""Elementwise functions of one tensor: exp, log, sin, sqrt, relu, rounding ...
+"""
+import builtins
+import math
+
+import numpy as np
+
+from ..core.node import Node, record
+from .common import _float_dtype_for, _kernel_error, _out, _result, _zeros_like
+from .arithmetic import PowBackward0
+
+__all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
+           "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
+           "log2", "nan_to_num", "neg", "negative", "positive", "reciprocal", "relu", "round",
+           "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+           "arccos", "arcsin", "arctan"]
+
+# ====================================================================== unary
+def _float_unary(ufunc, name, doc, node, saves="input"):
+    """An op computing ``ufunc`` in floating point, whose gradient is ``node``'s formula.
+
+    ``saves`` says what the formula needs: the ``"input"`` or the ``"result"``.
+    """
+    def op(input, *, out=None):
+        data = input._data
+        x = data if data.dtype.kind == "f" else data.astype(_float_dtype_for(data.dtype))
+        with np.errstate(all="ignore"):
+            result = _result(ufunc(x), data)
+        if out is not None:
+            return _out(result, out)
+        if saves == "result":
+            return record(node, result, (input,), saved_output=True)
+        return record(node, result, (input,), saved=(input,))
+
+    op.__name__ = name
+    op.__doc__ = doc
+    return op
+
+
+class _UnaryBackward(Node):
+    """A one-input node whose formula reads one saved tensor (the input or the result)."""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (saved,) = self.saved_tensors
+        return self.formula(grad, saved)
+
+
+class _UnaryOfResult(_UnaryBackward):
+    _saved_names = ("result",)
+
+
+class ExpBackward0(_UnaryOfResult):
+    """out = e ** x:  d/dx = out"""
+
+    def formula(self, grad, result):
+        return grad * result
+
+
+class Exp2Backward0(_UnaryOfResult):
+    """out = 2 ** x:  d/dx = out * ln 2"""
+
+    def formula(self, grad, result):
+        return grad * result * math.log(2.0)
+
+
+class Expm1Backward0(_UnaryOfResult):
+    """out = e ** x - 1:  d/dx = out + 1"""
+
+    def formula(self, grad, result):
+        return grad * (result + 1)
+
+
+class LogBackward0(_UnaryBackward):
+    """out = ln x:  d/dx = 1 / x"""
+
+    def formula(self, grad, x):
+        return grad / x
+
+
+class Log2Backward0(_UnaryBackward):
+    """out = log2 x:  d/dx = 1 / (x ln 2)"""
+
+    def formula(self, grad, x):
+        return grad / (x * math.log(2.0))
+
+
+class Log10Backward0(_UnaryBackward):
+    """out = log10 x:  d/dx = 1 / (x ln 10)"""
+
+    def formula(self, grad, x):
+        return grad / (x * math.log(10.0))
+
+
+class Log1PBackward0(_UnaryBackward):
+    """out = ln(1 + x):  d/dx = 1 / (1 + x)"""
+
+    def formula(self, grad, x):
+        return grad / (x + 1)
+
+
+class SqrtBackward0(_UnaryOfResult):
+    """out = sqrt x:  d/dx = 1 / (2 out)"""
+
+    def formula(self, grad, result):
+        return grad / (2 * result)
+
+
+class SinBackward0(_UnaryBackward):
+    """out = sin x:  d/dx = cos x"""
+
+    def formula(self, grad, x):
+        return grad * cos(x)
+
+
+class CosBackward0(_UnaryBackward):
+    """out = cos x:  d/dx = -sin x"""
+
+    def formula(self, grad, x):
+        return grad * -sin(x)
+
+
+class TanBackward0(_UnaryOfResult):
+    """out = tan x:  d/dx = 1 + out ** 2"""
+
+    def formula(self, grad, result):
+        return grad * (result * result + 1)
+
+
+class AsinBackward0(_UnaryBackward):
+    """out = arcsin x:  d/dx = 1 / sqrt(1 - x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad * rsqrt(1 - x * x)
+
+
+class AcosBackward0(_UnaryBackward):
+    """out = arccos x:  d/dx = -1 / sqrt(1 - x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad * -rsqrt(1 - x * x)
+
+
+class AtanBackward0(_UnaryBackward):
+    """out = arctan x:  d/dx = 1 / (1 + x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad / (x * x + 1)
+
+
+class SinhBackward0(_UnaryBackward):
+    """out = sinh x:  d/dx = cosh x"""
+
+    def formula(self, grad, x):
+        return grad * cosh(x)
+
+
+class CoshBackward0(_UnaryBackward):
+    """out = cosh x:  d/dx = sinh x"""
+
+    def formula(self, grad, x):
+        return grad * sinh(x)
+
+
+class TanhBackward0(_UnaryOfResult):
+    """out = tanh x:  d/dx = 1 - out ** 2"""
+
+    def formula(self, grad, result):
+        return grad * (1 - result * result)
+
+
+class SigmoidBackward0(_UnaryOfResult):
+    """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
+
+    def formula(self, grad, result):
+        return grad * (result * (1 - result))
+
+
+class RsqrtBackward0(_UnaryOfResult):
+    """out = 1 / sqrt x:  d/dx = -out ** 3 / 2"""
+
+    def formula(self, grad, result):
+        return grad * (result * result * result * -0.5)
+
+
+class ReciprocalBackward0(_UnaryOfResult):
+    """out = 1 / x:  d/dx = -out ** 2"""
+
+    def formula(self, grad, result):
+        return grad * -(result * result)
+
+
+exp = _float_unary(np.exp, "exp", "out = e ** input", ExpBackward0, "result")
+exp2 = _float_unary(np.exp2, "exp2", "out = 2 ** input", Exp2Backward0, "result")
+expm1 = _float_unary(np.expm1, "expm1", "out = e ** input - 1, accurate near 0",
+                     Expm1Backward0, "result")
+log = _float_unary(np.log, "log", "out = ln(input)", LogBackward0)
+log2 = _float_unary(np.log2, "log2", "out = log2(input)", Log2Backward0)
+log10 = _float_unary(np.log10, "log10", "out = log10(input)", Log10Backward0)
+log1p = _float_unary(np.log1p, "log1p", "out = ln(1 + input), accurate near 0", Log1PBackward0)
+sqrt = _float_unary(np.sqrt, "sqrt", "out = input ** 0.5", SqrtBackward0, "result")
+sin = _float_unary(np.sin, "sin", "out = sin(input)", SinBackward0)
+cos = _float_unary(np.cos, "cos", "out = cos(input)", CosBackward0)
+tan = _float_unary(np.tan, "tan", "out = tan(input)", TanBackward0, "result")
+asin = arcsin = _float_unary(np.arcsin, "asin", "out = arcsin(input)", AsinBackward0)
+acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)", AcosBackward0)
+atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackward0)
+sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
+cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
+tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result")
+
+
+def _rsqrt(data):
+    return np.reciprocal(np.sqrt(data))
+
+
+def _sigmoid(data):
+    # 1 / (1 + e^-x) overflows harmlessly to 0 for very negative x.
+    return np.reciprocal(np.exp(-data) + 1)
+
+
+def _reciprocal(data):
+    return np.reciprocal(data)
+
+
+rsqrt = _float_unary(_rsqrt, "rsqrt", "out = 1 / sqrt(input)", RsqrtBackward0, "result")
+sigmoid = _float_unary(_sigmoid, "sigmoid", "out = 1 / (1 + e ** -input)", SigmoidBackward0,
+                       "result")
+reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input", ReciprocalBackward0,
+                          "result")
+
+
+def neg(input, *, out=None):
+    """out = -input"""
+    data = input._data
+    if data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    with np.errstate(over="ignore"):
+        result = _result(np.negative(data), data)
+    if out is not None:
+        return _out(result, out)
+    return record(NegBackward0, result, (input,))
+
+
+class NegBackward0(Node):
+    """out = -x:  d/dx = -1"""
+
+    def backward(self, grad):
+        return -grad
+
+
+negative = neg
+
+
+def positive(input):
+    """out = +input: the input itself (torch refuses bool tensors)"""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def abs(input, *, out=None):  # noqa: A001 - torch.abs
+    """out = |input|"""
+    data = input._data
+    if data.dtype.kind == "b":
+        raise _kernel_error("abs_cpu", data.dtype)
+    with np.errstate(over="ignore"):
+        result = _result(np.abs(data), data)
+    if out is not None:
+        return _out(result, out)
+    return record(AbsBackward0, result, (input,), saved=(input,))
+
+
+class AbsBackward0(Node):
+    """out = |x|:  d/dx = sign(x) (0 at 0)"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return grad * sign(x)
+
+
+absolute = abs
+
+
+def sign(input, *, out=None):
+    """out = -1, 0 or 1 by the sign of input (0 for nan, as torch computes (0 < x) - (x < 0))"""
+    data = input._data
+    if data.dtype.kind == "b":
+        return _out(_result(data.copy(), data), out)
+    result = np.sign(data)
+    if data.dtype.kind == "f":
+        result = np.where(np.isnan(data), data.dtype.type(0), result)
+    if out is not None:
+        return _out(_result(result, data), out)
+    return record(SignBackward0, _result(result, data), (input,))
+
+
+class _ZeroGradient(Node):
+    """A step function (sign, floor, round ...): flat almost everywhere, d/dx = 0"""
+
+    def backward(self, grad):
+        return _zeros_like(grad)
+
+
+class SignBackward0(_ZeroGradient):
+    """out = sign(x):  d/dx = 0"""
+
+
+def square(input, *, out=None):
+    """out = input * input"""
+    data = input._data
+    if data.dtype.kind == "b":
+        data = data.astype(np.int64)
+    with np.errstate(over="ignore"):
+        result = _result(np.multiply(data, data), input._data)
+    if out is not None:
+        return _out(result, out)
+    # torch computes square as pow(input, 2), and records it so
+    return record(PowBackward0, result, (input,), saved=(input,), exponent=2)
+
+
+def relu(input):
+    """out = max(input, 0)"""
+    data = input._data
+    if data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    # not np.maximum: torch keeps the input where it ties with 0 (relu(-0.0) is -0.0)
+    result = _result(np.where(data < 0, data.dtype.type(0), data), data)
+    return record(ReluBackward0, result, (input,), saved_output=True)
+
+
+class ReluBackward0(Node):
+    """out = max(x, 0):  d/dx = 1 where out > 0, else 0"""
+
+    _saved_names = ("result",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return grad * (result > 0)
+
+
+def _rounding(ufunc, name, doc, node):
+    def op(input, *, out=None):
+        data = input._data
+        if data.dtype.kind == "b":
+            raise _kernel_error(f"{name}_vml_cpu", data.dtype)
+        # integers are already whole: torch returns a copy unchanged
+        result = _result(ufunc(data) if data.dtype.kind == "f" else data.copy(), data)
+        if out is not None:
+            return _out(result, out)
+        return record(node, result, (input,))
+
+    op.__name__ = name
+    op.__doc__ = doc
+    return op
+
+
+class FloorBackward0(_ZeroGradient):
+    """out = floor(x):  d/dx = 0"""
+
+
+class CeilBackward0(_ZeroGradient):
+    """out = ceil(x):  d/dx = 0"""
+
+
+class TruncBackward0(_ZeroGradient):
+    """out = trunc(x):  d/dx = 0"""
+
+
+class RoundBackward0(_ZeroGradient):
+    """out = round(x):  d/dx = 0"""
+
+    decimals: int | None
+
+
+class RoundBackward1(_ZeroGradient):
+    """out = round(x, decimals):  d/dx = 0"""
+
+    decimals: int | None
+
+
+floor = _rounding(np.floor, "floor", "out = the largest integer <= input", FloorBackward0)
+ceil = _rounding(np.ceil, "ceil", "out = the smallest integer >= input", CeilBackward0)
+trunc = _rounding(np.trunc, "trunc", "out = input rounded toward zero", TruncBackward0)
+fix = trunc
+
+
+def round(input, *, decimals=None, out=None):  # noqa: A001 - torch.round
+    """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
+    result = _round(input, decimals)
+    if out is not None:
+        return _out(result, out)
+    return record(RoundBackward0 if decimals is None else RoundBackward1, result, (input,),
+                  decimals=decimals)
+
+
+def _round(input, decimals):
+    data = input._data
+    if decimals is None or data.dtype.kind != "f":
+        if data.dtype.kind != "f" and (decimals is not None or data.dtype.kind == "b"):
+            kernel = "round_vml_cpu" if not decimals else "round_cpu"
+            raise _kernel_error(kernel, data.dtype)
+        return _result(np.round(data) if data.dtype.kind == "f" else data.copy(), data)
+    if decimals == 0:
+        return _result(np.round(data), data)
+    # torch scales in float32 for float16, and divides for negative decimals
+    x = data.astype(np.float32) if data.dtype.char == "e" else data
+    scale = x.dtype.type(10.0 ** builtins.abs(decimals))
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.round(x * scale) / scale if decimals > 0 else np.round(x / scale) * scale
+    return _result(rounded.astype(data.dtype, copy=False), data)
+
+
+def frac(input, *, out=None):
+    """out = input - trunc(input)"""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise _kernel_error("frac_cpu", data.dtype)
+    with np.errstate(invalid="ignore"):
+        result = _result(data - np.trunc(data), data)
+    if out is not None:
+        return _out(result, out)
+    return record(FracBackward0, result, (input,))
+
+
+class FracBackward0(Node):
+    """out = x - trunc(x):  d/dx = 1 (trunc is flat)"""
+
+    def backward(self, grad):
+        return grad
+
+
+def isnan(input):
+    return _result(np.isnan(input._data), input._data)
+
+
+def isinf(input):
+    return _result(np.isinf(input._data), input._data)
+
+
+def isfinite(input):
+    return _result(np.isfinite(input._data), input._data)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """out = input with nan, inf and -inf replaced (by 0 and the dtype's largest values)"""
+    data = input._data
+    if data.dtype.kind != "f":
+        return _result(data.copy(), data)
+    result = _result(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
+    return record(NanToNumBackward0, result, (input,), saved=(input,))
+
+
+class NanToNumBackward0(Node):
+    """out = x with nan and infinities replaced:  d/dx = 1 where x is finite, else 0"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return grad * isfinite(x)
