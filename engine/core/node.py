@@ -53,10 +53,6 @@ class SavedValue:
         self.tensor_type = tensor_type  # to show a saved number as torch does: a 0-d tensor
 
 
-def _keep(value, tensor_type):
-    return SavedTensor(value, False) if is_tensor(value) else SavedValue(value, tensor_type)
-
-
 class Node:
     """A recorded operation, seen from backward: PyTorch's ``grad_fn`` objects.
 
@@ -269,9 +265,14 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     (single) result is saved too, after the inputs. Returns ``results`` unchanged,
     so ops end with ``return record(...)``.
     """
-    node = new_node(node_class, inputs, saved, **state)
-    if node is None:
+    if not mode.grad_enabled:
+        return results
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
+            break
+    else:
         return results  # nothing to record: the common case stays cheap
+    node = _build_node(node_class, inputs, saved, state, type(value))
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
@@ -286,21 +287,22 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
 
 def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
-    if not mode.grad_enabled:
-        return None
-    for value in inputs:
-        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
-            break
-    else:
-        return None
+    for value in inputs if mode.grad_enabled else ():
+        if getattr(value, "_requires_grad", False):
+            return _build_node(node_class, inputs, saved, state, type(value))
+    return None
+
+
+def _build_node(node_class, inputs, saved, state, tensor_type):
+    """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
     node.next_functions = tuple([gradient_edge(value) for value in inputs])
     node._input_meta = tuple([(value._data.shape, value._data.dtype) if is_tensor(value)
                               else None for value in inputs])
     node._sequence_nr = next(_sequence)
     if saved:
-        tensor_type = type(value)  # (the input found above)
-        node._saved = tuple([_keep(kept, tensor_type) for kept in saved])
+        node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept)
+                             else SavedValue(kept, tensor_type) for kept in saved])
     for name, value in state.items():
         if name not in node_class._state:
             raise TypeError(f"{node_class.__name__} does not declare '{name}'")

@@ -17,6 +17,7 @@ from .creation import empty, tensor
 
 __all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero"]
 
+
 def to_dtype(tensor, target):
     """A copy of ``tensor`` converted to dtype ``target`` (values cast as C casts them)."""
     data = tensor._data
@@ -79,10 +80,6 @@ class LegacyTensorType:
 
 TYPES = {f"{name}Tensor": LegacyTensorType(f"{name}Tensor", dtype)
          for dtype, name in dtypes.scalar_type_name.items()}
-_F16, _F32, _F64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
-_U8, _I8, _I16, _I32, _I64 = (np.dtype(t)
-                               for t in (np.uint8, np.int8, np.int16, np.int32, np.int64))
-_B = np.dtype(np.bool_)
 
 
 def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
@@ -110,6 +107,7 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
         return self
     return to_copy(self, target.numpy_dtype)
 
+
 def type_(self, dtype=None, non_blocking=False):
     """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
     if dtype is None:
@@ -124,44 +122,32 @@ def type_(self, dtype=None, non_blocking=False):
         raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
     return self.to(dtype)
 
-def _cast(self, np_dtype):
-    """``self`` when it already has this dtype, otherwise a converted copy."""
-    if self._data.dtype == np_dtype:
-        return self
-    return to_copy(self, np_dtype)
 
-def to_float(self):
-    return _cast(self, _F32)
+def _caster(name, np_dtype):
+    """``x.float()`` & co: ``x`` itself when it has this dtype already, else a converted copy."""
+    def cast(self):
+        return self if self._data.dtype == np_dtype else to_copy(self, np_dtype)
 
-def to_double(self):
-    return _cast(self, _F64)
+    cast.__name__ = cast.__qualname__ = name
+    return cast
 
-def to_half(self):
-    return _cast(self, _F16)
 
-def to_long(self):
-    return _cast(self, _I64)
+# x.float() ... x.bool(): the methods named like Python's builtins
 
-def to_int(self):
-    return _cast(self, _I32)
 
-def to_short(self):
-    return _cast(self, _I16)
+CASTS = {name: _caster(name, np.dtype(np_type)) for name, np_type in (
+    ("float", np.float32), ("double", np.float64), ("half", np.float16), ("long", np.int64),
+    ("int", np.int32), ("short", np.int16), ("char", np.int8), ("byte", np.uint8),
+    ("bool", np.bool_))}
 
-def to_char(self):
-    return _cast(self, _I8)
-
-def to_byte(self):
-    return _cast(self, _U8)
-
-def to_bool(self):
-    return _cast(self, _B)
 
 def cpu(self, memory_format=None):
     return self
 
+
 def cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError("Torch not compiled with CUDA enabled")
+
 
 def reduce_ex(self, protocol):
     # Like torch: the whole storage travels with its offset and strides. A new array
@@ -169,6 +155,7 @@ def reduce_ex(self, protocol):
     # (torch does not merge them either), while copy.copy still shares the memory.
     return (_rebuild, (self._storage_array().view(), self.storage_offset(),
                        self._data.shape, self.stride(), self._requires_grad))
+
 
 def deepcopy(self, memo):
     if not self.is_leaf:
@@ -220,6 +207,8 @@ def set_data(tensor, value):
 
 
 # ---------------------------------------------------------------- torch.is_tensor & co
+
+
 def result_type(tensor1, tensor2):
     """The dtype an operation between ``tensor1`` and ``tensor2`` produces."""
     return dtypes.result_type(tensor1, tensor2)
@@ -244,6 +233,8 @@ def is_nonzero(input):
 
 
 # -------------------------------------------------------- Python values: float(x), bool(x) ...
+
+
 def to_numpy_array(self, dtype=None, copy=None):
     data = self.numpy()
     return data if dtype is None else data.astype(dtype, copy=False)
@@ -281,8 +272,9 @@ def to_index(self):
     return int(self._data.reshape(()).item())
 
 
-
 # -------------------------------------------------------- where a tensor lives (only the CPU)
+
+
 DEVICE_FLAGS = {"is_cuda": False, "is_cpu": True, "is_sparse": False, "is_quantized": False,
                 "is_meta": False, "is_mps": False, "layout": strided}
 

@@ -56,9 +56,8 @@ for _family, _names in INPLACE_METHODS.items():
         setattr(Tensor, _name + "_", inplace.in_place(getattr(_family, _name)))
 
 # conversions whose names are Python builtins
-Tensor.float, Tensor.double, Tensor.half = convert.to_float, convert.to_double, convert.to_half
-Tensor.long, Tensor.int, Tensor.short = convert.to_long, convert.to_int, convert.to_short
-Tensor.char, Tensor.byte, Tensor.bool = convert.to_char, convert.to_byte, convert.to_bool
+for _name, _method in convert.CASTS.items():  # x.float() ... x.bool()
+    setattr(Tensor, _name, _method)
 Tensor.type = convert.type_
 Tensor.ndimension, Tensor.nelement = Tensor.dim, Tensor.numel
 Tensor.get_device, Tensor.is_complex = convert.get_device, convert.is_complex

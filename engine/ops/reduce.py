@@ -150,7 +150,7 @@ class SumBackward0(Node):
 class SumBackward1(Node):
     """out = sum of x over dim:  d/dx = 1, the gradient copied back along dim"""
 
-    dim: int
+    dim: tuple
     keepdim: bool
     self_sym_sizes: tuple
 
@@ -179,7 +179,7 @@ class NansumBackward0(Node):
     """out = sum of x over dim, skipping nan:  d/dx = 1, and 0 where x is nan"""
 
     _saved_names = ("self",)
-    dim: int
+    dim: tuple
     keepdim: bool
 
     def backward(self, grad):
@@ -233,7 +233,7 @@ class MeanBackward1(Node):
     """out = mean of x over dim:  d/dx = 1 / N, copied back along dim"""
 
     count: int
-    dim: int
+    dim: tuple
     keepdim: bool
     self_sym_sizes: tuple
 
@@ -459,7 +459,7 @@ class AmaxBackward0(Node):
     """out = the largest elements over dim:  d/dx = 1 at the maximum, shared evenly by ties"""
 
     _saved_names = ("self", "result")
-    dim: int
+    dim: tuple
     keepdim: bool
 
     def backward(self, grad):
@@ -550,7 +550,7 @@ class VarBackward0(Node):
     _saved_names = ("self",)
     correction: float
     count: int
-    dim: int
+    dim: int | tuple | None
     keepdim: bool
 
     def backward(self, grad):
@@ -577,7 +577,7 @@ class StdBackward0(Node):
     _saved_names = ("self", "result")
     correction: float
     count: int
-    dim: int
+    dim: int | tuple | None
     keepdim: bool
 
     def backward(self, grad):
@@ -643,7 +643,7 @@ class LinalgVectorNormBackward0(Node):
     p=2: x / out,  p=1: sign(x),  p=inf: sign(x) at the largest |x| (shared by ties)"""
 
     _saved_names = ("self", "result")
-    dim: int
+    dim: tuple
     keepdim: bool
     ord: float
 
@@ -756,7 +756,7 @@ class LogsumexpBackward0(Node):
     """out = log(sum(exp(x))):  d/dx = exp(x) / sum(exp(x)) = exp(x - out)  (softmax)"""
 
     _saved_names = ("self", "result")
-    dim: int
+    dim: tuple
     keepdim: bool
 
     def backward(self, grad):

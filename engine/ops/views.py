@@ -396,7 +396,7 @@ class SqueezeBackward1(SqueezeBackward0):
 class SqueezeBackward2(SqueezeBackward0):
     """squeeze(dims)"""
 
-    dim: int
+    dim: tuple
 
 
 def unsqueeze(input, dim):
