@@ -92,7 +92,7 @@ test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and
 # Every notebook opened in JupyterLab by headless Chromium, run, and checked as a learner sees
 # it (tests/browser_check.py); `make test` runs the same test, or skips it without Chromium.
 test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
-	$(VPY) -m pytest tests/test_browser.py -v
+	$(VPY) -m pytest tests/course/test_browser.py -v
 
 oracle: $(STAMP_ORACLE) ## Install torch==2.13.0 into .venv for the parity tests (CI runs this)
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/training_curve.py
 
-Uses the run defined in tests/test_training_parity.py (a 3-8-1 MLP on 64 seeded
+Uses the run defined in tests/nn_optim/test_training_parity.py (a 3-8-1 MLP on 64 seeded
 points, MSE loss, SGD with momentum; and Adam on a classification variant).
 """
 import pathlib
@@ -13,7 +13,7 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 
 import engine  # noqa: E402
-from test_training_parity import train  # noqa: E402
+from nn_optim.test_training_parity import train  # noqa: E402
 
 try:
     import torch

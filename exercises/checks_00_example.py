@@ -1,6 +1,6 @@
 """Example checkers: the pattern every lesson's ``checks_NN_<lesson>.py`` follows.
 
-Used by the tests (tests/test_exercises_tooling.py), not by any notebook.
+Used by the tests (tests/course/test_exercises_tooling.py), not by any notebook.
 """
 from exercises.checks import (all_of, checker, expect_error, expect_shares_memory, expect_tensor,
                               unpack)

@@ -10,7 +10,7 @@ raise, any other error stops the run and leaves the file as it was.
 Before saving, every text output (streams, error name, message and traceback lines,
 ``text/plain``, ``text/html``, ...) has the paths of the machine it ran on replaced by
 stable placeholders, so the committed notebooks are the same on every machine
-(tests/test_committed_outputs.py checks that none is left):
+(tests/course/test_committed_outputs.py checks that none is left):
 
 * a cell's file and line, which a warning names (``/tmp/ipykernel_12345/678.py:3``)
   -> ``<cell>``: ``tests/nbval_sanitize.cfg`` makes the same replacement in a fresh run,

@@ -28,7 +28,7 @@ committed ones are never touched), with fresh
 config, runtime, settings and workspace folders, on 127.0.0.1 with a random free port and
 token. The browser is Debian's Chromium (/usr/bin/chromium) driven by Python playwright;
 nothing is downloaded (never run `playwright install`). One server and one JupyterLab page
-serve all the notebooks, one after another. tests/test_browser.py runs this for every
+serve all the notebooks, one after another. tests/course/test_browser.py runs this for every
 notebook under pytest.
 """
 import argparse

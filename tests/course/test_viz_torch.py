@@ -5,8 +5,6 @@ both and compares what nbval and compare-torch see: the text/plain summary, the 
 drawing and the DOT source. Skipped without torch (``make oracle`` installs it).
 """
 import shutil
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,7 @@ import pytest
 import engine
 import engine.viz as viz
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lesson_graphs  # noqa: E402
+import lesson_graphs
 
 
 def pictures(torch, build, draw):

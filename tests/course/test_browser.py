@@ -8,7 +8,6 @@ Skipped, with the reason, when Chromium (/usr/bin/chromium) or playwright is mis
 """
 import importlib.util
 import json
-import sys
 import urllib.parse
 from pathlib import Path
 
@@ -16,8 +15,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import browser_check  # noqa: E402
+import browser_check
 
 
 def skip_reason():

@@ -16,7 +16,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10: jupyterlab depends on tomli there
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TORCH_PIN = "torch==2.13.0"
 
 # conda-forge name -> PyPI name, where they differ.

@@ -12,7 +12,7 @@ import nbformat
 from engine.core import backward
 from engine.ops import arithmetic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LESSON = ROOT / "notebooks" / "08_inside_the_engine.ipynb"
 
 

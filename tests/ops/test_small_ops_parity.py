@@ -2,14 +2,14 @@
 
 The values are compared bit for bit (torch's CPU kernels round a * b + c once, with a
 fused multiply-add, and the engine copies that), then each op's recorded graph and
-gradients as in tests/test_autograd_ops.py.
+gradients as in tests/ops/test_autograd_ops.py.
 """
 import numpy as np
 import pytest
 
 import engine
-from test_autograd_ops import _check_gradients, _compare
-from test_autograd_parity import _positive, _signed
+from ops.test_autograd_ops import _check_gradients, _compare
+from ops.test_autograd_parity import _positive, _signed
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch

@@ -1,13 +1,9 @@
 """tests/compare_torch.py: what it rewrites, what it skips, and that it catches a difference."""
-import sys
-from pathlib import Path
-
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compare_torch  # noqa: E402
+import compare_torch
 
 
 def test_imports_are_rewritten_but_course_tools_stay():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import engine
-from test_autograd_parity import _graph
+from ops.test_autograd_parity import _graph
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch

@@ -16,7 +16,7 @@ import pytest
 from exercises import answer_cells
 from exercises.answer_cells import CellLog, names_bound_by, names_in_check_call
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 
 

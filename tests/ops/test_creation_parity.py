@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import parity
-from test_memory_parity import check, check_all
+from ops.test_memory_parity import check, check_all
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 import engine  # noqa: E402

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import engine
-from test_autograd_parity import (BROADCAST_PAIRS, _check_gradients, _compare, _graph,
-                                  _positive, _signed)
+from ops.test_autograd_parity import (BROADCAST_PAIRS, _check_gradients, _compare, _graph,
+                                      _positive, _signed)
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch

@@ -13,10 +13,9 @@ import pytest
 import engine as torch
 import engine.viz as viz
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lesson_graphs  # noqa: E402
+import lesson_graphs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HAS_DOT = shutil.which("dot") is not None
 
 

@@ -6,7 +6,7 @@ values (nan, inf, -0.0, subnormals, the integer extremes) and short sequences of
 operations, runs each draw with the engine and with torch 2.13, and compares what a
 learner can observe: values, dtypes, shapes, strides, memory sharing, ``grad_fn``
 names and gradients (``parity.run_both`` / ``assert_same``, exact unless the op is a
-reduction or a transcendental, see tests/test_ops_parity.py for why).
+reduction or a transcendental, see tests/ops/test_ops_parity.py for why).
 
 The draws are derandomized (the same examples on every run, so CI is deterministic)
 and hypothesis's example database is off (nothing is written into the repository).
@@ -29,8 +29,8 @@ from parity import DTYPES, FLOAT_DTYPES, TORCH_SKIP_REASON, assert_same, run_bot
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "autograd-step-by-step-hypothesis")
 
 torch = pytest.importorskip("torch", reason=TORCH_SKIP_REASON)
-from test_ops_parity import (ALL_BINARY, REDUCTIONS, UNARY, _ATOL_OPS,  # noqa: E402
-                             _ROUNDING_DIVISION, _UNARY_ULP, _reduction_kwargs)
+from ops.test_ops_parity import (ALL_BINARY, REDUCTIONS, UNARY, _ATOL_OPS,  # noqa: E402
+                                 _ROUNDING_DIVISION, _UNARY_ULP, _reduction_kwargs)
 
 pytestmark = [
     pytest.mark.torch,
@@ -95,7 +95,7 @@ def test_unary_ops(data, name, dtype, shape):
     dtype_names, dtype_names), shapes=broadcast_pairs)
 def test_binary_ops_with_broadcasting_and_promotion(data, name, dtypes, shapes):
     # moderate values for rounding divisions: when the quotient overflows, torch's own
-    # vectorised loop and its scalar tail disagree (see tests/test_ops_parity.py)
+    # vectorised loop and its scalar tail disagree (see tests/ops/test_ops_parity.py)
     moderate = name in _ROUNDING_DIVISION or name == "pow"
     # maximum(0.0, -0.0): torch's vectorised loop returns the second, its scalar tail the
     # first, by position in memory; numpy always the second. Not a question for the engine.
@@ -352,7 +352,7 @@ def grad_programs(draw):
 @PROPERTY
 @given(data=st.data(), program=grad_programs())
 def test_op_sequences_record_and_differentiate_like_torch(data, program):
-    from test_autograd_parity import _graph
+    from ops.test_autograd_parity import _graph
 
     dtypes, shapes_, steps = program
     values = [data.draw(hnp.arrays(np.dtype(d), s, elements=_grad_values))

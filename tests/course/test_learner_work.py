@@ -22,7 +22,7 @@ import pytest
 
 from exercises import generate, workspace
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"
 
 

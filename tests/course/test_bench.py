@@ -9,7 +9,7 @@ import pytest
 
 import engine
 
-BENCH = pathlib.Path(__file__).resolve().parents[1] / "bench" / "run.py"
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "run.py"
 
 
 @pytest.fixture(scope="module")

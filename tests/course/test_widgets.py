@@ -1,7 +1,6 @@
 """engine.widgets: the backward stepper's state machine and the descent playground."""
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import ipywidgets as widgets
@@ -14,8 +13,7 @@ import engine.viz as viz
 from engine.widgets import (NBSP, BackwardStepper, BackwardSteps, DescentPlayground,
                             descent_path)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lesson_graphs  # noqa: E402
+import lesson_graphs
 
 
 def article_graph():
@@ -45,7 +43,7 @@ def retained_chain():
 
 
 GRAPHS = [article_graph, shared_input, retained_chain]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def reference_grads(make):

@@ -4,7 +4,7 @@ calling an attribute (``x.shape()``) fails with torch's message, and ``flip`` re
 import pytest
 
 import parity
-from test_autograd_parity import _check_gradients, _compare, _signed
+from ops.test_autograd_parity import _check_gradients, _compare, _signed
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 import engine  # noqa: E402

@@ -1,0 +1,2 @@
+"""The course: notebooks, lessons, exercises, the learner's workspace, committed outputs, the
+browser, the install, pictures and widgets, compare-torch and bench."""

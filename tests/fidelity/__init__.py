@@ -1,0 +1,1 @@
+"""Bit-for-bit fidelity: printing, random numbers, golden values, tracebacks."""
