@@ -177,3 +177,18 @@ def grad_output_dtype(index, grad_dtype, output_dtype):
 
 def implicit_grad_dtype(dtype):
     return f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"
+
+
+def out_resized(old_shape, new_shape):
+    return (f"An output with one or more elements was resized since it had shape "
+            f"{list(old_shape)}, which does not match the required output shape "
+            f"{list(new_shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+
+
+def arange_out_resized(shape, size, new_size):
+    return (f"The number of elements in the out tensor of shape [{', '.join(map(str, shape))}] "
+            f"is {size} which does not match the computed number of elements {new_size}. Note "
+            "that this may occur as a result of rounding error. The out tensor will be resized "
+            f"to a tensor of shape ({new_size},).")

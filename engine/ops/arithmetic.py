@@ -14,8 +14,8 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import (_CPP_NAMES, _HALF, _PY_SCALARS, _apply, _broadcast_error, _common,
                      _elementwise, _float_operands, _half_with_scalar, _invalid_arguments,
-                     _is_bool, _is_half_with_scalar, _kernel_error, _operand_error, _out,
-                     _require_tensors, _result, _scalar_value, _zeros_like)
+                     _is_bool, _is_half_with_scalar, _kernel_error, _operand_error,
+                     _require_tensors, _result, _scalar_value, _zeros_like, takes_out)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -55,15 +55,14 @@ def _add_scaled(a, b, alpha, common, subtract=False):
     return exact.astype(np.float16)
 
 
-def add(input, other, *, alpha=1, out=None):
+@takes_out
+def add(input, other, *, alpha=1):
     """out = input + alpha * other"""
     a, b, common = _common(input, other, "add")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
         result = _result(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
     else:
         result = _elementwise(np.add, a, b)
-    if out is not None:
-        return _out(result, out)
     return record(AddBackward0, result, (input, other), alpha=alpha)
 
 
@@ -76,7 +75,8 @@ class AddBackward0(Node):
         return grad, grad if self.alpha == 1 else grad * self.alpha
 
 
-def sub(input, other, *, alpha=1, out=None):
+@takes_out
+def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
     if _is_bool(input) or _is_bool(other):  # torch refuses bool on either side
         if _is_bool(input) and _is_bool(other):
@@ -90,8 +90,6 @@ def sub(input, other, *, alpha=1, out=None):
         result = _result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True), a, b)
     else:
         result = _elementwise(np.subtract, a, b)
-    if out is not None:
-        return _out(result, out)
     if not isinstance(input, Tensor):  # number - tensor: torch records it as rsub
         return record(RsubBackward1, result, (other,), alpha=alpha)
     return record(SubBackward0, result, (input, other), alpha=alpha)
@@ -136,15 +134,14 @@ class RsubBackward0(Node):
         return (-grad if self.alpha == 1 else grad * -self.alpha), grad
 
 
-def mul(input, other, *, out=None):
+@takes_out
+def mul(input, other):
     """out = input * other"""
     a, b, common = _common(input, other, "mul")
     if common is _HALF and _is_half_with_scalar(common, other):
         result = _result(_half_with_scalar(np.multiply, a, other), a)
     else:
         result = _elementwise(np.multiply, a, b)
-    if out is not None:
-        return _out(result, out)
     return record(MulBackward0, result, (input, other),
                   saved=(_kept_for(other, input), _kept_for(input, other)))
 
@@ -169,7 +166,8 @@ def _kept_for(needed_by, value):
 multiply = mul
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+@takes_out
+def div(input, other, *, rounding_mode=None):
     """out = input / other (true division: integers divide to floating point)"""
     if rounding_mode is None:
         a, b, common = _common(input, other, "div")
@@ -179,35 +177,31 @@ def div(input, other, *, rounding_mode=None, out=None):
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 result = _elementwise(np.true_divide, a, b)
-        if out is not None:
-            return _out(result, out)
         return record(DivBackward0, result, (input, other),
                       saved=(_kept_for(other, input), other))
     if rounding_mode == "floor":
         with no_grad():
-            result = floor_divide(input, other, out=out)
+            result = floor_divide(input, other)
     elif rounding_mode == "trunc":
-        result = _trunc_div(input, other, out)
+        result = _trunc_div(input, other)
     else:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
-    if out is not None:
-        return result
     return record(DivBackward2, result, (input, other), rounding_mode=rounding_mode)
 
 
-def _trunc_div(input, other, out):
+def _trunc_div(input, other):
     a, b, common = _common(input, other, "div")
     _check_integer_divisor(a, b, common, "div_trunc_cpu")
     if common.kind == "f":
         if _is_half_with_scalar(common, other):
-            return _out(_result(_half_with_scalar(_trunc_divide, a, other), a), out)
-        return _out(_result(_trunc_divide(a, b), a, b), out)
+            return _result(_half_with_scalar(_trunc_divide, a, other), a)
+        return _result(_trunc_divide(a, b), a, b)
     # integers: C division truncates toward zero (numpy's // floors)
     with np.errstate(all="ignore"):
         quotient = _apply(np.floor_divide, a, b)
         inexact = (quotient * b != a) & ((a < 0) != (b < 0))
-    return _out(_result(np.where(inexact, quotient + 1, quotient).astype(common), a, b), out)
+    return _result(np.where(inexact, quotient + 1, quotient).astype(common), a, b)
 
 
 class DivBackward2(Node):
@@ -260,7 +254,8 @@ def _check_integer_divisor(a, b, common, kernel):
         raise RuntimeError("ZeroDivisionError")
 
 
-def floor_divide(input, other, *, out=None):
+@takes_out
+def floor_divide(input, other):
     """out = floor(input / other)"""
     a, b, common = _common(input, other, "floor_divide")
     _check_integer_divisor(a, b, common, "div_floor_cpu")
@@ -269,13 +264,12 @@ def floor_divide(input, other, *, out=None):
     else:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             result = _elementwise(np.floor_divide, a, b)
-    if out is not None:
-        return _out(result, out)
     return record(NotImplementedBackward, result,
                   tuple(v for v in (input, other) if isinstance(v, Tensor)), op="floor_divide")
 
 
-def remainder(input, other, *, out=None):
+@takes_out
+def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
     a, b, common = _common(input, other, "remainder")
     _check_integer_divisor(a, b, common, "remainder_cpu")
@@ -286,8 +280,6 @@ def remainder(input, other, *, out=None):
             # sign of input (numpy gives it the sign of other)
             result = np.where(result == 0, np.copysign(result, a), result)
     result = _result(result, a, b)
-    if out is not None:
-        return _out(result, out)
     if not isinstance(input, Tensor):  # number % tensor: torch has no formula
         return record(NotImplementedBackward, result, (other,), op="remainder")
     if not isinstance(other, Tensor):
@@ -314,7 +306,8 @@ class RemainderBackward1(Node):
         return grad, -grad * div(input, other, rounding_mode=self.rounding_mode)
 
 
-def fmod(input, other, *, out=None):
+@takes_out
+def fmod(input, other):
     """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""
     if not isinstance(input, Tensor):
         raise _invalid_arguments("fmod", input, other)
@@ -322,8 +315,6 @@ def fmod(input, other, *, out=None):
     _check_integer_divisor(a, b, common, "fmod_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
         result = _elementwise(np.fmod, a, b)
-    if out is not None:
-        return _out(result, out)
     if not isinstance(other, Tensor):
         return record(FmodBackward0, result, (input,))
     return record(FmodBackward1, result, (input, other), saved=(input, other))
@@ -340,12 +331,11 @@ class FmodBackward1(RemainderBackward1):
     rounding_mode = "trunc"
 
 
-def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
+@takes_out
+def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(exponent, Tensor) and isinstance(input, Tensor):
         result = _pow_scalar_exponent(input, exponent)
-        if out is not None:
-            return _out(result, out)
         return record(PowBackward0, result, (input,), saved=(input,),
                       exponent=_scalar_value(exponent))
     a, b, common = _common(input, exponent, "pow")
@@ -357,13 +347,9 @@ def pow(input, exponent, *, out=None):  # noqa: A001 - torch.pow
         else:
             result = _power(a, b, common)._data
             result = wrap(result if result.flags.c_contiguous else result.copy())
-        if out is not None:
-            return _out(result, out)
         return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
                       self=_scalar_value(input))
     result = _power(a, b, common)
-    if out is not None:
-        return _out(result, out)
     return record(PowBackward1, result, (input, exponent), saved=(input, exponent),
                   saved_output=True)
 
@@ -486,13 +472,12 @@ _POW_SHORTCUTS = {
 }
 
 
-def maximum(input, other, *, out=None):
+@takes_out
+def maximum(input, other):
     """out = the larger of input and other, elementwise (nan wins)"""
     _require_tensors("maximum", input, other)
     a, b, _ = _common(input, other, "maximum")
     result = _elementwise(np.maximum, a, b)
-    if out is not None:
-        return _out(result, out)
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -507,13 +492,12 @@ class MaximumBackward0(Node):
         return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
 
 
-def minimum(input, other, *, out=None):
+@takes_out
+def minimum(input, other):
     """out = the smaller of input and other, elementwise (nan wins)"""
     _require_tensors("minimum", input, other)
     a, b, _ = _common(input, other, "minimum")
     result = _elementwise(np.minimum, a, b)
-    if out is not None:
-        return _out(result, out)
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -528,15 +512,14 @@ class MinimumBackward0(Node):
         return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
 
 
-def atan2(input, other, *, out=None):
+@takes_out
+def atan2(input, other):
     """out = angle of the point (other, input)"""
     _require_tensors("atan2", input, other)
     a, b, common = _common(input, other, "atan2")
     a, b, _ = _float_operands(input, other, a, b, common)
     with np.errstate(all="ignore"):
         result = _elementwise(np.arctan2, a, b)
-    if out is not None:
-        return _out(result, out)
     return record(Atan2Backward0, result, (input, other), saved=(input, other))
 
 
@@ -585,7 +568,8 @@ class WhereBackward0(Node):
         return where(condition, grad, 0.0), where(condition, 0.0, grad)
 
 
-def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's parameter names
+@takes_out
+def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     """out = min(max(input, min), max)"""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -596,8 +580,6 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's param
                 result = maximum(result, min)
             if max is not None:
                 result = minimum(result, max)
-        if out is not None:
-            return _out(result, out)
         return record(ClampBackward0, result, (input, min, max), saved=(input, min, max))
     data = input._data
     bounds = [_scalar_value(v) for v in (min, max) if v is not None]
@@ -623,8 +605,6 @@ def clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - torch's param
             bound = checked_scalar(max, common)
             result = np.where(result > bound, bound, result)
         result = _result(result, data)
-    if out is not None:
-        return _out(result, out)
     return record(ClampBackward1, result, (input,), saved=(input,), min=min, max=max)
 
 
@@ -804,7 +784,8 @@ def _addc_operands(name, input, tensor1, tensor2, value):
     return x, a, b, common, _scalar_value(value)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+@takes_out
+def addcmul(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 * tensor2"""
     x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
     if common.kind == "f":
@@ -815,9 +796,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     else:
         with np.errstate(over="ignore"):  # integers wrap around, value is truncated
             values = x + common.type(value) * a * b
-    result = _out(_result(np.asarray(values, common), x, a, b), out)
-    if out is not None:
-        return result
+    result = _result(np.asarray(values, common), x, a, b)
     return record(AddcmulBackward0, result, (input, tensor1, tensor2),
                   saved=(_kept_for(tensor2, tensor1), _kept_for(tensor1, tensor2)), value=value)
 
@@ -834,7 +813,8 @@ class AddcmulBackward0(Node):
                 None if t1 is None else grad * (t1 * self.value))
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+@takes_out
+def addcdiv(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 / tensor2"""
     x, a, b, common, value = _addc_operands("addcdiv", input, tensor1, tensor2, value)
     if common.kind != "f":
@@ -849,9 +829,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing
         values = (a.astype(compute) * compute.type(value) / b.astype(compute)
                   + x.astype(compute)).astype(common)
-    result = _out(_result(np.asarray(values), x, a, b), out)
-    if out is not None:
-        return result
+    result = _result(np.asarray(values), x, a, b)
     saved_t1 = _kept_for(tensor2, tensor1)
     saved_t2 = tensor2 if tensor1.requires_grad or tensor2.requires_grad else None
     return record(AddcdivBackward0, result, (input, tensor1, tensor2), saved=(saved_t1, saved_t2),

@@ -1,13 +1,16 @@
 """What the operations share: operands and type promotion, the layout of results, ``out=``.
 """
 import builtins
+import functools
+import inspect
 import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.layout import contiguous_strides, iterator_strides, preserved_strides
+from ..core.grad_mode import mode as grad_mode
 from ..core.tensor import Tensor, empty_strided, is_plain_contiguous, wrap
 
 # torch computes inf and nan without a word, numpy warns ("overflow encountered in
@@ -246,28 +249,90 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 
 # ====================================================================== out=
-def _out(result, out):
-    """Write ``result`` into ``out`` when given (resizing it as torch does), else return it."""
+def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True):
+    """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
+
+    Only the torch.* function takes out=, as in torch: Tensor methods and operators call
+    ``op`` itself (``torch.add.without_out``). ``check(result, out, *args)`` adds an op's own
+    rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum).
+    """
+    if op is None:
+        return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
+                                 differentiable=differentiable)
+
+    @functools.wraps(op)
+    def op_with_out(*args, out=None, **kwargs):
+        if out is None:
+            return op(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{op.__name__}(): argument 'out' must be Tensor, not "
+                            f"{type(out).__name__}")
+        if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
+            raise RuntimeError(f"{op.__name__}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        if dtype_from_out and kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        result = op(*args, **kwargs)
+        if check is not None:
+            check(result, out, *args)
+        return write_out(result, out)
+
+    signature = inspect.signature(op)
+    out_parameter = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    op_with_out.__signature__ = signature.replace(
+        parameters=[*signature.parameters.values(), out_parameter])
+    op_with_out.without_out = op
+    return op_with_out
+
+
+def _requires_grad(args, kwargs, out):
+    """Does any tensor among the arguments (or in a list of them, as cat's) require grad?"""
+    for value in (*args, *kwargs.values(), out):
+        for tensor in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(tensor, Tensor) and tensor._requires_grad:
+                return True
+    return False
+
+
+def write_out(result, out):
+    """Write ``result`` into ``out`` (resizing it as torch does) and return ``out``."""
     if out is None:
         return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
     if not dtypes.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
                            f"desired output type {scalar_type_name[out.dtype]}")
     if out._data.shape != result._data.shape:
         if out._data.size != 0:
-            warnings.warn("An output with one or more elements was resized since it had shape "
-                          f"{list(out._data.shape)}, which does not match the required output "
-                          f"shape {list(result._data.shape)}. This behavior is deprecated, and "
-                          "in a future PyTorch release outputs will not be resized unless they "
-                          "have zero elements. You can explicitly reuse an out tensor t by "
-                          "resizing it, inplace, to zero elements with t.resize_(0).",
-                          UserWarning, stacklevel=3)
-        out._data = np.empty(result._data.shape, out._data.dtype)
-        out._stride = out._storage = None
-        out._offset = 0
+            warnings.warn(messages.out_resized(out._data.shape, result._data.shape), UserWarning,
+                          stacklevel=3)
+        _resize(out, result._data.shape)
     np.copyto(out._data, result._data, casting="unsafe")
+    out._bump_version()
+    return out
+
+
+def _resize(out, shape):
+    out._data = np.empty(shape, out._data.dtype)
+    out._stride = out._storage = None
+    out._offset = 0
+
+
+def factory_out(make, out, dtype, name):
+    """Run ``make(dtype)`` and, with ``out=``, write into ``out`` (factories: out's dtype is the
+    default, and a wrong size is resized without a word, except arange's)."""
+    if out is None:
+        return make(dtype)
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {scalar_type_name[dtype]} does not match dtype of out "
+                           f"parameter ({scalar_type_name[out.dtype]})")
+    result = make(out.dtype)
+    if out._data.shape != result._data.shape:
+        if name == "arange" and out._data.size:
+            warnings.warn(messages.arange_out_resized(out._data.shape, out._data.size,
+                                                      result._data.size), UserWarning,
+                          stacklevel=4)
+        _resize(out, result._data.shape)
+    np.copyto(out._data, result._data)
     out._bump_version()
     return out
 

@@ -7,8 +7,8 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..core.tensor import Tensor
-from .common import (_NUMBERS, _common, _elementwise, _invalid_arguments, _kernel_error, _out,
-                     _require_tensors, _result)
+from .common import (_NUMBERS, _common, _elementwise, _invalid_arguments, _kernel_error,
+                     _require_tensors, _result, takes_out)
 from .arithmetic import add, mul, sub
 from .unary import abs, isfinite
 
@@ -21,15 +21,15 @@ _TENSOR_OR_NUMBER = (Tensor, *_NUMBERS)
 
 
 def _compare(ufunc, name):
-    def compare(input, other, *, out=None):
+    def compare(input, other):
         if not (isinstance(input, Tensor) and isinstance(other, _TENSOR_OR_NUMBER)):
             raise _invalid_arguments(name, input, other)
         a, b, _ = _common(input, other, name)
-        return _out(_elementwise(ufunc, a, b), out)
+        return _elementwise(ufunc, a, b)
 
-    compare.__name__ = name
+    compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"out = input {_COMPARE_SYMBOLS[name]} other, elementwise, as bool"
-    return compare
+    return takes_out(compare, differentiable=False)
 
 
 _COMPARE_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -50,14 +50,14 @@ greater_equal = _compare(np.greater_equal, "greater_equal")
 
 
 def _logical(ufunc, name):
-    def logical(input, other, *, out=None):
+    def logical(input, other):
         _require_tensors(name, input, other)
         a, b = input._data.astype(bool, copy=False), other._data.astype(bool, copy=False)
-        return _out(_elementwise(ufunc, a, b), out)
+        return _elementwise(ufunc, a, b)
 
-    logical.__name__ = name
+    logical.__name__ = logical.__qualname__ = name
     logical.__doc__ = f"out = {name.split('_')[1]} of the truth values of input and other"
-    return logical
+    return takes_out(logical, differentiable=False)
 
 
 logical_and = _logical(np.logical_and, "logical_and")
@@ -65,21 +65,22 @@ logical_or = _logical(np.logical_or, "logical_or")
 logical_xor = _logical(np.logical_xor, "logical_xor")
 
 
-def logical_not(input, *, out=None):
+@takes_out(differentiable=False)
+def logical_not(input):
     """out = not input, as bool"""
-    return _out(_result(np.logical_not(input._data), input._data), out)
+    return _result(np.logical_not(input._data), input._data)
 
 
 def _bitwise(ufunc, name, symbol):
-    def bitwise(input, other, *, out=None):
+    def bitwise(input, other):
         a, b, common = _common(input, other, name)
         if common.kind == "f":
             raise _kernel_error(f"{name}_cpu", common)
-        return _out(_elementwise(ufunc, a, b), out)
+        return _elementwise(ufunc, a, b)
 
-    bitwise.__name__ = name
+    bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
-    return bitwise
+    return takes_out(bitwise, differentiable=False)
 
 
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "&")
@@ -87,12 +88,13 @@ bitwise_or = _bitwise(np.bitwise_or, "bitwise_or", "|")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "^")
 
 
-def bitwise_not(input, *, out=None):
+@takes_out(differentiable=False)
+def bitwise_not(input):
     """out = ~input, bit by bit (logical not for bool)"""
     data = input._data
     if data.dtype.kind == "f":
         raise _kernel_error("bitwise_not_cpu", data.dtype)
-    return _out(_result(np.invert(data), data), out)
+    return _result(np.invert(data), data)
 
 
 def _invert(input):

@@ -18,7 +18,7 @@ from ..fidelity.rounding import fma
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import check_device
 from ..core.tensor import Tensor, empty_preserving_layout, wrap
-from .common import _out, copy_preserving_layout
+from .common import copy_preserving_layout, factory_out, write_out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
@@ -120,32 +120,6 @@ def _is_size(n):
 def _np(dtype, default=None):
     return (default or get_default_dtype()).numpy_dtype if dtype is None else \
         as_dtype(dtype).numpy_dtype
-
-
-def _with_out(make, out, dtype, name):
-    """Run ``make(dtype)`` and, with ``out=``, write into ``out`` (whose dtype is the default)."""
-    dtype = _dtype_arg(dtype, name)
-    if out is None:
-        return make(dtype)
-    if dtype is not None and dtype is not out.dtype:
-        raise RuntimeError(f"dtype {dtypes.scalar_type_name[dtype]} does not match dtype of out "
-                           f"parameter ({dtypes.scalar_type_name[out.dtype]})")
-    result = make(out.dtype)
-    if out._data.shape != result._data.shape:
-        if name == "arange" and out._data.size:
-            warnings.warn(f"The number of elements in the out tensor of shape "
-                          f"[{', '.join(map(str, out._data.shape))}] is {out._data.size} which "
-                          f"does not match the computed number of elements "
-                          f"{result._data.size}. Note that this may occur as a result of "
-                          f"rounding error. The out tensor will be resized to a tensor of shape "
-                          f"({result._data.size},).", UserWarning, stacklevel=4)
-        # factories resize out= silently (operations warn; see _out)
-        out._data = np.empty(result._data.shape, out._data.dtype)
-        out._stride = out._storage = None
-        out._offset = 0
-    np.copyto(out._data, result._data)
-    out._bump_version()
-    return out
 
 
 # ---------------------------------------------------------------- from data
@@ -425,7 +399,7 @@ def _filled(make_array, size, out, dtype, device, requires_grad, name, default=N
     def make(dtype):
         return wrap(make_array(shape, _np(dtype, default)))
 
-    return _finish(_with_out(make, out, dtype, name), requires_grad, device)
+    return _finish(factory_out(make, out, _dtype_arg(dtype, name), name), requires_grad, device)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -488,9 +462,11 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     _factory_device(device)
-    return _finish(_with_out(lambda dtype: wrap(np.eye(n, n if m is None else m,
-                                                       dtype=_np(dtype))), out, dtype, "eye"),
-                   requires_grad, device)
+
+    def make(dtype):
+        return wrap(np.eye(n, n if m is None else m, dtype=_np(dtype)))
+
+    return _finish(factory_out(make, out, _dtype_arg(dtype, "eye"), "eye"), requires_grad, device)
 
 
 def _like(input, fill, dtype, device, requires_grad, name):
@@ -604,8 +580,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None and out is None:
         is_float = builtins.any(isinstance(v, builtins.float) for v in (start, end, step))
         dtype = get_default_dtype() if is_float else dtypes.int64
-    return _finish(_with_out(lambda target: wrap(_arange_values(start, end, step, target)),
-                             out, dtype, "arange"), requires_grad, device)
+    return _finish(factory_out(lambda target: wrap(_arange_values(start, end, step, target)),
+                             out, _dtype_arg(dtype, "arange"), "arange"), requires_grad, device)
 
 
 def _arange_values(start, end, step, target):
@@ -711,8 +687,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start, "start", "linspace", 1), _number(end, "end", "linspace", 2)
     if dtype is None and out is None:
         dtype = get_default_dtype()
-    return _finish(_with_out(lambda target: wrap(_linspace_values(start, end, steps, target)),
-                             out, dtype, "linspace"), requires_grad, device)
+    return _finish(factory_out(lambda target: wrap(_linspace_values(start, end, steps, target)),
+                             out, _dtype_arg(dtype, "linspace"), "linspace"), requires_grad, device)
 
 
 def _linspace_values(start, end, steps, target):
@@ -752,9 +728,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end = _number(start, "start", "logspace", 1), _number(end, "end", "logspace", 2)
     if dtype is None and out is None:
         dtype = get_default_dtype()
-    return _finish(_with_out(lambda target: wrap(_logspace_values(start, end, steps, base,
+    return _finish(factory_out(lambda target: wrap(_logspace_values(start, end, steps, base,
                                                                   target)),
-                             out, dtype, "logspace"), requires_grad, device)
+                             out, _dtype_arg(dtype, "logspace"), "logspace"), requires_grad, device)
 
 
 def _logspace_values(start, end, steps, base, target):
@@ -808,7 +784,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Uniform random numbers in [0, 1)."""
     target = _float_target(dtype, "check_uniform_bounds")
     values = rng.uniform(_sizes(size, "rand"), target.numpy_dtype, 0.0, 1.0, generator)
-    return _finish(_out(wrap(values), out), requires_grad, device)
+    return _finish(write_out(wrap(values), out), requires_grad, device)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -816,7 +792,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     """Standard normal random numbers (mean 0, std 1)."""
     target = _float_target(dtype, "normal_kernel_cpu")
     values = rng.normal(_sizes(size, "randn"), target.numpy_dtype, 0.0, 1.0, generator)
-    return _finish(_out(wrap(values), out), requires_grad, device)
+    return _finish(write_out(wrap(values), out), requires_grad, device)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
@@ -841,7 +817,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     target = as_dtype(dtype) if dtype is not None else dtypes.int64
     values = rng.random_int(_sizes((size,), "randint"), target.numpy_dtype, low, high,
                                 generator)
-    return _finish(_out(wrap(values), out), requires_grad, device)
+    return _finish(write_out(wrap(values), out), requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -850,7 +826,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     target = as_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
+    return _finish(write_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
                    requires_grad, device)
 
 
@@ -882,18 +858,18 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         values = rng.normal(_sizes((size,), "normal"), target.numpy_dtype, float(mean),
                                 float(std),
                                 generator)
-        return _finish(_out(wrap(values), out), requires_grad, device)
+        return _finish(write_out(wrap(values), out), requires_grad, device)
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         raise TypeError("normal() received an invalid combination of arguments")
     if isinstance(std, Tensor) and (std._data < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     mean_arg = mean._data if isinstance(mean, Tensor) else float(mean)
     std_arg = std._data if isinstance(std, Tensor) else float(std)
-    return _out(wrap(rng.normal_tensor(mean_arg, std_arg, generator)), out)
+    return write_out(wrap(rng.normal_tensor(mean_arg, std_arg, generator)), out)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0 or 1 drawn with probability ``input`` (or ``p``) of a 1."""
     probs = input._data if p is None else p
     values = rng.bernoulli(probs, input._data.shape, input._data.dtype, generator)
-    return _out(wrap(values), out)
+    return write_out(wrap(values), out)

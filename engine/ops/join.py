@@ -7,7 +7,7 @@ from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import _out
+from .common import takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -26,15 +26,15 @@ def _check_cat_inputs(tensors, name):
                             f"{type(t).__name__}")
 
 
-def _cat_out(result, out):
+def _check_cat_out(result, out, *args):
     """out= for cat and stack: the result must be castable to out's dtype."""
-    if out is not None and not dtypes.can_cast(result.dtype, out.dtype):
+    if not dtypes.can_cast(result.dtype, out.dtype):
         raise TypeError("torch.cat(): input types can't be cast to the desired output type "
                         f"{scalar_type_name[out.dtype]}")
-    return _out(result, out)
 
 
-def cat(tensors, dim=0, *, out=None):
+@takes_out(check=_check_cat_out)
+def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
     _check_cat_inputs(tensors, "cat")
     common = result_type(*tensors).numpy_dtype
@@ -61,8 +61,6 @@ def cat(tensors, dim=0, *, out=None):
     arrays = [t._data.astype(common, copy=False) for t in parts]
     # the result is row-major whatever the inputs' layouts (numpy would keep theirs)
     result = wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis)))
-    if out is not None:
-        return _cat_out(result, out)
     return record(CatBackward0, result, tuple(tensors), dim=axis,
                   sizes=[t._data.shape[axis] if t._data.shape != (0,) else 0 for t in tensors])
 
@@ -84,7 +82,8 @@ class CatBackward0(Node):
 concat = concatenate = cat
 
 
-def stack(tensors, dim=0, *, out=None):
+@takes_out(check=_check_cat_out)
+def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
     _check_cat_inputs(tensors, "stack")
     first = tensors[0]._data.shape
@@ -96,8 +95,6 @@ def stack(tensors, dim=0, *, out=None):
     common = result_type(*tensors).numpy_dtype
     arrays = [t._data.astype(common, copy=False) for t in tensors]
     result = wrap(np.ascontiguousarray(np.stack(arrays, axis=axis)))
-    if out is not None:
-        return _cat_out(result, out)
     return record(StackBackward0, result, tuple(tensors), dim=axis)
 
 

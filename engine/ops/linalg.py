@@ -10,7 +10,8 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from .common import _CPP_NAMES, _broadcast_error, _kernel_error, _out, _require_tensors
+from .common import (_CPP_NAMES, _broadcast_error, _kernel_error, _require_tensors,
+                     takes_out)
 from .views import UnsafeViewBackward0
 from .arithmetic import _kept_for, mul
 
@@ -37,18 +38,21 @@ def _check_mm(a, b, rows=None):
         raise _kernel_error("addmm_impl_cpu_", a.dtype)
 
 
-def _check_mv(mat, vec, out=None):
+def _check_mv(mat, vec):
     (n, m), (k,) = mat.shape, vec.shape
     if m != k:
         raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{m}), vec ({k})")
-    result_dtype = vec.dtype if out is None else out._data.dtype
-    if not mat.dtype == vec.dtype == result_dtype:
-        names = [scalar_type_name[from_numpy_dtype[d]] for d in (result_dtype, mat.dtype,
-                                                                  vec.dtype)]
-        raise RuntimeError("addmv input tensors must have the same dtype, but got "
-                           f"{names[0]}, {names[1]}, and {names[2]}")
+    if mat.dtype != vec.dtype:
+        raise _addmv_dtypes(vec.dtype, mat.dtype, vec.dtype)
     if mat.dtype.kind == "b":
         raise _kernel_error("addmv_impl_cpu", mat.dtype)
+
+
+def _addmv_dtypes(result, mat, vec):
+    """torch's error when the result (out=), the matrix and the vector differ in dtype."""
+    result, mat, vec = (scalar_type_name[from_numpy_dtype[d]] for d in (result, mat, vec))
+    return RuntimeError(f"addmv input tensors must have the same dtype, but got {result}, {mat}, "
+                        f"and {vec}")
 
 
 def _check_bmm(a, b, batch, m, k):
@@ -62,16 +66,35 @@ def _check_bmm(a, b, batch, m, k):
         raise _kernel_error("bmm", a.dtype)
 
 
-def _matmul_out(result, out):
+def _check_matmul_out(result, out, *args):
     """out= for matrix products: the dtype must be the result's own (no casting)."""
-    if out is not None and out._data.dtype != result._data.dtype:
+    if out._data.dtype != result._data.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype "
                            f"{_CPP_NAMES[result._data.dtype.name]}, but got "
                            f"{_CPP_NAMES[out._data.dtype.name]} instead")
-    return _out(result, out)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def _check_mv_out(result, out, mat, vec):
+    if out._data.dtype != result._data.dtype:
+        raise _addmv_dtypes(out._data.dtype, mat._data.dtype, vec._data.dtype)
+
+
+def _check_dot_out(result, out, input, other):
+    if out._data.dtype != result._data.dtype:
+        raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
+                           f"dtype {scalar_type_name[input.dtype]}")
+
+
+def _check_any_product_out(result, out, input, other):
+    """matmul's out= rule is that of the product it turns into: dot, mv, or mm and bmm."""
+    if other._data.ndim == 1:
+        (_check_dot_out if input._data.ndim == 1 else _check_mv_out)(result, out, input, other)
+    else:
+        _check_matmul_out(result, out)
+
+
+@takes_out(check=_check_matmul_out)
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
     _require_tensors("addmm", mat1, mat2, "mat2")
     if mat1._data.ndim != 2 or mat2._data.ndim != 2:
@@ -93,8 +116,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if beta != 1:
         bias = np.zeros((), products.dtype) if beta == 0 else bias * products.dtype.type(beta)
     result = wrap(bias + products)
-    if out is not None:
-        return _matmul_out(result, out)
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
                   saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,
@@ -147,7 +168,8 @@ class AddmmBackward0(Node):
                 None if grad_b is None else scaled(grad_b, self.alpha))
 
 
-def mm(input, mat2, *, out=None):
+@takes_out(check=_check_matmul_out)
+def mm(input, mat2):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
     _require_tensors("mm", input, mat2, "mat2")
     if input._data.ndim != 2:
@@ -156,8 +178,6 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError("mat2 must be a matrix")
     _check_mm(input._data, mat2._data)
     result = wrap(_products(input._data, mat2._data))
-    if out is not None:
-        return _matmul_out(result, out)
     return record(MmBackward0, result, (input, mat2), saved=(input, mat2))
 
 
@@ -172,16 +192,15 @@ class MmBackward0(Node):
                 _mat2_grad(grad, a, b._data.shape, b.stride()))
 
 
-def mv(input, vec, *, out=None):
+@takes_out(check=_check_mv_out)
+def mv(input, vec):
     """out = input @ vec for a matrix and a vector"""
     _require_tensors("mv", input, vec, "vec")
     mat, v = input._data, vec._data
     if mat.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
-    _check_mv(mat, v, out)
+    _check_mv(mat, v)
     result = wrap(_products(mat, v))
-    if out is not None:
-        return _out(result, out)
     return record(MvBackward0, result, (input, vec), saved=(input, vec))
 
 
@@ -195,7 +214,8 @@ class MvBackward0(Node):
         return grad.unsqueeze(1) * v, a.t().mv(grad)
 
 
-def dot(input, other, *, out=None):
+@takes_out(check=_check_dot_out)
+def dot(input, other):
     """out = sum(input * other) for two vectors of the same length"""
     _require_tensors("dot", input, other, "tensor")
     a, b = input._data, other._data
@@ -211,12 +231,7 @@ def dot(input, other, *, out=None):
                            "respectively")
     if a.dtype.kind == "b":
         raise _kernel_error("dot", a.dtype)
-    if out is not None and out._data.dtype != a.dtype:
-        raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
-                           f"dtype {scalar_type_name[input.dtype]}")
     result = wrap(_products(a, b))
-    if out is not None:
-        return _out(result, out)
     return record(DotBackward0, result, (input, other), saved=(input, other))
 
 
@@ -234,7 +249,8 @@ inner = dot
 vdot = dot
 
 
-def bmm(input, mat2, *, out=None):
+@takes_out(check=_check_matmul_out)
+def bmm(input, mat2):
     """out[b] = input[b] @ mat2[b] for two batches of matrices"""
     _require_tensors("bmm", input, mat2, "mat2")
     a, b = input._data, mat2._data
@@ -247,8 +263,6 @@ def bmm(input, mat2, *, out=None):
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
     result = wrap(_products(a, b))
-    if out is not None:
-        return _matmul_out(result, out)
     return record(BmmBackward0, result, (input, mat2), saved=(input, mat2))
 
 
@@ -337,7 +351,8 @@ def _recorded_matmul(input, other):
     return _unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
 
 
-def matmul(input, other, *, out=None):
+@takes_out(check=_check_any_product_out)
+def matmul(input, other):
     """out = input @ other: dot, matrix-vector, matrix-matrix or batched, by the dims.
 
     As torch: 1-D operands count as a row (left) or a column (right); a batch of
@@ -351,18 +366,17 @@ def matmul(input, other, *, out=None):
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
-        return _matmul_out(dot(input, other), out)
+        return dot(input, other)
     if da == 2 and db == 1:
-        return _matmul_out(mv(input, other), out)
+        return mv(input, other)
     if da == 1 and db == 2:
-        if out is None and grad_mode.grad_enabled and \
-                (input._requires_grad or other._requires_grad):
+        if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
             return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
         _check_mm(a[None], b)
-        return _matmul_out(wrap(_products(a, b)), out)
+        return wrap(_products(a, b))
     if da == 2 and db == 2:
-        return mm(input, other, out=out)
-    if out is None and grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
+        return mm(input, other)
+    if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
         return _recorded_matmul(input, other)
     if da >= 3 and db <= 2 and _foldable(input):
         rows = a.size // a.shape[-1]
@@ -370,7 +384,7 @@ def matmul(input, other, *, out=None):
             _check_mv(a.reshape(rows, a.shape[-1]), b)
         else:
             _check_mm(a.reshape(rows, a.shape[-1]), b, rows)
-        return _matmul_out(wrap(_products(a, b)), out)
+        return wrap(_products(a, b))
     # batched: the batch dimensions broadcast; a 1-D operand is a row / a column
     a_batch, b_batch = a.shape[:-2], b.shape[:-2]
     try:
@@ -379,7 +393,7 @@ def matmul(input, other, *, out=None):
         raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
     m, k = a.shape[-1], (b.shape[0] if db == 1 else b.shape[-2])
     _check_bmm(a, b, math.prod(batch), m, k)
-    return _matmul_out(wrap(_products(a, b)), out)
+    return wrap(_products(a, b))
 
 
 def outer(input, vec2):

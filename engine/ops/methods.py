@@ -15,6 +15,12 @@ from ..core.tensor import Tensor
 from . import (arithmetic, compare, convert, creation, indexing, inplace, linalg, reduce, unary,
                views)
 
+
+def _without_out(function):
+    """The op itself: torch.add(..., out=t) takes out=, x.add(...) does not (as in torch)."""
+    return getattr(function, "without_out", function)
+
+
 # x.name(...) calls family.name(x, ...)
 FUNCTION_METHODS = {
     arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
@@ -38,7 +44,7 @@ FUNCTION_METHODS = {
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
-        setattr(Tensor, _name, getattr(_family, _name))
+        setattr(Tensor, _name, _without_out(getattr(_family, _name)))
 
 # x.op_(...): the op, written into x (x += y is x.add_(y))
 INPLACE_METHODS = {
@@ -53,7 +59,7 @@ INPLACE_METHODS = {
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
-        setattr(Tensor, _name + "_", inplace.in_place(getattr(_family, _name)))
+        setattr(Tensor, _name + "_", inplace.in_place(_without_out(getattr(_family, _name))))
 
 # conversions whose names are Python builtins
 for _name, _method in convert.CASTS.items():  # x.float() ... x.bool()
@@ -95,6 +101,7 @@ _OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
 
 def _operator(function, reflected=False):
     """An operator method that leaves unknown operands to Python (-> its TypeError)."""
+    function = _without_out(function)
     if reflected:
         def method(self, other):
             if isinstance(other, _OPERANDS):
@@ -113,12 +120,15 @@ def _reciprocal_times(self, other):
     return arithmetic.mul(unary.reciprocal(self), other)
 
 
+_matmul_op = _without_out(linalg.matmul)
+
+
 def _matmul(self, other):
-    return linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+    return _matmul_op(self, other) if isinstance(other, Tensor) else NotImplemented
 
 
 def _rmatmul(self, other):
-    return linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+    return _matmul_op(other, self) if isinstance(other, Tensor) else NotImplemented
 
 
 Tensor.__add__ = _operator(arithmetic.add)
@@ -149,9 +159,9 @@ Tensor.__lt__ = _operator(compare.lt)
 Tensor.__le__ = _operator(compare.le)
 Tensor.__gt__ = _operator(compare.gt)
 Tensor.__ge__ = _operator(compare.ge)
-Tensor.__neg__ = unary.neg
+Tensor.__neg__ = _without_out(unary.neg)
 Tensor.__pos__ = unary.positive
-Tensor.__abs__ = unary.abs
+Tensor.__abs__ = _without_out(unary.abs)
 Tensor.__invert__ = compare._invert  # ~x: TypeError for floats, where bitwise_not raises another
 
 Tensor.__iadd__ = Tensor.add_

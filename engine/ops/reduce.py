@@ -13,7 +13,8 @@ from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import _axes, _float_dtype_for, _invalid_arguments, _kernel_error, _out
+from .common import (_axes, _float_dtype_for, _invalid_arguments, _kernel_error,
+                     takes_out)
 from .join import cat
 from .arithmetic import maximum, minimum, where
 from .unary import abs, exp, isnan, sign
@@ -119,10 +120,9 @@ def _quietly(degenerate, function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 - torch.sum
+@takes_out(dtype_from_out=True)  # torch adds up in out's dtype
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
     """out = the sum of the elements over dim (all of them by default)"""
-    if dtype is None and out is not None:
-        dtype = out.dtype  # torch adds up in out's dtype
     data = input._data
     axes, keepdim = _reduce_args(input, dim, keepdim)
     if dtype is not None:
@@ -130,8 +130,6 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A001 
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
     result = wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
-    if out is not None:
-        return _out(result, out)
     if dim is None:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
@@ -187,7 +185,8 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@takes_out
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
     data = input._data
     if dtype is not None:
@@ -205,8 +204,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     result = wrap(_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
                            keepdims=keepdim))
-    if out is not None:
-        return _out(result, out)
     shape = input._data.shape
     if dim is None:
         return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
@@ -241,10 +238,9 @@ class MeanBackward1(Node):
         return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+@takes_out(dtype_from_out=True)
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """out = the product of the elements over dim"""
-    if dtype is None and out is not None:
-        dtype = out.dtype  # torch multiplies in out's dtype
     data = input._data
     if dtype is not None:
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
@@ -255,8 +251,6 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
         result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
-    if out is not None:
-        return _out(result, out)
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
     return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
@@ -767,11 +761,9 @@ class LogsumexpBackward0(Node):
 
 
 def _cumulative(ufunc, name, node):
-    def cumulative(input, dim=_REQUIRED, *, dtype=None, out=None):
+    def cumulative(input, dim=_REQUIRED, *, dtype=None):
         if dim is _REQUIRED:
             raise _missing_dim(name)
-        if dtype is None and out is not None:
-            dtype = out.dtype  # torch accumulates in out's dtype
         data = input._data
         if dtype is not None:
             data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
@@ -789,14 +781,12 @@ def _cumulative(ufunc, name, node):
             with np.errstate(over="ignore", invalid="ignore"):
                 result = wrap(ufunc(wide, axis=axis, dtype=wide.dtype).astype(data.dtype,
                                                                             copy=False))
-        if out is not None:
-            return _out(result, out)
         if node is CumsumBackward0:  # a sum's gradient needs no values
             return record(node, result, (input,), dim=axis)
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
 
-    cumulative.__name__ = name
-    return cumulative
+    cumulative.__name__ = cumulative.__qualname__ = name
+    return takes_out(cumulative, dtype_from_out=True)
 
 
 class CumsumBackward0(Node):

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..core.node import Node, record
-from .common import _float_dtype_for, _kernel_error, _out, _result, _zeros_like
+from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
 from .arithmetic import PowBackward0
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
@@ -21,20 +21,18 @@ def _float_unary(ufunc, name, doc, node, saves="input"):
 
     ``saves`` says what the formula needs: the ``"input"`` or the ``"result"``.
     """
-    def op(input, *, out=None):
+    def op(input):
         data = input._data
         x = data if data.dtype.kind == "f" else data.astype(_float_dtype_for(data.dtype))
         with np.errstate(all="ignore"):
             result = _result(ufunc(x), data)
-        if out is not None:
-            return _out(result, out)
         if saves == "result":
             return record(node, result, (input,), saved_output=True)
         return record(node, result, (input,), saved=(input,))
 
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    return op
+    return takes_out(op)
 
 
 class _UnaryBackward(Node):
@@ -231,7 +229,8 @@ reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input", Reciproc
                           "result")
 
 
-def neg(input, *, out=None):
+@takes_out
+def neg(input):
     """out = -input"""
     data = input._data
     if data.dtype.kind == "b":
@@ -240,8 +239,6 @@ def neg(input, *, out=None):
                            "operator instead.")
     with np.errstate(over="ignore"):
         result = _result(np.negative(data), data)
-    if out is not None:
-        return _out(result, out)
     return record(NegBackward0, result, (input,))
 
 
@@ -262,15 +259,14 @@ def positive(input):
     return input
 
 
-def abs(input, *, out=None):  # noqa: A001 - torch.abs
+@takes_out
+def abs(input):  # noqa: A001 - torch.abs
     """out = |input|"""
     data = input._data
     if data.dtype.kind == "b":
         raise _kernel_error("abs_cpu", data.dtype)
     with np.errstate(over="ignore"):
         result = _result(np.abs(data), data)
-    if out is not None:
-        return _out(result, out)
     return record(AbsBackward0, result, (input,), saved=(input,))
 
 
@@ -287,16 +283,15 @@ class AbsBackward0(Node):
 absolute = abs
 
 
-def sign(input, *, out=None):
+@takes_out
+def sign(input):
     """out = -1, 0 or 1 by the sign of input (0 for nan, as torch computes (0 < x) - (x < 0))"""
     data = input._data
     if data.dtype.kind == "b":
-        return _out(_result(data.copy(), data), out)
+        return _result(data.copy(), data)
     result = np.sign(data)
     if data.dtype.kind == "f":
         result = np.where(np.isnan(data), data.dtype.type(0), result)
-    if out is not None:
-        return _out(_result(result, data), out)
     return record(SignBackward0, _result(result, data), (input,))
 
 
@@ -311,15 +306,14 @@ class SignBackward0(_ZeroGradient):
     """out = sign(x):  d/dx = 0"""
 
 
-def square(input, *, out=None):
+@takes_out
+def square(input):
     """out = input * input"""
     data = input._data
     if data.dtype.kind == "b":
         data = data.astype(np.int64)
     with np.errstate(over="ignore"):
         result = _result(np.multiply(data, data), input._data)
-    if out is not None:
-        return _out(result, out)
     # torch computes square as pow(input, 2), and records it so
     return record(PowBackward0, result, (input,), saved=(input,), exponent=2)
 
@@ -345,19 +339,17 @@ class ReluBackward0(Node):
 
 
 def _rounding(ufunc, name, doc, node):
-    def op(input, *, out=None):
+    def op(input):
         data = input._data
         if data.dtype.kind == "b":
             raise _kernel_error(f"{name}_vml_cpu", data.dtype)
         # integers are already whole: torch returns a copy unchanged
         result = _result(ufunc(data) if data.dtype.kind == "f" else data.copy(), data)
-        if out is not None:
-            return _out(result, out)
         return record(node, result, (input,))
 
-    op.__name__ = name
+    op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    return op
+    return takes_out(op)
 
 
 class FloorBackward0(_ZeroGradient):
@@ -390,11 +382,10 @@ trunc = _rounding(np.trunc, "trunc", "out = input rounded toward zero", TruncBac
 fix = trunc
 
 
-def round(input, *, decimals=None, out=None):  # noqa: A001 - torch.round
+@takes_out
+def round(input, *, decimals=None):  # noqa: A001 - torch.round
     """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
     result = _round(input, decimals)
-    if out is not None:
-        return _out(result, out)
     return record(RoundBackward0 if decimals is None else RoundBackward1, result, (input,),
                   decimals=decimals)
 
@@ -416,15 +407,14 @@ def _round(input, decimals):
     return _result(rounded.astype(data.dtype, copy=False), data)
 
 
-def frac(input, *, out=None):
+@takes_out
+def frac(input):
     """out = input - trunc(input)"""
     data = input._data
     if data.dtype.kind != "f":
         raise _kernel_error("frac_cpu", data.dtype)
     with np.errstate(invalid="ignore"):
         result = _result(data - np.trunc(data), data)
-    if out is not None:
-        return _out(result, out)
     return record(FracBackward0, result, (input,))
 
 
