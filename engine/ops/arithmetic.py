@@ -739,6 +739,10 @@ def lerp(input, end, weight):
     a, b = input._data.astype(compute), end._data.astype(compute)
     w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
     w = np.asarray(w, compute)
+    try:
+        np.broadcast_shapes(a.shape, b.shape, w.shape)
+    except ValueError:
+        raise _broadcast_error(a, b, w) from None
     with np.errstate(all="ignore"):
         diff = b - a
         # torch rounds once and starts from the nearer end: exact at weight 0 and 1

@@ -133,6 +133,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(input, other):
     """True when both tensors have the same shape and the same values"""
+    _require_tensors("equal", input, other)
     if input._data.shape != other._data.shape:
         return False
     a, b, _ = _common(input, other, "equal")

@@ -103,7 +103,16 @@ def write_inplace(tensor, result):
     rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe")
     tensor._bump_version()
+    _saved_output_is_now(tensor, result.grad_fn)
     return tensor
+
+
+def _saved_output_is_now(tensor, node):
+    """A node that saved its result (exp_ keeps e ** x) now finds it in ``tensor``: a later
+    write into ``tensor`` must then be caught at backward, as torch catches it."""
+    for saved in node._saved if node is not None else ():
+        if saved.is_output:
+            saved.tensor, saved.version = tensor.detach(), tensor._version
 
 
 def in_place(function):

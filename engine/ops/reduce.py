@@ -888,10 +888,13 @@ def sort(input, dim=-1, descending=False, stable=False):
         return record(SortBackward0, result, (input,), saved=(result.indices,),
                       self_sym_sizes=data.shape, dim=0)
     axis = wrap_dim(dim, data.ndim)
-    key = -data if descending and data.dtype.kind != "b" else data
-    if descending and data.dtype.kind == "b":
-        key = ~data
-    indices = np.argsort(key, axis=axis, kind="stable")
+    if descending:
+        # largest first, nan the largest, equal values in their order: sort the reversed
+        # array up, reverse the result (negating would wrap 0 and -128 of integer dtypes)
+        flipped = np.argsort(np.flip(data, axis), axis=axis, kind="stable")
+        indices = data.shape[axis] - 1 - np.flip(flipped, axis)
+    else:
+        indices = np.argsort(data, axis=axis, kind="stable")
     result = return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
                                wrap(indices.astype(np.int64)))
     return record(SortBackward0, result, (input,), saved=(result.indices,),

@@ -561,3 +561,4 @@ def test_backward_with_create_graph_keeps_a_differentiable_copy_and_warns(torch_
     if not torch_result[0][2]:
         engine_result = ((*engine_result[0][:2], []), *engine_result[1:])
     assert engine_result == torch_result
+

@@ -1206,3 +1206,81 @@ def test_whole_tensor_sums_add_up_in_torchs_order(dtype):
     chain = [repr(m.randn(3, 5, dtype=getattr(m, dtype)).mean() * 20200910.0)
              for m in (engine, torch)]
     assert chain[0] == chain[1]
+
+
+# ====================================================================== sort, argsort, topk
+# descending order must not negate: -0 is 0 for uint8, -(-128) wraps for int8, and nan is
+# the largest value (first when descending, last when ascending); equal values keep their order
+SORT_VALUES = {
+    "uint8 with 0": ([0, 4, 2, 0, 255], "uint8"),
+    "int8 with its minimum": ([-128, 5, 0, 127, -1], "int8"),
+    "int64 with its minimum": ([-2**63, 3, 2**63 - 1, 0], "int64"),
+    "float with nan": ([1.0, float("nan"), 3.0, -0.0, 0.0, float("nan"), -float("inf")], "float32"),
+    "bool": ([True, False, True, False], "bool"),
+}
+
+
+@pytest.mark.parametrize("descending", [True, False])
+@pytest.mark.parametrize("case", list(SORT_VALUES))
+def test_sort_argsort_topk_order(case, descending):
+    values, dtype = SORT_VALUES[case]
+
+    def fn(m):
+        x = m.tensor(values, dtype=getattr(m, dtype))
+        k = 2 if dtype != "bool" else 1
+        return (x.sort(descending=descending), x.argsort(descending=descending),
+                x.topk(k, largest=descending) if dtype != "bool" else None,
+                m.stack([x, x.flip(0)]).sort(dim=1, descending=descending))
+
+    run_both(fn)
+
+
+# ================================================================ in-place ops saving their result
+@pytest.mark.parametrize("op", ["exp_", "tanh_", "sigmoid_", "relu_", "sqrt_", "reciprocal_"])
+def test_inplace_op_that_saves_its_result_notices_a_later_write(op):
+    """y.exp_() saves e ** y, which now lives in y: writing into y again must make backward
+    raise (a stale saved value would give a wrong gradient)."""
+    def later_write(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        z = getattr(y, op)()
+        y.mul_(2)
+        z.sum().backward()
+        return x.grad
+
+    def no_later_write(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        z = getattr(y, op)()
+        (z * z).sum().backward()
+        return x.grad
+
+    run_both(later_write)
+    run_both(no_later_write, exact=False)
+
+
+@pytest.mark.parametrize("op", ["exp_", "sigmoid_"])
+def test_inplace_op_on_a_view_that_saves_its_result_notices_a_later_write(op):
+    # torch names the producer "AsStrided" (the view's regenerated node), the engine names the
+    # op ("Exp"): the same error otherwise, so the phrase before the name is compared
+    def later_write(m):
+        x = m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 1
+        getattr(y[0], op)()
+        y[0].mul_(2)
+        y.sum().backward()
+        return x.grad
+
+    run_both(later_write, match="one of the variables needed for gradient computation has been "
+                                 "modified by an inplace operation: [torch.FloatTensor [2]]")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.equal(m.ones(1), 1),
+    lambda m: m.equal(1, m.ones(1)),
+    lambda m: m.lerp(m.ones(2), m.ones(3), 0.5),
+    lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(3)),
+    lambda m: m.lerp(m.ones(2, 1), m.ones(3), m.ones(4, 1, 1)),
+], ids=["equal-number-other", "equal-number-input", "lerp-end", "lerp-weight", "lerp-broadcasts"])
+def test_equal_and_lerp_refuse_bad_operands_like_torch(call):
+    run_both(call)
