@@ -265,7 +265,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     (single) result is saved too, after the inputs. Returns ``results`` unchanged,
     so ops end with ``return record(...)``.
     """
-    if not mode.grad_enabled:
+    if not mode.grad_enabled or mode.inference:  # (enable_grad() inside inference_mode())
         return results
     for value in inputs:
         if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
@@ -287,7 +287,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
 
 def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
-    for value in inputs if mode.grad_enabled else ():
+    for value in inputs if mode.grad_enabled and not mode.inference else ():
         if getattr(value, "_requires_grad", False):
             return _build_node(node_class, inputs, saved, state, type(value))
     return None

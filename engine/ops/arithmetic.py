@@ -12,7 +12,7 @@ from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import (_CPP_NAMES, _HALF, _PY_SCALARS, _apply, _broadcast_error, _common,
+from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error, _common,
                      _elementwise, _float_operands, _half_with_scalar, _invalid_arguments,
                      _is_bool, _is_half_with_scalar, _kernel_error, _operand_error,
                      _require_tensors, _result, _scalar_value, _zeros_like, takes_out)
@@ -726,6 +726,9 @@ def _opmath(np_dtype):
 
 def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)
+            and isinstance(weight, (Tensor, *_NUMBERS))):
+        raise _invalid_arguments("lerp", input, end, weight)
     np_dtype = input._data.dtype
     if np_dtype.kind != "f":
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"

@@ -1281,6 +1281,23 @@ def test_inplace_op_on_a_view_that_saves_its_result_notices_a_later_write(op):
     lambda m: m.lerp(m.ones(2), m.ones(3), 0.5),
     lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(3)),
     lambda m: m.lerp(m.ones(2, 1), m.ones(3), m.ones(4, 1, 1)),
-], ids=["equal-number-other", "equal-number-input", "lerp-end", "lerp-weight", "lerp-broadcasts"])
+    lambda m: m.lerp(m.ones(2), 3.0, 0.5),
+    lambda m: m.lerp(1.0, m.ones(2), 0.5),
+    lambda m: m.lerp(m.ones(2), m.ones(2), "a"),
+    lambda m: m.lerp(m.ones(2), m.ones(2), 1),
+], ids=["equal-number-other", "equal-number-input", "lerp-end", "lerp-weight", "lerp-broadcasts",
+        "lerp-number-end", "lerp-number-input", "lerp-str-weight", "lerp-int-weight"])
 def test_equal_and_lerp_refuse_bad_operands_like_torch(call):
     run_both(call)
+
+
+def test_enable_grad_inside_inference_mode_records_nothing():
+    def fn(m):
+        with m.inference_mode():
+            with m.enable_grad():
+                x = m.ones(2, requires_grad=True)
+                y, view, total = x * 2, x[0], x.exp().sum()
+                return (m.is_grad_enabled(), x.requires_grad, y.requires_grad, y.grad_fn,
+                        view.requires_grad, total.requires_grad)
+
+    run_both(fn)
