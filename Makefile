@@ -14,7 +14,7 @@ PIP := $(VPY) -m pip
 PIP_INSTALL = set -o pipefail; $(PIP) install -q --disable-pip-version-check $(1) 2>&1 | \
   { grep -v "is ignored: it is neither a file nor a directory" || true; }
 # The only torch this project ever installs (exact pin; see pyproject.toml, extra "oracle").
-TORCH_SPEC := torch==2.13.0
+TORCH_SPEC := torch==2.15.0
 
 # Until engine/__init__.py exists the editable install maps `engine` as a namespace package;
 # the stamp's name changes when the file appears, so the install is redone exactly once.
@@ -94,7 +94,7 @@ test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and
 test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
 	$(VPY) -m pytest tests/course/test_browser.py -v
 
-oracle: $(STAMP_ORACLE) ## Install torch==2.13.0 into .venv for the parity tests (CI runs this)
+oracle: $(STAMP_ORACLE) ## Install torch==2.15.0 into .venv for the parity tests (CI runs this)
 
 bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
 	@if [ -f bench/run.py ]; then \
@@ -171,7 +171,7 @@ $(STAMP_TEST): $(STAMP_LAB)
 	@touch $@
 
 $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
-	@echo "Installing $(TORCH_SPEC) into $(VENV) (CPU build)"
+	@echo "Installing $(TORCH_SPEC) into $(VENV) (the test oracle only; PyPI's Linux wheel bundles CUDA: about 5 GB, a few minutes)"
 	@echo "pip install '$(TORCH_SPEC)'"
 	@$(call PIP_INSTALL,'$(TORCH_SPEC)')
 	@touch $@

@@ -17,7 +17,7 @@ except ModuleNotFoundError:  # Python 3.10: jupyterlab depends on tomli there
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
-TORCH_PIN = "torch==2.13.0"
+TORCH_PIN = "torch==2.15.0"
 
 # conda-forge name -> PyPI name, where they differ.
 CONDA_TO_PYPI = {"python-graphviz": "graphviz"}
