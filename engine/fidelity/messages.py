@@ -7,9 +7,13 @@ must match; they are kept here so that the code raising them stays short to read
 import re
 import warnings
 
-# torch's warnings from C++ end with where they were raised: torch 2.13's Linux wheel says
+# torch's warnings from C++ end with the source line that raised them, which changes with
+# every torch build (TensorBody.h:493 in 2.13, :488 in 2.15). The engine prints what torch
+# 2.15.0's Linux wheel prints; nbval and compare-torch mask the location.
 TRIGGERED_IN_TENSOR_BODY = (" (Triggered internally at /__w/pytorch/pytorch/build/aten/src/"
-                            "ATen/core/TensorBody.h:493.)")
+                            "ATen/core/TensorBody.h:488.)")
+TRIGGERED_IN_PYTHON_TENSOR = (" (Triggered internally at /__w/pytorch/pytorch/torch/csrc/tensor/"
+                              "python_tensor.cpp:74.)")
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -49,16 +53,37 @@ DETACH_VIEW_INPLACE = (
     "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
     "torch/optim/optimizer.py as the solution.")
 
-CUDA_NOT_LINKED = (
-    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
-    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
-    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
-    "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
-    "directly use any symbols from the CUDA library! One common culprit is a lack of "
-    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
-    "library dependencies if you don't depend on any of their symbols.  You can check if "
-    "this has occurred by using ldd on your binary to see if there is a dependency on "
-    "*_cuda.so library.")
+# torch 2.15's Linux wheel (built with CUDA) on a machine without an NVIDIA GPU; a CPU-only
+# build says instead: AssertionError("Torch not compiled with CUDA enabled").
+NO_NVIDIA_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an "
+                    "NVIDIA GPU and installed a driver from "
+                    "http://www.nvidia.com/Download/index.aspx")
+
+# torch 2.15's Linux wheel (built with CUDA) asked for a tensor on a Mac GPU; torch goes on
+# with one line per backend naming where its kernel was registered, which the engine leaves out
+MPS_FACTORY = (
+    "Could not run 'aten::empty.memory_format' with arguments from the 'MPS' backend. This "
+    "could be because the operator doesn't exist for this backend, or was omitted during the "
+    "selective/custom build process (if using custom build). If you are a Facebook employee "
+    "using PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible resolutions. "
+    "'aten::empty.memory_format' is only available for these backends: [CPU, CUDA, Meta, "
+    "QuantizedCPU, QuantizedCUDA, QuantizedMeta, MkldnnCPU, SparseCPU, SparseCUDA, SparseMeta, "
+    "SparseCsrCPU, SparseCsrCUDA, SparseCsrMeta, BackendSelect, Python, "
+    "FuncTorchDynamicLayerBackMode, Functionalize, Conjugate, Negative, ZeroTensor, "
+    "ADInplaceOrView, AutogradOther, AutogradCPU, AutogradCUDA, AutogradHIP, AutogradXLA, "
+    "AutogradMPS, AutogradIPU, AutogradXPU, AutogradHPU, AutogradVE, AutogradLazy, AutogradMTIA, "
+    "AutogradMAIA, AutogradPrivateUse1, AutogradPrivateUse2, AutogradPrivateUse3, AutogradMeta, "
+    "AutogradNestedTensor, Tracer, AutocastCPU, AutocastMTIA, AutocastMAIA, AutocastXPU, "
+    "AutocastMPS, AutocastCUDA, FuncTorchBatched, BatchedNestedTensor, FuncTorchVmapMode, "
+    "Batched, VmapMode, FuncTorchGradWrapper, PythonTLSSnapshot, FuncTorchDynamicLayerFrontMode, "
+    "PreDispatch, PythonDispatcher].")
+
+SUB_TWO_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                 "`^` or `logical_xor()` operator instead.")
+SUB_A_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+NEG_A_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 DEEPCOPY_NON_LEAF = (
     "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
@@ -128,7 +153,7 @@ def warn_create_graph_cycle_once():
         "autograd.grad when creating the graph to avoid this. If you have to use this "
         "function, make sure to reset the .grad fields of your parameters to None after use "
         "to break the cycle and avoid the leak. (Triggered internally at "
-        "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)", UserWarning, stacklevel=3)
+        "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1445.)", UserWarning, stacklevel=3)
 
 
 def warn_copy_construct(where):

@@ -1,6 +1,8 @@
 """``torch.Size``, ``torch.device`` and ``torch.strided``: small value types a tensor reports."""
 import re
 
+from . import messages
+
 
 class Size(tuple):
     """A tensor's shape: a tuple of ints that prints as ``torch.Size([2, 3])``."""
@@ -74,9 +76,8 @@ class device:
     def __init__(self, type, index=None):  # noqa: A002 - torch's parameter name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif isinstance(type, int):
-            # a bare number means "accelerator number n", and this build has none
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+        elif isinstance(type, int):  # a bare number means GPU number n (torch's CUDA build)
+            type, index = "cuda", type
         else:
             match = _DEVICE_STRING.fullmatch(type)
             if match is None:
@@ -120,14 +121,15 @@ CPU = device("cpu")
 
 
 def check_device(where):
-    """Accept ``None``, ``'cpu'`` or ``device('cpu')``; refuse the rest as a CPU-only torch."""
+    """Accept ``None``, ``'cpu'`` or ``device('cpu')``; refuse the rest as torch does on a
+    machine without a GPU."""
     if where is None or where is CPU:
         return CPU
     where = device(where) if not isinstance(where, device) else where
     if where.type == "cpu":
         return CPU
     if where.type == "cuda":
-        raise AssertionError("Torch not compiled with CUDA enabled")
+        raise RuntimeError(messages.NO_NVIDIA_DRIVER)
     raise RuntimeError(f"PyTorch is not linked with support for {where.type} devices")
 
 

@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 
-from ..fidelity.dtypes import result_type, scalar_type_name
+from ..fidelity import messages
+from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
@@ -79,12 +80,8 @@ class AddBackward0(Node):
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
     if _is_bool(input) or _is_bool(other):  # torch refuses bool on either side
-        if _is_bool(input) and _is_bool(other):
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+        raise NotImplementedError(messages.SUB_TWO_BOOLS if _is_bool(input) and _is_bool(other)
+                                  else messages.SUB_A_BOOL)
     a, b, common = _common(input, other, "sub")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
         result = _result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True), a, b)
@@ -488,8 +485,14 @@ class MaximumBackward0(Node):
 
     def backward(self, grad):
         a, b = self.saved_tensors
-        shared = where(a == b, grad / 2, grad)
-        return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
+        return _to_the_winner(grad, a, b, a_loses=a < b, b_loses=a > b)
+
+
+def _to_the_winner(grad, a, b, a_loses, b_loses):
+    """The gradient of max or min: the side that wins gets it, a tie splits it in half, and
+    where either side is nan (no one loses) both get all of it, as torch 2.15 does."""
+    shared = where(a == b, grad / 2, grad)
+    return where(a_loses, 0.0, shared), where(b_loses, 0.0, shared)
 
 
 @takes_out
@@ -508,8 +511,7 @@ class MinimumBackward0(Node):
 
     def backward(self, grad):
         a, b = self.saved_tensors
-        shared = where(a == b, grad / 2, grad)
-        return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
+        return _to_the_winner(grad, a, b, a_loses=a > b, b_loses=a < b)
 
 
 @takes_out
@@ -599,17 +601,30 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
         # a tie keeps the input, as torch's kernel does: clamp(-0.0, min=0.0) is -0.0
         # (np.maximum's vectorised float32 loop would give the bound)
         if min is not None:
-            bound = checked_scalar(min, common)
+            bound = _clamp_bound(min, common, "min")
             result = np.where(result < bound, bound, result)
         if max is not None:
-            bound = checked_scalar(max, common)
+            bound = _clamp_bound(max, common, "max")
             result = np.where(result > bound, bound, result)
         result = _result(result, data)
     return record(ClampBackward1, result, (input,), saved=(input,), min=min, max=max)
 
 
+def _clamp_bound(value, np_dtype, which):
+    """The bound in the result's dtype. An integer bound beyond the dtype's range stands for
+    its end (uint8 clamp(-1, 2) leaves 0 alone), unless every element would be beyond it."""
+    if np_dtype.kind not in "iu":
+        return checked_scalar(value, np_dtype)
+    low, high = np.iinfo(np_dtype).min, np.iinfo(np_dtype).max
+    if (which == "min" and value > high) or (which == "max" and value < low):
+        raise RuntimeError(f"Clamp {which} value {float(value):g} is outside the representable "
+                           f"range of {scalar_type_name[from_numpy_dtype[np_dtype]]}")
+    return np_dtype.type(builtins.min(builtins.max(value, low), high))
+
+
 class ClampBackward1(Node):
-    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min <= x <= max, else 0"""
+    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min < x < max, else 0
+    (at a bound, too: torch 2.15 takes the subgradient 0 there)"""
 
     _saved_names = ("self",)
     max: float | None
@@ -617,33 +632,36 @@ class ClampBackward1(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(_inside(x, self.min, self.max), grad, 0.0)
-
-
-def _inside(x, low, high):
-    """Where ``low <= x <= high`` (a missing bound does not limit)."""
-    if low is None:
-        return x.le(high)
-    if high is None:
-        return x.ge(low)
-    return x.ge(low).logical_and(x.le(high))
+        if self.min is None:
+            return where(x < self.max, grad, 0.0)
+        if self.max is None:
+            return where(x > self.min, grad, 0.0)
+        return where((x > self.min).logical_and(x < self.max), grad, 0.0)
 
 
 class ClampBackward0(Node):
-    """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
-    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max)"""
+    """out = clamp(x, min, max) with tensors: the gradient goes where the result came from:
+    x inside, min below it, max above it (max when min > max); a tie with one bound splits
+    it in half. With one bound it is max(x, min) or min(x, max)."""
 
     _saved_names = ("self", "min", "max")
 
     def backward(self, grad):
         x, low, high = self.saved_tensors
-        grad_x = where(_inside(x, low, high), grad, 0.0)
-        if low is None or high is None:
-            grad_low = None if low is None else where(x < low, grad, 0.0)
-            grad_high = None if high is None else where(x > high, grad, 0.0)
-            return grad_x, grad_low, grad_high
-        grad_low = where((x < low).logical_and(low < high), grad, 0.0)
-        grad_high = where((x > high).logical_or(high < low), grad, 0.0)
+        if high is None:
+            grad_x, grad_low = _to_the_winner(grad, x, low, a_loses=x < low, b_loses=x > low)
+            return grad_x, grad_low, None
+        if low is None:
+            grad_x, grad_high = _to_the_winner(grad, x, high, a_loses=x > high, b_loses=x < high)
+            return grad_x, None, grad_high
+        ordered, valid = low < high, low <= high
+        half = grad / 2
+        grad_x = where((x < low).logical_or(x > high), 0.0,
+                       where((x == low).logical_or(x == high).logical_and(ordered), half, grad))
+        grad_low = where((x < low).logical_and(valid), grad,
+                         where((x == low).logical_and(ordered), half, 0.0))
+        grad_high = where((high < low).logical_or((x > high).logical_and(valid)), grad,
+                          where((x == high).logical_and(ordered), half, 0.0))
         return grad_x, grad_low, grad_high
 
 
@@ -660,24 +678,25 @@ def clamp_min(input, min):  # noqa: A002
 
 
 class ClampMinBackward0(Node):
-    """out = max(x, number):  d/dx = 1 where x >= min"""
+    """out = max(x, number):  d/dx = 1 where x > min"""
 
     _saved_names = ("self",)
     min: float | None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(x >= self.min, grad, 0.0)
+        return where(x > self.min, grad, 0.0)
 
 
 class ClampMinBackward1(Node):
-    """out = max(x, min):  d/dx = 1 where x >= min,  d/d min = 1 where x < min"""
+    """out = max(x, min), as maximum:  d/dx = 1 where x > min,  d/d min = 1 where x < min,
+    half each at a tie"""
 
     _saved_names = ("self", "min")
 
     def backward(self, grad):
         x, low = self.saved_tensors
-        return where(x >= low, grad, 0.0), where(x < low, grad, 0.0)
+        return _to_the_winner(grad, x, low, a_loses=x < low, b_loses=x > low)
 
 
 def clamp_max(input, max):  # noqa: A002
@@ -690,24 +709,25 @@ def clamp_max(input, max):  # noqa: A002
 
 
 class ClampMaxBackward0(Node):
-    """out = min(x, number):  d/dx = 1 where x <= max"""
+    """out = min(x, number):  d/dx = 1 where x < max"""
 
     _saved_names = ("self",)
     max: float | None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(x <= self.max, grad, 0.0)
+        return where(x < self.max, grad, 0.0)
 
 
 class ClampMaxBackward1(Node):
-    """out = min(x, max):  d/dx = 1 where x <= max,  d/d max = 1 where x > max"""
+    """out = min(x, max), as minimum:  d/dx = 1 where x < max,  d/d max = 1 where x > max,
+    half each at a tie"""
 
     _saved_names = ("self", "max")
 
     def backward(self, grad):
         x, high = self.saved_tensors
-        return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
+        return _to_the_winner(grad, x, high, a_loses=x > high, b_loses=x < high)
 
 
 def _fused(a, b, c, np_dtype):

@@ -96,7 +96,7 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
         elif isinstance(arg, (str, device_type)):
             device = arg
         elif isinstance(arg, int):
-            raise RuntimeError("Cannot access accelerator device when none is available.")
+            device = device_type(arg)  # GPU number n
         else:
             raise TypeError(messages.TO_INVALID_ARGUMENTS.format(type(arg).__name__))
     if len(flags) > 1:
@@ -114,10 +114,12 @@ def type_(self, dtype=None, non_blocking=False):
         return dtypes.legacy_type_name(self.dtype)
     if isinstance(dtype, str):
         if dtype.startswith("torch.cuda."):
-            raise RuntimeError(messages.CUDA_NOT_LINKED)
+            raise RuntimeError(messages.NO_NVIDIA_DRIVER)
         if dtype not in dtypes.LEGACY_TYPE_NAMES:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = dtypes.LEGACY_TYPE_NAMES[dtype]
+    elif getattr(dtype, "is_cuda", False):  # torch.cuda.FloatTensor & co
+        raise RuntimeError(messages.NO_NVIDIA_DRIVER)
     elif not isinstance(dtype, dtypes.dtype):
         raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
     return self.to(dtype)
@@ -146,7 +148,16 @@ def cpu(self, memory_format=None):
 
 
 def cuda(self, device=None, non_blocking=False, memory_format=None):
-    raise AssertionError("Torch not compiled with CUDA enabled")
+    raise RuntimeError(messages.NO_NVIDIA_DRIVER)
+
+
+def pin_memory(self, device=None):
+    """Page-locked memory is for copies to a GPU: there is none."""
+    raise RuntimeError(messages.NO_NVIDIA_DRIVER)
+
+
+def is_pinned(self, device=None):
+    return False
 
 
 def reduce_ex(self, protocol):

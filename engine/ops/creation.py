@@ -35,28 +35,10 @@ def _finish(result, requires_grad, device=None):
     return result
 
 
-_MPS_FACTORY_ERROR = (
-    "Could not run 'aten::empty.memory_format' with arguments from the 'MPS' backend. This "
-    "could be because the operator doesn't exist for this backend, or was omitted during the "
-    "selective/custom build process (if using custom build). If you are a Facebook employee "
-    "using PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible resolutions. "
-    "'aten::empty.memory_format' is only available for these backends: [CPU, Meta, "
-    "QuantizedCPU, QuantizedMeta, MkldnnCPU, SparseCPU, SparseMeta, SparseCsrCPU, "
-    "SparseCsrMeta, BackendSelect, Python, FuncTorchDynamicLayerBackMode, Functionalize, "
-    "Conjugate, Negative, ZeroTensor, ADInplaceOrView, AutogradOther, AutogradCPU, "
-    "AutogradCUDA, AutogradHIP, AutogradXLA, AutogradMPS, AutogradIPU, AutogradXPU, "
-    "AutogradHPU, AutogradVE, AutogradLazy, AutogradMTIA, AutogradMAIA, AutogradPrivateUse1, "
-    "AutogradPrivateUse2, AutogradPrivateUse3, AutogradMeta, AutogradNestedTensor, Tracer, "
-    "AutocastCPU, AutocastMTIA, AutocastMAIA, AutocastXPU, AutocastMPS, AutocastCUDA, "
-    "FuncTorchBatched, BatchedNestedTensor, FuncTorchVmapMode, Batched, VmapMode, "
-    "FuncTorchGradWrapper, PythonTLSSnapshot, FuncTorchDynamicLayerFrontMode, PreDispatch, "
-    "PythonDispatcher].")
-
-
 def _factory_device(device):
-    """Factories that allocate first fail differently on 'mps' in a CPU-only torch."""
+    """Factories that allocate first fail differently on 'mps' where torch has no MPS."""
     if device is not None and str(device).partition(":")[0] == "mps":
-        raise NotImplementedError(_MPS_FACTORY_ERROR)
+        raise NotImplementedError(messages.MPS_FACTORY)
     check_device(device)
 
 
@@ -595,11 +577,9 @@ def _arange_values(start, end, step, target):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if target is dtypes.int64:
-        # int64 then works on the truncated arguments, in exact integer arithmetic
-        start, end, step = (builtins.int(v) for v in (start, end, step))
-        if step == 0:
-            raise ValueError("step must be nonzero")
+    if target is dtypes.int64 and not builtins.any(isinstance(v, builtins.float)
+                                                   for v in (start, end, step)):
+        # int64 from integers: exact integer arithmetic (doubles would round beyond 2**53)
         sign = 1 if step > 0 else -1
         span = end - start + step - sign
         size = builtins.abs(span) // builtins.abs(step) * (1 if (span >= 0) == (step > 0) else -1)
@@ -709,13 +689,16 @@ def _linspace_values(start, end, steps, target):
         values = np.where(first_half, fma(step, index, builtins.float(low)),
                           fma(-step, steps - index - 1, builtins.float(high)))
         return values.astype(np_dtype)
+    if np_dtype == np.float16:
+        # in float32 (torch's opmath type for half), multiply and add each rounded, no fma
+        low, high = np.float32(low), np.float32(high)
+        with np.errstate(over="ignore", invalid="ignore"):
+            step = (high - low) / np.float32(steps - 1)
+            up = low + step * index.astype(np.float32)
+            down = high - step * (steps - index - 1).astype(np.float32)
+        return _round_to(np.where(first_half, up, down), np.float16)
     with np.errstate(over="ignore", invalid="ignore"):
         step = (high - low) / np_dtype.type(steps - 1)  # in the dtype itself
-        if np_dtype == np.float16:
-            # half arithmetic rounds after every operation: idx -> half, step * idx, start + it
-            up = low + _round_to(step * _round_to(index, np.float16), np.float16)
-            down = high - _round_to(step * _round_to(steps - index - 1, np.float16), np.float16)
-            return _round_to(np.where(first_half, up, down), np.float16)
     values = np.where(first_half, fma(step, index.astype(np_dtype), low),
                       fma(-step, (steps - index - 1).astype(np_dtype), high))
     return _round_to(values, np_dtype)

@@ -25,11 +25,11 @@ def _products(a, b):
         return np.matmul(a, b)
 
 
-def _check_mm(a, b, rows=None):
+def _check_mm(a, b, rows=None, op="mm"):
     """torch's checks for (rows x m) @ (m2 x p), in torch's order: shapes, dtypes, bool."""
     (n, m), (m2, p) = a.shape, b.shape
     if m != m2:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+        raise RuntimeError(f"{op}: mat1 and mat2 shapes cannot be multiplied "
                            f"({n if rows is None else rows}x{m} and {m2}x{p})")
     if a.dtype != b.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
@@ -97,16 +97,17 @@ def _check_any_product_out(result, out, input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
     _require_tensors("addmm", mat1, mat2, "mat2")
-    if mat1._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError(f"{'mat1' if mat1._data.ndim != 2 else 'mat2'} must be a matrix, got "
-                           f"{builtins.max(mat1._data.ndim, mat2._data.ndim)}-D tensor")
+    for name, matrix in (("self", mat1), ("mat2", mat2)):  # torch calls mat1 self here
+        if matrix._data.ndim != 2:
+            raise RuntimeError(f"addmm: {name} must be a matrix, got {matrix._data.ndim}-D "
+                               "tensor")
     # torch compares the dtypes before the shapes, the bias's first (F.linear on int input)
     for name, tensor in (("self", input), ("mat1", mat1)):
         if tensor.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{scalar_type_name[tensor.dtype]} and "
                                f"{scalar_type_name[mat2.dtype]}")
-    _check_mm(mat1._data, mat2._data)
+    _check_mm(mat1._data, mat2._data, op="addmm")
     products = _products(mat1._data, mat2._data)
     if alpha != 1:
         products = products * products.dtype.type(alpha)
@@ -173,9 +174,9 @@ def mm(input, mat2):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
     _require_tensors("mm", input, mat2, "mat2")
     if input._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
+        raise RuntimeError(f"mm: self must be a matrix, got {input._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+        raise RuntimeError(f"mm: mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm(input._data, mat2._data)
     result = wrap(_products(input._data, mat2._data))
     return record(MmBackward0, result, (input, mat2), saved=(input, mat2))

@@ -39,7 +39,7 @@ FUNCTION_METHODS = {
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
         squeeze_""",
     creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
-    convert: """to cpu cuda""",
+    convert: """to cpu cuda pin_memory is_pinned""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
 }
 for _family, _names in FUNCTION_METHODS.items():

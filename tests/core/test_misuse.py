@@ -310,7 +310,7 @@ def tensor_of_strings(tm):
 
 
 # ====================================================================== shapes
-@case("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
+@case("mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
 def matmul_shape_mismatch(tm):
     a, b = tm.ones(2, 3), tm.ones(2, 3)
     return lambda: a @ b, [a, b]
@@ -504,7 +504,7 @@ def cross_entropy_target_out_of_range(tm):
     return lambda: tm.nn.functional.cross_entropy(logits, target), [logits, target]
 
 
-@case("mat1 and mat2 shapes cannot be multiplied (2x4 and 3x2)")
+@case("addmm: mat1 and mat2 shapes cannot be multiplied (2x4 and 3x2)")
 def linear_with_the_wrong_input_features(tm):
     tm.manual_seed(0)
     layer = tm.nn.Linear(3, 2)
@@ -817,7 +817,7 @@ def fill_with_a_vector(tm):
     return lambda: x.fill_(tm.ones(2)), [x]
 
 
-@case("Torch not compiled with CUDA enabled")
+@case("Found no NVIDIA driver on your system.")
 def moving_to_cuda(tm):
     x = tm.ones(2)
     return lambda: x.to("cuda"), [x]

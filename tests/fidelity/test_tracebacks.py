@@ -132,7 +132,7 @@ def frames(text):
 
 
 @pytest.mark.parametrize("name, message", [
-    ("op_error", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    ("op_error", "RuntimeError: mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
     ("broadcast_error", "RuntimeError: The size of tensor a (3) must match the size of tensor b"),
     ("backward_twice", "RuntimeError: Trying to backward through the graph a second time"),
     ("version_counter", "RuntimeError: one of the variables needed for gradient computation "
@@ -153,9 +153,9 @@ def test_engine_error_shows_the_cell_and_the_message_only(shown, name, message):
     ("function_backward_raises", "in MySquare.backward(ctx, grad)",
      "ValueError: my backward failed"),
     ("lambda_hook_op_error", "in <lambda>(grad)",
-     "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x3 and 5x5)"),
+     "RuntimeError: mm: mat1 and mat2 shapes cannot be multiplied (1x3 and 5x5)"),
     ("module_forward_op_error", "in MyNet.forward(self, x)",
-     "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)"),
+     "RuntimeError: mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x4)"),
 ])
 def test_learner_code_called_by_the_engine_keeps_its_frame(shown, name, learner_frame, message):
     text, _ = shown[name]

@@ -6,6 +6,7 @@ to), and the gradients a random upstream gradient produces. The engine's gradien
 are then checked against finite differences (gradcheck) and, where the op is twice
 differentiable, so are its second derivatives (gradgradcheck).
 """
+import itertools
 import math
 
 import numpy as np
@@ -311,3 +312,43 @@ def test_second_derivatives_match_torch(op):
         results.append((g.detach().numpy(), h.numpy()))
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10, atol=1e-12)
+
+
+# Every combination of below / at / above a bound and nan, for the clamp family and
+# maximum / minimum: torch 2.15 splits ties in half, takes the subgradient 0 at a number
+# bound, and sends a nan's gradient to both sides of max / min.
+_GRID_VALUES = [-1.0, 0.0, 1.0, float("nan")]
+CLAMP_FAMILY = {
+    "clamp(x, min, max)": (3, lambda m, x, a, b: m.clamp(x, a, b)),
+    "clamp(x, min=t)": (2, lambda m, x, a: m.clamp(x, min=a)),
+    "clamp(x, max=t)": (2, lambda m, x, a: m.clamp(x, max=a)),
+    "clamp_min(t)": (2, lambda m, x, a: x.clamp_min(a)),
+    "clamp_max(t)": (2, lambda m, x, a: x.clamp_max(a)),
+    "maximum": (2, lambda m, x, a: m.maximum(x, a)),
+    "minimum": (2, lambda m, x, a: m.minimum(x, a)),
+    "clamp(0, 1)": (1, lambda m, x: x.clamp(0.0, 1.0)),
+    "clamp(min=0)": (1, lambda m, x: x.clamp(min=0.0)),
+    "clamp(max=0)": (1, lambda m, x: x.clamp(max=0.0)),
+    "clamp_min(0)": (1, lambda m, x: x.clamp_min(0.0)),
+    "clamp_max(0)": (1, lambda m, x: x.clamp_max(0.0)),
+    "clamp(1, -1)": (1, lambda m, x: x.clamp(1.0, -1.0)),
+    "clamp(nan, 1)": (1, lambda m, x: x.clamp(float("nan"), 1.0)),
+}
+
+
+@pytest.mark.parametrize("name", list(CLAMP_FAMILY))
+def test_clamp_family_gradients_at_ties_and_nans(name):
+    count, fn = CLAMP_FAMILY[name]
+    columns = list(zip(*itertools.product(_GRID_VALUES, repeat=count)))
+    for needs_grad in itertools.product([True, False], repeat=count):
+        if not any(needs_grad):
+            continue
+        seen = {}
+        for m in (engine, torch):
+            inputs = [m.tensor(column, dtype=m.float64, requires_grad=flag)
+                      for column, flag in zip(columns, needs_grad)]
+            out = fn(m, *inputs)
+            out.sum().backward()
+            seen[m.__name__] = (out.grad_fn.name(), repr(out.detach()),
+                                [None if t.grad is None else repr(t.grad) for t in inputs])
+        assert seen["engine"] == seen["torch"], needs_grad

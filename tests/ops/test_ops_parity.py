@@ -1301,3 +1301,28 @@ def test_enable_grad_inside_inference_mode_records_nothing():
                         view.requires_grad, total.requires_grad)
 
     run_both(fn)
+
+
+# torch 2.15: an integer bound beyond the dtype's range stands for the range's end, unless
+# no element could lie on its side of it (then torch refuses)
+CLAMP_INTEGER_BOUNDS = {
+    "uint8 (-1, 2)": ("uint8", (-1, 2)), "uint8 min 300": ("uint8", (300, None)),
+    "uint8 max 300": ("uint8", (None, 300)), "uint8 max -1": ("uint8", (None, -1)),
+    "uint8 min -5": ("uint8", (-5, None)), "uint8 (100, 50)": ("uint8", (100, 50)),
+    "uint8 (300, 400)": ("uint8", (300, 400)), "uint8 (-3, -1)": ("uint8", (-3, -1)),
+    "int8 (-200, 200)": ("int8", (-200, 200)), "int8 max -129": ("int8", (None, -129)),
+    "int32 min 2**40": ("int32", (2**40, None)), "int32 max 2**40": ("int32", (None, 2**40)),
+    "int64 min 2**63": ("int64", (2**63, None)), "uint8 (0.5, 2)": ("uint8", (0.5, 2)),
+    "float16 min 1e6": ("float16", (1e6, None)),
+}
+
+
+@pytest.mark.parametrize("case", list(CLAMP_INTEGER_BOUNDS))
+def test_clamp_bounds_beyond_an_integer_dtypes_range(case):
+    dtype, (low, high) = CLAMP_INTEGER_BOUNDS[case]
+    x = parity.make_tensor((2, 3), dtype)
+    run_both(lambda m, x: x.clamp(low, high), x)
+    if low is not None:
+        run_both(lambda m, x: x.clamp_min(low), x)
+    if high is not None:
+        run_both(lambda m, x: x.clamp_max(high), x)

@@ -14,6 +14,7 @@ from collections import OrderedDict, namedtuple
 from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from ...fidelity.dtypes import dtype as dtype_type
+from ...fidelity.size import device as device_type
 from ..parameter import Parameter
 
 
@@ -367,16 +368,22 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """``to(dtype)`` converts the floating point parameters and buffers; devices: only cpu."""
-        dtype = kwargs.get("dtype")
+        """``to(dtype)`` converts the floating point parameters and buffers; ``to(device)``
+        moves every tensor, which only 'cpu' allows here (a module without tensors moves
+        anywhere, as in torch)."""
+        dtype, device = kwargs.get("dtype"), kwargs.get("device")
         for arg in args:
             if isinstance(arg, dtype_type):
                 dtype = arg
             elif isinstance(arg, Tensor):
                 dtype = arg.dtype
+            elif isinstance(arg, (str, device_type)):
+                device = arg
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
+        if device is not None:
+            self._apply(lambda t: t.to(device))
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -392,6 +399,9 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
 
     # ------------------------------------------------------------ printing
     def _get_name(self):
