@@ -4,12 +4,18 @@
 PyTorch, so everything learned here transfers unchanged. Values live in numpy
 arrays; the rules PyTorch adds on top (dtypes and promotion, shapes, strides and
 shared memory, printing, random numbers, errors) are reproduced here and checked
-against torch 2.13 by the tests in ``tests/``.
+against torch 2.15 by the tests in ``tests/``.
 
 Where the engine knowingly differs from PyTorch:
 
 * Only the CPU and the dtypes bool, uint8, int8, int16, int32, int64, float16,
   float32 and float64 exist (no complex, bfloat16 or wider unsigned integers).
+  Asking for a GPU raises what torch 2.15's Linux install raises on a machine without
+  one (``RuntimeError: Found no NVIDIA driver on your system ...``); a torch built
+  without GPU support says ``AssertionError: Torch not compiled with CUDA enabled``.
+* Warnings torch raises from its C++ code end with the source line that raised them,
+  ``(Triggered internally at .../TensorBody.h:488.)``; that line changes with every torch
+  build, and the engine prints the one of torch 2.15's Linux wheel.
 * Reductions (sum, mean, std, norm ...), matrix products and the transcendental
   functions (exp, log, sin ...) can differ from torch in the last bit: numpy adds
   in another order and uses another math library. (``sum()`` and ``mean()`` of a

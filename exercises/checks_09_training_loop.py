@@ -1,6 +1,6 @@
 """Checkers for the exercises of lesson 9, "Putting it together: a training loop".
 
-The expected numbers were computed with PyTorch 2.13 (and agree with the engine to 1e-6);
+The expected numbers were computed with PyTorch 2.15 (and agree with the engine to 1e-6);
 they are compared with a tolerance, never shown.
 """
 from collections.abc import Mapping

@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import torch
     except ModuleNotFoundError:
-        print("compare-torch needs PyTorch: run `make oracle` (installs torch==2.13.0).",
+        print("compare-torch needs PyTorch: run `make oracle` (installs torch==2.15.0).",
               file=sys.stderr)
         return 2
     sanitizers = read_sanitizers()

@@ -1,6 +1,6 @@
 """Shared helpers for the parity tests: run the same code with the engine and with torch.
 
-The engine promises that ``import engine as torch`` behaves exactly like torch 2.13, so
+The engine promises that ``import engine as torch`` behaves exactly like torch 2.15, so
 a parity test runs one function twice, once with each module, and compares everything
 a learner could observe::
 

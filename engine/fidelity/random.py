@@ -23,7 +23,7 @@ that block kernel is an AVX2 routine whose log and sin/cos are Cephes
 polynomials, compiled with fused multiply-adds, so we replay those polynomials
 step by step in float32 with an exact FMA.
 
-Results are bit-identical to torch 2.13 on x86-64 CPUs with AVX2 (what the
+Results are bit-identical to torch 2.15 on x86-64 CPUs with AVX2 (what the
 parity tests check).  A CPU without AVX2 runs torch's scalar float32 kernel
 instead, whose values can differ from these in the last bits.
 """

@@ -544,7 +544,7 @@ def _number(value, name, function="arange", position=1):
 
 
 # torch's CPU loops use 32-byte vectors here (8 float32, 4 float64, 16 float16 lanes),
-# also on machines with AVX-512 (checked against torch 2.13 on such a machine).
+# also on machines with AVX-512 (checked against torch 2.15 on such a machine).
 _VECTOR_BYTES = 32
 
 

@@ -1,4 +1,4 @@
-"""Autograd's graph against torch 2.13: multi-output views, indexing, in-place writes,
+"""Autograd's graph against torch 2.15: multi-output views, indexing, in-place writes,
 saved tensors, hooks and their order, autograd.functional, grad modes, memory.
 
 Each snippet runs once with ``m = torch`` and once with ``m = engine``; what it leaves

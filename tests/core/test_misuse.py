@@ -1,4 +1,4 @@
-"""A corpus of mistakes learners really make, each run with the engine and with torch 2.13.
+"""A corpus of mistakes learners really make, each run with the engine and with torch 2.15.
 
 Every case is a small function of the tensor module ``tm`` (engine or torch) that sets
 the scene and returns ``(call, tensors)``: ``call()`` must raise, and ``tensors`` are the

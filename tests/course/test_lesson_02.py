@@ -1,4 +1,4 @@
-"""What lesson 2 (02_tensor_operations) needs from the engine, checked against torch 2.13:
+"""What lesson 2 (02_tensor_operations) needs from the engine, checked against torch 2.15:
 calling an attribute (``x.shape()``) fails with torch's message, and ``flip`` reverses
 (the answer to "slices cannot step backwards")."""
 import pytest

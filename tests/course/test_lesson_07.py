@@ -1,4 +1,4 @@
-"""Lesson 7 (autograd.grad, higher-order gradients, gradient checking) against torch 2.13."""
+"""Lesson 7 (autograd.grad, higher-order gradients, gradient checking) against torch 2.15."""
 import warnings
 
 import numpy as np

@@ -1,14 +1,14 @@
-"""Golden values from real torch 2.13, checked without torch.
+"""Golden values from real torch 2.15, checked without torch.
 
 The parity tests compare the engine with torch and skip when torch is not installed (the
 learner's default install). These tests need no torch: each ``@case`` function below
 returns plain data (reprs, names, flags, error texts, losses), and ``EXPECTED`` holds what
-the same function returned under torch 2.13.0. To regenerate after a deliberate change:
-load this module with ``sys.modules["engine"] = torch`` (a stub for ``engine.viz``), swap
-``graph_summary`` and ``storages`` for torch-side versions (see the viz section), run every
-case and paste ``{name: result}`` back in.
+the same function returned under torch 2.15.0. ``test_golden_values_are_torchs`` (where torch
+is installed, as in CI) runs every case on torch itself and fails on any value that is no
+longer torch's; its message lists the new ones to paste into ``EXPECTED``.
 """
 import math
+from pathlib import Path
 
 import pytest
 
@@ -739,7 +739,7 @@ def viz_memory_numpy():
                     copied=torch.tensor(n), xn=x.detach().numpy(), x=x)
 
 
-# printed by torch 2.13.0 running the cases above (see the module docstring)
+# printed by torch 2.15.0 running the cases above (see the module docstring)
 EXPECTED = {
     'accumulate_with_retain_graph': ['tensor(6.)', 'tensor(12.)', 'tensor(18.)', 'tensor(6.)'],
     'article_backward_with_gradient': 'tensor([2., 2.])',
@@ -1085,3 +1085,20 @@ def test_matches_torch(name):
     actual = CASES[name]()
     expected = EXPECTED[name]
     assert close(actual, expected), f"\nengine: {actual!r}\ntorch:  {expected!r}"
+
+
+@pytest.mark.torch
+def test_golden_values_are_torchs():
+    """Every case run on torch (this module's code, with ``torch`` the real one) gives its
+    golden value: the values above stay the current oracle's, not a copy of the engine's."""
+    real_torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
+    source = Path(__file__).read_text().replace("import engine as torch\n", "import torch\n", 1)
+    namespace = {"__name__": "golden_on_torch"}
+    exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - this file's own code
+    assert namespace["torch"] is real_torch
+    changed = {}
+    for name, function in sorted(namespace["CASES"].items()):
+        actual = function()
+        if not close(actual, EXPECTED[name]):
+            changed[name] = actual
+    assert not changed, f"torch {real_torch.__version__} now gives: {changed!r}"

@@ -1,1 +1,1 @@
-"""engine.nn and engine.optim against torch 2.13, and a whole training run."""
+"""engine.nn and engine.optim against torch 2.15, and a whole training run."""

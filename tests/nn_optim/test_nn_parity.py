@@ -1,4 +1,4 @@
-"""engine.nn against torch 2.13: Parameter, Module, layers, functional ops, losses and init.
+"""engine.nn against torch 2.15: Parameter, Module, layers, functional ops, losses and init.
 
 Forward values and gradients are compared with torch (float32 within 1e-6 relative,
 float64 tightly), as are grad_fn names, reprs, parameter names and order, state_dict

@@ -1,4 +1,4 @@
-"""engine.optim against torch 2.13: SGD, Adam and AdamW trajectories, state, checkpoints.
+"""engine.optim against torch 2.15: SGD, Adam and AdamW trajectories, state, checkpoints.
 
 Each trajectory test trains the same small logistic-regression problem (plain leaf
 tensors, no engine.nn) with an engine optimizer and a torch optimizer built with the

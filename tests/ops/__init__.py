@@ -1,1 +1,1 @@
-"""Op-by-op parity with torch 2.13: values, dtypes, strides, memory, gradients, graphs."""
+"""Op-by-op parity with torch 2.15: values, dtypes, strides, memory, gradients, graphs."""

@@ -1,4 +1,4 @@
-"""Gradients of every differentiable op in engine/ops/ against torch 2.13.
+"""Gradients of every differentiable op in engine/ops/ against torch 2.15.
 
 Each case runs in both libraries on float64 inputs that require grad and compares
 the result, the names of the whole recorded graph (grad_fn and everything it leads

@@ -1,4 +1,4 @@
-"""Autograd against torch 2.13: gradients, node names, graph structure, rules and errors.
+"""Autograd against torch 2.15: gradients, node names, graph structure, rules and errors.
 
 Every differentiable op listed in OPS runs in both libraries on float64 inputs that
 require grad (shapes include 0-d and broadcast pairs); the test compares the result,

@@ -1,4 +1,4 @@
-"""Making tensors, reading their attributes and converting them behave as in torch 2.13.
+"""Making tensors, reading their attributes and converting them behave as in torch 2.15.
 
 Creation: ``tensor`` (dtype inference from nested data, errors), ``as_tensor`` /
 ``from_numpy`` (memory sharing), the filled factories, ``*_like`` and ``new_*``,

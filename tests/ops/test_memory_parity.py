@@ -1,4 +1,4 @@
-"""Memory, views, indexing and in-place changes behave as in torch 2.13.
+"""Memory, views, indexing and in-place changes behave as in torch 2.15.
 
 A view is a new tensor over the same storage: only shape, strides and storage offset
 change. These tests build the same tensors with torch and with the engine (each

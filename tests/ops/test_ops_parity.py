@@ -1,4 +1,4 @@
-"""Operations behave as in torch 2.13: values, dtypes, shapes, strides, repr and errors.
+"""Operations behave as in torch 2.15: values, dtypes, shapes, strides, repr and errors.
 
 Every test runs one lambda with the engine and with torch (``parity.run_both``) over
 the shared SHAPES, BROADCAST_PAIRS and dtypes. Type promotion is the main subject:

@@ -3,7 +3,7 @@
 The other parity tests walk fixed tables (SHAPES, BROADCAST_PAIRS, seeded values); here
 hypothesis draws the shapes (0-d, size 1, size 0, broadcast pairs), the dtypes, the
 values (nan, inf, -0.0, subnormals, the integer extremes) and short sequences of
-operations, runs each draw with the engine and with torch 2.13, and compares what a
+operations, runs each draw with the engine and with torch 2.15, and compares what a
 learner can observe: values, dtypes, shapes, strides, memory sharing, ``grad_fn``
 names and gradients (``parity.run_both`` / ``assert_same``, exact unless the op is a
 reduction or a transcendental, see tests/ops/test_ops_parity.py for why).

@@ -1,4 +1,4 @@
-"""addcmul, addcdiv, lerp, softmax/log_softmax, addmm and vector @ matrix against torch 2.13.
+"""addcmul, addcdiv, lerp, softmax/log_softmax, addmm and vector @ matrix against torch 2.15.
 
 The values are compared bit for bit (torch's CPU kernels round a * b + c once, with a
 fused multiply-add, and the engine copies that), then each op's recorded graph and
