@@ -1,6 +1,6 @@
 """Grad modes: whether operations are recorded right now.
 
-``mode.grad_enabled`` is the one switch every operation reads before recording a node;
+``mode.recording`` is the one switch every operation reads before recording a node;
 ``no_grad()``, ``enable_grad()`` and ``set_grad_enabled(flag)`` change it for a block
 (or, as decorators, for every call of a function). ``inference_mode()`` is ``no_grad``
 that also marks the tensors made inside, so that autograd refuses them later.
@@ -10,10 +10,17 @@ import inspect
 
 
 class _Mode:
-    """The two switches: is recording on, and are we inside ``inference_mode``."""
+    """The two switches, is grad enabled and are we inside ``inference_mode``, and what
+    they mean for an operation: ``recording`` (inside inference_mode, even enable_grad()
+    records nothing). Only ``set`` changes them, so the three always agree."""
 
     grad_enabled = True
     inference = False
+    recording = True
+
+    def set(self, grad_enabled, inference=None):
+        self.inference = self.inference if inference is None else inference
+        self.grad_enabled, self.recording = grad_enabled, grad_enabled and not self.inference
 
 
 mode = _Mode()
@@ -41,10 +48,10 @@ class _GradModeContext:
 
     def __enter__(self):
         self._previous = mode.grad_enabled
-        mode.grad_enabled = self.grad_enabled
+        mode.set(self.grad_enabled)
 
     def __exit__(self, *exc_info):
-        mode.grad_enabled = self._previous
+        mode.set(self._previous)
         return False
 
     def __call__(self, function):
@@ -99,13 +106,13 @@ class set_grad_enabled(_GradModeContext):  # noqa: N801
     def __init__(self, grad_enabled):
         self.grad_enabled = bool(grad_enabled)
         self._previous = mode.grad_enabled
-        mode.grad_enabled = self.grad_enabled  # torch applies it on construction too
+        mode.set(self.grad_enabled)  # torch applies it on construction too
 
     def __enter__(self):
         pass
 
     def __call__(self, function):
-        mode.grad_enabled = self._previous  # as a decorator it only applies inside the call
+        mode.set(self._previous)  # as a decorator it only applies inside the call
         return super().__call__(function)
 
     def __repr__(self):
@@ -125,12 +132,10 @@ class inference_mode(_GradModeContext):  # noqa: N801
     def __enter__(self):
         self._previous = mode.grad_enabled
         self._previous_inference = mode.inference
-        mode.grad_enabled = self.grad_enabled
-        mode.inference = self._inference
+        mode.set(self.grad_enabled, self._inference)
 
     def __exit__(self, *exc_info):
-        mode.grad_enabled = self._previous
-        mode.inference = self._previous_inference
+        mode.set(self._previous, self._previous_inference)
         return False
 
     def clone(self):

@@ -122,7 +122,10 @@ class Node:
         if saved.version is None:
             return tensor  # a saved number
         if tensor._version != saved.version:
-            raise RuntimeError(_modified_message(tensor, saved, self))
+            # torch names the node that computed the tensor (an input's current one)
+            producer = self if saved.is_output else tensor.grad_fn
+            raise RuntimeError(messages.modified_by_inplace(
+                tensor, saved.version, None if producer is None else producer.name()))
         if saved.is_output and mode.grad_enabled:
             # for a differentiable backward (create_graph) the output is this node's result
             return tensor._as_output_of(self)
@@ -236,15 +239,6 @@ def _number_as_tensor(number, tensor_type):
     return tensor_type._from_numpy_array(np.array(number, np_dtype))
 
 
-def _modified_message(tensor, saved, node):
-    shape = ", ".join(str(n) for n in tensor._data.shape)
-    described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
-    # the node that computed the tensor (an input's current one, as torch reports it)
-    producer = node if saved.is_output else tensor.grad_fn
-    return messages.modified_by_inplace(described, tensor._version, saved.version,
-                                        None if producer is None else producer.name())
-
-
 # ====================================================================== recording
 def gradient_edge(value):
     """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
@@ -265,7 +259,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     (single) result is saved too, after the inputs. Returns ``results`` unchanged,
     so ops end with ``return record(...)``.
     """
-    if not mode.grad_enabled or mode.inference:  # (enable_grad() inside inference_mode())
+    if not mode.recording:
         return results
     for value in inputs:
         if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
@@ -287,7 +281,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
 
 def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
-    for value in inputs if mode.grad_enabled and not mode.inference else ():
+    for value in inputs if mode.recording else ():
         if getattr(value, "_requires_grad", False):
             return _build_node(node_class, inputs, saved, state, type(value))
     return None
@@ -297,7 +291,8 @@ def _build_node(node_class, inputs, saved, state, tensor_type):
     """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
     node.next_functions = tuple([gradient_edge(value) for value in inputs])
-    node._input_meta = tuple([(value._data.shape, value._data.dtype) if is_tensor(value)
+    # hasattr(value, "_data") is is_tensor(value), inlined: this runs for every recorded op
+    node._input_meta = tuple([(value._data.shape, value._data.dtype) if hasattr(value, "_data")
                               else None for value in inputs])
     node._sequence_nr = next(_sequence)
     if saved:

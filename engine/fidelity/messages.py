@@ -7,6 +7,8 @@ must match; they are kept here so that the code raising them stays short to read
 import re
 import warnings
 
+from . import dtypes
+
 # torch's warnings from C++ end with the source line that raised them, which changes with
 # every torch build (TensorBody.h:493 in 2.13, :488 in 2.15). The engine prints what torch
 # 2.15.0's Linux wheel prints; nbval and compare-torch mask the location.
@@ -116,8 +118,11 @@ def grad_size_mismatch(grad_shape, tensor_shape):
             "same size")
 
 
-def modified_by_inplace(described, version, expected, producer_name=None):
+def modified_by_inplace(tensor, expected, producer_name=None):
     """"one of the variables needed for gradient computation has been modified ..." """
+    shape = ", ".join(str(n) for n in tensor._data.shape)
+    described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
+    version = tensor._version
     if producer_name is not None:
         # torch names the operation here without the "Backward0" ending
         operation = re.sub(r"Backward\d*$", "", producer_name)
