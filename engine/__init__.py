@@ -55,7 +55,7 @@ from .fidelity.random import (Generator, default_generator, manual_seed, seed, i
 from .core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .core.tensor import Tensor
-from .ops import methods as _methods  # noqa: F401  (attaches x.op() and x.op_() to Tensor)
+from .ops import methods as _methods  # (attaches x.op() and x.op_() to Tensor)
 from .ops.arithmetic import *  # noqa: F401,F403  (each family lists its torch names in __all__)
 from .ops.compare import *  # noqa: F401,F403
 from .ops.convert import *  # noqa: F401,F403
@@ -71,6 +71,7 @@ from . import autograd, cuda, nn, optim, viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
+globals().update(_methods.INPLACE_FUNCTIONS)  # torch.sin_(x), torch.relu_(x) ...
 
 __version__ = "0.1.0"
 

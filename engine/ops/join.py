@@ -7,7 +7,7 @@ from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import takes_out
+from .common import numpy_names, takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -34,6 +34,7 @@ def _check_cat_out(result, out, *args):
 
 
 @takes_out(check=_check_cat_out)
+@numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
     _check_cat_inputs(tensors, "cat")
@@ -83,6 +84,7 @@ concat = concatenate = cat
 
 
 @takes_out(check=_check_cat_out)
+@numpy_names
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
     _check_cat_inputs(tensors, "stack")
