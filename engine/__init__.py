@@ -60,6 +60,7 @@ from .ops.arithmetic import *  # noqa: F401,F403  (each family lists its torch n
 from .ops.compare import *  # noqa: F401,F403
 from .ops.convert import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
 from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from .common import _invalid_arguments, numpy_names
-from . import (arithmetic, compare, convert, creation, indexing, inplace, linalg, reduce, unary,
-               views)
+from . import (arithmetic, compare, convert, creation, indexing, inplace, join, linalg, reduce,
+               unary, views)
 
 
 def _without_out(function):
@@ -40,6 +40,9 @@ FUNCTION_METHODS = {
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
         squeeze_""",
     creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
+    indexing: """gather scatter scatter_add index_select masked_fill repeat_interleave
+        take_along_dim""",
+    join: "repeat",
     convert: """to cpu cuda""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
 }
@@ -63,6 +66,7 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
+    indexing: "masked_fill scatter scatter_add",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
