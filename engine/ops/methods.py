@@ -34,7 +34,7 @@ FUNCTION_METHODS = {
         floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax""",
-    linalg: "mm mv dot inner bmm matmul addmm outer ger",
+    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
