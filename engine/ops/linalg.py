@@ -515,7 +515,7 @@ def _lapack_layout(array):
     """``array`` laid out as LAPACK writes matrices, column by column (torch returns U and Vh
     so); a batch of them one after the other."""
     rows, cols = array.shape[-2:]
-    strides, step = [1, rows], rows * cols
+    strides, step = [1, builtins.max(rows, 1)], rows * cols  # (LAPACK: a leading dim >= 1)
     for n in reversed(array.shape[:-2]):
         strides.insert(0, step)
         step *= n

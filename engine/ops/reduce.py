@@ -22,7 +22,8 @@ from .compare import eq, logical_not, logical_or
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
            "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero", "norm",
-           "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "var"]
+           "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "unique",
+           "unique_consecutive", "var"]
 
 # ====================================================================== reductions
 def _reduce_args(input, dim, keepdim):
@@ -953,3 +954,81 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 class TopkBackward0(SortBackward0):
     """out = the k largest values along dim:  their gradients go back where they came from"""
+
+
+# ====================================================================== distinct values
+def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
+           dim=None):
+    """The distinct values of input (dim=None, flattened) or its distinct slices along dim,
+    in ascending order (torch's CPU kernel sorts even when ``sorted=False``); optionally where
+    each element went (inverse) and how often each value occurs (counts). nan is never equal
+    to nan, so each nan is a value of its own."""
+    data = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+        result = record(Unique2Backward0, wrap(values), (input,))
+        inverse = inverse.reshape(data.shape)
+    else:
+        dim = _unique_dim(data, dim)
+        moved = np.moveaxis(data, dim, 0)
+        rows, inverse, counts = np.unique(moved.reshape(len(moved), math.prod(moved.shape[1:])),
+                                          axis=0,
+                                          return_inverse=True, return_counts=True)
+        # computed with dim in front, then moved back: torch's result is laid out so too
+        values = np.ascontiguousarray(rows).reshape((rows.shape[0],) + moved.shape[1:])
+        result = record(UniqueDimBackward0, wrap(np.moveaxis(values, 0, dim)), (input,))
+    return _unique_result(result, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_dim(data, dim):
+    dim = wrap_dim(dim, data.ndim)
+    if builtins.any(n == 0 for d, n in enumerate(data.shape) if d != dim):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return dim
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    extra = ((wrap(inverse.astype(np.int64)),) if return_inverse else ()) + \
+        ((wrap(counts.astype(np.int64)),) if return_counts else ())
+    return (values, *extra) if extra else values
+
+
+class _NotDifferentiable(Node):
+    """torch records these nodes but has no derivative formula for them."""
+
+    def backward(self, grad):
+        raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
+
+
+class Unique2Backward0(_NotDifferentiable):
+    op = "_unique2"
+
+
+class UniqueDimBackward0(_NotDifferentiable):
+    op = "unique_dim"
+
+
+class UniqueConsecutiveBackward0(_NotDifferentiable):
+    op = "unique_consecutive"
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive values (or slices along dim) kept once:
+    [1, 1, 2, 2, 1] gives [1, 2, 1]."""
+    data = input._data
+    dim = None if dim is None else _unique_dim(data, dim)
+    moved = data.reshape(-1, 1) if dim is None else np.moveaxis(data, dim, 0)
+    rows = moved.reshape(len(moved), math.prod(moved.shape[1:]))
+    starts = np.ones(len(rows), bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first = np.flatnonzero(starts)
+    counts = np.diff(np.append(first, len(rows)))
+    inverse = np.cumsum(starts) - 1
+    if dim is None:
+        values, inverse = data.reshape(-1)[first], inverse.reshape(data.shape)
+    else:
+        values = np.ascontiguousarray(np.take(data, first, axis=dim))
+    result = record(UniqueConsecutiveBackward0, wrap(values), (input,))
+    return _unique_result(result, inverse, counts, return_inverse, return_counts)
