@@ -1029,6 +1029,6 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if dim is None:
         values, inverse = data.reshape(-1)[first], inverse.reshape(data.shape)
     else:
-        values = np.ascontiguousarray(np.take(data, first, axis=dim))
+        values = np.moveaxis(np.ascontiguousarray(moved[first]), 0, dim)  # laid out as unique
     result = record(UniqueConsecutiveBackward0, wrap(values), (input,))
     return _unique_result(result, inverse, counts, return_inverse, return_counts)
