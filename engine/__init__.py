@@ -41,6 +41,14 @@ Where the engine knowingly differs from PyTorch:
   copied into ``.grad`` (version 0, memory of its own); torch adopts a gradient that
   nothing else holds instead, and copies one that is held elsewhere or laid out
   differently (then ``.grad._version`` is 1).
+* ``torch.linalg.svd`` / ``torch.svd``: singular vectors are unique only up to sign, and
+  numpy's LAPACK and torch's (MKL) choose the signs differently for some matrices, so U and
+  Vh may be -U and -Vh of torch's (S, and U @ diag(S) @ Vh, agree to rounding).
+  ``torch.unique`` always sorts (torch's CPU kernel does too, except for some inputs with
+  ``sorted=False``). ``take_along_dim`` checks its indices (torch reads out of bounds).
+  ``set_default_device('cuda')`` succeeds and the next factory call fails, as in a CPU-only
+  torch ("Torch not compiled with CUDA enabled"; torch's CUDA wheel without a GPU says
+  "Found no NVIDIA driver"); ``with torch.device(...)`` is not a context manager here.
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the
@@ -61,11 +69,12 @@ from .fidelity.random import (Generator, default_generator, manual_seed, seed, i
 from .core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .core.tensor import Tensor
-from .ops import methods as _methods  # noqa: F401  (attaches x.op() and x.op_() to Tensor)
+from .ops import methods as _methods  # (attaches x.op() and x.op_() to Tensor)
 from .ops.arithmetic import *  # noqa: F401,F403  (each family lists its torch names in __all__)
 from .ops.compare import *  # noqa: F401,F403
 from .ops.convert import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
 from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
@@ -73,10 +82,11 @@ from .ops.unary import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401
-from . import autograd, backends, cuda, nn, optim, viz  # noqa: F401
+from . import autograd, backends, cuda, linalg, nn, optim, viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
+globals().update(_methods.INPLACE_FUNCTIONS)  # torch.sin_(x), torch.relu_(x) ...
 
 __version__ = "0.1.0"
 

@@ -222,3 +222,9 @@ def arange_out_resized(shape, size, new_size):
             f"is {size} which does not match the computed number of elements {new_size}. Note "
             "that this may occur as a result of rounding error. The out tensor will be resized "
             f"to a tensor of shape ({new_size},).")
+
+
+CROSS_WITHOUT_DIM = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+    "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+    "with that of linalg.cross in a future release.")

@@ -248,6 +248,37 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "uint8": "unsigned char", "bool": "bool"}
 
 
+# ====================================================================== numpy's names
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def numpy_names(op):
+    """``x.sum(axis=0, keepdims=True)``: torch's argument parser takes numpy's ``axis`` and
+    ``keepdims`` for ``dim`` and ``keepdim`` in its built-in operations (not in those written
+    in Python, such as ``norm`` and ``split``); passing both names is a TypeError."""
+    parameters = list(inspect.signature(op).parameters)
+    positions = {name: parameters.index(name) for name in _NUMPY_NAMES.values()
+                 if name in parameters}
+
+    @functools.wraps(op)
+    def op_with_numpy_names(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            kwargs = _torch_names(op.__name__, positions, args, kwargs)
+        return op(*args, **kwargs)
+
+    return op_with_numpy_names
+
+
+def _torch_names(name, positions, args, kwargs):
+    for key in kwargs:
+        torch_name = _NUMPY_NAMES.get(key)
+        if torch_name is not None and (torch_name not in positions or torch_name in kwargs
+                                       or len(args) > positions[torch_name]):
+            first = next(k for k in kwargs if k in _NUMPY_NAMES)  # torch names the first one
+            raise TypeError(f"{name}() got an unexpected keyword argument '{first}'")
+    return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
+
+
 # ====================================================================== out=
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.

@@ -16,14 +16,15 @@ from ..fidelity import random as rng
 from ..fidelity.dtypes import as_dtype, get_default_dtype, promote_types
 from ..fidelity.rounding import fma
 from ..fidelity.scalars import checked_scalar
-from ..fidelity.size import check_device
+from ..fidelity.size import CPU, check_device
+from ..fidelity.size import device as Device
 from ..core.tensor import Tensor, empty_preserving_layout, wrap
 from .common import copy_preserving_layout, factory_out, write_out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "normal", "bernoulli"]
+           "normal", "bernoulli", "set_default_device", "get_default_device"]
 
 def _finish(result, requires_grad, device=None):
     check_device(device)
@@ -40,6 +41,32 @@ def _factory_device(device):
     if device is not None and str(device).partition(":")[0] == "mps":
         raise NotImplementedError(messages.MPS_FACTORY)
     check_device(device)
+
+
+# ---------------------------------------------------------------- the default device
+_default = {"device": None}  # set by set_default_device; None: the CPU
+
+
+def set_default_device(device):
+    """Factories called without ``device=`` (zeros, tensor, arange, rand ...) create their
+    tensors on ``device`` from now on; ``None`` goes back to the CPU. Setting 'cuda' succeeds,
+    as in torch; the first factory call then fails, as torch's CPU build does."""
+    _default["device"] = None if device is None else Device(device)
+
+
+def get_default_device():
+    """Where factories create tensors (``cpu`` unless set_default_device said otherwise)."""
+    device = _default["device"]
+    if device is None:
+        return CPU
+    if device.index is None:  # torch asks a new tensor there: a missing GPU fails here
+        return tensor([]).device
+    return device
+
+
+def _or_default(device):
+    """A factory's ``device=``: the default device when none is given."""
+    return _default["device"] if device is None else device
 
 
 def _dtype_arg(dtype, name):
@@ -90,6 +117,30 @@ def _sizes(size, name="zeros"):
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                f"[{', '.join(str(m) for m in size)}]")
     return size
+
+
+_NO_SIZE = object()  # ``size=`` not given (torch refuses ``size=None``)
+
+
+def _size_arg(args, size, name):
+    """The shape from ``zeros(2, 3)`` / ``zeros((2, 3))`` or from ``zeros(size=(2, 3))``."""
+    if size is _NO_SIZE:
+        return _sizes(args, name)
+    if args:
+        if name in ("rand", "randn"):  # torch has two overloads of these (with a generator)
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({', '.join(_type_name(a) for a in args)}, size="
+                            f"{_type_name(size)}), but expected one of:")
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)) or (size and not _is_size(size[0])):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{_type_name(size)}")
+    for i, n in enumerate(size):
+        if not _is_size(n):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(n).__name__}\"")
+    return _sizes((tuple(size),), name)
 
 
 def _is_size(n):
@@ -309,7 +360,7 @@ def index_tensor_from_sequence(data):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (nested lists, numbers or a numpy array)."""
     dtype = _dtype_arg(dtype, "tensor")
-    check_device(device)
+    device = check_device(_or_default(device))
     if isinstance(data, Tensor):
         messages.warn_copy_construct("torch.tensor")
     return _finish(_tensor_from_data(data, dtype), requires_grad, device)
@@ -318,7 +369,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def as_tensor(data, *, dtype=None, device=None):
     """Like ``tensor``, but shares memory with a numpy array or tensor when it can."""
     dtype = _dtype_arg(dtype, "as_tensor")
-    check_device(device)
+    check_device(_or_default(device))
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray):
@@ -373,9 +424,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 
 # ---------------------------------------------------------------- filled
-def _filled(make_array, size, out, dtype, device, requires_grad, name, default=None):
-    """A new tensor of ``size`` made by ``make_array(shape, np_dtype)``; handles out=."""
-    shape = _sizes(size, name)
+def _filled(make_array, shape, out, dtype, device, requires_grad, name, default=None):
+    """A new tensor of ``shape`` made by ``make_array(shape, np_dtype)``; handles out=."""
     _factory_device(device)
 
     def make(dtype):
@@ -384,20 +434,26 @@ def _filled(make_array, size, out, dtype, device, requires_grad, name, default=N
     return _finish(factory_out(make, out, _dtype_arg(dtype, name), name), requires_grad, device)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """A tensor of the given shape filled with 0."""
-    return _filled(np.zeros, size, out, dtype, device, requires_grad, "zeros")
+def zeros(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False):
+    """A tensor of the given shape filled with 0: ``zeros(2, 3)``, ``zeros((2, 3))`` or
+    ``zeros(size=(2, 3))``."""
+    return _filled(np.zeros, _size_arg(args, size, "zeros"), out, dtype, _or_default(device),
+                   requires_grad, "zeros")
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def ones(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False):
     """A tensor of the given shape filled with 1."""
-    return _filled(np.ones, size, out, dtype, device, requires_grad, "ones")
+    return _filled(np.ones, _size_arg(args, size, "ones"), out, dtype, _or_default(device),
+                   requires_grad, "ones")
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+def empty(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, memory_format=None):
     """A tensor of the given shape whose values are whatever the memory held (uninitialised)."""
-    return _filled(np.empty, size, out, dtype, device, requires_grad, "empty")
+    return _filled(np.empty, _size_arg(args, size, "empty"), out, dtype, _or_default(device),
+                   requires_grad, "empty")
 
 
 def _fill_dtype(fill_value, name):
@@ -429,11 +485,13 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     def make_array(shape, np_dtype):
         return np.full(shape, checked_scalar(fill_value, np_dtype), np_dtype)
 
-    return _filled(make_array, (size,), out, dtype, device, requires_grad, "full", default)
+    return _filled(make_array, _sizes((size,), "full"), out, dtype, _or_default(device),
+                   requires_grad, "full", default)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """An n x m matrix with ones on the diagonal."""
+    device = _or_default(device)
     for name, value, position in (("n", n, 1), ("m", m, 2)):
         if value is not None and not _is_size(value):
             if position == 2:
@@ -499,22 +557,22 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                    requires_grad, device)
 
 
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+def new_zeros(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
     """Zeros of the given size with this tensor's dtype (unless dtype= is given)."""
-    return _filled(np.zeros, size, None, _dtype_arg(dtype, "new_zeros") or self.dtype, device,
-                   requires_grad, "new_zeros")
+    return _filled(np.zeros, _size_arg(args, size, "new_zeros"), None,
+                   _dtype_arg(dtype, "new_zeros") or self.dtype, device, requires_grad, "new_zeros")
 
 
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+def new_ones(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
     """Ones of the given size with this tensor's dtype (unless dtype= is given)."""
-    return _filled(np.ones, size, None, _dtype_arg(dtype, "new_ones") or self.dtype, device,
-                   requires_grad, "new_ones")
+    return _filled(np.ones, _size_arg(args, size, "new_ones"), None,
+                   _dtype_arg(dtype, "new_ones") or self.dtype, device, requires_grad, "new_ones")
 
 
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+def new_empty(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
     """Uninitialised memory of the given size with this tensor's dtype."""
-    return _filled(np.empty, size, None, _dtype_arg(dtype, "new_empty") or self.dtype, device,
-                   requires_grad, "new_empty")
+    return _filled(np.empty, _size_arg(args, size, "new_empty"), None,
+                   _dtype_arg(dtype, "new_empty") or self.dtype, device, requires_grad, "new_empty")
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -523,7 +581,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
                         f"{_type_name(size)}")
     _fill_dtype(fill_value, "new_full")
     return full(size, fill_value, dtype=_dtype_arg(dtype, "new_full") or self.dtype,
-                device=device, requires_grad=requires_grad)
+                device=CPU if device is None else device, requires_grad=requires_grad)
 
 
 # ---------------------------------------------------------------- ranges
@@ -551,6 +609,7 @@ _VECTOR_BYTES = 32
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     """start, start + step, ... up to but not including end."""
+    device = _or_default(device)
     if end is None:
         start, end = 0, start
         names = (("start", 0), ("end", 1), ("step", 3))
@@ -638,6 +697,7 @@ def _round_to(values, np_dtype):
 
 def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
     """Deprecated in torch: like arange but includes ``end``."""
+    device = _or_default(device)
     warnings.warn("torch.range is deprecated and will be removed in a future release because its "
                   "behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
@@ -663,6 +723,7 @@ def _steps_arg(steps, name, start, end):
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
+    device = _or_default(device)
     steps = _steps_arg(steps, "linspace", start, end)
     start, end = _number(start, "start", "linspace", 1), _number(end, "end", "linspace", 2)
     if dtype is None and out is None:
@@ -707,6 +768,7 @@ def _linspace_values(start, end, steps, target):
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     """base ** linspace(start, end, steps)"""
+    device = _or_default(device)
     steps = _steps_arg(steps, "logspace", start, end)
     start, end = _number(start, "start", "logspace", 1), _number(end, "end", "logspace", 2)
     if dtype is None and out is None:
@@ -762,25 +824,28 @@ def _float_target(dtype, name):
     return target
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def rand(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform random numbers in [0, 1)."""
+    shape, device = _size_arg(args, size, "rand"), check_device(_or_default(device))
     target = _float_target(dtype, "check_uniform_bounds")
-    values = rng.uniform(_sizes(size, "rand"), target.numpy_dtype, 0.0, 1.0, generator)
+    values = rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator)
     return _finish(write_out(wrap(values), out), requires_grad, device)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+def randn(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal random numbers (mean 0, std 1)."""
+    shape, device = _size_arg(args, size, "randn"), check_device(_or_default(device))
     target = _float_target(dtype, "normal_kernel_cpu")
-    values = rng.normal(_sizes(size, "randn"), target.numpy_dtype, 0.0, 1.0, generator)
+    values = rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator)
     return _finish(write_out(wrap(values), out), requires_grad, device)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
-            device=None, requires_grad=False):
-    """Random integers in [low, high)."""
+def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad=False):
+    """Random integers in [low, high); ``randint(high, size)`` starts at 0."""
+    device = check_device(_or_default(device))
     if size is None:  # randint(high, size)
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -788,6 +853,12 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
             raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, "
                             f"not {type(high).__name__}")
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        if low is None:
+            raise TypeError(f"randint() received an invalid combination of arguments - got "
+                            f"(size={type(size).__name__}, ), but expected one of:")
+        low, high = 0, low
+    low = 0 if low is None else low
     if not isinstance(size, (tuple, list)):  # randint(0, 10, 5): a size is a tuple
         kinds = ", ".join(type(v).__name__ for v in (low, high, size))
         raise TypeError(f"randint() received an invalid combination of arguments - got "
@@ -806,6 +877,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random ordering of 0, 1, ..., n - 1."""
+    device = check_device(_or_default(device))
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     target = as_dtype(dtype) if dtype is not None else dtypes.int64
@@ -815,13 +887,13 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(input._data.shape, dtype=dtype or input.dtype, device=device,
+    return rand(input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
                 requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(input._data.shape, dtype=dtype or input.dtype, device=device,
+    return randn(input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
                  requires_grad=requires_grad)
 
 
@@ -829,7 +901,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                  requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device,
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
                    requires_grad=requires_grad)
 
 

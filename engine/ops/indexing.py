@@ -12,16 +12,21 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
 from ..fidelity.scalars import checked_scalar
-from ..fidelity.size import wrap_dim
+from ..fidelity.size import dim_index, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence
-from .views import (AliasBackward0, _permuted, _select, _shape_str, _slice, alias, expand,
+from .views import (AliasBackward0, _permuted, _select, _shape_str, _slice, alias, clone, expand,
                     expand_geometry, unsqueeze, view, view_strides)
 from .inplace import _PARTIAL_OVERLAP, _overlap, copy_into
+from .common import (_CPP_NAMES, _broadcast_error, _invalid_arguments, _kernel_error,
+                     numpy_names)
+
+__all__ = ["gather", "index_select", "masked_fill", "repeat_interleave", "scatter", "scatter_add",
+           "take_along_dim"]
 
 # ---------------------------------------------------------------- indexing: x[index]
 def _treat_as_tuple(index):
@@ -487,3 +492,352 @@ def _masked_fill(target, dim_and_mask, value):
     region = (slice(None),) * dim + (data.astype(bool),)
     with np.errstate(invalid="ignore", over="ignore"):
         target._data[region] = value._data.reshape(()).astype(target._data.dtype)
+
+
+# ============================================================ gather, scatter, index_select
+# The "index along one dimension" family: ``out[i][j] = input[index[i][j]][j]`` (gather along
+# dim 0) and its inverse ``out[index[i][j]][j] = src[i][j]`` (scatter), then index_select
+# (one index vector for a whole dimension), masked_fill, repeat_interleave and take_along_dim.
+_INT32_64 = (np.dtype(np.int64), np.dtype(np.int32))
+
+
+def _index_argument(name, index, position=2):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' (position {position}) must be Tensor, not "
+                        f"{type(index).__name__}")
+    if index._data.dtype not in _INT32_64:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    return index
+
+
+def _nonempty_ndim(tensor):
+    return builtins.max(tensor._data.ndim, 1)  # torch counts a 0-d tensor as 1-d here
+
+
+def _check_bounds(index, size, dim):
+    """torch's gather/scatter kernels report the first index out of [0, size)."""
+    bad = (index < 0) | (index >= size)
+    if bad.any():
+        raise RuntimeError(f"index {index.reshape(-1)[np.argmax(bad.reshape(-1))]} is out of "
+                           f"bounds for dimension {dim} with size {size}")
+
+
+def _along(index, dim):
+    """numpy's fancy index that reads ``index`` along ``dim`` and the position elsewhere."""
+    grids = np.indices(index.shape, sparse=True)
+    return tuple(index if d == dim else grid for d, grid in enumerate(grids))
+
+
+def _as_1d(data):
+    return data.reshape(1) if data.ndim == 0 else data
+
+
+@numpy_names
+def gather(input, dim, index, *, sparse_grad=False):
+    """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
+    ``index`` has input's number of dimensions, and the result has index's shape."""
+    index = _index_argument("gather", index)
+    dim = wrap_dim(dim, input._data.ndim)
+    if _nonempty_ndim(index) != _nonempty_ndim(input):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    data, where = _as_1d(input._data), _as_1d(index._data)
+    for d, (n, m) in enumerate(zip(where.shape, data.shape)):
+        if d != dim and n > m:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{_shape_str(index._data.shape)} to be no larger than self "
+                               f"{_shape_str(input._data.shape)} apart from dimension {dim}")
+    _check_bounds(where, data.shape[dim], dim)
+    result = wrap(np.ascontiguousarray(data[_along(where, dim)]).reshape(index._data.shape))
+    return record(GatherBackward0, result, (input,), saved=(index,), dim=dim,
+                  self_sym_sizes=input._data.shape, sparse_grad=sparse_grad)
+
+
+class GatherBackward0(Node):
+    """out = input.gather(dim, index):  each element's gradient goes back to where it was read
+    (added up where an element was read more than once)"""
+
+    _saved_names = ("index",)
+    dim: int
+    self_sym_sizes: tuple
+    sparse_grad: bool
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        zeros = wrap(np.zeros(self.self_sym_sizes, grad._data.dtype))
+        return scatter_add(zeros, self.dim, index, grad)
+
+
+def _scatter_checks(name, input, dim, index, src):
+    index = _index_argument(name, index)
+    dim = wrap_dim(dim, input._data.ndim)
+    if _nonempty_ndim(index) != _nonempty_ndim(input):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    where, target = _as_1d(index._data), _as_1d(input._data)
+    too_big = builtins.any(d != dim and n > m
+                           for d, (n, m) in enumerate(zip(where.shape, target.shape)))
+    if isinstance(src, Tensor):
+        if src._data.ndim:  # (torch reads src's size along dim; a 0-d src has size 1)
+            wrap_dim(dim, src._data.ndim)
+        if _nonempty_ndim(index) != _nonempty_ndim(src):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
+        if too_big or builtins.any(n > m for n, m in zip(where.shape, _as_1d(src._data).shape)):
+            raise RuntimeError(f"Expected index {_shape_str(index._data.shape)} to be no larger "
+                               f"than self {_shape_str(input._data.shape)} apart from dimension "
+                               f"{dim} and to be no larger size than src "
+                               f"{_shape_str(src._data.shape)}")
+        if src._data.dtype != input._data.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    elif too_big:
+        raise RuntimeError(f"Expected index {_shape_str(index._data.shape)} to be no larger than "
+                           f"self {_shape_str(input._data.shape)} apart from dimension {dim}")
+    _check_bounds(where, target.shape[dim], dim)
+    return dim, where
+
+
+def _scattered(input, dim, where, src, accumulate):
+    """A copy of input with src (cut to index's shape) written, or added, along dim."""
+    result = input._data.copy()
+    target = _as_1d(result)  # (a view: writing into it writes into result)
+    if where.size:
+        position = _along(where, dim)
+        if isinstance(src, Tensor):
+            values = _as_1d(src._data)[tuple(slice(0, n) for n in where.shape)]
+        else:
+            values = checked_scalar(src, result.dtype)
+        if accumulate:
+            np.add.at(target, position, values)
+        else:
+            target[position] = values  # (a repeated position keeps the last value, as torch)
+    return wrap(result)
+
+
+@numpy_names
+def scatter(input, dim, index, src=None, *, value=None):
+    """A copy of input with out[index[i][j]][j] = src[i][j] (dim=0) ...; ``src`` may be a
+    number (``value=``). Where index repeats a position, one of the values is kept."""
+    if src is None:
+        src = value
+    if src is None:
+        raise _invalid_arguments("scatter", input, dim, index)
+    if not isinstance(src, Tensor) and not isinstance(src, (builtins.int, builtins.float,
+                                                            builtins.bool, np.number)):
+        raise _invalid_arguments("scatter", input, dim, index, src)
+    dim, where = _scatter_checks("scatter", input, dim, index, src)
+    result = _scattered(input, dim, where, src, accumulate=False)
+    if isinstance(src, Tensor):
+        return record(ScatterBackward0, result, (input, src), saved=(index,), dim=dim)
+    return record(ScatterBackward1, result, (input,), saved=(index,), dim=dim)
+
+
+class ScatterBackward0(Node):
+    """out = input.scatter(dim, index, src):  input's gradient is 0 where it was overwritten;
+    src's is the gradient of the place each element was written to"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return grad.scatter(self.dim, index, 0), grad.gather(self.dim, index)
+
+
+class ScatterBackward1(Node):
+    """out = input.scatter(dim, index, value):  input's gradient is 0 where it was overwritten"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return grad.scatter(self.dim, index, 0)
+
+
+@numpy_names
+def scatter_add(input, dim, index, src):
+    """A copy of input with src[i][j] added to out[index[i][j]][j] (dim=0) ...: repeated
+    positions add up (the backward of gather)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not "
+                        f"{type(src).__name__}")
+    dim, where = _scatter_checks("scatter_add", input, dim, index, src)
+    result = _scattered(input, dim, where, src, accumulate=True)
+    return record(ScatterAddBackward0, result, (input, src), saved=(index,), dim=dim)
+
+
+class ScatterAddBackward0(Node):
+    """out = input.scatter_add(dim, index, src):  d/d input = 1;  src's gradient is the
+    gradient of the place each element was added to"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return grad, grad.gather(self.dim, index)
+
+
+@numpy_names
+def index_select(input, dim, index):
+    """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    dim = wrap_dim(dim, input._data.ndim)
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._data.dtype not in _INT32_64:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    where = _as_1d(index._data)
+    if input._data.ndim == 0 and where.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{where.size} value(s)")
+    size = _as_1d(input._data).shape[dim]
+    bad = (where < 0) | (where >= size)
+    if bad.any():
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={where[np.argmax(bad)]} "
+                           f"axis_dim={size}")
+    values = np.take(_as_1d(input._data), where, axis=dim)
+    result = wrap(np.ascontiguousarray(values).reshape(
+        () if input._data.ndim == 0 else values.shape))
+    return record(IndexSelectBackward0, result, (input,), saved=(index,), dim=dim,
+                  self_sym_sizes=input._data.shape)
+
+
+class IndexSelectBackward0(Node):
+    """out = input.index_select(dim, index):  each slice's gradient is added back to the
+    slice it was read from"""
+
+    _saved_names = ("index",)
+    dim: int
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        shape = self.self_sym_sizes
+        if not shape:
+            return grad.reshape(())
+        # index_add_ along dim: scatter_add with the index repeated over the other dimensions
+        along = [1] * len(shape)
+        along[self.dim] = -1
+        spread = index.reshape(along).expand(grad._data.shape)
+        return scatter_add(wrap(np.zeros(shape, grad._data.dtype)), self.dim, spread, grad)
+
+
+def masked_fill(input, mask, value):
+    """A copy of input with ``value`` where ``mask`` (bool, broadcast to input) is True."""
+    if not isinstance(mask, Tensor):
+        raise _invalid_arguments("masked_fill", mask, value)
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_CPP_NAMES[mask._data.dtype.name]}")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value._data.ndim} dimension(s).")
+    elif not isinstance(value, (builtins.int, builtins.float, builtins.bool, np.number)):
+        raise _invalid_arguments("masked_fill", mask, value)
+    fill = checked_scalar(value, input._data.dtype)
+    try:
+        filled = np.where(mask._data, fill, input._data)
+    except ValueError:
+        raise _broadcast_error(mask._data, input._data) from None
+    result = wrap(np.array(filled, input._data.dtype, order="C"))
+    if isinstance(value, Tensor):
+        return record(MaskedFillBackward1, result, (input, value), saved=(mask,))
+    return record(MaskedFillBackward0, result, (input,), saved=(mask,))
+
+
+class MaskedFillBackward0(Node):
+    """out = input.masked_fill(mask, value):  d/d input = 1 where mask is False, else 0"""
+
+    _saved_names = ("mask",)
+
+    def backward(self, grad):
+        (mask,) = self.saved_tensors
+        return grad.masked_fill(mask, 0)
+
+
+class MaskedFillBackward1(Node):
+    """out = input.masked_fill(mask, value) for a 0-d tensor value:  input's gradient is 0
+    where masked; value's is the sum of the gradient where it was written"""
+
+    _saved_names = ("mask",)
+
+    def backward(self, grad):
+        (mask, ) = self.saved_tensors
+        return grad.masked_fill(mask, 0), grad.masked_fill(mask.logical_not(), 0).sum()
+
+
+@numpy_names
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (each slice along dim) repeated ``repeats`` times in a row:
+    [a, b].repeat_interleave(2) is [a, a, b, b]. Without dim, input is flattened first.
+    ``torch.repeat_interleave(counts)`` alone gives 0 counts[0] times, 1 counts[1] times ..."""
+    if repeats is None:
+        return _positions_repeated(input)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    if isinstance(repeats, Tensor):
+        if repeats._data.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        size = input._data.shape[dim_index(dim, input._data.ndim)]
+        if repeats._data.size == 1:
+            repeats = repeats.reshape(1).expand(size)
+        elif repeats._data.size != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats._data.size} and input.size({dim}) = "
+                               f"{size}")
+        return index_select(input, dim, _positions_repeated(repeats))
+    if not _is_int(repeats):
+        raise _invalid_arguments("repeat_interleave", repeats)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    # as torch composes it: a new dimension after dim, expanded, copied, merged into dim
+    dim = wrap_dim(dim, input._data.ndim)
+    spread = unsqueeze(input, dim + 1)
+    shape = list(spread._data.shape)
+    shape[dim + 1] = repeats
+    merged = shape[:dim] + [shape[dim] * repeats] + shape[dim + 2:]
+    copied = clone(expand(spread, shape), memory_format="torch.contiguous_format")
+    return view(copied, merged)
+
+
+def _positions_repeated(counts):
+    """0 counts[0] times, then 1 counts[1] times ... (no gradient: the result is indices)."""
+    if counts._data.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if counts._data.dtype not in _INT32_64:
+        raise _kernel_error("repeat_interleave_cpu", counts._data.dtype)
+    if (counts._data < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    positions = np.repeat(np.arange(counts._data.size, dtype=counts._data.dtype), counts._data)
+    return wrap(positions)
+
+
+@numpy_names
+def take_along_dim(input, indices, dim=None):
+    """input.gather(dim, indices) after broadcasting the two (except along dim); without dim,
+    ``input.flatten()[indices.flatten()]``. numpy's take_along_axis."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type(indices).__name__}")
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{dtypes.scalar_type_name[indices.dtype]}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input._data.ndim != indices._data.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input._data.ndim} dimensions for "
+                           f"input, and {indices._data.ndim} dimensions for indices")
+    dim = wrap_dim(dim, input._data.ndim)
+    input_shape, index_shape = list(input._data.shape), list(indices._data.shape)
+    input_shape[dim] = index_shape[dim] = 1
+    try:
+        shape = list(np.broadcast_shapes(tuple(input_shape), tuple(index_shape)))
+    except ValueError:
+        raise _broadcast_error(np.empty(input_shape), np.empty(index_shape)) from None
+    input_shape, index_shape = list(shape), list(shape)
+    input_shape[dim], index_shape[dim] = input._data.shape[dim], indices._data.shape[dim]
+    return gather(expand(input, input_shape), dim, expand(indices, index_shape))

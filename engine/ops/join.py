@@ -7,7 +7,7 @@ from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import takes_out
+from .common import numpy_names, takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -34,6 +34,7 @@ def _check_cat_out(result, out, *args):
 
 
 @takes_out(check=_check_cat_out)
+@numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
     _check_cat_inputs(tensors, "cat")
@@ -83,6 +84,7 @@ concat = concatenate = cat
 
 
 @takes_out(check=_check_cat_out)
+@numpy_names
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
     _check_cat_inputs(tensors, "stack")
@@ -118,3 +120,46 @@ def vstack(tensors):
     """Join along dim 0; vectors and numbers count as rows"""
     _check_cat_inputs(tensors, "vstack")
     return cat([t if t._data.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)
+
+
+# ====================================================================== repeating
+def repeat(input, *repeats):
+    """x.repeat(2, 3): x tiled 2 times along dim 0 and 3 times along dim 1 (numpy's tile).
+    More repeats than dimensions add leading dimensions."""
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
+        repeats = repeats[0]
+    for value in repeats:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"repeat() takes 1 positional argument but {len(repeats)} were "
+                            f"given" if len(repeats) > 1 else "repeat(): argument 'repeats' "
+                            f"(position 1) must be tuple of ints, not {type(value).__name__}")
+    repeats = tuple(int(r) for r in repeats)
+    data = input._data
+    if len(repeats) < data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(repeats) - data.ndim) + data.shape
+    shape = [n * r for n, r in zip(padded, repeats)]
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(shape)}: [{', '.join(str(n) for n in shape)}]")
+    result = wrap(np.tile(data.reshape(padded), repeats))
+    return record(RepeatBackward0, result, (input,), repeats=repeats,
+                  self_sym_sizes=data.shape)
+
+
+class RepeatBackward0(Node):
+    """out = x.repeat(*repeats):  each element's gradient is the sum over its copies"""
+
+    repeats: tuple
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        padded = (1,) * (len(self.repeats) - len(self.self_sym_sizes)) + self.self_sym_sizes
+        split = [n for pair in zip(self.repeats, padded) for n in pair]  # (r0, n0, r1, n1 ...)
+        copies = tuple(range(0, 2 * len(padded), 2))
+        if not copies:
+            return grad.reshape(self.self_sym_sizes)
+        return grad.reshape(split).sum(copies).reshape(self.self_sym_sizes)

@@ -2,20 +2,25 @@
 """
 import builtins
 import math
+import warnings
+from collections import namedtuple
 
 import numpy as np
 
+from ..fidelity import messages
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity.size import dim_index, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, record
-from ..core.tensor import wrap
+from ..core.node import Node, SavedTensor, record
+from ..core.tensor import empty_strided, wrap
 from .common import (_CPP_NAMES, _broadcast_error, _kernel_error, _require_tensors,
-                     takes_out)
+                     numpy_names, takes_out)
 from .views import UnsafeViewBackward0
 from .arithmetic import _kept_for, mul
 
-__all__ = ["addmm", "bmm", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "vdot"]
+__all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
+           "vdot"]
 
 def _products(a, b):
     """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once."""
@@ -408,3 +413,213 @@ def outer(input, vec2):
 
 
 ger = outer
+
+
+# ====================================================================== cross product
+def _check_cross(input, other, dim):
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    axis = wrap_dim(dim, input._data.ndim) if input._data.ndim else dim_index(dim, 0)
+    a, b = input._data.shape[axis], other._data.shape[axis]
+    if a != 3 or b != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} "
+                           f"and {b}")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
+                           f"{scalar_type_name[other.dtype]}")
+    if input._data.dtype == np.bool_:
+        raise _kernel_error("cross", input._data.dtype)
+    return axis
+
+
+@takes_out
+@numpy_names
+def linalg_cross(input, other, *, dim=-1):
+    """out = input x other, the cross product of 3-vectors along dim (the others broadcast):
+    (a2 b3 - a3 b2, a3 b1 - a1 b3, a1 b2 - a2 b1)"""
+    _require_tensors("linalg_cross", input, other)
+    axis = _check_cross(input, other, dim)
+    a, b = input._data, other._data
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+    with np.errstate(over="ignore"):  # integers wrap around, as in torch
+        result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
+    return record(LinalgCrossBackward0, wrap(np.ascontiguousarray(result)), (input, other),
+                  saved=(other if input.requires_grad else None,
+                         input if other.requires_grad else None), dim=axis)
+
+
+class LinalgCrossBackward0(Node):
+    """out = input x other:  d/d input = other x grad,  d/d other = grad x input"""
+
+    _saved_names = ("other", "self")
+    dim: int
+
+    def backward(self, grad):
+        other, input = self.saved_tensors
+        return (None if other is None else linalg_cross(other, grad, dim=self.dim),
+                None if input is None else linalg_cross(grad, input, dim=self.dim))
+
+
+_cross_warned = []
+
+
+@takes_out
+@numpy_names
+def cross(input, other, dim=None):
+    """torch.cross: linalg.cross along dim; without dim (deprecated) along the first dimension
+    of length 3."""
+    _require_tensors("cross", input, other)
+    if dim is None:
+        if not _cross_warned:  # torch warns once per process
+            _cross_warned.append(True)
+            warnings.warn(messages.CROSS_WITHOUT_DIM, UserWarning, stacklevel=3)
+        if input._data.ndim != other._data.ndim:
+            raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+        dim = next((d for d, n in enumerate(input._data.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim=dim)
+
+
+# ====================================================================== singular values
+def _named_result(op, fields):
+    """torch.return_types.<op>: a named tuple that prints as torch's."""
+    def __repr__(self):
+        shown = ",\n".join(f"{name}={value!r}" for name, value in zip(fields, self))
+        return f"torch.return_types.{op}(\n{shown})"
+
+    return type(op, (namedtuple("_" + op, fields),), {"__slots__": (), "__repr__": __repr__})
+
+
+_LinalgSvd = _named_result("linalg_svd", ["U", "S", "Vh"])
+_Svd = _named_result("svd", ["U", "S", "V"])
+
+
+def _check_svd_input(A):
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    if A._data.dtype.kind != "f":
+        raise NotImplementedError(f"linalg.svd: Expected a floating point or complex tensor as "
+                                  f"input. Got {scalar_type_name[A.dtype]}")
+    if A._data.dtype == np.float16:
+        raise _kernel_error("linalg_svd_cpu", A._data.dtype)
+    if not np.isfinite(A._data).all():
+        raise RuntimeError("linalg.svd: The algorithm failed to converge because the input "
+                           "matrix contained non-finite values.")
+
+
+def _lapack_layout(array):
+    """``array`` laid out as LAPACK writes matrices, column by column (torch returns U and Vh
+    so); a batch of them one after the other."""
+    rows, cols = array.shape[-2:]
+    strides, step = [1, builtins.max(rows, 1)], rows * cols  # (LAPACK: a leading dim >= 1)
+    for n in reversed(array.shape[:-2]):
+        strides.insert(0, step)
+        step *= n
+    result = empty_strided(array.shape, strides, array.dtype)
+    np.copyto(result._data, array)
+    return result
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    """A = U @ diag(S) @ Vh: U and Vh have orthonormal columns / rows, S >= 0 descending.
+    Singular vectors are unique only up to sign: LAPACK libraries (numpy's, torch's MKL)
+    may return -u and -v where another returns u and v."""
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    _check_svd_input(A)
+    u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
+    U, S, Vh = _lapack_layout(u), wrap(np.ascontiguousarray(s)), _lapack_layout(vh)
+    record(LinalgSvdBackward0, (U, S, Vh), (A,), full_matrices=full_matrices,
+           S_sym_argsize_minus_1=s.shape[-1])
+    if S.grad_fn is not None:  # the node keeps U, S and Vh, its outputs
+        S.grad_fn._saved = tuple(SavedTensor(t, True) for t in (U, S, Vh))
+    return _LinalgSvd(U, S, Vh)
+
+
+class LinalgSvdBackward0(Node):
+    """U, S, Vh = svd(A):  gA = U [sym(U^T gU) / E * S + S * sym(Vh gVh^T) / E + diag(gS)] Vh
+    (+ the parts of gU, gVh outside U's and V's columns), E[i, j] = S[j]^2 - S[i]^2"""
+
+    num_outputs = 3
+    _saved_names = ("U", "S", "Vh")
+    full_matrices: bool
+    S_sym_argsize_minus_1: int
+
+    def backward(self, gU, gS, gVh):
+        U, S, Vh = self.saved_tensors
+        if U.grad_fn is self:  # saved outputs come back as output 0; S and Vh are 1 and 2
+            S._output_nr, Vh._output_nr = 1, 2
+        k = self.S_sym_argsize_minus_1
+        if self.full_matrices:  # only the first k singular vectors enter A
+            U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+            gU = None if gU is None else gU.narrow(-1, 0, k)
+            gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+        return _svd_backward(gU, gS, gVh, U, S, Vh)
+
+
+def _svd_backward(gU, gS, gVh, U, S, Vh):
+    """torch's svd_backward (FunctionsManual.cpp) for real matrices."""
+    m, n = U._data.shape[-2], Vh._data.shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        return U.matmul(gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)).matmul(Vh)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + _eye_like(S)  # 1 on the diagonal: no 0 / 0
+    UhgU = None if gU is None else _skew(U.mT.matmul(gU))
+    VhgV = None if gVh is None else _skew(Vh.matmul(gVh.mT))
+    if UhgU is not None and VhgV is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif VhgV is None:
+        gA = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + gS.unsqueeze(-1) * _eye_like(S)
+    if m > n and gU is not None:  # gU's part outside U's columns
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = U.matmul(gA) + gUSinv - U.matmul(U.mT.matmul(gUSinv))
+        return gA.matmul(Vh)
+    if m < n and gVh is not None:  # gVh's part outside Vh's rows
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA.matmul(Vh) + SinvgVh - SinvgVh.matmul(Vh.mT).matmul(Vh)
+        return U.matmul(gA)
+    return U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
+
+
+def _skew(X):
+    return X - X.mT
+
+
+def _eye_like(S):
+    return wrap(np.eye(S._data.shape[-1], dtype=S._data.dtype))
+
+
+def linalg_svdvals(A, *, driver=None):
+    """The singular values of A, descending (svd's S)."""
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    _check_svd_input(A)
+    if not A.requires_grad:
+        return wrap(np.ascontiguousarray(np.linalg.svd(A._data, compute_uv=False)))
+    return linalg_svd(A, full_matrices=False).S
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd (deprecated in torch for linalg.svd): U, S, V with V = Vh.mT (a view)."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input._data.ndim} dimensions instead")
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    if not compute_uv:  # torch returns zero matrices for U and V then
+        m, n = input._data.shape[-2:]
+        zeros = wrap(np.zeros(input._data.shape[:-2] + (m, m), input._data.dtype))
+        U, Vh = zeros, wrap(np.zeros(input._data.shape[:-2] + (n, n), input._data.dtype))
+    return _Svd(U, S, Vh.mT)

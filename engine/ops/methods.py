@@ -12,8 +12,9 @@ autograd uses to detect stale saved values.
 import numpy as np
 
 from ..core.tensor import Tensor
-from . import (arithmetic, compare, convert, creation, indexing, inplace, linalg, reduce, unary,
-               views)
+from .common import _invalid_arguments, numpy_names
+from . import (arithmetic, compare, convert, creation, indexing, inplace, join, linalg, reduce,
+               unary, views)
 
 
 def _without_out(function):
@@ -32,13 +33,17 @@ FUNCTION_METHODS = {
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu
         floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
-        cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax""",
-    linalg: "mm mv dot inner bmm matmul addmm outer ger",
+        cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
+        unique_consecutive""",
+    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
         squeeze_""",
     creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
+    indexing: """gather scatter scatter_add index_select masked_fill repeat_interleave
+        take_along_dim""",
+    join: "repeat",
     convert: """to cpu cuda pin_memory is_pinned""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
 }
@@ -46,20 +51,54 @@ for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name, _without_out(getattr(_family, _name)))
 
+# numpy's axis= / keepdims= (see common.numpy_names): torch's x.size and x.stride take
+# axis= too, but its Tensor.unflatten (written in Python) does not
+Tensor.size = numpy_names(Tensor.size)
+Tensor.stride = numpy_names(Tensor.stride)
+Tensor.unflatten = views.unflatten.__wrapped__
+
 # x.op_(...): the op, written into x (x += y is x.add_(y))
 INPLACE_METHODS = {
     arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
-    unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh
-        cosh tanh sigmoid reciprocal neg negative abs sign square relu floor ceil trunc round
-        frac nan_to_num""",
+    unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign square relu floor
+        ceil trunc fix round frac nan_to_num""",
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
+    indexing: "masked_fill scatter scatter_add",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name + "_", inplace.in_place(_without_out(getattr(_family, _name))))
+
+# torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
+# (engine/__init__.py puts them into the package)
+INPLACE_FUNCTIONS = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil_ clamp_ clamp_max_
+    clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
+    log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
+    sqrt_ square_ tan_ tanh_ trunc_ zero_""".split()
+_OVERLOADED = {"clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_"}  # torch's message differs
+
+
+def _inplace_function(name):
+    method = getattr(Tensor, name)
+
+    def function(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            if name in _OVERLOADED:
+                raise _invalid_arguments(name, input, *args)
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return method(input, *args, **kwargs)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``{name}(input, ...)`` is ``input.{name}(...)``: {method.__doc__}"
+    return function
+
+
+INPLACE_FUNCTIONS = {_name: _inplace_function(_name) for _name in INPLACE_FUNCTIONS}
 
 # conversions whose names are Python builtins
 for _name, _method in convert.CASTS.items():  # x.float() ... x.bool()

@@ -14,7 +14,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (_axes, _float_dtype_for, _invalid_arguments, _kernel_error,
-                     takes_out)
+                     numpy_names, takes_out)
 from .join import cat
 from .arithmetic import maximum, minimum, where
 from .unary import abs, exp, isnan, sign
@@ -22,7 +22,8 @@ from .compare import eq, logical_not, logical_or
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
            "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero", "norm",
-           "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "var"]
+           "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "unique",
+           "unique_consecutive", "var"]
 
 # ====================================================================== reductions
 def _reduce_args(input, dim, keepdim):
@@ -121,6 +122,7 @@ def _quietly(degenerate, function, *args, **kwargs):
 
 
 @takes_out(dtype_from_out=True)  # torch adds up in out's dtype
+@numpy_names
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
     """out = the sum of the elements over dim (all of them by default)"""
     data = input._data
@@ -164,6 +166,7 @@ def _unreduce(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+@numpy_names
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """out = the sum of the elements over dim, nan counted as 0"""
     with no_grad():
@@ -186,6 +189,7 @@ class NansumBackward0(Node):
 
 
 @takes_out
+@numpy_names
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
     data = input._data
@@ -239,6 +243,7 @@ class MeanBackward1(Node):
 
 
 @takes_out(dtype_from_out=True)
+@numpy_names
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """out = the product of the elements over dim"""
     data = input._data
@@ -429,11 +434,13 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     return (grad.unsqueeze(dim + 1) * one_hot).sum(dim)
 
 
+@numpy_names
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
     """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
     return _extreme(input, dim, keepdim, "max", np.maximum.reduce, np.argmax, other)
 
 
+@numpy_names
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
     """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
     return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
@@ -468,11 +475,13 @@ class AminBackward0(AmaxBackward0):
     """out = the smallest elements over dim:  d/dx = 1 at the minimum, shared evenly by ties"""
 
 
+@numpy_names
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
     return _amax_amin(input, dim, keepdim, "amax", np.maximum.reduce)
 
 
+@numpy_names
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""
     return _amax_amin(input, dim, keepdim, "amin", np.minimum.reduce)
@@ -495,11 +504,13 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     return wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
+@numpy_names
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest element (of the flattened tensor when dim is None)"""
     return _arg_extreme(input, dim, keepdim, "argmax", np.argmax)
 
 
+@numpy_names
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
     return _arg_extreme(input, dim, keepdim, "argmin", np.argmin)
@@ -533,6 +544,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
                   correction=ddof, keepdim=keepdim, count=count)
 
 
+@numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
     return _moment(input, dim, unbiased, keepdim, correction, "var", np.var)
@@ -560,6 +572,7 @@ def _var_backward(node, grad, x):
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
+@numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
     return _moment(input, dim, unbiased, keepdim, correction, "std", np.std)
@@ -682,6 +695,7 @@ def _softmax_operand(name, input, dim, dtype):
     return input, data, dim
 
 
+@numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
     input, x, dim = _softmax_operand("softmax", input, dim, dtype)
@@ -703,6 +717,7 @@ class SoftmaxBackward0(Node):
         return out * (grad - (grad * out).sum(self.dim, keepdim=True))
 
 
+@numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
     input, x, dim = _softmax_operand("log_softmax", input, dim, dtype)
@@ -724,6 +739,7 @@ class LogSoftmaxBackward0(Node):
         return grad - out.exp() * grad.sum(self.dim, keepdim=True)
 
 
+@numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
     if dim is _REQUIRED:
@@ -786,7 +802,7 @@ def _cumulative(ufunc, name, node):
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
 
     cumulative.__name__ = cumulative.__qualname__ = name
-    return takes_out(cumulative, dtype_from_out=True)
+    return takes_out(numpy_names(cumulative), dtype_from_out=True)
 
 
 class CumsumBackward0(Node):
@@ -846,7 +862,8 @@ def _truth_reduction(np_func):
         # torch keeps uint8 for uint8 input; every other dtype gives bool
         return wrap(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
 
-    return reduction
+    reduction.__name__ = reduction.__qualname__ = np_func.__name__
+    return numpy_names(reduction)
 
 
 all = _truth_reduction(np.all)  # noqa: A001 - torch.all
@@ -855,6 +872,7 @@ any = _truth_reduction(np.any)  # noqa: A001 - torch.any
 any.__doc__ = "True when some element (over dim) is nonzero"
 
 
+@numpy_names
 def count_nonzero(input, dim=None):
     """out = the number of nonzero elements over dim"""
     axes, _ = _reduce_args(input, dim, False)
@@ -880,6 +898,7 @@ def nonzero(input, *, as_tuple=False):
     return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
 
 
+@numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
@@ -913,10 +932,12 @@ class SortBackward0(Node):
         return _put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
+@numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim, descending, stable).indices
 
 
+@numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
@@ -933,3 +954,81 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 class TopkBackward0(SortBackward0):
     """out = the k largest values along dim:  their gradients go back where they came from"""
+
+
+# ====================================================================== distinct values
+def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
+           dim=None):
+    """The distinct values of input (dim=None, flattened) or its distinct slices along dim,
+    in ascending order (torch's CPU kernel sorts even when ``sorted=False``); optionally where
+    each element went (inverse) and how often each value occurs (counts). nan is never equal
+    to nan, so each nan is a value of its own."""
+    data = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+        result = record(Unique2Backward0, wrap(values), (input,))
+        inverse = inverse.reshape(data.shape)
+    else:
+        dim = _unique_dim(data, dim)
+        moved = np.moveaxis(data, dim, 0)
+        rows, inverse, counts = np.unique(moved.reshape(len(moved), math.prod(moved.shape[1:])),
+                                          axis=0,
+                                          return_inverse=True, return_counts=True)
+        # computed with dim in front, then moved back: torch's result is laid out so too
+        values = np.ascontiguousarray(rows).reshape((rows.shape[0],) + moved.shape[1:])
+        result = record(UniqueDimBackward0, wrap(np.moveaxis(values, 0, dim)), (input,))
+    return _unique_result(result, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_dim(data, dim):
+    dim = wrap_dim(dim, data.ndim)
+    if builtins.any(n == 0 for d, n in enumerate(data.shape) if d != dim):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return dim
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    extra = ((wrap(inverse.astype(np.int64)),) if return_inverse else ()) + \
+        ((wrap(counts.astype(np.int64)),) if return_counts else ())
+    return (values, *extra) if extra else values
+
+
+class _NotDifferentiable(Node):
+    """torch records these nodes but has no derivative formula for them."""
+
+    def backward(self, grad):
+        raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
+
+
+class Unique2Backward0(_NotDifferentiable):
+    op = "_unique2"
+
+
+class UniqueDimBackward0(_NotDifferentiable):
+    op = "unique_dim"
+
+
+class UniqueConsecutiveBackward0(_NotDifferentiable):
+    op = "unique_consecutive"
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive values (or slices along dim) kept once:
+    [1, 1, 2, 2, 1] gives [1, 2, 1]."""
+    data = input._data
+    dim = None if dim is None else _unique_dim(data, dim)
+    moved = data.reshape(-1, 1) if dim is None else np.moveaxis(data, dim, 0)
+    rows = moved.reshape(len(moved), math.prod(moved.shape[1:]))
+    starts = np.ones(len(rows), bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first = np.flatnonzero(starts)
+    counts = np.diff(np.append(first, len(rows)))
+    inverse = np.cumsum(starts) - 1
+    if dim is None:
+        values, inverse = data.reshape(-1)[first], inverse.reshape(data.shape)
+    else:
+        values = np.moveaxis(np.ascontiguousarray(moved[first]), 0, dim)  # laid out as unique
+    result = record(UniqueConsecutiveBackward0, wrap(values), (input,))
+    return _unique_result(result, inverse, counts, return_inverse, return_counts)

@@ -19,7 +19,7 @@ from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
 from ..core.tensor import make_view, wrap
-from .common import copy_preserving_layout
+from .common import copy_preserving_layout, numpy_names
 from .creation import zeros
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
@@ -362,6 +362,7 @@ moveaxis = movedim
 
 
 # ---------------------------------------------------------------- adding and removing dimensions
+@numpy_names
 def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
     shape, stride = input._data.shape, input.stride()
@@ -399,6 +400,7 @@ class SqueezeBackward2(SqueezeBackward0):
     dim: tuple
 
 
+@numpy_names
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``."""
     shape, stride = list(input._data.shape), list(input.stride())
@@ -437,6 +439,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
+@numpy_names
 def unflatten(input, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
     shape = input._data.shape
@@ -578,6 +581,7 @@ def broadcast_shapes(*shapes):
 
 
 # ---------------------------------------------------------------- pieces along a dimension
+@numpy_names
 def narrow(input, dim, start, length):
     """Elements start..start+length along dim (a view)."""
     if input._data.ndim == 0:
@@ -629,6 +633,7 @@ class SliceBackward0(Node):
                      slice(self.start, self.end, self.step))
 
 
+@numpy_names
 def select(input, dim, index):
     """The slice at ``index`` along ``dim``, which disappears (a view)."""
     shape = input._data.shape
@@ -705,6 +710,7 @@ def _piece(input, dim, start, stop):
                      input.storage_offset() + start * stride[dim])
 
 
+@numpy_names
 def unbind(input, dim=0):
     """Every slice along dim, as a tuple of views."""
     dim = wrap_dim(dim, input._data.ndim)
@@ -801,6 +807,7 @@ def _split_equal(tensor, split_size, dim):
                   split_size=split_size, self_sym_sizes=tensor._data.shape)
 
 
+@numpy_names
 def chunk(input, chunks, dim=0):
     """At most ``chunks`` pieces of equal size (the last may be smaller) along dim."""
     if input._data.ndim == 0:
@@ -903,12 +910,14 @@ def transpose_(input, dim0, dim1):
                      dim1=wrap_dim(dim1, ndim))
 
 
+@numpy_names
 def unsqueeze_(input, dim):
     with no_grad():
         view_ = unsqueeze(input, dim)
     return _restride(input, view_, UnsqueezeBackward1, dim=wrap_dim(dim, input._data.ndim + 1))
 
 
+@numpy_names
 def squeeze_(input, dim=None):
     with no_grad():
         view_ = squeeze(input, dim)

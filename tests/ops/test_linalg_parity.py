@@ -1,0 +1,194 @@
+"""torch.cross / torch.linalg.cross and the singular value decomposition against torch 2.15.
+
+SVD: singular vectors are unique only up to sign, and numpy's LAPACK and torch's MKL pick
+signs differently (for about a third of random matrices, measured), so U and Vh are compared
+through invariants: singular values (to rounding), U @ diag(S) @ Vh = A, orthonormal columns,
+|U| and |Vh| where the singular values are distinct, layouts, node names, and the gradients
+of sign-independent functions (S, U ** 2, Vh ** 2), which must match torch's.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import parity
+from ops.test_indexing_ops_parity import check_gradients
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+import engine  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+# ====================================================================== cross
+CROSS_SHAPES = [((3,), (3,)), ((2, 3), (2, 3)), ((4, 3), (1, 3)), ((1, 3), (4, 3)),
+                ((2, 1, 3), (1, 5, 3)), ((0, 3), (0, 3)), ((0, 3), (1, 3))]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "float16", "float32",
+                                   "float64"])
+@pytest.mark.parametrize("shapes", CROSS_SHAPES, ids=str)
+def test_linalg_cross(shapes, dtype):
+    a, b = (parity.make_tensor(s, dtype, seed=i) for i, s in enumerate(shapes))
+    exact = dtype not in ("float32", "float64")  # torch's vectorised loop may fuse a * b - c * d
+    parity.run_both(lambda m, a, b: m.linalg.cross(a, b), a, b, exact=exact)
+    parity.run_both(lambda m, a, b: m.cross(a, b, dim=-1), a, b, exact=exact)
+    parity.run_both(lambda m, a, b: a.cross(b, dim=len(shapes[0]) - 1), a, b, exact=exact)
+
+
+CROSS_CASES = {
+    "dim 0": lambda m, a, b: m.linalg.cross(a.T, b.T, dim=0),
+    "axis=": lambda m, a, b: m.linalg.cross(a, b, axis=1),
+    "torch.cross dim": lambda m, a, b: m.cross(a.T, b.T, dim=0),
+    "transposed": lambda m, a, b: m.linalg.cross(a.T.contiguous().T, b),
+    "out=": lambda m, a, b: m.linalg.cross(a, b, out=m.empty(2, 3)),
+    "length 2": lambda m, a, b: m.linalg.cross(a[:, :2], b[:, :2]),
+    "length 2 and 3": lambda m, a, b: m.linalg.cross(a.T[:2], b.T, dim=0),
+    "dims differ": lambda m, a, b: m.linalg.cross(a[0], b),
+    "no broadcast": lambda m, a, b: m.linalg.cross(a, m.cat([b, b, b])[:3]),
+    "dim out of range": lambda m, a, b: m.linalg.cross(a, b, dim=2),
+    "0-d": lambda m, a, b: m.linalg.cross(a[0, 0], b[0, 0]),
+    "dtypes differ": lambda m, a, b: m.linalg.cross(a, b.double()),
+    "bool": lambda m, a, b: m.linalg.cross(a > 0, b > 0),
+    "number": lambda m, a, b: m.cross(a, 2),
+    "torch.cross: dims differ": lambda m, a, b: m.cross(a[0], b, dim=0),
+    "torch.cross: no dim of length 3": lambda m, a, b: m.cross(a[:, :2], b[:, :2], dim=None),
+}
+
+
+@pytest.mark.parametrize("name", list(CROSS_CASES))
+def test_cross_rules_and_errors(name):
+    a, b = parity.make_tensor((2, 3), "float32"), parity.make_tensor((2, 3), "float32", seed=1)
+    parity.run_both(CROSS_CASES[name], a, b)
+
+
+def test_torch_cross_without_dim_takes_the_first_dimension_of_length_3():
+    a, b = parity.make_tensor((3, 3, 2), "float32"), parity.make_tensor((3, 3, 2), "float32", 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parity.run_both(lambda m, a, b: m.cross(a, b), a, b, exact=False)
+        parity.run_both(lambda m, a, b: m.cross(a[:, :1], b[:1]), a, b)  # dim 0: 3 and 1
+    engine.ops.linalg._cross_warned.clear()
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is "
+                                         "deprecated.\nPlease either pass the dim explicitly"):
+        engine.cross(engine.ones(3), engine.ones(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        engine.cross(engine.ones(3), engine.ones(3))  # once per process, as torch
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (2, 3)), ((4, 3), (1, 3)),
+                                    ((2, 1, 3), (1, 2, 3))], ids=str)
+def test_cross_gradients(shapes):
+    a, b = (parity.make_tensor(s, "float64", seed=i, low=-2, high=2)
+            for i, s in enumerate(shapes))
+    check_gradients(lambda m, a, b: m.linalg.cross(a, b), a, b)
+
+
+# ====================================================================== svd
+SVD_SHAPES = [(3, 3), (4, 2), (2, 4), (1, 1), (5, 1), (2, 3, 2), (2, 2, 3), (0, 3), (3, 0),
+              (6, 6)]
+
+
+def _svd_values(shape, dtype, seed=0):
+    return parity.make_tensor(shape, dtype, seed, low=-3, high=3)
+
+
+def _check_invariants(A, U, S, Vh, full, rtol):
+    a = A.numpy().astype(np.float64)
+    u, s, vh = (t.numpy().astype(np.float64) for t in (U, S, Vh))
+    k = s.shape[-1]
+    np.testing.assert_allclose(u[..., :k] * s[..., None, :] @ vh[..., :k, :], a, atol=rtol * 10)
+    for q, axis in ((u, -2), (vh, -1)):
+        gram = q.swapaxes(-1, -2) @ q if axis == -2 else q @ q.swapaxes(-1, -2)
+        np.testing.assert_allclose(gram, np.broadcast_to(np.eye(gram.shape[-1]), gram.shape),
+                                   atol=rtol * 10)
+    assert np.all(np.diff(s, axis=-1) <= 0) and np.all(s >= 0)
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SVD_SHAPES, ids=str)
+def test_linalg_svd(shape, dtype, full_matrices):
+    A = _svd_values(shape, dtype)
+    e = engine.linalg.svd(A, full_matrices=full_matrices)
+    t = torch.linalg.svd(parity.to_torch(A), full_matrices=full_matrices)
+    assert type(e).__name__ == type(t).__name__ == "linalg_svd"
+    assert e.__match_args__ == t.__match_args__
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for ei, ti in zip(e, t):  # shapes, dtypes and LAPACK's column-major layout
+        assert tuple(ei.shape) == tuple(ti.shape) and str(ei.dtype) == str(ti.dtype)
+        assert ei.stride() == ti.stride()
+    np.testing.assert_allclose(e.S.numpy(), t.S.numpy(), rtol=rtol, atol=rtol)
+    _check_invariants(A, *e, full_matrices, rtol)
+    k = e.S.shape[-1]
+    distinct = np.all(np.abs(np.diff(t.S.numpy(), axis=-1)) > 1e-3) if k > 1 else True
+    if distinct and min(shape[-2:]) > 0:  # each singular vector is then fixed up to its sign
+        np.testing.assert_allclose(np.abs(e.U.numpy()[..., :k]), np.abs(t.U.numpy()[..., :k]),
+                                   atol=rtol * 100)
+        np.testing.assert_allclose(np.abs(e.Vh.numpy()[..., :k, :]),
+                                   np.abs(t.Vh.numpy()[..., :k, :]), atol=rtol * 100)
+    parity.assert_same(engine.linalg.svdvals(A), torch.linalg.svdvals(parity.to_torch(A)),
+                       exact=False, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("some", [True, False])
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3), (2, 3, 3)], ids=str)
+def test_torch_svd(shape, some):
+    A = _svd_values(shape, "float64")
+    e, t = engine.svd(A, some=some), torch.svd(parity.to_torch(A), some=some)
+    assert type(e).__name__ == type(t).__name__ == "svd"
+    assert e.__match_args__ == t.__match_args__
+    for ei, ti in zip(e, t):
+        assert tuple(ei.shape) == tuple(ti.shape) and ei.stride() == ti.stride()
+    np.testing.assert_allclose(e.S.numpy(), t.S.numpy(), rtol=1e-12)
+    _check_invariants(A, e.U, e.S, e.V.mT, not some, 1e-12)
+    parity.run_both(lambda m, A: m.svd(A, compute_uv=False), A, exact=False)
+    parity.run_both(lambda m, A: A.svd(compute_uv=False).S, A, exact=False)
+
+
+SVD_ERRORS = {
+    "1-d": lambda m, A: m.linalg.svd(A[0]),
+    "svdvals 1-d": lambda m, A: m.linalg.svdvals(A[0]),
+    "torch.svd 1-d": lambda m, A: m.svd(A[0]),
+    "int": lambda m, A: m.linalg.svd(A.long()),
+    "float16": lambda m, A: m.linalg.svd(A.half()),
+    "driver": lambda m, A: m.linalg.svd(A, driver="gesvd"),
+    "nan": lambda m, A: m.linalg.svd(A * float("nan")),
+    "repr": lambda m, A: repr(m.linalg.svd(m.eye(2))),
+    "svd repr": lambda m, A: repr(m.svd(m.eye(2) * 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(SVD_ERRORS))
+def test_svd_errors(name):
+    parity.run_both(SVD_ERRORS[name], _svd_values((3, 3), "float32"))
+
+
+def _sign_free(m, A, full_matrices):
+    """A function of svd(A) that does not depend on the singular vectors' signs."""
+    U, S, Vh = m.linalg.svd(A, full_matrices=full_matrices)
+    k = S.shape[-1]
+    weights = m.arange(1, k + 1, dtype=m.float64)
+    return S.sum() + (U[..., :k] ** 2 * weights).sum() + (Vh[..., :k, :] ** 2).cumsum(-1).sum()
+
+
+@pytest.mark.parametrize("full_matrices", [True, False])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)], ids=str)
+def test_svd_gradients(shape, full_matrices):
+    A = _svd_values(shape, "float64")
+    check_gradients(lambda m, A: _sign_free(m, A, full_matrices), A,
+                    second_order=not full_matrices, rtol=1e-8)
+    check_gradients(lambda m, A: m.linalg.svdvals(A), A, rtol=1e-8)
+    check_gradients(lambda m, A: m.svd(A).S * 2, A, rtol=1e-8)
+
+
+def test_svd_graph():
+    for m in (torch, engine):
+        A = m.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], requires_grad=True)
+        U, S, Vh = m.linalg.svd(A, full_matrices=False)
+        assert U.grad_fn is S.grad_fn is Vh.grad_fn
+        assert U.grad_fn.name() == "LinalgSvdBackward0"
+        assert U.grad_fn._saved_full_matrices is False
+        assert U.grad_fn._saved_S_sym_argsize_minus_1 == 2
+        assert m.svd(A).V.grad_fn.name() == "TransposeBackward0"
