@@ -12,8 +12,8 @@ autograd uses to detect stale saved values.
 import numpy as np
 
 from ..core.tensor import Tensor
-from . import (arithmetic, compare, convert, creation, indexing, inplace, linalg, reduce, unary,
-               views)
+from . import (arithmetic, compare, convert, creation, indexing, inplace, linalg, reduce, sampling,
+               unary, views)
 
 
 def _without_out(function):
@@ -38,7 +38,8 @@ FUNCTION_METHODS = {
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
         squeeze_""",
-    creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
+    creation: "new_tensor new_zeros new_ones new_empty new_full",
+    sampling: "bernoulli multinomial",
     convert: """to cpu cuda""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
 }
