@@ -68,7 +68,7 @@ from .ops.unary import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401
-from . import autograd, cuda, nn, optim, viz  # noqa: F401
+from . import autograd, cuda, nn, optim, utils, viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
