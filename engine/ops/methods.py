@@ -30,7 +30,7 @@ FUNCTION_METHODS = {
         allclose equal""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu
-        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
+        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax""",
     linalg: "mm mv dot inner bmm matmul addmm outer ger",
@@ -53,7 +53,7 @@ INPLACE_METHODS = {
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh
         cosh tanh sigmoid reciprocal neg negative abs sign square relu floor ceil trunc round
-        frac nan_to_num""",
+        frac nan_to_num lgamma digamma""",
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
