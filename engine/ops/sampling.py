@@ -44,6 +44,8 @@ def normal(mean=_UNSET, std=_UNSET, size=None, *, generator=None, out=None, dtyp
     """N(mean, std**2) samples: one per element of the broadcast ``mean`` and ``std`` tensors,
     or ``size`` of them for numbers. Drawn as N(0, 1) (N(0, std) for a number std), then
     multiplied by std and shifted by mean, in the result's dtype (out's, with out=)."""
+    if mean is _UNSET and std is not _UNSET:
+        raise TypeError('normal() missing 1 required positional arguments: "mean"')
     tensors = isinstance(mean, Tensor) or isinstance(std, Tensor)
     keywords = dict(dtype=dtype, layout=layout, device=device) if tensors else {}
     keywords["generator"] = generator if _bad_generator(generator) else None

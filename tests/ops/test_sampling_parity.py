@@ -191,6 +191,7 @@ NORMAL_ERRORS = [
     lambda m: m.normal(m.zeros(2), m.tensor([1., float("nan")])),
     lambda m: m.normal(2., 3.),
     lambda m: m.normal(),
+    lambda m: m.normal(std=m.ones(2)),
     lambda m: m.normal(m.zeros(2), 1., (3,)),
     lambda m: m.normal(m.zeros(2), "a"),
     lambda m: m.normal(m.zeros(2), m.ones(2), dtype=m.float64),

@@ -346,3 +346,35 @@ def test_pin_memory_warns_without_an_accelerator():
         with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no "
                                              "accelerator is found"):
             list(data(m).DataLoader(tensor_dataset(m, 3), pin_memory=True))
+
+
+def test_d2l_linear_regression_runs_as_with_torch():
+    """d2l's concise linear regression (synthetic_data, load_array, SGD on minibatches):
+    the same shuffles, so the same losses up to float32 rounding of the sums."""
+    def fn(m):
+        m.manual_seed(0)
+        w, b = m.tensor([2, -3.4]), 4.2
+        features = m.normal(0, 1, (1000, len(w)))
+        labels = m.matmul(features, w) + b
+        labels += m.normal(0, 0.01, labels.shape)
+        labels = labels.reshape((-1, 1))
+        loader = data(m).DataLoader(data(m).TensorDataset(features, labels), 10, shuffle=True)
+        net = m.nn.Sequential(m.nn.Linear(2, 1))
+        net[0].weight.data.normal_(0, 0.01)
+        net[0].bias.data.fill_(0)
+        loss, trainer = m.nn.MSELoss(), m.optim.SGD(net.parameters(), lr=0.03)
+        losses, orders = [], []
+        for _ in range(3):
+            first_rows = []
+            for X, y in loader:
+                first_rows.append(X[0])
+                batch_loss = loss(net(X), y)
+                trainer.zero_grad()
+                batch_loss.backward()
+                trainer.step()
+            with m.no_grad():
+                losses.append(loss(net(features), labels).item())
+            orders.append(m.stack(first_rows))
+        return orders, losses, m.rand(2)
+
+    parity.run_both(fn, exact=False, rtol=1e-4)
