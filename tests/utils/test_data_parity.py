@@ -4,6 +4,7 @@ Every test runs the same code with the engine and with torch (``parity.run_both`
 ends by drawing a few uniforms, so the two generators must also be in step afterwards.
 """
 import collections
+import os
 import warnings
 
 import numpy as np
@@ -378,3 +379,18 @@ def test_d2l_linear_regression_runs_as_with_torch():
         return orders, losses, m.rand(2)
 
     parity.run_both(fn, exact=False, rtol=1e-4)
+
+
+def test_worker_count_warnings():
+    """More workers than CPUs: warned when the loader is made and again when it starts."""
+    workers = len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else 65
+
+    def fn(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loader = data(m).DataLoader(tensor_dataset(m, 10), batch_size=3,
+                                        num_workers=workers)
+            batches = list(loader)
+        return batches, [str(w.message) for w in caught]
+
+    parity.run_both(fn)

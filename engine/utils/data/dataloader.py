@@ -88,6 +88,8 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
+        if self.num_workers > 0:
+            self._warn_about_too_many_workers()  # torch checks again before starting workers
         return _SingleProcessDataLoaderIter(self)
 
     def __len__(self):
