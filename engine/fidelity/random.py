@@ -544,9 +544,10 @@ def multinomial(probs, n_sample, replacement, strides=None, generator=None):
     the first category whose cumulative weight is >= u (a binary search)."""
     gen, rows = _gen(generator), probs.reshape(-1, probs.shape[-1])
     if not replacement or n_sample == 1:
-        strides = strides or tuple(np.array(probs.strides) // probs.itemsize)
-        clocks = in_memory_order(exponential(probs.size, probs.dtype, 1.0, gen), probs.shape,
-                                 strides).reshape(rows.shape)
+        clocks = exponential(probs.size, probs.dtype, 1.0, gen)
+        if strides is not None:  # (default: row-major)
+            clocks = in_memory_order(clocks, probs.shape, strides)
+        clocks = clocks.reshape(rows.shape)
         with np.errstate(divide="ignore", invalid="ignore"):
             race = rows / clocks
         if n_sample == 1:
