@@ -22,7 +22,20 @@ Where the engine knowingly differs from PyTorch:
   whole float32/float64 tensor of up to 32,768 elements add in torch's order.)
 * Random numbers match torch bit for bit on x86 CPUs with AVX2 (torch's own
   values differ on other CPUs); ranges over 32,768 elements may differ in the last
-  bit (torch splits them across threads).
+  bit (torch splits them across threads). ``lgamma`` and ``digamma`` agree to
+  rounding, like the other transcendental functions; a third derivative of ``lgamma``
+  (which needs ``polygamma``) raises instead of being computed.
+* ``engine.utils.data``: everything runs in the calling process. ``num_workers > 0``
+  starts no worker processes (map-style datasets give torch's batches all the same;
+  ``get_worker_info()`` is always None, so an ``IterableDataset`` is not split among
+  workers, and random numbers drawn inside a dataset come from the main generator).
+  No ``ChainDataset``, ``StackDataset`` or ``DistributedSampler``.
+* ``engine.distributions`` has Normal, Uniform, Bernoulli, Categorical and Multinomial
+  (no KL divergences or transforms). ``Normal.cdf`` / ``icdf`` raise (no ``erf``,
+  ``erfinv``). ``Categorical.log_prob`` picks entries by indexing where torch calls
+  ``gather`` (same values and gradients; below its top ``SqueezeBackward1`` the graph
+  has ``IndexBackward0`` instead of ``GatherBackward0``), and ``Multinomial.sample``
+  counts with ``one_hot(...).sum()`` where torch calls ``scatter_add_``.
 * ``type(x)`` is ``engine.Tensor``, not ``torch.Tensor``; dtypes and sizes print
   as torch's (``torch.float32``, ``torch.Size([2])``), because learners compare
   outputs with PyTorch.
@@ -78,11 +91,13 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401
-from . import autograd, backends, cuda, linalg, nn, optim, viz  # noqa: F401
+from . import autograd, backends, cuda, distributions, linalg, nn, optim, utils  # noqa: F401
+from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors

@@ -228,3 +228,32 @@ CROSS_WITHOUT_DIM = (
     "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
     "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
     "with that of linalg.cross in a future release.")
+
+# The overloads torch lists when no overload takes the arguments given.
+NORMAL = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+
+BERNOULLI = (
+    " * (Tensor input, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor input, float p, *, torch.Generator generator = None)\n")
+
+
+def _argument_kind(value):
+    if type(value).__name__ == "Tensor":
+        return "Tensor"
+    if type(value).__name__ == "dtype":
+        return "torch.dtype"
+    return type(value).__name__
+
+
+def invalid_arguments(name, args, kwargs, overloads):
+    """torch's TypeError when no overload of ``name`` takes these arguments (None = not given)."""
+    got = [_argument_kind(a) for a in args if a is not None]
+    got += [f"{key}={_argument_kind(value)}" for key, value in kwargs.items()]
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:\n{overloads}")

@@ -23,8 +23,14 @@ that block kernel is an AVX2 routine whose log and sin/cos are Cephes
 polynomials, compiled with fused multiply-adds, so we replay those polynomials
 step by step in float32 with an exact FMA.
 
-Results are bit-identical to torch 2.15 on x86-64 CPUs with AVX2 (what the
-parity tests check).  A CPU without AVX2 runs torch's scalar float32 kernel
+randperm(n) is a Fisher-Yates shuffle: for i = 0 .. n-2, swap element i with element
+i + (32-bit draw % (n - i)); from n = (2**32 - 1) // 20 (about 214 million) torch
+switches to an "inside-out" shuffle with 64-bit draws.  multinomial races exponential
+clocks (without replacement, or for one sample) or binary-searches cumulative weights
+with float64 uniforms (with replacement); see multinomial() below.
+
+Results are bit-identical to torch 2.15 (and 2.13) on x86-64 CPUs with AVX2 (what
+the parity tests check).  A CPU without AVX2 runs torch's scalar float32 kernel
 instead, whose values can differ from these in the last bits.
 """
 import math
@@ -32,6 +38,7 @@ import os
 
 import numpy as np
 
+from . import stdsort
 from .rounding import fma32, fma64
 
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports
@@ -361,8 +368,8 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None):
     gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
     if np_dtype not in (np.float16, np.float32, np.float64):
         raise TypeError(f"normal is only defined for floating dtypes, got {np_dtype}")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not std >= 0:  # (nan too)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     n = math.prod(shape)
     if n >= 16:
         out = _normal_fill(gen, n, np_dtype, mean, std)
@@ -372,24 +379,21 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None):
     return _cast(out, np_dtype).reshape(shape)
 
 
-def normal_tensor(mean, std, generator=None):
-    """torch.normal with a tensor mean and/or std: N(0, 1) (or N(0, std)), then * std + mean."""
+def normal_tensor(mean, std, np_dtype=None, generator=None):
+    """torch.normal with a tensor mean and/or std (arrays; the other may be a number): N(0, 1)
+    (N(0, std) for a number std) in np_dtype (default: the first array's), then * std + mean,
+    each step rounded to np_dtype as torch's in-place mul_ and add_ are."""
     mean_is_array, std_is_array = isinstance(mean, np.ndarray), isinstance(std, np.ndarray)
-    if std_is_array and std.size and std.min() < 0:
-        raise RuntimeError("normal expects all elements of std >= 0.0")
-    if mean_is_array and std_is_array:
-        out = normal(np.broadcast_shapes(mean.shape, std.shape), mean.dtype, 0.0, 1.0, generator)
-        np.multiply(out, std, out=out, casting="unsafe")
-        np.add(out, mean, out=out, casting="unsafe")
-    elif mean_is_array:
-        out = normal(mean.shape, mean.dtype, 0.0, float(std), generator)
-        np.add(out, mean, out=out, casting="unsafe")
-    elif std_is_array:
-        out = normal(std.shape, std.dtype, 0.0, 1.0, generator)
-        np.multiply(out, std, out=out, casting="unsafe")
-        np.add(out, std.dtype.type(mean), out=out, casting="unsafe")
-    else:
+    if not (mean_is_array or std_is_array):
         raise TypeError("normal_tensor needs mean or std to be an array; use normal() for scalars")
+    shape = np.broadcast_shapes(*(a.shape for a in (mean, std) if isinstance(a, np.ndarray)))
+    np_dtype = np.dtype(np_dtype or (mean if mean_is_array else std).dtype)
+    out = normal(shape, np_dtype, 0.0, 1.0 if std_is_array else float(std), generator)
+    if std_is_array:
+        np.multiply(out, std, out=out, casting="unsafe")
+    if not mean_is_array:
+        mean = _cast(np.array(mean, np.float64), np_dtype)  # torch: full({}, mean, out's dtype)
+    np.add(out, mean, out=out, casting="unsafe")
     return out
 
 
@@ -499,11 +503,13 @@ def bernoulli(p, shape, np_dtype, generator=None):
         probs = np.broadcast_to(p, shape).reshape(-1)
         draw_dtype = np.float64 if p.dtype == np.float64 else np.float32
         if probs.size and not ((probs >= 0) & (probs <= 1)).all():
-            raise RuntimeError("bernoulli expects all probabilities to be in [0, 1]")
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                               "(Could this error message be improved?  If so, please report "
+                               "an enhancement request to PyTorch.)")
         hits = _uniform01(gen, n, np.dtype(draw_dtype)) < probs.astype(draw_dtype)
     else:
         if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
         hits = _uniform01(gen, n, np.dtype(np.float64)) < float(p)
     return _cast(hits, np_dtype).reshape(shape)
 
@@ -514,3 +520,60 @@ def exponential(shape, np_dtype, lambd=1.0, generator=None):
     u = _uniform01(gen, math.prod(shape), np.dtype(np.float64))
     out = (-1.0 / lambd) * _libm(math.log1p, -u)
     return _cast(out, np_dtype).reshape(shape)
+
+
+# ---------------------------------------------------------------------------
+# Multinomial
+# ---------------------------------------------------------------------------
+def in_memory_order(values, shape, strides):
+    """Values drawn one after another into memory laid out by ``strides`` (dense), returned
+    by logical position: torch's serial kernels fill a tensor in the order of its memory."""
+    dims = sorted(range(len(shape)), key=lambda d: -strides[d])  # slowest-moving first
+    block = np.asarray(values).reshape([shape[d] for d in dims])
+    return block.transpose(np.argsort(dims))
+
+
+def multinomial(probs, n_sample, replacement, strides=None, generator=None):
+    """torch.multinomial's indices for a 1-d or 2-d float array of weights (rows = distributions).
+
+    Without replacement, or for one sample, torch races exponential clocks: q ~ Exp(1) drawn
+    for every weight (in the memory order of ``strides``), then the k largest of p / q
+    (argmax for one sample, else topk, whose order among ties stdsort replays). With
+    replacement, row by row: cumulative sums in the weights' dtype (float for float16),
+    divided by the total, the last set to 1, and for each sample a float64 uniform u picks
+    the first category whose cumulative weight is >= u (a binary search)."""
+    gen, rows = _gen(generator), probs.reshape(-1, probs.shape[-1])
+    if not replacement or n_sample == 1:
+        clocks = exponential(probs.size, probs.dtype, 1.0, gen)
+        if strides is not None:  # (default: row-major)
+            clocks = in_memory_order(clocks, probs.shape, strides)
+        clocks = clocks.reshape(rows.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            race = rows / clocks
+        if n_sample == 1:
+            picked = np.argmax(race, axis=-1)[:, None]
+        else:
+            picked = np.array([stdsort.topk_order(row, n_sample) for row in race])
+    else:
+        picked = np.empty((rows.shape[0], n_sample), dtype=np.int64)
+        acc_dtype = np.float32 if rows.dtype == np.float16 else rows.dtype
+        for i, row in enumerate(rows.astype(acc_dtype)):
+            check_multinomial_row(row)
+            running = np.cumsum(row)  # numpy adds one after another, in the row's dtype
+            cumulative = running / running[-1]
+            cumulative[-1] = 1
+            u = _uniform_bits_to_float64(gen._random64(n_sample))
+            picked[i] = np.searchsorted(cumulative.astype(np.float64), u, side="left")
+    return picked.reshape(probs.shape[:-1] + (n_sample,))
+
+
+def check_multinomial_row(row):
+    """The checks torch's with-replacement kernel makes on each row, just before drawing."""
+    if (~(row >= 0)).any():  # (nan fails this first, as in torch)
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           "< 0)")
+    if not np.isfinite(row).all():
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           "= infinity or NaN)")
+    if not (row.size and np.cumsum(row)[-1] > 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")

@@ -24,7 +24,7 @@ from .common import copy_preserving_layout, factory_out, write_out
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-           "normal", "bernoulli", "set_default_device", "get_default_device"]
+           "set_default_device", "get_default_device"]
 
 def _finish(result, requires_grad, device=None):
     check_device(device)
@@ -903,28 +903,3 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
         low, high = 0, low
     return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
                    requires_grad=requires_grad)
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False):
-    """Normal random numbers with the given mean and std (numbers or tensors)."""
-    if size is not None:
-        target = _float_target(dtype, "normal_kernel_cpu")
-        values = rng.normal(_sizes((size,), "normal"), target.numpy_dtype, float(mean),
-                                float(std),
-                                generator)
-        return _finish(write_out(wrap(values), out), requires_grad, device)
-    if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
-        raise TypeError("normal() received an invalid combination of arguments")
-    if isinstance(std, Tensor) and (std._data < 0).any():
-        raise RuntimeError("normal expects all elements of std >= 0.0")
-    mean_arg = mean._data if isinstance(mean, Tensor) else float(mean)
-    std_arg = std._data if isinstance(std, Tensor) else float(std)
-    return write_out(wrap(rng.normal_tensor(mean_arg, std_arg, generator)), out)
-
-
-def bernoulli(input, p=None, *, generator=None, out=None):
-    """0 or 1 drawn with probability ``input`` (or ``p``) of a 1."""
-    probs = input._data if p is None else p
-    values = rng.bernoulli(probs, input._data.shape, input._data.dtype, generator)
-    return write_out(wrap(values), out)

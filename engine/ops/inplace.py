@@ -235,8 +235,8 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not std >= 0:  # (nan too)
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     return _fill_raw(self, rng.normal(self._data.shape, self._data.dtype, mean, std,
                                           generator), NormalBackward0)
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..core.tensor import Tensor
 from .common import _invalid_arguments, numpy_names
 from . import (arithmetic, compare, convert, creation, indexing, inplace, join, linalg, reduce,
-               unary, views)
+               sampling, unary, views)
 
 
 def _without_out(function):
@@ -31,7 +31,7 @@ FUNCTION_METHODS = {
         allclose equal""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu
-        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
+        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
         unique_consecutive""",
@@ -40,7 +40,8 @@ FUNCTION_METHODS = {
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
         squeeze_""",
-    creation: "new_tensor new_zeros new_ones new_empty new_full bernoulli",
+    creation: "new_tensor new_zeros new_ones new_empty new_full",
+    sampling: "bernoulli multinomial",
     indexing: """gather scatter scatter_add index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",
@@ -63,7 +64,7 @@ INPLACE_METHODS = {
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign square relu floor
-        ceil trunc fix round frac nan_to_num""",
+        ceil trunc fix round frac nan_to_num lgamma digamma""",
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",

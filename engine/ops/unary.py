@@ -5,16 +5,16 @@ import math
 
 import numpy as np
 
-from ..fidelity import messages
+from ..fidelity import messages, special
 from ..core.node import Node, record
 from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
-from .arithmetic import PowBackward0
+from .arithmetic import NotImplementedBackward, PowBackward0
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
            "log2", "nan_to_num", "neg", "negative", "positive", "reciprocal", "relu", "round",
            "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-           "arccos", "arcsin", "arctan"]
+           "arccos", "arcsin", "arctan", "lgamma", "digamma"]
 
 # ====================================================================== unary
 def _float_unary(ufunc, name, doc, node, saves="input"):
@@ -208,6 +208,32 @@ atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackw
 sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
 cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
 tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result")
+
+
+class LgammaBackward0(_UnaryBackward):
+    """out = ln |Gamma(x)|:  d/dx = digamma(x)"""
+
+    def formula(self, grad, x):
+        return grad * digamma(x)
+
+
+class DigammaBackward0(_UnaryBackward):
+    """out = digamma(x):  d/dx = trigamma(x) (torch's polygamma(1, x))"""
+
+    def formula(self, grad, x):
+        return grad * _trigamma(x)
+
+
+def _trigamma(x):
+    """polygamma(1, x), as a value: the engine has no polygamma op, so differentiating it
+    again (a third derivative of lgamma) raises instead of giving a wrong zero."""
+    from_numpy = _result(special.trigamma(x._data), x._data)
+    return record(NotImplementedBackward, from_numpy, (x,), op="polygamma")
+
+
+lgamma = _float_unary(special.lgamma, "lgamma", "out = ln |Gamma(input)|", LgammaBackward0)
+digamma = _float_unary(special.digamma, "digamma", "out = d/dx ln Gamma(input)",
+                       DigammaBackward0)
 
 
 def _rsqrt(data):

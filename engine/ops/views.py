@@ -552,7 +552,9 @@ def broadcast_tensors(*tensors):
     shape = ()
     for tensor in tensors:
         shape = broadcast_shape(shape, tensor._data.shape)
-    return tuple(expand(tensor, shape) for tensor in tensors)
+    # a tensor that already has the shape comes back itself, not as a view (as in torch)
+    return tuple(tensor if tensor._data.shape == shape else expand(tensor, shape)
+                 for tensor in tensors)
 
 
 def broadcast_shapes(*shapes):

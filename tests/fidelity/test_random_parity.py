@@ -280,3 +280,24 @@ def test_state_layout_and_round_trip(torch):
     saved = R.get_rng_state()
     torch.set_rng_state(torch.from_numpy(saved))
     assert same(torch.randn(20), R.normal(20, np.float32))
+
+
+def test_randperm_every_small_n(torch):
+    """Every n up to 3000 in one stream (the 32-bit Fisher-Yates path; torch switches to
+    64-bit draws only from n = (2**32 - 1) // 20)."""
+    seed_both(torch, 5)
+    for n in range(3001):
+        assert same(torch.randperm(n), R.randperm(n, np.int64)), n
+    assert in_step(torch)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_multinomial_streams(torch, dtype):
+    seed_both(torch, 8)
+    probs = np.random.default_rng(1).random((4, 30)).astype(dtype)
+    for n, replacement in [(1, False), (1, True), (7, False), (30, False), (64, True)]:
+        expected = torch.multinomial(torch.from_numpy(probs), n, replacement)
+        assert same(expected, R.multinomial(probs, n, replacement)), (n, replacement)
+        expected = torch.multinomial(torch.from_numpy(probs[0]), n, replacement)
+        assert same(expected, R.multinomial(probs[0], n, replacement)), (n, replacement)
+    assert in_step(torch)

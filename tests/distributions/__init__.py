@@ -1,0 +1,1 @@
+"""engine.distributions against torch.distributions."""

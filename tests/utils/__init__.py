@@ -1,0 +1,1 @@
+"""engine.utils (engine.utils.data) against torch.utils."""
