@@ -59,9 +59,7 @@ Where the engine knowingly differs from PyTorch:
   Vh may be -U and -Vh of torch's (S, and U @ diag(S) @ Vh, agree to rounding).
   ``torch.unique`` always sorts (torch's CPU kernel does too, except for some inputs with
   ``sorted=False``). ``take_along_dim`` checks its indices (torch reads out of bounds).
-  ``set_default_device('cuda')`` succeeds and the next factory call fails, as in a CPU-only
-  torch ("Torch not compiled with CUDA enabled"; torch's CUDA wheel without a GPU says
-  "Found no NVIDIA driver"); ``with torch.device(...)`` is not a context manager here.
+  ``with torch.device(...)`` is not a context manager here.
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the

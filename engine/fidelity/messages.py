@@ -4,7 +4,9 @@ Learners compare what the engine prints with what PyTorch prints, so the texts
 must match; they are kept here so that the code raising them stays short to read:
 ``raise RuntimeError(messages.SECOND_BACKWARD)``.
 """
+import os
 import re
+import sys
 import warnings
 
 from . import dtypes
@@ -16,6 +18,31 @@ TRIGGERED_IN_TENSOR_BODY = (" (Triggered internally at /__w/pytorch/pytorch/buil
                             "ATen/core/TensorBody.h:488.)")
 TRIGGERED_IN_PYTHON_TENSOR = (" (Triggered internally at /__w/pytorch/pytorch/torch/csrc/tensor/"
                               "python_tensor.cpp:74.)")
+
+INDEXING_WITH_UINT8 = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                       "torch.bool instead. (Triggered internally at /__w/pytorch/pytorch/aten/"
+                       "src/ATen/native/IndexingUtils.h:37.)")
+INDEX_PUT_EXPANDED = ("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
+                      "tensor before performing this operation. This also applies to advanced "
+                      "indexing e.g. tensor[indices] = tensor (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:975.)")
+MASKED_FILL_EXPANDED = ("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                        "the tensor before performing this operation. This also applies to "
+                        "advanced indexing e.g. tensor[mask] = scalar (Triggered internally at "
+                        "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:"
+                        "2469.)")
+
+_ENGINE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def warn_from_learner(message, category=UserWarning):
+    """``warnings.warn`` naming the first line outside the engine, however deep in the engine
+    the warning starts: torch's warnings from C++ name the Python line that called torch."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_FOLDER):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
 
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "

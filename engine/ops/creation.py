@@ -50,7 +50,7 @@ _default = {"device": None}  # set by set_default_device; None: the CPU
 def set_default_device(device):
     """Factories called without ``device=`` (zeros, tensor, arange, rand ...) create their
     tensors on ``device`` from now on; ``None`` goes back to the CPU. Setting 'cuda' succeeds,
-    as in torch; the first factory call then fails, as torch's CPU build does."""
+    as in torch; the first factory call then fails (there is no GPU)."""
     _default["device"] = None if device is None else Device(device)
 
 

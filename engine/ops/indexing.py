@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import dtypes, messages
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import dim_index, wrap_dim
@@ -25,8 +25,8 @@ from .inplace import _PARTIAL_OVERLAP, _overlap, copy_into
 from .common import (_CPP_NAMES, _broadcast_error, _invalid_arguments, _kernel_error,
                      numpy_names)
 
-__all__ = ["gather", "index_select", "masked_fill", "repeat_interleave", "scatter", "scatter_add",
-           "take_along_dim"]
+__all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
+           "scatter", "scatter_add", "take_along_dim"]
 
 # ---------------------------------------------------------------- indexing: x[index]
 def _treat_as_tuple(index):
@@ -105,6 +105,14 @@ def _apply_slice(input, dim, item):
     return _slice(input, dim, item.start, item.stop, step)
 
 
+def _takes_everything(item, size):
+    """A slice torch leaves out as written, not as it works out: from 0, step 1, to the end
+    or past it (``x[-3:]`` of 3 elements is still a slice)."""
+    return (item.start is None or operator.index(item.start) == 0) and \
+        (item.step is None or operator.index(item.step) == 1) and \
+        (item.stop is None or operator.index(item.stop) >= size)
+
+
 def _invalid_index(item):
     cls = type(item)
     name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
@@ -118,12 +126,13 @@ def _is_mask(tensor):
     return tensor._data.dtype.kind == "b" or tensor._data.dtype == np.uint8
 
 
-def _apply_indexing(input, items):
+def _apply_indexing(input, items, for_write=False):
     """Apply ints, slices, None and ... as one view; collect the tensor indices by dimension.
 
     Returns the view and a list of (dimension, index tensor) pairs (torch's applySlicing).
     The basic items only change shape, strides and offset, so they are worked out on those
-    and the view is made once at the end.
+    and the view is made once at the end. With ``for_write``, items that select everything
+    give ``input`` itself, not a view of it (``x[...] = 1`` fills x).
     """
     ndim = input._data.ndim
     specified = _count_specified(items)
@@ -139,7 +148,7 @@ def _apply_indexing(input, items):
             step = _slice_step(item)
             wrap_dim(dim, len(shape))  # only two ellipses can get past the last dimension
             start, stop, _ = item.indices(shape[dim])  # clamped into 0..size, as torch does
-            if (start, stop, step) != (0, shape[dim], 1):  # torch skips a full ":" here
+            if not _takes_everything(item, shape[dim]):  # torch skips a full ":" here
                 steps.append((_slice, dim, item.start, item.stop, step))
             offset += start * stride[dim]
             shape[dim] = builtins.max(0, -(-(stop - start) // step))
@@ -192,10 +201,10 @@ def _apply_indexing(input, items):
         # autograd records the indexing as torch does: one select / slice / unsqueeze per item
         for view_function, *arguments in steps:
             input = view_function(input, *arguments)
-        if not steps and not indices:
+        if not steps and not indices and not for_write:
             input = record(AliasBackward0, alias(input), (input,))
         return input, indices
-    if indices and not steps:
+    if (indices or for_write) and not steps:
         return input, indices  # x[mask] = v writes into x itself (not into a view of it)
     return make_view(input, tuple(shape), tuple(stride), offset), indices
 
@@ -242,8 +251,7 @@ class _IndexInfo:
             data = index._data
             if _is_mask(index):
                 if data.dtype == np.uint8:
-                    warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use "
-                                  "a dtype torch.bool instead.", UserWarning, stacklevel=4)
+                    messages.warn_from_learner(messages.INDEXING_WITH_UINT8)
                 for j in range(data.ndim):
                     wrap_dim(dim + j, src._data.ndim)
                     if data.shape[j] != src._data.shape[dim + j]:
@@ -397,24 +405,33 @@ def _copy_to(dst, src):
 
 def setitem(input, index, value):
     """``x[index] = value``: writes into x's memory (an in-place change)."""
-    value = _value_to_tensor(input, value)
     if index is False:
         return
+    if isinstance(value, _NUMBERS):
+        return _fill_at(input, index, value)
+    value = _value_to_tensor(input, value)
     if index.__class__ is builtins.int or isinstance(index, np.integer):
         _copy_to(_apply_select(input, 0, index, 0), value)
         return
-    if index.__class__ is slice:
+    if index.__class__ is slice and not (input._data.ndim and
+                                         _takes_everything(index, input._data.shape[0])):
         _copy_to(_apply_slice(input, 0, index), value)
         return
     if index is None or index is True:
         _copy_to(unsqueeze(input, 0), value)
         return
-    result, indices = _apply_indexing(input, _as_index_tuple(index))
-    if not indices:
+    result, indices = _apply_indexing(input, _as_index_tuple(index), for_write=True)
+    if indices:
+        _put(input, result, indices, value)
+    elif result is input and not value._data.ndim:
+        input.fill_(value)  # x[...] = 0-d tensor: torch fills x (FillBackward3)
+    else:
         _copy_to(result, value)
-        return
-    # index_put_: the value may have extra leading dimensions of size 1
-    shape = value._data.shape
+
+
+def _put(input, result, indices, value):
+    """index_put_: ``value`` into the places of ``result`` that ``indices`` pick."""
+    shape = value._data.shape  # the value may have extra leading dimensions of size 1
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     if first:
         value = view(value, shape[first:])
@@ -425,6 +442,35 @@ def setitem(input, index, value):
     _index_put(result, indices, value)
     rebase_history(result, node)
     input._bump_version()
+
+
+_NUMBERS = (builtins.bool, builtins.int, builtins.float, np.integer, np.floating, np.bool_)
+
+
+def _fill_at(input, index, value):
+    """``x[index] = number``: one fill of the indexed part, as torch 2.15 does it: fill_ (on
+    x, or on the view the basic items make), masked_fill_ for a mask, index_fill_ for one
+    index tensor; with several index tensors, index_put_ of the number as a tensor."""
+    if isinstance(value, (builtins.int, np.integer)) and not -2**63 <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    if index.__class__ is builtins.int or isinstance(index, np.integer):
+        _apply_select(input, 0, index, 0).fill_(value)
+        return
+    target, indices = _apply_indexing(input, _as_index_tuple(index), for_write=True)
+    if not indices:
+        target.fill_(value)
+        return
+    if len(indices) > 1:
+        _put(input, target, indices, _value_to_tensor(input, value))
+        return
+    dim, where = indices[0]
+    if where._data.dtype.kind in "bu" and where._data.ndim:  # a mask (uint8 masks: refused)
+        _check_mask_shape(target, dim, where)
+        trailing = target._data.ndim - dim - where._data.ndim
+        target.masked_fill_(view(where, where._data.shape + (1,) * trailing), value)
+    else:
+        checked_scalar(value, input._data.dtype)  # torch checks the number before the index
+        target.index_fill_(dim, view(where, (-1,)), value)
 
 
 class IndexPutBackward0(Node):
@@ -447,15 +493,10 @@ def _index_put(target, indices, value):
     expanded = not is_non_overlapping_and_dense(target._data.shape, target.stride()) and \
         builtins.any(n > 1 and s == 0 for n, s in zip(target._data.shape, target.stride()))
     if expanded:
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
-                      "tensor before performing this operation. This also applies to advanced "
-                      "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=3)
+        messages.warn_from_learner(messages.INDEX_PUT_EXPANDED)
     if value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1]):
         if expanded:
-            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
-                          "the tensor before performing this operation. This also applies to "
-                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
-                          stacklevel=3)
+            messages.warn_from_learner(messages.MASKED_FILL_EXPANDED)
         return _masked_fill(target, indices[0], value)  # torch's shortcut: no dtype check
     status = _overlap(target, value)
     if status in ("partial", "full"):
@@ -477,18 +518,22 @@ def _index_put(target, indices, value):
         info.src._data[info.numpy_index()] = value._data
 
 
-def _masked_fill(target, dim_and_mask, value):
-    dim, mask = dim_and_mask
+def _check_mask_shape(target, dim, mask):
     data = mask._data
     for j in range(data.ndim):
         if data.shape[j] != target._data.shape[dim + j]:
             raise IndexError(f"The shape of the mask {_shape_str(data.shape)} at index {j} does "
                              f"not match the shape of the indexed tensor "
                              f"{_shape_str(target._data.shape)} at index {dim + j}")
+
+
+def _masked_fill(target, dim_and_mask, value):
+    dim, mask = dim_and_mask
+    data = mask._data
+    _check_mask_shape(target, dim, mask)
     if data.dtype == np.uint8:
-        warnings.warn("masked_fill_ received a mask with dtype torch.uint8, this behavior is now "
-                      "deprecated,please use a mask with dtype torch.bool instead.", UserWarning,
-                      stacklevel=4)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     region = (slice(None),) * dim + (data.astype(bool),)
     with np.errstate(invalid="ignore", over="ignore"):
         target._data[region] = value._data.reshape(()).astype(target._data.dtype)
@@ -767,6 +812,58 @@ class MaskedFillBackward1(Node):
     def backward(self, grad):
         (mask, ) = self.saved_tensors
         return grad.masked_fill(mask, 0), grad.masked_fill(mask.logical_not(), 0).sum()
+
+
+def index_fill(input, dim, index, value):
+    """A copy of input with ``value`` in the slices along dim that ``index`` names."""
+    if not isinstance(index, Tensor) or not isinstance(
+            value, (Tensor, builtins.int, builtins.float, builtins.bool, np.number)):
+        raise _invalid_arguments("index_fill", dim, index, value)
+    dim = wrap_dim(dim, input._data.ndim)
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    where, data = _as_1d(index._data), _as_1d(input._data)
+    size = data.shape[dim]
+    bad = (where < -size) | (where >= size)
+    if bad.any():
+        raise IndexError(f"index {where[np.argmax(bad)]} is out of bounds for dimension {dim} "
+                         f"with size {size}")
+    filled = data.copy()
+    filled[(slice(None),) * dim + (where,)] = checked_scalar(value, input._data.dtype)
+    result = wrap(filled.reshape(input._data.shape))
+    if isinstance(value, Tensor):
+        return record(IndexFillBackward1, result, (input, value), saved=(index,), dim=dim)
+    return record(IndexFillBackward0, result, (input,), saved=(index,), dim=dim)
+
+
+class IndexFillBackward0(Node):
+    """out = input.index_fill(dim, index, number):  the filled slices get no gradient"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return grad.index_fill(self.dim, index, 0)
+
+
+class IndexFillBackward1(Node):
+    """out = input.index_fill(dim, index, value) for a 0-d tensor value:  the filled slices
+    get no gradient; value gets the sum of theirs (each slice once)"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        # (as torch: a negative index makes index_select fail here)
+        slices = grad.index_select(self.dim, index.unique())
+        return grad.index_fill(self.dim, index, 0), slices.sum()
 
 
 @numpy_names

@@ -219,7 +219,9 @@ def fill_(self, value):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
                         f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
                         f" * (Number value)")
-    return _fill_raw(self, checked_scalar(value, self._data.dtype), FillBackward2)
+    # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
+    value = checked_scalar(value, self._data.dtype, check_half=self._data.size != 1)
+    return _fill_raw(self, value, FillBackward2)
 
 
 def zero_(self):

@@ -42,7 +42,7 @@ FUNCTION_METHODS = {
         squeeze_""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
-    indexing: """gather scatter scatter_add index_select masked_fill repeat_interleave
+    indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",
     convert: """to cpu cuda pin_memory is_pinned""",
@@ -68,7 +68,7 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
-    indexing: "masked_fill scatter scatter_add",
+    indexing: "index_fill masked_fill scatter scatter_add",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():

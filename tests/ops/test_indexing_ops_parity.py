@@ -293,6 +293,50 @@ def test_masked_fill_gradients(name):
                     parity.make_tensor((), "float64", seed=1, low=0.5, high=2))
 
 
+# ====================================================================== index_fill
+INDEX_FILLS = {
+    "rows": lambda m, x: x.index_fill(0, m.tensor([1]), 5.0),
+    "columns, an int": lambda m, x: x.index_fill(1, m.tensor([0, 2]), -1),
+    "last dim": lambda m, x: x.index_fill(-1, m.tensor([0]), 1.0),
+    "0-d index": lambda m, x: x.index_fill(0, m.tensor(1), 5.0),
+    "negative index": lambda m, x: x.index_fill(0, m.tensor([-1]), 5.0),
+    "repeated index": lambda m, x: x.index_fill(1, m.tensor([0, 0]), 2.0),
+    "0-d tensor value": lambda m, x: x.index_fill(0, m.tensor([1]), m.tensor(7.0)),
+    "function": lambda m, x: m.index_fill(x, 0, m.tensor([1]), 5.0),
+    "in place": lambda m, x: x.clone().index_fill_(0, m.tensor([1]), 2.0),
+    "float into int": lambda m, x: x.long().index_fill(0, m.tensor([1]), 5.7),
+    "0-d input": lambda m, x: x[0, 0].index_fill(0, m.tensor([0]), 1.0),
+    "2-d index": lambda m, x: x.index_fill(0, m.tensor([[0], [1]]), 5.0),
+    "float index": lambda m, x: x.index_fill(0, m.tensor([1.0]), 5.0),
+    "int32 index": lambda m, x: x.index_fill(0, m.tensor([1], dtype=m.int32), 5.0),
+    "bad dim": lambda m, x: x.index_fill(2, m.tensor([1]), 5.0),
+    "index out of range": lambda m, x: x.index_fill(0, m.tensor([2]), 5.0),
+    "negative out of range": lambda m, x: x.index_fill(0, m.tensor([-3]), 5.0),
+    "1-d value": lambda m, x: x.index_fill(0, m.tensor([1]), m.tensor([7.0])),
+    "list index": lambda m, x: x.index_fill(0, [1], 5.0),
+    "300 into uint8": lambda m, x: x.to(m.uint8).index_fill(0, m.tensor([1]), 300),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_FILLS))
+def test_index_fill(name):
+    parity.run_both(INDEX_FILLS[name], parity.make_tensor((2, 3), "float32"))
+
+
+INDEX_FILL_GRADIENTS = {
+    "number": lambda m, x, v: x.index_fill(1, m.tensor([0, 2]), 2.0) * v,
+    "0-d tensor value": lambda m, x, v: x.index_fill(0, m.tensor([1, 1]), v),
+    "in place into a non-leaf": lambda m, x, v: (x * v).index_fill_(1, m.tensor([1]), v),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_FILL_GRADIENTS))
+def test_index_fill_gradients(name):
+    check_gradients(INDEX_FILL_GRADIENTS[name],
+                    parity.make_tensor((2, 3), "float64", low=-2, high=2),
+                    parity.make_tensor((), "float64", seed=1, low=0.5, high=2))
+
+
 # ====================================================================== repeat
 REPEATS = {
     "2-d": ((2, 3), (2, 2)),

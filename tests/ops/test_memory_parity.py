@@ -14,6 +14,7 @@ and compare everything a learner can observe:
 Layouts cover contiguous, transposed, sliced-with-step, offset and expanded inputs,
 over shapes with 0-d, empty and size-1 dimensions.
 """
+import math
 import warnings
 
 import numpy as np
@@ -893,3 +894,89 @@ def test_gradients_of_matrix_products_keep_each_operands_layout(first_transposed
                 "matmul": lambda m, a, b: a @ b}
     check(lambda m: _gradients_reaching(
         m, lambda m: _matrices(m, first_transposed, second_transposed), products[product]))
+
+
+# ====================================================================== x[index] = number
+# torch 2.15 fills: fill_ on x (an index that takes everything) or on the view the basic items
+# make, masked_fill_ for one mask, index_fill_ for one index tensor, index_put_ otherwise;
+# the number is checked against the dtype (an index first, for a mask).
+FILL_INDICES = {
+    "int": ((2, 3), lambda m: 1), "negative int": ((2, 3), lambda m: -1),
+    "slice": ((2, 3), lambda m: slice(0, 1)), "full slice": ((2, 3), lambda m: slice(0, 2)),
+    "slice past the end": ((2, 3), lambda m: slice(None, 5)),
+    "negative start": ((2, 3), lambda m: slice(-5, 5)), "...": ((2, 3), lambda m: ...),
+    "None": ((2, 3), lambda m: None), "True": ((2, 3), lambda m: True),
+    "0-d index": ((2, 3), lambda m: m.tensor(0)), "element": ((2, 3), lambda m: (0, 1)),
+    "step 2": ((2, 3), lambda m: (slice(None), slice(None, None, 2))),
+    "mask": ((2, 3), lambda m: m.tensor([[True, False, True], [False, False, True]])),
+    "row mask": ((2, 3), lambda m: m.tensor([True, False])),
+    "column mask": ((2, 3, 4), lambda m: (slice(None), m.tensor([True, False, True]))),
+    "mask after an int": ((2, 3, 4), lambda m: (0, m.tensor([True, False, True]))),
+    "list of bools": ((2, 3), lambda m: [True, False]),
+    "wrong mask": ((2, 3), lambda m: m.tensor([True, False, True])),
+    "uint8 mask": ((2, 3), lambda m: m.tensor([1, 0], dtype=m.uint8)),
+    "index tensor": ((2, 3), lambda m: m.tensor([1, 1])), "list": ((2, 3), lambda m: [0, 1]),
+    "2-d index": ((2, 3), lambda m: m.tensor([[0], [1]])),
+    "index on dim 1": ((2, 3), lambda m: (..., m.tensor([0, 2]))),
+    "index then None": ((2, 3), lambda m: (m.tensor([0, 1]), None)),
+    "index out of range": ((2, 3), lambda m: m.tensor([5])),
+    "two indices": ((2, 3), lambda m: ([0, 1], [1, 2])),
+}
+FILL_VALUES = {"float64": [5.0, 5, -0.5], "int64": [5.7, -3], "uint8": [300, -1],
+               "bool": [5], "float16": [1e6, 2.5]}
+
+
+@pytest.mark.parametrize("dtype", list(FILL_VALUES))
+@pytest.mark.parametrize("name", list(FILL_INDICES))
+def test_setitem_with_a_number_fills_as_torch(name, dtype):
+    shape, make_index = FILL_INDICES[name]
+    grad = dtype == "float64"
+
+    def fill(m, value):
+        x = m.arange(float(math.prod(shape)), dtype=m.float64).view(shape)
+        if grad:
+            x.requires_grad_()
+        y = (x * 2).to(getattr(m, dtype))
+        y[make_index(m)] = value
+        node = y.grad_fn
+        graph = None if node is None else (
+            node.name(), [None if f is None else f.name() for f, _ in node.next_functions])
+        if grad:
+            (y * m.arange(1.0, y.numel() + 1, dtype=m.float64).view(shape)).sum().backward()
+        return graph, y.detach(), y._version, x.grad
+
+    for value in FILL_VALUES[dtype]:
+        parity.run_both(fill, value, check_inputs=False)
+
+
+def test_setitem_with_index_tensors_and_tensors_writes_as_torch():
+    def write(m, index, value):
+        y = m.arange(6.0, requires_grad=True).view(2, 3) * 1
+        y[index] = value
+        return y.grad_fn.name(), [None if f is None else f.name() for f, _ in
+                                  y.grad_fn.next_functions], y.detach()
+
+    for index, value in [(..., parity.make_tensor((), "float32")),
+                         (slice(None), parity.make_tensor((3,), "float32")),
+                         (..., parity.make_tensor((2, 3), "float32")),
+                         (0, parity.make_tensor((3,), "float32"))]:
+        parity.run_both(write, index, value, check_inputs=False)
+
+
+def test_uint8_masks_warn_or_raise_with_torchs_text():
+    def use(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = m.zeros(2, 3)
+            mask = m.tensor([1, 0], dtype=m.uint8)
+            y[mask] = m.tensor([1.0, 2, 3])
+            read = y[mask]
+            x = m.zeros(3).expand(2, 3)
+            x[m.tensor([0])] = m.tensor(1.0)
+            try:
+                y[mask] = m.tensor(1.0)
+            except RuntimeError as error:
+                refused = str(error)
+        return [str(w.message) for w in caught], [w.filename for w in caught], read, refused
+
+    parity.run_both(use)
