@@ -80,9 +80,11 @@ def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
     if _is_bool(input) or _is_bool(other):  # torch refuses bool on either side
         if _is_bool(input) and _is_bool(other):
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                               "supported. Use the `^` or `logical_xor()` operator instead.")
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+            raise NotImplementedError("Subtraction, the `-` operator, with two bool tensors is "
+                                      "not supported. Use the `^` or `logical_xor()` operator "
+                                      "instead.")
+        raise NotImplementedError("Subtraction, the `-` operator, with a bool tensor is not "
+                                  "supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
     a, b, common = _common(input, other, "sub")
@@ -795,6 +797,8 @@ def _addc_operands(name, input, tensor1, tensor2, value):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 * tensor2"""
     x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
+    if common.kind == "b":
+        raise _kernel_error("addcmul_cpu_out", common)
     if common.kind == "f":
         compute = _opmath(common)
         scaled = a.astype(compute) * compute.type(value)

@@ -481,7 +481,7 @@ def amin(input, dim=(), keepdim=False):
 def _arg_extreme(input, dim, keepdim, name, arg_pick):
     data = input._data
     if data.dtype.kind == "b":
-        raise RuntimeError(f"{name}(): does not support bool input")
+        raise NotImplementedError(f"{name}(): does not support bool input")
     if dim is None:
         if data.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
@@ -516,7 +516,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
         dim, unbiased = None, dim
     data = input._data
     if data.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise NotImplementedError("std and var only support floating point and complex dtypes")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
@@ -600,8 +600,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 def _check_float_input(input, name, dtype):
     data_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
     if not data_dtype.is_floating_point:
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {scalar_type_name[data_dtype]}")
+        raise NotImplementedError(f"{name}: Expected a floating point or complex tensor as "
+                                  f"input. Got {scalar_type_name[data_dtype]}")
 
 
 def _vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -920,6 +920,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("topk does not support bool dtypes on CPU")
     with no_grad():
         values, indices = sort(input, dim, descending=largest)
         if not 0 <= k <= (values.shape[dim] if ndim else 1):

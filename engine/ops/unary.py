@@ -234,9 +234,9 @@ def neg(input):
     """out = -input"""
     data = input._data
     if data.dtype.kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+        raise NotImplementedError("Negation, the `-` operator, on a bool tensor is not "
+                                  "supported. If you are trying to invert a mask, use the `~` "
+                                  "or `logical_not()` operator instead.")
     with np.errstate(over="ignore"):
         result = _result(np.negative(data), data)
     return record(NegBackward0, result, (input,))
@@ -255,7 +255,7 @@ negative = neg
 def positive(input):
     """out = +input: the input itself (torch refuses bool tensors)"""
     if input._data.dtype.kind == "b":
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        raise NotImplementedError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -322,7 +322,7 @@ def relu(input):
     """out = max(input, 0)"""
     data = input._data
     if data.dtype.kind == "b":
-        raise RuntimeError("Boolean inputs not supported for relu")
+        raise NotImplementedError("Boolean inputs not supported for relu")
     # not np.maximum: torch keeps the input where it ties with 0 (relu(-0.0) is -0.0)
     result = _result(np.where(data < 0, data.dtype.type(0), data), data)
     return record(ReluBackward0, result, (input,), saved_output=True)

@@ -100,12 +100,6 @@ KNOWN = [
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
     # ---- found by the fuzzer, fixed on this branch next (each entry goes with its fix)
-    Known("torch 2.15 raises NotImplementedError where 2.13 raised RuntimeError: bool - and "
-          "neg, std/var/norm of integers, relu and argmax of bools", FIXING, ("error type",),
-          torch=r"^NotImplementedError: (Subtraction, the `-` operator|Negation, the `-` oper"
-                r"|std and var only support|Boolean inputs not supported for relu|argmax\(\): "
-                r"does not support bool|linalg.vector_norm: Expected a floating point)",
-          engine=r"^RuntimeError"),
     Known("x[index] = number: torch fills (FillBackward2 in CopySlices, IndexFillBackward0, "
           "MaskedFillBackward0: no edge for the number); a full slice x[:n] is x itself; "
           "x[i] = tensor of another shape views and expands it", FIXING,
