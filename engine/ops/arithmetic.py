@@ -489,9 +489,12 @@ class MaximumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        shared = where(a == b, grad / 2, grad)
-        return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
+        return _maximum_grads(grad, *self.saved_tensors)
+
+
+def _maximum_grads(grad, a, b):
+    shared = where(a == b, grad / 2, grad)
+    return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
 
 
 @takes_out
@@ -509,9 +512,12 @@ class MinimumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        shared = where(a == b, grad / 2, grad)
-        return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
+        return _minimum_grads(grad, *self.saved_tensors)
+
+
+def _minimum_grads(grad, a, b):
+    shared = where(a == b, grad / 2, grad)
+    return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
 
 
 @takes_out
@@ -611,7 +617,8 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
 
 
 class ClampBackward1(Node):
-    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min <= x <= max, else 0"""
+    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min < x < max, else 0
+    (torch 2.15: 0 at the bounds themselves)"""
 
     _saved_names = ("self",)
     max: float | None
@@ -619,33 +626,39 @@ class ClampBackward1(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(_inside(x, self.min, self.max), grad, 0.0)
+        return where(_strictly_inside(x, self.min, self.max), grad, 0.0)
 
 
-def _inside(x, low, high):
-    """Where ``low <= x <= high`` (a missing bound does not limit)."""
+def _strictly_inside(x, low, high):
+    """Where ``low < x < high`` (a missing bound does not limit)."""
     if low is None:
-        return x.le(high)
+        return x.lt(high)
     if high is None:
-        return x.ge(low)
-    return x.ge(low).logical_and(x.le(high))
+        return x.gt(low)
+    return x.gt(low).logical_and(x.lt(high))
 
 
 class ClampBackward0(Node):
     """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
-    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max)"""
+    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max);
+    x equal to a bound (min < max) splits the gradient in half with it; nan in x keeps it.
+    One bound only: as maximum / minimum."""
 
     _saved_names = ("self", "min", "max")
 
     def backward(self, grad):
         x, low, high = self.saved_tensors
-        grad_x = where(_inside(x, low, high), grad, 0.0)
-        if low is None or high is None:
-            grad_low = None if low is None else where(x < low, grad, 0.0)
-            grad_high = None if high is None else where(x > high, grad, 0.0)
-            return grad_x, grad_low, grad_high
-        grad_low = where((x < low).logical_and(low < high), grad, 0.0)
-        grad_high = where((x > high).logical_or(high < low), grad, 0.0)
+        if high is None:
+            return (*_maximum_grads(grad, x, low), None)
+        if low is None:
+            grad_x, grad_high = _minimum_grads(grad, x, high)
+            return grad_x, None, grad_high
+        in_order, strictly = low <= high, low < high
+        shared = where(((x == low) | (x == high)) & strictly, grad / 2, grad)
+        grad_x = where((x < low) | (x > high), 0.0, shared)
+        grad_low = where((x < low) & in_order | (x == low) & strictly, shared, 0.0)
+        grad_high = where((x > high) & in_order | (x == high) & strictly | (high < low), shared,
+                          0.0)
         return grad_x, grad_low, grad_high
 
 
@@ -662,24 +675,24 @@ def clamp_min(input, min):  # noqa: A002
 
 
 class ClampMinBackward0(Node):
-    """out = max(x, number):  d/dx = 1 where x >= min"""
+    """out = max(x, number):  d/dx = 1 where x > min"""
 
     _saved_names = ("self",)
     min: float | None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(x >= self.min, grad, 0.0)
+        return where(x > self.min, grad, 0.0)
 
 
 class ClampMinBackward1(Node):
-    """out = max(x, min):  d/dx = 1 where x >= min,  d/d min = 1 where x < min"""
+    """out = max(x, min):  as maximum (d/dx = 1 where x > min, d/d min = 1 where x < min,
+    a tie splits it in half)"""
 
     _saved_names = ("self", "min")
 
     def backward(self, grad):
-        x, low = self.saved_tensors
-        return where(x >= low, grad, 0.0), where(x < low, grad, 0.0)
+        return _maximum_grads(grad, *self.saved_tensors)
 
 
 def clamp_max(input, max):  # noqa: A002
@@ -692,24 +705,24 @@ def clamp_max(input, max):  # noqa: A002
 
 
 class ClampMaxBackward0(Node):
-    """out = min(x, number):  d/dx = 1 where x <= max"""
+    """out = min(x, number):  d/dx = 1 where x < max"""
 
     _saved_names = ("self",)
     max: float | None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(x <= self.max, grad, 0.0)
+        return where(x < self.max, grad, 0.0)
 
 
 class ClampMaxBackward1(Node):
-    """out = min(x, max):  d/dx = 1 where x <= max,  d/d max = 1 where x > max"""
+    """out = min(x, max):  as minimum (d/dx = 1 where x < max, d/d max = 1 where x > max,
+    a tie splits it in half)"""
 
     _saved_names = ("self", "max")
 
     def backward(self, grad):
-        x, high = self.saved_tensors
-        return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
+        return _minimum_grads(grad, *self.saved_tensors)
 
 
 def _fused(a, b, c, np_dtype):

@@ -108,7 +108,6 @@ KNOWN = [
                 r"|a leaf Variable that requires grad is being used"),
     Known("number + tensor: torch adds tensor + number (the edges in that order)", FIXING,
           ("graph",), statement=r"[\d.]+ \+ \w", torch=r"AddBackward0 next=\['\w+', None\]"),
-    Known("clamp's gradient at the bounds is 0 in torch 2.15", FIXING, ("gradient",)),
     Known("max()/min() of a tensor holding nan: the gradient goes to the nan elements", FIXING,
           ("gradient",), torch=r"nan"),
     Known("softmax/log_softmax/cumsum/cumprod return a row-major result; float16 softmax is "
