@@ -392,7 +392,7 @@ class MinBackward1(MaxBackward1):
 def _evenly_distributed(grad, x, value):
     """``grad`` shared equally by the elements of x equal to value (nan counts as equal)."""
     hits = isnan(x) if value._data != value._data else eq(x, value)
-    return hits * (grad / hits.sum())
+    return where(hits, grad / hits.sum(), 0.0)  # (0 elsewhere even when grad is nan)
 
 
 class MaxBackward0(Node):
@@ -417,7 +417,8 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
 
     Each picked value sends its gradient back to the position it came from, and
     the other positions get 0 (torch's scatter). Here as a sum over one-hot masks:
-    position p receives sum_j grad[j] * (indices[j] == p).
+    position p receives the sum of the grad[j] whose indices[j] == p (a nan in grad
+    stays where it was sent).
     """
     if not shape:
         return grad
@@ -426,7 +427,7 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     # positions 0 .. n-1 laid along a new dimension right after dim
     positions = wrap(np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1)))
     one_hot = eq(indices.unsqueeze(dim + 1), positions)
-    return (grad.unsqueeze(dim + 1) * one_hot).sum(dim)
+    return where(one_hot, grad.unsqueeze(dim + 1), 0.0).sum(dim)
 
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max

@@ -108,8 +108,6 @@ KNOWN = [
                 r"|a leaf Variable that requires grad is being used"),
     Known("number + tensor: torch adds tensor + number (the edges in that order)", FIXING,
           ("graph",), statement=r"[\d.]+ \+ \w", torch=r"AddBackward0 next=\['\w+', None\]"),
-    Known("max()/min() of a tensor holding nan: the gradient goes to the nan elements", FIXING,
-          ("gradient",), torch=r"nan"),
     Known("softmax/log_softmax/cumsum/cumprod return a row-major result; float16 softmax is "
           "computed in float32; empty integer tensors do not raise", FIXING,
           ("shape/stride", "value", "error type"),

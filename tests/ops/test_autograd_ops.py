@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import engine
+import parity
 from ops.test_autograd_parity import (BROADCAST_PAIRS, _check_gradients, _compare, _graph,
                                       _positive, _signed)
 
@@ -150,6 +151,25 @@ KINKS = {
 def test_kinks_and_ties_follow_torch(case):
     values, fn = KINKS[case]
     _compare(fn, [np.array(values)])
+
+
+NAN_UPSTREAM = {
+    "max": lambda m, x: x.max(), "min": lambda m, x: x.min(), "max ties": lambda m, x: x[0].max(),
+    "max dim": lambda m, x: x.max(1).values, "min dim keepdim": lambda m, x: x.min(0, True)[0],
+    "sort": lambda m, x: x.sort(1).values, "topk": lambda m, x: x.topk(2).values,
+}
+
+
+@pytest.mark.parametrize("case", list(NAN_UPSTREAM))
+def test_a_nan_gradient_goes_only_where_the_picked_values_came_from(case):
+    """torch scatters the gradient into zeros: the other elements get 0, not nan * 0."""
+    def gradient(m):
+        x = m.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 5.0]], requires_grad=True)
+        y = NAN_UPSTREAM[case](m, x)
+        y.backward(m.full_like(y, math.nan))
+        return x.grad
+
+    parity.run_both(gradient)
 
 
 @pytest.mark.parametrize("case", ["prod with a zero", "prod dim with zeros",
