@@ -108,10 +108,6 @@ KNOWN = [
                 r"|a leaf Variable that requires grad is being used"),
     Known("number + tensor: torch adds tensor + number (the edges in that order)", FIXING,
           ("graph",), statement=r"[\d.]+ \+ \w", torch=r"AddBackward0 next=\['\w+', None\]"),
-    Known("softmax/log_softmax/cumsum/cumprod return a row-major result; float16 softmax is "
-          "computed in float32; empty integer tensors do not raise", FIXING,
-          ("shape/stride", "value", "error type"),
-          statement=r"softmax|cumsum|cumprod"),
     Known("copy_ from a tensor overlapping the destination", FIXING, ("error type",),
           torch=r"some elements of the input tensor and the written-to tensor refer to a single"),
     Known("abs's gradient uses sgn (SgnBackward0)", FIXING, ("graph",), torch=r"SgnBackward0"),
@@ -130,8 +126,6 @@ KNOWN = [
           torch=r"CopyBackwards"),
     Known("zeros_like/rand_like/... keep the layout of a dense input (torch's preserve_format)",
           FIXING, ("shape/stride", "value"), statement=r"_like\("),
-    Known("cumsum's gradient along a dimension of size 1 is the incoming gradient itself",
-          FIXING, ("shape/stride",), statement=r"autograd\.grad|backward", torch=r"stride=\(0"),
     # ---- found by the fuzzer, left for a change larger than a fix
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
