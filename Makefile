@@ -41,7 +41,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress test test-browser oracle compare-torch bench lint execute exercises check-exercises clean distclean check-dot check-chromium
+.PHONY: help lab workspace reset progress test test-browser oracle compare-torch fuzz bench lint execute exercises check-exercises clean distclean check-dot check-chromium
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -119,6 +119,14 @@ execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (a
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
 	$(VPY) tests/compare_torch.py $(NB)
+
+# Differential fuzzing (tests/fuzz/): N random programs run under torch and under the engine,
+# each in its own process; the first new mismatches of each kind are shrunk to minimal
+# reproducers in tests/fuzz/out/ (git-ignored). About 2 minutes per 1000 programs with 2 jobs.
+N ?= 2000
+JOBS ?= 2
+fuzz: $(STAMP_TEST) $(STAMP_ORACLE) ## Fuzz the engine against torch: N random programs (N=2000), reproducers in tests/fuzz/out/
+	$(VPY) -m tests.fuzz.run --seeds 0:$(N) --jobs $(JOBS) --shrink
 
 exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/NN_*.ipynb
 	$(VPY) -m exercises.generate --execute

@@ -484,15 +484,12 @@ class MaximumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        return _to_the_winner(grad, a, b, a_loses=a < b, b_loses=a > b)
+        return _maximum_grads(grad, *self.saved_tensors)
 
 
-def _to_the_winner(grad, a, b, a_loses, b_loses):
-    """The gradient of max or min: the side that wins gets it, a tie splits it in half, and
-    where either side is nan (no one loses) both get all of it, as torch 2.15 does."""
+def _maximum_grads(grad, a, b):
     shared = where(a == b, grad / 2, grad)
-    return where(a_loses, 0.0, shared), where(b_loses, 0.0, shared)
+    return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
 
 
 @takes_out
@@ -510,8 +507,12 @@ class MinimumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        return _to_the_winner(grad, a, b, a_loses=a > b, b_loses=a < b)
+        return _minimum_grads(grad, *self.saved_tensors)
+
+
+def _minimum_grads(grad, a, b):
+    shared = where(a == b, grad / 2, grad)
+    return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
 
 
 @takes_out
@@ -624,7 +625,7 @@ def _clamp_bound(value, np_dtype, which):
 
 class ClampBackward1(Node):
     """out = clamp(x, min, max) with numbers:  d/dx = 1 where min < x < max, else 0
-    (at a bound, too: torch 2.15 takes the subgradient 0 there)"""
+    (torch 2.15: 0 at the bounds themselves)"""
 
     _saved_names = ("self",)
     max: float | None
@@ -632,36 +633,39 @@ class ClampBackward1(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        if self.min is None:
-            return where(x < self.max, grad, 0.0)
-        if self.max is None:
-            return where(x > self.min, grad, 0.0)
-        return where((x > self.min).logical_and(x < self.max), grad, 0.0)
+        return where(_strictly_inside(x, self.min, self.max), grad, 0.0)
+
+
+def _strictly_inside(x, low, high):
+    """Where ``low < x < high`` (a missing bound does not limit)."""
+    if low is None:
+        return x.lt(high)
+    if high is None:
+        return x.gt(low)
+    return x.gt(low).logical_and(x.lt(high))
 
 
 class ClampBackward0(Node):
-    """out = clamp(x, min, max) with tensors: the gradient goes where the result came from:
-    x inside, min below it, max above it (max when min > max); a tie with one bound splits
-    it in half. With one bound it is max(x, min) or min(x, max)."""
+    """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
+    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max);
+    x equal to a bound (min < max) splits the gradient in half with it; nan in x keeps it.
+    One bound only: as maximum / minimum."""
 
     _saved_names = ("self", "min", "max")
 
     def backward(self, grad):
         x, low, high = self.saved_tensors
         if high is None:
-            grad_x, grad_low = _to_the_winner(grad, x, low, a_loses=x < low, b_loses=x > low)
-            return grad_x, grad_low, None
+            return (*_maximum_grads(grad, x, low), None)
         if low is None:
-            grad_x, grad_high = _to_the_winner(grad, x, high, a_loses=x > high, b_loses=x < high)
+            grad_x, grad_high = _minimum_grads(grad, x, high)
             return grad_x, None, grad_high
-        ordered, valid = low < high, low <= high
-        half = grad / 2
-        grad_x = where((x < low).logical_or(x > high), 0.0,
-                       where((x == low).logical_or(x == high).logical_and(ordered), half, grad))
-        grad_low = where((x < low).logical_and(valid), grad,
-                         where((x == low).logical_and(ordered), half, 0.0))
-        grad_high = where((high < low).logical_or((x > high).logical_and(valid)), grad,
-                          where((x == high).logical_and(ordered), half, 0.0))
+        in_order, strictly = low <= high, low < high
+        shared = where(((x == low) | (x == high)) & strictly, grad / 2, grad)
+        grad_x = where((x < low) | (x > high), 0.0, shared)
+        grad_low = where((x < low) & in_order | (x == low) & strictly, shared, 0.0)
+        grad_high = where((x > high) & in_order | (x == high) & strictly | (high < low), shared,
+                          0.0)
         return grad_x, grad_low, grad_high
 
 
@@ -689,14 +693,13 @@ class ClampMinBackward0(Node):
 
 
 class ClampMinBackward1(Node):
-    """out = max(x, min), as maximum:  d/dx = 1 where x > min,  d/d min = 1 where x < min,
-    half each at a tie"""
+    """out = max(x, min):  as maximum (d/dx = 1 where x > min, d/d min = 1 where x < min,
+    a tie splits it in half)"""
 
     _saved_names = ("self", "min")
 
     def backward(self, grad):
-        x, low = self.saved_tensors
-        return _to_the_winner(grad, x, low, a_loses=x < low, b_loses=x > low)
+        return _maximum_grads(grad, *self.saved_tensors)
 
 
 def clamp_max(input, max):  # noqa: A002
@@ -720,14 +723,13 @@ class ClampMaxBackward0(Node):
 
 
 class ClampMaxBackward1(Node):
-    """out = min(x, max), as minimum:  d/dx = 1 where x < max,  d/d max = 1 where x > max,
-    half each at a tie"""
+    """out = min(x, max):  as minimum (d/dx = 1 where x < max, d/d max = 1 where x > max,
+    a tie splits it in half)"""
 
     _saved_names = ("self", "max")
 
     def backward(self, grad):
-        x, high = self.saved_tensors
-        return _to_the_winner(grad, x, high, a_loses=x > high, b_loses=x < high)
+        return _minimum_grads(grad, *self.saved_tensors)
 
 
 def _fused(a, b, c, np_dtype):
@@ -815,6 +817,8 @@ def _addc_operands(name, input, tensor1, tensor2, value):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 * tensor2"""
     x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
+    if common.kind == "b":
+        raise _kernel_error("addcmul_cpu_out", common)
     if common.kind == "f":
         compute = _opmath(common)
         scaled = a.astype(compute) * compute.type(value)

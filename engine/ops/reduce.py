@@ -397,7 +397,7 @@ class MinBackward1(MaxBackward1):
 def _evenly_distributed(grad, x, value):
     """``grad`` shared equally by the elements of x equal to value (nan counts as equal)."""
     hits = isnan(x) if value._data != value._data else eq(x, value)
-    return hits * (grad / hits.sum())
+    return where(hits, grad / hits.sum(), 0.0)  # (0 elsewhere even when grad is nan)
 
 
 class MaxBackward0(Node):
@@ -422,7 +422,8 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
 
     Each picked value sends its gradient back to the position it came from, and
     the other positions get 0 (torch's scatter). Here as a sum over one-hot masks:
-    position p receives sum_j grad[j] * (indices[j] == p).
+    position p receives the sum of the grad[j] whose indices[j] == p (a nan in grad
+    stays where it was sent).
     """
     if not shape:
         return grad
@@ -431,7 +432,7 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     # positions 0 .. n-1 laid along a new dimension right after dim
     positions = wrap(np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1)))
     one_hot = eq(indices.unsqueeze(dim + 1), positions)
-    return (grad.unsqueeze(dim + 1) * one_hot).sum(dim)
+    return where(one_hot, grad.unsqueeze(dim + 1), 0.0).sum(dim)
 
 
 @numpy_names
@@ -684,15 +685,26 @@ def _missing_dim(name):
 
 
 def _softmax_operand(name, input, dim, dtype):
-    """The input (cast to ``dtype``), its numpy data with a class axis, and the dim, checked."""
+    """The input (cast to ``dtype``), its numpy data with a class axis in the dtype torch
+    computes in (float32 for float16), and the dim, checked."""
     if dtype is not None:
         input = input.to(dtype)
     dim = wrap_dim(dim, builtins.max(input.dim(), 1))  # a 0-d tensor counts as one element
-    if not input.is_floating_point():
+    if not input.is_floating_point() and input.numel():  # (no kernel runs for no elements)
         last = "lastdim_" if dim == builtins.max(input.dim(), 1) - 1 else ""
         raise _kernel_error(f"{name}_{last}kernel_impl", input._data.dtype)
     data = input._data.reshape(1) if input.dim() == 0 else input._data
-    return input, data, dim
+    return input, data.astype(np.float32) if data.dtype.char == "e" else data, dim
+
+
+def _to_half_and_back(values):
+    return values.astype(np.float16).astype(np.float32)
+
+
+def _softmax_result(values, input):
+    """The values rounded once to input's dtype, in its shape, row-major (as torch lays out
+    softmax's result whatever the input's strides)."""
+    return wrap(np.ascontiguousarray(values.reshape(input._data.shape), input._data.dtype))
 
 
 @numpy_names
@@ -701,8 +713,14 @@ def softmax(input, dim, dtype=None):
     input, x, dim = _softmax_operand("softmax", input, dim, dtype)
     with np.errstate(invalid="ignore"):
         exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
-        result = exps / exps.sum(axis=dim, keepdims=True)
-    result = wrap(result.reshape(input._data.shape))
+        total = exps.sum(axis=dim, keepdims=True)
+        # torch's kernels: along the last dim, times 1 / total; along another, divided by
+        # total, the exps rounded to float16 first for a float16 input
+        if dim == x.ndim - 1:
+            result = exps * (1 / total)
+        else:
+            result = (_to_half_and_back(exps) if input.dtype is dtypes.float16 else exps) / total
+    result = _softmax_result(result, input)
     return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
 
 
@@ -723,8 +741,14 @@ def log_softmax(input, dim, dtype=None):
     input, x, dim = _softmax_operand("log_softmax", input, dim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
         shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
-        result = x - (shift + np.log(np.exp(x - shift).sum(axis=dim, keepdims=True)))
-    result = wrap(result.reshape(input._data.shape))
+        shifted = x - shift
+        total = np.exp(shifted).sum(axis=dim, keepdims=True)
+        if input.dtype is dtypes.float16 and dim == x.ndim - 1:
+            # torch's float16 kernel along the last dim keeps the sum and its log in float16
+            result = shifted - _to_half_and_back(np.log(_to_half_and_back(total)))
+        else:
+            result = shifted - np.log(total)
+    result = _softmax_result(result, input)
     return record(LogSoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
 
 
@@ -794,9 +818,9 @@ def _cumulative(ufunc, name, node):
             # torch accumulates float16 and float32 in double (its CPU "acc_type") and
             # rounds every partial result back to the dtype
             wide = data.astype(np.float64) if data.dtype.kind == "f" else data
-            with np.errstate(over="ignore", invalid="ignore"):
-                result = wrap(ufunc(wide, axis=axis, dtype=wide.dtype).astype(data.dtype,
-                                                                            copy=False))
+            with np.errstate(over="ignore", invalid="ignore"):  # (row-major, as torch's)
+                result = wrap(np.ascontiguousarray(ufunc(wide, axis=axis, dtype=wide.dtype),
+                                                   data.dtype))
         if node is CumsumBackward0:  # a sum's gradient needs no values
             return record(node, result, (input,), dim=axis)
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
@@ -811,8 +835,8 @@ class CumsumBackward0(Node):
     dim: int
 
     def backward(self, grad):
-        if grad._data.ndim == 0:
-            return grad
+        if grad._data.size <= 1 or grad._data.shape[self.dim] == 1:
+            return grad  # (torch's shortcut: the gradient itself, strides and all)
         return _reversed_cumsum(grad, self.dim)
 
 
@@ -829,7 +853,7 @@ class CumprodBackward0(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        if x._data.ndim == 0:
+        if x._data.size <= 1 or x._data.shape[self.dim] == 1:
             return grad
         if not (x._data == 0).any():
             return _reversed_cumsum(grad * result, self.dim) / x
@@ -941,6 +965,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("topk does not support bool dtypes on CPU")
     with no_grad():
         values, indices = sort(input, dim, descending=largest)
         if not 0 <= k <= (values.shape[dim] if ndim else 1):

@@ -746,6 +746,42 @@ def subtracting_masks(tm):
     return lambda: a - b, [a, b]
 
 
+@case("Subtraction, the `-` operator, with a bool tensor is not supported")
+def subtracting_a_number_from_a_mask(tm):
+    mask = tm.tensor([True, False])
+    return lambda: 1 - mask, [mask]
+
+
+@case("Boolean inputs not supported for relu")
+def relu_of_a_mask(tm):
+    mask = tm.tensor([True, False])
+    return mask.relu, [mask]
+
+
+@case("argmax(): does not support bool input")
+def argmax_of_a_mask(tm):
+    mask = tm.tensor([True, False])
+    return mask.argmax, [mask]
+
+
+@case("linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long")
+def norm_of_an_int_tensor(tm):
+    x = tm.tensor([3, 4])
+    return x.norm, [x]
+
+
+@case("\"addcmul_cpu_out\" not implemented for 'Bool'")
+def addcmul_of_masks(tm):
+    mask = tm.tensor([True, False])
+    return lambda: mask.addcmul(mask, mask), [mask]
+
+
+@case("topk does not support bool dtypes on CPU")
+def topk_of_a_mask(tm):
+    mask = tm.tensor([True, False])
+    return lambda: mask.topk(1), [mask]
+
+
 @case("Integers to negative integer powers are not allowed.")
 def int_tensor_to_a_negative_power(tm):
     x = tm.tensor([1, 2, 4])

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import engine
+import parity
 from ops.test_autograd_parity import (BROADCAST_PAIRS, _check_gradients, _compare, _graph,
                                       _positive, _signed)
 
@@ -153,6 +154,25 @@ def test_kinks_and_ties_follow_torch(case):
     _compare(fn, [np.array(values)])
 
 
+NAN_UPSTREAM = {
+    "max": lambda m, x: x.max(), "min": lambda m, x: x.min(), "max ties": lambda m, x: x[0].max(),
+    "max dim": lambda m, x: x.max(1).values, "min dim keepdim": lambda m, x: x.min(0, True)[0],
+    "sort": lambda m, x: x.sort(1).values, "topk": lambda m, x: x.topk(2).values,
+}
+
+
+@pytest.mark.parametrize("case", list(NAN_UPSTREAM))
+def test_a_nan_gradient_goes_only_where_the_picked_values_came_from(case):
+    """torch scatters the gradient into zeros: the other elements get 0, not nan * 0."""
+    def gradient(m):
+        x = m.tensor([[1.0, 3.0, 3.0], [2.0, 0.0, 5.0]], requires_grad=True)
+        y = NAN_UPSTREAM[case](m, x)
+        y.backward(m.full_like(y, math.nan))
+        return x.grad
+
+    parity.run_both(gradient)
+
+
 @pytest.mark.parametrize("case", ["prod with a zero", "prod dim with zeros",
                                   "cumprod with zeros"])
 def test_products_with_zeros_are_checked_numerically(case):
@@ -205,6 +225,31 @@ def test_maximum_and_minimum_split_ties_half_and_half():
     _compare(lambda m, x, y: m.maximum(x, y), [a, b])
     _compare(lambda m, x, y: m.minimum(x, y), [a, b])
     _compare(lambda m, x, y: m.clamp(x, y, y), [a, b])
+
+
+# every combination of x, min and max among values that tie, order both ways, or are nan
+_CLAMP_VALUES = [-1.0, 0.0, 0.5, 1.0, math.nan]
+_CLAMP_GRID = [np.array(column) for column in zip(*[
+    (x, low, high) for x in _CLAMP_VALUES for low in _CLAMP_VALUES for high in _CLAMP_VALUES])]
+
+
+@pytest.mark.parametrize("name, fn, bounds", [
+    ("tensors", lambda m, x, low, high: m.clamp(x, low, high), 2),
+    ("tensor min", lambda m, x, low: x.clamp(min=low), 1),
+    ("tensor max", lambda m, x, high: x.clamp(max=high), 1),
+    ("clamp_min", lambda m, x, low: x.clamp_min(low), 1),
+    ("clamp_max", lambda m, x, high: x.clamp_max(high), 1),
+    ("numbers", lambda m, x: x.clamp(0.0, 0.5), 0),
+    ("numbers min > max", lambda m, x: x.clamp(1.0, 0.0), 0),
+    ("number min", lambda m, x: x.clamp(min=0.0), 0),
+    ("number max", lambda m, x: x.clamp(max=1.0), 0),
+    ("clamp_min number", lambda m, x: x.clamp_min(0.5), 0),
+    ("clamp_max number", lambda m, x: x.clamp_max(0.5), 0),
+], ids=lambda value: value if isinstance(value, str) else "")
+def test_clamp_gradients_at_the_bounds_and_with_nan(name, fn, bounds):
+    """torch 2.15: 0 at a number bound; a tensor bound equal to x splits the gradient with
+    it (as maximum/minimum do); with both tensor bounds, nan in x keeps x's gradient."""
+    _compare(fn, _CLAMP_GRID[:bounds + 1])
 
 
 # (torch's clamp backward itself fails when min and max broadcast beyond the input's shape)

@@ -182,3 +182,52 @@ def test_linear_uses_the_public_addmm():
     out = engine.nn.functional.linear(x, w, b)
     assert out.grad_fn.name() == "AddmmBackward0"
     assert out.equal(engine.addmm(b, x, w.t()))
+
+
+# ---------------------------------------------------------------- softmax and cumulative ops
+LAYOUTS = {
+    "transposed": lambda m: m.tensor(_signed((2, 3), 9)).t(),
+    "expanded": lambda m: m.tensor(_signed((3, 1), 9)).expand(3, 4),
+    "permuted": lambda m: m.tensor(_signed((2, 3, 4), 9)).permute(2, 0, 1),
+    "stepped": lambda m: m.tensor(_signed((4, 6), 9))[:, ::2],
+}
+ALONG_A_DIM = ["softmax", "log_softmax", "cumsum", "cumprod"]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name", ALONG_A_DIM)
+def test_ops_along_a_dim_return_a_row_major_result(name, layout):
+    """Whatever the input's strides, torch lays the result out row-major."""
+    for dim in range(LAYOUTS[layout](engine).dim()):
+        e, t = (getattr(m, name)(LAYOUTS[layout](m), dim) for m in (engine, torch))
+        assert e.stride() == t.stride()
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape", [(3, 5), (4,), (2, 3, 4)])
+def test_float16_softmax_rounds_as_torchs_kernels(name, shape):
+    """float16 is computed in float32, with torch's roundings to float16 along the way."""
+    x = (np.random.default_rng(3).standard_normal(shape) * 4).astype(np.float16)
+    for dim in range(len(shape)):
+        _same_bits(*_both(lambda m, t, d=dim: getattr(m, name)(t, d), x))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_of_an_empty_integer_tensor_runs_no_kernel(name):
+    for dim in (0, 1):
+        e, t = _both(lambda m, x, d=dim: getattr(m, name)(x, d), np.zeros((1, 0), np.int32))
+        assert (str(e.dtype), tuple(e.shape)) == (str(t.dtype), tuple(t.shape))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_gradient_along_a_dimension_of_size_one_is_the_gradient_itself(name):
+    """torch's shortcut: the incoming gradient is returned as it is, strides and all."""
+    for shape, dim in [((2, 1), 1), ((1, 3), 0), ((), 0), ((2, 3), 1)]:
+        grads = []
+        for m in (engine, torch):
+            x = m.ones(shape, dtype=m.float64, requires_grad=True)
+            (g,) = m.autograd.grad(getattr(m, name)(x, dim).sum(), x)
+            grads.append(g)
+        e, t = grads
+        assert e.stride() == t.stride() and e.tolist() == t.tolist()

@@ -1,0 +1,172 @@
+"""Compare what torch and the engine showed for one program.
+
+``compare(torch_answer, engine_answer)`` returns a ``Verdict``:
+
+* ``exact``: every line identical;
+* ``tolerance``: identical except floating-point numbers within torch.testing's default
+  rtol/atol for their dtype (reductions and matrix products add in another order; float32
+  transcendental functions round differently in the last bit): reported apart, not a failure;
+* ``mismatch``, with a category: the first statement whose output differs decides, and in it
+  the most telling difference (``CATEGORIES`` is in that order).
+"""
+import math
+import re
+from dataclasses import dataclass
+
+# (rtol, atol) of torch.testing.assert_close, by dtype
+TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
+
+CATEGORIES = [
+    "engine crash",   # the engine raised an error it did not mean (numpy's, an AttributeError)
+    "hang",           # the engine did not answer in time
+    "error type",     # one raised and the other not, or another exception type
+    "error message",  # the same type, another first line
+    "dtype",
+    "shape/stride",
+    "graph",          # requires_grad, is_leaf, grad_fn, next functions, version counter
+    "sharing",        # which tensors share memory
+    "gradient",       # .grad values
+    "value",          # values, repr, Python values
+    "printed",        # what print() showed
+    "warning",
+]
+FIELD_CATEGORY = {"error": "error type", "dtype": "dtype",
+                  "layout": "shape/stride", "graph": "graph", "sharing": "sharing",
+                  "grad": "gradient", "repr": "value", "values": "value", "python": "value",
+                  "type": "value", "gone": "value", "crash": "engine crash", "print": "printed",
+                  "warning": "warning"}
+
+# Fields whose numbers are rounded for printing: one unit in the last printed digit is allowed
+# too (a last-bit difference can round 0.12345 either way); the exact values are compared in
+# the "values" lines.
+PRINTED = ("repr", "print", "grad")
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)"
+                    r"(?![\w.])")
+
+
+@dataclass
+class Verdict:
+    status: str                  # "exact", "tolerance" or "mismatch"
+    category: str | None = None  # for a mismatch
+    statement: int | None = None  # index of the first statement that differs
+    key: str | None = None       # the line that decided the category
+    torch_text: str | None = None
+    engine_text: str | None = None
+
+    def fingerprint(self):
+        """What a shrunk program must keep to count as the same failure: the category, the
+        kind of line, and the error types or the grad_fn names of both sides."""
+        if self.status != "mismatch":
+            return None
+        field = (self.key or "").rsplit(".", 1)[-1].split(" ")[0]
+        texts = [self.torch_text or "", self.engine_text or ""]
+        if self.category in ("engine crash", "error type", "error message"):
+            # the types, and the first words of torch's message (which error it is)
+            details = tuple(text.split(":")[0] for text in texts) + (
+                " ".join(re.sub(r"\d+", "#", texts[0]).split()[:5]),)
+        else:
+            details = tuple(_grad_fn_name(text) for text in texts)
+        return self.category, field, details
+
+    def __str__(self):
+        if self.status != "mismatch":
+            return self.status
+        return (f"{self.category} at statement {self.statement} ({self.key}):\n"
+                f"  torch:  {self.torch_text}\n  engine: {self.engine_text}")
+
+
+def _grad_fn_name(text):
+    found = re.search(r"grad_fn=(\w+)", text)
+    return found.group(1) if found else None
+
+
+def compare(torch_answer, engine_answer):
+    if torch_answer["status"] != "ok":
+        return Verdict("skipped", torch_answer["status"])  # torch itself hung or died
+    if engine_answer["status"] == "hang":
+        return Verdict("mismatch", "hang")
+    if engine_answer["status"] != "ok":
+        return Verdict("mismatch", "engine crash", engine_text=engine_answer.get("detail"))
+    status, drifted = "exact", None
+    for index, (ours, theirs) in enumerate(zip(engine_answer["records"],
+                                                torch_answer["records"])):
+        verdict, drifted = compare_statement(theirs, ours, drifted)
+        if verdict.status == "mismatch":
+            verdict.statement = index
+            return verdict
+        if verdict.status == "tolerance":
+            status = "tolerance"
+    return Verdict(status)
+
+
+def compare_statement(torch_record, engine_record, drifted=None):
+    """The verdict for one statement's lines, and the loosest dtype whose values differed
+    within tolerance so far (``drifted``): once float32 values differ in the last bit, a
+    float64 copy of them differs by as much, so later lines get that dtype's tolerance."""
+    theirs = {key: (field, text, dtype) for key, field, text, dtype in torch_record["lines"]}
+    ours = {key: (field, text, dtype) for key, field, text, dtype in engine_record["lines"]}
+    worst, status = None, "exact"
+    for key in list(theirs) + [k for k in ours if k not in theirs]:
+        t, e = theirs.get(key), ours.get(key)
+        if t == e:
+            continue
+        dtype = loosest(t[2], drifted) if t is not None else None
+        if t is not None and e is not None and close_enough(t[1], e[1], dtype,
+                                                             printed=t[0] in PRINTED):
+            status, drifted = "tolerance", loosest(t[2], drifted)
+            continue
+        field = (t or e)[0] if e is None or e[0] != "crash" else "crash"
+        category = FIELD_CATEGORY.get(field, "value")
+        if t is not None and t[0] == "crash":
+            category = "error type"  # torch raised when the value was looked at
+        if field == "error" and engine_record["unintended"]:
+            category = "engine crash"
+        elif field == "error" and t and e and t[1].split(":")[0] == e[1].split(":")[0]:
+            category = "error message"
+        candidate = (CATEGORIES.index(category), key, t and t[1], e and e[1])
+        if worst is None or candidate[0] < worst[0]:
+            worst = candidate
+    if worst is None:
+        return Verdict(status), drifted
+    rank, key, torch_text, engine_text = worst
+    return Verdict("mismatch", CATEGORIES[rank], key=key, torch_text=torch_text,
+                   engine_text=engine_text), drifted
+
+
+def loosest(dtype, other):
+    """Of two dtypes (or None), the one with the larger tolerance."""
+    known = [d for d in (dtype, other) if d in TOLERANCES]
+    return max(known, key=lambda d: TOLERANCES[d][0]) if known else dtype
+
+
+def close_enough(torch_text, engine_text, dtype, printed=False):
+    """Identical but for numbers within the tolerance of ``dtype`` (spacing ignored: a
+    rounded repr's column width can change with the last digit)."""
+    if dtype not in TOLERANCES:
+        return False
+    rtol, atol = TOLERANCES[dtype]
+    skeletons = [re.sub(r"\s+", "", NUMBER.sub("#", text)) for text in (torch_text, engine_text)]
+    if skeletons[0] != skeletons[1]:
+        return False
+    tokens = [NUMBER.findall(text) for text in (torch_text, engine_text)]
+    if len(tokens[0]) != len(tokens[1]):
+        return False
+    return all(_close(t, e, rtol, atol, printed) for t, e in zip(*tokens))
+
+
+def _close(expected_text, actual_text, rtol, atol, printed):
+    expected, actual = float(expected_text), float(actual_text)
+    if math.isnan(expected) or math.isnan(actual):
+        return math.isnan(expected) and math.isnan(actual)
+    if math.isinf(expected) or math.isinf(actual):
+        return expected == actual
+    if printed:
+        atol = max(atol, _last_digit(expected_text), _last_digit(actual_text))
+    return abs(actual - expected) <= atol + rtol * abs(expected)
+
+
+def _last_digit(token):
+    """One unit in the last printed digit of ``token`` ("0.1235" -> 1e-4, "1.5e+03" -> 100)."""
+    mantissa, _, exponent = token.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals) * 1.0001

@@ -1,0 +1,239 @@
+"""The differential fuzzer's command line: random programs under torch and under the engine.
+
+    python -m tests.fuzz.run --seeds 0:10000 --shrink --jobs 2      (make fuzz N=10000)
+
+Prints how many programs matched exactly, within tolerance, or not (by category, known or
+new), then the new mismatches grouped by a signature (category, functions called, torch's
+text); with ``--shrink`` the first few programs of each group are reduced to a minimal
+reproducer and written to ``tests/fuzz/out/`` (git-ignored). The exit status is 1 when there
+is a new mismatch.
+"""
+import argparse
+import collections
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .compare import CATEGORIES, Verdict, compare
+from .generator import generate, source
+from .known import Known, known_reason
+from .shrink import shrink
+from .worker import Worker
+
+OUT = Path(__file__).resolve().parent / "out"
+SHRINK_PER_SIGNATURE = 2
+
+
+@dataclass
+class Result:
+    seed: int
+    statements: list
+    verdict: Verdict
+    known: Known | None = None
+    reproducer: list | None = None
+    reproducer_verdict: Verdict | None = None
+
+    @property
+    def new(self):
+        return self.verdict.status == "mismatch" and self.known is None
+
+    def differing_statement(self):
+        index = self.verdict.statement
+        return self.statements[index] if index is not None else ""
+
+    def signature(self):
+        """What tells one bug from another, roughly: category, calls, torch's text."""
+        statement = self.differing_statement()
+        names = set(re.findall(r"(?:torch\.|\.)(\w+)\s*\(", statement))
+        names = " ".join(sorted(names | ({"[]"} if "[" in statement else set())))
+        text = re.sub(r"\d+(\.\d+)?", "#", (self.verdict.torch_text or "")[:70])
+        return f"{self.verdict.category} | {names} | {text}"
+
+
+class Pair:
+    """A torch worker and an engine worker, each its own long-lived process."""
+
+    def __init__(self, timeout=10.0):
+        self.torch = Worker("torch", timeout=max(timeout, 30.0))
+        self.engine = Worker("engine", timeout=timeout)
+
+    def verdict(self, statements):
+        return compare(self.torch.run(statements), self.engine.run(statements))
+
+    def check(self, seed):
+        statements = generate(seed)
+        verdict = self.verdict(statements)
+        result = Result(seed, statements, verdict)
+        if verdict.status == "mismatch":
+            result.known = known_reason(verdict, result.differing_statement())
+        return result
+
+    def reduce(self, result, budget=300):
+        """``result``'s program shrunk while it mismatches in the same category."""
+        fingerprint = result.verdict.fingerprint()
+
+        def still_fails(statements):
+            return self.verdict(statements).fingerprint() == fingerprint
+
+        result.reproducer = shrink(result.statements, still_fails, budget=budget)
+        result.reproducer_verdict = self.verdict(result.reproducer)
+
+    def close(self):
+        self.torch.stop()
+        self.engine.stop()
+
+
+def fuzz(seeds, jobs=1, timeout=10.0, progress=None):
+    """A Result for every seed, checked by ``jobs`` worker pairs in parallel."""
+    pending = iter(seeds)
+    lock = threading.Lock()
+    results = []
+
+    def work():
+        pair = Pair(timeout)
+        try:
+            while True:
+                with lock:
+                    seed = next(pending, None)
+                if seed is None:
+                    return
+                result = pair.check(seed)
+                with lock:
+                    results.append(result)
+                    if progress:
+                        progress(len(results))
+        finally:
+            pair.close()
+
+    threads = [threading.Thread(target=work) for _ in range(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(results, key=lambda r: r.seed)
+
+
+def shrink_new(results, per_signature=SHRINK_PER_SIGNATURE, timeout=10.0):
+    """Shrink the first new mismatches of each signature; returns {signature: [results]}."""
+    groups = collections.defaultdict(list)
+    for result in results:
+        if result.new:
+            groups[result.signature()].append(result)
+    pair = Pair(timeout)
+    try:
+        for members in groups.values():
+            for result in members[:per_signature]:
+                pair.reduce(result)
+    finally:
+        pair.close()
+    return groups
+
+
+def write_reproducer(result, folder):
+    """tests/fuzz/out/<category>-seed<N>.py: the program with what differs, as comments."""
+    statements = result.reproducer or result.statements
+    verdict = result.reproducer_verdict or result.verdict
+    slug = re.sub(r"\W+", "-", verdict.category or "mismatch")
+    path = folder / f"{slug}-seed{result.seed}.py"
+    index = verdict.statement
+    header = [f"# fuzz seed {result.seed}: {verdict.category}"
+              + (f" at statement {index + 1}: {statements[index]!r}" if index is not None else "")
+              + (f", in {verdict.key}" if verdict.key else ""),
+              f"# torch:  {verdict.torch_text}", f"# engine: {verdict.engine_text}",
+              "import torch  # or: import engine as torch"]
+    path.write_text("\n".join(header) + "\n" + source(statements), encoding="utf-8")
+    return path
+
+
+def report(results, seconds, jobs, groups=None, out=None, stream=sys.stdout):
+    counts = collections.Counter()
+    for result in results:
+        verdict = result.verdict
+        if verdict.status == "mismatch":
+            counts[("mismatch", verdict.category, "known" if result.known else "new")] += 1
+        else:
+            counts[(verdict.status,)] += 1
+    total = len(results)
+    print(f"{total} programs in {seconds:.0f} s ({jobs} job{'s' * (jobs > 1)})", file=stream)
+    for status in ("exact", "tolerance", "skipped"):
+        print(f"  {status:<30} {counts[(status,)]:>6}", file=stream)
+    mismatches = sum(n for key, n in counts.items() if key[0] == "mismatch")
+    print(f"  {'mismatch':<30} {mismatches:>6}", file=stream)
+    for category in CATEGORIES:
+        known, new = counts[("mismatch", category, "known")], counts[("mismatch", category, "new")]
+        if known or new:
+            print(f"    {category:<28} {known + new:>6}  (known {known}, new {new})",
+                  file=stream)
+    reasons = collections.Counter(r.known.reason for r in results if r.known)
+    if reasons:
+        print("known differences seen:", file=stream)
+        for reason, n in reasons.most_common():
+            print(f"  {n:>5}  {reason}", file=stream)
+    groups = groups or _group_new(results)
+    if groups:
+        print(f"new mismatches: {len(groups)} signatures", file=stream)
+    for signature, members in sorted(groups.items(), key=lambda item: -len(item[1])):
+        example = members[0]
+        print(f"  {len(members):>5}  {signature}   e.g. seed {example.seed}", file=stream)
+        if out is not None and example.reproducer is not None:
+            print(f"         -> {write_reproducer(example, out)}", file=stream)
+
+
+def _group_new(results):
+    groups = collections.defaultdict(list)
+    for result in results:
+        if result.new:
+            groups[result.signature()].append(result)
+    return groups
+
+
+def parse_seeds(text):
+    start, _, stop = text.partition(":")
+    return range(int(start), int(stop)) if stop else range(int(start), int(start) + 1)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=parse_seeds, default=range(0, 1000),
+                        help="START:STOP (default 0:1000) or one seed")
+    parser.add_argument("--jobs", type=int, default=1, help="worker pairs run in parallel")
+    parser.add_argument("--shrink", action="store_true",
+                        help="shrink the first new mismatches of each signature and write "
+                             "them to tests/fuzz/out/")
+    parser.add_argument("--per-signature", type=int, default=SHRINK_PER_SIGNATURE,
+                        help="how many programs of each signature --shrink reduces")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="seconds before an engine program counts as a hang")
+    parser.add_argument("--show", type=int, metavar="SEED",
+                        help="print one seed's program and verdict, and stop")
+    args = parser.parse_args(argv)
+    if args.show is not None:
+        pair = Pair(args.timeout)
+        try:
+            result = pair.check(args.show)
+        finally:
+            pair.close()
+        print(source(result.statements))
+        print(result.verdict, f"\n(known: {result.known.reason})" if result.known else "")
+        return 0
+    started = time.monotonic()
+
+    def progress(done):
+        if done % 500 == 0:
+            print(f"... {done} programs, {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+    results = fuzz(args.seeds, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    groups, out = None, None
+    if args.shrink:
+        out = OUT
+        out.mkdir(exist_ok=True)
+        groups = shrink_new(results, args.per_signature, timeout=args.timeout)
+    report(results, time.monotonic() - started, args.jobs, groups, out)
+    return 1 if any(r.new for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""The fuzzer's own tests: it generates the same programs for a seed, they mostly run, the
+comparator sees a planted difference, and shrinking reduces a failing program."""
+import copy
+import types
+
+import pytest
+
+import engine
+import parity
+from fuzz import compare, generator, observe, shrink
+from fuzz.worker import reset
+
+
+# ---------------------------------------------------------------- the generator
+def test_a_seed_always_gives_the_same_program():
+    for seed in (0, 1, 17, 4242):
+        assert generator.generate(seed) == generator.generate(seed)
+    assert len({generator.source(generator.generate(seed)) for seed in range(20)}) == 20
+
+
+def test_programs_are_small_and_parse():
+    for seed in range(200):
+        statements = generator.generate(seed)
+        assert 5 <= len(statements) <= 25
+        for statement in statements:
+            compile(statement, f"<seed {seed}>", "exec")
+
+
+def test_programs_mostly_run_to_the_end_on_the_engine():
+    """Well typed by construction: few statements raise (the mistakes are on purpose)."""
+    runs = raised = complete = 0
+    for seed in range(150):
+        records = observe.run_program(engine, generator.generate(seed))
+        reset(engine)
+        errors = sum(any(line[1] == "error" for line in r["lines"]) for r in records)
+        runs, raised, complete = runs + len(records), raised + errors, complete + (not errors)
+    assert raised / runs < 0.08
+    assert complete / 150 > 0.6
+
+
+def test_the_surface_is_covered():
+    text = "\n".join(generator.source(generator.generate(seed)) for seed in range(400))
+    for needle in ["torch.tensor(", "torch.zeros", "torch.arange(", "torch.linspace(",
+                   "torch.manual_seed(", "_like(", ".backward(", "retain_graph=True",
+                   "with torch.no_grad()", "torch.inference_mode()", "torch.autograd.grad(",
+                   "create_graph=True", "register_hook(", "ctx.save_for_backward",
+                   "ctx.mark_dirty", "torch.nn.Linear(", "torch.optim.Adam(", "momentum=0.9",
+                   "CrossEntropyLoss", ".view(", ".transpose(", ".expand(", ".unbind(",
+                   ".data_ptr()", ".stride()", "torch.where(", "@", "] = ", ".add_(",
+                   ".detach()", ".clone()", ".retain_grad()", "keepdim=True", ".softmax(",
+                   "torch.float64", "torch.bool"]:
+        assert needle in text, needle
+
+
+def test_promotion_follows_torch_rules():
+    tensor = generator.TensorVar
+    assert generator.result_type(tensor((2,), "int32"), "2.5") == "float32"
+    assert generator.result_type(tensor((2,), "int8"), tensor((), "int64")) == "int8"
+    assert generator.result_type(tensor((2,), "int64"), tensor((), "float64")) == "float64"
+    assert generator.result_type(tensor((2,), "uint8"), tensor((3,), "int8")) == "int16"
+    assert generator.result_type(tensor((2,), "bool"), "True") == "bool"
+    assert generator.result_type(tensor((2,), "float16"), "2.5") == "float16"
+
+
+# ---------------------------------------------------------------- the observer
+def test_the_observer_describes_what_a_learner_sees():
+    records = observe.run_program(engine, [
+        "x = torch.ones(2, 3, requires_grad=True)", "y = x.t()", "print(y.is_contiguous())",
+        "z = (y * 2).sum()", "z.backward()", "x.add_(1)"])
+    lines = [{key: text for key, _, text, _ in r["lines"]} for r in records]
+    assert lines[1]["y.layout"] == "shape=(3, 2) stride=(1, 3) offset=0"
+    assert lines[1]["y.sharing"] == "shares memory with x"
+    assert lines[2]["print 0"] == "False"
+    assert "grad_fn=SumBackward0" in lines[3]["z.graph"]
+    assert lines[4]["x.grad.values"] == "[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]"
+    assert lines[5]["error"].startswith("RuntimeError: a leaf Variable that requires grad")
+    assert not records[5]["unintended"]
+
+
+LIBRARY_CODE = """import numpy
+
+def refuse():
+    raise RuntimeError("torch's words")
+
+def stumble():
+    return numpy.zeros(2) + numpy.zeros(3)
+"""
+
+
+def test_an_error_the_library_did_not_raise_on_purpose_is_unintended(tmp_path):
+    """Unintended: numpy's error inside the library, a missing attribute; not: a `raise`."""
+    path = tmp_path / "ops.py"
+    path.write_text(LIBRARY_CODE)
+    library = types.SimpleNamespace(__file__=str(tmp_path / "__init__.py"))
+    namespace = {}
+    exec(compile(LIBRARY_CODE, str(path), "exec"), namespace)
+    for function, unintended in [("refuse", False), ("stumble", True)]:
+        with pytest.raises(Exception) as caught:
+            namespace[function]()
+        assert observe.is_unintended(caught.value, library) is unintended
+    records = observe.run_program(engine, ["x = torch.ones(2)", "x.no_such_method()",
+                                           "x.sum(no_such_keyword=1)", "x.view(5)"])
+    assert [r["unintended"] for r in records] == [False, True, True, False]
+
+
+# ---------------------------------------------------------------- the comparator
+def _answer(lines, unintended=False):
+    return {"status": "ok", "records": [{"lines": lines, "unintended": unintended}]}
+
+
+TORCH = _answer([["x", "repr", "tensor([1.0000, 0.3333])", "float32"],
+                 ["x.values", "values", "[1.0, 0.3333333432674408]", "float32"],
+                 ["x.dtype", "dtype", "torch.float32", None],
+                 ["x.graph", "graph", "requires_grad=False is_leaf=True version=0", None]])
+
+
+def _planted(key, text):
+    answer = copy.deepcopy(TORCH)
+    for line in answer["records"][0]["lines"]:
+        if line[0] == key:
+            line[2] = text
+    return answer
+
+
+def test_identical_output_is_an_exact_match():
+    assert compare.compare(TORCH, copy.deepcopy(TORCH)).status == "exact"
+
+
+@pytest.mark.parametrize("key, text, category", [
+    ("x.values", "[1.0, 0.3334]", "value"),
+    ("x.dtype", "torch.float64", "dtype"),
+    ("x.graph", "requires_grad=True is_leaf=True version=0", "graph"),
+])
+def test_a_planted_difference_is_a_mismatch(key, text, category):
+    verdict = compare.compare(TORCH, _planted(key, text))
+    assert (verdict.status, verdict.category, verdict.key) == ("mismatch", category, key)
+
+
+def test_a_last_bit_difference_is_within_tolerance():
+    verdict = compare.compare(TORCH, _planted("x.values", "[1.0, 0.33333337306976320]"))
+    assert verdict.status == "tolerance"
+
+
+def test_errors_are_told_apart():
+    torch_error = _answer([["error", "error", "RuntimeError: shapes differ", None]])
+    other_message = _answer([["error", "error", "RuntimeError: other words", None]])
+    other_type = _answer([["error", "error", "ValueError: shapes differ", None]])
+    crash = _answer([["error", "error", "ValueError: operands could not be broadcast", None]],
+                    unintended=True)
+    assert compare.compare(torch_error, other_message).category == "error message"
+    assert compare.compare(torch_error, other_type).category == "error type"
+    assert compare.compare(torch_error, crash).category == "engine crash"
+    assert compare.compare(torch_error, _answer([])).category == "error type"
+    assert compare.compare(torch_error, {"status": "hang"}).category == "hang"
+
+
+# ---------------------------------------------------------------- shrinking
+def test_shrinking_keeps_only_what_the_failure_needs():
+    program = [f"a{i} = {i}" for i in range(12)]
+    program[7] = "b = torch.ones(3, 4) * 2.5"
+    program[9] = "c = b.sum(dim=1, keepdim=True)"
+
+    def fails(statements):
+        return any("b = torch.ones(" in s for s in statements) and \
+            any("c = b.sum" in s for s in statements)
+
+    assert shrink.shrink(program, fails) == ["b = torch.ones(1, 1) * 0.0", "c = b.sum(dim=1)"]
+
+
+def test_shrinking_takes_statements_out_of_blocks():
+    program = ["x = torch.ones(2)", "with torch.no_grad():\n    y = x * 2\n    z = y + 1"]
+    assert shrink.shrink(program, lambda s: any("y = x * 2" in t for t in s) and
+                         any(t.startswith("x =") for t in s)) == ["x = torch.ones(1)",
+                                                                  "y = x * 2"]
+
+
+@pytest.mark.torch
+def test_a_planted_engine_bug_is_found_and_shrunk():
+    """End to end: torch against the engine with x.abs() off by one (fuzz/planted_bug.py)."""
+    pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+    from fuzz.run import Pair, Result
+    from fuzz.worker import Worker
+
+    pair = Pair()
+    pair.engine.stop()
+    pair.engine = Worker("fuzz.planted_bug")
+    try:
+        program = ["x = torch.tensor([-1.5, 2.0])", "y = torch.ones(3)", "z = y * 2",
+                   "w = x.abs()", "print(w.sum())", "v = z.sum()"]
+        verdict = pair.verdict(program)
+        assert (verdict.status, verdict.category, verdict.statement) == ("mismatch", "value", 3)
+        result = Result(seed=-1, statements=program, verdict=verdict)
+        pair.reduce(result, budget=60)
+        assert len(result.reproducer) == 2 and result.reproducer[1] == "w = x.abs()"
+        assert result.reproducer[0].startswith("x = torch.tensor([")
+        assert result.reproducer_verdict.category == "value"
+    finally:
+        pair.close()
