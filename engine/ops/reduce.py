@@ -704,7 +704,8 @@ def _to_half_and_back(values):
 def _softmax_result(values, input):
     """The values rounded once to input's dtype, in its shape, row-major (as torch lays out
     softmax's result whatever the input's strides)."""
-    return wrap(np.ascontiguousarray(values.reshape(input._data.shape), input._data.dtype))
+    # (np.array, not np.ascontiguousarray: that makes a 0-d result 1-d)
+    return wrap(np.array(values.reshape(input._data.shape), input._data.dtype, order="C"))
 
 
 @numpy_names
