@@ -20,6 +20,7 @@ from ..fidelity.dtypes import scalar_type_name
 from ..ops import arithmetic, linalg, reduce, unary
 from ..ops.creation import empty_like, zeros
 from ..ops.views import broadcast_tensors
+from .functional_conv import conv1d, conv2d, fold, pad, unfold
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -421,4 +422,4 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
            "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "nll_loss", "cross_entropy"]
+           "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad"]

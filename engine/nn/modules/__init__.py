@@ -1,6 +1,7 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
 from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -9,4 +10,4 @@ from .module import Module
 
 __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "BCELoss",
-           "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss"]
+           "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss", "Conv1d", "Conv2d"]
