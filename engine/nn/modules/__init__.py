@@ -7,7 +7,10 @@ from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "BCELoss",
-           "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss", "Conv1d", "Conv2d"]
+           "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
+           "Conv1d", "Conv2d",
+           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
