@@ -1,4 +1,5 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleList, Sequential
 from .conv import Conv1d, Conv2d
@@ -13,4 +14,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten"
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "BCELoss",
            "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
            "Conv1d", "Conv2d",
-           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "BatchNorm1d", "BatchNorm2d"]
