@@ -20,8 +20,9 @@ from ..fidelity.dtypes import scalar_type_name
 from ..ops import arithmetic, linalg, reduce, unary
 from ..ops.creation import empty_like, zeros
 from ..ops.views import broadcast_tensors
+from .functional_activation import elu, gelu, leaky_relu, silu, softplus
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
-from .functional_norm import batch_norm
+from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
@@ -425,4 +426,5 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
            "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
-           "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm"]
+           "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu"]

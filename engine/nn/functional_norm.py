@@ -53,11 +53,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     beta = _fused(-mean, alpha, np.zeros_like(mean) if bias is None else bias._data)
     out = np.moveaxis(_fused(channels_last, alpha, beta), -1, 1).astype(x.dtype, copy=False)
     empty = np.zeros(0, x.dtype)
+    saved_mean, saved_invstd = (wrap(mean), wrap(invstd)) if training else (wrap(empty),
+                                                                          wrap(empty))
     return record(NativeBatchNormBackward0, wrap(np.ascontiguousarray(out)),
-                  (input, weight, bias), saved=(input, weight, running_mean, running_var),
-                  training=training, eps=eps,
-                  result1=wrap(mean if training else empty),
-                  result2=wrap(invstd if training else empty))
+                  (input, weight, bias), saved=(input, weight, running_mean, running_var,
+                                                saved_mean, saved_invstd),
+                  training=training, eps=eps)
 
 
 def _fused(a, b, c):
@@ -100,13 +101,12 @@ def _batch_statistics(x, running_mean, running_var, momentum, eps):
                   ).astype(x.dtype)
         momentum = x.dtype.type(momentum)  # torch's kernel: the parameters' dtype
         if running_mean is not None:
+            # (written by the kernel, as in torch: no in-place operation, no new version)
             running_mean._data[...] = momentum * mean + (1 - momentum) * running_mean._data
-            running_mean._bump_version()
         if running_var is not None:
             unbiased = (var_sum / x.dtype.type(count - 1)).astype(np.float64)
             kept = ((1 - momentum) * running_var._data).astype(np.float64)
             running_var._data[...] = np.float64(momentum) * unbiased + kept
-            running_var._bump_version()
     return mean, invstd
 
 
@@ -161,14 +161,12 @@ class NativeBatchNormBackward0(Node):
     d/dx = (grad - mean of grad - x_hat * mean of grad * x_hat) * invstd * weight (training;
     in eval mode mean and invstd are constants: d/dx = grad * invstd * weight)"""
 
-    _saved_names = ("input", "weight", "running_mean", "running_var")
+    _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
     training: bool
     eps: float
-    result1: object
-    result2: object
 
     def backward(self, grad):
-        input, weight, running_mean, running_var = self.saved_tensors
+        input, weight, running_mean, running_var, _, _ = self.saved_tensors
         dims = [0, *range(2, input.dim())]              # all but the channels
         shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
         if self.training:  # recomputed with engine ops: create_graph differentiates them too
@@ -187,4 +185,90 @@ class NativeBatchNormBackward0(Node):
         return grad * scale, grad_weight, grad_bias
 
 
-__all__ = ["batch_norm"]
+# ====================================================================== layer_norm
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, mean and (biased) var taken over
+    the last len(normalized_shape) dimensions of each sample"""
+    if isinstance(normalized_shape, int) or not all(isinstance(n, int) for n in
+                                                    normalized_shape):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    normalized_shape = tuple(normalized_shape)
+    _check_layer_norm(input, normalized_shape, weight, bias)
+    x = input._data
+    kept = x.ndim - len(normalized_shape)               # the dimensions of the samples
+    rows = x.reshape(math.prod(x.shape[:kept]), math.prod(normalized_shape))  # one sample a row
+    # the statistics in float64 (torch's kernel: float32 Welford sums, vectorised; so
+    # float32 values may differ from torch's in the last bits)
+    wide = rows.astype(np.float64)
+    mean = wide.mean(axis=1) if rows.shape[1] else np.full(rows.shape[0], np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = ((wide - mean[:, None]) ** 2).mean(axis=1) if rows.shape[1] else mean
+        rstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
+    mean = mean.astype(x.dtype)
+    # torch's steps: (x * rstd - rstd * mean) * weight + bias, each a * b + c fused
+    out = _fused(rows, rstd[:, None], (-rstd * mean)[:, None])
+    if weight is not None:
+        out = out * weight._data.reshape(-1)
+    if bias is not None:
+        out = out + bias._data.reshape(-1)
+    stats_shape = x.shape[:kept] + (1,) * len(normalized_shape)
+    return record(NativeLayerNormBackward0, wrap(out.astype(x.dtype).reshape(x.shape)),
+                  (input, weight, bias), saved=(input, weight, bias,
+                                                wrap(mean.reshape(stats_shape)),
+                                                wrap(rstd.reshape(stats_shape))),
+                  normalized_shape=normalized_shape, eps=eps)
+
+
+def _check_layer_norm(input, normalized_shape, weight, bias):
+    """torch's checks, in its order."""
+    if not normalized_shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and tuple(tensor.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(tensor.shape)} and normalized_shape "
+                               f"= {list(normalized_shape)}")
+    if tuple(input.shape[input.dim() - len(normalized_shape):]) != normalized_shape or \
+            input.dim() < len(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(input.shape)}")
+    parameters = [t for t in (weight, bias) if t is not None]
+    if any(t.dtype != input.dtype for t in parameters):
+        if input._data.dtype == np.float64:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(t._data.dtype != np.float32 for t in parameters):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError("\"LayerNormKernelImpl\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+
+
+class NativeLayerNormBackward0(Node):
+    """out = x_hat * weight + bias, x_hat = (x - mean) * rstd over the normalized dimensions:
+    d/dweight = sum over samples of grad * x_hat,  d/dbias = sum over samples of grad,
+    d/dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) with g = grad * weight"""
+
+    _saved_names = ("input", "weight", "bias", "result1", "result2")
+    normalized_shape: tuple
+    eps: float  # (torch's node does not keep eps: its second derivative is a formula of its own)
+
+    def backward(self, grad):
+        input, weight, _, _, _ = self.saved_tensors
+        dims = tuple(range(input.dim() - len(self.normalized_shape), input.dim()))
+        samples = tuple(range(input.dim() - len(self.normalized_shape)))
+        # recomputed with engine ops: create_graph differentiates them too
+        mean = input.mean(dims, keepdim=True)
+        rstd = ((input - mean) ** 2).mean(dims, keepdim=True).add(self.eps).rsqrt()
+        x_hat = (input - mean) * rstd
+        g = grad if weight is None else grad * weight
+        grad_input = rstd * (g - g.mean(dims, keepdim=True)
+                             - x_hat * (g * x_hat).mean(dims, keepdim=True))
+        if not samples:  # a single sample: nothing to add up
+            return grad_input, grad * x_hat, grad
+        return grad_input, (grad * x_hat).sum(samples), grad.sum(samples)
+
+
+__all__ = ["batch_norm", "layer_norm"]

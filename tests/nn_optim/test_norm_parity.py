@@ -226,3 +226,76 @@ def test_dropout_and_batch_norm_follow_train_and_eval():
 
     with one_torch_thread(), warnings.catch_warnings():
         parity.run_both(fn, _tensor((8, 4)), exact=False, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- layer_norm
+LAYER_NORM = [((4, 8), (8,)), ((2, 3, 20), (20,)), ((2, 3, 20), (3, 20)), ((5, 64), (64,)),
+              ((3, 7, 5), (7, 5)), ((6,), (6,)), ((0, 4), (4,))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+@pytest.mark.parametrize("shape, normalized", LAYER_NORM)
+def test_layer_norm_values_and_gradients(shape, normalized, affine, dtype):
+    # torch's float32 statistics come from vectorised Welford sums: within a few last bits
+    def fn(m, x, w, b):
+        out = m.nn.functional.layer_norm(x, normalized, w if affine != "none" else None,
+                                         b if affine == "both" else None, 1e-3)
+        node = out.grad_fn
+        saved = (node.name(), node._saved_normalized_shape, node._saved_result1,
+                 node._saved_result2, node._saved_input, node._saved_weight, node._saved_bias)
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out, saved, x.grad, w.grad, b.grad
+
+    x = _tensor(shape, 0, dtype, -4, 6).requires_grad_()
+    w, b = _tensor(normalized, 1, dtype).requires_grad_(), _tensor(normalized, 2,
+                                                                    dtype).requires_grad_()
+    parity.run_both(fn, x, w, b, exact=False, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("normalized", [(5,), (3, 5)])
+def test_layer_norm_gradcheck_and_gradgradcheck(normalized):
+    x = _tensor((2, 3, 5), 0, "float64").requires_grad_()
+    w, b = _tensor(normalized, 1, "float64"), _tensor(normalized, 2, "float64")
+
+    def fn(x, w, b):
+        return engine.nn.functional.layer_norm(x, normalized, w, b)
+
+    assert gradcheck(fn, (x, w.requires_grad_(), b.requires_grad_()))
+    assert gradgradcheck(fn, (x, w, b))
+    assert gradgradcheck(lambda x: engine.nn.functional.layer_norm(x, normalized), (x,))
+
+
+def test_layer_norm_errors():
+    def F(m):
+        return m.nn.functional
+
+    cases = [
+        lambda m, x: F(m).layer_norm(x, (5,)),
+        lambda m, x: F(m).layer_norm(x, (2, 4)),
+        lambda m, x: F(m).layer_norm(x, 4),
+        lambda m, x: F(m).layer_norm(x, (1, 2, 3, 4)),
+        lambda m, x: F(m).layer_norm(x, ()),
+        lambda m, x: F(m).layer_norm(x, (4,), m.ones(3)),
+        lambda m, x: F(m).layer_norm(x, (4,), m.ones(4), m.ones(3)),
+        lambda m, x: F(m).layer_norm(x.long(), (4,)),
+        lambda m, x: F(m).layer_norm(x.double(), (4,), m.ones(4)),
+        lambda m, x: F(m).layer_norm(x, (4,), m.ones(4, dtype=m.float64)),
+    ]
+    for case in cases:
+        parity.run_both(case, _tensor((2, 3, 4)))
+
+
+def test_layer_norm_module():
+    def fn(m, x):
+        nn = m.nn
+        layers = [nn.LayerNorm(4), nn.LayerNorm((3, 4), eps=1e-3, elementwise_affine=False),
+                  nn.LayerNorm([3, 4], bias=False)]
+        outs = [layer(x) for layer in layers]
+        outs[0].sum().backward()
+        return ([repr(layer) for layer in layers], [list(layer.state_dict()) for layer in layers],
+                [layer.normalized_shape for layer in layers], outs,
+                [p for p in layers[0].parameters()], [p.grad for p in layers[0].parameters()])
+
+    parity.run_both(fn, _tensor((2, 3, 4)), exact=False, rtol=1e-5, atol=1e-5)
