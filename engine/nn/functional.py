@@ -19,7 +19,7 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..ops import arithmetic, linalg, reduce, unary
 from ..ops.creation import empty_like, zeros
-from ..ops.views import broadcast_tensors
+from ..ops.views import UnsafeViewBackward0, broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_norm import batch_norm, layer_norm
@@ -45,9 +45,11 @@ def linear(input, weight, bias=None):
         return linalg.addmm(bias, input, weight.t())
     if input.is_contiguous() and bias.dim() == 1:
         # torch flattens the leading dimensions into rows, one addmm, then views back
+        # (its _unsafe_view: the rows are a fresh result that nothing else sees)
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
         output = linalg.addmm(bias, rows, weight.t())
-        return output.view(*input.shape[:-1], output.shape[1])
+        result = wrap(output._data.reshape(*input.shape[:-1], output.shape[1]))
+        return record(UnsafeViewBackward0, result, (output,), self_sym_sizes=output._data.shape)
     return linalg.matmul(input, weight.t()) + bias
 
 

@@ -6,7 +6,7 @@ from .container import ModuleList, Sequential
 from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten
-from .linear import Identity, Linear
+from .linear import Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
@@ -18,4 +18,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten"
            "Conv1d", "Conv2d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU"]
+           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear"]
