@@ -5,10 +5,10 @@ A model is a ``Module`` whose attributes are ``Parameter`` tensors and other mod
 holds the same computations as plain functions, ``engine.nn.init`` the ways to fill
 a weight with its starting values.
 """
-from . import functional, init, parameter  # noqa: F401
+from . import functional, init, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter, UninitializedParameter
 
-__all__ = ["Parameter", "UninitializedParameter", "functional", "init", "parameter",
+__all__ = ["Parameter", "UninitializedParameter", "functional", "init", "parameter", "utils",
            *_modules_all]
