@@ -71,6 +71,10 @@ from . import autograd, cuda, nn, optim, viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
+# torch.set_anomaly_enabled & co: anomaly detection lives in engine.autograd.anomaly_mode
+set_anomaly_enabled = autograd.anomaly_mode.set_anomaly_enabled
+is_anomaly_enabled = autograd.anomaly_mode.is_anomaly_enabled
+is_anomaly_check_nan_enabled = autograd.anomaly_mode.is_anomaly_check_nan_enabled
 
 __version__ = "0.1.0"
 

@@ -10,10 +10,12 @@ import inspect
 
 
 class _Mode:
-    """The two switches: is recording on, and are we inside ``inference_mode``."""
+    """The switches: is recording on, are we inside ``inference_mode``, and anomaly detection's
+    checks while it is on (``engine.autograd.detect_anomaly``; None when off)."""
 
     grad_enabled = True
     inference = False
+    anomaly = None
 
 
 mode = _Mode()

@@ -242,7 +242,7 @@ def _modified_message(tensor, saved, node):
     # the node that computed the tensor (an input's current one, as torch reports it)
     producer = node if saved.is_output else tensor.grad_fn
     return messages.modified_by_inplace(described, tensor._version, saved.version,
-                                        None if producer is None else producer.name())
+                                        producer and producer.name(), bool(mode.anomaly))
 
 
 # ====================================================================== recording
@@ -307,4 +307,6 @@ def _build_node(node_class, inputs, saved, state, tensor_type):
         if name not in node_class._state:
             raise TypeError(f"{node_class.__name__} does not declare '{name}'")
         setattr(node, name, value)
+    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
+        mode.anomaly.node_built(node)
     return node

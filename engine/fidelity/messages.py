@@ -91,17 +91,20 @@ def grad_size_mismatch(grad_shape, tensor_shape):
             "same size")
 
 
-def modified_by_inplace(described, version, expected, producer_name=None):
+def modified_by_inplace(described, version, expected, producer_name=None, anomaly=False):
     """"one of the variables needed for gradient computation has been modified ..." """
     if producer_name is not None:
         # torch names the operation here without the "Backward0" ending
         operation = re.sub(r"Backward\d*$", "", producer_name)
         described += f", which is output 0 of {operation},"
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if anomaly else (
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {described} is at version {version}; expected version "
-            f"{expected} instead. Hint: enable anomaly detection to find the operation that "
-            "failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{expected} instead. Hint: {hint}")
 
 
 def warn_non_leaf_grad():
