@@ -3,7 +3,8 @@
 A model is a ``Module`` whose attributes are ``Parameter`` tensors and other modules;
 ``model.parameters()`` finds them all for the optimizer. ``engine.nn.functional``
 holds the same computations as plain functions, ``engine.nn.init`` the ways to fill
-a weight with its starting values.
+a weight with its starting values, ``engine.nn.utils`` gradient clipping and the
+parameters as one vector.
 """
 from . import functional, init, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403

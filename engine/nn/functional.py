@@ -7,6 +7,11 @@ and ``record`` attaches that node, whose backward sits right below it. The gradi
 formulas are written with engine operations, so they can be differentiated again
 (``create_graph=True``). The other functions are compositions of engine operations,
 as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
+
+The larger families sit in files of their own, each importable from here as in torch:
+``functional_conv.py`` (conv1d, conv2d, unfold, fold, pad), ``functional_pool.py``
+(max_pool2d, avg_pool2d, adaptive_avg_pool2d), ``functional_norm.py`` (batch_norm,
+layer_norm) and ``functional_activation.py`` (gelu, leaky_relu, elu, softplus, silu).
 """
 import math
 import warnings

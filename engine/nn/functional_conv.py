@@ -69,7 +69,7 @@ def _products(a, b):
     return np.matmul(a, b)
 
 
-def _pair(value, name="kernel_size"):
+def _pair(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
 
