@@ -60,6 +60,21 @@ Where the engine knowingly differs from PyTorch:
   ``torch.unique`` always sorts (torch's CPU kernel does too, except for some inputs with
   ``sorted=False``). ``take_along_dim`` checks its indices (torch reads out of bounds).
   ``with torch.device(...)`` is not a context manager here.
+* engine.nn: float32 values of conv1d/conv2d (torch's oneDNN kernel adds the products
+  in its own order), layer_norm (torch's vectorised Welford sums) and gelu, elu, softplus,
+  silu (torch's vectorised exp/erf/tanh) agree with torch's within the last bits; pooling,
+  batch_norm and leaky_relu are bit for bit. batch_norm of (N, C) input in training mode
+  adds its rows as torch does on one thread (torch, on several, splits them: last bit).
+  Image tensors laid out channels-last (``x.permute(0, 3, 1, 2)`` of NHWC data) give
+  row-major results from conv2d (torch keeps channels-last). F.pad has only
+  mode='constant', so Conv padding_mode other than 'zeros' raises NotImplementedError. The
+  second derivative of a convolution is built from unfold/fold and matrix products (torch:
+  one ConvolutionBackwardBackward0 node); NativeLayerNormBackward0 also keeps ``eps``.
+* Anomaly detection (``detect_anomaly``): its warnings point at the learner's
+  ``backward()`` line (torch's at its own autograd/graph.py), and the recorded forward
+  tracebacks leave out the engine's frames below the learner's line (torch's show a few
+  frames of its Python code, e.g. inside ``autograd.grad``); a leaf's AccumulateGrad node
+  records no traceback.
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the
@@ -100,6 +115,10 @@ from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: traceba
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
 globals().update(_methods.INPLACE_FUNCTIONS)  # torch.sin_(x), torch.relu_(x) ...
+# torch.set_anomaly_enabled & co: anomaly detection lives in engine.autograd.anomaly_mode
+set_anomaly_enabled = autograd.anomaly_mode.set_anomaly_enabled
+is_anomaly_enabled = autograd.anomaly_mode.is_anomaly_enabled
+is_anomaly_check_nan_enabled = autograd.anomaly_mode.is_anomaly_check_nan_enabled
 
 __version__ = "0.1.0"
 

@@ -104,6 +104,11 @@ class ReadyQueue:
 
 
 # ====================================================================== running one node
+def anomaly_checked(run_node):
+    """``run_node``, with anomaly detection's checks while it is on (engine.autograd)."""
+    return mode.anomaly.wrap(run_node) if mode.anomaly else run_node
+
+
 def run_node(node, grads, retain_graph):
     """One node's turn in ``backward()``: its hooks, its formula, its gradients fixed."""
     if grads is None:
@@ -260,12 +265,8 @@ def validated(node, grads):
 
 
 def _is_expandable_to(shape, target):
-    if len(shape) > len(target):
-        return False
-    for n, m in zip(reversed(shape), reversed(target)):
-        if n != m and n != 1:
-            return False
-    return True
+    return len(shape) <= len(target) and all(n in (m, 1) for n, m in zip(shape[::-1],
+                                                                           target[::-1]))
 
 
 # ====================================================================== public entry points
@@ -284,8 +285,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         messages.warn_create_graph_cycle_once()
     if inputs is None:
         with set_grad_enabled(create_graph):
-            run_backward([edge_of(t) for t in outputs], grads,
-                         lambda node, node_grads: run_node(node, node_grads, retain_graph))
+            run_backward([edge_of(t) for t in outputs], grads, anomaly_checked(
+                lambda node, node_grads: run_node(node, node_grads, retain_graph)))
         return
     inputs = _as_tuple(inputs)
     if not inputs:
@@ -322,7 +323,7 @@ def _capture(outputs, grads, inputs, retain_graph, create_graph):
     roots = [edge_of(t) for t in outputs]
     capture = Capture([node for node, _ in roots], inputs, retain_graph)
     with set_grad_enabled(create_graph):
-        run_backward(roots, grads, capture.run_node)
+        run_backward(roots, grads, anomaly_checked(capture.run_node))
     return capture.results
 
 
@@ -368,6 +369,4 @@ def _zeros_like(tensor):
 def _as_tuple(value):
     if value is None:
         return None
-    if is_tensor(value):
-        return (value,)
-    return tuple(value)
+    return (value,) if is_tensor(value) else tuple(value)

@@ -10,13 +10,15 @@ import inspect
 
 
 class _Mode:
-    """The two switches, is grad enabled and are we inside ``inference_mode``, and what
-    they mean for an operation: ``recording`` (inside inference_mode, even enable_grad()
-    records nothing). Only ``set`` changes them, so the three always agree."""
+    """The switches, is grad enabled and are we inside ``inference_mode``, and what they
+    mean for an operation: ``recording`` (inside inference_mode, even enable_grad() records
+    nothing); ``set`` changes them together. ``anomaly``: anomaly detection's checks while
+    it is on (``engine.autograd.detect_anomaly``; None when off)."""
 
     grad_enabled = True
     inference = False
     recording = True
+    anomaly = None
 
     def set(self, grad_enabled, inference=None):
         self.inference = self.inference if inference is None else inference

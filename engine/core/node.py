@@ -125,7 +125,7 @@ class Node:
             # torch names the node that computed the tensor (an input's current one)
             producer = self if saved.is_output else tensor.grad_fn
             raise RuntimeError(messages.modified_by_inplace(
-                tensor, saved.version, None if producer is None else producer.name()))
+                tensor, saved.version, producer and producer.name(), bool(mode.anomaly)))
         if saved.is_output and mode.grad_enabled:
             # for a differentiable backward (create_graph) the output is this node's result
             return tensor._as_output_of(self)
@@ -302,4 +302,6 @@ def _build_node(node_class, inputs, saved, state, tensor_type):
         if name not in node_class._state:
             raise TypeError(f"{node_class.__name__} does not declare '{name}'")
         setattr(node, name, value)
+    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
+        mode.anomaly.node_built(node)
     return node

@@ -145,7 +145,7 @@ def grad_size_mismatch(grad_shape, tensor_shape):
             "same size")
 
 
-def modified_by_inplace(tensor, expected, producer_name=None):
+def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False):
     """"one of the variables needed for gradient computation has been modified ..." """
     shape = ", ".join(str(n) for n in tensor._data.shape)
     described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
@@ -154,11 +154,14 @@ def modified_by_inplace(tensor, expected, producer_name=None):
         # torch names the operation here without the "Backward0" ending
         operation = re.sub(r"Backward\d*$", "", producer_name)
         described += f", which is output 0 of {operation},"
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!") if anomaly else (
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {described} is at version {version}; expected version "
-            f"{expected} instead. Hint: enable anomaly detection to find the operation that "
-            "failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            f"{expected} instead. Hint: {hint}")
 
 
 def warn_non_leaf_grad():

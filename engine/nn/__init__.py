@@ -3,11 +3,13 @@
 A model is a ``Module`` whose attributes are ``Parameter`` tensors and other modules;
 ``model.parameters()`` finds them all for the optimizer. ``engine.nn.functional``
 holds the same computations as plain functions, ``engine.nn.init`` the ways to fill
-a weight with its starting values.
+a weight with its starting values, ``engine.nn.utils`` gradient clipping and the
+parameters as one vector.
 """
-from . import functional, init  # noqa: F401
+from . import functional, init, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 
-__all__ = ["Parameter", "functional", "init", *_modules_all]
+__all__ = ["Parameter", "UninitializedParameter", "functional", "init", "parameter", "utils",
+           *_modules_all]

@@ -7,6 +7,11 @@ and ``record`` attaches that node, whose backward sits right below it. The gradi
 formulas are written with engine operations, so they can be differentiated again
 (``create_graph=True``). The other functions are compositions of engine operations,
 as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
+
+The larger families sit in files of their own, each importable from here as in torch:
+``functional_conv.py`` (conv1d, conv2d, unfold, fold, pad), ``functional_pool.py``
+(max_pool2d, avg_pool2d, adaptive_avg_pool2d), ``functional_norm.py`` (batch_norm,
+layer_norm) and ``functional_activation.py`` (gelu, leaky_relu, elu, softplus, silu).
 """
 import math
 import warnings
@@ -20,6 +25,10 @@ from ..fidelity.dtypes import scalar_type_name
 from ..ops import arithmetic, linalg, reduce, unary
 from ..ops.creation import empty_like, zeros
 from ..ops.views import broadcast_tensors
+from .functional_activation import elu, gelu, leaky_relu, silu, softplus
+from .functional_conv import conv1d, conv2d, fold, pad, unfold
+from .functional_norm import batch_norm, layer_norm
+from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -422,4 +431,6 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
            "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "nll_loss", "cross_entropy"]
+           "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
+           "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu"]

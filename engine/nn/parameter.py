@@ -1,6 +1,8 @@
-"""``Parameter``: a tensor that a ``Module`` registers as one of its learnable weights."""
-from ..core.tensor import Tensor
+"""``Parameter``: a tensor that a ``Module`` registers as one of its learnable weights;
+``UninitializedParameter``: one whose shape a lazy layer learns from its first input."""
+from ..core.tensor import Tensor, wrap
 from ..fidelity.printing import tensor_repr
+from ..ops.convert import set_data
 from ..ops.creation import empty
 from ..ops.views import detach
 
@@ -37,3 +39,87 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol):
         # pickled as its data and flag; unpickling makes a Parameter again
         return (Parameter, (self.data, self.requires_grad))
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet: a lazy layer's (``LazyLinear``) before its
+    first call. It cannot be used; ``materialize(shape)`` turns it, in place, into an
+    ordinary ``Parameter`` of that shape (its values uninitialised)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        param = Parameter(empty(0, dtype=dtype), requires_grad)
+        param.__class__ = cls
+        return param
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Become a Parameter of ``shape`` (the same object: optimizers keep holding it)."""
+        self.data = empty(shape, dtype=self.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def data(self):
+        """The (empty) values, outside autograd: still allowed, as in torch."""
+        return wrap(self._data)  # (this class refuses detach(), which .data uses)
+
+    data = data.setter(set_data)
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into "
+            "an initialized one. Call `forward` to initialize the parameters before accessing "
+            "their attributes.")
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedParameter(self.requires_grad, dtype=self.dtype)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol):
+        return (UninitializedParameter, (self.requires_grad, None, self.dtype))
+
+
+def _refuse(name, described):
+    def method(self, *args, **kwargs):
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {described}. This error happens "
+            "when you are using a `LazyModule` or explicitly manipulating "
+            "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+            "`forward` with a dummy batch to initialize the parameters before calling torch "
+            "functions")
+
+    method.__name__ = name
+    return method
+
+
+# What an uninitialized parameter still allows (torch's _allowed_methods); every other Tensor
+# method and operator raises torch's ValueError.
+_ALLOWED = {"size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "char",
+            "short", "int", "long", "cuda", "cpu", "to", "get_device", "type"}
+_OPERATORS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "sub",
+              "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div", "__rtruediv__": "div",
+              "__matmul__": "matmul", "__rmatmul__": "matmul", "__pow__": "pow",
+              "__neg__": "neg", "__abs__": "abs", "__eq__": "eq", "__ne__": "ne", "__lt__": "lt",
+              "__le__": "le", "__gt__": "gt", "__ge__": "ge"}
+for _name, _value in list(vars(Tensor).items()):
+    if _name in _ALLOWED or not callable(_value) or isinstance(_value, (property, type)) or \
+            _name in vars(UninitializedParameter):
+        continue
+    if _name in _OPERATORS:
+        _described = f"<method '{_OPERATORS[_name]}' of 'torch._C.TensorBase' objects>"
+    elif _name in ("__getitem__", "__setitem__", "__iter__", "__len__", "__bool__",
+                   "__float__", "__int__", "__index__", "__format__"):
+        _described = f"<slot wrapper '{_name}' of 'torch._C.TensorBase' objects>"
+    elif _name.startswith("_"):
+        continue  # the engine's own machinery
+    else:
+        _described = f"<method '{_name}' of 'torch._C.TensorBase' objects>"
+    setattr(UninitializedParameter, _name, _refuse(_name, _described))

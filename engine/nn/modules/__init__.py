@@ -1,12 +1,21 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
+                         Softplus, Tanh)
 from .container import ModuleList, Sequential
+from .conv import Conv1d, Conv2d
 from .dropout import Dropout
 from .flatten import Flatten
-from .linear import Identity, Linear
+from .linear import Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
+from .normalization import LayerNorm
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "BCELoss",
-           "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss"]
+           "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
+           "Conv1d", "Conv2d",
+           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "BatchNorm1d", "BatchNorm2d", "LayerNorm",
+           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear"]

@@ -1,10 +1,13 @@
-"""``Linear`` (out = x @ W.T + b) and ``Identity`` (out = x)."""
+"""``Linear`` (out = x @ W.T + b), ``LazyLinear`` (the same, in_features read from the
+first input) and ``Identity`` (out = x)."""
 import math
 
+from ...core.grad_mode import no_grad
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -47,3 +50,32 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear layer whose in_features is the size of the last dimension of its first input;
+    until then ``in_features`` is 0 and weight and bias are ``UninitializedParameter``. After
+    the first call it is a ``Linear``."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        # bias=False here: no tensor that would be thrown away at once
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

@@ -15,7 +15,7 @@ from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from ...fidelity.dtypes import dtype as dtype_type
 from ...fidelity.size import device as device_type
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 
 def typename(value):
@@ -286,8 +286,9 @@ class Module:
         if destination is None:
             destination = OrderedDict()
         for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
+            if param is not None:  # (a lazy layer's uninitialized parameter: itself)
+                lazy = isinstance(param, UninitializedParameter)
+                destination[prefix + name] = param if keep_vars or lazy else param.detach()
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buffer if keep_vars else buffer.detach()
@@ -326,6 +327,9 @@ class Module:
                 missing.append(key)
                 continue
             value = state_dict[key]
+            if isinstance(current, UninitializedParameter) and isinstance(value, Tensor) and \
+                    not isinstance(value, UninitializedParameter):
+                current.materialize(value.shape)  # a lazy layer takes the loaded shape
             if not isinstance(value, Tensor):
                 errors.append(f'While copying the parameter named "{key}", expected '
                               "torch.Tensor or Tensor-like object from checkpoint but received "

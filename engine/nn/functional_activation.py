@@ -1,0 +1,222 @@
+"""More activations, as ``torch.nn.functional`` computes them: ``gelu``, ``leaky_relu``,
+``elu``, ``softplus`` and ``silu``, each with torch's node.
+
+Each forward computes with numpy (float32 and float16 through float64, rounded once; so the
+values can differ from torch's vectorised kernels in the last bit, except for leaky_relu,
+which is exact); each backward is written with engine operations, so it can be
+differentiated again (``create_graph=True``).
+"""
+import math
+
+import numpy as np
+
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from ..fidelity.dtypes import scalar_type_name
+from ..ops.inplace import write_inplace
+
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_GELU_CUBIC = 0.044715  # gelu(approximate='tanh'): tanh(sqrt(2 / pi) (x + 0.044715 x ** 3))
+
+
+def _check_float(kernel, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{kernel.split('_')[0].lower()}(): argument 'input' (position 1) must "
+                        f"be Tensor, not {type(input).__name__}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+
+
+def _computed(function, x):
+    """function(x) computed in float64 and rounded once to x's dtype."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return wrap(np.asarray(function(x.astype(np.float64))).astype(x.dtype))
+
+
+# ====================================================================== gelu
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _normal_cdf_values(x):
+    """P(Z <= x) for a standard normal Z, in float64."""
+    return 0.5 * (1 + _erf(x / math.sqrt(2)).astype(np.float64))
+
+
+def gelu(input, approximate="none"):
+    """out = x * P(Z <= x) for a standard normal Z (approximate='tanh':
+    0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x ** 3))))"""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _check_float("GeluKernelImpl", input)
+    if approximate == "tanh":
+        out = _computed(lambda x: 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (
+            x + _GELU_CUBIC * x ** 3))), input._data)
+    else:
+        out = _computed(lambda x: x * _normal_cdf_values(x), input._data)
+    return record(GeluBackward0, out, (input,), saved=(input,), approximate=approximate)
+
+
+class GeluBackward0(Node):
+    """out = x * cdf(x):  d/dx = (cdf(x) + x * pdf(x)) * grad   (pdf: the normal density)
+    (approximate='tanh': out = 0.5 x (1 + t), t = tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3):
+    d/dx = (0.5 (1 + t) + 0.5 x (1 - t^2) du/dx) * grad)"""
+
+    _saved_names = ("self",)
+    approximate: str
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        if self.approximate == "tanh":
+            t = (_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x ** 3)).tanh()
+            du_dx = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x ** 2)
+            return (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du_dx) * grad
+        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+        return (normal_cdf(x) + x * pdf) * grad
+
+
+def normal_cdf(input):
+    """P(Z <= input) for a standard normal Z: what gelu multiplies x by (differentiable, so
+    that gelu's gradient can be differentiated again)."""
+    out = _computed(_normal_cdf_values, input._data)
+    return record(NormalCdfBackward, out, (input,), saved=(input,))
+
+
+class NormalCdfBackward(Node):
+    """out = cdf(x):  d/dx = pdf(x) * grad = exp(-x^2 / 2) / sqrt(2 pi) * grad"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi)) * grad
+
+
+# ====================================================================== leaky_relu
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """out = x where x > 0, else negative_slope * x"""
+    _check_float("leaky_relu_cpu", input)
+    if inplace:
+        return write_inplace(input, _leaky_relu(input, negative_slope, LeakyReluBackward1))
+    return _leaky_relu(input, negative_slope, LeakyReluBackward0)
+
+
+def _leaky_relu(input, negative_slope, node):
+    x = input._data
+    out = wrap(np.where(x > 0, x, x * x.dtype.type(negative_slope)))
+    if node is LeakyReluBackward1:  # in place: x is gone, the result tells the sign
+        return record(node, out, (input,), saved_output=True, negative_slope=negative_slope)
+    return record(node, out, (input,), saved=(input,), negative_slope=negative_slope)
+
+
+class LeakyReluBackward0(Node):
+    """out = x if x > 0 else slope * x:  d/dx = grad where x > 0, else slope * grad"""
+
+    _saved_names = ("self",)
+    negative_slope: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return grad.where(x > 0, grad * self.negative_slope)
+
+
+class LeakyReluBackward1(Node):
+    """leaky_relu_ (in place): the same gradient, read from the sign of the result"""
+
+    _saved_names = ("result",)
+    negative_slope: float
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return grad.where(result > 0, grad * self.negative_slope)
+
+
+# ====================================================================== elu
+def elu(input, alpha=1.0, inplace=False):
+    """out = x where x > 0, else alpha * (exp(x) - 1)"""
+    _check_float("elu_cpu", input)
+    if inplace:
+        return write_inplace(input, _elu(input, alpha, EluBackward1))
+    return _elu(input, alpha, EluBackward0)
+
+
+def _elu(input, alpha, node):
+    out = _computed(lambda x: np.where(x > 0, x, alpha * np.expm1(x)), input._data)
+    state = {"alpha": alpha, "scale": 1, "input_scale": 1}
+    if node is EluBackward1:
+        return record(node, out, (input,), saved_output=True, **state)
+    return record(node, out, (input,), saved=(input,), **state)
+
+
+class EluBackward0(Node):
+    """out = x if x > 0 else alpha (exp(x) - 1):  d/dx = grad where x > 0, else
+    alpha * exp(x) * grad"""
+
+    _saved_names = ("self",)
+    alpha: float
+    scale: float
+    input_scale: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        negative = self.alpha * self.input_scale * (x * self.input_scale).exp() * self.scale
+        return grad * negative.where(x <= 0, self.scale)
+
+
+class EluBackward1(Node):
+    """elu_ (in place): d/dx = grad where out > 0, else (out + alpha) * grad"""
+
+    _saved_names = ("result",)
+    alpha: float
+    scale: float
+    input_scale: float
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        negative = self.input_scale * (result + self.alpha * self.scale)
+        return grad * negative.where(result <= 0, self.scale)
+
+
+# ====================================================================== softplus
+def softplus(input, beta=1, threshold=20):
+    """out = log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (no overflow)"""
+    _check_float("softplus_cpu", input)
+    out = _computed(lambda x: np.where(x * beta > threshold, x, np.log1p(np.exp(
+        np.minimum(x * beta, threshold))) / beta), input._data)
+    return record(SoftplusBackward0, out, (input,), saved=(input,), beta=beta,
+                  threshold=threshold)
+
+
+class SoftplusBackward0(Node):
+    """out = log(1 + exp(beta x)) / beta:  d/dx = sigmoid(beta x) * grad (grad itself where
+    beta x > threshold)"""
+
+    _saved_names = ("self",)
+    beta: float
+    threshold: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        scaled = x * self.beta
+        return grad * scaled.sigmoid().where(scaled <= self.threshold, 1.0)
+
+
+# ====================================================================== silu
+def silu(input, inplace=False):
+    """out = x * sigmoid(x) = x / (1 + exp(-x))"""
+    _check_float("silu_cpu", input)
+    out = _computed(lambda x: x / (1 + np.exp(-x)), input._data)
+    out = record(SiluBackward0, out, (input,), saved=(input,))
+    # in place, the node keeps a copy of the old values (write_inplace sees to it)
+    return write_inplace(input, out) if inplace else out
+
+
+class SiluBackward0(Node):
+    """out = x sigmoid(x):  d/dx = sigmoid(x) (1 + x (1 - sigmoid(x))) * grad"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))

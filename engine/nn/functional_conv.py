@@ -1,0 +1,444 @@
+"""Convolutions, as ``torch.nn.functional`` computes them: ``conv1d``, ``conv2d``, ``unfold``,
+``fold`` and the zero padding ``pad``.
+
+A 2-d convolution slides a small kernel over the image: each output pixel is the dot product
+of the kernel with the window of input under it (a cross-correlation, as in every deep
+learning library). Written with matrices, it is one product: ``unfold`` (im2col) copies the
+window under every output pixel into a column, and the convolution is ``weight @ columns``.
+
+Backward is two matrix products as well. The weight's gradient multiplies the output
+gradient with the same columns; the columns' gradient ``weight.T @ grad`` goes back to the
+image through ``fold`` (col2im), which adds each column back where its window came from
+(windows that overlap add up). ``unfold`` and ``fold`` are each other's adjoint: each one's
+backward is the other, so the gradient of a convolution can itself be differentiated
+(``create_graph=True``). A ``conv1d`` is computed as a ``conv2d`` of height 1.
+"""
+import warnings
+
+import numpy as np
+
+from ..core.grad_mode import no_grad
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.messages import CPP_TYPE_NAMES
+from ..ops.views import clone
+
+_TRIGGERED_IN_CONVOLUTION = (" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+                             "Convolution.cpp:1135.)")
+
+
+# ====================================================================== windows, in numpy
+def _output_size(size, kernel, dilation, padding, stride):
+    """How many windows fit along one dimension."""
+    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _im2col(x, kernel, dilation, padding, stride):
+    """(N, C, H, W) -> (N, C, kh, kw, out_h, out_w): the input under each kernel position."""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel, dilation, padding, stride
+    n, c, h, w = x.shape
+    out_h = _output_size(h, kh, dh, ph, sh)
+    out_w = _output_size(w, kw, dw, pw, sw)
+    padded = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    columns = np.empty((n, c, kh, kw, out_h, out_w), x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            # kernel element (i, j) sees every stride-th pixel, starting i*dh rows down
+            columns[:, :, i, j] = padded[:, :, i * dh:i * dh + sh * (out_h - 1) + 1:sh,
+                                         j * dw:j * dw + sw * (out_w - 1) + 1:sw]
+    return columns
+
+
+def _col2im(columns, size, dilation, padding, stride):
+    """The adjoint of _im2col: (N, C, kh, kw, out_h, out_w) -> (N, C, H, W), windows added."""
+    (h, w), (dh, dw), (ph, pw), (sh, sw) = size, dilation, padding, stride
+    n, c, kh, kw, out_h, out_w = columns.shape
+    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), columns.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            padded[:, :, i * dh:i * dh + sh * (out_h - 1) + 1:sh,
+                   j * dw:j * dw + sw * (out_w - 1) + 1:sw] += columns[:, :, i, j]
+    return np.ascontiguousarray(padded[:, :, ph:ph + h, pw:pw + w])
+
+
+def _products(a, b):
+    """a @ b in numpy; float16 is computed in float32 and rounded once, as torch's kernels do."""
+    if a.dtype.char == "e":
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    return np.matmul(a, b)
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+
+
+# ====================================================================== unfold / fold
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """out[n, (c, i, j), l] = input[n, c] at kernel position (i, j) of window l (im2col)"""
+    kernel, dilation, padding, stride = (_pair(kernel_size), _pair(dilation), _pair(padding),
+                                         _pair(stride))
+    batched = input.dim() == 4
+    x = input._data if batched else input._data[None]
+    h, w = x.shape[-2], x.shape[-1]
+    blocks = [_output_size(size, k, d, p, s) for size, k, d, p, s in
+              zip((h, w), kernel, dilation, padding, stride)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size={kernel}, "
+                           f"dilation={dilation}, padding={padding}, calculated shape of the "
+                           f"array of sliding blocks as ({blocks[0]}, {blocks[1]}), but its "
+                           "components must be at least one.")
+    columns = _im2col(x, kernel, dilation, padding, stride)
+    columns = columns.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1],
+                              blocks[0] * blocks[1])
+    return record(Im2ColBackward0, wrap(columns if batched else columns[0]), (input,),
+                  kernel_size=kernel, dilation=dilation, padding=padding, stride=stride,
+                  self_sym_argsize_minus_2=h, self_sym_argsize_minus_1=w)
+
+
+class Im2ColBackward0(Node):
+    """out = unfold(x):  d/dx = fold(grad), each window's gradient added back where it was"""
+
+    kernel_size: tuple
+    dilation: tuple
+    padding: tuple
+    stride: tuple
+    self_sym_argsize_minus_2: int
+    self_sym_argsize_minus_1: int
+
+    def backward(self, grad):
+        size = (self.self_sym_argsize_minus_2, self.self_sym_argsize_minus_1)
+        return fold(grad, size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """out[n, c] = the sum of the columns input[n, (c, i, j), l], each put back at its window
+    (col2im: the adjoint of unfold)"""
+    size, kernel, dilation, padding, stride = (_pair(output_size), _pair(kernel_size),
+                                               _pair(dilation), _pair(padding), _pair(stride))
+    if input.dim() not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           "batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    batched = input.dim() == 3
+    x = input._data if batched else input._data[None]
+    n, rows, length = x.shape
+    if rows % (kernel[0] * kernel[1]):
+        raise RuntimeError("Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={rows} and "
+                           f"kernel_size={kernel}.")
+    blocks = [_output_size(s, k, d, p, st) for s, k, d, p, st in
+              zip(size, kernel, dilation, padding, stride)]
+    if blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size={size}, kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, stride={stride}, expected size of input's "
+                           "dimension 2 to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+                           f"input.size(2)={length}.")
+    columns = x.reshape(n, rows // (kernel[0] * kernel[1]), *kernel, *blocks)
+    image = _col2im(columns, size, dilation, padding, stride)
+    return record(Col2ImBackward0, wrap(image if batched else image[0]), (input,),
+                  kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
+
+
+class Col2ImBackward0(Node):
+    """out = fold(x):  d/dx = unfold(grad), each column reads the gradient of its window"""
+
+    kernel_size: tuple
+    dilation: tuple
+    padding: tuple
+    stride: tuple
+
+    def backward(self, grad):
+        return unfold(grad, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+# ====================================================================== convolution
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o] = bias[o] + sum over c, i, j of weight[o, c, i, j] * input[n, c, window]
+    (input (N, C, H, W) or (C, H, W); weight (out_channels, C / groups, kh, kw))"""
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o] = bias[o] + sum over c, i of weight[o, c, i] * input[n, c, window]
+    (input (N, C, L) or (C, L); weight (out_channels, C / groups, k))"""
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv(name, spatial, input, weight, bias, stride, padding, dilation, groups):
+    """torch's steps: check the arguments, add the batch dimension if there is none,
+    turn a padding string into numbers, convolve."""
+    _check_argument_types(name, input, weight, bias, stride, padding, dilation, groups)
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) "
+                           f"input to {name}, but got input of size: {list(input.shape)}")
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_type_name(input)}) and bias type ({_type_name(bias)}) "
+                           "should be the same")
+    stride, dilation = _ints(stride, spatial), _ints(dilation, spatial)
+    batched = input.dim() == spatial + 2
+    if not batched:  # a batch of one, as torch computes it
+        input = input.unsqueeze(0)
+    if isinstance(padding, str):
+        input, padding = _padding_from_string(input, weight, stride, padding, dilation)
+    out = convolution(input, weight, bias, stride, _ints(padding, spatial), dilation, groups)
+    return out if batched else out.squeeze(0)
+
+
+def convolution(input, weight, bias, stride, padding, dilation, groups):
+    """The batched convolution (torch.convolution, not transposed) and its node."""
+    stride, padding, dilation = _check_convolution(input, weight, bias, stride, padding,
+                                                   dilation, groups)
+    x, w = input._data, weight._data
+    if x.ndim == 3:  # conv1d: a conv2d of height 1
+        x, w = x[:, :, None], w[:, :, None]
+    columns = _im2col(x, w.shape[2:], _as_2d(dilation, 1), _as_2d(padding, 0), _as_2d(stride, 1))
+    n, out_size = x.shape[0], columns.shape[4:]
+    per_group = w[0].size  # each output channel's kernel: C / groups * kh * kw numbers
+    # one matrix product per group: its output channels see only its input channels
+    columns = columns.reshape(n, groups, per_group, out_size[0] * out_size[1])
+    kernels = w.reshape(groups, w.shape[0] // groups, per_group)
+    out = _products(kernels, columns).reshape(n, w.shape[0], *out_size)
+    if bias is not None:
+        out += bias._data[:, None, None]
+    if input.dim() == 3:
+        out = out[:, :, 0]
+    return record(ConvolutionBackward0, wrap(out), (input, weight, bias), saved=(input, weight),
+                  stride=stride, padding=padding, dilation=dilation, transposed=False,
+                  output_padding=(0,) * len(stride), groups=groups,
+                  bias_sym_sizes_opt=(0,) if bias is None else tuple(bias.shape))
+
+
+class ConvolutionBackward0(Node):
+    """out = weight @ unfold(input) + bias, per group:  d/dweight = grad @ unfold(input).T,
+    d/dinput = fold(weight.T @ grad),  d/dbias = grad summed over all but the channels"""
+
+    _saved_names = ("input", "weight")
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    transposed: bool
+    output_padding: tuple
+    groups: int
+    bias_sym_sizes_opt: tuple
+
+    def backward(self, grad):
+        input, weight = self.saved_tensors
+        if input.dim() == 3:  # conv1d: a conv2d of height 1
+            input, weight, grad = input.unsqueeze(2), weight.unsqueeze(2), grad.unsqueeze(2)
+        geometry = (weight.shape[2:], _as_2d(self.dilation, 1), _as_2d(self.padding, 0),
+                    _as_2d(self.stride, 1))
+        n, groups, blocks = input.shape[0], self.groups, grad.shape[2] * grad.shape[3]
+        out_per_group, per_group = weight.shape[0] // groups, weight[0].numel()
+        grad_columns = grad.reshape(n, groups, out_per_group, blocks)
+        kernels = weight.reshape(groups, out_per_group, per_group)
+        grad_input = grad_weight = grad_bias = None
+        if self.next_functions[0][0] is not None:
+            columns_grad = (kernels.transpose(1, 2) @ grad_columns).reshape(
+                n, groups * per_group, blocks)
+            grad_input = fold(columns_grad, input.shape[2:], *geometry)
+        if self.next_functions[1][0] is not None:
+            columns = unfold(input, *geometry).reshape(n, groups, per_group, blocks)
+            grad_weight = (grad_columns @ columns.transpose(2, 3)).sum(0).reshape(weight.shape)
+        if self.next_functions[2][0] is not None:
+            grad_bias = grad.sum((0, 2, 3))
+        if len(self.stride) == 1:
+            grad_input, grad_weight = _squeezed(grad_input), _squeezed(grad_weight)
+        return grad_input, grad_weight, grad_bias
+
+
+def _squeezed(grad):
+    return None if grad is None else grad.squeeze(2)
+
+
+def _as_2d(values, fill):
+    """conv1d's (k,) as conv2d's (fill, k): a 1-d convolution is a 2-d one of height 1."""
+    return (fill,) * (2 - len(values)) + tuple(values)
+
+
+# ====================================================================== arguments
+def _type_name(tensor):
+    return CPP_TYPE_NAMES[tensor._data.dtype.name]
+
+
+def _ints(value, count):
+    """An int becomes ``count`` copies (as torch's argument parser does); a list stays a list."""
+    return (value,) * count if isinstance(value, int) else tuple(value)
+
+
+def _check_argument_types(name, input, weight, bias, stride, padding, dilation, groups):
+    """torch's argument parser: tensors, tuples of ints, a padding string, an int groups."""
+    given = ["Tensor" if isinstance(input, Tensor) else type(input).__name__,
+             "Tensor" if isinstance(weight, Tensor) else type(weight).__name__]
+    wrong = not isinstance(input, Tensor) or not isinstance(weight, Tensor)
+    if bias is not None and not isinstance(bias, Tensor):
+        wrong, given = True, given + [f"bias={type(bias).__name__}"]
+    for argument, value in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+        ints = value if isinstance(value, (tuple, list)) else (value,)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in ints) and not (
+                argument == "padding" and isinstance(value, str)):
+            wrong, given = True, given + [f"{argument}={type(value).__name__}"]
+    if not isinstance(groups, int):
+        wrong, given = True, given + [f"groups={type(groups).__name__}"]
+    if wrong:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(given)}), but expected one of:")
+
+
+def _expand_param(value, name, dims):
+    """torch's expand_param_if_needed: one value for every dimension, or one per dimension."""
+    if len(value) == 1:
+        return value * dims
+    if len(value) != dims:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} "
+                           "values to match the convolution dimensions, but got "
+                           f"{name}={list(value)}")
+    return tuple(value)
+
+
+def _check_convolution(input, weight, bias, stride, padding, dilation, groups):
+    """torch's checks, in torch's order; returns stride, padding, dilation, one per dimension."""
+    dims = weight.dim() - 2
+    if dims <= 0:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    stride = _expand_param(stride, "stride", dims)
+    padding = _expand_param(padding, "padding", dims)
+    dilation = _expand_param(dilation, "dilation", dims)
+    weight_size = list(weight.shape)
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if input.dim() != weight.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-"
+                           f"dimensional weight {weight_size}, but got {input.dim()}-dimensional "
+                           f"input of size {list(input.shape)} instead")
+    if weight_size[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {weight_size} instead")
+    if weight_size[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{weight_size}] instead")
+    if input.shape[1] != weight_size[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {weight_size}, expected "
+                           f"input{list(input.shape)} to have {weight_size[1] * groups} "
+                           f"channels, but got {input.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight_size[0]):
+        raise RuntimeError(f"Given weight of size {weight_size}, expected bias to be "
+                           f"1-dimensional with {weight_size[0]} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    padded = [size + 2 * p for size, p in zip(input.shape[2:], padding)]
+    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, weight_size[2:])]
+    if any(p < k for p, k in zip(padded, kernel)):
+        raise RuntimeError("Calculated padded input size per channel: ("
+                           f"{' x '.join(map(str, padded))}). Kernel size: ("
+                           f"{' x '.join(map(str, kernel))}). Kernel size can't be greater than "
+                           "actual input size")
+    if 0 in weight_size[2:]:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{weight_size[-2]} kernel_width: {weight_size[-1]}")
+    if 0 in dilation:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found "
+                           f"{_scalar_name(weight)}")
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
+    return stride, padding, dilation
+
+
+def _scalar_name(tensor):
+    return scalar_type_name[tensor.dtype]
+
+
+# ====================================================================== padding='same'
+_warned_same_padding = []
+
+
+def _padding_from_string(input, weight, stride, padding, dilation):
+    """padding='valid' is no padding; 'same' pads so the output keeps the input's size.
+
+    torch pads dilation * (kernel - 1) in total, half on each side; when that is odd the
+    extra one goes at the end, by an explicit zero-padded copy of the input (F.pad).
+    """
+    if padding == "valid":
+        return input, (0,)
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    dims = weight.dim() - 2
+    if weight.dim() != input.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-"
+                           f"dimensional weight{list(weight.shape)}, but got {input.dim()}-"
+                           f"dimensional input of size {list(input.shape)} instead")
+    for argument, values in (("stride", stride), ("dilation", dilation)):
+        if len(values) not in (1, dims):
+            raise RuntimeError(f"{argument} cannot broadcast to {dims} dimensions")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    dilation = dilation * dims if len(dilation) == 1 else dilation
+    totals = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
+    if all(total % 2 == 0 for total in totals):
+        return input, tuple(total // 2 for total in totals)
+    if not _warned_same_padding:  # torch warns once per process
+        _warned_same_padding.append(True)
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created"
+                      + _TRIGGERED_IN_CONVOLUTION, UserWarning, stacklevel=4)
+    extra = []  # F.pad's order: the last dimension first, (before, after) for each
+    for total in reversed(totals):
+        extra += [0, total % 2]
+    return pad(input, extra), tuple(total // 2 for total in totals)
+
+
+# ====================================================================== pad
+def pad(input, pad, mode="constant", value=None):
+    """``input`` with ``value`` (0 by default) added around it: ``pad`` = (before, after) for
+    the last dimension, then for the one before it, ...; negative amounts cut instead"""
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
+        bad = next(i for i, p in enumerate(pad) if not isinstance(p, int))
+        raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but found "
+                        f"element of type {type(pad[bad]).__name__} at pos {bad}")
+    if mode != "constant":
+        if mode in ("reflect", "replicate", "circular"):
+            raise NotImplementedError(f"engine: F.pad(mode='{mode}') is not implemented; only "
+                                      "mode='constant' is")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.dim()}")
+    x = input._data
+    # (before, after) per dimension, in the order of the dimensions
+    amounts = [(0, 0)] * (x.ndim - len(pad) // 2) + [
+        (pad[2 * i], pad[2 * i + 1]) for i in reversed(range(len(pad) // 2))]
+    shape = [size + before + after for size, (before, after) in zip(x.shape, amounts)]
+    if any(size < 0 for size in shape):
+        raise RuntimeError("narrow(): length must be non-negative.")
+    # the part of the input that stays, and where it goes
+    kept = tuple(slice(max(-before, 0), size - max(-after, 0))
+                 for size, (before, after) in zip(x.shape, amounts))
+    if all(before <= 0 and after <= 0 for before, after in amounts):
+        with no_grad():  # only cuts: torch returns a copy of that part, laid out like it
+            out = clone(input[kept])
+    else:
+        out = wrap(np.full(shape, 0 if value is None else value).astype(x.dtype))
+        placed = tuple(slice(max(before, 0), max(before, 0) + s.stop - s.start)
+                       for (before, _), s in zip(amounts, kept))
+        out._data[placed] = x[kept]
+    return record(ConstantPadNdBackward0, out, (input,), pad=tuple(pad))
+
+
+class ConstantPadNdBackward0(Node):
+    """out = x padded by p:  d/dx = grad padded by -p (the padding cut off again)"""
+
+    pad: tuple
+
+    def backward(self, grad):
+        return pad(grad, [-p for p in self.pad])

@@ -1,0 +1,274 @@
+"""Normalisation, as ``torch.nn.functional`` computes it: ``batch_norm`` and ``layer_norm``.
+
+Both shift and scale their input to mean 0 and variance 1, then apply a learned scale
+(weight) and shift (bias): ``out = (x - mean) / sqrt(var + eps) * weight + bias``. They
+differ in what the mean and variance are taken over: ``batch_norm`` over the batch (and
+the pixels) of each channel, ``layer_norm`` over the last dimensions of each sample.
+
+``batch_norm`` in training mode normalises with the statistics of the batch and updates
+the running averages (``running_mean``, ``running_var``) that evaluation mode uses
+instead. The forward passes follow torch's CPU kernels step by step (sums in float64 in
+torch's order, the same roundings), so float32 values and running statistics are bit for
+bit torch's. The backward formulas are written with engine operations, so they can be
+differentiated again; their float32 values can differ from torch's in the last bits
+(torch's kernels add in vectorised blocks).
+"""
+import math
+
+import numpy as np
+
+from ..core.node import Node, record
+from ..core.tensor import wrap
+from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.rounding import fma32, fma64
+
+
+# ====================================================================== batch_norm
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """out = (input - mean) / sqrt(var + eps) * weight + bias, per channel (dimension 1):
+    the batch's statistics when training (the running ones updated in place), else the
+    running ones"""
+    if training:
+        size = input.shape
+        if math.prod([size[0], *size[2:]]) == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0 and input.dim() > 1:
+        return _empty_batch_norm(input, weight, bias)
+    _check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    x = input._data
+    channels_last = np.moveaxis(x, 1, -1)                    # (..., C): a channel per column
+    if training:
+        mean, invstd = _batch_statistics(x, running_mean, running_var, momentum, eps)
+    else:
+        mean = running_mean._data
+        invstd = 1 / np.sqrt(running_var._data + x.dtype.type(eps))
+    # torch's alpha and beta: out = x * alpha + beta (its compiled kernel fuses each a * b + c)
+    alpha = invstd if weight is None else invstd * weight._data
+    beta = _fused(-mean, alpha, np.zeros_like(mean) if bias is None else bias._data)
+    out = np.moveaxis(_fused(channels_last, alpha, beta), -1, 1).astype(x.dtype, copy=False)
+    empty = np.zeros(0, x.dtype)
+    saved_mean, saved_invstd = (wrap(mean), wrap(invstd)) if training else (wrap(empty),
+                                                                          wrap(empty))
+    return record(NativeBatchNormBackward0, wrap(np.ascontiguousarray(out)),
+                  (input, weight, bias), saved=(input, weight, running_mean, running_var,
+                                                saved_mean, saved_invstd),
+                  training=training, eps=eps)
+
+
+def _fused(a, b, c):
+    """a * b + c rounded once, as torch's compiled kernels compute it (float32: exactly;
+    float64: within the last bit; float16: rounded twice)."""
+    if a.dtype == np.float32:
+        return fma32(a, b, c)
+    if a.dtype == np.float64:
+        with np.errstate(over="ignore", invalid="ignore"):
+            fused, plain = fma64(a, b, c), a * b + c
+        return np.where(np.isfinite(fused) & (fused != 0), fused, plain)
+    return a * b + c
+
+
+def _empty_batch_norm(input, weight, bias):
+    """torch's answer for an empty input: a copy, times weight[0], plus bias[0] (so that the
+    result still depends on them)."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
+
+
+def _batch_statistics(x, running_mean, running_var, momentum, eps):
+    """The batch's mean and 1 / sqrt(var + eps) per channel, as torch's CPU kernel gets them
+    (float64 sums, element by element); the running averages updated in place, with the
+    unbiased variance (divided by count - 1)."""
+    count = x.size // x.shape[1]
+    if count != x.shape[0]:  # pixels: torch's kernel for contiguous images
+        per_channel = np.moveaxis(x, 1, 0).reshape(x.shape[1], count)  # (C, N * pixels)
+        mean = (_sequential_sum(per_channel) / count).astype(x.dtype)
+        centred = per_channel - mean[:, None]
+        var_sum = _sequential_sum(centred * centred).astype(x.dtype)
+    else:  # (N, C): torch's kernel for channels-last data
+        mean, var_sum = _channels_last_statistics(x.reshape(count, x.shape[1]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        invstd = (1 / np.sqrt((var_sum / x.dtype.type(count)).astype(np.float64) + eps)
+                  ).astype(x.dtype)
+        momentum = x.dtype.type(momentum)  # torch's kernel: the parameters' dtype
+        if running_mean is not None:
+            # (written by the kernel, as in torch: no in-place operation, no new version)
+            running_mean._data[...] = momentum * mean + (1 - momentum) * running_mean._data
+        if running_var is not None:
+            unbiased = (var_sum / x.dtype.type(count - 1)).astype(np.float64)
+            kept = ((1 - momentum) * running_var._data).astype(np.float64)
+            running_var._data[...] = np.float64(momentum) * unbiased + kept
+    return mean, invstd
+
+
+def _channels_last_statistics(rows):
+    """Mean and sum of squared deviations of each column of (N, C), as torch's kernel for
+    channels-last data gets them: running sums in the input's dtype, row after row (the
+    squares fused: acc + d * d rounded once); on one thread (torch, on several, splits
+    the rows among them and adds their sums in float64)."""
+    count = rows.shape[0]
+    total = np.cumsum(rows, axis=0, dtype=rows.dtype)[-1] if count else np.zeros(rows.shape[1])
+    mean = (total.astype(np.float64) / count).astype(rows.dtype)
+    var_sum = np.zeros(rows.shape[1], rows.dtype)
+    for row in rows:
+        deviation = row - mean
+        var_sum = _fused(deviation, deviation, var_sum)
+    return mean, var_sum
+
+
+def _sequential_sum(rows):
+    """Each row's sum in float64, added element by element (torch's order)."""
+    if rows.shape[1] == 0:
+        return np.zeros(rows.shape[0])
+    return np.cumsum(rows, axis=1, dtype=np.float64)[:, -1]
+
+
+def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
+    """torch's checks, in its order."""
+    channels = input.size(1)
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+        if tensor is None and not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"batch_norm\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    parameters = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    if any(t.dtype != input.dtype for t in parameters):
+        # torch mixes only float16 input with float32 parameters
+        if input._data.dtype == np.float64:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(t._data.dtype != np.float32 for t in parameters):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
+class NativeBatchNormBackward0(Node):
+    """out = x_hat * weight + bias, x_hat = (x - mean) * invstd per channel:
+    d/dweight = sum of grad * x_hat,  d/dbias = sum of grad,
+    d/dx = (grad - mean of grad - x_hat * mean of grad * x_hat) * invstd * weight (training;
+    in eval mode mean and invstd are constants: d/dx = grad * invstd * weight)"""
+
+    _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
+    training: bool
+    eps: float
+
+    def backward(self, grad):
+        input, weight, running_mean, running_var, _, _ = self.saved_tensors
+        dims = [0, *range(2, input.dim())]              # all but the channels
+        shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+        if self.training:  # recomputed with engine ops: create_graph differentiates them too
+            mean = input.mean(dims, keepdim=True)
+            invstd = ((input - mean) ** 2).mean(dims, keepdim=True).add(self.eps).rsqrt()
+        else:
+            mean = running_mean.view(shape)
+            invstd = running_var.view(shape).add(self.eps).rsqrt()
+        x_hat = (input - mean) * invstd
+        grad_weight = (grad * x_hat).sum(dims)
+        grad_bias = grad.sum(dims)
+        scale = invstd if weight is None else invstd * weight.view(shape)
+        if self.training:
+            count = input.numel() // input.shape[1]
+            grad = grad - grad_bias.view(shape) / count - x_hat * grad_weight.view(shape) / count
+        return grad * scale, grad_weight, grad_bias
+
+
+# ====================================================================== layer_norm
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, mean and (biased) var taken over
+    the last len(normalized_shape) dimensions of each sample"""
+    if isinstance(normalized_shape, int) or not all(isinstance(n, int) for n in
+                                                    normalized_shape):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        f"ints, not {type(normalized_shape).__name__}")
+    normalized_shape = tuple(normalized_shape)
+    _check_layer_norm(input, normalized_shape, weight, bias)
+    x = input._data
+    kept = x.ndim - len(normalized_shape)               # the dimensions of the samples
+    rows = x.reshape(math.prod(x.shape[:kept]), math.prod(normalized_shape))  # one sample a row
+    # the statistics in float64 (torch's kernel: float32 Welford sums, vectorised; so
+    # float32 values may differ from torch's in the last bits)
+    wide = rows.astype(np.float64)
+    mean = wide.mean(axis=1) if rows.shape[1] else np.full(rows.shape[0], np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = ((wide - mean[:, None]) ** 2).mean(axis=1) if rows.shape[1] else mean
+        rstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
+    mean = mean.astype(x.dtype)
+    # torch's steps: (x * rstd - rstd * mean) * weight + bias, each a * b + c fused
+    out = _fused(rows, rstd[:, None], (-rstd * mean)[:, None])
+    if weight is not None:
+        out = out * weight._data.reshape(-1)
+    if bias is not None:
+        out = out + bias._data.reshape(-1)
+    stats_shape = x.shape[:kept] + (1,) * len(normalized_shape)
+    return record(NativeLayerNormBackward0, wrap(out.astype(x.dtype).reshape(x.shape)),
+                  (input, weight, bias), saved=(input, weight, bias,
+                                                wrap(mean.reshape(stats_shape)),
+                                                wrap(rstd.reshape(stats_shape))),
+                  normalized_shape=normalized_shape, eps=eps)
+
+
+def _check_layer_norm(input, normalized_shape, weight, bias):
+    """torch's checks, in its order."""
+    if not normalized_shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and tuple(tensor.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(tensor.shape)} and normalized_shape "
+                               f"= {list(normalized_shape)}")
+    if tuple(input.shape[input.dim() - len(normalized_shape):]) != normalized_shape or \
+            input.dim() < len(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(input.shape)}")
+    parameters = [t for t in (weight, bias) if t is not None]
+    if any(t.dtype != input.dtype for t in parameters):
+        if input._data.dtype == np.float64:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(t._data.dtype != np.float32 for t in parameters):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError("\"LayerNormKernelImpl\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+
+
+class NativeLayerNormBackward0(Node):
+    """out = x_hat * weight + bias, x_hat = (x - mean) * rstd over the normalized dimensions:
+    d/dweight = sum over samples of grad * x_hat,  d/dbias = sum over samples of grad,
+    d/dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) with g = grad * weight"""
+
+    _saved_names = ("input", "weight", "bias", "result1", "result2")
+    normalized_shape: tuple
+    eps: float  # (torch's node does not keep eps: its second derivative is a formula of its own)
+
+    def backward(self, grad):
+        input, weight, _, _, _ = self.saved_tensors
+        dims = tuple(range(input.dim() - len(self.normalized_shape), input.dim()))
+        samples = tuple(range(input.dim() - len(self.normalized_shape)))
+        # recomputed with engine ops: create_graph differentiates them too
+        mean = input.mean(dims, keepdim=True)
+        rstd = ((input - mean) ** 2).mean(dims, keepdim=True).add(self.eps).rsqrt()
+        x_hat = (input - mean) * rstd
+        g = grad if weight is None else grad * weight
+        grad_input = rstd * (g - g.mean(dims, keepdim=True)
+                             - x_hat * (g * x_hat).mean(dims, keepdim=True))
+        if not samples:  # a single sample: nothing to add up
+            return grad_input, grad * x_hat, grad
+        return grad_input, (grad * x_hat).sum(samples), grad.sum(samples)
+
+
+__all__ = ["batch_norm", "layer_norm"]

@@ -1,0 +1,432 @@
+"""Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``avg_pool2d``,
+``adaptive_avg_pool2d``.
+
+Pooling slides a window over each channel of an image (each *plane*) and keeps one number
+per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` chooses the
+windows itself, so that the output has the size asked for.
+
+Every pooling here is linear in what it keeps, so each backward is a "put back": the
+gradient of a window goes to the input element its max came from (max), or is spread
+evenly over the window (avg). Those put-backs are recorded operations too
+(``...BackwardBackward0``, as in torch) whose own backward is the pooling again, so the
+gradients can be differentiated (``create_graph=True``). The sums are made in torch's
+order (row by row inside a window, windows in row-major order), so float32 values are
+bit for bit torch's.
+"""
+import numpy as np
+
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from ..fidelity.dtypes import scalar_type_name
+
+
+# ====================================================================== geometry
+def _two(value, message):
+    """An int or a tuple of one or two ints as (height, width), or torch's RuntimeError."""
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if len(values) not in (1, 2):
+        raise RuntimeError(message)
+    return values * 2 if len(values) == 1 else values
+
+
+def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
+    """torch's pooling_output_shape: how many windows fit (ceil_mode: a last partial one)."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    if pad > int(((kernel - 1) * dilation + 1) / 2):  # (C's division: toward zero)
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                           f"pad={pad}, kernel_size={kernel} and dilation={dilation}")
+    out = (size + 2 * pad - dilation * (kernel - 1) - 1 + (stride - 1 if ceil_mode else 0)
+           ) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1  # the last window must start inside the image or its left padding
+    return out
+
+
+class _Geometry:
+    """Where the windows of a 2-d pooling are: kernel, stride, padding, dilation, and once
+    measured on an input, its size and the number of windows along each dimension (out)."""
+
+    def __init__(self, name, kernel_size, stride, padding, dilation):
+        # the arguments as torch's node saves them: an int twice, a tuple as given
+        self.given = {argument: () if value is None else tuple(value) if isinstance(
+            value, (tuple, list)) else (value, value) for argument, value in (
+            ("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
+            ("dilation", dilation))}
+        self.kernel = _two(kernel_size, f"{name}: kernel_size must either be a single int, or "
+                           "a tuple of two ints")
+        if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
+            stride = self.kernel  # the default: windows side by side
+        self.stride = _two(stride, f"{name}: stride must either be omitted, a single int, or a "
+                           "tuple of two ints")
+        self.padding = _two(padding, f"{name}: padding must either be a single int, or a tuple "
+                            "of two ints")
+        self.dilation = _two(dilation, f"{name}: dilation must be either a single int, or a "
+                             "tuple of two ints")
+
+    def measure(self, input, ceil_mode):
+        """How many windows fit in ``input`` (then torch's checks of it all)."""
+        self.size = input.shape[-2:]
+        self.out = tuple(_output_size(*values, ceil_mode) for values in zip(
+            self.size, self.kernel, self.padding, self.stride, self.dilation))
+        self.check(input)
+
+    def check(self, input):
+        """torch's pool2d_shape_check."""
+        (kh, kw), (sh, sw), (dh, dw) = self.kernel, self.stride, self.dilation
+        if kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} "
+                               f"kW: {kw}")
+        if sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+        if dh <= 0 or dw <= 0:
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                               f"dilationW: {dw}")
+        shape = input.shape
+        if not ((input.dim() == 3 and 0 not in shape) or (input.dim() == 4 and 0 not in shape[1:])):
+            raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                               f"size for input, but got:{list(shape)}")
+        (ph, pw) = self.padding
+        if kw // 2 < pw or kh // 2 < ph:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                               f"got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+        if min(self.out) < 1:
+            raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
+                               f"Calculated output size: ({shape[-3]}x{self.out[0]}x"
+                               f"{self.out[1]}). Output size is too small")
+
+    def windows(self, planes, fill):
+        """(P, H, W) -> (P, kh * kw, out_h, out_w): the elements of each window, row by row,
+        with ``fill`` where a window reaches into the padding."""
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, \
+            self.dilation
+        (out_h, out_w), (h, w) = self.out, self.size
+        # padding after the image too, enough for ceil_mode's last window
+        after_h = max(ph, (out_h - 1) * sh + dh * (kh - 1) + 1 - h - ph)
+        after_w = max(pw, (out_w - 1) * sw + dw * (kw - 1) + 1 - w - pw)
+        padded = np.pad(planes, ((0, 0), (ph, after_h), (pw, after_w)), constant_values=fill)
+        windows = np.empty((planes.shape[0], kh * kw, out_h, out_w), planes.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                windows[:, i * kw + j] = padded[:, i * dh:i * dh + sh * (out_h - 1) + 1:sh,
+                                                j * dw:j * dw + sw * (out_w - 1) + 1:sw]
+        return windows
+
+
+def _planes(input):
+    """The input as a stack of 2-d planes (P, H, W): pooling treats each one alike."""
+    return input._data.reshape(-1, *input._data.shape[-2:])
+
+
+def _check_input_type(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+def _check_kernel_type(name, kernel_size):
+    values = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,)
+    if not all(isinstance(v, int) for v in values):
+        raise TypeError(f"{name}(): argument 'kernel_size' (position 2) must be tuple of ints, "
+                        f"not {type(kernel_size).__name__}")
+
+
+# ====================================================================== max_pool2d
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """out = the largest element of each window (a nan wins); with return_indices, also
+    where it was (its flat index in its plane)"""
+    _check_input_type("max_pool2d", input)
+    _check_kernel_type("max_pool2d", kernel_size)
+    geometry = _Geometry("max_pool2d", kernel_size, stride, padding, dilation)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    geometry.measure(input, ceil_mode)
+    planes = _planes(input)
+    lowest = -np.inf if planes.dtype.kind == "f" else np.iinfo(planes.dtype).min
+    windows = geometry.windows(planes, lowest)
+    inside = geometry.windows(np.ones((1, *planes.shape[1:]), bool), False)  # not padding
+    position = _position_of_max(windows, inside)
+    values = np.take_along_axis(windows, position[:, None], 1)[:, 0]
+    out_shape = (*input.shape[:-2], *geometry.out)
+    out = wrap(values.reshape(out_shape))
+    indices = wrap(_flat_index(position, geometry).reshape(out_shape))
+    record(MaxPool2DWithIndicesBackward0, (out, indices), (input,), saved=(input, indices),
+           ceil_mode=ceil_mode, **geometry.given)
+    return (out, indices) if return_indices else out
+
+
+def _position_of_max(windows, inside):
+    """Which element of each window is its max: the first of equal maxima, the last nan
+    (torch's loop keeps a value when ``value > max or isnan(value)``); never the padding."""
+    inside = np.broadcast_to(inside, windows.shape)
+    lowest = -np.inf if windows.dtype.kind == "f" else np.iinfo(windows.dtype).min
+    largest = np.where(inside, windows, lowest).max(axis=1, keepdims=True)
+    position = (inside & (windows == largest)).argmax(axis=1)  # argmax: the first True
+    if windows.dtype.kind == "f":
+        nan = inside & np.isnan(windows)
+        last_nan = windows.shape[1] - 1 - nan[:, ::-1].argmax(axis=1)
+        position = np.where(nan.any(axis=1), last_nan, position)
+    return position
+
+
+def _flat_index(position, geometry):
+    """Where in its plane (row * width + column) each window's element ``position`` is."""
+    (kw, (sh, sw), (ph, pw), (dh, dw)) = (geometry.kernel[1], geometry.stride, geometry.padding,
+                                          geometry.dilation)
+    out_h, out_w = geometry.out
+    row = np.arange(out_h)[:, None] * sh - ph + (position // kw) * dh
+    column = np.arange(out_w)[None, :] * sw - pw + (position % kw) * dw
+    return (row * geometry.size[1] + column).astype(np.int64)
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    """out = the max of each window:  d/dx = each window's gradient at the element its max
+    came from (added up where windows share it), 0 elsewhere"""
+
+    _saved_names = ("self", "result1")
+    kernel_size: tuple
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
+
+    def backward(self, grad):
+        input, indices = self.saved_tensors
+        return max_pool2d_backward(grad, input.shape, indices)
+
+
+def max_pool2d_backward(grad, input_shape, indices):
+    """Each gradient added to the input element ``indices`` names (torch's
+    max_pool2d_with_indices_backward)."""
+    planes = grad._data.reshape(-1, grad._data.shape[-2] * grad._data.shape[-1])
+    where = indices._data.reshape(planes.shape)
+    out = np.zeros((planes.shape[0], input_shape[-2] * input_shape[-1]), planes.dtype)
+    # np.add.at goes through the windows in row-major order, as torch's loop does
+    np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
+    return record(MaxPool2DWithIndicesBackwardBackward0, wrap(out.reshape(input_shape)), (grad,),
+                  saved=(indices,))
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Node):
+    """out = grad put back at the max positions:  d/dgrad = the gradient read back there"""
+
+    _saved_names = ("indices",)
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        planes = grad.reshape(-1, grad.shape[-2] * grad.shape[-1])
+        count, length = planes.shape[0], indices.shape[-2] * indices.shape[-1]
+        rows = wrap(np.arange(count)[:, None])
+        return planes[rows, indices.reshape(count, length)].reshape(indices.shape)
+
+
+# ====================================================================== avg_pool2d
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """out = the sum of each window / its size (count_include_pad: padding zeros count too;
+    divisor_override: divide by that instead)"""
+    _check_input_type("avg_pool2d", input)
+    _check_kernel_type("avg_pool2d", kernel_size)
+    if divisor_override is not None and not isinstance(divisor_override, int):
+        raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
+                        f"{type(divisor_override).__name__}")
+    geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                            divisor_override)
+    planes = _planes(input)
+    windows = geometry.windows(planes.astype(_accumulator(planes.dtype)), 0)
+    total = np.zeros((windows.shape[0], *geometry.out), windows.dtype)
+    for k in range(windows.shape[1]):  # torch's order: row by row through the window
+        total += windows[:, k]
+    out = _divide(total, geometry.divisors()).astype(planes.dtype)
+    return record(AvgPool2DBackward0, wrap(out.reshape(*input.shape[:-2], *geometry.out)),
+                  (input,), saved=(input,), ceil_mode=ceil_mode,
+                  count_include_pad=count_include_pad, divisor_override=divisor_override,
+                  **{name: value for name, value in geometry.given.items() if name != "dilation"})
+
+
+class _AvgGeometry(_Geometry):
+    """avg_pool2d's windows (no dilation), and what each window's sum is divided by."""
+
+    def __init__(self, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override):
+        super().__init__("avg_pool2d", kernel_size, stride, padding, 1)
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        if divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+        input.size(-3)  # (torch reads the number of planes first: an IndexError for 2-d input)
+        self.measure(input, ceil_mode)
+
+    def divisors(self):
+        """(out_h, out_w): each window's element count (torch's divide_factor)."""
+        if self.divisor_override is not None:
+            return np.full(self.out, self.divisor_override)
+        counts = [self._counts(*values) for values in zip(self.size, self.kernel, self.stride,
+                                                          self.padding, self.out)]
+        return np.outer(*counts)
+
+    def _counts(self, size, kernel, stride, pad, out):
+        start = np.arange(out) * stride - pad
+        end = np.minimum(start + kernel, size + pad)  # a window may reach into the padding
+        if self.count_include_pad:
+            return end - start
+        return np.minimum(end, size) - np.maximum(start, 0)
+
+
+def _accumulator(np_dtype):
+    """torch sums float16 in float32 and rounds once at the end."""
+    return np.float32 if np_dtype == np.float16 else np_dtype
+
+
+def _divide(total, divisors):
+    """total / divisors, as C divides: integers truncate toward zero."""
+    if total.dtype.kind == "f":
+        return total / divisors.astype(total.dtype)
+    quotient = np.abs(total) // np.abs(divisors)
+    return np.where((total < 0) != (divisors < 0), -quotient, quotient)
+
+
+class AvgPool2DBackward0(Node):
+    """out = the mean of each window:  d/dx = each window's gradient / its divisor, spread
+    over the window's elements (added up where windows overlap)"""
+
+    _saved_names = ("self",)
+    kernel_size: tuple
+    stride: tuple
+    padding: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    divisor_override: object
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        return avg_pool2d_backward(grad, input, self.kernel_size, self.stride, self.padding,
+                                   self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """Each window's gradient / its divisor, added to the window's elements (torch's
+    avg_pool2d_backward, in its order: windows row by row)."""
+    geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                            divisor_override)
+    (kh, kw), (sh, sw), (ph, pw), (h, w) = geometry.kernel, geometry.stride, geometry.padding, \
+        geometry.size
+    out_h, out_w = geometry.out
+    planes = grad._data.reshape(-1, out_h, out_w)
+    deltas = _divide(planes, geometry.divisors()).astype(planes.dtype)
+    after_h, after_w = max(ph, (out_h - 1) * sh + kh - h - ph), max(pw, (out_w - 1) * sw + kw - w
+                                                                    - pw)
+    padded = np.zeros((planes.shape[0], ph + h + after_h, pw + w + after_w), planes.dtype)
+    for i in reversed(range(kh)):  # reversed: so each element gets its windows in row-major order
+        for j in reversed(range(kw)):
+            padded[:, i:i + sh * (out_h - 1) + 1:sh, j:j + sw * (out_w - 1) + 1:sw] += deltas
+    grad_input = np.ascontiguousarray(padded[:, ph:ph + h, pw:pw + w]).reshape(input.shape)
+    return record(AvgPool2DBackwardBackward0, wrap(grad_input), (grad,), kernel_size=kernel_size,
+                  stride=stride, padding=padding, ceil_mode=ceil_mode,
+                  count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+class AvgPool2DBackwardBackward0(Node):
+    """out = grad spread over the windows:  d/dgrad = avg_pool2d of the gradient again"""
+
+    kernel_size: tuple
+    stride: tuple
+    padding: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    divisor_override: object
+
+    def backward(self, grad):
+        return avg_pool2d(grad, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+
+# ====================================================================== adaptive_avg_pool2d
+def adaptive_avg_pool2d(input, output_size):
+    """out = the mean of each of output_size windows, chosen to cover the input evenly
+    (window i of n over a size s runs from floor(i s / n) to ceil((i + 1) s / n))"""
+    _check_input_type("adaptive_avg_pool2d", input)
+    if not isinstance(output_size, int):
+        if len(input.shape) <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        output_size = [size if want is None else want
+                       for want, size in zip(output_size, input.shape[-len(output_size):])]
+    size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    if len(size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if min(size) < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {{{size[0]}, {size[1]}}}")
+    if size == (1, 1):  # torch takes the mean
+        return input.mean((-1, -2), keepdim=True)
+    _check_adaptive_input(input)
+    planes = _planes(input).astype(_accumulator(input._data.dtype))
+    out = np.empty((planes.shape[0], *size), planes.dtype)
+    for oh, rows in enumerate(_adaptive_ranges(input.shape[-2], size[0])):
+        for ow, columns in enumerate(_adaptive_ranges(input.shape[-1], size[1])):
+            total = np.zeros(planes.shape[0], planes.dtype)
+            for row in range(rows.start, rows.stop):  # torch's order: row by row
+                for column in range(columns.start, columns.stop):
+                    total += planes[:, row, column]
+            out[:, oh, ow] = total / len(rows) / len(columns)
+    out = out.astype(input._data.dtype).reshape(*input.shape[:-2], *size)
+    return record(AdaptiveAvgPool2DBackward0, wrap(out), (input,), saved=(input,))
+
+
+def _check_adaptive_input(input):
+    """torch's checks of adaptive_avg_pool2d's input."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    for dim in range(1, input.dim()):
+        if input.shape[dim] == 0:
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError("\"adaptive_avg_pool2d\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+
+
+def _adaptive_ranges(size, count):
+    """The ``count`` windows over ``size`` elements: from floor(i size / count) to
+    ceil((i + 1) size / count)."""
+    return [range(i * size // count, -(-(i + 1) * size // count)) for i in range(count)]
+
+
+class AdaptiveAvgPool2DBackward0(Node):
+    """out = the mean of each window:  d/dx = each window's gradient / its size, spread over
+    the window"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        return adaptive_avg_pool2d_backward(grad, input)
+
+
+def adaptive_avg_pool2d_backward(grad, input):
+    """Each window's gradient / its size, added to its elements (torch's order: windows row
+    by row)."""
+    planes = grad._data.reshape(-1, *grad._data.shape[-2:])
+    out = np.zeros((planes.shape[0], *input._data.shape[-2:]), planes.dtype)
+    for oh, rows in enumerate(_adaptive_ranges(input.shape[-2], planes.shape[1])):
+        for ow, columns in enumerate(_adaptive_ranges(input.shape[-1], planes.shape[2])):
+            out[:, rows.start:rows.stop, columns.start:columns.stop] += (
+                planes[:, oh, ow] / len(rows) / len(columns))[:, None, None]
+    return record(AdaptiveAvgPool2DBackwardBackward0, wrap(out.reshape(input.shape)), (grad,),
+                  output_size=tuple(grad.shape[-2:]))
+
+
+class AdaptiveAvgPool2DBackwardBackward0(Node):
+    """out = grad spread over the windows:  d/dgrad = adaptive_avg_pool2d of it again"""
+
+    output_size: tuple
+
+    def backward(self, grad):
+        return adaptive_avg_pool2d(grad, self.output_size)

@@ -1,0 +1,97 @@
+"""Batch normalisation layers: ``BatchNorm1d`` and ``BatchNorm2d``.
+
+In training mode each channel is normalised with the mean and variance of the batch, and
+the running averages of those (buffers: ``running_mean``, ``running_var``, and
+``num_batches_tracked``, the number of batches seen) are updated; in evaluation mode
+(``model.eval()``) the running averages are used instead, so one sample's output does not
+depend on the others in its batch.
+"""
+from ...ops.creation import empty, ones, tensor, zeros
+from ...fidelity.dtypes import long
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+class _NormBase(Module):
+    """The parameters (weight, bias) and buffers of a normalisation layer, and its repr."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(empty(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=long))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def extra_repr(self):
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
+                "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                    **self.__dict__, use_bias=self.bias is not None))
+
+
+class _BatchNorm(_NormBase):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, per channel (dimension 1)."""
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average: all batches alike
+                exponential_average_factor = 1.0 / float(self.num_batches_tracked)
+        # the batch's statistics while training, and in eval mode when there are no others
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_buffers = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_buffers else None,
+                            self.running_var if use_buffers else None, self.weight, self.bias,
+                            bn_training, exponential_average_factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) input, per channel C."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) images, per channel C."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

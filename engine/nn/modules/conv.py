@@ -1,0 +1,131 @@
+"""Convolution layers: ``Conv1d`` and ``Conv2d``, each a kernel per output channel."""
+import math
+
+from ...ops.creation import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+def _ntuple(value, n):
+    """torch's _single / _pair: an iterable becomes a tuple, anything else n copies of itself."""
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value,) * n
+
+
+class _ConvNd(Module):
+    """What Conv1d and Conv2d share: the checks, the parameters, their start and the repr."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                             f"padding_mode='{padding_mode}'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.transposed, self.output_padding = dilation, transposed, output_padding
+        self.groups, self.padding_mode = groups, padding_mode
+        self._reversed_padding_repeated_twice = _reversed_padding(padding, kernel_size, dilation)
+        self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size),
+                                      dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """torch's default start, as for Linear: uniform in +-1/sqrt(fan_in), where fan_in is
+        in_channels / groups times the kernel's size."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def _conv_forward(self, conv, input, weight, bias):
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+
+def _reversed_padding(padding, kernel_size, dilation):
+    """The padding in F.pad's order (last dimension first, before and after each)."""
+    if not isinstance(padding, str):
+        return tuple(p for p in reversed(padding) for _ in range(2))
+    reversed_padding = [0, 0] * len(kernel_size)
+    if padding == "same":
+        for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+            total_padding = d * (k - 1)
+            left_pad = total_padding // 2
+            reversed_padding[2 * i] = left_pad
+            reversed_padding[2 * i + 1] = total_padding - left_pad
+    return reversed_padding
+
+
+class Conv1d(_ConvNd):
+    """out[n, o] = bias[o] + sum over c, i of weight[o, c, i] * input[n, c, window]
+    (input (N, in_channels, L) or (in_channels, L))."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 1),
+                         _ntuple(stride, 1),
+                         padding if isinstance(padding, str) else _ntuple(padding, 1),
+                         _ntuple(dilation, 1), False, (0,), groups, bias, padding_mode,
+                         device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv1d, input, self.weight, self.bias)
+
+
+class Conv2d(_ConvNd):
+    """out[n, o] = bias[o] + sum over c, i, j of weight[o, c, i, j] * input[n, c, window]
+    (input (N, in_channels, H, W) or (in_channels, H, W))."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _ntuple(kernel_size, 2),
+                         _ntuple(stride, 2),
+                         padding if isinstance(padding, str) else _ntuple(padding, 2),
+                         _ntuple(dilation, 2), False, (0, 0), groups, bias, padding_mode,
+                         device, dtype)
+
+    def forward(self, input):
+        return self._conv_forward(F.conv2d, input, self.weight, self.bias)
