@@ -21,10 +21,11 @@ Where the engine knowingly differs from PyTorch:
   depend on each element's position: torch's vectorised loop computes steps of 32
   floats (AVX-512; 16 with AVX2 or ``ATEN_CPU_CAPABILITY=avx2``/``default``) with SLEEF
   and the rest of each row with the C library (glibc), and splits tensors of 32,768
-  elements or more between its threads (the engine counts them from
-  ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``, else the CPUs; torch counts physical
-  cores). On ARM (no MKL in torch; NEON's 8-float steps; macOS's own C library) these
-  are best effort. See ``engine/fidelity/float32_math.py``.
+  elements or more between its threads (the engine counts them as torch does, from
+  ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``, else the physical cores, which only Linux
+  tells the engine: elsewhere it counts the CPUs). On ARM (no MKL in torch; NEON's
+  8-float steps; macOS's own C library) these are best effort. See
+  ``engine/fidelity/float32_math.py``.
 * Random numbers match torch bit for bit on x86 CPUs with AVX2 (torch's own
   values differ on other CPUs); ranges over 32,768 elements may differ in the last
   bit (torch splits them across threads).

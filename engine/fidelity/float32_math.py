@@ -31,11 +31,12 @@ run of the result after TensorIterator merges dimensions; a strided input has no
 steps), on the CPU (``ATEN_CPU_CAPABILITY``, else AVX-512 or AVX2 as numpy detects them)
 and on torch's thread count for tensors of 32,768 elements or more (each thread's chunk
 has its own tail): the engine takes ``MKL_NUM_THREADS`` / ``OMP_NUM_THREADS`` as torch
-does, else the number of CPUs (torch counts physical cores).
+does, else the number of physical cores (on Linux; the number of CPUs elsewhere).
 
 Elsewhere, best effort: on ARM torch has no MKL (SLEEF computes exp ... for every element;
 the engine still answers correctly rounded) and macOS's C library is not glibc.
 """
+import glob
 import math
 import os
 import platform
@@ -80,13 +81,27 @@ def _torch_vector_loop():
 
 
 def _torch_threads():
-    """How many threads torch splits big elementwise ops over (its environment variables)."""
+    """How many threads torch splits big elementwise ops over: its environment variables,
+    else the number of physical cores."""
     threads = 0
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # the later one wins, as in torch
         value = os.environ.get(name, "")
         if value.isdigit() and int(value) > 0:
             threads = int(value)
-    return threads or os.cpu_count() or 1
+    return threads or _physical_cores() or os.cpu_count() or 1
+
+
+def _physical_cores():
+    """Cores, not hyperthreads (Linux's /sys; elsewhere unknown: None)."""
+    cores = set()
+    for topology in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/topology"):
+        try:
+            with open(os.path.join(topology, "physical_package_id")) as package, \
+                    open(os.path.join(topology, "core_id")) as core:
+                cores.add((package.read().strip(), core.read().strip()))
+        except OSError:
+            return None
+    return len(cores) or None
 
 
 STEP, SLEEF = _torch_vector_loop()
@@ -294,20 +309,18 @@ _EXPF_POLY = [c / 32 ** p for c, p in zip(_EXP2_POLY, (3, 2, 1))]  # for 2^(r/32
 
 
 def libc_expf(x):
-    """glibc's expf of a float32 array: 2^(k/32) 2^(r/32) with k + r = 32 x / ln 2."""
-    ordinary = x.size and abs(x).max() < 88  # (False for nan)
+    """glibc's expf of a float32 array: 2^(k/32) 2^(r/32) with k + r = 32 x / ln 2.
+
+    (glibc returns inf above ln(2^128) and 0 below ln(2^-150); from the clipped inputs the
+    formula rounds to them too, and nan stays nan.)
+    """
     with np.errstate(all="ignore"):
-        z = np.multiply(x if ordinary else np.clip(x, -104, 89), _INV_LN2_32, dtype=np.float64)
+        z = np.multiply(np.clip(x, -104, 89), _INV_LN2_32, dtype=np.float64)
         kd = np.rint(z)  # glibc: (z + 1.5*2^52) - 1.5*2^52, which also rounds ties to even
         r = z - kd
         c0, c1, c2 = _EXPF_POLY
         result = ((c0 * r + c1) * (r * r) + (c2 * r + 1)) * _exp2_scale(kd.astype(np.int64))
-        result = result.astype(f32)
-    if not ordinary:  # glibc's special cases: overflow, underflow, nan
-        result[x > float.fromhex("0x1.62e42ep6")] = np.inf  # above ln(2^128)
-        result[x < -float.fromhex("0x1.9fe368p6")] = 0  # below ln(2^-150)
-        result[np.isnan(x)] = np.nan
-    return result
+        return result.astype(f32)
 
 
 # log2(x) = k + log2(c) + log2(z / c) for x = 2^k z, z in [0.7, 1.4), c the centre of
