@@ -16,7 +16,7 @@ Where the engine knowingly differs from PyTorch:
   whole float32/float64 tensor of up to 32,768 elements add in torch's order.)
   In float32: exp, log, sin, cos and tanh come from Intel MKL in torch, whose
   algorithms are not public; the engine returns the correctly rounded value, which is
-  MKL's for 95% (sin, cos) to 99.9% (tanh) of inputs and always within an ulp of it.
+  MKL's for 93% (log near 1) to 99.9% (tanh) of inputs, always within an ulp of it.
   sigmoid and pow (and the gradients of tanh and sigmoid) are torch's bits, which
   depend on each element's position: torch's vectorised loop computes steps of 32
   floats (AVX-512; 16 with AVX2 or ``ATEN_CPU_CAPABILITY=avx2``/``default``) with SLEEF
