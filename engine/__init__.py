@@ -20,6 +20,18 @@ Where the engine knowingly differs from PyTorch:
   functions (exp, log, sin ...) can differ from torch in the last bit: numpy adds
   in another order and uses another math library. (``sum()`` and ``mean()`` of a
   whole float32/float64 tensor of up to 32,768 elements add in torch's order.)
+  In float32: exp, log, sin, cos and tanh come from Intel MKL in torch, whose
+  algorithms are not public; the engine returns the correctly rounded value, which is
+  MKL's for 93% (log near 1) to 99.9% (tanh) of inputs, always within an ulp of it.
+  sigmoid and pow (and the gradients of tanh and sigmoid) are torch's bits, which
+  depend on each element's position: torch's vectorised loop computes steps of 32
+  floats (AVX-512; 16 with AVX2 or ``ATEN_CPU_CAPABILITY=avx2``/``default``) with SLEEF
+  and the rest of each row with the C library (glibc), and splits tensors of 32,768
+  elements or more between its threads (the engine counts them as torch does, from
+  ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``, else the physical cores, which only Linux
+  tells the engine: elsewhere it counts the CPUs). On ARM (no MKL in torch; NEON's
+  8-float steps; macOS's own C library) these are best effort. See
+  ``engine/fidelity/float32_math.py``.
 * Random numbers match torch bit for bit on x86 CPUs with AVX2 (torch's own
   values differ on other CPUs); ranges over 32,768 elements may differ in the last
   bit (torch splits them across threads). ``lgamma`` and ``digamma`` agree to

@@ -69,12 +69,13 @@ def fma32(a, b, c):
     flat_result = result.reshape(-1)
     for start in range(0, flat_result.size, _BLOCK):
         block = slice(start, start + _BLOCK)
-        flat_result[block] = _fma32_block(*(v if v.ndim == 0 else v[block] for v in flat))
+        flat_result[block] = fma32_flat(*(v if v.ndim == 0 else v[block] for v in flat))
     return result
 
 
-def _fma32_block(a, b, c):
-    """fma32 of float32 vectors of the same length (or single numbers)."""
+def fma32_flat(a, b, c):
+    """fma32 of float32 vectors of the same length (or single numbers), without fma32's
+    broadcasting and blocks: for callers that already hold flat, cache-sized vectors."""
     # (numpy multiplies and adds float64 arrays faster than mixed float32/float64 ones)
     total = a.astype(np.float64) * b.astype(np.float64)  # exact product
     total += c.astype(np.float64)  # rounded sum

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import messages
+from ..fidelity import float32_math, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import checked_scalar
@@ -342,7 +342,7 @@ def pow(input, exponent):  # noqa: A001 - torch.pow
         if a == 1 and not _is_bool(_scalar_value(input)):
             result = wrap(np.ones(np.shape(b), common))
         else:
-            result = _power(a, b, common)._data
+            result = _power(a, b, common, row_major_result=True)._data
             result = wrap(result if result.flags.c_contiguous else result.copy())
         return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
                       self=_scalar_value(input))
@@ -410,8 +410,9 @@ class PowBackward2(Node):
         return grad * result * math.log(self.self)
 
 
-def _power(a, b, common):
-    """a ** b for two operands in the common dtype, as a tensor."""
+def _power(a, b, common, row_major_result=False):
+    """a ** b for two operands in the common dtype, as a tensor (``row_major_result``: as
+    torch computes number ** tensor, into a row-major tensor)."""
     if common.kind == "b":
         raise _kernel_error("pow", common)
     if common.kind in "iu":
@@ -420,6 +421,8 @@ def _power(a, b, common):
         except ValueError:
             raise _broadcast_error(a, b) from None
     with np.errstate(all="ignore"):
+        if common == np.float32:  # torch's last bits, which depend on each element's place
+            return _elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
         return _elementwise(np.power, a, b)
 
 
@@ -456,6 +459,8 @@ def _pow_scalar_exponent(input, exponent):
         special = _POW_SHORTCUTS.get(exponent)
         if special is not None:
             return _result(special(x), data)
+        if common == np.float32:
+            return _result(float32_math.pow_scalar(x, exponent), data)
         return _result(np.power(x, common.type(exponent)), data)
 
 

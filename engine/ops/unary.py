@@ -5,10 +5,11 @@ import math
 
 import numpy as np
 
-from ..fidelity import messages, special
+from ..fidelity import float32_math, messages, special
 from ..core.node import Node, record
 from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
-from .arithmetic import NotImplementedBackward, PowBackward0
+from .creation import ones_like
+from .arithmetic import NotImplementedBackward, PowBackward0, addcmul
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
@@ -17,16 +18,19 @@ __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "ex
            "arccos", "arcsin", "arctan", "lgamma", "digamma"]
 
 # ====================================================================== unary
-def _float_unary(ufunc, name, doc, node, saves="input"):
+def _float_unary(ufunc, name, doc, node, saves="input", float32=None):
     """An op computing ``ufunc`` in floating point, whose gradient is ``node``'s formula.
 
     ``saves`` says what the formula needs: the ``"input"`` or the ``"result"``.
+    ``float32``: the function torch's float32 kernel computes, last bits included
+    (engine/fidelity/float32_math.py), where it differs from numpy's.
     """
     def op(input):
         data = input._data
         x = data if data.dtype.kind == "f" else data.astype(_float_dtype_for(data.dtype))
+        compute = float32 if float32 is not None and x.dtype == np.float32 else ufunc
         with np.errstate(all="ignore"):
-            result = _result(ufunc(x), data)
+            result = _result(compute(x), data)
         if saves == "result":
             return record(node, result, (input,), saved_output=True)
         return record(node, result, (input,), saved=(input,))
@@ -166,14 +170,15 @@ class TanhBackward0(_UnaryOfResult):
     """out = tanh x:  d/dx = 1 - out ** 2"""
 
     def formula(self, grad, result):
-        return grad * (1 - result * result)
+        # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too
+        return grad * addcmul(ones_like(result), result, result, value=-1)
 
 
 class SigmoidBackward0(_UnaryOfResult):
     """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
 
     def formula(self, grad, result):
-        return grad * (result * (1 - result))
+        return grad * (1 - result) * result  # in torch's order: (grad * (1 - out)) * out
 
 
 class RsqrtBackward0(_UnaryOfResult):
@@ -190,24 +195,26 @@ class ReciprocalBackward0(_UnaryOfResult):
         return grad * -(result * result)
 
 
-exp = _float_unary(np.exp, "exp", "out = e ** input", ExpBackward0, "result")
+exp = _float_unary(np.exp, "exp", "out = e ** input", ExpBackward0, "result",
+                   float32=float32_math.exp)
 exp2 = _float_unary(np.exp2, "exp2", "out = 2 ** input", Exp2Backward0, "result")
 expm1 = _float_unary(np.expm1, "expm1", "out = e ** input - 1, accurate near 0",
                      Expm1Backward0, "result")
-log = _float_unary(np.log, "log", "out = ln(input)", LogBackward0)
+log = _float_unary(np.log, "log", "out = ln(input)", LogBackward0, float32=float32_math.log)
 log2 = _float_unary(np.log2, "log2", "out = log2(input)", Log2Backward0)
 log10 = _float_unary(np.log10, "log10", "out = log10(input)", Log10Backward0)
 log1p = _float_unary(np.log1p, "log1p", "out = ln(1 + input), accurate near 0", Log1PBackward0)
 sqrt = _float_unary(np.sqrt, "sqrt", "out = input ** 0.5", SqrtBackward0, "result")
-sin = _float_unary(np.sin, "sin", "out = sin(input)", SinBackward0)
-cos = _float_unary(np.cos, "cos", "out = cos(input)", CosBackward0)
+sin = _float_unary(np.sin, "sin", "out = sin(input)", SinBackward0, float32=float32_math.sin)
+cos = _float_unary(np.cos, "cos", "out = cos(input)", CosBackward0, float32=float32_math.cos)
 tan = _float_unary(np.tan, "tan", "out = tan(input)", TanBackward0, "result")
 asin = arcsin = _float_unary(np.arcsin, "asin", "out = arcsin(input)", AsinBackward0)
 acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)", AcosBackward0)
 atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackward0)
 sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
 cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
-tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result")
+tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result",
+                    float32=float32_math.tanh)
 
 
 class LgammaBackward0(_UnaryBackward):
@@ -251,7 +258,7 @@ def _reciprocal(data):
 
 rsqrt = _float_unary(_rsqrt, "rsqrt", "out = 1 / sqrt(input)", RsqrtBackward0, "result")
 sigmoid = _float_unary(_sigmoid, "sigmoid", "out = 1 / (1 + e ** -input)", SigmoidBackward0,
-                       "result")
+                       "result", float32=float32_math.sigmoid)
 reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input", ReciprocalBackward0,
                           "result")
 

@@ -1,0 +1,613 @@
+"""torch's float32 exp, log, sin, cos, tanh, sigmoid and pow on the CPU, reproduced with numpy.
+
+numpy's float32 exp is off by an ulp from torch's for four inputs in ten. One ulp is invisible
+in a printed 0.5403, but it shows in ``exp(10.)`` (22026.4648 in torch, 22026.4668 in numpy)
+and, compounded over a long training loop, in the fourth digit of a loss. Where torch 2.15
+takes each function from (measured on x86-64 Linux with the PyPI wheel; bench/float32_math.py
+prints how often each op agrees):
+
+* **Intel MKL** computes exp, log, sin, cos and tanh (and sqrt): the kernels of these ops
+  hand whole contiguous runs to MKL's vector math (``vmsExp`` ... in "high accuracy"
+  mode), so every element is computed the same way wherever it sits. MKL's algorithms
+  are not published, and MKL picks a kernel per processor: on an AMD EPYC it runs one
+  whose exp agrees with its AVX-512 kernel (for Intel CPUs) on 98.4% of inputs, and whose
+  log is not correctly rounded where the AVX-512 one's is. Its results are within 0.55
+  to 0.8 ulp of the exact value. The engine returns the **correctly rounded** value
+  (computed in float64, rounded once to float32): on that EPYC it is MKL's answer for
+  99% of exp inputs, 93% (near 1) to 99% of log's, 95% of sin's and cos's, 99.9% of
+  tanh's, against 60% to 96% for numpy's float32 functions; the printed tensors agree.
+  Bit for bit identity would need MKL itself.
+* **SLEEF, then the C library**, for sigmoid and pow: their kernels run torch's
+  ``vectorized_loop`` (ATen/native/cpu/Loops.h), which walks each row of the result in
+  steps of two SIMD vectors (32 floats with AVX-512, 16 with AVX2) computed by SLEEF's
+  ``expf``/``powf`` (the 1-ulp "u10" versions), and computes the few elements left at the
+  end of the row (the tail) one by one with the C library's ``expf``, ``powf`` or
+  ``pow``. So the same input gives a different last bit at a different position:
+  ``sigmoid`` of 31 elements is all C library, of 32 all SLEEF. Both are public: this
+  module replays SLEEF's float32 algorithms step by step (with an exact fused
+  multiply-add, as SLEEF is compiled with FMA) and glibc's (in float64, as glibc
+  computes them), and picks per element as torch's loop does. That is bit for bit.
+  (pow's exponents 2, 3, -1, -2, 0.5 and -0.5 have shortcuts, x * x ... and MKL's sqrt
+  for 0.5: see ops/arithmetic.py.)
+
+Which elements the loop vectorises depends on the tensor's layout (a row is the innermost
+run of the result after TensorIterator merges dimensions; a strided input has no vector
+steps), on the CPU (``ATEN_CPU_CAPABILITY``, else AVX-512 or AVX2 as numpy detects them)
+and on torch's thread count for tensors of 32,768 elements or more (each thread's chunk
+has its own tail): the engine takes ``MKL_NUM_THREADS`` / ``OMP_NUM_THREADS`` as torch
+does, else the number of physical cores (on Linux; the number of CPUs elsewhere).
+
+Elsewhere, best effort: on ARM torch has no MKL (SLEEF computes exp ... for every element;
+the engine still answers correctly rounded), and the tails of macOS and Windows come from
+their own C libraries, not glibc.
+"""
+import glob
+import math
+import os
+import platform
+
+import numpy as np
+
+from .layout import contiguous_strides, iterator_strides
+from .rounding import fma32_flat
+
+f32 = np.float32
+
+
+# ====================================================================== where torch vectorises
+def _cpu_features():
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__  # numpy 2
+    except ImportError:  # pragma: no cover - numpy 1
+        from numpy.core._multiarray_umath import __cpu_features__
+    return __cpu_features__
+
+
+def _torch_vector_loop():
+    """(floats per step of torch's vectorised loop, whether its vector math is SLEEF's).
+
+    torch picks its kernels once, as ATen's DispatchStub does: ``ATEN_CPU_CAPABILITY`` if
+    set, else AVX-512 (with VL, BW, DQ and FMA), else AVX2 (with FMA), else its plain C++
+    build, whose "vectors" of 8 floats call the C library element by element.
+    """
+    capability = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+    if capability not in ("avx512", "avx2", "default"):
+        features = _cpu_features()
+        if all(features.get(f) for f in ("AVX512F", "AVX512VL", "AVX512BW", "AVX512DQ", "FMA3")):
+            capability = "avx512"
+        elif features.get("AVX2") and features.get("FMA3"):
+            capability = "avx2"
+        elif platform.machine().lower() in ("arm64", "aarch64"):
+            capability = "neon"  # 128-bit vectors of 4 floats (not verified: no ARM torch here)
+        else:
+            capability = "default"
+    return {"avx512": (32, True), "avx2": (16, True), "neon": (8, True),
+            "default": (16, False)}[capability]
+
+
+def _torch_threads():
+    """How many threads torch splits big elementwise ops over: its environment variables,
+    else the number of physical cores."""
+    threads = 0
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # the later one wins, as in torch
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            threads = int(value)
+    return threads or _physical_cores() or os.cpu_count() or 1
+
+
+def _physical_cores():
+    """Cores, not hyperthreads (Linux's /sys; elsewhere unknown: None)."""
+    cores = set()
+    for topology in glob.glob("/sys/devices/system/cpu/cpu[0-9]*/topology"):
+        try:
+            with open(os.path.join(topology, "physical_package_id")) as package, \
+                    open(os.path.join(topology, "core_id")) as core:
+                cores.add((package.read().strip(), core.read().strip()))
+        except OSError:
+            return None
+    return len(cores) or None
+
+
+STEP, SLEEF = _torch_vector_loop()
+torch_threads = _torch_threads()  # tests set it to torch.get_num_threads()
+_GRAIN = 32768  # TensorIterator splits a loop over threads only from this many elements
+_BLOCK = 2**15  # SLEEF's replay goes through big arrays in blocks that stay in the cache
+
+
+def _element_strides(x, shape):
+    """x's strides in elements once broadcast to ``shape`` (0 along broadcast dimensions)."""
+    if np.ndim(x) == 0:
+        return (0,) * len(shape)
+    x = np.broadcast_to(x, shape)
+    return tuple(s // x.itemsize for s in x.strides)
+
+
+def _vector_lanes(shape, operands, row_major_result):
+    """Which elements of an elementwise result torch's vectorised loop computes with SIMD.
+
+    Returns an int k when they are the first k in row-major order, else a flat boolean
+    array in row-major order. TensorIterator orders the dimensions (the result is laid out
+    like its inputs), merges neighbours that step through every operand as one, and runs
+    ``vectorized_loop`` over each row of the innermost merged dimension, split at thread
+    chunks, if every operand steps by one element there (or, for one operand, by zero: a
+    broadcast number); otherwise its basic loop computes every element the scalar way.
+    ``row_major_result``: torch writes into a row-major tensor made beforehand, whose
+    order then rules, instead of laying the result out like the inputs.
+    """
+    n = math.prod(shape)
+    chunk = n  # each thread's share
+    if torch_threads > 1 and n >= _GRAIN:
+        chunk = -(-n // min(torch_threads, -(-n // _GRAIN)))
+    if chunk == n and all(np.ndim(x) == 0 or (x.shape == shape and x.flags.c_contiguous)
+                          for x in operands):
+        return n - n % STEP  # one row: the common case
+    strides = [_element_strides(x, shape) for x in operands]
+    result_strides = (contiguous_strides(shape) if row_major_result else
+                      iterator_strides(shape, strides, all(np.shape(x) == shape for x in operands)))
+    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: result_strides[d])
+    row = 1
+    for d in dims:  # merge dimensions while every operand (and the result) steps evenly
+        if row > 1 and any(row * s[dims[0]] != s[d] for s in [result_strides, *strides]):
+            break
+        row *= shape[d]
+    inner = sorted(s[dims[0]] for s in strides) if dims else []
+    if inner and inner != [1] * len(inner) and inner != [0] + [1] * (len(inner) - 1):
+        return 0  # a strided operand: all scalar
+    offset = np.zeros(shape, np.int64)  # each element's place in the result's memory
+    for d, size in enumerate(shape):
+        offset += (np.arange(size) * result_strides[d]).reshape((-1,) + (1,) * (len(shape) - d - 1))
+    offset = offset.reshape(-1)
+    start = np.maximum(offset - offset % row, offset - offset % chunk)  # of its row or chunk
+    end = np.minimum(np.minimum(offset - offset % row + row, offset - offset % chunk + chunk), n)
+    length = end - start
+    return offset - start < length - length % STEP
+
+
+def _evaluate(vector, scalar, *operands, row_major_result=False):
+    """``vector(*operands)`` where torch vectorises, ``scalar(*operands)`` elsewhere.
+
+    Both functions take flat float32 arrays of one length (a number is repeated).
+    """
+    shape = operands[0].shape if len(operands) == 1 else \
+        np.broadcast_shapes(*(np.shape(x) for x in operands))
+    n = math.prod(shape)
+    lanes = _vector_lanes(shape, operands, row_major_result)
+    flat = [x.reshape(-1) if np.shape(x) == shape else
+            np.broadcast_to(x, shape).reshape(-1) if np.ndim(x) else np.full(n, x, f32)
+            for x in operands]
+    with np.errstate(all="ignore"):
+        if isinstance(lanes, int):  # the first ``lanes`` elements are vectorised
+            if lanes == 0:
+                return scalar(*flat).reshape(shape)
+            result = np.empty(n, f32)
+            for start in range(0, lanes, _BLOCK):
+                block = slice(start, min(start + _BLOCK, lanes))
+                result[block] = vector(*(x[block] for x in flat))
+            if lanes < n:
+                result[lanes:] = scalar(*(x[lanes:] for x in flat))
+        else:
+            result = np.empty(n, f32)
+            result[lanes] = vector(*(x[lanes] for x in flat))
+            result[~lanes] = scalar(*(x[~lanes] for x in flat))
+    return result.reshape(shape)
+
+
+# ====================================================================== MKL's functions
+def _correctly_rounded(ufunc, x):
+    """float32 ufunc(x), rounded once from float64 (numpy's float64 functions are within an ulp
+    of float64, 2**29 times finer than float32's: a second rounding almost never matters)."""
+    with np.errstate(all="ignore"):
+        return ufunc(x.astype(np.float64)).astype(f32)
+
+
+def exp(x):
+    """torch.exp of float32 ``x`` (MKL's is within 0.55 ulp: this is the nearest float)."""
+    return _correctly_rounded(np.exp, x)
+
+
+def log(x):
+    """torch.log of float32 ``x`` (MKL's is within 0.8 ulp: this is the nearest float)."""
+    return _correctly_rounded(np.log, x)
+
+
+def sin(x):
+    """torch.sin of float32 ``x`` (MKL's is within 0.6 ulp: this is the nearest float)."""
+    return _correctly_rounded(np.sin, x)
+
+
+def cos(x):
+    """torch.cos of float32 ``x`` (MKL's is within 0.6 ulp: this is the nearest float)."""
+    return _correctly_rounded(np.cos, x)
+
+
+def tanh(x):
+    """torch.tanh of float32 ``x`` (MKL's is within 0.52 ulp: this is the nearest float)."""
+    return _correctly_rounded(np.tanh, x)
+
+
+# ====================================================================== torch's kernels
+def sigmoid(x):
+    """torch.sigmoid of float32 ``x``: 1 / (1 + exp(-x)) in float32, exp from SLEEF or libc."""
+    return _evaluate(_sigmoid_vector, _sigmoid_scalar, x)
+
+
+def _sigmoid_vector(x):
+    e = sleef_expf(-x) if SLEEF else libc_expf(-x)
+    return f32(1) / (f32(1) + e)
+
+
+def _sigmoid_scalar(x):
+    return f32(1) / (f32(1) + libc_expf(-x))
+
+
+def pow(base, exponent, row_major_result=False):  # noqa: A001 - torch.pow
+    """torch.pow of float32 tensors (or a number and a tensor): SLEEF's powf or libc's powf.
+
+    ``row_major_result``: torch computes number ** tensor into a row-major tensor.
+    """
+    vector = sleef_powf if SLEEF else libc_powf
+    return _evaluate(vector, libc_powf, base, exponent, row_major_result=row_major_result)
+
+
+def pow_scalar(base, exponent):
+    """torch.pow(float32 tensor, Python number) for an exponent without a shortcut (2, 3, 0.5 ...).
+
+    The vectorised loop raises to the exponent rounded to float32; the scalar tail calls C's
+    double ``pow(base, exponent)`` with the exponent as given, and rounds that to float32.
+    So ``x ** 1.7`` uses 1.70000005 in its vector steps and 1.7 in its tail.
+    """
+    def vector(x):
+        return (sleef_powf if SLEEF else libc_powf)(x, np.full(x.size, exponent, f32))
+
+    def tail(x):
+        return np.power(x.astype(np.float64), float(exponent)).astype(f32)
+
+    return _evaluate(vector, tail, base)
+
+
+# ====================================================================== glibc's expf and powf
+# glibc (since 2.28) computes expf and powf in float64 with small tables, the algorithms of
+# ARM's optimized-routines (MIT licensed): 2^x = 2^(k/32) * 2^r with k an integer, |r| <= 1/64,
+# a table of 2^(i/32) and a cubic for 2^r. Done here with the same float64 operations.
+# (glibc's x86-64 build fuses some of them; a fused float64 step differs from two roundings
+# by a float64 ulp, which moves the float32 result for about one input in 2^29.)
+def _exp2_table():
+    """glibc's table of 2^(i/32): the bits of the nearest double, minus i << 47 (then adding
+    k << 47 to entry k % 32 gives the bits of 2^(k/32)). Computed with integers here: 2^(i/32)
+    is irrational, so rounding to 52 bits never ties."""
+    table = []
+    for i in range(32):
+        target = 1 << (62 * 32 + i)  # (2^(i/32) * 2^62) ** 32
+        low, high = 1 << 62, 1 << 63
+        while high - low > 1:  # integer 32nd root, by bisection
+            middle = (low + high) // 2
+            low, high = (middle, high) if middle ** 32 <= target else (low, middle)
+        mantissa = (low + (1 << 9)) >> 10  # 62 fraction bits -> 52, rounded to nearest
+        table.append(((0x3FF << 52) + mantissa - (1 << 52) - (i << 47)) % 2**64)
+    return np.array(table, np.uint64)
+
+
+_EXP2_TABLE = _exp2_table()
+_EXP2_POLY = [float.fromhex(h) for h in ("0x1.c6af84b912394p-5", "0x1.ebfce50fac4f3p-3",
+                                         "0x1.62e42ff0c52d6p-1")]  # 2^r ~ C0 r^3 + ... + 1
+_SHIFT = float.fromhex("0x1.8p+52") / 32  # adding it rounds to a multiple of 1/32
+_SHIFT_BITS = np.float64(_SHIFT).view(np.int64)
+
+
+def _exp2(x):
+    """2^x for float64 ``x`` in [-150, 128], as glibc's exp2_inline (powf's last step)."""
+    shifted = x + _SHIFT  # x rounded to k/32, k in the low bits
+    k = shifted.view(np.int64) - _SHIFT_BITS
+    r = x - (shifted - _SHIFT)
+    c0, c1, c2 = _EXP2_POLY
+    return ((c0 * r + c1) * (r * r) + (c2 * r + 1)) * _exp2_scale(k)
+
+
+def _exp2_scale(k):
+    """2^(k/32) for int64 ``k``: the table entry k % 32 with k/32 added to its exponent."""
+    return (_EXP2_TABLE[k & 31] + (k.astype(np.uint64) << np.uint64(47))).view(np.float64)
+
+
+_INV_LN2_32 = float.fromhex("0x1.71547652b82fep+0") * 32
+_EXPF_POLY = [c / 32 ** p for c, p in zip(_EXP2_POLY, (3, 2, 1))]  # for 2^(r/32)
+
+
+def libc_expf(x):
+    """glibc's expf of a float32 array: 2^(k/32) 2^(r/32) with k + r = 32 x / ln 2.
+
+    (glibc returns inf above ln(2^128) and 0 below ln(2^-150); from the clipped inputs the
+    formula rounds to them too, and nan stays nan.)
+    """
+    with np.errstate(all="ignore"):
+        z = np.multiply(np.clip(x, -104, 89), _INV_LN2_32, dtype=np.float64)
+        kd = np.rint(z)  # glibc: (z + 1.5*2^52) - 1.5*2^52, which also rounds ties to even
+        r = z - kd
+        c0, c1, c2 = _EXPF_POLY
+        result = ((c0 * r + c1) * (r * r) + (c2 * r + 1)) * _exp2_scale(kd.astype(np.int64))
+        return result.astype(f32)
+
+
+# log2(x) = k + log2(c) + log2(z / c) for x = 2^k z, z in [0.7, 1.4), c the centre of
+# z's sixteenth of that range (the constants are ARM's and glibc's)
+_POWF_INVC = np.array([float.fromhex(h) for h in (
+    "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0", "0x1.3c995b0b80385p+0",
+    "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0", "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0",
+    "0x1.0953f419900a7p+0", "0x1p+0", "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1",
+    "0x1.b2036576afce6p-1", "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1",
+    "0x1.767dcf5534862p-1")])
+_POWF_LOG2C = np.array([float.fromhex(h) for h in (
+    "-0x1.efec65b963019p-2", "-0x1.b0b6832d4fca4p-2", "-0x1.7418b0a1fb77bp-2",
+    "-0x1.39de91a6dcf7bp-2", "-0x1.01d9bf3f2b631p-2", "-0x1.97c1d1b3b7afp-3",
+    "-0x1.2f9e393af3c9fp-3", "-0x1.960cbbf788d5cp-4", "-0x1.a6f9db6475fcep-5", "0x0p+0",
+    "0x1.338ca9f24f53dp-4", "0x1.476a9543891bap-3", "0x1.e840b4ac4e4d2p-3",
+    "0x1.40645f0c6651cp-2", "0x1.88e9c2c1b9ff8p-2", "0x1.ce0a44eb17bccp-2")])
+_POWF_LOG2_POLY = [float.fromhex(h) for h in ("0x1.27616c9496e0bp-2", "-0x1.71969a075c67ap-2",
+                                              "0x1.ec70a6ca7baddp-2", "-0x1.7154748bef6c8p-1",
+                                              "0x1.71547652ab82bp0")]
+
+
+def _log2(bits):
+    """log2 of the positive float32 numbers with these bits (int64; a subnormal's bits
+    normalised, with a negative exponent), in float64, as glibc's log2_inline."""
+    offset = bits - 0x3F330000  # so that z = x / 2^k lands in [0x3f330000, 2 * 0x3f330000)
+    i = (offset >> 19) & 15
+    top = offset & -0x800000  # (0xff800000 as a signed mask)
+    z = (bits - top).astype(np.uint32).view(f32).astype(np.float64)
+    r = z * _POWF_INVC[i] - 1
+    a0, a1, a2, a3, a4 = _POWF_LOG2_POLY
+    r2 = r * r
+    return ((a0 * r + a1) * (r2 * r2)
+            + ((a2 * r + a3) * r2 + (a4 * r + (_POWF_LOG2C[i] + (top >> 23)))))
+
+
+def libc_powf(x, y):
+    """glibc's powf of float32 arrays of one length: 2^(y log2 x) in float64."""
+    x_bits = x.view(np.uint32).astype(np.int64)
+    with np.errstate(all="ignore"):
+        ylogx = y * _log2(x_bits)
+        result = _exp2(ylogx).astype(f32)
+        # x not a positive normal number, or |y log2 x| >= 126: overflow, underflow, or y
+        # inf or nan (a zero y gives 2^0 = 1, as glibc's branch for it)
+        special = (x_bits < 0x00800000) | (x_bits >= 0x7F800000) | ~(np.abs(ylogx) < 126)
+        if np.count_nonzero(special):
+            result[special] = _powf_special(x[special], y[special])
+    return result
+
+
+def _zero_inf_nan(bits):
+    """glibc's zeroinfnan test on float32 bits (2 * bits - 1 in 32-bit unsigned arithmetic)."""
+    return (2 * bits - 1) % 2**32 >= 2 * 0x7F800000 - 1
+
+
+def _is_integer(y_bits):
+    """glibc's checkint on float32 bits: 0 if not an integer, 1 if odd, 2 if even."""
+    exponent = (y_bits >> 23) & 0xFF
+    fraction_bits = np.clip(0x7F + 23 - exponent, 0, 31)
+    fraction = y_bits & ((np.int64(1) << fraction_bits) - 1)
+    odd = (y_bits >> fraction_bits) & 1
+    return np.where(exponent < 0x7F, 0, np.where(exponent > 0x7F + 23, 2,
+                    np.where(fraction != 0, 0, np.where(odd == 1, 1, 2))))
+
+
+def _powf_special(x, y):
+    """glibc's powf where x is negative, zero, subnormal, inf or nan, y is zero, inf or nan,
+    or the result overflows or underflows: its branches, in its order."""
+    x_bits, y_bits = (v.view(np.uint32).astype(np.int64) for v in (x, y))
+    with np.errstate(all="ignore"):
+        y_int = _is_integer(y_bits)
+        negative = x_bits >> 31 == 1
+        odd_negative = negative & (y_int == 1)
+        abs_bits = x_bits & 0x7FFFFFFF
+        subnormal = abs_bits < 0x00800000  # normalised, with a negative biased exponent
+        scaled = (np.abs(x) * f32(2.0**23)).view(np.uint32).astype(np.int64) - (23 << 23)
+        ylogx = y * _log2(np.where(subnormal, scaled, abs_bits))
+        result = _exp2(np.clip(ylogx, -200, 200)).astype(f32)
+        result[ylogx > float.fromhex("0x1.fffffffd1d571p+6")] = np.inf  # > 0x1.ffffffp127
+        result[ylogx <= -150] = 0
+        result = np.where(odd_negative, -result, result)
+        result[negative & (y_int == 0)] = np.nan  # a negative number to a fractional power
+        # x is 0, inf or nan: x * x, or its reciprocal, negative for an odd power of -x
+        square = np.where(odd_negative, -(x * x), x * x)
+        result = np.where(_zero_inf_nan(x_bits),
+                          np.where(y_bits >> 31 == 1, f32(1) / square, square), result)
+        # y is 0, inf or nan
+        infinite_y = np.where(abs_bits == 0x3F800000, f32(1),
+                              np.where((np.abs(x) < 1) == (y_bits >> 31 == 0), f32(0), y * y))
+        infinite_y = np.where(np.isnan(x) | np.isnan(y), x + y, infinite_y)
+        infinite_y[(x_bits == 0x3F800000) | ((y_bits & 0x7FFFFFFF) == 0)] = 1  # 1^y, x^0
+        return np.where(_zero_inf_nan(y_bits), infinite_y, result).astype(f32)
+
+
+# ====================================================================== SLEEF's expf and powf
+# SLEEF 3.x, src/libm/sleefsimdsp.c (Boost licensed): xexpf and xpowf as compiled with FMA
+# (``vmla`` is a fused multiply-add on AVX2, AVX-512 and NEON). Each step below is one of
+# SLEEF's float32 operations, in its order; ``fma`` is the fused one.
+_R_LN2 = f32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_L2U = f32(0.693145751953125)  # ln 2 in two parts: _L2U has few bits, so q * _L2U is exact
+_L2L = f32(1.428606765330187045e-06)
+
+
+def _fma(a, b, c):
+    """float32 a * b + c with one rounding, as the FMA instruction computes it (a, b, c:
+    float32 arrays of one length, or numbers).
+
+    In float64 the product of two float32 numbers is exact and the sum is rounded once;
+    rounding that to float32 gives the fused result unless the float64 sum sits exactly
+    halfway between two float32 numbers and got there by rounding: those elements, very
+    rare, are redone exactly. (A sum in float32's subnormal range comes out of SLEEF's
+    steps exact, so rounding it once is right.)
+    """
+    product = np.multiply(a, b, dtype=np.float64)
+    total = product + c
+    result = total.astype(f32)
+    tie = (total.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    if np.count_nonzero(tie):  # often exact sums with 25 bits: those are fine
+        a, b, c = (v[tie] if np.ndim(v) else v for v in (a, b, c))
+        product, total = product[tie], total[tie]
+        rounded = _sum_error(product, np.float64(c), total) != 0
+        if np.count_nonzero(rounded):
+            where = np.flatnonzero(tie)[rounded]
+            result[where] = fma32_flat(*(v[rounded] if np.ndim(v) else v for v in (a, b, c)))
+    return result
+
+
+def _sum_error(p, c, total):
+    """(p + c) - total exactly, for total = p + c rounded (Knuth's TwoSum)."""
+    c_part = total - p
+    return (p - (total - c_part)) + (c - c_part)
+
+
+def _product_error(x, y, product):
+    """x * y - product, fused, where product is x * y rounded: exact in float64, and in float32."""
+    return (np.multiply(x, y, dtype=np.float64) - product).astype(f32)
+
+
+def sleef_expf(d):
+    """SLEEF's expf_u10 of a float32 array: e^d = 2^q e^s, |s| <= ln2 / 2, e^s by a
+    polynomial."""
+    with np.errstate(all="ignore"):
+        finite = np.clip(d, f32(-105), f32(101))
+        q = np.rint(finite * _R_LN2).astype(np.int32)  # (any q for nan: the result is nan)
+        qf = q.astype(f32)
+        s = _fma(qf, -_L2U, finite)
+        s = _fma(qf, -_L2L, s)
+        u = f32(0.000198527617612853646278381)
+        for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
+                  0.0416664853692054748535156, 0.166666671633720397949219, 0.5):
+            u = _fma(u, s, c)
+        u = f32(1) + _fma(s * s, u, s)
+        half = q >> 1  # 2^q in two factors, so that it may leave float32's range
+        u = u * _pow2(half) * _pow2(q - half)
+    u[d < -104] = 0
+    u[d > 100] = np.inf
+    return u
+
+
+def _pow2(q):
+    """2^q for int32 q in float32's normal range, built from its bits."""
+    return ((q + 0x7F) << 23).view(f32)
+
+
+# Double-float arithmetic: a number as an unevaluated sum hi + lo of two float32 (pairs).
+def _df_add(x, y):  # |x| >= |y|
+    s = x[0] + y[0]
+    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
+
+
+def _df_add2(x, y):  # any magnitudes
+    s = x[0] + y[0]
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
+
+
+def _df_add2_float(x, y):  # pair + float, any magnitudes
+    s = x[0] + y
+    v = s - x[0]
+    return s, ((x[0] - (s - v)) + (y - v)) + x[1]
+
+
+def _df_sum(x, y):  # float + float, any magnitudes
+    s = x + y
+    v = s - x
+    return s, (x - (s - v)) + (y - v)
+
+
+def _df_mul(x, y):
+    s = x[0] * y[0]
+    return s, _fma(x[0], y[1], _fma(x[1], y[0], _product_error(x[0], y[0], s)))
+
+
+def _df_mul_float(x, y):
+    s = x[0] * y
+    return s, _fma(x[1], y, _product_error(x[0], y, s))
+
+
+def _df_square(x):
+    s = x[0] * x[0]
+    return s, _fma(x[0] + x[0], x[1], _product_error(x[0], x[0], s))
+
+
+def _df_div(n, d):
+    t = f32(1) / d[0]
+    s = n[0] * t
+    u = _product_error(t, n[0], s)
+    v = _fma(-d[1], t, _fma(-d[0], t, f32(1)))
+    return s, _fma(s, v, _fma(n[1], t, u))
+
+
+def _sleef_logk(d):
+    """ln d, a double-float: d = m 2^e with m in [0.75, 1.5), ln m from x = (m-1) / (m+1)."""
+    tiny = d < f32(1.17549435e-38)
+    d = np.where(tiny, d * f32(2.0**64), d)
+    e = (((d * f32(1 / 0.75)).view(np.int32) >> 23) & 0xFF) - 0x7F
+    m = (d.view(np.int32) - (e << 23)).view(f32)
+    e = np.where(tiny, e - 64, e)
+    x = _df_div(_df_sum(f32(-1), m), _df_sum(f32(1), m))
+    x2 = _df_square(x)
+    t = _fma(f32(0.240320354700088500976562), x2[0], f32(0.285112679004669189453125))
+    t = _fma(t, x2[0], f32(0.400007992982864379882812))
+    c = (f32(0.66666662693023681640625), f32(3.69183861259614332084311e-09))
+    s = _df_mul_float((f32(0.69314718246459960938), f32(-1.904654323148236017e-09)),
+                      e.astype(f32))
+    s = _df_add(s, (x[0] * f32(2), x[1] * f32(2)))
+    return _df_add(s, _df_mul(_df_mul(x2, x), _df_add2(_df_mul_float(x2, t), c)))
+
+
+def _sleef_expk(d):
+    """e^d for a double-float d, rounded to float32."""
+    u = (d[0] + d[1]) * _R_LN2
+    q = np.rint(np.clip(u, f32(-2e9), f32(2e9))).astype(np.int32)  # (nan: any q)
+    qf = q.astype(f32)
+    s = _df_add2_float(d, qf * -_L2U)
+    s = _df_add2_float(s, qf * -_L2L)
+    high = s[0] + s[1]
+    s = high, (s[0] - high) + s[1]
+    u = f32(0.00136324646882712841033936)
+    for c in (0.00836596917361021041870117, 0.0416710823774337768554688,
+              0.166665524244308471679688, 0.499999850988388061523438):
+        u = _fma(u, s[0], c)
+    t = _df_add(s, _df_mul_float(_df_square(s), u))
+    high = f32(1) + t[0]
+    u = high + (((f32(1) - high) + t[0]) + t[1])
+    return np.where(d[0] < -104, f32(0), _ldexp(u, q))
+
+
+def _ldexp(x, q):
+    """SLEEF's vldexp: x * 2^q in five multiplications, each by a power of two in range."""
+    m = q >> 31
+    m = (((m + q) >> 6) - m) << 4
+    q = q - (m << 2)
+    u = (np.clip(m + 0x7F, 0, 0xFF) << 23).astype(np.int32).view(f32)
+    return x * u * u * u * u * _pow2(q)
+
+
+def sleef_powf(x, y):
+    """SLEEF's powf_u10 of float32 arrays of one length: e^(y ln|x|) in double-float, then
+    the sign and the special cases."""
+    with np.errstate(all="ignore"):
+        result = _sleef_expk(_df_mul_float(_sleef_logk(np.abs(x)), y))
+        result[np.isnan(result)] = np.inf
+        if not ((x > 0) & (x < np.inf) & (np.abs(y) < np.inf)).all():
+            result = _sleef_powf_edges(x, y, result)
+    return result
+
+
+def _sleef_powf_edges(x, y, result):
+    """SLEEF's powf where x is not positive or not finite, or y is not finite."""
+    y_is_int = (np.trunc(y) == y) | (np.abs(y) > f32(1 << 24))
+    small_y = np.where(np.abs(y) < f32(1 << 24), y, f32(0)).astype(np.int32)
+    y_is_odd = (small_y & 1 == 1) & y_is_int & (np.abs(y) < f32(1 << 24))
+    sign = np.where(x > 0, f32(1), np.where(y_is_int, np.where(y_is_odd, f32(-1), f32(1)),
+                                            f32(np.nan)))
+    result = result * sign
+    # y infinite: 0, 1 or inf by |x| against 1
+    efx = np.where(np.signbit(y), f32(1) - np.abs(x), np.abs(x) - f32(1))
+    result = np.where(np.isinf(y), np.where(efx < 0, f32(0), np.where(efx == 0, f32(1),
+                                                                     f32(np.inf))), result)
+    # x zero or infinite: 0 or inf, with x's sign for an odd y
+    edge = np.where(np.signbit(y) ^ (x == 0), f32(0), f32(np.inf))
+    edge = np.where(np.signbit(np.where(y_is_odd, x, f32(1))), -edge, edge)
+    result = np.where(np.isinf(x) | (x == 0), edge, result)
+    result = np.where(np.isnan(x) | np.isnan(y), f32(np.nan), result)
+    return np.where((y == 0) | (x == 1), f32(1), result).astype(f32)
