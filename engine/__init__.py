@@ -44,10 +44,7 @@ Where the engine knowingly differs from PyTorch:
   No ``ChainDataset``, ``StackDataset`` or ``DistributedSampler``.
 * ``engine.distributions`` has Normal, Uniform, Bernoulli, Categorical and Multinomial
   (no KL divergences or transforms). ``Normal.cdf`` / ``icdf`` raise (no ``erf``,
-  ``erfinv``). ``Categorical.log_prob`` picks entries by indexing where torch calls
-  ``gather`` (same values and gradients; below its top ``SqueezeBackward1`` the graph
-  has ``IndexBackward0`` instead of ``GatherBackward0``), and ``Multinomial.sample``
-  counts with ``one_hot(...).sum()`` where torch calls ``scatter_add_``.
+  ``erfinv``).
 * ``type(x)`` is ``engine.Tensor``, not ``torch.Tensor``; dtypes and sizes print
   as torch's (``torch.float32``, ``torch.Size([2])``), because learners compare
   outputs with PyTorch.

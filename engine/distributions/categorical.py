@@ -91,7 +91,7 @@ class Categorical(Distribution):
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
         value, log_pmf = broadcast_tensors(value, self.logits)
-        return _take_along_last(log_pmf, value[..., 0])
+        return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
         """-sum p log p (a logit of -inf, where p = 0, counts as the dtype's lowest number)"""
@@ -106,13 +106,3 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + self._batch_shape)
         return values
-
-
-def _take_along_last(table, index):
-    """table[..., index[...]]: one entry of each row of the last dimension. torch writes
-    ``table.gather(-1, index.unsqueeze(-1)).squeeze(-1)``; the engine has no gather yet, so
-    the entries are picked by advanced indexing (same values and gradients) into the same
-    (..., 1) shape, then squeezed as in torch."""
-    rows = table.reshape(-1, table.shape[-1])
-    picked = rows[arange(rows.shape[0]), index.reshape(-1)]
-    return picked.reshape(index.shape + (1,)).squeeze(-1)

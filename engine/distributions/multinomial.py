@@ -1,9 +1,8 @@
 """Multinomial(total_count, probs or logits): how many of total_count draws fall in each of
 K categories."""
 from ..fidelity.size import Size
-from ..ops.creation import arange, tensor
+from ..ops.creation import arange, ones_like, tensor
 from ..ops.unary import lgamma
-from ..nn.functional import one_hot
 from . import constraints
 from .categorical import Categorical
 from .distribution import NO_SHAPE, Distribution
@@ -65,9 +64,9 @@ class Multinomial(Distribution):
         samples = self._categorical.sample(Size((self.total_count,)) + sample_shape)
         draws_last = [*range(1, samples.dim()), 0]
         samples = samples.permute(*draws_last)  # sample_shape + batch_shape + (total_count,)
-        # (torch counts with scatter_add_ into zeros of the extended shape: contiguous)
-        counts = one_hot(samples, self._categorical._num_events).sum(-2).contiguous()
-        return counts.to(self.probs.dtype)
+        counts = samples.new(self._extended_shape(sample_shape)).zero_()
+        counts.scatter_add_(-1, samples, ones_like(samples))
+        return counts.type_as(self.probs)
 
     def log_prob(self, value):
         """log(n! / prod x_i!) + sum x_i log p_i"""

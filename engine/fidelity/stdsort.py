@@ -24,7 +24,9 @@ def topk_order(values, k, largest=True):
     n = values.size
     if k == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(-values if largest else values, kind="stable")
+    order = np.argsort(values, kind="stable")  # (not -values: an integer's minimum overflows)
+    if largest:
+        order = order[::-1]
     nans = np.isnan(values)
     ranked = np.concatenate([np.flatnonzero(nans), order[~nans[order]]])
     top = values[ranked[:min(k + 1, n)]]

@@ -125,6 +125,20 @@ def type_(self, dtype=None, non_blocking=False):
     return self.to(dtype)
 
 
+def type_as(self, other):
+    """This tensor converted to ``other``'s dtype (itself when it has it already)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return self.to(other.dtype)
+
+
+def new(self, *args, device=None):
+    """The legacy ``x.new(sizes)`` / ``x.new(data)``: a tensor of this tensor's dtype
+    (prefer ``x.new_empty(sizes)`` and ``x.new_tensor(data)``)."""
+    return construct(self.dtype, args, device)
+
+
 def _caster(name, np_dtype):
     """``x.float()`` & co: ``x`` itself when it has this dtype already, else a converted copy."""
     def cast(self):

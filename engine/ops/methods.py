@@ -45,7 +45,7 @@ FUNCTION_METHODS = {
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",
-    convert: """to cpu cuda pin_memory is_pinned""",
+    convert: """to cpu cuda pin_memory is_pinned type_as new""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
 }
 for _family, _names in FUNCTION_METHODS.items():

@@ -7,7 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import dtypes, stdsort
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
@@ -968,13 +968,22 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     ndim = input._data.ndim
     if input._data.dtype.kind == "b":
         raise NotImplementedError("topk does not support bool dtypes on CPU")
-    with no_grad():
-        values, indices = sort(input, dim, descending=largest)
-        if not 0 <= k <= (values.shape[dim] if ndim else 1):
-            raise RuntimeError("selected index k out of range")
-        if ndim:  # (a 0-d tensor is its own single largest value)
-            values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
-        result = return_types.topk(values.contiguous(), indices.contiguous())
+    if not 0 <= k <= (input._data.shape[dim] if ndim else 1):
+        raise RuntimeError("selected index k out of range")
+    data = input._data
+    if ndim:
+        along = wrap_dim(dim, ndim)
+        rows = np.moveaxis(data, along, -1)
+        picked = np.zeros(rows.shape[:-1] + (k,), np.int64)
+        for position in np.ndindex(rows.shape[:-1]) if k else ():
+            # ties come out in the order torch's partial sort leaves them (fidelity/stdsort.py)
+            picked[position] = stdsort.topk_order(rows[position], k, largest)
+        indices = np.moveaxis(picked, -1, along)
+        values = np.take_along_axis(data, indices, axis=along)
+    else:  # a 0-d tensor is its own top value (for k 0 too, as torch)
+        values, indices = data, np.zeros((), np.int64)
+    result = return_types.topk(wrap(np.array(values, order="C")),
+                               wrap(np.array(indices, order="C")))
     return record(TopkBackward0, result, (input,), saved=(result.indices,),
                   self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
 

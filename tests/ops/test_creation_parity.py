@@ -802,3 +802,21 @@ LESSON_01_MISTAKES = {
 @pytest.mark.parametrize("name", list(LESSON_01_MISTAKES))
 def test_lesson_01_mistakes(name):
     check(LESSON_01_MISTAKES[name])
+
+
+# x.new(...) (legacy) and x.type_as(y), as torch.distributions uses them
+NEW_AND_TYPE_AS = {
+    "new(sizes)": lambda m, x: x.new(2, 3).shape,
+    "new(Size)": lambda m, x: x.new(m.Size([2])).shape,
+    "new()": lambda m, x: x.new(),
+    "new(data)": lambda m, x: x.new([1, 2]),
+    "new(data) of a long": lambda m, x: x.long().new([1.5, 2]),
+    "type_as": lambda m, x: x.type_as(m.tensor([1])),
+    "type_as itself": lambda m, x: x.type_as(x) is x,
+    "type_as a number": lambda m, x: x.type_as(3),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_AND_TYPE_AS))
+def test_new_and_type_as(name):
+    parity.run_both(NEW_AND_TYPE_AS[name], parity.make_tensor((3,), "float32"))

@@ -1333,3 +1333,27 @@ def test_clamp_bounds_beyond_an_integer_dtypes_range(case):
         run_both(lambda m, x: x.clamp_min(low), x)
     if high is not None:
         run_both(lambda m, x: x.clamp_max(high), x)
+
+
+# ties: torch's topk leaves equal values in the order its partial sort (libstdc++'s) does
+TOPK_TIES = {
+    "all equal": ([0.0] * 5, 3), "pairs": ([1.0, 2.0, 2.0, 1.0, 2.0, 1.0], 4),
+    "nan and ties": ([1.0, float("nan"), 1.0, float("nan"), 0.0], 3),
+    "many ties, k * 64 <= n": ([float(i % 3) for i in range(200)], 3),
+    "many ties, nth_element": ([float(i % 4) for i in range(100)], 40),
+    "-0.0 and 0.0": ([0.0, -0.0, 0.0, -0.0], 2),
+}
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16"])
+@pytest.mark.parametrize("case", list(TOPK_TIES))
+def test_topk_puts_ties_in_torchs_order(case, dtype, largest):
+    values, k = TOPK_TIES[case]
+    if dtype == "int64" and any(v != v for v in values):
+        pytest.skip("no nan in integers")
+    x = parity.to_engine(torch.tensor(values).to(getattr(torch, dtype)))
+    run_both(lambda m, x: x.topk(k, largest=largest), x)
+    run_both(lambda m, x: x.reshape(1, -1).expand(3, -1).topk(k, dim=1, largest=largest), x)
+    run_both(lambda m, x: x.topk(0), x)
+    run_both(lambda m, x: x[0].topk(0), x)
