@@ -48,8 +48,8 @@ def _fits_float(value, np_dtype):
 
 def _fits_integer(value, np_dtype):
     low, high = _INTEGER_RANGES[np_dtype]
-    if isinstance(value, float):
-        return math.isfinite(value) and low <= value <= high
+    if isinstance(value, float):  # torch 2.15: what truncates into the range fits (127.5 int8)
+        return math.isfinite(value) and low <= value < high + 1
     if low == 0:
         return -high <= value <= high  # unsigned: negative numbers wrap, as in C
     return low <= value <= high

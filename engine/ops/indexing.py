@@ -14,14 +14,14 @@ from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, 
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import wrap_dim
 from ..core.grad_mode import mode as grad_mode
-from ..core.grad_mode import no_grad
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence
-from .views import (AliasBackward0, _permuted, _select, _shape_str, _slice, alias, expand,
+from .views import (AliasBackward0, _permuted, _select, _shape_str, _slice, expand,
                     expand_geometry, unsqueeze, view, view_strides)
-from .inplace import _PARTIAL_OVERLAP, _overlap, copy_into
+from .views import alias as _alias
+from .inplace import _PARTIAL_OVERLAP, FillBackward2, _fill_raw, _overlap, copy_into, fill_
 
 # ---------------------------------------------------------------- indexing: x[index]
 def _treat_as_tuple(index):
@@ -113,12 +113,13 @@ def _is_mask(tensor):
     return tensor._data.dtype.kind == "b" or tensor._data.dtype == np.uint8
 
 
-def _apply_indexing(input, items):
+def _apply_indexing(input, items, alias=True):
     """Apply ints, slices, None and ... as one view; collect the tensor indices by dimension.
 
     Returns the view and a list of (dimension, index tensor) pairs (torch's applySlicing).
     The basic items only change shape, strides and offset, so they are worked out on those
-    and the view is made once at the end.
+    and the view is made once at the end. With nothing but full slices and ``...``, reading
+    gives an alias of x, writing (``alias=False``) goes into x itself.
     """
     ndim = input._data.ndim
     specified = _count_specified(items)
@@ -187,10 +188,10 @@ def _apply_indexing(input, items):
         # autograd records the indexing as torch does: one select / slice / unsqueeze per item
         for view_function, *arguments in steps:
             input = view_function(input, *arguments)
-        if not steps and not indices:
-            input = record(AliasBackward0, alias(input), (input,))
+        if alias and not steps and not indices:
+            input = record(AliasBackward0, _alias(input), (input,))
         return input, indices
-    if indices and not steps:
+    if not steps and (indices or not alias):
         return input, indices  # x[mask] = v writes into x itself (not into a view of it)
     return make_view(input, tuple(shape), tuple(stride), offset), indices
 
@@ -379,47 +380,91 @@ def _value_to_tensor(input, value):
 
 
 def _copy_to(dst, src):
-    """torch's copy_to for ``x[basic index] = value``: leading 1s of value may be dropped."""
-    if src._data.shape == dst._data.shape or src._data.ndim == 0:
+    """torch's copy_to for ``x[basic index] = tensor``: a value of dst's shape is copied, a
+    0-d one fills; another one loses its leading 1s (a view) and is expanded to dst's shape."""
+    if src._data.shape == dst._data.shape:
         return copy_into(dst, src)
+    if src._data.ndim == 0:
+        return fill_(dst, src)
     shape = src._data.shape
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     src = view(src, shape[first:])
-    with no_grad():
-        expand(src, dst._data.shape)  # (only for torch's error when the shapes do not fit)
+    if src._data.shape != dst._data.shape:
+        src = expand(src, dst._data.shape)
     return copy_into(dst, src)
 
 
+def _fill_with_number(dst, number, value):
+    """``x[basic index] = number``: torch fills (no edge to the number in the graph); a 0-d
+    region takes the number as a copy would (a float16 overflow is inf, not an error)."""
+    if dst._data.ndim == 0:
+        return _fill_raw(dst, value._data, FillBackward2)
+    return fill_(dst, number)
+
+
+def _write_target(input, index):
+    """What ``x[index] = value`` writes into: x itself or a view of it (torch skips slices
+    that cover their whole dimension), and the tensor indices."""
+    if index.__class__ is builtins.int or isinstance(index, np.integer):
+        return _apply_select(input, 0, index, 0), []
+    if index is None or index is True:
+        return unsqueeze(input, 0), []
+    if index.__class__ is slice and not input._data.ndim:
+        return _apply_slice(input, 0, index), []  # (torch's error)
+    return _apply_indexing(input, _as_index_tuple(index), alias=False)
+
+
 def setitem(input, index, value):
-    """``x[index] = value``: writes into x's memory (an in-place change)."""
+    """``x[index] = value``: writes into x's memory (an in-place change). A tensor is copied
+    (copy_, index_put_); a Python number fills (fill_, index_fill_ or masked_fill_ for one
+    index tensor), with no edge for it in the graph."""
+    number = None if isinstance(value, Tensor) else value
     value = _value_to_tensor(input, value)
     if index is False:
         return
-    if index.__class__ is builtins.int or isinstance(index, np.integer):
-        _copy_to(_apply_select(input, 0, index, 0), value)
-        return
-    if index.__class__ is slice:
-        _copy_to(_apply_slice(input, 0, index), value)
-        return
-    if index is None or index is True:
-        _copy_to(unsqueeze(input, 0), value)
-        return
-    result, indices = _apply_indexing(input, _as_index_tuple(index))
+    target, indices = _write_target(input, index)
     if not indices:
-        _copy_to(result, value)
+        if number is None:
+            _copy_to(target, value)
+        else:
+            _fill_with_number(target, number, value)
         return
+    fills = number is not None and len(indices) == 1
+    if fills:  # index_fill_ / masked_fill_ check the number as fill_ does
+        value = wrap(np.array(checked_scalar(number, target._data.dtype)))
     # index_put_: the value may have extra leading dimensions of size 1
     shape = value._data.shape
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     if first:
         value = view(value, shape[first:])
-    check_inplace(result)
+    check_inplace(target)
     # recorded before the write: the node's first edge is the target's history before it
-    node = new_node(IndexPutBackward0, (result, value), indices=_torch_indices(indices),
-                    accumulate=False) if result._data.dtype.kind == "f" else None
-    _index_put(result, indices, value)
-    rebase_history(result, node)
+    if target._data.dtype.kind != "f":
+        node = None
+    elif fills:
+        node_class = MaskedFillBackward0 if _is_mask(indices[0][1]) else IndexFillBackward0
+        node = new_node(node_class, (target,), indices=_torch_indices(indices))
+    else:
+        node = new_node(IndexPutBackward0, (target, value), indices=_torch_indices(indices),
+                        accumulate=False)
+    _index_put(target, indices, value, "index_fill_" if fills else "index_put_")
+    rebase_history(target, node)
     input._bump_version()
+
+
+class IndexFillBackward0(Node):
+    """x[index] = number:  the filled elements of x get no gradient"""
+
+    indices: tuple
+
+    def backward(self, grad):
+        grad_self = grad.clone()
+        grad_self[_index_tuple(self.indices)] = 0
+        return grad_self
+
+
+class MaskedFillBackward0(IndexFillBackward0):
+    """x[mask] = number:  the filled elements of x get no gradient"""
 
 
 class IndexPutBackward0(Node):
@@ -438,14 +483,18 @@ class IndexPutBackward0(Node):
         return grad_self, grad[index]
 
 
-def _index_put(target, indices, value):
+def _index_put(target, indices, value, name="index_put_"):
+    """Write value at the indexed places of target (index_put_, or index_fill_ / masked_fill_
+    for a number, which torch warns about by their own names)."""
     expanded = not is_non_overlapping_and_dense(target._data.shape, target.stride()) and \
         builtins.any(n > 1 and s == 0 for n, s in zip(target._data.shape, target.stride()))
-    if expanded:
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the "
-                      "tensor before performing this operation. This also applies to advanced "
-                      "indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=3)
-    if value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1]):
+    masked = value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1])
+    if expanded and (name == "index_put_" or not masked):
+        example = "tensor[indices] = tensor" if name == "index_put_" else "tensor[mask] = scalar"
+        warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the "
+                      f"tensor before performing this operation. This also applies to advanced "
+                      f"indexing e.g. {example}", UserWarning, stacklevel=3)
+    if masked:
         if expanded:
             warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
                           "the tensor before performing this operation. This also applies to "
@@ -480,10 +529,9 @@ def _masked_fill(target, dim_and_mask, value):
             raise IndexError(f"The shape of the mask {_shape_str(data.shape)} at index {j} does "
                              f"not match the shape of the indexed tensor "
                              f"{_shape_str(target._data.shape)} at index {dim + j}")
-    if data.dtype == np.uint8:
-        warnings.warn("masked_fill_ received a mask with dtype torch.uint8, this behavior is now "
-                      "deprecated,please use a mask with dtype torch.bool instead.", UserWarning,
-                      stacklevel=4)
+    if data.dtype == np.uint8:  # (torch 2.15; before, a deprecation warning)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     region = (slice(None),) * dim + (data.astype(bool),)
     with np.errstate(invalid="ignore", over="ignore"):
         target._data[region] = value._data.reshape(()).astype(target._data.dtype)

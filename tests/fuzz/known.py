@@ -100,12 +100,6 @@ KNOWN = [
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
     # ---- found by the fuzzer, fixed on this branch next (each entry goes with its fix)
-    Known("x[index] = number: torch fills (FillBackward2 in CopySlices, IndexFillBackward0, "
-          "MaskedFillBackward0: no edge for the number); a full slice x[:n] is x itself; "
-          "x[i] = tensor of another shape views and expands it", FIXING,
-          ("graph", "error message"), statement=r"\]\s*[-+*]?= ",
-          torch=r"grad_fn=(CopySlices|IndexFillBackward0|MaskedFillBackward0|FillBackward2)"
-                r"|a leaf Variable that requires grad is being used"),
     Known("number + tensor: torch adds tensor + number (the edges in that order)", FIXING,
           ("graph",), statement=r"[\d.]+ \+ \w", torch=r"AddBackward0 next=\['\w+', None\]"),
     Known("copy_ from a tensor overlapping the destination", FIXING, ("error type",),

@@ -324,6 +324,40 @@ def test_behaviours_match_torch(name):
     assert results[1] == results[0]
 
 
+# x[index] = value: torch fills for a Python number (fill_, index_fill_ for one index tensor,
+# masked_fill_ for one mask: no edge for the number), copies a tensor (copy_, index_put_),
+# writes into x itself for full slices and ..., and views / expands a value of another shape
+INDEX_ASSIGNMENTS = [
+    "w[0] = 5.", "w[0] = 5", "w[0] = True", "w[0, 1] = 5.", "w[:1] = 5.", "w[:2] = 5.",
+    "w[:] = 5.", "w[:5] = 5.", "w[...] = 5.", "w[:, :2] = 5.", "w[0, :2] = 5.", "w[None] = 5.",
+    "w[True] = 5.", "w[False] = 5.", "w[[0, 1]] = 5.", "w[:, [1]] = 5.", "w[[0], [1]] = 5.",
+    "w[w > 0] = 5.", "w[m.tensor([True, False])] = 5.", "w[0, [1]] = 5.",
+    "w[m.tensor([[0, 1]])] = 5.", "w[0] = m.tensor(5.)", "w[...] = m.tensor(5.)",
+    "w[...] = m.tensor(5., requires_grad=True)", "w[0] = y2", "w[0] = y1", "w[...] = y2",
+    "w[:2] = y2", "w[...] = y22", "w[:, 0] = y2", "w[0] = m.ones(1, 1, 2, requires_grad=True)",
+    "w[[0, 1]] = y2", "w[[0, 1]] = y1", "w[w > 0] = m.tensor(2., requires_grad=True)",
+    "v[0] = 5.", "s[...] = 5.", "s[None] = 5.",
+]
+
+
+@pytest.mark.parametrize("statement", INDEX_ASSIGNMENTS)
+def test_index_assignment_records_torchs_graph(statement):
+    results = []
+    for m in (torch, engine):
+        m.manual_seed(0)
+        leaves = {name: m.randn(shape, dtype=m.float64, requires_grad=True)
+                  for name, shape in [("x", (2, 2)), ("y1", (1,)), ("y2", (2,)),
+                                      ("y22", (2, 2)), ("xv", (2,)), ("xs", ())]}
+        scope = {"m": m, **leaves, "w": leaves["x"].clone(), "v": leaves["xv"].clone(),
+                 "s": leaves["xs"].clone()}
+        exec(statement, scope)  # noqa: S102
+        target = scope[statement[0]]
+        target.sum().backward()
+        results.append((_graph(target), target._version, target.tolist(),
+                        [None if t.grad is None else t.grad.tolist() for t in leaves.values()]))
+    assert results[1] == results[0]
+
+
 # ====================================================================== custom Function
 class _Exp:
     @staticmethod
