@@ -94,8 +94,9 @@ def grad_size_mismatch(grad_shape, tensor_shape):
 def modified_by_inplace(described, version, expected, producer_name=None):
     """"one of the variables needed for gradient computation has been modified ..." """
     if producer_name is not None:
-        # torch names the operation here without the "Backward0" ending
-        operation = re.sub(r"Backward\d*$", "", producer_name)
+        # torch names the operation here without "Backward0" ("Exp"), or without "Backward"
+        # before another number ("Min1" for MinBackward1)
+        operation = re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), producer_name)
         described += f", which is output 0 of {operation},"
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {described} is at version {version}; expected version "

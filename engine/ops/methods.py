@@ -132,9 +132,9 @@ def _rmatmul(self, other):
 
 
 Tensor.__add__ = _operator(arithmetic.add)
-Tensor.__radd__ = _operator(arithmetic.add, reflected=True)
+Tensor.__radd__ = _operator(arithmetic.add)  # torch computes add(self, other) for `2 + x`
 Tensor.__sub__ = _operator(arithmetic.sub)
-Tensor.__rsub__ = _operator(arithmetic.sub, reflected=True)
+Tensor.__rsub__ = _operator(arithmetic.rsub)  # `2 - x` is rsub(x, 2)
 Tensor.__mul__ = _operator(arithmetic.mul)
 Tensor.__rmul__ = _operator(arithmetic.mul)  # torch computes mul(self, other) for `2.5 * x` too
 Tensor.__truediv__ = _operator(arithmetic.div)

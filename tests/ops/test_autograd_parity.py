@@ -7,6 +7,7 @@ upstream gradient produces. The engine's gradients are also checked against fini
 differences (gradcheck), and second derivatives too (gradgradcheck).
 """
 import gc
+import re
 import warnings
 import weakref
 
@@ -247,7 +248,27 @@ ERRORS = {
     "modified saved tensor": "s = x.sigmoid(); s.detach().zero_(); s.sum().backward()",
     "modified saved input": "y = x * 1; z = y.log(); y.detach().mul_(2); z.sum().backward()",
     "retain_grad without grad": "m.ones(2).retain_grad()",
+    "modified result of min()": "y = x.min(); z = y * y\nwith m.no_grad(): y.add_(1)\n"
+                                "z.backward()",
+    "modified result of fill_": "y = x * 1; y.fill_(2.); z = y * y\n"
+                                "with m.no_grad(): y.add_(1)\nz.sum().backward()",
 }
+
+
+# a Python number and a tensor: torch computes add(x, 2) for 2 + x, rsub(x, 2) for 2 - x, and
+# records sub(2, x) with an edge for the number; floor_divide's node is called NotImplemented
+NUMBER_AND_TENSOR = ["2 + x", "2.5 + x", "True + x", "x + 2", "2 - x", "m.sub(2, x)",
+                     "m.rsub(x, 2)", "m.add(2, x)", "2 * x", "2 / x", "2 ** x", "2 // x",
+                     "2 % x", "2 + x.sum()"]
+
+
+@pytest.mark.parametrize("expression", NUMBER_AND_TENSOR)
+def test_a_number_and_a_tensor_record_torchs_graph(expression):
+    results = []
+    for m in (torch, engine):
+        y = eval(expression, {"m": m, "x": m.tensor([1.5, 2.0], requires_grad=True)})  # noqa: S307
+        results.append((y.tolist(), _graph(y), re.sub(r"0x[0-9a-f]+", "0x", repr(y.grad_fn))))
+    assert results[1] == results[0]
 
 
 @pytest.mark.parametrize("name", list(ERRORS))
@@ -379,7 +400,8 @@ def test_custom_function_matches_torch():
         x = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
         y = MyExp.apply(x)
         y.sum().backward()
-        results.append((_names(y), x.grad.tolist(), repr(y).split("grad_fn")[0]))
+        node = re.sub(r"0x[0-9a-f]+", "0x", repr(y.grad_fn))  # <torch.autograd.function...>
+        results.append((_names(y), x.grad.tolist(), repr(y).split("grad_fn")[0], node))
     assert results[1] == results[0]
     MyExp = type("MyExp", (engine.autograd.Function,), dict(vars(_Exp)))
     x = engine.tensor([0.5, 1.0], dtype=engine.float64, requires_grad=True)
