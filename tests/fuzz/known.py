@@ -100,18 +100,11 @@ KNOWN = [
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
     # ---- found by the fuzzer, fixed on this branch next (each entry goes with its fix)
-    Known("copy_ from a tensor overlapping the destination", FIXING, ("error type",),
-          torch=r"some elements of the input tensor and the written-to tensor refer to a single"),
     Known("abs's gradient uses sgn (SgnBackward0)", FIXING, ("graph",), torch=r"SgnBackward0"),
     Known("autograd.grad checks the outputs before the inputs", FIXING, ("error message",),
           statement=r"autograd\.grad", torch=r"does not require grad and does not have a grad_fn"),
     Known("matmul folds a batch into one mm when the batch dims can be viewed", FIXING,
           ("graph",), torch=r"MmBackward0", engine=r"BmmBackward0"),
-    Known("an in-place write into an expanded view of a leaf: torch refuses the leaf first",
-          FIXING, ("error message",), torch=r"a view of a leaf Variable that requires grad",
-          engine=r"more than one element of the written-to tensor"),
-    Known("x.copy_(x) records CopyBackwards", FIXING, ("graph",), statement=r"copy_\(",
-          torch=r"CopyBackwards"),
     Known("zeros_like/rand_like/... keep the layout of a dense input (torch's preserve_format)",
           FIXING, ("shape/stride", "value"), statement=r"_like\("),
     # ---- found by the fuzzer, left for a change larger than a fix
