@@ -101,8 +101,6 @@ KNOWN = [
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
     # ---- found by the fuzzer, fixed on this branch next (each entry goes with its fix)
     Known("abs's gradient uses sgn (SgnBackward0)", FIXING, ("graph",), torch=r"SgnBackward0"),
-    Known("autograd.grad checks the outputs before the inputs", FIXING, ("error message",),
-          statement=r"autograd\.grad", torch=r"does not require grad and does not have a grad_fn"),
     Known("matmul folds a batch into one mm when the batch dims can be viewed", FIXING,
           ("graph",), torch=r"MmBackward0", engine=r"BmmBackward0"),
     Known("zeros_like/rand_like/... keep the layout of a dense input (torch's preserve_format)",

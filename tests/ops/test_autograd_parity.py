@@ -248,6 +248,7 @@ ERRORS = {
     "modified saved tensor": "s = x.sigmoid(); s.detach().zero_(); s.sum().backward()",
     "modified saved input": "y = x * 1; z = y.log(); y.detach().mul_(2); z.sum().backward()",
     "retain_grad without grad": "m.ones(2).retain_grad()",
+    "grad of no graph wrt no grad": "m.autograd.grad(m.ones(2).sum(), m.ones(2))",
     "modified result of min()": "y = x.min(); z = y * y\nwith m.no_grad(): y.add_(1)\n"
                                 "z.backward()",
     "modified result of fill_": "y = x * 1; y.fill_(2.); z = y * y\n"
