@@ -232,29 +232,37 @@ def zero_(self):
     return _fill_raw(self, 0, ZeroBackward0)
 
 
+def _in_fill_order(self, draw):
+    """``draw(shape)``'s values in the order torch's kernels fill this tensor's memory."""
+    return rng.in_fill_order(draw, self._data.shape, self.stride())
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
-    return _fill_raw(self, rng.uniform(self._data.shape, self._data.dtype, from_, to,
-                                           generator), UniformBackward0)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.uniform(
+        shape, self._data.dtype, from_, to, generator)), UniformBackward0)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill_raw(self, rng.normal(self._data.shape, self._data.dtype, mean, std,
-                                          generator), NormalBackward0)
+    contiguous = self.is_contiguous()  # (torch's 16-at-a-time path is for contiguous ones)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.normal(
+        shape, self._data.dtype, mean, std, generator, contiguous)), NormalBackward0)
 
 
 def random_(self, from_=None, to=None, *, generator=None):
     """Fill with random integers: [0, to), [from, to), or the dtype's whole range."""
-    shape, np_dtype = self._data.shape, self._data.dtype
+    np_dtype = self._data.dtype
     if from_ is None and to is None:
-        return _fill_raw(self, rng.random_full(shape, np_dtype, generator), RandomBackward2)
+        return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_full(
+            shape, np_dtype, generator)), RandomBackward2)
     node_class = RandomBackward0
     if to is None:
         from_, to, node_class = 0, from_, RandomBackward1
-    return _fill_raw(self, rng.random_int(shape, np_dtype, from_, to, generator), node_class)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_int(
+        shape, np_dtype, from_, to, generator)), node_class)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):

@@ -103,9 +103,6 @@ KNOWN = [
     Known("abs's gradient uses sgn (SgnBackward0)", FIXING, ("graph",), torch=r"SgnBackward0"),
     Known("matmul folds a batch into one mm when the batch dims can be viewed", FIXING,
           ("graph",), torch=r"MmBackward0", engine=r"BmmBackward0"),
-    Known("zeros_like/rand_like/... keep the layout of a dense input (torch's preserve_format)",
-          FIXING, ("shape/stride", "value"), statement=r"_like\("),
-    # ---- found by the fuzzer, left for a change larger than a fix
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", REPORTED,
