@@ -40,10 +40,11 @@ def linear(input, weight, bias=None):
     if input.dim() == 2:
         return linalg.addmm(bias, input, weight.t())
     if input.is_contiguous() and bias.dim() == 1:
-        # torch flattens the leading dimensions into rows, one addmm, then views back
+        # torch flattens the leading dimensions into rows, one addmm, then sees the fresh
+        # result with the input's leading dimensions again (_unsafe_view)
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
         output = linalg.addmm(bias, rows, weight.t())
-        return output.view(*input.shape[:-1], output.shape[1])
+        return linalg._unsafe_view(output, (*input.shape[:-1], output.shape[1]))
     return linalg.matmul(input, weight.t()) + bias
 
 

@@ -286,6 +286,31 @@ def test_matmul_of_a_transposed_batch():
     _compare(fn, [_signed((3, 2, 4), 1), _signed((4, 5), 2)])
 
 
+# batches laid out in unusual ways: torch folds the batch into one mm whenever viewing it as
+# rows needs no copy (dimensions of size 1 do not count), and returns a row-major result
+MATMUL_LAYOUTS = {
+    "a row of a wider matrix, unsqueezed": lambda m: m.ones(2, 8)[0:1, :4].unsqueeze(2),
+    "rows of a wider matrix, unsqueezed": lambda m: m.ones(2, 8)[:, :4].unsqueeze(2),
+    "permuted with size-1 dims": lambda m: m.ones(1, 3, 3, 1).permute(3, 0, 1, 2),
+    "batch dims swapped": lambda m: m.ones(3, 2, 2, 3).permute(1, 0, 2, 3),
+    "batch dims swapped, last sliced": lambda m: m.ones(3, 2, 2, 4).permute(1, 0, 2, 3)[..., :3],
+    "transposed last dims": lambda m: m.ones(2, 3, 4).transpose(1, 2),
+}
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+@pytest.mark.parametrize("layout", list(MATMUL_LAYOUTS))
+def test_matmul_folds_and_lays_out_like_torch(layout, requires_grad):
+    results = []
+    for m in (torch, engine):
+        a = MATMUL_LAYOUTS[layout](m).requires_grad_(requires_grad) if requires_grad else \
+            MATMUL_LAYOUTS[layout](m)
+        b = m.ones(a.shape[-1], 2)
+        y = a @ b
+        results.append((y.stride(), _graph(y) if requires_grad else None, y.tolist()))
+    assert results[1] == results[0]
+
+
 def test_matmul_without_grad_records_nothing():
     a, b = engine.ones(2, 3, 4), engine.ones(4, 5, requires_grad=True)
     with engine.no_grad():
