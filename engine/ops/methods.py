@@ -29,8 +29,8 @@ FUNCTION_METHODS = {
         logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isclose
         allclose equal""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
-        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu
-        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign sgn square
+        relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax""",
     linalg: "mm mv dot inner bmm matmul addmm outer ger",
@@ -51,7 +51,7 @@ INPLACE_METHODS = {
     arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh
-        cosh tanh sigmoid reciprocal neg negative abs sign square relu floor ceil trunc round
+        cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor ceil trunc round
         frac nan_to_num""",
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",

@@ -100,7 +100,6 @@ KNOWN = [
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
     # ---- found by the fuzzer, fixed on this branch next (each entry goes with its fix)
-    Known("abs's gradient uses sgn (SgnBackward0)", FIXING, ("graph",), torch=r"SgnBackward0"),
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", REPORTED,

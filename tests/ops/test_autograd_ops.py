@@ -107,6 +107,7 @@ KINKS = {
     "relu at 0": ([0.0, 1.0, -1.0], lambda m, x: x.relu()),
     "abs at 0": ([0.0, 1.0, -1.0], lambda m, x: x.abs()),
     "sign at 0": ([0.0, 1.0, -1.0], lambda m, x: x.sign()),
+    "sgn at 0 and nan": ([0.0, 1.0, -1.0, math.nan], lambda m, x: m.sgn(x) + x),
     "max ties": ([1.0, 3.0, 3.0, -2.0], lambda m, x: x.max()),
     "min ties": ([1.0, -2.0, 3.0, -2.0], lambda m, x: x.min()),
     "max dim ties": ([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], lambda m, x: x.max(1).values),
@@ -151,6 +152,16 @@ KINKS = {
 def test_kinks_and_ties_follow_torch(case):
     values, fn = KINKS[case]
     _compare(fn, [np.array(values)])
+
+
+def test_the_gradient_of_abs_is_built_on_sgn():
+    """create_graph: abs's gradient is grad * x.sgn() (MulBackward0 -> SgnBackward0)."""
+    graphs = []
+    for m in (torch, engine):
+        x = m.tensor([1.5, -2.0, 0.0], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(x.abs().sum(), x, create_graph=True)
+        graphs.append((_graph(g), g.tolist()))
+    assert graphs[1] == graphs[0]
 
 
 NAN_UPSTREAM = {
