@@ -691,7 +691,7 @@ def _to_half_and_back(values):
 def _softmax_result(values, input):
     """The values rounded once to input's dtype, in its shape, row-major (as torch lays out
     softmax's result whatever the input's strides)."""
-    return wrap(np.ascontiguousarray(values.reshape(input._data.shape), input._data.dtype))
+    return wrap(values.reshape(input._data.shape).astype(input._data.dtype, order="C"))
 
 
 def softmax(input, dim, dtype=None):
