@@ -31,6 +31,10 @@ class FunctionCtx(Node):
     _materialize_grads = True
     _non_differentiable = ()
 
+    def __repr__(self):
+        # torch makes a custom Function's node a class of its module torch.autograd.function
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     def save_for_backward(self, *tensors):
         """Keep these tensors (inputs or outputs of forward) for backward."""
         self._to_save = tensors

@@ -306,10 +306,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
-    for tensor in inputs:
+    grads = starting_gradients(outputs, _as_tuple(grad_outputs) or (None,) * len(outputs))
+    for tensor in inputs:  # (after the outputs, as torch checks them)
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = starting_gradients(outputs, _as_tuple(grad_outputs) or (None,) * len(outputs))
     results = _capture(outputs, grads, inputs, retain_graph, create_graph)
     for position, found in enumerate(results):
         if found is None and not (materialize_grads or allow_unused):

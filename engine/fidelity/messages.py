@@ -151,8 +151,9 @@ def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False):
     described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
     version = tensor._version
     if producer_name is not None:
-        # torch names the operation here without the "Backward0" ending
-        operation = re.sub(r"Backward\d*$", "", producer_name)
+        # torch names the operation here without "Backward0" ("Exp"), or without "Backward"
+        # before another number ("Min1" for MinBackward1)
+        operation = re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), producer_name)
         described += f", which is output 0 of {operation},"
     hint = ("the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. Good "

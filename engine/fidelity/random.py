@@ -210,6 +210,14 @@ def set_rng_state(new_state):
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
+def in_fill_order(draw, shape, strides):
+    """``draw(shape)``'s values placed as torch's kernels fill a tensor with these strides: one
+    after the other through its memory (dimensions by decreasing stride). A transposed tensor
+    gets the memory a contiguous one would get."""
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])
+    return draw(tuple(shape[d] for d in order)).transpose(np.argsort(order))
+
+
 def _gen(generator):
     return default_generator if generator is None else generator
 
@@ -363,15 +371,16 @@ def _normal_fill(gen, n, np_dtype, mean, std):
     return out
 
 
-def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None):
-    """N(mean, std**2) samples; fewer than 16 go one by one in float64 (sharing the cached twin)."""
+def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None, contiguous=True):
+    """N(mean, std**2) samples; fewer than 16, or for a tensor that is not contiguous, one by one
+    in float64 (sharing the cached twin)."""
     gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
     if np_dtype not in (np.float16, np.float32, np.float64):
         raise TypeError(f"normal is only defined for floating dtypes, got {np_dtype}")
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     n = math.prod(shape)
-    if n >= 16:
+    if n >= 16 and contiguous:
         out = _normal_fill(gen, n, np_dtype, mean, std)
     else:
         z = np.array([gen._next_normal_double() for _ in range(n)], dtype=np.float64)

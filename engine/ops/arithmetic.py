@@ -87,8 +87,6 @@ def sub(input, other, *, alpha=1):
         result = _result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True), a, b)
     else:
         result = _elementwise(np.subtract, a, b)
-    if not isinstance(input, Tensor):  # number - tensor: torch records it as rsub
-        return record(RsubBackward1, result, (other,), alpha=alpha)
     return record(SubBackward0, result, (input, other), alpha=alpha)
 
 
@@ -114,11 +112,11 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
-    """out = other - alpha * input"""
-    if not isinstance(other, Tensor):
-        return sub(other, input, alpha=alpha)  # number - tensor: sub records RsubBackward1
+    """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
     with no_grad():
         result = sub(other, input, alpha=alpha)
+    if not isinstance(other, Tensor):
+        return record(RsubBackward1, result, (input,), alpha=alpha)
     return record(RsubBackward0, result, (input, other), alpha=alpha)
 
 
@@ -220,6 +218,11 @@ class NotImplementedBackward(Node):
 
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+# torch's class is called NotImplemented (print(y.grad_fn) shows <NotImplemented object ...>);
+# here the class keeps a name that does not hide Python's NotImplemented
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
 divide = true_divide = div

@@ -885,21 +885,38 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
                    requires_grad, device)
 
 
+def _random_like(input, target, device, requires_grad, draw):
+    """Random numbers laid out like ``input`` (torch's preserve_format), drawn in the order
+    torch fills that memory; ``draw(shape, contiguous)`` makes the values."""
+    result = empty_preserving_layout(input, target.numpy_dtype)
+    contiguous = result.is_contiguous()
+    result._data[...] = rng.in_fill_order(lambda shape: draw(shape, contiguous),
+                                          result._data.shape, result.stride())
+    return _finish(result, requires_grad, device)
+
+
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
-                requires_grad=requires_grad)
+    target = _float_target(dtype or input.dtype, "check_uniform_bounds")
+    return _random_like(input, target, device, requires_grad,
+                        lambda shape, _: rng.uniform(shape, target.numpy_dtype))
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
-                 requires_grad=requires_grad)
+    target = _float_target(dtype or input.dtype, "normal_kernel_cpu")
+    return _random_like(input, target, device, requires_grad, lambda shape, contiguous: rng.normal(
+        shape, target.numpy_dtype, contiguous=contiguous))
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype, device=device or CPU,
-                   requires_grad=requires_grad)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    target = as_dtype(dtype) if dtype is not None else input.dtype
+    return _random_like(input, target, device, requires_grad,
+                        lambda shape, _: rng.random_int(shape, target.numpy_dtype, low, high))
+

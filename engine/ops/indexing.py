@@ -14,7 +14,6 @@ from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, 
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import dim_index, wrap_dim
 from ..core.grad_mode import mode as grad_mode
-from ..core.grad_mode import no_grad
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
@@ -392,14 +391,17 @@ def _value_to_tensor(input, value):
 
 
 def _copy_to(dst, src):
-    """torch's copy_to for ``x[basic index] = value``: leading 1s of value may be dropped."""
-    if src._data.shape == dst._data.shape or src._data.ndim == 0:
+    """torch's copy_to for ``x[basic index] = tensor``: a value of dst's shape is copied, a
+    0-d one fills; another one loses its leading 1s (a view) and is expanded to dst's shape."""
+    if src._data.shape == dst._data.shape:
         return copy_into(dst, src)
+    if src._data.ndim == 0:
+        return dst.fill_(src)
     shape = src._data.shape
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     src = view(src, shape[first:])
-    with no_grad():
-        expand(src, dst._data.shape)  # (only for torch's error when the shapes do not fit)
+    if src._data.shape != dst._data.shape:
+        src = expand(src, dst._data.shape)
     return copy_into(dst, src)
 
 
@@ -423,8 +425,6 @@ def setitem(input, index, value):
     result, indices = _apply_indexing(input, _as_index_tuple(index), for_write=True)
     if indices:
         _put(input, result, indices, value)
-    elif result is input and not value._data.ndim:
-        input.fill_(value)  # x[...] = 0-d tensor: torch fills x (FillBackward3)
     else:
         _copy_to(result, value)
 

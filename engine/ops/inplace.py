@@ -63,13 +63,14 @@ def copy_into(dst, src):
     check_inplace(dst)
     # recorded before the write: the node's first edge is dst's history *before* the copy
     node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
-    if src is dst:
-        dst._bump_version()  # nothing to copy, but torch still counts an in-place change
+    if src is dst:  # nothing to copy, but torch still records and counts an in-place change
+        rebase_history(dst, node)
+        dst._bump_version()
         return dst
+    check_no_overlap(dst, (src,))  # (src as given: x.copy_(x[0]) overlaps x partly)
     if src._data.shape != dst._data.shape:
         shape, stride = expand_geometry(src._data.shape, src.stride(), dst._data.shape)
         src = make_view(src, shape, stride, src.storage_offset())  # (the node has the edge)
-    check_no_overlap(dst, (src,))
     data = src._data
     if np.shares_memory(data, dst._data):
         data = data.copy()  # the same memory read and written: numpy needs a snapshot
@@ -117,6 +118,7 @@ def _saved_output_is_now(tensor, node):
 
 def in_place(function):
     def method(self, *args, **kwargs):
+        check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
         # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
         check_no_overlap(self, args)
         return write_inplace(self, function(self, *args, **kwargs))
@@ -197,9 +199,12 @@ class ExponentialBackward0(_OverwrittenBackward):
 
 def copy_(self, src, non_blocking=False):
     """Copy src's values (broadcast, any dtype) into this tensor's memory."""
+    if isinstance(src, (bool, int, float, np.number, np.bool_)):
+        src = Tensor._from_numpy_array(np.array(src))  # torch takes a number as a 0-d tensor
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type(src).__name__}")
+    check_inplace(self)
     shape = broadcast_shape(self._data.shape, src._data.shape)
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
@@ -229,29 +234,37 @@ def zero_(self):
     return _fill_raw(self, 0, ZeroBackward0)
 
 
+def _in_fill_order(self, draw):
+    """``draw(shape)``'s values in the order torch's kernels fill this tensor's memory."""
+    return rng.in_fill_order(draw, self._data.shape, self.stride())
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
-    return _fill_raw(self, rng.uniform(self._data.shape, self._data.dtype, from_, to,
-                                           generator), UniformBackward0)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.uniform(
+        shape, self._data.dtype, from_, to, generator)), UniformBackward0)
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    return _fill_raw(self, rng.normal(self._data.shape, self._data.dtype, mean, std,
-                                          generator), NormalBackward0)
+    contiguous = self.is_contiguous()  # (torch's 16-at-a-time path is for contiguous ones)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.normal(
+        shape, self._data.dtype, mean, std, generator, contiguous)), NormalBackward0)
 
 
 def random_(self, from_=None, to=None, *, generator=None):
     """Fill with random integers: [0, to), [from, to), or the dtype's whole range."""
-    shape, np_dtype = self._data.shape, self._data.dtype
+    np_dtype = self._data.dtype
     if from_ is None and to is None:
-        return _fill_raw(self, rng.random_full(shape, np_dtype, generator), RandomBackward2)
+        return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_full(
+            shape, np_dtype, generator)), RandomBackward2)
     node_class = RandomBackward0
     if to is None:
         from_, to, node_class = 0, from_, RandomBackward1
-    return _fill_raw(self, rng.random_int(shape, np_dtype, from_, to, generator), node_class)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_int(
+        shape, np_dtype, from_, to, generator)), node_class)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):

@@ -16,7 +16,7 @@ from ..core.node import Node, SavedTensor, record
 from ..core.tensor import empty_strided, wrap
 from .common import (_CPP_NAMES, _broadcast_error, _kernel_error, _require_tensors,
                      numpy_names, takes_out)
-from .views import UnsafeViewBackward0
+from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import _kept_for, mul
 
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
@@ -283,14 +283,15 @@ class BmmBackward0(Node):
 
 
 def _foldable(tensor, transposed=False):
-    """Whether torch's matmul folds ``tensor``'s batch dimensions into rows (a free view)."""
+    """Whether torch's matmul folds ``tensor``'s batch dimensions into rows: when viewing it
+    as (rows, last dimension) needs no copy (dimensions of size 1 do not matter)."""
     if tensor._data.size == 0:
         return True
     shape, strides = list(tensor._data.shape), list(tensor.stride())
     if transposed:  # the strides of tensor.mT
         shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
-    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1]
-                        for i in range(len(shape) - 2))
+    rows = (math.prod(shape[:-1]), shape[-1])
+    return view_strides(tuple(shape), tuple(strides), rows) is not None
 
 
 def _should_fold(input, other):
@@ -390,7 +391,7 @@ def matmul(input, other):
             _check_mv(a.reshape(rows, a.shape[-1]), b)
         else:
             _check_mm(a.reshape(rows, a.shape[-1]), b, rows)
-        return wrap(_products(a, b))
+        return wrap(np.ascontiguousarray(_products(a, b)))  # (row-major, as torch's)
     # batched: the batch dimensions broadcast; a 1-D operand is a row / a column
     a_batch, b_batch = a.shape[:-2], b.shape[:-2]
     try:
@@ -399,7 +400,7 @@ def matmul(input, other):
         raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
     m, k = a.shape[-1], (b.shape[0] if db == 1 else b.shape[-2])
     _check_bmm(a, b, math.prod(batch), m, k)
-    return wrap(_products(a, b))
+    return wrap(np.ascontiguousarray(_products(a, b)))
 
 
 def outer(input, vec2):

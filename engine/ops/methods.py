@@ -30,8 +30,8 @@ FUNCTION_METHODS = {
         logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isclose
         allclose equal""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
-        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign square relu
-        floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma""",
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign sgn square
+        relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
         unique_consecutive""",
@@ -63,7 +63,7 @@ INPLACE_METHODS = {
     arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
-        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign square relu floor
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor
         ceil trunc fix round frac nan_to_num lgamma digamma""",
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
@@ -172,9 +172,9 @@ def _rmatmul(self, other):
 
 
 Tensor.__add__ = _operator(arithmetic.add)
-Tensor.__radd__ = _operator(arithmetic.add, reflected=True)
+Tensor.__radd__ = _operator(arithmetic.add)  # torch computes add(self, other) for `2 + x`
 Tensor.__sub__ = _operator(arithmetic.sub)
-Tensor.__rsub__ = _operator(arithmetic.sub, reflected=True)
+Tensor.__rsub__ = _operator(arithmetic.rsub)  # `2 - x` is rsub(x, 2)
 Tensor.__mul__ = _operator(arithmetic.mul)
 Tensor.__rmul__ = _operator(arithmetic.mul)  # torch computes mul(self, other) for `2.5 * x` too
 Tensor.__truediv__ = _operator(arithmetic.div)

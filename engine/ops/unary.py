@@ -14,8 +14,8 @@ from .arithmetic import NotImplementedBackward, PowBackward0, addcmul
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
            "log2", "nan_to_num", "neg", "negative", "positive", "reciprocal", "relu", "round",
-           "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
-           "arccos", "arcsin", "arctan", "lgamma", "digamma"]
+           "rsqrt", "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh",
+           "trunc", "arccos", "arcsin", "arctan", "lgamma", "digamma"]
 
 # ====================================================================== unary
 def _float_unary(ufunc, name, doc, node, saves="input", float32=None):
@@ -309,7 +309,7 @@ class AbsBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return grad * sign(x)
+        return grad * sgn(x)
 
 
 absolute = abs
@@ -318,13 +318,17 @@ absolute = abs
 @takes_out
 def sign(input):
     """out = -1, 0 or 1 by the sign of input (0 for nan, as torch computes (0 < x) - (x < 0))"""
+    return _signs(input, SignBackward0)
+
+
+def _signs(input, node):
     data = input._data
     if data.dtype.kind == "b":
         return _result(data.copy(), data)
     result = np.sign(data)
     if data.dtype.kind == "f":
         result = np.where(np.isnan(data), data.dtype.type(0), result)
-    return record(SignBackward0, _result(result, data), (input,))
+    return record(node, _result(result, data), (input,))
 
 
 class _ZeroGradient(Node):
@@ -336,6 +340,17 @@ class _ZeroGradient(Node):
 
 class SignBackward0(_ZeroGradient):
     """out = sign(x):  d/dx = 0"""
+
+
+@takes_out
+def sgn(input):
+    """out = input / |input| (0 at 0): for real numbers, the values of sign (abs's gradient
+    uses it)"""
+    return _signs(input, SgnBackward0)
+
+
+class SgnBackward0(_ZeroGradient):
+    """out = sgn(x):  d/dx = 0"""
 
 
 @takes_out

@@ -782,6 +782,16 @@ def topk_of_a_mask(tm):
     return lambda: mask.topk(1), [mask]
 
 
+@case("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+def assigning_through_a_uint8_mask(tm):
+    x = tm.zeros(2)
+    mask = tm.tensor([1, 0], dtype=tm.uint8)
+
+    def call():
+        x[mask] = 1.0
+    return call, [x]
+
+
 @case("Integers to negative integer powers are not allowed.")
 def int_tensor_to_a_negative_power(tm):
     x = tm.tensor([1, 2, 4])

@@ -301,3 +301,34 @@ def test_multinomial_streams(torch, dtype):
         expected = torch.multinomial(torch.from_numpy(probs[0]), n, replacement)
         assert same(expected, R.multinomial(probs[0], n, replacement)), (n, replacement)
     assert in_step(torch)
+
+
+# the layouts a random fill may meet: torch fills the memory in order (dimensions by
+# decreasing stride), and a tensor that is not contiguous draws its normals one by one
+RANDOM_LAYOUTS = {
+    "transposed": lambda m: m.zeros(5, 6).t(),
+    "permuted": lambda m: m.zeros(2, 3, 4).permute(2, 0, 1),
+    "stepped": lambda m: m.zeros(4, 12)[:, ::2],
+    "permuted and stepped": lambda m: m.zeros(2, 6, 4).permute(1, 2, 0)[::2],
+}
+RANDOM_FILLS = {
+    "rand_like": lambda m, x: m.rand_like(x), "randn_like": lambda m, x: m.randn_like(x),
+    "randint_like": lambda m, x: m.randint_like(x, 10),
+    "randn_like float64": lambda m, x: m.randn_like(x, dtype=m.float64),
+    "uniform_": lambda m, x: x.uniform_(), "normal_": lambda m, x: x.normal_(),
+    "random_": lambda m, x: x.random_(10), "random_ full": lambda m, x: x.random_(),
+}
+
+
+@pytest.mark.parametrize("layout", list(RANDOM_LAYOUTS))
+@pytest.mark.parametrize("fill", list(RANDOM_FILLS))
+def test_random_fills_follow_the_memory_order(torch, fill, layout):
+    import engine
+
+    results = []
+    for m in (torch, engine):
+        m.manual_seed(3)
+        out = RANDOM_FILLS[fill](m, RANDOM_LAYOUTS[layout](m))
+        results.append((out.stride(), str(out.dtype).split(".")[-1], out.tolist(),
+                        m.rand(2).tolist()))  # and the stream goes on in step
+    assert results[1] == results[0]

@@ -108,6 +108,7 @@ KINKS = {
     "relu at 0": ([0.0, 1.0, -1.0], lambda m, x: x.relu()),
     "abs at 0": ([0.0, 1.0, -1.0], lambda m, x: x.abs()),
     "sign at 0": ([0.0, 1.0, -1.0], lambda m, x: x.sign()),
+    "sgn at 0 and nan": ([0.0, 1.0, -1.0, math.nan], lambda m, x: m.sgn(x) + x),
     "max ties": ([1.0, 3.0, 3.0, -2.0], lambda m, x: x.max()),
     "min ties": ([1.0, -2.0, 3.0, -2.0], lambda m, x: x.min()),
     "max dim ties": ([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], lambda m, x: x.max(1).values),
@@ -152,6 +153,16 @@ KINKS = {
 def test_kinks_and_ties_follow_torch(case):
     values, fn = KINKS[case]
     _compare(fn, [np.array(values)])
+
+
+def test_the_gradient_of_abs_is_built_on_sgn():
+    """create_graph: abs's gradient is grad * x.sgn() (MulBackward0 -> SgnBackward0)."""
+    graphs = []
+    for m in (torch, engine):
+        x = m.tensor([1.5, -2.0, 0.0], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(x.abs().sum(), x, create_graph=True)
+        graphs.append((_graph(g), g.tolist()))
+    assert graphs[1] == graphs[0]
 
 
 NAN_UPSTREAM = {
@@ -285,6 +296,31 @@ def test_batched_matmul_records_torchs_graph(shapes, grads):
 def test_matmul_of_a_transposed_batch():
     fn = lambda m, a, b: a.transpose(0, 1) @ b  # noqa: E731
     _compare(fn, [_signed((3, 2, 4), 1), _signed((4, 5), 2)])
+
+
+# batches laid out in unusual ways: torch folds the batch into one mm whenever viewing it as
+# rows needs no copy (dimensions of size 1 do not count), and returns a row-major result
+MATMUL_LAYOUTS = {
+    "a row of a wider matrix, unsqueezed": lambda m: m.ones(2, 8)[0:1, :4].unsqueeze(2),
+    "rows of a wider matrix, unsqueezed": lambda m: m.ones(2, 8)[:, :4].unsqueeze(2),
+    "permuted with size-1 dims": lambda m: m.ones(1, 3, 3, 1).permute(3, 0, 1, 2),
+    "batch dims swapped": lambda m: m.ones(3, 2, 2, 3).permute(1, 0, 2, 3),
+    "batch dims swapped, last sliced": lambda m: m.ones(3, 2, 2, 4).permute(1, 0, 2, 3)[..., :3],
+    "transposed last dims": lambda m: m.ones(2, 3, 4).transpose(1, 2),
+}
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+@pytest.mark.parametrize("layout", list(MATMUL_LAYOUTS))
+def test_matmul_folds_and_lays_out_like_torch(layout, requires_grad):
+    results = []
+    for m in (torch, engine):
+        a = MATMUL_LAYOUTS[layout](m).requires_grad_(requires_grad) if requires_grad else \
+            MATMUL_LAYOUTS[layout](m)
+        b = m.ones(a.shape[-1], 2)
+        y = a @ b
+        results.append((y.stride(), _graph(y) if requires_grad else None, y.tolist()))
+    assert results[1] == results[0]
 
 
 def test_matmul_without_grad_records_nothing():

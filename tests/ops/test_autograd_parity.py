@@ -7,6 +7,7 @@ upstream gradient produces. The engine's gradients are also checked against fini
 differences (gradcheck), and second derivatives too (gradgradcheck).
 """
 import gc
+import re
 import warnings
 import weakref
 
@@ -247,7 +248,28 @@ ERRORS = {
     "modified saved tensor": "s = x.sigmoid(); s.detach().zero_(); s.sum().backward()",
     "modified saved input": "y = x * 1; z = y.log(); y.detach().mul_(2); z.sum().backward()",
     "retain_grad without grad": "m.ones(2).retain_grad()",
+    "grad of no graph wrt no grad": "m.autograd.grad(m.ones(2).sum(), m.ones(2))",
+    "modified result of min()": "y = x.min(); z = y * y\nwith m.no_grad(): y.add_(1)\n"
+                                "z.backward()",
+    "modified result of fill_": "y = x * 1; y.fill_(2.); z = y * y\n"
+                                "with m.no_grad(): y.add_(1)\nz.sum().backward()",
 }
+
+
+# a Python number and a tensor: torch computes add(x, 2) for 2 + x, rsub(x, 2) for 2 - x, and
+# records sub(2, x) with an edge for the number; floor_divide's node is called NotImplemented
+NUMBER_AND_TENSOR = ["2 + x", "2.5 + x", "True + x", "x + 2", "2 - x", "m.sub(2, x)",
+                     "m.rsub(x, 2)", "m.add(2, x)", "2 * x", "2 / x", "2 ** x", "2 // x",
+                     "2 % x", "2 + x.sum()"]
+
+
+@pytest.mark.parametrize("expression", NUMBER_AND_TENSOR)
+def test_a_number_and_a_tensor_record_torchs_graph(expression):
+    results = []
+    for m in (torch, engine):
+        y = eval(expression, {"m": m, "x": m.tensor([1.5, 2.0], requires_grad=True)})  # noqa: S307
+        results.append((y.tolist(), _graph(y), re.sub(r"0x[0-9a-f]+", "0x", repr(y.grad_fn))))
+    assert results[1] == results[0]
 
 
 @pytest.mark.parametrize("name", list(ERRORS))
@@ -324,6 +346,40 @@ def test_behaviours_match_torch(name):
     assert results[1] == results[0]
 
 
+# x[index] = value: torch fills for a Python number (fill_, index_fill_ for one index tensor,
+# masked_fill_ for one mask: no edge for the number), copies a tensor (copy_, index_put_),
+# writes into x itself for full slices and ..., and views / expands a value of another shape
+INDEX_ASSIGNMENTS = [
+    "w[0] = 5.", "w[0] = 5", "w[0] = True", "w[0, 1] = 5.", "w[:1] = 5.", "w[:2] = 5.",
+    "w[:] = 5.", "w[:5] = 5.", "w[...] = 5.", "w[:, :2] = 5.", "w[0, :2] = 5.", "w[None] = 5.",
+    "w[True] = 5.", "w[False] = 5.", "w[[0, 1]] = 5.", "w[:, [1]] = 5.", "w[[0], [1]] = 5.",
+    "w[w > 0] = 5.", "w[m.tensor([True, False])] = 5.", "w[0, [1]] = 5.",
+    "w[m.tensor([[0, 1]])] = 5.", "w[0] = m.tensor(5.)", "w[...] = m.tensor(5.)",
+    "w[...] = m.tensor(5., requires_grad=True)", "w[0] = y2", "w[0] = y1", "w[...] = y2",
+    "w[:2] = y2", "w[...] = y22", "w[:, 0] = y2", "w[0] = m.ones(1, 1, 2, requires_grad=True)",
+    "w[[0, 1]] = y2", "w[[0, 1]] = y1", "w[w > 0] = m.tensor(2., requires_grad=True)",
+    "v[0] = 5.", "s[...] = 5.", "s[None] = 5.",
+]
+
+
+@pytest.mark.parametrize("statement", INDEX_ASSIGNMENTS)
+def test_index_assignment_records_torchs_graph(statement):
+    results = []
+    for m in (torch, engine):
+        m.manual_seed(0)
+        leaves = {name: m.randn(shape, dtype=m.float64, requires_grad=True)
+                  for name, shape in [("x", (2, 2)), ("y1", (1,)), ("y2", (2,)),
+                                      ("y22", (2, 2)), ("xv", (2,)), ("xs", ())]}
+        scope = {"m": m, **leaves, "w": leaves["x"].clone(), "v": leaves["xv"].clone(),
+                 "s": leaves["xs"].clone()}
+        exec(statement, scope)  # noqa: S102
+        target = scope[statement[0]]
+        target.sum().backward()
+        results.append((_graph(target), target._version, target.tolist(),
+                        [None if t.grad is None else t.grad.tolist() for t in leaves.values()]))
+    assert results[1] == results[0]
+
+
 # ====================================================================== custom Function
 class _Exp:
     @staticmethod
@@ -345,7 +401,8 @@ def test_custom_function_matches_torch():
         x = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
         y = MyExp.apply(x)
         y.sum().backward()
-        results.append((_names(y), x.grad.tolist(), repr(y).split("grad_fn")[0]))
+        node = re.sub(r"0x[0-9a-f]+", "0x", repr(y.grad_fn))  # <torch.autograd.function...>
+        results.append((_names(y), x.grad.tolist(), repr(y).split("grad_fn")[0], node))
     assert results[1] == results[0]
     MyExp = type("MyExp", (engine.autograd.Function,), dict(vars(_Exp)))
     x = engine.tensor([0.5, 1.0], dtype=engine.float64, requires_grad=True)

@@ -980,3 +980,31 @@ def test_uint8_masks_warn_or_raise_with_torchs_text():
         return [str(w.message) for w in caught], [w.filename for w in caught], read, refused
 
     parity.run_both(use)
+
+
+def test_copy_and_in_place_checks_in_torchs_order():
+    """The leaf check comes first; copy_ checks the overlap of the source it is given (not of
+    its broadcast); x.copy_(x) is recorded; a Python number is copied as a 0-d tensor."""
+    def leaf(m):
+        return m.tensor([[0.0, 1.0, 2.0]], requires_grad=True)
+
+    def copied_into_itself(m):
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 2
+        a.copy_(a)
+        a.sum().backward()
+        return a, x.grad, m.tensor([a.grad_fn.name() == "torch::autograd::CopyBackwards"])
+
+    check_all([
+        ("expanded view of a leaf", lambda m: (lambda y: y.expand(2, 3).add_(1))(leaf(m))),
+        ("leaf with a broadcast error", lambda m: leaf(m).add_(m.ones(3, 3))),
+        ("leaf copy_ with a broadcast error", lambda m: leaf(m).copy_(m.ones(3, 3))),
+        ("copy_ of a part of itself", lambda m: (lambda a: a.copy_(a[0]))(
+            m.arange(6.).reshape(6, 1))),
+        ("copy_ of an expanded part of itself", lambda m: (lambda a: a.copy_(a[:1].expand(6)))(
+            m.arange(6.))),
+        ("copy_ into itself", copied_into_itself),
+        ("copy_ of a float", lambda m: m.zeros(2).copy_(1.5)),
+        ("copy_ of an int that wraps", lambda m: m.zeros(2, dtype=m.int8).copy_(300)),
+        ("copy_ of a bool", lambda m: m.zeros(2).copy_(True)),
+    ])
