@@ -14,17 +14,29 @@ from .grad_mode import mode
 from .node import Node, gradient_edge, next_sequence_nr
 
 
-def check_inplace(tensor):
-    """torch refuses to change a leaf that requires grad (or a view of one) in place."""
+def check_inplace(tensor, *inputs):
+    """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record."""
     if tensor._inference and not mode.inference:
         raise RuntimeError(messages.INFERENCE_INPLACE)
-    if not mode.grad_enabled:
-        return
-    if tensor.grad_fn is None and tensor._requires_grad:
+    if not mode.grad_enabled or not (tensor._requires_grad or any(
+            getattr(value, "_requires_grad", False) for value in inputs)):
+        return  # nothing will be recorded
+    if tensor._base is not None:
+        refuse_view_change(tensor, indirect=False)
+        if tensor._requires_grad and tensor._base.grad_fn is None:
+            raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+    if tensor._requires_grad and tensor.grad_fn is None:
         raise RuntimeError(messages.LEAF_INPLACE)
-    base = tensor._base
-    if base is not None and base.grad_fn is None and base._requires_grad:
-        raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+
+
+def refuse_view_change(view, indirect):
+    """A view made in no_grad mode, or as one of several outputs (unbind, split), or by a
+    custom Function cannot be changed in place (``indirect``: through its base or another
+    view): torch could not rewrite its history correctly."""
+    if view._creation_meta is not None:
+        node = view._grad_fn
+        raise RuntimeError(messages.view_changed_inplace(
+            view._creation_meta, node and node.name(), view._output_nr, indirect))
 
 
 def rebase_history(tensor, node):
@@ -53,6 +65,7 @@ def rebase_history(tensor, node):
 
 def regenerate_view_history(view):
     """Make ``view``'s node a piece of its base's current history (AsStridedBackward0)."""
+    refuse_view_change(view, indirect=True)
     base = view._base
     node = AsStridedBackward0()
     node.next_functions = (gradient_edge(base),)

@@ -122,7 +122,10 @@ class Node:
         if saved.version is None:
             return tensor  # a saved number
         if tensor._version != saved.version:
-            raise RuntimeError(_modified_message(tensor, saved, self))
+            # torch names the node that computed the tensor (an input's current one)
+            producer = self if saved.is_output else tensor.grad_fn
+            raise RuntimeError(messages.modified_by_inplace(tensor, saved.version,
+                                                            producer and producer.name()))
         if saved.is_output and mode.grad_enabled:
             # for a differentiable backward (create_graph) the output is this node's result
             return tensor._as_output_of(self)
@@ -236,15 +239,6 @@ def _number_as_tensor(number, tensor_type):
     return tensor_type._from_numpy_array(np.array(number, np_dtype))
 
 
-def _modified_message(tensor, saved, node):
-    shape = ", ".join(str(n) for n in tensor._data.shape)
-    described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
-    # the node that computed the tensor (an input's current one, as torch reports it)
-    producer = node if saved.is_output else tensor.grad_fn
-    return messages.modified_by_inplace(described, tensor._version, saved.version,
-                                        None if producer is None else producer.name())
-
-
 # ====================================================================== recording
 def gradient_edge(value):
     """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
@@ -253,6 +247,8 @@ def gradient_edge(value):
     node = value.grad_fn
     if node is not None:
         return (node, value._output_nr)
+    if value._creation_meta is not None and value._base._requires_grad:
+        return (None, 0)  # a view made in no_grad mode requires grad as its base, yet leads nowhere
     return (value._grad_accumulator(), 0)
 
 

@@ -413,13 +413,13 @@ def setitem(input, index, value):
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     if first:
         value = view(value, shape[first:])
-    check_inplace(result)
+    check_inplace(result, value)
     # recorded before the write: the node's first edge is the target's history before it
     node = new_node(IndexPutBackward0, (result, value), indices=_torch_indices(indices),
                     accumulate=False) if result._data.dtype.kind == "f" else None
     _index_put(result, indices, value)
-    rebase_history(result, node)
     input._bump_version()
+    rebase_history(result, node)
 
 
 class IndexPutBackward0(Node):
