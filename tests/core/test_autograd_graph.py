@@ -125,6 +125,71 @@ r.append(x.grad)
 """)
 
 
+def _indexed(m, index_of, change_index=None, writes=False, retain_graph=False):
+    """Backward twice through x[index] (or y[index] = values); the index tensors are saved
+    tensors: freed by the first backward, and checked for in-place changes."""
+    x = m.ones(2, 3, requires_grad=True)
+    index = index_of(m)
+    if writes:
+        y = x * 1
+        y[index] = m.full(y[index].shape, 5., requires_grad=True)
+    else:
+        y = x[index]
+    if change_index is not None:
+        change_index(index)
+    y.sum().backward(retain_graph=retain_graph)
+    y.sum().backward()
+    return x.grad
+
+
+SAVED_INDICES = {
+    "x[index]": dict(index_of=lambda m: m.tensor([0, 1, 1])),
+    "x[mask]": dict(index_of=lambda m: m.tensor([True, False])),
+    "x[rows, cols]": dict(index_of=lambda m: (m.tensor([0, 1]), m.tensor([2, 2]))),
+    "x[:, index]": dict(index_of=lambda m: (slice(None), m.tensor([0, 2]))),
+    "x[list]": dict(index_of=lambda m: [1, 0]),
+    "retain_graph": dict(index_of=lambda m: m.tensor([0, 1, 1]), retain_graph=True),
+    "index changed": dict(index_of=lambda m: m.tensor([0, 1]), change_index=lambda i: i.add_(0)),
+    "int32 index changed": dict(index_of=lambda m: m.tensor([0, 1], dtype=m.int32),
+                                change_index=lambda i: i.add_(0)),
+    "mask changed": dict(index_of=lambda m: m.tensor([True, False]),
+                         change_index=lambda i: i.logical_not_()),
+    "y[index] = values": dict(index_of=lambda m: m.tensor([0, 1]), writes=True),
+    "y[mask] = values": dict(index_of=lambda m: m.tensor([[True, False, True]] * 2),
+                             writes=True),
+    "y[index] = values, index changed": dict(index_of=lambda m: m.tensor([0, 1]), writes=True,
+                                            change_index=lambda i: i.mul_(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVED_INDICES))
+def test_indexing_saves_its_index_tensors(name):
+    parity.run_both(lambda m: _indexed(m, **SAVED_INDICES[name]))
+
+
+def test_saved_indices_are_freed_by_backward():
+    def run(m):
+        x = m.ones(2, 3, requires_grad=True)
+        y = x[:, [0, 2]]
+        before = (y.grad_fn._saved_indices, y.grad_fn._saved_self_sym_sizes)
+        y.sum().backward()
+        return before, y.grad_fn._saved_self_sym_sizes, y.grad_fn._saved_indices
+
+    parity.run_both(run)
+
+
+def test_the_gradient_of_indexing_is_an_index_put():
+    def run(m):
+        x = m.tensor([1., 2., 3.], requires_grad=True)
+        (g,) = m.autograd.grad((x[[0, 0, 2]] ** 2).sum(), x, create_graph=True)
+        node = g.grad_fn
+        saved = (node.name(), node._saved_accumulate, node._saved_indices)
+        g.sum().backward()
+        return g, saved, x.grad
+
+    parity.run_both(run)
+
+
 def test_indexing_gradients_against_finite_differences():
     x = engine.rand(3, 4, dtype=engine.float64, requires_grad=True)
     index = engine.tensor([0, 2, 0])
