@@ -47,7 +47,7 @@ def _add_scaled(a, b, alpha, common, subtract=False):
     except ValueError:
         raise _broadcast_error(a, b) from None
     if common.char == "d":
-        return np.asarray(fma64(b, alpha, a))
+        return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
         return np.asarray(fma32(b, alpha, a))
     # float16: the product and sum of float16 numbers are exact in float64

@@ -1301,3 +1301,60 @@ def test_enable_grad_inside_inference_mode_records_nothing():
                         view.requires_grad, total.requires_grad)
 
     run_both(fn)
+
+
+# ====================================================================== 0-d tensors
+# numpy computes on 0-d arrays into numpy numbers, not arrays (no item assignment, no
+# strides): every elementwise op on 0-d tensors, with values that take the rare paths of
+# the fused multiply-adds (a sum exactly halfway between two float32 numbers, subnormals)
+def _tie(dtype):
+    """1 + tie is exactly halfway between two numbers of dtype."""
+    return {"float16": 2.0 ** -11, "float32": 2.0 ** -24, "float64": 2.0 ** -53}[dtype] / 2
+
+
+ZERO_DIM_VALUES = {
+    "ordinary": lambda dtype: (1.5, -2.25, 0.75),
+    "halfway": lambda dtype: (1.0, _tie(dtype), 1.0),
+    "subnormal": lambda dtype: ({"float16": 6e-8, "float32": 1e-45, "float64": 5e-324}[dtype],) * 2
+    + (1.0,),
+    "zeros and infinities": lambda dtype: (-0.0, float("inf"), 0.0),
+}
+ZERO_DIM_OPS = {
+    **{name: (lambda m, a, b, c, name=name: UNARY[name](m, a)) for name in UNARY},
+    **{name: (lambda m, a, b, c, name=name: ALL_BINARY[name](m, a, b))
+       for name in ALL_BINARY},
+    "add alpha fraction": lambda m, a, b, c: m.add(a, b, alpha=0.3),
+    "sub alpha negative": lambda m, a, b, c: m.sub(a, b, alpha=-2),
+    "rsub alpha": lambda m, a, b, c: m.rsub(a, b, alpha=2),
+    "add number alpha": lambda m, a, b, c: m.add(a, 2.5, alpha=2),
+    "add_ alpha": lambda m, a, b, c: a.add_(b, alpha=2),
+    "sub_ alpha": lambda m, a, b, c: a.sub_(b, alpha=-2),
+    "addcmul": lambda m, a, b, c: m.addcmul(a, b, c, value=2),
+    "addcmul_": lambda m, a, b, c: a.addcmul_(b, c, value=0.5),
+    "addcdiv": lambda m, a, b, c: m.addcdiv(a, b, c, value=2),
+    "addcdiv_": lambda m, a, b, c: a.addcdiv_(b, c, value=0.5),
+    "lerp number": lambda m, a, b, c: m.lerp(a, b, 0.5),
+    "lerp small number": lambda m, a, b, c: m.lerp(a, b, 0.25),
+    "lerp tensor": lambda m, a, b, c: m.lerp(a, b, c),
+    "lerp_": lambda m, a, b, c: a.lerp_(b, 0.75),
+    "clamp tensors": lambda m, a, b, c: m.clamp(a, b, c),
+    "where": lambda m, a, b, c: m.where(a > c, a, b),
+    "where number": lambda m, a, b, c: m.where(a > c, 0.5, b),
+    "maximum": lambda m, a, b, c: m.maximum(a, b),
+    "comparison": lambda m, a, b, c: (a < b, a == b, m.isclose(a, b)),
+    "mul_": lambda m, a, b, c: a.mul_(b),
+    "div_": lambda m, a, b, c: a.div_(b),
+}
+_ZERO_DIM_ULP = _UNARY_ULP | _ATOL_OPS
+
+
+@pytest.mark.parametrize("values", list(ZERO_DIM_VALUES))
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("name", list(ZERO_DIM_OPS))
+def test_elementwise_ops_on_0_d_tensors(name, dtype, values):
+    if name == "clamp_tensor" and values == "zeros and infinities":
+        pytest.skip("clamp(-0.0, min=0.0): torch's scalar loop keeps -0.0, its vector loop "
+                    "gives 0.0 (by the element's position)")
+    a, b, c = (engine.tensor(v, dtype=getattr(engine, dtype))
+               for v in ZERO_DIM_VALUES[values](dtype))
+    run_both(ZERO_DIM_OPS[name], a, b, c, exact=name not in _ZERO_DIM_ULP)
