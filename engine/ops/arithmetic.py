@@ -534,9 +534,24 @@ class Atan2Backward0(Node):
         return scale * x, scale * -y
 
 
+def _where_out(result, out, condition, input=None, other=None):
+    """torch.where(..., out=t): only tensors, and out must have the result's dtype."""
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
+        if value is not None and not isinstance(value, Tensor):
+            raise _operand_error("where", value, position, name)
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"Expected out type to be {scalar_type_name[result.dtype]} but got "
+                           f"{scalar_type_name[out.dtype]}")
+
+
+@takes_out(check=_where_out)
 def where(condition, input=None, other=None):
     """out = input where condition is True, else other"""
-    if input is None and other is None:
+    given = tuple(value for value in (condition, input, other) if value is not None)
+    if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
+            isinstance(value, (Tensor, *_NUMBERS)) for value in given[1:]):
+        raise _invalid_arguments("where", *given)
+    if len(given) == 1:
         return condition.nonzero(as_tuple=True)
     cond = condition._data
     if cond.dtype == np.uint8:
@@ -548,14 +563,22 @@ def where(condition, input=None, other=None):
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {scalar_type_name[condition.dtype]}")
     common = result_type(input, other).numpy_dtype
-    a = input._data if isinstance(input, Tensor) else checked_scalar(input, common)
-    b = other._data if isinstance(other, Tensor) else checked_scalar(other, common)
+    # a number too big for float16 becomes inf (torch checks the other dtypes)
+    a = input._data if isinstance(input, Tensor) else checked_scalar(input, common, False)
+    b = other._data if isinstance(other, Tensor) else checked_scalar(other, common, False)
     try:
         result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
         raise _broadcast_error(cond, a, b) from None
     return record(WhereBackward0, _result(result, cond, a, b), (input, other),
                   saved=(condition,))
+
+
+def where_method(input, condition, other):
+    """x.where(condition, other)"""
+    if not isinstance(condition, Tensor) or not isinstance(other, (Tensor, *_NUMBERS)):
+        raise _invalid_arguments("where", condition, other)
+    return where.without_out(condition, input, other)
 
 
 class WhereBackward0(Node):

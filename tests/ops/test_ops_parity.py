@@ -488,6 +488,46 @@ def test_where_scalars_and_single_argument():
     run_both(lambda m, c: m.where(c, m.ones(3, 1), m.zeros(2, 1, 1)), cond)
 
 
+WHERE_CASES = {
+    "a bool condition": lambda m, c, x: m.where(True, 1.0, x),
+    "a list condition": lambda m, c, x: m.where([True, False, True], 1.0, x),
+    "a string": lambda m, c, x: m.where(c, "a", x),
+    "only two arguments": lambda m, c, x: m.where(c, x),
+    "method: a bool condition": lambda m, c, x: x.where(True, 1.0),
+    "method: a string": lambda m, c, x: x.where(c, "a"),
+    "method: a number": lambda m, c, x: x.where(c, 0),
+    "float16 and a number too big for it": lambda m, c, x: m.where(c, x.half(), 1e10),
+    "float16 and 70000": lambda m, c, x: m.where(c, 70000, x.half()),
+    "float32 and a number too big for it": lambda m, c, x: m.where(c, x, 1e39),
+    "int8 and 200": lambda m, c, x: m.where(c, x.to(m.int8), 200),
+    "uint8 and -1": lambda m, c, x: m.where(c, x.to(m.uint8), -1),
+    "out=": lambda m, c, x: m.where(c, x, x * 2, out=m.empty(3)),
+    "out= resized": lambda m, c, x: m.where(c, x, x * 2, out=m.empty(0)),
+    "out= with a number input": lambda m, c, x: m.where(c, 1.0, x, out=m.empty(3)),
+    "out= with a number other": lambda m, c, x: m.where(c, x, 0, out=m.empty(3)),
+    "out= of another dtype": lambda m, c, x: m.where(c, x, x, out=m.empty(3, dtype=m.float64)),
+    "out= of a float for ints": lambda m, c, x: m.where(c, x.long(), x.long(), out=m.empty(3)),
+    "out= not a tensor": lambda m, c, x: m.where(c, x, x, out=1),
+    "out= and requires grad": lambda m, c, x: m.where(c, x, x.requires_grad_(),
+                                                      out=m.empty(3)),
+}
+
+
+@pytest.mark.parametrize("name", list(WHERE_CASES))
+def test_where_arguments_like_torch(name):
+    cond = engine.tensor([True, False, True])
+    run_both(WHERE_CASES[name], cond, engine.tensor([1.5, -2.0, 3.0]))
+
+
+@pytest.mark.parametrize("scalar", [1.5, 2, True, -3], ids=repr)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_where_with_a_python_number_on_either_side(dtype, scalar):
+    cond, x = make_tensor((2, 3), "bool", 36), make_tensor((2, 3), dtype, 37)
+    run_both(lambda m, c, x: m.where(c, scalar, x), cond, x)
+    run_both(lambda m, c, x: m.where(c, x, scalar), cond, x)
+    run_both(lambda m, c: m.where(c, scalar, 0.5), cond)
+
+
 # ====================================================================== reductions
 REDUCTIONS = {
     "sum": lambda m, x, **k: m.sum(x, **k),
