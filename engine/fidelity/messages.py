@@ -214,6 +214,15 @@ def warn_copy_construct(where):
                   f"{where}(sourceTensor).", UserWarning, stacklevel=3)
 
 
+ADDCDIV_OF_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
 # ---------------------------------------------------------------- backward() and autograd.grad()
 GRAD_VARIABLES_DEPRECATED = "`grad_variables` is deprecated. Use `grad_tensors` instead."
 

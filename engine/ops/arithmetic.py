@@ -6,16 +6,18 @@ import warnings
 
 import numpy as np
 
+from ..fidelity import messages
 from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error, _common,
-                     _elementwise, _float_operands, _half_with_scalar, _invalid_arguments,
-                     _is_bool, _is_half_with_scalar, _kernel_error, _operand_error,
-                     _require_tensors, _result, _scalar_value, _zeros_like, takes_out)
+from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error,
+                     _broadcast_shape, _common, _elementwise, _float_operands,
+                     _half_with_scalar, _invalid_arguments, _is_bool, _is_half_with_scalar,
+                     _kernel_error, _operand_error, _require_tensors, _result, _scalar_value,
+                     _zeros_like, takes_out)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -42,10 +44,7 @@ def _add_scaled(a, b, alpha, common, subtract=False):
             return _apply(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
     if subtract:
         alpha = -alpha
-    try:
-        np.broadcast_shapes(np.shape(a), np.shape(b))
-    except ValueError:
-        raise _broadcast_error(a, b) from None
+    _broadcast_shape(a, b)
     if common.char == "d":
         return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
@@ -247,10 +246,10 @@ def _trunc_divide(a, b):
 def _check_integer_divisor(a, b, common, kernel):
     """bool has no division kernel; integer division by zero raises (floats give inf/nan),
     unless the result is empty (torch's kernel then never divides)."""
+    shape = _broadcast_shape(a, b)  # torch checks the shapes first
     if common.kind == "b":
         raise _kernel_error(kernel, common)
-    if common.kind in "iu" and np.any(np.asarray(b) == 0) and \
-            math.prod(np.broadcast_shapes(np.shape(a), np.shape(b))):
+    if common.kind in "iu" and math.prod(shape) and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -415,13 +414,11 @@ class PowBackward2(Node):
 
 def _power(a, b, common):
     """a ** b for two operands in the common dtype, as a tensor."""
+    shape = _broadcast_shape(a, b)  # torch checks the shapes first
     if common.kind == "b":
         raise _kernel_error("pow", common)
     if common.kind in "iu":
-        try:
-            return _result(_integer_power(*np.broadcast_arrays(a, b)), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b) from None
+        return _result(_integer_power(*[np.broadcast_to(x, shape) for x in (a, b)]), a, b)
     with np.errstate(all="ignore"):
         return _elementwise(np.power, a, b)
 
@@ -753,22 +750,19 @@ def lerp(input, end, weight):
             and isinstance(weight, (Tensor, *_NUMBERS))):
         raise _invalid_arguments("lerp", input, end, weight)
     np_dtype = input._data.dtype
-    if np_dtype.kind != "f":
-        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
-        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
                 name == "end" or value._data.ndim):
             raise RuntimeError(f"expected dtype {_CPP_NAMES[np_dtype.name]} for `{name}` but got "
                                f"dtype {_CPP_NAMES[value._data.dtype.name]}")
+    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
+    _broadcast_shape(input._data, end._data, w)  # (torch checks the shapes before the kernel)
+    if np_dtype.kind != "f":
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
     compute = _opmath(np_dtype)
     a, b = input._data.astype(compute), end._data.astype(compute)
-    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
     w = np.asarray(w, compute)
-    try:
-        np.broadcast_shapes(a.shape, b.shape, w.shape)
-    except ValueError:
-        raise _broadcast_error(a, b, w) from None
     with np.errstate(all="ignore"):
         diff = b - a
         # torch rounds once and starts from the nearer end: exact at weight 0 and 1
@@ -807,10 +801,9 @@ def _addc_operands(name, input, tensor1, tensor2, value):
             raise _operand_error(name, t, position, argument)
     common = result_type(input, tensor1, tensor2).numpy_dtype
     x, a, b = (t._data.astype(common, copy=False) for t in (input, tensor1, tensor2))
-    try:
-        np.broadcast_shapes(x.shape, a.shape, b.shape)
-    except ValueError:
-        raise _broadcast_error(x, a, b) from None
+    if name == "addcdiv" and common.kind != "f":  # (torch refuses that before the shapes)
+        raise RuntimeError(messages.ADDCDIV_OF_INTEGERS)
+    _broadcast_shape(x, a, b)
     return x, a, b, common, _scalar_value(value)
 
 
@@ -847,14 +840,6 @@ class AddcmulBackward0(Node):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 / tensor2"""
     x, a, b, common, value = _addc_operands("addcdiv", input, tensor1, tensor2, value)
-    if common.kind != "f":
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future  release "
-            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
-            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
-            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
-            "float inputs. The future addcdiv behavior is just the latter implementation: "
-            "(input + value * tensor1 / tensor2), for all dtypes.")
     compute = _opmath(common)
     with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing
         values = (a.astype(compute) * compute.type(value) / b.astype(compute)

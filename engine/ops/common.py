@@ -139,6 +139,14 @@ def _broadcast_error(*operands):
     return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast")
 
 
+def _broadcast_shape(*operands):
+    """The shape the operands (arrays or numbers) broadcast to, or torch's error if none."""
+    try:
+        return np.broadcast_shapes(*[np.shape(x) for x in operands])
+    except ValueError:
+        raise _broadcast_error(*operands) from None
+
+
 def _apply(ufunc, x, y):
     """``ufunc(x, y)`` with torch's broadcasting error instead of numpy's."""
     try:
