@@ -484,9 +484,13 @@ class MaximumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        shared = where(a == b, grad / 2, grad)
-        return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
+        return _larger_gets_it(grad, *self.saved_tensors)
+
+
+def _larger_gets_it(grad, a, b):
+    """max(a, b)'s gradients: to the larger, half each on a tie, all to both where one is nan."""
+    shared = where(a == b, grad / 2, grad)
+    return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
 
 
 @takes_out
@@ -504,9 +508,13 @@ class MinimumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        shared = where(a == b, grad / 2, grad)
-        return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
+        return _smaller_gets_it(grad, *self.saved_tensors)
+
+
+def _smaller_gets_it(grad, a, b):
+    """min(a, b)'s gradients: to the smaller, half each on a tie, all to both where one is nan."""
+    shared = where(a == b, grad / 2, grad)
+    return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
 
 
 @takes_out
@@ -629,7 +637,8 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
 
 
 class ClampBackward1(Node):
-    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min <= x <= max, else 0"""
+    """out = clamp(x, min, max) with numbers:  d/dx = 1 strictly between min and max, else 0
+    (0 at the bounds themselves and at nan, as torch 2.15)"""
 
     _saved_names = ("self",)
     max: float | None
@@ -637,33 +646,39 @@ class ClampBackward1(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(_inside(x, self.min, self.max), grad, 0.0)
+        return where(_strictly_inside(x, self.min, self.max), grad, 0.0)
 
 
-def _inside(x, low, high):
-    """Where ``low <= x <= high`` (a missing bound does not limit)."""
+def _strictly_inside(x, low, high):
+    """Where ``low < x < high`` (a missing bound does not limit)."""
     if low is None:
-        return x.le(high)
+        return x.lt(high)
     if high is None:
-        return x.ge(low)
-    return x.ge(low).logical_and(x.le(high))
+        return x.gt(low)
+    return x.gt(low).logical_and(x.lt(high))
 
 
 class ClampBackward0(Node):
-    """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
-    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max)"""
+    """out = clamp(x, min, max) with tensors:  to x between the bounds (and at nan), to the
+    bound x is clamped to (max when min > max); a tie with one bound splits it in half"""
 
     _saved_names = ("self", "min", "max")
 
     def backward(self, grad):
         x, low, high = self.saved_tensors
-        grad_x = where(_inside(x, low, high), grad, 0.0)
-        if low is None or high is None:
-            grad_low = None if low is None else where(x < low, grad, 0.0)
-            grad_high = None if high is None else where(x > high, grad, 0.0)
-            return grad_x, grad_low, grad_high
-        grad_low = where((x < low).logical_and(low < high), grad, 0.0)
-        grad_high = where((x > high).logical_or(high < low), grad, 0.0)
+        if high is None:  # clamp(x, min=low) is max(x, low)
+            return (*_larger_gets_it(grad, x, low), None)
+        if low is None:
+            grad_x, grad_high = _smaller_gets_it(grad, x, high)
+            return grad_x, None, grad_high
+        at_low = (x == low).logical_and(x < high)
+        at_high = (x == high).logical_and(x > low)
+        ordered = low <= high
+        grad_x = where((x < low).logical_or(x > high), 0.0,
+                       where(at_low.logical_or(at_high), grad / 2, grad))
+        grad_low = where((x < low).logical_and(ordered), grad, where(at_low, grad / 2, 0.0))
+        grad_high = where((low > high).logical_or((x > high).logical_and(ordered)), grad,
+                          where(at_high, grad / 2, 0.0))
         return grad_x, grad_low, grad_high
 
 
@@ -680,24 +695,23 @@ def clamp_min(input, min):  # noqa: A002
 
 
 class ClampMinBackward0(Node):
-    """out = max(x, number):  d/dx = 1 where x >= min"""
+    """out = max(x, number):  d/dx = 1 where x > min"""
 
     _saved_names = ("self",)
     min: float | None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(x >= self.min, grad, 0.0)
+        return where(x > self.min, grad, 0.0)
 
 
 class ClampMinBackward1(Node):
-    """out = max(x, min):  d/dx = 1 where x >= min,  d/d min = 1 where x < min"""
+    """out = max(x, min):  as maximum's (a tie splits the gradient in half)"""
 
     _saved_names = ("self", "min")
 
     def backward(self, grad):
-        x, low = self.saved_tensors
-        return where(x >= low, grad, 0.0), where(x < low, grad, 0.0)
+        return _larger_gets_it(grad, *self.saved_tensors)
 
 
 def clamp_max(input, max):  # noqa: A002
@@ -710,24 +724,23 @@ def clamp_max(input, max):  # noqa: A002
 
 
 class ClampMaxBackward0(Node):
-    """out = min(x, number):  d/dx = 1 where x <= max"""
+    """out = min(x, number):  d/dx = 1 where x < max"""
 
     _saved_names = ("self",)
     max: float | None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return where(x <= self.max, grad, 0.0)
+        return where(x < self.max, grad, 0.0)
 
 
 class ClampMaxBackward1(Node):
-    """out = min(x, max):  d/dx = 1 where x <= max,  d/d max = 1 where x > max"""
+    """out = min(x, max):  as minimum's (a tie splits the gradient in half)"""
 
     _saved_names = ("self", "max")
 
     def backward(self, grad):
-        x, high = self.saved_tensors
-        return where(x <= high, grad, 0.0), where(x > high, grad, 0.0)
+        return _smaller_gets_it(grad, *self.saved_tensors)
 
 
 def _fused(a, b, c, np_dtype):

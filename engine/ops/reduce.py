@@ -390,9 +390,10 @@ class MinBackward1(MaxBackward1):
 
 
 def _evenly_distributed(grad, x, value):
-    """``grad`` shared equally by the elements of x equal to value (nan counts as equal)."""
+    """``grad`` shared equally by the elements of x equal to value (nan counts as equal); the
+    others get 0 (torch fills zeros: never -0.0)."""
     hits = isnan(x) if value._data != value._data else eq(x, value)
-    return hits * (grad / hits.sum())
+    return where(hits, grad / hits.sum(), 0.0)
 
 
 class MaxBackward0(Node):
@@ -415,18 +416,32 @@ class MinBackward0(MaxBackward0):
 def _put_back(grad, indices, dim, shape, keepdim=True):
     """The gradient of picking x[..., indices, ...] along dim (max, sort, topk ...).
 
-    Each picked value sends its gradient back to the position it came from, and
-    the other positions get 0 (torch's scatter). Here as a sum over one-hot masks:
-    position p receives sum_j grad[j] * (indices[j] == p).
+    Each picked value sends its gradient back to the position it came from, and the other
+    positions get 0: torch's zeros(shape).scatter_(dim, indices, grad), recorded as such
+    (so a second derivative reads the gradient back at the same places).
     """
     if not shape:
         return grad
     if not keepdim:
         grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
-    # positions 0 .. n-1 laid along a new dimension right after dim
-    positions = wrap(np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1)))
-    one_hot = eq(indices.unsqueeze(dim + 1), positions)
-    return (grad.unsqueeze(dim + 1) * one_hot).sum(dim)
+    result = wrap(np.zeros(shape, grad._data.dtype))
+    np.put_along_axis(result._data, indices._data, grad._data, axis=dim)
+    return record(ScatterBackward0, result, (grad,), saved=(indices,), dim=dim)
+
+
+class ScatterBackward0(Node):
+    """out = zeros with grad written at index along dim:  the gradient is read back there"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        # x[i, j, index[i, j, k], k]: the places along dim, and every place along the others
+        places = [wrap(np.arange(n).reshape((-1,) + (1,) * (index._data.ndim - d - 1)))
+                  for d, n in enumerate(index._data.shape)]
+        places[self.dim] = index
+        return grad[tuple(places)]
 
 
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.node import Node, record
 from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
-from .arithmetic import PowBackward0
+from .arithmetic import PowBackward0, where
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
@@ -329,13 +329,14 @@ def relu(input):
 
 
 class ReluBackward0(Node):
-    """out = max(x, 0):  d/dx = 1 where out > 0, else 0"""
+    """out = max(x, 0):  d/dx = 1 where out > 0 (or nan), else 0 (torch's threshold_backward
+    puts 0 there, never -0.0)"""
 
     _saved_names = ("result",)
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return grad * (result > 0)
+        return where(result <= 0, 0.0, grad)
 
 
 def _rounding(ufunc, name, doc, node):
