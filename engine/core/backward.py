@@ -17,6 +17,7 @@ import math
 import warnings
 
 from ..fidelity import dtypes, messages
+from ..fidelity.floating import quietly
 from .grad_mode import mode, set_grad_enabled
 from .node import AccumulateGrad, gradient_edge, is_tensor
 
@@ -115,7 +116,7 @@ def apply_formula(node, grads, retain_graph):
     """The node's pre-hooks, its backward (a leaf's: into ``.grad``), then its hooks."""
     for hook in node._node_pre_hooks or ():
         grads = messages.hook_results(hook, grads, hook(tuple(grads)))
-    if all(grad is None for grad in grads):  # (pre-hooks may have dropped them all)
+    if node._node_pre_hooks and all(grad is None for grad in grads):  # (they dropped them)
         return [None] * len(node.next_functions)
     if isinstance(node, AccumulateGrad):
         node.backward(grads[0])
@@ -152,8 +153,8 @@ def accumulate_into(tensor, grad):
         tensor._grad = grad if mode.grad_enabled else grad.detach().clone()
     elif mode.grad_enabled:
         tensor._grad = tensor._grad + grad
-    else:
-        tensor._grad._data += grad._data
+    else:  # in place (inf - inf is nan, silently)
+        quietly(tensor._grad._data.__iadd__, grad._data)
 
 
 class Capture:
@@ -298,8 +299,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     retain_graph = create_graph if retain_graph is None else retain_graph
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
+        raise ValueError(messages.MATERIALIZE_GRADS_NOT_ALLOW_UNUSED)
     for tensor in inputs:
         if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")

@@ -230,6 +230,10 @@ GRAD_TENSORS_AND_VARIABLES = ("`grad_tensors` and `grad_variables` (deprecated) 
                               "passed to `backward()`. Please only use `grad_tensors`.")
 
 
+MATERIALIZE_GRADS_NOT_ALLOW_UNUSED = ("Expected allow_unused to be True or not passed when "
+                                      "materialize_grads=True, but got: allow_unused=False.")
+
+
 def wrong_number_of_gradients(node, returned):
     return (f"function {node.name()} returned an incorrect number of gradients (expected "
             f"{len(node.next_functions)}, got {returned})")

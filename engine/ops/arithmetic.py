@@ -8,6 +8,7 @@ import numpy as np
 
 from ..fidelity import messages
 from ..fidelity.dtypes import result_type, scalar_type_name
+from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
@@ -48,10 +49,10 @@ def _add_scaled(a, b, alpha, common, subtract=False):
     if common.char == "d":
         return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
-        return np.asarray(fma32(b, alpha, a))
+        return np.asarray(quietly(fma32, b, alpha, a))
     # float16: the product and sum of float16 numbers are exact in float64
-    exact = np.asarray(b, np.float64) * np.float64(alpha) + np.asarray(a, np.float64)
-    return exact.astype(np.float16)
+    return quietly(lambda: (np.asarray(b, np.float64) * np.float64(alpha) +
+                            np.asarray(a, np.float64)).astype(np.float16))
 
 
 @takes_out
@@ -748,8 +749,8 @@ def _fused(a, b, c, np_dtype):
     with np.errstate(all="ignore"):
         fused = fma64(a, b, c) if np_dtype.char == "d" else fma32(a, b, c)
         plain = a * b + c
-    # inf, nan and exact zeros: the error terms would lose them; the plain formula has them
-    return np.where(np.isfinite(fused) & (fused != 0), fused, plain).astype(np_dtype)
+        # inf, nan and exact zeros: the error terms would lose them; the plain formula has them
+        return np.where(np.isfinite(fused) & (fused != 0), fused, plain).astype(np_dtype)
 
 
 def _opmath(np_dtype):

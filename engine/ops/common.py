@@ -9,6 +9,7 @@ import numpy as np
 
 from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
+from ..fidelity.floating import quietly
 from ..fidelity.layout import contiguous_strides, iterator_strides, preserved_strides
 from ..core.grad_mode import mode as grad_mode
 from ..core.tensor import Tensor, empty_strided, is_plain_contiguous, wrap
@@ -150,7 +151,7 @@ def _broadcast_shape(*operands):
 def _apply(ufunc, x, y):
     """``ufunc(x, y)`` with torch's broadcasting error instead of numpy's."""
     try:
-        return ufunc(x, y)
+        return quietly(ufunc, x, y)
     except ValueError:
         raise _broadcast_error(x, y) from None
 
@@ -183,7 +184,7 @@ def _wrap_like(result, operands):
 def _elementwise(ufunc, x, y):
     """``ufunc(x, y)`` as a tensor, with torch's broadcasting error and result layout."""
     try:
-        result = ufunc(x, y)
+        result = quietly(ufunc, x, y)  # inf and nan without numpy's warnings, as torch
     except ValueError:
         raise _broadcast_error(x, y) from None
     # (inlined _row_major: this is every arithmetic operation's path)

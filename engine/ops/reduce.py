@@ -9,6 +9,7 @@ import numpy as np
 
 from ..fidelity import dtypes
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
@@ -35,10 +36,11 @@ def _accumulated(data, reduce, **kwargs):
     """``reduce(data)`` with torch's accumulator: float32 for float16 data (rounded back
     once), and the data's own dtype for integers (numpy would widen int32 to int64)."""
     if data.dtype.char == "e":
-        return np.asarray(reduce(data.astype(np.float32), **kwargs)).astype(np.float16)
+        return quietly(lambda: np.asarray(reduce(data.astype(np.float32), **kwargs)).astype(
+            np.float16))
     if data.dtype.kind in "iub":
         return reduce(data, dtype=data.dtype, **kwargs)  # bool: add is "or", multiply "and"
-    return reduce(data, **kwargs)
+    return quietly(reduce, data, **kwargs)  # (inf - inf is nan, without a word, as in torch)
 
 
 def _mean_kernel(data, axis=None, keepdims=False):

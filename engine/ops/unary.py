@@ -402,10 +402,10 @@ def _round(input, decimals):
         return _result(np.round(data), data)
     # torch scales in float32 for float16, and divides for negative decimals
     x = data.astype(np.float32) if data.dtype.char == "e" else data
-    scale = x.dtype.type(10.0 ** builtins.abs(decimals))
     with np.errstate(over="ignore", invalid="ignore"):
+        scale = x.dtype.type(10.0 ** builtins.abs(decimals))  # (inf for float32's 10 ** 300)
         rounded = np.round(x * scale) / scale if decimals > 0 else np.round(x / scale) * scale
-    return _result(rounded.astype(data.dtype, copy=False), data)
+        return _result(rounded.astype(data.dtype, copy=False), data)
 
 
 @takes_out
