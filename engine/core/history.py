@@ -4,7 +4,13 @@
 changes its base too: the base's new history is a ``CopySlices`` node, which runs the
 op's node on the viewed region of the base's gradient. Views of that base recorded
 before the change then become pieces of the new base (``regenerate_view_history``,
-an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read.
+an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read: its
+memory's version changed since its node was set.
+
+Some views cannot be changed in place while anything requires grad, because their history
+could not be rewritten: a view made in no_grad or inference mode, one of the views an op
+returns together (unbind, split), a view a custom Function returned (``_creation_meta``
+says which; ``refuse_view_change`` raises torch's message).
 """
 import numpy as np
 
