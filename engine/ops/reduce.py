@@ -943,7 +943,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
             raise RuntimeError("selected index k out of range")
         if ndim:  # (a 0-d tensor is its own single largest value)
             values, indices = values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
-        result = return_types.topk(values.contiguous(), indices.contiguous())
+        # tensors of their own, as torch's (not views of the sorted ones)
+        result = return_types.topk(*[wrap(np.array(t._data, order="C")) for t in (values, indices)])
     return record(TopkBackward0, result, (input,), saved=(result.indices,),
                   self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
 

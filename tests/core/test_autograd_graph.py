@@ -440,7 +440,17 @@ IN_PLACE_ON_VIEWS = {
     "another view changed under no_grad": lambda m: _changed_under_no_grad(m, lambda y: y[1]),
     "a view changed in place": lambda m: _view_changed(m),
     "a view of a parameter after a step": lambda m: _view_after_step(m),
+    # results that are tensors of their own, not views made in no_grad mode inside the op
+    "topk's values changed in place": lambda m: _own_values(m, lambda y: y.topk(2)),
+    "sort's values changed in place": lambda m: _own_values(m, lambda y: y.sort()),
+    "max(dim)'s values changed in place": lambda m: _own_values(m, lambda y: y.max(0)),
 }
+
+
+def _own_values(m, op):
+    values = op(m.arange(6.).requires_grad_() * 1).values
+    values.add_(1)
+    return values, values._base is None
 
 
 def _no_grad(m, fn):
