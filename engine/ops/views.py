@@ -188,7 +188,9 @@ def _view_dtype(input, target):
     # the storage read as the new type; bytes that do not fill a whole element are dropped
     usable = storage.nbytes - storage.nbytes % new
     new_storage = storage.view(np.uint8)[:usable].view(target.numpy_dtype)
-    result = alias(input)  # a view: shares the base and the version counter
+    # the same memory and version counter, but not a view for autograd: torch's view(dtype) is
+    # not differentiable (no grad_fn, requires_grad False, no _base)
+    result = input.detach()
     result._data = strided_array(new_storage, tuple(shape), tuple(stride), offset)
     result._stride, result._storage, result._offset = tuple(stride), new_storage, offset
     return result

@@ -444,7 +444,30 @@ IN_PLACE_ON_VIEWS = {
     "topk's values changed in place": lambda m: _own_values(m, lambda y: y.topk(2)),
     "sort's values changed in place": lambda m: _own_values(m, lambda y: y.sort()),
     "max(dim)'s values changed in place": lambda m: _own_values(m, lambda y: y.max(0)),
+    # printing a view whose grad_fn torch refuses to rebuild shows grad_fn=<Invalid>
+    "printed after a change under no_grad": lambda m: _printed_after_change(m, lambda p: p[0]),
+    "a transposed view printed": lambda m: _printed_after_change(m, lambda p: p.t()),
+    # view(dtype) shares memory and version counter but is not a view for autograd
+    "view(dtype)": lambda m: _dtype_view(m, grad=True),
+    "view(dtype) under no_grad": lambda m: _dtype_view(m, grad=False),
 }
+
+
+def _printed_after_change(m, view_of):
+    p = m.nn.Parameter(m.ones(2, 3))
+    with m.no_grad():
+        view = view_of(p)
+        view.mul_(2)
+    return repr(view), p
+
+
+def _dtype_view(m, grad):
+    x = m.ones(2, 2, requires_grad=True)
+    with m.set_grad_enabled(grad):
+        views = [(x * 1).view(d) for d in (m.float32, m.int32, m.float16)]
+    seen = [(v.requires_grad, v.grad_fn, v._base is None) for v in views]
+    views[1].add_(1)  # an int view of a leaf
+    return seen, views[1].grad_fn, x._version, x.view(m.int32)._version
 
 
 def _own_values(m, op):
