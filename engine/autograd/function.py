@@ -18,10 +18,13 @@ Subclass it with two static methods, as in PyTorch::
 ``ctx`` is the node that backward will run (``y.grad_fn``): what forward saves on
 it is what backward reads.
 """
+from ..fidelity import messages
 from ..core.grad_mode import is_grad_enabled, no_grad
-from ..core.node import Node, SavedTensor, SavedValue, record
+from ..core.history import rebase_history
+from ..core.node import Node, SavedTensor, SavedValue, gradient_edge, next_sequence_nr
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
+from ..ops.views import alias
 
 
 class FunctionCtx(Node):
@@ -44,7 +47,8 @@ class FunctionCtx(Node):
         self._non_differentiable = outputs
 
     def mark_dirty(self, *tensors):
-        """Tensors that forward changed in place (accepted for compatibility)."""
+        """Inputs that forward changed in place (and returned): their history now ends with
+        this function's node, as after any in-place operation."""
         self._dirty = tensors
 
     def set_materialize_grads(self, value):
@@ -103,45 +107,73 @@ class Function:
         ctx = cls._backward_cls()
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx._to_save = ()
+        ctx._to_save, ctx._dirty = (), ()
+        tensor_inputs = tuple(a for a in args if isinstance(a, Tensor))
+        recording = is_grad_enabled() and any(t.requires_grad for t in tensor_inputs)
+        if recording:  # the inputs' edges before forward, which may change them in place
+            ctx.next_functions = tuple(gradient_edge(t) for t in tensor_inputs)
+            ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_inputs)
+            ctx._sequence_nr = next_sequence_nr()
         with no_grad():
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
-        results = (outputs,) if single else outputs
-        # outputs that are inputs unchanged, or views, become new tensors of their own
-        results = tuple(r.detach() if isinstance(r, Tensor) and (
-            any(r is a for a in args) or r._base is not None) else r for r in results)
-        tensor_inputs = tuple(a for a in args if isinstance(a, Tensor))
-        if is_grad_enabled() and any(t.requires_grad for t in tensor_inputs):
-            ctx._output_examples = results
-            differentiable = tuple(None if any(r is n for n in ctx._non_differentiable) else r
-                                   for r in results)
-            ctx.num_outputs = len(results)
-            _record_into(ctx, differentiable, tensor_inputs)
-            ctx._saved = tuple(SavedTensor(t, any(t is r for r in results))
-                               if isinstance(t, Tensor) else SavedValue(t, Tensor)
-                               for t in ctx._to_save)
-        else:
-            ctx._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor)
-                               else SavedValue(t, Tensor) for t in ctx._to_save)
+        results = _wrap_outputs(ctx, (outputs,) if single else outputs, tensor_inputs, recording)
+        ctx._output_examples, ctx.num_outputs = results, len(results)
+        ctx._saved = tuple(SavedTensor(t, recording and any(t is r for r in results))
+                           if isinstance(t, Tensor) else SavedValue(t, Tensor)
+                           for t in ctx._to_save)
         return results[0] if single else results
 
 
-def _record_into(ctx, outputs, inputs):
-    """``record`` with a node made already (the ctx forward has filled)."""
-    node_class = type(ctx)
-    node = record(_Prepared(ctx, node_class), outputs, inputs)
-    return node
+def _wrap_outputs(ctx, outputs, inputs, recording):
+    """forward's outputs as apply returns them (torch's _wrap_outputs): the node becomes
+    their grad_fn; an input marked dirty is rebased onto it; an input returned as it is
+    comes back as a view of it."""
+    for tensor in ctx._dirty:
+        tensor._bump_version()  # marking it dirty counts as an in-place change
+    if not all(any(t is output for output in outputs) for t in ctx._dirty):
+        raise RuntimeError(messages.DIRTY_NOT_RETURNED)
+    results = []
+    for output_nr, output in enumerate(outputs):
+        if isinstance(output, Tensor):
+            is_input = any(output is t for t in inputs)
+            differentiable = recording and output._data.dtype.kind == "f" and \
+                not any(output is t for t in ctx._non_differentiable)
+            is_dirty = any(output is t for t in ctx._dirty)
+            if is_dirty and differentiable and output._base is not None and len(outputs) > 1:
+                raise RuntimeError(messages.DIRTY_VIEW_OF_SEVERAL_OUTPUTS)
+            output = _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable)
+        results.append(output)
+    return tuple(results)
 
 
-class _Prepared:
-    """Hands ``record`` an existing node instead of a class to instantiate."""
+def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
+    if not differentiable:
+        if not output.requires_grad:
+            return _view_of(output) if is_input and not is_dirty else output
+        if is_input:
+            return output.detach()
+        return output if output._base is not None else output.detach_()
+    if is_dirty:
+        if output.grad_fn is None and output.requires_grad:
+            raise RuntimeError(messages.LEAF_DIRTY)
+        rebase_history(output, ctx)  # its history now ends with this function's node
+        if output._base is None:
+            output._output_nr = output_nr
+        return output
+    if is_input:
+        output = _view_of(output)
+    output.grad_fn, output._requires_grad, output._output_nr = ctx, True, output_nr
+    if output._base is not None:
+        # changing it in place would bypass this function's backward: torch forbids it
+        output._creation_meta = "custom_function"
+    return output
 
-    def __init__(self, node, node_class):
-        self.node, self.__name__ = node, node_class.__name__
 
-    def __call__(self):
-        return self.node
+def _view_of(tensor):
+    """torch returns an input that forward returned unchanged as a view of it."""
+    with no_grad():
+        return alias(tensor)
 
 
 def once_differentiable(function):

@@ -17,8 +17,9 @@ import math
 import warnings
 
 from ..fidelity import dtypes, messages
+from ..fidelity.floating import quietly
 from .grad_mode import mode, set_grad_enabled
-from .node import AccumulateGrad, is_tensor
+from .node import AccumulateGrad, gradient_edge, is_tensor
 
 
 # ====================================================================== the walk
@@ -118,22 +119,19 @@ def run_node(node, grads, retain_graph):
 
 def apply_formula(node, grads, retain_graph):
     """The node's pre-hooks, its backward (a leaf's: into ``.grad``), then its hooks."""
-    if node._node_pre_hooks:
-        for hook in node._node_pre_hooks:
-            replaced = hook(tuple(grads))
-            if replaced is not None:
-                grads = list(replaced)
+    for hook in node._node_pre_hooks or ():
+        grads = messages.hook_results(hook, grads, hook(tuple(grads)))
+    if node._node_pre_hooks and all(grad is None for grad in grads):  # (they dropped them)
+        return [None] * len(node.next_functions)
     if isinstance(node, AccumulateGrad):
         node.backward(grads[0])
         for hook in node._node_hooks or ():
             hook((), tuple(grads))  # a leaf's node sends nothing on: grad_inputs is ()
         return ()
     input_grads = validated(node, node.backward(*grads))
-    if node._node_hooks:
-        for hook in node._node_hooks:
-            replaced = hook(tuple(input_grads), tuple(grads))
-            if replaced is not None:
-                input_grads = list(replaced)
+    for hook in node._node_hooks or ():
+        input_grads = messages.hook_results(hook, input_grads,
+                                            hook(tuple(input_grads), tuple(grads)))
     if not retain_graph:
         node._release()
     return input_grads
@@ -145,9 +143,7 @@ def run_tensor_hooks(node, grads):
         for nr, hooks in node._pre_hooks.items():
             for hook in list(hooks):
                 # (an unused output of a node with several gets None, as in torch)
-                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
+                grads[nr] = messages.hook_result(hook, grads[nr], hook(grads[nr]))
     if node._retained:
         for nr, reference in node._retained.items():
             tensor = reference()
@@ -162,8 +158,8 @@ def accumulate_into(tensor, grad):
         tensor._grad = grad if mode.grad_enabled else grad.detach().clone()
     elif mode.grad_enabled:
         tensor._grad = tensor._grad + grad
-    else:
-        tensor._grad._data += grad._data
+    else:  # in place (inf - inf is nan, silently)
+        quietly(tensor._grad._data.__iadd__, grad._data)
 
 
 class Capture:
@@ -304,8 +300,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     retain_graph = create_graph if retain_graph is None else retain_graph
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when "
-                         "materialize_grads=True, but got: allow_unused=False.")
+        raise ValueError(messages.MATERIALIZE_GRADS_NOT_ALLOW_UNUSED)
     grads = starting_gradients(outputs, _as_tuple(grad_outputs) or (None,) * len(outputs))
     for tensor in inputs:  # (after the outputs, as torch checks them)
         if not tensor.requires_grad:
@@ -331,7 +326,7 @@ def starting_gradients(outputs, grad_outputs):
     """The gradients backward starts from: ones for scalar outputs, else the ones given."""
     grads = []
     for index, output in enumerate(outputs):
-        if not output.requires_grad:
+        if gradient_edge(output)[0] is None:
             raise RuntimeError(messages.no_grad_fn(index))
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
         if grad is None:
@@ -342,10 +337,8 @@ def starting_gradients(outputs, grad_outputs):
                             f"{type(grad).__name__}")
         if grad._data.shape != output._data.shape:
             raise RuntimeError(messages.grad_output_shape(index, grad.shape, output.shape))
-        if grad._data.dtype.kind != output._data.dtype.kind and \
-                not (grad._data.dtype.kind == "f" and output._data.dtype.kind == "f"):
-            raise RuntimeError(messages.grad_output_dtype(index, grad.dtype, output.dtype))
-        grads.append(grad)
+        # a gradient of another dtype (float64, int, bool) is cast to the output's, as in torch
+        grads.append(grad if grad._data.dtype == output._data.dtype else grad.to(output.dtype))
     return grads
 
 

@@ -4,7 +4,13 @@
 changes its base too: the base's new history is a ``CopySlices`` node, which runs the
 op's node on the viewed region of the base's gradient. Views of that base recorded
 before the change then become pieces of the new base (``regenerate_view_history``,
-an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read.
+an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read: its
+memory's version changed since its node was set.
+
+Some views cannot be changed in place while anything requires grad, because their history
+could not be rewritten: a view made in no_grad or inference mode, one of the views an op
+returns together (unbind, split), a view a custom Function returned (``_creation_meta``
+says which; ``refuse_view_change`` raises torch's message).
 """
 import numpy as np
 
@@ -14,17 +20,29 @@ from .grad_mode import mode
 from .node import Node, gradient_edge, next_sequence_nr
 
 
-def check_inplace(tensor):
-    """torch refuses to change a leaf that requires grad (or a view of one) in place."""
+def check_inplace(tensor, *inputs):
+    """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record."""
     if tensor._inference and not mode.inference:
         raise RuntimeError(messages.INFERENCE_INPLACE)
-    if not mode.grad_enabled:
-        return
-    if tensor.grad_fn is None and tensor._requires_grad:
+    if not mode.grad_enabled or not (tensor._requires_grad or any(
+            getattr(value, "_requires_grad", False) for value in inputs)):
+        return  # nothing will be recorded
+    if tensor._base is not None:
+        refuse_view_change(tensor, indirect=False)
+        if tensor._requires_grad and tensor._base.grad_fn is None:
+            raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+    if tensor._requires_grad and tensor.grad_fn is None:
         raise RuntimeError(messages.LEAF_INPLACE)
-    base = tensor._base
-    if base is not None and base.grad_fn is None and base._requires_grad:
-        raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+
+
+def refuse_view_change(view, indirect):
+    """A view made in no_grad mode, or as one of several outputs (unbind, split), or by a
+    custom Function cannot be changed in place (``indirect``: through its base or another
+    view): torch could not rewrite its history correctly."""
+    if view._creation_meta is not None:
+        node = view._grad_fn
+        raise RuntimeError(messages.view_changed_inplace(
+            view._creation_meta, node and node.name(), view._output_nr, indirect))
 
 
 def rebase_history(tensor, node):
@@ -53,6 +71,7 @@ def rebase_history(tensor, node):
 
 def regenerate_view_history(view):
     """Make ``view``'s node a piece of its base's current history (AsStridedBackward0)."""
+    refuse_view_change(view, indirect=True)
     base = view._base
     node = AsStridedBackward0()
     node.next_functions = (gradient_edge(base),)
@@ -66,13 +85,6 @@ def view_geometry(base, view):
     """Where ``view`` sits in ``base``: (base shape, base strides, shape, strides, offset)."""
     return (base._data.shape, base.stride(), view._data.shape, view.stride(),
             view.storage_offset() - base.storage_offset())
-
-
-def _zeros_laid_out_like_base(grad, geometry):
-    """Zeros with the base's shape and strides (so the view's geometry fits them)."""
-    zeros = grad._empty_strided(geometry[0], geometry[1])
-    zeros._data[...] = 0
-    return zeros
 
 
 def _region(tensor, geometry):
@@ -130,7 +142,8 @@ class AsStridedBackward0(Node):
 
     def backward(self, grad):
         _refuse_double_backward(self)
-        grad_base = _zeros_laid_out_like_base(grad, self.geometry)
+        grad_base = grad._empty_strided(self.geometry[0], self.geometry[1])  # the base's layout
+        grad_base._data[...] = 0
         # add, element by element: where an as_strided view overlaps itself, every one of
         # its elements that reads a place adds its gradient there
         region = _region(grad_base, self.geometry)._data

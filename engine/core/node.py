@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 
 from ..fidelity import dtypes, messages
+from ..fidelity.floating import quietly
 from .grad_mode import mode
 
 _sequence = itertools.count()  # creation order: a node always comes after its inputs' nodes
@@ -207,8 +208,8 @@ class AccumulateGrad(Node):
             variable._grad = _owned_copy(grad, variable)
         elif mode.grad_enabled:
             variable._grad = variable._grad + grad  # create_graph: stay differentiable
-        else:
-            variable._grad._data += grad._data  # accumulate in place, into the same tensor
+        else:  # accumulate in place, into the same tensor (inf - inf is nan, silently)
+            quietly(np.add, variable._grad._data, grad._data, variable._grad._data)
             variable._grad._bump_version()
         return ()
 
@@ -247,6 +248,8 @@ def gradient_edge(value):
     node = value.grad_fn
     if node is not None:
         return (node, value._output_nr)
+    if value._creation_meta is not None and value._base._requires_grad:
+        return (None, 0)  # a view made in no_grad mode requires grad as its base, yet leads nowhere
     return (value._grad_accumulator(), 0)
 
 

@@ -44,7 +44,8 @@ class Tensor:
     _base = None         # the tensor this one is a view of
     _requires_grad = False
     _grad_fn = None      # the node that made this tensor (see the grad_fn property)
-    _base_history = None  # a view's: its base's grad_fn when the view's grad_fn was set
+    _attr_version = 0    # a view's: the version its memory had when its grad_fn was set
+    _creation_meta = None  # a view's: how it was made, when that forbids changing it in place
     _grad = None
     _retains_grad = False
     _output_nr = 0       # which output of its grad_fn this tensor is
@@ -209,10 +210,10 @@ class Tensor:
     def grad_fn(self):
         """The node that made this tensor (``MulBackward0`` ...); None for a leaf."""
         base = self._base
-        if base is not None and self._grad_fn is not None and base._requires_grad and \
-                base._grad_fn is not self._base_history:
-            # An in-place change gave the base a new history after this view was recorded:
-            # the view is now a piece of the new base, and its node says so (as in torch).
+        if base is not None and self._attr_version != self._version and \
+                (self._grad_fn is not None or base._requires_grad):
+            # An in-place change of its memory since this view was recorded (through the
+            # base or another view): the view is now a piece of the base, as in torch.
             _history.regenerate_view_history(self)
         return self._grad_fn
 
@@ -220,7 +221,7 @@ class Tensor:
     def grad_fn(self, node):
         self._grad_fn = node
         if self._base is not None:
-            self._base_history = self._base._grad_fn
+            self._attr_version = self._vc.value
 
     @property
     def is_leaf(self):
@@ -236,15 +237,8 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
-        if value is not None and not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                            f"{type(value).__name__}")
-        if value is not None and value.dtype != self.dtype:
-            raise RuntimeError(messages.grad_dtype_mismatch(
-                messages.CPP_TYPE_NAMES[value._data.dtype.name],
-                dtypes.scalar_type_name[self.dtype]))
-        if value is not None and value._data.shape != self._data.shape:
-            raise RuntimeError(messages.grad_size_mismatch(value.shape, self.shape))
+        if value is not None:
+            messages.check_assigned_grad(value, self)  # a tensor of this dtype and shape
         self._grad = value
 
     @grad.deleter
@@ -287,7 +281,7 @@ class Tensor:
     def detach(self):
         """The same memory and version counter, cut from the graph (requires_grad False)."""
         result = make_view(self, self._data.shape, self.stride(), self.storage_offset())
-        result._base = None
+        result._base, result._requires_grad, result._creation_meta = None, False, None
         return result
 
     def detach_(self):
@@ -376,7 +370,14 @@ def make_view(base, shape, stride, offset):
     view._storage = storage
     view._offset = offset
     view._vc = base._version_counter()
-    view._base = base if base._base is None else base._base
+    view._attr_version = view._vc.value
+    if base._base is None:
+        view._base = base
+    else:  # a view of a view is a view of the same base, made the same way
+        view._base, view._creation_meta = base._base, base._creation_meta
+    if not mode.grad_enabled:  # torch refuses to change it in place with grad mode on
+        view._creation_meta = "inference" if mode.inference else "no_grad"
+        view._requires_grad = view._base._requires_grad  # but it requires grad as its base
     return view
 
 

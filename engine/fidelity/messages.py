@@ -75,6 +75,66 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 VIEW_OF_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an "
                         "in-place operation.")
 
+LEAF_DIRTY = "a leaf Variable that requires grad has been used in an in-place operation."
+
+DIRTY_NOT_RETURNED = ("Some elements marked as dirty during the forward method were not returned "
+                      "as output. The inputs that are modified inplace must all be outputs of the "
+                      "Function.")
+
+DIRTY_VIEW_OF_SEVERAL_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
+
+# why torch forbids changing a view in place, by how the view was made (its "creation meta")
+_VIEW_CHANGE_REASONS = {
+    "multi_output": (
+        " This view is the output of a function that returns multiple views. Such functions do "
+        "not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."),
+    "no_grad": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked)."),
+    "inference": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "inference_mode block (if you don't want the inplace to be tracked) or both outside "
+        "(if you want the inplace to be tracked)."),
+    "custom_function": (
+        " This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function."),
+}
+
+
+def view_changed_inplace(creation_meta, node_name, output_nr, indirect):
+    """torch's refusal to change a view in place (``indirect``: through its base or another
+    view), by how the view was made; ``node_name`` is the view's grad_fn's, if it has one."""
+    changed = "its base or another view of its base has been" if indirect else "is being"
+    # torch names the view's operation without the "Backward0" ending
+    output = None if node_name is None else \
+        f"Output {output_nr} of {re.sub(r'Backward[0-9]*$', '', node_name)}"
+    if creation_meta in ("no_grad", "inference") or output is None:
+        prefix = "A view was created in" if output is None else \
+            f"{output} is a view of a view which was created in"
+        if creation_meta == "inference":
+            message = f"{prefix} inference mode and {changed} modified inplace in normal mode."
+        else:
+            message = (f"{prefix} no_grad mode and {changed} modified inplace with grad mode "
+                       "enabled.")
+    else:
+        message = f"{output} is a view and {changed} modified inplace."
+    return message + _VIEW_CHANGE_REASONS[creation_meta]
+
+
 DETACH_VIEW_INPLACE = (
     "Can't detach views in-place. Use detach() instead. If you are using "
     "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
@@ -130,25 +190,37 @@ CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char
                   "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
-def grad_dtype_mismatch(grad_cpp_name, tensor_scalar_name):
-    return (f"attempting to assign a gradient with dtype '{grad_cpp_name}' to a tensor with "
-            f"grad_dtype '{tensor_scalar_name}'. The gradient must match the tensor's grad_dtype "
-            "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute "
-            "with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
-            "Diverging the dtypes of a tensor and its gradient may break downstream systems "
-            "that assume they match.")
+def check_assigned_grad(value, tensor):
+    """``tensor.grad = value``: torch wants a tensor of the same dtype and shape."""
+    if not hasattr(value, "_data"):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(value).__name__}")
+    if value._data.dtype != tensor._data.dtype:
+        expected = dtypes.scalar_type_name[dtypes.from_numpy_dtype[tensor._data.dtype]]
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{CPP_TYPE_NAMES[value._data.dtype.name]}'"
+            f" to a tensor with grad_dtype '{expected}'. The gradient must match the tensor's "
+            "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+            "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+            "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+            "systems that assume they match.")
+    if value._data.shape != tensor._data.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' "
+                           f"to a tensor of size '{list(tensor._data.shape)}'. Please ensure that "
+                           "the gradient and the tensor are the same size")
 
 
-def grad_size_mismatch(grad_shape, tensor_shape):
-    return (f"attempting to assign a gradient of size '{list(grad_shape)}' to a tensor of size "
-            f"'{list(tensor_shape)}'. Please ensure that the gradient and the tensor are the "
-            "same size")
+def tensor_type_name(np_dtype):
+    """How torch's autograd messages name a tensor's type: 'torch.FloatTensor' ..."""
+    if np_dtype.kind == "b":
+        return "CPUBoolType"  # (bool has no legacy tensor type: torch shows its C++ name)
+    return dtypes.legacy_type_name(dtypes.from_numpy_dtype[np_dtype])
 
 
 def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False):
     """"one of the variables needed for gradient computation has been modified ..." """
     shape = ", ".join(str(n) for n in tensor._data.shape)
-    described = f"[{dtypes.legacy_type_name(tensor.dtype)} [{shape}]]"
+    described = f"[{tensor_type_name(tensor._data.dtype)} [{shape}]]"
     version = tensor._version
     if producer_name is not None:
         # torch names the operation here without "Backward0" ("Exp"), or without "Backward"
@@ -199,11 +271,24 @@ def warn_copy_construct(where):
                   f"{where}(sourceTensor).", UserWarning, stacklevel=3)
 
 
+ADDCDIV_OF_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
 # ---------------------------------------------------------------- backward() and autograd.grad()
 GRAD_VARIABLES_DEPRECATED = "`grad_variables` is deprecated. Use `grad_tensors` instead."
 
 GRAD_TENSORS_AND_VARIABLES = ("`grad_tensors` and `grad_variables` (deprecated) arguments both "
                               "passed to `backward()`. Please only use `grad_tensors`.")
+
+
+MATERIALIZE_GRADS_NOT_ALLOW_UNUSED = ("Expected allow_unused to be True or not passed when "
+                                      "materialize_grads=True, but got: allow_unused=False.")
 
 
 def wrong_number_of_gradients(node, returned):
@@ -228,12 +313,6 @@ def no_grad_fn(index):
 def grad_output_shape(index, grad_shape, output_shape):
     return (f"Mismatch in shape: grad_output[{index}] has a shape of {grad_shape} and "
             f"output[{index}] has a shape of {output_shape}.")
-
-
-def grad_output_dtype(index, grad_dtype, output_dtype):
-    return ("For complex Tensors, both grad_output and output are required to have the same "
-            f"dtype. Mismatch in dtype: grad_output[{index}] has a dtype of {grad_dtype} and "
-            f"output[{index}] has a dtype of {output_dtype}.")
 
 
 def implicit_grad_dtype(dtype):
@@ -288,3 +367,39 @@ def invalid_arguments(name, args, kwargs, overloads):
     got += [f"{key}={_argument_kind(value)}" for key, value in kwargs.items()]
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(got)}), but expected one of:\n{overloads}")
+
+# ---------------------------------------------------------------- what hooks return
+def _hook_name(hook):
+    return getattr(hook, "__name__", "<unknown>")
+
+
+def hook_result(hook, grad, replaced):
+    """A tensor hook's return value checked as torch checks it: None keeps ``grad``; another
+    tensor must have its dtype and shape."""
+    if replaced is None:
+        return grad
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not hasattr(replaced, "_data"):
+        raise TypeError(f"expected Variable, but hook returned '{type(replaced).__name__}'")
+    if replaced._data.dtype != grad._data.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{tensor_type_name(grad._data.dtype)} got "
+                           f"{tensor_type_name(replaced._data.dtype)})")
+    if replaced._data.shape != grad._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return replaced
+
+
+def hook_results(hook, grads, replaced):
+    """A node hook's return value: None keeps ``grads``, else a tuple of as many that
+    replaces them (as a list), each checked as ``hook_result`` checks one (None drops it)."""
+    if replaced is None:
+        return grads
+    if not isinstance(replaced, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(replaced).__name__}'")
+    if len(replaced) != len(grads):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(replaced)}, but expected {len(grads)})")
+    return [None if new is None else hook_result(hook, grad, new)
+            for grad, new in zip(grads, replaced)]

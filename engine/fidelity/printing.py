@@ -293,8 +293,13 @@ def tensor_repr(t, prefix="tensor("):
             suffixes.append("dtype=" + str(dtype))
         text = _tensor_str(data, dtype, indent)
 
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{_grad_fn_name(t.grad_fn)}>")
+    try:
+        grad_fn = t.grad_fn
+        grad_fn_name = None if grad_fn is None else _grad_fn_name(grad_fn)
+    except RuntimeError:  # a view changed in place that torch refuses to rebase: it says so
+        grad_fn_name = "Invalid"
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
 

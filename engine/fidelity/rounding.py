@@ -64,8 +64,10 @@ def fma32(a, b, c):
     a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     result = np.empty(shape, np.float32)
-    # one flat vector per argument; a single number (SGD's learning rate) stays a number
-    flat = [v if v.ndim == 0 else np.ravel(np.broadcast_to(v, shape)) for v in (a, b, c)]
+    # one flat vector per argument; a single number (SGD's learning rate) stays a number,
+    # unless all three are: numpy computes on 0-d arrays into numbers, not arrays
+    flat = [v if v.ndim == 0 and shape else np.ravel(np.broadcast_to(v, shape))
+            for v in (a, b, c)]
     flat_result = result.reshape(-1)
     for start in range(0, flat_result.size, _BLOCK):
         block = slice(start, start + _BLOCK)

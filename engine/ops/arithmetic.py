@@ -8,15 +8,17 @@ import numpy as np
 
 from ..fidelity import float32_math, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
+from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error, _common,
-                     _elementwise, _float_operands, _half_with_scalar, _invalid_arguments,
-                     _is_bool, _is_half_with_scalar, _kernel_error, _operand_error,
-                     _require_tensors, _result, _scalar_value, _zeros_like, takes_out)
+from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error,
+                     _broadcast_shape, _common, _elementwise, _float_operands,
+                     _half_with_scalar, _invalid_arguments, _is_bool, _is_half_with_scalar,
+                     _kernel_error, _operand_error, _require_tensors, _result, _scalar_value,
+                     _zeros_like, takes_out)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -43,17 +45,14 @@ def _add_scaled(a, b, alpha, common, subtract=False):
             return _apply(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
     if subtract:
         alpha = -alpha
-    try:
-        np.broadcast_shapes(np.shape(a), np.shape(b))
-    except ValueError:
-        raise _broadcast_error(a, b) from None
+    _broadcast_shape(a, b)
     if common.char == "d":
-        return np.asarray(fma64(b, alpha, a))
+        return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
-        return np.asarray(fma32(b, alpha, a))
+        return np.asarray(quietly(fma32, b, alpha, a))
     # float16: the product and sum of float16 numbers are exact in float64
-    exact = np.asarray(b, np.float64) * np.float64(alpha) + np.asarray(a, np.float64)
-    return exact.astype(np.float16)
+    return quietly(lambda: (np.asarray(b, np.float64) * np.float64(alpha) +
+                            np.asarray(a, np.float64)).astype(np.float16))
 
 
 @takes_out
@@ -247,10 +246,10 @@ def _trunc_divide(a, b):
 def _check_integer_divisor(a, b, common, kernel):
     """bool has no division kernel; integer division by zero raises (floats give inf/nan),
     unless the result is empty (torch's kernel then never divides)."""
+    shape = _broadcast_shape(a, b)  # torch checks the shapes first
     if common.kind == "b":
         raise _kernel_error(kernel, common)
-    if common.kind in "iu" and np.any(np.asarray(b) == 0) and \
-            math.prod(np.broadcast_shapes(np.shape(a), np.shape(b))):
+    if common.kind in "iu" and math.prod(shape) and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -416,13 +415,11 @@ class PowBackward2(Node):
 def _power(a, b, common, row_major_result=False):
     """a ** b for two operands in the common dtype, as a tensor (``row_major_result``: as
     torch computes number ** tensor, into a row-major tensor)."""
+    shape = _broadcast_shape(a, b)  # torch checks the shapes first
     if common.kind == "b":
         raise _kernel_error("pow", common)
     if common.kind in "iu":
-        try:
-            return _result(_integer_power(*np.broadcast_arrays(a, b)), a, b)
-        except ValueError:
-            raise _broadcast_error(a, b) from None
+        return _result(_integer_power(*[np.broadcast_to(x, shape) for x in (a, b)]), a, b)
     with np.errstate(all="ignore"):
         if common == np.float32:  # torch's last bits, which depend on each element's place
             return _elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
@@ -492,10 +489,11 @@ class MaximumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        return _maximum_grads(grad, *self.saved_tensors)
+        return _larger_gets_it(grad, *self.saved_tensors)
 
 
-def _maximum_grads(grad, a, b):
+def _larger_gets_it(grad, a, b):
+    """max(a, b)'s gradients: to the larger, half each on a tie, all to both where one is nan."""
     shared = where(a == b, grad / 2, grad)
     return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
 
@@ -515,10 +513,11 @@ class MinimumBackward0(Node):
     _saved_names = ("self", "other")
 
     def backward(self, grad):
-        return _minimum_grads(grad, *self.saved_tensors)
+        return _smaller_gets_it(grad, *self.saved_tensors)
 
 
-def _minimum_grads(grad, a, b):
+def _smaller_gets_it(grad, a, b):
+    """min(a, b)'s gradients: to the smaller, half each on a tie, all to both where one is nan."""
     shared = where(a == b, grad / 2, grad)
     return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
 
@@ -545,9 +544,24 @@ class Atan2Backward0(Node):
         return scale * x, scale * -y
 
 
+def _where_out(result, out, condition, input=None, other=None):
+    """torch.where(..., out=t): only tensors, and out must have the result's dtype."""
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
+        if value is not None and not isinstance(value, Tensor):
+            raise _operand_error("where", value, position, name)
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"Expected out type to be {scalar_type_name[result.dtype]} but got "
+                           f"{scalar_type_name[out.dtype]}")
+
+
+@takes_out(check=_where_out)
 def where(condition, input=None, other=None):
     """out = input where condition is True, else other"""
-    if input is None and other is None:
+    given = tuple(value for value in (condition, input, other) if value is not None)
+    if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
+            isinstance(value, (Tensor, *_NUMBERS)) for value in given[1:]):
+        raise _invalid_arguments("where", *given)
+    if len(given) == 1:
         return condition.nonzero(as_tuple=True)
     cond = condition._data
     if cond.dtype == np.uint8:
@@ -559,14 +573,22 @@ def where(condition, input=None, other=None):
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {scalar_type_name[condition.dtype]}")
     common = result_type(input, other).numpy_dtype
-    a = input._data if isinstance(input, Tensor) else checked_scalar(input, common)
-    b = other._data if isinstance(other, Tensor) else checked_scalar(other, common)
+    # a number too big for float16 becomes inf (torch checks the other dtypes)
+    a = input._data if isinstance(input, Tensor) else checked_scalar(input, common, False)
+    b = other._data if isinstance(other, Tensor) else checked_scalar(other, common, False)
     try:
         result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
         raise _broadcast_error(cond, a, b) from None
     return record(WhereBackward0, _result(result, cond, a, b), (input, other),
                   saved=(condition,))
+
+
+def where_method(input, condition, other):
+    """x.where(condition, other)"""
+    if not isinstance(condition, Tensor) or not isinstance(other, (Tensor, *_NUMBERS)):
+        raise _invalid_arguments("where", condition, other)
+    return where.without_out(condition, input, other)
 
 
 class WhereBackward0(Node):
@@ -632,8 +654,8 @@ def _clamp_bound(value, np_dtype, which):
 
 
 class ClampBackward1(Node):
-    """out = clamp(x, min, max) with numbers:  d/dx = 1 where min < x < max, else 0
-    (torch 2.15: 0 at the bounds themselves)"""
+    """out = clamp(x, min, max) with numbers:  d/dx = 1 strictly between min and max, else 0
+    (0 at the bounds themselves and at nan, as torch 2.15)"""
 
     _saved_names = ("self",)
     max: float | None
@@ -654,26 +676,26 @@ def _strictly_inside(x, low, high):
 
 
 class ClampBackward0(Node):
-    """out = clamp(x, min, max) with tensors:  d/dx = 1 where min <= x <= max,
-    d/d min = 1 where x < min,  d/d max = 1 where x > max (and max wins when min > max);
-    x equal to a bound (min < max) splits the gradient in half with it; nan in x keeps it.
-    One bound only: as maximum / minimum."""
+    """out = clamp(x, min, max) with tensors:  to x between the bounds (and at nan), to the
+    bound x is clamped to (max when min > max); a tie with one bound splits it in half"""
 
     _saved_names = ("self", "min", "max")
 
     def backward(self, grad):
         x, low, high = self.saved_tensors
-        if high is None:
-            return (*_maximum_grads(grad, x, low), None)
+        if high is None:  # clamp(x, min=low) is max(x, low)
+            return (*_larger_gets_it(grad, x, low), None)
         if low is None:
-            grad_x, grad_high = _minimum_grads(grad, x, high)
+            grad_x, grad_high = _smaller_gets_it(grad, x, high)
             return grad_x, None, grad_high
-        in_order, strictly = low <= high, low < high
-        shared = where(((x == low) | (x == high)) & strictly, grad / 2, grad)
-        grad_x = where((x < low) | (x > high), 0.0, shared)
-        grad_low = where((x < low) & in_order | (x == low) & strictly, shared, 0.0)
-        grad_high = where((x > high) & in_order | (x == high) & strictly | (high < low), shared,
-                          0.0)
+        at_low = (x == low).logical_and(x < high)
+        at_high = (x == high).logical_and(x > low)
+        ordered = low <= high
+        grad_x = where((x < low).logical_or(x > high), 0.0,
+                       where(at_low.logical_or(at_high), grad / 2, grad))
+        grad_low = where((x < low).logical_and(ordered), grad, where(at_low, grad / 2, 0.0))
+        grad_high = where((low > high).logical_or((x > high).logical_and(ordered)), grad,
+                          where(at_high, grad / 2, 0.0))
         return grad_x, grad_low, grad_high
 
 
@@ -701,13 +723,12 @@ class ClampMinBackward0(Node):
 
 
 class ClampMinBackward1(Node):
-    """out = max(x, min):  as maximum (d/dx = 1 where x > min, d/d min = 1 where x < min,
-    a tie splits it in half)"""
+    """out = max(x, min):  as maximum's (a tie splits the gradient in half)"""
 
     _saved_names = ("self", "min")
 
     def backward(self, grad):
-        return _maximum_grads(grad, *self.saved_tensors)
+        return _larger_gets_it(grad, *self.saved_tensors)
 
 
 def clamp_max(input, max):  # noqa: A002
@@ -731,13 +752,12 @@ class ClampMaxBackward0(Node):
 
 
 class ClampMaxBackward1(Node):
-    """out = min(x, max):  as minimum (d/dx = 1 where x < max, d/d max = 1 where x > max,
-    a tie splits it in half)"""
+    """out = min(x, max):  as minimum's (a tie splits the gradient in half)"""
 
     _saved_names = ("self", "max")
 
     def backward(self, grad):
-        return _minimum_grads(grad, *self.saved_tensors)
+        return _smaller_gets_it(grad, *self.saved_tensors)
 
 
 def _fused(a, b, c, np_dtype):
@@ -745,8 +765,8 @@ def _fused(a, b, c, np_dtype):
     with np.errstate(all="ignore"):
         fused = fma64(a, b, c) if np_dtype.char == "d" else fma32(a, b, c)
         plain = a * b + c
-    # inf, nan and exact zeros: the error terms would lose them; the plain formula has them
-    return np.where(np.isfinite(fused) & (fused != 0), fused, plain).astype(np_dtype)
+        # inf, nan and exact zeros: the error terms would lose them; the plain formula has them
+        return np.where(np.isfinite(fused) & (fused != 0), fused, plain).astype(np_dtype)
 
 
 def _opmath(np_dtype):
@@ -760,22 +780,19 @@ def lerp(input, end, weight):
             and isinstance(weight, (Tensor, *_NUMBERS))):
         raise _invalid_arguments("lerp", input, end, weight)
     np_dtype = input._data.dtype
-    if np_dtype.kind != "f":
-        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
-        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
                 name == "end" or value._data.ndim):
             raise RuntimeError(f"expected dtype {_CPP_NAMES[np_dtype.name]} for `{name}` but got "
                                f"dtype {_CPP_NAMES[value._data.dtype.name]}")
+    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
+    _broadcast_shape(input._data, end._data, w)  # (torch checks the shapes before the kernel)
+    if np_dtype.kind != "f":
+        kind = "tensor" if isinstance(weight, Tensor) else "scalar"
+        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
     compute = _opmath(np_dtype)
     a, b = input._data.astype(compute), end._data.astype(compute)
-    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
     w = np.asarray(w, compute)
-    try:
-        np.broadcast_shapes(a.shape, b.shape, w.shape)
-    except ValueError:
-        raise _broadcast_error(a, b, w) from None
     with np.errstate(all="ignore"):
         diff = b - a
         # torch rounds once and starts from the nearer end: exact at weight 0 and 1
@@ -814,10 +831,9 @@ def _addc_operands(name, input, tensor1, tensor2, value):
             raise _operand_error(name, t, position, argument)
     common = result_type(input, tensor1, tensor2).numpy_dtype
     x, a, b = (t._data.astype(common, copy=False) for t in (input, tensor1, tensor2))
-    try:
-        np.broadcast_shapes(x.shape, a.shape, b.shape)
-    except ValueError:
-        raise _broadcast_error(x, a, b) from None
+    if name == "addcdiv" and common.kind != "f":  # (torch refuses that before the shapes)
+        raise RuntimeError(messages.ADDCDIV_OF_INTEGERS)
+    _broadcast_shape(x, a, b)
     return x, a, b, common, _scalar_value(value)
 
 
@@ -856,14 +872,6 @@ class AddcmulBackward0(Node):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 / tensor2"""
     x, a, b, common, value = _addc_operands("addcdiv", input, tensor1, tensor2, value)
-    if common.kind != "f":
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future  release "
-            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
-            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
-            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
-            "float inputs. The future addcdiv behavior is just the latter implementation: "
-            "(input + value * tensor1 / tensor2), for all dtypes.")
     compute = _opmath(common)
     with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing
         values = (a.astype(compute) * compute.type(value) / b.astype(compute)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
+from ..fidelity.floating import quietly
 from ..fidelity.layout import contiguous_strides, iterator_strides, preserved_strides
 from ..core.grad_mode import mode as grad_mode
 from ..core.tensor import Tensor, empty_strided, is_plain_contiguous, wrap
@@ -139,10 +140,18 @@ def _broadcast_error(*operands):
     return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast")
 
 
+def _broadcast_shape(*operands):
+    """The shape the operands (arrays or numbers) broadcast to, or torch's error if none."""
+    try:
+        return np.broadcast_shapes(*[np.shape(x) for x in operands])
+    except ValueError:
+        raise _broadcast_error(*operands) from None
+
+
 def _apply(ufunc, x, y):
     """``ufunc(x, y)`` with torch's broadcasting error instead of numpy's."""
     try:
-        return ufunc(x, y)
+        return quietly(ufunc, x, y)
     except ValueError:
         raise _broadcast_error(x, y) from None
 
@@ -175,7 +184,7 @@ def _wrap_like(result, operands):
 def _elementwise(ufunc, x, y):
     """``ufunc(x, y)`` as a tensor, with torch's broadcasting error and result layout."""
     try:
-        result = ufunc(x, y)
+        result = quietly(ufunc, x, y)  # inf and nan without numpy's warnings, as torch
     except ValueError:
         raise _broadcast_error(x, y) from None
     # (inlined _row_major: this is every arithmetic operation's path)

@@ -335,7 +335,7 @@ def _advanced_getitem(src, indices):
     result = empty_strided(info.result_shape, info.result_strides(), src._data.dtype)
     if result._data.size:  # an empty result reads nothing (and checks no index)
         np.copyto(result._data, info.src._data[info.numpy_index()])
-    return record(IndexBackward0, result, (src,), indices=_torch_indices(indices),
+    return record(IndexBackward0, result, (src,), saved=_torch_indices(indices),
                   self_sym_sizes=src._data.shape)
 
 
@@ -357,7 +357,7 @@ def _scatter_add(grad, shape, indices):
     result = wrap(zeros._data.copy())
     info = _IndexInfo(result, [(dim, t) for dim, t in enumerate(indices) if t is not None])
     np.add.at(info.src._data, info.numpy_index(), grad._data)
-    return record(IndexPutBackward0, result, (zeros, grad), indices=indices, accumulate=True)
+    return record(IndexPutImplBackward0, result, (zeros, grad), saved=indices, accumulate=True)
 
 
 def _index_tuple(indices):
@@ -365,14 +365,23 @@ def _index_tuple(indices):
     return tuple(slice(None) if index is None else index for index in indices)
 
 
-class IndexBackward0(Node):
+class _SavesIndices(Node):
+    """A node that keeps the index tensors as saved tensors (torch's ``indices``, None where
+    a dimension is not indexed): backward frees them, and an index changed in place since
+    is caught, as with any saved tensor."""
+
+    @property
+    def _saved_indices(self):
+        return self.saved_tensors
+
+
+class IndexBackward0(_SavesIndices):
     """out = x[indices]:  each element's gradient is added back where it was read from"""
 
-    indices: tuple
     self_sym_sizes: tuple
 
     def backward(self, grad):
-        return _scatter_add(grad, self.self_sym_sizes, self.indices)
+        return _scatter_add(grad, self.self_sym_sizes, self.saved_tensors)
 
 
 # ---------------------------------------------------------------- indexing: x[index] = value
@@ -435,13 +444,13 @@ def _put(input, result, indices, value):
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
     if first:
         value = view(value, shape[first:])
-    check_inplace(result)
+    check_inplace(result, value)
     # recorded before the write: the node's first edge is the target's history before it
-    node = new_node(IndexPutBackward0, (result, value), indices=_torch_indices(indices),
+    node = new_node(IndexPutBackward0, (result, value), saved=_torch_indices(indices),
                     accumulate=False) if result._data.dtype.kind == "f" else None
     _index_put(result, indices, value)
-    rebase_history(result, node)
     input._bump_version()
+    rebase_history(result, node)
 
 
 _NUMBERS = (builtins.bool, builtins.int, builtins.float, np.integer, np.floating, np.bool_)
@@ -473,20 +482,23 @@ def _fill_at(input, index, value):
         target.index_fill_(dim, view(where, (-1,)), value)
 
 
-class IndexPutBackward0(Node):
+class IndexPutBackward0(_SavesIndices):
     """x[indices] = values:  the overwritten elements of x get no gradient; values get
     the gradient of the places they were written to"""
 
     accumulate: bool
-    indices: tuple
 
     def backward(self, grad):
-        index = _index_tuple(self.indices)
+        index = _index_tuple(self.saved_tensors)
         grad_self = grad
         if not self.accumulate:  # (with accumulate=True x's old values were kept)
             grad_self = grad.clone()
             grad_self[index] = 0
         return grad_self, grad[index]
+
+
+class IndexPutImplBackward0(IndexPutBackward0):
+    """zeros with grad added at indices (the backward of x[indices]):  as index_put_"""
 
 
 def _index_put(target, indices, value):

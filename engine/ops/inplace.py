@@ -60,7 +60,7 @@ def check_no_overlap(output, inputs, full_is_ok=True):
 
 def copy_into(dst, src):
     """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
-    check_inplace(dst)
+    check_inplace(dst, src)
     # recorded before the write: the node's first edge is dst's history *before* the copy
     node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
     if src is dst:  # nothing to copy, but torch still records and counts an in-place change
@@ -76,8 +76,8 @@ def copy_into(dst, src):
         data = data.copy()  # the same memory read and written: numpy needs a snapshot
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(dst._data, data, casting="unsafe")
-    rebase_history(dst, node)
     dst._bump_version()
+    rebase_history(dst, node)
     return dst
 
 
@@ -100,10 +100,10 @@ def write_inplace(tensor, result):
     if not dtypes.can_cast(result.dtype, tensor.dtype):
         raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
                            f"desired output type {scalar_type_name[tensor.dtype]}")
-    check_inplace(tensor)
+    check_inplace(tensor, result)
+    tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe")
-    tensor._bump_version()
     _saved_output_is_now(tensor, result.grad_fn)
     return tensor
 
@@ -131,12 +131,12 @@ def in_place(function):
 def _fill_raw(tensor, values, node_class, inputs=()):
     """Overwrite every element of ``tensor`` with ``values``; in a graph, ``node_class``
     records that the old values are gone."""
-    check_inplace(tensor)
+    check_inplace(tensor, *inputs)
     node = new_node(node_class, (tensor, *inputs)) \
         if tensor._data.dtype.kind == "f" else None
     np.copyto(tensor._data, values, casting="unsafe")
-    rebase_history(tensor, node)
     tensor._bump_version()
+    rebase_history(tensor, node)
     return tensor
 
 

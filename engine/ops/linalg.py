@@ -10,6 +10,7 @@ import numpy as np
 from ..fidelity import messages
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
+from ..fidelity.floating import quietly
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
@@ -25,9 +26,20 @@ __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv",
 def _products(a, b):
     """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once."""
     if a.dtype.char == "e":
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
-    with np.errstate(over="ignore"):
-        return np.matmul(a, b)
+        return quietly(lambda: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(
+            np.float16))
+    return quietly(np.matmul, a, b)  # (inf * 0 is nan, without a word, as in torch)
+
+
+def _scaled_sum(bias, beta, products, alpha):
+    """beta * bias + alpha * products; beta = 0 ignores bias entirely (its nan and inf too),
+    as BLAS does."""
+    number = products.dtype.type
+    if alpha != 1:
+        products = products * number(alpha)
+    if beta != 1:
+        bias = np.zeros((), products.dtype) if beta == 0 else bias * number(beta)
+    return bias + products
 
 
 def _check_mm(a, b, rows=None, op="mm"):
@@ -114,14 +126,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                                f"{scalar_type_name[mat2.dtype]}")
     _check_mm(mat1._data, mat2._data, op="addmm")
     products = _products(mat1._data, mat2._data)
-    if alpha != 1:
-        products = products * products.dtype.type(alpha)
     with no_grad():  # (expand gives torch's error when input does not broadcast)
         bias = input.expand(products.shape)._data
-    # beta = 0 ignores input entirely (its nan and inf too), as BLAS does
-    if beta != 1:
-        bias = np.zeros((), products.dtype) if beta == 0 else bias * products.dtype.type(beta)
-    result = wrap(bias + products)
+    result = wrap(quietly(_scaled_sum, bias, beta, products, alpha))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
                   saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,

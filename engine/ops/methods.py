@@ -122,7 +122,7 @@ Tensor.data = property(convert.get_data, convert.set_data,
                            "not tracked.")
 Tensor.T = property(views._T, doc="All dimensions reversed (a view); x.mT for batches.")
 Tensor.mT = property(views._mT, doc="The last two dimensions swapped (a view).")
-Tensor.where = lambda self, condition, other: arithmetic.where(condition, self, other)
+Tensor.where = arithmetic.where_method
 
 
 # ---------------------------------------------------------------- indexing

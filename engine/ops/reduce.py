@@ -9,6 +9,7 @@ import numpy as np
 
 from ..fidelity import dtypes, stdsort
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
@@ -36,10 +37,11 @@ def _accumulated(data, reduce, **kwargs):
     """``reduce(data)`` with torch's accumulator: float32 for float16 data (rounded back
     once), and the data's own dtype for integers (numpy would widen int32 to int64)."""
     if data.dtype.char == "e":
-        return np.asarray(reduce(data.astype(np.float32), **kwargs)).astype(np.float16)
+        return quietly(lambda: np.asarray(reduce(data.astype(np.float32), **kwargs)).astype(
+            np.float16))
     if data.dtype.kind in "iub":
         return reduce(data, dtype=data.dtype, **kwargs)  # bool: add is "or", multiply "and"
-    return reduce(data, **kwargs)
+    return quietly(reduce, data, **kwargs)  # (inf - inf is nan, without a word, as in torch)
 
 
 def _mean_kernel(data, axis=None, keepdims=False):
@@ -395,7 +397,8 @@ class MinBackward1(MaxBackward1):
 
 
 def _evenly_distributed(grad, x, value):
-    """``grad`` shared equally by the elements of x equal to value (nan counts as equal)."""
+    """``grad`` shared equally by the elements of x equal to value (nan counts as equal); the
+    others get 0 (torch fills zeros: never -0.0)."""
     hits = isnan(x) if value._data != value._data else eq(x, value)
     return where(hits, grad / hits.sum(), 0.0)  # (0 elsewhere even when grad is nan)
 
@@ -420,19 +423,32 @@ class MinBackward0(MaxBackward0):
 def _put_back(grad, indices, dim, shape, keepdim=True):
     """The gradient of picking x[..., indices, ...] along dim (max, sort, topk ...).
 
-    Each picked value sends its gradient back to the position it came from, and
-    the other positions get 0 (torch's scatter). Here as a sum over one-hot masks:
-    position p receives the sum of the grad[j] whose indices[j] == p (a nan in grad
-    stays where it was sent).
+    Each picked value sends its gradient back to the position it came from, and the other
+    positions get 0: torch's zeros(shape).scatter_(dim, indices, grad), recorded as such
+    (so a second derivative reads the gradient back at the same places).
     """
     if not shape:
         return grad
     if not keepdim:
         grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
-    # positions 0 .. n-1 laid along a new dimension right after dim
-    positions = wrap(np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1)))
-    one_hot = eq(indices.unsqueeze(dim + 1), positions)
-    return where(one_hot, grad.unsqueeze(dim + 1), 0.0).sum(dim)
+    result = wrap(np.zeros(shape, grad._data.dtype))
+    np.put_along_axis(result._data, indices._data, grad._data, axis=dim)
+    return record(ScatterBackward0, result, (grad,), saved=(indices,), dim=dim)
+
+
+class ScatterBackward0(Node):
+    """out = zeros with grad written at index along dim:  the gradient is read back there"""
+
+    _saved_names = ("index",)
+    dim: int
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        # x[i, j, index[i, j, k], k]: the places along dim, and every place along the others
+        places = [wrap(np.arange(n).reshape((-1,) + (1,) * (index._data.ndim - d - 1)))
+                  for d, n in enumerate(index._data.shape)]
+        places[self.dim] = index
+        return grad[tuple(places)]
 
 
 @numpy_names

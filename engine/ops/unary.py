@@ -9,7 +9,7 @@ from ..fidelity import float32_math, messages, special
 from ..core.node import Node, record
 from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
 from .creation import ones_like
-from .arithmetic import NotImplementedBackward, PowBackward0, addcmul
+from .arithmetic import NotImplementedBackward, PowBackward0, addcmul, where
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
@@ -376,13 +376,14 @@ def relu(input):
 
 
 class ReluBackward0(Node):
-    """out = max(x, 0):  d/dx = 1 where out > 0, else 0"""
+    """out = max(x, 0):  d/dx = 1 where out > 0 (or nan), else 0 (torch's threshold_backward
+    puts 0 there, never -0.0)"""
 
     _saved_names = ("result",)
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return grad * (result > 0)
+        return where(result <= 0, 0.0, grad)
 
 
 def _rounding(ufunc, name, doc, node):
@@ -448,10 +449,10 @@ def _round(input, decimals):
         return _result(np.round(data), data)
     # torch scales in float32 for float16, and divides for negative decimals
     x = data.astype(np.float32) if data.dtype.char == "e" else data
-    scale = x.dtype.type(10.0 ** builtins.abs(decimals))
     with np.errstate(over="ignore", invalid="ignore"):
+        scale = x.dtype.type(10.0 ** builtins.abs(decimals))  # (inf for float32's 10 ** 300)
         rounded = np.round(x * scale) / scale if decimals > 0 else np.round(x / scale) * scale
-    return _result(rounded.astype(data.dtype, copy=False), data)
+        return _result(rounded.astype(data.dtype, copy=False), data)
 
 
 @takes_out

@@ -15,6 +15,7 @@ from ..fidelity import dtypes
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import Size, dims_tuple, wrap_dim
 from ..core.backward import sum_to
+from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
@@ -187,7 +188,9 @@ def _view_dtype(input, target):
     # the storage read as the new type; bytes that do not fill a whole element are dropped
     usable = storage.nbytes - storage.nbytes % new
     new_storage = storage.view(np.uint8)[:usable].view(target.numpy_dtype)
-    result = alias(input)  # a view: shares the base and the version counter
+    # the same memory and version counter, but not a view for autograd: torch's view(dtype) is
+    # not differentiable (no grad_fn, requires_grad False, no _base)
+    result = input.detach()
     result._data = strided_array(new_storage, tuple(shape), tuple(stride), offset)
     result._stride, result._storage, result._offset = tuple(stride), new_storage, offset
     return result
@@ -712,6 +715,15 @@ def _piece(input, dim, start, stop):
                      input.storage_offset() + start * stride[dim])
 
 
+def _several_views(pieces):
+    """The views an op returns together (unbind, split): torch forbids changing them in
+    place, as it could not rewrite the history of the others."""
+    if grad_mode.grad_enabled:
+        for piece in pieces:
+            piece._creation_meta = "multi_output"
+    return tuple(pieces)
+
+
 @numpy_names
 def unbind(input, dim=0):
     """Every slice along dim, as a tuple of views."""
@@ -724,7 +736,8 @@ def unbind(input, dim=0):
                              input.storage_offset() + i * stride[dim])
                    for i in range(input._data.shape[dim]))
     # one node for all the pieces: piece i is its output i
-    return record(UnbindBackward0, pieces, (input,), num_outputs=len(pieces), dim=dim)
+    return record(UnbindBackward0, _several_views(pieces), (input,), num_outputs=len(pieces),
+                  dim=dim)
 
 
 class _PiecesBackward(Node):
@@ -788,7 +801,8 @@ def split(tensor, split_size_or_sections, dim=0):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                            f"(input tensor's size at dimension {dim}), but got "
                            f"split_sizes={_shape_str(sections)}")
-    return record(SplitWithSizesBackward0, tuple(pieces), (tensor,), num_outputs=len(pieces),
+    return record(SplitWithSizesBackward0, _several_views(pieces), (tensor,),
+                  num_outputs=len(pieces),
                   dim=wrapped, split_sizes=tuple(sections), self_sym_sizes=tensor._data.shape)
 
 
@@ -805,7 +819,7 @@ def _split_equal(tensor, split_size, dim):
     count = builtins.max(-(-size // split_size), 1) if split_size else 1
     pieces = tuple(_piece(tensor, dim, i * split_size, builtins.min((i + 1) * split_size, size))
                    for i in range(count))
-    return record(SplitBackward0, pieces, (tensor,), num_outputs=count, dim=dim,
+    return record(SplitBackward0, _several_views(pieces), (tensor,), num_outputs=count, dim=dim,
                   split_size=split_size, self_sym_sizes=tensor._data.shape)
 
 
@@ -892,9 +906,9 @@ def _restride(input, view_, node_class, **attributes):
     node = new_node(node_class, (input,), **attributes)
     input._data, input._stride = view_._data, view_._stride
     input._storage, input._offset = view_._storage, view_._offset
+    input._bump_version()  # torch counts a change of shape as an in-place change
     if node is not None:
         input.grad_fn, input._requires_grad, input._output_nr = node, True, 0
-    input._bump_version()  # torch counts a change of shape as an in-place change
     return input
 
 

@@ -11,6 +11,7 @@ import weakref
 import pytest
 
 import engine
+import parity
 from engine.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
@@ -122,6 +123,71 @@ r = [names(y), tuple(y.shape), y.stride(), node._saved_self_sym_sizes,
 (y * m.arange(y.numel(), dtype=m.float64).view(y.shape)).sum().backward()
 r.append(x.grad)
 """)
+
+
+def _indexed(m, index_of, change_index=None, writes=False, retain_graph=False):
+    """Backward twice through x[index] (or y[index] = values); the index tensors are saved
+    tensors: freed by the first backward, and checked for in-place changes."""
+    x = m.ones(2, 3, requires_grad=True)
+    index = index_of(m)
+    if writes:
+        y = x * 1
+        y[index] = m.full(y[index].shape, 5., requires_grad=True)
+    else:
+        y = x[index]
+    if change_index is not None:
+        change_index(index)
+    y.sum().backward(retain_graph=retain_graph)
+    y.sum().backward()
+    return x.grad
+
+
+SAVED_INDICES = {
+    "x[index]": dict(index_of=lambda m: m.tensor([0, 1, 1])),
+    "x[mask]": dict(index_of=lambda m: m.tensor([True, False])),
+    "x[rows, cols]": dict(index_of=lambda m: (m.tensor([0, 1]), m.tensor([2, 2]))),
+    "x[:, index]": dict(index_of=lambda m: (slice(None), m.tensor([0, 2]))),
+    "x[list]": dict(index_of=lambda m: [1, 0]),
+    "retain_graph": dict(index_of=lambda m: m.tensor([0, 1, 1]), retain_graph=True),
+    "index changed": dict(index_of=lambda m: m.tensor([0, 1]), change_index=lambda i: i.add_(0)),
+    "int32 index changed": dict(index_of=lambda m: m.tensor([0, 1], dtype=m.int32),
+                                change_index=lambda i: i.add_(0)),
+    "mask changed": dict(index_of=lambda m: m.tensor([True, False]),
+                         change_index=lambda i: i.logical_not_()),
+    "y[index] = values": dict(index_of=lambda m: m.tensor([0, 1]), writes=True),
+    "y[mask] = values": dict(index_of=lambda m: m.tensor([[True, False, True]] * 2),
+                             writes=True),
+    "y[index] = values, index changed": dict(index_of=lambda m: m.tensor([0, 1]), writes=True,
+                                            change_index=lambda i: i.mul_(1)),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVED_INDICES))
+def test_indexing_saves_its_index_tensors(name):
+    parity.run_both(lambda m: _indexed(m, **SAVED_INDICES[name]))
+
+
+def test_saved_indices_are_freed_by_backward():
+    def run(m):
+        x = m.ones(2, 3, requires_grad=True)
+        y = x[:, [0, 2]]
+        before = (y.grad_fn._saved_indices, y.grad_fn._saved_self_sym_sizes)
+        y.sum().backward()
+        return before, y.grad_fn._saved_self_sym_sizes, y.grad_fn._saved_indices
+
+    parity.run_both(run)
+
+
+def test_the_gradient_of_indexing_is_an_index_put():
+    def run(m):
+        x = m.tensor([1., 2., 3.], requires_grad=True)
+        (g,) = m.autograd.grad((x[[0, 0, 2]] ** 2).sum(), x, create_graph=True)
+        node = g.grad_fn
+        saved = (node.name(), node._saved_accumulate, node._saved_indices)
+        g.sum().backward()
+        return g, saved, x.grad
+
+    parity.run_both(run)
 
 
 def test_indexing_gradients_against_finite_differences():
@@ -259,6 +325,252 @@ OTHER_CHANGES = {
 @pytest.mark.parametrize("name", list(OTHER_CHANGES))
 def test_detach_requires_grad_and_data(name):
     _same(OTHER_CHANGES[name])
+
+
+# ---------------------------------------------------------------------- views torch refuses
+# to change in place: a leaf that is a view, the views of ops that return several (unbind,
+# split, chunk), views made in no_grad or inference mode. Each case runs with parity.run_both:
+# same error and message, or the same results (node names as strings).
+def _name(node):
+    return None if node is None else node.name()
+
+
+def _y(m, requires_grad=True):
+    """A non-leaf 2x3 tensor (of a leaf that requires grad, by default)."""
+    return m.arange(6.).view(2, 3).requires_grad_(requires_grad) * 1
+
+
+def _leaf_view(m):
+    """A leaf that requires grad and is a view of a tensor that does not."""
+    return m.arange(4.).view(2, 2).requires_grad_()
+
+
+def _several(m, pieces, make, change, index, requires_grad=True):
+    """Change one of the views ``pieces(y)`` returns in place; ``make`` / ``change`` say in
+    which grad mode each is done."""
+    y = _y(m, requires_grad)
+    with m.set_grad_enabled(make == "grad"):
+        views = pieces(y)
+    with m.set_grad_enabled(change == "grad"):
+        views[index].add_(1)
+    return (_name(views[index].grad_fn), views[index].requires_grad, _name(y.grad_fn),
+            _name(views[1 - index].grad_fn))
+
+
+SEVERAL_VIEWS = {
+    "unbind": lambda y: y.unbind(), "unbind(1)": lambda y: y.unbind(1),
+    "split": lambda y: y.split(1), "split in one piece": lambda y: y.split(2),
+    "split with sizes": lambda y: y.split([1, 1]), "chunk": lambda y: y.chunk(2),
+    "chunk in one piece": lambda y: y.chunk(1), "iterating": lambda y: list(y),
+}
+
+
+@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("make, change", [("grad", "grad"), ("no_grad", "grad"),
+                                          ("grad", "no_grad"), ("no_grad", "no_grad")])
+@pytest.mark.parametrize("name", list(SEVERAL_VIEWS))
+def test_changing_one_of_several_views_in_place(name, make, change, index):
+    parity.run_both(lambda m: _several(m, SEVERAL_VIEWS[name], make, change, index))
+
+
+def test_changing_one_of_several_views_of_a_tensor_without_grad():
+    parity.run_both(lambda m: _several(m, lambda y: y.unbind(), "grad", "grad", 0, False))
+
+
+IN_PLACE_ON_VIEWS = {
+    # a leaf that is a view (of a tensor that does not require grad)
+    "setitem on a leaf that is a view": lambda m: _leaf_view(m).__setitem__(0, 5.),
+    "add_ on a leaf that is a view": lambda m: _leaf_view(m).add_(1),
+    "zero_ on a view of a leaf that is a view": lambda m: _leaf_view(m)[0].zero_(),
+    "copy_ into a leaf that is a view": lambda m: _leaf_view(m).copy_(m.ones(2, 2)),
+    "a leaf that is a view, under no_grad": lambda m: _no_grad(m, lambda: _leaf_view(m).add_(1)),
+    "a view of a tensor without grad times one with": lambda m: _times_leaf(m, m.zeros(3)[:2]),
+    # the outputs of unbind, split, chunk
+    "unbind, then one multiplied by a leaf": lambda m: _times_leaf(m, m.ones(2, 3).unbind()[0]),
+    "a view of an unbind output": lambda m: _y(m).unbind()[0][1:].add_(1),
+    "setitem on an unbind output": lambda m: _y(m).unbind()[0].__setitem__(0, 3.),
+    "index_put on an unbind output": lambda m: _y(m).unbind()[0].__setitem__(
+        m.tensor([0]), 3.),
+    "zero_ on an unbind output": lambda m: _y(m).unbind()[0].zero_(),
+    "copy_ into an unbind output": lambda m: _y(m).unbind()[0].copy_(m.ones(3)),
+    "fill_ on an unbind output": lambda m: _y(m).unbind()[0].fill_(2),
+    "t_ on a split output": lambda m: _y(m).split(1)[0].t_(),
+    "base changed, then a piece read": lambda m: _base_changed(m, lambda p: _name(p.grad_fn)),
+    "base changed, then a piece used": lambda m: _base_changed(m, lambda p: p.sum().backward()),
+    "another view of the base changed": lambda m: _detached_sibling_changed(m),
+    # views made in no_grad (or inference) mode
+    "no_grad view: requires_grad, is_leaf, repr": lambda m: _no_grad_view(m, lambda v: (
+        v.requires_grad, _name(v.grad_fn), v.is_leaf, repr(v))),
+    "no_grad view of a leaf": lambda m: _no_grad_view(m, lambda v: (
+        v.requires_grad, v.is_leaf), base=m.ones(2, 3, requires_grad=True)),
+    "no_grad view changed in place": lambda m: _no_grad_view(m, lambda v: v.add_(1)),
+    "no_grad view of a leaf changed": lambda m: _no_grad_view(
+        m, lambda v: v.add_(1), base=m.ones(2, 3, requires_grad=True)),
+    "no_grad view multiplied by a leaf": lambda m: _no_grad_view(m, lambda v: _times_leaf(m, v)),
+    "no_grad view of a tensor without grad, times a leaf": lambda m: _no_grad_view(
+        m, lambda v: _times_leaf(m, v), base=m.ones(2, 3)),
+    "no_grad view of a tensor without grad, changed": lambda m: _no_grad_view(
+        m, lambda v: (v.add_(1), v.requires_grad), base=m.ones(2, 3)),
+    "no_grad view, base changed, then read": lambda m: _no_grad_view(
+        m, lambda v, y: (y.add_(1), v.grad_fn), with_base=True),
+    "no_grad view, base changed, then used": lambda m: _no_grad_view(
+        m, lambda v, y: (y.add_(1), v * 2), with_base=True),
+    "no_grad view, base changed under no_grad": lambda m: _no_grad_view(
+        m, lambda v, y: (_no_grad(m, lambda: y.add_(1)), v.grad_fn), with_base=True),
+    "a view of a no_grad view, made under no_grad": lambda m: _no_grad_view(
+        m, lambda v: v[1:], of_view=True),
+    "a view of a no_grad view, changed": lambda m: _no_grad_view(m, lambda v: v[1:].add_(1)),
+    "a view of a no_grad view, read": lambda m: _no_grad_view(
+        m, lambda v: (v[1:].requires_grad, _name(v[1:].grad_fn))),
+    "a result of a no_grad view": lambda m: _no_grad_view(m, lambda v: (
+        _name((v * 2).grad_fn), [_name(n) for n, _ in (v * 2).grad_fn.next_functions])),
+    "backward through a no_grad view": lambda m: _backward_through_no_grad_view(m),
+    "backward from a no_grad view": lambda m: _no_grad_view(
+        m, lambda v: v.backward(m.ones(3)), base=m.ones(2, 3, requires_grad=True)),
+    "hook and retain_grad on a no_grad view": lambda m: _no_grad_view(m, lambda v: (
+        v.register_hook(lambda g: g) and None, v.retain_grad(), v.retains_grad)),
+    "a no_grad view made to require grad": lambda m: _requires_grad_after(m),
+    "a no_grad view made to require grad, changed": lambda m: _requires_grad_after(m, True),
+    "inference_mode view changed in place": lambda m: _inference_view(m, _y(m)),
+    "inference_mode view of a tensor without grad, times a leaf": lambda m: _inference_view(
+        m, m.ones(2, 3), times_leaf=True),
+    # the versions a view's history follows
+    "a view changed under no_grad is a piece of its base": lambda m: _changed_under_no_grad(
+        m, lambda y: y[0]),
+    "another view changed under no_grad": lambda m: _changed_under_no_grad(m, lambda y: y[1]),
+    "a view changed in place": lambda m: _view_changed(m),
+    "a view of a parameter after a step": lambda m: _view_after_step(m),
+    # results that are tensors of their own, not views made in no_grad mode inside the op
+    "topk's values changed in place": lambda m: _own_values(m, lambda y: y.topk(2)),
+    "sort's values changed in place": lambda m: _own_values(m, lambda y: y.sort()),
+    "max(dim)'s values changed in place": lambda m: _own_values(m, lambda y: y.max(0)),
+    # printing a view whose grad_fn torch refuses to rebuild shows grad_fn=<Invalid>
+    "printed after a change under no_grad": lambda m: _printed_after_change(m, lambda p: p[0]),
+    "a transposed view printed": lambda m: _printed_after_change(m, lambda p: p.t()),
+    # view(dtype) shares memory and version counter but is not a view for autograd
+    "view(dtype)": lambda m: _dtype_view(m, grad=True),
+    "view(dtype) under no_grad": lambda m: _dtype_view(m, grad=False),
+}
+
+
+def _printed_after_change(m, view_of):
+    p = m.nn.Parameter(m.ones(2, 3))
+    with m.no_grad():
+        view = view_of(p)
+        view.mul_(2)
+    return repr(view), p
+
+
+def _dtype_view(m, grad):
+    x = m.ones(2, 2, requires_grad=True)
+    with m.set_grad_enabled(grad):
+        views = [(x * 1).view(d) for d in (m.float32, m.int32, m.float16)]
+    seen = [(v.requires_grad, v.grad_fn, v._base is None) for v in views]
+    views[1].add_(1)  # an int view of a leaf
+    return seen, views[1].grad_fn, x._version, x.view(m.int32)._version
+
+
+def _own_values(m, op):
+    values = op(m.arange(6.).requires_grad_() * 1).values
+    values.add_(1)
+    return values, values._base is None
+
+
+def _no_grad(m, fn):
+    with m.no_grad():
+        return fn()
+
+
+def _times_leaf(m, view):
+    view.mul_(m.full(view.shape, 2., requires_grad=True))
+    return _name(view.grad_fn), _name(view._base.grad_fn), view._base
+
+
+def _base_changed(m, use):
+    x = m.ones(2, 3, requires_grad=True)
+    y = x * 1
+    pieces = y.unbind()
+    y.add_(1)
+    return use(pieces[0]), x.grad
+
+
+def _detached_sibling_changed(m):
+    pieces = _y(m).unbind()
+    pieces[0].detach().add_(1)
+    return _name(pieces[1].grad_fn)
+
+
+def _no_grad_view(m, use, base=None, with_base=False, of_view=False):
+    y = _y(m) if base is None else base
+    with m.no_grad():
+        view = y[0][:] if of_view else y[0]
+        if of_view:
+            view = use(view)
+            return view.requires_grad, _name(view.grad_fn)
+    return use(view, y) if with_base else use(view)
+
+
+def _backward_through_no_grad_view(m):
+    x = m.ones(2, 3, requires_grad=True)
+    y = x * 1
+    with m.no_grad():
+        view = y[0]
+    (view * 2).sum().backward()
+    return x.grad, view.grad
+
+
+def _requires_grad_after(m, change=False):
+    with m.no_grad():
+        w = m.ones(3, 2).t()
+    w.requires_grad_()
+    if change:
+        w.add_(1)
+    (w * 2).sum().backward()
+    return w.grad, w.is_leaf
+
+
+def _inference_view(m, base, times_leaf=False):
+    with m.inference_mode():
+        view = base[0]
+    if times_leaf:
+        return _times_leaf(m, view)
+    return view.requires_grad, view.is_inference(), view.add_(1)
+
+
+def _changed_under_no_grad(m, changed):
+    x = m.ones(2, 3, requires_grad=True)
+    y = x * 1
+    view = y[0]
+    with m.no_grad():
+        changed(y).add_(1)
+    names_ = _name(view.grad_fn), _name(y.grad_fn)
+    view.sum().backward()
+    return names_, x.grad
+
+
+def _view_changed(m):
+    x = m.ones(2, 3, requires_grad=True)
+    y = x * 1
+    view = y[0]
+    view.mul_(2)
+    names_ = _name(view.grad_fn), _name(y.grad_fn), view._version
+    y.sum().backward()
+    return names_, x.grad
+
+
+def _view_after_step(m):
+    p = m.ones(2, 3, requires_grad=True)
+    view = p[0]
+    with m.no_grad():
+        p.sub_(1)
+    name = _name(view.grad_fn)
+    view.sum().backward()
+    return name, p.grad
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_ON_VIEWS))
+def test_in_place_on_views_follows_torch(name):
+    parity.run_both(IN_PLACE_ON_VIEWS[name])
 
 
 # ====================================================================== 3. saved tensors
@@ -443,6 +755,143 @@ r = [log, x.grad]""",
 @pytest.mark.parametrize("name", list(HOOKS))
 def test_hooks_match_torch(name):
     _same(HOOKS[name])
+
+
+# what a hook returns is checked as torch checks it: another shape or dtype, a non-tensor,
+# a non-tuple from a node hook or a tuple of another length are refused with torch's message
+def _sum_hook(g):
+    return g.sum()
+
+
+class _CallableHook:
+    def __call__(self, g):
+        return g.sum()
+
+
+TENSOR_HOOKS = {
+    "another shape": _sum_hook, "another shape (a lambda)": lambda g: g[:1],
+    "a shape it broadcasts to": lambda g: g[None], "a bigger shape": lambda g: g.new_ones(2, 3),
+    "float64": lambda g: g.double(), "float16": lambda g: g.half(),
+    "int64": lambda g: g.long(), "a number": lambda g: 3, "a list": lambda g: [g],
+    "a callable object": _CallableHook(), "the same shape and dtype": lambda g: g * 3,
+    "None": lambda g: None,
+}
+
+
+@pytest.mark.parametrize("on", ["non-leaf", "leaf"])
+@pytest.mark.parametrize("name", list(TENSOR_HOOKS))
+def test_what_a_tensor_hook_returns_is_checked(name, on):
+    def run(m):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        (y if on == "non-leaf" else x).register_hook(TENSOR_HOOKS[name])
+        y.sum().backward()
+        return x.grad
+
+    parity.run_both(run)
+
+
+def _hooked_mul(m, pre=None, post=None):
+    x = m.ones(3, requires_grad=True)
+    y = x * m.ones(3)  # MulBackward0 with two inputs, one without an edge
+    if pre is not None:
+        y.grad_fn.register_prehook(pre)
+    if post is not None:
+        y.grad_fn.register_hook(post)
+    y.sum().backward()
+    return x.grad
+
+
+NODE_HOOKS = {
+    "prehook: not a tuple": dict(pre=lambda gs: gs[0]),
+    "prehook: a list": dict(pre=lambda gs: [gs[0]]),
+    "prehook: None in the tuple": dict(pre=lambda gs: (None,)),
+    "prehook: a number in the tuple": dict(pre=lambda gs: (3,)),
+    "prehook: too many": dict(pre=lambda gs: (gs[0], gs[0])),
+    "prehook: another shape": dict(pre=lambda gs: (gs[0].sum(),)),
+    "prehook: another dtype": dict(pre=lambda gs: (gs[0].double(),)),
+    "prehook: replaced": dict(pre=lambda gs: (gs[0] * 2,)),
+    "hook: not a tuple": dict(post=lambda gi, go: gi[0]),
+    "hook: a list": dict(post=lambda gi, go: [gi[0], None]),
+    "hook: a gradient where there was None": dict(post=lambda gi, go: (gi[0], gi[0])),
+    "hook: None for all": dict(post=lambda gi, go: (None, None)),
+    "hook: another shape": dict(post=lambda gi, go: (gi[0].sum(), None)),
+    "hook: another dtype": dict(post=lambda gi, go: (gi[0].double(), None)),
+    "hook: too few": dict(post=lambda gi, go: (gi[0],)),
+    "hook: replaced": dict(post=lambda gi, go: (gi[0] * 5, None)),
+}
+
+
+@pytest.mark.parametrize("name", list(NODE_HOOKS))
+def test_what_a_node_hook_returns_is_checked(name):
+    parity.run_both(lambda m: _hooked_mul(m, **NODE_HOOKS[name]))
+
+
+def test_hooks_on_other_paths_are_checked_too():
+    def autograd_grad(m, target):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        y.register_hook(lambda g: g.sum())
+        return m.autograd.grad(y.sum(), x if target == "x" else y)
+
+    def after_retain_grad(m):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        y.register_hook(lambda g: g.sum())
+        y.sum().backward()
+
+    def unused_piece(m):
+        x = m.ones(2, 3, requires_grad=True)
+        first, second = (x * 1).unbind()
+        second.register_hook(lambda g: m.ones(3))  # its gradient is None
+        first.sum().backward()
+
+    def leaf_node_prehook(m):
+        x = m.ones(3, requires_grad=True)
+        y = x * 2
+        y.grad_fn.next_functions[0][0].register_prehook(lambda gs: (gs[0].sum(),))
+        y.sum().backward()
+
+    for fn in (lambda m: autograd_grad(m, "x"), lambda m: autograd_grad(m, "y"),
+               after_retain_grad, unused_piece, leaf_node_prehook):
+        parity.run_both(fn)
+
+
+# ---------------------------------------------------------------------- backward(gradient)
+# a gradient of another dtype is cast to the output's (float64 or int for a float32 output)
+@pytest.mark.parametrize("call", ["backward", "autograd.grad", "leaf.backward",
+                                  "autograd.backward"])
+@pytest.mark.parametrize("grad_dtype", ["float64", "float32", "float16", "int64", "int32",
+                                        "uint8", "bool"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_a_gradient_of_another_dtype_is_cast_to_the_outputs(dtype, grad_dtype, call):
+    def run(m):
+        x = m.tensor([1.5, 2.25, 3.], dtype=getattr(m, dtype), requires_grad=True)
+        y = x if call == "leaf.backward" else x * 1
+        seen = []
+        if y is not x:
+            y.register_hook(lambda g: seen.append(str(g.dtype)))
+        gradient = m.tensor([0.1, 2., 3.]).to(getattr(m, grad_dtype))
+        if call == "autograd.grad":
+            return m.autograd.grad(y, x, gradient)[0], seen
+        if call == "autograd.backward":
+            m.autograd.backward([y], [gradient])
+        else:
+            y.backward(gradient)
+        return x.grad, seen
+
+    parity.run_both(run)
+
+
+def test_a_gradient_of_another_dtype_with_create_graph():
+    def run(m):
+        x = m.tensor([1.5, 2.], requires_grad=True)
+        gradient = m.tensor([1., 1.], dtype=m.float64, requires_grad=True)
+        (gx,) = m.autograd.grad(x * x, x, gradient, create_graph=True)
+        return gx, gx.grad_fn.name()
+
+    parity.run_both(run)
 
 
 # ====================================================================== 5. autograd.functional

@@ -199,6 +199,61 @@ def test_tensor_power_edge_cases():
     _compare(lambda m, a, b: a ** b, [np.array([0.0, 0.0]), np.array([-1.0, 0.5])])
 
 
+# where an op passes no gradient, torch puts 0, never -0.0 (relu's threshold_backward, clamp's
+# where, max()'s masked_fill, sort/topk/max(dim)'s scatter into zeros), and it passes a
+# gradient of -0.0 unchanged; clamp at its bounds and at nan, as torch 2.15: 0 at a number
+# bound, ties with a tensor bound split in half; every (x, min, max) of -1, 0, 1 and nan
+_NAN = float("nan")
+_TRIPLES = [list(column) for column in zip(*itertools.product([-1.0, 0.0, 1.0, _NAN],
+                                                             repeat=3))]
+_SPECIAL = [-2.0, -0.0, 0.0, 1.0, _NAN, math.inf, -math.inf]
+ZEROS_AND_KINKS = {
+    "relu": (lambda m, x: x.relu(), [_SPECIAL]),
+    "relu_": (lambda m, x: (x * 1).relu_(), [_SPECIAL]),
+    "F.relu": (lambda m, x: m.nn.functional.relu(x), [_SPECIAL]),
+    "abs": (lambda m, x: x.abs(), [_SPECIAL]),
+    "maximum": (lambda m, x, y: m.maximum(x, y), [_SPECIAL, [0.0] * 7]),
+    "max() ties": (lambda m, x: x.max(), [[1.0, 3.0, 3.0, -1.0]]),
+    "min() ties": (lambda m, x: x.min(), [[1.0, -3.0, -3.0, 2.0]]),
+    "max() with nan": (lambda m, x: x.max(), [[1.0, _NAN, 2.0]]),
+    "sort": (lambda m, x: x.sort().values, [[3.0, 1.0, 2.0, 1.0]]),
+    "sort along dim 0": (lambda m, x: x.reshape(2, 2).sort(0).values, [[3.0, 1.0, 2.0, 5.0]]),
+    "topk": (lambda m, x: x.topk(2).values, [[3.0, 1.0, 2.0, 5.0]]),
+    "max(dim)": (lambda m, x: x.reshape(2, 2).max(1).values, [[3.0, 1.0, 2.0, 5.0]]),
+    "min(dim, keepdim)": (lambda m, x: x.reshape(2, 2).min(0, keepdim=True).values,
+                          [[3.0, 1.0, 2.0, 5.0]]),
+    "amax ties": (lambda m, x: x.reshape(2, 2).amax(1), [[3.0, 3.0, 2.0, 5.0]]),
+    "clamp(-1, 1)": (lambda m, x: x.clamp(-1, 1), [_TRIPLES[0]]),
+    "clamp(0, 0)": (lambda m, x: x.clamp(0, 0), [_TRIPLES[0]]),
+    "clamp(1, -1)": (lambda m, x: x.clamp(1, -1), [_TRIPLES[0]]),
+    "clamp(min=0)": (lambda m, x: x.clamp(min=0), [_TRIPLES[0]]),
+    "clamp(max=0.0)": (lambda m, x: x.clamp(max=0.0), [_TRIPLES[0]]),
+    "clamp(min=nan)": (lambda m, x: x.clamp(min=_NAN), [_TRIPLES[0]]),
+    "clamp_min(0)": (lambda m, x: x.clamp_min(0), [_TRIPLES[0]]),
+    "clamp_max(-1)": (lambda m, x: x.clamp_max(-1), [_TRIPLES[0]]),
+    "clamp(tensors)": (lambda m, x, low, high: x.clamp(low, high), _TRIPLES),
+    "clip(tensors)": (lambda m, x, low, high: x.clip(low, high), _TRIPLES),
+    "clamp(min=tensor)": (lambda m, x, low: x.clamp(min=low), _TRIPLES[:2]),
+    "clamp(max=tensor)": (lambda m, x, high: x.clamp(max=high), _TRIPLES[::2]),
+    "clamp_min(tensor)": (lambda m, x, low: x.clamp_min(low), _TRIPLES[:2]),
+    "clamp_max(tensor)": (lambda m, x, high: x.clamp_max(high), _TRIPLES[::2]),
+}
+
+
+@pytest.mark.parametrize("upstream", [-1.0, -0.0, 1.0])
+@pytest.mark.parametrize("case", list(ZEROS_AND_KINKS))
+def test_zero_gradients_are_torchs_zeros_and_kinks_torchs(case, upstream):
+    fn, values = ZEROS_AND_KINKS[case]
+
+    def run(m):
+        inputs = [m.tensor(v, requires_grad=True) for v in values]
+        out = fn(m, *inputs)
+        out.backward(m.full(out.shape, upstream))
+        return [x.grad for x in inputs]
+
+    parity.run_both(run)
+
+
 # ====================================================================== two or three inputs
 BINARY = {
     "maximum": lambda m, a, b: m.maximum(a, b), "minimum": lambda m, a, b: m.minimum(a, b),

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import engine
+import parity
 from engine.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
@@ -425,6 +426,191 @@ def test_gradcheck_reports_a_wrong_backward():
     with pytest.raises(engine.autograd.GradcheckError, match="Jacobian mismatch"):
         gradcheck(Wrong.apply, (x,))
     assert gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+
+
+# ctx.mark_dirty: the input forward changed in place (and returned) gets the function's node
+# as its grad_fn, as after any in-place op; an input returned as it is comes back as a view
+def _functions(m):
+    """Custom Functions for the tests below, made for module ``m``."""
+    def function(name, forward, backward):
+        return type(name, (m.autograd.Function,), {"forward": staticmethod(forward),
+                                                    "backward": staticmethod(backward)})
+
+    def add_one_in_place(ctx, x):
+        x.add_(1)
+        ctx.mark_dirty(x)
+        return x
+
+    def times_in_place(ctx, x, w):
+        x.mul_(w)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(w)
+        return x
+
+    def doubled_in_place(ctx, x):  # saves its own result, x
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)
+        return x
+
+    def add_one_non_differentiable(ctx, x):
+        add_one_in_place(ctx, x)
+        ctx.mark_non_differentiable(x)
+        return x
+
+    def add_one_and_not_returned(ctx, x):
+        add_one_in_place(ctx, x)
+        return x * 3
+
+    def marked_only(ctx, x):
+        ctx.mark_dirty(x)
+        return x
+
+    def row(ctx, x):
+        return x[0]
+
+    return {
+        "Inc": function("Inc", add_one_in_place, lambda ctx, g: g * 2),
+        "Times": function("Times", times_in_place,
+                          lambda ctx, g: (g * ctx.saved_tensors[0], None)),
+        "Doubled": function("Doubled", doubled_in_place, lambda ctx, g: g * ctx.saved_tensors[0]),
+        "NonDiff": function("NonDiff", add_one_non_differentiable, lambda ctx, g: g),
+        "NotReturned": function("NotReturned", add_one_and_not_returned, lambda ctx, g: g),
+        "Marked": function("Marked", marked_only, lambda ctx, g: g * 2),
+        "IncAndTwice": function("IncAndTwice", lambda ctx, x: (add_one_in_place(ctx, x), x * 2),
+                                lambda ctx, g, h: g + 2 * h),
+        "TwiceAndInc": function("TwiceAndInc",
+                                lambda ctx, x: (add_one_in_place(ctx, x) * 2, x),
+                                lambda ctx, g, h: 2 * g + h),
+        "Id": function("Id", lambda ctx, x: x, lambda ctx, g: g),
+        "Row": function("Row", row, lambda ctx, g: m.stack([g, m.zeros_like(g)])),
+    }
+
+
+def _apply(m, name, *args):
+    return _functions(m)[name].apply(*args)
+
+
+def _dirty_non_leaf(m, name="Inc"):
+    x = m.ones(3, requires_grad=True)
+    y = x * 1
+    before = y._version
+    z = _apply(m, name, y)
+    seen = (z is y, y.grad_fn.name(), y._version - before, y.requires_grad, y.is_leaf,
+            [n.name() for n, _ in y.grad_fn.next_functions])
+    y.sum().backward()
+    return seen, x.grad
+
+
+def _dirty_view(m):
+    x = m.ones(2, 3, requires_grad=True)
+    y = x * 1
+    row = y[0]
+    z = _apply(m, "Inc", row)
+    seen = (z is row, row.grad_fn.name(), y.grad_fn.name(), row._version)
+    y.sum().backward()
+    return seen, x.grad
+
+
+def _dirty_without_grad_times_leaf(m):
+    y = m.ones(3)
+    w = m.full((3,), 2., requires_grad=True)
+    z = _apply(m, "Times", y, w)
+    seen = (z is y, y.grad_fn.name(), y.requires_grad, y.is_leaf)
+    y.sum().backward()
+    return seen, w.grad
+
+
+def _two_outputs(m, name):
+    x = m.ones(3, requires_grad=True)
+    a, b = _apply(m, name, x * 1)
+    seen = (a.output_nr, b.output_nr, a.grad_fn.name(), b.grad_fn.name())
+    (a.sum() + b.sum()).backward()
+    return seen, x.grad
+
+
+def _under_no_grad(m, name, x):
+    with m.no_grad():
+        z = _apply(m, name, x)
+    return z is x, z._base is x, z.grad_fn, z.requires_grad, x._version, z
+
+
+def _returned_input(m, name, requires_grad=True, leaf=False, change=False):
+    x = m.ones(2, 3, requires_grad=requires_grad)
+    y = x if leaf else x * 1
+    z = _apply(m, name, y)
+    seen = (z is y, z._base is y, None if z.grad_fn is None else z.grad_fn.name(),
+            z.is_leaf, z.requires_grad)
+    if change:
+        z.add_(1)
+    return seen
+
+
+def _view_returned_then_base_changed(m):
+    y = m.ones(2, 3, requires_grad=True) * 1
+    z = _apply(m, "Row", y)
+    y.add_(1)
+    return z.grad_fn
+
+
+def _view_returned_backward(m):
+    x = m.ones(2, 3, requires_grad=True)
+    z = _apply(m, "Row", x * 1)
+    (z * 2).sum().backward()
+    return x.grad
+
+
+MARK_DIRTY = {
+    "a non-leaf": lambda m: _dirty_non_leaf(m),
+    "marked but unchanged": lambda m: _dirty_non_leaf(m, "Marked"),
+    "a leaf that requires grad": lambda m: _apply(m, "Inc", m.ones(3, requires_grad=True)),
+    "a leaf, under no_grad": lambda m: _under_no_grad(m, "Inc", m.ones(3, requires_grad=True)),
+    "a tensor without grad": lambda m: _under_no_grad(m, "Inc", m.ones(3)),
+    "a view": _dirty_view,
+    "a view, with two outputs": lambda m: _apply(m, "IncAndTwice",
+                                                 (m.ones(2, 3, requires_grad=True) * 1)[0]),
+    "without grad, times a leaf": _dirty_without_grad_times_leaf,
+    "dirty and returned first of two": lambda m: _two_outputs(m, "IncAndTwice"),
+    "dirty and returned second of two": lambda m: _two_outputs(m, "TwiceAndInc"),
+    "dirty and non-differentiable": lambda m: _returned_input(m, "NonDiff"),
+    "dirty, not returned": lambda m: _apply(m, "NotReturned", m.ones(3, requires_grad=True) * 1),
+    "dirty, not returned, no grad": lambda m: _apply(m, "NotReturned", m.ones(3)),
+    "a saved input, then made dirty": lambda m: _saved_then_dirty(m),
+    "its saved output": lambda m: _dirty_non_leaf(m, "Doubled"),
+    "its saved output, changed after": lambda m: _saved_output_changed(m),
+    # an input returned as it is, or a view of one
+    "an input returned": lambda m: _returned_input(m, "Id"),
+    "an input returned, changed in place": lambda m: _returned_input(m, "Id", change=True),
+    "a leaf returned, changed in place": lambda m: _returned_input(m, "Id", leaf=True,
+                                                                   change=True),
+    "an input without grad returned, changed": lambda m: _returned_input(
+        m, "Id", requires_grad=False, leaf=True, change=True),
+    "an input returned under no_grad": lambda m: _under_no_grad(
+        m, "Id", m.ones(2, 3, requires_grad=True)),
+    "a view returned": lambda m: _returned_input(m, "Row"),
+    "a view returned, changed in place": lambda m: _returned_input(m, "Row", change=True),
+    "a view returned, then its base changed": _view_returned_then_base_changed,
+    "a view returned, backward": _view_returned_backward,
+}
+
+
+def _saved_then_dirty(m):
+    y = m.ones(3, requires_grad=True) * 1
+    p = y * y
+    _apply(m, "Inc", y)
+    p.sum().backward()
+
+
+def _saved_output_changed(m):
+    y = m.ones(3, requires_grad=True) * 1
+    z = _apply(m, "Doubled", y)
+    z.add_(1)
+    z.sum().backward()
+
+
+@pytest.mark.parametrize("name", list(MARK_DIRTY))
+def test_custom_functions_that_change_or_return_their_inputs(name):
+    parity.run_both(MARK_DIRTY[name])
 
 
 # ====================================================================== scale and memory

@@ -3,10 +3,13 @@
 Each speed-up in the engine keeps a simple, exact path for the rare or unusual case; these
 tests check the quick path against that exact path and against torch, bit for bit.
 """
+import warnings
+
 import numpy as np
 import pytest
 
 import engine
+from engine.fidelity import floating
 from engine.fidelity import rounding as _rounding
 
 import parity
@@ -145,3 +148,20 @@ def test_nodes_made_cheaply_still_show_what_torch_shows():
         assert leaf_node.variable is a
     e = engine.tensor([[1.0], [2.0]], requires_grad=True)
     assert (e * 1).grad_fn.next_functions[0][0]._input_meta == (((2, 1), np.dtype(np.float32)),)
+
+
+# ---------------------------------------------------------------- quietly
+def test_quietly_silences_numpy_for_that_call_only():
+    """The context-variable path of fidelity.floating.quietly is np.errstate(all="ignore"),
+    nested calls included, and the caller's numpy keeps its warnings afterwards."""
+    values = np.array([0.0, 1.0, np.inf, -np.inf])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(floating.quietly(np.divide, values, values)[0])
+        nested = floating.quietly(lambda: floating.quietly(np.subtract, values, values)
+                                  + np.multiply(values, 0))
+        assert np.isnan(nested[2:]).all()
+        with pytest.raises(RuntimeWarning, match="invalid value encountered in divide"):
+            np.divide(values, values)  # outside: numpy warns as usual
+    assert np.geterr() == {"divide": "warn", "over": "warn", "under": "ignore",
+                           "invalid": "warn"}
