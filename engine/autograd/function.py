@@ -19,7 +19,7 @@ Subclass it with two static methods, as in PyTorch::
 it is what backward reads.
 """
 from ..fidelity import messages
-from ..core.grad_mode import is_grad_enabled, no_grad
+from ..core.grad_mode import is_grad_enabled, mode, no_grad
 from ..core.history import rebase_history
 from ..core.node import Node, SavedTensor, SavedValue, gradient_edge, next_sequence_nr
 from ..core.tensor import Tensor
@@ -114,6 +114,8 @@ class Function:
             ctx.next_functions = tuple(gradient_edge(t) for t in tensor_inputs)
             ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_inputs)
             ctx._sequence_nr = next_sequence_nr()
+            if mode.anomaly:  # anomaly detection remembers where each node was made
+                mode.anomaly.node_built(ctx)
         with no_grad():
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
