@@ -26,11 +26,22 @@ INDEX_PUT_EXPANDED = ("Use of index_put_ on expanded tensors is deprecated. Plea
                       "tensor before performing this operation. This also applies to advanced "
                       "indexing e.g. tensor[indices] = tensor (Triggered internally at "
                       "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:975.)")
+INDEX_FILL_EXPANDED = ("Use of index_fill_ on expanded tensors is deprecated. Please clone() the "
+                       "tensor before performing this operation. This also applies to advanced "
+                       "indexing e.g. tensor[mask] = scalar (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:"
+                       "1929.)")
 MASKED_FILL_EXPANDED = ("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
                         "the tensor before performing this operation. This also applies to "
                         "advanced indexing e.g. tensor[mask] = scalar (Triggered internally at "
                         "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:"
                         "2469.)")
+
+def no_degrees_of_freedom(name):
+    return (f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1927.)")
+
 
 _ENGINE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -166,6 +177,11 @@ MPS_FACTORY = (
     "AutocastMPS, AutocastCUDA, FuncTorchBatched, BatchedNestedTensor, FuncTorchVmapMode, "
     "Batched, VmapMode, FuncTorchGradWrapper, PythonTLSSnapshot, FuncTorchDynamicLayerFrontMode, "
     "PreDispatch, PythonDispatcher].")
+
+NUMPY_LIST_IS_SLOW = ("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                      "consider converting the list to a single numpy.ndarray with numpy.array() "
+                      "before converting to a tensor. (Triggered internally at /__w/pytorch/"
+                      "pytorch/torch/csrc/utils/tensor_new.cpp:249.)")
 
 SUB_TWO_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
                  "`^` or `logical_xor()` operator instead.")
@@ -324,20 +340,23 @@ def out_resized(old_shape, new_shape):
             f"{list(old_shape)}, which does not match the required output shape "
             f"{list(new_shape)}. This behavior is deprecated, and in a future PyTorch release "
             "outputs will not be resized unless they have zero elements. You can explicitly "
-            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).")
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). "
+            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
 
 
 def arange_out_resized(shape, size, new_size):
     return (f"The number of elements in the out tensor of shape [{', '.join(map(str, shape))}] "
             f"is {size} which does not match the computed number of elements {new_size}. Note "
             "that this may occur as a result of rounding error. The out tensor will be resized "
-            f"to a tensor of shape ({new_size},).")
+            f"to a tensor of shape ({new_size},). (Triggered internally at /__w/pytorch/pytorch/"
+            "aten/src/ATen/native/RangeFactories.cpp:200.)")
 
 
 CROSS_WITHOUT_DIM = (
     "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
     "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-    "with that of linalg.cross in a future release.")
+    "with that of linalg.cross in a future release. (Triggered internally at /__w/pytorch/"
+    "pytorch/aten/src/ATen/native/Cross.cpp:61.)")
 
 # The overloads torch lists when no overload takes the arguments given.
 NORMAL = (

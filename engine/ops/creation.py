@@ -237,10 +237,7 @@ def _leaves(data, sizes, dim, out):
         for item in data:
             if isinstance(item, np.ndarray) and not _WARNED_NUMPY_LIST:
                 _WARNED_NUMPY_LIST.append(True)  # torch warns once per process
-                warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely "
-                              "slow. Please consider converting the list to a single "
-                              "numpy.ndarray with numpy.array() before converting to a tensor.",
-                              UserWarning, stacklevel=5)
+                messages.warn_from_learner(messages.NUMPY_LIST_IS_SLOW)
             _leaves(item, sizes, dim + 1, out)
 
 

@@ -20,7 +20,7 @@ from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence
 from .views import (AliasBackward0, _permuted, _select, _shape_str, _slice, alias, clone, expand,
                     expand_geometry, unsqueeze, view, view_strides)
-from .inplace import _PARTIAL_OVERLAP, _overlap, copy_into
+from .inplace import _PARTIAL_OVERLAP, _overlap, check_no_overlap, copy_into, write_inplace
 from .common import (_CPP_NAMES, _broadcast_error, _invalid_arguments, _kernel_error,
                      numpy_names)
 
@@ -876,6 +876,36 @@ class IndexFillBackward1(Node):
         # (as torch: a negative index makes index_select fail here)
         slices = grad.index_select(self.dim, index.unique())
         return grad.index_fill(self.dim, index, 0), slices.sum()
+
+
+def masked_fill_(self, mask, value):
+    """In place: ``value`` where ``mask`` is True, the rest untouched."""
+    filled = _fill_in_place(self, (mask, value), messages.MASKED_FILL_EXPANDED,
+                            lambda: masked_fill(self, mask, value))
+    fits = filled._data.shape == self._data.shape  # (else write_inplace raises torch's error)
+    return write_inplace(self, filled, np.broadcast_to(mask._data, self._data.shape) if fits
+                         else True)
+
+
+def index_fill_(self, dim, index, value):
+    """In place: ``value`` in the slices along dim that ``index`` names, the rest untouched."""
+    filled = _fill_in_place(self, (index, value), messages.INDEX_FILL_EXPANDED,
+                            lambda: index_fill(self, dim, index, value))
+    places = np.zeros(_as_1d(self._data).shape, bool)
+    places[(slice(None),) * wrap_dim(dim, self._data.ndim) + (_as_1d(index._data),)] = True
+    return write_inplace(self, filled, places.reshape(self._data.shape))
+
+
+def _fill_in_place(self, args, expanded_warning, fill):
+    """The checks of an in-place fill, then the filled copy. Unlike other in-place ops, a
+    fill may write into an expanded tensor (its repeated elements), with torch's warning."""
+    check_inplace(self)
+    shape, stride = self._data.shape, self.stride()
+    if builtins.any(n > 1 and s == 0 for n, s in zip(shape, stride)):
+        messages.warn_from_learner(expanded_warning)
+    else:
+        check_no_overlap(self, args)
+    return fill()
 
 
 @numpy_names

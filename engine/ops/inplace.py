@@ -92,8 +92,9 @@ class CopyBackwards(Node):
         return zeros_like(grad), grad
 
 
-def write_inplace(tensor, result):
-    """Write ``result`` into ``tensor``'s own memory, as every ``x.op_()`` does."""
+def write_inplace(tensor, result, where=True):
+    """Write ``result`` into ``tensor``'s own memory, as every ``x.op_()`` does (only
+    ``where`` it is True: the places a fill changes)."""
     if result._data.shape != tensor._data.shape:
         raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
@@ -103,7 +104,7 @@ def write_inplace(tensor, result):
     check_inplace(tensor, result)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
-    np.copyto(tensor._data, result._data, casting="unsafe")
+    np.copyto(tensor._data, result._data, casting="unsafe", where=where)
     _saved_output_is_now(tensor, result.grad_fn)
     return tensor
 

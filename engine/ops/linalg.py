@@ -2,7 +2,6 @@
 """
 import builtins
 import math
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -484,7 +483,7 @@ def cross(input, other, dim=None):
     if dim is None:
         if not _cross_warned:  # torch warns once per process
             _cross_warned.append(True)
-            warnings.warn(messages.CROSS_WITHOUT_DIM, UserWarning, stacklevel=3)
+            messages.warn_from_learner(messages.CROSS_WITHOUT_DIM)
         if input._data.ndim != other._data.ndim:
             raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
         dim = next((d for d, n in enumerate(input._data.shape) if n == 3), None)

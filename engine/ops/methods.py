@@ -68,11 +68,13 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
-    indexing: "index_fill masked_fill scatter scatter_add",
+    indexing: "scatter scatter_add",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name + "_", inplace.in_place(_without_out(getattr(_family, _name))))
+# fills write only the places they fill (an expanded tensor too)
+Tensor.masked_fill_, Tensor.index_fill_ = indexing.masked_fill_, indexing.index_fill_
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)

@@ -7,7 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import dtypes, stdsort
+from ..fidelity import dtypes, messages, stdsort
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
@@ -549,9 +549,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     ddof = _correction(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     if count - ddof <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
-                      "less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+        messages.warn_from_learner(messages.no_degrees_of_freedom(name))
     result = wrap(_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
                            keepdims=keepdim, ddof=ddof))
     if name == "var":

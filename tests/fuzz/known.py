@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from collections.abc import Callable
 
-BRANCH_BUGS = "being fixed on branch bugs"
-LEAD_MAIN = "lead fixes on main"
 DOCUMENTED = "documented in help(engine)"
 REPORTED = "reported by the fuzzer, not fixed yet"
 
@@ -59,39 +57,6 @@ def _only_version_differs(verdict):
 
 
 KNOWN = [
-    # ---- bugs another helper is fixing (branch bugs)
-    Known("a view made under no_grad of a tensor requiring grad: torch's view requires grad "
-          "too (and refuses in-place changes later)", BRANCH_BUGS, ("graph", "error type"),
-          statement=r"with torch\.(no_grad|set_grad_enabled)|@torch\.no_grad",
-          torch=r"requires_grad=True|created in no_grad mode|^$", engine=r"requires_grad=False|^$"),
-    Known("the same root as the no_grad views: a view's requires_grad follows its base "
-          "(z = y.permute(...); y.requires_grad_() or an in-place write of a tensor requiring "
-          "grad into y makes z require grad in torch)", BRANCH_BUGS, ("graph",),
-          statement=r"requires_grad_\(|copy_\(|_\(|\] = |[-+*/]= ",
-          torch=r"requires_grad=True", engine=r"^$|requires_grad=False"),
-    Known("in-place on outputs of unbind/split/chunk", BRANCH_BUGS,
-          ("error type", "error message"), torch=r"returns multiple views"),
-    Known("0-d tensors crashing add(alpha=2)/lerp/addcmul", BRANCH_BUGS, ("engine crash",),
-          statement=r"alpha=|lerp|addcmul"),
-    Known("hooks returning another shape", BRANCH_BUGS,
-          ("error type", "error message", "shape/stride"),
-          torch=r"hook '.*' has changed the size of value"),
-    Known("ctx.mark_dirty not rebasing history (nor bumping the version, nor refusing a leaf "
-          "that requires grad)", BRANCH_BUGS, statement=r"AddOneInPlace"),
-    Known("numpy RuntimeWarnings leaking (inf*0, inf-inf)", BRANCH_BUGS, ("warning",),
-          engine=r"^RuntimeWarning: .* encountered in"),
-    Known("backward through advanced indexing repeated without retain_graph", BRANCH_BUGS,
-          ("error type",), statement=r"backward|autograd\.grad",
-          torch=r"backward through the graph a second time", engine=r"^$"),
-    # ---- torch 2.15 changes (the engine was written against 2.13)
-    Known("mean() of an integer tensor raises NotImplementedError in torch 2.15", LEAD_MAIN,
-          ("error type", "error message"), statement=r"mean\(",
-          torch=r"^NotImplementedError: mean\(\)"),
-    Known("torch 2.15's C++ warnings end with '(Triggered internally at ...cpp:NNN.)' (the "
-          "non-leaf .grad warning's TensorBody.h; std/var's ReduceOps.cpp is the same family)",
-          LEAD_MAIN, ("warning",), torch=r"\(Triggered internally at "),
-    Known("mm's error message starts with 'mm: ' in torch 2.15", LEAD_MAIN, ("error message",),
-          torch=r"^RuntimeError: mm: "),
     # ---- documented in help(engine)
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1),

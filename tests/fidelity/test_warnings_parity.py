@@ -1,0 +1,51 @@
+"""torch's warnings, word for word, from the learner's line.
+
+Warnings torch raises from its C++ code end with where they were raised, "(Triggered internally
+at /__w/pytorch/pytorch/...cpp:NNN.)", as torch 2.15's Linux wheel prints it; all of them name
+the Python line that called torch (here: this file), not the engine's insides.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+import engine  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+WARNINGS = {
+    "a list of numpy arrays": lambda m: m.tensor([np.zeros(2), np.zeros(2)]),
+    "softmax without dim": lambda m: m.nn.functional.softmax(m.ones(2, 3)),
+    "a tensor from a tensor": lambda m: m.tensor(m.ones(2)),
+    "new_tensor of a tensor": lambda m: m.ones(2).new_tensor(m.ones(2)),
+    "mse_loss of other shapes": lambda m: m.nn.functional.mse_loss(m.ones(2, 1), m.ones(2)),
+    "out= resized": lambda m: m.add(m.ones(2), 1, out=m.zeros(3)),
+    "sum out= resized": lambda m: m.sum(m.ones(2, 2), 0, out=m.zeros(3)),
+    "arange out= resized": lambda m: m.arange(3, out=m.zeros(5)),
+    "a non-leaf's .grad": lambda m: (m.ones(2, requires_grad=True) * 2).grad,
+    "padding='same' with an even kernel": lambda m: m.nn.functional.conv1d(
+        m.ones(1, 1, 5), m.ones(1, 1, 2), padding="same"),
+    "std without degrees of freedom": lambda m: m.ones(1).std(),
+    "var along a dim of one": lambda m: m.ones(2, 1).var(1),
+    "cross without dim": lambda m: m.cross(m.ones(3, 3), m.ones(3, 3)),
+    "a uint8 mask": lambda m: m.ones(2)[m.tensor([1, 0], dtype=m.uint8)],
+    "index_fill_ of an expanded tensor": lambda m: m.zeros(3).expand(2, 3).index_fill_(
+        0, m.tensor([1]), 2.0),
+    "masked_fill_ of an expanded tensor": lambda m: m.zeros(3).expand(2, 3).masked_fill_(
+        m.tensor([True, False, False]), 2.0),
+}
+
+
+@pytest.mark.parametrize("name", list(WARNINGS))
+def test_warnings_read_and_point_as_torchs(name):
+    seen = {}
+    for m in (torch, engine):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            WARNINGS[name](m)
+        seen[m.__name__] = [(w.category.__name__, str(w.message), w.filename) for w in caught]
+    assert seen["engine"] == seen["torch"]
+    assert seen["torch"], "torch warns here"
