@@ -56,7 +56,10 @@ Where the engine knowingly differs from PyTorch:
 * Autograd: a second derivative (``create_graph=True``) through an in-place write
   into a view of a graph tensor (CopySlices) raises a clear error, where torch can
   differentiate it; views made inside ``inference_mode`` of ordinary tensors report
-  ``requires_grad=False``; when four or more leaves become ready at once, their
+  ``requires_grad=False``; a view made before its base was set to require grad
+  (``z = x.t(); x.requires_grad_()``) keeps ``requires_grad=False`` (torch's follows the
+  base, although no gradient reaches the view or the base through it); when four or more
+  leaves become ready at once, their
   hooks may fire in another order than torch's; ``nll_loss`` / ``cross_entropy`` of
   one sample (1-d input) with a 1-element target differentiate, where torch's
   backward refuses that target ("size mismatch"). A leaf's first gradient is always
@@ -84,6 +87,11 @@ Where the engine knowingly differs from PyTorch:
   tracebacks leave out the engine's frames below the learner's line (torch's show a few
   frames of its Python code, e.g. inside ``autograd.grad``); a leaf's AccumulateGrad node
   records no traceback.
+* Inference tensors (made inside ``inference_mode``) used outside it: torch treats them op
+  by op (a view of one is an inference tensor again; from a leaf that requires grad some ops
+  record a graph and others silently do not; some results start at ``_version`` 1); the
+  engine treats them there as ordinary tensors, except for what torch refuses clearly
+  (changing one in place, saving one for backward).
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the

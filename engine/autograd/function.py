@@ -20,7 +20,7 @@ it is what backward reads.
 """
 from ..fidelity import messages
 from ..core.grad_mode import is_grad_enabled, mode, no_grad
-from ..core.history import rebase_history
+from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, SavedTensor, SavedValue, gradient_edge, next_sequence_nr
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
@@ -159,6 +159,7 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
     if is_dirty:
         if output.grad_fn is None and output.requires_grad:
             raise RuntimeError(messages.LEAF_DIRTY)
+        check_inplace(output)  # (a view of a leaf, a view torch forbids changing in place)
         rebase_history(output, ctx)  # its history now ends with this function's node
         if output._base is None:
             output._output_nr = output_nr

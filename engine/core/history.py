@@ -124,6 +124,8 @@ class CopySlices(Node):
 
     def backward(self, grad):
         _refuse_double_backward(self)
+        if self._released:
+            raise RuntimeError(messages.SECOND_BACKWARD)
         grad_base = grad._empty_strided(self.geometry[0], self.geometry[1])  # the base's layout
         grad_base._data[...] = grad._data
         region = _region(grad_base, self.geometry)
@@ -131,8 +133,9 @@ class CopySlices(Node):
         region._data[...] = 0 if fn_grads[0] is None else fn_grads[0]._data
         return (grad_base, *fn_grads[1:])
 
-    def _release(self):
+    def _release(self):  # torch drops fn: this node cannot run again (nothing saved or not)
         self.fn._release()
+        self._released = True
 
 
 class AsStridedBackward0(Node):

@@ -14,8 +14,9 @@ import itertools
 
 import numpy as np
 
-from ..fidelity import dtypes, messages
+from ..fidelity import messages
 from ..fidelity.floating import quietly
+from ..fidelity.scalars import number_as_tensor
 from .grad_mode import mode
 
 _sequence = itertools.count()  # creation order: a node always comes after its inputs' nodes
@@ -140,7 +141,7 @@ class Node:
                 raise RuntimeError(messages.SECOND_BACKWARD)  # backward freed them
             saved = self._saved[type(self)._saved_names.index(name)]
             if saved.version is None and isinstance(saved.tensor, (int, float)):
-                return _number_as_tensor(saved.tensor, saved.tensor_type)
+                return number_as_tensor(saved.tensor, saved.tensor_type)
             return self._unpack(saved)
         if name in type(self)._state:
             return getattr(self, name)
@@ -232,12 +233,6 @@ def _owned_copy(grad, variable):
         return result.copy_(grad)
     np.copyto(result._data, grad._data)
     return result
-
-
-def _number_as_tensor(number, tensor_type):
-    """torch keeps a Python number operand as a 0-d tensor (float32 for a float)."""
-    np_dtype = dtypes.scalar_dtype(number).numpy_dtype
-    return tensor_type._from_numpy_array(np.array(number, np_dtype))
 
 
 # ====================================================================== recording

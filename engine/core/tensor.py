@@ -62,9 +62,7 @@ class Tensor:
 
     def size(self, dim=None):
         """``size()`` is ``shape``; ``size(d)`` is one dimension's length."""
-        if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[dim_index(dim, self._data.ndim)]
+        return self.shape if dim is None else self._data.shape[dim_index(dim, self._data.ndim)]
 
     def dim(self):
         return self._data.ndim
@@ -114,9 +112,7 @@ class Tensor:
             else:
                 strides = tuple(s // data.itemsize for s in data.strides)
             self._stride = strides
-        if dim is None:
-            return strides
-        return strides[dim_index(dim, self._data.ndim)]
+        return strides if dim is None else strides[dim_index(dim, self._data.ndim)]
 
     def storage_offset(self):
         """Where element ``[0, 0, ...]`` sits in the storage, counted in elements."""
@@ -159,6 +155,8 @@ class Tensor:
     @property
     def _version(self):
         """How many in-place changes this tensor's memory has seen (views share the count)."""
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if self._vc is None else self._vc.value
 
     def _bump_version(self):
@@ -210,7 +208,7 @@ class Tensor:
     def grad_fn(self):
         """The node that made this tensor (``MulBackward0`` ...); None for a leaf."""
         base = self._base
-        if base is not None and self._attr_version != self._version and \
+        if base is not None and not self._inference and self._attr_version != self._version and \
                 (self._grad_fn is not None or base._requires_grad):
             # An in-place change of its memory since this view was recorded (through the
             # base or another view): the view is now a piece of the base, as in torch.

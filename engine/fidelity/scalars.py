@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from . import dtypes
+
 _OVERFLOW_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
                         "int64": "int64_t", "float16": "c10::Half", "float32": "float",
                         "float64": "double"}
@@ -59,3 +61,10 @@ _INTEGER_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
                    for t in (np.uint8, np.int8, np.int16, np.int32, np.int64)}
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def number_as_tensor(number, tensor_type):
+    """A Python number operand as torch keeps it for a node: a 0-d tensor of ``tensor_type``
+    (the engine's Tensor, passed in: float32 for a float, int64 for an int)."""
+    np_dtype = dtypes.scalar_dtype(number).numpy_dtype
+    return tensor_type._from_numpy_array(np.array(number, np_dtype))

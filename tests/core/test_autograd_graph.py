@@ -1088,3 +1088,18 @@ y[1, 1:].copy_(v[:2])
 (y * w).sum().backward()
 r = [y.stride(), names(y), y.detach(), t.grad, v.grad]
 """)
+
+
+def test_an_in_place_write_into_a_graph_runs_backward_once_unless_retained():
+    """torch's CopySlices drops its node after backward, even when nothing was saved."""
+    def backward_twice(m, retain):
+        x = m.full((2, 1), -0.3, requires_grad=True)
+        z = x.cumsum(0)
+        z[:1] = 2.0
+        y = x + z
+        y.sum().backward(retain_graph=retain)
+        y.sum().backward()
+        return x.grad
+
+    parity.run_both(backward_twice, False)
+    parity.run_both(backward_twice, True)

@@ -63,6 +63,20 @@ KNOWN = [
     Known("a second derivative through an in-place write into a view of a graph tensor "
           "(CopySlices) raises a clear error", DOCUMENTED, ("error type",),
           statement=r"create_graph=True", engine=r"does not support create_graph=True"),
+    Known("a view made before its base was set to require grad keeps requires_grad=False "
+          "(torch's follows the base, though no gradient reaches the view through it)",
+          DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
+          torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False"),
+    Known("inference tensors used outside inference_mode: a view of one is an inference "
+          "tensor in torch", DOCUMENTED, ("graph",),
+          torch=r"version=<Inference tensors do not track version counter"),
+    Known("inference tensors used outside inference_mode: torch's results of some ops start at "
+          "version 1", DOCUMENTED, ("graph",),
+          torch=r"^requires_grad=False is_leaf=True version=1$",
+          engine=r"^requires_grad=False is_leaf=True version=0$"),
+    Known("inference tensors used outside inference_mode: some of torch's ops record nothing "
+          "from a leaf that requires grad (the engine refuses to save one for backward)",
+          DOCUMENTED, ("error type",), engine=r"Inference tensors cannot be saved for backward"),
     Known("views made inside inference_mode of ordinary tensors report requires_grad=False",
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
@@ -89,9 +103,6 @@ KNOWN = [
           torch=r"^$"),
     Known("empty tensors: torch gives every empty storage the address 0", REPORTED,
           ("printed",), statement=r"data_ptr\(\)"),
-    Known("x._version of an inference tensor: torch raises 'Inference tensors do not track "
-          "version counter.', the engine answers 0 (engine/core/tensor.py)", REPORTED,
-          ("graph",), torch=r"version=<Inference tensors do not track version counter"),
 ]
 
 

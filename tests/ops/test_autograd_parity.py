@@ -567,6 +567,8 @@ MARK_DIRTY = {
     "a leaf, under no_grad": lambda m: _under_no_grad(m, "Inc", m.ones(3, requires_grad=True)),
     "a tensor without grad": lambda m: _under_no_grad(m, "Inc", m.ones(3)),
     "a view": _dirty_view,
+    "a view of a leaf that requires grad": lambda m: _apply(
+        m, "Inc", m.ones(4, 3, requires_grad=True)[:, 2][0:2]),
     "a view, with two outputs": lambda m: _apply(m, "IncAndTwice",
                                                  (m.ones(2, 3, requires_grad=True) * 1)[0]),
     "without grad, times a leaf": _dirty_without_grad_times_leaf,
