@@ -92,6 +92,17 @@ Where the engine knowingly differs from PyTorch:
   record a graph and others silently do not; some results start at ``_version`` 1); the
   engine treats them there as ordinary tensors, except for what torch refuses clearly
   (changing one in place, saving one for backward).
+* Autograd's bookkeeping, below what lessons show: with ``create_graph=True`` a gradient's
+  graph is built from ordinary ops (``MulBackward0`` ...), not torch's dedicated
+  double-backward nodes (``SigmoidBackwardBackward0`` ...; values agree); float16 backward
+  formulas round after every step (torch computes each in float32 and rounds once: last
+  bits); after some in-place changes of its base (a leaf changed under no_grad ...) torch
+  regenerates a view's node as ``AsStridedBackward0`` where the engine keeps the view's own
+  op; gradients made by backward formulas can have another ``_version`` (torch counts the
+  in-place steps inside each formula); abs's second derivative has ordinary zeros where
+  torch has a ZeroTensor (whose ``tolist()`` raises); ``retain_grad`` keeps the gradient
+  as it arrives (torch keeps a row-major copy); an empty tensor's ``data_ptr()`` is its
+  storage's address (torch gives every empty storage the address 0).
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the

@@ -62,7 +62,8 @@ class Tensor:
 
     def size(self, dim=None):
         """``size()`` is ``shape``; ``size(d)`` is one dimension's length."""
-        return self.shape if dim is None else self._data.shape[dim_index(dim, self._data.ndim)]
+        shape = self._data.shape
+        return Size(shape) if dim is None else shape[dim_index(dim, len(shape))]
 
     def dim(self):
         return self._data.ndim

@@ -80,28 +80,28 @@ KNOWN = [
     Known("views made inside inference_mode of ordinary tensors report requires_grad=False",
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True", engine=r"requires_grad=False"),
-    # ---- found by the fuzzer, left for a change larger than a contained fix
+    # ---- found by the fuzzer, documented in help(engine) ("Autograd's bookkeeping")
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
-          "engine builds its backward formulas from ordinary ops (values agree)", REPORTED,
+          "engine builds its backward formulas from ordinary ops (values agree)", DOCUMENTED,
           ("graph",), statement=r"create_graph=True"),
     Known("float16 backward formulas: torch computes each in float32 and rounds once, the "
-          "engine rounds every step", REPORTED, ("gradient",), torch=r"float16"),
+          "engine rounds every step", DOCUMENTED, ("gradient",), torch=r"float16"),
     Known("after an in-place change of its base, torch gives a view the node "
           "AsStridedBackward0 in some cases (a leaf base changed under no_grad, ...), the "
-          "engine the view's own op", REPORTED, ("graph",), torch=r"AsStridedBackward0"),
+          "engine the view's own op", DOCUMENTED, ("graph",), torch=r"AsStridedBackward0"),
     Known("the version counter of gradients computed by backward formulas (torch's counts "
-          "the in-place steps inside each formula)", REPORTED, ("graph",),
+          "the in-place steps inside each formula)", DOCUMENTED, ("graph",),
           statement=r"autograd\.grad|backward", test=_only_version_differs),
     Known("torch's gradient of sgn (in abs's second derivative) is a ZeroTensor, whose tolist() "
-          "raises; the engine's are ordinary zeros", REPORTED, ("error type",),
+          "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage"),
     Known("retain_grad: torch keeps a row-major copy of the gradient (then old + new); the "
           "engine keeps the gradient itself under create_graph (sharing its memory with what "
           "autograd.grad returns) and its layout otherwise (engine/core/backward.py, "
-          "run_tensor_hooks: the core is at its 900-line budget)", REPORTED, ("gradient",),
+          "run_tensor_hooks: the core is at its 900-line budget)", DOCUMENTED, ("gradient",),
           torch=r"^$"),
-    Known("empty tensors: torch gives every empty storage the address 0", REPORTED,
+    Known("empty tensors: torch gives every empty storage the address 0", DOCUMENTED,
           ("printed",), statement=r"data_ptr\(\)"),
 ]
 
