@@ -178,18 +178,28 @@ def mm(input, mat2):
         raise RuntimeError("mat2 must be a matrix")
     _check_mm(input._data, mat2._data)
     result = wrap(_products(input._data, mat2._data))
-    return record(MmBackward0, result, (input, mat2), saved=(input, mat2))
+    # each matrix is kept only if the other one needs a gradient (as in addmm)
+    return record(MmBackward0, result, (input, mat2),
+                  saved=(_kept_for(mat2, input), _kept_for(input, mat2)),
+                  self_sym_sizes=input._data.shape, self_sym_strides=input.stride(),
+                  mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
 
 
 class MmBackward0(Node):
     """out = A @ B:  d/dA = grad @ B^T,  d/dB = A^T @ grad"""
 
     _saved_names = ("self", "mat2")
+    self_sym_sizes: tuple
+    self_sym_strides: tuple
+    mat2_sym_sizes: tuple
+    mat2_sym_strides: tuple
 
     def backward(self, grad):
-        a, b = self.saved_tensors  # (both kept: their layouts choose the formulas too)
-        return (_mat1_grad(grad, b, a._data.shape, a.stride()),
-                _mat2_grad(grad, a, b._data.shape, b.stride()))
+        a, b = self.saved_tensors  # (A's layout and B's choose the formulas)
+        return (None if b is None else _mat1_grad(grad, b, self.self_sym_sizes,
+                                                  self.self_sym_strides),
+                None if a is None else _mat2_grad(grad, a, self.mat2_sym_sizes,
+                                                  self.mat2_sym_strides))
 
 
 @takes_out(check=_check_mv_out)
@@ -201,7 +211,8 @@ def mv(input, vec):
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
     _check_mv(mat, v)
     result = wrap(_products(mat, v))
-    return record(MvBackward0, result, (input, vec), saved=(input, vec))
+    return record(MvBackward0, result, (input, vec),
+                  saved=(_kept_for(vec, input), _kept_for(input, vec)))
 
 
 class MvBackward0(Node):
@@ -210,8 +221,9 @@ class MvBackward0(Node):
     _saved_names = ("self", "vec")
 
     def backward(self, grad):
-        a, v = self.saved_tensors
-        return grad.unsqueeze(1) * v, a.t().mv(grad)
+        a, v = self.saved_tensors  # (each kept only for the other's gradient)
+        return (None if v is None else grad.unsqueeze(1) * v,
+                None if a is None else a.t().mv(grad))
 
 
 @takes_out(check=_check_dot_out)
@@ -232,7 +244,8 @@ def dot(input, other):
     if a.dtype.kind == "b":
         raise _kernel_error("dot", a.dtype)
     result = wrap(_products(a, b))
-    return record(DotBackward0, result, (input, other), saved=(input, other))
+    return record(DotBackward0, result, (input, other),
+                  saved=(_kept_for(other, input), _kept_for(input, other)))
 
 
 class DotBackward0(Node):
@@ -241,8 +254,8 @@ class DotBackward0(Node):
     _saved_names = ("self", "tensor")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        return grad * b, grad * a
+        a, b = self.saved_tensors  # (each kept only for the other's gradient)
+        return None if b is None else grad * b, None if a is None else grad * a
 
 
 inner = dot
@@ -263,7 +276,8 @@ def bmm(input, mat2):
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
     result = wrap(_products(a, b))
-    return record(BmmBackward0, result, (input, mat2), saved=(input, mat2))
+    return record(BmmBackward0, result, (input, mat2),
+                  saved=(_kept_for(mat2, input), _kept_for(input, mat2)))
 
 
 class BmmBackward0(Node):
@@ -272,8 +286,8 @@ class BmmBackward0(Node):
     _saved_names = ("self", "mat2")
 
     def backward(self, grad):
-        a, b = self.saved_tensors
-        return grad.bmm(b.mT), a.mT.bmm(grad)
+        a, b = self.saved_tensors  # (each kept only for the other's gradient)
+        return (None if b is None else grad.bmm(b.mT), None if a is None else a.mT.bmm(grad))
 
 
 def _foldable(tensor, transposed=False):

@@ -317,6 +317,17 @@ BEHAVIOURS = {
                          "c.backward(); r = (a.grad, b.grad, x.grad)",
     "backward inputs=": "w = m.ones(3, requires_grad=True); (x * w).sum().backward(inputs=[w]); "
                         "r = (x.grad, w.grad)",
+    "mm keeps only what backward reads": "w = m.ones(3, 2); y = x.unsqueeze(0).mm(w)\n"
+                                        "with m.no_grad(): x.mul_(2)\n"
+                                        "y.sum().backward(); r = x.grad",
+    "mv keeps only what backward reads": "a = m.ones(2, 3); y = a.mv(x)\n"
+                                        "with m.no_grad(): x.mul_(2)\n"
+                                        "y.sum().backward(); r = x.grad",
+    "dot keeps only what backward reads": "v = m.ones(3); y = m.dot(v, x)\n"
+                                         "with m.no_grad(): x.mul_(2)\ny.backward(); r = x.grad",
+    "bmm keeps only what backward reads": "b = x.view(1, 1, 3); y = m.ones(1, 2, 1).bmm(b)\n"
+                                         "with m.no_grad(): x.mul_(2)\ny.sum().backward(); "
+                                         "r = x.grad",
     "in-place on a non-leaf": "y = x * 2; y.mul_(3); y.sum().backward(); "
                               "r = (x.grad, y.grad_fn.name())",
     "in-place with a tensor": "w = m.ones(3, requires_grad=True); y = x * 1; y.mul_(w); "
