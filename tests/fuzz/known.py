@@ -76,6 +76,8 @@ KNOWN = [
     Known("hooks returning another shape", BRANCH_BUGS,
           ("error type", "error message", "shape/stride"),
           torch=r"hook '.*' has changed the size of value"),
+    Known("backward(gradient=) of another dtype", BRANCH_BUGS, ("gradient", "dtype"),
+          statement=r"backward\(.*dtype=torch\."),
     Known("ctx.mark_dirty not rebasing history (nor bumping the version, nor refusing a leaf "
           "that requires grad)", BRANCH_BUGS, statement=r"AddOneInPlace"),
     Known("numpy RuntimeWarnings leaking (inf*0, inf-inf)", BRANCH_BUGS, ("warning",),
@@ -99,11 +101,12 @@ KNOWN = [
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1),
     Known("a second derivative through an in-place write into a view of a graph tensor "
-          "(CopySlices) raises a clear error", DOCUMENTED, ("error type",),
+          "(CopySlices) raises a clear error (before torch's own errors)", DOCUMENTED,
+          ("error type", "error message"),
           statement=r"create_graph=True", engine=r"does not support create_graph=True"),
     Known("views made inside inference_mode of ordinary tensors report requires_grad=False",
           DOCUMENTED, ("graph",), statement=r"inference_mode",
-          torch=r"requires_grad=True", engine=r"requires_grad=False"),
+          torch=r"requires_grad=True|^$", engine=r"requires_grad=False"),
     # ---- found by the fuzzer, left for a change larger than a contained fix
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
@@ -125,6 +128,16 @@ KNOWN = [
           "autograd.grad returns) and its layout otherwise (engine/core/backward.py, "
           "run_tensor_hooks: the core is at its 900-line budget)", REPORTED, ("gradient",),
           torch=r"^$"),
+    Known("retain_grad then an in-place change: torch moves the retained gradient to the "
+          "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
+          "overwritten region gets 0 (engine/core/history.py rebase_history; core budget)",
+          REPORTED, ("gradient",), statement=r"backward"),
+    Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
+          "refuses to write the gradient into overlapping memory first", REPORTED,
+          ("error message",), torch=r"more than one element of the written-to tensor"),
+    Known("clamp_ names the dtype it cannot cast to in lower case ('bool', C++'s TypeMeta name) "
+          "where other in-place ops say 'Bool'", REPORTED, ("error message",),
+          statement=r"clamp_\(", torch=r"desired output type [a-z]"),
     Known("x._version of an inference tensor: torch raises 'Inference tensors do not track "
           "version counter.', the engine answers 0 (engine/core/tensor.py)", REPORTED,
           ("graph",), torch=r"version=<Inference tensors do not track version counter"),

@@ -933,3 +933,9 @@ def test_empty_tensors_have_address_zero():
                 [t.untyped_storage().data_ptr() == 0 for t in tensors],
                 full.data_ptr() != 0 and full.untyped_storage().data_ptr() != 0)
     assert addresses(engine) == addresses(torch)
+
+
+def test_cat_names_the_type_of_what_is_not_a_tensor():
+    values = (np.zeros(1), np.float32(1), 1.5, [1.0], None)
+    check_all([(f"cat of a {type(value).__name__}",
+                lambda m, value=value: m.cat([value, m.ones(1)])) for value in values])
