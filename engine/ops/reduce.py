@@ -14,7 +14,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (_axes, _float_dtype_for, _invalid_arguments, _kernel_error,
-                     takes_out)
+                     takes_out, tensor_inputs)
 from .join import cat
 from .arithmetic import maximum, minimum, where
 from .unary import abs, exp, isnan, sign
@@ -961,3 +961,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 class TopkBackward0(SortBackward0):
     """out = the k largest values along dim:  their gradients go back where they came from"""
+
+
+tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

@@ -6,7 +6,8 @@ import math
 import numpy as np
 
 from ..core.node import Node, record
-from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
+from .common import (_float_dtype_for, _kernel_error, _result, _zeros_like, takes_out,
+                     tensor_inputs)
 from .arithmetic import PowBackward0
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
@@ -469,3 +470,6 @@ class NanToNumBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         return grad * isfinite(x)
+
+
+tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

@@ -77,6 +77,9 @@ KNOWN = [
           "grad into y makes z require grad in torch)", BRANCH_BUGS, ("graph",),
           statement=r"requires_grad_\(|copy_\(|_\(|\] = |[-+*/]= ",
           torch=r"requires_grad=True", engine=r"^$|requires_grad=False"),
+    Known("writing into a leaf that is a view (x = t.reshape(...); x.requires_grad_(); "
+          "x[0] += 1: torch refuses a view of that leaf)", BRANCH_BUGS, ("error type",),
+          torch=r"a view of a leaf Variable that requires grad", engine=r"^$"),
     Known("in-place on outputs of unbind/split/chunk", BRANCH_BUGS,
           ("error type", "error message"), torch=r"returns multiple views"),
     Known("0-d tensors crashing add(alpha=2)/lerp/addcmul", BRANCH_BUGS, ("engine crash",),
@@ -104,11 +107,14 @@ KNOWN = [
     Known("torch 2.15's C++ warnings end with '(Triggered internally at ...cpp:NNN.)' (the "
           "non-leaf .grad warning's TensorBody.h; std/var's ReduceOps.cpp is the same family)",
           LEAD_MAIN, ("warning",), torch=r"\(Triggered internally at "),
-    Known("mm's error message starts with 'mm: ' in torch 2.15", LEAD_MAIN, ("error message",),
-          torch=r"^RuntimeError: mm: "),
+    Known("mm's (and addmm's) error message starts with 'mm: ' ('addmm: ') in torch 2.15",
+          LEAD_MAIN, ("error message",), torch=r"^RuntimeError: (add)?mm: "),
     # ---- documented in help(engine)
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1),
+    Known("a reduction over a dimension of a non-contiguous tensor keeps numpy's order of the "
+          "remaining dimensions", DOCUMENTED, ("shape/stride",),
+          statement=r"(sum|mean|prod|std|var|norm|amax|amin|logsumexp|nansum)\("),
     Known("a second derivative through an in-place write into a view of a graph tensor "
           "(CopySlices) raises a clear error (before torch's own errors)", DOCUMENTED,
           ("error type", "error message"),
@@ -147,6 +153,9 @@ KNOWN = [
     Known("clamp_ names the dtype it cannot cast to in lower case ('bool', C++'s TypeMeta name) "
           "where other in-place ops say 'Bool'", REPORTED, ("error message",),
           statement=r"clamp_\(", torch=r"desired output type [a-z]"),
+    Known("torch.add/sub/mul/div of two Python numbers give a tensor in torch, a TypeError "
+          "in the engine", REPORTED, ("error type",), statement=r"torch\.(add|sub|mul|div)\(",
+          torch=r"^$", engine=r"must be Tensor, not"),
     Known("x._version of an inference tensor: torch raises 'Inference tensors do not track "
           "version counter.', the engine answers 0 (engine/core/tensor.py)", REPORTED,
           ("graph",), torch=r"version=<Inference tensors do not track version counter"),
