@@ -358,18 +358,13 @@ def create(b):
             extra = ""
         fill = ", 2.0" if function == "full_like" else ""
         source = f"torch.{function}({other}{fill}{extra})"
-    requires_grad = grad and dtype in FLOATS and not prefix_is_view(source)
+    requires_grad = grad and dtype in FLOATS
     var = TensorVar(tuple(shape), dtype, requires_grad=requires_grad, inference=b.inference)
     if requires_grad:
         var.leaves = {var}
     if not grad or dtype in FLOATS:  # (an integer tensor requiring grad: torch refuses)
         b.bind(name, var)
     return prefix + [f"{name} = {source}"]
-
-
-def prefix_is_view(source):
-    """arange(...).reshape(...) with requires_grad makes a non-leaf; the generator avoids it."""
-    return ".reshape(" in source and "requires_grad" in source
 
 
 UNARY_FLOAT = ["exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"]
