@@ -137,8 +137,9 @@ class Tensor:
         return UntypedStorage(self._storage_array())
 
     def data_ptr(self):
-        """The address of the first element: equal for tensors that start at the same place."""
-        return self._data.__array_interface__["data"][0]
+        """The address of the first element: equal for tensors that start at the same place
+        (0 for a tensor of no elements, as torch)."""
+        return self._data.__array_interface__["data"][0] if self._data.size else 0
 
     def is_contiguous(self, memory_format=None):
         """True when the strides are the row-major ones (dimensions of size 1 may have any)."""

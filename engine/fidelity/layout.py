@@ -159,6 +159,10 @@ class UntypedStorage:
         self._array = array
 
     def data_ptr(self):
+        """The address of the bytes; 0 for a storage of no bytes (torch allocates nothing)."""
+        return self._address() if self._array.nbytes else 0
+
+    def _address(self):
         return self._array.__array_interface__["data"][0]
 
     def nbytes(self):
@@ -171,10 +175,10 @@ class UntypedStorage:
         return self._array.nbytes
 
     def __eq__(self, other):
-        return isinstance(other, UntypedStorage) and self.data_ptr() == other.data_ptr()
+        return isinstance(other, UntypedStorage) and self._address() == other._address()
 
     def __hash__(self):
-        return self.data_ptr()
+        return self._address()
 
     def __repr__(self):
         values = "\n".join(f" {b}" for b in self._array.view(np.uint8).tolist())

@@ -283,7 +283,9 @@ def remainder(input, other):
         return record(NotImplementedBackward, result, (other,), op="remainder")
     if not isinstance(other, Tensor):
         return record(RemainderBackward0, result, (input,))
-    return record(RemainderBackward1, result, (input, other), saved=(input, other))
+    # (the values are read only for other's gradient)
+    return record(RemainderBackward1, result, (input, other),
+                  saved=(_kept_for(other, input), _kept_for(other, other)))
 
 
 class RemainderBackward0(Node):
@@ -302,6 +304,8 @@ class RemainderBackward1(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors
+        if other is None:  # (other needs no gradient)
+            return grad, None
         return grad, -grad * div(input, other, rounding_mode=self.rounding_mode)
 
 
@@ -316,7 +320,8 @@ def fmod(input, other):
         result = _elementwise(np.fmod, a, b)
     if not isinstance(other, Tensor):
         return record(FmodBackward0, result, (input,))
-    return record(FmodBackward1, result, (input, other), saved=(input, other))
+    return record(FmodBackward1, result, (input, other),
+                  saved=(_kept_for(other, input), _kept_for(other, other)))
 
 
 class FmodBackward0(RemainderBackward0):
@@ -801,7 +806,9 @@ def lerp(input, end, weight):
     result = _result(values, input._data, end._data)
     if not isinstance(weight, Tensor):
         return record(LerpBackward0, result, (input, end), weight=_scalar_value(weight))
-    return record(LerpBackward1, result, (input, end, weight), saved=(input, end, weight))
+    # the ends are read only for weight's gradient: torch keeps them only then (weight always)
+    return record(LerpBackward1, result, (input, end, weight),
+                  saved=(_kept_for(weight, input), _kept_for(weight, end), weight))
 
 
 class LerpBackward0(Node):
@@ -820,7 +827,7 @@ class LerpBackward1(Node):
 
     def backward(self, grad):
         a, b, w = self.saved_tensors
-        return grad * (1 - w), grad * w, grad * (b - a)
+        return grad * (1 - w), grad * w, None if a is None else grad * (b - a)
 
 
 def _addc_operands(name, input, tensor1, tensor2, value):

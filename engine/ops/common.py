@@ -325,6 +325,31 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True)
     return op_with_out
 
 
+def tensor_inputs(module_globals, names):
+    """Give each public ``torch.name`` of a family torch's TypeError for an input that is not
+    a tensor (``torch.relu(None)``), instead of an AttributeError from inside. Tensor methods
+    keep calling the op itself (``without_out``): their input is a tensor."""
+    for name in names:
+        op = module_globals[name]
+        if callable(op) and not isinstance(op, type):
+            module_globals[name] = _checking_input(op)
+
+
+def _checking_input(op):
+    @functools.wraps(op)
+    def checked(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            cls = type(input)
+            kind = cls.__name__ if cls.__module__ == "builtins" else \
+                f"{cls.__module__}.{cls.__name__}"
+            raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be Tensor, "
+                            f"not {kind}")
+        return op(input, *args, **kwargs)
+
+    checked.without_out = getattr(op, "without_out", op)
+    return checked
+
+
 def _requires_grad(args, kwargs, out):
     """Does any tensor among the arguments (or in a list of them, as cat's) require grad?"""
     for value in (*args, *kwargs.values(), out):

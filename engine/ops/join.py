@@ -8,6 +8,7 @@ from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import numpy_names, takes_out
+from .creation import _type_name
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -23,7 +24,7 @@ def _check_cat_inputs(tensors, name):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
+                            f"{_type_name(t)}")  # (numpy.ndarray, as Python names it)
 
 
 def _check_cat_out(result, out, *args):

@@ -15,7 +15,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (_axes, _float_dtype_for, _invalid_arguments, _kernel_error,
-                     numpy_names, takes_out)
+                     numpy_names, takes_out, tensor_inputs)
 from .join import cat
 from .arithmetic import maximum, minimum, where
 from .unary import abs, exp, isnan, sign
@@ -293,6 +293,8 @@ class ProdBackward1(Node):
             grad, result = grad.unsqueeze(self.dim), result.unsqueeze(self.dim)
         if not (x._data == 0).any():
             return grad * (result / x)
+        if x._data.shape[self.dim] == 1:
+            return grad  # (torch's shortcut with zeros: each element is its own product)
         return grad * _product_of_others(x, self.dim)
 
 
@@ -1082,3 +1084,6 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = np.moveaxis(np.ascontiguousarray(moved[first]), 0, dim)  # laid out as unique
     result = record(UniqueConsecutiveBackward0, wrap(values), (input,))
     return _unique_result(result, inverse, counts, return_inverse, return_counts)
+
+
+tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

@@ -7,7 +7,8 @@ import numpy as np
 
 from ..fidelity import float32_math, messages, special
 from ..core.node import Node, record
-from .common import _float_dtype_for, _kernel_error, _result, _zeros_like, takes_out
+from .common import (_float_dtype_for, _kernel_error, _result, _zeros_like, takes_out,
+                     tensor_inputs)
 from .creation import ones_like
 from .arithmetic import NotImplementedBackward, PowBackward0, addcmul, where
 
@@ -502,3 +503,6 @@ class NanToNumBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         return grad * isfinite(x)
+
+
+tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

@@ -792,6 +792,24 @@ def assigning_through_a_uint8_mask(tm):
     return call, [x]
 
 
+@case("relu(): argument 'input' (position 1) must be Tensor, not NoneType")
+def relu_of_what_backward_returned(tm):
+    x = _leaf(tm)
+    nothing = (x * 2).sum().backward()  # backward returns None
+    return lambda: tm.relu(nothing), [x]
+
+
+@case("exp(): argument 'input' (position 1) must be Tensor, not float")
+def exp_of_an_item(tm):
+    x = _leaf(tm)
+    return lambda: tm.exp(x.sum().item()), [x]
+
+
+@case("sum(): argument 'input' (position 1) must be Tensor, not list")
+def sum_of_a_list(tm):
+    return lambda: tm.sum([1.0, 2.0]), []
+
+
 @case("Integers to negative integer powers are not allowed.")
 def int_tensor_to_a_negative_power(tm):
     x = tm.tensor([1, 2, 4])

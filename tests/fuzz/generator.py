@@ -358,18 +358,13 @@ def create(b):
             extra = ""
         fill = ", 2.0" if function == "full_like" else ""
         source = f"torch.{function}({other}{fill}{extra})"
-    requires_grad = grad and dtype in FLOATS and not prefix_is_view(source)
+    requires_grad = grad and dtype in FLOATS
     var = TensorVar(tuple(shape), dtype, requires_grad=requires_grad, inference=b.inference)
     if requires_grad:
         var.leaves = {var}
     if not grad or dtype in FLOATS:  # (an integer tensor requiring grad: torch refuses)
         b.bind(name, var)
     return prefix + [f"{name} = {source}"]
-
-
-def prefix_is_view(source):
-    """arange(...).reshape(...) with requires_grad makes a non-leaf; the generator avoids it."""
-    return ".reshape(" in source and "requires_grad" in source
 
 
 UNARY_FLOAT = ["exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid"]
@@ -913,8 +908,10 @@ def backward(b):
     if var.ndim == 0:
         statements.append(f"{y}.backward({retain[2:]})")
     elif b.chance(0.4):
-        gradient = b.choice(["torch.ones_like({y})", "torch.full_like({y}, 0.5)",
-                             "torch.randn_like({y})"]).format(y=y)
+        gradients = ["torch.ones_like({y})", "torch.full_like({y}, 0.5)", "torch.randn_like({y})"]
+        if b.chance(0.1):  # a gradient of another dtype
+            gradients.append("torch.ones_like({y}, dtype=torch.float64)")
+        gradient = b.choice(gradients).format(y=y)
         if "randn" in gradient:
             statements += b.seed_statements()
         keyword = "gradient=" if b.chance(0.5) else ""
@@ -1156,13 +1153,35 @@ def train_step(b):
     return step.split("\n")
 
 
+def join(b):
+    """torch.cat / torch.stack of tensors of fitting shapes (the same one, or a new one)."""
+    found = b.pick(lambda v: v.ndim >= 1)
+    if not found:
+        return None
+    x, var = found
+    name = b.new_name()
+    if b.chance(0.5):
+        dim = b.rng.randrange(var.ndim + 1)
+        shape = var.shape[:dim] + (2,) + var.shape[dim:]
+        b.bind(name, b.result(shape, var.dtype, var))
+        return [f"{name} = torch.stack([{x}, {x} * 2], dim={dim})"]
+    dim = b.rng.randrange(var.ndim)
+    extra = var.shape[:dim] + (1,) + var.shape[dim + 1:]
+    other = b.tensor_source(extra, var.dtype)
+    shape = var.shape[:dim] + (var.shape[dim] + 1,) + var.shape[dim + 1:]
+    b.bind(name, b.result(shape, var.dtype, var))
+    return [f"{name} = torch.cat([{x}, {other}], dim={dim})"]
+
+
 def mistake(b):
     """A learner's mistake torch refuses with an error (the engine must raise the same)."""
     found = b.pick()
     if not found:
         return None
     x, var = found
-    options = [f"{x} + torch.ones({(var.shape[-1] + 1) if var.ndim else 2}, 5)",
+    wrong = (var.shape[-1] + 1) if var.ndim else 2  # a size that does not broadcast
+    options = [f"{x} + torch.ones({wrong}, 5)", f"{x} / torch.ones({wrong}, 3)",
+               f"{x} % torch.ones({wrong}, 2)", f"torch.stack([{x}, torch.ones({wrong})])",
                f"{x}.view(-1, 7)", f"{x}.item()", f"{x}.t().view(-1)",
                "torch.zeros(2, dtype=torch.int64, requires_grad=True)",
                f"{x}.backward()", f"{x}.numpy()", f"{x}[{(var.shape[0] if var.ndim else 0) + 3}]",
@@ -1175,7 +1194,7 @@ def mistake(b):
 ACTIONS = [(14, create), (8, unary), (12, binary), (7, reduction), (5, matmul), (5, index),
            (4, index_assign), (8, view), (2, convert), (5, query), (5, inplace),
            (4, clone_detach), (10, backward), (3, grad_access), (3, grad_mode),
-           (3, autograd_grad), (2, hook), (2, function), (2, nn_model)]
+           (3, autograd_grad), (2, hook), (2, function), (2, nn_model), (2, join)]
 AUTOGRAD_ACTIONS = (backward, grad_access, autograd_grad, hook, function, clone_detach)
 BODY_ACTIONS = {action: weight for weight, action in ACTIONS
                 if action in (create, unary, binary, reduction, view, inplace, index_assign,

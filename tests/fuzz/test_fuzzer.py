@@ -141,6 +141,24 @@ def test_a_last_bit_difference_is_within_tolerance():
     assert verdict.status == "tolerance"
 
 
+def test_after_a_difference_within_tolerance_later_ones_may_grow():
+    """exp(x) of an x off in the last bit is off by |x| times more: still tolerance; a value
+    off by much more is not."""
+    first = [["a.values", "values", "[29.556224822998047]", "float32"]]
+    torch_answer = {"status": "ok", "records": [
+        {"lines": first, "unintended": False},
+        {"lines": [["b.values", "values", "[6856545140736.0]", "float32"]], "unintended": False}]}
+    engine_answer = copy.deepcopy(torch_answer)
+    engine_answer["records"][0]["lines"][0][2] = "[29.55622673034668]"
+    engine_answer["records"][1]["lines"][0][2] = "[6856532033536.0]"
+    assert compare.compare(torch_answer, engine_answer).status == "tolerance"
+    engine_answer["records"][1]["lines"][0][2] = "[6956532033536.0]"
+    assert compare.compare(torch_answer, engine_answer).category == "value"
+    engine_answer["records"][0]["lines"][0][2] = "[29.556224822998047]"
+    engine_answer["records"][1]["lines"][0][2] = "[6856532033536.0]"
+    assert compare.compare(torch_answer, engine_answer).category == "value"  # (no drift before)
+
+
 def test_errors_are_told_apart():
     torch_error = _answer([["error", "error", "RuntimeError: shapes differ", None]])
     other_message = _answer([["error", "error", "RuntimeError: other words", None]])

@@ -1008,3 +1008,21 @@ def test_copy_and_in_place_checks_in_torchs_order():
         ("copy_ of an int that wraps", lambda m: m.zeros(2, dtype=m.int8).copy_(300)),
         ("copy_ of a bool", lambda m: m.zeros(2).copy_(True)),
     ])
+
+
+def test_empty_tensors_have_address_zero():
+    """torch allocates nothing for no elements: data_ptr() is 0 for every empty tensor, and
+    untyped_storage().data_ptr() for every storage of no bytes."""
+    def addresses(m):
+        full = m.ones(3)
+        tensors = [m.zeros(0), full[3:], m.zeros(2, 0), full[1:1], m.ones(0).t()]
+        return ([t.data_ptr() == 0 for t in tensors],
+                [t.untyped_storage().data_ptr() == 0 for t in tensors],
+                full.data_ptr() != 0 and full.untyped_storage().data_ptr() != 0)
+    assert addresses(engine) == addresses(torch)
+
+
+def test_cat_names_the_type_of_what_is_not_a_tensor():
+    values = (np.zeros(1), np.float32(1), 1.5, [1.0], None)
+    check_all([(f"cat of a {type(value).__name__}",
+                lambda m, value=value: m.cat([value, m.ones(1)])) for value in values])

@@ -4,6 +4,8 @@ The values are compared bit for bit (torch's CPU kernels round a * b + c once, w
 fused multiply-add, and the engine copies that), then each op's recorded graph and
 gradients as in tests/ops/test_autograd_ops.py.
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -221,13 +223,14 @@ def test_softmax_of_an_empty_integer_tensor_runs_no_kernel(name):
         assert (str(e.dtype), tuple(e.shape)) == (str(t.dtype), tuple(t.shape))
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "prod"])
 def test_cumulative_gradient_along_a_dimension_of_size_one_is_the_gradient_itself(name):
     """torch's shortcut: the incoming gradient is returned as it is, strides and all."""
-    for shape, dim in [((2, 1), 1), ((1, 3), 0), ((), 0), ((2, 3), 1)]:
+    for (shape, dim), zeros in itertools.product([((2, 1), 1), ((1, 3), 0), ((), 0), ((2, 3), 1)],
+                                                 [False, True]):
         grads = []
         for m in (engine, torch):
-            x = m.ones(shape, dtype=m.float64, requires_grad=True)
+            x = (m.zeros if zeros else m.ones)(shape, dtype=m.float64, requires_grad=True)
             (g,) = m.autograd.grad(getattr(m, name)(x, dim).sum(), x)
             grads.append(g)
         e, t = grads
