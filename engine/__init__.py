@@ -101,8 +101,10 @@ Where the engine knowingly differs from PyTorch:
   op; gradients made by backward formulas can have another ``_version`` (torch counts the
   in-place steps inside each formula); abs's second derivative has ordinary zeros where
   torch has a ZeroTensor (whose ``tolist()`` raises); ``retain_grad`` keeps the gradient
-  as it arrives (torch keeps a row-major copy); an empty tensor's ``data_ptr()`` is its
-  storage's address (torch gives every empty storage the address 0).
+  as it arrives (torch keeps a row-major copy), and after an in-place change of the tensor
+  it stays on the tensor's old node (torch moves it to the new one); a write into an
+  expanded view of a graph tensor (``b = w.expand(...); b[:, 1] = 0``) gives a backward
+  that adds the repeated places' gradients, where torch's refuses to write them.
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the

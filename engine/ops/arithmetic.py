@@ -1,6 +1,7 @@
 """Arithmetic: add, sub, mul, div, pow, ..., each forward with its node class right below it.
 """
 import builtins
+import functools
 import math
 import warnings
 
@@ -14,6 +15,7 @@ from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .creation import tensor
 from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error,
                      _broadcast_shape, _common, _elementwise, _float_operands,
                      _half_with_scalar, _invalid_arguments, _is_bool, _is_half_with_scalar,
@@ -55,6 +57,23 @@ def _add_scaled(a, b, alpha, common, subtract=False):
                             np.asarray(a, np.float64)).astype(np.float16))
 
 
+def _two_numbers_allowed(function):
+    """torch.add(2, 3) & co: with two numbers the first becomes a 0-d tensor (torch's Scalar
+    overloads give a tensor); the other ops refuse a number there."""
+    @functools.wraps(function)
+    def with_numbers(input, other, *args, **kwargs):
+        if input.__class__ in _TWO_NUMBERS and other.__class__ in _TWO_NUMBERS:
+            input = tensor(input)
+        return function(input, other, *args, **kwargs)
+
+    with_numbers.without_out = function.without_out
+    return with_numbers
+
+
+_TWO_NUMBERS = (builtins.int, builtins.float, builtins.bool)
+
+
+@_two_numbers_allowed
 @takes_out
 def add(input, other, *, alpha=1):
     """out = input + alpha * other"""
@@ -75,6 +94,7 @@ class AddBackward0(Node):
         return grad, grad if self.alpha == 1 else grad * self.alpha
 
 
+@_two_numbers_allowed
 @takes_out
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
@@ -128,6 +148,7 @@ class RsubBackward0(Node):
         return (-grad if self.alpha == 1 else grad * -self.alpha), grad
 
 
+@_two_numbers_allowed
 @takes_out
 def mul(input, other):
     """out = input * other"""
@@ -160,6 +181,7 @@ def _kept_for(needed_by, value):
 multiply = mul
 
 
+@_two_numbers_allowed
 @takes_out
 def div(input, other, *, rounding_mode=None):
     """out = input / other (true division: integers divide to floating point)"""
@@ -338,7 +360,9 @@ class FmodBackward1(RemainderBackward1):
 @takes_out
 def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
-    if not isinstance(exponent, Tensor) and isinstance(input, Tensor):
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise _invalid_arguments("pow", input, exponent)  # (Python's ** is for numbers)
+    if not isinstance(exponent, Tensor):
         result = _pow_scalar_exponent(input, exponent)
         return record(PowBackward0, result, (input,), saved=(input,),
                       exponent=_scalar_value(exponent))

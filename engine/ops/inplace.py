@@ -13,6 +13,7 @@ from ..fidelity.scalars import checked_scalar
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, new_node
 from ..core.tensor import Tensor, make_view
+from .common import _CPP_NAMES
 from .creation import zeros_like
 from .views import broadcast_shape, expand_geometry
 
@@ -127,6 +128,24 @@ def in_place(function):
     method.__name__ = function.__name__ + "_"
     method.__doc__ = f"In-place {function.__name__}: the result is written into this tensor."
     return method
+
+
+def cast_refused_in_cpp_names(method):
+    """``x.clamp_(min=0.5)`` of an integer x: torch's clamp kernels with number bounds name
+    the dtype they cannot write as C++ does ("long int"), other in-place ops as "Long"."""
+    def clamp_(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except RuntimeError as error:
+            text, marker = str(error), "can't be cast to the desired output type "
+            if marker not in text or any(isinstance(v, Tensor) for v in (*args,
+                                                                          *kwargs.values())):
+                raise
+            raise RuntimeError(text.split(marker)[0] + marker +
+                               _CPP_NAMES[self._data.dtype.name]) from None
+
+    clamp_.__name__, clamp_.__doc__ = method.__name__, method.__doc__
+    return clamp_
 
 
 def _fill_raw(tensor, values, node_class, inputs=()):

@@ -73,6 +73,8 @@ INPLACE_METHODS = {
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name + "_", inplace.in_place(_without_out(getattr(_family, _name))))
+for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
+    setattr(Tensor, _name, inplace.cast_refused_in_cpp_names(getattr(Tensor, _name)))
 # fills write only the places they fill (an expanded tensor too)
 Tensor.masked_fill_, Tensor.index_fill_ = indexing.masked_fill_, indexing.index_fill_
 

@@ -113,16 +113,10 @@ KNOWN = [
     Known("retain_grad then an in-place change: torch moves the retained gradient to the "
           "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
           "overwritten region gets 0 (engine/core/history.py rebase_history; core budget)",
-          REPORTED, ("gradient",), statement=r"backward"),
+          DOCUMENTED, ("gradient",), statement=r"backward"),
     Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
-          "refuses to write the gradient into overlapping memory first", REPORTED,
+          "refuses to write the gradient into overlapping memory first", DOCUMENTED,
           ("error message",), torch=r"more than one element of the written-to tensor"),
-    Known("clamp_ names the dtype it cannot cast to in lower case ('bool', C++'s TypeMeta name) "
-          "where other in-place ops say 'Bool'", REPORTED, ("error message",),
-          statement=r"clamp_\(", torch=r"desired output type [a-z]"),
-    Known("torch.add/sub/mul/div of two Python numbers give a tensor in torch, a TypeError "
-          "in the engine", REPORTED, ("error type",), statement=r"torch\.(add|sub|mul|div)\(",
-          torch=r"^$", engine=r"must be Tensor, not"),
 ]
 
 

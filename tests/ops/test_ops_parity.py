@@ -1619,3 +1619,25 @@ def test_no_numpy_warning_where_torch_is_silent(name, dtype):
             SILENT[name](engine, x)  # ... and so is the engine
         else:
             run_both(SILENT[name], x, exact=False, check_repr=False)
+
+
+# torch.add(2, 3) & co take two numbers (the first becomes a 0-d tensor); clamp_ with number
+# bounds names a dtype it cannot write in C++'s words
+NUMBERS_AND_NAMES = {
+    "add of two ints": lambda m: m.add(2, 3), "mul of a float and an int": lambda m: m.mul(2.0, 3),
+    "div of two ints": lambda m: m.div(1, 2), "sub of two floats": lambda m: m.sub(2.0, 1.0),
+    "add with alpha": lambda m: m.add(2, 3, alpha=2), "mul of a bool": lambda m: m.mul(True, 2),
+    "sub of a bool": lambda m: m.sub(True, 2), "true_divide": lambda m: m.true_divide(1, 2),
+    "pow of two ints": lambda m: m.pow(2, 3), "maximum of two ints": lambda m: m.maximum(2, 3),
+    "clamp_ of an int": lambda m: m.zeros(1, dtype=m.int64).clamp_(min=0.5),
+    "clamp_min_ of an int": lambda m: m.zeros(1, dtype=m.int64).clamp_min_(0.5),
+    "clip_ of a uint8": lambda m: m.zeros(1, dtype=m.uint8).clip_(0.5),
+    "clamp_ of a bool": lambda m: m.zeros(1, dtype=m.bool).clamp_(min=0),
+    "clamp_ with a tensor bound": lambda m: m.zeros(1, dtype=m.int64).clamp_(m.tensor(0.5)),
+    "mul_ of an int": lambda m: m.zeros(1, dtype=m.int64).mul_(0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMBERS_AND_NAMES))
+def test_two_numbers_and_cpp_type_names(name):
+    run_both(NUMBERS_AND_NAMES[name])
