@@ -91,7 +91,8 @@ Where the engine knowingly differs from PyTorch:
   by op (a view of one is an inference tensor again; from a leaf that requires grad some ops
   record a graph and others silently do not; some results start at ``_version`` 1); the
   engine treats them there as ordinary tensors, except for what torch refuses clearly
-  (changing one in place, saving one for backward).
+  (changing one in place, saving one for backward). Refusing an in-place change, torch has
+  already written the new values; the engine refuses before writing.
 * Autograd's bookkeeping, below what lessons show: with ``create_graph=True`` a gradient's
   graph is built from ordinary ops (``MulBackward0`` ...), not torch's dedicated
   double-backward nodes (``SigmoidBackwardBackward0`` ...; values agree); float16 backward
@@ -104,7 +105,9 @@ Where the engine knowingly differs from PyTorch:
   as it arrives (torch keeps a row-major copy), and after an in-place change of the tensor
   it stays on the tensor's old node (torch moves it to the new one); a write into an
   expanded view of a graph tensor (``b = w.expand(...); b[:, 1] = 0``) gives a backward
-  that adds the repeated places' gradients, where torch's refuses to write them.
+  that adds the repeated places' gradients, where torch's refuses to write them; writing a
+  tensor that requires grad into an integer tensor (``w[0] = z``) records nothing, as for
+  any integer result (torch records it, and the integer tensor then requires grad).
 * Tracebacks: in IPython and Jupyter an error the engine raises on purpose (torch's
   error, torch's message) is shown without the engine's frames, as torch's C++ errors
   show none (torch shows 2-3 frames of its Python code for a failed ``backward``); the

@@ -20,7 +20,7 @@ it is what backward reads.
 """
 from ..fidelity import messages
 from ..core.grad_mode import is_grad_enabled, mode, no_grad
-from ..core.history import check_inplace, rebase_history
+from ..core.history import rebase_history, refuse_view_change
 from ..core.node import Node, SavedTensor, SavedValue, gradient_edge, next_sequence_nr
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
@@ -133,6 +133,10 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
     comes back as a view of it."""
     for tensor in ctx._dirty:
         tensor._bump_version()  # marking it dirty counts as an in-place change
+        if recording and tensor._base is not None:  # then torch checks the view it changed
+            refuse_view_change(tensor, indirect=False)
+            if tensor._requires_grad and tensor._base.grad_fn is None:
+                raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
     if not all(any(t is output for output in outputs) for t in ctx._dirty):
         raise RuntimeError(messages.DIRTY_NOT_RETURNED)
     results = []
@@ -159,7 +163,6 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
     if is_dirty:
         if output.grad_fn is None and output.requires_grad:
             raise RuntimeError(messages.LEAF_DIRTY)
-        check_inplace(output)  # (a view of a leaf, a view torch forbids changing in place)
         rebase_history(output, ctx)  # its history now ends with this function's node
         if output._base is None:
             output._output_nr = output_nr

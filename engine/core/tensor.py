@@ -371,6 +371,7 @@ def make_view(base, shape, stride, offset):
     view._offset = offset
     view._vc = base._version_counter()
     view._attr_version = view._vc.value
+    view._inference = base._inference  # a view of an inference tensor is one too
     if base._base is None:
         view._base = base
     else:  # a view of a view is a view of the same base, made the same way

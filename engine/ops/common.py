@@ -368,8 +368,7 @@ def write_out(result, out):
                            f"desired output type {scalar_type_name[out.dtype]}")
     if out._data.shape != result._data.shape:
         if out._data.size != 0:
-            warnings.warn(messages.out_resized(out._data.shape, result._data.shape), UserWarning,
-                          stacklevel=3)
+            messages.warn_from_learner(messages.out_resized(out._data.shape, result._data.shape))
         _resize(out, result._data.shape)
     np.copyto(out._data, result._data, casting="unsafe")
     out._bump_version()
@@ -393,9 +392,8 @@ def factory_out(make, out, dtype, name):
     result = make(out.dtype)
     if out._data.shape != result._data.shape:
         if name == "arange" and out._data.size:
-            warnings.warn(messages.arange_out_resized(out._data.shape, out._data.size,
-                                                      result._data.size), UserWarning,
-                          stacklevel=4)
+            messages.warn_from_learner(messages.arange_out_resized(
+                out._data.shape, out._data.size, result._data.size))
         _resize(out, result._data.shape)
     np.copyto(out._data, result._data)
     out._bump_version()

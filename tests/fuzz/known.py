@@ -24,10 +24,12 @@ class Known:
     torch: str = ""          # regex searched in torch's text for the deciding line
     engine: str = ""         # regex searched in the engine's text for it
     test: Callable | None = None  # or a function of the verdict
+    program: str = ""        # regex searched in the whole program
 
-    def matches(self, verdict, statement):
+    def matches(self, verdict, statement, program=""):
         return ((not self.categories or verdict.category in self.categories)
                 and re.search(self.statement, statement or "", re.S) is not None
+                and re.search(self.program, program, re.S) is not None
                 and re.search(self.torch, verdict.torch_text or "", re.S) is not None
                 and re.search(self.engine, verdict.engine_text or "", re.S) is not None
                 and (self.test is None or self.test(verdict)))
@@ -83,9 +85,21 @@ KNOWN = [
           "version 1", DOCUMENTED, ("graph",),
           torch=r"^requires_grad=False is_leaf=True version=1$",
           engine=r"^requires_grad=False is_leaf=True version=0$"),
-    Known("inference tensors used outside inference_mode: some of torch's ops record nothing "
-          "from a leaf that requires grad (the engine refuses to save one for backward)",
-          DOCUMENTED, ("error type",), engine=r"Inference tensors cannot be saved for backward"),
+    Known("inference tensors used outside inference_mode: torch treats them op by op (some "
+          "ops record nothing from a leaf that requires grad, its views are inference tensors "
+          "that cannot be saved, clone records CopyBackwards); the engine as ordinary tensors",
+          DOCUMENTED, ("error type", "error message", "graph"),
+          program=r"inference_mode\(\):(?:\n    [^\n]*)*?\n    [^\n]*requires_grad=True",
+          test=lambda v: re.search("Inference tensors|requires_grad=True",
+                                   f"{v.torch_text} {v.engine_text}") is not None),
+    Known("an in-place change of an inference tensor outside inference_mode: torch writes the "
+          "values, then raises; the engine raises before writing", DOCUMENTED, ("value",),
+          program=r"inference_mode\(\)", test=lambda v: v.engine_text in (None, "")),
+    Known("writing a tensor that requires grad into an integer tensor: torch records it "
+          "(CopySlices on an integer tensor that requires grad), the engine records nothing",
+          DOCUMENTED, ("graph",), statement=r"\] = ",
+          torch=r"grad_fn=CopySlices next=\[None, 'AccumulateGrad'\]", engine=r"^$|"
+          r"requires_grad=False"),
     Known("views made inside inference_mode of ordinary tensors report requires_grad=False",
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True|^$", engine=r"requires_grad=False"),
@@ -120,9 +134,9 @@ KNOWN = [
 ]
 
 
-def known_reason(verdict, statement):
+def known_reason(verdict, statement, program=""):
     """The entry that explains this mismatch, or None when it is new."""
     for entry in KNOWN:
-        if entry.matches(verdict, statement):
+        if entry.matches(verdict, statement, program):
             return entry
     return None

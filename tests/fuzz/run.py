@@ -68,7 +68,8 @@ class Pair:
         verdict = self.verdict(statements)
         result = Result(seed, statements, verdict)
         if verdict.status == "mismatch":
-            result.known = known_reason(verdict, result.differing_statement())
+            result.known = known_reason(verdict, result.differing_statement(),
+                                        "\n".join(statements))
         return result
 
     def reduce(self, result, budget=300):
