@@ -92,7 +92,8 @@ Where the engine knowingly differs from PyTorch:
   record a graph and others silently do not; some results start at ``_version`` 1); the
   engine treats them there as ordinary tensors, except for what torch refuses clearly
   (changing one in place, saving one for backward). Refusing an in-place change, torch has
-  already written the new values; the engine refuses before writing.
+  already written the new values; the engine refuses before writing. ``.data`` and
+  ``detach()`` of one are inference tensors that (in torch only) count versions.
 * Autograd's bookkeeping, below what lessons show: with ``create_graph=True`` a gradient's
   graph is built from ordinary ops (``MulBackward0`` ...), not torch's dedicated
   double-backward nodes (``SigmoidBackwardBackward0`` ...; values agree); float16 backward

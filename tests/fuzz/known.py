@@ -98,8 +98,12 @@ KNOWN = [
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
           DOCUMENTED, ("graph",), statement=r"\] = ",
-          torch=r"grad_fn=CopySlices next=\[None, 'AccumulateGrad'\]", engine=r"^$|"
+          torch=r"grad_fn=CopySlices next=\[None, '\w+'\]", engine=r"^$|"
           r"requires_grad=False"),
+    Known(".data and detach() of an inference tensor count versions in torch (the engine's "
+          "raise, as the tensor's own _version does)", DOCUMENTED, ("graph",),
+          statement=r"\.data\b|detach\(", program=r"inference_mode\(\)",
+          engine=r"version=<Inference tensors do not track version counter"),
     Known("views made inside inference_mode of ordinary tensors report requires_grad=False",
           DOCUMENTED, ("graph",), statement=r"inference_mode",
           torch=r"requires_grad=True|^$", engine=r"requires_grad=False"),
