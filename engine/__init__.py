@@ -34,9 +34,8 @@ Where the engine knowingly differs from PyTorch:
   ``engine/fidelity/float32_math.py``.
 * Random numbers match torch bit for bit on x86 CPUs with AVX2 (torch's own
   values differ on other CPUs); ranges over 32,768 elements may differ in the last
-  bit (torch splits them across threads). ``lgamma`` and ``digamma`` agree to
-  rounding, like the other transcendental functions; a third derivative of ``lgamma``
-  (which needs ``polygamma``) raises instead of being computed.
+  bit (torch splits them across threads). A third derivative of ``lgamma`` (which needs
+  ``polygamma``) raises instead of being computed.
 * ``engine.utils.data``: everything runs in the calling process. ``num_workers > 0``
   starts no worker processes (map-style datasets give torch's batches all the same;
   ``get_worker_info()`` is always None, so an ``IterableDataset`` is not split among
@@ -55,13 +54,12 @@ Where the engine knowingly differs from PyTorch:
   keeps numpy's order of the remaining dimensions (torch's result is row-major).
 * Autograd: a second derivative (``create_graph=True``) through an in-place write
   into a view of a graph tensor (CopySlices) raises a clear error, where torch can
-  differentiate it; views made inside ``inference_mode`` of ordinary tensors report
-  ``requires_grad=False``; a view made before its base was set to require grad
+  differentiate it; a view made before its base was set to require grad
   (``z = x.t(); x.requires_grad_()``) keeps ``requires_grad=False`` (torch's follows the
   base, although no gradient reaches the view or the base through it); when four or more
-  leaves become ready at once, their
-  hooks may fire in another order than torch's; ``nll_loss`` / ``cross_entropy`` of
-  one sample (1-d input) with a 1-element target differentiate, where torch's
+  leaves become ready at once, their hooks may fire in another order than torch's;
+  ``nll_loss`` / ``cross_entropy`` of one sample (1-d input) with a 1-element target
+  differentiate, where torch's
   backward refuses that target ("size mismatch"). A leaf's first gradient is always
   copied into ``.grad`` (version 0, memory of its own); torch adopts a gradient that
   nothing else holds instead, and copies one that is held elsewhere or laid out
@@ -88,19 +86,17 @@ Where the engine knowingly differs from PyTorch:
   frames of its Python code, e.g. inside ``autograd.grad``); a leaf's AccumulateGrad node
   records no traceback.
 * Inference tensors (made inside ``inference_mode``) used outside it: torch treats them op
-  by op (a view of one is an inference tensor again; from a leaf that requires grad some ops
-  record a graph and others silently do not; some results start at ``_version`` 1); the
-  engine treats them there as ordinary tensors, except for what torch refuses clearly
-  (changing one in place, saving one for backward). Refusing an in-place change, torch has
+  by op (from a leaf that requires grad some ops record a graph and others silently do not;
+  some results start at ``_version`` 1); the engine treats them there as ordinary tensors
+  (their views are inference tensors too), except for what torch refuses clearly (changing
+  one in place, saving one for backward). Refusing an in-place change, torch has
   already written the new values; the engine refuses before writing. ``.data`` and
   ``detach()`` of one are inference tensors that (in torch only) count versions.
 * Autograd's bookkeeping, below what lessons show: with ``create_graph=True`` a gradient's
   graph is built from ordinary ops (``MulBackward0`` ...), not torch's dedicated
   double-backward nodes (``SigmoidBackwardBackward0`` ...; values agree); float16 backward
   formulas round after every step (torch computes each in float32 and rounds once: last
-  bits); after some in-place changes of its base (a leaf changed under no_grad ...) torch
-  regenerates a view's node as ``AsStridedBackward0`` where the engine keeps the view's own
-  op; gradients made by backward formulas can have another ``_version`` (torch counts the
+  bits); gradients made by backward formulas can have another ``_version`` (torch counts the
   in-place steps inside each formula); abs's second derivative has ordinary zeros where
   torch has a ZeroTensor (whose ``tolist()`` raises); ``retain_grad`` keeps the gradient
   as it arrives (torch keeps a row-major copy), and after an in-place change of the tensor

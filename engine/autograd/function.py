@@ -19,9 +19,9 @@ Subclass it with two static methods, as in PyTorch::
 it is what backward reads.
 """
 from ..fidelity import messages
-from ..core.grad_mode import is_grad_enabled, mode, no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.history import rebase_history, refuse_view_change
-from ..core.node import Node, SavedTensor, SavedValue, gradient_edge, next_sequence_nr
+from ..core.node import Node, SavedTensor, SavedValue, connect, gradient_edge
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.views import alias
@@ -111,11 +111,8 @@ class Function:
         tensor_inputs = tuple(a for a in args if isinstance(a, Tensor))
         recording = is_grad_enabled() and any(t.requires_grad for t in tensor_inputs)
         if recording:  # the inputs' edges before forward, which may change them in place
-            ctx.next_functions = tuple(gradient_edge(t) for t in tensor_inputs)
-            ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in tensor_inputs)
-            ctx._sequence_nr = next_sequence_nr()
-            if mode.anomaly:  # anomaly detection remembers where each node was made
-                mode.anomaly.node_built(ctx)
+            connect(ctx, tuple(gradient_edge(t) for t in tensor_inputs),
+                    tuple((t._data.shape, t._data.dtype) for t in tensor_inputs))
         with no_grad():
             outputs = cls.forward(ctx, *args)
         single = not isinstance(outputs, tuple)
@@ -149,6 +146,10 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
             if is_dirty and differentiable and output._base is not None and len(outputs) > 1:
                 raise RuntimeError(messages.DIRTY_VIEW_OF_SEVERAL_OUTPUTS)
             output = _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable)
+            if output._base is not None and not is_dirty:
+                # torch forbids changing a view a custom Function returned in place
+                several = differentiable and len(outputs) > 1
+                output._creation_meta = "multi_output" if several else "custom_function"
         results.append(output)
     return tuple(results)
 
@@ -170,9 +171,6 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
     if is_input:
         output = _view_of(output)
     output.grad_fn, output._requires_grad, output._output_nr = ctx, True, output_nr
-    if output._base is not None:
-        # changing it in place would bypass this function's backward: torch forbids it
-        output._creation_meta = "custom_function"
     return output
 
 

@@ -288,10 +288,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     found = _capture(outputs, grads, inputs, retain_graph, create_graph)
-    for tensor, grad in zip(inputs, found):
-        if grad is not None:
-            tensor._grad = (grad if mode.grad_enabled else grad.detach().clone()) \
-                if tensor._grad is None else tensor._grad + grad
+    with set_grad_enabled(create_graph):
+        for tensor, grad in zip(inputs, found):
+            if grad is None or tensor._retains_grad:  # (retain_grad stored it already)
+                continue
+            if tensor.grad_fn is None:  # a leaf: as backward() without inputs stores it
+                tensor._grad_accumulator().backward(grad)
+            else:
+                accumulate_into(tensor, grad)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -10,10 +10,10 @@ import inspect
 
 
 class _Mode:
-    """The switches, is grad enabled and are we inside ``inference_mode``, and what they
-    mean for an operation: ``recording`` (inside inference_mode, even enable_grad() records
-    nothing); ``set`` changes them together. ``anomaly``: anomaly detection's checks while
-    it is on (``engine.autograd.detect_anomaly``; None when off)."""
+    """``grad_enabled``: is grad mode on. ``inference``: are we inside ``inference_mode``.
+    ``recording``: both together, what every operation reads (inside inference_mode even
+    enable_grad() records nothing); ``set`` changes the three at once. ``anomaly``:
+    detect_anomaly's checks while it is on, else None."""
 
     grad_enabled = True
     inference = False

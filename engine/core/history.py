@@ -17,7 +17,7 @@ import numpy as np
 from ..fidelity import messages
 from .backward import validated
 from .grad_mode import mode
-from .node import Node, gradient_edge, next_sequence_nr
+from .node import Node, connect, gradient_edge
 
 
 def check_inplace(tensor, *inputs):
@@ -73,10 +73,8 @@ def regenerate_view_history(view):
     """Make ``view``'s node a piece of its base's current history (AsStridedBackward0)."""
     refuse_view_change(view, indirect=True)
     base = view._base
-    node = AsStridedBackward0()
-    node.next_functions = (gradient_edge(base),)
-    node._input_meta = ((base._data.shape, base._data.dtype),)
-    node._sequence_nr = next_sequence_nr()
+    node = connect(AsStridedBackward0(), (gradient_edge(base),),
+                   ((base._data.shape, base._data.dtype),))
     node.geometry = view_geometry(base, view)
     view.grad_fn, view._requires_grad, view._output_nr = node, True, 0
 
@@ -118,9 +116,8 @@ class CopySlices(Node):
         self.fn = fn
         self.geometry = view_geometry(base, view)
         # the old base's gradient edge, then the op's other inputs' edges
-        self.next_functions = (gradient_edge(base),) + fn.next_functions[1:]
-        self._input_meta = ((base._data.shape, base._data.dtype),) + fn._input_meta[1:]
-        self._sequence_nr = next_sequence_nr()
+        connect(self, (gradient_edge(base),) + fn.next_functions[1:],
+                ((base._data.shape, base._data.dtype),) + fn._input_meta[1:])
 
     def backward(self, grad):
         _refuse_double_backward(self)

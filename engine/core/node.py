@@ -22,8 +22,13 @@ from .grad_mode import mode
 _sequence = itertools.count()  # creation order: a node always comes after its inputs' nodes
 
 
-def next_sequence_nr():
-    return next(_sequence)
+def connect(node, edges, input_meta):
+    """A node made by hand, not by ``record`` (CopySlices, a custom Function's): its edges,
+    its inputs' shapes and dtypes, its place in creation order."""
+    node.next_functions, node._input_meta, node._sequence_nr = edges, input_meta, next(_sequence)
+    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
+        mode.anomaly.node_built(node)
+    return node
 
 
 def is_tensor(value):

@@ -106,13 +106,10 @@ class Tensor:
     def stride(self, dim=None):
         """Elements to step in storage to move one place along each dimension."""
         strides = self._stride
-        if strides is None:
+        if strides is None:  # worked out once, from numpy's (in bytes)
             data = self._data
-            if data.flags.c_contiguous:
-                strides = contiguous_strides(data.shape)
-            else:
-                strides = tuple(s // data.itemsize for s in data.strides)
-            self._stride = strides
+            strides = self._stride = contiguous_strides(data.shape) if data.flags.c_contiguous \
+                else tuple(s // data.itemsize for s in data.strides)
         return strides if dim is None else strides[dim_index(dim, self._data.ndim)]
 
     def storage_offset(self):
@@ -231,7 +228,7 @@ class Tensor:
     @property
     def grad(self):
         """The gradient accumulated by backward(): kept on leaves (and on retain_grad())."""
-        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             messages.warn_non_leaf_grad()
         return self._grad
 

@@ -1,7 +1,6 @@
 """Arithmetic: add, sub, mul, div, pow, ..., each forward with its node class right below it.
 """
 import builtins
-import functools
 import math
 import warnings
 
@@ -15,12 +14,11 @@ from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .creation import tensor
 from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error,
                      _broadcast_shape, _common, _elementwise, _float_operands,
                      _half_with_scalar, _invalid_arguments, _is_bool, _is_half_with_scalar,
                      _kernel_error, _operand_error, _require_tensors, _result, _scalar_value,
-                     _zeros_like, takes_out)
+                     _zeros_like, takes_out, two_numbers_allowed)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -57,23 +55,7 @@ def _add_scaled(a, b, alpha, common, subtract=False):
                             np.asarray(a, np.float64)).astype(np.float16))
 
 
-def _two_numbers_allowed(function):
-    """torch.add(2, 3) & co: with two numbers the first becomes a 0-d tensor (torch's Scalar
-    overloads give a tensor); the other ops refuse a number there."""
-    @functools.wraps(function)
-    def with_numbers(input, other, *args, **kwargs):
-        if input.__class__ in _TWO_NUMBERS and other.__class__ in _TWO_NUMBERS:
-            input = tensor(input)
-        return function(input, other, *args, **kwargs)
-
-    with_numbers.without_out = function.without_out
-    return with_numbers
-
-
-_TWO_NUMBERS = (builtins.int, builtins.float, builtins.bool)
-
-
-@_two_numbers_allowed
+@two_numbers_allowed
 @takes_out
 def add(input, other, *, alpha=1):
     """out = input + alpha * other"""
@@ -94,7 +76,7 @@ class AddBackward0(Node):
         return grad, grad if self.alpha == 1 else grad * self.alpha
 
 
-@_two_numbers_allowed
+@two_numbers_allowed
 @takes_out
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
@@ -148,7 +130,7 @@ class RsubBackward0(Node):
         return (-grad if self.alpha == 1 else grad * -self.alpha), grad
 
 
-@_two_numbers_allowed
+@two_numbers_allowed
 @takes_out
 def mul(input, other):
     """out = input * other"""
@@ -181,7 +163,7 @@ def _kept_for(needed_by, value):
 multiply = mul
 
 
-@_two_numbers_allowed
+@two_numbers_allowed
 @takes_out
 def div(input, other, *, rounding_mode=None):
     """out = input / other (true division: integers divide to floating point)"""
@@ -191,8 +173,7 @@ def div(input, other, *, rounding_mode=None):
         if _is_half_with_scalar(common, other):
             result = _result(_half_with_scalar(np.true_divide, a, other), a)
         else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                result = _elementwise(np.true_divide, a, b)
+            result = _elementwise(np.true_divide, a, b)
         return record(DivBackward0, result, (input, other),
                       saved=(_kept_for(other, input), other))
     if rounding_mode == "floor":
@@ -241,8 +222,9 @@ class NotImplementedBackward(Node):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
-# torch's class is called NotImplemented (print(y.grad_fn) shows <NotImplemented object ...>);
-# here the class keeps a name that does not hide Python's NotImplemented
+# torch's class is called NotImplemented (print(y.grad_fn) shows <NotImplemented object ...>):
+# the Python name here stays NotImplementedBackward (not hiding Python's NotImplemented), and
+# __name__ is torch's, for printing
 NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
@@ -283,8 +265,7 @@ def floor_divide(input, other):
     if _is_half_with_scalar(common, other):
         result = _result(_half_with_scalar(np.floor_divide, a, other), a)
     else:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            result = _elementwise(np.floor_divide, a, b)
+        result = _elementwise(np.floor_divide, a, b)
     return record(NotImplementedBackward, result,
                   tuple(v for v in (input, other) if isinstance(v, Tensor)), op="floor_divide")
 
@@ -338,8 +319,7 @@ def fmod(input, other):
         raise _invalid_arguments("fmod", input, other)
     a, b, common = _common(input, other, "fmod")
     _check_integer_divisor(a, b, common, "fmod_cpu")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        result = _elementwise(np.fmod, a, b)
+    result = _elementwise(np.fmod, a, b)
     if not isinstance(other, Tensor):
         return record(FmodBackward0, result, (input,))
     return record(FmodBackward1, result, (input, other),
@@ -449,10 +429,9 @@ def _power(a, b, common, row_major_result=False):
         raise _kernel_error("pow", common)
     if common.kind in "iu":
         return _result(_integer_power(*[np.broadcast_to(x, shape) for x in (a, b)]), a, b)
-    with np.errstate(all="ignore"):
-        if common == np.float32:  # torch's last bits, which depend on each element's place
-            return _elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
-        return _elementwise(np.power, a, b)
+    if common == np.float32:  # torch's last bits, which depend on each element's place
+        return _elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
+    return _elementwise(np.power, a, b)
 
 
 def _integer_power(base, exponent):
@@ -557,8 +536,7 @@ def atan2(input, other):
     _require_tensors("atan2", input, other)
     a, b, common = _common(input, other, "atan2")
     a, b, _ = _float_operands(input, other, a, b, common)
-    with np.errstate(all="ignore"):
-        result = _elementwise(np.arctan2, a, b)
+    result = _elementwise(np.arctan2, a, b)
     return record(Atan2Backward0, result, (input, other), saved=(input, other))
 
 

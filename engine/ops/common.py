@@ -252,9 +252,7 @@ def _zeros_like(grad):
 
 # ====================================================================== matrix products
 # C++ type names in torch's "expected m1 and m2 to have the same dtype" messages
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool"}
+_CPP_NAMES = messages.CPP_TYPE_NAMES
 
 
 # ====================================================================== numpy's names
@@ -289,6 +287,19 @@ def _torch_names(name, positions, args, kwargs):
 
 
 # ====================================================================== out=
+def two_numbers_allowed(op):
+    """torch.add(2, 3), torch.mul(2.0, 3) ...: with two numbers the first becomes a 0-d tensor
+    of its own dtype (torch's Scalar overloads give a tensor); other ops refuse a number there."""
+    @functools.wraps(op)
+    def with_numbers(input, other, *args, **kwargs):
+        if isinstance(input, _NUMBERS) and isinstance(other, _NUMBERS):
+            input = wrap(np.array(input, dtypes.scalar_dtype(_scalar_value(input)).numpy_dtype))
+        return op(input, other, *args, **kwargs)
+
+    with_numbers.without_out = op.without_out
+    return with_numbers
+
+
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 

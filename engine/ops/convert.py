@@ -18,16 +18,6 @@ from .creation import empty, tensor
 __all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero"]
 
 
-def to_dtype(tensor, target):
-    """A copy of ``tensor`` converted to dtype ``target`` (values cast as C casts them)."""
-    data = tensor._data
-    if target.is_floating_point or data.dtype.kind != "f":
-        return wrap(data.astype(target.numpy_dtype, order="K"))
-    # float -> int: torch truncates toward zero; nan/inf have no integer value.
-    with np.errstate(invalid="ignore", over="ignore"):
-        return wrap(data.astype(target.numpy_dtype, order="K"))
-
-
 def to_copy(tensor, np_dtype):
     """``tensor.to(dtype)``: a converted copy laid out like ``tensor``."""
     return record(ToCopyBackward0, copy_preserving_layout(tensor, np_dtype), (tensor,))

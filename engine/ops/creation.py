@@ -245,10 +245,6 @@ _WARNED_NUMPY_LIST = []
 _WARNED_READ_ONLY = []
 
 
-_INT_TYPE_NAMES = {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
-                   "int64": "int64"}
-
-
 def _store(value, np_dtype):
     """One value converted as torch's ``store_scalar`` converts it (checked for integers)."""
     kind = np_dtype.kind

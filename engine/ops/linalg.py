@@ -469,8 +469,7 @@ def linalg_cross(input, other, *, dim=-1):
     with np.errstate(over="ignore"):  # integers wrap around, as in torch
         result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
     return record(LinalgCrossBackward0, wrap(np.ascontiguousarray(result)), (input, other),
-                  saved=(other if input.requires_grad else None,
-                         input if other.requires_grad else None), dim=axis)
+                  saved=(_kept_for(input, other), _kept_for(other, input)), dim=axis)
 
 
 class LinalgCrossBackward0(Node):

@@ -80,7 +80,7 @@ Tensor.masked_fill_, Tensor.index_fill_ = indexing.masked_fill_, indexing.index_
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)
-INPLACE_FUNCTIONS = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil_ clamp_ clamp_max_
+_INPLACE_FUNCTION_NAMES = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil_ clamp_ clamp_max_
     clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
     log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
     sqrt_ square_ tan_ tanh_ trunc_ zero_""".split()
@@ -103,7 +103,7 @@ def _inplace_function(name):
     return function
 
 
-INPLACE_FUNCTIONS = {_name: _inplace_function(_name) for _name in INPLACE_FUNCTIONS}
+INPLACE_FUNCTIONS = {_name: _inplace_function(_name) for _name in _INPLACE_FUNCTION_NAMES}
 
 # conversions whose names are Python builtins
 for _name, _method in convert.CASTS.items():  # x.float() ... x.bool()

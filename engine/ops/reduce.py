@@ -112,7 +112,7 @@ def _torch_row_sum(items):
     return _added_in_order(partial[1:], partial[0])
 
 
-def _quietly(degenerate, function, *args, **kwargs):
+def _degenerate_quietly(degenerate, function, *args, **kwargs):
     """``function(*args, **kwargs)``, without numpy's RuntimeWarning in the ``degenerate``
     case (an empty mean, no degrees of freedom left), where torch gives nan silently.
     Only then: catching warnings costs microseconds on every call."""
@@ -208,7 +208,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                                   f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    result = wrap(_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
+    result = wrap(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
                            keepdims=keepdim))
     shape = input._data.shape
     if dim is None:
@@ -433,24 +433,7 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
         return grad
     if not keepdim:
         grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
-    result = wrap(np.zeros(shape, grad._data.dtype))
-    np.put_along_axis(result._data, indices._data, grad._data, axis=dim)
-    return record(ScatterBackward0, result, (grad,), saved=(indices,), dim=dim)
-
-
-class ScatterBackward0(Node):
-    """out = zeros with grad written at index along dim:  the gradient is read back there"""
-
-    _saved_names = ("index",)
-    dim: int
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        # x[i, j, index[i, j, k], k]: the places along dim, and every place along the others
-        places = [wrap(np.arange(n).reshape((-1,) + (1,) * (index._data.ndim - d - 1)))
-                  for d, n in enumerate(index._data.shape)]
-        places[self.dim] = index
-        return grad[tuple(places)]
+    return grad.new_zeros(shape).scatter(dim, indices, grad)
 
 
 @numpy_names
@@ -552,7 +535,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     if count - ddof <= 0:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
-    result = wrap(_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
+    result = wrap(_degenerate_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
                            keepdims=keepdim, ddof=ddof))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,

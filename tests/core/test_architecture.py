@@ -20,7 +20,7 @@ ENGINE = Path(engine.__file__).resolve().parent
 CORE_CODE_LINES_MAX = 900     # the budget for what lesson 08 invites learners to read
 CORE_FUNCTION_LINES_MAX = 40  # one screen per function
 LAYERS = {"fidelity": 0, "core": 1, "ops": 2, "": 3, "autograd": 4, "nn": 4, "optim": 4,
-          "utils": 4, "distributions": 4, "viz": 5, "widgets": 5}
+          "utils": 4, "distributions": 4, "backends": 3, "viz": 5, "widgets": 5}
 
 
 def _module_name(path):
@@ -38,7 +38,9 @@ def _layer(module):
     if len(parts) == 1:
         return LAYERS[""]
     top = parts[1]
-    return LAYERS[top] if top in LAYERS else LAYERS[""]  # engine.random, engine.cuda: the root
+    if top not in LAYERS and (ENGINE / top).is_dir():
+        raise KeyError(f"engine/{top}/ has no layer: give it one in LAYERS")
+    return LAYERS.get(top, LAYERS[""])  # a module file (engine.random, engine.cuda): the root
 
 
 def _resolve(module, node):
@@ -185,7 +187,7 @@ def test_recording_an_undeclared_value_is_refused():
 
 
 def test_every_folder_says_what_it_holds():
-    for folder in ("core", "ops", "fidelity", "utils", "distributions"):
+    for folder in ("core", "ops", "fidelity", "utils", "distributions", "backends"):
         readme = ENGINE / folder / "README.md"
         assert readme.exists(), readme
         assert "import" in readme.read_text(), f"{readme} should say what the folder may import"

@@ -78,9 +78,6 @@ KNOWN = [
           "(torch's follows the base, though no gradient reaches the view through it)",
           DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
           torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False"),
-    Known("inference tensors used outside inference_mode: a view of one is an inference "
-          "tensor in torch", DOCUMENTED, ("graph",),
-          torch=r"version=<Inference tensors do not track version counter"),
     Known("inference tensors used outside inference_mode: torch's results of some ops start at "
           "version 1", DOCUMENTED, ("graph",),
           torch=r"^requires_grad=False is_leaf=True version=1$",
@@ -104,19 +101,12 @@ KNOWN = [
           "raise, as the tensor's own _version does)", DOCUMENTED, ("graph",),
           statement=r"\.data\b|detach\(", program=r"inference_mode\(\)",
           engine=r"version=<Inference tensors do not track version counter"),
-    Known("views made inside inference_mode of ordinary tensors report requires_grad=False",
-          DOCUMENTED, ("graph",), statement=r"inference_mode",
-          torch=r"requires_grad=True|^$", engine=r"requires_grad=False"),
-    # ---- found by the fuzzer, documented in help(engine) ("Autograd's bookkeeping")
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", DOCUMENTED,
           ("graph",), statement=r"create_graph=True"),
     Known("float16 backward formulas: torch computes each in float32 and rounds once, the "
           "engine rounds every step", DOCUMENTED, ("gradient",), torch=r"float16"),
-    Known("after an in-place change of its base, torch gives a view the node "
-          "AsStridedBackward0 in some cases (a leaf base changed under no_grad, ...), the "
-          "engine the view's own op", DOCUMENTED, ("graph",), torch=r"AsStridedBackward0"),
     Known("the version counter of gradients computed by backward formulas (torch's counts "
           "the in-place steps inside each formula)", DOCUMENTED, ("graph",),
           statement=r"autograd\.grad|backward", test=_only_version_differs),
