@@ -844,3 +844,57 @@ def test_backward_with_create_graph_keeps_a_differentiable_copy_and_warns(torch_
         engine_result = ((*engine_result[0][:2], []), *engine_result[1:])
     assert engine_result == torch_result
 
+
+
+def _views_returned(m):
+    def function(name, forward, backward):
+        return type(name, (m.autograd.Function,), {"forward": staticmethod(forward),
+                                                    "backward": staticmethod(backward)})
+    return {
+        "Id": function("Id", lambda ctx, x: x, lambda ctx, g: g),
+        "Part": function("Part", lambda ctx, x: x[:2], lambda ctx, g: m.cat([g, g.new_zeros(1)])),
+        "Two": function("Two", lambda ctx, x: (x[:1], x[1:]), lambda ctx, a, b: m.cat([a, b])),
+    }
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize("name", ["Id", "Part", "Two"])
+def test_views_a_custom_function_returns_refuse_in_place_changes_as_torch(name, requires_grad):
+    def change(m):
+        x = m.ones(3, requires_grad=True) * 1 if requires_grad else m.ones(3)
+        out = _views_returned(m)[name].apply(x)
+        (out[0] if isinstance(out, tuple) else out).add_(m.ones(1, requires_grad=True))
+
+    parity.run_both(change)
+
+
+def test_backward_with_inputs_stores_gradients_as_backward_does():
+    def stored(m):
+        w = m.ones(3, requires_grad=True)
+        h = w * 1
+        h.retain_grad()
+        (h * 2).sum().backward(inputs=[h])  # retain_grad stores it: once
+        x = m.ones(2, 3, requires_grad=True)
+        (x * 2).sum().backward(inputs=[x])
+        first = x.grad
+        (x * 2).sum().backward(inputs=[x])  # into the same tensor, in place
+        return h.grad, x.grad, first is x.grad, x.grad._version
+
+    parity.run_both(stored)
+
+
+def test_anomaly_detection_knows_where_an_in_place_write_was_made():
+    def detected(m):
+        x, w = m.ones(3, requires_grad=True), m.ones(1, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with m.autograd.detect_anomaly():
+                y = x * 1
+                y[0:1].mul_(w)
+                with m.no_grad():
+                    w.add_(1)
+                with pytest.raises(RuntimeError):
+                    y.sum().backward()
+        return [str(c.message).split("\n")[0] for c in caught if "Error detected" in str(c.message)]
+
+    parity.run_both(detected)
