@@ -73,6 +73,7 @@ INPLACE_METHODS = {
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name + "_", inplace.in_place(_without_out(getattr(_family, _name))))
+Tensor.add_ = inplace.add_  # (an optimizer's update takes a quicker way to the same bits)
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)
