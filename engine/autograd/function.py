@@ -19,7 +19,7 @@ Subclass it with two static methods, as in PyTorch::
 it is what backward reads.
 """
 from ..core.grad_mode import is_grad_enabled, no_grad
-from ..core.node import Node, SavedTensor, SavedValue, record
+from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 
@@ -115,11 +115,10 @@ class Function:
             ctx.num_outputs = len(results)
             _record_into(ctx, differentiable, tensor_inputs)
             ctx._saved = tuple(SavedTensor(t, any(t is r for r in results))
-                               if isinstance(t, Tensor) else SavedValue(t, Tensor)
-                               for t in ctx._to_save)
+                               if isinstance(t, Tensor) else t for t in ctx._to_save)
         else:
-            ctx._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor)
-                               else SavedValue(t, Tensor) for t in ctx._to_save)
+            ctx._saved = tuple(SavedTensor(t, False) if isinstance(t, Tensor) else t
+                               for t in ctx._to_save)
         return results[0] if single else results
 
 

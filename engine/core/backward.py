@@ -13,7 +13,6 @@ and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
 """
 import heapq
 import itertools
-import math
 import warnings
 
 from ..fidelity import dtypes, messages
@@ -80,27 +79,25 @@ def add_to_buffer(buffers, node, output_nr, grad):
         grads[output_nr] = grads[output_nr] + grad  # several consumers: gradients add up
 
 
-class ReadyQueue:
+class ReadyQueue(list):
     """The nodes whose gradients have all arrived, in the order torch runs them.
 
     A leaf's AccumulateGrad comes first (torch stores a leaf's gradient as soon as it
     is complete), then the node recorded last: a node's consumers were all recorded
     after it, so this never runs a node before all its gradients arrived.
+
+    It is a heap (a list) of ``(-sequence number, arrival, node)``: the highest number pops
+    first (an AccumulateGrad's is infinity); equal numbers (leaves) in order of arrival.
     """
 
-    def __init__(self):
-        self._heap = []  # (-priority, arrival, node): the highest priority pops first
-        self._arrival = itertools.count()  # equal priorities (leaves): first come, first served
-
     def push(self, node):
-        priority = math.inf if isinstance(node, AccumulateGrad) else node._sequence_nr
-        heapq.heappush(self._heap, (-priority, next(self._arrival), node))
+        heapq.heappush(self, (-node._sequence_nr, next(_arrival), node))
 
     def pop(self):
-        return heapq.heappop(self._heap)[2]
+        return heapq.heappop(self)[2]
 
-    def __bool__(self):
-        return bool(self._heap)
+
+_arrival = itertools.count()
 
 
 # ====================================================================== running one node
@@ -113,7 +110,9 @@ def run_node(node, grads, retain_graph):
     """One node's turn in ``backward()``: its hooks, its formula, its gradients fixed."""
     if grads is None:
         return (None,) * len(node.next_functions)
-    return apply_formula(node, run_tensor_hooks(node, grads), retain_graph)
+    if node._pre_hooks or node._retained:
+        grads = run_tensor_hooks(node, grads)
+    return apply_formula(node, grads, retain_graph)
 
 
 def apply_formula(node, grads, retain_graph):

@@ -11,7 +11,7 @@ import numpy as np
 from ..fidelity import messages
 from .backward import validated
 from .grad_mode import mode
-from .node import Node, gradient_edge, next_sequence_nr
+from .node import Node, SavedTensor, gradient_edge, next_sequence_nr
 
 
 def check_inplace(tensor):
@@ -38,7 +38,7 @@ def rebase_history(tensor, node):
     if node is None:
         return
     for saved in node._saved:
-        if saved.tensor is tensor and not saved.is_output:
+        if saved.__class__ is SavedTensor and saved.tensor is tensor and not saved.is_output:
             saved.tensor = tensor.detach().clone()
             saved.version = 0
     base = tensor._base

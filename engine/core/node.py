@@ -11,6 +11,7 @@ Tensors are reached here only through their attributes and methods: this module 
 not import the Tensor class (``core/tensor.py`` imports this one).
 """
 import itertools
+import math
 
 import numpy as np
 
@@ -29,7 +30,10 @@ def is_tensor(value):
 
 
 class SavedTensor:
-    """A tensor a node keeps for its backward, with the version it had when saved."""
+    """A tensor a node keeps for its backward, with the version it had when saved.
+
+    (A node keeps a saved number, or None, as it is: there is nothing to check.)
+    """
 
     __slots__ = ("tensor", "version", "is_output")
 
@@ -41,16 +45,6 @@ class SavedTensor:
         self.tensor = tensor.detach() if is_output else tensor
         self.version = tensor._version
         self.is_output = is_output
-
-
-class SavedValue:
-    """A saved value that is not a tensor (a Python number, or None): nothing to check."""
-
-    __slots__ = ("tensor", "version", "is_output", "tensor_type")
-
-    def __init__(self, value, tensor_type):
-        self.tensor, self.version, self.is_output = value, None, False
-        self.tensor_type = tensor_type  # to show a saved number as torch does: a 0-d tensor
 
 
 class Node:
@@ -67,7 +61,7 @@ class Node:
     _saved_names = ()      # torch's names for the saved tensors, in the order backward reads them
     _state = frozenset()   # the declared values (annotations), collected by __init_subclass__
     # Defaults on the class keep making a node cheap (one per recorded op).
-    _saved = ()            # SavedTensor / SavedValue objects, in the order of _saved_names
+    _saved = ()            # SavedTensor objects (numbers as they are), as _saved_names says
     _released = False
     _pre_hooks = None      # tensor hooks: {output_nr: [fn(grad) -> grad or None]}
     _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
@@ -115,12 +109,12 @@ class Node:
         """The saved tensors, checked: freed after backward, and unchanged since saved."""
         if self._released:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple(self._unpack(saved) for saved in self._saved)
+        return tuple([self._unpack(saved) for saved in self._saved])
 
     def _unpack(self, saved):
+        if saved.__class__ is not SavedTensor:
+            return saved  # a saved number, or None
         tensor = saved.tensor
-        if saved.version is None:
-            return tensor  # a saved number
         if tensor._version != saved.version:
             # torch names the node that computed the tensor (an input's current one)
             producer = self if saved.is_output else tensor.grad_fn
@@ -138,8 +132,8 @@ class Node:
             if self._released:
                 raise RuntimeError(messages.SECOND_BACKWARD)  # backward freed them
             saved = self._saved[type(self)._saved_names.index(name)]
-            if saved.version is None and isinstance(saved.tensor, (int, float)):
-                return _number_as_tensor(saved.tensor, saved.tensor_type)
+            if isinstance(saved, (int, float)):
+                return _number_as_tensor(saved)
             return self._unpack(saved)
         if name in type(self)._state:
             return getattr(self, name)
@@ -184,13 +178,13 @@ class AccumulateGrad(Node):
     """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
 
     variable: object
+    _sequence_nr = math.inf  # as torch's (its largest number): a leaf's gradient is stored first
 
     def name(self):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
     def __init__(self, variable):
         self.variable = variable
-        self._sequence_nr = next(_sequence)
 
     @property
     def _input_meta(self):
@@ -233,10 +227,13 @@ def _owned_copy(grad, variable):
     return result
 
 
-def _number_as_tensor(number, tensor_type):
+def _number_as_tensor(number):
     """torch keeps a Python number operand as a 0-d tensor (float32 for a float)."""
     np_dtype = dtypes.scalar_dtype(number).numpy_dtype
     return tensor_type._from_numpy_array(np.array(number, np_dtype))
+
+
+tensor_type = None  # the Tensor class: core/tensor.py sets it (it imports this module)
 
 
 # ====================================================================== recording
@@ -244,7 +241,7 @@ def gradient_edge(value):
     """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
     if not getattr(value, "_requires_grad", False):  # (numbers have none; the property is slower)
         return (None, 0)
-    node = value.grad_fn
+    node = value._grad_fn if value._base is None else value.grad_fn  # (the property: views)
     if node is not None:
         return (node, value._output_nr)
     return (value._grad_accumulator(), 0)
@@ -266,11 +263,14 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
             break
     else:
         return results  # nothing to record: the common case stays cheap
-    node = _build_node(node_class, inputs, saved, state, type(value))
+    node = _build_node(node_class, inputs, saved, state)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
-            output.grad_fn = node
+            if output._base is None:
+                output._grad_fn = node  # (the grad_fn setter, for a tensor that is no view)
+            else:
+                output.grad_fn = node
             output._requires_grad = True
             if output_nr:
                 output._output_nr = output_nr
@@ -283,21 +283,21 @@ def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
     for value in inputs if mode.recording else ():
         if getattr(value, "_requires_grad", False):
-            return _build_node(node_class, inputs, saved, state, type(value))
+            return _build_node(node_class, inputs, saved, state)
     return None
 
 
-def _build_node(node_class, inputs, saved, state, tensor_type):
+def _build_node(node_class, inputs, saved, state):
     """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
-    node.next_functions = tuple([gradient_edge(value) for value in inputs])
+    node.next_functions = tuple(map(gradient_edge, inputs))
     # hasattr(value, "_data") is is_tensor(value), inlined: this runs for every recorded op
     node._input_meta = tuple([(value._data.shape, value._data.dtype) if hasattr(value, "_data")
                               else None for value in inputs])
     node._sequence_nr = next(_sequence)
     if saved:
-        node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept)
-                             else SavedValue(kept, tensor_type) for kept in saved])
+        node._saved = tuple([SavedTensor(kept, False) if hasattr(kept, "_data") else kept
+                             for kept in saved])
     for name, value in state.items():
         if name not in node_class._state:
             raise TypeError(f"{node_class.__name__} does not declare '{name}'")

@@ -12,7 +12,7 @@ from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import mode
 from ..core.history import check_inplace, rebase_history
-from ..core.node import Node, new_node
+from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .arithmetic import add
 from .creation import zeros_like
@@ -113,7 +113,7 @@ def _saved_output_is_now(tensor, node):
     """A node that saved its result (exp_ keeps e ** x) now finds it in ``tensor``: a later
     write into ``tensor`` must then be caught at backward, as torch catches it."""
     for saved in node._saved if node is not None else ():
-        if saved.is_output:
+        if isinstance(saved, SavedTensor) and saved.is_output:
             saved.tensor, saved.version = tensor.detach(), tensor._version
 
 
