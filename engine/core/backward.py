@@ -11,6 +11,7 @@ What running a node means is passed in: ``run_node`` stores gradients into ``.gr
 (``backward``), ``Capture.run_node`` returns those of chosen inputs (``autograd.grad``),
 and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
 """
+import functools
 import heapq
 import itertools
 import warnings
@@ -285,7 +286,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is None:
         with set_grad_enabled(create_graph):
             run_backward([edge_of(t) for t in outputs], grads, anomaly_checked(
-                lambda node, node_grads: run_node(node, node_grads, retain_graph)))
+                functools.partial(run_node, retain_graph=retain_graph)))
         return
     inputs = _as_tuple(inputs)
     if not inputs:

@@ -290,10 +290,12 @@ def new_node(node_class, inputs, saved=(), **state):
 def _build_node(node_class, inputs, saved, state):
     """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
-    node.next_functions = tuple(map(gradient_edge, inputs))
-    # hasattr(value, "_data") is is_tensor(value), inlined: this runs for every recorded op
-    node._input_meta = tuple([(value._data.shape, value._data.dtype) if hasattr(value, "_data")
-                              else None for value in inputs])
+    edges, meta = [], []  # (one loop for both: this runs for every recorded op)
+    for value in inputs:
+        edges.append(gradient_edge(value))
+        data = getattr(value, "_data", None)  # a tensor's numpy data; None for a number
+        meta.append(None if data is None else (data.shape, data.dtype))
+    node.next_functions, node._input_meta = tuple(edges), tuple(meta)
     node._sequence_nr = next(_sequence)
     if saved:
         node._saved = tuple([SavedTensor(kept, False) if hasattr(kept, "_data") else kept
