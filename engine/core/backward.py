@@ -315,7 +315,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if found is None and not (materialize_grads or allow_unused):
             raise RuntimeError(messages.unused_input(position))
     if materialize_grads:
-        results = [_zeros_like(t) if g is None else g for t, g in zip(inputs, results)]
+        results = [_filled_like(t, 0) if g is None else g for t, g in zip(inputs, results)]
     return tuple(results)
 
 
@@ -355,15 +355,13 @@ def _implicit_gradient(output):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
     if output._data.dtype.kind != "f":
         raise RuntimeError(messages.implicit_grad_dtype(output.dtype))
-    ones = output._empty_like()
-    ones._data[...] = 1
-    return ones
+    return _filled_like(output, 1)
 
 
-def _zeros_like(tensor):
-    zeros = tensor._empty_like()
-    zeros._data[...] = 0
-    return zeros
+def _filled_like(tensor, value):
+    filled = tensor._empty_like()
+    filled._data[...] = value
+    return filled
 
 
 def _as_tuple(value):

@@ -10,6 +10,7 @@ it into the leaf's ``.grad``.
 Tensors are reached here only through their attributes and methods: this module does
 not import the Tensor class (``core/tensor.py`` imports this one).
 """
+import functools
 import itertools
 import math
 
@@ -287,6 +288,13 @@ def new_node(node_class, inputs, saved=(), **state):
     return None
 
 
+@functools.lru_cache(maxsize=1024)
+def shared_meta(shape, dtype):
+    """``(shape, dtype)``, one tuple for every node that keeps these: fewer new objects for
+    Python's garbage collector, which passes over each of them while a graph lives."""
+    return (shape, dtype)
+
+
 def _build_node(node_class, inputs, saved, state):
     """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
@@ -294,7 +302,7 @@ def _build_node(node_class, inputs, saved, state):
     for value in inputs:
         edges.append(gradient_edge(value))
         data = getattr(value, "_data", None)  # a tensor's numpy data; None for a number
-        meta.append(None if data is None else (data.shape, data.dtype))
+        meta.append(None if data is None else shared_meta(data.shape, data.dtype))
     node.next_functions, node._input_meta = tuple(edges), tuple(meta)
     node._sequence_nr = next(_sequence)
     if saved:
