@@ -361,23 +361,28 @@ def tracked_objects_per_op(tm, depth=10_000):
     """Objects Python's cyclic collector tracks per recorded op of a chain: those it keeps
     visiting (``kept``), and all those made (``made``: some are tuples of plain values, which
     the collector stops tracking once it has seen them: a tuple holding such a tuple, one
-    collection later, hence two collections before counting)."""
-    gc.collect()
-    before = len(gc.get_objects())
-    x, out = chain(tm, depth)
-    gc.collect()
-    gc.collect()
-    kept = (len(gc.get_objects()) - before) / depth
-    del x, out
-    gc.collect()
-    gc.disable()
-    try:
-        count_before = gc.get_count()[0]
-        x, out = chain(tm, depth)
-        made = (gc.get_count()[0] - count_before) / depth
-    finally:
-        gc.enable()
-    return {"objects_made": made, "objects_kept": kept}
+    collection later, hence two collections before counting). Per op: what a chain of
+    2 * depth ops holds more than one of depth ops (the leaf and the sum are not ops of it)."""
+    kept, made = [], []
+    for ops in (depth, 2 * depth):
+        gc.collect()
+        before = len(gc.get_objects())
+        x, out = chain(tm, ops)
+        gc.collect()
+        gc.collect()
+        kept.append(len(gc.get_objects()) - before)
+        del x, out
+        gc.collect()
+        gc.disable()
+        try:
+            count_before = gc.get_count()[0]
+            x, out = chain(tm, ops)
+            made.append(gc.get_count()[0] - count_before)
+        finally:
+            gc.enable()
+        del x, out
+    return {"objects_made": (made[1] - made[0]) / depth,
+            "objects_kept": (kept[1] - kept[0]) / depth}
 
 
 IMPORT_TIME = ("import time\nstart = time.process_time()\nimport {library}\n"
