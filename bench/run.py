@@ -15,9 +15,11 @@ compare like with like on a machine whose load changes while it runs:
 * CPU time of the process (``time.process_time``), not wall time: on a machine shared with
   other jobs, wall time also counts the time the process waited for a core. With one
   thread everywhere, CPU time is what wall time would be on an idle machine.
-* the 10^5-deep chain and ``import engine`` run in fresh processes (``--worker``): the
-  engine's in a process that never imports torch (torch's million objects would make
-  Python's garbage collector 2-3x slower for the engine's graph), torch's in its own.
+* the 10^5-deep chain, the fan-in and ``import engine`` run in fresh processes
+  (``--worker``): the engine's in a process that never imports torch (with torch's objects
+  in the process, each of Python's full garbage collections, which the engine's graph of
+  Python objects sets off, takes 2-3x longer), torch's in its own. The fan-in in one
+  process with torch is a detail row.
 
 Nothing here is asserted: timings vary between machines and runs, so they are measured
 here, never in a unit test.
