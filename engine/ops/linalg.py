@@ -130,8 +130,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     products = _linear_products(mat1._data, mat2._data)
     if alpha != 1:
         products = products * products.dtype.type(alpha)
-    with no_grad():  # (expand gives torch's error when input does not broadcast)
-        bias = input.expand(products.shape)._data
+    bias = input._data
+    if not _expands_to(bias.shape, products.shape):
+        with no_grad():
+            input.expand(products.shape)  # torch's error: input does not broadcast
     # beta = 0 ignores input entirely (its nan and inf too), as BLAS does
     if beta != 1:
         bias = np.zeros((), products.dtype) if beta == 0 else bias * products.dtype.type(beta)
@@ -141,6 +143,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                   saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,
                   mat1_sym_sizes=mat1._data.shape, mat1_sym_strides=mat1.stride(),
                   mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
+
+
+def _expands_to(shape, target):
+    """Can ``expand`` stretch ``shape`` to ``target`` (numpy then broadcasts it alike)?"""
+    return len(shape) <= len(target) and all(
+        n == m or n == 1 for n, m in zip(reversed(shape), reversed(target)))
 
 
 def _column_major(sizes, strides):
