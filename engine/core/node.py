@@ -12,7 +12,6 @@ not import the Tensor class (``core/tensor.py`` imports this one).
 """
 import functools
 import itertools
-import math
 
 import numpy as np
 
@@ -179,7 +178,7 @@ class AccumulateGrad(Node):
     """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
 
     variable: object
-    _sequence_nr = math.inf  # as torch's (its largest number): a leaf's gradient is stored first
+    _sequence_nr = float("inf")  # as torch's (its largest number): a leaf's gradient goes first
 
     def name(self):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
@@ -268,10 +267,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
-            if output._base is None:
-                output._grad_fn = node  # (the grad_fn setter, for a tensor that is no view)
-            else:
-                output.grad_fn = node
+            output.grad_fn = node
             output._requires_grad = True
             if output_nr:
                 output._output_nr = output_nr
@@ -288,11 +284,9 @@ def new_node(node_class, inputs, saved=(), **state):
     return None
 
 
-@functools.lru_cache(maxsize=1024)
-def shared_meta(shape, dtype):
-    """``(shape, dtype)``, one tuple for every node that keeps these: fewer new objects for
-    Python's garbage collector, which passes over each of them while a graph lives."""
-    return (shape, dtype)
+# ``(shape, dtype)``, one tuple for every node that keeps these: fewer new objects for Python's
+# garbage collector, which passes over each of them while a graph lives
+shared_meta = functools.lru_cache(maxsize=1024)(lambda shape, dtype: (shape, dtype))
 
 
 def _build_node(node_class, inputs, saved, state):
