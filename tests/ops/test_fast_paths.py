@@ -189,7 +189,8 @@ def test_in_place_adds_that_the_quick_way_leaves_to_add(axpy_path):
     parity.run_both(lambda m, x, y: x.add_(y, alpha=1e39), x, y)
     parity.run_both(lambda m, x, y: x.requires_grad_().add_(y, alpha=-0.1), x, y)
     parity.run_both(lambda m, x, y: x.add_(y.requires_grad_(), alpha=-0.1).grad_fn.name(), x, y)
-    parity.run_both(lambda m, x, y: (x.requires_grad_() * 1).add_(y, alpha=-0.1).grad_fn.name(), x, y)
+    parity.run_both(lambda m, x, y: (x.requires_grad_() * 1).add_(y, alpha=-0.1).grad_fn.name(),
+                    x, y)
 
     def in_inference_mode(m, x, y):
         with m.inference_mode():
