@@ -1,33 +1,42 @@
-"""How fast is the engine? One run, side by side with numpy by hand and with torch.
+"""How fast is the engine? The goals of issue 15 side by side with torch, then the details.
 
-    .venv/bin/python bench/run.py             # make bench: prints the table, writes RESULTS.md
-    .venv/bin/python bench/run.py --quick     # fewer repeats, no notebook validation
+    .venv/bin/python bench/run.py             # make bench: prints the tables, writes RESULTS.md
+    .venv/bin/python bench/run.py --quick     # fewer rounds, no notebook validation
 
-Every timing is the median of several repeats, each repeat timing a loop of calls,
-measured in this one process, so the ratios compare like with like:
+Every goal is a ratio engine / torch, measured in rounds: each round times the engine's
+loop and torch's loop back to back (alternating which goes first), and the table gives the
+median over the rounds with its spread (the lowest and highest round). So the ratios
+compare like with like on a machine whose load changes while it runs:
 
-* one thread everywhere: torch with ``set_num_threads(1)``, numpy's BLAS with
-  ``OPENBLAS_NUM_THREADS=1`` (set below, before numpy loads it). On a busy 2-core machine
+* one thread everywhere: the variables below are pinned to 1 before numpy (or torch) loads
+  its thread pool, and torch gets ``set_num_threads(1)``. On a busy 2-core machine
   OpenBLAS's own threads wait for each other: a 64x784 @ 784x256 float32 product then
   takes tens of milliseconds instead of about one.
-* CPU time of this process (``time.process_time``), not wall time: on a machine shared
-  with other jobs, wall time also counts the time this process waited for a core. With
-  one thread everywhere, CPU time is what wall time would be on an idle machine. (The
-  notebooks' validation runs in other processes: that row is wall time.)
+* CPU time of the process (``time.process_time``), not wall time: on a machine shared with
+  other jobs, wall time also counts the time the process waited for a core. With one
+  thread everywhere, CPU time is what wall time would be on an idle machine.
+* the 10^5-deep chain, the fan-in and ``import engine`` run in fresh processes
+  (``--worker``): the engine's in a process that never imports torch (with torch's objects
+  in the process, each of Python's full garbage collections, which the engine's graph of
+  Python objects sets off, takes 2-3x longer), torch's in its own. The fan-in in one
+  process with torch is a detail row.
 
-Targets come from issue 7; a row that misses its target says so. Nothing here is asserted:
-timings vary between machines and runs, so they are measured here, never in a unit test.
+Nothing here is asserted: timings vary between machines and runs, so they are measured
+here, never in a unit test.
 """
 from __future__ import annotations
 
 import os
 
-# Before numpy is imported: its BLAS reads these once, when it loads.
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
+# Pinned before numpy is imported: its BLAS (and torch's OpenMP) read these once, when they load.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                  "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ[_variable] = "1"
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
+import importlib  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
@@ -35,7 +44,6 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import tracemalloc  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -44,28 +52,35 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
+from engine.fidelity import fused_axpy  # noqa: E402
 from engine.fidelity.rounding import fma32  # noqa: E402
 
-try:
-    import torch
-    torch.set_num_threads(1)
-except ModuleNotFoundError:
-    torch = None
-
 clock = time.process_time  # CPU seconds of this process (see the docstring)
+
+
+def load_torch():
+    """torch with one thread, or None when it is not installed."""
+    try:
+        import torch
+    except ModuleNotFoundError:
+        return None
+    torch.set_num_threads(1)
+    return torch
 
 
 def median_time(fn, number, repeat):
     """Median CPU seconds per call of ``fn`` over ``repeat`` loops of ``number`` calls."""
     fn()  # warm up: first-call imports and caches are not what we measure
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = clock()
-        for _ in range(number):
-            fn()
-        times.append((clock() - start) / number)
-    return statistics.median(times)
+    return statistics.median(loop_time(fn, number) for _ in range(repeat))
+
+
+def loop_time(fn, number):
+    """CPU seconds per call of ``fn``, over one loop of ``number`` calls."""
+    gc.collect()
+    start = clock()
+    for _ in range(number):
+        fn()
+    return (clock() - start) / number
 
 
 def page_faults_per_call(fn, number):
@@ -84,6 +99,44 @@ def fmt(seconds):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
+
+
+class Rounds:
+    """Engine and torch timings of one workload, round by round: the ratio's median and spread."""
+
+    def __init__(self):
+        self.engine, self.torch = [], []
+
+    def add(self, engine_value, torch_value):
+        self.engine.append(engine_value)
+        self.torch.append(torch_value)
+
+    def ratios(self):
+        return [e / t for e, t in zip(self.engine, self.torch)]
+
+    def ratio(self):
+        return statistics.median(self.ratios())
+
+    def spread(self):
+        ratios = self.ratios()
+        return f"{min(ratios):.2f}-{max(ratios):.2f}"
+
+
+def interleaved(workloads, rounds):
+    """``{name: (engine_fn, torch_fn, calls)}`` timed in ``rounds`` rounds -> ``{name: Rounds}``."""
+    results = {name: Rounds() for name in workloads}
+    for engine_fn, torch_fn, _ in workloads.values():
+        engine_fn(), torch_fn()  # warm up
+    for round_nr in range(rounds):
+        for name, (engine_fn, torch_fn, calls) in workloads.items():
+            if round_nr % 2:  # alternate who goes first: a slow spell hits both alike
+                torch_s = loop_time(torch_fn, calls)
+                engine_s = loop_time(engine_fn, calls)
+            else:
+                engine_s = loop_time(engine_fn, calls)
+                torch_s = loop_time(torch_fn, calls)
+            results[name].add(engine_s, torch_s)
+    return results
 
 
 # ------------------------------------------------------------------ MLP training step
@@ -186,6 +239,22 @@ def mlp_step_module(tm, x_np, y_np, params):
     return step, model
 
 
+def sgd_update_is_torchs(torch, steps=5):
+    """Is the engine's SGD update torch's, bit for bit? ``steps`` updates of the MLP's four
+    parameters from the same values and gradients (random, and ties and subnormals mixed in)."""
+    rng = np.random.default_rng(1)
+    for p_np in mlp_data()[2]:
+        g_np = rng.standard_normal(p_np.shape).astype(np.float32)
+        g_np.reshape(-1)[::7] = np.float32(2.0**-140)  # subnormal products
+        mine, theirs = engine.tensor(p_np), torch.tensor(p_np)
+        for _ in range(steps):
+            mine.add_(engine.tensor(g_np), alpha=-LR)
+            theirs.add_(torch.tensor(g_np), alpha=-LR)
+            if not np.array_equal(mine.numpy().view(np.int32), theirs.numpy().view(np.int32)):
+                return False
+    return True
+
+
 # ------------------------------------------------------------------ tiny tensors
 def tiny_forward_backward(tm):
     a = tm.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -207,37 +276,8 @@ def chain(tm, depth):
     x = tm.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x
     for _ in range(depth):
-        y = y * 1.0
+        y = y * 1.0001
     return x, y.sum()
-
-
-def depth_row(tm, depth, collect=True):
-    """(forward seconds, backward seconds, peak MiB of forward+backward).
-
-    ``collect=False`` switches Python's cyclic garbage collector off for the forward pass:
-    the graph is acyclic, so the collector frees nothing, but its full passes visit every
-    node still alive, and a chain keeps all of them alive.
-    """
-    gc.collect()
-    if not collect:
-        gc.disable()
-    try:
-        start = clock()
-        x, out = chain(tm, depth)
-        forward = clock() - start
-    finally:
-        gc.enable()
-    start = clock()
-    out.backward()
-    backward = clock() - start
-    del x, out
-    gc.collect()
-    tracemalloc.start()
-    x, out = chain(tm, depth)
-    out.backward()
-    peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    return forward, backward, peak
 
 
 def fan_in(tm, width=10_000):
@@ -246,6 +286,136 @@ def fan_in(tm, width=10_000):
     def step():
         tm.stack([leaf * 2.0 for leaf in leaves]).sum().backward()
     return step
+
+
+def _memory_status(field):
+    """A line of /proc/self/status in bytes (Linux): VmRSS now, VmHWM the peak so far."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise OSError(field)
+
+
+def _reset_peak_memory():
+    """Start VmHWM afresh from now (Linux 4.0+); elsewhere the peak includes the imports."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _rss_and_peak():
+    """(resident bytes now, peak resident bytes of this process image)."""
+    try:
+        return _memory_status("VmRSS"), _memory_status("VmHWM")
+    except OSError:  # no /proc: ru_maxrss (KiB; bytes on macOS), which a child process inherits
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak *= 1 if sys.platform == "darwin" else 1024
+        return peak, peak
+
+
+def _library(name):
+    """engine or torch (one thread), for a worker; the engine's process must not hold torch."""
+    tm = importlib.import_module(name)
+    if name == "torch":
+        tm.set_num_threads(1)
+    elif "torch" in sys.modules:
+        raise RuntimeError("the engine's worker must run in a process without torch")
+    return tm
+
+
+def chain_worker(library, depth):
+    """In a fresh process: the chain's forward and backward CPU seconds, the growth of the
+    process's peak memory while it ran, and (engine) the objects the collector tracks per op."""
+    tm = _library(library)
+    x, out = chain(tm, 1_000)  # warm up
+    out.backward()
+    del x, out
+    gc.collect()
+    _reset_peak_memory()
+    start_rss = _rss_and_peak()[0]
+    start = clock()
+    x, out = chain(tm, depth)
+    forward = clock() - start
+    start = clock()
+    out.backward()
+    backward = clock() - start
+    result = {"forward": forward, "backward": backward, "seconds": forward + backward,
+              "peak_mib": (_rss_and_peak()[1] - start_rss) / 2**20}
+    del x, out
+    start = clock()
+    x, out = chain(tm, depth // 10)
+    out.backward()
+    result["backward_tenth"] = clock() - start  # (forward included: for the growth row)
+    del x, out
+    if library == "engine":
+        result.update(tracked_objects_per_op(tm))
+    print(json.dumps(result))
+
+
+def fan_in_worker(library, steps):
+    """In a fresh process: the median CPU seconds of a fan-in step (after one to warm up)."""
+    step = fan_in(_library(library))
+    print(json.dumps({"seconds": median_time(step, 1, steps)}))
+
+
+def tracked_objects_per_op(tm, depth=10_000):
+    """Objects Python's cyclic collector tracks per recorded op of a chain: those it keeps
+    visiting (``kept``), and all those made (``made``: some are tuples of plain values, which
+    the collector stops tracking once it has seen them: a tuple holding such a tuple, one
+    collection later, hence two collections before counting). Per op: what a chain of
+    2 * depth ops holds more than one of depth ops (the leaf and the sum are not ops of it)."""
+    kept, made = [], []
+    for ops in (depth, 2 * depth):
+        gc.collect()
+        before = len(gc.get_objects())
+        x, out = chain(tm, ops)
+        gc.collect()
+        gc.collect()
+        kept.append(len(gc.get_objects()) - before)
+        del x, out
+        gc.collect()
+        gc.disable()
+        try:
+            count_before = gc.get_count()[0]
+            x, out = chain(tm, ops)
+            made.append(gc.get_count()[0] - count_before)
+        finally:
+            gc.enable()
+        del x, out
+    return {"objects_made": (made[1] - made[0]) / depth,
+            "objects_kept": (kept[1] - kept[0]) / depth}
+
+
+IMPORT_TIME = ("import time\nstart = time.process_time()\nimport {library}\n"
+               "print('{{\"seconds\": %r}}' % (time.process_time() - start))")
+
+
+def run_worker(kind, library, *args):
+    """``bench/run.py --worker ...`` in a fresh process, its JSON answer as a dict.
+
+    ``import`` runs alone in a bare interpreter, with Python's bytecode caches as an install
+    has them (PYTHONDONTWRITEBYTECODE, if set, would make it compile every module each time).
+    """
+    command = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, library,
+               *map(str, args)]
+    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    if kind == "import":
+        command = [sys.executable, "-c", IMPORT_TIME.format(library=library)]
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT,
+                          env=environment)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def in_fresh_processes(rounds, *args):
+    """``{"engine": [answers], "torch": [answers]}``, the workers alternating."""
+    answers = {"engine": [], "torch": []}
+    for round_nr in range(rounds):
+        order = ("torch", "engine") if round_nr % 2 else ("engine", "torch")
+        for library in order:
+            answers[library].append(run_worker(*args[:1], library, *args[1:]))
+    return answers
 
 
 # ------------------------------------------------------------------ pictures
@@ -279,7 +449,7 @@ def dot_seconds(source, timeout):
 
 
 # ------------------------------------------------------------------ the machine
-def machine():
+def machine(torch):
     cpu = platform.processor() or "unknown CPU"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -312,117 +482,153 @@ def load_average():
         return "load average unknown"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, no notebooks")
-    parser.add_argument("--no-notebooks", action="store_true",
-                        help="skip timing the validation of every notebook")
-    parser.add_argument("--dot-timeout", type=float, default=30.0,
-                        help="seconds to wait for Graphviz on one graph (default 30)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
-    args = parser.parse_args(argv)
-    repeat = 3 if args.quick else 7
-    rows = []  # (what, engine, baseline name, baseline, ratio text, target, met)
-    load_before = load_average()
+# ------------------------------------------------------------------ the run
+class Report:
+    """The two tables: the goals (with targets) and the details (for reading)."""
 
-    def note(what, value):
-        rows.append((what, value, "-", "-", "-", "-", "-"))
-        print(f"  {what}: {value}", flush=True)
+    def __init__(self):
+        self.goals, self.details = [], []
 
-    def compare(what, engine_s, base_name, base_s, target=None):
-        ratio = engine_s / base_s if base_s else None
-        met = None if ratio is None or target is None else ratio <= target
-        rows.append((what, fmt(engine_s), base_name, fmt(base_s),
-                     "-" if ratio is None else f"{ratio:.2f}x",
-                     "-" if target is None else f"<= {target}x",
-                     "-" if met is None else ("yes" if met else "NO")))
-        print(f"  {what}: engine {fmt(engine_s)}, {base_name} {fmt(base_s)}"
-              + ("" if ratio is None else f", ratio {ratio:.2f}"), flush=True)
+    def goal(self, what, engine_text, torch_text, ratio, spread, target, met):
+        self.goals.append((what, engine_text, torch_text, ratio, spread, target,
+                           "-" if met is None else ("yes" if met else "NO")))
+        print(f"  {what}: engine {engine_text}, torch {torch_text}, ratio {ratio} "
+              f"(rounds {spread}), target {target}: "
+              f"{'-' if met is None else ('met' if met else 'NOT met')}", flush=True)
 
-    print(f"Machine: {machine()}\n{load_before}\n")
-    print("MLP training step (batch 64, 784-256-10, ReLU, cross-entropy, SGD, float32)")
-    n = 5 if args.quick else 20
+    def timed_goal(self, what, rounds, target):
+        ratio = rounds.ratio()
+        self.goal(what, fmt(statistics.median(rounds.engine)),
+                  fmt(statistics.median(rounds.torch)), f"{ratio:.2f}x", rounds.spread(),
+                  f"<= {target}x", ratio <= target)
+
+    def detail(self, what, engine_text, baseline="-", ratio="-"):
+        self.details.append((what, engine_text, baseline, ratio))
+        print(f"  {what}: {engine_text}" + ("" if baseline == "-" else f" ({baseline})")
+              + ("" if ratio == "-" else f", ratio {ratio}"), flush=True)
+
+    def markdown(self):
+        lines = ["| Goal | Engine | Torch | Ratio (median) | Spread (rounds) | Target | Met |",
+                 "|---|---|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(row) + " |" for row in self.goals]
+        lines += ["", "| Detail | Engine | Baseline | Ratio |", "|---|---|---|---|"]
+        lines += ["| " + " | ".join(row) + " |" for row in self.details]
+        return "\n".join(lines)
+
+
+def goals(report, torch, rounds):
+    """Issue 15's goals, each a ratio engine / torch over interleaved rounds."""
+    print("Goals (issue 15): engine / torch, median of "
+          f"{rounds} interleaved rounds (spread: lowest-highest round)")
     data = mlp_data()
-    steps = {"engine": mlp_step_module(engine, *data)[0], "numpy": mlp_step_numpy(*mlp_data()),
+    workloads = {
+        "MLP step (64x784 -> 256 -> 10, ReLU, cross-entropy, SGD)":
+            (mlp_step_module(engine, *data)[0], mlp_step_module(torch, *mlp_data())[0], 20),
+        "(a * b + a).sum().backward(), 3 elements":
+            (tiny_forward_backward(engine), tiny_forward_backward(torch), 2_000),
+        "a + b, a and b require grad": (tiny_add(engine), tiny_add(torch), 10_000),
+    }
+    targets = dict(zip(workloads, (1.3, 1.5, 1.5)))
+    for name, timed in interleaved(workloads, rounds).items():
+        report.timed_goal(name, timed, targets[name])
+    same = sgd_update_is_torchs(torch)
+    report.goal("MLP step's SGD update bit for bit torch's (`p.add_(g, alpha=-lr)`)",
+                fused_axpy.path(), "-",
+                "-", "-", "identical", same)
+
+    fan_ins = in_fresh_processes(max(3, rounds // 2), "fanin", 3)
+    timed = Rounds()
+    for mine, theirs in zip(fan_ins["engine"], fan_ins["torch"]):
+        timed.add(mine["seconds"], theirs["seconds"])
+    report.timed_goal("fan-in: 10^4 leaves doubled, stacked, summed, backward (fresh "
+                      "processes, the engine's without torch)", timed, 1.5)
+    chains = in_fresh_processes(max(3, rounds // 2), "chain", 100_000)
+    timed = Rounds()
+    for mine, theirs in zip(chains["engine"], chains["torch"]):
+        timed.add(mine["seconds"], theirs["seconds"])
+    report.timed_goal("chain y = y * 1.0001, 10^5 deep, forward + backward "
+                      "(fresh processes, the engine's without torch)", timed, 1.2)
+    made = statistics.median(answer["objects_made"] for answer in chains["engine"])
+    kept = statistics.median(answer["objects_kept"] for answer in chains["engine"])
+    report.goal("objects Python's collector tracks per recorded op of the chain "
+                "(kept; made in all)", f"{kept:.2f} ({made:.2f})", "0", "-", "-", "<= 3",
+                kept <= 3)
+    memory = Rounds()
+    for mine, theirs in zip(chains["engine"], chains["torch"]):
+        memory.add(mine["peak_mib"], theirs["peak_mib"])
+    report.goal("peak memory (RSS growth) of the 10^5 chain, forward + backward",
+                f"{statistics.median(memory.engine):.1f} MiB",
+                f"{statistics.median(memory.torch):.1f} MiB", f"{memory.ratio():.2f}x",
+                memory.spread(), "<= 1x", memory.ratio() <= 1)
+    for library in ("engine", "torch"):
+        run_worker("import", library)  # writes the bytecode caches where they are missing
+    imports = in_fresh_processes(max(3, rounds // 2), "import")
+    engine_import = statistics.median(answer["seconds"] for answer in imports["engine"])
+    torch_import = statistics.median(answer["seconds"] for answer in imports["torch"])
+    report.goal("`import engine` (CPU time, fresh process, numpy included, bytecode cached)",
+                fmt(engine_import),
+                fmt(torch_import), "-", f"{min(a['seconds'] for a in imports['engine']):.3f}-"
+                f"{max(a['seconds'] for a in imports['engine']):.3f} s", "<= 0.25 s",
+                engine_import <= 0.25)
+    return chains
+
+
+def details(report, torch, rounds, chains, args):
+    """What the goals are made of, and the rows of earlier issues (no targets)."""
+    print("Details")
+    n = 5 if args.quick else 20
+    steps = {"engine": mlp_step_module(engine, *mlp_data())[0],
+             "numpy": mlp_step_numpy(*mlp_data()),
              "numpy, update rounded once": mlp_step_numpy(*mlp_data(), rounded_once=True)}
-    if torch is not None:
-        steps["torch"] = mlp_step_module(torch, *mlp_data())[0]
-    seconds = {name: median_time(step, n, repeat) for name, step in steps.items()}
-    faults = ", ".join(f"{name} {page_faults_per_call(step, n):.0f}"
-                       for name, step in steps.items() if name != "numpy, update rounded once")
-    compare("MLP step vs numpy by hand", seconds["engine"], "numpy", seconds["numpy"], 1.3)
-    if torch is not None:
-        compare("MLP step vs torch", seconds["engine"], "torch", seconds["torch"], 1.5)
-    compare("MLP step vs numpy by hand with torch's update (rounded once, as the engine's)",
-            seconds["engine"], "numpy", seconds["numpy, update rounded once"])
-    note("MLP step: page faults per step", faults)
-    engine_phases = mlp_phases(engine, *mlp_data(), n, repeat)
-    torch_phases = mlp_phases(torch, *mlp_data(), n, repeat) if torch is not None else {}
+    seconds = {name: median_time(step, n, rounds) for name, step in steps.items()}
+    report.detail("MLP step vs numpy by hand", fmt(seconds["engine"]),
+                  f"numpy {fmt(seconds['numpy'])}", f"{seconds['engine'] / seconds['numpy']:.2f}x")
+    report.detail("MLP step vs numpy by hand with torch's update (rounded once)",
+                  fmt(seconds["engine"]), f"numpy {fmt(seconds['numpy, update rounded once'])}",
+                  f"{seconds['engine'] / seconds['numpy, update rounded once']:.2f}x")
+    faults = page_faults_per_call(steps["engine"], n)
+    report.detail("MLP step: page faults per step", f"{faults:.0f}")
+    engine_phases = mlp_phases(engine, *mlp_data(), n, rounds)
+    torch_phases = mlp_phases(torch, *mlp_data(), n, rounds)
     for phase, engine_s in engine_phases.items():
-        compare(f"MLP step, {phase} alone", engine_s, "torch" if torch_phases else "-",
-                torch_phases.get(phase))
-    if torch is not None:
-        x, w = data[0], data[2][0]
-        tx, tw = torch.from_numpy(x), torch.from_numpy(w)
-        numpy_product = median_time(lambda: x @ w.T, n * 10, repeat)
-        torch_product = median_time(lambda: tx @ tw.T, n * 10, repeat)
-        rows.append(("for scale: one 64x784 @ 784x256 float32 product, numpy (not the engine)",
-                     fmt(numpy_product), "torch", fmt(torch_product),
-                     f"{numpy_product / torch_product:.2f}x", "-", "-"))
-        print(f"  one 64x784 @ 784x256 product: numpy {fmt(numpy_product)}, "
-              f"torch {fmt(torch_product)}", flush=True)
+        report.detail(f"MLP step, {phase} alone", fmt(engine_s),
+                      f"torch {fmt(torch_phases[phase])}", f"{engine_s / torch_phases[phase]:.2f}x")
+    in_process = interleaved({"fan-in": (fan_in(engine), fan_in(torch), 1)}, rounds)["fan-in"]
+    report.detail("fan-in in one process with torch imported (torch's objects make each of the "
+                  "collector's full passes over the engine's graph longer)",
+                  fmt(statistics.median(in_process.engine)),
+                  f"torch {fmt(statistics.median(in_process.torch))}",
+                  f"{in_process.ratio():.2f}x ({in_process.spread()})")
+    x, w = mlp_data()[0], mlp_data()[2][0]
+    tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+    numpy_product = median_time(lambda: x @ w.T, n * 10, rounds)
+    torch_product = median_time(lambda: tx @ tw.T, n * 10, rounds)
+    report.detail("for scale: one 64x784 @ 784x256 float32 product in numpy (not the engine)",
+                  fmt(numpy_product), f"torch {fmt(torch_product)}",
+                  f"{numpy_product / torch_product:.2f}x")
+    for library in ("engine", "torch"):
+        answers = chains[library]
+        forward = statistics.median(a["forward"] for a in answers)
+        backward = statistics.median(a["backward"] for a in answers)
+        report.detail(f"chain of 10^5 ops in {library}: forward, backward",
+                      f"{fmt(forward)}, {fmt(backward)}")
+    growth = statistics.median(a["seconds"] / a["backward_tenth"] for a in chains["engine"])
+    report.detail("chain: 10^5 ops vs 10^4 ops, forward + backward (linear: 10x)",
+                  f"{growth:.1f}x")
 
-    print("Tiny tensors (3 elements)")
-    n = 2_000 if args.quick else 20_000
-    if torch is not None:
-        compare("(a * b + a).sum().backward()",
-                median_time(tiny_forward_backward(engine), n, repeat),
-                "torch", median_time(tiny_forward_backward(torch), n, repeat), 1.0)
-        compare("a + b, requires_grad", median_time(tiny_add(engine), n * 5, repeat), "torch",
-                median_time(tiny_add(torch), n * 5, repeat), 2.0)
-
-    print("Depth: a chain of y = y * 1.0, then .sum().backward()")
-    depths = {}
-    for depth in (1_000, 10_000, 100_000):
-        forward, backward, peak = depth_row(engine, depth)
-        depths[depth] = backward
-        torch_backward = depth_row(torch, depth)[1] if torch is not None else None
-        rows.append((f"chain of {depth:,} ops: backward (forward {fmt(forward)}, "
-                     f"peak {peak:.0f} MiB)", fmt(backward),
-                     "torch" if torch is not None else "-", fmt(torch_backward),
-                     "-" if torch_backward is None else f"{backward / torch_backward:.1f}x",
-                     "-", "-"))
-        print(f"  {depth:>7,} ops: forward {fmt(forward)}, backward {fmt(backward)}, "
-              f"peak {peak:.1f} MiB", flush=True)
-    growth = depths[100_000] / depths[10_000]
-    rows.append(("backward growth, 10^5 vs 10^4 ops", f"{growth:.1f}x", "linear", "10x",
-                 f"{growth:.1f}x", "<= 12x", "yes" if growth <= 12 else "NO"))
-    print(f"  backward growth 10^5 vs 10^4: {growth:.1f}x", flush=True)
-    note("chain of 100,000 ops: forward with the garbage collector off",
-         fmt(depth_row(engine, 100_000, collect=False)[0]))
-
-    print("Width: 10^4 leaves fanning into one stack")
-    n = 1 if args.quick else 3
-    compare("fan-in of 10^4 nodes, forward + backward", median_time(fan_in(engine), n, repeat),
-            "torch", median_time(fan_in(torch), n, repeat) if torch is not None else None)
-
-    print("Drawing a 500-node graph")
     from engine.viz import draw_graph
     has_dot = shutil.which("dot") is not None
     for label, make in (("a leaf per op", graph_own_leaves),
                         ("one leaf shared by every other op", graph_shared_leaf)):
         big = make(500)
-        note(f"draw_graph, 500 nodes ({label}): DOT text",
-             fmt(median_time(lambda big=big: draw_graph(big).source, 1, repeat)))
+        report.detail(f"draw_graph, 500 nodes ({label}): DOT text",
+                      fmt(median_time(lambda big=big: draw_graph(big).source, 1, rounds)))
         if has_dot:
             seconds = dot_seconds(draw_graph(big).source, args.dot_timeout)
-            note(f"draw_graph, 500 nodes ({label}): SVG with dot (wall)",
-                 f"over {args.dot_timeout:g} s (stopped)" if seconds is None else fmt(seconds))
-    if not has_dot:
-        print("  SVG with dot: skipped (Graphviz's dot is not installed)")
-
+            report.detail(f"draw_graph, 500 nodes ({label}): SVG with dot (wall)",
+                          f"over {args.dot_timeout:g} s (stopped)" if seconds is None
+                          else fmt(seconds))
     if not (args.quick or args.no_notebooks):
-        print("The course: strict nbval over every notebook (one pytest run)")
         start = time.perf_counter()
         folders = [f for f in ("notebooks", "solutions", "exercises")
                    if any((ROOT / f).glob("*.ipynb"))]
@@ -433,12 +639,36 @@ def main(argv=None):
         wall = time.perf_counter() - start
         count = sum(len(list((ROOT / f).glob("[0-9]*.ipynb"))) for f in folders)
         summary = (result.stdout.strip().splitlines() or ["?"])[-1]
-        note(f"validate {count} notebooks (nbval, wall time): {summary}", fmt(wall))
+        report.detail(f"validate {count} notebooks (nbval, wall time): {summary}", fmt(wall))
 
-    table = ["| What | Engine | Baseline | Baseline time | Ratio | Target | Met |",
-             "|---|---|---|---|---|---|---|"]
-    table += ["| " + " | ".join(row) + " |" for row in rows]
-    print("\n" + "\n".join(table))
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, no notebooks")
+    parser.add_argument("--no-notebooks", action="store_true",
+                        help="skip timing the validation of every notebook")
+    parser.add_argument("--rounds", type=int, help="rounds per goal (default 9, 3 with --quick)")
+    parser.add_argument("--dot-timeout", type=float, default=30.0,
+                        help="seconds to wait for Graphviz on one graph (default 30)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        kind, library, *rest = args.worker
+        worker = {"chain": chain_worker, "fanin": fan_in_worker}[kind]
+        return worker(library, int(rest[0]))
+    torch = load_torch()
+    if torch is None:
+        sys.exit("bench/run.py compares the engine with torch: install torch first")
+    rounds = args.rounds or (3 if args.quick else 9)
+    load_before = load_average()
+    print(f"Machine: {machine(torch)}\n{load_before}\n")
+    report = Report()
+    chains = goals(report, torch, rounds)
+    details(report, torch, rounds, chains, args)
+    met = sum(row[-1] == "yes" for row in report.goals)
+    summary = f"{met} of {len(report.goals)} goals met."
+    print("\n" + report.markdown() + "\n\n" + summary)
     load_after = load_average()
     busy = ""
     if os.getloadavg()[0] > (os.cpu_count() or 1):
@@ -450,11 +680,11 @@ def main(argv=None):
         "# Benchmark results\n\n"
         f"Written by `make bench` (`bench/run.py`) on {time.strftime('%Y-%m-%d %H:%M %Z')}"
         f"{' with --quick' if args.quick else ''}.\n\n"
-        f"Machine: {machine()}.\n\n"
+        f"Machine: {machine(torch)}.\n\n"
         f"Before the run: {load_before}; after: {load_after}.\n\n{busy}"
-        "Medians of several repeats of CPU time in one process, one thread everywhere (see "
-        "bench/README.md); ratios are engine / baseline.\n\n"
-        + "\n".join(table) + "\n", encoding="utf-8")
+        f"CPU time, one thread everywhere (see bench/README.md). Goals: ratios engine / torch, "
+        f"the median of {rounds} interleaved rounds and the lowest and highest round. "
+        f"{summary}\n\n" + report.markdown() + "\n", encoding="utf-8")
     print(f"\nWritten to {args.out}")
 
 

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from .core.node import AccumulateGrad, Node
+from .core.node import AccumulateGrad, Node, SavedTensor
 from .core.tensor import Tensor
 
 __all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
@@ -296,7 +296,7 @@ def _saved_tensors(node):
     if isinstance(node, Node):
         return [(name, saved.tensor, saved.version)
                 for name, saved in zip(type(node)._saved_names, node._saved)
-                if isinstance(saved.tensor, Tensor)]
+                if isinstance(saved, SavedTensor)]
     found = []
     for name in _torch_saved_names(node):
         raw = getattr(node, f"_raw_saved_{name}", None)  # (absent for numbers, tuples ...)
@@ -359,9 +359,8 @@ def _retained_tensors(node, candidates):
 def _node_attributes(node):
     """``[(name, value), ...]``: the numbers and other plain values a node keeps."""
     if isinstance(node, Node):
-        found = [(name, saved.tensor) for name, saved in zip(type(node)._saved_names,
-                                                             node._saved)
-                 if saved.tensor is not None and _plain(saved.tensor)]  # a saved number
+        found = [(name, saved) for name, saved in zip(type(node)._saved_names, node._saved)
+                 if saved is not None and _plain(saved)]  # a saved number (kept as it is)
         return found + [(name, value) for name, value in sorted(vars(node).items())
                         if not name.startswith("_") and name != "next_functions"
                         and _plain(value)]

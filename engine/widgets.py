@@ -27,7 +27,7 @@ import engine as torch
 from . import viz
 from .core import backward
 from .core.grad_mode import no_grad
-from .core.node import AccumulateGrad
+from .core.node import AccumulateGrad, SavedTensor
 from .core.tensor import Tensor, wrap
 
 __all__ = ["BackwardSteps", "BackwardStepper", "descent_path", "DescentPlayground", "LOSSES"]
@@ -178,7 +178,7 @@ class BackwardSteps:
         self._saved_by = collections.defaultdict(set)  # saved tensor's box -> saving nodes
         for step in self.steps:
             for saved in step.node._saved:
-                if isinstance(saved.tensor, Tensor):
+                if isinstance(saved, SavedTensor):
                     self._saved_by[self._walk.box_id(saved.tensor)].add(id(step.node))
         self._pictures = {}
         self._sizes = None  # see _label_sizes()

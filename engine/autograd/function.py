@@ -21,7 +21,7 @@ it is what backward reads.
 from ..fidelity import messages
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.history import rebase_history, refuse_view_change
-from ..core.node import Node, SavedTensor, SavedValue, connect, gradient_edge
+from ..core.node import Node, SavedTensor, connect, gradient_edge
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.views import alias
@@ -119,7 +119,7 @@ class Function:
         results = _wrap_outputs(ctx, (outputs,) if single else outputs, tensor_inputs, recording)
         ctx._output_examples, ctx.num_outputs = results, len(results)
         ctx._saved = tuple(SavedTensor(t, recording and any(t is r for r in results))
-                           if isinstance(t, Tensor) else SavedValue(t, Tensor)
+                           if isinstance(t, Tensor) else t
                            for t in ctx._to_save)
         return results[0] if single else results
 

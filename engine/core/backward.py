@@ -11,9 +11,9 @@ What running a node means is passed in: ``run_node`` stores gradients into ``.gr
 (``backward``), ``Capture.run_node`` returns those of chosen inputs (``autograd.grad``),
 and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
 """
+import functools
 import heapq
 import itertools
-import math
 import warnings
 
 from ..fidelity import dtypes, messages
@@ -81,27 +81,25 @@ def add_to_buffer(buffers, node, output_nr, grad):
         grads[output_nr] = grads[output_nr] + grad  # several consumers: gradients add up
 
 
-class ReadyQueue:
+class ReadyQueue(list):
     """The nodes whose gradients have all arrived, in the order torch runs them.
 
     A leaf's AccumulateGrad comes first (torch stores a leaf's gradient as soon as it
     is complete), then the node recorded last: a node's consumers were all recorded
     after it, so this never runs a node before all its gradients arrived.
+
+    It is a heap (a list) of ``(-sequence number, arrival, node)``: the highest number pops
+    first (an AccumulateGrad's is infinity); equal numbers (leaves) in order of arrival.
     """
 
-    def __init__(self):
-        self._heap = []  # (-priority, arrival, node): the highest priority pops first
-        self._arrival = itertools.count()  # equal priorities (leaves): first come, first served
-
     def push(self, node):
-        priority = math.inf if isinstance(node, AccumulateGrad) else node._sequence_nr
-        heapq.heappush(self._heap, (-priority, next(self._arrival), node))
+        heapq.heappush(self, (-node._sequence_nr, next(_arrival), node))
 
     def pop(self):
-        return heapq.heappop(self._heap)[2]
+        return heapq.heappop(self)[2]
 
-    def __bool__(self):
-        return bool(self._heap)
+
+_arrival = itertools.count()
 
 
 # ====================================================================== running one node
@@ -114,7 +112,9 @@ def run_node(node, grads, retain_graph):
     """One node's turn in ``backward()``: its hooks, its formula, its gradients fixed."""
     if grads is None:
         return (None,) * len(node.next_functions)
-    return apply_formula(node, run_tensor_hooks(node, grads), retain_graph)
+    if node._pre_hooks or node._retained:
+        grads = run_tensor_hooks(node, grads)
+    return apply_formula(node, grads, retain_graph)
 
 
 def apply_formula(node, grads, retain_graph):
@@ -282,7 +282,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is None:
         with set_grad_enabled(create_graph):
             run_backward([edge_of(t) for t in outputs], grads, anomaly_checked(
-                lambda node, node_grads: run_node(node, node_grads, retain_graph)))
+                functools.partial(run_node, retain_graph=retain_graph)))
         return
     inputs = _as_tuple(inputs)
     if not inputs:
@@ -314,7 +314,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if found is None and not (materialize_grads or allow_unused):
             raise RuntimeError(messages.unused_input(position))
     if materialize_grads:
-        results = [_zeros_like(t) if g is None else g for t, g in zip(inputs, results)]
+        results = [_filled_like(t, 0) if g is None else g for t, g in zip(inputs, results)]
     return tuple(results)
 
 
@@ -352,15 +352,13 @@ def _implicit_gradient(output):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
     if output._data.dtype.kind != "f":
         raise RuntimeError(messages.implicit_grad_dtype(output.dtype))
-    ones = output._empty_like()
-    ones._data[...] = 1
-    return ones
+    return _filled_like(output, 1)
 
 
-def _zeros_like(tensor):
-    zeros = tensor._empty_like()
-    zeros._data[...] = 0
-    return zeros
+def _filled_like(tensor, value):
+    filled = tensor._empty_like()
+    filled._data[...] = value
+    return filled
 
 
 def _as_tuple(value):

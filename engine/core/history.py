@@ -17,7 +17,7 @@ import numpy as np
 from ..fidelity import messages
 from .backward import validated
 from .grad_mode import mode
-from .node import Node, connect, gradient_edge
+from .node import Node, SavedTensor, connect, gradient_edge
 
 
 def check_inplace(tensor, *inputs):
@@ -56,7 +56,7 @@ def rebase_history(tensor, node):
     if node is None:
         return
     for saved in node._saved:
-        if saved.tensor is tensor and not saved.is_output:
+        if saved.__class__ is SavedTensor and saved.tensor is tensor and not saved.is_output:
             saved.tensor = tensor.detach().clone()
             saved.version = 0
     base = tensor._base

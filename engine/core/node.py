@@ -10,6 +10,7 @@ it into the leaf's ``.grad``.
 Tensors are reached here only through their attributes and methods: this module does
 not import the Tensor class (``core/tensor.py`` imports this one).
 """
+import functools
 import itertools
 
 import numpy as np
@@ -36,7 +37,10 @@ def is_tensor(value):
 
 
 class SavedTensor:
-    """A tensor a node keeps for its backward, with the version it had when saved."""
+    """A tensor a node keeps for its backward, with the version it had when saved.
+
+    (A node keeps a saved number, or None, as it is: there is nothing to check.)
+    """
 
     __slots__ = ("tensor", "version", "is_output")
 
@@ -48,16 +52,6 @@ class SavedTensor:
         self.tensor = tensor.detach() if is_output else tensor
         self.version = tensor._version
         self.is_output = is_output
-
-
-class SavedValue:
-    """A saved value that is not a tensor (a Python number, or None): nothing to check."""
-
-    __slots__ = ("tensor", "version", "is_output", "tensor_type")
-
-    def __init__(self, value, tensor_type):
-        self.tensor, self.version, self.is_output = value, None, False
-        self.tensor_type = tensor_type  # to show a saved number as torch does: a 0-d tensor
 
 
 class Node:
@@ -74,7 +68,7 @@ class Node:
     _saved_names = ()      # torch's names for the saved tensors, in the order backward reads them
     _state = frozenset()   # the declared values (annotations), collected by __init_subclass__
     # Defaults on the class keep making a node cheap (one per recorded op).
-    _saved = ()            # SavedTensor / SavedValue objects, in the order of _saved_names
+    _saved = ()            # SavedTensor objects (numbers as they are), as _saved_names says
     _released = False
     _pre_hooks = None      # tensor hooks: {output_nr: [fn(grad) -> grad or None]}
     _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
@@ -122,12 +116,12 @@ class Node:
         """The saved tensors, checked: freed after backward, and unchanged since saved."""
         if self._released:
             raise RuntimeError(messages.SECOND_BACKWARD)
-        return tuple(self._unpack(saved) for saved in self._saved)
+        return tuple([self._unpack(saved) for saved in self._saved])
 
     def _unpack(self, saved):
+        if saved.__class__ is not SavedTensor:
+            return saved  # a saved number, or None
         tensor = saved.tensor
-        if saved.version is None:
-            return tensor  # a saved number
         if tensor._version != saved.version:
             # torch names the node that computed the tensor (an input's current one)
             producer = self if saved.is_output else tensor.grad_fn
@@ -145,8 +139,8 @@ class Node:
             if self._released:
                 raise RuntimeError(messages.SECOND_BACKWARD)  # backward freed them
             saved = self._saved[type(self)._saved_names.index(name)]
-            if saved.version is None and isinstance(saved.tensor, (int, float)):
-                return number_as_tensor(saved.tensor, saved.tensor_type)
+            if isinstance(saved, (int, float)):
+                return number_as_tensor(saved, tensor_type)
             return self._unpack(saved)
         if name in type(self)._state:
             return getattr(self, name)
@@ -191,13 +185,13 @@ class AccumulateGrad(Node):
     """The node of a leaf: adds the gradient that reaches it into ``variable.grad``."""
 
     variable: object
+    _sequence_nr = float("inf")  # as torch's (its largest number): a leaf's gradient goes first
 
     def name(self):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
     def __init__(self, variable):
         self.variable = variable
-        self._sequence_nr = next(_sequence)
 
     @property
     def _input_meta(self):
@@ -240,12 +234,15 @@ def _owned_copy(grad, variable):
     return result
 
 
+tensor_type = None  # the Tensor class: core/tensor.py sets it (it imports this module)
+
+
 # ====================================================================== recording
 def gradient_edge(value):
     """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
     if not getattr(value, "_requires_grad", False):  # (numbers have none; the property is slower)
         return (None, 0)
-    node = value.grad_fn
+    node = value._grad_fn if value._base is None else value.grad_fn  # (the property: views)
     if node is not None:
         return (node, value._output_nr)
     if value._creation_meta is not None and value._base._requires_grad:
@@ -269,7 +266,7 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
             break
     else:
         return results  # nothing to record: the common case stays cheap
-    node = _build_node(node_class, inputs, saved, state, type(value))
+    node = _build_node(node_class, inputs, saved, state)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
@@ -286,21 +283,28 @@ def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
     for value in inputs if mode.recording else ():
         if getattr(value, "_requires_grad", False):
-            return _build_node(node_class, inputs, saved, state, type(value))
+            return _build_node(node_class, inputs, saved, state)
     return None
 
 
-def _build_node(node_class, inputs, saved, state, tensor_type):
+# ``(shape, dtype)``, one tuple for every node that keeps these: fewer new objects for Python's
+# garbage collector, which passes over each of them while a graph lives
+shared_meta = functools.lru_cache(maxsize=1024)(lambda shape, dtype: (shape, dtype))
+
+
+def _build_node(node_class, inputs, saved, state):
     """The node of ``record`` and ``new_node``, once they know some input requires grad."""
     node = node_class()
-    node.next_functions = tuple([gradient_edge(value) for value in inputs])
-    # hasattr(value, "_data") is is_tensor(value), inlined: this runs for every recorded op
-    node._input_meta = tuple([(value._data.shape, value._data.dtype) if hasattr(value, "_data")
-                              else None for value in inputs])
+    edges, meta = [], []  # (one loop for both: this runs for every recorded op)
+    for value in inputs:
+        edges.append(gradient_edge(value))
+        data = getattr(value, "_data", None)  # a tensor's numpy data; None for a number
+        meta.append(None if data is None else shared_meta(data.shape, data.dtype))
+    node.next_functions, node._input_meta = tuple(edges), tuple(meta)
     node._sequence_nr = next(_sequence)
     if saved:
-        node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept)
-                             else SavedValue(kept, tensor_type) for kept in saved])
+        node._saved = tuple([SavedTensor(kept, False) if hasattr(kept, "_data") else kept
+                             for kept in saved])
     for name, value in state.items():
         if name not in node_class._state:
             raise TypeError(f"{node_class.__name__} does not declare '{name}'")

@@ -343,6 +343,8 @@ class Tensor:
         return printing.tensor_format(self, format_spec)
 
 
+_node.tensor_type = Tensor  # (a node shows a saved number as a 0-d tensor)
+
 # ---------------------------------------------------------------- making tensors
 _new_tensor = object.__new__
 

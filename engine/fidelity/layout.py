@@ -141,15 +141,15 @@ def iterator_strides(shape, operand_strides, same_shape=False):
 def strided_array(storage, shape, stride, offset):
     """A numpy array looking at ``storage`` with these shape, strides and offset (elements)."""
     itemsize = storage.itemsize
+    byte_strides = tuple([s * itemsize for s in stride])  # (a list is quicker than a generator)
     try:
-        return np.ndarray(shape, storage.dtype, storage, offset * itemsize,
-                          tuple(s * itemsize for s in stride))
+        return np.ndarray(shape, storage.dtype, storage, offset * itemsize, byte_strides)
     except ValueError:
         # An empty view may start at the very end of its storage (x[5:] of 3 rows), which
         # numpy refuses; it holds no elements, so any place in the storage will do.
         if 0 not in shape:
             raise
-        return np.ndarray(shape, storage.dtype, storage, 0, tuple(s * itemsize for s in stride))
+        return np.ndarray(shape, storage.dtype, storage, 0, byte_strides)
 
 
 class UntypedStorage:

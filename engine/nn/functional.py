@@ -288,18 +288,19 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
 def _check_target_shape(input, target):
     """torch's checks of class indices (N, d1, ...) against input (N, C, d1, ...)."""
-    dims, shape = input.dim(), list(target.shape)
-    if dims == 1 and target.dim() == 1 and shape != [1]:
+    dims, shape = input._data.ndim, list(target._data.shape)
+    if dims == 1 and len(shape) == 1 and shape != [1]:
         raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
                          f"{shape[0]}")
-    if dims <= 2 and target.dim() > 1:
+    if dims <= 2 and len(shape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    expected = [input.shape[0], *input.shape[2:]]
-    if dims == 4 and target.dim() != 3:  # (torch's 2-d image kernel words it its own way)
+    expected = [input._data.shape[0], *input._data.shape[2:]]
+    if dims == 4 and len(shape) != 3:  # (torch's 2-d image kernel words it its own way)
         raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
-                           f"targets of dimension: {target.dim()}")
+                           f"targets of dimension: {len(shape)}")
     if dims == 4 and shape != expected:
-        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {shape}")
+        raise RuntimeError(f"size mismatch (got input: {list(input._data.shape)} , target: "
+                           f"{shape}")
     if dims >= 3 and shape != expected:
         raise RuntimeError(f"Expected target size {expected}, got {shape}")
 
@@ -308,30 +309,36 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """loss = -weight[t] * input[i, t] for each target class t (mean: / sum of those weights)"""
     reduction = _reduction(reduction, size_average, reduce)
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    batch_size = target.shape[0] if target.dim() else 1
-    if input.dim() != 1 and input.shape[0] != batch_size:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+    x, t = input._data, target._data
+    if x.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    batch_size = t.shape[0] if t.ndim else 1
+    if x.ndim != 1 and x.shape[0] != batch_size:
+        raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({batch_size}).")
     _check_target_shape(input, target)
-    if target._data.dtype not in (np.int64, np.uint8):
+    if t.dtype not in (np.int64, np.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{str(target.dtype).split('.')[-1].capitalize()}")
-    class_dim = 0 if input.dim() == 1 else 1
-    x, t = input._data, target._data.astype(np.int64, copy=False)
-    if input.dim() == 1:
+    class_dim = 0 if x.ndim == 1 else 1
+    t = t.astype(np.int64, copy=False)
+    if x.ndim == 1:
         t = t.reshape(())  # one sample: its target may also come as a 1-element vector
     n_classes = x.shape[class_dim]
-    kept = t != ignore_index
-    bad = t[kept & ((t < 0) | (t >= n_classes))]
-    if bad.size:
-        raise IndexError(f"Target {bad[0]} is out of bounds.")
-    classes = np.expand_dims(np.where(kept, t, 0), class_dim)  # where each loss picks from
-    w = np.ones(n_classes, x.dtype) if weight is None else weight._data
-    w = np.where(kept, w[classes.squeeze(class_dim)], 0).astype(x.dtype)  # 0 if ignored
-    picked = np.take_along_axis(x, classes, class_dim).squeeze(class_dim)
-    losses = np.where(kept, -picked * w, 0).astype(x.dtype)
+    if weight is None and _every_target_counts(t, n_classes, ignore_index):
+        # the usual case: the numbers of the general case below, where every weight is 1
+        classes = t.reshape(t.shape[:class_dim] + (1,) + t.shape[class_dim:])
+        w = np.ones(t.shape, x.dtype)
+        losses = -_picked(x, classes, class_dim)
+    else:
+        kept = t != ignore_index
+        bad = t[kept & ((t < 0) | (t >= n_classes))]
+        if bad.size:
+            raise IndexError(f"Target {bad[0]} is out of bounds.")
+        classes = np.expand_dims(np.where(kept, t, 0), class_dim)  # where each loss picks from
+        w = np.ones(n_classes, x.dtype) if weight is None else weight._data
+        w = np.where(kept, w[classes.squeeze(class_dim)], 0).astype(x.dtype)  # 0 if ignored
+        losses = np.where(kept, -_picked(x, classes, class_dim) * w, 0).astype(x.dtype)
     total_weight = None
     if reduction == "none":
         result = wrap(losses)
@@ -346,6 +353,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return record(node, result, (input,), input_shape=x.shape, classes=classes,
                   picked_weights=w, weight_sum=total_weight, class_dim=class_dim,
                   reduction=_REDUCTIONS[reduction], ignore_index=ignore_index)
+
+
+def _every_target_counts(t, n_classes, ignore_index):
+    """No target is ignored and every one is a class (then weight 1 each: nll_loss's quick way)."""
+    return t.size > 0 and not 0 <= ignore_index < n_classes and 0 <= t.min() and \
+        t.max() < n_classes
+
+
+def _picked(x, classes, class_dim):
+    """``x`` at each sample's class (``classes`` has a size-1 class dim): take_along_axis,
+    written as plain indexing for a batch of scores (N, C), the usual case, which is quicker."""
+    if x.ndim == 2 and class_dim == 1:
+        return x[np.arange(x.shape[0]), classes[:, 0]]
+    return np.take_along_axis(x, classes, class_dim).squeeze(class_dim)
 
 
 class NllLossBackward0(Node):
@@ -364,8 +385,12 @@ class NllLossBackward0(Node):
             grad = grad.unsqueeze(self.class_dim)  # one gradient per row, spread over its classes
         # the gradient of each loss: -w[t] at the picked entry, 0 at the others
         coefficients = np.zeros(self.input_shape, self.picked_weights.dtype)
-        np.put_along_axis(coefficients, self.classes,
-                          np.expand_dims(-self.picked_weights, self.class_dim), self.class_dim)
+        if coefficients.ndim == 2 and self.class_dim == 1:  # (N, C): plain indexing is quicker
+            coefficients[np.arange(coefficients.shape[0]), self.classes[:, 0]] = \
+                -self.picked_weights
+        else:
+            np.put_along_axis(coefficients, self.classes,
+                              np.expand_dims(-self.picked_weights, self.class_dim), self.class_dim)
         if self.weight_sum is not None:  # the mean: divided by the sum of the weights
             with np.errstate(invalid="ignore", divide="ignore"):
                 coefficients = coefficients / self.weight_sum

@@ -105,6 +105,9 @@ def _common(a, b, name="op"):
         common = result_type(a, b).numpy_dtype
         return ad.astype(common, copy=False), bd.astype(common, copy=False), common
     if a_is_tensor:
+        ad = a._data
+        if ad.dtype.kind == "f" and (b.__class__ is builtins.float or b.__class__ is builtins.int):
+            return ad, _cast_scalar(b, ad.dtype), ad.dtype  # (a float tensor keeps its dtype)
         if b.__class__ not in _PY_SCALAR_TYPES:  # a numpy number, or no number at all
             b = _scalar_value(b)
             if not isinstance(b, _PY_SCALARS):

@@ -5,15 +5,17 @@ import builtins
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import dtypes, fused_axpy
 from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import checked_scalar
+from ..core.grad_mode import mode
 from ..core.history import check_inplace, rebase_history
-from ..core.node import Node, new_node
+from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .common import _CPP_NAMES
+from .arithmetic import add
 from .creation import zeros_like
 from .views import broadcast_shape, expand_geometry
 
@@ -114,7 +116,7 @@ def _saved_output_is_now(tensor, node):
     """A node that saved its result (exp_ keeps e ** x) now finds it in ``tensor``: a later
     write into ``tensor`` must then be caught at backward, as torch catches it."""
     for saved in node._saved if node is not None else ():
-        if saved.is_output:
+        if isinstance(saved, SavedTensor) and saved.is_output:
             saved.tensor, saved.version = tensor.detach(), tensor._version
 
 
@@ -146,6 +148,37 @@ def cast_refused_in_cpp_names(method):
 
     clamp_.__name__, clamp_.__doc__ = method.__name__, method.__doc__
     return clamp_
+
+
+_FLOAT32 = np.dtype(np.float32)
+
+
+def add_(self, other, *, alpha=1):
+    """In-place add: ``self += alpha * other``, rounded once as torch's fused multiply-add.
+
+    An optimizer's update (``p.add_(g, alpha=-lr)``: float32 tensors of one shape, each one
+    block of memory, nothing to record) goes straight into p's memory: ``fused_axpy``.
+    """
+    if _is_plain_update(self, other, alpha):
+        check_inplace(self)
+        fused_axpy.axpy_into(alpha, other._data.reshape(-1), self._data.reshape(-1))
+        self._bump_version()
+        return self
+    return _add_(self, other, alpha=alpha)
+
+
+_add_ = in_place(add.without_out)
+
+
+def _is_plain_update(self, other, alpha):
+    if alpha.__class__ is not builtins.float or not 1e-30 < builtins.abs(alpha) < 1e30 or \
+            not isinstance(other, Tensor):
+        return False
+    mine, theirs = self._data, other._data
+    return (mine.dtype == _FLOAT32 and theirs.dtype == _FLOAT32 and mine.shape == theirs.shape
+            and mine.flags.c_contiguous and theirs.flags.c_contiguous
+            and not (mode.grad_enabled and (self._requires_grad or other._requires_grad))
+            and not np.may_share_memory(mine, theirs))
 
 
 def _fill_raw(tensor, values, node_class, inputs=()):

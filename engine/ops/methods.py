@@ -77,6 +77,7 @@ for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
     setattr(Tensor, _name, inplace.cast_refused_in_cpp_names(getattr(Tensor, _name)))
 # fills write only the places they fill (an expanded tensor too)
 Tensor.masked_fill_, Tensor.index_fill_ = indexing.masked_fill_, indexing.index_fill_
+Tensor.add_ = inplace.add_  # (an optimizer's update takes a quicker way to the same bits)
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)

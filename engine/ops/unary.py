@@ -371,8 +371,10 @@ def relu(input):
     data = input._data
     if data.dtype.kind == "b":
         raise NotImplementedError("Boolean inputs not supported for relu")
-    # not np.maximum: torch keeps the input where it ties with 0 (relu(-0.0) is -0.0)
-    result = _result(np.where(data < 0, data.dtype.type(0), data), data)
+    result = np.asarray(np.maximum(data, data.dtype.type(0)))  # (nan stays the input's nan)
+    # torch keeps the input where it ties with 0 (relu(-0.0) is -0.0): np.maximum may not
+    np.copyto(result, data, where=data == 0)
+    result = _result(result, data)
     return record(ReluBackward0, result, (input,), saved_output=True)
 
 

@@ -223,8 +223,8 @@ def reshape_as(input, other):
 # ---------------------------------------------------------------- reordering dimensions
 def _permuted(input, order, node=None, **attributes):
     shape, stride = input._data.shape, input.stride()
-    result = make_view(input, tuple(shape[d] for d in order), tuple(stride[d] for d in order),
-                       input.storage_offset())
+    result = make_view(input, tuple([shape[d] for d in order]),
+                       tuple([stride[d] for d in order]), input.storage_offset())
     if node is None:
         node, attributes = PermuteBackward0, {"dims": tuple(order)}
     return record(node, result, (input,), **attributes)

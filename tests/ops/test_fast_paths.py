@@ -118,6 +118,98 @@ def test_sgd_steps_on_a_big_weight_match_torch_bit_for_bit():
     _same_bits(*results)
 
 
+# ---------------------------------------------------------------- the optimizer's update
+@pytest.fixture(params=["blas", "fma32"])
+def axpy_path(request, monkeypatch):
+    """Each test twice: through the BLAS saxpy (where this machine has a fused one) and through
+    fma32 alone, as on a machine whose BLAS does not fuse."""
+    from engine.fidelity import fused_axpy
+
+    if request.param == "fma32":
+        monkeypatch.setattr(fused_axpy, "_fused_saxpy", lambda: None)
+    return request.param
+
+
+def test_the_blas_path_is_checked_before_it_is_trusted():
+    from engine.fidelity import fused_axpy
+
+    saxpy = fused_axpy._fused_saxpy()
+    assert fused_axpy.path().startswith("fma32" if saxpy is None else "BLAS")
+    if fused_axpy._load_saxpy() is not None:
+        # only a saxpy that fails the check is refused: here, one that rounds twice
+        assert saxpy is not None or "fma32" in fused_axpy.path()
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 200, 4096 + 17])
+def test_axpy_into_rounds_once_like_fma32(axpy_path, n):
+    from engine.fidelity import fused_axpy
+
+    rng = np.random.default_rng(n)
+    with np.errstate(all="ignore"):
+        for alpha in (-0.1, 3.0, -1e-20, 7e25):
+            x, y = _tricky_float32(rng, n), _tricky_float32(rng, n)
+            expected = _fma32_rounded_to_odd(x, np.float32(alpha), y)
+            fused_axpy.axpy_into(alpha, x, y)
+            _same_bits(y, expected)
+
+
+def test_axpy_into_with_ties_and_subnormals(axpy_path):
+    from engine.fidelity import fused_axpy
+
+    rng = np.random.default_rng(5)
+    x = (1 + rng.integers(1, 2**11, 4100) * 2.0**-12).astype(np.float32)
+    y = (rng.standard_normal(4100) * 2.0**-60).astype(np.float32)
+    y[::3] = (rng.standard_normal(1367) * 2.0**-130).astype(np.float32)  # subnormals
+    alpha = float(np.float32(1 + 3 * 2.0**-12))  # alpha * x often exactly halfway
+    expected = _fma32_rounded_to_odd(x, np.float32(alpha), y)
+    fused_axpy.axpy_into(alpha, x, y)
+    _same_bits(y, expected)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("shape", [(256, 784), (10, 256), (10,), (3, 64), ()])
+def test_optimizer_update_in_place_matches_torch_bit_for_bit(axpy_path, shape):
+    # p.add_(g, alpha=-lr) on float32 tensors of one shape: the update's quick way
+    p = parity.make_tensor(shape, "float32", 0)
+    g = parity.make_tensor(shape, "float32", 1)
+    parity.run_both(lambda m, p, g: p.add_(g, alpha=-0.1), p, g)
+    parity.run_both(lambda m, p, g: -p._version + p.add_(g, alpha=0.7)._version, p, g)
+    parity.run_both(lambda m, p, g: m.nn.Parameter(p).add_(g, alpha=-0.1), p, g)
+
+
+@pytest.mark.torch
+def test_in_place_adds_that_the_quick_way_leaves_to_add(axpy_path):
+    # overlapping memory, other dtypes and layouts, broadcasting, autograd: torch's answers
+    x = parity.make_tensor((4, 64), "float32", 0)
+    y = parity.make_tensor((4, 64), "float32", 1)
+    parity.run_both(lambda m, x: x.add_(x, alpha=-0.5), x)
+    parity.run_both(lambda m, x: x[1:].add_(x[:-1], alpha=-0.5), x)
+    parity.run_both(lambda m, x, y: x.add_(y.t().contiguous().t(), alpha=2.5), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y[0], alpha=2.5), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y.double(), alpha=2.5), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y, alpha=0.0), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y, alpha=1e-40), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y, alpha=1e39), x, y)
+    parity.run_both(lambda m, x, y: x.requires_grad_().add_(y, alpha=-0.1), x, y)
+    parity.run_both(lambda m, x, y: x.add_(y.requires_grad_(), alpha=-0.1).grad_fn.name(), x, y)
+    parity.run_both(lambda m, x, y: (x.requires_grad_() * 1).add_(y, alpha=-0.1).grad_fn.name(),
+                    x, y)
+
+    def in_inference_mode(m, x, y):
+        with m.inference_mode():
+            inference = m.ones(4, 64)
+        return x.add_(inference, alpha=-0.1), inference.add_(y, alpha=-0.1)
+    parity.run_both(in_inference_mode, x, y)
+
+    def leaf_under_no_grad(m, x, y):
+        x.requires_grad_()
+        version = x._version
+        with m.no_grad():
+            x.add_(y, alpha=-0.1)
+        return x, x._version - version, x.is_leaf
+    parity.run_both(leaf_under_no_grad, x, y)
+
+
 # ---------------------------------------------------------------- sum of a few elements
 @pytest.mark.torch
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
