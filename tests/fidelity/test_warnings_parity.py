@@ -39,7 +39,7 @@ WARNINGS = {
 }
 
 
-WARNED_ONCE = {"a list of numpy arrays", "cross without dim"}  # torch's TORCH_WARN_ONCE
+X
 
 
 @pytest.mark.parametrize("name", list(WARNINGS))
