@@ -39,7 +39,8 @@ WARNINGS = {
 }
 
 
-X
+# warned once per process (torch's TORCH_WARN_ONCE, the engine likewise)
+WARNED_ONCE = {"a list of numpy arrays", "cross without dim", "padding='same' with an even kernel"}
 
 
 @pytest.mark.parametrize("name", list(WARNINGS))
