@@ -524,6 +524,14 @@ def _changes(read, before, timeout=WIDGET_ANSWER):
         return None
 
 
+def _becomes(condition, timeout=WIDGET_ANSWER):
+    """Whether condition() turns true within timeout seconds."""
+    try:
+        return wait_until(condition, timeout, "a widget's state")
+    except TimeoutError:
+        return False
+
+
 def _at_end(slider):
     handle = slider.locator(".noUi-handle").first
     return float(handle.get_attribute("aria-valuenow")) >= float(
@@ -564,11 +572,12 @@ def check_stepper(view, problems, name):
         pictures.append(measured["width"])
         problems += picture_problems(measured, f"{name}: the picture at {caption.inner_text()!r}")
     last = caption.inner_text()
-    if not step.is_disabled():
+    # The caption and the buttons' states arrive as separate widget messages: wait for each.
+    if not _becomes(lambda: step.is_disabled()):
         problems.append(f"{name}: Step is not disabled at the last step ({last!r})")
     _button(view, "Back").click()
     _changes(caption.inner_text, last)
-    if step.is_disabled():
+    if not _becomes(lambda: not step.is_disabled()):
         problems.append(f"{name}: Back did not enable Step again")
     widths = f"{min(pictures):.0f}-{max(pictures):.0f} px" if pictures else "none"
     return f"{name}: {first!r}, Step x{len(pictures)} -> {last!r} (pictures {widths}), Back"
