@@ -66,33 +66,31 @@ def read_sanitizers(path: Path = SANITIZE) -> list[tuple[re.Pattern, str]]:
 
 
 def comparable(outputs, sanitizers) -> list[str]:
-    """A cell's outputs as the texts nbval compares, sanitised."""
-    texts = []
+    """A cell's outputs as the texts nbval compares, sanitised.
+
+    As in nbval, each stream is one text however the kernel split it, and stdout and stderr
+    are compared apart: which of the two a kernel flushes first is a race (a warning raised
+    before a print can arrive after it), not part of the output. Streams come first, then
+    stdout before stderr, then the other outputs in their order."""
+    streams, others = {}, []
     for output in outputs:
         kind = output.get("output_type")
         if kind == "stream":
-            texts.append(f"[{output['name']}]\n{output['text']}")
+            streams[output["name"]] = streams.get(output["name"], "") + output["text"]
         elif kind in ("execute_result", "display_data"):
             for mime in _COMPARED_MIME:
                 if mime in output.get("data", {}):
                     data = output["data"][mime]
-                    texts.append(f"[{mime}]\n{''.join(data) if isinstance(data, list) else data}")
+                    others.append(f"[{mime}]\n{''.join(data) if isinstance(data, list) else data}")
         elif kind == "error":
-            texts.append(f"[error]\n{output['ename']}: {output['evalue']}")
+            others.append(f"[error]\n{output['ename']}: {output['evalue']}")
+    texts = [f"[{name}]\n{text}" for name, text in sorted(streams.items(), reverse=True)] + others
     cleaned = []
     for text in texts:
         for pattern, replacement in sanitizers:
             text = pattern.sub(replacement, text)
         cleaned.append(text)
-    # Consecutive stream chunks are one stream (kernels split them unpredictably).
-    merged = []
-    for text in cleaned:
-        if merged and text.startswith("[std") and merged[-1].split("\n", 1)[0] == \
-                text.split("\n", 1)[0]:
-            merged[-1] += text.split("\n", 1)[1]
-        else:
-            merged.append(text)
-    return merged
+    return cleaned
 
 
 def skipped(cell) -> bool:

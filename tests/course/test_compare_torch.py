@@ -36,6 +36,19 @@ def test_outputs_are_sanitised_and_streams_merged():
         "[text/plain]\n1"]
 
 
+def test_stdout_and_stderr_compare_apart_whichever_was_flushed_first():
+    """A warning raised before a print may reach the notebook after it: a race in the kernel."""
+    warning = new_output("stream", name="stderr", text="UserWarning: w\n")
+    printed = [new_output("stream", name="stdout", text="None "),
+               new_output("stream", name="stdout", text="tensor(1.)\n")]
+    result = new_output("execute_result", {"text/plain": "1"}, execution_count=1)
+    one_order = compare_torch.comparable([warning, *printed, result], [])
+    assert one_order == compare_torch.comparable([*printed, warning, result], [])
+    assert one_order == ["[stdout]\nNone tensor(1.)\n", "[stderr]\nUserWarning: w\n",
+                         "[text/plain]\n1"]
+    assert one_order != compare_torch.comparable([warning, result], [])
+
+
 @pytest.mark.torch
 def test_a_difference_is_reported_and_an_explained_one_is_not(tmp_path, torch_or_skip):
     cells = [new_code_cell("import engine as torch", execution_count=1),
