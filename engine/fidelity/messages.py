@@ -210,7 +210,7 @@ def check_assigned_grad(value, tensor):
     """``tensor.grad = value``: torch wants a tensor of the same dtype and shape."""
     if not hasattr(value, "_data"):
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                        f"{type(value).__name__}")
+                        f"{type_name(value)}")
     if value._data.dtype != tensor._data.dtype:
         expected = dtypes.scalar_type_name[dtypes.from_numpy_dtype[tensor._data.dtype]]
         raise RuntimeError(
@@ -372,18 +372,29 @@ BERNOULLI = (
     " * (Tensor input, float p, *, torch.Generator generator = None)\n")
 
 
-def _argument_kind(value):
-    if type(value).__name__ == "Tensor":
-        return "Tensor"
-    if type(value).__name__ == "dtype":
-        return "torch.dtype"
-    return type(value).__name__
+# The engine's classes that torch defines in C++, where a type's name carries its module.
+_TORCH_C_TYPES = {"dtype": "torch.dtype", "device": "torch.device", "layout": "torch.layout",
+                  "Size": "torch.Size", "finfo": "torch.finfo", "iinfo": "torch.iinfo",
+                  "memory_format": "torch.memory_format", "Generator": "torch._C.Generator"}
+_HEAP_TYPE = 1 << 9  # CPython's Py_TPFLAGS_HEAPTYPE: a class written in Python
+
+
+def type_name(value):
+    """A value's type as torch's C++ argument checks name it (CPython's ``tp_name``): a
+    class written in Python by its name ('Tensor', 'Fraction'), a built-in by its name
+    ('list', 'NoneType'), any other C type with its module ('numpy.ndarray', 'torch.dtype')."""
+    kind = type(value)
+    if kind.__module__.startswith("engine") and kind.__name__ in _TORCH_C_TYPES:
+        return _TORCH_C_TYPES[kind.__name__]
+    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
 
 
 def invalid_arguments(name, args, kwargs, overloads):
     """torch's TypeError when no overload of ``name`` takes these arguments (None = not given)."""
-    got = [_argument_kind(a) for a in args if a is not None]
-    got += [f"{key}={_argument_kind(value)}" for key, value in kwargs.items()]
+    got = [type_name(a) for a in args if a is not None]
+    got += [f"{key}={type_name(value)}" for key, value in kwargs.items()]
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(got)}), but expected one of:\n{overloads}")
 
@@ -400,7 +411,7 @@ def hook_result(hook, grad, replaced):
     if grad is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not hasattr(replaced, "_data"):
-        raise TypeError(f"expected Variable, but hook returned '{type(replaced).__name__}'")
+        raise TypeError(f"expected Variable, but hook returned '{type_name(replaced)}'")
     if replaced._data.dtype != grad._data.dtype:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
                            f"{tensor_type_name(grad._data.dtype)} got "
@@ -416,7 +427,7 @@ def hook_results(hook, grads, replaced):
     if replaced is None:
         return grads
     if not isinstance(replaced, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(replaced).__name__}'")
+        raise TypeError(f"expected tuple, but hook returned '{type_name(replaced)}'")
     if len(replaced) != len(grads):
         raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
                            f"values (got {len(replaced)}, but expected {len(grads)})")

@@ -13,11 +13,13 @@ class Size(tuple):
         sizes = tuple(sizes)
         for i, n in enumerate(sizes):
             if n.__class__ is not int:
-                if not hasattr(n, "__index__") or isinstance(n, float):
+                try:  # 0-d integer tensors and numpy integers count as ints
+                    if isinstance(n, float):
+                        raise TypeError
+                    sizes = sizes[:i] + (n.__index__(),) + sizes[i + 1:]
+                except (TypeError, AttributeError):
                     raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
-                                    f"'{type(n).__name__}')")
-                # 0-d integer tensors and numpy integers count as ints
-                sizes = sizes[:i] + (n.__index__(),) + sizes[i + 1:]
+                                    f"'{messages.type_name(n)}')") from None
         return tuple.__new__(cls, sizes)
 
     def __repr__(self):

@@ -22,6 +22,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.messages import type_name
 from ..ops import arithmetic, linalg, reduce, unary
 from ..ops.creation import empty_like, zeros
 from ..ops.views import broadcast_tensors
@@ -43,7 +44,7 @@ def linear(input, weight, bias=None):
                                               ("bias", bias)], start=1):
         if not isinstance(value, Tensor) and not (name == "bias" and value is None):
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {type(value).__name__}")
+                            f"Tensor, not {type_name(value)}")
     if bias is None:
         return linalg.matmul(input, weight.t())
     if input.dim() == 2:

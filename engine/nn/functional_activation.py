@@ -13,6 +13,7 @@ import numpy as np
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.messages import type_name
 from ..ops.inplace import write_inplace
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -22,7 +23,7 @@ _GELU_CUBIC = 0.044715  # gelu(approximate='tanh'): tanh(sqrt(2 / pi) (x + 0.044
 def _check_float(kernel, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{kernel.split('_')[0].lower()}(): argument 'input' (position 1) must "
-                        f"be Tensor, not {type(input).__name__}")
+                        f"be Tensor, not {type_name(input)}")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")

@@ -21,7 +21,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
-from ..fidelity.messages import CPP_TYPE_NAMES
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..ops.views import clone
 
 _TRIGGERED_IN_CONVOLUTION = (" (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
@@ -269,18 +269,18 @@ def _ints(value, count):
 
 def _check_argument_types(name, input, weight, bias, stride, padding, dilation, groups):
     """torch's argument parser: tensors, tuples of ints, a padding string, an int groups."""
-    given = ["Tensor" if isinstance(input, Tensor) else type(input).__name__,
-             "Tensor" if isinstance(weight, Tensor) else type(weight).__name__]
+    given = ["Tensor" if isinstance(input, Tensor) else type_name(input),
+             "Tensor" if isinstance(weight, Tensor) else type_name(weight)]
     wrong = not isinstance(input, Tensor) or not isinstance(weight, Tensor)
     if bias is not None and not isinstance(bias, Tensor):
-        wrong, given = True, given + [f"bias={type(bias).__name__}"]
+        wrong, given = True, given + [f"bias={type_name(bias)}"]
     for argument, value in (("stride", stride), ("padding", padding), ("dilation", dilation)):
         ints = value if isinstance(value, (tuple, list)) else (value,)
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in ints) and not (
                 argument == "padding" and isinstance(value, str)):
-            wrong, given = True, given + [f"{argument}={type(value).__name__}"]
+            wrong, given = True, given + [f"{argument}={type_name(value)}"]
     if not isinstance(groups, int):
-        wrong, given = True, given + [f"groups={type(groups).__name__}"]
+        wrong, given = True, given + [f"groups={type_name(groups)}"]
     if wrong:
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         f"({', '.join(given)}), but expected one of:")
@@ -402,7 +402,7 @@ def pad(input, pad, mode="constant", value=None):
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
         bad = next(i for i, p in enumerate(pad) if not isinstance(p, int))
         raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but found "
-                        f"element of type {type(pad[bad]).__name__} at pos {bad}")
+                        f"element of type {type_name(pad[bad])} at pos {bad}")
     if mode != "constant":
         if mode in ("reflect", "replicate", "circular"):
             raise NotImplementedError(f"engine: F.pad(mode='{mode}') is not implemented; only "

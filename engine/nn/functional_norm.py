@@ -21,6 +21,7 @@ from ..core.node import Node, record
 from ..core.tensor import wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.rounding import fma32, fma64
+from ..fidelity.messages import type_name
 
 
 # ====================================================================== batch_norm
@@ -192,7 +193,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, int) or not all(isinstance(n, int) for n in
                                                     normalized_shape):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
-                        f"ints, not {type(normalized_shape).__name__}")
+                        f"ints, not {type_name(normalized_shape)}")
     normalized_shape = tuple(normalized_shape)
     _check_layer_norm(input, normalized_shape, weight, bias)
     x = input._data

@@ -18,6 +18,7 @@ import numpy as np
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.messages import type_name
 
 
 # ====================================================================== geometry
@@ -123,7 +124,7 @@ def _planes(input):
 def _check_input_type(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{type_name(input)}")
     if input._data.dtype.kind == "b":
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
@@ -132,7 +133,7 @@ def _check_kernel_type(name, kernel_size):
     values = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,)
     if not all(isinstance(v, int) for v in values):
         raise TypeError(f"{name}(): argument 'kernel_size' (position 2) must be tuple of ints, "
-                        f"not {type(kernel_size).__name__}")
+                        f"not {type_name(kernel_size)}")
 
 
 # ====================================================================== max_pool2d
@@ -234,7 +235,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     _check_kernel_type("avg_pool2d", kernel_size)
     if divisor_override is not None and not isinstance(divisor_override, int):
         raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
-                        f"{type(divisor_override).__name__}")
+                        f"{type_name(divisor_override)}")
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override)
     planes = _planes(input)

@@ -11,6 +11,7 @@ from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.layout import contiguous_strides, iterator_strides, preserved_strides
+from ..fidelity.messages import type_name
 from ..core.grad_mode import mode as grad_mode
 from ..core.tensor import Tensor, empty_strided, is_plain_contiguous, wrap
 
@@ -66,12 +67,12 @@ _FLOAT_MAX = {"e": 65504.0, "f": 3.4028234663852886e38}  # the largest float16 a
 
 def _operand_error(name, value, position, argument="other"):
     return TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
-                     f"not {type(value).__name__}")
+                     f"not {type_name(value)}")
 
 
 def _invalid_arguments(name, *args):
     """torch's message when no overload of ``name`` takes these argument types."""
-    kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+    kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), "
                      "but expected one of:")
 
@@ -320,7 +321,7 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True)
             return op(*args, **kwargs)
         if not isinstance(out, Tensor):
             raise TypeError(f"{op.__name__}(): argument 'out' must be Tensor, not "
-                            f"{type(out).__name__}")
+                            f"{type_name(out)}")
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
             raise RuntimeError(f"{op.__name__}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
@@ -353,11 +354,8 @@ def _checking_input(op):
     @functools.wraps(op)
     def checked(input, *args, **kwargs):
         if not isinstance(input, Tensor):
-            cls = type(input)
-            kind = cls.__name__ if cls.__module__ == "builtins" else \
-                f"{cls.__module__}.{cls.__name__}"
             raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be Tensor, "
-                            f"not {kind}")
+                            f"not {type_name(input)}")
         return op(input, *args, **kwargs)
 
     checked.without_out = getattr(op, "without_out", op)

@@ -10,6 +10,7 @@ from ..fidelity import messages
 from ..fidelity.layout import strided_array
 from ..fidelity.size import check_device, strided
 from ..fidelity.size import device as device_type
+from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import copy_preserving_layout
@@ -47,8 +48,8 @@ def construct(dtype, args, device=None):
             return empty(*args[0], dtype=dtype)
         return tensor(args[0], dtype=dtype)
     if len(args) == 1 and isinstance(args[0], str):
-        raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
-    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        raise TypeError(f"new(): invalid data type '{type_name(args[0])}'")
+    raise TypeError(f"new(): data must be a sequence (got {type_name(args[0])})")
 
 
 class LegacyTensorType:
@@ -88,7 +89,7 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
         elif isinstance(arg, int):
             device = device_type(arg)  # GPU number n
         else:
-            raise TypeError(messages.TO_INVALID_ARGUMENTS.format(type(arg).__name__))
+            raise TypeError(messages.TO_INVALID_ARGUMENTS.format(type_name(arg)))
     if len(flags) > 1:
         copy = flags[1]
     check_device(device)
@@ -119,7 +120,7 @@ def type_as(self, other):
     """This tensor converted to ``other``'s dtype (itself when it has it already)."""
     if not isinstance(other, Tensor):
         raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(other).__name__}")
+                        f"{type_name(other)}")
     return self.to(other.dtype)
 
 

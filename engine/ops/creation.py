@@ -18,6 +18,7 @@ from ..fidelity.rounding import fma
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import CPU, check_device
 from ..fidelity.size import device as Device
+from ..fidelity.messages import type_name
 from ..core.tensor import Tensor, empty_preserving_layout, wrap
 from .common import copy_preserving_layout, factory_out, write_out
 
@@ -75,14 +76,7 @@ def _dtype_arg(dtype, name):
         return dtype
     if dtype is builtins.float or dtype is builtins.int or dtype is builtins.bool:
         return as_dtype(dtype)
-    raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
-
-
-def _type_name(value):
-    if isinstance(value, Tensor):
-        return "Tensor"
-    cls = type(value)
-    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
 
 
 def _sizes(size, name="zeros"):
@@ -96,10 +90,10 @@ def _sizes(size, name="zeros"):
         for i, n in enumerate(size):
             if not _is_size(n):
                 raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
-                                f"but found element of type {type(n).__name__} at pos {i}")
+                                f"but found element of type {type_name(n)} at pos {i}")
     elif len(size) == 1 and not _is_size(size[0]):
         raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{_type_name(size[0])}")
+                        f"{type_name(size[0])}")
     else:
         for i, n in enumerate(size):
             if not _is_size(n):
@@ -108,7 +102,7 @@ def _sizes(size, name="zeros"):
                                     f"given")
                 raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                                 f"{i + 1} with error \"type must be tuple of ints,but got "
-                                f"{type(n).__name__}\"")
+                                f"{type_name(n)}\"")
     size = tuple(builtins.int(n) for n in size)
     for n in size:
         if n < 0:
@@ -129,17 +123,17 @@ def _size_arg(args, size, name):
     if args:
         if name in ("rand", "randn"):  # torch has two overloads of these (with a generator)
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            f"({', '.join(_type_name(a) for a in args)}, size="
-                            f"{_type_name(size)}), but expected one of:")
+                            f"({', '.join(type_name(a) for a in args)}, size="
+                            f"{type_name(size)}), but expected one of:")
         raise TypeError(f"{name}() got multiple values for argument 'size'")
     if not isinstance(size, (tuple, list)) or (size and not _is_size(size[0])):
         raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
-                        f"{_type_name(size)}")
+                        f"{type_name(size)}")
     for i, n in enumerate(size):
         if not _is_size(n):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
-                            f"{type(n).__name__}\"")
+                            f"{type_name(n)}\"")
     return _sizes((tuple(size),), name)
 
 
@@ -183,7 +177,7 @@ def _compute_sizes(data):
     while _is_data_sequence(data):
         sizes.append(len(data))
         if len(sizes) > _MAX_DIMS:
-            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+            raise ValueError(f"too many dimensions '{type_name(data)}'")
         if not len(data):
             break
         data = data[0]
@@ -208,7 +202,7 @@ def _infer_dtype(data):
     if isinstance(data, builtins.float):
         return get_default_dtype()
     if isinstance(data, str):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
     if isinstance(data, (list, tuple, builtins.range)):
         result = None
         for item in data:
@@ -217,7 +211,7 @@ def _infer_dtype(data):
         return result or get_default_dtype()
     if isinstance(data, complex):
         raise TypeError("complex numbers are not supported by this engine")
-    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type_name(data)}")
 
 
 def _leaves(data, sizes, dim, out):
@@ -312,7 +306,7 @@ def _cast_values(values, np_dtype):
 def _tensor_from_data(data, dtype):
     """A new tensor holding a copy of nested ``data``, as torch.tensor reads it."""
     if isinstance(data, str):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        raise TypeError(f"new(): invalid data type '{type_name(data)}'")
     if isinstance(data, Tensor):
         target = data.dtype if dtype is None else as_dtype(dtype)
         return copy_preserving_layout(data, target.numpy_dtype)
@@ -374,7 +368,7 @@ def as_tensor(data, *, dtype=None, device=None):
 def from_numpy(ndarray, *, _warn=True):
     """A tensor that shares memory with a numpy array: a change to one shows in the other."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
+        raise TypeError(f"expected np.ndarray (got {type_name(ndarray)})")
     if _warn and not ndarray.flags.writeable and not _WARNED_READ_ONLY:
         _WARNED_READ_ONLY.append(True)  # as the message says: only once per program
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
@@ -463,7 +457,7 @@ def _fill_dtype(fill_value, name):
             "i" if isinstance(fill_value, (builtins.int, np.integer)) else "f"
     else:
         raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
-                        f"{_type_name(fill_value)}")
+                        f"{type_name(fill_value)}")
     return {"b": dtypes.bool, "i": dtypes.int64, "u": dtypes.int64}.get(kind, get_default_dtype())
 
 
@@ -472,7 +466,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     """A tensor of the given shape filled with ``fill_value`` (its type picks the dtype)."""
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{_type_name(size)}")
+                        f"{type_name(size)}")
     default = _fill_dtype(fill_value, "full")
 
     def make_array(shape, np_dtype):
@@ -489,9 +483,9 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
         if value is not None and not _is_size(value):
             if position == 2:
                 raise TypeError(f"eye() received an invalid combination of arguments - got "
-                                f"(int, {type(value).__name__}), but expected one of:")
+                                f"(int, {type_name(value)}), but expected one of:")
             raise TypeError(f"eye(): argument '{name}' (position {position}) must be int, not "
-                            f"{type(value).__name__}")
+                            f"{type_name(value)}")
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     _factory_device(device)
@@ -505,7 +499,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 def _like(input, fill, dtype, device, requires_grad, name):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{_type_name(input)}")
+                        f"{type_name(input)}")
     dtype = _dtype_arg(dtype, name)
     np_dtype = input._data.dtype if dtype is None else dtype.numpy_dtype
     # torch's preserve_format keeps the layout (strides) of a dense input
@@ -571,7 +565,7 @@ def new_empty(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{_type_name(size)}")
+                        f"{type_name(size)}")
     _fill_dtype(fill_value, "new_full")
     return full(size, fill_value, dtype=_dtype_arg(dtype, "new_full") or self.dtype,
                 device=CPU if device is None else device, requires_grad=requires_grad)
@@ -590,7 +584,7 @@ def _number(value, name, function="arange", position=1):
         return value.item()
     if not isinstance(value, (builtins.int, builtins.float)):
         raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Number, "
-                        f"not {_type_name(value)}")
+                        f"not {type_name(value)}")
     return value
 
 
@@ -705,7 +699,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
 
 def _steps_arg(steps, name, start, end):
     if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
-        got = ", ".join(type(v).__name__ for v in (start, end, steps))
+        got = ", ".join(type_name(v) for v in (start, end, steps))
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
                         "but expected one of:")
     if steps < 0:
@@ -844,16 +838,16 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
             raise TypeError("randint() missing required argument 'size'")
         if not isinstance(high, (tuple, list)):  # randint(0, 10): the size is missing
             raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, "
-                            f"not {type(high).__name__}")
+                            f"not {type_name(high)}")
         low, high, size = 0, low, high
     elif high is None:  # randint(high, size=...)
         if low is None:
             raise TypeError(f"randint() received an invalid combination of arguments - got "
-                            f"(size={type(size).__name__}, ), but expected one of:")
+                            f"(size={type_name(size)}, ), but expected one of:")
         low, high = 0, low
     low = 0 if low is None else low
     if not isinstance(size, (tuple, list)):  # randint(0, 10, 5): a size is a tuple
-        kinds = ", ".join(type(v).__name__ for v in (low, high, size))
+        kinds = ", ".join(type_name(v) for v in (low, high, size))
         raise TypeError(f"randint() received an invalid combination of arguments - got "
                         f"({kinds}), but expected one of:")
     if high is None:

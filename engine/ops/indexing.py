@@ -13,6 +13,7 @@ from ..fidelity import dtypes, messages
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import dim_index, wrap_dim
+from ..fidelity.messages import type_name
 from ..core.grad_mode import mode as grad_mode
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, new_node, record
@@ -113,9 +114,7 @@ def _takes_everything(item, size):
 
 
 def _invalid_index(item):
-    cls = type(item)
-    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
-    name = name.replace("numpy.core.", "numpy.").replace("numpy._core.", "numpy.")
+    name = type_name(item).replace("numpy.core.", "numpy.").replace("numpy._core.", "numpy.")
     return IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                       f"Variables are valid indices (got {name})")
 
@@ -394,9 +393,8 @@ def _value_to_tensor(input, value):
         if isinstance(value, (builtins.int, np.integer)) and not -2**63 <= value < 2**63:
             raise ValueError("Overflow when unpacking long long")
         return wrap(np.array(checked_scalar(value, input._data.dtype, check_half=False)))
-    cls = type(value)
-    name = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
-    raise TypeError(f"can't assign a {name} to a {dtypes.legacy_type_name(input.dtype)}")
+    raise TypeError(f"can't assign a {type_name(value)} to a "
+                    f"{dtypes.legacy_type_name(input.dtype)}")
 
 
 def _copy_to(dst, src):
@@ -561,7 +559,7 @@ _INT32_64 = (np.dtype(np.int64), np.dtype(np.int32))
 def _index_argument(name, index, position=2):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' (position {position}) must be Tensor, not "
-                        f"{type(index).__name__}")
+                        f"{type_name(index)}")
     if index._data.dtype not in _INT32_64:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     return index
@@ -716,7 +714,7 @@ def scatter_add(input, dim, index, src):
     positions add up (the backward of gather)."""
     if not isinstance(src, Tensor):
         raise TypeError(f"scatter_add(): argument 'src' (position 3) must be Tensor, not "
-                        f"{type(src).__name__}")
+                        f"{type_name(src)}")
     dim, where = _scatter_checks("scatter_add", input, dim, index, src)
     result = _scattered(input, dim, where, src, accumulate=True)
     return record(ScatterAddBackward0, result, (input, src), saved=(index,), dim=dim)
@@ -739,7 +737,7 @@ def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""
     if not isinstance(index, Tensor):
         raise TypeError(f"index_select(): argument 'index' (position 2) must be Tensor, not "
-                        f"{type(index).__name__}")
+                        f"{type_name(index)}")
     dim = wrap_dim(dim, input._data.ndim)
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
@@ -960,7 +958,7 @@ def take_along_dim(input, indices, dim=None):
     ``input.flatten()[indices.flatten()]``. numpy's take_along_axis."""
     if not isinstance(indices, Tensor):
         raise TypeError(f"take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
-                        f"{type(indices).__name__}")
+                        f"{type_name(indices)}")
     if indices._data.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{dtypes.scalar_type_name[indices.dtype]}")

@@ -10,6 +10,7 @@ from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import checked_scalar
+from ..fidelity.messages import type_name
 from ..core.grad_mode import mode
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, SavedTensor, new_node
@@ -256,7 +257,7 @@ def copy_(self, src, non_blocking=False):
         src = Tensor._from_numpy_array(np.array(src))  # torch takes a number as a 0-d tensor
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
-                        f"{type(src).__name__}")
+                        f"{type_name(src)}")
     check_inplace(self)
     shape = broadcast_shape(self._data.shape, src._data.shape)
     if shape != self._data.shape:
@@ -275,7 +276,7 @@ def fill_(self, value):
             return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
-                        f"({type(value).__name__}), but expected one of:\n * (Tensor value)\n"
+                        f"({type_name(value)}), but expected one of:\n * (Tensor value)\n"
                         f" * (Number value)")
     # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
     value = checked_scalar(value, self._data.dtype, check_half=self._data.size != 1)

@@ -5,10 +5,10 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.size import wrap_dim
+from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import numpy_names, takes_out
-from .creation import _type_name
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -16,7 +16,7 @@ __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 def _check_cat_inputs(tensors, name):
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type(tensors).__name__}")
+                        f"not {type_name(tensors)}")
     if len(tensors) == 0:
         if name == "cat":
             raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -24,7 +24,7 @@ def _check_cat_inputs(tensors, name):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{_type_name(t)}")  # (numpy.ndarray, as Python names it)
+                            f"{type_name(t)}")
 
 
 def _check_cat_out(result, out, *args):
@@ -135,7 +135,7 @@ def repeat(input, *repeats):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
             raise TypeError(f"repeat() takes 1 positional argument but {len(repeats)} were "
                             f"given" if len(repeats) > 1 else "repeat(): argument 'repeats' "
-                            f"(position 1) must be tuple of ints, not {type(value).__name__}")
+                            f"(position 1) must be tuple of ints, not {type_name(value)}")
     repeats = tuple(int(r) for r in repeats)
     data = input._data
     if len(repeats) < data.ndim:

@@ -11,6 +11,7 @@ autograd uses to detect stale saved values.
 """
 import numpy as np
 
+from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
 from .common import _invalid_arguments, numpy_names
 from . import (arithmetic, compare, convert, creation, indexing, inplace, join, linalg, reduce,
@@ -96,7 +97,7 @@ def _inplace_function(name):
             if name in _OVERLOADED:
                 raise _invalid_arguments(name, input, *args)
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                            f"{type(input).__name__}")
+                            f"{type_name(input)}")
         return method(input, *args, **kwargs)
 
     function.__name__ = function.__qualname__ = name

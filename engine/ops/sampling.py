@@ -11,6 +11,7 @@ import numpy as np
 from ..fidelity import dtypes, messages
 from ..fidelity import random as rng
 from ..fidelity.layout import preserved_strides
+from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .arithmetic import NotImplementedBackward
@@ -144,7 +145,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     (out's, with out=); with a number ``p``, every element is 1 with probability p."""
     if not isinstance(input, Tensor):
         raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{type_name(input)}")
     if _bad_generator(generator) or (p is not None and (out is not None or not _is_number(p))):
         keywords = {"generator": generator if _bad_generator(generator) else None, "out": out}
         given = {key: value for key, value in keywords.items() if value is not None}
@@ -228,18 +229,18 @@ def _replace_silently(out, values):
 def _check_multinomial_arguments(input, num_samples, replacement, generator, out):
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{type_name(input)}")
     if isinstance(num_samples, Tensor) and num_samples._data.size == 1:
         num_samples = int(num_samples._data)
     if isinstance(num_samples, (bool, np.bool_)) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
-                        f"{type(num_samples).__name__}")
+                        f"{type_name(num_samples)}")
     if not isinstance(replacement, (bool, np.bool_)):
         raise TypeError(f"multinomial(): argument 'replacement' (position 3) must be bool, not "
-                        f"{type(replacement).__name__}")
+                        f"{type_name(replacement)}")
     if _bad_generator(generator):
         raise TypeError(f"multinomial(): argument 'generator' must be torch.Generator, not "
-                        f"{type(generator).__name__}")
+                        f"{type_name(generator)}")
     if input._data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if input._data.dtype.kind != "f":

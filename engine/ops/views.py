@@ -14,6 +14,7 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import Size, dims_tuple, wrap_dim
+from ..fidelity.messages import type_name
 from ..core.backward import sum_to
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
@@ -37,7 +38,7 @@ def _size_args(sizes, name):
     try:
         return tuple(s if s.__class__ is int else _index_of(s) for s in sizes)
     except TypeError:
-        got = ", ".join(type(s).__name__ for s in sizes) if varargs else type(sizes).__name__
+        got = ", ".join(type_name(s) for s in sizes) if varargs else type_name(sizes)
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
                         f"but expected one of:\n * (tuple of ints size)") from None
 
@@ -45,7 +46,7 @@ def _size_args(sizes, name):
 def _index_of(value):
     """An int from anything torch accepts as a size (ints, numpy ints, 1-element int tensors)."""
     if isinstance(value, (builtins.float, builtins.bool)):
-        raise TypeError(f"expected an int, got {type(value).__name__}")
+        raise TypeError(f"expected an int, got {type_name(value)}")
     return operator.index(value)
 
 
