@@ -118,7 +118,8 @@ from .fidelity.dtypes import (bool, uint8, int8, int16, int32, int64, float16,  
                               finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,
                               can_cast)
 from .fidelity.layout import UntypedStorage
-from .fidelity.size import Size, device, strided
+from .fidelity.size import (Size, channels_last, channels_last_3d, contiguous_format, device,
+                            memory_format, preserve_format, strided)
 from .fidelity.printing import set_printoptions
 from .fidelity.random import (Generator, default_generator, manual_seed, seed, initial_seed,
                               get_rng_state, set_rng_state)

@@ -140,7 +140,7 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         """True when the strides are the row-major ones (dimensions of size 1 may have any)."""
-        return strides_are_contiguous(self._data.shape, self.stride())
+        return strides_are_contiguous(self._data.shape, self.stride(), memory_format)
 
     def is_non_overlapping_and_dense(self):
         return is_non_overlapping_and_dense(self._data.shape, self.stride())

@@ -17,8 +17,11 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
-def strides_are_contiguous(shape, stride):
-    """True when ``stride`` is row-major for ``shape`` (dimensions of size 1 may have any)."""
+def strides_are_contiguous(shape, stride, memory_format=None):
+    """True when ``stride`` is row-major for ``shape`` (dimensions of size 1 may have any),
+    or, given ``torch.channels_last`` (_3d), in that order."""
+    if memory_format is not None and memory_format.name.startswith("channels_last"):
+        return _channels_last_contiguous(shape, stride, memory_format.name)
     expected = 1
     for n, s in zip(reversed(shape), reversed(stride)):
         if n == 1:
@@ -27,6 +30,41 @@ def strides_are_contiguous(shape, stride):
             return n == 0 or 0 in shape
         expected *= n
     return True
+
+
+def _channels_last_order(ndim):
+    """The dimensions from innermost to outermost in channels-last memory: C, W, H, (D,) N."""
+    return (1, *range(ndim - 1, 1, -1), 0)
+
+
+def _channels_last_contiguous(shape, stride, name):
+    if len(shape) != (4 if name == "channels_last" else 5):
+        return False
+    expected = 1
+    for d in _channels_last_order(len(shape)):
+        if shape[d] != 1:
+            if stride[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def format_strides(shape, stride, memory_format):
+    """The strides of a new tensor of ``shape`` in ``memory_format``, for an input whose
+    strides are ``stride`` (torch.preserve_format keeps the input's order of dimensions)."""
+    name = "preserve_format" if memory_format is None else memory_format.name
+    if name == "preserve_format":
+        return preserved_strides(shape, stride)
+    if name == "contiguous_format":
+        return contiguous_strides(shape)
+    rank = 4 if name == "channels_last" else 5
+    if len(shape) != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+    strides, step = [0] * rank, 1
+    for d in _channels_last_order(rank):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
 
 
 def is_non_overlapping_and_dense(shape, stride):

@@ -153,6 +153,37 @@ class layout:
 strided = layout("strided")
 
 
+class memory_format:
+    """The order of a new tensor's elements in memory: ``torch.contiguous_format`` (row-major),
+    ``torch.preserve_format`` (the input's order), ``torch.channels_last`` (4-d, the channels
+    innermost: N, H, W, C) and ``torch.channels_last_3d`` (5-d)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
+
+def check_memory_format(value, function):
+    """``value`` when it is a memory format (or None), else torch's TypeError."""
+    if value is not None and not isinstance(value, memory_format):
+        raise TypeError(f"{function}(): argument 'memory_format' must be torch.memory_format, "
+                        f"not {messages.type_name(value)}")
+    return value
+
+
 # ---------------------------------------------------------------- dimension arguments
 def wrap_dim(dim, ndim):
     """A dimension index made non-negative, with torch's IndexError when out of range."""

@@ -10,10 +10,11 @@ import numpy as np
 from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.floating import quietly
-from ..fidelity.layout import contiguous_strides, iterator_strides, preserved_strides
+from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
+                               preserved_strides)
 from ..fidelity.messages import type_name
 from ..core.grad_mode import mode as grad_mode
-from ..core.tensor import Tensor, empty_strided, is_plain_contiguous, wrap
+from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, is_plain_contiguous, wrap
 
 # torch computes inf and nan without a word, numpy warns ("overflow encountered in
 # multiply"): numpy's floating-point warnings from the operations here are silenced.
@@ -410,6 +411,15 @@ def factory_out(make, out, dtype, name):
     np.copyto(out._data, result._data)
     out._bump_version()
     return out
+
+
+def empty_in_format(tensor, np_dtype, memory_format):
+    """Uninitialised memory shaped like ``tensor``, its elements in ``memory_format``'s order
+    (None: torch.preserve_format, the input's order)."""
+    if memory_format is None or memory_format.name == "preserve_format":
+        return empty_preserving_layout(tensor, np_dtype)
+    shape = tensor._data.shape
+    return empty_strided(shape, format_strides(shape, tensor.stride(), memory_format), np_dtype)
 
 
 def copy_preserving_layout(tensor, np_dtype=None):

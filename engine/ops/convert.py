@@ -9,19 +9,25 @@ from ..fidelity import dtypes
 from ..fidelity import messages
 from ..fidelity.layout import strided_array
 from ..fidelity.size import check_device, strided
+from ..fidelity.size import memory_format as memory_format_type
 from ..fidelity.size import device as device_type
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import copy_preserving_layout
+from .common import copy_preserving_layout, empty_in_format
 from .creation import empty, tensor
 
 __all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero"]
 
 
-def to_copy(tensor, np_dtype):
-    """``tensor.to(dtype)``: a converted copy laid out like ``tensor``."""
-    return record(ToCopyBackward0, copy_preserving_layout(tensor, np_dtype), (tensor,))
+def to_copy(tensor, np_dtype, memory_format=None):
+    """``tensor.to(dtype)``: a converted copy laid out like ``tensor`` (or in memory_format)."""
+    if memory_format is None:
+        return record(ToCopyBackward0, copy_preserving_layout(tensor, np_dtype), (tensor,))
+    result = empty_in_format(tensor, np_dtype, memory_format)
+    with np.errstate(invalid="ignore", over="ignore"):  # as copy_preserving_layout's casts
+        np.copyto(result._data, tensor._data, casting="unsafe")
+    return record(ToCopyBackward0, result, (tensor,))
 
 
 class ToCopyBackward0(Node):
@@ -93,6 +99,14 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
     if len(flags) > 1:
         copy = flags[1]
     check_device(device)
+    if memory_format is not None and not isinstance(memory_format, memory_format_type):
+        raise TypeError(messages.TO_INVALID_ARGUMENTS.format(
+            f"memory_format={type_name(memory_format)}, "))
+    if memory_format is not None and memory_format.name != "preserve_format":
+        if not copy and (dtype is None or dtypes.as_dtype(dtype) == self.dtype) and \
+                self.is_contiguous(memory_format):
+            return self
+        return to_copy(self, dtypes.as_dtype(dtype or self.dtype).numpy_dtype, memory_format)
     target = self.dtype if dtype is None else dtypes.as_dtype(dtype)
     if target.numpy_dtype == self._data.dtype and not copy:
         return self

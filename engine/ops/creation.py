@@ -16,11 +16,11 @@ from ..fidelity import random as rng
 from ..fidelity.dtypes import as_dtype, get_default_dtype, promote_types
 from ..fidelity.rounding import fma
 from ..fidelity.scalars import checked_scalar
-from ..fidelity.size import CPU, check_device
+from ..fidelity.size import CPU, check_device, check_memory_format
 from ..fidelity.size import device as Device
 from ..fidelity.messages import type_name
-from ..core.tensor import Tensor, empty_preserving_layout, wrap
-from .common import copy_preserving_layout, factory_out, write_out
+from ..core.tensor import Tensor, wrap
+from .common import copy_preserving_layout, empty_in_format, factory_out, write_out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
@@ -439,8 +439,11 @@ def ones(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
 def empty(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=None):
     """A tensor of the given shape whose values are whatever the memory held (uninitialised)."""
-    return _filled(np.empty, _size_arg(args, size, "empty"), out, dtype, _or_default(device),
-                   requires_grad, "empty")
+    result = _filled(np.empty, _size_arg(args, size, "empty"), out, dtype, _or_default(device),
+                     requires_grad, "empty")
+    if check_memory_format(memory_format, "empty") is None or out is not None:
+        return result
+    return empty_in_format(result, result._data.dtype, memory_format).requires_grad_(requires_grad)
 
 
 def _fill_dtype(fill_value, name):
@@ -496,14 +499,14 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     return _finish(factory_out(make, out, _dtype_arg(dtype, "eye"), "eye"), requires_grad, device)
 
 
-def _like(input, fill, dtype, device, requires_grad, name):
+def _like(input, fill, dtype, device, requires_grad, name, memory_format):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
     dtype = _dtype_arg(dtype, name)
     np_dtype = input._data.dtype if dtype is None else dtype.numpy_dtype
-    # torch's preserve_format keeps the layout (strides) of a dense input
-    result = empty_preserving_layout(input, np_dtype)
+    # torch's preserve_format (the default) keeps the layout (strides) of a dense input
+    result = empty_in_format(input, np_dtype, check_memory_format(memory_format, name))
     if fill is not None:
         result._data[...] = checked_scalar(fill, np_dtype)
     return _finish(result, requires_grad, device)
@@ -512,26 +515,26 @@ def _like(input, fill, dtype, device, requires_grad, name):
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """Zeros with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, 0, dtype, device, requires_grad, "zeros_like")
+    return _like(input, 0, dtype, device, requires_grad, "zeros_like", memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """Ones with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, 1, dtype, device, requires_grad, "ones_like")
+    return _like(input, 1, dtype, device, requires_grad, "ones_like", memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """Uninitialised memory with the shape (and, unless given, the dtype) of ``input``."""
-    return _like(input, None, dtype, device, requires_grad, "empty_like")
+    return _like(input, None, dtype, device, requires_grad, "empty_like", memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """``fill_value`` everywhere, with the shape (and, unless given, the dtype) of ``input``."""
     _fill_dtype(fill_value, "full_like")
-    return _like(input, fill_value, dtype, device, requires_grad, "full_like")
+    return _like(input, fill_value, dtype, device, requires_grad, "full_like", memory_format)
 
 
 # ---------------------------------------------------------------- new_* methods
@@ -872,10 +875,10 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
                    requires_grad, device)
 
 
-def _random_like(input, target, device, requires_grad, draw):
+def _random_like(input, target, device, requires_grad, draw, memory_format=None):
     """Random numbers laid out like ``input`` (torch's preserve_format), drawn in the order
     torch fills that memory; ``draw(shape, contiguous)`` makes the values."""
-    result = empty_preserving_layout(input, target.numpy_dtype)
+    result = empty_in_format(input, target.numpy_dtype, memory_format)
     contiguous = result.is_contiguous()
     result._data[...] = rng.in_fill_order(lambda shape: draw(shape, contiguous),
                                           result._data.shape, result.stride())
@@ -886,14 +889,16 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
               memory_format=None):
     target = _float_target(dtype or input.dtype, "check_uniform_bounds")
     return _random_like(input, target, device, requires_grad,
-                        lambda shape, _: rng.uniform(shape, target.numpy_dtype))
+                        lambda shape, _: rng.uniform(shape, target.numpy_dtype),
+                        check_memory_format(memory_format, "rand_like"))
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     target = _float_target(dtype or input.dtype, "normal_kernel_cpu")
     return _random_like(input, target, device, requires_grad, lambda shape, contiguous: rng.normal(
-        shape, target.numpy_dtype, contiguous=contiguous))
+        shape, target.numpy_dtype, contiguous=contiguous),
+        check_memory_format(memory_format, "randn_like"))
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
@@ -905,5 +910,6 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                            f">= to={high}")
     target = as_dtype(dtype) if dtype is not None else input.dtype
     return _random_like(input, target, device, requires_grad,
-                        lambda shape, _: rng.random_int(shape, target.numpy_dtype, low, high))
+                        lambda shape, _: rng.random_int(shape, target.numpy_dtype, low, high),
+                        check_memory_format(memory_format, "randint_like"))
 

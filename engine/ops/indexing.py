@@ -12,7 +12,7 @@ import numpy as np
 from ..fidelity import dtypes, messages
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
 from ..fidelity.scalars import checked_scalar
-from ..fidelity.size import dim_index, wrap_dim
+from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import type_name
 from ..core.grad_mode import mode as grad_mode
 from ..core.history import check_inplace, rebase_history
@@ -936,7 +936,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape = list(spread._data.shape)
     shape[dim + 1] = repeats
     merged = shape[:dim] + [shape[dim] * repeats] + shape[dim + 2:]
-    copied = clone(expand(spread, shape), memory_format="torch.contiguous_format")
+    copied = clone(expand(spread, shape), memory_format=contiguous_format)
     return view(copied, merged)
 
 

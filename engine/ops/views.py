@@ -13,7 +13,8 @@ import numpy as np
 
 from ..fidelity import dtypes
 from ..fidelity.layout import contiguous_strides, strided_array
-from ..fidelity.size import Size, dims_tuple, wrap_dim
+from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
+                             preserve_format, wrap_dim)
 from ..fidelity.messages import type_name
 from ..core.backward import sum_to
 from ..core.grad_mode import mode as grad_mode
@@ -21,7 +22,7 @@ from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
 from ..core.tensor import make_view, wrap
-from .common import copy_preserving_layout, numpy_names
+from .common import copy_preserving_layout, empty_in_format, numpy_names
 from .creation import zeros
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
@@ -212,7 +213,7 @@ def reshape(input, *shape):
         # (torch names the view of a non-contiguous tensor after its _reshape_alias)
         node = ViewBackward0 if input.is_contiguous() else ReshapeAliasBackward0
         return record(node, result, (input,), self_sym_sizes=input._data.shape)
-    copied = clone(input, memory_format="torch.contiguous_format")
+    copied = clone(input, memory_format=contiguous_format)
     result = wrap(copied._data.reshape(shape))
     return record(UnsafeViewBackward0, result, (copied,), self_sym_sizes=input._data.shape)
 
@@ -853,10 +854,13 @@ def detach(input):
 # ---------------------------------------------------------------- copies
 def clone(input, *, memory_format=None):
     """A copy in new memory, keeping the layout (strides) of a dense input."""
-    if memory_format is not None and str(memory_format) != "torch.preserve_format":
+    if check_memory_format(memory_format, "clone") in (None, preserve_format):
+        result = copy_preserving_layout(input)
+    elif memory_format is contiguous_format:
         result = wrap(np.array(input._data, order="C"))
     else:
-        result = copy_preserving_layout(input)
+        result = empty_in_format(input, input._data.dtype, memory_format)
+        result._data[...] = input._data
     return record(CloneBackward0, result, (input,))
 
 
@@ -889,11 +893,13 @@ class FlipBackward0(Node):
         return flip(grad, self.dims)
 
 
-def contiguous(input, memory_format=None):
-    """``self`` when already row-major, otherwise a row-major copy."""
-    if input.is_contiguous():
+def contiguous(input, memory_format=contiguous_format):
+    """``self`` when already row-major (or in the memory format asked for), else a copy that is."""
+    if input.is_contiguous(check_memory_format(memory_format, "contiguous")):
         return input
-    return clone(input, memory_format="torch.contiguous_format")
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return clone(input, memory_format=memory_format)
 
 
 # ---------------------------------------------------------------- in-place shape changes
