@@ -185,6 +185,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value and self.grad_fn is not None:
+            # torch's setter refuses any change on a non-leaf (requires_grad_(True) allows it)
+            raise RuntimeError(messages.NOT_A_LEAF_FLAG_TRUE)
         if value and self._data.dtype.kind != "f":  # (torch words it differently here)
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")

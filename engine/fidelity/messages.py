@@ -62,6 +62,9 @@ SECOND_BACKWARD = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
 
+NOT_A_LEAF_FLAG_TRUE = "you can only change requires_grad flags of leaf variables."
+"""``t.requires_grad = True`` on a computed tensor; False adds NOT_A_LEAF_FLAG's advice."""
+
 NOT_A_LEAF_FLAG = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = "

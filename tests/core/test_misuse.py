@@ -162,6 +162,29 @@ def requires_grad_attribute_on_a_non_leaf(tm):
     return call, [x, y]
 
 
+@case("you can only change requires_grad flags of leaf variables.")
+def requires_grad_true_attribute_on_a_non_leaf(tm):
+    # the "fix" of "element 0 of tensors does not require grad" on a loss that has a graph
+    x = _leaf(tm)
+    loss = (x * 2).sum()
+
+    def call():
+        loss.requires_grad = True
+    return call, [x, loss]
+
+
+def test_requires_grad_true_on_a_non_leaf_has_torchs_short_message():
+    # torch adds the advice to use detach() only when the flag is switched off
+    messages = []
+    for tm in (engine, torch):
+        loss = (_leaf(tm) * 2).sum()
+        with pytest.raises(RuntimeError) as error:
+            loss.requires_grad = True
+        messages.append(str(error.value))
+    assert messages[0] == messages[1] == "you can only change requires_grad flags of leaf " \
+        "variables."
+
+
 # ====================================================================== in-place
 @case("a leaf Variable that requires grad is being used in an in-place operation")
 def in_place_add_on_a_leaf(tm):

@@ -16,7 +16,8 @@ from exercises.checks import discover
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ["00_welcome", "01_creating_tensors", "02_tensor_operations", "03_copying",
            "04_graphs_and_leaves", "05_gradient_accumulation", "06_turning_gradients_off",
-           "07_autograd_grad_and_checking", "08_inside_the_engine", "09_training_loop"]
+           "07_autograd_grad_and_checking", "08_inside_the_engine", "09_training_loop",
+           "10_debugging_gradients"]
 WITH_EXERCISES = LESSONS[1:]
 TAGS = {"raises-exception", "engine-only", "exercise", "differs-from-torch"}
 MIN_EXERCISES = 4
