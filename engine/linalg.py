@@ -2,3 +2,6 @@
 from .ops.linalg import linalg_cross as cross  # noqa: F401
 from .ops.linalg import linalg_svd as svd  # noqa: F401
 from .ops.linalg import linalg_svdvals as svdvals  # noqa: F401
+from .ops.linalg import linalg_matrix_norm as matrix_norm  # noqa: F401
+from .ops.linalg import linalg_norm as norm  # noqa: F401
+from .ops.linalg import linalg_vector_norm as vector_norm  # noqa: F401

@@ -18,6 +18,8 @@ from .common import (_CPP_NAMES, _broadcast_error, _kernel_error, _require_tenso
                      numpy_names, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import _kept_for, mul
+from .reduce import _vector_norm, amax, amin
+from .views import permute
 
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
            "vdot"]
@@ -665,3 +667,69 @@ def svd(input, some=True, compute_uv=True):
         zeros = wrap(np.zeros(input._data.shape[:-2] + (m, m), input._data.dtype))
         U, Vh = zeros, wrap(np.zeros(input._data.shape[:-2] + (n, n), input._data.dtype))
     return _Svd(U, S, Vh.mT)
+
+
+# ---------------------------------------------------------------- norms
+@takes_out
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """torch.linalg.vector_norm: (sum |x|^ord)^(1/ord) over dim (every element by default);
+    its node is LinalgVectorNormBackward0 in ops/reduce.py, as for x.norm()."""
+    if isinstance(ord, str):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{messages.type_name(ord)}")
+    return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
+
+
+@takes_out
+def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
+    """torch.linalg.matrix_norm, built from other ops as torch builds it: 'fro' is the vector
+    2-norm of the matrix; 1 / inf the largest column / row sum of |A| (-1 / -inf the smallest);
+    'nuc' the sum of the singular values, 2 / -2 the largest / smallest."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dims)}")
+    rows, cols = (wrap_dim(d, A.dim()) for d in dims)
+    if rows == cols:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
+                           f"{dims[1]})")
+    if ord == "fro":
+        return _vector_norm(A, 2, dims, keepdim, dtype=dtype)
+    if ord not in ("nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    largest = ord == "nuc" or ord > 0
+    if ord in ("nuc", 2, -2):  # from the singular values, the two dims moved to the end
+        order = [d for d in range(A.dim()) if d not in (rows, cols)] + [rows, cols]
+        values = linalg_svdvals(permute(A if dtype is None else A.to(dtype), order))
+        result = values.sum(-1) if ord == "nuc" else (amax if largest else amin)(values, -1)
+        if keepdim:
+            back = [order.index(d) for d in range(A.dim())]
+            result = permute(result.unsqueeze(-1).unsqueeze(-1), back)
+        return result
+    summed, picked = (cols, rows) if abs(ord) == math.inf else (rows, cols)
+    if not keepdim and summed < picked:
+        picked -= 1
+    sums = _vector_norm(A, 1, (summed,), keepdim, dtype=dtype)
+    return (amax if largest else amin)(sums, picked, keepdim)
+
+
+@takes_out
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """torch.linalg.norm: a vector norm over one dim (or every element when neither ord nor
+    dim is given), a matrix norm over two."""
+    if dim is not None:
+        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                               f"Got [{', '.join(str(d) for d in dims)}]")
+    elif ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.dim()}D.")
+    else:
+        dims = None if ord is None else tuple(range(A.dim()))
+    if isinstance(ord, str) or (dims is not None and len(dims) == 2):
+        return linalg_matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+    return linalg_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)

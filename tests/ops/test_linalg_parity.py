@@ -6,6 +6,8 @@ through invariants: singular values (to rounding), U @ diag(S) @ Vh = A, orthono
 |U| and |Vh| where the singular values are distinct, layouts, node names, and the gradients
 of sign-independent functions (S, U ** 2, Vh ** 2), which must match torch's.
 """
+import functools
+import math
 import warnings
 
 import numpy as np
@@ -192,3 +194,54 @@ def test_svd_graph():
         assert U.grad_fn._saved_full_matrices is False
         assert U.grad_fn._saved_S_sym_argsize_minus_1 == 2
         assert m.svd(A).V.grad_fn.name() == "TransposeBackward0"
+
+
+# ---------------------------------------------------------------- linalg.norm & co
+def _batch(m):
+    return m.arange(24.).reshape(2, 3, 4).sub(11).mul(0.37).requires_grad_()
+
+
+NORMS = {
+    "vector_norm": lambda m, x: m.linalg.vector_norm(x),
+    "vector_norm ord 3 over two dims": lambda m, x: m.linalg.vector_norm(x, 3, dim=(0, 2)),
+    "vector_norm inf, keepdim": lambda m, x: m.linalg.vector_norm(x, math.inf, -1, True),
+    "vector_norm 0": lambda m, x: m.linalg.vector_norm(x, 0),
+    "vector_norm in float64": lambda m, x: m.linalg.vector_norm(x, dtype=m.float64),
+    "vector_norm of ints": lambda m, x: m.linalg.vector_norm(m.arange(3)),
+    "vector_norm 'fro'": lambda m, x: m.linalg.vector_norm(x, "fro"),
+    "norm": lambda m, x: m.linalg.norm(x),
+    "norm over a dim": lambda m, x: m.linalg.norm(x, dim=1, keepdim=True),
+    "norm 'fro' over two dims": lambda m, x: m.linalg.norm(x, "fro", dim=(0, 2)),
+    "norm 'nuc'": lambda m, x: m.linalg.norm(x, "nuc", dim=(2, 0)),
+    "norm ord of 3-d without dim": lambda m, x: m.linalg.norm(x, 2),
+    "norm of 1-d 'fro'": lambda m, x: m.linalg.norm(m.ones(3), "fro"),
+    "norm of 1-d ord 1": lambda m, x: m.linalg.norm(m.ones(3), 1),
+    "norm of 2-d ord -1": lambda m, x: m.linalg.norm(x[0], -1),
+    "norm with three dims": lambda m, x: m.linalg.norm(x, dim=(0, 1, 1)),
+    "matrix_norm": lambda m, x: m.linalg.matrix_norm(x),
+    "matrix_norm of 1-d": lambda m, x: m.linalg.matrix_norm(m.ones(3)),
+    "matrix_norm order 3": lambda m, x: m.linalg.matrix_norm(x, 3),
+    "matrix_norm order 'abc'": lambda m, x: m.linalg.matrix_norm(x, "abc"),
+    "matrix_norm one dim": lambda m, x: m.linalg.matrix_norm(x, dim=(0,)),
+    "matrix_norm same dims": lambda m, x: m.linalg.matrix_norm(x, dim=(1, 1)),
+}
+for _order in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+    NORMS[f"matrix_norm {_order} dims (2, 0)"] = functools.partial(
+        lambda m, x, order: m.linalg.matrix_norm(x, order, dim=(2, 0)), order=_order)
+for _order in ("nuc", 1, 2, -math.inf):
+    NORMS[f"matrix_norm {_order} keepdim"] = functools.partial(
+        lambda m, x, order: m.linalg.matrix_norm(x, order, dim=(0, 2), keepdim=True),
+        order=_order)
+
+
+@pytest.mark.parametrize("case", NORMS)
+def test_linalg_norms_values_graphs_and_gradients(case):
+    def run(m):
+        x = _batch(m)
+        y = NORMS[case](m, x)
+        names = [type(n).__name__ for n, _ in y.grad_fn.next_functions if n is not None] \
+            if y.grad_fn is not None else []
+        if y.requires_grad:
+            y.sum().backward()
+        return y, type(y.grad_fn).__name__, names, x.grad
+    parity.run_both(run, exact=False)
