@@ -626,8 +626,8 @@ def _dtype_objects(tm):
 def _equivalent_forms(tm):
     """Other ways of writing each right answer, all accepted as right."""
     from exercises.checks_01_creating_tensors import DTYPES, LENGTHS
-    from exercises.checks_02_tensor_operations import _sharing
     from exercises.checks_03_copying import CHANGES, FLAGS
+    from exercises.checks_03_views_copies_inplace import IN_PLACE, _sharing
     from exercises.checks_04_graphs_and_leaves import (
         GRAD_VALUES,
         HAS_GRAD,
@@ -654,7 +654,9 @@ def _equivalent_forms(tm):
         "check_02_broadcast_shapes": [
             tuple(shapes), [list(s) for s in shapes], [tm.ones(*s).shape for s in shapes],
             [np.array(s) for s in shapes]],
-        "check_02_shares_memory": [{k: np.bool_(v) for k, v in _sharing(tm).items()}],
+        "check_03_shares_memory": [{k: np.bool_(v) for k, v in _sharing(tm).items()}],
+        "check_03_in_place": [((1, 1, 5), (7, 0, 5)), np.array(IN_PLACE), tm.tensor(IN_PLACE),
+                              [[np.float32(1), 1.0, 5], [7, np.int64(0), 5.0]]],
         "check_03_does_b_change": [{k: np.bool_(v) for k, v in CHANGES.items()}],
         "check_03_requires_grad_and_grad_fn": [
             {k: list(v) for k, v in FLAGS.items()},
@@ -720,7 +722,7 @@ def _type_mistakes(tm):
     """(checker, answer, what the message says) for answers written in the wrong form: the
     message is about the form, not the value."""
     from exercises.checks_01_creating_tensors import DTYPES
-    from exercises.checks_02_tensor_operations import _sharing
+    from exercises.checks_03_views_copies_inplace import _sharing
     from exercises.checks_03_copying import CHANGES
     from exercises.checks_04_graphs_and_leaves import HAS_GRAD, _sin_chain
     from exercises.checks_05_gradient_accumulation import _vjp
@@ -751,21 +753,29 @@ def _type_mistakes(tm):
          'shape for line 1 should be a tuple of sizes, like (1, 2), not the string "(4, 3)"'),
         ("check_02_broadcast_shapes", (4, 3), "your prediction, (4, 3), is one shape"),
         ("check_02_broadcast_shapes", [(4, 3), (5, 4, 3)], "your list has 2 shapes"),
-        ("check_02_shares_memory", {k: str(v) for k, v in _sharing(tm).items()},
+        ("check_03_shares_memory", {k: str(v) for k, v in _sharing(tm).items()},
          """the answer for 'a' should be True or False, not the string "True\""""),
-        ("check_02_shares_memory", list(_sharing(tm).values()),
+        ("check_03_shares_memory", list(_sharing(tm).values()),
          'should be a dict that maps each name, "a" to "i", to True or False, not a list of '
          '9 values'),
-        ("check_02_shares_memory", {k.upper(): v for k, v in _sharing(tm).items()},
+        ("check_03_shares_memory", {k.upper(): v for k, v in _sharing(tm).items()},
          "(its other keys: 'A', 'B'"),
         ("check_02_indexing", [tm.arange(4)] * 3, "pass the tuple (last_col, inner, big_evens, "
                                                    "corners) to the check, not a list of 3 values"),
         ("check_02_layouts", (np.zeros((4, 2, 3)), np.zeros((6, 4)), np.zeros((4, 6))),
          "chw is a NumPy array of shape (4, 2, 3), not a tensor"),
-        ("check_02_columns", ((lambda m: m.T.reshape(-1))(tm.ones(2, 3)), tm.ones(2, 3)),
+        ("check_03_columns", ((lambda m: m.T.reshape(-1))(tm.ones(2, 3)), tm.ones(2, 3)),
          "columns_in_order is a tensor of shape (6,); pass the function itself"),
         ("check_02_center_rows", (lambda x: None, tm.ones(3, 3)),
          "center_rows(scores) returned None: does the function end with return?"),
+        ("check_03_in_place", [["1", "1", "5"], ["7", "0", "5"]],
+         'your value in row 0, column 0 should be a number, not the string "1"'),
+        ("check_03_in_place", [1, 1, 5, 7, 0, 5],
+         "should be a list of two rows of three numbers"),
+        ("check_03_numpy_copy", (tm.zeros(4).numpy(), tm.zeros(4)),
+         "scaled_copy is a NumPy array of shape (4,); pass the function itself"),
+        ("check_03_numpy_copy", (lambda t: t.detach().tolist(), tm.zeros(4)),
+         "scaled_copy returned a list of 4 values; it should return a NumPy array"),
         # lesson 3
         ("check_03_requires_grad_and_grad_fn", _flags_with(c1=("True", "CloneBackward0")),
          'for c1, requires_grad should be written as True or False, not the string "True"'),

@@ -1,13 +1,13 @@
-"""Checkers for the exercises of lesson 2, tensor attributes and operations.
+"""Checkers for the exercises of lesson 2, shapes, indexing and broadcasting.
 
-Used by solutions/02_tensor_operations.ipynb and the exercise notebook generated from it.
+Used by solutions/02_shapes_indexing_broadcasting.ipynb and the exercise notebook generated
+from it. The fix-the-bug helpers ``_call`` and ``_function_and_tensor`` are shared with
+lesson 3 (checks_03_views_copies_inplace.py).
 """
 import numpy as np
 
-from collections.abc import Mapping
-
 from exercises.checks import (_shown, all_of, checker, correct, describe, expect_tensor,
-                              is_bool, is_function, is_number, is_tensor_like, plural, unpack,
+                              is_function, is_number, is_tensor_like, plural, unpack,
                               wrong, wrong_form)
 
 # ---------------------------------------------------------------- 2.1 broadcast shapes
@@ -73,61 +73,7 @@ def check_02_broadcast_shapes(prediction):
     return correct("all four broadcast shapes are right.")
 
 
-# ---------------------------------------------------------------- 2.2 which share memory
-
-def _storage(tensor):
-    return tensor.untyped_storage().data_ptr()
-
-
-def _sharing(torch):
-    x = torch.arange(6.0).reshape(2, 3)
-    made = {"a": x[1], "b": x[:, ::2], "c": x[[0, 1]], "d": x[x > 2], "e": x.T,
-            "f": x.reshape(3, 2), "g": x.T.reshape(6), "h": x.to(torch.float64),
-            "i": x.float()}
-    return {name: _storage(t) == _storage(x) for name, t in made.items()}
-
-
-SHARING_NAMES = tuple("abcdefghi")
-
-
-@checker(right=_sharing,
-         wrong=lambda torch: [
-             dict(_sharing(torch), c=True, d=True),       # every indexing is a view
-             dict(_sharing(torch), g=True),               # reshape always a view
-             dict(_sharing(torch), i=False),              # every conversion copies
-             {name: True for name in SHARING_NAMES},
-             ["a", "b", "e", "f", "i"],                   # not a dict
-             {name: str(v) for name, v in _sharing(torch).items()},  # "True" in quotes
-             {name.upper(): v for name, v in _sharing(torch).items()},  # other keys
-         ])
-def check_02_shares_memory(prediction):
-    """Exercise 2.2: for each of a ... i, True if it shares memory with x."""
-    if not isinstance(prediction, Mapping):
-        return wrong_form("your prediction", prediction,
-                          'a dict that maps each name, "a" to "i", to True or False')
-    missing = [n for n in SHARING_NAMES if n not in prediction]
-    if missing:
-        others = [k for k in prediction if k not in SHARING_NAMES]
-        instead = f" (its other keys: {', '.join(repr(k) for k in others[:9])})" \
-            if others else ""
-        return wrong(f"your dict has no answer for {', '.join(repr(n) for n in missing)}"
-                     f"{instead}", 'use the names "a" to "i" as keys, in quotes.')
-    not_bool = [n for n in SHARING_NAMES if not is_bool(prediction[n])]
-    if not_bool:
-        return wrong_form(f"the answer for {not_bool[0]!r}", prediction[not_bool[0]],
-                          "True or False")
-    expected = {"a": True, "b": True, "c": False, "d": False, "e": True, "f": True,
-                "g": False, "h": False, "i": True}
-    mistakes = sum(bool(prediction[n]) != expected[n] for n in SHARING_NAMES)
-    if mistakes:
-        return wrong(f"{mistakes} of your {len(SHARING_NAMES)} answers "
-                     f"{'is' if mistakes == 1 else 'are'} not right",
-                     "plain indexing and shape changes that need no copy give views; index "
-                     "lists, masks and conversions to another dtype copy.")
-    return correct("all nine answers are right.")
-
-
-# ---------------------------------------------------------------- 2.3 indexing
+# ---------------------------------------------------------------- 2.2 indexing
 
 def _indexing(torch):
     x = torch.arange(20).reshape(4, 5)
@@ -145,7 +91,7 @@ def _indexing(torch):
              _indexing(torch)[:3] + (torch.tensor([[0, 4], [15, 19]]),),       # a 2x2 block
          ])
 def check_02_indexing(answer):
-    """Exercise 2.3: (last_col, inner, big_evens, corners) from x = arange(20).reshape(4, 5)."""
+    """Exercise 2.2: (last_col, inner, big_evens, corners) from x = arange(20).reshape(4, 5)."""
     parts = unpack(answer, ("last_col", "inner", "big_evens", "corners"))
     if not isinstance(parts, tuple):
         return parts
@@ -165,7 +111,7 @@ def check_02_indexing(answer):
     )
 
 
-# ---------------------------------------------------------------- 2.4 permute and reshape
+# ---------------------------------------------------------------- 2.3 permute and reshape
 
 def _layouts(torch):
     hwc = torch.arange(24).reshape(2, 3, 4)
@@ -181,7 +127,7 @@ def _layouts(torch):
               _layouts(torch)[2]),                                          # pixels as (4, 6)
          ])
 def check_02_layouts(answer):
-    """Exercise 2.4: (chw, pixels, channel_rows) from hwc = arange(24).reshape(2, 3, 4)."""
+    """Exercise 2.3: (chw, pixels, channel_rows) from hwc = arange(24).reshape(2, 3, 4)."""
     parts = unpack(answer, ("chw", "pixels", "channel_rows"))
     if not isinstance(parts, tuple):
         return parts
@@ -238,39 +184,7 @@ def _function_and_tensor(answer, function_name, tensor_name):
     return parts
 
 
-# ---------------------------------------------------------------- 2.5 view of a transpose
-
-def _columns_fixed(torch):
-    return (lambda m: m.T.reshape(-1)), torch.arange(6).reshape(2, 3)
-
-
-@checker(right=_columns_fixed,
-         wrong=lambda torch: [
-             ((lambda m: m.T.view(-1)), torch.arange(6).reshape(2, 3)),   # the bug
-             ((lambda m: m.view(-1)), torch.arange(6).reshape(2, 3)),     # rows, not columns
-             ((lambda m: m.reshape(-1)), torch.arange(6).reshape(2, 3)),  # rows, not columns
-         ])
-def check_02_columns(answer):
-    """Exercise 2.5: (columns_in_order, m): the function returns m's columns one after another."""
-    parts = _function_and_tensor(answer, "columns_in_order", "m")
-    if not isinstance(parts, tuple):
-        return parts
-    func, m = parts
-    for name, sample in (("m", m), ("m.T", m.T), ("m.T.T", m.T.T)):
-        result, problem = _call(func, sample, what=f"columns_in_order({name})")
-        if problem is not None:
-            return wrong(problem.message, "view() cannot walk a transposed tensor's memory in "
-                                          "order; which method copies when it has to?")
-        expected = np.asarray(sample.tolist()).T.reshape(-1)
-        feedback = expect_tensor(result, what=f"columns_in_order({name})",
-                                 shape=expected.shape, values=expected.tolist(),
-                                 hints={"values": "column 0 first, then column 1, and so on."})
-        if not feedback:
-            return feedback
-    return correct("columns_in_order works, also on transposed tensors.")
-
-
-# ---------------------------------------------------------------- 2.6 a broadcasting bug
+# ---------------------------------------------------------------- 2.4 a broadcasting bug
 
 SCORES = [[1.0, 2.0, 3.0], [10.0, 20.0, 30.0], [0.0, 0.0, 6.0]]
 
@@ -286,7 +200,7 @@ def _center_fixed(torch):
              ((lambda x: x - x.mean()), torch.tensor(SCORES)),                     # overall mean
          ])
 def check_02_center_rows(answer):
-    """Exercise 2.6: (center_rows, scores): subtract from each row its own mean."""
+    """Exercise 2.4: (center_rows, scores): subtract from each row its own mean."""
     parts = _function_and_tensor(answer, "center_rows", "scores")
     if not isinstance(parts, tuple):
         return parts
