@@ -6,9 +6,10 @@ lesson 3 (checks_03_views_copies_inplace.py).
 """
 import numpy as np
 
-from exercises.checks import (_shown, all_of, checker, correct, describe, expect_tensor,
-                              is_function, is_number, is_tensor_like, plural, unpack,
-                              wrong, wrong_form)
+from exercises.checks import (_shown, all_of, checker, correct, describe, expect_items,
+                              expect_tensor, is_function, is_number, is_tensor_like, plural,
+                              unpack, wrong, wrong_form)
+from exercises.checks_01_creating_tensors import _as_dtype_name, _dtype_form
 
 # ---------------------------------------------------------------- 2.1 broadcast shapes
 
@@ -221,3 +222,40 @@ def check_02_center_rows(answer):
         if not feedback:
             return feedback
     return correct("center_rows subtracts each row's own mean, for any number of rows.")
+
+
+# ---------------------------------------------------------------- 2.5 which dtype comes out
+
+PROMOTION_LABELS = ["a", "b", "c", "d", "e"]
+
+
+def _promotions(torch):
+    ints, i32 = torch.tensor([1, 2]), torch.tensor([1, 2], dtype=torch.int32)
+    made = [ints / 2, ints // 2, i32 + 10, i32 + 0.5,
+            torch.ones(2) + torch.ones(2, dtype=torch.float64)]
+    return [str(t.dtype) for t in made]
+
+
+PROMOTIONS = ["torch.float32", "torch.int64", "torch.int32", "torch.float32", "torch.float64"]
+PROMOTION_HINTS = {
+    "a": "/ is always true division.",
+    "b": "// rounds down and keeps integers integers.",
+    "c": "a Python number of the same kind does not change a tensor's dtype.",
+    "d": "a Python float against integers gives the default floating-point dtype.",
+    "e": "between two tensors of the same kind, the wider dtype wins.",
+}
+
+
+@checker(right=_promotions,
+         wrong=lambda torch: [
+             ["torch.int64", "torch.int64", "torch.int32", "torch.float32", "torch.float64"],
+             ["torch.float32", "torch.int64", "torch.int64", "torch.float32", "torch.float64"],
+             ["torch.float32", "torch.int64", "torch.int32", "torch.float64", "torch.float64"],
+             ["torch.float32", "torch.int64", "torch.int32", "torch.float32", "torch.float32"],
+             ["torch.float32", "torch.int64"],                   # too short
+             [float, int, int, float, float],                    # Python's types
+         ])
+def check_02_promotion(prediction):
+    """Exercise 2.5: the dtypes of five results, as a list of names such as "torch.int64"."""
+    return expect_items(prediction, PROMOTIONS, PROMOTION_LABELS, form=_dtype_form,
+                        normalise=_as_dtype_name, hints=PROMOTION_HINTS)

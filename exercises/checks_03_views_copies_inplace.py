@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from exercises.checks import (as_values, checker, correct, describe, expect_tensor, is_bool,
+from exercises.checks import (as_values, checker, correct, describe, expect_items,
+                              expect_tensor, is_bool,
                               is_number, plural, wrong, wrong_form)
 from exercises.checks_02_shapes_indexing_broadcasting import _call, _function_and_tensor
 
@@ -235,3 +236,39 @@ def check_03_numpy_copy(answer):
             return wrong(f"scaled_copy's array for {name} has a wrong value at position "
                          f"{off[0]}", "the smallest value should become 0 and the largest 1.")
     return correct("scaled_copy leaves its tensor alone, also one that requires grad.")
+
+
+# ---------------------------------------------------------------- 3.5 contiguous or not
+
+CONTIGUOUS_LABELS = ["a", "b", "c", "d", "e", "f"]
+
+
+def _contiguity(torch):
+    x = torch.arange(6).reshape(2, 3)
+    made = [x.T, x[1], x[:, 1], x.T.contiguous(), x.unsqueeze(0), x[:, :2]]
+    return [t.is_contiguous() for t in made]
+
+
+CONTIGUOUS = [False, True, False, True, True, False]
+CONTIGUOUS_HINTS = {
+    "a": "read row by row, does x.T visit the storage in order?",
+    "b": "one whole row of x: its elements sit next to each other.",
+    "c": "one column of x: how far apart are its elements in the storage?",
+    "d": "contiguous() copies when it has to.",
+    "e": "a size-1 dimension never breaks the order.",
+    "f": "after each row's first two elements, the third is skipped.",
+}
+
+
+@checker(right=_contiguity,
+         wrong=lambda torch: [
+             [True, True, True, True, True, True],      # every view is contiguous
+             [False, True, True, True, True, False],    # a column looks like a row
+             [False, True, False, False, True, False],  # contiguous() keeps the layout
+             [False, True, False, True, True],          # too short
+             ["False", "True", "False", "True", "True", "False"],  # in quotes
+         ])
+def check_03_contiguous(prediction):
+    """Exercise 3.5: is_contiguous() of six tensors made from x, as a list of True/False."""
+    return expect_items(prediction, CONTIGUOUS, CONTIGUOUS_LABELS, form=bool,
+                        hints=CONTIGUOUS_HINTS)

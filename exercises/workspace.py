@@ -139,7 +139,7 @@ def _copy_new(source: Path, target: Path) -> None:
 
 
 def _resolve(notebook: str, root: Path, workspace: Path) -> str:
-    """``notebook`` as a course path ("exercises/03_copying.ipynb"). Accepts it with or
+    """``notebook`` as a course path ("exercises/04_copying.ipynb"). Accepts it with or
     without "workspace/" in front, and with or without ".ipynb"."""
     text = notebook.strip().replace("\\", "/")
     prefix = workspace.name + "/"
@@ -156,12 +156,12 @@ def _resolve(notebook: str, root: Path, workspace: Path) -> str:
         raise ValueError(f"{notebook!r} is in more than one folder: say which one, e.g. "
                          f"NB={matches[0]}")
     raise ValueError(f"{notebook!r} is not a notebook of the course (they are in "
-                     f"{', '.join(FOLDERS)}/, e.g. NB=exercises/03_copying.ipynb)")
+                     f"{', '.join(FOLDERS)}/, e.g. NB=exercises/04_copying.ipynb)")
 
 
 def aside_name(path: Path) -> Path:
-    """A free name next to ``path`` for the learner's version: 03_copying.ipynb gives
-    03_copying.yours-2026-11-25-1403.ipynb (then -2, -3, ... if that exists)."""
+    """A free name next to ``path`` for the learner's version: 04_copying.ipynb gives
+    04_copying.yours-2026-11-25-1403.ipynb (then -2, -3, ... if that exists)."""
     stamp = time.strftime("%Y-%m-%d-%H%M")
     candidate = path.with_name(f"{path.stem}.yours-{stamp}{path.suffix}")
     number = 2
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "reset":
         if not args.notebook:
-            print("Say which notebook, e.g. make reset NB=exercises/03_copying.ipynb",
+            print("Say which notebook, e.g. make reset NB=exercises/04_copying.ipynb",
                   file=sys.stderr)
             return 2
         try:

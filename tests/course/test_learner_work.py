@@ -373,11 +373,11 @@ def test_a_learners_answers_survive_every_target(course_copy):
     copy = course_copy
     space = copy / "workspace"
     make(copy, "workspace")
-    for name in ["03_copying.ipynb", "05_gradient_accumulation.ipynb"]:
+    for name in ["04_copying.ipynb", "06_gradient_accumulation.ipynb"]:
         fill_in(space / "exercises" / name, answers_from_solution(name))
     checkpoints = space / "exercises" / ".ipynb_checkpoints"
     checkpoints.mkdir()
-    (checkpoints / "03_copying-checkpoint.ipynb").write_text("JupyterLab's checkpoint")
+    (checkpoints / "04_copying-checkpoint.ipynb").write_text("JupyterLab's checkpoint")
     (space / "notes.txt").write_text("my own notes")
     before = tree_bytes(space)
     repo_before = subprocess.run(["git", "status", "--porcelain", "exercises", "solutions"],
@@ -385,7 +385,7 @@ def test_a_learners_answers_survive_every_target(course_copy):
 
     make(copy, "exercises")
     make(copy, "execute", "NB=notebooks/00_welcome.ipynb")
-    refused = make(copy, "execute", "NB=workspace/exercises/03_copying.ipynb", check=False)
+    refused = make(copy, "execute", "NB=workspace/exercises/04_copying.ipynb", check=False)
     assert refused.returncode != 0 and "never rewritten" in refused.stderr
     make(copy, "check-exercises")
     make(copy, "clean")
@@ -399,16 +399,16 @@ def test_a_learners_answers_survive_every_target(course_copy):
     collected = make(copy, "test", env={"PYTEST_ADDOPTS": "--collect-only -q"})
     items = [line for line in collected.stdout.splitlines() if "::" in line]
     assert len(items) > 1000 and not [item for item in items if item.startswith("workspace")]
-    assert "exercises/03_copying.ipynb::Cell" in collected.stdout
-    make(copy, "test", env={"PYTEST_ADDOPTS": "-k 03_copying"})
+    assert "exercises/04_copying.ipynb::Cell" in collected.stdout
+    make(copy, "test", env={"PYTEST_ADDOPTS": "-k 04_copying"})
     make(copy, "distclean")
 
     assert tree_bytes(space) == before, "every file of the workspace, byte for byte"
     assert (VENV / "bin" / "python").exists(), "distclean removed the link, not the real .venv"
     assert subprocess.run(["git", "status", "--porcelain", "exercises", "solutions"], cwd=copy,
                           capture_output=True, text=True).stdout == repo_before
-    states = workspace.exercise_states(space / "exercises" / "03_copying.ipynb",
-                                       copy / "exercises" / "03_copying.ipynb")
+    states = workspace.exercise_states(space / "exercises" / "04_copying.ipynb",
+                                       copy / "exercises" / "04_copying.ipynb")
     assert {state for _, _, state in states} == {"answered, not checked"}
 
 
@@ -417,12 +417,12 @@ def test_answers_typed_into_exercises_before_workspaces_existed_are_kept(course_
     copy = tmp_path / "old-habit"
     shutil.copytree(course_copy, copy, symlinks=True)
     shutil.rmtree(copy / "workspace", ignore_errors=True)
-    typed = copy / "exercises" / "03_copying.ipynb"
-    fill_in(typed, answers_from_solution("03_copying.ipynb"))
+    typed = copy / "exercises" / "04_copying.ipynb"
+    fill_in(typed, answers_from_solution("04_copying.ipynb"))
     answers = typed.read_bytes()
 
     make(copy, "workspace")
-    assert (copy / "workspace" / "exercises" / "03_copying.ipynb").read_bytes() == answers
+    assert (copy / "workspace" / "exercises" / "04_copying.ipynb").read_bytes() == answers
     refused = make(copy, "exercises", check=False)
     assert refused.returncode != 0 and typed.read_bytes() == answers
     assert "nothing is lost" in refused.stderr and "git checkout" in refused.stderr

@@ -1,4 +1,4 @@
-"""Checkers for lesson 7: autograd.grad, higher-order gradients and gradient checking."""
+"""Checkers for lesson 8: autograd.grad, higher-order gradients and gradient checking."""
 from exercises.checks import (all_of, as_number, checker, correct, describe, expect_equal,
                               expect_tensor, is_function, is_stub, is_tensor_like, not_done, wrong,
                               wrong_form)
@@ -37,8 +37,8 @@ def _call(function, what="your function", hint=None):
                               (2.0, 7.0),          # a part missing
                               ("2", "7", "True"),  # in quotes
                               (2.0, 7.0, None)])   # what u.grad is, not whether it is None
-def check_07_predict_grad(prediction):
-    """Exercise 7.1: (grads[0] as a number, grads[1] as a number, u.grad is None)."""
+def check_08_predict_grad(prediction):
+    """Exercise 8.1: (grads[0] as a number, grads[1] as a number, u.grad is None)."""
     if not isinstance(prediction, (tuple, list)) or len(prediction) != 3:
         return wrong_form("your prediction", prediction,
                           "three values in a tuple: (number, number, True or False)")
@@ -78,8 +78,8 @@ def _derivatives(torch, chain=True):
                               [torch.tensor(14.0), torch.tensor(12.0)],
                               [14.0, 12.0, 6.0],
                               torch.tensor([14.0, 12.0, 6.0])])    # one tensor of three
-def check_07_derivatives(answer):
-    """Exercise 7.2: [dy/dx, d2y/dx2, d3y/dx3] of y = x**3 + 2*x + 1 at x = 2, as tensors."""
+def check_08_derivatives(answer):
+    """Exercise 8.2: [dy/dx, d2y/dx2, d3y/dx3] of y = x**3 + 2*x + 1 at x = 2, as tensors."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 3:
         return wrong_form("your answer", answer, "a list of three tensors: [d1, d2, d3]")
     names = ("the first derivative", "the second derivative", "the third derivative")
@@ -132,8 +132,8 @@ def _numerical(torch, kind="central", dtype=None):
                               _numerical(torch, dtype=torch.float32),
                               _numerical(torch).view(-1), None,
                               _numerical(torch).tolist()])
-def check_07_numerical_grad(answer):
-    """Exercise 7.3: numerical_grad(f, X) for the 2 x 3 float64 X of the exercise."""
+def check_08_numerical_grad(answer):
+    """Exercise 8.3: numerical_grad(f, X) for the 2 x 3 float64 X of the exercise."""
     if answer is None:
         return wrong("numerical_grad(f, X) returned None: does the function end with "
                      "return grad?")
@@ -163,8 +163,8 @@ def _difference_check(torch, dtype=None, eps=1e-6):
                               _difference_check(torch, torch.float64, 1e-13),  # too small
                               _difference_check(torch, torch.float64, 1e-2),  # too big
                               lambda: (1 / 0, None)])
-def check_07_float32_eps(finite_difference_check):
-    """Exercise 7.4: the fixed function returns (numerical, analytical) within 1e-6."""
+def check_08_float32_eps(finite_difference_check):
+    """Exercise 8.4: the fixed function returns (numerical, analytical) within 1e-6."""
     result, problem = _call(finite_difference_check)
     if problem is not None:
         return problem
@@ -214,8 +214,8 @@ def _two_gradients(torch, mode="retain"):
 @checker(right=_two_gradients,
          wrong=lambda torch: [_two_gradients(torch, "bug"), _two_gradients(torch, "swapped"),
                               lambda: (torch.tensor(42.0),)])
-def check_07_retain_graph(gradients):
-    """Exercise 7.5: gradients() returns (dloss/dw, dloss/db) = (42, 14) without an error."""
+def check_08_retain_graph(gradients):
+    """Exercise 8.5: gradients() returns (dloss/dw, dloss/db) = (42, 14) without an error."""
     result, problem = _call(gradients, hint="autograd.grad frees the graph it walks, just "
                                              "as backward() does.")
     if problem is not None:

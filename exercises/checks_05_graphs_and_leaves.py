@@ -1,5 +1,5 @@
-"""Checkers for the exercises of lesson 4, ``04_graphs_and_leaves``
-(solutions/04_graphs_and_leaves.ipynb)."""
+"""Checkers for the exercises of lesson 5, ``05_graphs_and_leaves``
+(solutions/05_graphs_and_leaves.ipynb)."""
 import math
 from collections.abc import Mapping
 
@@ -63,8 +63,8 @@ LEAF_FLAGS = [True, True, False, True, False]
                               (True, True, False, True),            # one missing
                               ["True", "True", "False", "True", "False"],  # in quotes
                               [1, 1, 0, 1, 0]])                     # 1 and 0 for True/False
-def check_04_leaves(prediction):
-    """Exercise 4.1: predict ``is_leaf`` of p, q, r, s and t, as a list of five bools."""
+def check_05_leaves(prediction):
+    """Exercise 5.1: predict ``is_leaf`` of p, q, r, s and t, as a list of five bools."""
     return expect_items(prediction, LEAF_FLAGS, LEAF_NAMES, form=bool, hints={
         "q": "a tensor you create is a leaf, whether it requires grad or not.",
         "s": "s is computed only from q, which does not require grad: was a node recorded?",
@@ -85,8 +85,8 @@ NODE_EXPECTED = ["MulBackward0", "ExpBackward0", "MeanBackward0"]
                               ["MulBackward0", "ExpBackward0", "SumBackward0"],
                               ["MulBackward0", "ExpBackward0"],                 # one missing
                               "MulBackward0, ExpBackward0, MeanBackward0"])     # one string
-def check_04_node_names(prediction):
-    """Exercise 4.2: predict ``grad_fn.name()`` of v, z and m, as a list of three strings."""
+def check_05_node_names(prediction):
+    """Exercise 5.2: predict ``grad_fn.name()`` of v, z and m, as a list of three strings."""
     values = None if isinstance(prediction, (str, Mapping)) else as_values(prediction)
     if values is not None and len(values) == 3 and all(
             isinstance(p, str) and p.strip().strip("<>").strip().rstrip("0123456789") ==
@@ -118,8 +118,8 @@ GRAD_VALUES = [36.0, 12.0]
                               ([True, False, True, False], [36.0, 6.0]),
                               ([True, False, True, False], ["36", "12"]),   # in quotes
                               ([True, False, True, False], 36.0)])          # one number
-def check_04_surviving_grads(answer):
-    """Exercise 4.3: ``(has_grad, grads)``: for a, b, c, d whether ``.grad`` is a tensor after
+def check_05_surviving_grads(answer):
+    """Exercise 5.3: ``(has_grad, grads)``: for a, b, c, d whether ``.grad`` is a tensor after
     backward, and the values of a.grad and c.grad."""
     parts = unpack(answer, ("has_grad", "grads"))
     if not isinstance(parts, tuple):
@@ -167,8 +167,8 @@ def _sin_chain(torch, backward=True):
                               (SIN_CHAIN_GRAD, torch.tensor(1.0)),
                               (str(SIN_CHAIN_GRAD), _sin_chain(torch)),     # in quotes
                               (SIN_CHAIN_GRAD, 1.0)])                       # x as a number
-def check_04_gradient_by_hand(answer):
-    """Exercise 4.4: ``(by_hand, x)``: dz/dx of z = sin(x**3 + 2x + 1) at x = 1 worked out by
+def check_05_gradient_by_hand(answer):
+    """Exercise 5.4: ``(by_hand, x)``: dz/dx of z = sin(x**3 + 2x + 1) at x = 1 worked out by
     hand, and the leaf x after z.backward()."""
     parts = unpack(answer, ("by_hand", "x"))
     if not isinstance(parts, tuple):
@@ -216,8 +216,8 @@ def _t(torch):
                               (_t(torch) * 2).exp().mean(),     # mean instead of sum
                               (_t(torch) * 2).exp(),            # no sum: not one number
                               (_t(torch).detach() * 2).exp().sum()])  # out of the graph
-def check_04_build_graph(z):
-    """Exercise 4.5: z built from t = [1., 2., 3.] whose graph, along first inputs, is
+def check_05_build_graph(z):
+    """Exercise 5.5: z built from t = [1., 2., 3.] whose graph, along first inputs, is
     SumBackward0 -> ExpBackward0 -> MulBackward0 -> AccumulateGrad (of t)."""
     if not is_tensor_like(z):
         return wrong(f"z is {describe(z)}, not a tensor")
@@ -292,8 +292,8 @@ def _find_leaves_one_level(node):
                               (_find_leaf_nodes, _leaves_graph(torch)),
                               (_find_leaves_one_level, _leaves_graph(torch)),
                               (lambda node: [], _leaves_graph(torch))])
-def check_04_find_leaves(answer):
-    """Exercise 4.6: ``(find_leaves, out)``: a function that walks ``next_functions`` from a
+def check_05_find_leaves(answer):
+    """Exercise 5.6: ``(find_leaves, out)``: a function that walks ``next_functions`` from a
     node and returns the leaf tensors below it, each once."""
     parts = unpack(answer, ("find_leaves", "out"))
     if not isinstance(parts, tuple):
@@ -367,8 +367,8 @@ def _gradient_of_a(torch, fixed=True, as_leaf=False):
 @checker(right=lambda torch: _gradient_of_a(torch),
          wrong=lambda torch: [_gradient_of_a(torch, fixed=False),
                               _gradient_of_a(torch, as_leaf=True)])
-def check_04_fix_retain_grad(gradient_of_a):
-    """Exercise 4.7 (fix the bug): ``gradient_of_a()`` returns the non-leaf a = w + x with its
+def check_05_fix_retain_grad(gradient_of_a):
+    """Exercise 5.7 (fix the bug): ``gradient_of_a()`` returns the non-leaf a = w + x with its
     gradient dy/da kept."""
     if not is_function(gradient_of_a):
         return wrong(f"pass the function gradient_of_a itself (no parentheses), not "

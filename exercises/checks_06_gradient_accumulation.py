@@ -1,5 +1,5 @@
-"""Checkers for the exercises of lesson 5, gradient accumulation
-(solutions/05_gradient_accumulation.ipynb)."""
+"""Checkers for the exercises of lesson 6, gradient accumulation
+(solutions/06_gradient_accumulation.ipynb)."""
 from collections.abc import Mapping
 
 import numpy as np
@@ -69,7 +69,7 @@ def _call(function, what):
         return None, wrong(f"{what} raised {type(error).__name__}: {message}")
 
 
-# --- Exercise 5.1: predict .grad after several backward calls -----------------------
+# --- Exercise 6.1: predict .grad after several backward calls -----------------------
 
 
 @checker(right=lambda torch: [1.5, 1.5, 1.5, 1.5],
@@ -79,8 +79,8 @@ def _call(function, what):
                               [2.5, 2.5, 2.5, 2.5],       # the mean counted as 1 each time
                               ["1.5", "1.5", "1.5", "1.5"],  # numbers in quotes
                               1.5])                       # one number, not four
-def check_05_predict_grad(prediction):
-    """Exercise 5.1: x.grad after total.backward() and average.backward() twice, x of 4."""
+def check_06_predict_grad(prediction):
+    """Exercise 6.1: x.grad after total.backward() and average.backward() twice, x of 4."""
     values = _numbers(prediction, 4, "your prediction")
     if not isinstance(values, list):
         return values
@@ -100,7 +100,7 @@ def check_05_predict_grad(prediction):
                  "each element of the sum has derivative 1; of the mean of 4, 1/4.")
 
 
-# --- Exercise 5.2: which second backward raises -------------------------------------
+# --- Exercise 6.2: which second backward raises -------------------------------------
 
 
 _RAISES = [False, True, False, True]
@@ -113,8 +113,8 @@ _RAISES = [False, True, False, True]
                               [False, False, False, True],   # x * x needs nothing
                               ["False", "True", "False", "True"],  # in quotes
                               [0, 1, 0, 1]])                 # 0 and 1 for False and True
-def check_05_second_backward(prediction):
-    """Exercise 5.2: for each of four outputs, True if a second backward() raises."""
+def check_06_second_backward(prediction):
+    """Exercise 6.2: for each of four outputs, True if a second backward() raises."""
     values = _values(prediction)
     if values is None or len(values) != 4:
         return wrong_form("your prediction", prediction,
@@ -133,7 +133,7 @@ def check_05_second_backward(prediction):
                  "pass, or only the shape?")
 
 
-# --- Exercise 5.3: micro-batches ----------------------------------------------------
+# --- Exercise 6.3: micro-batches ----------------------------------------------------
 
 # The data of the exercise (written out again in the notebook).
 _X = np.array([[1.0, 2.0], [0.0, 1.0], [2.0, -1.0], [1.0, 1.0],
@@ -160,8 +160,8 @@ def _micro_batch_grad(torch, scale=4, zero_inside=False, size=2):
          wrong=lambda torch: [_micro_batch_grad(torch, scale=1),           # not scaled
                               _micro_batch_grad(torch, zero_inside=True),  # zeroed each time
                               _micro_batch_grad(torch, scale=2)])          # wrong scale
-def check_05_micro_batches(grad):
-    """Exercise 5.3: w.grad after one backward per micro-batch of 2 rows, equal to the
+def check_06_micro_batches(grad):
+    """Exercise 6.3: w.grad after one backward per micro-batch of 2 rows, equal to the
     gradient of the mean squared error over all 8 rows."""
     if grad is None:  # the loop has not run yet: w.grad is None until a first backward()
         return not_done("w.grad is still None: write the loop, with one backward() per "
@@ -180,7 +180,7 @@ def check_05_micro_batches(grad):
                                           "micro-batch means."})
 
 
-# --- Exercise 5.4: fix a training loop that forgets to zero ------------------------
+# --- Exercise 6.4: fix a training loop that forgets to zero ------------------------
 
 _STEPS, _LR = 20, 0.1
 _GOAL = 3 - 3 * (1 - 2 * _LR) ** _STEPS  # plain gradient descent on (w - 3) ** 2 from 0
@@ -216,8 +216,8 @@ def _no_zeroing_result():
          wrong=lambda torch: [_training(torch, where=None),       # the bug, unfixed
                               _training(torch, where="between"),  # zeroed before step()
                               lambda: 3.0])                       # not a tensor
-def check_05_train_loop(train):
-    """Exercise 5.4: a fixed train() whose 20 SGD steps on (w - 3) ** 2 zero the gradient."""
+def check_06_train_loop(train):
+    """Exercise 6.4: a fixed train() whose 20 SGD steps on (w - 3) ** 2 zero the gradient."""
     w, problem = _call(train, "train()")
     if problem is not None:
         return problem
@@ -240,7 +240,7 @@ def check_05_train_loop(train):
                  "change only where the gradients are reset; keep lr and the number of steps.")
 
 
-# --- Exercise 5.5: fix a second backward --------------------------------------------
+# --- Exercise 6.5: fix a second backward --------------------------------------------
 
 _TWO_LOSSES_GRAD = [2.0, -6.0, 39.0]
 
@@ -273,8 +273,8 @@ def _two_losses(torch, how="retain"):
 @checker(right=lambda torch: _two_losses(torch),
          wrong=lambda torch: [_two_losses(torch, "late"), _two_losses(torch, "zeroed"),
                               _two_losses(torch, "one")])
-def check_05_two_losses(two_losses):
-    """Exercise 5.5: a fixed two_losses() that returns w with the gradient of both losses."""
+def check_06_two_losses(two_losses):
+    """Exercise 6.5: a fixed two_losses() that returns w with the gradient of both losses."""
     w, problem = _call(two_losses, "two_losses()")
     if problem is not None:
         if " raised " not in problem.message:  # not a function: no hint about backward
@@ -295,7 +295,7 @@ def check_05_two_losses(two_losses):
                          hints={"grad": "w.grad should be the sum of both losses' gradients."})
 
 
-# --- Exercise 5.6: a vector-Jacobian product ----------------------------------------
+# --- Exercise 6.6: a vector-Jacobian product ----------------------------------------
 
 _JACOBIAN = [[3.0, 2.0], [1.0, 1.0], [0.0, 6.0]]
 _VJP = [5.0, -2.0]  # [1, 2, -1] @ _JACOBIAN
@@ -315,8 +315,8 @@ def _vjp(torch, gradient=(1.0, 2.0, -1.0), jacobian=_JACOBIAN):
                               (_JACOBIAN, torch.tensor([2.0, 3.0], requires_grad=True)),
                               ([["3", "2"], ["1", "1"], ["0", "6"]], _vjp(torch)[1]),  # quotes
                               ([3.0, 2.0, 1.0, 1.0, 0.0, 6.0], _vjp(torch)[1])])   # flat
-def check_05_vjp(answer):
-    """Exercise 5.6: ``answer = (J, x)``: the Jacobian of z = [x0*x1, x0+x1, x1**2] at
+def check_06_vjp(answer):
+    """Exercise 6.6: ``answer = (J, x)``: the Jacobian of z = [x0*x1, x0+x1, x1**2] at
     x = [2, 3] as nested lists, and x after z.backward(gradient=[1, 2, -1])."""
     parts = unpack(answer, ("J", "x"))
     if not isinstance(parts, tuple):

@@ -1,4 +1,4 @@
-"""Checkers for the exercises of lesson 8, "Inside the engine".
+"""Checkers for the exercises of lesson 9, "Inside the engine".
 
 The "build an op" checkers receive a class (a subclass of ``autograd.Function``); they
 find the tensor library it was written with (the engine or torch) from its base class, and
@@ -149,8 +149,8 @@ _NEXT_FUNCTIONS = (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", "None"])
              (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", 2.0]),  # the number itself
              ("MulBackward0, AccumulateGrad", "ExpBackward0, None"),  # one string per list
          ])
-def check_08_next_functions(answer):
-    """Exercise 8.1: the node names in out.grad_fn.next_functions and in
+def check_09_next_functions(answer):
+    """Exercise 9.1: the node names in out.grad_fn.next_functions and in
     out.grad_fn.next_functions[0][0].next_functions."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
         return wrong_form("your prediction", answer, "two lists of names: ([...], [...])")
@@ -189,8 +189,8 @@ _ORDER = ["AddBackward0", "SinBackward0", "ExpBackward0", "MulBackward0", "Accum
               "ExpBackward0", "AccumulateGrad"],               # the leaf's node twice
              "AddBackward0, SinBackward0, ExpBackward0, MulBackward0, AccumulateGrad",
          ])
-def check_08_backward_order(answer):
-    """Exercise 8.2: the order in which backward runs the nodes of z = (x * 2).sin() + x.exp()."""
+def check_09_backward_order(answer):
+    """Exercise 9.2: the order in which backward runs the nodes of z = (x * 2).sin() + x.exp()."""
     names = _name_list(answer, "your prediction", "a list of node names, in the order they run")
     if not isinstance(names, list):
         return names
@@ -270,8 +270,8 @@ def _graph(torch):
                               (lambda root: _reference_order(root)[::-1], _graph(torch)),
                               (lambda root: [n.name() for n in _reference_order(root)],
                                _graph(torch))])
-def check_08_topological_order(answer):
-    """Exercise 8.3: ``(topological_order, z)``: a function that lists the nodes reachable
+def check_09_topological_order(answer):
+    """Exercise 9.3: ``(topological_order, z)``: a function that lists the nodes reachable
     from a node, each before all the nodes it sends gradients to."""
     parts = unpack(answer, ("topological_order", "z"))
     if not isinstance(parts, tuple):
@@ -343,8 +343,8 @@ def _cube(torch):
              _function(torch, "Cube", lambda x: x ** 3, lambda x, g: g * x ** 3),
              "Cube",
          ])
-def check_08_cube(answer):
-    """Exercise 8.4: ``Cube``, a Function computing x ** 3 with its own backward."""
+def check_09_cube(answer):
+    """Exercise 9.4: ``Cube``, a Function computing x ** 3 with its own backward."""
     return _check_function(
         answer, name="Cube", inputs=[-1.5, 0.5, 2.0], forward=lambda v: v ** 3,
         derivative=lambda v: 3 * v ** 2,
@@ -373,8 +373,8 @@ def _sigmoid(torch):
              _function(torch, "Sigmoid", lambda x: 1 / (1 + x.exp()),
                        lambda s, g: g * s * (1 - s), save_output=True),   # sign in forward
          ])
-def check_08_sigmoid(answer):
-    """Exercise 8.5: ``Sigmoid``, 1 / (1 + exp(-x)), saving its output for backward."""
+def check_09_sigmoid(answer):
+    """Exercise 9.5: ``Sigmoid``, 1 / (1 + exp(-x)), saving its output for backward."""
     return _check_function(
         answer, name="Sigmoid", inputs=[-2.0, 0.0, 0.5, 3.0], forward=_np_sigmoid,
         derivative=lambda v: _np_sigmoid(v) * (1 - _np_sigmoid(v)),
@@ -405,8 +405,8 @@ def _multiply(torch, backward):
              _multiply(torch, lambda x, w, g: (g * x, g * w)),     # gradients swapped
              _multiply(torch, lambda x, w, g: g * w),              # one gradient for two
          ])
-def check_08_multiply(answer):
-    """Exercise 8.6: the fixed ``Multiply`` (x * w), checked on inputs of shape (3,)."""
+def check_09_multiply(answer):
+    """Exercise 9.6: the fixed ``Multiply`` (x * w), checked on inputs of shape (3,)."""
     if not isinstance(answer, type) or not hasattr(answer, "apply"):
         return wrong(f"your answer is {describe(answer)}; the class Multiply is expected here")
     lib = _library(answer)

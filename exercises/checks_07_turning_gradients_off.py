@@ -1,5 +1,5 @@
-"""Checkers for the exercises of lesson 6, Turning gradients off
-(solutions/06_turning_gradients_off.ipynb)."""
+"""Checkers for the exercises of lesson 7, Turning gradients off
+(solutions/07_turning_gradients_off.ipynb)."""
 from exercises.checks import (
     all_of,
     checker,
@@ -44,7 +44,7 @@ def _is_in(tensor, tensors) -> bool:
     return any(tensor is t for t in tensors)
 
 
-# --- Exercise 6.1: predict requires_grad -------------------------------------------------
+# --- Exercise 7.1: predict requires_grad -------------------------------------------------
 
 _PREDICT_LABELS = ("a.requires_grad", "b.requires_grad", "c.requires_grad", "d.requires_grad")
 _PREDICT_EXPECTED = [False, True, False, True]
@@ -69,14 +69,14 @@ _PREDICT_HINTS = (
         [0, 1, 0, 1],                   # 0 and 1 for False and True
     ],
 )
-def check_06_predict_requires_grad(prediction):
-    """Exercise 6.1: ``prediction = [a, b, c, d]``: requires_grad of four tensors made in
+def check_07_predict_requires_grad(prediction):
+    """Exercise 7.1: ``prediction = [a, b, c, d]``: requires_grad of four tensors made in
     and after a ``no_grad`` block."""
     return expect_items(prediction, _PREDICT_EXPECTED, _PREDICT_LABELS, form=bool,
                         hints=dict(zip(_PREDICT_LABELS, _PREDICT_HINTS)))
 
 
-# --- Exercise 6.2: an evaluation function decorated with no_grad ---------------------------
+# --- Exercise 7.2: an evaluation function decorated with no_grad ---------------------------
 
 def _evaluation_setup(torch):
     torch.manual_seed(0)
@@ -116,8 +116,8 @@ def _evaluate_sum(torch):
 @checker(right=_evaluate_right,
          wrong=lambda torch: [_evaluate_undecorated(torch), _evaluate_detached(torch),
                               _evaluate_sum(torch)])
-def check_06_evaluate(answer):
-    """Exercise 6.2: ``answer = (evaluate, model, inputs, targets)``: ``evaluate`` returns the
+def check_07_evaluate(answer):
+    """Exercise 7.2: ``answer = (evaluate, model, inputs, targets)``: ``evaluate`` returns the
     mean squared error of ``model(inputs)`` against ``targets`` without recording a graph."""
     parts = unpack(answer, ("evaluate", "model", "inputs", "targets"))
     if not isinstance(parts, tuple):
@@ -169,7 +169,7 @@ def check_06_evaluate(answer):
                "shape": "reduce the squared differences to a single number."})
 
 
-# --- Exercise 6.3: freeze the first layer ----------------------------------------------
+# --- Exercise 7.3: freeze the first layer ----------------------------------------------
 
 def _model(torch):
     torch.manual_seed(0)
@@ -199,8 +199,8 @@ def _weight_only(torch):
                               _frozen(torch, [0], train_all=True),  # optimizer over all
                               _frozen(torch, [4]),              # the last layer frozen
                               _frozen(torch, [0, 2, 4], train_all=True)])  # all frozen
-def check_06_freeze_first_layer(answer):
-    """Exercise 6.3: ``answer = (model, optimizer)``: the first Linear layer of ``model``
+def check_07_freeze_first_layer(answer):
+    """Exercise 7.3: ``answer = (model, optimizer)``: the first Linear layer of ``model``
     frozen, the optimizer over the parameters still trained; one training step leaves the
     frozen ones untouched."""
     parts = unpack(answer, ("model", "optimizer"))
@@ -259,7 +259,7 @@ def check_06_freeze_first_layer(answer):
                    "updates only the other layers")
 
 
-# --- Exercise 6.4: fix an in-place update of a leaf ------------------------------------
+# --- Exercise 7.4: fix an in-place update of a leaf ------------------------------------
 
 _DESCENT_EXPECTED = [1.464, 0.024]
 
@@ -301,8 +301,8 @@ def _update_new_leaf(torch, w, lr):       # a new tensor that does not require g
          wrong=lambda torch: [_descend_factory(torch, _update_in_place),
                               _descend_factory(torch, _update_new_tensor),
                               _descend_factory(torch, _update_new_leaf)])
-def check_06_fix_leaf_update(descend):
-    """Exercise 6.4: ``descend()`` runs three steps of gradient descent on a leaf ``w``
+def check_07_fix_leaf_update(descend):
+    """Exercise 7.4: ``descend()`` runs three steps of gradient descent on a leaf ``w``
     without the in-place error, and returns ``w``, still a leaf that requires grad."""
     if not is_function(descend):
         return wrong(f"descend is {describe(descend)}, not a function")
@@ -328,7 +328,7 @@ def check_06_fix_leaf_update(descend):
                "is_leaf": "update w in place, so that it stays the same leaf."})
 
 
-# --- Exercise 6.5: fix the modified saved tensor -------------------------------------
+# --- Exercise 7.5: fix the modified saved tensor -------------------------------------
 
 _PROBS = [0.7310585975646973, 0.8807970285415649, 0.9525741338729858]
 _PERCENT = [73.10585975646973, 88.07970285415649, 95.25741338729858]
@@ -369,8 +369,8 @@ def _percent_in_graph(probs):         # right values, but part of the graph
          wrong=lambda torch: [_percent_factory(torch, _percent_bug),
                               _percent_factory(torch, _percent_data),
                               _percent_factory(torch, _percent_in_graph)])
-def check_06_fix_saved_tensor(probabilities_and_grad):
-    """Exercise 6.5: ``probabilities_and_grad()`` returns ``(probs, percent, grad)``: the
+def check_07_fix_saved_tensor(probabilities_and_grad):
+    """Exercise 7.5: ``probabilities_and_grad()`` returns ``(probs, percent, grad)``: the
     sigmoid probabilities, the same as percentages outside the graph, and the gradient of
     ``probs.sum()``, without the version-counter error."""
     if not is_function(probabilities_and_grad):
@@ -410,7 +410,7 @@ def check_06_fix_saved_tensor(probabilities_and_grad):
     )
 
 
-# --- Exercise 6.6: predict which backward calls fail -----------------------------------
+# --- Exercise 7.6: predict which backward calls fail -----------------------------------
 
 _SNIPPET_LABELS = ("snippet A", "snippet B", "snippet C", "snippet D")
 _SNIPPET_EXPECTED = ["error", "ok", "error", "ok"]
@@ -431,7 +431,7 @@ _SNIPPET_HINTS = (
         ["error", "ok", "error", "OK"],         # a word outside the two choices
     ],
 )
-def check_06_predict_errors(prediction):
-    """Exercise 6.6: ``prediction``: "ok" or "error" for each of four snippets."""
+def check_07_predict_errors(prediction):
+    """Exercise 7.6: ``prediction``: "ok" or "error" for each of four snippets."""
     return expect_items(prediction, _SNIPPET_EXPECTED, _SNIPPET_LABELS, form=("ok", "error"),
                         hints=dict(zip(_SNIPPET_LABELS, _SNIPPET_HINTS)))

@@ -1,4 +1,4 @@
-"""Checkers for the exercises of lesson 3, ``03_copying`` (solutions/03_copying.ipynb)."""
+"""Checkers for the exercises of lesson 4, ``04_copying`` (solutions/04_copying.ipynb)."""
 from collections.abc import Mapping
 
 from exercises.checks import (
@@ -115,7 +115,7 @@ def _pair(answer, names):
     return parts
 
 
-# --- Exercise 3.1: does b change? --------------------------------------------------------
+# --- Exercise 4.1: does b change? --------------------------------------------------------
 
 CHANGES = {"b1": True, "b2": False, "b3": True, "b4": False, "b5": True}
 
@@ -132,8 +132,8 @@ CHANGES = {"b1": True, "b2": False, "b3": True, "b4": False, "b5": True}
         {**CHANGES, "b2": 0},                      # 0 for False
     ],
 )
-def check_03_does_b_change(prediction):
-    """Exercise 3.1: for b1 ... b5, does b change when a is changed in place?"""
+def check_04_does_b_change(prediction):
+    """Exercise 4.1: for b1 ... b5, does b change when a is changed in place?"""
     return _expect_predictions(
         prediction, CHANGES, _bool_compare,
         hints={
@@ -145,7 +145,7 @@ def check_03_does_b_change(prediction):
         })
 
 
-# --- Exercise 3.2: requires_grad and grad_fn --------------------------------------------
+# --- Exercise 4.2: requires_grad and grad_fn --------------------------------------------
 
 FLAGS = {  # "None": no grad_fn (a learner may also write None; both read as "None")
     "c1": (True, "CloneBackward0"),
@@ -170,8 +170,8 @@ FLAGS = {  # "None": no grad_fn (a learner may also write None; both read as "No
         {**FLAGS, "c1": (1, "CloneBackward0")},    # 1 for True
     ],
 )
-def check_03_requires_grad_and_grad_fn(prediction):
-    """Exercise 3.2: (requires_grad, grad_fn's name or "None") for c1 ... c5."""
+def check_04_requires_grad_and_grad_fn(prediction):
+    """Exercise 4.2: (requires_grad, grad_fn's name or "None") for c1 ... c5."""
     return _expect_predictions(
         prediction, FLAGS, _flag_and_node_compare,
         hints={
@@ -184,7 +184,7 @@ def check_03_requires_grad_and_grad_fn(prediction):
         })
 
 
-# --- Exercise 3.3: an independent snapshot -------------------------------------------------
+# --- Exercise 4.3: an independent snapshot -------------------------------------------------
 
 def _weights(torch):
     torch.manual_seed(0)
@@ -200,8 +200,8 @@ def _weights(torch):
         (lambda w: (w, w.detach().clone() + 1))(_weights(torch)),  # other values
     ],
 )
-def check_03_snapshot(answer):
-    """Exercise 3.3: ``(w, snapshot)``: snapshot has w's values, its own memory, no graph."""
+def check_04_snapshot(answer):
+    """Exercise 4.3: ``(w, snapshot)``: snapshot has w's values, its own memory, no graph."""
     parts = _pair(answer, ("w", "snapshot"))
     if not isinstance(parts, tuple):
         return parts
@@ -219,7 +219,7 @@ def check_03_snapshot(answer):
     )
 
 
-# --- Exercise 3.4: a copy that keeps the gradient path ------------------------------------
+# --- Exercise 4.4: a copy that keeps the gradient path ------------------------------------
 
 def _masked_right(torch):
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -256,8 +256,8 @@ def _masked_new_leaf(torch):
         (lambda x: (x, x.clone()))(torch.tensor([1.0, 2.0, 3.0], requires_grad=True)),
     ],
 )
-def check_03_masked_copy(answer):
-    """Exercise 3.4: ``(x, masked)``: masked is x with element 0 set to 0, in new memory,
+def check_04_masked_copy(answer):
+    """Exercise 4.4: ``(x, masked)``: masked is x with element 0 set to 0, in new memory,
     still in the graph: the gradient of ``(masked * 3).sum()`` reaches x as [0, 3, 3]."""
     parts = _pair(answer, ("x", "masked"))
     if not isinstance(parts, tuple):
@@ -288,7 +288,7 @@ def check_03_masked_copy(answer):
                    "(0 for the masked element).")
 
 
-# --- Exercise 3.5: fix the backup -----------------------------------------------------------
+# --- Exercise 4.5: fix the backup -----------------------------------------------------------
 
 def _train(torch, make_backup, backup_after=False):
     """One SGD step (lr 0.1) on a seeded nn.Linear(3, 1); ``make_backup(model)`` is the
@@ -318,8 +318,8 @@ def _train(torch, make_backup, backup_after=False):
         _train(torch, lambda m: {"weight": m.weight.detach().clone()}),   # bias forgotten
     ],
 )
-def check_03_backup(train_one_step):
-    """Exercise 3.5: ``train_one_step()`` returns ``(model, backup)``; backup must keep the
+def check_04_backup(train_one_step):
+    """Exercise 4.5: ``train_one_step()`` returns ``(model, backup)``; backup must keep the
     weight and bias from before the SGD step (lr 0.1)."""
     if not is_function(train_one_step):
         return wrong(f"the check got {describe(train_one_step)}; pass the function "
@@ -379,7 +379,7 @@ def _minus(a, b):
     return a - b
 
 
-# --- Exercise 3.6: a gradient through .data ------------------------------------------------
+# --- Exercise 4.6: a gradient through .data ------------------------------------------------
 
 DATA_GRADIENT_FORM = 'a list of three numbers, or the string "error"'
 
@@ -390,8 +390,8 @@ DATA_GRADIENT_FORM = 'a list of three numbers, or the string "error"'
                          ["20", "40", "60"],       # numbers in quotes
                          "RuntimeError"],          # the error's name instead of "error"
 )
-def check_03_data_gradient(prediction):
-    """Exercise 3.6: a.grad after ``y = (a * a).sum(); a.data.mul_(10); y.backward()``."""
+def check_04_data_gradient(prediction):
+    """Exercise 4.6: a.grad after ``y = (a * a).sum(); a.data.mul_(10); y.backward()``."""
     if isinstance(prediction, str):
         if "error" not in prediction.lower():
             return wrong_form("your prediction", prediction, DATA_GRADIENT_FORM)

@@ -1,4 +1,4 @@
-"""Checkers for the exercises of lesson 9, "Putting it together: a training loop".
+"""Checkers for the exercises of lesson 11, "Putting it together: a training loop".
 
 The expected numbers were computed with PyTorch 2.15 (and agree with the engine to 1e-6);
 they are compared with a tolerance, never shown.
@@ -73,8 +73,8 @@ def _losses(torch, steps, lr, *, zero_grad=True, item=True, zero_after_backward=
                               [[0.5, -2.5]],       # forgot the learning rate
                               [0.95, -2.05],       # lost the (1, 2) shape
                               [["0.95", "-2.05"]]])  # numbers in quotes
-def check_09_predict_sgd_step(prediction):
-    """Exercise 9.1: the weight after one SGD step, as nested lists (a tuple, NumPy array or
+def check_11_predict_sgd_step(prediction):
+    """Exercise 11.1: the weight after one SGD step, as nested lists (a tuple, NumPy array or
     tensor of that shape is as good)."""
     form = "nested lists with the weight's shape (1, 2), like [[a, b]]"
     rows = None if isinstance(prediction, (str, Mapping)) else as_values(prediction)
@@ -124,8 +124,8 @@ def _stepped(torch, how="right"):
 @checker(right=lambda torch: _stepped(torch),
          wrong=lambda torch: [_stepped(torch, "plus"), _stepped(torch, "no lr"),
                               _stepped(torch, "weight only")])
-def check_09_sgd_by_hand(model):
-    """Exercise 9.2: the model after one hand-written SGD step (lr = 0.1)."""
+def check_11_sgd_by_hand(model):
+    """Exercise 11.2: the model after one hand-written SGD step (lr = 0.1)."""
     weight, bias = getattr(model, "weight", None), getattr(model, "bias", None)
     if not (is_tensor_like(weight) and is_tensor_like(bias)):
         return wrong(f"model is {describe(model)}; pass the model of the exercise, with its "
@@ -160,8 +160,8 @@ _LOSSES_50 = {0: 6.4139738, 9: 2.9443536, 24: 1.1519033, 49: 0.2937958}
                               _losses(torch, 49, 0.05),
                               _losses(torch, 50, 0.05, item=False),
                               _losses(torch, 50, 0.1)])
-def check_09_training_loop(losses):
-    """Exercise 9.3: the 50 losses of training on the lesson's data with lr = 0.05."""
+def check_11_training_loop(losses):
+    """Exercise 11.3: the 50 losses of training on the lesson's data with lr = 0.05."""
     losses = _losses_of(losses, "losses", 50)
     if not isinstance(losses, list):
         return losses
@@ -204,8 +204,8 @@ def _predict(torch, no_grad=True):
 @checker(right=lambda torch: _predict(torch),
          wrong=lambda torch: [_predict(torch, no_grad=False),
                               _predict(torch)[:1]])
-def check_09_predict_without_graph(prediction):
-    """Exercise 9.4: predictions of the trained model, made without recording a graph."""
+def check_11_predict_without_graph(prediction):
+    """Exercise 11.4: predictions of the trained model, made without recording a graph."""
     return expect_tensor(
         prediction, what="the prediction", shape=(2, 1), values=_PREDICTIONS, atol=1e-5,
         requires_grad=False, grad_fn=None,
@@ -218,8 +218,8 @@ def check_09_predict_without_graph(prediction):
 @checker(right=lambda torch: _losses(torch, 20, 0.1),
          wrong=lambda torch: [_losses(torch, 20, 0.1, zero_after_backward=True),
                               _losses(torch, 20, 0.1, zero_grad=False)])
-def check_09_fixed_loop(fixed_losses):
-    """Exercise 9.5: the 20 losses of the loop with its steps in the right order."""
+def check_11_fixed_loop(fixed_losses):
+    """Exercise 11.5: the 20 losses of the loop with its steps in the right order."""
     fixed_losses = _losses_of(fixed_losses, "fixed_losses", 20)
     if not isinstance(fixed_losses, list):
         return fixed_losses
