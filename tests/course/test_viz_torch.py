@@ -266,7 +266,7 @@ lesson_06_cat = lesson_graphs.two_outputs_cat  # lesson 6's graph, the widest of
 
 
 def lesson_03_indexing(lib):
-    """Lesson 2's widest memory picture."""
+    """Lesson 3's widest memory picture."""
     x = lib.arange(12).reshape(3, 4)
     row = x[0]
     picked = x[[0]]
