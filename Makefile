@@ -67,7 +67,7 @@ lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(LAB_EXTENSION)/package.json check-dot works
 workspace: ## Copy the notebooks you do not have yet into workspace/ (never overwrites a file)
 	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" sync
 
-reset: ## A fresh copy of one notebook in workspace/, yours kept aside (NB=exercises/03_copying.ipynb)
+reset: ## A fresh copy of one notebook in workspace/, yours kept aside (NB=exercises/04_copying.ipynb)
 	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" reset "$(NB)"
 
 progress: ## Which exercises in workspace/ are done, not quite or not started

@@ -1,6 +1,6 @@
 """Which answer a check judges, and whether that answer's cell ran without an error.
 
-A check cell such as ``check_03_snapshot((w, snapshot))`` must judge the answer the learner
+A check cell such as ``check_04_snapshot((w, snapshot))`` must judge the answer the learner
 sees in the cell above, never a value left over from an earlier run. So before a checker
 looks at an answer, ``stale_answer(name)`` asks the kernel's log of cell runs:
 
@@ -42,8 +42,8 @@ CHECKER_NAME = re.compile(r"check_\d\d_\w+")
 
 
 def checkers_called(source: str) -> tuple:
-    """The checkers a cell calls, in order (``check_03_snapshot((w, snapshot))`` gives
-    ("check_03_snapshot",)); none for any other cell, an import of checkers included, or a
+    """The checkers a cell calls, in order (``check_04_snapshot((w, snapshot))`` gives
+    ("check_04_snapshot",)); none for any other cell, an import of checkers included, or a
     cell that does not parse (it cannot have called one)."""
     try:
         tree = ast.parse(source)
@@ -127,7 +127,7 @@ class _CellNames(ast.NodeVisitor):
 
 
 def names_in_check_call(source: str, checker_name: str) -> frozenset:
-    """The names a check cell passes to ``checker_name`` (``check_03_snapshot((w, snapshot))``
+    """The names a check cell passes to ``checker_name`` (``check_04_snapshot((w, snapshot))``
     gives w and snapshot), leaving out names the check cell binds itself."""
     try:
         tree = ast.parse(source)

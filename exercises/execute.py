@@ -1,6 +1,6 @@
 """Run notebooks top to bottom and save their outputs, without this machine's paths.
 
-    python -m exercises.execute notebooks/03_copying.ipynb solutions/03_copying.ipynb
+    python -m exercises.execute notebooks/04_copying.ipynb solutions/04_copying.ipynb
 
 Used by ``make execute`` and by ``python -m exercises.generate --execute``. Each notebook
 runs in its own folder with the ``python3`` kernel, like ``jupyter nbconvert --execute

@@ -2,7 +2,7 @@
 
     python -m exercises.generate --execute  # write and run exercises/NN_*.ipynb (make exercises)
     python -m exercises.generate --check    # exit 1 and list what differs (make check-exercises)
-    python -m exercises.generate 03_copying # only the exercise notebooks whose names match
+    python -m exercises.generate 04_copying # only the exercise notebooks whose names match
 
 Each ``solutions/NN_*.ipynb`` gives ``exercises/NN_*.ipynb`` (same name). In code cells
 tagged ``exercise``, every region between nbgrader-style markers::
@@ -97,8 +97,8 @@ def _has_markers(source: str) -> bool:
 
 
 def assign_cell_ids(nb, name: str = "notebook") -> None:
-    """Give each check cell the id of its checker (``check_03_snapshot``) and the exercise
-    cell before it ``answer_03_snapshot``: a check then finds its answer cell by id in
+    """Give each check cell the id of its checker (``check_04_snapshot``) and the exercise
+    cell before it ``answer_04_snapshot``: a check then finds its answer cell by id in
     JupyterLab (exercises/answer_cells.py). Other cells keep their ids."""
     previous_code = None
     for index, cell in enumerate(nb.cells):

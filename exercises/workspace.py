@@ -24,6 +24,13 @@ When the course changes (``git pull``), ``sync`` adds new notebooks and lists th
 whose course version changed since they were copied; ``reset`` gives the new version of one.
 The versions copied are recorded in ``workspace/.course-copies.json``.
 
+When exercise notebooks were renamed (a new edition, exercises/editions.py), the learner's
+notebooks under the old names stay as they are, and ``sync`` creates each new exercise
+notebook with the answers it finds in them: an answer cell whose source the learner changed
+from the stub is carried to the new notebook's answer cell of the same exercise (matched by
+the answer cell's id, ``answer_NN_name``, or else by the checker its check cell calls). The
+report says which old notebook's answers went where.
+
 Standard library only: it runs before (and without) the course's virtual environment.
 """
 from __future__ import annotations
@@ -35,9 +42,10 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from exercises import editions
 from exercises.answer_cells import checkers_called
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,9 +95,49 @@ def _write_record(workspace: Path, record: dict) -> None:
 
 
 @dataclass
+class Carried:
+    """Answers of an old-edition exercise notebook, written into a new one."""
+
+    old: str  # "exercises/03_copying.ipynb"
+    new: str  # "exercises/04_copying.ipynb"
+    exercises: list  # the new numbers, ["4.1", "4.3"]
+
+
+@dataclass
 class SyncReport:
     added: list
     updated_upstream: list  # copies whose course version changed since they were made
+    carried: list = field(default_factory=list)  # Carried, when new notebooks got old answers
+    old_edition: list = field(default_factory=list)  # old-edition notebooks in the workspace
+
+    def edition_lines(self, workspace: Path) -> list[str]:
+        """Where the answers of old-edition notebooks went (when new notebooks were made)."""
+        new_exercises = [n for n in self.added if n.startswith("exercises/")]
+        if not self.old_edition or not new_exercises:
+            return []
+        out = ["The course has a new edition: lesson 2 is now two lessons (2 and 3), and the "
+               "lessons after it moved up (3 is now 4, ..., 9 is now 11).",
+               f"Your notebooks of the earlier edition are kept in {workspace.name}/ as they "
+               f"were (nothing in them was changed):"]
+        others = [old for old in self.old_edition if not old.startswith("exercises/")]
+        for old in self.old_edition:
+            went = [c for c in self.carried if c.old == old]
+            if not old.startswith("exercises/"):
+                continue
+            if not went:
+                out.append(f"  {workspace.name}/{old}: no answers to carry over (none was "
+                           f"changed from the start, or the new notebook was already there)")
+                continue
+            out.append(f"  {workspace.name}/{old}: your answers are now in")
+            out += [f"      {workspace.name}/{c.new} (Exercise {', '.join(c.exercises)})"
+                    for c in went]
+        if others:
+            folders = " and ".join(sorted({f"{workspace.name}/{o.split('/')[0]}/" for o in others}))
+            out.append(f"  and {plural(len(others), 'lesson or solution notebook')} of the "
+                       f"earlier edition in {folders}, next to the new ones")
+        out.append("Run the new notebooks' answer and check cells to see your answers checked "
+                   "again.")
+        return out
 
     def lines(self, workspace: Path) -> list[str]:
         if len(self.added) > 5:
@@ -102,6 +150,7 @@ class SyncReport:
             out = [f"added {workspace.name}/{name}" for name in self.added]
         if not self.added:
             out.append(f"{workspace.name}/ has every notebook of the course; nothing copied.")
+        out += self.edition_lines(workspace)
         if self.updated_upstream:
             out.append("These notebooks have a newer version in the course than your copy "
                        "(your copy is untouched):")
@@ -111,9 +160,12 @@ class SyncReport:
 
 
 def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
-    """Copy every course notebook the workspace does not have yet; never overwrite."""
+    """Copy every course notebook the workspace does not have yet; never overwrite. A new
+    exercise notebook gets the learner's answers from old-edition notebooks, if any."""
     record = _read_record(workspace)
-    added, updated = [], []
+    added, updated, carried = [], [], []
+    old_edition = old_edition_notebooks(workspace)
+    old_answers = _old_answers(workspace, old_edition)
     for name in course_notebooks(root):
         source, target = root / name, workspace / name
         if target.exists():
@@ -122,12 +174,118 @@ def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
                 updated.append(name)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        _copy_new(source, target)
+        answers = _answers_for(source, old_answers) if name.startswith("exercises/") else {}
+        if answers:
+            text, numbers = _with_answers(source, answers)
+            _write_new(target, text, source)
+            for old in dict.fromkeys(old for old, _ in answers.values()):
+                carried.append(Carried(old, name, [numbers[checker] for checker, (o, _)
+                                                   in answers.items() if o == old]))
+        else:
+            _copy_new(source, target)
         record[name] = _digest(source)
         added.append(name)
     if added:
         _write_record(workspace, record)
-    return SyncReport(added, updated)
+    return SyncReport(added, updated, carried, old_edition)
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+# --- answers from an earlier edition (exercises/editions.py) ------------------------------
+
+def old_edition_notebooks(workspace: Path) -> list[str]:
+    """The workspace's notebooks named as in an earlier edition ("exercises/03_copying.ipynb")."""
+    return [f"{folder}/{slug}.ipynb" for folder in ("exercises", "notebooks", "solutions")
+            for slug in editions.OLD_NOTEBOOKS if (workspace / folder / f"{slug}.ipynb").is_file()]
+
+
+def _tags(cell: dict) -> list:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def answer_cells(nb: dict) -> dict[str, dict]:
+    """checker name -> the answer cell its check cell judges: the cell with the id
+    ``answer_NN_name``, or else (a notebook without ids) the code cell tagged ``exercise``
+    between the check cell and the check before it, or the code cell right before it."""
+    code = [cell for cell in nb.get("cells", []) if cell.get("cell_type") == "code"]
+    by_id = {cell.get("id"): cell for cell in code}
+    found = {}
+    for index, cell in enumerate(code):
+        if "exercise" in _tags(cell):
+            continue
+        for name in checkers_called(_text(cell.get("source"))):
+            answer = by_id.get("answer_" + name.removeprefix("check_"))
+            if answer is None:
+                before = []
+                for earlier in reversed(code[:index]):
+                    if checkers_called(_text(earlier.get("source"))) and \
+                            "exercise" not in _tags(earlier):
+                        break
+                    before.append(earlier)
+                tagged = [c for c in before if "exercise" in _tags(c)]
+                answer = tagged[0] if tagged else (before[0] if before else None)
+            if answer is not None:
+                found.setdefault(name, answer)
+    return found
+
+
+def _old_answers(workspace: Path, old_edition: list[str]) -> dict[str, tuple[str, str]]:
+    """new checker name -> (old notebook, the learner's answer source) for every answer cell
+    of an old-edition exercise notebook (stubs included; ``_answers_for`` leaves those out)."""
+    found = {}
+    for old in old_edition:
+        if not old.startswith("exercises/"):
+            continue
+        try:
+            nb = json.loads((workspace / old).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # not a notebook any more: nothing to carry, and it stays as it is
+        for name, cell in answer_cells(nb).items():
+            new_name = editions.RENAMED_CHECKERS.get(name)
+            if new_name is not None:
+                found.setdefault(new_name, (old, _text(cell.get("source"))))
+    return found
+
+
+def _answers_for(source: Path, old_answers: dict) -> dict[str, tuple[str, str]]:
+    """The old answers that belong in course notebook ``source``: checker name -> (old
+    notebook, answer), only answers the learner changed from the stub."""
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    wanted = {}
+    for name, cell in answer_cells(nb).items():
+        if name in old_answers:
+            old, answer = old_answers[name]
+            if answer.strip() != _text(cell.get("source")).strip():
+                wanted[name] = (old, answer)
+    return wanted
+
+
+def _with_answers(source: Path, answers: dict) -> tuple[str, dict]:
+    """Course notebook ``source`` with the answer cells' sources replaced (their outputs
+    cleared), as text; and checker name -> the exercise's number ("4.3")."""
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    cells = answer_cells(nb)
+    numbers = {}
+    for number, _title, _answer, check in _exercises(nb):
+        for name in checkers_called(_text(check.get("source"))):
+            numbers.setdefault(name, number)
+    for name, (_old, answer) in answers.items():
+        cell = cells[name]
+        cell["source"] = answer.splitlines(keepends=True)
+        cell["outputs"] = []
+        cell["execution_count"] = None
+    text = json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return text, numbers
+
+
+def _write_new(target: Path, text: str, like: Path) -> None:
+    """Write ``text`` to ``target``, which must not exist (as ``_copy_new``)."""
+    with open(target, "x", encoding="utf-8") as out:
+        out.write(text)
+    shutil.copymode(like, target)
 
 
 def _copy_new(source: Path, target: Path) -> None:
@@ -139,7 +297,7 @@ def _copy_new(source: Path, target: Path) -> None:
 
 
 def _resolve(notebook: str, root: Path, workspace: Path) -> str:
-    """``notebook`` as a course path ("exercises/03_copying.ipynb"). Accepts it with or
+    """``notebook`` as a course path ("exercises/04_copying.ipynb"). Accepts it with or
     without "workspace/" in front, and with or without ".ipynb"."""
     text = notebook.strip().replace("\\", "/")
     prefix = workspace.name + "/"
@@ -155,13 +313,18 @@ def _resolve(notebook: str, root: Path, workspace: Path) -> str:
     if matches:
         raise ValueError(f"{notebook!r} is in more than one folder: say which one, e.g. "
                          f"NB={matches[0]}")
+    stem = Path(text).name.removesuffix(".ipynb")
+    if stem in editions.OLD_NOTEBOOKS:
+        now = " and ".join(f"{slug}.ipynb" for slug in editions.OLD_NOTEBOOKS[stem])
+        raise ValueError(f"{notebook!r} is from an earlier edition of the course: it is now "
+                         f"{now} (your copy under the old name is kept as it is)")
     raise ValueError(f"{notebook!r} is not a notebook of the course (they are in "
-                     f"{', '.join(FOLDERS)}/, e.g. NB=exercises/03_copying.ipynb)")
+                     f"{', '.join(FOLDERS)}/, e.g. NB=exercises/04_copying.ipynb)")
 
 
 def aside_name(path: Path) -> Path:
-    """A free name next to ``path`` for the learner's version: 03_copying.ipynb gives
-    03_copying.yours-2026-11-25-1403.ipynb (then -2, -3, ... if that exists)."""
+    """A free name next to ``path`` for the learner's version: 04_copying.ipynb gives
+    04_copying.yours-2026-11-25-1403.ipynb (then -2, -3, ... if that exists)."""
     stamp = time.strftime("%Y-%m-%d-%H%M")
     candidate = path.with_name(f"{path.stem}.yours-{stamp}{path.suffix}")
     number = 2
@@ -323,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "reset":
         if not args.notebook:
-            print("Say which notebook, e.g. make reset NB=exercises/03_copying.ipynb",
+            print("Say which notebook, e.g. make reset NB=exercises/04_copying.ipynb",
                   file=sys.stderr)
             return 2
         try:

@@ -3,7 +3,7 @@ picture and widget tests: ``y = (w + x) * (w + 1)``, the course's running exampl
 
 
 def course_graph(lib):
-    """Lessons 4, 5 and 8: ``y = (w + x) * (w + 1)`` on one-element tensors."""
+    """Lessons 5, 6 and 9: ``y = (w + x) * (w + 1)`` on one-element tensors."""
     w = lib.tensor([1.0], requires_grad=True)
     x = lib.tensor([2.0], requires_grad=True)
     a = lib.add(w, x)
@@ -21,7 +21,7 @@ def gallery_graph(lib):
 
 
 def two_outputs_cat(lib):
-    """Lesson 5's widest graph: two outputs of the course graph, cat together."""
+    """Lesson 6's widest graph: two outputs of the course graph, cat together."""
     names = course_graph(lib)
     names["y0"] = names.pop("y")
     names["y1"] = lib.add(names["a"], names["b"])

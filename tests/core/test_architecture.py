@@ -17,7 +17,7 @@ import engine
 
 ENGINE = Path(engine.__file__).resolve().parent
 
-CORE_CODE_LINES_MAX = 900     # the budget for what lesson 08 invites learners to read
+CORE_CODE_LINES_MAX = 900     # the budget for what lesson 09 invites learners to read
 CORE_FUNCTION_LINES_MAX = 40  # one screen per function
 LAYERS = {"fidelity": 0, "core": 1, "ops": 2, "": 3, "autograd": 4, "nn": 4, "optim": 4,
           "utils": 4, "distributions": 4, "backends": 3, "viz": 5, "widgets": 5}

@@ -37,11 +37,11 @@ def test_names_a_cell_binds(source, names):
 
 
 @pytest.mark.parametrize("source, names", [
-    ("check_03_snapshot((w, snapshot))", {"w", "snapshot"}),
+    ("check_04_snapshot((w, snapshot))", {"w", "snapshot"}),
     ("pixels[0, 0] = 1.0\ncheck_01_share_numpy(image)", {"image"}),
     ("def f(t):\n    return t\nX = 1\ncheck_07_numerical_grad(numerical_grad(f, X))",
      {"numerical_grad"}),
-    ("check_05_micro_batches(w.grad)", {"w"}),
+    ("check_06_micro_batches(w.grad)", {"w"}),
 ])
 def test_names_a_check_passes(source, names):
     checker = re.search(r"check_\d\d_\w+", source)[0]
@@ -113,7 +113,7 @@ def test_without_ids_the_latest_cell_binding_the_names_is_the_answer():
 
 def test_outside_a_kernel_every_answer_is_judged():
     assert answer_cells._LOG is None or answer_cells._LOG.running is None
-    assert answer_cells.stale_answer("check_03_snapshot") is None
+    assert answer_cells.stale_answer("check_04_snapshot") is None
 
 
 def test_a_check_cell_names_an_undefined_answer_kindly():
@@ -145,7 +145,7 @@ def test_a_check_cell_names_an_undefined_answer_kindly():
         displayed = []
         original, IPython.display.display = IPython.display.display, displayed.append
         try:
-            log.pre_run_cell(SimpleNamespace(raw_cell="check_03_snapshot((w, snapshot))",
+            log.pre_run_cell(SimpleNamespace(raw_cell="check_04_snapshot((w, snapshot))",
                                              cell_id=None))
             shell.handler(shell, NameError, NameError("name 'snapshot' is not defined",
                                                       name="snapshot"), None)
@@ -235,16 +235,16 @@ def test_an_answer_cell_that_raises_is_never_judged(path, send_ids):
 def test_jupyterlab_run_order_mistakes_in_a_real_kernel():
     """Checks run out of order, after a failed answer, after another cell changed the answer,
     and after a restart (the answer not defined): never a verdict, always what to do."""
-    nb = nbformat.read(ROOT / "solutions" / "03_copying.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "solutions" / "04_copying.ipynb", as_version=4)
     by_id = {cell.id: cell for cell in nb.cells}
     steps = [
         by_id[nb.cells[1].id],                     # the imports
-        by_id["answer_03_does_b_change"], by_id["check_03_does_b_change"],
-        by_id["check_03_requires_grad_and_grad_fn"],  # its answer cell never ran
-        by_id["answer_03_snapshot"], by_id["check_03_snapshot"],
+        by_id["answer_04_does_b_change"], by_id["check_04_does_b_change"],
+        by_id["check_04_requires_grad_and_grad_fn"],  # its answer cell never ran
+        by_id["answer_04_snapshot"], by_id["check_04_snapshot"],
         nbformat.v4.new_code_cell("snapshot = w"),  # a scratch cell changes the answer
-        by_id["check_03_snapshot"],
-        by_id["check_03_masked_copy"],             # `x` and `masked` are not defined yet
+        by_id["check_04_snapshot"],
+        by_id["check_04_masked_copy"],             # `x` and `masked` are not defined yet
     ]
     shown = run_in_kernel(steps, send_ids=True, cwd=ROOT / "solutions")
     assert shown[2].startswith("✅ Correct")

@@ -160,7 +160,7 @@ def test_a_check_never_judges_an_answer_edited_since_it_ran(lab_and_browser):
     it, check again; then an answer cell that raises."""
     lab, browser = lab_and_browser
     page = browser.page
-    notebook = Path("exercises") / "03_copying.ipynb"
+    notebook = Path("exercises") / "04_copying.ipynb"
     browser_check.open_notebook(page, lab, notebook)
     try:
         browser_check.wait_until(lambda: browser_check.status_idle(page),
@@ -168,7 +168,7 @@ def test_a_check_never_judges_an_answer_edited_since_it_ran(lab_and_browser):
         assert page.evaluate(
             "() => window.jupyterapp.isPluginActivated('autograd-step-by-step:answer-cells')")
         ids = page.evaluate(CELL_IDS)
-        answer, check = ids.index("answer_03_does_b_change"), ids.index("check_03_does_b_change")
+        answer, check = ids.index("answer_04_does_b_change"), ids.index("check_04_does_b_change")
         runs = []
 
         def run(index, source=None):

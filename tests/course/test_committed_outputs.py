@@ -149,7 +149,7 @@ def test_machine_paths_are_found(text):
     "File <course>/exercises/checks.py:12, in run",
     "<site-packages>/numpy/_core/fromnumeric.py",
     "'a:\\n'",
-    "x.grad is None; see exercises/05_gradient_accumulation.ipynb",
+    "x.grad is None; see exercises/06_gradient_accumulation.ipynb",
     "workspace/tmp/x",
     "{'sum': 1, 'mean': 2}",
 ])

@@ -14,14 +14,18 @@ import pytest
 from exercises.checks import discover
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ["00_welcome", "01_creating_tensors", "02_tensor_operations", "03_copying",
-           "04_graphs_and_leaves", "05_gradient_accumulation", "06_turning_gradients_off",
-           "07_autograd_grad_and_checking", "08_inside_the_engine", "09_training_loop",
-           "10_debugging_gradients"]
+LESSONS = ["00_welcome", "01_creating_tensors", "02_shapes_indexing_broadcasting",
+           "03_views_copies_inplace", "04_copying",
+           "05_graphs_and_leaves", "06_gradient_accumulation", "07_turning_gradients_off",
+           "08_autograd_grad_and_checking", "09_inside_the_engine",
+           "10_debugging_gradients", "11_training_loop"]
 WITH_EXERCISES = LESSONS[1:]
 TAGS = {"raises-exception", "engine-only", "exercise", "differs-from-torch"}
 MIN_EXERCISES = 4
 MAX_LESSON_CELL_LINES = 15  # AUTHORING.md asks for 1-8; a few tables and loops run longer
+MAX_MAIN_PATH_WORDS = 3000  # markdown outside <details> and outside a "Deeper" part
+OVER_WORD_BUDGET = {"05_graphs_and_leaves", "09_inside_the_engine"}  # issue 16: still to trim
+DETAILS = re.compile(r"<details>.*?</details>", re.S)
 CHECK_CALL = re.compile(r"^(check_\d\d_\w+)\(", re.M)
 
 
@@ -81,6 +85,36 @@ def test_lesson_structure(slug):
     long = [c.source.split("\n")[0] for c in code
             if len(c.source.strip().split("\n")) > MAX_LESSON_CELL_LINES]
     assert not long, f"cells longer than {MAX_LESSON_CELL_LINES} lines: {long}"
+
+
+def main_path_words(nb) -> tuple[int, int]:
+    """(main-path words, optional words) of a lesson's markdown: optional is what sits in a
+    collapsed <details> box or in a part whose "## " title says "Deeper" (until the next
+    "## " title)."""
+    main = optional = 0
+    deeper = False
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        title = re.match(r"## (.*)", cell.source)
+        if title:
+            deeper = "deeper" in title[1].lower()
+        boxed = sum(len(box.split()) for box in DETAILS.findall(cell.source))
+        words = len(cell.source.split())
+        if deeper:
+            optional += words
+        else:
+            main += len(DETAILS.sub(" ", cell.source).split())
+            optional += boxed
+    return main, optional
+
+
+@pytest.mark.parametrize("slug", [
+    pytest.param(slug, marks=pytest.mark.xfail(strict=True, reason="over the word budget"))
+    if slug in OVER_WORD_BUDGET else slug for slug in LESSONS])
+def test_main_path_prose_stays_within_the_word_budget(slug):
+    main, _ = main_path_words(read(ROOT / "notebooks" / f"{slug}.ipynb"))
+    assert main <= MAX_MAIN_PATH_WORDS, f"{slug}: {main} words on the main path"
 
 
 @pytest.mark.parametrize("path", course_notebooks(), ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -626,9 +626,9 @@ def _dtype_objects(tm):
 def _equivalent_forms(tm):
     """Other ways of writing each right answer, all accepted as right."""
     from exercises.checks_01_creating_tensors import DTYPES, LENGTHS
-    from exercises.checks_02_tensor_operations import _sharing
-    from exercises.checks_03_copying import CHANGES, FLAGS
-    from exercises.checks_04_graphs_and_leaves import (
+    from exercises.checks_04_copying import CHANGES, FLAGS
+    from exercises.checks_03_views_copies_inplace import IN_PLACE, _sharing
+    from exercises.checks_05_graphs_and_leaves import (
         GRAD_VALUES,
         HAS_GRAD,
         LEAF_FLAGS,
@@ -636,8 +636,8 @@ def _equivalent_forms(tm):
         SIN_CHAIN_GRAD,
         _sin_chain,
     )
-    from exercises.checks_05_gradient_accumulation import _JACOBIAN, _vjp
-    from exercises.checks_09_training_loop import _losses
+    from exercises.checks_06_gradient_accumulation import _JACOBIAN, _vjp
+    from exercises.checks_11_training_loop import _losses
 
     shapes = [(4, 3), (5, 4, 3), (3, 3), (2, 3)]
     losses_50, losses_20 = _losses(tm, 50, 0.05), _losses(tm, 20, 0.1)
@@ -654,54 +654,56 @@ def _equivalent_forms(tm):
         "check_02_broadcast_shapes": [
             tuple(shapes), [list(s) for s in shapes], [tm.ones(*s).shape for s in shapes],
             [np.array(s) for s in shapes]],
-        "check_02_shares_memory": [{k: np.bool_(v) for k, v in _sharing(tm).items()}],
-        "check_03_does_b_change": [{k: np.bool_(v) for k, v in CHANGES.items()}],
-        "check_03_requires_grad_and_grad_fn": [
+        "check_03_shares_memory": [{k: np.bool_(v) for k, v in _sharing(tm).items()}],
+        "check_03_in_place": [((1, 1, 5), (7, 0, 5)), np.array(IN_PLACE), tm.tensor(IN_PLACE),
+                              [[np.float32(1), 1.0, 5], [7, np.int64(0), 5.0]]],
+        "check_04_does_b_change": [{k: np.bool_(v) for k, v in CHANGES.items()}],
+        "check_04_requires_grad_and_grad_fn": [
             {k: list(v) for k, v in FLAGS.items()},
             {k: (np.bool_(f), None if node == "None" else node) for k, (f, node) in FLAGS.items()},
             {**FLAGS, "c1": (True, "<CloneBackward0>"), "c2": (False, "none")}],
-        "check_03_data_gradient": [
+        "check_04_data_gradient": [
             (20.0, 40.0, 60.0), [20, 40, 60], np.array([20.0, 40.0, 60.0]),
             tm.tensor([20.0, 40.0, 60.0]), [np.float32(20), np.float64(40), 60]],
-        "check_04_leaves": [tuple(LEAF_FLAGS), np.array(LEAF_FLAGS), tm.tensor(LEAF_FLAGS),
+        "check_05_leaves": [tuple(LEAF_FLAGS), np.array(LEAF_FLAGS), tm.tensor(LEAF_FLAGS),
                             [np.bool_(v) for v in LEAF_FLAGS]],
-        "check_04_node_names": [tuple(NODE_EXPECTED), np.array(NODE_EXPECTED),
+        "check_05_node_names": [tuple(NODE_EXPECTED), np.array(NODE_EXPECTED),
                                 [f"<{n}>" for n in NODE_EXPECTED]],
-        "check_04_surviving_grads": [
+        "check_05_surviving_grads": [
             (np.array(HAS_GRAD), tm.tensor(GRAD_VALUES)),
             [tuple(HAS_GRAD), [tm.tensor(36.0), np.float32(12.0)]],
             (tm.tensor(HAS_GRAD), (36, 12))],
-        "check_04_gradient_by_hand": [
+        "check_05_gradient_by_hand": [
             (tm.tensor(SIN_CHAIN_GRAD), _sin_chain(tm)), [np.float64(SIN_CHAIN_GRAD),
                                                           _sin_chain(tm)],
             (tm.tensor([SIN_CHAIN_GRAD]), _sin_chain(tm))],
-        "check_05_predict_grad": [(1.5,) * 4, np.full(4, 1.5), tm.tensor([1.5] * 4),
+        "check_06_predict_grad": [(1.5,) * 4, np.full(4, 1.5), tm.tensor([1.5] * 4),
                                   [np.float32(1.5)] * 4, [1.5, 1.5, 1.5, np.float64(1.5)]],
-        "check_05_second_backward": [(False, True, False, True),
+        "check_06_second_backward": [(False, True, False, True),
                                      np.array([False, True, False, True]),
                                      tm.tensor([False, True, False, True])],
-        "check_05_vjp": [(np.array(_JACOBIAN), _vjp(tm)[1]), (tm.tensor(_JACOBIAN), _vjp(tm)[1]),
+        "check_06_vjp": [(np.array(_JACOBIAN), _vjp(tm)[1]), (tm.tensor(_JACOBIAN), _vjp(tm)[1]),
                          (tuple(tuple(row) for row in _JACOBIAN), _vjp(tm)[1]),
                          [[[3, 2], [1, 1], [0, 6]], _vjp(tm)[1]]],
-        "check_06_predict_requires_grad": [(False, True, False, True),
+        "check_07_predict_requires_grad": [(False, True, False, True),
                                            np.array([False, True, False, True]),
                                            tm.tensor([False, True, False, True])],
-        "check_06_predict_errors": [("error", "ok", "error", "ok"),
+        "check_07_predict_errors": [("error", "ok", "error", "ok"),
                                     np.array(["error", "ok", "error", "ok"])],
-        "check_07_predict_grad": [[2.0, 7.0, True], (2, 7, True),
+        "check_08_predict_grad": [[2.0, 7.0, True], (2, 7, True),
                                   (tm.tensor(2.0), tm.tensor([7.0]), np.bool_(True)),
                                   (np.float32(2.0), np.float64(7.0), True)],
-        "check_08_next_functions": [
+        "check_09_next_functions": [
             [["MulBackward0", "AccumulateGrad"], ["ExpBackward0", "None"]],
             (("MulBackward0", "torch::autograd::AccumulateGrad"), ("ExpBackward0", None)),
             (np.array(["MulBackward0", "AccumulateGrad"]), ["ExpBackward0", "none"])],
-        "check_08_backward_order": [tuple(order), np.array(order),
+        "check_09_backward_order": [tuple(order), np.array(order),
                                     order[:-1] + ["torch::autograd::AccumulateGrad"]],
-        "check_09_predict_sgd_step": [((0.95, -2.05),), np.array([[0.95, -2.05]]),
+        "check_11_predict_sgd_step": [((0.95, -2.05),), np.array([[0.95, -2.05]]),
                                       tm.tensor([[0.95, -2.05]]), [[np.float32(0.95), -2.05]]],
-        "check_09_training_loop": [tuple(losses_50), np.array(losses_50),
+        "check_11_training_loop": [tuple(losses_50), np.array(losses_50),
                                    [np.float32(v) for v in losses_50]],
-        "check_09_fixed_loop": [tuple(losses_20), np.array(losses_20)],
+        "check_11_fixed_loop": [tuple(losses_20), np.array(losses_20)],
     }
 
 
@@ -712,7 +714,7 @@ def test_equivalent_forms_of_the_right_answer_are_accepted(name, tm):
 
 
 def _flags_with(**changes):
-    from exercises.checks_03_copying import FLAGS
+    from exercises.checks_04_copying import FLAGS
     return {**FLAGS, **changes}
 
 
@@ -720,12 +722,12 @@ def _type_mistakes(tm):
     """(checker, answer, what the message says) for answers written in the wrong form: the
     message is about the form, not the value."""
     from exercises.checks_01_creating_tensors import DTYPES
-    from exercises.checks_02_tensor_operations import _sharing
-    from exercises.checks_03_copying import CHANGES
-    from exercises.checks_04_graphs_and_leaves import HAS_GRAD, _sin_chain
-    from exercises.checks_05_gradient_accumulation import _vjp
-    from exercises.checks_06_turning_gradients_off import _model
-    from exercises.checks_09_training_loop import _losses, _predict
+    from exercises.checks_03_views_copies_inplace import _sharing
+    from exercises.checks_04_copying import CHANGES
+    from exercises.checks_05_graphs_and_leaves import HAS_GRAD, _sin_chain
+    from exercises.checks_06_gradient_accumulation import _vjp
+    from exercises.checks_07_turning_gradients_off import _model
+    from exercises.checks_11_training_loop import _losses, _predict
 
     def raises():
         return 1 / 0
@@ -751,133 +753,142 @@ def _type_mistakes(tm):
          'shape for line 1 should be a tuple of sizes, like (1, 2), not the string "(4, 3)"'),
         ("check_02_broadcast_shapes", (4, 3), "your prediction, (4, 3), is one shape"),
         ("check_02_broadcast_shapes", [(4, 3), (5, 4, 3)], "your list has 2 shapes"),
-        ("check_02_shares_memory", {k: str(v) for k, v in _sharing(tm).items()},
-         """the answer for 'a' should be True or False, not the string "True\""""),
-        ("check_02_shares_memory", list(_sharing(tm).values()),
-         'should be a dict that maps each name, "a" to "i", to True or False, not a list of '
-         '9 values'),
-        ("check_02_shares_memory", {k.upper(): v for k, v in _sharing(tm).items()},
-         "(its other keys: 'A', 'B'"),
         ("check_02_indexing", [tm.arange(4)] * 3, "pass the tuple (last_col, inner, big_evens, "
                                                    "corners) to the check, not a list of 3 values"),
         ("check_02_layouts", (np.zeros((4, 2, 3)), np.zeros((6, 4)), np.zeros((4, 6))),
          "chw is a NumPy array of shape (4, 2, 3), not a tensor"),
-        ("check_02_columns", ((lambda m: m.T.reshape(-1))(tm.ones(2, 3)), tm.ones(2, 3)),
-         "columns_in_order is a tensor of shape (6,); pass the function itself"),
         ("check_02_center_rows", (lambda x: None, tm.ones(3, 3)),
          "center_rows(scores) returned None: does the function end with return?"),
         # lesson 3
-        ("check_03_requires_grad_and_grad_fn", _flags_with(c1=("True", "CloneBackward0")),
+        ("check_03_shares_memory", {k: str(v) for k, v in _sharing(tm).items()},
+         """the answer for 'a' should be True or False, not the string "True\""""),
+        ("check_03_shares_memory", list(_sharing(tm).values()),
+         'should be a dict that maps each name, "a" to "i", to True or False, not a list of '
+         '9 values'),
+        ("check_03_shares_memory", {k.upper(): v for k, v in _sharing(tm).items()},
+         "(its other keys: 'A', 'B'"),
+        ("check_03_columns", ((lambda m: m.T.reshape(-1))(tm.ones(2, 3)), tm.ones(2, 3)),
+         "columns_in_order is a tensor of shape (6,); pass the function itself"),
+        ("check_03_in_place", [["1", "1", "5"], ["7", "0", "5"]],
+         'your value in row 0, column 0 should be a number, not the string "1"'),
+        ("check_03_in_place", [1, 1, 5, 7, 0, 5],
+         "should be a list of two rows of three numbers"),
+        ("check_03_numpy_copy", (tm.zeros(4).numpy(), tm.zeros(4)),
+         "scaled_copy is a NumPy array of shape (4,); pass the function itself"),
+        ("check_03_numpy_copy", (lambda t: t.detach().tolist(), tm.zeros(4)),
+         "scaled_copy returned a list of 4 values; it should return a NumPy array"),
+        # lesson 4
+        ("check_04_requires_grad_and_grad_fn", _flags_with(c1=("True", "CloneBackward0")),
          'for c1, requires_grad should be written as True or False, not the string "True"'),
-        ("check_03_requires_grad_and_grad_fn", _flags_with(c1=(1, "CloneBackward0")),
+        ("check_04_requires_grad_and_grad_fn", _flags_with(c1=(1, "CloneBackward0")),
          "requires_grad should be written as True or False, not the number 1"),
-        ("check_03_requires_grad_and_grad_fn", _flags_with(c2=(False, False)),
+        ("check_04_requires_grad_and_grad_fn", _flags_with(c2=(False, False)),
          "for c2, grad_fn should be written as a node's name in quotes"),
-        ("check_03_requires_grad_and_grad_fn", _flags_with(c3=False),
+        ("check_04_requires_grad_and_grad_fn", _flags_with(c3=False),
          "your prediction for c3 should be a pair (requires_grad, grad_fn)"),
-        ("check_03_does_b_change", {**CHANGES, "b2": 0},
+        ("check_04_does_b_change", {**CHANGES, "b2": 0},
          "your prediction for b2 should be True or False, not the number 0"),
-        ("check_03_does_b_change", [True, False, True, False, True],
+        ("check_04_does_b_change", [True, False, True, False, True],
          "should be a dict like the one given, with a value for each of b1, b2, b3, b4, b5, "
          "not a list of 5 values"),
-        ("check_03_snapshot", (tm.ones(3), np.ones(3)), "snapshot is a NumPy array"),
-        ("check_03_data_gradient", ["20", "40", "60"],
+        ("check_04_snapshot", (tm.ones(3), np.ones(3)), "snapshot is a NumPy array"),
+        ("check_04_data_gradient", ["20", "40", "60"],
          'the first value of your prediction should be a number, not the string "20"'),
-        ("check_03_data_gradient", "Error", "you predict an error"),
-        ("check_03_data_gradient", "20, 40, 60",
+        ("check_04_data_gradient", "Error", "you predict an error"),
+        ("check_04_data_gradient", "20, 40, 60",
          'should be a list of three numbers, or the string "error", not the string'),
-        ("check_03_backup", raises, "calling train_one_step() raised ZeroDivisionError"),
-        ("check_03_backup", lambda: (tm.nn.Linear(3, 1), [1.0]),
+        ("check_04_backup", raises, "calling train_one_step() raised ZeroDivisionError"),
+        ("check_04_backup", lambda: (tm.nn.Linear(3, 1), [1.0]),
          "backup is a list of 1 value; a dict like state_dict() is expected here"),
-        # lesson 4
-        ("check_04_leaves", [1, 1, 0, 1, 0], "for p should be True or False, not the number 1"),
-        ("check_04_node_names", ["MulBackward0", None, "MeanBackward0"],
-         "for z should be a string, in quotes, not None"),
-        ("check_04_surviving_grads", (HAS_GRAD, ["36", "12"]),
-         'your value for a.grad should be a number, not the string "36"'),
-        ("check_04_surviving_grads", (HAS_GRAD, 36.0),
-         "grads should be a list of two numbers: a.grad and c.grad, not the number 36.0"),
-        ("check_04_gradient_by_hand", ("-3.27", _sin_chain(tm)),
-         'by_hand should be a number, not the string "-3.27"'),
-        ("check_04_gradient_by_hand", (tm.tensor([1.0, 2.0]), _sin_chain(tm)),
-         "by_hand should be one number, not a tensor of shape (2,)"),
-        ("check_04_build_graph", np.array(3.0), "z is a NumPy array holding one value"),
-        ("check_04_find_leaves", (lambda node: {"p1": 1}, _sin_chain(tm, backward=False) * 2),
-         "returned a dict with key 'p1', not a list"),
         # lesson 5
-        ("check_05_predict_grad", ["1.5", "1.5", "1.5", "1.5"],
-         'the first value of your prediction should be a number, not the string "1.5"'),
-        ("check_05_predict_grad", 1.5, "should be a list of 4 numbers, not the number 1.5"),
-        ("check_05_predict_grad", [1.5, 1.5, 1.5], "your prediction has 3 values"),
-        ("check_05_second_backward", [0, 1, 0, 1],
-         "your prediction for a should be True or False, not the number 0"),
-        ("check_05_vjp", ([["3", "2"], ["1", "1"], ["0", "6"]], _vjp(tm)[1]),
-         'J[0][0] should be a number, not the string "3"'),
-        ("check_05_vjp", ([3.0, 2.0, 1.0, 1.0, 0.0, 6.0], _vjp(tm)[1]),
-         "J is a flat list of 6 values"),
-        ("check_05_train_loop", lambda: 3.0, "train() returned the number 3.0; it should "
-                                             "return w"),
-        ("check_05_two_losses", "two_losses", 'two_losses is the string "two_losses"; pass '
-                                              'the function itself'),
+        ("check_05_leaves", [1, 1, 0, 1, 0], "for p should be True or False, not the number 1"),
+        ("check_05_node_names", ["MulBackward0", None, "MeanBackward0"],
+         "for z should be a string, in quotes, not None"),
+        ("check_05_surviving_grads", (HAS_GRAD, ["36", "12"]),
+         'your value for a.grad should be a number, not the string "36"'),
+        ("check_05_surviving_grads", (HAS_GRAD, 36.0),
+         "grads should be a list of two numbers: a.grad and c.grad, not the number 36.0"),
+        ("check_05_gradient_by_hand", ("-3.27", _sin_chain(tm)),
+         'by_hand should be a number, not the string "-3.27"'),
+        ("check_05_gradient_by_hand", (tm.tensor([1.0, 2.0]), _sin_chain(tm)),
+         "by_hand should be one number, not a tensor of shape (2,)"),
+        ("check_05_build_graph", np.array(3.0), "z is a NumPy array holding one value"),
+        ("check_05_find_leaves", (lambda node: {"p1": 1}, _sin_chain(tm, backward=False) * 2),
+         "returned a dict with key 'p1', not a list"),
         # lesson 6
-        ("check_06_predict_requires_grad", ["False", "True", "False", "True"],
-         'for a.requires_grad should be True or False, not the string "False"'),
-        ("check_06_predict_errors", [True, False, True, False],
-         'for snippet A should be "ok" or "error", not True'),
-        ("check_06_freeze_first_layer", (_model(tm), "SGD"),
-         'optimizer is the string "SGD", not an optimizer from optim'),
-        ("check_06_freeze_first_layer", ("model", None),
-         'model is the string "model"; pass the model of the exercise'),
-        ("check_06_fix_saved_tensor", lambda: (1, 2), "probabilities_and_grad() returned a "
-                                                      "tuple of 2 values"),
+        ("check_06_predict_grad", ["1.5", "1.5", "1.5", "1.5"],
+         'the first value of your prediction should be a number, not the string "1.5"'),
+        ("check_06_predict_grad", 1.5, "should be a list of 4 numbers, not the number 1.5"),
+        ("check_06_predict_grad", [1.5, 1.5, 1.5], "your prediction has 3 values"),
+        ("check_06_second_backward", [0, 1, 0, 1],
+         "your prediction for a should be True or False, not the number 0"),
+        ("check_06_vjp", ([["3", "2"], ["1", "1"], ["0", "6"]], _vjp(tm)[1]),
+         'J[0][0] should be a number, not the string "3"'),
+        ("check_06_vjp", ([3.0, 2.0, 1.0, 1.0, 0.0, 6.0], _vjp(tm)[1]),
+         "J is a flat list of 6 values"),
+        ("check_06_train_loop", lambda: 3.0, "train() returned the number 3.0; it should "
+                                             "return w"),
+        ("check_06_two_losses", "two_losses", 'two_losses is the string "two_losses"; pass '
+                                              'the function itself'),
         # lesson 7
-        ("check_07_predict_grad", ("2", "7", "True"),
-         'your first number (df/du) should be a number, not the string "2"'),
-        ("check_07_predict_grad", (2.0, 7.0, None),
-         "(is u.grad still None?) should be True or False, not None"),
-        ("check_07_predict_grad", (2.0, 7.0), "three values in a tuple: (number, number, True "
-                                              "or False), not a tuple of 2 values"),
-        ("check_07_derivatives", tm.tensor([14.0, 12.0, 6.0]),
-         "should be a list of three tensors: [d1, d2, d3], not a tensor of shape (3,)"),
-        ("check_07_derivatives", [14.0, 12.0, 6.0],
-         "the first derivative is the number 14.0, not a tensor"),
-        ("check_07_numerical_grad", np.zeros((2, 3)),
-         "numerical_grad(f, X) is a NumPy array of shape (2, 3), not a tensor"),
-        ("check_07_float32_eps", lambda: (12.0, 12.0),
-         "numerical should be a tensor holding one number, not the number 12.0"),
+        ("check_07_predict_requires_grad", ["False", "True", "False", "True"],
+         'for a.requires_grad should be True or False, not the string "False"'),
+        ("check_07_predict_errors", [True, False, True, False],
+         'for snippet A should be "ok" or "error", not True'),
+        ("check_07_freeze_first_layer", (_model(tm), "SGD"),
+         'optimizer is the string "SGD", not an optimizer from optim'),
+        ("check_07_freeze_first_layer", ("model", None),
+         'model is the string "model"; pass the model of the exercise'),
+        ("check_07_fix_saved_tensor", lambda: (1, 2), "probabilities_and_grad() returned a "
+                                                      "tuple of 2 values"),
         # lesson 8
-        ("check_08_next_functions", (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", 2.0]),
-         "the second name in your second list should be a node's name in quotes"),
-        ("check_08_next_functions", ("MulBackward0, AccumulateGrad", "ExpBackward0, None"),
-         'your first list should be a list of names, like ["...", "..."], not the string'),
-        ("check_08_backward_order", "AddBackward0, SinBackward0",
-         "should be a list of node names, in the order they run, not the string"),
-        ("check_08_backward_order", ["AddBackward0"], "your list has 1 name;"),
-        ("check_08_cube", "Cube", 'your answer is the string "Cube"; the class Cube'),
-        ("check_08_multiply", lambda x, w: x * w, "your answer is a function; the class "
-                                                  "Multiply is expected here"),
+        ("check_08_predict_grad", ("2", "7", "True"),
+         'your first number (df/du) should be a number, not the string "2"'),
+        ("check_08_predict_grad", (2.0, 7.0, None),
+         "(is u.grad still None?) should be True or False, not None"),
+        ("check_08_predict_grad", (2.0, 7.0), "three values in a tuple: (number, number, True "
+                                              "or False), not a tuple of 2 values"),
+        ("check_08_derivatives", tm.tensor([14.0, 12.0, 6.0]),
+         "should be a list of three tensors: [d1, d2, d3], not a tensor of shape (3,)"),
+        ("check_08_derivatives", [14.0, 12.0, 6.0],
+         "the first derivative is the number 14.0, not a tensor"),
+        ("check_08_numerical_grad", np.zeros((2, 3)),
+         "numerical_grad(f, X) is a NumPy array of shape (2, 3), not a tensor"),
+        ("check_08_float32_eps", lambda: (12.0, 12.0),
+         "numerical should be a tensor holding one number, not the number 12.0"),
         # lesson 9
-        ("check_09_predict_sgd_step", [["0.95", "-2.05"]],
+        ("check_09_next_functions", (["MulBackward0", "AccumulateGrad"], ["ExpBackward0", 2.0]),
+         "the second name in your second list should be a node's name in quotes"),
+        ("check_09_next_functions", ("MulBackward0, AccumulateGrad", "ExpBackward0, None"),
+         'your first list should be a list of names, like ["...", "..."], not the string'),
+        ("check_09_backward_order", "AddBackward0, SinBackward0",
+         "should be a list of node names, in the order they run, not the string"),
+        ("check_09_backward_order", ["AddBackward0"], "your list has 1 name;"),
+        ("check_09_cube", "Cube", 'your answer is the string "Cube"; the class Cube'),
+        ("check_09_multiply", lambda x, w: x * w, "your answer is a function; the class "
+                                                  "Multiply is expected here"),
+        # lesson 11
+        ("check_11_predict_sgd_step", [["0.95", "-2.05"]],
          'the value at [0][0] should be a number, not the string "0.95"'),
-        ("check_09_predict_sgd_step", [0.95, -2.05], "your prediction is a flat list of 2 "
+        ("check_11_predict_sgd_step", [0.95, -2.05], "your prediction is a flat list of 2 "
                                                      "values"),
-        ("check_09_sgd_by_hand", None, "model is None; pass the model of the exercise"),
-        ("check_09_training_loop", _losses(tm, 50, 0.05, item=False),
+        ("check_11_sgd_by_hand", None, "model is None; pass the model of the exercise"),
+        ("check_11_training_loop", _losses(tm, 50, 0.05, item=False),
          "the loss at step 0 is a tensor holding one number; losses should hold plain numbers"),
-        ("check_09_training_loop", tm.tensor(_losses(tm, 50, 0.05)),
+        ("check_11_training_loop", tm.tensor(_losses(tm, 50, 0.05)),
          "losses is a tensor of shape (50,); it should be a list of plain numbers"),
-        ("check_09_training_loop", [str(v) for v in _losses(tm, 50, 0.05)],
+        ("check_11_training_loop", [str(v) for v in _losses(tm, 50, 0.05)],
          "the loss at step 0 should be a number, not the string"),
-        ("check_09_fixed_loop", _losses(tm, 20, 0.1)[:19], "fixed_losses has 19 values"),
-        ("check_09_predict_without_graph", np.array(_predict(tm).tolist()),
+        ("check_11_fixed_loop", _losses(tm, 20, 0.1)[:19], "fixed_losses has 19 values"),
+        ("check_11_predict_without_graph", np.array(_predict(tm).tolist()),
          "the prediction is a NumPy array of shape (2, 1), not a tensor"),
     ]
 
 
 def test_type_mistakes_are_told_about_the_form(tm):
     mistakes = _type_mistakes(tm)
-    assert {name[6:8] for name, _, _ in mistakes} >= {f"0{n}" for n in range(1, 10)}, \
-        "a few type mistakes per lesson"
+    lessons = {path.name[:2] for path in generate.SOLUTIONS.glob(generate.PATTERN)}
+    assert {name[6:8] for name, _, _ in mistakes} >= lessons, "a few type mistakes per lesson"
     for name, answer, says in mistakes:
         feedback = ALL_CHECKERS[name](answer)
         assert_wrong(feedback, says)
@@ -888,7 +899,7 @@ def test_type_mistakes_are_told_about_the_form(tm):
 
 def test_the_issue_example_3_2():
     """("True", "CloneBackward0") is a type mistake, not a wrong requires_grad."""
-    check = ALL_CHECKERS["check_03_requires_grad_and_grad_fn"]
+    check = ALL_CHECKERS["check_04_requires_grad_and_grad_fn"]
     feedback = check(_flags_with(c1=("True", "CloneBackward0")))
     assert str(feedback) == ('❌ Not quite: for c1, requires_grad should be written as True or '
                              'False, not the string "True".')

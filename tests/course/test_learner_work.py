@@ -8,6 +8,8 @@ checkout and any real ``workspace/`` are never touched.
 """
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import pty
 import select
@@ -20,7 +22,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from exercises import generate, workspace
+from exercises import editions, generate, workspace
+from exercises.checks import discover
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"
@@ -116,6 +119,7 @@ def test_reset_moves_the_learners_copy_aside_under_a_dated_name(tiny_course):
 @pytest.mark.parametrize("given, problem", [
     ("01_tensors", "more than one folder"),
     ("notebooks/99_nothing.ipynb", "not a notebook of the course"),
+    ("exercises/03_copying.ipynb", "earlier edition of the course: it is now 04_copying.ipynb"),
 ])
 def test_reset_refuses_unclear_names(tiny_course, given, problem):
     root, space = tiny_course
@@ -203,6 +207,175 @@ def test_progress_of_the_real_course_unsolved_and_solved(tmp_path):
         shutil.copyfile(solution, space / "exercises" / solution.name)
     assert workspace.progress(ROOT, space)[-2] == (
         f"Total: {count} done, 0 not quite, 0 not started, of {count} exercises.")
+
+
+# --- a workspace of the earlier edition (exercises/editions.py) ---------------------------
+
+# The earlier edition's exercise notebooks (commit e6b06eb, before lesson 2 was split), as a
+# learner's workspace holds them: code cells and exercise headings (outputs and prose left out).
+OLD_EDITION = Path(__file__).with_name("old_edition_exercises.json")
+NEW_EXERCISES = {"check_02_promotion", "check_03_in_place", "check_03_numpy_copy",
+                 "check_03_contiguous"}  # no earlier version: nothing to carry
+LEFT_AS_STUB = {"check_02_indexing", "check_06_vjp"}
+WRONG = {"check_02_broadcast_shapes": "prediction = [(4, 3), (5, 4, 3), (3,), (2, 3)]"}
+
+
+def _old_edition() -> dict:
+    return json.loads(OLD_EDITION.read_text(encoding="utf-8"))
+
+
+def _solution_answers() -> dict:
+    """checker name (new) -> the solution's answer, as a learner types it."""
+    answers = {}
+    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        for cell_id, source in answers_from_solution(path.name).items():
+            answers["check_" + cell_id.removeprefix("answer_")] = source
+    return answers
+
+
+def _expected_answer(new_name: str, right: dict) -> str | None:
+    """What the learner typed for the exercise of ``new_name`` (None: left as the stub)."""
+    if new_name in LEFT_AS_STUB or new_name in NEW_EXERCISES:
+        return None
+    return WRONG.get(new_name, right[new_name])
+
+
+@pytest.fixture
+def old_workspace(tmp_path):
+    """A workspace made by the earlier edition: its exercise notebooks with answers (right
+    ones, one wrong, two left as the stub; 03_copying from before cells had ids), its
+    lessons and solutions, and its record of copies."""
+    space = tmp_path / "workspace"
+    right = _solution_answers()
+    for name, nb in _old_edition().items():
+        for old_name, cell in workspace.answer_cells(nb).items():
+            typed = _expected_answer(editions.RENAMED_CHECKERS[old_name], right)
+            if typed is not None:
+                cell["source"] = typed
+        if name == "exercises/03_copying.ipynb":  # nbformat 4.4: no cell ids
+            nb["nbformat_minor"] = 4
+            for cell in nb["cells"]:
+                cell.pop("id", None)
+        (space / name).parent.mkdir(parents=True, exist_ok=True)
+        (space / name).write_text(json.dumps(nb, indent=1) + "\n", encoding="utf-8")
+    for folder in ("notebooks", "solutions"):
+        (space / folder).mkdir()
+        for slug in editions.OLD_NOTEBOOKS:
+            nbformat.write(notebook(f"print('{folder} {slug}, earlier edition')"),
+                           space / folder / f"{slug}.ipynb")
+    record = {f"{f}/{slug}.ipynb": "0" * 64 for f in workspace.FOLDERS
+              for slug in editions.OLD_NOTEBOOKS}
+    (space / workspace.RECORD).write_text(json.dumps(record))
+    return space
+
+
+def test_the_rename_map_covers_every_exercise_of_the_earlier_edition():
+    checkers = discover()
+    for name, nb in _old_edition().items():
+        slug = Path(name).stem
+        called = list(workspace.answer_cells(nb))
+        assert called == editions.old_checkers(slug), name
+        for old_name in called:
+            new_name = editions.RENAMED_CHECKERS[old_name]
+            assert new_name in checkers, new_name
+            module = checkers[new_name].__module__
+            assert module == f"exercises.checks_{editions.new_notebook_of(new_name, slug)}"
+    courses = {c for c in checkers if not c.startswith(("check_00_", "check_01_"))}
+    assert courses - set(editions.RENAMED_CHECKERS.values()) == NEW_EXERCISES
+
+
+def test_sync_keeps_an_earlier_editions_notebooks_and_carries_their_answers(old_workspace):
+    space = old_workspace
+    before = tree_bytes(space)
+    report = workspace.sync(ROOT, space)
+
+    for name, data in before.items():
+        if name != workspace.RECORD:  # the workspace's own bookkeeping, never a learner's
+            assert (space / name).read_bytes() == data, f"{name} changed"
+    right = _solution_answers()
+    for path in sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb")):
+        course = workspace.answer_cells(json.loads(path.read_text(encoding="utf-8")))
+        mine = workspace.answer_cells(json.loads(
+            (space / "exercises" / path.name).read_text(encoding="utf-8")))
+        assert mine.keys() == course.keys(), path.name
+        for checker, cell in mine.items():
+            typed = None if path.name.startswith("01_") else _expected_answer(checker, right)
+            wanted = course[checker]["source"] if typed is None else typed
+            assert workspace._text(cell["source"]) == workspace._text(wanted), checker
+            if typed is not None:
+                assert cell["outputs"] == [] and cell["execution_count"] is None
+
+    carried = {(c.old, c.new): c.exercises for c in report.carried}
+    assert carried[("exercises/02_tensor_operations.ipynb",
+                    "exercises/02_shapes_indexing_broadcasting.ipynb")] == ["2.1", "2.3", "2.4"]
+    assert carried[("exercises/02_tensor_operations.ipynb",
+                    "exercises/03_views_copies_inplace.ipynb")] == ["3.1", "3.3"]
+    assert carried[("exercises/03_copying.ipynb", "exercises/04_copying.ipynb")] == [
+        f"4.{k}" for k in range(1, 7)]
+    assert carried[("exercises/09_training_loop.ipynb", "exercises/11_training_loop.ipynb")] == [
+        f"11.{k}" for k in range(1, 6)]
+    assert len(carried) == 9
+    text = "\n".join(report.lines(space))
+    assert "kept in workspace/ as they were" in text
+    for old in editions.OLD_NOTEBOOKS:
+        assert f"workspace/exercises/{old}.ipynb: your answers are now in" in text
+    assert ("workspace/exercises/04_copying.ipynb (Exercise 4.1, 4.2, 4.3, 4.4, 4.5, 4.6)"
+            in text)
+    assert "16 lesson or solution notebooks of the earlier edition" in text
+
+    # the next sync adds nothing, says nothing about editions, and changes nothing
+    after = tree_bytes(space)
+    again = workspace.sync(ROOT, space)
+    assert again.added == [] and again.edition_lines(space) == []
+    assert tree_bytes(space) == after
+
+
+def test_make_workspace_prints_where_the_answers_went(old_workspace, capsys):
+    assert workspace.main(["--workspace", str(old_workspace), "--root", str(ROOT), "sync"]) == 0
+    said = capsys.readouterr().out
+    assert "The course has a new edition" in said
+    assert "workspace/exercises/02_tensor_operations.ipynb: your answers are now in" in said
+
+
+def test_carried_answers_pass_their_checks(old_workspace):
+    """Run three new notebooks as a learner would: the answers carried from the earlier
+    edition are judged as before (right ones done, the wrong one not quite)."""
+    from exercises.execute import execute
+
+    space = old_workspace
+    workspace.sync(ROOT, space)
+    expected = {
+        "02_shapes_indexing_broadcasting.ipynb": ["not quite", "not started", "done", "done",
+                                                  "not started"],
+        "03_views_copies_inplace.ipynb": ["done", "not started", "done", "not started",
+                                          "not started"],
+        "04_copying.ipynb": ["done"] * 6,  # carried from a notebook without cell ids
+    }
+    for name, states in expected.items():
+        path = space / "exercises" / name
+        execute(path)
+        found = workspace.exercise_states(path, ROOT / "exercises" / name)
+        assert [state for _, _, state in found] == states, (name, found)
+
+
+def test_an_old_notebooks_import_still_works_and_says_where_to_go(capsys):
+    import engine
+
+    for slug, new_slugs in editions.OLD_NOTEBOOKS.items():
+        sys.modules.pop(f"exercises.checks_{slug}", None)
+        module = importlib.import_module(f"exercises.checks_{slug}")
+        said = capsys.readouterr().out
+        assert "earlier edition" in said and f"exercises/{slug}.ipynb" in said
+        for new in new_slugs:
+            assert f"exercises/{new}.ipynb" in said
+        for old_name in editions.old_checkers(slug):
+            new = discover()[editions.RENAMED_CHECKERS[old_name]]
+            check = getattr(module, old_name)
+            assert check.__name__ == old_name
+            assert str(check(new.right(engine))).startswith("✅ Correct"), old_name
+            assert str(check(...)).startswith("⏳ Not done yet"), old_name
+    with pytest.raises(ImportError):
+        importlib.import_module("exercises.checks_10_nothing")
 
 
 # --- the generator never overwrites a learner's answers ---------------------------------
@@ -373,11 +546,11 @@ def test_a_learners_answers_survive_every_target(course_copy):
     copy = course_copy
     space = copy / "workspace"
     make(copy, "workspace")
-    for name in ["03_copying.ipynb", "05_gradient_accumulation.ipynb"]:
+    for name in ["04_copying.ipynb", "06_gradient_accumulation.ipynb"]:
         fill_in(space / "exercises" / name, answers_from_solution(name))
     checkpoints = space / "exercises" / ".ipynb_checkpoints"
     checkpoints.mkdir()
-    (checkpoints / "03_copying-checkpoint.ipynb").write_text("JupyterLab's checkpoint")
+    (checkpoints / "04_copying-checkpoint.ipynb").write_text("JupyterLab's checkpoint")
     (space / "notes.txt").write_text("my own notes")
     before = tree_bytes(space)
     repo_before = subprocess.run(["git", "status", "--porcelain", "exercises", "solutions"],
@@ -385,7 +558,7 @@ def test_a_learners_answers_survive_every_target(course_copy):
 
     make(copy, "exercises")
     make(copy, "execute", "NB=notebooks/00_welcome.ipynb")
-    refused = make(copy, "execute", "NB=workspace/exercises/03_copying.ipynb", check=False)
+    refused = make(copy, "execute", "NB=workspace/exercises/04_copying.ipynb", check=False)
     assert refused.returncode != 0 and "never rewritten" in refused.stderr
     make(copy, "check-exercises")
     make(copy, "clean")
@@ -399,16 +572,16 @@ def test_a_learners_answers_survive_every_target(course_copy):
     collected = make(copy, "test", env={"PYTEST_ADDOPTS": "--collect-only -q"})
     items = [line for line in collected.stdout.splitlines() if "::" in line]
     assert len(items) > 1000 and not [item for item in items if item.startswith("workspace")]
-    assert "exercises/03_copying.ipynb::Cell" in collected.stdout
-    make(copy, "test", env={"PYTEST_ADDOPTS": "-k 03_copying"})
+    assert "exercises/04_copying.ipynb::Cell" in collected.stdout
+    make(copy, "test", env={"PYTEST_ADDOPTS": "-k 04_copying"})
     make(copy, "distclean")
 
     assert tree_bytes(space) == before, "every file of the workspace, byte for byte"
     assert (VENV / "bin" / "python").exists(), "distclean removed the link, not the real .venv"
     assert subprocess.run(["git", "status", "--porcelain", "exercises", "solutions"], cwd=copy,
                           capture_output=True, text=True).stdout == repo_before
-    states = workspace.exercise_states(space / "exercises" / "03_copying.ipynb",
-                                       copy / "exercises" / "03_copying.ipynb")
+    states = workspace.exercise_states(space / "exercises" / "04_copying.ipynb",
+                                       copy / "exercises" / "04_copying.ipynb")
     assert {state for _, _, state in states} == {"answered, not checked"}
 
 
@@ -417,12 +590,12 @@ def test_answers_typed_into_exercises_before_workspaces_existed_are_kept(course_
     copy = tmp_path / "old-habit"
     shutil.copytree(course_copy, copy, symlinks=True)
     shutil.rmtree(copy / "workspace", ignore_errors=True)
-    typed = copy / "exercises" / "03_copying.ipynb"
-    fill_in(typed, answers_from_solution("03_copying.ipynb"))
+    typed = copy / "exercises" / "04_copying.ipynb"
+    fill_in(typed, answers_from_solution("04_copying.ipynb"))
     answers = typed.read_bytes()
 
     make(copy, "workspace")
-    assert (copy / "workspace" / "exercises" / "03_copying.ipynb").read_bytes() == answers
+    assert (copy / "workspace" / "exercises" / "04_copying.ipynb").read_bytes() == answers
     refused = make(copy, "exercises", check=False)
     assert refused.returncode != 0 and typed.read_bytes() == answers
     assert "nothing is lost" in refused.stderr and "git checkout" in refused.stderr

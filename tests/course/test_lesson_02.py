@@ -1,4 +1,5 @@
-"""What lesson 2 (02_tensor_operations) needs from the engine, checked against torch 2.15:
+"""What lessons 2 and 3 (02_shapes_indexing_broadcasting,
+03_views_copies_inplace) need from the engine, checked against torch 2.15:
 calling an attribute (``x.shape()``) fails with torch's message, and ``flip`` reverses
 (the answer to "slices cannot step backwards")."""
 import pytest

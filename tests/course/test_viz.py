@@ -341,7 +341,7 @@ def lesson_00_memory():
     return viz.draw_memory(a=a, v=a.view(6), c=a.clone())
 
 
-def lesson_02_indexing_memory():
+def lesson_03_indexing_memory():
     """The widest memory picture: long tensor labels and a 12-element storage."""
     x = torch.arange(12).reshape(3, 4)
     row = x[0]
@@ -351,14 +351,14 @@ def lesson_02_indexing_memory():
     return viz.draw_memory(x=x, row=row, picked=picked)
 
 
-def lesson_02_views_memory():
+def lesson_03_views_memory():
     z = torch.arange(12)
     z_view = z.view(3, 4)
     return viz.draw_memory(z=z, z_view=z_view, z_reshape=z.reshape(2, 6), z_clone=z.clone(),
                            z_t=z_view.T)
 
 
-def lesson_03_linear_clone():
+def lesson_04_linear_clone():
     """Four boxes side by side (bias, ViewBackward0, clone_x, TBackward0), and a legend."""
     torch.manual_seed(0)
     f = torch.nn.Linear(3, 1)
@@ -370,13 +370,13 @@ def lesson_03_linear_clone():
                                     "bias": f.bias})
 
 
-def lesson_03_sigmoid_saved():
+def lesson_04_sigmoid_saved():
     a = torch.tensor([1., 2., 3.], requires_grad=True)
     out = a.sigmoid()
     return viz.draw_graph(out, names=locals(), show_saved=True)
 
 
-def lesson_04_retain_grad():
+def lesson_05_retain_grad():
     """Every kind of tensor box at once (root, leaf, retains_grad(), tensor), with grads."""
     w = torch.tensor([1.], requires_grad=True)
     x = torch.tensor([2.], requires_grad=True)
@@ -388,7 +388,7 @@ def lesson_04_retain_grad():
     return viz.draw_graph(y, names=locals(), show_grads=True)
 
 
-def lesson_04_chain():
+def lesson_05_chain():
     """The tallest: a chain of seven nodes, with named intermediate tensors beside it."""
     torch.manual_seed(20200910)
     data_in = torch.randn(3, 5, requires_grad=True)
@@ -401,13 +401,13 @@ def lesson_04_chain():
     return viz.draw_graph(loss, names=locals())
 
 
-def lesson_05_cat():
+def lesson_06_cat():
     """The widest graph of the lessons: two outputs of one graph, cat together."""
     names = lesson_graphs.two_outputs_cat(torch)
     return viz.draw_graph(names["loss"], names=names)
 
 
-def lesson_05_matmul_grads():
+def lesson_06_matmul_grads():
     x = torch.tensor([2.0, 1.0], requires_grad=True)
     W = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     z = x.view(1, 2) @ W
@@ -415,7 +415,7 @@ def lesson_05_matmul_grads():
     return viz.draw_graph(z, names=locals(), show_grads=True)
 
 
-def lesson_06_linear_saved():
+def lesson_07_linear_saved():
     torch.manual_seed(0)
     model = torch.nn.Linear(3, 1)
     return viz.draw_graph(model(torch.ones(2, 3)), names=dict(model.named_parameters()),
@@ -433,10 +433,10 @@ def gallery_memory():
                            v=a.view(3, 2), n=a.detach().numpy())
 
 
-LESSON_PICTURES = [lesson_00_memory, lesson_02_indexing_memory, lesson_02_views_memory,
-                   lesson_03_linear_clone, lesson_03_sigmoid_saved, lesson_04_retain_grad,
-                   lesson_04_chain, lesson_05_cat, lesson_05_matmul_grads,
-                   lesson_06_linear_saved, gallery_graph, gallery_memory]
+LESSON_PICTURES = [lesson_00_memory, lesson_03_indexing_memory, lesson_03_views_memory,
+                   lesson_04_linear_clone, lesson_04_sigmoid_saved, lesson_05_retain_grad,
+                   lesson_05_chain, lesson_06_cat, lesson_06_matmul_grads,
+                   lesson_07_linear_saved, gallery_graph, gallery_memory]
 
 
 @needs_dot
@@ -455,9 +455,9 @@ def test_svg_size_reads_points_as_pixels():
 
 @needs_dot
 def test_the_legend_is_a_column_beside_the_picture():
-    """Before, the legend was a row: 1,197 px for lesson 4's retain_grad() graph (its five
+    """Before, the legend was a row: 1,197 px for lesson 5's retain_grad() graph (its five
     kinds side by side); a column adds only its own width."""
-    picture = lesson_04_retain_grad()
+    picture = lesson_05_retain_grad()
     assert picture.legend == ["root", "leaf", "retained", "tensor", "op"]
     source = picture.source
     for upper, lower in zip(picture.legend, picture.legend[1:]):
@@ -470,7 +470,7 @@ def test_the_legend_is_a_column_beside_the_picture():
 
 @needs_dot
 def test_a_memory_legend_is_a_column_too():
-    picture = lesson_02_indexing_memory()
+    picture = lesson_03_indexing_memory()
     assert picture.rankdir == "LR" and " -> legend_" not in picture.source
     assert svg_width(picture._repr_svg_()) <= viz.MAX_WIDTH_PX
 

@@ -34,7 +34,7 @@ def assert_same(torch, build, draw):
 
 # ---------------------------------------------------------------- graphs
 def article(lib):
-    """``y = (x + w) * (w + 1)``, the lessons' running example (lessons 4 and 8)."""
+    """``y = (x + w) * (w + 1)``, the lessons' running example (lessons 5 and 9)."""
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     w = lib.tensor([3.0, 4.0], requires_grad=True)
     a = x + w
@@ -102,7 +102,7 @@ def test_saved_tensor_changed_in_place(torch_or_skip):
 
 
 def test_saved_output_changed_through_a_detached_alias(torch_or_skip):
-    """Lesson 6: ``out.detach().zero_()`` changes what SigmoidBackward0 saved."""
+    """Lesson 7: ``out.detach().zero_()`` changes what SigmoidBackward0 saved."""
     def build(lib):
         a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
         out = a.sigmoid()
@@ -161,7 +161,7 @@ def test_an_unnamed_retained_tensor_is_drawn_only_by_the_engine(torch_or_skip):
 
 
 def test_clone_and_copies_graph(torch_or_skip):
-    """Lesson 3: clone() stays in the graph, detach() leaves it."""
+    """Lesson 4: clone() stays in the graph, detach() leaves it."""
     def build(lib):
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         c = x.clone()
@@ -219,7 +219,7 @@ def test_a_torch_tensor_does_not_need_a_graph(torch_or_skip):
 
 # ---------------------------------------------------------------- memory
 def copies(lib):
-    """The gallery's and lesson 3's tensors: =, clone, detach, views, numpy."""
+    """The gallery's and lesson 4's tensors: =, clone, detach, views, numpy."""
     a = lib.arange(6.0).reshape(2, 3).requires_grad_()
     return dict(a=a, b=a, c=a.clone(), d=a.detach(), e=a.clone().detach(), v=a.view(3, 2),
                 n=a.detach().numpy())
@@ -262,11 +262,11 @@ def test_memory_rejects_other_values(torch_or_skip):
 
 
 # ---------------------------------------------------------------- sizes
-lesson_05_cat = lesson_graphs.two_outputs_cat  # lesson 5's graph, the widest of the lessons
+lesson_06_cat = lesson_graphs.two_outputs_cat  # lesson 6's graph, the widest of the lessons
 
 
-def lesson_02_indexing(lib):
-    """Lesson 2's widest memory picture."""
+def lesson_03_indexing(lib):
+    """Lesson 3's widest memory picture."""
     x = lib.arange(12).reshape(3, 4)
     row = x[0]
     picked = x[[0]]
@@ -277,8 +277,8 @@ def lesson_02_indexing(lib):
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 @pytest.mark.parametrize("build, draw", [
-    (lesson_05_cat, lambda t: viz.draw_graph(t["loss"], names=t)),
-    (lesson_02_indexing, lambda t: viz.draw_memory(**t))], ids=["graph", "memory"])
+    (lesson_06_cat, lambda t: viz.draw_graph(t["loss"], names=t)),
+    (lesson_03_indexing, lambda t: viz.draw_memory(**t))], ids=["graph", "memory"])
 def test_the_widest_lesson_pictures_fit_on_torch_too(torch_or_skip, build, draw):
     """The same source gives the same SVG: the legend column and the fit to a notebook's
     output area are the same for torch tensors."""

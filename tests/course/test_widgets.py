@@ -227,7 +227,7 @@ def test_playground_sliders_and_divergence():
 
 # ---------------------------------------------------------------- what the learner sees
 def saved_h():
-    """Lesson 5's ``y = h * h``: MulBackward0 saves ``h`` (a named tensor) twice."""
+    """Lesson 6's ``y = h * h``: MulBackward0 saves ``h`` (a named tensor) twice."""
     x = torch.tensor(3.0, requires_grad=True)
     h = x + 1
     y = h * h
@@ -240,7 +240,7 @@ def kind_of(picture, name):
 
 @pytest.mark.parametrize("backward_after", [False, True])
 def test_saved_tensors_turn_grey_once_their_node_ran(backward_after):
-    """Lesson 5 and the gallery: "the saved h turns grey". It did not when the lesson called
+    """Lesson 6 and the gallery: "the saved h turns grey". It did not when the lesson called
     y.backward() after showing the stepper: that backward frees what the nodes saved, and
     the stepper looked at the nodes again, found nothing saved, and left h orange."""
     names, y = saved_h()
@@ -275,8 +275,8 @@ def test_the_legend_stays_the_same_at_every_step(make):
     assert {"op", "ran"} <= drawn
 
 
-def lesson_08_graph():
-    """Lesson 8's stepper: ``y = (w + x) * (w + 1)`` on one-element tensors."""
+def lesson_09_graph():
+    """Lesson 9's stepper: ``y = (w + x) * (w + 1)`` on one-element tensors."""
     names = lesson_graphs.course_graph(torch)
     return names, names["y"]
 
@@ -287,7 +287,7 @@ def gallery_graph():
     return names, names["y"]
 
 
-@pytest.mark.parametrize("make", GRAPHS + [saved_h, lesson_08_graph, gallery_graph])
+@pytest.mark.parametrize("make", GRAPHS + [saved_h, lesson_09_graph, gallery_graph])
 def test_every_step_labels_as_big_as_the_biggest(make):
     """Labels are padded (invisible spaces) to their size at their biggest step, so that
     Graphviz lays out every step alike: the picture does not jump as backward runs. The
@@ -310,9 +310,9 @@ def test_every_step_labels_as_big_as_the_biggest(make):
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
-@pytest.mark.parametrize("make", [saved_h, lesson_08_graph, gallery_graph, article_graph])
+@pytest.mark.parametrize("make", [saved_h, lesson_09_graph, gallery_graph, article_graph])
 def test_the_lesson_steppers_keep_their_size_and_fit_a_notebook(make):
-    """Lessons 5 and 8 and the gallery: the same size at every step, legend included."""
+    """Lessons 6 and 9 and the gallery: the same size at every step, legend included."""
     names, y = make()[:2]
     steps = BackwardSteps(y, names=names)
     sizes = {viz.svg_size(steps.picture(k)._repr_svg_()) for k in range(len(steps) + 1)}

@@ -674,7 +674,7 @@ def test_the_graph_is_freed_after_backward():
     assert node() is None and saved() is None
 
 
-# ====================================================================== lesson 8: nodes by hand
+# ====================================================================== lesson 9: nodes by hand
 def _wrong_exp(m):
     """_Exp with a backward off by a factor of 2 (exp' = exp), for gradcheck to catch."""
     def backward(ctx, grad_output):
@@ -778,7 +778,7 @@ def test_a_gradient_for_a_non_tensor_input_of_a_function_is_an_error():
     lambda m: m.ones(2, dtype=m.float16),
 ])
 def test_assigning_a_grad_of_another_size_or_dtype_is_refused_with_torchs_message(make_grad):
-    """Lesson 5 resets gradients by hand (x.grad = ...): the errors read as torch's."""
+    """Lesson 6 resets gradients by hand (x.grad = ...): the errors read as torch's."""
     messages = []
     for m in (engine, torch):
         x = m.zeros(2, requires_grad=True)

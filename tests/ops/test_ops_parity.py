@@ -1238,7 +1238,7 @@ def test_nonzero_layout_and_views():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_whole_tensor_sums_add_up_in_torchs_order(dtype):
     """A whole (contiguous, or 1-d strided) tensor is summed to the last bit like torch:
-    a long chain can make that bit visible (lesson 4: data_in.mean() * 20200910.0)."""
+    a long chain can make that bit visible (lesson 5: data_in.mean() * 20200910.0)."""
     rng = np.random.default_rng(74)
     for n in [1, 3, 5, 7, 8, 15, 31, 33, 127, 129, 511, 513, 4097, 20000, 32768]:
         values = (rng.standard_normal(n) * 10).astype(dtype)

@@ -1,8 +1,8 @@
 /* A JupyterLab extension of the course, written by hand (no build step): it tells the
  * kernel what a check cell's answer cell holds now.
  *
- * Each check cell has the id of its checker ("check_03_snapshot") and the exercise cell
- * above it "answer_03_snapshot". When a check cell runs, this adds the answer cell's current
+ * Each check cell has the id of its checker ("check_04_snapshot") and the exercise cell
+ * above it "answer_04_snapshot". When a check cell runs, this adds the answer cell's current
  * text to the execute request's metadata ("answerCellSource"); the kernel compares it with
  * the text the answer cell last ran with (exercises/answer_cells.py). So a check never
  * judges an answer that was edited but not run again: it says so instead.
