@@ -867,6 +867,16 @@ def _type_mistakes(tm):
         ("check_09_cube", "Cube", 'your answer is the string "Cube"; the class Cube'),
         ("check_09_multiply", lambda x, w: x * w, "your answer is a function; the class "
                                                   "Multiply is expected here"),
+        # lesson 10
+        ("check_10_leaf_dtype", "weight_and_grad", 'weight_and_grad is the string '
+                                                   '"weight_and_grad", not a function'),
+        ("check_10_leaf_dtype", lambda: [1.0, 2.0, 3.0], "weight_and_grad() returned a list of "
+                                                         "3 values; it should return w"),
+        ("check_10_plogp", (lambda p: p, [0.0, 0.5, 1.0]), "p is a list of 3 values"),
+        ("check_10_keep_losses", lambda: 3.0, "train() returned the number 3.0"),
+        ("check_10_keep_losses", lambda: ["1.0"] * 5, 'the first loss is the string "1.0", '
+                                                      'not a number'),
+        ("check_10_hidden_state", None, "run_steps is None, not a function"),
         # lesson 11
         ("check_11_predict_sgd_step", [["0.95", "-2.05"]],
          'the value at [0][0] should be a number, not the string "0.95"'),

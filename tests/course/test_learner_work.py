@@ -215,7 +215,10 @@ def test_progress_of_the_real_course_unsolved_and_solved(tmp_path):
 # learner's workspace holds them: code cells and exercise headings (outputs and prose left out).
 OLD_EDITION = Path(__file__).with_name("old_edition_exercises.json")
 NEW_EXERCISES = {"check_02_promotion", "check_03_in_place", "check_03_numpy_copy",
-                 "check_03_contiguous"}  # no earlier version: nothing to carry
+                 "check_03_contiguous",  # no earlier version: nothing to carry
+                 # lesson 10 is new in this edition
+                 "check_10_leaf_dtype", "check_10_loss_requires_grad", "check_10_plogp",
+                 "check_10_hidden_state", "check_10_inplace_softmax", "check_10_keep_losses"}
 LEFT_AS_STUB = {"check_02_indexing", "check_06_vjp"}
 WRONG = {"check_02_broadcast_shapes": "prediction = [(4, 3), (5, 4, 3), (3,), (2, 3)]"}
 
