@@ -4,11 +4,15 @@ Used by solutions/02_shapes_indexing_broadcasting.ipynb and the exercise noteboo
 from it. The fix-the-bug helpers ``_call`` and ``_function_and_tensor`` are shared with
 lesson 3 (checks_03_views_copies_inplace.py).
 """
+import ast
+import inspect
+import textwrap
+
 import numpy as np
 
-from exercises.checks import (_shown, all_of, checker, correct, describe, expect_items,
+from exercises.checks import (_shape_text, _shown, all_of, checker, correct, describe, expect_items,
                               expect_tensor, is_function, is_number, is_tensor_like, plural,
-                              unpack, wrong, wrong_form)
+                              not_done, unpack, wrong, wrong_form)
 from exercises.checks_01_creating_tensors import _as_dtype_name, _dtype_form
 
 # ---------------------------------------------------------------- 2.1 broadcast shapes
@@ -259,3 +263,169 @@ def check_02_promotion(prediction):
     """Exercise 2.5: the dtypes of five results, as a list of names such as "torch.int64"."""
     return expect_items(prediction, PROMOTIONS, PROMOTION_LABELS, form=_dtype_form,
                         normalise=_as_dtype_name, hints=PROMOTION_HINTS)
+
+
+# ---------------------------------------------------------------- 2.6-2.9 puzzles
+# Each puzzle is a function the check calls on random inputs of several shapes, made with the
+# tensor module of the example the check cell passes (the engine or PyTorch alike). The rule
+# of the puzzles, "broadcasting and indexing only", is read from the function's source: no
+# Python loop or comprehension, and not the ready-made function that solves it.
+
+LOOPS = (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+NOT_ALLOWED = {"outer", "ger", "eye", "cdist", "diag", "diagonal", "diag_embed", "einsum",
+               "tensordot", "repeat", "tile", "tolist", "numpy", "item", "kron", "cartesian_prod"}
+
+
+def _source_problem(func, name):
+    """Why ``func`` breaks the puzzles' rule, or None (also when its source cannot be read)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, LOOPS):
+            return (f"{name} uses a Python loop or comprehension; the puzzle asks for "
+                    f"broadcasting and indexing only")
+        called = node.attr if isinstance(node, ast.Attribute) else \
+            node.id if isinstance(node, ast.Name) else None
+        if called in NOT_ALLOWED:
+            return f"{name} uses {called}, which the puzzle asks you to do without"
+    return None
+
+
+def _random_inputs(example, shapes, seed):
+    """Tensors of these shapes, of the example's module and dtype, with small random values."""
+    generator = np.random.default_rng(seed)
+    return [example.new_tensor(np.round(generator.uniform(-3, 3, shape), 1).tolist())
+            for shape in shapes]
+
+
+def _puzzle(answer, name, reference, input_shapes, hint):
+    """Check a puzzle: (function, example input, ...) from the check cell; the function must
+    follow the rule and agree with ``reference`` (NumPy) on every case of ``input_shapes``."""
+    if not isinstance(answer, tuple) or len(answer) < 2 or not is_tensor_like(answer[1]):
+        return wrong(f"pass ({name}, and the example tensors of the exercise) to the check, "
+                     f"as the check cell does, not {describe(answer)}")
+    func, example = answer[0], answer[1]
+    if not is_function(func):
+        return wrong(f"{name} is {describe(func)}, not a function: pass the function itself, "
+                     f"without calling it")
+    problem = _source_problem(func, name)
+    if problem is not None:
+        return wrong(problem, hint)
+    for case, shapes in enumerate(input_shapes):
+        inputs = list(answer[1:]) if case == 0 else _random_inputs(example, shapes, case)
+        shown = ", ".join(_shape_text(tuple(t.shape)) for t in inputs)
+        result, problem = _call(func, *inputs, what=f"{name} on inputs of shape {shown}")
+        if problem is not None:
+            return problem if case else wrong(problem.message, hint)
+        if result is Ellipsis:
+            return not_done()
+        expected = reference(*(np.asarray(t.tolist(), dtype=float) for t in inputs))
+        feedback = expect_tensor(result, what=f"{name} on inputs of shape {shown}",
+                                 shape=expected.shape, values=expected.tolist(), atol=1e-4,
+                                 hints={"shape": hint, "values": hint})
+        if not feedback:
+            return feedback
+    return correct(f"{name} works for every shape the check tried, with broadcasting alone.")
+
+
+def _outer_fixed(torch):
+    return (lambda a, b: a[:, None] * b), torch.tensor([1.0, 2.0, 3.0]), torch.tensor([10.0, 20.0])
+
+
+@checker(right=_outer_fixed,
+         wrong=lambda torch: [
+             ((lambda a, b: a * b), torch.tensor([1.0, 2.0, 3.0]), torch.tensor([10.0, 20.0])),
+             ((lambda a, b: a[None, :] * b[:, None]), torch.tensor([1.0, 2.0, 3.0]),
+              torch.tensor([10.0, 20.0])),                                   # transposed
+             ((lambda a, b: torch.outer(a, b)), torch.tensor([1.0, 2.0, 3.0]),
+              torch.tensor([10.0, 20.0])),                                   # the ready-made one
+             ((lambda a, b: torch.stack([x * b for x in a])), torch.tensor([1.0, 2.0, 3.0]),
+              torch.tensor([10.0, 20.0])),                                   # a loop
+         ])
+def check_02_outer(answer):
+    """Exercise 2.6: outer(a, b)[i, j] == a[i] * b[j], for vectors of any lengths."""
+    return _puzzle(answer, "outer", np.multiply.outer, [None, ((4,), (5,)), ((1,), (3,)),
+                                                        ((6,), (1,))],
+                   "give a a dimension of size 1 on the right (a[:, None]) and let * line it "
+                   "up against b.")
+
+
+def _eye_fixed(torch):
+    return lambda n: (torch.arange(n)[:, None] == torch.arange(n)).float()
+
+
+@checker(right=_eye_fixed,
+         wrong=lambda torch: [
+             lambda n: torch.arange(n)[:, None] == torch.arange(n),          # booleans
+             lambda n: torch.eye(n),                                         # the ready-made one
+             lambda n: (torch.arange(n)[:, None] >= torch.arange(n)).float(),  # a triangle
+         ])
+def check_02_eye(eye):
+    """Exercise 2.7: eye(n), the n x n identity as float32, from arange and a comparison."""
+    if not is_function(eye):
+        return wrong(f"eye is {describe(eye)}, not a function: pass the function itself, "
+                     f"without calling it")
+    hint = ("compare a column of row numbers, arange(n)[:, None], with a row of column "
+            "numbers, arange(n); a comparison gives booleans: .float() makes them numbers.")
+    problem = _source_problem(eye, "eye")
+    if problem is not None:
+        return wrong(problem, hint)
+    for n in (3, 1, 5):
+        result, problem = _call(eye, n, what=f"eye({n})")
+        if problem is not None:
+            return problem
+        if result is Ellipsis:
+            return not_done()
+        feedback = expect_tensor(result, what=f"eye({n})", shape=(n, n), dtype="float32",
+                                 values=np.eye(n).tolist(), hints={"dtype": hint,
+                                                                   "values": hint})
+        if not feedback:
+            return feedback
+    return correct("eye(n) is the identity for every n the check tried, from a comparison "
+                   "alone.")
+
+
+def _distances_fixed(torch):
+    return ((lambda x, y: ((x[:, None, :] - y[None, :, :]) ** 2).sum(-1)),
+            torch.tensor([[0.0, 0.0], [3.0, 4.0]]), torch.tensor([[0.0, 1.0], [1.0, 1.0],
+                                                                  [3.0, 0.0]]))
+
+
+def _distances_reference(x, y):
+    return ((x[:, None, :] - y[None, :, :]) ** 2).sum(-1)
+
+
+@checker(right=_distances_fixed,
+         wrong=lambda torch: [
+             ((lambda x, y: ((x - y) ** 2).sum(-1)), *_distances_fixed(torch)[1:]),  # no new dims
+             ((lambda x, y: ((x[:, None, :] - y[None, :, :]) ** 2).sum(0)),
+              *_distances_fixed(torch)[1:]),                                  # the wrong dim
+             ((lambda x, y: ((x[:, None, :] - y[None, :, :]) ** 2).sum(-1).sqrt()),
+              *_distances_fixed(torch)[1:]),                                  # not squared
+         ])
+def check_02_distances(answer):
+    """Exercise 2.8: distances(x, y)[i, j] = squared distance between the rows x[i], y[j]."""
+    return _puzzle(answer, "distances", _distances_reference,
+                   [None, ((4, 3), (5, 3)), ((1, 2), (6, 2)), ((5, 1), (2, 1))],
+                   "x[i] - y[j] for every pair is x[:, None, :] - y[None, :, :], of shape "
+                   "(n, m, d); then square and add up the last dimension.")
+
+
+def _diagonal_fixed(torch):
+    return (lambda a: a[torch.arange(a.shape[0]), torch.arange(a.shape[0])]), \
+        torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+
+
+@checker(right=_diagonal_fixed,
+         wrong=lambda torch: [
+             ((lambda a: a[0]), _diagonal_fixed(torch)[1]),                   # the first row
+             ((lambda a: a[:, torch.arange(a.shape[0])][0]), _diagonal_fixed(torch)[1]),
+             ((lambda a: a.diagonal()), _diagonal_fixed(torch)[1]),           # the ready-made one
+         ])
+def check_02_diagonal(answer):
+    """Exercise 2.9: diagonal(a) = [a[0, 0], a[1, 1], ...] for a square a, by indexing."""
+    return _puzzle(answer, "diagonal", np.diagonal, [None, ((4, 4),), ((1, 1),), ((6, 6),)],
+                   "index with two tensors of row and column numbers: m[rows, columns] picks "
+                   "one element per pair.")

@@ -11,6 +11,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import engine
+from exercises import checks_02_shapes_indexing_broadcasting as checks_02
 from exercises import generate
 from exercises.checks import (
     Feedback,
@@ -905,6 +906,36 @@ def test_type_mistakes_are_told_about_the_form(tm):
         assert "is not right" not in feedback.message, f"{name}: about the form: {feedback}"
         assert_plain(feedback, name,
                      learner_error=RAISED if "ZeroDivisionError" in says else None)
+
+
+def _outer_by_loop(a, b):
+    rows = [x * b for x in a]
+    return rows
+
+
+def _outer_by_broadcasting(a, b):
+    return a[:, None] * b
+
+
+def _diagonal_by_method(m):
+    return m.diagonal()
+
+
+def test_the_puzzles_rule_is_read_from_the_learners_source(tm):
+    """A loop, a comprehension or the ready-made function is refused before any value is
+    compared; a function's own name (def diagonal) is not a use of the ready-made one."""
+    a, b = tm.tensor([1.0, 2.0, 3.0]), tm.tensor([10.0, 20.0])
+    assert_wrong(ALL_CHECKERS["check_02_outer"]((_outer_by_loop, a, b)),
+                 "uses a Python loop or comprehension")
+    assert_correct(ALL_CHECKERS["check_02_outer"]((_outer_by_broadcasting, a, b)))
+    assert_wrong(ALL_CHECKERS["check_02_diagonal"]((_diagonal_by_method, tm.ones(3, 3))),
+                 "uses diagonal, which the puzzle asks you to do without")
+
+    def diagonal(m):
+        index = tm.arange(m.shape[0])
+        return m[index, index]
+    assert checks_02._source_problem(diagonal, "diagonal") is None
+    assert_correct(ALL_CHECKERS["check_02_diagonal"]((diagonal, tm.arange(9.0).reshape(3, 3))))
 
 
 def test_the_issue_example_3_2():
