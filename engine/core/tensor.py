@@ -68,9 +68,7 @@ class Tensor:
     def dim(self):
         return self._data.ndim
 
-    @property
-    def ndim(self):
-        return self._data.ndim
+    ndim = property(dim, doc="The number of dimensions (``x.dim()``).")
 
     def numel(self):
         return self._data.size
@@ -94,9 +92,7 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
-    @property
-    def itemsize(self):
-        return self._data.itemsize
+    itemsize = property(element_size, doc="Bytes per element (``x.element_size()``).")
 
     @property
     def nbytes(self):
