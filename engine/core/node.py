@@ -190,9 +190,6 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
-    def __init__(self, variable):
-        self.variable = variable
-
     @property
     def _input_meta(self):
         # made only when asked: a leaf gets a new node whenever its last graph is gone

@@ -292,7 +292,8 @@ class Tensor:
         """This leaf's AccumulateGrad node (the same one while a graph or a hook holds it)."""
         node = None if self._accumulator is None else self._accumulator()
         if node is None:
-            node = _node.AccumulateGrad(self)
+            node = _node.AccumulateGrad()
+            node.variable = self
             # weak, as in torch: the node holds this tensor, and a strong reference back
             # would make a cycle that only the garbage collector frees
             self._accumulator = weakref.ref(node)
