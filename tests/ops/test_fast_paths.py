@@ -410,3 +410,31 @@ def test_operators_record_what_anomaly_mode_records():
             y = x * x
     assert "traceback_" in y.grad_fn.metadata
 
+
+# ---------------------------------------------------------------- relu's backward
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["row-major", "transposed", "expanded grad", "0-d", "1-d"])
+def test_relu_backward_quick_way_is_where_bit_for_bit(dtype, layout):
+    from engine.ops import unary
+
+    rng = np.random.default_rng(3)
+    shape = {"0-d": (), "1-d": (7,)}.get(layout, (3, 4))
+    data = rng.standard_normal(shape).astype(dtype)
+    if data.ndim:
+        data.flat[:4] = [0.0, -0.0, np.nan, np.inf][:data.size]
+    x = engine.tensor(data)
+    result = x.relu() if layout != "transposed" else x.t().relu()
+    grad = engine.tensor(rng.standard_normal(result.shape).astype(dtype))
+    if layout == "expanded grad":
+        grad = engine.tensor(rng.standard_normal(4).astype(dtype)).expand(3, 4)
+    with engine.no_grad():
+        quick = unary._threshold_backward(result, grad)
+        general = unary.where(result <= 0, 0.0, grad)
+    assert quick._data.tobytes() == general._data.tobytes()
+    assert (quick.dtype, quick.shape, quick.stride()) == (general.dtype, general.shape,
+                                                         general.stride())
+    # with create_graph the gradient is recorded (where's node)
+    leaf = engine.tensor(data, requires_grad=True)
+    outer = engine.tensor(np.ones(shape, dtype), requires_grad=True)
+    (g,) = engine.autograd.grad(leaf.relu(), leaf, outer, create_graph=True)
+    assert type(g.grad_fn).__name__ == "WhereBackward0"
