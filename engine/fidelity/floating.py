@@ -53,3 +53,14 @@ def quietly(function, *args, **kwargs):
         return function(*args, **kwargs)
     finally:
         _state.reset(token)
+
+
+def silent_runner():
+    """``run``, such that ``run(ufunc, *args)`` is ``quietly(ufunc, *args)``: this thread's
+    silent context's ``run`` (or quietly itself when that context cannot be entered)."""
+    if _state is None or _state.get() is _SILENT:  # numpy 1.x; already inside
+        return quietly
+    try:
+        return _contexts.run
+    except AttributeError:
+        return _silent_run()

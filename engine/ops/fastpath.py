@@ -15,7 +15,7 @@ Why: each Python call and each generic step (``record``'s loops over ``inputs``,
 """
 import numpy as np
 
-from ..fidelity.floating import quietly
+from ..fidelity.floating import silent_runner
 from ..core import node as _node
 from ..core.grad_mode import mode
 from ..core.node import SavedTensor, gradient_edge, shared_meta
@@ -42,7 +42,7 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
         if y.dtype is not dtype or (dtype is not f32 and dtype is not f64):
             return general(input, other)
         try:
-            result = quietly(ufunc, x, y)
+            result = silent_runner()(ufunc, x, y)  # (quietly(ufunc, x, y), one call fewer)
         except ValueError:  # no broadcasting: the general op raises torch's error
             return general(input, other)
         # (as common._elementwise lays the result out)
@@ -64,7 +64,8 @@ def _node_for(node_class, input, other, x, y, saved, alpha):
     """``record``'s node for an op on the tensors ``input`` and ``other`` (data ``x``, ``y``)."""
     node = node_class()
     node.next_functions = (_edge(input), _edge(other))
-    node._input_meta = (shared_meta(x.shape, x.dtype), shared_meta(y.shape, y.dtype))
+    meta = shared_meta(x.shape, x.dtype)
+    node._input_meta = (meta, meta if y.shape == x.shape else shared_meta(y.shape, y.dtype))
     node._sequence_nr = next(_sequence)
     if saved is not None:
         node._saved = tuple([SavedTensor(kept, False) if kept is not None else None

@@ -286,6 +286,10 @@ def test_quietly_runs_a_ufunc_silently_in_every_thread_and_under_any_user_state(
         # a ufunc inside a quietly call (already silent) is called directly
         inside = floating.quietly(lambda: floating.quietly(np.multiply, values, np.inf))
         assert np.isnan(inside[0])
+        # silent_runner()(ufunc, ...) is quietly(ufunc, ...) with one call fewer
+        assert np.isnan(floating.silent_runner()(np.divide, values, values)[0])
+        assert floating.quietly(floating.silent_runner) is floating.quietly  # (inside: itself)
+        assert floating.silent_runner() is not floating.quietly
 
 
 # ---------------------------------------------------------------- fastpath: x + y & co
