@@ -190,9 +190,6 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
 
-    def __init__(self, variable):
-        self.variable = variable
-
     @property
     def _input_meta(self):
         # made only when asked: a leaf gets a new node whenever its last graph is gone
@@ -270,8 +267,9 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
-            output.grad_fn = node
-            output._requires_grad = True
+            output._grad_fn, output._requires_grad = node, True  # (the grad_fn setter inline)
+            if output._base is not None:  # a view notes its memory's version, as the setter does
+                output._attr_version = output._vc.value
             if output_nr:
                 output._output_nr = output_nr
     if saved_output:
@@ -297,11 +295,15 @@ def _build_node(node_class, inputs, saved, state):
     node = node_class()
     edges, meta = [], []  # (one loop for both: this runs for every recorded op)
     for value in inputs:
-        edges.append(gradient_edge(value))
         data = getattr(value, "_data", None)  # a tensor's numpy data; None for a number
+        if data is not None and value._requires_grad and value._base is None:  # (inline: hot)
+            edges.append((value._grad_fn, value._output_nr) if value._grad_fn is not None
+                         else (value._grad_accumulator(), 0))
+        else:  # a number, a tensor that needs no gradient, a view
+            edges.append(gradient_edge(value))
         meta.append(None if data is None else shared_meta(data.shape, data.dtype))
-    node.next_functions, node._input_meta = tuple(edges), tuple(meta)
-    node._sequence_nr = next(_sequence)
+    node.next_functions, node._input_meta, node._sequence_nr = tuple(edges), tuple(meta), \
+        next(_sequence)
     if saved:
         node._saved = tuple([SavedTensor(kept, False) if hasattr(kept, "_data") else kept
                              for kept in saved])

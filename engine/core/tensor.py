@@ -68,9 +68,7 @@ class Tensor:
     def dim(self):
         return self._data.ndim
 
-    @property
-    def ndim(self):
-        return self._data.ndim
+    ndim = property(dim, doc="The number of dimensions (``x.dim()``).")
 
     def numel(self):
         return self._data.size
@@ -94,9 +92,7 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
-    @property
-    def itemsize(self):
-        return self._data.itemsize
+    itemsize = property(element_size, doc="Bytes per element (``x.element_size()``).")
 
     @property
     def nbytes(self):
@@ -299,7 +295,8 @@ class Tensor:
         """This leaf's AccumulateGrad node (the same one while a graph or a hook holds it)."""
         node = None if self._accumulator is None else self._accumulator()
         if node is None:
-            node = _node.AccumulateGrad(self)
+            node = _node.AccumulateGrad()
+            node.variable = self
             # weak, as in torch: the node holds this tensor, and a strong reference back
             # would make a cycle that only the garbage collector frees
             self._accumulator = weakref.ref(node)

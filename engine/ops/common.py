@@ -9,7 +9,7 @@ import numpy as np
 
 from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
-from ..fidelity.floating import quietly
+from ..fidelity.floating import quietly, silent_runner
 from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
                                preserved_strides)
 from ..fidelity.messages import type_name
@@ -189,7 +189,7 @@ def _wrap_like(result, operands):
 def _elementwise(ufunc, x, y):
     """``ufunc(x, y)`` as a tensor, with torch's broadcasting error and result layout."""
     try:
-        result = quietly(ufunc, x, y)  # inf and nan without numpy's warnings, as torch
+        result = silent_runner()(ufunc, x, y)  # quietly(ufunc, x, y): inf and nan silently
     except ValueError:
         raise _broadcast_error(x, y) from None
     # (inlined _row_major: this is every arithmetic operation's path)

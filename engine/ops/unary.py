@@ -6,7 +6,10 @@ import math
 import numpy as np
 
 from ..fidelity import float32_math, messages, special
+from ..fidelity.floating import quietly
+from ..core.grad_mode import mode
 from ..core.node import Node, record
+from ..core.tensor import wrap
 from .common import (_float_dtype_for, _kernel_error, _result, _zeros_like, takes_out,
                      tensor_inputs)
 from .creation import ones_like
@@ -386,7 +389,19 @@ class ReluBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
+        return _threshold_backward(result, grad)
+
+
+def _threshold_backward(result, grad):
+    """``where(result <= 0, 0.0, grad)``; without create_graph, for row-major tensors of one
+    dtype (an MLP's), numpy's two calls with the same result (where's layout rules, its dtype
+    promotion and its record have nothing to do then)."""
+    r, g = result._data, grad._data
+    if mode.grad_enabled or r.dtype != g.dtype or (g.ndim > 1 and not (
+            r.flags.c_contiguous and g.flags.c_contiguous)):
         return where(result <= 0, 0.0, grad)
+    zero = g.dtype.type(0)
+    return wrap(np.asarray(np.where(quietly(np.less_equal, r, zero), zero, g)))
 
 
 def _rounding(ufunc, name, doc, node):

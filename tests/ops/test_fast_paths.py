@@ -257,3 +257,188 @@ def test_quietly_silences_numpy_for_that_call_only():
             np.divide(values, values)  # outside: numpy warns as usual
     assert np.geterr() == {"divide": "warn", "over": "warn", "under": "ignore",
                            "invalid": "warn"}
+
+
+def test_quietly_runs_a_ufunc_silently_in_every_thread_and_under_any_user_state():
+    """A ufunc takes the silent-context path (one context per thread, never entered twice):
+    silent whatever numpy state the caller set, which it keeps afterwards."""
+    import threading
+
+    values = np.array([0.0, 1.0, np.inf], np.float32)
+    seen = []
+
+    def divide():
+        seen.append(floating.quietly(np.divide, values, values))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            assert np.isnan(floating.quietly(np.divide, values, values)[0])
+            with pytest.raises(FloatingPointError):
+                np.divide(values, values)  # the caller's state is untouched
+            assert np.geterr()["divide"] == "raise"
+        threads = [threading.Thread(target=divide) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(seen) == 4 and all(np.isnan(s[0]) for s in seen)
+        # a ufunc inside a quietly call (already silent) is called directly
+        inside = floating.quietly(lambda: floating.quietly(np.multiply, values, np.inf))
+        assert np.isnan(inside[0])
+        # silent_runner()(ufunc, ...) is quietly(ufunc, ...) with one call fewer
+        assert np.isnan(floating.silent_runner()(np.divide, values, values)[0])
+        assert floating.quietly(floating.silent_runner) is floating.quietly  # (inside: itself)
+        assert floating.silent_runner() is not floating.quietly
+
+
+# ---------------------------------------------------------------- fastpath: x + y & co
+_GENERAL = {"add": engine.Tensor.add, "sub": engine.Tensor.sub, "mul": engine.Tensor.mul,
+            "div": engine.Tensor.div}
+_OPERATOR = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+             "div": lambda x, y: x / y}
+
+
+def _operands(case, dtype, grads):
+    rng = np.random.default_rng(0)
+    shapes = {"same": ((2, 3), (2, 3)), "broadcast": ((4, 3), (3,)), "0-d": ((), ()),
+              "empty": ((0, 3), (0, 3)), "transposed": ((3, 2), (3, 2)),
+              "column": ((3, 1), (1, 4))}[case]
+    made = []
+    for shape, grad in zip(shapes, grads):
+        data = rng.standard_normal(shape).astype(dtype)
+        if data.size:
+            data.flat[0] = 0.0
+        if case == "transposed":
+            leaf = engine.tensor(data.T.copy(), requires_grad=grad)
+            made.append(leaf.t())  # a view: not row-major
+        else:
+            made.append(engine.tensor(data, requires_grad=grad))
+    if case == "same" and grads[0]:
+        made[0] = made[0] * 1.0  # a non-leaf operand
+    return made
+
+
+def _node_summary(node, leaves):
+    if node is None:
+        return None
+    return (type(node).__name__, getattr(node, "alpha", None), node._input_meta,
+            [(type(n).__name__, nr, next((i for i, leaf in enumerate(leaves)
+                                          if getattr(n, "variable", None) is leaf), None))
+             for n, nr in node.next_functions],
+            [None if s is None else ([i for i, t in enumerate(leaves) if t is s.tensor],
+                                     s.version, s.is_output) for s in node._saved])
+
+
+def _summary(result, leaves):
+    data = result._data
+    return (data.dtype, data.shape, result.stride(), data.tobytes(), result.requires_grad,
+            result.is_leaf, _node_summary(result.grad_fn, leaves))
+
+
+@pytest.mark.parametrize("op", sorted(_GENERAL))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["same", "broadcast", "0-d", "empty", "transposed", "column"])
+@pytest.mark.parametrize("grads", [(False, False), (True, False), (False, True), (True, True)])
+def test_operators_on_two_float_tensors_give_what_the_general_op_gives(op, dtype, case, grads):
+    from engine.ops import fastpath
+
+    calls = []
+    real = fastpath._node_for
+    fastpath._node_for = lambda *args: calls.append(args) or real(*args)
+    try:
+        for mode in ("grad", "no_grad", "inference"):
+            x, y = _operands(case, dtype, grads)
+            context = {"grad": engine.enable_grad, "no_grad": engine.no_grad,
+                       "inference": engine.inference_mode}[mode]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with context():
+                    quick, general = _OPERATOR[op](x, y), _GENERAL[op](x, y)
+            assert quick.is_inference() == general.is_inference() == (mode == "inference")
+            assert _summary(quick, (x, y)) == _summary(general, (x, y))
+            if quick.requires_grad:
+                assert quick.grad_fn._sequence_nr + 1 == general.grad_fn._sequence_nr
+                for result in (quick, general):
+                    result.sum().backward(retain_graph=True)
+                    grads_now = [None if t.grad is None else t.grad._data.tobytes()
+                                 for t in (x, y) if t.is_leaf]
+                    for t in (x, y):
+                        if t.is_leaf:
+                            t.grad = None
+                    if result is quick:
+                        quick_grads = grads_now
+                assert quick_grads == grads_now
+    finally:
+        fastpath._node_for = real
+    assert len(calls) == (1 if any(grads) else 0)  # the quick path did record (grad mode only)
+
+
+def test_anything_else_takes_the_general_op():
+    """Numbers, integers, float16, mixed dtypes, operands that do not broadcast."""
+    from engine.ops import fastpath
+
+    calls = []
+    real = fastpath._node_for
+    fastpath._node_for = lambda *args: calls.append(args) or real(*args)
+    try:
+        f = engine.tensor([1.0, 2.0], requires_grad=True)
+        for other in (2, 2.5, True, np.float32(2), engine.tensor([1, 2]),
+                      engine.tensor([1.0, 2.0], dtype=engine.float64, requires_grad=True),
+                      engine.tensor([1.0, 2.0], dtype=engine.float16)):
+            for op in ("add", "sub", "mul", "div"):
+                if op == "sub" and other is True:
+                    with pytest.raises(NotImplementedError, match="with a bool tensor"):
+                        f - other
+                    continue
+                quick, general = _OPERATOR[op](f, other), _GENERAL[op](f, other)
+                assert quick.dtype == general.dtype and quick.tolist() == general.tolist()
+                assert type(quick.grad_fn) is type(general.grad_fn)
+        h = engine.tensor([1.0, 2.0], dtype=engine.float16, requires_grad=True)
+        assert (h * engine.tensor(3.0, dtype=engine.float16)).dtype == engine.float16
+        assert not calls
+        with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size "
+                                               r"of tensor b \(3\) at non-singleton dimension 0"):
+            f + engine.ones(3)
+        with pytest.raises(TypeError):
+            f + "2"
+    finally:
+        fastpath._node_for = real
+
+
+def test_operators_record_what_anomaly_mode_records():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (anomaly mode's warning that it is on)
+        with engine.autograd.detect_anomaly():
+            x = engine.tensor([1.0, 2.0], requires_grad=True)
+            y = x * x
+    assert "traceback_" in y.grad_fn.metadata
+
+
+# ---------------------------------------------------------------- relu's backward
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["row-major", "transposed", "expanded grad", "0-d", "1-d"])
+def test_relu_backward_quick_way_is_where_bit_for_bit(dtype, layout):
+    from engine.ops import unary
+
+    rng = np.random.default_rng(3)
+    shape = {"0-d": (), "1-d": (7,)}.get(layout, (3, 4))
+    data = rng.standard_normal(shape).astype(dtype)
+    if data.ndim:
+        data.flat[:4] = [0.0, -0.0, np.nan, np.inf][:data.size]
+    x = engine.tensor(data)
+    result = x.relu() if layout != "transposed" else x.t().relu()
+    grad = engine.tensor(rng.standard_normal(result.shape).astype(dtype))
+    if layout == "expanded grad":
+        grad = engine.tensor(rng.standard_normal(4).astype(dtype)).expand(3, 4)
+    with engine.no_grad():
+        quick = unary._threshold_backward(result, grad)
+        general = unary.where(result <= 0, 0.0, grad)
+    assert quick._data.tobytes() == general._data.tobytes()
+    assert (quick.dtype, quick.shape, quick.stride()) == (general.dtype, general.shape,
+                                                         general.stride())
+    # with create_graph the gradient is recorded (where's node)
+    leaf = engine.tensor(data, requires_grad=True)
+    outer = engine.tensor(np.ones(shape, dtype), requires_grad=True)
+    (g,) = engine.autograd.grad(leaf.relu(), leaf, outer, create_graph=True)
+    assert type(g.grad_fn).__name__ == "WhereBackward0"

@@ -1,0 +1,85 @@
+"""``x + y``, ``x - y``, ``x * y``, ``x / y`` on two float tensors, without the general path's
+detours: the same result, the same node, fewer Python calls.
+
+Nothing to read for autograd: ``arithmetic.add`` & co are the operations, and this module
+only runs them quicker in their most common case (both operands float32, or both float64,
+tensors), where the general op comes down to ``ufunc(x, y)``, a result laid out as
+``common._elementwise`` lays it out, and ``record``'s node. Anything else (numbers, mixed or
+other dtypes, operands that do not broadcast, ``alpha=``) goes to the general op. The node
+is ``core.node._build_node``'s, filled in the same order; tests/ops/test_fast_paths.py checks
+results, nodes and errors against the general path.
+
+Why: each Python call and each generic step (``record``'s loops over ``inputs``,
+``outputs`` and ``**state``) costs about as much as numpy's own work on a small tensor, and
+``x + y`` with grad took twice torch's time (issue 15).
+"""
+import numpy as np
+
+from ..fidelity.floating import silent_runner
+from ..core import node as _node
+from ..core.grad_mode import mode
+from ..core.node import SavedTensor, gradient_edge, shared_meta
+from ..core.tensor import Tensor, wrap
+from .common import _wrap_like
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_sequence = _node._sequence  # (the creation order every node shares)
+
+
+def binary(general, ufunc, node_class, saved=None, alpha=False):
+    """``general(input, other)`` quicker for two float tensors of one dtype.
+
+    ``saved(input, other)`` gives the node's saved values as ``general`` passes them to
+    ``record`` (``saved=``); ``alpha``: the node declares ``alpha`` (1 here).
+    """
+    f32, f64 = _FLOATS
+
+    def op(input, other):
+        if not (isinstance(other, Tensor) and isinstance(input, Tensor)):
+            return general(input, other)
+        x, y = input._data, other._data
+        dtype = x.dtype
+        if y.dtype is not dtype or (dtype is not f32 and dtype is not f64):
+            return general(input, other)
+        try:
+            result = silent_runner()(ufunc, x, y)  # (quietly(ufunc, x, y), one call fewer)
+        except ValueError:  # no broadcasting: the general op raises torch's error
+            return general(input, other)
+        # (as common._elementwise lays the result out)
+        if result.ndim > 1 and not (x.flags.c_contiguous and y.flags.c_contiguous):
+            result = _wrap_like(result, (x, y))
+        else:
+            result = wrap(result)
+        if mode.recording and (input._requires_grad or other._requires_grad):
+            result._grad_fn = _node_for(node_class, input, other, x, y, saved, alpha)
+            result._requires_grad = True
+        return result
+
+    op.__name__ = op.__qualname__ = general.__name__
+    op.__doc__ = general.__doc__
+    return op
+
+
+def _node_for(node_class, input, other, x, y, saved, alpha):
+    """``record``'s node for an op on the tensors ``input`` and ``other`` (data ``x``, ``y``)."""
+    node = node_class()
+    node.next_functions = (_edge(input), _edge(other))
+    meta = shared_meta(x.shape, x.dtype)
+    node._input_meta = (meta, meta if y.shape == x.shape else shared_meta(y.shape, y.dtype))
+    node._sequence_nr = next(_sequence)
+    if saved is not None:
+        node._saved = tuple([SavedTensor(kept, False) if kept is not None else None
+                             for kept in saved(input, other)])
+    if alpha:
+        node.alpha = 1
+    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
+        mode.anomaly.node_built(node)
+    return node
+
+
+def _edge(value):
+    """``gradient_edge(value)``, its two usual cases first."""
+    if value._requires_grad and value._base is None:
+        node = value._grad_fn
+        return (node, value._output_nr) if node is not None else (value._grad_accumulator(), 0)
+    return gradient_edge(value)
