@@ -24,20 +24,9 @@ from exercises.checks import (
     unpack,
     wrong,
 )
+from exercises.checks_07_turning_gradients_off import _raised
 
 # --- private helpers ----------------------------------------------------------------------
-
-
-def _first_line(error: BaseException) -> str:
-    """The error's message without torch's own "Hint: ..." (the checker gives its own)."""
-    text = str(error).strip()
-    return text.splitlines()[0].split(" Hint: ")[0] if text else ""
-
-
-def _raised(what: str, error: BaseException, hint: str | None = None):
-    message = _first_line(error)
-    detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
-    return wrong(f"{what} raised {detail}", hint)
 
 
 def _call(function):
@@ -134,9 +123,9 @@ def check_10_leaf_dtype(weight_and_grad):
         return _not_a_function("weight_and_grad", weight_and_grad)
     w, error = _call(weight_and_grad)
     if error is not None:
-        return _raised("calling weight_and_grad()", error,
-                       "w must still require grad: backward needs a path to a tensor that "
-                       "requires grad.")
+        hint = "w must still require grad: backward needs a path to a tensor that " \
+            "requires grad." if "does not require grad" in str(error) else None
+        return _raised("calling weight_and_grad()", error, hint)
     if is_stub(w):
         return not_done()
     if not is_tensor_like(w):

@@ -135,8 +135,8 @@ def check_device(where):
     raise RuntimeError(f"PyTorch is not linked with support for {where.type} devices")
 
 
-class layout:
-    """How a tensor's elements are stored; only ``torch.strided`` (dense) exists here."""
+class _NamedConstant:
+    """A constant that prints as ``torch.<name>`` and pickles as that module-level name."""
 
     __slots__ = ("name",)
 
@@ -148,26 +148,23 @@ class layout:
 
     def __reduce__(self):
         return self.name
+
+
+class layout(_NamedConstant):
+    """How a tensor's elements are stored; only ``torch.strided`` (dense) exists here."""
+
+    __slots__ = ()
 
 
 strided = layout("strided")
 
 
-class memory_format:
+class memory_format(_NamedConstant):
     """The order of a new tensor's elements in memory: ``torch.contiguous_format`` (row-major),
     ``torch.preserve_format`` (the input's order), ``torch.channels_last`` (4-d, the channels
     innermost: N, H, W, C) and ``torch.channels_last_3d`` (5-d)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return "torch." + self.name
-
-    def __reduce__(self):
-        return self.name
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")
