@@ -106,7 +106,7 @@ site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the cou
 
 # The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/).
 test-site: $(STAMP_TEST) check-chromium ## Run lessons of build/site/ offline in headless Chromium (after make site)
-	$(VPY) -m pytest tests/web -v -p no:cacheprovider
+	$(VPY) -m pytest tests/web -v -s -p no:cacheprovider
 
 $(SITE_STAMP): web/requirements.txt
 	@echo "Creating $(SITE_VENV) for the site's build tools (web/requirements.txt)"

@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -302,7 +303,7 @@ def title(path):
         if cell["cell_type"] == "markdown":
             for line in "".join(cell["source"]).splitlines():
                 if line.startswith("#"):
-                    return line.lstrip("#").strip()
+                    return line.lstrip("#").strip().replace("`", "")
     return path.stem
 
 
@@ -325,6 +326,69 @@ def first_page(out):
     page = page.replace("{lessons}", links("notebooks/")).replace("{exercises}",
                                                                    links("exercises/"))
     (out / "index.html").write_text(page)
+
+
+MKDOCS_YML = """\
+# Written by web/build_site.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
+site_name: "Autograd, Step by Step (read-only)"
+docs_dir: docs
+site_dir: {site_dir}
+use_directory_urls: true
+theme:
+  name: material
+  font: false   # no web fonts: the site asks no other host for anything
+plugins:
+  - search
+  - mkdocs-jupyter:
+      execute: false
+      include_source: true
+nav:
+  - "Read-only lessons": index.md
+{nav}
+"""
+
+
+def read_only_html(out, work):
+    """build/site/read/: every lesson as a static page with its saved outputs and pictures,
+    each linking to the same lesson in JupyterLite (mkdocs-jupyter, offline)."""
+    read = work / "read"
+    shutil.rmtree(read, ignore_errors=True)
+    docs = read / "docs"
+    docs.mkdir(parents=True)
+    lessons = [r for r in workspace.course_notebooks(ROOT) if r.startswith("notebooks/")]
+    nav, items = [], []
+    for relative in lessons:
+        notebook = json.loads((ROOT / relative).read_text())
+        name = Path(relative).stem
+        # from read/NAME/ (mkdocs's directory URLs) up to the site's root
+        link = f"../../lab/index.html?path={relative}"
+        notebook["cells"].insert(0, {
+            "cell_type": "markdown", "id": "open-in-jupyterlite", "metadata": {},
+            "source": [f"*Read-only copy, with the outputs saved in the course.* "
+                       f"[**Run this lesson in your browser**]({link}) (JupyterLite)."]})
+        (docs / f"{name}.ipynb").write_text(json.dumps(notebook))
+        label = title(ROOT / relative).replace('"', "'")
+        nav.append(f'  - "{label}": {name}.ipynb')
+        items.append(f"- [{label}]({name}.ipynb)")
+    (docs / "index.md").write_text(
+        "# Autograd, Step by Step: the lessons, read-only\n\n"
+        "Each lesson as the course saved it, outputs and pictures included. To run one, "
+        "open it [in your browser](../index.html) (JupyterLite): every page links to its "
+        "runnable copy.\n\n" + "\n".join(items) + "\n")
+    (read / "mkdocs.yml").write_text(MKDOCS_YML.format(site_dir=out / "read",
+                                                       nav="\n".join(nav)))
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"  # a banner about a successor tool, not about us
+    # (from read/: mkdocs-jupyter keeps a cache in the current folder)
+    run(Path(sys.executable).parent / "mkdocs", "build", "--quiet", "-f", read / "mkdocs.yml",
+        cwd=read)
+    # mkdocs-jupyter adds a script tag for mermaid diagrams from a CDN; no lesson has one.
+    for page in (out / "read").rglob("*.html"):
+        text = page.read_text()
+        cleaned = re.sub(r'<script[^>]+src="https?://[^"]*mermaid[^"]*"[^>]*>\s*</script>', "",
+                         text)
+        if cleaned != text:
+            page.write_text(cleaned)
+    return len(lessons)
 
 
 def folder_size(path):
@@ -356,6 +420,8 @@ def main(argv=None):
         "--output-dir", args.out, "--no-sourcemaps", cwd=lite)
     configure(args.out / "jupyter-lite.json")
     first_page(args.out)
+    say(f"read-only HTML: {read_only_html(args.out, args.work)} lessons in "
+        f"{args.out.name}/read/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")
     size, count = folder_size(args.out)
     say(f"built {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "

@@ -57,9 +57,10 @@ KERNEL_START = 180
 CELL = 180
 
 
-def site_notebooks(root=SITE / "files"):
-    """The notebooks the test runs: lesson 00, the graphs-and-leaves lesson (found by its
-    slug, whatever its number), the graphs-and-leaves exercises and the gallery."""
+def site_notebooks(root=ROOT):
+    """The notebooks the test runs (paths as in the repository and in the site's files):
+    lesson 00, the graphs-and-leaves lesson (found by its slug, whatever its number), the
+    graphs-and-leaves exercises and the gallery."""
     def one(folder, pattern):
         found = sorted((root / folder).glob(pattern))
         return [p.relative_to(root) for p in found[:1]]
@@ -113,6 +114,7 @@ class OfflineBrowser:
     def __init__(self, playwright, user_data_dir, base, site=SITE):
         self.base, self.site = base, site
         self.hosts = Counter()     # host -> requests made
+        self.paths = set()         # the site's files asked for
         self.blocked = []          # URLs aborted
         self.page_errors = []
         self.context = playwright.chromium.launch_persistent_context(
@@ -126,6 +128,8 @@ class OfflineBrowser:
     def _log(self, request):
         url = urllib.parse.urlsplit(request.url)
         self.hosts[url.netloc or url.scheme] += 1
+        if request.url.startswith(self.base + "/"):
+            self.paths.add(urllib.parse.unquote(url.path))
 
     def _route(self, route):
         url = route.request.url
@@ -379,6 +383,30 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
     notes.append(f"{checks[0]} with the solution's answer: {shown.splitlines()[0]!r}")
 
 
+def check_read_only(browser, notebook, committed_root=ROOT):
+    """The read-only HTML page of a lesson (build/site/read/NAME/): its saved pictures shown
+    as SVG images, and a link to the same lesson in JupyterLite that leads to it."""
+    notebook = Path(notebook)
+    report = Report(f"read/{notebook.stem}/")
+    started = time.monotonic()
+    exp = browser_check.expected(json.loads((committed_root / notebook).read_text()))
+    page = browser.page
+    page.goto(f"{browser.base}/read/{notebook.stem}/")
+    images = page.evaluate("""() => Array.from(document.images).filter(
+        i => i.src.startsWith('data:image/svg+xml')).map(i => i.naturalWidth)""")
+    if len(images) < exp.pictures or not all(images):
+        report.problems.append(f"{len(images)} SVG pictures ({images}), the saved lesson has "
+                               f"{exp.pictures}")
+    links = page.evaluate("""() => Array.from(document.querySelectorAll('a')).filter(
+        a => a.textContent.includes('Run this lesson')).map(a => a.href)""")
+    want = f"{browser.base}/lab/index.html?path={notebook.as_posix()}"
+    if links != [want]:
+        report.problems.append(f"links to JupyterLite: {links}, expected [{want!r}]")
+    report.notes.append(f"{len(images)} SVG pictures; runs at {want}")
+    report.seconds = time.monotonic() - started
+    return report
+
+
 def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS):
     """Serve the site, check the notebooks; return the reports and the request log."""
     from playwright.sync_api import sync_playwright
@@ -388,9 +416,15 @@ def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS):
         browser = OfflineBrowser(playwright, Path(tmp) / "chromium", server.base, site)
         try:
             reports = [check_notebook(browser, nb, artifacts=artifacts) for nb in notebooks]
+            reports += [check_read_only(browser, nb) for nb in notebooks
+                        if nb.parts[0] == "notebooks"]
         finally:
             browser.close()
-        log = {"hosts": dict(browser.hosts), "blocked": list(browser.blocked)}
+        files = [site / path.lstrip("/") for path in browser.paths]
+        files = [f for f in files if f.is_file()]
+        log = {"hosts": dict(browser.hosts), "blocked": list(browser.blocked),
+               "site_files_served": len(files),
+               "site_mb_served": round(sum(f.stat().st_size for f in files) / 1e6, 1)}
     artifacts.mkdir(parents=True, exist_ok=True)
     (artifacts / "requests.json").write_text(json.dumps(log, indent=1))
     return reports, log
@@ -404,7 +438,9 @@ def main(argv=None):
     reports, log = run_site_check(notebooks)
     for report in reports:
         print(report)
-    print(f"requests by host: {log['hosts']}; blocked: {len(log['blocked'])} {log['blocked'][:5]}")
+    print(f"requests by host: {log['hosts']}; blocked: {len(log['blocked'])} "
+          f"{log['blocked'][:5]}; {log['site_files_served']} files of the site asked for "
+          f"({log['site_mb_served']} MB)")
     return 0 if all(r.ok for r in reports) else 1
 
 

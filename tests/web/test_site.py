@@ -33,13 +33,15 @@ pytestmark = [pytest.mark.browser,
 
 @pytest.fixture(scope="module")
 def site_run():
-    notebooks = site_check.site_notebooks()
-    reports, log = site_check.run_site_check(notebooks)
+    reports, log = site_check.run_site_check(NOTEBOOKS)
     summary = {r.notebook: {"seconds": round(r.seconds, 1), "kernel_ready": round(r.kernel or 0, 1),
                             "first_cell": round(r.first_cell or 0, 1), "ok": r.ok}
                for r in reports}
     (site_check.ARTIFACTS / "times.json").write_text(json.dumps(summary, indent=1))
-    return {r.notebook: r for r in reports}, log, notebooks
+    return {r.notebook: r for r in reports}, log
+
+
+NOTEBOOKS = site_check.site_notebooks()
 
 
 def test_the_notebooks_are_found():
@@ -52,28 +54,39 @@ def test_the_notebooks_are_found():
     assert found[3] == "notebooks/99_gallery.ipynb"
 
 
-@pytest.mark.parametrize("index", range(4))
-def test_notebook_runs_offline_in_the_site(site_run, index):
-    reports, _, notebooks = site_run
-    report = reports[notebooks[index].as_posix()]
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=str)
+def test_notebook_runs_offline_in_the_site(site_run, notebook):
+    reports, _ = site_run
+    assert (site_check.SITE / "files" / notebook).exists(), f"{notebook} is not in the site"
+    report = reports[notebook.as_posix()]
     print(report)
     assert report.ok, str(report)
     assert report.first_cell is not None
 
 
+@pytest.mark.parametrize("notebook", [nb for nb in NOTEBOOKS if nb.parts[0] == "notebooks"],
+                         ids=str)
+def test_read_only_lesson_links_to_its_runnable_copy(site_run, notebook):
+    """build/site/read/: the lesson's saved pictures, and a link to it in JupyterLite."""
+    reports, _ = site_run
+    report = reports[f"read/{notebook.stem}/"]
+    print(report)
+    assert report.ok, str(report)
+
+
 def test_nothing_but_the_site_was_asked_for(site_run):
-    _, log, _ = site_run
-    print(f"requests by host: {log['hosts']}")
+    _, log = site_run
+    print(f"requests by host: {log['hosts']}; {log['site_files_served']} files of the site "
+          f"asked for ({log['site_mb_served']} MB)")
     assert not log["blocked"], f"requests to other hosts (aborted): {log['blocked'][:20]}"
     assert all(host.startswith("127.0.0.1:") for host in log["hosts"]), log["hosts"]
 
 
 def test_graphs_and_widgets_were_checked(site_run):
     """The check saw what it is meant to see: SVG graphs, a live widget, checker verdicts."""
-    reports, _, notebooks = site_run
-    lesson = "\n".join(reports[notebooks[1].as_posix()].notes)
-    gallery = "\n".join(reports[notebooks[3].as_posix()].notes)
+    reports, _ = site_run
+    lesson, exercise, gallery = ("\n".join(reports[NOTEBOOKS[i].as_posix()].notes)
+                                 for i in (1, 2, 3))
     assert "pictures fit" in lesson, lesson
-    assert "slider" in gallery or "Step x" in gallery, gallery
-    exercise = json.loads((site_check.ROOT / notebooks[2]).read_text())
-    assert any(str(c.get("id", "")).startswith("check_") for c in exercise["cells"])
+    assert "slider dragged" in gallery and "Step x" in gallery, gallery
+    assert "with the solution's answer: '✅ Correct" in exercise, exercise
