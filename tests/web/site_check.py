@@ -372,12 +372,13 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
     if not shown.startswith("✅"):
         problems.append(f"{checks[0]} with the solution's answer shows {shown[:200]!r}")
     notes.append(f"{checks[0]} with the solution's answer: {shown.splitlines()[0]!r}")
-    # Recorded, not required (yet): in JupyterLab the course's extension makes a check refuse
-    # an answer edited since it ran; the Pyodide kernel does not hand IPython the cell's id
-    # and metadata (exercises/answer_cells.py reads them there), so in the site a check
-    # judges the answer as it last ran, as in other front ends.
+    # The course's JupyterLab extension works in the site too: a check never judges an
+    # answer edited since it ran (exercises/answer_cells.py reads the request's metadata
+    # from the Pyodide kernel).
     page.evaluate(SET_SOURCE, [ids.index(f"answer_{name}"), answer + "\n# edited, not run"])
     shown = run_cell_again(page, ids.index(checks[0]))
+    if not shown.startswith("⚠️ Not checked yet: the answer cell above was changed"):
+        problems.append(f"{checks[0]} after an edit that did not run shows {shown[:200]!r}")
     notes.append(f"{checks[0]} after an edit not run: {shown.splitlines()[0][:60]!r}")
 
 
