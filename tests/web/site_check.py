@@ -159,9 +159,12 @@ KERNEL_STATUS = """() => {
     && widget.sessionContext.session.kernel;
   return kernel ? kernel.status : null;
 }"""
+# The saved notebook's cells already have execution counts: clear the cell's count first, so
+# that a count seen afterwards is this run's.
 RUN_CELL = """async (index) => {
   const panel = window.jupyterapp.shell.currentWidget;
   const notebook = panel.content;
+  notebook.model.cells.get(index).executionCount = null;
   notebook.activeCellIndex = index;
   notebook.deselectAll();
   await window.jupyterapp.commands.execute("notebook:run-cell");
@@ -383,13 +386,12 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
 
 
 def run_cell_again(page, index):
-    """Run one cell that already ran; what it shows then."""
-    before = page.evaluate(CELL_STATE, index)["count"]
+    """Run one cell (again); what it shows then."""
     page.evaluate(RUN_CELL, index)
 
     def done():
         state = page.evaluate(CELL_STATE, index)
-        return state if state["count"] not in (None, before) \
+        return state if state["count"] is not None and state["state"] != "running" \
             and page.evaluate(KERNEL_STATUS) == "idle" else None
 
     state = browser_check.wait_until(done, CELL, f"cell {index} to run again", 0.1)
