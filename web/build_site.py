@@ -205,6 +205,30 @@ def closure(packages, names):
     return sorted(found)
 
 
+def take_checked_files(source, source_name, packages, needed, dest):
+    """Copy each needed package's file from the archive ``source`` into ``dest``, only if
+    its sha256 is the one the official lock (``packages``) gives: any mismatch or missing
+    file stops the build. Returns one line per file, for PROVENANCE.txt."""
+    checked = []
+    with zipfile.ZipFile(source) as archive:
+        members = {info.filename.rsplit("/", 1)[-1]: info for info in archive.infolist()
+                   if "/pyodide/" in info.filename and not info.is_dir()}
+        for name in needed:
+            entry = packages[name]
+            member = members.get(entry["file_name"])
+            if member is None:
+                raise BuildError(f"{source_name} has no {entry['file_name']} ({name})")
+            data = archive.read(member)
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != entry["sha256"]:
+                raise BuildError(
+                    f"{entry['file_name']} from {source_name}: sha256 {digest} differs from "
+                    f"the official pyodide-lock.json ({entry['sha256']}): refusing to build")
+            (dest / entry["file_name"]).write_bytes(data)
+            checked.append(f"  {entry['file_name']}  sha256 {digest}")
+    return checked
+
+
 def lay_out_pyodide(env, inputs, cache, wheels, dest):
     """static/pyodide/: the core, the checked package files, our wheels, the pruned lock."""
     shutil.rmtree(dest, ignore_errors=True)
@@ -221,24 +245,7 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest):
 
     source_name = env["PYODIDE_PACKAGES_FROM"]
     (source,) = cache.glob(_wheel_glob(source_name))
-    checked = []
-    with zipfile.ZipFile(source) as archive:
-        members = {info.filename.rsplit("/", 1)[-1]: info for info in archive.infolist()
-                   if "/pyodide/" in info.filename and not info.is_dir()}
-        for name in needed:
-            entry = packages[name]
-            member = members.get(entry["file_name"])
-            if member is None:
-                raise BuildError(f"{source_name} has no {entry['file_name']} ({name})")
-            data = archive.read(member)
-            digest = hashlib.sha256(data).hexdigest()
-            if digest != entry["sha256"]:
-                raise BuildError(
-                    f"{entry['file_name']} from {source_name}: sha256 {digest} differs from "
-                    f"the official pyodide-lock.json of npm pyodide@{env['PYODIDE_VERSION']} "
-                    f"({entry['sha256']}): refusing to build")
-            (dest / entry["file_name"]).write_bytes(data)
-            checked.append(f"  {entry['file_name']}  sha256 {digest}")
+    checked = take_checked_files(source, source_name, packages, needed, dest)
     say(f"{len(checked)} Pyodide package files match the official pyodide-lock.json")
 
     pruned = {name: packages[name] for name in needed}
