@@ -41,7 +41,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress test test-browser oracle compare-torch fuzz bench lint execute exercises check-exercises clean distclean check-dot check-chromium
+.PHONY: help lab workspace reset progress test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises clean distclean check-dot check-chromium check-npm
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -94,6 +94,43 @@ test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and
 test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
 	$(VPY) -m pytest tests/course/test_browser.py -v
 
+# The browser edition (README, "The course in a browser"): JupyterLite + Pyodide, offline, in
+# build/site/ (git-ignored). Its build tools live in their own venv, .site-venv/ (pinned in
+# web/requirements.txt); the Pyodide files, npm packages and wheels are pinned in web/site.env
+# and web/inputs.sha256, and downloaded once into build/site-work/cache/. Needs npm.
+SITE_VENV := .site-venv
+SITE_STAMP := $(SITE_VENV)/.stamp-site
+SITE_LABEXTENSION := $(SITE_VENV)/share/jupyter/labextensions/autograd-step-by-step
+site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the course for the browser (JupyterLite, offline) into build/site/
+	$(SITE_VENV)/bin/python web/build_site.py
+
+# The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/).
+test-site: $(STAMP_TEST) check-chromium ## Run lessons of build/site/ offline in headless Chromium (after make site)
+	$(VPY) -m pytest tests/web -v -s -p no:cacheprovider
+
+$(SITE_STAMP): web/requirements.txt
+	@echo "Creating $(SITE_VENV) for the site's build tools (web/requirements.txt)"
+	@test -x $(SITE_VENV)/bin/python || $(PYTHON) -m venv $(SITE_VENV)
+	@$(SITE_VENV)/bin/python -m pip install -q --disable-pip-version-check -r web/requirements.txt 2>&1 | \
+	  { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	@touch $@
+
+# The course's JupyterLab extension goes into the site too (jupyter lite build finds it here).
+$(SITE_LABEXTENSION)/package.json: $(wildcard exercises/labextension/*.json exercises/labextension/static/*.js) | $(SITE_STAMP)
+	@rm -rf $(SITE_LABEXTENSION)
+	@mkdir -p $(dir $(SITE_LABEXTENSION))
+	@cp -R exercises/labextension $(SITE_LABEXTENSION)
+
+check-npm:
+	@if command -v npm >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "npm not found: installing it with apt-get (the site's build fetches two npm packages)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	else \
+	  echo "make site: error: npm is needed (Debian/Ubuntu: sudo apt-get install npm)" >&2; exit 1; \
+	fi
+
 oracle: $(STAMP_ORACLE) ## Install torch==2.15.0 into .venv for the parity tests (CI runs this)
 
 bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
@@ -143,7 +180,7 @@ clean: ## Remove caches and build artefacts (keeps .venv and workspace/)
 	  xargs -0 rm -rf
 
 distclean: clean ## Remove .venv too; your workspace/ is kept
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(SITE_VENV)
 	@if [ -d "$(WORKSPACE)" ]; then echo "Kept $(WORKSPACE)/: your work is there. (It is yours to move or delete.)"; fi
 
 # --- setup steps -------------------------------------------------------------

@@ -17,6 +17,7 @@ functions under "reading tensors and nodes" below are the only places where the 
 import collections
 import re
 import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -123,6 +124,9 @@ class Picture:
         """The SVG text, or None when Graphviz cannot draw it (never raises, never hangs)."""
         if self._svg is None:
             try:
+                if IN_BROWSER:
+                    self._svg = _fit_width(_browser_svg(self.digraph.source))
+                    return self._svg
                 source = self.digraph.source
                 # dot itself, with a time limit: some big graphs take dot minutes to lay out
                 done = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True,
@@ -149,6 +153,48 @@ class Picture:
         if svg is None:
             return {"text/plain": f"{self.summary}\n{self.text}\n({self._hint})"}
         return {"image/svg+xml": svg, "text/plain": self.summary}
+
+
+# ---------------------------------------------------------------- in a browser (Pyodide)
+# Pyodide (the course's browser edition, `make site`) cannot run the `dot` program. There the
+# same DOT is laid out by Graphviz compiled to WebAssembly (npm's @viz-js/viz, served by the
+# site beside pyodide.js), called synchronously through pyodide.ffi.run_sync (JSPI). Any
+# failure leaves the text fallback, as a missing `dot` does.
+IN_BROWSER = sys.platform == "emscripten"
+VIZ_JS = "viz-3.31.0.js"
+"""The WebAssembly Graphviz's file name, in the folder that pyodide.js is served from."""
+BROWSER_FONT = "Courier"
+"""The font the browser lays labels out with: Graphviz in WebAssembly measures text with
+its own metrics, and with "monospace" (an alias it does not know) labels overflow their
+boxes; Courier's metrics are built in."""
+FONT = BROWSER_FONT if IN_BROWSER else "monospace"
+"""The labels' font: monospace, where `dot` runs."""
+_viz = None  # the @viz-js/viz instance, made on first use
+
+
+def _browser_svg(source):
+    """SVG from the WebAssembly Graphviz (only under Pyodide)."""
+    global _viz
+    from pyodide.code import run_js
+    from pyodide.ffi import run_sync, to_js
+
+    if _viz is None:
+        import pyodide_js
+
+        url = pyodide_js._api.config.indexURL + VIZ_JS
+        module = run_sync(run_js(f"import({url!r})"))
+        _viz = run_sync(module.instance())
+    result = _viz.render(source, to_js({"format": "svg"}, dict_converter=_js_object))
+    if result.status != "success":
+        errors = [error.message for error in result.errors]
+        raise RuntimeError("; ".join(errors) or result.status)
+    return result.output
+
+
+def _js_object(pairs):
+    import js
+
+    return js.Object.fromEntries(pairs)
 
 
 _SVG_SIZE = re.compile(r'<svg width="([0-9.]+)pt" height="([0-9.]+)pt"')
@@ -182,8 +228,8 @@ def _to_digraph(picture):
     if picture.rankdir in ("LR", "RL"):  # the arrows' labels set the gaps between columns
         graph["ranksep"] = "0.25"
     dot = graphviz.Digraph(graph_attr=graph,
-                           node_attr=dict(fontname="monospace", fontsize="11"),
-                           edge_attr=dict(fontname="monospace", fontsize="10"))
+                           node_attr=dict(fontname=FONT, fontsize="11"),
+                           edge_attr=dict(fontname=FONT, fontsize="10"))
     for box in picture.nodes:
         attributes = dict(STYLES[box.kind][1])
         if box.id in picture.highlight:
@@ -205,7 +251,7 @@ def _add_legend(dot, kinds, rankdir):
     left-to-right picture, boxes of one rank are stacked already.
     """
     with dot.subgraph(name="cluster_legend") as legend:
-        legend.attr(label="legend", fontname="monospace", fontsize="10", style="dashed",
+        legend.attr(label="legend", fontname=FONT, fontsize="10", style="dashed",
                     color="grey50", margin="6")
         for kind in kinds:
             legend.node(f"legend_{kind}", _dot_label(STYLES[kind][0]), fontsize="10",

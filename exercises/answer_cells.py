@@ -24,7 +24,9 @@ exercise's answer, not this one's).
 
 An edit of the answer cell that was never run is invisible to the kernel. In JupyterLab the
 course's extension (exercises/labextension/) sends the answer cell's current text with each
-check, and a check whose answer cell changed since it ran says so. Elsewhere the check judges
+check, and a check whose answer cell changed since it ran says so. (In the browser edition,
+`make site`, the Pyodide kernel does not pass the request's metadata on to IPython: it is
+read from the kernel instead.) Elsewhere the check judges
 the answer cell as it last ran.
 
 Outside IPython (plain Python, the tests) there is no log and every answer is judged.
@@ -153,6 +155,21 @@ def _identities(namespace) -> dict:
             if not name.startswith("_") and name not in _IPYTHON_NAMES}
 
 
+def _pyodide_request_metadata() -> dict:
+    """The metadata of the request that runs the cell, in the course's browser edition
+    (Pyodide, `make site`): its kernel does not hand IPython the cell's id and metadata, but
+    keeps the request it is answering. Elsewhere, or when it cannot be read: {}."""
+    if sys.platform != "emscripten":
+        return {}
+    try:
+        from IPython import get_ipython
+
+        metadata = get_ipython().kernel._parent_header.get("metadata")
+        return dict(metadata) if metadata else {}
+    except Exception:  # noqa: BLE001 - another kernel: no metadata, the usual fallback
+        return {}
+
+
 class CellLog:
     """Every cell run in this kernel since the checkers were imported, oldest first."""
 
@@ -164,9 +181,13 @@ class CellLog:
     # IPython calls these two around every cell it runs (not around silent runs).
     def pre_run_cell(self, info) -> None:
         self._before = _identities(self.namespace)
-        run = CellRun(getattr(info, "cell_id", None), info.raw_cell or "")
+        cell_id = getattr(info, "cell_id", None)
         # Sent by the course's JupyterLab extension (exercises/labextension/) with a check.
         request = getattr(info, "cell_meta", None) or {}
+        if cell_id is None and not request:
+            request = _pyodide_request_metadata()
+            cell_id = request.get("cellId") if isinstance(request.get("cellId"), str) else None
+        run = CellRun(cell_id, info.raw_cell or "")
         if isinstance(request.get("answerCellSource"), str):
             run.answer_source_now = request["answerCellSource"]
         self.runs.append(run)

@@ -1,0 +1,60 @@
+"""web/build_site.py's guard: a Pyodide package file is served only if its sha256 is the one
+in the official pyodide-lock.json; any mismatch or missing file stops the build."""
+import hashlib
+import importlib.util
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+spec = importlib.util.spec_from_file_location("build_site", ROOT / "web" / "build_site.py")
+build_site = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build_site)
+
+GOOD = b"numpy, as Pyodide built it"
+
+
+def lock(data=GOOD):
+    return {"numpy": {"name": "numpy", "file_name": "numpy-2.0.2-wasm32.whl",
+                      "sha256": hashlib.sha256(data).hexdigest(), "depends": []}}
+
+
+def archive(tmp_path, files):
+    path = tmp_path / "source.whl"
+    with zipfile.ZipFile(path, "w") as zipped:
+        for name, data in files.items():
+            zipped.writestr(f"pkg/assets/pyodide/{name}", data)
+    return path
+
+
+def test_a_matching_file_is_copied(tmp_path):
+    source = archive(tmp_path, {"numpy-2.0.2-wasm32.whl": GOOD})
+    dest = tmp_path / "out"
+    dest.mkdir()
+    lines = build_site.take_checked_files(source, "src", lock(), ["numpy"], dest)
+    assert (dest / "numpy-2.0.2-wasm32.whl").read_bytes() == GOOD
+    assert hashlib.sha256(GOOD).hexdigest() in lines[0]
+
+
+def test_a_file_that_differs_stops_the_build(tmp_path):
+    source = archive(tmp_path, {"numpy-2.0.2-wasm32.whl": GOOD + b" and one byte more"})
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with pytest.raises(build_site.BuildError, match="differs from the official"):
+        build_site.take_checked_files(source, "src", lock(), ["numpy"], dest)
+    assert not list(dest.iterdir())
+
+
+def test_a_missing_file_stops_the_build(tmp_path):
+    source = archive(tmp_path, {"other.whl": GOOD})
+    with pytest.raises(build_site.BuildError, match="has no numpy-2.0.2-wasm32.whl"):
+        build_site.take_checked_files(source, "src", lock(), ["numpy"], tmp_path)
+
+
+def test_the_lock_closure_follows_dependencies():
+    packages = {"a": {"name": "a", "depends": ["B"]}, "b": {"name": "B", "depends": []},
+                "c": {"name": "c", "depends": []}}
+    assert build_site.closure(packages, ["a"]) == ["a", "b"]
+    with pytest.raises(build_site.BuildError, match="not in Pyodide's lock"):
+        build_site.closure(packages, ["zzz"])

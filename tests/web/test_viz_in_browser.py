@@ -1,0 +1,53 @@
+"""engine/viz.py in the browser edition: where `dot` cannot run (Pyodide), pictures are drawn
+by the WebAssembly Graphviz, and any failure there still falls back to text. The real thing
+runs in tests/web/test_site.py (in Chromium); here the browser path is simulated in CPython.
+"""
+import pytest
+
+import engine as torch
+import engine.viz as viz
+
+
+def picture():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    return viz.draw_graph((x * 3).sum())
+
+
+def test_regular_python_uses_dot_and_monospace():
+    assert not viz.IN_BROWSER
+    assert viz.FONT == "monospace"
+    assert "fontname=monospace" in picture().source
+
+
+def test_in_the_browser_the_wasm_graphviz_draws_the_same_dot(monkeypatch):
+    drawn = []
+
+    def fake_render(source):
+        drawn.append(source)
+        return '<svg width="100pt" height="50pt" viewBox="0 0 100 50"><text>ok</text></svg>'
+
+    monkeypatch.setattr(viz, "IN_BROWSER", True)
+    monkeypatch.setattr(viz, "_browser_svg", fake_render)
+    shown = picture()
+    bundle = shown._repr_mimebundle_()
+    assert bundle["image/svg+xml"].startswith("<svg")
+    assert bundle["text/plain"] == shown.summary
+    assert drawn == [shown.source]
+
+
+def test_in_the_browser_a_failure_falls_back_to_text(monkeypatch):
+    def broken(source):
+        raise RuntimeError("viz.js could not be loaded")
+
+    monkeypatch.setattr(viz, "IN_BROWSER", True)
+    monkeypatch.setattr(viz, "_browser_svg", broken)
+    shown = picture()
+    bundle = shown._repr_mimebundle_()
+    assert "image/svg+xml" not in bundle
+    assert "Graphviz failed: viz.js could not be loaded" in bundle["text/plain"]
+    assert shown.summary in bundle["text/plain"]
+
+
+def test_outside_pyodide_the_browser_renderer_is_not_importable():
+    with pytest.raises(ImportError):
+        viz._browser_svg("digraph { a }")
