@@ -96,22 +96,22 @@ test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromi
 
 # The browser edition (README, "The course in a browser"): JupyterLite + Pyodide, offline, in
 # build/site/ (git-ignored). Its build tools live in their own venv, .site-venv/ (pinned in
-# web/requirements.txt); the Pyodide files, npm packages and wheels are pinned in web/site.env
-# and web/inputs.sha256, and downloaded once into build/site-work/cache/. Needs npm.
+# .ci/site/requirements.txt); the Pyodide files, npm packages and wheels are pinned in .ci/site/site.env
+# and .ci/site/inputs.sha256, and downloaded once into build/site-work/cache/. Needs npm.
 SITE_VENV := .site-venv
 SITE_STAMP := $(SITE_VENV)/.stamp-site
 SITE_LABEXTENSION := $(SITE_VENV)/share/jupyter/labextensions/autograd-step-by-step
 site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the course for the browser (JupyterLite, offline) into build/site/
-	$(SITE_VENV)/bin/python web/build_site.py
+	$(SITE_VENV)/bin/python .ci/site/build_site.py
 
 # The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/).
 test-site: $(STAMP_TEST) check-chromium ## Run lessons of build/site/ offline in headless Chromium (after make site)
 	$(VPY) -m pytest tests/web -v -s -p no:cacheprovider
 
-$(SITE_STAMP): web/requirements.txt
-	@echo "Creating $(SITE_VENV) for the site's build tools (web/requirements.txt)"
+$(SITE_STAMP): .ci/site/requirements.txt
+	@echo "Creating $(SITE_VENV) for the site's build tools (.ci/site/requirements.txt)"
 	@test -x $(SITE_VENV)/bin/python || $(PYTHON) -m venv $(SITE_VENV)
-	@$(SITE_VENV)/bin/python -m pip install -q --disable-pip-version-check -r web/requirements.txt 2>&1 | \
+	@$(SITE_VENV)/bin/python -m pip install -q --disable-pip-version-check -r .ci/site/requirements.txt 2>&1 | \
 	  { grep -v "is ignored: it is neither a file nor a directory" || true; }
 	@touch $@
 

@@ -1,4 +1,4 @@
-"""web/build_site.py's guard: a Pyodide package file is served only if its sha256 is the one
+""".ci/site/build_site.py's guard: a Pyodide package file is served only if its sha256 is the one
 in the official pyodide-lock.json; any mismatch or missing file stops the build."""
 import hashlib
 import importlib.util
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-spec = importlib.util.spec_from_file_location("build_site", ROOT / "web" / "build_site.py")
+spec = importlib.util.spec_from_file_location("build_site", ROOT / ".ci" / "site" / "build_site.py")
 build_site = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(build_site)
 

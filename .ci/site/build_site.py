@@ -1,9 +1,9 @@
 """Build the course's browser edition (`make site`): a JupyterLite site that runs offline.
 
-    .site-venv/bin/python web/build_site.py          # what `make site` runs
+    .site-venv/bin/python .ci/site/build_site.py          # what `make site` runs
 
 Everything comes from the repository and from two registries (PyPI, npm), at the versions
-pinned in web/site.env; every downloaded archive is checked against web/inputs.sha256, and
+pinned in .ci/site/site.env; every downloaded archive is checked against .ci/site/inputs.sha256, and
 every Pyodide package file against the sha256 in the official ``pyodide-lock.json`` of npm's
 ``pyodide`` package (a mismatch stops the build). See README.md, "The course in a browser".
 
@@ -11,7 +11,7 @@ Steps:
 
 1. download (once, into build/site-cache/): npm's ``pyodide`` core and ``@viz-js/viz``
    (``npm pack``), the Pyodide build of numpy, matplotlib and their dependencies (from the
-   PyPI package named in web/site.env: see PROVENANCE below), and the pure wheels of
+   PyPI package named in .ci/site/site.env: see PROVENANCE below), and the pure wheels of
    graphviz, ipywidgets, comm and jupyterlab_widgets; build the course's own pure wheel
    (``engine`` and ``exercises``);
 2. lay out ``static/pyodide/``: the core, the package files the course needs (each checked
@@ -36,8 +36,8 @@ import time
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-WEB = ROOT / "web"
+WEB = Path(__file__).resolve().parent
+ROOT = WEB.parent.parent
 sys.path.insert(0, str(ROOT))
 from exercises import workspace  # noqa: E402  (standard library only)
 
@@ -65,18 +65,19 @@ COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "matplotlib", "graphviz", "ip
 VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
 
 PROVENANCE = """\
-Where every Pyodide file of this site comes from (written by web/build_site.py):
+Where every Pyodide file of this site comes from (written by .ci/site/build_site.py):
 
 - the core (pyodide.js, pyodide.mjs, pyodide.asm.js, pyodide.asm.wasm, python_stdlib.zip)
   and the official pyodide-lock.json: npm package pyodide@{pyodide}, archive sha256 {npm_sha}
-  (checked against web/inputs.sha256);
+  (checked against .ci/site/inputs.sha256);
 - the package files below: taken from the PyPI package {source} (archive sha256
-  {source_sha}, checked against web/inputs.sha256), a third-party repackaging of Pyodide's
+  {source_sha}, checked against .ci/site/inputs.sha256), a third-party repackaging of Pyodide's
   own build, used only because numpy and matplotlib for Pyodide {pyodide} are not published
   on a registry as browser wheels. Each file was checked against the sha256 that the official
   pyodide-lock.json above gives for it; the build stops on any mismatch. Switch to official
   browser wheels when they appear on PyPI;
-- the pure wheels ({pure}): PyPI, pinned in web/site.env, checked against web/inputs.sha256;
+- the pure wheels ({pure}): PyPI, pinned in .ci/site/site.env, checked against
+  .ci/site/inputs.sha256;
 - {course}: built from this repository (engine/ and exercises/).
 
 Package files checked against the official lock:
@@ -97,7 +98,7 @@ def sha256(path):
 
 
 def read_env(path):
-    """web/site.env: NAME=value lines (also included by the Makefile)."""
+    """.ci/site/site.env: NAME=value lines (also included by the Makefile)."""
     values = {}
     for line in path.read_text().splitlines():
         line = line.strip()
@@ -118,7 +119,7 @@ class BuildError(RuntimeError):
 
 # ------------------------------------------------------------------ 1. downloads
 def download(env, cache, pip):
-    """Fetch what is not cached yet; check every archive against web/inputs.sha256."""
+    """Fetch what is not cached yet; check every archive against .ci/site/inputs.sha256."""
     cache.mkdir(parents=True, exist_ok=True)
     wanted = {}
     for line in (WEB / "inputs.sha256").read_text().splitlines():
@@ -139,15 +140,15 @@ def download(env, cache, pip):
     for name, digest in wanted.items():
         path = cache / name
         if not path.exists():
-            raise BuildError(f"{name} was not downloaded (see web/inputs.sha256)")
+            raise BuildError(f"{name} was not downloaded (see .ci/site/inputs.sha256)")
         if sha256(path) != digest:
             raise BuildError(f"{name}: sha256 {sha256(path)} is not the pinned {digest}"
-                             " (web/inputs.sha256)")
+                             " (.ci/site/inputs.sha256)")
         found[name] = path
     for spec in specs:
         if not list(cache.glob(_wheel_glob(spec))):
             raise BuildError(f"no wheel for {spec} in {cache}")
-    say(f"inputs checked against web/inputs.sha256: {len(found)} archives")
+    say(f"inputs checked against .ci/site/inputs.sha256: {len(found)} archives")
     return found
 
 
@@ -287,7 +288,7 @@ def lay_out_lite(lite):
 
 
 def configure(path):
-    """The built jupyter-lite.json, with web/jupyter-lite.json's settings on top (no PyPI
+    """The built jupyter-lite.json, with .ci/site/jupyter-lite.json's settings on top (no PyPI
     fallback: every package comes from the site)."""
     config = json.loads(path.read_text())
     ours = json.loads((WEB / "jupyter-lite.json").read_text())["jupyter-config-data"]
@@ -315,7 +316,7 @@ def title(path):
 
 
 def first_page(out):
-    """The site's first page (web/index.html): what runs here, where the learner's work is
+    """The site's first page (.ci/site/index.html): what runs here, where the learner's work is
     kept and how to download it, and a link to every lesson and exercise notebook."""
     def links(folder):
         return "\n".join(
@@ -336,7 +337,7 @@ def first_page(out):
 
 
 MKDOCS_YML = """\
-# Written by web/build_site.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
+# Written by .ci/site/build_site.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
 site_name: "Autograd, Step by Step (read-only)"
 docs_dir: docs
 site_dir: {site_dir}
