@@ -380,13 +380,17 @@ def check_outputs(saved, exp, problems):
             continue
         errors = [f"{o['ename']}: {o['evalue']}" for o in cell["outputs"]
                   if o["output_type"] == "error"]
-        first_line = "".join(cell["source"]).split("\n")[0]
-        if index not in exp.raises:
-            if errors:
-                problems.append(f"cell {index} ({first_line!r}) raised {errors[0]}")
-        elif exp.raises[index] and not (errors and errors[0].startswith(exp.raises[index] + ":")):
-            problems.append(f"cell {index} ({first_line!r}) should raise {exp.raises[index]},"
-                            f" got {errors[0] if errors else 'no error'}")
+        check_errors(index, "".join(cell["source"]).split("\n")[0], errors, exp, problems)
+
+
+def check_errors(index, first_line, errors, exp, problems):
+    """A cell raised only if it is tagged raises-exception, and then the committed error."""
+    if index not in exp.raises:
+        if errors:
+            problems.append(f"cell {index} ({first_line!r}) raised {errors[0]}")
+    elif exp.raises[index] and not (errors and errors[0].startswith(exp.raises[index] + ":")):
+        problems.append(f"cell {index} ({first_line!r}) should raise {exp.raises[index]},"
+                        f" got {errors[0] if errors else 'no error'}")
 
 
 IMAGES_JS = """selector => Array.from(document.querySelectorAll(selector)).map(

@@ -278,12 +278,7 @@ def check_cell(cell, index, outputs, exp, problems):
     first_line = "".join(cell["source"]).split("\n")[0]
     errors = [f"{error_name(o['ename'])}: {o['evalue']}" for o in outputs
               if o["output_type"] == "error"]
-    if index not in exp.raises:
-        if errors:
-            problems.append(f"cell {index} ({first_line!r}) raised {errors[0]}")
-    elif exp.raises[index] and not (errors and errors[0].startswith(exp.raises[index] + ":")):
-        problems.append(f"cell {index} ({first_line!r}) should raise {exp.raises[index]}, "
-                        f"got {errors[0] if errors else 'no error'}")
+    browser_check.check_errors(index, first_line, errors, exp, problems)
     shown = "\n".join(text_of(o) for o in outputs)
     for fallback in ("install Graphviz", "Graphviz failed", "Graphviz needed more than"):
         if fallback in shown:
