@@ -408,6 +408,14 @@ def run_worker(kind, library, *args):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def _paired(runs):
+    """The engine's and torch's seconds of fresh-process runs, as interleaved Rounds."""
+    timed = Rounds()
+    for mine, theirs in zip(runs["engine"], runs["torch"]):
+        timed.add(mine["seconds"], theirs["seconds"])
+    return timed
+
+
 def in_fresh_processes(rounds, *args):
     """``{"engine": [answers], "torch": [answers]}``, the workers alternating."""
     answers = {"engine": [], "torch": []}
@@ -537,15 +545,10 @@ def goals(report, torch, rounds):
                 "-", "-", "identical", same)
 
     fan_ins = in_fresh_processes(max(3, rounds // 2), "fanin", 3)
-    timed = Rounds()
-    for mine, theirs in zip(fan_ins["engine"], fan_ins["torch"]):
-        timed.add(mine["seconds"], theirs["seconds"])
     report.timed_goal("fan-in: 10^4 leaves doubled, stacked, summed, backward (fresh "
-                      "processes, the engine's without torch)", timed, 1.5)
+                      "processes, the engine's without torch)", _paired(fan_ins), 1.5)
     chains = in_fresh_processes(max(3, rounds // 2), "chain", 100_000)
-    timed = Rounds()
-    for mine, theirs in zip(chains["engine"], chains["torch"]):
-        timed.add(mine["seconds"], theirs["seconds"])
+    timed = _paired(chains)
     report.timed_goal("chain y = y * 1.0001, 10^5 deep, forward + backward "
                       "(fresh processes, the engine's without torch)", timed, 1.2)
     made = statistics.median(answer["objects_made"] for answer in chains["engine"])

@@ -854,11 +854,9 @@ def detach(input):
 # ---------------------------------------------------------------- copies
 def clone(input, *, memory_format=None):
     """A copy in new memory, keeping the layout (strides) of a dense input."""
-    if check_memory_format(memory_format, "clone") in (None, preserve_format):
+    if memory_format is None or check_memory_format(memory_format, "clone") is preserve_format:
         result = copy_preserving_layout(input)
-    elif memory_format is contiguous_format:
-        result = wrap(np.array(input._data, order="C"))
-    else:
+    else:  # a new block in that order: row-major, or channels last
         result = empty_in_format(input, input._data.dtype, memory_format)
         result._data[...] = input._data
     return record(CloneBackward0, result, (input,))
