@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from exercises.checks import discover
+from tests.course.length import lesson_length, main_path_words
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ["00_welcome", "01_creating_tensors", "02_shapes_indexing_broadcasting",
@@ -24,8 +25,9 @@ TAGS = {"raises-exception", "engine-only", "exercise", "differs-from-torch"}
 MIN_EXERCISES = 4
 MAX_LESSON_CELL_LINES = 15  # AUTHORING.md asks for 1-8; a few tables and loops run longer
 MAX_MAIN_PATH_WORDS = 3000  # markdown outside <details> and outside a "Deeper" part
+MAX_MAIN_PATH_MINUTES = 36  # a lesson's main path, by tests/course/length.py's estimate
+MAX_COURSE_HOURS = 5.0  # issue 16: the main path of lessons 00-11 in about 5 hours
 OVER_WORD_BUDGET: set[str] = set()  # lessons still over the budget (issue 16)
-DETAILS = re.compile(r"<details>.*?</details>", re.S)
 CHECK_CALL = re.compile(r"^(check_\d\d_\w+)\(", re.M)
 
 
@@ -87,34 +89,24 @@ def test_lesson_structure(slug):
     assert not long, f"cells longer than {MAX_LESSON_CELL_LINES} lines: {long}"
 
 
-def main_path_words(nb) -> tuple[int, int]:
-    """(main-path words, optional words) of a lesson's markdown: optional is what sits in a
-    collapsed <details> box or in a part whose "## " title says "Deeper" (until the next
-    "## " title)."""
-    main = optional = 0
-    deeper = False
-    for cell in nb.cells:
-        if cell.cell_type != "markdown":
-            continue
-        title = re.match(r"## (.*)", cell.source)
-        if title:
-            deeper = "deeper" in title[1].lower()
-        boxed = sum(len(box.split()) for box in DETAILS.findall(cell.source))
-        words = len(cell.source.split())
-        if deeper:
-            optional += words
-        else:
-            main += len(DETAILS.sub(" ", cell.source).split())
-            optional += boxed
-    return main, optional
-
-
 @pytest.mark.parametrize("slug", [
     pytest.param(slug, marks=pytest.mark.xfail(strict=True, reason="over the word budget"))
     if slug in OVER_WORD_BUDGET else slug for slug in LESSONS])
 def test_main_path_prose_stays_within_the_word_budget(slug):
     main, _ = main_path_words(read(ROOT / "notebooks" / f"{slug}.ipynb"))
     assert main <= MAX_MAIN_PATH_WORDS, f"{slug}: {main} words on the main path"
+
+
+@pytest.mark.parametrize("slug", LESSONS)
+def test_each_lesson_main_path_fits_one_sitting(slug):
+    minutes = lesson_length(ROOT / "notebooks" / f"{slug}.ipynb")["minutes"]
+    assert minutes <= MAX_MAIN_PATH_MINUTES, f"{slug}: about {minutes:.0f} min on the main path"
+
+
+def test_the_course_main_path_takes_about_five_hours():
+    hours = sum(lesson_length(ROOT / "notebooks" / f"{slug}.ipynb")["minutes"]
+                for slug in LESSONS) / 60
+    assert hours <= MAX_COURSE_HOURS, f"about {hours:.1f} h on the main path"
 
 
 @pytest.mark.parametrize("path", course_notebooks(), ids=lambda p: f"{p.parent.name}/{p.name}")

@@ -1,0 +1,98 @@
+"""How long the course takes: main-path words and code cells per lesson, and the time they add up to.
+
+The main path is what a lesson's summary and exercises need. Optional depth is markdown in a
+collapsed <details> box (a Predict answer, an "If you read older tutorials" note) and everything
+in a part whose "## " title says "Deeper", up to the next "## " title.
+
+The estimate uses issue 16's rates: about 150 words a minute of reading, about 40 seconds per
+code cell to predict, run and read its output. Exercises are not counted (they are timed apart).
+
+    .venv/bin/python -m tests.course.length      # the table for a closing note
+"""
+import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[2]
+DETAILS = re.compile(r"<details>.*?</details>", re.S)
+WORDS_PER_MINUTE = 150
+SECONDS_PER_CODE_CELL = 40
+
+
+def _parts(nb):
+    """(cell, in a Deeper part?) for every cell."""
+    deeper = False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            title = re.match(r"## (.*)", cell.source)
+            if title:
+                deeper = "deeper" in title[1].lower()
+        yield cell, deeper
+
+
+def main_path_words(nb) -> tuple[int, int]:
+    """(main-path words, optional words) of a lesson's markdown."""
+    main = optional = 0
+    for cell, deeper in _parts(nb):
+        if cell.cell_type != "markdown":
+            continue
+        if deeper:
+            optional += len(cell.source.split())
+        else:
+            main += len(DETAILS.sub(" ", cell.source).split())
+            optional += sum(len(box.split()) for box in DETAILS.findall(cell.source))
+    return main, optional
+
+
+def main_path_code_cells(nb) -> tuple[int, int]:
+    """(code cells on the main path, code cells in Deeper parts); empty cells do not count."""
+    main = optional = 0
+    for cell, deeper in _parts(nb):
+        if cell.cell_type == "code" and cell.source.strip():
+            if deeper:
+                optional += 1
+            else:
+                main += 1
+    return main, optional
+
+
+def minutes(words: int, code_cells: int) -> float:
+    return words / WORDS_PER_MINUTE + code_cells * SECONDS_PER_CODE_CELL / 60
+
+
+def lesson_length(path) -> dict:
+    nb = nbformat.read(path, as_version=4)
+    words, optional_words = main_path_words(nb)
+    cells, optional_cells = main_path_code_cells(nb)
+    exercises = 0
+    solutions = ROOT / "solutions" / Path(path).name
+    if solutions.exists():
+        exercises = sum("exercise" in c.metadata.get("tags", [])
+                        for c in nbformat.read(solutions, as_version=4).cells)
+    return {"words": words, "optional words": optional_words, "code cells": cells,
+            "optional code cells": optional_cells, "exercises": exercises,
+            "minutes": minutes(words, cells)}
+
+
+def table(slugs) -> str:
+    rows = ["| lesson | main-path words | optional words | main-path code cells "
+            "| optional code cells | exercises | main path, min |", "|---|" + "---:|" * 6]
+    total = dict.fromkeys(["words", "optional words", "code cells", "optional code cells",
+                           "exercises", "minutes"], 0)
+    for slug in slugs:
+        length = lesson_length(ROOT / "notebooks" / f"{slug}.ipynb")
+        for key in total:
+            total[key] += length[key]
+        rows.append(f"| {slug} | " + " | ".join(
+            f"{length[k]:,.0f}" for k in total) + " |")
+    rows.append("| **total** | " + " | ".join(f"**{total[k]:,.0f}**" for k in total) + " |")
+    rows.append(f"\nEstimated main path: {total['minutes'] / 60:.1f} h "
+                f"({total['words']:,} words at {WORDS_PER_MINUTE} a minute, "
+                f"{total['code cells']} code cells at {SECONDS_PER_CODE_CELL} s each).")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    from tests.course.test_course import LESSONS
+    print(table(LESSONS))
