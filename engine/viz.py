@@ -191,6 +191,20 @@ def _browser_svg(source):
     return result.output
 
 
+def load_browser_packages(*names):
+    """Under Pyodide, load packages of the site's lock that no cell's imports named (Pyodide
+    loads a cell's packages from its import lines, so a package that engine imports lazily,
+    such as matplotlib for a widget's figure, would be missing). Elsewhere it does nothing.
+    The course's wheel does not depend on matplotlib, so a lesson that never plots never
+    downloads it (about 10 MB with its dependencies)."""
+    if not IN_BROWSER:
+        return
+    import pyodide_js
+    from pyodide.ffi import run_sync, to_js
+
+    run_sync(pyodide_js.loadPackage(to_js(list(names))))
+
+
 def _js_object(pairs):
     import js
 

@@ -626,6 +626,7 @@ class _Descent:
 
     def figure(self):
         """A matplotlib Figure (no pyplot: nothing is shown twice in a notebook)."""
+        viz.load_browser_packages("matplotlib")
         from matplotlib.figure import Figure
 
         figure = Figure(figsize=(9, 3.6), layout="constrained")

@@ -58,9 +58,10 @@ PURE_WHEELS = {
     "ipywidgets": (["comm", "ipython", "jupyterlab-widgets", "traitlets"], ["ipywidgets"]),
 }
 # The course's wheel: loaded when a cell imports engine or exercises (Pyodide reads the
-# imports of every cell). matplotlib is listed because engine imports it lazily, where
-# Pyodide cannot see it.
-COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "matplotlib", "graphviz", "ipywidgets"],
+# imports of every cell). Not matplotlib (about 10 MB with its dependencies): a lesson that
+# plots imports it in a cell, and engine.widgets loads it on demand
+# (engine.viz.load_browser_packages), so a lesson that never plots never downloads it.
+COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "graphviz", "ipywidgets"],
                 ["engine", "exercises"])
 VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
 

@@ -115,6 +115,7 @@ class OfflineBrowser:
         self.base, self.site = base, site
         self.hosts = Counter()     # host -> requests made
         self.paths = set()         # the site's files asked for
+        self.asked = []            # the same, in order (a notebook's share is a slice)
         self.blocked = []          # URLs aborted
         self.page_errors = []
         self.context = playwright.chromium.launch_persistent_context(
@@ -130,6 +131,7 @@ class OfflineBrowser:
         self.hosts[url.netloc or url.scheme] += 1
         if request.url.startswith(self.base + "/"):
             self.paths.add(urllib.parse.unquote(url.path))
+            self.asked.append(urllib.parse.unquote(url.path))
 
     def _route(self, route):
         url = route.request.url
@@ -185,6 +187,9 @@ class Report:
     seconds: float = 0.0
     first_cell: float | None = None  # seconds from the first click to its end
     kernel: float | None = None      # seconds from opening until the kernel was idle
+    packages_at_start: list = field(default_factory=list)  # Pyodide packages until the kernel was idle
+    packages_first_cell: list = field(default_factory=list)  # those the first code cell loaded
+    packages: list = field(default_factory=list)  # every package file the notebook loaded
 
     @property
     def ok(self):
@@ -195,6 +200,23 @@ class Report:
                 f"kernel ready {self.kernel or 0:.1f} s, first cell {self.first_cell or 0:.1f} s)")
         return "\n".join([head] + [f"    problem: {p}" for p in self.problems]
                          + [f"    {n}" for n in self.notes])
+
+
+def package_files(paths, site=SITE):
+    """The Pyodide package files among the site's files asked for (first time each)."""
+    found = []
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        if "/static/pyodide/" in path and name.endswith((".whl", ".zip")) and name not in found:
+            found.append(name)
+    return found
+
+
+def describe(files, site=SITE):
+    sizes = [site / "static" / "pyodide" / name for name in files]
+    megabytes = sum(path.stat().st_size for path in sizes if path.exists()) / 1e6
+    names = ", ".join(name.split("-")[0] for name in files)
+    return f"{len(files)} files, {megabytes:.1f} MB ({names})"
 
 
 def text_of(output):
@@ -213,6 +235,7 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
     exp = browser_check.expected(committed)
     page = browser.page
     browser.page_errors.clear()
+    opened = len(browser.asked)
     problems = report.problems
     try:
         page.goto(f"{browser.base}/lab/index.html?path={notebook.as_posix()}")
@@ -224,6 +247,8 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
         browser_check.wait_until(lambda: page.evaluate(KERNEL_STATUS) == "idle",
                                  KERNEL_START, "the Pyodide kernel to be idle")
         report.kernel = time.monotonic() - started
+        report.packages_at_start = package_files(browser.asked[opened:])
+        at_first_cell = len(browser.asked)
         code = [i for i, c in enumerate(committed["cells"])
                 if c["cell_type"] == "code" and "".join(c["source"]).strip()]
         ran = 0
@@ -244,8 +269,13 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
                 break
             if report.first_cell is None:
                 report.first_cell = time.monotonic() - clicked
+                report.packages_first_cell = package_files(browser.asked[at_first_cell:])
             check_cell(committed["cells"][index], index, state["outputs"], exp, problems)
         report.notes.append(f"{ran} of {len(code)} code cells run")
+        report.packages = package_files(browser.asked[opened:])
+        report.notes.append("Pyodide packages: at start " + describe(report.packages_at_start)
+                            + "; first cell " + describe(report.packages_first_cell)
+                            + "; in all " + describe(report.packages))
         browser_check.check_images(page, ".jp-RenderedSVG img", exp.pictures,
                                    "graph pictures", problems)
         browser_check.check_images(page, ".jp-RenderedImage img", exp.plots, "plots", problems)

@@ -35,7 +35,10 @@ pytestmark = [pytest.mark.browser,
 def site_run():
     reports, log = site_check.run_site_check(NOTEBOOKS)
     summary = {r.notebook: {"seconds": round(r.seconds, 1), "kernel_ready": round(r.kernel or 0, 1),
-                            "first_cell": round(r.first_cell or 0, 1), "ok": r.ok}
+                            "first_cell": round(r.first_cell or 0, 1), "ok": r.ok,
+                            "packages_at_start": r.packages_at_start,
+                            "packages_first_cell": r.packages_first_cell,
+                            "packages": r.packages}
                for r in reports}
     (site_check.ARTIFACTS / "times.json").write_text(json.dumps(summary, indent=1))
     return {r.notebook: r for r in reports}, log
@@ -90,3 +93,17 @@ def test_graphs_and_widgets_were_checked(site_run):
     assert "pictures fit" in lesson, lesson
     assert "slider dragged" in gallery and "Step x" in gallery, gallery
     assert "with the solution's answer: '✅ Correct" in exercise, exercise
+
+
+def test_a_lesson_that_never_plots_never_downloads_matplotlib(site_run):
+    """Time to the first result: the first cell loads numpy and the course, not matplotlib
+    (about 10 MB with its dependencies); the gallery's descent playground loads it on demand
+    and still plots (its pictures are checked with the notebook)."""
+    reports, _ = site_run
+    welcome, gallery = reports[NOTEBOOKS[0].as_posix()], reports[NOTEBOOKS[3].as_posix()]
+    first = " ".join(welcome.packages_first_cell)
+    assert "numpy-" in first and "autograd_step_by_step-" in first, welcome.packages_first_cell
+    assert not any(name.startswith(("matplotlib-", "fonttools-", "pillow-"))
+                   for name in welcome.packages), welcome.packages
+    assert any(name.startswith("matplotlib-") for name in gallery.packages), gallery.packages
+    assert gallery.ok, str(gallery)

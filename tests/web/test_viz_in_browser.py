@@ -51,3 +51,54 @@ def test_in_the_browser_a_failure_falls_back_to_text(monkeypatch):
 def test_outside_pyodide_the_browser_renderer_is_not_importable():
     with pytest.raises(ImportError):
         viz._browser_svg("digraph { a }")
+
+
+def test_outside_pyodide_loading_packages_does_nothing():
+    viz.load_browser_packages("matplotlib")  # no pyodide here, and nothing to do
+
+
+def fake_pyodide(monkeypatch, loaded):
+    """pyodide_js.loadPackage and pyodide.ffi as the Pyodide kernel has them (simulated)."""
+    import sys
+    import types
+
+    pyodide_js = types.ModuleType("pyodide_js")
+    pyodide_js.loadPackage = lambda names: ("promise", tuple(names))
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.to_js = list
+
+    def run_sync(promise):
+        loaded.extend(promise[1])
+
+    ffi.run_sync = run_sync
+    pyodide = types.ModuleType("pyodide")
+    pyodide.ffi = ffi
+    for name, module in {"pyodide_js": pyodide_js, "pyodide": pyodide,
+                         "pyodide.ffi": ffi}.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setattr(viz, "IN_BROWSER", True)
+
+
+def test_in_the_browser_a_widget_figure_loads_matplotlib_first(monkeypatch):
+    """The course's wheel does not pull matplotlib in (a lesson that never plots never
+    downloads it): the descent playground's figure asks Pyodide for it before importing it."""
+    from engine.widgets import DescentPlayground
+
+    loaded = []
+    fake_pyodide(monkeypatch, loaded)
+    playground = DescentPlayground("quadratic", steps=3)  # draws its figure
+    assert loaded and set(loaded) == {"matplotlib"}
+    assert type(playground.model.figure()).__name__ == "Figure"
+
+
+def test_the_site_course_wheel_does_not_depend_on_matplotlib():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / ".ci" / "site" / "build_site.py"
+    spec = importlib.util.spec_from_file_location("build_site", path)
+    build_site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_site)
+    name, depends, imports = build_site.COURSE_WHEEL
+    assert "matplotlib" not in depends and "numpy" in depends
+    assert "matplotlib" in build_site.COURSE_PACKAGES  # on the site, loaded when asked for
