@@ -20,15 +20,24 @@ WORDS_PER_MINUTE = 150
 SECONDS_PER_CODE_CELL = 40
 
 
+TITLE = re.compile(r"^## (.*)$", re.M)
+
+
 def _parts(nb):
-    """(cell, in a Deeper part?) for every cell."""
+    """(cell or markdown piece, in a Deeper part?) for every cell; a markdown cell with
+    "## " titles inside it is cut at each title, so that a title counts wherever it is."""
     deeper = False
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            title = re.match(r"## (.*)", cell.source)
+        if cell.cell_type != "markdown":
+            yield cell, deeper
+            continue
+        starts = [0] + [m.start() for m in TITLE.finditer(cell.source) if m.start() > 0]
+        for begin, end in zip(starts, starts[1:] + [len(cell.source)]):
+            piece = cell.source[begin:end]
+            title = TITLE.match(piece)
             if title:
                 deeper = "deeper" in title[1].lower()
-        yield cell, deeper
+            yield nbformat.v4.new_markdown_cell(piece), deeper
 
 
 def main_path_words(nb) -> tuple[int, int]:
