@@ -174,3 +174,14 @@ def test_readme_course_map_lists_every_lesson():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for slug in LESSONS:
         assert f"notebooks/{slug}.ipynb" in readme, slug
+
+
+def test_readme_course_map_gives_each_lesson_its_main_path_time():
+    """The course map's last column says how long each main path takes: it follows the
+    lessons (within 2 minutes, so that a reworded sentence does not need a README edit)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for slug in LESSONS:
+        row = re.search(rf"^\|.*\(notebooks/{slug}\.ipynb\).*\| (\d+) min \|$", readme, re.M)
+        assert row, f"README's course map gives no main-path time for {slug}"
+        minutes = lesson_length(ROOT / "notebooks" / f"{slug}.ipynb")["minutes"]
+        assert abs(int(row[1]) - minutes) <= 2, (slug, row[1], round(minutes, 1))
