@@ -1,4 +1,4 @@
-"""How long the course takes: main-path words and code cells per lesson, and the time they add up to.
+"""How long the course takes: main-path words and code cells per lesson, and the time.
 
 The main path is what a lesson's summary and exercises need. Optional depth is markdown in a
 collapsed <details> box (a Predict answer, an "If you read older tutorials" note) and everything

@@ -187,9 +187,10 @@ class Report:
     seconds: float = 0.0
     first_cell: float | None = None  # seconds from the first click to its end
     kernel: float | None = None      # seconds from opening until the kernel was idle
-    packages_at_start: list = field(default_factory=list)  # Pyodide packages until the kernel was idle
-    packages_first_cell: list = field(default_factory=list)  # those the first code cell loaded
-    packages: list = field(default_factory=list)  # every package file the notebook loaded
+    # Pyodide package files loaded: until the kernel was idle, by the first code cell, in all
+    packages_at_start: list = field(default_factory=list)
+    packages_first_cell: list = field(default_factory=list)
+    packages: list = field(default_factory=list)
 
     @property
     def ok(self):
