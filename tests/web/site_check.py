@@ -186,6 +186,7 @@ class Report:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     first_cell: float | None = None  # seconds from the first click to its end
+    opened: float | None = None      # seconds until JupyterLab showed the notebook
     kernel: float | None = None      # seconds from opening until the kernel was idle
     # Pyodide package files loaded: until the kernel was idle, by the first code cell, in all
     packages_at_start: list = field(default_factory=list)
@@ -198,7 +199,8 @@ class Report:
 
     def __str__(self):
         head = (f"{'ok  ' if self.ok else 'FAIL'} {self.notebook} ({self.seconds:.1f} s; "
-                f"kernel ready {self.kernel or 0:.1f} s, first cell {self.first_cell or 0:.1f} s)")
+                f"notebook shown {self.opened or 0:.1f} s, kernel ready {self.kernel or 0:.1f} s, "
+                f"first cell {self.first_cell or 0:.1f} s)")
         return "\n".join([head] + [f"    problem: {p}" for p in self.problems]
                          + [f"    {n}" for n in self.notes])
 
@@ -245,6 +247,7 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
                                   ".currentWidget && window.jupyterapp.shell.currentWidget"
                                   ".content && window.jupyterapp.shell.currentWidget.content"
                                   ".model)"), PAGE_LOAD, "the notebook to open")
+        report.opened = time.monotonic() - started
         browser_check.wait_until(lambda: page.evaluate(KERNEL_STATUS) == "idle",
                                  KERNEL_START, "the Pyodide kernel to be idle")
         report.kernel = time.monotonic() - started

@@ -58,3 +58,31 @@ def test_the_lock_closure_follows_dependencies():
     assert build_site.closure(packages, ["a"]) == ["a", "b"]
     with pytest.raises(build_site.BuildError, match="not in Pyodide's lock"):
         build_site.closure(packages, ["zzz"])
+
+
+def built_config(tmp_path, lock_names):
+    import json
+
+    config = tmp_path / "jupyter-lite.json"
+    config.write_text(json.dumps({"jupyter-config-data": {}}))
+    lock_file = tmp_path / "pyodide-lock.json"
+    lock_file.write_text(json.dumps({"packages": {name: {} for name in lock_names}}))
+    return config, lock_file
+
+
+def test_the_kernel_preloads_its_packages_from_the_site(tmp_path):
+    import json
+
+    config, lock_file = built_config(tmp_path, build_site.KERNEL_PRELOAD + ["matplotlib"])
+    build_site.configure(config, lock_file)
+    kernel = json.loads(config.read_text())["jupyter-config-data"]["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["disablePyPIFallback"] is True
+    assert kernel["loadPyodideOptions"]["packages"] == build_site.KERNEL_PRELOAD
+    assert "matplotlib" not in build_site.KERNEL_PRELOAD  # on demand only
+
+
+def test_a_preloaded_package_missing_from_the_lock_stops_the_build(tmp_path):
+    config, lock_file = built_config(tmp_path, ["micropip"])
+    with pytest.raises(build_site.BuildError, match="preload"):
+        build_site.configure(config, lock_file)
