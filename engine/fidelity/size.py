@@ -1,7 +1,7 @@
 """``torch.Size``, ``torch.device`` and ``torch.strided``: small value types a tensor reports."""
 import re
 
-from . import messages
+from . import calls, messages
 
 
 class Size(tuple):
@@ -185,7 +185,7 @@ def check_memory_format(value, function):
 def wrap_dim(dim, ndim):
     """A dimension index made non-negative, with torch's IndexError when out of range."""
     if dim.__class__ is not int:
-        dim = dim.__index__()
+        dim = calls.as_index(dim)
     low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if dim < low or dim > high:
         raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "

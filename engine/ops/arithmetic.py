@@ -325,7 +325,7 @@ class RemainderBackward1(Node):
 def fmod(input, other):
     """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""
     if not isinstance(input, Tensor):
-        raise _invalid_arguments("fmod", input, other)
+        raise _invalid_arguments("fmod", input, other, first_is_self=True)
     a, b, common = _common(input, other, "fmod")
     _check_integer_divisor(a, b, common, "fmod_cpu")
     result = _elementwise(np.fmod, a, b)
@@ -634,7 +634,7 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     bounds = [_scalar_value(v) for v in (min, max) if v is not None]
     for bound in bounds:
         if not isinstance(bound, _PY_SCALARS):
-            raise _invalid_arguments("clamp", input, *bounds)
+            raise _invalid_arguments("clamp", input, *bounds, first_is_self=True)
     # a float tensor keeps its dtype; an integer one is promoted by float bounds
     common = data.dtype if data.dtype.kind == "f" else result_type(input, *bounds).numpy_dtype
     if common.kind == "b":
@@ -794,7 +794,7 @@ def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)
             and isinstance(weight, (Tensor, *_NUMBERS))):
-        raise _invalid_arguments("lerp", input, end, weight)
+        raise _invalid_arguments("lerp", input, end, weight, first_is_self=True)
     np_dtype = input._data.dtype
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != np_dtype and (

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes, messages
+from ..fidelity import calls, dtypes, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.floating import quietly, silent_runner
 from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
@@ -67,12 +67,18 @@ _FLOAT_MAX = {"e": 65504.0, "f": 3.4028234663852886e38}  # the largest float16 a
 
 
 def _operand_error(name, value, position, argument="other"):
-    return TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
-                     f"not {type_name(value)}")
+    """torch's TypeError for a non-tensor operand (positions count from 1 without self in a
+    method call: ``t.add("a")`` says position 1, ``torch.add(t, "a")`` position 2)."""
+    return TypeError(f"{name}(): argument '{argument}' (position {calls.position(position)}) "
+                     f"must be Tensor, not {type_name(value)}")
 
 
-def _invalid_arguments(name, *args):
-    """torch's message when no overload of ``name`` takes these argument types."""
+def _invalid_arguments(name, *args, first_is_self=False):
+    """torch's message when no overload of ``name`` takes these argument types. When the
+    first argument is the tensor a method is called on, a method call's list leaves it out
+    (``first_is_self``), as torch's does."""
+    if first_is_self and calls.called_as_method():
+        args = args[1:]
     kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), "
                      "but expected one of:")

@@ -23,7 +23,7 @@ _TENSOR_OR_NUMBER = (Tensor, *_NUMBERS)
 def _compare(ufunc, name):
     def compare(input, other):
         if not (isinstance(input, Tensor) and isinstance(other, _TENSOR_OR_NUMBER)):
-            raise _invalid_arguments(name, input, other)
+            raise _invalid_arguments(name, input, other, first_is_self=True)
         a, b, _ = _common(input, other, name)
         return _elementwise(ufunc, a, b)
 

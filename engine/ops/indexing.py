@@ -674,10 +674,10 @@ def scatter(input, dim, index, src=None, *, value=None):
     if src is None:
         src = value
     if src is None:
-        raise _invalid_arguments("scatter", input, dim, index)
+        raise _invalid_arguments("scatter", input, dim, index, first_is_self=True)
     if not isinstance(src, Tensor) and not isinstance(src, (builtins.int, builtins.float,
                                                             builtins.bool, np.number)):
-        raise _invalid_arguments("scatter", input, dim, index, src)
+        raise _invalid_arguments("scatter", input, dim, index, src, first_is_self=True)
     dim, where = _scatter_checks("scatter", input, dim, index, src)
     result = _scattered(input, dim, where, src, accumulate=False)
     if isinstance(src, Tensor):

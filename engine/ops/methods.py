@@ -3,7 +3,10 @@
 PyTorch exposes most operations both as functions and as methods. Here the
 methods are the same functions, attached to the class below: look up any method
 or operator of a tensor (``x * y`` is ``Tensor.__mul__``) in this file to find the
-function that runs, and that function's node class sits right below it.
+function that runs, and that function's node class sits right below it. (Each is
+attached as ``method_copy(function)``: the same function with a code object of its
+own, so that an error message can tell ``t.add("a")`` from ``torch.add(t, "a")``,
+which torch words differently; see fidelity/calls.py.)
 
 In-place versions (``x.exp_()``) compute the result and write it back into the
 tensor's own memory (``inplace.write_inplace``), bumping the version counter that
@@ -11,6 +14,7 @@ autograd uses to detect stale saved values.
 """
 import numpy as np
 
+from ..fidelity.calls import method_copy
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
 from .common import _invalid_arguments, numpy_names
@@ -51,13 +55,13 @@ FUNCTION_METHODS = {
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
-        setattr(Tensor, _name, _without_out(getattr(_family, _name)))
+        setattr(Tensor, _name, method_copy(_without_out(getattr(_family, _name))))
 
 # numpy's axis= / keepdims= (see common.numpy_names): torch's x.size and x.stride take
 # axis= too, but its Tensor.unflatten (written in Python) does not
-Tensor.size = numpy_names(Tensor.size)
-Tensor.stride = numpy_names(Tensor.stride)
-Tensor.unflatten = views.unflatten.__wrapped__
+Tensor.size = method_copy(numpy_names(Tensor.size))
+Tensor.stride = method_copy(numpy_names(Tensor.stride))
+Tensor.unflatten = method_copy(views.unflatten.__wrapped__)
 
 # x.op_(...): the op, written into x (x += y is x.add_(y))
 INPLACE_METHODS = {
@@ -73,12 +77,14 @@ INPLACE_METHODS = {
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
-        setattr(Tensor, _name + "_", inplace.in_place(_without_out(getattr(_family, _name))))
+        setattr(Tensor, _name + "_",
+                method_copy(inplace.in_place(_without_out(getattr(_family, _name)))))
 for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
-    setattr(Tensor, _name, inplace.cast_refused_in_cpp_names(getattr(Tensor, _name)))
+    setattr(Tensor, _name, method_copy(inplace.cast_refused_in_cpp_names(getattr(Tensor, _name))))
 # fills write only the places they fill (an expanded tensor too)
-Tensor.masked_fill_, Tensor.index_fill_ = indexing.masked_fill_, indexing.index_fill_
-Tensor.add_ = inplace.add_  # (an optimizer's update takes a quicker way to the same bits)
+Tensor.masked_fill_ = method_copy(indexing.masked_fill_)
+Tensor.index_fill_ = method_copy(indexing.index_fill_)
+Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicker way)
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)

@@ -254,7 +254,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)
     if dim is not None and not isinstance(dim, builtins.int):
-        raise _invalid_arguments("prod", input, dim)  # one dim only, unlike sum
+        raise _invalid_arguments("prod", input, dim, first_is_self=True)  # one dim only, unlike sum
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
         result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
@@ -449,7 +449,8 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
 
 
 def _amax_amin(input, dim, keepdim, name, pick):
-    given = None if dim in ((), []) else (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
+    listed = isinstance(dim, (tuple, list))
+    given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     axes, keepdim = _reduce_args(input, given, keepdim)
     _check_nonempty(input, name, given)
     result = wrap(pick(input._data, axis=axes, keepdims=keepdim))
@@ -967,7 +968,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     ndim = input._data.ndim
     if input._data.dtype.kind == "b":
         raise NotImplementedError("topk does not support bool dtypes on CPU")
-    if not 0 <= k <= (input._data.shape[dim] if ndim else 1):
+    if not 0 <= k <= (input._data.shape[wrap_dim(dim, ndim)] if ndim else 1):
         raise RuntimeError("selected index k out of range")
     data = input._data
     if ndim:

@@ -21,8 +21,8 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
-from ..core.tensor import make_view, wrap
-from .common import copy_preserving_layout, empty_in_format, numpy_names
+from ..core.tensor import Tensor, make_view, wrap
+from .common import _operand_error, copy_preserving_layout, empty_in_format, numpy_names
 from .creation import zeros
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
@@ -199,6 +199,8 @@ def _view_dtype(input, target):
 
 
 def view_as(input, other):
+    if not isinstance(other, Tensor):
+        raise _operand_error("view_as", other, 2)
     return view(input, other._data.shape)
 
 
@@ -219,6 +221,8 @@ def reshape(input, *shape):
 
 
 def reshape_as(input, other):
+    if not isinstance(other, Tensor):
+        raise _operand_error("reshape_as", other, 2)
     return reshape(input, other._data.shape)
 
 
@@ -528,6 +532,8 @@ def expand_geometry(shape, stride, sizes):
 
 
 def expand_as(input, other):
+    if not isinstance(other, Tensor):
+        raise _operand_error("expand_as", other, 2)
     return expand(input, other._data.shape)
 
 

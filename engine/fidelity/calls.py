@@ -1,0 +1,141 @@
+"""Which of the learner's calls an argument error is about, for torch's wording of it.
+
+Fidelity machinery, not part of the engine's story: a reader can skip this module.
+
+torch numbers a method's arguments without ``self``: ``t.add(x)`` with a bad ``x`` says
+"argument 'other' (position 1)", ``torch.add(t, x)`` says "(position 2)". The engine's methods
+are its functions (ops/methods.py), so the function alone cannot tell. Tensor gets copies of
+the functions that differ only in their code object (``method_copy``: as fast as the function
+itself); when an error message is being written, and only then, the frames on the stack say
+whether the learner's call went through a method (``called_as_method``) and which argument
+of which operation was wrong (``argument_error``).
+"""
+import operator
+import os
+import sys
+import types
+
+from .messages import type_name
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_FIDELITY_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_METHOD_CODES = {}  # id(code) -> code (kept alive, so that the id stays its own)
+
+
+def method_copy(function):
+    """``function`` with its own code object, registered as a Tensor method's."""
+    code = function.__code__.replace()
+    copy = types.FunctionType(code, function.__globals__, function.__name__,
+                              function.__defaults__, function.__closure__)
+    copy.__kwdefaults__ = function.__kwdefaults__
+    copy.__dict__.update(function.__dict__)
+    copy.__qualname__, copy.__doc__ = function.__qualname__, function.__doc__
+    copy.__module__, copy.__annotations__ = function.__module__, function.__annotations__
+    _METHOD_CODES[id(code)] = code
+    return copy
+
+
+def _engine_frames():
+    """The engine's frames of the current call, innermost first (this module's left out)."""
+    frame, frames = sys._getframe(1), []
+    while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):
+        if not frame.f_code.co_filename.startswith(_FIDELITY_DIR):
+            frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
+def called_as_method():
+    """Whether the learner's call into the engine was a Tensor method (``t.add(x)``)."""
+    frames = _engine_frames()
+    return bool(frames) and id(frames[-1].f_code) in _METHOD_CODES
+
+
+def position(number):
+    """An argument's position as torch prints it: one less in a method call (no self)."""
+    return number - 1 if called_as_method() else number
+
+
+def _holds(value, candidate):
+    return candidate is value or (isinstance(candidate, (tuple, list))
+                                  and any(item is value for item in candidate))
+
+
+# torch's argument parser: the dims it reads as a list ("tuple of ints"), and the operations
+# with several overloads, where a wrong type is "an invalid combination of arguments"
+LIST_ARGUMENTS = {("nansum", "dim"), ("amax", "dim"), ("amin", "dim"), ("logsumexp", "dim"),
+                  ("flip", "dims")}
+OVERLOADED = {"sum", "mean", "max", "min", "var", "std", "all", "any", "count_nonzero", "sort",
+              "argsort", "squeeze", "narrow", "movedim"}
+
+
+def _function(frame):
+    """The function running in ``frame`` (found only when an error is being written): a
+    function made by a factory (one code for cumsum and cumprod) is told by its closure."""
+    import gc
+
+    code = frame.f_code
+    for function in gc.get_referrers(code):
+        if (isinstance(function, types.FunctionType) and function.__code__ is code
+                and all(frame.f_locals.get(name, cell) is cell.cell_contents
+                        for name, cell in zip(code.co_freevars, function.__closure__ or ()))):
+            return function
+    return None
+
+
+def _given(frame, function, method):
+    """The arguments of the call in ``frame`` that were not left at their defaults."""
+    code = frame.f_code
+    names = code.co_varnames[:code.co_argcount]
+    defaults = function.__defaults__ or () if function is not None else ()
+    first_default = len(names) - len(defaults)
+    given = []
+    for index, name in enumerate(names[1 if method else 0:], 1 if method else 0):
+        value = frame.f_locals.get(name)
+        if index >= first_default and value is defaults[index - first_default]:
+            continue
+        given.append("Tensor" if hasattr(value, "_data") else type_name(value))
+    return given
+
+
+def argument_error(value, expected):
+    """torch's TypeError for an argument of the wrong type, e.g. "softmax(): argument 'dim'
+    (position 1) must be int, not float": the operation is the outermost public function of
+    the engine that got ``value`` as a named argument."""
+    found = None
+    for frame in _engine_frames():
+        code = frame.f_code
+        if code.co_name.startswith("_") or code.co_name.startswith("<"):
+            continue
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        for index, name in enumerate(names):
+            if _holds(value, frame.f_locals.get(name)):
+                if index >= code.co_argcount:  # keyword-only: passed through *args, or by name
+                    index = code.co_argcount if code.co_flags & 0x04 else None
+                found = (frame, name, None if index is None else index + 1)
+                break
+    if found is None:
+        return TypeError(f"argument must be {expected}, not {type_name(value)}")
+    frame, name, number = found
+    function = _function(frame)
+    op = function.__name__ if function is not None else frame.f_code.co_name
+    method = called_as_method()
+    if op in OVERLOADED:
+        return TypeError(f"{op}() received an invalid combination of arguments - got "
+                         f"({', '.join(_given(frame, function, method))}), but expected one of:")
+    if (op, name) in LIST_ARGUMENTS:
+        expected = "tuple of ints"
+    where = "" if number is None else f" (position {number - 1 if method else number})"
+    return TypeError(f"{op}(): argument '{name}'{where} must be {expected}, not "
+                     f"{type_name(value)}")
+
+
+def as_index(value, expected="int"):
+    """``value`` as a Python int (a dimension, a size), or torch's TypeError naming the
+    argument; a tensor's own rules apply to a tensor (``Tensor.__index__``)."""
+    if hasattr(value, "_data"):
+        return operator.index(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise argument_error(value, expected) from None
