@@ -122,11 +122,19 @@ def _saved_output_is_now(tensor, node):
 
 
 def in_place(function):
+    name = function.__name__
+
     def method(self, *args, **kwargs):
         check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
         # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
         check_no_overlap(self, args)
-        return write_inplace(self, function(self, *args, **kwargs))
+        try:
+            result = function(self, *args, **kwargs)
+        except TypeError as error:  # torch's argument errors name the in-place op: "mul_()"
+            if not str(error).startswith(name + "("):
+                raise
+            raise TypeError(name + "_" + str(error)[len(name):]) from None
+        return write_inplace(self, result)
 
     method.__name__ = function.__name__ + "_"
     method.__doc__ = f"In-place {function.__name__}: the result is written into this tensor."
