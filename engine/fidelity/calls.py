@@ -45,10 +45,13 @@ def _engine_frames():
     return frames
 
 
+def _through_a_method(frames):
+    return bool(frames) and id(frames[-1].f_code) in _METHOD_CODES
+
+
 def called_as_method():
     """Whether the learner's call into the engine was a Tensor method (``t.add(x)``)."""
-    frames = _engine_frames()
-    return bool(frames) and id(frames[-1].f_code) in _METHOD_CODES
+    return _through_a_method(_engine_frames())
 
 
 def position(number):
@@ -102,8 +105,8 @@ def argument_error(value, expected):
     """torch's TypeError for an argument of the wrong type, e.g. "softmax(): argument 'dim'
     (position 1) must be int, not float": the operation is the outermost public function of
     the engine that got ``value`` as a named argument."""
-    found = None
-    for frame in _engine_frames():
+    found, frames = None, _engine_frames()
+    for frame in frames:
         code = frame.f_code
         if code.co_name.startswith("_") or code.co_name.startswith("<"):
             continue
@@ -119,7 +122,7 @@ def argument_error(value, expected):
     frame, name, number = found
     function = _function(frame)
     op = function.__name__ if function is not None else frame.f_code.co_name
-    method = called_as_method()
+    method = _through_a_method(frames)
     if op in OVERLOADED:
         return TypeError(f"{op}() received an invalid combination of arguments - got "
                          f"({', '.join(_given(frame, function, method))}), but expected one of:")
@@ -133,9 +136,9 @@ def argument_error(value, expected):
 def as_index(value, expected="int"):
     """``value`` as a Python int (a dimension, a size), or torch's TypeError naming the
     argument; a tensor's own rules apply to a tensor (``Tensor.__index__``)."""
-    if hasattr(value, "_data"):
-        return operator.index(value)
     try:
         return operator.index(value)
     except TypeError:
+        if hasattr(value, "_data"):
+            raise
         raise argument_error(value, expected) from None

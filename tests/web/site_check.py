@@ -205,7 +205,7 @@ class Report:
                          + [f"    {n}" for n in self.notes])
 
 
-def package_files(paths, site=SITE):
+def package_files(paths):
     """The Pyodide package files among the site's files asked for (first time each)."""
     found = []
     for path in paths:

@@ -86,3 +86,11 @@ def test_a_preloaded_package_missing_from_the_lock_stops_the_build(tmp_path):
     config, lock_file = built_config(tmp_path, ["micropip"])
     with pytest.raises(build_site.BuildError, match="preload"):
         build_site.configure(config, lock_file)
+
+
+def test_the_site_course_wheel_does_not_depend_on_matplotlib():
+    """A lesson that never plots never downloads matplotlib (engine.widgets loads it on
+    demand, tests/web/test_viz_in_browser.py)."""
+    name, depends, imports = build_site.COURSE_WHEEL
+    assert "matplotlib" not in depends and "numpy" in depends
+    assert "matplotlib" in build_site.COURSE_PACKAGES  # on the site, loaded when asked for

@@ -90,15 +90,3 @@ def test_in_the_browser_a_widget_figure_loads_matplotlib_first(monkeypatch):
     assert loaded and set(loaded) == {"matplotlib"}
     assert type(playground.model.figure()).__name__ == "Figure"
 
-
-def test_the_site_course_wheel_does_not_depend_on_matplotlib():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / ".ci" / "site" / "build_site.py"
-    spec = importlib.util.spec_from_file_location("build_site", path)
-    build_site = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build_site)
-    name, depends, imports = build_site.COURSE_WHEEL
-    assert "matplotlib" not in depends and "numpy" in depends
-    assert "matplotlib" in build_site.COURSE_PACKAGES  # on the site, loaded when asked for
