@@ -1,16 +1,12 @@
-""".ci/site/build_site.py's guard: a Pyodide package file is served only if its sha256 is the one
-in the official pyodide-lock.json; any mismatch or missing file stops the build."""
+"""course_tools/site/build.py's guard: a Pyodide package file is served only if its sha256 is
+the one in the official pyodide-lock.json; any mismatch or missing file stops the build. And
+what goes into the site besides: the course's wheel, the notebooks and what they link to."""
 import hashlib
-import importlib.util
 import zipfile
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-spec = importlib.util.spec_from_file_location("build_site", ROOT / ".ci" / "site" / "build_site.py")
-build_site = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(build_site)
+from course_tools.site import build as build_site
 
 GOOD = b"numpy, as Pyodide built it"
 

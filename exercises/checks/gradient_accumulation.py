@@ -4,7 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from exercises.checks import (
+from exercises.checks.toolkit import (
     all_of,
     as_values,
     checker,

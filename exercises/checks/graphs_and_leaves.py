@@ -3,7 +3,7 @@
 import math
 from collections.abc import Mapping
 
-from exercises.checks import (
+from exercises.checks.toolkit import (
     all_of,
     as_number,
     as_values,

@@ -7,14 +7,18 @@ in a part whose "## " title says "Deeper", up to the next "## " title.
 The estimate uses issue 16's rates: about 150 words a minute of reading, about 40 seconds per
 code cell to predict, run and read its output. Exercises are not counted (they are timed apart).
 
-    .venv/bin/python -m tests.course.length      # the table for a closing note
+    .venv/bin/python -m course_tools.length      # the table (works right after `make lab`)
+
+It needs only what `make lab` installs (nbformat comes with JupyterLab), never the test tools.
 """
 import re
 from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parent.parent
+# The gallery (99_gallery.ipynb) shows pictures to browse; it is not a lesson.
+NOT_LESSONS = ("99_gallery",)
 DETAILS = re.compile(r"<details>.*?</details>", re.S)
 WORDS_PER_MINUTE = 150
 SECONDS_PER_CODE_CELL = 40
@@ -102,6 +106,11 @@ def table(slugs) -> str:
     return "\n".join(rows)
 
 
+def lessons(root=ROOT) -> list[str]:
+    """The lessons' slugs, in order ("00_welcome", ...)."""
+    return [path.stem for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+            if path.stem not in NOT_LESSONS]
+
+
 if __name__ == "__main__":
-    from tests.course.test_course import LESSONS
-    print(table(LESSONS))
+    print(table(lessons()))

@@ -8,7 +8,7 @@ behaves exactly like the starting code gets "not done yet", with the symptom it 
 import math
 import warnings
 
-from exercises.checks import (
+from exercises.checks.toolkit import (
     all_of,
     as_values,
     checker,
@@ -24,7 +24,7 @@ from exercises.checks import (
     unpack,
     wrong,
 )
-from exercises.checks_07_turning_gradients_off import _raised
+from exercises.checks.turning_gradients_off import _raised
 
 # --- private helpers ----------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """Write the exercise notebooks from the solution notebooks (the one source of truth).
 
-    python -m exercises.generate --execute  # write and run exercises/NN_*.ipynb (make exercises)
-    python -m exercises.generate --check    # exit 1 and list what differs (make check-exercises)
-    python -m exercises.generate 04_copying # only the exercise notebooks whose names match
+    python -m course_tools.generate --execute   # write, run exercises/NN_*.ipynb (make exercises)
+    python -m course_tools.generate --check     # exit 1, list what differs (make check-exercises)
+    python -m course_tools.generate 04_copying  # only the exercise notebooks whose names match
 
 Each ``solutions/NN_*.ipynb`` gives ``exercises/NN_*.ipynb`` (same name). In code cells
 tagged ``exercise``, every region between nbgrader-style markers::
@@ -37,8 +37,9 @@ from typing import NamedTuple
 
 import nbformat
 
-from exercises.answer_cells import checkers_called
-from exercises.workspace import cells_digest
+from course_tools.execute import execute, render
+from course_tools.notebook_files import cells_digest
+from exercises.checks.answer_cells import checkers_called
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -99,7 +100,7 @@ def _has_markers(source: str) -> bool:
 def assign_cell_ids(nb, name: str = "notebook") -> None:
     """Give each check cell the id of its checker (``check_04_snapshot``) and the exercise
     cell before it ``answer_04_snapshot``: a check then finds its answer cell by id in
-    JupyterLab (exercises/answer_cells.py). Other cells keep their ids."""
+    JupyterLab (exercises/checks/answer_cells.py). Other cells keep their ids."""
     previous_code = None
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -145,12 +146,6 @@ def make_exercise_notebook(solution, name: str = "notebook"):
 
 
 FINGERPRINT = "exercise_generated"
-
-
-def render(nb) -> str:
-    """The notebook as text, exactly as it is written to disk."""
-    text = nbformat.writes(nb, version=4)
-    return text if text.endswith("\n") else text + "\n"
 
 
 def exercise_text(solution_path: Path) -> str:
@@ -245,14 +240,6 @@ def refusal_message(refusal: Refused, exercises: Path = EXERCISES) -> str:
     return "\n".join(lines)
 
 
-def execute(path: Path) -> None:
-    """Run a notebook top to bottom in its folder and save its outputs (as
-    ``make execute``: no widget state, no timings)."""
-    from exercises import execute as executor  # only here: generating needs no kernel
-
-    executor.execute(path)
-
-
 def fix_solution_ids(solutions: Path = SOLUTIONS) -> int:
     """Give the check and answer cells of every solution notebook the ids the exercise
     notebooks get (``check_NN_name`` / ``answer_NN_name``), so a check finds its answer cell
@@ -273,7 +260,7 @@ def fix_solution_ids(solutions: Path = SOLUTIONS) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m exercises.generate",
+        prog="python -m course_tools.generate",
         description="Write exercises/NN_*.ipynb from solutions/NN_*.ipynb.")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 and list the notebooks that differ")

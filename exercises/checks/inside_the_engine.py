@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from exercises.checks import (all_of, as_values, checker, correct, describe, expect_equal,
-                              expect_tensor, is_function, is_tensor_like, not_done, nth, plural,
-                              unpack, wrong, wrong_form)
+from exercises.checks.toolkit import (all_of, as_values, checker, correct, describe, expect_equal,
+                                      expect_tensor, is_function, is_tensor_like, not_done, nth,
+                                      plural, unpack, wrong, wrong_form)
 
 # ====================================================================== helpers
 _LEAF_PREFIX = "torch::autograd::"

@@ -16,14 +16,14 @@ changed).
 
 Finding the answer cell: in the course's notebooks each answer cell has the id
 ``answer_NN_name`` and its check cell ``check_NN_name``, after the checker
-``check_NN_name`` (``exercises/generate.py`` keeps them so). When the front end sends ids,
+``check_NN_name`` (``course_tools/generate.py`` keeps them so). When the front end sends ids,
 the answer cell is found by its id. Otherwise (nbclient, nbval, another front end, an older
 copy of a notebook) it is the latest cell that bound one of the names the check is given,
 unless a check of another exercise judged those names after it ran (the value is then that
 exercise's answer, not this one's).
 
 An edit of the answer cell that was never run is invisible to the kernel. In JupyterLab the
-course's extension (exercises/labextension/) sends the answer cell's current text with each
+course's extension (course_tools/labextension/) sends the answer cell's current text with each
 check, and a check whose answer cell changed since it ran says so. (In the browser edition,
 `make site`, the Pyodide kernel does not pass the request's metadata on to IPython: it is
 read from the kernel instead.) Elsewhere the check judges
@@ -37,6 +37,8 @@ import ast
 import re
 import sys
 from dataclasses import dataclass, field
+
+from exercises.checks.feedback import not_checked
 
 __all__ = ["CellLog", "checkers_called", "install", "names_in_check_call", "stale_answer"]
 
@@ -182,7 +184,7 @@ class CellLog:
     def pre_run_cell(self, info) -> None:
         self._before = _identities(self.namespace)
         cell_id = getattr(info, "cell_id", None)
-        # Sent by the course's JupyterLab extension (exercises/labextension/) with a check.
+        # Sent by the course's JupyterLab extension (course_tools/labextension/) with a check.
         request = getattr(info, "cell_meta", None) or {}
         if cell_id is None and not request:
             request = _pyodide_request_metadata()
@@ -302,9 +304,8 @@ def _install_name_error_message(shell) -> None:
     def handler(self, etype, value, tb, tb_offset=None):
         check = _LOG.running if _LOG is not None else None
         if issubclass(etype, NameError) and check is not None and check.is_check:
-            from IPython.display import display
+            from IPython.display import display  # here only: the workspace tool has no IPython
 
-            from exercises.checks import not_checked
             name = getattr(value, "name", None) or "an answer"
             display(not_checked(f"{name} is not defined yet: {RUN_FIRST}"))
             return []

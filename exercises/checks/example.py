@@ -1,9 +1,10 @@
-"""Example checkers: the pattern every lesson's ``checks_NN_<lesson>.py`` follows.
+"""Example checkers: the pattern every lesson's module of checkers follows.
 
-Used by the tests (tests/course/test_exercises_tooling.py), not by any notebook.
+Used by lesson 00 (notebooks/00_welcome.ipynb) and by the tests
+(tests/course/test_exercises_tooling.py).
 """
-from exercises.checks import (all_of, checker, expect_error, expect_shares_memory, expect_tensor,
-                              unpack)
+from exercises.checks.toolkit import (all_of, checker, expect_error, expect_shares_memory,
+                                      expect_tensor, unpack)
 
 
 @checker(

@@ -1,8 +1,8 @@
 """Run notebooks top to bottom and save their outputs, without this machine's paths.
 
-    python -m exercises.execute notebooks/04_copying.ipynb solutions/04_copying.ipynb
+    python -m course_tools.execute notebooks/04_copying.ipynb solutions/04_copying.ipynb
 
-Used by ``make execute`` and by ``python -m exercises.generate --execute``. Each notebook
+Used by ``make execute`` and by ``python -m course_tools.generate --execute``. Each notebook
 runs in its own folder with the ``python3`` kernel, like ``jupyter nbconvert --execute
 --inplace`` with no widget state and no timings; cells tagged ``raises-exception`` may
 raise, any other error stops the run and leaves the file as it was.
@@ -122,9 +122,16 @@ def scrub_outputs(nb, root: Path = ROOT) -> int:
     return changed
 
 
+def render(nb) -> str:
+    """The notebook as text, exactly as the course writes it to disk (here and in the
+    generator)."""
+    text = nbformat.writes(nb, version=4)
+    return text if text.endswith("\n") else text + "\n"
+
+
 def execute(path: Path, timeout: int = 600) -> None:
     """Run the notebook at ``path`` in its folder and save it with its outputs, scrubbed."""
-    from nbclient import NotebookClient
+    from nbclient import NotebookClient  # only here: generating and --check run no kernel
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
@@ -132,14 +139,12 @@ def execute(path: Path, timeout: int = 600) -> None:
                    record_timing=False,
                    resources={"metadata": {"path": str(path.resolve().parent)}}).execute()
     scrub_outputs(nb)
-    from exercises.generate import render  # the one notebook layout the course writes
-
     path.write_bytes(render(nb).encode("utf-8"))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m exercises.execute",
+        prog="python -m course_tools.execute",
         description="Run notebooks in place, saving their outputs without machine paths.")
     parser.add_argument("notebooks", nargs="+", type=Path)
     args = parser.parse_args(argv)

@@ -29,9 +29,9 @@ values, ``as_number`` a NumPy number (or a one-element tensor, where that is the
 reading). The wrapper's last-resort message for an answer that made a checker fail is never
 meant to be reached.
 
-Writing a checker (one module per lesson, ``exercises/checks_NN_<lesson>.py``)::
+Writing a checker (one module per lesson, ``exercises/checks/<lesson>.py``)::
 
-    from exercises.checks import checker, expect_tensor
+    from exercises.checks.toolkit import checker, expect_tensor
 
     @checker(right=lambda torch: torch.tensor([1.0, 2.0]),
              wrong=lambda torch: [torch.tensor([1, 2])])
@@ -47,18 +47,18 @@ with both modules, and on a stub.
 from __future__ import annotations
 
 import functools
-import html
 import importlib
 import numbers
 import pkgutil
 import warnings
 from collections.abc import (Callable, ItemsView, Iterable, Iterator, KeysView, Mapping,
                              Sized, ValuesView)
-from dataclasses import dataclass
 
 import numpy as np
 
-from exercises.answer_cells import install, stale_answer
+from exercises.checks.answer_cells import install, stale_answer
+from exercises.checks.feedback import (WRONG, Feedback, _sentence, correct, not_checked, not_done,
+                                       wrong)
 
 __all__ = [
     "CHECKERS",
@@ -89,88 +89,7 @@ __all__ = [
     "wrong_form",
 ]
 
-# --- results -----------------------------------------------------------------------
-
-CORRECT, NOT_DONE, WRONG, NOT_CHECKED = "correct", "not_done", "wrong", "not_checked"
-
-_LABELS = {
-    CORRECT: ("✅", "Correct", "#e6f4ea", "#1e7e34"),
-    NOT_DONE: ("⏳", "Not done yet", "#fff8e1", "#8a6d00"),
-    WRONG: ("❌", "Not quite", "#fdecea", "#b00020"),
-    # the answer cell raised an error, or did not run: nothing is judged
-    NOT_CHECKED: ("⚠️", "Not checked yet", "#e8f0fe", "#1a56b0"),
-}
-
-NOT_DONE_MESSAGE = "replace the ... with your answer, then run this cell again."
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """The result of a checker: ``status`` is "correct", "not_done", "wrong" or
-    "not_checked" (the answer cell above raised an error or did not run, so nothing was judged).
-
-    It is true only when correct (``assert check(answer)`` in tests), prints as one
-    deterministic line (``str``/``repr``, which nbval compares) and shows as a coloured
-    box in Jupyter (``_repr_html_``).
-    """
-
-    status: str
-    message: str
-
-    def __post_init__(self):
-        if self.status not in _LABELS:
-            raise ValueError(f"unknown status {self.status!r}")
-
-    @property
-    def ok(self) -> bool:
-        return self.status == CORRECT
-
-    @property
-    def done(self) -> bool:
-        return self.status not in (NOT_DONE, NOT_CHECKED)
-
-    def __bool__(self) -> bool:
-        return self.ok
-
-    def __str__(self) -> str:
-        icon, label, _, _ = _LABELS[self.status]
-        return f"{icon} {label}: {self.message}"
-
-    __repr__ = __str__
-
-    def _repr_html_(self) -> str:
-        icon, label, background, colour = _LABELS[self.status]
-        return (
-            f'<div style="background:{background}; border-left:4px solid {colour}; '
-            f'padding:6px 10px; margin:4px 0;">'
-            f"{icon} <strong>{label}:</strong> {html.escape(self.message)}</div>"
-        )
-
-
-def _sentence(message: str, hint: str | None = None) -> str:
-    message = message.strip()
-    if message and message[-1] not in ".!?":
-        message += "."
-    if hint:
-        message += f" Hint: {hint.strip()}"
-    return message
-
-
-def correct(message: str = "well done.") -> Feedback:
-    return Feedback(CORRECT, _sentence(message))
-
-
-def not_done(message: str = NOT_DONE_MESSAGE) -> Feedback:
-    return Feedback(NOT_DONE, _sentence(message))
-
-
-def wrong(message: str, hint: str | None = None) -> Feedback:
-    return Feedback(WRONG, _sentence(message, hint))
-
-
-def not_checked(message: str) -> Feedback:
-    return Feedback(NOT_CHECKED, _sentence(message))
-
+# --- results (Feedback and its four kinds are in feedback.py) ------------------------
 
 def all_of(*results: Feedback, success: str | None = None) -> Feedback:
     """The first result that is not correct; if all are, one success (``success`` or theirs)."""
@@ -846,14 +765,14 @@ def checker(func=None, *, right=None, wrong=None):
 
 
 def discover() -> dict[str, Callable]:
-    """Import every ``exercises.checks_*`` module and return the registry."""
-    package = importlib.import_module("exercises")
+    """Import every module of ``exercises.checks`` (each lesson's checkers) and return the
+    registry."""
+    package = importlib.import_module("exercises.checks")
     for module in pkgutil.iter_modules(package.__path__):
-        if module.name.startswith("checks_"):
-            importlib.import_module(f"exercises.{module.name}")
+        importlib.import_module(f"exercises.checks.{module.name}")
     return dict(CHECKERS)
 
 
 # In a notebook, start the log of cell runs that tells each check whether its answer cell ran
-# without an error (exercises/answer_cells.py); outside IPython this does nothing.
+# without an error (exercises/checks/answer_cells.py); outside IPython this does nothing.
 install()

@@ -1,18 +1,19 @@
 """The learner's workspace: their own copy of the course, which nothing else ever touches.
 
-    python -m exercises.workspace sync              # make workspace: copy what is missing
-    python -m exercises.workspace reset NOTEBOOK    # make reset NB=...: a fresh copy of one
-    python -m exercises.workspace progress          # make progress: exercises done so far
-    python -m exercises.workspace server            # make lab: a server already running here?
+    python -m course_tools.workspace sync            # make workspace: copy what is missing
+    python -m course_tools.workspace reset NOTEBOOK  # make reset NB=...: a fresh copy of one
+    python -m course_tools.workspace progress        # make progress: exercises done so far
+    python -m course_tools.workspace server          # make lab: a server already running here?
 
 ``workspace/`` (git-ignored) holds copies of the lessons, the exercise notebooks and the
 solutions, laid out as in the repository (``workspace/notebooks/``, ``workspace/exercises/``,
-``workspace/solutions/``), so every link between them works. JupyterLab opens there, so a
+``workspace/solutions/``), and of the documents a lesson links to
+(``notebooks/DIFFERENCES.md``), so every link between them works. JupyterLab opens there, so a
 learner's answers and the outputs of the lessons they run are saved there and nowhere else.
 
 The rules that keep a learner's work safe:
 
-- ``sync`` copies a notebook only when the workspace has no file of that name: it never
+- ``sync`` copies a file only when the workspace has no file of that name: it never
   overwrites. The first run copies everything, including exercise notebooks a learner
   already filled in before workspaces existed (their current files are copied).
 - ``reset`` moves the learner's copy aside under a dated name, then copies the course's
@@ -24,12 +25,9 @@ When the course changes (``git pull``), ``sync`` adds new notebooks and lists th
 whose course version changed since they were copied; ``reset`` gives the new version of one.
 The versions copied are recorded in ``workspace/.course-copies.json``.
 
-When exercise notebooks were renamed (a new edition, exercises/editions.py), the learner's
-notebooks under the old names stay as they are, and ``sync`` creates each new exercise
-notebook with the answers it finds in them: an answer cell whose source the learner changed
-from the stub is carried to the new notebook's answer cell of the same exercise (matched by
-the answer cell's id, ``answer_NN_name``, or else by the checker its check cell calls). The
-report says which old notebook's answers went where.
+When exercise notebooks were renamed (a new edition), the learner's notebooks under the old
+names stay as they are, and ``sync`` creates each new exercise notebook with the answers it
+finds in them (course_tools/editions.py).
 
 Standard library only: it runs before (and without) the course's virtual environment.
 """
@@ -38,39 +36,20 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import shutil
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exercises import editions
-from exercises.answer_cells import checkers_called
+from course_tools import editions
+from course_tools.notebook_files import (FOLDERS, ROOT, as_text, cells_digest,
+                                         course_files, course_notebooks, exercises)
+from exercises.checks.old_names import OLD_NOTEBOOKS
 
-ROOT = Path(__file__).resolve().parent.parent
 WORKSPACE = ROOT / "workspace"
-FOLDERS = ("notebooks", "exercises", "solutions")
-NOTEBOOK_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
 RECORD = ".course-copies.json"
 FIRST_LESSON = "notebooks/00_welcome.ipynb"
-
-
-def course_notebooks(root: Path = ROOT) -> list[str]:
-    """The course's notebooks, relative to the repository ("notebooks/00_welcome.ipynb")."""
-    found = []
-    for folder in FOLDERS:
-        for path in sorted((root / folder).glob("*.ipynb")):
-            if NOTEBOOK_NAME.fullmatch(path.name):
-                found.append(f"{folder}/{path.name}")
-    return found
-
-
-def cells_digest(nb: dict) -> str:
-    """A fingerprint of a notebook's cells, their types and sources (not outputs or
-    metadata): running a notebook again is not a new version of it, typing into it is."""
-    cells = [[cell.get("cell_type"), _text(cell.get("source"))] for cell in nb.get("cells", [])]
-    return hashlib.sha256(json.dumps(cells).encode("utf-8")).hexdigest()
 
 
 def _digest(path: Path) -> str:
@@ -79,6 +58,17 @@ def _digest(path: Path) -> str:
         return cells_digest(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, AttributeError):
         return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _digests(path: Path) -> set:
+    """The digests a copy of the course's file ``path`` may have recorded and still be of its
+    current version: its own, and for a notebook, the one it had before its checkers'
+    imports were renamed (nothing else changed; the old names still import them)."""
+    try:
+        return {_digest(path), editions.digest_before_the_move(
+            json.loads(path.read_text(encoding="utf-8")))}
+    except (ValueError, AttributeError):
+        return {_digest(path)}
 
 
 def _read_record(workspace: Path) -> dict:
@@ -95,56 +85,25 @@ def _write_record(workspace: Path, record: dict) -> None:
 
 
 @dataclass
-class Carried:
-    """Answers of an old-edition exercise notebook, written into a new one."""
-
-    old: str  # "exercises/03_copying.ipynb"
-    new: str  # "exercises/04_copying.ipynb"
-    exercises: list  # the new numbers, ["4.1", "4.3"]
-
-
-@dataclass
 class SyncReport:
     added: list
     updated_upstream: list  # copies whose course version changed since they were made
-    carried: list = field(default_factory=list)  # Carried, when new notebooks got old answers
+    carried: list = field(default_factory=list)  # editions.Carried: old answers in new notebooks
     old_edition: list = field(default_factory=list)  # old-edition notebooks in the workspace
 
     def edition_lines(self, workspace: Path) -> list[str]:
         """Where the answers of old-edition notebooks went (when new notebooks were made)."""
-        new_exercises = [n for n in self.added if n.startswith("exercises/")]
-        if not self.old_edition or not new_exercises:
-            return []
-        out = ["The course has a new edition: lesson 2 is now two lessons (2 and 3), and the "
-               "lessons after it moved up (3 is now 4, ..., 9 is now 11).",
-               f"Your notebooks of the earlier edition are kept in {workspace.name}/ as they "
-               f"were (nothing in them was changed):"]
-        others = [old for old in self.old_edition if not old.startswith("exercises/")]
-        for old in self.old_edition:
-            went = [c for c in self.carried if c.old == old]
-            if not old.startswith("exercises/"):
-                continue
-            if not went:
-                out.append(f"  {workspace.name}/{old}: no answers to carry over (none was "
-                           f"changed from the start, or the new notebook was already there)")
-                continue
-            out.append(f"  {workspace.name}/{old}: your answers are now in")
-            out += [f"      {workspace.name}/{c.new} (Exercise {', '.join(c.exercises)})"
-                    for c in went]
-        if others:
-            folders = " and ".join(sorted({f"{workspace.name}/{o.split('/')[0]}/" for o in others}))
-            out.append(f"  and {plural(len(others), 'lesson or solution notebook')} of the "
-                       f"earlier edition in {folders}, next to the new ones")
-        out.append("Run the new notebooks' answer and check cells to see your answers checked "
-                   "again.")
-        return out
+        return editions.report_lines(self.added, self.carried, self.old_edition, workspace)
 
     def lines(self, workspace: Path) -> list[str]:
         if len(self.added) > 5:
             per_folder = {f: sum(n.startswith(f + "/") for n in self.added) for f in FOLDERS}
             counts = ", ".join(f"{count} in {folder}/" for folder, count in per_folder.items()
                                if count)
-            out = [f"Copied {len(self.added)} notebooks into {workspace}/ ({counts}). "
+            documents = [Path(n).name for n in self.added if not n.endswith(".ipynb")]
+            copied = editions.plural(len(self.added) - len(documents), "notebook")
+            copied += "".join(f" and {name}" for name in documents)
+            out = [f"Copied {copied} into {workspace}/ ({counts}). "
                    f"Your work is saved there; nothing outside it is changed."]
         else:
             out = [f"added {workspace.name}/{name}" for name in self.added]
@@ -160,27 +119,29 @@ class SyncReport:
 
 
 def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
-    """Copy every course notebook the workspace does not have yet; never overwrite. A new
-    exercise notebook gets the learner's answers from old-edition notebooks, if any."""
+    """Copy every course notebook (and document) the workspace does not have yet; never
+    overwrite. A new exercise notebook gets the learner's answers from old-edition
+    notebooks, if any."""
     record = _read_record(workspace)
     added, updated, carried = [], [], []
-    old_edition = old_edition_notebooks(workspace)
-    old_answers = _old_answers(workspace, old_edition)
-    for name in course_notebooks(root):
+    old_edition = editions.old_edition_notebooks(workspace)
+    old_answers = editions.old_answers(workspace, old_edition)
+    for name in course_files(root):
         source, target = root / name, workspace / name
         if target.exists():
             copied_from = record.get(name)
-            if copied_from is not None and copied_from != _digest(source):
+            if copied_from is not None and copied_from not in _digests(source):
                 updated.append(name)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        answers = _answers_for(source, old_answers) if name.startswith("exercises/") else {}
+        answers = editions.answers_for(source, old_answers) \
+            if name.startswith("exercises/") else {}
         if answers:
-            text, numbers = _with_answers(source, answers)
-            _write_new(target, text, source)
+            filled_in, numbers = editions.with_answers(source, answers)
+            _write_new(target, filled_in, source)
             for old in dict.fromkeys(old for old, _ in answers.values()):
-                carried.append(Carried(old, name, [numbers[checker] for checker, (o, _)
-                                                   in answers.items() if o == old]))
+                carried.append(editions.Carried(old, name, [
+                    numbers[checker] for checker, (o, _) in answers.items() if o == old]))
         else:
             _copy_new(source, target)
         record[name] = _digest(source)
@@ -188,97 +149,6 @@ def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
     if added:
         _write_record(workspace, record)
     return SyncReport(added, updated, carried, old_edition)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-# --- answers from an earlier edition (exercises/editions.py) ------------------------------
-
-def old_edition_notebooks(workspace: Path) -> list[str]:
-    """The workspace's notebooks named as in an earlier edition ("exercises/03_copying.ipynb")."""
-    return [f"{folder}/{slug}.ipynb" for folder in ("exercises", "notebooks", "solutions")
-            for slug in editions.OLD_NOTEBOOKS if (workspace / folder / f"{slug}.ipynb").is_file()]
-
-
-def _tags(cell: dict) -> list:
-    return cell.get("metadata", {}).get("tags", [])
-
-
-def answer_cells(nb: dict) -> dict[str, dict]:
-    """checker name -> the answer cell its check cell judges: the cell with the id
-    ``answer_NN_name``, or else (a notebook without ids) the code cell tagged ``exercise``
-    between the check cell and the check before it, or the code cell right before it."""
-    code = [cell for cell in nb.get("cells", []) if cell.get("cell_type") == "code"]
-    by_id = {cell.get("id"): cell for cell in code}
-    found = {}
-    for index, cell in enumerate(code):
-        if "exercise" in _tags(cell):
-            continue
-        for name in checkers_called(_text(cell.get("source"))):
-            answer = by_id.get("answer_" + name.removeprefix("check_"))
-            if answer is None:
-                before = []
-                for earlier in reversed(code[:index]):
-                    if checkers_called(_text(earlier.get("source"))) and \
-                            "exercise" not in _tags(earlier):
-                        break
-                    before.append(earlier)
-                tagged = [c for c in before if "exercise" in _tags(c)]
-                answer = tagged[0] if tagged else (before[0] if before else None)
-            if answer is not None:
-                found.setdefault(name, answer)
-    return found
-
-
-def _old_answers(workspace: Path, old_edition: list[str]) -> dict[str, tuple[str, str]]:
-    """new checker name -> (old notebook, the learner's answer source) for every answer cell
-    of an old-edition exercise notebook (stubs included; ``_answers_for`` leaves those out)."""
-    found = {}
-    for old in old_edition:
-        if not old.startswith("exercises/"):
-            continue
-        try:
-            nb = json.loads((workspace / old).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # not a notebook any more: nothing to carry, and it stays as it is
-        for name, cell in answer_cells(nb).items():
-            new_name = editions.RENAMED_CHECKERS.get(name)
-            if new_name is not None:
-                found.setdefault(new_name, (old, _text(cell.get("source"))))
-    return found
-
-
-def _answers_for(source: Path, old_answers: dict) -> dict[str, tuple[str, str]]:
-    """The old answers that belong in course notebook ``source``: checker name -> (old
-    notebook, answer), only answers the learner changed from the stub."""
-    nb = json.loads(source.read_text(encoding="utf-8"))
-    wanted = {}
-    for name, cell in answer_cells(nb).items():
-        if name in old_answers:
-            old, answer = old_answers[name]
-            if answer.strip() != _text(cell.get("source")).strip():
-                wanted[name] = (old, answer)
-    return wanted
-
-
-def _with_answers(source: Path, answers: dict) -> tuple[str, dict]:
-    """Course notebook ``source`` with the answer cells' sources replaced (their outputs
-    cleared), as text; and checker name -> the exercise's number ("4.3")."""
-    nb = json.loads(source.read_text(encoding="utf-8"))
-    cells = answer_cells(nb)
-    numbers = {}
-    for number, _title, _answer, check in _exercises(nb):
-        for name in checkers_called(_text(check.get("source"))):
-            numbers.setdefault(name, number)
-    for name, (_old, answer) in answers.items():
-        cell = cells[name]
-        cell["source"] = answer.splitlines(keepends=True)
-        cell["outputs"] = []
-        cell["execution_count"] = None
-    text = json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    return text, numbers
 
 
 def _write_new(target: Path, text: str, like: Path) -> None:
@@ -303,19 +173,21 @@ def _resolve(notebook: str, root: Path, workspace: Path) -> str:
     prefix = workspace.name + "/"
     if text.startswith(prefix):
         text = text[len(prefix):]
-    if not text.endswith(".ipynb"):
+    names = course_files(root)
+    if not text.endswith(".ipynb") and not any(n == text or n.endswith("/" + text)
+                                               for n in names):
         text += ".ipynb"
-    if text in course_notebooks(root):
+    if text in names:
         return text
-    matches = [name for name in course_notebooks(root) if name.endswith("/" + text)]
+    matches = [name for name in names if name.endswith("/" + text)]
     if len(matches) == 1:
         return matches[0]
     if matches:
         raise ValueError(f"{notebook!r} is in more than one folder: say which one, e.g. "
                          f"NB={matches[0]}")
     stem = Path(text).name.removesuffix(".ipynb")
-    if stem in editions.OLD_NOTEBOOKS:
-        now = " and ".join(f"{slug}.ipynb" for slug in editions.OLD_NOTEBOOKS[stem])
+    if stem in OLD_NOTEBOOKS:
+        now = " and ".join(f"{slug}.ipynb" for slug in OLD_NOTEBOOKS[stem])
         raise ValueError(f"{notebook!r} is from an earlier edition of the course: it is now "
                          f"{now} (your copy under the old name is kept as it is)")
     raise ValueError(f"{notebook!r} is not a notebook of the course (they are in "
@@ -355,11 +227,6 @@ def reset(notebook: str, root: Path = ROOT, workspace: Path = WORKSPACE) -> tupl
 
 DONE, NOT_QUITE, UNCHECKED, NOT_STARTED = "done", "not quite", "answered, not checked", \
     "not started"
-_HEADING = re.compile(r"^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$", re.MULTILINE)
-
-
-def _text(value) -> str:
-    return "".join(value) if isinstance(value, list) else (value or "")
 
 
 def _verdict(outputs: list) -> str | None:
@@ -367,7 +234,7 @@ def _verdict(outputs: list) -> str | None:
     shown = ""
     for output in outputs:
         data = output.get("data", {})
-        shown += _text(data.get("text/plain")) + _text(output.get("text"))
+        shown += as_text(data.get("text/plain")) + as_text(output.get("text"))
     if "✅ Correct" in shown:
         return DONE
     if "❌ Not quite" in shown or "raised an error" in shown:
@@ -375,35 +242,18 @@ def _verdict(outputs: list) -> str | None:
     return None
 
 
-def _exercises(nb: dict) -> list[tuple]:
-    """(number, title, answer cell, check cell) for every exercise of a notebook."""
-    found, heading, answer = [], ("?", ""), {}
-    for cell in nb.get("cells", []):
-        source = _text(cell.get("source"))
-        if cell.get("cell_type") == "markdown":
-            match = _HEADING.search(source)
-            if match:
-                heading = (match[1], match[2].strip())
-        elif cell.get("cell_type") == "code":
-            if "exercise" in cell.get("metadata", {}).get("tags", []):
-                answer = cell
-            elif checkers_called(source):
-                found.append((*heading, answer, cell))
-    return found
-
-
 def exercise_states(path: Path, original: Path) -> list[tuple[str, str, str]]:
     """(number, title, state) for every exercise of a learner's exercise notebook, read from
     the saved outputs of its check cells (no kernel needed), against the course's copy
     (``original``). A check's saved verdict counts only when it is the learner's: not the
     course's own output, and not older than the answer cell's last run."""
-    mine = _exercises(json.loads(path.read_text(encoding="utf-8")))
-    course = _exercises(json.loads(original.read_text(encoding="utf-8")))
+    mine = exercises(json.loads(path.read_text(encoding="utf-8")))
+    course = exercises(json.loads(original.read_text(encoding="utf-8")))
     states = []
     for index, (number, title, answer, check) in enumerate(mine):
         blank, course_check = (course[index][2], course[index][3]) if index < len(course) \
             else ({}, {})
-        untouched = _text(answer.get("source")).strip() == _text(blank.get("source")).strip()
+        untouched = as_text(answer.get("source")).strip() == as_text(blank.get("source")).strip()
         verdict = _verdict(check.get("outputs", []))
         ran_after_check = _ran_later(answer, check)
         if check.get("outputs") == course_check.get("outputs") or ran_after_check:
@@ -468,7 +318,7 @@ def running_server(workspace: Path = WORKSPACE) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m exercises.workspace",
+    parser = argparse.ArgumentParser(prog="python -m course_tools.workspace",
                                      description="The learner's own copy of the course.")
     parser.add_argument("--workspace", type=Path, default=WORKSPACE)
     parser.add_argument("--root", type=Path, default=ROOT)

@@ -6,10 +6,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from exercises.checks import (as_values, checker, correct, describe, expect_items,
-                              expect_tensor, is_bool,
-                              is_number, plural, wrong, wrong_form)
-from exercises.checks_02_shapes_indexing_broadcasting import _call, _function_and_tensor
+from exercises.checks.toolkit import (as_values, checker, correct, describe, expect_items,
+                                      expect_tensor, is_bool, is_number, plural, wrong, wrong_form)
+from exercises.checks.shapes_indexing_broadcasting import _call, _function_and_tensor
 
 # ---------------------------------------------------------------- 3.1 which share memory
 

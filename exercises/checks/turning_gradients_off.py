@@ -1,6 +1,6 @@
 """Checkers for the exercises of lesson 7, Turning gradients off
 (solutions/07_turning_gradients_off.ipynb)."""
-from exercises.checks import (
+from exercises.checks.toolkit import (
     all_of,
     checker,
     correct,

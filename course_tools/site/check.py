@@ -1,7 +1,7 @@
 """The browser edition (`make site`), offline, in headless Chromium: notebooks run cell by cell.
 
-    .venv/bin/python tests/web/site_check.py            # the notebooks tests/web checks
-    .venv/bin/python tests/web/site_check.py notebooks/00_welcome.ipynb
+    .venv/bin/python -m course_tools.site.check           # the notebooks tests/web checks
+    .venv/bin/python -m course_tools.site.check notebooks/00_welcome.ipynb
 
 It serves build/site/ on 127.0.0.1 (a random free port), opens it in Debian's Chromium
 (Python playwright, never `playwright install`) with every request to another host aborted
@@ -12,7 +12,7 @@ learner sees, against the notebook's committed outputs:
 
 - every code cell ran; errors only in cells tagged ``raises-exception``, and the same error;
 - as many graph pictures as committed, each an SVG image that decoded (``naturalWidth > 0``)
-  and fits (tests/browser_check.py's checks); none fell back to text;
+  and fits (course_tools/browser_check.py's checks); none fell back to text;
 - every widget rendered and live (a slider moved with the keyboard, the stepper stepped);
 - in an exercise notebook, every check cell shows a checker's verdict.
 
@@ -37,9 +37,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course_tools import browser_check
+
 ROOT = Path(__file__).resolve().parent.parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-import browser_check  # noqa: E402
 
 SITE = Path(os.environ.get("SITE_DIR", ROOT / "build" / "site"))
 ARTIFACTS = ROOT / "tests" / "browser_artifacts" / "site"
@@ -326,7 +326,7 @@ def check_cell(cell, index, outputs, exp, problems):
 
 
 def check_widgets(page, wanted, problems, notes):
-    """Every widget rendered and live, as tests/browser_check.py checks them in JupyterLab,
+    """Every widget rendered and live, as course_tools/browser_check.py checks them in JupyterLab,
     except that a slider is dragged with the mouse: in the site's JupyterLab (4.4) the arrow
     keys do not move an ipywidgets slider (a known difference, see README)."""
     views = page.locator(browser_check.WIDGET_VIEWS)
@@ -405,7 +405,7 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
         problems.append(f"{checks[0]} with the solution's answer shows {shown[:200]!r}")
     notes.append(f"{checks[0]} with the solution's answer: {shown.splitlines()[0]!r}")
     # The course's JupyterLab extension works in the site too: a check never judges an
-    # answer edited since it ran (exercises/answer_cells.py reads the request's metadata
+    # answer edited since it ran (exercises/checks/answer_cells.py reads the request's metadata
     # from the Pyodide kernel).
     page.evaluate(SET_SOURCE, [ids.index(f"answer_{name}"), answer + "\n# edited, not run"])
     shown = run_cell_again(page, ids.index(checks[0]))

@@ -1,22 +1,27 @@
-"""Earlier editions of the course: which exercise notebooks and checkers were renamed.
+"""Old module names, so that every exercise notebook a learner has still imports its checkers.
 
-The second edition split lesson 2 in two (``02_shapes_indexing_broadcasting`` and
-``03_views_copies_inplace``) and moved the lessons after it up one (``03_copying`` became
-``04_copying``, ... and ``09_training_loop`` became ``11_training_loop``; 10 is kept for a
-lesson on debugging gradients). A learner's workspace made before holds exercise notebooks
-under the old names, with their answers. Two things keep that work:
+Two kinds of old name, both made here by an import hook (``install``, run when the
+``exercises`` package is imported):
 
-- ``make workspace`` (exercises/workspace.py) never changes or removes the old notebooks. It
-  creates each new exercise notebook the workspace lacks with the learner's answers from the
-  old ones filled in (``RENAMED_CHECKERS`` says which old exercise is which new one), and
-  says which old notebook went where.
-- An old notebook opened again still runs: its first cell,
-  ``from exercises.checks_03_copying import check_03_snapshot, ...``, finds a module of the
-  old name (made here, ``install``), whose checkers are the new ones under their old names,
-  and which first prints where the exercises are now.
+- **This edition's modules before they became one package.** Until the checkers moved into
+  ``exercises/checks/``, a notebook imported ``from exercises.checks_04_copying import ...``.
+  Such an import (in a learner's workspace, or a downloaded copy) gets the module of the new
+  name, ``exercises.checks.copying``, itself: the same checkers, so a check judges its answer
+  cell by the same checker name, and nothing is printed. ``MOVED_MODULES`` lists them.
+- **The earlier edition's notebooks.** The second edition split lesson 2 in two
+  (``02_shapes_indexing_broadcasting`` and ``03_views_copies_inplace``) and moved the lessons
+  after it up one (``03_copying`` became ``04_copying``, ... and ``09_training_loop`` became
+  ``11_training_loop``; 10 is kept for a lesson on debugging gradients). An old notebook's
+  first cell, ``from exercises.checks_03_copying import check_03_snapshot, ...``, finds a
+  module of the old name whose checkers are the new ones under their old names, and which
+  first prints where the exercises are now. ``make workspace`` (course_tools/editions.py)
+  also creates each new exercise notebook with the learner's answers from the old ones
+  filled in (``RENAMED_CHECKERS`` says which old exercise is which new one).
 
-This module is the one place that knows the old names. Standard library only (workspace.py
-runs without the course's environment); the checkers are imported when first called.
+This module is the one place that knows the old names: renaming a checker module, an
+exercise notebook or a checker, add the old name here. Standard library only (the workspace
+tool reads these tables without the course's environment, and ``exercises/__init__.py``
+imports this module); a checker module is imported when its old name is.
 """
 from __future__ import annotations
 
@@ -24,6 +29,38 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+
+from exercises.checks.answer_cells import stale_answer
+from exercises.checks.feedback import not_checked
+
+PACKAGE = "exercises"
+MODULE_PREFIX = f"{PACKAGE}.checks_"
+
+# Each lesson's exercise notebook (its slug) -> the module of its checkers. A module's name
+# has no lesson number, so a renumbering leaves it as it is.
+CHECKER_MODULES = {
+    "00_welcome": "exercises.checks.example",
+    "01_creating_tensors": "exercises.checks.creating_tensors",
+    "02_shapes_indexing_broadcasting": "exercises.checks.shapes_indexing_broadcasting",
+    "03_views_copies_inplace": "exercises.checks.views_copies_inplace",
+    "04_copying": "exercises.checks.copying",
+    "05_graphs_and_leaves": "exercises.checks.graphs_and_leaves",
+    "06_gradient_accumulation": "exercises.checks.gradient_accumulation",
+    "07_turning_gradients_off": "exercises.checks.turning_gradients_off",
+    "08_autograd_grad_and_checking": "exercises.checks.autograd_grad_and_checking",
+    "09_inside_the_engine": "exercises.checks.inside_the_engine",
+    "10_debugging_gradients": "exercises.checks.debugging_gradients",
+    "11_training_loop": "exercises.checks.training_loop",
+}
+
+# This edition's module names up to commit 1ccfe20 -> their names now. Lesson 00 imported
+# its example checker as exercises.checks_00_example.
+MOVED_MODULES = {
+    **{MODULE_PREFIX + ("00_example" if slug == "00_welcome" else slug): module
+       for slug, module in CHECKER_MODULES.items()},
+    "exercises.answer_cells": "exercises.checks.answer_cells",
+    "exercises.editions": "exercises.checks.old_names",
+}
 
 # An old exercise notebook's slug -> the new notebooks its exercises went to.
 OLD_NOTEBOOKS = {
@@ -96,10 +133,6 @@ RENAMED_CHECKERS = {
     "check_09_fixed_loop": "check_11_fixed_loop",
 }
 
-PACKAGE = "exercises"
-MODULE_PREFIX = f"{PACKAGE}.checks_"
-
-
 def new_notebook_of(checker_name: str, old_slug: str) -> str:
     """The slug of the new notebook that holds ``checker_name`` (a new name), among the
     notebooks ``old_slug``'s exercises went to."""
@@ -125,12 +158,9 @@ def notice(old_slug: str) -> str:
 def _alias(old_name: str, new_name: str, old_slug: str):
     """The checker ``new_name`` under its old name: an old notebook's check cell calls
     ``old_name``, so that is the name the check judges its answer cell by."""
-    module_name = MODULE_PREFIX + new_notebook_of(new_name, old_slug)
+    module_name = CHECKER_MODULES[new_notebook_of(new_name, old_slug)]
 
     def check(answer):
-        from exercises.answer_cells import stale_answer
-        from exercises.checks import not_checked
-
         stale = stale_answer(old_name)
         if stale is not None:
             return not_checked(stale)
@@ -142,10 +172,12 @@ def _alias(old_name: str, new_name: str, old_slug: str):
 
 
 class _OldModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``exercises.checks_<old slug>`` and makes it from the new checkers."""
+    """Finds a module of an old name: one of ``MOVED_MODULES``, or
+    ``exercises.checks_<old slug>`` of the earlier edition, made from the new checkers."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.startswith(MODULE_PREFIX) and fullname[len(MODULE_PREFIX):] in OLD_NOTEBOOKS:
+        if fullname in MOVED_MODULES or (fullname.startswith(MODULE_PREFIX)
+                                         and fullname[len(MODULE_PREFIX):] in OLD_NOTEBOOKS):
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
@@ -153,6 +185,11 @@ class _OldModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None  # the default module
 
     def exec_module(self, module):
+        if module.__name__ in MOVED_MODULES:
+            # The import system hands out what sys.modules holds once this returns: the
+            # module of the new name itself, not a copy (its checkers, its registry).
+            sys.modules[module.__name__] = importlib.import_module(MOVED_MODULES[module.__name__])
+            return
         old_slug = module.__name__[len(MODULE_PREFIX):]
         module.__doc__ = f"The checkers of exercises/{old_slug}.ipynb, an earlier edition."
         for old_name in old_checkers(old_slug):
@@ -164,7 +201,7 @@ _FINDER = _OldModules()
 
 
 def install() -> None:
-    """Let old notebooks import the old module names (once; before other finders, so that
+    """Let notebooks import the old module names (once; before other finders, so that
     another checkout's old file is never picked up instead)."""
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)

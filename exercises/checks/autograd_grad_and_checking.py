@@ -1,7 +1,7 @@
 """Checkers for lesson 8: autograd.grad, higher-order gradients and gradient checking."""
-from exercises.checks import (all_of, as_number, checker, correct, describe, expect_equal,
-                              expect_tensor, is_function, is_stub, is_tensor_like, not_done, wrong,
-                              wrong_form)
+from exercises.checks.toolkit import (all_of, as_number, checker, correct, describe, expect_equal,
+                                      expect_tensor, is_function, is_stub, is_tensor_like, not_done,
+                                      wrong, wrong_form)
 
 
 def _first_sentence(error):

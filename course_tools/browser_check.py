@@ -1,7 +1,7 @@
 """Run the course's notebooks in JupyterLab in a real (headless) browser, and check them.
 
-    .venv/bin/python tests/browser_check.py                      # every notebook
-    .venv/bin/python tests/browser_check.py notebooks/00_welcome.ipynb
+    .venv/bin/python -m course_tools.browser_check                 # every notebook
+    .venv/bin/python -m course_tools.browser_check notebooks/00_welcome.ipynb
 
 For each notebook of notebooks/ and solutions/ it opens the notebook in JupyterLab, waits
 for the kernel, runs all cells, waits until every code cell has run, and checks what a
@@ -22,7 +22,7 @@ learner would see:
 
 It saves one full-page screenshot per notebook in tests/browser_artifacts/ (CI keeps it).
 
-JupyterLab serves a temporary learner's workspace (made by exercises/workspace.py, as
+JupyterLab serves a temporary learner's workspace (made by course_tools/workspace.py, as
 `make lab` makes one; the check saves each notebook it ran, to read its outputs back: the
 committed ones are never touched), with fresh
 config, runtime, settings and workspace folders, on 127.0.0.1 with a random free port and
@@ -49,9 +49,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course_tools import workspace
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # `exercises`, when run as a script from anywhere
-from exercises import workspace  # noqa: E402
 FOLDERS = ("notebooks", "solutions")
 ARTIFACTS = ROOT / "tests" / "browser_artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian's; CHROMIUM=... for another
@@ -138,7 +138,7 @@ class JupyterLab:
         self.tmp = Path(tempfile.mkdtemp(prefix="browser-check-"))
         self.artifacts = artifacts  # where the server's log is kept when it stops
         # What JupyterLab serves, runs and saves: a learner's workspace, made as `make lab`
-        # makes it (exercises/workspace.py), so links between notebooks are checked as a
+        # makes it (course_tools/workspace.py), so links between notebooks are checked as a
         # learner follows them.
         self.root = self.tmp / "workspace"
         workspace.sync(ROOT, self.root)

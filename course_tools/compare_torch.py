@@ -1,7 +1,7 @@
 """Run the course's notebooks on real PyTorch and report every output that differs.
 
-    python tests/compare_torch.py                      # every notebook (make compare-torch)
-    python tests/compare_torch.py notebooks/04_copying.ipynb ...
+    python -m course_tools.compare_torch               # every notebook (make compare-torch)
+    python -m course_tools.compare_torch notebooks/04_copying.ipynb ...
 
 Each notebook is committed executed on the engine. Here it runs again with
 ``import engine as torch`` turned into ``import torch`` (and ``from engine[.nn|.optim|...]

@@ -2,7 +2,7 @@
 
 Used by solutions/02_shapes_indexing_broadcasting.ipynb and the exercise notebook generated
 from it. The fix-the-bug helpers ``_call`` and ``_function_and_tensor`` are shared with
-lesson 3 (checks_03_views_copies_inplace.py).
+lesson 3 (views_copies_inplace.py).
 """
 import ast
 import inspect
@@ -10,10 +10,10 @@ import textwrap
 
 import numpy as np
 
-from exercises.checks import (_shape_text, _shown, all_of, checker, correct, describe, expect_items,
-                              expect_tensor, is_function, is_number, is_tensor_like, plural,
-                              not_done, unpack, wrong, wrong_form)
-from exercises.checks_01_creating_tensors import _as_dtype_name, _dtype_form
+from exercises.checks.toolkit import (_shape_text, _shown, all_of, checker, correct, describe,
+                                      expect_items, expect_tensor, is_function, is_number,
+                                      is_tensor_like, plural, not_done, unpack, wrong, wrong_form)
+from exercises.checks.creating_tensors import _as_dtype_name, _dtype_form
 
 # ---------------------------------------------------------------- 2.1 broadcast shapes
 

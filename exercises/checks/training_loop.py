@@ -7,9 +7,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from exercises.checks import (all_of, as_number, as_values, checker, correct, describe,
-                              expect_tensor, is_number, is_tensor_like, not_done, plural, wrong,
-                              wrong_form)
+from exercises.checks.toolkit import (all_of, as_number, as_values, checker, correct, describe,
+                                      expect_tensor, is_number, is_tensor_like, not_done, plural,
+                                      wrong, wrong_form)
 
 
 def _losses_of(value, name, steps):

@@ -1,8 +1,8 @@
 """Checkers for the exercises of lesson 1, Creating tensors (solutions/01_creating_tensors)."""
 import numpy as np
 
-from exercises.checks import (_dtype_name, all_of, checker, correct, describe, expect_items,
-                              expect_tensor, is_function, is_tensor_like, wrong)
+from exercises.checks.toolkit import (_dtype_name, all_of, checker, correct, describe, expect_items,
+                                      expect_tensor, is_function, is_tensor_like, wrong)
 
 
 def _as_dtype_name(value):

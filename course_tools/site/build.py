@@ -1,17 +1,18 @@
 """Build the course's browser edition (`make site`): a JupyterLite site that runs offline.
 
-    .site-venv/bin/python .ci/site/build_site.py          # what `make site` runs
+    .site-venv/bin/python -m course_tools.site.build      # what `make site` runs
 
 Everything comes from the repository and from two registries (PyPI, npm), at the versions
-pinned in .ci/site/site.env; every downloaded archive is checked against .ci/site/inputs.sha256, and
-every Pyodide package file against the sha256 in the official ``pyodide-lock.json`` of npm's
-``pyodide`` package (a mismatch stops the build). See README.md, "The course in a browser".
+pinned in course_tools/site/site.env; every downloaded archive is checked against
+course_tools/site/inputs.sha256, and every Pyodide package file against the sha256 in the
+official ``pyodide-lock.json`` of npm's ``pyodide`` package (a mismatch stops the build).
+See README.md, "The course in a browser".
 
 Steps:
 
 1. download (once, into build/site-cache/): npm's ``pyodide`` core and ``@viz-js/viz``
    (``npm pack``), the Pyodide build of numpy, matplotlib and their dependencies (from the
-   PyPI package named in .ci/site/site.env: see PROVENANCE below), and the pure wheels of
+   PyPI package named in course_tools/site/site.env: see PROVENANCE below), and the pure wheels of
    graphviz, ipywidgets, comm and jupyterlab_widgets; build the course's own pure wheel
    (``engine`` and ``exercises``);
 2. lay out ``static/pyodide/``: the core, the package files the course needs (each checked
@@ -36,10 +37,10 @@ import time
 import zipfile
 from pathlib import Path
 
+from course_tools.notebook_files import course_files, course_notebooks  # standard library only
+
 WEB = Path(__file__).resolve().parent
 ROOT = WEB.parent.parent
-sys.path.insert(0, str(ROOT))
-from exercises import workspace  # noqa: E402  (standard library only)
 
 # What the Pyodide kernel itself loads at start (jupyterlite-pyodide-kernel 0.6.1's worker:
 # micropip, then piplite installs ssl, sqlite3, ipython, jedi, ...), and what the course
@@ -73,19 +74,19 @@ KERNEL_PRELOAD = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "comm", "nump
 VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
 
 PROVENANCE = """\
-Where every Pyodide file of this site comes from (written by .ci/site/build_site.py):
+Where every Pyodide file of this site comes from (written by course_tools/site/build.py):
 
 - the core (pyodide.js, pyodide.mjs, pyodide.asm.js, pyodide.asm.wasm, python_stdlib.zip)
   and the official pyodide-lock.json: npm package pyodide@{pyodide}, archive sha256 {npm_sha}
-  (checked against .ci/site/inputs.sha256);
+  (checked against course_tools/site/inputs.sha256);
 - the package files below: taken from the PyPI package {source} (archive sha256
-  {source_sha}, checked against .ci/site/inputs.sha256), a third-party repackaging of Pyodide's
-  own build, used only because numpy and matplotlib for Pyodide {pyodide} are not published
-  on a registry as browser wheels. Each file was checked against the sha256 that the official
-  pyodide-lock.json above gives for it; the build stops on any mismatch. Switch to official
-  browser wheels when they appear on PyPI;
-- the pure wheels ({pure}): PyPI, pinned in .ci/site/site.env, checked against
-  .ci/site/inputs.sha256;
+  {source_sha}, checked against course_tools/site/inputs.sha256), a third-party
+  repackaging of Pyodide's own build, used only because numpy and matplotlib for Pyodide
+  {pyodide} are not published on a registry as browser wheels. Each file was checked against
+  the sha256 that the official pyodide-lock.json above gives for it; the build stops on any
+  mismatch. Switch to official browser wheels when they appear on PyPI;
+- the pure wheels ({pure}): PyPI, pinned in course_tools/site/site.env, checked against
+  course_tools/site/inputs.sha256;
 - {course}: built from this repository (engine/ and exercises/).
 
 Package files checked against the official lock:
@@ -106,7 +107,7 @@ def sha256(path):
 
 
 def read_env(path):
-    """.ci/site/site.env: NAME=value lines (also included by the Makefile)."""
+    """course_tools/site/site.env: NAME=value lines."""
     values = {}
     for line in path.read_text().splitlines():
         line = line.strip()
@@ -127,7 +128,7 @@ class BuildError(RuntimeError):
 
 # ------------------------------------------------------------------ 1. downloads
 def download(env, cache, pip):
-    """Fetch what is not cached yet; check every archive against .ci/site/inputs.sha256."""
+    """Fetch what is not cached yet; check every archive against course_tools/site/inputs.sha256."""
     cache.mkdir(parents=True, exist_ok=True)
     wanted = {}
     for line in (WEB / "inputs.sha256").read_text().splitlines():
@@ -148,15 +149,15 @@ def download(env, cache, pip):
     for name, digest in wanted.items():
         path = cache / name
         if not path.exists():
-            raise BuildError(f"{name} was not downloaded (see .ci/site/inputs.sha256)")
+            raise BuildError(f"{name} was not downloaded (see course_tools/site/inputs.sha256)")
         if sha256(path) != digest:
             raise BuildError(f"{name}: sha256 {sha256(path)} is not the pinned {digest}"
-                             " (.ci/site/inputs.sha256)")
+                             " (course_tools/site/inputs.sha256)")
         found[name] = path
     for spec in specs:
         if not list(cache.glob(_wheel_glob(spec))):
             raise BuildError(f"no wheel for {spec} in {cache}")
-    say(f"inputs checked against .ci/site/inputs.sha256: {len(found)} archives")
+    say(f"inputs checked against course_tools/site/inputs.sha256: {len(found)} archives")
     return found
 
 
@@ -176,7 +177,7 @@ def course_wheel(pip, out):
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.ipynb", "labextension")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.ipynb")
     for package in ("engine", "exercises"):
         shutil.copytree(ROOT / package, src / package, ignore=ignore)
     run(*pip, "wheel", "--no-deps", "-q", "--disable-pip-version-check", "-w", out, src)
@@ -284,21 +285,22 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest):
 
 
 # --------------------------------------------------------------- 3. the lite folder
-def lay_out_lite(lite):
-    """jupyter-lite.json, the settings, and the notebooks (as in a learner's workspace)."""
+def lay_out_lite(lite, root=ROOT):
+    """jupyter-lite.json, the settings, and the notebooks and the documents they link to
+    (as in a learner's workspace)."""
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
-    for relative in workspace.course_notebooks(ROOT):
+    for relative in course_files(root):
         (files / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / relative, files / relative)
+        shutil.copy(root / relative, files / relative)
     return files
 
 
 def configure(path, lock):
-    """The built jupyter-lite.json, with .ci/site/jupyter-lite.json's settings on top (no PyPI
-    fallback: every package comes from the site) and the packages Pyodide loads as it starts
-    (``KERNEL_PRELOAD``, each checked against the site's ``lock``)."""
+    """The built jupyter-lite.json, with course_tools/site/jupyter-lite.json's settings on top
+    (no PyPI fallback: every package comes from the site) and the packages Pyodide loads as it
+    starts (``KERNEL_PRELOAD``, each checked against the site's ``lock``)."""
     config = json.loads(path.read_text())
     packages = json.loads(lock.read_text())["packages"]
     missing = [name for name in KERNEL_PRELOAD if name not in packages]
@@ -330,13 +332,14 @@ def title(path):
 
 
 def first_page(out):
-    """The site's first page (.ci/site/index.html): what runs here, where the learner's work is
-    kept and how to download it, and a link to every lesson and exercise notebook."""
+    """The site's first page (course_tools/site/index.html): what runs here, where the
+    learner's work is kept and how to download it, and a link to every lesson and exercise
+    notebook."""
     def links(folder):
         return "\n".join(
             f'<li><a href="lab/index.html?path={relative}">{html.escape(title(ROOT / relative))}'
             "</a></li>"
-            for relative in workspace.course_notebooks(ROOT) if relative.startswith(folder))
+            for relative in course_notebooks(ROOT) if relative.startswith(folder))
     page = (WEB / "index.html").read_text()
     # JupyterLite's apps read the configuration of every folder up to the root from its
     # index.html: keep the built one's <script id="jupyter-config-data">.
@@ -351,7 +354,7 @@ def first_page(out):
 
 
 MKDOCS_YML = """\
-# Written by .ci/site/build_site.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
+# Written by course_tools/site/build.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
 site_name: "Autograd, Step by Step (read-only)"
 docs_dir: docs
 site_dir: {site_dir}
@@ -377,7 +380,7 @@ def read_only_html(out, work):
     shutil.rmtree(read, ignore_errors=True)
     docs = read / "docs"
     docs.mkdir(parents=True)
-    lessons = [r for r in workspace.course_notebooks(ROOT) if r.startswith("notebooks/")]
+    lessons = [r for r in course_notebooks(ROOT) if r.startswith("notebooks/")]
     nav, items = [], []
     for relative in lessons:
         notebook = json.loads((ROOT / relative).read_text())

@@ -1,7 +1,7 @@
 """Checkers for the exercises of lesson 4, ``04_copying`` (solutions/04_copying.ipynb)."""
 from collections.abc import Mapping
 
-from exercises.checks import (
+from exercises.checks.toolkit import (
     Feedback,
     all_of,
     as_values,
