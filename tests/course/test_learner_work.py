@@ -88,6 +88,41 @@ def test_sync_never_overwrites_and_adds_only_what_is_missing(tiny_course):
     assert workspace.sync(root, space).added == []
 
 
+def test_the_differences_from_torch_go_with_the_notebooks(tiny_course):
+    """Lesson 00 links to DIFFERENCES.md beside it: the workspace gets a copy, as of a
+    notebook (never overwritten, reported when the course's version changes, reset alike)."""
+    root, space = tiny_course
+    differences = root / "notebooks" / "DIFFERENCES.md"
+    workspace.sync(root, space)
+    assert not (space / "notebooks" / "DIFFERENCES.md").exists()  # a course without one
+
+    differences.write_text("# Differences from PyTorch\n")
+    report = workspace.sync(root, space)
+    assert report.added == ["notebooks/DIFFERENCES.md"]
+    mine = space / "notebooks" / "DIFFERENCES.md"
+    assert mine.read_text() == "# Differences from PyTorch\n"
+    mine.write_text("# Differences from PyTorch\n\nmy notes\n")
+    differences.write_text("# Differences from PyTorch\n\n- one more\n")
+    report = workspace.sync(root, space)
+    assert report.added == [] and report.updated_upstream == ["notebooks/DIFFERENCES.md"]
+    assert "make reset NB=notebooks/DIFFERENCES.md" in "\n".join(report.lines(space))
+    assert mine.read_text().endswith("my notes\n")
+    name, moved = workspace.reset("DIFFERENCES.md", root, space)
+    assert name == "notebooks/DIFFERENCES.md" and moved.read_text().endswith("my notes\n")
+    assert mine.read_text() == differences.read_text()
+    assert workspace.sync(root, space).updated_upstream == []
+
+
+def test_a_first_sync_names_the_documents_it_copied(tiny_course):
+    root, space = tiny_course
+    (root / "notebooks" / "DIFFERENCES.md").write_text("# Differences from PyTorch\n")
+    for number in range(2, 5):
+        nbformat.write(notebook("print(1)"), root / "notebooks" / f"0{number}_more.ipynb")
+    said = workspace.sync(root, space).lines(space)[0]
+    assert said.startswith("Copied 7 notebooks and DIFFERENCES.md into ")
+    assert "(6 in notebooks/, 1 in exercises/, 1 in solutions/)" in said
+
+
 def test_copying_never_replaces_a_file_that_appears_meanwhile(tmp_path):
     source, target = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
     source.write_text("course")
