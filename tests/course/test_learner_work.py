@@ -515,7 +515,7 @@ def test_repository_solutions_have_the_check_and_answer_ids():
         before = [c.id for c in nb.cells]
         generate.assign_cell_ids(nb, path.name)
         assert [c.id for c in nb.cells] == before, (
-            f"{path.name}: run `python -m exercises.generate --fix-ids`")
+            f"{path.name}: run `python -m course_tools.generate --fix-ids`")
         assert sum(c.id.startswith("check_") for c in nb.cells) >= 5
 
 

@@ -103,7 +103,8 @@ def test_a_lesson_that_never_plots_never_downloads_matplotlib(site_run):
     and still plots (its pictures are checked with the notebook)."""
     reports, _ = site_run
     welcome, gallery = reports[NOTEBOOKS[0].as_posix()], reports[NOTEBOOKS[3].as_posix()]
-    # numpy and the course load as Pyodide starts (build_site.KERNEL_PRELOAD), with the kernel
+    # numpy and the course load as Pyodide starts (KERNEL_PRELOAD of course_tools/site/build.py),
+    # with the kernel
     first = " ".join(welcome.packages_at_start + welcome.packages_first_cell)
     assert "numpy-" in first and "autograd_step_by_step-" in first, first
     assert not any(name.startswith(("matplotlib-", "fonttools-", "pillow-"))

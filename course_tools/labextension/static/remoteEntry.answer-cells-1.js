@@ -4,7 +4,7 @@
  * Each check cell has the id of its checker ("check_04_snapshot") and the exercise cell
  * above it "answer_04_snapshot". When a check cell runs, this adds the answer cell's current
  * text to the execute request's metadata ("answerCellSource"); the kernel compares it with
- * the text the answer cell last ran with (exercises/answer_cells.py). So a check never
+ * the text the answer cell last ran with (exercises/checks/answer_cells.py). So a check never
  * judges an answer that was edited but not run again: it says so instead.
  *
  * JupyterLab loads an extension from a "container" with get() and init() (the format its
