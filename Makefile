@@ -22,7 +22,7 @@ STAMP_LAB := $(VENV)/.stamp-lab$(if $(wildcard engine/__init__.py),,-no-engine)
 STAMP_TEST := $(VENV)/.stamp-test
 STAMP_ORACLE := $(VENV)/.stamp-oracle
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
-# The course's JupyterLab extension (one hand-written file, exercises/labextension/): a check
+# The course's JupyterLab extension (one hand-written file, course_tools/labextension/): a check
 # cell's request carries its answer cell's current text, so an edit not yet run is seen.
 LAB_EXTENSION := $(VENV)/share/jupyter/labextensions/autograd-step-by-step
 SANITIZE := tests/nbval_sanitize.cfg
@@ -41,7 +41,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises clean distclean check-dot check-chromium check-npm
+.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises clean distclean check-dot check-chromium check-npm
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -50,7 +50,7 @@ help: ## List the targets
 	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
 
 lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
-	@url="$$($(VPY) -m exercises.workspace server)"; \
+	@url="$$($(VPY) -m course_tools.workspace server)"; \
 	if [ -n "$$url" ]; then \
 	  echo "JupyterLab is already running on your workspace. Open:"; \
 	  echo "  $$url"; \
@@ -65,13 +65,16 @@ lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(LAB_EXTENSION)/package.json check-dot works
 	  --ServerApp.answer_yes=True $(ALLOW_ROOT)
 
 workspace: ## Copy the notebooks you do not have yet into workspace/ (never overwrites a file)
-	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" sync
+	@$(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" sync
 
 reset: ## A fresh copy of one notebook in workspace/, yours kept aside (NB=exercises/04_copying.ipynb)
-	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" reset "$(NB)"
+	@$(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" reset "$(NB)"
 
 progress: ## Which exercises in workspace/ are done, not quite or not started
-	@$(PYTHON) -m exercises.workspace --workspace "$(WORKSPACE)" progress
+	@$(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" progress
+
+length: $(STAMP_LAB) ## How long each lesson's main path takes (words, code cells, minutes)
+	@$(VPY) -m course_tools.length
 
 test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
 	@args="tests"; \
@@ -90,36 +93,39 @@ test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and
 	exit $$rc
 
 # Every notebook opened in JupyterLab by headless Chromium, run, and checked as a learner sees
-# it (tests/browser_check.py); `make test` runs the same test, or skips it without Chromium.
+# it (course_tools/browser_check.py); `make test` runs the same test, or skips it without Chromium.
 test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
 	$(VPY) -m pytest tests/course/test_browser.py -v
 
 # The browser edition (README, "The course in a browser"): JupyterLite + Pyodide, offline, in
-# build/site/ (git-ignored). Its build tools live in their own venv, .site-venv/ (pinned in
-# .ci/site/requirements.txt); the Pyodide files, npm packages and wheels are pinned in .ci/site/site.env
-# and .ci/site/inputs.sha256, and downloaded once into build/site-work/cache/. Needs npm.
+# build/site/ (git-ignored), by course_tools/site/build.py. Its build tools live in their own
+# venv, .site-venv/ (pinned in course_tools/site/requirements.txt); the Pyodide files, npm
+# packages and wheels are pinned in course_tools/site/site.env and
+# course_tools/site/inputs.sha256, and downloaded once into build/site-work/cache/. Needs npm.
+SITE_INPUTS := course_tools/site
 SITE_VENV := .site-venv
 SITE_STAMP := $(SITE_VENV)/.stamp-site
 SITE_LABEXTENSION := $(SITE_VENV)/share/jupyter/labextensions/autograd-step-by-step
 site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the course for the browser (JupyterLite, offline) into build/site/
-	$(SITE_VENV)/bin/python .ci/site/build_site.py
+	$(SITE_VENV)/bin/python -m course_tools.site.build
 
-# The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/).
+# The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/, with
+# course_tools/site/check.py).
 test-site: $(STAMP_TEST) check-chromium ## Run lessons of build/site/ offline in headless Chromium (after make site)
 	$(VPY) -m pytest tests/web -v -s -p no:cacheprovider
 
-$(SITE_STAMP): .ci/site/requirements.txt
-	@echo "Creating $(SITE_VENV) for the site's build tools (.ci/site/requirements.txt)"
+$(SITE_STAMP): $(SITE_INPUTS)/requirements.txt
+	@echo "Creating $(SITE_VENV) for the site's build tools ($(SITE_INPUTS)/requirements.txt)"
 	@test -x $(SITE_VENV)/bin/python || $(PYTHON) -m venv $(SITE_VENV)
-	@$(SITE_VENV)/bin/python -m pip install -q --disable-pip-version-check -r .ci/site/requirements.txt 2>&1 | \
+	@$(SITE_VENV)/bin/python -m pip install -q --disable-pip-version-check -r $(SITE_INPUTS)/requirements.txt 2>&1 | \
 	  { grep -v "is ignored: it is neither a file nor a directory" || true; }
 	@touch $@
 
 # The course's JupyterLab extension goes into the site too (jupyter lite build finds it here).
-$(SITE_LABEXTENSION)/package.json: $(wildcard exercises/labextension/*.json exercises/labextension/static/*.js) | $(SITE_STAMP)
+$(SITE_LABEXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js) | $(SITE_STAMP)
 	@rm -rf $(SITE_LABEXTENSION)
 	@mkdir -p $(dir $(SITE_LABEXTENSION))
-	@cp -R exercises/labextension $(SITE_LABEXTENSION)
+	@cp -R course_tools/labextension $(SITE_LABEXTENSION)
 
 check-npm:
 	@if command -v npm >/dev/null 2>&1; then \
@@ -149,13 +155,13 @@ execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (a
 	@for nb in $(NB); do case "$$(realpath -m "$$nb")" in "$(CURDIR)/$(WORKSPACE)"/*) \
 	  echo "make execute: $$nb is in $(WORKSPACE)/, which is a learner's own copy: it is never rewritten by make. Run it in JupyterLab instead." >&2; \
 	  exit 1;; esac; done
-	$(VPY) -m exercises.execute $(or $(NB),$(NOTEBOOKS))
+	$(VPY) -m course_tools.execute $(or $(NB),$(NOTEBOOKS))
 	@# the exercises of the solutions just run (all of them when NB is not given)
-	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m exercises.generate --execute --force \
-	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m exercises.generate --execute --force)
+	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m course_tools.generate --execute --force \
+	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
-	$(VPY) tests/compare_torch.py $(NB)
+	$(VPY) -m course_tools.compare_torch $(NB)
 
 # Differential fuzzing (tests/fuzz/): N random programs run under torch and under the engine,
 # each in its own process; the first new mismatches of each kind are shrunk to minimal
@@ -166,10 +172,10 @@ fuzz: $(STAMP_TEST) $(STAMP_ORACLE) ## Fuzz the engine against torch: N random p
 	$(VPY) -m tests.fuzz.run --seeds 0:$(N) --jobs $(JOBS) --shrink
 
 exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/NN_*.ipynb
-	$(VPY) -m exercises.generate --execute
+	$(VPY) -m course_tools.generate --execute
 
 check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
-	$(VPY) -m exercises.generate --check
+	$(VPY) -m course_tools.generate --check
 
 # JupyterLab's .ipynb_checkpoints/ are never removed: a checkpoint may be the only copy left of
 # someone's work. workspace/ is never entered.
@@ -221,10 +227,10 @@ $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
 	@$(call PIP_INSTALL,'$(TORCH_SPEC)')
 	@touch $@
 
-$(LAB_EXTENSION)/package.json: $(wildcard exercises/labextension/*.json exercises/labextension/static/*.js) | $(STAMP_LAB)
+$(LAB_EXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js) | $(STAMP_LAB)
 	@rm -rf $(LAB_EXTENSION)
 	@mkdir -p $(dir $(LAB_EXTENSION))
-	@cp -R exercises/labextension $(LAB_EXTENSION)
+	@cp -R course_tools/labextension $(LAB_EXTENSION)
 
 # Switch off JupyterLab's news pop-up (it covers part of the page).
 $(LAB_OVERRIDES): | $(STAMP_LAB)

@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 import engine  # noqa: E402
 from engine.fidelity import fused_axpy  # noqa: E402
 from engine.fidelity.rounding import fma32  # noqa: E402
+from engine.viz import draw_graph  # noqa: E402 (engine imports it anyway)
 
 clock = time.process_time  # CPU seconds of this process (see the docstring)
 
@@ -619,7 +620,6 @@ def details(report, torch, rounds, chains, args):
     report.detail("chain: 10^5 ops vs 10^4 ops, forward + backward (linear: 10x)",
                   f"{growth:.1f}x")
 
-    from engine.viz import draw_graph
     has_dot = shutil.which("dot") is not None
     for label, make in (("a leaf per op", graph_own_leaves),
                         ("one leaf shared by every other op", graph_shared_leaf)):

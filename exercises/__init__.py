@@ -1,21 +1,16 @@
-"""The course's exercises: the checkers learners call, and the notebook generator.
+"""The course's exercises: the notebooks learners fill in, and the checkers they import.
 
-- ``exercises.checks``: the toolkit every checker is built from (``Feedback``,
-  ``expect_tensor``, ``expect_equal``, ``expect_error``, ``expect_shares_memory``,
-  the ``checker`` decorator and its registry).
-- ``exercises.checks_NN_*``: one module of checkers per lesson, e.g.
-  ``from exercises.checks_01_creating_tensors import check_01_dtype_inference``.
-  ``exercises.checks_00_example`` shows the pattern and is used by the tests only.
-- ``exercises.editions``: the names of an earlier edition; an old exercise notebook's
-  ``from exercises.checks_03_copying import ...`` still works (with a note saying where the
-  exercises are now), and ``make workspace`` carries its answers to the new notebooks.
-- ``exercises.generate``: writes the exercise notebooks ``exercises/NN_*.ipynb`` from the
-  solution notebooks ``solutions/NN_*.ipynb`` (``python -m exercises.generate``, or
-  ``make exercises``; ``make check-exercises`` fails when they are out of sync).
+- ``exercises/NN_<lesson>.ipynb``: the exercise notebooks (generated from ``solutions/``).
+- ``exercises.checks``: the one package those notebooks import, with what runs beside the
+  checkers in the learner's kernel (see ``exercises/checks/__init__.py``), e.g.
+  ``from exercises.checks.creating_tensors import check_01_dtype_inference``.
 
-Checkers never import torch: they look at answers through the attributes engine tensors
-and PyTorch tensors share, so the same notebooks run on either (``make compare-torch``).
+Importing the package installs the old module names (``exercises.checks.old_names``): a
+notebook written for an earlier layout or edition, ``from exercises.checks_04_copying import
+...``, still finds its checkers. Standard library only, as everything it imports: the
+workspace tool (``python -m course_tools.workspace``) runs without the course's environment.
+The tools that write, run and serve the notebooks are in ``course_tools/``.
 """
-from exercises import editions as _editions
+from exercises.checks import old_names as _old_names
 
-_editions.install()
+_old_names.install()

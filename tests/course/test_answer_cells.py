@@ -1,4 +1,4 @@
-"""A check judges only an answer cell that ran without an error (exercises/answer_cells.py).
+"""A check judges only an answer cell that ran without an error (exercises/checks/answer_cells.py).
 
 In real kernels, the way JupyterLab runs cells (sending cell ids) and the way nbclient and
 nbval run them (no ids): for every exercise of the course, an answer cell that raises is
@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from exercises import answer_cells
-from exercises.answer_cells import CellLog, names_bound_by, names_in_check_call
+from exercises.checks import answer_cells
+from exercises.checks.answer_cells import CellLog, names_bound_by, names_in_check_call
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))

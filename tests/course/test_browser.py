@@ -1,6 +1,6 @@
 """The course in a real browser: every notebook of notebooks/ and solutions/ opened in
 JupyterLab by headless Chromium, all cells run, and what a learner sees checked (errors only
-where tagged, pictures, plots, live widgets); see tests/browser_check.py.
+where tagged, pictures, plots, live widgets); see course_tools/browser_check.py.
 
 One JupyterLab server and one browser serve all the notebooks, one after another.
 Skipped, with the reason, when Chromium (/usr/bin/chromium) or playwright is missing:
@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-import browser_check
+from course_tools import browser_check
 
 
 def skip_reason():

@@ -2,7 +2,7 @@
 
 * No output of a committed notebook (notebooks/, solutions/, exercises/) carries an absolute
   path of the machine it ran on: not in stream text, error names, messages and tracebacks,
-  ``text/plain``, ``text/html`` or any other text. ``make execute`` (exercises/execute.py)
+  ``text/plain``, ``text/html`` or any other text. ``make execute`` (course_tools/execute.py)
   replaces them with placeholders (``<cell>``, ``<course>``, ``<site-packages>``, ...).
 * No traceback of an error shown on purpose has a frame of the engine: in Jupyter, the
   engine's errors show the learner's cell and torch's message, as torch's do
@@ -146,7 +146,7 @@ def test_machine_paths_are_found(text):
     "https://pytorch.org/docs/stable/tmp/x.html and http://example.com/home/",
     "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>",
     "<cell>: UserWarning: careful",
-    "File <course>/exercises/checks.py:12, in run",
+    "File <course>/exercises/checks/toolkit.py:12, in run",
     "<site-packages>/numpy/_core/fromnumeric.py",
     "'a:\\n'",
     "x.grad is None; see exercises/06_gradient_accumulation.ipynb",
@@ -195,7 +195,7 @@ FRESH = [  # outputs as a fresh run prints them on some machine
 
 @pytest.mark.parametrize("fresh", FRESH)
 def test_saved_placeholders_match_a_fresh_run_under_nbval(fresh):
-    from exercises.execute import scrub_text
+    from course_tools.execute import scrub_text
 
     saved = scrub_text(fresh)
     assert not machine_paths(saved), saved
@@ -205,7 +205,7 @@ def test_saved_placeholders_match_a_fresh_run_under_nbval(fresh):
 
 
 def test_executor_and_sanitizer_agree_on_cell_files():
-    from exercises.execute import CELL_LINE, CELL_PLACEHOLDER
+    from course_tools.execute import CELL_LINE, CELL_PLACEHOLDER
 
     sanitize = SANITIZE.read_text()
     assert f"regex: {CELL_LINE.pattern}\nreplace: {CELL_PLACEHOLDER}\n" in sanitize
@@ -215,12 +215,12 @@ def test_scrub_rewrites_this_machines_folders():
     import sysconfig
     import tempfile
 
-    from exercises.execute import scrub_text
+    from course_tools.execute import scrub_text
 
     stdlib = sysconfig.get_paths()["stdlib"]
     texts = {
-        f"File \x1b[32m{ROOT}/exercises/checks.py:12\x1b[39m, in run":
-            "File \x1b[32m<course>/exercises/checks.py:12\x1b[39m, in run",
+        f"File \x1b[32m{ROOT}/exercises/checks/toolkit.py:12\x1b[39m, in run":
+            "File \x1b[32m<course>/exercises/checks/toolkit.py:12\x1b[39m, in run",
         f"File {stdlib}/contextlib.py:155": "File <stdlib>/contextlib.py:155",
         "/srv/py/lib/python3.10/site-packages/numpy/x.py": "<site-packages>/numpy/x.py",
         f"{tempfile.gettempdir()}/ipykernel_1/2.py:3: UserWarning": "<cell>: UserWarning",
@@ -235,7 +235,7 @@ def test_scrub_rewrites_this_machines_folders():
 @pytest.mark.slow
 def test_executor_saves_outputs_that_strict_nbval_accepts(tmp_path):
     """A small notebook with a warning, an engine error shown on purpose and a print of a
-    temporary path: executed by exercises/execute.py, it has no machine path and no engine
+    temporary path: executed by course_tools/execute.py, it has no machine path and no engine
     frame, and strict nbval (with the sanitizer) matches a fresh run against it."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [
@@ -247,7 +247,7 @@ def test_executor_saves_outputs_that_strict_nbval_accepts(tmp_path):
     ]
     path = tmp_path / "small.ipynb"
     nbformat.write(nb, path)
-    run = subprocess.run([sys.executable, "-m", "exercises.execute", str(path)],
+    run = subprocess.run([sys.executable, "-m", "course_tools.execute", str(path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     saved = nbformat.read(path, as_version=4)

@@ -1,9 +1,10 @@
-"""tests/compare_torch.py: what it rewrites, what it skips, and that it catches a difference."""
+"""course_tools/compare_torch.py: what it rewrites, what it skips, and that it catches a
+difference."""
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-import compare_torch
+from course_tools import compare_torch
 
 
 def test_imports_are_rewritten_but_course_tools_stay():

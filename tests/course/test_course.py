@@ -11,8 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from exercises.checks import discover
-from tests.course.length import lesson_length, main_path_words
+from course_tools.length import lesson_length, lessons, main_path_words
+from exercises.checks.old_names import CHECKER_MODULES
+from exercises.checks.toolkit import discover
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ["00_welcome", "01_creating_tensors", "02_shapes_indexing_broadcasting",
@@ -25,7 +26,7 @@ TAGS = {"raises-exception", "engine-only", "exercise", "differs-from-torch"}
 MIN_EXERCISES = 4
 MAX_LESSON_CELL_LINES = 15  # AUTHORING.md asks for 1-8; a few tables and loops run longer
 MAX_MAIN_PATH_WORDS = 3000  # markdown outside <details> and outside a "Deeper" part
-MAX_MAIN_PATH_MINUTES = 36  # a lesson's main path, by tests/course/length.py's estimate
+MAX_MAIN_PATH_MINUTES = 36  # a lesson's main path, by course_tools/length.py's estimate
 MAX_COURSE_HOURS = 5.0  # issue 16: the main path of lessons 00-11 in about 5 hours
 OVER_WORD_BUDGET: set[str] = set()  # lessons still over the budget (issue 16)
 CHECK_CALL = re.compile(r"^(check_\d\d_\w+)\(", re.M)
@@ -65,7 +66,11 @@ def test_every_lesson_exists_with_its_exercises(slug):
     if slug in WITH_EXERCISES:
         assert (ROOT / "solutions" / f"{slug}.ipynb").exists()
         assert (ROOT / "exercises" / f"{slug}.ipynb").exists()
-        assert (ROOT / "exercises" / f"checks_{slug}.py").exists()
+        assert (ROOT / (CHECKER_MODULES[slug].replace(".", "/") + ".py")).exists()
+
+
+def test_the_course_length_measures_every_lesson():
+    assert lessons() == LESSONS
 
 
 @pytest.mark.parametrize("slug", LESSONS)
@@ -153,7 +158,7 @@ def test_each_exercise_is_checked_right_in_solutions_and_not_in_exercises(slug):
 
 @pytest.mark.parametrize("slug", WITH_EXERCISES)
 def test_every_checker_of_a_lesson_is_used_and_has_wrong_answers(slug):
-    module = f"exercises.checks_{slug}"
+    module = CHECKER_MODULES[slug]
     checkers = {name: f for name, f in discover().items() if f.__module__ == module}
     assert len(checkers) >= MIN_EXERCISES
     nb = read(ROOT / "solutions" / f"{slug}.ipynb")

@@ -1,5 +1,5 @@
-"""The exercise tooling: the notebook generator (exercises/generate.py) and the checker
-toolkit (exercises/checks.py), on engine tensors and, when installed, torch tensors."""
+"""The exercise tooling: the notebook generator (course_tools/generate.py) and the checker
+toolkit (exercises/checks/toolkit.py), on engine tensors and, when installed, torch tensors."""
 import importlib.util
 import json
 import re
@@ -11,9 +11,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import engine
-from exercises import checks_02_shapes_indexing_broadcasting as checks_02
-from exercises import generate
-from exercises.checks import (
+from course_tools import generate
+from exercises.checks import shapes_indexing_broadcasting as checks_02
+from exercises.checks.toolkit import (
     Feedback,
     all_of,
     checker,
@@ -182,7 +182,7 @@ def test_repository_exercises_are_in_sync():
         "exercise notebooks out of date: `make exercises` writes them")
     assert refused == [], (
         f"someone typed into {[r.name for r in refused]} in exercises/ (answers belong in "
-        f"workspace/): `python -m exercises.generate --check` says how to keep them")
+        f"workspace/): `python -m course_tools.generate --check` says how to keep them")
 
 
 # --- the toolkit -------------------------------------------------------------------
@@ -417,7 +417,7 @@ def test_checker_decorator_handles_stubs_and_odd_answers():
                      hidden=["AttributeError", "attribute", "could not inspect"])
         assert check_99_test_only.__name__ == "check_99_test_only"
     finally:
-        from exercises.checks import CHECKERS
+        from exercises.checks.toolkit import CHECKERS
         CHECKERS.pop("check_99_test_only", None)
 
     with pytest.raises(ValueError, match="check_"):
@@ -455,13 +455,13 @@ def test_checkers_never_import_torch():
     import re
     from pathlib import Path
 
-    for path in Path(generate.__file__).parent.glob("*.py"):
+    for path in Path(checks_02.__file__).parents[1].rglob("*.py"):  # all of exercises/
         imports = re.findall(r"^\s*(?:import|from)\s+(torch|engine)\b", path.read_text(), re.M)
         assert not imports, f"{path.name} imports {imports}: checkers take tensors as given"
 
 
 def test_expect_items_names_the_first_wrong_item_never_its_value():
-    from exercises.checks import expect_items
+    from exercises.checks.toolkit import expect_items
     labels = ["a", "b", "c"]
     assert_correct(expect_items([True, False, True], [True, False, True], labels, form=bool))
     assert_not_done(expect_items([True, ..., True], [True, False, True], labels))
@@ -485,7 +485,7 @@ def test_expect_items_names_the_first_wrong_item_never_its_value():
 # --- describing answers in plain words ----------------------------------------------------
 
 def test_describe_names_a_value_in_plain_words(tm):
-    from exercises.checks import describe
+    from exercises.checks.toolkit import describe
     x = tm.tensor([1.0, 2.0], requires_grad=True)
     cases = [
         (None, "None"), (True, "True"), (np.bool_(False), "False"), (3, "the number 3"),
@@ -511,7 +511,7 @@ def test_describe_names_a_value_in_plain_words(tm):
 
 
 def test_as_number_and_as_values(tm):
-    from exercises.checks import as_number, as_values, is_tensor_like
+    from exercises.checks.toolkit import as_number, as_values, is_tensor_like
     assert as_number(3) == 3 and as_number(np.float32(1.5)) == 1.5
     assert type(as_number(np.float64(0.5))) is float and as_number(np.array(2.0)) == 2.0
     for not_a_number in (True, np.bool_(True), "3", None, [3], tm.tensor(3.0)):
@@ -530,7 +530,7 @@ def test_as_number_and_as_values(tm):
 
 
 def test_the_last_resort_message_is_plain():
-    from exercises.checks import _unreadable
+    from exercises.checks.toolkit import _unreadable
     said = _unreadable(AttributeError("'str' object has no attribute 'real'"))
     assert_plain(Feedback("wrong", said.replace("cannot read this answer", "")))
     assert "attribute" not in said and "Error" not in said
@@ -620,16 +620,16 @@ def test_other_forms_of_the_right_answer_get_plain_feedback(name, tm):
 
 
 def _dtype_objects(tm):
-    from exercises.checks_01_creating_tensors import DTYPES
+    from exercises.checks.creating_tensors import DTYPES
     return [getattr(tm, name.removeprefix("torch.")) for name in DTYPES]
 
 
 def _equivalent_forms(tm):
     """Other ways of writing each right answer, all accepted as right."""
-    from exercises.checks_01_creating_tensors import DTYPES, LENGTHS
-    from exercises.checks_04_copying import CHANGES, FLAGS
-    from exercises.checks_03_views_copies_inplace import IN_PLACE, _sharing
-    from exercises.checks_05_graphs_and_leaves import (
+    from exercises.checks.creating_tensors import DTYPES, LENGTHS
+    from exercises.checks.copying import CHANGES, FLAGS
+    from exercises.checks.views_copies_inplace import IN_PLACE, _sharing
+    from exercises.checks.graphs_and_leaves import (
         GRAD_VALUES,
         HAS_GRAD,
         LEAF_FLAGS,
@@ -637,8 +637,8 @@ def _equivalent_forms(tm):
         SIN_CHAIN_GRAD,
         _sin_chain,
     )
-    from exercises.checks_06_gradient_accumulation import _JACOBIAN, _vjp
-    from exercises.checks_11_training_loop import _losses
+    from exercises.checks.gradient_accumulation import _JACOBIAN, _vjp
+    from exercises.checks.training_loop import _losses
 
     shapes = [(4, 3), (5, 4, 3), (3, 3), (2, 3)]
     losses_50, losses_20 = _losses(tm, 50, 0.05), _losses(tm, 20, 0.1)
@@ -715,20 +715,20 @@ def test_equivalent_forms_of_the_right_answer_are_accepted(name, tm):
 
 
 def _flags_with(**changes):
-    from exercises.checks_04_copying import FLAGS
+    from exercises.checks.copying import FLAGS
     return {**FLAGS, **changes}
 
 
 def _type_mistakes(tm):
     """(checker, answer, what the message says) for answers written in the wrong form: the
     message is about the form, not the value."""
-    from exercises.checks_01_creating_tensors import DTYPES
-    from exercises.checks_03_views_copies_inplace import _sharing
-    from exercises.checks_04_copying import CHANGES
-    from exercises.checks_05_graphs_and_leaves import HAS_GRAD, _sin_chain
-    from exercises.checks_06_gradient_accumulation import _vjp
-    from exercises.checks_07_turning_gradients_off import _model
-    from exercises.checks_11_training_loop import _losses, _predict
+    from exercises.checks.creating_tensors import DTYPES
+    from exercises.checks.views_copies_inplace import _sharing
+    from exercises.checks.copying import CHANGES
+    from exercises.checks.graphs_and_leaves import HAS_GRAD, _sin_chain
+    from exercises.checks.gradient_accumulation import _vjp
+    from exercises.checks.turning_gradients_off import _model
+    from exercises.checks.training_loop import _losses, _predict
 
     def raises():
         return 1 / 0

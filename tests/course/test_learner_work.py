@@ -1,4 +1,4 @@
-"""A learner's work is never lost: the workspace (exercises/workspace.py), the generator's
+"""A learner's work is never lost: the workspace (course_tools/workspace.py), the generator's
 refusal to overwrite edited exercise notebooks, and every make target run the way a learner
 runs them, in a copy of the repository.
 
@@ -22,8 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from exercises import editions, generate, workspace
-from exercises.checks import discover
+from course_tools import generate, notebook_files, workspace
+from exercises.checks import old_names
+from exercises.checks.toolkit import discover
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv"
@@ -85,6 +86,41 @@ def test_sync_never_overwrites_and_adds_only_what_is_missing(tiny_course):
     text = "\n".join(report.lines(space))
     assert "make reset NB=exercises/01_tensors.ipynb" in text and "untouched" in text
     assert workspace.sync(root, space).added == []
+
+
+def test_the_differences_from_torch_go_with_the_notebooks(tiny_course):
+    """Lesson 00 links to DIFFERENCES.md beside it: the workspace gets a copy, as of a
+    notebook (never overwritten, reported when the course's version changes, reset alike)."""
+    root, space = tiny_course
+    differences = root / "notebooks" / "DIFFERENCES.md"
+    workspace.sync(root, space)
+    assert not (space / "notebooks" / "DIFFERENCES.md").exists()  # a course without one
+
+    differences.write_text("# Differences from PyTorch\n")
+    report = workspace.sync(root, space)
+    assert report.added == ["notebooks/DIFFERENCES.md"]
+    mine = space / "notebooks" / "DIFFERENCES.md"
+    assert mine.read_text() == "# Differences from PyTorch\n"
+    mine.write_text("# Differences from PyTorch\n\nmy notes\n")
+    differences.write_text("# Differences from PyTorch\n\n- one more\n")
+    report = workspace.sync(root, space)
+    assert report.added == [] and report.updated_upstream == ["notebooks/DIFFERENCES.md"]
+    assert "make reset NB=notebooks/DIFFERENCES.md" in "\n".join(report.lines(space))
+    assert mine.read_text().endswith("my notes\n")
+    name, moved = workspace.reset("DIFFERENCES.md", root, space)
+    assert name == "notebooks/DIFFERENCES.md" and moved.read_text().endswith("my notes\n")
+    assert mine.read_text() == differences.read_text()
+    assert workspace.sync(root, space).updated_upstream == []
+
+
+def test_a_first_sync_names_the_documents_it_copied(tiny_course):
+    root, space = tiny_course
+    (root / "notebooks" / "DIFFERENCES.md").write_text("# Differences from PyTorch\n")
+    for number in range(2, 5):
+        nbformat.write(notebook("print(1)"), root / "notebooks" / f"0{number}_more.ipynb")
+    said = workspace.sync(root, space).lines(space)[0]
+    assert said.startswith("Copied 7 notebooks and DIFFERENCES.md into ")
+    assert "(6 in notebooks/, 1 in exercises/, 1 in solutions/)" in said
 
 
 def test_copying_never_replaces_a_file_that_appears_meanwhile(tmp_path):
@@ -209,7 +245,7 @@ def test_progress_of_the_real_course_unsolved_and_solved(tmp_path):
         f"Total: {count} done, 0 not quite, 0 not started, of {count} exercises.")
 
 
-# --- a workspace of the earlier edition (exercises/editions.py) ---------------------------
+# --- a workspace of the earlier edition (course_tools/editions.py) ------------------------
 
 # The earlier edition's exercise notebooks (commit e6b06eb, before lesson 2 was split), as a
 # learner's workspace holds them: code cells and exercise headings (outputs and prose left out).
@@ -252,8 +288,8 @@ def old_workspace(tmp_path):
     space = tmp_path / "workspace"
     right = _solution_answers()
     for name, nb in _old_edition().items():
-        for old_name, cell in workspace.answer_cells(nb).items():
-            typed = _expected_answer(editions.RENAMED_CHECKERS[old_name], right)
+        for old_name, cell in notebook_files.answer_cells(nb).items():
+            typed = _expected_answer(old_names.RENAMED_CHECKERS[old_name], right)
             if typed is not None:
                 cell["source"] = typed
         if name == "exercises/03_copying.ipynb":  # nbformat 4.4: no cell ids
@@ -264,11 +300,11 @@ def old_workspace(tmp_path):
         (space / name).write_text(json.dumps(nb, indent=1) + "\n", encoding="utf-8")
     for folder in ("notebooks", "solutions"):
         (space / folder).mkdir()
-        for slug in editions.OLD_NOTEBOOKS:
+        for slug in old_names.OLD_NOTEBOOKS:
             nbformat.write(notebook(f"print('{folder} {slug}, earlier edition')"),
                            space / folder / f"{slug}.ipynb")
-    record = {f"{f}/{slug}.ipynb": "0" * 64 for f in workspace.FOLDERS
-              for slug in editions.OLD_NOTEBOOKS}
+    record = {f"{f}/{slug}.ipynb": "0" * 64 for f in notebook_files.FOLDERS
+              for slug in old_names.OLD_NOTEBOOKS}
     (space / workspace.RECORD).write_text(json.dumps(record))
     return space
 
@@ -277,15 +313,15 @@ def test_the_rename_map_covers_every_exercise_of_the_earlier_edition():
     checkers = discover()
     for name, nb in _old_edition().items():
         slug = Path(name).stem
-        called = list(workspace.answer_cells(nb))
-        assert called == editions.old_checkers(slug), name
+        called = list(notebook_files.answer_cells(nb))
+        assert called == old_names.old_checkers(slug), name
         for old_name in called:
-            new_name = editions.RENAMED_CHECKERS[old_name]
+            new_name = old_names.RENAMED_CHECKERS[old_name]
             assert new_name in checkers, new_name
             module = checkers[new_name].__module__
-            assert module == f"exercises.checks_{editions.new_notebook_of(new_name, slug)}"
+            assert module == old_names.CHECKER_MODULES[old_names.new_notebook_of(new_name, slug)]
     courses = {c for c in checkers if not c.startswith(("check_00_", "check_01_"))}
-    assert courses - set(editions.RENAMED_CHECKERS.values()) == NEW_EXERCISES
+    assert courses - set(old_names.RENAMED_CHECKERS.values()) == NEW_EXERCISES
 
 
 def test_sync_keeps_an_earlier_editions_notebooks_and_carries_their_answers(old_workspace):
@@ -298,14 +334,14 @@ def test_sync_keeps_an_earlier_editions_notebooks_and_carries_their_answers(old_
             assert (space / name).read_bytes() == data, f"{name} changed"
     right = _solution_answers()
     for path in sorted((ROOT / "exercises").glob("[0-9][0-9]_*.ipynb")):
-        course = workspace.answer_cells(json.loads(path.read_text(encoding="utf-8")))
-        mine = workspace.answer_cells(json.loads(
+        course = notebook_files.answer_cells(json.loads(path.read_text(encoding="utf-8")))
+        mine = notebook_files.answer_cells(json.loads(
             (space / "exercises" / path.name).read_text(encoding="utf-8")))
         assert mine.keys() == course.keys(), path.name
         for checker, cell in mine.items():
             typed = None if path.name.startswith("01_") else _expected_answer(checker, right)
             wanted = course[checker]["source"] if typed is None else typed
-            assert workspace._text(cell["source"]) == workspace._text(wanted), checker
+            assert notebook_files.as_text(cell["source"]) == notebook_files.as_text(wanted), checker
             if typed is not None:
                 assert cell["outputs"] == [] and cell["execution_count"] is None
 
@@ -321,7 +357,7 @@ def test_sync_keeps_an_earlier_editions_notebooks_and_carries_their_answers(old_
     assert len(carried) == 9
     text = "\n".join(report.lines(space))
     assert "kept in workspace/ as they were" in text
-    for old in editions.OLD_NOTEBOOKS:
+    for old in old_names.OLD_NOTEBOOKS:
         assert f"workspace/exercises/{old}.ipynb: your answers are now in" in text
     assert ("workspace/exercises/04_copying.ipynb (Exercise 4.1, 4.2, 4.3, 4.4, 4.5, 4.6)"
             in text)
@@ -344,7 +380,7 @@ def test_make_workspace_prints_where_the_answers_went(old_workspace, capsys):
 def test_carried_answers_pass_their_checks(old_workspace):
     """Run three new notebooks as a learner would: the answers carried from the earlier
     edition are judged as before (right ones done, the wrong one not quite)."""
-    from exercises.execute import execute
+    from course_tools.execute import execute
 
     space = old_workspace
     workspace.sync(ROOT, space)
@@ -365,15 +401,15 @@ def test_carried_answers_pass_their_checks(old_workspace):
 def test_an_old_notebooks_import_still_works_and_says_where_to_go(capsys):
     import engine
 
-    for slug, new_slugs in editions.OLD_NOTEBOOKS.items():
+    for slug, new_slugs in old_names.OLD_NOTEBOOKS.items():
         sys.modules.pop(f"exercises.checks_{slug}", None)
         module = importlib.import_module(f"exercises.checks_{slug}")
         said = capsys.readouterr().out
         assert "earlier edition" in said and f"exercises/{slug}.ipynb" in said
         for new in new_slugs:
             assert f"exercises/{new}.ipynb" in said
-        for old_name in editions.old_checkers(slug):
-            new = discover()[editions.RENAMED_CHECKERS[old_name]]
+        for old_name in old_names.old_checkers(slug):
+            new = discover()[old_names.RENAMED_CHECKERS[old_name]]
             check = getattr(module, old_name)
             assert check.__name__ == old_name
             assert str(check(new.right(engine))).startswith("✅ Correct"), old_name
@@ -389,7 +425,7 @@ def solution_with_one_exercise():
     answer = nbformat.v4.new_code_cell("### BEGIN SOLUTION\n### STUB answer = ...\n"
                                        "answer = 42\n### END SOLUTION")
     answer.metadata["tags"] = ["exercise"]
-    nb.cells = [nbformat.v4.new_code_cell("from exercises.checks_00_example import "
+    nb.cells = [nbformat.v4.new_code_cell("from exercises.checks.example import "
                                           "check_00_answer"),
                 answer, nbformat.v4.new_code_cell("check_00_answer(answer)")]
     return nb
@@ -479,7 +515,7 @@ def test_repository_solutions_have_the_check_and_answer_ids():
         before = [c.id for c in nb.cells]
         generate.assign_cell_ids(nb, path.name)
         assert [c.id for c in nb.cells] == before, (
-            f"{path.name}: run `python -m exercises.generate --fix-ids`")
+            f"{path.name}: run `python -m course_tools.generate --fix-ids`")
         assert sum(c.id.startswith("check_") for c in nb.cells) >= 5
 
 

@@ -1,9 +1,9 @@
-"""tests/course/length.py measures what the issue asks: a test that cannot tell a Deeper part
+"""course_tools/length.py measures what the issue asks: a test that cannot tell a Deeper part
 from the main path would let the main path grow unseen."""
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from tests.course.length import main_path_code_cells, main_path_words, minutes
+from course_tools.length import main_path_code_cells, main_path_words, minutes
 
 
 def lesson(*cells):

@@ -319,7 +319,8 @@ def test_views_of_numpy_arrays_group_by_address():
 
 # ---------------------------------------------------------------- sizes: a notebook's output area
 # JupyterLab's output area is about 850 px wide in a 1280 px window with the file browser open
-# (tests/browser_check.py measures it): every picture, legend included, must fit in it as drawn.
+# (course_tools/browser_check.py measures it): every picture, legend included, must fit in it
+# as drawn.
 NOTEBOOK_WIDTH = 900  # px: the most any picture may take (viz.MAX_WIDTH_PX is less)
 needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz's dot is not installed")
 

@@ -1,4 +1,4 @@
-"""exercises/answer_cells.py in the browser edition: the Pyodide kernel does not hand IPython
+"""exercises/checks/answer_cells.py in the browser edition: the Pyodide kernel does not hand IPython
 the cell's id and metadata, so the log reads them from the request the kernel is answering
 (the real thing runs in tests/web/test_site.py, in Chromium; simulated here in CPython)."""
 import sys
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import IPython
 
-from exercises import answer_cells
+from exercises.checks import answer_cells
 
 
 def fake_kernel(monkeypatch, metadata):

@@ -1,16 +1,15 @@
-""".ci/site/build_site.py's guard: a Pyodide package file is served only if its sha256 is the one
-in the official pyodide-lock.json; any mismatch or missing file stops the build."""
+"""course_tools/site/build.py's guard: a Pyodide package file is served only if its sha256 is
+the one in the official pyodide-lock.json; any mismatch or missing file stops the build. And
+what goes into the site besides: the course's wheel, the notebooks and what they link to."""
 import hashlib
-import importlib.util
+import subprocess
+import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-spec = importlib.util.spec_from_file_location("build_site", ROOT / ".ci" / "site" / "build_site.py")
-build_site = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(build_site)
+from course_tools.site import build as build_site
+from exercises.checks import old_names
 
 GOOD = b"numpy, as Pyodide built it"
 
@@ -94,3 +93,51 @@ def test_the_site_course_wheel_does_not_depend_on_matplotlib():
     name, depends, imports = build_site.COURSE_WHEEL
     assert "matplotlib" not in depends and "numpy" in depends
     assert "matplotlib" in build_site.COURSE_PACKAGES  # on the site, loaded when asked for
+
+
+def test_the_site_holds_the_notebooks_and_what_they_link_to(tmp_path):
+    """As in a learner's workspace: notebooks/, exercises/, solutions/, and DIFFERENCES.md
+    beside the lessons when the course has it (lesson 00 links to it)."""
+    root = tmp_path / "course"
+    for name in ("notebooks/00_welcome.ipynb", "exercises/01_x.ipynb", "solutions/01_x.ipynb",
+                 "notebooks/AUTHORING.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("{}")
+    lite = tmp_path / "lite"
+    lite.mkdir()
+    files = build_site.lay_out_lite(lite, root)
+    assert sorted(str(p.relative_to(files)) for p in files.rglob("*.*")) == [
+        "exercises/01_x.ipynb", "notebooks/00_welcome.ipynb", "solutions/01_x.ipynb"]
+    (root / "notebooks" / "DIFFERENCES.md").write_text("# Differences from PyTorch\n")
+    files = build_site.lay_out_lite(lite, root)
+    assert (files / "notebooks" / "DIFFERENCES.md").read_text() == "# Differences from PyTorch\n"
+
+
+@pytest.mark.slow
+def test_the_course_wheel_holds_the_checkers_and_their_old_names(tmp_path):
+    """The browser edition's kernel imports the course from this wheel: engine, and the
+    exercises' one package with the old module names; not the course's tools. An old
+    notebook's import works from the wheel alone."""
+    wheel = build_site.course_wheel([sys.executable, "-m", "pip"], tmp_path / "wheel")
+    with zipfile.ZipFile(wheel) as zipped:
+        names = set(zipped.namelist())
+        zipped.extractall(tmp_path / "site-packages")
+    for needed in ["engine/__init__.py", "engine/core/tensor.py", "exercises/__init__.py",
+                   "exercises/checks/__init__.py", "exercises/checks/old_names.py",
+                   "exercises/checks/answer_cells.py", "exercises/checks/feedback.py",
+                   "exercises/checks/toolkit.py",
+                   *(module.replace(".", "/") + ".py"
+                     for module in old_names.CHECKER_MODULES.values())]:
+        assert needed in names, needed
+    assert not [n for n in names if n.startswith("course_tools/") or n.endswith(".ipynb")]
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "import exercises\n"
+            "from exercises.checks_04_copying import check_04_snapshot\n"
+            "from exercises.checks_03_copying import check_03_snapshot\n"
+            "print(exercises.__file__)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site-packages")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "earlier edition" in done.stdout
+    assert done.stdout.strip().endswith(str(tmp_path / "site-packages" / "exercises" /
+                                            "__init__.py"))

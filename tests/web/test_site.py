@@ -1,6 +1,6 @@
 """The browser edition (`make site`, then `make test-site`): the built site served on
 127.0.0.1 and opened offline in headless Chromium; lesson 00, the graphs-and-leaves lesson,
-its exercise notebook and the gallery run cell by cell (see tests/web/site_check.py).
+its exercise notebook and the gallery run cell by cell (see course_tools/site/check.py).
 
 Skipped, with the reason, when the site is not built (build/site/, or SITE_DIR) or when
 Chromium or playwright is missing. Times and the request log are printed (pytest -s or -v
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from web import site_check
+from course_tools.site import check as site_check
 
 
 def skip_reason():
@@ -103,7 +103,8 @@ def test_a_lesson_that_never_plots_never_downloads_matplotlib(site_run):
     and still plots (its pictures are checked with the notebook)."""
     reports, _ = site_run
     welcome, gallery = reports[NOTEBOOKS[0].as_posix()], reports[NOTEBOOKS[3].as_posix()]
-    # numpy and the course load as Pyodide starts (build_site.KERNEL_PRELOAD), with the kernel
+    # numpy and the course load as Pyodide starts (KERNEL_PRELOAD of course_tools/site/build.py),
+    # with the kernel
     first = " ".join(welcome.packages_at_start + welcome.packages_first_cell)
     assert "numpy-" in first and "autograd_step_by_step-" in first, first
     assert not any(name.startswith(("matplotlib-", "fonttools-", "pillow-"))

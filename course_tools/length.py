@@ -1,0 +1,116 @@
+"""How long the course takes: main-path words and code cells per lesson, and the time.
+
+The main path is what a lesson's summary and exercises need. Optional depth is markdown in a
+collapsed <details> box (a Predict answer, an "If you read older tutorials" note) and everything
+in a part whose "## " title says "Deeper", up to the next "## " title.
+
+The estimate uses issue 16's rates: about 150 words a minute of reading, about 40 seconds per
+code cell to predict, run and read its output. Exercises are not counted (they are timed apart).
+
+    .venv/bin/python -m course_tools.length      # the table (works right after `make lab`)
+
+It needs only what `make lab` installs (nbformat comes with JupyterLab), never the test tools.
+"""
+import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+# The gallery (99_gallery.ipynb) shows pictures to browse; it is not a lesson.
+NOT_LESSONS = ("99_gallery",)
+DETAILS = re.compile(r"<details>.*?</details>", re.S)
+WORDS_PER_MINUTE = 150
+SECONDS_PER_CODE_CELL = 40
+
+
+TITLE = re.compile(r"^## (.*)$", re.M)
+
+
+def _parts(nb):
+    """(cell or markdown piece, in a Deeper part?) for every cell; a markdown cell with
+    "## " titles inside it is cut at each title, so that a title counts wherever it is."""
+    deeper = False
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            yield cell, deeper
+            continue
+        starts = [0] + [m.start() for m in TITLE.finditer(cell.source) if m.start() > 0]
+        for begin, end in zip(starts, starts[1:] + [len(cell.source)]):
+            piece = cell.source[begin:end]
+            title = TITLE.match(piece)
+            if title:
+                deeper = "deeper" in title[1].lower()
+            yield nbformat.v4.new_markdown_cell(piece), deeper
+
+
+def main_path_words(nb) -> tuple[int, int]:
+    """(main-path words, optional words) of a lesson's markdown."""
+    main = optional = 0
+    for cell, deeper in _parts(nb):
+        if cell.cell_type != "markdown":
+            continue
+        if deeper:
+            optional += len(cell.source.split())
+        else:
+            main += len(DETAILS.sub(" ", cell.source).split())
+            optional += sum(len(box.split()) for box in DETAILS.findall(cell.source))
+    return main, optional
+
+
+def main_path_code_cells(nb) -> tuple[int, int]:
+    """(code cells on the main path, code cells in Deeper parts); empty cells do not count."""
+    main = optional = 0
+    for cell, deeper in _parts(nb):
+        if cell.cell_type == "code" and cell.source.strip():
+            if deeper:
+                optional += 1
+            else:
+                main += 1
+    return main, optional
+
+
+def minutes(words: int, code_cells: int) -> float:
+    return words / WORDS_PER_MINUTE + code_cells * SECONDS_PER_CODE_CELL / 60
+
+
+def lesson_length(path) -> dict:
+    nb = nbformat.read(path, as_version=4)
+    words, optional_words = main_path_words(nb)
+    cells, optional_cells = main_path_code_cells(nb)
+    exercises = 0
+    solutions = ROOT / "solutions" / Path(path).name
+    if solutions.exists():
+        exercises = sum("exercise" in c.metadata.get("tags", [])
+                        for c in nbformat.read(solutions, as_version=4).cells)
+    return {"words": words, "optional words": optional_words, "code cells": cells,
+            "optional code cells": optional_cells, "exercises": exercises,
+            "minutes": minutes(words, cells)}
+
+
+def table(slugs) -> str:
+    rows = ["| lesson | main-path words | optional words | main-path code cells "
+            "| optional code cells | exercises | main path, min |", "|---|" + "---:|" * 6]
+    total = dict.fromkeys(["words", "optional words", "code cells", "optional code cells",
+                           "exercises", "minutes"], 0)
+    for slug in slugs:
+        length = lesson_length(ROOT / "notebooks" / f"{slug}.ipynb")
+        for key in total:
+            total[key] += length[key]
+        rows.append(f"| {slug} | " + " | ".join(
+            f"{length[k]:,.0f}" for k in total) + " |")
+    rows.append("| **total** | " + " | ".join(f"**{total[k]:,.0f}**" for k in total) + " |")
+    rows.append(f"\nEstimated main path: {total['minutes'] / 60:.1f} h "
+                f"({total['words']:,} words at {WORDS_PER_MINUTE} a minute, "
+                f"{total['code cells']} code cells at {SECONDS_PER_CODE_CELL} s each).")
+    return "\n".join(rows)
+
+
+def lessons(root=ROOT) -> list[str]:
+    """The lessons' slugs, in order ("00_welcome", ...)."""
+    return [path.stem for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+            if path.stem not in NOT_LESSONS]
+
+
+if __name__ == "__main__":
+    print(table(lessons()))

@@ -1,0 +1,462 @@
+"""Build the course's browser edition (`make site`): a JupyterLite site that runs offline.
+
+    .site-venv/bin/python -m course_tools.site.build      # what `make site` runs
+
+Everything comes from the repository and from two registries (PyPI, npm), at the versions
+pinned in course_tools/site/site.env; every downloaded archive is checked against
+course_tools/site/inputs.sha256, and every Pyodide package file against the sha256 in the
+official ``pyodide-lock.json`` of npm's ``pyodide`` package (a mismatch stops the build).
+See README.md, "The course in a browser".
+
+Steps:
+
+1. download (once, into build/site-cache/): npm's ``pyodide`` core and ``@viz-js/viz``
+   (``npm pack``), the Pyodide build of numpy, matplotlib and their dependencies (from the
+   PyPI package named in course_tools/site/site.env: see PROVENANCE below), and the pure wheels of
+   graphviz, ipywidgets, comm and jupyterlab_widgets; build the course's own pure wheel
+   (``engine`` and ``exercises``);
+2. lay out ``static/pyodide/``: the core, the package files the course needs (each checked
+   against the official lock), the pure wheels, a pruned ``pyodide-lock.json`` that lists
+   only those, and the WebAssembly Graphviz (``viz-3.31.0.js``) that engine/viz.py loads;
+3. the notebooks, laid out as in a learner's workspace (notebooks/, exercises/, solutions/);
+4. ``jupyter lite build --no-sourcemaps``, then the site's first page, and its size.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+
+from course_tools.notebook_files import course_files, course_notebooks  # standard library only
+
+WEB = Path(__file__).resolve().parent
+ROOT = WEB.parent.parent
+
+# What the Pyodide kernel itself loads at start (jupyterlite-pyodide-kernel 0.6.1's worker:
+# micropip, then piplite installs ssl, sqlite3, ipython, jedi, ...), and what the course
+# imports. Their dependencies are added from the lock.
+KERNEL_PACKAGES = ["micropip", "ssl", "sqlite3", "ipython", "jedi"]
+COURSE_PACKAGES = ["numpy", "matplotlib"]
+# The files of npm's pyodide package that the site serves (the rest are docs, types, maps).
+PYODIDE_CORE = ["pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
+                "python_stdlib.zip", "package.json"]
+# What each pure wheel needs from the lock, and what it is imported as. ipywidgets needs
+# widgetsnbextension only for classic Notebook; JupyterLite ships a stand-in.
+PURE_WHEELS = {
+    "graphviz": ([], ["graphviz"]),
+    "comm": ([], ["comm"]),
+    "jupyterlab-widgets": ([], ["jupyterlab_widgets"]),
+    "ipywidgets": (["comm", "ipython", "jupyterlab-widgets", "traitlets"], ["ipywidgets"]),
+}
+# The course's wheel: loaded when a cell imports engine or exercises (Pyodide reads the
+# imports of every cell). Not matplotlib (about 10 MB with its dependencies): a lesson that
+# plots imports it in a cell, and engine.widgets loads it on demand
+# (engine.viz.load_browser_packages), so a lesson that never plots never downloads it.
+COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "graphviz", "ipywidgets"],
+                ["engine", "exercises"])
+# Loaded by Pyodide itself as it starts, all at once (``loadPyodideOptions.packages``): the
+# kernel's own packages, which jupyterlite-pyodide-kernel 0.6.1 otherwise installs one by one
+# through piplite, and numpy with the course, which every lesson's first cell imports.
+# Measured on lesson 00 (2 cores, 3 rounds each): kernel ready 14.7 -> 12.4 s, first cell
+# 1.4 -> 0.9 s. Every name must be in the pruned lock (the build checks).
+KERNEL_PRELOAD = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "comm", "numpy",
+                  COURSE_WHEEL[0]]
+VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
+
+PROVENANCE = """\
+Where every Pyodide file of this site comes from (written by course_tools/site/build.py):
+
+- the core (pyodide.js, pyodide.mjs, pyodide.asm.js, pyodide.asm.wasm, python_stdlib.zip)
+  and the official pyodide-lock.json: npm package pyodide@{pyodide}, archive sha256 {npm_sha}
+  (checked against course_tools/site/inputs.sha256);
+- the package files below: taken from the PyPI package {source} (archive sha256
+  {source_sha}, checked against course_tools/site/inputs.sha256), a third-party
+  repackaging of Pyodide's own build, used only because numpy and matplotlib for Pyodide
+  {pyodide} are not published on a registry as browser wheels. Each file was checked against
+  the sha256 that the official pyodide-lock.json above gives for it; the build stops on any
+  mismatch. Switch to official browser wheels when they appear on PyPI;
+- the pure wheels ({pure}): PyPI, pinned in course_tools/site/site.env, checked against
+  course_tools/site/inputs.sha256;
+- {course}: built from this repository (engine/ and exercises/).
+
+Package files checked against the official lock:
+{files}
+"""
+
+
+def say(text):
+    print(f"[site] {text}", flush=True)
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_env(path):
+    """course_tools/site/site.env: NAME=value lines."""
+    values = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, value = line.partition("=")
+            values[name.strip()] = value.strip()
+    return values
+
+
+def run(*command, cwd=None):
+    say("$ " + " ".join(str(c) for c in command))
+    subprocess.run([str(c) for c in command], cwd=cwd, check=True)
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+# ------------------------------------------------------------------ 1. downloads
+def download(env, cache, pip):
+    """Fetch what is not cached yet; check every archive against course_tools/site/inputs.sha256."""
+    cache.mkdir(parents=True, exist_ok=True)
+    wanted = {}
+    for line in (WEB / "inputs.sha256").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            digest, name = line.split()
+            wanted[name] = digest
+    npm = {f"pyodide-{env['PYODIDE_VERSION']}.tgz": f"pyodide@{env['PYODIDE_VERSION']}",
+           f"viz-js-viz-{env['VIZ_VERSION']}.tgz": f"@viz-js/viz@{env['VIZ_VERSION']}"}
+    for name, spec in npm.items():
+        if not (cache / name).exists():
+            run("npm", "pack", "--silent", spec, cwd=cache)
+    specs = [env["PYODIDE_PACKAGES_FROM"], *env["SITE_WHEELS"].split()]
+    missing = [spec for spec in specs if not list(cache.glob(_wheel_glob(spec)))]
+    if missing:
+        run(*pip, "download", "--no-deps", "--only-binary", ":all:", "-q",
+            "--disable-pip-version-check", "-d", cache, *missing)
+    found = {}
+    for name, digest in wanted.items():
+        path = cache / name
+        if not path.exists():
+            raise BuildError(f"{name} was not downloaded (see course_tools/site/inputs.sha256)")
+        if sha256(path) != digest:
+            raise BuildError(f"{name}: sha256 {sha256(path)} is not the pinned {digest}"
+                             " (course_tools/site/inputs.sha256)")
+        found[name] = path
+    for spec in specs:
+        if not list(cache.glob(_wheel_glob(spec))):
+            raise BuildError(f"no wheel for {spec} in {cache}")
+    say(f"inputs checked against course_tools/site/inputs.sha256: {len(found)} archives")
+    return found
+
+
+def _wheel_glob(spec):
+    name, _, version = spec.partition("==")
+    return f"{re.sub(r'[-_.]+', '_', name)}-{version}-*.whl"
+
+
+def course_wheel(pip, out):
+    """The course (engine/ and exercises/) as a pure wheel, built from the repository."""
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("autograd_step_by_step-*.whl"):
+        old.unlink()
+    # A copy, so that the build leaves nothing (build/, *.egg-info) in the repository.
+    src = out / "src"
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.ipynb")
+    for package in ("engine", "exercises"):
+        shutil.copytree(ROOT / package, src / package, ignore=ignore)
+    run(*pip, "wheel", "--no-deps", "-q", "--disable-pip-version-check", "-w", out, src)
+    shutil.rmtree(src)
+    (wheel,) = out.glob("autograd_step_by_step-*.whl")
+    return wheel
+
+
+# ------------------------------------------------------------- 2. static/pyodide
+def wheel_version(path):
+    return path.name.split("-")[1]
+
+
+def lock_entry(name, path, depends, imports):
+    return {"name": name, "version": wheel_version(path), "file_name": path.name,
+            "install_dir": "site", "sha256": sha256(path), "package_type": "package",
+            "imports": imports, "depends": depends, "unvendored_tests": False}
+
+
+def closure(packages, names):
+    """The packages and everything they depend on, by the lock's own names."""
+    key = {}
+    for lock_name, entry in packages.items():
+        for alias in (lock_name, entry["name"], entry["name"].lower().replace("_", "-")):
+            key[alias] = lock_name
+    found, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in key:
+            raise BuildError(f"{name} is not in Pyodide's lock")
+        name = key[name]
+        if name not in found:
+            found.add(name)
+            todo += packages[name]["depends"]
+    return sorted(found)
+
+
+def take_checked_files(source, source_name, packages, needed, dest):
+    """Copy each needed package's file from the archive ``source`` into ``dest``, only if
+    its sha256 is the one the official lock (``packages``) gives: any mismatch or missing
+    file stops the build. Returns one line per file, for PROVENANCE.txt."""
+    checked = []
+    with zipfile.ZipFile(source) as archive:
+        members = {info.filename.rsplit("/", 1)[-1]: info for info in archive.infolist()
+                   if "/pyodide/" in info.filename and not info.is_dir()}
+        for name in needed:
+            entry = packages[name]
+            member = members.get(entry["file_name"])
+            if member is None:
+                raise BuildError(f"{source_name} has no {entry['file_name']} ({name})")
+            data = archive.read(member)
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != entry["sha256"]:
+                raise BuildError(
+                    f"{entry['file_name']} from {source_name}: sha256 {digest} differs from "
+                    f"the official pyodide-lock.json ({entry['sha256']}): refusing to build")
+            (dest / entry["file_name"]).write_bytes(data)
+            checked.append(f"  {entry['file_name']}  sha256 {digest}")
+    return checked
+
+
+def lay_out_pyodide(env, inputs, cache, wheels, dest):
+    """static/pyodide/: the core, the checked package files, our wheels, the pruned lock."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    npm_archive = inputs[f"pyodide-{env['PYODIDE_VERSION']}.tgz"]
+    with tarfile.open(npm_archive) as tar:
+        for name in PYODIDE_CORE:
+            (dest / name).write_bytes(tar.extractfile(f"package/{name}").read())
+        lock = json.load(tar.extractfile("package/pyodide-lock.json"))
+    if lock["info"]["version"] != env["PYODIDE_VERSION"]:
+        raise BuildError(f"npm's lock is for Pyodide {lock['info']['version']}")
+    packages = lock["packages"]
+    needed = closure(packages, KERNEL_PACKAGES + COURSE_PACKAGES)
+
+    source_name = env["PYODIDE_PACKAGES_FROM"]
+    (source,) = cache.glob(_wheel_glob(source_name))
+    checked = take_checked_files(source, source_name, packages, needed, dest)
+    say(f"{len(checked)} Pyodide package files match the official pyodide-lock.json")
+
+    pruned = {name: packages[name] for name in needed}
+    pure = []
+    for spec in env["SITE_WHEELS"].split():
+        name = spec.split("==")[0].lower().replace("_", "-")
+        (path,) = cache.glob(_wheel_glob(spec))
+        depends, imports = PURE_WHEELS[name]
+        shutil.copy(path, dest / path.name)
+        pruned[name] = lock_entry(name, dest / path.name, depends, imports)
+        pure.append(path.name)
+    name, depends, imports = COURSE_WHEEL
+    shutil.copy(wheels, dest / wheels.name)
+    pruned[name] = lock_entry(name, dest / wheels.name, depends, imports)
+    lock["packages"] = pruned
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+
+    with tarfile.open(inputs[f"viz-js-viz-{env['VIZ_VERSION']}.tgz"]) as tar:
+        viz = tar.extractfile("package/dist/viz.js").read()
+    (dest / VIZ_FILE.format(version=env["VIZ_VERSION"])).write_bytes(viz)
+
+    (dest / "PROVENANCE.txt").write_text(PROVENANCE.format(
+        pyodide=env["PYODIDE_VERSION"], npm_sha=sha256(npm_archive), source=source_name,
+        source_sha=sha256(source), pure=", ".join(pure), course=wheels.name,
+        files="\n".join(checked)))
+    return len(pruned)
+
+
+# --------------------------------------------------------------- 3. the lite folder
+def lay_out_lite(lite, root=ROOT):
+    """jupyter-lite.json, the settings, and the notebooks and the documents they link to
+    (as in a learner's workspace)."""
+    shutil.copy(WEB / "overrides.json", lite / "overrides.json")
+    files = lite / "files"
+    shutil.rmtree(files, ignore_errors=True)
+    for relative in course_files(root):
+        (files / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / relative, files / relative)
+    return files
+
+
+def configure(path, lock):
+    """The built jupyter-lite.json, with course_tools/site/jupyter-lite.json's settings on top
+    (no PyPI fallback: every package comes from the site) and the packages Pyodide loads as it
+    starts (``KERNEL_PRELOAD``, each checked against the site's ``lock``)."""
+    config = json.loads(path.read_text())
+    packages = json.loads(lock.read_text())["packages"]
+    missing = [name for name in KERNEL_PRELOAD if name not in packages]
+    if missing:
+        raise BuildError(f"packages to preload that the site's lock lacks: {missing}")
+    ours = json.loads((WEB / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    data = config["jupyter-config-data"]
+    for key, value in ours.items():
+        if isinstance(value, dict):
+            for plugin, settings in value.items():
+                data.setdefault(key, {}).setdefault(plugin, {}).update(settings)
+        else:
+            data[key] = value
+    kernel = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    if kernel.get("disablePyPIFallback") is not True or not kernel["pyodideUrl"].startswith("./"):
+        raise BuildError(f"{path}: the kernel would load packages from elsewhere: {kernel}")
+    kernel.setdefault("loadPyodideOptions", {})["packages"] = KERNEL_PRELOAD
+    path.write_text(json.dumps(config, indent=2, sort_keys=True))
+
+
+def title(path):
+    """A notebook's first heading, without its '# '."""
+    for cell in json.loads(path.read_text())["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip().replace("`", "")
+    return path.stem
+
+
+def first_page(out):
+    """The site's first page (course_tools/site/index.html): what runs here, where the
+    learner's work is kept and how to download it, and a link to every lesson and exercise
+    notebook."""
+    def links(folder):
+        return "\n".join(
+            f'<li><a href="lab/index.html?path={relative}">{html.escape(title(ROOT / relative))}'
+            "</a></li>"
+            for relative in course_notebooks(ROOT) if relative.startswith(folder))
+    page = (WEB / "index.html").read_text()
+    # JupyterLite's apps read the configuration of every folder up to the root from its
+    # index.html: keep the built one's <script id="jupyter-config-data">.
+    built = (out / "index.html").read_text()
+    config = re.search(r'<script\s+id="jupyter-config-data".*?</script>', built, re.S)
+    if config is None:
+        raise BuildError("the built index.html has no jupyter-config-data")
+    page = page.replace("</head>", config.group(0) + "\n</head>")
+    page = page.replace("{lessons}", links("notebooks/")).replace("{exercises}",
+                                                                   links("exercises/"))
+    (out / "index.html").write_text(page)
+
+
+MKDOCS_YML = """\
+# Written by course_tools/site/build.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
+site_name: "Autograd, Step by Step (read-only)"
+docs_dir: docs
+site_dir: {site_dir}
+use_directory_urls: true
+theme:
+  name: material
+  font: false   # no web fonts: the site asks no other host for anything
+plugins:
+  - search
+  - mkdocs-jupyter:
+      execute: false
+      include_source: true
+nav:
+  - "Read-only lessons": index.md
+{nav}
+"""
+
+
+def read_only_html(out, work):
+    """build/site/read/: every lesson as a static page with its saved outputs and pictures,
+    each linking to the same lesson in JupyterLite (mkdocs-jupyter, offline)."""
+    read = work / "read"
+    shutil.rmtree(read, ignore_errors=True)
+    docs = read / "docs"
+    docs.mkdir(parents=True)
+    lessons = [r for r in course_notebooks(ROOT) if r.startswith("notebooks/")]
+    nav, items = [], []
+    for relative in lessons:
+        notebook = json.loads((ROOT / relative).read_text())
+        name = Path(relative).stem
+        # from read/NAME/ (mkdocs's directory URLs) up to the site's root
+        link = f"../../lab/index.html?path={relative}"
+        notebook["cells"].insert(0, {
+            "cell_type": "markdown", "id": "open-in-jupyterlite", "metadata": {},
+            "source": [f"*Read-only copy, with the outputs saved in the course.* "
+                       f"[**Run this lesson in your browser**]({link}) (JupyterLite)."]})
+        (docs / f"{name}.ipynb").write_text(json.dumps(notebook))
+        label = title(ROOT / relative).replace('"', "'")
+        nav.append(f'  - "{label}": {name}.ipynb')
+        items.append(f"- [{label}]({name}.ipynb)")
+    (docs / "index.md").write_text(
+        "# Autograd, Step by Step: the lessons, read-only\n\n"
+        "Each lesson as the course saved it, outputs and pictures included. To run one, "
+        "open it [in your browser](../index.html) (JupyterLite): every page links to its "
+        "runnable copy.\n\n" + "\n".join(items) + "\n")
+    (read / "mkdocs.yml").write_text(MKDOCS_YML.format(site_dir=out / "read",
+                                                       nav="\n".join(nav)))
+    os.environ["NO_MKDOCS_2_WARNING"] = "1"  # a banner about a successor tool, not about us
+    # (from read/: mkdocs-jupyter keeps a cache in the current folder)
+    run(Path(sys.executable).parent / "mkdocs", "build", "--quiet", "-f", read / "mkdocs.yml",
+        cwd=read)
+    # mkdocs-jupyter adds a script tag for mermaid diagrams from a CDN; no lesson has one.
+    for page in (out / "read").rglob("*.html"):
+        text = page.read_text()
+        cleaned = re.sub(r'<script[^>]+src="https?://[^"]*mermaid[^"]*"[^>]*>\s*</script>', "",
+                         text)
+        if cleaned != text:
+            page.write_text(cleaned)
+    return len(lessons)
+
+
+def folder_size(path):
+    files = [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site")
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "site-work",
+                        help="downloads (kept between builds) and the staged lite folder")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    env = read_env(WEB / "site.env")
+    venv_bin = Path(sys.executable).parent
+    pip = [sys.executable, "-m", "pip"]
+    cache = args.work / "cache"
+    lite = args.work / "lite"
+    lite.mkdir(parents=True, exist_ok=True)
+    inputs = download(env, cache, pip)
+    wheel = course_wheel(pip, args.work / "wheel")
+    count = lay_out_pyodide(env, inputs, cache, wheel, lite / "static" / "pyodide")
+    say(f"pruned pyodide-lock.json: {count} packages")
+    files = lay_out_lite(lite)
+    shutil.rmtree(args.out, ignore_errors=True)
+    jupyter = venv_bin / "jupyter"
+    run(jupyter, "lite", "build", "--lite-dir", lite, "--contents", files,
+        "--output-dir", args.out, "--no-sourcemaps", cwd=lite)
+    configure(args.out / "jupyter-lite.json", lite / "static" / "pyodide" / "pyodide-lock.json")
+    first_page(args.out)
+    say(f"read-only HTML: {read_only_html(args.out, args.work)} lessons in "
+        f"{args.out.name}/read/")
+    shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")
+    size, count = folder_size(args.out)
+    say(f"built {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "
+        f"in {time.monotonic() - started:.0f} s: {size / 1e6:.1f} MB in {count} files")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (BuildError, subprocess.CalledProcessError) as error:
+        print(f"make site: error: {error}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,492 @@
+"""The browser edition (`make site`), offline, in headless Chromium: notebooks run cell by cell.
+
+    .venv/bin/python -m course_tools.site.check           # the notebooks tests/web checks
+    .venv/bin/python -m course_tools.site.check notebooks/00_welcome.ipynb
+
+It serves build/site/ on 127.0.0.1 (a random free port), opens it in Debian's Chromium
+(Python playwright, never `playwright install`) with every request to another host aborted
+and logged (and the host resolver told that no other host exists), and for each notebook:
+opens it in the site's JupyterLab, waits for the Pyodide kernel, runs every code cell one by
+one (JupyterLite's "Run All" stops at the first error, tagged or not), and checks what a
+learner sees, against the notebook's committed outputs:
+
+- every code cell ran; errors only in cells tagged ``raises-exception``, and the same error;
+- as many graph pictures as committed, each an SVG image that decoded (``naturalWidth > 0``)
+  and fits (course_tools/browser_check.py's checks); none fell back to text;
+- every widget rendered and live (a slider moved with the keyboard, the stepper stepped);
+- in an exercise notebook, every check cell shows a checker's verdict.
+
+It records the time from the click to the end of the first code cell (Pyodide, numpy and
+the course start then) and the time of every notebook.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import socket
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from course_tools import browser_check
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+SITE = Path(os.environ.get("SITE_DIR", ROOT / "build" / "site"))
+ARTIFACTS = ROOT / "tests" / "browser_artifacts" / "site"
+CHROMIUM = browser_check.CHROMIUM
+# Every host but the test server's resolves to nothing: offline, whatever the page asks for.
+CHROMIUM_FLAGS = [*browser_check.CHROMIUM_FLAGS,
+                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+VIEWPORT = browser_check.VIEWPORT
+RAISES = browser_check.RAISES
+VERDICTS = ("✅", "❌", "⚠️", "⏳")  # how the exercise checkers' answers start
+
+# Timeouts in seconds, generous for a busy 2-core machine.
+PAGE_LOAD = 90
+KERNEL_START = 180
+CELL = 180
+
+
+def site_notebooks(root=ROOT):
+    """The notebooks the test runs (paths as in the repository and in the site's files):
+    lesson 00, the graphs-and-leaves lesson (found by its slug, whatever its number), the
+    graphs-and-leaves exercises and the gallery."""
+    def one(folder, pattern):
+        found = sorted((root / folder).glob(pattern))
+        return [p.relative_to(root) for p in found[:1]]
+
+    return [*one("notebooks", "00_*.ipynb"), *one("notebooks", "[0-9]*_graphs_and_leaves.ipynb"),
+            *one("exercises", "[0-9]*_graphs_and_leaves.ipynb"),
+            *one("notebooks", "99_gallery.ipynb")]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".wasm": "application/wasm", ".js": "text/javascript",
+                      ".mjs": "text/javascript", ".json": "application/json"}
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+class SiteServer:
+    """The built site, as any static host serves it, on 127.0.0.1."""
+
+    def __init__(self, site=SITE):
+        self.port = free_port()
+        handler = functools.partial(_Handler, directory=str(site))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class OfflineBrowser:
+    """Chromium with a fresh profile; every request to a host other than the server's is
+    aborted; every request is logged by host."""
+
+    def __init__(self, playwright, user_data_dir, base, site=SITE):
+        self.base, self.site = base, site
+        self.hosts = Counter()     # host -> requests made
+        self.paths = set()         # the site's files asked for
+        self.asked = []            # the same, in order (a notebook's share is a slice)
+        self.blocked = []          # URLs aborted
+        self.page_errors = []
+        self.context = playwright.chromium.launch_persistent_context(
+            str(user_data_dir), executable_path=CHROMIUM, headless=True,
+            args=CHROMIUM_FLAGS, viewport=VIEWPORT)
+        self.context.route("**/*", self._route)
+        self.context.on("request", self._log)
+        self.page = self.context.pages[0] if self.context.pages else self.context.new_page()
+        self.page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+
+    def _log(self, request):
+        url = urllib.parse.urlsplit(request.url)
+        self.hosts[url.netloc or url.scheme] += 1
+        if request.url.startswith(self.base + "/"):
+            self.paths.add(urllib.parse.unquote(url.path))
+            self.asked.append(urllib.parse.unquote(url.path))
+
+    def _route(self, route):
+        url = route.request.url
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme in ("data", "blob") or url.startswith(self.base + "/"):
+            if parts.path.endswith("/jupyter-lite.json") and parts.path.count("/") == 1:
+                return self._expose_app(route)
+            return route.continue_()
+        self.blocked.append(url)
+        return route.abort()
+
+    def _expose_app(self, route):
+        """The site's own configuration, plus ``exposeAppInBrowser`` (window.jupyterapp,
+        which the test drives): the only change the test makes to what the site serves."""
+        config = json.loads((self.site / "jupyter-lite.json").read_text())
+        config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(config))
+
+    def close(self):
+        self.context.close()
+
+
+# ---------------------------------------------------------------- one notebook
+KERNEL_STATUS = """() => {
+  const widget = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const kernel = widget && widget.sessionContext && widget.sessionContext.session
+    && widget.sessionContext.session.kernel;
+  return kernel ? kernel.status : null;
+}"""
+# The saved notebook's cells already have execution counts: clear the cell's count first, so
+# that a count seen afterwards is this run's.
+RUN_CELL = """async (index) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const notebook = panel.content;
+  notebook.model.cells.get(index).executionCount = null;
+  notebook.activeCellIndex = index;
+  notebook.deselectAll();
+  await window.jupyterapp.commands.execute("notebook:run-cell");
+}"""
+CELL_STATE = """(index) => {
+  const cell = window.jupyterapp.shell.currentWidget.content.model.cells.get(index);
+  return {count: cell.executionCount, state: cell.executionState,
+          outputs: Array.from({length: cell.outputs.length},
+                              (_, i) => cell.outputs.get(i).toJSON())};
+}"""
+
+
+@dataclass
+class Report:
+    notebook: str
+    problems: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    seconds: float = 0.0
+    first_cell: float | None = None  # seconds from the first click to its end
+    opened: float | None = None      # seconds until JupyterLab showed the notebook
+    kernel: float | None = None      # seconds from opening until the kernel was idle
+    # Pyodide package files loaded: until the kernel was idle, by the first code cell, in all
+    packages_at_start: list = field(default_factory=list)
+    packages_first_cell: list = field(default_factory=list)
+    packages: list = field(default_factory=list)
+
+    @property
+    def ok(self):
+        return not self.problems
+
+    def __str__(self):
+        head = (f"{'ok  ' if self.ok else 'FAIL'} {self.notebook} ({self.seconds:.1f} s; "
+                f"notebook shown {self.opened or 0:.1f} s, kernel ready {self.kernel or 0:.1f} s, "
+                f"first cell {self.first_cell or 0:.1f} s)")
+        return "\n".join([head] + [f"    problem: {p}" for p in self.problems]
+                         + [f"    {n}" for n in self.notes])
+
+
+def package_files(paths):
+    """The Pyodide package files among the site's files asked for (first time each)."""
+    found = []
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        if "/static/pyodide/" in path and name.endswith((".whl", ".zip")) and name not in found:
+            found.append(name)
+    return found
+
+
+def describe(files, site=SITE):
+    sizes = [site / "static" / "pyodide" / name for name in files]
+    megabytes = sum(path.stat().st_size for path in sizes if path.exists()) / 1e6
+    names = ", ".join(name.split("-")[0] for name in files)
+    return f"{len(files)} files, {megabytes:.1f} MB ({names})"
+
+
+def text_of(output):
+    if output.get("output_type") == "stream":
+        return "".join(output.get("text", ""))
+    data = output.get("data", {})
+    return "".join(data.get("text/plain", ""))
+
+
+def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
+    """Open the notebook in the site, run its code cells one by one, and check them."""
+    started = time.monotonic()
+    notebook = Path(notebook)
+    report = Report(notebook.as_posix())
+    committed = json.loads((committed_root / notebook).read_text())
+    exp = browser_check.expected(committed)
+    page = browser.page
+    browser.page_errors.clear()
+    opened = len(browser.asked)
+    problems = report.problems
+    try:
+        page.goto(f"{browser.base}/lab/index.html?path={notebook.as_posix()}")
+        browser_check.wait_until(
+            lambda: page.evaluate("() => !!(window.jupyterapp && window.jupyterapp.shell"
+                                  ".currentWidget && window.jupyterapp.shell.currentWidget"
+                                  ".content && window.jupyterapp.shell.currentWidget.content"
+                                  ".model)"), PAGE_LOAD, "the notebook to open")
+        report.opened = time.monotonic() - started
+        browser_check.wait_until(lambda: page.evaluate(KERNEL_STATUS) == "idle",
+                                 KERNEL_START, "the Pyodide kernel to be idle")
+        report.kernel = time.monotonic() - started
+        report.packages_at_start = package_files(browser.asked[opened:])
+        at_first_cell = len(browser.asked)
+        code = [i for i, c in enumerate(committed["cells"])
+                if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+        ran = 0
+        for index in code:
+            clicked = time.monotonic()
+            page.evaluate(RUN_CELL, index)
+            ran += 1
+
+            def done(index=index):
+                state = page.evaluate(CELL_STATE, index)
+                return state if state["count"] is not None and state["state"] != "running" \
+                    and page.evaluate(KERNEL_STATUS) == "idle" else None
+
+            try:
+                state = browser_check.wait_until(done, CELL, f"cell {index} to run", 0.1)
+            except TimeoutError as error:
+                problems.append(str(error))
+                break
+            if report.first_cell is None:
+                report.first_cell = time.monotonic() - clicked
+                report.packages_first_cell = package_files(browser.asked[at_first_cell:])
+            check_cell(committed["cells"][index], index, state["outputs"], exp, problems)
+        report.notes.append(f"{ran} of {len(code)} code cells run")
+        report.packages = package_files(browser.asked[opened:])
+        report.notes.append("Pyodide packages: at start " + describe(report.packages_at_start)
+                            + "; first cell " + describe(report.packages_first_cell)
+                            + "; in all " + describe(report.packages))
+        browser_check.check_images(page, ".jp-RenderedSVG img", exp.pictures,
+                                   "graph pictures", problems)
+        browser_check.check_images(page, ".jp-RenderedImage img", exp.plots, "plots", problems)
+        browser_check.check_picture_sizes(page, ".jp-RenderedSVG img", problems, report.notes)
+        check_widgets(page, exp.widgets, problems, report.notes)
+        if notebook.parts[0] == "exercises":
+            check_a_right_answer(page, committed, notebook, problems, report.notes)
+    except Exception as error:  # a timeout is a finding; still take the screenshot
+        problems.append(f"{type(error).__name__}: {error}")
+    try:
+        artifacts.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(artifacts / f"{notebook.parent.name}__{notebook.stem}.png"))
+    except Exception as error:
+        report.notes.append(f"no screenshot: {error}")
+    report.notes += [f"page error: {error}" for error in browser.page_errors]
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def error_name(ename):
+    """The error's class name: the Pyodide kernel reports "<class 'RuntimeError'>" (or
+    "<class 'engine.errors.X'>") where IPython reports "RuntimeError"."""
+    match = re.fullmatch(r"<class '([\w.]+)'>", ename)
+    return match.group(1).rsplit(".", 1)[-1] if match else ename
+
+
+def check_cell(cell, index, outputs, exp, problems):
+    """Errors only where tagged (the same ones); no picture fell back to text; a check cell
+    shows a verdict."""
+    first_line = "".join(cell["source"]).split("\n")[0]
+    errors = [f"{error_name(o['ename'])}: {o['evalue']}" for o in outputs
+              if o["output_type"] == "error"]
+    browser_check.check_errors(index, first_line, errors, exp, problems)
+    shown = "\n".join(text_of(o) for o in outputs)
+    for fallback in ("install Graphviz", "Graphviz failed", "Graphviz needed more than"):
+        if fallback in shown:
+            problems.append(f"cell {index} ({first_line!r}) shows a picture as text: "
+                            f"{shown[-300:]!r}")
+    if str(cell.get("id", "")).startswith("check_"):
+        saved = "\n".join(text_of(o) for o in cell["outputs"]).strip().split("\n")[0]
+        if not shown.strip().startswith(VERDICTS) or shown.strip().split("\n")[0] != saved:
+            problems.append(f"cell {index} ({first_line!r}) shows {shown[:200]!r}, not the "
+                            f"checker's verdict saved in the notebook ({saved!r})")
+
+
+def check_widgets(page, wanted, problems, notes):
+    """Every widget rendered and live, as course_tools/browser_check.py checks them in JupyterLab,
+    except that a slider is dragged with the mouse: in the site's JupyterLab (4.4) the arrow
+    keys do not move an ipywidgets slider (a known difference, see README)."""
+    views = page.locator(browser_check.WIDGET_VIEWS)
+    if views.count() != wanted:
+        problems.append(f"{views.count()} widgets shown, the saved notebook has {wanted}")
+    for index in range(views.count()):
+        view, name = views.nth(index), f"widget {index}"
+        box = view.bounding_box()
+        text = view.inner_text()
+        if not box or box["height"] < 5 or text.startswith(browser_check.WIDGET_FAILED):
+            problems.append(f"{name} did not render: {text[:200]!r}")
+            continue
+        if view.locator("button.widget-button").filter(has_text="Step").count():
+            notes.append(browser_check.check_stepper(view, problems, name))
+        elif view.locator(".widget-slider").count():
+            notes.append(drag_slider(page, view, problems, name))
+        else:
+            notes.append(f"{name}: rendered")
+
+
+def drag_slider(page, view, problems, name):
+    """Drag the first slider's handle 40 px: its readout changes and, when the widget has a
+    caption, the kernel recomputes it."""
+    slider = view.locator(".widget-slider").first
+    readout = slider.locator(".widget-readout").first
+    caption = view.locator(".widget-html")
+    before = readout.inner_text()
+    said = caption.first.inner_text() if caption.count() else None
+    handle = slider.locator(".noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    step = -40 if browser_check._at_end(slider) else 40
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + step / 2, y)
+    page.mouse.move(x + step, y)
+    page.mouse.up()
+    after = browser_check._changes(readout.inner_text, before)
+    if after is None:
+        problems.append(f"{name}: dragging the slider left its readout at {before!r}")
+    browser_check.check_readouts(view, problems, name)
+    note = f"{name}: slider dragged {before!r} -> {after!r}"
+    if said is not None:
+        answer = browser_check._changes(caption.first.inner_text, said)
+        if answer is None:
+            problems.append(f"{name}: the kernel did not answer the slider ({said!r})")
+        note += f", caption {'changed' if answer is not None else 'UNCHANGED'}"
+    return note
+
+
+SET_SOURCE = """([index, source]) => window.jupyterapp.shell.currentWidget.content.model.cells
+    .get(index).sharedModel.setSource(source)"""
+
+
+def check_a_right_answer(page, committed, notebook, problems, notes):
+    """Type the solution's answer into the first exercise's answer cell, run it and its
+    check: the checker says it is correct."""
+    ids = [str(cell.get("id", "")) for cell in committed["cells"]]
+    checks = [i for i in ids if i.startswith("check_")]
+    solution_path = ROOT / "solutions" / notebook.name
+    if not checks or not solution_path.exists():
+        problems.append(f"no check cell, or no {solution_path.name} in solutions/")
+        return
+    name = checks[0][len("check_"):]
+    solution = json.loads(solution_path.read_text())
+    answer = next(("".join(c["source"]) for c in solution["cells"]
+                   if c.get("id") == f"answer_{name}"), None)
+    if answer is None or f"answer_{name}" not in ids:
+        problems.append(f"no answer_{name} cell in the exercise or its solution")
+        return
+    page.evaluate(SET_SOURCE, [ids.index(f"answer_{name}"), answer])
+    run_cell_again(page, ids.index(f"answer_{name}"))
+    shown = run_cell_again(page, ids.index(checks[0]))
+    if not shown.startswith("✅"):
+        problems.append(f"{checks[0]} with the solution's answer shows {shown[:200]!r}")
+    notes.append(f"{checks[0]} with the solution's answer: {shown.splitlines()[0]!r}")
+    # The course's JupyterLab extension works in the site too: a check never judges an
+    # answer edited since it ran (exercises/checks/answer_cells.py reads the request's metadata
+    # from the Pyodide kernel).
+    page.evaluate(SET_SOURCE, [ids.index(f"answer_{name}"), answer + "\n# edited, not run"])
+    shown = run_cell_again(page, ids.index(checks[0]))
+    if not shown.startswith("⚠️ Not checked yet: the answer cell above was changed"):
+        problems.append(f"{checks[0]} after an edit that did not run shows {shown[:200]!r}")
+    notes.append(f"{checks[0]} after an edit not run: {shown.splitlines()[0][:60]!r}")
+
+
+def run_cell_again(page, index):
+    """Run one cell (again); what it shows then."""
+    page.evaluate(RUN_CELL, index)
+
+    def done():
+        state = page.evaluate(CELL_STATE, index)
+        return state if state["count"] is not None and state["state"] != "running" \
+            and page.evaluate(KERNEL_STATUS) == "idle" else None
+
+    state = browser_check.wait_until(done, CELL, f"cell {index} to run again", 0.1)
+    return "\n".join(text_of(o) for o in state["outputs"])
+
+
+def check_read_only(browser, notebook, committed_root=ROOT):
+    """The read-only HTML page of a lesson (build/site/read/NAME/): its saved pictures shown
+    as SVG images, and a link to the same lesson in JupyterLite that leads to it."""
+    notebook = Path(notebook)
+    report = Report(f"read/{notebook.stem}/")
+    started = time.monotonic()
+    exp = browser_check.expected(json.loads((committed_root / notebook).read_text()))
+    page = browser.page
+    page.goto(f"{browser.base}/read/{notebook.stem}/")
+    images = page.evaluate("""() => Array.from(document.images).filter(
+        i => i.src.startsWith('data:image/svg+xml')).map(i => i.naturalWidth)""")
+    if len(images) < exp.pictures or not all(images):
+        report.problems.append(f"{len(images)} SVG pictures ({images}), the saved lesson has "
+                               f"{exp.pictures}")
+    links = page.evaluate("""() => Array.from(document.querySelectorAll('a')).filter(
+        a => a.textContent.includes('Run this lesson')).map(a => a.href)""")
+    want = f"{browser.base}/lab/index.html?path={notebook.as_posix()}"
+    if links != [want]:
+        report.problems.append(f"links to JupyterLite: {links}, expected [{want!r}]")
+    report.notes.append(f"{len(images)} SVG pictures; runs at {want}")
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS):
+    """Serve the site, check the notebooks; return the reports and the request log."""
+    from playwright.sync_api import sync_playwright
+
+    with SiteServer(site) as server, sync_playwright() as playwright, \
+            tempfile.TemporaryDirectory(prefix="site-check-") as tmp:
+        browser = OfflineBrowser(playwright, Path(tmp) / "chromium", server.base, site)
+        try:
+            reports = [check_notebook(browser, nb, artifacts=artifacts) for nb in notebooks]
+            reports += [check_read_only(browser, nb) for nb in notebooks
+                        if nb.parts[0] == "notebooks"]
+        finally:
+            browser.close()
+        files = [site / path.lstrip("/") for path in browser.paths]
+        files = [f for f in files if f.is_file()]
+        log = {"hosts": dict(browser.hosts), "blocked": list(browser.blocked),
+               "site_files_served": len(files),
+               "site_mb_served": round(sum(f.stat().st_size for f in files) / 1e6, 1)}
+    artifacts.mkdir(parents=True, exist_ok=True)
+    (artifacts / "requests.json").write_text(json.dumps(log, indent=1))
+    return reports, log
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    args = parser.parse_args(argv)
+    notebooks = args.notebooks or site_notebooks()
+    reports, log = run_site_check(notebooks)
+    for report in reports:
+        print(report)
+    print(f"requests by host: {log['hosts']}; blocked: {len(log['blocked'])} "
+          f"{log['blocked'][:5]}; {log['site_files_served']} files of the site asked for "
+          f"({log['site_mb_served']} MB)")
+    return 0 if all(r.ok for r in reports) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
