@@ -111,7 +111,7 @@ def record_backward(root, gradient=None):
 
 
 def _values(array):
-    return "None" if array is None else viz._values(array)
+    return "None" if array is None else viz.values_text(array)
 
 
 NBSP = "\u00a0"  # a space that Graphviz measures and draws (as nothing), and never trims
@@ -159,9 +159,9 @@ class BackwardSteps:
         self.root = root
         self.start, self.steps, self.tracked = record_backward(root, gradient)
         self.position = 0
-        self._walk = viz._walk_graph((root,), names, show_saved=show_saved)
+        self._walk = viz.walk_graph((root,), names, show_saved=show_saved)
         self._base = self._walk.picture("TB")
-        named = viz._tensor_names(names)
+        named = viz.tensor_names(names)
         self.names = [named[id(t)][1][0] if id(t) in named else f"t{i}"
                       for i, t in enumerate(self.tracked)]
         self._ran_at = {id(step.node): k for k, step in enumerate(self.steps, 1)}
@@ -325,7 +325,7 @@ class BackwardSteps:
     def _draw(self, position):
         current = self.steps[position - 1].node if position else None
         boxes, arrows = self._boxes(position), self._arrows(position)
-        text = viz._tree(boxes, arrows)  # (shown without Graphviz: no padding)
+        text = viz.indented_tree(boxes, arrows)  # (shown without Graphviz: no padding)
         # Every label drawn as big as it gets at any step (padded with invisible spaces):
         # Graphviz then lays out every step alike, and the picture keeps its size and shape.
         sizes = self._label_sizes()

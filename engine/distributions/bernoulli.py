@@ -7,7 +7,7 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import NO_SHAPE
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import PYTHON_NUMBERS, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
@@ -25,10 +25,10 @@ class Bernoulli(ExponentialFamily):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         if probs is not None:
-            is_scalar = isinstance(probs, _NUMBER)
+            is_scalar = isinstance(probs, PYTHON_NUMBERS)
             (self.probs,) = broadcast_all(probs)
         else:
-            is_scalar = isinstance(logits, _NUMBER)
+            is_scalar = isinstance(logits, PYTHON_NUMBERS)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
         batch_shape = Size() if is_scalar else self._param.size()

@@ -8,7 +8,7 @@ from ..ops.sampling import normal
 from . import constraints
 from .distribution import NO_SHAPE
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all
+from .utils import PYTHON_NUMBERS, broadcast_all
 
 __all__ = ["Normal"]
 
@@ -24,7 +24,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        both_numbers = isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER)
+        both_numbers = isinstance(loc, PYTHON_NUMBERS) and isinstance(scale, PYTHON_NUMBERS)
         batch_shape = Size() if both_numbers else self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
@@ -68,7 +68,8 @@ class Normal(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         var = self.scale**2
-        log_scale = math.log(self.scale) if isinstance(self.scale, _NUMBER) else self.scale.log()
+        log_scale = (math.log(self.scale) if isinstance(self.scale, PYTHON_NUMBERS)
+                     else self.scale.log())
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
 
     def cdf(self, value):

@@ -3,7 +3,7 @@ from ..fidelity.size import Size
 from ..ops.creation import rand
 from . import constraints
 from .distribution import NO_SHAPE, Distribution
-from .utils import _NUMBER, broadcast_all
+from .utils import PYTHON_NUMBERS, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -16,7 +16,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        both_numbers = isinstance(low, _NUMBER) and isinstance(high, _NUMBER)
+        both_numbers = isinstance(low, PYTHON_NUMBERS) and isinstance(high, PYTHON_NUMBERS)
         batch_shape = Size() if both_numbers else self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

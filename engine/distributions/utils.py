@@ -12,13 +12,13 @@ from ..nn.functional import softmax
 __all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs",
            "probs_to_logits"]
 
-_NUMBER = (int, float, bool)  # torch.types._Number
+PYTHON_NUMBERS = (int, float, bool)  # torch.types._Number
 
 
 def broadcast_all(*values):
     """Tensors and numbers broadcast to one shape; a number becomes a tensor of the first
     tensor's dtype (or of the default dtype, when all are numbers)."""
-    if not all(isinstance(v, (Tensor, *_NUMBER)) for v in values):
+    if not all(isinstance(v, (Tensor, *PYTHON_NUMBERS)) for v in values):
         raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
                          "objects implementing __torch_function__.")
     dtype = next((v.dtype for v in values if isinstance(v, Tensor)), get_default_dtype())

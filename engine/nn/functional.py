@@ -54,7 +54,7 @@ def linear(input, weight, bias=None):
         # (an _unsafe_view: the rows are a fresh tensor nobody else sees)
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
         output = linalg.addmm(bias, rows, weight.t())
-        return linalg._unsafe_view(output, (*input.shape[:-1], output.shape[1]))
+        return linalg.unsafe_view(output, (*input.shape[:-1], output.shape[1]))
     return linalg.matmul(input, weight.t()) + bias
 
 
@@ -130,7 +130,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ====================================================================== losses
-def _reduction(reduction, size_average=None, reduce=None):
+def reduction_to_apply(reduction, size_average=None, reduce=None):
     """The reduction to apply, from ``reduction`` or the deprecated size_average/reduce."""
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
@@ -165,7 +165,7 @@ def _broadcast_target(input, target):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """loss = mean (or sum) of (input - target) ** 2"""
     input, target = _broadcast_target(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
     with no_grad():
         loss = _reduce((input - target) ** 2, reduction)
     return record(MseLossBackward0, loss, (input, target), saved=(input, target),
@@ -188,7 +188,7 @@ class MseLossBackward0(Node):
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """loss = mean (or sum) of |input - target|"""
     input, target = _broadcast_target(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -200,7 +200,7 @@ def _check_same_size(input, target, message):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """loss = -w (target log(input) + (1 - target) log(1 - input)), each log at least -100"""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
     _check_same_size(input, target, "Using a target size ({target}) that is different to the "
                      "input size ({input}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
@@ -253,7 +253,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     """loss = -w (p target log(sigmoid(input)) + (1 - target) log(1 - sigmoid(input))),
     computed from the logits (no sigmoid that could round to 0 or 1); p is pos_weight"""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
     _check_same_size(input, target, "Target size ({target}) must be the same as input size "
                      "({input})")
     with no_grad():
@@ -309,7 +309,7 @@ def _check_target_shape(input, target):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """loss = -weight[t] * input[i, t] for each target class t (mean: / sum of those weights)"""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
     x, t = input._data, target._data
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
@@ -405,7 +405,7 @@ class NllLoss2DBackward0(NllLossBackward0):
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """loss = nll_loss(log_softmax(input)): -log of the probability given to the target class"""
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
     if target.shape == input.shape:  # class probabilities, not class indices

@@ -43,6 +43,10 @@ def _calculate_fan_in_and_fan_out(tensor):
     return tensor.size(1) * receptive_field_size, tensor.size(0) * receptive_field_size
 
 
+# torch keeps the name above private in torch.nn.init; the engine's layers use this one
+fan_in_and_fan_out = _calculate_fan_in_and_fan_out
+
+
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
     valid_modes = ["fan_in", "fan_out"]

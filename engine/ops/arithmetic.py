@@ -8,17 +8,19 @@ import numpy as np
 
 from ..fidelity import float32_math, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
+from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import (_CPP_NAMES, _HALF, _NUMBERS, _PY_SCALARS, _apply, _broadcast_error,
-                     _broadcast_shape, _common, _elementwise, _float_operands,
-                     _half_with_scalar, _invalid_arguments, _is_bool, _is_half_with_scalar,
-                     _kernel_error, _operand_error, _require_tensors, _result, _scalar_value,
-                     _zeros_like, takes_out, two_numbers_allowed)
+from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
+                     broadcast_error, elementwise, float_operands, half_with_scalar,
+                     invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
+                     operand_type_error, operands_broadcast_shape, promote_operands,
+                     require_tensors, scalar_value, takes_out, two_numbers_allowed,
+                     wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -42,10 +44,10 @@ def _add_scaled(a, b, alpha, common, subtract=False):
     """
     if common.kind != "f":
         with np.errstate(over="ignore"):
-            return _apply(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
+            return apply_ufunc(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
     if subtract:
         alpha = -alpha
-    _broadcast_shape(a, b)
+    operands_broadcast_shape(a, b)
     if common.char == "d":
         return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
@@ -59,11 +61,11 @@ def _add_scaled(a, b, alpha, common, subtract=False):
 @takes_out
 def add(input, other, *, alpha=1):
     """out = input + alpha * other"""
-    a, b, common = _common(input, other, "add")
+    a, b, common = promote_operands(input, other, "add")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        result = _result(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
+        result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
     else:
-        result = _elementwise(np.add, a, b)
+        result = elementwise(np.add, a, b)
     return record(AddBackward0, result, (input, other), alpha=alpha)
 
 
@@ -80,14 +82,15 @@ class AddBackward0(Node):
 @takes_out
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
-    if _is_bool(input) or _is_bool(other):  # torch refuses bool on either side
-        raise NotImplementedError(messages.SUB_TWO_BOOLS if _is_bool(input) and _is_bool(other)
+    if is_bool(input) or is_bool(other):  # torch refuses bool on either side
+        raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)
-    a, b, common = _common(input, other, "sub")
+    a, b, common = promote_operands(input, other, "sub")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        result = _result(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True), a, b)
+        result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True),
+                                  a, b)
     else:
-        result = _elementwise(np.subtract, a, b)
+        result = elementwise(np.subtract, a, b)
     return record(SubBackward0, result, (input, other), alpha=alpha)
 
 
@@ -134,13 +137,13 @@ class RsubBackward0(Node):
 @takes_out
 def mul(input, other):
     """out = input * other"""
-    a, b, common = _common(input, other, "mul")
-    if common is _HALF and _is_half_with_scalar(common, other):
-        result = _result(_half_with_scalar(np.multiply, a, other), a)
+    a, b, common = promote_operands(input, other, "mul")
+    if common is FLOAT16 and is_half_with_scalar(common, other):
+        result = wrap_elementwise(half_with_scalar(np.multiply, a, other), a)
     else:
-        result = _elementwise(np.multiply, a, b)
+        result = elementwise(np.multiply, a, b)
     return record(MulBackward0, result, (input, other),
-                  saved=(_kept_for(other, input), _kept_for(input, other)))
+                  saved=(kept_for(other, input), kept_for(input, other)))
 
 
 class MulBackward0(Node):
@@ -154,7 +157,7 @@ class MulBackward0(Node):
                 None if input is None else grad * input)
 
 
-def _kept_for(needed_by, value):
+def kept_for(needed_by, value):
     """``value`` when ``needed_by`` requires grad, else None: torch saves only what backward
     will read (so ``y = x * 2`` keeps 2, not x, and x may later change in place)."""
     return value if getattr(needed_by, "_requires_grad", False) else None
@@ -162,7 +165,7 @@ def _kept_for(needed_by, value):
 
 def mul_saved(input, other):
     """What mul saves, as ``record``'s ``saved=`` (fastpath.py's quicker ``x * y`` saves it too)."""
-    return _kept_for(other, input), _kept_for(input, other)
+    return kept_for(other, input), kept_for(input, other)
 
 
 multiply = mul
@@ -173,12 +176,12 @@ multiply = mul
 def div(input, other, *, rounding_mode=None):
     """out = input / other (true division: integers divide to floating point)"""
     if rounding_mode is None:
-        a, b, common = _common(input, other, "div")
-        a, b, common = _float_operands(input, other, a, b, common)
-        if _is_half_with_scalar(common, other):
-            result = _result(_half_with_scalar(np.true_divide, a, other), a)
+        a, b, common = promote_operands(input, other, "div")
+        a, b, common = float_operands(input, other, a, b, common)
+        if is_half_with_scalar(common, other):
+            result = wrap_elementwise(half_with_scalar(np.true_divide, a, other), a)
         else:
-            result = _elementwise(np.true_divide, a, b)
+            result = elementwise(np.true_divide, a, b)
         return record(DivBackward0, result, (input, other), saved=div_saved(input, other))
     if rounding_mode == "floor":
         with no_grad():
@@ -193,21 +196,21 @@ def div(input, other, *, rounding_mode=None):
 
 def div_saved(input, other):
     """What true division saves (fastpath.py's quicker ``x / y`` saves it too)."""
-    return _kept_for(other, input), other
+    return kept_for(other, input), other
 
 
 def _trunc_div(input, other):
-    a, b, common = _common(input, other, "div")
+    a, b, common = promote_operands(input, other, "div")
     _check_integer_divisor(a, b, common, "div_trunc_cpu")
     if common.kind == "f":
-        if _is_half_with_scalar(common, other):
-            return _result(_half_with_scalar(_trunc_divide, a, other), a)
-        return _result(_trunc_divide(a, b), a, b)
+        if is_half_with_scalar(common, other):
+            return wrap_elementwise(half_with_scalar(_trunc_divide, a, other), a)
+        return wrap_elementwise(_trunc_divide(a, b), a, b)
     # integers: C division truncates toward zero (numpy's // floors)
     with np.errstate(all="ignore"):
-        quotient = _apply(np.floor_divide, a, b)
+        quotient = apply_ufunc(np.floor_divide, a, b)
         inexact = (quotient * b != a) & ((a < 0) != (b < 0))
-    return _result(np.where(inexact, quotient + 1, quotient).astype(common), a, b)
+    return wrap_elementwise(np.where(inexact, quotient + 1, quotient).astype(common), a, b)
 
 
 class DivBackward2(Node):
@@ -216,7 +219,7 @@ class DivBackward2(Node):
     rounding_mode: str | None
 
     def backward(self, grad):
-        return _zeros_like(grad), _zeros_like(grad)
+        return zero_gradient_like(grad), zero_gradient_like(grad)
 
 
 class NotImplementedBackward(Node):
@@ -253,15 +256,15 @@ class DivBackward0(Node):
 
 def _trunc_divide(a, b):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.trunc(_apply(np.true_divide, a, b))
+        return np.trunc(apply_ufunc(np.true_divide, a, b))
 
 
 def _check_integer_divisor(a, b, common, kernel):
     """bool has no division kernel; integer division by zero raises (floats give inf/nan),
     unless the result is empty (torch's kernel then never divides)."""
-    shape = _broadcast_shape(a, b)  # torch checks the shapes first
+    shape = operands_broadcast_shape(a, b)  # torch checks the shapes first
     if common.kind == "b":
-        raise _kernel_error(kernel, common)
+        raise not_implemented_for(kernel, common)
     if common.kind in "iu" and math.prod(shape) and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
 
@@ -269,12 +272,12 @@ def _check_integer_divisor(a, b, common, kernel):
 @takes_out
 def floor_divide(input, other):
     """out = floor(input / other)"""
-    a, b, common = _common(input, other, "floor_divide")
+    a, b, common = promote_operands(input, other, "floor_divide")
     _check_integer_divisor(a, b, common, "div_floor_cpu")
-    if _is_half_with_scalar(common, other):
-        result = _result(_half_with_scalar(np.floor_divide, a, other), a)
+    if is_half_with_scalar(common, other):
+        result = wrap_elementwise(half_with_scalar(np.floor_divide, a, other), a)
     else:
-        result = _elementwise(np.floor_divide, a, b)
+        result = elementwise(np.floor_divide, a, b)
     return record(NotImplementedBackward, result,
                   tuple(v for v in (input, other) if isinstance(v, Tensor)), op="floor_divide")
 
@@ -282,22 +285,22 @@ def floor_divide(input, other):
 @takes_out
 def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
-    a, b, common = _common(input, other, "remainder")
+    a, b, common = promote_operands(input, other, "remainder")
     _check_integer_divisor(a, b, common, "remainder_cpu")
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = _apply(np.remainder, a, b)
+        result = apply_ufunc(np.remainder, a, b)
         if common.kind == "f":
             # torch computes fmod and then adds the divisor, so a zero result keeps the
             # sign of input (numpy gives it the sign of other)
             result = np.where(result == 0, np.copysign(result, a), result)
-    result = _result(result, a, b)
+    result = wrap_elementwise(result, a, b)
     if not isinstance(input, Tensor):  # number % tensor: torch has no formula
         return record(NotImplementedBackward, result, (other,), op="remainder")
     if not isinstance(other, Tensor):
         return record(RemainderBackward0, result, (input,))
     # (the values are read only for other's gradient)
     return record(RemainderBackward1, result, (input, other),
-                  saved=(_kept_for(other, input), _kept_for(other, other)))
+                  saved=(kept_for(other, input), kept_for(other, other)))
 
 
 class RemainderBackward0(Node):
@@ -325,14 +328,14 @@ class RemainderBackward1(Node):
 def fmod(input, other):
     """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""
     if not isinstance(input, Tensor):
-        raise _invalid_arguments("fmod", input, other, first_is_self=True)
-    a, b, common = _common(input, other, "fmod")
+        raise invalid_arguments_error("fmod", input, other, first_is_self=True)
+    a, b, common = promote_operands(input, other, "fmod")
     _check_integer_divisor(a, b, common, "fmod_cpu")
-    result = _elementwise(np.fmod, a, b)
+    result = elementwise(np.fmod, a, b)
     if not isinstance(other, Tensor):
         return record(FmodBackward0, result, (input,))
     return record(FmodBackward1, result, (input, other),
-                  saved=(_kept_for(other, input), _kept_for(other, other)))
+                  saved=(kept_for(other, input), kept_for(other, other)))
 
 
 class FmodBackward0(RemainderBackward0):
@@ -350,22 +353,22 @@ class FmodBackward1(RemainderBackward1):
 def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-        raise _invalid_arguments("pow", input, exponent)  # (Python's ** is for numbers)
+        raise invalid_arguments_error("pow", input, exponent)  # (Python's ** is for numbers)
     if not isinstance(exponent, Tensor):
         result = _pow_scalar_exponent(input, exponent)
         return record(PowBackward0, result, (input,), saved=(input,),
-                      exponent=_scalar_value(exponent))
-    a, b, common = _common(input, exponent, "pow")
+                      exponent=scalar_value(exponent))
+    a, b, common = promote_operands(input, exponent, "pow")
     if not isinstance(input, Tensor):
         # number ** tensor: torch writes into a new row-major tensor, and 1 ** anything
         # is 1 (even 1 ** nan; but True is not 1 here)
-        if a == 1 and not _is_bool(_scalar_value(input)):
+        if a == 1 and not is_bool(scalar_value(input)):
             result = wrap(np.ones(np.shape(b), common))
         else:
             result = _power(a, b, common, row_major_result=True)._data
             result = wrap(result if result.flags.c_contiguous else result.copy())
         return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
-                      self=_scalar_value(input))
+                      self=scalar_value(input))
     result = _power(a, b, common)
     return record(PowBackward1, result, (input, exponent), saved=(input, exponent),
                   saved_output=True)
@@ -380,7 +383,7 @@ class PowBackward0(Node):
     def backward(self, grad):
         (input,) = self.saved_tensors
         if self.exponent == 0:
-            return _zeros_like(grad)  # x ** 0 is the constant 1
+            return zero_gradient_like(grad)  # x ** 0 is the constant 1
         return grad * _mul_scalar(input ** (self.exponent - 1), self.exponent)
 
 
@@ -433,14 +436,14 @@ class PowBackward2(Node):
 def _power(a, b, common, row_major_result=False):
     """a ** b for two operands in the common dtype, as a tensor (``row_major_result``: as
     torch computes number ** tensor, into a row-major tensor)."""
-    shape = _broadcast_shape(a, b)  # torch checks the shapes first
+    shape = operands_broadcast_shape(a, b)  # torch checks the shapes first
     if common.kind == "b":
-        raise _kernel_error("pow", common)
+        raise not_implemented_for("pow", common)
     if common.kind in "iu":
-        return _result(_integer_power(*[np.broadcast_to(x, shape) for x in (a, b)]), a, b)
+        return wrap_elementwise(_integer_power(*[np.broadcast_to(x, shape) for x in (a, b)]), a, b)
     if common == np.float32:  # torch's last bits, which depend on each element's place
-        return _elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
-    return _elementwise(np.power, a, b)
+        return elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
+    return elementwise(np.power, a, b)
 
 
 def _integer_power(base, exponent):
@@ -456,29 +459,29 @@ def _integer_power(base, exponent):
 
 def _pow_scalar_exponent(input, exponent):
     """tensor ** number: torch's special cases make 2, 3, 0.5, -1 ... exact."""
-    exponent = _scalar_value(exponent)
-    if not isinstance(exponent, _PY_SCALARS):
-        raise _operand_error("pow", exponent, 2, "exponent")
+    exponent = scalar_value(exponent)
+    if not isinstance(exponent, PYTHON_NUMBERS):
+        raise operand_type_error("pow", exponent, 2, "exponent")
     data = input._data
     if data.dtype.kind in "biu" and not isinstance(exponent, builtins.float) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     common = result_type(input, exponent).numpy_dtype
     if exponent == 0:
-        return _result(np.ones_like(data, common), data)
+        return wrap_elementwise(np.ones_like(data, common), data)
     if exponent == 1:
-        return _result(data.astype(common), data)
+        return wrap_elementwise(data.astype(common), data)
     x = data.astype(common, copy=False)
     with np.errstate(all="ignore"):
-        if common.kind in "iu" or common is _HALF:
+        if common.kind in "iu" or common is FLOAT16:
             # integers and float16 convert the exponent (range-checked); float16 has no
             # shortcuts in torch
-            return _result(np.power(x, checked_scalar(exponent, common)), data)
+            return wrap_elementwise(np.power(x, checked_scalar(exponent, common)), data)
         special = _POW_SHORTCUTS.get(exponent)
         if special is not None:
-            return _result(special(x), data)
+            return wrap_elementwise(special(x), data)
         if common == np.float32:
-            return _result(float32_math.pow_scalar(x, exponent), data)
-        return _result(np.power(x, common.type(exponent)), data)
+            return wrap_elementwise(float32_math.pow_scalar(x, exponent), data)
+        return wrap_elementwise(np.power(x, common.type(exponent)), data)
 
 
 _POW_SHORTCUTS = {
@@ -494,9 +497,9 @@ _POW_SHORTCUTS = {
 @takes_out
 def maximum(input, other):
     """out = the larger of input and other, elementwise (nan wins)"""
-    _require_tensors("maximum", input, other)
-    a, b, _ = _common(input, other, "maximum")
-    result = _elementwise(np.maximum, a, b)
+    require_tensors("maximum", input, other)
+    a, b, _ = promote_operands(input, other, "maximum")
+    result = elementwise(np.maximum, a, b)
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -518,9 +521,9 @@ def _larger_gets_it(grad, a, b):
 @takes_out
 def minimum(input, other):
     """out = the smaller of input and other, elementwise (nan wins)"""
-    _require_tensors("minimum", input, other)
-    a, b, _ = _common(input, other, "minimum")
-    result = _elementwise(np.minimum, a, b)
+    require_tensors("minimum", input, other)
+    a, b, _ = promote_operands(input, other, "minimum")
+    result = elementwise(np.minimum, a, b)
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -542,10 +545,10 @@ def _smaller_gets_it(grad, a, b):
 @takes_out
 def atan2(input, other):
     """out = angle of the point (other, input)"""
-    _require_tensors("atan2", input, other)
-    a, b, common = _common(input, other, "atan2")
-    a, b, _ = _float_operands(input, other, a, b, common)
-    result = _elementwise(np.arctan2, a, b)
+    require_tensors("atan2", input, other)
+    a, b, common = promote_operands(input, other, "atan2")
+    a, b, _ = float_operands(input, other, a, b, common)
+    result = elementwise(np.arctan2, a, b)
     return record(Atan2Backward0, result, (input, other), saved=(input, other))
 
 
@@ -564,7 +567,7 @@ def _where_out(result, out, condition, input=None, other=None):
     """torch.where(..., out=t): only tensors, and out must have the result's dtype."""
     for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
         if value is not None and not isinstance(value, Tensor):
-            raise _operand_error("where", value, position, name)
+            raise operand_type_error("where", value, position, name)
     if out.dtype is not result.dtype:
         raise RuntimeError(f"Expected out type to be {scalar_type_name[result.dtype]} but got "
                            f"{scalar_type_name[out.dtype]}")
@@ -575,8 +578,8 @@ def where(condition, input=None, other=None):
     """out = input where condition is True, else other"""
     given = tuple(value for value in (condition, input, other) if value is not None)
     if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
-            isinstance(value, (Tensor, *_NUMBERS)) for value in given[1:]):
-        raise _invalid_arguments("where", *given)
+            isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) for value in given[1:]):
+        raise invalid_arguments_error("where", *given)
     if len(given) == 1:
         return condition.nonzero(as_tuple=True)
     cond = condition._data
@@ -595,15 +598,16 @@ def where(condition, input=None, other=None):
     try:
         result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
-        raise _broadcast_error(cond, a, b) from None
-    return record(WhereBackward0, _result(result, cond, a, b), (input, other),
+        raise broadcast_error(cond, a, b) from None
+    return record(WhereBackward0, wrap_elementwise(result, cond, a, b), (input, other),
                   saved=(condition,))
 
 
 def where_method(input, condition, other):
     """x.where(condition, other)"""
-    if not isinstance(condition, Tensor) or not isinstance(other, (Tensor, *_NUMBERS)):
-        raise _invalid_arguments("where", condition, other)
+    if not isinstance(condition, Tensor) or \
+            not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+        raise invalid_arguments_error("where", condition, other)
     return where.without_out(condition, input, other)
 
 
@@ -631,18 +635,18 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
                 result = minimum(result, max)
         return record(ClampBackward0, result, (input, min, max), saved=(input, min, max))
     data = input._data
-    bounds = [_scalar_value(v) for v in (min, max) if v is not None]
+    bounds = [scalar_value(v) for v in (min, max) if v is not None]
     for bound in bounds:
-        if not isinstance(bound, _PY_SCALARS):
-            raise _invalid_arguments("clamp", input, *bounds, first_is_self=True)
+        if not isinstance(bound, PYTHON_NUMBERS):
+            raise invalid_arguments_error("clamp", input, *bounds, first_is_self=True)
     # a float tensor keeps its dtype; an integer one is promoted by float bounds
     common = data.dtype if data.dtype.kind == "f" else result_type(input, *bounds).numpy_dtype
     if common.kind == "b":
-        raise _kernel_error("clamp_scalar_cpu" if len(bounds) == 2 else
-                            ("clamp_min_scalar_cpu" if max is None else "clamp_max_scalar_cpu"),
-                            common)
+        raise not_implemented_for("clamp_scalar_cpu" if len(bounds) == 2 else
+                                  ("clamp_min_scalar_cpu" if max is None else
+                                   "clamp_max_scalar_cpu"), common)
     if builtins.any(b != b for b in bounds):  # a nan bound makes every element nan
-        result = _result(np.full_like(data, np.nan, common), data)
+        result = wrap_elementwise(np.full_like(data, np.nan, common), data)
     else:
         result = data.astype(common, copy=False)
         # a tie keeps the input, as torch's kernel does: clamp(-0.0, min=0.0) is -0.0
@@ -653,7 +657,7 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
         if max is not None:
             bound = _clamp_bound(max, common, "max")
             result = np.where(result > bound, bound, result)
-        result = _result(result, data)
+        result = wrap_elementwise(result, data)
     return record(ClampBackward1, result, (input,), saved=(input,), min=min, max=max)
 
 
@@ -787,25 +791,25 @@ def _fused(a, b, c, np_dtype):
 
 def _opmath(np_dtype):
     """The dtype torch's float kernels compute in: float16 in float32, the others in their own."""
-    return np.dtype(np.float32) if np_dtype is _HALF else np_dtype
+    return np.dtype(np.float32) if np_dtype is FLOAT16 else np_dtype
 
 
 def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)
-            and isinstance(weight, (Tensor, *_NUMBERS))):
-        raise _invalid_arguments("lerp", input, end, weight, first_is_self=True)
+            and isinstance(weight, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+        raise invalid_arguments_error("lerp", input, end, weight, first_is_self=True)
     np_dtype = input._data.dtype
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
                 name == "end" or value._data.ndim):
-            raise RuntimeError(f"expected dtype {_CPP_NAMES[np_dtype.name]} for `{name}` but got "
-                               f"dtype {_CPP_NAMES[value._data.dtype.name]}")
-    w = weight._data if isinstance(weight, Tensor) else _scalar_value(weight)
-    _broadcast_shape(input._data, end._data, w)  # (torch checks the shapes before the kernel)
+            raise RuntimeError(f"expected dtype {CPP_TYPE_NAMES[np_dtype.name]} for `{name}` but "
+                               f"got dtype {CPP_TYPE_NAMES[value._data.dtype.name]}")
+    w = weight._data if isinstance(weight, Tensor) else scalar_value(weight)
+    operands_broadcast_shape(input._data, end._data, w)  # (torch checks shapes before the kernel)
     if np_dtype.kind != "f":
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
-        raise _kernel_error(f"lerp_kernel_{kind}", np_dtype)
+        raise not_implemented_for(f"lerp_kernel_{kind}", np_dtype)
     compute = _opmath(np_dtype)
     a, b = input._data.astype(compute), end._data.astype(compute)
     w = np.asarray(w, compute)
@@ -814,12 +818,12 @@ def lerp(input, end, weight):
         # torch rounds once and starts from the nearer end: exact at weight 0 and 1
         values = np.where(np.abs(w) < 0.5, _fused(w, diff, a, compute),
                           _fused(-diff, 1 - w, b, compute)).astype(np_dtype)
-    result = _result(values, input._data, end._data)
+    result = wrap_elementwise(values, input._data, end._data)
     if not isinstance(weight, Tensor):
-        return record(LerpBackward0, result, (input, end), weight=_scalar_value(weight))
+        return record(LerpBackward0, result, (input, end), weight=scalar_value(weight))
     # the ends are read only for weight's gradient: torch keeps them only then (weight always)
     return record(LerpBackward1, result, (input, end, weight),
-                  saved=(_kept_for(weight, input), _kept_for(weight, end), weight))
+                  saved=(kept_for(weight, input), kept_for(weight, end), weight))
 
 
 class LerpBackward0(Node):
@@ -846,13 +850,13 @@ def _addc_operands(name, input, tensor1, tensor2, value):
     for position, (argument, t) in enumerate((("input", input), ("tensor1", tensor1),
                                               ("tensor2", tensor2)), 1):
         if not isinstance(t, Tensor):
-            raise _operand_error(name, t, position, argument)
+            raise operand_type_error(name, t, position, argument)
     common = result_type(input, tensor1, tensor2).numpy_dtype
     x, a, b = (t._data.astype(common, copy=False) for t in (input, tensor1, tensor2))
     if name == "addcdiv" and common.kind != "f":  # (torch refuses that before the shapes)
         raise RuntimeError(messages.ADDCDIV_OF_INTEGERS)
-    _broadcast_shape(x, a, b)
-    return x, a, b, common, _scalar_value(value)
+    operands_broadcast_shape(x, a, b)
+    return x, a, b, common, scalar_value(value)
 
 
 @takes_out
@@ -860,7 +864,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     """out = input + value * tensor1 * tensor2"""
     x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
     if common.kind == "b":
-        raise _kernel_error("addcmul_cpu_out", common)
+        raise not_implemented_for("addcmul_cpu_out", common)
     if common.kind == "f":
         compute = _opmath(common)
         scaled = a.astype(compute) * compute.type(value)
@@ -869,9 +873,9 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     else:
         with np.errstate(over="ignore"):  # integers wrap around, value is truncated
             values = x + common.type(value) * a * b
-    result = _result(np.asarray(values, common), x, a, b)
+    result = wrap_elementwise(np.asarray(values, common), x, a, b)
     return record(AddcmulBackward0, result, (input, tensor1, tensor2),
-                  saved=(_kept_for(tensor2, tensor1), _kept_for(tensor1, tensor2)), value=value)
+                  saved=(kept_for(tensor2, tensor1), kept_for(tensor1, tensor2)), value=value)
 
 
 class AddcmulBackward0(Node):
@@ -894,8 +898,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing
         values = (a.astype(compute) * compute.type(value) / b.astype(compute)
                   + x.astype(compute)).astype(common)
-    result = _result(np.asarray(values), x, a, b)
-    saved_t1 = _kept_for(tensor2, tensor1)
+    result = wrap_elementwise(np.asarray(values), x, a, b)
+    saved_t1 = kept_for(tensor2, tensor1)
     saved_t2 = tensor2 if tensor1.requires_grad or tensor2.requires_grad else None
     return record(AddcdivBackward0, result, (input, tensor1, tensor2), saved=(saved_t1, saved_t2),
                   value=value)

@@ -1,4 +1,7 @@
 """What the operations share: operands and type promotion, the layout of results, ``out=``.
+
+The families (arithmetic.py, unary.py, ...) import only the names in ``__all__``, grouped
+there as in this file; everything else here is this module's own.
 """
 import builtins
 import functools
@@ -20,19 +23,36 @@ from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, is_pla
 # multiply"): numpy's floating-point warnings from the operations here are silenced.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\.ops\.")
 
-_PY_SCALARS = (builtins.int, builtins.float, builtins.bool)
-_PY_SCALAR_TYPES = frozenset(_PY_SCALARS)
-_HALF = np.dtype(np.float16)
+__all__ = [
+    # operands: numbers, type promotion, torch's errors for operands and dtypes
+    "PYTHON_NUMBERS", "PYTHON_AND_NUMPY_NUMBERS", "FLOAT16", "numpy_axes", "scalar_value",
+    "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
+    "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
+    # results laid out as torch lays them out
+    "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
+    "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
+    "zero_gradient_like",
+    # arguments: numpy's names, two numbers, out=, inputs that are not tensors
+    "numpy_names", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
+    "factory_out",
+    # copies and empty tensors in a given memory layout
+    "empty_in_format", "copy_preserving_layout",
+]
+
+PYTHON_NUMBERS = (builtins.int, builtins.float, builtins.bool)
+_PY_SCALAR_TYPES = frozenset(PYTHON_NUMBERS)
+FLOAT16 = np.dtype(np.float16)
 _BOOL = np.dtype(np.bool_)
-_NUMBERS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
+PYTHON_AND_NUMPY_NUMBERS = (builtins.int, builtins.float, builtins.bool, np.number, np.bool_)
 
 
-def _axes(dims, ndim):
-    # numpy has no axes on a 0-d array; torch allows dim 0 / -1 there.
+def numpy_axes(dims, ndim):
+    """``dims`` as numpy's ``axis=``: numpy has no axes on a 0-d array, where torch allows
+    dim 0 / -1."""
     return None if ndim == 0 else dims
 
 
-def _scalar_value(value):
+def scalar_value(value):
     """A Python number for ``value``, read as torch reads numpy scalars."""
     if isinstance(value, np.generic):
         # torch reads a numpy number as the Python number it converts to, except
@@ -66,14 +86,14 @@ def _cast_scalar(value, np_dtype):
 _FLOAT_MAX = {"e": 65504.0, "f": 3.4028234663852886e38}  # the largest float16 and float32
 
 
-def _operand_error(name, value, position, argument="other"):
+def operand_type_error(name, value, position, argument="other"):
     """torch's TypeError for a non-tensor operand (positions count from 1 without self in a
     method call: ``t.add("a")`` says position 1, ``torch.add(t, "a")`` position 2)."""
     return TypeError(f"{name}(): argument '{argument}' (position {calls.position(position)}) "
                      f"must be Tensor, not {type_name(value)}")
 
 
-def _invalid_arguments(name, *args, first_is_self=False):
+def invalid_arguments_error(name, *args, first_is_self=False):
     """torch's message when no overload of ``name`` takes these argument types. When the
     first argument is the tensor a method is called on, a method call's list leaves it out
     (``first_is_self``), as torch's does."""
@@ -84,21 +104,21 @@ def _invalid_arguments(name, *args, first_is_self=False):
                      "but expected one of:")
 
 
-def _kernel_error(kernel, np_dtype):
+def not_implemented_for(kernel, np_dtype):
     """torch's error for a dtype its kernel is not compiled for, e.g. bool in floor_divide."""
     return NotImplementedError(f"\"{kernel}\" not implemented for "
                                f"'{scalar_type_name[from_numpy_dtype[np_dtype]]}'")
 
 
-def _require_tensors(name, input, other, other_name="other"):
+def require_tensors(name, input, other, other_name="other"):
     """For functions torch only defines on two tensors (maximum, atan2, mm ...)."""
     if not isinstance(input, Tensor):
-        raise _operand_error(name, input, 1, "input")
+        raise operand_type_error(name, input, 1, "input")
     if not isinstance(other, Tensor):
-        raise _operand_error(name, other, 2, other_name)
+        raise operand_type_error(name, other, 2, other_name)
 
 
-def _common(a, b, name="op"):
+def promote_operands(a, b, name="op"):
     """numpy operands for ``a`` and ``b`` converted to torch's common dtype, and that dtype.
 
     Either side may be a Python number. Same-dtype tensors (the usual case) pass
@@ -117,21 +137,21 @@ def _common(a, b, name="op"):
         if ad.dtype.kind == "f" and (b.__class__ is builtins.float or b.__class__ is builtins.int):
             return ad, _cast_scalar(b, ad.dtype), ad.dtype  # (a float tensor keeps its dtype)
         if b.__class__ not in _PY_SCALAR_TYPES:  # a numpy number, or no number at all
-            b = _scalar_value(b)
-            if not isinstance(b, _PY_SCALARS):
-                raise _operand_error(name, b, 2)
+            b = scalar_value(b)
+            if not isinstance(b, PYTHON_NUMBERS):
+                raise operand_type_error(name, b, 2)
         common = result_type(a, b).numpy_dtype
         return a._data.astype(common, copy=False), _cast_scalar(b, common), common
     if b_is_tensor:
-        a = _scalar_value(a)
-        if not isinstance(a, _PY_SCALARS):
-            raise _operand_error(name, a, 1, "input")
+        a = scalar_value(a)
+        if not isinstance(a, PYTHON_NUMBERS):
+            raise operand_type_error(name, a, 1, "input")
         common = result_type(a, b).numpy_dtype
         return _cast_scalar(a, common), b._data.astype(common, copy=False), common
-    raise _operand_error(name, a, 1, "input")
+    raise operand_type_error(name, a, 1, "input")
 
 
-def _broadcast_error(*operands):
+def broadcast_error(*operands):
     """torch's message for operands that do not broadcast, naming the first bad dimension.
 
     torch broadcasts the operands' shapes from left to right: "tensor a" is the shape
@@ -151,20 +171,20 @@ def _broadcast_error(*operands):
     return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast")
 
 
-def _broadcast_shape(*operands):
+def operands_broadcast_shape(*operands):
     """The shape the operands (arrays or numbers) broadcast to, or torch's error if none."""
     try:
         return np.broadcast_shapes(*[np.shape(x) for x in operands])
     except ValueError:
-        raise _broadcast_error(*operands) from None
+        raise broadcast_error(*operands) from None
 
 
-def _apply(ufunc, x, y):
+def apply_ufunc(ufunc, x, y):
     """``ufunc(x, y)`` with torch's broadcasting error instead of numpy's."""
     try:
         return quietly(ufunc, x, y)
     except ValueError:
-        raise _broadcast_error(x, y) from None
+        raise broadcast_error(x, y) from None
 
 
 # ---------------------------------------------------------------- result layout
@@ -172,7 +192,7 @@ def _row_major(x):
     return x.__class__ is not np.ndarray or x.flags.c_contiguous
 
 
-def _wrap_like(result, operands):
+def wrap_like_operands(result, operands):
     """``result`` as a tensor laid out in memory as torch lays out this elementwise result."""
     shape = result.shape
     operand_strides = []
@@ -192,27 +212,27 @@ def _wrap_like(result, operands):
     return tensor
 
 
-def _elementwise(ufunc, x, y):
+def elementwise(ufunc, x, y):
     """``ufunc(x, y)`` as a tensor, with torch's broadcasting error and result layout."""
     try:
         result = silent_runner()(ufunc, x, y)  # quietly(ufunc, x, y): inf and nan silently
     except ValueError:
-        raise _broadcast_error(x, y) from None
+        raise broadcast_error(x, y) from None
     # (inlined _row_major: this is every arithmetic operation's path)
     if result.ndim > 1 and ((x.__class__ is np.ndarray and not x.flags.c_contiguous)
                             or (y.__class__ is np.ndarray and not y.flags.c_contiguous)):
-        return _wrap_like(result, (x, y))
+        return wrap_like_operands(result, (x, y))
     return wrap(result)
 
 
-def _result(result, *operands):
+def wrap_elementwise(result, *operands):
     """``wrap(result)`` laid out as torch lays out an elementwise result of ``operands``."""
     if result.ndim > 1 and not builtins.all(_row_major(x) for x in operands):
-        return _wrap_like(result, operands)
+        return wrap_like_operands(result, operands)
     return wrap(result)
 
 
-def _float_operands(input, other, a, b, common):
+def float_operands(input, other, a, b, common):
     """Operands for an op that computes in floating point (true division, atan2).
 
     Integers compute in the default float dtype, and every operand is converted
@@ -223,47 +243,44 @@ def _float_operands(input, other, a, b, common):
     target = dtypes.get_default_dtype().numpy_dtype
     # each operand goes straight from its own dtype: uint8 / int8(-99) divides by -99.0
     a = input._data.astype(target) if isinstance(input, Tensor) else target.type(
-        _scalar_value(input))
+        scalar_value(input))
     b = other._data.astype(target) if isinstance(other, Tensor) else target.type(
-        _scalar_value(other))
+        scalar_value(other))
     return a, b, target
 
 
-def _float_dtype_for(np_dtype):
+def float_dtype_for(np_dtype):
     """The dtype a float-valued op (exp, sqrt, true division ...) computes in."""
     return np_dtype if np_dtype.kind == "f" else dtypes.get_default_dtype().numpy_dtype
 
 
-def _half_with_scalar(ufunc, a, other):
+def half_with_scalar(ufunc, a, other):
     """``ufunc(a, other)`` for a float16 ``a`` and a scalar ``other``, as torch computes it.
 
     torch's float16 kernels for * / // and trunc division do not round a scalar second
     operand to float16: they compute in float32 with the scalar's own value and round
     the result once. (+ and - round the scalar to float16 first, like numpy.)
     """
-    value = other._data.item() if isinstance(other, Tensor) else _scalar_value(other)
+    value = other._data.item() if isinstance(other, Tensor) else scalar_value(other)
     with np.errstate(all="ignore"):
         return ufunc(a.astype(np.float32), np.float32(value)).astype(np.float16)
 
 
-def _is_half_with_scalar(common, other):
-    return common is _HALF and (not isinstance(other, Tensor) or other._data.ndim == 0)
+def is_half_with_scalar(common, other):
+    """Whether ``half_with_scalar`` computes this: float16 with a number or a 0-d tensor."""
+    return common is FLOAT16 and (not isinstance(other, Tensor) or other._data.ndim == 0)
 
 
-def _is_bool(value):
+def is_bool(value):
+    """Whether ``value`` is a bool tensor or a Python bool."""
     if isinstance(value, Tensor):
         return value._data.dtype is _BOOL
     return value.__class__ is builtins.bool
 
 
-def _zeros_like(grad):
+def zero_gradient_like(grad):
     """A constant zero gradient (torch's zeros_like: no graph, and inf * 0 gives no nan)."""
     return wrap(np.zeros_like(grad._data))
-
-
-# ====================================================================== matrix products
-# C++ type names in torch's "expected m1 and m2 to have the same dtype" messages
-_CPP_NAMES = messages.CPP_TYPE_NAMES
 
 
 # ====================================================================== numpy's names
@@ -303,8 +320,9 @@ def two_numbers_allowed(op):
     of its own dtype (torch's Scalar overloads give a tensor); other ops refuse a number there."""
     @functools.wraps(op)
     def with_numbers(input, other, *args, **kwargs):
-        if isinstance(input, _NUMBERS) and isinstance(other, _NUMBERS):
-            input = wrap(np.array(input, dtypes.scalar_dtype(_scalar_value(input)).numpy_dtype))
+        if isinstance(input, PYTHON_AND_NUMPY_NUMBERS) and \
+                isinstance(other, PYTHON_AND_NUMPY_NUMBERS):
+            input = wrap(np.array(input, dtypes.scalar_dtype(scalar_value(input)).numpy_dtype))
         return op(input, other, *args, **kwargs)
 
     with_numbers.without_out = op.without_out

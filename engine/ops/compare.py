@@ -7,8 +7,9 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..core.tensor import Tensor
-from .common import (_NUMBERS, _common, _elementwise, _invalid_arguments, _kernel_error,
-                     _require_tensors, _result, takes_out)
+from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, invalid_arguments_error,
+                     not_implemented_for, promote_operands, require_tensors, takes_out,
+                     wrap_elementwise)
 from .arithmetic import add, mul, sub
 from .unary import abs, isfinite
 
@@ -17,15 +18,15 @@ __all__ = ["allclose", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor"
            "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "ne", "not_equal"]
 
 # ====================================================================== comparisons
-_TENSOR_OR_NUMBER = (Tensor, *_NUMBERS)
+_TENSOR_OR_NUMBER = (Tensor, *PYTHON_AND_NUMPY_NUMBERS)
 
 
 def _compare(ufunc, name):
     def compare(input, other):
         if not (isinstance(input, Tensor) and isinstance(other, _TENSOR_OR_NUMBER)):
-            raise _invalid_arguments(name, input, other, first_is_self=True)
-        a, b, _ = _common(input, other, name)
-        return _elementwise(ufunc, a, b)
+            raise invalid_arguments_error(name, input, other, first_is_self=True)
+        a, b, _ = promote_operands(input, other, name)
+        return elementwise(ufunc, a, b)
 
     compare.__name__ = compare.__qualname__ = name
     compare.__doc__ = f"out = input {_COMPARE_SYMBOLS[name]} other, elementwise, as bool"
@@ -51,9 +52,9 @@ greater_equal = _compare(np.greater_equal, "greater_equal")
 
 def _logical(ufunc, name):
     def logical(input, other):
-        _require_tensors(name, input, other)
+        require_tensors(name, input, other)
         a, b = input._data.astype(bool, copy=False), other._data.astype(bool, copy=False)
-        return _elementwise(ufunc, a, b)
+        return elementwise(ufunc, a, b)
 
     logical.__name__ = logical.__qualname__ = name
     logical.__doc__ = f"out = {name.split('_')[1]} of the truth values of input and other"
@@ -68,15 +69,15 @@ logical_xor = _logical(np.logical_xor, "logical_xor")
 @takes_out(differentiable=False)
 def logical_not(input):
     """out = not input, as bool"""
-    return _result(np.logical_not(input._data), input._data)
+    return wrap_elementwise(np.logical_not(input._data), input._data)
 
 
 def _bitwise(ufunc, name, symbol):
     def bitwise(input, other):
-        a, b, common = _common(input, other, name)
+        a, b, common = promote_operands(input, other, name)
         if common.kind == "f":
-            raise _kernel_error(f"{name}_cpu", common)
-        return _elementwise(ufunc, a, b)
+            raise not_implemented_for(f"{name}_cpu", common)
+        return elementwise(ufunc, a, b)
 
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
@@ -93,11 +94,11 @@ def bitwise_not(input):
     """out = ~input, bit by bit (logical not for bool)"""
     data = input._data
     if data.dtype.kind == "f":
-        raise _kernel_error("bitwise_not_cpu", data.dtype)
-    return _result(np.invert(data), data)
+        raise not_implemented_for("bitwise_not_cpu", data.dtype)
+    return wrap_elementwise(np.invert(data), data)
 
 
-def _invert(input):
+def invert_operator(input):
     """``~input``: torch's operator says TypeError where bitwise_not says NotImplementedError."""
     if input._data.dtype.kind == "f":
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
@@ -107,7 +108,7 @@ def _invert(input):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """input == other, or |input - other| <= atol + rtol * |other|, elementwise"""
-    _require_tensors("isclose", input, other)
+    require_tensors("isclose", input, other)
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{scalar_type_name[input.dtype]} did not match "
                            f"{scalar_type_name[other.dtype]}")
@@ -133,8 +134,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(input, other):
     """True when both tensors have the same shape and the same values"""
-    _require_tensors("equal", input, other)
+    require_tensors("equal", input, other)
     if input._data.shape != other._data.shape:
         return False
-    a, b, _ = _common(input, other, "equal")
+    a, b, _ = promote_operands(input, other, "equal")
     return builtins.bool(np.array_equal(a, b))

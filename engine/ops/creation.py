@@ -27,7 +27,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "emp
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
            "set_default_device", "get_default_device"]
 
-def _finish(result, requires_grad, device=None):
+def finish_factory(result, requires_grad, device=None):
     check_device(device)
     if requires_grad:
         if not result.is_floating_point():
@@ -79,7 +79,7 @@ def _dtype_arg(dtype, name):
     raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
 
 
-def _sizes(size, name="zeros"):
+def size_from_args(size, name="zeros"):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))`` all mean (2, 3)."""
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
@@ -119,7 +119,7 @@ _NO_SIZE = object()  # ``size=`` not given (torch refuses ``size=None``)
 def _size_arg(args, size, name):
     """The shape from ``zeros(2, 3)`` / ``zeros((2, 3))`` or from ``zeros(size=(2, 3))``."""
     if size is _NO_SIZE:
-        return _sizes(args, name)
+        return size_from_args(args, name)
     if args:
         if name in ("rand", "randn"):  # torch has two overloads of these (with a generator)
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -134,7 +134,7 @@ def _size_arg(args, size, name):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
                             f"{type_name(n)}\"")
-    return _sizes((tuple(size),), name)
+    return size_from_args((tuple(size),), name)
 
 
 def _is_size(n):
@@ -350,7 +350,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     device = check_device(_or_default(device))
     if isinstance(data, Tensor):
         messages.warn_copy_construct("torch.tensor")
-    return _finish(_tensor_from_data(data, dtype), requires_grad, device)
+    return finish_factory(_tensor_from_data(data, dtype), requires_grad, device)
 
 
 def as_tensor(data, *, dtype=None, device=None):
@@ -407,7 +407,7 @@ def from_numpy(ndarray, *, _warn=True):
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     result = as_tensor(obj, dtype=dtype, device=device) if not copy else \
         tensor(obj, dtype=dtype)
-    return _finish(result, requires_grad)
+    return finish_factory(result, requires_grad)
 
 
 # ---------------------------------------------------------------- filled
@@ -418,7 +418,8 @@ def _filled(make_array, shape, out, dtype, device, requires_grad, name, default=
     def make(dtype):
         return wrap(make_array(shape, _np(dtype, default)))
 
-    return _finish(factory_out(make, out, _dtype_arg(dtype, name), name), requires_grad, device)
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, name), name), requires_grad,
+                          device)
 
 
 def zeros(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
@@ -475,7 +476,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     def make_array(shape, np_dtype):
         return np.full(shape, checked_scalar(fill_value, np_dtype), np_dtype)
 
-    return _filled(make_array, _sizes((size,), "full"), out, dtype, _or_default(device),
+    return _filled(make_array, size_from_args((size,), "full"), out, dtype, _or_default(device),
                    requires_grad, "full", default)
 
 
@@ -496,7 +497,8 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     def make(dtype):
         return wrap(np.eye(n, n if m is None else m, dtype=_np(dtype)))
 
-    return _finish(factory_out(make, out, _dtype_arg(dtype, "eye"), "eye"), requires_grad, device)
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "eye"), "eye"), requires_grad,
+                          device)
 
 
 def _like(input, fill, dtype, device, requires_grad, name, memory_format):
@@ -509,7 +511,7 @@ def _like(input, fill, dtype, device, requires_grad, name, memory_format):
     result = empty_in_format(input, np_dtype, check_memory_format(memory_format, name))
     if fill is not None:
         result._data[...] = checked_scalar(fill, np_dtype)
-    return _finish(result, requires_grad, device)
+    return finish_factory(result, requires_grad, device)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -543,8 +545,8 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     dtype = _dtype_arg(dtype, "new_tensor")
     if isinstance(data, Tensor):
         messages.warn_copy_construct("tensor.new_tensor")
-    return _finish(_tensor_from_data(data, self.dtype if dtype is None else dtype),
-                   requires_grad, device)
+    return finish_factory(_tensor_from_data(data, self.dtype if dtype is None else dtype),
+                          requires_grad, device)
 
 
 def new_zeros(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
@@ -611,8 +613,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None and out is None:
         is_float = builtins.any(isinstance(v, builtins.float) for v in (start, end, step))
         dtype = get_default_dtype() if is_float else dtypes.int64
-    return _finish(factory_out(lambda target: wrap(_arange_values(start, end, step, target)),
-                             out, _dtype_arg(dtype, "arange"), "arange"), requires_grad, device)
+    result = factory_out(lambda target: wrap(_arange_values(start, end, step, target)),
+                         out, _dtype_arg(dtype, "arange"), "arange")
+    return finish_factory(result, requires_grad, device)
 
 
 def _arange_values(start, end, step, target):
@@ -696,8 +699,8 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
         start, end = 0, start
     size = builtins.int(math.floor((end - start) / step)) + 1
     target = as_dtype(dtype) if dtype is not None else get_default_dtype()
-    return _finish(wrap((start + step * np.arange(size)).astype(target.numpy_dtype)),
-                   requires_grad, device)
+    return finish_factory(wrap((start + step * np.arange(size)).astype(target.numpy_dtype)),
+                          requires_grad, device)
 
 
 def _steps_arg(steps, name, start, end):
@@ -718,8 +721,9 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start, "start", "linspace", 1), _number(end, "end", "linspace", 2)
     if dtype is None and out is None:
         dtype = get_default_dtype()
-    return _finish(factory_out(lambda target: wrap(_linspace_values(start, end, steps, target)),
-                             out, _dtype_arg(dtype, "linspace"), "linspace"), requires_grad, device)
+    result = factory_out(lambda target: wrap(_linspace_values(start, end, steps, target)),
+                         out, _dtype_arg(dtype, "linspace"), "linspace")
+    return finish_factory(result, requires_grad, device)
 
 
 def _linspace_values(start, end, steps, target):
@@ -763,9 +767,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end = _number(start, "start", "logspace", 1), _number(end, "end", "logspace", 2)
     if dtype is None and out is None:
         dtype = get_default_dtype()
-    return _finish(factory_out(lambda target: wrap(_logspace_values(start, end, steps, base,
-                                                                  target)),
-                             out, _dtype_arg(dtype, "logspace"), "logspace"), requires_grad, device)
+    result = factory_out(lambda target: wrap(_logspace_values(start, end, steps, base, target)),
+                         out, _dtype_arg(dtype, "logspace"), "logspace")
+    return finish_factory(result, requires_grad, device)
 
 
 def _logspace_values(start, end, steps, base, target):
@@ -806,7 +810,7 @@ def _pow(base, exponent):
 
 
 # ---------------------------------------------------------------- random
-def _float_target(dtype, name):
+def float_sampling_dtype(dtype, name):
     target = as_dtype(dtype) if dtype is not None else get_default_dtype()
     if not target.is_floating_point:
         raise NotImplementedError(f"\"{name}\" not implemented for "
@@ -818,18 +822,18 @@ def rand(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None
          requires_grad=False, pin_memory=False):
     """Uniform random numbers in [0, 1)."""
     shape, device = _size_arg(args, size, "rand"), check_device(_or_default(device))
-    target = _float_target(dtype, "check_uniform_bounds")
+    target = float_sampling_dtype(dtype, "check_uniform_bounds")
     values = rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator)
-    return _finish(write_out(wrap(values), out), requires_grad, device)
+    return finish_factory(write_out(wrap(values), out), requires_grad, device)
 
 
 def randn(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal random numbers (mean 0, std 1)."""
     shape, device = _size_arg(args, size, "randn"), check_device(_or_default(device))
-    target = _float_target(dtype, "normal_kernel_cpu")
+    target = float_sampling_dtype(dtype, "normal_kernel_cpu")
     values = rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator)
-    return _finish(write_out(wrap(values), out), requires_grad, device)
+    return finish_factory(write_out(wrap(values), out), requires_grad, device)
 
 
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None,
@@ -859,9 +863,9 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     target = as_dtype(dtype) if dtype is not None else dtypes.int64
-    values = rng.random_int(_sizes((size,), "randint"), target.numpy_dtype, low, high,
+    values = rng.random_int(size_from_args((size,), "randint"), target.numpy_dtype, low, high,
                                 generator)
-    return _finish(write_out(wrap(values), out), requires_grad, device)
+    return finish_factory(write_out(wrap(values), out), requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -871,8 +875,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
     target = as_dtype(dtype) if dtype is not None else dtypes.int64
-    return _finish(write_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
-                   requires_grad, device)
+    return finish_factory(write_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
+                          requires_grad, device)
 
 
 def _random_like(input, target, device, requires_grad, draw, memory_format=None):
@@ -882,12 +886,12 @@ def _random_like(input, target, device, requires_grad, draw, memory_format=None)
     contiguous = result.is_contiguous()
     result._data[...] = rng.in_fill_order(lambda shape: draw(shape, contiguous),
                                           result._data.shape, result.stride())
-    return _finish(result, requires_grad, device)
+    return finish_factory(result, requires_grad, device)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    target = _float_target(dtype or input.dtype, "check_uniform_bounds")
+    target = float_sampling_dtype(dtype or input.dtype, "check_uniform_bounds")
     return _random_like(input, target, device, requires_grad,
                         lambda shape, _: rng.uniform(shape, target.numpy_dtype),
                         check_memory_format(memory_format, "rand_like"))
@@ -895,7 +899,7 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    target = _float_target(dtype or input.dtype, "normal_kernel_cpu")
+    target = float_sampling_dtype(dtype or input.dtype, "normal_kernel_cpu")
     return _random_like(input, target, device, requires_grad, lambda shape, contiguous: rng.normal(
         shape, target.numpy_dtype, contiguous=contiguous),
         check_memory_format(memory_format, "randn_like"))

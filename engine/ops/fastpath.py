@@ -4,7 +4,7 @@ detours: the same result, the same node, fewer Python calls.
 Nothing to read for autograd: ``arithmetic.add`` & co are the operations, and this module
 only runs them quicker in their most common case (both operands float32, or both float64,
 tensors), where the general op comes down to ``ufunc(x, y)``, a result laid out as
-``common._elementwise`` lays it out, and ``record``'s node. Anything else (numbers, mixed or
+``common.elementwise`` lays it out, and ``record``'s node. Anything else (numbers, mixed or
 other dtypes, operands that do not broadcast, ``alpha=``) goes to the general op. The node
 is ``core.node._build_node``'s, filled in the same order; tests/ops/test_fast_paths.py checks
 results, nodes and errors against the general path.
@@ -20,7 +20,7 @@ from ..core import node as _node
 from ..core.grad_mode import mode
 from ..core.node import SavedTensor, gradient_edge, shared_meta
 from ..core.tensor import Tensor, wrap
-from .common import _wrap_like
+from .common import wrap_like_operands
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _sequence = _node._sequence  # (the creation order every node shares)
@@ -45,9 +45,9 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
             result = silent_runner()(ufunc, x, y)  # (quietly(ufunc, x, y), one call fewer)
         except ValueError:  # no broadcasting: the general op raises torch's error
             return general(input, other)
-        # (as common._elementwise lays the result out)
+        # (as common.elementwise lays the result out)
         if result.ndim > 1 and not (x.flags.c_contiguous and y.flags.c_contiguous):
-            result = _wrap_like(result, (x, y))
+            result = wrap_like_operands(result, (x, y))
         else:
             result = wrap(result)
         if mode.recording and (input._requires_grad or other._requires_grad):

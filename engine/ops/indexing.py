@@ -13,17 +13,17 @@ from ..fidelity import dtypes, messages
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
-from ..fidelity.messages import type_name
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.grad_mode import mode as grad_mode
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence
-from .views import (AliasBackward0, _permuted, _select, _shape_str, _slice, alias, clone, expand,
-                    expand_geometry, unsqueeze, view, view_strides)
-from .inplace import _PARTIAL_OVERLAP, _overlap, check_no_overlap, copy_into, write_inplace
-from .common import (_CPP_NAMES, _broadcast_error, _invalid_arguments, _kernel_error,
-                     numpy_names)
+from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permuted_view,
+                    selected_view, shape_text, sliced_view, unsqueeze, view, view_strides)
+from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
+                      write_inplace)
+from .common import broadcast_error, invalid_arguments_error, not_implemented_for, numpy_names
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
            "scatter", "scatter_add", "take_along_dim"]
@@ -82,7 +82,7 @@ def _apply_select(input, dim, index, real_dim):
     """x[index] for one int: the slice at ``index`` (a view)."""
     index = operator.index(index)
     _select_bounds(input._data.shape, dim, index, real_dim)
-    return _select(input, dim, index)
+    return selected_view(input, dim, index)
 
 
 def _slice_step(item):
@@ -102,7 +102,7 @@ def _apply_slice(input, dim, item):
     step = _slice_step(item)
     if not input._data.ndim:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    return _slice(input, dim, item.start, item.stop, step)
+    return sliced_view(input, dim, item.start, item.stop, step)
 
 
 def _takes_everything(item, size):
@@ -147,7 +147,7 @@ def _apply_indexing(input, items, for_write=False):
             wrap_dim(dim, len(shape))  # only two ellipses can get past the last dimension
             start, stop, _ = item.indices(shape[dim])  # clamped into 0..size, as torch does
             if not _takes_everything(item, shape[dim]):  # torch skips a full ":" here
-                steps.append((_slice, dim, item.start, item.stop, step))
+                steps.append((sliced_view, dim, item.start, item.stop, step))
             offset += start * stride[dim]
             shape[dim] = builtins.max(0, -(-(stop - start) // step))
             stride[dim] *= step
@@ -170,7 +170,7 @@ def _apply_indexing(input, items, for_write=False):
         if _is_int(item):
             index = operator.index(item)
             _select_bounds(shape, dim, index, real_dim)
-            steps.append((_select, dim, index))
+            steps.append((selected_view, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
         elif item is None:
@@ -192,7 +192,7 @@ def _apply_indexing(input, items, for_write=False):
             except TypeError:
                 raise _invalid_index(item) from None
             _select_bounds(shape, dim, index, real_dim)
-            steps.append((_select, dim, index))
+            steps.append((selected_view, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
     if grad_mode.grad_enabled and input.requires_grad:
@@ -253,9 +253,9 @@ class _IndexInfo:
                 for j in range(data.ndim):
                     wrap_dim(dim + j, src._data.ndim)
                     if data.shape[j] != src._data.shape[dim + j]:
-                        raise IndexError(f"The shape of the mask {_shape_str(data.shape)} at "
+                        raise IndexError(f"The shape of the mask {shape_text(data.shape)} at "
                                          f"index {j} does not match the shape of the indexed "
-                                         f"tensor {_shape_str(src._data.shape)} at index "
+                                         f"tensor {shape_text(src._data.shape)} at index "
                                          f"{dim + j}")
                 positions = np.nonzero(data)
                 for j, position in enumerate(positions):
@@ -272,7 +272,7 @@ class _IndexInfo:
             self.index_shape = np.broadcast_shapes(*shapes)
         except ValueError:
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
-                             "with shapes " + ", ".join(_shape_str(s) for s in shapes)) from None
+                             "with shapes " + ", ".join(shape_text(s) for s in shapes)) from None
         if builtins.any(s != self.index_shape for s in shapes):
             for d in used:
                 array, stride = by_dim[d]
@@ -281,7 +281,7 @@ class _IndexInfo:
         # indexed dimensions that are not next to each other go to the front
         if used != list(range(used[0], used[-1] + 1)):
             order = used + [d for d in range(len(by_dim)) if by_dim[d] is None]
-            src = _permuted(src, order)
+            src = permuted_view(src, order)
             by_dim = [by_dim[d] for d in order]
             used = list(range(len(used)))
         self.src = src
@@ -508,17 +508,17 @@ def _index_put(target, indices, value):
         if expanded:
             messages.warn_from_learner(messages.MASKED_FILL_EXPANDED)
         return _masked_fill(target, indices[0], value)  # torch's shortcut: no dtype check
-    status = _overlap(target, value)
+    status = overlap_status(target, value)
     if status in ("partial", "full"):
-        raise RuntimeError(_PARTIAL_OVERLAP)
+        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
     info = _IndexInfo(target, indices)
     shape = info.result_shape
     value_shape = value._data.shape
     expandable = len(value_shape) <= len(shape) and builtins.all(
         v == 1 or v == s for v, s in zip(value_shape[::-1], shape[::-1]))
     if not expandable:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(value_shape)} "
-                           f"cannot be broadcast to indexing result of shape {_shape_str(shape)}")
+        raise RuntimeError(f"shape mismatch: value tensor of shape {shape_text(value_shape)} "
+                           f"cannot be broadcast to indexing result of shape {shape_text(shape)}")
     if value._data.dtype != target._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{dtypes.scalar_type_name[target.dtype]} for the destination and "
@@ -532,9 +532,9 @@ def _check_mask_shape(target, dim, mask):
     data = mask._data
     for j in range(data.ndim):
         if data.shape[j] != target._data.shape[dim + j]:
-            raise IndexError(f"The shape of the mask {_shape_str(data.shape)} at index {j} does "
+            raise IndexError(f"The shape of the mask {shape_text(data.shape)} at index {j} does "
                              f"not match the shape of the indexed tensor "
-                             f"{_shape_str(target._data.shape)} at index {dim + j}")
+                             f"{shape_text(target._data.shape)} at index {dim + j}")
 
 
 def _masked_fill(target, dim_and_mask, value):
@@ -599,8 +599,8 @@ def gather(input, dim, index, *, sparse_grad=False):
     for d, (n, m) in enumerate(zip(where.shape, data.shape)):
         if d != dim and n > m:
             raise RuntimeError(f"Size does not match at dimension {d} expected index "
-                               f"{_shape_str(index._data.shape)} to be no larger than self "
-                               f"{_shape_str(input._data.shape)} apart from dimension {dim}")
+                               f"{shape_text(index._data.shape)} to be no larger than self "
+                               f"{shape_text(input._data.shape)} apart from dimension {dim}")
     _check_bounds(where, data.shape[dim], dim)
     result = wrap(np.ascontiguousarray(data[_along(where, dim)]).reshape(index._data.shape))
     return record(GatherBackward0, result, (input,), saved=(index,), dim=dim,
@@ -637,15 +637,15 @@ def _scatter_checks(name, input, dim, index, src):
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
         if too_big or builtins.any(n > m for n, m in zip(where.shape, _as_1d(src._data).shape)):
-            raise RuntimeError(f"Expected index {_shape_str(index._data.shape)} to be no larger "
-                               f"than self {_shape_str(input._data.shape)} apart from dimension "
+            raise RuntimeError(f"Expected index {shape_text(index._data.shape)} to be no larger "
+                               f"than self {shape_text(input._data.shape)} apart from dimension "
                                f"{dim} and to be no larger size than src "
-                               f"{_shape_str(src._data.shape)}")
+                               f"{shape_text(src._data.shape)}")
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     elif too_big:
-        raise RuntimeError(f"Expected index {_shape_str(index._data.shape)} to be no larger than "
-                           f"self {_shape_str(input._data.shape)} apart from dimension {dim}")
+        raise RuntimeError(f"Expected index {shape_text(index._data.shape)} to be no larger than "
+                           f"self {shape_text(input._data.shape)} apart from dimension {dim}")
     _check_bounds(where, target.shape[dim], dim)
     return dim, where
 
@@ -674,10 +674,10 @@ def scatter(input, dim, index, src=None, *, value=None):
     if src is None:
         src = value
     if src is None:
-        raise _invalid_arguments("scatter", input, dim, index, first_is_self=True)
+        raise invalid_arguments_error("scatter", input, dim, index, first_is_self=True)
     if not isinstance(src, Tensor) and not isinstance(src, (builtins.int, builtins.float,
                                                             builtins.bool, np.number)):
-        raise _invalid_arguments("scatter", input, dim, index, src, first_is_self=True)
+        raise invalid_arguments_error("scatter", input, dim, index, src, first_is_self=True)
     dim, where = _scatter_checks("scatter", input, dim, index, src)
     result = _scattered(input, dim, where, src, accumulate=False)
     if isinstance(src, Tensor):
@@ -782,21 +782,21 @@ class IndexSelectBackward0(Node):
 def masked_fill(input, mask, value):
     """A copy of input with ``value`` where ``mask`` (bool, broadcast to input) is True."""
     if not isinstance(mask, Tensor):
-        raise _invalid_arguments("masked_fill", mask, value)
+        raise invalid_arguments_error("masked_fill", mask, value)
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_CPP_NAMES[mask._data.dtype.name]}")
+                           f"{CPP_TYPE_NAMES[mask._data.dtype.name]}")
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value._data.ndim} dimension(s).")
     elif not isinstance(value, (builtins.int, builtins.float, builtins.bool, np.number)):
-        raise _invalid_arguments("masked_fill", mask, value)
+        raise invalid_arguments_error("masked_fill", mask, value)
     fill = checked_scalar(value, input._data.dtype)
     try:
         filled = np.where(mask._data, fill, input._data)
     except ValueError:
-        raise _broadcast_error(mask._data, input._data) from None
+        raise broadcast_error(mask._data, input._data) from None
     result = wrap(np.array(filled, input._data.dtype, order="C"))
     if isinstance(value, Tensor):
         return record(MaskedFillBackward1, result, (input, value), saved=(mask,))
@@ -828,7 +828,7 @@ def index_fill(input, dim, index, value):
     """A copy of input with ``value`` in the slices along dim that ``index`` names."""
     if not isinstance(index, Tensor) or not isinstance(
             value, (Tensor, builtins.int, builtins.float, builtins.bool, np.number)):
-        raise _invalid_arguments("index_fill", dim, index, value)
+        raise invalid_arguments_error("index_fill", dim, index, value)
     dim = wrap_dim(dim, input._data.ndim)
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
@@ -927,7 +927,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                                f"{size}")
         return index_select(input, dim, _positions_repeated(repeats))
     if not _is_int(repeats):
-        raise _invalid_arguments("repeat_interleave", repeats)
+        raise invalid_arguments_error("repeat_interleave", repeats)
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
     # as torch composes it: a new dimension after dim, expanded, copied, merged into dim
@@ -945,7 +945,7 @@ def _positions_repeated(counts):
     if counts._data.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     if counts._data.dtype not in _INT32_64:
-        raise _kernel_error("repeat_interleave_cpu", counts._data.dtype)
+        raise not_implemented_for("repeat_interleave_cpu", counts._data.dtype)
     if (counts._data < 0).any():
         raise RuntimeError("repeats can not be negative")
     positions = np.repeat(np.arange(counts._data.size, dtype=counts._data.dtype), counts._data)
@@ -974,7 +974,7 @@ def take_along_dim(input, indices, dim=None):
     try:
         shape = list(np.broadcast_shapes(tuple(input_shape), tuple(index_shape)))
     except ValueError:
-        raise _broadcast_error(np.empty(input_shape), np.empty(index_shape)) from None
+        raise broadcast_error(np.empty(input_shape), np.empty(index_shape)) from None
     input_shape, index_shape = list(shape), list(shape)
     input_shape[dim], index_shape[dim] = input._data.shape[dim], indices._data.shape[dim]
     return gather(expand(input, input_shape), dim, expand(indices, index_shape))

@@ -10,12 +10,11 @@ from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import checked_scalar
-from ..fidelity.messages import type_name
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.grad_mode import mode
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
-from .common import _CPP_NAMES
 from .arithmetic import add
 from .creation import zeros_like
 from .views import broadcast_shape, expand_geometry
@@ -26,7 +25,7 @@ def _address_range(tensor):
     return start, start + tensor._data.nbytes
 
 
-def _overlap(a, b):
+def overlap_status(a, b):
     """torch's get_overlap_status: "full", "partial", "no" or "too hard" (not dense)."""
     if a is b:
         return "full"
@@ -42,9 +41,9 @@ def _overlap(a, b):
     return "partial" if a_start < b_end and b_start < a_end else "no"
 
 
-_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to "
-                    "tensor refer to a single memory location. Please clone() the tensor before "
-                    "performing the operation.")
+PARTIAL_OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and the "
+                           "written-to tensor refer to a single memory location. Please clone() "
+                           "the tensor before performing the operation.")
 
 
 def check_no_overlap(output, inputs, full_is_ok=True):
@@ -57,9 +56,9 @@ def check_no_overlap(output, inputs, full_is_ok=True):
                            "before performing the operation.")
     for tensor in inputs:
         if isinstance(tensor, Tensor):
-            status = _overlap(output, tensor)
+            status = overlap_status(output, tensor)
             if status == "partial" or (status == "full" and not full_is_ok):
-                raise RuntimeError(_PARTIAL_OVERLAP)
+                raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
 
 
 def copy_into(dst, src):
@@ -153,7 +152,7 @@ def cast_refused_in_cpp_names(method):
                                                                           *kwargs.values())):
                 raise
             raise RuntimeError(text.split(marker)[0] + marker +
-                               _CPP_NAMES[self._data.dtype.name]) from None
+                               CPP_TYPE_NAMES[self._data.dtype.name]) from None
 
     clamp_.__name__, clamp_.__doc__ = method.__name__, method.__doc__
     return clamp_

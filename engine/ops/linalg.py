@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..fidelity import messages
+from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
@@ -14,11 +15,11 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import empty_strided, wrap
-from .common import (_CPP_NAMES, _broadcast_error, _kernel_error, _require_tensors,
-                     numpy_names, takes_out)
+from .common import (broadcast_error, not_implemented_for, numpy_names, require_tensors,
+                     takes_out)
 from .views import UnsafeViewBackward0, view_strides
-from .arithmetic import _kept_for, mul
-from .reduce import _vector_norm, amax, amin
+from .arithmetic import kept_for, mul
+from .reduce import amax, amin, norm_over_dims
 from .views import permute
 
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
@@ -65,9 +66,9 @@ def _check_mm(a, b, rows=None, op="mm"):
                            f"({n if rows is None else rows}x{m} and {m2}x{p})")
     if a.dtype != b.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{_CPP_NAMES[a.dtype.name]} != {_CPP_NAMES[b.dtype.name]}")
+                           f"{CPP_TYPE_NAMES[a.dtype.name]} != {CPP_TYPE_NAMES[b.dtype.name]}")
     if a.dtype.kind == "b":
-        raise _kernel_error("addmm_impl_cpu_", a.dtype)
+        raise not_implemented_for("addmm_impl_cpu_", a.dtype)
 
 
 def _check_mv(mat, vec):
@@ -77,7 +78,7 @@ def _check_mv(mat, vec):
     if mat.dtype != vec.dtype:
         raise _addmv_dtypes(vec.dtype, mat.dtype, vec.dtype)
     if mat.dtype.kind == "b":
-        raise _kernel_error("addmv_impl_cpu", mat.dtype)
+        raise not_implemented_for("addmv_impl_cpu", mat.dtype)
 
 
 def _addmv_dtypes(result, mat, vec):
@@ -95,15 +96,15 @@ def _check_bmm(a, b, batch, m, k):
         raise RuntimeError(f"expected scalar type {scalar_type_name[from_numpy_dtype[a.dtype]]} "
                            f"but found {scalar_type_name[from_numpy_dtype[b.dtype]]}")
     if a.dtype.kind == "b":
-        raise _kernel_error("bmm", a.dtype)
+        raise not_implemented_for("bmm", a.dtype)
 
 
 def _check_matmul_out(result, out, *args):
     """out= for matrix products: the dtype must be the result's own (no casting)."""
     if out._data.dtype != result._data.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype "
-                           f"{_CPP_NAMES[result._data.dtype.name]}, but got "
-                           f"{_CPP_NAMES[out._data.dtype.name]} instead")
+                           f"{CPP_TYPE_NAMES[result._data.dtype.name]}, but got "
+                           f"{CPP_TYPE_NAMES[out._data.dtype.name]} instead")
 
 
 def _check_mv_out(result, out, mat, vec):
@@ -128,7 +129,7 @@ def _check_any_product_out(result, out, input, other):
 @takes_out(check=_check_matmul_out)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
-    _require_tensors("addmm", mat1, mat2, "mat2")
+    require_tensors("addmm", mat1, mat2, "mat2")
     for name, matrix in (("self", mat1), ("mat2", mat2)):  # torch calls mat1 self here
         if matrix._data.ndim != 2:
             raise RuntimeError(f"addmm: {name} must be a matrix, got {matrix._data.ndim}-D "
@@ -148,7 +149,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     result = wrap(quietly(_scaled_sum, bias, beta, products, alpha))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
-                  saved=(_kept_for(mat2, mat1), _kept_for(mat1, mat2)), alpha=alpha, beta=beta,
+                  saved=(kept_for(mat2, mat1), kept_for(mat1, mat2)), alpha=alpha, beta=beta,
                   mat1_sym_sizes=mat1._data.shape, mat1_sym_strides=mat1.stride(),
                   mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
 
@@ -207,7 +208,7 @@ class AddmmBackward0(Node):
 @takes_out(check=_check_matmul_out)
 def mm(input, mat2):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
-    _require_tensors("mm", input, mat2, "mat2")
+    require_tensors("mm", input, mat2, "mat2")
     if input._data.ndim != 2:
         raise RuntimeError(f"mm: self must be a matrix, got {input._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
@@ -216,7 +217,7 @@ def mm(input, mat2):
     result = wrap(_products(input._data, mat2._data))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(MmBackward0, result, (input, mat2),
-                  saved=(_kept_for(mat2, input), _kept_for(input, mat2)),
+                  saved=(kept_for(mat2, input), kept_for(input, mat2)),
                   self_sym_sizes=input._data.shape, self_sym_strides=input.stride(),
                   mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
 
@@ -241,14 +242,14 @@ class MmBackward0(Node):
 @takes_out(check=_check_mv_out)
 def mv(input, vec):
     """out = input @ vec for a matrix and a vector"""
-    _require_tensors("mv", input, vec, "vec")
+    require_tensors("mv", input, vec, "vec")
     mat, v = input._data, vec._data
     if mat.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
     _check_mv(mat, v)
     result = wrap(_products(mat, v))
     return record(MvBackward0, result, (input, vec),
-                  saved=(_kept_for(vec, input), _kept_for(input, vec)))
+                  saved=(kept_for(vec, input), kept_for(input, vec)))
 
 
 class MvBackward0(Node):
@@ -265,7 +266,7 @@ class MvBackward0(Node):
 @takes_out(check=_check_dot_out)
 def dot(input, other):
     """out = sum(input * other) for two vectors of the same length"""
-    _require_tensors("dot", input, other, "tensor")
+    require_tensors("dot", input, other, "tensor")
     a, b = input._data, other._data
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
@@ -278,10 +279,10 @@ def dot(input, other):
                            f"have the same number of elements, but got {n} and {k} elements "
                            "respectively")
     if a.dtype.kind == "b":
-        raise _kernel_error("dot", a.dtype)
+        raise not_implemented_for("dot", a.dtype)
     result = wrap(_products(a, b))
     return record(DotBackward0, result, (input, other),
-                  saved=(_kept_for(other, input), _kept_for(input, other)))
+                  saved=(kept_for(other, input), kept_for(input, other)))
 
 
 class DotBackward0(Node):
@@ -301,7 +302,7 @@ vdot = dot
 @takes_out(check=_check_matmul_out)
 def bmm(input, mat2):
     """out[b] = input[b] @ mat2[b] for two batches of matrices"""
-    _require_tensors("bmm", input, mat2, "mat2")
+    require_tensors("bmm", input, mat2, "mat2")
     a, b = input._data, mat2._data
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -313,7 +314,7 @@ def bmm(input, mat2):
     _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
     result = wrap(_products(a, b))
     return record(BmmBackward0, result, (input, mat2),
-                  saved=(_kept_for(mat2, input), _kept_for(input, mat2)))
+                  saved=(kept_for(mat2, input), kept_for(input, mat2)))
 
 
 class BmmBackward0(Node):
@@ -355,7 +356,7 @@ def _should_fold(input, other):
     return _foldable(big, transposed=not larger_first)
 
 
-def _unsafe_view(tensor, shape):
+def unsafe_view(tensor, shape):
     """A fresh result seen with another shape (torch's _unsafe_view: no copy, no view)."""
     result = wrap(tensor._data.reshape(shape))
     return record(UnsafeViewBackward0, result, (tensor,), self_sym_sizes=tensor._data.shape)
@@ -375,8 +376,8 @@ def _recorded_matmul(input, other):
         rows = big._data.shape[:-1]
         folded = big.reshape(math.prod(rows), big._data.shape[-1])
         if small._data.ndim == 1:
-            return _unsafe_view(folded.mv(small), rows)
-        result = _unsafe_view(folded.mm(small), rows + small._data.shape[1:])
+            return unsafe_view(folded.mv(small), rows)
+        result = unsafe_view(folded.mm(small), rows + small._data.shape[1:])
         return result.mT.contiguous() if transpose else result
     n, m = (input._data.shape[-2] if da > 1 else 1), input._data.shape[-1]
     k, p = (other._data.shape[-2], other._data.shape[-1]) if db > 1 else (other._data.shape[0], 1)
@@ -390,7 +391,7 @@ def _recorded_matmul(input, other):
     try:
         batch = np.broadcast_shapes(a_batch, b_batch)
     except ValueError:
-        raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
+        raise broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
     count = math.prod(batch)
     left = input.expand(batch + (n, m)).reshape(count, n, m)
     if db == 1:
@@ -399,7 +400,7 @@ def _recorded_matmul(input, other):
         right = other.expand(batch + (k, p)).reshape(count, k, p)
     product = left.bmm(right)
     shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
-    return _unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
+    return unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
 
 
 @takes_out(check=_check_any_product_out)
@@ -410,7 +411,7 @@ def matmul(input, other):
     matrices times a matrix or vector is folded into one big mm/mv; everything else
     broadcasts the batch dimensions and multiplies batch by batch.
     """
-    _require_tensors("matmul", input, other)
+    require_tensors("matmul", input, other)
     a, b = input._data, other._data
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
@@ -441,7 +442,7 @@ def matmul(input, other):
     try:
         batch = np.broadcast_shapes(a_batch, b_batch)
     except ValueError:
-        raise _broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
+        raise broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
     m, k = a.shape[-1], (b.shape[0] if db == 1 else b.shape[-2])
     _check_bmm(a, b, math.prod(batch), m, k)
     return wrap(np.ascontiguousarray(_products(a, b)))
@@ -449,7 +450,7 @@ def matmul(input, other):
 
 def outer(input, vec2):
     """out[i, j] = input[i] * vec2[j]"""
-    _require_tensors("outer", input, vec2, "vec2")
+    require_tensors("outer", input, vec2, "vec2")
     for name, t in (("self", input), ("vec2", vec2)):
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got "
@@ -473,7 +474,7 @@ def _check_cross(input, other, dim):
         raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
                            f"{scalar_type_name[other.dtype]}")
     if input._data.dtype == np.bool_:
-        raise _kernel_error("cross", input._data.dtype)
+        raise not_implemented_for("cross", input._data.dtype)
     return axis
 
 
@@ -482,18 +483,18 @@ def _check_cross(input, other, dim):
 def linalg_cross(input, other, *, dim=-1):
     """out = input x other, the cross product of 3-vectors along dim (the others broadcast):
     (a2 b3 - a3 b2, a3 b1 - a1 b3, a1 b2 - a2 b1)"""
-    _require_tensors("linalg_cross", input, other)
+    require_tensors("linalg_cross", input, other)
     axis = _check_cross(input, other, dim)
     a, b = input._data, other._data
     try:
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     with np.errstate(over="ignore"):  # integers wrap around, as in torch
         result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
     return record(LinalgCrossBackward0, wrap(np.ascontiguousarray(result)), (input, other),
-                  saved=(_kept_for(input, other), _kept_for(other, input)), dim=axis)
+                  saved=(kept_for(input, other), kept_for(other, input)), dim=axis)
 
 
 class LinalgCrossBackward0(Node):
@@ -516,7 +517,7 @@ _cross_warned = []
 def cross(input, other, dim=None):
     """torch.cross: linalg.cross along dim; without dim (deprecated) along the first dimension
     of length 3."""
-    _require_tensors("cross", input, other)
+    require_tensors("cross", input, other)
     if dim is None:
         if not _cross_warned:  # torch warns once per process
             _cross_warned.append(True)
@@ -550,7 +551,7 @@ def _check_svd_input(A):
         raise NotImplementedError(f"linalg.svd: Expected a floating point or complex tensor as "
                                   f"input. Got {scalar_type_name[A.dtype]}")
     if A._data.dtype == np.float16:
-        raise _kernel_error("linalg_svd_cpu", A._data.dtype)
+        raise not_implemented_for("linalg_svd_cpu", A._data.dtype)
     if not np.isfinite(A._data).all():
         raise RuntimeError("linalg.svd: The algorithm failed to converge because the input "
                            "matrix contained non-finite values.")
@@ -677,7 +678,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     if isinstance(ord, str):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{messages.type_name(ord)}")
-    return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
+    return norm_over_dims(x, ord, dim, keepdim, dtype=dtype)
 
 
 @takes_out
@@ -697,7 +698,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
                            f"{dims[1]})")
     if ord == "fro":
-        return _vector_norm(A, 2, dims, keepdim, dtype=dtype)
+        return norm_over_dims(A, 2, dims, keepdim, dtype=dtype)
     if ord not in ("nuc", 1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     largest = ord == "nuc" or ord > 0
@@ -712,7 +713,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
     summed, picked = (cols, rows) if abs(ord) == math.inf else (rows, cols)
     if not keepdim and summed < picked:
         picked -= 1
-    sums = _vector_norm(A, 1, (summed,), keepdim, dtype=dtype)
+    sums = norm_over_dims(A, 1, (summed,), keepdim, dtype=dtype)
     return (amax if largest else amin)(sums, picked, keepdim)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..fidelity.calls import method_copy
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
-from .common import _invalid_arguments, numpy_names
+from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
                reduce, sampling, unary, views)
 
@@ -101,7 +101,7 @@ def _inplace_function(name):
     def function(input, *args, **kwargs):
         if not isinstance(input, Tensor):
             if name in _OVERLOADED:
-                raise _invalid_arguments(name, input, *args)
+                raise invalid_arguments_error(name, input, *args)
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type_name(input)}")
         return method(input, *args, **kwargs)
@@ -132,8 +132,9 @@ Tensor.__deepcopy__ = convert.deepcopy
 Tensor.data = property(convert.get_data, convert.set_data,
                        doc="The same memory without autograd history; changes through it are "
                            "not tracked.")
-Tensor.T = property(views._T, doc="All dimensions reversed (a view); x.mT for batches.")
-Tensor.mT = property(views._mT, doc="The last two dimensions swapped (a view).")
+Tensor.T = property(views.all_dims_reversed,
+                    doc="All dimensions reversed (a view); x.mT for batches.")
+Tensor.mT = property(views.last_two_dims_swapped, doc="The last two dimensions swapped (a view).")
 Tensor.where = arithmetic.where_method
 
 
@@ -219,7 +220,7 @@ Tensor.__ge__ = _operator(compare.ge)
 Tensor.__neg__ = _without_out(unary.neg)
 Tensor.__pos__ = unary.positive
 Tensor.__abs__ = _without_out(unary.abs)
-Tensor.__invert__ = compare._invert  # ~x: TypeError for floats, where bitwise_not raises another
+Tensor.__invert__ = compare.invert_operator  # ~x: TypeError for floats (bitwise_not: another)
 
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_

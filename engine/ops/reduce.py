@@ -14,7 +14,7 @@ from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import (_axes, _float_dtype_for, _invalid_arguments, _kernel_error,
+from .common import (float_dtype_for, invalid_arguments_error, not_implemented_for, numpy_axes,
                      numpy_names, takes_out, tensor_inputs)
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -30,7 +30,7 @@ __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_n
 def _reduce_args(input, dim, keepdim):
     ndim = input._data.ndim
     dims = dims_tuple(dim, ndim)
-    return _axes(dims, ndim), keepdim
+    return numpy_axes(dims, ndim), keepdim
 
 
 def _accumulated(data, reduce, **kwargs):
@@ -254,7 +254,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)
     if dim is not None and not isinstance(dim, builtins.int):
-        raise _invalid_arguments("prod", input, dim, first_is_self=True)  # one dim only, unlike sum
+        # one dim only, unlike sum
+        raise invalid_arguments_error("prod", input, dim, first_is_self=True)
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
         result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
@@ -608,7 +609,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                 raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                                    + " ".join(str(d) for d in dims))
             raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
-    return _vector_norm(input, p, dim, keepdim, dtype=dtype)
+    return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
 
 
 def _check_float_input(input, name, dtype):
@@ -618,7 +619,7 @@ def _check_float_input(input, name, dtype):
                                   f"input. Got {scalar_type_name[data_dtype]}")
 
 
-def _vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """out = (sum |x|^ord)^(1/ord) over dim (max |x| for inf, the count of nonzeros for 0)"""
     _check_float_input(input, "linalg.vector_norm", dtype)
     data = input._data
@@ -692,7 +693,7 @@ def _softmax_operand(name, input, dim, dtype):
     dim = wrap_dim(dim, builtins.max(input.dim(), 1))  # a 0-d tensor counts as one element
     if not input.is_floating_point() and input.numel():  # (no kernel runs for no elements)
         last = "lastdim_" if dim == builtins.max(input.dim(), 1) - 1 else ""
-        raise _kernel_error(f"{name}_{last}kernel_impl", input._data.dtype)
+        raise not_implemented_for(f"{name}_{last}kernel_impl", input._data.dtype)
     data = input._data.reshape(1) if input.dim() == 0 else input._data
     return input, data.astype(np.float32) if data.dtype.char == "e" else data, dim
 
@@ -771,7 +772,7 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
         raise _missing_dim("logsumexp")
     data = input._data
     if data.dtype.kind != "f":
-        data = data.astype(_float_dtype_for(data.dtype))
+        data = data.astype(float_dtype_for(data.dtype))
     axes, _ = _reduce_args(input, dim, keepdim)
     # torch's steps, each rounded to the dtype: shift by the max (unless infinite),
     # exp, sum, log, shift back
@@ -811,7 +812,7 @@ def _cumulative(ufunc, name, node):
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
         if data.dtype.kind == "b":
-            raise _kernel_error(f"{name}_out_cpu", data.dtype)
+            raise not_implemented_for(f"{name}_out_cpu", data.dtype)
         axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
             result = wrap(data.copy())

@@ -15,8 +15,8 @@ from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .arithmetic import NotImplementedBackward
-from .common import _broadcast_error, _kernel_error, _zeros_like, write_out
-from .creation import _finish, _float_target, _sizes
+from .common import broadcast_error, not_implemented_for, zero_gradient_like, write_out
+from .creation import finish_factory, float_sampling_dtype, size_from_args
 
 __all__ = ["normal", "bernoulli", "multinomial"]
 
@@ -63,12 +63,12 @@ def normal(mean=_UNSET, std=_UNSET, size=None, *, generator=None, out=None, dtyp
 def _normal_factory(mean, std, size, generator, out, dtype, device, requires_grad):
     if out is not None:
         dtype = out.dtype
-    target = _float_target(dtype, "normal_kernel_cpu")
-    values = rng.normal(_sizes((size,), "normal"), target.numpy_dtype, float(mean), float(std),
-                        generator)
+    target = float_sampling_dtype(dtype, "normal_kernel_cpu")
+    values = rng.normal(size_from_args((size,), "normal"), target.numpy_dtype, float(mean),
+                        float(std), generator)
     if out is not None:
-        return _finish(_replace_silently(out, values), requires_grad, device)  # (no warning)
-    return _finish(wrap(values), requires_grad, device)
+        return finish_factory(_replace_silently(out, values), requires_grad, device)  # (no warning)
+    return finish_factory(wrap(values), requires_grad, device)
 
 
 def _normal_from_tensors(mean, std, generator, out):
@@ -85,11 +85,11 @@ def _normal_from_tensors(mean, std, generator, out):
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise _broadcast_error(*(np.empty(s) for s in shapes)) from None
+        raise broadcast_error(*(np.empty(s) for s in shapes)) from None
     template = mean if isinstance(mean, Tensor) else std
     np_dtype = (out if out is not None else template)._data.dtype
     if np_dtype.kind != "f":
-        raise _kernel_error("normal_kernel_cpu", np_dtype)
+        raise not_implemented_for("normal_kernel_cpu", np_dtype)
     arrays = [v._data if isinstance(v, Tensor) else float(v) for v in (mean, std)]
     if not isinstance(std, Tensor):
         arrays[0] = np.broadcast_to(arrays[0], shape)
@@ -155,7 +155,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         values = wrap(rng.bernoulli(float(p), data.shape, data.dtype, generator))
         return record(NotImplementedBackward, values, (input,), op="bernoulli")
     if data.dtype.kind != "f":
-        raise _kernel_error("bernoulli_tensor_cpu_p_", data.dtype)
+        raise not_implemented_for("bernoulli_tensor_cpu_p_", data.dtype)
     if out is not None:
         _refuse_grad_with_out("bernoulli", input, out)
     np_dtype = (out if out is not None else input)._data.dtype
@@ -178,7 +178,7 @@ class BernoulliBackward0(Node):
     """out = bernoulli(p):  a sample, so p's gradient is zero"""
 
     def backward(self, grad):
-        return _zeros_like(grad)
+        return zero_gradient_like(grad)
 
 
 # ---------------------------------------------------------------- multinomial

@@ -10,8 +10,8 @@ from ..fidelity.floating import quietly
 from ..core.grad_mode import mode
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from .common import (_float_dtype_for, _kernel_error, _result, _zeros_like, takes_out,
-                     tensor_inputs)
+from .common import (float_dtype_for, not_implemented_for, takes_out, tensor_inputs,
+                     wrap_elementwise, zero_gradient_like)
 from .creation import ones_like
 from .arithmetic import NotImplementedBackward, PowBackward0, addcmul, where
 
@@ -31,10 +31,10 @@ def _float_unary(ufunc, name, doc, node, saves="input", float32=None):
     """
     def op(input):
         data = input._data
-        x = data if data.dtype.kind == "f" else data.astype(_float_dtype_for(data.dtype))
+        x = data if data.dtype.kind == "f" else data.astype(float_dtype_for(data.dtype))
         compute = float32 if float32 is not None and x.dtype == np.float32 else ufunc
         with np.errstate(all="ignore"):
-            result = _result(compute(x), data)
+            result = wrap_elementwise(compute(x), data)
         if saves == "result":
             return record(node, result, (input,), saved_output=True)
         return record(node, result, (input,), saved=(input,))
@@ -238,7 +238,7 @@ class DigammaBackward0(_UnaryBackward):
 def _trigamma(x):
     """polygamma(1, x), as a value: the engine has no polygamma op, so differentiating it
     again (a third derivative of lgamma) raises instead of giving a wrong zero."""
-    from_numpy = _result(special.trigamma(x._data), x._data)
+    from_numpy = wrap_elementwise(special.trigamma(x._data), x._data)
     return record(NotImplementedBackward, from_numpy, (x,), op="polygamma")
 
 
@@ -274,7 +274,7 @@ def neg(input):
     if data.dtype.kind == "b":
         raise NotImplementedError(messages.NEG_A_BOOL)
     with np.errstate(over="ignore"):
-        result = _result(np.negative(data), data)
+        result = wrap_elementwise(np.negative(data), data)
     return record(NegBackward0, result, (input,))
 
 
@@ -300,9 +300,9 @@ def abs(input):  # noqa: A001 - torch.abs
     """out = |input|"""
     data = input._data
     if data.dtype.kind == "b":
-        raise _kernel_error("abs_cpu", data.dtype)
+        raise not_implemented_for("abs_cpu", data.dtype)
     with np.errstate(over="ignore"):
-        result = _result(np.abs(data), data)
+        result = wrap_elementwise(np.abs(data), data)
     return record(AbsBackward0, result, (input,), saved=(input,))
 
 
@@ -328,18 +328,18 @@ def sign(input):
 def _signs(input, node):
     data = input._data
     if data.dtype.kind == "b":
-        return _result(data.copy(), data)
+        return wrap_elementwise(data.copy(), data)
     result = np.sign(data)
     if data.dtype.kind == "f":
         result = np.where(np.isnan(data), data.dtype.type(0), result)
-    return record(node, _result(result, data), (input,))
+    return record(node, wrap_elementwise(result, data), (input,))
 
 
 class _ZeroGradient(Node):
     """A step function (sign, floor, round ...): flat almost everywhere, d/dx = 0"""
 
     def backward(self, grad):
-        return _zeros_like(grad)
+        return zero_gradient_like(grad)
 
 
 class SignBackward0(_ZeroGradient):
@@ -364,7 +364,7 @@ def square(input):
     if data.dtype.kind == "b":
         data = data.astype(np.int64)
     with np.errstate(over="ignore"):
-        result = _result(np.multiply(data, data), input._data)
+        result = wrap_elementwise(np.multiply(data, data), input._data)
     # torch computes square as pow(input, 2), and records it so
     return record(PowBackward0, result, (input,), saved=(input,), exponent=2)
 
@@ -377,7 +377,7 @@ def relu(input):
     result = np.asarray(np.maximum(data, data.dtype.type(0)))  # (nan stays the input's nan)
     # torch keeps the input where it ties with 0 (relu(-0.0) is -0.0): np.maximum may not
     np.copyto(result, data, where=data == 0)
-    result = _result(result, data)
+    result = wrap_elementwise(result, data)
     return record(ReluBackward0, result, (input,), saved_output=True)
 
 
@@ -408,9 +408,9 @@ def _rounding(ufunc, name, doc, node):
     def op(input):
         data = input._data
         if data.dtype.kind == "b":
-            raise _kernel_error(f"{name}_vml_cpu", data.dtype)
+            raise not_implemented_for(f"{name}_vml_cpu", data.dtype)
         # integers are already whole: torch returns a copy unchanged
-        result = _result(ufunc(data) if data.dtype.kind == "f" else data.copy(), data)
+        result = wrap_elementwise(ufunc(data) if data.dtype.kind == "f" else data.copy(), data)
         return record(node, result, (input,))
 
     op.__name__ = op.__qualname__ = name
@@ -461,16 +461,16 @@ def _round(input, decimals):
     if decimals is None or data.dtype.kind != "f":
         if data.dtype.kind != "f" and (decimals is not None or data.dtype.kind == "b"):
             kernel = "round_vml_cpu" if not decimals else "round_cpu"
-            raise _kernel_error(kernel, data.dtype)
-        return _result(np.round(data) if data.dtype.kind == "f" else data.copy(), data)
+            raise not_implemented_for(kernel, data.dtype)
+        return wrap_elementwise(np.round(data) if data.dtype.kind == "f" else data.copy(), data)
     if decimals == 0:
-        return _result(np.round(data), data)
+        return wrap_elementwise(np.round(data), data)
     # torch scales in float32 for float16, and divides for negative decimals
     x = data.astype(np.float32) if data.dtype.char == "e" else data
     with np.errstate(over="ignore", invalid="ignore"):
         scale = x.dtype.type(10.0 ** builtins.abs(decimals))  # (inf for float32's 10 ** 300)
         rounded = np.round(x * scale) / scale if decimals > 0 else np.round(x / scale) * scale
-        return _result(rounded.astype(data.dtype, copy=False), data)
+        return wrap_elementwise(rounded.astype(data.dtype, copy=False), data)
 
 
 @takes_out
@@ -478,9 +478,9 @@ def frac(input):
     """out = input - trunc(input)"""
     data = input._data
     if data.dtype.kind != "f":
-        raise _kernel_error("frac_cpu", data.dtype)
+        raise not_implemented_for("frac_cpu", data.dtype)
     with np.errstate(invalid="ignore"):
-        result = _result(data - np.trunc(data), data)
+        result = wrap_elementwise(data - np.trunc(data), data)
     return record(FracBackward0, result, (input,))
 
 
@@ -492,23 +492,23 @@ class FracBackward0(Node):
 
 
 def isnan(input):
-    return _result(np.isnan(input._data), input._data)
+    return wrap_elementwise(np.isnan(input._data), input._data)
 
 
 def isinf(input):
-    return _result(np.isinf(input._data), input._data)
+    return wrap_elementwise(np.isinf(input._data), input._data)
 
 
 def isfinite(input):
-    return _result(np.isfinite(input._data), input._data)
+    return wrap_elementwise(np.isfinite(input._data), input._data)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """out = input with nan, inf and -inf replaced (by 0 and the dtype's largest values)"""
     data = input._data
     if data.dtype.kind != "f":
-        return _result(data.copy(), data)
-    result = _result(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
+        return wrap_elementwise(data.copy(), data)
+    result = wrap_elementwise(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
     return record(NanToNumBackward0, result, (input,), saved=(input,))
 
 

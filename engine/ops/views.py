@@ -22,7 +22,7 @@ from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import _operand_error, copy_preserving_layout, empty_in_format, numpy_names
+from .common import copy_preserving_layout, empty_in_format, numpy_names, operand_type_error
 from .creation import zeros
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
@@ -51,7 +51,7 @@ def _index_of(value):
     return operator.index(value)
 
 
-def _shape_str(shape):
+def shape_text(shape):
     return f"[{', '.join(str(n) for n in shape)}]"
 
 
@@ -65,7 +65,7 @@ def infer_size(shape, numel):
             infer_at = i
         elif n < 0:
             raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape "
-                               f"{_shape_str(shape)}")
+                               f"{shape_text(shape)}")
         else:
             known *= n
     if numel == known or (infer_at is not None and known > 0 and numel % known == 0):
@@ -73,12 +73,12 @@ def infer_size(shape, numel):
             return tuple(shape)
         if known == 0:
             raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
-                               f"{_shape_str(shape)} because the unspecified dimension size -1 "
+                               f"{shape_text(shape)} because the unspecified dimension size -1 "
                                "can be any value and is ambiguous")
         shape = list(shape)
         shape[infer_at] = numel // known
         return tuple(shape)
-    raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
+    raise RuntimeError(f"shape '{shape_text(shape)}' is invalid for input of size {numel}")
 
 
 def view_strides(old_shape, old_stride, new_shape):
@@ -200,7 +200,7 @@ def _view_dtype(input, target):
 
 def view_as(input, other):
     if not isinstance(other, Tensor):
-        raise _operand_error("view_as", other, 2)
+        raise operand_type_error("view_as", other, 2)
     return view(input, other._data.shape)
 
 
@@ -222,12 +222,12 @@ def reshape(input, *shape):
 
 def reshape_as(input, other):
     if not isinstance(other, Tensor):
-        raise _operand_error("reshape_as", other, 2)
+        raise operand_type_error("reshape_as", other, 2)
     return reshape(input, other._data.shape)
 
 
 # ---------------------------------------------------------------- reordering dimensions
-def _permuted(input, order, node=None, **attributes):
+def permuted_view(input, order, node=None, **attributes):
     shape, stride = input._data.shape, input.stride()
     result = make_view(input, tuple([shape[d] for d in order]),
                        tuple([stride[d] for d in order]), input.storage_offset())
@@ -277,7 +277,7 @@ def transpose(input, dim0, dim1):
     order = list(range(ndim))
     if ndim:  # (torch lets a 0-d tensor swap "dimension 0" with itself, and records it)
         order[d0], order[d1] = order[d1], order[d0]
-    return _permuted(input, order, TransposeBackward0, dim0=d0, dim1=d1)
+    return permuted_view(input, order, TransposeBackward0, dim0=d0, dim1=d1)
 
 
 swapaxes = swapdims = transpose
@@ -296,7 +296,7 @@ def permute(input, *dims):
     order = [wrap_dim(d, ndim) for d in dims]
     if len(set(order)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _permuted(input, order)
+    return permuted_view(input, order)
 
 
 def t(input):
@@ -304,7 +304,7 @@ def t(input):
     ndim = input._data.ndim
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-    return _permuted(input, list(range(ndim))[::-1], TBackward0)
+    return permuted_view(input, list(range(ndim))[::-1], TBackward0)
 
 
 _WARNED = set()  # torch gives some deprecation warnings only once per process
@@ -316,7 +316,7 @@ def _warn_once(message):
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
-def _T(input):
+def all_dims_reversed(input):
     ndim = input._data.ndim
     if ndim == 0:
         _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
@@ -327,10 +327,10 @@ def _T(input):
                    "Consider `x.mT` to transpose batches of matrices or "
                    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
                    "of a tensor.")
-    return _permuted(input, list(range(ndim))[::-1])
+    return permuted_view(input, list(range(ndim))[::-1])
 
 
-def _mT(input):
+def last_two_dims_swapped(input):
     ndim = input._data.ndim
     if ndim == 0:
         _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
@@ -364,7 +364,7 @@ def movedim(input, source, destination):
         order[d] = s
     rest = iter(d for d in range(ndim) if d not in src)
     order = [next(rest) if d is None else d for d in order]
-    return _permuted(input, order)
+    return permuted_view(input, order)
 
 
 moveaxis = movedim
@@ -464,7 +464,7 @@ def unflatten(input, dim, sizes):
     except RuntimeError as error:
         if "is invalid for input of size" not in str(error):
             raise RuntimeError(f"unflatten got an unexpected error:\n{error}") from None
-        raise RuntimeError(f"unflatten: Provided sizes {_shape_str(sizes)} don't multiply up to "
+        raise RuntimeError(f"unflatten: Provided sizes {shape_text(sizes)} don't multiply up to "
                            f"the size of dim {dim} ({shape[dim]}) in the input tensor") from None
     return view(input, shape[:dim] + sizes + shape[dim + 1:])
 
@@ -482,8 +482,8 @@ def expand(input, *sizes):
     sizes = _size_args(sizes, "expand")
     shape, stride = input._data.shape, input.stride()
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand({dtypes.legacy_type_name(input.dtype)}{{{_shape_str(shape)}}}, "
-                           f"size={_shape_str(sizes)}): the number of sizes provided "
+        raise RuntimeError(f"expand({dtypes.legacy_type_name(input.dtype)}{{{shape_text(shape)}}}, "
+                           f"size={shape_text(sizes)}): the number of sizes provided "
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
     new_shape, new_stride = expand_geometry(shape, stride, sizes)
@@ -522,8 +522,8 @@ def expand_geometry(shape, stride, sizes):
             if size != 1:
                 raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
                                    f"existing size ({size}) at non-singleton dimension {i}.  "
-                                   f"Target sizes: {_shape_str(sizes)}.  Tensor sizes: "
-                                   f"{_shape_str(shape)}")
+                                   f"Target sizes: {shape_text(sizes)}.  Tensor sizes: "
+                                   f"{shape_text(shape)}")
             size, step = target, 0
         new_shape[i], new_stride[i] = size, step
     if builtins.any(n < 0 for n in new_shape):
@@ -533,7 +533,7 @@ def expand_geometry(shape, stride, sizes):
 
 def expand_as(input, other):
     if not isinstance(other, Tensor):
-        raise _operand_error("expand_as", other, 2)
+        raise operand_type_error("expand_as", other, 2)
     return expand(input, other._data.shape)
 
 
@@ -613,10 +613,10 @@ def narrow(input, dim, start, length):
     if start > size - length:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
-    return _slice(input, dim, start, start + length, 1)
+    return sliced_view(input, dim, start, start + length, 1)
 
 
-def _slice(input, dim, start, stop, step):
+def sliced_view(input, dim, start, stop, step):
     """Elements start, start+step, ... before stop along dim; start and stop are clamped."""
     shape, stride = list(input._data.shape), list(input.stride())
     size = shape[dim]
@@ -656,11 +656,11 @@ def select(input, dim, index):
     index = operator.index(index)
     if not -shape[dim] <= index < shape[dim]:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{_shape_str(shape)} at dimension {dim}")
-    return _select(input, dim, index)
+                         f"{shape_text(shape)} at dimension {dim}")
+    return selected_view(input, dim, index)
 
 
-def _select(input, dim, index):
+def selected_view(input, dim, index):
     shape, stride = list(input._data.shape), list(input.stride())
     offset = input.storage_offset() + (index % shape[dim]) * stride[dim]
     del shape[dim], stride[dim]
@@ -802,13 +802,13 @@ def split(tensor, split_size_or_sections, dim=0):
     for length in sections:
         if length < 0:
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
-                               f"entries, but got split_sizes={_shape_str(sections)}")
+                               f"entries, but got split_sizes={shape_text(sections)}")
         pieces.append(_piece(tensor, wrapped, start, builtins.min(start + length, size)))
         start += length
     if start != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                            f"(input tensor's size at dimension {dim}), but got "
-                           f"split_sizes={_shape_str(sections)}")
+                           f"split_sizes={shape_text(sections)}")
     return record(SplitWithSizesBackward0, _several_views(pieces), (tensor,),
                   num_outputs=len(pieces),
                   dim=wrapped, split_sizes=tuple(sections), self_sym_sizes=tensor._data.shape)

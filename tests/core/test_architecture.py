@@ -191,3 +191,89 @@ def test_every_folder_says_what_it_holds():
         readme = ENGINE / folder / "README.md"
         assert readme.exists(), readme
         assert "import" in readme.read_text(), f"{readme} should say what the folder may import"
+
+
+# ---------------------------------------------------------------- private names stay private
+# A name another engine module uses is part of the engine's own API: it has no leading
+# underscore, and a name with one is read only inside its module (issue 24). Where torch
+# has a private name (torch.nn.init._calculate_fan_in_and_fan_out), the engine keeps it in
+# the same module for code written against torch, and its own modules use a public alias.
+def _is_private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _imported(module, tree):
+    """``(node, name, source, local)`` for every name an import statement in ``module`` takes
+    from an engine module: ``source`` is the module it comes from, ``local`` the name it is
+    bound to; a name that is itself a module comes with ``source`` None."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "engine":
+                    local = alias.asname or alias.name.split(".")[0]
+                    yield node, alias.name if alias.asname else "engine", None, local
+        elif isinstance(node, ast.ImportFrom):
+            for alias, target in zip(node.names, _resolve(module, node)):
+                local = alias.asname or alias.name
+                if target.endswith(f".{alias.name}") and target in MODULES:
+                    yield node, target, None, local
+                elif target in MODULES:
+                    yield node, alias.name, target, local
+
+
+def _private_uses(module, source):
+    """``module:line`` lines naming each underscore name ``module`` (its text: ``source``)
+    takes from another engine module, by import (``from .common import _x``) or by attribute
+    (``common._x``, ``_node._x``)."""
+    tree = ast.parse(source)
+    modules, found = {}, []
+    for node, name, origin, local in _imported(module, tree):
+        if origin is None:
+            modules[local] = name
+        elif _is_private(name):
+            found.append(f"{module}:{node.lineno} imports {name} from {origin}")
+
+    def module_of(expression):
+        if isinstance(expression, ast.Name):
+            return modules.get(expression.id)
+        if isinstance(expression, ast.Attribute):
+            outer = module_of(expression.value)
+            inner = f"{outer}.{expression.attr}"
+            return inner if outer is not None and inner in MODULES else None
+        return None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            owner = module_of(node.value)
+            if owner is not None and owner != module:
+                found.append(f"{module}:{node.lineno} reads {owner}.{node.attr}")
+    return found
+
+
+def test_no_engine_module_uses_another_ones_private_names():
+    found = [line for module, path in MODULES.items()
+             for line in _private_uses(module, path.read_text())]
+    assert not found, "private names used across modules:\n" + "\n".join(found)
+
+
+def test_private_names_used_across_modules_are_found():
+    """The check above cannot pass by missing them: each way of reaching one is found."""
+    source = ("from .common import _hidden, shown\n"
+              "from ..core import node as _node\n"
+              "from .. import ops\n"
+              "import engine.ops.views as views\n"
+              "x = _node._sequence + ops.common._other + views._third\n"
+              "y = _node.__name__ + shown + _own  # a dunder, a public name, its own private\n")
+    found = _private_uses("engine.ops.arithmetic", source)
+    assert sorted(line.split(" ", 1)[1] for line in found) == [
+        "imports _hidden from engine.ops.common", "reads engine.core.node._sequence",
+        "reads engine.ops.common._other", "reads engine.ops.views._third"]
+
+
+def test_ops_common_lists_exactly_what_the_families_import():
+    from engine.ops import common
+
+    imported = {name for module in MODULES
+                for _, name, source, _ in _imported(module, ast.parse(MODULES[module].read_text()))
+                if source == "engine.ops.common"}
+    assert sorted(imported) == sorted(common.__all__)

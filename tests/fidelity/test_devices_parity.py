@@ -3,7 +3,8 @@
 The engine computes on the CPU only. Whatever asks for a GPU raises what that torch raises
 ("Found no NVIDIA driver on your system ..."); what only asks whether there is one answers
 as it does (``torch.cuda.is_available()`` is False). A CPU-only build of torch raises
-``AssertionError: Torch not compiled with CUDA enabled`` instead (help(engine) says so).
+``AssertionError: Torch not compiled with CUDA enabled`` instead (notebooks/DIFFERENCES.md
+says so).
 """
 import warnings
 

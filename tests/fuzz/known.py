@@ -2,7 +2,8 @@
 
 Each entry says why the difference is allowed for now and who removes it: a bug being fixed
 on another branch, a torch 2.15 change the lead fixes on main, a difference documented in
-``help(engine)``, or one reported and left for a larger change. An entry matches a mismatch by
+notebooks/DIFFERENCES.md (``difference`` names the item there that explains it), or one
+reported and left for a larger change. An entry matches a mismatch by
 its category and by regular expressions over the first statement that differs and over
 torch's and the engine's text for the deciding line (or by a ``test`` function). When a fix
 lands, delete its entry: the fuzz test then guards the fix.
@@ -11,7 +12,7 @@ import re
 from dataclasses import dataclass
 from collections.abc import Callable
 
-DOCUMENTED = "documented in help(engine)"
+DOCUMENTED = "documented in notebooks/DIFFERENCES.md"
 REPORTED = "reported by the fuzzer, not fixed yet"
 
 
@@ -25,6 +26,7 @@ class Known:
     engine: str = ""         # regex searched in the engine's text for it
     test: Callable | None = None  # or a function of the verdict
     program: str = ""        # regex searched in the whole program
+    difference: str = ""     # DOCUMENTED: the title of its item in notebooks/DIFFERENCES.md
 
     def matches(self, verdict, statement, program=""):
         return ((not self.categories or verdict.category in self.categories)
@@ -36,7 +38,7 @@ class Known:
 
 
 def _layout_differs_only_on_sizes_0_and_1(verdict):
-    """help(engine): an elementwise result whose input has unusual strides only on
+    """notebooks/DIFFERENCES.md: an elementwise result whose input has unusual strides only on
     dimensions of size 0 or 1 is laid out row-major."""
     layouts = []
     for text in (verdict.torch_text, verdict.engine_text):
@@ -64,67 +66,82 @@ def _only_version_differs(verdict):
 
 
 KNOWN = [
-    # ---- documented in help(engine)
+    # ---- documented in notebooks/DIFFERENCES.md
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
-          DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1),
+          DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
+          difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
     Known("a reduction over a dimension of a non-contiguous tensor keeps numpy's order of the "
           "remaining dimensions", DOCUMENTED, ("shape/stride",),
-          statement=r"(sum|mean|prod|std|var|norm|amax|amin|logsumexp|nansum)\("),
+          statement=r"(sum|mean|prod|std|var|norm|amax|amin|logsumexp|nansum)\(",
+          difference="Reductions over a dimension of a non-contiguous tensor"),
     Known("a second derivative through an in-place write into a view of a graph tensor "
           "(CopySlices) raises a clear error (before torch's own errors)", DOCUMENTED,
           ("error type", "error message"),
-          statement=r"create_graph=True", engine=r"does not support create_graph=True"),
+          statement=r"create_graph=True", engine=r"does not support create_graph=True",
+          difference="A second derivative through an in-place write into a view"),
     Known("a view made before its base was set to require grad keeps requires_grad=False "
           "(torch's follows the base, though no gradient reaches the view through it)",
           DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
-          torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False"),
+          torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False",
+          difference="A view made before its base requires grad"),
     Known("inference tensors used outside inference_mode: torch's results of some ops start at "
           "version 1", DOCUMENTED, ("graph",),
           torch=r"^requires_grad=False is_leaf=True version=1$",
-          engine=r"^requires_grad=False is_leaf=True version=0$"),
+          engine=r"^requires_grad=False is_leaf=True version=0$",
+          difference="Inference tensors outside inference_mode"),
     Known("inference tensors used outside inference_mode: torch treats them op by op (some "
           "ops record nothing from a leaf that requires grad, its views are inference tensors "
           "that cannot be saved, clone records CopyBackwards); the engine as ordinary tensors",
           DOCUMENTED, ("error type", "error message", "graph"),
           program=r"inference_mode\(\):(?:\n    [^\n]*)*?\n    [^\n]*requires_grad=True",
           test=lambda v: re.search("Inference tensors|requires_grad=True",
-                                   f"{v.torch_text} {v.engine_text}") is not None),
+                                   f"{v.torch_text} {v.engine_text}") is not None,
+          difference="Inference tensors outside inference_mode"),
     Known("an in-place change of an inference tensor outside inference_mode: torch writes the "
           "values, then raises; the engine raises before writing", DOCUMENTED, ("value",),
-          program=r"inference_mode\(\)", test=lambda v: v.engine_text in (None, "")),
+          program=r"inference_mode\(\)", test=lambda v: v.engine_text in (None, ""),
+          difference="Inference tensors outside inference_mode"),
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
           DOCUMENTED, ("graph",), statement=r"\] = ",
           torch=r"grad_fn=CopySlices next=\[None, '\w+'\]", engine=r"^$|"
-          r"requires_grad=False"),
+          r"requires_grad=False",
+          difference="Writing a tensor that requires grad into an integer tensor"),
     Known(".data and detach() of an inference tensor count versions in torch (the engine's "
           "raise, as the tensor's own _version does)", DOCUMENTED, ("graph",),
           statement=r"\.data\b|detach\(", program=r"inference_mode\(\)",
-          engine=r"version=<Inference tensors do not track version counter"),
+          engine=r"version=<Inference tensors do not track version counter",
+          difference="Inference tensors outside inference_mode"),
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
           "SigmoidBackwardBackward0, ThresholdBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", DOCUMENTED,
-          ("graph",), statement=r"create_graph=True"),
+          ("graph",), statement=r"create_graph=True",
+          difference="The nodes of a gradient's graph"),
     Known("float16 backward formulas: torch computes each in float32 and rounds once, the "
-          "engine rounds every step", DOCUMENTED, ("gradient",), torch=r"float16"),
+          "engine rounds every step", DOCUMENTED, ("gradient",), torch=r"float16",
+          difference="float16 backward formulas"),
     Known("the version counter of gradients computed by backward formulas (torch's counts "
           "the in-place steps inside each formula)", DOCUMENTED, ("graph",),
-          statement=r"autograd\.grad|backward", test=_only_version_differs),
+          statement=r"autograd\.grad|backward", test=_only_version_differs,
+          difference="The version counter of gradients"),
     Known("torch's gradient of sgn (in abs's second derivative) is a ZeroTensor, whose tolist() "
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
-          torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage"),
+          torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
+          difference="abs's second derivative"),
     Known("retain_grad: torch keeps a row-major copy of the gradient (then old + new); the "
           "engine keeps the gradient itself under create_graph (sharing its memory with what "
           "autograd.grad returns) and its layout otherwise (engine/core/backward.py, "
           "run_tensor_hooks: the core is at its 900-line budget)", DOCUMENTED, ("gradient",),
-          torch=r"^$"),
+          torch=r"^$", difference="retain_grad"),
     Known("retain_grad then an in-place change: torch moves the retained gradient to the "
           "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
           "overwritten region gets 0 (engine/core/history.py rebase_history; core budget)",
-          DOCUMENTED, ("gradient",), statement=r"backward"),
+          DOCUMENTED, ("gradient",), statement=r"backward",
+          difference="retain_grad"),
     Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
           "refuses to write the gradient into overlapping memory first", DOCUMENTED,
-          ("error message",), torch=r"more than one element of the written-to tensor"),
+          ("error message",), torch=r"more than one element of the written-to tensor",
+          difference="A write into an expanded view"),
 ]
 
 

@@ -863,7 +863,7 @@ def _gradients_reaching(m, make_operands, product):
 
     (Only the layouts of ``.grad``: torch's AccumulateGrad adopts a gradient nobody else
     holds instead of copying it, which shows in its ``_version`` and storage; the engine
-    always copies. A known difference, listed in ``help(engine)``.)
+    always copies. A known difference, listed in notebooks/DIFFERENCES.md.)
     """
     leaves, operands = make_operands(m)
     caught = [None] * len(operands)

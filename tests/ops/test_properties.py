@@ -309,7 +309,7 @@ GRAD_STEPS = {
     "where": lambda m, cur, b: m.where(cur > 0, cur, b),
 }
 # A reduction over a dimension of a non-contiguous tensor keeps numpy's layout in the
-# engine, where torch's result is row-major (a known difference, see help(engine)).
+# engine, where torch's result is row-major (a known difference: notebooks/DIFFERENCES.md).
 REDUCING = {"sum keepdim", "amax"}
 _TOLERANCE = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
 _grad_values = st.one_of(st.sampled_from([0.0, 1.0, -1.0, 0.5]), st.floats(-3, 3, width=32))
@@ -317,7 +317,7 @@ _grad_values = st.one_of(st.sampled_from([0.0, 1.0, -1.0, 0.5]), st.floats(-3, 3
 
 def _assert_same_strides_where_they_matter(e, t):
     """Strides of dimensions longer than 1: after a transpose, elementwise results differ
-    on the others (a known difference, see help(engine))."""
+    on the others (a known difference: notebooks/DIFFERENCES.md)."""
     if t.numel():
         assert [s for s, n in zip(e.stride(), e.shape) if n > 1] == \
             [s for s, n in zip(t.stride(), t.shape) if n > 1], (e.stride(), t.stride())

@@ -2,7 +2,7 @@
 import operator
 from collections import OrderedDict
 
-from .module import Module, _addindent
+from .module import Module, indent_after_first_line
 
 
 def _index(index, length):
@@ -134,5 +134,5 @@ class ModuleList(Module):
         for start, end, text in blocks:
             line = f"({start}): {text}" if start == end else \
                 f"({start}-{end}): {end - start + 1} x {text}"
-            lines.append(_addindent(line, 2))
+            lines.append(indent_after_first_line(line, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"

@@ -40,7 +40,7 @@ class Linear(Module):
         # kaiming_uniform_ with a = sqrt(5) works out to bound 1/sqrt(fan_in) as well
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            fan_in, _ = init.fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 

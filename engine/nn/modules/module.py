@@ -35,6 +35,10 @@ def _addindent(text, spaces):
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
+# torch keeps the name above private in torch.nn.modules.module; other modules use this one
+indent_after_first_line = _addindent
+
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns: the keys it could not match."""
 
