@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from .core.hooks import retained_tensors
 from .core.node import AccumulateGrad, Node, SavedTensor
 from .core.tensor import Tensor
 
@@ -286,7 +287,7 @@ def _shape(shape):
     return str(tuple(int(n) for n in shape))
 
 
-def _values(array):
+def values_text(array):
     """Elements on one line, shortened for big arrays (the same text in every run)."""
     text = np.array2string(np.asarray(array), precision=4, separator=", ", threshold=12,
                            edgeitems=3, max_line_width=10_000)
@@ -300,7 +301,7 @@ def _plain(value):
     return value is None or isinstance(value, (bool, int, float, str, np.generic))
 
 
-def _tensor_names(names):
+def tensor_names(names):
     """``{id(tensor): (tensor, [name, ...])}`` from a dict such as ``locals()``.
 
     Only tensors are kept, and names starting with ``_`` (IPython's ``_``, ``_1`` ...) are
@@ -410,8 +411,7 @@ def _retained_tensors(node, candidates):
     tensors and the roots) are those whose grad_fn is ``node``.
     """
     if isinstance(node, Node):
-        tensors = [ref() for _, ref in sorted((node._retained or {}).items())]
-        return [tensor for tensor in tensors if tensor is not None]
+        return retained_tensors(node)
     found = {id(t): t for t in candidates if t.retains_grad and t.grad_fn is node}
     return sorted(found.values(), key=lambda tensor: tensor.output_nr)
 
@@ -456,18 +456,18 @@ def draw_graph(*roots, names=None, show_values=False, show_grads=False, show_sav
 
     ``highlight``: tensors and grad_fn nodes of the graph to outline in red.
     """
-    walk = _walk_graph(roots, names, show_values, show_grads, show_saved, show_attrs)
+    walk = walk_graph(roots, names, show_values, show_grads, show_saved, show_attrs)
     picture = walk.picture(rankdir)
     picture.highlight = {walk.box_id(thing) for thing in highlight} - {None}
     return picture
 
 
-def _walk_graph(roots, names=None, show_values=False, show_grads=False, show_saved=False,
-                show_attrs=False):
+def walk_graph(roots, names=None, show_values=False, show_grads=False, show_saved=False,
+               show_attrs=False):
     """The finished ``_GraphWalk`` of ``roots`` (engine.widgets reuses its box ids)."""
     if len(roots) == 1 and isinstance(roots[0], (tuple, list)):
         roots = tuple(roots[0])  # draw_graph((a, b)) as well as draw_graph(a, b)
-    walk = _GraphWalk(_tensor_names(names), show_values, show_grads, show_saved, show_attrs)
+    walk = _GraphWalk(tensor_names(names), show_values, show_grads, show_saved, show_attrs)
     for root in roots:
         if not _is_tensor(root):
             raise TypeError(f"draw_graph() expects tensors, got {type(root).__name__}")
@@ -584,10 +584,10 @@ class _GraphWalk:
         lines = [", ".join(named[1])] if named else []
         lines.append(f"{_shape(tensor.shape)} {str(tensor.dtype).replace('torch.', '')}")
         if self.show_values:
-            lines.append(_values(_numpy(tensor)))
+            lines.append(values_text(_numpy(tensor)))
         if self.show_grads:
             grad = _grad(tensor)
-            lines.append("grad: " + ("None" if grad is None else _values(_numpy(grad))))
+            lines.append("grad: " + ("None" if grad is None else values_text(_numpy(grad))))
         if self.show_attrs:
             lines.append(f"requires_grad={tensor.requires_grad} is_leaf={tensor.is_leaf}")
             lines.append(f"retains_grad={tensor.retains_grad} _version={tensor._version}")
@@ -604,7 +604,7 @@ class _GraphWalk:
         edges = [Arrow(*edge) for edge in sorted(
             self.edges, key=lambda e: (order[e[0]], order[e[1]], e[2] or ""))]
         kinds = [kind for kind in STYLES if any(box.kind == kind for box in self.nodes)]
-        return Picture(self.nodes, edges, self._summary(edges), _tree(self.nodes, edges),
+        return Picture(self.nodes, edges, self._summary(edges), text_tree(self.nodes, edges),
                        legend=kinds, rankdir=rankdir)
 
     def _summary(self, edges):
@@ -618,7 +618,7 @@ class _GraphWalk:
                 f"leaves: {', '.join(leaves) or 'none'}")
 
 
-def _tree(nodes, edges):
+def text_tree(nodes, edges):
     """The graph as an indented tree from the roots; a node met again says 'see above'."""
     by_id = {box.id: box for box in nodes}
     children = collections.defaultdict(list)
@@ -672,9 +672,9 @@ def _memory_picture(groups):
         storage_id = f"s{number}"
         count = f"{storage.size} element" + ("" if storage.size == 1 else "s")
         nodes.append(Box(storage_id, "storage", f"storage {number}\n{storage.dtype}, {count}\n"
-                                                f"{_values(storage)}"))
+                                                f"{values_text(storage)}"))
         storages.append([name for names, _ in members for name in names])
-        lines = [f"storage {number}: {_values(storage)}"]
+        lines = [f"storage {number}: {values_text(storage)}"]
         for names, value in members:
             box_id = f"t{len(objects)}"
             objects.append(names)

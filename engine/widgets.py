@@ -27,7 +27,8 @@ import engine as torch
 from . import viz
 from .core import backward
 from .core.grad_mode import no_grad
-from .core.node import AccumulateGrad, SavedTensor
+from .core.hooks import retained_tensors
+from .core.node import AccumulateGrad, SavedTensor, edge_of
 from .core.tensor import Tensor, wrap
 
 __all__ = ["BackwardSteps", "BackwardStepper", "descent_path", "DescentPlayground", "LOSSES"]
@@ -60,8 +61,7 @@ def _graph_nodes(roots):
 def _tracked_tensors(nodes):
     """The tensors whose ``.grad`` backward fills: leaves, then retain_grad() tensors."""
     leaves = [node.variable for node in nodes if isinstance(node, AccumulateGrad)]
-    retained = [ref() for node in nodes for _, ref in sorted((node._retained or {}).items())]
-    return leaves + [tensor for tensor in retained if tensor is not None]
+    return leaves + [tensor for node in nodes for tensor in retained_tensors(node)]
 
 
 def record_backward(root, gradient=None):
@@ -97,7 +97,7 @@ def record_backward(root, gradient=None):
                 tensor._grad = tensor._grad.detach().clone()
         grads = backward.starting_gradients((root,), (gradient,))
         with no_grad():
-            backward.run_backward([backward.edge_of(root)], grads, run_and_record)
+            backward.run_backward([edge_of(root)], grads, run_and_record)
     except RuntimeError as error:
         if "backward through the graph a second time" in str(error):
             raise RuntimeError("this graph's saved tensors were freed by an earlier "
@@ -111,7 +111,7 @@ def record_backward(root, gradient=None):
 
 
 def _values(array):
-    return "None" if array is None else viz._values(array)
+    return "None" if array is None else viz.values_text(array)
 
 
 NBSP = "\u00a0"  # a space that Graphviz measures and draws (as nothing), and never trims
@@ -159,9 +159,9 @@ class BackwardSteps:
         self.root = root
         self.start, self.steps, self.tracked = record_backward(root, gradient)
         self.position = 0
-        self._walk = viz._walk_graph((root,), names, show_saved=show_saved)
+        self._walk = viz.walk_graph((root,), names, show_saved=show_saved)
         self._base = self._walk.picture("TB")
-        named = viz._tensor_names(names)
+        named = viz.tensor_names(names)
         self.names = [named[id(t)][1][0] if id(t) in named else f"t{i}"
                       for i, t in enumerate(self.tracked)]
         self._ran_at = {id(step.node): k for k, step in enumerate(self.steps, 1)}
@@ -325,7 +325,7 @@ class BackwardSteps:
     def _draw(self, position):
         current = self.steps[position - 1].node if position else None
         boxes, arrows = self._boxes(position), self._arrows(position)
-        text = viz._tree(boxes, arrows)  # (shown without Graphviz: no padding)
+        text = viz.text_tree(boxes, arrows)  # (shown without Graphviz: no padding)
         # Every label drawn as big as it gets at any step (padded with invisible spaces):
         # Graphviz then lays out every step alike, and the picture keeps its size and shape.
         sizes = self._label_sizes()
