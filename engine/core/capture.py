@@ -6,6 +6,10 @@ the spine).
 walk as ``backward()`` (``backward.run_backward``), with ``Capture.run_node`` as what running
 a node means: it keeps the gradients that reach the inputs, and runs only the nodes on a
 path to one of them, as torch does.
+
+The two entry points, ``grad()`` and ``backward()``, are in ``backward.py``, which imports
+this file (so this one does not import the walk: ``Capture`` is handed the walk's
+``apply_formula``); here is what they do beyond the walk.
 """
 from ..fidelity import messages
 from .hooks import accumulate_into

@@ -393,5 +393,5 @@ def empty_preserving_layout(tensor, np_dtype=None):
     data = tensor._data
     np_dtype = data.dtype if np_dtype is None else np_dtype
     if is_plain_contiguous(tensor):
-        return wrap(np.empty(data.shape, np_dtype))  # the common case, kept fast
+        return wrap(np.empty(data.shape, np_dtype))  # row-major: numpy lays it out so itself
     return empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)
