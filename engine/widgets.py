@@ -27,7 +27,8 @@ import engine as torch
 from . import viz
 from .core import backward
 from .core.grad_mode import no_grad
-from .core.node import AccumulateGrad, SavedTensor
+from .core.hooks import retained_tensors
+from .core.node import AccumulateGrad, SavedTensor, edge_of
 from .core.tensor import Tensor, wrap
 
 __all__ = ["BackwardSteps", "BackwardStepper", "descent_path", "DescentPlayground", "LOSSES"]
@@ -60,8 +61,7 @@ def _graph_nodes(roots):
 def _tracked_tensors(nodes):
     """The tensors whose ``.grad`` backward fills: leaves, then retain_grad() tensors."""
     leaves = [node.variable for node in nodes if isinstance(node, AccumulateGrad)]
-    retained = [ref() for node in nodes for _, ref in sorted((node._retained or {}).items())]
-    return leaves + [tensor for tensor in retained if tensor is not None]
+    return leaves + [tensor for node in nodes for tensor in retained_tensors(node)]
 
 
 def record_backward(root, gradient=None):
@@ -97,7 +97,7 @@ def record_backward(root, gradient=None):
                 tensor._grad = tensor._grad.detach().clone()
         grads = backward.starting_gradients((root,), (gradient,))
         with no_grad():
-            backward.run_backward([backward.edge_of(root)], grads, run_and_record)
+            backward.run_backward([edge_of(root)], grads, run_and_record)
     except RuntimeError as error:
         if "backward through the graph a second time" in str(error):
             raise RuntimeError("this graph's saved tensors were freed by an earlier "

@@ -13,8 +13,8 @@ your forward pass that made it. With anomaly detection on:
   "Function 'DivBackward0' returned nan values in its 0th output.", after the same warning.
 
 The core calls in here at two places, and only while detection is on (``mode.anomaly`` is
-None otherwise, so it costs nothing when off): ``_build_node`` calls ``node_built``, and
-backward wraps its ``run_node`` with ``wrap``.
+None otherwise, so it costs nothing when off): ``core.node.connect``, which wires every
+node, calls ``node_built``, and backward wraps its ``run_node`` with ``wrap``.
 """
 import os
 import sys

@@ -8,8 +8,8 @@ gradients are undone of broadcasting (``sum_to``) and cast to its inputs' dtypes
 place, at the edge (``validated``), as PyTorch's engine does.
 
 What running a node means is passed in: ``run_node`` stores gradients into ``.grad``
-(``backward``), ``Capture.run_node`` returns those of chosen inputs (``autograd.grad``),
-and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
+(``backward``), ``Capture.run_node`` keeps those of chosen inputs (``autograd.grad``,
+``capture.py``), and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
 """
 import functools
 import heapq
@@ -17,9 +17,9 @@ import itertools
 import warnings
 
 from ..fidelity import dtypes, messages
-from ..fidelity.floating import quietly
+from . import capture
 from .grad_mode import mode, set_grad_enabled
-from .node import AccumulateGrad, gradient_edge, is_tensor
+from .node import AccumulateGrad, edge_of, gradient_edge, is_tensor
 
 
 # ====================================================================== the walk
@@ -109,115 +109,32 @@ def anomaly_checked(run_node):
 
 
 def run_node(node, grads, retain_graph):
-    """One node's turn in ``backward()``: its hooks, its formula, its gradients fixed."""
+    """One node's turn in ``backward()``: its hooks, its formula, its gradients fixed, what it
+    saved freed."""
     if grads is None:
         return (None,) * len(node.next_functions)
-    if node._pre_hooks or node._retained:
-        grads = run_tensor_hooks(node, grads)
+    if node._hooks is not None:  # hooks on its tensors, and retain_grad's (hooks.py)
+        grads = node._hooks.run_tensor_hooks(grads)
     return apply_formula(node, grads, retain_graph)
 
 
 def apply_formula(node, grads, retain_graph):
-    """The node's pre-hooks, its backward (a leaf's: into ``.grad``), then its hooks."""
-    for hook in node._node_pre_hooks or ():
-        grads = messages.hook_results(hook, grads, hook(tuple(grads)))
-    if node._node_pre_hooks and all(grad is None for grad in grads):  # (they dropped them)
-        return [None] * len(node.next_functions)
+    """The node's backward (a leaf's: into ``.grad``), its gradients fixed at the edge, then
+    what it saved freed; the node's own hooks, if any, run before and after its backward."""
+    hooks = node._hooks
+    if hooks is not None:
+        grads = hooks.run_pre_hooks(grads)
+        if grads is None:  # the pre-hooks dropped every gradient: the node does not run
+            return [None] * len(node.next_functions)
     if isinstance(node, AccumulateGrad):
-        node.backward(grads[0])
-        for hook in node._node_hooks or ():
-            hook((), tuple(grads))  # a leaf's node sends nothing on: grad_inputs is ()
-        return ()
-    input_grads = validated(node, node.backward(*grads))
-    for hook in node._node_hooks or ():
-        input_grads = messages.hook_results(hook, input_grads,
-                                            hook(tuple(input_grads), tuple(grads)))
+        input_grads = node.backward(grads[0])  # () : a leaf's node sends nothing on
+    else:
+        input_grads = validated(node, node.backward(*grads))
+    if hooks is not None:
+        input_grads = hooks.run_post_hooks(input_grads, grads)
     if not retain_graph:
         node._release()
     return input_grads
-
-
-def run_tensor_hooks(node, grads):
-    """Hooks registered with ``tensor.register_hook``, then ``retain_grad``'s capture."""
-    if node._pre_hooks:
-        for nr, hooks in node._pre_hooks.items():
-            for hook in list(hooks):
-                # (an unused output of a node with several gets None, as in torch)
-                grads[nr] = messages.hook_result(hook, grads[nr], hook(grads[nr]))
-    if node._retained:
-        for nr, reference in node._retained.items():
-            tensor = reference()
-            if tensor is not None and grads[nr] is not None:
-                accumulate_into(tensor, grads[nr])
-    return grads
-
-
-def accumulate_into(tensor, grad):
-    """``tensor.grad += grad``, or ``grad`` itself (a copy unless differentiable) the first time."""
-    if tensor._grad is None:
-        tensor._grad = grad if mode.grad_enabled else grad.detach().clone()
-    elif mode.grad_enabled:
-        tensor._grad = tensor._grad + grad
-    else:  # in place (inf - inf is nan, silently)
-        quietly(tensor._grad._data.__iadd__, grad._data)
-
-
-class Capture:
-    """``autograd.grad``: keep the gradients that reach ``inputs``; ``.grad`` stays untouched.
-
-    Only the nodes on a path to an input run, as in torch (``needed``).
-    """
-
-    def __init__(self, roots, inputs, retain_graph):
-        self.retain_graph = retain_graph
-        self.positions = {}  # (node, output_nr) -> the positions in ``inputs`` it answers
-        for position, tensor in enumerate(inputs):
-            self.positions.setdefault(edge_of(tensor), []).append(position)
-        self.targets = {node for node, _ in self.positions}
-        self.needed = needed_nodes(roots, self.targets)
-        self.results = [None] * len(inputs)
-
-    def run_node(self, node, grads):
-        if grads is None:
-            return (None,) * len(node.next_functions)
-        if node in self.targets:
-            grads = run_tensor_hooks(node, grads)
-            for nr, grad in enumerate(grads):
-                for position in self.positions.get((node, nr), ()):
-                    self.results[position] = grad
-        if node not in self.needed or isinstance(node, AccumulateGrad):
-            # on the way to no input: torch neither runs nor frees it
-            return (None,) * len(node.next_functions)
-        if node not in self.targets:
-            grads = run_tensor_hooks(node, grads)
-        return apply_formula(node, grads, self.retain_graph)
-
-
-def needed_nodes(roots, targets):
-    """The nodes from which a node in ``targets`` can be reached (post-order, explicit stack)."""
-    needed, seen = set(), set()
-    stack = [(node, False) for node in roots]
-    while stack:
-        node, children_done = stack.pop()
-        if children_done:
-            if any(n is not None and (n in targets or n in needed)
-                   for n, _ in node.next_functions):
-                needed.add(node)
-            continue
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.append((node, True))
-        stack.extend((n, False) for n, _ in node.next_functions
-                     if n is not None and n not in seen)
-    return needed
-
-
-def edge_of(tensor):
-    """The node (and output) whose gradient is ``tensor``'s: its grad_fn or its AccumulateGrad."""
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
-    return (tensor._grad_accumulator(), 0)
 
 
 # ====================================================================== at the edge
@@ -274,8 +191,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if grad_tensors is not None:
             raise RuntimeError(messages.GRAD_TENSORS_AND_VARIABLES)
         grad_tensors = grad_variables
-    outputs = _as_tuple(tensors)
-    grads = starting_gradients(outputs, _as_tuple(grad_tensors) or (None,) * len(outputs))
+    outputs = as_tuple(tensors)
+    grads = starting_gradients(outputs, as_tuple(grad_tensors) or (None,) * len(outputs))
     retain_graph = create_graph if retain_graph is None else retain_graph
     if create_graph:
         messages.warn_create_graph_cycle_once()
@@ -284,46 +201,36 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             run_backward([edge_of(t) for t in outputs], grads, anomaly_checked(
                 functools.partial(run_node, retain_graph=retain_graph)))
         return
-    inputs = _as_tuple(inputs)
+    # only into these tensors' .grad: the walk of autograd.grad, then stored (capture.py)
+    inputs = as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    found = _capture(outputs, grads, inputs, retain_graph, create_graph)
+    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph)
     with set_grad_enabled(create_graph):
-        for tensor, grad in zip(inputs, found):
-            if grad is None or tensor._retains_grad:  # (retain_grad stored it already)
-                continue
-            if tensor.grad_fn is None:  # a leaf: as backward() without inputs stores it
-                tensor._grad_accumulator().backward(grad)
-            else:
-                accumulate_into(tensor, grad)
+        capture.store_into_grad(inputs, found)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    outputs, inputs = as_tuple(outputs), as_tuple(inputs)
     retain_graph = create_graph if retain_graph is None else retain_graph
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_GRADS_NOT_ALLOW_UNUSED)
-    grads = starting_gradients(outputs, _as_tuple(grad_outputs) or (None,) * len(outputs))
-    for tensor in inputs:  # (after the outputs, as torch checks them)
-        if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    results = _capture(outputs, grads, inputs, retain_graph, create_graph)
-    for position, found in enumerate(results):
-        if found is None and not (materialize_grads or allow_unused):
-            raise RuntimeError(messages.unused_input(position))
-    if materialize_grads:
-        results = [_filled_like(t, 0) if g is None else g for t, g in zip(inputs, results)]
-    return tuple(results)
+    grads = starting_gradients(outputs, as_tuple(grad_outputs) or (None,) * len(outputs))
+    capture.check_differentiable(inputs)  # (after the outputs, as torch checks them)
+    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph)
+    return capture.returned(found, inputs, allow_unused, materialize_grads)
 
 
-def _capture(outputs, grads, inputs, retain_graph, create_graph):
+def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph):
+    """The walk from ``outputs``, keeping the gradients that reach ``inputs`` (capture.py)."""
     roots = [edge_of(t) for t in outputs]
-    capture = Capture([node for node, _ in roots], inputs, retain_graph)
+    keep = capture.Capture([node for node, _ in roots], inputs,
+                           functools.partial(apply_formula, retain_graph=retain_graph))
     with set_grad_enabled(create_graph):
-        run_backward(roots, grads, anomaly_checked(capture.run_node))
-    return capture.results
+        run_backward(roots, grads, anomaly_checked(keep.run_node))
+    return keep.results
 
 
 def starting_gradients(outputs, grad_outputs):
@@ -334,7 +241,7 @@ def starting_gradients(outputs, grad_outputs):
             raise RuntimeError(messages.no_grad_fn(index))
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
         if grad is None:
-            grads.append(_implicit_gradient(output))
+            grads.append(implicit_gradient(output))
             continue
         if not is_tensor(grad):
             raise TypeError("gradients can be either Tensors or None, but got "
@@ -346,22 +253,18 @@ def starting_gradients(outputs, grad_outputs):
     return grads
 
 
-def _implicit_gradient(output):
+def implicit_gradient(output):
     """``dy/dy = 1`` for a scalar output ``y``, laid out like ``y``."""
     if output._data.size != 1:
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
     if output._data.dtype.kind != "f":
         raise RuntimeError(messages.implicit_grad_dtype(output.dtype))
-    return _filled_like(output, 1)
+    ones = output._empty_like()
+    ones._data[...] = 1
+    return ones
 
 
-def _filled_like(tensor, value):
-    filled = tensor._empty_like()
-    filled._data[...] = value
-    return filled
-
-
-def _as_tuple(value):
+def as_tuple(value):
     if value is None:
         return None
     return (value,) if is_tensor(value) else tuple(value)

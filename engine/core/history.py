@@ -4,8 +4,8 @@
 changes its base too: the base's new history is a ``CopySlices`` node, which runs the
 op's node on the viewed region of the base's gradient. Views of that base recorded
 before the change then become pieces of the new base (``regenerate_view_history``,
-an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read: its
-memory's version changed since its node was set.
+an ``AsStridedBackward0`` node), which ``Tensor.grad_fn`` checks each time it is read
+(``update_view_grad_fn``): its memory's version changed since its node was set.
 
 Some views cannot be changed in place while anything requires grad, because their history
 could not be rewritten: a view made in no_grad or inference mode, one of the views an op
@@ -67,6 +67,16 @@ def rebase_history(tensor, node):
     base._requires_grad, base._output_nr = True, 0
     # the view is now a piece of the new base: its gradient goes through CopySlices
     regenerate_view_history(tensor)
+
+
+def update_view_grad_fn(view):
+    """Read by ``Tensor.grad_fn`` for a view: after an in-place change of its memory since
+    its node was set (through the base or another view), the view is now a piece of its
+    base, and gets a node that says so. torch too does it only when the view's grad_fn is
+    read, and raises then (a view made in no_grad mode ...)."""
+    if not view._inference and view._attr_version != view._version and \
+            (view._grad_fn is not None or view._base._requires_grad):
+        regenerate_view_history(view)
 
 
 def regenerate_view_history(view):

@@ -17,23 +17,9 @@ import numpy as np
 
 from ..fidelity import messages
 from ..fidelity.floating import quietly
-from ..fidelity.scalars import number_as_tensor
 from .grad_mode import mode
-
-_sequence = itertools.count()  # creation order: a node always comes after its inputs' nodes
-
-
-def connect(node, edges, input_meta):
-    """A node made by hand, not by ``record`` (CopySlices, a custom Function's): its edges,
-    its inputs' shapes and dtypes, its place in creation order."""
-    node.next_functions, node._input_meta, node._sequence_nr = edges, input_meta, next(_sequence)
-    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
-        mode.anomaly.node_built(node)
-    return node
-
-
-def is_tensor(value):
-    return hasattr(value, "_data")
+from .hooks import add_hook, hooks_of
+from .saved import saved_attribute
 
 
 class SavedTensor:
@@ -61,7 +47,7 @@ class Node:
     receives that input's gradient (``None`` for inputs that need none). A subclass
     lists the tensors it saves in ``_saved_names`` (torch's names: ``self``, ``other``)
     and declares the other values its backward reads as annotations (``dim: int``);
-    both can be read back as ``node._saved_<name>``, as in torch.
+    both can be read back as ``node._saved_<name>``, as in torch (``saved.py``).
     """
 
     num_outputs = 1
@@ -70,10 +56,7 @@ class Node:
     # Defaults on the class keep making a node cheap (one per recorded op).
     _saved = ()            # SavedTensor objects (numbers as they are), as _saved_names says
     _released = False
-    _pre_hooks = None      # tensor hooks: {output_nr: [fn(grad) -> grad or None]}
-    _retained = None       # {output_nr: weakref to a tensor that called retain_grad()}
-    _node_pre_hooks = None
-    _node_hooks = None
+    _hooks = None          # hooks registered on this node or its tensors (hooks.py)
     _metadata = None
     next_functions = ()
     _input_meta = ()       # (shape, dtype) of each input, to check returned gradients
@@ -82,8 +65,8 @@ class Node:
         super().__init_subclass__(**kwargs)
         declared = set(cls.__dict__.get("__annotations__", ()))
         cls._state = frozenset(declared | cls._state)
-        for name in (*cls.__dict__.get("_saved_names", ()), *declared):
-            setattr(cls, "_saved_" + name, property(lambda node, n=name: node._saved_value(n)))
+        for name in (*cls.__dict__.get("_saved_names", ()), *declared):  # as torch shows them
+            setattr(cls, "_saved_" + name, saved_attribute(name))
 
     @property
     def metadata(self):
@@ -132,53 +115,19 @@ class Node:
             return tensor._as_output_of(self)
         return tensor
 
-    def _saved_value(self, name):
-        """``node._saved_<name>``: a saved tensor (a saved number shows as a 0-d tensor), or a
-        declared value."""
-        if name in type(self)._saved_names:
-            if self._released:
-                raise RuntimeError(messages.SECOND_BACKWARD)  # backward freed them
-            saved = self._saved[type(self)._saved_names.index(name)]
-            if isinstance(saved, (int, float)):
-                return number_as_tensor(saved, tensor_type)
-            return self._unpack(saved)
-        if name in type(self)._state:
-            return getattr(self, name)
-        raise AttributeError(f"'{self.name()}' object has no attribute '_saved_{name}'")
-
     def _release(self):
         """Free the saved tensors (after backward without retain_graph)."""
         if self._saved:
             self._saved = ()
             self._released = True
 
-    # ------------------------------------------------------------ hooks
     def register_hook(self, hook):
         """``hook(grad_inputs, grad_outputs)`` runs after this node; it may replace grad_inputs."""
-        if self._node_hooks is None:
-            self._node_hooks = []
-        self._node_hooks.append(hook)
-        return RemovableHandle(self._node_hooks, hook)
+        return add_hook(hooks_of(self).post_hooks, hook)
 
     def register_prehook(self, hook):
         """``hook(grad_outputs)`` runs before this node; it may replace grad_outputs."""
-        if self._node_pre_hooks is None:
-            self._node_pre_hooks = []
-        self._node_pre_hooks.append(hook)
-        return RemovableHandle(self._node_pre_hooks, hook)
-
-    def _add_tensor_hook(self, output_nr, hook):
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        hooks = self._pre_hooks.setdefault(output_nr, [])
-        hooks.append(hook)
-        return RemovableHandle(hooks, hook)
-
-    def _retain_output(self, output_nr, reference):
-        """retain_grad(): keep the gradient of this output on the tensor ``reference`` names."""
-        if self._retained is None:
-            self._retained = {}
-        self._retained[output_nr] = reference
+        return add_hook(hooks_of(self).pre_hooks, hook)
 
 
 class AccumulateGrad(Node):
@@ -211,17 +160,6 @@ class AccumulateGrad(Node):
         return ()
 
 
-class RemovableHandle:
-    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
-
-    def __init__(self, hooks, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self):
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-
 def _owned_copy(grad, variable):
     """``grad`` in memory of its own, laid out like ``variable`` (no view of another tensor)."""
     result = variable._empty_like(grad._data.dtype)
@@ -231,20 +169,50 @@ def _owned_copy(grad, variable):
     return result
 
 
-tensor_type = None  # the Tensor class: core/tensor.py sets it (it imports this module)
-
-
 # ====================================================================== recording
+creation_order = itertools.count()  # a node's number: it always comes after its inputs' nodes
+
+
+def connect(node, edges, input_meta):
+    """Wire ``node`` into the graph: its ``edges`` (``next_functions``), its inputs' shapes
+    and dtypes (``input_meta``), its place in creation order.
+
+    Every node is wired here: ``record``'s and ``new_node``'s, CopySlices, a custom
+    Function's, and those of ``ops/fastpath.py``.
+    """
+    node.next_functions, node._input_meta = edges, input_meta
+    node._sequence_nr = next(creation_order)
+    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
+        mode.anomaly.node_built(node)
+    return node
+
+
+def is_tensor(value):
+    return hasattr(value, "_data")
+
+
 def gradient_edge(value):
     """Where the gradient of ``value`` goes: its grad_fn, its AccumulateGrad, or nowhere."""
-    if not getattr(value, "_requires_grad", False):  # (numbers have none; the property is slower)
+    if not getattr(value, "_requires_grad", False):  # (a number has no such attribute)
         return (None, 0)
-    node = value._grad_fn if value._base is None else value.grad_fn  # (the property: views)
+    node = value.grad_fn
     if node is not None:
         return (node, value._output_nr)
     if value._creation_meta is not None and value._base._requires_grad:
         return (None, 0)  # a view made in no_grad mode requires grad as its base, yet leads nowhere
     return (value._grad_accumulator(), 0)
+
+
+def edge_of(tensor):
+    """The node (and output) whose gradient is ``tensor``'s: its grad_fn or its AccumulateGrad."""
+    if tensor.grad_fn is not None:
+        return (tensor.grad_fn, tensor._output_nr)
+    return (tensor._grad_accumulator(), 0)
+
+
+# ``(shape, dtype)``, one tuple for every node that keeps these: fewer new objects for Python's
+# garbage collector, which passes over each of them while a graph lives
+shared_meta = functools.lru_cache(maxsize=1024)(lambda shape, dtype: (shape, dtype))
 
 
 def record(node_class, results, inputs, saved=(), saved_output=False, **state):
@@ -259,18 +227,16 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     if not mode.recording:
         return results
     for value in inputs:
-        if getattr(value, "_requires_grad", False):  # (the property is slower; this is hot)
+        if getattr(value, "_requires_grad", False):
             break
     else:
-        return results  # nothing to record: the common case stays cheap
-    node = _build_node(node_class, inputs, saved, state)
+        return results  # no input requires grad: nothing to record
+    node = build_node(node_class, inputs, saved, state)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
         if output is not None and output._data.dtype.kind == "f":
-            output._grad_fn, output._requires_grad = node, True  # (the grad_fn setter inline)
-            if output._base is not None:  # a view notes its memory's version, as the setter does
-                output._attr_version = output._vc.value
-            if output_nr:
+            output.grad_fn, output._requires_grad = node, True
+            if output_nr:  # (0, the first output, is the default)
                 output._output_nr = output_nr
     if saved_output:
         node._saved = node._saved + (SavedTensor(outputs[0], True),)
@@ -279,38 +245,27 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
 
 def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
-    for value in inputs if mode.recording else ():
-        if getattr(value, "_requires_grad", False):
-            return _build_node(node_class, inputs, saved, state)
+    if mode.recording and any(getattr(value, "_requires_grad", False) for value in inputs):
+        return build_node(node_class, inputs, saved, state)
     return None
 
 
-# ``(shape, dtype)``, one tuple for every node that keeps these: fewer new objects for Python's
-# garbage collector, which passes over each of them while a graph lives
-shared_meta = functools.lru_cache(maxsize=1024)(lambda shape, dtype: (shape, dtype))
-
-
-def _build_node(node_class, inputs, saved, state):
+def build_node(node_class, inputs, saved, state):
     """The node of ``record`` and ``new_node``, once they know some input requires grad."""
-    node = node_class()
-    edges, meta = [], []  # (one loop for both: this runs for every recorded op)
+    edges, metas = [], []  # per input: where its gradient goes, its (shape, dtype)
     for value in inputs:
-        data = getattr(value, "_data", None)  # a tensor's numpy data; None for a number
-        if data is not None and value._requires_grad and value._base is None:  # (inline: hot)
-            edges.append((value._grad_fn, value._output_nr) if value._grad_fn is not None
-                         else (value._grad_accumulator(), 0))
-        else:  # a number, a tensor that needs no gradient, a view
-            edges.append(gradient_edge(value))
-        meta.append(None if data is None else shared_meta(data.shape, data.dtype))
-    node.next_functions, node._input_meta, node._sequence_nr = tuple(edges), tuple(meta), \
-        next(_sequence)
+        edges.append(gradient_edge(value))
+        data = getattr(value, "_data", None)  # None for a number
+        metas.append(None if data is None else shared_meta(data.shape, data.dtype))
+    node = connect(node_class(), tuple(edges), tuple(metas))
     if saved:
-        node._saved = tuple([SavedTensor(kept, False) if hasattr(kept, "_data") else kept
+        node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept) else kept
                              for kept in saved])
+        if any(isinstance(kept, (int, float)) for kept in saved):
+            # a number is kept as it is; node._saved_<name> shows it as a tensor of this class
+            node._tensor_type = next(type(value) for value in inputs if is_tensor(value))
     for name, value in state.items():
         if name not in node_class._state:
             raise TypeError(f"{node_class.__name__} does not declare '{name}'")
         setattr(node, name, value)
-    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
-        mode.anomaly.node_built(node)
     return node

@@ -17,10 +17,9 @@ from ..fidelity import dtypes, messages, printing
 from ..fidelity.layout import (UntypedStorage, contiguous_strides, is_non_overlapping_and_dense,
                                preserved_strides, strided_array, strides_are_contiguous)
 from ..fidelity.size import CPU, Size, dim_index
-from . import backward as _backward
-from . import history as _history
-from . import node as _node
+from . import backward, hooks, history
 from .grad_mode import mode
+from .node import AccumulateGrad
 
 
 class _VersionCounter:
@@ -205,12 +204,10 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that made this tensor (``MulBackward0`` ...); None for a leaf."""
-        base = self._base
-        if base is not None and not self._inference and self._attr_version != self._version and \
-                (self._grad_fn is not None or base._requires_grad):
-            # An in-place change of its memory since this view was recorded (through the
-            # base or another view): the view is now a piece of the base, as in torch.
-            _history.regenerate_view_history(self)
+        if self._base is not None:
+            # a view's node is brought up to date when read, after an in-place change of its
+            # memory: torch does it lazily too, and raises its errors at that moment
+            history.update_view_grad_fn(self)
         return self._grad_fn
 
     @grad_fn.setter
@@ -253,26 +250,15 @@ class Tensor:
 
     def retain_grad(self):
         """Keep ``.grad`` on this non-leaf tensor after backward (leaves always keep it)."""
-        if not self.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
-        self.grad_fn._retain_output(self._output_nr, weakref.ref(self))
-        self._retains_grad = True
+        hooks.retain_grad(self)
 
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; it may return another."""
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
-        # a leaf's hooks live on its AccumulateGrad node: the leaf keeps that node from now on
-        self._hooked_accumulator = self._grad_accumulator()
-        return self._hooked_accumulator._add_tensor_hook(0, hook)
+        return hooks.register_tensor_hook(self, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""
-        _backward.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        backward.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """The same memory and version counter, cut from the graph (requires_grad False)."""
@@ -295,7 +281,7 @@ class Tensor:
         """This leaf's AccumulateGrad node (the same one while a graph or a hook holds it)."""
         node = None if self._accumulator is None else self._accumulator()
         if node is None:
-            node = _node.AccumulateGrad()
+            node = AccumulateGrad()
             node.variable = self
             # weak, as in torch: the node holds this tensor, and a strong reference back
             # would make a cycle that only the garbage collector frees
@@ -342,8 +328,6 @@ class Tensor:
     def __format__(self, format_spec):
         return printing.tensor_format(self, format_spec)
 
-
-_node.tensor_type = Tensor  # (a node shows a saved number as a 0-d tensor)
 
 # ---------------------------------------------------------------- making tensors
 _new_tensor = object.__new__
@@ -409,5 +393,5 @@ def empty_preserving_layout(tensor, np_dtype=None):
     data = tensor._data
     np_dtype = data.dtype if np_dtype is None else np_dtype
     if is_plain_contiguous(tensor):
-        return wrap(np.empty(data.shape, np_dtype))  # the common case, kept fast
+        return wrap(np.empty(data.shape, np_dtype))  # row-major: numpy lays it out so itself
     return empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)

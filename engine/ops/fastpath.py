@@ -6,8 +6,9 @@ only runs them quicker in their most common case (both operands float32, or both
 tensors), where the general op comes down to ``ufunc(x, y)``, a result laid out as
 ``common.elementwise`` lays it out, and ``record``'s node. Anything else (numbers, mixed or
 other dtypes, operands that do not broadcast, ``alpha=``) goes to the general op. The node
-is ``core.node._build_node``'s, filled in the same order; tests/ops/test_fast_paths.py checks
-results, nodes and errors against the general path.
+is ``record``'s: the same edges, input shapes and saved tensors, wired by the same
+``core.node.connect``; tests/ops/test_fast_paths.py checks results, nodes and errors against
+the general path.
 
 Why: each Python call and each generic step (``record``'s loops over ``inputs``,
 ``outputs`` and ``**state``) costs about as much as numpy's own work on a small tensor, and
@@ -16,14 +17,12 @@ Why: each Python call and each generic step (``record``'s loops over ``inputs``,
 import numpy as np
 
 from ..fidelity.floating import silent_runner
-from ..core import node as _node
 from ..core.grad_mode import mode
-from ..core.node import SavedTensor, gradient_edge, shared_meta
+from ..core.node import SavedTensor, connect, gradient_edge, shared_meta
 from ..core.tensor import Tensor, wrap
 from .common import wrap_like_operands
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_sequence = _node._sequence  # (the creation order every node shares)
 
 
 def binary(general, ufunc, node_class, saved=None, alpha=False):
@@ -51,30 +50,21 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
         else:
             result = wrap(result)
         if mode.recording and (input._requires_grad or other._requires_grad):
-            result._grad_fn = _node_for(node_class, input, other, x, y, saved, alpha)
-            result._requires_grad = True
+            # record's node, built here (one call fewer): its edges, inputs' shapes, saved values
+            meta = shared_meta(x.shape, x.dtype)
+            node = connect(node_class(), (_edge(input), _edge(other)),
+                           (meta, meta if y.shape == x.shape else shared_meta(y.shape, y.dtype)))
+            if saved is not None:
+                node._saved = tuple([SavedTensor(kept, False) if kept is not None else None
+                                     for kept in saved(input, other)])
+            if alpha:
+                node.alpha = 1
+            result._grad_fn, result._requires_grad = node, True
         return result
 
     op.__name__ = op.__qualname__ = general.__name__
     op.__doc__ = general.__doc__
     return op
-
-
-def _node_for(node_class, input, other, x, y, saved, alpha):
-    """``record``'s node for an op on the tensors ``input`` and ``other`` (data ``x``, ``y``)."""
-    node = node_class()
-    node.next_functions = (_edge(input), _edge(other))
-    meta = shared_meta(x.shape, x.dtype)
-    node._input_meta = (meta, meta if y.shape == x.shape else shared_meta(y.shape, y.dtype))
-    node._sequence_nr = next(_sequence)
-    if saved is not None:
-        node._saved = tuple([SavedTensor(kept, False) if kept is not None else None
-                             for kept in saved(input, other)])
-    if alpha:
-        node.alpha = 1
-    if mode.anomaly:  # anomaly detection: the node remembers where the forward pass made it
-        mode.anomaly.node_built(node)
-    return node
 
 
 def _edge(value):

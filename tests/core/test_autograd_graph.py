@@ -584,6 +584,9 @@ SAVED = {
     "unsqueeze": "x.unsqueeze(0)", "permute": "x.permute(1, 0)", "expand": "v.expand(2, 3)",
     "squeeze dim": "x.unsqueeze(0).squeeze(0)", "squeeze dims": "x.unsqueeze(0).squeeze((0,))",
     "squeeze": "x.unsqueeze(0).squeeze()", "t": "x.t()",
+    # a number the node keeps as it is, shown as torch keeps it (a 0-d tensor)
+    "mul number": "x * 2", "number mul": "3 * x", "div number": "x / 4",
+    "parameter mul number": "m.nn.Parameter(w) * 5",
 }
 ATTRIBUTES = ["_saved_self", "_saved_other", "_saved_result", "_saved_exponent", "_saved_dim",
               "_saved_keepdim", "_saved_self_sym_sizes", "_saved_dim0", "_saved_dim1",

@@ -130,12 +130,12 @@ KNOWN = [
           difference="abs's second derivative"),
     Known("retain_grad: torch keeps a row-major copy of the gradient (then old + new); the "
           "engine keeps the gradient itself under create_graph (sharing its memory with what "
-          "autograd.grad returns) and its layout otherwise (engine/core/backward.py, "
-          "run_tensor_hooks: the core is at its 900-line budget)", DOCUMENTED, ("gradient",),
+          "autograd.grad returns) and its layout otherwise (engine/core/hooks.py, "
+          "accumulate_into)", DOCUMENTED, ("gradient",),
           torch=r"^$", difference="retain_grad"),
     Known("retain_grad then an in-place change: torch moves the retained gradient to the "
           "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
-          "overwritten region gets 0 (engine/core/history.py rebase_history; core budget)",
+          "overwritten region gets 0 (engine/core/history.py rebase_history)",
           DOCUMENTED, ("gradient",), statement=r"backward",
           difference="retain_grad"),
     Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
