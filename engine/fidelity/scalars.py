@@ -65,6 +65,13 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 def number_as_tensor(number, tensor_type):
     """A Python number operand as torch keeps it for a node: a 0-d tensor of ``tensor_type``
-    (the engine's Tensor, passed in: float32 for a float, int64 for an int)."""
-    np_dtype = dtypes.scalar_dtype(number).numpy_dtype
+    (the engine's Tensor, passed in). torch wraps it as a "wrapped number", whose dtype is the
+    widest of its kind (float64 for a float, whatever the default dtype; int64; bool): the
+    operation still computes in the other operand's dtype."""
+    if isinstance(number, (bool, np.bool_)):
+        np_dtype = np.dtype(np.bool_)
+    elif isinstance(number, (float, np.floating)):
+        np_dtype = np.dtype(np.float64)
+    else:
+        np_dtype = np.dtype(np.int64)
     return tensor_type._from_numpy_array(np.array(number, np_dtype))

@@ -587,6 +587,8 @@ SAVED = {
     # a number the node keeps as it is, shown as torch keeps it (a 0-d tensor)
     "mul number": "x * 2", "number mul": "3 * x", "div number": "x / 4",
     "parameter mul number": "m.nn.Parameter(w) * 5",
+    "mul float": "x * 2.5", "div float": "x / 0.1", "float sub": "1.5 - x",
+    "mul bool": "x * True", "add float alpha": "x.add(2.5, alpha=2)",
 }
 ATTRIBUTES = ["_saved_self", "_saved_other", "_saved_result", "_saved_exponent", "_saved_dim",
               "_saved_keepdim", "_saved_self_sym_sizes", "_saved_dim0", "_saved_dim1",
