@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from .core.hooks import retained_tensors
 from .core.node import AccumulateGrad, Node, SavedTensor
 from .core.tensor import Tensor
 
@@ -410,8 +411,7 @@ def _retained_tensors(node, candidates):
     tensors and the roots) are those whose grad_fn is ``node``.
     """
     if isinstance(node, Node):
-        tensors = [ref() for _, ref in sorted((node._retained or {}).items())]
-        return [tensor for tensor in tensors if tensor is not None]
+        return retained_tensors(node)
     found = {id(t): t for t in candidates if t.retains_grad and t.grad_fn is node}
     return sorted(found.values(), key=lambda tensor: tensor.output_nr)
 
