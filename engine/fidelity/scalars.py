@@ -26,8 +26,8 @@ def checked_scalar(value, np_dtype, check_half=True):
     kind = np_dtype.kind
     if kind == "b":
         return np.bool_(value != 0)
-    if isinstance(value, int) and value >= 2**64:
-        raise OverflowError("int too big to convert")
+    if isinstance(value, int):
+        check_int_argument(value)
     if kind == "f" and np_dtype.itemsize == 2 and not check_half:
         with np.errstate(over="ignore"):
             return np.float32(value).astype(np.float16)  # through float, as torch converts
@@ -40,6 +40,14 @@ def checked_scalar(value, np_dtype, check_half=True):
     elif kind == "i":
         value = int(value)  # C casts truncate toward zero
     return np_dtype.type(value)
+
+
+def check_int_argument(value):
+    """torch reads a Python int argument as an int64 or, failing that, a uint64: an int that
+    is neither is refused before anything else happens."""
+    if not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
 
 
 def _fits_float(value, np_dtype):

@@ -11,16 +11,16 @@ from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
-from ..fidelity.scalars import checked_scalar
+from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
-                     operand_type_error, operands_broadcast_shape, promote_operands,
-                     require_tensors, scalar_value, takes_out, two_numbers_allowed,
-                     wrap_elementwise, zero_gradient_like)
+                     number_argument, operand_type_error, operands_broadcast_shape,
+                     promote_operands, require_tensors, scalar_value, takes_out,
+                     two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -61,6 +61,7 @@ def _add_scaled(a, b, alpha, common, subtract=False):
 @takes_out
 def add(input, other, *, alpha=1):
     """out = input + alpha * other"""
+    alpha = number_argument(alpha, "add", "alpha")
     a, b, common = promote_operands(input, other, "add")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
         result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
@@ -82,6 +83,7 @@ class AddBackward0(Node):
 @takes_out
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
+    alpha = number_argument(alpha, "sub", "alpha")
     if is_bool(input) or is_bool(other):  # torch refuses bool on either side
         raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)
@@ -457,14 +459,21 @@ def _integer_power(base, exponent):
     return np.where(negative, small, result).astype(result.dtype)
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _pow_scalar_exponent(input, exponent):
     """tensor ** number: torch's special cases make 2, 3, 0.5, -1 ... exact."""
     exponent = scalar_value(exponent)
     if not isinstance(exponent, PYTHON_NUMBERS):
         raise operand_type_error("pow", exponent, 2, "exponent")
     data = input._data
+    if exponent.__class__ is builtins.int:
+        check_int_argument(exponent)
     if data.dtype.kind in "biu" and not isinstance(exponent, builtins.float) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if exponent.__class__ is builtins.int and data.dtype.kind in "biu":
+        checked_scalar(exponent, _INT64)  # an integer tensor's kernel reads it as an int64
     common = result_type(input, exponent).numpy_dtype
     if exponent == 0:
         return wrap_elementwise(np.ones_like(data, common), data)
@@ -639,6 +648,8 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     for bound in bounds:
         if not isinstance(bound, PYTHON_NUMBERS):
             raise invalid_arguments_error("clamp", input, *bounds, first_is_self=True)
+        if bound.__class__ is builtins.int:
+            check_int_argument(bound)
     # a float tensor keeps its dtype; an integer one is promoted by float bounds
     common = data.dtype if data.dtype.kind == "f" else result_type(input, *bounds).numpy_dtype
     if common.kind == "b":
@@ -811,6 +822,8 @@ def lerp(input, end, weight):
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise not_implemented_for(f"lerp_kernel_{kind}", np_dtype)
     compute = _opmath(np_dtype)
+    if not isinstance(weight, Tensor):
+        checked_scalar(w, compute)  # a number weight that does not fit is refused
     a, b = input._data.astype(compute), end._data.astype(compute)
     w = np.asarray(w, compute)
     with np.errstate(all="ignore"):
@@ -847,6 +860,7 @@ class LerpBackward1(Node):
 
 def _addc_operands(name, input, tensor1, tensor2, value):
     """The three operands' data in their common dtype, that dtype, and ``value`` in it."""
+    value = number_argument(value, name, "value")
     for position, (argument, t) in enumerate((("input", input), ("tensor1", tensor1),
                                               ("tensor2", tensor2)), 1):
         if not isinstance(t, Tensor):
@@ -856,7 +870,9 @@ def _addc_operands(name, input, tensor1, tensor2, value):
     if name == "addcdiv" and common.kind != "f":  # (torch refuses that before the shapes)
         raise RuntimeError(messages.ADDCDIV_OF_INTEGERS)
     operands_broadcast_shape(x, a, b)
-    return x, a, b, common, scalar_value(value)
+    # (float16 computes in float32: a value too big for float16 is not refused, it gives inf)
+    checked_scalar(value, _opmath(common))
+    return x, a, b, common, value
 
 
 @takes_out

@@ -474,7 +474,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     default = _fill_dtype(fill_value, "full")
 
     def make_array(shape, np_dtype):
-        return np.full(shape, checked_scalar(fill_value, np_dtype), np_dtype)
+        # torch fills with fill_, which sets one element of float16 as a float, unchecked
+        value = checked_scalar(fill_value, np_dtype, check_half=math.prod(shape) != 1)
+        return np.full(shape, value, np_dtype)
 
     return _filled(make_array, size_from_args((size,), "full"), out, dtype, _or_default(device),
                    requires_grad, "full", default)
@@ -510,7 +512,7 @@ def _like(input, fill, dtype, device, requires_grad, name, memory_format):
     # torch's preserve_format (the default) keeps the layout (strides) of a dense input
     result = empty_in_format(input, np_dtype, check_memory_format(memory_format, name))
     if fill is not None:
-        result._data[...] = checked_scalar(fill, np_dtype)
+        result._data[...] = checked_scalar(fill, np_dtype, check_half=result._data.size != 1)
     return finish_factory(result, requires_grad, device)
 
 

@@ -102,14 +102,18 @@ def write_inplace(tensor, result, where=True):
         raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
     if not dtypes.can_cast(result.dtype, tensor.dtype):
-        raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
-                           f"desired output type {scalar_type_name[tensor.dtype]}")
+        raise RuntimeError(_cast_refused(result.dtype, scalar_type_name[tensor.dtype]))
     check_inplace(tensor, result)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe", where=where)
     _saved_output_is_now(tensor, result.grad_fn)
     return tensor
+
+
+def _cast_refused(result_dtype, output_name):
+    return (f"result type {scalar_type_name[result_dtype]} can't be cast to the desired output "
+            f"type {output_name}")
 
 
 def _saved_output_is_now(tensor, node):
@@ -142,8 +146,16 @@ def in_place(function):
 
 def cast_refused_in_cpp_names(method):
     """``x.clamp_(min=0.5)`` of an integer x: torch's clamp kernels with number bounds name
-    the dtype they cannot write as C++ does ("long int"), other in-place ops as "Long"."""
+    the dtype they cannot write as C++ does ("long int"), other in-place ops as "Long"; and
+    they refuse it before converting the bounds (``x.clamp_(1e39)`` is refused for its dtype,
+    not for a bound too big for float32)."""
     def clamp_(self, *args, **kwargs):
+        bounds = [v for v in (*args, *kwargs.values()) if v is not None]
+        if isinstance(self, Tensor) and bounds and builtins.all(
+                isinstance(v, (builtins.bool, builtins.int, builtins.float)) for v in bounds):
+            common = dtypes.result_type(self, *bounds)
+            if not dtypes.can_cast(common, self.dtype):
+                raise RuntimeError(_cast_refused(common, CPP_TYPE_NAMES[self._data.dtype.name]))
         try:
             return method(self, *args, **kwargs)
         except RuntimeError as error:
