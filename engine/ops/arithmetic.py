@@ -818,6 +818,11 @@ def lerp(input, end, weight):
                                f"got dtype {CPP_TYPE_NAMES[value._data.dtype.name]}")
     w = weight._data if isinstance(weight, Tensor) else scalar_value(weight)
     operands_broadcast_shape(input._data, end._data, w)  # (torch checks shapes before the kernel)
+    if isinstance(weight, Tensor):
+        # a 0-d weight of another dtype takes part in type promotion (int ends and a float
+        # weight compute in float), and is converted to the result's dtype first
+        np_dtype = result_type(input, end, weight).numpy_dtype
+        w = w.astype(np_dtype)
     if np_dtype.kind != "f":
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise not_implemented_for(f"lerp_kernel_{kind}", np_dtype)
@@ -825,7 +830,8 @@ def lerp(input, end, weight):
     if not isinstance(weight, Tensor):
         checked_scalar(w, compute)  # a number weight that does not fit is refused
     a, b = input._data.astype(compute), end._data.astype(compute)
-    w = np.asarray(w, compute)
+    with np.errstate(over="ignore"):
+        w = np.asarray(w, compute)
     with np.errstate(all="ignore"):
         diff = b - a
         # torch rounds once and starts from the nearer end: exact at weight 0 and 1

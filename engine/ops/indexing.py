@@ -627,26 +627,36 @@ class GatherBackward0(Node):
 
 
 def _scatter_checks(name, input, dim, index, src):
+    """torch's scatter_meta_impl: the dim, the dtypes, then (for a non-empty index) the
+    shapes, in torch's order."""
     index = _index_argument(name, index)
     dim = wrap_dim(dim, input._data.ndim)
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    where = _as_1d(index._data)
+    if not where.size:
+        return dim, where  # (nothing is written: no shape checks, a number is not converted)
     if _nonempty_ndim(index) != _nonempty_ndim(input):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    where, target = _as_1d(index._data), _as_1d(input._data)
+    target = _as_1d(input._data)
     too_big = builtins.any(d != dim and n > m
                            for d, (n, m) in enumerate(zip(where.shape, target.shape)))
     if isinstance(src, Tensor):
-        if src._data.ndim:  # (torch reads src's size along dim; a 0-d src has size 1)
-            wrap_dim(dim, src._data.ndim)
+        if not too_big:
+            for d, n in enumerate(where.shape):
+                # (torch reads src's size along each of self's dimensions: IndexError past its
+                # last one; a 0-d src has size 1)
+                if n > (src._data.shape[wrap_dim(d, src._data.ndim)] if src._data.ndim else 1):
+                    too_big = True
+                    break
         if _nonempty_ndim(index) != _nonempty_ndim(src):
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
-        if too_big or builtins.any(n > m for n, m in zip(where.shape, _as_1d(src._data).shape)):
+        if too_big:
             raise RuntimeError(f"Expected index {shape_text(index._data.shape)} to be no larger "
                                f"than self {shape_text(input._data.shape)} apart from dimension "
                                f"{dim} and to be no larger size than src "
                                f"{shape_text(src._data.shape)}")
-        if src._data.dtype != input._data.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     elif too_big:
         raise RuntimeError(f"Expected index {shape_text(index._data.shape)} to be no larger than "
                            f"self {shape_text(input._data.shape)} apart from dimension {dim}")
