@@ -153,12 +153,21 @@ def _promotion_name(d):
     return "UInt64" if d is _uint64 else scalar_type_name[d]
 
 
+def check_int_argument(value):
+    """torch reads a Python int argument as an int64 or, failing that, a uint64: an int that
+    is neither is refused before anything else happens."""
+    if not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
+
+
 def scalar_dtype(value):
     """The dtype torch gives a Python number that takes part in an operation."""
     cls = value.__class__
     if cls is builtins_bool:
         return bool
     if cls is builtins_int:
+        check_int_argument(value)
         return int64 if value < 2**63 else _uint64
     if cls is builtins_float:
         return _default[0]

@@ -84,6 +84,9 @@ class AddBackward0(Node):
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
     alpha = number_argument(alpha, "sub", "alpha")
+    for operand in (input, other):
+        if operand.__class__ is builtins.int:
+            check_int_argument(operand)  # (torch parses its arguments before the bool check)
     if is_bool(input) or is_bool(other):  # torch refuses bool on either side
         raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)
@@ -810,6 +813,8 @@ def lerp(input, end, weight):
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)
             and isinstance(weight, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
         raise invalid_arguments_error("lerp", input, end, weight, first_is_self=True)
+    if weight.__class__ is builtins.int:
+        check_int_argument(weight)  # (parsing the arguments comes first)
     np_dtype = input._data.dtype
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
@@ -894,7 +899,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         values = _fused(scaled, b.astype(compute), x.astype(compute), common)
     else:
         with np.errstate(over="ignore"):  # integers wrap around, value is truncated
-            values = x + common.type(value) * a * b
+            values = x + checked_scalar(value, common) * a * b
     result = wrap_elementwise(np.asarray(values, common), x, a, b)
     return record(AddcmulBackward0, result, (input, tensor1, tensor2),
                   saved=(kept_for(tensor2, tensor1), kept_for(tensor1, tensor2)), value=value)

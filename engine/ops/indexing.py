@@ -689,8 +689,7 @@ def scatter(input, dim, index, src=None, *, value=None):
         src = value
     if src is None:
         raise invalid_arguments_error("scatter", input, dim, index, first_is_self=True)
-    if not isinstance(src, Tensor) and not isinstance(src, (builtins.int, builtins.float,
-                                                            builtins.bool, np.number)):
+    if not isinstance(src, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("scatter", input, dim, index, src, first_is_self=True)
     dim, where = _scatter_checks("scatter", input, dim, index, src)
     result = _scattered(input, dim, where, src, accumulate=False)

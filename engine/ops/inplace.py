@@ -5,11 +5,11 @@ import builtins
 
 import numpy as np
 
-from ..fidelity import dtypes, fused_axpy
+from ..fidelity import dtypes, fused_axpy, messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
-from ..fidelity.scalars import checked_scalar
+from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.grad_mode import mode, no_grad
 from ..core.history import check_inplace, rebase_history
@@ -138,7 +138,9 @@ def in_place(function):
             if not str(error).startswith(name + "("):
                 raise
             raise TypeError(name + "_" + str(error)[len(name):]) from None
-        except NotImplementedError:
+        except NotImplementedError as error:
+            if str(error) in (messages.SUB_A_BOOL, messages.SUB_TWO_BOOLS):
+                raise  # torch's sub refuses a bool before the result's dtype is looked at
             # torch refuses a result it cannot write back before it picks a kernel for it
             # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented")
             common = dtypes.result_type(self, *(a for a in args if isinstance(a, Tensor)))
@@ -281,6 +283,8 @@ class ExponentialBackward0(_OverwrittenBackward):
 def copy_(self, src, non_blocking=False):
     """Copy src's values (broadcast, any dtype) into this tensor's memory."""
     if isinstance(src, (bool, int, float, np.number, np.bool_)):
+        if isinstance(src, int):
+            check_int_argument(src)  # read as an int64 or uint64 first, like every argument
         src = Tensor._from_numpy_array(np.array(src))  # torch takes a number as a 0-d tensor
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
