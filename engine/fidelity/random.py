@@ -489,7 +489,9 @@ def _check_in_range(low, high_inclusive, np_dtype):
                     f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
                     f"limitations {name} can support discrete uniform distribution only within "
                     f"this range. This warning will become an error in version 1.7 release, "
-                    f"please fix the code in advance")
+                    f"please fix the code in advance (Triggered internally at /__w/pytorch/"
+                    f"pytorch/aten/src/ATen/native/DistributionTemplates.h:"
+                    f"{111 if what == 'from' else 112}.)")
 
 
 def random_bounds(np_dtype, low, high):

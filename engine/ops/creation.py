@@ -20,7 +20,7 @@ from ..fidelity.size import CPU, check_device, check_memory_format
 from ..fidelity.size import device as Device
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor, wrap
-from .common import copy_preserving_layout, empty_in_format, factory_out, write_out
+from .common import copy_preserving_layout, empty_in_format, factory_out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
@@ -278,7 +278,9 @@ def _array_from_leaves(leaves, sizes, target):
             values = np.array(leaves, dtype=np.float64 if np_dtype.kind == "f" else None)
         except OverflowError:
             values = None
-        if values is not None and values.dtype.kind in "fib":
+        # (numpy makes floats of ints from 2**63 up next to smaller ones: those go slowly)
+        if values is not None and values.dtype.kind in ("fib" if np_dtype.kind not in "iu"
+                                                         else "ib"):
             return _cast_values(values, np_dtype).reshape(sizes)
     values = np.array([_store(v, np_dtype) for v in leaves],
                       dtype=np.float64 if np_dtype.kind == "f" else
@@ -869,18 +871,24 @@ def rand(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None
          requires_grad=False, pin_memory=False):
     """Uniform random numbers in [0, 1)."""
     shape, device = _size_arg(args, size, "rand"), check_device(_or_default(device))
-    target = float_sampling_dtype(dtype, "check_uniform_bounds")
-    values = rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator)
-    return finish_factory(write_out(wrap(values), out), requires_grad, device)
+
+    def make(dtype):  # (with out=, out's dtype: torch draws in it, and resizes it silently)
+        target = float_sampling_dtype(dtype, "check_uniform_bounds")
+        return wrap(rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator))
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "rand"), "rand"),
+                          requires_grad, device)
 
 
 def randn(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal random numbers (mean 0, std 1)."""
     shape, device = _size_arg(args, size, "randn"), check_device(_or_default(device))
-    target = float_sampling_dtype(dtype, "normal_kernel_cpu", math.prod(shape))
-    values = rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator)
-    return finish_factory(write_out(wrap(values), out), requires_grad, device)
+
+    def make(dtype):
+        target = float_sampling_dtype(dtype, "normal_kernel_cpu", math.prod(shape))
+        return wrap(rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator))
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "randn"), "randn"),
+                          requires_grad, device)
 
 
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None,
@@ -919,16 +927,22 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    target = as_dtype(dtype) if dtype is not None else dtypes.int64
-    values = rng.random_int(size_from_args((size,), "randint"), target.numpy_dtype, low, high,
-                                generator)
-    return finish_factory(write_out(wrap(values), out), requires_grad, device)
+    shape = size_from_args((size,), "randint")
+
+    def make(dtype):
+        target = dtype if dtype is not None else dtypes.int64
+        return wrap(rng.random_int(shape, target.numpy_dtype, low, high, generator))
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "randint"), "randint"),
+                          requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random ordering of 0, 1, ..., n - 1."""
     device = check_device(_or_default(device))
+    if out is not None and dtype is not None and as_dtype(dtype) is not out.dtype:
+        raise RuntimeError(f"dtype {dtypes.scalar_type_name[as_dtype(dtype)]} does not match "
+                           f"dtype of out parameter ({dtypes.scalar_type_name[out.dtype]})")
     if n < 0:
         if out is None:  # torch makes the result first
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -936,8 +950,10 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     target = out.dtype if out is not None else \
         as_dtype(dtype) if dtype is not None else dtypes.int64
     _check_randperm_fits(n, target)
-    return finish_factory(write_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
-                          requires_grad, device)
+    # (target is out's dtype; a wrong size is resized without a warning)
+    result = factory_out(lambda _: wrap(rng.randperm(n, target.numpy_dtype, generator)), out,
+                         None, "randperm")
+    return finish_factory(result, requires_grad, device)
 
 
 _RANDPERM_LIMITS = {dtypes.float16: ("2049", 2**11 + 1), dtypes.float32: ("2^24+1", 2**24 + 1),
