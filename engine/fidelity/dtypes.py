@@ -114,6 +114,11 @@ def promote_types(a, b):
 def _promote(a, b):
     if a is b:
         return a
+    if a is _uint64 or b is _uint64:  # torch promotes these with the floating types only
+        if a.category == 2 or b.category == 2:
+            return a if a.category == 2 else b
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {_promotion_name(a)} and {_promotion_name(b)}")
     if a.category == 2 or b.category == 2:
         if a.category != 2:
             return b
@@ -138,13 +143,32 @@ def _combine_categories(higher, lower):
     return higher
 
 
+# A Python int from 2**63 up is an unsigned 64-bit number to torch, which promotes it with the
+# floating types only: ``bool_tensor + 2**63`` is refused (an int64 tensor keeps its dtype and
+# wraps). Only the promotion rules know this dtype; no tensor has it.
+_uint64 = dtype("uint64", np.uint64, 1)
+
+
+def _promotion_name(d):
+    return "UInt64" if d is _uint64 else scalar_type_name[d]
+
+
+def check_int_argument(value):
+    """torch reads a Python int argument as an int64 or, failing that, a uint64: an int that
+    is neither is refused before anything else happens."""
+    if not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
+
+
 def scalar_dtype(value):
     """The dtype torch gives a Python number that takes part in an operation."""
     cls = value.__class__
     if cls is builtins_bool:
         return bool
     if cls is builtins_int:
-        return int64
+        check_int_argument(value)
+        return int64 if value < 2**63 else _uint64
     if cls is builtins_float:
         return _default[0]
     if isinstance(value, np.generic):

@@ -38,7 +38,8 @@ import os
 
 import numpy as np
 
-from . import stdsort
+from . import dtypes, stdsort
+from .messages import CPP_TYPE_NAMES, warn_from_learner
 from .rounding import fma32, fma64
 
 DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() reports
@@ -260,6 +261,26 @@ def _libm(func, x):
 # ---------------------------------------------------------------------------
 # Uniform
 # ---------------------------------------------------------------------------
+def check_uniform_bounds(np_dtype, low, high):
+    """torch's checks of uniform_(from, to): a float dtype (even for no elements), both ends
+    values of it, in order, and no wider apart than its largest value."""
+    np_dtype = np.dtype(np_dtype)
+    scalar_type = dtypes.scalar_type_name[dtypes.from_numpy_dtype[np_dtype]]
+    if np_dtype.kind != "f":
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for '{scalar_type}'")
+    highest = float(np.finfo(np_dtype).max)
+    for value, name in ((low, "from"), (high, "to")):
+        if not -highest <= value <= highest:  # (nan too)
+            raise RuntimeError(f"{name} is out of bounds for {CPP_TYPE_NAMES[np_dtype.name]}")
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={low:g} > to={high:g}")
+    if not high - low <= highest:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{scalar_type}>::"
+                           f"max(), but found to={high:g} and from={low:g} which result in "
+                           f"to-from to exceed the limit")
+
+
 def uniform(shape, np_dtype, low=0.0, high=1.0, generator=None):
     """Uniform on [low, high): u * (high - low) + low rounded once, one draw per element.
     float16 is computed in float32; a value that rounds up to `high` is replaced by `low`."""
@@ -375,11 +396,13 @@ def normal(shape, np_dtype, mean=0.0, std=1.0, generator=None, contiguous=True):
     """N(mean, std**2) samples; fewer than 16, or for a tensor that is not contiguous, one by one
     in float64 (sharing the cached twin)."""
     gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
-    if np_dtype not in (np.float16, np.float32, np.float64):
-        raise TypeError(f"normal is only defined for floating dtypes, got {np_dtype}")
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     n = math.prod(shape)
+    if n == 0:  # torch returns before it looks at the dtype
+        return np.empty(shape, np_dtype)
+    if np_dtype not in (np.float16, np.float32, np.float64):
+        raise TypeError(f"normal is only defined for floating dtypes, got {np_dtype}")
     if n >= 16 and contiguous:
         out = _normal_fill(gen, n, np_dtype, mean, std)
     else:
@@ -413,21 +436,28 @@ _MANTISSA_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype
 
 
 def _via_dtype(value, np_dtype):
-    """int64 -> np_dtype -> int64, as static_cast does (used to check bounds for floats)."""
-    return int(_cast(np.array([value], dtype=np.int64), np_dtype).astype(np.float64)[0])
+    """int64 -> np_dtype -> int64, as static_cast does (used to check bounds for floats). A
+    value the float cannot hold in an int64 (inf in float16) comes back as the int64 minimum,
+    as x86's conversion gives it."""
+    with np.errstate(over="ignore"):
+        back = float(_cast(np.array([value], dtype=np.int64), np_dtype)[0])
+    return int(back) if -2.0**63 <= back < 2.0**63 else -2**63
 
 
-def _float_safe_bounds(low, high, np_dtype):
-    """torch nudges [low, high) inward so rounding to a float dtype cannot leave the range."""
-    digits = _MANTISSA_DIGITS[np_dtype]
+def _update_from(low, np_dtype):
+    """torch nudges ``from`` up so that rounding it to a float dtype cannot leave the range."""
     low_plus_1 = _via_dtype(low + 1, np_dtype)
     if low_plus_1 < low:
-        low = low_plus_1 + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
-    if high is not None:
-        high_minus_1 = _via_dtype(high - 1, np_dtype)
-        if high_minus_1 >= high:
-            high = high_minus_1 - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
-    return low, high
+        low = low_plus_1 + (1 << (abs(low + 1).bit_length() - _MANTISSA_DIGITS[np_dtype]))
+    return low
+
+
+def _update_to(high, np_dtype):
+    """... and ``to`` down."""
+    high_minus_1 = _via_dtype(high - 1, np_dtype)
+    if high_minus_1 >= high:
+        high = high_minus_1 - (1 << (abs(high - 1).bit_length() - _MANTISSA_DIGITS[np_dtype]))
+    return high
 
 
 def _int_max(np_dtype):
@@ -438,23 +468,79 @@ def _int_max(np_dtype):
     return int(np.iinfo(np_dtype).max)
 
 
-def random_int(shape, np_dtype, low, high=None, generator=None):
-    """Integers in [low, high) (high=None: up to the dtype's max): draw % (high - low) + low."""
-    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
-    low = int(low)
+def _check_in_range(low, high_inclusive, np_dtype):
+    """torch's check_from_to_in_range: both ends must be values of the dtype; for a float
+    dtype, an end beyond 2**digits only warns (not every integer there is a float)."""
+    name = CPP_TYPE_NAMES[np_dtype.name]
+    if np_dtype.kind == "f":
+        info = np.finfo(np_dtype)
+        lowest, highest = float(info.min), float(info.max)
+    else:
+        lowest, highest = (0, 1) if np_dtype.kind == "b" else \
+            (int(np.iinfo(np_dtype).min), int(np.iinfo(np_dtype).max))
+    for value, what in ((low, "from"), (high_inclusive, "to - 1")):
+        if not lowest <= value <= highest:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if np_dtype.kind == "f":
+        digits = _MANTISSA_DIGITS[np_dtype]
+        for value, what in ((low, "from"), (high_inclusive, "to - 1")):
+            if not -(1 << digits) <= value <= 1 << digits:
+                warn_from_learner(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only within "
+                    f"this range. This warning will become an error in version 1.7 release, "
+                    f"please fix the code in advance (Triggered internally at /__w/pytorch/"
+                    f"pytorch/aten/src/ATen/native/DistributionTemplates.h:"
+                    f"{111 if what == 'from' else 112}.)")
+
+
+def random_bounds(np_dtype, low, high):
+    """The first value and how many values follow (2**64: every int64) for random_(from, to)
+    (to=None: up to the dtype's largest), checked against the dtype as torch checks them."""
     is_float = np_dtype.kind == "f"
     if high is not None:
-        high = int(high)
         if low >= high:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                                f"from={low} >= to={high}")
+        if is_float:
+            low, high = _update_from(low, np_dtype), _update_to(high, np_dtype)
+            if low >= high:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than "
+                                   f"'to' casted to dtype, but got from={low} >= to={high}")
+        _check_in_range(low, high - 1, np_dtype)
+        return low, high - low
+    if low == -2**63:
+        return low, 2**64
+    highest = _int_max(np_dtype)
     if is_float:
-        low, high = _float_safe_bounds(low, high, np_dtype)
-    span = (high - low) if high is not None else (_int_max(np_dtype) - low + 1)
-    if span <= 0:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
-                           f"from={low}, to={high}")
+        low = _update_from(low, np_dtype)
+        if low >= highest:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal "
+                               f"to 'to_inc' casted to dtype, but got from={low} > "
+                               f"to_inc={highest}")
+    _check_in_range(low, highest, np_dtype)
+    return low, highest - low + 1
+
+
+def _full_64_bits_dtype_check(np_dtype):
+    if np_dtype.kind == "b" or np_dtype == np.float16:
+        raise NotImplementedError(f"\"random_full_64_bits_range_kernel_cpu\" not implemented for "
+                                  f"'{'Bool' if np_dtype.kind == 'b' else 'Half'}'")
+    if np_dtype.kind in "iu" and np_dtype != np.int64:
+        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
+                           "float and bfloat16")
+
+
+def random_int(shape, np_dtype, low, high=None, generator=None):
+    """Integers in [low, high) (high=None: up to the dtype's max): draw % (high - low) + low."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    low, span = random_bounds(np_dtype, int(low), None if high is None else int(high))
     n = math.prod(shape)
+    if n == 0:
+        return np.zeros(shape, np_dtype)  # (torch returns before it looks at anything else)
+    if span == 2**64:  # from the int64 minimum up: the 64-bit draw itself
+        _full_64_bits_dtype_check(np_dtype)
+        return _cast(gen._random64(n).view(np.int64), np_dtype).reshape(shape)
     # torch takes a 64-bit draw once the range reaches 2**28, where `% span` on
     # a 32-bit draw would start to favour small values noticeably.
     if span >= 2**28:

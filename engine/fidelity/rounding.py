@@ -40,6 +40,22 @@ def _add_round_to_odd(a, b):
 def fma64(a, b, c):
     """float64 a*b + c with a single rounding."""
     a, b, c = (np.asarray(v, dtype=np.float64) for v in (a, b, c))
+    with np.errstate(invalid="ignore", over="ignore"):
+        result = _fma64_finite(a, b, c)
+        if not np.isfinite(result).all():
+            # Dekker's split of a product near the top of the range overflows (inf - inf):
+            # there the same sum is computed 2**64 times smaller and scaled back (exact), and
+            # with an infinite or nan operand the plain a * b + c is the fused result
+            half = 2.0**32
+            scaled = _fma64_finite(a / half, b / half, c / (half * half)) * (half * half)
+            plain = a * b + c
+            result = np.where(np.isfinite(result), result,
+                              np.where(np.isfinite(plain) | (np.isfinite(a) & np.isfinite(b) &
+                                                             np.isfinite(c)), scaled, plain))
+    return result
+
+
+def _fma64_finite(a, b, c):
     p, p_err = _two_prod(a, b)
     s, s_err = _two_sum(c, p)
     return s + _add_round_to_odd(s_err, p_err)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from .dtypes import check_int_argument  # (the ops import it from here, with the rest)
 
 _OVERFLOW_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
                         "int64": "int64_t", "float16": "c10::Half", "float32": "float",
@@ -22,11 +23,11 @@ def checked_scalar(value, np_dtype, check_half=True):
     """
     if hasattr(value, "item"):
         value = value.item()  # a one-element tensor or a numpy number
+    if isinstance(value, int):
+        check_int_argument(value)
     kind = np_dtype.kind
     if kind == "b":
         return np.bool_(value != 0)
-    if isinstance(value, int) and value >= 2**64:
-        raise OverflowError("int too big to convert")
     if kind == "f" and np_dtype.itemsize == 2 and not check_half:
         with np.errstate(over="ignore"):
             return np.float32(value).astype(np.float16)  # through float, as torch converts

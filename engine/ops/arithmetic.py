@@ -11,16 +11,16 @@ from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
-from ..fidelity.scalars import checked_scalar
+from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
-                     operand_type_error, operands_broadcast_shape, promote_operands,
-                     require_tensors, scalar_value, takes_out, two_numbers_allowed,
-                     wrap_elementwise, zero_gradient_like)
+                     number_argument, operand_type_error, operands_broadcast_shape,
+                     promote_operands, require_tensors, scalar_value, takes_out,
+                     two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -61,6 +61,7 @@ def _add_scaled(a, b, alpha, common, subtract=False):
 @takes_out
 def add(input, other, *, alpha=1):
     """out = input + alpha * other"""
+    alpha = number_argument(alpha, "add", "alpha")
     a, b, common = promote_operands(input, other, "add")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
         result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
@@ -82,6 +83,10 @@ class AddBackward0(Node):
 @takes_out
 def sub(input, other, *, alpha=1):
     """out = input - alpha * other"""
+    alpha = number_argument(alpha, "sub", "alpha")
+    for operand in (input, other):
+        if operand.__class__ is builtins.int:
+            check_int_argument(operand)  # (torch parses its arguments before the bool check)
     if is_bool(input) or is_bool(other):  # torch refuses bool on either side
         raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)
@@ -457,14 +462,21 @@ def _integer_power(base, exponent):
     return np.where(negative, small, result).astype(result.dtype)
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _pow_scalar_exponent(input, exponent):
     """tensor ** number: torch's special cases make 2, 3, 0.5, -1 ... exact."""
     exponent = scalar_value(exponent)
     if not isinstance(exponent, PYTHON_NUMBERS):
         raise operand_type_error("pow", exponent, 2, "exponent")
     data = input._data
+    if exponent.__class__ is builtins.int:
+        check_int_argument(exponent)
     if data.dtype.kind in "biu" and not isinstance(exponent, builtins.float) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if exponent.__class__ is builtins.int and data.dtype.kind in "biu":
+        checked_scalar(exponent, _INT64)  # an integer tensor's kernel reads it as an int64
     common = result_type(input, exponent).numpy_dtype
     if exponent == 0:
         return wrap_elementwise(np.ones_like(data, common), data)
@@ -639,6 +651,8 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     for bound in bounds:
         if not isinstance(bound, PYTHON_NUMBERS):
             raise invalid_arguments_error("clamp", input, *bounds, first_is_self=True)
+        if bound.__class__ is builtins.int:
+            check_int_argument(bound)
     # a float tensor keeps its dtype; an integer one is promoted by float bounds
     common = data.dtype if data.dtype.kind == "f" else result_type(input, *bounds).numpy_dtype
     if common.kind == "b":
@@ -799,6 +813,8 @@ def lerp(input, end, weight):
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)
             and isinstance(weight, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
         raise invalid_arguments_error("lerp", input, end, weight, first_is_self=True)
+    if weight.__class__ is builtins.int:
+        check_int_argument(weight)  # (parsing the arguments comes first)
     np_dtype = input._data.dtype
     for name, value in (("end", end), ("weight", weight)):
         if isinstance(value, Tensor) and value._data.dtype != np_dtype and (
@@ -807,12 +823,20 @@ def lerp(input, end, weight):
                                f"got dtype {CPP_TYPE_NAMES[value._data.dtype.name]}")
     w = weight._data if isinstance(weight, Tensor) else scalar_value(weight)
     operands_broadcast_shape(input._data, end._data, w)  # (torch checks shapes before the kernel)
+    if isinstance(weight, Tensor):
+        # a 0-d weight of another dtype takes part in type promotion (int ends and a float
+        # weight compute in float), and is converted to the result's dtype first
+        np_dtype = result_type(input, end, weight).numpy_dtype
+        w = w.astype(np_dtype)
     if np_dtype.kind != "f":
         kind = "tensor" if isinstance(weight, Tensor) else "scalar"
         raise not_implemented_for(f"lerp_kernel_{kind}", np_dtype)
     compute = _opmath(np_dtype)
+    if not isinstance(weight, Tensor):
+        checked_scalar(w, compute)  # a number weight that does not fit is refused
     a, b = input._data.astype(compute), end._data.astype(compute)
-    w = np.asarray(w, compute)
+    with np.errstate(over="ignore"):
+        w = np.asarray(w, compute)
     with np.errstate(all="ignore"):
         diff = b - a
         # torch rounds once and starts from the nearer end: exact at weight 0 and 1
@@ -847,6 +871,7 @@ class LerpBackward1(Node):
 
 def _addc_operands(name, input, tensor1, tensor2, value):
     """The three operands' data in their common dtype, that dtype, and ``value`` in it."""
+    value = number_argument(value, name, "value")
     for position, (argument, t) in enumerate((("input", input), ("tensor1", tensor1),
                                               ("tensor2", tensor2)), 1):
         if not isinstance(t, Tensor):
@@ -856,7 +881,9 @@ def _addc_operands(name, input, tensor1, tensor2, value):
     if name == "addcdiv" and common.kind != "f":  # (torch refuses that before the shapes)
         raise RuntimeError(messages.ADDCDIV_OF_INTEGERS)
     operands_broadcast_shape(x, a, b)
-    return x, a, b, common, scalar_value(value)
+    # (float16 computes in float32: a value too big for float16 is not refused, it gives inf)
+    checked_scalar(value, _opmath(common))
+    return x, a, b, common, value
 
 
 @takes_out
@@ -872,7 +899,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
         values = _fused(scaled, b.astype(compute), x.astype(compute), common)
     else:
         with np.errstate(over="ignore"):  # integers wrap around, value is truncated
-            values = x + common.type(value) * a * b
+            values = x + checked_scalar(value, common) * a * b
     result = wrap_elementwise(np.asarray(values, common), x, a, b)
     return record(AddcmulBackward0, result, (input, tensor1, tensor2),
                   saved=(kept_for(tensor2, tensor1), kept_for(tensor1, tensor2)), value=value)

@@ -16,6 +16,7 @@ from ..fidelity.floating import quietly, silent_runner
 from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
                                preserved_strides)
 from ..fidelity.messages import type_name
+from ..fidelity.scalars import check_int_argument
 from ..core.grad_mode import mode as grad_mode
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, is_plain_contiguous, wrap
 
@@ -26,6 +27,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\.ops\
 __all__ = [
     # operands: numbers, type promotion, torch's errors for operands and dtypes
     "PYTHON_NUMBERS", "PYTHON_AND_NUMPY_NUMBERS", "FLOAT16", "numpy_axes", "scalar_value",
+    "number_argument",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
     # results laid out as torch lays them out
@@ -61,12 +63,28 @@ def scalar_value(value):
     return value
 
 
+def number_argument(value, function, name):
+    """A ``Number`` argument (``alpha=``, ``value=``) as torch's argument parser reads it: a
+    Python number as it is, a numpy number by ``scalar_value``, a 0-d tensor that does not
+    require grad by its value; anything else (a 1-element tensor too) is refused."""
+    if value.__class__ in _PY_SCALAR_TYPES:
+        return value
+    if isinstance(value, Tensor):
+        if value._data.ndim == 0 and not value.requires_grad:
+            return value.item()
+    elif isinstance(value, PYTHON_AND_NUMPY_NUMBERS):
+        return scalar_value(value)
+    raise TypeError(f"{function}(): argument '{name}' must be Number, not {type_name(value)}")
+
+
 def _cast_scalar(value, np_dtype):
     """A Python number as a numpy scalar of ``np_dtype``, as torch converts an operand.
 
     An integer too big for the dtype wraps around as C casts do (300 -> 44 in int8),
     and a float too big for float16/float32 becomes inf.
     """
+    if value.__class__ is builtins.int:
+        check_int_argument(value)
     limit = _FLOAT_MAX.get(np_dtype.char)
     if limit is not None and not -limit <= value <= limit:
         with np.errstate(over="ignore"):  # numpy would warn
@@ -76,10 +94,6 @@ def _cast_scalar(value, np_dtype):
     except OverflowError:
         if value.__class__ is not builtins.int:
             raise
-        if value >= 2**64:
-            raise OverflowError("int too big to convert") from None
-        if value < -2**63:
-            raise OverflowError("can't convert negative int to unsigned") from None
         return np.array(value % 2**64, np.uint64).astype(np_dtype)[()]
 
 
@@ -322,11 +336,27 @@ def two_numbers_allowed(op):
     def with_numbers(input, other, *args, **kwargs):
         if isinstance(input, PYTHON_AND_NUMPY_NUMBERS) and \
                 isinstance(other, PYTHON_AND_NUMPY_NUMBERS):
-            input = wrap(np.array(input, dtypes.scalar_dtype(scalar_value(input)).numpy_dtype))
+            input = wrap(np.array(input, _number_tensor_dtype(scalar_value(input), other)))
         return op(input, other, *args, **kwargs)
 
     with_numbers.without_out = op.without_out
     return with_numbers
+
+
+def _number_tensor_dtype(number, other):
+    """The numpy dtype of the 0-d tensor torch makes of ``number``. An int from 2**63 up makes a
+    uint64 tensor, which the engine does not have: it takes the dtype that tensor would give
+    with ``other`` (a float), or torch's refusal to promote uint64 with the other one."""
+    d = dtypes.scalar_dtype(number)
+    if d.numpy_dtype != np.uint64:
+        if isinstance(other, builtins.int) and other >= 2**63:
+            result_type(number, other)  # (torch: two numbers, both promoted as numbers)
+        return d.numpy_dtype
+    d = result_type(number, other)
+    if d.numpy_dtype == np.uint64:
+        raise TypeError("torch.uint64 is not a dtype of this engine (torch makes one of an "
+                        "int from 2**63 up)")
+    return d.numpy_dtype
 
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True):

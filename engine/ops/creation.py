@@ -20,7 +20,7 @@ from ..fidelity.size import CPU, check_device, check_memory_format
 from ..fidelity.size import device as Device
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor, wrap
-from .common import copy_preserving_layout, empty_in_format, factory_out, write_out
+from .common import copy_preserving_layout, empty_in_format, factory_out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
@@ -181,6 +181,9 @@ def _compute_sizes(data):
         if not len(data):
             break
         data = data[0]
+        if isinstance(data, np.ndarray) and not data.ndim:
+            # torch takes an array inside a list for a sequence, and a 0-d one has no length
+            raise TypeError("len() of unsized object")
     return sizes
 
 
@@ -275,7 +278,9 @@ def _array_from_leaves(leaves, sizes, target):
             values = np.array(leaves, dtype=np.float64 if np_dtype.kind == "f" else None)
         except OverflowError:
             values = None
-        if values is not None and values.dtype.kind in "fib":
+        # (numpy makes floats of ints from 2**63 up next to smaller ones: those go slowly)
+        if values is not None and values.dtype.kind in ("fib" if np_dtype.kind not in "iu"
+                                                         else "ib"):
             return _cast_values(values, np_dtype).reshape(sizes)
     values = np.array([_store(v, np_dtype) for v in leaves],
                       dtype=np.float64 if np_dtype.kind == "f" else
@@ -369,14 +374,8 @@ def from_numpy(ndarray, *, _warn=True):
     """A tensor that shares memory with a numpy array: a change to one shows in the other."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type_name(ndarray)})")
-    if _warn and not ndarray.flags.writeable and not _WARNED_READ_ONLY:
-        _WARNED_READ_ONLY.append(True)  # as the message says: only once per program
-        warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
-                      "non-writable tensors. This means writing to this tensor will result in "
-                      "undefined behavior. You may want to copy the array to protect its data or "
-                      "make it writable before converting it to a tensor. This type of warning "
-                      "will be suppressed for the rest of this program.", UserWarning,
-                      stacklevel=2)
+    if _warn and not ndarray.flags.writeable:
+        _warn_not_writable(stacklevel=3)
     if builtins.any(s % ndarray.itemsize for s in ndarray.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. "
                          "Copy the numpy array to reallocate the memory.")
@@ -404,10 +403,56 @@ def from_numpy(ndarray, *, _warn=True):
     return result
 
 
+def _warn_not_writable(stacklevel):
+    if not _WARNED_READ_ONLY:
+        _WARNED_READ_ONLY.append(True)  # as the message says: only once per program
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support "
+                      "non-writable tensors. This means writing to this tensor will result in "
+                      "undefined behavior. You may want to copy the array to protect its data or "
+                      "make it writable before converting it to a tensor. This type of warning "
+                      "will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=stacklevel)
+
+
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    result = as_tensor(obj, dtype=dtype, device=device) if not copy else \
-        tensor(obj, dtype=dtype)
-    return finish_factory(result, requires_grad)
+    """``obj`` as a tensor, sharing its memory unless ``copy=True`` or another dtype asks for a
+    copy (``copy=False`` refuses to copy). A numpy number, and a 0-d numpy array with it, is
+    always copied; a Python sequence is always read into a new tensor."""
+    dtype = _dtype_arg(dtype, "asarray")
+    check_device(_or_default(device))
+    force_copy, force_alias = builtins.bool(copy), copy is not None and not copy
+    result, warn = (obj if isinstance(obj, Tensor) else None), False
+    if isinstance(obj, (np.ndarray, np.generic)):
+        array, warn = _numpy_for_asarray(obj, force_alias)
+        result = from_numpy(array, _warn=False)
+        if array.ndim == 0:  # torch treats a 0-d array as a numpy number: a copy
+            result, force_copy = result.clone(), False
+    if result is None:
+        if force_alias:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return finish_factory(_tensor_from_data(obj, dtype), requires_grad)
+    wrong_dtype = dtype is not None and dtype is not result.dtype
+    if force_copy or (copy is None and wrong_dtype):
+        result = result.to(dtype, copy=force_copy) if wrong_dtype else result.clone()
+    elif wrong_dtype:
+        raise ValueError(f"can't alias tensor with dtype '{dtypes.scalar_type_name[result.dtype]}'"
+                         f" into dtype '{dtypes.scalar_type_name[dtype]}'.")
+    elif warn:
+        _warn_not_writable(stacklevel=3)
+    if not result.is_leaf and not requires_grad:
+        return result.detach()
+    # (the very tensor given: torch sets its requires_grad, even back to False)
+    return finish_factory(result, True) if requires_grad else result.requires_grad_(False)
+
+
+def _numpy_for_asarray(obj, force_alias):
+    """The array torch.asarray reads for a numpy object, and whether it warns it is read-only."""
+    if isinstance(obj, np.ndarray):
+        return obj, not obj.flags.writeable
+    if force_alias:
+        raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it "
+                           "in a ndarray. ")
+    return np.array(obj), False
 
 
 # ---------------------------------------------------------------- filled
@@ -474,7 +519,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     default = _fill_dtype(fill_value, "full")
 
     def make_array(shape, np_dtype):
-        return np.full(shape, checked_scalar(fill_value, np_dtype), np_dtype)
+        # torch fills with fill_, which sets one element of float16 as a float, unchecked
+        value = checked_scalar(fill_value, np_dtype, check_half=math.prod(shape) != 1)
+        return np.full(shape, value, np_dtype)
 
     return _filled(make_array, size_from_args((size,), "full"), out, dtype, _or_default(device),
                    requires_grad, "full", default)
@@ -510,7 +557,7 @@ def _like(input, fill, dtype, device, requires_grad, name, memory_format):
     # torch's preserve_format (the default) keeps the layout (strides) of a dense input
     result = empty_in_format(input, np_dtype, check_memory_format(memory_format, name))
     if fill is not None:
-        result._data[...] = checked_scalar(fill, np_dtype)
+        result._data[...] = checked_scalar(fill, np_dtype, check_half=result._data.size != 1)
     return finish_factory(result, requires_grad, device)
 
 
@@ -810,9 +857,11 @@ def _pow(base, exponent):
 
 
 # ---------------------------------------------------------------- random
-def float_sampling_dtype(dtype, name):
+def float_sampling_dtype(dtype, name, numel=1):
+    """The dtype of random floats. torch's uniform kernels refuse another dtype; its normal
+    kernels return before they look at it when there is nothing to fill."""
     target = as_dtype(dtype) if dtype is not None else get_default_dtype()
-    if not target.is_floating_point:
+    if not target.is_floating_point and (numel or name != "normal_kernel_cpu"):
         raise NotImplementedError(f"\"{name}\" not implemented for "
                                   f"'{dtypes.scalar_type_name[target]}'")
     return target
@@ -822,24 +871,31 @@ def rand(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None
          requires_grad=False, pin_memory=False):
     """Uniform random numbers in [0, 1)."""
     shape, device = _size_arg(args, size, "rand"), check_device(_or_default(device))
-    target = float_sampling_dtype(dtype, "check_uniform_bounds")
-    values = rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator)
-    return finish_factory(write_out(wrap(values), out), requires_grad, device)
+
+    def make(dtype):  # (with out=, out's dtype: torch draws in it, and resizes it silently)
+        target = float_sampling_dtype(dtype, "check_uniform_bounds")
+        return wrap(rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator))
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "rand"), "rand"),
+                          requires_grad, device)
 
 
 def randn(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal random numbers (mean 0, std 1)."""
     shape, device = _size_arg(args, size, "randn"), check_device(_or_default(device))
-    target = float_sampling_dtype(dtype, "normal_kernel_cpu")
-    values = rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator)
-    return finish_factory(write_out(wrap(values), out), requires_grad, device)
+
+    def make(dtype):
+        target = float_sampling_dtype(dtype, "normal_kernel_cpu", math.prod(shape))
+        return wrap(rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator))
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "randn"), "randn"),
+                          requires_grad, device)
 
 
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False):
     """Random integers in [low, high); ``randint(high, size)`` starts at 0."""
     device = check_device(_or_default(device))
+    only_high = size is None
     if size is None:  # randint(high, size)
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -859,24 +915,60 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
                         f"({kinds}), but expected one of:")
     if high is None:
         raise TypeError("randint() received an invalid combination of arguments")
+    for value in (low, high):
+        if not isinstance(value, (builtins.int, np.integer)):
+            if only_high:
+                raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
+                                f"{type_name(value)}")
+            kinds = ", ".join(type_name(v) for v in (low, high, size))
+            raise TypeError(f"randint() received an invalid combination of arguments - got "
+                            f"({kinds}), but expected one of:")
+        _int64_argument(value)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    target = as_dtype(dtype) if dtype is not None else dtypes.int64
-    values = rng.random_int(size_from_args((size,), "randint"), target.numpy_dtype, low, high,
-                                generator)
-    return finish_factory(write_out(wrap(values), out), requires_grad, device)
+    shape = size_from_args((size,), "randint")
+
+    def make(dtype):
+        target = dtype if dtype is not None else dtypes.int64
+        return wrap(rng.random_int(shape, target.numpy_dtype, low, high, generator))
+    return finish_factory(factory_out(make, out, _dtype_arg(dtype, "randint"), "randint"),
+                          requires_grad, device)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random ordering of 0, 1, ..., n - 1."""
     device = check_device(_or_default(device))
+    if out is not None and dtype is not None and as_dtype(dtype) is not out.dtype:
+        raise RuntimeError(f"dtype {dtypes.scalar_type_name[as_dtype(dtype)]} does not match "
+                           f"dtype of out parameter ({dtypes.scalar_type_name[out.dtype]})")
     if n < 0:
+        if out is None:  # torch makes the result first
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
         raise RuntimeError(f"n must be non-negative, got{n}")
-    target = as_dtype(dtype) if dtype is not None else dtypes.int64
-    return finish_factory(write_out(wrap(rng.randperm(n, target.numpy_dtype, generator)), out),
-                          requires_grad, device)
+    target = out.dtype if out is not None else \
+        as_dtype(dtype) if dtype is not None else dtypes.int64
+    _check_randperm_fits(n, target)
+    # (target is out's dtype; a wrong size is resized without a warning)
+    result = factory_out(lambda _: wrap(rng.randperm(n, target.numpy_dtype, generator)), out,
+                         None, "randperm")
+    return finish_factory(result, requires_grad, device)
+
+
+_RANDPERM_LIMITS = {dtypes.float16: ("2049", 2**11 + 1), dtypes.float32: ("2^24+1", 2**24 + 1),
+                    dtypes.float64: ("2^53+1", 2**53 + 1)}
+
+
+def _check_randperm_fits(n, target):
+    """torch's checks that n - 1, the largest value, fits the dtype (one float16 is set
+    unchecked) and that a float dtype holds every integer up to it."""
+    checked_scalar(n - 1 if n else 0, target.numpy_dtype, check_half=False)
+    if target in _RANDPERM_LIMITS and n > _RANDPERM_LIMITS[target][1]:
+        raise RuntimeError(f"n cannot be greater than {_RANDPERM_LIMITS[target][0]} for "
+                           f"{dtypes.scalar_type_name[target]} type.")
+    if target is dtypes.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
 
 
 def _random_like(input, target, device, requires_grad, draw, memory_format=None):
@@ -899,14 +991,26 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    target = float_sampling_dtype(dtype or input.dtype, "normal_kernel_cpu")
+    target = float_sampling_dtype(dtype or input.dtype, "normal_kernel_cpu", input.numel())
     return _random_like(input, target, device, requires_grad, lambda shape, contiguous: rng.normal(
         shape, target.numpy_dtype, contiguous=contiguous),
         check_memory_format(memory_format, "randn_like"))
 
 
+def _int64_argument(value):
+    if not -2**63 <= value < 2**63:  # torch reads these arguments as int64s
+        raise ValueError("Overflow when unpacking long long")
+
+
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
+    given = (low,) if high is None else (low, high)
+    for value in given:
+        if not isinstance(value, (builtins.int, np.integer)):
+            kinds = ", ".join(type_name(v) for v in (input, *given))
+            raise TypeError(f"randint_like() received an invalid combination of arguments - got "
+                            f"({kinds}), but expected one of:")
+        _int64_argument(value)
     if high is None:
         low, high = 0, low
     if low >= high:

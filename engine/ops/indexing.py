@@ -23,7 +23,8 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
                     selected_view, shape_text, sliced_view, unsqueeze, view, view_strides)
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
                       write_inplace)
-from .common import broadcast_error, invalid_arguments_error, not_implemented_for, numpy_names
+from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
+                     not_implemented_for, numpy_names)
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
            "scatter", "scatter_add", "take_along_dim"]
@@ -384,12 +385,16 @@ class IndexBackward0(_SavesIndices):
 
 
 # ---------------------------------------------------------------- indexing: x[index] = value
+# The numbers torch writes with x[index] = number: numpy's integers count as ints, its float64
+# as a float (a subclass), but its other floats and its bool are refused as any other object.
+_NUMBERS = (builtins.bool, builtins.int, builtins.float, np.integer)
+
+
 def _value_to_tensor(input, value):
     """The assigned value as a tensor; Python numbers take the dtype of ``input``."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (builtins.bool, builtins.int, builtins.float, np.number, np.bool_)) \
-            and not isinstance(value, np.complexfloating):
+    if isinstance(value, _NUMBERS):
         if isinstance(value, (builtins.int, np.integer)) and not -2**63 <= value < 2**63:
             raise ValueError("Overflow when unpacking long long")
         return wrap(np.array(checked_scalar(value, input._data.dtype, check_half=False)))
@@ -451,8 +456,6 @@ def _put(input, result, indices, value):
     rebase_history(result, node)
 
 
-_NUMBERS = (builtins.bool, builtins.int, builtins.float, np.integer, np.floating, np.bool_)
-
 
 def _fill_at(input, index, value):
     """``x[index] = number``: one fill of the indexed part, as torch 2.15 does it: fill_ (on
@@ -507,7 +510,7 @@ def _index_put(target, indices, value):
     if value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1]):
         if expanded:
             messages.warn_from_learner(messages.MASKED_FILL_EXPANDED)
-        return _masked_fill(target, indices[0], value)  # torch's shortcut: no dtype check
+        return _masked_fill(target, indices[0], value)  # torch's shortcut: masked_fill_
     status = overlap_status(target, value)
     if status in ("partial", "full"):
         raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
@@ -545,8 +548,9 @@ def _masked_fill(target, dim_and_mask, value):
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            "unsigned char")
     region = (slice(None),) * dim + (data.astype(bool),)
-    with np.errstate(invalid="ignore", over="ignore"):
-        target._data[region] = value._data.reshape(()).astype(target._data.dtype)
+    # torch fills with value.item(), a number: one that does not fit the dtype is refused
+    # (even where the mask selects nothing), not wrapped as a tensor-to-tensor copy would
+    target._data[region] = checked_scalar(value._data.reshape(()).item(), target._data.dtype)
 
 
 # ============================================================ gather, scatter, index_select
@@ -623,26 +627,36 @@ class GatherBackward0(Node):
 
 
 def _scatter_checks(name, input, dim, index, src):
+    """torch's scatter_meta_impl: the dim, the dtypes, then (for a non-empty index) the
+    shapes, in torch's order."""
     index = _index_argument(name, index)
     dim = wrap_dim(dim, input._data.ndim)
+    if isinstance(src, Tensor) and src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    where = _as_1d(index._data)
+    if not where.size:
+        return dim, where  # (nothing is written: no shape checks, a number is not converted)
     if _nonempty_ndim(index) != _nonempty_ndim(input):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    where, target = _as_1d(index._data), _as_1d(input._data)
+    target = _as_1d(input._data)
     too_big = builtins.any(d != dim and n > m
                            for d, (n, m) in enumerate(zip(where.shape, target.shape)))
     if isinstance(src, Tensor):
-        if src._data.ndim:  # (torch reads src's size along dim; a 0-d src has size 1)
-            wrap_dim(dim, src._data.ndim)
+        if not too_big:
+            for d, n in enumerate(where.shape):
+                # (torch reads src's size along each of self's dimensions: IndexError past its
+                # last one; a 0-d src has size 1)
+                if n > (src._data.shape[wrap_dim(d, src._data.ndim)] if src._data.ndim else 1):
+                    too_big = True
+                    break
         if _nonempty_ndim(index) != _nonempty_ndim(src):
             raise RuntimeError("Index tensor must have the same number of dimensions as src "
                                "tensor")
-        if too_big or builtins.any(n > m for n, m in zip(where.shape, _as_1d(src._data).shape)):
+        if too_big:
             raise RuntimeError(f"Expected index {shape_text(index._data.shape)} to be no larger "
                                f"than self {shape_text(input._data.shape)} apart from dimension "
                                f"{dim} and to be no larger size than src "
                                f"{shape_text(src._data.shape)}")
-        if src._data.dtype != input._data.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     elif too_big:
         raise RuntimeError(f"Expected index {shape_text(index._data.shape)} to be no larger than "
                            f"self {shape_text(input._data.shape)} apart from dimension {dim}")
@@ -675,8 +689,7 @@ def scatter(input, dim, index, src=None, *, value=None):
         src = value
     if src is None:
         raise invalid_arguments_error("scatter", input, dim, index, first_is_self=True)
-    if not isinstance(src, Tensor) and not isinstance(src, (builtins.int, builtins.float,
-                                                            builtins.bool, np.number)):
+    if not isinstance(src, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("scatter", input, dim, index, src, first_is_self=True)
     dim, where = _scatter_checks("scatter", input, dim, index, src)
     result = _scattered(input, dim, where, src, accumulate=False)
@@ -790,7 +803,7 @@ def masked_fill(input, mask, value):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value._data.ndim} dimension(s).")
-    elif not isinstance(value, (builtins.int, builtins.float, builtins.bool, np.number)):
+    elif not isinstance(value, PYTHON_AND_NUMPY_NUMBERS):
         raise invalid_arguments_error("masked_fill", mask, value)
     fill = checked_scalar(value, input._data.dtype)
     try:
@@ -826,8 +839,7 @@ class MaskedFillBackward1(Node):
 
 def index_fill(input, dim, index, value):
     """A copy of input with ``value`` in the slices along dim that ``index`` names."""
-    if not isinstance(index, Tensor) or not isinstance(
-            value, (Tensor, builtins.int, builtins.float, builtins.bool, np.number)):
+    if not isinstance(index, Tensor) or not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("index_fill", dim, index, value)
     dim = wrap_dim(dim, input._data.ndim)
     if index._data.ndim > 1:

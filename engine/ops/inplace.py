@@ -5,19 +5,20 @@ import builtins
 
 import numpy as np
 
-from ..fidelity import dtypes, fused_axpy
+from ..fidelity import dtypes, fused_axpy, messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
-from ..fidelity.scalars import checked_scalar
+from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
-from ..core.grad_mode import mode
+from ..core.grad_mode import mode, no_grad
 from ..core.history import check_inplace, rebase_history
 from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .arithmetic import add
+from .common import not_implemented_for
 from .creation import zeros_like
-from .views import broadcast_shape, expand_geometry
+from .views import broadcast_shape, expand, expand_geometry
 
 # ---------------------------------------------------------------- overlapping memory
 def _address_range(tensor):
@@ -102,14 +103,18 @@ def write_inplace(tensor, result, where=True):
         raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
     if not dtypes.can_cast(result.dtype, tensor.dtype):
-        raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
-                           f"desired output type {scalar_type_name[tensor.dtype]}")
+        raise RuntimeError(_cast_refused(result.dtype, scalar_type_name[tensor.dtype]))
     check_inplace(tensor, result)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe", where=where)
     _saved_output_is_now(tensor, result.grad_fn)
     return tensor
+
+
+def _cast_refused(result_dtype, output_name):
+    return (f"result type {scalar_type_name[result_dtype]} can't be cast to the desired output "
+            f"type {output_name}")
 
 
 def _saved_output_is_now(tensor, node):
@@ -133,6 +138,15 @@ def in_place(function):
             if not str(error).startswith(name + "("):
                 raise
             raise TypeError(name + "_" + str(error)[len(name):]) from None
+        except NotImplementedError as error:
+            if str(error) in (messages.SUB_A_BOOL, messages.SUB_TWO_BOOLS):
+                raise  # torch's sub refuses a bool before the result's dtype is looked at
+            # torch refuses a result it cannot write back before it picks a kernel for it
+            # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented")
+            common = dtypes.result_type(self, *(a for a in args if isinstance(a, Tensor)))
+            if not dtypes.can_cast(common, self.dtype):
+                raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) from None
+            raise
         return write_inplace(self, result)
 
     method.__name__ = function.__name__ + "_"
@@ -142,8 +156,16 @@ def in_place(function):
 
 def cast_refused_in_cpp_names(method):
     """``x.clamp_(min=0.5)`` of an integer x: torch's clamp kernels with number bounds name
-    the dtype they cannot write as C++ does ("long int"), other in-place ops as "Long"."""
+    the dtype they cannot write as C++ does ("long int"), other in-place ops as "Long"; and
+    they refuse it before converting the bounds (``x.clamp_(1e39)`` is refused for its dtype,
+    not for a bound too big for float32)."""
     def clamp_(self, *args, **kwargs):
+        bounds = [v for v in (*args, *kwargs.values()) if v is not None]
+        if isinstance(self, Tensor) and bounds and builtins.all(
+                isinstance(v, (builtins.bool, builtins.int, builtins.float)) for v in bounds):
+            common = dtypes.result_type(self, *bounds)
+            if not dtypes.can_cast(common, self.dtype):
+                raise RuntimeError(_cast_refused(common, CPP_TYPE_NAMES[self._data.dtype.name]))
         try:
             return method(self, *args, **kwargs)
         except RuntimeError as error:
@@ -261,6 +283,8 @@ class ExponentialBackward0(_OverwrittenBackward):
 def copy_(self, src, non_blocking=False):
     """Copy src's values (broadcast, any dtype) into this tensor's memory."""
     if isinstance(src, (bool, int, float, np.number, np.bool_)):
+        if isinstance(src, int):
+            check_int_argument(src)  # read as an int64 or uint64 first, like every argument
         src = Tensor._from_numpy_array(np.array(src))  # torch takes a number as a 0-d tensor
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
@@ -302,6 +326,7 @@ def _in_fill_order(self, draw):
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
+    rng.check_uniform_bounds(self._data.dtype, from_, to)
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.uniform(
         shape, self._data.dtype, from_, to, generator)), UniformBackward0)
 
@@ -310,27 +335,71 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if self._data.size and self._data.dtype.kind != "f":  # (no elements: no dtype check)
+        raise not_implemented_for("normal_kernel_cpu", self._data.dtype)
     contiguous = self.is_contiguous()  # (torch's 16-at-a-time path is for contiguous ones)
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.normal(
         shape, self._data.dtype, mean, std, generator, contiguous)), NormalBackward0)
 
 
-def random_(self, from_=None, to=None, *, generator=None):
-    """Fill with random integers: [0, to), [from, to), or the dtype's whole range."""
+def random_(self, *args, generator=None, **kwargs):
+    """Fill with random integers: ``random_(to)`` [0, to), ``random_(from, to)`` [from, to),
+    ``random_(from, None)`` from up to the dtype's largest, ``random_()`` its whole range."""
     np_dtype = self._data.dtype
-    if from_ is None and to is None:
+    bounds = _random_bounds_arguments(args, kwargs)
+    if bounds is None:
         return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_full(
             shape, np_dtype, generator)), RandomBackward2)
-    node_class = RandomBackward0
-    if to is None:
-        from_, to, node_class = 0, from_, RandomBackward1
+    low, high, node_class = bounds
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_int(
-        shape, np_dtype, from_, to, generator)), node_class)
+        shape, np_dtype, low, high, generator)), node_class)
+
+
+def _random_bounds_arguments(args, kwargs):
+    """random_'s overloads, as torch's parser picks one: (), (to), (from, to) with to None
+    allowed; (from, to, node class), or None for ()."""
+    if not args and not kwargs:
+        return None
+    if len(args) > 2:
+        raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
+    named = dict(zip(("to",) if len(args) == 1 and not kwargs else ("from", "to"), args))
+    for twice in set(named) & set(kwargs):
+        raise TypeError(f"random_() got multiple values for argument '{twice}'")
+    if not set(kwargs) <= {"from", "to"}:
+        raise _random_arguments_error(args, kwargs)
+    named.update(kwargs)
+    if "from" in named and "to" not in named:
+        raise _random_arguments_error(args, kwargs)
+    for key, value in named.items():
+        if value is None and key == "to" and "from" in named:
+            continue
+        if not isinstance(value, (builtins.int, np.integer)):
+            raise _random_arguments_error(args, kwargs)
+        if not -2**63 <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+    if "from" not in named:
+        return 0, named["to"], RandomBackward1
+    return named["from"], named["to"], RandomBackward0
+
+
+def _random_arguments_error(args, kwargs):
+    got = ", ".join([type_name(a) for a in args] +
+                    [f"{key}={type_name(value)}" for key, value in kwargs.items()])
+    return TypeError(f"random_() received an invalid combination of arguments - got ({got}"
+                     f"{', ' if kwargs and not args else ''}), but expected one of:\n"
+                     " * (*, torch.Generator generator = None)\n"
+                     " * (int from, int to, *, torch.Generator generator = None)\n"
+                     " * (int to, *, torch.Generator generator = None)\n")
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability p) or 0."""
-    probs = p._data if isinstance(p, Tensor) else p
+    probs = p
+    if isinstance(p, Tensor):
+        with no_grad():  # (expand for torch's message when p does not fit, not for a graph)
+            probs = expand(p, self._data.shape)._data
+        if probs.size and probs.dtype.kind != "f":
+            raise not_implemented_for("bernoulli_tensor_cpu_p_", probs.dtype)
     values = rng.bernoulli(probs, self._data.shape, self._data.dtype, generator)
     if isinstance(p, Tensor):
         return _fill_raw(self, values, BernoulliBackward1, (p,))
@@ -338,5 +407,12 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with exponentially distributed numbers of rate ``lambd``."""
+    if not lambd > 0:  # (nan too)
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    if self._data.size and self._data.dtype.kind != "f":
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{scalar_type_name[self.dtype]}")
     return _fill_raw(self, rng.exponential(self._data.shape, self._data.dtype, lambd,
                                                generator), ExponentialBackward0)

@@ -6,6 +6,8 @@ requires grad, and its gradient is zero: to the parameters the sample is a const
 ``mean + eps * std``: that is ``rsample()`` in ``torch.distributions``.)
 How each sampler turns the generator's bits into values is in ``fidelity/random.py``.
 """
+import math
+
 import numpy as np
 
 from ..fidelity import dtypes, messages
@@ -63,9 +65,9 @@ def normal(mean=_UNSET, std=_UNSET, size=None, *, generator=None, out=None, dtyp
 def _normal_factory(mean, std, size, generator, out, dtype, device, requires_grad):
     if out is not None:
         dtype = out.dtype
-    target = float_sampling_dtype(dtype, "normal_kernel_cpu")
-    values = rng.normal(size_from_args((size,), "normal"), target.numpy_dtype, float(mean),
-                        float(std), generator)
+    shape = size_from_args((size,), "normal")
+    target = float_sampling_dtype(dtype, "normal_kernel_cpu", math.prod(shape))
+    values = rng.normal(shape, target.numpy_dtype, float(mean), float(std), generator)
     if out is not None:
         return finish_factory(_replace_silently(out, values), requires_grad, device)  # (no warning)
     return finish_factory(wrap(values), requires_grad, device)
@@ -88,7 +90,7 @@ def _normal_from_tensors(mean, std, generator, out):
         raise broadcast_error(*(np.empty(s) for s in shapes)) from None
     template = mean if isinstance(mean, Tensor) else std
     np_dtype = (out if out is not None else template)._data.dtype
-    if np_dtype.kind != "f":
+    if np_dtype.kind != "f" and math.prod(shape):  # (nothing to fill: no dtype check)
         raise not_implemented_for("normal_kernel_cpu", np_dtype)
     arrays = [v._data if isinstance(v, Tensor) else float(v) for v in (mean, std)]
     if not isinstance(std, Tensor):
@@ -154,7 +156,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
         values = wrap(rng.bernoulli(float(p), data.shape, data.dtype, generator))
         return record(NotImplementedBackward, values, (input,), op="bernoulli")
-    if data.dtype.kind != "f":
+    if data.dtype.kind != "f" and data.size:  # (nothing to fill: no dtype check)
         raise not_implemented_for("bernoulli_tensor_cpu_p_", data.dtype)
     if out is not None:
         _refuse_grad_with_out("bernoulli", input, out)

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import calls, dtypes
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
                              preserve_format, wrap_dim)
@@ -846,10 +846,62 @@ def chunk(input, chunks, dim=0):
 
 
 def as_strided(input, size, stride, storage_offset=None):
-    """A view with exactly these sizes and strides (no checks beyond the storage bounds)."""
-    offset = input.storage_offset() if storage_offset is None else storage_offset
-    result = make_view(input, tuple(size), tuple(stride), offset)
+    """A view with exactly these sizes and strides, anywhere inside the storage."""
+    size, stride = _ints_argument(size, "size", 2), _ints_argument(stride, "stride", 3)
+    offset = input.storage_offset() if storage_offset is None else \
+        calls.as_index(storage_offset)
+    _check_in_storage(input, size, stride, offset)
+    result = make_view(input, size, stride, offset)
     return record(AsStridedBackward0, result, (input,), geometry=view_geometry(input, result))
+
+
+def _ints_argument(value, name, position):
+    """A "tuple of ints" argument of as_strided, refused as torch's argument parser does."""
+    where = f"as_strided(): argument '{name}' (position {calls.position(position)})"
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{where} must be tuple of ints, not {type_name(value)}")
+    for i, n in enumerate(value):
+        if isinstance(n, (builtins.bool, builtins.float)) or not hasattr(n, "__index__"):
+            raise TypeError(f"{where} must be tuple of ints, but found element of type "
+                            f"{type_name(n)} at pos {i}")
+    return tuple(operator.index(n) for n in value)
+
+
+def _check_in_storage(input, size, stride, offset):
+    """torch's checks before a view with any geometry: every element it can reach must lie
+    in its base's storage (numpy would read whatever memory lies beyond). torch computes in
+    unsigned 64-bit integers, so a negative size shows as a huge number."""
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if builtins.any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {shape_text(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    needed, overflowed = offset + 1, False
+    for n, s in zip(size, stride):
+        if n == 0:
+            needed = 0  # no element: any storage will do
+            break
+        reach = (s % 2**64) * ((n - 1) % 2**64)
+        needed += reach % 2**64
+        overflowed |= reach >= 2**64 or needed >= 2**64
+        needed %= 2**64
+    needed *= input._data.itemsize  # (an offset of 2**62 overflows here)
+    if overflowed or needed > 2**63 - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={shape_text(size)} "
+                           f"and strides={shape_text(stride)}")
+    available = input._storage_array().nbytes
+    if needed > available:
+        raise RuntimeError(f"setStorage: sizes {shape_text(size)}, strides {shape_text(stride)}, "
+                           f"storage offset {offset}, and itemsize {input._data.itemsize} "
+                           f"requiring a storage size of {needed} are out of bounds for storage "
+                           f"of size {available}")
+    numel = 1
+    for n in size:
+        numel *= n % 2**64
+    if builtins.any(n < 0 for n in size) and numel % 2**64 != 0:
+        raise RuntimeError("numel: integer multiplication overflow")
 
 
 def detach(input):
