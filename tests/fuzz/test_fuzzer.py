@@ -402,3 +402,35 @@ def test_a_known_difference_that_hides_nothing_does_not_stop_the_comparison():
     lost["records"][0]["lines"][0][2] = "requires_grad=False is_leaf=True version=0"
     assert known.known_reason(compare.compare(torch_side, lost, explain=explain),
                               statements[0]) is None  # a lost graph is not a node name
+
+
+def test_the_documented_node_names_are_known_where_they_show_and_nothing_else():
+    """A gradient's node names show in reprs, prints and later nodes' next functions too; a
+    lost graph, a changed value or another count of next functions is not that."""
+    program = "g, = torch.autograd.grad(y.sum(), x, create_graph=True)"
+    torch_repr = "tensor([0.5000], grad_fn=<TanhBackwardBackward0>)"
+    cases = [("value", torch_repr, "tensor([0.5000], grad_fn=<MulBackward0>)", True),
+             ("printed", "hook: " + torch_repr, "hook: tensor([0.5000], grad_fn=<MulBackward0>)",
+              True),
+             ("value", torch_repr, "tensor([0.7500], grad_fn=<MulBackward0>)", False),
+             ("value", torch_repr, "tensor([0.5000])", False)]
+    for category, torch_text, engine_text, is_known in cases:
+        verdict = compare.Verdict("mismatch", category, torch_text=torch_text,
+                                  engine_text=engine_text)
+        assert (known.known_reason(verdict, program, program) is not None) == is_known
+    graph = "requires_grad=True is_leaf=False version=0 grad_fn=MeanBackward0 next={}"
+    later = compare.Verdict("mismatch", "graph", torch_text=graph.format(
+        "['SigmoidBackwardBackward0']"), engine_text=graph.format("['MulBackward0']"))
+    assert known.known_reason(later, "loss = g.mean()", program) is not None
+    assert known.known_reason(later, "loss = g.mean()", "loss = g.mean()") is None
+    later.engine_text = graph.format("[None, 'MulBackward0']")
+    assert known.known_reason(later, "loss = g.mean()", program) is None
+
+
+def test_a_write_into_an_inference_tensor_in_a_with_block_is_the_documented_difference():
+    statement = ("with torch.inference_mode(False):\n    with torch.inference_mode():\n"
+                 "        p = u + 0\n    p.mul_(2)")
+    verdict = compare.Verdict("mismatch", "value", torch_text="tensor([2., 2.])",
+                              engine_text="tensor([1., 1.])")
+    assert known.known_reason(verdict, statement, statement) is not None
+    assert known.known_reason(verdict, "p = u.exp()", statement) is None
