@@ -5,9 +5,13 @@
 * ``exact``: every line identical;
 * ``tolerance``: identical except floating-point numbers within torch.testing's default
   rtol/atol for their dtype (reductions and matrix products add in another order; float32
-  transcendental functions round differently in the last bit): reported apart, not a failure;
+  transcendental functions round differently in the last bit): reported apart, not a failure.
+  Zeros are not rounding, though: until a first value has differed, a value or gradient that
+  is 0.0 on one side must not be -0.0 on the other, and a gradient that is 0.0 not a residue
+  such as -2.98e-08 (the order of a backward formula's operations);
 * ``mismatch``, with a category: the first statement whose output differs decides, and in it
-  the most telling difference (``CATEGORIES`` is in that order).
+  the most telling difference (``CATEGORIES`` is in that order); a known difference that
+  hides nothing after it is passed over (``compare``'s ``explain``).
 """
 import math
 import re
@@ -38,7 +42,7 @@ FIELD_CATEGORY = {"error": "error type", "dtype": "dtype",
                   "layout": "shape/stride", "graph": "graph", "sharing": "sharing",
                   "grad": "gradient", "repr": "value", "values": "value", "python": "value",
                   "type": "value", "gone": "value", "crash": "engine crash", "print": "printed",
-                  "warning": "warning"}
+                  "warning": "warning", "mode": "graph"}
 
 # Fields whose numbers are rounded for printing: one unit in the last printed digit is allowed
 # too (a last-bit difference can round 0.12345 either way); the exact values are compared in
@@ -84,41 +88,52 @@ def _grad_fn_name(text):
     return found.group(1) if found else None
 
 
-def compare(torch_answer, engine_answer):
+def compare(torch_answer, engine_answer, explain=None):
+    """The verdict on one program. ``explain(verdict)`` (run.py) says whether a mismatch is a
+    known difference that hides nothing after it (the names of a gradient's nodes...): then
+    the comparison goes on, and such a verdict is returned only when nothing else differs."""
     if torch_answer["status"] != "ok":
         return Verdict("skipped", torch_answer["status"])  # torch itself hung or died
     if engine_answer["status"] == "hang":
         return Verdict("mismatch", "hang")
     if engine_answer["status"] != "ok":
         return Verdict("mismatch", "engine crash", engine_text=engine_answer.get("detail"))
-    status, drifted = "exact", None
+    status, drifted, explained = "exact", None, None
     for index, (ours, theirs) in enumerate(zip(engine_answer["records"],
                                                 torch_answer["records"])):
-        verdict, drifted = compare_statement(theirs, ours, drifted)
-        if verdict.status == "mismatch":
+        statement_status, mismatches, drifted = compare_statement(theirs, ours, drifted)
+        for verdict in mismatches:
             verdict.statement = index
-            return verdict
-        if verdict.status == "tolerance":
+            if explain is None or not explain(verdict):
+                return verdict
+            explained = explained or verdict
+        if statement_status == "tolerance":
             status = "tolerance"
-    return Verdict(status)
+    return explained or Verdict(status)
 
 
 def compare_statement(torch_record, engine_record, drifted=None):
-    """The verdict for one statement's lines, and the loosest dtype whose values differed
-    within tolerance so far (``drifted``): once float32 values differ in the last bit, a
-    float64 copy of them differs by as much, so later lines get that dtype's tolerance."""
+    """One statement's lines: ``(status, mismatches, drifted)``, the mismatches (Verdicts)
+    most telling first (by CATEGORIES), and the loosest dtype whose values differed within
+    tolerance so far (``drifted``): once float32 values differ in the last bit, a float64 copy
+    of them differs by as much, so later lines get that dtype's tolerance."""
     theirs = {key: (field, text, dtype) for key, field, text, dtype in torch_record["lines"]}
     ours = {key: (field, text, dtype) for key, field, text, dtype in engine_record["lines"]}
-    worst, status = None, "exact"
+    mismatches, status = [], "exact"
+    values_drifted = drifted is not None  # (a repr rounds the same numbers: it does not count)
     for key in list(theirs) + [k for k in ours if k not in theirs]:
         t, e = theirs.get(key), ours.get(key)
         if t == e:
             continue
         dtype = loosest(t[2], drifted) if t is not None else None
+        exact = t is not None and _exact_numbers(t[0], key)
         if t is not None and e is not None and close_enough(t[1], e[1], dtype,
-                                                             printed=t[0] in PRINTED,
-                                                             drifted=drifted is not None):
+                                                             printed=t[0] in PRINTED and not exact,
+                                                             drifted=drifted is not None) \
+                and not (exact and not values_drifted
+                         and zeros_differ(t[1], e[1], residues=t[0] == "grad")):
             status, drifted = "tolerance", loosest(t[2], drifted)
+            values_drifted = values_drifted or exact
             continue
         field = (t or e)[0] if e is None or e[0] != "crash" else "crash"
         category = FIELD_CATEGORY.get(field, "value")
@@ -128,14 +143,33 @@ def compare_statement(torch_record, engine_record, drifted=None):
             category = "engine crash"
         elif field == "error" and t and e and t[1].split(":")[0] == e[1].split(":")[0]:
             category = "error message"
-        candidate = (CATEGORIES.index(category), key, t and t[1], e and e[1])
-        if worst is None or candidate[0] < worst[0]:
-            worst = candidate
-    if worst is None:
-        return Verdict(status), drifted
-    rank, key, torch_text, engine_text = worst
-    return Verdict("mismatch", CATEGORIES[rank], key=key, torch_text=torch_text,
-                   engine_text=engine_text), drifted
+        mismatches.append(Verdict("mismatch", category, key=key, torch_text=t and t[1],
+                                  engine_text=e and e[1]))
+    mismatches.sort(key=lambda verdict: CATEGORIES.index(verdict.category))  # (stable)
+    return status, mismatches, drifted
+
+
+def _exact_numbers(field, key):
+    """A line of exact numbers (``x.values``, ``x.grad.values``, a Python number) rather than
+    of rounded ones (a repr, a print)."""
+    return field in ("values", "python") or field == "grad" and key.endswith(".values")
+
+
+def zeros_differ(torch_text, engine_text, residues=False):
+    """A zero on one side that is not the same zero on the other: -0.0 against 0.0, or (with
+    ``residues``, for gradients: a backward formula's order of operations) 0.0 against a
+    residue such as -2.98e-08. (A matrix product's sum can leave a residue where torch's
+    fused multiply-adds cancel exactly: not a zero that counts.)"""
+    for t, e in zip(NUMBER.findall(torch_text), NUMBER.findall(engine_text)):
+        try:
+            expected, actual = float(t), float(e)
+        except ValueError:
+            continue
+        if residues and (expected == 0) != (actual == 0):
+            return True
+        if expected == actual == 0 and t.startswith("-") != e.startswith("-"):
+            return True
+    return False
 
 
 def loosest(dtype, other):

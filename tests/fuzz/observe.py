@@ -10,7 +10,9 @@ The lines are what the statement printed, the warnings it gave, the error it rai
 (``error``: its type and the first line of its message), then, for every variable that is new or
 changed, its description: ``repr``, exact ``values``, ``dtype``, ``layout`` (shape, stride,
 storage offset), ``graph`` (requires_grad, is_leaf, grad_fn and its next functions, version),
-``grad`` and ``sharing`` (which earlier variable's memory it shares). ``dtype`` in a line is
+``grad`` and ``sharing`` (which earlier variable's memory it shares); and the grad mode
+(``mode``: is_grad_enabled, is_inference_mode_enabled) whenever a statement leaves another one
+than it found. ``dtype`` in a line is
 the tolerance to compare its numbers with. ``unintended`` says that the error did not come from
 a ``raise`` in the library's own code (a numpy error, an AttributeError...): a crash.
 
@@ -35,6 +37,7 @@ def run_program(torch, statements):
     for index, statement in enumerate(statements):
         lines, unintended = execute(torch, statement, index, namespace)
         now = describe_namespace(torch, namespace)
+        now["grad mode"] = ("mode", grad_mode_text(torch), None)
         for key, (field, text, dtype) in now.items():
             if seen.get(key) != (field, text, dtype):
                 lines.append([key, field, text, dtype])
@@ -62,6 +65,11 @@ def execute(torch, statement, index, namespace):
         text = f"{warning.category.__name__}: {first_line(warning.message)}"
         lines.append([f"warning {i}", "warning", text, None])
     return lines, unintended
+
+
+def grad_mode_text(torch):
+    return (f"grad_enabled={torch.is_grad_enabled()} "
+            f"inference_mode={torch.is_inference_mode_enabled()}")
 
 
 def builtin_name(error_type):

@@ -3,10 +3,11 @@
     python -m tests.fuzz.run --seeds 0:10000 --shrink --jobs 2      (make fuzz N=10000)
 
 Prints how many programs matched exactly, within tolerance, or not (by category, known or
-new), then the new mismatches grouped by a signature (category, functions called, torch's
-text); with ``--shrink`` the first few programs of each group are reduced to a minimal
-reproducer and written to ``tests/fuzz/out/`` (git-ignored). The exit status is 1 when there
-is a new mismatch.
+new; and by family, generator.py), then the new mismatches grouped by a signature (category,
+functions called, torch's text); with ``--shrink`` the first few programs of each group are
+reduced to a minimal reproducer and written to ``tests/fuzz/out/`` (git-ignored). The exit
+status is 1 when there is a new mismatch. ``--families extremes,empty`` writes only those
+families' programs (``--families classic``: only the programs without a family).
 """
 import argparse
 import collections
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .compare import CATEGORIES, Verdict, compare
-from .generator import generate, source
-from .known import Known, known_reason
+from .families import FAMILIES
+from .generator import family_of, generate, source
+from .known import Known, explainer, known_reason
 from .shrink import shrink
 from .worker import Worker
 
@@ -32,6 +34,7 @@ class Result:
     seed: int
     statements: list
     verdict: Verdict
+    family: str | None = None
     known: Known | None = None
     reproducer: list | None = None
     reproducer_verdict: Verdict | None = None
@@ -61,12 +64,13 @@ class Pair:
         self.engine = Worker("engine", timeout=timeout)
 
     def verdict(self, statements):
-        return compare(self.torch.run(statements), self.engine.run(statements))
+        return compare(self.torch.run(statements), self.engine.run(statements),
+                       explain=explainer(statements))
 
-    def check(self, seed):
-        statements = generate(seed)
+    def check(self, seed, families=None):
+        statements = generate(seed, families)
         verdict = self.verdict(statements)
-        result = Result(seed, statements, verdict)
+        result = Result(seed, statements, verdict, family_of(seed, families))
         if verdict.status == "mismatch":
             result.known = known_reason(verdict, result.differing_statement(),
                                         "\n".join(statements))
@@ -87,8 +91,9 @@ class Pair:
         self.engine.stop()
 
 
-def fuzz(seeds, jobs=1, timeout=10.0, progress=None):
-    """A Result for every seed, checked by ``jobs`` worker pairs in parallel."""
+def fuzz(seeds, jobs=1, timeout=10.0, progress=None, families=None):
+    """A Result for every seed, checked by ``jobs`` worker pairs in parallel; ``families`` as
+    in generator.generate."""
     pending = iter(seeds)
     lock = threading.Lock()
     results = []
@@ -101,7 +106,7 @@ def fuzz(seeds, jobs=1, timeout=10.0, progress=None):
                     seed = next(pending, None)
                 if seed is None:
                     return
-                result = pair.check(seed)
+                result = pair.check(seed, families)
                 with lock:
                     results.append(result)
                     if progress:
@@ -168,6 +173,17 @@ def report(results, seconds, jobs, groups=None, out=None, stream=sys.stdout):
         if known or new:
             print(f"    {category:<28} {known + new:>6}  (known {known}, new {new})",
                   file=stream)
+    families = collections.defaultdict(collections.Counter)
+    for result in results:
+        status = result.verdict.status
+        if status == "mismatch":
+            status = "known" if result.known else "new"
+        families[result.family or "classic"][status] += 1
+    if any(r.family for r in results):
+        print(f"  {'by family':<22} programs  exact  tolerance  known  new", file=stream)
+        for family, n in sorted(families.items()):
+            print(f"    {family:<20} {sum(n.values()):>8} {n['exact']:>6} {n['tolerance']:>10}"
+                  f" {n['known']:>6} {n['new']:>4}", file=stream)
     reasons = collections.Counter(r.known.reason for r in results if r.known)
     if reasons:
         print("known differences seen:", file=stream)
@@ -196,6 +212,17 @@ def parse_seeds(text):
     return range(int(start), int(stop)) if stop else range(int(start), int(start) + 1)
 
 
+def parse_families(text):
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if names == ("classic",):
+        return ()
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no family {', '.join(unknown)} (families: "
+                                         f"{', '.join(FAMILIES)}, classic)")
+    return names
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=parse_seeds, default=range(0, 1000),
@@ -208,15 +235,19 @@ def main(argv=None):
                         help="how many programs of each signature --shrink reduces")
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="seconds before an engine program counts as a hang")
+    parser.add_argument("--families", type=parse_families, default=None,
+                        help="NAME,NAME...: only these families' programs (classic: only the "
+                             "programs without a family); default: the generator's mix")
     parser.add_argument("--show", type=int, metavar="SEED",
                         help="print one seed's program and verdict, and stop")
     args = parser.parse_args(argv)
     if args.show is not None:
         pair = Pair(args.timeout)
         try:
-            result = pair.check(args.show)
+            result = pair.check(args.show, args.families)
         finally:
             pair.close()
+        print(f"# family: {result.family or 'classic'}")
         print(source(result.statements))
         print(result.verdict, f"\n(known: {result.known.reason})" if result.known else "")
         return 0
@@ -226,7 +257,8 @@ def main(argv=None):
         if done % 500 == 0:
             print(f"... {done} programs, {time.monotonic() - started:.0f} s", file=sys.stderr)
 
-    results = fuzz(args.seeds, jobs=args.jobs, timeout=args.timeout, progress=progress)
+    results = fuzz(args.seeds, jobs=args.jobs, timeout=args.timeout, progress=progress,
+                   families=args.families)
     groups, out = None, None
     if args.shrink:
         out = OUT

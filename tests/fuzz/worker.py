@@ -1,7 +1,8 @@
 """One long-lived process per library, fed programs over a pipe.
 
-``Worker("torch")`` / ``Worker("engine")`` starts ``python -m fuzz.worker LIBRARY``, which imports
-the library once (the engine as ``torch``) and then answers one JSON line per program::
+``Worker("torch")`` / ``Worker("engine")`` starts ``python -m fuzz.worker LIBRARY`` (with
+``env`` added to its environment), which imports the library once (the engine as ``torch``)
+and then answers one JSON line per program::
 
     request:  {"statements": [...]}
     answer:   {"status": "ok", "records": [...]}        (observe.run_program's records)
@@ -24,13 +25,14 @@ STARTUP_TIMEOUT = 120.0  # torch's first import on a busy machine
 
 
 class Worker:
-    def __init__(self, library, timeout=10.0):
-        self.library, self.timeout = library, timeout
+    def __init__(self, library, timeout=10.0, env=None):
+        self.library, self.timeout, self.env = library, timeout, env or {}
         self.process = None
         self.buffer = b""
 
     def start(self):
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+                   **self.env)
         for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(variable, "1")  # as the Makefile: one BLAS thread
         self.process = subprocess.Popen(

@@ -1,0 +1,1207 @@
+"""The program families: actions aimed at the classes of bugs issue 25 found off the path.
+
+Each family is a few actions (as in generator.py: ``action(b) -> list[str] | None``) and, for
+some, a few changed choices of the builder in its programs (builder.py: the "empty" family's
+shapes have a size 0 or no dimension, the "extremes" family's numbers are at or past the ends
+of a dtype's range...). ``generator.generate`` gives half of the programs one family each,
+drawn by ``Family.weight``; its actions then write half of the program's statements, the
+course's classic actions (working on what the family made) the other half.
+
+The families, and what observe.py/compare.py look at for them:
+
+* extremes: integer (and float16) numbers at the ends of the range and just past them, written
+  by every write path (setitem with numbers, 0-d tensors, masks, index lists; fill_,
+  masked_fill_, index_fill_, scatter_, copy_, in-place scalar ops; full/full_like), and
+  arithmetic, conversions and reductions of such values: values and errors.
+* overflow: float16/float32/float64 values near the max in reductions (std, var, norm, sum,
+  mean, cumsum, prod, softmax, logsumexp...) and in creation: values (inf, nan).
+* empty: tensors with a size 0 and 0-d tensors through every op family, numpy interop.
+* once_differentiable: Functions whose backward is @once_differentiable, under create_graph.
+* grad_modes: nested no_grad / enable_grad / set_grad_enabled / inference_mode blocks with
+  ops, views and in-place ops made in each level: graph lines and the grad mode line.
+* third_derivative: autograd.grad with create_graph=True twice through the course's ops.
+* signatures: the same call written with positional and keyword arguments, methods and
+  functions, ``input=``, ``out=``, aliases, keyword-only arguments given by position.
+* layouts: non-contiguous inputs (transposed, sliced, expanded, permuted) through every op
+  family, gradients of non-contiguous leaves: the strides of every result.
+* zero_signs: zeros and negative zeros through forward ops, backward formulas and losses:
+  compare.py tells 0.0 from -0.0 (and an exact zero from a rounding residue).
+* versions: the _version of results of ops and of tensors sharing a version counter.
+* warnings: what warns in torch (degrees of freedom, implicit dims, copy construction,
+  deprecated x.T) and what numpy would warn about in the engine (overflow, 0/0, log(-1)).
+* check_order: calls with two faults at once (a wrong dtype and a wrong shape, an expanded
+  target and an unsupported dtype...): which error comes first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .builder import FLOATS, INT_RANGE, INTS, NEAR_MAX, TensorVar, numel
+
+FLOAT_POOL = ["0.0", "1.0", "-1.0", "0.5", "-0.5", "2.0", "-2.0", "1.5", "3.0", "-2.5", "0.25"]
+ZERO_POOL = ["0.0", "-0.0", "0.0", "-0.0", "1.5", "-2.0", "0.5", "-0.25", "3.0"]
+ALL_DTYPES = ("bool",) + INTS + FLOATS
+
+
+@dataclass
+class Family:
+    weight: float
+    actions: list  # (weight, action)
+
+
+# ---------------------------------------------------------------- shared helpers
+def nested(b, shape, pool):
+    """Nested list source of ``shape``, each element drawn from ``pool``."""
+    if not shape:
+        return b.choice(pool)
+    return "[" + ", ".join(nested(b, shape[1:], pool) for _ in range(shape[0])) + "]"
+
+
+def make(b, shape, dtype, pool=None, grad=False, name=None):
+    """``(name, statement)``: a new tensor of ``shape`` and ``dtype`` bound to a fresh name,
+    its values from ``pool`` (the builder's values for the dtype by default)."""
+    name = name or b.fresh_name()
+    extra = ", requires_grad=True" if grad else ""
+    if numel(shape) == 0 and shape != (0,):
+        source = f"torch.zeros({tuple(shape)!r}, dtype=torch.{dtype}{extra})"
+    else:
+        values = nested(b, shape, pool) if pool else b.values(shape, dtype)
+        source = f"torch.tensor({values or '[]'}, dtype=torch.{dtype}{extra})"
+    var = TensorVar(tuple(shape), dtype, requires_grad=grad, inference=b.inference)
+    if grad:
+        var.leaves = {var}
+    b.bind(name, var)
+    return name, f"{name} = {source}"
+
+
+def existing_or_new(b, test, shape, dtype, pool=None, grad=False):
+    """``(statements, name, var)``: a tensor for which ``test`` holds, or a new one."""
+    found = b.pick(lambda v: test(v) and not v.inference) if b.chance(0.6) else None
+    if found:
+        return [], found[0], found[1]
+    name, statement = make(b, shape, dtype, pool, grad)
+    return [statement], name, b.tensors[name]
+
+
+def valid_dim(b, var):
+    """A dimension of ``var`` (negative now and then); 0-d tensors take 0 and -1."""
+    if not var.ndim:
+        return b.choice([0, -1])
+    d = b.rng.randrange(var.ndim)
+    return d - var.ndim if b.chance(0.25) else d
+
+
+def unknown(b, name, dtype="float32"):
+    """``name`` holds a result whose shape the generator does not follow: kept out of later
+    picks (the family's statements use it by name)."""
+    b.bind(name, TensorVar(None, dtype))
+
+
+def fill(template, **names):
+    return template.format(**names)
+
+
+# ---------------------------------------------------------------- extremes
+WRITES = ["{x}[{i}] = {v}", "{x}[:{k}] = {v}", "{x}[...] = {v}", "{x}[{x} > 0] = {v}",
+          "{x}[{x} == {x}] = {v}", "{x}[[{i}, {j}]] = {v}", "{x}[torch.tensor([{i}])] = {v}",
+          "{x}.fill_({v})", "{x}.masked_fill_({x} != 0, {v})",
+          "{n} = {x}.masked_fill({x} >= 0, {v})", "{n} = torch.masked_fill({x}, {x} < 1, {v})",
+          "{x}.index_fill_(0, torch.tensor([{i}]), {v})", "{x}.copy_({t})", "{x}.add_({v})",
+          "{x}.sub_({v})", "{x}.mul_({v})", "{x} += {v}", "{x} -= {v}", "{x} *= {v}",
+          "{x}.clamp_(min={v})", "{x}.clamp_(max={v})", "{n} = torch.full_like({x}, {v})",
+          "{n} = {x}.new_full((2,), {v})", "{n} = torch.full((2,), {v}, dtype={x}.dtype)"]
+WRITES_1D = ["{x}.scatter_(0, torch.tensor([{i}]), {v})", "{x}.remainder_({d})",
+             "{x}.floor_divide_({d})"]
+
+
+def extreme_target(b):
+    """A tensor to write into: integer or bool mostly, float16 sometimes."""
+    dtype = b.choice(["uint8", "int8", "int16", "int32", "int64", "bool", "float16", "uint8"])
+    shape = b.choice([(2,), (3,), (2, 2), (1,)])
+    pool = [b.edge_literal(dtype) for _ in range(4)] if dtype != "bool" else ["True", "False"]
+    return existing_or_new(b, lambda v: v.dtype != "float32" and v.ndim and v.shape[0] > 0
+                           and not v.requires_grad, shape, dtype, pool)
+
+
+def write_value(b, dtype):
+    """A number, or a 0-d or one-element tensor, at or past the end of ``dtype``'s range."""
+    literal = b.edge_literal(dtype, past=b.chance(0.6))
+    form = b.choice(["number", "number", "tensor", "typed", "list"])
+    if form == "number":
+        return literal
+    if form == "typed":
+        other = b.choice(["int16", "int32", "int64", "uint8", "float16", "float64"])
+        return f"torch.tensor({b.edge_literal(other)}, dtype=torch.{other})"
+    if form == "list":
+        return f"torch.tensor([{literal}])"
+    return f"torch.tensor({literal})"
+
+
+def write_extreme(b):
+    """A value at or past the end of the target's range, by one of the write paths."""
+    statements, x, var = extreme_target(b)
+    n = var.shape[0]
+    templates = WRITES + (WRITES_1D if var.ndim == 1 else [])
+    template = b.choice(templates)
+    # (INT_MIN // -1 and INT_MIN % -1 stop the process on x86: not written)
+    divisor = b.choice(["2", "-3", "0", "7"] + ["-1"] * (var.dtype in ("int8", "int16", "uint8")))
+    copied = b.choice([f"torch.tensor({b.edge_literal('int64', past=True)})",
+                       f"torch.tensor([{b.edge_literal('float32', past=True)}])",
+                       f"torch.full_like({x}, {b.edge_literal('int64')}, dtype=torch.int64)",
+                       f"torch.tensor({b.edge_literal(var.dtype)}, dtype=torch.{var.dtype})"])
+    result = b.fresh_name() if "{n}" in template else ""
+    statements.append(fill(template, x=x, v=write_value(b, var.dtype), i=b.rng.randrange(n),
+                           j=b.rng.randrange(n), k=b.rng.randint(1, n), n=result, d=divisor,
+                           t=copied))
+    if result:
+        b.bind(result, TensorVar(None if "new_full" in template or "full(" in template
+                                 else var.shape, var.dtype))
+    return statements
+
+
+EXTREME_OPS = ["{x} + 1", "{x} - 1", "{x} * 2", "-{x}", "{x}.abs()", "torch.abs({x})", "{x}.neg()",
+               "{x} + {p}", "{x} * {p}", "{x} - torch.tensor({p})", "{x} * {x}", "{x} // 2",
+               "{x} // -2", "{x} % 3", "{x} // 0", "{x} % 0", "{x}.sum()",
+               "{x}.sum(dtype=torch.{d})", "{x}.prod()", "{x}.cumsum(0)", "{x}.cumprod(0)",
+               "{x}.max()", "{x}.min()", "{x}.argmax()", "{x}.sort()", "{x}.float()", "{x}.half()",
+               "{x}.double()", "{x}.to(torch.{d})", "{x}.long()", "{x}.bool()", "{x}.sign()",
+               "{x}.square()", "{x} ** 2", "{x}.pow(3)", "{x}.bitwise_not()", "~{x}", "{x} & {e}",
+               "{x} | 1", "{x}.clamp(min={e}, max={p})", "torch.clamp({x}, {p})", "{x} == {p}",
+               "{x} < {p}", "{x}.eq({e})", "torch.where({x} > 0, {x}, {p})",
+               "torch.maximum({x}, torch.tensor({e}))", "{x}.mean()", "{x}.float().mean()",
+               "{x}.double().var()", "{x}.sum(0, keepdim=True)", "{x} / 2", "{x} / 0",
+               "{x}.true_divide(3)", "torch.floor_divide({x}, 2)", "{x}.remainder(-3)",
+               "{x}.fmod(3)", "torch.isclose({x}, {x})", "{x}.unique()", "{x}.topk(1)",
+               "{x}.flip(0)", "{x}.count_nonzero()", "{x}.nonzero()", "torch.cat([{x}, {x}])",
+               "{x}.repeat(2)", "{x} + torch.tensor({e}, dtype=torch.{d})",
+               "{x} + {x}.to(torch.{d})", "torch.tensor({e}) + {x}", "{x}.item()", "{x}.tolist()",
+               "{x}.amax()", "{x}.cumsum(0, dtype=torch.{d})", "{x}.sum().item()",
+               "{x}.abs().max()"]
+
+
+def arithmetic_extreme(b):
+    """Arithmetic, conversions and reductions of values at the ends of the range (wrapping)."""
+    dtype = b.choice(["uint8", "int8", "int16", "int32", "int64", "bool", "float16"])
+    statements, x, var = existing_or_new(
+        b, lambda v: v.dtype in INTS + ("bool", "float16") and v.ndim == 1 and v.shape[0] > 0,
+        (b.choice([1, 2, 3]),), dtype, [b.edge_literal(dtype) for _ in range(3)]
+        if dtype != "bool" else ["True", "False"])
+    op = b.choice(EXTREME_OPS)
+    if var.dtype in ("int32", "int64") and ("//" in op or "%" in op or "remainder" in op
+                                            or "floor_divide" in op):
+        op = op.replace("-2", "2").replace("-3", "3")
+    name = b.fresh_name()
+    statements.append(f"{name} = " + fill(op, x=x, p=b.edge_literal(var.dtype, past=True)
+                                          if var.dtype in INT_RANGE else "1e5",
+                                          e=b.edge_literal(var.dtype)
+                                          if var.dtype in INT_RANGE else "6e4",
+                                          d=b.choice(["int8", "uint8", "int16", "int32", "int64",
+                                                      "float16"])))
+    unknown(b, name, var.dtype)
+    return statements
+
+
+def create_extreme(b):
+    """Creation at and past the ends of the range: tensor, full, arange, randint, iinfo."""
+    dtype = b.choice(["uint8", "int8", "int16", "int32", "int64"])
+    low, high = INT_RANGE[dtype]
+    name = b.fresh_name()
+    inside = ", ".join(b.edge_literal(dtype) for _ in range(b.choice([1, 2, 3])))
+    past = b.edge_literal(dtype, past=True)
+    other = b.choice(INTS)
+    source = b.choice([
+        f"torch.tensor([{inside}], dtype=torch.{dtype})",
+        f"torch.tensor([{inside}, {past}], dtype=torch.{dtype})",
+        f"torch.tensor({past}, dtype=torch.{dtype})",
+        f"torch.full((2,), {b.choice([inside.split(', ')[0], past])}, dtype=torch.{dtype})",
+        f"torch.full((2,), {past})",
+        f"torch.tensor({b.choice([2**63 - 1, -2**63, 2**31, 2**63])})",
+        f"torch.arange({high - 3}, {b.choice([high, high + 1, high + 2])}, dtype=torch.{dtype})",
+        f"torch.arange({low}, {low + 3}, dtype=torch.{dtype})",
+        f"torch.randint({low}, {high}, (4,), dtype=torch.{dtype})",
+        f"torch.randint({b.choice([low - 1, 3, 0])}, {b.choice([high + 1, high + 4, 2**31 + 3])}, "
+        f"(4,), dtype=torch.{dtype})",
+        f"torch.randint({high + 4}, (3,), dtype=torch.{b.choice(['float32', 'float16'])})",
+        f"torch.full((2,), torch.iinfo(torch.{dtype}).{b.choice(['max', 'min'])}, "
+        f"dtype=torch.{dtype})",
+        f"torch.tensor([{past}]).to(torch.{dtype})",
+        f"torch.tensor([{b.edge_literal(other)}], dtype=torch.{other}).to(torch.{dtype})",
+        f"torch.tensor([{b.choice(['127.9', '-128.9', '255.5', '-0.9', '1e10', '3e9'])}])"
+        f".to(torch.{dtype})",
+        f"torch.zeros(2, dtype=torch.{dtype}) + {past}",
+        f"torch.ones(2, dtype=torch.{dtype}) * {past}"])
+    prefix = b.seed_statements() if "rand" in source else []
+    b.bind(name, TensorVar(None, dtype))
+    return prefix + [f"{name} = {source}"]
+
+
+# ---------------------------------------------------------------- overflow
+REDUCTIONS = ["{x}.std()", "{x}.var()", "{x}.std(unbiased=False)", "{x}.var(correction=0)",
+              "{x}.std({d})", "{x}.var({d}, keepdim=True)", "{x}.var(-1)",
+              "torch.std({x}, dim={d})", "{x}.norm()", "{x}.norm(p=1)", "{x}.norm(dim={d})",
+              "torch.norm({x}, float('inf'))", "torch.linalg.vector_norm({x})", "{x}.sum()",
+              "{x}.sum({d})", "{x}.mean()", "{x}.mean({d})", "{x}.cumsum({d})", "{x}.cumprod({d})",
+              "{x}.prod()", "{x}.softmax({d})", "{x}.log_softmax({d})", "torch.logsumexp({x}, {d})",
+              "{x}.logsumexp({d})", "{x}.nansum()", "{x}.square().sum()", "({x} * {x}).mean()",
+              "{x}.amax()", "{x}.exp()", "{x} * 2", "{x} + {x}", "{x}.square()", "{x} ** 2",
+              "{x}.sqrt()", "{x}.float()", "{x}.half()", "{x}.double().std()",
+              "torch.var({x}, {d}, unbiased=False)", "{x}.var({d}, unbiased=True)",
+              "torch.nn.functional.mse_loss({x}, torch.zeros_like({x}))",
+              "torch.nn.functional.softmax({x}, dim={d})", "{x}.std(correction=2)",
+              "torch.var({x}, dim=None, correction=1)", "{x}.norm(p=2, dim={d}, keepdim=True)",
+              "{x}.mean().backward()", "{x}.std().backward()", "{x}.norm().backward()",
+              "{x}.var({d}).sum().backward()", "{x}.softmax({d}).sum().backward()",
+              "{x}.logsumexp({d}).sum().backward()"]
+
+
+def overflow_tensor(b):
+    dtype = b.choice(["float32", "float32", "float16", "float64"])
+    shape = b.choice([(2,), (3,), (1, 2), (2, 2), (1,), (2, 3)])
+    grad = b.chance(0.3)
+    return existing_or_new(b, lambda v: v.dtype in FLOATS and v.ndim and numel(v.shape) > 0,
+                           shape, dtype, NEAR_MAX[dtype] + ["1.0", "-0.5"], grad=grad)
+
+
+def reduce_overflow(b):
+    """Reductions and elementwise ops of values near the dtype's max."""
+    statements, x, var = overflow_tensor(b)
+    op = b.choice(REDUCTIONS)
+    if "backward" in op and not var.requires_grad:
+        op = op.split(".backward")[0].rsplit(".sum()", 1)[0]
+    text = fill(op, x=x, d=valid_dim(b, var))
+    if "backward" in op:
+        return statements + [text]
+    name = b.fresh_name()
+    unknown(b, name, var.dtype)
+    return statements + [f"{name} = {text}"]
+
+
+def create_overflow(b):
+    """Creation and conversion past the float range: full, tensor, half(), float()."""
+    name = b.fresh_name()
+    source = b.choice([
+        f"torch.full({b.choice(['()', '(2,)'])}, {b.choice(['1e5', '-7e4', '65520.0', '65504.0'])}"
+        f", dtype=torch.float16)",
+        f"torch.tensor({b.choice(['1e5', '[1e5, -1.0]', '70000.0'])}, dtype=torch.float16)",
+        f"torch.tensor([{b.choice(['1e39', '-1e39', '3.5e38', '1e-46'])}])",
+        "torch.tensor([1e39, 1.0], dtype=torch.float64).float()",
+        f"torch.tensor([{b.choice(['7e4', '1e5', '3e38'])}]).half()",
+        f"torch.full((2,), {b.choice(['3e38', '-3.4e38'])}) * 2",
+        f"torch.tensor([{b.choice(['3e38', '6e4', '1.0'])}]).var(-1)",
+        f"torch.tensor([{b.choice(['3e38', '2.5'])}]).std(0, keepdim=True)",
+        f"torch.tensor([[3e38, -2.75]]).std({b.choice(['', '1', 'unbiased=False'])})",
+        "torch.tensor([6e4, 6e4, -2.75], dtype=torch.float16).var()",
+        f"torch.ones(3, dtype=torch.float16).fill_({b.choice(['1e5', '65504.0', '7e4'])})",
+        f"torch.zeros(2).fill_({b.choice(['1e39', '3.4e38'])})",
+        f"torch.linspace(0, {b.choice(['1e38', '3e38'])}, 3).sum()",
+        "torch.arange(0, 7e4, 2e4, dtype=torch.float16)"])
+    b.bind(name, TensorVar(None, "float16" if "float16" in source or "half" in source
+                           else "float32"))
+    return [f"{name} = {source}"]
+
+
+# ---------------------------------------------------------------- empty and 0-d
+EMPTY_MAKERS = ["torch.tensor([])", "torch.tensor([[]])", "torch.zeros(0, 3)",
+                "torch.ones(2, 0, dtype=torch.{dtype})", "torch.empty(0)", "torch.empty(0, 2)",
+                "torch.arange(0)", "torch.arange(3, 3)", "torch.linspace(0, 1, 0)",
+                "torch.linspace(0, 1, 1)", "torch.randn(0)", "torch.randint(0, 5, (0,))",
+                "torch.tensor(2.5)", "torch.tensor(3)", "torch.ones(())",
+                "torch.tensor([], dtype=torch.{dtype})",
+                "torch.zeros(1, 0, 2, dtype=torch.{dtype})", "torch.eye(0)", "torch.tensor(True)",
+                "torch.tensor(-0.0)", "torch.full((), 7, dtype=torch.{dtype})",
+                "torch.zeros((), dtype=torch.{dtype})", "torch.ones(3)[3:]",
+                "torch.ones(2, 3)[:, :0]", "torch.ones(3)[1]"]
+EMPTY_OPS = ["{x}.exp()", "{x}.neg()", "{x}.abs()", "{x}.relu()", "{x}.sigmoid()", "{x}.sqrt()",
+             "{x}.sign()", "{x}.round()", "{x}.floor()", "{x}.clamp(min=0)", "{x}.bool()",
+             "{x}.float()", "{x}.long()", "~({x} > 0)", "{x}.logical_not()", "{x}.isnan()",
+             "{x}.nan_to_num()", "{x} + {x}", "{x} * 2", "{x} / {x}", "{x} + torch.ones(1)",
+             "{x} + torch.tensor(2.0)", "{x} > 0", "torch.where({x} > 0, {x}, 0.0)",
+             "torch.maximum({x}, {x})", "{x} ** 2", "{x} // 2", "torch.isclose({x}, {x})",
+             "torch.allclose({x}, {x})", "torch.equal({x}, {x})", "{x} @ {x}",
+             "torch.dot({x}, {x})", "torch.outer({x}, {x})", "{x} @ {x}.t()", "{x}.t() @ {x}",
+             "torch.mm({x}, {x}.t())", "{x}.bool() @ {x}.bool().t()",
+             "torch.mv({x}, torch.ones(2))", "torch.matmul({x}, {x}.mT)",
+             "{x}.int() @ {x}.int().t()", "{x}.sum()", "{x}.sum({d})", "{x}.sum({d}, keepdim=True)",
+             "{x}.prod({d})", "{x}.mean()", "{x}.mean({d})", "{x}.max()", "{x}.max({d})",
+             "{x}.min({d})", "{x}.argmax()", "{x}.argmax({d})", "{x}.amax({d})", "{x}.amax()",
+             "{x}.std()", "{x}.var({d})", "{x}.std({d}, keepdim=True)", "{x}.norm()",
+             "{x}.norm(dim={d})", "{x}.logsumexp({d})", "{x}.softmax({d})", "{x}.log_softmax({d})",
+             "{x}.cumsum({d})", "{x}.cumprod({d})", "{x}.all()", "{x}.any({d})",
+             "{x}.count_nonzero()", "{x}.nansum()", "torch.max({x}, {d})", "{x}.int().softmax({d})",
+             "{x}.min()", "{x}.sort({d})", "{x}.argsort()", "{x}.topk(0)", "{x}.topk(1)",
+             "{x}.topk(1, dim={d})", "{x}.topk(2, dim=1)", "{x}.unique()", "{x}.nonzero()",
+             "{x}.flip({d})", "torch.sort({x}, descending=True)", "{x}.bool().topk(1)",
+             "{x}.view(-1)", "{x}.reshape(0, -1)", "{x}.reshape(-1, 1)", "{x}.flatten()",
+             "{x}.squeeze()", "{x}.unsqueeze(0)", "{x}.t()", "{x}.T", "{x}.transpose(0, -1)",
+             "{x}.expand(2, *{x}.shape)", "{x}.narrow({d}, 0, 0)", "{x}.split(1)", "{x}.chunk(2)",
+             "{x}.unbind()", "torch.cat([{x}, {x}])", "torch.cat([{x}, torch.ones(0)])",
+             "torch.stack([{x}, {x}])", "{x}.repeat(2)", "{x}.repeat_interleave(2)", "{x}[...]",
+             "{x}[None]", "{x}[{x} > 0]", "{x}.index_select(0, torch.tensor([], dtype=torch.long))",
+             "{x}.masked_fill({x} > 0, 1.0)", "{x}.item()", "{x}.tolist()", "{x}.clone()",
+             "{x}.contiguous()", "{x}.as_strided((1,), (1,))", "{x}.as_strided((0,), (1,))",
+             "{x}.as_strided((), ())", "torch.zeros_like({x})", "torch.randn_like({x})",
+             "torch.randn_like({x}, dtype=torch.int16)",
+             "torch.rand_like({x}, dtype=torch.float64)", "torch.full_like({x}, 7)",
+             "{x}.new_zeros({x}.shape)", "torch.broadcast_to({x}, (2,) + tuple({x}.shape))",
+             "{x}.movedim(0, -1)", "{x}.numel()", "{x}.dim()", "{x}.size()", "{x}.stride()",
+             "{x}.is_contiguous()", "{x}.gather(0, {x}.long())",
+             "{x}.scatter(0, torch.zeros_like({x}, dtype=torch.long), 1)",
+             "{x}.take_along_dim(torch.zeros_like({x}, dtype=torch.long), 0)"]
+EMPTY_GRAD = ["{x}.sum().backward()", "({x} * 2).sum().backward()", "{x}.mean().backward()",
+              "torch.autograd.grad({x}.exp().sum(), {x})", "{x}.prod().backward()",
+              "{x}.norm().backward()", "({x} @ {x}).backward()", "{x}.softmax(-1).sum().backward()",
+              "{x}.max().backward()", "{x}.std().backward()"]
+
+
+def is_small(var):
+    return var.shape is not None and (var.shape == () or numel(var.shape) == 0)
+
+
+def create_empty(b):
+    """An empty or 0-d tensor, made in one of the ways a learner meets them."""
+    name = b.fresh_name()
+    dtype = b.dtype()
+    source = fill(b.choice(EMPTY_MAKERS), dtype=dtype)
+    grad = b.chance(0.25) and ("dtype" not in source or dtype in FLOATS) and "(" in source \
+        and not any(w in source for w in ("randint", "arange(0)", "True", "tensor(3)", "]", "[:"))
+    if grad:
+        source += ".requires_grad_()"
+    var = TensorVar(None, dtype, requires_grad=grad)
+    b.bind(name, var)
+    prefix = b.seed_statements() if "rand" in source else []
+    return prefix + [f"{name} = {source}"]
+
+
+def empty_op(b):
+    """An op of any family on an empty or 0-d tensor (a known one, else one made here)."""
+    found = b.pick(is_small) if b.chance(0.8) else b.pick()
+    if not found:
+        shape = b.choice([s for s in ((), (0,), (2, 0), (0, 3)) ])
+        dtype = b.choice(["float32", "float32", "int64", "bool", "int32", "float64", "float16"])
+        name, statement = make(b, shape, dtype, grad=dtype in FLOATS and b.chance(0.3))
+        return [statement]
+    x, var = found
+    if var.requires_grad and b.chance(0.3):
+        return [fill(b.choice(EMPTY_GRAD), x=x)]
+    op = fill(b.choice(EMPTY_OPS), x=x, d=valid_dim(b, var) if not b.chance(0.05) else 2)
+    name = b.fresh_name()
+    unknown(b, name, var.dtype)
+    prefix = b.seed_statements() if "rand" in op else []
+    return prefix + [f"{name} = {op}"]
+
+
+def interop(b):
+    """numpy arrays, 0-d ones too, into tensors (asarray, as_tensor, from_numpy, tensor): does
+    the tensor see a later write into the array?"""
+    dtype = b.choice(["int32", "int64", "float32", "float64", "uint8", "bool", "int16"])
+    value = b.choice(["True", "False"]) if dtype == "bool" else b.choice(["1", "3", "0"])
+    shape = b.choice(["()", "(2,)", "(0,)", "(2, 1)"])
+    n, t = b.fresh_name(), b.fresh_name()
+    function = b.choice(["torch.asarray", "torch.as_tensor", "torch.from_numpy", "torch.tensor",
+                         "torch.asarray"])
+    keyword = b.choice(["", "", ", dtype=torch.float32", ", copy=False", ", copy=True"]) \
+        if function == "torch.asarray" else ""
+    b.reserved.add(n)
+    b.bind(t, TensorVar(None, dtype))
+    new_value = "False" if dtype == "bool" else "7"
+    return ["import numpy as np", f"{n} = np.full({shape}, {value}, dtype=np.{dtype})",
+            f"{t} = {function}({n}{keyword})", f"{n}[...] = {new_value}", f"print({t})"]
+
+
+# ---------------------------------------------------------------- once_differentiable
+ONCE_FUNCTIONS = {
+    "OnceSquare": '''class OnceSquare(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_output''',
+    "OnceExp": '''class OnceExp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = x.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result''',
+    "OnceScale": '''class OnceScale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        return x * k
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        return grad_output * ctx.k, None''',
+    "OnceMul": '''class OnceMul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, y = ctx.saved_tensors
+        return grad_output * y, grad_output * x''',
+}
+ONCE_THEN = [
+    ["{g}, = torch.autograd.grad({y}.sum(), {x}, create_graph=True)",
+     "print({g}.requires_grad, {g}.grad_fn is None)"],
+    ["{g}, = torch.autograd.grad({y}.sum(), {x}, create_graph=True)", "{g}.sum().backward()"],
+    ["{g}, = torch.autograd.grad({y}.sum(), {x}, create_graph=True)",
+     "{h}, = torch.autograd.grad({g}.sum(), {x})"],
+    ["{z} = {y} * {x}", "{g}, = torch.autograd.grad({z}.sum(), {x}, create_graph=True)",
+     "{g}.sum().backward()"],
+    ["{z} = {y} + {x}.sin()", "{g}, = torch.autograd.grad({z}.sum(), {x}, create_graph=True)",
+     "{h}, = torch.autograd.grad({g}.sum(), {x}, allow_unused=True)"],
+    ["{y}.sum().backward(create_graph=True)",
+     "print({x}.grad.requires_grad, {x}.grad.grad_fn is None)",
+     "{x}.grad.sum().backward()"],
+    ["{y}.backward(torch.ones_like({y}), create_graph=True)", "{g} = {x}.grad * 1"],
+    ["{y}.sum().backward()"],
+    ["{g}, = torch.autograd.grad({y}.sum(), {x})", "print({g}.requires_grad)"],
+    ["with torch.no_grad():\n    {z} = {y} * 2", "{g}, = torch.autograd.grad({y}.sum(), {x}, "
+     "create_graph=True)"],
+]
+
+
+def once(b):
+    """A Function with a @once_differentiable backward, differentiated once and twice."""
+    name = b.choice(sorted(ONCE_FUNCTIONS))
+    statements = []
+    if "once_differentiable" not in b.functions:
+        b.functions.add("once_differentiable")
+        # (not an import statement: the engine worker would import the real torch)
+        statements.append("once_differentiable = torch.autograd.function.once_differentiable")
+    if name not in b.functions:
+        b.functions.add(name)
+        statements.append(ONCE_FUNCTIONS[name])
+    dtype = b.choice(["float32", "float32", "float64"])
+    shape = b.choice([(2,), (), (2, 2), (3,), (0,)])
+    more, x, var = existing_or_new(b, lambda v: v.is_float and v.requires_grad and v.is_leaf,
+                                   shape, dtype, FLOAT_POOL, grad=True)
+    statements += more
+    y = b.fresh_name()
+    args = {"OnceScale": f"{x}, {b.choice(['3.0', '-0.5', '2'])}",
+            "OnceMul": f"{x}, {x}" if b.chance(0.5) else f"{x}, {x}.detach() * 2"}.get(name, x)
+    statements.append(f"{y} = {name}.apply({args})")
+    b.bind(y, b.result(var.shape, var.dtype, var))
+    g, h, z = b.fresh_name(), b.fresh_name(), b.fresh_name()
+    for template in b.choice(ONCE_THEN):
+        statements.append(fill(template, x=x, y=y, g=g, h=h, z=z))
+    for name in (g, h, z):
+        if any(f"{name} " in s or f"{name}," in s for s in statements):
+            unknown(b, name)
+    var.has_grad = True
+    return statements
+
+
+# ---------------------------------------------------------------- nested grad modes
+MODES = ["torch.no_grad()", "torch.enable_grad()", "torch.set_grad_enabled(False)",
+         "torch.set_grad_enabled(True)", "torch.inference_mode()", "torch.inference_mode(False)",
+         "torch.inference_mode(mode=True)", "torch.no_grad()", "torch.inference_mode()"]
+IN_MODE = ["{n} = {x} * 2", "{n} = {x}.view(-1)", "{n} = {x}[0]", "{n} = {x}.detach()",
+           "{n} = {x}.sum()", "{n} = {x}.clone()", "{n} = {x}.exp()", "{n} = torch.ones(2)",
+           "{n} = {x}.unsqueeze(0)", "{n} = {x}.expand(2, *{x}.shape)", "{n} = {x}[...]",
+           "{n} = {x}.t()", "{n} = {x} + 0",
+           "print(torch.is_grad_enabled(), torch.is_inference_mode_enabled())",
+           "print({x}.requires_grad, {x}.is_inference())"]
+AFTER_MODE = ["{m} = {n} * {x}", "{n}.sum().backward()", "{n}.add_(1)", "{n}.mul_(2)",
+              "print({n}.requires_grad, {n}.is_leaf, {n}.grad_fn)", "print({n}.is_inference())",
+              "{m} = {n}.view(-1)", "{m} = {n}.clone()", "{n}.requires_grad_()",
+              "print(torch.is_grad_enabled(), torch.is_inference_mode_enabled())", "{m} = {n} + 1",
+              "{m}, = torch.autograd.grad({n}.sum(), {x}, allow_unused=True)"]
+
+
+def nested_modes(b):
+    """Nested grad-mode blocks (or a decorated function called in one), with ops, views and
+    in-place ops made in each level, before and after the inner block (is the outer mode
+    back?); then the tensors used outside."""
+    more, x, var = existing_or_new(b, lambda v: v.is_float and v.ndim in (1, 2) and v.shape[0]
+                                   and not v.inference, (2, 2), "float32", FLOAT_POOL,
+                                   grad=True)
+    statements, made = list(more), []
+    modes = [b.choice(MODES) for _ in range(b.choice([2, 2, 3]))]
+    function = None
+    if b.chance(0.2):  # a decorated function called inside the innermost block
+        decorator = b.choice(["torch.no_grad()", "torch.enable_grad()", "torch.inference_mode()",
+                              "torch.set_grad_enabled(True)"])
+        function = b.fresh_name()
+        b.reserved.add(function)
+        statements.append(f"@{decorator}\ndef {function}(t):\n    return t.view(-1) * 2")
+    statements.append(_mode_block(b, modes, x, made, function))
+    for name in made:
+        unknown(b, name)
+    for _ in range(b.choice([1, 2, 2]) if made else 0):
+        m = b.fresh_name()
+        statements.append(fill(b.choice(AFTER_MODE), n=b.choice(made), x=x, m=m))
+        unknown(b, m)
+    return statements
+
+
+def _mode_block(b, modes, x, made, function):
+    """``with modes[0]:`` holding a few statements, the block of ``modes[1:]``, and a few
+    more statements; the innermost one calls ``function``."""
+    body = _in_mode(b, x, made, b.choice([0, 1, 1, 2]))
+    if len(modes) > 1:
+        body.append(_mode_block(b, modes[1:], x, made, function))
+        body += _in_mode(b, x, made, b.choice([0, 1, 1]))
+    else:
+        if function:
+            name = b.fresh_name()
+            made.append(name)
+            body.append(f"{name} = {function}({x})")
+        if b.chance(0.15):
+            body.append(f"torch.set_grad_enabled({b.choice(['False', 'True'])})")
+        body = body or _in_mode(b, x, made, 1)
+    text = "\n".join(body).replace("\n", "\n    ")
+    return f"with {modes[0]}:\n    {text}"
+
+
+def _in_mode(b, x, made, count):
+    """``count`` statements for a grad-mode block: an op, a view, an in-place op on a tensor
+    made earlier in the blocks, a print of the mode."""
+    lines = []
+    for _ in range(count):
+        if made and b.chance(0.25):
+            lines.append(f"{b.choice(made)}.{b.choice(['add_(1)', 'mul_(2)', 'zero_()'])}")
+            continue
+        template = b.choice(IN_MODE)
+        name = b.fresh_name()
+        if "{n}" in template:
+            made.append(name)
+        lines.append(fill(template, x=x, n=name))
+    return lines
+
+
+# ---------------------------------------------------------------- third derivatives
+THIRD = ["{x}.relu() * {x}", "{x} ** 3", "{x}.exp()", "{x}.sin()", "{x}.tanh()", "{x}.sigmoid()",
+         "{x} * {x} * {x}", "{x}.softmax(-1)", "{x}.log_softmax(-1)", "({x} * {x}).sum()",
+         "{x}.abs() * {x}", "torch.where({x} > 0, {x} ** 2, -{x})", "{x}.clamp(min=-0.5) ** 2",
+         "{x} / ({x} * {x} + 1)", "{x}.sqrt()", "{x}.log()", "{x}.cos() * {x}",
+         "{x}.square().mean()", "{x}.norm()", "{x}.max() * {x}", "{x}.cumsum(0) ** 2", "{x}.prod()",
+         "torch.nn.functional.relu({x}) ** 2", "{x}.exp().sum().log()", "{x}.logsumexp(-1)",
+         "{x}.mean() * {x}", "{x}.pow(4)", "{x}.reciprocal()", "1 / {x}", "{x} / {x}",
+         "{x}.exp() * {x}.sin()", "torch.maximum({x}, -{x}) ** 3", "{x}.sigmoid() * {x}",
+         "{x}.var() * {x}", "{x}.std()", "{x}.rsqrt()", "{x}.atan()", "{x}.tan()", "{x}.sinh()",
+         "{x}.expm1()", "{x}.log1p()", "{x} @ {x}", "{x}.unsqueeze(0) @ {x}.unsqueeze(1)",
+         "torch.nn.functional.silu({x})", "torch.nn.functional.gelu({x})",
+         "torch.nn.functional.softplus({x})", "torch.nn.functional.elu({x})",
+         "torch.nn.functional.leaky_relu({x}) * {x}", "{x}.clamp(-1, 1) * {x}"]
+
+
+def third(b):
+    """Three derivatives: autograd.grad with create_graph=True twice, then once more."""
+    dtype = b.choice(["float32", "float64", "float32"])
+    shape = b.choice([(), (2,), (3,), (2, 2)])
+    pool = ["0.5", "1.5", "-0.75", "2.0", "0.0", "-1.25", "0.25"]
+    more, x, var = existing_or_new(b, lambda v: v.is_float and v.requires_grad and v.is_leaf
+                                   and v.ndim in (0, 1, 2), shape, dtype, pool, grad=True)
+    expression = b.choice(THIRD).format(x=x)
+    if b.chance(0.3):
+        expression = b.choice(THIRD).format(x=f"({expression})")
+    y, g1, g2, g3 = (b.fresh_name() for _ in range(4))
+    statements = more + [f"{y} = {expression}"]
+    if b.chance(0.2):
+        statements += [f"{y}.sum().backward(create_graph=True)",
+                       f"{g1}, = torch.autograd.grad({x}.grad.sum(), {x}, create_graph=True)"]
+    else:
+        statements.append(f"{g1}, = torch.autograd.grad({y}.sum(), {x}, create_graph=True)")
+    statements.append(f"{g2}, = torch.autograd.grad({g1}.sum(), {x}, create_graph=True)")
+    statements.append(b.choice([f"{g3}, = torch.autograd.grad({g2}.sum(), {x})",
+                                f"{g2}.sum().backward()",
+                                f"{g3}, = torch.autograd.grad({g2}.sum(), {x}, create_graph=True,"
+                                f" allow_unused=True)",
+                                f"{g3}, = torch.autograd.grad({g2}, {x}, "
+                                f"torch.ones_like({g2}))"]))
+    for name in (y, g1, g2, g3):
+        unknown(b, name, var.dtype)
+    var.has_grad = True
+    return statements
+
+
+# ---------------------------------------------------------------- keyword/positional mixes
+# name: (positional-or-keyword parameters after the input, keyword-only parameters,
+#        whether it is a Tensor method too)
+SIGNATURES = {
+    "sum": (["dim", "keepdim"], ["dtype"]), "mean": (["dim", "keepdim"], ["dtype"]),
+    "prod": (["dim1", "keepdim"], ["dtype"]), "nansum": (["dim", "keepdim"], ["dtype"]),
+    "std": (["dim", "unbiased", "keepdim"], ["correction"]),
+    "var": (["dim", "unbiased", "keepdim"], ["correction"]),
+    "max": (["dim1", "keepdim"], []), "min": (["dim1", "keepdim"], []),
+    "argmax": (["dim1", "keepdim"], []), "argmin": (["dim1", "keepdim"], []),
+    "amax": (["dim", "keepdim"], []), "amin": (["dim", "keepdim"], []),
+    "logsumexp": (["dim", "keepdim"], []), "cumsum": (["dim1"], ["dtype"]),
+    "cumprod": (["dim1"], ["dtype"]), "softmax": (["dim1", "dtype"], []),
+    "log_softmax": (["dim1", "dtype"], []), "sort": (["dim1", "descending"], ["stable"]),
+    "argsort": (["dim1", "descending"], ["stable"]),
+    "topk": (["k", "dim1", "largest", "sorted"], []),
+    "norm": (["p", "dim", "keepdim", "dtype"], []), "all": (["dim1", "keepdim"], []),
+    "any": (["dim1", "keepdim"], []), "count_nonzero": (["dim"], []),
+    "squeeze": (["dim"], []), "unsqueeze": (["dim1"], []),
+    "flatten": (["start_dim", "end_dim"], []),
+    "transpose": (["dim0", "dim1"], []), "movedim": (["source", "destination"], []),
+    "split": (["split_size", "dim1"], []), "chunk": (["chunks", "dim1"], []),
+    "narrow": (["dim1", "start", "length"], []), "flip": (["dims"], []),
+    "unique": (["sorted", "return_inverse", "return_counts", "dim1"], []),
+    "clamp": (["min", "max"], []), "add": (["other"], ["alpha"]), "sub": (["other"], ["alpha"]),
+    "mul": (["other"], []), "div": (["other"], ["rounding_mode"]), "pow": (["exponent"], []),
+    "isclose": (["other", "rtol", "atol", "equal_nan"], []),
+    "repeat_interleave": (["repeats", "dim1"], []), "index_select": (["dim1", "index"], []),
+    "gather": (["dim1", "index"], []), "masked_fill": (["mask", "value"], []),
+    "rsub": (["other"], ["alpha"]), "maximum": (["other"], []),
+    "where": (["condition", "other"], []), "cross": (["other", "dim"], []),
+    "lerp": (["end", "weight"], []), "round": ([], ["decimals"]),
+    "nan_to_num": (["nan", "posinf", "neginf"], []),
+}
+REQUIRED = {"topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1, "chunk": 1,
+            "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
+            "isclose": 1, "repeat_interleave": 1, "index_select": 2, "gather": 2,
+            "masked_fill": 2, "rsub": 1, "maximum": 1, "where": 2, "cross": 1, "lerp": 2}
+FUNCTION_ONLY = {"rsub"}
+METHOD_ONLY = set()
+OUT_OK = {"sum", "mean", "prod", "std", "var", "max", "min", "argmax", "amax", "logsumexp",
+          "cumsum", "sort", "topk", "norm", "add", "sub", "mul", "div", "pow", "clamp",
+          "maximum", "index_select", "gather", "softmax", "log_softmax", "where"}
+ALIASES = {"dim": ["axis", "dims"], "keepdim": ["keepdims"], "other": ["y"],
+           "input": ["x", "self"]}
+
+
+def signature_value(b, parameter, x, var):
+    """Source of a value for ``parameter`` of a call on ``x``."""
+    ndim = var.ndim or 0
+    size = var.shape[0] if ndim else 1
+    dims = list(range(-ndim, ndim)) or [0, -1]
+    def flag():
+        return b.choice(["True", "False"])
+
+    values = {
+        "dim": lambda: b.choice([b.choice(dims), b.choice(dims), "None",
+                                 f"({b.choice(dims)}, {b.choice(dims)})", f"[{b.choice(dims)}]"]),
+        "dim1": lambda: b.choice(dims + ([ndim] if b.chance(0.1) else [])),
+        "dim0": lambda: b.choice(dims), "start_dim": lambda: b.choice(dims),
+        "end_dim": lambda: b.choice(dims), "source": lambda: b.choice(dims),
+        "destination": lambda: b.choice(dims),
+        "keepdim": flag, "unbiased": flag, "descending": flag, "stable": flag, "largest": flag,
+        "sorted": flag,
+        "return_inverse": lambda: "True", "return_counts": lambda: b.choice(["True", "False"]),
+        "equal_nan": lambda: "True",
+        "dtype": lambda: b.choice(["torch.float64", "torch.float32", "torch.int64",
+                                   "torch.float16"]),
+        "correction": lambda: b.choice(["0", "1", "2"]),
+        "k": lambda: str(b.choice([1, size, size + 1] if size else [0, 1])),
+        "p": lambda: b.choice(["1", "2", "'fro'", "float('inf')", "0.5", "3"]),
+        "split_size": lambda: b.choice(["1", "2", f"[1, {max(size - 1, 0)}]"]),
+        "chunks": lambda: b.choice(["1", "2", "3"]), "start": lambda: "0",
+        "length": lambda: str(min(1, size)),
+        "dims": lambda: b.choice(["(0,)", "[0]", "(0, -1)", "0"]),
+        "min": lambda: b.choice(["0", "-0.5", "None"]), "max": lambda: b.choice(["1", "0.5"]),
+        "other": lambda: b.choice([b.scalar(var.dtype), f"torch.ones_like({x})", f"{x}",
+                                   "torch.tensor(2.0)"]),
+        "alpha": lambda: b.choice(["2", "0.5"]),
+        "rounding_mode": lambda: b.choice(["'floor'", "'trunc'", "None"]),
+        "exponent": lambda: b.choice(["2", "0.5", f"{x}"]), "rtol": lambda: "0.1",
+        "atol": lambda: "0.5",
+        "repeats": lambda: b.choice(["2", "torch.tensor(2)"]),
+        "index": lambda: b.choice(["torch.tensor([0])",
+                                   f"torch.zeros_like({x}, dtype=torch.long)"]),
+        "mask": lambda: f"{x} > 0", "value": lambda: b.choice(["0.0", "1", "torch.tensor(2.0)"]),
+        "condition": lambda: f"{x} > 0", "end": lambda: f"torch.ones_like({x})",
+        "weight": lambda: b.choice(["0.5", f"torch.full_like({x}, 0.25)"]),
+        "decimals": lambda: b.choice(["0", "1", "2"]),
+        "nan": lambda: "0.0", "posinf": lambda: "1.0", "neginf": lambda: "-1.0",
+    }
+    return str(values[parameter]())
+
+
+def keyword_name(b, parameter):
+    """The keyword a learner writes: torch's own mostly, numpy's alias sometimes."""
+    name = {"dim1": "dim", "split_size": "split_size_or_sections"}.get(parameter, parameter)
+    if name in ALIASES and b.chance(0.1):
+        return b.choice(ALIASES[name])
+    return name
+
+
+def signature_call(b):
+    """One op called with its arguments mixed: by position or by keyword, as a method or a
+    function (``input=`` too), with ``out=``; sometimes a keyword-only one by position."""
+    found = b.pick(lambda v: v.ndim is not None and v.ndim >= 1 and numel(v.shape) > 0
+                   and not v.inference) if b.chance(0.8) else b.pick(lambda v: not v.inference)
+    if not found:
+        dtype = b.choice(["float32", "float32", "int64", "float64", "bool"])
+        name, statement = make(b, b.choice([(2, 3), (3,), (2, 2, 2)]), dtype)
+        return [statement]
+    x, var = found
+    op = b.choice(sorted(SIGNATURES))
+    positional, keyword_only = SIGNATURES[op]
+    required = REQUIRED.get(op, 0)
+    chosen = [p for i, p in enumerate(positional) if i < required or b.chance(0.45)]
+    chosen += [p for p in keyword_only if b.chance(0.4)]
+    # A parameter goes by position while every earlier one did (a mistake now and then).
+    arguments, by_keyword = [], False
+    for parameter in chosen:
+        index = positional.index(parameter) if parameter in positional else None
+        can_position = index is not None and index == len(arguments) and not by_keyword
+        if parameter in keyword_only and b.chance(0.15) and not by_keyword:
+            can_position = True  # a mistake: a keyword-only argument by position
+        value = signature_value(b, parameter, x, var)
+        if can_position and (index is not None and index < required or b.chance(0.6)):
+            arguments.append(value)
+        else:
+            by_keyword = True
+            arguments.append(f"{keyword_name(b, parameter)}={value}")
+    form = b.choice(["method", "method", "function", "input"])
+    if op in FUNCTION_ONLY:
+        form = "function"
+        if b.chance(0.5):  # a number first: torch refuses
+            return [f"{b.fresh_name()} = torch.rsub({b.scalar(var.dtype)}, {x})"]
+    statements = []
+    if form != "method" and op in OUT_OK and b.chance(0.15):
+        out = b.fresh_name()
+        out_dtype = var.dtype if b.chance(0.8) else b.choice(["float64", "int64", "float32"])
+        statements.append(f"{out} = torch.zeros(0, dtype=torch.{out_dtype})")
+        unknown(b, out, out_dtype)
+        if op in ("max", "min", "sort", "topk"):
+            index_out = b.fresh_name()
+            statements.append(f"{index_out} = torch.zeros(0, dtype=torch.long)")
+            unknown(b, index_out, "int64")
+            out = f"({out}, {index_out})"
+        arguments.append(f"out={out}")
+    if form == "method":
+        call = f"{x}.{op}({', '.join(arguments)})"
+    elif form == "function":
+        call = f"torch.{op}({', '.join([x] + arguments)})"
+    else:
+        keywords = [a for a in arguments if "=" in a.split("(")[0]]
+        if len(keywords) != len(arguments):
+            call = f"torch.{op}({', '.join([x] + arguments)})"
+        else:
+            call = f"torch.{op}({', '.join([f'input={x}'] + arguments)})"
+    name = b.fresh_name()
+    unknown(b, name, var.dtype)
+    return statements + [f"{name} = {call}"]
+
+
+# ---------------------------------------------------------------- layouts
+STRIDED = ["{x}.t()", "{x}.transpose(0, 1)", "{x}[:, ::2]", "{x}[::2]", "{x}.permute(1, 0)",
+           "{x}.expand(2, *{x}.shape)", "{x}.narrow(1, 1, 1)", "{x}.mT", "{x}[:, 1:]",
+           "{x}.unsqueeze(1).expand(-1, 2, -1)", "{x}[1:, :-1]", "{x}.T[::2]"]
+STRIDED_3D = ["{x}.permute(2, 0, 1)", "{x}.transpose(0, 2)", "{x}[:, ::2, :]",
+              "{x}.permute(1, 2, 0)", "{x}.mT", "{x}[..., ::2]"]
+LAYOUT_OPS = ["{x}.exp()", "{x}.neg()", "{x}.abs()", "{x}.relu()", "{x} * 2", "{x} + {x}",
+              "{x} + 1", "{x} > 0", "torch.where({x} > 0, {x}, 0.0)", "{x}.clamp(min=0)",
+              "{x} ** 2", "{x}.sqrt()", "{x}.sigmoid()", "{x}.clone()", "{x}.contiguous()",
+              "{x}.detach()", "{x}.float()", "{x}.double()", "{x}.to(torch.int32)", "{x}.bool()",
+              "{x}.half()", "torch.zeros_like({x})", "torch.ones_like({x})",
+              "torch.full_like({x}, 2)", "torch.rand_like({x})", "torch.randn_like({x})",
+              "torch.empty_like({x}).fill_(1)", "{x}.sort({d})", "{x}.argsort({d})", "{x}.max({d})",
+              "{x}.min({d})", "{x}.topk(1, {d})", "{x}.cumsum({d})", "{x}.cumprod({d})",
+              "{x}.softmax({d})", "{x}.log_softmax({d})", "{x}.sum({d})", "{x}.mean({d})",
+              "{x}.std({d})", "{x}.argmax({d})", "{x}.flip({d})", "{x}.masked_fill({x} > 0, 0.0)",
+              "{x}.index_select({d}, torch.tensor([0]))", "torch.cat([{x}, {x}], {d})",
+              "torch.stack([{x}, {x}])", "{x} @ {x}.mT", "{x}.mT @ {x}",
+              "{x}.clone(memory_format=torch.contiguous_format)",
+              "{x}.clone(memory_format=torch.preserve_format)", "{x}.sign()", "{x}.round()",
+              "{x} * {x}.contiguous()", "{x}.contiguous() + {x}", "{x} + torch.ones({x}.shape[-1])",
+              "{x}.nan_to_num()", "{x}.lerp({x}, 0.5)", "{x}.pow(2)", "{x}.reciprocal()",
+              "torch.maximum({x}, {x}.contiguous())", "{x}.add({x}, alpha=2)",
+              "{x}.type(torch.float64)", "{x}.new_zeros({x}.shape)", "{x}.amax({d})",
+              "{x}.logsumexp({d})", "{x}.gather({d}, torch.zeros_like({x}, dtype=torch.long))",
+              "{x}.scatter({d}, torch.zeros_like({x}, dtype=torch.long), 1.0)",
+              "{x}.repeat_interleave(1, {d})", "{x}.nonzero()", "{x}.unique()", "{x}.view(-1)",
+              "{x}.reshape(-1)", "{x}.flatten()", "{x}.squeeze()", "{x}.unsqueeze(0)"]
+
+
+def strided(b):
+    """A non-contiguous tensor: transposed, sliced with a step, expanded, permuted, narrowed."""
+    found = b.pick(lambda v: v.ndim in (2, 3) and all(v.shape) and not v.inference) \
+        if b.chance(0.5) else None
+    statements = []
+    if found:
+        x, var = found
+    else:
+        dtype = b.choice(["float32", "float32", "float64", "int64", "float16", "bool", "int32"])
+        shape = b.choice([(3, 4), (2, 3), (4, 2), (2, 3, 4), (3, 2, 2)])
+        grad = dtype in FLOATS and b.chance(0.3)
+        x, statement = make(b, shape, dtype, grad=grad)
+        statements.append(statement)
+        var = b.tensors[x]
+    template = b.choice(STRIDED if var.ndim == 2 else STRIDED_3D)
+    if var.shape[-1] < 2 and ("narrow" in template or "1:" in template):
+        template = "{x}.mT"
+    name = b.fresh_name()
+    statements.append(f"{name} = {template.format(x=x)}")
+    b.bind(name, b.result(None, var.dtype, var, view_of=var, contiguous=False))
+    b.tensors[name].shape = _strided_shape(template, var.shape)
+    return statements
+
+
+def _strided_shape(template, shape):
+    """The shape of a STRIDED view (None when the generator does not follow it)."""
+    if template in ("{x}.t()", "{x}.transpose(0, 1)", "{x}.permute(1, 0)", "{x}.mT") \
+            and len(shape) == 2:
+        return shape[::-1]
+    if template == "{x}.mT":
+        return shape[:-2] + (shape[-1], shape[-2])
+    return None
+
+
+def layout_op(b):
+    """An op of any family on a non-contiguous tensor: the result's strides."""
+    found = b.pick(lambda v: not v.contiguous and v.ndim and not v.inference)
+    if not found:
+        return strided(b)
+    x, var = found
+    op = b.choice(LAYOUT_OPS)
+    name = b.fresh_name()
+    unknown(b, name, var.dtype)
+    prefix = b.seed_statements() if "rand" in op else []
+    return prefix + [f"{name} = {fill(op, x=x, d=valid_dim(b, var))}"]
+
+
+def grad_layout(b):
+    """A non-contiguous leaf's gradient: torch gives it the leaf's strides."""
+    dtype = b.choice(["float32", "float64"])
+    shape = b.choice([(3, 2), (2, 3), (2, 2, 3)])
+    base = b.fresh_name()
+    x = b.fresh_name()
+    view = b.choice(["{b}.t()" if len(shape) == 2 else "{b}.mT", "{b}[:, ::2]",
+                     "{b}.permute(*range({b}.dim() - 1, -1, -1))",
+                     "{b}.expand(2, *{b}.shape)"]).format(b=base)
+    make_leaf = b.choice([f"{x} = {view}.requires_grad_()",
+                          f"{x} = {view}.detach().requires_grad_()",
+                          f"{x} = {view}.clone().requires_grad_()"])
+    use = b.choice(["({x} * 2).sum().backward()", "{x}.exp().sum().backward()",
+                    "({x} * {x}.detach()).sum().backward()", "{x}.sum().backward()",
+                    "({x} @ {x}.mT).sum().backward()", "{x}.softmax(-1).sum().backward()",
+                    "{x}.t().contiguous().sum().backward()" if len(shape) == 2 else
+                    "{x}.contiguous().sum().backward()"]).format(x=x)
+    unknown(b, base, dtype)
+    unknown(b, x, dtype)
+    return [f"{base} = torch.arange({numel(shape)}, dtype=torch.{dtype}).reshape{shape}", make_leaf,
+            use]
+
+
+# ---------------------------------------------------------------- zero signs
+ZERO_OPS = ["{x}.relu()", "{x}.abs()", "{x} * 0", "{x} * -0.0", "{x} * {z}", "{x}.clamp(min=0)",
+            "{x}.clamp(max=0)", "{x}.clamp(-1, 1)", "torch.maximum({x}, torch.zeros_like({x}))",
+            "torch.minimum({x}, -{x})", "{x}.max()", "{x}.min()", "{x}.amax()",
+            "torch.where({x} > 0, {x}, 0.0)", "torch.where({x} >= 0, {x}, -{x})", "{x}.sqrt()",
+            "{x} ** 2", "{x}.pow(3)", "{x} ** 0.5", "{x}.sin()", "{x}.tanh()", "{x}.sigmoid()",
+            "-{x}", "{x} - {x}", "0 - {x}", "{x} / {x}", "{x} / ({x} + 1)", "{x}.exp() * {x}",
+            "{x}.sign() * {x}", "{x}.square()", "{x}.neg().relu()", "{x}.softmax(-1)",
+            "{x}.log_softmax(-1)", "{x} * {x}.detach()", "{x}.prod()", "{x}.norm()", "{x}.mean()",
+            "{x}.cumsum(-1)", "{x}.cumprod(-1)", "{x}.round()", "{x}.floor()", "{x}.trunc()",
+            "{x}.ceil()", "{x} * {x}", "{x}.sum()", "{x}.sum() * 0", "{x}.abs().sum()",
+            "torch.nn.functional.mse_loss({x}, torch.zeros_like({x}), reduction='none')",
+            "torch.nn.functional.mse_loss({x}, {z})", "torch.nn.functional.l1_loss({x}, {z})",
+            "torch.nn.functional.l1_loss({x}, torch.zeros_like({x}), reduction='none')",
+            "torch.nn.functional.leaky_relu({x})", "torch.nn.functional.elu({x})",
+            "torch.nn.functional.silu({x})", "torch.nn.functional.softplus({x})",
+            "torch.nn.functional.gelu({x})", "{x}.atan2({z})", "{x}.lerp({z}, 0.5)",
+            "{x}.addcmul({z}, {z})", "{x}.addcdiv({x}, {z} + 2)", "{x}.expm1()", "{x}.log1p()",
+            "{x}.sinh()", "{x}.asin()", "{x}.atan()", "{x}.tan()", "{x}.frac()", "{x}.fmod(1.5)",
+            "{x}.remainder(1.5)", "{x}.dot({z})", "{x}.outer({z}).sum()", "{x}.max(0)[0]",
+            "{x}.sort()[0]", "{x}.topk(1)[0]", "{x}.std()", "{x}.var()", "{x}.nan_to_num()",
+            "{x}.logsumexp(-1)", "{x}.clamp_min(0)", "{x}.clamp_max(-0.0)", "{x}.flip(0) * {x}",
+            "{x}.masked_fill({x} == 0, 0.0)", "{x}.mul(-1)", "{x}.div(-2)", "{x}.sub(0.0)",
+            "{x}.add(-0.0)"]
+ZERO_BACKWARD = ["{y}.sum().backward()", "{y}.backward(torch.full_like({y}, -0.0))",
+                 "{y}.backward(-torch.ones_like({y}))", "{y}.mean().backward()",
+                 "(-{y}).sum().backward()", "({y} * 0).sum().backward()",
+                 "{y}.backward(torch.zeros_like({y}))",
+                 "{g}, = torch.autograd.grad({y}.sum(), {x})",
+                 "{g}, = torch.autograd.grad({y}, {x}, torch.full_like({y}, -0.0))",
+                 "({y} - {y}).sum().backward()"]
+LOSSES = [
+    # (statements, the backward), with {n}: a fresh name
+    ["torch.manual_seed({s})",
+     "{n} = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))",
+     "{n}_out = {n}(torch.randn(5, 3))",
+     "{n}_loss = torch.nn.MSELoss(reduction={r})({n}_out, torch.randn(5, 2))",
+     "{n}_loss.backward(torch.ones_like({n}_loss))", "print({n}[0].weight.grad)"],
+    ["{n}_logits = torch.tensor([[0.0, -0.0, 1.5], [2.0, 0.5, -1.0], [0.0, 0.0, 0.0]], "
+     "requires_grad=True)",
+     "{n}_loss = torch.nn.CrossEntropyLoss(ignore_index={i}, reduction={r})({n}_logits, "
+     "torch.tensor([0, 2, 1]))",
+     "{n}_loss.backward(torch.ones_like({n}_loss))"],
+    ["{n}_logits = torch.tensor([[0.0, -0.0, 1.5], [2.0, 0.5, -1.0]], requires_grad=True)",
+     "{n}_loss = torch.nn.CrossEntropyLoss(label_smoothing={l})({n}_logits, torch.tensor([[0.25, "
+     "0.75, 0.0], [1.0, 0.0, 0.0]]))", "{n}_loss.backward()"],
+    ["{n}_logp = torch.tensor([[0.0, -0.0], [-1.5, 0.5]], requires_grad=True)",
+     "{n}_loss = torch.nn.NLLLoss(ignore_index={i}, reduction={r})({n}_logp, torch.tensor([1, 0]))",
+     "{n}_loss.backward(torch.ones_like({n}_loss))"],
+    ["{n}_p = torch.tensor([0.5, 0.0, 1.0, 0.25], requires_grad=True)",
+     "{n}_loss = torch.nn.BCELoss(reduction={r})({n}_p, torch.tensor([1.0, 0.0, 1.0, 0.0]))",
+     "{n}_loss.backward(torch.ones_like({n}_loss))"],
+    ["{n}_z = torch.tensor([0.0, -0.0, 2.0, -3.0], requires_grad=True)",
+     "{n}_loss = torch.nn.BCEWithLogitsLoss(reduction={r})({n}_z, "
+     "torch.tensor([1.0, 0.0, 0.0, 1.0]))",
+     "{n}_loss.backward(torch.ones_like({n}_loss))"],
+    ["{n}_a = torch.tensor([0.0, -0.0, 1.0, 2.5], requires_grad=True)",
+     "{n}_loss = torch.nn.{loss}(reduction={r})({n}_a, torch.tensor([0.0, 0.0, 1.0, 2.0]))",
+     "{n}_loss.backward(torch.ones_like({n}_loss))"],
+]
+
+
+def zero_grad(b):
+    """Zeros and negative zeros through an op and its backward formula: signbit compared."""
+    dtype = b.choice(["float32", "float32", "float64", "float16"])
+    shape = b.choice([(4,), (2, 2), (3,), ()])
+    statements = []
+    x, statement = make(b, shape, dtype, ZERO_POOL, grad=True)
+    statements.append(statement)
+    z, statement = make(b, shape, dtype, ZERO_POOL)
+    statements.append(statement)
+    y, g = b.fresh_name(), b.fresh_name()
+    statements.append(f"{y} = {fill(b.choice(ZERO_OPS), x=x, z=z)}")
+    statements.append(fill(b.choice(ZERO_BACKWARD), x=x, y=y, g=g))
+    unknown(b, y, dtype)
+    unknown(b, g, dtype)
+    b.tensors[x].has_grad = True
+    return statements
+
+
+def zero_values(b):
+    """Forward ops on zeros and negative zeros: values' signbit compared."""
+    dtype = b.choice(["float32", "float64", "float16"])
+    x, statement = make(b, b.choice([(4,), (2, 3), (2,)]), dtype,
+                        ZERO_POOL + ["-0.4", "0.4", "-0.5"])
+    z, other = make(b, b.tensors[x].shape, dtype, ZERO_POOL)
+    y = b.fresh_name()
+    unknown(b, y, dtype)
+    return [statement, other, f"{y} = {fill(b.choice(ZERO_OPS), x=x, z=z)}"]
+
+
+def loss_zero(b):
+    """Losses with ignored targets, reductions, probability targets: gradients' zero signs."""
+    n = b.fresh_name()
+    b.reserved.update({f"{n}_out", f"{n}_loss", f"{n}_logits", f"{n}_logp", f"{n}_p", f"{n}_z",
+                       f"{n}_a"})
+    return [fill(s, n=n, s=b.choice([0, 1, 7]), r=b.choice(["'none'", "'mean'", "'sum'"]),
+                 i=b.choice([0, 1, 2, -100]), l=b.choice(["0.0", "0.1"]),
+                 loss=b.choice(["MSELoss", "L1Loss"]))
+            for s in b.choice(LOSSES)]
+
+
+# ---------------------------------------------------------------- versions
+VERSION_OPS = ["{a} @ {m}", "{m} @ {a}", "torch.matmul({a}, {m})", "torch.mv({m}.t(), {a})",
+               "torch.dot({a}, {a})", "torch.outer({a}, {a})", "{m} @ {m}.t()",
+               "torch.mm({m}, {m}.t())", "torch.isclose({a}, {a})",
+               "torch.isclose({m}, {m} + 1e-9)", "{a}.sort()", "{a}.topk(1)", "{m}.max(0)",
+               "{a}.unique()", "{a}.nonzero()", "{a}.std()", "{m}.var(0)", "{a}.norm()",
+               "{a}.softmax(0)", "{a}.cumsum(0)", "torch.where({a} > 0, {a}, 0.0)",
+               "{a}.masked_fill({a} > 0, 1)", "{a}.clamp(0, 1)", "{a}.clone()",
+               "{m}.t().contiguous()", "{a}.to(torch.float64)", "{a}.flip(0)", "{a}.repeat(2)",
+               "torch.cat([{a}, {a}])", "torch.stack([{a}, {a}])", "{m}.unbind()", "{a}.argsort()",
+               "{a} > 0", "{m}.sum(0)", "{m}.mean(0)", "{m}.prod(0)", "{m}.logsumexp(0)",
+               "{m}.amax(0)", "{m}.argmax(0)", "torch.zeros_like({a})", "torch.full_like({a}, 2)",
+               "torch.linspace(0, 1, 3)", "torch.arange(3)", "torch.eye(3)", "torch.randperm(4)",
+               "{a}.new_zeros(2)", "torch.nn.functional.relu({a})",
+               "torch.nn.functional.linear({m}, {m})", "torch.addmm({m}, {m}, {m})",
+               "torch.bmm({m}.unsqueeze(0), {m}.unsqueeze(0))", "{a}.allclose({a})",
+               "{m}.flatten()", "torch.nn.functional.softmax({m}, 1)", "{a}.lerp({a}, 0.5)",
+               "{a}.addcmul({a}, {a})", "{m}.inner({m})", "torch.ger({a}, {a})", "{a}.sum()",
+               "{a}.split(1)", "{m}.chunk(2)", "{a}.index_select(0, torch.tensor([0, 1]))",
+               "{a}.gather(0, torch.tensor([1, 0]))", "{a}.take_along_dim(torch.tensor([1]))",
+               "{a}.count_nonzero()", "{a}.round()", "{a}.nan_to_num()", "{a}.sgn()",
+               "torch.nn.Linear(3, 2)({a})", "torch.nn.functional.layer_norm({a}, (3,))",
+               "torch.nn.functional.dropout({a}, 0.0)", "torch.broadcast_tensors({a}, {m})[0]",
+               "{a}.expand(2, 3)", "{m}.repeat_interleave(2, 0)", "torch.linalg.norm({m})"]
+VERSION_INPLACE = [
+    ["{v} = {m}[0]", "{v}.add_(1)"], ["{v} = {m}.detach()", "{v}.mul_(2)"],
+    ["{m}.data.add_(1)"], ["{v} = {m}.t()", "{v}[0, 0] = 5"], ["{v} = {m}.view(-1)", "{v}.zero_()"],
+    ["{v} = {m}.unbind(0)[1]", "{v}.fill_(3)"], ["torch.add({a}, 1, out={a})"],
+    ["{v} = torch.zeros(3)", "torch.add({a}, 1, out={v})", "torch.mul({a}, 2, out={v})"],
+    ["{v} = torch.zeros(0)", "torch.sum({m}, 0, out={v})"],
+    ["{v} = {a}.clone()", "{v}.copy_({a})", "{v}.copy_({a})"],
+    ["{m}.requires_grad_()", "{v} = ({m} * 2).sum()", "{v}.backward()", "{m}.grad.add_(1)"],
+    ["{v} = {a}.expand(2, 3)", "{a}.add_(1)"], ["{a}[{a} > 0] = 0"], ["{a}.clamp_(0, 1)"],
+    ["{v} = {m}.split(1)", "{v}[0].add_(1)"], ["{v} = {a}.detach()", "{v}.requires_grad_()"],
+    ["{v} = {m}[:, 0]", "{m}.t_()"], ["{v} = {a}.unsqueeze(0)", "{v}.squeeze_()"],
+    ["with torch.no_grad():\n    {a}.mul_(2)"],
+    ["{v} = torch.nn.functional.relu({a}, inplace=True)"],
+    ["{v} = torch.nn.Parameter({m})", "{v}.data.mul_(2)"],
+]
+
+
+def version_op(b):
+    """A fresh result of an op: its version counter (torch's counts steps done in place)."""
+    a, sa = make(b, (3,), b.choice(["float32", "float32", "float64"]), FLOAT_POOL)
+    m, sm = make(b, (3, 3), b.tensors[a].dtype, FLOAT_POOL)
+    name = b.fresh_name()
+    unknown(b, name, b.tensors[a].dtype)
+    prefix = b.seed_statements() if "rand" in "".join(VERSION_OPS) and b.chance(0.1) else []
+    return prefix + [sa, sm, f"{name} = {fill(b.choice(VERSION_OPS), a=a, m=m)}"]
+
+
+def version_inplace(b):
+    """In-place writes through views, detach(), .data, out=: whose counter moves."""
+    a, sa = make(b, (3,), "float32", FLOAT_POOL)
+    m, sm = make(b, (3, 3), "float32", FLOAT_POOL)
+    v = b.fresh_name()
+    steps = [fill(s, a=a, m=m, v=v) for s in b.choice(VERSION_INPLACE)]
+    unknown(b, v)
+    return [sa, sm] + steps + [f"print({a}._version, {m}._version)"]
+
+
+# ---------------------------------------------------------------- warnings
+WARNS = ["{x}.var()", "{x}.std(0)", "torch.ones(0).var()", "torch.ones(2, 0).std(1)",
+         "torch.ones(3).var(correction=3)", "torch.ones(1).std()", "{x}.log()", "{x}.sqrt()",
+         "{x} / 0", "0 / torch.zeros(2)", "{x}.exp() * 1e38", "torch.tensor([1e38]) * 1e38",
+         "torch.tensor([300.0, -5.0]).to(torch.int8)", "torch.tensor([float('nan')]).long()",
+         "torch.tensor([float('inf')]).int()", "torch.ones(0).mean()", "torch.ones(0, 2).mean(0)",
+         "torch.ones(0, 2).sum(0)", "torch.ones(2, dtype=torch.int32)[:0].softmax(0)",
+         "torch.nn.functional.softmax({x})", "torch.nn.functional.log_softmax({x})",
+         "torch.tensor({x})", "torch.ones(2, 2, 2).T",
+         "torch.nn.functional.mse_loss(torch.ones(2, 1), torch.ones(2))",
+         "torch.nn.MSELoss()(torch.ones(3), torch.ones(3, 1))", "{x}.half() * 1e5",
+         "torch.tensor([6e4], dtype=torch.float16) * 2",
+         "torch.tensor([65504.0, 65504.0], dtype=torch.float16).sum()",
+         "torch.tensor([1e5]).half()", "torch.tensor([1e39], dtype=torch.float64).float()",
+         "torch.tensor([1.0, -1.0]) ** 0.5", "torch.tensor([0.0]).log()",
+         "torch.tensor([-2.0]).acos()", "torch.tensor([0.0]) ** -1", "torch.tensor([2.0]).pow(1e5)",
+         "torch.tensor([0.0]).reciprocal()", "torch.tensor([0, 1]).reciprocal()",
+         "torch.tensor([1.0, 0.0]).rsqrt()", "torch.tensor([[1.0, 2.0]]).std(0)",
+         "torch.tensor([-1000.0, 1000.0]).sigmoid()", "torch.tensor([1000.0]).exp()",
+         "torch.tensor([-1000.0, 1000.0]).softmax(0)", "torch.tensor([89.0, -1000.0]).cosh()",
+         "torch.tensor([1e30]).square()", "torch.tensor([1e20]) * torch.tensor([1e20])",
+         "torch.tensor([1e-45]) / 1e10", "torch.tensor([float('inf')]) - float('inf')",
+         "torch.tensor([float('inf')]) * 0", "torch.tensor([0.0]) / torch.tensor([0.0])",
+         "torch.tensor([2, 3]) ** -1", "torch.tensor([-8.0]) ** (1 / 3)",
+         "torch.tensor([1.0, 2.0]).log2() / 0", "torch.ones(0).max()", "torch.ones(0).amax()",
+         "torch.ones(0).prod()", "torch.ones(0).norm()", "torch.ones(0).std()",
+         "torch.ones(0, 3).var(0)", "torch.ones(1, 3).var(0, keepdim=True)",
+         "torch.tensor([1, 2], dtype=torch.int8) * 100",
+         "torch.tensor([200], dtype=torch.uint8) + 100",
+         "torch.tensor([1.5, -0.0]).atan2(torch.tensor([0.0, 0.0]))",
+         "torch.tensor([1e-40]) * 1e-10", "torch.tensor([0.0]).log1p()",
+         "torch.tensor([-1.0]).log1p()", "torch.tensor([709.8], dtype=torch.float64).exp()",
+         "torch.tensor([1.0]).lgamma() * 0", "torch.tensor([0.0, -1.0]).lgamma()",
+         "torch.tensor([0.0, -1.0]).digamma()", "torch.tensor([3.0, -4.0]).remainder(0.0)",
+         "torch.tensor([3.0]).fmod(0.0)",
+         "torch.tensor([3, 4]).float().div(0, rounding_mode='floor')",
+         "torch.tensor([3.0, -0.0]) // 0.0", "torch.tensor([1e308], dtype=torch.float64) * 10",
+         "torch.tensor([60000.0], dtype=torch.float16).square()", "torch.tensor([1e20]).norm()",
+         "torch.tensor([3e38, 3e38]).mean()", "torch.tensor([3e38, 3e38]).sum()",
+         "torch.tensor([3e38, -3e38]).std()", "torch.tensor([65504.0], dtype=torch.float16).exp()"]
+WARNS_GRAD = ["{y}.grad", "{x}.grad", "{y}.retain_grad()",
+              "torch.autograd.grad({y}.sum(), {x}, allow_unused=True)",
+              "{x}.sqrt().sum().backward()", "{x}.log().sum().backward()",
+              "({x} / {x}).sum().backward()", "{x}.norm().backward()", "{x}[:1].std().backward()",
+              "{x}.pow(0.5).sum().backward()", "{x}.reciprocal().sum().backward()",
+              "({x} * 1e38).sum().backward()", "{x}.acos().sum().backward()",
+              "{x}.atan2({x}).sum().backward()"]
+
+
+def warn(b):
+    """What warns in torch (degrees of freedom, implicit dims, copy construction, x.T), and
+    what would make numpy warn inside the engine (overflow, 0/0, log of negatives)."""
+    name = b.fresh_name()
+    if b.chance(0.35):
+        x, statement = make(b, b.choice([(2,), (3,), (1,)]), "float32",
+                            ["0.0", "-1.0", "2.0", "1e38", "0.5"], grad=True)
+        y = b.fresh_name()
+        unknown(b, y)
+        unknown(b, name)
+        return [statement, f"{y} = {x} * 2",
+                f"{name} = {fill(b.choice(WARNS_GRAD), x=x, y=y)}"]
+    found = b.pick(lambda v: v.is_float and not v.inference)
+    x = found[0] if found else "torch.tensor([1.0])"
+    unknown(b, name)
+    return [f"{name} = {fill(b.choice(WARNS), x=x)}"]
+
+
+# ---------------------------------------------------------------- two faults at once
+# (call, operand shapes that fit, shapes that do not): the operands get random dtypes.
+TWO_FAULTS = [
+    ("torch.mm({a}, {b})", ((2, 3), (3, 2)), ((2, 3), (2, 3))),
+    ("torch.addmm({c}, {a}, {b})", ((2, 3), (3, 2), (2, 2)), ((2, 3), (2, 3), (2, 2))),
+    ("torch.matmul({a}, {b})", ((2, 3), (3,)), ((2, 3), (2,))),
+    ("{a} @ {b}", ((3,), (3, 2)), ((3,), (2, 2))),
+    ("torch.bmm({a}, {b})", ((1, 2, 3), (1, 3, 2)), ((1, 2, 3), (2, 3))),
+    ("torch.mv({a}, {b})", ((2, 3), (3,)), ((), (3,))),
+    ("torch.dot({a}, {b})", ((3,), (3,)), ((3,), (2,))),
+    ("{a} ^ {b}", ((3,), (3,)), ((3,), (2,))), ("{a} & {b}", ((2, 3), (3,)), ((2, 3), (2,))),
+    ("{a} | {b}", ((3,), ()), ((3,), (4,))), ("{a} % {b}", ((3,), (3,)), ((3,), (2,))),
+    ("{a} // {b}", ((3,), (3,)), ((3,), (2,))), ("{a} - {b}", ((3,), (3,)), ((3,), (2,))),
+    ("torch.cat([{a}, {b}])", ((2, 3), (1, 3)), ((2, 3), (2, 4))),
+    ("torch.stack([{a}, {b}])", ((3,), (3,)), ((3,), (2,))),
+    ("torch.where({a} > 0, {a}, {b})", ((3,), (3,)), ((3,), (2,))),
+    ("torch.maximum({a}, {b})", ((3,), (3,)), ((3,), (2,))),
+    ("{a}.add_({b})", ((2, 3), (3,)), ((3,), (2, 3))),
+    ("{a}.copy_({b})", ((2, 3), (3,)), ((3,), (2,))),
+    ("{a}.masked_fill_({b}, 1)", ((3,), (3,)), ((3,), (2,))),
+    ("torch.isclose({a}, {b})", ((3,), (3,)), ((3,), (2,))),
+    ("torch.atan2({a}, {b})", ((3,), (3,)), ((3,), (2,))),
+    ("torch.lerp({a}, {b}, 0.5)", ((3,), (3,)), ((3,), (2,))),
+    ("{a}.topk({k})", ((3,), ()), ((), ())), ("{a}.topk(2, dim=1)", ((3,), ()), ((), ())),
+    ("{a}.neg_()", ((3,), ()), ((1,), ())), ("{a}.expand(3).neg_()", ((1,), ()), ((2,), ())),
+    ("{a}.expand(2, 3).sqrt_()", ((3,), ()), ((2,), ())),
+    ("{a}.expand(2, 3).logical_not_()", ((3,), ()), ((2,), ())),
+    ("{a}.softmax({k})", ((3,), ()), ((2, 2), ())), ("{a}.mean({k})", ((3,), ()), ((), ())),
+    ("{a}.sum({k}, dtype=torch.{d})", ((3,), ()), ((), ())),
+    ("{a}.index_select({k}, {b})", ((3,), (2,)), ((3,), (2, 2))),
+    ("{a}.gather(0, {b})", ((3,), (2,)), ((3,), (2, 2))),
+    ("{a}.masked_fill({b}, 0)", ((3,), (3,)), ((3,), (2,))),
+    ("{a}.view(-1, 7)", ((2, 3), ()), ((3, 2), ())),
+    ("{a}.t().view(6)", ((2, 3), ()), ((2, 3), ())),
+    ("{a}.cumsum({k}, dtype=torch.{d})", ((3,), ()), ((), ())),
+    ("{a}.sort({k}, stable=True)", ((3,), ()), ((2,), ())),
+    ("{a}.div_({b})", ((3,), (3,)), ((3,), (2,))), ("{a}.pow_({b})", ((3,), (3,)), ((3,), (2,))),
+    ("{a}.clamp({b}, 0)", ((3,), (3,)), ((3,), (2,))),
+    ("torch.outer({a}, {b})", ((3,), (2,)), ((3, 1), (2,))),
+    ("{a}.item()", ((1,), ()), ((2,), ())), ("{a}.backward()", ((), ()), ((2,), ())),
+    ("{a}.unflatten(0, (2, {k}))", ((4,), ()), ((3,), ())),
+    ("{a}.repeat({k})", ((3,), ()), ((2, 2), ())),
+]
+
+
+def two_faults(b):
+    """A call with two faults at once (or one): which check comes first is torch's order."""
+    call, fit, unfit = b.choice(TWO_FAULTS)
+    shapes = unfit if b.chance(0.6) else fit
+    dtypes = [b.choice(ALL_DTYPES) for _ in shapes]
+    if b.chance(0.3):
+        dtypes = [dtypes[0]] * len(dtypes)
+    names, statements = {}, []
+    for label, shape, dtype in zip("abc", shapes, dtypes):
+        if not shape and label != "a" and "{" + label + "}" not in call:
+            continue
+        pool = ["True", "False"] if dtype == "bool" else ["1", "2", "0", "3"] \
+            if dtype in INTS else FLOAT_POOL
+        grad = dtype in FLOATS and b.chance(0.15)
+        names[label], statement = make(b, shape, dtype, pool, grad=grad)
+        statements.append(statement)
+    name = b.fresh_name()
+    unknown(b, name)
+    text = fill(call, k=b.choice(["1", "2", "4", "-2", "0"]), d=b.choice(ALL_DTYPES),
+                **{label: names.get(label, "torch.tensor(1.0)") for label in "abc"})
+    return statements + [f"{name} = {text}"]
+
+
+FAMILIES = {
+    "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
+    "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
+    "empty": Family(3, [(1, create_empty), (4, empty_op), (0.4, interop)]),
+    "once_differentiable": Family(1, [(1, once)]),
+    "grad_modes": Family(2, [(1, nested_modes)]),
+    "third_derivative": Family(2, [(1, third)]),
+    "signatures": Family(3, [(1, signature_call)]),
+    "layouts": Family(2, [(1, strided), (3, layout_op), (0.7, grad_layout)]),
+    "zero_signs": Family(2, [(3, zero_grad), (2, zero_values), (1, loss_zero)]),
+    "versions": Family(1, [(2, version_op), (1, version_inplace)]),
+    "warnings": Family(1, [(1, warn)]),
+    "check_order": Family(2, [(1, two_faults)]),
+}
