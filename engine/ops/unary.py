@@ -13,7 +13,7 @@ from ..core.tensor import wrap
 from .common import (float_dtype_for, not_implemented_for, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like
-from .arithmetic import NotImplementedBackward, PowBackward0, addcmul, where
+from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
@@ -69,7 +69,7 @@ class Exp2Backward0(_UnaryOfResult):
     """out = 2 ** x:  d/dx = out * ln 2"""
 
     def formula(self, grad, result):
-        return grad * result * math.log(2.0)
+        return mul_scalar(grad * result, math.log(2.0))  # (torch's M_LN2, a C++ number)
 
 
 class Expm1Backward0(_UnaryOfResult):
@@ -90,14 +90,14 @@ class Log2Backward0(_UnaryBackward):
     """out = log2 x:  d/dx = 1 / (x ln 2)"""
 
     def formula(self, grad, x):
-        return grad / (x * math.log(2.0))
+        return grad / mul_scalar(x, math.log(2.0))
 
 
 class Log10Backward0(_UnaryBackward):
     """out = log10 x:  d/dx = 1 / (x ln 10)"""
 
     def formula(self, grad, x):
-        return grad / (x * math.log(10.0))
+        return grad / mul_scalar(x, math.log(10.0))
 
 
 class Log1PBackward0(_UnaryBackward):
