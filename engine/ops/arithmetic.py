@@ -406,6 +406,36 @@ class MulBackward1(Node):
         return mul_scalar(grad, self.other)
 
 
+def add_scalar(input, number):
+    """input + number as torch's C++ code writes it: recorded as AddBackward1."""
+    with no_grad():
+        result = add(input, number)
+    return record(AddBackward1, result, (input,))
+
+
+class AddBackward1(Node):
+    """out = input + a number:  d/d input = 1"""
+
+    def backward(self, grad):
+        return grad
+
+
+def div_scalar(input, number):
+    """input / number as torch's C++ code writes it: recorded as DivBackward1."""
+    with no_grad():
+        result = div(input, number)
+    return record(DivBackward1, result, (input,), other=number)
+
+
+class DivBackward1(Node):
+    """out = input / other (a number):  d/d input = 1 / other"""
+
+    other: float
+
+    def backward(self, grad):
+        return div_scalar(grad, self.other)
+
+
 class PowBackward1(Node):
     """out = input ** exponent:  d/d input = exponent * input ** (exponent - 1),
     d/d exponent = out * ln(input)  (taken as 0 where input is 0 and exponent >= 0)"""
