@@ -210,6 +210,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                      "input size ({input}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
         weight = weight.expand(input.shape)
+    _check_no_requires_grad(weight, "weight", "binary_cross_entropy")
     x, y = input._data, target._data
     if not ((x >= 0) & (x <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -261,6 +262,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = reduction_to_apply(reduction, size_average, reduce)
     _check_same_size(input, target, "Target size ({target}) must be the same as input size "
                      "({input})")
+    _check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    _check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     with no_grad():
         log_sigmoid = _log_sigmoid(input)
         if pos_weight is not None:
