@@ -7,12 +7,12 @@ import numpy as np
 
 from ..fidelity import float32_math, messages, special
 from ..fidelity.floating import quietly
-from ..core.grad_mode import mode
+from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
 from .common import (float_dtype_for, not_implemented_for, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
-from .creation import ones_like
+from .creation import ones_like, zeros_like
 from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
@@ -397,11 +397,27 @@ def _threshold_backward(result, grad):
     dtype (an MLP's), numpy's two calls with the same result (where's layout rules, its dtype
     promotion and its record have nothing to do then)."""
     r, g = result._data, grad._data
-    if mode.grad_enabled or r.dtype != g.dtype or (g.ndim > 1 and not (
+    if mode.grad_enabled:  # torch's own node, linked to result too (see below)
+        with no_grad():
+            masked = where(result <= 0, 0.0, grad)
+        return record(ThresholdBackwardBackward0, masked, (grad, result), saved=(result,))
+    if r.dtype != g.dtype or (g.ndim > 1 and not (
             r.flags.c_contiguous and g.flags.c_contiguous)):
         return where(result <= 0, 0.0, grad)
     zero = g.dtype.type(0)
     return wrap(np.asarray(np.where(quietly(np.less_equal, r, zero), zero, g)))
+
+
+class ThresholdBackwardBackward0(Node):
+    """out = relu's gradient, threshold_backward(grad, result) (recorded under create_graph):
+    d/dgrad = the same mask, d/dresult = 0. That edge to result is torch's: through it a
+    third derivative of relu(t) * t still depends on t (its graph is kept)."""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return _threshold_backward(result, grad), zeros_like(grad)
 
 
 def _rounding(ufunc, name, doc, node):

@@ -143,6 +143,47 @@ CLOSE = {
 }
 
 
+def _third_derivative(expression, values="-1.5, 0., 0.5, 2.", dtype="float64", nodes=True):
+    """g, h, k: the first three derivatives; without ``nodes``, their values and whether they
+    require grad (for the nodes the engine names differently: notebooks/DIFFERENCES.md)."""
+    return (f"t = m.tensor([{values}], dtype=m.{dtype}, requires_grad=True)\n"
+            f"y = ({expression}).sum()\n"
+            "(g,) = m.autograd.grad(y, t, create_graph=True)\n"
+            "(h,) = m.autograd.grad(g.sum(), t, create_graph=True)\n"
+            "(k,) = m.autograd.grad(h.sum(), t, create_graph=True, allow_unused=True)\n"
+            + ("r = (g, h, k)" if nodes else
+               "r = [(d.detach(), d.requires_grad) for d in (g, h, k)]"))
+
+
+# torch keeps the graph of each derivative where it depends on t (relu's gradient is linked
+# to relu's result; split's and unbind's gradients are a cat / stack of the pieces)
+THIRD_DERIVATIVES = {
+    "relu(t) * t": "m.relu(t) * t", "relu(t) ** 3": "m.relu(t) ** 3",
+    "F.relu(t) * t": "F.relu(t) * t", "nn.ReLU()(t) * t": "nn.ReLU()(t) * t",
+    "relu_ * t": "(t * 1).relu_() * t", "leaky_relu * t * t": "F.leaky_relu(t) * t * t",
+    "leaky_relu_ * t": "F.leaky_relu(t * 1, 0.1, inplace=True) * t",
+    "nn.LeakyReLU()(t) * t": "nn.LeakyReLU()(t) * t", "t ** 3": "t ** 3", "exp": "t.exp()",
+    "sin": "t.sin()", "abs ** 3": "t.abs() ** 3", "clamp * t * t": "t.clamp(-1, 1) * t * t",
+    "where": "m.where(t > 0, t ** 3, t ** 2)", "max * t": "t.max() * t",
+    "maximum ** 3": "m.maximum(t, 0.5 * t) ** 3", "masked_fill": "t.masked_fill(t < 0, 0.) * t * t",
+    "mm": "(t.view(2, 2) @ t.view(2, 2)) * t.view(2, 2)", "cumsum ** 3": "t.cumsum(0) ** 3",
+    "split": "t.split(2)[1] ** 3", "split both": "(t.split(2)[0] * t.split(2)[1]) ** 3",
+    "split sizes": "t.split([1, 3])[1] ** 3", "chunk": "t.chunk(2)[0] ** 3",
+    "unbind": "t.view(2, 2).unbind(1)[0] ** 3", "unbind all": "m.stack(t.unbind()) ** 3",
+    "mse_loss * t": "F.mse_loss(t, t * 0.5) * t", "l1_loss": "F.l1_loss(t, t * 0.5)",
+    "prod * t": "(t * t).prod() * t", "cat": "m.cat([t, t * t]) ** 3",
+}
+for _name, _expression in THIRD_DERIVATIVES.items():
+    CLOSE[f"third derivative of {_name}"] = _third_derivative(_expression)
+# torch's elu masks its second derivative with x < 0 (its first with x <= 0): 0 at x == 0
+for _name, _expression in {"elu": "F.elu(t)", "elu * t": "F.elu(t, 0.5) * t",
+                           "elu_ * t": "F.elu(t * 1, inplace=True) * t",
+                           "nn.ELU": "nn.ELU(2.)(t) ** 2"}.items():
+    for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32")]:
+        CLOSE[f"third derivative of {_name} at {_values}"] = _third_derivative(
+            _expression, _values, _dtype, nodes=False)
+
+
 def _observed(value):
     if isinstance(value, (tuple, list)):
         return [_observed(v) for v in value]
