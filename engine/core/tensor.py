@@ -362,7 +362,8 @@ def make_view(base, shape, stride, offset):
     if not mode.recording:  # torch refuses to change it in place while recording
         # (inside inference_mode even enable_grad() records nothing: a view made there too)
         view._creation_meta = "inference" if mode.inference else "no_grad"
-        view._requires_grad = view._base._requires_grad  # but it requires grad as its base
+        # but it requires grad as its base, unless it is an inference tensor (which never does)
+        view._requires_grad = view._base._requires_grad and not view._inference
     return view
 
 

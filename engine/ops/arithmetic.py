@@ -446,8 +446,8 @@ class PowBackward1(Node):
         input, exponent, result = self.saved_tensors
         # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
         grad_input = where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1)))
-        log_input = where((input == 0) & (exponent >= 0), 0.0, input.log())
-        return grad_input, grad * result * log_input
+        # (torch's order: grad * (result * ln(input)), rounded as torch rounds it)
+        return grad_input, grad * where((input == 0) & (exponent >= 0), 0.0, result * input.log())
 
 
 class PowBackward2(Node):

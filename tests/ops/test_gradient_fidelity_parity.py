@@ -46,6 +46,15 @@ EXACT = {
     "x / y's d/dy": "x = m.tensor([0., -0., 3., 1e-30], requires_grad=True)\n"
                     "y = m.tensor([2., -2., 0.7, 3e-5], requires_grad=True)\n"
                     "(x / y).sum().backward(); r = (x.grad, y.grad)",
+    "x ** y at zeros": "x = m.tensor([0., 0., 2., -1., 0.], requires_grad=True)\n"
+                       "y = m.tensor([0., 2., -1., 2., -1.], requires_grad=True)\n"
+                       "(x ** y).backward(m.tensor([1., -1., 1., -0., 1.])); r = (x.grad, y.grad)",
+    "x ** y's d/dy, torch's order": "x = m.tensor([1.4429814, 1.752987, 1.1902757], "
+                                    "requires_grad=True)\n"
+                                    "y = m.tensor([2.7820253, -2.853056, 1.0407593], "
+                                    "requires_grad=True)\n"
+                                    "(x ** y).backward(m.tensor([-0.4053024, 0.006514986, "
+                                    "-1.1238662])); r = y.grad",
     "relu's mask": "x = m.tensor([-1., -0., 0., 2.], requires_grad=True)\n"
                    "(m.relu(x) * m.tensor([-1., -1., -1., -1.])).sum().backward(); r = x.grad",
     "mse none's d/dtarget": "x = m.tensor([1., 2., 3.]); t = m.tensor([1., 2., 0.], "
@@ -112,6 +121,13 @@ for _outer in MODES:
     for _inner in MODES:
         for _statement in STATEMENTS:
             EXACT[f"{_statement} in {_inner} in {_outer}"] = _in_modes(_outer, _inner, _statement)
+EXACT["views of an inference tensor"] = (
+    "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
+    "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
+    "    with m.enable_grad():\n"
+    "        r.append((x[0].requires_grad, x.view(-1).requires_grad, x.detach().requires_grad))\n"
+    "    with m.no_grad():\n        r.append(x[0].requires_grad)\n"
+    "with m.no_grad():\n    r.append(x[0].requires_grad)")
 
 CLOSE = {
     "Linear, ReLU, Linear, MSELoss(none)": MLP + "r = (lin1.weight.grad, lin1.bias.grad, "
@@ -182,6 +198,52 @@ for _name, _expression in {"elu": "F.elu(t)", "elu * t": "F.elu(t, 0.5) * t",
     for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32")]:
         CLOSE[f"third derivative of {_name} at {_values}"] = _third_derivative(
             _expression, _values, _dtype, nodes=False)
+
+
+# The sign of every zero in a first derivative: inputs with -0., 0., ties and negatives, an
+# upstream gradient with -0. and negatives (a mask applied by multiplying gives -0. where
+# torch's where gives 0., and the other way round)
+SIGNED_ZERO_OPS = {
+    "relu": "m.relu(x)", "relu(-x)": "m.relu(-x)", "relu(x) * -1": "m.relu(x) * -1",
+    "abs": "x.abs()", "clamp": "x.clamp(-1, 1)", "clamp(min=0)": "x.clamp(min=0)",
+    "clamp(max=0)": "x.clamp(max=0)", "max": "x.max()", "min": "x.min()", "amax": "x.amax()",
+    "max(1)": "x.view(2, 5).max(1).values", "min(0)": "x.view(2, 5).min(0).values",
+    "maximum": "m.maximum(x, x.flip(0))", "minimum": "m.minimum(x, x.flip(0))",
+    "maximum(x, 0)": "m.maximum(x, m.zeros(10, dtype=x.dtype))",
+    "where": "m.where(x > 0, x, -x)", "masked_fill": "x.masked_fill(x < 0, 0.)", "sign": "x.sign()",
+    "mse_loss none": "F.mse_loss(x, x.flip(0).detach(), reduction='none')",
+    "mse_loss": "F.mse_loss(x, x.flip(0).detach())",
+    "l1_loss none": "F.l1_loss(x, x.flip(0).detach(), reduction='none')",
+    "l1_loss": "F.l1_loss(x, x.flip(0).detach())", "softmax": "F.softmax(x.view(2, 5), 1)",
+    "log_softmax": "F.log_softmax(x.view(2, 5), 1)", "leaky_relu": "F.leaky_relu(x)",
+    "elu": "F.elu(x)", "silu": "F.silu(x)", "x * x": "x * x", "x * 0": "x * 0", "-x": "-x",
+    "x - x.flip(0)": "x - x.flip(0)", "1 - x": "1 - x", "x ** 2": "x ** 2", "x ** 3": "x ** 3",
+    "prod": "x.prod()", "cumsum": "x.cumsum(0)", "cumprod": "x.cumprod(0)", "norm": "x.norm()",
+    "sort": "x.sort().values", "topk": "x.topk(3).values", "gather": "x.gather(0, "
+    "m.tensor([0, 0, 1, 2]))", "index": "x[[0, 1, 1]]", "expand": "x.view(10, 1).expand(10, 2)",
+    "mm": "x.view(2, 5) @ x.view(5, 2)", "mv": "x.view(2, 5).mv(x[:5])", "dot": "x.dot(x.flip(0))",
+    "bce_with_logits none": "F.binary_cross_entropy_with_logits(x, (x > 0).to(x.dtype), "
+                            "reduction='none')",
+    "nll_loss none": "F.nll_loss(x.view(2, 5), m.tensor([0, 4]), reduction='none')",
+    "cross_entropy ignore_index": "F.cross_entropy(x.view(2, 5), m.tensor([0, -100]), "
+                                  "reduction='none')",
+    "cross_entropy sum, ignore_index": "F.cross_entropy(x.view(2, 5), m.tensor([1, -100]), "
+                                       "reduction='sum')",
+    "linear": "F.linear(x.view(2, 5), x.view(2, 5), x[:2])", "atan2": "m.atan2(x, x.flip(0))",
+    "addcmul": "m.addcmul(x, x, x.flip(0))", "lerp": "m.lerp(x, x.flip(0), 0.5)",
+    "frac": "x.frac()", "floor": "x.floor()", "fmod": "x.fmod(1.5)",
+    "remainder": "x.remainder(1.5)",
+    "scatter": "m.zeros(10, dtype=x.dtype).scatter(0, m.tensor([1, 2]), x[:2])",
+    "outer": "m.outer(x, x)", "std of two": "x[1:3].std()", "layer_norm": "F.layer_norm("
+    "x.view(2, 5), (5,))",
+}
+for _name, _expression in SIGNED_ZERO_OPS.items():
+    for _dtype in ("float32", "float64"):
+        CLOSE[f"signed zeros of {_name}'s gradient, {_dtype}"] = (
+            f"x = m.tensor([-2., -0., 0., 1., 1., -1., 3., 0.5, -0.5, 2.], dtype=m.{_dtype}, "
+            f"requires_grad=True)\ny = {_expression}\n"
+            "g = m.tensor([-1., 1., -1., 1., -0., 0., -2., 1., -1., 1.] * 10, dtype=x.dtype)\n"
+            "y.backward(g[:y.numel()].view(y.shape)); r = x.grad")
 
 
 def _observed(value):
