@@ -174,15 +174,57 @@ class TanhBackward0(_UnaryOfResult):
     """out = tanh x:  d/dx = 1 - out ** 2"""
 
     def formula(self, grad, result):
-        # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too
-        return grad * addcmul(ones_like(result), result, result, value=-1)
+        return _recorded_as(TanhBackwardBackward0, _tanh_backward, grad, result)
+
+
+def _tanh_backward(grad, result):
+    # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too
+    return grad * addcmul(ones_like(result), result, result, value=-1)
+
+
+def _recorded_as(node, formula, grad, result):
+    """``formula(grad, result)``; under create_graph recorded as torch records it: one node
+    (``TanhBackwardBackward0`` ...) for the whole formula, linked to grad and result."""
+    if not mode.grad_enabled:
+        return formula(grad, result)
+    with no_grad():
+        out = formula(grad, result)
+    return record(node, out, (grad, result), saved=(grad, result))
+
+
+class TanhBackwardBackward0(Node):
+    """out = tanh's gradient grad * (1 - y ** 2) (recorded under create_graph):
+    d/dgrad = 1 - y ** 2, d/dy = -2 y grad"""
+
+    _saved_names = ("grad_output", "output")
+
+    def backward(self, gg):
+        grad, result = self.saved_tensors
+        return (_recorded_as(TanhBackwardBackward0, _tanh_backward, gg, result),
+                gg * (mul_scalar(result, -2.0) * grad))
 
 
 class SigmoidBackward0(_UnaryOfResult):
     """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
 
     def formula(self, grad, result):
-        return grad * (1 - result) * result  # in torch's order: (grad * (1 - out)) * out
+        return _recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, grad, result)
+
+
+def _sigmoid_backward(grad, result):
+    return grad * (1 - result) * result  # in torch's order: (grad * (1 - out)) * out
+
+
+class SigmoidBackwardBackward0(Node):
+    """out = sigmoid's gradient grad * (1 - y) * y (recorded under create_graph):
+    d/dgrad = (1 - y) y, d/dy = grad (1 - 2 y)"""
+
+    _saved_names = ("grad_output", "output")
+
+    def backward(self, gg):
+        grad, result = self.saved_tensors
+        return (_recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, gg, result),
+                gg * (grad * (mul_scalar(result, -2.0) + 1)))
 
 
 class RsqrtBackward0(_UnaryOfResult):

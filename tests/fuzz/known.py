@@ -113,7 +113,7 @@ KNOWN = [
           engine=r"version=<Inference tensors do not track version counter",
           difference="Inference tensors outside inference_mode"),
     Known("create_graph=True: torch's double-backward nodes (SoftmaxBackwardDataBackward0, "
-          "SigmoidBackwardBackward0, TanhBackwardBackward0...) and operand orders; the "
+          "EluBackwardBackward0, GeluBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", DOCUMENTED,
           ("graph",), statement=r"create_graph=True",
           difference="The nodes of a gradient's graph"),

@@ -172,7 +172,8 @@ def _third_derivative(expression, values="-1.5, 0., 0.5, 2.", dtype="float64", n
 
 
 # torch keeps the graph of each derivative where it depends on t (relu's gradient is linked
-# to relu's result; split's and unbind's gradients are a cat / stack of the pieces)
+# to relu's result; split's and unbind's gradients are a cat / stack of the pieces); relu's,
+# leaky_relu's, tanh's and sigmoid's gradients are torch's own nodes
 THIRD_DERIVATIVES = {
     "relu(t) * t": "m.relu(t) * t", "relu(t) ** 3": "m.relu(t) ** 3",
     "F.relu(t) * t": "F.relu(t) * t", "nn.ReLU()(t) * t": "nn.ReLU()(t) * t",
@@ -188,6 +189,9 @@ THIRD_DERIVATIVES = {
     "unbind": "t.view(2, 2).unbind(1)[0] ** 3", "unbind all": "m.stack(t.unbind()) ** 3",
     "mse_loss * t": "F.mse_loss(t, t * 0.5) * t", "l1_loss": "F.l1_loss(t, t * 0.5)",
     "prod * t": "(t * t).prod() * t", "cat": "m.cat([t, t * t]) ** 3",
+    "tanh": "t.tanh()", "tanh * t": "t.tanh() * t", "nn.Tanh()(t) ** 2": "nn.Tanh()(t) ** 2",
+    "sigmoid": "t.sigmoid()", "sigmoid * t": "t.sigmoid() * t",
+    "F.sigmoid ** 2": "F.sigmoid(t) ** 2",
 }
 for _name, _expression in THIRD_DERIVATIVES.items():
     CLOSE[f"third derivative of {_name}"] = _third_derivative(_expression)
