@@ -18,10 +18,12 @@ Subclass it with two static methods, as in PyTorch::
 ``ctx`` is the node that backward will run (``y.grad_fn``): what forward saves on
 it is what backward reads.
 """
+import functools
+
 from ..fidelity import messages
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.history import rebase_history, refuse_view_change
-from ..core.node import Node, SavedTensor, connect, gradient_edge
+from ..core.node import Node, SavedTensor, connect, gradient_edge, record
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.views import alias
@@ -181,5 +183,38 @@ def _view_of(tensor):
 
 
 def once_differentiable(function):
-    """Accepted for compatibility: backward runs with grad mode as the caller set it."""
-    return function
+    """Decorates a Function's backward that cannot itself be differentiated.
+
+    backward then runs without recording. Under ``create_graph=True``, if a gradient it
+    receives requires grad, its results are given an ``Error`` node (as torch does), so
+    that differentiating them again raises instead of silently giving 0; otherwise they
+    come back without a graph, like any result computed without recording.
+    """
+    @functools.wraps(function)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = function(ctx, *args)
+        if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad
+                                            for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        # torch's DelayedError takes leaves made from the results, and returns them again
+        leaves = [None if out is None else out.detach().requires_grad_()
+                  for out in ((outputs,) if single else outputs)]
+        results = tuple(None if leaf is None else leaf.detach() for leaf in leaves)
+        record(Error, results, leaves, message=messages.DIFFERENTIATED_TWICE)
+        return results
+
+    return wrapper
+
+
+class Error(Node):
+    """The node of a result that must not be differentiated: running it raises ``message``."""
+
+    message: str
+
+    def name(self):
+        return "torch::autograd::Error"  # torch's C++ name for this node
+
+    def backward(self, *grads):
+        raise RuntimeError(self.message)

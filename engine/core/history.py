@@ -21,18 +21,25 @@ from .node import Node, SavedTensor, connect, gradient_edge
 
 
 def check_inplace(tensor, *inputs):
-    """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record."""
+    """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record
+    (checked first, by autograd), then any change of an inference tensor outside
+    inference_mode."""
+    if mode.recording and (tensor._requires_grad or any(
+            getattr(value, "_requires_grad", False) for value in inputs)):
+        if tensor._base is not None:
+            refuse_view_change(tensor, indirect=False)
+            if tensor._requires_grad and tensor._base.grad_fn is None:
+                raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+        if tensor._requires_grad and tensor.grad_fn is None:
+            raise RuntimeError(messages.LEAF_INPLACE)
+    check_inference_inplace(tensor)
+
+
+def check_inference_inplace(tensor):
+    """An inference tensor cannot be changed outside inference_mode (even by an op autograd
+    does not see, such as logical_not_)."""
     if tensor._inference and not mode.inference:
         raise RuntimeError(messages.INFERENCE_INPLACE)
-    if not mode.grad_enabled or not (tensor._requires_grad or any(
-            getattr(value, "_requires_grad", False) for value in inputs)):
-        return  # nothing will be recorded
-    if tensor._base is not None:
-        refuse_view_change(tensor, indirect=False)
-        if tensor._requires_grad and tensor._base.grad_fn is None:
-            raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
-    if tensor._requires_grad and tensor.grad_fn is None:
-        raise RuntimeError(messages.LEAF_INPLACE)
 
 
 def refuse_view_change(view, indirect):

@@ -310,6 +310,17 @@ MATERIALIZE_GRADS_NOT_ALLOW_UNUSED = ("Expected allow_unused to be True or not p
                                       "materialize_grads=True, but got: allow_unused=False.")
 
 
+DIFFERENTIATED_TWICE = ("trying to differentiate twice a function that was marked with "
+                        "@once_differentiable")
+
+
+def not_differentiable(function, argument):
+    """torch's refusal of an argument that requires grad but that ``function`` has no
+    derivative for (a loss's weight)."""
+    return (f"The function '{function}' is not differentiable with respect to argument "
+            f"'{argument}'. This input cannot have requires_grad True.")
+
+
 def wrong_number_of_gradients(node, returned):
     return (f"function {node.name()} returned an incorrect number of gradients (expected "
             f"{len(node.next_functions)}, got {returned})")

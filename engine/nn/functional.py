@@ -18,13 +18,15 @@ import warnings
 
 import numpy as np
 
+from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from ..fidelity import messages
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops import arithmetic, linalg, reduce, unary
-from ..ops.creation import empty_like, zeros
+from ..ops.creation import empty_like, zeros, zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
@@ -173,7 +175,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 class MseLossBackward0(Node):
-    """loss = mean of (x - y) ** 2:  d/dx = 2 (x - y) / n * grad  (no / n for sum),  d/dy = -d/dx"""
+    """loss = mean of (x - y) ** 2:  d/dx = 2 / n * (x - y) * grad  (no / n for sum),
+    d/dy = 2 / n * (y - x) * grad"""
 
     _saved_names = ("self", "target")
     reduction: int
@@ -181,8 +184,10 @@ class MseLossBackward0(Node):
     def backward(self, grad):
         x, y = self.saved_tensors
         scale = 2 / x.numel() if self.reduction == _MEAN else 2
-        grad_x = scale * (x - y) * grad
-        return grad_x, -grad_x
+        # d/dy is computed, not negated: where x == y, both are 0 * grad, of grad's sign
+        needed = [node is not None for node, _ in self.next_functions]
+        return (scale * (x - y) * grad if needed[0] else None,
+                scale * (y - x) * grad if needed[1] else None)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -205,6 +210,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                      "input size ({input}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
         weight = weight.expand(input.shape)
+    _check_no_requires_grad(weight, "weight", "binary_cross_entropy")
     x, y = input._data, target._data
     if not ((x >= 0) & (x <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -256,6 +262,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = reduction_to_apply(reduction, size_average, reduce)
     _check_same_size(input, target, "Target size ({target}) must be the same as input size "
                      "({input})")
+    _check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
+    _check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     with no_grad():
         log_sigmoid = _log_sigmoid(input)
         if pos_weight is not None:
@@ -317,6 +325,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if x.ndim != 1 and x.shape[0] != batch_size:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({batch_size}).")
+    if x.ndim == 3 or x.ndim > 4:
+        # torch's nll_loss_nd: (N, C, d1, d2, ...) is viewed as an (N, C, 1, d) image
+        _check_target_shape(input, target)
+        n, c = x.shape[:2]
+        images = input.contiguous().view(n, c, 1, -1)
+        loss = nll_loss(images, target.contiguous().view(n, 1, -1), weight, None, ignore_index,
+                        None, reduction)
+        return loss.view(n, *x.shape[2:]) if reduction == "none" else loss
+    kernel = "nll_loss2d_forward" if x.ndim == 4 else "nll_loss_forward"
+    _check_no_requires_grad(weight, "weight", kernel)  # (before the kernel's own checks)
     _check_target_shape(input, target)
     if t.dtype not in (np.int64, np.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
@@ -332,27 +350,22 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         w = np.ones(t.shape, x.dtype)
         losses = -_picked(x, classes, class_dim)
     else:
-        kept = t != ignore_index
-        bad = t[kept & ((t < 0) | (t >= n_classes))]
-        if bad.size:
-            raise IndexError(f"Target {bad[0]} is out of bounds.")
-        classes = np.expand_dims(np.where(kept, t, 0), class_dim)  # where each loss picks from
-        w = np.ones(n_classes, x.dtype) if weight is None else weight._data
-        w = np.where(kept, w[classes.squeeze(class_dim)], 0).astype(x.dtype)  # 0 if ignored
+        classes, w, kept = _picked_classes(t, n_classes, ignore_index, weight, class_dim,
+                                           x.dtype)
         losses = np.where(kept, -_picked(x, classes, class_dim) * w, 0).astype(x.dtype)
-    total_weight = None
+    # the sum of the weights (torch's total_weight), which torch's quick per-sample kernels
+    # (reduction none of 2-d and 4-d input) leave at 0
+    total_weight = wrap(np.zeros((), x.dtype) if reduction == "none" and x.ndim != 1
+                        else np.asarray(w.sum(dtype=x.dtype)))
     if reduction == "none":
         result = wrap(losses)
     elif reduction == "sum":
         result = wrap(losses.sum(dtype=x.dtype))
     else:
-        total_weight = w.sum(dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
-            result = wrap(np.asarray(losses.sum(dtype=x.dtype) / total_weight))
-    # torch's kernel for inputs of 3 or more dimensions (N, C, d1, ...) is nll_loss2d
-    node = NllLoss2DBackward0 if input.dim() >= 3 else NllLossBackward0
-    return record(node, result, (input,), input_shape=x.shape, classes=classes,
-                  picked_weights=w, weight_sum=total_weight, class_dim=class_dim,
+            result = wrap(np.asarray(losses.sum(dtype=x.dtype) / total_weight._data))
+    node = NllLoss2DBackward0 if x.ndim == 4 else NllLossBackward0
+    return record(node, result, (input,), saved=(input, target, weight, total_weight),
                   reduction=_REDUCTIONS[reduction], ignore_index=ignore_index)
 
 
@@ -360,6 +373,24 @@ def _every_target_counts(t, n_classes, ignore_index):
     """No target is ignored and every one is a class (then weight 1 each: nll_loss's quick way)."""
     return t.size > 0 and not 0 <= ignore_index < n_classes and 0 <= t.min() and \
         t.max() < n_classes
+
+
+def _picked_classes(t, n_classes, ignore_index, weight, class_dim, np_dtype):
+    """Where each loss picks from (class 0 for an ignored target), each one's weight (0 if
+    ignored), and which are not ignored; an index out of range is torch's IndexError."""
+    kept = t != ignore_index
+    bad = t[kept & ((t < 0) | (t >= n_classes))]
+    if bad.size:
+        raise IndexError(f"Target {bad[0]} is out of bounds.")
+    classes = np.expand_dims(np.where(kept, t, 0), class_dim)
+    w = np.ones(n_classes, np_dtype) if weight is None else weight._data
+    return classes, np.where(kept, w[classes.squeeze(class_dim)], 0).astype(np_dtype), kept
+
+
+def _check_no_requires_grad(tensor, argument, function):
+    """A loss's weight has no derivative: torch refuses one that requires grad (in grad mode)."""
+    if tensor is not None and tensor.requires_grad and grad_mode.recording:
+        raise RuntimeError(messages.not_differentiable(function, argument))
 
 
 def _picked(x, classes, class_dim):
@@ -373,33 +404,67 @@ def _picked(x, classes, class_dim):
 class NllLossBackward0(Node):
     """loss = -w[t] x[i, t]:  d/dx = -w[t] * grad at the picked entries, 0 elsewhere"""
 
-    class_dim: int
-    classes: object
+    _saved_names = ("self", "target", "weight", "total_weight")
     ignore_index: int
-    input_shape: tuple
-    picked_weights: object
     reduction: int
-    weight_sum: object
 
     def backward(self, grad):
-        if self.reduction == _NONE:
-            grad = grad.unsqueeze(self.class_dim)  # one gradient per row, spread over its classes
-        # the gradient of each loss: -w[t] at the picked entry, 0 at the others
-        coefficients = np.zeros(self.input_shape, self.picked_weights.dtype)
-        if coefficients.ndim == 2 and self.class_dim == 1:  # (N, C): plain indexing is quicker
-            coefficients[np.arange(coefficients.shape[0]), self.classes[:, 0]] = \
-                -self.picked_weights
-        else:
-            np.put_along_axis(coefficients, self.classes,
-                              np.expand_dims(-self.picked_weights, self.class_dim), self.class_dim)
-        if self.weight_sum is not None:  # the mean: divided by the sum of the weights
-            with np.errstate(invalid="ignore", divide="ignore"):
-                coefficients = coefficients / self.weight_sum
-        return grad * wrap(coefficients)
+        return nll_loss_backward(grad, *self.saved_tensors, self.reduction, self.ignore_index,
+                                 NllLossBackwardBackward0)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
-    """nll_loss of (N, C, d1, ...) scores: the same formula"""
+    """nll_loss of (N, C, H, W) scores: the same formula"""
+
+    def backward(self, grad):
+        return nll_loss_backward(grad, *self.saved_tensors, self.reduction, self.ignore_index,
+                                 NllLoss2DBackwardBackward0)
+
+
+def nll_loss_backward(grad, input, target, weight, total_weight, reduction, ignore_index, node):
+    """torch's kernel: zeros, and at each picked entry -w * grad (reduction none), or
+    w * -(grad / total_weight) (mean), w * -grad (sum); an ignored target's row stays 0."""
+    x = input._data
+    if x.ndim == 1 and target._data.shape not in ((), x.shape):
+        # (the forward pass took a 1-element target for one sample; the backward does not)
+        raise RuntimeError(f"size mismatch (got input: {list(x.shape)}, target: "
+                           f"{list(target._data.shape)})")
+    class_dim = 0 if x.ndim == 1 else 1
+    t = target._data.astype(np.int64, copy=False).reshape(target._data.shape if x.ndim > 1
+                                                          else ())
+    classes, w, kept = _picked_classes(t, x.shape[class_dim], ignore_index, weight, class_dim,
+                                       x.dtype)
+    g = grad._data
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if reduction == _NONE and x.ndim != 1:
+            values = -w * g
+        else:
+            each = -(g / total_weight._data) if reduction == _MEAN else -g
+            values = each if weight is None else w * each
+    values = np.where(kept, values, 0).astype(x.dtype)  # (an ignored target's row stays +0)
+    grad_input = np.zeros(x.shape, x.dtype)
+    np.put_along_axis(grad_input, classes, np.expand_dims(values, class_dim), class_dim)
+    return record(node, wrap(grad_input), (grad, input), target=target, weight=weight,
+                  reduction=reduction, ignore_index=ignore_index)
+
+
+class NllLossBackwardBackward0(Node):
+    """out = nll_loss's gradient, linear in grad:  d/dgrad = nll_loss of the gradient again;
+    the scores only chose where it goes:  d/dx = 0"""
+
+    target: object
+    weight: object
+    reduction: int
+    ignore_index: int
+
+    def backward(self, grad):
+        reduction = {_NONE: "none", _MEAN: "mean", _SUM: "sum"}[self.reduction]
+        return (nll_loss(grad, self.target, self.weight, None, self.ignore_index, None, reduction),
+                zeros_like(grad))
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
+    """nll_loss2d's gradient: the same formula"""
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -412,6 +477,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if not target.is_floating_point():
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {scalar_type_name[target.dtype]}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
                                             class_dim)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -420,20 +487,25 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     nll = nll_loss(log_probs, target, weight, None, ignore_index, None, reduction)
     if label_smoothing == 0.0:
         return nll
-    # label smoothing: the target is (1 - s) on its class plus s / C on every class
-    if weight is not None and input.dim() > 1:
-        log_probs = log_probs * weight.view(-1, *[1] * (input.dim() - 2))
-    elif weight is not None:
-        log_probs = log_probs * weight
+    # label smoothing: the target is (1 - s) on its class plus s / C on every class; torch's
+    # steps, its numbers written in C++ (MulBackward1 ...)
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = weight.shape[0]
+        smooth = -(log_probs * weight.view(shape)).sum(class_dim)
+    else:
+        smooth = -log_probs.sum(class_dim)
     ignored = target == ignore_index
-    smooth = arithmetic.where(ignored, 0.0, -log_probs.sum(class_dim))
+    smooth.masked_fill_(ignored, 0.0)
     if reduction == "mean":
-        classes = target._data[~ignored._data]
-        total = weight._data[classes].sum() if weight is not None else classes.size
-        smooth = smooth.sum() / total
+        if weight is not None:
+            smooth = smooth.sum() / weight.gather(0, target[~ignored].flatten()).sum()
+        else:
+            smooth = smooth.sum() / (~ignored).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)
+    return arithmetic.add(arithmetic.mul_scalar(nll, 1 - label_smoothing),
+                          arithmetic.mul_scalar(smooth, label_smoothing / n_classes))
 
 
 def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim):
@@ -441,7 +513,11 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     n_classes = input.shape[class_dim]
     log_probs = log_softmax(input, class_dim)
     if label_smoothing > 0.0:
-        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        if label_smoothing > 1.0:
+            raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        target = arithmetic.add_scalar(arithmetic.mul_scalar(target, 1 - label_smoothing),
+                                       label_smoothing / n_classes)
     products = log_probs * target
     if weight is not None:
         products = products * (weight.view(-1, *[1] * (input.dim() - 2)) if input.dim() > 1
@@ -451,8 +527,9 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     if reduction == "sum":
         return -products.sum()
     if input.numel() == 0:
-        return -products.sum() * math.nan
-    return -products.sum() / (input.numel() // n_classes)
+        return (-products.sum()).fill_(math.nan)
+    # (a C++ division by the number of samples: DivBackward1)
+    return arithmetic.div_scalar(-products.sum(), input.numel() // n_classes)
 
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",

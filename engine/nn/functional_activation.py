@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -118,7 +120,7 @@ class LeakyReluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return grad.where(x > 0, grad * self.negative_slope)
+        return _leaky_relu_backward(grad, x, self.negative_slope)
 
 
 class LeakyReluBackward1(Node):
@@ -129,7 +131,30 @@ class LeakyReluBackward1(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return grad.where(result > 0, grad * self.negative_slope)
+        return _leaky_relu_backward(grad, result, self.negative_slope)
+
+
+def _leaky_relu_backward(grad, x, negative_slope):
+    """grad where x > 0, else negative_slope * grad; under create_graph torch records it as
+    one node linked to x too (so a third derivative keeps its graph)."""
+    if not is_grad_enabled():
+        return grad.where(x > 0, grad * negative_slope)
+    with no_grad():
+        out = grad.where(x > 0, grad * negative_slope)
+    return record(LeakyReluBackwardBackward0, out, (grad, x), saved=(x,),
+                  negative_slope=negative_slope)
+
+
+class LeakyReluBackwardBackward0(Node):
+    """out = leaky_relu's gradient (recorded under create_graph):  d/dgrad = the same
+    slopes, d/dx = 0"""
+
+    _saved_names = ("self",)
+    negative_slope: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _leaky_relu_backward(grad, x, self.negative_slope), zeros_like(grad)
 
 
 # ====================================================================== elu
@@ -161,7 +186,7 @@ class EluBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         negative = self.alpha * self.input_scale * (x * self.input_scale).exp() * self.scale
-        return grad * negative.where(x <= 0, self.scale)
+        return grad * _second_derivative_below_zero(negative, x).where(x <= 0, self.scale)
 
 
 class EluBackward1(Node):
@@ -175,7 +200,14 @@ class EluBackward1(Node):
     def backward(self, grad):
         (result,) = self.saved_tensors
         negative = self.input_scale * (result + self.alpha * self.scale)
-        return grad * negative.where(result <= 0, self.scale)
+        return grad * _second_derivative_below_zero(negative, result).where(result <= 0,
+                                                                             self.scale)
+
+
+def _second_derivative_below_zero(negative, x):
+    """Under create_graph: torch's second derivative of elu is 0 at x == 0 (it masks with
+    x < 0, the first derivative with x <= 0), so ``negative`` is a constant there."""
+    return negative.where(x < 0, negative.detach()) if is_grad_enabled() else negative
 
 
 # ====================================================================== softplus

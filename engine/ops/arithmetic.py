@@ -15,6 +15,7 @@ from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .creation import full_like
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
@@ -249,13 +250,14 @@ divide = true_divide = div
 
 
 class DivBackward0(Node):
-    """out = input / other:  d/d input = 1 / other,  d/d other = -input / other**2"""
+    """out = input / other:  d/d input = 1 / other,  d/d other = -(input / other) / other"""
 
     _saved_names = ("self", "other")
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        grad_other = None if input is None else -grad * input / (other * other)
+        # torch's order, ((input / other) / other): x / x then gives exactly 0
+        grad_other = None if input is None else -grad * ((input / other) / other)
         return grad / other, grad_other
 
 
@@ -389,10 +391,10 @@ class PowBackward0(Node):
         (input,) = self.saved_tensors
         if self.exponent == 0:
             return zero_gradient_like(grad)  # x ** 0 is the constant 1
-        return grad * _mul_scalar(input ** (self.exponent - 1), self.exponent)
+        return grad * mul_scalar(input ** (self.exponent - 1), self.exponent)
 
 
-def _mul_scalar(input, number):
+def mul_scalar(input, number):
     """input * number as torch's own gradient formulas write it (at::mul with a Scalar):
     recorded as MulBackward1, where ``x * 3`` in Python records MulBackward0."""
     with no_grad():
@@ -406,7 +408,37 @@ class MulBackward1(Node):
     other: float
 
     def backward(self, grad):
-        return _mul_scalar(grad, self.other)
+        return mul_scalar(grad, self.other)
+
+
+def add_scalar(input, number):
+    """input + number as torch's C++ code writes it: recorded as AddBackward1."""
+    with no_grad():
+        result = add(input, number)
+    return record(AddBackward1, result, (input,))
+
+
+class AddBackward1(Node):
+    """out = input + a number:  d/d input = 1"""
+
+    def backward(self, grad):
+        return grad
+
+
+def div_scalar(input, number):
+    """input / number as torch's C++ code writes it: recorded as DivBackward1."""
+    with no_grad():
+        result = div(input, number)
+    return record(DivBackward1, result, (input,), other=number)
+
+
+class DivBackward1(Node):
+    """out = input / other (a number):  d/d input = 1 / other"""
+
+    other: float
+
+    def backward(self, grad):
+        return div_scalar(grad, self.other)
 
 
 class PowBackward1(Node):
@@ -419,8 +451,8 @@ class PowBackward1(Node):
         input, exponent, result = self.saved_tensors
         # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
         grad_input = where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1)))
-        log_input = where((input == 0) & (exponent >= 0), 0.0, input.log())
-        return grad_input, grad * result * log_input
+        # (torch's order: grad * (result * ln(input)), rounded as torch rounds it)
+        return grad_input, grad * where((input == 0) & (exponent >= 0), 0.0, result * input.log())
 
 
 class PowBackward2(Node):
@@ -434,8 +466,8 @@ class PowBackward2(Node):
         if self.self == 0:
             # 0 ** exponent is 0 for exponent > 0 and 1 at 0: torch takes the derivative as 0
             # there; for exponent < 0 it is out * ln 0 = inf * -inf
-            return grad * where(exponent >= 0, 0.0, result * -math.inf)
-        return grad * result * math.log(self.self)
+            return grad * where(exponent >= 0, 0.0, mul_scalar(result, -math.inf))
+        return grad * mul_scalar(result, math.log(self.self))  # torch's order: out * ln first
 
 
 def _power(a, b, common, row_major_result=False):
@@ -565,14 +597,17 @@ def atan2(input, other):
 
 
 class Atan2Backward0(Node):
-    """out = atan2(y, x):  d/dy = x / (x**2 + y**2),  d/dx = -y / (x**2 + y**2)"""
+    """out = atan2(y, x):  d/dy = x / (x**2 + y**2),  d/dx = -y / (x**2 + y**2)
+    (0 where x**2 + y**2 is 0, as torch 2.15)"""
 
     _saved_names = ("self", "other")
 
     def backward(self, grad):
         y, x = self.saved_tensors
-        scale = grad / (y * y + x * x)
-        return scale * x, scale * -y
+        # torch's order: one reciprocal, then grad * x * it
+        squares = y * y + x * x
+        recip = where(squares == 0, 0.0, squares.reciprocal())
+        return grad * x * recip, grad * -y * recip
 
 
 def _where_out(result, out, condition, input=None, other=None):
@@ -940,5 +975,7 @@ class AddcdivBackward0(Node):
 
     def backward(self, grad):
         t1, t2 = self.saved_tensors
-        return (grad, None if t2 is None else grad * (self.value / t2),
-                None if t1 is None else -grad * (self.value * t1 / (t2 * t2)))
+        # value / t2 as torch's C++ writes it: t2's shape filled with value, divided by t2
+        # (Python's value / t2 multiplies by a reciprocal)
+        return (grad, None if t2 is None else grad * div(full_like(t2, self.value), t2),
+                None if t1 is None else -grad * (mul_scalar(t1, self.value) / (t2 * t2)))

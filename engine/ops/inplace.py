@@ -12,7 +12,7 @@ from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.grad_mode import mode, no_grad
-from ..core.history import check_inplace, rebase_history
+from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .arithmetic import add
@@ -96,15 +96,19 @@ class CopyBackwards(Node):
         return zeros_like(grad), grad
 
 
-def write_inplace(tensor, result, where=True):
+def write_inplace(tensor, result, where=True, tracked=True):
     """Write ``result`` into ``tensor``'s own memory, as every ``x.op_()`` does (only
-    ``where`` it is True: the places a fill changes)."""
+    ``where`` it is True: the places a fill changes). ``tracked=False``: an op autograd does
+    not see at all (torch's logical_not_ ...), so it refuses no leaf and records nothing."""
     if result._data.shape != tensor._data.shape:
         raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
     if not dtypes.can_cast(result.dtype, tensor.dtype):
         raise RuntimeError(_cast_refused(result.dtype, scalar_type_name[tensor.dtype]))
-    check_inplace(tensor, result)
+    if tracked:
+        check_inplace(tensor, result)
+    else:
+        check_inference_inplace(tensor)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe", where=where)
@@ -125,11 +129,13 @@ def _saved_output_is_now(tensor, node):
             saved.tensor, saved.version = tensor.detach(), tensor._version
 
 
-def in_place(function):
+def in_place(function, tracked=True):
+    """``x.op_(...)``: ``op``'s result written into x (``tracked``: see write_inplace)."""
     name = function.__name__
 
     def method(self, *args, **kwargs):
-        check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
+        if tracked:
+            check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
         # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
         check_no_overlap(self, args)
         try:
@@ -147,7 +153,7 @@ def in_place(function):
             if not dtypes.can_cast(common, self.dtype):
                 raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) from None
             raise
-        return write_inplace(self, result)
+        return write_inplace(self, result, tracked=tracked)
 
     method.__name__ = function.__name__ + "_"
     method.__doc__ = f"In-place {function.__name__}: the result is written into this tensor."

@@ -33,7 +33,20 @@ def _products(a, b):
     return quietly(np.matmul, a, b)  # (inf * 0 is nan, without a word, as in torch)
 
 
-def _scaled_sum(bias, beta, products, alpha):
+def _matrix_products(a, b):
+    """a @ b as torch's mm computes it (``a``'s batch dimensions, if any, folded into rows).
+
+    Over a single term (a has one column) torch's gemm returns each product as it is, its
+    sign of zero included, where numpy's BLAS adds it to +0 (0 * -1 is -0.0 in torch, 0.0 in
+    numpy); with a single row or column torch's gemv adds to +0 too.
+    """
+    rows = math.prod(a.shape[:-1])
+    if a.shape[-1] == 1 and rows > 1 and b.shape[-1] > 1 and a.dtype.char in "fd":
+        return quietly(np.multiply, a, b)
+    return _products(a, b)
+
+
+def _scaled_sum(bias, beta, products, alpha, mat1, mat2):
     """beta * bias + alpha * products; beta = 0 ignores bias entirely (its nan and inf too),
     as BLAS does."""
     number = products.dtype.type
@@ -41,7 +54,20 @@ def _scaled_sum(bias, beta, products, alpha):
         products = products * number(alpha)
     if beta != 1:
         bias = np.zeros((), products.dtype) if beta == 0 else bias * number(beta)
-    return bias + products
+    result = bias + products
+    if alpha > 0 and products.dtype.char in "fd" and (np.signbit(bias) & (bias == 0)).any():
+        _keep_negative_zeros(result, np.broadcast_to(bias, result.shape), mat1, mat2)
+    return result
+
+
+def _keep_negative_zeros(result, bias, mat1, mat2):
+    """torch's gemm adds the products to beta * bias itself: where that is -0.0 and every
+    product is -0.0 too, the result stays -0.0 (numpy's +0.0 sum turns it into 0.0)."""
+    rows, columns = np.nonzero((result == 0) & (bias == 0) & np.signbit(bias))
+    if rows.size:
+        each = mat1[rows, :] * mat2[:, columns].T  # (one line of products per such element)
+        negative = ((each == 0) & np.signbit(each)).all(axis=1)
+        result[rows[negative], columns[negative]] = -0.0
 
 
 def _linear_products(x, weight_t):
@@ -53,9 +79,9 @@ def _linear_products(x, weight_t):
     """
     rows, columns = x.shape[0], weight_t.shape[1]
     if x.dtype.char == "f" and 2 * rows <= columns and x.flags.c_contiguous and \
-            weight_t.flags.f_contiguous and not weight_t.flags.c_contiguous:
+            weight_t.flags.f_contiguous and not weight_t.flags.c_contiguous and x.shape[1] > 1:
         return np.ascontiguousarray(_products(weight_t.T, x.T).T)
-    return _products(x, weight_t)
+    return _matrix_products(x, weight_t)
 
 
 def _check_mm(a, b, rows=None, op="mm"):
@@ -146,7 +172,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if not _expands_to(bias.shape, products.shape):
         with no_grad():
             input.expand(products.shape)  # torch's error: input does not broadcast
-    result = wrap(quietly(_scaled_sum, bias, beta, products, alpha))
+    result = wrap(quietly(_scaled_sum, bias, beta, products, alpha, mat1._data, mat2._data))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
                   saved=(kept_for(mat2, mat1), kept_for(mat1, mat2)), alpha=alpha, beta=beta,
@@ -214,7 +240,7 @@ def mm(input, mat2):
     if mat2._data.ndim != 2:
         raise RuntimeError(f"mm: mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm(input._data, mat2._data)
-    result = wrap(_products(input._data, mat2._data))
+    result = wrap(_matrix_products(input._data, mat2._data))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(MmBackward0, result, (input, mat2),
                   saved=(kept_for(mat2, input), kept_for(input, mat2)),
@@ -436,7 +462,8 @@ def matmul(input, other):
             _check_mv(a.reshape(rows, a.shape[-1]), b)
         else:
             _check_mm(a.reshape(rows, a.shape[-1]), b, rows)
-        return wrap(np.ascontiguousarray(_products(a, b)))  # (row-major, as torch's)
+            return wrap(np.ascontiguousarray(_matrix_products(a, b)))  # (row-major, as torch's)
+        return wrap(np.ascontiguousarray(_products(a, b)))
     # batched: the batch dimensions broadcast; a 1-D operand is a row / a column
     a_batch, b_batch = a.shape[:-2], b.shape[:-2]
     try:

@@ -70,8 +70,7 @@ INPLACE_METHODS = {
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor
         ceil trunc fix round frac nan_to_num lgamma digamma""",
-    compare: """eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
-        bitwise_or bitwise_xor bitwise_not""",
+    compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
 }
@@ -79,6 +78,11 @@ for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name + "_",
                 method_copy(inplace.in_place(_without_out(getattr(_family, _name)))))
+# torch writes these through their out= form, which autograd does not see: no leaf refused,
+# nothing recorded (x.logical_not_() runs on a tensor that requires grad)
+for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+    setattr(Tensor, _name + "_", method_copy(inplace.in_place(
+        _without_out(getattr(compare, _name)), tracked=False)))
 for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
     setattr(Tensor, _name, method_copy(inplace.cast_refused_in_cpp_names(getattr(Tensor, _name))))
 # fills write only the places they fill (an expanded tensor too)

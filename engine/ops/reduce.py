@@ -11,11 +11,13 @@ from ..fidelity import dtypes, messages, stdsort
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
+from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, not_implemented_for, numpy_axes,
                      numpy_names, takes_out, tensor_inputs)
+from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
 from .unary import abs, exp, isnan, sign
@@ -274,9 +276,12 @@ class ProdBackward0(Node):
         x, result = self.saved_tensors
         if x._data.ndim == 0:
             return grad
-        if not (x._data == 0).any():
+        zeros = np.count_nonzero(x._data == 0)
+        if not zeros:
             return grad * (result / x)
-        return (grad * _product_of_others(x.reshape(-1), 0)).reshape(x._data.shape)
+        if zeros > 1 and not grad_mode.grad_enabled:
+            return zeros_like(x)  # (torch's shortcut: every product of others has a zero)
+        return (grad * _product_of_others(x.reshape(-1), 0)).view_as(x)
 
 
 class ProdBackward1(Node):
@@ -303,12 +308,16 @@ def _product_of_others(x, dim):
     """Element i along dim: the product of all the other elements there.
 
     ``out / x_i`` would divide by zero where x_i is 0, so multiply what comes before
-    and what comes after each element instead.
+    and what comes after each element instead, as torch does: two exclusive cumulative
+    products, one from each end.
     """
     n = x._data.shape[dim]
-    pieces = [x.narrow(dim, 0, i).prod(dim, keepdim=True)
-              * x.narrow(dim, i + 1, n - i - 1).prod(dim, keepdim=True) for i in range(n)]
-    return cat(pieces, dim)
+    if n == 1:
+        return ones_like(x)
+    ones = x.new_ones(x._data.shape[:dim] + (1,) + x._data.shape[dim + 1:])
+    before = cat([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    after = cat([ones, x.narrow(dim, 1, n - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    return before * after
 
 
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
@@ -843,8 +852,30 @@ class CumsumBackward0(Node):
 
 
 def _reversed_cumsum(grad, dim):
-    """out[i] = grad[i] + ... + grad[n-1] along dim (a cumsum from the end)"""
-    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+    """out[i] = grad[i] + ... + grad[n-1] along dim: a cumsum from the end, added in that order
+    (torch's grad.flip(dim).cumsum(dim).flip(dim))"""
+    return grad.flip(dim).cumsum(dim).flip(dim)
+
+
+def _cumprod_backward_with_zeros(grad, x, out, dim):
+    """cumprod's gradient where x has zeros, in torch's steps (its O(n) way, taken when the
+    gradient is not differentiated again): before the first zero as without zeros; at the
+    first zero, the products up to the second zero; after it, 0."""
+    zeros_seen = (x == 0).cumsum(dim)
+    grad_input = grad.new_zeros(x.shape)
+    before = zeros_seen == 0
+    grad_input[before] = (_reversed_cumsum((out * grad).masked_fill(~before, 0.0), dim)
+                          / x)[before]
+    between = zeros_seen == 1
+    first_zero_index = between.max(dim, keepdim=True).indices
+    first_zero = between.new_zeros(between.shape).scatter(dim, first_zero_index, True) & between
+    between = between & ~first_zero
+    products = (x.masked_fill(~between, 1.0).cumprod(dim)
+                * grad.masked_fill(zeros_seen != 1, 0.0)).sum(dim, keepdim=True)
+    before_first = out.gather(dim, (first_zero_index - 1).relu()).masked_fill(
+        first_zero_index == 0, 1.0)
+    grad_input[first_zero] = (products * before_first).expand(x.shape)[first_zero]
+    return grad_input
 
 
 class CumprodBackward0(Node):
@@ -858,7 +889,9 @@ class CumprodBackward0(Node):
         if x._data.size <= 1 or x._data.shape[self.dim] == 1:
             return grad
         if not (x._data == 0).any():
-            return _reversed_cumsum(grad * result, self.dim) / x
+            return _reversed_cumsum(result * grad, self.dim) / x
+        if not grad_mode.grad_enabled:
+            return _cumprod_backward_with_zeros(grad, x, result, self.dim)
         # out[j] / x[i] divides by zero where x[i] is 0: multiply the other factors instead
         dim, n = self.dim, x._data.shape[self.dim]
         pieces = []

@@ -7,13 +7,13 @@ import numpy as np
 
 from ..fidelity import float32_math, messages, special
 from ..fidelity.floating import quietly
-from ..core.grad_mode import mode
+from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
 from .common import (float_dtype_for, not_implemented_for, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
-from .creation import ones_like
-from .arithmetic import NotImplementedBackward, PowBackward0, addcmul, where
+from .creation import ones_like, zeros_like
+from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
@@ -69,7 +69,7 @@ class Exp2Backward0(_UnaryOfResult):
     """out = 2 ** x:  d/dx = out * ln 2"""
 
     def formula(self, grad, result):
-        return grad * result * math.log(2.0)
+        return mul_scalar(grad * result, math.log(2.0))  # (torch's M_LN2, a C++ number)
 
 
 class Expm1Backward0(_UnaryOfResult):
@@ -90,14 +90,14 @@ class Log2Backward0(_UnaryBackward):
     """out = log2 x:  d/dx = 1 / (x ln 2)"""
 
     def formula(self, grad, x):
-        return grad / (x * math.log(2.0))
+        return grad / mul_scalar(x, math.log(2.0))
 
 
 class Log10Backward0(_UnaryBackward):
     """out = log10 x:  d/dx = 1 / (x ln 10)"""
 
     def formula(self, grad, x):
-        return grad / (x * math.log(10.0))
+        return grad / mul_scalar(x, math.log(10.0))
 
 
 class Log1PBackward0(_UnaryBackward):
@@ -174,15 +174,57 @@ class TanhBackward0(_UnaryOfResult):
     """out = tanh x:  d/dx = 1 - out ** 2"""
 
     def formula(self, grad, result):
-        # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too
-        return grad * addcmul(ones_like(result), result, result, value=-1)
+        return _recorded_as(TanhBackwardBackward0, _tanh_backward, grad, result)
+
+
+def _tanh_backward(grad, result):
+    # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too
+    return grad * addcmul(ones_like(result), result, result, value=-1)
+
+
+def _recorded_as(node, formula, grad, result):
+    """``formula(grad, result)``; under create_graph recorded as torch records it: one node
+    (``TanhBackwardBackward0`` ...) for the whole formula, linked to grad and result."""
+    if not mode.grad_enabled:
+        return formula(grad, result)
+    with no_grad():
+        out = formula(grad, result)
+    return record(node, out, (grad, result), saved=(grad, result))
+
+
+class TanhBackwardBackward0(Node):
+    """out = tanh's gradient grad * (1 - y ** 2) (recorded under create_graph):
+    d/dgrad = 1 - y ** 2, d/dy = -2 y grad"""
+
+    _saved_names = ("grad_output", "output")
+
+    def backward(self, gg):
+        grad, result = self.saved_tensors
+        return (_recorded_as(TanhBackwardBackward0, _tanh_backward, gg, result),
+                gg * (mul_scalar(result, -2.0) * grad))
 
 
 class SigmoidBackward0(_UnaryOfResult):
     """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
 
     def formula(self, grad, result):
-        return grad * (1 - result) * result  # in torch's order: (grad * (1 - out)) * out
+        return _recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, grad, result)
+
+
+def _sigmoid_backward(grad, result):
+    return grad * (1 - result) * result  # in torch's order: (grad * (1 - out)) * out
+
+
+class SigmoidBackwardBackward0(Node):
+    """out = sigmoid's gradient grad * (1 - y) * y (recorded under create_graph):
+    d/dgrad = (1 - y) y, d/dy = grad (1 - 2 y)"""
+
+    _saved_names = ("grad_output", "output")
+
+    def backward(self, gg):
+        grad, result = self.saved_tensors
+        return (_recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, gg, result),
+                gg * (grad * (mul_scalar(result, -2.0) + 1)))
 
 
 class RsqrtBackward0(_UnaryOfResult):
@@ -397,11 +439,27 @@ def _threshold_backward(result, grad):
     dtype (an MLP's), numpy's two calls with the same result (where's layout rules, its dtype
     promotion and its record have nothing to do then)."""
     r, g = result._data, grad._data
-    if mode.grad_enabled or r.dtype != g.dtype or (g.ndim > 1 and not (
+    if mode.grad_enabled:  # torch's own node, linked to result too (see below)
+        with no_grad():
+            masked = where(result <= 0, 0.0, grad)
+        return record(ThresholdBackwardBackward0, masked, (grad, result), saved=(result,))
+    if r.dtype != g.dtype or (g.ndim > 1 and not (
             r.flags.c_contiguous and g.flags.c_contiguous)):
         return where(result <= 0, 0.0, grad)
     zero = g.dtype.type(0)
     return wrap(np.asarray(np.where(quietly(np.less_equal, r, zero), zero, g)))
+
+
+class ThresholdBackwardBackward0(Node):
+    """out = relu's gradient, threshold_backward(grad, result) (recorded under create_graph):
+    d/dgrad = the same mask, d/dresult = 0. That edge to result is torch's: through it a
+    third derivative of relu(t) * t still depends on t (its graph is kept)."""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return _threshold_backward(result, grad), zeros_like(grad)
 
 
 def _rounding(ufunc, name, doc, node):

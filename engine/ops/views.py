@@ -24,6 +24,7 @@ from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import copy_preserving_layout, empty_in_format, numpy_names, operand_type_error
 from .creation import zeros
+from .join import cat, stack
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
            "unflatten", "ravel", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow",
@@ -755,10 +756,17 @@ class _PiecesBackward(Node):
     def backward(self, *grads):
         shape, np_dtype = self._input_meta[0]
         result = wrap(np.zeros(shape, np_dtype))
+        if grad_mode.grad_enabled:  # create_graph: torch's cat / stack, which keep the graph
+            return self.joined(result, grads)
         for where, grad in zip(self.places(), grads):
             if grad is not None:
                 result[(slice(None),) * self.dim + (where,)] = grad
         return result
+
+    def joined(self, zeros, grads):
+        pieces = [zeros[(slice(None),) * self.dim + (where,)] if grad is None else grad
+                  for where, grad in zip(self.places(), grads)]
+        return cat(pieces, self.dim)
 
 
 class UnbindBackward0(_PiecesBackward):
@@ -766,6 +774,10 @@ class UnbindBackward0(_PiecesBackward):
     num_outputs: int
     def places(self):
         return range(self._input_meta[0][0][self.dim])
+
+    def joined(self, zeros, grads):
+        return stack([zeros.select(self.dim, where) if grad is None else grad
+                      for where, grad in zip(self.places(), grads)], self.dim)
 
 
 class SplitBackward0(_PiecesBackward):

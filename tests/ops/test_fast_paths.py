@@ -437,8 +437,8 @@ def test_relu_backward_quick_way_is_where_bit_for_bit(dtype, layout):
     assert quick._data.tobytes() == general._data.tobytes()
     assert (quick.dtype, quick.shape, quick.stride()) == (general.dtype, general.shape,
                                                          general.stride())
-    # with create_graph the gradient is recorded (where's node)
+    # with create_graph the gradient is recorded (torch's node, linked to the result too)
     leaf = engine.tensor(data, requires_grad=True)
     outer = engine.tensor(np.ones(shape, dtype), requires_grad=True)
     (g,) = engine.autograd.grad(leaf.relu(), leaf, outer, create_graph=True)
-    assert type(g.grad_fn).__name__ == "WhereBackward0"
+    assert type(g.grad_fn).__name__ == "ThresholdBackwardBackward0"

@@ -1,0 +1,300 @@
+"""Gradients bit for bit, signed zeros, once_differentiable and grad modes against torch 2.15.
+
+Each case is a snippet run once with ``m = torch`` and once with ``m = engine`` (same seed);
+it leaves its observation in ``r``. Tensors are compared by dtype, shape, requires_grad,
+grad_fn name and the sign of every value (so a -0.0 where torch has 0.0 fails); their values
+must be identical in EXACT cases (torch's order of operations: ``x / x`` gives exactly 0) and
+within float rounding in the others (a matrix product or a softmax adds in numpy's order).
+An exception is compared by type and first line.
+"""
+import numpy as np
+import pytest
+
+import engine
+
+torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
+pytestmark = pytest.mark.torch
+
+ONCE_DIFFERENTIABLE = """
+class Square(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+
+    @staticmethod
+    @m.autograd.function.once_differentiable
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+x = m.tensor([1., 2.], requires_grad=True)
+"""
+
+MLP = """
+lin1, lin2 = nn.Linear(3, 4), nn.Linear(4, 2)
+x, y = m.randn(5, 3), m.randn(5, 2)
+out = nn.MSELoss(reduction='none')(lin2(m.relu(lin1(x))), y)
+out.sum().backward()
+"""
+
+EXACT = {
+    "x / x float32": "x = m.tensor([2.97, 0.75], requires_grad=True)\n"
+                     "(x / x).sum().backward(); r = x.grad",
+    "x / x float64": "x = m.tensor([2.97, 0.75, 1e-3, -7.1], dtype=m.float64, "
+                     "requires_grad=True)\n(x / x).sum().backward(); r = x.grad",
+    "x / y's d/dy": "x = m.tensor([0., -0., 3., 1e-30], requires_grad=True)\n"
+                    "y = m.tensor([2., -2., 0.7, 3e-5], requires_grad=True)\n"
+                    "(x / y).sum().backward(); r = (x.grad, y.grad)",
+    "x ** y at zeros": "x = m.tensor([0., 0., 2., -1., 0.], requires_grad=True)\n"
+                       "y = m.tensor([0., 2., -1., 2., -1.], requires_grad=True)\n"
+                       "(x ** y).backward(m.tensor([1., -1., 1., -0., 1.])); r = (x.grad, y.grad)",
+    "x ** y's d/dy, torch's order": "x = m.tensor([1.4429814, 1.752987, 1.1902757], "
+                                    "requires_grad=True)\n"
+                                    "y = m.tensor([2.7820253, -2.853056, 1.0407593], "
+                                    "requires_grad=True)\n"
+                                    "(x ** y).backward(m.tensor([-0.4053024, 0.006514986, "
+                                    "-1.1238662])); r = y.grad",
+    "relu's mask": "x = m.tensor([-1., -0., 0., 2.], requires_grad=True)\n"
+                   "(m.relu(x) * m.tensor([-1., -1., -1., -1.])).sum().backward(); r = x.grad",
+    "mse none's d/dtarget": "x = m.tensor([1., 2., 3.]); t = m.tensor([1., 2., 0.], "
+                            "requires_grad=True)\nm.nn.functional.mse_loss(x, t, "
+                            "reduction='none').sum().backward(); r = t.grad",
+    "once_differentiable create_graph": ONCE_DIFFERENTIABLE
+    + "(g,) = m.autograd.grad(Square.apply(x).sum(), x, create_graph=True)\n"
+      "r = (g, g.requires_grad, g.grad_fn)",
+    "once_differentiable differentiated twice": ONCE_DIFFERENTIABLE
+    + "(g,) = m.autograd.grad(Square.apply(x).sum(), x, create_graph=True)\n"
+      "g.sum().backward(); r = x.grad",
+    "once_differentiable without create_graph": ONCE_DIFFERENTIABLE
+    + "(g,) = m.autograd.grad(Square.apply(x).sum(), x); r = (g, g.grad_fn)",
+    "once_differentiable backward": ONCE_DIFFERENTIABLE
+    + "Square.apply(x).sum().backward(); r = x.grad",
+    "logical_not_ on a leaf view": "t = m.tensor([1., 0., 2., 3.]); v = t[::2]\n"
+                                   "v.requires_grad_(); v.logical_not_()\n"
+                                   "r = (v, t, v._version, v.requires_grad, v.grad_fn)",
+    "logical_not_ on a leaf": "t = m.tensor([1., 0.], requires_grad=True); t.logical_not_()\n"
+                              "r = (t, t._version, t.grad_fn)",
+    "logical_and_ on a leaf": "t = m.tensor([1., 0.], requires_grad=True)\n"
+                              "t.logical_and_(m.tensor([1., 1.])); r = (t, t._version)",
+    "logical_or_ on a non-leaf": "x = m.tensor([1., 0.], requires_grad=True); t = x * 1\n"
+                                 "t.logical_or_(m.tensor([0., 0.]))\n"
+                                 "r = (t, t._version, t.grad_fn)",
+    "logical_xor_ on an inference tensor": "with m.inference_mode(): t = m.tensor([1., 0.])\n"
+                                           "t.logical_xor_(m.tensor([0., 0.])); r = t",
+    "bitwise_not_ on a leaf": "t = m.tensor([1, 0], dtype=m.float32, requires_grad=True)\n"
+                              "t.bitwise_not_(); r = t",
+    "nll_loss of one sample": "x = m.randn(3, requires_grad=True).log_softmax(0)\n"
+                              "F.nll_loss(x, m.tensor([1])).backward(); r = x",
+    "nll_loss weight that requires grad": "x = m.randn(2, 3, requires_grad=True)\n"
+                                          "r = F.nll_loss(x, m.tensor([0, 1]), "
+                                          "weight=m.ones(3, requires_grad=True))",
+    "bce weight that requires grad": "x = m.rand(2, 3, requires_grad=True)\n"
+                                     "r = F.binary_cross_entropy(x, m.rand(2, 3), "
+                                     "weight=m.ones(3, requires_grad=True))",
+    "bce_with_logits pos_weight that requires grad":
+        "x = m.rand(2, 3, requires_grad=True)\n"
+        "r = F.binary_cross_entropy_with_logits(x, m.rand(2, 3), "
+        "pos_weight=m.ones(3, requires_grad=True))",
+    "bce_with_logits weight that requires grad":
+        "x = m.rand(2, 3, requires_grad=True)\n"
+        "r = F.binary_cross_entropy_with_logits(x, m.rand(2, 3), "
+        "weight=m.ones(3, requires_grad=True))",
+}
+
+
+def _in_modes(outer, inner, statement):
+    return (f"t = m.tensor([1., 2., 3.], requires_grad=True)\nwith {outer}:\n"
+            f"    with {inner}:\n        y = {statement}\n"
+            "        r = [y.requires_grad, y.grad_fn, y.is_inference(), y._base is not None, "
+            "m.is_grad_enabled(), m.is_inference_mode_enabled()]\n"
+            "r += [y._version if not y.is_inference() else None]\n"
+            "try:\n    y.mul_(2); r.append(y._version)\nexcept RuntimeError as e:\n"
+            "    r.append(str(e).splitlines()[0])")
+
+
+MODES = ["m.no_grad()", "m.enable_grad()", "m.set_grad_enabled(False)",
+         "m.set_grad_enabled(True)", "m.inference_mode()", "m.inference_mode(False)"]
+STATEMENTS = ["t.view(-1)", "t[1:]", "t * 2", "t.detach()", "m.ones(2, requires_grad=True)",
+              "t.clone().add_(1)"]
+for _outer in MODES:
+    for _inner in MODES:
+        for _statement in STATEMENTS:
+            EXACT[f"{_statement} in {_inner} in {_outer}"] = _in_modes(_outer, _inner, _statement)
+EXACT["views of an inference tensor"] = (
+    "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
+    "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
+    "    with m.enable_grad():\n"
+    "        r.append((x[0].requires_grad, x.view(-1).requires_grad, x.detach().requires_grad))\n"
+    "    with m.no_grad():\n        r.append(x[0].requires_grad)\n"
+    "with m.no_grad():\n    r.append(x[0].requires_grad)")
+
+CLOSE = {
+    "Linear, ReLU, Linear, MSELoss(none)": MLP + "r = (lin1.weight.grad, lin1.bias.grad, "
+                                                 "lin2.weight.grad, lin2.bias.grad)",
+    "CrossEntropyLoss ignore_index": "x = m.randn(4, 3, requires_grad=True)\n"
+                                     "t = m.tensor([0, 2, -100, 1])\n"
+                                     "nn.CrossEntropyLoss(ignore_index=-100)(x, t).backward()\n"
+                                     "r = x.grad",
+    "CrossEntropyLoss ignore_index of a class": "x = m.randn(4, 3, requires_grad=True)\n"
+                                                "t = m.tensor([0, 1, 1, 2])\n"
+                                                "loss = nn.CrossEntropyLoss(ignore_index=1)(x, t)"
+                                                "\nloss.backward(); r = (loss, x.grad)",
+    "CrossEntropyLoss probabilities": "x = m.randn(4, 3, requires_grad=True)\n"
+                                      "t = m.softmax(m.randn(4, 3), 1)\n"
+                                      "loss = nn.CrossEntropyLoss()(x, t); loss.backward()\n"
+                                      "r = (loss, x.grad)",
+    "CrossEntropyLoss label_smoothing": "x = m.randn(4, 3, requires_grad=True)\n"
+                                        "t = m.tensor([0, 2, 1, 1])\n"
+                                        "loss = nn.CrossEntropyLoss(label_smoothing=0.1)(x, t)\n"
+                                        "loss.backward(); r = (loss, x.grad)",
+    "CrossEntropyLoss sum, ignore_index": "x = m.randn(3, 4, requires_grad=True)\n"
+                                          "t = m.tensor([3, -100, 0])\n"
+                                          "loss = F.cross_entropy(x, t, reduction='sum')\n"
+                                          "loss.backward(); r = (loss, x.grad)",
+    "NLLLoss weight, ignore_index": "x = m.randn(3, 4, requires_grad=True)\n"
+                                    "t = m.tensor([3, 1, 0])\n"
+                                    "loss = F.nll_loss(x, t, weight=m.rand(4), ignore_index=1)\n"
+                                    "loss.backward(); r = (loss, x.grad)",
+}
+
+
+def _third_derivative(expression, values="-1.5, 0., 0.5, 2.", dtype="float64", nodes=True):
+    """g, h, k: the first three derivatives; without ``nodes``, their values and whether they
+    require grad (for the nodes the engine names differently: notebooks/DIFFERENCES.md)."""
+    return (f"t = m.tensor([{values}], dtype=m.{dtype}, requires_grad=True)\n"
+            f"y = ({expression}).sum()\n"
+            "(g,) = m.autograd.grad(y, t, create_graph=True)\n"
+            "(h,) = m.autograd.grad(g.sum(), t, create_graph=True)\n"
+            "(k,) = m.autograd.grad(h.sum(), t, create_graph=True, allow_unused=True)\n"
+            + ("r = (g, h, k)" if nodes else
+               "r = [(d.detach(), d.requires_grad) for d in (g, h, k)]"))
+
+
+# torch keeps the graph of each derivative where it depends on t (relu's gradient is linked
+# to relu's result; split's and unbind's gradients are a cat / stack of the pieces); relu's,
+# leaky_relu's, tanh's and sigmoid's gradients are torch's own nodes
+THIRD_DERIVATIVES = {
+    "relu(t) * t": "m.relu(t) * t", "relu(t) ** 3": "m.relu(t) ** 3",
+    "F.relu(t) * t": "F.relu(t) * t", "nn.ReLU()(t) * t": "nn.ReLU()(t) * t",
+    "relu_ * t": "(t * 1).relu_() * t", "leaky_relu * t * t": "F.leaky_relu(t) * t * t",
+    "leaky_relu_ * t": "F.leaky_relu(t * 1, 0.1, inplace=True) * t",
+    "nn.LeakyReLU()(t) * t": "nn.LeakyReLU()(t) * t", "t ** 3": "t ** 3", "exp": "t.exp()",
+    "sin": "t.sin()", "abs ** 3": "t.abs() ** 3", "clamp * t * t": "t.clamp(-1, 1) * t * t",
+    "where": "m.where(t > 0, t ** 3, t ** 2)", "max * t": "t.max() * t",
+    "maximum ** 3": "m.maximum(t, 0.5 * t) ** 3", "masked_fill": "t.masked_fill(t < 0, 0.) * t * t",
+    "mm": "(t.view(2, 2) @ t.view(2, 2)) * t.view(2, 2)", "cumsum ** 3": "t.cumsum(0) ** 3",
+    "split": "t.split(2)[1] ** 3", "split both": "(t.split(2)[0] * t.split(2)[1]) ** 3",
+    "split sizes": "t.split([1, 3])[1] ** 3", "chunk": "t.chunk(2)[0] ** 3",
+    "unbind": "t.view(2, 2).unbind(1)[0] ** 3", "unbind all": "m.stack(t.unbind()) ** 3",
+    "mse_loss * t": "F.mse_loss(t, t * 0.5) * t", "l1_loss": "F.l1_loss(t, t * 0.5)",
+    "prod * t": "(t * t).prod() * t", "cat": "m.cat([t, t * t]) ** 3",
+    "tanh": "t.tanh()", "tanh * t": "t.tanh() * t", "nn.Tanh()(t) ** 2": "nn.Tanh()(t) ** 2",
+    "sigmoid": "t.sigmoid()", "sigmoid * t": "t.sigmoid() * t",
+    "F.sigmoid ** 2": "F.sigmoid(t) ** 2",
+}
+for _name, _expression in THIRD_DERIVATIVES.items():
+    CLOSE[f"third derivative of {_name}"] = _third_derivative(_expression)
+# torch's elu masks its second derivative with x < 0 (its first with x <= 0): 0 at x == 0
+for _name, _expression in {"elu": "F.elu(t)", "elu * t": "F.elu(t, 0.5) * t",
+                           "elu_ * t": "F.elu(t * 1, inplace=True) * t",
+                           "nn.ELU": "nn.ELU(2.)(t) ** 2"}.items():
+    for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32")]:
+        CLOSE[f"third derivative of {_name} at {_values}"] = _third_derivative(
+            _expression, _values, _dtype, nodes=False)
+
+
+# The sign of every zero in a first derivative: inputs with -0., 0., ties and negatives, an
+# upstream gradient with -0. and negatives (a mask applied by multiplying gives -0. where
+# torch's where gives 0., and the other way round)
+SIGNED_ZERO_OPS = {
+    "relu": "m.relu(x)", "relu(-x)": "m.relu(-x)", "relu(x) * -1": "m.relu(x) * -1",
+    "abs": "x.abs()", "clamp": "x.clamp(-1, 1)", "clamp(min=0)": "x.clamp(min=0)",
+    "clamp(max=0)": "x.clamp(max=0)", "max": "x.max()", "min": "x.min()", "amax": "x.amax()",
+    "max(1)": "x.view(2, 5).max(1).values", "min(0)": "x.view(2, 5).min(0).values",
+    "maximum": "m.maximum(x, x.flip(0))", "minimum": "m.minimum(x, x.flip(0))",
+    "maximum(x, 0)": "m.maximum(x, m.zeros(10, dtype=x.dtype))",
+    "where": "m.where(x > 0, x, -x)", "masked_fill": "x.masked_fill(x < 0, 0.)", "sign": "x.sign()",
+    "mse_loss none": "F.mse_loss(x, x.flip(0).detach(), reduction='none')",
+    "mse_loss": "F.mse_loss(x, x.flip(0).detach())",
+    "l1_loss none": "F.l1_loss(x, x.flip(0).detach(), reduction='none')",
+    "l1_loss": "F.l1_loss(x, x.flip(0).detach())", "softmax": "F.softmax(x.view(2, 5), 1)",
+    "log_softmax": "F.log_softmax(x.view(2, 5), 1)", "leaky_relu": "F.leaky_relu(x)",
+    "elu": "F.elu(x)", "silu": "F.silu(x)", "x * x": "x * x", "x * 0": "x * 0", "-x": "-x",
+    "x - x.flip(0)": "x - x.flip(0)", "1 - x": "1 - x", "x ** 2": "x ** 2", "x ** 3": "x ** 3",
+    "prod": "x.prod()", "cumsum": "x.cumsum(0)", "cumprod": "x.cumprod(0)", "norm": "x.norm()",
+    "sort": "x.sort().values", "topk": "x.topk(3).values", "gather": "x.gather(0, "
+    "m.tensor([0, 0, 1, 2]))", "index": "x[[0, 1, 1]]", "expand": "x.view(10, 1).expand(10, 2)",
+    "mm": "x.view(2, 5) @ x.view(5, 2)", "mv": "x.view(2, 5).mv(x[:5])", "dot": "x.dot(x.flip(0))",
+    "bce_with_logits none": "F.binary_cross_entropy_with_logits(x, (x > 0).to(x.dtype), "
+                            "reduction='none')",
+    "nll_loss none": "F.nll_loss(x.view(2, 5), m.tensor([0, 4]), reduction='none')",
+    "cross_entropy ignore_index": "F.cross_entropy(x.view(2, 5), m.tensor([0, -100]), "
+                                  "reduction='none')",
+    "cross_entropy sum, ignore_index": "F.cross_entropy(x.view(2, 5), m.tensor([1, -100]), "
+                                       "reduction='sum')",
+    "linear": "F.linear(x.view(2, 5), x.view(2, 5), x[:2])", "atan2": "m.atan2(x, x.flip(0))",
+    "addcmul": "m.addcmul(x, x, x.flip(0))", "lerp": "m.lerp(x, x.flip(0), 0.5)",
+    "frac": "x.frac()", "floor": "x.floor()", "fmod": "x.fmod(1.5)",
+    "remainder": "x.remainder(1.5)",
+    "scatter": "m.zeros(10, dtype=x.dtype).scatter(0, m.tensor([1, 2]), x[:2])",
+    "outer": "m.outer(x, x)", "std of two": "x[1:3].std()", "layer_norm": "F.layer_norm("
+    "x.view(2, 5), (5,))",
+}
+for _name, _expression in SIGNED_ZERO_OPS.items():
+    for _dtype in ("float32", "float64"):
+        CLOSE[f"signed zeros of {_name}'s gradient, {_dtype}"] = (
+            f"x = m.tensor([-2., -0., 0., 1., 1., -1., 3., 0.5, -0.5, 2.], dtype=m.{_dtype}, "
+            f"requires_grad=True)\ny = {_expression}\n"
+            "g = m.tensor([-1., 1., -1., 1., -0., 0., -2., 1., -1., 1.] * 10, dtype=x.dtype)\n"
+            "y.backward(g[:y.numel()].view(y.shape)); r = x.grad")
+
+
+def _observed(value):
+    if isinstance(value, (tuple, list)):
+        return [_observed(v) for v in value]
+    if hasattr(value, "dtype") and hasattr(value, "detach"):
+        grad_fn = value.grad_fn.name() if value.grad_fn is not None else None
+        return (str(value.dtype), tuple(value.shape), value.requires_grad, grad_fn,
+                np.array(value.detach().tolist(), dtype=np.float64))
+    if hasattr(value, "name") and callable(value.name):
+        return value.name()
+    if isinstance(value, BaseException):
+        return type(value).__name__, (str(value).splitlines() or [""])[0]
+    return value
+
+
+def _run(code, m):
+    scope = {"m": m, "F": m.nn.functional, "nn": m.nn}
+    m.manual_seed(0)
+    try:
+        exec(code, scope)  # noqa: S102
+        return _observed(scope["r"])
+    except Exception as error:  # noqa: BLE001 (torch's error is an observation too)
+        return _observed(error)
+
+
+def _assert_same(ours, theirs, exact):
+    if isinstance(theirs, list):
+        assert isinstance(ours, list) and len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            _assert_same(o, t, exact)
+    elif isinstance(theirs, tuple) and len(theirs) == 5 and isinstance(theirs[4], np.ndarray):
+        assert isinstance(ours, tuple) and ours[:4] == theirs[:4]
+        assert np.array_equal(np.signbit(ours[4]), np.signbit(theirs[4]))
+        if exact:
+            assert np.array_equal(ours[4], theirs[4], equal_nan=True)
+        else:
+            np.testing.assert_allclose(ours[4], theirs[4], rtol=2e-6, atol=1e-7)
+    else:
+        assert ours == theirs
+
+
+@pytest.mark.parametrize("name", list(EXACT))
+def test_gradients_and_rules_match_torch_exactly(name):
+    _assert_same(_run(EXACT[name], engine), _run(EXACT[name], torch), exact=True)
+
+
+@pytest.mark.parametrize("name", list(CLOSE))
+def test_loss_gradients_match_torch_with_the_sign_of_every_zero(name):
+    _assert_same(_run(CLOSE[name], engine), _run(CLOSE[name], torch), exact=False)
