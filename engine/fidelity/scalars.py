@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 
-from . import dtypes
 
 _OVERFLOW_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int",
                         "int64": "int64_t", "float16": "c10::Half", "float32": "float",
