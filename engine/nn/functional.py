@@ -126,7 +126,13 @@ def one_hot(tensor, num_classes=-1):
             num_classes = int(values.max()) + 1
         elif values.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    return wrap((values[..., None] == np.arange(num_classes)).astype(np.int64))
+    # row-major whatever the input's layout; torch fills zeros, then scatters the ones in
+    # place: a result with elements has been written to twice (version 2)
+    result = wrap(np.asarray(values[..., None] == np.arange(num_classes), np.int64, order="C"))
+    if values.size:
+        result._bump_version()
+        result._bump_version()
+    return result
 
 
 # ====================================================================== losses

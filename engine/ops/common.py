@@ -36,7 +36,7 @@ __all__ = [
     "numpy_names", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
-    "empty_in_format", "copy_preserving_layout",
+    "empty_in_format", "copy_preserving_layout", "laid_out_like",
 ]
 
 PYTHON_NUMBERS = (builtins.int, builtins.float, builtins.bool)
@@ -444,6 +444,16 @@ def empty_in_format(tensor, np_dtype, memory_format):
         return empty_preserving_layout(tensor, np_dtype)
     shape = tensor._data.shape
     return empty_strided(shape, format_strides(shape, tensor.stride(), memory_format), np_dtype)
+
+
+def laid_out_like(values, tensor):
+    """``values`` (a numpy array shaped like ``tensor``) as a tensor laid out as torch's
+    empty_like(tensor): sort's values and indices, index_fill's copy keep their input's layout."""
+    if is_plain_contiguous(tensor):
+        return wrap(np.asarray(values, order="C"))
+    result = empty_preserving_layout(tensor, values.dtype)
+    np.copyto(result._data, values)
+    return result
 
 
 def copy_preserving_layout(tensor, np_dtype=None):

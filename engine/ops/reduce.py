@@ -7,14 +7,16 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import dtypes, messages, stdsort
+from ..fidelity import calls, dtypes, messages, stdsort
+from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import (float_dtype_for, invalid_arguments_error, not_implemented_for, numpy_axes,
+from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
+                     not_implemented_for, numpy_axes,
                      numpy_names, takes_out, tensor_inputs)
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -31,6 +33,12 @@ def _reduce_args(input, dim, keepdim):
     ndim = input._data.ndim
     dims = dims_tuple(dim, ndim)
     return numpy_axes(dims, ndim), keepdim
+
+
+def _reduced(values):
+    """A reduction's result as a tensor, row-major: torch allocates a reduction's output
+    contiguous whatever the input's layout (numpy keeps the order of the input's dimensions)."""
+    return wrap(np.asarray(values, order="C"))
 
 
 def _accumulated(data, reduce, **kwargs):
@@ -133,7 +141,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.su
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    result = wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
+    result = _reduced(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
     if dim is None:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
@@ -208,8 +216,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                                   f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    result = wrap(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
-                           keepdims=keepdim))
+    result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
+                                          axis=axes, keepdims=keepdim))
     shape = input._data.shape
     if dim is None:
         return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
@@ -258,7 +266,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         raise invalid_arguments_error("prod", input, dim, first_is_self=True)
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
-        result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+        result = _reduced(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
     return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
@@ -377,8 +385,8 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     if data.ndim == 0:
         values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
     else:
-        values = wrap(pick(data, axis=axis, keepdims=keepdim))
-        indices = wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+        values = _reduced(pick(data, axis=axis, keepdims=keepdim))
+        indices = _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
     # only the values are differentiable: record marks float results only
     node = MaxBackward0 if name == "max" else MinBackward0
     return record(node, getattr(return_types, name)(values, indices), (input,),
@@ -454,7 +462,7 @@ def _amax_amin(input, dim, keepdim, name, pick):
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     axes, keepdim = _reduce_args(input, given, keepdim)
     _check_nonempty(input, name, given)
-    result = wrap(pick(input._data, axis=axes, keepdims=keepdim))
+    result = _reduced(pick(input._data, axis=axes, keepdims=keepdim))
     return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
                   keepdim=keepdim)
@@ -505,7 +513,7 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     _check_nonempty(input, name, (dim,))
     if data.ndim == 0:
         return wrap(np.zeros((), np.int64))
-    return wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+    return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
 @numpy_names
@@ -518,6 +526,32 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
     return _arg_extreme(input, dim, keepdim, "argmin", np.argmin)
+
+
+def _in_double(data, reduce, **kwargs):
+    """``reduce(data)`` (np.var, np.std) in float64, rounded once to the data's dtype: torch
+    sums squares in double for every float dtype (in float32 they overflow from 1.8e19 on)."""
+    wide = data.astype(np.float64, copy=False)
+    return quietly(lambda: np.asarray(reduce(wide, **kwargs)).astype(data.dtype))
+
+
+def _one_moment(data, ddof, take_sqrt):
+    """var / std with one output element, as torch's CPU path for float32 and float64 computes
+    it: the mean in the dtype (a float32 sum can overflow to inf: then so does the result),
+    then the squared deviations from it in double."""
+    with np.errstate(all="ignore"):
+        mean = np.float64(_mean_kernel(data))
+        deviations = data.astype(np.float64) - mean
+        value = _serial_sum(deviations * deviations) / builtins.max(
+            0.0, data.size - ddof)
+        if take_sqrt:
+            value = np.sqrt(value)
+        return np.asarray(value).astype(data.dtype)
+
+
+def _serial_sum(values):
+    """values[0] + values[1] + ..., one after another (torch's loop over them, on one thread)."""
+    return np.cumsum(values.ravel(order="K"))[-1] if values.size else values.dtype.type(0)
 
 
 def _correction(unbiased, correction):
@@ -535,10 +569,20 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    if count - ddof <= 0:
+    # torch counts the elements per output element, and none when there is no output element
+    # (a (2, 0) tensor's var(0) warns: its result is empty)
+    outputs = 1 if axes is None else math.prod(n for d, n in enumerate(data.shape)
+                                               if d not in axes)
+    degenerate = (data.size // outputs if outputs else 0) - ddof <= 0
+    if degenerate:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
-    result = wrap(_degenerate_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
-                           keepdims=keepdim, ddof=ddof))
+    if outputs == 1 and data.size and data.dtype.char in "fd":
+        shape = [1 if axes is None or d in axes else n for d, n in enumerate(data.shape)
+                 if keepdim or not (axes is None or d in axes)]
+        result = _reduced(_one_moment(data, ddof, name == "std").reshape(shape))
+    else:
+        result = _reduced(_degenerate_quietly(degenerate, _in_double, data, reduce, axis=axes,
+                                              keepdims=keepdim, ddof=ddof))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
                       correction=ddof, keepdim=keepdim, count=count)
@@ -613,10 +657,21 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def _check_float_input(input, name, dtype):
-    data_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
-    if not data_dtype.is_floating_point:
+    """torch's checks of the input's dtype, then of the dtype asked for (a float dtype that
+    the input converts to without narrowing)."""
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(f"{name}: Expected a floating point or complex tensor as "
-                                  f"input. Got {scalar_type_name[data_dtype]}")
+                                  f"input. Got {scalar_type_name[input.dtype]}")
+    if dtype is None:
+        return
+    wanted = dtypes.as_dtype(dtype)
+    if not wanted.is_floating_point:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{scalar_type_name[wanted]}")
+    if wanted.itemsize < input.dtype.itemsize:
+        raise RuntimeError(f"{name}: the dtype of the input ({scalar_type_name[input.dtype]}) "
+                           f"should be convertible without narrowing to the specified dtype "
+                           f"({scalar_type_name[wanted]})")
 
 
 def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -626,6 +681,16 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     if dtype is not None:
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
     axes, keepdim = _reduce_args(input, dim, keepdim)
+    reduced = range(data.ndim) if axes is None else axes
+    if builtins.all(data.shape[d] == 1 for d in reduced):
+        # torch's shortcut when each output element has one input element: |x| itself
+        # (x != 0 for ord 0), with no power or root to overflow or underflow
+        values = np.abs(data) if ord != 0 else (data != 0).astype(data.dtype)
+        result = values if keepdim else values.reshape(
+            [n for d, n in enumerate(data.shape) if d not in reduced])
+        return record(LinalgVectorNormBackward0, _reduced(result), (input,), saved=(input,),
+                      saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
+                      keepdim=keepdim)
     # half precision accumulates in float32, as torch does
     magnitude = np.abs(data.astype(np.float32) if data.dtype.char == "e" else data)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -641,7 +706,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
             result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    result = wrap(np.asarray(result).astype(data.dtype))
+    result = _reduced(np.asarray(result).astype(data.dtype))
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
                   saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
@@ -783,7 +848,7 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
         result = np.log(total) + shift
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
-    return record(LogsumexpBackward0, wrap(np.asarray(result, data.dtype)), (input,),
+    return record(LogsumexpBackward0, _reduced(np.asarray(result, data.dtype)), (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
 
@@ -811,7 +876,7 @@ def _cumulative(ufunc, name, node):
             data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
-        if data.dtype.kind == "b":
+        if data.dtype.kind == "b" and data.size:  # (no kernel runs for no elements)
             raise not_implemented_for(f"{name}_out_cpu", data.dtype)
         axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
@@ -886,7 +951,7 @@ def _truth_reduction(np_func):
             axes, keepdim = _reduce_args(input, dim, keepdim)
             result = np_func(data, axis=axes, keepdims=keepdim)
         # torch keeps uint8 for uint8 input; every other dtype gives bool
-        return wrap(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
+        return _reduced(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
 
     reduction.__name__ = reduction.__qualname__ = np_func.__name__
     return numpy_names(reduction)
@@ -902,7 +967,7 @@ any.__doc__ = "True when some element (over dim) is nonzero"
 def count_nonzero(input, dim=None):
     """out = the number of nonzero elements over dim"""
     axes, _ = _reduce_args(input, dim, False)
-    return wrap(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
+    return _reduced(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
 
 
 def nonzero(input, *, as_tuple=False):
@@ -929,6 +994,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
     if data.ndim == 0:
+        wrap_dim(dim, 0)  # (torch's IndexError for a dim other than 0 / -1)
         result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
         return record(SortBackward0, result, (input,), saved=(result.indices,),
                       self_sym_sizes=data.shape, dim=0)
@@ -940,8 +1006,9 @@ def sort(input, dim=-1, descending=False, stable=False):
         indices = data.shape[axis] - 1 - np.flip(flipped, axis)
     else:
         indices = np.argsort(data, axis=axis, kind="stable")
-    result = return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
-                               wrap(indices.astype(np.int64)))
+    # values and indices keep the input's layout (dense strides in its order), as in torch
+    result = return_types.sort(laid_out_like(np.take_along_axis(data, indices, axis), input),
+                               laid_out_like(indices.astype(np.int64), input))
     return record(SortBackward0, result, (input,), saved=(result.indices,),
                   self_sym_sizes=data.shape, dim=axis)
 
@@ -967,10 +1034,16 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
+    if k.__class__ is not builtins.int:  # (k is an int argument, not an index: no bool)
+        raise argument_error(k, "int") if isinstance(k, builtins.bool) else \
+            TypeError(f"topk(): argument 'k' (position {calls.position(2)}) must be int, not "
+                      f"{messages.type_name(k)}")
+    # torch's order: the dim, then k, then the dtype
+    along = wrap_dim(dim, ndim)
+    if not 0 <= k <= (input._data.shape[along] if ndim else 1):
+        raise RuntimeError("selected index k out of range")
     if input._data.dtype.kind == "b":
         raise NotImplementedError("topk does not support bool dtypes on CPU")
-    if not 0 <= k <= (input._data.shape[wrap_dim(dim, ndim)] if ndim else 1):
-        raise RuntimeError("selected index k out of range")
     data = input._data
     if ndim:
         along = wrap_dim(dim, ndim)
