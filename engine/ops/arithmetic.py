@@ -148,6 +148,11 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
+    if not (isinstance(input, Tensor) and isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+        # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first)
+        raise invalid_arguments_error("rsub", input, other, overloads=(
+            " * (Tensor input, Tensor other, *, Number alpha = 1)",
+            " * (Tensor input, Number other, Number alpha = 1)"))
     with no_grad():
         result = sub(other, input, alpha=alpha)
     if not isinstance(other, Tensor):

@@ -93,15 +93,21 @@ def operand_type_error(name, value, position, argument="other"):
                      f"must be Tensor, not {type_name(value)}")
 
 
-def invalid_arguments_error(name, *args, first_is_self=False):
+def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, overloads=()):
     """torch's message when no overload of ``name`` takes these argument types. When the
     first argument is the tensor a method is called on, a method call's list leaves it out
-    (``first_is_self``), as torch's does."""
+    (``first_is_self``), as torch's does. ``keywords``: the arguments given by name;
+    ``overloads``: the lines of torch's list of signatures, when the message gives them."""
     if first_is_self and calls.called_as_method():
         args = args[1:]
-    kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), "
-                     "but expected one of:")
+    kinds = [_kind(a) for a in args] + [f"{k}={_kind(v)}" for k, v in (keywords or {}).items()]
+    listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(kinds)}), but expected one of:{listed}")
+
+
+def _kind(value):
+    return "Tensor" if isinstance(value, Tensor) else type_name(value)
 
 
 def not_implemented_for(kernel, np_dtype):

@@ -1,6 +1,7 @@
 """Reductions: sum, mean, prod, max/min, var/std, norms, softmax, cumulative sums, sorting.
 """
 import builtins
+import functools
 import math
 import warnings
 from collections import namedtuple
@@ -989,6 +990,47 @@ def nonzero(input, *, as_tuple=False):
     return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
 
 
+def _stable_by_name(op):
+    """torch's sort and argsort have two overloads, ``(dim=-1, descending=False)`` and
+    ``(*, stable, dim=-1, descending=False)``: ``stable`` comes by name and then with dim and
+    descending by name too (``x.sort(0, stable=True)`` is a TypeError, not a sort)."""
+    name = op.__name__
+
+    @functools.wraps(op)
+    def checked(input, *args, **kwargs):
+        if len(args) > 2 or ("stable" in kwargs and args):
+            raise _overload_error(name, input, args, kwargs)
+        return op(input, *args, **kwargs)
+
+    return checked
+
+
+def _overload_error(name, input, args, kwargs):
+    """The error torch's argument parser raises when neither overload takes the arguments:
+    when only the ``stable`` overload could by their number, that it takes no positional
+    dim; otherwise the list of both."""
+    method = calls.called_as_method()
+    first = () if method else (input,)
+    given = len(first) + len(args)
+    has_out = not method  # (torch.sort and torch.argsort(stable=) take out=)
+    with_stable = (len(first) + 1, len(first) + 3 + has_out)  # fewest and most arguments
+    plain = (len(first), len(first) + 2 + (has_out and name == "sort"))
+    count = given + len(kwargs)
+    if with_stable[0] <= count <= with_stable[1] and not plain[0] <= count <= plain[1]:
+        raise TypeError(f"{name}() takes from {with_stable[0]} to {len(first)} positional "
+                        f"arguments but {given} were given")
+    input_part = "" if method else "Tensor input, "
+    out = {"sort": "tuple of Tensors out = None", "argsort": "Tensor out = None"}[name]
+    overloads = [f" * ({input_part}*, bool stable, int dim = -1, bool descending = False"
+                 f"{', ' + out if has_out else ''})",
+                 f" * ({input_part}int dim = -1, bool descending = False"
+                 f"{', *, ' + out if has_out and name == 'sort' else ''})"]
+    if "stable" in kwargs and not (has_out and name == "sort"):
+        overloads.append("      didn't match because some of the keywords were incorrect: stable")
+    return invalid_arguments_error(name, *first, *args, keywords=kwargs, overloads=overloads)
+
+
+@_stable_by_name
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order"""
@@ -1025,9 +1067,10 @@ class SortBackward0(Node):
         return _put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
+@_stable_by_name
 @numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
-    return sort(input, dim, descending, stable).indices
+    return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
 @numpy_names

@@ -257,3 +257,49 @@ def test_var_over_an_empty_dimension_warns():
         seen[m.__name__] = (result.shape, [(w.category, str(w.message)) for w in caught])
     assert seen["torch"][1]
     assert seen["engine"] == seen["torch"]
+
+
+# ---------------------------------------------------------------- overloads torch refuses
+OVERLOAD_MIXES = {
+    "rsub(number, tensor)": lambda m: m.rsub(-1.0, m.tensor([1.])),
+    "rsub(bool, tensor)": lambda m: m.rsub(True, m.tensor([1.])),
+    "rsub(number, number)": lambda m: m.rsub(1, 2),
+    "rsub(tensor, str)": lambda m: m.rsub(m.tensor([1.]), "a"),
+    "rsub(tensor, number)": lambda m: m.rsub(m.tensor([1.]), -1.0),
+    "rsub(tensor, tensor, alpha)": lambda m: m.rsub(m.tensor([1.]), m.tensor([3.]), alpha=2),
+    "rsub(bool tensor, float tensor)": lambda m: m.rsub(m.tensor([True]), m.tensor([1.])),
+    "sort(0, stable=True)": lambda m: m.tensor([3., 1.]).sort(0, stable=True),
+    "sort(0, stable=False)": lambda m: m.tensor([3., 1.]).sort(0, stable=False),
+    "sort(0, stable=None)": lambda m: m.tensor([3., 1.]).sort(0, stable=None),
+    "torch.sort(x, 0, stable=True)": lambda m: m.sort(m.tensor([3., 1.]), 0, stable=True),
+    "torch.sort(x, 0, True, stable=True)": lambda m: m.sort(m.tensor([3., 1.]), 0, True,
+                                                            stable=True),
+    "torch.sort(x, 0, True, True)": lambda m: m.sort(m.tensor([3., 1.]), 0, True, True),
+    "sort(0, True, True)": lambda m: m.tensor([3., 1.]).sort(0, True, True),
+    "sort(0, True, stable=True)": lambda m: m.tensor([3., 1.]).sort(0, True, stable=True),
+    "sort(0, descending=True, stable=True)": lambda m: m.tensor([3., 1.]).sort(
+        0, descending=True, stable=True),
+    "sort(dim=0, stable=True)": lambda m: m.tensor([3., 2., 3.]).sort(dim=0, stable=True),
+    "sort(stable=True, descending=True)": lambda m: m.tensor([3., 2., 3.]).sort(
+        stable=True, descending=True),
+    "sort(0, True)": lambda m: m.tensor([3., 2., 3.]).sort(0, True),
+    "sort(axis=0, stable=True)": lambda m: m.tensor([3., 1.]).sort(axis=0, stable=True),
+    "argsort(0, stable=True)": lambda m: m.tensor([3., 1.]).argsort(0, stable=True),
+    "torch.argsort(x, 0, stable=True)": lambda m: m.argsort(m.tensor([3., 1.]), 0, stable=True),
+    "torch.argsort(x, 0, True, True)": lambda m: m.argsort(m.tensor([3., 1.]), 0, True, True),
+    "torch.argsort(x, 0, True, stable=False)": lambda m: m.argsort(m.tensor([3., 1.]), 0, True,
+                                                                   stable=False),
+    "argsort(0, True, True)": lambda m: m.tensor([3., 1.]).argsort(0, True, True),
+    "torch.argsort(x, dim=0, stable=True)": lambda m: m.argsort(m.tensor([3., 2., 3.]), dim=0,
+                                                                stable=True),
+    "argsort(stable=True)": lambda m: m.tensor([3., 2., 3.]).argsort(stable=True),
+    "argsort(0, True)": lambda m: m.tensor([3., 2., 3.]).argsort(0, True),
+}
+
+
+@pytest.mark.parametrize("name", list(OVERLOAD_MIXES))
+def test_overloads_torch_refuses(name):
+    """Whole messages: torch lists its overloads, or says stable= takes no positional dim."""
+    engine_result, torch_result = parity.run_both(OVERLOAD_MIXES[name])
+    if isinstance(torch_result, Exception):
+        assert str(engine_result) == str(torch_result)
