@@ -707,7 +707,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
             result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    result = _reduced(np.asarray(result).astype(data.dtype))
+        result = _reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
                   saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
@@ -779,7 +779,8 @@ def _softmax_result(values, input):
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
     input, x, dim = _softmax_operand("softmax", input, dim, dtype)
-    with np.errstate(invalid="ignore"):
+    # (an empty tensor's totals are 0: 1 / 0 then reaches no element of the result)
+    with np.errstate(invalid="ignore", divide="ignore"):
         exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
         total = exps.sum(axis=dim, keepdims=True)
         # torch's kernels: along the last dim, times 1 / total; along another, divided by
