@@ -547,6 +547,10 @@ def _check_cross(input, other, dim):
     if a != 3 or b != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} "
                            f"and {b}")
+    try:  # (torch broadcasts before it compares the dtypes)
+        np.broadcast_shapes(input._data.shape, other._data.shape)
+    except ValueError:
+        raise broadcast_error(input._data, other._data) from None
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
                            f"{scalar_type_name[other.dtype]}")
@@ -563,10 +567,7 @@ def linalg_cross(input, other, *, dim=-1):
     require_tensors("linalg_cross", input, other)
     axis = _check_cross(input, other, dim)
     a, b = input._data, other._data
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise broadcast_error(a, b) from None
+    shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     with np.errstate(over="ignore"):  # integers wrap around, as in torch
         result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)

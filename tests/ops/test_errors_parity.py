@@ -4,6 +4,7 @@ Each family runs many variants of one mechanism (several wrong things at once, e
 non-contiguous layout, every op that writes its result in place) rather than the single
 repro the issue names.
 """
+import itertools
 import subprocess
 import sys
 import warnings
@@ -13,6 +14,7 @@ import pytest
 import parity
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+import engine  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -97,6 +99,30 @@ def test_matrix_products_with_nothing_to_multiply(op, shapes, dtypes):
     """torch's kernels never run then: bool and mixed dtypes give an empty (or zero) result."""
     parity.run_both(lambda m: MATRIX_PRODUCTS[op](m, _ones(m, shapes[0], dtypes[0]),
                                                   _ones(m, shapes[1], dtypes[1])))
+
+
+PRODUCT_SHAPES = [(), (3,), (2, 3), (3, 2), (2, 2, 3), (0, 3), (3, 0)]
+PRODUCT_DTYPES = [("float32", "float32"), ("float32", "int64"), ("bool", "bool"),
+                  ("int64", "float64")]
+TWO_OPERAND_OPS = {
+    "mm": lambda m, a, b: m.mm(a, b), "mv": lambda m, a, b: m.mv(a, b),
+    "bmm": lambda m, a, b: m.bmm(a, b), "matmul": lambda m, a, b: m.matmul(a, b),
+    "dot": lambda m, a, b: m.dot(a, b), "outer": lambda m, a, b: m.outer(a, b),
+    "addmm": lambda m, a, b: m.addmm(m.ones(2, 2, dtype=a.dtype), a, b),
+    "inner": lambda m, a, b: m.inner(a, b), "^": lambda m, a, b: a ^ b,
+    "bitwise_and": lambda m, a, b: m.bitwise_and(a, b),
+    "linalg.cross": lambda m, a, b: m.linalg.cross(a, b),
+}
+
+
+@pytest.mark.parametrize("op", list(TWO_OPERAND_OPS))
+def test_two_wrong_things_at_once(op):
+    """Every pair of shapes (wrong dimensions, sizes, empty) with every pair of dtypes
+    (different, bool): the error torch names first, or its result."""
+    for (sa, sb), (da, db) in itertools.product(itertools.product(PRODUCT_SHAPES, repeat=2),
+                                                PRODUCT_DTYPES):
+        parity.run_both(TWO_OPERAND_OPS[op], engine.ones(sa, dtype=getattr(engine, da)),
+                        engine.ones(sb, dtype=getattr(engine, db)), exact=False)
 
 
 INNER_PRODUCTS = {
@@ -250,7 +276,7 @@ def test_deprecated_overload_errors(name):
 
 def test_var_over_an_empty_dimension_warns():
     seen = {}
-    for m in (torch, __import__("engine")):
+    for m in (torch, engine):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = m.ones(2, 0).var(0)
@@ -342,7 +368,7 @@ def test_no_numpy_warning_reaches_a_learner(name):
     differ = []
     for op in WARNING_OPS:
         seen = {}
-        for m in (torch, __import__("engine")):
+        for m in (torch, engine):
             x = _warning_inputs(m)[name]()  # noqa: F841  (read by eval)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
