@@ -461,8 +461,8 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
 def _amax_amin(input, dim, keepdim, name, pick):
     listed = isinstance(dim, (tuple, list))
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
+    _check_nonempty(input, name, given)  # (dim by dim, before torch looks for repeated dims)
     axes, keepdim = _reduce_args(input, given, keepdim)
-    _check_nonempty(input, name, given)
     result = _reduced(pick(input._data, axis=axes, keepdims=keepdim))
     return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
@@ -502,6 +502,9 @@ def amin(input, dim=(), keepdim=False):
 
 def _arg_extreme(input, dim, keepdim, name, arg_pick):
     data = input._data
+    if dim is not None and (dim.__class__ is builtins.bool
+                            or not isinstance(dim, (builtins.int, np.integer))):
+        raise argument_error(dim, "int")  # (torch's argument parser comes before the dtype)
     if data.dtype.kind == "b":
         raise NotImplementedError(f"{name}(): does not support bool input")
     if dim is None:
@@ -808,8 +811,11 @@ class SoftmaxBackward0(Node):
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
     input, x, dim = _softmax_operand("log_softmax", input, dim, dtype)
+    if not x.size:  # (nothing to compute, in any dtype: numpy cannot subtract bools)
+        return record(LogSoftmaxBackward0, _softmax_result(x, input), (input,),
+                      saved_output=True, dim=dim)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+        shift = x.max(axis=dim, keepdims=True)
         shifted = x - shift
         total = np.exp(shifted).sum(axis=dim, keepdims=True)
         if input.dtype is dtypes.float16 and dim == x.ndim - 1:
@@ -841,6 +847,11 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
     if data.dtype.kind != "f":
         data = data.astype(float_dtype_for(data.dtype))
     axes, _ = _reduce_args(input, dim, keepdim)
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and data.ndim and data.size:
+        # torch reduces everything for dim=(), then adds the max back in place, squeezed over
+        # no dimension: it does not fit the result
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * data.ndim}")
     # torch's steps, each rounded to the dtype: shift by the max (unless infinite),
     # exp, sum, log, shift back
     shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)

@@ -74,6 +74,13 @@ CHECK_ORDER = {
     "vector_norm to float16": lambda m: m.linalg.vector_norm(m.ones(2), dtype=m.float16),
     "vector_norm to int64": lambda m: m.linalg.vector_norm(m.ones(2), dtype=m.int64),
     "vector_norm of ints": lambda m: m.linalg.vector_norm(_ones(m, 2, "int64")),
+    "argmax of bools, a bool dim": lambda m: m.ones(2, 3, dtype=m.bool).argmax(True),
+    "argmax of bools, a tuple dim": lambda m: m.argmax(m.ones(2, 3, dtype=m.bool), (0,)),
+    "amax of nothing, a repeated dim": lambda m: m.ones(0, 3).amax((0, 0)),
+    "amax of nothing, then out of range": lambda m: m.ones(2, 0).amax((1, 5)),
+    "log_softmax of no bools": lambda m: m.ones(2, 0, dtype=m.bool).log_softmax(1),
+    "logsumexp over ()": lambda m: m.ones(2, 3).logsumexp(()),
+    "logsumexp over () of nothing": lambda m: m.ones(2, 0).logsumexp([]),
 }
 
 
@@ -123,6 +130,42 @@ def test_two_wrong_things_at_once(op):
                                                 PRODUCT_DTYPES):
         parity.run_both(TWO_OPERAND_OPS[op], engine.ones(sa, dtype=getattr(engine, da)),
                         engine.ones(sb, dtype=getattr(engine, db)), exact=False)
+
+
+REDUCTION_SHAPES = [(), (3,), (2, 3), (0,), (2, 0), (0, 3)]
+REDUCTION_DIMS = [None, 0, 1, -3, 2, (0, 1), (0, 0), (), (1, 5)]
+REDUCTIONS = {
+    "sum": lambda x, d: x.sum() if d is None else x.sum(d),
+    "mean": lambda x, d: x.mean() if d is None else x.mean(d),
+    "std": lambda x, d: x.std(d), "var keepdim": lambda x, d: x.var(d, keepdim=True),
+    "prod": lambda x, d: x.prod() if d is None else x.prod(d),
+    "max": lambda x, d: x.max() if d is None else x.max(d),
+    "argmax": lambda x, d: x.argmax(d),
+    "amax": lambda x, d: x.amax(() if d is None else d),
+    "logsumexp": lambda x, d: x.logsumexp(() if d is None else d),
+    "logsumexp keepdim": lambda x, d: x.logsumexp(() if d is None else d, True),
+    "softmax": lambda x, d: x.softmax(d), "log_softmax": lambda x, d: x.log_softmax(d),
+    "cumsum": lambda x, d: x.cumsum(d), "cumprod": lambda x, d: x.cumprod(d),
+    "topk": lambda x, d: x.topk(2, -1 if d is None else d),
+    "sort": lambda x, d: x.sort(-1 if d is None else d),
+    "argsort": lambda x, d: x.argsort(-1 if d is None else d),
+    "norm": lambda x, d: x.norm(dim=d),
+    "all": lambda x, d: x.all() if d is None else x.all(d),
+    "count_nonzero": lambda x, d: x.count_nonzero(d), "nansum": lambda x, d: x.nansum(d),
+    "flip": lambda x, d: x.flip(() if d is None else d),
+}
+
+
+@pytest.mark.parametrize("op", list(REDUCTIONS))
+def test_reductions_with_wrong_dims_and_dtypes(op):
+    """Every dim (none, in range, out of range, repeated, a list) on 0-d, empty and other
+    shapes of five dtypes: torch's first error (the dim, its size, the dtype) or its result."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for shape, dtype, dim in itertools.product(REDUCTION_SHAPES, parity.DTYPES[:3] + [
+                "float16", "float32"], REDUCTION_DIMS):
+            parity.run_both(lambda m, x: REDUCTIONS[op](x, dim), engine.ones(  # noqa: B023
+                shape, dtype=getattr(engine, dtype)), exact=False)
 
 
 INNER_PRODUCTS = {
