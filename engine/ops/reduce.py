@@ -12,7 +12,7 @@ from ..fidelity import calls, dtypes, messages, stdsort
 from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.floating import quietly
-from ..fidelity.size import dims_tuple, wrap_dim
+from ..fidelity.size import dim_index, dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
@@ -1135,6 +1135,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
         result = record(Unique2Backward0, wrap(values), (input,))
         inverse = inverse.reshape(data.shape)
     else:
+        if dim.__class__ is builtins.bool or not isinstance(dim, (builtins.int, np.integer)):
+            # (torch.unique is Python passing dim on to its unique_dim, second)
+            raise TypeError(f"unique_dim(): argument 'dim' (position 2) must be int, not "
+                            f"{messages.type_name(dim)}")
         dim = _unique_dim(data, dim)
         moved = np.moveaxis(data, dim, 0)
         rows, inverse, counts = np.unique(moved.reshape(len(moved), math.prod(moved.shape[1:])),
@@ -1147,6 +1151,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
 
 
 def _unique_dim(data, dim):
+    if data.ndim == 0 and isinstance(dim, (builtins.int, np.integer)):
+        dim_index(dim, 0)  # (torch sizes a 0-d tensor's dim first: its IndexError)
     dim = wrap_dim(dim, data.ndim)
     if builtins.any(n == 0 for d, n in enumerate(data.shape) if d != dim):
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
@@ -1183,6 +1189,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """Each run of equal consecutive values (or slices along dim) kept once:
     [1, 1, 2, 2, 1] gives [1, 2, 1]."""
     data = input._data
+    if dim is not None and (dim.__class__ is builtins.bool
+                            or not isinstance(dim, (builtins.int, np.integer))):
+        # (torch's Python passes dim on by name)
+        raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not "
+                        f"{messages.type_name(dim)}")
     dim = None if dim is None else _unique_dim(data, dim)
     moved = data.reshape(-1, 1) if dim is None else np.moveaxis(data, dim, 0)
     rows = moved.reshape(len(moved), math.prod(moved.shape[1:]))

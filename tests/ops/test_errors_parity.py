@@ -81,6 +81,15 @@ CHECK_ORDER = {
     "log_softmax of no bools": lambda m: m.ones(2, 0, dtype=m.bool).log_softmax(1),
     "logsumexp over ()": lambda m: m.ones(2, 3).logsumexp(()),
     "logsumexp over () of nothing": lambda m: m.ones(2, 0).logsumexp([]),
+    "unique of a 0-d tensor, dim 0": lambda m: m.tensor(1.).unique(dim=0),
+    "unique of a 0-d tensor, dim -3": lambda m: m.tensor(1).unique(dim=-3),
+    "unique, a tuple dim": lambda m: m.ones(3).unique(dim=(0,)),
+    "unique, a bool dim": lambda m: m.ones(3).unique(dim=True),
+    "torch.unique, a float dim": lambda m: m.unique(m.ones(3), dim=1.0),
+    "unique_consecutive of a 0-d tensor": lambda m: m.tensor(1.).unique_consecutive(dim=0),
+    "unique_consecutive, a tuple dim": lambda m: m.ones(3).unique_consecutive(dim=()),
+    "unique_consecutive, a positional bool dim": lambda m: m.unique_consecutive(
+        m.ones(3), False, False, True),
 }
 
 
