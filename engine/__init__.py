@@ -37,7 +37,8 @@ from .ops.unary import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401
-from . import autograd, backends, cuda, distributions, linalg, nn, optim, utils  # noqa: F401
+from . import autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
+from . import optim, utils  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 

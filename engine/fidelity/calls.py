@@ -54,6 +54,14 @@ def called_as_method():
     return _through_a_method(_engine_frames())
 
 
+def called_name():
+    """The name of the engine function the learner called: ``add_`` for ``x.add_(...)``,
+    ``add`` for ``x.add(...)`` and ``torch.add(...)`` (looked up only for a message)."""
+    frames = _engine_frames()
+    function = _function(frames[-1]) if frames else None
+    return function.__name__ if function is not None else None
+
+
 def position(number):
     """An argument's position as torch prints it: one less in a method call (no self)."""
     return number - 1 if called_as_method() else number

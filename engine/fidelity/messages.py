@@ -37,6 +37,28 @@ MASKED_FILL_EXPANDED = ("Use of masked_fill_ on expanded tensors is deprecated. 
                         "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:"
                         "2469.)")
 
+_DEPRECATED_OVERLOADS = {  # name: (the scale-first overload, the one to use), as a method
+    "add": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
+    "sub": ("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"),
+    "addcmul": ("Number value, Tensor tensor1, Tensor tensor2",
+                "Tensor tensor1, Tensor tensor2, *, Number value = 1"),
+    "addcdiv": ("Number value, Tensor tensor1, Tensor tensor2",
+                "Tensor tensor1, Tensor tensor2, *, Number value = 1"),
+}
+
+
+def deprecated_overload(name, method):
+    """torch's warning for an overload that takes the scale first (x.add_(-0.1, g)), as a
+    method (``name`` ending in _ when in place) or as the torch. function."""
+    old, new = _DEPRECATED_OVERLOADS[name.rstrip("_")]
+    if not method:
+        old = f"Tensor input, {old}, *, Tensor out = None"
+        new = f"Tensor input, {new}, Tensor out = None"
+    return (f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of "
+            f"the following signatures instead:\n\t{name}({new}) (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1833.)")
+
+
 def no_degrees_of_freedom(name):
     return (f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel). (Triggered internally at "

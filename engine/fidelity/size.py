@@ -198,11 +198,21 @@ def dims_tuple(dim, ndim):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (tuple, list)):
-        axes = tuple(wrap_dim(d, ndim) for d in dim)
-        if len(set(axes)) != len(axes):
-            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        axes = distinct_dims(dim, ndim)
         return axes if axes or ndim == 0 else tuple(range(ndim))
     return (wrap_dim(dim, ndim),)
+
+
+def distinct_dims(dims, ndim):
+    """``dims`` made non-negative, one after another as torch checks them: the first out of
+    range, or the first named twice, is the error."""
+    axes = []
+    for d in dims:
+        axis = wrap_dim(d, ndim)
+        if axis in axes:
+            raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+        axes.append(axis)
+    return tuple(axes)
 
 
 def dim_index(dim, ndim):

@@ -30,6 +30,8 @@ from ..ops.creation import empty_like, zeros, zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
+from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+                                 feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
@@ -128,7 +130,13 @@ def one_hot(tensor, num_classes=-1):
             num_classes = int(values.max()) + 1
         elif values.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    return wrap((values[..., None] == np.arange(num_classes)).astype(np.int64))
+    # row-major whatever the input's layout; torch fills zeros, then scatters the ones in
+    # place: a result with elements has been written to twice (version 2)
+    result = wrap(np.asarray(values[..., None] == np.arange(num_classes), np.int64, order="C"))
+    if values.size:
+        result._bump_version()
+        result._bump_version()
+    return result
 
 
 # ====================================================================== losses
@@ -533,6 +541,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
+           "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
            "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",

@@ -16,6 +16,7 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops.creation import zeros_like
+from ..ops.common import wrap_elementwise
 from ..ops.inplace import write_inplace
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -34,7 +35,7 @@ def _check_float(kernel, input):
 def _computed(function, x):
     """function(x) computed in float64 and rounded once to x's dtype."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return wrap(np.asarray(function(x.astype(np.float64))).astype(x.dtype))
+        return wrap_elementwise(np.asarray(function(x.astype(np.float64))).astype(x.dtype), x)
 
 
 # ====================================================================== gelu

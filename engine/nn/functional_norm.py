@@ -207,18 +207,37 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         var = ((wide - mean[:, None]) ** 2).mean(axis=1) if rows.shape[1] else mean
         rstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
     mean = mean.astype(x.dtype)
-    # torch's steps: (x * rstd - rstd * mean) * weight + bias, each a * b + c fused
-    out = _fused(rows, rstd[:, None], (-rstd * mean)[:, None])
-    if weight is not None:
-        out = out * weight._data.reshape(-1)
-    if bias is not None:
-        out = out + bias._data.reshape(-1)
+    out = _layer_norm_rows(rows, mean, rstd, weight, bias)
     stats_shape = x.shape[:kept] + (1,) * len(normalized_shape)
-    return record(NativeLayerNormBackward0, wrap(out.astype(x.dtype).reshape(x.shape)),
+    return record(NativeLayerNormBackward0,
+                  wrap(np.asarray(out.reshape(x.shape), x.dtype, order="C")),
                   (input, weight, bias), saved=(input, weight, bias,
                                                 wrap(mean.reshape(stats_shape)),
                                                 wrap(rstd.reshape(stats_shape))),
                   normalized_shape=normalized_shape, eps=eps)
+
+
+def _layer_norm_rows(rows, mean, rstd, weight, bias):
+    """torch's last step, row by row. float32 and float64: (x - mean) * rstd, then times
+    weight plus bias fused (a constant row gives exact zeros); without weight or bias, torch
+    multiplies by 1 and adds 0 all the same (-0.0 comes out as 0.0). float16: in float32,
+    (x * rstd - rstd * mean) * weight + bias, rounded to float16 at the end."""
+    w = None if weight is None else weight._data.reshape(-1)
+    b = None if bias is None else bias._data.reshape(-1)
+    if rows.dtype == np.float16:
+        wide = rows.astype(np.float32)
+        rstd32, mean32 = rstd.astype(np.float32)[:, None], mean.astype(np.float32)[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = wide * rstd32 + (-rstd32 * mean32)
+            out = out * (1 if w is None else w.astype(np.float32)) + (
+                0 if b is None else b.astype(np.float32))
+            return out.astype(np.float16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        normalised = (rows - mean[:, None]) * rstd[:, None]
+        if w is None or b is None:
+            one, zero = rows.dtype.type(1), rows.dtype.type(0)
+            return normalised * (one if w is None else w) + (zero if b is None else b)
+        return _fused(normalised, w, b)
 
 
 def _check_layer_norm(input, normalized_shape, weight, bias):

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import float32_math, messages
+from ..fidelity import calls, float32_math, messages
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.floating import quietly
@@ -58,10 +58,39 @@ def _add_scaled(a, b, alpha, common, subtract=False):
                             np.asarray(a, np.float64)).astype(np.float16))
 
 
+NOT_GIVEN = object()  # a parameter torch only has in a deprecated overload
+_warned_deprecated = []  # torch warns once per process for all its deprecated overloads
+
+
+def scale_first(name, input, scale, operands, given):
+    """torch's deprecated overloads that take the scale first, as old tutorials call them
+    (``p.data.add_(-lr, p.grad)``, ``addcmul(x, value, t1, t2)``): the operands, once
+    checked, with torch's warning (once per process). ``given``: the scale was also given by
+    name (torch refuses that)."""
+    method = calls.called_as_method()
+    # torch.add takes 2 positional arguments and torch.addcmul 3 (a method one less); with
+    # the scale also given by name, a method call names the keyword instead
+    if not isinstance(scale, PYTHON_AND_NUMPY_NUMBERS) or (given and not method):
+        count = (2 if name in ("add", "sub") else 3) - (1 if method else 0)
+        raise TypeError(f"{name}() takes {count} positional argument{'s' if count > 1 else ''} "
+                        f"but {count + 1} were given")
+    if given:
+        keyword = "alpha" if name in ("add", "sub") else "value"
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"unrecognized keyword arguments: {keyword}")
+    if not _warned_deprecated:
+        _warned_deprecated.append(True)
+        messages.warn_from_learner(messages.deprecated_overload(calls.called_name() or name,
+                                                                method))
+    return operands
+
+
 @two_numbers_allowed
 @takes_out
-def add(input, other, *, alpha=1):
+def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input + alpha * other"""
+    if scaled is not NOT_GIVEN:  # add(x, alpha, other): deprecated
+        other, alpha = scale_first("add", input, other, (scaled, other), alpha != 1)
     alpha = number_argument(alpha, "add", "alpha")
     a, b, common = promote_operands(input, other, "add")
     if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
@@ -82,8 +111,10 @@ class AddBackward0(Node):
 
 @two_numbers_allowed
 @takes_out
-def sub(input, other, *, alpha=1):
+def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input - alpha * other"""
+    if scaled is not NOT_GIVEN:  # sub(x, alpha, other): deprecated
+        other, alpha = scale_first("sub", input, other, (scaled, other), alpha != 1)
     alpha = number_argument(alpha, "sub", "alpha")
     for operand in (input, other):
         if operand.__class__ is builtins.int:
@@ -123,6 +154,11 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
+    if not (isinstance(input, Tensor) and isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+        # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first)
+        raise invalid_arguments_error("rsub", input, other, overloads=(
+            " * (Tensor input, Tensor other, *, Number alpha = 1)",
+            " * (Tensor input, Number other, Number alpha = 1)"))
     with no_grad():
         result = sub(other, input, alpha=alpha)
     if not isinstance(other, Tensor):
@@ -922,8 +958,11 @@ def _addc_operands(name, input, tensor1, tensor2, value):
 
 
 @takes_out
-def addcmul(input, tensor1, tensor2, *, value=1):
+def addcmul(input, tensor1, tensor2, scaled=NOT_GIVEN, *, value=1):
     """out = input + value * tensor1 * tensor2"""
+    if scaled is not NOT_GIVEN:  # addcmul(x, value, tensor1, tensor2): deprecated
+        tensor1, tensor2, value = scale_first("addcmul", input, tensor1,
+                                              (tensor2, scaled, tensor1), value != 1)
     x, a, b, common, value = _addc_operands("addcmul", input, tensor1, tensor2, value)
     if common.kind == "b":
         raise not_implemented_for("addcmul_cpu_out", common)
@@ -953,8 +992,11 @@ class AddcmulBackward0(Node):
 
 
 @takes_out
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, scaled=NOT_GIVEN, *, value=1):
     """out = input + value * tensor1 / tensor2"""
+    if scaled is not NOT_GIVEN:  # addcdiv(x, value, tensor1, tensor2): deprecated
+        tensor1, tensor2, value = scale_first("addcdiv", input, tensor1,
+                                              (tensor2, scaled, tensor1), value != 1)
     x, a, b, common, value = _addc_operands("addcdiv", input, tensor1, tensor2, value)
     compute = _opmath(common)
     with np.errstate(all="ignore"):  # torch: (value * tensor1) / tensor2 + input, no fusing

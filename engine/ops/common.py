@@ -38,7 +38,7 @@ __all__ = [
     "numpy_names", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
-    "empty_in_format", "copy_preserving_layout",
+    "empty_in_format", "copy_preserving_layout", "laid_out_like",
 ]
 
 PYTHON_NUMBERS = (builtins.int, builtins.float, builtins.bool)
@@ -107,15 +107,21 @@ def operand_type_error(name, value, position, argument="other"):
                      f"must be Tensor, not {type_name(value)}")
 
 
-def invalid_arguments_error(name, *args, first_is_self=False):
+def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, overloads=()):
     """torch's message when no overload of ``name`` takes these argument types. When the
     first argument is the tensor a method is called on, a method call's list leaves it out
-    (``first_is_self``), as torch's does."""
+    (``first_is_self``), as torch's does. ``keywords``: the arguments given by name;
+    ``overloads``: the lines of torch's list of signatures, when the message gives them."""
     if first_is_self and calls.called_as_method():
         args = args[1:]
-    kinds = ", ".join("Tensor" if isinstance(a, Tensor) else type_name(a) for a in args)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({kinds}), "
-                     "but expected one of:")
+    kinds = [_kind(a) for a in args] + [f"{k}={_kind(v)}" for k, v in (keywords or {}).items()]
+    listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(kinds)}), but expected one of:{listed}")
+
+
+def _kind(value):
+    return "Tensor" if isinstance(value, Tensor) else type_name(value)
 
 
 def not_implemented_for(kernel, np_dtype):
@@ -474,6 +480,16 @@ def empty_in_format(tensor, np_dtype, memory_format):
         return empty_preserving_layout(tensor, np_dtype)
     shape = tensor._data.shape
     return empty_strided(shape, format_strides(shape, tensor.stride(), memory_format), np_dtype)
+
+
+def laid_out_like(values, tensor):
+    """``values`` (a numpy array shaped like ``tensor``) as a tensor laid out as torch's
+    empty_like(tensor): sort's values and indices, index_fill's copy keep their input's layout."""
+    if is_plain_contiguous(tensor):
+        return wrap(np.asarray(values, order="C"))
+    result = empty_preserving_layout(tensor, values.dtype)
+    np.copyto(result._data, values)
+    return result
 
 
 def copy_preserving_layout(tensor, np_dtype=None):

@@ -8,8 +8,8 @@ from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..core.tensor import Tensor
 from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, invalid_arguments_error,
-                     not_implemented_for, promote_operands, require_tensors, takes_out,
-                     wrap_elementwise)
+                     not_implemented_for, operands_broadcast_shape, promote_operands,
+                     require_tensors, takes_out, wrap_elementwise)
 from .arithmetic import add, mul, sub
 from .unary import abs, isfinite
 
@@ -76,6 +76,7 @@ def _bitwise(ufunc, name, symbol):
     def bitwise(input, other):
         a, b, common = promote_operands(input, other, name)
         if common.kind == "f":
+            operands_broadcast_shape(a, b)  # (torch's shapes error comes first)
             raise not_implemented_for(f"{name}_cpu", common)
         return elementwise(ufunc, a, b)
 
@@ -116,15 +117,26 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
-    # torch's steps, in the tensors' own dtype (bools count as the default float)
-    close = eq(input, other)
+    # torch's steps, in the tensors' own dtype (bools count as the default float); each
+    # `close |= ...` is in place in torch, and counts in the result's version
+    close, steps = eq(input, other), 0
     if equal_nan and input.is_floating_point():
-        close = logical_or(close, logical_and(ne(input, input), ne(other, other)))
+        close, steps = logical_or(close, logical_and(ne(input, input), ne(other, other))), 1
+    if rtol == 0 and atol == 0:  # torch's shortcut: closeness is then equality
+        return _written(close, steps)
     if input._data.dtype.kind == "b":
         input, other = input.to(dtypes.get_default_dtype()), other.to(dtypes.get_default_dtype())
     allowed = add(abs(mul(other, rtol)), atol)
     actual = abs(sub(input, other))
-    return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))
+    return _written(logical_or(close, logical_and(isfinite(actual), le(actual, allowed))),
+                    steps + 1)
+
+
+def _written(result, times):
+    """``result`` with the version of a tensor written to in place ``times`` times."""
+    for _ in range(times):
+        result._bump_version()
+    return result
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

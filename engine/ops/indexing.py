@@ -24,6 +24,7 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
                       write_inplace)
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
+                     laid_out_like,
                      not_implemented_for, numpy_names)
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
@@ -857,7 +858,7 @@ def index_fill(input, dim, index, value):
                          f"with size {size}")
     filled = data.copy()
     filled[(slice(None),) * dim + (where,)] = checked_scalar(value, input._data.dtype)
-    result = wrap(filled.reshape(input._data.shape))
+    result = laid_out_like(filled.reshape(input._data.shape), input)  # (torch: a clone)
     if isinstance(value, Tensor):
         return record(IndexFillBackward1, result, (input, value), saved=(index,), dim=dim)
     return record(IndexFillBackward0, result, (input,), saved=(index,), dim=dim)

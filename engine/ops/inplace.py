@@ -7,7 +7,7 @@ import numpy as np
 
 from ..fidelity import dtypes, fused_axpy, messages
 from ..fidelity import random as rng
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
@@ -15,7 +15,7 @@ from ..core.grad_mode import mode, no_grad
 from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
-from .arithmetic import add
+from .arithmetic import NOT_GIVEN, add
 from .common import not_implemented_for
 from .creation import zeros_like
 from .views import broadcast_shape, expand, expand_geometry
@@ -103,8 +103,7 @@ def write_inplace(tensor, result, where=True, tracked=True):
     if result._data.shape != tensor._data.shape:
         raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
                            f"broadcast shape {list(result._data.shape)}")
-    if not dtypes.can_cast(result.dtype, tensor.dtype):
-        raise RuntimeError(_cast_refused(result.dtype, scalar_type_name[tensor.dtype]))
+    check_written_type(tensor, result)
     if tracked:
         check_inplace(tensor, result)
     else:
@@ -114,6 +113,12 @@ def write_inplace(tensor, result, where=True, tracked=True):
     np.copyto(tensor._data, result._data, casting="unsafe", where=where)
     _saved_output_is_now(tensor, result.grad_fn)
     return tensor
+
+
+def check_written_type(tensor, result):
+    """torch's refusal to write a result into a tensor of a dtype it cannot be cast to."""
+    if not dtypes.can_cast(result.dtype, tensor.dtype):
+        raise RuntimeError(_cast_refused(result.dtype, scalar_type_name[tensor.dtype]))
 
 
 def _cast_refused(result_dtype, output_name):
@@ -129,6 +134,16 @@ def _saved_output_is_now(tensor, node):
             saved.tensor, saved.version = tensor.detach(), tensor._version
 
 
+# Errors torch's TensorIterator raises after its checks of overlapping memory: operands that
+# do not broadcast, a kernel that does not take the dtype ('"bitwise_not_cpu" not
+# implemented for ...'), a result that cannot be written into the tensor's dtype. An op's
+# own checks come before (bool negation, lerp's dtypes, an integer to a negative power).
+_ITERATOR_ERRORS = ("The size of tensor a", '"', "result type ")
+# ops that check everything, casts too, before they look at memory (cumsum is no
+# TensorIterator op; clamp checks its result type in its own first step)
+_OWN_CHECKS_FIRST = {"cumsum", "cumprod", "clamp", "clamp_min", "clamp_max", "clip"}
+
+
 def in_place(function, tracked=True):
     """``x.op_(...)``: ``op``'s result written into x (``tracked``: see write_inplace)."""
     name = function.__name__
@@ -136,23 +151,32 @@ def in_place(function, tracked=True):
     def method(self, *args, **kwargs):
         if tracked:
             check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
-        # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
-        check_no_overlap(self, args)
+        if name in ("cumsum", "cumprod") and kwargs.get("dtype") is None:
+            kwargs = {**kwargs, "dtype": self.dtype}  # (torch adds up in the tensor's dtype)
         try:
             result = function(self, *args, **kwargs)
         except TypeError as error:  # torch's argument errors name the in-place op: "mul_()"
             if not str(error).startswith(name + "("):
                 raise
             raise TypeError(name + "_" + str(error)[len(name):]) from None
-        except NotImplementedError as error:
+        except (RuntimeError, NotImplementedError) as error:
             if str(error) in (messages.SUB_A_BOOL, messages.SUB_TWO_BOOLS):
                 raise  # torch's sub refuses a bool before the result's dtype is looked at
-            # torch refuses a result it cannot write back before it picks a kernel for it
-            # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented")
-            common = dtypes.result_type(self, *(a for a in args if isinstance(a, Tensor)))
-            if not dtypes.can_cast(common, self.dtype):
-                raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) from None
+            if name not in _OWN_CHECKS_FIRST and str(error).startswith(_ITERATOR_ERRORS):
+                check_no_overlap(self, args)
+            if isinstance(error, NotImplementedError):
+                # torch refuses a result it cannot write back before it picks a kernel for it
+                # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented")
+                common = dtypes.result_type(self, *(a for a in args if isinstance(a, Tensor)))
+                if not dtypes.can_cast(common, self.dtype):
+                    raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) \
+                        from None
             raise
+        if name in _OWN_CHECKS_FIRST:
+            check_written_type(self, result)
+        if not (name == "nan_to_num" and self._data.dtype.kind != "f"):  # (torch: a no-op)
+            # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
+            check_no_overlap(self, args)
         return write_inplace(self, result, tracked=tracked)
 
     method.__name__ = function.__name__ + "_"
@@ -189,12 +213,14 @@ def cast_refused_in_cpp_names(method):
 _FLOAT32 = np.dtype(np.float32)
 
 
-def add_(self, other, *, alpha=1):
+def add_(self, other, scaled=NOT_GIVEN, *, alpha=1):
     """In-place add: ``self += alpha * other``, rounded once as torch's fused multiply-add.
 
     An optimizer's update (``p.add_(g, alpha=-lr)``: float32 tensors of one shape, each one
     block of memory, nothing to record) goes straight into p's memory: ``fused_axpy``.
     """
+    if scaled is not NOT_GIVEN:  # add_(alpha, other): torch's deprecated overload
+        return _add_(self, other, scaled, alpha=alpha)
     if _is_plain_update(self, other, alpha):
         check_inplace(self)
         fused_axpy.axpy_into(alpha, other._data.reshape(-1), self._data.reshape(-1))
@@ -296,6 +322,8 @@ def copy_(self, src, non_blocking=False):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
     check_inplace(self)
+    if src is not self:
+        check_no_overlap(self, (src,))  # (before the shapes, as in torch)
     shape = broadcast_shape(self._data.shape, src._data.shape)
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
@@ -330,9 +358,16 @@ def _in_fill_order(self, draw):
     return rng.in_fill_order(draw, self._data.shape, self.stride())
 
 
+def _written_once(tensor):
+    """torch's random fills refuse memory that repeats itself (an expanded tensor), where
+    fill_ and zero_ write it all the same."""
+    check_no_overlap(tensor, ())
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
     rng.check_uniform_bounds(self._data.dtype, from_, to)
+    _written_once(self)
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.uniform(
         shape, self._data.dtype, from_, to, generator)), UniformBackward0)
 
@@ -341,8 +376,11 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    if self._data.size and self._data.dtype.kind != "f":  # (no elements: no dtype check)
+    if self._data.size == 0:  # (no kernel runs: any dtype will do)
+        return _fill_raw(self, self._data, NormalBackward0)
+    if self._data.dtype.kind != "f":
         raise not_implemented_for("normal_kernel_cpu", self._data.dtype)
+    _written_once(self)
     contiguous = self.is_contiguous()  # (torch's 16-at-a-time path is for contiguous ones)
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.normal(
         shape, self._data.dtype, mean, std, generator, contiguous)), NormalBackward0)
@@ -353,6 +391,7 @@ def random_(self, *args, generator=None, **kwargs):
     ``random_(from, None)`` from up to the dtype's largest, ``random_()`` its whole range."""
     np_dtype = self._data.dtype
     bounds = _random_bounds_arguments(args, kwargs)
+    _written_once(self)
     if bounds is None:
         return _fill_raw(self, _in_fill_order(self, lambda shape: rng.random_full(
             shape, np_dtype, generator)), RandomBackward2)
@@ -406,6 +445,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
             probs = expand(p, self._data.shape)._data
         if probs.size and probs.dtype.kind != "f":
             raise not_implemented_for("bernoulli_tensor_cpu_p_", probs.dtype)
+    elif not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    _written_once(self)
     values = rng.bernoulli(probs, self._data.shape, self._data.dtype, generator)
     if isinstance(p, Tensor):
         return _fill_raw(self, values, BernoulliBackward1, (p,))
@@ -413,12 +455,15 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    """Fill with exponentially distributed numbers of rate ``lambd``."""
+    """Fill with exponential random numbers of rate lambd (floats only)."""
     if not lambd > 0:  # (nan too)
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    if self._data.size and self._data.dtype.kind != "f":
-        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. "
-                           f"dtype must be a floating point but you specified "
-                           f"{scalar_type_name[self.dtype]}")
+    if self._data.size == 0:
+        return _fill_raw(self, self._data, ExponentialBackward0)
+    _written_once(self)
+    if self._data.dtype.kind != "f":
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. "
+                           "dtype must be a floating point but you specified "
+                           f"{scalar_type_name[from_numpy_dtype[self._data.dtype]]}")
     return _fill_raw(self, rng.exponential(self._data.shape, self._data.dtype, lambd,
                                                generator), ExponentialBackward0)

@@ -146,7 +146,7 @@ def repeat(input, *repeats):
     if any(n < 0 for n in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{min(shape)}: [{', '.join(str(n) for n in shape)}]")
-    result = wrap(np.tile(data.reshape(padded), repeats))
+    result = wrap(np.asarray(np.tile(data.reshape(padded), repeats), order="C"))  # (row-major)
     return record(RepeatBackward0, result, (input,), repeats=repeats,
                   self_sym_sizes=data.shape)
 

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import messages
+from ..fidelity import dtypes, messages
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
@@ -27,6 +27,8 @@ __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv",
 
 def _products(a, b):
     """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once."""
+    if a.dtype != b.dtype:  # nothing to multiply (bmm checks no dtype then): mat2's dtype
+        return np.matmul(a.astype(b.dtype), b)
     if a.dtype.char == "e":
         return quietly(lambda: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(
             np.float16))
@@ -84,8 +86,9 @@ def _linear_products(x, weight_t):
     return _matrix_products(x, weight_t)
 
 
-def _check_mm(a, b, rows=None, op="mm"):
-    """torch's checks for (rows x m) @ (m2 x p), in torch's order: shapes, dtypes, bool."""
+def _check_mm(a, b, rows=None, op="mm", kernel=True):
+    """torch's checks for (rows x m) @ (m2 x p), in torch's order: shapes, dtypes, and
+    (``kernel``) the dtype its kernel takes."""
     (n, m), (m2, p) = a.shape, b.shape
     if m != m2:
         raise RuntimeError(f"{op}: mat1 and mat2 shapes cannot be multiplied "
@@ -93,8 +96,14 @@ def _check_mm(a, b, rows=None, op="mm"):
     if a.dtype != b.dtype:
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
                            f"{CPP_TYPE_NAMES[a.dtype.name]} != {CPP_TYPE_NAMES[b.dtype.name]}")
-    if a.dtype.kind == "b":
+    if kernel and a.dtype.kind == "b" and _multiplies(n * p, m):
         raise not_implemented_for("addmm_impl_cpu_", a.dtype)
+
+
+def _multiplies(outputs, inner):
+    """Whether torch's kernel runs at all: an empty result, or an empty sum (inner size 0,
+    the result is zeros), is settled before its dtype is looked at (bool then works too)."""
+    return outputs != 0 and inner != 0
 
 
 def _check_mv(mat, vec):
@@ -103,7 +112,7 @@ def _check_mv(mat, vec):
         raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{m}), vec ({k})")
     if mat.dtype != vec.dtype:
         raise _addmv_dtypes(vec.dtype, mat.dtype, vec.dtype)
-    if mat.dtype.kind == "b":
+    if mat.dtype.kind == "b" and mat.size:
         raise not_implemented_for("addmv_impl_cpu", mat.dtype)
 
 
@@ -118,6 +127,9 @@ def _check_bmm(a, b, batch, m, k):
     if m != k:
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{batch}, {m}] but got: [{batch}, {k}].")
+    rows, columns = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
+    if not _multiplies(batch * rows * columns, m):
+        return  # (torch's bmm looks at neither dtype then; its result has mat2's)
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name[from_numpy_dtype[a.dtype]]} "
                            f"but found {scalar_type_name[from_numpy_dtype[b.dtype]]}")
@@ -156,28 +168,50 @@ def _check_any_product_out(result, out, input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
     require_tensors("addmm", mat1, mat2, "mat2")
-    for name, matrix in (("self", mat1), ("mat2", mat2)):  # torch calls mat1 self here
-        if matrix._data.ndim != 2:
-            raise RuntimeError(f"addmm: {name} must be a matrix, got {matrix._data.ndim}-D "
-                               "tensor")
-    # torch compares the dtypes before the shapes, the bias's first (F.linear on int input)
+    # torch compares the dtypes first, the bias's first (F.linear on int input), then the
+    # dimensions, the shapes, whether the bias broadcasts, and last whether its kernel
+    # takes the dtype (bool: not when there is nothing to multiply)
     for name, tensor in (("self", input), ("mat1", mat1)):
         if tensor.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{scalar_type_name[tensor.dtype]} and "
                                f"{scalar_type_name[mat2.dtype]}")
-    _check_mm(mat1._data, mat2._data, op="addmm")
-    products = _linear_products(mat1._data, mat2._data)
+    for name, matrix in (("self", mat1), ("mat2", mat2)):  # torch calls mat1 self here
+        if matrix._data.ndim != 2:
+            raise RuntimeError(f"addmm: {name} must be a matrix, got {matrix._data.ndim}-D "
+                               "tensor")
+    (n, m), p = mat1._data.shape, mat2._data.shape[1]
+    _check_mm(mat1._data, mat2._data, op="addmm", kernel=False)
     bias = input._data
-    if not _expands_to(bias.shape, products.shape):
+    if not _expands_to(bias.shape, (n, p)):
         with no_grad():
-            input.expand(products.shape)  # torch's error: input does not broadcast
-    result = wrap(quietly(_scaled_sum, bias, beta, products, alpha, mat1._data, mat2._data))
+            input.expand((n, p))  # torch's error: input does not broadcast
+    if _multiplies(n * p, m):
+        if bias.dtype.kind == "b":
+            raise not_implemented_for("addmm_impl_cpu_", bias.dtype)
+        products = _linear_products(mat1._data, mat2._data)
+        result = wrap(quietly(_scaled_sum, bias, beta, products, alpha, mat1._data, mat2._data))
+    else:
+        result = wrap(_bias_alone(bias, beta, (n, p)))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(AddmmBackward0, result, (input, mat1, mat2),
                   saved=(kept_for(mat2, mat1), kept_for(mat1, mat2)), alpha=alpha, beta=beta,
                   mat1_sym_sizes=mat1._data.shape, mat1_sym_strides=mat1.stride(),
                   mat2_sym_sizes=mat2._data.shape, mat2_sym_strides=mat2.stride())
+
+
+def _bias_alone(bias, beta, shape):
+    """addmm with nothing to multiply (an empty result, or inner size 0): torch's kernel
+    returns beta * bias (zeros for beta 0, whatever the bias holds), scaled in place in the
+    bias's dtype, so a number beta that does not fit it is refused."""
+    if beta == 0 or 0 in shape:
+        return np.zeros(shape, bias.dtype)
+    scaled_type = dtypes.result_type(wrap(bias), beta)
+    if scaled_type.numpy_dtype != bias.dtype:
+        raise RuntimeError(f"result type {scalar_type_name[scaled_type]} can't be cast to the "
+                           f"desired output type {scalar_type_name[from_numpy_dtype[bias.dtype]]}")
+    scaled = bias if beta == 1 else quietly(np.multiply, bias, bias.dtype.type(beta))
+    return np.array(np.broadcast_to(scaled, shape))
 
 
 def _expands_to(shape, target):
@@ -270,6 +304,8 @@ def mv(input, vec):
     """out = input @ vec for a matrix and a vector"""
     require_tensors("mv", input, vec, "vec")
     mat, v = input._data, vec._data
+    if mat.ndim == 0:  # torch sizes the result by mat.size(0) first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if mat.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
     _check_mv(mat, v)
@@ -321,8 +357,46 @@ class DotBackward0(Node):
         return None if b is None else grad * b, None if a is None else grad * a
 
 
-inner = dot
-vdot = dot
+@takes_out(check=_check_dot_out)
+def vdot(input, other):
+    """out = sum(input * other) for two vectors (for real numbers, dot)"""
+    require_tensors("vdot", input, other)
+    result = dot.without_out(input, other)
+    if result.grad_fn is not None:
+        result.grad_fn.__class__ = VdotBackward0
+    return result
+
+
+class VdotBackward0(Node):
+    """out = sum(a * b):  d/da = grad * b,  d/db = grad * a"""
+
+    _saved_names = ("self", "other")
+    backward = DotBackward0.backward
+
+
+def inner(input, other):
+    """out[i..., j...] = sum over the last dimension of input[i..., :] * other[j..., :]
+    (for vectors, dot); a number multiplies. Built as torch builds it (tensordot): each
+    operand permuted and reshaped to a matrix, one mm, reshaped to the result."""
+    require_tensors("inner", input, other)
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return mul(input, other)
+    if input._data.shape[-1] != other._data.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
+                           f"shapes {list(input._data.shape)} and {list(other._data.shape)}")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da, db = input._data.ndim, other._data.ndim
+    contracted = input._data.shape[-1]
+    if contracted == 1:  # torch sums a dimension of size 1 away first
+        input = input.sum(-1, keepdim=True)
+    first = permute(input, list(range(da - 1)) + [-1])
+    second = permute(other, [-1] + list(range(db - 1)))
+    shape = input._data.shape[:-1] + other._data.shape[:-1]
+    if da == 1 and db == 1:
+        return dot(first, second).reshape(shape)
+    rows, columns = math.prod(input._data.shape[:-1]), math.prod(other._data.shape[:-1])
+    return mm(first.reshape(rows, contracted), second.reshape(contracted, columns)).reshape(shape)
 
 
 @takes_out(check=_check_matmul_out)
@@ -451,17 +525,20 @@ def matmul(input, other):
         if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
             return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
         _check_mm(a[None], b)
-        return wrap(_products(a, b))
+        result = wrap(_products(a, b))
+        result._bump_version()  # torch's squeeze_(0) of a (1, p) product
+        return result
     if da == 2 and db == 2:
         return mm(input, other)
     if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
         return _recorded_matmul(input, other)
-    if da >= 3 and db <= 2 and _foldable(input):
-        rows = a.size // a.shape[-1]
-        if db == 1:
-            _check_mv(a.reshape(rows, a.shape[-1]), b)
+    if _should_fold(input, other):  # one mm / mv on the larger operand's rows, as torch
+        big, small = (a, b) if da >= db else (np.swapaxes(b, -1, -2), a)
+        rows = math.prod(big.shape[:-1])
+        if small.ndim == 1:
+            _check_mv(big.reshape(rows, big.shape[-1]), small)
         else:
-            _check_mm(a.reshape(rows, a.shape[-1]), b, rows)
+            _check_mm(big.reshape(rows, big.shape[-1]), small, rows)
             return wrap(np.ascontiguousarray(_matrix_products(a, b)))  # (row-major, as torch's)
         return wrap(np.ascontiguousarray(_products(a, b)))
     # batched: the batch dimensions broadcast; a 1-D operand is a row / a column
@@ -497,6 +574,10 @@ def _check_cross(input, other, dim):
     if a != 3 or b != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a} "
                            f"and {b}")
+    try:  # (torch broadcasts before it compares the dtypes)
+        np.broadcast_shapes(input._data.shape, other._data.shape)
+    except ValueError:
+        raise broadcast_error(input._data, other._data) from None
     if input._data.dtype != other._data.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
                            f"{scalar_type_name[other.dtype]}")
@@ -513,10 +594,7 @@ def linalg_cross(input, other, *, dim=-1):
     require_tensors("linalg_cross", input, other)
     axis = _check_cross(input, other, dim)
     a, b = input._data, other._data
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise broadcast_error(a, b) from None
+    shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     with np.errstate(over="ignore"):  # integers wrap around, as in torch
         result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)

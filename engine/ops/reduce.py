@@ -1,21 +1,24 @@
 """Reductions: sum, mean, prod, max/min, var/std, norms, softmax, cumulative sums, sorting.
 """
 import builtins
+import functools
 import math
 import warnings
 from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import dtypes, messages, stdsort
+from ..fidelity import calls, dtypes, messages, stdsort
+from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.floating import quietly
-from ..fidelity.size import dims_tuple, wrap_dim
+from ..fidelity.size import dim_index, dims_tuple, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import (float_dtype_for, invalid_arguments_error, not_implemented_for, numpy_axes,
+from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
+                     not_implemented_for, numpy_axes,
                      numpy_names, takes_out, tensor_inputs)
 from .creation import ones_like, zeros_like
 from .join import cat
@@ -33,6 +36,12 @@ def _reduce_args(input, dim, keepdim):
     ndim = input._data.ndim
     dims = dims_tuple(dim, ndim)
     return numpy_axes(dims, ndim), keepdim
+
+
+def _reduced(values):
+    """A reduction's result as a tensor, row-major: torch allocates a reduction's output
+    contiguous whatever the input's layout (numpy keeps the order of the input's dimensions)."""
+    return wrap(np.asarray(values, order="C"))
 
 
 def _accumulated(data, reduce, **kwargs):
@@ -135,7 +144,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.su
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    result = wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
+    result = _reduced(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
     if dim is None:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
@@ -210,8 +219,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                                   f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    result = wrap(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
-                           keepdims=keepdim))
+    result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
+                                          axis=axes, keepdims=keepdim))
     shape = input._data.shape
     if dim is None:
         return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
@@ -260,7 +269,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         raise invalid_arguments_error("prod", input, dim, first_is_self=True)
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
-        result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+        result = _reduced(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
     return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
@@ -386,8 +395,8 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     if data.ndim == 0:
         values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
     else:
-        values = wrap(pick(data, axis=axis, keepdims=keepdim))
-        indices = wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+        values = _reduced(pick(data, axis=axis, keepdims=keepdim))
+        indices = _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
     # only the values are differentiable: record marks float results only
     node = MaxBackward0 if name == "max" else MinBackward0
     return record(node, getattr(return_types, name)(values, indices), (input,),
@@ -461,9 +470,9 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
 def _amax_amin(input, dim, keepdim, name, pick):
     listed = isinstance(dim, (tuple, list))
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
+    _check_nonempty(input, name, given)  # (dim by dim, before torch looks for repeated dims)
     axes, keepdim = _reduce_args(input, given, keepdim)
-    _check_nonempty(input, name, given)
-    result = wrap(pick(input._data, axis=axes, keepdims=keepdim))
+    result = _reduced(pick(input._data, axis=axes, keepdims=keepdim))
     return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
                   keepdim=keepdim)
@@ -502,6 +511,9 @@ def amin(input, dim=(), keepdim=False):
 
 def _arg_extreme(input, dim, keepdim, name, arg_pick):
     data = input._data
+    if dim is not None and (dim.__class__ is builtins.bool
+                            or not isinstance(dim, (builtins.int, np.integer))):
+        raise argument_error(dim, "int")  # (torch's argument parser comes before the dtype)
     if data.dtype.kind == "b":
         raise NotImplementedError(f"{name}(): does not support bool input")
     if dim is None:
@@ -514,7 +526,7 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     _check_nonempty(input, name, (dim,))
     if data.ndim == 0:
         return wrap(np.zeros((), np.int64))
-    return wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+    return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
 @numpy_names
@@ -527,6 +539,32 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
     return _arg_extreme(input, dim, keepdim, "argmin", np.argmin)
+
+
+def _in_double(data, reduce, **kwargs):
+    """``reduce(data)`` (np.var, np.std) in float64, rounded once to the data's dtype: torch
+    sums squares in double for every float dtype (in float32 they overflow from 1.8e19 on)."""
+    wide = data.astype(np.float64, copy=False)
+    return quietly(lambda: np.asarray(reduce(wide, **kwargs)).astype(data.dtype))
+
+
+def _one_moment(data, ddof, take_sqrt):
+    """var / std with one output element, as torch's CPU path for float32 and float64 computes
+    it: the mean in the dtype (a float32 sum can overflow to inf: then so does the result),
+    then the squared deviations from it in double."""
+    with np.errstate(all="ignore"):
+        mean = np.float64(_mean_kernel(data))
+        deviations = data.astype(np.float64) - mean
+        value = _serial_sum(deviations * deviations) / builtins.max(
+            0.0, data.size - ddof)
+        if take_sqrt:
+            value = np.sqrt(value)
+        return np.asarray(value).astype(data.dtype)
+
+
+def _serial_sum(values):
+    """values[0] + values[1] + ..., one after another (torch's loop over them, on one thread)."""
+    return np.cumsum(values.ravel(order="K"))[-1] if values.size else values.dtype.type(0)
 
 
 def _correction(unbiased, correction):
@@ -544,10 +582,20 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    if count - ddof <= 0:
+    # torch counts the elements per output element, and none when there is no output element
+    # (a (2, 0) tensor's var(0) warns: its result is empty)
+    outputs = 1 if axes is None else math.prod(n for d, n in enumerate(data.shape)
+                                               if d not in axes)
+    degenerate = (data.size // outputs if outputs else 0) - ddof <= 0
+    if degenerate:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
-    result = wrap(_degenerate_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
-                           keepdims=keepdim, ddof=ddof))
+    if outputs == 1 and data.size and data.dtype.char in "fd":
+        shape = [1 if axes is None or d in axes else n for d, n in enumerate(data.shape)
+                 if keepdim or not (axes is None or d in axes)]
+        result = _reduced(_one_moment(data, ddof, name == "std").reshape(shape))
+    else:
+        result = _reduced(_degenerate_quietly(degenerate, _in_double, data, reduce, axis=axes,
+                                              keepdims=keepdim, ddof=ddof))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
                       correction=ddof, keepdim=keepdim, count=count)
@@ -622,10 +670,21 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def _check_float_input(input, name, dtype):
-    data_dtype = input.dtype if dtype is None else dtypes.as_dtype(dtype)
-    if not data_dtype.is_floating_point:
+    """torch's checks of the input's dtype, then of the dtype asked for (a float dtype that
+    the input converts to without narrowing)."""
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(f"{name}: Expected a floating point or complex tensor as "
-                                  f"input. Got {scalar_type_name[data_dtype]}")
+                                  f"input. Got {scalar_type_name[input.dtype]}")
+    if dtype is None:
+        return
+    wanted = dtypes.as_dtype(dtype)
+    if not wanted.is_floating_point:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{scalar_type_name[wanted]}")
+    if wanted.itemsize < input.dtype.itemsize:
+        raise RuntimeError(f"{name}: the dtype of the input ({scalar_type_name[input.dtype]}) "
+                           f"should be convertible without narrowing to the specified dtype "
+                           f"({scalar_type_name[wanted]})")
 
 
 def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -635,6 +694,16 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     if dtype is not None:
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
     axes, keepdim = _reduce_args(input, dim, keepdim)
+    reduced = range(data.ndim) if axes is None else axes
+    if builtins.all(data.shape[d] == 1 for d in reduced):
+        # torch's shortcut when each output element has one input element: |x| itself
+        # (x != 0 for ord 0), with no power or root to overflow or underflow
+        values = np.abs(data) if ord != 0 else (data != 0).astype(data.dtype)
+        result = values if keepdim else values.reshape(
+            [n for d, n in enumerate(data.shape) if d not in reduced])
+        return record(LinalgVectorNormBackward0, _reduced(result), (input,), saved=(input,),
+                      saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
+                      keepdim=keepdim)
     # half precision accumulates in float32, as torch does
     magnitude = np.abs(data.astype(np.float32) if data.dtype.char == "e" else data)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -650,7 +719,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
             result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    result = wrap(np.asarray(result).astype(data.dtype))
+        result = _reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
                   saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
@@ -722,7 +791,8 @@ def _softmax_result(values, input):
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
     input, x, dim = _softmax_operand("softmax", input, dim, dtype)
-    with np.errstate(invalid="ignore"):
+    # (an empty tensor's totals are 0: 1 / 0 then reaches no element of the result)
+    with np.errstate(invalid="ignore", divide="ignore"):
         exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
         total = exps.sum(axis=dim, keepdims=True)
         # torch's kernels: along the last dim, times 1 / total; along another, divided by
@@ -750,8 +820,11 @@ class SoftmaxBackward0(Node):
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
     input, x, dim = _softmax_operand("log_softmax", input, dim, dtype)
+    if not x.size:  # (nothing to compute, in any dtype: numpy cannot subtract bools)
+        return record(LogSoftmaxBackward0, _softmax_result(x, input), (input,),
+                      saved_output=True, dim=dim)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shift = x.max(axis=dim, keepdims=True) if x.size else np.zeros((), x.dtype)
+        shift = x.max(axis=dim, keepdims=True)
         shifted = x - shift
         total = np.exp(shifted).sum(axis=dim, keepdims=True)
         if input.dtype is dtypes.float16 and dim == x.ndim - 1:
@@ -783,6 +856,11 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
     if data.dtype.kind != "f":
         data = data.astype(float_dtype_for(data.dtype))
     axes, _ = _reduce_args(input, dim, keepdim)
+    if isinstance(dim, (tuple, list)) and not dim and not keepdim and data.ndim and data.size:
+        # torch reduces everything for dim=(), then adds the max back in place, squeezed over
+        # no dimension: it does not fit the result
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * data.ndim}")
     # torch's steps, each rounded to the dtype: shift by the max (unless infinite),
     # exp, sum, log, shift back
     shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)
@@ -792,7 +870,7 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
         result = np.log(total) + shift
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
-    return record(LogsumexpBackward0, wrap(np.asarray(result, data.dtype)), (input,),
+    return record(LogsumexpBackward0, _reduced(np.asarray(result, data.dtype)), (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
 
@@ -820,7 +898,7 @@ def _cumulative(ufunc, name, node):
             data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
-        if data.dtype.kind == "b":
+        if data.dtype.kind == "b" and data.size:  # (no kernel runs for no elements)
             raise not_implemented_for(f"{name}_out_cpu", data.dtype)
         axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
@@ -919,7 +997,7 @@ def _truth_reduction(np_func):
             axes, keepdim = _reduce_args(input, dim, keepdim)
             result = np_func(data, axis=axes, keepdims=keepdim)
         # torch keeps uint8 for uint8 input; every other dtype gives bool
-        return wrap(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
+        return _reduced(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
 
     reduction.__name__ = reduction.__qualname__ = np_func.__name__
     return numpy_names(reduction)
@@ -935,7 +1013,7 @@ any.__doc__ = "True when some element (over dim) is nonzero"
 def count_nonzero(input, dim=None):
     """out = the number of nonzero elements over dim"""
     axes, _ = _reduce_args(input, dim, False)
-    return wrap(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
+    return _reduced(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
 
 
 def nonzero(input, *, as_tuple=False):
@@ -957,11 +1035,53 @@ def nonzero(input, *, as_tuple=False):
     return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
 
 
+def _stable_by_name(op):
+    """torch's sort and argsort have two overloads, ``(dim=-1, descending=False)`` and
+    ``(*, stable, dim=-1, descending=False)``: ``stable`` comes by name and then with dim and
+    descending by name too (``x.sort(0, stable=True)`` is a TypeError, not a sort)."""
+    name = op.__name__
+
+    @functools.wraps(op)
+    def checked(input, *args, **kwargs):
+        if len(args) > 2 or ("stable" in kwargs and args):
+            raise _overload_error(name, input, args, kwargs)
+        return op(input, *args, **kwargs)
+
+    return checked
+
+
+def _overload_error(name, input, args, kwargs):
+    """The error torch's argument parser raises when neither overload takes the arguments:
+    when only the ``stable`` overload could by their number, that it takes no positional
+    dim; otherwise the list of both."""
+    method = calls.called_as_method()
+    first = () if method else (input,)
+    given = len(first) + len(args)
+    has_out = not method  # (torch.sort and torch.argsort(stable=) take out=)
+    with_stable = (len(first) + 1, len(first) + 3 + has_out)  # fewest and most arguments
+    plain = (len(first), len(first) + 2 + (has_out and name == "sort"))
+    count = given + len(kwargs)
+    if with_stable[0] <= count <= with_stable[1] and not plain[0] <= count <= plain[1]:
+        raise TypeError(f"{name}() takes from {with_stable[0]} to {len(first)} positional "
+                        f"arguments but {given} were given")
+    input_part = "" if method else "Tensor input, "
+    out = {"sort": "tuple of Tensors out = None", "argsort": "Tensor out = None"}[name]
+    overloads = [f" * ({input_part}*, bool stable, int dim = -1, bool descending = False"
+                 f"{', ' + out if has_out else ''})",
+                 f" * ({input_part}int dim = -1, bool descending = False"
+                 f"{', *, ' + out if has_out and name == 'sort' else ''})"]
+    if "stable" in kwargs and not (has_out and name == "sort"):
+        overloads.append("      didn't match because some of the keywords were incorrect: stable")
+    return invalid_arguments_error(name, *first, *args, keywords=kwargs, overloads=overloads)
+
+
+@_stable_by_name
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
     if data.ndim == 0:
+        wrap_dim(dim, 0)  # (torch's IndexError for a dim other than 0 / -1)
         result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
         return record(SortBackward0, result, (input,), saved=(result.indices,),
                       self_sym_sizes=data.shape, dim=0)
@@ -973,8 +1093,9 @@ def sort(input, dim=-1, descending=False, stable=False):
         indices = data.shape[axis] - 1 - np.flip(flipped, axis)
     else:
         indices = np.argsort(data, axis=axis, kind="stable")
-    result = return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
-                               wrap(indices.astype(np.int64)))
+    # values and indices keep the input's layout (dense strides in its order), as in torch
+    result = return_types.sort(laid_out_like(np.take_along_axis(data, indices, axis), input),
+                               laid_out_like(indices.astype(np.int64), input))
     return record(SortBackward0, result, (input,), saved=(result.indices,),
                   self_sym_sizes=data.shape, dim=axis)
 
@@ -991,19 +1112,26 @@ class SortBackward0(Node):
         return _put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
+@_stable_by_name
 @numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
-    return sort(input, dim, descending, stable).indices
+    return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
 @numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
+    if k.__class__ is not builtins.int:  # (k is an int argument, not an index: no bool)
+        raise argument_error(k, "int") if isinstance(k, builtins.bool) else \
+            TypeError(f"topk(): argument 'k' (position {calls.position(2)}) must be int, not "
+                      f"{messages.type_name(k)}")
+    # torch's order: the dim, then k, then the dtype
+    along = wrap_dim(dim, ndim)
+    if not 0 <= k <= (input._data.shape[along] if ndim else 1):
+        raise RuntimeError("selected index k out of range")
     if input._data.dtype.kind == "b":
         raise NotImplementedError("topk does not support bool dtypes on CPU")
-    if not 0 <= k <= (input._data.shape[wrap_dim(dim, ndim)] if ndim else 1):
-        raise RuntimeError("selected index k out of range")
     data = input._data
     if ndim:
         along = wrap_dim(dim, ndim)
@@ -1040,6 +1168,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
         result = record(Unique2Backward0, wrap(values), (input,))
         inverse = inverse.reshape(data.shape)
     else:
+        if dim.__class__ is builtins.bool or not isinstance(dim, (builtins.int, np.integer)):
+            # (torch.unique is Python passing dim on to its unique_dim, second)
+            raise TypeError(f"unique_dim(): argument 'dim' (position 2) must be int, not "
+                            f"{messages.type_name(dim)}")
         dim = _unique_dim(data, dim)
         moved = np.moveaxis(data, dim, 0)
         rows, inverse, counts = np.unique(moved.reshape(len(moved), math.prod(moved.shape[1:])),
@@ -1052,6 +1184,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
 
 
 def _unique_dim(data, dim):
+    if data.ndim == 0 and isinstance(dim, (builtins.int, np.integer)):
+        dim_index(dim, 0)  # (torch sizes a 0-d tensor's dim first: its IndexError)
     dim = wrap_dim(dim, data.ndim)
     if builtins.any(n == 0 for d, n in enumerate(data.shape) if d != dim):
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
@@ -1088,6 +1222,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """Each run of equal consecutive values (or slices along dim) kept once:
     [1, 1, 2, 2, 1] gives [1, 2, 1]."""
     data = input._data
+    if dim is not None and (dim.__class__ is builtins.bool
+                            or not isinstance(dim, (builtins.int, np.integer))):
+        # (torch's Python passes dim on by name)
+        raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not "
+                        f"{messages.type_name(dim)}")
     dim = None if dim is None else _unique_dim(data, dim)
     moved = data.reshape(-1, 1) if dim is None else np.moveaxis(data, dim, 0)
     rows = moved.reshape(len(moved), math.prod(moved.shape[1:]))

@@ -14,7 +14,7 @@ import numpy as np
 from ..fidelity import calls, dtypes
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
-                             preserve_format, wrap_dim)
+                             distinct_dims, preserve_format, wrap_dim)
 from ..fidelity.messages import type_name
 from ..core.backward import sum_to
 from ..core.grad_mode import mode as grad_mode
@@ -945,7 +945,7 @@ def flip(input, *args, dims=None):
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     if dims is None:  # torch.flip(x, [0, 1]), x.flip(0, 1) or x.flip(dims=(0, 1))
         dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-    axes = tuple(wrap_dim(d, input._data.ndim) for d in dims)
+    axes = distinct_dims(dims, input._data.ndim)
     result = copy_preserving_layout(input)
     if axes and input._data.ndim:  # a 0-d tensor, or no dims: nothing to reverse
         result._data[...] = np.flip(input._data, axes)

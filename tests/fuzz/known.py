@@ -110,10 +110,6 @@ KNOWN = [
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
-    Known("a reduction over a dimension of a non-contiguous tensor keeps numpy's order of the "
-          "remaining dimensions", DOCUMENTED, ("shape/stride",),
-          statement=r"(sum|mean|prod|std|var|norm|amax|amin|logsumexp|nansum)\(",
-          difference="Reductions over a dimension of a non-contiguous tensor"),
     Known("a second derivative through an in-place write into a view of a graph tensor "
           "(CopySlices) raises a clear error (before torch's own errors)", DOCUMENTED,
           ("error type", "error message"),

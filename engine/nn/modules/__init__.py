@@ -4,7 +4,8 @@ from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, 
                          Softplus, Tanh)
 from .container import ModuleList, Sequential
 from .conv import Conv1d, Conv2d
-from .dropout import Dropout
+from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
+                      FeatureAlphaDropout)
 from .flatten import Flatten
 from .linear import Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
@@ -13,7 +14,9 @@ from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten", "ReLU",
-           "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "BCELoss",
+           "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout1d",
+           "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MSELoss", "L1Loss",
+           "BCELoss",
            "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
            "Conv1d", "Conv2d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",

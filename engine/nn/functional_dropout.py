@@ -1,0 +1,116 @@
+"""Dropout of whole channels (dropout1d/2d/3d) and alpha dropout, as torch's steps.
+
+torch builds each from tensor operations (aten/src/ATen/native/Dropout.cpp): a noise tensor
+filled by ``bernoulli_(1 - p)``, scaled, multiplied in. Taking the same steps draws the same
+random numbers, so the same seed drops the same channels as torch, bit for bit.
+"""
+import math
+
+from ..fidelity import messages
+from ..ops.creation import empty_like, zeros
+
+_SELU_ALPHA = 1.7580993408473766  # -SELU's saturation value: alpha * scale
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout_steps(input, p, training, inplace, feature, alpha):
+    """torch's _dropout_impl: noise per element (per channel for ``feature``: shape (N, C, 1,
+    ...)), kept with probability 1 - p and scaled so the expected value is unchanged; alpha
+    dropout sets dropped values to SELU's saturation and rescales to keep mean and variance."""
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input.mul_(zeros((), dtype=input.dtype)) if inplace else \
+            input * zeros((), dtype=input.dtype)
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        noise = input.new_empty(tuple(input.shape[:2]) + (1,) * (input.dim() - 2))
+    else:
+        noise = empty_like(input)
+    noise.bernoulli_(1 - p)
+    if not alpha:
+        noise.div_(1 - p)
+        return input.mul_(noise) if inplace else input * noise
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    shift = noise.add(-1).mul_(_SELU_ALPHA * a).add_(_SELU_ALPHA * a * p)
+    noise.mul_(a)
+    return (input.mul_(noise) if inplace else input * noise).add_(shift)
+
+
+def _unbatched(function, input, batched, inplace):
+    """``function`` on ``input`` with a batch dimension of one added (and removed after)
+    when it has none, in place when ``inplace``, as torch's dropout1d and dropout3d."""
+    if batched:
+        return function(input)
+    input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = function(input)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (input[n, c, :]) with probability p, scale the rest by 1 / (1 - p)."""
+    _check_p(p)
+    ndim = input.dim()
+    if ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {ndim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
+            "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
+            "inputs).")
+    return _unbatched(lambda x: _dropout_steps(x, p, training, inplace, True, False), input,
+                      ndim == 3, inplace)
+
+
+def _deprecated_dims(name, ndim, spatial, expected):
+    messages.warn_from_learner(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in "
+        "an error in a future release. To retain the behavior and silence this warning, please "
+        f"use dropout instead. Note that {name} exists to provide channel-wise dropout on "
+        f"inputs with {spatial} spatial dimensions, a channel dimension, and an optional batch "
+        f"dimension (i.e. {expected} inputs).")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (input[n, c, :, :]) with probability p, scale the rest by
+    1 / (1 - p). A 3-d input is read as (N, C, L), as torch still does (with a warning)."""
+    _check_p(p)
+    ndim = input.dim()
+    if ndim not in (3, 4):
+        _deprecated_dims("dropout2d", ndim, 2, "3D or 4D")
+    if ndim == 3:
+        messages.warn_from_learner(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.")
+    return _dropout_steps(input, p, training, inplace, True, False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels (input[n, c, :, :, :]) with probability p, scale the rest by
+    1 / (1 - p)."""
+    _check_p(p)
+    ndim = input.dim()
+    if ndim not in (4, 5):
+        _deprecated_dims("dropout3d", ndim, 3, "4D or 5D")
+    return _unbatched(lambda x: _dropout_steps(x, p, training, inplace, True, False), input,
+                      ndim == 5, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped elements take SELU's saturation value, and an
+    affine map keeps the mean and variance (off unless ``training``, as in torch)."""
+    _check_p(p)
+    return _dropout_steps(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout of whole channels (input[n, c, ...])."""
+    _check_p(p)
+    return _dropout_steps(input, p, training, inplace, True, True)
