@@ -535,7 +535,7 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
-def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
+def _moment(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, builtins.bool):  # legacy var(unbiased)
         dim, unbiased = None, dim
     data = input._data
@@ -546,8 +546,8 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     if count - ddof <= 0:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
-    result = wrap(_degenerate_quietly(count - ddof <= 0, _accumulated, data, reduce, axis=axes,
-                           keepdims=keepdim, ddof=ddof))
+    result = wrap(_degenerate_quietly(count - ddof <= 0, quietly, _moment_values, data, axes,
+                                      keepdim, ddof, name == "std"))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
                       correction=ddof, keepdim=keepdim, count=count)
@@ -555,10 +555,55 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
                   correction=ddof, keepdim=keepdim, count=count)
 
 
+def _moment_values(data, axes, keepdim, ddof, take_sqrt):
+    """torch's CPU std/var kernels, which add the squares in float64 whatever the dtype.
+
+    A reduction to one number (not float16) takes two passes: the mean in the dtype,
+    then the squares of the distances to it; any other reduction is Welford's running
+    mean and sum of squares. They part only when float64 overflows (three times 1e308:
+    the mean overflows, inf; a running mean would not, 0), so numpy's two passes stand
+    in for Welford's unless they overflowed."""
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    divisor = builtins.max(0, count - ddof)
+    outputs = data.size // count if count else math.prod(
+        n for a, n in enumerate(data.shape) if axes is not None and a not in axes)
+    if data.dtype.char != "e" and outputs <= 1 and data.size:
+        mean = _mean_kernel(data)  # in the dtype, as torch's mean() adds up
+        distance = data.astype(np.float64).ravel() - np.float64(mean)
+        variance = np.add.reduce(distance * distance) / np.float64(divisor)
+        if keepdim:
+            variance = np.full((1,) * data.ndim, variance)
+        elif axes is not None and len(axes) < data.ndim:
+            variance = np.full(tuple(n for a, n in enumerate(data.shape) if a not in axes),
+                               variance)
+    else:
+        wide = data.astype(np.float64)
+        variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
+        if data.dtype == np.float64 and np.isinf(variance).any():
+            variance = _welford(wide, axes, keepdim, divisor)
+    return np.asarray(np.sqrt(variance) if take_sqrt else variance).astype(data.dtype)
+
+
+def _welford(data, axes, keepdim, divisor):
+    """torch's WelfordOps over ``axes``, one element after another, in float64."""
+    axes = tuple(range(data.ndim)) if axes is None else axes
+    kept = [a for a in range(data.ndim) if a not in axes]
+    rows = data.transpose(kept + list(axes)).reshape(
+        tuple(data.shape[a] for a in kept) + (-1,))
+    mean = np.zeros(rows.shape[:-1])
+    m2 = np.zeros(rows.shape[:-1])
+    for i in range(rows.shape[-1]):
+        delta = rows[..., i] - mean
+        mean = mean + delta / np.float64(i + 1)
+        m2 = m2 + delta * (rows[..., i] - mean)
+    variance = m2 / np.float64(divisor)
+    return np.expand_dims(variance, axes) if keepdim else variance
+
+
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
-    return _moment(input, dim, unbiased, keepdim, correction, "var", np.var)
+    return _moment(input, dim, unbiased, keepdim, correction, "var")
 
 
 class VarBackward0(Node):
@@ -586,7 +631,7 @@ def _var_backward(node, grad, x):
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
-    return _moment(input, dim, unbiased, keepdim, correction, "std", np.std)
+    return _moment(input, dim, unbiased, keepdim, correction, "std")
 
 
 class StdBackward0(Node):
