@@ -65,3 +65,38 @@ def test_var_and_std_overflow_as_torchs_kernels(shape, dtype, name):
 ])
 def test_the_issues_moments(code):
     parity.run_both(lambda m: eval(code, {"m": m}), exact=False)
+
+
+# torch's float32 kernel for a vector, or for up to 3 rows or 11 columns, rounds each term
+# and adds them one after another (a term of inf and one of -inf: nan); larger products
+# go to a fused (fma) BLAS kernel, whose order of additions is its own.
+PRODUCT_POOL = [0.0, 1.0, -2.75, 3e38, -3e38, 1.5, 3.4e38, -1e38]
+PRODUCTS = {
+    "mm": ([(1, 2), (2, 3)], lambda m, a, b: m.mm(a, b)),
+    "mm few rows": ([(3, 4), (4, 16)], lambda m, a, b: a @ b),
+    "mm few columns": ([(6, 3), (3, 11)], lambda m, a, b: a @ b),
+    "mm one term": ([(3, 1), (1, 2)], lambda m, a, b: a @ b),
+    "mv": ([(3, 4), (4,)], lambda m, a, b: m.mv(a, b)),
+    "vector @ matrix": ([(4,), (4, 5)], lambda m, a, b: a @ b),
+    "dot of two": ([(2,), (2,)], lambda m, a, b: m.dot(a, b)),
+    "dot": ([(5,), (5,)], lambda m, a, b: m.dot(a, b)),
+    "bmm": ([(2, 2, 3), (2, 3, 2)], lambda m, a, b: m.bmm(a, b)),
+    "matmul broadcast": ([(2, 1, 2, 3), (3, 4)], lambda m, a, b: m.matmul(a, b)),
+    "addmm": ([(2, 3), (3, 2)], lambda m, a, b: m.addmm(m.ones(2, 2), a, b)),
+    "linear": ([(2, 3), (4, 3)], lambda m, a, b: m.nn.functional.linear(a, b)),
+}
+
+
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_float32_products_overflow_as_torch(name):
+    shapes, call = PRODUCTS[name]
+    rng = np.random.default_rng(len(name))
+    for _ in range(40):
+        a, b = (rng.choice(PRODUCT_POOL, size=shape).astype(np.float32) for shape in shapes)
+        parity.run_both(call, a, b, exact=False)
+
+
+def test_the_issues_product():
+    parity.run_both(lambda m: m.tensor([[0.0, 1e38], [3e38, -3e38], [0.0, 0.0]]).mm(
+        m.tensor([[3.4e38, 0.0, 0.0], [1.5, 2e19, 0.0]]))[1], exact=False)
+    parity.run_both(lambda m: m.dot(m.tensor([3e38, 3e38, -3e38]), m.ones(3)), exact=False)
