@@ -1007,6 +1007,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
     if data.ndim == 0:
+        wrap_dim(dim, 0)  # a 0-d tensor takes dim 0 or -1
         result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
         return record(SortBackward0, result, (input,), saved=(result.indices,),
                       self_sym_sizes=data.shape, dim=0)
@@ -1047,11 +1048,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     ndim = input._data.ndim
     if input._data.dtype.kind == "b":
         raise NotImplementedError("topk does not support bool dtypes on CPU")
-    if not 0 <= k <= (input._data.shape[wrap_dim(dim, ndim)] if ndim else 1):
+    along = wrap_dim(dim, ndim)  # (before k: torch checks the dim first)
+    if not 0 <= k <= (input._data.shape[along] if ndim else 1):
         raise RuntimeError("selected index k out of range")
     data = input._data
     if ndim:
-        along = wrap_dim(dim, ndim)
         rows = np.moveaxis(data, along, -1)
         picked = np.zeros(rows.shape[:-1] + (k,), np.int64)
         for position in np.ndindex(rows.shape[:-1]) if k else ():
@@ -1064,7 +1065,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     result = return_types.topk(wrap(np.array(values, order="C")),
                                wrap(np.array(indices, order="C")))
     return record(TopkBackward0, result, (input,), saved=(result.indices,),
-                  self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
+                  self_sym_sizes=input._data.shape, dim=along)
 
 
 class TopkBackward0(SortBackward0):
