@@ -305,6 +305,8 @@ def mv(input, vec):
     """out = input @ vec for a matrix and a vector"""
     require_tensors("mv", input, vec, "vec")
     mat, v = input._data, vec._data
+    if mat.ndim == 0:  # torch reads the matrix's size(0) first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if mat.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
     _check_mv(mat, v)

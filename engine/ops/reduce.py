@@ -544,6 +544,8 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    if data.size == 0:
+        count = 0  # torch's reduction factor: numel / output numel, 0 for an empty input
     if count - ddof <= 0:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
     result = wrap(_degenerate_quietly(count - ddof <= 0, quietly, _moment_values, data, axes,

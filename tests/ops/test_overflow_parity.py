@@ -100,3 +100,18 @@ def test_the_issues_product():
     parity.run_both(lambda m: m.tensor([[0.0, 1e38], [3e38, -3e38], [0.0, 0.0]]).mm(
         m.tensor([[3.4e38, 0.0, 0.0], [1.5, 2e19, 0.0]]))[1], exact=False)
     parity.run_both(lambda m: m.dot(m.tensor([3e38, 3e38, -3e38]), m.ones(3)), exact=False)
+
+
+@pytest.mark.parametrize("shape,dim,correction", [((2, 0), 0, 1), ((2, 0), 0, 0), ((2, 0), 1, 0),
+                                                  ((0,), None, 0), ((3, 0, 2), 2, 2)])
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_an_empty_input_warns_of_no_degrees_of_freedom(name, shape, dim, correction):
+    import warnings
+    import engine
+    seen = []
+    for m in (torch, engine):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(m.zeros(shape), name)(dim, correction=correction)
+        seen.append([(w.category, str(w.message).split(" (Triggered")[0]) for w in caught])
+    assert seen[0] and seen[1] == seen[0]

@@ -84,6 +84,8 @@ DIM_CALLS = {
     "squeeze": lambda m, d, i: _t(m).squeeze(d),
     "stack": lambda m, d, i: m.stack([_t(m), _t(m, 2.0)], d),
     "take_along_dim without dim": lambda m, d, i: _t(m).take_along_dim(m.tensor(i)),
+    "mv of a 0-d matrix": lambda m, d, i: m.mv(_t(m), m.ones(2) if d else _t(m)),
+    "mv of a 0-d vector": lambda m, d, i: m.mv(m.ones(2, 2), _t(m)),
 }
 
 
