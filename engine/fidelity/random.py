@@ -255,7 +255,7 @@ def _libm(func, x):
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0:
         return x.copy()
-    return np.frompyfunc(func, 1, 1)(x).astype(np.float64)
+    return np.asarray(np.frompyfunc(func, 1, 1)(x)).astype(np.float64)  # (0-d: a bare number)
 
 
 # ---------------------------------------------------------------------------

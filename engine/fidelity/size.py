@@ -190,7 +190,7 @@ def wrap_dim(dim, ndim):
     if dim < low or dim > high:
         raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "
                          f"but got {dim})")
-    return dim + ndim if dim < 0 else dim
+    return dim + (ndim or 1) if dim < 0 else dim  # (0-d: -1 is dim 0, as torch's)
 
 
 def dims_tuple(dim, ndim):

@@ -44,7 +44,8 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 def _normal_cdf_values(x):
     """P(Z <= x) for a standard normal Z, in float64."""
-    return 0.5 * (1 + _erf(x / math.sqrt(2)).astype(np.float64))
+    # (np.asarray: a ufunc of a 0-d array returns a bare number, a Python float here)
+    return 0.5 * (1 + np.asarray(_erf(x / math.sqrt(2))).astype(np.float64))
 
 
 def gelu(input, approximate="none"):

@@ -656,6 +656,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         names = (("start", 1), ("end", 2), ("step", 3))
     start, end, step = (_number(v, name, "arange", position)
                         for v, (name, position) in zip((start, end, step), names))
+    for value in (start, end, step):
+        if isinstance(value, builtins.int):
+            dtypes.check_int_argument(value)  # torch's argument parser, before anything
     _factory_device(device)
     if dtype is None and out is None:
         is_float = builtins.any(isinstance(v, builtins.float) for v in (start, end, step))
@@ -673,26 +676,47 @@ def _arange_values(start, end, step, target):
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
-        raise RuntimeError(f"unsupported range: {start} -> {end}")
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")  # as C++ prints doubles
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if target is dtypes.int64 and not builtins.any(isinstance(v, builtins.float)
-                                                   for v in (start, end, step)):
-        # int64 from integers: exact integer arithmetic (doubles would round beyond 2**53)
+    # the kernel computes in int64 for every integer dtype and in float for float16: start
+    # and step (and end, for int64 from integers) must fit that type
+    integers = not builtins.any(isinstance(v, builtins.float) for v in (start, end, step))
+    bounds = (start, end, step) if target is dtypes.int64 and integers else (start, step)
+    if not target.is_floating_point or np_dtype == np.float16:
+        for value in bounds:
+            checked_scalar(value, np.dtype(np.int64 if np_dtype.kind in "iu" else np.float32))
+    if target is dtypes.int64 and integers:
+        # int64 from integers: int64 arithmetic (doubles would round beyond 2**53), which
+        # wraps around when the span does not fit (torch then makes an empty range)
         sign = 1 if step > 0 else -1
-        span = end - start + step - sign
-        size = builtins.abs(span) // builtins.abs(step) * (1 if (span >= 0) == (step > 0) else -1)
+        span = _wrapped_int64(_wrapped_int64(_wrapped_int64(end - start) + step) - sign)
+        size_d = builtins.float(builtins.abs(span) // builtins.abs(step)
+                                * (1 if (span >= 0) == (step > 0) else -1))
     else:
-        size_d = math.ceil((builtins.float(end) - builtins.float(start)) / builtins.float(step))
-        if not 0 <= size_d <= 2**63 - 1 or size_d * np_dtype.itemsize > 2**48:
-            raise RuntimeError("invalid size, possible overflow?")
-        size = builtins.int(size_d)
+        with np.errstate(over="ignore"):
+            size_d = np.ceil((np.float64(end) - np.float64(start)) / np.float64(step))
+    if not 0 <= size_d <= builtins.float(2**63 - 1):  # (as a double, that is 2**63)
+        raise RuntimeError("invalid size, possible overflow?")
+    size = builtins.int(size_d)
+    if size == 2**63:  # C's cast of 2.0**63 to int64
+        raise RuntimeError("IntArrayRef contains an int that cannot be represented as a SymInt: "
+                           f"{-2**63}")
+    if size * np_dtype.itemsize > 2**63 - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{size}]")
+    if size * np_dtype.itemsize > 2**48:  # more than any machine holds
+        raise RuntimeError("invalid size, possible overflow?")
     index = np.arange(size, dtype=np.int64)
     if not target.is_floating_point:
         # integer dtypes compute in int64 from the truncated start and step, then wrap
         first, stride = builtins.int(start), builtins.int(step)
         return (first + stride * index).astype(np_dtype)
     return _vectorised_range(builtins.float(start), builtins.float(step), index, np_dtype)
+
+
+def _wrapped_int64(value):
+    """A Python int wrapped around to int64, as C's int64 arithmetic does."""
+    return (value + 2**63) % 2**64 - 2**63
 
 
 def _vectorised_range(start, step, index, np_dtype):
@@ -781,7 +805,8 @@ def _linspace_values(start, end, steps, target):
     if steps == 0:
         return np.empty(0, np_dtype)
     if steps == 1:
-        return np.array([checked_scalar(start, np_dtype)], np_dtype)  # torch: fill_(start)
+        # torch: fill_(start), which lets a single float16 overflow to inf
+        return np.array([checked_scalar(start, np_dtype, check_half=False)], np_dtype)
     low, high = checked_scalar(start, np_dtype), checked_scalar(end, np_dtype)
     index = np.arange(steps, dtype=np.int64)
     first_half = index < steps // 2
@@ -790,7 +815,8 @@ def _linspace_values(start, end, steps, target):
         step = (builtins.float(high) - builtins.float(low)) / (steps - 1)
         values = np.where(first_half, fma(step, index, builtins.float(low)),
                           fma(-step, steps - index - 1, builtins.float(high)))
-        return values.astype(np_dtype)
+        with np.errstate(invalid="ignore"):  # beyond int64: x86's cast gives -2**63, as torch
+            return values.astype(np_dtype)
     if np_dtype == np.float16:
         # in float32 (torch's opmath type for half), multiply and add each rounded, no fma
         low, high = np.float32(low), np.float32(high)

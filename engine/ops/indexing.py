@@ -764,13 +764,22 @@ def index_select(input, dim, index):
     size = _as_1d(input._data).shape[dim]
     bad = (where < 0) | (where >= size)
     if bad.any():
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={where[np.argmax(bad)]} "
-                           f"axis_dim={size}")
+        raise _index_select_bounds_error(input._data, dim, size, where[np.argmax(bad)])
     values = np.take(_as_1d(input._data), where, axis=dim)
     result = wrap(np.ascontiguousarray(values).reshape(
         () if input._data.ndim == 0 else values.shape))
     return record(IndexSelectBackward0, result, (input,), saved=(index,), dim=dim,
                   self_sym_sizes=input._data.shape)
+
+
+def _index_select_bounds_error(data, dim, size, index):
+    """torch's kernels check the indices in their own words: a tensor of two or more dims
+    through its empty-tensor check or its dim-1 kernel, anything else as IndexError."""
+    if data.ndim > 1 and data.size == 0 and size == 0:
+        return RuntimeError("index_select(): self indexing axis dim should be positive")
+    if data.ndim > 1 and (data.size == 0 or dim == 1):
+        return RuntimeError(f"INDICES element is out of DATA bounds, id={index} axis_dim={size}")
+    return IndexError("index out of range in self")
 
 
 class IndexSelectBackward0(Node):
@@ -977,6 +986,8 @@ def take_along_dim(input, indices, dim=None):
                            f"{dtypes.scalar_type_name[indices.dtype]}")
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input._data.ndim == 0 and indices._data.ndim == 0 and dim in (0, -1):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input._data.ndim != indices._data.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input._data.ndim} dimensions for "

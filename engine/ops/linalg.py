@@ -32,7 +32,42 @@ def _products(a, b):
     if a.dtype.char == "e":
         return quietly(lambda: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(
             np.float16))
-    return quietly(np.matmul, a, b)  # (inf * 0 is nan, without a word, as in torch)
+    result = quietly(np.matmul, a, b)  # (inf * 0 is nan, without a word, as in torch)
+    if a.dtype.char == "f" and a.size and b.size and _may_overflow(a, b, result):
+        result = np.array(result)  # (dot's is a numpy scalar)
+        _overflow_as_torch(a, b, result)
+    return result
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _may_overflow(a, b, result):
+    """Whether a float32 sum of a @ b that torch adds term by term (see _overflow_as_torch)
+    overflowed, or some order of its additions would."""
+    if (a.shape[-2] if a.ndim >= 2 else 1) > 3 and (b.shape[-1] if b.ndim >= 2 else 1) > 11:
+        return False
+    if not np.isfinite(result).all():
+        return True
+    bound = (builtins.max(a.max(), -a.min()) * np.float64(builtins.max(b.max(), -b.min()))
+             * a.shape[-1])
+    return bound >= _FLOAT32_MAX
+
+
+def _overflow_as_torch(a, b, result):
+    """A float32 product near overflow: torch's kernel for a vector, or for few rows or
+    columns (up to 3 and 11, measured), rounds each term before adding them one after
+    another; numpy's BLAS fuses them (fma) and adds in its own order. They differ once a
+    term or a partial sum overflows: a term of inf and one of -inf make nan, where the fused
+    sum keeps the first inf, and 3e38 + 3e38 - 3e38 is inf, not 3e38."""
+    matrix_a = a if a.ndim >= 2 else a[None, :]
+    matrix_b = b if b.ndim >= 2 else b[:, None]
+    products = result if a.ndim >= 2 and b.ndim >= 2 else result.reshape(
+        matrix_a.shape[-2], matrix_b.shape[-1])  # (a view: written through)
+    terms = quietly(np.multiply, matrix_a[..., :, None, :],
+                    np.swapaxes(matrix_b, -1, -2)[..., None, :, :])
+    terms = np.broadcast_to(terms, products.shape + terms.shape[-1:])
+    products[...] = quietly(np.add.accumulate, terms, axis=-1)[..., -1]
 
 
 def _matrix_products(a, b):

@@ -215,7 +215,18 @@ Tensor.__or__ = _operator(compare.bitwise_or)
 Tensor.__ror__ = _operator(compare.bitwise_or, reflected=True)
 Tensor.__xor__ = _operator(compare.bitwise_xor)
 Tensor.__rxor__ = _operator(compare.bitwise_xor, reflected=True)
-Tensor.__eq__ = _operator(compare.eq)
+_eq_operator = _operator(compare.eq)
+
+
+def _eq(self, other):
+    if isinstance(other, np.ndarray):
+        # torch leaves `tensor == array` to numpy, whose elementwise answer comes back as a
+        # bool tensor (`tensor != array`, though, is Python's identity test: True)
+        return creation.from_numpy(np.asarray(np.equal(np.asarray(self), other)))
+    return _eq_operator(self, other)
+
+
+Tensor.__eq__ = _eq
 Tensor.__ne__ = _operator(compare.ne)
 Tensor.__lt__ = _operator(compare.lt)
 Tensor.__le__ = _operator(compare.le)
@@ -226,13 +237,40 @@ Tensor.__pos__ = unary.positive
 Tensor.__abs__ = _without_out(unary.abs)
 Tensor.__invert__ = compare.invert_operator  # ~x: TypeError for floats (bitwise_not: another)
 
-Tensor.__iadd__ = Tensor.add_
-Tensor.__isub__ = Tensor.sub_
-Tensor.__imul__ = Tensor.mul_
-Tensor.__itruediv__ = Tensor.div_
-Tensor.__ifloordiv__ = Tensor.floor_divide_
-Tensor.__imod__ = Tensor.remainder_
-Tensor.__ipow__ = Tensor.pow_
-Tensor.__iand__ = Tensor.bitwise_and_
-Tensor.__ior__ = Tensor.bitwise_or_
-Tensor.__ixor__ = Tensor.bitwise_xor_
+
+
+def _in_place_operator(method):
+    """``x += other``: torch turns the method's TypeError into NotImplemented, so Python
+    falls back to ``x = x + other`` (a numpy array: numpy's own +, see __array_wrap__)."""
+    def operator(self, other):
+        if isinstance(other, np.ndarray):
+            return NotImplemented  # (torch's argument parser refuses it before anything else)
+        try:
+            return method(self, other)
+        except TypeError:
+            return NotImplemented
+    operator.__name__ = method.__name__
+    return operator
+
+
+Tensor.__iadd__ = _in_place_operator(Tensor.add_)
+Tensor.__isub__ = _in_place_operator(Tensor.sub_)
+Tensor.__imul__ = _in_place_operator(Tensor.mul_)
+Tensor.__itruediv__ = _in_place_operator(Tensor.div_)
+Tensor.__ifloordiv__ = _in_place_operator(Tensor.floor_divide_)
+Tensor.__imod__ = _in_place_operator(Tensor.remainder_)
+Tensor.__ipow__ = _in_place_operator(Tensor.pow_)
+Tensor.__iand__ = _in_place_operator(Tensor.bitwise_and_)
+Tensor.__ior__ = _in_place_operator(Tensor.bitwise_or_)
+Tensor.__ixor__ = _in_place_operator(Tensor.bitwise_xor_)
+
+
+def _array_wrap(self, array):  # (one argument, as torch's: numpy 2 warns about it, as for torch)
+    """numpy's result of ``tensor + array`` (computed by numpy, from the tensor's values and
+    numpy's rules) comes back as a tensor sharing its memory; bools as uint8, as in torch."""
+    if array.dtype == bool:
+        array = array.astype("uint8")
+    return creation.from_numpy(array)
+
+
+Tensor.__array_wrap__ = _array_wrap

@@ -541,39 +541,13 @@ def argmin(input, dim=None, keepdim=False):
     return _arg_extreme(input, dim, keepdim, "argmin", np.argmin)
 
 
-def _in_double(data, reduce, **kwargs):
-    """``reduce(data)`` (np.var, np.std) in float64, rounded once to the data's dtype: torch
-    sums squares in double for every float dtype (in float32 they overflow from 1.8e19 on)."""
-    wide = data.astype(np.float64, copy=False)
-    return quietly(lambda: np.asarray(reduce(wide, **kwargs)).astype(data.dtype))
-
-
-def _one_moment(data, ddof, take_sqrt):
-    """var / std with one output element, as torch's CPU path for float32 and float64 computes
-    it: the mean in the dtype (a float32 sum can overflow to inf: then so does the result),
-    then the squared deviations from it in double."""
-    with np.errstate(all="ignore"):
-        mean = np.float64(_mean_kernel(data))
-        deviations = data.astype(np.float64) - mean
-        value = _serial_sum(deviations * deviations) / builtins.max(
-            0.0, data.size - ddof)
-        if take_sqrt:
-            value = np.sqrt(value)
-        return np.asarray(value).astype(data.dtype)
-
-
-def _serial_sum(values):
-    """values[0] + values[1] + ..., one after another (torch's loop over them, on one thread)."""
-    return np.cumsum(values.ravel(order="K"))[-1] if values.size else values.dtype.type(0)
-
-
 def _correction(unbiased, correction):
     if correction is not None:
         return correction
     return 1 if unbiased is None or unbiased else 0
 
 
-def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
+def _moment(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, builtins.bool):  # legacy var(unbiased)
         dim, unbiased = None, dim
     data = input._data
@@ -589,13 +563,8 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
     degenerate = (data.size // outputs if outputs else 0) - ddof <= 0
     if degenerate:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
-    if outputs == 1 and data.size and data.dtype.char in "fd":
-        shape = [1 if axes is None or d in axes else n for d, n in enumerate(data.shape)
-                 if keepdim or not (axes is None or d in axes)]
-        result = _reduced(_one_moment(data, ddof, name == "std").reshape(shape))
-    else:
-        result = _reduced(_degenerate_quietly(degenerate, _in_double, data, reduce, axis=axes,
-                                              keepdims=keepdim, ddof=ddof))
+    result = _reduced(_degenerate_quietly(degenerate, quietly, _moment_values, data, axes,
+                                          keepdim, ddof, name == "std"))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
                       correction=ddof, keepdim=keepdim, count=count)
@@ -603,10 +572,55 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
                   correction=ddof, keepdim=keepdim, count=count)
 
 
+def _moment_values(data, axes, keepdim, ddof, take_sqrt):
+    """torch's CPU std/var kernels, which add the squares in float64 whatever the dtype.
+
+    A reduction to one number (not float16) takes two passes: the mean in the dtype,
+    then the squares of the distances to it; any other reduction is Welford's running
+    mean and sum of squares. They part only when float64 overflows (three times 1e308:
+    the mean overflows, inf; a running mean would not, 0), so numpy's two passes stand
+    in for Welford's unless they overflowed."""
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    divisor = builtins.max(0, count - ddof)
+    outputs = data.size // count if count else math.prod(
+        n for a, n in enumerate(data.shape) if axes is not None and a not in axes)
+    if data.dtype.char != "e" and outputs <= 1 and data.size:
+        mean = _mean_kernel(data)  # in the dtype, as torch's mean() adds up
+        distance = data.astype(np.float64).ravel() - np.float64(mean)
+        variance = np.add.reduce(distance * distance) / np.float64(divisor)
+        if keepdim:
+            variance = np.full((1,) * data.ndim, variance)
+        elif axes is not None and len(axes) < data.ndim:
+            variance = np.full(tuple(n for a, n in enumerate(data.shape) if a not in axes),
+                               variance)
+    else:
+        wide = data.astype(np.float64)
+        variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
+        if data.dtype == np.float64 and np.isinf(variance).any():
+            variance = _welford(wide, axes, keepdim, divisor)
+    return np.asarray(np.sqrt(variance) if take_sqrt else variance).astype(data.dtype)
+
+
+def _welford(data, axes, keepdim, divisor):
+    """torch's WelfordOps over ``axes``, one element after another, in float64."""
+    axes = tuple(range(data.ndim)) if axes is None else axes
+    kept = [a for a in range(data.ndim) if a not in axes]
+    rows = data.transpose(kept + list(axes)).reshape(
+        tuple(data.shape[a] for a in kept) + (-1,))
+    mean = np.zeros(rows.shape[:-1])
+    m2 = np.zeros(rows.shape[:-1])
+    for i in range(rows.shape[-1]):
+        delta = rows[..., i] - mean
+        mean = mean + delta / np.float64(i + 1)
+        m2 = m2 + delta * (rows[..., i] - mean)
+    variance = m2 / np.float64(divisor)
+    return np.expand_dims(variance, axes) if keepdim else variance
+
+
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
-    return _moment(input, dim, unbiased, keepdim, correction, "var", np.var)
+    return _moment(input, dim, unbiased, keepdim, correction, "var")
 
 
 class VarBackward0(Node):
@@ -634,7 +648,7 @@ def _var_backward(node, grad, x):
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
-    return _moment(input, dim, unbiased, keepdim, correction, "std", np.std)
+    return _moment(input, dim, unbiased, keepdim, correction, "std")
 
 
 class StdBackward0(Node):
@@ -1134,7 +1148,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
         raise NotImplementedError("topk does not support bool dtypes on CPU")
     data = input._data
     if ndim:
-        along = wrap_dim(dim, ndim)
         rows = np.moveaxis(data, along, -1)
         picked = np.zeros(rows.shape[:-1] + (k,), np.int64)
         for position in np.ndindex(rows.shape[:-1]) if k else ():
@@ -1147,7 +1160,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     result = return_types.topk(wrap(np.array(values, order="C")),
                                wrap(np.array(indices, order="C")))
     return record(TopkBackward0, result, (input,), saved=(result.indices,),
-                  self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
+                  self_sym_sizes=input._data.shape, dim=along)
 
 
 class TopkBackward0(SortBackward0):

@@ -507,6 +507,66 @@ def test_range_rules_and_errors(name):
     check(RANGES[name])
 
 
+def _ranges_near_the_ends():
+    """arange/linspace/logspace with bounds at, just inside and just beyond each dtype's
+    ends: torch reads start and step (and end, for int64) in its kernel's type (int64 for
+    every integer dtype, float for float16) with a range check, adds int64s with C's
+    wrap-around, and refuses sizes that do not fit int64."""
+    ints = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-2**15, 2**15 - 1),
+            "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+    for dtype, (lo, hi) in ints.items():
+        for args in [(hi - 3, hi + 1, 1), (hi - 3, hi + 2, 1), (hi - 3, hi, 1),
+                     (hi - 2, hi + 5, 2), (lo + 3, lo - 1, -1), (lo + 3, lo - 2, -1),
+                     (lo, lo + 3, 1), (lo - 1, lo + 2, 1), (hi + 1, hi + 3, 1),
+                     (0, hi + 1, hi // 2 + 1), (0, 5, hi + 1), (hi - 3.5, hi + 1.0, 1),
+                     (lo, hi, hi), (lo, hi, hi // 2 + 1), (hi, lo, -2**61), (lo, hi, 2**61),
+                     (0, 4.5, 1), (0, 1e19, 1e18), (1e19, 0, -1e18), (0, 9.2e18, 1e18),
+                     (0, 5, 2**62 + 0.5), (float("nan"), 2**63, 1), (2**64, 0, 1)]:
+            yield f"arange{args} {dtype}", lambda m, a=args, d=dtype: m.arange(
+                *a, dtype=getattr(m, d))
+        if dtype in ("uint8", "int8", "int16", "int64"):  # (int32's 2**32 / 3 elements: 5 GB)
+            for args in [(hi, lo, -3), (lo, hi, 3)]:
+                yield f"arange{args} {dtype}", lambda m, a=args, d=dtype: m.arange(
+                    *a, dtype=getattr(m, d))
+        for args in [(hi - 3, hi, 4), (lo, hi, 3), (lo - 1, hi, 3), (lo, hi + 1, 3),
+                     (hi + 1, hi + 1, 1), (lo - 1, lo - 1, 1), (hi + 0.5, hi, 2)]:
+            yield f"linspace{args} {dtype}", lambda m, a=args, d=dtype: m.linspace(
+                *a, dtype=getattr(m, d))
+    floats = {"float16": 65504.0, "float32": 3.4028234663852886e38,
+              "float64": 1.7976931348623157e308}
+    for dtype, big in floats.items():
+        for args in [(big * 0.9, big, big * 0.05), (0, big, big / 2), (-big, big, big),
+                     (0, 70000.0, 20000.0), (0, 1e39, 3e38), (-1e39, 0, 3e38),
+                     (big, big * 0.5, -big * 0.2), (3e38, 3.4e38, 1e37)]:
+            yield f"arange{args} {dtype}", lambda m, a=args, d=dtype: m.arange(
+                *a, dtype=getattr(m, d))
+        for args in [(0, big, 3), (-big, big, 3), (0, 1e39, 2), (1e39, 1e39, 1),
+                     (1e5, 1e5, 1), (70000.0, 0, 2), (big, -big, 4)]:
+            yield f"linspace{args} {dtype}", lambda m, a=args, d=dtype: m.linspace(
+                *a, dtype=getattr(m, d))
+            yield f"logspace{args} {dtype}", lambda m, a=args, d=dtype, b=big: m.logspace(
+                a[0] / b * 10, a[1] / b * 10, a[2], dtype=getattr(m, d))
+    for args in [(2**63,), (2**63 - 1,), (2**62,), (-2**63 - 1, 0), (2**64,), (1.5, 2**63),
+                 (2**64 - 1, 2**64 + 5)]:
+        for dtype in ("uint8", "int64", "float32", "float64"):
+            if args == (2**62,) and dtype == "uint8":
+                continue  # 4 EiB that fit int64: torch's allocator fails, numpy's too, in words
+            yield f"arange{args} {dtype} size", lambda m, a=args, d=dtype: m.arange(
+                *a, dtype=getattr(m, d))
+
+
+RANGES_NEAR_THE_ENDS = dict(_ranges_near_the_ends())
+
+
+@pytest.mark.parametrize("name", list(RANGES_NEAR_THE_ENDS))
+def test_ranges_near_each_dtypes_ends(name):
+    check(RANGES_NEAR_THE_ENDS[name])
+
+
+def test_the_issues_arange():
+    check(lambda m: m.arange(9223372036854775804, 9223372036854775809, dtype=m.int64))
+
+
 # ====================================================================== attributes
 def _x(m):
     return m.arange(6.).reshape(2, 3)
