@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages
+from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.floating import quietly, silent_runner
 from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
@@ -35,7 +35,7 @@ __all__ = [
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
-    "numpy_names", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
+    "numpy_names", "overloads", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
@@ -332,6 +332,38 @@ def _torch_names(name, positions, args, kwargs):
             first = next(k for k in kwargs if k in _NUMPY_NAMES)  # torch names the first one
             raise TypeError(f"{name}() got an unexpected keyword argument '{first}'")
     return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
+
+
+def overloads(*printed):
+    """Calls checked against torch's overloads ``printed`` (as torch prints them for
+    ``torch.op``, see fidelity/signatures.py) before they run: what Python's own parsing of
+    the engine's signature would take but no overload of torch's does raises torch's
+    TypeError (``x.sum(keepdim=True)``, ``x.std(unbiased=False, correction=0)``)."""
+    methods = signatures.method_signatures(printed)
+
+    def checked(op, method_only=False):
+        name = op.__name__
+
+        @functools.wraps(op)
+        def op_as_torch_parses_it(*args, **kwargs):
+            given, named = args[1:], kwargs
+            if not args and "input" in kwargs:  # torch.op(input=x, ...)
+                named = {key: value for key, value in kwargs.items() if key != "input"}
+            for signature in methods:
+                fits = signature.parse(name, given, named, False)
+                if fits is True:
+                    return op(*args, **kwargs)
+                if fits and (method_only or calls.called_as_method()):
+                    return op(args[0], tuple(given), **kwargs)
+            if method_only or calls.called_as_method():
+                raise signatures.refuse(name, printed, True, given, named)
+            raise signatures.refuse(name, printed, False, args, kwargs)
+
+        if hasattr(op, "without_out"):  # (the method, which takes no out=)
+            op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
+        return op_as_torch_parses_it
+
+    return checked
 
 
 # ====================================================================== out=

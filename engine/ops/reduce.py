@@ -19,7 +19,7 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
-                     numpy_names, takes_out, tensor_inputs)
+                     numpy_names, overloads, takes_out, tensor_inputs)
 from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -134,6 +134,9 @@ def _degenerate_quietly(degenerate, function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
+@overloads("(Tensor input, *, torch.dtype dtype = None)",
+           "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @takes_out(dtype_from_out=True)  # torch adds up in out's dtype
 @numpy_names
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
@@ -179,6 +182,8 @@ def _unreduce(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @numpy_names
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """out = the sum of the elements over dim, nan counted as 0"""
@@ -201,6 +206,9 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
+@overloads("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+           "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @takes_out
 @numpy_names
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -255,6 +263,9 @@ class MeanBackward1(Node):
         return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
 
 
+@overloads("(Tensor input, *, torch.dtype dtype = None)",
+           "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+           "Tensor out = None)")
 @takes_out(dtype_from_out=True)
 @numpy_names
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -455,12 +466,18 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     return grad.new_zeros(shape).scatter(dim, indices, grad)
 
 
+@overloads("(Tensor input, *, Tensor out = None)",
+           "(Tensor input, Tensor other, *, Tensor out = None)",
+           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
 @numpy_names
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
     """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
     return _extreme(input, dim, keepdim, "max", np.maximum.reduce, np.argmax, other)
 
 
+@overloads("(Tensor input, *, Tensor out = None)",
+           "(Tensor input, Tensor other, *, Tensor out = None)",
+           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
 @numpy_names
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
     """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
@@ -468,6 +485,8 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
 
 
 def _amax_amin(input, dim, keepdim, name, pick):
+    if dim is None:  # (torch reads None as its default, all dims)
+        dim = ()
     listed = isinstance(dim, (tuple, list))
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     _check_nonempty(input, name, given)  # (dim by dim, before torch looks for repeated dims)
@@ -497,12 +516,14 @@ class AminBackward0(AmaxBackward0):
     """out = the smallest elements over dim:  d/dx = 1 at the minimum, shared evenly by ties"""
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
 @numpy_names
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
     return _amax_amin(input, dim, keepdim, "amax", np.maximum.reduce)
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
 @numpy_names
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""
@@ -529,12 +550,14 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
+@overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
 @numpy_names
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest element (of the flattened tensor when dim is None)"""
     return _arg_extreme(input, dim, keepdim, "argmax", np.argmax)
 
 
+@overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
 @numpy_names
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
@@ -603,6 +626,11 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
                   correction=ddof, keepdim=keepdim, count=count)
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
+           "*, Tensor out = None)",
+           "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
+           "bool keepdim = False, Tensor out = None)",
+           "(Tensor input, bool unbiased = True)")
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -631,6 +659,11 @@ def _var_backward(node, grad, x):
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
+           "*, Tensor out = None)",
+           "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
+           "bool keepdim = False, Tensor out = None)",
+           "(Tensor input, bool unbiased = True)")
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
@@ -654,6 +687,8 @@ class StdBackward0(Node):
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    if p is None:  # (torch.norm reads None as its default)
+        p = "fro"
     if isinstance(p, str):
         # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
         # else named by a string is a matrix norm, which needs exactly two dims
@@ -787,6 +822,7 @@ def _softmax_result(values, input):
     return wrap(np.array(values.reshape(input._data.shape), input._data.dtype, order="C"))
 
 
+@overloads("(Tensor input, int dim, torch.dtype dtype = None)")
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -816,6 +852,7 @@ class SoftmaxBackward0(Node):
         return out * (grad - (grad * out).sum(self.dim, keepdim=True))
 
 
+@overloads("(Tensor input, int dim, torch.dtype dtype = None)")
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
@@ -847,6 +884,7 @@ class LogSoftmaxBackward0(Node):
         return grad - out.exp() * grad.sum(self.dim, keepdim=True)
 
 
+@overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
 @numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
@@ -982,9 +1020,10 @@ class CumprodBackward0(Node):
         return cat(pieces, dim)
 
 
-cumsum = _cumulative(np.cumsum, "cumsum", CumsumBackward0)
+_CUMULATIVE = "(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"
+cumsum = overloads(_CUMULATIVE)(_cumulative(np.cumsum, "cumsum", CumsumBackward0))
 cumsum.__doc__ = "out[i] = input[0] + ... + input[i] along dim"
-cumprod = _cumulative(np.cumprod, "cumprod", CumprodBackward0)
+cumprod = overloads(_CUMULATIVE)(_cumulative(np.cumprod, "cumprod", CumprodBackward0))
 cumprod.__doc__ = "out[i] = input[0] * ... * input[i] along dim"
 
 
@@ -1003,12 +1042,18 @@ def _truth_reduction(np_func):
     return numpy_names(reduction)
 
 
-all = _truth_reduction(np.all)  # noqa: A001 - torch.all
+_TRUTH = ("(Tensor input, *, Tensor out = None)",
+          "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+          "Tensor out = None)",
+          "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
+all = overloads(*_TRUTH)(_truth_reduction(np.all))  # noqa: A001 - torch.all
 all.__doc__ = "True when every element (over dim) is nonzero"
-any = _truth_reduction(np.any)  # noqa: A001 - torch.any
+any = overloads(*_TRUTH)(_truth_reduction(np.any))  # noqa: A001 - torch.any
 any.__doc__ = "True when some element (over dim) is nonzero"
 
 
+@overloads("(Tensor input, int dim = None)",
+           "(Tensor input, tuple of ints dim)")
 @numpy_names
 def count_nonzero(input, dim=None):
     """out = the number of nonzero elements over dim"""
@@ -1118,6 +1163,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
+@overloads("(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
+           "tuple of Tensors out = None)")
 @numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""

@@ -22,7 +22,8 @@ from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import copy_preserving_layout, empty_in_format, numpy_names, operand_type_error
+from .common import (copy_preserving_layout, empty_in_format, numpy_names, operand_type_error,
+                     overloads)
 from .creation import zeros
 from .join import cat, stack
 
@@ -271,6 +272,7 @@ def alias(input):
     return make_view(input, input._data.shape, input.stride(), input.storage_offset())
 
 
+@overloads("(Tensor input, int dim0, int dim1)")
 def transpose(input, dim0, dim1):
     """Swap two dimensions (a view: the strides swap, the memory stays)."""
     ndim = input._data.ndim
@@ -372,6 +374,7 @@ moveaxis = movedim
 
 
 # ---------------------------------------------------------------- adding and removing dimensions
+@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)")
 @numpy_names
 def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
@@ -410,6 +413,7 @@ class SqueezeBackward2(SqueezeBackward0):
     dim: tuple
 
 
+@overloads("(Tensor input, int dim)")
 @numpy_names
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``."""
@@ -939,6 +943,7 @@ class CloneBackward0(Node):
         return grad
 
 
+@overloads("(Tensor input, tuple of ints dims)")
 def flip(input, *args, dims=None):
     """A copy with the elements in reverse order along ``dims`` (slices cannot step backwards)."""
     if dims is None and not args:
