@@ -19,7 +19,7 @@ from .creation import full_like
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
-                     number_argument, operand_type_error, operands_broadcast_shape,
+                     number_argument, operand_type_error, operands_broadcast_shape, overloads,
                      promote_operands, require_tensors, scalar_value, takes_out,
                      two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
@@ -704,9 +704,29 @@ class WhereBackward0(Node):
         return where(condition, grad, 0.0), where(condition, 0.0, grad)
 
 
+# (torch has no clamp with a tensor bound and a number bound: x.clamp(t, 0) is refused)
+_CLAMP = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+          "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+
+
+@overloads(*_CLAMP)
 @takes_out
 def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     """out = min(max(input, min), max)"""
+    return _clamp(input, min, max)
+
+
+@overloads(*_CLAMP)
+@takes_out
+def clip(input, min=None, max=None):  # noqa: A002
+    """clamp's other name"""
+    return _clamp(input, min, max)
+
+
+def _clamp(input, min, max):  # noqa: A002
+    if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and \
+            max is not None:  # (torch's Number overload: a 0-d tensor bound is its value)
+        min, max = (v.item() if isinstance(v, Tensor) else v for v in (min, max))
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -804,7 +824,6 @@ class ClampBackward0(Node):
         return grad_x, grad_low, grad_high
 
 
-clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002

@@ -24,7 +24,7 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
                       write_inplace)
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
-                     laid_out_like,
+                     laid_out_like, operands_broadcast_shape,
                      not_implemented_for, numpy_names)
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
@@ -795,22 +795,28 @@ class IndexSelectBackward0(Node):
 
 def masked_fill(input, mask, value):
     """A copy of input with ``value`` where ``mask`` (bool, broadcast to input) is True."""
+    return _masked_fill(input, mask, value, in_place=False)
+
+
+def _masked_fill(input, mask, value, in_place):
     if not isinstance(mask, Tensor):
         raise invalid_arguments_error("masked_fill", mask, value)
+    if not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+        raise invalid_arguments_error("masked_fill", mask, value)
+    # torch's order: masked_fill broadcasts mask and input first (mask is "tensor a"), then
+    # fills the copy in place: masked_fill_ checks the value, the mask's dtype, then
+    # broadcasts (the tensor filled is "tensor a")
+    if not in_place:
+        operands_broadcast_shape(mask._data, input._data)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                           f"got tensor with {value._data.ndim} dimension(s).")
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{CPP_TYPE_NAMES[mask._data.dtype.name]}")
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
-                               f"got tensor with {value._data.ndim} dimension(s).")
-    elif not isinstance(value, PYTHON_AND_NUMPY_NUMBERS):
-        raise invalid_arguments_error("masked_fill", mask, value)
+    operands_broadcast_shape(input._data, mask._data)
     fill = checked_scalar(value, input._data.dtype)
-    try:
-        filled = np.where(mask._data, fill, input._data)
-    except ValueError:
-        raise broadcast_error(mask._data, input._data) from None
+    filled = np.where(mask._data, fill, input._data)
     result = wrap(np.array(filled, input._data.dtype, order="C"))
     if isinstance(value, Tensor):
         return record(MaskedFillBackward1, result, (input, value), saved=(mask,))
@@ -892,7 +898,7 @@ class IndexFillBackward1(Node):
 def masked_fill_(self, mask, value):
     """In place: ``value`` where ``mask`` is True, the rest untouched."""
     filled = _fill_in_place(self, (mask, value), messages.MASKED_FILL_EXPANDED,
-                            lambda: masked_fill(self, mask, value))
+                            lambda: _masked_fill(self, mask, value, in_place=True))
     fits = filled._data.shape == self._data.shape  # (else write_inplace raises torch's error)
     return write_inplace(self, filled, np.broadcast_to(mask._data, self._data.shape) if fits
                          else True)

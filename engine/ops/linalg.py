@@ -130,11 +130,11 @@ def _check_bmm(a, b, batch, m, k):
     rows, columns = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
     if not _multiplies(batch * rows * columns, m):
         return  # (torch's bmm looks at neither dtype then; its result has mat2's)
+    if a.dtype.kind == "b":  # (torch picks the kernel by the first operand's dtype first)
+        raise not_implemented_for("bmm", a.dtype)
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name[from_numpy_dtype[a.dtype]]} "
                            f"but found {scalar_type_name[from_numpy_dtype[b.dtype]]}")
-    if a.dtype.kind == "b":
-        raise not_implemented_for("bmm", a.dtype)
 
 
 def _check_matmul_out(result, out, *args):

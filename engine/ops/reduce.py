@@ -336,7 +336,7 @@ def _product_of_others(x, dim):
         return ones_like(x)
     ones = x.new_ones(x._data.shape[:dim] + (1,) + x._data.shape[dim + 1:])
     before = cat([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
-    after = cat([ones, x.narrow(dim, 1, n - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    after = cat([ones, x.narrow(dim, 1, n - 1).flip((dim,))], dim).cumprod(dim).flip((dim,))
     return before * after
 
 
@@ -936,9 +936,9 @@ def _cumulative(ufunc, name, node):
             data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
+        axis = wrap_dim(dim, data.ndim)  # (torch's order: the dim, then the kernel's dtype)
         if data.dtype.kind == "b" and data.size:  # (no kernel runs for no elements)
             raise not_implemented_for(f"{name}_out_cpu", data.dtype)
-        axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
             result = wrap(data.copy())
         else:
@@ -970,7 +970,7 @@ class CumsumBackward0(Node):
 def _reversed_cumsum(grad, dim):
     """out[i] = grad[i] + ... + grad[n-1] along dim: a cumsum from the end, added in that order
     (torch's grad.flip(dim).cumsum(dim).flip(dim))"""
-    return grad.flip(dim).cumsum(dim).flip(dim)
+    return grad.flip((dim,)).cumsum(dim).flip((dim,))
 
 
 def _cumprod_backward_with_zeros(grad, x, out, dim):

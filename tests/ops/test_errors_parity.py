@@ -5,6 +5,8 @@ non-contiguous layout, every op that writes its result in place) rather than the
 repro the issue names.
 """
 import itertools
+
+import numpy
 import re
 import subprocess
 import sys
@@ -602,3 +604,103 @@ def test_calls_as_torchs_argument_parser_takes_them(name):
     if isinstance(torch_result, TypeError):
         expected = re.sub(r"\n      didn't match[^\n]*", "", str(torch_result))
         assert str(engine_result) == expected
+
+
+# Bounds, masks, dims and dtypes wrong at once (clamp, masked_fill, cumsum, bmm and matmul):
+# x is a (2, 3) float tensor, t ones of its shape, y x requiring grad
+MIXED = [
+    "m.add(x, t, 2)",
+    "m.add(x, t, alpha=2)",
+    "x.clamp(t, 0)",
+    "x.clamp(0, t)",
+    "x.clamp(t, t)",
+    "x.clamp(min=t, max=0)",
+    "x.clamp(min=0, max=t)",
+    "x.clamp(t)",
+    "x.clamp(max=t)",
+    "m.clamp(x, t, 0)",
+    "x.clamp(m.ones(5), 0)",
+    "x.clamp_(t, 0)",
+    "x.clip(t, 0)",
+    "x.masked_fill(m.ones(3, 3), 0)",
+    "x.masked_fill(m.ones(3, 3, dtype=m.int64), 0)",
+    "x.masked_fill(m.ones(3, 3, dtype=m.bool), 0)",
+    "x.masked_fill(m.ones(3, dtype=m.bool), 0)",
+    "x.masked_fill(m.ones(3, 3, dtype=m.bool), m.ones(2))",
+    "x.masked_fill(m.ones(2, 3), m.ones(2))",
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), m.ones(2))",
+    "x.masked_fill_(m.ones(3, 3, dtype=m.bool), 0)",
+    "x.masked_fill_(m.ones(3, 3), 0)",
+    "x.masked_fill_(m.ones(2, 1, 3, dtype=m.bool), 0)",
+    "x.masked_fill(m.ones(2, 1, 3, dtype=m.bool), 0)",
+    "x.masked_fill_(m.ones(4, dtype=m.bool), 0)",
+    "x.masked_fill_(m.ones(3, dtype=m.bool), m.tensor([1.]))",
+    "m.ones(3).masked_fill_(m.ones(2, 3, dtype=m.bool), 0)",
+    "y.cumsum(4, dtype=m.bool)",
+    "x.cumsum(4, dtype=m.bool)",
+    "x.cumsum(4, dtype=m.int64)",
+    "x.cumprod(4, dtype=m.bool)",
+    "m.ones(2, dtype=m.bool).cumsum(0, dtype=m.bool)",
+    "m.ones(0, dtype=m.bool).cumsum(3, dtype=m.bool)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, 2, dtype=m.int64)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, 2, dtype=m.bool)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 3, 2, dtype=m.int64)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, dtype=m.int64)",
+    "m.ones(2, 2, dtype=m.bool) @ m.ones(2, 2, dtype=m.int64)",
+    "m.ones(2, dtype=m.bool) @ m.ones(2, 2, 2, dtype=m.int64)",
+    "m.ones(2, 2, dtype=m.bool) @ m.ones(3, 2, 2, dtype=m.int64)",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.int64))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.matmul(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.ones(2, 2, 2, dtype=m.float16) @ m.ones(2, 2, 2, dtype=m.int64)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, 3, dtype=m.bool)",
+    "x.masked_fill_(m.ones(2, 3), m.ones(2))",
+    "x.masked_fill_(m.ones(3, 3), m.ones(2))",
+    "x.masked_fill_(m.ones(3, 3, dtype=m.bool), m.ones(2))",
+    "x.masked_fill(m.ones(3, 3), m.ones(2))",
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), m.tensor(1.))",
+    "x.masked_fill_(m.ones(2, 3, dtype=m.bool), m.tensor(1.))",
+    "x.masked_fill(m.ones(3, dtype=m.bool), 5)",
+    'x.masked_fill(t, "a")',
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), 1e300)",
+    "m.ones(2, dtype=m.int8).masked_fill(m.ones(2, dtype=m.bool), 300)",
+    "m.ones(2, dtype=m.int8).masked_fill(m.ones(3, dtype=m.bool), 300)",
+    "m.ones(2, dtype=m.int8).masked_fill_(m.ones(3, dtype=m.bool), 300)",
+    "m.ones(2).expand(3, 2).masked_fill_(m.ones(3, dtype=m.bool), 0)",
+    "m.masked_fill(x, m.ones(3, dtype=m.bool), 5)",
+    "x.clamp(0, 1)",
+    "x.clamp(min=0.5)",
+    "x.clamp(max=m.tensor(2.))",
+    "x.clamp(m.tensor(1.), m.tensor(2.))",
+    "x.clamp(m.tensor(1.), 3)",
+    "x.clamp(None, 2)",
+    "x.clamp()",
+    "x.clamp(None, None)",
+    "x.clip(0, 1)",
+    "x.clip_(t, 0)",
+    "m.clip(x, 0, 1)",
+    "m.clamp(x, min=t)",
+    "x.clamp_(0, 1)",
+    "x.clamp_(min=t, max=0)",
+    "x.clamp(np.float32(1), 2)",
+    'x.clamp(1, "a")',
+    "m.bmm(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.float32))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.float32), m.ones(2, 2, 2, dtype=m.int64))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.float16), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.float16))",
+    "m.bmm(m.ones(2, 2, 0, dtype=m.bool), m.ones(2, 0, 2, dtype=m.float16))",
+    "m.ones(2, 2, 2, dtype=m.int64) @ m.ones(2, 2, 2, dtype=m.bool)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, dtype=m.int64)",
+    "m.mm(m.ones(2, 2, dtype=m.bool), m.ones(2, 2, dtype=m.int64))",
+]
+
+
+@pytest.mark.parametrize("code", MIXED)
+def test_which_of_two_wrong_things_torch_names(code):
+    def run(m):
+        x, y = m.arange(6.).reshape(2, 3), m.arange(6.).reshape(2, 3).requires_grad_()
+        names = {"m": m, "np": numpy, "x": x, "t": m.ones(2, 3), "y": y}
+        return eval(code, names)
+
+    parity.run_both(run, exact=False, check_inputs=False)
