@@ -20,7 +20,8 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
-                     promote_operands, require_tensors, scalar_value, takes_out,
+                     promote_operands, refuse_saving_inference, require_tensors, scalar_value,
+                     takes_out,
                      two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -179,6 +180,7 @@ class RsubBackward0(Node):
 @takes_out
 def mul(input, other):
     """out = input * other"""
+    refuse_saving_inference((input, other), mul_saved(input, other))
     a, b, common = promote_operands(input, other, "mul")
     if common is FLOAT16 and is_half_with_scalar(common, other):
         result = wrap_elementwise(half_with_scalar(np.multiply, a, other), a)
@@ -218,6 +220,7 @@ multiply = mul
 def div(input, other, *, rounding_mode=None):
     """out = input / other (true division: integers divide to floating point)"""
     if rounding_mode is None:
+        refuse_saving_inference((input, other), div_saved(input, other))
         a, b, common = promote_operands(input, other, "div")
         a, b, common = float_operands(input, other, a, b, common)
         if is_half_with_scalar(common, other):
@@ -397,6 +400,7 @@ def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise invalid_arguments_error("pow", input, exponent)  # (Python's ** is for numbers)
+    refuse_saving_inference((input, exponent), (input, exponent))
     if not isinstance(exponent, Tensor):
         result = _pow_scalar_exponent(input, exponent)
         return record(PowBackward0, result, (input,), saved=(input,),
@@ -578,6 +582,7 @@ _POW_SHORTCUTS = {
 def maximum(input, other):
     """out = the larger of input and other, elementwise (nan wins)"""
     require_tensors("maximum", input, other)
+    refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "maximum")
     result = elementwise(np.maximum, a, b)
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
@@ -602,6 +607,7 @@ def _larger_gets_it(grad, a, b):
 def minimum(input, other):
     """out = the smaller of input and other, elementwise (nan wins)"""
     require_tensors("minimum", input, other)
+    refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "minimum")
     result = elementwise(np.minimum, a, b)
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
@@ -626,6 +632,7 @@ def _smaller_gets_it(grad, a, b):
 def atan2(input, other):
     """out = angle of the point (other, input)"""
     require_tensors("atan2", input, other)
+    refuse_saving_inference((input, other), (input, other))
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
     result = elementwise(np.arctan2, a, b)

@@ -30,6 +30,7 @@ __all__ = [
     "number_argument",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
+    "refuse_saving_inference",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
@@ -169,6 +170,17 @@ def promote_operands(a, b, name="op"):
         common = result_type(a, b).numpy_dtype
         return _cast_scalar(a, common), b._data.astype(common, copy=False), common
     raise operand_type_error(name, a, 1, "input")
+
+
+def refuse_saving_inference(inputs, saved):
+    """torch's autograd saves what an op's backward needs before the op runs: an inference
+    tensor among ``saved`` is refused before the op looks at shapes or dtypes (``w * x``
+    with w made in inference_mode and x requiring grad, even when they do not broadcast)."""
+    if grad_mode.recording and not grad_mode.inference and builtins.any(
+            getattr(value, "_requires_grad", False) for value in inputs):
+        for value in saved:
+            if getattr(value, "_inference", False):
+                raise RuntimeError(messages.INFERENCE_SAVED)
 
 
 def broadcast_error(*operands):

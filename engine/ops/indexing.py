@@ -795,10 +795,10 @@ class IndexSelectBackward0(Node):
 
 def masked_fill(input, mask, value):
     """A copy of input with ``value`` where ``mask`` (bool, broadcast to input) is True."""
-    return _masked_fill(input, mask, value, in_place=False)
+    return _masked_copy(input, mask, value, in_place=False)
 
 
-def _masked_fill(input, mask, value, in_place):
+def _masked_copy(input, mask, value, in_place):
     if not isinstance(mask, Tensor):
         raise invalid_arguments_error("masked_fill", mask, value)
     if not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
@@ -898,7 +898,7 @@ class IndexFillBackward1(Node):
 def masked_fill_(self, mask, value):
     """In place: ``value`` where ``mask`` is True, the rest untouched."""
     filled = _fill_in_place(self, (mask, value), messages.MASKED_FILL_EXPANDED,
-                            lambda: _masked_fill(self, mask, value, in_place=True))
+                            lambda: _masked_copy(self, mask, value, in_place=True))
     fits = filled._data.shape == self._data.shape  # (else write_inplace raises torch's error)
     return write_inplace(self, filled, np.broadcast_to(mask._data, self._data.shape) if fits
                          else True)

@@ -704,3 +704,34 @@ def test_which_of_two_wrong_things_torch_names(code):
         return eval(code, names)
 
     parity.run_both(run, exact=False, check_inputs=False)
+
+
+# An inference tensor an op would save for backward, and shapes that do not fit: torch's
+# autograd saves before the op runs, so the inference tensor is named first
+SAVED_INFERENCE = {
+    "w * x": lambda w, x: w * x,
+    "w * x, same shapes": lambda w, x: w * x[:1].expand(3),
+    "x / w": lambda w, x: x / w,
+    "x.div(w)": lambda w, x: x.div(w),
+    "x @ w": lambda w, x: x @ w,
+    "mm": lambda w, x: w.reshape(1, 3).mm(x.reshape(2, 1)),
+    "mv": lambda w, x: w.reshape(1, 3).mv(x),
+    "dot": lambda w, x: x.dot(w),
+    "bmm": lambda w, x: w.reshape(1, 1, 3).bmm(x.reshape(1, 2, 1)),
+    "maximum": lambda w, x: x.maximum(w),
+    "minimum": lambda w, x: w.minimum(x),
+    "atan2": lambda w, x: x.atan2(w),
+    "pow": lambda w, x: x.pow(w),
+    "w + x (nothing saved)": lambda w, x: w + x,
+    "w * x[0].detach() (no grad)": lambda w, x: w * x.detach(),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVED_INFERENCE))
+def test_inference_tensors_torch_would_save_come_first(name):
+    def run(m):
+        with m.inference_mode():
+            w = m.ones(3)
+        return SAVED_INFERENCE[name](w, m.ones(2, requires_grad=True))
+
+    parity.run_both(run, check_inputs=False)
