@@ -676,7 +676,9 @@ def where(condition, input=None, other=None):
     if cond.dtype == np.uint8:
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
-                      "instead.", UserWarning, stacklevel=2)
+                      "instead."
+                      + messages.triggered_in("aten/src/ATen/native/TensorCompare.cpp:714"),
+                      UserWarning, stacklevel=2)
         cond = cond.astype(bool)
     elif cond.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "

@@ -216,7 +216,10 @@ def _as_index_tuple(index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and "
                       "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
                       "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
-                      "which will result either in an error or a different result", UserWarning,
+                      "which will result either in an error or a different result"
+                      + messages.triggered_in(
+                          "torch/csrc/autograd/python_variable_indexing.cpp:375"),
+                      UserWarning,
                       stacklevel=3)
         return tuple(index)
     return (index,)

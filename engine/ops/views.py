@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes
+from ..fidelity import calls, dtypes, messages
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
                              distinct_dims, preserve_format, wrap_dim)
@@ -323,14 +323,17 @@ def all_dims_reversed(input):
     ndim = input._data.ndim
     if ndim == 0:
         _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                   "these cases.")
+                   "these cases." + messages.triggered_in(f"{_TENSOR_SHAPE}:4313"))
     elif ndim != 2:
         _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their "
                    "shape is deprecated and it will throw an error in a future release. "
                    "Consider `x.mT` to transpose batches of matrices or "
                    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
-                   "of a tensor.")
+                   "of a tensor." + messages.triggered_in(f"{_TENSOR_SHAPE}:4306"))
     return permuted_view(input, list(range(ndim))[::-1])
+
+
+_TENSOR_SHAPE = "aten/src/ATen/native/TensorShape.cpp"
 
 
 def last_two_dims_swapped(input):
@@ -1016,7 +1019,7 @@ def unsqueeze_(input, dim):
 @numpy_names
 def squeeze_(input, dim=None):
     with no_grad():
-        view_ = squeeze(input, dim)
+        view_ = squeeze(input) if dim is None else squeeze(input, dim)
     if dim is None:
         return _restride(input, view_, SqueezeBackward3, self_sym_sizes=input._data.shape)
     return _restride(input, view_, SqueezeBackward4, self_sym_sizes=input._data.shape,

@@ -735,3 +735,39 @@ def test_inference_tensors_torch_would_save_come_first(name):
         return SAVED_INFERENCE[name](w, m.ones(2, requires_grad=True))
 
     parity.run_both(run, check_inputs=False)
+
+
+# ---------------------------------------------------------------- warnings end as torch's
+WARNINGS = {
+    "x.T of a 3-d tensor": "m.ones(2, 2, 2).T",
+    "x.T of a 0-d tensor": "m.tensor(1.).T",
+    "where with a uint8 condition": "m.where(m.tensor([1, 0], dtype=m.uint8), m.ones(2), 0.)",
+    "a list as a multidimensional index": "m.ones(3, 3)[[slice(None), 0]]",
+    "as_tensor of a read-only array": "m.as_tensor(np.broadcast_to(np.ones(2), (2, 2)))",
+    "as_tensor of a read-only array to another dtype": "m.as_tensor(np.broadcast_to(np.ones(2), "
+                                                       "(2, 2)), dtype=m.float32)",
+    "from_numpy of a read-only array": "m.from_numpy(np.broadcast_to(np.ones(2), (2, 2)))",
+    "var with no degrees of freedom": "m.ones(1).var()",
+    "index_put_ of an expanded tensor": "m.ones(1).expand(3)[m.tensor([0])] = 2.",
+}
+
+
+def test_warnings_are_torchs_word_for_word():
+    """The whole text, with the "(Triggered internally at ...)" ending torch's warnings from
+    C++ have; in one fresh process per module, as torch gives some once per process (the
+    read-only arrays after the first have no warning in either)."""
+    seen = {}
+    for module in ("torch", "engine"):
+        code = [f"import warnings; import numpy as np; import {module} as m", "seen = {}"]
+        for name, statement in WARNINGS.items():
+            code += ["with warnings.catch_warnings(record=True) as caught:",
+                     "    warnings.simplefilter('always')",
+                     f"    {statement}",
+                     f"seen[{name!r}] = [(w.category.__name__, str(w.message)) for w in caught]"]
+        code.append("print(repr(seen))")
+        output = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True,
+                                text=True, check=True).stdout
+        seen[module] = eval(output)
+    once = [name for name in WARNINGS if "read-only" in name][1:]
+    assert all(seen["torch"][name] for name in WARNINGS if name not in once)
+    assert seen["engine"] == seen["torch"]
