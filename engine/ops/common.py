@@ -36,7 +36,8 @@ __all__ = [
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
-    "numpy_names", "overloads", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
+    "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
+    "out_of_results_dtype", "tensor_inputs", "write_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
@@ -409,16 +410,19 @@ def _number_tensor_dtype(number, other):
     return d.numpy_dtype
 
 
-def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True):
+def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
+              input_in_out_dtype=False):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
     ``op`` itself (``torch.add.without_out``). ``check(result, out, *args)`` adds an op's own
-    rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum).
+    rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum),
+    with ``input_in_out_dtype`` a floating input is cast to a floating out's dtype first (var).
     """
     if op is None:
         return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
-                                 differentiable=differentiable)
+                                 differentiable=differentiable,
+                                 input_in_out_dtype=input_in_out_dtype)
 
     @functools.wraps(op)
     def op_with_out(*args, out=None, **kwargs):
@@ -432,6 +436,9 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True)
                                "automatic differentiation, but one of the arguments requires grad.")
         if dtype_from_out and kwargs.get("dtype") is None:
             kwargs["dtype"] = out.dtype
+        if input_in_out_dtype and args and isinstance(args[0], Tensor) and \
+                args[0]._data.dtype.kind == "f" and out._data.dtype.kind == "f":
+            args = (args[0].to(out.dtype), *args[1:])
         result = op(*args, **kwargs)
         if check is not None:
             check(result, out, *args)
@@ -443,6 +450,14 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True)
         parameters=[*signature.parameters.values(), out_parameter])
     op_with_out.without_out = op
     return op_with_out
+
+
+def out_of_results_dtype(result, out, *args):
+    """out= of ops whose kernels write only their own dtype (softmax, gather, argmax)."""
+    if out._data.dtype != result._data.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{messages.CPP_TYPE_NAMES[result._data.dtype.name]}, but got "
+                           f"{messages.CPP_TYPE_NAMES[out._data.dtype.name]} instead")
 
 
 def tensor_inputs(module_globals, names):

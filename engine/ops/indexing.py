@@ -25,7 +25,7 @@ from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, over
                       write_inplace)
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
                      laid_out_like, operands_broadcast_shape,
-                     not_implemented_for, numpy_names)
+                     not_implemented_for, numpy_names, out_of_results_dtype, takes_out)
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
            "scatter", "scatter_add", "take_along_dim"]
@@ -595,6 +595,7 @@ def _as_1d(data):
     return data.reshape(1) if data.ndim == 0 else data
 
 
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
@@ -749,6 +750,12 @@ class ScatterAddBackward0(Node):
         return grad, grad.gather(self.dim, index)
 
 
+def _same_scalar_type(result, out, input, *args):
+    if out._data.dtype != input._data.dtype:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
+
+
+@takes_out(check=_same_scalar_type)
 @numpy_names
 def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""

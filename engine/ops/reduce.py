@@ -19,7 +19,8 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
-                     numpy_names, overloads, takes_out, tensor_inputs)
+                     numpy_names, out_of_results_dtype, overloads, takes_out,
+                     tensor_inputs)
 from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -484,6 +485,19 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
     return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
 
 
+def _same_dtype_as_input(result, out, input, *args):
+    if out._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got "
+                           f"{scalar_type_name[input.dtype]} for input's dtype and "
+                           f"{scalar_type_name[out.dtype]} for out's dtype.")
+
+
+def _floating_out(result, out, *args):
+    if not out.is_floating_point():
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but "
+                           f"got: {scalar_type_name[out.dtype]}")
+
+
 def _amax_amin(input, dim, keepdim, name, pick):
     if dim is None:  # (torch reads None as its default, all dims)
         dim = ()
@@ -517,6 +531,7 @@ class AminBackward0(AmaxBackward0):
 
 
 @overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=_same_dtype_as_input)
 @numpy_names
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
@@ -524,6 +539,7 @@ def amax(input, dim=(), keepdim=False):
 
 
 @overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=_same_dtype_as_input)
 @numpy_names
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""
@@ -551,6 +567,7 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
 
 
 @overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest element (of the flattened tensor when dim is None)"""
@@ -558,6 +575,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 @overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
@@ -631,6 +649,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name, reduce):
            "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
            "bool keepdim = False, Tensor out = None)",
            "(Tensor input, bool unbiased = True)")
+@takes_out(input_in_out_dtype=True)
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -664,6 +683,7 @@ def _var_backward(node, grad, x):
            "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
            "bool keepdim = False, Tensor out = None)",
            "(Tensor input, bool unbiased = True)")
+@takes_out(input_in_out_dtype=True)
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
@@ -822,7 +842,8 @@ def _softmax_result(values, input):
     return wrap(np.array(values.reshape(input._data.shape), input._data.dtype, order="C"))
 
 
-@overloads("(Tensor input, int dim, torch.dtype dtype = None)")
+@overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -852,7 +873,8 @@ class SoftmaxBackward0(Node):
         return out * (grad - (grad * out).sum(self.dim, keepdim=True))
 
 
-@overloads("(Tensor input, int dim, torch.dtype dtype = None)")
+@overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
@@ -885,6 +907,7 @@ class LogSoftmaxBackward0(Node):
 
 
 @overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=_floating_out, input_in_out_dtype=True)
 @numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""

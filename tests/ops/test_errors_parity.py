@@ -771,3 +771,42 @@ def test_warnings_are_torchs_word_for_word():
     once = [name for name in WARNINGS if "read-only" in name][1:]
     assert all(seen["torch"][name] for name in WARNINGS if name not in once)
     assert seen["engine"] == seen["torch"]
+
+
+# ---------------------------------------------------------------- out=
+OUT_OPS = {
+    "amax": lambda m, x, out: m.amax(x, 1, out=out),
+    "amin": lambda m, x, out: m.amin(x, (0, 1), True, out=out),
+    "argmax": lambda m, x, out: m.argmax(x, 1, out=out),
+    "argmin": lambda m, x, out: m.argmin(x, out=out),
+    "logsumexp": lambda m, x, out: m.logsumexp(x, 1, out=out),
+    "softmax": lambda m, x, out: m.softmax(x, 1, out=out),
+    "log_softmax": lambda m, x, out: m.log_softmax(x, 0, out=out),
+    "var": lambda m, x, out: m.var(x, 1, out=out),
+    "std": lambda m, x, out: m.std(x, 1, keepdim=True, out=out),
+    "var, correction": lambda m, x, out: m.var(x, 1, correction=0, out=out),
+    "gather": lambda m, x, out: m.gather(x, 1, m.tensor([[0, 1], [1, 0]]), out=out),
+    "index_select": lambda m, x, out: m.index_select(x, 1, m.tensor([0, 2]), out=out),
+}
+OUTS = {"empty": ("float32", 0), "float64": ("float64", 0), "int64": ("int64", 0),
+        "float16": ("float16", 0), "wrong size": ("float32", 5), "right size": ("float32", 2)}
+
+
+@pytest.mark.parametrize("out", list(OUTS))
+@pytest.mark.parametrize("op", list(OUT_OPS))
+def test_out_as_torch_takes_it(op, out):
+    """Values, out's dtype rules (each op's own message), resizing with torch's warning."""
+    dtype, size = OUTS[out]
+
+    def run(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            target = m.zeros(size, dtype=getattr(m, dtype))
+            result = OUT_OPS[op](m, m.arange(6.).reshape(2, 3), target)
+        return result is target, result, [str(w.message) for w in caught]
+
+    parity.run_both(run, exact=False)
+
+
+def test_out_refused_when_an_input_requires_grad():
+    parity.run_both(lambda m: m.amax(m.ones(2, requires_grad=True), 0, out=m.zeros(0)))
