@@ -199,7 +199,8 @@ def _kind(value):
 
 def _invalid_combination(name, signatures, args, kwargs):
     got = [_kind(a) for a in args]
-    got += [f"{key}={_kind(kwargs[key])}" for key in sorted(kwargs)]
+    # (torch lists the keywords in its hash map's order: the reverse of the call's for two)
+    got += [f"{key}={_kind(kwargs[key])}" for key in reversed(list(kwargs))]
     # (torch's list ends with ", " when only keywords were given)
     listed = ", ".join(got) + (", " if kwargs and not args else "")
     lines = "".join(f"\n{s.printed()}" for s in signatures)

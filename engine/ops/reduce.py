@@ -20,7 +20,7 @@ from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
-                     tensor_inputs)
+                     tensor_inputs, write_out)
 from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -370,6 +370,10 @@ class return_types:  # noqa: N801 - mirrors torch.return_types
     cummax = _return_type("cummax")
     cummin = _return_type("cummin")
     aminmax = None
+    max_out = _return_type("max_out")
+    min_out = _return_type("min_out")
+    sort_out = _return_type("sort_out")
+    topk_out = _return_type("topk_out")
 
 
 def _check_nonempty(input, name, dims):
@@ -467,9 +471,48 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     return grad.new_zeros(shape).scatter(dim, indices, grad)
 
 
+def _takes_pair_out(op):
+    """``torch.max(x, 1, out=(values, indices))`` & co: a pair of tensors written as torch
+    writes them (each of its result's dtype, resized with torch's warning), returned as
+    torch.return_types.max_out; a single tensor out (``torch.max(x, out=t)``) as takes_out."""
+    name = op.__name__
+    single = takes_out(op, check=_all_reduced_castable)
+
+    @functools.wraps(op)
+    def op_with_out(*args, out=None, **kwargs):
+        if not isinstance(out, (tuple, list)):
+            if name == "sort" and out is not None:  # (sort has no overload with one out)
+                named = dict(reversed([*kwargs.items(), ("out", out)]))  # (torch's order)
+                raise _overload_error(name, args[0], args[1:], named)
+            return single(*args, out=out, **kwargs)
+        if len(out) != 2:
+            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+        if grad_mode.grad_enabled and builtins.any(
+                isinstance(t, Tensor) and t._requires_grad for t in (*args, *out)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        result = op(*args, **kwargs)
+        for written, target in zip(result, out):
+            out_of_results_dtype(written, target)
+        return getattr(return_types, f"{name}_out")(*(write_out(written, target)
+                                                     for written, target in zip(result, out)))
+
+    op_with_out.without_out = op
+    return op_with_out
+
+
+def _all_reduced_castable(result, out, *args):
+    if len(args) == 1 and not dtypes.can_cast(result.dtype, out.dtype):  # torch.max(x, out=t)
+        raise RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), "
+                           "typeMetaToScalarType(out.dtype())) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+
+
 @overloads("(Tensor input, *, Tensor out = None)",
            "(Tensor input, Tensor other, *, Tensor out = None)",
            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
 @numpy_names
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
     """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
@@ -479,6 +522,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.ma
 @overloads("(Tensor input, *, Tensor out = None)",
            "(Tensor input, Tensor other, *, Tensor out = None)",
            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
 @numpy_names
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
     """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
@@ -1143,6 +1187,7 @@ def _overload_error(name, input, args, kwargs):
     return invalid_arguments_error(name, *first, *args, keywords=kwargs, overloads=overloads)
 
 
+@_takes_pair_out
 @_stable_by_name
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
@@ -1188,6 +1233,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 @overloads("(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
            "tuple of Tensors out = None)")
+@_takes_pair_out
 @numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""

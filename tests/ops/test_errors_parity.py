@@ -810,3 +810,48 @@ def test_out_as_torch_takes_it(op, out):
 
 def test_out_refused_when_an_input_requires_grad():
     parity.run_both(lambda m: m.amax(m.ones(2, requires_grad=True), 0, out=m.zeros(0)))
+
+
+PAIR_OUTS = {
+    "max(x, 1)": lambda m, x, out: m.max(x, 1, out=out),
+    "max(x, 1, True)": lambda m, x, out: m.max(x, 1, True, out=out),
+    "min(x, dim=0)": lambda m, x, out: m.min(x, dim=0, out=out),
+    "sort(x, 1)": lambda m, x, out: m.sort(x, 1, out=out),
+    "sort(x, 0, True)": lambda m, x, out: m.sort(x, 0, True, out=out),
+    "sort(x, stable=True)": lambda m, x, out: m.sort(x, stable=True, out=out),
+    "topk(x, 2)": lambda m, x, out: m.topk(x, 2, out=out),
+    "topk(x, 1, 0, False)": lambda m, x, out: m.topk(x, 1, 0, False, out=out),
+}
+PAIRS = {"empty": ("float32", "int64", 0), "a list": ("float32", "int64", 0),
+         "values float64": ("float64", "int64", 0), "indices int32": ("float32", "int32", 0),
+         "indices float": ("float32", "float32", 0), "wrong sizes": ("float32", "int64", 5),
+         "three": ("float32", "int64", 0), "one tensor": ("float32", "int64", 0)}
+
+
+@pytest.mark.parametrize("out", list(PAIRS))
+@pytest.mark.parametrize("op", list(PAIR_OUTS))
+def test_pair_outs_as_torch_takes_them(op, out):
+    values, indices, size = PAIRS[out]
+
+    def run(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pair = (m.zeros(size, dtype=getattr(m, values)),
+                    m.zeros(size, dtype=getattr(m, indices)))
+            given = {"a list": list(pair), "three": (*pair, m.zeros(0)),
+                     "one tensor": pair[0]}.get(out, pair)
+            result = PAIR_OUTS[op](m, m.arange(6.).reshape(2, 3), given)
+        return [r is p for r, p in zip(result, pair)], result, [str(w.message) for w in caught]
+
+    parity.run_both(run)
+
+
+@pytest.mark.parametrize("out", ["float32", "float64", "float16", "int64"])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_and_min_into_one_tensor(op, out):
+    def run(m):
+        x, target = m.arange(6.).reshape(2, 3), m.zeros(0, dtype=getattr(m, out))
+        return (getattr(m, op)(x, out=target) is target, target,
+                getattr(m, op)(x, x.flip(0), out=target) is target, target)
+
+    parity.run_both(run)
