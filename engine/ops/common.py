@@ -434,12 +434,15 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
             raise RuntimeError(f"{op.__name__}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
-        if dtype_from_out and kwargs.get("dtype") is None:
+        asked = kwargs.get("dtype") is not None
+        if dtype_from_out and not asked:
             kwargs["dtype"] = out.dtype
         if input_in_out_dtype and args and isinstance(args[0], Tensor) and \
                 args[0]._data.dtype.kind == "f" and out._data.dtype.kind == "f":
             args = (args[0].to(out.dtype), *args[1:])
         result = op(*args, **kwargs)
+        if asked:  # (a dtype= asked for is the result's, and out's: torch.sum(..., dtype=, out=))
+            out_of_results_dtype(result, out)
         if check is not None:
             check(result, out, *args)
         return write_out(result, out)

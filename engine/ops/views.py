@@ -340,7 +340,7 @@ def last_two_dims_swapped(input):
     ndim = input._data.ndim
     if ndim == 0:
         _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
-                   "these cases.")
+                   "these cases." + messages.triggered_in(f"{_TENSOR_SHAPE}:4366"))
         return alias(input)
     if ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "

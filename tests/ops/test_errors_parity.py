@@ -695,6 +695,20 @@ MIXED = [
     "m.mm(m.ones(2, 2, dtype=m.bool), m.ones(2, 2, dtype=m.int64))",
 ]
 
+# out= with a dtype= that is not out's (torch: an error; computing in one and writing into the
+# other would be a silently different value)
+MIXED += [
+    "m.cumsum(m.ones(2, dtype=m.int64), 0, dtype=m.float16, out=m.zeros(0, dtype=m.int64))",
+    "m.cumprod(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.cumsum(m.ones(2), 0, out=m.zeros(0, dtype=m.int64))",
+    "m.sum(m.ones(2, dtype=m.int64), 0, dtype=m.float16, out=m.zeros(0, dtype=m.int64))",
+    "m.sum(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.prod(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.mean(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.sum(m.ones(2), 0, dtype=m.float64, out=m.zeros(0, dtype=m.float64))",
+    "m.cumsum(m.ones(2, dtype=m.int64), 0, out=m.zeros(0, dtype=m.float16))",
+]
+
 
 @pytest.mark.parametrize("code", MIXED)
 def test_which_of_two_wrong_things_torch_names(code):
@@ -741,6 +755,7 @@ def test_inference_tensors_torch_would_save_come_first(name):
 WARNINGS = {
     "x.T of a 3-d tensor": "m.ones(2, 2, 2).T",
     "x.T of a 0-d tensor": "m.tensor(1.).T",
+    "x.mT of a 0-d tensor": "m.tensor(1.).mT",
     "where with a uint8 condition": "m.where(m.tensor([1, 0], dtype=m.uint8), m.ones(2), 0.)",
     "a list as a multidimensional index": "m.ones(3, 3)[[slice(None), 0]]",
     "as_tensor of a read-only array": "m.as_tensor(np.broadcast_to(np.ones(2), (2, 2)))",
