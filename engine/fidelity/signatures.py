@@ -184,8 +184,7 @@ def _missing(name, params):
 def _extra_kwargs(name, signature, args, kwargs):
     positions = [p.name for p in signature.params if not p.keyword_only][:len(args)]
     names = {p.name for p in signature.params if p.name not in positions}
-    names |= {_NUMPY_NAMES.get(p) for p in names}
-    for key in kwargs:
+    for key in kwargs:  # (numpy's names count only where torch's are not given)
         if key in positions:
             return TypeError(f"{name}() got multiple values for argument '{key}'")
         if key not in names:

@@ -726,7 +726,7 @@ def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
 
 
 @overloads(*_CLAMP)
-@takes_out
+@takes_out(name="clamp")
 def clip(input, min=None, max=None):  # noqa: A002
     """clamp's other name"""
     return _clamp(input, min, max)

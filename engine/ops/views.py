@@ -311,6 +311,7 @@ def t(input):
 
 
 _WARNED = set()  # torch gives some deprecation warnings only once per process
+_TENSOR_SHAPE = "aten/src/ATen/native/TensorShape.cpp"  # (where torch's warnings come from)
 
 
 def _warn_once(message):
@@ -331,9 +332,6 @@ def all_dims_reversed(input):
                    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
                    "of a tensor." + messages.triggered_in(f"{_TENSOR_SHAPE}:4306"))
     return permuted_view(input, list(range(ndim))[::-1])
-
-
-_TENSOR_SHAPE = "aten/src/ATen/native/TensorShape.cpp"
 
 
 def last_two_dims_swapped(input):
