@@ -709,6 +709,21 @@ MIXED += [
     "m.cumsum(m.ones(2, dtype=m.int64), 0, out=m.zeros(0, dtype=m.float16))",
 ]
 
+# a dim named twice, a 0-d tensor's 0 and -1 too (torch names the wrapped dim)
+MIXED += [
+    "m.norm(m.tensor(0.5), 3, (-1, -1))",
+    "m.ones(2, 2).sum((-1, 1))",
+    "m.ones(2, 2).sum((1, -1))",
+    "m.ones(2, 2).amax((-1, 1))",
+    "m.ones(2, 2).amax((-2, 0))",
+    "m.tensor(0.5).sum((-1, 0))",
+    "m.tensor(0.5).sum((0, -1))",
+    "m.tensor(0.5).amax((0, -1))",
+    "m.linalg.vector_norm(m.tensor(0.5), 3, (-1, -1))",
+    "m.ones(2, 2).flip(-1, 1)",
+    "m.ones(2, 2).std((-1, 1))",
+]
+
 
 @pytest.mark.parametrize("code", MIXED)
 def test_which_of_two_wrong_things_torch_names(code):
