@@ -19,6 +19,13 @@ TRIGGERED_IN_TENSOR_BODY = (" (Triggered internally at /__w/pytorch/pytorch/buil
 TRIGGERED_IN_PYTHON_TENSOR = (" (Triggered internally at /__w/pytorch/pytorch/torch/csrc/tensor/"
                               "python_tensor.cpp:74.)")
 
+
+def triggered_in(source):
+    """The ending of a warning torch gives from C++ (``source``: its file and line in torch's
+    source tree)."""
+    return f" (Triggered internally at /__w/pytorch/pytorch/{source}.)"
+
+
 INDEXING_WITH_UINT8 = ("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                        "torch.bool instead. (Triggered internally at /__w/pytorch/pytorch/aten/"
                        "src/ATen/native/IndexingUtils.h:37.)")

@@ -206,12 +206,14 @@ def dims_tuple(dim, ndim):
 def distinct_dims(dims, ndim):
     """``dims`` made non-negative, one after another as torch checks them: the first out of
     range, or the first named twice, is the error."""
-    axes = []
+    axes, seen = [], set()
     for d in dims:
         axis = wrap_dim(d, ndim)
-        if axis in axes:
-            raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+        position = axis if ndim else 0  # (a 0-d tensor's dims 0 and -1 are the same one)
+        if position in seen:
+            raise RuntimeError(f"dim {position} appears multiple times in the list of dims")
         axes.append(axis)
+        seen.add(position)
     return tuple(axes)
 
 

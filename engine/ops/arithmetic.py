@@ -19,8 +19,9 @@ from .creation import full_like
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
-                     number_argument, operand_type_error, operands_broadcast_shape,
-                     promote_operands, require_tensors, scalar_value, takes_out,
+                     number_argument, operand_type_error, operands_broadcast_shape, overloads,
+                     promote_operands, refuse_saving_inference, require_tensors, scalar_value,
+                     takes_out,
                      two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -179,6 +180,7 @@ class RsubBackward0(Node):
 @takes_out
 def mul(input, other):
     """out = input * other"""
+    refuse_saving_inference((input, other), mul_saved(input, other))
     a, b, common = promote_operands(input, other, "mul")
     if common is FLOAT16 and is_half_with_scalar(common, other):
         result = wrap_elementwise(half_with_scalar(np.multiply, a, other), a)
@@ -218,6 +220,7 @@ multiply = mul
 def div(input, other, *, rounding_mode=None):
     """out = input / other (true division: integers divide to floating point)"""
     if rounding_mode is None:
+        refuse_saving_inference((input, other), div_saved(input, other))
         a, b, common = promote_operands(input, other, "div")
         a, b, common = float_operands(input, other, a, b, common)
         if is_half_with_scalar(common, other):
@@ -397,6 +400,7 @@ def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise invalid_arguments_error("pow", input, exponent)  # (Python's ** is for numbers)
+    refuse_saving_inference((input, exponent), (input, exponent))
     if not isinstance(exponent, Tensor):
         result = _pow_scalar_exponent(input, exponent)
         return record(PowBackward0, result, (input,), saved=(input,),
@@ -578,6 +582,7 @@ _POW_SHORTCUTS = {
 def maximum(input, other):
     """out = the larger of input and other, elementwise (nan wins)"""
     require_tensors("maximum", input, other)
+    refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "maximum")
     result = elementwise(np.maximum, a, b)
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
@@ -602,6 +607,7 @@ def _larger_gets_it(grad, a, b):
 def minimum(input, other):
     """out = the smaller of input and other, elementwise (nan wins)"""
     require_tensors("minimum", input, other)
+    refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "minimum")
     result = elementwise(np.minimum, a, b)
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
@@ -626,6 +632,7 @@ def _smaller_gets_it(grad, a, b):
 def atan2(input, other):
     """out = angle of the point (other, input)"""
     require_tensors("atan2", input, other)
+    refuse_saving_inference((input, other), (input, other))
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
     result = elementwise(np.arctan2, a, b)
@@ -669,7 +676,9 @@ def where(condition, input=None, other=None):
     if cond.dtype == np.uint8:
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
-                      "instead.", UserWarning, stacklevel=2)
+                      "instead."
+                      + messages.triggered_in("aten/src/ATen/native/TensorCompare.cpp:714"),
+                      UserWarning, stacklevel=2)
         cond = cond.astype(bool)
     elif cond.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
@@ -704,9 +713,29 @@ class WhereBackward0(Node):
         return where(condition, grad, 0.0), where(condition, 0.0, grad)
 
 
+# (torch has no clamp with a tensor bound and a number bound: x.clamp(t, 0) is refused)
+_CLAMP = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)",
+          "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+
+
+@overloads(*_CLAMP)
 @takes_out
 def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     """out = min(max(input, min), max)"""
+    return _clamp(input, min, max)
+
+
+@overloads(*_CLAMP)
+@takes_out(name="clamp")
+def clip(input, min=None, max=None):  # noqa: A002
+    """clamp's other name"""
+    return _clamp(input, min, max)
+
+
+def _clamp(input, min, max):  # noqa: A002
+    if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and \
+            max is not None:  # (torch's Number overload: a 0-d tensor bound is its value)
+        min, max = (v.item() if isinstance(v, Tensor) else v for v in (min, max))
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -804,7 +833,6 @@ class ClampBackward0(Node):
         return grad_x, grad_low, grad_high
 
 
-clip = clamp
 
 
 def clamp_min(input, min):  # noqa: A002

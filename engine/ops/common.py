@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages
+from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.floating import quietly, silent_runner
 from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
@@ -30,12 +30,14 @@ __all__ = [
     "number_argument",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
+    "refuse_saving_inference",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
-    "numpy_names", "two_numbers_allowed", "takes_out", "tensor_inputs", "write_out",
+    "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
+    "out_of_results_dtype", "tensor_inputs", "write_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
@@ -169,6 +171,17 @@ def promote_operands(a, b, name="op"):
         common = result_type(a, b).numpy_dtype
         return _cast_scalar(a, common), b._data.astype(common, copy=False), common
     raise operand_type_error(name, a, 1, "input")
+
+
+def refuse_saving_inference(inputs, saved):
+    """torch's autograd saves what an op's backward needs before the op runs: an inference
+    tensor among ``saved`` is refused before the op looks at shapes or dtypes (``w * x``
+    with w made in inference_mode and x requiring grad, even when they do not broadcast)."""
+    if grad_mode.recording and not grad_mode.inference and builtins.any(
+            getattr(value, "_requires_grad", False) for value in inputs):
+        for value in saved:
+            if getattr(value, "_inference", False):
+                raise RuntimeError(messages.INFERENCE_SAVED)
 
 
 def broadcast_error(*operands):
@@ -334,6 +347,38 @@ def _torch_names(name, positions, args, kwargs):
     return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
 
 
+def overloads(*printed):
+    """Calls checked against torch's overloads ``printed`` (as torch prints them for
+    ``torch.op``, see fidelity/signatures.py) before they run: what Python's own parsing of
+    the engine's signature would take but no overload of torch's does raises torch's
+    TypeError (``x.sum(keepdim=True)``, ``x.std(unbiased=False, correction=0)``)."""
+    methods = signatures.method_signatures(printed)
+
+    def checked(op, method_only=False):
+        name = op.__name__
+
+        @functools.wraps(op)
+        def op_as_torch_parses_it(*args, **kwargs):
+            given, named = args[1:], kwargs
+            if not args and "input" in kwargs:  # torch.op(input=x, ...)
+                named = {key: value for key, value in kwargs.items() if key != "input"}
+            for signature in methods:
+                fits = signature.parse(name, given, named, False)
+                if fits is True:
+                    return op(*args, **kwargs)
+                if fits and (method_only or calls.called_as_method()):
+                    return op(args[0], tuple(given), **kwargs)
+            if method_only or calls.called_as_method():
+                raise signatures.refuse(name, printed, True, given, named)
+            raise signatures.refuse(name, printed, False, args, kwargs)
+
+        if hasattr(op, "without_out"):  # (the method, which takes no out=)
+            op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
+        return op_as_torch_parses_it
+
+    return checked
+
+
 # ====================================================================== out=
 def two_numbers_allowed(op):
     """torch.add(2, 3), torch.mul(2.0, 3) ...: with two numbers the first becomes a 0-d tensor
@@ -365,30 +410,41 @@ def _number_tensor_dtype(number, other):
     return d.numpy_dtype
 
 
-def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True):
+def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
+              input_in_out_dtype=False, name=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
     ``op`` itself (``torch.add.without_out``). ``check(result, out, *args)`` adds an op's own
-    rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum).
+    rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum),
+    with ``input_in_out_dtype`` a floating input is cast to a floating out's dtype first (var);
+    ``name``: the op's name in these messages, when not its own (clip's are clamp's).
     """
     if op is None:
         return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
-                                 differentiable=differentiable)
+                                 differentiable=differentiable,
+                                 input_in_out_dtype=input_in_out_dtype, name=name)
+    name = name or op.__name__
 
     @functools.wraps(op)
     def op_with_out(*args, out=None, **kwargs):
         if out is None:
             return op(*args, **kwargs)
         if not isinstance(out, Tensor):
-            raise TypeError(f"{op.__name__}(): argument 'out' must be Tensor, not "
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                             f"{type_name(out)}")
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
-            raise RuntimeError(f"{op.__name__}(): functions with out=... arguments don't support "
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
-        if dtype_from_out and kwargs.get("dtype") is None:
+        asked = kwargs.get("dtype") is not None
+        if dtype_from_out and not asked:
             kwargs["dtype"] = out.dtype
+        if input_in_out_dtype and args and isinstance(args[0], Tensor) and \
+                args[0]._data.dtype.kind == "f" and out._data.dtype.kind == "f":
+            args = (args[0].to(out.dtype), *args[1:])
         result = op(*args, **kwargs)
+        if asked:  # (a dtype= asked for is the result's, and out's: torch.sum(..., dtype=, out=))
+            out_of_results_dtype(result, out)
         if check is not None:
             check(result, out, *args)
         return write_out(result, out)
@@ -399,6 +455,14 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True)
         parameters=[*signature.parameters.values(), out_parameter])
     op_with_out.without_out = op
     return op_with_out
+
+
+def out_of_results_dtype(result, out, *args):
+    """out= of ops whose kernels write only their own dtype (softmax, gather, argmax)."""
+    if out._data.dtype != result._data.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype "
+                           f"{messages.CPP_TYPE_NAMES[result._data.dtype.name]}, but got "
+                           f"{messages.CPP_TYPE_NAMES[out._data.dtype.name]} instead")
 
 
 def tensor_inputs(module_globals, names):

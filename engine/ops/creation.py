@@ -365,6 +365,8 @@ def as_tensor(data, *, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray):
+        if not data.flags.writeable:  # (torch warns whether or not it then copies)
+            _warn_not_writable(stacklevel=3)
         result = from_numpy(data, _warn=False)
         return result if dtype is None else result.to(dtype)
     return _tensor_from_data(data, dtype)
@@ -410,7 +412,8 @@ def _warn_not_writable(stacklevel):
                       "non-writable tensors. This means writing to this tensor will result in "
                       "undefined behavior. You may want to copy the array to protect its data or "
                       "make it writable before converting it to a tensor. This type of warning "
-                      "will be suppressed for the rest of this program.", UserWarning,
+                      "will be suppressed for the rest of this program."
+                      + messages.triggered_in("torch/csrc/utils/tensor_numpy.cpp:208"), UserWarning,
                       stacklevel=stacklevel)
 
 

@@ -24,8 +24,8 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
                       write_inplace)
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
-                     laid_out_like,
-                     not_implemented_for, numpy_names)
+                     laid_out_like, operands_broadcast_shape,
+                     not_implemented_for, numpy_names, out_of_results_dtype, takes_out)
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
            "scatter", "scatter_add", "take_along_dim"]
@@ -216,7 +216,10 @@ def _as_index_tuple(index):
         warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and "
                       "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
                       "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
-                      "which will result either in an error or a different result", UserWarning,
+                      "which will result either in an error or a different result"
+                      + messages.triggered_in(
+                          "torch/csrc/autograd/python_variable_indexing.cpp:375"),
+                      UserWarning,
                       stacklevel=3)
         return tuple(index)
     return (index,)
@@ -592,6 +595,7 @@ def _as_1d(data):
     return data.reshape(1) if data.ndim == 0 else data
 
 
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
@@ -746,6 +750,12 @@ class ScatterAddBackward0(Node):
         return grad, grad.gather(self.dim, index)
 
 
+def _same_scalar_type(result, out, input, *args):
+    if out._data.dtype != input._data.dtype:
+        raise RuntimeError("index_select(): self and result must have the same scalar type")
+
+
+@takes_out(check=_same_scalar_type)
 @numpy_names
 def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""
@@ -804,22 +814,28 @@ class IndexSelectBackward0(Node):
 
 def masked_fill(input, mask, value):
     """A copy of input with ``value`` where ``mask`` (bool, broadcast to input) is True."""
+    return _masked_copy(input, mask, value, in_place=False)
+
+
+def _masked_copy(input, mask, value, in_place):
     if not isinstance(mask, Tensor):
         raise invalid_arguments_error("masked_fill", mask, value)
+    if not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+        raise invalid_arguments_error("masked_fill", mask, value)
+    # torch's order: masked_fill broadcasts mask and input first (mask is "tensor a"), then
+    # fills the copy in place: masked_fill_ checks the value, the mask's dtype, then
+    # broadcasts (the tensor filled is "tensor a")
+    if not in_place:
+        operands_broadcast_shape(mask._data, input._data)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                           f"got tensor with {value._data.ndim} dimension(s).")
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{CPP_TYPE_NAMES[mask._data.dtype.name]}")
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
-                               f"got tensor with {value._data.ndim} dimension(s).")
-    elif not isinstance(value, PYTHON_AND_NUMPY_NUMBERS):
-        raise invalid_arguments_error("masked_fill", mask, value)
+    operands_broadcast_shape(input._data, mask._data)
     fill = checked_scalar(value, input._data.dtype)
-    try:
-        filled = np.where(mask._data, fill, input._data)
-    except ValueError:
-        raise broadcast_error(mask._data, input._data) from None
+    filled = np.where(mask._data, fill, input._data)
     result = wrap(np.array(filled, input._data.dtype, order="C"))
     if isinstance(value, Tensor):
         return record(MaskedFillBackward1, result, (input, value), saved=(mask,))
@@ -901,7 +917,7 @@ class IndexFillBackward1(Node):
 def masked_fill_(self, mask, value):
     """In place: ``value`` where ``mask`` is True, the rest untouched."""
     filled = _fill_in_place(self, (mask, value), messages.MASKED_FILL_EXPANDED,
-                            lambda: masked_fill(self, mask, value))
+                            lambda: _masked_copy(self, mask, value, in_place=True))
     fits = filled._data.shape == self._data.shape  # (else write_inplace raises torch's error)
     return write_inplace(self, filled, np.broadcast_to(mask._data, self._data.shape) if fits
                          else True)

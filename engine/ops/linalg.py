@@ -15,8 +15,8 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import empty_strided, wrap
-from .common import (broadcast_error, not_implemented_for, numpy_names, require_tensors,
-                     takes_out)
+from .common import (broadcast_error, not_implemented_for, numpy_names, refuse_saving_inference,
+                     require_tensors, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
 from .reduce import amax, amin, norm_over_dims
@@ -165,11 +165,11 @@ def _check_bmm(a, b, batch, m, k):
     rows, columns = (a.shape[-2] if a.ndim > 1 else 1), (b.shape[-1] if b.ndim > 1 else 1)
     if not _multiplies(batch * rows * columns, m):
         return  # (torch's bmm looks at neither dtype then; its result has mat2's)
+    if a.dtype.kind == "b":  # (torch picks the kernel by the first operand's dtype first)
+        raise not_implemented_for("bmm", a.dtype)
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name[from_numpy_dtype[a.dtype]]} "
                            f"but found {scalar_type_name[from_numpy_dtype[b.dtype]]}")
-    if a.dtype.kind == "b":
-        raise not_implemented_for("bmm", a.dtype)
 
 
 def _check_matmul_out(result, out, *args):
@@ -304,6 +304,7 @@ class AddmmBackward0(Node):
 def mm(input, mat2):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
     require_tensors("mm", input, mat2, "mat2")
+    refuse_saving_inference((input, mat2), (kept_for(mat2, input), kept_for(input, mat2)))
     if input._data.ndim != 2:
         raise RuntimeError(f"mm: self must be a matrix, got {input._data.ndim}-D tensor")
     if mat2._data.ndim != 2:
@@ -338,6 +339,7 @@ class MmBackward0(Node):
 def mv(input, vec):
     """out = input @ vec for a matrix and a vector"""
     require_tensors("mv", input, vec, "vec")
+    refuse_saving_inference((input, vec), (kept_for(vec, input), kept_for(input, vec)))
     mat, v = input._data, vec._data
     if mat.ndim == 0:  # torch sizes the result by mat.size(0) first
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -364,6 +366,7 @@ class MvBackward0(Node):
 def dot(input, other):
     """out = sum(input * other) for two vectors of the same length"""
     require_tensors("dot", input, other, "tensor")
+    refuse_saving_inference((input, other), (kept_for(other, input), kept_for(input, other)))
     a, b = input._data, other._data
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
@@ -438,6 +441,7 @@ def inner(input, other):
 def bmm(input, mat2):
     """out[b] = input[b] @ mat2[b] for two batches of matrices"""
     require_tensors("bmm", input, mat2, "mat2")
+    refuse_saving_inference((input, mat2), (kept_for(mat2, input), kept_for(input, mat2)))
     a, b = input._data, mat2._data
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -547,6 +551,7 @@ def matmul(input, other):
     broadcasts the batch dimensions and multiplies batch by batch.
     """
     require_tensors("matmul", input, other)
+    refuse_saving_inference((input, other), (kept_for(other, input), kept_for(input, other)))
     a, b = input._data, other._data
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:

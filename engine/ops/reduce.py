@@ -19,7 +19,8 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
-                     numpy_names, takes_out, tensor_inputs)
+                     numpy_names, out_of_results_dtype, overloads, takes_out,
+                     tensor_inputs, write_out)
 from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -134,6 +135,9 @@ def _degenerate_quietly(degenerate, function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
+@overloads("(Tensor input, *, torch.dtype dtype = None)",
+           "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @takes_out(dtype_from_out=True)  # torch adds up in out's dtype
 @numpy_names
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
@@ -179,6 +183,8 @@ def _unreduce(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @numpy_names
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """out = the sum of the elements over dim, nan counted as 0"""
@@ -201,6 +207,9 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
+@overloads("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
+           "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @takes_out
 @numpy_names
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -255,6 +264,9 @@ class MeanBackward1(Node):
         return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
 
 
+@overloads("(Tensor input, *, torch.dtype dtype = None)",
+           "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+           "Tensor out = None)")
 @takes_out(dtype_from_out=True)
 @numpy_names
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -325,7 +337,7 @@ def _product_of_others(x, dim):
         return ones_like(x)
     ones = x.new_ones(x._data.shape[:dim] + (1,) + x._data.shape[dim + 1:])
     before = cat([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
-    after = cat([ones, x.narrow(dim, 1, n - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    after = cat([ones, x.narrow(dim, 1, n - 1).flip((dim,))], dim).cumprod(dim).flip((dim,))
     return before * after
 
 
@@ -358,6 +370,10 @@ class return_types:  # noqa: N801 - mirrors torch.return_types
     cummax = _return_type("cummax")
     cummin = _return_type("cummin")
     aminmax = None
+    max_out = _return_type("max_out")
+    min_out = _return_type("min_out")
+    sort_out = _return_type("sort_out")
+    topk_out = _return_type("topk_out")
 
 
 def _check_nonempty(input, name, dims):
@@ -455,19 +471,80 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     return grad.new_zeros(shape).scatter(dim, indices, grad)
 
 
+def _takes_pair_out(op):
+    """``torch.max(x, 1, out=(values, indices))`` & co: a pair of tensors written as torch
+    writes them (each of its result's dtype, resized with torch's warning), returned as
+    torch.return_types.max_out; a single tensor out (``torch.max(x, out=t)``) as takes_out."""
+    name = op.__name__
+    single = takes_out(op, check=_all_reduced_castable)
+
+    @functools.wraps(op)
+    def op_with_out(*args, out=None, **kwargs):
+        if not isinstance(out, (tuple, list)):
+            if name == "sort" and out is not None:  # (sort has no overload with one out)
+                named = dict(reversed([*kwargs.items(), ("out", out)]))  # (torch's order)
+                raise _overload_error(name, args[0], args[1:], named)
+            return single(*args, out=out, **kwargs)
+        if len(out) != 2:
+            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+        if grad_mode.grad_enabled and builtins.any(
+                isinstance(t, Tensor) and t._requires_grad for t in (*args, *out)):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        result = op(*args, **kwargs)
+        for written, target in zip(result, out):
+            out_of_results_dtype(written, target)
+        return getattr(return_types, f"{name}_out")(*(write_out(written, target)
+                                                     for written, target in zip(result, out)))
+
+    op_with_out.without_out = op
+    return op_with_out
+
+
+def _all_reduced_castable(result, out, *args):
+    if len(args) == 1 and not dtypes.can_cast(result.dtype, out.dtype):  # torch.max(x, out=t)
+        raise RuntimeError("Expected canCast( typeMetaToScalarType(self.dtype()), "
+                           "typeMetaToScalarType(out.dtype())) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+
+
+@overloads("(Tensor input, *, Tensor out = None)",
+           "(Tensor input, Tensor other, *, Tensor out = None)",
+           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
 @numpy_names
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
     """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
     return _extreme(input, dim, keepdim, "max", np.maximum.reduce, np.argmax, other)
 
 
+@overloads("(Tensor input, *, Tensor out = None)",
+           "(Tensor input, Tensor other, *, Tensor out = None)",
+           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
 @numpy_names
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
     """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
     return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
 
 
+def _same_dtype_as_input(result, out, input, *args):
+    if out._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got "
+                           f"{scalar_type_name[input.dtype]} for input's dtype and "
+                           f"{scalar_type_name[out.dtype]} for out's dtype.")
+
+
+def _floating_out(result, out, *args):
+    if not out.is_floating_point():
+        raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but "
+                           f"got: {scalar_type_name[out.dtype]}")
+
+
 def _amax_amin(input, dim, keepdim, name, pick):
+    if dim is None:  # (torch reads None as its default, all dims)
+        dim = ()
     listed = isinstance(dim, (tuple, list))
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     _check_nonempty(input, name, given)  # (dim by dim, before torch looks for repeated dims)
@@ -497,12 +574,16 @@ class AminBackward0(AmaxBackward0):
     """out = the smallest elements over dim:  d/dx = 1 at the minimum, shared evenly by ties"""
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=_same_dtype_as_input)
 @numpy_names
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
     return _amax_amin(input, dim, keepdim, "amax", np.maximum.reduce)
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=_same_dtype_as_input)
 @numpy_names
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""
@@ -529,12 +610,16 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
+@overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest element (of the flattened tensor when dim is None)"""
     return _arg_extreme(input, dim, keepdim, "argmax", np.argmax)
 
 
+@overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
@@ -617,6 +702,12 @@ def _welford(data, axes, keepdim, divisor):
     return np.expand_dims(variance, axes) if keepdim else variance
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
+           "*, Tensor out = None)",
+           "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
+           "bool keepdim = False, Tensor out = None)",
+           "(Tensor input, bool unbiased = True)")
+@takes_out(input_in_out_dtype=True)
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -645,6 +736,12 @@ def _var_backward(node, grad, x):
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
+@overloads("(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
+           "*, Tensor out = None)",
+           "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
+           "bool keepdim = False, Tensor out = None)",
+           "(Tensor input, bool unbiased = True)")
+@takes_out(input_in_out_dtype=True)
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
@@ -668,6 +765,8 @@ class StdBackward0(Node):
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    if p is None:  # (torch.norm reads None as its default)
+        p = "fro"
     if isinstance(p, str):
         # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
         # else named by a string is a matrix norm, which needs exactly two dims
@@ -801,6 +900,8 @@ def _softmax_result(values, input):
     return wrap(np.array(values.reshape(input._data.shape), input._data.dtype, order="C"))
 
 
+@overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -830,6 +931,8 @@ class SoftmaxBackward0(Node):
         return out * (grad - (grad * out).sum(self.dim, keepdim=True))
 
 
+@overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
+@takes_out(check=out_of_results_dtype)
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
@@ -861,6 +964,8 @@ class LogSoftmaxBackward0(Node):
         return grad - out.exp() * grad.sum(self.dim, keepdim=True)
 
 
+@overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
+@takes_out(check=_floating_out, input_in_out_dtype=True)
 @numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
@@ -912,9 +1017,9 @@ def _cumulative(ufunc, name, node):
             data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
+        axis = wrap_dim(dim, data.ndim)  # (torch's order: the dim, then the kernel's dtype)
         if data.dtype.kind == "b" and data.size:  # (no kernel runs for no elements)
             raise not_implemented_for(f"{name}_out_cpu", data.dtype)
-        axis = wrap_dim(dim, data.ndim)
         if data.ndim == 0:
             result = wrap(data.copy())
         else:
@@ -946,7 +1051,7 @@ class CumsumBackward0(Node):
 def _reversed_cumsum(grad, dim):
     """out[i] = grad[i] + ... + grad[n-1] along dim: a cumsum from the end, added in that order
     (torch's grad.flip(dim).cumsum(dim).flip(dim))"""
-    return grad.flip(dim).cumsum(dim).flip(dim)
+    return grad.flip((dim,)).cumsum(dim).flip((dim,))
 
 
 def _cumprod_backward_with_zeros(grad, x, out, dim):
@@ -996,9 +1101,10 @@ class CumprodBackward0(Node):
         return cat(pieces, dim)
 
 
-cumsum = _cumulative(np.cumsum, "cumsum", CumsumBackward0)
+_CUMULATIVE = "(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)"
+cumsum = overloads(_CUMULATIVE)(_cumulative(np.cumsum, "cumsum", CumsumBackward0))
 cumsum.__doc__ = "out[i] = input[0] + ... + input[i] along dim"
-cumprod = _cumulative(np.cumprod, "cumprod", CumprodBackward0)
+cumprod = overloads(_CUMULATIVE)(_cumulative(np.cumprod, "cumprod", CumprodBackward0))
 cumprod.__doc__ = "out[i] = input[0] * ... * input[i] along dim"
 
 
@@ -1017,12 +1123,18 @@ def _truth_reduction(np_func):
     return numpy_names(reduction)
 
 
-all = _truth_reduction(np.all)  # noqa: A001 - torch.all
+_TRUTH = ("(Tensor input, *, Tensor out = None)",
+          "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+          "Tensor out = None)",
+          "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
+all = overloads(*_TRUTH)(_truth_reduction(np.all))  # noqa: A001 - torch.all
 all.__doc__ = "True when every element (over dim) is nonzero"
-any = _truth_reduction(np.any)  # noqa: A001 - torch.any
+any = overloads(*_TRUTH)(_truth_reduction(np.any))  # noqa: A001 - torch.any
 any.__doc__ = "True when some element (over dim) is nonzero"
 
 
+@overloads("(Tensor input, int dim = None)",
+           "(Tensor input, tuple of ints dim)")
 @numpy_names
 def count_nonzero(input, dim=None):
     """out = the number of nonzero elements over dim"""
@@ -1089,6 +1201,7 @@ def _overload_error(name, input, args, kwargs):
     return invalid_arguments_error(name, *first, *args, keywords=kwargs, overloads=overloads)
 
 
+@_takes_pair_out
 @_stable_by_name
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=False):
@@ -1132,6 +1245,9 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
+@overloads("(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
+           "tuple of Tensors out = None)")
+@_takes_pair_out
 @numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""

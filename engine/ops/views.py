@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes
+from ..fidelity import calls, dtypes, messages
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
                              distinct_dims, preserve_format, wrap_dim)
@@ -22,7 +22,8 @@ from ..core.grad_mode import no_grad
 from ..core.history import AsStridedBackward0, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import copy_preserving_layout, empty_in_format, numpy_names, operand_type_error
+from .common import (copy_preserving_layout, empty_in_format, numpy_names, operand_type_error,
+                     overloads)
 from .creation import zeros
 from .join import cat, stack
 
@@ -271,6 +272,7 @@ def alias(input):
     return make_view(input, input._data.shape, input.stride(), input.storage_offset())
 
 
+@overloads("(Tensor input, int dim0, int dim1)")
 def transpose(input, dim0, dim1):
     """Swap two dimensions (a view: the strides swap, the memory stays)."""
     ndim = input._data.ndim
@@ -309,6 +311,7 @@ def t(input):
 
 
 _WARNED = set()  # torch gives some deprecation warnings only once per process
+_TENSOR_SHAPE = "aten/src/ATen/native/TensorShape.cpp"  # (where torch's warnings come from)
 
 
 def _warn_once(message):
@@ -321,13 +324,13 @@ def all_dims_reversed(input):
     ndim = input._data.ndim
     if ndim == 0:
         _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                   "these cases.")
+                   "these cases." + messages.triggered_in(f"{_TENSOR_SHAPE}:4313"))
     elif ndim != 2:
         _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their "
                    "shape is deprecated and it will throw an error in a future release. "
                    "Consider `x.mT` to transpose batches of matrices or "
                    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions "
-                   "of a tensor.")
+                   "of a tensor." + messages.triggered_in(f"{_TENSOR_SHAPE}:4306"))
     return permuted_view(input, list(range(ndim))[::-1])
 
 
@@ -335,7 +338,7 @@ def last_two_dims_swapped(input):
     ndim = input._data.ndim
     if ndim == 0:
         _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in "
-                   "these cases.")
+                   "these cases." + messages.triggered_in(f"{_TENSOR_SHAPE}:4366"))
         return alias(input)
     if ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
@@ -372,6 +375,7 @@ moveaxis = movedim
 
 
 # ---------------------------------------------------------------- adding and removing dimensions
+@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)")
 @numpy_names
 def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
@@ -410,6 +414,7 @@ class SqueezeBackward2(SqueezeBackward0):
     dim: tuple
 
 
+@overloads("(Tensor input, int dim)")
 @numpy_names
 def unsqueeze(input, dim):
     """Insert a dimension of size 1 at ``dim``."""
@@ -939,6 +944,7 @@ class CloneBackward0(Node):
         return grad
 
 
+@overloads("(Tensor input, tuple of ints dims)")
 def flip(input, *args, dims=None):
     """A copy with the elements in reverse order along ``dims`` (slices cannot step backwards)."""
     if dims is None and not args:
@@ -1011,7 +1017,7 @@ def unsqueeze_(input, dim):
 @numpy_names
 def squeeze_(input, dim=None):
     with no_grad():
-        view_ = squeeze(input, dim)
+        view_ = squeeze(input) if dim is None else squeeze(input, dim)
     if dim is None:
         return _restride(input, view_, SqueezeBackward3, self_sym_sizes=input._data.shape)
     return _restride(input, view_, SqueezeBackward4, self_sym_sizes=input._data.shape,

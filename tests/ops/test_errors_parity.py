@@ -5,6 +5,9 @@ non-contiguous layout, every op that writes its result in place) rather than the
 repro the issue names.
 """
 import itertools
+
+import numpy
+import re
 import subprocess
 import sys
 import warnings
@@ -432,3 +435,453 @@ def test_no_numpy_warning_reaches_a_learner(name):
         if seen["engine"] != seen["torch"]:
             differ.append((op, seen))
     assert not differ
+
+
+# ---------------------------------------------------------------- torch's argument parser
+# What Python's parsing of the engine's signatures takes and no overload of torch's does
+# (and the other way round: x.squeeze(0, 1), x.amax(None)): whole messages, less torch's
+# "didn't match because" notes.
+def _x(m):
+    return m.arange(6.).reshape(2, 3)
+
+
+SIGNATURES = {
+    "x.min(keepdim=True)": lambda m: _x(m).min(keepdim=True),
+    "x.max(keepdim=True)": lambda m: _x(m).max(keepdim=True),
+    "x.sum(keepdim=True)": lambda m: _x(m).sum(keepdim=True),
+    "m.sum(x, keepdim=True)": lambda m: m.sum(_x(m), keepdim=True),
+    "x.mean(keepdim=True)": lambda m: _x(m).mean(keepdim=True),
+    "x.prod(keepdim=True)": lambda m: _x(m).prod(keepdim=True),
+    "x.prod(keepdim=True, dtype=m.float64)": lambda m: _x(m).prod(keepdim=True, dtype=m.float64),
+    "x.prod(0, m.float64)": lambda m: _x(m).prod(0, m.float64),
+    "x.prod(0, True, m.float64)": lambda m: _x(m).prod(0, True, m.float64),
+    "x.prod(0, True, dtype=m.float64)": lambda m: _x(m).prod(0, True, dtype=m.float64),
+    "x.prod(dim=0, dtype=m.float64)": lambda m: _x(m).prod(dim=0, dtype=m.float64),
+    "x.prod(m.float64)": lambda m: _x(m).prod(m.float64),
+    "x.prod(dtype=m.float64)": lambda m: _x(m).prod(dtype=m.float64),
+    "x.sum(m.float64)": lambda m: _x(m).sum(m.float64),
+    "x.sum(0, True, m.float64)": lambda m: _x(m).sum(0, True, m.float64),
+    "x.sum(0, m.float64)": lambda m: _x(m).sum(0, m.float64),
+    "x.mean(0, True, m.float64)": lambda m: _x(m).mean(0, True, m.float64),
+    "x.std(unbiased=False, correction=0)": lambda m: _x(m).std(unbiased=False, correction=0),
+    "x.std(0, False, correction=0)": lambda m: _x(m).std(0, False, correction=0),
+    "x.std(0, unbiased=False, correction=0)": lambda m: _x(m).std(0, unbiased=False, correction=0),
+    "x.std(0, False, True)": lambda m: _x(m).std(0, False, True),
+    "x.std(False)": lambda m: _x(m).std(False),
+    "x.std(0, False)": lambda m: _x(m).std(0, False),
+    "x.std(0, correction=0, keepdim=True)": lambda m: _x(m).std(0, correction=0, keepdim=True),
+    "x.var(unbiased=False, correction=0)": lambda m: _x(m).var(unbiased=False, correction=0),
+    "x.var(True, keepdim=True)": lambda m: _x(m).var(True, keepdim=True),
+    "x.var(dim=None, unbiased=False)": lambda m: _x(m).var(dim=None, unbiased=False),
+    "m.std(x, 0, False)": lambda m: m.std(_x(m), 0, False),
+    "m.flip(x, 0)": lambda m: m.flip(_x(m), 0),
+    "m.flip(x, (0,))": lambda m: m.flip(_x(m), (0,)),
+    "m.flip(x, [0])": lambda m: m.flip(_x(m), [0]),
+    "x.flip(0)": lambda m: _x(m).flip(0),
+    "x.flip([0,1])": lambda m: _x(m).flip([0,1]),
+    "m.flip(x, 0, 1)": lambda m: m.flip(_x(m), 0, 1),
+    "x.squeeze(None)": lambda m: _x(m).squeeze(None),
+    "x.squeeze((0,))": lambda m: _x(m).squeeze((0,)),
+    "x.squeeze(dim=None)": lambda m: _x(m).squeeze(dim=None),
+    "x.argsort(0, True, stable=True)": lambda m: _x(m).argsort(0, True, stable=True),
+    "x.argsort(0, True)": lambda m: _x(m).argsort(0, True),
+    "x.argsort(stable=True, dim=0)": lambda m: _x(m).argsort(stable=True, dim=0),
+    "x.min(0, True)": lambda m: _x(m).min(0, True),
+    "x.min(0, keepdim=True)": lambda m: _x(m).min(0, keepdim=True),
+    "x.min(dim=0, keepdim=True)": lambda m: _x(m).min(dim=0, keepdim=True),
+    "x.min(t)": lambda m: _x(m).min(m.ones(2, 3)),
+    "x.min(t, 0)": lambda m: _x(m).min(m.ones(2, 3), 0),
+    "x.min(0, t)": lambda m: _x(m).min(0, m.ones(2, 3)),
+    "x.max(keepdim=False)": lambda m: _x(m).max(keepdim=False),
+    "x.amax(keepdim=True)": lambda m: _x(m).amax(keepdim=True),
+    "x.amax(None)": lambda m: _x(m).amax(None),
+    "m.amax(x, None)": lambda m: m.amax(_x(m), None),
+    "x.amin(None)": lambda m: _x(m).amin(None),
+    "x.logsumexp(None)": lambda m: _x(m).logsumexp(None),
+    "x.all(keepdim=True)": lambda m: _x(m).all(keepdim=True),
+    "x.any(keepdim=True)": lambda m: _x(m).any(keepdim=True),
+    "x.count_nonzero(keepdim=True)": lambda m: _x(m).count_nonzero(keepdim=True),
+    "x.nansum(keepdim=True)": lambda m: _x(m).nansum(keepdim=True),
+    "x.argmax(keepdim=True)": lambda m: _x(m).argmax(keepdim=True),
+    "x.argmax(None, True)": lambda m: _x(m).argmax(None, True),
+    "x.cumsum()": lambda m: _x(m).cumsum(),
+    "x.cumsum(dtype=m.float64)": lambda m: _x(m).cumsum(dtype=m.float64),
+    "x.softmax()": lambda m: _x(m).softmax(),
+    "m.softmax(x)": lambda m: m.softmax(_x(m)),
+    "m.softmax(x, 0, m.float64)": lambda m: m.softmax(_x(m), 0, m.float64),
+    "m.log_softmax(x)": lambda m: m.log_softmax(_x(m)),
+    "x.log_softmax()": lambda m: _x(m).log_softmax(),
+    "x.prod(-2, m.int64)": lambda m: _x(m).prod(-2, m.int64),
+    "y.prod(-2, m.int64)": lambda m: _x(m).requires_grad_().prod(-2, m.int64),
+    "m.add(x, t, 2)": lambda m: m.add(_x(m), m.ones(2, 3), 2),
+    "m.add(x, 2, t)": lambda m: m.add(_x(m), 2, m.ones(2, 3)),
+    "m.sub(x, t, 2)": lambda m: m.sub(_x(m), m.ones(2, 3), 2),
+    "m.mul(x, t, 2)": lambda m: m.mul(_x(m), m.ones(2, 3), 2),
+    "x.add(t, 2)": lambda m: _x(m).add(m.ones(2, 3), 2),
+    "x.sum(0, 1)": lambda m: _x(m).sum(0, 1),
+    "x.sum((0, 1), True, m.float64)": lambda m: _x(m).sum((0, 1), True, m.float64),
+    "x.mean(dtype=m.float64)": lambda m: _x(m).mean(dtype=m.float64),
+    "x.mean(m.float64)": lambda m: _x(m).mean(m.float64),
+    "x.max(0, True, True)": lambda m: _x(m).max(0, True, True),
+    "x.sort(0, True, True)": lambda m: _x(m).sort(0, True, True),
+    "x.topk(1, 0, True, True, True)": lambda m: _x(m).topk(1, 0, True, True, True),
+    "x.transpose(0)": lambda m: _x(m).transpose(0),
+    "x.unsqueeze()": lambda m: _x(m).unsqueeze(),
+    "x.squeeze(0, 1)": lambda m: _x(m).squeeze(0, 1),
+    "x.squeeze((0, 1))": lambda m: _x(m).squeeze((0, 1)),
+    "x.cumsum(0, m.float64)": lambda m: _x(m).cumsum(0, m.float64),
+    "x.cumsum(0, None)": lambda m: _x(m).cumsum(0, None),
+    "x.nansum(m.float64)": lambda m: _x(m).nansum(m.float64),
+    "x.all(0, True)": lambda m: _x(m).all(0, True),
+    "x.any(None)": lambda m: _x(m).any(None),
+    "x.all(None)": lambda m: _x(m).all(None),
+    "x.std(None)": lambda m: _x(m).std(None),
+    "x.var(None, True)": lambda m: _x(m).var(None, True),
+    "x.std(correction=None)": lambda m: _x(m).std(correction=None),
+    "x.count_nonzero(None)": lambda m: _x(m).count_nonzero(None),
+    "x.prod((0,1))": lambda m: _x(m).prod((0,1)),
+    "x.std((0,), 1, 2, 3)": lambda m: _x(m).std((0,), 1, 2, 3),
+    "x.sum(0, keepdim=True, dtype=1)": lambda m: _x(m).sum(0, keepdim=True, dtype=1),
+    "x.max(t, 0)": lambda m: _x(m).max(m.ones(2, 3), 0),
+    "x.sum(0, True, dtype=float)": lambda m: _x(m).sum(0, True, dtype=float),
+    "x.transpose()": lambda m: _x(m).transpose(),
+    "x.sum(0, keepdim=True, dim=1)": lambda m: _x(m).sum(0, keepdim=True, dim=1),
+    "x.sum(0, axis=1)": lambda m: _x(m).sum(0, axis=1),
+    "x.sum(axis=1, keepdims=True)": lambda m: _x(m).sum(axis=1, keepdims=True),
+    "m.sum(x, axis=1, keepdims=True)": lambda m: m.sum(_x(m), axis=1, keepdims=True),
+    "m.sum(input=x, dim=1)": lambda m: m.sum(input=_x(m), dim=1),
+    "x.max(other=t)": lambda m: _x(m).max(other=m.ones(2, 3)),
+    "m.max(x, other=t)": lambda m: m.max(_x(m), other=m.ones(2, 3)),
+    "m.max(x, 1, True)": lambda m: m.max(_x(m), 1, True),
+    "m.max(x, dim=1, keepdim=True)": lambda m: m.max(_x(m), dim=1, keepdim=True),
+    "x.var(0, True, True)": lambda m: _x(m).var(0, True, True),
+    "x.var(0, correction=1)": lambda m: _x(m).var(0, correction=1),
+    "x.var(correction=2)": lambda m: _x(m).var(correction=2),
+    "x.var(True)": lambda m: _x(m).var(True),
+    "x.var(False)": lambda m: _x(m).var(False),
+    "m.var(x, False)": lambda m: m.var(_x(m), False),
+    "x.std(dim=None, correction=None, keepdim=False)": lambda m: _x(m).std(
+        dim=None, correction=None, keepdim=False),
+    "m.std(x, None, True, True)": lambda m: m.std(_x(m), None, True, True),
+    "x.flip(0, 1)": lambda m: _x(m).flip(0, 1),
+    "x.flip((0, 1))": lambda m: _x(m).flip((0, 1)),
+    "x.flip(dims=0)": lambda m: _x(m).flip(dims=0),
+    "x.flip(dims=[0])": lambda m: _x(m).flip(dims=[0]),
+    "x.squeeze((0,1))": lambda m: _x(m).squeeze((0,1)),
+    "m.squeeze(x, (0,1))": lambda m: m.squeeze(_x(m), (0,1)),
+    "x.count_nonzero((0,1))": lambda m: _x(m).count_nonzero((0,1)),
+    "m.count_nonzero(x, dim=0)": lambda m: m.count_nonzero(_x(m), dim=0),
+    "x.argmax(None)": lambda m: _x(m).argmax(None),
+    "x.argmax(dim=1, keepdim=True)": lambda m: _x(m).argmax(dim=1, keepdim=True),
+    "x.all((0, 1))": lambda m: _x(m).all((0, 1)),
+    "x.any(dim=None, keepdim=True)": lambda m: _x(m).any(dim=None, keepdim=True),
+    "m.softmax(x, dim=0, dtype=m.float64)": lambda m: m.softmax(_x(m), dim=0, dtype=m.float64),
+    "x.softmax(0, dtype=m.float64)": lambda m: _x(m).softmax(0, dtype=m.float64),
+    "m.cumsum(x, 0, dtype=m.float64)": lambda m: m.cumsum(_x(m), 0, dtype=m.float64),
+    "x.cumsum(dim=0)": lambda m: _x(m).cumsum(dim=0),
+    "x.topk(1, dim=0, largest=False)": lambda m: _x(m).topk(1, dim=0, largest=False),
+    "x.topk(k=1)": lambda m: _x(m).topk(k=1),
+    "x.topk(1.0)": lambda m: _x(m).topk(1.0),
+    "m.topk(x, 1, 0, True, True)": lambda m: m.topk(_x(m), 1, 0, True, True),
+    "x.transpose(dim0=0, dim1=1)": lambda m: _x(m).transpose(dim0=0, dim1=1),
+    "x.unsqueeze(dim=0)": lambda m: _x(m).unsqueeze(dim=0),
+    "x.sum(m.tensor(0))": lambda m: _x(m).sum(m.tensor(0)),
+    "x.sum(0, m.tensor(True))": lambda m: _x(m).sum(0, m.tensor(True)),
+    "x.amax(dim=(0,1))": lambda m: _x(m).amax(dim=(0,1)),
+    "m.amax(x, None, True)": lambda m: m.amax(_x(m), None, True),
+    "x.sum(dim=(0,1), keepdim=True)": lambda m: _x(m).sum(dim=(0,1), keepdim=True),
+    "x.nansum(None, True)": lambda m: _x(m).nansum(None, True),
+    "x.prod(None)": lambda m: _x(m).prod(None),
+    "m.logsumexp(x, 0, True)": lambda m: m.logsumexp(_x(m), 0, True),
+    "x.norm(None)": lambda m: _x(m).norm(None),
+    "x.norm(None, 1)": lambda m: _x(m).norm(None, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(SIGNATURES))
+def test_calls_as_torchs_argument_parser_takes_them(name):
+    engine_result, torch_result = parity.run_both(SIGNATURES[name], exact=False)
+    if isinstance(torch_result, TypeError):
+        expected = re.sub(r"\n      didn't match[^\n]*", "", str(torch_result))
+        assert str(engine_result) == expected
+
+
+# Bounds, masks, dims and dtypes wrong at once (clamp, masked_fill, cumsum, bmm and matmul):
+# x is a (2, 3) float tensor, t ones of its shape, y x requiring grad
+MIXED = [
+    "m.add(x, t, 2)",
+    "m.add(x, t, alpha=2)",
+    "x.clamp(t, 0)",
+    "x.clamp(0, t)",
+    "x.clamp(t, t)",
+    "x.clamp(min=t, max=0)",
+    "x.clamp(min=0, max=t)",
+    "x.clamp(t)",
+    "x.clamp(max=t)",
+    "m.clamp(x, t, 0)",
+    "x.clamp(m.ones(5), 0)",
+    "x.clamp_(t, 0)",
+    "x.clip(t, 0)",
+    "x.masked_fill(m.ones(3, 3), 0)",
+    "x.masked_fill(m.ones(3, 3, dtype=m.int64), 0)",
+    "x.masked_fill(m.ones(3, 3, dtype=m.bool), 0)",
+    "x.masked_fill(m.ones(3, dtype=m.bool), 0)",
+    "x.masked_fill(m.ones(3, 3, dtype=m.bool), m.ones(2))",
+    "x.masked_fill(m.ones(2, 3), m.ones(2))",
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), m.ones(2))",
+    "x.masked_fill_(m.ones(3, 3, dtype=m.bool), 0)",
+    "x.masked_fill_(m.ones(3, 3), 0)",
+    "x.masked_fill_(m.ones(2, 1, 3, dtype=m.bool), 0)",
+    "x.masked_fill(m.ones(2, 1, 3, dtype=m.bool), 0)",
+    "x.masked_fill_(m.ones(4, dtype=m.bool), 0)",
+    "x.masked_fill_(m.ones(3, dtype=m.bool), m.tensor([1.]))",
+    "m.ones(3).masked_fill_(m.ones(2, 3, dtype=m.bool), 0)",
+    "y.cumsum(4, dtype=m.bool)",
+    "x.cumsum(4, dtype=m.bool)",
+    "x.cumsum(4, dtype=m.int64)",
+    "x.cumprod(4, dtype=m.bool)",
+    "m.ones(2, dtype=m.bool).cumsum(0, dtype=m.bool)",
+    "m.ones(0, dtype=m.bool).cumsum(3, dtype=m.bool)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, 2, dtype=m.int64)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, 2, dtype=m.bool)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 3, 2, dtype=m.int64)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, dtype=m.int64)",
+    "m.ones(2, 2, dtype=m.bool) @ m.ones(2, 2, dtype=m.int64)",
+    "m.ones(2, dtype=m.bool) @ m.ones(2, 2, 2, dtype=m.int64)",
+    "m.ones(2, 2, dtype=m.bool) @ m.ones(3, 2, 2, dtype=m.int64)",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.int64))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.matmul(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.ones(2, 2, 2, dtype=m.float16) @ m.ones(2, 2, 2, dtype=m.int64)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, 3, dtype=m.bool)",
+    "x.masked_fill_(m.ones(2, 3), m.ones(2))",
+    "x.masked_fill_(m.ones(3, 3), m.ones(2))",
+    "x.masked_fill_(m.ones(3, 3, dtype=m.bool), m.ones(2))",
+    "x.masked_fill(m.ones(3, 3), m.ones(2))",
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), m.tensor(1.))",
+    "x.masked_fill_(m.ones(2, 3, dtype=m.bool), m.tensor(1.))",
+    "x.masked_fill(m.ones(3, dtype=m.bool), 5)",
+    'x.masked_fill(t, "a")',
+    "x.masked_fill(m.ones(2, 3, dtype=m.bool), 1e300)",
+    "m.ones(2, dtype=m.int8).masked_fill(m.ones(2, dtype=m.bool), 300)",
+    "m.ones(2, dtype=m.int8).masked_fill(m.ones(3, dtype=m.bool), 300)",
+    "m.ones(2, dtype=m.int8).masked_fill_(m.ones(3, dtype=m.bool), 300)",
+    "m.ones(2).expand(3, 2).masked_fill_(m.ones(3, dtype=m.bool), 0)",
+    "m.masked_fill(x, m.ones(3, dtype=m.bool), 5)",
+    "x.clamp(0, 1)",
+    "x.clamp(min=0.5)",
+    "x.clamp(max=m.tensor(2.))",
+    "x.clamp(m.tensor(1.), m.tensor(2.))",
+    "x.clamp(m.tensor(1.), 3)",
+    "x.clamp(None, 2)",
+    "x.clamp()",
+    "x.clamp(None, None)",
+    "x.clip(0, 1)",
+    "x.clip_(t, 0)",
+    "m.clip(x, 0, 1)",
+    "m.clamp(x, min=t)",
+    "x.clamp_(0, 1)",
+    "x.clamp_(min=t, max=0)",
+    "x.clamp(np.float32(1), 2)",
+    'x.clamp(1, "a")',
+    "m.bmm(m.ones(2, 2, 2, dtype=m.int64), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.float32))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.float32), m.ones(2, 2, 2, dtype=m.int64))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.float16), m.ones(2, 2, 2, dtype=m.bool))",
+    "m.bmm(m.ones(2, 2, 2, dtype=m.bool), m.ones(2, 2, 2, dtype=m.float16))",
+    "m.bmm(m.ones(2, 2, 0, dtype=m.bool), m.ones(2, 0, 2, dtype=m.float16))",
+    "m.ones(2, 2, 2, dtype=m.int64) @ m.ones(2, 2, 2, dtype=m.bool)",
+    "m.ones(2, 2, 2, dtype=m.bool) @ m.ones(2, 2, dtype=m.int64)",
+    "m.mm(m.ones(2, 2, dtype=m.bool), m.ones(2, 2, dtype=m.int64))",
+]
+
+# out= with a dtype= that is not out's (torch: an error; computing in one and writing into the
+# other would be a silently different value)
+MIXED += [
+    "m.cumsum(m.ones(2, dtype=m.int64), 0, dtype=m.float16, out=m.zeros(0, dtype=m.int64))",
+    "m.cumprod(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.cumsum(m.ones(2), 0, out=m.zeros(0, dtype=m.int64))",
+    "m.sum(m.ones(2, dtype=m.int64), 0, dtype=m.float16, out=m.zeros(0, dtype=m.int64))",
+    "m.sum(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.prod(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.mean(m.ones(2), 0, dtype=m.float64, out=m.zeros(0))",
+    "m.sum(m.ones(2), 0, dtype=m.float64, out=m.zeros(0, dtype=m.float64))",
+    "m.cumsum(m.ones(2, dtype=m.int64), 0, out=m.zeros(0, dtype=m.float16))",
+]
+
+# a dim named twice, a 0-d tensor's 0 and -1 too (torch names the wrapped dim)
+MIXED += [
+    "m.norm(m.tensor(0.5), 3, (-1, -1))",
+    "m.ones(2, 2).sum((-1, 1))",
+    "m.ones(2, 2).sum((1, -1))",
+    "m.ones(2, 2).amax((-1, 1))",
+    "m.ones(2, 2).amax((-2, 0))",
+    "m.tensor(0.5).sum((-1, 0))",
+    "m.tensor(0.5).sum((0, -1))",
+    "m.tensor(0.5).amax((0, -1))",
+    "m.linalg.vector_norm(m.tensor(0.5), 3, (-1, -1))",
+    "m.ones(2, 2).flip(-1, 1)",
+    "m.ones(2, 2).std((-1, 1))",
+]
+
+
+@pytest.mark.parametrize("code", MIXED)
+def test_which_of_two_wrong_things_torch_names(code):
+    def run(m):
+        x, y = m.arange(6.).reshape(2, 3), m.arange(6.).reshape(2, 3).requires_grad_()
+        names = {"m": m, "np": numpy, "x": x, "t": m.ones(2, 3), "y": y}
+        return eval(code, names)
+
+    parity.run_both(run, exact=False, check_inputs=False)
+
+
+# An inference tensor an op would save for backward, and shapes that do not fit: torch's
+# autograd saves before the op runs, so the inference tensor is named first
+SAVED_INFERENCE = {
+    "w * x": lambda w, x: w * x,
+    "w * x, same shapes": lambda w, x: w * x[:1].expand(3),
+    "x / w": lambda w, x: x / w,
+    "x.div(w)": lambda w, x: x.div(w),
+    "x @ w": lambda w, x: x @ w,
+    "mm": lambda w, x: w.reshape(1, 3).mm(x.reshape(2, 1)),
+    "mv": lambda w, x: w.reshape(1, 3).mv(x),
+    "dot": lambda w, x: x.dot(w),
+    "bmm": lambda w, x: w.reshape(1, 1, 3).bmm(x.reshape(1, 2, 1)),
+    "maximum": lambda w, x: x.maximum(w),
+    "minimum": lambda w, x: w.minimum(x),
+    "atan2": lambda w, x: x.atan2(w),
+    "pow": lambda w, x: x.pow(w),
+    "w + x (nothing saved)": lambda w, x: w + x,
+    "w * x[0].detach() (no grad)": lambda w, x: w * x.detach(),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVED_INFERENCE))
+def test_inference_tensors_torch_would_save_come_first(name):
+    def run(m):
+        with m.inference_mode():
+            w = m.ones(3)
+        return SAVED_INFERENCE[name](w, m.ones(2, requires_grad=True))
+
+    parity.run_both(run, check_inputs=False)
+
+
+# ---------------------------------------------------------------- warnings end as torch's
+WARNINGS = {
+    "x.T of a 3-d tensor": "m.ones(2, 2, 2).T",
+    "x.T of a 0-d tensor": "m.tensor(1.).T",
+    "x.mT of a 0-d tensor": "m.tensor(1.).mT",
+    "where with a uint8 condition": "m.where(m.tensor([1, 0], dtype=m.uint8), m.ones(2), 0.)",
+    "a list as a multidimensional index": "m.ones(3, 3)[[slice(None), 0]]",
+    "as_tensor of a read-only array": "m.as_tensor(np.broadcast_to(np.ones(2), (2, 2)))",
+    "as_tensor of a read-only array to another dtype": "m.as_tensor(np.broadcast_to(np.ones(2), "
+                                                       "(2, 2)), dtype=m.float32)",
+    "from_numpy of a read-only array": "m.from_numpy(np.broadcast_to(np.ones(2), (2, 2)))",
+    "var with no degrees of freedom": "m.ones(1).var()",
+    "index_put_ of an expanded tensor": "m.ones(1).expand(3)[m.tensor([0])] = 2.",
+}
+
+
+def test_warnings_are_torchs_word_for_word():
+    """The whole text, with the "(Triggered internally at ...)" ending torch's warnings from
+    C++ have; in one fresh process per module, as torch gives some once per process (the
+    read-only arrays after the first have no warning in either)."""
+    seen = {}
+    for module in ("torch", "engine"):
+        code = [f"import warnings; import numpy as np; import {module} as m", "seen = {}"]
+        for name, statement in WARNINGS.items():
+            code += ["with warnings.catch_warnings(record=True) as caught:",
+                     "    warnings.simplefilter('always')",
+                     f"    {statement}",
+                     f"seen[{name!r}] = [(w.category.__name__, str(w.message)) for w in caught]"]
+        code.append("print(repr(seen))")
+        output = subprocess.run([sys.executable, "-c", "\n".join(code)], capture_output=True,
+                                text=True, check=True).stdout
+        seen[module] = eval(output)
+    once = [name for name in WARNINGS if "read-only" in name][1:]
+    assert all(seen["torch"][name] for name in WARNINGS if name not in once)
+    assert seen["engine"] == seen["torch"]
+
+
+# ---------------------------------------------------------------- out=
+OUT_OPS = {
+    "amax": lambda m, x, out: m.amax(x, 1, out=out),
+    "amin": lambda m, x, out: m.amin(x, (0, 1), True, out=out),
+    "argmax": lambda m, x, out: m.argmax(x, 1, out=out),
+    "argmin": lambda m, x, out: m.argmin(x, out=out),
+    "logsumexp": lambda m, x, out: m.logsumexp(x, 1, out=out),
+    "softmax": lambda m, x, out: m.softmax(x, 1, out=out),
+    "log_softmax": lambda m, x, out: m.log_softmax(x, 0, out=out),
+    "var": lambda m, x, out: m.var(x, 1, out=out),
+    "std": lambda m, x, out: m.std(x, 1, keepdim=True, out=out),
+    "var, correction": lambda m, x, out: m.var(x, 1, correction=0, out=out),
+    "gather": lambda m, x, out: m.gather(x, 1, m.tensor([[0, 1], [1, 0]]), out=out),
+    "index_select": lambda m, x, out: m.index_select(x, 1, m.tensor([0, 2]), out=out),
+}
+OUTS = {"empty": ("float32", 0), "float64": ("float64", 0), "int64": ("int64", 0),
+        "float16": ("float16", 0), "wrong size": ("float32", 5), "right size": ("float32", 2)}
+
+
+@pytest.mark.parametrize("out", list(OUTS))
+@pytest.mark.parametrize("op", list(OUT_OPS))
+def test_out_as_torch_takes_it(op, out):
+    """Values, out's dtype rules (each op's own message), resizing with torch's warning."""
+    dtype, size = OUTS[out]
+
+    def run(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            target = m.zeros(size, dtype=getattr(m, dtype))
+            result = OUT_OPS[op](m, m.arange(6.).reshape(2, 3), target)
+        return result is target, result, [str(w.message) for w in caught]
+
+    parity.run_both(run, exact=False)
+
+
+def test_out_refused_when_an_input_requires_grad():
+    parity.run_both(lambda m: m.amax(m.ones(2, requires_grad=True), 0, out=m.zeros(0)))
+
+
+PAIR_OUTS = {
+    "max(x, 1)": lambda m, x, out: m.max(x, 1, out=out),
+    "max(x, 1, True)": lambda m, x, out: m.max(x, 1, True, out=out),
+    "min(x, dim=0)": lambda m, x, out: m.min(x, dim=0, out=out),
+    "sort(x, 1)": lambda m, x, out: m.sort(x, 1, out=out),
+    "sort(x, 0, True)": lambda m, x, out: m.sort(x, 0, True, out=out),
+    "sort(x, stable=True)": lambda m, x, out: m.sort(x, stable=True, out=out),
+    "topk(x, 2)": lambda m, x, out: m.topk(x, 2, out=out),
+    "topk(x, 1, 0, False)": lambda m, x, out: m.topk(x, 1, 0, False, out=out),
+}
+PAIRS = {"empty": ("float32", "int64", 0), "a list": ("float32", "int64", 0),
+         "values float64": ("float64", "int64", 0), "indices int32": ("float32", "int32", 0),
+         "indices float": ("float32", "float32", 0), "wrong sizes": ("float32", "int64", 5),
+         "three": ("float32", "int64", 0), "one tensor": ("float32", "int64", 0)}
+
+
+@pytest.mark.parametrize("out", list(PAIRS))
+@pytest.mark.parametrize("op", list(PAIR_OUTS))
+def test_pair_outs_as_torch_takes_them(op, out):
+    values, indices, size = PAIRS[out]
+
+    def run(m):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pair = (m.zeros(size, dtype=getattr(m, values)),
+                    m.zeros(size, dtype=getattr(m, indices)))
+            given = {"a list": list(pair), "three": (*pair, m.zeros(0)),
+                     "one tensor": pair[0]}.get(out, pair)
+            result = PAIR_OUTS[op](m, m.arange(6.).reshape(2, 3), given)
+        return [r is p for r, p in zip(result, pair)], result, [str(w.message) for w in caught]
+
+    parity.run_both(run)
+
+
+@pytest.mark.parametrize("out", ["float32", "float64", "float16", "int64"])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_and_min_into_one_tensor(op, out):
+    def run(m):
+        x, target = m.arange(6.).reshape(2, 3), m.zeros(0, dtype=getattr(m, out))
+        return (getattr(m, op)(x, out=target) is target, target,
+                getattr(m, op)(x, x.flip(0), out=target) is target, target)
+
+    parity.run_both(run)

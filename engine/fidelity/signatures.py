@@ -1,0 +1,221 @@
+"""torch's argument parser, for the operations whose Python signature accepts more than torch's.
+
+Fidelity machinery, not part of the engine's story: a reader can skip this module.
+
+A Python function with defaults takes ``x.sum(keepdim=True)`` or ``x.std(unbiased=False,
+correction=0)``; torch's parser matches the call against a list of overloads and refuses it
+when none takes it. ``overloads(...)`` wraps an engine function with torch's list (written as
+torch prints it for ``torch.op(...)``, with two marks of its own: ``?`` after a type that takes
+None, ``[1]`` after ``tuple of ints`` that takes a single int) and raises torch's TypeError
+for a call no overload takes; a call one takes goes to the function unchanged.
+
+(``ops.common.overloads`` is the decorator that checks an engine function's calls against
+torch's list: its frames must be the engine's own, not this module's, for a method call to
+be told from a function call.)
+
+torch's rules (python_arg_parser.cpp): an overload takes a call when the positional arguments
+fit its positional parameters, the keywords name its parameters, every required one is given
+and each has its type. When none does, torch looks at the overloads whose number of parameters
+fits the number of arguments: if exactly one does, its own error ("missing", "takes 2
+positional arguments", "argument 'keepdim' (position 2) must be bool"), otherwise the list.
+"""
+import builtins
+import numbers
+
+import numpy as np
+
+from .messages import type_name
+
+PACKED = "packed"  # what Signature.parse says of x.flip(0, 1): a method's way only
+_NUMPY_NAMES = {"dim": "axis", "keepdim": "keepdims"}  # (torch's parser takes numpy's too)
+_PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool, builtins.complex)
+
+
+class _Parameter:
+    __slots__ = ("name", "kind", "nullable", "optional", "single_int", "keyword_only",
+                 "printed", "hidden")
+
+    def __init__(self, text, keyword_only):
+        printed, default = (text.split(" = ") + [None])[:2]
+        kind, self.name = printed.rsplit(" ", 1)
+        self.nullable = kind.endswith("?") or default == "None"
+        kind = kind.rstrip("?")
+        self.single_int = kind.endswith("[1]")
+        self.kind = kind.replace("[1]", "")
+        self.optional = default is not None
+        self.keyword_only = keyword_only
+        self.hidden = False
+        self.printed = f"{self.kind} {self.name}" + ("" if default is None else f" = {default}")
+
+
+class Signature:
+    def __init__(self, text, method):
+        self.params, keyword_only = [], False
+        for part in filter(None, text.strip("()").split(", ")):
+            if part == "*":
+                keyword_only = True
+                continue
+            param = _Parameter(part, keyword_only)
+            if method and param.name == "input":
+                continue
+            # (a method has no out=; the engine's methods are its functions, which take it)
+            param.hidden = method and param.name == "out"
+            self.params.append(param)
+        self.max_positional = sum(not p.keyword_only for p in self.params)
+        self.min_args = sum(not p.optional for p in self.params)
+        self.max_args = sum(not p.hidden for p in self.params)
+        self.varargs = method and self.max_positional == 1 and self.params[0].kind == (
+            "tuple of ints")
+
+    def printed(self):
+        parts, star = [], False
+        for p in self.params:
+            if p.hidden:
+                continue
+            if p.keyword_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(p.printed)
+        return f" * ({', '.join(parts)})"
+
+    def parse(self, name, args, kwargs, raise_error):
+        """Whether the call fits (``PACKED`` when it gave its ints one by one for a tuple);
+        with ``raise_error``, torch's error for this overload."""
+        if len(args) > self.max_positional and not (self.varargs and _all_ints(args)):
+            if raise_error:
+                raise _extra_args(name, self, len(args))
+            return False
+        used, position, packed = 0, 0, False
+        for index, p in enumerate(self.params):
+            by_name = position >= len(args)
+            if not by_name:
+                if p.keyword_only:
+                    if raise_error:
+                        raise _extra_args(name, self, len(args))
+                    return False
+                value, found = args[position], True
+            else:
+                key = p.name if p.name in kwargs else _NUMPY_NAMES.get(p.name)
+                found = key in kwargs
+                value = kwargs.get(key)
+            if (not found and p.optional) or (found and value is None and p.nullable):
+                pass
+            elif not found:
+                if raise_error:
+                    raise _missing(name, self.params[index:])
+                return False
+            elif _fits(value, p):
+                pass
+            elif not by_name and self.varargs and position == 0 and _all_ints(args):
+                position, packed = len(args), True  # x.flip(0, 1) is x.flip((0, 1))
+                continue
+            elif raise_error:
+                if by_name:
+                    raise TypeError(f"{name}(): argument '{p.name}' must be {p.kind}, not "
+                                    f"{type_name(value)}")
+                raise TypeError(f"{name}(): argument '{p.name}' (position {position + 1}) must "
+                                f"be {p.kind}, not {type_name(value)}")
+            else:
+                return False
+            if by_name:
+                used += found
+            else:
+                position += 1
+        if used < len(kwargs):
+            if raise_error:
+                raise _extra_kwargs(name, self, args, kwargs)
+            return False
+        return PACKED if packed else True
+
+
+def _all_ints(values):
+    return builtins.all(_is_int(v) for v in values)
+
+
+def _is_int(value):
+    if isinstance(value, builtins.bool):
+        return False
+    if isinstance(value, (builtins.int, np.integer)):
+        return True
+    data = getattr(value, "_data", None)  # a 0-d integer tensor that does not require grad
+    return (data is not None and data.ndim == 0 and data.dtype.kind in "iu"
+            and not value.requires_grad)
+
+
+def _fits(value, p):
+    kind = p.kind
+    if kind == "int":
+        return _is_int(value)
+    if kind == "bool":
+        return isinstance(value, (builtins.bool, np.bool_))
+    if kind == "tuple of ints":
+        if isinstance(value, (builtins.tuple, builtins.list)):
+            return _all_ints(value)
+        return p.single_int and _is_int(value)
+    if kind == "Tensor":
+        return hasattr(value, "_data")
+    if kind == "tuple of Tensors":
+        return isinstance(value, (builtins.tuple, builtins.list))
+    if kind == "Number":
+        if hasattr(value, "_data"):
+            return value._data.ndim == 0 and not value.requires_grad
+        return isinstance(value, (numbers.Number, np.number, np.bool_))
+    if kind == "torch.dtype":
+        return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
+    raise AssertionError(kind)
+
+
+def _extra_args(name, signature, given):
+    most, fewest = signature.max_positional, signature.min_args
+    if fewest != most:
+        return TypeError(f"{name}() takes from {fewest} to {most} positional arguments but "
+                         f"{given} were given")
+    return TypeError(f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but "
+                     f"{given} {'was' if given == 1 else 'were'} given")
+
+
+def _missing(name, params):
+    missing = [f'"{p.name}"' for p in params if not p.optional]
+    # (torch's message says "arguments" for one and "argument" for more)
+    return TypeError(f"{name}() missing {len(missing)} required positional "
+                     f"argument{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
+
+
+def _extra_kwargs(name, signature, args, kwargs):
+    positions = [p.name for p in signature.params if not p.keyword_only][:len(args)]
+    names = {p.name for p in signature.params if p.name not in positions}
+    for key in kwargs:  # (numpy's names count only where torch's are not given)
+        if key in positions:
+            return TypeError(f"{name}() got multiple values for argument '{key}'")
+        if key not in names:
+            return TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    return TypeError(f"{name}() got an unexpected keyword argument")
+
+
+def _kind(value):
+    return "Tensor" if hasattr(value, "_data") else type_name(value)
+
+
+def _invalid_combination(name, signatures, args, kwargs):
+    got = [_kind(a) for a in args]
+    # (torch lists the keywords in its hash map's order: the reverse of the call's for two)
+    got += [f"{key}={_kind(kwargs[key])}" for key in reversed(list(kwargs))]
+    # (torch's list ends with ", " when only keywords were given)
+    listed = ", ".join(got) + (", " if kwargs and not args else "")
+    lines = "".join(f"\n{s.printed()}" for s in signatures)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({listed}), "
+                     f"but expected one of:{lines}\n")
+
+
+def method_signatures(printed):
+    return [Signature(text, True) for text in printed]
+
+
+def refuse(name, printed, method, args, kwargs):
+    """torch's TypeError for a call no overload takes (``args`` without self for a method)."""
+    signatures = [Signature(text, method) for text in printed]
+    count = len(args) + len(kwargs)
+    plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
+    if len(signatures) == 1 or len(plausible) == 1:
+        (plausible or signatures)[0].parse(name, args, kwargs, True)
+    return _invalid_combination(name, signatures, args, kwargs)
