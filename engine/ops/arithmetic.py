@@ -543,8 +543,25 @@ def maximum(input, other):
     """out = the larger of input and other, elementwise (nan wins)"""
     require_tensors("maximum", input, other)
     a, b, _ = promote_operands(input, other, "maximum")
-    result = elementwise(np.maximum, a, b)
+    result = elementwise(_maximum_keeping_ties, a, b)
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
+
+
+def _maximum_keeping_ties(a, b):
+    """np.maximum, but a tie keeps a, as torch's kernel: maximum(0.0, -0.0) is 0.0, and
+    maximum(-0.0, 0.0) is -0.0 (numpy's vector loops pick either zero)."""
+    result = np.maximum(a, b)
+    if result.dtype.kind == "f":
+        return np.where(a == b, a, result)
+    return result
+
+
+def _minimum_keeping_ties(a, b):
+    """np.minimum, but a tie keeps a, as torch's kernel (see _maximum_keeping_ties)."""
+    result = np.minimum(a, b)
+    if result.dtype.kind == "f":
+        return np.where(a == b, a, result)
+    return result
 
 
 class MaximumBackward0(Node):
@@ -567,7 +584,7 @@ def minimum(input, other):
     """out = the smaller of input and other, elementwise (nan wins)"""
     require_tensors("minimum", input, other)
     a, b, _ = promote_operands(input, other, "minimum")
-    result = elementwise(np.minimum, a, b)
+    result = elementwise(_minimum_keeping_ties, a, b)
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
 
 

@@ -386,8 +386,12 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     if data.ndim == 0:
         values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
     else:
-        values = wrap(pick(data, axis=axis, keepdims=keepdim))
-        indices = wrap(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+        # the values are read at the indices: of equal zeros, the one found first, with its sign
+        found = arg_pick(data, axis=axis, keepdims=True)
+        values = np.take_along_axis(data, found, axis)
+        if not keepdim:
+            values, found = values.squeeze(axis), found.squeeze(axis)
+        values, indices = wrap(values), wrap(found.astype(np.int64))
     # only the values are differentiable: record marks float results only
     node = MaxBackward0 if name == "max" else MinBackward0
     return record(node, getattr(return_types, name)(values, indices), (input,),
@@ -463,10 +467,25 @@ def _amax_amin(input, dim, keepdim, name, pick):
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     axes, keepdim = _reduce_args(input, given, keepdim)
     _check_nonempty(input, name, given)
-    result = wrap(pick(input._data, axis=axes, keepdims=keepdim))
+    result = wrap(_first_zero_wins(input._data, pick(input._data, axis=axes, keepdims=keepdim),
+                                   axes, keepdim))
     return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
                   keepdim=keepdim)
+
+
+def _first_zero_wins(data, result, axes, keepdim):
+    """An extreme of 0 takes the sign of the first zero met, as torch's reduction keeps its
+    running value on a tie: amax([-0.0, 0.0]) is -0.0 (numpy's reduce may pick either)."""
+    zero = result == 0
+    if data.dtype.kind != "f" or data.ndim == 0 or not np.any(zero):
+        return result
+    axes = tuple(range(data.ndim)) if axes is None else tuple(a % data.ndim for a in axes)
+    kept = [a for a in range(data.ndim) if a not in axes]
+    rows = data.transpose(*kept, *axes).reshape(*(data.shape[a] for a in kept), -1)
+    first = np.argmax(rows == 0, axis=-1)[..., None]
+    sign = np.take_along_axis(rows, first, -1).reshape(np.shape(result))
+    return np.where(zero, sign, result)
 
 
 class AmaxBackward0(Node):
