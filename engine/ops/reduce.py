@@ -9,7 +9,10 @@ import numpy as np
 
 from ..fidelity import dtypes, messages, stdsort
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity import float32_math
 from ..fidelity.floating import quietly
+from ..fidelity.float32_math import simd_lanes
+from ..fidelity.rounding import fma32, fma64, reduce_all_sum
 from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
@@ -746,12 +749,35 @@ def softmax(input, dim, dtype=None):
         total = exps.sum(axis=dim, keepdims=True)
         # torch's kernels: along the last dim, times 1 / total; along another, divided by
         # total, the exps rounded to float16 first for a float16 input
-        if dim == x.ndim - 1:
+        if input.dtype is dtypes.float32 and x.size:
+            result = _float32_softmax(x, dim)
+        elif dim == x.ndim - 1:
             result = exps * (1 / total)
         else:
             result = (_to_half_and_back(exps) if input.dtype is dtypes.float16 else exps) / total
     result = _softmax_result(result, input)
     return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+def _float32_softmax(x, dim):
+    """float32 softmax as torch's kernels compute it: along the last dim, SLEEF's exp, the sum
+    in vector lanes, times 1 / sum; along another, vectorised across the inner elements
+    (SLEEF's exp; the C library's for the last inner elements that fill no vector), the sum
+    one row after the other, divided by the sum."""
+    shifted = x - x.max(axis=dim, keepdims=True)
+    if dim == x.ndim - 1:
+        exps = float32_math.sleef_expf(shifted.ravel()).reshape(x.shape)
+        return exps * (np.float32(1) / reduce_all_sum(exps, simd_lanes(exps.dtype))[..., None])
+    shape = x.shape
+    shifted = shifted.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
+    exps = float32_math.sleef_expf(shifted.ravel()).reshape(shifted.shape)
+    vectorised = shifted.shape[2] - shifted.shape[2] % simd_lanes(np.float32)
+    rest = shifted[..., vectorised:]
+    exps[..., vectorised:] = float32_math.libc_expf(rest.ravel()).reshape(rest.shape)
+    total = exps[:, 0]
+    for i in range(1, exps.shape[1]):
+        total = total + exps[:, i]
+    return (exps / total[:, None]).reshape(shape)
 
 
 class SoftmaxBackward0(Node):
@@ -762,7 +788,87 @@ class SoftmaxBackward0(Node):
 
     def backward(self, grad):
         (out,) = self.saved_tensors
-        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+        return _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, grad,
+                                 out, self.dim)
+
+
+def _softmax_gradient(node, formula, grad, out, dim):
+    """``formula(grad, out, dim)``; under create_graph recorded as torch records it: one node
+    (``SoftmaxBackwardDataBackward0`` ...) linked to grad and the softmax's result."""
+    if not grad_mode.grad_enabled:
+        return formula(grad, out, dim)
+    with no_grad():
+        result = formula(grad, out, dim)
+    return record(node, result, (grad, out), saved=(grad, out), dim=dim)
+
+
+def _torch_order_operands(grad, out, dim):
+    """grad's and out's data as (outer, dim, inner) arrays and whether dim is the last, when
+    torch's kernel can be replayed (float32 and float64, one dtype and shape, some
+    elements), else None."""
+    g, y = grad._data, out._data
+    if g.dtype != y.dtype or y.dtype not in (np.float32, np.float64) or not y.size \
+            or g.shape != y.shape:
+        return None
+    shape = y.shape or (1,)
+    outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
+    # (a dim of size 1 after dim leaves one inner element, but not torch's last-dim kernel)
+    last = dim == len(shape) - 1
+    return (g.reshape(outer, shape[dim], inner), y.reshape(outer, shape[dim], inner)), last
+
+
+def _sum_of_products(g, y, last):
+    """sum(g * y) over axis 1 as torch's softmax backward adds it: along the tensor's last
+    dim in vector lanes (a lone row's last partial vector in fused multiply-adds, as torch's
+    float32 build computes it), along another dim one fused multiply-add after the other."""
+    fma = fma32 if g.dtype == np.float32 else fma64
+    if not last:
+        total = g[:, 0] * y[:, 0]
+        for i in range(1, g.shape[1]):
+            total = fma(g[:, i], y[:, i], total)
+        return total[:, None]
+    g, y = g[..., 0], y[..., 0]
+    n, lanes = g.shape[-1], simd_lanes(g.dtype)
+    tail = n % lanes if n > lanes and g.dtype == np.float32 and g.size == n else 0
+    if not tail:
+        return reduce_all_sum(g * y, lanes)[:, None, None]
+    full = n - tail
+    head = g[:, :full] * y[:, :full]
+    acc = head[:, :lanes].copy()
+    for start in range(lanes, full, lanes):
+        acc += head[:, start:start + lanes]
+    acc[:, :tail] = fma32(g[:, full:], y[:, full:], acc[:, :tail])
+    return reduce_all_sum(acc, lanes)[:, None, None]
+
+
+def _softmax_backward_data(grad, out, dim):
+    """softmax's gradient (grad - sum(grad * out, dim)) * out, in torch's order."""
+    operands = _torch_order_operands(grad, out, dim)
+    if operands is None:
+        return out * (grad - (grad * out).sum(dim, keepdim=True))
+    (g, y), last = operands
+    return _gradient_in_place_of(out, (g - _sum_of_products(g, y, last)) * y)
+
+
+def _gradient_in_place_of(out, values):
+    """values in out's shape, row-major, as torch's kernel writes them."""
+    return wrap(values.reshape(out._data.shape))
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """out = softmax's gradient gi = (g - sum(g * y)) * y (recorded under create_graph):
+    d/dg = softmax's gradient of gg,  d/dy = gg * g - sum(y * gg) * g - gg * sum(y * g)"""
+
+    _saved_names = ("grad_output", "output")
+    dim: int
+
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d_grad = _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, gg, y,
+                                   self.dim)
+        d_out = (g * gg - (y * g).sum(self.dim, keepdim=True) * gg
+                 - g * (y * gg).sum(self.dim, keepdim=True))
+        return d_grad, d_out
 
 
 @numpy_names
@@ -790,7 +896,55 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, grad):
         (out,) = self.saved_tensors
-        return grad - out.exp() * grad.sum(self.dim, keepdim=True)
+        return _softmax_gradient(LogSoftmaxBackwardDataBackward0, _log_softmax_backward_data,
+                                 grad, out, self.dim)
+
+
+def _log_softmax_backward_data(grad, out, dim):
+    """log_softmax's gradient grad - exp(out) * sum(grad, dim), in torch's order: along the
+    last dim the sum in vector lanes, along another one row after the other; float32's exp
+    SLEEF's where torch's loop is vectorised (along another dim, the last inner elements
+    that fill no vector take the C library's), then one fused multiply-add."""
+    operands = _torch_order_operands(grad, out, dim)
+    if operands is None:
+        return grad - out.exp() * grad.sum(dim, keepdim=True)
+    (g, y), last = operands
+    single = y.dtype == np.float32
+    if last:
+        total = reduce_all_sum(g[..., 0], simd_lanes(g.dtype))[:, None, None]
+        vectorised = g.shape[2]
+    else:
+        total = g[:, 0]
+        for i in range(1, g.shape[1]):
+            total = total + g[:, i]
+        total = total[:, None]
+        vectorised = g.shape[2] - g.shape[2] % simd_lanes(g.dtype)
+    total = np.broadcast_to(total, g.shape)
+    exps = float32_math.sleef_expf(y.ravel()).reshape(y.shape) if single else np.exp(y)
+    values = (fma32 if single else fma64)(-exps, total, g)
+    if vectorised < g.shape[2]:
+        rest = y[..., vectorised:]
+        if single:
+            exps = np.asarray(float32_math.libc_expf(rest.ravel()), np.float32).reshape(rest.shape)
+        else:
+            exps = np.exp(rest)
+        values[..., vectorised:] = (fma32 if single else fma64)(-exps, total[..., vectorised:],
+                                                                g[..., vectorised:])
+    return _gradient_in_place_of(out, values)
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """out = log_softmax's gradient gi = g - exp(y) * sum(g) (recorded under create_graph):
+    d/dg = gg - sum(gg * exp(y)),  d/dy = -sum(g) * exp(y) * gg"""
+
+    _saved_names = ("grad_output", "output")
+    dim: int
+
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d_grad = gg - (gg * y.exp()).sum(self.dim, keepdim=True)
+        d_out = -g.sum(self.dim, keepdim=True) * y.exp() * gg
+        return d_grad, d_out
 
 
 @numpy_names
