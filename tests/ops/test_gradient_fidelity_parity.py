@@ -121,6 +121,46 @@ for _outer in MODES:
     for _inner in MODES:
         for _statement in STATEMENTS:
             EXACT[f"{_statement} in {_inner} in {_outer}"] = _in_modes(_outer, _inner, _statement)
+SAVES_INPUTS = """
+class Saves(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x * 2 + w
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return g * x, g
+
+with m.inference_mode():
+    made_inside = m.ones(2)
+"""
+# torch saves a custom Function's tensors only for a graph it records: an inference tensor
+# "saved" in an unrecorded call is no error (issue 25 round 2, item 8)
+for _w, _around in [("m.ones(2)", "{}"), ("m.ones(2, requires_grad=True)", "{}"),
+                    ("m.ones(2, requires_grad=True)", "with m.no_grad():\n    {}"),
+                    ("m.ones(2, requires_grad=True)", "with m.inference_mode():\n    {}"),
+                    ("m.ones(2)", "with m.inference_mode():\n    {}"),
+                    ("m.ones(2)", "with m.enable_grad():\n    {}")]:
+    EXACT[f"a Function saving an inference tensor, w = {_w}, {_around[:25]}"] = (
+        SAVES_INPUTS + f"w = {_w}\n" + _around.format("y = Saves.apply(made_inside, w)")
+        + "\nr = (y, y.requires_grad, y.grad_fn, y.is_inference())")
+# requires_grad_() on a view made in no_grad mode makes it a leaf of its own (its gradient
+# accumulates there); torch checks the stored grad_fn, and raises only when a stale one is
+# read (issue 25 round 2, item 24)
+for _mode in ("m.no_grad()", "m.inference_mode()", "m.set_grad_enabled(False)"):
+    for _view in ("[...]", "[0]", ".view(-1)", ".t()"):
+        _made = (f"y = m.tensor([[-1., -.5], [3., 1.]], requires_grad=True)\n"
+                 f"with {_mode}:\n    z = y{_view}\n")
+        EXACT[f"requires_grad_ on a view made in {_mode}, y{_view}"] = (
+            _made + "z.requires_grad_()\nr = [z.requires_grad, z.is_leaf, z.grad_fn]\n"
+            "(z * 2).sum().backward()\nr += [z.grad, y.grad]")
+        EXACT[f"requires_grad_ on a view made in {_mode}, y{_view}, changed in place"] = (
+            _made.replace("\n    z = ", "\n    z = ") + "    z.zero_()\nz.requires_grad_()\n"
+            "r = [z.requires_grad]\ntry:\n    r.append(z.grad_fn)\nexcept RuntimeError as e:\n"
+            "    r.append(str(e).splitlines()[0])\ntry:\n    z.mul_(2)\n"
+            "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
