@@ -138,11 +138,21 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.su
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    result = wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
+    result = _differentiable(wrap(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim)),
+                             input)
     if dim is None:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
                   dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
+
+
+def _differentiable(result, input):
+    """result, unless autograd would record it in a dtype without gradients (sum(...,
+    dtype=torch.int64) of a tensor that requires grad): torch refuses that."""
+    if result._data.dtype.kind != "f" and input.requires_grad and grad_mode.recording:
+        raise RuntimeError("Autograd not support dtype: "
+                           f"{scalar_type_name[from_numpy_dtype[result._data.dtype]]}")
+    return result
 
 
 class SumBackward0(Node):
@@ -179,6 +189,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     with no_grad():
         result = sum(where(isnan(input), 0, input) if input.is_floating_point() else input,
                      dim, keepdim, dtype=dtype)
+    _differentiable(result, input)
     return record(NansumBackward0, result, (input,), saved=(input,),
                   dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
 
@@ -264,6 +275,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
         result = wrap(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+    _differentiable(result, input)
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
     return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
@@ -1005,6 +1017,7 @@ def _cumulative(ufunc, name, node):
             with np.errstate(over="ignore", invalid="ignore"):  # (row-major, as torch's)
                 result = wrap(np.ascontiguousarray(ufunc(wide, axis=axis, dtype=wide.dtype),
                                                    data.dtype))
+        _differentiable(result, input)
         if node is CumsumBackward0:  # a sum's gradient needs no values
             return record(node, result, (input,), dim=axis)
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)

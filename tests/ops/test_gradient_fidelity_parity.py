@@ -161,6 +161,21 @@ for _mode in ("m.no_grad()", "m.inference_mode()", "m.set_grad_enabled(False)"):
             "r = [z.requires_grad]\ntry:\n    r.append(z.grad_fn)\nexcept RuntimeError as e:\n"
             "    r.append(str(e).splitlines()[0])\ntry:\n    z.mul_(2)\n"
             "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
+# dtype= into a dtype without gradients, on a tensor that requires grad: torch refuses to
+# record it ("Autograd not support dtype: Long"), after the argument checks; without a graph
+# it computes (issue 25 round 2, item 13)
+for _call in ("y.sum(dtype={d})", "y.sum(-1, dtype={d})", "y.prod(dtype={d})",
+              "y.prod(dim=-1, dtype={d})", "y.cumsum(0, dtype={d})", "y.cumprod(-1, dtype={d})",
+              "y.nansum(dtype={d})", "m.sum(y, (0, 1), dtype={d})", "y.cumsum(5, dtype={d})",
+              "y.mean(dtype={d})", "y.softmax(0, dtype={d})", "y.log_softmax(0, dtype={d})"):
+    for _dtype in ("m.int64", "m.int32", "m.int16", "m.int8", "m.uint8", "m.bool", "m.float64"):
+        if _call.startswith("y.cumsum(5") and _dtype == "m.bool":
+            continue  # (which check comes first there: issue 25 round 2, item 17)
+        for _mode in ("", "m.no_grad()", "m.inference_mode()"):
+            _statement = "y = m.tensor([[1., 2.], [3., 4.]], requires_grad=True)\n"
+            _line = "r = " + _call.format(d=_dtype)
+            _statement += f"with {_mode}:\n    {_line}" if _mode else _line
+            EXACT[f"{_call.format(d=_dtype)} {_mode}"] = _statement
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
