@@ -1143,13 +1143,18 @@ def nonzero(input, *, as_tuple=False):
     return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
 
 
+_UNSTABLE = object()  # stable= not given: torch's sort overload recorded as SortBackward0
+
+
 @numpy_names
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=_UNSTABLE):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
+    # stable= (any value) picks torch's sort.stable overload, recorded as SortBackward1
+    node = SortBackward0 if stable is _UNSTABLE else SortBackward1
     if data.ndim == 0:
         result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
-        return record(SortBackward0, result, (input,), saved=(result.indices,),
+        return record(node, result, (input,), saved=(result.indices,),
                       self_sym_sizes=data.shape, dim=0)
     axis = wrap_dim(dim, data.ndim)
     if descending:
@@ -1161,7 +1166,7 @@ def sort(input, dim=-1, descending=False, stable=False):
         indices = np.argsort(data, axis=axis, kind="stable")
     result = return_types.sort(wrap(np.take_along_axis(data, indices, axis)),
                                wrap(indices.astype(np.int64)))
-    return record(SortBackward0, result, (input,), saved=(result.indices,),
+    return record(node, result, (input,), saved=(result.indices,),
                   self_sym_sizes=data.shape, dim=axis)
 
 
@@ -1206,6 +1211,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
                                wrap(np.array(indices, order="C")))
     return record(TopkBackward0, result, (input,), saved=(result.indices,),
                   self_sym_sizes=input._data.shape, dim=wrap_dim(dim, ndim) if ndim else 0)
+
+
+class SortBackward1(SortBackward0):
+    """out = x reordered along dim (sort with stable=):  as SortBackward0"""
 
 
 class TopkBackward0(SortBackward0):

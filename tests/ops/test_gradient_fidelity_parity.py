@@ -176,6 +176,23 @@ for _call in ("y.sum(dtype={d})", "y.sum(-1, dtype={d})", "y.prod(dtype={d})",
             _line = "r = " + _call.format(d=_dtype)
             _statement += f"with {_mode}:\n    {_line}" if _mode else _line
             EXACT[f"{_call.format(d=_dtype)} {_mode}"] = _statement
+# the overload torch picks by keyword names the node (sort(stable=...) is SortBackward1,
+# div(..., rounding_mode=None) DivBackward2); floor_divide's node links only the operands
+# that require grad (issue 25 round 2, items 20 and 21)
+for _call in ("x.sort()", "x.sort(stable=True)", "x.sort(stable=False)", "m.sort(x, 0, True)",
+              "m.sort(x, stable=True, descending=True)", "x.sort(dim=0, stable=None)",
+              "m.div(x, y)", "m.div(x, y, rounding_mode=None)", "x.div(y, rounding_mode=None)",
+              "x.div(2, rounding_mode=None)", "m.divide(x, y, rounding_mode=None)",
+              "x.div(y, rounding_mode='floor')", "x.div(y, rounding_mode='trunc')", "x / y",
+              "m.ones(3) // x", "x // m.ones(3)", "x // y", "m.floor_divide(m.ones(3), x)",
+              "x.floor_divide(2)", "2 // x", "m.ones(3) % x", "2 % x"):
+    EXACT[f"the node of {_call}"] = (
+        "x = m.tensor([1.5, -2., 3.], requires_grad=True)\n"
+        "y = m.tensor([2., .5, -1.], requires_grad=True)\n"
+        f"out = {_call}\nout = out[0] if isinstance(out, tuple) else out\n"
+        "r = [out, out.grad_fn] + [n for n, _ in out.grad_fn.next_functions]\n"
+        "try:\n    out.sum().backward(); r += [x.grad, y.grad]\n"
+        "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
