@@ -120,9 +120,11 @@ class Function:
         single = not isinstance(outputs, tuple)
         results = _wrap_outputs(ctx, (outputs,) if single else outputs, tensor_inputs, recording)
         ctx._output_examples, ctx.num_outputs = results, len(results)
-        ctx._saved = tuple(SavedTensor(t, recording and any(t is r for r in results))
+        # torch saves only for a graph it records: unrecorded, an inference tensor may be
+        # "saved" (and nothing is kept)
+        ctx._saved = tuple(SavedTensor(t, any(t is r for r in results))
                            if isinstance(t, Tensor) else t
-                           for t in ctx._to_save)
+                           for t in ctx._to_save) if recording else ()
         return results[0] if single else results
 
 

@@ -198,7 +198,8 @@ def gradient_edge(value):
     node = value.grad_fn
     if node is not None:
         return (node, value._output_nr)
-    if value._creation_meta is not None and value._base._requires_grad:
+    if value._creation_meta is not None and value._base._requires_grad \
+            and not value._asked_for_grad:
         return (None, 0)  # a view made in no_grad mode requires grad as its base, yet leads nowhere
     return (value._grad_accumulator(), 0)
 

@@ -45,6 +45,7 @@ class Tensor:
     _grad_fn = None      # the node that made this tensor (see the grad_fn property)
     _attr_version = 0    # a view's: the version its memory had when its grad_fn was set
     _creation_meta = None  # a view's: how it was made, when that forbids changing it in place
+    _asked_for_grad = False  # requires_grad_() was called: a no_grad view is then a leaf
     _grad = None
     _retains_grad = False
     _output_nr = 0       # which output of its grad_fn this tensor is
@@ -190,7 +191,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Ask autograd to track operations on this (leaf, floating point) tensor."""
-        if self.grad_fn is not None:
+        if self._grad_fn is not None:  # (as stored: a view's is brought up to date later)
             if requires_grad:
                 return self
             raise RuntimeError(messages.NOT_A_LEAF_FLAG)
@@ -199,6 +200,7 @@ class Tensor:
         if requires_grad and self._inference and not mode.inference:
             raise RuntimeError(messages.INFERENCE_REQUIRES_GRAD)
         self._requires_grad = bool(requires_grad)
+        self._asked_for_grad = bool(requires_grad)
         return self
 
     @property

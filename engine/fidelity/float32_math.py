@@ -110,7 +110,13 @@ def _physical_cores():
 
 
 STEP, SLEEF = _torch_vector_loop()
-torch_threads = _torch_threads()  # tests set it to torch.get_num_threads()
+torch_threads = _torch_threads()
+
+
+def simd_lanes(np_dtype):
+    """Elements in one of torch's SIMD vectors (Vectorized<T>::size()) on this CPU."""
+    return STEP // 2 * 4 // np.dtype(np_dtype).itemsize
+  # tests set it to torch.get_num_threads()
 _GRAIN = 32768  # TensorIterator splits a loop over threads only from this many elements
 _BLOCK = 2**15  # SLEEF's replay goes through big arrays in blocks that stay in the cache
 

@@ -52,6 +52,9 @@ def fma64(a, b, c):
             result = np.where(np.isfinite(result), result,
                               np.where(np.isfinite(plain) | (np.isfinite(a) & np.isfinite(b) &
                                                              np.isfinite(c)), scaled, plain))
+        # a zero takes the sign IEEE gives a*b + c (the error terms above add a +0.0):
+        # fma(-1, 0, -0.0) is -0.0
+        result = np.where(result == 0, np.copysign(result, a * b + c), result)
     return result
 
 
@@ -136,3 +139,37 @@ def fma(a, b, c):
         # plain formula already gives the fused answer there
         plain = a * b + np.asarray(c, np.float64)
     return np.where(np.isfinite(result) & (result != 0), result, plain)
+
+
+def reduce_all_sum(rows, lanes):
+    """Each row's sum (the last axis), added in the order of torch's ``vec::reduce_all``
+    (ATen/cpu/vec/functional_base.h), which softmax's kernels use along their last dim.
+
+    ``lanes``: elements in one of torch's SIMD vectors (float32_math.simd_lanes). A row
+    shorter than a vector is added left to right. A longer one is added in vector
+    lanes (element i into lane i % lanes, the last partial vector into the first lanes),
+    then the lanes: float32's by halves (lane i + lane i ^ 4, ^ 2, ^ 1 with 8 lanes),
+    float64's left to right.
+    """
+    n = rows.shape[-1]
+    if n < lanes:
+        total = rows[..., 0]
+        for i in range(1, n):
+            total = total + rows[..., i]
+        return total
+    full = n - n % lanes
+    acc = rows[..., :lanes].copy()
+    for start in range(lanes, full, lanes):
+        acc += rows[..., start:start + lanes]
+    acc[..., :n - full] += rows[..., full:]
+    if rows.dtype == np.float32:
+        lane = np.arange(lanes)
+        half = lanes // 2
+        while half:
+            acc = acc + acc[..., lane ^ half]
+            half //= 2
+        return acc[..., 0]
+    total = acc[..., 0]
+    for i in range(1, lanes):
+        total = total + acc[..., i]
+    return total

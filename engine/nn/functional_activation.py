@@ -59,6 +59,10 @@ def gelu(input, approximate="none"):
             x + _GELU_CUBIC * x ** 3))), input._data)
     else:
         out = _computed(lambda x: x * _normal_cdf_values(x), input._data)
+        if out._data.dtype == np.float32 and out._data.size > 1 and input.is_contiguous():
+            # torch's vectorised float32 loop computes 0.5x * erf(x / sqrt 2) + 0.5x (one fused
+            # multiply-add), where -0.0 gives +0.0 (adding 0.0 changes nothing else)
+            out._data += np.float32(0)
     return record(GeluBackward0, out, (input,), saved=(input,), approximate=approximate)
 
 

@@ -215,11 +215,20 @@ def mul_saved(input, other):
 multiply = mul
 
 
+_TRUE_DIVISION = object()  # no rounding_mode given: torch's div.Tensor (DivBackward0)
+
+
 @two_numbers_allowed
 @takes_out
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
-    if rounding_mode is None:
+    if rounding_mode is None:  # torch's div.Tensor_mode overload, recorded as DivBackward2
+        refuse_saving_inference((input, other), div_saved(input, other))
+        with no_grad():
+            result = div(input, other)
+        return record(DivBackward2, result, (input, other), saved=div_saved(input, other),
+                      rounding_mode=None)
+    if rounding_mode is _TRUE_DIVISION:
         refuse_saving_inference((input, other), div_saved(input, other))
         a, b, common = promote_operands(input, other, "div")
         a, b, common = float_operands(input, other, a, b, common)
@@ -259,11 +268,15 @@ def _trunc_div(input, other):
 
 
 class DivBackward2(Node):
-    """out = input / other rounded to a whole number:  a step function, d/d input = d/d other = 0"""
+    """out = input / other rounded to a whole number:  a step function, d/d input = d/d other = 0
+    (with rounding_mode=None given, true division's gradients: see DivBackward0)"""
 
+    _saved_names = ("self", "other")
     rounding_mode: str | None
 
     def backward(self, grad):
+        if self.rounding_mode is None:
+            return DivBackward0.backward(self, grad)
         return zero_gradient_like(grad), zero_gradient_like(grad)
 
 
@@ -324,8 +337,10 @@ def floor_divide(input, other):
         result = wrap_elementwise(half_with_scalar(np.floor_divide, a, other), a)
     else:
         result = elementwise(np.floor_divide, a, b)
+    # torch's node links only the operands that require grad (ones(2) // t: one edge)
     return record(NotImplementedBackward, result,
-                  tuple(v for v in (input, other) if isinstance(v, Tensor)), op="floor_divide")
+                  tuple(v for v in (input, other) if isinstance(v, Tensor) and v.requires_grad),
+                  op="floor_divide")
 
 
 @takes_out
@@ -584,8 +599,25 @@ def maximum(input, other):
     require_tensors("maximum", input, other)
     refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "maximum")
-    result = elementwise(np.maximum, a, b)
+    result = elementwise(_maximum_keeping_ties, a, b)
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
+
+
+def _maximum_keeping_ties(a, b):
+    """np.maximum, but a tie keeps a, as torch's kernel: maximum(0.0, -0.0) is 0.0, and
+    maximum(-0.0, 0.0) is -0.0 (numpy's vector loops pick either zero)."""
+    result = np.maximum(a, b)
+    if result.dtype.kind == "f":
+        return np.where(a == b, a, result)
+    return result
+
+
+def _minimum_keeping_ties(a, b):
+    """np.minimum, but a tie keeps a, as torch's kernel (see _maximum_keeping_ties)."""
+    result = np.minimum(a, b)
+    if result.dtype.kind == "f":
+        return np.where(a == b, a, result)
+    return result
 
 
 class MaximumBackward0(Node):
@@ -609,7 +641,7 @@ def minimum(input, other):
     require_tensors("minimum", input, other)
     refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "minimum")
-    result = elementwise(np.minimum, a, b)
+    result = elementwise(_minimum_keeping_ties, a, b)
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
 
 

@@ -11,7 +11,10 @@ import numpy as np
 from ..fidelity import calls, dtypes, messages, stdsort
 from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity import float32_math
 from ..fidelity.floating import quietly
+from ..fidelity.float32_math import simd_lanes
+from ..fidelity.rounding import fma32, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
@@ -148,11 +151,21 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.su
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    result = _reduced(_accumulated(data, _add_reduce, axis=axes, keepdims=keepdim))
+    result = _differentiable(_reduced(_accumulated(data, _add_reduce, axis=axes,
+                                                   keepdims=keepdim)), input)
     if dim is None:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
                   dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
+
+
+def _differentiable(result, input):
+    """result, unless autograd would record it in a dtype without gradients (sum(...,
+    dtype=torch.int64) of a tensor that requires grad): torch refuses that."""
+    if result._data.dtype.kind != "f" and input.requires_grad and grad_mode.recording:
+        raise RuntimeError("Autograd not support dtype: "
+                           f"{scalar_type_name[from_numpy_dtype[result._data.dtype]]}")
+    return result
 
 
 class SumBackward0(Node):
@@ -191,6 +204,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     with no_grad():
         result = sum(where(isnan(input), 0, input) if input.is_floating_point() else input,
                      dim, keepdim, dtype=dtype)
+    _differentiable(result, input)
     return record(NansumBackward0, result, (input,), saved=(input,),
                   dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
 
@@ -282,6 +296,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
         result = _reduced(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+    _differentiable(result, input)
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
     return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
@@ -411,8 +426,12 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     if data.ndim == 0:
         values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
     else:
-        values = _reduced(pick(data, axis=axis, keepdims=keepdim))
-        indices = _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+        # the values are read at the indices: of equal zeros, the one found first, with its sign
+        found = arg_pick(data, axis=axis, keepdims=True)
+        values = np.take_along_axis(data, found, axis)
+        if not keepdim:
+            values, found = values.squeeze(axis), found.squeeze(axis)
+        values, indices = _reduced(values), _reduced(found.astype(np.int64))
     # only the values are differentiable: record marks float results only
     node = MaxBackward0 if name == "max" else MinBackward0
     return record(node, getattr(return_types, name)(values, indices), (input,),
@@ -549,10 +568,25 @@ def _amax_amin(input, dim, keepdim, name, pick):
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     _check_nonempty(input, name, given)  # (dim by dim, before torch looks for repeated dims)
     axes, keepdim = _reduce_args(input, given, keepdim)
-    result = _reduced(pick(input._data, axis=axes, keepdims=keepdim))
+    result = _reduced(_first_zero_wins(input._data, pick(input._data, axis=axes,
+                                                         keepdims=keepdim), axes, keepdim))
     return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
                   keepdim=keepdim)
+
+
+def _first_zero_wins(data, result, axes, keepdim):
+    """An extreme of 0 takes the sign of the first zero met, as torch's reduction keeps its
+    running value on a tie: amax([-0.0, 0.0]) is -0.0 (numpy's reduce may pick either)."""
+    zero = result == 0
+    if data.dtype.kind != "f" or data.ndim == 0 or not np.any(zero):
+        return result
+    axes = tuple(range(data.ndim)) if axes is None else tuple(a % data.ndim for a in axes)
+    kept = [a for a in range(data.ndim) if a not in axes]
+    rows = data.transpose(*kept, *axes).reshape(*(data.shape[a] for a in kept), -1)
+    first = np.argmax(rows == 0, axis=-1)[..., None]
+    sign = np.take_along_axis(rows, first, -1).reshape(np.shape(result))
+    return np.where(zero, sign, result)
 
 
 class AmaxBackward0(Node):
@@ -912,12 +946,35 @@ def softmax(input, dim, dtype=None):
         total = exps.sum(axis=dim, keepdims=True)
         # torch's kernels: along the last dim, times 1 / total; along another, divided by
         # total, the exps rounded to float16 first for a float16 input
-        if dim == x.ndim - 1:
+        if input.dtype is dtypes.float32 and x.size:
+            result = _float32_softmax(x, dim)
+        elif dim == x.ndim - 1:
             result = exps * (1 / total)
         else:
             result = (_to_half_and_back(exps) if input.dtype is dtypes.float16 else exps) / total
     result = _softmax_result(result, input)
     return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+def _float32_softmax(x, dim):
+    """float32 softmax as torch's kernels compute it: along the last dim, SLEEF's exp, the sum
+    in vector lanes, times 1 / sum; along another, vectorised across the inner elements
+    (SLEEF's exp; the C library's for the last inner elements that fill no vector), the sum
+    one row after the other, divided by the sum."""
+    shifted = x - x.max(axis=dim, keepdims=True)
+    if dim == x.ndim - 1:
+        exps = float32_math.sleef_expf(shifted.ravel()).reshape(x.shape)
+        return exps * (np.float32(1) / reduce_all_sum(exps, simd_lanes(exps.dtype))[..., None])
+    shape = x.shape
+    shifted = shifted.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
+    exps = float32_math.sleef_expf(shifted.ravel()).reshape(shifted.shape)
+    vectorised = shifted.shape[2] - shifted.shape[2] % simd_lanes(np.float32)
+    rest = shifted[..., vectorised:]
+    exps[..., vectorised:] = float32_math.libc_expf(rest.ravel()).reshape(rest.shape)
+    total = exps[:, 0]
+    for i in range(1, exps.shape[1]):
+        total = total + exps[:, i]
+    return (exps / total[:, None]).reshape(shape)
 
 
 class SoftmaxBackward0(Node):
@@ -928,7 +985,87 @@ class SoftmaxBackward0(Node):
 
     def backward(self, grad):
         (out,) = self.saved_tensors
-        return out * (grad - (grad * out).sum(self.dim, keepdim=True))
+        return _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, grad,
+                                 out, self.dim)
+
+
+def _softmax_gradient(node, formula, grad, out, dim):
+    """``formula(grad, out, dim)``; under create_graph recorded as torch records it: one node
+    (``SoftmaxBackwardDataBackward0`` ...) linked to grad and the softmax's result."""
+    if not grad_mode.grad_enabled:
+        return formula(grad, out, dim)
+    with no_grad():
+        result = formula(grad, out, dim)
+    return record(node, result, (grad, out), saved=(grad, out), dim=dim)
+
+
+def _torch_order_operands(grad, out, dim):
+    """grad's and out's data as (outer, dim, inner) arrays and whether dim is the last, when
+    torch's kernel can be replayed (float32 and float64, one dtype and shape, some
+    elements), else None."""
+    g, y = grad._data, out._data
+    if g.dtype != y.dtype or y.dtype not in (np.float32, np.float64) or not y.size \
+            or g.shape != y.shape:
+        return None
+    shape = y.shape or (1,)
+    outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
+    # (a dim of size 1 after dim leaves one inner element, but not torch's last-dim kernel)
+    last = dim == len(shape) - 1
+    return (g.reshape(outer, shape[dim], inner), y.reshape(outer, shape[dim], inner)), last
+
+
+def _sum_of_products(g, y, last):
+    """sum(g * y) over axis 1 as torch's softmax backward adds it: along the tensor's last
+    dim in vector lanes (a lone row's last partial vector in fused multiply-adds, as torch's
+    float32 build computes it), along another dim one fused multiply-add after the other."""
+    fma = fma32 if g.dtype == np.float32 else fma64
+    if not last:
+        total = g[:, 0] * y[:, 0]
+        for i in range(1, g.shape[1]):
+            total = fma(g[:, i], y[:, i], total)
+        return total[:, None]
+    g, y = g[..., 0], y[..., 0]
+    n, lanes = g.shape[-1], simd_lanes(g.dtype)
+    tail = n % lanes if n > lanes and g.dtype == np.float32 and g.size == n else 0
+    if not tail:
+        return reduce_all_sum(g * y, lanes)[:, None, None]
+    full = n - tail
+    head = g[:, :full] * y[:, :full]
+    acc = head[:, :lanes].copy()
+    for start in range(lanes, full, lanes):
+        acc += head[:, start:start + lanes]
+    acc[:, :tail] = fma32(g[:, full:], y[:, full:], acc[:, :tail])
+    return reduce_all_sum(acc, lanes)[:, None, None]
+
+
+def _softmax_backward_data(grad, out, dim):
+    """softmax's gradient (grad - sum(grad * out, dim)) * out, in torch's order."""
+    operands = _torch_order_operands(grad, out, dim)
+    if operands is None:
+        return out * (grad - (grad * out).sum(dim, keepdim=True))
+    (g, y), last = operands
+    return _gradient_in_place_of(out, (g - _sum_of_products(g, y, last)) * y)
+
+
+def _gradient_in_place_of(out, values):
+    """values in out's shape, row-major, as torch's kernel writes them."""
+    return wrap(values.reshape(out._data.shape))
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """out = softmax's gradient gi = (g - sum(g * y)) * y (recorded under create_graph):
+    d/dg = softmax's gradient of gg,  d/dy = gg * g - sum(y * gg) * g - gg * sum(y * g)"""
+
+    _saved_names = ("grad_output", "output")
+    dim: int
+
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d_grad = _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, gg, y,
+                                   self.dim)
+        d_out = (g * gg - (y * g).sum(self.dim, keepdim=True) * gg
+                 - g * (y * gg).sum(self.dim, keepdim=True))
+        return d_grad, d_out
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
@@ -961,7 +1098,55 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, grad):
         (out,) = self.saved_tensors
-        return grad - out.exp() * grad.sum(self.dim, keepdim=True)
+        return _softmax_gradient(LogSoftmaxBackwardDataBackward0, _log_softmax_backward_data,
+                                 grad, out, self.dim)
+
+
+def _log_softmax_backward_data(grad, out, dim):
+    """log_softmax's gradient grad - exp(out) * sum(grad, dim), in torch's order: along the
+    last dim the sum in vector lanes, along another one row after the other; float32's exp
+    SLEEF's where torch's loop is vectorised (along another dim, the last inner elements
+    that fill no vector take the C library's), then one fused multiply-add."""
+    operands = _torch_order_operands(grad, out, dim)
+    if operands is None:
+        return grad - out.exp() * grad.sum(dim, keepdim=True)
+    (g, y), last = operands
+    single = y.dtype == np.float32
+    if last:
+        total = reduce_all_sum(g[..., 0], simd_lanes(g.dtype))[:, None, None]
+        vectorised = g.shape[2]
+    else:
+        total = g[:, 0]
+        for i in range(1, g.shape[1]):
+            total = total + g[:, i]
+        total = total[:, None]
+        vectorised = g.shape[2] - g.shape[2] % simd_lanes(g.dtype)
+    total = np.broadcast_to(total, g.shape)
+    exps = float32_math.sleef_expf(y.ravel()).reshape(y.shape) if single else np.exp(y)
+    values = (fma32 if single else fma64)(-exps, total, g)
+    if vectorised < g.shape[2]:
+        rest = y[..., vectorised:]
+        if single:
+            exps = np.asarray(float32_math.libc_expf(rest.ravel()), np.float32).reshape(rest.shape)
+        else:
+            exps = np.exp(rest)
+        values[..., vectorised:] = (fma32 if single else fma64)(-exps, total[..., vectorised:],
+                                                                g[..., vectorised:])
+    return _gradient_in_place_of(out, values)
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """out = log_softmax's gradient gi = g - exp(y) * sum(g) (recorded under create_graph):
+    d/dg = gg - sum(gg * exp(y)),  d/dy = -sum(g) * exp(y) * gg"""
+
+    _saved_names = ("grad_output", "output")
+    dim: int
+
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d_grad = gg - (gg * y.exp()).sum(self.dim, keepdim=True)
+        d_out = -g.sum(self.dim, keepdim=True) * y.exp() * gg
+        return d_grad, d_out
 
 
 @overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
@@ -1029,6 +1214,7 @@ def _cumulative(ufunc, name, node):
             with np.errstate(over="ignore", invalid="ignore"):  # (row-major, as torch's)
                 result = wrap(np.ascontiguousarray(ufunc(wide, axis=axis, dtype=wide.dtype),
                                                    data.dtype))
+        _differentiable(result, input)
         if node is CumsumBackward0:  # a sum's gradient needs no values
             return record(node, result, (input,), dim=axis)
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
@@ -1201,16 +1387,21 @@ def _overload_error(name, input, args, kwargs):
     return invalid_arguments_error(name, *first, *args, keywords=kwargs, overloads=overloads)
 
 
+_UNSTABLE = object()  # stable= not given: torch's sort overload recorded as SortBackward0
+
+
 @_takes_pair_out
 @_stable_by_name
 @numpy_names
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, stable=_UNSTABLE):
     """(values, indices) sorted along dim; ties keep their order"""
     data = input._data
+    # stable= (any value) picks torch's sort.stable overload, recorded as SortBackward1
+    node = SortBackward0 if stable is _UNSTABLE else SortBackward1
     if data.ndim == 0:
         wrap_dim(dim, 0)  # (torch's IndexError for a dim other than 0 / -1)
         result = return_types.sort(wrap(data.copy()), wrap(np.zeros((), np.int64)))
-        return record(SortBackward0, result, (input,), saved=(result.indices,),
+        return record(node, result, (input,), saved=(result.indices,),
                       self_sym_sizes=data.shape, dim=0)
     axis = wrap_dim(dim, data.ndim)
     if descending:
@@ -1223,7 +1414,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     # values and indices keep the input's layout (dense strides in its order), as in torch
     result = return_types.sort(laid_out_like(np.take_along_axis(data, indices, axis), input),
                                laid_out_like(indices.astype(np.int64), input))
-    return record(SortBackward0, result, (input,), saved=(result.indices,),
+    return record(node, result, (input,), saved=(result.indices,),
                   self_sym_sizes=data.shape, dim=axis)
 
 
@@ -1277,6 +1468,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
                                wrap(np.array(indices, order="C")))
     return record(TopkBackward0, result, (input,), saved=(result.indices,),
                   self_sym_sizes=input._data.shape, dim=along)
+
+
+class SortBackward1(SortBackward0):
+    """out = x reordered along dim (sort with stable=):  as SortBackward0"""
 
 
 class TopkBackward0(SortBackward0):

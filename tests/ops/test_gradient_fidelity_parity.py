@@ -121,6 +121,78 @@ for _outer in MODES:
     for _inner in MODES:
         for _statement in STATEMENTS:
             EXACT[f"{_statement} in {_inner} in {_outer}"] = _in_modes(_outer, _inner, _statement)
+SAVES_INPUTS = """
+class Saves(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x * 2 + w
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return g * x, g
+
+with m.inference_mode():
+    made_inside = m.ones(2)
+"""
+# torch saves a custom Function's tensors only for a graph it records: an inference tensor
+# "saved" in an unrecorded call is no error (issue 25 round 2, item 8)
+for _w, _around in [("m.ones(2)", "{}"), ("m.ones(2, requires_grad=True)", "{}"),
+                    ("m.ones(2, requires_grad=True)", "with m.no_grad():\n    {}"),
+                    ("m.ones(2, requires_grad=True)", "with m.inference_mode():\n    {}"),
+                    ("m.ones(2)", "with m.inference_mode():\n    {}"),
+                    ("m.ones(2)", "with m.enable_grad():\n    {}")]:
+    EXACT[f"a Function saving an inference tensor, w = {_w}, {_around[:25]}"] = (
+        SAVES_INPUTS + f"w = {_w}\n" + _around.format("y = Saves.apply(made_inside, w)")
+        + "\nr = (y, y.requires_grad, y.grad_fn, y.is_inference())")
+# requires_grad_() on a view made in no_grad mode makes it a leaf of its own (its gradient
+# accumulates there); torch checks the stored grad_fn, and raises only when a stale one is
+# read (issue 25 round 2, item 24)
+for _mode in ("m.no_grad()", "m.inference_mode()", "m.set_grad_enabled(False)"):
+    for _view in ("[...]", "[0]", ".view(-1)", ".t()"):
+        _made = (f"y = m.tensor([[-1., -.5], [3., 1.]], requires_grad=True)\n"
+                 f"with {_mode}:\n    z = y{_view}\n")
+        EXACT[f"requires_grad_ on a view made in {_mode}, y{_view}"] = (
+            _made + "z.requires_grad_()\nr = [z.requires_grad, z.is_leaf, z.grad_fn]\n"
+            "(z * 2).sum().backward()\nr += [z.grad, y.grad]")
+        EXACT[f"requires_grad_ on a view made in {_mode}, y{_view}, changed in place"] = (
+            _made.replace("\n    z = ", "\n    z = ") + "    z.zero_()\nz.requires_grad_()\n"
+            "r = [z.requires_grad]\ntry:\n    r.append(z.grad_fn)\nexcept RuntimeError as e:\n"
+            "    r.append(str(e).splitlines()[0])\ntry:\n    z.mul_(2)\n"
+            "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
+# dtype= into a dtype without gradients, on a tensor that requires grad: torch refuses to
+# record it ("Autograd not support dtype: Long"), after the argument checks; without a graph
+# it computes (issue 25 round 2, item 13)
+for _call in ("y.sum(dtype={d})", "y.sum(-1, dtype={d})", "y.prod(dtype={d})",
+              "y.prod(dim=-1, dtype={d})", "y.cumsum(0, dtype={d})", "y.cumprod(-1, dtype={d})",
+              "y.nansum(dtype={d})", "m.sum(y, (0, 1), dtype={d})", "y.cumsum(5, dtype={d})",
+              "y.mean(dtype={d})", "y.softmax(0, dtype={d})", "y.log_softmax(0, dtype={d})"):
+    for _dtype in ("m.int64", "m.int32", "m.int16", "m.int8", "m.uint8", "m.bool", "m.float64"):
+        if _call.startswith("y.cumsum(5") and _dtype == "m.bool":
+            continue  # (which check comes first there: issue 25 round 2, item 17)
+        for _mode in ("", "m.no_grad()", "m.inference_mode()"):
+            _statement = "y = m.tensor([[1., 2.], [3., 4.]], requires_grad=True)\n"
+            _line = "r = " + _call.format(d=_dtype)
+            _statement += f"with {_mode}:\n    {_line}" if _mode else _line
+            EXACT[f"{_call.format(d=_dtype)} {_mode}"] = _statement
+# the overload torch picks by keyword names the node (sort(stable=...) is SortBackward1,
+# div(..., rounding_mode=None) DivBackward2); floor_divide's node links only the operands
+# that require grad (issue 25 round 2, items 20 and 21)
+for _call in ("x.sort()", "x.sort(stable=True)", "x.sort(stable=False)", "m.sort(x, 0, True)",
+              "m.sort(x, stable=True, descending=True)", "x.sort(dim=0, stable=None)",
+              "m.div(x, y)", "m.div(x, y, rounding_mode=None)", "x.div(y, rounding_mode=None)",
+              "x.div(2, rounding_mode=None)", "m.divide(x, y, rounding_mode=None)",
+              "x.div(y, rounding_mode='floor')", "x.div(y, rounding_mode='trunc')", "x / y",
+              "m.ones(3) // x", "x // m.ones(3)", "x // y", "m.floor_divide(m.ones(3), x)",
+              "x.floor_divide(2)", "2 // x", "m.ones(3) % x", "2 % x"):
+    EXACT[f"the node of {_call}"] = (
+        "x = m.tensor([1.5, -2., 3.], requires_grad=True)\n"
+        "y = m.tensor([2., .5, -1.], requires_grad=True)\n"
+        f"out = {_call}\nout = out[0] if isinstance(out, tuple) else out\n"
+        "r = [out, out.grad_fn] + [n for n, _ in out.grad_fn.next_functions]\n"
+        "try:\n    out.sum().backward(); r += [x.grad, y.grad]\n"
+        "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
