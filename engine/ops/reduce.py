@@ -666,6 +666,15 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
+# var's and std's overloads, as torch's parser lists them
+_MOMENT_OVERLOADS = (
+    "(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
+    "*, Tensor out = None)",
+    "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
+    "bool keepdim = False, Tensor out = None)",
+    "(Tensor input, bool unbiased = True)")
+
+
 def _moment(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, builtins.bool):  # legacy var(unbiased)
         dim, unbiased = None, dim
@@ -736,11 +745,7 @@ def _welford(data, axes, keepdim, divisor):
     return np.expand_dims(variance, axes) if keepdim else variance
 
 
-@overloads("(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
-           "*, Tensor out = None)",
-           "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
-           "bool keepdim = False, Tensor out = None)",
-           "(Tensor input, bool unbiased = True)")
+@overloads(*_MOMENT_OVERLOADS)
 @takes_out(input_in_out_dtype=True)
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -770,11 +775,7 @@ def _var_backward(node, grad, x):
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
-@overloads("(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, "
-           "*, Tensor out = None)",
-           "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
-           "bool keepdim = False, Tensor out = None)",
-           "(Tensor input, bool unbiased = True)")
+@overloads(*_MOMENT_OVERLOADS)
 @takes_out(input_in_out_dtype=True)
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

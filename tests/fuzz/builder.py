@@ -338,3 +338,56 @@ class ProgramBuilder:
             return f"torch.tensor({self.values(shape, dtype)}{explicit})"
         dims = ", ".join(map(str, shape)) if shape else "()"
         return f"torch.ones({dims}, {self.dtype_arg(dtype)})"
+
+
+# custom autograd.Functions the programs define (the classic ones, and the once_differentiable
+# family's variants of them)
+FUNCTIONS = {
+    "Square": '''class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return 2 * x * grad_output''',
+    "Exp": '''class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = x.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        result, = ctx.saved_tensors
+        return grad_output * result''',
+    "MulConstant": '''class MulConstant(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        return x * k
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.k, None''',
+    "AddOneInPlace": '''class AddOneInPlace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.add_(1)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output''',
+    "WrongCount": '''class WrongCount(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        return x * y
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output''',
+}

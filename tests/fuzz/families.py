@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .builder import FLOATS, INT_RANGE, INTS, NEAR_MAX, TensorVar, numel
+from .builder import FLOATS, FUNCTIONS, INT_RANGE, INTS, NEAR_MAX, TensorVar, numel
 
 FLOAT_POOL = ["0.0", "1.0", "-1.0", "0.5", "-0.5", "2.0", "-2.0", "1.5", "3.0", "-2.5", "0.25"]
 ZERO_POOL = ["0.0", "-0.0", "0.0", "-0.0", "1.5", "-2.0", "0.5", "-0.25", "3.0"]
@@ -409,41 +409,18 @@ def interop(b):
 
 
 # ---------------------------------------------------------------- once_differentiable
-ONCE_FUNCTIONS = {
-    "OnceSquare": '''class OnceSquare(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
+def _once_differentiable(name, source):
+    """A classic program's Function under another name, its backward marked once_differentiable."""
+    old_name = source.split("(", 1)[0].removeprefix("class ")
+    return source.replace(f"class {old_name}(", f"class {name}(", 1).replace(
+        "    @staticmethod\n    def backward",
+        "    @staticmethod\n    @once_differentiable\n    def backward", 1)
 
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
-        return 2 * x * grad_output''',
-    "OnceExp": '''class OnceExp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        result = x.exp()
-        ctx.save_for_backward(result)
-        return result
 
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_output):
-        result, = ctx.saved_tensors
-        return grad_output * result''',
-    "OnceScale": '''class OnceScale(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, k):
-        ctx.k = k
-        return x * k
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_output):
-        return grad_output * ctx.k, None''',
-    "OnceMul": '''class OnceMul(torch.autograd.Function):
+ONCE_FUNCTIONS = {"OnceSquare": _once_differentiable("OnceSquare", FUNCTIONS["Square"]),
+                  "OnceExp": _once_differentiable("OnceExp", FUNCTIONS["Exp"]),
+                  "OnceScale": _once_differentiable("OnceScale", FUNCTIONS["MulConstant"]),
+                  "OnceMul": '''class OnceMul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
@@ -453,8 +430,7 @@ ONCE_FUNCTIONS = {
     @once_differentiable
     def backward(ctx, grad_output):
         x, y = ctx.saved_tensors
-        return grad_output * y, grad_output * x''',
-}
+        return grad_output * y, grad_output * x'''}
 ONCE_THEN = [
     ["{g}, = torch.autograd.grad({y}.sum(), {x}, create_graph=True)",
      "print({g}.requires_grad, {g}.grad_fn is None)"],

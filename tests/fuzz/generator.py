@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 
-from .builder import (FLOATS, NAMES, MISTAKES, ModelVar, ProgramBuilder, TensorVar,  # noqa: F401
+from .builder import (FLOATS, FUNCTIONS, NAMES, MISTAKES, ModelVar, ProgramBuilder, TensorVar,  # noqa: F401
                       broadcast, category, numel, promote_types, python_dtype, result_type)
 from .families import FAMILIES
 
@@ -776,55 +776,6 @@ def hook(b):
     return [f"{x}.register_hook({function})"]
 
 
-FUNCTIONS = {
-    "Square": '''class Square(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        x, = ctx.saved_tensors
-        return 2 * x * grad_output''',
-    "Exp": '''class Exp(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        result = x.exp()
-        ctx.save_for_backward(result)
-        return result
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        result, = ctx.saved_tensors
-        return grad_output * result''',
-    "MulConstant": '''class MulConstant(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, k):
-        ctx.k = k
-        return x * k
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.k, None''',
-    "AddOneInPlace": '''class AddOneInPlace(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.mark_dirty(x)
-        return x.add_(1)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output''',
-    "WrongCount": '''class WrongCount(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, y):
-        return x * y
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output''',
-}
 
 
 def function(b):
