@@ -33,7 +33,7 @@ def _products(a, b):
         return quietly(lambda: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(
             np.float16))
     result = quietly(np.matmul, a, b)  # (inf * 0 is nan, without a word, as in torch)
-    if a.dtype.char == "f" and a.size and b.size and _may_overflow(a, b, result):
+    if a.dtype.char == "f" and a.size and b.size and _may_overflow(a, b):
         result = np.array(result)  # (dot's is a numpy scalar)
         _overflow_as_torch(a, b, result)
     return result
@@ -42,16 +42,15 @@ def _products(a, b):
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def _may_overflow(a, b, result):
+def _may_overflow(a, b):
     """Whether a float32 sum of a @ b that torch adds term by term (see _overflow_as_torch)
-    overflowed, or some order of its additions would."""
+    overflowed, or some order of its additions would: every term and partial sum is at most
+    max|a| max|b| k, give or take the roundings, so half of float32's largest is the limit
+    (an inf or a nan in either makes the bound not finite, and so says yes)."""
     if (a.shape[-2] if a.ndim >= 2 else 1) > 3 and (b.shape[-1] if b.ndim >= 2 else 1) > 11:
         return False
-    if not np.isfinite(result).all():
-        return True
-    bound = (builtins.max(a.max(), -a.min()) * np.float64(builtins.max(b.max(), -b.min()))
-             * a.shape[-1])
-    return bound >= _FLOAT32_MAX
+    bound = np.float64(np.abs(a).max()) * np.abs(b).max() * a.shape[-1]
+    return not bound < _FLOAT32_MAX / 2
 
 
 def _overflow_as_torch(a, b, result):

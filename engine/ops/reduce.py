@@ -426,11 +426,13 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     if data.ndim == 0:
         values, indices = wrap(data.copy()), wrap(np.zeros((), np.int64))
     else:
-        # the values are read at the indices: of equal zeros, the one found first, with its sign
-        found = arg_pick(data, axis=axis, keepdims=True)
-        values = np.take_along_axis(data, found, axis)
-        if not keepdim:
-            values, found = values.squeeze(axis), found.squeeze(axis)
+        found = arg_pick(data, axis=axis, keepdims=keepdim)
+        values = pick(data, axis=axis, keepdims=keepdim)
+        if data.dtype.kind == "f" and not values.all():
+            # of equal zeros torch's value is the one at its index, with that zero's sign
+            at = found if keepdim else np.expand_dims(found, axis)
+            values = np.take_along_axis(data, at, axis)
+            values = values if keepdim else values.squeeze(axis)
         values, indices = _reduced(values), _reduced(found.astype(np.int64))
     # only the values are differentiable: record marks float results only
     node = MaxBackward0 if name == "max" else MinBackward0
@@ -941,18 +943,20 @@ def _softmax_result(values, input):
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
     input, x, dim = _softmax_operand("softmax", input, dim, dtype)
-    # (an empty tensor's totals are 0: 1 / 0 then reaches no element of the result)
     with np.errstate(invalid="ignore", divide="ignore"):
-        exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
-        total = exps.sum(axis=dim, keepdims=True)
-        # torch's kernels: along the last dim, times 1 / total; along another, divided by
-        # total, the exps rounded to float16 first for a float16 input
         if input.dtype is dtypes.float32 and x.size:
             result = _float32_softmax(x, dim)
-        elif dim == x.ndim - 1:
-            result = exps * (1 / total)
         else:
-            result = (_to_half_and_back(exps) if input.dtype is dtypes.float16 else exps) / total
+            # (an empty tensor's totals are 0: 1 / 0 then reaches no element of the result)
+            exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
+            total = exps.sum(axis=dim, keepdims=True)
+            # torch's kernels: along the last dim, times 1 / total; along another, divided
+            # by total, the exps rounded to float16 first for a float16 input
+            if dim == x.ndim - 1:
+                result = exps * (1 / total)
+            else:
+                result = (_to_half_and_back(exps) if input.dtype is dtypes.float16
+                          else exps) / total
     result = _softmax_result(result, input)
     return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
 
