@@ -177,11 +177,11 @@ def refuse_saving_inference(inputs, saved):
     """torch's autograd saves what an op's backward needs before the op runs: an inference
     tensor among ``saved`` is refused before the op looks at shapes or dtypes (``w * x``
     with w made in inference_mode and x requiring grad, even when they do not broadcast)."""
-    if grad_mode.recording and not grad_mode.inference and builtins.any(
-            getattr(value, "_requires_grad", False) for value in inputs):
-        for value in saved:
-            if getattr(value, "_inference", False):
-                raise RuntimeError(messages.INFERENCE_SAVED)
+    for value in saved:  # (rarely an inference tensor: asked first, as the cheaper question)
+        if getattr(value, "_inference", False) and grad_mode.recording and \
+                not grad_mode.inference and builtins.any(
+                    getattr(tensor, "_requires_grad", False) for tensor in inputs):
+            raise RuntimeError(messages.INFERENCE_SAVED)
 
 
 def broadcast_error(*operands):
