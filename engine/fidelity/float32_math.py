@@ -469,9 +469,18 @@ def _product_error(x, y, product):
     return (np.multiply(x, y, dtype=np.float64) - product).astype(f32)
 
 
+_EXP_POLYNOMIAL = (0.00139304355252534151077271, 0.00833336077630519866943359,
+                   0.0416664853692054748535156, 0.166666671633720397949219, 0.5)
+_SMALL = 2048  # elements up to which sleef_expf checks its eight roundings once, at the end
+
+
 def sleef_expf(d):
     """SLEEF's expf_u10 of a float32 array: e^d = 2^q e^s, |s| <= ln2 / 2, e^s by a
     polynomial."""
+    if d.size <= _SMALL:
+        small = _sleef_expf_small(d)
+        if small is not None:
+            return small
     with np.errstate(all="ignore"):
         finite = np.clip(d, f32(-105), f32(101))
         q = np.rint(finite * _R_LN2).astype(np.int32)  # (any q for nan: the result is nan)
@@ -479,12 +488,44 @@ def sleef_expf(d):
         s = _fma(qf, -_L2U, finite)
         s = _fma(qf, -_L2L, s)
         u = f32(0.000198527617612853646278381)
-        for c in (0.00139304355252534151077271, 0.00833336077630519866943359,
-                  0.0416664853692054748535156, 0.166666671633720397949219, 0.5):
+        for c in _EXP_POLYNOMIAL:
             u = _fma(u, s, c)
         u = f32(1) + _fma(s * s, u, s)
         half = q >> 1  # 2^q in two factors, so that it may leave float32's range
         u = u * _pow2(half) * _pow2(q - half)
+    u[d < -104] = 0
+    u[d > 100] = np.inf
+    return u
+
+
+def _sleef_expf_small(d):
+    """sleef_expf's steps with fewer numpy calls, for the small arrays of a training step: each
+    fused step's float64 sum goes into one table, checked once for a sum halfway between two
+    float32 numbers (None then: sleef_expf takes its exact steps). The table stays under
+    128 KiB: a larger one comes from fresh pages, slower than the calls it saves."""
+    sums = np.empty((8, d.size))
+
+    def fused(step, a, b, c):  # a * b + c, the sum kept in sums[step], rounded to float32
+        total = sums[step]
+        np.multiply(a, b, out=total, dtype=np.float64)
+        np.add(total, c, out=total)
+        return total.astype(f32)
+
+    with np.errstate(all="ignore"):
+        finite = np.minimum(np.maximum(d, f32(-105)), f32(101))
+        q = np.rint(finite * _R_LN2).astype(np.int32)
+        qf = q.astype(f32)
+        s = fused(1, qf, -_L2L, fused(0, qf, -_L2U, finite))
+        u = fused(2, s, f32(0.000198527617612853646278381), _EXP_POLYNOMIAL[0])
+        for step, c in enumerate(_EXP_POLYNOMIAL[1:], 3):
+            u = fused(step, u, s, c)
+        u = fused(7, s * s, u, s)
+        if np.count_nonzero((sums.view(np.int64) & 0x1FFFFFFF) == 0x10000000):
+            return None
+        u += f32(1)
+        half = q >> 1
+        u *= _pow2(half)
+        u *= _pow2(q - half)
     u[d < -104] = 0
     u[d > 100] = np.inf
     return u

@@ -81,6 +81,8 @@ def fma32(a, b, c):
     (a whole-array float64 scratch is handed back to the system and paged in again).
     """
     a, b, c = (np.asarray(v, np.float32) for v in (a, b, c))
+    if a.shape == b.shape == c.shape and 0 < a.size <= _BLOCK:  # (a gradient's: no broadcasting)
+        return fma32_flat(a.reshape(-1), b.reshape(-1), c.reshape(-1)).reshape(a.shape)
     shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
     result = np.empty(shape, np.float32)
     # one flat vector per argument; a single number (SGD's learning rate) stays a number,

@@ -440,9 +440,18 @@ def nll_loss_backward(grad, input, target, weight, total_weight, reduction, igno
     class_dim = 0 if x.ndim == 1 else 1
     t = target._data.astype(np.int64, copy=False).reshape(target._data.shape if x.ndim > 1
                                                           else ())
+    g = grad._data
+    if x.ndim == 2 and weight is None and _every_target_counts(t, x.shape[1], ignore_index):
+        # the usual batch of scores: every weight 1, nothing ignored (the numbers below)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            values = -x.dtype.type(1) * g if reduction == _NONE else \
+                -(g / total_weight._data) if reduction == _MEAN else -g
+        grad_input = np.zeros(x.shape, x.dtype)
+        grad_input[np.arange(x.shape[0]), t] = values
+        return record(node, wrap(grad_input), (grad, input), target=target, weight=weight,
+                      reduction=reduction, ignore_index=ignore_index)
     classes, w, kept = _picked_classes(t, x.shape[class_dim], ignore_index, weight, class_dim,
                                        x.dtype)
-    g = grad._data
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         if reduction == _NONE and x.ndim != 1:
             values = -w * g

@@ -283,3 +283,18 @@ def test_other_cpus_loops(torch_threads, capability):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split()[0] == {"avx2": "AVX2", "default": "DEFAULT"}[capability]
+
+
+def test_small_arrays_exp_takes_the_same_steps(monkeypatch):
+    """sleef_expf checks the roundings of small arrays once, at the end: the same bits as its
+    step-by-step checks, also where a sum falls halfway between two float32 (it hands over)."""
+    rng = np.random.default_rng(5)
+    arrays = [SPECIAL, np.empty(0, f32), (rng.standard_normal(2048) * 30).astype(f32),
+              rng.integers(0, 2**32, 2000, dtype=np.uint64).astype(np.uint32).view(f32),
+              (rng.integers(-300, 300, 1500) / 16).astype(f32)]
+    small = [fm.sleef_expf(x) for x in arrays]
+    handed_over = sum(fm._sleef_expf_small(x) is None for x in arrays)
+    monkeypatch.setattr(fm, "_SMALL", -1)
+    for x, quick in zip(arrays, small):
+        assert np.array_equal(quick.view(np.int32), fm.sleef_expf(x).view(np.int32))
+    assert 0 < handed_over < len(arrays)  # both ways were taken
