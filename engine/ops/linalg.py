@@ -91,7 +91,8 @@ def _scaled_sum(bias, beta, products, alpha, mat1, mat2):
     if beta != 1:
         bias = np.zeros((), products.dtype) if beta == 0 else bias * number(beta)
     result = bias + products
-    if alpha > 0 and products.dtype.char in "fd" and (np.signbit(bias) & (bias == 0)).any():
+    if alpha > 0 and products.dtype.char in "fd" and not bias.all() and \
+            (np.signbit(bias) & (bias == 0)).any():  # (bias.all(): no zero at all, quickly)
         _keep_negative_zeros(result, np.broadcast_to(bias, result.shape), mat1, mat2)
     return result
 
