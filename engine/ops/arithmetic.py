@@ -69,6 +69,10 @@ def scale_first(name, input, scale, operands, given):
     checked, with torch's warning (once per process). ``given``: the scale was also given by
     name (torch refuses that)."""
     method = calls.called_as_method()
+    if getattr(scale, "_data", None) is not None and scale._data.ndim == 0 and \
+            not scale.requires_grad:  # a 0-d tensor is a Number to torch's parser
+        operands = tuple(scale.item() if operand is scale else operand for operand in operands)
+        scale = scale.item()
     # torch.add takes 2 positional arguments and torch.addcmul 3 (a method one less); with
     # the scale also given by name, a method call names the keyword instead
     if not isinstance(scale, PYTHON_AND_NUMPY_NUMBERS) or (given and not method):

@@ -319,6 +319,18 @@ DEPRECATED_ERRORS = {
                                                          m.ones(2)),
     "addcmul, a tensor scale": lambda m: m.ones(2).addcmul(m.ones(2), m.ones(2), m.ones(2)),
     "add_, a tensor scale": lambda m: m.ones(2).add_(m.ones(2), m.ones(2)),
+    # a 0-d tensor that does not require grad is a Number to torch's parser
+    "0-d float scale, int tensor": lambda m: m.tensor([[1, 2], [3, 4]]).add(m.tensor(2.0), 2),
+    "0-d int scale, int tensor": lambda m: m.tensor([[1, 2], [3, 4]]).add(m.tensor(2), 2),
+    "0-d scale": lambda m: m.tensor([1.5, 2.5]).add(m.tensor(2.0), m.tensor([1.5, 2.5])),
+    "0-d scale, sub": lambda m: m.tensor([1.5, 2.5]).sub(m.tensor(2.0), m.tensor([1.5, 2.5])),
+    "0-d scale, torch.add": lambda m: m.add(m.ones(2), m.tensor(0.5), m.arange(2.)),
+    "0-d scale that requires grad": lambda m: m.ones(2).add(
+        m.tensor(2.0, requires_grad=True), m.ones(2)),
+    "1-element scale": lambda m: m.ones(2).add(m.tensor([2.0]), m.ones(2)),
+    "0-d scale, addcmul": lambda m: m.ones(2).addcmul(m.tensor(2.0), m.ones(2), m.arange(2.)),
+    "0-d scale, addcdiv": lambda m: m.ones(2).addcdiv(m.tensor(2.0), m.ones(2),
+                                                      m.arange(1., 3.)),
 }
 
 
