@@ -129,7 +129,8 @@ KNOWN = [
           "ops record nothing from a leaf that requires grad, its views are inference tensors "
           "that cannot be saved, clone records CopyBackwards); the engine as ordinary tensors",
           DOCUMENTED, ("error type", "error message", "graph"),
-          program=r"inference_mode\(\):(?:\n    [^\n]*)*?\n    [^\n]*requires_grad=True",
+          program=r"inference_mode\(\):(?:\n    [^\n]*)*?\n    [^\n]*"
+                  r"requires_grad(?:=True|_\()",
           test=lambda v: re.search("Inference tensors|requires_grad=True",
                                    f"{v.torch_text} {v.engine_text}") is not None,
           difference="Inference tensors outside inference_mode"),
