@@ -204,7 +204,8 @@ def once_differentiable(function):
         leaves = [None if out is None else out.detach().requires_grad_()
                   for out in ((outputs,) if single else outputs)]
         results = tuple(None if leaf is None else leaf.detach() for leaf in leaves)
-        record(Error, results, leaves, message=messages.DIFFERENTIATED_TWICE)
+        record(Error, results, leaves, message=messages.DIFFERENTIATED_TWICE,
+               num_outputs=len(results))  # one per result: each can receive a gradient
         return results
 
     return wrapper
@@ -214,6 +215,7 @@ class Error(Node):
     """The node of a result that must not be differentiated: running it raises ``message``."""
 
     message: str
+    num_outputs: int
 
     def name(self):
         return "torch::autograd::Error"  # torch's C++ name for this node

@@ -31,6 +31,22 @@ class Square(m.autograd.Function):
 x = m.tensor([1., 2.], requires_grad=True)
 """
 
+ONCE_MUL = """
+class Mul(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    @m.autograd.function.once_differentiable
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+
+b = m.tensor([[0.5, -0.5], [2., 0.]], requires_grad=True)
+"""
+
 MLP = """
 lin1, lin2 = nn.Linear(3, 4), nn.Linear(4, 2)
 x, y = m.randn(5, 3), m.randn(5, 2)
@@ -70,6 +86,18 @@ EXACT = {
     + "(g,) = m.autograd.grad(Square.apply(x).sum(), x); r = (g, g.grad_fn)",
     "once_differentiable backward": ONCE_DIFFERENTIABLE
     + "Square.apply(x).sum().backward(); r = x.grad",
+    # torch's Error node has one input per result of backward: a gradient may reach any
+    "once_differentiable of one tensor twice": ONCE_MUL
+    + "(d,) = m.autograd.grad((Mul.apply(b, b) * b).sum(), b, create_graph=True)\n"
+      "r = [d, [(type(f).__name__, n) for f, n in d.grad_fn.next_functions]]\n"
+      "d.sum().backward()",
+    "once_differentiable, second result only": ONCE_MUL
+    + "(d,) = m.autograd.grad(Mul.apply(b.detach(), b).sum(), b, create_graph=True)\n"
+      "r = [d, d.grad_fn.name(), [n for _, n in d.grad_fn.next_functions]]\n"
+      "d.sum().backward()",
+    "once_differentiable, error node's inputs": ONCE_MUL
+    + "(d,) = m.autograd.grad(Mul.apply(b, b * 2).sum(), b, create_graph=True)\n"
+      "r = [d, d.grad_fn.name(), [(f.name(), n) for f, n in d.grad_fn.next_functions]]",
     "logical_not_ on a leaf view": "t = m.tensor([1., 0., 2., 3.]); v = t[::2]\n"
                                    "v.requires_grad_(); v.logical_not_()\n"
                                    "r = (v, t, v._version, v.requires_grad, v.grad_fn)",
