@@ -138,13 +138,19 @@ def _degenerate_quietly(degenerate, function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
+# dim not given: torch's overload without dim (SumBackward0, MeanBackward0); dim=None given
+# picks the one with dim (SumBackward1, MeanBackward1), which reduces every dim as well
+_EVERY_DIM = object()
+
+
 @overloads("(Tensor input, *, torch.dtype dtype = None)",
            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
 @takes_out(dtype_from_out=True)  # torch adds up in out's dtype
 @numpy_names
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
+def sum(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
     """out = the sum of the elements over dim (all of them by default)"""
+    given, dim = dim is not _EVERY_DIM, None if dim is _EVERY_DIM else dim
     data = input._data
     axes, keepdim = _reduce_args(input, dim, keepdim)
     if dtype is not None:
@@ -153,10 +159,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.su
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
     result = _differentiable(_reduced(_accumulated(data, _add_reduce, axis=axes,
                                                    keepdims=keepdim)), input)
-    if dim is None:
+    if not given:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
-                  dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
+                  dim=None if dim is None else dims_tuple(dim, input._data.ndim),
+                  keepdim=keepdim)
 
 
 def _differentiable(result, input):
@@ -180,7 +187,7 @@ class SumBackward0(Node):
 class SumBackward1(Node):
     """out = sum of x over dim:  d/dx = 1, the gradient copied back along dim"""
 
-    dim: tuple
+    dim: tuple  # None when given as None (torch saves it so): every dim
     keepdim: bool
     self_sym_sizes: tuple
 
@@ -190,6 +197,8 @@ class SumBackward1(Node):
 
 def _unreduce(grad, shape, dims, keepdim):
     """Broadcast a reduction's gradient back to the input's ``shape``."""
+    if dims is None:  # sum(x, None): every dim
+        dims = range(len(shape))
     if not keepdim and shape:
         for d in sorted(dims):
             grad = grad.unsqueeze(d)
@@ -226,8 +235,9 @@ class NansumBackward0(Node):
            "torch.dtype dtype = None, Tensor out = None)")
 @takes_out
 @numpy_names
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
+    given, dim = dim is not _EVERY_DIM, None if dim is _EVERY_DIM else dim
     data = input._data
     if dtype is not None:
         target = dtypes.as_dtype(dtype)
@@ -245,15 +255,15 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
                                           axis=axes, keepdims=keepdim))
     shape = input._data.shape
-    if dim is None:
+    if not given:
         return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
                       self_sym_numel=input._data.size)
     dims = dims_tuple(dim, input._data.ndim)
     count = 1
     for d in dims:
         count *= shape[d] if shape else 1
-    return record(MeanBackward1, result, (input,), self_sym_sizes=shape, dim=dims,
-                  keepdim=keepdim, count=count)
+    return record(MeanBackward1, result, (input,), self_sym_sizes=shape,
+                  dim=None if dim is None else dims, keepdim=keepdim, count=count)
 
 
 class MeanBackward0(Node):

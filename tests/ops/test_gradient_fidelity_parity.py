@@ -221,6 +221,20 @@ for _call in ("x.sort()", "x.sort(stable=True)", "x.sort(stable=False)", "m.sort
         "r = [out, out.grad_fn] + [n for n, _ in out.grad_fn.next_functions]\n"
         "try:\n    out.sum().backward(); r += [x.grad, y.grad]\n"
         "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
+# sum and mean with dim=None given pick torch's overload with dim (SumBackward1, MeanBackward1,
+# which save dim=None), without dim the other (SumBackward0, MeanBackward0)
+for _call in ("z.sum()", "z.sum(None)", "m.sum(z, dim=None, keepdim=True)", "z.sum(axis=None)",
+              "z.sum(None, True, dtype=m.float64)", "z.sum(dtype=m.float64)", "z.sum((0, 1))",
+              "s.sum(None)", "s.sum(None, True)", "z.mean()", "z.mean(None)", "s.mean(None)",
+              "m.mean(z, dim=None, keepdim=True)", "z.mean(None, dtype=m.float64)",
+              "z.mean(axis=None, keepdims=True)", "z.mean([0, 1])", "z.mean(dtype=m.float64)"):
+    EXACT[f"the node of {_call}"] = (
+        "z = m.tensor([[1.5, -2., 3.], [0.5, 2., -1.]], requires_grad=True)\n"
+        "s = m.tensor(2.5, requires_grad=True)\n"
+        f"out = {_call}\ng = out.grad_fn\n"
+        "r = [out, g, [n for n, _ in g.next_functions], getattr(g, '_saved_dim', 'no dim'),\n"
+        "     getattr(g, '_saved_keepdim', 'no keepdim')]\n"
+        "out.sum().backward(); r += [z.grad, s.grad]")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
