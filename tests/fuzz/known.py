@@ -72,6 +72,15 @@ def _only_version_differs(verdict):
     return texts[0] == texts[1]
 
 
+def _leaf_starts_at_version_0(verdict):
+    """The engine's result is the same kind of leaf at version 0 (or its line did not change:
+    ``b, c = w.max(dim=1)`` where the old ``b`` was such a leaf)."""
+    if verdict.engine_text is None:
+        return True
+    requires_grad = re.match(r"requires_grad=(\w+)", verdict.torch_text).group(1)
+    return verdict.engine_text == f"requires_grad={requires_grad} is_leaf=True version=0"
+
+
 def _written_before_the_error(verdict):
     """The engine's line did not change (the write raised); or, when the tensor was made in
     the same compound statement (a ``with`` block) as the write, it holds the value from
@@ -121,9 +130,9 @@ KNOWN = [
           torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False",
           difference="A view made before its base requires grad"),
     Known("inference tensors used outside inference_mode: torch's results of some ops start at "
-          "version 1", DOCUMENTED, ("graph",),
-          torch=r"^requires_grad=False is_leaf=True version=1$",
-          engine=r"^requires_grad=False is_leaf=True version=0$",
+          "version 1 (sum(dim), sort, clone...) or 2 (max(dim), min(dim), mode)", DOCUMENTED,
+          ("graph",), program=r"inference_mode\(", torch=r"^requires_grad=(\w+) is_leaf=True "
+          r"version=[12]$", test=_leaf_starts_at_version_0,
           difference="Inference tensors outside inference_mode"),
     Known("inference tensors used outside inference_mode: torch treats them op by op (some "
           "ops record nothing from a leaf that requires grad, its views are inference tensors "
@@ -163,7 +172,8 @@ KNOWN = [
           difference="float16 backward formulas"),
     Known("the version counter of gradients computed by backward formulas (torch's counts "
           "the in-place steps inside each formula)", DOCUMENTED, ("graph",),
-          statement=r"autograd\.grad|backward", test=_only_version_differs,
+          statement=r"autograd\.grad|backward|\.grad\b",  # (or x.grad.zero_(): from there)
+          test=_only_version_differs,
           difference="The version counter of gradients"),
     Known("torch's gradient of sgn (in abs's second derivative) is a ZeroTensor, whose tolist() "
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
