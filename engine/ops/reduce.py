@@ -780,10 +780,26 @@ class VarBackward0(Node):
 
 
 def _var_backward(node, grad, x):
-    dims = dims_tuple(node.dim, x._data.ndim)
-    grad = _unreduce(grad, x._data.shape, dims, node.keepdim)
-    dof = node.count - node.correction
-    scale = 2.0 / dof if dof > 0 else math.inf  # no degrees of freedom: torch's inf (or nan)
+    """torch's var_backward, whose corner cases show in the gradients.
+
+    Over every dim (no dim given, or a 0-d x) with no degrees of freedom left, 2 / 0 is
+    not multiplied by x - mean: the factor is a constant, nan where x is the mean (inf * 0)
+    and inf elsewhere, so nothing differentiates it again. Over dims, the divisor is the
+    number of elements along ``dim`` as given (an empty list counts 1) minus the correction,
+    which a large correction makes negative, and 0 gives inf."""
+    shape = x._data.shape
+    if node.dim is None or not shape:
+        dof = x._data.size - node.correction
+        if dof <= 0:
+            with no_grad():
+                factor = where(x == x.mean(), math.nan, math.inf)
+            return grad * factor
+        return (2.0 / dof) * grad * (x - x.mean())
+    given = (node.dim,) if isinstance(node.dim, builtins.int) else node.dim
+    count = math.prod(shape[wrap_dim(d, len(shape))] for d in given)
+    dims = dims_tuple(node.dim, len(shape))
+    grad = _unreduce(grad, shape, dims, node.keepdim)
+    scale = 2.0 / (count - node.correction) if count != node.correction else math.inf
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
