@@ -149,8 +149,9 @@ def in_place(function, tracked=True):
     name = function.__name__
 
     def method(self, *args, **kwargs):
-        if tracked:
-            check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
+        if tracked:  # (autograd refuses a leaf, or a view made in no_grad mode when an
+            # operand requires grad, before the op looks at anything else: overlapping memory)
+            check_inplace(self, *args, *kwargs.values())
         if name in ("cumsum", "cumprod") and kwargs.get("dtype") is None:
             kwargs = {**kwargs, "dtype": self.dtype}  # (torch adds up in the tensor's dtype)
         try:
@@ -321,7 +322,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
-    check_inplace(self)
+    check_inplace(self, src)
     if src is not self:
         check_no_overlap(self, (src,))  # (before the shapes, as in torch)
     shape = broadcast_shape(self._data.shape, src._data.shape)

@@ -235,6 +235,19 @@ for _call in ("z.sum()", "z.sum(None)", "m.sum(z, dim=None, keepdim=True)", "z.s
         "r = [out, g, [n for n, _ in g.next_functions], getattr(g, '_saved_dim', 'no dim'),\n"
         "     getattr(g, '_saved_keepdim', 'no keepdim')]\n"
         "out.sum().backward(); r += [z.grad, s.grad]")
+# autograd refuses an in-place change of a view made in no_grad or inference mode when an
+# operand requires grad before the op looks at the memory (an expanded view overlaps itself)
+for _made, _view in (("no_grad", "with m.no_grad():\n    v = b.expand(2, 2)"),
+                     ("inference_mode", "with m.inference_mode():\n    v = b.expand(2, 2)"),
+                     ("a gradient", "y = m.ones(1, 2, requires_grad=True)\n"
+                                    "(v,) = m.autograd.grad((y + 1).sum(), y)\nv = v.expand(2, 2)"),
+                     ("no_grad, plain", "with m.no_grad():\n    v = b.view(1, 2)")):
+    for _call in ("v.copy_(o)", "v.add_(o)", "v.mul_(o)", "v.clamp_(o)", "v.lerp_(o, 0.5)",
+                  "v.addcmul_(o, o)", "v.pow_(o)", "v.atan2_(o)", "v.div_(o, rounding_mode=None)",
+                  "v.scatter_(0, m.tensor([[0, 0]]), o[:1])", "v.copy_(o.detach())", "v.exp_()"):
+        EXACT[f"{_call} of a view made in {_made}"] = (
+            "b = m.tensor([1., 2.])\no = m.full((2, 2), 0.5, requires_grad=True)\n"
+            f"{_view}\nr = {_call}")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
