@@ -169,6 +169,7 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
         if output.grad_fn is None and output.requires_grad:
             raise RuntimeError(messages.LEAF_DIRTY)
         rebase_history(output, ctx)  # its history now ends with this function's node
+        output._grad = None  # (torch drops a gradient it retained: retain_grad starts over)
         if output._base is None:
             output._output_nr = output_nr
         return output

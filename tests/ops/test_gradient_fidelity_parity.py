@@ -248,6 +248,18 @@ for _made, _view in (("no_grad", "with m.no_grad():\n    v = b.expand(2, 2)"),
         EXACT[f"{_call} of a view made in {_made}"] = (
             "b = m.tensor([1., 2.])\no = m.full((2, 2), 0.5, requires_grad=True)\n"
             f"{_view}\nr = {_call}")
+# a custom Function that marks a tensor with a retained gradient dirty drops that gradient
+_ADD_ONE = ("class AddOne(m.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        ctx.mark_dirty(x)\n        return x.add_(1)\n\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        return g\n\n"
+            "y = m.tensor([[0., 1., 2.]], requires_grad=True)\nz = -y\n")
+EXACT["mark_dirty of a tensor that retains its gradient"] = (
+    _ADD_ONE + "z.retain_grad(); z.mean().backward(retain_graph=True)\n"
+    "a = AddOne.apply(z); r = [z.grad, z.retains_grad]\n"
+    "(a * 2).mean().backward(); r += [z.grad, y.grad]")
+EXACT["mark_dirty of a tensor that retains no gradient"] = (
+    _ADD_ONE + "z.mean().backward(retain_graph=True)\n"
+    "a = AddOne.apply(z); (a * 2).mean().backward(); r = [a, y.grad, z.retains_grad]")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
