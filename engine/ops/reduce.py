@@ -1024,10 +1024,19 @@ def _softmax_gradient(node, formula, grad, out, dim):
     """``formula(grad, out, dim)``; under create_graph recorded as torch records it: one node
     (``SoftmaxBackwardDataBackward0`` ...) linked to grad and the softmax's result."""
     if not grad_mode.grad_enabled:
-        return formula(grad, out, dim)
+        return _in_float32(formula, grad, out, dim)
     with no_grad():
-        result = formula(grad, out, dim)
+        result = _in_float32(formula, grad, out, dim)
     return record(node, result, (grad, out), saved=(grad, out), dim=dim)
+
+
+def _in_float32(formula, grad, out, dim):
+    """torch's float16 kernels compute in float32 and round once (the sum of [-0.] stays -0.:
+    log_softmax's gradient of -0. is then 0.)."""
+    if grad._data.dtype.char == "e" and out._data.dtype.char == "e":
+        return wrap(formula(wrap(grad._data.astype(np.float32)),
+                            wrap(out._data.astype(np.float32)), dim)._data.astype(np.float16))
+    return formula(grad, out, dim)
 
 
 def _torch_order_operands(grad, out, dim):

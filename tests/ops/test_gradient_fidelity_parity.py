@@ -260,6 +260,14 @@ EXACT["mark_dirty of a tensor that retains its gradient"] = (
 EXACT["mark_dirty of a tensor that retains no gradient"] = (
     _ADD_ONE + "z.mean().backward(retain_graph=True)\n"
     "a = AddOne.apply(z); (a * 2).mean().backward(); r = [a, y.grad, z.retains_grad]")
+# float16 softmax and log_softmax gradients: torch's kernels compute in float32 and round once
+# (log_softmax's gradient of -0. is 0.: the float32 sum of [-0.] is -0.)
+for _shape in ("()", "(1,)", "(3,)", "(2, 5)", "(3, 33)"):
+    for _f in ("softmax", "log_softmax"):
+        for _grad in ("m.full_like(y, -0.)", "m.randn(y.shape).to(m.float16)"):
+            EXACT[f"float16 {_f} of {_shape}, grad {_grad}"] = (
+                f"x = (m.randn({_shape}) * 3).to(m.float16).requires_grad_()\n"
+                f"y = x.{_f}(-1)\n(r,) = m.autograd.grad(y, x, {_grad})")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
