@@ -179,11 +179,6 @@ KNOWN = [
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
-    Known("retain_grad: torch keeps a row-major copy of the gradient (then old + new); the "
-          "engine keeps the gradient itself under create_graph (sharing its memory with what "
-          "autograd.grad returns) and its layout otherwise (engine/core/hooks.py, "
-          "accumulate_into)", DOCUMENTED, ("gradient",),
-          torch=r"^$", program=r"\.retain_grad\(\)", difference="retain_grad"),
     Known("retain_grad then an in-place change: torch moves the retained gradient to the "
           "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
           "overwritten region gets 0 (engine/core/history.py rebase_history)",

@@ -268,6 +268,25 @@ for _shape in ("()", "(1,)", "(3,)", "(2, 5)", "(3, 33)"):
             EXACT[f"float16 {_f} of {_shape}, grad {_grad}"] = (
                 f"x = (m.randn({_shape}) * 3).to(m.float16).requires_grad_()\n"
                 f"y = x.{_f}(-1)\n(r,) = m.autograd.grad(y, x, {_grad})")
+# retain_grad keeps a row-major copy of the first gradient (CloneBackward0 under
+# create_graph), then old + new in a new tensor
+_RETAIN = "x = m.tensor([1., 2.], requires_grad=True)\nz = x * 2; z.retain_grad()\n"
+EXACT["retain_grad under create_graph"] = (
+    _RETAIN + "(g,) = m.autograd.grad((z * z).sum(), x, create_graph=True)\n"
+    "r = [z.grad, [n for n, _ in z.grad.grad_fn.next_functions]]")
+EXACT["retain_grad twice under create_graph"] = (
+    _RETAIN + "(z * z).sum().backward(create_graph=True)\nfirst = z.grad\n"
+    "(z * z).sum().backward(create_graph=True)\n"
+    "r = [first, z.grad, [n for n, _ in z.grad.grad_fn.next_functions]]")
+EXACT["retain_grad's sum is a new tensor"] = (
+    _RETAIN + "(z * z).sum().backward(retain_graph=True)\nfirst = z.grad\n"
+    "(z * z).sum().backward()\nr = [first, z.grad, first._version, z.grad._version]")
+EXACT["retain_grad of an expanded gradient"] = (
+    "x = m.tensor([[1.], [2.]], requires_grad=True)\nz = x.expand(2, 3) * 1; z.retain_grad()\n"
+    "z.sum().backward(); r = [z.grad, z.grad.stride(), z.grad.is_contiguous()]")
+EXACT["retain_grad of a transposed gradient"] = (
+    "x = m.ones(2, 3, requires_grad=True)\nz = x * 1; z.retain_grad()\n"
+    "(z * m.ones(3, 2).t()).sum().backward(); r = [z.grad, z.grad.stride()]")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
