@@ -1209,9 +1209,12 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
     # exp, sum, log, shift back
     shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)
     shift = np.where(np.isinf(shift), data.dtype.type(0), shift)
+    # (float32's exp and log as torch's kernels compute them: see fidelity/float32_math.py)
+    exp_, log_ = (float32_math.exp, float32_math.log) if data.dtype == np.float32 else \
+        (np.exp, np.log)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        total = _accumulated(np.exp(data - shift), np.sum, axis=axes, keepdims=True)
-        result = np.log(total) + shift
+        total = _accumulated(exp_(data - shift), np.sum, axis=axes, keepdims=True)
+        result = log_(total) + shift
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
     return record(LogsumexpBackward0, _reduced(np.asarray(result, data.dtype)), (input,),
@@ -1228,9 +1231,10 @@ class LogsumexpBackward0(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        shape = x._data.shape
-        grad = _unreduce(grad, shape, self.dim, self.keepdim)
-        return grad * exp(x - _unreduce(result, shape, self.dim, self.keepdim))
+        if not self.keepdim and x._data.ndim:  # torch's unsqueeze_multiple, then broadcasting
+            for d in sorted(self.dim):
+                grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+        return grad * exp(x - result)
 
 
 def _cumulative(ufunc, name, node):
