@@ -437,6 +437,23 @@ for _x in ("m.tensor(1.5)", "m.tensor([1., 2., 3.])", "m.tensor([[1., 2., 3.], [
                     "r = [g]\nif g.requires_grad:\n"
                     "    r.append(m.autograd.grad(g.sum(), x, allow_unused=True)[0])")
 
+# softplus's gradient under create_graph is one SoftplusBackwardBackward0 node (torch's): a
+# backward through a higher derivative then frees none of the gradient's own nodes
+for _args in ("", "beta=2.", "beta=0.5, threshold=1.", "threshold=0.5"):
+    CLOSE[f"softplus({_args}) differentiated three times"] = (
+        "x = m.tensor([-1.5, 0., 0.25, 0.75, 3.], requires_grad=True)\n"
+        f"y = F.softplus(x{', ' if _args else ''}{_args})\n"
+        "(g,) = m.autograd.grad(y.sum(), x, create_graph=True)\n"
+        "(h,) = m.autograd.grad(g.sum(), x, create_graph=True)\n"
+        "(k,) = m.autograd.grad(h.sum(), x, create_graph=True)\n"
+        "r = [g, h, k.detach(), [n for n, _ in g.grad_fn.next_functions]]")  # (k's nodes:
+    # DIFFERENCES.md, the nodes of a gradient's graph)
+CLOSE["softplus's gradient after a backward through its higher derivatives"] = (
+    "x = m.tensor(1.5, requires_grad=True)\nF.softplus(x).backward(create_graph=True)\n"
+    "(z,) = m.autograd.grad(x.grad, x, create_graph=True)\n"
+    "(w,) = m.autograd.grad(z, x, create_graph=True)\nw.backward()\n"
+    "(q,) = m.autograd.grad(x.grad, x, create_graph=True); r = [z, w.detach(), q, x.grad]")
+
 
 def _observed(value):
     if isinstance(value, (tuple, list)):
