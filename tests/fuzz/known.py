@@ -84,9 +84,10 @@ def _leaf_starts_at_version_0(verdict):
 def _written_before_the_error(verdict):
     """The engine's line did not change (the write raised); or, when the tensor was made in
     the same compound statement (a ``with`` block) as the write, it holds the value from
-    before the write (a tensor's repr on both sides)."""
-    return verdict.engine_text in (None, "") or re.match(r"tensor\(", verdict.engine_text) \
-        is not None and re.match(r"tensor\(", verdict.torch_text or "") is not None
+    before the write (a tensor's repr, or its values, on both sides)."""
+    value = r"tensor\(|\[|-?(?:\d|nan|inf)"
+    return verdict.engine_text in (None, "") or re.match(value, verdict.engine_text) \
+        is not None and re.match(value, verdict.torch_text or "") is not None
 
 
 def _only_nodes_differ(verdict, versions=True):
