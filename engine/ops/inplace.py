@@ -338,6 +338,10 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
+        # torch fills with a tensor by copy_, which refuses memory that repeats itself (a fill
+        # with a number does not look)
+        check_inplace(self, value)
+        check_no_overlap(self, ())
         with np.errstate(invalid="ignore", over="ignore"):
             return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):

@@ -294,6 +294,14 @@ for _x in ("[[0.25, -1.25], [0.25, 0.25]]", "[[1.5, -0.5, 2.25], [0., 3., -2.]]"
         f"x = m.tensor({_x}, requires_grad=True)\ny = x.logsumexp(-1)\n"
         "(z,) = m.autograd.grad(y.sum(), x, create_graph=True)\n"
         "(w,) = m.autograd.grad(z.sum(), x, create_graph=True)\nr = [y, z, w]")
+# a fill with a tensor is torch's copy_: it refuses memory that repeats itself (an expanded
+# tensor), a fill with a number does not look
+for _call in ("z.fill_(m.tensor(1.))", "z.fill_(m.tensor(1, dtype=m.int16))", "z.fill_(1.)",
+              "z.fill_(z[0, 0])", "x.fill_(x[1])", "z[:, 1] = z[0, 0]", "z[:, 1] = 2.",
+              "z[:, 1] = m.zeros((), dtype=m.int16)", "z[:, 1] = m.tensor(2., requires_grad=True)",
+              "z.fill_(m.tensor([1.]))"):
+    EXACT[f"{_call} of an expanded tensor"] = (
+        f"x = m.linspace(-1, 1, steps=3); z = x.expand(2, 3)\n{_call}\nr = [x, z]")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
