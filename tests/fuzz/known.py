@@ -151,7 +151,8 @@ KNOWN = [
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
           DOCUMENTED, ("graph",), statement=r"\] = ",
-          torch=r"grad_fn=CopySlices next=\[None, '\w+'\]", engine=r"^$|"
+          torch=r"grad_fn=(?:CopySlices next=\[None, '\w+'\]|AsStridedBackward0 next=\["
+          r"'CopySlices'\])", engine=r"^$|"
           r"requires_grad=False",
           difference="Writing a tensor that requires grad into an integer tensor"),
     Known(".data and detach() of an inference tensor count versions in torch (the engine's "
