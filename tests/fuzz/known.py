@@ -155,6 +155,12 @@ KNOWN = [
           r"'CopySlices'\])", engine=r"^$|"
           r"requires_grad=False",
           difference="Writing a tensor that requires grad into an integer tensor"),
+    Known("writing a tensor that requires grad into an integer tensor: torch records it, and "
+          "then refuses to read the history of a view of the integer tensor that split or "
+          "unbind made (a view of a view changed in place); the engine records nothing",
+          DOCUMENTED, ("error type",), statement=r"\] = ",
+          torch=r"its base or another view of its base has been modified inplace",
+          engine=r"^$", difference="Writing a tensor that requires grad into an integer tensor"),
     Known(".data and detach() of an inference tensor count versions in torch (the engine's "
           "raise, as the tensor's own _version does)", DOCUMENTED, ("graph",),
           statement=r"\.data\b|detach\(", program=r"inference_mode\(\)",
