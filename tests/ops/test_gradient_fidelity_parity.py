@@ -302,6 +302,15 @@ for _call in ("z.fill_(m.tensor(1.))", "z.fill_(m.tensor(1, dtype=m.int16))", "z
               "z.fill_(m.tensor([1.]))"):
     EXACT[f"{_call} of an expanded tensor"] = (
         f"x = m.linspace(-1, 1, steps=3); z = x.expand(2, 3)\n{_call}\nr = [x, z]")
+# view reads its input's history first (torch's autograd does, before the kernel's checks): a
+# view made in no_grad or inference mode, changed in place since, is refused before "view size
+# is not compatible"
+for _mode in ("m.no_grad()", "m.inference_mode()"):
+    for _made, _change in (("y.t()", "z.mul_(2)"), ("y.expand(2, 2, 2)", "y.unsqueeze(0).mul_(2)"),
+                           ("y[0]", "z.mul_(2)"), ("y.t()", "z.mul_(2) if False else None")):
+        EXACT[f"view of {_made} after {_change} in {_mode}"] = (
+            "y = m.tensor([[2., -1.], [2., -.5]], requires_grad=True) * 1\n"
+            f"with {_mode}:\n    z = {_made}\n    {_change}\nr = z.view(-1)")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
