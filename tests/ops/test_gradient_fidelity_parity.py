@@ -311,6 +311,19 @@ for _mode in ("m.no_grad()", "m.inference_mode()"):
         EXACT[f"view of {_made} after {_change} in {_mode}"] = (
             "y = m.tensor([[2., -1.], [2., -.5]], requires_grad=True) * 1\n"
             f"with {_mode}:\n    z = {_made}\n    {_change}\nr = z.view(-1)")
+# torch's sum_to: one sum (kept dims) over the new leading dims and the stretched ones, then a
+# view without the leading ones: the gradient of an expanded or broadcast input is a view
+for _shape, _target in (("(3, 1)", "(3, 4)"), ("(3,)", "(2, 3)"), ("()", "(2,)"),
+                        ("(1, 1)", "(2, 1, 3)"), ("(2, 1)", "(4, 2, 3)"), ("(1,)", "(1,)")):
+    for _how in ("x.expand({t})", "x + m.ones({t})"):
+        _op = _how.format(t=_target)
+        EXACT[f"sum_to: the gradient of {_shape} through {_op}"] = (
+            f"x = m.ones({_shape}, requires_grad=True)\ny = {_op}\n"
+            f"g = m.arange(float(m.ones({_target}).numel())).reshape({_target})\n"
+            "(a,) = m.autograd.grad(y, x, g)\n"
+            "(b,) = m.autograd.grad(y, x, g.requires_grad_(), create_graph=True)\n"
+            "r = [a, a._base is not None, a.stride(), b, b._base is not None,\n"
+            "     b.grad_fn and [n for n, _ in b.grad_fn.next_functions]]")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
