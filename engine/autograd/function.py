@@ -169,6 +169,7 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
         if output.grad_fn is None and output.requires_grad:
             raise RuntimeError(messages.LEAF_DIRTY)
         rebase_history(output, ctx)  # its history now ends with this function's node
+        output._grad = None  # (torch drops a gradient it retained: retain_grad starts over)
         if output._base is None:
             output._output_nr = output_nr
         return output
@@ -204,7 +205,8 @@ def once_differentiable(function):
         leaves = [None if out is None else out.detach().requires_grad_()
                   for out in ((outputs,) if single else outputs)]
         results = tuple(None if leaf is None else leaf.detach() for leaf in leaves)
-        record(Error, results, leaves, message=messages.DIFFERENTIATED_TWICE)
+        record(Error, results, leaves, message=messages.DIFFERENTIATED_TWICE,
+               num_outputs=len(results))  # one per result: each can receive a gradient
         return results
 
     return wrapper
@@ -214,6 +216,7 @@ class Error(Node):
     """The node of a result that must not be differentiated: running it raises ``message``."""
 
     message: str
+    num_outputs: int
 
     def name(self):
         return "torch::autograd::Error"  # torch's C++ name for this node

@@ -146,13 +146,16 @@ def sum_to(grad, shape):
     """
     if grad._data.shape == shape:
         return grad
+    if not shape:
+        return grad.sum()
+    # as torch's sum_to: one sum over the new leading dims and the stretched ones, kept, then
+    # a view without the leading ones (under create_graph: SumBackward1, ViewBackward0)
     lead = grad._data.ndim - len(shape)
-    if lead:
-        grad = grad.sum(tuple(range(lead)))
-    stretched = tuple(d for d, n in enumerate(shape) if n == 1 and grad._data.shape[d] != 1)
-    if stretched:
-        grad = grad.sum(stretched, keepdim=True)
-    return grad
+    dims = tuple(range(lead)) + tuple(lead + d for d, n in enumerate(shape)
+                                      if n == 1 and grad._data.shape[lead + d] != 1)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.view(shape) if lead else grad
 
 
 def validated(node, grads):

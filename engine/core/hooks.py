@@ -18,7 +18,7 @@ import weakref
 
 from ..fidelity import messages
 from ..fidelity.floating import quietly
-from .grad_mode import mode
+from ..fidelity.size import contiguous_format
 
 
 class NodeHooks:
@@ -118,10 +118,9 @@ def retained_tensors(node):
 
 
 def accumulate_into(tensor, grad):
-    """``tensor.grad += grad``, or ``grad`` itself (a copy unless differentiable) the first time."""
+    """As torch's retain_grad hook: a row-major copy of ``grad`` the first time (recorded,
+    CloneBackward0, under create_graph), then ``tensor.grad + grad``, a new tensor."""
     if tensor._grad is None:
-        tensor._grad = grad if mode.grad_enabled else grad.detach().clone()
-    elif mode.grad_enabled:
-        tensor._grad = tensor._grad + grad
-    else:  # in place (inf - inf is nan, silently)
-        quietly(tensor._grad._data.__iadd__, grad._data)
+        tensor._grad = grad.clone(memory_format=contiguous_format)
+    else:
+        tensor._grad = quietly(tensor._grad.__add__, grad)  # (inf - inf is nan, silently)

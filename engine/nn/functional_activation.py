@@ -15,7 +15,9 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..ops.arithmetic import mul_scalar
 from ..ops.creation import zeros_like
+from ..ops.unary import sigmoid_backward
 from ..ops.common import wrap_elementwise
 from ..ops.inplace import write_inplace
 
@@ -236,8 +238,42 @@ class SoftplusBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
+        return _softplus_backward(grad, x, self.beta, self.threshold)
+
+
+def _softplus_backward(grad, x, beta, threshold):
+    """softplus's gradient; under create_graph recorded as torch records it: one
+    SoftplusBackwardBackward0 node linked to grad and x. (Built from ordinary ops, its graph
+    would share their nodes with the higher derivatives, and a backward through those would
+    free nodes this gradient still needs.)"""
+    if not is_grad_enabled():
+        return _softplus_gradient(grad, x, beta, threshold)
+    with no_grad():
+        out = _softplus_gradient(grad, x, beta, threshold)
+    return record(SoftplusBackwardBackward0, out, (grad, x), saved=(grad, x), beta=beta,
+                  threshold=threshold)
+
+
+def _softplus_gradient(grad, x, beta, threshold):
+    scaled = x * beta
+    return grad * scaled.sigmoid().where(scaled <= threshold, 1.0)
+
+
+class SoftplusBackwardBackward0(Node):
+    """out = softplus's gradient g * sigmoid(beta x) (recorded under create_graph):
+    d/dg = sigmoid(beta x) (softplus's gradient again), d/dx = g beta sigmoid'(beta x) where
+    beta x < threshold (torch's softplus_double_backward)"""
+
+    _saved_names = ("grad_output", "self")
+    beta: float
+    threshold: float
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
         scaled = x * self.beta
-        return grad * scaled.sigmoid().where(scaled <= self.threshold, 1.0)
+        below = (scaled < self.threshold).to(gg.dtype)
+        return (_softplus_backward(gg, x, self.beta, self.threshold),
+                mul_scalar(sigmoid_backward(gg * grad, scaled.sigmoid()) * below, self.beta))
 
 
 # ====================================================================== silu

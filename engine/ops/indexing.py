@@ -951,8 +951,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     ``torch.repeat_interleave(counts)`` alone gives 0 counts[0] times, 1 counts[1] times ..."""
     if repeats is None:
         return _positions_repeated(input)
-    if dim is None:
-        input, dim = input.reshape(-1), 0
+    if dim is None:  # (flatten returns a 1-d input itself: torch records no view of it)
+        input, dim = input.flatten(), 0
     if isinstance(repeats, Tensor):
         if repeats._data.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")

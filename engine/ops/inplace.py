@@ -149,8 +149,9 @@ def in_place(function, tracked=True):
     name = function.__name__
 
     def method(self, *args, **kwargs):
-        if tracked:
-            check_inplace(self)  # (torch refuses a leaf before it looks at anything else)
+        if tracked:  # (autograd refuses a leaf, or a view made in no_grad mode when an
+            # operand requires grad, before the op looks at anything else: overlapping memory)
+            check_inplace(self, *args, *kwargs.values())
         if name in ("cumsum", "cumprod") and kwargs.get("dtype") is None:
             kwargs = {**kwargs, "dtype": self.dtype}  # (torch adds up in the tensor's dtype)
         try:
@@ -321,7 +322,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
-    check_inplace(self)
+    check_inplace(self, src)
     if src is not self:
         check_no_overlap(self, (src,))  # (before the shapes, as in torch)
     shape = broadcast_shape(self._data.shape, src._data.shape)
@@ -337,6 +338,10 @@ def fill_(self, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
+        # torch fills with a tensor by copy_, which refuses memory that repeats itself (a fill
+        # with a number does not look)
+        check_inplace(self, value)
+        check_no_overlap(self, ())
         with np.errstate(invalid="ignore", over="ignore"):
             return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):

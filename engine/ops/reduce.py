@@ -138,13 +138,19 @@ def _degenerate_quietly(degenerate, function, *args, **kwargs):
         return function(*args, **kwargs)
 
 
+# dim not given: torch's overload without dim (SumBackward0, MeanBackward0); dim=None given
+# picks the one with dim (SumBackward1, MeanBackward1), which reduces every dim as well
+_EVERY_DIM = object()
+
+
 @overloads("(Tensor input, *, torch.dtype dtype = None)",
            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
 @takes_out(dtype_from_out=True)  # torch adds up in out's dtype
 @numpy_names
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
+def sum(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
     """out = the sum of the elements over dim (all of them by default)"""
+    given, dim = dim is not _EVERY_DIM, None if dim is _EVERY_DIM else dim
     data = input._data
     axes, keepdim = _reduce_args(input, dim, keepdim)
     if dtype is not None:
@@ -153,10 +159,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.su
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
     result = _differentiable(_reduced(_accumulated(data, _add_reduce, axis=axes,
                                                    keepdims=keepdim)), input)
-    if dim is None:
+    if not given:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
     return record(SumBackward1, result, (input,), self_sym_sizes=input._data.shape,
-                  dim=dims_tuple(dim, input._data.ndim), keepdim=keepdim)
+                  dim=None if dim is None else dims_tuple(dim, input._data.ndim),
+                  keepdim=keepdim)
 
 
 def _differentiable(result, input):
@@ -180,7 +187,7 @@ class SumBackward0(Node):
 class SumBackward1(Node):
     """out = sum of x over dim:  d/dx = 1, the gradient copied back along dim"""
 
-    dim: tuple
+    dim: tuple  # None when given as None (torch saves it so): every dim
     keepdim: bool
     self_sym_sizes: tuple
 
@@ -190,6 +197,8 @@ class SumBackward1(Node):
 
 def _unreduce(grad, shape, dims, keepdim):
     """Broadcast a reduction's gradient back to the input's ``shape``."""
+    if dims is None:  # sum(x, None): every dim
+        dims = range(len(shape))
     if not keepdim and shape:
         for d in sorted(dims):
             grad = grad.unsqueeze(d)
@@ -226,8 +235,9 @@ class NansumBackward0(Node):
            "torch.dtype dtype = None, Tensor out = None)")
 @takes_out
 @numpy_names
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
+    given, dim = dim is not _EVERY_DIM, None if dim is _EVERY_DIM else dim
     data = input._data
     if dtype is not None:
         target = dtypes.as_dtype(dtype)
@@ -245,15 +255,15 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
                                           axis=axes, keepdims=keepdim))
     shape = input._data.shape
-    if dim is None:
+    if not given:
         return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
                       self_sym_numel=input._data.size)
     dims = dims_tuple(dim, input._data.ndim)
     count = 1
     for d in dims:
         count *= shape[d] if shape else 1
-    return record(MeanBackward1, result, (input,), self_sym_sizes=shape, dim=dims,
-                  keepdim=keepdim, count=count)
+    return record(MeanBackward1, result, (input,), self_sym_sizes=shape,
+                  dim=None if dim is None else dims, keepdim=keepdim, count=count)
 
 
 class MeanBackward0(Node):
@@ -770,10 +780,26 @@ class VarBackward0(Node):
 
 
 def _var_backward(node, grad, x):
-    dims = dims_tuple(node.dim, x._data.ndim)
-    grad = _unreduce(grad, x._data.shape, dims, node.keepdim)
-    dof = node.count - node.correction
-    scale = 2.0 / dof if dof > 0 else math.inf  # no degrees of freedom: torch's inf (or nan)
+    """torch's var_backward, whose corner cases show in the gradients.
+
+    Over every dim (no dim given, or a 0-d x) with no degrees of freedom left, 2 / 0 is
+    not multiplied by x - mean: the factor is a constant, nan where x is the mean (inf * 0)
+    and inf elsewhere, so nothing differentiates it again. Over dims, the divisor is the
+    number of elements along ``dim`` as given (an empty list counts 1) minus the correction,
+    which a large correction makes negative, and 0 gives inf."""
+    shape = x._data.shape
+    if node.dim is None or not shape:
+        dof = x._data.size - node.correction
+        if dof <= 0:
+            with no_grad():
+                factor = where(x == x.mean(), math.nan, math.inf)
+            return grad * factor
+        return (2.0 / dof) * grad * (x - x.mean())
+    given = (node.dim,) if isinstance(node.dim, builtins.int) else node.dim
+    count = math.prod(shape[wrap_dim(d, len(shape))] for d in given)
+    dims = dims_tuple(node.dim, len(shape))
+    grad = _unreduce(grad, shape, dims, node.keepdim)
+    scale = 2.0 / (count - node.correction) if count != node.correction else math.inf
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
 
@@ -998,10 +1024,19 @@ def _softmax_gradient(node, formula, grad, out, dim):
     """``formula(grad, out, dim)``; under create_graph recorded as torch records it: one node
     (``SoftmaxBackwardDataBackward0`` ...) linked to grad and the softmax's result."""
     if not grad_mode.grad_enabled:
-        return formula(grad, out, dim)
+        return _in_float32(formula, grad, out, dim)
     with no_grad():
-        result = formula(grad, out, dim)
+        result = _in_float32(formula, grad, out, dim)
     return record(node, result, (grad, out), saved=(grad, out), dim=dim)
+
+
+def _in_float32(formula, grad, out, dim):
+    """torch's float16 kernels compute in float32 and round once (the sum of [-0.] stays -0.:
+    log_softmax's gradient of -0. is then 0.)."""
+    if grad._data.dtype.char == "e" and out._data.dtype.char == "e":
+        return wrap(formula(wrap(grad._data.astype(np.float32)),
+                            wrap(out._data.astype(np.float32)), dim)._data.astype(np.float16))
+    return formula(grad, out, dim)
 
 
 def _torch_order_operands(grad, out, dim):
@@ -1174,9 +1209,12 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
     # exp, sum, log, shift back
     shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)
     shift = np.where(np.isinf(shift), data.dtype.type(0), shift)
+    # (float32's exp and log as torch's kernels compute them: see fidelity/float32_math.py)
+    exp_, log_ = (float32_math.exp, float32_math.log) if data.dtype == np.float32 else \
+        (np.exp, np.log)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        total = _accumulated(np.exp(data - shift), np.sum, axis=axes, keepdims=True)
-        result = np.log(total) + shift
+        total = _accumulated(exp_(data - shift), np.sum, axis=axes, keepdims=True)
+        result = log_(total) + shift
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
     return record(LogsumexpBackward0, _reduced(np.asarray(result, data.dtype)), (input,),
@@ -1193,9 +1231,10 @@ class LogsumexpBackward0(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        shape = x._data.shape
-        grad = _unreduce(grad, shape, self.dim, self.keepdim)
-        return grad * exp(x - _unreduce(result, shape, self.dim, self.keepdim))
+        if not self.keepdim and x._data.ndim:  # torch's unsqueeze_multiple, then broadcasting
+            for d in sorted(self.dim):
+                grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+        return grad * exp(x - result)
 
 
 def _cumulative(ufunc, name, node):

@@ -211,6 +211,12 @@ class SigmoidBackward0(_UnaryOfResult):
         return _recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, grad, result)
 
 
+def sigmoid_backward(grad, result):
+    """torch's sigmoid_backward (grad * (1 - y) * y), recorded under create_graph as one
+    SigmoidBackwardBackward0 node (for the formulas of other ops that call it)."""
+    return _recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, grad, result)
+
+
 def _sigmoid_backward(grad, result):
     return grad * (1 - result) * result  # in torch's order: (grad * (1 - out)) * out
 

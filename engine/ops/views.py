@@ -128,6 +128,10 @@ def view(input, *shape):
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but "
                         "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)")
+    if grad_mode.recording and input._requires_grad:
+        # torch's autograd reads the input's history before the view's own checks: a view
+        # made in no_grad or inference mode whose base changed in place is refused first
+        input.grad_fn  # noqa: B018 (read for its check)
     shape = infer_size(_size_args(shape, "view"), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is None:

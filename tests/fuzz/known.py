@@ -72,12 +72,22 @@ def _only_version_differs(verdict):
     return texts[0] == texts[1]
 
 
+def _leaf_starts_at_version_0(verdict):
+    """The engine's result is the same kind of leaf at version 0 (or its line did not change:
+    ``b, c = w.max(dim=1)`` where the old ``b`` was such a leaf)."""
+    if verdict.engine_text is None:
+        return True
+    requires_grad = re.match(r"requires_grad=(\w+)", verdict.torch_text).group(1)
+    return verdict.engine_text == f"requires_grad={requires_grad} is_leaf=True version=0"
+
+
 def _written_before_the_error(verdict):
     """The engine's line did not change (the write raised); or, when the tensor was made in
     the same compound statement (a ``with`` block) as the write, it holds the value from
-    before the write (a tensor's repr on both sides)."""
-    return verdict.engine_text in (None, "") or re.match(r"tensor\(", verdict.engine_text) \
-        is not None and re.match(r"tensor\(", verdict.torch_text or "") is not None
+    before the write (a tensor's repr, or its values, on both sides)."""
+    value = r"tensor\(|\[|-?(?:\d|nan|inf)"
+    return verdict.engine_text in (None, "") or re.match(value, verdict.engine_text) \
+        is not None and re.match(value, verdict.torch_text or "") is not None
 
 
 def _only_nodes_differ(verdict, versions=True):
@@ -121,9 +131,9 @@ KNOWN = [
           torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False",
           difference="A view made before its base requires grad"),
     Known("inference tensors used outside inference_mode: torch's results of some ops start at "
-          "version 1", DOCUMENTED, ("graph",),
-          torch=r"^requires_grad=False is_leaf=True version=1$",
-          engine=r"^requires_grad=False is_leaf=True version=0$",
+          "version 1 (sum(dim), sort, clone...) or 2 (max(dim), min(dim), mode)", DOCUMENTED,
+          ("graph",), program=r"inference_mode\(", torch=r"^requires_grad=(\w+) is_leaf=True "
+          r"version=[12]$", test=_leaf_starts_at_version_0,
           difference="Inference tensors outside inference_mode"),
     Known("inference tensors used outside inference_mode: torch treats them op by op (some "
           "ops record nothing from a leaf that requires grad, its views are inference tensors "
@@ -142,9 +152,16 @@ KNOWN = [
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
           DOCUMENTED, ("graph",), statement=r"\] = ",
-          torch=r"grad_fn=CopySlices next=\[None, '\w+'\]", engine=r"^$|"
+          torch=r"grad_fn=(?:CopySlices next=\[None, '\w+'\]|AsStridedBackward0 next=\["
+          r"'CopySlices'\])", engine=r"^$|"
           r"requires_grad=False",
           difference="Writing a tensor that requires grad into an integer tensor"),
+    Known("writing a tensor that requires grad into an integer tensor: torch records it, and "
+          "then refuses to read the history of a view of the integer tensor that split or "
+          "unbind made (a view of a view changed in place); the engine records nothing",
+          DOCUMENTED, ("error type",), statement=r"\] = ",
+          torch=r"its base or another view of its base has been modified inplace",
+          engine=r"^$", difference="Writing a tensor that requires grad into an integer tensor"),
     Known(".data and detach() of an inference tensor count versions in torch (the engine's "
           "raise, as the tensor's own _version does)", DOCUMENTED, ("graph",),
           statement=r"\.data\b|detach\(", program=r"inference_mode\(\)",
@@ -164,17 +181,13 @@ KNOWN = [
           difference="float16 backward formulas"),
     Known("the version counter of gradients computed by backward formulas (torch's counts "
           "the in-place steps inside each formula)", DOCUMENTED, ("graph",),
-          statement=r"autograd\.grad|backward", test=_only_version_differs,
+          statement=r"autograd\.grad|backward|\.grad\b",  # (or x.grad.zero_(): from there)
+          test=_only_version_differs,
           difference="The version counter of gradients"),
     Known("torch's gradient of sgn (in abs's second derivative) is a ZeroTensor, whose tolist() "
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
-    Known("retain_grad: torch keeps a row-major copy of the gradient (then old + new); the "
-          "engine keeps the gradient itself under create_graph (sharing its memory with what "
-          "autograd.grad returns) and its layout otherwise (engine/core/hooks.py, "
-          "accumulate_into)", DOCUMENTED, ("gradient",),
-          torch=r"^$", program=r"\.retain_grad\(\)", difference="retain_grad"),
     Known("retain_grad then an in-place change: torch moves the retained gradient to the "
           "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
           "overwritten region gets 0 (engine/core/history.py rebase_history)",

@@ -31,6 +31,22 @@ class Square(m.autograd.Function):
 x = m.tensor([1., 2.], requires_grad=True)
 """
 
+ONCE_MUL = """
+class Mul(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y
+
+    @staticmethod
+    @m.autograd.function.once_differentiable
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return g * y, g * x
+
+b = m.tensor([[0.5, -0.5], [2., 0.]], requires_grad=True)
+"""
+
 MLP = """
 lin1, lin2 = nn.Linear(3, 4), nn.Linear(4, 2)
 x, y = m.randn(5, 3), m.randn(5, 2)
@@ -70,6 +86,18 @@ EXACT = {
     + "(g,) = m.autograd.grad(Square.apply(x).sum(), x); r = (g, g.grad_fn)",
     "once_differentiable backward": ONCE_DIFFERENTIABLE
     + "Square.apply(x).sum().backward(); r = x.grad",
+    # torch's Error node has one input per result of backward: a gradient may reach any
+    "once_differentiable of one tensor twice": ONCE_MUL
+    + "(d,) = m.autograd.grad((Mul.apply(b, b) * b).sum(), b, create_graph=True)\n"
+      "r = [d, [(type(f).__name__, n) for f, n in d.grad_fn.next_functions]]\n"
+      "d.sum().backward()",
+    "once_differentiable, second result only": ONCE_MUL
+    + "(d,) = m.autograd.grad(Mul.apply(b.detach(), b).sum(), b, create_graph=True)\n"
+      "r = [d, d.grad_fn.name(), [n for _, n in d.grad_fn.next_functions]]\n"
+      "d.sum().backward()",
+    "once_differentiable, error node's inputs": ONCE_MUL
+    + "(d,) = m.autograd.grad(Mul.apply(b, b * 2).sum(), b, create_graph=True)\n"
+      "r = [d, d.grad_fn.name(), [(f.name(), n) for f, n in d.grad_fn.next_functions]]",
     "logical_not_ on a leaf view": "t = m.tensor([1., 0., 2., 3.]); v = t[::2]\n"
                                    "v.requires_grad_(); v.logical_not_()\n"
                                    "r = (v, t, v._version, v.requires_grad, v.grad_fn)",
@@ -193,6 +221,109 @@ for _call in ("x.sort()", "x.sort(stable=True)", "x.sort(stable=False)", "m.sort
         "r = [out, out.grad_fn] + [n for n, _ in out.grad_fn.next_functions]\n"
         "try:\n    out.sum().backward(); r += [x.grad, y.grad]\n"
         "except RuntimeError as e:\n    r.append(str(e).splitlines()[0])")
+# sum and mean with dim=None given pick torch's overload with dim (SumBackward1, MeanBackward1,
+# which save dim=None), without dim the other (SumBackward0, MeanBackward0)
+for _call in ("z.sum()", "z.sum(None)", "m.sum(z, dim=None, keepdim=True)", "z.sum(axis=None)",
+              "z.sum(None, True, dtype=m.float64)", "z.sum(dtype=m.float64)", "z.sum((0, 1))",
+              "s.sum(None)", "s.sum(None, True)", "z.mean()", "z.mean(None)", "s.mean(None)",
+              "m.mean(z, dim=None, keepdim=True)", "z.mean(None, dtype=m.float64)",
+              "z.mean(axis=None, keepdims=True)", "z.mean([0, 1])", "z.mean(dtype=m.float64)"):
+    EXACT[f"the node of {_call}"] = (
+        "z = m.tensor([[1.5, -2., 3.], [0.5, 2., -1.]], requires_grad=True)\n"
+        "s = m.tensor(2.5, requires_grad=True)\n"
+        f"out = {_call}\ng = out.grad_fn\n"
+        "r = [out, g, [n for n, _ in g.next_functions], getattr(g, '_saved_dim', 'no dim'),\n"
+        "     getattr(g, '_saved_keepdim', 'no keepdim')]\n"
+        "out.sum().backward(); r += [z.grad, s.grad]")
+# autograd refuses an in-place change of a view made in no_grad or inference mode when an
+# operand requires grad before the op looks at the memory (an expanded view overlaps itself)
+for _made, _view in (("no_grad", "with m.no_grad():\n    v = b.expand(2, 2)"),
+                     ("inference_mode", "with m.inference_mode():\n    v = b.expand(2, 2)"),
+                     ("a gradient", "y = m.ones(1, 2, requires_grad=True)\n"
+                                    "(v,) = m.autograd.grad((y + 1).sum(), y)\nv = v.expand(2, 2)"),
+                     ("no_grad, plain", "with m.no_grad():\n    v = b.view(1, 2)")):
+    for _call in ("v.copy_(o)", "v.add_(o)", "v.mul_(o)", "v.clamp_(o)", "v.lerp_(o, 0.5)",
+                  "v.addcmul_(o, o)", "v.pow_(o)", "v.atan2_(o)", "v.div_(o, rounding_mode=None)",
+                  "v.scatter_(0, m.tensor([[0, 0]]), o[:1])", "v.copy_(o.detach())", "v.exp_()"):
+        EXACT[f"{_call} of a view made in {_made}"] = (
+            "b = m.tensor([1., 2.])\no = m.full((2, 2), 0.5, requires_grad=True)\n"
+            f"{_view}\nr = {_call}")
+# a custom Function that marks a tensor with a retained gradient dirty drops that gradient
+_ADD_ONE = ("class AddOne(m.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        ctx.mark_dirty(x)\n        return x.add_(1)\n\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        return g\n\n"
+            "y = m.tensor([[0., 1., 2.]], requires_grad=True)\nz = -y\n")
+EXACT["mark_dirty of a tensor that retains its gradient"] = (
+    _ADD_ONE + "z.retain_grad(); z.mean().backward(retain_graph=True)\n"
+    "a = AddOne.apply(z); r = [z.grad, z.retains_grad]\n"
+    "(a * 2).mean().backward(); r += [z.grad, y.grad]")
+EXACT["mark_dirty of a tensor that retains no gradient"] = (
+    _ADD_ONE + "z.mean().backward(retain_graph=True)\n"
+    "a = AddOne.apply(z); (a * 2).mean().backward(); r = [a, y.grad, z.retains_grad]")
+# float16 softmax and log_softmax gradients: torch's kernels compute in float32 and round once
+# (log_softmax's gradient of -0. is 0.: the float32 sum of [-0.] is -0.)
+for _shape in ("()", "(1,)", "(3,)", "(2, 5)", "(3, 33)"):
+    for _f in ("softmax", "log_softmax"):
+        for _grad in ("m.full_like(y, -0.)", "m.randn(y.shape).to(m.float16)"):
+            EXACT[f"float16 {_f} of {_shape}, grad {_grad}"] = (
+                f"x = (m.randn({_shape}) * 3).to(m.float16).requires_grad_()\n"
+                f"y = x.{_f}(-1)\n(r,) = m.autograd.grad(y, x, {_grad})")
+# retain_grad keeps a row-major copy of the first gradient (CloneBackward0 under
+# create_graph), then old + new in a new tensor
+_RETAIN = "x = m.tensor([1., 2.], requires_grad=True)\nz = x * 2; z.retain_grad()\n"
+EXACT["retain_grad under create_graph"] = (
+    _RETAIN + "(g,) = m.autograd.grad((z * z).sum(), x, create_graph=True)\n"
+    "r = [z.grad, [n for n, _ in z.grad.grad_fn.next_functions]]")
+EXACT["retain_grad twice under create_graph"] = (
+    _RETAIN + "(z * z).sum().backward(create_graph=True)\nfirst = z.grad\n"
+    "(z * z).sum().backward(create_graph=True)\n"
+    "r = [first, z.grad, [n for n, _ in z.grad.grad_fn.next_functions]]")
+EXACT["retain_grad's sum is a new tensor"] = (
+    _RETAIN + "(z * z).sum().backward(retain_graph=True)\nfirst = z.grad\n"
+    "(z * z).sum().backward()\nr = [first, z.grad, first._version, z.grad._version]")
+EXACT["retain_grad of an expanded gradient"] = (
+    "x = m.tensor([[1.], [2.]], requires_grad=True)\nz = x.expand(2, 3) * 1; z.retain_grad()\n"
+    "z.sum().backward(); r = [z.grad, z.grad.stride(), z.grad.is_contiguous()]")
+EXACT["retain_grad of a transposed gradient"] = (
+    "x = m.ones(2, 3, requires_grad=True)\nz = x * 1; z.retain_grad()\n"
+    "(z * m.ones(3, 2).t()).sum().backward(); r = [z.grad, z.grad.stride()]")
+# float32 logsumexp with torch's exp and log: the forward bit for bit, so that its second
+# derivative's rounding noise is torch's too
+for _x in ("[[0.25, -1.25], [0.25, 0.25]]", "[[1.5, -0.5, 2.25], [0., 3., -2.]]"):
+    EXACT[f"logsumexp of {_x} differentiated twice"] = (
+        f"x = m.tensor({_x}, requires_grad=True)\ny = x.logsumexp(-1)\n"
+        "(z,) = m.autograd.grad(y.sum(), x, create_graph=True)\n"
+        "(w,) = m.autograd.grad(z.sum(), x, create_graph=True)\nr = [y, z, w]")
+# a fill with a tensor is torch's copy_: it refuses memory that repeats itself (an expanded
+# tensor), a fill with a number does not look
+for _call in ("z.fill_(m.tensor(1.))", "z.fill_(m.tensor(1, dtype=m.int16))", "z.fill_(1.)",
+              "z.fill_(z[0, 0])", "x.fill_(x[1])", "z[:, 1] = z[0, 0]", "z[:, 1] = 2.",
+              "z[:, 1] = m.zeros((), dtype=m.int16)", "z[:, 1] = m.tensor(2., requires_grad=True)",
+              "z.fill_(m.tensor([1.]))"):
+    EXACT[f"{_call} of an expanded tensor"] = (
+        f"x = m.linspace(-1, 1, steps=3); z = x.expand(2, 3)\n{_call}\nr = [x, z]")
+# view reads its input's history first (torch's autograd does, before the kernel's checks): a
+# view made in no_grad or inference mode, changed in place since, is refused before "view size
+# is not compatible"
+for _mode in ("m.no_grad()", "m.inference_mode()"):
+    for _made, _change in (("y.t()", "z.mul_(2)"), ("y.expand(2, 2, 2)", "y.unsqueeze(0).mul_(2)"),
+                           ("y[0]", "z.mul_(2)"), ("y.t()", "z.mul_(2) if False else None")):
+        EXACT[f"view of {_made} after {_change} in {_mode}"] = (
+            "y = m.tensor([[2., -1.], [2., -.5]], requires_grad=True) * 1\n"
+            f"with {_mode}:\n    z = {_made}\n    {_change}\nr = z.view(-1)")
+# torch's sum_to: one sum (kept dims) over the new leading dims and the stretched ones, then a
+# view without the leading ones: the gradient of an expanded or broadcast input is a view
+for _shape, _target in (("(3, 1)", "(3, 4)"), ("(3,)", "(2, 3)"), ("()", "(2,)"),
+                        ("(1, 1)", "(2, 1, 3)"), ("(2, 1)", "(4, 2, 3)"), ("(1,)", "(1,)")):
+    for _how in ("x.expand({t})", "x + m.ones({t})"):
+        _op = _how.format(t=_target)
+        EXACT[f"sum_to: the gradient of {_shape} through {_op}"] = (
+            f"x = m.ones({_shape}, requires_grad=True)\ny = {_op}\n"
+            f"g = m.arange(float(m.ones({_target}).numel())).reshape({_target})\n"
+            "(a,) = m.autograd.grad(y, x, g)\n"
+            "(b,) = m.autograd.grad(y, x, g.requires_grad_(), create_graph=True)\n"
+            "r = [a, a._base is not None, a.stride(), b, b._base is not None,\n"
+            "     b.grad_fn and [n for n, _ in b.grad_fn.next_functions]]")
 EXACT["views of an inference tensor"] = (
     "r = []\nwith m.inference_mode():\n    x = m.ones(2, requires_grad=True)\n"
     "    r.append((x.requires_grad, x[0].requires_grad, x.view(-1).requires_grad))\n"
@@ -321,6 +452,38 @@ for _name, _expression in SIGNED_ZERO_OPS.items():
             "g = m.tensor([-1., 1., -1., 1., -0., 0., -2., 1., -1., 1.] * 10, dtype=x.dtype)\n"
             "y.backward(g[:y.numel()].view(y.shape)); r = x.grad")
 
+# torch's var_backward (std's too): over every dim with no degrees of freedom its factor is a
+# constant (nan where x is the mean, inf elsewhere: nothing to differentiate again); over dims
+# it divides by the size along dim as given (dim=[] counts 1) minus the correction, negative
+# for a large correction
+for _x in ("m.tensor(1.5)", "m.tensor([1., 2., 3.])", "m.tensor([[1., 2., 3.], [0.5, -1., 4.]])"):
+    for _op in ("var", "std"):
+        for _args in ("", "None", "0", "-1, keepdim=True", "[]", "(0,)"):
+            for _correction in (0, 1, 3, 6):
+                _call = f"x.{_op}({_args}{', ' if _args else ''}correction={_correction})"
+                CLOSE[f"{_call} of {_x}, differentiated twice"] = (
+                    f"x = {_x}.requires_grad_()\n"
+                    f"(g,) = m.autograd.grad(({_call}.sum() * x).sum(), x, create_graph=True)\n"
+                    "r = [g]\nif g.requires_grad:\n"
+                    "    r.append(m.autograd.grad(g.sum(), x, allow_unused=True)[0])")
+
+# softplus's gradient under create_graph is one SoftplusBackwardBackward0 node (torch's): a
+# backward through a higher derivative then frees none of the gradient's own nodes
+for _args in ("", "beta=2.", "beta=0.5, threshold=1.", "threshold=0.5"):
+    CLOSE[f"softplus({_args}) differentiated three times"] = (
+        "x = m.tensor([-1.5, 0., 0.25, 0.75, 3.], requires_grad=True)\n"
+        f"y = F.softplus(x{', ' if _args else ''}{_args})\n"
+        "(g,) = m.autograd.grad(y.sum(), x, create_graph=True)\n"
+        "(h,) = m.autograd.grad(g.sum(), x, create_graph=True)\n"
+        "(k,) = m.autograd.grad(h.sum(), x, create_graph=True)\n"
+        "r = [g, h, k.detach(), [n for n, _ in g.grad_fn.next_functions]]")  # (k's nodes:
+    # DIFFERENCES.md, the nodes of a gradient's graph)
+CLOSE["softplus's gradient after a backward through its higher derivatives"] = (
+    "x = m.tensor(1.5, requires_grad=True)\nF.softplus(x).backward(create_graph=True)\n"
+    "(z,) = m.autograd.grad(x.grad, x, create_graph=True)\n"
+    "(w,) = m.autograd.grad(z, x, create_graph=True)\nw.backward()\n"
+    "(q,) = m.autograd.grad(x.grad, x, create_graph=True); r = [z, w.detach(), q, x.grad]")
+
 
 def _observed(value):
     if isinstance(value, (tuple, list)):
@@ -353,7 +516,8 @@ def _assert_same(ours, theirs, exact):
             _assert_same(o, t, exact)
     elif isinstance(theirs, tuple) and len(theirs) == 5 and isinstance(theirs[4], np.ndarray):
         assert isinstance(ours, tuple) and ours[:4] == theirs[:4]
-        assert np.array_equal(np.signbit(ours[4]), np.signbit(theirs[4]))
+        numbers = ~np.isnan(theirs[4])  # (a nan's sign bit is the machine's, not torch's)
+        assert np.array_equal(np.signbit(ours[4])[numbers], np.signbit(theirs[4])[numbers])
         if exact:
             assert np.array_equal(ours[4], theirs[4], equal_nan=True)
         else:

@@ -427,6 +427,30 @@ def test_repeat_interleave_gradients(name):
     check_gradients(REPEAT_INTERLEAVE[name], _f64((2, 3)))
 
 
+def _node_chain(tensor):
+    """The names of the first nodes on the path through each node's first input."""
+    names, node = [], tensor.grad_fn
+    while node is not None:
+        names.append(node.name())
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+# without dim, torch flattens the input: flatten returns a 1-d input itself (no view recorded)
+@pytest.mark.parametrize("shape", [(3,), (3, 1), (), (0,)])
+@pytest.mark.parametrize("call", ["x.repeat_interleave(2)", "x.repeat_interleave(m.tensor(2))",
+                                  "m.repeat_interleave(x, m.tensor([2]))",
+                                  "x.repeat_interleave(2, dim=0)",
+                                  "x.repeat_interleave(2, output_size=2 * x.numel())"])
+def test_repeat_interleave_nodes(shape, call):
+    def nodes(m, x):
+        out = eval(call)  # noqa: S307 (the test's own expressions)
+        return [_node_chain(out), out]
+
+    x = parity.make_tensor(shape, "float32")
+    parity.run_both(lambda m, x: nodes(m, x.requires_grad_()), x)
+
+
 # ====================================================================== take_along_dim
 TAKE_ALONG_DIM = {
     "dim 1": lambda m, x: m.take_along_dim(x, m.tensor([[0], [2]]), dim=1),
