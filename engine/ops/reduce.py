@@ -1198,6 +1198,10 @@ class LogsumexpBackward0(Node):
         return grad * exp(x - _unreduce(result, shape, self.dim, self.keepdim))
 
 
+_ACCUMULATE = {np.dtype(np.float16): np.dtype(np.float32),
+               np.dtype(np.float32): np.dtype(np.float64)}
+
+
 def _cumulative(ufunc, name, node):
     def cumulative(input, dim=_REQUIRED, *, dtype=None):
         if dim is _REQUIRED:
@@ -1208,14 +1212,18 @@ def _cumulative(ufunc, name, node):
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
         axis = wrap_dim(dim, data.ndim)  # (torch's order: the dim, then the kernel's dtype)
-        if data.dtype.kind == "b" and data.size:  # (no kernel runs for no elements)
+        # (no kernel runs for no elements, nor for a 0-d input: torch copies it)
+        if data.dtype.kind == "b" and data.size and data.ndim:
             raise not_implemented_for(f"{name}_out_cpu", data.dtype)
         if data.ndim == 0:
             result = wrap(data.copy())
         else:
-            # torch accumulates float16 and float32 in double (its CPU "acc_type") and
-            # rounds every partial result back to the dtype
-            wide = data.astype(np.float64) if data.dtype.kind == "f" else data
+            # torch accumulates float16 in float32 and float32 in double (its CPU "acc_type")
+            # and rounds every partial result back to the dtype
+            wide = data.astype(_ACCUMULATE.get(data.dtype, data.dtype))
+            if node is CumsumBackward0 and wide.dtype.kind in "fc":
+                # torch's running sum starts at +0.0, and 0.0 + -0.0 is 0.0: no -0.0 comes out
+                wide = wide + 0.0
             with np.errstate(over="ignore", invalid="ignore"):  # (row-major, as torch's)
                 result = wrap(np.ascontiguousarray(ufunc(wide, axis=axis, dtype=wide.dtype),
                                                    data.dtype))
