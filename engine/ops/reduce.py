@@ -1472,7 +1472,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
         picked = np.zeros(rows.shape[:-1] + (k,), np.int64)
         for position in np.ndindex(rows.shape[:-1]) if k else ():
             # ties come out in the order torch's partial sort leaves them (fidelity/stdsort.py)
-            picked[position] = stdsort.topk_order(rows[position], k, largest)
+            picked[position] = stdsort.topk_order(rows[position], k, largest, sorted)
         indices = np.moveaxis(picked, -1, along)
         values = np.take_along_axis(data, indices, axis=along)
     else:  # a 0-d tensor is its own top value (for k 0 too, as torch)
