@@ -8,7 +8,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages, stdsort
+from ..fidelity import calls, dtypes, messages, reduce_all, stdsort
 from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity import float32_math
@@ -418,7 +418,12 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     data = input._data
     if dim is None:
         _check_nonempty(input, name, None)
-        result = wrap(pick(data, axis=None))
+        value = pick(data, axis=None)
+        if value == 0 and data.dtype.kind == "f" and data.ndim:
+            # which zero: the one torch's vectorised whole-tensor reduction meets last
+            zero = reduce_all.signed_zero(data, name == "max")
+            value = value if zero is None else zero
+        result = wrap(np.asarray(value, data.dtype))
         node = MaxBackward1 if name == "max" else MinBackward1
         return record(node, result, (input,), saved=(input,), saved_output=True)
     axis = wrap_dim(dim, data.ndim)
