@@ -1,0 +1,76 @@
+"""float16 functions against torch 2.15, over every finite float16 value.
+
+torch's float16 kernels compute in float32 and round once to float16 (sigmoid's three steps
+included: 1 / (1 + exp(-x)) rounded at each step in float16 is off for one value in six);
+numpy's float16 functions may round every step or approximate (its arcsin is off for one
+value in four). Some backward formulas stay in float16 (sigmoid's (g * (1 - y)) * y,
+rsqrt's -0.5 * g * y.pow(3)), others compute in float32 (tanh's g * (1 - y * y)).
+"""
+import numpy as np
+import pytest
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+pytestmark = pytest.mark.torch
+
+BITS = np.arange(65536, dtype=np.uint16).view(np.float16)
+FINITE = BITS[np.isfinite(BITS)]
+UNARY = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cos", "tan", "acos",
+         "atan", "sinh", "cosh", "tanh", "sigmoid", "rsqrt", "reciprocal"]
+BACKWARD = ["sigmoid", "tanh", "rsqrt", "exp", "sqrt", "log", "reciprocal", "sin"]
+
+
+def values_compare(engine_result, torch_result):
+    e, t = engine_result.detach().numpy(), torch_result.detach().numpy()
+    same = (e == t) | (np.isnan(e) & np.isnan(t))
+    bad = np.flatnonzero(~same)
+    assert not bad.size, (bad.size, FINITE[bad[:5]], e[bad[:5]], t[bad[:5]])
+    zeros = (t == 0) & (e == 0)
+    assert np.array_equal(np.signbit(e[zeros]), np.signbit(t[zeros]))
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_every_float16_value(name):
+    import engine
+    values_compare(getattr(engine, name)(engine.from_numpy(FINITE.copy())),
+                   getattr(torch, name)(torch.from_numpy(FINITE.copy())))
+    # a few through run_both: dtype, layout, repr
+    x = parity.to_engine(torch.tensor([[0.001203, 2.0, -1.5], [0.1365, 7.0, 1e-6]],
+                                      dtype=torch.float16))
+    parity.run_both(lambda m, x: getattr(m, name)(x), x)
+    parity.run_both(lambda m, x: getattr(m, name)(x.t()), x)
+
+
+@pytest.mark.parametrize("name", BACKWARD)
+def test_every_float16_gradient(name):
+    import engine
+    values = FINITE[np.abs(FINITE) < 200]  # (sin's and cos's gradients of 300 differ by 1 ulp)
+    grad = np.random.default_rng(0).uniform(-3, 3, values.size).astype(np.float16)
+    results = []
+    for m in (engine, torch):
+        x = m.from_numpy(values.copy()).requires_grad_()
+        getattr(x, name)().backward(m.from_numpy(grad.copy()))
+        results.append(x.grad)
+    values_compare(*results)
+
+
+@pytest.mark.parametrize("value", [2.0, 0.001203, -1.5, 1e-6])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "rsqrt"])
+def test_float16_gradient_graphs(name, value):
+    def f(m, x):
+        x = x.clone().requires_grad_()
+        y = getattr(m, name)(x)
+        g, = m.autograd.grad(y.sum(), x, create_graph=True)
+        return y, g, m.autograd.grad(g.sum(), x)
+    parity.run_both(f, parity.to_engine(torch.tensor([value, abs(value)], dtype=torch.float16)))
+
+
+def test_float16_activations():
+    import engine
+    for name, kwargs in [("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.3}),
+                         ("softplus", {}), ("elu", {})]:
+        values_compare(getattr(engine.nn.functional, name)(engine.from_numpy(FINITE.copy()),
+                                                           **kwargs),
+                       getattr(torch.nn.functional, name)(torch.from_numpy(FINITE.copy()),
+                                                          **kwargs))
