@@ -15,7 +15,7 @@ from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.grad_mode import mode as grad_mode
-from ..core.history import check_inplace, rebase_history
+from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence
@@ -456,6 +456,7 @@ def _put(input, result, indices, value):
     node = new_node(IndexPutBackward0, (result, value), saved=_torch_indices(indices),
                     accumulate=False) if result._data.dtype.kind == "f" else None
     _index_put(result, indices, value)
+    check_inference_inplace(input)
     input._bump_version()
     rebase_history(result, node)
 
