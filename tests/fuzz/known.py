@@ -72,14 +72,6 @@ def _only_version_differs(verdict):
     return texts[0] == texts[1]
 
 
-def _written_before_the_error(verdict):
-    """The engine's line did not change (the write raised); or, when the tensor was made in
-    the same compound statement (a ``with`` block) as the write, it holds the value from
-    before the write (a tensor's repr on both sides)."""
-    return verdict.engine_text in (None, "") or re.match(r"tensor\(", verdict.engine_text) \
-        is not None and re.match(r"tensor\(", verdict.torch_text or "") is not None
-
-
 def _only_nodes_differ(verdict, versions=True):
     """The texts differ only in the nodes (a graph line's grad_fn and next functions, a repr's
     or a print's grad_fn) and, with ``versions``, the version counter: the same requires_grad
@@ -132,11 +124,6 @@ KNOWN = [
           program=r"inference_mode\(\):(?:\n    [^\n]*)*?\n    [^\n]*requires_grad=True",
           test=lambda v: re.search("Inference tensors|requires_grad=True",
                                    f"{v.torch_text} {v.engine_text}") is not None,
-          difference="Inference tensors outside inference_mode"),
-    Known("an in-place change of an inference tensor outside inference_mode: torch writes the "
-          "values, then raises; the engine raises before writing", DOCUMENTED, ("value",),
-          program=r"inference_mode\((?:mode=True)?\)", statement=r"\w_\(|[-+*/]= ",
-          test=_written_before_the_error,
           difference="Inference tensors outside inference_mode"),
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
