@@ -21,7 +21,7 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
                      promote_operands, refuse_saving_inference, require_tensors, scalar_value,
-                     takes_out,
+                     takes_out, elementwise_shape,
                      two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -219,7 +219,7 @@ _TRUE_DIVISION = object()  # no rounding_mode given: torch's div.Tensor (DivBack
 
 
 @two_numbers_allowed
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def div(input, other, *, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
     if rounding_mode is None:  # torch's div.Tensor_mode overload, recorded as DivBackward2
@@ -328,7 +328,7 @@ def _check_integer_divisor(a, b, common, kernel):
         raise RuntimeError("ZeroDivisionError")
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def floor_divide(input, other):
     """out = floor(input / other)"""
     a, b, common = promote_operands(input, other, "floor_divide")
@@ -343,7 +343,7 @@ def floor_divide(input, other):
                   op="floor_divide")
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
     a, b, common = promote_operands(input, other, "remainder")
@@ -410,7 +410,7 @@ class FmodBackward1(RemainderBackward1):
     rounding_mode = "trunc"
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):

@@ -596,7 +596,23 @@ def _as_1d(data):
     return data.reshape(1) if data.ndim == 0 else data
 
 
-@takes_out(check=out_of_results_dtype)
+def _index_shape(args, kwargs):
+    index = args[2] if len(args) > 2 else kwargs.get("index")
+    return index._data.shape if isinstance(index, Tensor) else None
+
+
+def _selected_shape(args, kwargs):
+    input, dim, index = (list(args) + [kwargs.get(k) for k in ("input", "dim", "index")
+                                       [len(args):]])[:3]
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor) and input._data.ndim
+            and isinstance(dim, int) and -input._data.ndim <= dim < input._data.ndim):
+        return None
+    shape = list(input._data.shape)
+    shape[dim] = index._data.size
+    return shape
+
+
+@takes_out(check=out_of_results_dtype, resized_first=_index_shape)
 @numpy_names
 def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
@@ -756,7 +772,7 @@ def _same_scalar_type(result, out, input, *args):
         raise RuntimeError("index_select(): self and result must have the same scalar type")
 
 
-@takes_out(check=_same_scalar_type)
+@takes_out(check=_same_scalar_type, resized_first=_selected_shape)
 @numpy_names
 def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""

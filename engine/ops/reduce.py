@@ -23,7 +23,7 @@ from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
-                     tensor_inputs, write_out)
+                     input_shape, resize_out, tensor_inputs, write_out)
 from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -221,10 +221,22 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
+def _mean_out(result, out, *args, **kwargs):
+    """torch's mean with a dim (None too) resizes out (its sum does) before it refuses out's
+    dtype; without one (mean.dtype_out) it refuses first."""
+    given = len(args) > 1 or "dim" in kwargs or "axis" in kwargs
+    if given and not dtypes.can_cast(result.dtype, out.dtype) and \
+            out._data.shape != result._data.shape:
+        resize_out(out, result._data.shape)
+
+
+_mean_out.sees_keywords = True
+
+
 @overloads("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
-@takes_out
+@takes_out(check=_mean_out)
 @numpy_names
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
@@ -1000,7 +1012,7 @@ def _softmax_result(values, input):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, resized_first=input_shape)
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -1136,7 +1148,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, resized_first=input_shape)
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
@@ -1295,7 +1307,7 @@ def _cumulative(ufunc, name, node):
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
 
     cumulative.__name__ = cumulative.__qualname__ = name
-    return takes_out(numpy_names(cumulative), dtype_from_out=True)
+    return takes_out(numpy_names(cumulative), dtype_from_out=True, resized_first=input_shape)
 
 
 class CumsumBackward0(Node):

@@ -10,7 +10,8 @@ from ..fidelity.floating import quietly
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from .common import (float_dtype_for, not_implemented_for, takes_out, tensor_inputs,
+from .common import (elementwise_shape, float_dtype_for, not_implemented_for, takes_out,
+                     tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
 from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
@@ -353,7 +354,7 @@ def positive(input):
     return input
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def abs(input):  # noqa: A001 - torch.abs
     """out = |input|"""
     data = input._data
