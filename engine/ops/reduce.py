@@ -3,7 +3,6 @@
 import builtins
 import functools
 import math
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -128,13 +127,14 @@ def _torch_row_sum(items):
 
 
 def _degenerate_quietly(degenerate, function, *args, **kwargs):
-    """``function(*args, **kwargs)``, without numpy's RuntimeWarning in the ``degenerate``
-    case (an empty mean, no degrees of freedom left), where torch gives nan silently.
-    Only then: catching warnings costs microseconds on every call."""
+    """``function(*args, **kwargs)``, without numpy's floating-point RuntimeWarnings in the
+    ``degenerate`` case (an empty mean, no degrees of freedom left), where torch gives nan
+    silently. (np.errstate, not warnings.catch_warnings: changing the warning filters makes
+    Python forget which warnings it has shown, and torch's "degrees of freedom" warning of
+    ``x.std() * x.std()`` would then come twice from one line.)"""
     if not degenerate:
         return function(*args, **kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with np.errstate(all="ignore"):
         return function(*args, **kwargs)
 
 
@@ -799,7 +799,11 @@ def _moment_values(data, axes, keepdim, ddof, take_sqrt):
                                variance)
     else:
         wide = data.astype(np.float64)
-        variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
+        if divisor == 0:  # np.var's steps (it would warn through the warnings module)
+            centred = wide - np.add.reduce(wide, axis=axes, keepdims=True) / np.float64(count)
+            variance = np.add.reduce(centred * centred, axis=axes, keepdims=keepdim) / 0.0
+        else:
+            variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
         if data.dtype == np.float64 and np.isinf(variance).any():
             variance = _welford(wide, axes, keepdim, divisor)
     return np.asarray(np.sqrt(variance) if take_sqrt else variance).astype(data.dtype)

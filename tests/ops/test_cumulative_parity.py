@@ -64,3 +64,22 @@ def test_values_of_long_rows(op, seed, dtype):
     x = parity.to_engine(torch.from_numpy(values))
     parity.run_both(lambda m, x: getattr(x, op)(1), x)
     parity.run_both(lambda m, x: getattr(x, op)(0), x)
+
+
+@pytest.mark.parametrize("line", ["y = x.std() * x.std()", "y = (x.var() * x).abs() * x.var()",
+                                  "y = x.var(0) + x.std(0, keepdim=True) + x.var(0)",
+                                  "y = torch.tensor([]).mean() + x.var() + x.var()"])
+def test_a_warning_comes_once_from_one_line(line):
+    """torch's "degrees of freedom" warning goes through Python's warnings, once per line: the
+    engine must not reset what Python has shown (no warnings.catch_warnings inside)."""
+    import warnings
+
+    import engine
+
+    def warned(module):
+        namespace = {"torch": module}
+        with warnings.catch_warnings(record=True) as caught:
+            exec(compile("x = torch.tensor([-0.75], dtype=torch.float64, "
+                         "requires_grad=True)\n" + line, "<program>", "exec"), namespace)
+        return [str(w.message) for w in caught]
+    assert warned(engine) == warned(torch)
