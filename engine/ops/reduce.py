@@ -1122,7 +1122,10 @@ def _sum_of_products(g, y, last):
 
 
 def _softmax_backward_data(grad, out, dim):
-    """softmax's gradient (grad - sum(grad * out, dim)) * out, in torch's order."""
+    """softmax's gradient (grad - sum(grad * out, dim)) * out, in torch's order (float16 in
+    float32, rounded once: sum(out) is then not exactly 1, and the gradient of sum() not 0)."""
+    if grad._data.dtype == np.float16 and out._data.dtype == np.float16:
+        return _softmax_backward_data(grad.float(), out.float(), dim).half()
     operands = _torch_order_operands(grad, out, dim)
     if operands is None:
         return out * (grad - (grad * out).sum(dim, keepdim=True))
@@ -1189,7 +1192,10 @@ def _log_softmax_backward_data(grad, out, dim):
     """log_softmax's gradient grad - exp(out) * sum(grad, dim), in torch's order: along the
     last dim the sum in vector lanes, along another one row after the other; float32's exp
     SLEEF's where torch's loop is vectorised (along another dim, the last inner elements
-    that fill no vector take the C library's), then one fused multiply-add."""
+    that fill no vector take the C library's), then one fused multiply-add; float16 in
+    float32, rounded once."""
+    if grad._data.dtype == np.float16 and out._data.dtype == np.float16:
+        return _log_softmax_backward_data(grad.float(), out.float(), dim).half()
     operands = _torch_order_operands(grad, out, dim)
     if operands is None:
         return grad - out.exp() * grad.sum(dim, keepdim=True)
