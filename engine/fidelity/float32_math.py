@@ -234,6 +234,14 @@ def tanh(x):
 
 
 # ====================================================================== torch's kernels
+def evaluate_half(vector, scalar, *operands):
+    """A float16 result of ``vector`` where torch's loop vectorises (steps of twice as many
+    float16 as float32), ``scalar`` elsewhere, each rounded once to float16."""
+    return _evaluate(lambda *x: vector(*x).astype(np.float16),
+                     lambda *x: scalar(*x).astype(np.float16), *operands,
+                     step=STEP * 2).astype(np.float16)
+
+
 def rsqrt16(x):
     """torch.rsqrt of float16 ``x``: its vector loop computes 1 / sqrt(x) in float32 and
     rounds once; its scalar loop (short rows, tails, strided inputs) rounds sqrt(x) to

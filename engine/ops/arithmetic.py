@@ -54,9 +54,18 @@ def _add_scaled(a, b, alpha, common, subtract=False):
         return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
         return np.asarray(quietly(fma32, b, alpha, a))
-    # float16: the product and sum of float16 numbers are exact in float64
-    return quietly(lambda: (np.asarray(b, np.float64) * np.float64(alpha) +
-                            np.asarray(a, np.float64)).astype(np.float16))
+    # float16: torch's vector loop computes in float32 (the product and sum of float16
+    # numbers are exact in float64: rounded once), its scalar loop (short rows, tails,
+    # strided operands) rounds alpha * b to float16 first (2 * 40000 is inf there)
+    def vector(a, b):
+        return (np.asarray(b, np.float64) * np.float64(alpha) + np.asarray(a, np.float64))
+
+    def scalar(a, b):
+        product = (np.asarray(b, np.float32) * np.float32(alpha)).astype(np.float16)
+        return np.asarray(a, np.float32) + product.astype(np.float32)
+
+    return quietly(lambda: float32_math.evaluate_half(vector, scalar, np.asarray(a),
+                                                      np.asarray(b)))
 
 
 NOT_GIVEN = object()  # a parameter torch only has in a deprecated overload

@@ -96,3 +96,20 @@ def test_float16_softmax_gradients_in_float32(shape, op):
                 return x.grad
             parity.run_both(f, parity.to_engine(torch.from_numpy(values)),
                             parity.to_engine(torch.from_numpy(grad)))
+
+
+@pytest.mark.parametrize("n", [1, 5, 31, 32, 33, 64, 70])
+@pytest.mark.parametrize("alpha", [2, -2, 0.5, 3.3])
+def test_float16_add_with_alpha(n, alpha):
+    """a + alpha * b of float16: torch's vector loop rounds once (float32), its scalar loop
+    (short rows, the tail, strided operands) rounds alpha * b to float16 first."""
+    rng = np.random.default_rng(n)
+    a = parity.to_engine(torch.from_numpy(
+        rng.choice([60000.0, 1.0, -3.5, 40000.0, 0.1, -0.0], n).astype(np.float16)))
+    b = parity.to_engine(torch.from_numpy(
+        rng.choice([40000.0, 3.0, -2.0, 65504.0, 0.3], n).astype(np.float16)))
+    parity.run_both(lambda m, a, b: m.sub(a, b, alpha=alpha), a, b)
+    parity.run_both(lambda m, a, b: m.add(a, b, alpha=alpha), a, b)
+    parity.run_both(lambda m, a, b: m.add(a[::2], b[::2], alpha=alpha), a, b)
+    parity.run_both(lambda m, a, b: a.add_(b, alpha=alpha), a, b)
+    parity.run_both(lambda m, a, b: m.add(a.reshape(1, -1), b.reshape(-1, 1), alpha=alpha), a, b)
