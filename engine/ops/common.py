@@ -276,11 +276,20 @@ def float_operands(input, other, a, b, common):
         return a, b, common
     target = dtypes.get_default_dtype().numpy_dtype
     # each operand goes straight from its own dtype: uint8 / int8(-99) divides by -99.0
-    a = input._data.astype(target) if isinstance(input, Tensor) else target.type(
-        scalar_value(input))
-    b = other._data.astype(target) if isinstance(other, Tensor) else target.type(
-        scalar_value(other))
+    a = _cast_keeping_layout(input._data, target) if isinstance(input, Tensor) else \
+        target.type(scalar_value(input))
+    b = _cast_keeping_layout(other._data, target) if isinstance(other, Tensor) else \
+        target.type(scalar_value(other))
     return a, b, target
+
+
+def _cast_keeping_layout(data, target):
+    """``data`` in ``target``, its broadcast dimensions still broadcast (numpy's astype would
+    lay an expanded tensor out column-major, and the result would follow)."""
+    if data.size and 0 in data.strides:
+        one = tuple(slice(0, 1) if s == 0 else slice(None) for s in data.strides)
+        return np.broadcast_to(data[one].astype(target), data.shape)
+    return data.astype(target)
 
 
 def float_dtype_for(np_dtype):

@@ -58,3 +58,21 @@ def test_out_after_a_failed_kernel(case, out_shape):
             return out.shape, out.stride(), type(error).__name__
         return out.shape, out.stride(), None
     parity.run_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int64"])
+@pytest.mark.parametrize("expand", [((2,), (3, 2)), ((2, 1), (2, 3)), ((1, 3), (4, 3))])
+@pytest.mark.parametrize("op", ["div", "true_divide", "div floor", "pow"])
+def test_float_results_of_expanded_integer_tensors_are_row_major(op, expand, dtype):
+    """An integer or bool tensor expanded (stride 0) and divided by a number: converted to
+    float with its broadcast dimensions kept, the result is laid out as torch's (row-major),
+    not column-major as numpy's astype of a broadcast array would make it."""
+    shape, target = expand
+    if op == "div floor" and dtype == "bool":
+        pytest.skip("bool // number: another path, laid out column-major still (not fixed)")
+    x = parity.make_tensor(shape, dtype, nonzero=True)
+    fn = {"div": lambda m, x: m.div(x.expand(target), 3),
+          "true_divide": lambda m, x: x.expand(target) / 2,
+          "div floor": lambda m, x: m.div(x.expand(target), 3, rounding_mode="floor"),
+          "pow": lambda m, x: x.expand(target) ** 0.5}[op]
+    parity.run_both(fn, x)
