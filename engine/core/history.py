@@ -22,8 +22,8 @@ from .node import Node, SavedTensor, connect, gradient_edge
 
 def check_inplace(tensor, *inputs):
     """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record
-    (checked first, by autograd), then any change of an inference tensor outside
-    inference_mode."""
+    (checked first, by autograd). A change of an inference tensor outside inference_mode is
+    refused after the write (``check_inference_inplace``, called by each writer)."""
     if mode.recording and (tensor._requires_grad or any(
             getattr(value, "_requires_grad", False) for value in inputs)):
         if tensor._base is not None:
@@ -32,12 +32,13 @@ def check_inplace(tensor, *inputs):
                 raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
         if tensor._requires_grad and tensor.grad_fn is None:
             raise RuntimeError(messages.LEAF_INPLACE)
-    check_inference_inplace(tensor)
 
 
 def check_inference_inplace(tensor):
     """An inference tensor cannot be changed outside inference_mode (even by an op autograd
-    does not see, such as logical_not_)."""
+    does not see, such as logical_not_). torch finds out when it counts the change (an
+    inference tensor has no version counter): after the kernel wrote, so the values have
+    changed when the error comes; callers check right after writing, before recording."""
     if tensor._inference and not mode.inference:
         raise RuntimeError(messages.INFERENCE_INPLACE)
 

@@ -129,7 +129,7 @@ def _element_strides(x, shape):
     return tuple(s // x.itemsize for s in x.strides)
 
 
-def _vector_lanes(shape, operands, row_major_result):
+def _vector_lanes(shape, operands, row_major_result, step=STEP):
     """Which elements of an elementwise result torch's vectorised loop computes with SIMD.
 
     Returns an int k when they are the first k in row-major order, else a flat boolean
@@ -147,7 +147,7 @@ def _vector_lanes(shape, operands, row_major_result):
         chunk = -(-n // min(torch_threads, -(-n // _GRAIN)))
     if chunk == n and all(np.ndim(x) == 0 or (x.shape == shape and x.flags.c_contiguous)
                           for x in operands):
-        return n - n % STEP  # one row: the common case
+        return n - n % step  # one row: the common case
     strides = [_element_strides(x, shape) for x in operands]
     result_strides = (contiguous_strides(shape) if row_major_result else
                       iterator_strides(shape, strides, all(np.shape(x) == shape for x in operands)))
@@ -167,18 +167,19 @@ def _vector_lanes(shape, operands, row_major_result):
     start = np.maximum(offset - offset % row, offset - offset % chunk)  # of its row or chunk
     end = np.minimum(np.minimum(offset - offset % row + row, offset - offset % chunk + chunk), n)
     length = end - start
-    return offset - start < length - length % STEP
+    return offset - start < length - length % step
 
 
-def _evaluate(vector, scalar, *operands, row_major_result=False):
+def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
     """``vector(*operands)`` where torch vectorises, ``scalar(*operands)`` elsewhere.
 
-    Both functions take flat float32 arrays of one length (a number is repeated).
+    Both functions take flat float32 arrays of one length (a number is repeated);
+    ``step``: elements per step of torch's loop (float16's are twice float32's).
     """
     shape = operands[0].shape if len(operands) == 1 else \
         np.broadcast_shapes(*(np.shape(x) for x in operands))
     n = math.prod(shape)
-    lanes = _vector_lanes(shape, operands, row_major_result)
+    lanes = _vector_lanes(shape, operands, row_major_result, step)
     flat = [x.reshape(-1) if np.shape(x) == shape else
             np.broadcast_to(x, shape).reshape(-1) if np.ndim(x) else np.full(n, x, f32)
             for x in operands]
@@ -233,6 +234,27 @@ def tanh(x):
 
 
 # ====================================================================== torch's kernels
+def evaluate_half(vector, scalar, *operands):
+    """A float16 result of ``vector`` where torch's loop vectorises (steps of twice as many
+    float16 as float32), ``scalar`` elsewhere, each rounded once to float16."""
+    return _evaluate(lambda *x: vector(*x).astype(np.float16),
+                     lambda *x: scalar(*x).astype(np.float16), *operands,
+                     step=STEP * 2).astype(np.float16)
+
+
+def rsqrt16(x):
+    """torch.rsqrt of float16 ``x``: its vector loop computes 1 / sqrt(x) in float32 and
+    rounds once; its scalar loop (short rows, tails, strided inputs) rounds sqrt(x) to
+    float16 first (std::sqrt of a Half is a Half)."""
+    def vector(x):
+        return np.reciprocal(np.sqrt(x.astype(f32)))
+
+    def scalar(x):
+        return np.reciprocal(np.sqrt(x).astype(np.float16).astype(f32))
+
+    return _evaluate(vector, scalar, x, step=STEP * 2).astype(np.float16)
+
+
 def sigmoid(x):
     """torch.sigmoid of float32 ``x``: 1 / (1 + exp(-x)) in float32, exp from SLEEF or libc."""
     return _evaluate(_sigmoid_vector, _sigmoid_scalar, x)

@@ -1,9 +1,11 @@
 """The order in which torch's CPU topk leaves equal values: libstdc++'s algorithms, replayed.
 
 torch's topk (aten/src/ATen/native/TopKImpl.h) puts (value, index) pairs in a vector and
-calls ``std::partial_sort`` when ``k * 64 <= n``, else ``std::nth_element`` followed by
-``std::sort`` of the first ``k - 1``. Those algorithms are not stable: among equal values
-the indices come out in an order that only the algorithms themselves determine
+calls ``std::partial_sort`` when ``k * 64 <= n``, else ``std::nth_element`` followed (for
+``sorted=True``) by ``std::sort`` of the first ``k - 1``; with ``sorted=False`` the k values
+come out in nth_element's order, which only the algorithm determines. Those algorithms are
+not stable: among equal values the indices come out in an order that only the algorithms
+themselves determine
 (``tensor([0., 0., 0., 0., 0.]).topk(3)`` gives indices 2, 4, 3). When the values are all
 distinct, any correct sort gives the same answer and numpy's is used instead; this module
 is the slow path for ties, and follows GNU libstdc++ (``bits/stl_algo.h``, ``stl_heap.h``),
@@ -18,12 +20,15 @@ import numpy as np
 _THRESHOLD = 16  # libstdc++'s _S_threshold: ranges this short are insertion-sorted
 
 
-def topk_order(values, k, largest=True):
-    """The indices torch's topk returns for a 1-d float array ``values`` (sorted=True)."""
+def topk_order(values, k, largest=True, sorted=True):  # noqa: A002 (torch's name)
+    """The indices torch's topk returns for a 1-d array ``values``."""
     values = np.asarray(values)
     n = values.size
     if k == 0:
         return np.zeros(0, dtype=np.int64)
+    if not sorted and k * 64 > n:
+        # nth_element alone: its order is the algorithm's, whatever the values
+        return np.array(_replay(values.tolist(), k, largest, sorted), dtype=np.int64)
     order = np.argsort(values, kind="stable")  # (not -values: an integer's minimum overflows)
     if largest:
         order = order[::-1]
@@ -35,7 +40,7 @@ def topk_order(values, k, largest=True):
     return np.array(_replay(values.tolist(), k, largest), dtype=np.int64)
 
 
-def _replay(values, k, largest):
+def _replay(values, k, largest, sorted=True):  # noqa: A002
     if largest:
         def before(x, y):
             return (math.isnan(x[0]) and not math.isnan(y[0])) or x[0] > y[0]
@@ -48,7 +53,8 @@ def _replay(values, k, largest):
         _partial_sort(queue, 0, k, n, before)
     else:
         _nth_element(queue, 0, k - 1, n, before)
-        _sort(queue, 0, k - 1, before)
+        if sorted:
+            _sort(queue, 0, k - 1, before)
     return [index for _, index in queue[:k]]
 
 

@@ -1,9 +1,10 @@
 """More activations, as ``torch.nn.functional`` computes them: ``gelu``, ``leaky_relu``,
 ``elu``, ``softplus`` and ``silu``, each with torch's node.
 
-Each forward computes with numpy (float32 and float16 through float64, rounded once; so the
-values can differ from torch's vectorised kernels in the last bit, except for leaky_relu,
-which is exact); each backward is written with engine operations, so it can be
+Each forward computes with numpy (float32 through float64, rounded once; float16 through
+float64 and float32, as torch computes float16 in float32; so the values can differ from
+torch's vectorised kernels in the last bit, except for leaky_relu, which is exact); each
+backward is written with engine operations, so it can be
 differentiated again (``create_graph=True``).
 """
 import math
@@ -35,9 +36,14 @@ def _check_float(kernel, input):
 
 
 def _computed(function, x):
-    """function(x) computed in float64 and rounded once to x's dtype."""
+    """function(x) computed in float64 and rounded once to x's dtype; float16 through
+    float32, as torch computes it (a float32 result halfway between two float16 values
+    rounds to even: gelu(6e-08) is 0)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return wrap_elementwise(np.asarray(function(x.astype(np.float64))).astype(x.dtype), x)
+        values = np.asarray(function(x.astype(np.float64)))
+        if x.dtype == np.float16:
+            values = values.astype(np.float32)
+        return wrap_elementwise(values.astype(x.dtype), x)
 
 
 # ====================================================================== gelu
@@ -114,7 +120,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def _leaky_relu(input, negative_slope, node):
     x = input._data
-    out = wrap(np.where(x > 0, x, x * x.dtype.type(negative_slope)))
+    # (float16 multiplies in float32 and rounds once, as torch)
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    out = wrap(np.where(x > 0, x, (wide * wide.dtype.type(negative_slope)).astype(x.dtype)))
     if node is LeakyReluBackward1:  # in place: x is gone, the result tells the sign
         return record(node, out, (input,), saved_output=True, negative_slope=negative_slope)
     return record(node, out, (input,), saved=(input,), negative_slope=negative_slope)

@@ -21,7 +21,7 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
                      promote_operands, refuse_saving_inference, require_tensors, scalar_value,
-                     takes_out,
+                     takes_out, elementwise_shape,
                      two_numbers_allowed, wrap_elementwise, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -54,9 +54,18 @@ def _add_scaled(a, b, alpha, common, subtract=False):
         return _fused(b, alpha, a, common)  # (with inf, nan and signed zeros kept)
     if common.char == "f":
         return np.asarray(quietly(fma32, b, alpha, a))
-    # float16: the product and sum of float16 numbers are exact in float64
-    return quietly(lambda: (np.asarray(b, np.float64) * np.float64(alpha) +
-                            np.asarray(a, np.float64)).astype(np.float16))
+    # float16: torch's vector loop computes in float32 (the product and sum of float16
+    # numbers are exact in float64: rounded once), its scalar loop (short rows, tails,
+    # strided operands) rounds alpha * b to float16 first (2 * 40000 is inf there)
+    def vector(a, b):
+        return (np.asarray(b, np.float64) * np.float64(alpha) + np.asarray(a, np.float64))
+
+    def scalar(a, b):
+        product = (np.asarray(b, np.float32) * np.float32(alpha)).astype(np.float16)
+        return np.asarray(a, np.float32) + product.astype(np.float32)
+
+    return quietly(lambda: float32_math.evaluate_half(vector, scalar, np.asarray(a),
+                                                      np.asarray(b)))
 
 
 NOT_GIVEN = object()  # a parameter torch only has in a deprecated overload
@@ -223,7 +232,7 @@ _TRUE_DIVISION = object()  # no rounding_mode given: torch's div.Tensor (DivBack
 
 
 @two_numbers_allowed
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def div(input, other, *, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
     if rounding_mode is None:  # torch's div.Tensor_mode overload, recorded as DivBackward2
@@ -332,7 +341,7 @@ def _check_integer_divisor(a, b, common, kernel):
         raise RuntimeError("ZeroDivisionError")
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def floor_divide(input, other):
     """out = floor(input / other)"""
     a, b, common = promote_operands(input, other, "floor_divide")
@@ -347,7 +356,7 @@ def floor_divide(input, other):
                   op="floor_divide")
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
     a, b, common = promote_operands(input, other, "remainder")
@@ -414,7 +423,7 @@ class FmodBackward1(RemainderBackward1):
     rounding_mode = "trunc"
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):

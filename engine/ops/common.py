@@ -37,7 +37,8 @@ __all__ = [
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
     "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
-    "out_of_results_dtype", "tensor_inputs", "write_out",
+    "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
+    "resize_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
@@ -275,11 +276,20 @@ def float_operands(input, other, a, b, common):
         return a, b, common
     target = dtypes.get_default_dtype().numpy_dtype
     # each operand goes straight from its own dtype: uint8 / int8(-99) divides by -99.0
-    a = input._data.astype(target) if isinstance(input, Tensor) else target.type(
-        scalar_value(input))
-    b = other._data.astype(target) if isinstance(other, Tensor) else target.type(
-        scalar_value(other))
+    a = _cast_keeping_layout(input._data, target) if isinstance(input, Tensor) else \
+        target.type(scalar_value(input))
+    b = _cast_keeping_layout(other._data, target) if isinstance(other, Tensor) else \
+        target.type(scalar_value(other))
     return a, b, target
+
+
+def _cast_keeping_layout(data, target):
+    """``data`` in ``target``, its broadcast dimensions still broadcast (numpy's astype would
+    lay an expanded tensor out column-major, and the result would follow)."""
+    if data.size and 0 in data.strides:
+        one = tuple(slice(0, 1) if s == 0 else slice(None) for s in data.strides)
+        return np.broadcast_to(data[one].astype(target), data.shape)
+    return data.astype(target)
 
 
 def float_dtype_for(np_dtype):
@@ -411,7 +421,7 @@ def _number_tensor_dtype(number, other):
 
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
-              input_in_out_dtype=False, name=None):
+              input_in_out_dtype=False, name=None, resized_first=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
@@ -419,11 +429,15 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
     rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum),
     with ``input_in_out_dtype`` a floating input is cast to a floating out's dtype first (var);
     ``name``: the op's name in these messages, when not its own (clip's are clamp's).
+    ``resized_first(args, kwargs)``: the result's shape, for an op whose kernel torch runs
+    after resizing out: its kernel's errors (no kernel for the dtype, an integer division by
+    zero, an index out of range) leave out resized (``KERNEL_ERRORS``).
     """
     if op is None:
         return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
                                  differentiable=differentiable,
-                                 input_in_out_dtype=input_in_out_dtype, name=name)
+                                 input_in_out_dtype=input_in_out_dtype, name=name,
+                                 resized_first=resized_first)
     name = name or op.__name__
 
     @functools.wraps(op)
@@ -442,11 +456,21 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         if input_in_out_dtype and args and isinstance(args[0], Tensor) and \
                 args[0]._data.dtype.kind == "f" and out._data.dtype.kind == "f":
             args = (args[0].to(out.dtype), *args[1:])
-        result = op(*args, **kwargs)
+        try:
+            result = op(*args, **kwargs)
+        except (RuntimeError, NotImplementedError) as error:
+            if resized_first is not None and str(error).startswith(KERNEL_ERRORS):
+                shape = resized_first(args, kwargs)
+                if shape is not None and tuple(shape) != out._data.shape:
+                    resize_out(out, tuple(shape))
+            raise
         if asked:  # (a dtype= asked for is the result's, and out's: torch.sum(..., dtype=, out=))
             out_of_results_dtype(result, out)
         if check is not None:
-            check(result, out, *args)
+            if getattr(check, "sees_keywords", False):
+                check(result, out, *args, **kwargs)
+            else:
+                check(result, out, *args)
         return write_out(result, out)
 
     signature = inspect.signature(op)
@@ -455,6 +479,27 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         parameters=[*signature.parameters.values(), out_parameter])
     op_with_out.without_out = op
     return op_with_out
+
+
+# errors torch's kernels raise once out= has been resized
+KERNEL_ERRORS = ('"', "ZeroDivisionError", "index ", "INDICES element is out of DATA bounds",
+                 "Index tensor must have the same number of dimensions")
+
+
+def elementwise_shape(args, kwargs):
+    """The broadcast shape of the tensors among an op's arguments (out= resized first)."""
+    shapes = [value._data.shape for value in (*args, *kwargs.values())
+              if isinstance(value, Tensor)]
+    try:
+        return np.broadcast_shapes(*shapes) if shapes else None
+    except ValueError:
+        return None
+
+
+def input_shape(args, kwargs):
+    """The shape of an op's input (softmax, cumsum: out= resized first)."""
+    input = args[0] if args else kwargs.get("input")
+    return input._data.shape if isinstance(input, Tensor) else None
 
 
 def out_of_results_dtype(result, out, *args):
@@ -506,13 +551,14 @@ def write_out(result, out):
     if out._data.shape != result._data.shape:
         if out._data.size != 0:
             messages.warn_from_learner(messages.out_resized(out._data.shape, result._data.shape))
-        _resize(out, result._data.shape)
+        resize_out(out, result._data.shape)
     np.copyto(out._data, result._data, casting="unsafe")
     out._bump_version()
     return out
 
 
-def _resize(out, shape):
+def resize_out(out, shape):
+    """out's memory replaced by an uninitialised block of ``shape`` (torch's resize_)."""
     out._data = np.empty(shape, out._data.dtype)
     out._stride = out._storage = None
     out._offset = 0
@@ -531,7 +577,7 @@ def factory_out(make, out, dtype, name):
         if name == "arange" and out._data.size:
             messages.warn_from_learner(messages.arange_out_resized(
                 out._data.shape, out._data.size, result._data.size))
-        _resize(out, result._data.shape)
+        resize_out(out, result._data.shape)
     np.copyto(out._data, result._data)
     out._bump_version()
     return out

@@ -15,7 +15,7 @@ from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.grad_mode import mode as grad_mode
-from ..core.history import check_inplace, rebase_history
+from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence
@@ -456,6 +456,7 @@ def _put(input, result, indices, value):
     node = new_node(IndexPutBackward0, (result, value), saved=_torch_indices(indices),
                     accumulate=False) if result._data.dtype.kind == "f" else None
     _index_put(result, indices, value)
+    check_inference_inplace(input)
     input._bump_version()
     rebase_history(result, node)
 
@@ -595,7 +596,23 @@ def _as_1d(data):
     return data.reshape(1) if data.ndim == 0 else data
 
 
-@takes_out(check=out_of_results_dtype)
+def _index_shape(args, kwargs):
+    index = args[2] if len(args) > 2 else kwargs.get("index")
+    return index._data.shape if isinstance(index, Tensor) else None
+
+
+def _selected_shape(args, kwargs):
+    input, dim, index = (list(args) + [kwargs.get(k) for k in ("input", "dim", "index")
+                                       [len(args):]])[:3]
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor) and input._data.ndim
+            and isinstance(dim, int) and -input._data.ndim <= dim < input._data.ndim):
+        return None
+    shape = list(input._data.shape)
+    shape[dim] = index._data.size
+    return shape
+
+
+@takes_out(check=out_of_results_dtype, resized_first=_index_shape)
 @numpy_names
 def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
@@ -755,7 +772,7 @@ def _same_scalar_type(result, out, input, *args):
         raise RuntimeError("index_select(): self and result must have the same scalar type")
 
 
-@takes_out(check=_same_scalar_type)
+@takes_out(check=_same_scalar_type, resized_first=_selected_shape)
 @numpy_names
 def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""

@@ -68,6 +68,7 @@ def copy_into(dst, src):
     # recorded before the write: the node's first edge is dst's history *before* the copy
     node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
     if src is dst:  # nothing to copy, but torch still records and counts an in-place change
+        check_inference_inplace(dst)
         rebase_history(dst, node)
         dst._bump_version()
         return dst
@@ -80,6 +81,7 @@ def copy_into(dst, src):
         data = data.copy()  # the same memory read and written: numpy needs a snapshot
     with np.errstate(invalid="ignore", over="ignore"):
         np.copyto(dst._data, data, casting="unsafe")
+    check_inference_inplace(dst)
     dst._bump_version()
     rebase_history(dst, node)
     return dst
@@ -106,8 +108,9 @@ def write_inplace(tensor, result, where=True, tracked=True):
     check_written_type(tensor, result)
     if tracked:
         check_inplace(tensor, result)
-    else:
-        check_inference_inplace(tensor)
+    if tensor._inference:
+        np.copyto(tensor._data, result._data, casting="unsafe", where=where)
+        check_inference_inplace(tensor)  # (inside inference_mode: written twice, harmlessly)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
     np.copyto(tensor._data, result._data, casting="unsafe", where=where)
@@ -225,6 +228,7 @@ def add_(self, other, scaled=NOT_GIVEN, *, alpha=1):
     if _is_plain_update(self, other, alpha):
         check_inplace(self)
         fused_axpy.axpy_into(alpha, other._data.reshape(-1), self._data.reshape(-1))
+        check_inference_inplace(self)
         self._bump_version()
         return self
     return _add_(self, other, alpha=alpha)
@@ -251,6 +255,7 @@ def _fill_raw(tensor, values, node_class, inputs=()):
     node = new_node(node_class, (tensor, *inputs)) \
         if tensor._data.dtype.kind == "f" else None
     np.copyto(tensor._data, values, casting="unsafe")
+    check_inference_inplace(tensor)
     tensor._bump_version()
     rebase_history(tensor, node)
     return tensor

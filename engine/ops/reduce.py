@@ -3,12 +3,11 @@
 import builtins
 import functools
 import math
-import warnings
 from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages, stdsort
+from ..fidelity import calls, dtypes, messages, reduce_all, stdsort
 from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity import float32_math
@@ -23,7 +22,7 @@ from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
-                     tensor_inputs, write_out)
+                     input_shape, resize_out, tensor_inputs, write_out)
 from .creation import ones_like, zeros_like
 from .join import cat
 from .arithmetic import maximum, minimum, where
@@ -128,13 +127,14 @@ def _torch_row_sum(items):
 
 
 def _degenerate_quietly(degenerate, function, *args, **kwargs):
-    """``function(*args, **kwargs)``, without numpy's RuntimeWarning in the ``degenerate``
-    case (an empty mean, no degrees of freedom left), where torch gives nan silently.
-    Only then: catching warnings costs microseconds on every call."""
+    """``function(*args, **kwargs)``, without numpy's floating-point RuntimeWarnings in the
+    ``degenerate`` case (an empty mean, no degrees of freedom left), where torch gives nan
+    silently. (np.errstate, not warnings.catch_warnings: changing the warning filters makes
+    Python forget which warnings it has shown, and torch's "degrees of freedom" warning of
+    ``x.std() * x.std()`` would then come twice from one line.)"""
     if not degenerate:
         return function(*args, **kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with np.errstate(all="ignore"):
         return function(*args, **kwargs)
 
 
@@ -230,10 +230,22 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
+def _mean_out(result, out, *args, **kwargs):
+    """torch's mean with a dim (None too) resizes out (its sum does) before it refuses out's
+    dtype; without one (mean.dtype_out) it refuses first."""
+    given = len(args) > 1 or "dim" in kwargs or "axis" in kwargs
+    if given and not dtypes.can_cast(result.dtype, out.dtype) and \
+            out._data.shape != result._data.shape:
+        resize_out(out, result._data.shape)
+
+
+_mean_out.sees_keywords = True
+
+
 @overloads("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
-@takes_out
+@takes_out(check=_mean_out)
 @numpy_names
 def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
@@ -305,12 +317,69 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         raise invalid_arguments_error("prod", input, dim, first_is_self=True)
     axes, keepdim = _reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
-        result = _reduced(_accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdim))
+        result = _reduced(_product(data, axes, keepdim))
     _differentiable(result, input)
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
     return record(ProdBackward1, result, (input,), saved=(input,), saved_output=True,
                   dim=wrap_dim(dim, input._data.ndim), keepdim=keepdim)
+
+
+# torch multiplies in the dtype itself (float16 too: no wider accumulator), one element after
+# the other, except along a contiguous run of at least 4 vectors (AVX2: 16 float16, 8 float32,
+# 4 float64 a vector), which aten's reduction128 multiplies into 4 vector accumulators, then
+# folds them, then their lanes, then the rest one by one (aten/src/ATen/native/cpu/Reduce.h).
+_PRODUCT_LANES = {np.dtype(np.float16): 16, np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _product(data, axes, keepdims):
+    """prod's values in torch's order and rounding."""
+    if data.dtype not in _PRODUCT_LANES or data.size == 0 or data.ndim == 0:
+        return _accumulated(data, np.multiply.reduce, axis=axes, keepdims=keepdims)
+    ndim, strides = data.ndim, data.strides
+    axes = tuple(range(ndim)) if axes is None else tuple(a % ndim for a in axes)
+    kept = [a for a in range(ndim) if a not in axes]
+    # TensorIterator walks the dims in memory order (size-1 dims dropped): the reduction is
+    # one contiguous run when the layout is dense and the reduced dims are the innermost
+    inner_first = sorted((a for a in range(ndim) if data.shape[a] > 1), key=lambda a: strides[a])
+    reduced = [a for a in inner_first if a in axes]
+    expected, dense = data.itemsize, True
+    for a in inner_first:
+        dense, expected = dense and strides[a] == expected, expected * data.shape[a]
+    contiguous = dense and set(inner_first[:len(reduced)]) == set(reduced)
+    order = kept + sorted(axes, key=lambda a: -strides[a])
+    rows = data.transpose(order).reshape(-1, math.prod(data.shape[a] for a in axes))
+    with np.errstate(all="ignore"):
+        product = _product_rows(rows, _PRODUCT_LANES[data.dtype] if contiguous else None)
+    shape = [1 if a in axes else n for a, n in enumerate(data.shape)] if keepdims else \
+        [data.shape[a] for a in kept]
+    return product.reshape(shape)
+
+
+def _product_rows(rows, lanes):
+    """The product of each row: in reduction128's order when ``lanes`` is given and the rows
+    are long enough, else one element after the other."""
+    m = rows.shape[1]
+    block = 4 * lanes if lanes else m + 1
+    count = m // block
+    if not count:
+        return _in_order(rows, 1)
+    acc = _in_order(rows[:, :count * block].reshape(-1, count, 4, lanes), 1)
+    folded = (acc[:, 0] * acc[:, 1]) * (acc[:, 2] * acc[:, 3])
+    product = folded[:, 0]
+    for j in range(1, lanes):
+        product = product * folded[:, j]
+    for k in range(count * block, m):
+        product = product * rows[:, k]
+    return product
+
+
+def _in_order(values, axis):
+    """The product along ``axis``, one element after the other, rounded at every step
+    (np.multiply.reduce keeps float16 in float32 along a row: accumulate stores each step)."""
+    if values.dtype == np.float16:
+        return np.take(np.multiply.accumulate(values, axis=axis), -1, axis=axis)
+    return np.multiply.reduce(values, axis=axis)
 
 
 class ProdBackward0(Node):
@@ -428,7 +497,12 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
     data = input._data
     if dim is None:
         _check_nonempty(input, name, None)
-        result = wrap(pick(data, axis=None))
+        value = pick(data, axis=None)
+        if value == 0 and data.dtype.kind == "f" and data.ndim:
+            # which zero: the one torch's vectorised whole-tensor reduction meets last
+            zero = reduce_all.signed_zero(data, name == "max")
+            value = value if zero is None else zero
+        result = wrap(np.asarray(value, data.dtype))
         node = MaxBackward1 if name == "max" else MinBackward1
         return record(node, result, (input,), saved=(input,), saved_output=True)
     axis = wrap_dim(dim, data.ndim)
@@ -735,7 +809,11 @@ def _moment_values(data, axes, keepdim, ddof, take_sqrt):
                                variance)
     else:
         wide = data.astype(np.float64)
-        variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
+        if divisor == 0:  # np.var's steps (it would warn through the warnings module)
+            centred = wide - np.add.reduce(wide, axis=axes, keepdims=True) / np.float64(count)
+            variance = np.add.reduce(centred * centred, axis=axes, keepdims=keepdim) / 0.0
+        else:
+            variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
         if data.dtype == np.float64 and np.isinf(variance).any():
             variance = _welford(wide, axes, keepdim, divisor)
     return np.asarray(np.sqrt(variance) if take_sqrt else variance).astype(data.dtype)
@@ -964,7 +1042,7 @@ def _softmax_result(values, input):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, resized_first=input_shape)
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -1079,7 +1157,10 @@ def _sum_of_products(g, y, last):
 
 
 def _softmax_backward_data(grad, out, dim):
-    """softmax's gradient (grad - sum(grad * out, dim)) * out, in torch's order."""
+    """softmax's gradient (grad - sum(grad * out, dim)) * out, in torch's order (float16 in
+    float32, rounded once: sum(out) is then not exactly 1, and the gradient of sum() not 0)."""
+    if grad._data.dtype == np.float16 and out._data.dtype == np.float16:
+        return _softmax_backward_data(grad.float(), out.float(), dim).half()
     operands = _torch_order_operands(grad, out, dim)
     if operands is None:
         return out * (grad - (grad * out).sum(dim, keepdim=True))
@@ -1109,7 +1190,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, resized_first=input_shape)
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
@@ -1146,7 +1227,10 @@ def _log_softmax_backward_data(grad, out, dim):
     """log_softmax's gradient grad - exp(out) * sum(grad, dim), in torch's order: along the
     last dim the sum in vector lanes, along another one row after the other; float32's exp
     SLEEF's where torch's loop is vectorised (along another dim, the last inner elements
-    that fill no vector take the C library's), then one fused multiply-add."""
+    that fill no vector take the C library's), then one fused multiply-add; float16 in
+    float32, rounded once."""
+    if grad._data.dtype == np.float16 and out._data.dtype == np.float16:
+        return _log_softmax_backward_data(grad.float(), out.float(), dim).half()
     operands = _torch_order_operands(grad, out, dim)
     if operands is None:
         return grad - out.exp() * grad.sum(dim, keepdim=True)
@@ -1237,6 +1321,10 @@ class LogsumexpBackward0(Node):
         return grad * exp(x - result)
 
 
+_ACCUMULATE = {np.dtype(np.float16): np.dtype(np.float32),
+               np.dtype(np.float32): np.dtype(np.float64)}
+
+
 def _cumulative(ufunc, name, node):
     def cumulative(input, dim=_REQUIRED, *, dtype=None):
         if dim is _REQUIRED:
@@ -1247,14 +1335,18 @@ def _cumulative(ufunc, name, node):
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
         axis = wrap_dim(dim, data.ndim)  # (torch's order: the dim, then the kernel's dtype)
-        if data.dtype.kind == "b" and data.size:  # (no kernel runs for no elements)
+        # (no kernel runs for no elements, nor for a 0-d input: torch copies it)
+        if data.dtype.kind == "b" and data.size and data.ndim:
             raise not_implemented_for(f"{name}_out_cpu", data.dtype)
         if data.ndim == 0:
             result = wrap(data.copy())
         else:
-            # torch accumulates float16 and float32 in double (its CPU "acc_type") and
-            # rounds every partial result back to the dtype
-            wide = data.astype(np.float64) if data.dtype.kind == "f" else data
+            # torch accumulates float16 in float32 and float32 in double (its CPU "acc_type")
+            # and rounds every partial result back to the dtype
+            wide = data.astype(_ACCUMULATE.get(data.dtype, data.dtype))
+            if node is CumsumBackward0 and wide.dtype.kind in "fc":
+                # torch's running sum starts at +0.0, and 0.0 + -0.0 is 0.0: no -0.0 comes out
+                wide = wide + 0.0
             with np.errstate(over="ignore", invalid="ignore"):  # (row-major, as torch's)
                 result = wrap(np.ascontiguousarray(ufunc(wide, axis=axis, dtype=wide.dtype),
                                                    data.dtype))
@@ -1264,7 +1356,7 @@ def _cumulative(ufunc, name, node):
         return record(node, result, (input,), saved=(input,), saved_output=True, dim=axis)
 
     cumulative.__name__ = cumulative.__qualname__ = name
-    return takes_out(numpy_names(cumulative), dtype_from_out=True)
+    return takes_out(numpy_names(cumulative), dtype_from_out=True, resized_first=input_shape)
 
 
 class CumsumBackward0(Node):
@@ -1503,7 +1595,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
         picked = np.zeros(rows.shape[:-1] + (k,), np.int64)
         for position in np.ndindex(rows.shape[:-1]) if k else ():
             # ties come out in the order torch's partial sort leaves them (fidelity/stdsort.py)
-            picked[position] = stdsort.topk_order(rows[position], k, largest)
+            picked[position] = stdsort.topk_order(rows[position], k, largest, sorted)
         indices = np.moveaxis(picked, -1, along)
         values = np.take_along_axis(data, indices, axis=along)
     else:  # a 0-d tensor is its own top value (for k 0 too, as torch)

@@ -10,7 +10,8 @@ from ..fidelity.floating import quietly
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from .common import (float_dtype_for, not_implemented_for, takes_out, tensor_inputs,
+from .common import (elementwise_shape, float_dtype_for, not_implemented_for, takes_out,
+                     tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
 from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
@@ -22,19 +23,30 @@ __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "ex
            "trunc", "arccos", "arcsin", "arctan", "lgamma", "digamma"]
 
 # ====================================================================== unary
-def _float_unary(ufunc, name, doc, node, saves="input", float32=None):
+def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=None):
     """An op computing ``ufunc`` in floating point, whose gradient is ``node``'s formula.
 
     ``saves`` says what the formula needs: the ``"input"`` or the ``"result"``.
     ``float32``: the function torch's float32 kernel computes, last bits included
-    (engine/fidelity/float32_math.py), where it differs from numpy's.
+    (engine/fidelity/float32_math.py), where it differs from numpy's; float16 computes
+    in float32 and rounds once, as torch's kernels do, unless ``float16`` says otherwise.
     """
     def op(input):
         data = input._data
         x = data if data.dtype.kind == "f" else data.astype(float_dtype_for(data.dtype))
+        if float16 is not None and x.dtype == np.float16:
+            with np.errstate(all="ignore"):
+                return _recorded(input, wrap_elementwise(float16(x), data))
+        half = x.dtype == np.float16
+        if half:  # torch computes float16 in float32 and rounds once (numpy's float16
+            x = x.astype(np.float32)  # functions may round each step, or approximate)
         compute = float32 if float32 is not None and x.dtype == np.float32 else ufunc
         with np.errstate(all="ignore"):
-            result = wrap_elementwise(compute(x), data)
+            values = compute(x)
+            result = wrap_elementwise(values.astype(np.float16) if half else values, data)
+        return _recorded(input, result)
+
+    def _recorded(input, result):
         if saves == "result":
             return record(node, result, (input,), saved_output=True)
         return record(node, result, (input,), saved=(input,))
@@ -178,7 +190,10 @@ class TanhBackward0(_UnaryOfResult):
 
 
 def _tanh_backward(grad, result):
-    # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too
+    # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too;
+    # float16 computes a * (1 - b * b) in float32, rounded once
+    if grad._data.dtype == np.float16 and result._data.dtype == np.float16:
+        return _tanh_backward(grad.float(), result.float()).half()
     return grad * addcmul(ones_like(result), result, result, value=-1)
 
 
@@ -237,7 +252,8 @@ class RsqrtBackward0(_UnaryOfResult):
     """out = 1 / sqrt x:  d/dx = -out ** 3 / 2"""
 
     def formula(self, grad, result):
-        return grad * (result * result * result * -0.5)
+        # torch's order, -0.5 * grad * result.pow(3): float16's pow(3) rounds once
+        return mul_scalar(grad, -0.5) * result.pow(3)
 
 
 class ReciprocalBackward0(_UnaryOfResult):
@@ -308,7 +324,8 @@ def _reciprocal(data):
     return np.reciprocal(data)
 
 
-rsqrt = _float_unary(_rsqrt, "rsqrt", "out = 1 / sqrt(input)", RsqrtBackward0, "result")
+rsqrt = _float_unary(_rsqrt, "rsqrt", "out = 1 / sqrt(input)", RsqrtBackward0, "result",
+                     float16=float32_math.rsqrt16)
 sigmoid = _float_unary(_sigmoid, "sigmoid", "out = 1 / (1 + e ** -input)", SigmoidBackward0,
                        "result", float32=float32_math.sigmoid)
 reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input", ReciprocalBackward0,
@@ -343,7 +360,7 @@ def positive(input):
     return input
 
 
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def abs(input):  # noqa: A001 - torch.abs
     """out = |input|"""
     data = input._data

@@ -19,7 +19,8 @@ from ..fidelity.messages import type_name
 from ..core.backward import sum_to
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.history import AsStridedBackward0, check_inplace, view_geometry
+from ..core.history import (AsStridedBackward0, check_inference_inplace, check_inplace,
+                            view_geometry)
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (copy_preserving_layout, empty_in_format, numpy_names, operand_type_error,
@@ -991,6 +992,7 @@ def _restride(input, view_, node_class, **attributes):
     node = new_node(node_class, (input,), **attributes)
     input._data, input._stride = view_._data, view_._stride
     input._storage, input._offset = view_._storage, view_._offset
+    check_inference_inplace(input)
     input._bump_version()  # torch counts a change of shape as an in-place change
     if node is not None:
         input.grad_fn, input._requires_grad, input._output_nr = node, True, 0

@@ -92,3 +92,20 @@ def test_gelu_of_negative_zero(shape, approximate, dtype):
     if len(shape) == 2:
         parity.run_both(lambda m, x: gelu(m, x.t()), x)  # the scalar loop
         parity.run_both(lambda m, x: gelu(m, x[:, :1]), x)
+
+
+@pytest.mark.parametrize("dtype", SMALL_FLOATS)
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("n", [2, 4, 5, 8, 9, 12, 15, 16, 17, 24, 31, 33, 40, 64, 100, 257])
+def test_whole_tensor_extremes_in_the_vectorised_order(n, op, dtype):
+    """x.max()/x.min() of zeros of both signs (with larger or smaller values around): the zero
+    torch's vectorised reduce_all meets last, in its lanes (engine/fidelity/reduce_all.py)."""
+    rng = np.random.default_rng(n)
+    other = 1.0 if op == "min" else -1.0
+    for trial in range(8):
+        values = rng.choice([0.0, -0.0] + [other] * (trial % 3), n)
+        x = parity.to_engine(torch.tensor(values, dtype=getattr(torch, dtype)))
+        parity.run_both(lambda m, x: getattr(x, op)(), x)
+        parity.run_both(lambda m, x: getattr(m, op)(x.flip(0)), x)  # a copy first
+        if n % 4 == 0:
+            parity.run_both(lambda m, x: getattr(x.reshape(4, -1).t(), op)(), x)
