@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from .messages import type_name
+from .messages import keyword_order, type_name
 
 PACKED = "packed"  # what Signature.parse says of x.flip(0, 1): a method's way only
 _NUMPY_NAMES = {"dim": "axis", "keepdim": "keepdims"}  # (torch's parser takes numpy's too)
@@ -78,7 +78,7 @@ class Signature:
             parts.append(p.printed)
         return f" * ({', '.join(parts)})"
 
-    def parse(self, name, args, kwargs, raise_error):
+    def parse(self, name, args, kwargs, raise_error, method_call=False):
         """Whether the call fits (``PACKED`` when it gave its ints one by one for a tuple);
         with ``raise_error``, torch's error for this overload."""
         if len(args) > self.max_positional and not (self.varargs and _all_ints(args)):
@@ -87,6 +87,8 @@ class Signature:
             return False
         used, position, packed = 0, 0, False
         for index, p in enumerate(self.params):
+            if p.hidden and method_call:  # (torch's methods take no out=)
+                continue
             by_name = position >= len(args)
             if not by_name:
                 if p.keyword_only:
@@ -123,7 +125,7 @@ class Signature:
                 position += 1
         if used < len(kwargs):
             if raise_error:
-                raise _extra_kwargs(name, self, args, kwargs)
+                raise _extra_kwargs(name, self, args, kwargs, method_call)
             return False
         return PACKED if packed else True
 
@@ -181,9 +183,10 @@ def _missing(name, params):
                      f"argument{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
 
 
-def _extra_kwargs(name, signature, args, kwargs):
+def _extra_kwargs(name, signature, args, kwargs, method_call):
     positions = [p.name for p in signature.params if not p.keyword_only][:len(args)]
-    names = {p.name for p in signature.params if p.name not in positions}
+    names = {p.name for p in signature.params
+             if p.name not in positions and not (p.hidden and method_call)}
     for key in kwargs:  # (numpy's names count only where torch's are not given)
         if key in positions:
             return TypeError(f"{name}() got multiple values for argument '{key}'")
@@ -198,8 +201,7 @@ def _kind(value):
 
 def _invalid_combination(name, signatures, args, kwargs):
     got = [_kind(a) for a in args]
-    # (torch lists the keywords in its hash map's order: the reverse of the call's for two)
-    got += [f"{key}={_kind(kwargs[key])}" for key in reversed(list(kwargs))]
+    got += [f"{key}={_kind(kwargs[key])}" for key in keyword_order(kwargs)]
     # (torch's list ends with ", " when only keywords were given)
     listed = ", ".join(got) + (", " if kwargs and not args else "")
     lines = "".join(f"\n{s.printed()}" for s in signatures)
@@ -217,5 +219,5 @@ def refuse(name, printed, method, args, kwargs):
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
     if len(signatures) == 1 or len(plausible) == 1:
-        (plausible or signatures)[0].parse(name, args, kwargs, True)
+        (plausible or signatures)[0].parse(name, args, kwargs, True, method)
     return _invalid_combination(name, signatures, args, kwargs)

@@ -116,7 +116,9 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
     ``overloads``: the lines of torch's list of signatures, when the message gives them."""
     if first_is_self and calls.called_as_method():
         args = args[1:]
-    kinds = [_kind(a) for a in args] + [f"{k}={_kind(v)}" for k, v in (keywords or {}).items()]
+    keywords = keywords or {}
+    kinds = [_kind(a) for a in args] + [f"{key}={_kind(keywords[key])}"
+                                        for key in messages.keyword_order(keywords)]
     listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(kinds)}), but expected one of:{listed}")
@@ -359,21 +361,26 @@ def overloads(*printed):
 
         @functools.wraps(op)
         def op_as_torch_parses_it(*args, **kwargs):
-            given, named = args[1:], kwargs
+            given, named, call = args[1:], kwargs, (args, kwargs)
             if not args and "input" in kwargs:  # torch.op(input=x, ...)
                 named = {key: value for key, value in kwargs.items() if key != "input"}
+                if isinstance(kwargs["input"], Tensor):  # (the layers below take it first)
+                    args, kwargs = (kwargs["input"],), named
+            # (whether this is a method call is asked only when it matters: it reads frames)
+            no_out = method_only or ("out" in named and calls.called_as_method())
             for signature in methods:
-                fits = signature.parse(name, given, named, False)
+                fits = signature.parse(name, given, named, False, no_out)
                 if fits is True:
                     return op(*args, **kwargs)
                 if fits and (method_only or calls.called_as_method()):
                     return op(args[0], tuple(given), **kwargs)
             if method_only or calls.called_as_method():
                 raise signatures.refuse(name, printed, True, given, named)
-            raise signatures.refuse(name, printed, False, args, kwargs)
+            raise signatures.refuse(name, printed, False, *call)
 
         if hasattr(op, "without_out"):  # (the method, which takes no out=)
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
+        op_as_torch_parses_it.parses_input_keyword = True
         return op_as_torch_parses_it
 
     return checked
@@ -482,6 +489,16 @@ def _checking_input(op):
             raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be Tensor, "
                             f"not {type_name(input)}")
         return op(input, *args, **kwargs)
+
+    if getattr(op, "parses_input_keyword", False):
+        # (input= stays a keyword for torch's parser: its messages list it among them)
+        @functools.wraps(op)
+        def checked(*args, **kwargs):  # noqa: F811 - the variant for an overloads() op
+            input = args[0] if args else kwargs.get("input", ...)
+            if not isinstance(input, Tensor) and input is not ...:
+                raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be "
+                                f"Tensor, not {type_name(input)}")
+            return op(*args, **kwargs)
 
     checked.without_out = getattr(op, "without_out", op)
     return checked

@@ -429,7 +429,7 @@ def _random_bounds_arguments(args, kwargs):
 
 def _random_arguments_error(args, kwargs):
     got = ", ".join([type_name(a) for a in args] +
-                    [f"{key}={type_name(value)}" for key, value in kwargs.items()])
+                    [f"{key}={type_name(kwargs[key])}" for key in messages.keyword_order(kwargs)])
     return TypeError(f"random_() received an invalid combination of arguments - got ({got}"
                      f"{', ' if kwargs and not args else ''}), but expected one of:\n"
                      " * (*, torch.Generator generator = None)\n"

@@ -503,7 +503,7 @@ def _takes_pair_out(op):
     def op_with_out(*args, out=None, **kwargs):
         if not isinstance(out, (tuple, list)):
             if name == "sort" and out is not None:  # (sort has no overload with one out)
-                named = dict(reversed([*kwargs.items(), ("out", out)]))  # (torch's order)
+                named = {**kwargs, "out": out}  # (out named last: the usual call)
                 raise _overload_error(name, args[0], args[1:], named)
             return single(*args, out=out, **kwargs)
         if len(out) != 2:
