@@ -162,6 +162,8 @@ def _fits(value, p):
         if hasattr(value, "_data"):
             return value._data.ndim == 0 and not value.requires_grad
         return isinstance(value, (numbers.Number, np.number, np.bool_))
+    if kind == "str":
+        return isinstance(value, builtins.str)
     if kind == "torch.dtype":
         return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
     raise AssertionError(kind)
@@ -199,25 +201,59 @@ def _kind(value):
     return "Tensor" if hasattr(value, "_data") else type_name(value)
 
 
-def _invalid_combination(name, signatures, args, kwargs):
+def _invalid_combination(name, signatures, args, kwargs, notes=False):
     got = [_kind(a) for a in args]
     got += [f"{key}={_kind(kwargs[key])}" for key in keyword_order(kwargs)]
     # (torch's list ends with ", " when only keywords were given)
     listed = ", ".join(got) + (", " if kwargs and not args else "")
-    lines = "".join(f"\n{s.printed()}" for s in signatures)
+    lines = "".join(f"\n{s.printed()}{_why_not(s, args, kwargs) if notes else ''}"
+                    for s in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({listed}), "
                      f"but expected one of:{lines}\n")
+
+
+def _why_not(signature, args, kwargs):
+    """torch's note under an overload whose printed form has as many parts ("*" counts, as
+    in torch's own re-reading of it) as the call has arguments: the keywords it does not have,
+    else the arguments of the wrong type (!int!). torch's re-reading takes a part with a
+    default ("int dim = -1") for one named after its default: it never matches. (Given only
+    where ``notes`` asks: the rule is checked for sort's and argsort's overloads, and torch
+    writes no note in some cases it would give, such as x.std(0, False, correction=0).)"""
+    parts, star = [], False
+    for p in signature.params:
+        if p.hidden:
+            continue
+        if p.keyword_only and not star:
+            parts.append(None)
+            star = True
+        parts.append(p)
+    if len(args) + len(kwargs) != len(parts):
+        return ""
+    names = {p.name for p in parts[max(0, len(parts) - len(kwargs)):]
+             if p is not None and not p.optional}
+    unknown = [key for key in keyword_order(kwargs) if key not in names]
+    if unknown:
+        return f"\n      didn't match because some of the keywords were incorrect: " \
+               f"{', '.join(unknown)}"
+    described = []
+    for index, p in enumerate(parts):
+        value = args[index] if index < len(args) else kwargs[p.name]
+        text = _kind(value) if index < len(args) else f"{p.name}={_kind(value)}"
+        fits = p is not None and not p.optional and _fits(value, p)
+        described.append(text if fits else f"!{text}!")
+    return f"\n      didn't match because some of the arguments have invalid types: " \
+           f"({', '.join(described)})"
 
 
 def method_signatures(printed):
     return [Signature(text, True) for text in printed]
 
 
-def refuse(name, printed, method, args, kwargs):
+def refuse(name, printed, method, args, kwargs, notes=False):
     """torch's TypeError for a call no overload takes (``args`` without self for a method)."""
     signatures = [Signature(text, method) for text in printed]
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
     if len(signatures) == 1 or len(plausible) == 1:
         (plausible or signatures)[0].parse(name, args, kwargs, True, method)
-    return _invalid_combination(name, signatures, args, kwargs)
+    return _invalid_combination(name, signatures, args, kwargs, notes)

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, float32_math, messages
+from ..fidelity import calls, float32_math, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.floating import quietly
@@ -218,10 +218,20 @@ multiply = mul
 _TRUE_DIVISION = object()  # no rounding_mode given: torch's div.Tensor (DivBackward0)
 
 
+_DIV_OVERLOADS = ("(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)",
+                  "(Tensor input, Number other, *, str? rounding_mode)")
+
+
 @two_numbers_allowed
 @takes_out
-def div(input, other, *, rounding_mode=_TRUE_DIVISION):
+def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
+    if more:  # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads)
+        method = calls.called_as_method()
+        given = (other, *more) if method else (input, other, *more)
+        named = {} if rounding_mode is _TRUE_DIVISION else {"rounding_mode": rounding_mode}
+        raise signatures.refuse("div", _DIV_OVERLOADS, method, given, named)
     if rounding_mode is None:  # torch's div.Tensor_mode overload, recorded as DivBackward2
         refuse_saving_inference((input, other), div_saved(input, other))
         with no_grad():

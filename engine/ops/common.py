@@ -349,7 +349,7 @@ def _torch_names(name, positions, args, kwargs):
     return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
 
 
-def overloads(*printed):
+def overloads(*printed, notes=False):
     """Calls checked against torch's overloads ``printed`` (as torch prints them for
     ``torch.op``, see fidelity/signatures.py) before they run: what Python's own parsing of
     the engine's signature would take but no overload of torch's does raises torch's
@@ -375,8 +375,8 @@ def overloads(*printed):
                 if fits and (method_only or calls.called_as_method()):
                     return op(args[0], tuple(given), **kwargs)
             if method_only or calls.called_as_method():
-                raise signatures.refuse(name, printed, True, given, named)
-            raise signatures.refuse(name, printed, False, *call)
+                raise signatures.refuse(name, printed, True, given, named, notes)
+            raise signatures.refuse(name, printed, False, *call, notes)
 
         if hasattr(op, "without_out"):  # (the method, which takes no out=)
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)

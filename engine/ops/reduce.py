@@ -1395,6 +1395,10 @@ def _overload_error(name, input, args, kwargs):
 _UNSTABLE = object()  # stable= not given: torch's sort overload recorded as SortBackward0
 
 
+@overloads("(Tensor input, *, bool? stable, int dim = -1, bool descending = False, "
+           "tuple of Tensors out = None)",
+           "(Tensor input, int dim = -1, bool descending = False, *, "
+           "tuple of Tensors out = None)", notes=True)
 @_takes_pair_out
 @_stable_by_name
 @numpy_names
@@ -1435,6 +1439,10 @@ class SortBackward0(Node):
         return _put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
+@overloads("(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+           "Tensor out = None)",
+           "(Tensor input, int dim = -1, bool descending = False)", notes=True)
+@takes_out(check=out_of_results_dtype)  # (argsort.stable's out=)
 @_stable_by_name
 @numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):

@@ -56,3 +56,37 @@ def test_input_keyword_among_others(order):
         return m.mean(**{k: values[k] for k in order})
 
     parity.run_both(call, parity.make_tensor((2, 3), "float32"), exact=False)
+
+
+# Calls no overload takes (or one does): round's keyword-only decimals ("takes from 1 to 0
+# positional arguments"), div's keyword-only rounding_mode, sort's and argsort's two overloads
+# (a bool is no dim; stable= comes with dim and descending by name), repeat_interleave's
+# unknown keywords.
+OVERLOAD_CALLS = [
+    "x.round(0)", "m.round(x, 0)", "x.round(1, 2)", "m.round(x, decimals=1)",
+    "m.round(input=x, decimals=1)", "x.round(decimals=None)", "x.round()",
+    "m.round(x, decimals=2, out=m.empty(0))", "x.round(foo=1)",
+    "m.div(x, 2.5, 'floor')", "x.div(2.5, 'floor')", "m.div(x, x, 'trunc')",
+    "m.div(x, x, 'trunc', 1)", "x.div(x, 'a', 1)", "m.div(x, x, 'trunc', 1, 2)",
+    "x.div(m.tensor(2.0), 'floor')", "m.div(x, 2, rounding_mode=None)",
+    "m.repeat_interleave(x, m.tensor(2), dims=0)", "x.repeat_interleave(m.tensor(2), dims=-2)",
+    "x.repeat_interleave(2, foo=1)", "m.repeat_interleave(x, 2, 0, foo=1)",
+    "m.repeat_interleave(x, foo=1)", "x.repeat_interleave(foo=1)",
+    "m.repeat_interleave(x, 2, 0, output_size=6, foo=1)",
+]
+for _op in ["sort", "argsort"]:
+    for _form in ["m.{op}(x{a})", "x.{op}({b})", "m.{op}(input=x{a})"]:
+        for _extra in ["", "0", "False", "0, True", "-1, False, True", "stable=True",
+                       "dims=-1, stable=False", "0, stable=True", "dim=0, descending=True",
+                       "dim=0, descending=True, stable=None", "axis=0", "descending=1",
+                       "dim=True", "keepdim=True", "0, True, stable=False", "stable=1",
+                       "foo=1, bar=2", "stable=True, out=m.empty(0)"]:
+            if "input=" in _form and _extra and "=" not in _extra.split(",")[0]:
+                continue
+            OVERLOAD_CALLS.append(_form.format(op=_op, a=", " + _extra if _extra else "",
+                                               b=_extra))
+
+
+@pytest.mark.parametrize("source", OVERLOAD_CALLS)
+def test_overloads_as_torch_parses_them(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((2, 3), "float32"))
