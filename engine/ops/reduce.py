@@ -800,8 +800,17 @@ class StdBackward0(Node):
         return _var_backward(self, grad_var, x)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None, **unknown):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    # (torch's norm and Tensor.norm are Python: Python's own TypeError for another keyword;
+    # torch.norm passes out= on to linalg.vector_norm, Tensor.norm takes none)
+    method = (unknown or out is not None) and calls.called_as_method()
+    if unknown or (method and out is not None):
+        key = "out" if method and out is not None else next(iter(unknown))
+        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got an unexpected keyword "
+                        f"argument '{key}'")
+    if out is not None:
+        return _norm_into(input, p, dim, keepdim, dtype, out=out)
     if p is None:  # (torch.norm reads None as its default)
         p = "fro"
     if isinstance(p, str):
@@ -817,6 +826,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                                    + " ".join(str(d) for d in dims))
             raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
     return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
+
+
+def _norm_into(input, p, dim, keepdim, dtype):
+    return norm(input, p, dim, keepdim, dtype)
+
+
+_norm_into = takes_out(_norm_into, check=out_of_results_dtype, name="linalg_vector_norm")
 
 
 def _check_float_input(input, name, dtype):
@@ -1493,11 +1509,18 @@ class TopkBackward0(SortBackward0):
 
 # ====================================================================== distinct values
 def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
-           dim=None):
+           dim=None, **unknown):
     """The distinct values of input (dim=None, flattened) or its distinct slices along dim,
     in ascending order (torch's CPU kernel sorts even when ``sorted=False``); optionally where
     each element went (inverse) and how often each value occurs (counts). nan is never equal
     to nan, so each nan is a value of its own."""
+    if unknown:
+        # torch's Tensor.unique is Python, and torch.unique picks one of four Python functions
+        # by return_inverse and return_counts (torch/functional.py, boolean_dispatch)
+        name = "Tensor.unique" if calls.called_as_method() else (
+            "_return_inverse_and_counts", "_return_inverse", "_return_counts",
+            "_return_output")[2 * (not return_inverse) + (not return_counts)]
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(unknown))}'")
     data = input._data
     if dim is None:
         values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,

@@ -90,3 +90,30 @@ for _op in ["sort", "argsort"]:
 @pytest.mark.parametrize("source", OVERLOAD_CALLS)
 def test_overloads_as_torch_parses_them(source):
     parity.run_both(lambda m, x: eval(source), parity.make_tensor((2, 3), "float32"))
+
+
+# torch.norm and Tensor.norm, torch.unique and Tensor.unique are Python in torch: another
+# keyword is Python's own TypeError, named after the function that got it (torch.unique's is
+# one of four, picked by return_inverse and return_counts); torch.norm passes out= on to
+# linalg.vector_norm (its autograd, dtype and out-dtype errors, a written out).
+PYTHON_CALLS = [
+    "x.norm(p=0.5, keepdims=False, dtype=m.float64)", "x.norm(axis=None)",
+    "x.norm(dims=[0], dtype=m.float32)", "x.norm(out=m.empty(0))", "m.norm(x, axis=0)",
+    "m.norm(x, keepdims=True, foo=1)", "x.unique(return_counts=False, axis=-1)",
+    "m.unique(x, sorted=False, return_inverse=True, dims=-1)",
+    "m.unique(x, True, return_counts=False, dims=-3)", "m.unique(x, True, True, True, foo=1)",
+    "m.unique(x, return_counts=True, foo=1)", "x.unique(foo=1)", "m.unique(x, axis=0)",
+]
+for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(3)",
+             "m.empty(0, dtype=m.int64)"]:
+    for _args in ["", ", 'fro'", ", 3", ", p=3, dim=[0]", ", dim=None, dtype=m.float64",
+                  ", 1, keepdim=False, dtype=m.int64", ", 2, 1, True"]:
+        PYTHON_CALLS += [f"m.norm(x{_args}, out={_out})", f"m.norm(x.long(){_args}, out={_out})",
+                         f"m.norm(x.requires_grad_(){_args}, out={_out})"]
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("source", PYTHON_CALLS)
+def test_python_functions_keywords_and_out(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((2, 3), "float32"),
+                    exact=False)
