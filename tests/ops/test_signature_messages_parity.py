@@ -117,3 +117,26 @@ for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(3)",
 def test_python_functions_keywords_and_out(source):
     parity.run_both(lambda m, x: eval(source), parity.make_tensor((2, 3), "float32"),
                     exact=False)
+
+
+# cross: a dim that is no int is torch's TypeError (with its position only when given by
+# position); without dim, torch looks for a dimension of size 3 in input first, then
+# linalg.cross checks the operands.
+CROSS_CALLS = []
+for _a, _b in [("x", "s"), ("z", "z"), ("M", "s"), ("x", "M"), ("M", "M"), ("s", "s"),
+               ("x", "x"), ("x.long()", "x"), ("x", "3"), ("M", "x")]:
+    for _d in ["", ", None", ", 0", ", -1", ", (0, 1)", ", [0]", ", dim=(0,)", ", dim=[-1]",
+               ", 'a'", ", 1.5", ", True", ", dim=None", ", dim=1", ", 0, 1", ", axis=0"]:
+        CROSS_CALLS.append(f"m.cross({_a}, {_b}{_d})")
+        if _a != "3":
+            CROSS_CALLS.append(f"{_a}.cross({_b}{_d})")
+
+
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim arg")
+@pytest.mark.parametrize("source", CROSS_CALLS)
+def test_cross_dim_checks(source):
+    def call(m, x):
+        names = {"m": m, "x": x, "s": m.tensor(2.0), "z": m.ones(2, 2), "M": m.ones(2, 3)}
+        return eval(source, names)
+
+    parity.run_both(call, parity.make_tensor((3,), "float32"))
