@@ -8,10 +8,11 @@ import numpy as np
 
 from ..fidelity import calls, float32_math, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
-from ..fidelity.messages import CPP_TYPE_NAMES
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
+from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
@@ -22,7 +23,7 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
                      promote_operands, refuse_saving_inference, require_tensors, scalar_value,
                      takes_out,
-                     two_numbers_allowed, wrap_elementwise, zero_gradient_like)
+                     two_numbers_allowed, wrap_elementwise, write_out, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -695,19 +696,31 @@ class Atan2Backward0(Node):
         return grad * x * recip, grad * -y * recip
 
 
-def _where_out(result, out, condition, input=None, other=None):
-    """torch.where(..., out=t): only tensors, and out must have the result's dtype."""
+def where(condition, input=None, other=None, *, out=None):
+    """out = input where condition is True, else other"""
+    if out is None:
+        return _where(condition, input, other)
+    # torch's order with out=: only tensors (its out overload), the autograd check (of input
+    # and other: the condition is not differentiated), out's dtype, then the condition's
     for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
         if value is not None and not isinstance(value, Tensor):
             raise operand_type_error("where", value, position, name)
-    if out.dtype is not result.dtype:
-        raise RuntimeError(f"Expected out type to be {scalar_type_name[result.dtype]} but got "
+    if not isinstance(out, Tensor):
+        raise TypeError(f"where(): argument 'out' must be Tensor, not {type_name(out)}")
+    if input is None or other is None:  # (torch's list of overloads)
+        given = tuple(value for value in (condition, input, other) if value is not None)
+        raise invalid_arguments_error("where", *given, keywords={"out": out})
+    if grad_mode.grad_enabled and builtins.any(t._requires_grad for t in (input, other, out)):
+        raise RuntimeError("where(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    common = result_type(input, other)
+    if out.dtype is not common:
+        raise RuntimeError(f"Expected out type to be {scalar_type_name[common]} but got "
                            f"{scalar_type_name[out.dtype]}")
+    return write_out(_where(condition, input, other), out)
 
 
-@takes_out(check=_where_out)
-def where(condition, input=None, other=None):
-    """out = input where condition is True, else other"""
+def _where(condition, input=None, other=None):
     given = tuple(value for value in (condition, input, other) if value is not None)
     if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
             isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) for value in given[1:]):
@@ -737,12 +750,15 @@ def where(condition, input=None, other=None):
                   saved=(condition,))
 
 
+where.without_out = _where
+
+
 def where_method(input, condition, other):
     """x.where(condition, other)"""
     if not isinstance(condition, Tensor) or \
             not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("where", condition, other)
-    return where.without_out(condition, input, other)
+    return _where(condition, input, other)
 
 
 class WhereBackward0(Node):

@@ -140,3 +140,23 @@ def test_cross_dim_checks(source):
         return eval(source, names)
 
     parity.run_both(call, parity.make_tensor((3,), "float32"))
+
+
+# torch.where(..., out=t): numbers refused (its out overload takes tensors), then the autograd
+# check of input and other (not of the condition), out's dtype, and the condition's last.
+WHERE_CALLS = [f"m.where({c}, {a}, {b}, out={o})"
+               for c in ["g", "g > 0", "f", "f > 0", "f.long()"]
+               for a in ["g", "g > 0", "f", "1.0", "m.tensor(2.0)", "f.long()"]
+               for b in ["g", "f", "-1.0", "m.ones_like(f)", "f > 0"]
+               for o in ["m.empty(0)", "m.empty(0, dtype=m.int64)", "m.empty(3, dtype=m.float64)",
+                         "3", "g.detach().clone().requires_grad_()"]]
+WHERE_CALLS += ["m.where(f > 0, out=m.empty(0))", "m.where(f > 0, f, out=m.empty(0))"]
+
+
+@pytest.mark.filterwarnings("ignore:where received a uint8")
+@pytest.mark.parametrize("source", WHERE_CALLS)
+def test_where_out_checks_in_torchs_order(source):
+    def call(m, x):
+        return eval(source, {"m": m, "g": x.detach().requires_grad_(), "f": x.detach()})
+
+    parity.run_both(call, parity.make_tensor((3,), "float32"), check_inputs=False)
