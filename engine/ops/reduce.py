@@ -24,9 +24,9 @@ from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
                      tensor_inputs, write_out)
-from .creation import ones_like, zeros_like
+from .creation import empty, ones_like, zeros_like
 from .join import cat
-from .arithmetic import maximum, minimum, where
+from .arithmetic import NotImplementedBackward, maximum, minimum, where
 from .unary import abs, exp, isnan, sign
 from .compare import eq, logical_not, logical_or
 
@@ -646,8 +646,39 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
+def _softmax_out(op):
+    """torch.softmax(..., out=t) and log_softmax: torch's out= variant is a composite one, so
+    an input that requires grad is no error: out gets a NotImplemented node (backward through
+    it fails); only an out that requires grad is refused."""
+    name = op.__name__
+    written = takes_out(op, check=out_of_results_dtype, differentiable=False)
+
+    @functools.wraps(op)
+    def op_with_out(*args, out=None, **kwargs):
+        if out is None:
+            return op(*args, **kwargs)
+        if isinstance(out, Tensor) and out._requires_grad and grad_mode.grad_enabled:
+            raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        input = args[0] if args else kwargs.get("input")
+        dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        if isinstance(out, Tensor) and isinstance(input, Tensor):
+            # (the dim, then out's dtype: before the kernel refuses an integer input)
+            if isinstance(dim, builtins.int) and not isinstance(dim, builtins.bool):
+                wrap_dim(dim, input._data.ndim)
+            expected = input if dtype is None else empty(0, dtype=dtype)
+            out_of_results_dtype(expected, out)
+        with no_grad():
+            result = written(*args, out=out, **kwargs)
+        return record(NotImplementedBackward, result, (input,), op=name)
+
+    op_with_out.without_out = op
+    return op_with_out
+
+
 @overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, differentiable=False)  # (indices: no autograd check)
 @numpy_names
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest element (of the flattened tensor when dim is None)"""
@@ -655,7 +686,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 @overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, differentiable=False)
 @numpy_names
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
@@ -954,7 +985,7 @@ def _softmax_result(values, input):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@_softmax_out
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -1090,7 +1121,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@_softmax_out
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""

@@ -160,3 +160,45 @@ def test_where_out_checks_in_torchs_order(source):
         return eval(source, {"m": m, "g": x.detach().requires_grad_(), "f": x.detach()})
 
     parity.run_both(call, parity.make_tensor((3,), "float32"), check_inputs=False)
+
+
+# softmax and log_softmax with out=: no autograd check of the input (torch's out= variant is
+# composite: out gets a NotImplemented node), only of out; the dim, then out's dtype, before
+# the kernel's dtype. argmax and argmin with out=: indices, no autograd check.
+def _graph(result):
+    node = result.grad_fn
+    return (result, result.requires_grad, result.is_leaf,
+            None if node is None else type(node).__name__.replace("Backward", ""),
+            None if node is None else [type(n).__name__ for n, _ in node.next_functions])
+
+
+SOFTMAX_OUT_CALLS = []
+for _op in ["softmax", "log_softmax"]:
+    for _input in ["g", "f", "f.double()", "f.long()"]:
+        for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(0, requires_grad=True)",
+                     "m.empty(6)", "3"]:
+            for _rest in ["-1", "0, m.float64", "dim=1", "-3"]:
+                SOFTMAX_OUT_CALLS += [f"m.{_op}({_input}, {_rest}, out={_out})",
+                                      f"m.{_op}(input={_input}, dim={_rest.split(',')[0]}, "
+                                      f"out={_out})"]
+for _op in ["argmax", "argmin"]:
+    for _input in ["g", "f"]:
+        for _out in ["m.empty(0)", "m.empty(0, dtype=m.int64)"]:
+            SOFTMAX_OUT_CALLS += [f"m.{_op}({_input}, -1, out={_out})",
+                                  f"m.{_op}({_input}, out={_out})"]
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("source", SOFTMAX_OUT_CALLS)
+def test_out_of_ops_torch_does_not_differentiate(source):
+    def call(m, x):
+        result = eval(source, {"m": m, "g": x.detach().requires_grad_(), "f": x.detach()})
+        try:
+            result.sum().backward()
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        return _graph(result)[:4] + (error,)
+
+    parity.run_both(call, parity.make_tensor((2, 3), "float32"), check_inputs=False,
+                    exact=False)
