@@ -241,6 +241,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                                   "either a floating point or complex dtype. Got: "
                                   f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
+    _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
                                           axis=axes, keepdims=keepdim))
@@ -708,6 +709,16 @@ _MOMENT_OVERLOADS = (
     "(Tensor input, bool unbiased = True)")
 
 
+def _refuse_inference_leaf(input):
+    """mean, var and std of an inference tensor that requires grad, used outside inference
+    mode with grad on: torch's dispatcher skips their autograd (an inference tensor has no
+    autograd key) and their kernels call sum(..., out=) with autograd, which refuses it."""
+    if input._requires_grad and input._inference and grad_mode.grad_enabled and \
+            not grad_mode.inference:
+        raise RuntimeError("sum(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+
+
 def _moment(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, builtins.bool):  # legacy var(unbiased)
         dim, unbiased = None, dim
@@ -716,6 +727,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
         raise NotImplementedError("std and var only support floating point and complex dtypes")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
+    _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     # torch counts the elements per output element, and none when there is no output element
     # (a (2, 0) tensor's var(0) warns: its result is empty)

@@ -202,3 +202,25 @@ def test_out_of_ops_torch_does_not_differentiate(source):
 
     parity.run_both(call, parity.make_tensor((2, 3), "float32"), check_inputs=False,
                     exact=False)
+
+
+# mean, var and std of an inference tensor that requires grad, outside inference mode: torch's
+# kernels call sum(..., out=) with autograd, which refuses it (not under no_grad).
+INFERENCE_LEAF_CALLS = ["m.mean(a, 0)", "m.mean(a)", "a.mean(0)", "a.mean(0, keepdim=True)",
+                        "m.mean(a, (0,), dtype=m.float64)", "m.mean(h, 1)", "m.mean(h)",
+                        "m.mean(b, 0)", "a.std(0)", "a.var(0)", "a.var()",
+                        "a.std(unbiased=False)"]
+
+
+@pytest.mark.parametrize("no_grad", [False, True])
+@pytest.mark.parametrize("source", INFERENCE_LEAF_CALLS)
+def test_moments_of_an_inference_leaf_that_requires_grad(source, no_grad):
+    def call(m, x):
+        with m.inference_mode():
+            names = {"m": m, "a": m.arange(4, dtype=m.float32, requires_grad=True),
+                     "h": m.ones(2, 2, dtype=m.float16, requires_grad=True), "b": m.ones(2)}
+        with m.no_grad() if no_grad else m.enable_grad():
+            result = eval(source, names)
+        return result.detach().clone(), result.requires_grad
+
+    parity.run_both(call, parity.make_tensor((3,), "float32"), exact=False)
