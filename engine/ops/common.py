@@ -418,19 +418,21 @@ def _number_tensor_dtype(number, other):
 
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
-              input_in_out_dtype=False, name=None):
+              input_in_out_dtype=False, name=None, before=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
     ``op`` itself (``torch.add.without_out``). ``check(result, out, *args)`` adds an op's own
     rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum),
     with ``input_in_out_dtype`` a floating input is cast to a floating out's dtype first (var);
-    ``name``: the op's name in these messages, when not its own (clip's are clamp's).
+    ``name``: the op's name in these messages, when not its own (clip's are clamp's);
+    ``before(out, *args, **kwargs)``: the op's own checks of out, after the autograd check.
     """
     if op is None:
         return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
                                  differentiable=differentiable,
-                                 input_in_out_dtype=input_in_out_dtype, name=name)
+                                 input_in_out_dtype=input_in_out_dtype, name=name,
+                                 before=before)
     name = name or op.__name__
 
     @functools.wraps(op)
@@ -443,6 +445,8 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
+        if before is not None:
+            before(out, *args, **kwargs)
         asked = kwargs.get("dtype") is not None
         if dtype_from_out and not asked:
             kwargs["dtype"] = out.dtype

@@ -221,10 +221,26 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
+def _mean_out(out, input, *args, dtype=None, **kwargs):
+    """torch.mean(..., out=t) of a t that cannot hold a mean: over all elements torch's
+    mean.dtype_out refuses an input it cannot cast to t; over dims its kernel adds up into t,
+    then divides in place: the quotient's dtype (the default one) cannot be cast to t."""
+    if not isinstance(input, Tensor) or not isinstance(out, Tensor):
+        return
+    over_dims = bool(args) or "dim" in kwargs or "axis" in kwargs
+    if not over_dims and not dtypes.can_cast(input.dtype, out.dtype):
+        raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output "
+                           f"type {scalar_type_name[out.dtype]}")
+    if dtype is None and input._data.dtype.kind == "f" and out._data.dtype.kind != "f":
+        quotient = dtypes.get_default_dtype() if over_dims else input.dtype
+        raise RuntimeError(f"result type {scalar_type_name[quotient]} can't be cast to the "
+                           f"desired output type {scalar_type_name[out.dtype]}")
+
+
 @overloads("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
-@takes_out
+@takes_out(before=_mean_out)
 @numpy_names
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""

@@ -224,3 +224,25 @@ def test_moments_of_an_inference_leaf_that_requires_grad(source, no_grad):
         return result.detach().clone(), result.requires_grad
 
     parity.run_both(call, parity.make_tensor((3,), "float32"), exact=False)
+
+
+# torch.mean(..., out=t) with a t that cannot hold the mean: over all elements mean.dtype_out's
+# cast check (of the input's dtype, dtype= or not); over dims the in-place division's "result
+# type Float" (the default dtype); integer inputs' "could not infer output dtype".
+MEAN_OUT_CALLS = [
+    form.format(dt=dt, odt=odt, rg=dt.startswith("float"))
+    for dt in ["float16", "float32", "float64", "int64", "bool", "uint8"]
+    for odt in ["int64", "int32", "bool", "float16", "float64", "uint8"]
+    for form in ["m.mean(x.to(m.{dt}), [0], out=m.empty(0, dtype=m.{odt}))",
+                 "m.mean(x.to(m.{dt}), out=m.empty(0, dtype=m.{odt}))",
+                 "m.mean(x.to(m.{dt}), dim=0, keepdim=True, out=m.empty(0, dtype=m.{odt}))",
+                 "m.mean(input=x.to(m.{dt}), out=m.empty(0, dtype=m.{odt}))",
+                 "m.mean(x.to(m.{dt}), 0, out=m.empty(0, dtype=m.{odt}), dtype=m.{odt})",
+                 "m.mean(x.to(m.{dt}), out=m.empty(0, dtype=m.{odt}), dtype=m.float32)",
+                 "m.mean(x.to(m.{dt}).requires_grad_({rg}), 0, out=m.empty(0, dtype=m.{odt}))"]]
+
+
+@pytest.mark.parametrize("source", MEAN_OUT_CALLS)
+def test_mean_out_dtype_messages(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((2, 3), "float32"),
+                    exact=False)
