@@ -164,10 +164,13 @@ def in_place(function, tracked=True):
                 raise  # torch's sub refuses a bool before the result's dtype is looked at
             if name not in _OWN_CHECKS_FIRST and str(error).startswith(_ITERATOR_ERRORS):
                 check_no_overlap(self, args)
-            if isinstance(error, NotImplementedError):
+            if isinstance(error, NotImplementedError) or str(error) == "ZeroDivisionError":
                 # torch refuses a result it cannot write back before it picks a kernel for it
-                # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented")
-                common = dtypes.result_type(self, *(a for a in args if isinstance(a, Tensor)))
+                # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented";
+                # bool.floor_divide_(0): Long can't be cast, before the integer division by 0)
+                operands = (a for a in args if isinstance(a, Tensor) or (
+                    str(error) == "ZeroDivisionError" and isinstance(a, (int, float, bool))))
+                common = dtypes.result_type(self, *operands)
                 if not dtypes.can_cast(common, self.dtype):
                     raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) \
                         from None

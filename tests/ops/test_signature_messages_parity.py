@@ -246,3 +246,18 @@ MEAN_OUT_CALLS = [
 def test_mean_out_dtype_messages(source):
     parity.run_both(lambda m, x: eval(source), parity.make_tensor((2, 3), "float32"),
                     exact=False)
+
+
+# x.floor_divide_(0) & co on a tensor that cannot hold the result: torch's cast error comes
+# before the integer division by zero.
+DIVIDE_INPLACE_CALLS = [f"x.to(m.{dt}).{op}({other})"
+                        for op in ["floor_divide_", "remainder_", "div_", "fmod_"]
+                        for dt in ["bool", "uint8", "int32", "int64", "float32"]
+                        for other in ["0", "2", "0.5", "0.0", "True", "False", "m.tensor(0)",
+                                      "m.tensor(0.5)", "m.zeros(3, dtype=m.int64)",
+                                      "m.zeros(3, dtype=m.bool)", "m.tensor([0, 1, 2])"]]
+
+
+@pytest.mark.parametrize("source", DIVIDE_INPLACE_CALLS)
+def test_in_place_division_cast_before_zero_division(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "int64", nonzero=True))
