@@ -233,6 +233,16 @@ def _mean_out(out, input, *args, dtype=None, **kwargs):
                            f"type {scalar_type_name[out.dtype]}")
     if dtype is None and input._data.dtype.kind == "f" and out._data.dtype.kind != "f":
         quotient = dtypes.get_default_dtype() if over_dims else input.dtype
+        if over_dims:  # (the sum is written, in out's dtype, without a new version)
+            dim = args[0] if args else kwargs.get("dim", kwargs.get("axis"))
+            keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim",
+                                                                kwargs.get("keepdims", False))
+            with no_grad():
+                total = sum.without_out(input, dim, keepdim, dtype=out.dtype)
+            counter = out._version_counter()
+            version = counter.value
+            write_out(total, out)
+            counter.value = version
         raise RuntimeError(f"result type {scalar_type_name[quotient]} can't be cast to the "
                            f"desired output type {scalar_type_name[out.dtype]}")
 
