@@ -281,3 +281,15 @@ def test_mean_out_refused_after_the_sum_is_written(out_dtype, form, size):
         return y, y._version, error
 
     parity.run_both(call, parity.make_tensor((2, 3), "float64"))
+
+
+# torch.tensor(a float, dtype=an integer dtype): torch's overflow check lets a fraction above
+# the largest value through (truncated), not one below the smallest.
+@pytest.mark.parametrize("value,dtype", [
+    (32767.5, "int16"), (32768.5, "int16"), (-32768.9, "int16"), (127.5, "int8"),
+    (128.0, "int8"), (255.7, "uint8"), (-0.5, "uint8"), (255.99, "uint8"), (256.0, "uint8"),
+    (-128.5, "int8"), (-128.0, "int8"), (127.999, "int8"), (9.223372036854775e18, "int64"),
+    (2147483647.9, "int32"), (-2147483648.5, "int32"), (float("nan"), "int16"),
+    (float("inf"), "int16"), (-1.5, "int16"), ([32767.5, -1.5], "int16")])
+def test_tensor_of_a_float_in_an_integer_dtype(value, dtype):
+    parity.run_both(lambda m: m.tensor(value, dtype=getattr(m, dtype)))
