@@ -154,13 +154,24 @@ class RsubBackward1(Node):
 subtract = sub
 
 
-def rsub(input, other, *, alpha=1):
+_RSUB = ("(Tensor input, Tensor other, *, Number alpha = 1)",
+         "(Tensor input, Number other, Number alpha = 1)")
+
+
+def rsub(input, other, *more, alpha=1, **unknown):
     """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
-    if not (isinstance(input, Tensor) and isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
-        # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first)
-        raise invalid_arguments_error("rsub", input, other, overloads=(
-            " * (Tensor input, Tensor other, *, Number alpha = 1)",
-            " * (Tensor input, Number other, Number alpha = 1)"))
+    if more or unknown or not (isinstance(input, Tensor) and isinstance(
+            other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+        # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first; alpha is positional only
+        # after a number, torch.rsub(x, 2.0, 2))
+        given = (input, other, *more)
+        named = {**({} if alpha == 1 and "alpha" not in unknown else {"alpha": alpha}),
+                 **unknown}
+        if len(more) == 1 and signatures.Signature(_RSUB[1], False).parse(
+                "rsub", given, named, False) is True:
+            alpha = more[0]
+        else:
+            raise signatures.refuse("rsub", _RSUB, False, given, named)
     with no_grad():
         result = sub(other, input, alpha=alpha)
     if not isinstance(other, Tensor):

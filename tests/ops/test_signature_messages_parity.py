@@ -293,3 +293,14 @@ def test_mean_out_refused_after_the_sum_is_written(out_dtype, form, size):
     (float("inf"), "int16"), (-1.5, "int16"), ([32767.5, -1.5], "int16")])
 def test_tensor_of_a_float_in_an_integer_dtype(value, dtype):
     parity.run_both(lambda m: m.tensor(value, dtype=getattr(m, dtype)))
+
+
+# rsub: alpha by position only after a number (torch's Scalar overload), else the list.
+@pytest.mark.parametrize("source", [
+    "m.rsub(x, 2.0, 2)", "m.rsub(x, 2.0, alpha=2)", "m.rsub(x, x, 2)", "m.rsub(x, x, 2, 3)",
+    "m.rsub(x, 'a')", "m.rsub(x, 2.0, foo=1)", "m.rsub(x, x, alpha=2.5)",
+    "m.rsub(x.long(), 2, 2.5)", "m.rsub(2.0, x)", "m.rsub(x, 2, 3, 4)", "m.rsub(x, 2, m.tensor(2))",
+    "m.rsub(x, m.tensor(2.0), 2)", "2 - x", "m.rsub(x, 2, 2, alpha=3)", "m.rsub(x, True, 2)",
+    "m.rsub(x, 2.0, True)"])
+def test_rsub_overloads(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "float32"))
