@@ -396,6 +396,11 @@ class _ReturnType(_ValuesIndices):
         return (f"torch.return_types.{self._op}(\nvalues={self.values!r},\n"
                 f"indices={self.indices!r})")
 
+    def __getattr__(self, name):
+        # (only for a name it lacks: Python names torch's C type by its full name)
+        raise AttributeError(f"'torch.return_types.{self._op}' object has no attribute "
+                             f"'{name}'", name=name, obj=self)
+
 
 def _return_type(op):
     return type(op, (_ReturnType,), {"__slots__": (), "_op": op})

@@ -304,3 +304,11 @@ def test_tensor_of_a_float_in_an_integer_dtype(value, dtype):
     "m.rsub(x, 2.0, True)"])
 def test_rsub_overloads(source):
     parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "float32"))
+
+
+# A name a torch.return_types result lacks: Python names torch's C type by its full name.
+@pytest.mark.parametrize("source", [
+    "x.sort().exp()", "x.max(0).foo", "m.topk(x, 2).bar", "x.sort().values.exp()",
+    "hasattr(x.sort(), 'exp')", "x.max(0, out=(m.empty(0), m.empty(0, dtype=m.long))).exp"])
+def test_return_types_missing_attribute(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "float32"))
