@@ -787,15 +787,29 @@ _CLAMP = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = 
           "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
 
 
+def _clamp_out(out, input, *args, **kwargs):
+    """torch.clamp(x, number bounds, out=t): its kernel wants t of the result's dtype exactly
+    (with tensor bounds, t only has to hold it)."""
+    bounds = [*args[:2], *(kwargs[k] for k in ("min", "max") if k in kwargs)]
+    bounds = [b for b in bounds if b is not None]
+    if not bounds or not isinstance(input, Tensor) or not isinstance(out, Tensor) or \
+            builtins.any(isinstance(b, Tensor) for b in bounds):
+        return
+    expected = result_type(input, *bounds)
+    if out.dtype is not expected:
+        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                           f"{scalar_type_name[expected]}")
+
+
 @overloads(*_CLAMP)
-@takes_out
+@takes_out(before=_clamp_out)
 def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     """out = min(max(input, min), max)"""
     return _clamp(input, min, max)
 
 
 @overloads(*_CLAMP)
-@takes_out(name="clamp")
+@takes_out(name="clamp", before=_clamp_out)
 def clip(input, min=None, max=None):  # noqa: A002
     """clamp's other name"""
     return _clamp(input, min, max)

@@ -312,3 +312,19 @@ def test_rsub_overloads(source):
     "hasattr(x.sort(), 'exp')", "x.max(0, out=(m.empty(0), m.empty(0, dtype=m.long))).exp"])
 def test_return_types_missing_attribute(source):
     parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "float32"))
+
+
+# torch.clamp(x, number bounds, out=t): t must have the result's dtype ("Found dtype Long but
+# expected Double"); with tensor bounds t only has to hold it.
+CLAMP_OUT_CALLS = [
+    f"m.{op}(x.to(m.{dt}), {bounds}out=m.empty(0, dtype=m.{out}))"
+    for op in ["clamp", "clip"]
+    for dt in ["float64", "float32", "float16", "int64", "int32", "bool", "uint8"]
+    for bounds in ["max=1, ", "0, 1, ", "min=0.5, ", "max=True, ", "min=m.tensor(0.), ",
+                   "m.tensor(0), m.tensor(2), ", "max=1e10, ", "min=-1, max=None, ", ""]
+    for out in ["int64", "float64", "float32", "bool"]]
+
+
+@pytest.mark.parametrize("source", CLAMP_OUT_CALLS)
+def test_clamp_out_dtype(source):
+    parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "float64"))
