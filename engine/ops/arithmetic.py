@@ -70,6 +70,11 @@ def scale_first(name, input, scale, operands, given):
     checked, with torch's warning (once per process). ``given``: the scale was also given by
     name (torch refuses that)."""
     method = calls.called_as_method()
+    if isinstance(scale, Tensor) and scale._data.ndim == 0 and not scale._requires_grad:
+        # (a 0-d tensor is a Number to torch's parser: x.add(torch.tensor(2.), 0.5))
+        number = scale.item()
+        operands = tuple(number if value is scale else value for value in operands)
+        scale = number
     # torch.add takes 2 positional arguments and torch.addcmul 3 (a method one less); with
     # the scale also given by name, a method call names the keyword instead
     if not isinstance(scale, PYTHON_AND_NUMPY_NUMBERS) or (given and not method):

@@ -328,3 +328,15 @@ CLAMP_OUT_CALLS = [
 @pytest.mark.parametrize("source", CLAMP_OUT_CALLS)
 def test_clamp_out_dtype(source):
     parity.run_both(lambda m, x: eval(source), parity.make_tensor((3,), "float64"))
+
+
+# torch's deprecated add(Number alpha, Tensor other) & co: a 0-d tensor is a Number there.
+@pytest.mark.filterwarnings("ignore:This overload of")
+@pytest.mark.parametrize("source", [
+    "x.add(t, 0.5)", "m.add(x, t, 0.5)", "x.sub(t, 0.5)", "x.add(0.5, t)", "x.add(2, 0.5)",
+    "m.sub(x, t, 0.5)", "x.add(t, 0.5, alpha=2)", "x.clone().add_(t, 0.5)", "x.add(x, t)",
+    "x.add(t.requires_grad_(), 0.5)", "x.add(m.tensor([2.0]), 0.5)", "x.add(m.tensor(2), x)",
+    "m.addcmul(x, t, x, x)", "x.sub(m.tensor(True), 0.5)"])
+def test_deprecated_scale_first_overloads(source):
+    parity.run_both(lambda m, x: eval(source, {"m": m, "x": x, "t": m.tensor(2.0)}),
+                    parity.make_tensor((3,), "float32"))
