@@ -434,6 +434,18 @@ def type_name(value):
     return f"{kind.__module__}.{kind.__name__}"
 
 
+class CTypeAttributeErrors:
+    """A mixin for the engine's stand-ins for torch's C types (torch.return_types.sort):
+    Python's AttributeError for a name they lack names the C type by its full name, as
+    CPython's tp_name does (``torch_type_name``, a class attribute)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):  # (only called for a name the object lacks)
+        raise AttributeError(f"'{type(self).torch_type_name}' object has no attribute "
+                             f"'{name}'", name=name, obj=self)
+
+
 # ---------------------------------------------------------------- keywords in torch's order
 # torch's "invalid combination of arguments - got (...)" lists the keywords as it copied them
 # into a C++ std::unordered_map<std::string, ...> (python_arg_parser.cpp, format_invalid_args):

@@ -386,24 +386,21 @@ def _product_of_others(x, dim):
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
 
 
-class _ReturnType(_ValuesIndices):
+class _ReturnType(_ValuesIndices, messages.CTypeAttributeErrors):
     """torch.return_types.max & co: a (values, indices) named tuple."""
 
     __slots__ = ()
     _op = "max"
+    torch_type_name = "torch.return_types.max"
 
     def __repr__(self):
         return (f"torch.return_types.{self._op}(\nvalues={self.values!r},\n"
                 f"indices={self.indices!r})")
 
-    def __getattr__(self, name):
-        # (only for a name it lacks: Python names torch's C type by its full name)
-        raise AttributeError(f"'torch.return_types.{self._op}' object has no attribute "
-                             f"'{name}'", name=name, obj=self)
-
 
 def _return_type(op):
-    return type(op, (_ReturnType,), {"__slots__": (), "_op": op})
+    return type(op, (_ReturnType,), {"__slots__": (), "_op": op,
+                                     "torch_type_name": f"torch.return_types.{op}"})
 
 
 class return_types:  # noqa: N801 - mirrors torch.return_types
