@@ -434,10 +434,60 @@ def type_name(value):
     return f"{kind.__module__}.{kind.__name__}"
 
 
+class CTypeAttributeErrors:
+    """A mixin for the engine's stand-ins for torch's C types (torch.return_types.sort):
+    Python's AttributeError for a name they lack names the C type by its full name, as
+    CPython's tp_name does (``torch_type_name``, a class attribute)."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):  # (only called for a name the object lacks)
+        raise AttributeError(f"'{type(self).torch_type_name}' object has no attribute "
+                             f"'{name}'", name=name, obj=self)
+
+
+# ---------------------------------------------------------------- keywords in torch's order
+# torch's "invalid combination of arguments - got (...)" lists the keywords as it copied them
+# into a C++ std::unordered_map<std::string, ...> (python_arg_parser.cpp, format_invalid_args):
+# in libstdc++'s iteration order, which follows std::hash<std::string> (_Hash_bytes, a
+# MurmurHash64A variant) modulo the 13 buckets such a map starts with. Emulated here so that
+# x.std(unbiased=False, keepdim=True) lists keepdim first, as torch's does.
+_MASK = (1 << 64) - 1
+_MUL = 0xc6a4a7935bd1e995
+
+
+def _shift_mix(value):
+    return value ^ (value >> 47)
+
+
+def _hash_bytes(data, seed=0xc70f6907):
+    """libstdc++'s std::_Hash_bytes for a 64-bit size_t (libsupc++/hash_bytes.cc)."""
+    length, aligned = len(data), len(data) & ~7
+    result = (seed ^ (length * _MUL)) & _MASK
+    for start in range(0, aligned, 8):
+        word = int.from_bytes(data[start:start + 8], "little")
+        result = ((result ^ (_shift_mix(word * _MUL & _MASK) * _MUL & _MASK)) * _MUL) & _MASK
+    if length & 7:
+        result = ((result ^ int.from_bytes(data[aligned:], "little")) * _MUL) & _MASK
+    return _shift_mix(_shift_mix(result) * _MUL & _MASK)
+
+
+def keyword_order(keys, buckets=13):
+    """``keys`` (in the call's order) in the order torch's message lists them: each key goes
+    first among those of its bucket, and a key whose bucket was empty first of all."""
+    listed = []
+    for key in keys:
+        bucket = _hash_bytes(key.encode()) % buckets
+        same = [i for i, other in enumerate(listed)
+                if _hash_bytes(other.encode()) % buckets == bucket]
+        listed.insert(same[0] if same else 0, key)
+    return listed
+
+
 def invalid_arguments(name, args, kwargs, overloads):
     """torch's TypeError when no overload of ``name`` takes these arguments (None = not given)."""
     got = [type_name(a) for a in args if a is not None]
-    got += [f"{key}={type_name(value)}" for key, value in kwargs.items()]
+    got += [f"{key}={type_name(kwargs[key])}" for key in keyword_order(kwargs)]
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(got)}), but expected one of:\n{overloads}")
 

@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from .messages import type_name
+from .messages import keyword_order, type_name
 
 PACKED = "packed"  # what Signature.parse says of x.flip(0, 1): a method's way only
 _NUMPY_NAMES = {"dim": "axis", "keepdim": "keepdims"}  # (torch's parser takes numpy's too)
@@ -78,7 +78,7 @@ class Signature:
             parts.append(p.printed)
         return f" * ({', '.join(parts)})"
 
-    def parse(self, name, args, kwargs, raise_error):
+    def parse(self, name, args, kwargs, raise_error, method_call=False):
         """Whether the call fits (``PACKED`` when it gave its ints one by one for a tuple);
         with ``raise_error``, torch's error for this overload."""
         if len(args) > self.max_positional and not (self.varargs and _all_ints(args)):
@@ -87,6 +87,8 @@ class Signature:
             return False
         used, position, packed = 0, 0, False
         for index, p in enumerate(self.params):
+            if p.hidden and method_call:  # (torch's methods take no out=)
+                continue
             by_name = position >= len(args)
             if not by_name:
                 if p.keyword_only:
@@ -123,7 +125,7 @@ class Signature:
                 position += 1
         if used < len(kwargs):
             if raise_error:
-                raise _extra_kwargs(name, self, args, kwargs)
+                raise _extra_kwargs(name, self, args, kwargs, method_call)
             return False
         return PACKED if packed else True
 
@@ -160,6 +162,8 @@ def _fits(value, p):
         if hasattr(value, "_data"):
             return value._data.ndim == 0 and not value.requires_grad
         return isinstance(value, (numbers.Number, np.number, np.bool_))
+    if kind == "str":
+        return isinstance(value, builtins.str)
     if kind == "torch.dtype":
         return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
     raise AssertionError(kind)
@@ -181,9 +185,10 @@ def _missing(name, params):
                      f"argument{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
 
 
-def _extra_kwargs(name, signature, args, kwargs):
+def _extra_kwargs(name, signature, args, kwargs, method_call):
     positions = [p.name for p in signature.params if not p.keyword_only][:len(args)]
-    names = {p.name for p in signature.params if p.name not in positions}
+    names = {p.name for p in signature.params
+             if p.name not in positions and not (p.hidden and method_call)}
     for key in kwargs:  # (numpy's names count only where torch's are not given)
         if key in positions:
             return TypeError(f"{name}() got multiple values for argument '{key}'")
@@ -196,26 +201,59 @@ def _kind(value):
     return "Tensor" if hasattr(value, "_data") else type_name(value)
 
 
-def _invalid_combination(name, signatures, args, kwargs):
+def _invalid_combination(name, signatures, args, kwargs, notes=False):
     got = [_kind(a) for a in args]
-    # (torch lists the keywords in its hash map's order: the reverse of the call's for two)
-    got += [f"{key}={_kind(kwargs[key])}" for key in reversed(list(kwargs))]
+    got += [f"{key}={_kind(kwargs[key])}" for key in keyword_order(kwargs)]
     # (torch's list ends with ", " when only keywords were given)
     listed = ", ".join(got) + (", " if kwargs and not args else "")
-    lines = "".join(f"\n{s.printed()}" for s in signatures)
+    lines = "".join(f"\n{s.printed()}{_why_not(s, args, kwargs) if notes else ''}"
+                    for s in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({listed}), "
                      f"but expected one of:{lines}\n")
+
+
+def _why_not(signature, args, kwargs):
+    """torch's note under an overload whose printed form has as many parts ("*" counts, as
+    in torch's own re-reading of it) as the call has arguments: the keywords it does not have,
+    else the arguments of the wrong type (!int!). torch's re-reading takes a part with a
+    default ("int dim = -1") for one named after its default: it never matches. (Given only
+    where ``notes`` asks: the rule is checked for sort's and argsort's overloads, and torch
+    writes no note in some cases it would give, such as x.std(0, False, correction=0).)"""
+    parts, star = [], False
+    for p in signature.params:
+        if p.hidden:
+            continue
+        if p.keyword_only and not star:
+            parts.append(None)
+            star = True
+        parts.append(p)
+    if len(args) + len(kwargs) != len(parts):
+        return ""
+    names = {p.name for p in parts[max(0, len(parts) - len(kwargs)):]
+             if p is not None and not p.optional}
+    unknown = [key for key in keyword_order(kwargs) if key not in names]
+    if unknown:
+        return f"\n      didn't match because some of the keywords were incorrect: " \
+               f"{', '.join(unknown)}"
+    described = []
+    for index, p in enumerate(parts):
+        value = args[index] if index < len(args) else kwargs[p.name]
+        text = _kind(value) if index < len(args) else f"{p.name}={_kind(value)}"
+        fits = p is not None and not p.optional and _fits(value, p)
+        described.append(text if fits else f"!{text}!")
+    return f"\n      didn't match because some of the arguments have invalid types: " \
+           f"({', '.join(described)})"
 
 
 def method_signatures(printed):
     return [Signature(text, True) for text in printed]
 
 
-def refuse(name, printed, method, args, kwargs):
+def refuse(name, printed, method, args, kwargs, notes=False):
     """torch's TypeError for a call no overload takes (``args`` without self for a method)."""
     signatures = [Signature(text, method) for text in printed]
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
     if len(signatures) == 1 or len(plausible) == 1:
-        (plausible or signatures)[0].parse(name, args, kwargs, True)
-    return _invalid_combination(name, signatures, args, kwargs)
+        (plausible or signatures)[0].parse(name, args, kwargs, True, method)
+    return _invalid_combination(name, signatures, args, kwargs, notes)

@@ -6,12 +6,13 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, float32_math, messages
+from ..fidelity import calls, float32_math, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
-from ..fidelity.messages import CPP_TYPE_NAMES
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
+from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
@@ -22,7 +23,7 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
                      promote_operands, refuse_saving_inference, require_tensors, scalar_value,
                      takes_out, elementwise_shape,
-                     two_numbers_allowed, wrap_elementwise, zero_gradient_like)
+                     two_numbers_allowed, wrap_elementwise, write_out, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
            "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
@@ -78,10 +79,11 @@ def scale_first(name, input, scale, operands, given):
     checked, with torch's warning (once per process). ``given``: the scale was also given by
     name (torch refuses that)."""
     method = calls.called_as_method()
-    if getattr(scale, "_data", None) is not None and scale._data.ndim == 0 and \
-            not scale.requires_grad:  # a 0-d tensor is a Number to torch's parser
-        operands = tuple(scale.item() if operand is scale else operand for operand in operands)
-        scale = scale.item()
+    if isinstance(scale, Tensor) and scale._data.ndim == 0 and not scale._requires_grad:
+        # (a 0-d tensor is a Number to torch's parser: x.add(torch.tensor(2.), 0.5))
+        number = scale.item()
+        operands = tuple(number if value is scale else value for value in operands)
+        scale = number
     # torch.add takes 2 positional arguments and torch.addcmul 3 (a method one less); with
     # the scale also given by name, a method call names the keyword instead
     if not isinstance(scale, PYTHON_AND_NUMPY_NUMBERS) or (given and not method):
@@ -166,13 +168,24 @@ class RsubBackward1(Node):
 subtract = sub
 
 
-def rsub(input, other, *, alpha=1):
+_RSUB = ("(Tensor input, Tensor other, *, Number alpha = 1)",
+         "(Tensor input, Number other, Number alpha = 1)")
+
+
+def rsub(input, other, *more, alpha=1, **unknown):
     """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
-    if not (isinstance(input, Tensor) and isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
-        # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first)
-        raise invalid_arguments_error("rsub", input, other, overloads=(
-            " * (Tensor input, Tensor other, *, Number alpha = 1)",
-            " * (Tensor input, Number other, Number alpha = 1)"))
+    if more or unknown or not (isinstance(input, Tensor) and isinstance(
+            other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+        # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first; alpha is positional only
+        # after a number, torch.rsub(x, 2.0, 2))
+        given = (input, other, *more)
+        named = {**({} if alpha == 1 and "alpha" not in unknown else {"alpha": alpha}),
+                 **unknown}
+        if len(more) == 1 and signatures.Signature(_RSUB[1], False).parse(
+                "rsub", given, named, False) is True:
+            alpha = more[0]
+        else:
+            raise signatures.refuse("rsub", _RSUB, False, given, named)
     with no_grad():
         result = sub(other, input, alpha=alpha)
     if not isinstance(other, Tensor):
@@ -231,10 +244,20 @@ multiply = mul
 _TRUE_DIVISION = object()  # no rounding_mode given: torch's div.Tensor (DivBackward0)
 
 
+_DIV_OVERLOADS = ("(Tensor input, Tensor other, *, Tensor out = None)",
+                  "(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)",
+                  "(Tensor input, Number other, *, str? rounding_mode)")
+
+
 @two_numbers_allowed
 @takes_out(resized_first=elementwise_shape)
-def div(input, other, *, rounding_mode=_TRUE_DIVISION):
+def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
+    if more:  # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads)
+        method = calls.called_as_method()
+        given = (other, *more) if method else (input, other, *more)
+        named = {} if rounding_mode is _TRUE_DIVISION else {"rounding_mode": rounding_mode}
+        raise signatures.refuse("div", _DIV_OVERLOADS, method, given, named)
     if rounding_mode is None:  # torch's div.Tensor_mode overload, recorded as DivBackward2
         refuse_saving_inference((input, other), div_saved(input, other))
         with no_grad():
@@ -698,19 +721,31 @@ class Atan2Backward0(Node):
         return grad * x * recip, grad * -y * recip
 
 
-def _where_out(result, out, condition, input=None, other=None):
-    """torch.where(..., out=t): only tensors, and out must have the result's dtype."""
+def where(condition, input=None, other=None, *, out=None):
+    """out = input where condition is True, else other"""
+    if out is None:
+        return _where(condition, input, other)
+    # torch's order with out=: only tensors (its out overload), the autograd check (of input
+    # and other: the condition is not differentiated), out's dtype, then the condition's
     for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
         if value is not None and not isinstance(value, Tensor):
             raise operand_type_error("where", value, position, name)
-    if out.dtype is not result.dtype:
-        raise RuntimeError(f"Expected out type to be {scalar_type_name[result.dtype]} but got "
+    if not isinstance(out, Tensor):
+        raise TypeError(f"where(): argument 'out' must be Tensor, not {type_name(out)}")
+    if input is None or other is None:  # (torch's list of overloads)
+        given = tuple(value for value in (condition, input, other) if value is not None)
+        raise invalid_arguments_error("where", *given, keywords={"out": out})
+    if grad_mode.grad_enabled and builtins.any(t._requires_grad for t in (input, other, out)):
+        raise RuntimeError("where(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    common = result_type(input, other)
+    if out.dtype is not common:
+        raise RuntimeError(f"Expected out type to be {scalar_type_name[common]} but got "
                            f"{scalar_type_name[out.dtype]}")
+    return write_out(_where(condition, input, other), out)
 
 
-@takes_out(check=_where_out)
-def where(condition, input=None, other=None):
-    """out = input where condition is True, else other"""
+def _where(condition, input=None, other=None):
     given = tuple(value for value in (condition, input, other) if value is not None)
     if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
             isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) for value in given[1:]):
@@ -740,12 +775,15 @@ def where(condition, input=None, other=None):
                   saved=(condition,))
 
 
+where.without_out = _where
+
+
 def where_method(input, condition, other):
     """x.where(condition, other)"""
     if not isinstance(condition, Tensor) or \
             not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("where", condition, other)
-    return where.without_out(condition, input, other)
+    return _where(condition, input, other)
 
 
 class WhereBackward0(Node):
@@ -763,15 +801,29 @@ _CLAMP = ("(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = 
           "(Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
 
 
+def _clamp_out(out, input, *args, **kwargs):
+    """torch.clamp(x, number bounds, out=t): its kernel wants t of the result's dtype exactly
+    (with tensor bounds, t only has to hold it)."""
+    bounds = [*args[:2], *(kwargs[k] for k in ("min", "max") if k in kwargs)]
+    bounds = [b for b in bounds if b is not None]
+    if not bounds or not isinstance(input, Tensor) or not isinstance(out, Tensor) or \
+            builtins.any(isinstance(b, Tensor) for b in bounds):
+        return
+    expected = result_type(input, *bounds)
+    if out.dtype is not expected:
+        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                           f"{scalar_type_name[expected]}")
+
+
 @overloads(*_CLAMP)
-@takes_out
+@takes_out(before=_clamp_out)
 def clamp(input, min=None, max=None):  # noqa: A002 - torch's parameter names
     """out = min(max(input, min), max)"""
     return _clamp(input, min, max)
 
 
 @overloads(*_CLAMP)
-@takes_out(name="clamp")
+@takes_out(name="clamp", before=_clamp_out)
 def clip(input, min=None, max=None):  # noqa: A002
     """clamp's other name"""
     return _clamp(input, min, max)

@@ -117,7 +117,9 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
     ``overloads``: the lines of torch's list of signatures, when the message gives them."""
     if first_is_self and calls.called_as_method():
         args = args[1:]
-    kinds = [_kind(a) for a in args] + [f"{k}={_kind(v)}" for k, v in (keywords or {}).items()]
+    keywords = keywords or {}
+    kinds = [_kind(a) for a in args] + [f"{key}={_kind(keywords[key])}"
+                                        for key in messages.keyword_order(keywords)]
     listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({', '.join(kinds)}), but expected one of:{listed}")
@@ -357,7 +359,7 @@ def _torch_names(name, positions, args, kwargs):
     return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
 
 
-def overloads(*printed):
+def overloads(*printed, notes=False):
     """Calls checked against torch's overloads ``printed`` (as torch prints them for
     ``torch.op``, see fidelity/signatures.py) before they run: what Python's own parsing of
     the engine's signature would take but no overload of torch's does raises torch's
@@ -369,21 +371,26 @@ def overloads(*printed):
 
         @functools.wraps(op)
         def op_as_torch_parses_it(*args, **kwargs):
-            given, named = args[1:], kwargs
+            given, named, call = args[1:], kwargs, (args, kwargs)
             if not args and "input" in kwargs:  # torch.op(input=x, ...)
                 named = {key: value for key, value in kwargs.items() if key != "input"}
+                if isinstance(kwargs["input"], Tensor):  # (the layers below take it first)
+                    args, kwargs = (kwargs["input"],), named
+            # (whether this is a method call is asked only when it matters: it reads frames)
+            no_out = method_only or ("out" in named and calls.called_as_method())
             for signature in methods:
-                fits = signature.parse(name, given, named, False)
+                fits = signature.parse(name, given, named, False, no_out)
                 if fits is True:
                     return op(*args, **kwargs)
                 if fits and (method_only or calls.called_as_method()):
                     return op(args[0], tuple(given), **kwargs)
             if method_only or calls.called_as_method():
-                raise signatures.refuse(name, printed, True, given, named)
-            raise signatures.refuse(name, printed, False, args, kwargs)
+                raise signatures.refuse(name, printed, True, given, named, notes)
+            raise signatures.refuse(name, printed, False, *call, notes)
 
         if hasattr(op, "without_out"):  # (the method, which takes no out=)
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
+        op_as_torch_parses_it.parses_input_keyword = True
         return op_as_torch_parses_it
 
     return checked
@@ -421,14 +428,15 @@ def _number_tensor_dtype(number, other):
 
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
-              input_in_out_dtype=False, name=None, resized_first=None):
+              input_in_out_dtype=False, name=None, before=None, resized_first=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
     ``op`` itself (``torch.add.without_out``). ``check(result, out, *args)`` adds an op's own
     rule for out's dtype; with ``dtype_from_out`` the op computes in out's dtype (sum, cumsum),
     with ``input_in_out_dtype`` a floating input is cast to a floating out's dtype first (var);
-    ``name``: the op's name in these messages, when not its own (clip's are clamp's).
+    ``name``: the op's name in these messages, when not its own (clip's are clamp's);
+    ``before(out, *args, **kwargs)``: the op's own checks of out, after the autograd check;
     ``resized_first(args, kwargs)``: the result's shape, for an op whose kernel torch runs
     after resizing out: its kernel's errors (no kernel for the dtype, an integer division by
     zero, an index out of range) leave out resized (``KERNEL_ERRORS``).
@@ -437,7 +445,7 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
                                  differentiable=differentiable,
                                  input_in_out_dtype=input_in_out_dtype, name=name,
-                                 resized_first=resized_first)
+                                 before=before, resized_first=resized_first)
     name = name or op.__name__
 
     @functools.wraps(op)
@@ -450,6 +458,8 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
+        if before is not None:
+            before(out, *args, **kwargs)
         asked = kwargs.get("dtype") is not None
         if dtype_from_out and not asked:
             kwargs["dtype"] = out.dtype
@@ -527,6 +537,16 @@ def _checking_input(op):
             raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be Tensor, "
                             f"not {type_name(input)}")
         return op(input, *args, **kwargs)
+
+    if getattr(op, "parses_input_keyword", False):
+        # (input= stays a keyword for torch's parser: its messages list it among them)
+        @functools.wraps(op)
+        def checked(*args, **kwargs):  # noqa: F811 - the variant for an overloads() op
+            input = args[0] if args else kwargs.get("input", ...)
+            if not isinstance(input, Tensor) and input is not ...:
+                raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be "
+                                f"Tensor, not {type_name(input)}")
+            return op(*args, **kwargs)
 
     checked.without_out = getattr(op, "without_out", op)
     return checked

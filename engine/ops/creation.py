@@ -253,7 +253,9 @@ def _store(value, np_dtype):
         return builtins.bool(operator.index(value))
     if isinstance(value, builtins.float):
         number = value
-        fits = math.isfinite(value) and np.iinfo(np_dtype).min <= value <= np.iinfo(np_dtype).max
+        # (torch's check lets a fraction above the largest value through: it truncates)
+        fits = math.isfinite(value) and np.iinfo(np_dtype).min <= value < \
+            np.iinfo(np_dtype).max + 1
     else:
         number = operator.index(value)
         if not -2**63 <= number < 2**63:

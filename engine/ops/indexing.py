@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes, messages
+from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
@@ -961,11 +961,18 @@ def _fill_in_place(self, args, expanded_warning, fill):
     return fill()
 
 
+_REPEAT_INTERLEAVE = ("(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)",
+                      "(Tensor repeats, *, int output_size = None)",
+                      "(Tensor input, int repeats, int dim = None, *, int output_size = None)")
+
+
 @numpy_names
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, **unknown):
     """Each element (each slice along dim) repeated ``repeats`` times in a row:
     [a, b].repeat_interleave(2) is [a, a, b, b]. Without dim, input is flattened first.
     ``torch.repeat_interleave(counts)`` alone gives 0 counts[0] times, 1 counts[1] times ..."""
+    if unknown:  # (x.repeat_interleave(2, dims=0): no overload takes it, torch lists them all)
+        _refuse_repeat_interleave(input, repeats, dim, output_size, unknown)
     if repeats is None:
         return _positions_repeated(input)
     if dim is None:  # (flatten returns a 1-d input itself: torch records no view of it)
@@ -993,6 +1000,17 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     merged = shape[:dim] + [shape[dim] * repeats] + shape[dim + 2:]
     copied = clone(expand(spread, shape), memory_format=contiguous_format)
     return view(copied, merged)
+
+
+def _refuse_repeat_interleave(input, repeats, dim, output_size, unknown):
+    """torch's TypeError for a keyword no overload has (repeats and dim taken as given by
+    position, the engine cannot tell: a call naming them is rarer)."""
+    method = calls.called_as_method()
+    given = [value for value in (repeats, dim) if value is not None]
+    named = {**({} if output_size is None else {"output_size": output_size}), **unknown}
+    printed = _REPEAT_INTERLEAVE[::2] if method else _REPEAT_INTERLEAVE
+    raise signatures.refuse("repeat_interleave", printed, method,
+                            given if method else [input, *given], named)
 
 
 def _positions_repeated(counts):

@@ -168,10 +168,13 @@ def in_place(function, tracked=True):
                 raise  # torch's sub refuses a bool before the result's dtype is looked at
             if name not in _OWN_CHECKS_FIRST and str(error).startswith(_ITERATOR_ERRORS):
                 check_no_overlap(self, args)
-            if isinstance(error, NotImplementedError):
+            if isinstance(error, NotImplementedError) or str(error) == "ZeroDivisionError":
                 # torch refuses a result it cannot write back before it picks a kernel for it
-                # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented")
-                common = dtypes.result_type(self, *(a for a in args if isinstance(a, Tensor)))
+                # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented";
+                # bool.floor_divide_(0): Long can't be cast, before the integer division by 0)
+                operands = (a for a in args if isinstance(a, Tensor) or (
+                    str(error) == "ZeroDivisionError" and isinstance(a, (int, float, bool))))
+                common = dtypes.result_type(self, *operands)
                 if not dtypes.can_cast(common, self.dtype):
                     raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) \
                         from None
@@ -439,7 +442,7 @@ def _random_bounds_arguments(args, kwargs):
 
 def _random_arguments_error(args, kwargs):
     got = ", ".join([type_name(a) for a in args] +
-                    [f"{key}={type_name(value)}" for key, value in kwargs.items()])
+                    [f"{key}={type_name(kwargs[key])}" for key in messages.keyword_order(kwargs)])
     return TypeError(f"random_() received an invalid combination of arguments - got ({got}"
                      f"{', ' if kwargs and not args else ''}), but expected one of:\n"
                      " * (*, torch.Generator generator = None)\n"

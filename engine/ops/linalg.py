@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import dtypes, messages
+from ..fidelity import calls, dtypes, messages
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
@@ -659,16 +659,26 @@ _cross_warned = []
 
 @takes_out
 @numpy_names
-def cross(input, other, dim=None):
+def cross(input, other, *given, dim=None):
     """torch.cross: linalg.cross along dim; without dim (deprecated) along the first dimension
     of length 3."""
+    # (dim by position or by name: torch's TypeError for a dim that is no int says which)
+    if len(given) > 1 or (given and dim is not None):
+        most = calls.position(3)
+        raise TypeError(f"cross() takes from {most - 1} to {most} positional arguments but "
+                        f"{most - 1 + len(given)} were given")
+    position = f" (position {calls.position(3)})" if given else ""
+    dim = given[0] if given else dim
     require_tensors("cross", input, other)
+    if dim is not None and (dim.__class__ is builtins.bool
+                            or not isinstance(dim, (builtins.int, np.integer))):
+        raise TypeError(f"cross(): argument 'dim'{position} must be int, not "
+                        f"{messages.type_name(dim)}")
     if dim is None:
         if not _cross_warned:  # torch warns once per process
             _cross_warned.append(True)
             messages.warn_from_learner(messages.CROSS_WITHOUT_DIM)
-        if input._data.ndim != other._data.ndim:
-            raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+        # torch picks the dim first (in input alone), then linalg.cross checks the operands
         dim = next((d for d, n in enumerate(input._data.shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")

@@ -22,10 +22,10 @@ from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      not_implemented_for, numpy_axes,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
-                     input_shape, resize_out, tensor_inputs, write_out)
-from .creation import ones_like, zeros_like
+                     input_shape, tensor_inputs, write_out)
+from .creation import empty, ones_like, zeros_like
 from .join import cat
-from .arithmetic import maximum, minimum, where
+from .arithmetic import NotImplementedBackward, maximum, minimum, where
 from .unary import abs, exp, isnan, sign
 from .compare import eq, logical_not, logical_or
 
@@ -230,22 +230,36 @@ class NansumBackward0(Node):
         return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
-def _mean_out(result, out, *args, **kwargs):
-    """torch's mean with a dim (None too) resizes out (its sum does) before it refuses out's
-    dtype; without one (mean.dtype_out) it refuses first."""
-    given = len(args) > 1 or "dim" in kwargs or "axis" in kwargs
-    if given and not dtypes.can_cast(result.dtype, out.dtype) and \
-            out._data.shape != result._data.shape:
-        resize_out(out, result._data.shape)
-
-
-_mean_out.sees_keywords = True
+def _mean_out(out, input, *args, dtype=None, **kwargs):
+    """torch.mean(..., out=t) of a t that cannot hold a mean: over all elements torch's
+    mean.dtype_out refuses an input it cannot cast to t; over dims its kernel adds up into t,
+    then divides in place: the quotient's dtype (the default one) cannot be cast to t."""
+    if not isinstance(input, Tensor) or not isinstance(out, Tensor):
+        return
+    over_dims = bool(args) or "dim" in kwargs or "axis" in kwargs
+    if not over_dims and not dtypes.can_cast(input.dtype, out.dtype):
+        raise RuntimeError(f"mean.dtype_out(): input types can't be cast to the desired output "
+                           f"type {scalar_type_name[out.dtype]}")
+    if dtype is None and input._data.dtype.kind == "f" and out._data.dtype.kind != "f":
+        quotient = dtypes.get_default_dtype() if over_dims else input.dtype
+        if over_dims:  # (the sum is written, in out's dtype, without a new version)
+            dim = args[0] if args else kwargs.get("dim", kwargs.get("axis"))
+            keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim",
+                                                                kwargs.get("keepdims", False))
+            with no_grad():
+                total = sum.without_out(input, dim, keepdim, dtype=out.dtype)
+            counter = out._version_counter()
+            version = counter.value
+            write_out(total, out)
+            counter.value = version
+        raise RuntimeError(f"result type {scalar_type_name[quotient]} can't be cast to the "
+                           f"desired output type {scalar_type_name[out.dtype]}")
 
 
 @overloads("(Tensor input, *, torch.dtype dtype = None, Tensor out = None)",
            "(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
-@takes_out(check=_mean_out)
+@takes_out(before=_mean_out)
 @numpy_names
 def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
     """out = the average of the elements over dim"""
@@ -263,6 +277,7 @@ def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
                                   "either a floating point or complex dtype. Got: "
                                   f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
     axes, keepdim = _reduce_args(input, dim, keepdim)
+    _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
                                           axis=axes, keepdims=keepdim))
@@ -438,11 +453,12 @@ def _product_of_others(x, dim):
 _ValuesIndices = namedtuple("_ValuesIndices", ["values", "indices"])
 
 
-class _ReturnType(_ValuesIndices):
+class _ReturnType(_ValuesIndices, messages.CTypeAttributeErrors):
     """torch.return_types.max & co: a (values, indices) named tuple."""
 
     __slots__ = ()
     _op = "max"
+    torch_type_name = "torch.return_types.max"
 
     def __repr__(self):
         return (f"torch.return_types.{self._op}(\nvalues={self.values!r},\n"
@@ -450,7 +466,8 @@ class _ReturnType(_ValuesIndices):
 
 
 def _return_type(op):
-    return type(op, (_ReturnType,), {"__slots__": (), "_op": op})
+    return type(op, (_ReturnType,), {"__slots__": (), "_op": op,
+                                     "torch_type_name": f"torch.return_types.{op}"})
 
 
 class return_types:  # noqa: N801 - mirrors torch.return_types
@@ -587,7 +604,7 @@ def _takes_pair_out(op):
     def op_with_out(*args, out=None, **kwargs):
         if not isinstance(out, (tuple, list)):
             if name == "sort" and out is not None:  # (sort has no overload with one out)
-                named = dict(reversed([*kwargs.items(), ("out", out)]))  # (torch's order)
+                named = {**kwargs, "out": out}  # (out named last: the usual call)
                 raise _overload_error(name, args[0], args[1:], named)
             return single(*args, out=out, **kwargs)
         if len(out) != 2:
@@ -730,8 +747,40 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
+def _softmax_out(op):
+    """torch.softmax(..., out=t) and log_softmax: torch's out= variant is a composite one, so
+    an input that requires grad is no error: out gets a NotImplemented node (backward through
+    it fails); only an out that requires grad is refused."""
+    name = op.__name__
+    written = takes_out(op, check=out_of_results_dtype, differentiable=False,
+                        resized_first=input_shape)
+
+    @functools.wraps(op)
+    def op_with_out(*args, out=None, **kwargs):
+        if out is None:
+            return op(*args, **kwargs)
+        if isinstance(out, Tensor) and out._requires_grad and grad_mode.grad_enabled:
+            raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        input = args[0] if args else kwargs.get("input")
+        dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
+        dim = args[1] if len(args) > 1 else kwargs.get("dim")
+        if isinstance(out, Tensor) and isinstance(input, Tensor):
+            # (the dim, then out's dtype: before the kernel refuses an integer input)
+            if isinstance(dim, builtins.int) and not isinstance(dim, builtins.bool):
+                wrap_dim(dim, input._data.ndim)
+            expected = input if dtype is None else empty(0, dtype=dtype)
+            out_of_results_dtype(expected, out)
+        with no_grad():
+            result = written(*args, out=out, **kwargs)
+        return record(NotImplementedBackward, result, (input,), op=name)
+
+    op_with_out.without_out = op
+    return op_with_out
+
+
 @overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, differentiable=False)  # (indices: no autograd check)
 @numpy_names
 def argmax(input, dim=None, keepdim=False):
     """The index of the largest element (of the flattened tensor when dim is None)"""
@@ -739,7 +788,7 @@ def argmax(input, dim=None, keepdim=False):
 
 
 @overloads("(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype)
+@takes_out(check=out_of_results_dtype, differentiable=False)
 @numpy_names
 def argmin(input, dim=None, keepdim=False):
     """The index of the smallest element (of the flattened tensor when dim is None)"""
@@ -761,6 +810,16 @@ _MOMENT_OVERLOADS = (
     "(Tensor input, bool unbiased = True)")
 
 
+def _refuse_inference_leaf(input):
+    """mean, var and std of an inference tensor that requires grad, used outside inference
+    mode with grad on: torch's dispatcher skips their autograd (an inference tensor has no
+    autograd key) and their kernels call sum(..., out=) with autograd, which refuses it."""
+    if input._requires_grad and input._inference and grad_mode.grad_enabled and \
+            not grad_mode.inference:
+        raise RuntimeError("sum(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+
+
 def _moment(input, dim, unbiased, keepdim, correction, name):
     if isinstance(dim, builtins.bool):  # legacy var(unbiased)
         dim, unbiased = None, dim
@@ -769,6 +828,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
         raise NotImplementedError("std and var only support floating point and complex dtypes")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
+    _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     # torch counts the elements per output element, and none when there is no output element
     # (a (2, 0) tensor's var(0) warns: its result is empty)
@@ -904,8 +964,17 @@ class StdBackward0(Node):
         return _var_backward(self, grad_var, x)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None, **unknown):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    # (torch's norm and Tensor.norm are Python: Python's own TypeError for another keyword;
+    # torch.norm passes out= on to linalg.vector_norm, Tensor.norm takes none)
+    method = (unknown or out is not None) and calls.called_as_method()
+    if unknown or (method and out is not None):
+        key = "out" if method and out is not None else next(iter(unknown))
+        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got an unexpected keyword "
+                        f"argument '{key}'")
+    if out is not None:
+        return _norm_into(input, p, dim, keepdim, dtype, out=out)
     if p is None:  # (torch.norm reads None as its default)
         p = "fro"
     if isinstance(p, str):
@@ -921,6 +990,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
                                    + " ".join(str(d) for d in dims))
             raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
     return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
+
+
+def _norm_into(input, p, dim, keepdim, dtype):
+    return norm(input, p, dim, keepdim, dtype)
+
+
+_norm_into = takes_out(_norm_into, check=out_of_results_dtype, name="linalg_vector_norm")
 
 
 def _check_float_input(input, name, dtype):
@@ -1042,7 +1118,7 @@ def _softmax_result(values, input):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype, resized_first=input_shape)
+@_softmax_out
 @numpy_names
 def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
@@ -1190,7 +1266,7 @@ class SoftmaxBackwardDataBackward0(Node):
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
-@takes_out(check=out_of_results_dtype, resized_first=input_shape)
+@_softmax_out
 @numpy_names
 def log_softmax(input, dim, dtype=None):
     """out = input - log(sum(exp(input))) along dim, computed stably (log-sum-exp)"""
@@ -1526,6 +1602,10 @@ def _overload_error(name, input, args, kwargs):
 _UNSTABLE = object()  # stable= not given: torch's sort overload recorded as SortBackward0
 
 
+@overloads("(Tensor input, *, bool? stable, int dim = -1, bool descending = False, "
+           "tuple of Tensors out = None)",
+           "(Tensor input, int dim = -1, bool descending = False, *, "
+           "tuple of Tensors out = None)", notes=True)
 @_takes_pair_out
 @_stable_by_name
 @numpy_names
@@ -1566,6 +1646,10 @@ class SortBackward0(Node):
         return _put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
+@overloads("(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+           "Tensor out = None)",
+           "(Tensor input, int dim = -1, bool descending = False)", notes=True)
+@takes_out(check=out_of_results_dtype)  # (argsort.stable's out=)
 @_stable_by_name
 @numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -1616,11 +1700,18 @@ class TopkBackward0(SortBackward0):
 
 # ====================================================================== distinct values
 def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noqa: A002
-           dim=None):
+           dim=None, **unknown):
     """The distinct values of input (dim=None, flattened) or its distinct slices along dim,
     in ascending order (torch's CPU kernel sorts even when ``sorted=False``); optionally where
     each element went (inverse) and how often each value occurs (counts). nan is never equal
     to nan, so each nan is a value of its own."""
+    if unknown:
+        # torch's Tensor.unique is Python, and torch.unique picks one of four Python functions
+        # by return_inverse and return_counts (torch/functional.py, boolean_dispatch)
+        name = "Tensor.unique" if calls.called_as_method() else (
+            "_return_inverse_and_counts", "_return_inverse", "_return_counts",
+            "_return_output")[2 * (not return_inverse) + (not return_counts)]
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(unknown))}'")
     data = input._data
     if dim is None:
         values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,

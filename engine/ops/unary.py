@@ -10,8 +10,8 @@ from ..fidelity.floating import quietly
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from .common import (elementwise_shape, float_dtype_for, not_implemented_for, takes_out,
-                     tensor_inputs,
+from .common import (elementwise_shape, float_dtype_for, not_implemented_for, overloads,
+                     takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
 from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
@@ -529,6 +529,8 @@ trunc = _rounding(np.trunc, "trunc", "out = input rounded toward zero", TruncBac
 fix = trunc
 
 
+@overloads("(Tensor input, *, Tensor out = None)",
+           "(Tensor input, *, int decimals, Tensor out = None)")
 @takes_out
 def round(input, *, decimals=None):  # noqa: A001 - torch.round
     """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
