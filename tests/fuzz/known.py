@@ -135,6 +135,12 @@ KNOWN = [
           test=lambda v: re.search("Inference tensors|requires_grad=True",
                                    f"{v.torch_text} {v.engine_text}") is not None,
           difference="Inference tensors outside inference_mode"),
+    Known("an in-place op whose operand is a view into the tensor it writes (a = w[1]; "
+          "w *= a): torch's loop reads values it already changed, the engine reads first",
+          DOCUMENTED, ("value",), statement=r"^\w+ [-+*/]= \w+$|\.(?:add|sub|mul|div)_\(",
+          program=r"\n(\w+) = (\w+)\[[^\n]*\n(?:[^\n]*\n)*?(?:\2 [-+*/]= \1|\2\.(?:add|sub|"
+                  r"mul|div)_\(\1)\b",
+          difference="An in-place operation that reads what it writes"),
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
           DOCUMENTED, ("graph",), statement=r"\] = ",
