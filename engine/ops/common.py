@@ -38,7 +38,6 @@ __all__ = [
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
     "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
-    "resize_out",
     "factory_out",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
