@@ -108,12 +108,13 @@ def write_inplace(tensor, result, where=True, tracked=True):
     check_written_type(tensor, result)
     if tracked:
         check_inplace(tensor, result)
-    if tensor._inference:
+    if tensor._inference:  # torch writes, then its version counter refuses the change
         np.copyto(tensor._data, result._data, casting="unsafe", where=where)
-        check_inference_inplace(tensor)  # (inside inference_mode: written twice, harmlessly)
+        check_inference_inplace(tensor)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
-    np.copyto(tensor._data, result._data, casting="unsafe", where=where)
+    if not tensor._inference:
+        np.copyto(tensor._data, result._data, casting="unsafe", where=where)
     _saved_output_is_now(tensor, result.grad_fn)
     return tensor
 
