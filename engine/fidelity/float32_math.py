@@ -493,64 +493,58 @@ def _product_error(x, y, product):
 
 _EXP_POLYNOMIAL = (0.00139304355252534151077271, 0.00833336077630519866943359,
                    0.0416664853692054748535156, 0.166666671633720397949219, 0.5)
-_SMALL = 2048  # elements up to which sleef_expf checks its eight roundings once, at the end
+_BLOCK = 2048  # elements whose eight float64 sums (128 KiB) stay in the cache
 
 
 def sleef_expf(d):
     """SLEEF's expf_u10 of a float32 array: e^d = 2^q e^s, |s| <= ln2 / 2, e^s by a
-    polynomial."""
-    if d.size <= _SMALL:
-        small = _sleef_expf_small(d)
-        if small is not None:
-            return small
-    with np.errstate(all="ignore"):
-        finite = np.clip(d, f32(-105), f32(101))
-        q = np.rint(finite * _R_LN2).astype(np.int32)  # (any q for nan: the result is nan)
-        qf = q.astype(f32)
-        s = _fma(qf, -_L2U, finite)
-        s = _fma(qf, -_L2L, s)
-        u = f32(0.000198527617612853646278381)
-        for c in _EXP_POLYNOMIAL:
-            u = _fma(u, s, c)
-        u = f32(1) + _fma(s * s, u, s)
-        half = q >> 1  # 2^q in two factors, so that it may leave float32's range
-        u = u * _pow2(half) * _pow2(q - half)
-    u[d < -104] = 0
-    u[d > 100] = np.inf
-    return u
+    polynomial.
+
+    Its eight fused steps run in blocks: each step's float64 sum is kept, and a block is
+    checked once, at the end, for a sum halfway between two float32 numbers (where rounding
+    the float64 sum may not give the fused result); such a rare block is computed again with
+    every step exact."""
+    flat = d.reshape(-1)
+    if flat.size <= _BLOCK:
+        return _sleef_expf_block(flat).reshape(d.shape)
+    result = np.empty(flat.size, f32)
+    for start in range(0, flat.size, _BLOCK):
+        result[start:start + _BLOCK] = _sleef_expf_block(flat[start:start + _BLOCK])
+    return result.reshape(d.shape)
 
 
-def _sleef_expf_small(d):
-    """sleef_expf's steps with fewer numpy calls, for the small arrays of a training step: each
-    fused step's float64 sum goes into one table, checked once for a sum halfway between two
-    float32 numbers (None then: sleef_expf takes its exact steps). The table stays under
-    128 KiB: a larger one comes from fresh pages, slower than the calls it saves."""
+def _sleef_expf_block(d):
     sums = np.empty((8, d.size))
+    steps = iter(sums)
 
-    def fused(step, a, b, c):  # a * b + c, the sum kept in sums[step], rounded to float32
-        total = sums[step]
+    def fused_kept(a, b, c):  # a * b + c, its float64 sum kept in the next row of sums
+        total = next(steps)
         np.multiply(a, b, out=total, dtype=np.float64)
         np.add(total, c, out=total)
         return total.astype(f32)
 
     with np.errstate(all="ignore"):
-        finite = np.minimum(np.maximum(d, f32(-105)), f32(101))
-        q = np.rint(finite * _R_LN2).astype(np.int32)
-        qf = q.astype(f32)
-        s = fused(1, qf, -_L2L, fused(0, qf, -_L2U, finite))
-        u = fused(2, s, f32(0.000198527617612853646278381), _EXP_POLYNOMIAL[0])
-        for step, c in enumerate(_EXP_POLYNOMIAL[1:], 3):
-            u = fused(step, u, s, c)
-        u = fused(7, s * s, u, s)
+        result = _sleef_expf_steps(d, fused_kept)
         if np.count_nonzero((sums.view(np.int64) & 0x1FFFFFFF) == 0x10000000):
-            return None
-        u += f32(1)
-        half = q >> 1
-        u *= _pow2(half)
-        u *= _pow2(q - half)
-    u[d < -104] = 0
-    u[d > 100] = np.inf
-    return u
+            result = _sleef_expf_steps(d, _fma)
+    return result
+
+
+def _sleef_expf_steps(d, fused):
+    # (below -104 SLEEF returns 0, and e^d rounds to 0 there: clipping at -105 keeps that;
+    # above 100 it returns inf, and e^d overflows there: clipping at 101 keeps that)
+    finite = np.minimum(np.maximum(d, f32(-105)), f32(101))
+    q = np.rint(finite * _R_LN2).astype(np.int32)  # (any q for nan: the result is nan)
+    qf = q.astype(f32)
+    s = fused(qf, -_L2L, fused(qf, -_L2U, finite))
+    u = fused(s, f32(0.000198527617612853646278381), _EXP_POLYNOMIAL[0])
+    for c in _EXP_POLYNOMIAL[1:]:
+        u = fused(u, s, c)
+    u = fused(s * s, u, s)
+    u += f32(1)
+    # SLEEF multiplies by 2^(q >> 1), exactly, then by 2^(q - (q >> 1)), rounding once, as
+    # ldexp does
+    return np.ldexp(u, q)
 
 
 def _pow2(q):

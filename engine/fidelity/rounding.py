@@ -165,10 +165,9 @@ def reduce_all_sum(rows, lanes):
         acc += rows[..., start:start + lanes]
     acc[..., :n - full] += rows[..., full:]
     if rows.dtype == np.float32:
-        lane = np.arange(lanes)
         half = lanes // 2
-        while half:
-            acc = acc + acc[..., lane ^ half]
+        while half:  # lane i + lane i ^ half: the lanes from half on only repeat the first ones
+            acc = acc[..., :half] + acc[..., half:2 * half]
             half //= 2
         return acc[..., 0]
     total = acc[..., 0]

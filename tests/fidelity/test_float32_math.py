@@ -285,16 +285,25 @@ def test_other_cpus_loops(torch_threads, capability):
     assert done.stdout.split()[0] == {"avx2": "AVX2", "default": "DEFAULT"}[capability]
 
 
-def test_small_arrays_exp_takes_the_same_steps(monkeypatch):
-    """sleef_expf checks the roundings of small arrays once, at the end: the same bits as its
-    step-by-step checks, also where a sum falls halfway between two float32 (it hands over)."""
+def test_exp_checks_its_roundings_once_per_block(monkeypatch):
+    """sleef_expf checks each block's roundings once, at the end: the same bits as every step
+    checked on its own, also where a sum falls halfway between two float32 (the block is
+    computed again, exactly)."""
     rng = np.random.default_rng(5)
     arrays = [SPECIAL, np.empty(0, f32), (rng.standard_normal(2048) * 30).astype(f32),
               rng.integers(0, 2**32, 2000, dtype=np.uint64).astype(np.uint32).view(f32),
-              (rng.integers(-300, 300, 1500) / 16).astype(f32)]
-    small = [fm.sleef_expf(x) for x in arrays]
-    handed_over = sum(fm._sleef_expf_small(x) is None for x in arrays)
-    monkeypatch.setattr(fm, "_SMALL", -1)
-    for x, quick in zip(arrays, small):
-        assert np.array_equal(quick.view(np.int32), fm.sleef_expf(x).view(np.int32))
-    assert 0 < handed_over < len(arrays)  # both ways were taken
+              (rng.integers(-300, 300, 1500) / 16).astype(f32),
+              (rng.standard_normal(5000) * 10).astype(f32).reshape(50, 100)]
+    exact_steps = fm._sleef_expf_steps
+    recomputed = []
+
+    def spy(d, fused):
+        recomputed.append(fused is fm._fma)
+        return exact_steps(d, fused)
+
+    monkeypatch.setattr(fm, "_sleef_expf_steps", spy)
+    for x in arrays:
+        with np.errstate(all="ignore"):
+            every_step_checked = exact_steps(x.reshape(-1), fm._fma).reshape(x.shape)
+        assert np.array_equal(fm.sleef_expf(x).view(np.int32), every_step_checked.view(np.int32))
+    assert 0 < sum(recomputed) < len(recomputed)  # both ways were taken
