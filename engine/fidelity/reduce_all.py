@@ -29,43 +29,51 @@ def signed_zero(data, largest):
 
     if flat.dtype == np.float16:
         return _reduced_float(flat.astype(np.float32), fold).astype(np.float16)
-    return _reduce_all(flat, fold, _LANES[flat.dtype])
+    return reduce_all(flat, fold, _LANES[flat.dtype])
+
+
+def reduce_all(rows, fold, lanes):
+    """``fold`` over each row (the last axis) in the order of torch's ``vec::reduce_all``
+    (ATen/cpu/vec/functional_base.h): softmax's sums along the last dim, max()/min().
+
+    ``lanes``: elements in one of torch's SIMD vectors. A row shorter than a vector is folded
+    left to right. A longer one is folded in vector lanes (element i into lane i % lanes, the
+    last partial vector into the first lanes), then the lanes: float32's by halves (lane i
+    with lane i ^ 4, ^ 2, ^ 1 with 8 lanes, as its 128/64/32-bit shuffles), others left to
+    right. ``fold(a, b)``'s operands keep that order (it matters for max's zeros)."""
+    n = rows.shape[-1]
+    if n < lanes:
+        return _lane_after_lane(rows, fold, n)
+    full = n - n % lanes
+    acc = rows[..., :lanes].copy()
+    for start in range(lanes, full, lanes):
+        acc = fold(acc, rows[..., start:start + lanes])
+    if full < n:
+        acc[..., :n - full] = fold(acc[..., :n - full], rows[..., full:])
+    if rows.dtype != np.float32:
+        return _lane_after_lane(acc, fold, lanes)
+    return _by_halves(acc, fold)
+
+
+def _lane_after_lane(vectors, fold, size):
+    acc = vectors[..., 0]
+    for i in range(1, size):
+        acc = fold(acc, vectors[..., i])
+    return acc
+
+
+def _by_halves(vectors, fold):
+    half = vectors.shape[-1] // 2
+    while half:  # lane i with lane i ^ half: the lanes from half on only repeat the first ones
+        vectors = fold(vectors[..., :half], vectors[..., half:2 * half])
+        half //= 2
+    return vectors[..., 0]
 
 
 def _padded(values, lanes):
     vector = np.zeros(lanes, values.dtype)  # (loadu with a count fills the rest with 0)
     vector[:values.size] = values
     return vector
-
-
-def _lane_after_lane(vector, fold, size):
-    acc = vector[:1]
-    for i in range(1, size):
-        acc = fold(acc, vector[i:i + 1])
-    return acc[0]
-
-
-def _shuffled(vector, fold):
-    """float32's VecReduceAllSIMD: fold with the other 128-bit half, then the other 64-bit
-    pair, then the neighbouring lane."""
-    if vector.size != 8:
-        return _lane_after_lane(vector, fold, vector.size)
-    for order in ([4, 5, 6, 7, 0, 1, 2, 3], [2, 3, 0, 1, 6, 7, 4, 5], [1, 0, 3, 2, 5, 4, 7, 6]):
-        vector = fold(vector, vector[order])
-    return vector[0]
-
-
-def _reduce_all(flat, fold, lanes):
-    n = flat.size
-    if n < lanes:
-        return _lane_after_lane(_padded(flat, lanes), fold, n)
-    acc, d = flat[:lanes].copy(), lanes
-    while d < n - n % lanes:
-        acc = fold(acc, flat[d:d + lanes])
-        d += lanes
-    if n > d:
-        acc[:n - d] = fold(acc, _padded(flat[d:], lanes))[:n - d]
-    return _shuffled(acc, fold)
 
 
 def _reduced_float(flat, fold):
@@ -88,4 +96,4 @@ def _reduced_float(flat, fold):
             high[:n - d - 8] = fold(high, tail_high)[:n - d - 8]
         else:
             low[:n - d] = fold(low, tail_low)[:n - d]
-    return _shuffled(fold(low, high), fold)
+    return _by_halves(fold(low, high), fold)

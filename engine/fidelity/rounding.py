@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from .reduce_all import reduce_all
+
 
 def _two_sum(a, b):
     """s + err == a + b exactly, with s = fl(a + b)."""
@@ -145,32 +147,5 @@ def fma(a, b, c):
 
 def reduce_all_sum(rows, lanes):
     """Each row's sum (the last axis), added in the order of torch's ``vec::reduce_all``
-    (ATen/cpu/vec/functional_base.h), which softmax's kernels use along their last dim.
-
-    ``lanes``: elements in one of torch's SIMD vectors (float32_math.simd_lanes). A row
-    shorter than a vector is added left to right. A longer one is added in vector
-    lanes (element i into lane i % lanes, the last partial vector into the first lanes),
-    then the lanes: float32's by halves (lane i + lane i ^ 4, ^ 2, ^ 1 with 8 lanes),
-    float64's left to right.
-    """
-    n = rows.shape[-1]
-    if n < lanes:
-        total = rows[..., 0]
-        for i in range(1, n):
-            total = total + rows[..., i]
-        return total
-    full = n - n % lanes
-    acc = rows[..., :lanes].copy()
-    for start in range(lanes, full, lanes):
-        acc += rows[..., start:start + lanes]
-    acc[..., :n - full] += rows[..., full:]
-    if rows.dtype == np.float32:
-        half = lanes // 2
-        while half:  # lane i + lane i ^ half: the lanes from half on only repeat the first ones
-            acc = acc[..., :half] + acc[..., half:2 * half]
-            half //= 2
-        return acc[..., 0]
-    total = acc[..., 0]
-    for i in range(1, lanes):
-        total = total + acc[..., i]
-    return total
+    (see reduce_all.reduce_all), as softmax's kernels add along their last dim."""
+    return reduce_all(rows, np.add, lanes)
