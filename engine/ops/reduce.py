@@ -603,9 +603,6 @@ def _takes_pair_out(op):
     @functools.wraps(op)
     def op_with_out(*args, out=None, **kwargs):
         if not isinstance(out, (tuple, list)):
-            if name == "sort" and out is not None:  # (sort has no overload with one out)
-                named = {**kwargs, "out": out}  # (out named last: the usual call)
-                raise _overload_error(name, args[0], args[1:], named)
             return single(*args, out=out, **kwargs)
         if len(out) != 2:
             raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
@@ -1559,46 +1556,6 @@ def nonzero(input, *, as_tuple=False):
     return tuple(make_view(result, (rows,), (1,), d * rows) for d in range(indices.shape[1]))
 
 
-def _stable_by_name(op):
-    """torch's sort and argsort have two overloads, ``(dim=-1, descending=False)`` and
-    ``(*, stable, dim=-1, descending=False)``: ``stable`` comes by name and then with dim and
-    descending by name too (``x.sort(0, stable=True)`` is a TypeError, not a sort)."""
-    name = op.__name__
-
-    @functools.wraps(op)
-    def checked(input, *args, **kwargs):
-        if len(args) > 2 or ("stable" in kwargs and args):
-            raise _overload_error(name, input, args, kwargs)
-        return op(input, *args, **kwargs)
-
-    return checked
-
-
-def _overload_error(name, input, args, kwargs):
-    """The error torch's argument parser raises when neither overload takes the arguments:
-    when only the ``stable`` overload could by their number, that it takes no positional
-    dim; otherwise the list of both."""
-    method = calls.called_as_method()
-    first = () if method else (input,)
-    given = len(first) + len(args)
-    has_out = not method  # (torch.sort and torch.argsort(stable=) take out=)
-    with_stable = (len(first) + 1, len(first) + 3 + has_out)  # fewest and most arguments
-    plain = (len(first), len(first) + 2 + (has_out and name == "sort"))
-    count = given + len(kwargs)
-    if with_stable[0] <= count <= with_stable[1] and not plain[0] <= count <= plain[1]:
-        raise TypeError(f"{name}() takes from {with_stable[0]} to {len(first)} positional "
-                        f"arguments but {given} were given")
-    input_part = "" if method else "Tensor input, "
-    out = {"sort": "tuple of Tensors out = None", "argsort": "Tensor out = None"}[name]
-    overloads = [f" * ({input_part}*, bool stable, int dim = -1, bool descending = False"
-                 f"{', ' + out if has_out else ''})",
-                 f" * ({input_part}int dim = -1, bool descending = False"
-                 f"{', *, ' + out if has_out and name == 'sort' else ''})"]
-    if "stable" in kwargs and not (has_out and name == "sort"):
-        overloads.append("      didn't match because some of the keywords were incorrect: stable")
-    return invalid_arguments_error(name, *first, *args, keywords=kwargs, overloads=overloads)
-
-
 _UNSTABLE = object()  # stable= not given: torch's sort overload recorded as SortBackward0
 
 
@@ -1607,7 +1564,6 @@ _UNSTABLE = object()  # stable= not given: torch's sort overload recorded as Sor
            "(Tensor input, int dim = -1, bool descending = False, *, "
            "tuple of Tensors out = None)", notes=True)
 @_takes_pair_out
-@_stable_by_name
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=_UNSTABLE):
     """(values, indices) sorted along dim; ties keep their order"""
@@ -1650,7 +1606,6 @@ class SortBackward0(Node):
            "Tensor out = None)",
            "(Tensor input, int dim = -1, bool descending = False)", notes=True)
 @takes_out(check=out_of_results_dtype)  # (argsort.stable's out=)
-@_stable_by_name
 @numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim=dim, descending=descending, stable=stable).indices
