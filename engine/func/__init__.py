@@ -1,0 +1,14 @@
+"""``engine.func``, imported as ``torch.func``: function transforms.
+
+``grad``, ``grad_and_value``, ``vjp`` and ``jacrev`` turn a function into the function that
+computes its derivatives (transforms.py: built on the engine's ordinary autograd, one
+"level" per call, nesting as ``grad(grad(f))``); ``functional_call`` runs a module with
+other tensors in place of its parameters and buffers (functional_call.py).
+
+Forward mode (``jvp``, ``jacfwd``, ``hessian``, which torch builds as jacfwd(jacrev)) is
+not in the engine yet.
+"""
+from .functional_call import functional_call
+from .transforms import grad, grad_and_value, jacrev, vjp
+
+__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "vjp"]

@@ -1,0 +1,313 @@
+"""``torch.func.grad``, ``grad_and_value``, ``vjp``, ``jacrev``: gradients as functions.
+
+torch builds these on "levels": each transform call wraps its inputs in a tensor of its own
+level, and unwraps results when it returns, so a result depends on the inputs of that call
+only. The engine gets the same results from plain autograd, one ``Level`` per call:
+
+* an input the transform differentiates becomes a *fresh* tensor: a new leaf when it does
+  not require grad, else a view of it (so an outer ``grad``, or ordinary autograd outside,
+  still sees through it);
+* the function runs with grad enabled (a transform does not obey a ``no_grad`` outside it,
+  as torch's), and ``autograd.grad`` differentiates with respect to the fresh tensors only,
+  keeping its own graph (``create_graph``) so that an outer transform can differentiate the
+  result again: that is how ``grad(grad(f))`` nests;
+* when the call returns, each result is "unwrapped": detached if the caller had grad off,
+  or if its graph reaches nothing but this call's fresh leaves (the graph only this level
+  could see). A result that depends on a tensor that requires grad outside (an input that
+  did, a captured parameter, an outer level's input) keeps its graph, as torch's does.
+
+Where torch computes many vector-Jacobian products at once with ``vmap`` (``jacrev``), the
+engine runs one backward pass per row of the Jacobian (chunk by chunk) and stacks them.
+"""
+import functools
+
+from ..core.backward import grad as autograd_grad
+from ..core.grad_mode import enable_grad, is_grad_enabled
+from ..core.node import AccumulateGrad, Node, record
+from ..core.tensor import Tensor
+from ..ops.creation import zeros, zeros_like
+from ..ops.join import stack
+from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
+
+
+# ---------------------------------------------------------------- levels
+class AliasBackward0(Node):
+    """The level's own handle on an input that requires grad outside: the gradient passes
+    back unchanged (a view would add a ViewBackward0 to every gradient an outer level
+    takes through it, which torch's results do not show)."""
+
+    def backward(self, grad):
+        return grad
+
+
+class Level:
+    """One call of a gradient transform: the tensors it made and the grad mode it found."""
+
+    def __init__(self):
+        self.outer_grad_enabled = is_grad_enabled()
+        self.fresh = set()  # ids of the leaves this call made
+
+    def differentiable(self, value):
+        """The tensor the function sees in place of ``value``, to differentiate against."""
+        if not isinstance(value, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
+        if value.requires_grad:  # a new tensor whose graph reaches the caller's
+            return record(AliasBackward0, value.detach(), (value,))
+        fresh = value.detach().requires_grad_()
+        self.fresh.add(id(fresh))
+        return fresh
+
+    def unwrap(self, value):
+        """A result as the caller sees it (see the module's docstring)."""
+        if not isinstance(value, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(value)}")
+        if value.requires_grad and (not self.outer_grad_enabled or
+                                    not self.reaches_outside(value)):
+            return value.detach()
+        return value
+
+    def reaches_outside(self, tensor):
+        """Whether the graph of ``tensor`` reaches a leaf this call did not make."""
+        if tensor.grad_fn is None:
+            return id(tensor) not in self.fresh
+        seen, todo = set(), [tensor.grad_fn]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, AccumulateGrad):
+                if id(node.variable) not in self.fresh:
+                    return True
+                continue
+            for child, _ in node.next_functions:
+                if child is not None and id(child) not in seen:
+                    seen.add(id(child))
+                    todo.append(child)
+        return False
+
+
+def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True,
+              keep_for_outer=True, fill=True):
+    """functorch's ``_autograd_grad``: zeros for inputs the outputs do not depend on.
+
+    torch keeps one graph per level; here all levels share the one graph, so a graph an
+    outer level will differentiate again (``create_graph``) is also kept."""
+    retain_graph = retain_graph or (create_graph and keep_for_outer)
+    given = seeds is not None
+    pairs = [(o, s) for o, s in zip(outputs, seeds if given else outputs) if o.requires_grad]
+    if not pairs:
+        return tuple(zeros_like(t) if fill else None for t in inputs)
+    found = autograd_grad([o for o, _ in pairs], inputs,
+                          [s for _, s in pairs] if given else None,
+                          retain_graph=retain_graph, create_graph=create_graph,
+                          allow_unused=True)
+    return tuple(zeros_like(t) if g is None and fill else g for g, t in zip(found, inputs))
+
+
+# ---------------------------------------------------------------- argnums
+def _wrap_argnum(argnum, count):
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if -count <= argnum < count:
+        return argnum % count
+    raise RuntimeError(f"Got argnum={argnum}, but only {count} positional inputs")
+
+
+def checked_argnums(argnums, count):
+    """``argnums`` made non-negative, with torch's checks in torch's order."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, int):
+        return _wrap_argnum(argnums, count)
+    wrapped = tuple(_wrap_argnum(a, count) for a in argnums)
+    if not wrapped:
+        raise RuntimeError("argnums must be non-empty")
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"argnums elements must be unique, got {wrapped}")
+    return wrapped
+
+
+def slice_argnums(args, argnums, as_tuple=True):
+    argnums = checked_argnums(argnums, len(args))
+    if isinstance(argnums, int):
+        return (args[argnums],) if as_tuple else args[argnums]
+    return tuple(args[i] for i in argnums)
+
+
+def _with_differentiable(args, argnums, level):
+    """``args`` with the differentiated ones replaced; and those (as argnums shapes them)."""
+    argnums = checked_argnums(argnums, len(args))
+    chosen = (argnums,) if isinstance(argnums, int) else argnums
+    new = list(args)
+    for i in chosen:
+        new[i] = tree_map(level.differentiable, args[i])
+    diff = new[argnums] if isinstance(argnums, int) else tuple(new[i] for i in argnums)
+    return tuple(new), diff
+
+
+# ---------------------------------------------------------------- grad, grad_and_value
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``grad_and_value(f)(*args)``: ``(gradient, f(*args))``; with ``has_aux``,
+    ``(gradient, (output, aux))``. f must return a 0-d tensor."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return _grad_and_value(func, argnums, has_aux, args, kwargs)
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """``grad(f)(*args)``: the gradient of a scalar function f with respect to
+    ``args[argnums]`` (a tuple of gradients for a tuple of argnums; a tree of them for a
+    tree of tensors). With ``has_aux``, f returns ``(output, aux)`` and grad returns
+    ``(gradient, aux)``. Inputs' ``.grad`` are left alone; a ``no_grad`` around the call
+    does not stop it; an input f does not use gets zeros."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        gradient, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        return (gradient, value[1]) if has_aux else gradient
+
+    return wrapper
+
+
+def _grad_and_value(func, argnums, has_aux, args, kwargs):
+    level = Level()
+    with enable_grad():
+        args, diff_args = _with_differentiable(args, argnums, level)
+        output = func(*args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        if not isinstance(output, Tensor):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                               f"Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        flat_diff, spec = tree_flatten(diff_args)
+        found = gradients((output,), flat_diff, create_graph=level.outer_grad_enabled)
+        gradient = tree_map(level.unwrap, tree_unflatten(found, spec))
+        output = level.unwrap(output)
+        if has_aux:
+            aux = tree_map(level.unwrap, aux)
+    return gradient, ((output, aux) if has_aux else output)
+
+
+# ---------------------------------------------------------------- vjp
+def vjp(func, *primals, has_aux=False):
+    """``(func(*primals), vjp_fn)``, and ``aux`` with ``has_aux``: ``vjp_fn(cotangents)``
+    is the tuple of vector-Jacobian products, one per primal (any number of calls)."""
+    return _vjp(func, primals, None, has_aux)[:3 if has_aux else 2]
+
+
+def _vjp(func, primals, argnums, has_aux):
+    level = Level()
+    with enable_grad():
+        if argnums is None:
+            primals = tree_map(level.differentiable, primals)
+            diff_primals = primals
+        else:
+            primals, diff_primals = _with_differentiable(primals, argnums, level)
+        output = func(*primals)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            output, aux = output
+            aux = tree_map(level.unwrap, aux)
+        flat_output, output_spec = tree_flatten(output)
+        _check_outputs(flat_output)
+        flat_diff, diff_spec = tree_flatten(diff_primals)
+        results = tree_map(level.unwrap, output)
+        for out in flat_output:
+            if not out.is_floating_point():
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                                   f"complex Tensors, got Tensor with dtype {out.dtype}")
+
+    def flat_vjp(flat_cotangents, retain_graph=True, create_graph=None, fill=True):
+        """The products as a flat list (None for an input the outputs ignore, unless fill)."""
+        create_graph = is_grad_enabled() if create_graph is None else create_graph
+        found = gradients(flat_output, flat_diff, flat_cotangents, retain_graph=retain_graph,
+                          create_graph=create_graph and level.outer_grad_enabled,
+                          keep_for_outer=False, fill=fill)  # (retain_graph: the caller's)
+        return [g if g is None else level.unwrap(g) for g in found]
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        flat_cotangents, cotangents_spec = tree_flatten(cotangents)
+        if cotangents_spec != output_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{spec_text(cotangents_spec)}, primal output: "
+                               f"{spec_text(output_spec)}")
+        return tree_unflatten(flat_vjp(flat_cotangents, retain_graph, create_graph), diff_spec)
+
+    return results, vjp_fn, aux, flat_vjp
+
+
+def _check_outputs(flat_output):
+    if not flat_output or (len(flat_output) == 1 and flat_output[0] is None):
+        raise RuntimeError("vjp(f, *primals): Expected f to be a function that has non-empty "
+                           f"output (got output = {flat_output})")
+    for out in flat_output:
+        if not isinstance(out, Tensor):
+            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(out)}")
+
+
+# ---------------------------------------------------------------- jacrev
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """``jacrev(f)(*args)``: the Jacobian of f with respect to ``args[argnums]`` by reverse
+    mode, one vector-Jacobian product per output element, ``chunk_size`` at a time.
+    Each block has the shape ``output.shape + input.shape``; trees of outputs and of
+    inputs give trees of blocks (outputs outside, inputs inside), as torch's."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        output, _, aux, flat_vjp = _vjp(func, args, argnums, has_aux)
+        flat_output, output_spec = tree_flatten(output)
+        numels = [o.numel() for o in flat_output]
+        flat_primals, primals_spec = tree_flatten(slice_argnums(args, argnums))
+        per_input = _stacked_rows(flat_vjp, flat_output, numels, chunk_size, flat_primals)
+        blocks = [[piece.view(tuple(o.shape) + tuple(p.shape))
+                   for piece, o in zip(rows.split(numels), flat_output)]
+                  for rows, p in zip(per_input, flat_primals)]
+        by_output = [tree_unflatten([column[i] for column in blocks], primals_spec)
+                     for i in range(len(flat_output))]
+        if isinstance(argnums, int):
+            by_output = [block[0] for block in by_output]
+        jacobian = tree_unflatten(by_output, output_spec)
+        return (jacobian, aux) if has_aux else jacobian
+
+    return wrapper
+
+
+def _stacked_rows(flat_vjp, flat_output, numels, chunk_size, primals):
+    """Per input, the rows of every output's Jacobian, stacked: ``(sum(numels), *shape)``.
+
+    Row k is the vjp seeded with the k-th unit vector of all outputs laid end to end.
+    (``chunk_size`` only changes how many rows torch's vmap computes at once: the engine
+    computes one row per backward pass either way.) An input no output depends on gets
+    zeros, broadcast along the rows as torch's vmap leaves them (stride 0)."""
+    total = sum(numels)
+    if total == 0:  # no output element: an empty Jacobian
+        return [zeros(0, *p.shape, dtype=p.dtype) for p in primals]
+    rows = [[] for _ in primals]
+    for k in range(total):
+        seeds, offset = [], 0
+        for o, n in zip(flat_output, numels):
+            seed = zeros(n, dtype=o.dtype)
+            if offset <= k < offset + n:
+                seed[k - offset] = 1
+            seeds.append(seed.view(o.shape))
+            offset += n
+        for column, g in zip(rows, flat_vjp(seeds, fill=False)):
+            column.append(g)
+    return [zeros_like(p).expand(total, *p.shape) if column[0] is None else stack(column)
+            for column, p in zip(rows, primals)]
