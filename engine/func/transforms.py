@@ -25,9 +25,11 @@ from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
-from ..ops.creation import zeros, zeros_like
+from ..ops.creation import ones_like, zeros, zeros_like
+from .batched import BatchedTensor, from_real, to_real
 from ..ops.join import stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
+from .vmap import levels as vmap_levels
 
 
 # ---------------------------------------------------------------- levels
@@ -48,22 +50,31 @@ class Level:
         self.fresh = set()  # ids of the leaves this call made
 
     def differentiable(self, value):
-        """The tensor the function sees in place of ``value``, to differentiate against."""
-        if not isinstance(value, Tensor):
+        """The tensor the function sees in place of ``value``, to differentiate against.
+
+        Under vmap, a tensor that is not batched is first expanded along every running
+        vmap's batch (each sample gets its own copy to differentiate: per-sample gradients),
+        and the gradient is taken of the physical tensors, batch dimensions included."""
+        if not isinstance(value, (Tensor, BatchedTensor)):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
-        if value.requires_grad:  # a new tensor whose graph reaches the caller's
-            return record(AliasBackward0, value.detach(), (value,))
-        fresh = value.detach().requires_grad_()
+        real, levels = to_real(value)
+        if len(levels) < len(vmap_levels):
+            real = real.expand(*vmap_levels[len(levels):], *real.shape)
+            levels = list(range(len(levels) + 1, len(vmap_levels) + 1))
+        if real.requires_grad:  # a new tensor whose graph reaches the caller's
+            return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
+        fresh = real.detach().requires_grad_()
         self.fresh.add(id(fresh))
-        return fresh
+        return from_real(fresh, levels)
 
     def unwrap(self, value):
         """A result as the caller sees it (see the module's docstring)."""
-        if not isinstance(value, Tensor):
+        if not isinstance(value, (Tensor, BatchedTensor)):
             raise RuntimeError(f"Expected tensors, got unsupported type {type(value)}")
-        if value.requires_grad and (not self.outer_grad_enabled or
-                                    not self.reaches_outside(value)):
-            return value.detach()
+        real, levels = to_real(value)
+        if real.requires_grad and (not self.outer_grad_enabled or
+                                   not self.reaches_outside(real)):
+            return from_real(real.detach(), levels)
         return value
 
     def reaches_outside(self, tensor):
@@ -89,8 +100,24 @@ def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True
     """functorch's ``_autograd_grad``: zeros for inputs the outputs do not depend on.
 
     torch keeps one graph per level; here all levels share the one graph, so a graph an
-    outer level will differentiate again (``create_graph``) is also kept."""
-    retain_graph = retain_graph or (create_graph and keep_for_outer)
+    outer level will differentiate again (``create_graph``) is also kept. Under vmap the
+    outputs, inputs and seeds are batched: the walk runs on their physical tensors (a
+    seed that is not batched is expanded to its output's batch), and the gradients come
+    back batched as their inputs."""
+    inputs, input_levels = zip(*(to_real(t) for t in inputs)) if inputs else ((), ())
+    outputs = [to_real(o)[0] for o in outputs]
+    if seeds is not None:
+        seeds = [to_real(s)[0] for s in seeds]
+        seeds = [s.expand(o.shape) if s.dim() < o.dim() else s  # (a wrong shape: autograd's
+                 for s, o in zip(seeds, outputs)]                 # own error)
+    elif any(o.dim() for o in outputs):  # a batch of scalars: one gradient per sample
+        seeds = [ones_like(o) for o in outputs]
+    found = _gradients(outputs, inputs, seeds, retain_graph or (create_graph and keep_for_outer),
+                       create_graph, fill)
+    return tuple(g if g is None else from_real(g, lv) for g, lv in zip(found, input_levels))
+
+
+def _gradients(outputs, inputs, seeds, retain_graph, create_graph, fill):
     given = seeds is not None
     pairs = [(o, s) for o, s in zip(outputs, seeds if given else outputs) if o.requires_grad]
     if not pairs:
@@ -181,7 +208,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
                 raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
                                    "tuple: (output, aux) if has_aux is True")
             output, aux = output
-        if not isinstance(output, Tensor):
+        if not isinstance(output, (Tensor, BatchedTensor)):
             raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                f"Tensor, got {type(output)}")
         if output.dim() != 0:
@@ -254,7 +281,7 @@ def _check_outputs(flat_output):
         raise RuntimeError("vjp(f, *primals): Expected f to be a function that has non-empty "
                            f"output (got output = {flat_output})")
     for out in flat_output:
-        if not isinstance(out, Tensor):
+        if not isinstance(out, (Tensor, BatchedTensor)):
             raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
                                f"got unsupported type {type(out)}")
 
