@@ -16,8 +16,11 @@ only. The engine gets the same results from plain autograd, one ``Level`` per ca
   could see). A result that depends on a tensor that requires grad outside (an input that
   did, a captured parameter, an outer level's input) keeps its graph, as torch's does.
 
-Where torch computes many vector-Jacobian products at once with ``vmap`` (``jacrev``), the
-engine runs one backward pass per row of the Jacobian (chunk by chunk) and stacks them.
+``jacrev`` computes all the rows of a Jacobian at once as torch does, with ``vmap`` of a
+vector-Jacobian product over the unit vectors (vmap.py): one batched forward and backward
+pass, or one pass per row when the function has an operation without a batching rule.
+Under ``vmap``, a transform differentiates the physical (batched) tensors: see
+``Level.differentiable``.
 """
 import functools
 
@@ -25,11 +28,12 @@ from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
-from ..ops.creation import ones_like, zeros, zeros_like
+from ..ops.creation import eye, ones_like, zeros, zeros_like
 from .batched import BatchedTensor, from_real, to_real
 from ..ops.join import stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
 from .vmap import levels as vmap_levels
+from .vmap import vmap
 
 
 # ---------------------------------------------------------------- levels
@@ -59,8 +63,7 @@ class Level:
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
         real, levels = to_real(value)
         if len(levels) < len(vmap_levels):
-            real = real.expand(*vmap_levels[len(levels):], *real.shape)
-            levels = list(range(len(levels) + 1, len(vmap_levels) + 1))
+            real, levels = _batched_at_every_level(real, levels)
         if real.requires_grad:  # a new tensor whose graph reaches the caller's
             return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
         fresh = real.detach().requires_grad_()
@@ -95,6 +98,16 @@ class Level:
         return False
 
 
+def _batched_at_every_level(real, levels):
+    """``real`` (batch dims for ``levels`` first) with a batch dim for every running vmap,
+    outermost first: a size-1 dim where one is missing, then all expanded."""
+    logical = tuple(real.shape)[len(levels):]
+    for position in range(len(vmap_levels)):
+        if position + 1 not in levels:
+            real = real.unsqueeze(position)
+    return real.expand(*vmap_levels, *logical), list(range(1, len(vmap_levels) + 1))
+
+
 def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True,
               keep_for_outer=True, fill=True):
     """functorch's ``_autograd_grad``: zeros for inputs the outputs do not depend on.
@@ -113,8 +126,18 @@ def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True
     elif any(o.dim() for o in outputs):  # a batch of scalars: one gradient per sample
         seeds = [ones_like(o) for o in outputs]
     found = _gradients(outputs, inputs, seeds, retain_graph or (create_graph and keep_for_outer),
-                       create_graph, fill)
+                       create_graph, False)
+    if fill:  # zeros for an unused input: the same for every sample (stride 0), as torch's
+        found = [_unused(t, lv) if g is None else g
+                 for g, t, lv in zip(found, inputs, input_levels)]
     return tuple(g if g is None else from_real(g, lv) for g, lv in zip(found, input_levels))
+
+
+def _unused(real, levels):
+    if not levels:
+        return zeros_like(real)
+    logical = tuple(real.shape)[len(levels):]
+    return zeros(logical, dtype=real.dtype).expand(real.shape)
 
 
 def _gradients(outputs, inputs, seeds, retain_graph, create_graph, fill):
@@ -289,7 +312,8 @@ def _check_outputs(flat_output):
 # ---------------------------------------------------------------- jacrev
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """``jacrev(f)(*args)``: the Jacobian of f with respect to ``args[argnums]`` by reverse
-    mode, one vector-Jacobian product per output element, ``chunk_size`` at a time.
+    mode: the vector-Jacobian products with every unit vector of the outputs, computed at
+    once by vmap (``chunk_size`` rows at a time; ``chunk_size=1``: one backward per row).
     Each block has the shape ``output.shape + input.shape``; trees of outputs and of
     inputs give trees of blocks (outputs outside, inputs inside), as torch's."""
     if not (chunk_size is None or chunk_size > 0):
@@ -301,7 +325,11 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         flat_output, output_spec = tree_flatten(output)
         numels = [o.numel() for o in flat_output]
         flat_primals, primals_spec = tree_flatten(slice_argnums(args, argnums))
-        per_input = _stacked_rows(flat_vjp, flat_output, numels, chunk_size, flat_primals)
+        if sum(numels) and chunk_size != 1:
+            per_input = _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels,
+                                      chunk_size)
+        else:  # (chunk_size=1: torch's "same as a for-loop")
+            per_input = _stacked_rows(flat_vjp, flat_output, numels, chunk_size, flat_primals)
         blocks = [[piece.view(tuple(o.shape) + tuple(p.shape))
                    for piece, o in zip(rows.split(numels), flat_output)]
                   for rows, p in zip(per_input, flat_primals)]
@@ -315,13 +343,38 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     return wrapper
 
 
+def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size):
+    """Per input, the rows of every output's Jacobian, as torch computes them: ``vmap`` of
+    a vjp over the unit vectors, so one batched forward and one batched backward pass give
+    all rows (what has no batching rule runs once per row instead: vmap's loop).
+
+    Row k is the gradient of ``sum_i (output_i * seed_i).sum()``, seeds the k-th unit
+    vector of all outputs laid end to end."""
+    total, seeds, offset = sum(numels), [], 0
+    for o, n in zip(flat_output, numels):
+        block = zeros(total, n, dtype=o.dtype)
+        block[offset:offset + n] = eye(n, dtype=o.dtype)
+        seeds.append(block.view(total, *o.shape))
+        offset += n
+
+    def row(*row_seeds):
+        def weighted(*call_args):
+            output = func(*call_args)
+            flat = tree_flatten(output[0] if has_aux else output)[0]
+            terms = [(o * seed).sum() for o, seed in zip(flat, row_seeds)]
+            return functools.reduce(lambda a, b: a + b, terms)
+
+        return grad(weighted, argnums)(*args)
+
+    return tree_flatten(vmap(row, chunk_size=chunk_size)(*seeds))[0]
+
+
 def _stacked_rows(flat_vjp, flat_output, numels, chunk_size, primals):
     """Per input, the rows of every output's Jacobian, stacked: ``(sum(numels), *shape)``.
 
-    Row k is the vjp seeded with the k-th unit vector of all outputs laid end to end.
-    (``chunk_size`` only changes how many rows torch's vmap computes at once: the engine
-    computes one row per backward pass either way.) An input no output depends on gets
-    zeros, broadcast along the rows as torch's vmap leaves them (stride 0)."""
+    Row k is the vjp seeded with the k-th unit vector of all outputs laid end to end, one
+    backward pass per row (``chunk_size=1``, torch's "for-loop" case). An input no output
+    depends on gets zeros, broadcast along the rows as torch's vmap leaves them (stride 0)."""
     total = sum(numels)
     if total == 0:  # no output element: an empty Jacobian
         return [zeros(0, *p.shape, dtype=p.dtype) for p in primals]
