@@ -296,7 +296,8 @@ def _vjp(func, primals, argnums, has_aux):
                                f"{spec_text(output_spec)}")
         return tree_unflatten(flat_vjp(flat_cotangents, retain_graph, create_graph), diff_spec)
 
-    return results, vjp_fn, aux, flat_vjp
+    vjp_fn.__name__, vjp_fn.__qualname__ = "wrapper", "_vjp_with_argnums.<locals>.wrapper"
+    return results, vjp_fn, aux, flat_vjp  # (vjp_fn prints as torch's function does)
 
 
 def _check_outputs(flat_output):

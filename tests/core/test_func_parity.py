@@ -112,6 +112,7 @@ CASES = {
     # ---- vjp
     "vjp": "out, fn = F.vjp(lambda a: a ** 2, x); r = (out, fn(m.ones_like(x)))",
     "vjp called twice": "out, fn = F.vjp(lambda a: a ** 2, x); r = (fn(x), fn(x * 2))",
+    "vjp_fn's name": "out, fn = F.vjp(lambda a: a ** 2, x); r = (fn.__name__, fn.__qualname__)",
     "vjp of two primals and outputs":
         "out, fn = F.vjp(lambda a, b: (a * b, a + b), x, w); r = (out, fn((x, w)))",
     "vjp of a dict output":

@@ -94,6 +94,8 @@ BATCHED = {
     "select and narrow": "r = vmap(lambda a: (a.select(0, 1), a.narrow(0, 1, 2)))(x)",
     "unbind": "r = vmap(lambda a: a.unbind())(x)",
     "shape inside": "r = vmap(lambda a: a * a.shape[0] + a.dim())(x)",
+    "printing inside": "seen = []\nvmap(lambda a: seen.append(repr(a)) or a)(x)\n"
+                       "r = (seen, vmap(lambda a: a.sum(), in_dims=1)(x))",
     # dims
     "in_dims 1": "r = vmap(lambda a: a * 2, in_dims=1)(x)",
     "in_dims -1": "r = vmap(lambda a: a.sum(), in_dims=-1)(x)",
