@@ -10,11 +10,14 @@ the batch is a batch of matrices. A BatchedTensor of an inner ``vmap`` holds a B
 of the outer one, so the rules nest without knowing it.
 
 What has a rule: Python's operators, the tensor methods in ``ELEMENTWISE``, ``REDUCTIONS``,
-``VIEWS`` and the few below them, and the ``torch.<name>`` functions of the same names
-(engine/ops/common.py hands a BatchedTensor given as ``input`` to ``__torch_function__``).
-Anything else (``torch.nn.functional``'s layers and losses, ``torch.cat``, indexing with a
-batched index ...) raises ``NoBatchingRule``, and ``vmap`` runs the function again, once
-per sample, and stacks the results (vmap.py): the same numbers, in a Python loop.
+``SCANS`` and the views and products defined in the class, the ``torch.<name>`` functions
+of the same names (engine/ops/common.py hands a BatchedTensor given as ``input`` to
+``__torch_function__``), and ``NN_RULES``: ``F.linear`` (so ``nn.Linear``), ``F.relu``,
+``F.tanh``, ``F.sigmoid``, ``F.mse_loss`` and ``F.cross_entropy`` with class indices
+(engine/nn/functional.py hands a BatchedTensor to them the same way). Anything else
+(``torch.cat``, ``torch.add(x, batched)``, other layers and losses, indexing with a tensor
+...) raises ``NoBatchingRule``, and ``vmap`` runs the function again, once per sample, and
+stacks the results (vmap.py): the same numbers, in a Python loop.
 """
 from ..core.tensor import Tensor
 from ..fidelity.size import Size
@@ -170,6 +173,9 @@ class BatchedTensor:
 
     # ------------------------------------------------------------ torch.<name>(batched)
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        rule = NN_RULES.get(func.__name__) if func.__module__.startswith("engine.nn") else None
+        if rule is not None:
+            return rule(*args, **(kwargs or {}))
         method = getattr(BatchedTensor, func.__name__, None)
         if method is None or func.__name__.startswith("_"):
             raise NoBatchingRule(func.__name__)
@@ -457,3 +463,52 @@ BatchedTensor.__neg__ = _method("neg")
 BatchedTensor.__abs__ = _method("abs")
 BatchedTensor.__invert__ = _method("logical_not")
 BatchedTensor.__hash__ = object.__hash__
+
+
+# ---------------------------------------------------------------- torch.nn.functional
+# The layers and losses a per-sample-gradient model uses (nn.Linear, activations, mse_loss,
+# cross_entropy with class indices), composed of the rules above; any other argument
+# (weights, label smoothing, ignore_index met ...) runs the per-sample loop.
+def _linear(input, weight, bias=None):
+    if weight.dim() != 2 or input.dim() == 0:
+        raise NoBatchingRule("linear: the loop gives torch's errors")
+    if isinstance(weight, BatchedTensor):  # per-sample weights (grad under vmap):
+        # W x (W X^T, transposed back), whose backward leaves dW laid out as torch's
+        out = matmul(weight, input) if input.dim() == 1 else matmul(weight, input.mT).mT
+    else:
+        out = matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def _mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None or tuple(input.shape) != tuple(
+            target.shape) or reduction not in ("mean", "sum", "none"):
+        raise NoBatchingRule("mse_loss: the loop gives torch's warnings and errors")
+    squares = (input - target) ** 2
+    return squares if reduction == "none" else getattr(squares, reduction)()
+
+
+def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                   reduce=None, reduction="mean", label_smoothing=0.0):
+    level = batch_level((input, target))
+    if (weight is not None or size_average is not None or reduce is not None or
+            label_smoothing != 0.0 or reduction not in ("mean", "sum", "none") or
+            input.dim() not in (1, 2) or target.dim() != input.dim() - 1 or
+            target.is_floating_point() or input.level != level):
+        raise NoBatchingRule("cross_entropy: the loop gives torch's other cases")
+    logp = physical(input.log_softmax(-1))
+    picked = physical(target) if isinstance(target, BatchedTensor) else \
+        target.unsqueeze(0).expand(logp.shape[0], *target.shape)
+    if not isinstance(logp, Tensor) or not isinstance(picked, Tensor) or \
+            bool((picked == ignore_index).any()) or bool((picked < 0).any()) or \
+            bool((picked >= logp.shape[-1]).any()):
+        raise NoBatchingRule("cross_entropy: nested, ignored or out-of-range targets")
+    losses = BatchedTensor(-logp.gather(-1, picked.unsqueeze(-1)).squeeze(-1), level)
+    if reduction == "none" or input.dim() == 1:
+        return losses
+    return getattr(losses, reduction)()
+
+
+NN_RULES = {"linear": _linear, "mse_loss": _mse_loss, "cross_entropy": _cross_entropy,
+            "relu": lambda input, inplace=False: input.relu_() if inplace else input.relu(),
+            "sigmoid": lambda input: input.sigmoid(), "tanh": lambda input: input.tanh()}

@@ -11,6 +11,7 @@ tied names (the same Parameter under two names) stands for all of them.
 """
 from ..core.tensor import Tensor
 from ..nn.modules.module import Module
+from .batched import BatchedTensor
 
 _MISSING = object()
 
@@ -118,7 +119,8 @@ def _owner(module, name):
 
 def _swap(module, name, tensor):
     owner, attribute = _owner(module, name), name.rpartition(".")[2]
-    if tensor is not _MISSING and tensor is not None and not isinstance(tensor, Tensor):
+    if tensor is not _MISSING and tensor is not None and not isinstance(tensor, Tensor) and \
+            not isinstance(tensor, BatchedTensor):  # (torch's BatchedTensor is a Tensor)
         raise TypeError(f"{tensor} is not an instance of torch.Tensor")
     if attribute == "":
         raise KeyError('tensor name can\'t be empty string ""')

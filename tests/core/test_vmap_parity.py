@@ -131,6 +131,23 @@ BATCHED = {
     "vmap of grad of grad": "r = vmap(m.func.grad(m.func.grad(lambda a: a.sin() * a)))(v)",
     "grad of a vmapped function": "r = m.func.grad(lambda a: vmap(lambda b: b ** 2)(a).sum())(x)",
     "in-place on a batched tensor": "r = vmap(lambda a: a.clone().mul_(2).add_(1))(x)",
+    # torch.nn.functional
+    "F.linear": "r = vmap(lambda a: F.linear(a, w))(x)",
+    "F.linear with a bias": "r = vmap(lambda a: F.linear(a.view(1, 3), w, w[:, 0]))(x)",
+    "F.relu, F.tanh, F.sigmoid": "r = vmap(lambda a: F.relu(a) + F.tanh(a) * F.sigmoid(a))(x)",
+    "F.mse_loss": "r = vmap(lambda a, b: F.mse_loss(a, b))(x, y)",
+    "F.mse_loss sum and none": "r = vmap(lambda a, b: (F.mse_loss(a, b, reduction='sum'), "
+                               "F.mse_loss(a, b, reduction='none')))(x, y)",
+    "F.cross_entropy of one sample's logits":
+        "r = vmap(lambda a, t: F.cross_entropy(a, t))(x, m.tensor([0, 2]))",
+    "F.cross_entropy of rows of logits":
+        "r = vmap(lambda a, t: (F.cross_entropy(a, t), F.cross_entropy(a, t, reduction='sum'), "
+        "F.cross_entropy(a, t, reduction='none')))(w.view(2, 2, 3), m.tensor([[0, 2], [1, 1]]))",
+    "nn.Linear through functional_call, per-sample gradients":
+        "m.manual_seed(0)\nlin = m.nn.Linear(3, 2).to(x.dtype)\n"
+        "p = {k: t.detach() for k, t in lin.named_parameters()}\n"
+        "r = vmap(m.func.grad(lambda p, a: m.func.functional_call(lin, p, (a,)).sum()), "
+        "in_dims=(None, 0))(p, x)",
 }
 
 LOOPED = {  # no batching rule: the engine runs them once per sample (same values; layouts
@@ -138,19 +155,17 @@ LOOPED = {  # no batching rule: the engine runs them once per sample (same value
     "torch.add with alpha": "r = vmap(lambda a: m.add(a, w[0], alpha=2))(x)",
     "torch.where": "r = vmap(lambda a: m.where(a > 0, a, a * 0.1))(x)",
     "torch.matmul": "r = vmap(lambda a: m.matmul(a, w.t()))(x)",
-    "F.linear": "r = vmap(lambda a: F.linear(a, w))(x)",
-    "F.mse_loss": "r = vmap(lambda a, b: F.mse_loss(a, b))(x, y)",
     "torch.cat": "r = vmap(lambda a: m.cat([a, a * 2]))(x)",
     "torch.stack": "r = vmap(lambda a: m.stack([a, a]))(x)",
     "advanced index": "r = vmap(lambda a: a[m.tensor([0, 2])])(x)",
     "jacrev in vmap": "r = vmap(m.func.jacrev(lambda a: a.sin()))(x)",
     "randomness different": "m.manual_seed(0)\n"
                             "r = vmap(lambda a: a + m.rand(3), randomness='different')(x)",
-    "functional_call per sample":
-        "m.manual_seed(0)\nlin = m.nn.Linear(3, 2).to(x.dtype)\n"
-        "p = {k: t.detach() for k, t in lin.named_parameters()}\n"
-        "r = vmap(m.func.grad(lambda p, a: m.func.functional_call(lin, p, (a,)).sum()), "
-        "in_dims=(None, 0))(p, x)",
+    "F.mse_loss of another shape": "r = vmap(lambda a, b: F.mse_loss(a, b[:1]))(x, y)",
+    "F.cross_entropy with label smoothing":
+        "r = vmap(lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1))(x, m.tensor([0, 2]))",
+    "F.cross_entropy with an ignored target":
+        "r = vmap(lambda a, t: F.cross_entropy(a, t, ignore_index=2))(x, m.tensor([0, 2]))",
 }
 
 ERRORS = {
@@ -244,12 +259,20 @@ def loss(p, xi, yi):
     h = (xi @ p['0.weight'].T + p['0.bias']).tanh()
     return ((h @ p['2.weight'].T + p['2.bias'] - yi) ** 2).mean()
 """,
-    "an MLP through functional_call and F.mse_loss (per-sample loop)": """
+    "an MLP through functional_call and F.mse_loss (batched)": """
 def loss(p, xi, yi):
     out = m.func.functional_call(model, p, (xi.unsqueeze(0),))
     return m.nn.functional.mse_loss(out, yi.unsqueeze(0))
 """,
 }
+
+
+PER_SAMPLE["a classifier through functional_call and F.cross_entropy (batched)"] = """
+def loss(p, xi, yi):
+    out = m.func.functional_call(model, p, (xi.unsqueeze(0),))
+    logits = out * m.tensor([1.0, -1.0, 0.5])
+    return m.nn.functional.cross_entropy(logits, (yi > 0).long().view(1))
+"""
 
 
 @pytest.mark.parametrize("name", list(PER_SAMPLE))
