@@ -116,6 +116,9 @@ class BatchedTensor:
     """A tensor with a hidden batch dimension (the first of ``value``) at vmap ``level``."""
 
     __slots__ = ("value", "level")
+    # the mark the engine's functions look for before handing a call to __torch_function__
+    # (a real torch.Tensor has __torch_function__ too: it must get the engine's TypeError)
+    __engine_vmap__ = True
     __array_priority__ = 1000  # (numpy scalars on the left defer to our operators)
 
     def __init__(self, value, level):

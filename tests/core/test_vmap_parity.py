@@ -293,3 +293,17 @@ def test_per_sample_gradients_of_an_mlp(name):
     parity.assert_same(e, t, exact=False, check_layout=False)
     for (_, batched), (_, single) in zip(e[0], e[1]):
         assert (batched[5] - single).abs().max().item() < 1e-6
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: engine.nn.functional.relu(t), lambda t: engine.nn.functional.sigmoid(t),
+    lambda t: engine.nn.functional.tanh(t), lambda t: engine.exp(t),
+    lambda t: engine.nn.functional.linear(t, engine.ones(2, 2)),
+    lambda t: engine.nn.functional.mse_loss(t, engine.ones(1, 2)),
+    lambda t: engine.nn.functional.cross_entropy(t, engine.tensor([0])),
+    lambda t: engine.add(t, 1)])
+def test_a_real_torch_tensor_gets_the_engines_type_error(call):
+    """A torch.Tensor has __torch_function__ too: vmap's hand-over must not take it (it
+    recursed); the engine refuses it as it refuses any non-tensor."""
+    with pytest.raises(TypeError):  # (not RecursionError)
+        call(torch.ones(1, 2))
