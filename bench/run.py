@@ -525,6 +525,46 @@ class Report:
         return "\n".join(lines)
 
 
+# ------------------------------------------------------------------ torch.func (issue 26)
+def per_sample_grads(tm, samples=64):
+    """vmap(grad(loss)) of a small MLP (8 -> 16 -> 1, tanh, squared error) over 64 samples,
+    written with tensor methods (the engine runs it batched: engine/func/batched.py)."""
+    rng = np.random.default_rng(0)
+    params = {name: tm.from_numpy(rng.standard_normal(shape).astype(np.float32))
+              for name, shape in (("w1", (16, 8)), ("b1", (16,)), ("w2", (1, 16)), ("b2", (1,)))}
+    x = tm.from_numpy(rng.standard_normal((samples, 8)).astype(np.float32))
+    y = tm.from_numpy(rng.standard_normal((samples, 1)).astype(np.float32))
+
+    def loss(p, xi, yi):
+        h = (xi @ p["w1"].T + p["b1"]).tanh()
+        return ((h @ p["w2"].T + p["b2"] - yi) ** 2).mean()
+
+    per_sample = tm.func.vmap(tm.func.grad(loss), in_dims=(None, 0, 0))
+    return lambda: per_sample(params, x, y)
+
+
+def jacobian_100(tm):
+    """jacrev of x -> tanh(W x + b), 100 -> 100."""
+    rng = np.random.default_rng(0)
+    w = tm.from_numpy(rng.standard_normal((100, 100)).astype(np.float32))
+    b = tm.from_numpy(rng.standard_normal(100).astype(np.float32))
+    x = tm.from_numpy(rng.standard_normal(100).astype(np.float32))
+    jacobian = tm.func.jacrev(lambda a: (w @ a + b).tanh())
+    return lambda: jacobian(x)
+
+
+def transform_goals(report, torch, rounds):
+    """Issue 26's torch.func rows, engine / torch."""
+    workloads = {
+        "per-sample gradients, vmap(grad(loss)) of an 8-16-1 MLP over 64 samples":
+            (per_sample_grads(engine), per_sample_grads(torch), 20),
+        "torch.func.jacrev of tanh(W x + b), 100 -> 100":
+            (jacobian_100(engine), jacobian_100(torch), 5),
+    }
+    for name, timed in interleaved(workloads, rounds).items():
+        report.timed_goal(name, timed, 2)
+
+
 def goals(report, torch, rounds):
     """Issue 15's goals, each a ratio engine / torch over interleaved rounds."""
     print("Goals (issue 15): engine / torch, median of "
@@ -668,6 +708,7 @@ def main(argv=None):
     print(f"Machine: {machine(torch)}\n{load_before}\n")
     report = Report()
     chains = goals(report, torch, rounds)
+    transform_goals(report, torch, rounds)
     details(report, torch, rounds, chains, args)
     met = sum(row[-1] == "yes" for row in report.goals)
     summary = f"{met} of {len(report.goals)} goals met."

@@ -39,6 +39,7 @@ from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401
 from . import autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
 from . import optim, utils  # noqa: F401
+from . import func  # noqa: F401  (torch.func: grad, vjp, jacrev, vmap, functional_call)
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 
@@ -48,6 +49,7 @@ globals().update(_methods.INPLACE_FUNCTIONS)  # torch.sin_(x), torch.relu_(x) ..
 set_anomaly_enabled = autograd.anomaly_mode.set_anomaly_enabled
 is_anomaly_enabled = autograd.anomaly_mode.is_anomaly_enabled
 is_anomaly_check_nan_enabled = autograd.anomaly_mode.is_anomaly_check_nan_enabled
+vmap = func.vmap  # torch.vmap is torch.func.vmap
 
 __version__ = "0.1.0"
 

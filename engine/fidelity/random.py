@@ -75,6 +75,11 @@ def _seeded_words(seed):
     return np.array(words, dtype=np.uint32)
 
 
+# Checks run before every draw, innermost last: torch.vmap pushes one that refuses a draw
+# (randomness="error") or sends it to a per-sample loop ("different").
+DRAW_CHECKS = []
+
+
 class Generator:
     """A CPU random generator: an MT19937 stream plus torch's cached normal samples."""
 
@@ -153,6 +158,8 @@ class Generator:
     # -- raw draws --------------------------------------------------------
     def _random32(self, n):
         """n draws of 32 bits, as uint64 so later arithmetic cannot overflow."""
+        if DRAW_CHECKS:  # inside torch.vmap: its randomness= decides (engine/func/vmap.py)
+            DRAW_CHECKS[-1]()
         if n > 0:
             self._untouched = False
         return self._mt.random_raw(n).astype(np.uint64)

@@ -47,6 +47,8 @@ def linear(input, weight, bias=None):
     for position, (name, value) in enumerate([("input", input), ("weight", weight),
                                               ("bias", bias)], start=1):
         if not isinstance(value, Tensor) and not (name == "bias" and value is None):
+            if hasattr(value, "__engine_vmap__"):  # vmap's BatchedTensor (engine/func)
+                return value.__torch_function__(linear, (type(value),), (input, weight, bias))
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
                             f"Tensor, not {type_name(value)}")
     if bias is None:
@@ -65,16 +67,22 @@ def linear(input, weight, bias=None):
 # ====================================================================== activations
 def relu(input, inplace=False):
     """out = max(input, 0)"""
+    if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
+        return input.__torch_function__(relu, (type(input),), (input,), {"inplace": inplace})
     return input.relu_() if inplace else unary.relu(input)
 
 
 def sigmoid(input):
     """out = 1 / (1 + exp(-input))"""
+    if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
+        return input.__torch_function__(sigmoid, (type(input),), (input,), {})
     return unary.sigmoid(input)
 
 
 def tanh(input):
     """out = tanh(input)"""
+    if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
+        return input.__torch_function__(tanh, (type(input),), (input,), {})
     return unary.tanh(input)
 
 
@@ -174,6 +182,9 @@ def _broadcast_target(input, target):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """loss = mean (or sum) of (input - target) ** 2"""
+    if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
+        return input.__torch_function__(mse_loss, (type(input),), (input, target, size_average,
+                                                                   reduce, reduction), {})
     input, target = _broadcast_target(input, target)
     reduction = reduction_to_apply(reduction, size_average, reduce)
     with no_grad():
@@ -487,6 +498,10 @@ class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """loss = nll_loss(log_softmax(input)): -log of the probability given to the target class"""
+    if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
+        return input.__torch_function__(cross_entropy, (type(input),), (input, target, weight,
+                                        size_average, ignore_index, reduce, reduction,
+                                        label_smoothing))
     reduction = reduction_to_apply(reduction, size_average, reduce)
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]

@@ -533,6 +533,8 @@ def _checking_input(op):
     @functools.wraps(op)
     def checked(input, *args, **kwargs):
         if not isinstance(input, Tensor):
+            if hasattr(input, "__engine_vmap__"):  # vmap's BatchedTensor (engine/func)
+                return input.__torch_function__(op, (type(input),), (input, *args), kwargs)
             raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be Tensor, "
                             f"not {type_name(input)}")
         return op(input, *args, **kwargs)
@@ -543,6 +545,8 @@ def _checking_input(op):
         def checked(*args, **kwargs):  # noqa: F811 - the variant for an overloads() op
             input = args[0] if args else kwargs.get("input", ...)
             if not isinstance(input, Tensor) and input is not ...:
+                if hasattr(input, "__engine_vmap__") and args:  # vmap (engine/func)
+                    return input.__torch_function__(op, (type(input),), args, kwargs)
                 raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be "
                                 f"Tensor, not {type_name(input)}")
             return op(*args, **kwargs)

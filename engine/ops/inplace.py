@@ -161,6 +161,9 @@ def in_place(function, tracked=True):
         try:
             result = function(self, *args, **kwargs)
         except TypeError as error:  # torch's argument errors name the in-place op: "mul_()"
+            for operand in args:  # vmap: a batched value written into a tensor that is not
+                if hasattr(operand, "inplace_refused"):
+                    raise operand.inplace_refused(self) from None
             if not str(error).startswith(name + "("):
                 raise
             raise TypeError(name + "_" + str(error)[len(name):]) from None

@@ -1,0 +1,18 @@
+"""``engine.func``, imported as ``torch.func``: function transforms.
+
+``grad``, ``grad_and_value``, ``vjp`` and ``jacrev`` turn a function into the function that
+computes its derivatives (transforms.py: built on the engine's ordinary autograd, one
+"level" per call, nesting as ``grad(grad(f))``); ``vmap`` runs a function of one sample on
+a batch (vmap.py, with the batching rules in batched.py: what has no rule runs once per
+sample); ``functional_call`` runs a module with other tensors in place of its parameters and
+buffers (functional_call.py). ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)``
+gives per-sample gradients.
+
+Forward mode (``jvp``, ``jacfwd``, ``hessian``, which torch builds as jacfwd(jacrev)) is
+not in the engine yet.
+"""
+from .functional_call import functional_call
+from .transforms import grad, grad_and_value, jacrev, vjp
+from .vmap import vmap
+
+__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "vjp", "vmap"]

@@ -1,0 +1,394 @@
+"""``torch.func.grad``, ``grad_and_value``, ``vjp``, ``jacrev``: gradients as functions.
+
+torch builds these on "levels": each transform call wraps its inputs in a tensor of its own
+level, and unwraps results when it returns, so a result depends on the inputs of that call
+only. The engine gets the same results from plain autograd, one ``Level`` per call:
+
+* an input the transform differentiates becomes a *fresh* tensor: a new leaf when it does
+  not require grad, else a view of it (so an outer ``grad``, or ordinary autograd outside,
+  still sees through it);
+* the function runs with grad enabled (a transform does not obey a ``no_grad`` outside it,
+  as torch's), and ``autograd.grad`` differentiates with respect to the fresh tensors only,
+  keeping its own graph (``create_graph``) so that an outer transform can differentiate the
+  result again: that is how ``grad(grad(f))`` nests;
+* when the call returns, each result is "unwrapped": detached if the caller had grad off,
+  or if its graph reaches nothing but this call's fresh leaves (the graph only this level
+  could see). A result that depends on a tensor that requires grad outside (an input that
+  did, a captured parameter, an outer level's input) keeps its graph, as torch's does.
+
+``jacrev`` computes all the rows of a Jacobian at once as torch does, with ``vmap`` of a
+vector-Jacobian product over the unit vectors (vmap.py): one batched forward and backward
+pass, or one pass per row when the function has an operation without a batching rule.
+Under ``vmap``, a transform differentiates the physical (batched) tensors: see
+``Level.differentiable``.
+"""
+import functools
+
+from ..core.backward import grad as autograd_grad
+from ..core.grad_mode import enable_grad, is_grad_enabled
+from ..core.node import AccumulateGrad, Node, record
+from ..core.tensor import Tensor
+from ..ops.creation import eye, ones_like, zeros, zeros_like
+from .batched import BatchedTensor, from_real, to_real
+from ..ops.join import stack
+from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
+from .vmap import levels as vmap_levels
+from .vmap import vmap
+
+
+# ---------------------------------------------------------------- levels
+class AliasBackward0(Node):
+    """The level's own handle on an input that requires grad outside: the gradient passes
+    back unchanged (a view would add a ViewBackward0 to every gradient an outer level
+    takes through it, which torch's results do not show)."""
+
+    def backward(self, grad):
+        return grad
+
+
+class Level:
+    """One call of a gradient transform: the tensors it made and the grad mode it found."""
+
+    def __init__(self):
+        self.outer_grad_enabled = is_grad_enabled()
+        self.fresh = set()  # ids of the leaves this call made
+
+    def differentiable(self, value):
+        """The tensor the function sees in place of ``value``, to differentiate against.
+
+        Under vmap, a tensor that is not batched is first expanded along every running
+        vmap's batch (each sample gets its own copy to differentiate: per-sample gradients),
+        and the gradient is taken of the physical tensors, batch dimensions included."""
+        if not isinstance(value, (Tensor, BatchedTensor)):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
+        real, levels = to_real(value)
+        if len(levels) < len(vmap_levels):
+            real, levels = _batched_at_every_level(real, levels)
+        if real.requires_grad:  # a new tensor whose graph reaches the caller's
+            return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
+        fresh = real.detach().requires_grad_()
+        self.fresh.add(id(fresh))
+        return from_real(fresh, levels)
+
+    def unwrap(self, value):
+        """A result as the caller sees it (see the module's docstring)."""
+        if not isinstance(value, (Tensor, BatchedTensor)):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(value)}")
+        real, levels = to_real(value)
+        if real.requires_grad and (not self.outer_grad_enabled or
+                                   not self.reaches_outside(real)):
+            return from_real(real.detach(), levels)
+        return value
+
+    def reaches_outside(self, tensor):
+        """Whether the graph of ``tensor`` reaches a leaf this call did not make."""
+        if tensor.grad_fn is None:
+            return id(tensor) not in self.fresh
+        seen, todo = set(), [tensor.grad_fn]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, AccumulateGrad):
+                if id(node.variable) not in self.fresh:
+                    return True
+                continue
+            for child, _ in node.next_functions:
+                if child is not None and id(child) not in seen:
+                    seen.add(id(child))
+                    todo.append(child)
+        return False
+
+
+def _batched_at_every_level(real, levels):
+    """``real`` (batch dims for ``levels`` first) with a batch dim for every running vmap,
+    outermost first: a size-1 dim where one is missing, then all expanded."""
+    logical = tuple(real.shape)[len(levels):]
+    for position in range(len(vmap_levels)):
+        if position + 1 not in levels:
+            real = real.unsqueeze(position)
+    return real.expand(*vmap_levels, *logical), list(range(1, len(vmap_levels) + 1))
+
+
+def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True,
+              keep_for_outer=True, fill=True):
+    """functorch's ``_autograd_grad``: zeros for inputs the outputs do not depend on.
+
+    torch keeps one graph per level; here all levels share the one graph, so a graph an
+    outer level will differentiate again (``create_graph``) is also kept. Under vmap the
+    outputs, inputs and seeds are batched: the walk runs on their physical tensors (a
+    seed that is not batched is expanded to its output's batch), and the gradients come
+    back batched as their inputs."""
+    inputs, input_levels = zip(*(to_real(t) for t in inputs)) if inputs else ((), ())
+    outputs = [to_real(o)[0] for o in outputs]
+    if seeds is not None:
+        seeds = [to_real(s)[0] for s in seeds]
+        seeds = [s.expand(o.shape) if s.dim() < o.dim() else s  # (a wrong shape: autograd's
+                 for s, o in zip(seeds, outputs)]                 # own error)
+    elif any(o.dim() for o in outputs):  # a batch of scalars: one gradient per sample
+        seeds = [ones_like(o) for o in outputs]
+    found = _gradients(outputs, inputs, seeds, retain_graph or (create_graph and keep_for_outer),
+                       create_graph, False)
+    if fill:  # zeros for an unused input: the same for every sample (stride 0), as torch's
+        found = [_unused(t, lv) if g is None else g
+                 for g, t, lv in zip(found, inputs, input_levels)]
+    return tuple(g if g is None else from_real(g, lv) for g, lv in zip(found, input_levels))
+
+
+def _unused(real, levels):
+    if not levels:
+        return zeros_like(real)
+    logical = tuple(real.shape)[len(levels):]
+    return zeros(logical, dtype=real.dtype).expand(real.shape)
+
+
+def _gradients(outputs, inputs, seeds, retain_graph, create_graph, fill):
+    given = seeds is not None
+    pairs = [(o, s) for o, s in zip(outputs, seeds if given else outputs) if o.requires_grad]
+    if not pairs:
+        return tuple(zeros_like(t) if fill else None for t in inputs)
+    found = autograd_grad([o for o, _ in pairs], inputs,
+                          [s for _, s in pairs] if given else None,
+                          retain_graph=retain_graph, create_graph=create_graph,
+                          allow_unused=True)
+    return tuple(zeros_like(t) if g is None and fill else g for g, t in zip(found, inputs))
+
+
+# ---------------------------------------------------------------- argnums
+def _wrap_argnum(argnum, count):
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if -count <= argnum < count:
+        return argnum % count
+    raise RuntimeError(f"Got argnum={argnum}, but only {count} positional inputs")
+
+
+def checked_argnums(argnums, count):
+    """``argnums`` made non-negative, with torch's checks in torch's order."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, int):
+        return _wrap_argnum(argnums, count)
+    wrapped = tuple(_wrap_argnum(a, count) for a in argnums)
+    if not wrapped:
+        raise RuntimeError("argnums must be non-empty")
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"argnums elements must be unique, got {wrapped}")
+    return wrapped
+
+
+def slice_argnums(args, argnums, as_tuple=True):
+    argnums = checked_argnums(argnums, len(args))
+    if isinstance(argnums, int):
+        return (args[argnums],) if as_tuple else args[argnums]
+    return tuple(args[i] for i in argnums)
+
+
+def _with_differentiable(args, argnums, level):
+    """``args`` with the differentiated ones replaced; and those (as argnums shapes them)."""
+    argnums = checked_argnums(argnums, len(args))
+    chosen = (argnums,) if isinstance(argnums, int) else argnums
+    new = list(args)
+    for i in chosen:
+        new[i] = tree_map(level.differentiable, args[i])
+    diff = new[argnums] if isinstance(argnums, int) else tuple(new[i] for i in argnums)
+    return tuple(new), diff
+
+
+# ---------------------------------------------------------------- grad, grad_and_value
+def grad_and_value(func, argnums=0, has_aux=False):
+    """``grad_and_value(f)(*args)``: ``(gradient, f(*args))``; with ``has_aux``,
+    ``(gradient, (output, aux))``. f must return a 0-d tensor."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return _grad_and_value(func, argnums, has_aux, args, kwargs)
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """``grad(f)(*args)``: the gradient of a scalar function f with respect to
+    ``args[argnums]`` (a tuple of gradients for a tuple of argnums; a tree of them for a
+    tree of tensors). With ``has_aux``, f returns ``(output, aux)`` and grad returns
+    ``(gradient, aux)``. Inputs' ``.grad`` are left alone; a ``no_grad`` around the call
+    does not stop it; an input f does not use gets zeros."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        gradient, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        return (gradient, value[1]) if has_aux else gradient
+
+    return wrapper
+
+
+def _grad_and_value(func, argnums, has_aux, args, kwargs):
+    level = Level()
+    with enable_grad():
+        args, diff_args = _with_differentiable(args, argnums, level)
+        output = func(*args, **kwargs)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
+                                   "tuple: (output, aux) if has_aux is True")
+            output, aux = output
+        if not isinstance(output, (Tensor, BatchedTensor)):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                               f"Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        flat_diff, spec = tree_flatten(diff_args)
+        found = gradients((output,), flat_diff, create_graph=level.outer_grad_enabled)
+        gradient = tree_map(level.unwrap, tree_unflatten(found, spec))
+        output = level.unwrap(output)
+        if has_aux:
+            aux = tree_map(level.unwrap, aux)
+    return gradient, ((output, aux) if has_aux else output)
+
+
+# ---------------------------------------------------------------- vjp
+def vjp(func, *primals, has_aux=False):
+    """``(func(*primals), vjp_fn)``, and ``aux`` with ``has_aux``: ``vjp_fn(cotangents)``
+    is the tuple of vector-Jacobian products, one per primal (any number of calls)."""
+    return _vjp(func, primals, None, has_aux)[:3 if has_aux else 2]
+
+
+def _vjp(func, primals, argnums, has_aux):
+    level = Level()
+    with enable_grad():
+        if argnums is None:
+            primals = tree_map(level.differentiable, primals)
+            diff_primals = primals
+        else:
+            primals, diff_primals = _with_differentiable(primals, argnums, level)
+        output = func(*primals)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            output, aux = output
+            aux = tree_map(level.unwrap, aux)
+        flat_output, output_spec = tree_flatten(output)
+        _check_outputs(flat_output)
+        flat_diff, diff_spec = tree_flatten(diff_primals)
+        results = tree_map(level.unwrap, output)
+        for out in flat_output:
+            if not out.is_floating_point():
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                                   f"complex Tensors, got Tensor with dtype {out.dtype}")
+
+    def flat_vjp(flat_cotangents, retain_graph=True, create_graph=None, fill=True):
+        """The products as a flat list (None for an input the outputs ignore, unless fill)."""
+        create_graph = is_grad_enabled() if create_graph is None else create_graph
+        found = gradients(flat_output, flat_diff, flat_cotangents, retain_graph=retain_graph,
+                          create_graph=create_graph and level.outer_grad_enabled,
+                          keep_for_outer=False, fill=fill)  # (retain_graph: the caller's)
+        return [g if g is None else level.unwrap(g) for g in found]
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        flat_cotangents, cotangents_spec = tree_flatten(cotangents)
+        if cotangents_spec != output_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{spec_text(cotangents_spec)}, primal output: "
+                               f"{spec_text(output_spec)}")
+        return tree_unflatten(flat_vjp(flat_cotangents, retain_graph, create_graph), diff_spec)
+
+    vjp_fn.__name__, vjp_fn.__qualname__ = "wrapper", "_vjp_with_argnums.<locals>.wrapper"
+    return results, vjp_fn, aux, flat_vjp  # (vjp_fn prints as torch's function does)
+
+
+def _check_outputs(flat_output):
+    if not flat_output or (len(flat_output) == 1 and flat_output[0] is None):
+        raise RuntimeError("vjp(f, *primals): Expected f to be a function that has non-empty "
+                           f"output (got output = {flat_output})")
+    for out in flat_output:
+        if not isinstance(out, (Tensor, BatchedTensor)):
+            raise RuntimeError("vjp(f, *primals): expected f(*primals) to return only tensors, "
+                               f"got unsupported type {type(out)}")
+
+
+# ---------------------------------------------------------------- jacrev
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """``jacrev(f)(*args)``: the Jacobian of f with respect to ``args[argnums]`` by reverse
+    mode: the vector-Jacobian products with every unit vector of the outputs, computed at
+    once by vmap (``chunk_size`` rows at a time; ``chunk_size=1``: one backward per row).
+    Each block has the shape ``output.shape + input.shape``; trees of outputs and of
+    inputs give trees of blocks (outputs outside, inputs inside), as torch's."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        output, _, aux, flat_vjp = _vjp(func, args, argnums, has_aux)
+        flat_output, output_spec = tree_flatten(output)
+        numels = [o.numel() for o in flat_output]
+        flat_primals, primals_spec = tree_flatten(slice_argnums(args, argnums))
+        if sum(numels) and chunk_size != 1:
+            per_input = _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels,
+                                      chunk_size)
+        else:  # (chunk_size=1: torch's "same as a for-loop")
+            per_input = _stacked_rows(flat_vjp, flat_output, numels, chunk_size, flat_primals)
+        blocks = [[piece.view(tuple(o.shape) + tuple(p.shape))
+                   for piece, o in zip(rows.split(numels), flat_output)]
+                  for rows, p in zip(per_input, flat_primals)]
+        by_output = [tree_unflatten([column[i] for column in blocks], primals_spec)
+                     for i in range(len(flat_output))]
+        if isinstance(argnums, int):
+            by_output = [block[0] for block in by_output]
+        jacobian = tree_unflatten(by_output, output_spec)
+        return (jacobian, aux) if has_aux else jacobian
+
+    return wrapper
+
+
+def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size):
+    """Per input, the rows of every output's Jacobian, as torch computes them: ``vmap`` of
+    a vjp over the unit vectors, so one batched forward and one batched backward pass give
+    all rows (what has no batching rule runs once per row instead: vmap's loop).
+
+    Row k is the gradient of ``sum_i (output_i * seed_i).sum()``, seeds the k-th unit
+    vector of all outputs laid end to end."""
+    total, seeds, offset = sum(numels), [], 0
+    for o, n in zip(flat_output, numels):
+        block = zeros(total, n, dtype=o.dtype)
+        block[offset:offset + n] = eye(n, dtype=o.dtype)
+        seeds.append(block.view(total, *o.shape))
+        offset += n
+
+    def row(*row_seeds):
+        def weighted(*call_args):
+            output = func(*call_args)
+            flat = tree_flatten(output[0] if has_aux else output)[0]
+            terms = [(o * seed).sum() for o, seed in zip(flat, row_seeds)]
+            return functools.reduce(lambda a, b: a + b, terms)
+
+        return grad(weighted, argnums)(*args)
+
+    return tree_flatten(vmap(row, chunk_size=chunk_size)(*seeds))[0]
+
+
+def _stacked_rows(flat_vjp, flat_output, numels, chunk_size, primals):
+    """Per input, the rows of every output's Jacobian, stacked: ``(sum(numels), *shape)``.
+
+    Row k is the vjp seeded with the k-th unit vector of all outputs laid end to end, one
+    backward pass per row (``chunk_size=1``, torch's "for-loop" case). An input no output
+    depends on gets zeros, broadcast along the rows as torch's vmap leaves them (stride 0)."""
+    total = sum(numels)
+    if total == 0:  # no output element: an empty Jacobian
+        return [zeros(0, *p.shape, dtype=p.dtype) for p in primals]
+    rows = [[] for _ in primals]
+    for k in range(total):
+        seeds, offset = [], 0
+        for o, n in zip(flat_output, numels):
+            seed = zeros(n, dtype=o.dtype)
+            if offset <= k < offset + n:
+                seed[k - offset] = 1
+            seeds.append(seed.view(o.shape))
+            offset += n
+        for column, g in zip(rows, flat_vjp(seeds, fill=False)):
+            column.append(g)
+    return [zeros_like(p).expand(total, *p.shape) if column[0] is None else stack(column)
+            for column, p in zip(rows, primals)]
