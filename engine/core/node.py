@@ -19,20 +19,25 @@ from ..fidelity import messages
 from ..fidelity.floating import quietly
 from .grad_mode import mode
 from .hooks import add_hook, hooks_of
-from .saved import saved_attribute
+from .saved import default_hooks, pack, saved_attribute, unpack
 
 
 class SavedTensor:
     """A tensor a node keeps for its backward, with the version it had when saved.
 
-    (A node keeps a saved number, or None, as it is: there is nothing to check.)
+    (A node keeps a saved number, or None, as it is: there is nothing to check.) Under
+    ``saved_tensors_hooks`` it keeps what the pack hook returned instead (``packed``,
+    saved.py) and ``tensor`` is None.
     """
 
-    __slots__ = ("tensor", "version", "is_output")
+    __slots__ = ("tensor", "version", "is_output", "packed")
 
     def __init__(self, tensor, is_output):
         if tensor._inference and not mode.inference:
             raise RuntimeError(messages.INFERENCE_SAVED)
+        if default_hooks.stack:  # saved_tensors_hooks are on: keep what pack_hook makes of it
+            self.tensor, self.is_output, self.packed = None, is_output, pack(tensor)
+            return
         # An output is kept as a detached alias (same memory and version counter):
         # holding the output itself would make output -> node -> output a cycle.
         self.tensor = tensor.detach() if is_output else tensor
@@ -105,6 +110,8 @@ class Node:
         if saved.__class__ is not SavedTensor:
             return saved  # a saved number, or None
         tensor = saved.tensor
+        if tensor is None:  # packed by saved_tensors_hooks: unpack_hook's tensor, unchecked
+            return unpack(saved.packed, self, saved.is_output)
         if tensor._version != saved.version:
             # torch names the node that computed the tensor (an input's current one)
             producer = self if saved.is_output else tensor.grad_fn

@@ -99,6 +99,12 @@ NOT_A_LEAF_FLAG = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = "
     "var.detach().")
 
+PACK_HOOK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
 INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
                            "InferenceMode is not allowed.")
 
