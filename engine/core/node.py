@@ -18,7 +18,7 @@ import numpy as np
 from ..fidelity import messages
 from ..fidelity.floating import quietly
 from .grad_mode import mode
-from .hooks import add_hook, hooks_of
+from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
 from .saved import default_hooks, pack, saved_attribute, unpack
 
 
@@ -164,6 +164,8 @@ class AccumulateGrad(Node):
         else:  # accumulate in place, into the same tensor (inf - inf is nan, silently)
             quietly(np.add, variable._grad._data, grad._data, variable._grad._data)
             variable._grad._bump_version()
+        if variable._post_accumulate_hooks:  # register_post_accumulate_grad_hook's
+            run_post_accumulate_hooks(variable)
         return ()
 
 
