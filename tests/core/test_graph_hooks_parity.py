@@ -231,3 +231,22 @@ def test_names_importable_as_in_torch():
         assert getattr(engine.autograd.graph, name) is not None
     assert callable(engine.Tensor.register_post_accumulate_grad_hook)
     assert engine.utils.hooks.RemovableHandle.__name__ == "RemovableHandle"
+
+
+def test_a_function_returning_inputs_counts_differentiable_outputs():
+    """Module backward hooks' identity Function: with one differentiable output (the other
+    inputs do not require grad), changing it in place gives the custom Function message."""
+    _same("""
+class Identity(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
+        return args
+    @staticmethod
+    def backward(ctx, *args):
+        return args
+r = []
+for args in ((x, v), (x, m.ones(2), m.ones(2, dtype=m.int64)), (x,)):
+    outs = Identity.apply(*args)
+    r += [outs[0].grad_fn, error(lambda: outs[0].mul_(2)), [o.requires_grad for o in outs]]
+""")
