@@ -59,7 +59,8 @@ class FunctionCtx(Node):
 
     def backward(self, *grad_outputs):
         if self._materialize_grads:
-            grad_outputs = tuple(zeros_like(out) if g is None else g
+            # (a non-tensor output's stays None)
+            grad_outputs = tuple(zeros_like(out) if g is None and isinstance(out, Tensor) else g
                                  for g, out in zip(grad_outputs, self._output_examples))
         grads = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):

@@ -13,7 +13,6 @@ from ..core import saved
 from ..core.capture import GradientEdge
 from ..core.hooks import running_tasks
 from ..core.node import AccumulateGrad, Node
-from ..utils.hooks import RemovableHandle
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge",
@@ -134,8 +133,9 @@ def _reachable(roots):
     return seen
 
 
-class _MultiHandle(RemovableHandle):
-    """register_multi_grad_hook's handle: removes the hook from every tensor."""
+class _MultiHandle:
+    """register_multi_grad_hook's handle: removes the hook from every tensor. (torch's is a
+    torch.utils.hooks.RemovableHandle; engine.utils imports this package, not the reverse.)"""
 
     def __init__(self, handles):
         self.handles = handles

@@ -1,3 +1,3 @@
 """``engine.utils``: ``torch.utils``, of which the engine has ``data`` (datasets and loaders),
-and ``hooks`` (the handle that hooks' registration returns)."""
-from . import data, hooks  # noqa: F401
+``hooks`` (the handle that hooks' registration returns) and ``checkpoint``."""
+from . import checkpoint, data, hooks  # noqa: F401
