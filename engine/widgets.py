@@ -178,7 +178,7 @@ class BackwardSteps:
         self._saved_by = collections.defaultdict(set)  # saved tensor's box -> saving nodes
         for step in self.steps:
             for saved in step.node._saved:
-                if isinstance(saved, SavedTensor):
+                if isinstance(saved, SavedTensor) and saved.tensor is not None:  # (not packed)
                     self._saved_by[self._walk.box_id(saved.tensor)].add(id(step.node))
         self._pictures = {}
         self._sizes = None  # see _label_sizes()

@@ -328,3 +328,18 @@ def test_names_importable_as_in_torch():
         assert name in engine.autograd.graph.__all__
         assert callable(getattr(engine.autograd.graph, name))
     assert issubclass(engine.autograd.graph.save_on_cpu, engine.autograd.graph.saved_tensors_hooks)
+
+
+def test_pictures_of_a_graph_whose_tensors_are_packed():
+    """A node keeps no tensor for what saved_tensors_hooks packed: the pictures and the
+    backward stepper draw the graph without it (engine only)."""
+    pytest.importorskip("ipywidgets")
+    import engine.widgets
+
+    x = engine.ones(3, requires_grad=True)
+    with engine.autograd.graph.save_on_cpu():
+        y = (x * x).exp().sum()
+    assert engine.viz.draw_graph(y, show_saved=True) is not None
+    assert engine.widgets.BackwardStepper(y, show_saved=True) is not None
+    y.backward()
+    assert x.grad is not None
