@@ -312,7 +312,11 @@ def test_pack_sees_each_saved_tensor_once_per_op():
            "m.nn.functional.linear(v, v)", "m.nn.functional.layer_norm(v, (3,))",
            "v.max(1)[0]", "v.sort(1)[0]", "m.cat([v, x[None]])", "v[m.tensor([1, 0, 1])]",
            "m.where(v > 0, v, x)", "v.norm()", "v.var(1)", "v.prod()", "v.clamp(-1, 1)",
-           "m.nn.functional.cross_entropy(v, m.tensor([0, 2]))", "x.clone().exp_()"]
+           "m.nn.functional.cross_entropy(v, m.tensor([0, 2]))", "x.clone().exp_()",
+           # one operand without requires_grad: only what the other's gradient needs is saved
+           "x * v.detach()", "v.detach() / x", "x @ v.detach().t()", "v.detach().abs() ** x",
+           "m.atan2(v.detach(), x)", "m.lerp(v.detach(), x, 0.3)", "m.addcmul(v.detach(), x, v)",
+           "m.nn.functional.linear(v.detach(), v)", "v.clamp(min=x.detach())"]
     for op in ops:
         _same(f"""
 with G.saved_tensors_hooks(pack, unpack):
