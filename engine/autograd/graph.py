@@ -16,7 +16,7 @@ from ..core.node import AccumulateGrad, Node
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge",
-           "increment_version"]
+           "increment_version", "queue_callback"]
 
 
 class saved_tensors_hooks:
@@ -98,6 +98,14 @@ def increment_version(tensor):
     for each in tensors:
         if not each.is_inference():
             each._bump_version()
+
+
+def queue_callback(callback):
+    """Run ``callback()`` when the backward call now running has finished (call it from a hook
+    or a Function's backward); not if that call raises."""
+    if not running_tasks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    running_tasks[-1].callbacks.append(callback)
 
 
 # ====================================================================== register_multi_grad_hook

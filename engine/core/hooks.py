@@ -154,15 +154,16 @@ class GraphTask:
     """One ``backward()`` or ``autograd.grad()`` call while it runs (torch's graph task):
     ``roots`` are its starting nodes; ``capture`` is autograd.grad's ``Capture`` (None for a
     plain backward), ``accumulates`` whether leaves' AccumulateGrad nodes run (backward).
-    register_multi_grad_hook asks it which nodes will run (autograd/graph.py)."""
+    register_multi_grad_hook asks it which nodes will run (autograd/graph.py); ``callbacks``
+    are queue_callback's, run when it has finished without an error."""
 
-    __slots__ = ("id", "roots", "capture", "accumulates", "reachable")
+    __slots__ = ("id", "roots", "capture", "accumulates", "reachable", "callbacks")
     count = 0
 
     def __init__(self, roots, capture, accumulates):
         GraphTask.count += 1
         self.id, self.roots, self.capture = GraphTask.count, roots, capture
-        self.accumulates, self.reachable = accumulates, None
+        self.accumulates, self.reachable, self.callbacks = accumulates, None, []
 
 
 running_tasks = []  # the innermost (a backward called inside a hook) last
@@ -177,5 +178,10 @@ class graph_task:
     def __enter__(self):
         running_tasks.append(self.task)
 
-    def __exit__(self, *args):
-        running_tasks.remove(self.task)
+    def __exit__(self, error_type, *args):
+        try:
+            callbacks = self.task.callbacks
+            for callback in callbacks if error_type is None else ():  # (may queue more)
+                callback()
+        finally:
+            running_tasks.remove(self.task)

@@ -219,6 +219,36 @@ r += [error(lambda: y.sum().backward())]
 }
 
 
+QUEUE_CALLBACK = """
+r = [error(lambda: G.queue_callback(print))]
+def hook(g):
+    G.queue_callback(lambda: log.append(("cb1", facts(x.grad))))
+    G.queue_callback(lambda: log.append("cb2") or G.queue_callback(lambda: log.append("cb3")))
+    log.append("hook")
+x.register_hook(hook)
+(x * 2).sum().backward()
+m.autograd.grad((x * 2).sum(), x)
+v.register_hook(lambda g: G.queue_callback(lambda: log.append("v cb")))
+def nested(g):
+    G.queue_callback(lambda: log.append("outer cb"))
+    with m.enable_grad():
+        (v * 3).sum().backward()
+w = m.ones(2, requires_grad=True)
+w.register_hook(nested)
+(w * 2).sum().backward()
+z = m.ones(2, requires_grad=True)
+def bad(g):
+    G.queue_callback(lambda: log.append("not run"))
+    raise ValueError("boom")
+z.register_hook(bad)
+r += [error(lambda: (z * 2).sum().backward()), log]
+"""
+
+
+def test_queue_callback():
+    _same(QUEUE_CALLBACK)
+
+
 @pytest.mark.parametrize("name", list(EDGES))
 def test_gradient_edges_and_versions(name):
     _same(EDGES[name])
@@ -226,7 +256,7 @@ def test_gradient_edges_and_versions(name):
 
 def test_names_importable_as_in_torch():
     for name in ("register_multi_grad_hook", "GradientEdge", "get_gradient_edge",
-                 "increment_version", "Node"):
+                 "increment_version", "queue_callback", "Node"):
         assert name in engine.autograd.graph.__all__
         assert getattr(engine.autograd.graph, name) is not None
     assert callable(engine.Tensor.register_post_accumulate_grad_hook)

@@ -234,6 +234,14 @@ lin.register_full_backward_hook(note("b"))
 r += [len(lin._forward_hooks), len(lin._forward_hooks_with_kwargs),
       len(lin._forward_hooks_always_called), lin._is_full_backward_hook]
 """,
+    "a module whose __init__ skipped Module's": """
+class Bad(nn.Module):
+    def __init__(self):
+        pass
+    def forward(self, a):
+        return a
+r = [error(lambda: Bad()(x))]
+""",
     "create_graph through backward hooks": """
 lin.register_full_backward_hook(lambda mod, gi, go: log.append(facts(gi)))
 y = (lin(x) ** 2).sum()

@@ -80,8 +80,8 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or \
-                self._backward_pre_hooks or hooks.global_hooks.registered:
+        if self._backward_hooks or self._backward_pre_hooks or self._forward_hooks or \
+                self._forward_pre_hooks or hooks.global_hooks.registered:  # (torch's order)
             return hooks.call_with_hooks(self, args, kwargs)  # torch's _call_impl, with hooks
         return self.forward(*args, **kwargs)
 
