@@ -280,3 +280,18 @@ for args in ((x, v), (x, m.ones(2), m.ones(2, dtype=m.int64)), (x,)):
     outs = Identity.apply(*args)
     r += [outs[0].grad_fn, error(lambda: outs[0].mul_(2)), [o.requires_grad for o in outs]]
 """)
+
+
+def test_the_backward_stepper_is_a_backward_call():
+    """Hooks that ask about the running backward (multi-grad hooks, queue_callback) work
+    while engine.widgets.BackwardStepper records its steps (engine only)."""
+    pytest.importorskip("ipywidgets")
+    import engine.widgets
+
+    x = engine.ones(3, requires_grad=True)
+    v = engine.ones(3, requires_grad=True)
+    log = []
+    engine.autograd.graph.register_multi_grad_hook((x, v), lambda gs: log.append(len(gs)))
+    x.register_hook(lambda g: engine.autograd.graph.queue_callback(lambda: log.append("cb")))
+    engine.widgets.BackwardStepper((x * v).sum())
+    assert log == [2, "cb"] and x.grad is None
