@@ -242,6 +242,43 @@ class Bad(nn.Module):
         return a
 r = [error(lambda: Bad()(x))]
 """,
+    "register_backward_hook (not full): the node of the first output": """
+lin.register_backward_hook(note("old"))
+y = lin(x)
+y.sum().backward()
+r = [log, x.grad, error(lambda: lin.register_full_backward_hook(print))]
+full = nn.Linear(3, 2)
+full.register_full_backward_hook(print)
+r.append(error(lambda: full.register_backward_hook(print)))
+""",
+    "register_backward_hook's warnings": """
+t = Two()
+t.register_backward_hook(note("old"))
+a, s = t(x, x * 2, scale=2.0)
+(a.sum() + s).backward()
+seq = nn.Sequential(nn.Linear(3, 2), nn.Tanh())
+seq.register_backward_hook(note("seq"))
+seq(x).sum().backward()
+relu = nn.ReLU()
+relu.register_backward_hook(note("relu"))
+relu(x * 1).sum().backward()
+class Nested(nn.Module):
+    def forward(self, a):
+        return [a * 2]
+n = Nested()
+n.register_backward_hook(note("nested"))
+n(x)[0].sum().backward()
+r = [log]
+""",
+    "register_module_backward_hook": """
+g = MM.register_module_backward_hook(note("global old"))
+try:
+    lin(x).sum().backward()
+    r = [error(lambda: MM.register_module_full_backward_hook(print))]
+finally:
+    g.remove()
+r.append(log)
+""",
     "create_graph through backward hooks": """
 lin.register_full_backward_hook(lambda mod, gi, go: log.append(facts(gi)))
 y = (lin(x) ** 2).sum()
@@ -252,6 +289,18 @@ r = [log, g, x.grad]
 }
 
 
+@pytest.fixture(autouse=True)
+def _global_backward_hook_kind_forgotten():
+    """Which kind of global backward hook (full or not) was registered first stays for the
+    process, in both libraries: each test starts without one."""
+    def forget():
+        torch.nn.modules.module._global_is_full_backward_hook = None
+        engine.nn.modules.hooks.global_hooks.is_full_backward_hook = None
+    forget()
+    yield
+    forget()
+
+
 @pytest.mark.parametrize("name", list(SNIPPETS))
 def test_module_hooks(name):
     _same(SNIPPETS[name])
@@ -259,8 +308,10 @@ def test_module_hooks(name):
 
 def test_names_importable_as_in_torch():
     for name in ("register_module_forward_pre_hook", "register_module_forward_hook",
-                 "register_module_full_backward_pre_hook", "register_module_full_backward_hook"):
+                 "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+                 "register_module_backward_hook"):
         assert callable(getattr(engine.nn.modules.module, name))
     for name in ("register_forward_pre_hook", "register_forward_hook",
-                 "register_full_backward_pre_hook", "register_full_backward_hook"):
+                 "register_full_backward_pre_hook", "register_full_backward_hook",
+                 "register_backward_hook"):
         assert callable(getattr(engine.nn.Module, name))

@@ -8,7 +8,9 @@ that backward runs when the gradients of the module's inputs and outputs are kno
 * ``register_full_backward_pre_hook(hook)``: ``hook(module, grad_output)`` once the gradients
   of the outputs are known, may replace them;
 * ``register_full_backward_hook(hook)``: ``hook(module, grad_input, grad_output)`` once those
-  of the inputs are, may replace them.
+  of the inputs are, may replace them;
+* ``register_backward_hook(hook)`` (deprecated): a node hook on the node that made the first
+  output, which sees that node's gradients (end of this file).
 
 A module keeps each kind in an ordered dict keyed by the handle's id (``Module.__init__``);
 the ``register_module_*`` functions here add hooks that every module runs, before its own.
@@ -17,7 +19,9 @@ through an identity ``BackwardHookFunction`` (its node, ``BackwardHookFunctionBa
 shows in the graph); node hooks on those two nodes see the gradients go by.
 ``Module.__call__`` comes here only when some hook is registered.
 """
+import functools
 import warnings
+import weakref
 from collections import OrderedDict
 
 from ...autograd.function import Function
@@ -26,7 +30,8 @@ from ...core.tensor import Tensor
 from ...utils.hooks import RemovableHandle
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
-           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook"]
 
 
 class GlobalHooks:
@@ -38,6 +43,8 @@ class GlobalHooks:
         self.forward_with_kwargs, self.forward_always_called = OrderedDict(), OrderedDict()
         self.backward_pre, self.backward = OrderedDict(), OrderedDict()
         self.registered = OrderedDict()
+        self.is_full_backward_hook = None  # True: register_module_full_backward_hook's; False:
+        # register_module_backward_hook's (the two kinds cannot be mixed)
 
     def add(self, hooks, hook, *flags):
         """Put ``hook`` into ``hooks``, marked in each of ``flags`` (dicts)."""
@@ -71,7 +78,31 @@ def register_module_full_backward_pre_hook(hook):
 
 def register_module_full_backward_hook(hook):
     """A full backward hook for every module."""
+    _set_global_kind(True)
     return global_hooks.add(global_hooks.backward, hook)
+
+
+def register_module_backward_hook(hook):
+    """A (deprecated, not full) backward hook for every module (Module.register_backward_hook)."""
+    _set_global_kind(False)
+    return global_hooks.add(global_hooks.backward, hook)
+
+
+def _set_global_kind(full):
+    if global_hooks.is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    global_hooks.is_full_backward_hook = full
+
+
+def backward_hooks(module, full):
+    """The module's full backward hooks (``full``), or its non-full ones: the global ones of that
+    kind first."""
+    found = list(global_hooks.backward.values()) \
+        if global_hooks.is_full_backward_hook is full else []
+    if module._is_full_backward_hook is full:
+        found += module._backward_hooks.values()
+    return found
 
 
 # ====================================================================== a module call with hooks
@@ -95,7 +126,7 @@ class HookedCall:
     def run(self):
         module = self.module
         backward_pre = [*global_hooks.backward_pre.values(), *module._backward_pre_hooks.values()]
-        backward = [*global_hooks.backward.values(), *module._backward_hooks.values()]
+        backward = backward_hooks(module, True)
         self.run_forward_pre_hooks()
         backward_hook = None
         if backward or backward_pre:
@@ -113,6 +144,9 @@ class HookedCall:
                               f"or a tuple of Tensors but received {type(self.result)}",
                               stacklevel=4)
             self.result = backward_hook.setup_output_hook(self.result)
+        non_full = backward_hooks(module, False)
+        if non_full:
+            register_non_full_backward_hooks(module, non_full, self.args, self.result)
         return self.result
 
     def forward_hooks(self):
@@ -272,3 +306,72 @@ class BackwardHook:
                                        "gradient should always return None or None for all "
                                        "gradients.")
         self.grad_outputs = None
+
+
+# ====================================================================== register_backward_hook
+class WrappedHook:
+    """A module's non-full backward hook as a node hook: ``hook(module, *args)``."""
+
+    def __init__(self, hook, module):
+        functools.update_wrapper(self, hook)
+        self.hook, self.module = hook, weakref.ref(module)
+
+    def __call__(self, *args):
+        module = self.module()
+        if module is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(module, *args)
+
+
+def register_non_full_backward_hooks(module, hooks, args, result):
+    """register_backward_hook's: node hooks on the grad_fn of the first output tensor (they see
+    that node's grad_input and grad_output, not the module's), with torch's warnings."""
+    first = result
+    while not isinstance(first, Tensor):
+        first = next(v for v in first.values() if isinstance(v, Tensor)) \
+            if isinstance(first, dict) else first[0]
+    node = first.grad_fn
+    if node is None:
+        return
+    for hook in hooks:
+        node.register_hook(WrappedHook(hook, module))
+    message = _non_full_hook_warning(args, result, node)
+    if message:
+        warnings.warn(message, FutureWarning, stacklevel=4)
+
+
+_MISSING = " This hook will be missing some of the grad_{}."
+_USE_FULL = " Please use register_full_backward_hook to get the documented behavior."
+
+
+def _non_full_hook_warning(inputs, result, node):
+    """Why a non-full backward hook will not see what its name promises (None: it will)."""
+    if not isinstance(result, Tensor):
+        if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+            return ("Using non-full backward hooks on a Module that does not return a single "
+                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                    "versions." + _MISSING.format("output") + _USE_FULL)
+    else:
+        result = (result,)
+    if not isinstance(inputs, Tensor):
+        if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+            return ("Using non-full backward hooks on a Module that does not take as input a "
+                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+                    "future versions." + _MISSING.format("input") + _USE_FULL)
+    else:
+        inputs = (inputs,)
+    output_nodes = {r.grad_fn for r in result if r.grad_fn is not None}
+    if not output_nodes or (len(output_nodes) == 1 and node not in output_nodes):
+        return ("Using a non-full backward hook when outputs are nested in python data "
+                "structure is deprecated and will be removed in future versions. This hook will "
+                "be missing some grad_output.")
+    if len(output_nodes) > 1:
+        return ("Using a non-full backward hook when outputs are generated by different "
+                "autograd Nodes is deprecated and will be removed in future versions. This hook "
+                "will be missing some grad_output." + _USE_FULL)
+    input_nodes = {i.grad_fn for i in inputs if i.grad_fn is not None}
+    if input_nodes != {next_node for next_node, _ in node.next_functions}:
+        return ("Using a non-full backward hook when the forward contains multiple autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_input." + _USE_FULL)
+    return None

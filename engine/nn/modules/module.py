@@ -18,8 +18,9 @@ from ...fidelity.size import device as device_type
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, UninitializedParameter
 from . import hooks
-from .hooks import (register_module_forward_hook, register_module_forward_pre_hook,  # noqa: F401
-                    register_module_full_backward_hook, register_module_full_backward_pre_hook)
+from .hooks import (register_module_backward_hook, register_module_forward_hook,  # noqa: F401
+                    register_module_forward_pre_hook, register_module_full_backward_hook,
+                    register_module_full_backward_pre_hook)
 
 
 def typename(value):
@@ -120,6 +121,18 @@ class Module:
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """Deprecated: ``hook(module, grad_input, grad_output)`` as a hook on the node that made
+        the first output (its inputs, not always the module's): use
+        register_full_backward_hook."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
