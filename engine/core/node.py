@@ -19,7 +19,7 @@ from ..fidelity import messages
 from ..fidelity.floating import quietly
 from .grad_mode import mode
 from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
-from .saved import default_hooks, pack, saved_attribute, unpack
+from .saved import default_hooks, pack, raw_saved_attribute, saved_attribute, unpack
 
 
 class SavedTensor:
@@ -72,6 +72,8 @@ class Node:
         cls._state = frozenset(declared | cls._state)
         for name in (*cls.__dict__.get("_saved_names", ()), *declared):  # as torch shows them
             setattr(cls, "_saved_" + name, saved_attribute(name))
+        for name in cls.__dict__.get("_saved_names", ()):  # (hooks on one saved tensor)
+            setattr(cls, "_raw_saved_" + name, raw_saved_attribute(name))
 
     @property
     def metadata(self):

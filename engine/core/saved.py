@@ -88,12 +88,13 @@ class Packed:
                  "source")
 
 
-def pack(tensor):
-    """Call the innermost pack hook on ``tensor`` (in no_grad mode, as torch does)."""
-    pack_hook, unpack_hook = default_hooks.stack[-1]
+def pack(tensor, hooks=None, shown=None):
+    """Call the innermost pack hook (or ``hooks``' own) on ``tensor`` (or on ``shown``, an alias
+    of it), in no_grad mode as torch does."""
+    pack_hook, unpack_hook = hooks or default_hooks.stack[-1]
     packed, version = Packed(), tensor._version
     with set_grad_enabled(False):
-        packed.value = pack_hook(tensor)
+        packed.value = pack_hook(tensor if shown is None else shown)
     if tensor._version != version:
         raise RuntimeError(messages.PACK_HOOK_INPLACE)
     packed.unpack_hook, packed.grad_fn = unpack_hook, tensor.grad_fn
@@ -129,3 +130,42 @@ def unpack(packed, node, is_output):
     else:
         alias._requires_grad, alias._accumulator = packed.requires_grad, packed.accumulator
     return alias
+
+
+# ====================================================================== hooks on one saved tensor
+def raw_saved_attribute(name):
+    """The property ``node._raw_saved_<name>``."""
+    return property(lambda node: RawSavedTensor(node, type(node)._saved_names.index(name), name))
+
+
+class RawSavedTensor:
+    """``node._raw_saved_<name>`` (torch's ``torch._C._autograd.SavedTensor``): one saved
+    tensor, for ``register_hooks(pack_hook, unpack_hook)`` on it alone."""
+
+    def __init__(self, node, index, name):
+        self.node, self.index, self.name = node, index, name
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack the saved tensor now with ``pack_hook``; each read calls ``unpack_hook``."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(messages.register_hooks_arguments(self, pack_hook, unpack_hook))
+        node = self.node
+        if node._released:
+            raise RuntimeError(messages.REGISTER_HOOKS_FREED)
+        saved = node._saved[self.index]
+        if not hasattr(saved, "is_output"):  # (a number: the engine keeps it as it is)
+            raise RuntimeError(messages.REGISTER_HOOKS_NUMBER)
+        if saved.tensor is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at a "
+                               "time.")
+        # (torch's pack hook sees the saved tensor detached here)
+        tensor = saved.tensor._as_output_of(node) if saved.is_output else saved.tensor
+        saved.packed = pack(tensor, (pack_hook, unpack_hook), tensor.detach())
+        saved.tensor = None
+
+    def unpack(self):
+        return saved_value(self.node, self.name)
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"  # (torch's name)

@@ -300,6 +300,41 @@ r.append(error(lambda: x.exp()))
 }
 
 
+RAW = {
+    "hooks on one saved tensor": """
+y = x.pow(3)
+raw = y.grad_fn._raw_saved_self
+raw.register_hooks(pack, unpack)
+r = [log[:], error(lambda: raw.register_hooks(pack, unpack)), y.grad_fn._saved_self,
+     raw.unpack()]
+y.sum().backward()
+r += [log[:], x.grad, error(lambda: raw.register_hooks(pack, unpack)), repr(raw)[:35]]
+""",
+    "on a saved result; unpack returning a non-tensor": """
+z = x.exp()
+z.grad_fn._raw_saved_result.register_hooks(pack, unpack)
+u = x.sin()
+u.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda p: 3)
+r = [z.grad_fn._saved_result, log[:], error(lambda: u.sum().backward())]
+z.sum().backward()
+r += [x.grad, len(log)]
+""",
+    "already packed by saved_tensors_hooks; not callables": """
+with G.saved_tensors_hooks(pack, unpack):
+    y = x.exp()
+r = [error(lambda: y.grad_fn._raw_saved_result.register_hooks(pack, unpack))]
+e = error(lambda: x.sin().grad_fn._raw_saved_self.register_hooks(1, 2))
+r.append((type(e).__name__, str(e).splitlines()[:2]))
+""",
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(RAW))
+def test_register_hooks_on_one_saved_tensor(name, dtype):
+    _same(RAW[name], dtype)
+
+
 @pytest.mark.parametrize("name", list(ERRORS))
 def test_saved_tensors_hooks_errors(name):
     _same(ERRORS[name])
