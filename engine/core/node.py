@@ -19,7 +19,8 @@ from ..fidelity import messages
 from ..fidelity.floating import quietly
 from .grad_mode import mode
 from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
-from .saved import default_hooks, pack, raw_saved_attribute, saved_attribute, unpack
+from .saved import (default_hooks, pack, raw_saved_attribute, save_in_torchs_order,
+                    saved_attribute, unpack)
 
 
 class SavedTensor:
@@ -255,6 +256,11 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     return results
 
 
+def save_input(value):
+    """What a node keeps of a value its backward needs: a SavedTensor for a tensor."""
+    return SavedTensor(value, False) if is_tensor(value) else value
+
+
 def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
     if mode.recording and any(getattr(value, "_requires_grad", False) for value in inputs):
@@ -270,7 +276,9 @@ def build_node(node_class, inputs, saved, state):
         data = getattr(value, "_data", None)  # None for a number
         metas.append(None if data is None else shared_meta(data.shape, data.dtype))
     node = connect(node_class(), tuple(edges), tuple(metas))
-    if saved:
+    if saved and default_hooks.stack:  # saved_tensors_hooks: packed in torch's order
+        node._saved = save_in_torchs_order(node_class._saved_names, saved, save_input)
+    elif saved:
         node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept) else kept
                              for kept in saved])
         if any(isinstance(kept, (int, float)) for kept in saved):

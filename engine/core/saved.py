@@ -104,6 +104,16 @@ def pack(tensor, hooks=None, shown=None):
     return packed
 
 
+def save_in_torchs_order(names, values, save):
+    """``save(value)`` for each saved value of an op, called in the order of their torch names
+    (torch's generated code saves an op's inputs sorted by name: ``other`` before ``self``,
+    so its pack hook sees them in that order), kept in the node's order."""
+    kept = list(values)
+    for i in sorted(range(len(values)), key=lambda i: names[i] if i < len(names) else ""):
+        kept[i] = save(values[i])
+    return tuple(kept)
+
+
 def repack(packed, tensor):
     """An in-place op is about to overwrite ``tensor``, which its node packed as an input:
     pack a copy of its values instead, as torch packs the copy it makes (``original_self``).
