@@ -276,11 +276,10 @@ def build_node(node_class, inputs, saved, state):
         data = getattr(value, "_data", None)  # None for a number
         metas.append(None if data is None else shared_meta(data.shape, data.dtype))
     node = connect(node_class(), tuple(edges), tuple(metas))
-    if saved and default_hooks.stack:  # saved_tensors_hooks: packed in torch's order
-        node._saved = save_in_torchs_order(node_class._saved_names, saved, save_input)
-    elif saved:
+    if saved:
         node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept) else kept
-                             for kept in saved])
+                             for kept in saved]) if not default_hooks.stack else \
+            save_in_torchs_order(node_class._saved_names, saved, save_input)  # (hooks' order)
         if any(isinstance(kept, (int, float)) for kept in saved):
             # a number is kept as it is; node._saved_<name> shows it as a tensor of this class
             node._tensor_type = next(type(value) for value in inputs if is_tensor(value))

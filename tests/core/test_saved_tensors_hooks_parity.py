@@ -109,6 +109,15 @@ with G.saved_tensors_hooks(pack, unpack):
     m.ones(2).exp()
 r = [log[:], y]
 """,
+    "saved numbers: not packed, still shown as tensors": """
+with G.saved_tensors_hooks(pack, unpack):
+    y = x * 2
+    z = x.pow(2.5)
+    w = v.clamp(min=-1.0) * 1.5
+r = [log[:], y.grad_fn._saved_other, z.grad_fn._saved_exponent, z.grad_fn._saved_self]
+(y.sum() + z.sum() + w.sum()).backward()
+r += [x.grad, v.grad, log[len(r[0]):]]
+""",
     "nesting: the innermost pair wins": """
 outer = lambda t: log.append("outer") or t
 inner = lambda t: log.append("inner") or t
