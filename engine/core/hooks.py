@@ -13,6 +13,11 @@ gradient in the tensor's ``.grad``.
 A node without hooks keeps ``_hooks = None`` and costs nothing; the first hook makes its
 ``NodeHooks``. The walk (``backward.py``) calls the three ``run_`` methods of a node that
 has one.
+
+Two more at the end: ``tensor.register_post_accumulate_grad_hook(fn)`` (``fn(tensor)`` once
+backward has added into a leaf's ``.grad``: kept by the leaf, run by its AccumulateGrad), and
+``graph_task``, which tells hooks which backward call is running (torch's graph task: what
+``register_multi_grad_hook`` and ``queue_callback`` in ``autograd/graph.py`` ask about).
 """
 import weakref
 
