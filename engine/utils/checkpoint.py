@@ -158,9 +158,8 @@ def _checkpoint_impl(function, args, kwargs, *, use_reentrant, preserve_rng_stat
         raise ValueError(f"determinism_check should be one of {list(_METADATA)}, but got "
                          f"{determinism_check}")
     forward_context, recompute_context = context_fn()
-    if not is_grad_enabled():  # nothing will be saved: an ordinary call
-        with forward_context:
-            return function(*args, **kwargs)
+    if not is_grad_enabled():  # nothing will be saved: an ordinary call (as torch: no context)
+        return function(*args, **kwargs)
     frame = _CheckpointFrame(function, args, kwargs, preserve_rng_state, recompute_context,
                              early_stop if _early_stop[0] is None else _early_stop[0],
                              _METADATA[determinism_check])

@@ -209,6 +209,9 @@ def noting(what):
 y = C.checkpoint(f, x, w, use_reentrant=False,
                  context_fn=lambda: (noting("forward"), noting("recompute")))
 y.sum().backward()
+with m.no_grad():
+    C.checkpoint(f, x, w, use_reentrant=False,
+                 context_fn=lambda: (noting("no_grad forward"), noting("no_grad recompute")))
 r = [log, x.grad]
 """,
     "early stop off": """
