@@ -91,6 +91,12 @@ class RemovableHandle:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
 
+    def __enter__(self):  # ``with x.register_hook(fn):`` removes it at the end, as torch's
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
 
 # ====================================================================== on tensors
 def register_tensor_hook(tensor, hook):

@@ -97,6 +97,14 @@ r = [log[:]]
 (x * v).sum().backward(inputs=[x])
 r += [log[:], v.grad]
 """,
+    "handles as context managers": """
+with x.register_post_accumulate_grad_hook(lambda t: log.append("post")) as h:
+    with x.register_hook(lambda g: log.append("tensor")):
+        (x * 2).sum().backward()
+    (x * 2).sum().backward()
+(x * 2).sum().backward()
+r = [log, x.grad]
+""",
     "create_graph": """
 x.register_post_accumulate_grad_hook(lambda t: log.append(facts(t.grad)))
 (x ** 3).sum().backward(create_graph=True)
