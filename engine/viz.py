@@ -355,9 +355,9 @@ def _saved_tensors(node):
     torch. Nothing is listed after backward has freed them.
     """
     if isinstance(node, Node):
-        return [(name, saved.tensor, saved.version)
+        return [(name, saved.tensor, saved.version)  # (not one saved_tensors_hooks packed)
                 for name, saved in zip(type(node)._saved_names, node._saved)
-                if isinstance(saved, SavedTensor)]
+                if isinstance(saved, SavedTensor) and saved.tensor is not None]
     found = []
     for name in _torch_saved_names(node):
         raw = getattr(node, f"_raw_saved_{name}", None)  # (absent for numbers, tuples ...)

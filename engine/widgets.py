@@ -27,7 +27,7 @@ import engine as torch
 from . import viz
 from .core import backward
 from .core.grad_mode import no_grad
-from .core.hooks import retained_tensors
+from .core.hooks import graph_task, retained_tensors
 from .core.node import AccumulateGrad, SavedTensor, edge_of
 from .core.tensor import Tensor, wrap
 
@@ -96,8 +96,9 @@ def record_backward(root, gradient=None):
             if tensor._grad is not None:
                 tensor._grad = tensor._grad.detach().clone()
         grads = backward.starting_gradients((root,), (gradient,))
-        with no_grad():
-            backward.run_backward([edge_of(root)], grads, run_and_record)
+        roots = [edge_of(root)]
+        with no_grad(), graph_task(roots):  # (a backward call, for the hooks that ask)
+            backward.run_backward(roots, grads, run_and_record)
     except RuntimeError as error:
         if "backward through the graph a second time" in str(error):
             raise RuntimeError("this graph's saved tensors were freed by an earlier "
@@ -178,7 +179,7 @@ class BackwardSteps:
         self._saved_by = collections.defaultdict(set)  # saved tensor's box -> saving nodes
         for step in self.steps:
             for saved in step.node._saved:
-                if isinstance(saved, SavedTensor):
+                if isinstance(saved, SavedTensor) and saved.tensor is not None:  # (not packed)
                     self._saved_by[self._walk.box_id(saved.tensor)].add(id(step.node))
         self._pictures = {}
         self._sizes = None  # see _label_sizes()

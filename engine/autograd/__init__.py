@@ -3,7 +3,9 @@
 The graph and the backward pass live in ``engine/core/``; each operation's gradient
 formula sits next to the operation itself (``engine/ops/``). This package is the public
 face: ``backward``, ``grad``, the grad modes, ``Function`` for your own operations,
-``gradcheck`` and anomaly detection (``detect_anomaly``).
+``gradcheck``, anomaly detection (``detect_anomaly``), and ``graph``: hooks on saved tensors
+(``saved_tensors_hooks``, ``save_on_cpu``), ``register_multi_grad_hook``, ``GradientEdge``,
+``queue_callback``.
 """
 from ..core.backward import backward, grad  # noqa: F401
 from ..core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401

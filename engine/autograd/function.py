@@ -59,7 +59,8 @@ class FunctionCtx(Node):
 
     def backward(self, *grad_outputs):
         if self._materialize_grads:
-            grad_outputs = tuple(zeros_like(out) if g is None else g
+            # (a non-tensor output's stays None)
+            grad_outputs = tuple(zeros_like(out) if g is None and isinstance(out, Tensor) else g
                                  for g, out in zip(grad_outputs, self._output_examples))
         grads = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
@@ -141,18 +142,22 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
     if not all(any(t is output for output in outputs) for t in ctx._dirty):
         raise RuntimeError(messages.DIRTY_NOT_RETURNED)
     results = []
+    differentiable_outputs = [isinstance(output, Tensor) and recording and
+                              output._data.dtype.kind == "f" and
+                              not any(output is t for t in ctx._non_differentiable)
+                              for output in outputs]
     for output_nr, output in enumerate(outputs):
         if isinstance(output, Tensor):
             is_input = any(output is t for t in inputs)
-            differentiable = recording and output._data.dtype.kind == "f" and \
-                not any(output is t for t in ctx._non_differentiable)
+            differentiable = differentiable_outputs[output_nr]
             is_dirty = any(output is t for t in ctx._dirty)
             if is_dirty and differentiable and output._base is not None and len(outputs) > 1:
                 raise RuntimeError(messages.DIRTY_VIEW_OF_SEVERAL_OUTPUTS)
             output = _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable)
             if output._base is not None and not is_dirty:
                 # torch forbids changing a view a custom Function returned in place
-                several = differentiable and len(outputs) > 1
+                # (several: more than one differentiable output, as torch counts them)
+                several = differentiable and sum(differentiable_outputs) > 1
                 output._creation_meta = "multi_output" if several else "custom_function"
         results.append(output)
     return tuple(results)

@@ -19,6 +19,7 @@ import warnings
 from ..fidelity import dtypes, messages
 from . import capture
 from .grad_mode import mode, set_grad_enabled
+from .hooks import graph_task
 from .node import AccumulateGrad, edge_of, gradient_edge, is_tensor
 
 
@@ -200,15 +201,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if create_graph:
         messages.warn_create_graph_cycle_once()
     if inputs is None:
-        with set_grad_enabled(create_graph):
-            run_backward([edge_of(t) for t in outputs], grads, anomaly_checked(
+        roots = [edge_of(t) for t in outputs]
+        with set_grad_enabled(create_graph), graph_task(roots):  # (graph_task: hooks.py)
+            run_backward(roots, grads, anomaly_checked(
                 functools.partial(run_node, retain_graph=retain_graph)))
         return
     # only into these tensors' .grad: the walk of autograd.grad, then stored (capture.py)
     inputs = as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph)
+    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=True)
     with set_grad_enabled(create_graph):
         capture.store_into_grad(inputs, found)
 
@@ -226,12 +228,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return capture.returned(found, inputs, allow_unused, materialize_grads)
 
 
-def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph):
+def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=False):
     """The walk from ``outputs``, keeping the gradients that reach ``inputs`` (capture.py)."""
     roots = [edge_of(t) for t in outputs]
     keep = capture.Capture([node for node, _ in roots], inputs,
                            functools.partial(apply_formula, retain_graph=retain_graph))
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(create_graph), graph_task(roots, keep, accumulates):
         run_backward(roots, grads, anomaly_checked(keep.run_node))
     return keep.results
 
@@ -270,4 +272,5 @@ def implicit_gradient(output):
 def as_tuple(value):
     if value is None:
         return None
-    return (value,) if is_tensor(value) else tuple(value)
+    return (value,) if is_tensor(value) or isinstance(value, capture.GradientEdge) \
+        else tuple(value)

@@ -11,9 +11,27 @@ The two entry points, ``grad()`` and ``backward()``, are in ``backward.py``, whi
 this file (so this one does not import the walk: ``Capture`` is handed the walk's
 ``apply_formula``); here is what they do beyond the walk.
 """
+from typing import NamedTuple
+
 from ..fidelity import messages
 from .hooks import accumulate_into
 from .node import AccumulateGrad, edge_of
+
+
+class GradientEdge(NamedTuple):
+    """``torch.autograd.graph.GradientEdge``: where a tensor's gradient goes, a node and its
+    output number; ``autograd.grad(y, inputs=edge)`` returns the gradient that reaches it."""
+
+    node: object
+    output_nr: int
+    ownership_token: object = None
+
+
+def input_edge(value):
+    """The ``(node, output_nr)`` an input of autograd.grad names: a tensor's, or an edge."""
+    if isinstance(value, GradientEdge):
+        return (value.node, value.output_nr)
+    return edge_of(value)
 
 
 class Capture:
@@ -29,7 +47,7 @@ class Capture:
         self.apply_formula = apply_formula
         self.positions = {}  # (node, output_nr) -> the positions in ``inputs`` it answers
         for position, tensor in enumerate(inputs):
-            self.positions.setdefault(edge_of(tensor), []).append(position)
+            self.positions.setdefault(input_edge(tensor), []).append(position)
         self.targets = {node for node, _ in self.positions}
         self.needed = needed_nodes(roots, self.targets)
         self.results = [None] * len(inputs)
@@ -77,7 +95,7 @@ def needed_nodes(roots, targets):
 def check_differentiable(inputs):
     """Every input of ``autograd.grad`` must require grad (checked after the outputs)."""
     for tensor in inputs:
-        if not tensor.requires_grad:
+        if not isinstance(tensor, GradientEdge) and not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 

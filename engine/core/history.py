@@ -18,6 +18,7 @@ from ..fidelity import messages
 from .backward import validated
 from .grad_mode import mode
 from .node import Node, SavedTensor, connect, gradient_edge
+from .saved import repack
 
 
 def check_inplace(tensor, *inputs):
@@ -64,9 +65,13 @@ def rebase_history(tensor, node):
     if node is None:
         return
     for saved in node._saved:
-        if saved.__class__ is SavedTensor and saved.tensor is tensor and not saved.is_output:
+        if saved.__class__ is not SavedTensor or saved.is_output:
+            continue
+        if saved.tensor is tensor:
             saved.tensor = tensor.detach().clone()
             saved.version = 0
+        elif saved.tensor is None and saved.packed.source() is tensor:  # saved_tensors_hooks
+            saved.packed = repack(saved.packed, tensor)
     base = tensor._base
     if base is None:
         tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, 0

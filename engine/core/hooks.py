@@ -13,6 +13,11 @@ gradient in the tensor's ``.grad``.
 A node without hooks keeps ``_hooks = None`` and costs nothing; the first hook makes its
 ``NodeHooks``. The walk (``backward.py``) calls the three ``run_`` methods of a node that
 has one.
+
+Two more at the end: ``tensor.register_post_accumulate_grad_hook(fn)`` (``fn(tensor)`` once
+backward has added into a leaf's ``.grad``: kept by the leaf, run by its AccumulateGrad), and
+``graph_task``, which tells hooks which backward call is running (torch's graph task: what
+``register_multi_grad_hook`` and ``queue_callback`` in ``autograd/graph.py`` ask about).
 """
 import weakref
 
@@ -86,6 +91,12 @@ class RemovableHandle:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
 
+    def __enter__(self):  # ``with x.register_hook(fn):`` removes it at the end, as torch's
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
 
 # ====================================================================== on tensors
 def register_tensor_hook(tensor, hook):
@@ -124,3 +135,64 @@ def accumulate_into(tensor, grad):
         tensor._grad = grad.clone(memory_format=contiguous_format)
     else:
         tensor._grad = quietly(tensor._grad.__add__, grad)  # (inf - inf is nan, silently)
+
+
+# ====================================================================== after a leaf's .grad
+def register_post_accumulate_hook(tensor, hook):
+    """``tensor.register_post_accumulate_grad_hook(hook)``: ``hook(tensor)`` runs after
+    backward has added into this leaf's ``.grad`` (kept by the tensor, run by AccumulateGrad)."""
+    if tensor.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor._post_accumulate_hooks is None:
+        tensor._post_accumulate_hooks = []
+    return add_hook(tensor._post_accumulate_hooks, hook)
+
+
+def run_post_accumulate_hooks(tensor):
+    for hook in list(tensor._post_accumulate_hooks):
+        returned = hook(tensor)
+        if returned is None:
+            continue
+        if hasattr(returned, "_data"):
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        raise TypeError(f"expected Variable, but hook returned '{messages.type_name(returned)}'")
+
+
+# ====================================================================== the running backward
+class GraphTask:
+    """One ``backward()`` or ``autograd.grad()`` call while it runs (torch's graph task):
+    ``roots`` are its starting nodes; ``capture`` is autograd.grad's ``Capture`` (None for a
+    plain backward), ``accumulates`` whether leaves' AccumulateGrad nodes run (backward).
+    register_multi_grad_hook asks it which nodes will run (autograd/graph.py); ``callbacks``
+    are queue_callback's, run when it has finished without an error."""
+
+    __slots__ = ("id", "roots", "capture", "accumulates", "reachable", "callbacks")
+    count = 0
+
+    def __init__(self, roots, capture, accumulates):
+        GraphTask.count += 1
+        self.id, self.roots, self.capture = GraphTask.count, roots, capture
+        self.accumulates, self.reachable, self.callbacks = accumulates, None, []
+
+
+running_tasks = []  # the innermost (a backward called inside a hook) last
+
+
+class graph_task:
+    """``with graph_task(...)``: the backward call is running (``running_tasks[-1]``)."""
+
+    def __init__(self, roots, capture=None, accumulates=True):
+        self.task = GraphTask(roots, capture, accumulates)
+
+    def __enter__(self):
+        running_tasks.append(self.task)
+
+    def __exit__(self, error_type, *args):
+        try:
+            callbacks = self.task.callbacks
+            for callback in callbacks if error_type is None else ():  # (may queue more)
+                callback()
+        finally:
+            running_tasks.remove(self.task)

@@ -18,21 +18,27 @@ import numpy as np
 from ..fidelity import messages
 from ..fidelity.floating import quietly
 from .grad_mode import mode
-from .hooks import add_hook, hooks_of
-from .saved import saved_attribute
+from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
+from .saved import (default_hooks, pack, raw_saved_attribute, save_in_torchs_order,
+                    saved_attribute, unpack)
 
 
 class SavedTensor:
     """A tensor a node keeps for its backward, with the version it had when saved.
 
-    (A node keeps a saved number, or None, as it is: there is nothing to check.)
+    (A node keeps a saved number, or None, as it is: there is nothing to check.) Under
+    ``saved_tensors_hooks`` it keeps what the pack hook returned instead (``packed``,
+    saved.py) and ``tensor`` is None.
     """
 
-    __slots__ = ("tensor", "version", "is_output")
+    __slots__ = ("tensor", "version", "is_output", "packed")
 
     def __init__(self, tensor, is_output):
         if tensor._inference and not mode.inference:
             raise RuntimeError(messages.INFERENCE_SAVED)
+        if default_hooks.stack:  # saved_tensors_hooks are on: keep what pack_hook makes of it
+            self.tensor, self.is_output, self.packed = None, is_output, pack(tensor)
+            return
         # An output is kept as a detached alias (same memory and version counter):
         # holding the output itself would make output -> node -> output a cycle.
         self.tensor = tensor.detach() if is_output else tensor
@@ -67,6 +73,8 @@ class Node:
         cls._state = frozenset(declared | cls._state)
         for name in (*cls.__dict__.get("_saved_names", ()), *declared):  # as torch shows them
             setattr(cls, "_saved_" + name, saved_attribute(name))
+        for name in cls.__dict__.get("_saved_names", ()):  # (hooks on one saved tensor)
+            setattr(cls, "_raw_saved_" + name, raw_saved_attribute(name))
 
     @property
     def metadata(self):
@@ -105,6 +113,8 @@ class Node:
         if saved.__class__ is not SavedTensor:
             return saved  # a saved number, or None
         tensor = saved.tensor
+        if tensor is None:  # packed by saved_tensors_hooks: unpack_hook's tensor, unchecked
+            return unpack(saved.packed, self, saved.is_output)
         if tensor._version != saved.version:
             # torch names the node that computed the tensor (an input's current one)
             producer = self if saved.is_output else tensor.grad_fn
@@ -157,6 +167,8 @@ class AccumulateGrad(Node):
         else:  # accumulate in place, into the same tensor (inf - inf is nan, silently)
             quietly(np.add, variable._grad._data, grad._data, variable._grad._data)
             variable._grad._bump_version()
+        if variable._post_accumulate_hooks:  # register_post_accumulate_grad_hook's
+            run_post_accumulate_hooks(variable)
         return ()
 
 
@@ -244,6 +256,11 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     return results
 
 
+def save_input(value):
+    """What a node keeps of a value its backward needs: a SavedTensor for a tensor."""
+    return SavedTensor(value, False) if is_tensor(value) else value
+
+
 def new_node(node_class, inputs, saved=(), **state):
     """A ``node_class`` node for an op on ``inputs``, or None when nothing needs a gradient."""
     if mode.recording and any(getattr(value, "_requires_grad", False) for value in inputs):
@@ -261,7 +278,8 @@ def build_node(node_class, inputs, saved, state):
     node = connect(node_class(), tuple(edges), tuple(metas))
     if saved:
         node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept) else kept
-                             for kept in saved])
+                             for kept in saved]) if not default_hooks.stack else \
+            save_in_torchs_order(node_class._saved_names, saved, save_input)  # (hooks' order)
         if any(isinstance(kept, (int, float)) for kept in saved):
             # a number is kept as it is; node._saved_<name> shows it as a tensor of this class
             node._tensor_type = next(type(value) for value in inputs if is_tensor(value))

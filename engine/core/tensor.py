@@ -51,6 +51,7 @@ class Tensor:
     _output_nr = 0       # which output of its grad_fn this tensor is
     _accumulator = None  # a weak reference to a leaf's AccumulateGrad node, made on first use
     _hooked_accumulator = None  # the same node, held strongly once a hook is registered on it
+    _post_accumulate_hooks = None  # register_post_accumulate_grad_hook's (hooks.py)
     _inference = False
     __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
 
@@ -257,6 +258,10 @@ class Tensor:
     def register_hook(self, hook):
         """``hook(grad)`` runs when this tensor's gradient is computed; it may return another."""
         return hooks.register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after backward has accumulated this leaf's ``.grad``."""
+        return hooks.register_post_accumulate_hook(self, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the leaves, into their ``.grad``."""

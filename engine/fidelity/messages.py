@@ -99,6 +99,33 @@ NOT_A_LEAF_FLAG = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = "
     "var.detach().")
 
+PACK_HOOK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+REGISTER_HOOKS_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you need "
+    "to access saved variables after calling backward.")
+
+REGISTER_HOOKS_NUMBER = (
+    "Calling register_hooks on a saved number: the engine keeps the numbers an operation saves "
+    "as numbers, not as tensors (notebooks/DIFFERENCES.md)")
+
+
+def register_hooks_arguments(saved, pack_hook, unpack_hook):
+    """pybind11's refusal of ``saved._raw_saved_x.register_hooks`` arguments that are not
+    callables."""
+    return ("register_hooks(): incompatible function arguments. The following argument types "
+            "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+            f"<torch._C._autograd.SavedTensor object at {hex(id(saved))}>, {pack_hook!r}, "
+            f"{unpack_hook!r}")
+
+
 INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
                            "InferenceMode is not allowed.")
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..fidelity.floating import silent_runner
 from ..core.grad_mode import mode
-from ..core.node import SavedTensor, connect, gradient_edge, shared_meta
+from ..core.node import SavedTensor, connect, gradient_edge, save_input, shared_meta
+from ..core.saved import default_hooks, save_in_torchs_order
 from ..core.tensor import Tensor, wrap
 from .common import wrap_like_operands
 
@@ -54,7 +55,10 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
             meta = shared_meta(x.shape, x.dtype)
             node = connect(node_class(), (_edge(input), _edge(other)),
                            (meta, meta if y.shape == x.shape else shared_meta(y.shape, y.dtype)))
-            if saved is not None:
+            if saved is not None and default_hooks.stack:  # (saved_tensors_hooks' order)
+                node._saved = save_in_torchs_order(node_class._saved_names,
+                                                   saved(input, other), save_input)
+            elif saved is not None:
                 node._saved = tuple([SavedTensor(kept, False) if kept is not None else None
                                      for kept in saved(input, other)])
             if alpha:

@@ -134,7 +134,8 @@ def _saved_output_is_now(tensor, node):
     """A node that saved its result (exp_ keeps e ** x) now finds it in ``tensor``: a later
     write into ``tensor`` must then be caught at backward, as torch catches it."""
     for saved in node._saved if node is not None else ():
-        if isinstance(saved, SavedTensor) and saved.is_output:
+        # (one packed by saved_tensors_hooks stays as its pack hook made it)
+        if isinstance(saved, SavedTensor) and saved.is_output and saved.tensor is not None:
             saved.tensor, saved.version = tensor.detach(), tensor._version
 
 

@@ -15,7 +15,12 @@ from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from ...fidelity.dtypes import dtype as dtype_type
 from ...fidelity.size import device as device_type
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, UninitializedParameter
+from . import hooks
+from .hooks import (register_module_backward_hook, register_module_forward_hook,  # noqa: F401
+                    register_module_forward_pre_hook, register_module_full_backward_hook,
+                    register_module_full_backward_pre_hook)
 
 
 def typename(value):
@@ -64,13 +69,84 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        # the hooks, each kind in the order they run, keyed by their handle's id (hooks.py)
+        for kind in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_backward_pre_hooks", "_backward_hooks"):
+            object.__setattr__(self, kind, OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        if self._backward_hooks or self._backward_pre_hooks or self._forward_hooks or \
+                self._forward_pre_hooks or hooks.global_hooks.registered:  # (torch's order)
+            return hooks.call_with_hooks(self, args, kwargs)  # torch's _call_impl, with hooks
         return self.forward(*args, **kwargs)
+
+    # ------------------------------------------------------------ hooks (hooks.py runs them)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` runs before forward; it may return new args (one value or a
+        tuple). ``with_kwargs=True``: ``hook(module, args, kwargs)`` -> ``(args, kwargs)``."""
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
+        """``hook(module, args, output)`` runs after forward; it may return a new output.
+        ``always_call=True``: it runs even when forward raised."""
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[
+            self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients of the outputs are known; it
+        may return new ones."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """Deprecated: ``hook(module, grad_input, grad_output)`` as a hook on the node that made
+        the first output (its inputs, not always the module's): use
+        register_full_backward_hook."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the inputs are
+        known; it may return new grad_input."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     # ------------------------------------------------------------ registration
     def _check_name(self, kind, name, existing):
