@@ -213,31 +213,85 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     is_path = isinstance(f, (str, os.PathLike))
     if mmap and not is_path:
         raise ValueError("f must be a file path in order to use the mmap argument")
+    if weights_only:
+        def make_unpickler(file, persistent_load):
+            for name in pickle_load_args:  # torch's weights-only unpickler takes encoding only
+                if name != "encoding":
+                    raise TypeError("Unpickler.__init__() got an unexpected keyword argument "
+                                    f"'{name}'")
+            return WeightsUnpickler(file, persistent_load, encoding=pickle_load_args["encoding"])
+    else:
+        def make_unpickler(file, persistent_load):
+            return full_unpickler(pickle_module or pickle)(file, persistent_load,
+                                                            **pickle_load_args)
     opened = open(f, "rb") if is_path else f
     try:
         if not is_zip(opened):
-            return _load_not_zip(opened, weights_only)
+            return _load_legacy(opened, map_location, make_unpickler)
         reader = ArchiveReader(opened)
-        return _load_archive(reader, map_location, weights_only, pickle_module,
-                             os.fspath(f) if mmap else None, pickle_load_args)
+        return _load_archive(reader, map_location, make_unpickler,
+                             os.fspath(f) if mmap else None)
+    except EOFError:
+        if not weights_only:
+            raise
+        raise EOFError() from None  # (torch's weights-only unpickler raises it bare)
+    except pickle.UnpicklingError as error:
+        if not weights_only:
+            raise
+        if str(error).startswith("Memo value not found at index "):
+            # torch's unpickler reads its memo (a dict) for BINGET: a KeyError there
+            raise KeyError(int(str(error).rsplit(" ", 1)[1])) from None
+        raise pickle.UnpicklingError(_weights_only_message(str(error))) from None
     finally:
         if is_path:
             opened.close()
 
 
-def _load_not_zip(f, weights_only):
-    """A file that is not torch's zip: torch reads it as the pre-1.6 format, which the engine
-    does not (issue 27 leaves it for later); an empty file stops as torch's does."""
-    start = f.tell()
-    if not f.read(1):
-        raise EOFError()
-    f.seek(start)
-    raise RuntimeError("engine.load reads torch's zip format (torch >= 1.6) only: this file is "
-                       "not a zip archive (a file saved by torch < 1.6, or with "
-                       "_use_new_zipfile_serialization=False, or not a checkpoint)")
+LEGACY_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
+LEGACY_PROTOCOL_VERSION = 1001
 
 
-def _load_archive(reader, map_location, weights_only, pickle_module, mmap_path, load_args):
+def _no_storage(saved_id):
+    raise pickle.UnpicklingError("unsupported persistent id encountered")
+
+
+def _load_legacy(f, map_location, make_unpickler):
+    """torch's format before 1.6 (and ``_use_new_zipfile_serialization=False``): pickles one
+    after another (magic number, version, system info, the object, the storage keys), then
+    each storage's element count and bytes, in the keys' order."""
+    if make_unpickler(f, _no_storage).load() != LEGACY_MAGIC_NUMBER:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    version = make_unpickler(f, _no_storage).load()
+    if version != LEGACY_PROTOCOL_VERSION:
+        raise RuntimeError(f"Invalid protocol version: {version}")
+    make_unpickler(f, _no_storage).load()  # sizes of C types on the saving machine
+    storages = {}
+
+    def persistent_load(saved_id):
+        if not (isinstance(saved_id, tuple) and len(saved_id) == 6 and
+                saved_id[0] == "storage" and isinstance(saved_id[1], StorageType)):
+            raise pickle.UnpicklingError("unsupported persistent id encountered")
+        _, storage_type, key, location, numel, view = saved_id
+        if key not in storages:  # filled after the object's pickle, in place
+            storages[key] = _place(np.empty(numel, storage_type.dtype.numpy_dtype), location,
+                                   map_location)
+        array = storages[key]
+        if view is not None:  # (torch < 0.4: a storage that is a slice of another)
+            _, offset, size = view
+            array = array[offset:offset + size]
+        return TypedStorage(array, storage_type.dtype)
+
+    result = make_unpickler(f, persistent_load).load()
+    for key in make_unpickler(f, _no_storage).load():
+        array = storages[key]
+        header = f.read(8)
+        count = int.from_bytes(header, "little") if len(header) == 8 else -1
+        if count != array.size or f.readinto(memoryview(array).cast("B")) != array.nbytes:
+            raise RuntimeError("storage has wrong byte size: the file is truncated or corrupt")
+    return result
+
+
+def _load_archive(reader, map_location, make_unpickler, mmap_path):
     big_endian = reader.has("byteorder") and reader.read_bytes("byteorder") == b"big"
     loaded = {}
 
@@ -257,13 +311,4 @@ def _load_archive(reader, map_location, weights_only, pickle_module, mmap_path, 
             loaded[key] = _place(array, location, map_location)
         return TypedStorage(loaded[key], storage_type.dtype)
 
-    data = io.BytesIO(reader.read_bytes("data.pkl"))
-    if weights_only:
-        try:
-            return WeightsUnpickler(data, persistent_load,
-                                    encoding=load_args["encoding"]).load()
-        except pickle.UnpicklingError as error:
-            raise pickle.UnpicklingError(_weights_only_message(str(error))) from None
-    unpickler = full_unpickler(pickle_module or pickle)
-    return unpickler(data, persistent_load, **load_args).load()
-
+    return make_unpickler(io.BytesIO(reader.read_bytes("data.pkl")), persistent_load).load()

@@ -9,8 +9,6 @@ is refused with torch's error and runs nothing.
 """
 import collections
 import io
-import os
-import pickle
 import zipfile
 
 import pytest
@@ -21,12 +19,6 @@ import parity
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 pytestmark = pytest.mark.torch
-
-
-def _values(m, dtype_name, shape):
-    """The same values under both modules."""
-    return parity.run_both.__globals__["to_torch"](parity.make_tensor(shape, dtype_name)) \
-        if m is torch else parity.make_tensor(shape, dtype_name)
 
 
 LAYOUTS = {
