@@ -23,7 +23,8 @@ from ..fidelity.layout import UntypedStorage
 from ..fidelity.size import device
 from ..nn.parameter import Parameter
 from .archive import ALIGNMENT, ArchiveReader, ArchiveWriter, archive_name, is_zip
-from .names import (STORAGE_TYPES, StorageType, TypedStorage, make_device, rebuild_parameter,
+from .names import (STORAGE_TYPES, StorageType, TypedStorage, make_device,
+                    rebuild_from_type_v2, rebuild_parameter, rebuild_parameter_with_state,
                     rebuild_tensor_v2, saved_name)
 from .weights_only import (WeightsUnpickler, full_unpickler, add_safe_globals,
                            clear_safe_globals, get_safe_globals, safe_globals)
@@ -58,11 +59,17 @@ class _TorchPickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            state = _python_state(obj)
             if isinstance(obj, Parameter):
+                if state:
+                    return rebuild_parameter_with_state, (obj.data, obj.requires_grad,
+                                                          OrderedDict(), state)
                 return rebuild_parameter, (obj.data, obj.requires_grad, OrderedDict())
-            return rebuild_tensor_v2, (_StorageRef(obj._storage_array()), obj.storage_offset(),
-                                       tuple(obj.shape), obj.stride(), obj.requires_grad,
-                                       OrderedDict())
+            args = (_StorageRef(obj._storage_array()), obj.storage_offset(), tuple(obj.shape),
+                    obj.stride(), obj.requires_grad, OrderedDict())
+            if state:  # torch wraps the rebuild to set the attributes afterwards
+                return rebuild_from_type_v2, (rebuild_tensor_v2, Tensor, args, state)
+            return rebuild_tensor_v2, args
         if type(obj) is device:
             return make_device, (obj.type,) if obj.index is None else (obj.type, obj.index)
         return NotImplemented
@@ -95,6 +102,14 @@ class _TorchPickler(pickle._Pickler):
 
     # functions are written by a table entry that calls the base class's save_global
     dispatch = {**pickle._Pickler.dispatch, types.FunctionType: save_global}
+
+
+def _python_state(tensor):
+    """Attributes a user set on a tensor (``x.note = ...``): torch saves them with it. The
+    engine's own live on the class as defaults (see Tensor), all but ``_data``."""
+    cls = type(tensor)
+    return {name: value for name, value in vars(tensor).items()
+            if name != "_data" and not hasattr(cls, name)}
 
 
 def _dtype_of(array):

@@ -108,6 +108,9 @@ PLAIN_GLOBALS = {"collections.OrderedDict": OrderedDict, "collections.Counter": 
 # saving: the engine's object -> (module, name) written into the pickle
 SAVED_NAMES = {id(rebuild_tensor_v2): ("torch._utils", "_rebuild_tensor_v2"),
                id(rebuild_parameter): ("torch._utils", "_rebuild_parameter"),
+               id(rebuild_parameter_with_state): ("torch._utils", "_rebuild_parameter_with_state"),
+               id(rebuild_from_type_v2): ("torch._tensor", "_rebuild_from_type_v2"),
+               id(Tensor): ("torch", "Tensor"),
                id(Size): ("torch", "Size"), id(make_device): ("torch", "device")}
 SAVED_NAMES.update({id(t): ("torch", t.name) for t in STORAGE_TYPES.values()})
 

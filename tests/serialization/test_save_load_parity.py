@@ -31,6 +31,27 @@ LAYOUTS = {
 TENSOR_SHAPES = [(), (3,), (2, 3), (3, 4), (0,), (2, 0), (2, 3, 4)]
 
 
+def _trained_optimizer(m, name):
+    """An optimizer's state_dict after two steps, from the same start under both modules."""
+    m.manual_seed(0)
+    model = m.nn.Linear(3, 2)
+    kwargs = {"lr": 0.1, "momentum": 0.9} if name == "SGD" else {"lr": 0.01}
+    opt = getattr(m.optim, name)(model.parameters(), **kwargs)
+    for _ in range(2):
+        opt.zero_grad()
+        model(m.ones(4, 3)).pow(2).sum().backward()
+        opt.step()
+    return opt.state_dict()
+
+
+def _with_attributes(m):
+    """Tensors with attributes set in Python: torch saves them too."""
+    t, p = m.arange(3.0), m.nn.Parameter(m.ones(2))
+    t.note, t.step = "scaled", 3
+    p.tag = "weight"
+    return [t, p, t]
+
+
 def _objects(m):
     """Checkpoints a learner writes, built the same way with engine or torch as ``m``."""
     m.manual_seed(0)
@@ -52,6 +73,12 @@ def _objects(m):
                    "size": m.Size([2, 3]), "dtype": m.float16, "device": m.device("cpu"),
                    "set": {1, 2}},
         "many_storages": [m.full((2,), float(i)) for i in range(12)],
+        "optimizer": _trained_optimizer(m, "Adam"),
+        "attributes": _with_attributes(m),
+        "sgd_momentum": _trained_optimizer(m, "SGD"),
+        "python_values": {"complex": 1 + 2j, "bytes": b"\x00\xffab", "ba": bytearray(b"xy"),
+                          "counter": collections.Counter("aab"), "big": 2 ** 70, "neg": -3,
+                          "float": -0.0, "inf": float("inf"), "unicode": "\u00e9\u4e2d"},
         "same_tensor_twice": (lambda t: [t, t, t[1:]])(m.arange(4)),
     }
 
@@ -85,6 +112,10 @@ def test_engine_writes_torchs_bytes(name):
     assert len(mine) == len(theirs)
 
 
+def _attributes(tensor):
+    return {k: v for k, v in vars(tensor).items() if not k.startswith("_")}
+
+
 def _same(engine_obj, torch_obj, versions=True):
     """Recursively equal: tensors by parity.assert_same (dtype, shape, strides, offset,
     values), plus their type (Parameter) and requires_grad."""
@@ -96,6 +127,7 @@ def _same(engine_obj, torch_obj, versions=True):
         assert engine_obj.untyped_storage().nbytes() == torch_obj.untyped_storage().nbytes()
         assert not versions or engine_obj._version == torch_obj._version  # (set_: 1)
         parity.assert_same(engine_obj.detach(), torch_obj.detach())
+        assert _attributes(engine_obj) == _attributes(torch_obj)
     elif isinstance(torch_obj, dict):
         assert type(engine_obj) is type(torch_obj)
         assert list(engine_obj) == list(torch_obj)
@@ -212,17 +244,7 @@ def test_engine_model_state_dict_into_torch_model():
 
 @pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
 def test_optimizer_state_dict_both_ways(optimizer):
-    def train(m):
-        m.manual_seed(0)
-        model = m.nn.Linear(3, 2)
-        kwargs = {"lr": 0.1, "momentum": 0.9} if optimizer == "SGD" else {"lr": 0.01}
-        opt = getattr(m.optim, optimizer)(model.parameters(), **kwargs)
-        for _ in range(2):
-            opt.zero_grad()
-            model(m.ones(4, 3)).pow(2).sum().backward()
-            opt.step()
-        return opt.state_dict()
-    mine, theirs = train(engine), train(torch)
+    mine, theirs = _trained_optimizer(engine, optimizer), _trained_optimizer(torch, optimizer)
     from_engine = torch.load(io.BytesIO(_engine_bytes(mine)))
     for key in ("param_groups",):
         assert from_engine[key] == theirs[key]
