@@ -253,10 +253,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     except pickle.UnpicklingError as error:
         if not weights_only:
             raise
-        if str(error).startswith("Memo value not found at index "):
+        message = str(error)
+        if message.startswith("Memo value not found at index "):
             # torch's unpickler reads its memo (a dict) for BINGET: a KeyError there
-            raise KeyError(int(str(error).rsplit(" ", 1)[1])) from None
-        raise pickle.UnpicklingError(_weights_only_message(str(error))) from None
+            raise KeyError(int(message.rsplit(" ", 1)[1])) from None
+        if message.startswith("invalid load key, '") and len(message) == 22:
+            # a byte that is no opcode: torch's unpickler names it by its number
+            message = f"Unsupported operand {ord(message[19])}"
+        raise pickle.UnpicklingError(_weights_only_message(message)) from None
     finally:
         if is_path:
             opened.close()

@@ -78,6 +78,25 @@ def _zip_without_data_pkl():
     return buffer.getvalue()
 
 
+def _corrupt(record, position, byte):
+    """A torch file with one byte of one record changed."""
+    data = bytearray(_good())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo(f"archive/{record}")
+    start = info.header_offset + 30 + len(info.filename) + \
+        int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+    data[start + position] = byte
+    return bytes(data)
+
+
+def _without_record(record):
+    source, buffer = zipfile.ZipFile(io.BytesIO(_good())), io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in source.namelist():
+            if name != f"archive/{record}":
+                archive.writestr(name, source.read(name))
+    return buffer.getvalue()
+
+
 BROKEN = {
     "empty": lambda: b"",
     "truncated_half": lambda: _good()[:len(_good()) // 2],
@@ -85,6 +104,10 @@ BROKEN = {
     "not_a_zip_text": lambda: b"hello world, not a checkpoint",
     "other_pickle": lambda: pickle.dumps(123, protocol=2),
     "zip_without_data_pkl": _zip_without_data_pkl,
+    "zip_without_a_storage": lambda: _without_record("data/0"),
+    "text_no_opcode": lambda: b"not a checkpoint",
+    "pickle_byte_no_opcode": lambda: _corrupt("data.pkl", 3, ord("$")),
+    "storage_byte_changed": lambda: _corrupt("data/0", 5, 0xFF),  # (no CRC check: loads)
 }
 
 
