@@ -47,9 +47,9 @@ class _StorageRef:
         self.array = array
 
 
-class _TorchPickler(pickle._Pickler):
-    """The pure-Python pickler, because it lets engine objects be written under torch's
-    global names (``save_global``); data.pkl is small, the storages are written apart."""
+class _TorchObjects:
+    """What both picklers below share: tensors become torch's rebuild calls, storages
+    persistent ids (their bytes are written apart, as records of the archive)."""
 
     def __init__(self, file, protocol):
         super().__init__(file, protocol)
@@ -93,6 +93,16 @@ class _TorchPickler(pickle._Pickler):
             self.storages[key] = array
         return (_STORAGE, dtype, key, _CPU, array.size)
 
+
+class _FastPickler(_TorchObjects, pickle.Pickler):
+    """Python's C pickler: engine objects are written under their own names (it checks that
+    a global can be imported), renamed to torch's afterwards (``_renamed``)."""
+
+
+class _TorchPickler(_TorchObjects, pickle._Pickler):
+    """The pure-Python pickler writes torch's names itself (``save_global``): the slower
+    way, for the rare pickle whose bytes hold an engine name as data as well."""
+
     def save_global(self, obj, name=None):
         found = saved_name(obj)
         if found is None:
@@ -102,6 +112,39 @@ class _TorchPickler(pickle._Pickler):
 
     # functions are written by a table entry that calls the base class's save_global
     dispatch = {**pickle._Pickler.dispatch, types.FunctionType: save_global}
+
+
+def _engine_global(obj):
+    """The GLOBAL opcode Python's pickler writes for an engine object pickled by name."""
+    name = obj.__qualname__ if isinstance(obj, (type, types.FunctionType)) else obj.__reduce__()
+    return pickle.GLOBAL + f"{obj.__module__}\n{name}\n".encode()
+
+
+def _renamed(data, memoized):
+    """``data`` with each engine global it names written as torch's; None when one of them
+    is not found exactly once (then also inside the data: renaming could change that)."""
+    for obj in memoized:
+        found = saved_name(obj)
+        if found is not None:
+            pattern = _engine_global(obj)
+            if data.count(pattern) != 1:
+                return None
+            data = data.replace(pattern, pickle.GLOBAL + f"{found[0]}\n{found[1]}\n".encode())
+    return data
+
+
+def _pickled(obj, protocol):
+    """``data.pkl`` and the storages it refers to, by key."""
+    buffer = io.BytesIO()
+    pickler = _FastPickler(buffer, protocol)
+    pickler.dump(obj)
+    data = _renamed(buffer.getvalue(), [o for _, o in pickler.memo.copy().values()])
+    if data is None:
+        buffer = io.BytesIO()
+        pickler = _TorchPickler(buffer, protocol)
+        pickler.dump(obj)
+        data = buffer.getvalue()
+    return data, pickler.storages
 
 
 def _python_state(tensor):
@@ -128,9 +171,7 @@ def _serialization_id():
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL):
     """Write ``obj`` (tensors, state_dicts, containers of them ...) to a path or a binary
     file object, in torch's zip format: ``torch.load`` in PyTorch reads it too."""
-    data = io.BytesIO()
-    pickler = _TorchPickler(data, pickle_protocol)
-    pickler.dump(obj)
+    data, storages = _pickled(obj, pickle_protocol)
     if isinstance(f, (str, os.PathLike)):
         parent = os.path.dirname(os.fspath(f))
         if parent and not os.path.isdir(parent):
@@ -139,9 +180,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL):
             raise RuntimeError("[enforce fail at inline_container.cc:746] . open file failed "
                                "with strerror: Is a directory")
         with open(f, "wb") as out:
-            _write_archive(out, archive_name(f), data.getvalue(), pickler.storages)
+            _write_archive(out, archive_name(f), data, storages)
     else:
-        _write_archive(f, archive_name(f), data.getvalue(), pickler.storages)
+        _write_archive(f, archive_name(f), data, storages)
 
 
 def _write_archive(out, name, pickled, storages):

@@ -36,6 +36,8 @@ STORAGE_NAMES = {dtypes.float32: "FloatStorage", dtypes.float64: "DoubleStorage"
                  dtypes.int8: "CharStorage", dtypes.uint8: "ByteStorage",
                  dtypes.bool: "BoolStorage"}
 STORAGE_TYPES = {dtype: StorageType(name, dtype) for dtype, name in STORAGE_NAMES.items()}
+# module attributes too (names.FloatStorage ...): Python's C pickler looks them up to write them
+globals().update({t.name: t for t in STORAGE_TYPES.values()})
 
 
 class TypedStorage:
