@@ -253,3 +253,48 @@ def test_save_errors_as_torchs(tmp_path):
     with pytest.raises(RuntimeError, match="Cannot save multiple tensors or storages that view "
                                            "the same data as different types"):
         torch.save([tbase, tbase.view(torch.float32)], io.BytesIO())
+
+
+def _saved_on_gpu():
+    """A torch checkpoint as a GPU machine writes it: storages tagged 'cuda:0' (made from a
+    CPU one by renaming the location string in data.pkl; its length is in the opcode)."""
+    source, buffer = zipfile.ZipFile(io.BytesIO(_good())), io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in source.namelist():
+            data = source.read(name)
+            if name.endswith("data.pkl"):
+                data = data.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("where", ["none", "cpu", "device", "dict", "dict_other", "callable"])
+def test_a_checkpoint_saved_on_a_gpu(where):
+    locations = {"none": None, "cpu": "cpu", "device": "device", "dict": {"cuda:0": "cpu"},
+                 "dict_other": {"cuda:1": "cpu"}, "callable": lambda storage, location: storage}
+
+    def load(m):
+        location = m.device("cpu") if where == "device" else locations[where]
+        loaded = m.load(io.BytesIO(_saved_on_gpu()), map_location=location)
+        return loaded["x"].tolist()
+    mine, theirs = _same_outcome(load)
+    assert mine == theirs
+
+
+def test_a_whole_model_as_torchs(tmp_path):
+    """torch.save(model) pickles the classes: weights_only refuses them, naming the class
+    (engine.nn... where torch says torch.nn...); weights_only=False gives the model back."""
+    outcomes = {}
+    for m in (engine, torch):
+        m.manual_seed(0)
+        model = m.nn.Sequential(m.nn.Linear(3, 2), m.nn.ReLU())
+        path = tmp_path / f"{m.__name__}.pth"
+        m.save(model, path)
+        with pytest.raises(pickle.UnpicklingError) as refused:
+            m.load(path)
+        outcomes[m.__name__] = str(refused.value).replace("engine.nn.", "torch.nn.")
+        again = m.load(path, weights_only=False)
+        assert type(again) is type(model) and repr(again) == repr(model)
+        x = m.ones(2, 3)
+        assert again(x).tolist() == model(x).tolist()
+    assert outcomes["engine"] == outcomes["torch"]
