@@ -56,7 +56,8 @@ def _objects(m):
     """Checkpoints a learner writes, built the same way with engine or torch as ``m``."""
     m.manual_seed(0)
     base = m.arange(12.0).reshape(3, 4)
-    model = m.nn.Sequential(m.nn.Linear(4, 3), m.nn.ReLU(), m.nn.Linear(3, 2))
+    model = m.nn.Sequential(m.nn.Linear(4, 3), m.nn.BatchNorm1d(3), m.nn.ReLU(),
+                            m.nn.Sequential(m.nn.Linear(3, 2), m.nn.LayerNorm(2)))
     return {
         "views": {"base": base, "t": base.t(), "row": base[1], "col": base[:, 2],
                   "flat": base.view(12)},
@@ -258,6 +259,14 @@ def test_optimizer_state_dict_both_ways(optimizer):
         for name, value in state.items():
             torch.testing.assert_close(from_engine["state"][index][name], value)
     _same(engine.load(io.BytesIO(_torch_bytes(theirs))), theirs, versions=False)
+
+
+def test_state_dict_metadata_as_torchs():
+    for m in (engine, torch):
+        m.manual_seed(0)
+    mine, theirs = (_objects(m)["state_dict"] for m in (engine, torch))
+    assert mine._metadata == theirs._metadata
+    assert list(mine._metadata) == ["", "0", "1", "2", "3", "3.0", "3.1"]
 
 
 def test_archive_folder_named_as_torch_names_it(tmp_path):
