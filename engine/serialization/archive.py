@@ -4,13 +4,12 @@ torch.save writes an uncompressed zip (its C++ ``PyTorchFileWriter``, built on m
 Every record's bytes start at a multiple of 64 (so a loader can ``mmap`` a storage and use
 it in place): the local header carries an extra field ``FB`` + length + ``Z`` padding.
 Sizes and CRC follow each record in a data descriptor, and the archive ends with the zip64
-end records before the classic one. Reading uses the standard library's ``zipfile`` for
-the directory, then reads each storage straight into a numpy array (one copy, no
+end records before the classic one. Reading finds the central directory (the list of
+records at the end), then reads each storage straight into a numpy array (one copy, no
 decompression: the records are stored as they are).
 """
 import os
 import struct
-import zipfile
 import zlib
 
 import numpy as np
@@ -93,31 +92,110 @@ def is_zip(f):
     return magic == b"PK\x03\x04"
 
 
+class Record:
+    """One entry of the zip's central directory."""
+
+    __slots__ = ("name", "method", "compressed_size", "size", "header_offset")
+
+    def __init__(self, name, method, compressed_size, size, header_offset):
+        self.name, self.method = name, method
+        self.compressed_size, self.size, self.header_offset = compressed_size, size, header_offset
+
+
+class CorruptArchive(Exception):
+    """The end records or the central directory cannot be read."""
+
+
+def read_directory(f):
+    """The records of the zip in ``f`` (the standard library's zipfile would do, but costs
+    the engine's import twice this file: it brings shutil, bz2 and lzma along)."""
+    f.seek(0, 2)
+    size = f.tell()
+    tail_start = max(0, size - (_END.size + 0xFFFF))  # the end record, then a comment
+    f.seek(tail_start)
+    tail = f.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < _END.size:
+        raise CorruptArchive
+    _, _, _, _, count, directory_size, directory, _ = _END.unpack_from(tail, at)
+    end = tail_start + at
+    base = end - directory_size - directory  # (bytes before the archive, as zipfile allows)
+    locator = at - _ZIP64_LOCATOR.size
+    if locator >= 0 and tail[locator:locator + 4] == b"PK\x06\x07":
+        zip64_end = _ZIP64_LOCATOR.unpack_from(tail, locator)[2]
+        f.seek(zip64_end)
+        fields = _ZIP64_END.unpack(f.read(_ZIP64_END.size))
+        count, directory_size, directory = fields[7], fields[8], fields[9]
+        base = end - _ZIP64_LOCATOR.size - _ZIP64_END.size - directory_size - directory
+    f.seek(base + directory)
+    table = f.read(directory_size)
+    if len(table) != directory_size:
+        raise CorruptArchive
+    records, position = [], 0
+    for _ in range(count):
+        if table[position:position + 4] != b"PK\x01\x02":
+            raise CorruptArchive
+        fields = _CENTRAL.unpack_from(table, position)
+        flags, method = fields[3], fields[4]
+        compressed, plain, name_length, extra_length, comment_length = fields[8:13]
+        offset = fields[16]
+        start = position + _CENTRAL.size
+        raw_name = table[start:start + name_length]
+        extra = table[start + name_length:start + name_length + extra_length]
+        if 0xFFFFFFFF in (compressed, plain, offset):
+            plain, compressed, offset = _zip64_values(extra, plain, compressed, offset)
+        name = raw_name.decode("utf-8" if flags & 0x800 else "cp437")
+        records.append(Record(name, method, compressed, plain, base + offset))
+        position = start + name_length + extra_length + comment_length
+    return records
+
+
+def _zip64_values(extra, plain, compressed, offset):
+    """Sizes and offset too large for 32 bits, from the zip64 extra field (id 1)."""
+    position = 0
+    while position + 4 <= len(extra):
+        kind, length = struct.unpack_from("<HH", extra, position)
+        if kind == 1:
+            values = list(struct.unpack_from(f"<{length // 8}Q", extra, position + 4))
+            if plain == 0xFFFFFFFF:
+                plain = values.pop(0)
+            if compressed == 0xFFFFFFFF:
+                compressed = values.pop(0)
+            if offset == 0xFFFFFFFF:
+                offset = values.pop(0)
+            return plain, compressed, offset
+        position += 4 + length
+    raise CorruptArchive
+
+
 class ArchiveReader:
     """The records of a torch zip archive, by name inside its folder."""
 
     def __init__(self, f):
         self.f = f
         try:
-            self.zip = zipfile.ZipFile(f)
-            infos = self.zip.infolist()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, OSError):
+            records = read_directory(f)
+        except (CorruptArchive, struct.error, UnicodeDecodeError, ValueError, OSError):
             raise RuntimeError("PytorchStreamReader failed reading zip archive: failed finding "
                                "central directory. " + MINIZ_MESSAGE) from None
         # torch takes the folder from the first record's name
-        first = infos[0].filename if infos else ""
+        first = records[0].name if records else ""
         self.prefix = first.split("/", 1)[0] + "/"
-        self.infos = {info.filename: info for info in infos}
+        self.records = {record.name: record for record in records}
 
     def has(self, name):
-        return self.prefix + name in self.infos
+        return self.prefix + name in self.records
 
     def _info(self, name):
-        info = self.infos.get(self.prefix + name)
+        info = self.records.get(self.prefix + name)
         if info is None:
             raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not "
                                "found. " + MINIZ_MESSAGE)
         return info
+
+    def _failed(self, name):
+        return RuntimeError(f"PytorchStreamReader failed reading file {name}: file read "
+                            "failed. " + MINIZ_MESSAGE)
 
     def data_offset(self, name):
         """Where a record's bytes start in the file (after its local header)."""
@@ -125,34 +203,33 @@ class ArchiveReader:
         self.f.seek(info.header_offset)
         header = self.f.read(_LOCAL.size)
         if len(header) != _LOCAL.size or header[:4] != b"PK\x03\x04":
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read "
-                               "failed. " + MINIZ_MESSAGE)
+            raise self._failed(name)
         name_length, extra_length = struct.unpack("<HH", header[26:30])
         return info.header_offset + _LOCAL.size + name_length + extra_length, info
 
     def read_bytes(self, name):
         offset, info = self.data_offset(name)
-        if info.compress_type != zipfile.ZIP_STORED:
-            return self.zip.read(info)  # (torch writes stored records; a re-zipped file may not)
         self.f.seek(offset)
-        data = self.f.read(info.file_size)
-        if len(data) != info.file_size:
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read "
-                               "failed. " + MINIZ_MESSAGE)
+        data = self.f.read(info.compressed_size)
+        if len(data) != info.compressed_size:
+            raise self._failed(name)
+        if info.method == 8:  # deflated (torch stores; a re-zipped file may not)
+            data = zlib.decompress(data, -15)
+        elif info.method != 0:
+            raise self._failed(name)
         return data
 
     def read_array(self, name, np_dtype, mmap_path=None):
         """A record as a writable 1-D numpy array of ``np_dtype`` (its own copy, or with
         ``mmap_path`` a copy-on-write map of the file, as torch's ``mmap=True``)."""
         offset, info = self.data_offset(name)
-        count = info.file_size // np.dtype(np_dtype).itemsize
-        if info.compress_type != zipfile.ZIP_STORED:
-            return np.frombuffer(bytearray(self.zip.read(info)), np_dtype, count)
+        count = info.size // np.dtype(np_dtype).itemsize
+        if info.method != 0:
+            return np.frombuffer(bytearray(self.read_bytes(name)), np_dtype, count)
         if mmap_path is not None and count:
             return np.memmap(mmap_path, np_dtype, "c", offset, (count,))
         array = np.empty(count, np_dtype)
         self.f.seek(offset)
         if self.f.readinto(memoryview(array).cast("B")) != array.nbytes:
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: file read "
-                               "failed. " + MINIZ_MESSAGE)
+            raise self._failed(name)
         return array

@@ -298,3 +298,15 @@ def test_a_whole_model_as_torchs(tmp_path):
         x = m.ones(2, 3)
         assert again(x).tolist() == model(x).tolist()
     assert outcomes["engine"] == outcomes["torch"]
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_a_checkpoint_re_zipped_by_python(compression):
+    """The same records in an archive Python's zipfile wrote (no 64-byte alignment; or
+    compressed): both load it alike."""
+    source, buffer = zipfile.ZipFile(io.BytesIO(_good())), io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name in source.namelist():
+            archive.writestr(name, source.read(name))
+    mine, theirs = _same_outcome(lambda m: m.load(io.BytesIO(buffer.getvalue()))["x"].tolist())
+    assert mine == theirs
