@@ -44,6 +44,12 @@ def _trained_optimizer(m, name):
     return opt.state_dict()
 
 
+def _with_grad(m):
+    leaf = m.ones(2, requires_grad=True)
+    (leaf * 3).sum().backward()
+    return leaf
+
+
 def _with_attributes(m):
     """Tensors with attributes set in Python: torch saves them too."""
     t, p = m.arange(3.0), m.nn.Parameter(m.ones(2))
@@ -66,7 +72,9 @@ def _objects(m):
                              m.zeros(2, 0, dtype=m.int64)),
         "parameter": m.nn.Parameter(m.ones(2, 2)),
         "requires_grad": {"leaf": m.ones(3, requires_grad=True),
-                          "frozen": m.nn.Parameter(m.zeros(2), requires_grad=False)},
+                          "frozen": m.nn.Parameter(m.zeros(2), requires_grad=False),
+                          "non_leaf": m.ones(2, requires_grad=True) * 2,
+                          "with_grad": _with_grad(m)},  # (.grad is not saved, in torch too)
         "state_dict": model.state_dict(),
         "nested": {"epoch": 3, "loss": 0.25, "name": "run-1", "none": None, "flag": True,
                    "list": [1, 2.5, "x", (m.ones(2),)], "tuple": (m.zeros(1), [m.ones(1)]),
