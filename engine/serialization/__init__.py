@@ -107,7 +107,12 @@ class _TorchPickler(_TorchObjects, pickle._Pickler):
         found = saved_name(obj)
         if found is None:
             return super().save_global(obj, name)
-        self.write(pickle.GLOBAL + f"{found[0]}\n{found[1]}\n".encode())
+        if self.proto >= 4:  # module and name as strings (see names.SAVED_NAMES)
+            self.save(found[0])
+            self.save("".join([found[1][:1], found[1][1:]]))  # a new object: never a memo hit
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{found[0]}\n{found[1]}\n".encode())
         self.memoize(obj)
 
     # functions are written by a table entry that calls the base class's save_global
@@ -135,10 +140,12 @@ def _renamed(data, memoized):
 
 def _pickled(obj, protocol):
     """``data.pkl`` and the storages it refers to, by key."""
-    buffer = io.BytesIO()
-    pickler = _FastPickler(buffer, protocol)
-    pickler.dump(obj)
-    data = _renamed(buffer.getvalue(), [o for _, o in pickler.memo.copy().values()])
+    data = None
+    if protocol < 4:  # (from 4 on, globals are strings the memo may refer back to)
+        buffer = io.BytesIO()
+        pickler = _FastPickler(buffer, protocol)
+        pickler.dump(obj)
+        data = _renamed(buffer.getvalue(), [o for _, o in pickler.memo.copy().values()])
     if data is None:
         buffer = io.BytesIO()
         pickler = _TorchPickler(buffer, protocol)

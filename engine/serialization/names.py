@@ -107,19 +107,24 @@ PLAIN_GLOBALS = {"collections.OrderedDict": OrderedDict, "collections.Counter": 
                  "_codecs.encode": encode, "builtins.bytearray": bytearray,
                  "builtins.set": set, "builtins.complex": complex}
 
-# saving: the engine's object -> (module, name) written into the pickle
-SAVED_NAMES = {id(rebuild_tensor_v2): ("torch._utils", "_rebuild_tensor_v2"),
-               id(rebuild_parameter): ("torch._utils", "_rebuild_parameter"),
-               id(rebuild_parameter_with_state): ("torch._utils", "_rebuild_parameter_with_state"),
-               id(rebuild_from_type_v2): ("torch._tensor", "_rebuild_from_type_v2"),
-               id(Tensor): ("torch", "Tensor"),
-               id(Size): ("torch", "Size"), id(make_device): ("torch", "device")}
-SAVED_NAMES.update({id(t): ("torch", t.name) for t in STORAGE_TYPES.values()})
+# saving: the engine's object -> (module, name) written into the pickle. From protocol 4 on
+# the module is a string that the pickle's memo refers back to when it is the very same
+# string object, so each is made once per source torch takes it from, as torch's pickles
+# show: its classes' __module__, its C types' (dtypes, layouts), and each module's functions.
+_CLASSES_MODULE, _C_TYPES_MODULE = "".join(["tor", "ch"]), "".join(["to", "rch"])
+_UTILS, _TENSOR = "".join(["torch.", "_utils"]), "".join(["torch.", "_tensor"])
+SAVED_NAMES = {id(rebuild_tensor_v2): (_UTILS, "_rebuild_tensor_v2"),
+               id(rebuild_parameter): (_UTILS, "_rebuild_parameter"),
+               id(rebuild_parameter_with_state): (_UTILS, "_rebuild_parameter_with_state"),
+               id(rebuild_from_type_v2): (_TENSOR, "_rebuild_from_type_v2"),
+               id(Tensor): (_CLASSES_MODULE, "Tensor"),
+               id(Size): (_CLASSES_MODULE, "Size"), id(make_device): (_CLASSES_MODULE, "device")}
+SAVED_NAMES.update({id(t): (_CLASSES_MODULE, t.name) for t in STORAGE_TYPES.values()})
 
 
 def saved_name(obj):
     """torch's (module, name) for an engine object pickled by name, or None."""
     found = SAVED_NAMES.get(id(obj))
     if found is None and isinstance(obj, (dtypes.dtype, layout, memory_format)):
-        return "torch", obj.name
+        return _C_TYPES_MODULE, obj.name
     return found

@@ -131,6 +131,18 @@ def _attributes(tensor):
     return {k: v for k, v in vars(tensor).items() if not k.startswith("_")}
 
 
+@pytest.mark.parametrize("protocol", [1, 3, 4, 5])
+@pytest.mark.parametrize("name", ["views", "state_dict", "nested", "attributes",
+                                  "python_values", "optimizer"])
+def test_engine_writes_torchs_bytes_in_other_protocols(name, protocol):
+    """``pickle_protocol=``: data.pkl as torch's in each (from 4 on, globals are strings
+    the memo refers back to)."""
+    mine, theirs = io.BytesIO(), io.BytesIO()
+    engine.save(_objects(engine)[name], mine, pickle_protocol=protocol)
+    torch.save(_objects(torch)[name], theirs, pickle_protocol=protocol)
+    assert _records(mine.getvalue()) == _records(theirs.getvalue())
+
+
 def _same(engine_obj, torch_obj, versions=True):
     """Recursively equal: tensors by parity.assert_same (dtype, shape, strides, offset,
     values), plus their type (Parameter) and requires_grad."""
