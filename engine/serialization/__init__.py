@@ -20,10 +20,10 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from ..fidelity.layout import UntypedStorage
-from ..fidelity.size import device
+from ..fidelity.size import device, layout, memory_format
 from ..nn.parameter import Parameter
 from .archive import ALIGNMENT, ArchiveReader, ArchiveWriter, archive_name, is_zip
-from .names import (STORAGE_TYPES, StorageType, TypedStorage, make_device,
+from .names import (STORAGE_TYPES, StorageType, TypedStorage, get_layout, make_device,
                     rebuild_from_type_v2, rebuild_parameter, rebuild_parameter_with_state,
                     rebuild_tensor_v2, saved_name)
 from .weights_only import (WeightsUnpickler, full_unpickler, add_safe_globals,
@@ -72,6 +72,10 @@ class _TorchObjects:
             return rebuild_tensor_v2, args
         if type(obj) is device:
             return make_device, (obj.type,) if obj.index is None else (obj.type, obj.index)
+        if type(obj) is layout:
+            return get_layout, (repr(obj),)
+        if type(obj) is memory_format:  # (torch.save fails so, for all that pickle.dumps works)
+            raise TypeError("cannot pickle 'module' object")
         return NotImplemented
 
     def persistent_id(self, obj):

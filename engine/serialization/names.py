@@ -12,7 +12,7 @@ from collections import Counter, OrderedDict
 from ..core.tensor import Tensor, wrap
 from ..fidelity import dtypes
 from ..fidelity.layout import strided_array
-from ..fidelity.size import Size, device, layout, memory_format, strided
+from ..fidelity.size import Size, device, memory_format, strided
 from ..nn.parameter import Parameter
 
 
@@ -83,6 +83,13 @@ def rebuild_from_type_v2(func, new_type, args, state):
     return result
 
 
+def get_layout(name):
+    """torch.serialization._get_layout: a layout pickled by its name ("torch.strided")."""
+    if name != "torch.strided":
+        raise RuntimeError(f"the engine has no layout {name} (only torch.strided)")
+    return strided
+
+
 def make_device(kind, index=None):
     return device(kind) if index is None else device(kind, index)
 
@@ -98,7 +105,7 @@ TORCH_GLOBALS = {
     "torch.Tensor": Tensor,
     "torch.Size": Size,
     "torch.device": make_device,
-    "torch.strided": strided,
+    "torch.serialization._get_layout": get_layout,
 }
 TORCH_GLOBALS.update({f"torch.{name}": STORAGE_TYPES[d] for d, name in STORAGE_NAMES.items()})
 TORCH_GLOBALS.update({f"torch.{d.name}": d for d in dtypes.all_dtypes})
@@ -118,6 +125,7 @@ SAVED_NAMES = {id(rebuild_tensor_v2): (_UTILS, "_rebuild_tensor_v2"),
                id(rebuild_parameter_with_state): (_UTILS, "_rebuild_parameter_with_state"),
                id(rebuild_from_type_v2): (_TENSOR, "_rebuild_from_type_v2"),
                id(Tensor): (_CLASSES_MODULE, "Tensor"),
+               id(get_layout): ("".join(["torch.", "serialization"]), "_get_layout"),
                id(Size): (_CLASSES_MODULE, "Size"), id(make_device): (_CLASSES_MODULE, "device")}
 SAVED_NAMES.update({id(t): (_CLASSES_MODULE, t.name) for t in STORAGE_TYPES.values()})
 
@@ -125,6 +133,6 @@ SAVED_NAMES.update({id(t): (_CLASSES_MODULE, t.name) for t in STORAGE_TYPES.valu
 def saved_name(obj):
     """torch's (module, name) for an engine object pickled by name, or None."""
     found = SAVED_NAMES.get(id(obj))
-    if found is None and isinstance(obj, (dtypes.dtype, layout, memory_format)):
+    if found is None and isinstance(obj, (dtypes.dtype, memory_format)):
         return _C_TYPES_MODULE, obj.name
     return found

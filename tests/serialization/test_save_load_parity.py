@@ -80,6 +80,7 @@ def _objects(m):
                    "list": [1, 2.5, "x", (m.ones(2),)], "tuple": (m.zeros(1), [m.ones(1)]),
                    "od": collections.OrderedDict(a=1, b=m.full((2,), 2.0)),
                    "size": m.Size([2, 3]), "dtype": m.float16, "device": m.device("cpu"),
+                   "layout": m.strided,
                    "set": {1, 2}},
         "many_storages": [m.full((2,), float(i)) for i in range(12)],
         "optimizer": _trained_optimizer(m, "Adam"),
@@ -164,7 +165,7 @@ def _same(engine_obj, torch_obj, versions=True):
         assert type(engine_obj) is type(torch_obj) and len(engine_obj) == len(torch_obj)
         for a, b in zip(engine_obj, torch_obj):
             _same(a, b, versions)
-    elif isinstance(torch_obj, (torch.Size, torch.dtype, torch.device)):
+    elif isinstance(torch_obj, (torch.Size, torch.dtype, torch.device, torch.layout)):
         assert repr(engine_obj) == repr(torch_obj)
     else:
         assert type(engine_obj) is type(torch_obj) and engine_obj == torch_obj
@@ -287,6 +288,12 @@ def test_state_dict_metadata_as_torchs():
     mine, theirs = (_objects(m)["state_dict"] for m in (engine, torch))
     assert mine._metadata == theirs._metadata
     assert list(mine._metadata) == ["", "0", "1", "2", "3", "3.0", "3.1"]
+
+
+def test_a_memory_format_does_not_save_as_in_torch():
+    for m in (engine, torch):
+        with pytest.raises(TypeError, match="cannot pickle 'module' object"):
+            m.save({"format": m.contiguous_format}, io.BytesIO())
 
 
 def test_archive_folder_named_as_torch_names_it(tmp_path):
