@@ -179,9 +179,17 @@ def _serialization_id():
             f"{int.from_bytes(os.urandom(8), 'little') % 10 ** 20:020d}").encode()
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL):
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
+         _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
     """Write ``obj`` (tensors, state_dicts, containers of them ...) to a path or a binary
-    file object, in torch's zip format: ``torch.load`` in PyTorch reads it too."""
+    file object, in torch's zip format: ``torch.load`` in PyTorch reads it too.
+
+    ``pickle_module`` is accepted as torch's is; the engine pickles with Python's ``pickle``
+    (it renames its own classes to torch's names on the way). The pre-1.6 format
+    (``_use_new_zipfile_serialization=False``) is read by ``load`` but not written."""
+    if not _use_new_zipfile_serialization:
+        raise ValueError("engine.save writes torch's zip format only "
+                         "(_use_new_zipfile_serialization=True): see notebooks/DIFFERENCES.md")
     data, storages = _pickled(obj, pickle_protocol)
     if isinstance(f, (str, os.PathLike)):
         parent = os.path.dirname(os.fspath(f))
@@ -191,20 +199,23 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL):
             raise RuntimeError("[enforce fail at inline_container.cc:746] . open file failed "
                                "with strerror: Is a directory")
         with open(f, "wb") as out:
-            _write_archive(out, archive_name(f), data, storages)
+            _write_archive(out, archive_name(f), data, storages, _disable_byteorder_record)
     else:
-        _write_archive(f, archive_name(f), data, storages)
+        _write_archive(f, archive_name(f), data, storages, _disable_byteorder_record)
 
 
-def _write_archive(out, name, pickled, storages):
+def _write_archive(out, name, pickled, storages, no_byteorder=False):
     writer = ArchiveWriter(out, name)
     writer.write_record("data.pkl", pickled)
     writer.write_record(".format_version", b"1")
     writer.write_record(".storage_alignment", str(ALIGNMENT).encode())
-    writer.write_record("byteorder", sys.byteorder.encode())
+    if not no_byteorder:
+        writer.write_record("byteorder", sys.byteorder.encode())
     for key, array in storages.items():
         writer.write_record(f"data/{key}", np.ascontiguousarray(array))
     writer.write_record("version", b"3\n")
+    if no_byteorder:  # torch's C++ writer adds the record at the end all the same
+        writer.write_record("byteorder", sys.byteorder.encode())
     writer.write_record(".data/serialization_id", _serialization_id())
     writer.finish()
 

@@ -290,6 +290,14 @@ def test_state_dict_metadata_as_torchs():
     assert list(mine._metadata) == ["", "0", "1", "2", "3", "3.0", "3.1"]
 
 
+def test_without_the_byteorder_record_as_torchs():
+    mine, theirs = io.BytesIO(), io.BytesIO()
+    engine.save(_objects(engine)["views"], mine, _disable_byteorder_record=True)
+    torch.save(_objects(torch)["views"], theirs, _disable_byteorder_record=True)
+    assert _records(mine.getvalue()) == _records(theirs.getvalue())
+    _same(engine.load(io.BytesIO(theirs.getvalue())), torch.load(io.BytesIO(mine.getvalue())))
+
+
 def test_a_memory_format_does_not_save_as_in_torch():
     for m in (engine, torch):
         with pytest.raises(TypeError, match="cannot pickle 'module' object"):
