@@ -36,6 +36,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
 import argparse  # noqa: E402
 import gc  # noqa: E402
 import importlib  # noqa: E402
+import io  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import resource  # noqa: E402
@@ -273,6 +274,21 @@ def tiny_add(tm):
 
 
 # ------------------------------------------------------------------ depth and width
+def save_load(tm):
+    """torch.save + torch.load of a 10 MB state_dict (three Linear layers), in memory."""
+    tm.manual_seed(0)
+    model = tm.nn.Sequential(tm.nn.Linear(1024, 1024), tm.nn.ReLU(), tm.nn.Linear(1024, 1024),
+                             tm.nn.ReLU(), tm.nn.Linear(1024, 512))
+    state = model.state_dict()
+
+    def run():
+        buffer = io.BytesIO()
+        tm.save(state, buffer)
+        buffer.seek(0)
+        return tm.load(buffer)
+    return run
+
+
 def chain(tm, depth):
     x = tm.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x
@@ -576,8 +592,10 @@ def goals(report, torch, rounds):
         "(a * b + a).sum().backward(), 3 elements":
             (tiny_forward_backward(engine), tiny_forward_backward(torch), 2_000),
         "a + b, a and b require grad": (tiny_add(engine), tiny_add(torch), 10_000),
+        "torch.save + torch.load of a 10 MB state_dict (io.BytesIO)":
+            (save_load(engine), save_load(torch), 5),
     }
-    targets = dict(zip(workloads, (1.3, 1.5, 1.5)))
+    targets = dict(zip(workloads, (1.3, 1.5, 1.5, 1.5)))
     for name, timed in interleaved(workloads, rounds).items():
         report.timed_goal(name, timed, targets[name])
     same = sgd_update_is_torchs(torch)

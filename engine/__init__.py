@@ -40,6 +40,8 @@ from . import random  # noqa: F401
 from . import autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
 from . import optim, utils  # noqa: F401
 from . import func  # noqa: F401  (torch.func: grad, vjp, jacrev, vmap, functional_call)
+from . import serialization  # noqa: F401
+from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 

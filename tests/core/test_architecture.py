@@ -25,7 +25,8 @@ SPINE_CODE_LINES_MAX = 900    # the issue's budget for the spine
 EXTRA_CODE_LINES_MAX = 150    # per extra: one topic, readable on its own
 CORE_FUNCTION_LINES_MAX = 40  # one screen per function
 LAYERS = {"fidelity": 0, "core": 1, "ops": 2, "": 3, "autograd": 4, "nn": 4, "optim": 4,
-          "utils": 4, "func": 4, "distributions": 4, "backends": 3, "viz": 5, "widgets": 5}
+          "utils": 4, "func": 4, "distributions": 4, "serialization": 4, "backends": 3,
+          "viz": 5, "widgets": 5}
 
 
 def _module_name(path):

@@ -17,6 +17,8 @@ from .module import Module
 class _NormBase(Module):
     """The parameters (weight, bias) and buffers of a normalisation layer, and its repr."""
 
+    _version = 2  # torch's: num_batches_tracked joined the buffers in version 2
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()

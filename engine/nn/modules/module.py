@@ -61,6 +61,7 @@ class Module:
     compute in ``forward``, and call the module (``model(x)``) to run ``forward``."""
 
     training = True
+    _version = 1  # the state_dict layout's version, saved in state_dict()._metadata (torch's)
 
     def __init__(self):
         # object.__setattr__: our own __setattr__ would look for these dicts
@@ -365,6 +366,9 @@ class Module:
         """Parameters and persistent buffers by dotted name, detached but sharing memory."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # saved with it, as torch's checkpoints
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
         for name, param in self._parameters.items():
             if param is not None:  # (a lazy layer's uninitialized parameter: itself)
                 lazy = isinstance(param, UninitializedParameter)
