@@ -14,7 +14,7 @@ import numpy as np
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops.arithmetic import mul_scalar
 from ..ops.creation import zeros_like
@@ -201,8 +201,7 @@ class EluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        negative = self.alpha * self.input_scale * (x * self.input_scale).exp() * self.scale
-        return grad * _second_derivative_below_zero(negative, x).where(x <= 0, self.scale)
+        return _elu_backward(grad, x, False, self)
 
 
 class EluBackward1(Node):
@@ -215,15 +214,51 @@ class EluBackward1(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        negative = self.input_scale * (result + self.alpha * self.scale)
-        return grad * _second_derivative_below_zero(negative, result).where(result <= 0,
-                                                                             self.scale)
+        return _elu_backward(grad, result, True, self)
 
 
-def _second_derivative_below_zero(negative, x):
-    """Under create_graph: torch's second derivative of elu is 0 at x == 0 (it masks with
-    x < 0, the first derivative with x <= 0), so ``negative`` is a constant there."""
-    return negative.where(x < 0, negative.detach()) if is_grad_enabled() else negative
+def _elu_backward(grad, x, is_result, coefficients):
+    """torch's elu_backward: where x <= 0, grad * input_scale * alpha * scale * exp(x *
+    input_scale) (of the result: grad * input_scale * (result + alpha * scale)), else grad *
+    scale; under create_graph recorded as torch records it, one EluBackwardBackward0 node
+    linked to grad and x, whose own backward multiplies as torch's elu_double_backward does
+    (so inf * 0 is nan there, as in torch)."""
+    alpha, scale, input_scale = (coefficients.alpha, coefficients.scale,
+                                 coefficients.input_scale)
+    with no_grad():
+        # (float16 computes in float32 and rounds once, as torch's kernel)
+        wide_grad, wide_x = ((grad.float(), x.float()) if grad.dtype == float16
+                             else (grad, x))
+        scaled = wide_grad * input_scale
+        if is_result:
+            negative = scaled * (wide_x + alpha * scale)
+        else:
+            negative = scaled * (alpha * scale) * (wide_x * input_scale).exp()
+        out = negative.where(x <= 0, wide_grad * scale).to(grad.dtype)
+    if not is_grad_enabled():
+        return out
+    return record(EluBackwardBackward0, out, (grad, x), saved=(grad, x), alpha=alpha,
+                  scale=scale, input_scale=input_scale, is_result=is_result)
+
+
+class EluBackwardBackward0(Node):
+    """out = elu's gradient (recorded under create_graph): d/dgrad = elu's gradient again;
+    d/dx = torch's elu_double_backward: elu_backward(gg * grad * input_scale) * (x < 0) (of
+    the result: gg * grad * input_scale * (result < 0))"""
+
+    _saved_names = ("grad_output", "self_or_result")
+    alpha: float
+    scale: float
+    input_scale: float
+    is_result: bool
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
+        below = (x < 0).to(gg.dtype)
+        product = mul_scalar(gg * grad, self.input_scale)
+        if not self.is_result:
+            product = _elu_backward(product, x, False, self)
+        return _elu_backward(gg, x, self.is_result, self), product * below
 
 
 # ====================================================================== softplus

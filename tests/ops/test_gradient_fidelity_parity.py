@@ -398,13 +398,18 @@ THIRD_DERIVATIVES = {
 }
 for _name, _expression in THIRD_DERIVATIVES.items():
     CLOSE[f"third derivative of {_name}"] = _third_derivative(_expression)
-# torch's elu masks its second derivative with x < 0 (its first with x <= 0): 0 at x == 0
+# torch's elu masks its second derivative with x < 0 (its first with x <= 0): 0 at x == 0;
+# its gradient is torch's own node (EluBackwardBackward0), whose backward multiplies by the
+# mask (elu_double_backward): an infinite gradient at x == 0 gives nan there
 for _name, _expression in {"elu": "F.elu(t)", "elu * t": "F.elu(t, 0.5) * t",
                            "elu_ * t": "F.elu(t * 1, inplace=True) * t",
-                           "nn.ELU": "nn.ELU(2.)(t) ** 2"}.items():
-    for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32")]:
+                           "nn.ELU": "nn.ELU(2.)(t) ** 2",
+                           "1 / elu": "F.elu(t).reciprocal()",
+                           "1 / elu_": "F.elu(t * 1, 0.5, inplace=True).reciprocal()"}.items():
+    for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32"),
+                            ("0., -1.25, -0.75, 3.", "float16")]:
         CLOSE[f"third derivative of {_name} at {_values}"] = _third_derivative(
-            _expression, _values, _dtype, nodes=False)
+            _expression, _values, _dtype)
 
 
 # The sign of every zero in a first derivative: inputs with -0., 0., ties and negatives, an
