@@ -298,8 +298,13 @@ def _softplus_backward(grad, x, beta, threshold):
 
 
 def _softplus_gradient(grad, x, beta, threshold):
-    scaled = x * beta
-    return grad * scaled.sigmoid().where(scaled <= threshold, 1.0)
+    """torch's kernel: z = exp(beta x), grad * z / (z + 1) (in this order: x / x's
+    gradients cancel exactly as in torch), grad itself where beta x > threshold; float16
+    in float32, rounded once"""
+    wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+    scaled = wide_x * beta
+    z = scaled.exp()
+    return (wide_grad * z / (z + 1)).where(scaled <= threshold, wide_grad).to(grad.dtype)
 
 
 class SoftplusBackwardBackward0(Node):
@@ -313,7 +318,7 @@ class SoftplusBackwardBackward0(Node):
 
     def backward(self, gg):
         grad, x = self.saved_tensors
-        scaled = x * self.beta
+        scaled = mul_scalar(x, self.beta)  # (at::mul with a Scalar: MulBackward1, as torch)
         below = (scaled < self.threshold).to(gg.dtype)
         return (_softplus_backward(gg, x, self.beta, self.threshold),
                 mul_scalar(sigmoid_backward(gg * grad, scaled.sigmoid()) * below, self.beta))

@@ -490,6 +490,24 @@ CLOSE["softplus's gradient after a backward through its higher derivatives"] = (
     "(q,) = m.autograd.grad(x.grad, x, create_graph=True); r = [z, w.detach(), q, x.grad]")
 
 
+# Residues of higher derivatives: each formula in torch's order of operations, so that terms
+# that cancel in torch cancel in the engine too (fuzz seeds in the names)
+RESIDUES = {
+    # softplus's gradient is torch's kernel g * z / (z + 1), z = exp(beta x) (600277)
+    "softplus / softplus (600277)": "y = m.tensor([-1.25, 0.25, 1.5], requires_grad=True)\n"
+                                    "z = F.softplus(y) / F.softplus(y)\n"
+                                    "(w,) = m.autograd.grad(z.sum(), y, create_graph=True)\n"
+                                    "(a,) = m.autograd.grad(w.sum(), y, create_graph=True)\n"
+                                    "a.sum().backward(); r = (w, a, y.grad)",
+    "softplus's gradient": "y = m.tensor([-30., -1.25, -0., 0.25, 1.5, 19.99, 20., 20.01, 1e4],"
+                           " requires_grad=True)\n"
+                           "(g,) = m.autograd.grad(F.softplus(y), y, m.full((9,), 0.3))\n"
+                           "(h,) = m.autograd.grad(F.softplus(y, 2, 5), y, m.full((9,), -3.))\n"
+                           "r = (g, h)",
+}
+EXACT.update(RESIDUES)
+
+
 def _observed(value):
     if isinstance(value, (tuple, list)):
         return [_observed(v) for v in value]
