@@ -168,6 +168,32 @@ def test_after_a_difference_within_tolerance_later_ones_may_grow():
     assert compare.compare(torch_answer, engine_answer).category == "value"  # (no drift before)
 
 
+def test_a_value_that_changed_in_its_last_bit_on_one_side_only_is_within_tolerance():
+    """c.grad += a residue of 1e-17 in torch (an exp one ulp off), += 0 in the engine: the
+    engine writes no line (nothing changed); its last line is compared (fuzz 605708). A
+    gradient that becomes a residue where the other stays 0 is still a mismatch, and so is a
+    statement's own output (an error) that only one side shows."""
+    def grad(text):
+        return [["c.grad.values", "grad", text, "float64"]]
+    torch_answer = {"status": "ok", "records": [{"lines": grad("[0.12435300177159628]"),
+                                                 "unintended": False},
+                                                {"lines": grad("[0.12435300177159617]"),
+                                                 "unintended": False}]}
+    engine_answer = copy.deepcopy(torch_answer)
+    engine_answer["records"][1]["lines"] = []
+    assert compare.compare(torch_answer, engine_answer).status == "tolerance"
+    torch_answer["records"][1]["lines"] = grad("[0.5]")
+    assert compare.compare(torch_answer, engine_answer).category == "gradient"
+    for record in torch_answer["records"] + engine_answer["records"]:
+        record["lines"] = [[k, f, "[0.0]" if f == "grad" else t, d] for k, f, t, d in
+                           record["lines"]]
+    torch_answer["records"][1]["lines"] = grad("[-2.98e-08]")
+    assert compare.compare(torch_answer, engine_answer).category == "gradient"
+    torch_answer["records"][1]["lines"] = [["error", "error", "RuntimeError: no", None]]
+    engine_answer["records"][0]["lines"].append(["error", "error", "RuntimeError: no", None])
+    assert compare.compare(torch_answer, engine_answer).category == "error type"
+
+
 def test_errors_are_told_apart():
     torch_error = _answer([["error", "error", "RuntimeError: shapes differ", None]])
     other_message = _answer([["error", "error", "RuntimeError: other words", None]])
