@@ -168,10 +168,9 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
     if is_dirty:
         if output.grad_fn is None and output.requires_grad:
             raise RuntimeError(messages.LEAF_DIRTY)
-        rebase_history(output, ctx)  # its history now ends with this function's node
+        # its history now ends with this function's node
+        rebase_history(output, ctx, output_nr)
         output._grad = None  # (torch drops a gradient it retained: retain_grad starts over)
-        if output._base is None:
-            output._output_nr = output_nr
         return output
     if is_input:
         output = _view_of(output)

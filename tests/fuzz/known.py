@@ -180,11 +180,6 @@ KNOWN = [
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
-    Known("retain_grad then an in-place change: torch moves the retained gradient to the "
-          "tensor's new history (CopySlices), the engine keeps it on the old node, where the "
-          "overwritten region gets 0 (engine/core/history.py rebase_history)",
-          DOCUMENTED, ("gradient",), statement=r"backward",
-          program=r"\.retain_grad\(\).*(?:_\(|\] = |[-+*/]= )", difference="retain_grad"),
     Known("an out= tensor that the op resized before its kernel failed (no kernel for the "
           "dtype, division by zero, an index out of range) holds uninitialised memory, in torch "
           "as in the engine: its values are nothing to compare (the fuzzer should not observe "

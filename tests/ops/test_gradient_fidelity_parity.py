@@ -506,6 +506,35 @@ RESIDUES = {
                            "r = (g, h)",
 }
 EXACT.update(RESIDUES)
+# retain_grad moves to the tensor's new node after an in-place change (torch's
+# update_tensor_hooks_on_new_gradfn): .grad is the gradient of the new values; a view's and a
+# base's follow their new nodes (AsStridedBackward0, CopySlices); hooks registered before
+# stay on the old node (fuzz 615151)
+_X = "x = m.tensor([1., 2., 3.], requires_grad=True)\nb = x * 1\n"
+for _name, _code in {
+        "mul_": "b.retain_grad()\nb.mul_(2)\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "twice": "b.retain_grad()\nb.mul_(2)\nb.add_(x)\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "setitem": "b.retain_grad()\nb[0] = 5\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "read before": "b.retain_grad()\nc = b * 5\nb.mul_(2)\n"
+                       "((b ** 2).sum() + c.sum()).backward()\nr = [b.grad]",
+        "a hook before": "b.retain_grad()\nb.register_hook(lambda g: g * 10)\nb.mul_(2)\n"
+                         "(b ** 2).sum().backward()\nr = [b.grad, x.grad]",
+        "accumulated before": "b.retain_grad()\n(b * 3).sum().backward(retain_graph=True)\n"
+                              "b.mul_(2)\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "autograd.grad": "b.retain_grad()\nb.mul_(2)\n"
+                         "(g,) = m.autograd.grad((b ** -1).sum(), x, create_graph=True)\n"
+                         "r = [b.grad, g]",
+        "a view's base": "v = b[:2]\nb.retain_grad()\nv.retain_grad()\nv.mul_(3)\n"
+                         "((b ** 2).sum() + (v ** 3).sum()).backward()\nr = [b.grad, v.grad]",
+        "a view of the base": "v = b[:2]\nv.retain_grad()\nb.mul_(3)\n(v ** 3).sum().backward()\n"
+                              "r = [v.grad, v.grad_fn]",
+        "another view": "v = b[:2]\nw = b[1:]\nw.retain_grad()\nv.mul_(3)\n"
+                        "(w ** 2).sum().backward()\nr = [w.grad]",
+        "mark_dirty": _ADD_ONE.replace("y = m", "_ = m") + "b.retain_grad()\nAddOne.apply(b)\n"
+                      "(b ** 2).sum().backward()\nr = [b.grad]",
+        "t_ (stays)": "b = b.view(3, 1)\nb.retain_grad()\nb.t_()\n(b ** 2).sum().backward()\n"
+                      "r = [b.grad]"}.items():
+    EXACT[f"retain_grad then an in-place change: {_name}"] = _X + _code
 
 
 def _observed(value):
