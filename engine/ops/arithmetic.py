@@ -223,8 +223,10 @@ class MulBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors  # each saved only if the other side needs it
-        return (None if other is None else grad * other,
-                None if input is None else grad * input)
+        # other's first, as torch's generated MulBackward0 (the nodes' order under
+        # create_graph decides how a higher derivative adds up)
+        grad_other = None if input is None else grad * input
+        return None if other is None else grad * other, grad_other
 
 
 def kept_for(needed_by, value):
@@ -541,9 +543,13 @@ class PowBackward1(Node):
     def backward(self, grad):
         input, exponent, result = self.saved_tensors
         # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
-        grad_input = where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1)))
-        # (torch's order: grad * (result * ln(input)), rounded as torch rounds it)
-        return grad_input, grad * where((input == 0) & (exponent >= 0), 0.0, result * input.log())
+        # (torch's order: grad * (result * ln(input)), rounded as torch rounds it; the
+        # exponent's first, as torch's generated node: the nodes' order under create_graph
+        # decides how a higher derivative adds up)
+        grad_exponent = grad * where((input == 0) & (exponent >= 0), 0.0, result * input.log())
+        # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
+        return (where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1))),
+                grad_exponent)
 
 
 class PowBackward2(Node):
@@ -668,7 +674,8 @@ class MaximumBackward0(Node):
 def _larger_gets_it(grad, a, b):
     """max(a, b)'s gradients: to the larger, half each on a tie, all to both where one is nan."""
     shared = where(a == b, grad / 2, grad)
-    return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
+    grad_b = where(a > b, 0.0, shared)  # (b's first, as torch's node)
+    return where(a < b, 0.0, shared), grad_b
 
 
 @takes_out
@@ -693,7 +700,8 @@ class MinimumBackward0(Node):
 def _smaller_gets_it(grad, a, b):
     """min(a, b)'s gradients: to the smaller, half each on a tie, all to both where one is nan."""
     shared = where(a == b, grad / 2, grad)
-    return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
+    grad_b = where(a < b, 0.0, shared)  # (b's first, as torch's node)
+    return where(a > b, 0.0, shared), grad_b
 
 
 @takes_out
@@ -793,7 +801,8 @@ class WhereBackward0(Node):
 
     def backward(self, grad):
         (condition,) = self.saved_tensors
-        return where(condition, grad, 0.0), where(condition, 0.0, grad)
+        grad_other = where(condition, 0.0, grad)  # (other's first, as torch's node)
+        return where(condition, grad, 0.0), grad_other
 
 
 # (torch has no clamp with a tensor bound and a number bound: x.clamp(t, 0) is refused)
@@ -1052,7 +1061,9 @@ class LerpBackward0(Node):
     weight: float
 
     def backward(self, grad):
-        return grad * (1 - self.weight), grad * self.weight
+        # (end's first, as torch's node; a number times grad is at::mul with a Scalar)
+        grad_end = mul_scalar(grad, self.weight)
+        return mul_scalar(grad, 1 - self.weight), grad_end
 
 
 class LerpBackward1(Node):
@@ -1062,7 +1073,10 @@ class LerpBackward1(Node):
 
     def backward(self, grad):
         a, b, w = self.saved_tensors
-        return grad * (1 - w), grad * w, None if a is None else grad * (b - a)
+        # (the last input's first, as torch's node)
+        grad_weight = None if a is None else grad * (b - a)
+        grad_end = grad * w
+        return grad * (1 - w), grad_end, grad_weight
 
 
 def _addc_operands(name, input, tensor1, tensor2, value):

@@ -1260,8 +1260,12 @@ class SoftmaxBackwardDataBackward0(Node):
         g, y = self.saved_tensors
         d_grad = _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, gg, y,
                                    self.dim)
-        d_out = (g * gg - (y * g).sum(self.dim, keepdim=True) * gg
-                 - g * (y * gg).sum(self.dim, keepdim=True))
+        # torch's softmax_double_backward, g * gg - sum(y * g) * gg - g * sum(y * gg), its
+        # operands evaluated right to left as its C++ compiler does (the nodes' order decides
+        # how a higher derivative adds up)
+        last = g * (y * gg).sum(self.dim, keepdim=True)
+        middle = (y * g).sum(self.dim, keepdim=True) * gg
+        d_out = g * gg - middle - last
         return d_grad, d_out
 
 

@@ -504,8 +504,40 @@ RESIDUES = {
                            "(g,) = m.autograd.grad(F.softplus(y), y, m.full((9,), 0.3))\n"
                            "(h,) = m.autograd.grad(F.softplus(y, 2, 5), y, m.full((9,), -3.))\n"
                            "r = (g, h)",
+    # reciprocal's -grad * (result * result) and softmax's double backward, their operands
+    # evaluated right to left as torch's C++ compiler does: the nodes' order decides the order
+    # in which a higher derivative adds up (618277)
+    "softmax(1 / v)'s third derivative (618277)":
+        "v = m.tensor([0.25, 0.5], requires_grad=True)\np = v.reciprocal().softmax(-1)\n"
+        "p.sum().backward(create_graph=True)\n"
+        "(q,) = m.autograd.grad(v.grad.sum(), v, create_graph=True)\n"
+        "(r2,) = m.autograd.grad(q.sum(), v, create_graph=True)\nr2.sum().backward()\n"
+        "r = (q, r2, v.grad)",
 }
 EXACT.update(RESIDUES)
+
+# Which input's gradient torch's node computes first (its generated code: the last input's
+# first, for most): under create_graph the later node runs first in a higher derivative, and
+# the order of the additions can leave another residue
+NODE_ORDER = {
+    "mul": "a * b", "div": "a / b", "pow": "a ** b", "maximum": "m.maximum(a, b)",
+    "minimum": "m.minimum(a, b)", "where": "m.where(a > 1, a, b)", "lerp": "m.lerp(a, b, 0.3)",
+    "lerp tensor": "m.lerp(a, b, a * 0.5)", "addcmul": "m.addcmul(a, a, b)",
+    "sigmoid * tanh": "a.sigmoid() * b.tanh()", "mm": "a.view(2, 2) @ b.view(2, 2)",
+    "reciprocal": "a.reciprocal() * b", "softmax": "a.softmax(-1) * b",
+}
+
+
+@pytest.mark.parametrize("name", list(NODE_ORDER))
+def test_a_backward_formula_records_its_nodes_in_torchs_order(name):
+    def order(m):
+        sequence = (lambda n: n._sequence_nr()) if m is torch else (lambda n: n._sequence_nr)
+        a = m.tensor([0.25, 0.5, 1.5, 2.0], requires_grad=True)
+        b = m.tensor([1.5, -0.5, 0.7, 0.3], requires_grad=True)
+        y = eval(NODE_ORDER[name], {"m": m, "a": a, "b": b})  # noqa: S307
+        ga, gb = m.autograd.grad(y, (a, b), m.ones_like(y).requires_grad_(), create_graph=True)
+        return sequence(ga.grad_fn) < sequence(gb.grad_fn)
+    assert order(engine) == order(torch)
 # retain_grad moves to the tensor's new node after an in-place change (torch's
 # update_tensor_hooks_on_new_gradfn): .grad is the gradient of the new values; a view's and a
 # base's follow their new nodes (AsStridedBackward0, CopySlices); hooks registered before
