@@ -21,8 +21,8 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
-                     promote_operands, refuse_saving_inference, require_tensors, scalar_value,
-                     takes_out, elementwise_shape,
+                     promote_operands, refuse_saving_inference, histories_first, require_tensors,
+                     scalar_value, takes_out, elementwise_shape,
                      two_numbers_allowed, wrap_elementwise, write_out, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -109,10 +109,14 @@ def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
         other, alpha = scale_first("add", input, other, (scaled, other), alpha != 1)
     alpha = number_argument(alpha, "add", "alpha")
     a, b, common = promote_operands(input, other, "add")
-    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
-    else:
-        result = elementwise(np.add, a, b)
+    try:
+        if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+            result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
+        else:
+            result = elementwise(np.add, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(AddBackward0, result, (input, other), alpha=alpha)
 
 
@@ -139,11 +143,15 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
         raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)
     a, b, common = promote_operands(input, other, "sub")
-    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True),
-                                  a, b)
-    else:
-        result = elementwise(np.subtract, a, b)
+    try:
+        if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+            difference = _add_scaled(a, b, _alpha(alpha, common), common, subtract=True)
+            result = wrap_elementwise(difference, a, b)
+        else:
+            result = elementwise(np.subtract, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(SubBackward0, result, (input, other), alpha=alpha)
 
 
@@ -211,7 +219,11 @@ def mul(input, other):
     if common is FLOAT16 and is_half_with_scalar(common, other):
         result = wrap_elementwise(half_with_scalar(np.multiply, a, other), a)
     else:
-        result = elementwise(np.multiply, a, b)
+        try:
+            result = elementwise(np.multiply, a, b)
+        except RuntimeError:
+            histories_first(input, other)
+            raise
     return record(MulBackward0, result, (input, other),
                   saved=(kept_for(other, input), kept_for(input, other)))
 
@@ -273,7 +285,11 @@ def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
         if is_half_with_scalar(common, other):
             result = wrap_elementwise(half_with_scalar(np.true_divide, a, other), a)
         else:
-            result = elementwise(np.true_divide, a, b)
+            try:
+                result = elementwise(np.true_divide, a, b)
+            except RuntimeError:
+                histories_first(input, other)
+                raise
         return record(DivBackward0, result, (input, other), saved=div_saved(input, other))
     if rounding_mode == "floor":
         with no_grad():
@@ -469,7 +485,11 @@ def pow(input, exponent):  # noqa: A001 - torch.pow
             result = wrap(result if result.flags.c_contiguous else result.copy())
         return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
                       self=scalar_value(input))
-    result = _power(a, b, common)
+    try:
+        result = _power(a, b, common)
+    except RuntimeError:
+        histories_first(input, exponent)
+        raise
     return record(PowBackward1, result, (input, exponent), saved=(input, exponent),
                   saved_output=True)
 
@@ -641,7 +661,11 @@ def maximum(input, other):
     require_tensors("maximum", input, other)
     refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "maximum")
-    result = elementwise(_maximum_keeping_ties, a, b)
+    try:
+        result = elementwise(_maximum_keeping_ties, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -684,7 +708,11 @@ def minimum(input, other):
     require_tensors("minimum", input, other)
     refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "minimum")
-    result = elementwise(_minimum_keeping_ties, a, b)
+    try:
+        result = elementwise(_minimum_keeping_ties, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -711,7 +739,11 @@ def atan2(input, other):
     refuse_saving_inference((input, other), (input, other))
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
-    result = elementwise(np.arctan2, a, b)
+    try:
+        result = elementwise(np.arctan2, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(Atan2Backward0, result, (input, other), saved=(input, other))
 
 
@@ -778,6 +810,7 @@ def _where(condition, input=None, other=None):
     try:
         result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
+        histories_first(input, other)
         raise broadcast_error(cond, a, b) from None
     return record(WhereBackward0, wrap_elementwise(result, cond, a, b), (input, other),
                   saved=(condition,))

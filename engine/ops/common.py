@@ -30,7 +30,7 @@ __all__ = [
     "number_argument",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
-    "refuse_saving_inference",
+    "refuse_saving_inference", "histories_first",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
@@ -184,6 +184,17 @@ def refuse_saving_inference(inputs, saved):
                 not grad_mode.inference and builtins.any(
                     getattr(tensor, "_requires_grad", False) for tensor in inputs):
             raise RuntimeError(messages.INFERENCE_SAVED)
+
+
+def histories_first(*values):
+    """On an op's error path only (its kernel refused the operands: shapes that do not
+    broadcast): torch's autograd reads the operands' nodes before the kernel runs, so a view
+    made in no_grad or inference mode whose memory changed in place since raises that error
+    first (reading ``Tensor.grad_fn`` brings a view's node up to date, or raises)."""
+    if grad_mode.recording:
+        for value in values:
+            if isinstance(value, Tensor):
+                value.grad_fn  # noqa: B018
 
 
 def broadcast_error(*operands):

@@ -618,3 +618,20 @@ def test_gradients_and_rules_match_torch_exactly(name):
 @pytest.mark.parametrize("name", list(CLOSE))
 def test_loss_gradients_match_torch_with_the_sign_of_every_zero(name):
     _assert_same(_run(CLOSE[name], engine), _run(CLOSE[name], torch), exact=False)
+
+
+# A view made in no_grad or inference mode whose memory changed in place since: torch's
+# autograd reads the operands' nodes before the kernel checks their shapes, so the view's
+# error comes before the broadcasting error (fuzz 607356, 617903, 401071, 704381, 711593)
+STALE_VIEW_OPS = ["a * x", "a + x", "x - a", "a / x", "a * x.double()", "m.maximum(a, x)",
+                  "m.minimum(x, a)", "m.atan2(a, x)", "a ** x", "m.where(x > 0, a, x)",
+                  "a.add(x, alpha=2)", "a.sub(x, alpha=2)", "m.mul(a, x)", "a * 2", "a.exp()"]
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+@pytest.mark.parametrize("expression", STALE_VIEW_OPS)
+def test_a_stale_view_raises_before_the_shapes_are_checked(mode, expression):
+    code = ("x = m.tensor([[1., -2.5], [-0.5, 0.5]], requires_grad=True)\n"
+            f"with m.{mode}():\n    a = x.view(-1)\n"
+            f"with m.no_grad():\n    a.zero_()\nr = {expression}")
+    _assert_same(_run(code, engine), _run(code, torch), exact=True)
