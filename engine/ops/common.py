@@ -17,7 +17,7 @@ from ..fidelity.layout import (contiguous_strides, format_strides, iterator_stri
                                preserved_strides)
 from ..fidelity.messages import type_name
 from ..fidelity.scalars import check_int_argument
-from ..core.grad_mode import mode as grad_mode
+from ..core.grad_mode import mode as grad_mode, no_grad
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, is_plain_contiguous, wrap
 
 # torch computes inf and nan without a word, numpy warns ("overflow encountered in
@@ -437,6 +437,21 @@ def _number_tensor_dtype(number, other):
     return d.numpy_dtype
 
 
+def _argument_errors_first(op, args, kwargs):
+    """torch parses the arguments before autograd refuses out=: an argument of the wrong type
+    (``torch.maximum(y, -0.3, out=z)``) is a TypeError first. On that error path only, the
+    op runs without recording to find out (not a random op: it would draw numbers)."""
+    if op.__module__.endswith(".sampling"):
+        return
+    try:
+        with no_grad():
+            op(*args, **kwargs)
+    except TypeError:
+        raise
+    except Exception:  # noqa: BLE001, S110 (autograd's refusal comes first then)
+        pass
+
+
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
               input_in_out_dtype=False, name=None, before=None, resized_first=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
@@ -466,6 +481,7 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                             f"{type_name(out)}")
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
+            _argument_errors_first(op, args, kwargs)
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
         if before is not None:

@@ -340,3 +340,21 @@ def test_clamp_out_dtype(source):
 def test_deprecated_scale_first_overloads(source):
     parity.run_both(lambda m, x: eval(source, {"m": m, "x": x, "t": m.tensor(2.0)}),
                     parity.make_tensor((3,), "float32"))
+
+
+# torch parses the arguments before autograd refuses out= for an input that requires grad: a
+# number where a tensor goes is a TypeError first (fuzz 604248, 701959)
+OUT_TYPE_FIRST_CALLS = ["m.maximum(y, -0.3, out=z)", "m.minimum(y, 2, out=z)",
+                        "m.atan2(y, 2.0, out=z)", "m.mv(y, 2.0, out=z)", "m.dot(v, 2.0, out=z)",
+                        "m.matmul(y, 2.0, out=z)", "m.cross(y, 2.0, out=z)",
+                        "m.maximum(2.0, y, out=z)", "m.vdot(v, 1, out=z)",
+                        "m.maximum(y, y, out=z)", "m.add(y, 2, out=z)"]
+
+
+@pytest.mark.parametrize("source", OUT_TYPE_FIRST_CALLS)
+def test_argument_types_before_autograd_refuses_out(source):
+    def call(m, x):
+        y = x.detach().requires_grad_()
+        return eval(source, {"m": m, "y": y, "v": y[0], "z": m.zeros(2, 3)})  # noqa: S307
+
+    parity.run_both(call, parity.make_tensor((2, 3), "float32"), check_inputs=False)
