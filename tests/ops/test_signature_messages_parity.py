@@ -103,6 +103,10 @@ PYTHON_CALLS = [
     "m.unique(x, sorted=False, return_inverse=True, dims=-1)",
     "m.unique(x, True, return_counts=False, dims=-3)", "m.unique(x, True, True, True, foo=1)",
     "m.unique(x, return_counts=True, foo=1)", "x.unique(foo=1)", "m.unique(x, axis=0)",
+    # Tensor.split, unique_consecutive and unflatten are Python in torch too (fuzz 617498)
+    "x.split(2, axis=1)", "x.split(1, 0, 1)", "x.split()", "x.split(2, dim=0, foo=1)",
+    "x.split(split_size=1, dim=1)", "x.split([1, 2], 1)", "m.split(x, 1, axis=1)",
+    "x.unique_consecutive(axis=0)", "x.unflatten(axis=0, sizes=(2, 1))",
 ]
 for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(3)",
              "m.empty(0, dtype=m.int64)"]:
