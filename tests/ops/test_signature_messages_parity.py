@@ -107,6 +107,14 @@ PYTHON_CALLS = [
     "x.split(2, axis=1)", "x.split(1, 0, 1)", "x.split()", "x.split(2, dim=0, foo=1)",
     "x.split(split_size=1, dim=1)", "x.split([1, 2], 1)", "m.split(x, 1, axis=1)",
     "x.unique_consecutive(axis=0)", "x.unflatten(axis=0, sizes=(2, 1))",
+    # torch.norm's fifth positional argument is out, Tensor.norm's dtype (fuzz 709633)
+    "m.norm(x, 3, -1, True, m.int64)", "m.norm(x, 3, -1, True, 5)",
+    "m.norm(x, 3, -1, True, None, m.float64)", "m.norm(x, None, None, False, m.float64)",
+    "m.norm(x, 2, -1, True, m.empty(0))", "x.norm(3, -1, True, m.float64)",
+    "x.norm(3, -1, True, m.float64, 1)", "m.norm(x, 3, -1, True, None, m.float64, 1)",
+    "m.norm(x, 3, -1, True, None, m.float64, dtype=m.float64)",
+    "x.norm(3, -1, True, m.float64, dtype=m.float64)",
+    "m.norm(x, 2, -1, True, m.empty(0), out=m.empty(0))",
 ]
 for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(3)",
              "m.empty(0, dtype=m.int64)"]:
