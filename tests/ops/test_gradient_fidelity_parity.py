@@ -635,3 +635,22 @@ def test_a_stale_view_raises_before_the_shapes_are_checked(mode, expression):
             f"with m.{mode}():\n    a = x.view(-1)\n"
             f"with m.no_grad():\n    a.zero_()\nr = {expression}")
     _assert_same(_run(code, engine), _run(code, torch), exact=True)
+
+
+# backward's starting gradients are made (a non-scalar output that requires grad refused)
+# before the outputs' graph is checked: a view made in no_grad mode requires grad and has no
+# node (fuzz 718465)
+_NO_GRAD_VIEW = ("y = m.ones((2, 2), dtype=m.float64, requires_grad=True)\n"
+                 "with m.no_grad():\n    x = y.expand(2, 2, 2)\n    s = y[0]\n"
+                 "a = m.ones(2)\nb = m.ones(2, requires_grad=True)\nc = b[:1] * 2\n")
+BACKWARD_CHECKS = ["x.backward()", "s.backward()", "x.sum().backward(); r = y.grad",
+                   "a.backward()", "a.backward(m.ones(3))", "m.autograd.backward([c, a])",
+                   "m.autograd.backward([a, c])", "m.autograd.backward([b * 2, a.sum()])",
+                   "m.autograd.grad([a.sum(), b * 2], b)",
+                   "m.autograd.backward([a, c], [m.ones(5), None])", "(b * 2).backward(m.ones(3))"]
+
+
+@pytest.mark.parametrize("call", BACKWARD_CHECKS)
+def test_backwards_checks_in_torchs_order(call):
+    code = _NO_GRAD_VIEW + (call if "r =" in call else f"r = {call}")
+    _assert_same(_run(code, engine), _run(code, torch), exact=True)
