@@ -654,3 +654,14 @@ BACKWARD_CHECKS = ["x.backward()", "s.backward()", "x.sum().backward(); r = y.gr
 def test_backwards_checks_in_torchs_order(call):
     code = _NO_GRAD_VIEW + (call if "r =" in call else f"r = {call}")
     _assert_same(_run(code, engine), _run(code, torch), exact=True)
+
+
+# a custom Function that marks dirty a view made in no_grad or inference mode of a leaf that
+# requires grad: torch asks is_leaf() (the node as stored: none) before it checks the view
+# (fuzz 719943)
+@pytest.mark.parametrize("mode", ["inference_mode", "no_grad", "enable_grad"])
+@pytest.mark.parametrize("make", ["z.reshape(1, 3, 1)", "z[1:]", "z * 1", "(z * 1)[1:]", "z"])
+def test_mark_dirty_of_a_view_in_torchs_order(mode, make):
+    code = (_ADD_ONE + "z = m.tensor([1., 2., 3.], requires_grad=True)\n"
+            f"with m.{mode}():\n    a = {make}\nr = (AddOne.apply(a), a)")
+    _assert_same(_run(code, engine), _run(code, torch), exact=True)
