@@ -142,6 +142,18 @@ def require_tensors(name, input, other, other_name="other"):
         raise operand_type_error(name, other, 2, other_name)
 
 
+def cast_keeping_strides(x, dtype):
+    """``x`` in ``dtype``; an expanded array (strides of 0) stays expanded, so that the
+    result's layout follows the operands' strides as torch's (which casts inside its loop):
+    numpy's astype would lay the repeated elements out in memory."""
+    if x.dtype == dtype:
+        return x
+    if x.ndim and 0 in x.strides:
+        compact = x[tuple(slice(0, 1) if s == 0 else slice(None) for s in x.strides)]
+        return np.broadcast_to(compact.astype(dtype), x.shape)
+    return x.astype(dtype)
+
+
 def promote_operands(a, b, name="op"):
     """numpy operands for ``a`` and ``b`` converted to torch's common dtype, and that dtype.
 
@@ -155,7 +167,7 @@ def promote_operands(a, b, name="op"):
         if ad.dtype == bd.dtype:
             return ad, bd, ad.dtype
         common = result_type(a, b).numpy_dtype
-        return ad.astype(common, copy=False), bd.astype(common, copy=False), common
+        return cast_keeping_strides(ad, common), cast_keeping_strides(bd, common), common
     if a_is_tensor:
         ad = a._data
         if ad.dtype.kind == "f" and (b.__class__ is builtins.float or b.__class__ is builtins.int):
@@ -165,13 +177,13 @@ def promote_operands(a, b, name="op"):
             if not isinstance(b, PYTHON_NUMBERS):
                 raise operand_type_error(name, b, 2)
         common = result_type(a, b).numpy_dtype
-        return a._data.astype(common, copy=False), _cast_scalar(b, common), common
+        return cast_keeping_strides(a._data, common), _cast_scalar(b, common), common
     if b_is_tensor:
         a = scalar_value(a)
         if not isinstance(a, PYTHON_NUMBERS):
             raise operand_type_error(name, a, 1, "input")
         common = result_type(a, b).numpy_dtype
-        return _cast_scalar(a, common), b._data.astype(common, copy=False), common
+        return _cast_scalar(a, common), cast_keeping_strides(b._data, common), common
     raise operand_type_error(name, a, 1, "input")
 
 
