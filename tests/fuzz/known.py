@@ -180,11 +180,6 @@ KNOWN = [
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
-    Known("an out= tensor that the op resized before its kernel failed (no kernel for the "
-          "dtype, division by zero, an index out of range) holds uninitialised memory, in torch "
-          "as in the engine: its values are nothing to compare (the fuzzer should not observe "
-          "them)", REPORTED, ("value",), statement=r"\bout=",
-          test=lambda v: re.fullmatch(r"\w+(\.values)?", v.key or "") is not None),
     Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
           "refuses to write the gradient into overlapping memory first", DOCUMENTED,
           ("error message",), torch=r"more than one element of the written-to tensor",

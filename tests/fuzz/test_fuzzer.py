@@ -194,6 +194,20 @@ def test_a_value_that_changed_in_its_last_bit_on_one_side_only_is_within_toleran
     assert compare.compare(torch_answer, engine_answer).category == "error type"
 
 
+def test_an_out_tensor_resized_by_a_failed_op_is_not_observed_until_it_changes():
+    """torch resizes out= before its kernel fails and leaves uninitialised memory there: its
+    values are no observation (known.py had a REPORTED entry for it); once written they are."""
+    program = ["x = torch.tensor([1, 7, -2])", "a = torch.zeros(0, dtype=torch.int64)",
+               "b = torch.div(x, torch.tensor([0, 1, 1]), rounding_mode='floor', out=a)",
+               "a.fill_(3)"]
+    records = observe.run_program(engine, program)
+    lines = {key: text for key, _, text, _ in records[2]["lines"]}
+    assert lines["a"] == observe.UNINITIALISED and not lines.get("a.values")  # (gone)
+    assert "shape=(3,)" in lines["a.layout"]  # (its shape is torch's, and observed)
+    lines = {key: text for key, _, text, _ in records[3]["lines"]}
+    assert lines["a.values"] == "[3, 3, 3]"
+
+
 def test_errors_are_told_apart():
     torch_error = _answer([["error", "error", "RuntimeError: shapes differ", None]])
     other_message = _answer([["error", "error", "RuntimeError: other words", None]])
