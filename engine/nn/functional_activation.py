@@ -84,12 +84,64 @@ class GeluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        if self.approximate == "tanh":
+        return _gelu_backward(grad, x, self.approximate)
+
+
+def _gelu_backward(grad, x, approximate):
+    """gelu's gradient; under create_graph recorded as torch records it, one
+    GeluBackwardBackward0 node linked to grad and x (whose backward is torch's
+    gelu_double_backward)."""
+    with no_grad():
+        if approximate == "tanh":
             t = (_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x ** 3)).tanh()
             du_dx = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x ** 2)
-            return (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du_dx) * grad
-        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
-        return (normal_cdf(x) + x * pdf) * grad
+            out = (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du_dx) * grad
+        else:
+            pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+            out = (normal_cdf(x) + x * pdf) * grad
+    if not is_grad_enabled():
+        return out
+    return record(GeluBackwardBackward0, out, (grad, x), saved=(grad, x),
+                  approximate=approximate)
+
+
+_GELU_BETA = 1.12837916709551257390 * 0.70710678118654752440 * 0.5  # M_2_SQRTPI M_SQRT1_2 / 2
+
+
+class GeluBackwardBackward0(Node):
+    """out = gelu's gradient gO * gelu'(x) (recorded under create_graph): d/dgO = gelu's
+    gradient again, d/dx = ggI * gO * gelu''(x) (torch's gelu_double_backward, its operands
+    evaluated right to left as its C++ compiler does)"""
+
+    _saved_names = ("grad_output", "self")
+    approximate: str
+
+    def backward(self, ggI):
+        gO, x = self.saved_tensors
+        d_grad = _gelu_backward(ggI, x, self.approximate)  # (first, as torch's node)
+        if self.approximate == "tanh":
+            second = _gelu_tanh_second_derivative(x)
+        else:
+            input_sq = x * x
+            pdf = mul_scalar(mul_scalar(input_sq, -0.5).exp(), _GELU_BETA)
+            right = input_sq * pdf
+            second = mul_scalar(pdf, 2) - right
+        return d_grad, ggI * gO * second
+
+
+def _gelu_tanh_second_derivative(x):
+    beta, kappa = math.sqrt(2) * 1.12837916709551257390 * 0.5, _GELU_CUBIC
+    inner = mul_scalar(x + mul_scalar(x.pow(3), kappa), beta)
+    tanh_inner = inner.tanh()
+    sech_inner = 1 / inner.cosh()
+    f = mul_scalar(x, 0.5)
+    g = 1 - tanh_inner * tanh_inner
+    h = mul_scalar(1 + mul_scalar(x, 3 * kappa) * x, beta)
+    f_prime_gh = mul_scalar(g, 0.5) * h
+    g_prime = mul_scalar(sech_inner, 2) * (-sech_inner * tanh_inner) * h
+    g_prime_fh = f * h * g_prime
+    h_prime_fg = f * g * mul_scalar(mul_scalar(x, 6 * kappa), beta)
+    return f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg
 
 
 def normal_cdf(input):

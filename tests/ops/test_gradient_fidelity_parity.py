@@ -394,7 +394,8 @@ THIRD_DERIVATIVES = {
     "prod * t": "(t * t).prod() * t", "cat": "m.cat([t, t * t]) ** 3",
     "tanh": "t.tanh()", "tanh * t": "t.tanh() * t", "nn.Tanh()(t) ** 2": "nn.Tanh()(t) ** 2",
     "sigmoid": "t.sigmoid()", "sigmoid * t": "t.sigmoid() * t",
-    "F.sigmoid ** 2": "F.sigmoid(t) ** 2",
+    "F.sigmoid ** 2": "F.sigmoid(t) ** 2", "gelu": "F.gelu(t)", "gelu * t": "F.gelu(t) * t",
+    "gelu tanh": "F.gelu(t, approximate='tanh')", "gelu / gelu": "F.gelu(t) / F.gelu(t + 3)",
 }
 for _name, _expression in THIRD_DERIVATIVES.items():
     CLOSE[f"third derivative of {_name}"] = _third_derivative(_expression)
