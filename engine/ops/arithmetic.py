@@ -362,8 +362,13 @@ class DivBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        # torch's order, ((input / other) / other): x / x then gives exactly 0
-        grad_other = None if input is None else -grad * ((input / other) / other)
+        # torch's order, -grad * ((input / other) / other): x / x then gives exactly 0; its
+        # right operand made first, as torch's C++ compiler evaluates it (the nodes' order)
+        if input is None:
+            grad_other = None
+        else:
+            quotient = (input / other) / other
+            grad_other = -grad * quotient
         return grad / other, grad_other
 
 

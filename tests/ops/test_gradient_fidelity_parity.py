@@ -514,6 +514,12 @@ RESIDUES = {
         "(q,) = m.autograd.grad(v.grad.sum(), v, create_graph=True)\n"
         "(r2,) = m.autograd.grad(q.sum(), v, create_graph=True)\nr2.sum().backward()\n"
         "r = (q, r2, v.grad)",
+    # div's -grad * ((self / other) / other), the quotient made first (417730's nodes)
+    "(y / y).exp() * (y / y).sin()'s second derivative": (
+        "y = m.tensor([[0.25, 0.5]], requires_grad=True)\n"
+        "w = (y / y).exp() * (y / y).sin()\n"
+        "(a,) = m.autograd.grad(w.sum(), y, create_graph=True)\n"
+        "(b,) = m.autograd.grad(a.sum(), y, create_graph=True)\nr = (a, b)"),
 }
 EXACT.update(RESIDUES)
 
@@ -526,6 +532,7 @@ NODE_ORDER = {
     "lerp tensor": "m.lerp(a, b, a * 0.5)", "addcmul": "m.addcmul(a, a, b)",
     "sigmoid * tanh": "a.sigmoid() * b.tanh()", "mm": "a.view(2, 2) @ b.view(2, 2)",
     "reciprocal": "a.reciprocal() * b", "softmax": "a.softmax(-1) * b",
+    "div's quotient": "(a * b) / (b * 2)", "gelu": "m.nn.functional.gelu(a) * b",
 }
 
 
