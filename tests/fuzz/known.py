@@ -180,6 +180,13 @@ KNOWN = [
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
+    Known("an index out of range of a 0-dim tensor: torch's message names a size it reads "
+          "from memory past the tensor's sizes (1 after a reduction over a dimension)",
+          DOCUMENTED, ("error message",),
+          torch=r"^IndexError: (index -?\d+ is out of bounds for dimension 0 with size 1|"
+                r"select\(\) cannot be applied to a 0-dim tensor)",
+          engine=r"^IndexError: index -?\d+ is out of bounds for dimension 0 with size 0",
+          difference="An index out of range of a 0-dim tensor"),
     Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
           "refuses to write the gradient into overlapping memory first", DOCUMENTED,
           ("error message",), torch=r"more than one element of the written-to tensor",
