@@ -263,8 +263,16 @@ _DIV_OVERLOADS = ("(Tensor input, Tensor other, *, Tensor out = None)",
                   "(Tensor input, Number other, *, str? rounding_mode)")
 
 
+def _div_out_positionals(out, input, other=None, *more, **kwargs):
+    """torch.div(x, y, 'floor', out=z): torch's parser counts out= among the arguments, so
+    the one overload that takes four names the positional count"""
+    if more:
+        named = {**kwargs, "out": out}
+        raise signatures.refuse("div", _DIV_OVERLOADS, False, (input, other, *more), named)
+
+
 @two_numbers_allowed
-@takes_out(resized_first=elementwise_shape)
+@takes_out(resized_first=elementwise_shape, before=_div_out_positionals)
 def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
     if more:  # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads)

@@ -115,6 +115,11 @@ PYTHON_CALLS = [
     "m.norm(x, 3, -1, True, None, m.float64, dtype=m.float64)",
     "x.norm(3, -1, True, m.float64, dtype=m.float64)",
     "m.norm(x, 2, -1, True, m.empty(0), out=m.empty(0))",
+    # div's parser counts out= among the arguments (fuzz 600302)
+    "m.div(x, 1, 'floor', out=m.empty(0))", "m.div(x, x, 'floor', out=m.empty(0))",
+    "m.div(x, 1, 'floor', 3, out=m.empty(0))",
+    "m.div(x, 1, 'floor', rounding_mode='floor', out=m.empty(0))",
+    "m.div(x, 1, out=m.empty(0), rounding_mode='floor')",
 ]
 for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(3)",
              "m.empty(0, dtype=m.int64)"]:
