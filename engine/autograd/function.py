@@ -136,6 +136,8 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
     for tensor in ctx._dirty:
         tensor._bump_version()  # marking it dirty counts as an in-place change
         if recording and tensor._base is not None:  # then torch checks the view it changed
+            if tensor._grad_fn is None and tensor.requires_grad:  # (is_leaf(), asked first:
+                raise RuntimeError(messages.LEAF_DIRTY)  # a view made in no_grad mode)
             refuse_view_change(tensor, indirect=False)
             if tensor._requires_grad and tensor._base.grad_fn is None:
                 raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
@@ -171,12 +173,12 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
             return output.detach()
         return output if output._base is not None else output.detach_()
     if is_dirty:
-        if output.grad_fn is None and output.requires_grad:
+        # (the node as stored, not brought up to date: torch asks is_leaf() first)
+        if output._grad_fn is None and output.requires_grad:
             raise RuntimeError(messages.LEAF_DIRTY)
-        rebase_history(output, ctx)  # its history now ends with this function's node
+        # its history now ends with this function's node
+        rebase_history(output, ctx, output_nr)
         output._grad = None  # (torch drops a gradient it retained: retain_grad starts over)
-        if output._base is None:
-            output._output_nr = output_nr
         return output
     if is_input:
         output = _view_of(output)

@@ -241,12 +241,11 @@ def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulat
 def starting_gradients(outputs, grad_outputs):
     """The gradients backward starts from: ones for scalar outputs, else the ones given."""
     grads = []
-    for index, output in enumerate(outputs):
-        if gradient_edge(output)[0] is None:
-            raise RuntimeError(messages.no_grad_fn(index))
     for index, (output, grad) in enumerate(zip(outputs, grad_outputs)):
         if grad is None:
-            grads.append(implicit_gradient(output))
+            # (torch makes these first, then checks the graph: a non-scalar output that
+            # requires grad without a node, a view made in no_grad mode, is refused as such)
+            grads.append(implicit_gradient(output) if output.requires_grad else None)
             continue
         if not is_tensor(grad):
             raise TypeError("gradients can be either Tensors or None, but got "
@@ -255,6 +254,9 @@ def starting_gradients(outputs, grad_outputs):
             raise RuntimeError(messages.grad_output_shape(index, grad.shape, output.shape))
         # a gradient of another dtype (float64, int, bool) is cast to the output's, as in torch
         grads.append(grad if grad._data.dtype == output._data.dtype else grad.to(output.dtype))
+    for index, output in enumerate(outputs):
+        if gradient_edge(output)[0] is None:
+            raise RuntimeError(messages.no_grad_fn(index))
     return grads
 
 

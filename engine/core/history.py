@@ -17,6 +17,7 @@ import numpy as np
 from ..fidelity import messages
 from .backward import validated
 from .grad_mode import mode
+from .hooks import move_retained
 from .node import Node, SavedTensor, connect, gradient_edge
 from .saved import repack
 
@@ -54,13 +55,15 @@ def refuse_view_change(view, indirect):
             view._creation_meta, node and node.name(), view._output_nr, indirect))
 
 
-def rebase_history(tensor, node):
-    """After ``tensor.op_()``: ``tensor`` now holds the op's result, whose node is ``node``.
+def rebase_history(tensor, node, output_nr=0):
+    """After ``tensor.op_()``: ``tensor`` now holds the op's result, whose node is ``node``
+    (its output ``output_nr``: a custom Function's).
 
     The node may have saved ``tensor`` itself as an input; the in-place write is about to
     change those values, so the node keeps a copy of them instead (torch's original_self).
     When ``tensor`` is a view, its base changed too: the base's new history is a
     ``CopySlices`` node that runs ``node`` on the viewed region of the base's gradient.
+    A tensor that retains its gradient retains the new values' (``move_retained``).
     """
     if node is None:
         return
@@ -74,10 +77,16 @@ def rebase_history(tensor, node):
             saved.packed = repack(saved.packed, tensor)
     base = tensor._base
     if base is None:
-        tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, 0
+        old = tensor._grad_fn, tensor._output_nr
+        tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, output_nr
+        if tensor._retains_grad:
+            move_retained(tensor, *old)
         return
+    old = base._grad_fn, base._output_nr
     base.grad_fn = CopySlices(base, tensor, node)
     base._requires_grad, base._output_nr = True, 0
+    if base._retains_grad:
+        move_retained(base, *old)
     # the view is now a piece of the new base: its gradient goes through CopySlices
     regenerate_view_history(tensor)
 
@@ -99,7 +108,10 @@ def regenerate_view_history(view):
     node = connect(AsStridedBackward0(), (gradient_edge(base),),
                    ((base._data.shape, base._data.dtype),))
     node.geometry = view_geometry(base, view)
+    old = view._grad_fn, view._output_nr
     view.grad_fn, view._requires_grad, view._output_nr = node, True, 0
+    if view._retains_grad:
+        move_retained(view, *old)
 
 
 def view_geometry(base, view):

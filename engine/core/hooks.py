@@ -121,6 +121,16 @@ def retain_grad(tensor):
     tensor._retains_grad = True
 
 
+def move_retained(tensor, old_node, old_output_nr):
+    """After an in-place change gave ``tensor`` a new node: its retain_grad() moves there (as
+    torch's update_tensor_hooks_on_new_gradfn; the hooks registered before stay on the old
+    node, which computes the gradient of the old values)."""
+    retained = None if old_node is None or old_node._hooks is None else old_node._hooks.retained
+    reference = retained and retained.pop(old_output_nr, None)
+    if reference is not None and tensor._grad_fn is not None:
+        hooks_of(tensor._grad_fn).retained[tensor._output_nr] = reference
+
+
 def retained_tensors(node):
     """The live tensors made by ``node`` that called retain_grad(), by output number."""
     retained = [] if node._hooks is None else sorted(node._hooks.retained.items())

@@ -22,14 +22,16 @@ _FIDELITY_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _METHOD_CODES = {}  # id(code) -> code (kept alive, so that the id stays its own)
 
 
-def method_copy(function):
-    """``function`` with its own code object, registered as a Tensor method's."""
-    code = function.__code__.replace()
+def method_copy(function, qualname=None):
+    """``function`` with its own code object, registered as a Tensor method's. ``qualname``:
+    the name Python's own errors give it (``Tensor.split() got an unexpected keyword``, as
+    for torch's Tensor methods written in Python)."""
+    code = function.__code__.replace(co_qualname=qualname or function.__code__.co_qualname)
     copy = types.FunctionType(code, function.__globals__, function.__name__,
                               function.__defaults__, function.__closure__)
     copy.__kwdefaults__ = function.__kwdefaults__
     copy.__dict__.update(function.__dict__)
-    copy.__qualname__, copy.__doc__ = function.__qualname__, function.__doc__
+    copy.__qualname__, copy.__doc__ = qualname or function.__qualname__, function.__doc__
     copy.__module__, copy.__annotations__ = function.__module__, function.__annotations__
     _METHOD_CODES[id(code)] = code
     return copy

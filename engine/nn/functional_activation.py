@@ -14,7 +14,7 @@ import numpy as np
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops.arithmetic import mul_scalar
 from ..ops.creation import zeros_like
@@ -84,12 +84,64 @@ class GeluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        if self.approximate == "tanh":
+        return _gelu_backward(grad, x, self.approximate)
+
+
+def _gelu_backward(grad, x, approximate):
+    """gelu's gradient; under create_graph recorded as torch records it, one
+    GeluBackwardBackward0 node linked to grad and x (whose backward is torch's
+    gelu_double_backward)."""
+    with no_grad():
+        if approximate == "tanh":
             t = (_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x ** 3)).tanh()
             du_dx = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x ** 2)
-            return (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du_dx) * grad
-        pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
-        return (normal_cdf(x) + x * pdf) * grad
+            out = (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du_dx) * grad
+        else:
+            pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
+            out = (normal_cdf(x) + x * pdf) * grad
+    if not is_grad_enabled():
+        return out
+    return record(GeluBackwardBackward0, out, (grad, x), saved=(grad, x),
+                  approximate=approximate)
+
+
+_GELU_BETA = 1.12837916709551257390 * 0.70710678118654752440 * 0.5  # M_2_SQRTPI M_SQRT1_2 / 2
+
+
+class GeluBackwardBackward0(Node):
+    """out = gelu's gradient gO * gelu'(x) (recorded under create_graph): d/dgO = gelu's
+    gradient again, d/dx = ggI * gO * gelu''(x) (torch's gelu_double_backward, its operands
+    evaluated right to left as its C++ compiler does)"""
+
+    _saved_names = ("grad_output", "self")
+    approximate: str
+
+    def backward(self, ggI):
+        gO, x = self.saved_tensors
+        d_grad = _gelu_backward(ggI, x, self.approximate)  # (first, as torch's node)
+        if self.approximate == "tanh":
+            second = _gelu_tanh_second_derivative(x)
+        else:
+            input_sq = x * x
+            pdf = mul_scalar(mul_scalar(input_sq, -0.5).exp(), _GELU_BETA)
+            right = input_sq * pdf
+            second = mul_scalar(pdf, 2) - right
+        return d_grad, ggI * gO * second
+
+
+def _gelu_tanh_second_derivative(x):
+    beta, kappa = math.sqrt(2) * 1.12837916709551257390 * 0.5, _GELU_CUBIC
+    inner = mul_scalar(x + mul_scalar(x.pow(3), kappa), beta)
+    tanh_inner = inner.tanh()
+    sech_inner = 1 / inner.cosh()
+    f = mul_scalar(x, 0.5)
+    g = 1 - tanh_inner * tanh_inner
+    h = mul_scalar(1 + mul_scalar(x, 3 * kappa) * x, beta)
+    f_prime_gh = mul_scalar(g, 0.5) * h
+    g_prime = mul_scalar(sech_inner, 2) * (-sech_inner * tanh_inner) * h
+    g_prime_fh = f * h * g_prime
+    h_prime_fg = f * g * mul_scalar(mul_scalar(x, 6 * kappa), beta)
+    return f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg
 
 
 def normal_cdf(input):
@@ -201,8 +253,7 @@ class EluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        negative = self.alpha * self.input_scale * (x * self.input_scale).exp() * self.scale
-        return grad * _second_derivative_below_zero(negative, x).where(x <= 0, self.scale)
+        return _elu_backward(grad, x, False, self)
 
 
 class EluBackward1(Node):
@@ -215,15 +266,51 @@ class EluBackward1(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        negative = self.input_scale * (result + self.alpha * self.scale)
-        return grad * _second_derivative_below_zero(negative, result).where(result <= 0,
-                                                                             self.scale)
+        return _elu_backward(grad, result, True, self)
 
 
-def _second_derivative_below_zero(negative, x):
-    """Under create_graph: torch's second derivative of elu is 0 at x == 0 (it masks with
-    x < 0, the first derivative with x <= 0), so ``negative`` is a constant there."""
-    return negative.where(x < 0, negative.detach()) if is_grad_enabled() else negative
+def _elu_backward(grad, x, is_result, coefficients):
+    """torch's elu_backward: where x <= 0, grad * input_scale * alpha * scale * exp(x *
+    input_scale) (of the result: grad * input_scale * (result + alpha * scale)), else grad *
+    scale; under create_graph recorded as torch records it, one EluBackwardBackward0 node
+    linked to grad and x, whose own backward multiplies as torch's elu_double_backward does
+    (so inf * 0 is nan there, as in torch)."""
+    alpha, scale, input_scale = (coefficients.alpha, coefficients.scale,
+                                 coefficients.input_scale)
+    with no_grad():
+        # (float16 computes in float32 and rounds once, as torch's kernel)
+        wide_grad, wide_x = ((grad.float(), x.float()) if grad.dtype == float16
+                             else (grad, x))
+        scaled = wide_grad * input_scale
+        if is_result:
+            negative = scaled * (wide_x + alpha * scale)
+        else:
+            negative = scaled * (alpha * scale) * (wide_x * input_scale).exp()
+        out = negative.where(x <= 0, wide_grad * scale).to(grad.dtype)
+    if not is_grad_enabled():
+        return out
+    return record(EluBackwardBackward0, out, (grad, x), saved=(grad, x), alpha=alpha,
+                  scale=scale, input_scale=input_scale, is_result=is_result)
+
+
+class EluBackwardBackward0(Node):
+    """out = elu's gradient (recorded under create_graph): d/dgrad = elu's gradient again;
+    d/dx = torch's elu_double_backward: elu_backward(gg * grad * input_scale) * (x < 0) (of
+    the result: gg * grad * input_scale * (result < 0))"""
+
+    _saved_names = ("grad_output", "self_or_result")
+    alpha: float
+    scale: float
+    input_scale: float
+    is_result: bool
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
+        below = (x < 0).to(gg.dtype)
+        product = mul_scalar(gg * grad, self.input_scale)
+        if not self.is_result:
+            product = _elu_backward(product, x, False, self)
+        return _elu_backward(gg, x, self.is_result, self), product * below
 
 
 # ====================================================================== softplus
@@ -263,8 +350,13 @@ def _softplus_backward(grad, x, beta, threshold):
 
 
 def _softplus_gradient(grad, x, beta, threshold):
-    scaled = x * beta
-    return grad * scaled.sigmoid().where(scaled <= threshold, 1.0)
+    """torch's kernel: z = exp(beta x), grad * z / (z + 1) (in this order: x / x's
+    gradients cancel exactly as in torch), grad itself where beta x > threshold; float16
+    in float32, rounded once"""
+    wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+    scaled = wide_x * beta
+    z = scaled.exp()
+    return (wide_grad * z / (z + 1)).where(scaled <= threshold, wide_grad).to(grad.dtype)
 
 
 class SoftplusBackwardBackward0(Node):
@@ -278,7 +370,7 @@ class SoftplusBackwardBackward0(Node):
 
     def backward(self, gg):
         grad, x = self.saved_tensors
-        scaled = x * self.beta
+        scaled = mul_scalar(x, self.beta)  # (at::mul with a Scalar: MulBackward1, as torch)
         below = (scaled < self.threshold).to(gg.dtype)
         return (_softplus_backward(gg, x, self.beta, self.threshold),
                 mul_scalar(sigmoid_backward(gg * grad, scaled.sigmoid()) * below, self.beta))

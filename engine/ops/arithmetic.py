@@ -21,8 +21,8 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
-                     promote_operands, refuse_saving_inference, require_tensors, scalar_value,
-                     takes_out, elementwise_shape,
+                     promote_operands, refuse_saving_inference, histories_first, require_tensors,
+                     scalar_value, takes_out, elementwise_shape,
                      two_numbers_allowed, wrap_elementwise, write_out, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -109,10 +109,14 @@ def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
         other, alpha = scale_first("add", input, other, (scaled, other), alpha != 1)
     alpha = number_argument(alpha, "add", "alpha")
     a, b, common = promote_operands(input, other, "add")
-    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
-    else:
-        result = elementwise(np.add, a, b)
+    try:
+        if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+            result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common), a, b)
+        else:
+            result = elementwise(np.add, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(AddBackward0, result, (input, other), alpha=alpha)
 
 
@@ -139,11 +143,15 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
         raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)
     a, b, common = promote_operands(input, other, "sub")
-    if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-        result = wrap_elementwise(_add_scaled(a, b, _alpha(alpha, common), common, subtract=True),
-                                  a, b)
-    else:
-        result = elementwise(np.subtract, a, b)
+    try:
+        if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
+            difference = _add_scaled(a, b, _alpha(alpha, common), common, subtract=True)
+            result = wrap_elementwise(difference, a, b)
+        else:
+            result = elementwise(np.subtract, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(SubBackward0, result, (input, other), alpha=alpha)
 
 
@@ -211,7 +219,11 @@ def mul(input, other):
     if common is FLOAT16 and is_half_with_scalar(common, other):
         result = wrap_elementwise(half_with_scalar(np.multiply, a, other), a)
     else:
-        result = elementwise(np.multiply, a, b)
+        try:
+            result = elementwise(np.multiply, a, b)
+        except RuntimeError:
+            histories_first(input, other)
+            raise
     return record(MulBackward0, result, (input, other),
                   saved=(kept_for(other, input), kept_for(input, other)))
 
@@ -223,8 +235,10 @@ class MulBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors  # each saved only if the other side needs it
-        return (None if other is None else grad * other,
-                None if input is None else grad * input)
+        # other's first, as torch's generated MulBackward0 (the nodes' order under
+        # create_graph decides how a higher derivative adds up)
+        grad_other = None if input is None else grad * input
+        return None if other is None else grad * other, grad_other
 
 
 def kept_for(needed_by, value):
@@ -249,8 +263,16 @@ _DIV_OVERLOADS = ("(Tensor input, Tensor other, *, Tensor out = None)",
                   "(Tensor input, Number other, *, str? rounding_mode)")
 
 
+def _div_out_positionals(out, input, other=None, *more, **kwargs):
+    """torch.div(x, y, 'floor', out=z): torch's parser counts out= among the arguments, so
+    the one overload that takes four names the positional count"""
+    if more:
+        named = {**kwargs, "out": out}
+        raise signatures.refuse("div", _DIV_OVERLOADS, False, (input, other, *more), named)
+
+
 @two_numbers_allowed
-@takes_out(resized_first=elementwise_shape)
+@takes_out(resized_first=elementwise_shape, before=_div_out_positionals)
 def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
     if more:  # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads)
@@ -271,7 +293,11 @@ def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
         if is_half_with_scalar(common, other):
             result = wrap_elementwise(half_with_scalar(np.true_divide, a, other), a)
         else:
-            result = elementwise(np.true_divide, a, b)
+            try:
+                result = elementwise(np.true_divide, a, b)
+            except RuntimeError:
+                histories_first(input, other)
+                raise
         return record(DivBackward0, result, (input, other), saved=div_saved(input, other))
     if rounding_mode == "floor":
         with no_grad():
@@ -344,8 +370,13 @@ class DivBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        # torch's order, ((input / other) / other): x / x then gives exactly 0
-        grad_other = None if input is None else -grad * ((input / other) / other)
+        # torch's order, -grad * ((input / other) / other): x / x then gives exactly 0; its
+        # right operand made first, as torch's C++ compiler evaluates it (the nodes' order)
+        if input is None:
+            grad_other = None
+        else:
+            quotient = (input / other) / other
+            grad_other = -grad * quotient
         return grad / other, grad_other
 
 
@@ -467,7 +498,11 @@ def pow(input, exponent):  # noqa: A001 - torch.pow
             result = wrap(result if result.flags.c_contiguous else result.copy())
         return record(PowBackward2, result, (exponent,), saved=(exponent,), saved_output=True,
                       self=scalar_value(input))
-    result = _power(a, b, common)
+    try:
+        result = _power(a, b, common)
+    except RuntimeError:
+        histories_first(input, exponent)
+        raise
     return record(PowBackward1, result, (input, exponent), saved=(input, exponent),
                   saved_output=True)
 
@@ -541,9 +576,13 @@ class PowBackward1(Node):
     def backward(self, grad):
         input, exponent, result = self.saved_tensors
         # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
-        grad_input = where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1)))
-        # (torch's order: grad * (result * ln(input)), rounded as torch rounds it)
-        return grad_input, grad * where((input == 0) & (exponent >= 0), 0.0, result * input.log())
+        # (torch's order: grad * (result * ln(input)), rounded as torch rounds it; the
+        # exponent's first, as torch's generated node: the nodes' order under create_graph
+        # decides how a higher derivative adds up)
+        grad_exponent = grad * where((input == 0) & (exponent >= 0), 0.0, result * input.log())
+        # where exponent is 0 the result is the constant 1 (even for 0 ** 0)
+        return (where(exponent == 0, 0.0, grad * (exponent * input ** (exponent - 1))),
+                grad_exponent)
 
 
 class PowBackward2(Node):
@@ -635,7 +674,11 @@ def maximum(input, other):
     require_tensors("maximum", input, other)
     refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "maximum")
-    result = elementwise(_maximum_keeping_ties, a, b)
+    try:
+        result = elementwise(_maximum_keeping_ties, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(MaximumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -668,7 +711,8 @@ class MaximumBackward0(Node):
 def _larger_gets_it(grad, a, b):
     """max(a, b)'s gradients: to the larger, half each on a tie, all to both where one is nan."""
     shared = where(a == b, grad / 2, grad)
-    return where(a < b, 0.0, shared), where(a > b, 0.0, shared)
+    grad_b = where(a > b, 0.0, shared)  # (b's first, as torch's node)
+    return where(a < b, 0.0, shared), grad_b
 
 
 @takes_out
@@ -677,7 +721,11 @@ def minimum(input, other):
     require_tensors("minimum", input, other)
     refuse_saving_inference((input, other), (input, other))
     a, b, _ = promote_operands(input, other, "minimum")
-    result = elementwise(_minimum_keeping_ties, a, b)
+    try:
+        result = elementwise(_minimum_keeping_ties, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(MinimumBackward0, result, (input, other), saved=(input, other))
 
 
@@ -693,7 +741,8 @@ class MinimumBackward0(Node):
 def _smaller_gets_it(grad, a, b):
     """min(a, b)'s gradients: to the smaller, half each on a tie, all to both where one is nan."""
     shared = where(a == b, grad / 2, grad)
-    return where(a > b, 0.0, shared), where(a < b, 0.0, shared)
+    grad_b = where(a < b, 0.0, shared)  # (b's first, as torch's node)
+    return where(a > b, 0.0, shared), grad_b
 
 
 @takes_out
@@ -703,7 +752,11 @@ def atan2(input, other):
     refuse_saving_inference((input, other), (input, other))
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
-    result = elementwise(np.arctan2, a, b)
+    try:
+        result = elementwise(np.arctan2, a, b)
+    except RuntimeError:
+        histories_first(input, other)
+        raise
     return record(Atan2Backward0, result, (input, other), saved=(input, other))
 
 
@@ -770,6 +823,7 @@ def _where(condition, input=None, other=None):
     try:
         result = np.where(cond, a, b).astype(common, copy=False)
     except ValueError:
+        histories_first(input, other)
         raise broadcast_error(cond, a, b) from None
     return record(WhereBackward0, wrap_elementwise(result, cond, a, b), (input, other),
                   saved=(condition,))
@@ -793,7 +847,8 @@ class WhereBackward0(Node):
 
     def backward(self, grad):
         (condition,) = self.saved_tensors
-        return where(condition, grad, 0.0), where(condition, 0.0, grad)
+        grad_other = where(condition, 0.0, grad)  # (other's first, as torch's node)
+        return where(condition, grad, 0.0), grad_other
 
 
 # (torch has no clamp with a tensor bound and a number bound: x.clamp(t, 0) is refused)
@@ -1052,7 +1107,9 @@ class LerpBackward0(Node):
     weight: float
 
     def backward(self, grad):
-        return grad * (1 - self.weight), grad * self.weight
+        # (end's first, as torch's node; a number times grad is at::mul with a Scalar)
+        grad_end = mul_scalar(grad, self.weight)
+        return mul_scalar(grad, 1 - self.weight), grad_end
 
 
 class LerpBackward1(Node):
@@ -1062,7 +1119,10 @@ class LerpBackward1(Node):
 
     def backward(self, grad):
         a, b, w = self.saved_tensors
-        return grad * (1 - w), grad * w, None if a is None else grad * (b - a)
+        # (the last input's first, as torch's node)
+        grad_weight = None if a is None else grad * (b - a)
+        grad_end = grad * w
+        return grad * (1 - w), grad_end, grad_weight
 
 
 def _addc_operands(name, input, tensor1, tensor2, value):

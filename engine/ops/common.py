@@ -17,7 +17,7 @@ from ..fidelity.layout import (contiguous_strides, format_strides, iterator_stri
                                preserved_strides)
 from ..fidelity.messages import type_name
 from ..fidelity.scalars import check_int_argument
-from ..core.grad_mode import mode as grad_mode
+from ..core.grad_mode import mode as grad_mode, no_grad
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, is_plain_contiguous, wrap
 
 # torch computes inf and nan without a word, numpy warns ("overflow encountered in
@@ -30,7 +30,7 @@ __all__ = [
     "number_argument",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
-    "refuse_saving_inference",
+    "refuse_saving_inference", "histories_first",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
@@ -142,6 +142,18 @@ def require_tensors(name, input, other, other_name="other"):
         raise operand_type_error(name, other, 2, other_name)
 
 
+def cast_keeping_strides(x, dtype):
+    """``x`` in ``dtype``; an expanded array (strides of 0) stays expanded, so that the
+    result's layout follows the operands' strides as torch's (which casts inside its loop):
+    numpy's astype would lay the repeated elements out in memory."""
+    if x.dtype == dtype:
+        return x
+    if x.ndim and 0 in x.strides:
+        compact = x[tuple(slice(0, 1) if s == 0 else slice(None) for s in x.strides)]
+        return np.broadcast_to(compact.astype(dtype), x.shape)
+    return x.astype(dtype)
+
+
 def promote_operands(a, b, name="op"):
     """numpy operands for ``a`` and ``b`` converted to torch's common dtype, and that dtype.
 
@@ -155,7 +167,7 @@ def promote_operands(a, b, name="op"):
         if ad.dtype == bd.dtype:
             return ad, bd, ad.dtype
         common = result_type(a, b).numpy_dtype
-        return ad.astype(common, copy=False), bd.astype(common, copy=False), common
+        return cast_keeping_strides(ad, common), cast_keeping_strides(bd, common), common
     if a_is_tensor:
         ad = a._data
         if ad.dtype.kind == "f" and (b.__class__ is builtins.float or b.__class__ is builtins.int):
@@ -165,13 +177,13 @@ def promote_operands(a, b, name="op"):
             if not isinstance(b, PYTHON_NUMBERS):
                 raise operand_type_error(name, b, 2)
         common = result_type(a, b).numpy_dtype
-        return a._data.astype(common, copy=False), _cast_scalar(b, common), common
+        return cast_keeping_strides(a._data, common), _cast_scalar(b, common), common
     if b_is_tensor:
         a = scalar_value(a)
         if not isinstance(a, PYTHON_NUMBERS):
             raise operand_type_error(name, a, 1, "input")
         common = result_type(a, b).numpy_dtype
-        return _cast_scalar(a, common), b._data.astype(common, copy=False), common
+        return _cast_scalar(a, common), cast_keeping_strides(b._data, common), common
     raise operand_type_error(name, a, 1, "input")
 
 
@@ -184,6 +196,17 @@ def refuse_saving_inference(inputs, saved):
                 not grad_mode.inference and builtins.any(
                     getattr(tensor, "_requires_grad", False) for tensor in inputs):
             raise RuntimeError(messages.INFERENCE_SAVED)
+
+
+def histories_first(*values):
+    """On an op's error path only (its kernel refused the operands: shapes that do not
+    broadcast): torch's autograd reads the operands' nodes before the kernel runs, so a view
+    made in no_grad or inference mode whose memory changed in place since raises that error
+    first (reading ``Tensor.grad_fn`` brings a view's node up to date, or raises)."""
+    if grad_mode.recording:
+        for value in values:
+            if isinstance(value, Tensor):
+                value.grad_fn  # noqa: B018
 
 
 def broadcast_error(*operands):
@@ -426,6 +449,21 @@ def _number_tensor_dtype(number, other):
     return d.numpy_dtype
 
 
+def _argument_errors_first(op, args, kwargs):
+    """torch parses the arguments before autograd refuses out=: an argument of the wrong type
+    (``torch.maximum(y, -0.3, out=z)``) is a TypeError first. On that error path only, the
+    op runs without recording to find out (not a random op: it would draw numbers)."""
+    if op.__module__.endswith(".sampling"):
+        return
+    try:
+        with no_grad():
+            op(*args, **kwargs)
+    except TypeError:
+        raise
+    except Exception:  # noqa: BLE001, S110 (autograd's refusal comes first then)
+        pass
+
+
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
               input_in_out_dtype=False, name=None, before=None, resized_first=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
@@ -455,6 +493,7 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                             f"{type_name(out)}")
         if differentiable and grad_mode.grad_enabled and _requires_grad(args, kwargs, out):
+            _argument_errors_first(op, args, kwargs)
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
         if before is not None:

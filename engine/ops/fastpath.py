@@ -44,6 +44,11 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
         try:
             result = silent_runner()(ufunc, x, y)  # (quietly(ufunc, x, y), one call fewer)
         except ValueError:  # no broadcasting: the general op raises torch's error
+            if mode.recording:
+                # torch's autograd reads the operands' nodes before its kernel checks shapes:
+                # a view made in no_grad or inference mode whose memory changed in place
+                # since raises that first (Tensor.grad_fn brings a view's node up to date)
+                input.grad_fn, other.grad_fn  # noqa: B018
             return general(input, other)
         # (as common.elementwise lays the result out)
         if result.ndim > 1 and not (x.flags.c_contiguous and y.flags.c_contiguous):

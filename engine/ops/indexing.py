@@ -471,6 +471,8 @@ def _fill_at(input, index, value):
     if index.__class__ is builtins.int or isinstance(index, np.integer):
         _apply_select(input, 0, index, 0).fill_(value)
         return
+    if index.__class__ is slice and not input._data.ndim:
+        _apply_slice(input, 0, index)  # (raises torch's error for a 0-dim tensor, as x[:2])
     target, indices = _apply_indexing(input, _as_index_tuple(index), for_write=True)
     if not indices:
         target.fill_(value)

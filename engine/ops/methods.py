@@ -61,7 +61,16 @@ for _family, _names in FUNCTION_METHODS.items():
 # axis= too, but its Tensor.unflatten (written in Python) does not
 Tensor.size = method_copy(numpy_names(Tensor.size))
 Tensor.stride = method_copy(numpy_names(Tensor.stride))
-Tensor.unflatten = method_copy(views.unflatten.__wrapped__)
+Tensor.unflatten = method_copy(views.unflatten.__wrapped__, "Tensor.unflatten")
+# torch's Tensor.split and unique_consecutive are Python too: Python's errors name them so
+def _split(self, split_size, dim=0):
+    """``x.split(split_size, dim=0)``: ``torch.split(x, split_size, dim)``"""
+    return views.split(self, split_size, dim)
+
+
+Tensor.split = method_copy(_split, "Tensor.split")
+Tensor.unique_consecutive = method_copy(_without_out(reduce.unique_consecutive),
+                                        "Tensor.unique_consecutive")
 
 # x.op_(...): the op, written into x (x += y is x.add_(y))
 INPLACE_METHODS = {

@@ -961,10 +961,13 @@ class StdBackward0(Node):
         return _var_backward(self, grad_var, x)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None, **unknown):
+def norm(input, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None, **unknown):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
     # (torch's norm and Tensor.norm are Python: Python's own TypeError for another keyword;
-    # torch.norm passes out= on to linalg.vector_norm, Tensor.norm takes none)
+    # torch.norm passes out= on to linalg.vector_norm, Tensor.norm takes none; its fifth
+    # positional argument is out, Tensor.norm's is dtype)
+    if given:
+        out, dtype = _norm_positionals(given, out, dtype)
     method = (unknown or out is not None) and calls.called_as_method()
     if unknown or (method and out is not None):
         key = "out" if method and out is not None else next(iter(unknown))
@@ -989,8 +992,24 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None, **unk
     return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
 
 
+def _norm_positionals(given, out, dtype):
+    """torch.norm(input, p, dim, keepdim, out, dtype); Tensor.norm(p, dim, keepdim, dtype)"""
+    method = calls.called_as_method()
+    names = ("dtype",) if method else ("out", "dtype")
+    if len(given) > len(names):
+        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() takes from 1 to "
+                        f"{4 + len(names)} positional arguments but {4 + len(given)} were given")
+    keywords = {"out": out, "dtype": dtype}
+    for name, value in zip(names, given):
+        if keywords[name] is not None:
+            raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got multiple values for "
+                            f"argument '{name}'")
+        keywords[name] = value
+    return keywords["out"], keywords["dtype"]
+
+
 def _norm_into(input, p, dim, keepdim, dtype):
-    return norm(input, p, dim, keepdim, dtype)
+    return norm(input, p, dim, keepdim, dtype=dtype)
 
 
 _norm_into = takes_out(_norm_into, check=out_of_results_dtype, name="linalg_vector_norm")
@@ -1257,8 +1276,12 @@ class SoftmaxBackwardDataBackward0(Node):
         g, y = self.saved_tensors
         d_grad = _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, gg, y,
                                    self.dim)
-        d_out = (g * gg - (y * g).sum(self.dim, keepdim=True) * gg
-                 - g * (y * gg).sum(self.dim, keepdim=True))
+        # torch's softmax_double_backward, g * gg - sum(y * g) * gg - g * sum(y * gg), its
+        # operands evaluated right to left as its C++ compiler does (the nodes' order decides
+        # how a higher derivative adds up)
+        last = g * (y * gg).sum(self.dim, keepdim=True)
+        middle = (y * g).sum(self.dim, keepdim=True) * gg
+        d_out = g * gg - middle - last
         return d_grad, d_out
 
 

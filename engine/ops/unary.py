@@ -144,7 +144,7 @@ class TanBackward0(_UnaryOfResult):
     """out = tan x:  d/dx = 1 + out ** 2"""
 
     def formula(self, grad, result):
-        return grad * (result * result + 1)
+        return grad * (result.pow(2) + 1)  # (torch's 1 + result.pow(2): PowBackward0)
 
 
 class AsinBackward0(_UnaryBackward):
@@ -260,7 +260,10 @@ class ReciprocalBackward0(_UnaryOfResult):
     """out = 1 / x:  d/dx = -out ** 2"""
 
     def formula(self, grad, result):
-        return grad * -(result * result)
+        # torch's -grad * (result * result), its operands evaluated as its C++ compiler does,
+        # right to left: the nodes' order decides how a higher derivative adds up
+        square = result * result
+        return -grad * square
 
 
 exp = _float_unary(np.exp, "exp", "out = e ** input", ExpBackward0, "result",

@@ -34,9 +34,13 @@ def run_program(torch, statements):
     namespace = {"torch": torch, "__name__": "__main__"}
     seen = {}
     records = []
+    uninitialised = {}  # name -> (tensor, version): an out= tensor a failed op resized
     for index, statement in enumerate(statements):
+        shapes = out_shapes(torch, statement, namespace)
         lines, unintended = execute(torch, statement, index, namespace)
-        now = describe_namespace(torch, namespace)
+        if any(line[0] == "error" for line in lines):
+            uninitialised.update(resized_outs(torch, shapes, namespace))
+        now = describe_namespace(torch, namespace, uninitialised)
         now["grad mode"] = ("mode", grad_mode_text(torch), None)
         for key, (field, text, dtype) in now.items():
             if seen.get(key) != (field, text, dtype):
@@ -121,9 +125,40 @@ def _inside_program(frames):
     return frames[-1].filename.startswith("<statement")
 
 
+# ---------------------------------------------------------------- out= of a failed op
+OUT_NAME = re.compile(r"\bout=(\w+)")
+UNINITIALISED = "<uninitialised: an out= tensor resized by an op that then failed>"
+
+
+def out_shapes(torch, statement, namespace):
+    """The shapes of the tensors a statement passes as out=, before it runs."""
+    return {name: (namespace[name], tuple(namespace[name].shape))
+            for name in OUT_NAME.findall(statement)
+            if isinstance(namespace.get(name), torch.Tensor)}
+
+
+def resized_outs(torch, shapes, namespace):
+    """The out= tensors that a statement which failed resized: torch resizes out before its
+    kernel fails (no kernel for the dtype, a division by zero, an index out of range) and
+    leaves uninitialised memory there; its values are not observed until it changes again."""
+    resized = {}
+    for name, (tensor, shape) in shapes.items():
+        if namespace.get(name) is tensor and tuple(tensor.shape) != shape:
+            resized[name] = (tensor, _version_of(tensor))
+    return resized
+
+
+def _version_of(tensor):
+    try:
+        return tensor._version
+    except RuntimeError:  # an inference tensor
+        return None
+
+
 # ---------------------------------------------------------------- describing values
-def describe_namespace(torch, namespace):
-    """{key: (field, text, dtype)} for every variable a learner could look at."""
+def describe_namespace(torch, namespace, uninitialised=None):
+    """{key: (field, text, dtype)} for every variable a learner could look at (the values of
+    ``uninitialised`` tensors, unchanged since, are not: see resized_outs)."""
     entries = {}
     tensors = []  # (key, tensor) in order, for the sharing relations
     for name, value in namespace.items():
@@ -133,6 +168,10 @@ def describe_namespace(torch, namespace):
             describe(torch, name, value, entries, tensors)
         except Exception as error:  # noqa: BLE001  (a crash while looking is an observation)
             entries[name] = ("crash", f"{type(error).__name__}: {first_line(error)}", None)
+        garbage = (uninitialised or {}).get(name)
+        if garbage is not None and garbage[0] is value and _version_of(value) == garbage[1]:
+            entries[name] = ("repr", UNINITIALISED, None)
+            entries.pop(name + ".values", None)
     owners = {}
     for key, tensor in tensors:
         try:

@@ -394,17 +394,23 @@ THIRD_DERIVATIVES = {
     "prod * t": "(t * t).prod() * t", "cat": "m.cat([t, t * t]) ** 3",
     "tanh": "t.tanh()", "tanh * t": "t.tanh() * t", "nn.Tanh()(t) ** 2": "nn.Tanh()(t) ** 2",
     "sigmoid": "t.sigmoid()", "sigmoid * t": "t.sigmoid() * t",
-    "F.sigmoid ** 2": "F.sigmoid(t) ** 2",
+    "F.sigmoid ** 2": "F.sigmoid(t) ** 2", "gelu": "F.gelu(t)", "gelu * t": "F.gelu(t) * t",
+    "gelu tanh": "F.gelu(t, approximate='tanh')", "gelu / gelu": "F.gelu(t) / F.gelu(t + 3)",
 }
 for _name, _expression in THIRD_DERIVATIVES.items():
     CLOSE[f"third derivative of {_name}"] = _third_derivative(_expression)
-# torch's elu masks its second derivative with x < 0 (its first with x <= 0): 0 at x == 0
+# torch's elu masks its second derivative with x < 0 (its first with x <= 0): 0 at x == 0;
+# its gradient is torch's own node (EluBackwardBackward0), whose backward multiplies by the
+# mask (elu_double_backward): an infinite gradient at x == 0 gives nan there
 for _name, _expression in {"elu": "F.elu(t)", "elu * t": "F.elu(t, 0.5) * t",
                            "elu_ * t": "F.elu(t * 1, inplace=True) * t",
-                           "nn.ELU": "nn.ELU(2.)(t) ** 2"}.items():
-    for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32")]:
+                           "nn.ELU": "nn.ELU(2.)(t) ** 2",
+                           "1 / elu": "F.elu(t).reciprocal()",
+                           "1 / elu_": "F.elu(t * 1, 0.5, inplace=True).reciprocal()"}.items():
+    for _values, _dtype in [("-1.5, 0., 0.5, 2.", "float64"), ("-0., 0., -1e-3, 1.5", "float32"),
+                            ("0., -1.25, -0.75, 3.", "float16")]:
         CLOSE[f"third derivative of {_name} at {_values}"] = _third_derivative(
-            _expression, _values, _dtype, nodes=False)
+            _expression, _values, _dtype)
 
 
 # The sign of every zero in a first derivative: inputs with -0., 0., ties and negatives, an
@@ -485,6 +491,92 @@ CLOSE["softplus's gradient after a backward through its higher derivatives"] = (
     "(q,) = m.autograd.grad(x.grad, x, create_graph=True); r = [z, w.detach(), q, x.grad]")
 
 
+# Residues of higher derivatives: each formula in torch's order of operations, so that terms
+# that cancel in torch cancel in the engine too (fuzz seeds in the names)
+RESIDUES = {
+    # softplus's gradient is torch's kernel g * z / (z + 1), z = exp(beta x) (600277)
+    "softplus / softplus (600277)": "y = m.tensor([-1.25, 0.25, 1.5], requires_grad=True)\n"
+                                    "z = F.softplus(y) / F.softplus(y)\n"
+                                    "(w,) = m.autograd.grad(z.sum(), y, create_graph=True)\n"
+                                    "(a,) = m.autograd.grad(w.sum(), y, create_graph=True)\n"
+                                    "a.sum().backward(); r = (w, a, y.grad)",
+    "softplus's gradient": "y = m.tensor([-30., -1.25, -0., 0.25, 1.5, 19.99, 20., 20.01, 1e4],"
+                           " requires_grad=True)\n"
+                           "(g,) = m.autograd.grad(F.softplus(y), y, m.full((9,), 0.3))\n"
+                           "(h,) = m.autograd.grad(F.softplus(y, 2, 5), y, m.full((9,), -3.))\n"
+                           "r = (g, h)",
+    # reciprocal's -grad * (result * result) and softmax's double backward, their operands
+    # evaluated right to left as torch's C++ compiler does: the nodes' order decides the order
+    # in which a higher derivative adds up (618277)
+    "softmax(1 / v)'s third derivative (618277)":
+        "v = m.tensor([0.25, 0.5], requires_grad=True)\np = v.reciprocal().softmax(-1)\n"
+        "p.sum().backward(create_graph=True)\n"
+        "(q,) = m.autograd.grad(v.grad.sum(), v, create_graph=True)\n"
+        "(r2,) = m.autograd.grad(q.sum(), v, create_graph=True)\nr2.sum().backward()\n"
+        "r = (q, r2, v.grad)",
+    # div's -grad * ((self / other) / other), the quotient made first (417730's nodes)
+    "(y / y).exp() * (y / y).sin()'s second derivative": (
+        "y = m.tensor([[0.25, 0.5]], requires_grad=True)\n"
+        "w = (y / y).exp() * (y / y).sin()\n"
+        "(a,) = m.autograd.grad(w.sum(), y, create_graph=True)\n"
+        "(b,) = m.autograd.grad(a.sum(), y, create_graph=True)\nr = (a, b)"),
+}
+EXACT.update(RESIDUES)
+
+# Which input's gradient torch's node computes first (its generated code: the last input's
+# first, for most): under create_graph the later node runs first in a higher derivative, and
+# the order of the additions can leave another residue
+NODE_ORDER = {
+    "mul": "a * b", "div": "a / b", "pow": "a ** b", "maximum": "m.maximum(a, b)",
+    "minimum": "m.minimum(a, b)", "where": "m.where(a > 1, a, b)", "lerp": "m.lerp(a, b, 0.3)",
+    "lerp tensor": "m.lerp(a, b, a * 0.5)", "addcmul": "m.addcmul(a, a, b)",
+    "sigmoid * tanh": "a.sigmoid() * b.tanh()", "mm": "a.view(2, 2) @ b.view(2, 2)",
+    "reciprocal": "a.reciprocal() * b", "softmax": "a.softmax(-1) * b",
+    "div's quotient": "(a * b) / (b * 2)", "gelu": "m.nn.functional.gelu(a) * b",
+}
+
+
+@pytest.mark.parametrize("name", list(NODE_ORDER))
+def test_a_backward_formula_records_its_nodes_in_torchs_order(name):
+    def order(m):
+        sequence = (lambda n: n._sequence_nr()) if m is torch else (lambda n: n._sequence_nr)
+        a = m.tensor([0.25, 0.5, 1.5, 2.0], requires_grad=True)
+        b = m.tensor([1.5, -0.5, 0.7, 0.3], requires_grad=True)
+        y = eval(NODE_ORDER[name], {"m": m, "a": a, "b": b})  # noqa: S307
+        ga, gb = m.autograd.grad(y, (a, b), m.ones_like(y).requires_grad_(), create_graph=True)
+        return sequence(ga.grad_fn) < sequence(gb.grad_fn)
+    assert order(engine) == order(torch)
+# retain_grad moves to the tensor's new node after an in-place change (torch's
+# update_tensor_hooks_on_new_gradfn): .grad is the gradient of the new values; a view's and a
+# base's follow their new nodes (AsStridedBackward0, CopySlices); hooks registered before
+# stay on the old node (fuzz 615151)
+_X = "x = m.tensor([1., 2., 3.], requires_grad=True)\nb = x * 1\n"
+for _name, _code in {
+        "mul_": "b.retain_grad()\nb.mul_(2)\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "twice": "b.retain_grad()\nb.mul_(2)\nb.add_(x)\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "setitem": "b.retain_grad()\nb[0] = 5\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "read before": "b.retain_grad()\nc = b * 5\nb.mul_(2)\n"
+                       "((b ** 2).sum() + c.sum()).backward()\nr = [b.grad]",
+        "a hook before": "b.retain_grad()\nb.register_hook(lambda g: g * 10)\nb.mul_(2)\n"
+                         "(b ** 2).sum().backward()\nr = [b.grad, x.grad]",
+        "accumulated before": "b.retain_grad()\n(b * 3).sum().backward(retain_graph=True)\n"
+                              "b.mul_(2)\n(b ** 2).sum().backward()\nr = [b.grad]",
+        "autograd.grad": "b.retain_grad()\nb.mul_(2)\n"
+                         "(g,) = m.autograd.grad((b ** -1).sum(), x, create_graph=True)\n"
+                         "r = [b.grad, g]",
+        "a view's base": "v = b[:2]\nb.retain_grad()\nv.retain_grad()\nv.mul_(3)\n"
+                         "((b ** 2).sum() + (v ** 3).sum()).backward()\nr = [b.grad, v.grad]",
+        "a view of the base": "v = b[:2]\nv.retain_grad()\nb.mul_(3)\n(v ** 3).sum().backward()\n"
+                              "r = [v.grad, v.grad_fn]",
+        "another view": "v = b[:2]\nw = b[1:]\nw.retain_grad()\nv.mul_(3)\n"
+                        "(w ** 2).sum().backward()\nr = [w.grad]",
+        "mark_dirty": _ADD_ONE.replace("y = m", "_ = m") + "b.retain_grad()\nAddOne.apply(b)\n"
+                      "(b ** 2).sum().backward()\nr = [b.grad]",
+        "t_ (stays)": "b = b.view(3, 1)\nb.retain_grad()\nb.t_()\n(b ** 2).sum().backward()\n"
+                      "r = [b.grad]"}.items():
+    EXACT[f"retain_grad then an in-place change: {_name}"] = _X + _code
+
+
 def _observed(value):
     if isinstance(value, (tuple, list)):
         return [_observed(v) for v in value]
@@ -534,3 +626,50 @@ def test_gradients_and_rules_match_torch_exactly(name):
 @pytest.mark.parametrize("name", list(CLOSE))
 def test_loss_gradients_match_torch_with_the_sign_of_every_zero(name):
     _assert_same(_run(CLOSE[name], engine), _run(CLOSE[name], torch), exact=False)
+
+
+# A view made in no_grad or inference mode whose memory changed in place since: torch's
+# autograd reads the operands' nodes before the kernel checks their shapes, so the view's
+# error comes before the broadcasting error (fuzz 607356, 617903, 401071, 704381, 711593)
+STALE_VIEW_OPS = ["a * x", "a + x", "x - a", "a / x", "a * x.double()", "m.maximum(a, x)",
+                  "m.minimum(x, a)", "m.atan2(a, x)", "a ** x", "m.where(x > 0, a, x)",
+                  "a.add(x, alpha=2)", "a.sub(x, alpha=2)", "m.mul(a, x)", "a * 2", "a.exp()"]
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+@pytest.mark.parametrize("expression", STALE_VIEW_OPS)
+def test_a_stale_view_raises_before_the_shapes_are_checked(mode, expression):
+    code = ("x = m.tensor([[1., -2.5], [-0.5, 0.5]], requires_grad=True)\n"
+            f"with m.{mode}():\n    a = x.view(-1)\n"
+            f"with m.no_grad():\n    a.zero_()\nr = {expression}")
+    _assert_same(_run(code, engine), _run(code, torch), exact=True)
+
+
+# backward's starting gradients are made (a non-scalar output that requires grad refused)
+# before the outputs' graph is checked: a view made in no_grad mode requires grad and has no
+# node (fuzz 718465)
+_NO_GRAD_VIEW = ("y = m.ones((2, 2), dtype=m.float64, requires_grad=True)\n"
+                 "with m.no_grad():\n    x = y.expand(2, 2, 2)\n    s = y[0]\n"
+                 "a = m.ones(2)\nb = m.ones(2, requires_grad=True)\nc = b[:1] * 2\n")
+BACKWARD_CHECKS = ["x.backward()", "s.backward()", "x.sum().backward(); r = y.grad",
+                   "a.backward()", "a.backward(m.ones(3))", "m.autograd.backward([c, a])",
+                   "m.autograd.backward([a, c])", "m.autograd.backward([b * 2, a.sum()])",
+                   "m.autograd.grad([a.sum(), b * 2], b)",
+                   "m.autograd.backward([a, c], [m.ones(5), None])", "(b * 2).backward(m.ones(3))"]
+
+
+@pytest.mark.parametrize("call", BACKWARD_CHECKS)
+def test_backwards_checks_in_torchs_order(call):
+    code = _NO_GRAD_VIEW + (call if "r =" in call else f"r = {call}")
+    _assert_same(_run(code, engine), _run(code, torch), exact=True)
+
+
+# a custom Function that marks dirty a view made in no_grad or inference mode of a leaf that
+# requires grad: torch asks is_leaf() (the node as stored: none) before it checks the view
+# (fuzz 719943)
+@pytest.mark.parametrize("mode", ["inference_mode", "no_grad", "enable_grad"])
+@pytest.mark.parametrize("make", ["z.reshape(1, 3, 1)", "z[1:]", "z * 1", "(z * 1)[1:]", "z"])
+def test_mark_dirty_of_a_view_in_torchs_order(mode, make):
+    code = (_ADD_ONE + "z = m.tensor([1., 2., 3.], requires_grad=True)\n"
+            f"with m.{mode}():\n    a = {make}\nr = (AddOne.apply(a), a)")
+    _assert_same(_run(code, engine), _run(code, torch), exact=True)

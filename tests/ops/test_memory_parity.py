@@ -1026,3 +1026,20 @@ def test_cat_names_the_type_of_what_is_not_a_tensor():
     values = (np.zeros(1), np.float32(1), 1.5, [1.0], None)
     check_all([(f"cat of a {type(value).__name__}",
                 lambda m, value=value: m.cat([value, m.ones(1)])) for value in values])
+
+
+# An expanded operand cast to the common dtype stays expanded: the result's layout follows
+# the operands' strides as torch's, which casts inside its loop (fuzz 612456, 702789)
+MIXED_DTYPE_EXPANDED = [
+    "a.expand(2, 2) * x", "s.expand(2, 3) + m.tensor([-1.0, -2.0, 0.0], dtype=m.float64)",
+    "a.expand(3, 2) + 0.5", "a.expand(3, 2).t() * x.double().t()", "x.expand(2, 3) * a[0]",
+    "x.expand(2, 3).double() + 1", "a.view(2, 1).expand(2, 3) * m.ones(3)",
+    "m.ones(3).expand(2, 3).t() + a.double().view(1, 2)", "a.expand(2, 2) == x",
+    "m.maximum(a.expand(2, 2), x)", "a.expand(2, 2) * 2.5", "2.5 * a.expand(2, 2)",
+    "m.ones(2, 3)[:, :1].expand(2, 4) * a.double()[0]"]
+
+
+@pytest.mark.parametrize("expression", MIXED_DTYPE_EXPANDED)
+def test_mixed_dtype_results_of_expanded_operands_follow_torchs_layout(expression):
+    parity.run_both(lambda m, a, x, s: eval(expression), parity.make_tensor((2,), "int64"),
+                    parity.make_tensor((2, 1), "float32"), parity.make_tensor((3,), "float32"))

@@ -103,6 +103,23 @@ PYTHON_CALLS = [
     "m.unique(x, sorted=False, return_inverse=True, dims=-1)",
     "m.unique(x, True, return_counts=False, dims=-3)", "m.unique(x, True, True, True, foo=1)",
     "m.unique(x, return_counts=True, foo=1)", "x.unique(foo=1)", "m.unique(x, axis=0)",
+    # Tensor.split, unique_consecutive and unflatten are Python in torch too (fuzz 617498)
+    "x.split(2, axis=1)", "x.split(1, 0, 1)", "x.split()", "x.split(2, dim=0, foo=1)",
+    "x.split(split_size=1, dim=1)", "x.split([1, 2], 1)", "m.split(x, 1, axis=1)",
+    "x.unique_consecutive(axis=0)", "x.unflatten(axis=0, sizes=(2, 1))",
+    # torch.norm's fifth positional argument is out, Tensor.norm's dtype (fuzz 709633)
+    "m.norm(x, 3, -1, True, m.int64)", "m.norm(x, 3, -1, True, 5)",
+    "m.norm(x, 3, -1, True, None, m.float64)", "m.norm(x, None, None, False, m.float64)",
+    "m.norm(x, 2, -1, True, m.empty(0))", "x.norm(3, -1, True, m.float64)",
+    "x.norm(3, -1, True, m.float64, 1)", "m.norm(x, 3, -1, True, None, m.float64, 1)",
+    "m.norm(x, 3, -1, True, None, m.float64, dtype=m.float64)",
+    "x.norm(3, -1, True, m.float64, dtype=m.float64)",
+    "m.norm(x, 2, -1, True, m.empty(0), out=m.empty(0))",
+    # div's parser counts out= among the arguments (fuzz 600302)
+    "m.div(x, 1, 'floor', out=m.empty(0))", "m.div(x, x, 'floor', out=m.empty(0))",
+    "m.div(x, 1, 'floor', 3, out=m.empty(0))",
+    "m.div(x, 1, 'floor', rounding_mode='floor', out=m.empty(0))",
+    "m.div(x, 1, out=m.empty(0), rounding_mode='floor')",
 ]
 for _out in ["m.empty(0)", "m.empty(0, dtype=m.float64)", "m.empty(3)",
              "m.empty(0, dtype=m.int64)"]:
@@ -340,3 +357,21 @@ def test_clamp_out_dtype(source):
 def test_deprecated_scale_first_overloads(source):
     parity.run_both(lambda m, x: eval(source, {"m": m, "x": x, "t": m.tensor(2.0)}),
                     parity.make_tensor((3,), "float32"))
+
+
+# torch parses the arguments before autograd refuses out= for an input that requires grad: a
+# number where a tensor goes is a TypeError first (fuzz 604248, 701959)
+OUT_TYPE_FIRST_CALLS = ["m.maximum(y, -0.3, out=z)", "m.minimum(y, 2, out=z)",
+                        "m.atan2(y, 2.0, out=z)", "m.mv(y, 2.0, out=z)", "m.dot(v, 2.0, out=z)",
+                        "m.matmul(y, 2.0, out=z)", "m.cross(y, 2.0, out=z)",
+                        "m.maximum(2.0, y, out=z)", "m.vdot(v, 1, out=z)",
+                        "m.maximum(y, y, out=z)", "m.add(y, 2, out=z)"]
+
+
+@pytest.mark.parametrize("source", OUT_TYPE_FIRST_CALLS)
+def test_argument_types_before_autograd_refuses_out(source):
+    def call(m, x):
+        y = x.detach().requires_grad_()
+        return eval(source, {"m": m, "y": y, "v": y[0], "z": m.zeros(2, 3)})  # noqa: S307
+
+    parity.run_both(call, parity.make_tensor((2, 3), "float32"), check_inputs=False)
