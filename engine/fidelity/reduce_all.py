@@ -56,7 +56,7 @@ def reduce_all(rows, fold, lanes):
 
 
 def _lane_after_lane(vectors, fold, size):
-    acc = vectors[..., 0]
+    acc = vectors[..., 0].copy()  # (a result of one element must not be a view of the data)
     for i in range(1, size):
         acc = fold(acc, vectors[..., i])
     return acc

@@ -109,3 +109,14 @@ def test_whole_tensor_extremes_in_the_vectorised_order(n, op, dtype):
         parity.run_both(lambda m, x: getattr(m, op)(x.flip(0)), x)  # a copy first
         if n % 4 == 0:
             parity.run_both(lambda m, x: getattr(x.reshape(4, -1).t(), op)(), x)
+
+
+@pytest.mark.parametrize("dtype", SMALL_FLOATS)
+@pytest.mark.parametrize("op", ["max", "min", "amax", "amin"])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (2,), (9,)])
+@pytest.mark.parametrize("zero", [0.0, -0.0])
+def test_whole_tensor_extreme_of_zeros_owns_its_memory(zero, shape, op, dtype):
+    """The zero found by replaying torch's order is a new tensor, never a view of the input
+    (one element's replay read it in place; fuzz 1578)."""
+    x = parity.to_engine(torch.full(shape, zero, dtype=getattr(torch, dtype)))
+    parity.run_both(lambda m, x: getattr(x, op)(), x, check_sharing=True)
