@@ -54,6 +54,7 @@ check_layout=True, check_inputs=True, check_sharing=False, **kwargs)``
 """
 import math
 import re
+import warnings
 
 import numpy as np
 
@@ -393,3 +394,49 @@ def run_both(fn, *args, exact=True, rtol=None, atol=None, match=None, check_repr
                 raise AssertionError(f"result {i} shares memory with inputs {e_shares} in the "
                                      f"engine but {t_shares} in torch")
     return e_result, t_result
+
+
+# ====================================================================== snippets
+# A snippet is code run once with ``m = torch`` and once with ``m = engine``; what it leaves in
+# ``r`` is compared through snippet_facts (hooks, transforms, checkpoints: their order and
+# what they see, not the kernels' last bits).
+def _rounded(values):
+    """Values to 6 significant digits: numpy's sin and exp may differ from torch's in the last
+    bit of a float32."""
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return float(f"{values:.6g}")
+
+
+def snippet_facts(value):
+    """Something comparable across the two libraries (a tensor becomes its facts)."""
+    if isinstance(value, (tuple, list)):
+        return [snippet_facts(v) for v in value]
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):
+        node = value.grad_fn
+        return ("tensor", str(value.dtype), tuple(value.shape), _rounded(value.tolist()),
+                value.requires_grad, value.is_leaf, node and node.name())
+    if hasattr(value, "name") and callable(value.name):
+        return value.name()
+    if isinstance(value, BaseException):
+        return (type(value).__name__, str(value))
+    return value
+
+
+def raised(fn):
+    """The exception ``fn()`` raises, or None."""
+    try:
+        fn()
+    except Exception as caught:  # noqa: BLE001 - comparing what each library raises
+        return caught
+    return None
+
+
+def run_snippet(code, m, **names):
+    """Run ``code`` with ``m`` (torch or engine), ``facts``, ``error`` and ``names`` in scope:
+    the scope it leaves, and the messages of the warnings it gave."""
+    scope = {"m": m, "facts": snippet_facts, "error": raised, **names}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(code, scope)  # noqa: S102 - the same snippet for both libraries
+    return scope, [str(w.message) for w in caught]

@@ -9,7 +9,7 @@ Each snippet runs once with ``m = torch`` and once with ``m = engine``; what it 
 import pytest
 
 import engine
-from tests.core.test_saved_tensors_hooks_parity import error, facts
+import parity
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch
@@ -23,9 +23,8 @@ log = []
 
 
 def _run(code, m, dtype):
-    scope = {"m": m, "facts": facts, "error": error, "DTYPE": getattr(m, dtype)}
-    exec(PRELUDE + code, scope)  # noqa: S102 - the same snippet for both libraries
-    return facts(scope["r"])
+    scope, _ = parity.run_snippet(PRELUDE + code, m, DTYPE=getattr(m, dtype))
+    return parity.snippet_facts(scope["r"])
 
 
 def _same(code, dtype="float32"):

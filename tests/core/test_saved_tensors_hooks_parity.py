@@ -8,40 +8,10 @@ Each snippet runs once with ``m = torch`` and once with ``m = engine``; what it 
 import pytest
 
 import engine
+import parity
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch
-
-
-def _rounded(values):
-    """Values to 6 significant digits: numpy's sin and exp may differ from torch's in the last
-    bit of a float32 (what is compared here is the hooks, not the kernels)."""
-    if isinstance(values, list):
-        return [_rounded(v) for v in values]
-    return float(f"{values:.6g}")
-
-
-def facts(value):
-    """Something comparable across the two libraries (a tensor becomes its facts)."""
-    if isinstance(value, (tuple, list)):
-        return [facts(v) for v in value]
-    if hasattr(value, "tolist") and hasattr(value, "dtype"):
-        node = value.grad_fn
-        return ("tensor", str(value.dtype), tuple(value.shape), _rounded(value.tolist()),
-                value.requires_grad, value.is_leaf, node and node.name())
-    if hasattr(value, "name") and callable(value.name):
-        return value.name()
-    if isinstance(value, BaseException):
-        return (type(value).__name__, str(value))
-    return value
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as caught:  # noqa: BLE001 - comparing what each library raises
-        return caught
-    return None
 
 
 PRELUDE = """
@@ -59,9 +29,8 @@ def unpack(p):
 
 
 def _run(code, m, dtype):
-    scope = {"m": m, "facts": facts, "error": error, "DTYPE": getattr(m, dtype)}
-    exec(PRELUDE + code, scope)  # noqa: S102 - the same snippet for both libraries
-    return facts(scope["r"])
+    scope, _ = parity.run_snippet(PRELUDE + code, m, DTYPE=getattr(m, dtype))
+    return parity.snippet_facts(scope["r"])
 
 
 def _same(code, dtype="float32"):

@@ -6,12 +6,11 @@ always_call), full backward pre-hooks and hooks (what grad_input and grad_output
 Each snippet runs once with ``m = torch`` and once with ``m = engine``; what it leaves in
 ``r`` must be the same.
 """
-import warnings
 
 import pytest
 
 import engine
-from tests.core.test_saved_tensors_hooks_parity import error, facts
+import parity
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch
@@ -36,11 +35,8 @@ class Two(nn.Module):
 
 
 def _run(code, m):
-    scope = {"m": m, "facts": facts, "error": error}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        exec(PRELUDE + code, scope)  # noqa: S102 - the same snippet for both libraries
-    return facts(scope["r"]), [str(w.message) for w in caught]
+    scope, warned = parity.run_snippet(PRELUDE + code, m)
+    return parity.snippet_facts(scope["r"]), warned
 
 
 def _same(code):

@@ -6,12 +6,11 @@ replayed, the nodes in the graph, the errors; ``checkpoint_sequential``.
 Each snippet runs once with ``m = torch`` and once with ``m = engine``; what it leaves in
 ``r`` (and the warnings) must be the same.
 """
-import warnings
 
 import pytest
 
 import engine
-from tests.core.test_saved_tensors_hooks_parity import error, facts
+import parity
 
 torch = pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
 pytestmark = pytest.mark.torch
@@ -33,11 +32,8 @@ def drop(a):
 
 
 def _run(code, m, dtype):
-    scope = {"m": m, "facts": facts, "error": error, "DTYPE": getattr(m, dtype)}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        exec(PRELUDE + code, scope)  # noqa: S102 - the same snippet for both libraries
-    return facts(scope["r"]), [str(w.message) for w in caught]
+    scope, warned = parity.run_snippet(PRELUDE + code, m, DTYPE=getattr(m, dtype))
+    return parity.snippet_facts(scope["r"]), warned
 
 
 def _same(code, dtype="float32"):
