@@ -235,10 +235,9 @@ class MulBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors  # each saved only if the other side needs it
-        # other's first, as torch's generated MulBackward0 (the nodes' order under
-        # create_graph decides how a higher derivative adds up)
-        grad_other = None if input is None else grad * input
-        return None if other is None else grad * other, grad_other
+        grad_other = None if input is None else grad * input  # (first, as in torch)
+        grad_input = None if other is None else grad * other
+        return grad_input, grad_other
 
 
 def kept_for(needed_by, value):
