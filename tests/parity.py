@@ -440,3 +440,14 @@ def run_snippet(code, m, **names):
         warnings.simplefilter("always")
         exec(code, scope)  # noqa: S102 - the same snippet for both libraries
     return scope, [str(w.message) for w in caught]
+
+
+def assert_same_snippet(code, dtype=None, warnings_too=False):
+    """``code`` run with torch and with the engine (``DTYPE``: ``dtype`` of each, if given)
+    leaves the same facts in ``r`` (and, with ``warnings_too``, gives the same warnings)."""
+    results = []
+    for m in (torch, engine):
+        names = {} if dtype is None else {"DTYPE": getattr(m, dtype)}
+        scope, warned = run_snippet(code, m, **names)
+        results.append((snippet_facts(scope["r"]), warned if warnings_too else None))
+    assert results[1] == results[0]

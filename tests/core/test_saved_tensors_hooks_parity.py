@@ -28,14 +28,8 @@ def unpack(p):
 """
 
 
-def _run(code, m, dtype):
-    scope, _ = parity.run_snippet(PRELUDE + code, m, DTYPE=getattr(m, dtype))
-    return parity.snippet_facts(scope["r"])
-
-
 def _same(code, dtype="float32"):
-    expected, got = _run(code, torch, dtype), _run(code, engine, dtype)
-    assert got == expected
+    parity.assert_same_snippet(PRELUDE + code, dtype, warnings_too=False)
 
 
 # ====================================================================== when the hooks run

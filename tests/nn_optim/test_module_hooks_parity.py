@@ -34,14 +34,8 @@ class Two(nn.Module):
 """
 
 
-def _run(code, m):
-    scope, warned = parity.run_snippet(PRELUDE + code, m)
-    return parity.snippet_facts(scope["r"]), warned
-
-
 def _same(code):
-    expected, got = _run(code, torch), _run(code, engine)
-    assert got == expected
+    parity.assert_same_snippet(PRELUDE + code, warnings_too=True)
 
 
 SNIPPETS = {
