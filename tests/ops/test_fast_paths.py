@@ -538,8 +538,8 @@ def test_other_sum_calls_take_the_parser_and_say_what_torch_says(args, kwargs):
 
     for name in ("sum", "mean"):
         results = []
-        for call in (lambda: getattr(x, name)(*args, **kwargs),
-                     lambda: getattr(t, name)(*torch_args(args), **{
+        for call in (lambda name=name: getattr(x, name)(*args, **kwargs),
+                     lambda name=name: getattr(t, name)(*torch_args(args), **{
                          k: torch.float64 if v is engine.float64 else v
                          for k, v in kwargs.items()})):
             try:

@@ -384,8 +384,10 @@ _DIM_SEQUENCES = {
     "float second": lambda m: (0, 1.5), "float first": lambda m: [1.5],
     "str": lambda m: (0, "1"), "None": lambda m: (0, None), "bool second": lambda m: (0, True),
     "bool first": lambda m: (True, 0), "int tensor": lambda m: (0, m.tensor(1)),
-    "float tensor": lambda m: (0, m.tensor(1.0)), "one-element tensor": lambda m: (0, m.tensor([1])),
-    "two-element tensor": lambda m: (0, m.tensor([1, 0])), "bool tensor": lambda m: (0, m.tensor(True)),
+    "float tensor": lambda m: (0, m.tensor(1.0)),
+    "one-element tensor": lambda m: (0, m.tensor([1])),
+    "two-element tensor": lambda m: (0, m.tensor([1, 0])),
+    "bool tensor": lambda m: (0, m.tensor(True)),
     "tensor first": lambda m: (m.tensor(1), 0), "third": lambda m: (0, 1, 2.0),
 }
 
