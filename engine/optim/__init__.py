@@ -1,6 +1,7 @@
 """``engine.optim``: optimizers, mirroring ``torch.optim``.
 
-A training step is ``optimizer.zero_grad()``, ``loss.backward()``, ``optimizer.step()``.
+A training step is ``optimizer.zero_grad()``, ``loss.backward()``, ``optimizer.step()``;
+``engine.optim.lr_scheduler`` changes the learning rate between steps (StepLR, OneCycleLR ...).
 The updates follow torch's single-tensor (``foreach=False``) code, which is what torch
 runs for CPU tensors by default, in the same order of operations.
 
@@ -14,6 +15,7 @@ Where the engine knowingly differs from PyTorch:
   rounding (about 1e-6 relative) rather than bit for bit.
 * No step or state_dict hooks.
 """
+from . import lr_scheduler  # noqa: F401
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
