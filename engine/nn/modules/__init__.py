@@ -12,6 +12,7 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "Linear", "Identity", "Flatten", "ReLU",
@@ -22,4 +23,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Conv1d", "Conv2d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear"]
+           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "Embedding"]
