@@ -665,6 +665,120 @@ with torch.no_grad():
     print(tag_scores.argmax(1))
 print(model)
 """,
+    "name classification: a character-level RNN": """
+import string
+import unicodedata
+allowed_characters = string.ascii_letters + " .,;'" + "_"
+n_letters = len(allowed_characters)
+def unicodeToAscii(s):
+    return ''.join(c for c in unicodedata.normalize('NFD', s)
+                   if unicodedata.category(c) != 'Mn' and c in allowed_characters)
+print(unicodeToAscii('Ślusàrski'))
+def letterToIndex(letter):
+    return allowed_characters.find(letter) if letter in allowed_characters else \
+        allowed_characters.find("_")
+def lineToTensor(line):
+    tensor = torch.zeros(len(line), 1, n_letters)
+    for li, letter in enumerate(line):
+        tensor[li][0][letterToIndex(letter)] = 1
+    return tensor
+print(f"The letter 'a' becomes {lineToTensor('a')}")
+print(f"The name 'Ahn' becomes {lineToTensor('Ahn').shape}")
+NAMES = {"Scottish": ["Smith", "Brown", "Wilson", "Campbell", "Stewart", "Thomson"],
+         "Italian": ["Rossi", "Russo", "Ferrari", "Esposito", "Bianchi", "Romano"],
+         "Japanese": ["Sato", "Suzuki", "Takahashi", "Tanaka", "Watanabe", "Ito"]}
+class NamesDataset(Dataset):
+    def __init__(self):
+        self.data, self.data_tensors, self.labels, self.labels_tensors = [], [], [], []
+        for label, names in NAMES.items():
+            for name in names:
+                self.data.append(name)
+                self.data_tensors.append(lineToTensor(name))
+                self.labels.append(label)
+        self.labels_uniq = sorted(set(self.labels))
+        for idx in range(len(self.labels)):
+            temp_tensor = torch.tensor([self.labels_uniq.index(self.labels[idx])],
+                                       dtype=torch.long)
+            self.labels_tensors.append(temp_tensor)
+    def __len__(self):
+        return len(self.data)
+    def __getitem__(self, idx):
+        return self.labels_tensors[idx], self.data_tensors[idx], self.labels[idx], self.data[idx]
+alldata = NamesDataset()
+print(f"loaded {len(alldata)} items of data")
+print(f"example = {alldata[0]}")
+train_set, test_set = torch.utils.data.random_split(
+    alldata, [.85, .15], generator=torch.Generator(device="cpu").manual_seed(2024))
+print(f"train examples = {len(train_set)}, validation examples = {len(test_set)}")
+class CharRNN(nn.Module):
+    def __init__(self, input_size, hidden_size, output_size):
+        super().__init__()
+        self.rnn = nn.RNN(input_size, hidden_size)
+        self.h2o = nn.Linear(hidden_size, output_size)
+        self.softmax = nn.LogSoftmax(dim=1)
+    def forward(self, line_tensor):
+        rnn_out, hidden = self.rnn(line_tensor)
+        output = self.h2o(hidden[0])
+        output = self.softmax(output)
+        return output
+n_hidden = 16
+rnn = CharRNN(n_letters, n_hidden, len(alldata.labels_uniq))
+print(rnn)
+def label_from_output(output, output_labels):
+    top_n, top_i = output.topk(1)
+    label_i = top_i[0].item()
+    return output_labels[label_i], label_i
+input = lineToTensor('Albert')
+output = rnn(input)
+print(output)
+print(label_from_output(output, alldata.labels_uniq))
+def train(rnn, training_data, n_epoch=10, n_batch_size=4, report_every=5, learning_rate=0.2,
+          criterion=nn.NLLLoss()):
+    current_loss = 0
+    all_losses = []
+    rnn.train()
+    optimizer = torch.optim.SGD(rnn.parameters(), lr=learning_rate)
+    for iter in range(1, n_epoch + 1):
+        rnn.zero_grad()
+        batches = list(range(len(training_data)))
+        random.shuffle(batches)
+        batches = [batches[i:i + n_batch_size] for i in range(0, len(batches), n_batch_size)]
+        for idx, batch in enumerate(batches):
+            batch_loss = 0
+            for i in batch:
+                (label_tensor, text_tensor, label, text) = training_data[i]
+                output = rnn.forward(text_tensor)
+                loss = criterion(output, label_tensor)
+                batch_loss += loss
+            batch_loss.backward()
+            nn.utils.clip_grad_norm_(rnn.parameters(), 3)
+            optimizer.step()
+            optimizer.zero_grad()
+            current_loss += batch_loss.item() / len(batch)
+        all_losses.append(current_loss / len(batches))
+        if iter % report_every == 0:
+            print(f"{iter} ({iter / n_epoch:.0%}): \t average batch loss = {all_losses[-1]:.4f}")
+        current_loss = 0
+    return all_losses
+random.seed(0)
+all_losses = train(rnn, train_set)
+def evaluate(rnn, testing_data, classes):
+    confusion = torch.zeros(len(classes), len(classes))
+    rnn.eval()
+    with torch.no_grad():
+        for i in range(len(testing_data)):
+            (label_tensor, text_tensor, label, text) = testing_data[i]
+            output = rnn(text_tensor)
+            guess, guess_i = label_from_output(output, classes)
+            label_i = classes.index(label)
+            confusion[label_i][guess_i] += 1
+    for i in range(len(classes)):
+        denom = confusion[i].sum()
+        if denom > 0:
+            confusion[i] = confusion[i] / denom
+    print(confusion)
+evaluate(rnn, test_set, classes=alldata.labels_uniq)
+""",
 }
 
 
