@@ -16,12 +16,18 @@ direction. The cell formulas (torch's, gate order included):
 
 Rows that have finished (forward) or not started yet (reverse) keep their hidden state, so
 the final state of each sequence is the one after its own last step.
+
+The numpy backward gives gradients without a graph. Under ``create_graph=True`` the node
+instead computes the layer again with engine operations (``layer_with_ops``) and
+differentiates that, so second derivatives work as in torch.
 """
 import numpy as np
 
-from ..core.grad_mode import is_grad_enabled
+from ..core.backward import grad as autograd_grad
+from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import Node, record
 from ..core.tensor import wrap
+from ..ops import join
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -61,6 +67,7 @@ def rnn_layer(mode, input, weights, hx, cx, batch_sizes, reverse):
            mode=mode, reverse=reverse, has_biases=b_ih is not None, num_outputs=len(results))
     if results[0].grad_fn is not None:
         results[0].grad_fn.cache = (steps, cache)
+        results[0].grad_fn.layer_inputs = (input, weights, hx, cx)
     return results
 
 
@@ -154,15 +161,14 @@ class _LayerBackward(Node):
     num_outputs: int
     cache = None
 
+    layer_inputs = None
+
     def backward(self, *grads):
         if is_grad_enabled():
-            # the steps below are numpy: their result has no graph, and a second derivative
-            # would silently be zero
-            raise NotImplementedError(
-                f"{self.name()}: the engine's recurrent layers compute their gradient with "
-                "numpy, so it cannot be differentiated again (create_graph=True); use "
-                "RNNCell/LSTMCell/GRUCell in a loop for higher derivatives "
-                "(notebooks/DIFFERENCES.md)")
+            # create_graph=True: the numpy steps below would give a gradient without a graph
+            # (a second derivative of zero), so the layer is computed again with engine
+            # operations and differentiated through them
+            return self.differentiable_backward(grads)
         input, w_ih, w_hh, hx = self.saved_tensors
         steps, cache = self.cache
         dtype = input._data.dtype
@@ -183,6 +189,57 @@ class _LayerBackward(Node):
         if d_w_hr is not None:
             result.append(wrap(d_w_hr))
         return tuple(result + [wrap(s) for s in d_states])
+
+
+    def differentiable_backward(self, grads):
+        self.saved_tensors  # noqa: B018 (raises if the graph was already freed)
+        input, weights, hx, cx = self.layer_inputs
+        steps, _ = self.cache
+        inputs = [t for t in (input, *weights, hx, cx) if t is not None and t.requires_grad]
+        with enable_grad():
+            outputs = layer_with_ops(self.mode, input, weights, hx, cx, steps)
+            pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
+            found = autograd_grad([o for o, _ in pairs], inputs, [g for _, g in pairs],
+                                  create_graph=True, allow_unused=True)
+        found = dict(zip(map(id, inputs), found)).get
+        result = [found(id(t)) for t in (input, *weights[:4])]
+        if weights[4] is not None:
+            result.append(found(id(weights[4])))
+        return tuple(result + [found(id(hx))] + ([found(id(cx))] if cx is not None else []))
+
+
+def layer_with_ops(mode, input, weights, hx, cx, steps):
+    """``rnn_layer``'s forward again, written with engine operations (differentiable any
+    number of times): used for gradients with create_graph=True."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    x = input.reshape(-1, input.shape[-1])
+    h, c = hx, cx
+    pieces = {}
+    for first, n in steps:
+        x_t, h_t = x[first:first + n], h[:n]
+        x_part = x_t.matmul(w_ih.t()) if b_ih is None else x_t.matmul(w_ih.t()) + b_ih
+        h_part = h_t.matmul(w_hh.t()) if b_hh is None else h_t.matmul(w_hh.t()) + b_hh
+        if mode == "LSTM":
+            i, f, g, o = (x_part + h_part).chunk(4, 1)
+            c_new = f.sigmoid() * c[:n] + i.sigmoid() * g.tanh()
+            h_new = o.sigmoid() * c_new.tanh()
+            if w_hr is not None:
+                h_new = h_new.matmul(w_hr.t())
+            c = c_new if n == c.shape[0] else join.cat([c_new, c[n:]])
+        elif mode == "GRU":
+            x_r, x_z, x_n = x_part.chunk(3, 1)
+            h_r, h_z, h_n = h_part.chunk(3, 1)
+            r, z = (x_r + h_r).sigmoid(), (x_z + h_z).sigmoid()
+            new = (x_n + r * h_n).tanh()
+            h_new = (h_t - new) * z + new
+        else:
+            pre = x_part + h_part
+            h_new = pre.tanh() if mode == "RNN_TANH" else pre.relu()
+        pieces[first] = h_new
+        h = h_new if n == h.shape[0] else join.cat([h_new, h[n:]])
+    rows = join.cat([pieces[first] for first in sorted(pieces)])
+    output = rows.reshape(tuple(input.shape[:-1]) + (rows.shape[-1],))
+    return (output, h, c) if mode == "LSTM" else (output, h)
 
 
 class MkldnnRnnLayerBackward0(_LayerBackward):

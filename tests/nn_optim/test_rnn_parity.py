@@ -283,12 +283,27 @@ def test_a_sequence_model_trains_as_torch():
     run_both(run, exact=False, rtol=1e-4, atol=1e-5, check_repr=False)
 
 
-def test_second_derivative_is_refused_not_wrong():
-    layer = engine.nn.GRU(2, 3)
-    x = engine.randn(4, 1, 2, requires_grad=True)
-    out, _ = layer(x)
-    with pytest.raises(NotImplementedError, match="cannot be differentiated again"):
-        engine.autograd.grad(out.sum(), x, create_graph=True)
+SECOND = [("LSTM", {}), ("LSTM", {"num_layers": 2, "bidirectional": True}),
+          ("LSTM", {"proj_size": 2}), ("GRU", {"bidirectional": True}),
+          ("RNN", {"nonlinearity": "relu"}), ("GRU", {"bias": False})]
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["padded", "packed"])
+@pytest.mark.parametrize("mode,options", SECOND, ids=str)
+def test_second_derivatives_through_time(mode, options, packed):
+    """create_graph=True: the gradient can be differentiated again, as torch's."""
+    def run(m, x):
+        m.manual_seed(0)
+        layer = getattr(m.nn, mode)(3, 4, **options)
+        x = x.detach().clone().requires_grad_()
+        inp = m.nn.utils.rnn.pack_padded_sequence(x, [5, 3]) if packed else x
+        out, h = layer(inp)
+        out = out.data if packed else out
+        hs = h if isinstance(h, tuple) else (h,)
+        loss = (out ** 2).sum() + sum((t ** 3).sum() for t in hs)
+        (gx,) = m.autograd.grad(loss, x, create_graph=True)
+        return [gx.detach(), *m.autograd.grad((gx ** 2).sum(), [*layer.parameters(), x])]
+    run_both(run, _data((5, 2, 3)), exact=False, rtol=1e-4, atol=1e-5, check_repr=False)
 
 
 WARNINGS = {

@@ -13,7 +13,7 @@ import numpy as np
 from ...core.node import Node, record
 from ...core.tensor import Tensor, wrap
 from ...fidelity import dtypes
-from ...ops import creation
+from ...ops import creation, join
 
 _PackedSequenceBase = namedtuple("PackedSequence_",
                                  ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
@@ -130,14 +130,21 @@ class PackPaddedSequenceBackward0(Node):
     batch_sizes_list: tuple
 
     def backward(self, grad):
+        # engine operations (not numpy): the gradient can be differentiated again
         shape = self.input_sym_sizes
-        padded = np.zeros((shape[1], shape[0]) + shape[2:] if self.batch_first else shape,
-                          grad._data.dtype)
-        first = 0
-        for t, n in enumerate(self.batch_sizes_list):
-            padded[t, :n] = grad._data[first:first + n]
+        steps, batch = (shape[1], shape[0]) if self.batch_first else shape[:2]
+        rest = tuple(shape[2:])
+        rows, first = [], 0
+        for n in self.batch_sizes_list:
+            piece = grad.narrow(0, first, n)
+            if n < batch:
+                piece = join.cat([piece, creation.zeros((batch - n,) + rest, dtype=grad.dtype)])
+            rows.append(piece)
             first += n
-        return wrap(padded.swapaxes(0, 1).copy() if self.batch_first else padded)
+        rows += [creation.zeros((batch,) + rest, dtype=grad.dtype)] * \
+            (steps - len(self.batch_sizes_list))
+        padded = join.stack(rows)
+        return padded.transpose(0, 1).contiguous() if self.batch_first else padded
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
