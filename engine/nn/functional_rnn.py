@@ -41,8 +41,9 @@ def step_slices(batch_sizes, total_steps, batch):
     follow its batch_sizes; a padded (T, B) sequence has B rows at every step."""
     if batch_sizes is None:
         return [(t * batch, batch) for t in range(total_steps)]
-    offsets = np.concatenate(([0], np.cumsum(batch_sizes)[:-1]))
-    return [(int(o), int(n)) for o, n in zip(offsets, batch_sizes)]
+    sizes = batch_sizes._data  # (a tensor: PackedSequence's batch_sizes)
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return [(int(o), int(n)) for o, n in zip(offsets, sizes)]
 
 
 def rnn_layer(mode, input, weights, hx, cx, batch_sizes, reverse):

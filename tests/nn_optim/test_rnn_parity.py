@@ -312,6 +312,30 @@ WARNINGS = {
 }
 
 
+def test_projection_warning_once_per_process():
+    """torch warns once per process that a float32 LSTM with proj_size does not use oneDNN
+    (packed input and float64 never warn): each library in a fresh interpreter."""
+    import subprocess
+    import sys
+    code = """
+import warnings
+import {lib} as m
+warnings.simplefilter('always')
+x = m.randn(4, 1, 2)
+lstm = m.nn.LSTM(2, 3, proj_size=1)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter('always')
+    lstm(m.nn.utils.rnn.pack_padded_sequence(x, [4]))
+    lstm.double()(x.double())
+    lstm.float()(x)
+    lstm(x)
+print([str(w.message) for w in caught])
+"""
+    printed = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                              text=True, check=True).stdout for lib in ("torch", "engine")]
+    assert printed[0] == printed[1] and "oneDNN" in printed[0]
+
+
 @pytest.mark.parametrize("case", WARNINGS)
 def test_warnings(case):
     assert_same_snippet(f"m.manual_seed(0)\nr = repr({WARNINGS[case]})", warnings_too=True)

@@ -9,6 +9,7 @@ import math
 import numbers
 import warnings
 
+from ...fidelity import dtypes
 from ...ops import creation, join
 from .. import functional as F
 from .. import init
@@ -287,6 +288,19 @@ def _single_state_forward(module, name, input, hx):
     return output, hidden
 
 
+_warned_about_projections = []
+
+
+def _warn_projections_once():
+    """torch warns once per process when a float32 LSTM with projections cannot use oneDNN
+    (padded input only: packed input never tries oneDNN)."""
+    if not _warned_about_projections:
+        _warned_about_projections.append(True)
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
+                      "implementation. (Triggered internally at /__w/pytorch/pytorch/aten/src/"
+                      "ATen/native/RNN.cpp:1603.)", UserWarning, stacklevel=2)
+
+
 class LSTM(RNNBase):
     """Long short-term memory layers: a cell state c carried beside h (see functional_rnn);
     ``proj_size`` projects h to a smaller size."""
@@ -349,6 +363,8 @@ class LSTM(RNNBase):
                                        f"but got ({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
+        if self.proj_size > 0 and input.dtype == dtypes.float32:
+            _warn_projections_once()  # (attributed to this line, as torch names its rnn.py)
         output, h_n, c_n = self._run(input, hx[0], hx[1], None)
         if not is_batched:
             output = output.squeeze(batch_dim)
