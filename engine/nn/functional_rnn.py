@@ -33,7 +33,8 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
+    with np.errstate(over="ignore"):  # exp(-x) = inf for very negative x: sigmoid is 0, quietly
+        return 1.0 / (1.0 + np.exp(-x))
 
 
 def step_slices(batch_sizes, total_steps, batch):
