@@ -655,7 +655,8 @@ def _same_dtype_as_input(result, out, input, *args):
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
 
 
-def _floating_out(result, out, *args):
+def _floating_out(out, *args, **kwargs):
+    """torch's logsumexp_out checks out's dtype first, before the dims"""
     if not out.is_floating_point():
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but "
                            f"got: {scalar_type_name[out.dtype]}")
@@ -1381,7 +1382,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
 
 @overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=_floating_out, input_in_out_dtype=True)
+@takes_out(before=_floating_out, input_in_out_dtype=True)
 @numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
