@@ -71,7 +71,9 @@ def rebase_history(tensor, node, output_nr=0):
         if saved.__class__ is not SavedTensor or saved.is_output:
             continue
         if saved.tensor is tensor:
-            saved.tensor = tensor.detach().clone()
+            # torch's original_self: a copy recorded (CloneBackward0) as repack's, so that a
+            # gradient of the node's gradient still reaches what the tensor was computed from
+            saved.tensor = tensor.clone()
             saved.version = 0
         elif saved.tensor is None and saved.packed.source() is tensor:  # saved_tensors_hooks
             saved.packed = repack(saved.packed, tensor)

@@ -674,3 +674,59 @@ def _sleef_powf_edges(x, y, result):
     result = np.where(np.isinf(x) | (x == 0), edge, result)
     result = np.where(np.isnan(x) | np.isnan(y), f32(np.nan), result)
     return np.where((y == 0) | (x == 1), f32(1), result).astype(f32)
+
+
+# ====================================================================== gelu's erf
+# torch's float32 gelu (approximate='none') computes erf with its own vector code (ATen's
+# Vectorized<float>::erf, AVX2 and AVX-512 alike): Abramowitz and Stegun's 7.1.26 polynomial
+# times an exp of ATen's own, "exp_u20" (a degree-5 polynomial after 2**n is split off),
+# every step one float32 operation or fused multiply-add. It runs on every element of a
+# contiguous tensor (the tail of its one row too, loaded as a partial vector). Other layouts
+# go through torch's scalar loop and the C library's erf: the engine rounds those once.
+_GELU_ALPHA = f32(math.sqrt(0.5))
+_ERF_P = tuple(f32(c) for c in (0.3275911, 0.254829592, -0.284496736, 1.421413741,
+                                -1.453152027, 1.061405429))
+_EXP_U20 = tuple(f32(c) for c in (0.999999701, 0.499991506, 0.166676521, 0.0418978221,
+                                  0.00828929059))
+_LOG2E, _LN2, _LN_FLT_MIN, _LN_FLT_MAX = np.array(
+    [0x3fb8aa3b, 0x3f317218, 0xc2aeac50, 0x42b17218], np.uint32).view(f32)
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once (float32 arrays of one shape, or float32 numbers)."""
+    result = fma32_flat(a, b, c)
+    return result if result.shape == np.shape(a) else np.broadcast_to(
+        result, np.broadcast_shapes(*(np.shape(v) for v in (a, b, c)))).astype(f32)
+
+
+def exp_u20(x):
+    """ATen's Vectorized<float>::exp_u20 (within 20 ulp of exp)."""
+    x = np.asarray(x, f32)
+    src = np.maximum(np.minimum(x, _LN_FLT_MAX), _LN_FLT_MIN)
+    fx = np.floor(_fma(src, _LOG2E, f32(0.5)))
+    reduced = _fma(-fx, _LN2, src)  # (fnmadd: -(fx * ln2) + src, one rounding)
+    result = _fma(reduced, _EXP_U20[4], _EXP_U20[3])
+    for coefficient in (_EXP_U20[2], _EXP_U20[1], _EXP_U20[0], f32(1)):
+        result = _fma(reduced, result, coefficient)
+    power = ((fx - f32(1)).astype(np.int32) + 127) << 23  # 2 ** (n - 1), then times 2
+    power = np.where(x < _LN_FLT_MIN, f32(0), power.astype(np.int32).view(f32))
+    return (result * power * f32(2)).astype(f32)
+
+
+def erf_vector(x):
+    """ATen's Vectorized<float>::erf: sign(x) (1 - r(t) t exp(-x^2)), t = 1 / (1 + p |x|)."""
+    x = np.asarray(x, f32)
+    p, p1, p2, p3, p4, p5 = _ERF_P
+    t = (f32(1) / _fma(p, np.abs(x), f32(1))).astype(f32)
+    r = _fma(_fma(_fma(_fma(p5, t, p4), t, p3), t, p2), t, p1)
+    e = exp_u20(-(x * x).astype(f32))
+    result = _fma((-e * t).astype(f32), r, f32(1))
+    return np.where(np.signbit(x), -result, result)
+
+
+def gelu_vector(x):
+    """torch's vectorised float32 gelu: x/2 * erf(x / sqrt 2) + x/2, fused."""
+    with np.errstate(all="ignore"):  # (inf and nan pass through as torch's do, silently)
+        half = (x * f32(0.5)).astype(f32)
+        return _fma(half, erf_vector((x * _GELU_ALPHA).astype(f32)), half)
+

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from ..fidelity import float32_math
 from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops.arithmetic import mul_scalar
@@ -65,13 +66,16 @@ def gelu(input, approximate="none"):
     if approximate == "tanh":
         out = _computed(lambda x: 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (
             x + _GELU_CUBIC * x ** 3))), input._data)
+    elif input._data.dtype == np.float32 and input._data.size > 1 and \
+            input._data.flags.c_contiguous:
+        # torch's vector code over the whole tensor, its tail too, with ATen's own erf (bit
+        # for bit); other layouts go through torch's scalar loop and the C library's erf,
+        # within an ulp of the value rounded once (below)
+        out = wrap_elementwise(float32_math.gelu_vector(input._data), input._data)
     else:
         out = _computed(lambda x: x * _normal_cdf_values(x), input._data)
-        if out._data.dtype == np.float32 and out._data.size > 1 and input.is_contiguous():
-            # torch's vectorised float32 loop computes 0.5x * erf(x / sqrt 2) + 0.5x (one fused
-            # multiply-add), where -0.0 gives +0.0 (adding 0.0 changes nothing else)
-            out._data += np.float32(0)
     return record(GeluBackward0, out, (input,), saved=(input,), approximate=approximate)
+
 
 
 class GeluBackward0(Node):

@@ -102,7 +102,7 @@ def scale_first(name, input, scale, operands, given):
 
 
 @two_numbers_allowed
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input + alpha * other"""
     if scaled is not NOT_GIVEN:  # add(x, alpha, other): deprecated
@@ -130,7 +130,7 @@ class AddBackward0(Node):
 
 
 @two_numbers_allowed
-@takes_out
+@takes_out(resized_first=elementwise_shape)
 def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input - alpha * other"""
     if scaled is not NOT_GIVEN:  # sub(x, alpha, other): deprecated

@@ -456,7 +456,9 @@ def _argument_errors_first(op, args, kwargs):
     if op.__module__.endswith(".sampling"):
         return
     try:
-        with no_grad():
+        # (quietly: the op's warnings come after autograd's refusal in torch, so never)
+        with no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             op(*args, **kwargs)
     except TypeError:
         raise
@@ -531,7 +533,9 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
 
 # errors torch's kernels raise once out= has been resized
 KERNEL_ERRORS = ('"', "ZeroDivisionError", "index ", "INDICES element is out of DATA bounds",
-                 "Index tensor must have the same number of dimensions")
+                 "Index tensor must have the same number of dimensions",
+                 # (add's and sub's kernels check alpha against the result's dtype)
+                 "Boolean alpha only supported", "For integral input tensors, argument alpha")
 
 
 def elementwise_shape(args, kwargs):

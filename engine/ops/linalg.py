@@ -58,7 +58,8 @@ def _overflow_as_torch(a, b, result):
     columns (up to 3 and 11, measured), rounds each term before adding them one after
     another; numpy's BLAS fuses them (fma) and adds in its own order. They differ once a
     term or a partial sum overflows: a term of inf and one of -inf make nan, where the fused
-    sum keeps the first inf, and 3e38 + 3e38 - 3e38 is inf, not 3e38."""
+    sum keeps the first inf, and 3e38 + 3e38 - 3e38 is inf, not 3e38. Its sum starts at +0
+    (a sum of -0.0 terms is 0.0), as numpy's BLAS does elsewhere."""
     matrix_a = a if a.ndim >= 2 else a[None, :]
     matrix_b = b if b.ndim >= 2 else b[:, None]
     products = result if a.ndim >= 2 and b.ndim >= 2 else result.reshape(
@@ -66,7 +67,8 @@ def _overflow_as_torch(a, b, result):
     terms = quietly(np.multiply, matrix_a[..., :, None, :],
                     np.swapaxes(matrix_b, -1, -2)[..., None, :, :])
     terms = np.broadcast_to(terms, products.shape + terms.shape[-1:])
-    products[...] = quietly(np.add.accumulate, terms, axis=-1)[..., -1]
+    # (+ 0: the same sum from +0, which only turns a -0.0 into 0.0)
+    products[...] = quietly(np.add.accumulate, terms, axis=-1)[..., -1] + products.dtype.type(0)
 
 
 def _matrix_products(a, b):

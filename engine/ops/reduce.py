@@ -26,8 +26,8 @@ from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
 from .creation import empty, ones_like, zeros_like
 from .join import cat
 from .arithmetic import NotImplementedBackward, maximum, minimum, where
-from .unary import abs, exp, isnan, sign
-from .compare import eq, logical_not, logical_or
+from .unary import exp, isnan
+from .compare import eq, logical_not
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
            "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero", "norm",
@@ -655,7 +655,8 @@ def _same_dtype_as_input(result, out, input, *args):
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
 
 
-def _floating_out(result, out, *args):
+def _floating_out(out, *args, **kwargs):
+    """torch's logsumexp_out checks out's dtype first, before the dims"""
     if not out.is_floating_point():
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but "
                            f"got: {scalar_type_name[out.dtype]}")
@@ -1048,8 +1049,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
         result = values if keepdim else values.reshape(
             [n for d, n in enumerate(data.shape) if d not in reduced])
         return record(LinalgVectorNormBackward0, _reduced(result), (input,), saved=(input,),
-                      saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
-                      keepdim=keepdim)
+                      saved_output=True, ord=ord, dim=_norm_dims(dim, input), keepdim=keepdim)
     # half precision accumulates in float32, as torch does
     magnitude = np.abs(data.astype(np.float32) if data.dtype.char == "e" else data)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -1067,8 +1067,14 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
             result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
         result = _reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
-                  saved_output=True, ord=ord, dim=dims_tuple(dim, input._data.ndim),
-                  keepdim=keepdim)
+                  saved_output=True, ord=ord, dim=_norm_dims(dim, input), keepdim=keepdim)
+
+
+def _norm_dims(dim, input):
+    """The dims a norm's node keeps, as torch's: None for dim=None, () for dim=()."""
+    if dim is None or isinstance(dim, (tuple, list)) and not dim:
+        return None if dim is None else ()
+    return dims_tuple(dim, input._data.ndim)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -1076,30 +1082,36 @@ class LinalgVectorNormBackward0(Node):
     p=2: x / out,  p=1: sign(x),  p=inf: sign(x) at the largest |x| (shared by ties)"""
 
     _saved_names = ("self", "result")
-    dim: tuple
+    dim: tuple | None
     keepdim: bool
     ord: float
 
     def backward(self, grad):
+        # torch's norm_backward step by step (its in-place fills included): its higher
+        # derivatives then take the same products and sums, rounded alike
         x, norm = self.saved_tensors
-        p, shape = self.ord, x._data.shape
+        p = self.ord
         if p == 0:
             return None  # counting nonzeros is flat: torch sends no gradient at all
-        grad = _unreduce(grad, shape, self.dim, self.keepdim)
-        norm = _unreduce(norm, shape, self.dim, self.keepdim)
+        if not self.keepdim and x._data.ndim and self.dim:
+            # torch's unsqueeze_multiple; dim=None (or ()) leaves the 0-d result to broadcast
+            for d in sorted(self.dim):
+                grad, norm = grad.unsqueeze(d), norm.unsqueeze(d)
         if p == 1:
-            return sign(x) * grad
+            return x.sgn() * grad
         if p == 2:
-            return grad * where(norm == 0, 0.0, x / norm)
+            return grad * (x / norm).masked_fill_(norm == 0, 0)
         if p in (math.inf, -math.inf):
-            magnitude = abs(x)
-            hits = logical_or(eq(magnitude, norm), isnan(magnitude))
-            return sign(x) * (grad / hits.sum(self.dim, keepdim=True) * hits)
+            magnitude = x.abs()
+            hits = magnitude.eq(norm).logical_or(magnitude.isnan())
+            return x.sgn() * ((grad / hits.sum(self.dim or (), True)) * hits)
         if p < 1:
-            scaled = sign(x) * where(x == 0, 0.0, abs(x) ** (p - 1))
-            return scaled * grad * norm ** (1 - p)
-        scaled = sign(x) * abs(x) ** (p - 1) if p < 2 else x * abs(x) ** (p - 2)
-        return scaled * where(norm == 0, 0.0, grad / norm ** (p - 1))
+            scaled = x.sgn() * x.abs().pow_(p - 1).masked_fill_(x == 0, 0)
+            return scaled * grad * norm.pow(1 - p)
+        scaled = x.sgn() * x.abs().pow_(p - 1) if p < 2 else x * x.abs().pow_(p - 2)
+        scale = grad / norm.pow(p - 1)
+        scale.masked_fill_(norm == 0, 0)
+        return scaled * scale
 
 
 _REQUIRED = object()  # marks a parameter torch requires although it is not first
@@ -1366,7 +1378,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
 
 @overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=_floating_out, input_in_out_dtype=True)
+@takes_out(before=_floating_out, input_in_out_dtype=True)
 @numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
