@@ -41,7 +41,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade clean distclean check-dot check-chromium check-npm check-bwrap
+.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -187,6 +187,9 @@ release: $(STAMP_LAB) ## The course without solutions, as OUT/autograd-step-by-s
 grade: $(STAMP_LAB) check-bwrap ## Grade SUBMISSIONS/<student>/NN_*.ipynb into OUT (default build/grades)
 	@test -n "$(SUBMISSIONS)" || { echo "make grade: give SUBMISSIONS=<folder> (one folder per student)" >&2; exit 2; }
 	$(VPY) -m course_tools.grade grade "$(SUBMISSIONS)" --out "$(if $(filter build/release,$(OUT)),build/grades,$(OUT))"
+
+gradescope: $(STAMP_LAB) ## The Gradescope autograder zip (setup.sh, run_autograder) into build/gradescope/
+	$(VPY) -m course_tools.grade gradescope build/gradescope
 
 # JupyterLab's .ipynb_checkpoints/ are never removed: a checkpoint may be the only copy left of
 # someone's work. workspace/ is never entered.

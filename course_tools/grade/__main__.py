@@ -1,4 +1,5 @@
-"""python -m course_tools.grade release OUT [--solutions] | grade SUBMISSIONS [--out OUT]"""
+"""python -m course_tools.grade release OUT [--solutions] | grade SUBMISSIONS [--out OUT] |
+gradescope OUT"""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from course_tools.grade import grade, release, sandbox
+from course_tools.grade import grade, gradescope, release, sandbox
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,6 +16,8 @@ def main(argv: list[str] | None = None) -> int:
     rel = commands.add_parser("release", help="the course without solutions, folder and zip")
     rel.add_argument("out", type=Path)
     rel.add_argument("--solutions", action="store_true", help="include solutions/")
+    gsc = commands.add_parser("gradescope", help="the Gradescope autograder zip")
+    gsc.add_argument("out", type=Path)
     gra = commands.add_parser("grade", help="grade SUBMISSIONS/<student>/NN_*.ipynb")
     gra.add_argument("submissions", type=Path)
     gra.add_argument("--out", type=Path, default=Path("build/grades"))
@@ -30,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
         folder, archive = release.release(args.out, solutions=args.solutions)
         print(f"wrote {folder}/ and {archive}"
               f"{' (with solutions)' if args.solutions else ' (no solutions)'}")
+        return 0
+    if args.command == "gradescope":
+        print(f"wrote {gradescope.build(args.out)} (upload it as the autograder's zip file)")
         return 0
     if not args.submissions.is_dir():
         print(f"make grade: {args.submissions} is not a folder", file=sys.stderr)

@@ -24,8 +24,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import nbformat
-
 from course_tools.grade import sandbox
 from course_tools.notebook_files import ROOT, answer_cells, as_text, exercises, tags
 from exercises.checks.answer_cells import checkers_called
@@ -119,6 +117,10 @@ def read_submission(path: Path) -> tuple[dict, list[str]]:
     major = nb.get("nbformat")
     if major != 4:
         try:
+            # imported here only: nbformat (with jsonschema) takes seconds to import, and
+            # only a notebook older than nbformat 4 needs it
+            import nbformat
+
             nb = json.loads(nbformat.writes(nbformat.reads(raw.decode("utf-8"), as_version=4)))
         except Exception as error:  # noqa: BLE001 - any failure is "cannot read"
             raise Unreadable(f"is an nbformat {major} notebook that could not be converted "

@@ -46,8 +46,10 @@ OUTPUT_KEPT = 2000  # characters of a cell's printed output kept for the feedbac
 
 
 class CellTimeout(BaseException):
-    """A cell ran longer than the per-cell limit (BaseException: an answer's `except
-    Exception` does not swallow it)."""
+    """A cell used more CPU time than the per-cell limit (BaseException: an answer's `except
+    Exception` does not swallow it). CPU time, not wall-clock time: the verdict must not
+    depend on how busy the machine is. A cell that waits (sleep) is stopped by the notebook's
+    wall-clock limit, in the grader."""
 
 
 def _alarm(signum, frame):
@@ -151,6 +153,8 @@ def snapshot(known: dict | None = None) -> dict:
 
 def changed(known: dict) -> list[str]:
     now = snapshot()
+    if known.items() <= now.items():  # nothing changed (the usual case: a C-level comparison)
+        return []
     return sorted(".".join(key) for key, identity in known.items()
                   if key in now and now[key] != identity
                   or key not in now and key[0] in sys.modules)
@@ -163,8 +167,8 @@ def run_cell(source: str, namespace: dict, cell_seconds: float):
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = printed
     value, error = None, None
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, cell_seconds)
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, cell_seconds)
     try:
         tree = ast.parse(source)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
@@ -172,7 +176,7 @@ def run_cell(source: str, namespace: dict, cell_seconds: float):
         if last is not None:
             value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
     except CellTimeout:
-        error = f"the cell ran longer than {cell_seconds:g} s and was stopped"
+        error = f"the cell ran longer than {cell_seconds:g} s of CPU time and was stopped"
     except MemoryError:
         error = "the cell ran out of memory (MemoryError)"
     except SystemExit:
@@ -183,7 +187,7 @@ def run_cell(source: str, namespace: dict, cell_seconds: float):
         where = f" (line {line})" if line else ""
         error = f"{type(exc).__name__}{where}: {exc}"
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         sys.stdout, sys.stderr = stdout, stderr
         end_children()
     return value, error, printed.getvalue()
@@ -216,16 +220,11 @@ def main() -> int:
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     cell_seconds = float(job.get("limits", {}).get("cell_seconds") or 30)
     broken = None  # what changed the course's code, once something did
-    broken_by = None  # the exercise whose answer did it
     pending = {}  # exercise -> the answer cell's (error, printed text)
     for cell in job["cells"]:
         kind, exercise = cell["kind"], cell.get("exercise")
         if broken is not None:
-            if kind == "check" and exercise == broken_by:
-                report(exercise=exercise, checker=cell["checker"], status="tampered",
-                       message=f"no credit: {broken}", flags=["patched the course"])
-                broken_by = None
-            elif kind == "check":
+            if kind == "check":
                 report(exercise=exercise, checker=cell["checker"], status="ungraded",
                        message=f"not graded: {broken}", flags=["patched the course"])
             continue
@@ -240,6 +239,13 @@ def main() -> int:
                     if checker_name in namespace:
                         flags.append(f"redefined {checker_name}")
                     namespace[checker_name] = checkers.get(checker_name)
+            altered = changed(known)  # by an answer, or a course cell calling an answer
+            if altered:
+                broken = (f"the course's code was changed by the answers "
+                          f"({', '.join(altered[:3])}{', ...' if len(altered) > 3 else ''})")
+                report(exercise=exercise, checker=name, status="tampered",
+                       message=f"no credit: {broken}", flags=flags + ["patched the course"])
+                continue
             if cell.get("missing"):
                 report(exercise=exercise, checker=name, status="missing",
                        message="no answer cell for this exercise in the notebook", flags=flags)
@@ -250,7 +256,7 @@ def main() -> int:
                        output=printed[:OUTPUT_KEPT])
                 continue
             value, check_error, _ = run_cell(cell["source"], namespace, cell_seconds)
-            altered = changed(known)
+            altered = changed(known)  # by an answer's function the checker called
             if altered:
                 broken = (f"the course's code was changed by the answers "
                           f"({', '.join(altered[:3])}{', ...' if len(altered) > 3 else ''})")
@@ -268,12 +274,7 @@ def main() -> int:
             _value, error, printed = run_cell(cell["source"], namespace, cell_seconds)
             if kind == "answer":
                 pending[exercise] = (error, printed)
-            altered = changed(known)
-            if altered:  # an answer did it (a course cell may call an answer's function)
-                broken_by = exercise if kind == "answer" else None
-                broken = (f"the course's code was changed by the answers "
-                          f"({', '.join(altered[:3])}{', ...' if len(altered) > 3 else ''})")
-            elif kind == "course":
+            if kind == "course":
                 snapshot(known)  # the course's own cells may import more of the course
     report(done=True)
     return 0

@@ -7,8 +7,8 @@ a learner's kernel imports (``engine/``, ``exercises/``) and the lessons, read-o
 ``solutions/``, ``tests/``, the other submissions or the grader's output. As root, the notebook
 runs as nobody, so that the process limit holds.
 
-Always, bubblewrap or not: limits on CPU time (per notebook, RLIMIT_CPU; per cell, a timer in
-the runner), memory (RLIMIT_AS), processes (RLIMIT_NPROC), the size of any file written
+Always, bubblewrap or not: limits on CPU time (per notebook, RLIMIT_CPU; per cell, a CPU-time
+timer in the runner), memory (RLIMIT_AS), processes (RLIMIT_NPROC), the size of any file written
 (RLIMIT_FSIZE: the notebook's printed output is such a file), and a wall-clock limit after
 which the whole process tree is killed.
 
@@ -38,7 +38,7 @@ COURSE_VISIBLE = ("engine", "exercises", "notebooks")
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    cell_seconds: float = 30.0  # wall-clock time of one cell (its check included)
+    cell_seconds: float = 30.0  # CPU time of one cell (its check is a cell too)
     cpu_seconds: int = 120  # CPU time of one notebook
     wall_seconds: float = 300.0  # wall-clock time of one notebook, start-up included
     memory: int = 3 * 2**30  # address space (RLIMIT_AS); the engine with numpy needs ~1 GB

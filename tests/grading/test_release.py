@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from course_tools.grade import release
+from course_tools.grade import gradescope, release
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.DOTALL)
@@ -116,3 +118,26 @@ def test_released_checkers_still_check(released):
 def test_solutions_on_request(tmp_path):
     folder, _ = release.release(tmp_path, solutions=True)
     assert (folder / "solutions" / "04_copying.ipynb").is_file()
+
+
+@pytest.mark.slow
+def test_gradescope_autograder_in_a_simulated_layout(tmp_path):
+    """`make gradescope`'s zip, unpacked as Gradescope does (/autograder/source), and its
+    run_autograder run on a submission (AUTOGRADER points at the simulated /autograder; the
+    course's .venv stands in for the one setup.sh makes)."""
+    archive = gradescope.build(tmp_path / "zip")
+    autograder = tmp_path / "autograder"
+    with zipfile.ZipFile(archive) as zipped:
+        zipped.extractall(autograder / "source")
+        assert "run_autograder" in zipped.namelist() and "setup.sh" in zipped.namelist()
+        assert not [n for n in zipped.namelist() if n.startswith("solutions/")]
+    run = autograder / "source" / "run_autograder"
+    run.chmod(0o755)
+    (autograder / "submission").mkdir()
+    (autograder / "submission" / "04_copying.ipynb").write_bytes(
+        (ROOT / "solutions" / "04_copying.ipynb").read_bytes())
+    env = {**os.environ, "AUTOGRADER": str(autograder),
+           "PYTHON": str(ROOT / ".venv" / "bin" / "python")}
+    subprocess.run([str(run)], env=env, check=True, capture_output=True, timeout=600)
+    results = json.loads((autograder / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == 6 and len(results["tests"]) == 6
