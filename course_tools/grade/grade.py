@@ -218,6 +218,7 @@ class NotebookGrade:
     verdicts: list
     notes: list
     seconds: float = 0.0
+    cpu: float = 0.0  # CPU time of its runs in the sandbox
 
 
 def make_job(course: CourseNotebook, nb: dict) -> tuple[dict, list[str]]:
@@ -278,8 +279,10 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
                       f"this name?)" if other else ""))
     by_checker = {e.checker: e for e in course.exercises}
     verdicts: dict[str, Verdict] = {}
+    cpu = 0.0
     for _attempt in range(len(course.exercises) + 1):
         outcome = sandbox.run(job, limits, isolate=isolate, root=root)
+        cpu += outcome.cpu
         for line in outcome.results:
             checker = line.get("checker")
             if checker in by_checker and checker not in verdicts:
@@ -308,7 +311,7 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
         if verdict.status == "error" and CONTAINED.search(verdict.message):
             refused = CONTAINED.search(verdict.message)[0]
             notes.append(f"{verdict.exercise.number}: refused: {refused}")
-    return NotebookGrade(course.name, ordered, _unique(notes), time.monotonic() - start)
+    return NotebookGrade(course.name, ordered, _unique(notes), time.monotonic() - start, cpu)
 
 
 def _unique(items: list) -> list:

@@ -276,7 +276,8 @@ def main() -> int:
                 pending[exercise] = (error, printed)
             if kind == "course":
                 snapshot(known)  # the course's own cells may import more of the course
-    report(done=True)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    report(done=True, cpu=usage.ru_utime + usage.ru_stime)
     return 0
 
 

@@ -123,6 +123,11 @@ class Outcome:
     output_size: int  # bytes the notebook printed
     seconds: float
 
+    @property
+    def cpu(self) -> float:
+        """The runner's CPU time (start-up included), as it reported it at the end."""
+        return sum(line.get("cpu", 0.0) for line in self.results if line.get("done"))
+
 
 def environment() -> dict:
     keep = {key: os.environ[key] for key in ("PATH", "LANG", "LC_ALL") if key in os.environ}

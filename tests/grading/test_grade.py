@@ -243,3 +243,28 @@ def test_the_sandbox_has_no_network_and_no_solutions(tmp_path):
     outcome = sandbox.run(job, LIMITS, isolate=True)
     verdict = next(r for r in outcome.results if r.get("checker") == "check_04_data_gradient")
     assert "('no', False," in verdict["output"]
+
+
+@pytest.mark.slow
+def test_a_notebook_that_waits_is_stopped_by_the_wall_clock(tmp_path):
+    """A cell that sleeps uses no CPU time: the notebook's wall-clock limit stops it, and the
+    run starts again after that exercise, so the others are still graded."""
+    path = tmp_path / NAME
+    path.write_text(json.dumps(attack("import time\ntime.sleep(10**6)\n")), encoding="utf-8")
+    limits = sandbox.Limits(cell_seconds=3, cpu_seconds=40, wall_seconds=45,
+                            memory=2 * 2**30, processes=24, output=256 * 2**10)
+    result = grade.grade_notebook(grade.course_notebook(NAME), path, limits, isolate=ISOLATED)
+    assert [v.points for v in result.verdicts] == [1, 0, 1, 1, 1, 1]
+    assert "4.2: stopped: the notebook ran longer than 45 s" in result.notes
+
+
+@pytest.mark.slow
+def test_the_same_grade_every_time(tmp_path):
+    path = tmp_path / NAME
+    path.write_text(json.dumps(with_answer(SOLUTION, "check_04_snapshot", "torch.manual_seed(1)\n"
+                                           "w = torch.randn(3, requires_grad=True)\n"
+                                           "snapshot = w.detach()\n")), encoding="utf-8")
+    course = grade.course_notebook(NAME)
+    runs = [grade.grade_notebook(course, path, LIMITS, isolate=ISOLATED) for _ in range(2)]
+    first, second = ([(v.status, v.message) for v in run.verdicts] for run in runs)
+    assert first == second and first[2][0] == "wrong"
