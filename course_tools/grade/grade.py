@@ -272,7 +272,9 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
     job, flags = make_job(course, nb)
     notes += flags
     found = submitted_answers(nb).keys() & course.checkers
-    if not found:
+    if not found:  # not this notebook at all: its check cells are not worth a note each
+        notes = [note for note in notes if not note.endswith(("check cell deleted",
+                                                              "check cell edited"))]
         other = sorted({name[6:8] for name in submitted_answers(nb)})
         notes.append("no answer cell of this notebook's exercises" +
                      (f" (its checkers are lesson {', '.join(other)}'s: another notebook under "
@@ -305,12 +307,15 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
                 cell.update(kind="course", source="")
     ordered = [verdicts.get(e.checker) or Verdict(e, "error", "not graded", [])
                for e in course.exercises]
+    ungraded = [v.exercise.number for v in ordered if v.status == "ungraded"]
     for verdict in ordered:
         notes += [f"{verdict.exercise.number}: {flag}" for flag in verdict.flags
                   if flag != "stopped"]
         if verdict.status == "error" and CONTAINED.search(verdict.message):
             refused = CONTAINED.search(verdict.message)[0]
             notes.append(f"{verdict.exercise.number}: refused: {refused}")
+    if ungraded:
+        notes.append(f"not graded after the course was patched: {', '.join(ungraded)}")
     return NotebookGrade(course.name, ordered, _unique(notes), time.monotonic() - start, cpu)
 
 
@@ -410,10 +415,9 @@ def columns(courses: dict) -> list[Exercise]:
 
 def student_notes(grade: StudentGrade) -> list[str]:
     notes = list(grade.notes)
-    for name, nb in grade.notebooks.items():
-        lesson = name[:2]
-        notes += [n if n.startswith(name) else f"{lesson}/{n}" if n[:1].isdigit()
-                  else f"{name}: {n}" for n in nb.notes]
+    for name, nb in grade.notebooks.items():  # "4.3: ..." names its exercise already
+        notes += [n if n.startswith(name) or n[:1].isdigit() else f"{name}: {n}"
+                  for n in nb.notes]
     return _unique(notes)
 
 
