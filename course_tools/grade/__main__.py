@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
                      "those handed in)")
     gra.add_argument("--cell-seconds", type=float, default=sandbox.Limits.cell_seconds)
     gra.add_argument("--cpu-seconds", type=int, default=sandbox.Limits.cpu_seconds)
+    gra.add_argument("--fresh", action="store_true",
+                     help="a new Python for each notebook (default: a child forked from a "
+                     "per-worker process that imported the course once)")
     gra.add_argument("--no-sandbox", action="store_true",
                      help="run without bubblewrap even where it works (limits only)")
     args = parser.parse_args(argv)
@@ -44,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     grades = grade.grade_class(args.submissions, args.out, limits=limits, jobs=args.jobs,
                                notebooks=args.notebooks,
-                               isolate=False if args.no_sandbox else None)
+                               isolate=False if args.no_sandbox else None, fresh=args.fresh)
     courses = {n: grade.course_notebook(n) for g in grades[:1] for n in g.notebooks}
     print(grade.summary(grades, courses))
     seconds = time.monotonic() - start

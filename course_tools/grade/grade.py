@@ -20,6 +20,7 @@ import html
 import json
 import re
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -260,7 +261,8 @@ def _ended(outcome: sandbox.Outcome, limits: sandbox.Limits) -> str:
 
 
 def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *,
-                   isolate: bool, root: Path = ROOT) -> NotebookGrade:
+                   isolate: bool, root: Path = ROOT,
+                   server: sandbox.Server | None = None) -> NotebookGrade:
     """Every exercise of one submitted notebook judged; never raises for a bad submission."""
     start = time.monotonic()
     try:
@@ -283,7 +285,7 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
     verdicts: dict[str, Verdict] = {}
     cpu = 0.0
     for _attempt in range(len(course.exercises) + 1):
-        outcome = sandbox.run(job, limits, isolate=isolate, root=root)
+        outcome = sandbox.run(job, limits, isolate=isolate, root=root, server=server)
         cpu += outcome.cpu
         for line in outcome.results:
             checker = line.get("checker")
@@ -352,7 +354,9 @@ def course_exercise_notebooks(root: Path = ROOT) -> list[str]:
 
 def grade_class(submissions: Path, out: Path, *, limits: sandbox.Limits | None = None,
                 notebooks: list[str] | None = None, jobs: int = 2, isolate: bool | None = None,
-                root: Path = ROOT, progress=sys.stderr) -> list[StudentGrade]:
+                root: Path = ROOT, progress=sys.stderr, fresh: bool = False) -> list[StudentGrade]:
+    """Grade every student's notebooks; ``fresh``: a new interpreter for each notebook,
+    instead of a child forked from a per-worker server that imported the course once."""
     limits = limits or sandbox.Limits()
     if isolate is None:
         isolate = sandbox.bwrap_works()
@@ -370,15 +374,27 @@ def grade_class(submissions: Path, out: Path, *, limits: sandbox.Limits | None =
     total = len(work)
     start = time.monotonic()
 
+    local, servers = threading.local(), []
+
     def one(item):
         student, name = item
+        server = None
+        if not fresh:
+            server = getattr(local, "server", None)
+            if server is None:
+                server = local.server = sandbox.Server(root, isolate=isolate, limits=limits)
+                servers.append(server)
         return item, grade_notebook(courses[name], files[student][0][name], limits,
-                                    isolate=isolate, root=root)
+                                    isolate=isolate, root=root, server=server)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for count, (item, result) in enumerate(pool.map(one, work), 1):
-            done[item] = result
-            _progress(count, total, start, progress)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for count, (item, result) in enumerate(pool.map(one, work), 1):
+                done[item] = result
+                _progress(count, total, start, progress)
+    finally:
+        for server in servers:
+            server.close()
     grades = []
     for student in students:
         found, notes = files[student.name]

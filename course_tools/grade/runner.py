@@ -26,8 +26,12 @@ import os
 import random
 import re
 import resource
+import select
+import shutil
 import signal
 import sys
+import tempfile
+import time
 import traceback
 import types
 
@@ -194,19 +198,33 @@ def run_cell(source: str, namespace: dict, cell_seconds: float):
 
 
 def main() -> int:
-    job = json.loads(sys.stdin.read())
+    discover()
+    if "--serve" in sys.argv[2:]:
+        return serve()
+    return run_job(json.loads(sys.stdin.read()))
+
+
+def run_job(job: dict) -> int:
+    """Run one notebook's job in this process (a fresh interpreter, or a child forked from the
+    server before any answer ran in it)."""
     # The results channel is the original standard output; what the notebook prints goes to
     # standard error (a file the grader reads only up to a size).
     results = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
     os.dup2(2, 1)
-    os.chdir(job.get("workdir") or os.getcwd())
-    os.environ["HOME"] = os.getcwd()
+    # The notebook's own folder, the only place it may write (in the sandbox, /tmp itself is
+    # root's): home, temporary files and matplotlib's cache go there.
+    workdir = job.get("workdir") or tempfile.mkdtemp(prefix="job-")
+    if job.get("drop_privileges") and os.getuid() == 0:
+        os.chown(workdir, 65534, 65534)
+    os.chdir(workdir)
+    for variable in ("HOME", "TMPDIR", "MPLCONFIGDIR"):
+        os.environ[variable] = workdir
+    tempfile.tempdir = workdir
 
     def report(**entry):
         results.write(json.dumps(entry, ensure_ascii=False) + "\n")
         results.flush()
 
-    discover()
     checkers = dict(CHECKERS)
     feedback_class = Feedback
     if job.get("drop_privileges"):
@@ -279,6 +297,94 @@ def main() -> int:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     report(done=True, cpu=usage.ru_utime + usage.ru_stime)
     return 0
+
+
+def serve() -> int:
+    """Grade job after job, each in a child forked from this process, which imported the
+    engine and the checkers once (``sandbox.Server``; the import is most of a notebook's CPU
+    time). No answer ever runs here: each child starts from the state right after the import,
+    in a fresh working folder (removed after it), with its own limits, and whatever it leaves
+    running is killed before the next job. Requests and replies are JSON lines:
+    ``{"id": n, "job": {...}}`` in; ``{"id": n, "line": "<the child's result line>"}`` and
+    finally ``{"id": n, "end": true, "returncode": ..., "printed": bytes}`` out."""
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    become_subreaper()  # a child's orphans come back here, to be killed after its job
+    private = tempfile.mkdtemp(prefix=".server-")  # the printed output: not the child's to read
+    for request_line in sys.stdin:
+        request = json.loads(request_line)
+        number, job = request["id"], request["job"]
+        limits = job.get("limits", {})
+        workdir = tempfile.mkdtemp(prefix="job-")
+        if job.get("drop_privileges") and os.getuid() == 0:
+            os.chown(workdir, 65534, 65534)
+        job["workdir"] = workdir
+        printed_path = os.path.join(private, f"printed-{number}")
+        printed = os.open(printed_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: results to the pipe, prints to the file, nothing else open
+            code = 1
+            try:
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                os.dup2(write_end, 1)
+                os.dup2(printed, 2)
+                os.closerange(3, 1 << 16)
+                code = run_job(job)
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        os.close(printed)
+        returncode, kept = _watch(pid, read_end, number, replies, limits)
+        end_children()
+        os.close(read_end)
+        shutil.rmtree(workdir, ignore_errors=True)
+        size = os.path.getsize(printed_path)
+        os.unlink(printed_path)
+        replies.write(json.dumps({"id": number, "end": True, "returncode": returncode,
+                                  "printed": size}) + "\n")
+    return 0
+
+
+def _watch(pid: int, read_end: int, number: int, replies, limits: dict):
+    """Pass the child's result lines on until it ends or its wall-clock time is up; its
+    return code (None: killed at the wall-clock limit; -N: killed by signal N)."""
+    deadline = time.monotonic() + float(limits.get("wall") or 300)
+    cap = 4 * int(limits.get("file_size") or 2**21)
+    buffer, kept, status = b"", 0, None
+    while True:
+        if status is None:
+            done, raw_status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = raw_status
+                end_children()  # what it left holding the pipe open
+        remaining = deadline - time.monotonic()
+        if status is None and remaining <= 0:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            end_children()
+            status = "timeout"
+        ready, _, _ = select.select([read_end], [], [], 0 if status else min(remaining, 0.5))
+        if not ready:
+            if status is not None:
+                break
+            continue
+        chunk = os.read(read_end, 65536)
+        if not chunk:
+            if status is None:
+                _, status = os.waitpid(pid, 0)
+            break
+        if kept < cap:
+            kept += len(chunk)
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                replies.write(json.dumps({"id": number,
+                                          "line": line.decode("utf-8", "replace")}) + "\n")
+    if status == "timeout":
+        return None, kept
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status), kept
+    return os.WEXITSTATUS(status), kept
 
 
 CHECKER_CALL = re.compile(r"\bcheck_\d\d_\w+")

@@ -1,8 +1,8 @@
 """Where a submitted notebook runs: a fresh interpreter, in bubblewrap when it is there.
 
 With bubblewrap (Debian's ``bubblewrap``, ``bwrap``): no network and no other namespace shared
-with the machine (``--unshare-all``), a private ``/tmp`` as the only place to write (a size-capped
-tmpfs), the system's programs and the course's Python read-only, and of the course only what
+with the machine (``--unshare-all``), the notebook's own folder in a private ``/tmp`` (a
+size-capped tmpfs) as the only place to write, the system's programs and the course's Python read-only, and of the course only what
 a learner's kernel imports (``engine/``, ``exercises/``) and the lessons, read-only: never
 ``solutions/``, ``tests/``, the other submissions or the grader's output. As root, the notebook
 runs as nobody, so that the process limit holds.
@@ -11,6 +11,9 @@ Always, bubblewrap or not: limits on CPU time (per notebook, RLIMIT_CPU; per cel
 timer in the runner), memory (RLIMIT_AS), processes (RLIMIT_NPROC), the size of any file written
 (RLIMIT_FSIZE: the notebook's printed output is such a file), and a wall-clock limit after
 which the whole process tree is killed.
+
+``Server``: one sandbox per worker whose runner imported the course once and forks a child
+per notebook (``runner.serve``); ``run`` without a server starts a fresh interpreter.
 
 Without bubblewrap the run goes on with those limits only, and ``warning()`` says what is
 not contained: the notebook can read what the grader's user can read (the solutions, the
@@ -21,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -48,6 +52,7 @@ class Limits:
 
     def for_runner(self) -> dict:
         return {"cell_seconds": self.cell_seconds, "cpu": self.cpu_seconds,
+                "wall": self.wall_seconds,
                 "memory": self.memory, "processes": self.processes,
                 "file_size": self.output}
 
@@ -85,9 +90,10 @@ def _python() -> tuple[str, list[str]]:
     return str(executable), sorted({str(prefix), str(base)})
 
 
-def command(root: Path = ROOT, *, isolate: bool, tmp: int = Limits.tmp) -> list[str]:
+def command(root: Path = ROOT, *, isolate: bool, tmp: int = Limits.tmp,
+            serve: bool = False) -> list[str]:
     python, folders = _python()
-    inner = [python, "-B", "-s", str(RUNNER), str(root)]
+    inner = [python, "-B", "-s", str(RUNNER), str(root)] + (["--serve"] if serve else [])
     if not isolate:
         return inner
     # As root the runner becomes nobody (RLIMIT_NPROC never binds root), which a user namespace
@@ -137,15 +143,23 @@ def environment() -> dict:
             "PYTHONIOENCODING": "utf-8"}
 
 
-def run(job: dict, limits: Limits, *, isolate: bool, root: Path = ROOT) -> Outcome:
-    """Run one notebook's job; whatever the notebook does, return what the runner reported."""
+def runner_job(job: dict, limits: Limits, isolate: bool) -> dict:
     runner_limits = limits.for_runner()
     as_root = os.getuid() == 0
     if not as_root:  # the limit counts every process of this user: allow this many more
         runner_limits["processes"] += _tasks_of(os.getuid())
     elif not isolate:
         runner_limits["processes"] = None  # root is never held by it, and stays root here
-    job = {**job, "limits": runner_limits, "drop_privileges": isolate and as_root}
+    return {**job, "limits": runner_limits, "drop_privileges": isolate and as_root}
+
+
+def run(job: dict, limits: Limits, *, isolate: bool, root: Path = ROOT,
+        server: Server | None = None) -> Outcome:
+    """Run one notebook's job (in ``server``'s forked child when given, else in a fresh
+    interpreter); whatever the notebook does, return what the runner reported."""
+    job = runner_job(job, limits, isolate)
+    if server is not None:
+        return server.run(job, limits)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
         scratch = Path(scratch)
@@ -175,6 +189,71 @@ def run(job: dict, limits: Limits, *, isolate: bool, root: Path = ROOT) -> Outco
                     break  # a line cut short by the end of the process
         return Outcome(lines, returncode, printed_path.stat().st_size,
                        time.monotonic() - start)
+
+
+class Server:
+    """One sandbox whose runner imported the engine and the checkers once and forks a child
+    per notebook (``runner.serve``): the same sandbox and limits for each notebook, without
+    paying the import each time. One per worker thread; started on first use, and started
+    again if it ever stops answering."""
+
+    def __init__(self, root: Path = ROOT, *, isolate: bool, limits: Limits):
+        self.root, self.isolate, self.limits = root, isolate, limits
+        self.process: subprocess.Popen | None = None
+        self.count = 0
+        self.buffer = b""
+
+    def _line(self, deadline: float) -> bytes:
+        """The server's next reply line (its own buffer: select sees only the pipe)."""
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([self.process.stdout], [], [],
+                                        max(0.0, deadline - time.monotonic()))
+            chunk = os.read(self.process.stdout.fileno(), 65536) if ready else b""
+            if not chunk:
+                raise OSError("the grading server stopped answering")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def _start(self) -> subprocess.Popen:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen(
+                command(self.root, isolate=self.isolate, tmp=self.limits.tmp, serve=True),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                env=environment(), start_new_session=True)
+        return self.process
+
+    def run(self, job: dict, limits: Limits) -> Outcome:
+        start = time.monotonic()
+        process = self._start()
+        self.count += 1
+        number = self.count
+        lines, returncode, printed = [], None, 0
+        try:
+            process.stdin.write((json.dumps({"id": number, "job": job}) + "\n").encode("utf-8"))
+            process.stdin.flush()
+            # the server enforces the notebook's wall-clock limit; this is its backstop
+            deadline = start + limits.wall_seconds + 60
+            while True:
+                reply = json.loads(self._line(deadline))
+                if reply.get("id") != number:
+                    continue
+                if reply.get("end"):
+                    returncode, printed = reply.get("returncode"), reply.get("printed", 0)
+                    break
+                try:
+                    lines.append(json.loads(reply["line"]))
+                except ValueError:
+                    pass  # a line cut short by the end of the child
+        except (OSError, ValueError):
+            self.close()
+        return Outcome(lines, returncode, printed, time.monotonic() - start)
+
+    def close(self) -> None:
+        if self.process is not None:
+            _kill_group(self.process)
+            self.process = None
+            self.buffer = b""
 
 
 def _tasks_of(uid: int) -> int:

@@ -238,35 +238,54 @@ def test_the_sandbox_has_no_network_and_no_solutions(tmp_path):
              "try:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    net = 'yes'\n"
              "except OSError:\n    net = 'no'\n"
              f"sol = os.path.exists({str(ROOT / 'solutions')!r})\n"
-             "prediction = net, sol, os.getuid()\nprint(prediction)\n")
+             "open('mine.txt', 'w').write('its own folder')\n"
+             "try:\n    open('/tmp/elsewhere.txt', 'w')\n    tmp = 'yes'\n"
+             "except OSError:\n    tmp = 'no'\n"
+             "prediction = net, sol, tmp, os.getuid()\nprint(prediction)\n")
     course = grade.course_notebook(NAME)
     job, _ = grade.make_job(course, with_answer(EXERCISE, "check_04_data_gradient", probe))
     job["cells"].append({"kind": "course", "source": "assert prediction[0] == 'no'"})
     outcome = sandbox.run(job, LIMITS, isolate=True)
     verdict = next(r for r in outcome.results if r.get("checker") == "check_04_data_gradient")
-    assert "('no', False," in verdict["output"]
+    uid = 65534 if os.getuid() == 0 else os.getuid()  # root's notebooks run as nobody
+    assert f"('no', False, 'no', {uid})" in verdict["output"]
 
 
 @pytest.mark.slow
-def test_a_notebook_that_waits_is_stopped_by_the_wall_clock(tmp_path):
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "server"])
+def test_a_notebook_that_waits_is_stopped_by_the_wall_clock(tmp_path, fresh):
     """A cell that sleeps uses no CPU time: the notebook's wall-clock limit stops it, and the
-    run starts again after that exercise, so the others are still graded."""
+    run starts again after that exercise, so the others are still graded (in a fresh
+    interpreter, and in a child of the per-worker server)."""
     path = tmp_path / NAME
     path.write_text(json.dumps(attack("import time\ntime.sleep(10**6)\n")), encoding="utf-8")
     limits = sandbox.Limits(cell_seconds=3, cpu_seconds=40, wall_seconds=25,
                             memory=2 * 2**30, processes=24, output=256 * 2**10)
-    result = grade.grade_notebook(grade.course_notebook(NAME), path, limits, isolate=ISOLATED)
+    server = None if fresh else sandbox.Server(isolate=ISOLATED, limits=limits)
+    try:
+        result = grade.grade_notebook(grade.course_notebook(NAME), path, limits,
+                                      isolate=ISOLATED, server=server)
+    finally:
+        if server is not None:
+            server.close()
     assert [v.points for v in result.verdicts] == [1, 0, 1, 1, 1, 1]
     assert "4.2: stopped: the notebook ran longer than 25 s" in result.notes
 
 
 @pytest.mark.slow
-def test_the_same_grade_every_time(tmp_path):
+def test_the_same_grade_every_time_fresh_or_forked(tmp_path):
+    """The same verdicts twice, and the same from a fresh interpreter as from a child forked
+    from the per-worker server (the class above is graded by servers)."""
     path = tmp_path / NAME
     path.write_text(json.dumps(with_answer(SOLUTION, "check_04_snapshot", "torch.manual_seed(1)\n"
                                            "w = torch.randn(3, requires_grad=True)\n"
                                            "snapshot = w.detach()\n")), encoding="utf-8")
     course = grade.course_notebook(NAME)
-    runs = [grade.grade_notebook(course, path, LIMITS, isolate=ISOLATED) for _ in range(2)]
-    first, second = ([(v.status, v.message) for v in run.verdicts] for run in runs)
-    assert first == second and first[2][0] == "wrong"
+    server = sandbox.Server(isolate=ISOLATED, limits=LIMITS)
+    try:
+        runs = [grade.grade_notebook(course, path, LIMITS, isolate=ISOLATED, server=s)
+                for s in (None, None, server, server)]
+    finally:
+        server.close()
+    verdicts = [[(v.status, v.message) for v in run.verdicts] for run in runs]
+    assert all(v == verdicts[0] for v in verdicts) and verdicts[0][2][0] == "wrong"
