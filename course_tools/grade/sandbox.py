@@ -1,11 +1,12 @@
-"""Where a submitted notebook runs: a fresh interpreter, in bubblewrap when it is there.
+"""Where a submitted notebook runs: its own process, in bubblewrap when it is there.
 
 With bubblewrap (Debian's ``bubblewrap``, ``bwrap``): no network and no other namespace shared
 with the machine (``--unshare-all``), the notebook's own folder in a private ``/tmp`` (a
-size-capped tmpfs) as the only place to write, the system's programs and the course's Python read-only, and of the course only what
-a learner's kernel imports (``engine/``, ``exercises/``) and the lessons, read-only: never
-``solutions/``, ``tests/``, the other submissions or the grader's output. As root, the notebook
-runs as nobody, so that the process limit holds.
+size-capped tmpfs) as the only place to write, the system's programs and the course's Python
+read-only, and of the course only what a learner's kernel imports (``engine/``,
+``exercises/``) and the lessons, read-only: never ``solutions/``, ``tests/``, the other
+submissions or the grader's output. As root, the notebook runs as nobody, so that the process
+limit holds.
 
 Always, bubblewrap or not: limits on CPU time (per notebook, RLIMIT_CPU; per cell, a CPU-time
 timer in the runner), memory (RLIMIT_AS), processes (RLIMIT_NPROC), the size of any file written

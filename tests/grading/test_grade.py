@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import os
 from pathlib import Path
 
 import nbformat
