@@ -28,9 +28,10 @@ from pathlib import Path
 from course_tools.grade import sandbox
 from course_tools.notebook_files import ROOT, answer_cells, as_text, exercises, tags
 from exercises.checks.answer_cells import checkers_called
-from exercises.checks.old_names import RENAMED_CHECKERS
+from exercises.checks.old_names import OLD_NOTEBOOKS, RENAMED_CHECKERS
 
 NOTEBOOK = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
+CHECKER_NAME = re.compile(r"\bcheck_\d\d_\w+")
 POINTS = 1
 CREDIT = {"correct": POINTS}
 STATUS_WORDS = {"correct": "Correct", "wrong": "Not quite", "not_done": "Not done",
@@ -130,14 +131,15 @@ def read_submission(path: Path) -> tuple[dict, list[str]]:
     return nb, notes
 
 
-def _checker_name(name: str) -> str:
-    return RENAMED_CHECKERS.get(name, name)
-
-
-def submitted_answers(nb: dict) -> dict[str, str]:
+def submitted_answers(nb: dict, old: bool = False) -> dict[str, str]:
     """checker name (this edition's) -> the submission's answer source: the cell with the id
     ``answer_NN_name`` (whatever became of its check cell), or else the cell its check cell
-    judges (``answer_cells``: the tagged cell before it, as the editions' mapping reads it)."""
+    judges (``answer_cells``: the tagged cell before it, as the editions' mapping reads it).
+    ``old``: a notebook of the earlier edition, whose checkers had the names
+    ``RENAMED_CHECKERS`` maps."""
+    def _checker_name(name: str) -> str:
+        return RENAMED_CHECKERS.get(name, name) if old else name
+
     found = {}
     for cell in nb.get("cells", []):
         cell_id = cell.get("id") or ""
@@ -149,14 +151,20 @@ def submitted_answers(nb: dict) -> dict[str, str]:
     return found
 
 
-def submitted_checks(nb: dict) -> dict[str, list[str]]:
+def submitted_checks(nb: dict, old: bool = False) -> dict[str, list[str]]:
     """checker name -> the sources of the submission's check cells for it: the cells calling
-    it (not answer cells) and the cell with its id (``check_NN_name``), edited or not."""
+    it (not answer cells) and the cell with its id (``check_NN_name``), edited or not; an
+    earlier edition's (``old``) with its checkers' names as they are now."""
+    def _checker_name(name: str) -> str:
+        return RENAMED_CHECKERS.get(name, name) if old else name
+
     found: dict[str, list[str]] = {}
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code" or "exercise" in tags(cell):
             continue
         source = as_text(cell.get("source"))
+        if old:
+            source = CHECKER_NAME.sub(lambda m: _checker_name(m[0]), source)
         names = set(checkers_called(source))
         if re.fullmatch(r"check_\d\d_\w+", cell.get("id") or ""):
             names.add(cell["id"])
@@ -222,8 +230,8 @@ class NotebookGrade:
     cpu: float = 0.0  # CPU time of its runs in the sandbox
 
 
-def make_job(course: CourseNotebook, nb: dict) -> tuple[dict, list[str]]:
-    answers, checks = submitted_answers(nb), submitted_checks(nb)
+def make_job(course: CourseNotebook, nb: dict, old: bool = False) -> tuple[dict, list[str]]:
+    answers, checks = submitted_answers(nb, old), submitted_checks(nb, old)
     notes, cells = [], []
     for kind, source, number, checker in course.cells:
         if kind == "answer":
@@ -262,7 +270,7 @@ def _ended(outcome: sandbox.Outcome, limits: sandbox.Limits) -> str:
 
 def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *,
                    isolate: bool, root: Path = ROOT,
-                   server: sandbox.Server | None = None) -> NotebookGrade:
+                   server: sandbox.Server | None = None, old: bool = False) -> NotebookGrade:
     """Every exercise of one submitted notebook judged; never raises for a bad submission."""
     start = time.monotonic()
     try:
@@ -271,13 +279,15 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
         verdicts = [Verdict(e, "missing", f"not graded: the file {why}", [])
                     for e in course.exercises]
         return NotebookGrade(course.name, verdicts, [f"{course.name} {why}"])
-    job, flags = make_job(course, nb)
+    job, flags = make_job(course, nb, old)
     notes += flags
-    found = submitted_answers(nb).keys() & course.checkers
+    if old:
+        notes.append(f"graded from {path.name} (the earlier edition's name)")
+    found = submitted_answers(nb, old).keys() & course.checkers
     if not found:  # not this notebook at all: its check cells are not worth a note each
         notes = [note for note in notes if not note.endswith(("check cell deleted",
                                                               "check cell edited"))]
-        other = sorted({name[6:8] for name in submitted_answers(nb)})
+        other = sorted({name[6:8] for name in submitted_answers(nb, old)})
         notes.append("no answer cell of this notebook's exercises" +
                      (f" (its checkers are lesson {', '.join(other)}'s: another notebook under "
                       f"this name?)" if other else ""))
@@ -336,14 +346,20 @@ class StudentGrade:
 
 def student_files(folder: Path, course_names: list[str]) -> tuple[dict, list[str]]:
     """course notebook name -> the student's file, and notes (files ignored)."""
-    found, notes = {}, []
+    found, notes, old = {}, [], {}
     for path in sorted(folder.rglob("*.ipynb"), key=lambda p: (len(p.parts), str(p))):
         if ".ipynb_checkpoints" in path.parts:
             continue
         if path.name in course_names and path.name not in found:
             found[path.name] = path
+        elif path.stem in OLD_NOTEBOOKS:  # the earlier edition's name: its answers still count
+            for slug in OLD_NOTEBOOKS[path.stem]:
+                old.setdefault(f"{slug}.ipynb", path)
         elif path.name not in course_names:
             notes.append(f"ignored {path.relative_to(folder)} (not an exercise notebook's name)")
+    for name, path in old.items():
+        if name in course_names and name not in found:
+            found[name] = path
     return found, notes
 
 
@@ -384,8 +400,9 @@ def grade_class(submissions: Path, out: Path, *, limits: sandbox.Limits | None =
             if server is None:
                 server = local.server = sandbox.Server(root, isolate=isolate, limits=limits)
                 servers.append(server)
-        return item, grade_notebook(courses[name], files[student][0][name], limits,
-                                    isolate=isolate, root=root, server=server)
+        path = files[student][0][name]
+        return item, grade_notebook(courses[name], path, limits, isolate=isolate, root=root,
+                                    server=server, old=path.name != name)
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -13,6 +13,8 @@ import copy
 import csv
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -125,6 +127,12 @@ def build_class(folder: Path) -> None:
     renamed = copy.deepcopy(SOLUTION)
     cell(renamed, "answer_04_snapshot")["id"] = "my-own-id"
     put("id changed", renamed)
+    old = copy.deepcopy(json.loads((ROOT / "tests" / "course" / "old_edition_exercises.json")
+                                   .read_text(encoding="utf-8"))["exercises/03_copying.ipynb"])
+    for c in old["cells"]:
+        if c.get("id", "").startswith("answer_03_"):
+            c["source"] = answer(SOLUTION, c["id"].replace("answer_03_", "check_04_"))
+    put("earlier edition", old, name="03_copying.ipynb")
     (folder / "empty").mkdir()
     put("Zoë Ñandú", SOLUTION)
     put("first last", EXERCISE)
@@ -180,6 +188,7 @@ EXPECTED = {
     "cells missing": ([1, 1, 0, 1, 1, 1], ["4.3: check cell deleted"]),
     "cells reordered": ([1] * 6, []),
     "id changed": ([1] * 6, []),
+    "earlier edition": ([1] * 6, ["graded from 03_copying.ipynb (the earlier edition's name)"]),
     "empty": ([0] * 6, ["no notebooks handed in", "04_copying.ipynb missing"]),
     "Zoë Ñandú": ([1] * 6, []),
     "first last": ([0] * 6, []),
@@ -290,3 +299,19 @@ def test_the_same_grade_every_time_fresh_or_forked(tmp_path):
         server.close()
     verdicts = [[(v.status, v.message) for v in run.verdicts] for run in runs]
     assert all(v == verdicts[0] for v in verdicts) and verdicts[0][2][0] == "wrong"
+
+
+@pytest.mark.slow
+def test_the_command_line(tmp_path):
+    """`make grade`'s command: the files, a progress bar on stderr, the table on stdout."""
+    (tmp_path / "class" / "ann").mkdir(parents=True)
+    (tmp_path / "class" / "ann" / NAME).write_text(json.dumps(SOLUTION), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "course_tools.grade", "grade",
+                           str(tmp_path / "class"), "--out", str(tmp_path / "out"),
+                           "--cell-seconds", "10"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "grading [" in done.stderr and "1/1 notebooks" in done.stderr
+    assert "ann" in done.stdout and "6/6" in done.stdout and "s per notebook" in done.stdout
+    assert (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()[1] \
+        .startswith("ann,1,1,1,1,1,1,6,6,")
