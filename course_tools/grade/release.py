@@ -2,8 +2,11 @@
 
 The release is the repository's tracked files minus what only authors, testers and graders
 use (``solutions/`` unless asked for, ``tests/``, ``bench/``, the CI script, this grader), as a
-folder and as a zip of that folder. The exercise notebooks get nbgrader's cell metadata
-(``add_nbgrader_metadata``), so a teacher already on nbgrader can take them as they are.
+folder and as a zip of that folder. The exercise notebooks (and the solution notebooks, when
+released) get nbgrader's cell metadata (``add_nbgrader_metadata``; nbgrader's contributor
+guide, "JSON Metadata Format"), so a teacher already on nbgrader can take them as they are:
+the solutions, with their ``### BEGIN SOLUTION`` markers, are what nbgrader's ``source/``
+folder expects.
 """
 from __future__ import annotations
 
@@ -118,7 +121,7 @@ def release(out: Path, root: Path = ROOT, solutions: bool = False) -> tuple[Path
     for name in released_files(root, solutions):
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        if name.startswith("exercises/") and name.endswith(".ipynb"):
+        if name.startswith(("exercises/", SOLUTIONS)) and name.endswith(".ipynb"):
             nb = add_nbgrader_metadata(json.loads((root / name).read_text(encoding="utf-8")))
             target.write_text(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                               encoding="utf-8")

@@ -117,7 +117,11 @@ def test_released_checkers_still_check(released):
 
 def test_solutions_on_request(tmp_path):
     folder, _ = release.release(tmp_path, solutions=True)
-    assert (folder / "solutions" / "04_copying.ipynb").is_file()
+    nb = json.loads((folder / "solutions" / "04_copying.ipynb").read_text(encoding="utf-8"))
+    meta = {c["id"]: c["metadata"].get("nbgrader") for c in nb["cells"]}
+    assert meta["answer_04_snapshot"]["solution"] and meta["check_04_snapshot"]["locked"]
+    assert "### BEGIN SOLUTION" in "".join(next(c["source"] for c in nb["cells"]
+                                                if c["id"] == "answer_04_snapshot"))
 
 
 @pytest.mark.slow
