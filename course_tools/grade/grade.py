@@ -272,6 +272,19 @@ def grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *
                    isolate: bool, root: Path = ROOT,
                    server: sandbox.Server | None = None, old: bool = False) -> NotebookGrade:
     """Every exercise of one submitted notebook judged; never raises for a bad submission."""
+    try:
+        return _grade_notebook(course, path, limits, isolate=isolate, root=root,
+                               server=server, old=old)
+    except Exception as error:  # noqa: BLE001 - a file no reader foresaw: a row, not a crash
+        why = f"could not be read as a notebook ({type(error).__name__}: {error})"
+        verdicts = [Verdict(e, "missing", f"not graded: the file {why}", [])
+                    for e in course.exercises]
+        return NotebookGrade(course.name, verdicts, [f"{course.name} {why}"])
+
+
+def _grade_notebook(course: CourseNotebook, path: Path, limits: sandbox.Limits, *,
+                    isolate: bool, root: Path, server: sandbox.Server | None,
+                    old: bool) -> NotebookGrade:
     start = time.monotonic()
     try:
         nb, notes = read_submission(path)

@@ -114,6 +114,8 @@ def build_class(folder: Path) -> None:
     # bad files
     put("not json", text="this is not a notebook {")
     as_v4 = nbformat.reads(json.dumps(SOLUTION), as_version=4)
+    put("garbled cells", {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                          "cells": [1, "x", {"cell_type": "code", "source": [1, 2]}]})
     put("nbformat 3", text=nbformat.writes(nbformat.convert(as_v4, 3)))
     put("another lesson", json.loads((ROOT / "solutions" / "05_graphs_and_leaves.ipynb")
                                      .read_text(encoding="utf-8")))
@@ -182,6 +184,7 @@ EXPECTED = {
     "attack solutions": ([1, 0, 1, 1, 1, 1], ["4.2: refused: FileNotFoundError"]),
     "attack prints": ([1, 0, 1, 1, 1, 1], ["4.2: refused: File too large"]),
     "not json": ([0] * 6, ["04_copying.ipynb is not a notebook (not JSON)"]),
+    "garbled cells": ([0] * 6, ["04_copying.ipynb could not be read as a notebook"]),
     "nbformat 3": ([1] * 6, ["nbformat 3, converted to 4"]),
     "another lesson": ([0] * 6, ["no answer cell of this notebook's exercises (its checkers "
                                  "are lesson 05's: another notebook under this name?)"]),
