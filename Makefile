@@ -47,7 +47,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises clean distclean check-dot check-chromium check-npm
+.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -183,6 +183,20 @@ exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/
 check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
 	$(VPY) -m course_tools.generate --check
 
+# For a class (TEACHING.md; course_tools/grade/): what a teacher hands out, and the grading of
+# what comes back, each notebook run again in a sandbox (bubblewrap) and judged by the course's
+# own checkers.
+OUT ?= build/release
+release: $(STAMP_LAB) ## The course without solutions, as OUT/autograd-step-by-step/ and .zip (OUT=..., SOLUTIONS=1)
+	$(VPY) -m course_tools.grade release "$(OUT)" $(if $(filter 1,$(SOLUTIONS)),--solutions,)
+
+grade: $(STAMP_LAB) check-bwrap ## Grade SUBMISSIONS/<student>/NN_*.ipynb into OUT (default build/grades)
+	@test -n "$(SUBMISSIONS)" || { echo "make grade: give SUBMISSIONS=<folder> (one folder per student)" >&2; exit 2; }
+	$(VPY) -m course_tools.grade grade "$(SUBMISSIONS)" --out "$(if $(filter build/release,$(OUT)),build/grades,$(OUT))"
+
+gradescope: $(STAMP_LAB) ## The Gradescope autograder zip (setup.sh, run_autograder) into build/gradescope/
+	$(VPY) -m course_tools.grade gradescope build/gradescope
+
 # JupyterLab's .ipynb_checkpoints/ are never removed: a checkpoint may be the only copy left of
 # someone's work. workspace/ is never entered.
 clean: ## Remove caches and build artefacts (keeps .venv and workspace/)
@@ -265,6 +279,20 @@ check-chromium:
 	else \
 	  echo "Chromium not found at $(CHROMIUM): the browser test will be skipped. Install it with:"; \
 	  echo "  Debian/Ubuntu: sudo apt-get install chromium fonts-noto-color-emoji"; \
+	fi
+
+# Debian's bubblewrap, the grader's sandbox (without it `make grade` warns and runs with the
+# resource limits only).
+check-bwrap:
+	@if command -v bwrap >/dev/null 2>&1; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "bubblewrap not found: installing it with apt-get (the grader's sandbox)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; } || \
+	    echo "warning: apt-get could not install bubblewrap; make grade will run without isolation." >&2; \
+	else \
+	  echo "bubblewrap (bwrap) not found: make grade will run without isolation. Install it with:"; \
+	  echo "  Debian/Ubuntu: sudo apt-get install bubblewrap"; \
 	fi
 
 check-dot:
