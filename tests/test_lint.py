@@ -20,3 +20,21 @@ def test_ruff_finds_nothing():
     result = subprocess.run([ruff(), "check", "--no-cache", "."], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1000:]
+
+
+def test_no_module_defines_a_name_twice():
+    """A second top-level ``def _fma`` (or class) in a module silently replaces the first for
+    every caller, those written above it too (ruff's F811 says nothing once the first was
+    used): float32_math's SLEEF steps once ran a later, different ``_fma``."""
+    import ast
+
+    twice = []
+    for folder in ("engine", "exercises", "course_tools", "bench", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            seen = set()
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    if node.name in seen:
+                        twice.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+                    seen.add(node.name)
+    assert not twice, twice

@@ -692,8 +692,9 @@ _LOG2E, _LN2, _LN_FLT_MIN, _LN_FLT_MAX = np.array(
     [0x3fb8aa3b, 0x3f317218, 0xc2aeac50, 0x42b17218], np.uint32).view(f32)
 
 
-def _fma(a, b, c):
-    """a * b + c rounded once (float32 arrays of one shape, or float32 numbers)."""
+def _fma_any(a, b, c):
+    """a * b + c rounded once (float32 arrays of one shape, or float32 numbers), subnormal sums
+    included (fma32_flat's checks): the erf below may reach them, SLEEF's steps (_fma) do not."""
     result = fma32_flat(a, b, c)
     return result if result.shape == np.shape(a) else np.broadcast_to(
         result, np.broadcast_shapes(*(np.shape(v) for v in (a, b, c)))).astype(f32)
@@ -703,11 +704,11 @@ def exp_u20(x):
     """ATen's Vectorized<float>::exp_u20 (within 20 ulp of exp)."""
     x = np.asarray(x, f32)
     src = np.maximum(np.minimum(x, _LN_FLT_MAX), _LN_FLT_MIN)
-    fx = np.floor(_fma(src, _LOG2E, f32(0.5)))
-    reduced = _fma(-fx, _LN2, src)  # (fnmadd: -(fx * ln2) + src, one rounding)
-    result = _fma(reduced, _EXP_U20[4], _EXP_U20[3])
+    fx = np.floor(_fma_any(src, _LOG2E, f32(0.5)))
+    reduced = _fma_any(-fx, _LN2, src)  # (fnmadd: -(fx * ln2) + src, one rounding)
+    result = _fma_any(reduced, _EXP_U20[4], _EXP_U20[3])
     for coefficient in (_EXP_U20[2], _EXP_U20[1], _EXP_U20[0], f32(1)):
-        result = _fma(reduced, result, coefficient)
+        result = _fma_any(reduced, result, coefficient)
     power = ((fx - f32(1)).astype(np.int32) + 127) << 23  # 2 ** (n - 1), then times 2
     power = np.where(x < _LN_FLT_MIN, f32(0), power.astype(np.int32).view(f32))
     return (result * power * f32(2)).astype(f32)
@@ -717,10 +718,10 @@ def erf_vector(x):
     """ATen's Vectorized<float>::erf: sign(x) (1 - r(t) t exp(-x^2)), t = 1 / (1 + p |x|)."""
     x = np.asarray(x, f32)
     p, p1, p2, p3, p4, p5 = _ERF_P
-    t = (f32(1) / _fma(p, np.abs(x), f32(1))).astype(f32)
-    r = _fma(_fma(_fma(_fma(p5, t, p4), t, p3), t, p2), t, p1)
+    t = (f32(1) / _fma_any(p, np.abs(x), f32(1))).astype(f32)
+    r = _fma_any(_fma_any(_fma_any(_fma_any(p5, t, p4), t, p3), t, p2), t, p1)
     e = exp_u20(-(x * x).astype(f32))
-    result = _fma((-e * t).astype(f32), r, f32(1))
+    result = _fma_any((-e * t).astype(f32), r, f32(1))
     return np.where(np.signbit(x), -result, result)
 
 
@@ -728,5 +729,5 @@ def gelu_vector(x):
     """torch's vectorised float32 gelu: x/2 * erf(x / sqrt 2) + x/2, fused."""
     with np.errstate(all="ignore"):  # (inf and nan pass through as torch's do, silently)
         half = (x * f32(0.5)).astype(f32)
-        return _fma(half, erf_vector((x * _GELU_ALPHA).astype(f32)), half)
+        return _fma_any(half, erf_vector((x * _GELU_ALPHA).astype(f32)), half)
 
