@@ -59,6 +59,8 @@ def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=No
 class _UnaryBackward(Node):
     """A one-input node whose formula reads one saved tensor (the input or the result)."""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self",)
 
     def backward(self, grad):
@@ -349,6 +351,8 @@ def neg(input):
 class NegBackward0(Node):
     """out = -x:  d/dx = -1"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     def backward(self, grad):
         return -grad
 
@@ -376,6 +380,8 @@ def abs(input):  # noqa: A001 - torch.abs
 
 class AbsBackward0(Node):
     """out = |x|:  d/dx = sign(x) (0 at 0)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self",)
 
@@ -405,6 +411,8 @@ def _signs(input, node):
 
 class _ZeroGradient(Node):
     """A step function (sign, floor, round ...): flat almost everywhere, d/dx = 0"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     def backward(self, grad):
         return zero_gradient_like(grad)
@@ -452,6 +460,8 @@ def relu(input):
 class ReluBackward0(Node):
     """out = max(x, 0):  d/dx = 1 where out > 0 (or nan), else 0 (torch's threshold_backward
     puts 0 there, never -0.0)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("result",)
 
@@ -573,6 +583,8 @@ def frac(input):
 class FracBackward0(Node):
     """out = x - trunc(x):  d/dx = 1 (trunc is flat)"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     def backward(self, grad):
         return grad
 
@@ -600,6 +612,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 class NanToNumBackward0(Node):
     """out = x with nan and infinities replaced:  d/dx = 1 where x is finite, else 0"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self",)
 
