@@ -486,12 +486,12 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     jvps at once under vmap; the engine's vmap does not carry tangents, so the columns are
     computed one by one (the same numbers; README.md). Blocks are laid out as torch's:
     ``output.shape + input.shape``, trees of outputs outside, trees of inputs inside."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
-                           f"'same'. Got {randomness}")
 
     @functools.wraps(func)
     def wrapper(*args):
+        if randomness not in ("error", "different", "same"):  # (torch's vmap asks when called)
+            raise RuntimeError("Only allowed values for randomness are 'error', 'different', "
+                               f"or 'same'. Got {randomness}")
         primals = slice_argnums(args, argnums, as_tuple=False)
         flat_primals, primals_spec = tree_flatten(primals)
         numels = [p.numel() for p in flat_primals]
