@@ -5,6 +5,7 @@ the Jacobian-vector product along ``t``, read back with ``unpack_dual(y).tangent
 machinery is in engine/core/forward.py (how each operation finds its results' tangents);
 this module is torch's API and its errors. One level at a time, as torch's.
 """
+import warnings
 from typing import NamedTuple
 
 from ..core import forward
@@ -26,9 +27,23 @@ def exit_dual_level(*, level=None):
     forward.exit_level(forward.state.level if level is None else level)
 
 
+class FirstUse:
+    """torch's first make_dual in a process loads its forward-mode decompositions, which
+    warns (FutureWarning, from torch.jit.script): the engine says the same, once."""
+
+    warned = False
+
+
+JIT_SCRIPT_DEPRECATED = ("`torch.jit.script` is deprecated. Please switch to `torch.compile` "
+                         "or `torch.export`.")
+
+
 def make_dual(tensor, tangent, *, level=None):
     """A view of ``tensor`` (same memory) that carries ``tangent``: as it is when laid out as
     ``tensor``, else a copy laid out so."""
+    if not FirstUse.warned:
+        FirstUse.warned = True
+        warnings.warn(JIT_SCRIPT_DEPRECATED, FutureWarning, stacklevel=2)
     if level is None:
         level = forward.state.level
     if level < 0:

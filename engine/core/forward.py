@@ -13,6 +13,8 @@ torch derives most of its forward formulas (derivatives.yaml's ``auto_element_wi
 * any other node: its backward formula *transposed*. Backward is linear in ``grad``
   (``backward(g) = J^T g``); one more backward through it, with the tangent as the incoming
   gradient, gives ``J t`` (the double-backward trick of autograd.functional.jvp, op by op);
+* a node class with a method ``jvp(self, *tangents)`` (None for an input without one): its
+  own forward formula, where torch's differs from the derived one (``where``'s zero signs);
 * ``jvp = None``, or a formula that is not differentiable in ``grad``: torch's error.
 
 Only one level at a time, as torch's. While a tangent is being computed no other tangent is:
@@ -108,8 +110,11 @@ def propagate(node_class, results, inputs, saved, saved_output, values):
             found = [same_view(tangents[position], inputs[position], out) for out in outputs]
         else:
             node = formula_node(node_class, inputs, tangents, saved, saved_output, outputs, values)
-            found = (element_wise if rule == "element_wise" else transposed)(
-                node, node_class, tangents, outputs, inputs)
+            if callable(rule):  # the node's own forward formula: jvp(self, *tangents)
+                found = [rule(node, *tangents)]
+            else:
+                found = (element_wise if rule == "element_wise" else transposed)(
+                    node, node_class, tangents, outputs, inputs)
     finally:
         state.active = True
     for out, tangent in zip(outputs, found):
@@ -164,15 +169,18 @@ def transposed(node, node_class, tangents, outputs, node_inputs):
                  if out is not None and out._data.dtype.kind == "f" else None for out in outputs]
         grads = node.backward(*seeds[:node.num_outputs])
         grads = grads if isinstance(grads, tuple) else (grads,)
-        total = None
+        total, constant = None, False
         for grad, tangent in zip(grads, tangents):
             if tangent is None or grad is None:
                 continue
-            if not grad.requires_grad:  # a formula computed outside autograd: no way through
-                raise NotImplementedError(messages.no_forward_ad(node_class))
+            if not grad.requires_grad:  # a constant (a zero gradient), or a formula computed
+                constant = True         # outside autograd (no way through: see below)
+                continue
             term = (grad * tangent).sum()
             total = term if total is None else total + term
         if total is None:
+            if constant:  # nothing differentiable in grad: no forward formula to derive
+                raise NotImplementedError(messages.no_forward_ad(node_class))
             return [None] * len(outputs)
         caught = {}  # each seed's gradient as it arrives (.grad would hold a copy of it)
         for position, seed in enumerate(seeds):

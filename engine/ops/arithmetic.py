@@ -740,12 +740,20 @@ def _minimum_keeping_ties(a, b):
 class MaximumBackward0(Node):
     """out = max(a, b):  d/da = 1 where a > b,  d/db = 1 where b > a;  a tie splits it in half"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("self", "other")
 
     def backward(self, grad):
         return _larger_gets_it(grad, *self.saved_tensors)
+
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, as torch's: the winner's tangent, the mean of both on a tie (zero where
+        the winner has none, half of the other's on a tie)."""
+        a, b = self.saved_tensors
+        wins = where(a > b, 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
+        tie = mul_scalar(tangent_b if tangent_a is None else tangent_a if tangent_b is None
+                         else tangent_a + tangent_b, 0.5)
+        return where(a == b, tie, wins)
 
 
 def _larger_gets_it(grad, a, b):
@@ -772,12 +780,20 @@ def minimum(input, other):
 class MinimumBackward0(Node):
     """out = min(a, b):  d/da = 1 where a < b,  d/db = 1 where b < a;  a tie splits it in half"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("self", "other")
 
     def backward(self, grad):
         return _smaller_gets_it(grad, *self.saved_tensors)
+
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, as torch's: the winner's tangent, the mean of both on a tie (zero where
+        the winner has none, half of the other's on a tie)."""
+        a, b = self.saved_tensors
+        wins = where(a < b, 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
+        tie = mul_scalar(tangent_b if tangent_a is None else tangent_a if tangent_b is None
+                         else tangent_a + tangent_b, 0.5)
+        return where(a == b, tie, wins)
 
 
 def _smaller_gets_it(grad, a, b):
@@ -887,14 +903,19 @@ def where_method(input, condition, other):
 class WhereBackward0(Node):
     """out = where(condition, a, b):  d/da = 1 where condition holds, d/db = 1 elsewhere"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("condition",)
 
     def backward(self, grad):
         (condition,) = self.saved_tensors
         grad_other = where(condition, 0.0, grad)  # (other's first, as torch's node)
         return where(condition, grad, 0.0), grad_other
+
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode: the tangents picked as the values are (torch's formula, whose zero
+        signs the sum of the two backward terms would not keep)."""
+        (condition,) = self.saved_tensors
+        return where(condition, 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
 
 
 # (torch has no clamp with a tensor bound and a number bound: x.clamp(t, 0) is refused)

@@ -220,6 +220,13 @@ class TanhBackwardBackward0(Node):
         return (_recorded_as(TanhBackwardBackward0, _tanh_backward, gg, result),
                 gg * (mul_scalar(result, -2.0) * grad))
 
+    def jvp(self, grad_t, result_t):
+        """Forward mode, torch's formula (its zero signs): grad_t (1 - y ** 2) + y_t (-2 y grad),
+        a missing grad_t taken as zeros, a missing y_t's term left out."""
+        grad, result = self.saved_tensors
+        first = _tanh_backward(zeros_like(grad) if grad_t is None else grad_t, result)
+        return first if result_t is None else first + result_t * (mul_scalar(result, -2.0) * grad)
+
 
 class SigmoidBackward0(_UnaryOfResult):
     """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
@@ -248,6 +255,13 @@ class SigmoidBackwardBackward0(Node):
         grad, result = self.saved_tensors
         return (_recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, gg, result),
                 gg * (grad * (mul_scalar(result, -2.0) + 1)))
+
+    def jvp(self, grad_t, result_t):
+        """Forward mode, torch's formula: grad_t (1 - y) y + y_t (grad (1 - 2 y)), a missing
+        grad_t taken as zeros, a missing y_t's term left out."""
+        grad, result = self.saved_tensors
+        first = _sigmoid_backward(zeros_like(grad) if grad_t is None else grad_t, result)
+        return first if result_t is None else first + result_t * (grad * (1 - 2 * result))
 
 
 class RsqrtBackward0(_UnaryOfResult):
@@ -496,6 +510,12 @@ class ThresholdBackwardBackward0(Node):
     def backward(self, grad):
         (result,) = self.saved_tensors
         return _threshold_backward(result, grad), zeros_like(grad)
+
+    def jvp(self, grad_t, result_t):
+        """Forward mode, torch's formula: the same mask applied to grad's tangent (zeros where
+        there is none); result's tangent adds nothing."""
+        (result,) = self.saved_tensors
+        return _threshold_backward(result, zeros_like(result) if grad_t is None else grad_t)
 
 
 def _rounding(ufunc, name, doc, node):
