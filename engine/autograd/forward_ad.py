@@ -5,6 +5,7 @@ the Jacobian-vector product along ``t``, read back with ``unpack_dual(y).tangent
 machinery is in engine/core/forward.py (how each operation finds its results' tangents);
 this module is torch's API and its errors. One level at a time, as torch's.
 """
+import functools
 import warnings
 from typing import NamedTuple
 
@@ -100,12 +101,14 @@ def unpack_dual(tensor, *, level=None):
     if tangent is not None and level != forward.state.level:  # (torch asks only then)
         raise RuntimeError("Invalid level given to _fw_primal")
     primal = make_view(tensor, tensor._data.shape, tensor.stride(), tensor.storage_offset())
-    primal = forward.without_tangent(record(Identity, primal, (tensor,)))
+    primal = record(Identity, primal, (tensor,))
+    primal._fw = (forward.state.generation, None)  # none at this level (not even its base's)
     return UnpackedDualTensor(primal, tangent)
 
 
 class dual_level:  # noqa: N801 (torch's name)
-    """``with dual_level():`` opens a level for the block, and closes it after."""
+    """``with dual_level():`` opens a level for the block, and closes it after; as a
+    decorator (``@dual_level()``), for every call of the function."""
 
     def __enter__(self):
         return enter_dual_level()
@@ -113,3 +116,10 @@ class dual_level:  # noqa: N801 (torch's name)
     def __exit__(self, *exc_info):
         exit_dual_level()
         return False
+
+    def __call__(self, function):
+        @functools.wraps(function)
+        def inside_a_level(*args, **kwargs):
+            with dual_level():
+                return function(*args, **kwargs)
+        return inside_a_level

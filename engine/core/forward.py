@@ -80,12 +80,6 @@ def set_tangent(tensor, tangent):
     return tangent
 
 
-def without_tangent(tensor):
-    """``tensor`` marked as having no tangent at this level (not even its base's view)."""
-    tensor._fw = (state.generation, None)
-    return tensor
-
-
 def same_view(tangent, primal, view):
     """``view`` of ``primal``'s memory, taken of ``tangent`` (laid out as ``primal``)."""
     return tangent.as_strided(view._data.shape, view.stride(), tangent.storage_offset()

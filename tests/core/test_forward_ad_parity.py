@@ -52,6 +52,8 @@ API_CASES = {
     "detach drops the tangent": "with fw.dual_level():\n d = fw.make_dual(x, t)\n"
                                 " r = [fw.unpack_dual(d.detach()), fw.unpack_dual(d.data),"
                                 " fw.unpack_dual(d.clone())]",
+    "dual_level as a decorator": "@fw.dual_level()\ndef f(a):\n    return fw.unpack_dual(fw.make_dual(a, t) * 2)\n"
+                                 "r = [f(x), f(x), fw.unpack_dual(x)]",
     "nested level": "with fw.dual_level():\n r = error(fw.enter_dual_level)",
     "nested dual_level": "with fw.dual_level():\n r = error(lambda: fw.dual_level().__enter__())",
     "exit without level": "r = error(fw.exit_dual_level)",
@@ -85,6 +87,12 @@ API_CASES = {
                                   " d.mul_(m.tensor([1.0, 2.0, 3.0]))\n d.fill_(1)\n r = fw.unpack_dual(d)",
     "views share the tangent": "with fw.dual_level():\n d = fw.make_dual(x.clone(), t.clone())\n"
                                " v = d[1:]\n v.mul_(10)\n r = [fw.unpack_dual(d), fw.unpack_dual(v)]",
+    "in-place unary and setitem": "with fw.dual_level():\n d = fw.make_dual(x.clone(), t.clone())\n"
+                                  " d.sin_()\n d[0] = 5.0\n d[1:] *= 2\n r = fw.unpack_dual(d)",
+    "in-place views": "with fw.dual_level():\n d = fw.make_dual(m.ones(2, 3), m.arange(6.).view(2, 3))\n"
+                      " d.t_()\n r = [fw.unpack_dual(d)]\n d.unsqueeze_(0)\n r.append(fw.unpack_dual(d))",
+    "setitem with a dual value": "with fw.dual_level():\n d = fw.make_dual(x, t)\n b = m.zeros(2, 3)\n"
+                                 " b[:, 1] = d[:2]\n b[m.tensor([True, False])] = d * 3\n r = fw.unpack_dual(b)",
     "no forward formula": "with fw.dual_level():\n d = fw.make_dual(x, t)\n"
                           " r = [error(lambda: d // 2), error(lambda: m.floor_divide(d, 2.0))]",
 }
