@@ -94,7 +94,7 @@ def propagate(node_class, results, inputs, saved, saved_output, values):
     outputs = results if isinstance(results, tuple) else (results,)
     rule = getattr(node_class, "jvp", "transposed")
     if rule is None:
-        raise NotImplementedError(messages.no_forward_ad(node_class, values.get("op")))
+        raise NotImplementedError(messages.no_forward_ad(node_class))
     state.active = False  # the formulas read primals: no tangents of tangents
     try:
         viewed = all(is_view_of(out, value) for out in outputs for value, tangent
@@ -159,7 +159,7 @@ def transposed(node, node_class, tangents, outputs, node_inputs):
     keep_graph = mode.grad_enabled and any(getattr(value, "_requires_grad", False)
                                            for value in (*tangents, *node_inputs))
     with enable_grad():
-        seeds = [out.new_zeros(out._data.shape).requires_grad_()
+        seeds = [out.new_ones(out._data.shape).requires_grad_()  # (any seed: linear in it)
                  if out is not None and out._data.dtype.kind == "f" else None for out in outputs]
         grads = node.backward(*seeds[:node.num_outputs])
         grads = grads if isinstance(grads, tuple) else (grads,)
@@ -167,15 +167,15 @@ def transposed(node, node_class, tangents, outputs, node_inputs):
         for grad, tangent in zip(grads, tangents):
             if tangent is None or grad is None:
                 continue
-            if not grad.requires_grad:  # a constant (a zero gradient), or a formula computed
-                constant = True         # outside autograd (no way through: see below)
-                continue
+            if not grad.requires_grad:  # a zero gradient (a sample's), or a formula computed
+                constant = constant or bool(grad._data.any())  # outside autograd: no way
+                continue                                        # through (see below)
             term = (grad * tangent).sum()
             total = term if total is None else total + term
-        if total is None:
-            if constant:  # nothing differentiable in grad: no forward formula to derive
-                raise NotImplementedError(messages.no_forward_ad(node_class))
-            return [None] * len(outputs)
+        if constant:  # a gradient that does not come from grad: no forward formula to derive
+            raise NotImplementedError(messages.no_forward_ad(node_class))
+        if total is None:  # every input's gradient is zero: so are the tangents
+            return [None if seed is None else seed.new_zeros(seed.shape) for seed in seeds]
         caught = {}  # each seed's gradient as it arrives (.grad would hold a copy of it)
         for position, seed in enumerate(seeds):
             if seed is not None:

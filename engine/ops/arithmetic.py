@@ -364,13 +364,19 @@ class NotImplementedBackward(Node):
     """An op torch has no derivative for (floor_divide ...): backward through it fails."""
 
     op: str
-    jvp = None  # nor a forward one: torch's error (core/forward.py)
 
     def name(self):
         return "torch::autograd::NotImplemented"  # torch's C++ name for this node
 
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+    def jvp(self, *tangents):
+        """Forward mode: torch's error, but for bernoulli's (a sample does not move with p:
+        a zero tangent)."""
+        if self.op == "bernoulli":
+            return full_like(next(t for t in tangents if t is not None), 0.0)
+        raise NotImplementedError(messages.no_forward_ad(type(self), self.op))
 
 
 # torch's class is called NotImplemented (print(y.grad_fn) shows <NotImplemented object ...>):

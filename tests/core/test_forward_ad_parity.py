@@ -95,6 +95,9 @@ API_CASES = {
                                  " b[:, 1] = d[:2]\n b[m.tensor([True, False])] = d * 3\n r = fw.unpack_dual(b)",
     "no forward formula": "with fw.dual_level():\n d = fw.make_dual(x, t)\n"
                           " r = [error(lambda: d // 2), error(lambda: m.floor_divide(d, 2.0))]",
+    "bernoulli's zero tangent": "m.manual_seed(0)\nwith fw.dual_level():\n"
+                                " d = fw.make_dual(m.tensor([0.2, 0.5, 0.9]), t)\n"
+                                " r = fw.unpack_dual(m.bernoulli(d))",
 }
 
 
@@ -161,6 +164,29 @@ UNARY = {
     "float64": lambda m, a: a.double() * 2, "where": lambda m, a: m.where(a > 0, a, a * a),
     "maximum": lambda m, a: m.maximum(a, m.zeros(3)), "div": lambda m, a: a / 3,
     "mul broadcast": lambda m, a: a * m.tensor([[1.0], [2.0]]), "chain": lambda m, a: (a.tanh() @ a.t()).sum(),
+    # more of the engine's ops (each derived from its backward formula)
+    "cumsum": lambda m, a: a.cumsum(1), "cumprod": lambda m, a: a.cumprod(1), "sort": lambda m, a: a.sort(1).values,
+    "topk": lambda m, a: a.topk(2).values, "pow tensor": lambda m, a: (a.abs() + 1) ** a,
+    "lerp": lambda m, a: m.lerp(a, a.exp(), 0.3), "addcmul": lambda m, a: m.addcmul(a, a, a, value=2),
+    "outer": lambda m, a: m.outer(a[0], a[1]), "max_pool2d": lambda m, a: m.nn.functional.max_pool2d(a.view(1, 1, 2, 3), 2),
+    "avg_pool2d": lambda m, a: m.nn.functional.avg_pool2d(a.view(1, 1, 2, 3), 2),
+    "conv2d": lambda m, a: m.nn.functional.conv2d(a.view(1, 1, 2, 3), m.ones(1, 1, 2, 2, dtype=a.dtype)),
+    "layer_norm": lambda m, a: m.nn.functional.layer_norm(a, (3,)),
+    "batch_norm": lambda m, a: m.nn.functional.batch_norm(a, None, None, training=True),
+    "nll_loss": lambda m, a: m.nn.functional.nll_loss(a, m.tensor([0, 2])),
+    "bce with logits": lambda m, a: m.nn.functional.binary_cross_entropy_with_logits(a, m.full((2, 3), 0.3, dtype=a.dtype)),
+    "l1_loss": lambda m, a: m.nn.functional.l1_loss(a, m.zeros(2, 3, dtype=a.dtype)),
+    "softplus": lambda m, a: m.nn.functional.softplus(a), "elu": lambda m, a: m.nn.functional.elu(a),
+    "leaky_relu": lambda m, a: m.nn.functional.leaky_relu(a), "silu": lambda m, a: m.nn.functional.silu(a),
+    "pad": lambda m, a: m.nn.functional.pad(a, (1, 1)), "repeat": lambda m, a: a.repeat(2, 1),
+    "masked_fill": lambda m, a: a.masked_fill(a > 0, 1.0), "cross": lambda m, a: m.linalg.cross(a[0], a[1]),
+    "vector_norm": lambda m, a: m.linalg.vector_norm(a, dim=1), "norm inf": lambda m, a: a.norm(p=float("inf")),
+    "sign floor round frac": lambda m, a: a.sign() + a.floor() + a.round() + a.frac(),
+    "remainder fmod": lambda m, a: a.remainder(1.5) + a.fmod(1.5), "lgamma": lambda m, a: (a.abs() + 1).lgamma(),
+    "chunk": lambda m, a: a.chunk(3, 1)[1], "movedim": lambda m, a: a.movedim(0, 1),
+    "as_strided": lambda m, a: a.as_strided((2, 2), (1, 2)), "flip": lambda m, a: a.flip(1),
+    "prod with a zero": lambda m, a: (a * m.tensor([[0.0, 1, 1], [1, 1, 1]], dtype=a.dtype)).prod(1),
+    "bernoulli": lambda m, a: m.bernoulli(a.sigmoid(), generator=m.Generator().manual_seed(0)),
 }
 BINARY = {
     "add": lambda m, a, b: a + b, "sub": lambda m, a, b: a - b, "mul": lambda m, a, b: a * b,
