@@ -22,6 +22,12 @@ STAMP_LAB := $(VENV)/.stamp-lab$(if $(wildcard engine/__init__.py),,-no-engine)
 STAMP_TEST := $(VENV)/.stamp-test
 STAMP_ORACLE := $(VENV)/.stamp-oracle
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+# The kernel's own start-up notes (its warning that the kernel talks to JupyterLab over TCP
+# without encryption: on 127.0.0.1 that is this machine) kept out of the terminal; what a
+# cell prints or warns still shows in the notebook. And matplotlib's font cache built during
+# setup, not in a notebook's first plot (a pink "building the font cache" box).
+KERNEL_CONFIG := $(VENV)/etc/ipython/ipython_kernel_config.json
+FONT_CACHE := $(VENV)/.stamp-font-cache
 # The course's JupyterLab extension (one hand-written file, course_tools/labextension/): a check
 # cell's request carries its answer cell's current text, so an edit not yet run is seen.
 LAB_EXTENSION := $(VENV)/share/jupyter/labextensions/autograd-step-by-step
@@ -49,7 +55,7 @@ help: ## List the targets
 	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
 
-lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
+lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
 	@url="$$($(VPY) -m course_tools.workspace server)"; \
 	if [ -n "$$url" ]; then \
 	  echo "JupyterLab is already running on your workspace. Open:"; \
@@ -76,7 +82,7 @@ progress: ## Which exercises in workspace/ are done, not quite or not started
 length: $(STAMP_LAB) ## How long each lesson's main path takes (words, code cells, minutes)
 	@$(VPY) -m course_tools.length
 
-test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
+test: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
 	@args="tests"; \
 	for d in notebooks solutions exercises; do \
 	  if [ -n "$$(find $$d -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit 2>/dev/null)" ]; then \
@@ -94,7 +100,7 @@ test: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and
 
 # Every notebook opened in JupyterLab by headless Chromium, run, and checked as a learner sees
 # it (course_tools/browser_check.py); `make test` runs the same test, or skips it without Chromium.
-test-browser: $(STAMP_TEST) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
+test-browser: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot check-chromium ## Run every notebook in JupyterLab in headless Chromium (screenshots: tests/browser_artifacts/)
 	$(VPY) -m pytest tests/course/test_browser.py -v
 
 # The browser edition (README, "The course in a browser"): JupyterLite + Pyodide, offline, in
@@ -151,7 +157,7 @@ lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 
 # Every notebook is committed executed: re-run the ones you edit (NB="a.ipynb b.ipynb").
 NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb))
-execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (all, or NB="...")
+execute: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run notebooks in place, saving outputs (all, or NB="...")
 	@for nb in $(NB); do case "$$(realpath -m "$$nb")" in "$(CURDIR)/$(WORKSPACE)"/*) \
 	  echo "make execute: $$nb is in $(WORKSPACE)/, which is a learner's own copy: it is never rewritten by make. Run it in JupyterLab instead." >&2; \
 	  exit 1;; esac; done
@@ -160,7 +166,7 @@ execute: $(STAMP_TEST) check-dot ## Re-run notebooks in place, saving outputs (a
 	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m course_tools.generate --execute --force \
 	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
 
-compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
+compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
 	$(VPY) -m course_tools.compare_torch $(NB)
 
 # Differential fuzzing (tests/fuzz/): N random programs run under torch and under the engine,
@@ -231,6 +237,14 @@ $(LAB_EXTENSION)/package.json: $(wildcard course_tools/labextension/*.json cours
 	@rm -rf $(LAB_EXTENSION)
 	@mkdir -p $(dir $(LAB_EXTENSION))
 	@cp -R course_tools/labextension $(LAB_EXTENSION)
+
+$(KERNEL_CONFIG): course_tools/kernel/ipython_kernel_config.json | $(STAMP_LAB)
+	@mkdir -p $(dir $@)
+	@cp $< $@
+
+$(FONT_CACHE): | $(STAMP_LAB)
+	@echo "Building matplotlib's font cache (once)"
+	@MPLBACKEND=Agg $(VPY) -c "import matplotlib.font_manager" && touch $@
 
 # Switch off JupyterLab's news pop-up (it covers part of the page).
 $(LAB_OVERRIDES): | $(STAMP_LAB)

@@ -289,6 +289,19 @@ def save_load(tm):
     return run
 
 
+def lstm_step(tm):
+    """An LSTM (2 layers, input 32, hidden 64) over a sequence of 32 steps, batch 16: forward
+    and backward (issue 27)."""
+    tm.manual_seed(0)
+    layer = tm.nn.LSTM(32, 64, num_layers=2)
+    x = tm.randn(32, 16, 32)
+
+    def run():
+        output, _ = layer(x)
+        output.sum().backward()
+    return run
+
+
 def chain(tm, depth):
     x = tm.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x
@@ -594,8 +607,10 @@ def goals(report, torch, rounds):
         "a + b, a and b require grad": (tiny_add(engine), tiny_add(torch), 10_000),
         "torch.save + torch.load of a 10 MB state_dict (io.BytesIO)":
             (save_load(engine), save_load(torch), 5),
+        "LSTM 2 layers, hidden 64, sequence 32, batch 16: forward + backward":
+            (lstm_step(engine), lstm_step(torch), 5),
     }
-    targets = dict(zip(workloads, (1.3, 1.5, 1.5, 1.5)))
+    targets = dict(zip(workloads, (1.3, 1.5, 1.5, 1.5, 3)))
     for name, timed in interleaved(workloads, rounds).items():
         report.timed_goal(name, timed, targets[name])
     same = sgd_update_is_torchs(torch)

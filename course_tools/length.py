@@ -19,6 +19,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 # The gallery (99_gallery.ipynb) shows pictures to browse; it is not a lesson.
 NOT_LESSONS = ("99_gallery",)
+# Lessons from 12 on are the advanced part, for after the course's five-hour main path
+# (lessons 00-11, README's course map): the table lists them, the total leaves them out.
+FIRST_ADVANCED = 12
 DETAILS = re.compile(r"<details>.*?</details>", re.S)
 WORDS_PER_MINUTE = 150
 SECONDS_PER_CODE_CELL = 40
@@ -93,17 +96,27 @@ def table(slugs) -> str:
             "| optional code cells | exercises | main path, min |", "|---|" + "---:|" * 6]
     total = dict.fromkeys(["words", "optional words", "code cells", "optional code cells",
                            "exercises", "minutes"], 0)
+    advanced = dict.fromkeys(total, 0)
     for slug in slugs:
         length = lesson_length(ROOT / "notebooks" / f"{slug}.ipynb")
         for key in total:
-            total[key] += length[key]
+            (advanced if is_advanced(slug) else total)[key] += length[key]
         rows.append(f"| {slug} | " + " | ".join(
             f"{length[k]:,.0f}" for k in total) + " |")
-    rows.append("| **total** | " + " | ".join(f"**{total[k]:,.0f}**" for k in total) + " |")
+    rows.append("| **total, 00-11** | " + " | ".join(f"**{total[k]:,.0f}**" for k in total)
+                + " |")
     rows.append(f"\nEstimated main path: {total['minutes'] / 60:.1f} h "
                 f"({total['words']:,} words at {WORDS_PER_MINUTE} a minute, "
                 f"{total['code cells']} code cells at {SECONDS_PER_CODE_CELL} s each).")
+    if advanced["minutes"]:
+        rows.append(f"The advanced part (lessons {FIRST_ADVANCED} on) adds "
+                    f"{advanced['minutes']:.0f} min.")
     return "\n".join(rows)
+
+
+def is_advanced(slug: str) -> bool:
+    """True for a lesson of the advanced part ("12_hooks_and_saved_tensors", ...)."""
+    return int(slug[:2]) >= FIRST_ADVANCED
 
 
 def lessons(root=ROOT) -> list[str]:

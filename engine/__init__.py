@@ -18,8 +18,7 @@ from .fidelity.layout import UntypedStorage
 from .fidelity.size import (Size, channels_last, channels_last_3d, contiguous_format, device,
                             memory_format, preserve_format, strided)
 from .fidelity.printing import set_printoptions
-from .fidelity.random import (Generator, default_generator, manual_seed, seed, initial_seed,
-                              get_rng_state, set_rng_state)
+from .fidelity.random import Generator, default_generator, manual_seed, seed, initial_seed
 from .core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                              is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .core.tensor import Tensor
@@ -36,8 +35,9 @@ from .ops.sampling import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
-from . import random  # noqa: F401
-from . import autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
+from . import random  # noqa: F401  (Generator.get_state/set_state: uint8 tensors)
+from .random import get_rng_state, set_rng_state  # noqa: F401
+from . import accelerator, autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
 from . import optim, utils  # noqa: F401
 from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap ...)
 from . import serialization  # noqa: F401

@@ -34,14 +34,30 @@ from .core.tensor import Tensor, wrap
 __all__ = ["BackwardSteps", "BackwardStepper", "descent_path", "DescentPlayground", "LOSSES"]
 
 # ====================================================================== recording backward
-Step = collections.namedtuple("Step", "node grads_in grads_out grads")
+Step = collections.namedtuple("Step", "node grads_in grads_out grads hooks")
 # node: the grad_fn node that ran; grads_in: the gradients it received (numpy, per output);
 # grads_out: those it sent (per next_functions entry); grads: .grad of every tracked tensor
-# after it ran (numpy or None)
+# after it ran (numpy or None); hooks: the kinds of the hooks that ran with it, in order
 
 
 def _copy(tensor):
     return None if tensor is None else np.array(tensor._data, copy=True)
+
+
+def _hooks_at(node):
+    """The hooks backward runs with ``node``, in their order, by kind: the tensor hooks of
+    its outputs, retain_grad's, its pre-hooks, (the node), its post-hooks, and for a leaf's
+    AccumulateGrad the leaf's post-accumulate hooks (engine/core/hooks.py)."""
+    kinds = []
+    hooks = node._hooks
+    if hooks is not None:
+        kinds += ["tensor hook"] * sum(len(h) for h in hooks.tensor_hooks.values())
+        kinds += ["retain_grad"] * len(retained_tensors(node))
+        kinds += ["pre-hook"] * len(hooks.pre_hooks)
+        kinds += ["post-hook"] * len(hooks.post_hooks)
+    if isinstance(node, AccumulateGrad):
+        kinds += ["post-accumulate hook"] * len(node.variable._post_accumulate_hooks or ())
+    return kinds
 
 
 def _graph_nodes(roots):
@@ -85,10 +101,11 @@ def record_backward(root, gradient=None):
 
     def run_and_record(node, grads):
         # the walk's own run_node, then a note of what it did (the walk's public hook)
+        hooks = _hooks_at(node)  # (read first: a hook may remove itself)
         input_grads = backward.run_node(node, grads, retain_graph=True)
         if grads is not None:
             steps.append(Step(node, [_copy(g) for g in grads], [_copy(g) for g in input_grads],
-                              [_copy(tensor._grad) for tensor in tracked]))
+                              [_copy(tensor._grad) for tensor in tracked], hooks))
         return input_grads
 
     try:
@@ -250,6 +267,7 @@ class BackwardSteps:
             "grads": self.grads_at(self.position),
             "ran": [self._node_name(step.node) for step in ran],
             "freed": [step.node.name() for step in ran if id(step.node) in self._saving],
+            "hooks": [] if current is None else list(current.hooks),
         }
 
     def describe(self):
@@ -267,6 +285,8 @@ class BackwardSteps:
                 if n is not None]
         if sent:
             text += f", sent {', '.join(sent)}"
+        if step.hooks:
+            text += f", hooks: {', '.join(step.hooks)}"
         if id(step.node) in self._saving:
             text += ", freed its saved tensors"
         return head + text + (f"; {grads}" if grads else "")

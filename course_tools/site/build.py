@@ -38,6 +38,7 @@ import zipfile
 from pathlib import Path
 
 from course_tools.notebook_files import course_files, course_notebooks  # standard library only
+from course_tools.site import read_only
 
 WEB = Path(__file__).resolve().parent
 ROOT = WEB.parent.parent
@@ -368,52 +369,84 @@ plugins:
       execute: false
       include_source: true
 nav:
-  - "Read-only lessons": index.md
+  - "The course, read-only": index.md
 {nav}
 """
 
 
 def read_only_html(out, work):
-    """build/site/read/: every lesson as a static page with its saved outputs and pictures,
-    each linking to the same lesson in JupyterLite (mkdocs-jupyter, offline)."""
+    """build/site/read/: every lesson, exercise notebook and worked answer as a static page with
+    its saved outputs and pictures, each linking to its copy in JupyterLite, their links to
+    each other (and to the notes beside the lessons) pointing at these pages
+    (course_tools/site/read_only.py; mkdocs-jupyter, offline)."""
     read = work / "read"
     shutil.rmtree(read, ignore_errors=True)
     docs = read / "docs"
-    docs.mkdir(parents=True)
-    lessons = [r for r in course_notebooks(ROOT) if r.startswith("notebooks/")]
-    nav, items = [], []
-    for relative in lessons:
+    (docs / "exercises").mkdir(parents=True)
+    (docs / "solutions").mkdir()
+    notebooks = course_notebooks(ROOT)
+    notes = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.md")
+                   if p.name not in ("README.md", "AUTHORING.md"))
+    has_page = set(notebooks + notes).__contains__
+    sections = {"notebooks": [], "exercises": [], "solutions": []}
+    for relative in notebooks:
         notebook = json.loads((ROOT / relative).read_text())
-        name = Path(relative).stem
-        # from read/NAME/ (mkdocs's directory URLs) up to the site's root
-        link = f"../../lab/index.html?path={relative}"
+        for cell in notebook["cells"]:
+            if cell["cell_type"] == "markdown":
+                source = "".join(cell["source"])
+                cell["source"] = read_only.rewrite_links(source, relative, has_page)
         notebook["cells"].insert(0, {
             "cell_type": "markdown", "id": "open-in-jupyterlite", "metadata": {},
             "source": [f"*Read-only copy, with the outputs saved in the course.* "
-                       f"[**Run this lesson in your browser**]({link}) (JupyterLite)."]})
-        (docs / f"{name}.ipynb").write_text(json.dumps(notebook))
-        label = title(ROOT / relative).replace('"', "'")
-        nav.append(f'  - "{label}": {name}.ipynb')
-        items.append(f"- [{label}]({name}.ipynb)")
+                       f"[**Run it in your browser**]({read_only.runnable_link(relative)}) "
+                       "(JupyterLite)."]})
+        (docs / read_only.source_of(relative)).write_text(json.dumps(notebook))
+        sections[relative.split("/")[0]].append(relative)
+    for relative in notes:
+        text = read_only.rewrite_links((ROOT / relative).read_text(), relative, has_page)
+        (docs / read_only.source_of(relative)).write_text(text)
+    nav, items = [], []
+    for folder, heading in (("notebooks", "Lessons"), ("exercises", "Exercises"),
+                            ("solutions", "Worked answers")):
+        nav.append(f'  - "{heading}":')
+        items.append(f"\n## {heading}\n")
+        for relative in sections[folder]:
+            label = title(ROOT / relative).replace('"', "'")
+            source = read_only.source_of(relative)
+            nav.append(f'    - "{label}": {source}')
+            items.append(f"- [{label}]({source})")
+    nav.append('  - "Notes":')
+    for relative in notes:
+        nav.append(f'    - "{Path(relative).stem}": {read_only.source_of(relative)}')
     (docs / "index.md").write_text(
-        "# Autograd, Step by Step: the lessons, read-only\n\n"
-        "Each lesson as the course saved it, outputs and pictures included. To run one, "
-        "open it [in your browser](../index.html) (JupyterLite): every page links to its "
-        "runnable copy.\n\n" + "\n".join(items) + "\n")
+        "# Autograd, Step by Step: the course, read-only\n\n"
+        "Each lesson, exercise notebook and worked answer as the course saved it, outputs and "
+        "pictures included. To run one, open it [in your browser](../index.html) "
+        "(JupyterLite): every page links to its runnable copy.\n" + "\n".join(items) + "\n")
     (read / "mkdocs.yml").write_text(MKDOCS_YML.format(site_dir=out / "read",
                                                        nav="\n".join(nav)))
     os.environ["NO_MKDOCS_2_WARNING"] = "1"  # a banner about a successor tool, not about us
     # (from read/: mkdocs-jupyter keeps a cache in the current folder)
     run(Path(sys.executable).parent / "mkdocs", "build", "--quiet", "-f", read / "mkdocs.yml",
         cwd=read)
-    # mkdocs-jupyter adds a script tag for mermaid diagrams from a CDN; no lesson has one.
+    # (mkdocs's 404 page links from the server's root: wrong for a site under read/; the
+    # server's own 404 serves instead)
+    (out / "read" / "404.html").unlink(missing_ok=True)
+    notebook_pages = {out / "read" / read_only.page_of(relative) / "index.html"
+                      for relative in notebooks}
     for page in (out / "read").rglob("*.html"):
         text = page.read_text()
+        # mkdocs-jupyter adds a script tag for mermaid diagrams from a CDN; no lesson has one
         cleaned = re.sub(r'<script[^>]+src="https?://[^"]*mermaid[^"]*"[^>]*>\s*</script>', "",
                          text)
+        if page in notebook_pages:
+            try:
+                cleaned = read_only.headings_in_toc(cleaned)
+            except read_only.ReadOnlyError as error:
+                raise BuildError(f"{page.relative_to(out)}: {error}") from None
         if cleaned != text:
             page.write_text(cleaned)
-    return len(lessons)
+    return len(notebooks)
 
 
 def folder_size(path):
@@ -445,7 +478,7 @@ def main(argv=None):
         "--output-dir", args.out, "--no-sourcemaps", cwd=lite)
     configure(args.out / "jupyter-lite.json", lite / "static" / "pyodide" / "pyodide-lock.json")
     first_page(args.out)
-    say(f"read-only HTML: {read_only_html(args.out, args.work)} lessons in "
+    say(f"read-only HTML: {read_only_html(args.out, args.work)} notebooks in "
         f"{args.out.name}/read/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")
     size, count = folder_size(args.out)

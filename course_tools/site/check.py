@@ -442,7 +442,7 @@ def check_read_only(browser, notebook, committed_root=ROOT):
         report.problems.append(f"{len(images)} SVG pictures ({images}), the saved lesson has "
                                f"{exp.pictures}")
     links = page.evaluate("""() => Array.from(document.querySelectorAll('a')).filter(
-        a => a.textContent.includes('Run this lesson')).map(a => a.href)""")
+        a => a.textContent.includes('Run it in your browser')).map(a => a.href)""")
     want = f"{browser.base}/lab/index.html?path={notebook.as_posix()}"
     if links != [want]:
         report.problems.append(f"links to JupyterLite: {links}, expected [{want!r}]")

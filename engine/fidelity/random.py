@@ -115,8 +115,9 @@ class Generator:
         """The seed last given to manual_seed (or seed)."""
         return self._initial_seed
 
-    def get_state(self):
-        """The state as 5056 uint8 bytes, in the same layout as torch.get_rng_state()."""
+    def state_bytes(self):
+        """The state as 5056 uint8 bytes (numpy), in the same layout as torch.get_rng_state();
+        ``Generator.get_state()`` (engine/random.py) gives them as a uint8 tensor."""
         st = np.zeros((), dtype=_STATE_LAYOUT)
         mt = self._mt.state["state"]
         pos = int(mt["pos"])
@@ -133,8 +134,9 @@ class Generator:
             st["is_next_float_normal_sample_valid"] = 1
         return st.reshape(1).view(np.uint8).copy()
 
-    def set_state(self, new_state):
-        """Restore a state from get_state() (or torch.get_rng_state()); returns self."""
+    def set_state_bytes(self, new_state):
+        """Restore a state from state_bytes() (or the bytes of torch.get_rng_state()); returns
+        self. ``Generator.set_state`` (engine/random.py) checks a tensor as torch does first."""
         if hasattr(new_state, "numpy"):
             new_state = new_state.numpy()
         raw = np.ascontiguousarray(new_state)
@@ -206,13 +208,14 @@ def initial_seed():
 
 
 def get_rng_state():
-    """The default generator's state (5056 uint8 bytes, torch's layout)."""
-    return default_generator.get_state()
+    """The default generator's state (5056 uint8 bytes, torch's layout; engine.get_rng_state()
+    gives them as a tensor)."""
+    return default_generator.state_bytes()
 
 
 def set_rng_state(new_state):
-    """Restore the default generator's state."""
-    default_generator.set_state(new_state)
+    """Restore the default generator's state from bytes."""
+    default_generator.set_state_bytes(new_state)
 
 
 # ---------------------------------------------------------------------------

@@ -81,11 +81,11 @@ class Signature:
     def parse(self, name, args, kwargs, raise_error, method_call=False):
         """Whether the call fits (``PACKED`` when it gave its ints one by one for a tuple);
         with ``raise_error``, torch's error for this overload."""
-        if len(args) > self.max_positional and not (self.varargs and _all_ints(args)):
+        if len(args) > self.max_positional and not (self.varargs and _int_list(args)):
             if raise_error:
                 raise _extra_args(name, self, len(args))
             return False
-        used, position, packed = 0, 0, False
+        used, position, packed, int_lists = 0, 0, False, []
         for index, p in enumerate(self.params):
             if p.hidden and method_call:  # (torch's methods take no out=)
                 continue
@@ -107,14 +107,20 @@ class Signature:
                     raise _missing(name, self.params[index:])
                 return False
             elif _fits(value, p):
-                pass
-            elif not by_name and self.varargs and position == 0 and _all_ints(args):
+                if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
+                    int_lists.append((p.name, value))
+            elif not by_name and self.varargs and position == 0 and _int_list(args):
                 position, packed = len(args), True  # x.flip(0, 1) is x.flip((0, 1))
+                int_lists.append((p.name, args))
                 continue
             elif raise_error:
                 if by_name:
                     raise TypeError(f"{name}(): argument '{p.name}' must be {p.kind}, not "
                                     f"{type_name(value)}")
+                if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
+                    raise TypeError(f"{name}(): argument '{p.name}' (position {position + 1}) "
+                                    f"must be tuple of ints, but found element of type "
+                                    f"{type_name(value[0])} at pos 0")
                 raise TypeError(f"{name}(): argument '{p.name}' (position {position + 1}) must "
                                 f"be {p.kind}, not {type_name(value)}")
             else:
@@ -127,11 +133,29 @@ class Signature:
             if raise_error:
                 raise _extra_kwargs(name, self, args, kwargs, method_call)
             return False
+        for param_name, values in int_lists:
+            _unpack_ints(name, param_name, values)
         return PACKED if packed else True
 
 
 def _all_ints(values):
     return builtins.all(_is_int(v) for v in values)
+
+
+def _int_list(values):
+    """Whether torch takes ``values`` for a tuple of ints: it looks at the first one only
+    (the others are checked as the chosen overload unpacks them: _unpack_ints)."""
+    return not values or _is_int(values[0])
+
+
+def _unpack_ints(name, param_name, values):
+    for position, value in enumerate(values):
+        data = getattr(value, "_data", None)  # (a one-element integer or bool tensor passes)
+        if not (isinstance(value, (builtins.int, np.integer)) or (
+                data is not None and data.size == 1 and data.dtype.kind in "iub")):
+            raise TypeError(f"{name}(): argument '{param_name}' failed to unpack the object at pos "
+                            f"{position + 1} with error \"type must be tuple of ints,but got "
+                            f"{type_name(value)}\"")
 
 
 def _is_int(value):
@@ -152,7 +176,7 @@ def _fits(value, p):
         return isinstance(value, (builtins.bool, np.bool_))
     if kind == "tuple of ints":
         if isinstance(value, (builtins.tuple, builtins.list)):
-            return _all_ints(value)
+            return _int_list(value)
         return p.single_int and _is_int(value)
     if kind == "Tensor":
         return hasattr(value, "_data")

@@ -11,7 +11,8 @@ as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 The larger families sit in files of their own, each importable from here as in torch:
 ``functional_conv.py`` (conv1d, conv2d, unfold, fold, pad), ``functional_pool.py``
 (max_pool2d, avg_pool2d, adaptive_avg_pool2d), ``functional_norm.py`` (batch_norm,
-layer_norm) and ``functional_activation.py`` (gelu, leaky_relu, elu, softplus, silu).
+layer_norm), ``functional_activation.py`` (gelu, leaky_relu, elu, softplus, silu) and
+``functional_sparse.py`` (embedding).
 """
 import math
 import warnings
@@ -34,6 +35,7 @@ from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .functional_sparse import embedding
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -569,4 +571,4 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
-           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu"]
+           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding"]

@@ -1,5 +1,6 @@
-"""``x + y``, ``x - y``, ``x * y``, ``x / y`` on two float tensors, without the general path's
-detours: the same result, the same node, fewer Python calls.
+"""``x + y``, ``x - y``, ``x * y``, ``x / y`` on two float tensors, and ``x.sum(dims,
+keepdim=...)`` / ``x.mean(...)``, without the general path's detours: the same result, the
+same node, fewer Python calls.
 
 Nothing to read for autograd: ``arithmetic.add`` & co are the operations, and this module
 only runs them quicker in their most common case (both operands float32, or both float64,
@@ -14,6 +15,8 @@ Why: each Python call and each generic step (``record``'s loops over ``inputs``,
 ``outputs`` and ``**state``) costs about as much as numpy's own work on a small tensor, and
 ``x + y`` with grad took twice torch's time (issue 15).
 """
+import inspect
+
 import numpy as np
 
 from ..fidelity.floating import silent_runner
@@ -83,3 +86,28 @@ def _edge(value):
         node = value._grad_fn
         return (node, value._output_nr) if node is not None else (value._grad_accumulator(), 0)
     return gradient_edge(value)
+
+
+def reduction(general):
+    """The method ``general`` (``Tensor.sum``, ``Tensor.mean``) quicker for the calls that
+    need no parsing: ``x.sum()``, ``x.sum(dim)`` and ``x.sum(dim, keepdim)`` with ``dim`` an
+    int or a tuple or list of ints and ``keepdim`` a bool, positional or ``keepdim=``
+    (backward's ``sum_to`` calls ``grad.sum(dims, keepdim=True)`` for every broadcast input).
+    The op itself runs, as after torch's parser; any other call goes through it."""
+    op_itself = inspect.unwrap(general)  # (below the parser, out= and numpy's names)
+
+    def op(self, *args, **kwargs):
+        given = args + (kwargs["keepdim"],) if len(kwargs) == 1 and "keepdim" in kwargs and \
+            len(args) == 1 else args if not kwargs else None
+        if given is None or len(given) > 2 or (len(given) == 2 and given[1].__class__ is not bool):
+            return general(self, *args, **kwargs)
+        if given:
+            dim = given[0]
+            if dim.__class__ is not int and not (
+                    dim.__class__ in (tuple, list) and all(d.__class__ is int for d in dim)):
+                return general(self, *args, **kwargs)
+        return op_itself(self, *given)
+
+    op.__name__ = op.__qualname__ = general.__name__
+    op.__doc__ = general.__doc__
+    return op

@@ -57,6 +57,10 @@ for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name, method_copy(_without_out(getattr(_family, _name))))
 
+# (x.sum(dims, keepdim=True) and x.mean(...) skip the parser when they can: fastpath.py)
+Tensor.sum = method_copy(fastpath.reduction(Tensor.sum))
+Tensor.mean = method_copy(fastpath.reduction(Tensor.mean))
+
 # numpy's axis= / keepdims= (see common.numpy_names): torch's x.size and x.stride take
 # axis= too, but its Tensor.unflatten (written in Python) does not
 Tensor.size = method_copy(numpy_names(Tensor.size))

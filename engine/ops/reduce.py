@@ -13,7 +13,7 @@ from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity import float32_math
 from ..fidelity.floating import quietly
 from ..fidelity.float32_math import simd_lanes
-from ..fidelity.rounding import fma32, fma64, reduce_all_sum
+from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
@@ -1341,18 +1341,14 @@ def _log_softmax_backward_data(grad, out, dim):
             total = total + g[:, i]
         total = total[:, None]
         vectorised = g.shape[2] - g.shape[2] % simd_lanes(g.dtype)
-    total = np.broadcast_to(total, g.shape)
-    exps = float32_math.sleef_expf(y.ravel()).reshape(y.shape) if single else np.exp(y)
-    values = (fma32 if single else fma64)(-exps, total, g)
+    if not single:
+        return _gradient_in_place_of(out, fma64(-np.exp(y), np.broadcast_to(total, g.shape), g))
+    exps = float32_math.sleef_expf(y.ravel()).reshape(y.shape)
     if vectorised < g.shape[2]:
         rest = y[..., vectorised:]
-        if single:
-            exps = np.asarray(float32_math.libc_expf(rest.ravel()), np.float32).reshape(rest.shape)
-        else:
-            exps = np.exp(rest)
-        values[..., vectorised:] = (fma32 if single else fma64)(-exps, total[..., vectorised:],
-                                                                g[..., vectorised:])
-    return _gradient_in_place_of(out, values)
+        exps[..., vectorised:] = float32_math.libc_expf(rest.ravel()).reshape(rest.shape)
+    # (a mean loss's rows add up to -1/batch: for a batch of a power of two, a quicker way)
+    return _gradient_in_place_of(out, fma32_power_of_two(-exps, total, g))
 
 
 class LogSoftmaxBackwardDataBackward0(Node):

@@ -12,7 +12,9 @@ from itertools import chain
 
 from ..core.grad_mode import enable_grad, set_grad_enabled
 from ..core.tensor import Tensor
+from ..fidelity import dtypes
 from ..fidelity.dtypes import legacy_type_name
+from ..ops import creation
 
 
 class _RequiredParameter:
@@ -23,6 +25,29 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+
+def step_tensor(value=0.0):
+    """A parameter's step counter (or another scalar of its state), as torch keeps it: a 0-d
+    float32 tensor (float64 under that default dtype), read back with ``.item()``."""
+    step_dtype = dtypes.float64 if dtypes.get_default_dtype() == dtypes.float64 \
+        else dtypes.float32
+    return creation.tensor(value, dtype=step_dtype)
+
+
+def check_options(**checks):
+    """torch's checks of an optimizer's numeric options, in its order: ``name=(value, label)``
+    raises ValueError("Invalid {label}: {value}") when value is negative."""
+    for value, label in checks.values():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {label}: {value}")
+
+
+def check_betas(betas):
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
 
 
 def _typename(obj):

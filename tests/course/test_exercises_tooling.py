@@ -638,6 +638,7 @@ def _equivalent_forms(tm):
         _sin_chain,
     )
     from exercises.checks.gradient_accumulation import _JACOBIAN, _vjp
+    from exercises.checks.hooks_and_saved_tensors import ORDER
     from exercises.checks.training_loop import _losses
 
     shapes = [(4, 3), (5, 4, 3), (3, 3), (2, 3)]
@@ -705,6 +706,9 @@ def _equivalent_forms(tm):
         "check_11_training_loop": [tuple(losses_50), np.array(losses_50),
                                    [np.float32(v) for v in losses_50]],
         "check_11_fixed_loop": [tuple(losses_20), np.array(losses_20)],
+        "check_12_hook_order": [tuple(ORDER), np.array(ORDER)],
+        "check_12_backward_inputs": [[None, 12], (None, np.float32(12.0)),
+                                     (None, tm.tensor(12.0)), (None, tm.tensor([12.0]))],
     }
 
 
@@ -893,6 +897,15 @@ def _type_mistakes(tm):
         ("check_11_fixed_loop", _losses(tm, 20, 0.1)[:19], "fixed_losses has 19 values"),
         ("check_11_predict_without_graph", np.array(_predict(tm).tolist()),
          "the prediction is a NumPy array of shape (2, 1), not a tensor"),
+        # lesson 12
+        ("check_12_hook_order", "pre-hook of b.grad_fn, tensor hook on a",
+         "write a list of the five labels of HOOKS"),
+        ("check_12_hook_order", [0, 1, 2, 3, 4], "should be one of the labels of HOOKS"),
+        ("check_12_halve", (None, tm.tensor([1.0, 2.0, 3.0])), "halve is None, not a function"),
+        ("check_12_clip_hooks", (lambda model, limit: None, "make_model"),
+         'make_model is the string "make_model", not a function'),
+        ("check_12_count_saved", (lambda fn: (0, 0), [1.0, 2.0]), "pass the x of the exercise"),
+        ("check_12_backward_inputs", ("None", "12"), "write a number, or None"),
     ]
 
 

@@ -255,7 +255,10 @@ NEW_EXERCISES = {"check_02_promotion", "check_03_in_place", "check_03_numpy_copy
                  "check_02_outer", "check_02_eye", "check_02_distances", "check_02_diagonal",
                  # lesson 10 is new in this edition
                  "check_10_leaf_dtype", "check_10_loss_requires_grad", "check_10_plogp",
-                 "check_10_hidden_state", "check_10_inplace_softmax", "check_10_keep_losses"}
+                 "check_10_hidden_state", "check_10_inplace_softmax", "check_10_keep_losses",
+                 # lesson 12 (the advanced part) is new in this edition
+                 "check_12_hook_order", "check_12_halve", "check_12_clip_hooks",
+                 "check_12_count_saved", "check_12_backward_inputs"}
 LEFT_AS_STUB = {"check_02_indexing", "check_06_vjp"}
 WRONG = {"check_02_broadcast_shapes": "prediction = [(4, 3), (5, 4, 3), (3,), (2, 3)]"}
 

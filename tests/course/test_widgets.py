@@ -118,6 +118,35 @@ def test_retained_grads_fill_in_as_their_node_runs():
     assert steps.order[first_with["c"] - 1] == "TanhBackward0"
 
 
+def test_each_step_names_the_hooks_that_ran_with_its_node_in_their_order():
+    """Lesson 12's stepper: the hooks fire as in a real backward (the same calls, the same
+    order), and each step says which kinds ran with its node."""
+    fired = []
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = w * 3
+    h.retain_grad()
+    h.register_hook(lambda g: fired.append("tensor h"))
+    h.grad_fn.register_prehook(lambda grads: fired.append("pre"))
+    h.grad_fn.register_hook(lambda sent, received: fired.append("post"))
+    w.register_hook(lambda g: fired.append("tensor w"))
+    w.register_post_accumulate_grad_hook(lambda leaf: fired.append("post-accumulate w"))
+    y = h.sum()
+    steps = BackwardSteps(y, names={"w": w, "h": h, "y": y})
+    assert fired == ["tensor h", "pre", "post", "tensor w", "post-accumulate w"]
+    assert [step.hooks for step in steps.steps] == [
+        [], ["tensor hook", "retain_grad", "pre-hook", "post-hook"],
+        ["tensor hook", "post-accumulate hook"]]
+    steps.goto(2)
+    assert steps.state["hooks"] == ["tensor hook", "retain_grad", "pre-hook", "post-hook"]
+    assert "hooks: tensor hook, retain_grad, pre-hook, post-hook" in steps.describe()
+    steps.goto(1)
+    assert steps.state["hooks"] == [] and "hooks" not in steps.describe()
+    fired.clear()
+    y.backward()  # the stepper kept the graph and put every .grad back
+    assert fired == ["tensor h", "pre", "post", "tensor w", "post-accumulate w"]
+    assert w.grad.tolist() == [3.0, 3.0] and h.grad.tolist() == [1.0, 1.0]
+
+
 def test_existing_grads_accumulate_and_are_restored():
     names, y, (x, w) = article_graph()
     x.grad = torch.tensor([10.0, 10.0])

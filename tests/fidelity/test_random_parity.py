@@ -50,13 +50,13 @@ def test_linear_3_1_init_values():
 def test_same_seed_same_numbers_and_state_round_trip():
     g = R.Generator().manual_seed(7)
     first = [R.normal(5, np.float64, generator=g), R.random_int(4, np.int64, 0, 9, generator=g)]
-    state = g.get_state()
+    state = g.state_bytes()
     later = R.uniform((2, 3), np.float32, generator=g)
     g.manual_seed(7)
     assert all(np.array_equal(a, b) for a, b in
                zip(first, [R.normal(5, np.float64, generator=g),
                            R.random_int(4, np.int64, 0, 9, generator=g)]))
-    g.set_state(state)
+    g.set_state_bytes(state)
     assert np.array_equal(R.uniform((2, 3), np.float32, generator=g), later)
     assert state.dtype == np.uint8 and state.shape == (5056,)
 
@@ -275,7 +275,7 @@ def test_state_layout_and_round_trip(torch):
         assert np.array_equal(torch.get_rng_state().numpy(), R.get_rng_state())
     torch.manual_seed(3)
     torch.randn(5)
-    R.set_rng_state(torch.get_rng_state())  # a tensor: anything with .numpy() is accepted
+    R.set_rng_state(torch.get_rng_state())  # (the fidelity layer: anything with .numpy())
     assert same(torch.randn(7, dtype=torch.float64), R.normal(7, np.float64))
     saved = R.get_rng_state()
     torch.set_rng_state(torch.from_numpy(saved))

@@ -442,3 +442,109 @@ def test_relu_backward_quick_way_is_where_bit_for_bit(dtype, layout):
     outer = engine.tensor(np.ones(shape, dtype), requires_grad=True)
     (g,) = engine.autograd.grad(leaf.relu(), leaf, outer, create_graph=True)
     assert type(g.grad_fn).__name__ == "ThresholdBackwardBackward0"
+
+
+# ---------------------------------------------------------------- fma32 by powers of two
+@pytest.mark.parametrize("seed", range(4))
+def test_fma32_power_of_two_is_fma32_bit_for_bit(seed):
+    """Rows scaled by powers of two (a mean loss's log-softmax gradient), zeros of both signs,
+    products that turn subnormal or overflow, inf and nan: the quick way or not, fma32's
+    bits."""
+    rng = np.random.default_rng(seed)
+    a = _tricky_float32(rng, 4096).reshape(64, 64)
+    c = _tricky_float32(rng, 4096).reshape(64, 64)
+    quick_ones = 0
+    for b in ((-np.float32(2.0) ** -rng.integers(0, 40, (64, 1))).astype(np.float32),
+              (np.float32(2.0) ** rng.integers(-149, 128, (64, 1))).astype(np.float32),
+              np.zeros((64, 1), np.float32), np.full((64, 1), -0.0, np.float32),
+              np.full((64, 1), np.float32(1 / 64)), np.full((64, 1), np.float32(0.1)),
+              np.full((64, 1), np.inf, np.float32), np.full((64, 1), np.nan, np.float32)):
+        for a_part in (a, np.abs(a[:, :8]) + np.float32(0.5), rng.random((64, 8), np.float32)):
+            c_part = c[:, :a_part.shape[1]]
+            with np.errstate(all="ignore"):
+                expected = _rounding.fma32(a_part, b, c_part)
+                quick = _rounding.fma32_power_of_two(a_part, b, c_part)
+                quick_ones += np.array_equal(quick, a_part * b + c_part, equal_nan=True)
+            _same_bits(quick, expected)
+    assert quick_ones > 4  # (some of them did take the quick way)
+
+
+def test_log_softmax_backward_of_a_mean_loss_matches_torch_bit_for_bit():
+    """The gradient a mean cross-entropy sends back (-1/batch at each target), through
+    log_softmax's backward given torch's own forward result (the forward's SLEEF log is not
+    replayed: see test_softmax_order_parity.py), bit for bit, batches of powers of two or not."""
+    torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+    from engine.ops.reduce import _log_softmax_backward_data
+
+    rng = np.random.default_rng(0)
+    for batch, classes in ((64, 10), (32, 1000), (100, 7), (1, 3), (8, 1), (16, 9)):
+        for scale in (1.0, 4.0, 30.0):
+            x = (rng.standard_normal((batch, classes)) * scale).astype(np.float32)
+            x[0, 0] = -150.0  # (an exp that underflows)
+            output = torch.log_softmax(torch.tensor(x), 1)
+            grad = np.zeros((batch, classes), np.float32)
+            grad[np.arange(batch), rng.integers(0, classes, batch)] = np.float32(-1 / batch)
+            expected = torch._log_softmax_backward_data(torch.tensor(grad), output, 1,
+                                                        torch.float32).numpy()
+            got = _log_softmax_backward_data(engine.tensor(grad), engine.tensor(output.numpy()),
+                                             1)._data
+            assert got.tobytes() == expected.tobytes(), (batch, classes, scale)
+
+
+# ---------------------------------------------------------------- x.sum(dims, keepdim)
+def _sum_cases():
+    x = engine.arange(24.0).reshape(2, 3, 4)
+    return x, [(), (0,), (-1,), ((0, 2),), ([1],), ((0, 2), True), (1, False), ([],),
+               ((),), (-3, True)]
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_sum_and_mean_methods_skip_the_parser_with_what_it_would_give(name, grad):
+    from engine.fidelity import signatures
+
+    x, cases = _sum_cases()
+    x.requires_grad_(grad)
+    general = getattr(engine, name)
+    real, calls = signatures.Signature.parse, []
+    signatures.Signature.parse = lambda *args, **kw: calls.append(args) or real(*args, **kw)
+    try:
+        for args in cases:
+            kwargs = {}
+            if len(args) == 2 and args[1] is True:
+                args, kwargs = args[:1], {"keepdim": True}
+            quick = getattr(x, name)(*args, **kwargs)
+            assert not calls, args
+            expected = general(x, *args, **kwargs)
+            assert _summary(quick, (x,)) == _summary(expected, (x,))
+            calls.clear()
+    finally:
+        signatures.Signature.parse = real
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((True,), {}), ((0, 1), {}), ((0, 1.0), {}), ((np.int64(0),), {}), ((None,), {}),
+    ((0,), {"dim": 1}), ((), {"dim": 0}), ((0,), {"keepdim": 1}), ((0,), {"dtype": engine.float64}),
+    ((0, True, engine.float64), {}), ((0,), {"axis": 1}), ((5,), {}), (((0, 0),), {}),
+    ((engine.tensor(0),), {}), (((0, 1.5),), {}), (("a",), {})], ids=repr)
+def test_other_sum_calls_take_the_parser_and_say_what_torch_says(args, kwargs):
+    x = engine.arange(6.0).reshape(2, 3)
+    torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+    t = torch.arange(6.0).reshape(2, 3)
+
+    def torch_args(values):
+        return tuple(torch.tensor(0) if isinstance(v, engine.Tensor) else
+                     torch.float64 if v is engine.float64 else v for v in values)
+
+    for name in ("sum", "mean"):
+        results = []
+        for call in (lambda name=name: getattr(x, name)(*args, **kwargs),
+                     lambda name=name: getattr(t, name)(*torch_args(args), **{
+                         k: torch.float64 if v is engine.float64 else v
+                         for k, v in kwargs.items()})):
+            try:
+                value = call()
+                results.append(("ok", value.tolist(), str(value.dtype).split(".")[-1]))
+            except Exception as error:  # noqa: BLE001 - compared with torch's
+                results.append((type(error).__name__, str(error).split("\n")[0]))
+        assert results[0] == results[1], (name, args, kwargs)

@@ -375,3 +375,38 @@ def test_argument_types_before_autograd_refuses_out(source):
         return eval(source, {"m": m, "y": y, "v": y[0], "z": m.zeros(2, 3)})  # noqa: S307
 
     parity.run_both(call, parity.make_tensor((2, 3), "float32"), check_inputs=False)
+
+
+# torch takes a sequence for a tuple of ints when its first element is an int (one look);
+# the rest are checked as the chosen overload unpacks them ("failed to unpack ... at pos 2"),
+# where bools and one-element integer tensors pass and anything else is named
+_DIM_SEQUENCES = {
+    "float second": lambda m: (0, 1.5), "float first": lambda m: [1.5],
+    "str": lambda m: (0, "1"), "None": lambda m: (0, None), "bool second": lambda m: (0, True),
+    "bool first": lambda m: (True, 0), "int tensor": lambda m: (0, m.tensor(1)),
+    "float tensor": lambda m: (0, m.tensor(1.0)),
+    "one-element tensor": lambda m: (0, m.tensor([1])),
+    "two-element tensor": lambda m: (0, m.tensor([1, 0])),
+    "bool tensor": lambda m: (0, m.tensor(True)),
+    "tensor first": lambda m: (m.tensor(1), 0), "third": lambda m: (0, 1, 2.0),
+}
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "std", "nansum", "logsumexp"])
+@pytest.mark.parametrize("form", ["method", "function", "keyword"])
+@pytest.mark.parametrize("case", sorted(_DIM_SEQUENCES))
+def test_a_dim_sequence_is_unpacked_as_torch_unpacks_it(op, form, case):
+    def call(m, x):
+        dims = _DIM_SEQUENCES[case](m)
+        if form == "method":
+            return getattr(x, op)(dims)
+        if form == "keyword":
+            return getattr(m, op)(x, dim=dims)
+        return getattr(m, op)(x, dims)
+
+    parity.run_both(call, parity.make_tensor((2, 3, 4), "float32"), exact=False)
+
+
+@pytest.mark.parametrize("args", [(0, 1.5), (0, "a"), (1, None)], ids=repr)
+def test_ints_given_one_by_one_are_unpacked_alike(args):
+    parity.run_both(lambda m, x: x.flip(*args), parity.make_tensor((2, 3), "float32"))

@@ -2,7 +2,7 @@
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
-from .container import ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
@@ -12,8 +12,11 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding
 
-__all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten", "ReLU",
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+           "Linear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MSELoss", "L1Loss",
            "BCELoss",
@@ -21,4 +24,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "Linear", "Identity", "Flatten"
            "Conv1d", "Conv2d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear"]
+           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "Embedding",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
