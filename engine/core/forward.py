@@ -44,8 +44,7 @@ ANY_EDGE = object()  # the formula node's next_functions: "every input wants its
 def enter_level():
     if state.level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    state.level, state.active = 0, True
-    state.generation += 1
+    state.level, state.active, state.generation = 0, True, state.generation + 1
     return state.level
 
 
@@ -72,10 +71,18 @@ def tangent_of(tensor):
 
 
 def set_tangent(tensor, tangent):
-    """Give ``tensor`` its tangent, copied into ``tensor``'s own layout when it has another."""
-    if tangent.stride() != tensor.stride() and tensor._data.size > 1:
+    """Give ``tensor`` its tangent, copied into ``tensor``'s own layout when it has another:
+    as torch's, in zeros as large as its storage, at its offset and strides (a memory that
+    repeats itself, an expanded tensor's, gets a dense copy)."""
+    layouts = [(t.stride(), t.storage_offset(), t._storage_array().size) for t in (tangent, tensor)]
+    if tensor._data.size and layouts[0] != layouts[1]:
         with no_grad() if not tangent.requires_grad else enable_grad():
-            tangent = tensor.detach().clone().to(tangent.dtype).copy_(tangent)
+            if 0 in tensor.stride():
+                room = tensor.detach().clone().to(tangent.dtype)
+            else:
+                room = tangent.new_zeros(tensor._storage_array().size).as_strided(
+                    tensor._data.shape, tensor.stride(), tensor.storage_offset())
+            tangent = room.copy_(tangent)
     tensor._fw = (state.generation, tangent)
     return tangent
 
@@ -203,9 +210,6 @@ def write_tangent(tensor, new, where=True):
             old = tangent_of(tensor)
         else:
             old = set_tangent(tensor, tensor.detach().clone().zero_())
-    if new is None:
-        np.copyto(old._data, 0, where=where)
-    else:
-        np.copyto(old._data, np.broadcast_to(new._data, old._data.shape), casting="unsafe",
-                  where=where)
+    np.copyto(old._data, 0 if new is None else np.broadcast_to(new._data, old._data.shape),
+              casting="unsafe", where=where)
     old._bump_version()

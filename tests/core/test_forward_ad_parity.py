@@ -32,6 +32,12 @@ API_CASES = {
     "tangent of another layout is copied": (
         "p = m.arange(6.).reshape(2, 3).t()\nwith fw.dual_level():\n d = fw.make_dual(p, m.ones(3, 2))\n"
         " T = fw.unpack_dual(d).tangent\n r = [T.stride(), p.stride(), T, d[1], fw.unpack_dual(d[1]).tangent.stride()]"),
+    "tangents of views laid out as torch's": (
+        "b = m.arange(12.).view(3, 4)\nwith fw.dual_level():\n r = []\n"
+        " for p in (b[..., 0], b[1:, 1:3], b.t()[1:], b[1], b[2, 3]):\n"
+        "  T = fw.unpack_dual(fw.make_dual(p, m.ones(p.shape))).tangent\n"
+        "  r.append([T.stride(), T.storage_offset(), T.untyped_storage().nbytes()])\n"
+        "r.append(m.func.hessian(lambda a: a.log_softmax(-1).sum())(b[..., 0]))"),
     "tangent keeps its dtype": "with fw.dual_level():\n d = fw.make_dual(x, t.double())\n"
                                " r = [fw.unpack_dual(d).tangent, fw.unpack_dual(d * 2).tangent]",
     "after the level": "with fw.dual_level():\n d = fw.make_dual(x, t)\n"
