@@ -39,7 +39,7 @@ from . import random  # noqa: F401  (Generator.get_state/set_state: uint8 tensor
 from .random import get_rng_state, set_rng_state  # noqa: F401
 from . import accelerator, autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
 from . import optim, utils  # noqa: F401
-from . import func  # noqa: F401  (torch.func: grad, vjp, jacrev, vmap, functional_call)
+from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap ...)
 from . import serialization  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401

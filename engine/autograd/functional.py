@@ -20,7 +20,8 @@ come back in the same form (a tensor for a tensor, a tuple for a tuple). The err
 from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..core.tensor import Tensor
-from ..ops.creation import zeros_like
+from ..ops.creation import zeros, zeros_like
+from . import forward_ad
 from ..ops.join import cat, stack
 
 
@@ -265,8 +266,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     One backward pass per output element: row k of J is the vjp with the k-th unit
     vector. ``vectorize=True`` is how torch batches those passes (with vmap): same
     numbers, so the engine runs the same loop and keeps only torch's refusals.
-    ``strategy="forward-mode"`` builds J column by column with forward mode in torch;
-    the engine has no forward mode yet and builds the same J by rows (reverse mode).
+    ``strategy="forward-mode"`` builds J column by column with forward mode, as torch's:
+    one jvp (dual tensors, engine.autograd.forward_ad) per input element; torch runs them
+    at once under vmap, the engine one after another.
     """
     return _jacobian(func, inputs, create_graph, strict, vectorize, strategy, False)
 
@@ -289,16 +291,21 @@ def _jacobian(func, inputs, create_graph, strict, vectorize, strategy, keep_grap
             raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                "`vectorized=True` are not supported together. Please either "
                                "set `strict=False` or `vectorize=False`.")
-        jacobians = tuple(_jacobian_of(output, i, inputs, create_graph, strict)
-                          for i, output in enumerate(outputs))
-    jacobians = tuple(_finish(row, create_graph) for row in jacobians)
-    if vectorize:
+        if strategy == "forward-mode":
+            columns = _forward_columns(func, inputs, outputs)
+        else:
+            jacobians = tuple(_jacobian_of(output, i, inputs, create_graph, strict)
+                              for i, output in enumerate(outputs))
+            jacobians = tuple(_finish(row, create_graph) for row in jacobians)
+    if strategy == "forward-mode":
+        keep_graph = keep_graph or any(t.requires_grad for t in given)
+        with set_grad_enabled(keep_graph):
+            jacobians = _forward_layout(columns, outputs, inputs, keep_graph)
+    elif vectorize:
         # torch's forward mode runs on the inputs themselves: tangents of a function of
         # inputs that require grad are recorded (a graph the engine leaves as one detached leaf)
-        keep_graph = keep_graph or (strategy == "forward-mode" and
-                                    any(t.requires_grad for t in given))
-        with set_grad_enabled(create_graph or keep_graph):
-            jacobians = _as_vectorized(jacobians, outputs, inputs, strategy, keep_graph)
+        with set_grad_enabled(create_graph):
+            jacobians = _as_vectorized(jacobians, outputs, inputs)
     if not inputs_is_tuple:
         jacobians = tuple(row[0] for row in jacobians)
     return _untuple(jacobians, outputs_is_tuple)
@@ -339,29 +346,58 @@ def _jacobian_of(output, i, inputs, create_graph, strict):
                  for row, t in zip(rows, inputs))
 
 
-def _as_vectorized(jacobians, outputs, inputs, strategy, keep_graph):
-    """The same numbers in the layout torch's vectorized paths leave (its vmap computes
-    all the rows, or columns, at once as one tensor, then splits it).
+def _as_vectorized(jacobians, outputs, inputs):
+    """The same numbers in the layout torch's vectorized reverse mode leaves (its vmap
+    computes all the rows at once as one tensor, then splits it): per input, one tensor of
+    every output's rows, split by output."""
+    columns = []
+    for j, t in enumerate(inputs):
+        rows = cat([jacobians[i][j].reshape(o.numel(), *t.shape)
+                    for i, o in enumerate(outputs)])
+        pieces = rows.split([o.numel() for o in outputs])
+        columns.append([p.view(tuple(o.shape) + tuple(t.shape))
+                        for p, o in zip(pieces, outputs)])
+    return tuple(tuple(column[i] for column in columns) for i in range(len(outputs)))
 
-    Reverse mode: per input, one tensor of every output's rows, split by output.
-    Forward mode: per output, one tensor of columns (one per input element, batch first),
-    split by input, the batch moved to the end and reshaped, a view where it can be.
+
+def _forward_columns(func, inputs, outputs):
+    """Per output, the columns of its Jacobian, batch first: ``(sum of the inputs' numels,
+    *output.shape)``. Column k is the tangent of the outputs when the inputs' tangents are
+    the k-th unit vector of all inputs laid end to end (one forward pass with dual tensors;
+    an output that does not depend on the inputs gets zeros)."""
+    numels = [t.numel() for t in inputs]
+    columns = [[] for _ in outputs]
+    for k in range(sum(numels)):
+        with forward_ad.dual_level():
+            duals, offset = [], 0
+            for t, n in zip(inputs, numels):
+                unit = zeros(n, dtype=t.dtype)
+                if offset <= k < offset + n:
+                    unit[k - offset] = 1
+                duals.append(forward_ad.make_dual(t, unit.view(t.shape)))
+                offset += n
+            found, _ = _call(func, tuple(duals), "jacobian", False)
+            for column, out in zip(columns, found):
+                column.append(forward_ad.unpack_dual(out).tangent)
+    # an output that never had a tangent: zeros, the same for every column (stride 0), as
+    # torch's vmap leaves them
+    return [zeros(o.shape, dtype=o.dtype).expand(sum(numels), *o.shape)
+            if all(tangent is None for tangent in column) else
+            stack([zeros_like(o) if tangent is None else tangent for tangent in column])
+            for column, o in zip(columns, outputs)]
+
+
+def _forward_layout(columns, outputs, inputs, keep_graph):
+    """The columns as torch's vectorized forward mode lays them out: per output, split by
+    input, the batch moved to the end and reshaped (a view where it can be).
     Forward-over-reverse (``keep_graph``) leaves torch's result attached to a graph."""
-    if strategy == "reverse-mode":
-        columns = []
-        for j, t in enumerate(inputs):
-            rows = cat([jacobians[i][j].reshape(o.numel(), *t.shape)
-                        for i, o in enumerate(outputs)])
-            pieces = rows.split([o.numel() for o in outputs])
-            columns.append([p.view(tuple(o.shape) + tuple(t.shape))
-                            for p, o in zip(pieces, outputs)])
-        return tuple(tuple(column[i] for column in columns) for i in range(len(outputs)))
     laid_out = []
-    for row, o in zip(jacobians, outputs):
-        batch = cat([j.reshape(o.numel(), t.numel()).t() for j, t in zip(row, inputs)])
-        batch = batch.contiguous().view(-1, *o.shape)
-        if keep_graph:
-            batch = batch.detach().requires_grad_()
+    for batch, o in zip(columns, outputs):
+        # (torch's result is attached to a graph, as one detached leaf here; not for an
+        # output that had no tangent at all: zeros)
+        batch = batch.detach()
+        if keep_graph and batch.stride(0) != 0:
+            batch.requires_grad_()
         pieces = batch.split([t.numel() for t in inputs])
         laid_out.append([p.permute(*range(1, p.dim()), 0).reshape(tuple(o.shape) +
                                                                   tuple(t.shape))
@@ -374,8 +410,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """H[i][j] = d^2 func / d inputs[i] d inputs[j]: the Jacobian of the gradient.
 
     The inner Jacobian (the gradient) keeps its graph so the outer one can differentiate
-    it. ``outer_jacobian_strategy="forward-mode"`` is forward-over-reverse in torch; the
-    engine computes the same matrix reverse-over-reverse until it has forward mode.
+    it. ``outer_jacobian_strategy="forward-mode"`` is forward-over-reverse, as torch's:
+    the outer Jacobian's columns are tangents carried through the inner reverse pass.
     """
     inputs, inputs_is_tuple = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):

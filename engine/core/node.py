@@ -17,6 +17,7 @@ import numpy as np
 
 from ..fidelity import messages
 from ..fidelity.floating import quietly
+from . import forward
 from .grad_mode import mode
 from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
 from .saved import (default_hooks, pack, raw_saved_attribute, save_in_torchs_order,
@@ -237,13 +238,18 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     (single) result is saved too, after the inputs. Returns ``results`` unchanged,
     so ops end with ``return record(...)``.
     """
-    if not mode.recording:
-        return results
-    for value in inputs:
-        if getattr(value, "_requires_grad", False):
-            break
-    else:
-        return results  # no input requires grad: nothing to record
+    if mode.recording:
+        for value in inputs:
+            if getattr(value, "_requires_grad", False):
+                attach(node_class, results, inputs, saved, saved_output, state)
+                break
+    if forward.state.active:  # forward-mode AD is on (forward.py): the results' tangents
+        forward.propagate(node_class, results, inputs, saved, saved_output, state)
+    return results
+
+
+def attach(node_class, results, inputs, saved, saved_output, state):
+    """``record``'s node, once it knows some input requires grad: the results' grad_fn."""
     node = build_node(node_class, inputs, saved, state)
     outputs = results if isinstance(results, tuple) else (results,)
     for output_nr, output in enumerate(outputs):
@@ -253,7 +259,6 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
                 output._output_nr = output_nr
     if saved_output:
         node._saved = node._saved + (SavedTensor(outputs[0], True),)
-    return results
 
 
 def save_input(value):

@@ -17,7 +17,7 @@ from ..fidelity import dtypes, messages, printing
 from ..fidelity.layout import (UntypedStorage, contiguous_strides, is_non_overlapping_and_dense,
                                preserved_strides, strided_array, strides_are_contiguous)
 from ..fidelity.size import CPU, Size, dim_index
-from . import backward, hooks, history
+from . import backward, forward, hooks, history
 from .grad_mode import mode
 from .node import AccumulateGrad
 
@@ -53,6 +53,7 @@ class Tensor:
     _hooked_accumulator = None  # the same node, held strongly once a hook is registered on it
     _post_accumulate_hooks = None  # register_post_accumulate_grad_hook's (hooks.py)
     _inference = False
+    _fw = None           # (level's generation, tangent): forward-mode AD's (forward.py)
     __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
 
     # ------------------------------------------------------------ metadata
@@ -298,7 +299,7 @@ class Tensor:
     def _as_output_of(self, node):
         """This saved output as ``node``'s result again, for a differentiable backward."""
         alias = self.detach()
-        alias.grad_fn, alias._requires_grad = node, True
+        alias.grad_fn, alias._requires_grad, alias._fw = node, True, self._fw  # (its tangent too)
         return alias
 
     # ------------------------------------------------------------ Python values and numpy
@@ -328,7 +329,8 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents=None):
-        return printing.tensor_repr(self)
+        return printing.tensor_repr(self, tangent=forward.tangent_of(self)
+                                    if forward.state.level >= 0 else None)
 
     __str__ = __repr__
 

@@ -553,3 +553,27 @@ def hook_results(hook, grads, replaced):
                            f"values (got {len(replaced)}, but expected {len(grads)})")
     return [None if new is None else hook_result(hook, grad, new)
             for grad, new in zip(grads, replaced)]
+
+
+# ---------------------------------------------------------------- forward-mode AD
+FORWARD_EXIT_NOT_LAST = ("Trying to exit a forward AD level that was not the last one that was "
+                         "created. This is not supported.")
+FORWARD_NO_LEVEL = ("Trying to create a dual Tensor for forward AD but no level exists, make sure "
+                    "to enter_dual_level() first.")
+
+
+def no_forward_ad(node_class, aten_op=None):
+    """torch's NotImplementedError for an op without a forward formula, named as torch's
+    function (the node class's ``forward_name``, else its name without ``Backward0``); for
+    an op torch has no derivative at all for (``aten_op``, a NotImplemented node), its short one."""
+    if aten_op is not None:
+        return f"Trying to use forward AD with aten::{aten_op} that does not support it."
+    name = getattr(node_class, "forward_name", None)
+    if name is None:
+        stem = re.sub(r"Backward\d*$", "", node_class.__name__)
+        name = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", stem).lower()
+    return (f"Trying to use forward AD with {name} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
+            "we can prioritize its implementation or submit a PR adding the implementation to "
+            "derivatives.yaml")

@@ -265,7 +265,7 @@ def _grad_fn_name(grad_fn):
     return name.rsplit("::", 1)[-1]
 
 
-def tensor_repr(t, prefix="tensor("):
+def tensor_repr(t, prefix="tensor(", tangent=None):
     """Exactly what ``repr()`` of the same PyTorch tensor gives.
 
     ``prefix`` is the text before the numbers; wrapped lines are indented by
@@ -302,6 +302,8 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # a dual tensor of forward-mode AD: its tangent, as format() shows it
+        suffixes.append(f"tangent={tangent}")
 
     return _add_suffixes(prefix + text, suffixes, indent)
 

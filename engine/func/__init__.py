@@ -8,11 +8,12 @@ sample); ``functional_call`` runs a module with other tensors in place of its pa
 buffers (functional_call.py). ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)``
 gives per-sample gradients.
 
-Forward mode (``jvp``, ``jacfwd``, ``hessian``, which torch builds as jacfwd(jacrev)) is
-not in the engine yet.
+``jvp`` is forward mode (dual tensors, engine.autograd.forward_ad); ``jacfwd`` computes a
+Jacobian column by column with it, and ``hessian`` is ``jacfwd(jacrev(f))``, as torch's.
 """
 from .functional_call import functional_call
-from .transforms import grad, grad_and_value, jacrev, vjp
+from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from .vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "jacrev", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "vjp", "vmap"]

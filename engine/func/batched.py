@@ -124,6 +124,13 @@ class BatchedTensor:
     def __init__(self, value, level):
         self.value, self.level = value, level
 
+    def __getattr__(self, name):
+        """A public Tensor method without a batching rule (``x.flip(0)``, ``x.index_select``):
+        vmap's per-sample loop runs it, as torch's vmap runs it (by its own rule)."""
+        if not name.startswith("_") and callable(getattr(Tensor, name, None)):
+            raise NoBatchingRule(name)
+        raise AttributeError(f"'BatchedTensor' object has no attribute '{name}'")
+
     # ------------------------------------------------------------ what it looks like
     @property
     def shape(self):

@@ -24,6 +24,8 @@ Under ``vmap``, a transform differentiates the physical (batched) tensors: see
 """
 import functools
 
+from ..autograd import forward_ad
+from ..core import forward
 from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
@@ -66,7 +68,7 @@ class Level:
             real, levels = _batched_at_every_level(real, levels)
         if real.requires_grad:  # a new tensor whose graph reaches the caller's
             return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
-        fresh = real.detach().requires_grad_()
+        fresh = with_tangent_of(real, real.detach().requires_grad_())
         self.fresh.add(id(fresh))
         return from_real(fresh, levels)
 
@@ -77,7 +79,7 @@ class Level:
         real, levels = to_real(value)
         if real.requires_grad and (not self.outer_grad_enabled or
                                    not self.reaches_outside(real)):
-            return from_real(real.detach(), levels)
+            return from_real(with_tangent_of(real, real.detach()), levels)
         return value
 
     def reaches_outside(self, tensor):
@@ -96,6 +98,16 @@ class Level:
                     seen.add(id(child))
                     todo.append(child)
         return False
+
+
+def with_tangent_of(tensor, detached):
+    """``detached`` with ``tensor``'s tangent, if it has one: inside ``jvp`` (``hessian`` is
+    jacfwd of jacrev) a level's fresh tensors and unwrapped results carry it through."""
+    if forward.state.level >= 0:
+        tangent = forward.tangent_of(tensor)
+        if tangent is not None:
+            forward.set_tangent(detached, tangent)
+    return detached
 
 
 def _batched_at_every_level(real, levels):
@@ -392,3 +404,139 @@ def _stacked_rows(flat_vjp, flat_output, numels, chunk_size, primals):
             column.append(g)
     return [zeros_like(p).expand(total, *p.shape) if column[0] is None else stack(column)
             for column, p in zip(rows, primals)]
+
+
+# ---------------------------------------------------------------- forward mode: jvp, jacfwd
+JVP_STR = "jvp(f, primals, tangents)"
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """``(func(*primals), J @ tangents)``, and ``aux`` with ``has_aux``: one forward pass
+    with dual tensors (engine.autograd.forward_ad), the Jacobian-vector product coming out
+    beside the value. An output that does not depend on the primals gets a zero tangent
+    (an error with ``strict=True``)."""
+    return _jvp(func, primals, tangents, None, strict, has_aux)
+
+
+def _jvp(func, primals, tangents, argnums, strict, has_aux):
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{JVP_STR}: Expected primals to be a tuple. E.g. it should be "
+                           "valid to call f(*primals).")
+    diff_args = primals if argnums is None else slice_argnums(primals, argnums, as_tuple=False)
+    flat_primals, primals_spec = tree_flatten(diff_args)
+    flat_tangents, tangents_spec = tree_flatten(tangents)
+    if primals_spec != tangents_spec:
+        raise RuntimeError(f"{JVP_STR}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           "tangents also must be. Got primals with structure "
+                           f"{primals_spec} and tangents with structure {tangents_spec}")
+    for values, name in ((flat_primals, "primals"), (flat_tangents, "tangents")):
+        if not values:
+            raise RuntimeError(f"{JVP_STR}: Expected {name} to contain at least one Tensor.")
+        for value in values:
+            if not isinstance(value, Tensor):
+                raise RuntimeError(f"{JVP_STR}: Expected {name} to only contain Tensors, "
+                                   f"got {type(value)}")
+    with forward_ad.dual_level():
+        duals = tree_unflatten([forward_ad.make_dual(p, t) for p, t in
+                                zip(flat_primals, flat_tangents)], primals_spec)
+        if argnums is not None:
+            chosen = (argnums,) if isinstance(argnums, int) else argnums
+            args = list(primals)
+            for position, dual in zip(chosen, (duals,) if isinstance(argnums, int) else duals):
+                args[position] = dual
+            duals = tuple(args)
+        output = func(*duals)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(f"{JVP_STR}: output of function f should be a tuple: "
+                                   "(output, aux) if has_aux is True")
+            output, aux = output
+        flat_output, spec = tree_flatten(output)
+        if not flat_output or (len(flat_output) == 1 and flat_output[0] is None):
+            raise RuntimeError(f"{JVP_STR}: Expected f to be a function that has non-empty "
+                               f"output (got output = {flat_output})")
+        pairs = [_unpacked(out, strict) for out in flat_output]
+    # the level is closed: the outputs are plain tensors again (no tangent); a graph made
+    # inside (a jacrev under jvp: hessian) is the call's own unless an input requires grad
+    if not any(value.requires_grad for value in (*flat_primals, *flat_tangents)):
+        pairs = [(out.detach(), tangent.detach()) for out, tangent in pairs]
+    primals_out = tree_unflatten([out for out, _ in pairs], spec)
+    tangents_out = tree_unflatten([tangent for _, tangent in pairs], spec)
+    return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)
+
+
+def _unpacked(out, strict):
+    if not isinstance(out, Tensor):
+        raise RuntimeError(f"{JVP_STR}: expected f(*primals) to return only tensors, got "
+                           f"unsupported type {type(out)}")
+    tangent = forward_ad.unpack_dual(out).tangent
+    if tangent is None:
+        if strict:
+            raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "
+                               "independent of the inputs. This is not allowed with strict=True.")
+        tangent = zeros_like(out)
+    return out, tangent
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """``jacfwd(f)(*args)``: the Jacobian of f with respect to ``args[argnums]`` by forward
+    mode, one column per input element: the jvp with each unit vector. torch runs those
+    jvps at once under vmap; the engine's vmap does not carry tangents, so the columns are
+    computed one by one (the same numbers; README.md). Blocks are laid out as torch's:
+    ``output.shape + input.shape``, trees of outputs outside, trees of inputs inside."""
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        if randomness not in ("error", "different", "same"):  # (torch's vmap asks when called)
+            raise RuntimeError("Only allowed values for randomness are 'error', 'different', "
+                               f"or 'same'. Got {randomness}")
+        primals = slice_argnums(args, argnums, as_tuple=False)
+        flat_primals, primals_spec = tree_flatten(primals)
+        numels = [p.numel() for p in flat_primals]
+        columns, aux = [], None
+        for k in range(sum(numels)):
+            basis, offset = [], 0
+            for p, n in zip(flat_primals, numels):
+                unit = zeros(n, dtype=p.dtype)
+                if offset <= k < offset + n:
+                    unit[k - offset] = 1
+                basis.append(unit.view(p.shape))
+                offset += n
+            result = _jvp(func, args, tree_unflatten(basis, primals_spec), argnums, False,
+                          has_aux)
+            if has_aux and aux is None:
+                aux = result[2]
+            columns.append(tree_flatten(result[1])[0])
+        return _jacobian_blocks(func, args, columns, flat_primals, primals_spec, numels,
+                                argnums, has_aux, aux)
+
+    return wrapper
+
+
+def _jacobian_blocks(func, args, columns, flat_primals, primals_spec, numels, argnums,
+                     has_aux, aux):
+    """The columns (one list of output tangents each) as torch's jacfwd lays them out: the
+    column index moved last, split per input, unflattened to the input's shape."""
+    if not columns:
+        raise RuntimeError("jacfwd: the inputs have no element (torch's vmap refuses a batch "
+                           "of size 0)")
+    spec = tree_flatten(_jvp(func, args, tree_unflatten(
+        [zeros_like(p) for p in flat_primals], primals_spec), argnums, False, has_aux)[1])[1]
+    blocks = []
+    for position in range(len(columns[0])):
+        stacked = stack([column[position] for column in columns]).movedim(0, -1)
+        pieces = [piece.squeeze(-1) if p.dim() == 0 else piece.unflatten(-1, p.shape)
+                  for piece, p in zip(stacked.split(numels, dim=-1), flat_primals)]
+        block = tree_unflatten(pieces, primals_spec)
+        blocks.append(block[0] if isinstance(argnums, int) and isinstance(block, tuple)
+                      else block)
+    jacobian = tree_unflatten(blocks, spec)
+    return (jacobian, aux) if has_aux else jacobian
+
+
+def hessian(func, argnums=0):
+    """``hessian(f)(*args)``: the Hessian of a scalar f, as torch builds it: the forward-mode
+    Jacobian of the reverse-mode gradient, ``jacfwd(jacrev(f, argnums), argnums)``."""
+    return jacfwd(jacrev(func, argnums), argnums)

@@ -12,6 +12,7 @@ from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
+from ..core.forward import state as dual, tangent_of
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
@@ -123,6 +124,8 @@ def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
 class AddBackward0(Node):
     """out = input + alpha * other:  d/d input = 1,  d/d other = alpha"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     alpha: float
 
     def backward(self, grad):
@@ -158,6 +161,8 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
 class SubBackward0(Node):
     """out = input - alpha * other:  d/d input = 1,  d/d other = -alpha"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     alpha: float
 
     def backward(self, grad):
@@ -166,6 +171,8 @@ class SubBackward0(Node):
 
 class RsubBackward1(Node):
     """out = number - alpha * input:  d/d input = -alpha"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     alpha: float
 
@@ -204,6 +211,8 @@ def rsub(input, other, *more, alpha=1, **unknown):
 class RsubBackward0(Node):
     """out = other - alpha * input:  d/d input = -alpha,  d/d other = 1"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     alpha: float
 
     def backward(self, grad):
@@ -240,10 +249,18 @@ class MulBackward0(Node):
         return grad_input, grad_other
 
 
+# forward mode (core/forward.py): this formula of the tangent (marked here, not in the class,
+# whose source lesson 09 quotes as it is)
+MulBackward0.jvp = "element_wise"
+
+
 def kept_for(needed_by, value):
     """``value`` when ``needed_by`` requires grad, else None: torch saves only what backward
     will read (so ``y = x * 2`` keeps 2, not x, and x may later change in place)."""
-    return value if getattr(needed_by, "_requires_grad", False) else None
+    if getattr(needed_by, "_requires_grad", False) or (dual.active and tangent_of(needed_by)
+                                                        is not None):  # (forward mode reads it)
+        return value
+    return None
 
 
 def mul_saved(input, other):
@@ -332,6 +349,8 @@ class DivBackward2(Node):
     """out = input / other rounded to a whole number:  a step function, d/d input = d/d other = 0
     (with rounding_mode=None given, true division's gradients: see DivBackward0)"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self", "other")
     rounding_mode: str | None
 
@@ -352,6 +371,13 @@ class NotImplementedBackward(Node):
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
+    def jvp(self, *tangents):
+        """Forward mode: torch's error, but for bernoulli's (a sample does not move with p:
+        a zero tangent)."""
+        if self.op == "bernoulli":
+            return full_like(next(t for t in tangents if t is not None), 0.0)
+        raise NotImplementedError(messages.no_forward_ad(type(self), self.op))
+
 
 # torch's class is called NotImplemented (print(y.grad_fn) shows <NotImplemented object ...>):
 # the Python name here stays NotImplementedBackward (not hiding Python's NotImplemented), and
@@ -364,6 +390,8 @@ divide = true_divide = div
 
 class DivBackward0(Node):
     """out = input / other:  d/d input = 1 / other,  d/d other = -(input / other) / other"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "other")
 
@@ -405,7 +433,8 @@ def floor_divide(input, other):
         result = elementwise(np.floor_divide, a, b)
     # torch's node links only the operands that require grad (ones(2) // t: one edge)
     return record(NotImplementedBackward, result,
-                  tuple(v for v in (input, other) if isinstance(v, Tensor) and v.requires_grad),
+                  tuple(v for v in (input, other) if isinstance(v, Tensor) and (
+                      v.requires_grad or dual.active and tangent_of(v) is not None)),
                   op="floor_divide")
 
 
@@ -433,6 +462,8 @@ def remainder(input, other):
 class RemainderBackward0(Node):
     """out = input - floor(input / number) * number:  d/d input = 1"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     def backward(self, grad):
         return grad
 
@@ -440,6 +471,8 @@ class RemainderBackward0(Node):
 class RemainderBackward1(Node):
     """out = input - floor(input / other) * other:  d/d input = 1,
     d/d other = -floor(input / other)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "other")
     rounding_mode = "floor"  # fmod's quotient truncates instead (FmodBackward1)
@@ -509,6 +542,8 @@ def pow(input, exponent):  # noqa: A001 - torch.pow
 class PowBackward0(Node):
     """out = input ** exponent (a number):  d/d input = exponent * input ** (exponent - 1)"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self",)
     exponent: float
 
@@ -530,6 +565,8 @@ def mul_scalar(input, number):
 class MulBackward1(Node):
     """out = input * other (a number):  d/d input = other"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     other: float
 
     def backward(self, grad):
@@ -546,6 +583,8 @@ def add_scalar(input, number):
 class AddBackward1(Node):
     """out = input + a number:  d/d input = 1"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     def backward(self, grad):
         return grad
 
@@ -560,6 +599,8 @@ def div_scalar(input, number):
 class DivBackward1(Node):
     """out = input / other (a number):  d/d input = 1 / other"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     other: float
 
     def backward(self, grad):
@@ -569,6 +610,8 @@ class DivBackward1(Node):
 class PowBackward1(Node):
     """out = input ** exponent:  d/d input = exponent * input ** (exponent - 1),
     d/d exponent = out * ln(input)  (taken as 0 where input is 0 and exponent >= 0)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "exponent", "result")
 
@@ -586,6 +629,8 @@ class PowBackward1(Node):
 
 class PowBackward2(Node):
     """out = number ** exponent:  d/d exponent = out * ln(number)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("exponent", "result")
     self: float
@@ -706,6 +751,16 @@ class MaximumBackward0(Node):
     def backward(self, grad):
         return _larger_gets_it(grad, *self.saved_tensors)
 
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, as torch's: the winner's tangent, the mean of both on a tie (zero where
+        the winner has none, half of the other's on a tie)."""
+        a, b = self.saved_tensors
+        wins = where(a > b, 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
+        tie = mul_scalar(tangent_b if tangent_a is None else tangent_a if tangent_b is None
+                         else tangent_a + tangent_b, 0.5)
+        return where(a == b, tie, wins)
+
 
 def _larger_gets_it(grad, a, b):
     """max(a, b)'s gradients: to the larger, half each on a tie, all to both where one is nan."""
@@ -736,6 +791,16 @@ class MinimumBackward0(Node):
     def backward(self, grad):
         return _smaller_gets_it(grad, *self.saved_tensors)
 
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, as torch's: the winner's tangent, the mean of both on a tie (zero where
+        the winner has none, half of the other's on a tie)."""
+        a, b = self.saved_tensors
+        wins = where(a < b, 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
+        tie = mul_scalar(tangent_b if tangent_a is None else tangent_a if tangent_b is None
+                         else tangent_a + tangent_b, 0.5)
+        return where(a == b, tie, wins)
+
 
 def _smaller_gets_it(grad, a, b):
     """min(a, b)'s gradients: to the smaller, half each on a tie, all to both where one is nan."""
@@ -762,6 +827,8 @@ def atan2(input, other):
 class Atan2Backward0(Node):
     """out = atan2(y, x):  d/dy = x / (x**2 + y**2),  d/dx = -y / (x**2 + y**2)
     (0 where x**2 + y**2 is 0, as torch 2.15)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "other")
 
@@ -848,6 +915,13 @@ class WhereBackward0(Node):
         (condition,) = self.saved_tensors
         grad_other = where(condition, 0.0, grad)  # (other's first, as torch's node)
         return where(condition, grad, 0.0), grad_other
+
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode: the tangents picked as the values are (torch's formula, whose zero
+        signs the sum of the two backward terms would not keep)."""
+        (condition,) = self.saved_tensors
+        return where(condition, 0.0 if tangent_a is None else tangent_a,
+                     0.0 if tangent_b is None else tangent_b)
 
 
 # (torch has no clamp with a tensor bound and a number bound: x.clamp(t, 0) is refused)
@@ -942,6 +1016,8 @@ class ClampBackward1(Node):
     """out = clamp(x, min, max) with numbers:  d/dx = 1 strictly between min and max, else 0
     (0 at the bounds themselves and at nan, as torch 2.15)"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self",)
     max: float | None
     min: float | None
@@ -963,6 +1039,8 @@ def _strictly_inside(x, low, high):
 class ClampBackward0(Node):
     """out = clamp(x, min, max) with tensors:  to x between the bounds (and at nan), to the
     bound x is clamped to (max when min > max); a tie with one bound splits it in half"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "min", "max")
 
@@ -998,6 +1076,8 @@ def clamp_min(input, min):  # noqa: A002
 class ClampMinBackward0(Node):
     """out = max(x, number):  d/dx = 1 where x > min"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self",)
     min: float | None
 
@@ -1008,6 +1088,8 @@ class ClampMinBackward0(Node):
 
 class ClampMinBackward1(Node):
     """out = max(x, min):  as maximum's (a tie splits the gradient in half)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "min")
 
@@ -1027,6 +1109,8 @@ def clamp_max(input, max):  # noqa: A002
 class ClampMaxBackward0(Node):
     """out = min(x, number):  d/dx = 1 where x < max"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self",)
     max: float | None
 
@@ -1037,6 +1121,8 @@ class ClampMaxBackward0(Node):
 
 class ClampMaxBackward1(Node):
     """out = min(x, max):  as minimum's (a tie splits the gradient in half)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "max")
 
@@ -1103,6 +1189,8 @@ def lerp(input, end, weight):
 class LerpBackward0(Node):
     """out = a + w * (b - a) with a number w:  d/da = 1 - w,  d/db = w"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     weight: float
 
     def backward(self, grad):
@@ -1113,6 +1201,8 @@ class LerpBackward0(Node):
 
 class LerpBackward1(Node):
     """out = a + w * (b - a):  d/da = 1 - w,  d/db = w,  d/dw = b - a"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self", "end", "weight")
 
@@ -1166,6 +1256,8 @@ def addcmul(input, tensor1, tensor2, scaled=NOT_GIVEN, *, value=1):
 class AddcmulBackward0(Node):
     """out = x + value * t1 * t2:  d/dx = 1,  d/dt1 = value * t2,  d/dt2 = value * t1"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("tensor1", "tensor2")
     value: float
 
@@ -1195,6 +1287,8 @@ def addcdiv(input, tensor1, tensor2, scaled=NOT_GIVEN, *, value=1):
 
 class AddcdivBackward0(Node):
     """out = x + value * t1 / t2:  d/dx = 1,  d/dt1 = value / t2,  d/dt2 = -value * t1 / t2**2"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("tensor1", "tensor2")
     value: float

@@ -20,6 +20,7 @@ import inspect
 import numpy as np
 
 from ..fidelity.floating import silent_runner
+from ..core.forward import state as dual
 from ..core.grad_mode import mode
 from ..core.node import SavedTensor, connect, gradient_edge, save_input, shared_meta
 from ..core.saved import default_hooks, save_in_torchs_order
@@ -38,7 +39,7 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
     f32, f64 = _FLOATS
 
     def op(input, other):
-        if not (isinstance(other, Tensor) and isinstance(input, Tensor)):
+        if not (isinstance(other, Tensor) and isinstance(input, Tensor)) or dual.active:
             return general(input, other)
         x, y = input._data, other._data
         dtype = x.dtype

@@ -14,11 +14,12 @@ from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, 
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
+from ..core.forward import state as dual, tangent_of, write_tangent
 from ..core.grad_mode import mode as grad_mode
 from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
-from .creation import index_tensor_from_sequence
+from .creation import index_tensor_from_sequence, zeros_like
 from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permuted_view,
                     selected_view, shape_text, sliced_view, unsqueeze, view, view_strides)
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
@@ -197,7 +198,8 @@ def _apply_indexing(input, items, for_write=False):
             steps.append((selected_view, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
-    if grad_mode.grad_enabled and input.requires_grad:
+    if grad_mode.grad_enabled and input.requires_grad or dual.active and tangent_of(input) \
+            is not None:  # (a dual tensor's tangent is viewed the same way: core/forward.py)
         # autograd records the indexing as torch does: one select / slice / unsqueeze per item
         for view_function, *arguments in steps:
             input = view_function(input, *arguments)
@@ -459,6 +461,19 @@ def _put(input, result, indices, value):
     check_inference_inplace(input)
     input._bump_version()
     rebase_history(result, node)
+    if dual.active:  # forward mode: the same places of the tangent (core/forward.py)
+        _put_tangent(result, indices, value)
+
+
+def _put_tangent(result, indices, value):
+    """``result``'s tangent after ``result[indices] = value``: value's tangent (zeros if it
+    has none) in the places written, the old tangent (zeros if none) elsewhere."""
+    new, old = tangent_of(value), tangent_of(result)
+    if new is None and old is None:
+        return
+    tangent = zeros_like(result) if old is None else old.clone()
+    _index_put(tangent, indices, zeros_like(value) if new is None else new.to(tangent.dtype))
+    write_tangent(result, tangent)
 
 
 

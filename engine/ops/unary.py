@@ -59,6 +59,8 @@ def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=No
 class _UnaryBackward(Node):
     """A one-input node whose formula reads one saved tensor (the input or the result)."""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("self",)
 
     def backward(self, grad):
@@ -218,6 +220,13 @@ class TanhBackwardBackward0(Node):
         return (_recorded_as(TanhBackwardBackward0, _tanh_backward, gg, result),
                 gg * (mul_scalar(result, -2.0) * grad))
 
+    def jvp(self, grad_t, result_t):
+        """Forward mode, torch's formula (its zero signs): grad_t (1 - y ** 2) + y_t (-2 y grad),
+        a missing grad_t taken as zeros, a missing y_t's term left out."""
+        grad, result = self.saved_tensors
+        first = _tanh_backward(zeros_like(grad) if grad_t is None else grad_t, result)
+        return first if result_t is None else first + result_t * (mul_scalar(result, -2.0) * grad)
+
 
 class SigmoidBackward0(_UnaryOfResult):
     """out = 1 / (1 + e ** -x):  d/dx = out * (1 - out)"""
@@ -246,6 +255,13 @@ class SigmoidBackwardBackward0(Node):
         grad, result = self.saved_tensors
         return (_recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, gg, result),
                 gg * (grad * (mul_scalar(result, -2.0) + 1)))
+
+    def jvp(self, grad_t, result_t):
+        """Forward mode, torch's formula: grad_t (1 - y) y + y_t (grad (1 - 2 y)), a missing
+        grad_t taken as zeros, a missing y_t's term left out."""
+        grad, result = self.saved_tensors
+        first = _sigmoid_backward(zeros_like(grad) if grad_t is None else grad_t, result)
+        return first if result_t is None else first + result_t * (grad * (1 - 2 * result))
 
 
 class RsqrtBackward0(_UnaryOfResult):
@@ -349,6 +365,8 @@ def neg(input):
 class NegBackward0(Node):
     """out = -x:  d/dx = -1"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     def backward(self, grad):
         return -grad
 
@@ -376,6 +394,8 @@ def abs(input):  # noqa: A001 - torch.abs
 
 class AbsBackward0(Node):
     """out = |x|:  d/dx = sign(x) (0 at 0)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self",)
 
@@ -405,6 +425,8 @@ def _signs(input, node):
 
 class _ZeroGradient(Node):
     """A step function (sign, floor, round ...): flat almost everywhere, d/dx = 0"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     def backward(self, grad):
         return zero_gradient_like(grad)
@@ -453,6 +475,8 @@ class ReluBackward0(Node):
     """out = max(x, 0):  d/dx = 1 where out > 0 (or nan), else 0 (torch's threshold_backward
     puts 0 there, never -0.0)"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     _saved_names = ("result",)
 
     def backward(self, grad):
@@ -486,6 +510,12 @@ class ThresholdBackwardBackward0(Node):
     def backward(self, grad):
         (result,) = self.saved_tensors
         return _threshold_backward(result, grad), zeros_like(grad)
+
+    def jvp(self, grad_t, result_t):
+        """Forward mode, torch's formula: the same mask applied to grad's tangent (zeros where
+        there is none); result's tangent adds nothing."""
+        (result,) = self.saved_tensors
+        return _threshold_backward(result, zeros_like(result) if grad_t is None else grad_t)
 
 
 def _rounding(ufunc, name, doc, node):
@@ -573,6 +603,8 @@ def frac(input):
 class FracBackward0(Node):
     """out = x - trunc(x):  d/dx = 1 (trunc is flat)"""
 
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
     def backward(self, grad):
         return grad
 
@@ -600,6 +632,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 class NanToNumBackward0(Node):
     """out = x with nan and infinities replaced:  d/dx = 1 where x is finite, else 0"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
 
     _saved_names = ("self",)
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (tables of cases, one per line)
 """torch.func against torch 2.15: grad, grad_and_value, vjp, jacrev, functional_call.
 
 Each case is a snippet run once with ``m = torch`` and once with ``m = engine``; what it
@@ -286,3 +287,59 @@ def test_torch_func_is_engine_func():
     assert engine.func is engine.func  # `import engine as torch; torch.func.grad` works
     assert sorted(n for n in engine.func.__all__) == sorted(
         n for n in engine.func.__all__ if hasattr(torch.func, n))
+
+
+# ====================================================================== forward mode
+FORWARD_CASES = {
+    "jvp": "r = F.jvp(lambda a: a.sin() * a, (x,), (w,))",
+    "jvp of two inputs": "r = F.jvp(lambda a, b: (a * b).exp(), (x, w), (w, x))",
+    "jvp of a tree": "r = F.jvp(lambda d: {'p': d['a'] @ d['b'], 'q': d['a'].tanh()}, ({'a': x, 'b': w},), ({'a': w, 'b': x},))",
+    "jvp 0-d": "r = F.jvp(lambda a: a ** 3, (s,), (s,))",
+    "jvp has_aux": "r = F.jvp(lambda a: (a.cos(), a * 2), (x,), (w,), has_aux=True)",
+    "jvp of an independent output": "r = F.jvp(lambda a: w * 2, (x,), (w,))",
+    "jvp strict": "r = error(lambda: F.jvp(lambda a: w * 2, (x,), (w,), strict=True))",
+    "jvp primals not a tuple": "r = error(lambda: F.jvp(lambda a: a, x, (w,)))",
+    "jvp empty primals": "r = error(lambda: F.jvp(lambda: x, (), ()))",
+    "jvp non-tensor primal": "r = error(lambda: F.jvp(lambda a: a, (3.0,), (w,)))",
+    "jvp non-tensor output": "r = error(lambda: F.jvp(lambda a: 3.0, (x,), (w,)))",
+    "jvp has_aux without a pair": "r = error(lambda: F.jvp(lambda a: a, (x,), (w,), has_aux=True))",
+    "jvp tangent of another size": "r = error(lambda: F.jvp(lambda a: a, (x,), (w[:2],)))",
+    "jvp under no_grad": "with m.no_grad():\n    r = F.jvp(lambda a: a.sin(), (x,), (w,))",
+    "jvp of softmax and cross_entropy":
+        "r = F.jvp(lambda a: m.nn.functional.cross_entropy(a.view(1, 3), m.tensor([1])), (x,), (w,))",
+    "jacfwd": "r = F.jacfwd(lambda a: a.sin() * a)(x)",
+    "jacfwd matches jacrev": "r = [F.jacfwd(lambda a: (a @ a) * a)(x), F.jacrev(lambda a: (a @ a) * a)(x)]",
+    "jacfwd 0-d": "r = F.jacfwd(lambda a: a.exp() * a)(s)",
+    "jacfwd 0-d output": "r = F.jacfwd(lambda a: (a ** 2).sum())(x)",
+    "jacfwd argnums": "r = F.jacfwd(lambda a, b: a * b.sum(), argnums=1)(x, w)",
+    "jacfwd argnums tuple": "r = F.jacfwd(lambda a, b: a.outer(b), argnums=(0, 1))(x, w)",
+    "jacfwd of a tuple output": "r = F.jacfwd(lambda a: (a.tanh(), a.sum()))(x)",
+    "jacfwd 2-d": "r = F.jacfwd(lambda a: a.t() @ a)(x.view(3, 1))",
+    "jacfwd has_aux": "r = F.jacfwd(lambda a: (a.sin(), a.cos()), has_aux=True)(x)",
+    "jacfwd of a linear layer":
+        "r = F.jacfwd(lambda a: m.nn.functional.linear(a, w.view(1, 3).expand(2, 3), w[:2]))(x)",
+    "jacfwd randomness": "r = error(lambda: F.jacfwd(lambda a: a, randomness='x')(x))",
+    "jacfwd argnums out of range": "r = error(lambda: F.jacfwd(lambda a: a, argnums=1)(x))",
+    "hessian": "r = F.hessian(lambda a: (a.sin() * a).sum())(x)",
+    "hessian of a coupled function": "r = F.hessian(lambda a: (a.tanh() @ m.ones(3, 3) * a).sum())(x)",
+    "hessian 0-d": "r = F.hessian(lambda a: a.exp() * a ** 3)(s)",
+    "hessian argnums": "r = F.hessian(lambda a, b: (a * b * b).sum(), argnums=1)(x, w)",
+    "hessian of softmax": "r = F.hessian(lambda a: m.nn.functional.log_softmax(a, 0)[0])(x)",
+    "hessian of mse_loss": "r = F.hessian(lambda a: m.nn.functional.mse_loss(a.sigmoid(), w))(x)",
+}
+
+FORWARD_PRELUDE = """
+def error(fn):
+    try:
+        fn()
+    except Exception as caught:  # noqa: BLE001
+        return (type(caught).__name__, str(caught).split(chr(10))[0])
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(FORWARD_CASES))
+def test_forward_transforms(name, dtype):
+    x, w, s = _inputs(dtype, False)
+    parity.run_both(lambda m, x, w, s: _run(m, FORWARD_PRELUDE + FORWARD_CASES[name], x, w, s),
+                    x, w, s, exact=False)

@@ -133,6 +133,14 @@ CASES = {
                                     "strategy='forward-mode')",
     "jacobian forward-mode create_graph": "r = F.jacobian(lambda a: a.exp(), x, "
                                           "create_graph=True, strategy='forward-mode')",
+    "jacobian forward-mode of one input": "r = F.jacobian(lambda a: a.tanh() * a.sum(), x, "
+                                          "vectorize=True, strategy='forward-mode')",
+    "jacobian forward-mode of a matrix input": "r = F.jacobian(lambda a: (a @ a).sin(), y, "
+                                               "vectorize=True, strategy='forward-mode')",
+    "jacobian forward-mode constant output": "r = F.jacobian(lambda a: (a * 0 + 1, x.detach()), "
+                                             "x, vectorize=True, strategy='forward-mode')",
+    "jacobian forward-mode of softmax": "r = F.jacobian(lambda a: m.softmax(a, 0), x, "
+                                        "vectorize=True, strategy='forward-mode')",
     "jacobian unknown strategy": "r = F.jacobian(lambda a: a.exp(), x, strategy='sideways')",
     "jacobian strict constant output": "r = F.jacobian(lambda a: a.detach(), x, strict=True)",
     "jacobian strict create_graph linear": "r = F.jacobian(lambda a: a * 2, x, strict=True, "
@@ -148,6 +156,12 @@ CASES = {
     "hessian vectorize": "r = F.hessian(cube, x, vectorize=True)",
     "hessian forward-over-reverse": "r = F.hessian(pair, (x, y), vectorize=True, "
                                     "outer_jacobian_strategy='forward-mode')",
+    "hessian forward-over-reverse of one input": "r = F.hessian(lambda a: (a.tanh() * "
+                                                 "a.sum()).sum(), x, vectorize=True, "
+                                                 "outer_jacobian_strategy='forward-mode')",
+    "hessian forward-over-reverse of a matrix": "r = F.hessian(lambda a: (a @ a).pow(2).sum(), "
+                                                "y, vectorize=True, "
+                                                "outer_jacobian_strategy='forward-mode')",
     "hessian forward-mode not vectorized": "r = F.hessian(cube, x, "
                                            "outer_jacobian_strategy='forward-mode')",
     "hessian unknown strategy": "r = F.hessian(cube, x, outer_jacobian_strategy='other')",

@@ -31,6 +31,9 @@ The families, and what observe.py/compare.py look at for them:
   deprecated x.T) and what numpy would warn about in the engine (overflow, 0/0, log(-1)).
 * check_order: calls with two faults at once (a wrong dtype and a wrong shape, an expanded
   target and an unsupported dtype...): which error comes first.
+* transforms: torch.func's grad, jacrev, jacfwd, jvp, hessian and vmap(grad), and forward_ad's
+  dual tensors, of small random functions of the course's ops (issue 26): the derivatives'
+  values, shapes, strides and dtypes, and the errors.
 """
 from __future__ import annotations
 
@@ -1167,6 +1170,65 @@ def two_faults(b):
     return statements + [f"{name} = {text}"]
 
 
+# ---------------------------------------------------------------- transforms
+# functions of one tensor ``a`` (any shape, float): the body of a lambda, as a learner writes
+TRANSFORM_BODIES = [
+    "{a}.sin() * {a}", "{a}.exp() - {a}", "{a}.tanh() * 2", "{a}.sigmoid() * {a}", "{a} ** 3",
+    "torch.relu({a}) * {a}", "{a}.abs() + {a}", "{a}.clamp(-0.5, 1.0) * {a}",
+    "{a} / ({a} * {a} + 1)",
+    "{a}.softmax(-1)", "{a}.log_softmax(-1)", "torch.nn.functional.gelu({a})",
+    "{a}.cos() * {a}.sum()", "{a} * {a}.mean()", "{a}.cumsum(0) * {a}", "{a}.flip(0) * {a}",
+    "torch.where({a} > 0, {a} ** 2, -{a})", "torch.maximum({a}, {a}.sin())",
+    "torch.cat([{a}, {a} * 2]) ** 2", "torch.stack([{a}, {a}.exp()])", "{a}.t() * {a}.t()",
+    "{a}.reshape(-1).exp()", "{a}.unsqueeze(0).expand(2, *{a}.shape) * 3",
+    "{a}.norm() * {a}", "{a}.amax(-1) * {a}.sum()", "{a}.logsumexp(-1)", "{a}.var() * {a}",
+    "({a} * {a}).sum(-1, keepdim=True) * {a}", "torch.nn.functional.mse_loss({a}.sin(), {a})",
+]
+TRANSFORM_MATRIX_BODIES = [  # for a 2-d ``a``
+    "{a} @ {a}.t()", "({a}.t() @ {a}).tanh()", "{a}[0] * {a}[-1]", "{a}[:, 1:] * 2",
+    "{a}.max(-1).values * {a}.sum()", "torch.nn.functional.linear({a}, {a}.exp())",
+    "torch.nn.functional.cross_entropy({a}, torch.tensor([1, 0]))",
+    "{a}.mv({a}[0].sin())", "{a}.index_select(1, torch.tensor([2, 0])) ** 2",
+]
+TRANSFORM_CALLS = [
+    "{r} = torch.func.grad(lambda a: ({body}).sum())({x})",
+    "{r} = torch.func.jacrev(lambda a: {body})({x})",
+    "{r} = torch.func.jacfwd(lambda a: {body})({x})",
+    "{r} = torch.func.jvp(lambda a: {body}, ({x},), ({v},))",
+    "{r} = torch.func.hessian(lambda a: ({body}).sum())({x})",
+    "{r} = torch.func.vmap(torch.func.grad(lambda a: ({body}).sum()))("
+    "torch.stack([{x}, -{x} / 2]))",
+    "{r} = torch.func.jacfwd(lambda a: {body})({x}) - torch.func.jacrev(lambda a: {body})({x})",
+]
+DUAL_CALL = ["with torch.autograd.forward_ad.dual_level():",
+             "    {d} = torch.autograd.forward_ad.make_dual({x}, {v})",
+             "    {r} = torch.autograd.forward_ad.unpack_dual({body})",
+             "    {r} = ({r}.primal, {r}.tangent, repr({r}.tangent is None))"]
+
+
+def transform(b):
+    """One of torch.func's transforms (or a dual tensor) of a random function of one tensor."""
+    dtype = b.choice(["float32", "float64", "float32"])
+    shape = b.choice([(3,), (2, 3), (2,), (2, 3)])
+    pool = ["0.5", "1.5", "-0.75", "2.0", "-1.25", "0.25", "1.0", "-2.0"]
+    more, x, var = existing_or_new(b, lambda v: v.is_float and not v.requires_grad
+                                   and v.shape in ((3,), (2, 3), (2,)), shape, dtype, pool)
+    bodies = TRANSFORM_BODIES + (TRANSFORM_MATRIX_BODIES if var.shape == (2, 3) else [])
+    v, r = b.fresh_name(), b.fresh_name()
+    values = nested(b, var.shape, pool)
+    statements = more + [f"{v} = torch.tensor({values}, dtype=torch.{var.dtype})"]
+    body = b.choice(bodies)
+    if b.chance(0.2):
+        d = b.fresh_name()
+        statements.append("\n".join(line.format(d=d, x=x, v=v, r=r, body=body.format(a=d))
+                                    for line in DUAL_CALL))  # (one statement: the with block)
+    else:
+        statements.append(b.choice(TRANSFORM_CALLS).format(r=r, x=x, v=v, body=body.format(a="a")))
+    unknown(b, v, var.dtype)
+    unknown(b, r, var.dtype)
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1180,4 +1242,5 @@ FAMILIES = {
     "versions": Family(1, [(2, version_op), (1, version_inplace)]),
     "warnings": Family(1, [(1, warn)]),
     "check_order": Family(2, [(1, two_faults)]),
+    "transforms": Family(2, [(1, transform)]),
 }

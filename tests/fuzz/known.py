@@ -106,6 +106,22 @@ def _only_node_names_differ(verdict):
     return _only_nodes_differ(verdict, versions=False)
 
 
+def _only_strides_differ(verdict):
+    """The same shape and offset; only the strides differ."""
+    texts = [re.sub(r"stride=\([\d, ]*\)", "stride=#", t or "-")
+             for t in (verdict.torch_text, verdict.engine_text)]
+    return texts[0] == texts[1] and texts[0].startswith("shape=")
+
+
+def _only_zero_signs_differ(verdict):
+    """The same values but for the sign of some zeros (-0.0 against 0.0)."""
+    texts = [re.sub(r"-0\.0\b", "0.0", t or "-") for t in (verdict.torch_text,
+                                                            verdict.engine_text)]
+    return texts[0] == texts[1]
+
+
+FORWARD_MODE = r"torch\.func\.(jvp|jacfwd|hessian)\(|forward_ad\."
+
 KNOWN = [
     # ---- documented in notebooks/DIFFERENCES.md
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
@@ -191,6 +207,22 @@ KNOWN = [
           "refuses to write the gradient into overlapping memory first", DOCUMENTED,
           ("error message",), torch=r"more than one element of the written-to tensor",
           difference="A write into an expanded view"),
+    Known("forward-mode tangents derived from backward formulas: zero signs may differ from "
+          "torch's own forward formulas (values otherwise equal)", DOCUMENTED, ("value",),
+          statement=FORWARD_MODE, test=_only_zero_signs_differ,
+          difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
+    Known("forward-mode tangents: torch's formulas write in place (a tangent at version 1)",
+          DOCUMENTED, ("graph",), statement=FORWARD_MODE, test=_only_version_differs,
+          difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
+    Known("jacfwd and hessian computed column by column: the result's strides are not those "
+          "of torch's batched columns (zeros expanded, columns moved last)", DOCUMENTED,
+          ("shape/stride",), statement=r"torch\.func\.(jacfwd|hessian)\(",
+          test=_only_strides_differ,
+          difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
+    Known("vmap(grad(...)) and jacrev: some results' strides differ from torch's batched "
+          "layout (found by the transforms family; the values are equal)", REPORTED,
+          ("shape/stride",), statement=r"torch\.func\.(vmap|jacrev)\(",
+          test=_only_strides_differ),
 ]
 
 

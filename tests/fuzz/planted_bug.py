@@ -199,12 +199,27 @@ def mm_checks_dtype_first():
     patch_both("mm", make)
 
 
+def tangent_doubled():
+    """transforms: forward mode's tangents come out twice as large (unpack_dual, which
+    torch.func's jvp, jacfwd and hessian read them through)."""
+    forward_ad = engine.autograd.forward_ad
+
+    def make(unpack_dual):
+        def unpacked(tensor, *args, **kwargs):
+            primal, tangent = unpack_dual(tensor, *args, **kwargs)
+            return forward_ad.UnpackedDualTensor(primal, None if tangent is None
+                                                 else tangent * 2)
+        return unpacked
+    patch(forward_ad, "unpack_dual", make)
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
         "signatures": keepdim_keyword_ignored, "layouts": elementwise_contiguous,
         "zero_signs": neg_loses_zero_sign, "versions": clone_bumps_version,
-        "warnings": log_warns, "check_order": mm_checks_dtype_first}
+        "warnings": log_warns, "check_order": mm_checks_dtype_first,
+        "transforms": tangent_doubled}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

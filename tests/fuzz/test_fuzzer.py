@@ -314,6 +314,9 @@ HALLMARKS = {
     "versions": ["out=", ".data", "torch.isclose("],
     "warnings": [".var()", "torch.nn.functional.softmax("],
     "check_order": ["torch.mm(", "dtype=torch.bool"],
+    "transforms": ["torch.func.grad(", "torch.func.jacrev(", "torch.func.jacfwd(",
+                   "torch.func.jvp(", "torch.func.hessian(", "torch.func.vmap(",
+                   "forward_ad.make_dual("],
 }
 
 
@@ -385,7 +388,7 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "layouts": {"shape/stride"}, "zero_signs": {"value", "gradient"}, "versions": {"graph"},
            "warnings": {"warning"},
            # (a planted raise is outside the engine's folder: observe.py calls it a crash)
-           "check_order": {"error message", "engine crash"}}
+           "check_order": {"error message", "engine crash"}, "transforms": {"value"}}
 
 
 @pytest.fixture(scope="module")
