@@ -36,7 +36,7 @@ SKIP_TAG = "engine-only"
 EXPLAINED_TAG = "differs-from-torch"
 
 # The engine's names for torch's own modules; engine.viz, engine.widgets are course tools.
-_TORCH_MODULES = r"(?:\.(?:nn|optim|autograd|utils|linalg|random|cuda)(?:\.\w+)*)?"
+_TORCH_MODULES = r"(?:\.(?:nn|optim|autograd|func|utils|linalg|random|cuda)(?:\.\w+)*)?"
 _REWRITES = [
     (re.compile(r"^(\s*)import engine as torch\b", re.M), r"\1import torch"),
     (re.compile(rf"^(\s*)from engine({_TORCH_MODULES}) import\b", re.M), r"\1from torch\2 import"),

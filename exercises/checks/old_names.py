@@ -52,12 +52,13 @@ CHECKER_MODULES = {
     "10_debugging_gradients": "exercises.checks.debugging_gradients",
     "11_training_loop": "exercises.checks.training_loop",
     "12_hooks_and_saved_tensors": "exercises.checks.hooks_and_saved_tensors",
+    "13_forward_mode_and_torch_func": "exercises.checks.forward_mode_and_torch_func",
 }
 
 # This edition's module names up to commit 1ccfe20 -> their names now. Lesson 00 imported
 # its example checker as exercises.checks_00_example.
 # Lessons written after that commit (the advanced part) never had such a name.
-ADDED_AFTER_1CCFE20 = ("12_hooks_and_saved_tensors",)
+ADDED_AFTER_1CCFE20 = ("12_hooks_and_saved_tensors", "13_forward_mode_and_torch_func")
 MOVED_MODULES = {
     **{MODULE_PREFIX + ("00_example" if slug == "00_welcome" else slug): module
        for slug, module in CHECKER_MODULES.items() if slug not in ADDED_AFTER_1CCFE20},

@@ -22,7 +22,7 @@ LESSONS = ["00_welcome", "01_creating_tensors", "02_shapes_indexing_broadcasting
            "08_autograd_grad_and_checking", "09_inside_the_engine",
            "10_debugging_gradients", "11_training_loop",
            # the advanced part (README's course map), after the five-hour main path
-           "12_hooks_and_saved_tensors"]
+           "12_hooks_and_saved_tensors", "13_forward_mode_and_torch_func"]
 WITH_EXERCISES = LESSONS[1:]
 MAIN_PATH = [slug for slug in LESSONS if not is_advanced(slug)]
 TAGS = {"raises-exception", "engine-only", "exercise", "differs-from-torch"}

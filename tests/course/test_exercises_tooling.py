@@ -709,6 +709,10 @@ def _equivalent_forms(tm):
         "check_12_hook_order": [tuple(ORDER), np.array(ORDER)],
         "check_12_backward_inputs": [[None, 12], (None, np.float32(12.0)),
                                      (None, tm.tensor(12.0)), (None, tm.tensor([12.0]))],
+        "check_13_products": [[3, 50, "jacfwd"], (np.int64(3), tm.tensor(50), " JacFwd")],
+        "check_13_kinks": [(0, 0, float("inf"), 0.5), np.array([0.0, 0.0, np.inf, 0.5]),
+                           [tm.tensor(0.0), tm.tensor(0.0), tm.tensor(float("inf")),
+                            tm.tensor(0.5)]],
     }
 
 
@@ -728,6 +732,8 @@ def _type_mistakes(tm):
     message is about the form, not the value."""
     from exercises.checks.creating_tensors import DTYPES
     from exercises.checks.views_copies_inplace import _sharing
+    from exercises.checks.forward_mode_and_torch_func import (_directional_right,
+                                                              _per_sample_right)
     from exercises.checks.copying import CHANGES
     from exercises.checks.graphs_and_leaves import HAS_GRAD, _sin_chain
     from exercises.checks.gradient_accumulation import _vjp
@@ -906,6 +912,15 @@ def _type_mistakes(tm):
          'make_model is the string "make_model", not a function'),
         ("check_12_count_saved", (lambda fn: (0, 0), [1.0, 2.0]), "pass the x of the exercise"),
         ("check_12_backward_inputs", ("None", "12"), "write a number, or None"),
+        # lesson 13
+        ("check_13_products", ("3", "50", "jacfwd"), "write a whole number"),
+        ("check_13_products", (3, 50, max), "write the name of a transform"),
+        ("check_13_directional", (_directional_right(tm), [1.0, 2.0, 3.0]),
+         "pass the x of the exercise"),
+        ("check_13_per_sample", (list(_per_sample_right(tm)[0].values()),
+                                 *_per_sample_right(tm)[1:]), "gives a dict with the same names"),
+        ("check_13_kinks", [0, 0, "inf", 0.5], "write a number"),
+        ("check_13_hvp", (_directional_right(tm), "x"), "pass the x of the exercise"),
     ]
 
 

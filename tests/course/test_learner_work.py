@@ -258,7 +258,10 @@ NEW_EXERCISES = {"check_02_promotion", "check_03_in_place", "check_03_numpy_copy
                  "check_10_hidden_state", "check_10_inplace_softmax", "check_10_keep_losses",
                  # lesson 12 (the advanced part) is new in this edition
                  "check_12_hook_order", "check_12_halve", "check_12_clip_hooks",
-                 "check_12_count_saved", "check_12_backward_inputs"}
+                 "check_12_count_saved", "check_12_backward_inputs",
+                 # lesson 13 (the advanced part) is new in this edition
+                 "check_13_products", "check_13_directional", "check_13_per_sample",
+                 "check_13_kinks", "check_13_hvp"}
 LEFT_AS_STUB = {"check_02_indexing", "check_06_vjp"}
 WRONG = {"check_02_broadcast_shapes": "prediction = [(4, 3), (5, 4, 3), (3,), (2, 3)]"}
 
