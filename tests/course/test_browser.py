@@ -55,6 +55,29 @@ def test_notebook_runs_in_jupyterlab(lab_and_browser, notebook):
     assert report.screenshot.stat().st_size > 0
 
 
+EXERCISES = sorted(p.relative_to(browser_check.ROOT)
+                   for p in (browser_check.ROOT / "exercises").glob("[0-9]*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", EXERCISES, ids=str)
+def test_an_exercise_notebook_opens_unchanged(lab_and_browser, notebook):
+    """A learner opens an exercise notebook: no ● on its tab before they type anything (the
+    lessons and solutions are checked the same way in test_notebook_runs_in_jupyterlab)."""
+    lab, browser = lab_and_browser
+    page = browser.page
+    lab.start_kernel(notebook, "python3")
+    browser_check.open_notebook(page, lab, notebook)
+    try:
+        browser_check.wait_until(lambda: browser_check.status_idle(page),
+                                 browser_check.KERNEL_IDLE, "the kernel to be idle")
+        problems = []
+        browser_check.check_not_dirty(page, problems)
+        assert problems == []
+    finally:
+        browser_check.close_notebook(page)
+        lab.shutdown_kernels(notebook)
+
+
 def check_made_up_notebook(lab, browser, tmp_path, name, cells, metadata=None):
     """Check a notebook of these ``cells`` (saved with their outputs, as committed), with
     lesson 00's metadata unless given."""
