@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 import engine  # noqa: E402
 from engine.fidelity import fused_axpy  # noqa: E402
 from engine.fidelity.rounding import fma32  # noqa: E402
-from engine.viz import draw_graph  # noqa: E402 (engine imports it anyway)
+from engine.viz import draw_graph, layout_cost  # noqa: E402 (engine imports it anyway)
 
 clock = time.process_time  # CPU seconds of this process (see the docstring)
 
@@ -475,6 +475,16 @@ def graph_shared_leaf(nodes):
     return y
 
 
+def graph_product_loop(nodes):
+    """``nodes`` boxes: ``y = y * x`` in a loop, one leaf in every product (issue 28: dot
+    takes minutes on it)."""
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    y = x
+    for _ in range(nodes - 2):
+        y = y * x
+    return y
+
+
 def dot_seconds(source, timeout):
     """Wall seconds for ``dot -Tsvg`` to lay out ``source``; None if it took over ``timeout``."""
     start = time.perf_counter()
@@ -695,7 +705,8 @@ def details(report, torch, rounds, chains, args):
 
     has_dot = shutil.which("dot") is not None
     for label, make in (("a leaf per op", graph_own_leaves),
-                        ("one leaf shared by every other op", graph_shared_leaf)):
+                        ("one leaf shared by every other op", graph_shared_leaf),
+                        ("y = y * x in a loop", graph_product_loop)):
         big = make(500)
         report.detail(f"draw_graph, 500 nodes ({label}): DOT text",
                       fmt(median_time(lambda big=big: draw_graph(big).source, 1, rounds)))
@@ -704,6 +715,14 @@ def details(report, torch, rounds, chains, args):
             report.detail(f"draw_graph, 500 nodes ({label}): SVG with dot (wall)",
                           f"over {args.dot_timeout:g} s (stopped)" if seconds is None
                           else fmt(seconds))
+            # what a notebook shows: dot's SVG, or past MAX_LAYOUT_COST a one-box summary
+            picture = draw_graph(big)
+            start = time.perf_counter()
+            picture._repr_mimebundle_()
+            shown = "one-box summary" if picture.too_big() else "full picture"
+            report.detail(f"draw_graph, 500 nodes ({label}): what a notebook shows, {shown} "
+                          f"(wall; layout cost {layout_cost(picture.nodes, picture.edges):,})",
+                          fmt(time.perf_counter() - start))
     if not (args.quick or args.no_notebooks):
         start = time.perf_counter()
         folders = [f for f in ("notebooks", "solutions", "exercises")

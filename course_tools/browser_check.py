@@ -7,6 +7,8 @@ For each notebook of notebooks/ and solutions/ it opens the notebook in JupyterL
 for the kernel, runs all cells, waits until every code cell has run, and checks what a
 learner would see:
 
+- opened, before anything runs, it is not marked changed (no ● on its tab: its metadata is
+  what JupyterLab writes on open);
 - no error output, except in cells tagged ``raises-exception`` (which must raise the same
   error as the committed notebook);
 - every graph picture rendered (an SVG ``<img>`` with ``naturalWidth > 0``) and every
@@ -82,6 +84,7 @@ LAB_SETTINGS = {
 SERVER_START = 60
 KERNEL_IDLE = 60
 RUN_ALL = 240
+SETTLE = 3  # seconds after the kernel is idle, for JupyterLab to write what it writes on open
 STOPPED = 3  # idle this long with no cell queued and some not run: the run stopped
 WIDGET_ANSWER = 15
 
@@ -317,6 +320,23 @@ def close_notebook(page):
         return page.locator(".jp-NotebookPanel").count() == 0
 
     wait_until(closed, 30, "the notebook to close")
+
+
+def dirty_tabs(page):
+    """The main area's tabs marked changed (the ● JupyterLab shows for unsaved changes)."""
+    return page.locator(".jp-mod-dirty").count() + page.evaluate(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.model.dirty ? 1 : 0; }")
+
+
+def check_not_dirty(page, problems):
+    """Opened and not touched, the notebook must not be marked changed: JupyterLab writes
+    the kernelspec and language_info on open, and a committed notebook that carries other
+    values turns dirty, so closing a lesson one only read asks to save it."""
+    page.wait_for_timeout(SETTLE * 1000)
+    if dirty_tabs(page):
+        problems.append("marked changed (●) after opening, before anything ran: its "
+                        "metadata differs from what JupyterLab writes on open")
 
 
 def status_idle(page):
@@ -718,6 +738,7 @@ def check_notebook(lab, browser, notebook, artifacts=ARTIFACTS, committed=None):
         show_file_browser(page)
         clock.lap("open")
         wait_until(lambda: status_idle(page), KERNEL_IDLE, "the kernel to be idle")
+        check_not_dirty(page, problems)
         clock.lap("kernel")
         run_all(page, exp.code_cells, problems)
         clock.lap("run")

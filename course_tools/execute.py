@@ -122,6 +122,14 @@ def scrub_outputs(nb, root: Path = ROOT) -> int:
     return changed
 
 
+# The kernelspec JupyterLab writes into a notebook when it opens it (ipykernel's installed
+# spec, "Python 3 (ipykernel)"): every notebook the course writes carries exactly this, so a
+# committed notebook a learner only opens and reads is not marked changed (the tab's ●) and
+# closing it asks nothing. tests/course/test_notebook_metadata.py checks it against the
+# installed spec; nbclient writes language_info (the other key JupyterLab sets) from the kernel.
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
 def render(nb) -> str:
     """The notebook as text, exactly as the course writes it to disk (here and in the
     generator)."""
@@ -138,6 +146,7 @@ def execute(path: Path, timeout: int = 600) -> None:
     NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=False,
                    record_timing=False,
                    resources={"metadata": {"path": str(path.resolve().parent)}}).execute()
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     scrub_outputs(nb)
     path.write_bytes(render(nb).encode("utf-8"))
 

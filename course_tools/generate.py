@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import nbformat
 
-from course_tools.execute import execute, render
+from course_tools.execute import KERNELSPEC, execute, render
 from course_tools.notebook_files import cells_digest
 from exercises.checks.answer_cells import checkers_called
 
@@ -140,6 +140,7 @@ def make_exercise_notebook(solution, name: str = "notebook"):
         elif _has_markers(source):
             raise MarkerError(f"{where}: solution markers in a {cell.cell_type} cell")
     assign_cell_ids(nb, name)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)  # as JupyterLab writes it on open
     # What the generator wrote, so that it can tell a learner's edits from its own output.
     nb.metadata[FINGERPRINT] = {"solution": f"solutions/{name}", "cells_sha256": cells_digest(nb)}
     return nb

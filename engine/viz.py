@@ -31,6 +31,13 @@ __all__ = ["Picture", "draw_graph", "make_dot", "draw_memory"]
 
 LAYOUT_SECONDS = 30
 """How long ``dot`` may take to lay out a picture before it is shown as text instead."""
+MAX_LAYOUT_COST = 1000
+"""The most work a picture may give ``dot`` (``layout_cost``: boxes plus the ranks its arrows
+cross) before it is drawn as a one-box summary that says so. Measured (idle machine): a loop
+``y = y * x`` of 45 products costs 1,037 and takes dot 0.4 s, 60 cost 1,832 and take 1.3 s
+(2-3x that on a busy machine), 100 take over a minute, 500 (cost 125,252) far longer; a
+sum of 200 products of one leaf costs 20,102 (30 s). The lessons' biggest graph costs under
+40. ``None`` draws every graph in full."""
 MAX_WIDTH_PX = 840
 """The widest a picture is drawn, in CSS pixels (an SVG point is 4/3 px): a notebook's
 output area is about 850 px wide in a 1280 px window with JupyterLab's file browser open.
@@ -121,14 +128,21 @@ class Picture:
     def __repr__(self):
         return self.summary
 
+    def too_big(self):
+        """The layout cost when it is over ``MAX_LAYOUT_COST`` (drawn as a summary), else 0."""
+        cost = layout_cost(self.nodes, self.edges)
+        return cost if MAX_LAYOUT_COST is not None and cost > MAX_LAYOUT_COST else 0
+
     def _svg_or_none(self):
         """The SVG text, or None when Graphviz cannot draw it (never raises, never hangs)."""
         if self._svg is None:
             try:
+                # a graph too big to lay out in a second or two: a one-box summary that says so
+                digraph = _summary_digraph(self) if self.too_big() else self.digraph
                 if IN_BROWSER:
-                    self._svg = _fit_width(_browser_svg(self.digraph.source))
+                    self._svg = _fit_width(_browser_svg(digraph.source))
                     return self._svg
-                source = self.digraph.source
+                source = digraph.source
                 # dot itself, with a time limit: some big graphs take dot minutes to lay out
                 done = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True,
                                       text=True, encoding="utf-8", timeout=LAYOUT_SECONDS)
@@ -255,6 +269,55 @@ def _to_digraph(picture):
     if picture.legend:
         _add_legend(dot, picture.legend, picture.rankdir)
     return dot
+
+
+def layout_cost(nodes, edges):
+    """About how much work ``dot`` has laying out these boxes and arrows: the boxes, plus one
+    for every rank an arrow crosses (``dot`` routes a long arrow through a hidden box at each
+    rank it passes, and orders all of them rank by rank). Ranks are longest paths from the
+    boxes no arrow points at: a loop that multiplies by one leaf 500 times puts the leaf 500
+    ranks down, and its 500 arrows into the leaf cross 125,000 ranks."""
+    children = collections.defaultdict(list)
+    waiting = dict.fromkeys((box.id for box in nodes), 0)
+    for arrow in edges:
+        children[arrow.tail].append(arrow.head)
+        waiting[arrow.head] += 1
+    rank = dict.fromkeys(waiting, 0)
+    ready = [box for box, count in waiting.items() if count == 0]
+    while ready:  # the boxes in topological order (a backward graph has no cycles)
+        box = ready.pop()
+        for child in children[box]:
+            rank[child] = max(rank[child], rank[box] + 1)
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                ready.append(child)
+    crossed = sum(max(rank[a.head] - rank[a.tail], 1) - 1 for a in edges)
+    return len(nodes) + crossed
+
+
+def _summary_digraph(picture):
+    """A one-box picture for a graph too big to lay out quickly: what it holds, and how to
+    see all of it."""
+    import graphviz
+
+    dot = graphviz.Digraph(node_attr=dict(fontname=FONT, fontsize="11"))
+    header, _, details = picture.summary.partition(" edges: ")  # "Graph: N nodes, E", rest
+    text = (f"{header} edges: too big to draw quickly\n(laying it out would keep Graphviz busy for"
+            f" minutes)\n\n{_wrap(details)}\n\nprint(draw_graph(...).text) lists every box;"
+            f"\nengine.viz.MAX_LAYOUT_COST = None draws it in full")
+    dot.node("summary", _dot_label(text), shape="note", style="filled", fillcolor="lightgrey")
+    return dot
+
+
+def _wrap(text, width=70):
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join(lines + [line])
 
 
 def _add_legend(dot, kinds, rankdir):

@@ -68,7 +68,7 @@ def test_the_engines_step_is_torchs_step(bench):
 def test_the_benchmarks_graphs_have_the_sizes_they_claim(bench):
     from engine.viz import draw_graph
 
-    for make in (bench.graph_own_leaves, bench.graph_shared_leaf):
+    for make in (bench.graph_own_leaves, bench.graph_shared_leaf, bench.graph_product_loop):
         source = draw_graph(make(500)).source
         boxes = {line.split()[0] for line in source.splitlines()
                  if "[" in line and "->" not in line and line.strip()[0].isalnum()}

@@ -55,10 +55,36 @@ def test_notebook_runs_in_jupyterlab(lab_and_browser, notebook):
     assert report.screenshot.stat().st_size > 0
 
 
-def check_made_up_notebook(lab, browser, tmp_path, name, cells):
-    """Check a notebook of these ``cells`` (saved with their outputs, as committed)."""
-    metadata = json.loads((browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())
-    committed = new_notebook(metadata=metadata["metadata"], cells=cells)
+EXERCISES = sorted(p.relative_to(browser_check.ROOT)
+                   for p in (browser_check.ROOT / "exercises").glob("[0-9]*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", EXERCISES, ids=str)
+def test_an_exercise_notebook_opens_unchanged(lab_and_browser, notebook):
+    """A learner opens an exercise notebook: no ● on its tab before they type anything (the
+    lessons and solutions are checked the same way in test_notebook_runs_in_jupyterlab)."""
+    lab, browser = lab_and_browser
+    page = browser.page
+    lab.start_kernel(notebook, "python3")
+    browser_check.open_notebook(page, lab, notebook)
+    try:
+        browser_check.wait_until(lambda: browser_check.status_idle(page),
+                                 browser_check.KERNEL_IDLE, "the kernel to be idle")
+        problems = []
+        browser_check.check_not_dirty(page, problems)
+        assert problems == []
+    finally:
+        browser_check.close_notebook(page)
+        lab.shutdown_kernels(notebook)
+
+
+def check_made_up_notebook(lab, browser, tmp_path, name, cells, metadata=None):
+    """Check a notebook of these ``cells`` (saved with their outputs, as committed), with
+    lesson 00's metadata unless given."""
+    if metadata is None:
+        metadata = json.loads(
+            (browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())["metadata"]
+    committed = new_notebook(metadata=metadata, cells=cells)
     nbformat.write(committed, tmp_path / f"{name}.ipynb")
     notebook = Path("notebooks") / f"zz_{name}_browser_check.ipynb"
     nbformat.write(committed, lab.root / notebook)
@@ -84,6 +110,21 @@ def test_the_check_catches_a_broken_notebook(lab_and_browser, tmp_path):
     assert "0 graph pictures shown, the saved notebook has 1" in problems
     assert "raised ZeroDivisionError: division by zero" in problems
     assert report.screenshot.stat().st_size > 0
+
+
+def test_the_check_catches_a_notebook_marked_changed_on_open(lab_and_browser, tmp_path):
+    """A notebook saved with the kernelspec the course used to commit ("Python 3"; JupyterLab
+    writes "Python 3 (ipykernel)" when it opens it) is reported as marked changed (●)."""
+    lab, browser = lab_and_browser
+    metadata = json.loads(
+        (browser_check.ROOT / "notebooks" / "00_welcome.ipynb").read_text())["metadata"]
+    metadata["kernelspec"]["display_name"] = "Python 3"
+    report = check_made_up_notebook(lab, browser, tmp_path, "dirty",
+                                    [new_code_cell("1 + 1", outputs=[new_output(
+                                        "execute_result", data={"text/plain": "2"},
+                                        execution_count=1)])], metadata)
+    assert report.problems == ["marked changed (●) after opening, before anything ran: its "
+                               "metadata differs from what JupyterLab writes on open"]
 
 
 def svg_cell(width, view_width, font_size):

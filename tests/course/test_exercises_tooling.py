@@ -12,6 +12,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 import engine
 from course_tools import generate
+from course_tools.execute import KERNELSPEC
 from exercises.checks import shapes_indexing_broadcasting as checks_02
 from exercises.checks.toolkit import (
     Feedback,
@@ -50,8 +51,7 @@ def solution_notebook():
                            outputs=[new_output("stream", name="stdout", text="tensor([1., 2.])\n")])
     return new_notebook(cells=[new_markdown_cell("# Exercises\n\nSome *text*."), executed,
                                tagged, new_code_cell("check(answer)", execution_count=3)],
-                        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                 "language": "python"}})
+                        metadata={"kernelspec": dict(KERNELSPEC)})
 
 
 def test_region_is_replaced_by_its_stub():
@@ -103,6 +103,16 @@ def test_notebook_untagged_cells_untouched_and_outputs_cleared():
     fingerprint = exercise.metadata.pop(generate.FINGERPRINT)
     assert fingerprint["cells_sha256"] == generate.cells_digest(exercise)
     assert exercise.metadata == solution.metadata
+
+
+def test_an_exercise_notebook_carries_the_kernelspec_jupyterlab_writes():
+    """Even from a solution saved with an older kernelspec ("Python 3"): opened in JupyterLab,
+    the exercise notebook is not marked changed."""
+    solution = solution_notebook()
+    solution.metadata["kernelspec"]["display_name"] = "Python 3"
+    exercise = generate.make_exercise_notebook(solution)
+    assert exercise.metadata["kernelspec"] == KERNELSPEC
+    assert KERNELSPEC["display_name"] == "Python 3 (ipykernel)"
 
 
 @pytest.mark.parametrize("cells, problem", [

@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -507,3 +508,81 @@ def test_a_wide_graph_is_drawn_scaled_down():
     assert raw_width <= viz.MAX_WIDTH_PX / viz.MIN_SCALE
     svg = picture._repr_svg_()
     assert svg_width(svg) == pytest.approx(viz.MAX_WIDTH_PX, abs=0.01) and is_scaled(svg)
+
+
+# --- a picture never hangs the notebook: graphs too big for dot to lay out quickly ---------
+
+def product_loop(n):
+    """``y = x; y = y * x`` n times: a loop-built graph whose n products all use one leaf."""
+    x = torch.ones(3, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y * x
+    return y
+
+
+def sum_of_products(n):
+    x = torch.ones(3, requires_grad=True)
+    y = x * 0
+    for i in range(1, n):
+        y = y + x * i
+    return y
+
+
+def drawn_boxes(svg):
+    """How many boxes Graphviz drew (each is a ``<g id="nodeN" class="node">``)."""
+    return len(re.findall(r'<g id="node\d+" class="node">', svg))
+
+
+def test_layout_cost_counts_boxes_and_the_ranks_arrows_cross():
+    # a chain of n products: n + 2 boxes; the arrow from product k (rank k) into the leaf
+    # (rank n + 1) crosses n - k ranks
+    for n in (1, 2, 10, 500):
+        picture = viz.draw_graph(product_loop(n))
+        crossed = sum(n - k for k in range(1, n + 1))
+        assert viz.layout_cost(picture.nodes, picture.edges) == n + 2 + crossed
+    x, w, y = article_graph()
+    picture = viz.draw_graph(y)
+    assert viz.layout_cost(picture.nodes, picture.edges) == len(picture.nodes)
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+@pytest.mark.parametrize("build, n", [(product_loop, 500), (sum_of_products, 500),
+                                      (product_loop, 100)])
+def test_a_graph_too_big_for_dot_is_a_summary_that_says_so(build, n):
+    """dot takes minutes on these (500 products: cost 125,252); the picture is one box with
+    the graph's summary, drawn at once, and says how to see everything."""
+    picture = viz.draw_graph(build(n))
+    assert picture.too_big() > viz.MAX_LAYOUT_COST
+    start = time.monotonic()
+    bundle = picture._repr_mimebundle_()
+    assert time.monotonic() - start < 10  # a generous bound: about 0.1 s measured
+    svg = bundle["image/svg+xml"]
+    assert drawn_boxes(svg) == 1
+    assert "too big to draw quickly" in svg
+    assert f"MulBackward0 x{n}" in svg
+    assert "print(draw_graph(...).text) lists every box" in svg
+    assert bundle["text/plain"] == picture.summary  # what nbval and compare-torch compare
+    assert f"Graph: {len(picture.nodes)} nodes" in svg
+    assert picture.text.count("MulBackward0") >= n  # the text form still has everything
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_a_graph_dot_lays_out_quickly_is_drawn_in_full():
+    picture = viz.draw_graph(product_loop(40))  # cost 822: about 0.25 s in dot
+    assert not picture.too_big()
+    svg = picture._repr_mimebundle_()["image/svg+xml"]
+    legend = len(picture.legend)
+    assert drawn_boxes(svg) == len(picture.nodes) + legend == 42 + legend
+
+
+def test_no_limit_draws_every_graph_in_full(monkeypatch):
+    monkeypatch.setattr(viz, "MAX_LAYOUT_COST", None)
+    assert viz.draw_graph(product_loop(500)).too_big() == 0
+
+
+def test_the_lessons_graphs_are_far_below_the_limit():
+    """Every graph a lesson draws is drawn in full: the biggest (13 boxes) costs under 40."""
+    for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
+        for count in re.findall(r'Graph: (\d+) nodes', path.read_text()):
+            assert int(count) <= 40, path

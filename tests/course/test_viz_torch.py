@@ -286,3 +286,18 @@ def test_the_widest_lesson_pictures_fit_on_torch_too(torch_or_skip, build, draw)
     assert on_torch.source == on_engine.source
     assert on_torch._repr_svg_() == on_engine._repr_svg_()
     assert viz.svg_size(on_torch._repr_svg_())[0] <= viz.MAX_WIDTH_PX
+
+
+def test_a_graph_too_big_to_draw_is_the_same_summary_on_torch(torch_or_skip):
+    """A loop-built graph of 500 products of one leaf: the same boxes, the same layout cost,
+    so torch's picture is the same one-box summary."""
+    def build(lib):
+        x = lib.ones(3, requires_grad=True)
+        y = x
+        for _ in range(500):
+            y = y * x
+        return y
+
+    on_engine = assert_same(torch_or_skip, build, viz.draw_graph)
+    on_torch = viz.draw_graph(build(torch_or_skip))
+    assert on_torch.too_big() == on_engine.too_big() == 125252
