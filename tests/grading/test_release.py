@@ -5,6 +5,8 @@ import json
 import os
 import re
 import subprocess
+import sys
+import textwrap
 import zipfile
 from pathlib import Path
 
@@ -23,26 +25,47 @@ def solution_regions() -> list[str]:
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             for region in REGION.findall(source):
-                code = "\n".join(line.strip() for line in region.splitlines()
-                                 if line.strip() and "### STUB" not in line)
+                code = textwrap.dedent("\n".join(
+                    line.rstrip() for line in region.splitlines()
+                    if line.strip() and "### STUB" not in line))
                 if code:
                     regions.append(code)
     return regions
 
 
-def normalised(text: str) -> str:
-    """A file's text with each line stripped (a region is found whatever its indent); a
-    notebook's cell sources as they read in the notebook."""
-    lines = []
+def stripped(code: str) -> str:
+    return "\n".join(line.strip() for line in code.splitlines())
+
+
+def found(region: str, text: str) -> bool:
+    """Whether ``region``'s lines appear in ``text`` (a file, or a notebook's cell sources)
+    one after another, each indented as in the region relative to the first (a whole block
+    found at any indent; a fix-the-bug stub that differs from its answer only in where a line
+    is indented is not the answer)."""
+    wanted = region.splitlines()
+    if stripped(region) not in normalised(text):
+        return False
+    lines = [line.rstrip() for line in cell_sources(text).splitlines() if line.strip()]
+    for start in range(len(lines) - len(wanted) + 1):
+        window = lines[start:start + len(wanted)]
+        if window[0].strip() == wanted[0].strip() and \
+                textwrap.dedent("\n".join(window)).splitlines() == wanted:
+            return True
+    return False
+
+
+def cell_sources(text: str) -> str:
+    """A notebook's cell sources as they read in the notebook; any other file's text as is."""
     try:
         nb = json.loads(text)
-        text = "\n".join("".join(c.get("source", "")) for c in nb.get("cells", []))
-    except ValueError:
-        pass
-    for line in text.splitlines():
-        if line.strip():
-            lines.append(line.strip())
-    return "\n".join(lines)
+        return "\n".join("".join(c.get("source", "")) for c in nb.get("cells", []))
+    except (ValueError, AttributeError):
+        return text
+
+
+def normalised(text: str) -> str:
+    """cell_sources with each line stripped and empty lines left out (a quick first look)."""
+    return "\n".join(line.strip() for line in cell_sources(text).splitlines() if line.strip())
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +78,10 @@ def test_no_solution_anywhere_in_the_release(released):
     folder, archive = released
     regions = solution_regions()
     assert len(regions) > 40  # the check reads the solutions it means to look for
+    answers = "\n".join(cell_sources(p.read_text(encoding="utf-8"))
+                        for p in sorted((ROOT / "solutions").glob("*.ipynb")))
+    assert all(found(region, answers) for region in regions)  # (the search finds a leak)
+    assert not found("with a:\n    b\nc", "with a:\n    b\n    c")  # (indents count)
     files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
              if p.is_file()}
     with zipfile.ZipFile(archive) as zipped:
@@ -63,9 +90,9 @@ def test_no_solution_anywhere_in_the_release(released):
     assert not [name for name in files if name.startswith(("solutions/", "tests/", "bench/"))]
     # A few answers are the very lines a lesson teaches (a training step): the lessons are
     # handed out in every case, so those are not leaks; every other region is looked for.
-    lessons = "\n".join(normalised(p.read_text(encoding="utf-8"))
+    lessons = "\n".join(cell_sources(p.read_text(encoding="utf-8"))
                         for p in sorted((ROOT / "notebooks").glob("*.ipynb")))
-    taught = [region for region in regions if region in lessons]
+    taught = [region for region in regions if found(region, lessons)]
     assert len(taught) <= 10, taught  # a handful of lines, not whole answers
     regions = [region for region in regions if region not in taught]
     leaks = []
@@ -73,9 +100,8 @@ def test_no_solution_anywhere_in_the_release(released):
         text = data.decode("utf-8", errors="replace")
         if "### BEGIN SOLUTION" in text and name.endswith(".ipynb"):
             leaks.append(f"{name}: a solution marker")
-        body = normalised(text)
         leaks += [f"{name}: {region[:60]!r}" for region in regions
-                  if "\n" in region and region in body]
+                  if "\n" in region and found(region, text)]
     assert not leaks
 
 
@@ -109,10 +135,15 @@ def test_released_checkers_still_check(released):
     assert "right=" not in text and "@checker\ndef check_04_snapshot" in text
     source = (ROOT / "exercises" / "checks" / "copying.py").read_text(encoding="utf-8")
     assert "right=" in source  # the course keeps them, for its tests
-    namespace = {}
-    exec(compile(text.replace("from exercises.checks.toolkit import", "from exercises.checks."
-                              "toolkit import"), "copying.py", "exec"), namespace)
-    assert namespace["check_04_snapshot"](...).status == "not_done"
+    # imported as a learner's notebook imports it, in a fresh interpreter from the release
+    # (in this one the course's own copy has already registered the same checker names)
+    probe = subprocess.run(
+        [sys.executable, "-c", "from exercises.checks.copying import check_04_snapshot; "
+                               "print(check_04_snapshot(...).status)"],
+        cwd=folder, env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True,
+        text=True, timeout=120)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert probe.stdout.split()[-1] == "not_done"
 
 
 def test_solutions_on_request(tmp_path):
