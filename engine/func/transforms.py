@@ -31,7 +31,7 @@ from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
 from ..ops.creation import eye, ones_like, zeros, zeros_like
-from .batched import BatchedTensor, from_real, to_real
+from .batched import BatchedTensor, NoBatchingRule, from_real, to_real
 from ..ops.join import stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
 from .vmap import levels as vmap_levels
@@ -430,6 +430,10 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
                            "structure. For example, if primals is a tuple of 3 tensors, "
                            "tangents also must be. Got primals with structure "
                            f"{primals_spec} and tangents with structure {tangents_spec}")
+    if any(isinstance(value, BatchedTensor) for value in (*flat_primals, *flat_tangents)):
+        # vmap does not carry tangents through its batching rules: a jvp under vmap (a
+        # batch of tangents, torch's jacfwd) runs once per sample (vmap's loop)
+        raise NoBatchingRule("jvp of a batched primal or tangent: the loop")
     for values, name in ((flat_primals, "primals"), (flat_tangents, "tangents")):
         if not values:
             raise RuntimeError(f"{JVP_STR}: Expected {name} to contain at least one Tensor.")

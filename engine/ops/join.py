@@ -80,6 +80,11 @@ class CatBackward0(Node):
             start += size
         return tuple(pieces)
 
+    def jvp(self, *tangents):
+        """Forward mode: the tangents joined the same way (zeros for an input without one).
+        Joined directly, as torch's, so a tangent's -0.0 stays -0.0 (the generic rule sums)."""
+        return cat(_each_tangent(self, tangents), self.dim)
+
 
 concat = concatenate = cat
 
@@ -108,6 +113,17 @@ class StackBackward0(Node):
 
     def backward(self, grad):
         return tuple(grad.select(self.dim, i) for i in range(grad._data.shape[self.dim]))
+
+    def jvp(self, *tangents):
+        """Forward mode: the tangents stacked the same way (zeros for an input without one)."""
+        return stack(_each_tangent(self, tangents), self.dim)
+
+
+def _each_tangent(node, tangents):
+    """Every input's tangent, zeros of the input's shape where it has none (for cat and stack)"""
+    some = next(t for t in tangents if t is not None)
+    return [some.new_zeros(meta[0]) if t is None else t
+            for t, meta in zip(tangents, node._input_meta)]
 
 
 def hstack(tensors):
