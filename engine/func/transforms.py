@@ -70,6 +70,8 @@ class Level:
             return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
         fresh = with_tangent_of(real, real.detach().requires_grad_())
         self.fresh.add(id(fresh))
+        for made in JVP_CALLS:  # (a jvp running around this call: a leaf made inside it)
+            made.add(id(fresh))
         return from_real(fresh, levels)
 
     def unwrap(self, value):
@@ -441,6 +443,20 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
             if not isinstance(value, Tensor):
                 raise RuntimeError(f"{JVP_STR}: Expected {name} to only contain Tensors, "
                                    f"got {type(value)}")
+    made = set()  # ids of the leaves transforms make inside this call (hessian's jacrev)
+    JVP_CALLS.append(made)
+    try:
+        return _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec,
+                               argnums, strict, has_aux, made)
+    finally:
+        JVP_CALLS.pop()
+
+
+JVP_CALLS = []  # the sets of leaves made inside each running jvp, outermost first
+
+
+def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
+                    strict, has_aux, made):
     with forward_ad.dual_level():
         duals = tree_unflatten([forward_ad.make_dual(p, t) for p, t in
                                 zip(flat_primals, flat_tangents)], primals_spec)
@@ -463,9 +479,13 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
                                f"output (got output = {flat_output})")
         pairs = [_unpacked(out, strict) for out in flat_output]
     # the level is closed: the outputs are plain tensors again (no tangent); a graph made
-    # inside (a jacrev under jvp: hessian) is the call's own unless an input requires grad
-    if not any(value.requires_grad for value in (*flat_primals, *flat_tangents)):
-        pairs = [(out.detach(), tangent.detach()) for out, tangent in pairs]
+    # inside (a jacrev under jvp: hessian) is the call's own, detached, unless it reaches a
+    # leaf made outside the call (an input that requires grad, a captured tensor: an outer
+    # grad differentiates through it, as torch's)
+    outside = Level()
+    outside.fresh = made
+    pairs = [tuple(value if value.requires_grad and outside.reaches_outside(value)
+                   else value.detach() for value in pair) for pair in pairs]
     primals_out = tree_unflatten([out for out, _ in pairs], spec)
     tangents_out = tree_unflatten([tangent for _, tangent in pairs], spec)
     return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)
