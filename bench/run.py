@@ -241,6 +241,62 @@ def mlp_step_module(tm, x_np, y_np, params):
     return step, model
 
 
+def mlp_steps_with_and_without_hooks(tm, x_np, y_np, params):
+    """The MLP step twice, layer by layer: as it is, and with a tensor hook on every layer's
+    output (each returning its gradient unchanged, so both steps compute the same numbers).
+    Returns ``(plain, hooked, hook_calls)``: the difference is the cost of hooks alone."""
+    step, model = mlp_step_module(tm, x_np, y_np, params)
+    optimizer = tm.optim.SGD(model.parameters(), lr=LR)
+    x, y = tm.tensor(x_np), tm.tensor(y_np)
+    calls = []
+
+    def unchanged(grad):
+        calls.append(1)  # (counted, so the test can see every hook ran)
+        return grad
+
+    def run(hooked):
+        def step():
+            h = x
+            for layer in model:
+                h = layer(h)
+                if hooked:
+                    h.register_hook(unchanged)
+            loss = tm.nn.functional.cross_entropy(h, y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            return loss
+        return step
+    return run(False), run(True), calls
+
+
+def hook_overhead(report, torch, rounds, calls=20):
+    """Issue 26: the hooked step's time over the plain step's, the engine's over torch's."""
+    engine_steps = mlp_steps_with_and_without_hooks(engine, *mlp_data())
+    torch_steps = mlp_steps_with_and_without_hooks(torch, *mlp_data())
+    for steps in (engine_steps, torch_steps):
+        steps[0](), steps[1]()  # warm up
+    overhead = Rounds()
+    plain = {"engine": [], "torch": []}
+    for round_nr in range(rounds):
+        spent = {}
+        order = [("engine", engine_steps), ("torch", torch_steps)]
+        for library, (plain_step, hooked_step, _) in order[::-1] if round_nr % 2 else order:
+            spent[library] = (loop_time(plain_step, calls), loop_time(hooked_step, calls))
+        for library in plain:
+            plain[library].append(spent[library][0])
+        overhead.add(spent["engine"][1] / spent["engine"][0],
+                     spent["torch"][1] / spent["torch"][0])
+    ratio = overhead.ratio()
+    report.goal("MLP step with a tensor hook on each layer's output (returning its gradient): "
+                "time over the step without hooks",
+                f"{statistics.median(overhead.engine):.3f}x of "
+                f"{fmt(statistics.median(plain['engine']))}",
+                f"{statistics.median(overhead.torch):.3f}x of "
+                f"{fmt(statistics.median(plain['torch']))}",
+                f"{ratio:.2f}x", overhead.spread(), "<= 1.2x", ratio <= 1.2)
+
+
 def sgd_update_is_torchs(torch, steps=5):
     """Is the engine's SGD update torch's, bit for bit? ``steps`` updates of the MLP's four
     parameters from the same values and gradients (random, and ties and subnormals mixed in)."""
@@ -761,6 +817,7 @@ def main(argv=None):
     report = Report()
     chains = goals(report, torch, rounds)
     transform_goals(report, torch, rounds)
+    hook_overhead(report, torch, rounds)
     details(report, torch, rounds, chains, args)
     met = sum(row[-1] == "yes" for row in report.goals)
     summary = f"{met} of {len(report.goals)} goals met."

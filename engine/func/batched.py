@@ -14,12 +14,22 @@ What has a rule: Python's operators, the tensor methods in ``ELEMENTWISE``, ``RE
 of the same names (engine/ops/common.py hands a BatchedTensor given as ``input`` to
 ``__torch_function__``), and ``NN_RULES``: ``F.linear`` (so ``nn.Linear``), ``F.relu``,
 ``F.tanh``, ``F.sigmoid``, ``F.mse_loss`` and ``F.cross_entropy`` with class indices
-(engine/nn/functional.py hands a BatchedTensor to them the same way). Anything else
-(``torch.cat``, ``torch.add(x, batched)``, other layers and losses, indexing with a tensor
-...) raises ``NoBatchingRule``, and ``vmap`` runs the function again, once per sample, and
-stacks the results (vmap.py): the same numbers, in a Python loop.
+(engine/nn/functional.py hands a BatchedTensor to them the same way), and
+``FUNCTION_RULES``: ``torch.cat``/``stack`` of batched and unbatched tensors and
+``torch.where`` (handed over by engine/ops/join.py and arithmetic.py where they would refuse
+a non-tensor), with ``torch.add``/``sub``/``mul``/``div`` whichever operand is batched and
+``torch.clamp``/``clip``/``clamp_min``/``clamp_max`` (their method rules). Indexing: ints,
+slices, None, Ellipsis, an unbatched index tensor, or one batched integer index tensor.
+Anything else (a number first in ``torch.add(2, x)``, an unbatched tensor indexed with a
+batched one, a batched bound of ``w.clamp(a, b)``, other layers and losses ...) raises
+``NoBatchingRule``, and ``vmap`` runs the function again, once per sample, and stacks the
+results (vmap.py): the same numbers, in a Python loop.
 """
 from ..core.tensor import Tensor
+from ..fidelity import dtypes
+from ..ops.creation import arange
+from ..ops.join import cat as join_cat
+from ..ops.join import stack as join_stack
 from ..fidelity.size import Size
 
 
@@ -86,7 +96,10 @@ def batch_level(values):
 
 def elementwise(name, *operands, **kwargs):
     """``operands[0].<name>(*operands[1:], **kwargs)`` run once on the aligned physical
-    operands (the first is always a tensor: a method's self, or a reflected operator's other)."""
+    operands (the first is a tensor: a method's self, a reflected operator's other, or a
+    torch.<function>'s first argument, a number there running the loop)."""
+    if not isinstance(operands[0], (Tensor, BatchedTensor)):  # torch.add(2, batched): the loop
+        raise NoBatchingRule(f"{name} of a number and a batched tensor")
     level = batch_level(operands)
     rank = max(logical_rank(o) for o in operands)
     args = [aligned(o, rank, level) for o in operands]
@@ -175,7 +188,10 @@ class BatchedTensor:
     def tolist(self):
         raise RuntimeError(ITEM_ERROR)
 
-    __float__ = __int__ = __bool__ = __index__ = item
+    __float__ = __int__ = __bool__ = item
+
+    def __index__(self):  # w[i] with i batched, w not: the loop (torch indexes with each i)
+        raise NoBatchingRule("an unbatched tensor indexed with a batched one")
 
     @property
     def _data(self):  # an engine operation without a rule reads this: run the loop instead
@@ -183,7 +199,8 @@ class BatchedTensor:
 
     # ------------------------------------------------------------ torch.<name>(batched)
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        rule = NN_RULES.get(func.__name__) if func.__module__.startswith("engine.nn") else None
+        rule = (NN_RULES if func.__module__.startswith("engine.nn") else FUNCTION_RULES).get(
+            func.__name__)
         if rule is not None:
             return rule(*args, **(kwargs or {}))
         method = getattr(BatchedTensor, func.__name__, None)
@@ -323,6 +340,8 @@ class BatchedTensor:
                      for v in self.value.chunk(chunks, logical_dim(dim, self.dim())))
 
     def __getitem__(self, index):
+        if isinstance(index, BatchedTensor):  # x[i] with i batched (a row per sample)
+            return _batched_index(self, index)
         index = index if isinstance(index, tuple) else (index,)
         for item in index:
             if isinstance(item, (BatchedTensor, list)) or (isinstance(item, Tensor) and
@@ -522,3 +541,71 @@ def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-
 NN_RULES = {"linear": _linear, "mse_loss": _mse_loss, "cross_entropy": _cross_entropy,
             "relu": lambda input, inplace=False: input.relu_() if inplace else input.relu(),
             "sigmoid": lambda input: input.sigmoid(), "tanh": lambda input: input.tanh()}
+
+
+def _batched_index(x, index):
+    """``x[index]``, an integer index tensor batched: x's rows that each sample's index picks
+    (an index batched at an outer level only, or a mask, runs the loop)."""
+    level = batch_level((x, index))
+    if index.level != level or index.dtype not in (dtypes.int64, dtypes.int32) or x.dim() == 0:
+        raise NoBatchingRule("a batched mask or an outer level's index: the loop")
+    if x.level != level:  # the same x for every sample: index it with all of them at once
+        return BatchedTensor(x[index.value], level)
+    picks = index.value
+    rows = arange(picks.shape[0]).view(-1, *([1] * (picks.dim() - 1)))
+    return BatchedTensor(x.value[rows, picks], level)
+
+
+# ---------------------------------------------------------------- torch.<function>(...)
+# Functions whose batched operand is not their first argument (cat's list, where's condition
+# first) or whose method of the same name means something else (torch.where(c, a, b) is
+# a.where(c, b)). A call these rules do not cover (shapes torch refuses, a legacy empty
+# tensor in cat) runs the per-sample loop, which gives torch's own error.
+def _per_sample(values, level):
+    """Each of ``values`` with the batch of ``level`` first: an unbatched one expanded."""
+    size = next(v.value.shape[0] for v in values if isinstance(v, BatchedTensor) and
+                v.level == level)
+    return [v.value if isinstance(v, BatchedTensor) and v.level == level else
+            v.unsqueeze(0).expand(size, *v.shape) for v in values]
+
+
+def _joined(tensors, dim, new_dim):
+    if not isinstance(tensors, (list, tuple)) or not tensors or not all(
+            isinstance(t, (Tensor, BatchedTensor)) for t in tensors):
+        raise NoBatchingRule("the loop gives torch's errors")
+    shapes = [tuple(t.shape) for t in tensors]
+    rank = len(shapes[0])
+    if not isinstance(dim, int) or isinstance(dim, bool) or \
+            not -(rank + new_dim) <= dim < rank + new_dim or (rank == 0 and not new_dim):
+        raise NoBatchingRule("the loop gives torch's errors")
+    axis = dim % (rank + new_dim)
+    for shape in shapes:  # (the same shapes, but for cat's dim; no legacy (0,) tensors)
+        if len(shape) != rank or shape == (0,) and not new_dim or any(
+                a != b for d, (a, b) in enumerate(zip(shape, shapes[0])) if new_dim or d != axis):
+            raise NoBatchingRule("the loop gives torch's errors")
+    level = batch_level(tensors)
+    return _per_sample(tensors, level), axis + 1, level
+
+
+def _cat(tensors, dim=0):
+    physical, axis, level = _joined(tensors, dim, 0)
+    return BatchedTensor(join_cat(physical, axis), level)
+
+
+def _stack(tensors, dim=0):
+    physical, axis, level = _joined(tensors, dim, 1)
+    return BatchedTensor(join_stack(physical, axis), level)
+
+
+def _where(condition, input, other):
+    """torch.where(condition, input, other) is input.where(condition, other): the method's
+    rule, with a number for input made the other way round (other.where(~condition, input))."""
+    if isinstance(input, (Tensor, BatchedTensor)):
+        return elementwise("where", input, condition, other)
+    if isinstance(other, (Tensor, BatchedTensor)) and condition.dtype is dtypes.bool:
+        return elementwise("where", other, condition.logical_not(), input)
+    raise NoBatchingRule("where of two numbers: the loop")
+
+
+FUNCTION_RULES = {"cat": _cat, "concat": _cat, "concatenate": _cat, "stack": _stack,
+                  "where": _where}

@@ -31,7 +31,7 @@ from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
 from ..ops.creation import eye, ones_like, zeros, zeros_like
-from .batched import BatchedTensor, from_real, to_real
+from .batched import BatchedTensor, NoBatchingRule, from_real, to_real
 from ..ops.join import stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
 from .vmap import levels as vmap_levels
@@ -70,6 +70,8 @@ class Level:
             return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
         fresh = with_tangent_of(real, real.detach().requires_grad_())
         self.fresh.add(id(fresh))
+        for made in JVP_CALLS:  # (a jvp running around this call: a leaf made inside it)
+            made.add(id(fresh))
         return from_real(fresh, levels)
 
     def unwrap(self, value):
@@ -430,6 +432,10 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
                            "structure. For example, if primals is a tuple of 3 tensors, "
                            "tangents also must be. Got primals with structure "
                            f"{primals_spec} and tangents with structure {tangents_spec}")
+    if any(isinstance(value, BatchedTensor) for value in (*flat_primals, *flat_tangents)):
+        # vmap does not carry tangents through its batching rules: a jvp under vmap (a
+        # batch of tangents, torch's jacfwd) runs once per sample (vmap's loop)
+        raise NoBatchingRule("jvp of a batched primal or tangent: the loop")
     for values, name in ((flat_primals, "primals"), (flat_tangents, "tangents")):
         if not values:
             raise RuntimeError(f"{JVP_STR}: Expected {name} to contain at least one Tensor.")
@@ -437,6 +443,20 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
             if not isinstance(value, Tensor):
                 raise RuntimeError(f"{JVP_STR}: Expected {name} to only contain Tensors, "
                                    f"got {type(value)}")
+    made = set()  # ids of the leaves transforms make inside this call (hessian's jacrev)
+    JVP_CALLS.append(made)
+    try:
+        return _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec,
+                               argnums, strict, has_aux, made)
+    finally:
+        JVP_CALLS.pop()
+
+
+JVP_CALLS = []  # the sets of leaves made inside each running jvp, outermost first
+
+
+def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
+                    strict, has_aux, made):
     with forward_ad.dual_level():
         duals = tree_unflatten([forward_ad.make_dual(p, t) for p, t in
                                 zip(flat_primals, flat_tangents)], primals_spec)
@@ -459,9 +479,13 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
                                f"output (got output = {flat_output})")
         pairs = [_unpacked(out, strict) for out in flat_output]
     # the level is closed: the outputs are plain tensors again (no tangent); a graph made
-    # inside (a jacrev under jvp: hessian) is the call's own unless an input requires grad
-    if not any(value.requires_grad for value in (*flat_primals, *flat_tangents)):
-        pairs = [(out.detach(), tangent.detach()) for out, tangent in pairs]
+    # inside (a jacrev under jvp: hessian) is the call's own, detached, unless it reaches a
+    # leaf made outside the call (an input that requires grad, a captured tensor: an outer
+    # grad differentiates through it, as torch's)
+    outside = Level()
+    outside.fresh = made
+    pairs = [tuple(value if value.requires_grad and outside.reaches_outside(value)
+                   else value.detach() for value in pair) for pair in pairs]
     primals_out = tree_unflatten([out for out, _ in pairs], spec)
     tangents_out = tree_unflatten([tangent for _, tangent in pairs], spec)
     return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)

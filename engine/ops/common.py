@@ -36,7 +36,7 @@ __all__ = [
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
-    "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
+    "numpy_names", "overloads", "two_numbers_allowed", "takes_out", "vmap_operand",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out",
     # copies and empty tensors in a given memory layout
@@ -427,10 +427,23 @@ def two_numbers_allowed(op):
         if isinstance(input, PYTHON_AND_NUMPY_NUMBERS) and \
                 isinstance(other, PYTHON_AND_NUMPY_NUMBERS):
             input = wrap(np.array(input, _number_tensor_dtype(scalar_value(input), other)))
-        return op(input, other, *args, **kwargs)
+        try:
+            return op(input, other, *args, **kwargs)
+        except TypeError:  # (free until raised) torch.add(w, batched) under vmap: its rule
+            batched = vmap_operand((input, other))
+            if batched is None:
+                raise
+            return batched.__torch_function__(with_numbers, (type(batched),),
+                                              (input, other, *args), kwargs)
 
     with_numbers.without_out = op.without_out
     return with_numbers
+
+
+def vmap_operand(values):
+    """The first of ``values`` that is vmap's BatchedTensor (engine/func), else None: asked
+    only on a path where an engine function refused a non-tensor (a TypeError's)."""
+    return next((v for v in values if hasattr(v, "__engine_vmap__")), None)
 
 
 def _number_tensor_dtype(number, other):

@@ -8,7 +8,7 @@ from ..fidelity.size import wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import numpy_names, takes_out
+from .common import numpy_names, takes_out, vmap_operand
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -23,6 +23,8 @@ def _check_cat_inputs(tensors, name):
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
+            if vmap_operand(tensors) is not None:
+                return vmap_operand(tensors)  # under vmap: the caller hands over to its rule
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type_name(t)}")
 
@@ -38,7 +40,9 @@ def _check_cat_out(result, out, *args):
 @numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
-    _check_cat_inputs(tensors, "cat")
+    batched = _check_cat_inputs(tensors, "cat")
+    if batched is not None:  # a list with vmap's BatchedTensors: their rule (engine/func)
+        return batched.__torch_function__(cat, (type(batched),), (tensors, dim), {})
     common = result_type(*tensors).numpy_dtype
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
@@ -80,6 +84,11 @@ class CatBackward0(Node):
             start += size
         return tuple(pieces)
 
+    def jvp(self, *tangents):
+        """Forward mode: the tangents joined the same way (zeros for an input without one).
+        Joined directly, as torch's, so a tangent's -0.0 stays -0.0 (the generic rule sums)."""
+        return cat(_each_tangent(self, tangents), self.dim)
+
 
 concat = concatenate = cat
 
@@ -88,7 +97,9 @@ concat = concatenate = cat
 @numpy_names
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
-    _check_cat_inputs(tensors, "stack")
+    batched = _check_cat_inputs(tensors, "stack")
+    if batched is not None:  # (as cat's)
+        return batched.__torch_function__(stack, (type(batched),), (tensors, dim), {})
     first = tensors[0]._data.shape
     axis = wrap_dim(dim, len(first) + 1)
     for i, t in enumerate(tensors):
@@ -108,6 +119,17 @@ class StackBackward0(Node):
 
     def backward(self, grad):
         return tuple(grad.select(self.dim, i) for i in range(grad._data.shape[self.dim]))
+
+    def jvp(self, *tangents):
+        """Forward mode: the tangents stacked the same way (zeros for an input without one)."""
+        return stack(_each_tangent(self, tangents), self.dim)
+
+
+def _each_tangent(node, tangents):
+    """Every input's tangent, zeros of the input's shape where it has none (for cat and stack)"""
+    some = next(t for t in tangents if t is not None)
+    return [some.new_zeros(meta[0]) if t is None else t
+            for t, meta in zip(tangents, node._input_meta)]
 
 
 def hstack(tensors):

@@ -6,8 +6,10 @@ leaves in ``r`` (tensors with dtype, shape, layout, requires_grad and grad_fn na
 error's type and message) must be the same, and so must the inputs afterwards (their
 ``.grad``: the transforms never fill it).
 """
+import numpy as np
 import pytest
 
+import engine
 import parity
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
@@ -343,3 +345,57 @@ def test_forward_transforms(name, dtype):
     x, w, s = _inputs(dtype, False)
     parity.run_both(lambda m, x, w, s: _run(m, FORWARD_PRELUDE + FORWARD_CASES[name], x, w, s),
                     x, w, s, exact=False)
+
+
+# Forward mode's zero signs and jvp under vmap (issue 26): tolerance comparisons do not see a
+# zero's sign, so these compare it on its own. The engine's rule for cat and stack joins the
+# tangents (the generic rule summed them: -0.0 + 0.0 is +0.0); a jvp whose primals or
+# tangents are batched runs once per sample (vmap's loop), as torch's jacfwd = vmap(jvp).
+SIGN_CASES = {
+    "jacfwd of stack": "r = F.jacfwd(lambda a: m.stack([a[1], a[0].sin()]))(x)",
+    "jacfwd of stack dim 1": "r = F.jacfwd(lambda a: m.stack([a[1:], a[:1].sin() * 0], 1))(x)",
+    "jacfwd of cat": "r = F.jacfwd(lambda a: m.cat([a[1:], a[:1].sin()]))(x)",
+    "jacfwd of stack with a constant": "r = F.jacfwd(lambda a: m.stack([a[1], w[0], -a[0].sin()]))(x)",
+    "jvp of cat with an input without tangent":
+        "r = F.jvp(lambda a: m.cat([a, w, a.sin()]), (x,), (-m.zeros(2),))",
+    "vmap of jvp": "r = F.vmap(lambda t: F.jvp(lambda a: a[0].sin(), (x,), (t,))[1])(m.eye(2))",
+    "vmap of jvp, batched primals":
+        "r = F.vmap(lambda p: F.jvp(lambda a: (a * a).sum(), (p,), (m.ones(2),)))(m.eye(2) * 3)",
+    "vmap of vmap of jvp": "r = F.vmap(F.vmap(lambda t: F.jvp(lambda a: a.sin(), (x,), (t,))[1]))"
+                           "(m.eye(2).expand(3, 2, 2))",
+    "vmap of jvp, out_dims 1": "r = F.vmap(lambda t: F.jvp(lambda a: a.cos() * a, (x,), (t,))[1], "
+                               "out_dims=1)(m.eye(2))",
+}
+
+# jvp detached its results unless a primal or tangent required grad: a grad through jvp of
+# a captured tensor was silently zero (torch: the gradient)
+SIGN_CASES.update({
+    "grad of vmap of jvp": "r = F.grad(lambda b: F.vmap(lambda t: F.jvp(lambda a: (a * b).sin(), (x,), (t,))[1])"
+                           "(m.eye(2)).sum())(x)",
+    "grad of jvp of a captured tensor":
+        "r = F.grad(lambda b: F.jvp(lambda a: (a * b).sin(), (x,), (m.ones(2),))[1].sum())(x)",
+    "hessian still detached": "r = F.hessian(lambda a: (a.sin() * w).sum())(x)",
+    "grad of hessian of a captured tensor": "r = F.grad(lambda b: F.hessian(lambda a: (a.sin() * b).sum())(x).sum())(w)",
+})
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(SIGN_CASES))
+def test_forward_zero_signs_and_jvp_under_vmap(name, dtype, request):
+    if name == "grad of hessian of a captured tensor":  # (was silently zero before too)
+        request.applymarker(pytest.mark.xfail(strict=True, raises=RuntimeError, reason=(
+            "the engine refuses it: AsStridedBackward0 does not support create_graph=True")))
+    x = parity.make_tensor((2,), dtype, low=1.5, high=3)
+    w = parity.make_tensor((2,), dtype, seed=1, low=-2, high=2)
+    results = []
+    for m, x_, w_ in ((engine, parity.to_engine(x), parity.to_engine(w)),
+                      (torch, parity.to_torch(x), parity.to_torch(w))):
+        scope = {"m": m, "F": m.func, "x": x_, "w": w_}
+        exec(SIGN_CASES[name], scope)  # noqa: S102 - the same snippet for both libraries
+        results.append(scope["r"])
+    # (a result the loop stacks along out_dims=1 is row-major: DIFFERENCES.md "vmap's
+    # per-sample loop")
+    parity.assert_same(*results, exact=False, check_layout="out_dims" not in name)
+    flat = [[t.detach().numpy() for t in (r if isinstance(r, tuple) else (r,))] for r in results]
+    for e, t in zip(*flat):
+        assert np.array_equal(np.signbit(e), np.signbit(t)), (e, t)

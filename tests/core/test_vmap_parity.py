@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (tables of cases, one per line)
 """torch.vmap / torch.func.vmap against torch 2.15, and per-sample gradients.
 
 Each case is a snippet run once with ``m = torch`` and once with ``m = engine``; its ``r``
@@ -148,16 +149,63 @@ BATCHED = {
         "p = {k: t.detach() for k, t in lin.named_parameters()}\n"
         "r = vmap(m.func.grad(lambda p, a: m.func.functional_call(lin, p, (a,)).sum()), "
         "in_dims=(None, 0))(p, x)",
+    # torch.cat / torch.stack, torch.add / mul / where / clamp as functions, indexing
+    # (issue 26: these ran the per-sample loop before)
+    "torch.add with alpha": "r = vmap(lambda a: m.add(a, w[0], alpha=2))(x)",
+    "torch.where": "r = vmap(lambda a: m.where(a > 0, a, a * 0.1))(x)",
+    "torch.cat": "r = vmap(lambda a: m.cat([a, a * 2]))(x)",
+    "torch.stack": "r = vmap(lambda a: m.stack([a, a]))(x)",
+    "advanced index": "r = vmap(lambda a: a[m.tensor([0, 2])])(x)",
+    "torch.cat of two batched": "r = vmap(lambda a, b: m.cat([a, b]))(x, y)",
+    "torch.cat batched and unbatched": "r = vmap(lambda a: m.cat([w[0], a, v]))(x)",
+    "torch.cat dim 1": "r = vmap(lambda a: m.cat([a.view(3, 1), w.t()[:, :2]], 1))(x)",
+    "torch.cat negative dim": "r = vmap(lambda a: m.cat([a.view(1, 3), w], -2))(x)",
+    "torch.concat keyword dim": "r = vmap(lambda a, b: m.concat((a.view(3, 1), b.view(3, 1)), dim=-1))(x, y)",
+    "torch.stack of two batched": "r = vmap(lambda a, b: m.stack([a, b]))(x, y)",
+    "torch.stack batched and unbatched, dim 1": "r = vmap(lambda a: m.stack([a, w[0]], 1))(x)",
+    "torch.stack dim -1": "r = vmap(lambda a: m.stack([a, w[1], a * 2], -1))(x)",
+    "torch.stack of 0-d": "r = vmap(lambda a: m.stack([a[0], a[2], w[0, 0]]))(x)",
+    "torch.cat out_dims 1": "r = vmap(lambda a: m.cat([a, a]), out_dims=1)(x)",
+    "x[0], x[-1]": "r = vmap(lambda a: (a[0], a[-1]))(x)",
+    "x[:, 1]": "r = vmap(lambda a: a.view(3, 1)[:, 0])(x)",
+    "x[1:]": "r = vmap(lambda a: a[1:])(x)",
+    "x[idx], idx batched": "r = vmap(lambda a, i: a[i])(x, m.tensor([[0, 2, 1, 1], [1, 1, 0, 2]]))",
+    "x[idx], idx batched 0-d": "r = vmap(lambda a, i: a[i])(x, m.tensor([2, -1]))",
+    "2-d x[idx], idx batched": "r = vmap(lambda a, i: a.view(3, 1)[i])(x, m.tensor([[0, 2], [1, 1]]))",
+    "x[idx], idx batched int32": "r = vmap(lambda a, i: a[i])(x, m.tensor([[0], [2]], dtype=m.int32))",
+    "torch.add(unbatched, batched)": "r = vmap(lambda a: m.add(w[0], a))(x)",
+    "torch.add of two batched": "r = vmap(lambda a, b: m.add(a, b, alpha=2))(x, y)",
+    "torch.sub(unbatched, batched, alpha)": "r = vmap(lambda a: m.sub(w[0], a, alpha=2))(x)",
+    "torch.mul(unbatched, batched)": "r = vmap(lambda a: m.mul(w[0], a))(x)",
+    "torch.mul of two batched": "r = vmap(lambda a, b: m.mul(a, b))(x, y)",
+    "torch.div(unbatched, batched)": "r = vmap(lambda a: m.div(w[0], a))(x)",
+    "torch.where, unbatched other": "r = vmap(lambda a: m.where(a > 0, a, w[0]))(x)",
+    "torch.where, unbatched condition": "r = vmap(lambda a: m.where(w[0] > 0, a, 0.0))(x)",
+    "torch.where, batched other only": "r = vmap(lambda a: m.where(w[0] > 0, w[1], a))(x)",
+    "torch.where, a number first": "r = vmap(lambda a: m.where(a > 0, 0.5, a))(x)",
+    "torch.clamp": "r = vmap(lambda a: m.clamp(a, min=-0.5))(x)",
+    "torch.clamp, tensor bounds": "r = vmap(lambda a: m.clamp(a, w[0], w[1].abs() + 1))(x)",
+    "torch.clip and clamp_min": "r = vmap(lambda a: (m.clip(a, -1, 1), m.clamp_min(a, 0.2), m.clamp_max(a, 0.2)))(x)",
+    "clamp with a batched bound": "r = vmap(lambda a, b: a.clamp(b, b + 1))(x, y)",
+    # ... nested, and under grad
+    "torch.cat nested": "r = vmap(vmap(lambda a, b: m.cat([a.view(1), b.view(1), w[0, :1]])))(x, y)",
+    "torch.stack nested, in_dims": "r = vmap(vmap(lambda a, b: m.stack([a, b]), in_dims=(0, None)), in_dims=(None, 0))(x, y)",
+    "grad of torch.cat": "r = vmap(m.func.grad(lambda a: (m.cat([a, a * 2]) ** 2).sum()))(x)",
+    "grad of torch.stack": "r = vmap(m.func.grad(lambda a: (m.stack([a, w[0]], 1) ** 2).sum()))(x)",
+    "grad of torch.where": "r = vmap(m.func.grad(lambda a: m.where(a > 0, a, w[0]).sin().sum()))(x)",
+    "grad of torch.add and mul": "r = vmap(m.func.grad(lambda a: m.mul(w[0], m.add(w[1], a, alpha=3)).sum()))(x)",
+    "grad of torch.clamp": "r = vmap(m.func.grad(lambda a: m.clamp(a, -0.5, 0.5).exp().sum()))(x)",
+    "grad of a batched index": "r = vmap(m.func.grad(lambda a, i: a[i].exp().sum()))(x, m.tensor([[0, 2], [1, 1]]))",
 }
 
 LOOPED = {  # no batching rule: the engine runs them once per sample (same values; layouts
     # may differ: DIFFERENCES.md "vmap's per-sample loop")
-    "torch.add with alpha": "r = vmap(lambda a: m.add(a, w[0], alpha=2))(x)",
-    "torch.where": "r = vmap(lambda a: m.where(a > 0, a, a * 0.1))(x)",
     "torch.matmul": "r = vmap(lambda a: m.matmul(a, w.t()))(x)",
-    "torch.cat": "r = vmap(lambda a: m.cat([a, a * 2]))(x)",
-    "torch.stack": "r = vmap(lambda a: m.stack([a, a]))(x)",
-    "advanced index": "r = vmap(lambda a: a[m.tensor([0, 2])])(x)",
+    "w[idx], idx batched": "r = vmap(lambda i: w[i])(m.tensor([[0, 2], [1, 3]]))",
+    "w[idx], idx batched 0-d": "r = vmap(lambda i: w[i])(m.tensor([0, 3]))",
+    "torch.clamp with a batched bound": "r = vmap(lambda a: m.clamp(w[0], min=a))(x)",
+    "torch.add of a number first": "r = vmap(lambda a: m.add(1.5, a))(x)",
+    "torch.where of two numbers": "r = vmap(lambda a: m.where(a > 0, 1.0, 0.0))(x)",
     "jacrev in vmap": "r = vmap(m.func.jacrev(lambda a: a.sin()))(x)",
     "randomness different": "m.manual_seed(0)\n"
                             "r = vmap(lambda a: a + m.rand(3), randomness='different')(x)",

@@ -79,3 +79,16 @@ def test_the_step_in_phases_runs_the_same_step(bench):
     phases = bench.mlp_phases(engine, *bench.mlp_data(), steps=2, repeat=1)
     assert list(phases) == ["forward", "backward", "update"]
     assert all(seconds > 0 for seconds in phases.values())
+
+
+@pytest.mark.parametrize("library", ["engine", pytest.param("torch", marks=pytest.mark.torch)])
+def test_the_hooked_step_is_the_plain_step_with_a_hook_per_layer(bench, library):
+    tm = engine if library == "engine" else pytest.importorskip("torch")
+    plain, _, _ = bench.mlp_steps_with_and_without_hooks(tm, *bench.mlp_data())
+    _, hooked, calls = bench.mlp_steps_with_and_without_hooks(tm, *bench.mlp_data())
+    plain_losses = [plain().item() for _ in range(2)]
+    hooked_losses = [hooked().item() for _ in range(2)]
+    assert plain_losses == hooked_losses  # (the hooks return the gradient unchanged)
+    assert len(calls) == 2 * 3  # a hook on each of the three layers' outputs, every step
+    step_losses, _ = _after_steps(bench.mlp_step_module(tm, *bench.mlp_data())[0], [])
+    assert step_losses == plain_losses  # layer by layer: the benchmark's step

@@ -34,6 +34,10 @@ The families, and what observe.py/compare.py look at for them:
 * transforms: torch.func's grad, jacrev, jacfwd, jvp, hessian and vmap(grad), and forward_ad's
   dual tensors, of small random functions of the course's ops (issue 26): the derivatives'
   values, shapes, strides and dtypes, and the errors.
+* hooks: tensor hooks (watching or changing the gradient), retain_grad, a node's pre- and
+  post-hooks, post-accumulate-grad hooks and saved_tensors_hooks (pack/unpack pairs that
+  transform and restore) on random graphs of the course's ops (issue 26): the order the
+  hooks fire in (a list of numbers each hook appends to) and the gradients.
 """
 from __future__ import annotations
 
@@ -1229,6 +1233,61 @@ def transform(b):
     return statements
 
 
+# ---------------------------------------------------------------- hooks (issue 26)
+HOOK_OPS = ["{a}.sin()", "{a} * {a}", "{a}.exp()", "({a} * 2).tanh()", "{a}.relu()",
+            "{a}.sigmoid()", "{a} / ({a} * {a} + 1)", "{a}.pow(2)", "{a}.log_softmax(-1)",
+            "torch.cat([{a}, {a}.cos()])", "{a}.sum() * {a}", "{a}.abs().sqrt()",
+            "torch.stack([{a}, {a} * 3]).sum(0)", "{a}.cumsum(0)", "{a}.flip(0) * {a}",
+            "torch.where({a} > 0, {a}, {a} * 0.5)", "{a}.clamp(-1, 1) * {a}"]
+TENSOR_HOOKS = ["lambda g: {o}.append({k})", "lambda g: g * 2",
+                "lambda g: ({o}.append({k}), g + 1)[1]", "lambda g: g.neg()"]
+PACKS = [("lambda t: ({o}.append(90), t * 2)[1]", "lambda t: ({o}.append(91), t / 2)[1]"),
+         ("lambda t: ({o}.append(90), t.clone())[1]", "lambda t: ({o}.append(91), t)[1]"),
+         ("lambda t: ({o}.append(90), (t, 4.0))[1]", "lambda p: ({o}.append(91), p[0])[1]")]
+
+
+def hooks(b):
+    """A leaf, two or three ops with hooks of every kind on their results and nodes (tensor
+    hooks that watch or change the gradient, retain_grad, a node's pre- and post-hooks, a
+    post-accumulate hook on the leaf, saved_tensors_hooks that transform and restore), then
+    backward: the firing order (a list of numbers), the gradients, retained ones."""
+    dtype = b.choice(["float32", "float64", "float32"])
+    pool = ["0.5", "1.5", "-0.75", "2.0", "-1.25", "0.25", "1.0", "-2.0"]
+    x, statement = make(b, (3,), dtype, pool, grad=True)
+    order = b.fresh_name()
+    statements = [statement, f"{order} = []"]
+    if b.chance(0.5):
+        statements.append(f"{x}.register_post_accumulate_grad_hook(lambda p: {order}.append(1))")
+    current = x
+    for step in range(b.choice([1, 2, 3])):
+        h = b.fresh_name()
+        line = f"{h} = " + b.choice(HOOK_OPS).format(a=current)
+        if b.chance(0.4):
+            pack, unpack = b.choice(PACKS)
+            line = (f"with torch.autograd.graph.saved_tensors_hooks({pack}, {unpack}):\n"
+                    f"    {line}").format(o=order)
+        statements.append(line)
+        unknown(b, h, dtype)
+        for _ in range(b.choice([1, 2, 3])):
+            k = 10 * (step + 1) + b.rng.randrange(10)
+            kind = b.choice(["tensor", "tensor", "retain", "pre", "post"])
+            if kind == "tensor":
+                statements.append(f"{h}.register_hook({b.choice(TENSOR_HOOKS)})".format(
+                    o=order, k=k))
+            elif kind == "retain":
+                statements.append(f"{h}.retain_grad()")
+            elif kind == "pre":
+                statements.append(f"{h}.grad_fn.register_prehook(lambda go: {order}.append({k}))")
+            else:
+                statements.append(f"{h}.grad_fn.register_hook(lambda gi, go: {order}.append({k}))")
+        current = h
+    statements.append(f"{current}.sum().backward()" if b.chance(0.7) else
+                      f"{current}.backward(torch.ones_like({current}) * 0.5)")
+    if b.chance(0.3):  # retained gradients, read after backward
+        statements.append(f"{order}.append(len({order}))")
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1243,4 +1302,5 @@ FAMILIES = {
     "warnings": Family(1, [(1, warn)]),
     "check_order": Family(2, [(1, two_faults)]),
     "transforms": Family(2, [(1, transform)]),
+    "hooks": Family(2, [(1, hooks)]),
 }

@@ -213,13 +213,23 @@ def tangent_doubled():
     patch(forward_ad, "unpack_dual", make)
 
 
+def hook_result_ignored():
+    """hooks: a tensor hook's returned gradient is dropped (the hook runs, its gradient does
+    not replace the one flowing on)."""
+    def make(register_hook):
+        def registered(self, hook):
+            return register_hook(self, lambda grad: (hook(grad), None)[1])
+        return registered
+    patch(engine.Tensor, "register_hook", make)
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
         "signatures": keepdim_keyword_ignored, "layouts": elementwise_contiguous,
         "zero_signs": neg_loses_zero_sign, "versions": clone_bumps_version,
         "warnings": log_warns, "check_order": mm_checks_dtype_first,
-        "transforms": tangent_doubled}
+        "transforms": tangent_doubled, "hooks": hook_result_ignored}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

@@ -397,6 +397,9 @@ HALLMARKS = {
     "transforms": ["torch.func.grad(", "torch.func.jacrev(", "torch.func.jacfwd(",
                    "torch.func.jvp(", "torch.func.hessian(", "torch.func.vmap(",
                    "forward_ad.make_dual("],
+    "hooks": [".register_hook(", ".retain_grad()", ".grad_fn.register_prehook(",
+              ".grad_fn.register_hook(", "register_post_accumulate_grad_hook(",
+              "saved_tensors_hooks("],
 }
 
 
@@ -468,7 +471,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "layouts": {"shape/stride"}, "zero_signs": {"value", "gradient"}, "versions": {"graph"},
            "warnings": {"warning"},
            # (a planted raise is outside the engine's folder: observe.py calls it a crash)
-           "check_order": {"error message", "engine crash"}, "transforms": {"value"}}
+           "check_order": {"error message", "engine crash"}, "transforms": {"value"},
+           "hooks": {"gradient", "value"}}
 
 
 @pytest.fixture(scope="module")
