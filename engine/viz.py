@@ -94,6 +94,7 @@ class Picture:
         self._digraph = None
         self._svg = None
         self._hint = INSTALL_HINT
+        self._page_draws = False  # Python cannot draw, the page can (DOT_MIME)
 
     @property
     def digraph(self):
@@ -126,6 +127,9 @@ class Picture:
         if self._svg is None:
             try:
                 if IN_BROWSER:
+                    if not _can_run_sync():  # no JSPI (Safari, Firefox): the page draws
+                        self._page_draws = True
+                        return None
                     self._svg = _fit_width(_browser_svg(self.digraph.source))
                     return self._svg
                 source = self.digraph.source
@@ -137,8 +141,9 @@ class Picture:
                 self._svg = _fit_width(done.stdout)
             except ImportError:
                 self._hint = "pip install graphviz, then " + INSTALL_HINT
-            except FileNotFoundError:
+            except FileNotFoundError:  # no `dot`: the page draws (DOT_MIME), or text
                 self._hint = INSTALL_HINT
+                self._page_draws = True
             except subprocess.TimeoutExpired:
                 self._hint = (f"Graphviz needed more than {LAYOUT_SECONDS} s to lay out these "
                               f"{len(self.nodes)} boxes; shown as text")
@@ -151,9 +156,16 @@ class Picture:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         svg = self._svg_or_none()
-        if svg is None:
-            return {"text/plain": f"{self.summary}\n{self.text}\n({self._hint})"}
-        return {"image/svg+xml": svg, "text/plain": self.summary}
+        if svg is not None:
+            return {"image/svg+xml": svg, "text/plain": self.summary}
+        text = f"{self.summary}\n{self.text}\n({self._hint})"
+        if self._page_draws:
+            # The page lays the DOT out (the course's JupyterLab extension, with @viz-js/viz):
+            # text/plain stays the summary, as with `dot`, so saved outputs compare alike.
+            return {DOT_MIME: {"dot": _to_digraph(self, BROWSER_FONT).source, "text": text,
+                               "max_width_px": MAX_WIDTH_PX, "min_scale": MIN_SCALE},
+                    "text/plain": self.summary}
+        return {"text/plain": text}
 
 
 # ---------------------------------------------------------------- in a browser (Pyodide)
@@ -171,6 +183,22 @@ boxes; Courier's metrics are built in."""
 FONT = BROWSER_FONT if IN_BROWSER else "monospace"
 """The labels' font: monospace, where `dot` runs."""
 _viz = None  # the @viz-js/viz instance, made on first use
+DOT_MIME = "application/vnd.autograd-step-by-step.dot+json"
+"""Where Python cannot draw (no `dot`; Pyodide without JSPI), a picture's output carries
+its DOT under this MIME type, ``{"dot", "text", "max_width_px", "min_scale"}``, and the
+course's JupyterLab extension (course_tools/labextension/) lays it out in the page with
+@viz-js/viz, asynchronously: no call from Python into JavaScript is needed. A front end
+without the extension shows text/plain (the summary)."""
+
+
+def _can_run_sync():
+    """Whether Python may wait for JavaScript here (JSPI: Chromium has it; Safari and
+    Firefox without a flag do not)."""
+    try:
+        from pyodide.ffi import can_run_sync
+    except ImportError:  # a Pyodide without it (before 0.27): try, and see
+        return True
+    return can_run_sync()
 
 
 def _browser_svg(source):
@@ -235,16 +263,18 @@ def _fit_width(svg):
             f'height="{height * scale:.2f}pt"' + svg[match.end():])
 
 
-def _to_digraph(picture):
-    """Turn the picture's boxes and arrows into a ``graphviz.Digraph``."""
+def _to_digraph(picture, font=None):
+    """Turn the picture's boxes and arrows into a ``graphviz.Digraph`` (labels in ``font``,
+    default ``FONT``: ``BROWSER_FONT`` for a page's Graphviz)."""
     import graphviz  # here, so that the rest of engine works without the package
 
+    font = font or FONT
     graph = dict(rankdir=picture.rankdir)
     if picture.rankdir in ("LR", "RL"):  # the arrows' labels set the gaps between columns
         graph["ranksep"] = "0.25"
     dot = graphviz.Digraph(graph_attr=graph,
-                           node_attr=dict(fontname=FONT, fontsize="11"),
-                           edge_attr=dict(fontname=FONT, fontsize="10"))
+                           node_attr=dict(fontname=font, fontsize="11"),
+                           edge_attr=dict(fontname=font, fontsize="10"))
     for box in picture.nodes:
         attributes = dict(STYLES[box.kind][1])
         if box.id in picture.highlight:
@@ -253,11 +283,11 @@ def _to_digraph(picture):
     for arrow in picture.edges:
         dot.edge(arrow.tail, arrow.head, _dot_label(arrow.label), **EDGE_STYLES[arrow.style])
     if picture.legend:
-        _add_legend(dot, picture.legend, picture.rankdir)
+        _add_legend(dot, picture.legend, picture.rankdir, font)
     return dot
 
 
-def _add_legend(dot, kinds, rankdir):
+def _add_legend(dot, kinds, rankdir, font):
     """The legend: one box per kind drawn, in a dashed frame beside the picture, in one
     column (never a row: a row of five kinds is wider than a notebook's output area).
 
@@ -266,7 +296,7 @@ def _add_legend(dot, kinds, rankdir):
     left-to-right picture, boxes of one rank are stacked already.
     """
     with dot.subgraph(name="cluster_legend") as legend:
-        legend.attr(label="legend", fontname=FONT, fontsize="10", style="dashed",
+        legend.attr(label="legend", fontname=font, fontsize="10", style="dashed",
                     color="grey50", margin="6")
         for kind in kinds:
             legend.node(f"legend_{kind}", _dot_label(STYLES[kind][0]), fontsize="10",
