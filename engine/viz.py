@@ -6,8 +6,9 @@ b=b)`` draws the storages behind tensors and numpy arrays, to see what ``=``,
 ``clone()``, ``detach()``, views and ``numpy()`` share.
 
 Both return a ``Picture``: Jupyter shows it as an SVG drawn by Graphviz, and its
-plain-text form is a short summary that is the same in every run. Without Graphviz
-it falls back to text. The drawing code only reads the graph: it never changes it.
+plain-text form is a short summary that is the same in every run. Without Graphviz's
+``dot`` its output carries the DOT for the page to draw (``DOT_MIME``), and a front end
+that cannot draw it shows text. The drawing code only reads the graph: it never changes it.
 
 The pictures work on real PyTorch tensors too, and draw the same picture for the same
 computation. engine never imports torch: a torch tensor is recognised by what it has
@@ -171,8 +172,9 @@ class Picture:
 # ---------------------------------------------------------------- in a browser (Pyodide)
 # Pyodide (the course's browser edition, `make site`) cannot run the `dot` program. There the
 # same DOT is laid out by Graphviz compiled to WebAssembly (npm's @viz-js/viz, served by the
-# site beside pyodide.js), called synchronously through pyodide.ffi.run_sync (JSPI). Any
-# failure leaves the text fallback, as a missing `dot` does.
+# site beside pyodide.js), called synchronously through pyodide.ffi.run_sync (JSPI). Without
+# JSPI (Safari, Firefox) Python cannot wait for it: the page draws the DOT (DOT_MIME). Any
+# other failure leaves the text fallback.
 IN_BROWSER = sys.platform == "emscripten"
 VIZ_JS = "viz-3.31.0.js"
 """The WebAssembly Graphviz's file name, in the folder that pyodide.js is served from."""
