@@ -4,9 +4,10 @@ browser edition in a browser without WebAssembly JSPI): engine/viz.py sends the 
 out with @viz-js/viz. Here: real JupyterLab in headless Chromium, with the extension as it is
 in this checkout, on a notebook whose saved outputs are what the engine sends without `dot`.
 
-Needs viz.js, which `make site` downloads (build/site-cache/) and puts into the site
-(build/site/static/pyodide/); AUTOGRAD_VIZ_JS=path/to/viz.js names another copy. Skipped,
-with the reason, without it, Chromium or playwright.
+Needs viz.js, which `make site` downloads and puts into the site (build/site/static/pyodide/),
+so it lives in tests/web/ and runs with `make test-site`, after `make site`;
+AUTOGRAD_VIZ_JS=path/to/viz.js names another copy. Skipped, with the reason, without it,
+Chromium or playwright.
 """
 import importlib.util
 import json
@@ -53,8 +54,9 @@ def skip_reason():
     return None
 
 
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(skip_reason() is not None, reason=str(skip_reason()))]
+def in_the_browser(test):
+    return pytest.mark.browser(
+        pytest.mark.skipif(skip_reason() is not None, reason=str(skip_reason()))(test))
 
 EXTENSION = "autograd-step-by-step"
 
@@ -134,6 +136,7 @@ def open_pictures(lab, page, monkeypatch, tmp_path):
     return bundles
 
 
+@in_the_browser
 def test_the_page_draws_the_dot_as_svg_that_fits(lab_with_extension, monkeypatch, tmp_path):
     lab, browser = lab_with_extension
     page = browser.page
@@ -166,6 +169,7 @@ def test_the_page_draws_the_dot_as_svg_that_fits(lab_with_extension, monkeypatch
     browser_check.screenshot(page, browser_check.ARTIFACTS / "dot_pictures_in_jupyterlab.png")
 
 
+@in_the_browser
 def test_without_viz_js_the_page_shows_the_text_and_says_why(lab_with_extension, monkeypatch,
                                                             tmp_path):
     lab, browser = lab_with_extension
