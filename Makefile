@@ -247,10 +247,14 @@ $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
 	@$(call PIP_INSTALL,'$(TORCH_SPEC)')
 	@touch $@
 
+# Where `dot` is missing, the extension draws pictures in the page with @viz-js/viz: the copy
+# `make site` downloaded goes beside it when there is one (otherwise pictures show as text).
 $(LAB_EXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js) | $(STAMP_LAB)
 	@rm -rf $(LAB_EXTENSION)
 	@mkdir -p $(dir $(LAB_EXTENSION))
 	@cp -R course_tools/labextension $(LAB_EXTENSION)
+	@viz=$$(ls build/site/static/pyodide/viz-*.js 2>/dev/null | tail -n 1); \
+	  if [ -n "$$viz" ]; then cp "$$viz" $(LAB_EXTENSION)/static/; fi
 
 $(KERNEL_CONFIG): course_tools/kernel/ipython_kernel_config.json | $(STAMP_LAB)
 	@mkdir -p $(dir $@)

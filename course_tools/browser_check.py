@@ -414,7 +414,8 @@ def check_errors(index, first_line, errors, exp, problems):
 
 
 IMAGES_JS = """selector => Array.from(document.querySelectorAll(selector)).map(
-    img => ({width: img.naturalWidth, complete: img.complete}))"""
+    img => img.tagName === 'IMG' ? {width: img.naturalWidth, complete: img.complete}
+        : {width: img.getBoundingClientRect().width, complete: true})"""  # or an inline <svg>
 
 
 def check_images(page, selector, wanted, what, problems):

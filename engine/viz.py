@@ -6,8 +6,9 @@ b=b)`` draws the storages behind tensors and numpy arrays, to see what ``=``,
 ``clone()``, ``detach()``, views and ``numpy()`` share.
 
 Both return a ``Picture``: Jupyter shows it as an SVG drawn by Graphviz, and its
-plain-text form is a short summary that is the same in every run. Without Graphviz
-it falls back to text. The drawing code only reads the graph: it never changes it.
+plain-text form is a short summary that is the same in every run. Without Graphviz's
+``dot`` its output carries the DOT for the page to draw (``DOT_MIME``), and a front end
+that cannot draw it shows text. The drawing code only reads the graph: it never changes it.
 
 The pictures work on real PyTorch tensors too, and draw the same picture for the same
 computation. engine never imports torch: a torch tensor is recognised by what it has
@@ -101,6 +102,7 @@ class Picture:
         self._digraph = None
         self._svg = None
         self._hint = INSTALL_HINT
+        self._page_draws = False  # Python cannot draw, the page can (DOT_MIME)
 
     @property
     def digraph(self):
@@ -140,6 +142,9 @@ class Picture:
                 # a graph too big to lay out in a second or two: a one-box summary that says so
                 digraph = _summary_digraph(self) if self.too_big() else self.digraph
                 if IN_BROWSER:
+                    if not _can_run_sync():  # no JSPI (Safari, Firefox): the page draws
+                        self._page_draws = True
+                        return None
                     self._svg = _fit_width(_browser_svg(digraph.source))
                     return self._svg
                 source = digraph.source
@@ -151,8 +156,9 @@ class Picture:
                 self._svg = _fit_width(done.stdout)
             except ImportError:
                 self._hint = "pip install graphviz, then " + INSTALL_HINT
-            except FileNotFoundError:
+            except FileNotFoundError:  # no `dot`: the page draws (DOT_MIME), or text
                 self._hint = INSTALL_HINT
+                self._page_draws = True
             except subprocess.TimeoutExpired:
                 self._hint = (f"Graphviz needed more than {LAYOUT_SECONDS} s to lay out these "
                               f"{len(self.nodes)} boxes; shown as text")
@@ -165,16 +171,27 @@ class Picture:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         svg = self._svg_or_none()
-        if svg is None:
-            return {"text/plain": f"{self.summary}\n{self.text}\n({self._hint})"}
-        return {"image/svg+xml": svg, "text/plain": self.summary}
+        if svg is not None:
+            return {"image/svg+xml": svg, "text/plain": self.summary}
+        text = f"{self.summary}\n{self.text}\n({self._hint})"
+        if self._page_draws:
+            # The page lays the DOT out (the course's JupyterLab extension, with @viz-js/viz):
+            # text/plain stays the summary, as with `dot`, so saved outputs compare alike.
+            # (a graph too big to lay out quickly: its summary, as `dot` would have drawn)
+            digraph = _summary_digraph(self, BROWSER_FONT) if self.too_big() else \
+                _to_digraph(self, BROWSER_FONT)
+            return {DOT_MIME: {"dot": digraph.source, "text": text,
+                               "max_width_px": MAX_WIDTH_PX, "min_scale": MIN_SCALE},
+                    "text/plain": self.summary}
+        return {"text/plain": text}
 
 
 # ---------------------------------------------------------------- in a browser (Pyodide)
 # Pyodide (the course's browser edition, `make site`) cannot run the `dot` program. There the
 # same DOT is laid out by Graphviz compiled to WebAssembly (npm's @viz-js/viz, served by the
-# site beside pyodide.js), called synchronously through pyodide.ffi.run_sync (JSPI). Any
-# failure leaves the text fallback, as a missing `dot` does.
+# site beside pyodide.js), called synchronously through pyodide.ffi.run_sync (JSPI). Without
+# JSPI (Safari, Firefox) Python cannot wait for it: the page draws the DOT (DOT_MIME). Any
+# other failure leaves the text fallback.
 IN_BROWSER = sys.platform == "emscripten"
 VIZ_JS = "viz-3.31.0.js"
 """The WebAssembly Graphviz's file name, in the folder that pyodide.js is served from."""
@@ -185,6 +202,22 @@ boxes; Courier's metrics are built in."""
 FONT = BROWSER_FONT if IN_BROWSER else "monospace"
 """The labels' font: monospace, where `dot` runs."""
 _viz = None  # the @viz-js/viz instance, made on first use
+DOT_MIME = "application/vnd.autograd-step-by-step.dot+json"
+"""Where Python cannot draw (no `dot`; Pyodide without JSPI), a picture's output carries
+its DOT under this MIME type, ``{"dot", "text", "max_width_px", "min_scale"}``, and the
+course's JupyterLab extension (course_tools/labextension/) lays it out in the page with
+@viz-js/viz, asynchronously: no call from Python into JavaScript is needed. A front end
+without the extension shows text/plain (the summary)."""
+
+
+def _can_run_sync():
+    """Whether Python may wait for JavaScript here (JSPI: Chromium has it; Safari and
+    Firefox without a flag do not)."""
+    try:
+        from pyodide.ffi import can_run_sync
+    except ImportError:  # a Pyodide without it (before 0.27): try, and see
+        return True
+    return can_run_sync()
 
 
 def _browser_svg(source):
@@ -249,16 +282,18 @@ def _fit_width(svg):
             f'height="{height * scale:.2f}pt"' + svg[match.end():])
 
 
-def _to_digraph(picture):
-    """Turn the picture's boxes and arrows into a ``graphviz.Digraph``."""
+def _to_digraph(picture, font=None):
+    """Turn the picture's boxes and arrows into a ``graphviz.Digraph`` (labels in ``font``,
+    default ``FONT``: ``BROWSER_FONT`` for a page's Graphviz)."""
     import graphviz  # here, so that the rest of engine works without the package
 
+    font = font or FONT
     graph = dict(rankdir=picture.rankdir)
     if picture.rankdir in ("LR", "RL"):  # the arrows' labels set the gaps between columns
         graph["ranksep"] = "0.25"
     dot = graphviz.Digraph(graph_attr=graph,
-                           node_attr=dict(fontname=FONT, fontsize="11"),
-                           edge_attr=dict(fontname=FONT, fontsize="10"))
+                           node_attr=dict(fontname=font, fontsize="11"),
+                           edge_attr=dict(fontname=font, fontsize="10"))
     for box in picture.nodes:
         attributes = dict(STYLES[box.kind][1])
         if box.id in picture.highlight:
@@ -267,7 +302,7 @@ def _to_digraph(picture):
     for arrow in picture.edges:
         dot.edge(arrow.tail, arrow.head, _dot_label(arrow.label), **EDGE_STYLES[arrow.style])
     if picture.legend:
-        _add_legend(dot, picture.legend, picture.rankdir)
+        _add_legend(dot, picture.legend, picture.rankdir, font)
     return dot
 
 
@@ -295,12 +330,12 @@ def layout_cost(nodes, edges):
     return len(nodes) + crossed
 
 
-def _summary_digraph(picture):
+def _summary_digraph(picture, font=None):
     """A one-box picture for a graph too big to lay out quickly: what it holds, and how to
-    see all of it."""
+    see all of it (labels in ``font``, default ``FONT``)."""
     import graphviz
 
-    dot = graphviz.Digraph(node_attr=dict(fontname=FONT, fontsize="11"))
+    dot = graphviz.Digraph(node_attr=dict(fontname=font or FONT, fontsize="11"))
     header, _, details = picture.summary.partition(" edges: ")  # "Graph: N nodes, E", rest
     text = (f"{header} edges: too big to draw quickly\n(laying it out would keep Graphviz busy for"
             f" minutes)\n\n{_wrap(details)}\n\nprint(draw_graph(...).text) lists every box;"
@@ -320,7 +355,7 @@ def _wrap(text, width=70):
     return "\n".join(lines + [line])
 
 
-def _add_legend(dot, kinds, rankdir):
+def _add_legend(dot, kinds, rankdir, font):
     """The legend: one box per kind drawn, in a dashed frame beside the picture, in one
     column (never a row: a row of five kinds is wider than a notebook's output area).
 
@@ -329,7 +364,7 @@ def _add_legend(dot, kinds, rankdir):
     left-to-right picture, boxes of one rank are stacked already.
     """
     with dot.subgraph(name="cluster_legend") as legend:
-        legend.attr(label="legend", fontname=FONT, fontsize="10", style="dashed",
+        legend.attr(label="legend", fontname=font, fontsize="10", style="dashed",
                     color="grey50", margin="6")
         for kind in kinds:
             legend.node(f"legend_{kind}", _dot_label(STYLES[kind][0]), fontsize="10",

@@ -55,6 +55,7 @@ VERDICTS = ("✅", "❌", "⚠️", "⏳")  # how the exercise checkers' answers
 PAGE_LOAD = 90
 KERNEL_START = 180
 CELL = 180
+PAGE_PICTURES = 30  # viz.js (1.2 MB) loaded and every picture laid out
 
 
 def site_notebooks(root=ROOT):
@@ -107,12 +108,17 @@ class SiteServer:
         self.stop()
 
 
+# A browser without WebAssembly JSPI (Safari, Firefox without a flag), simulated in Chromium:
+# this runs before anything else in the page and in the kernel's worker (it heads pyodide.js).
+NO_JSPI = "delete WebAssembly.Suspending; delete WebAssembly.promising;\n"
+
+
 class OfflineBrowser:
     """Chromium with a fresh profile; every request to a host other than the server's is
-    aborted; every request is logged by host."""
+    aborted; every request is logged by host. ``jspi=False``: as a browser without JSPI."""
 
-    def __init__(self, playwright, user_data_dir, base, site=SITE):
-        self.base, self.site = base, site
+    def __init__(self, playwright, user_data_dir, base, site=SITE, jspi=True):
+        self.base, self.site, self.jspi = base, site, jspi
         self.hosts = Counter()     # host -> requests made
         self.paths = set()         # the site's files asked for
         self.asked = []            # the same, in order (a notebook's share is a slice)
@@ -122,6 +128,8 @@ class OfflineBrowser:
             str(user_data_dir), executable_path=CHROMIUM, headless=True,
             args=CHROMIUM_FLAGS, viewport=VIEWPORT)
         self.context.route("**/*", self._route)
+        if not jspi:
+            self.context.add_init_script(NO_JSPI)
         self.context.on("request", self._log)
         self.page = self.context.pages[0] if self.context.pages else self.context.new_page()
         self.page.on("pageerror", lambda error: self.page_errors.append(str(error)))
@@ -139,6 +147,10 @@ class OfflineBrowser:
         if parts.scheme in ("data", "blob") or url.startswith(self.base + "/"):
             if parts.path.endswith("/jupyter-lite.json") and parts.path.count("/") == 1:
                 return self._expose_app(route)
+            if not self.jspi and parts.path.endswith(("/pyodide.js", "/pyodide.mjs")):
+                text = (self.site / urllib.parse.unquote(parts.path).lstrip("/")).read_text()
+                return route.fulfill(status=200, content_type="text/javascript",
+                                     body=NO_JSPI + text)
             return route.continue_()
         self.blocked.append(url)
         return route.abort()
@@ -280,10 +292,10 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
         report.notes.append("Pyodide packages: at start " + describe(report.packages_at_start)
                             + "; first cell " + describe(report.packages_first_cell)
                             + "; in all " + describe(report.packages))
-        browser_check.check_images(page, ".jp-RenderedSVG img", exp.pictures,
-                                   "graph pictures", problems)
+        check_pictures_drawn_by_the_page(page, problems, report.notes)
+        browser_check.check_images(page, PICTURES, exp.pictures, "graph pictures", problems)
         browser_check.check_images(page, ".jp-RenderedImage img", exp.plots, "plots", problems)
-        browser_check.check_picture_sizes(page, ".jp-RenderedSVG img", problems, report.notes)
+        browser_check.check_picture_sizes(page, PICTURES, problems, report.notes)
         check_widgets(page, exp.widgets, problems, report.notes)
         if notebook.parts[0] == "exercises":
             check_a_right_answer(page, committed, notebook, problems, report.notes)
@@ -297,6 +309,29 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
     report.notes += [f"page error: {error}" for error in browser.page_errors]
     report.seconds = time.monotonic() - started
     return report
+
+
+# Graph pictures: an SVG <img> (drawn by Python: JupyterLab's SVG renderer), or an inline <svg>
+# that the course's extension drew from the DOT (no JSPI: engine/viz.py DOT_MIME).
+PICTURES = ".jp-RenderedSVG img, .autograd-dot svg"
+PAGE_DRAWN = """() => [...document.querySelectorAll('.autograd-dot')].map(view =>
+    view.querySelector('svg') ? null : view.querySelector('pre') ? view.textContent : '')"""
+
+
+def check_pictures_drawn_by_the_page(page, problems, notes):
+    """Pictures the page lays out (asynchronously): wait until each is drawn; one shown as
+    text (viz.js missing, or Graphviz failing on the DOT) is a problem."""
+    try:
+        views = browser_check.wait_until(
+            lambda: (lambda v: (v,) if "" not in v else None)(page.evaluate(PAGE_DRAWN)),
+            PAGE_PICTURES, "the page to draw its pictures")[0]
+    except TimeoutError as error:
+        problems.append(str(error))
+        return
+    if views:
+        notes.append(f"{len(views)} pictures drawn by the page from their DOT")
+    problems += [f"a picture the page should draw is text: {text[-200:]!r}"
+                 for text in views if text]
 
 
 def error_name(ename):
@@ -451,13 +486,14 @@ def check_read_only(browser, notebook, committed_root=ROOT):
     return report
 
 
-def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS):
-    """Serve the site, check the notebooks; return the reports and the request log."""
+def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS, jspi=True):
+    """Serve the site, check the notebooks; return the reports and the request log.
+    ``jspi=False``: as a browser without WebAssembly JSPI (Safari, Firefox)."""
     from playwright.sync_api import sync_playwright
 
     with SiteServer(site) as server, sync_playwright() as playwright, \
             tempfile.TemporaryDirectory(prefix="site-check-") as tmp:
-        browser = OfflineBrowser(playwright, Path(tmp) / "chromium", server.base, site)
+        browser = OfflineBrowser(playwright, Path(tmp) / "chromium", server.base, site, jspi)
         try:
             reports = [check_notebook(browser, nb, artifacts=artifacts) for nb in notebooks]
             reports += [check_read_only(browser, nb) for nb in notebooks
@@ -477,9 +513,11 @@ def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--no-jspi", action="store_true",
+                        help="as a browser without WebAssembly JSPI (Safari, Firefox)")
     args = parser.parse_args(argv)
     notebooks = args.notebooks or site_notebooks()
-    reports, log = run_site_check(notebooks)
+    reports, log = run_site_check(notebooks, jspi=not args.no_jspi)
     for report in reports:
         print(report)
     print(f"requests by host: {log['hosts']}; blocked: {len(log['blocked'])} "

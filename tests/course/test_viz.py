@@ -1,4 +1,5 @@
 """engine.viz: pictures of backward graphs and of shared memory (no torch needed)."""
+import json
 import os
 import re
 import shutil
@@ -207,14 +208,28 @@ def test_svg_when_dot_exists():
     assert picture._repr_svg_() == bundle["image/svg+xml"]
 
 
-def test_text_fallback_without_dot(monkeypatch, tmp_path):
+def test_without_dot_the_page_draws_the_dot(monkeypatch, tmp_path):
+    """No `dot`: the output carries the DOT for the course's JupyterLab extension to draw,
+    text/plain stays the summary (as with `dot`), and the text picture travels with the DOT
+    for a page that cannot draw it either."""
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no dot to run
     x, w, y = article_graph()
     picture = viz.draw_graph(y, names={"x": x, "w": w})
     assert picture._repr_svg_() is None
     bundle = picture._repr_mimebundle_()
-    assert list(bundle) == ["text/plain"]
-    text = bundle["text/plain"]
+    assert list(bundle) == [viz.DOT_MIME, "text/plain"]
+    assert viz.DOT_MIME == "application/vnd.autograd-step-by-step.dot+json"
+    assert bundle["text/plain"] == picture.summary == repr(picture)
+    assert bundle["text/plain"].startswith("Graph: 6 nodes, 6 edges")
+    payload = bundle[viz.DOT_MIME]
+    assert set(payload) == {"dot", "text", "max_width_px", "min_scale"}
+    assert json.loads(json.dumps(payload)) == payload  # JSON, as a notebook saves it
+    assert (payload["max_width_px"], payload["min_scale"]) == (viz.MAX_WIDTH_PX, viz.MIN_SCALE)
+    # the same drawing as `dot` would get, with the font the page's Graphviz measures
+    assert payload["dot"] == picture.source.replace("fontname=monospace",
+                                                    f"fontname={viz.BROWSER_FONT}")
+    assert "MulBackward0" in payload["dot"] and "cluster_legend" in payload["dot"]
+    text = payload["text"]
     assert text.startswith("Graph: 6 nodes, 6 edges")
     assert "    [op] MulBackward0\n        [op] AddBackward0\n            [leaf] x" in text
     assert text.endswith("(install Graphviz to see the picture: apt-get install graphviz / "
@@ -238,10 +253,26 @@ def test_a_layout_that_takes_too_long_falls_back_to_text(monkeypatch, tmp_path):
 def test_text_fallback_in_a_process_without_dot(tmp_path):
     code = ("import engine as torch, engine.viz as viz\n"
             "x = torch.ones(2, requires_grad=True)\n"
-            "print(viz.draw_memory(x=x, c=x.clone())._repr_mimebundle_()['text/plain'])")
+            "bundle = viz.draw_memory(x=x, c=x.clone())._repr_mimebundle_()\n"
+            "print(bundle['text/plain'])\n"
+            "print(bundle[viz.DOT_MIME]['text'])")
     out = run_python(code, env={**os.environ, "PATH": str(tmp_path)})
-    assert out.startswith("Memory: 2 storages: storage 0: x | storage 1: c\nstorage 0: [1., 1.]")
+    summary = "Memory: 2 storages: storage 0: x | storage 1: c"
+    assert out.startswith(summary + "\n" + summary + "\nstorage 0: [1., 1.]")
     assert "install Graphviz" in out
+
+
+def test_the_dot_mime_type_only_when_python_cannot_draw(monkeypatch, tmp_path):
+    x, w, y = article_graph()
+    if HAS_DOT:
+        assert viz.DOT_MIME not in viz.draw_graph(y)._repr_mimebundle_()
+    slow_dot = tmp_path / "dot"  # dot runs but fails: an error to read, not a page's job
+    slow_dot.write_text("#!/bin/sh\necho 'syntax error' >&2\nexit 1\n")
+    slow_dot.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    bundle = viz.draw_graph(y)._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"]
+    assert bundle["text/plain"].endswith("(Graphviz failed: syntax error)")
 
 
 # ---------------------------------------------------------------- memory
@@ -565,6 +596,19 @@ def test_a_graph_too_big_for_dot_is_a_summary_that_says_so(build, n):
     assert bundle["text/plain"] == picture.summary  # what nbval and compare-torch compare
     assert f"Graph: {len(picture.nodes)} nodes" in svg
     assert picture.text.count("MulBackward0") >= n  # the text form still has everything
+
+
+def test_without_dot_a_graph_too_big_sends_the_page_its_summary(monkeypatch, tmp_path):
+    """The page's Graphviz would be as slow as `dot` on 500 products: the DOT it gets is the
+    one-box summary `dot` would have drawn."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no dot to run
+    picture = viz.draw_graph(product_loop(500))
+    bundle = picture._repr_mimebundle_()
+    assert list(bundle) == [viz.DOT_MIME, "text/plain"]
+    page_dot = bundle[viz.DOT_MIME]["dot"]
+    assert "too big to draw quickly" in page_dot and page_dot.count("MulBackward0") == 1
+    assert f"fontname={viz.BROWSER_FONT}" in page_dot
+    assert bundle["text/plain"] == picture.summary
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")

@@ -111,3 +111,18 @@ def test_a_lesson_that_never_plots_never_downloads_matplotlib(site_run):
                    for name in welcome.packages), welcome.packages
     assert any(name.startswith("matplotlib-") for name in gallery.packages), gallery.packages
     assert gallery.ok, str(gallery)
+
+
+def test_graphs_are_pictures_in_a_browser_without_jspi(tmp_path):
+    """Safari, Firefox without a flag (simulated: WebAssembly.Suspending and .promising removed
+    in the page and in the kernel's worker before Pyodide loads): Python cannot call into
+    JavaScript synchronously, so it sends each picture's DOT and the course's extension draws
+    it; the graphs lesson runs, and its pictures are SVG that fit, none shown as text."""
+    lesson = NOTEBOOKS[1]
+    reports, log = site_check.run_site_check([lesson], artifacts=tmp_path, jspi=False)
+    report = reports[0]
+    print(report)
+    assert report.ok, str(report)
+    notes = "\n".join(report.notes)
+    assert "pictures drawn by the page from their DOT" in notes and "pictures fit" in notes, notes
+    assert not log["blocked"], log["blocked"][:20]

@@ -90,3 +90,20 @@ def test_in_the_browser_a_widget_figure_loads_matplotlib_first(monkeypatch):
     assert loaded and set(loaded) == {"matplotlib"}
     assert type(playground.model.figure()).__name__ == "Figure"
 
+
+
+def test_in_a_browser_without_jspi_the_page_draws_the_dot(monkeypatch):
+    """Safari, Firefox: Python cannot wait for the WebAssembly Graphviz, so the output carries
+    the DOT for the course's extension to lay out, and text/plain stays the summary."""
+    def never(source):
+        raise AssertionError("no synchronous call into JavaScript without JSPI")
+
+    monkeypatch.setattr(viz, "IN_BROWSER", True)
+    monkeypatch.setattr(viz, "_can_run_sync", lambda: False)
+    monkeypatch.setattr(viz, "_browser_svg", never)
+    shown = picture()
+    bundle = shown._repr_mimebundle_()
+    assert list(bundle) == [viz.DOT_MIME, "text/plain"]
+    assert bundle["text/plain"] == shown.summary
+    assert f"fontname={viz.BROWSER_FONT}" in bundle[viz.DOT_MIME]["dot"]
+    assert "SumBackward0" in bundle[viz.DOT_MIME]["dot"]
