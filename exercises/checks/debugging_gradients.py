@@ -11,6 +11,7 @@ import warnings
 from exercises.checks.toolkit import (
     all_of,
     as_values,
+    call_quietly,
     checker,
     correct,
     describe,
@@ -27,16 +28,6 @@ from exercises.checks.toolkit import (
 from exercises.checks.turning_gradients_off import _raised
 
 # --- private helpers ----------------------------------------------------------------------
-
-
-def _call(function):
-    """``(result, None)`` or ``(None, error)``; the learner's warnings are not the check's."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return function(), None
-        except Exception as error:  # the learner's code is being checked
-            return None, error
 
 
 def _grad(tensor):
@@ -121,7 +112,7 @@ def check_10_leaf_dtype(weight_and_grad):
     requires grad, and has the gradient of ``((x * w).sum()) ** 2`` in ``w.grad``."""
     if not is_function(weight_and_grad):
         return _not_a_function("weight_and_grad", weight_and_grad)
-    w, error = _call(weight_and_grad)
+    w, error = call_quietly(weight_and_grad)
     if error is not None:
         hint = "w must still require grad: backward needs a path to a tensor that " \
             "requires grad." if "does not require grad" in str(error) else None
@@ -203,7 +194,7 @@ def check_10_loss_requires_grad(fit_step):
     in the graph, and ``w`` with its gradient."""
     if not is_function(fit_step):
         return _not_a_function("fit_step", fit_step)
-    result, error = _call(fit_step)
+    result, error = call_quietly(fit_step)
     if error is not None:
         message = str(error)
         if "does not require grad" in message:
@@ -287,7 +278,7 @@ def check_10_plogp(answer):
         return wrong(f"p is {describe(p)}; pass the p of the exercise, [0.0, 0.5, 1.0]")
     # a fresh copy: the check can run again without adding to p.grad
     p = p.detach().clone().requires_grad_()
-    result, error = _call(lambda: plogp(p))
+    result, error = call_quietly(lambda: plogp(p))
     if error is not None:
         return _raised("calling plogp(p)", error)
     if is_stub(result):
@@ -300,7 +291,7 @@ def check_10_plogp(answer):
         return values
     if not result.requires_grad:
         return wrong("plogp(p) does not require grad: it is cut off from p")
-    _, error = _call(lambda: result.sum().backward())
+    _, error = call_quietly(lambda: result.sum().backward())
     if error is not None:
         return _raised("backward of plogp(p).sum()", error)
     grad = _grad(p)
@@ -374,7 +365,7 @@ def check_10_hidden_state(run_steps):
     that step only, and returns the three gradients of ``W``."""
     if not is_function(run_steps):
         return _not_a_function("run_steps", run_steps)
-    grads, error = _call(run_steps)
+    grads, error = call_quietly(run_steps)
     if error is not None:
         message = str(error)
         if "a second time" in message:
@@ -453,7 +444,7 @@ def check_10_inplace_softmax(softmax_and_grad):
     the gradient of its first value, without the in-place change that breaks backward."""
     if not is_function(softmax_and_grad):
         return _not_a_function("softmax_and_grad", softmax_and_grad)
-    result, error = _call(softmax_and_grad)
+    result, error = call_quietly(softmax_and_grad)
     if error is not None:
         if "modified by an inplace operation" in str(error):
             return not_done("softmax_and_grad() still raises the in-place error: ExpBackward0 "
@@ -511,7 +502,7 @@ def check_10_keep_losses(train):
     graph), not as the loss tensors with their graphs."""
     if not is_function(train):
         return _not_a_function("train", train)
-    losses, error = _call(train)
+    losses, error = call_quietly(train)
     if error is not None:
         hint = "a computed tensor's flag cannot be switched off: keep a number instead." \
             if "leaf" in str(error) else None

@@ -6,18 +6,18 @@ torch: a checker never imports either); expected values are computed in plain Py
 the exercise's numbers, so a check does not lean on the transforms it is checking.
 """
 import math
-import sys
-import warnings
 
 from exercises.checks.toolkit import (
     as_number,
     as_values,
+    call_quietly,
     checker,
     correct,
     describe,
     is_function,
     is_stub,
     is_tensor_like,
+    library_of,
     not_done,
     nth,
     unpack,
@@ -26,22 +26,6 @@ from exercises.checks.toolkit import (
 from exercises.checks.turning_gradients_off import _raised
 
 # --- private helpers ----------------------------------------------------------------------
-
-
-def _library(tensor):
-    """The module (engine or torch) a tensor comes from."""
-    root = type(tensor).__module__.split(".")[0]
-    return sys.modules.get(root) if root in ("engine", "torch") else None
-
-
-def _call(function):
-    """``(result, None)`` or ``(None, error)``; the learner's warnings are not the check's."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return function(), None
-        except Exception as error:  # the learner's code is being checked
-            return None, error
 
 
 def _close(a, b, tol=1e-5) -> bool:
@@ -185,13 +169,13 @@ def check_13_directional(answer):
     if not is_function(function):
         return wrong(f"directional_derivative is {describe(function)}, not a function: pass "
                      f"the function itself, without calling it")
-    library = _library(x) if is_tensor_like(x) else None
+    library = library_of(x) if is_tensor_like(x) else None
     if library is None or _flat(x) != _X:
         return wrong(f"x is {describe(x)}; pass the x of the exercise, [1.0, 2.0, 3.0]")
     for name, direction, expected in _CASES:
         v = library.tensor(direction)
         f = _closure(_apply, name)
-        result, error = _call(lambda: function(f, x.detach(), v))  # noqa: B023 - called now
+        result, error = call_quietly(lambda: function(f, x.detach(), v))  # noqa: B023 - called now
         if error is not None:
             return _raised("directional_derivative", error,
                            "make the dual inside the with block, and read its tangent there.")
@@ -402,13 +386,13 @@ def check_13_hvp(answer):
     if not is_function(function):
         return wrong(f"hvp is {describe(function)}, not a function: pass the function itself, "
                      f"without calling it")
-    library = _library(x) if is_tensor_like(x) else None
+    library = library_of(x) if is_tensor_like(x) else None
     if library is None or _flat(x) != _X:
         return wrong(f"x is {describe(x)}; pass the x of the exercise, [1.0, 2.0, 3.0]")
     for name, direction, expected in _HVP_CASES:
         v = library.tensor(direction)
         g = _closure(_hvp_apply, name)
-        result, error = _call(lambda: function(g, x.detach(), v))  # noqa: B023 - called now
+        result, error = call_quietly(lambda: function(g, x.detach(), v))  # noqa: B023 - called now
         if error is not None:
             return _raised("hvp", error, "take the JVP of the function grad(g), at x, "
                                          "along v.")

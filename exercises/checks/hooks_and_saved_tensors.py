@@ -6,18 +6,18 @@ the check cell passes (engine or torch: a checker never imports either), and wha
 the gradients, or what they counted, is compared with the expected result.
 """
 import math
-import sys
-import warnings
 
 from exercises.checks.toolkit import (
     as_number,
     as_values,
+    call_quietly,
     checker,
     correct,
     describe,
     is_function,
     is_stub,
     is_tensor_like,
+    library_of,
     not_done,
     nth,
     unpack,
@@ -26,22 +26,6 @@ from exercises.checks.toolkit import (
 from exercises.checks.turning_gradients_off import _raised
 
 # --- private helpers ----------------------------------------------------------------------
-
-
-def _library(tensor):
-    """The module (engine or torch) a tensor or parameter comes from."""
-    root = type(tensor).__module__.split(".")[0]
-    return sys.modules.get(root) if root in ("engine", "torch") else None
-
-
-def _call(function):
-    """``(result, None)`` or ``(None, error)``; the learner's warnings are not the check's."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return function(), None
-        except Exception as error:  # the learner's code is being checked
-            return None, error
 
 
 def _not_a_function(name, value):
@@ -158,7 +142,7 @@ def check_12_halve(answer):
         h = x * 3
         h.register_hook(halve)
         h.sum().backward()
-    _, error = _call(run)
+    _, error = call_quietly(run)
     if error is not None:
         if "size" in str(error) or "shape" in str(error):
             return wrong("backward stopped: halve returned a gradient of another shape than h",
@@ -171,7 +155,7 @@ def check_12_halve(answer):
         return wrong("x.grad is None after backward: the hook stopped the gradient")
     values = _flat(grad)
     if _close(values, [3.0] * 3):
-        returned, _ = _call(lambda: halve(x.detach() * 1))
+        returned, _ = call_quietly(lambda: halve(x.detach() * 1))
         if returned is None:
             return not_done("x.grad is still 3 everywhere, as if there were no hook: halve "
                             "computes a halved gradient, but autograd only sees what a hook "
@@ -223,7 +207,7 @@ def _gradients(make_model, add_hooks, limit):
     ``add_hooks(model, limit)`` called first (unless None)."""
     model = make_model()
     params = list(model.parameters())
-    torch = _library(params[0])
+    torch = library_of(params[0])
     if add_hooks is not None:
         add_hooks(model, limit)
     torch.manual_seed(1)
@@ -248,17 +232,18 @@ def check_12_clip_hooks(answer):
         return _not_a_function("add_clip_hooks", add_clip_hooks)
     if not is_function(make_model):
         return _not_a_function("make_model", make_model)
-    model, error = _call(make_model)
+    model, error = call_quietly(make_model)
     if error is not None or not callable(getattr(model, "parameters", None)) or \
-            _library(next(iter(model.parameters()), None)) is None:
+            library_of(next(iter(model.parameters()), None)) is None:
         return wrong("make_model() should return the model of the exercise; pass the "
                      "make_model defined there")
-    plain, error = _call(lambda: _gradients(make_model, None, None))
+    plain, error = call_quietly(lambda: _gradients(make_model, None, None))
     if error is not None:
         return _raised("the model's backward without hooks", error)
     names = [name for name, _ in model.named_parameters()]
     for limit in _LIMITS:
-        hooked, error = _call(lambda limit=limit: _gradients(make_model, add_clip_hooks, limit))
+        hooked, error = call_quietly(
+            lambda limit=limit: _gradients(make_model, add_clip_hooks, limit))
         if error is not None:
             return _raised(f"backward with add_clip_hooks(model, {limit})", error,
                            "each hook gets a gradient and returns the clipped one.")
@@ -360,12 +345,12 @@ def check_12_count_saved(answer):
     count_saved, x = parts
     if not is_function(count_saved):
         return _not_a_function("count_saved", count_saved)
-    torch = _library(x) if is_tensor_like(x) else None
+    torch = library_of(x) if is_tensor_like(x) else None
     if torch is None or tuple(x.shape) != (4, 3) or not x.requires_grad:
         return wrong(f"x is {describe(x)}; pass the x of the exercise, a (4, 3) tensor that "
                      f"requires grad")
     for what, fn in _samples(torch, x):
-        got, error = _call(lambda fn=fn: count_saved(fn))
+        got, error = call_quietly(lambda fn=fn: count_saved(fn))
         if error is not None:
             return _raised(f"count_saved(lambda: {what})", error)
         if is_stub(got) or got is None:

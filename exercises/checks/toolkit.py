@@ -50,6 +50,7 @@ import functools
 import importlib
 import numbers
 import pkgutil
+import sys
 import warnings
 from collections.abc import (Callable, ItemsView, Iterable, Iterator, KeysView, Mapping,
                              Sized, ValuesView)
@@ -66,6 +67,7 @@ __all__ = [
     "all_of",
     "as_number",
     "as_values",
+    "call_quietly",
     "checker",
     "correct",
     "describe",
@@ -80,6 +82,7 @@ __all__ = [
     "is_number",
     "is_stub",
     "is_tensor_like",
+    "library_of",
     "not_checked",
     "not_done",
     "nth",
@@ -128,6 +131,24 @@ def is_tensor_like(value) -> bool:
 
 
 # --- describing answers in plain words ---------------------------------------------
+
+def call_quietly(function):
+    """``(result, None)`` or ``(None, error)`` of ``function()``: the learner's code is what is
+    being checked, so its errors become feedback, and its warnings are not the check's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return function(), None
+        except Exception as error:  # the learner's code is being checked
+            return None, error
+
+
+def library_of(value):
+    """The module (engine or torch) a tensor or parameter comes from, or None: a checker
+    builds what it compares with in the learner's own library, never importing either."""
+    root = type(value).__module__.split(".")[0]
+    return sys.modules.get(root) if root in ("engine", "torch") else None
+
 
 def plural(count: int, word: str, words: str | None = None) -> str:
     """``plural(1, "value")`` is "1 value", ``plural(2, "value")`` "2 values"."""
