@@ -211,13 +211,17 @@ without the extension shows text/plain (the summary)."""
 
 
 def _can_run_sync():
-    """Whether Python may wait for JavaScript here (JSPI: Chromium has it; Safari and
-    Firefox without a flag do not)."""
+    """Whether this browser lets Python wait for JavaScript (JSPI, WebAssembly's stack
+    switching: Chromium has it; Safari and Firefox without a flag do not). The browser's
+    feature, not pyodide.ffi.can_run_sync(): that one says False in calls where run_sync works
+    all the same (the stepper's pictures, drawn as a widget is made)."""
     try:
-        from pyodide.ffi import can_run_sync
-    except ImportError:  # a Pyodide without it (before 0.27): try, and see
+        import js
+    except ImportError:  # not in a browser
         return True
-    return can_run_sync()
+    webassembly = getattr(js, "WebAssembly", None)
+    return webassembly is not None and hasattr(webassembly, "Suspending") and \
+        hasattr(webassembly, "promising")
 
 
 def _browser_svg(source):

@@ -107,3 +107,32 @@ def test_in_a_browser_without_jspi_the_page_draws_the_dot(monkeypatch):
     assert bundle["text/plain"] == shown.summary
     assert f"fontname={viz.BROWSER_FONT}" in bundle[viz.DOT_MIME]["dot"]
     assert "SumBackward0" in bundle[viz.DOT_MIME]["dot"]
+
+
+def test_jspi_is_the_browsers_feature_not_the_calls(monkeypatch):
+    """Whether Python may wait for the page's Graphviz is asked of the browser (WebAssembly's
+    Suspending and promising: Chromium has them; Safari and Firefox without a flag do not),
+    not of pyodide.ffi.can_run_sync(), which says False inside calls where waiting works (the
+    stepper's pictures in the site, drawn as its widget is made)."""
+    import sys
+    import types
+
+    for features, expected in (({"Suspending": 1, "promising": 1}, True),
+                               ({"promising": 1}, False), ({}, False)):
+        fake_js = types.ModuleType("js")
+        fake_js.WebAssembly = types.SimpleNamespace(**features)
+        monkeypatch.setitem(sys.modules, "js", fake_js)
+        assert viz._can_run_sync() is expected, features
+    monkeypatch.delitem(sys.modules, "js")
+    monkeypatch.setattr("builtins.__import__", _refusing("js"))
+    assert viz._can_run_sync() is True  # (not in a browser)
+
+
+def _refusing(name):
+    real = __builtins__["__import__"] if isinstance(__builtins__, dict) else __builtins__.__import__
+
+    def importer(module, *args, **kwargs):
+        if module == name:
+            raise ImportError(module)
+        return real(module, *args, **kwargs)
+    return importer
