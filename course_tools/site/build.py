@@ -322,6 +322,39 @@ def configure(path, lock):
     path.write_text(json.dumps(config, indent=2, sort_keys=True))
 
 
+# The JupyterLab extensions the site ships: the widgets' manager, the Pyodide kernel, the
+# course's own and Pygments' colours. `jupyter lite build` takes every extension installed in
+# the build tools' venv, and mkdocs-jupyter brings jupytext's, built for a newer JupyterLab than
+# the site's: it failed to load in every browser (module federation error RUNTIME-012 on
+# @jupyterlab/docregistry), and the site has no use for it.
+SITE_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension",
+                   "autograd-step-by-step", "jupyterlab_pygments")
+
+
+def keep_only_course_extensions(out):
+    """Remove every JupyterLab extension but SITE_EXTENSIONS from the built site: its files,
+    its entry in jupyter-lite.json and its settings' schema; the names removed."""
+    config_path = out / "jupyter-lite.json"
+    config = json.loads(config_path.read_text())
+    data = config["jupyter-config-data"]
+    shipped = [extension["name"] for extension in data.get("federated_extensions", [])]
+    missing = [name for name in SITE_EXTENSIONS if name not in shipped]
+    if missing:
+        raise BuildError(f"the site lacks JupyterLab extensions it needs: {missing}")
+    removed = [name for name in shipped if name not in SITE_EXTENSIONS]
+    data["federated_extensions"] = [extension for extension in data["federated_extensions"]
+                                    if extension["name"] in SITE_EXTENSIONS]
+    config_path.write_text(json.dumps(config, indent=2, sort_keys=True))
+    schemas = out / "build" / "schemas" / "all_federated.json"
+    if schemas.exists():
+        kept = [schema for schema in json.loads(schemas.read_text())
+                if schema.get("id", "").split(":")[0] not in removed]
+        schemas.write_text(json.dumps(kept))
+    for name in removed:
+        shutil.rmtree(out / "extensions" / name, ignore_errors=True)
+    return removed
+
+
 def title(path):
     """A notebook's first heading, without its '# '."""
     for cell in json.loads(path.read_text())["cells"]:
@@ -477,6 +510,9 @@ def main(argv=None):
     run(jupyter, "lite", "build", "--lite-dir", lite, "--contents", files,
         "--output-dir", args.out, "--no-sourcemaps", cwd=lite)
     configure(args.out / "jupyter-lite.json", lite / "static" / "pyodide" / "pyodide-lock.json")
+    removed = keep_only_course_extensions(args.out)
+    if removed:
+        say(f"left out JupyterLab extensions the site does not use: {', '.join(removed)}")
     first_page(args.out)
     say(f"read-only HTML: {read_only_html(args.out, args.work)} notebooks in "
         f"{args.out.name}/read/")
