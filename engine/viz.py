@@ -16,7 +16,6 @@ computation. engine never imports torch: a torch tensor is recognised by what it
 functions under "reading tensors and nodes" below are the only places where the two differ.
 """
 import collections
-import importlib.util
 import re
 import subprocess
 import sys
@@ -262,24 +261,40 @@ def load_browser_packages(*names, then=None):
     lesson that never plots never downloads it (about 10 MB with its dependencies).
 
     Returns whether the packages can be imported now. With JSPI Python waits for them. A
-    browser without it (Safari, Firefox without a flag) cannot wait: the load starts,
-    ``then()`` runs once it is done, and the answer is False."""
-    if not IN_BROWSER or all(_importable(name) for name in names):
+    browser without it (Safari, Firefox without a flag) cannot wait: the load starts (once,
+    however many widgets ask), ``then()`` runs once it is done, and the answer is False.
+    (A package's files appear before its compiled parts are ready: only the load's end says
+    it can be imported.)"""
+    if not IN_BROWSER:
+        return True
+    wanted = tuple(name for name in names if name not in _loaded and not _imported(name))
+    if not wanted:
         return True
     import pyodide_js
     from pyodide.ffi import create_once_callable, run_sync, to_js
 
-    loading = pyodide_js.loadPackage(to_js(list(names)))
     if _can_run_sync():
-        run_sync(loading)
+        run_sync(pyodide_js.loadPackage(to_js(list(wanted))))
+        _loaded.update(wanted)
         return True
+    if wanted not in _loading:
+        def done(_result):
+            _loaded.update(wanted)
+            _loading.pop(wanted, None)
+
+        _loading[wanted] = pyodide_js.loadPackage(to_js(list(wanted)))
+        _loading[wanted].then(create_once_callable(done))
     if then is not None:
-        loading.then(create_once_callable(lambda _result: then()))
+        _loading[wanted].then(create_once_callable(lambda _result: then()))
     return False
 
 
-def _importable(name):
-    return importlib.util.find_spec(name) is not None
+_loaded = set()  # packages load_browser_packages has loaded
+_loading = {}  # their loads under way (no JSPI): names -> Pyodide's promise
+
+
+def _imported(name):
+    return name in sys.modules
 
 
 def _js_object(pairs):

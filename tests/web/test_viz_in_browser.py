@@ -105,7 +105,9 @@ def fake_pyodide(monkeypatch, loaded, jspi=True):
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(viz, "IN_BROWSER", True)
     monkeypatch.setattr(viz, "_can_run_sync", lambda: jspi)
-    monkeypatch.setattr(viz, "_importable", lambda name: name in loaded)
+    monkeypatch.setattr(viz, "_imported", lambda name: False)
+    monkeypatch.setattr(viz, "_loaded", set())
+    monkeypatch.setattr(viz, "_loading", {})
     return promises
 
 
@@ -132,14 +134,18 @@ def test_without_jspi_the_playground_draws_once_matplotlib_arrives(monkeypatch):
     loaded = []
     promises = fake_pyodide(monkeypatch, loaded, jspi=False)
     playground = DescentPlayground("quadratic", steps=3)
+    second = DescentPlayground("rosenbrock", steps=3)
+    assert len(promises) == 1  # one load, however many widgets wait for it
     assert bytes(playground.image.value) == b""
     assert widgets.MATPLOTLIB_LOADING in playground.caption.value
     bundle = playground.model._repr_mimebundle_()
     assert list(bundle) == ["text/plain"] and widgets.MATPLOTLIB_LOADING in bundle["text/plain"]
     with pytest.raises(RuntimeError, match="Loading matplotlib"):
         playground.model.figure()
-    promises[0].resolve()  # the page has loaded it: the widget draws
+    promises[0].resolve()  # the page has loaded it: the widgets draw
     assert bytes(playground.image.value).startswith(b"\x89PNG")
+    assert bytes(second.image.value).startswith(b"\x89PNG")
+    assert viz.load_browser_packages("matplotlib") and len(promises) == 1
     assert widgets.MATPLOTLIB_LOADING not in playground.caption.value
     assert "image/png" in playground.model._repr_mimebundle_()
 
