@@ -53,9 +53,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     limits = sandbox.Limits(cell_seconds=args.cell_seconds, cpu_seconds=args.cpu_seconds)
     start = time.monotonic()
-    grades = grade.grade_class(args.submissions, args.out, limits=limits, jobs=args.jobs,
-                               notebooks=args.notebooks,
-                               isolate=False if args.no_sandbox else None, fresh=args.fresh)
+    try:
+        grades = grade.grade_class(args.submissions, args.out, limits=limits, jobs=args.jobs,
+                                   notebooks=args.notebooks,
+                                   isolate=False if args.no_sandbox else None, fresh=args.fresh)
+    except sandbox.SandboxError as error:
+        print(f"make grade: error: {error}", file=sys.stderr)
+        return 2
     courses = {n: grade.course_notebook(n) for g in grades[:1] for n in g.notebooks}
     print(grade.summary(grades, courses))
     seconds = time.monotonic() - start
