@@ -57,9 +57,10 @@ def add_nbgrader_metadata(nb: dict) -> dict:
     answer cell (a solution cell, ``answer_NN_name``) and check cell (a graded, locked cell,
     ``check_NN_name``, one point), where a cell has none yet. Other cells are left as they are.
 
-    nbgrader awards a graded cell's points when it runs without an error; the course's check
-    cells show a verdict instead of raising, so nbgrader's own autograde counts every check
-    that runs (TEACHING.md says so): the course's grader (``make grade``) reads the verdicts.
+    nbgrader awards a graded cell's points when it runs without an error: under nbgrader
+    (``NBGRADER_EXECUTION`` set) the checkers raise for a verdict other than correct
+    (exercises/checks/toolkit.py), so its autograde gives the points ``make grade`` gives
+    (tests/grading/test_nbgrader.py).
     """
     nb = copy.deepcopy(nb)
     answers = {id(cell): name for name, cell in answer_cells(nb).items()}
