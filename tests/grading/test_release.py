@@ -169,3 +169,14 @@ def test_the_release_site_is_built_from_the_released_folder(released, tmp_path):
     assert Path(command[4]) == folder.resolve()
     with_solutions, _ = release.release(tmp_path / "with", solutions=True)
     assert "solutions/04_copying.ipynb" in course_files(with_solutions)
+
+
+def test_a_one_line_answer_counts_as_a_whole_line_and_where_allowed_not_at_all():
+    region = "snapshot = w.detach().clone()"
+    files = {"a.py": b"x = 1\nsnapshot = w.detach().clone()\n",
+             "b.py": b"my_snapshot = w.detach().clone()  # not the line\n",
+             "c.py": b"    snapshot = w.detach().clone()\n"}
+    found, _ = leaks.leaks(files, [region], allowed={})
+    assert sorted(f.split(":")[0] for f in found) == ["a.py", "c.py"]
+    found, _ = leaks.leaks(files, [region], allowed={region: "c.py"})
+    assert [f.split(":")[0] for f in found] == ["a.py"]
