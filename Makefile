@@ -116,7 +116,8 @@ site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the cou
 	$(SITE_VENV)/bin/python -m course_tools.site.build
 
 # The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/, with
-# course_tools/site/check.py).
+# course_tools/site/check.py; Firefox ESR and WebKit through WebDriver); and, after make
+# release, the release's site searched for solutions (tests/web/test_release_site.py).
 test-site: $(STAMP_TEST) check-chromium check-browsers ## Run lessons of build/site/ offline in Chromium, Firefox ESR and WebKit (after make site)
 	$(VPY) -m pytest tests/web -v -s -p no:cacheprovider
 
@@ -186,9 +187,12 @@ check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync 
 # For a class (TEACHING.md; course_tools/grade/): what a teacher hands out, and the grading of
 # what comes back, each notebook run again in a sandbox (bubblewrap) and judged by the course's
 # own checkers.
+# The release's browser edition (OUT/site/) is make site's build on the released folder; SITE=0
+# leaves it out (the folder and zip only, in seconds rather than minutes).
 OUT ?= build/release
-release: $(STAMP_LAB) ## The course without solutions, as OUT/autograd-step-by-step/ and .zip (OUT=..., SOLUTIONS=1)
-	$(VPY) -m course_tools.grade release "$(OUT)" $(if $(filter 1,$(SOLUTIONS)),--solutions,)
+SITE ?= 1
+release: $(STAMP_LAB) $(if $(filter 0,$(SITE)),,$(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm) ## The course without solutions: OUT/autograd-step-by-step/, its .zip and its browser edition OUT/site/ (OUT=..., SOLUTIONS=1, SITE=0)
+	$(VPY) -m course_tools.grade release "$(OUT)" $(if $(filter 1,$(SOLUTIONS)),--solutions,) $(if $(filter 0,$(SITE)),,--site)
 
 grade: $(STAMP_LAB) check-bwrap ## Grade SUBMISSIONS/<student>/NN_*.ipynb into OUT (default build/grades)
 	@test -n "$(SUBMISSIONS)" || { echo "make grade: give SUBMISSIONS=<folder> (one folder per student)" >&2; exit 2; }
