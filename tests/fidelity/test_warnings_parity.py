@@ -97,3 +97,38 @@ def test_inf_and_nan_computed_silently_as_torch(name):
             warnings.simplefilter("always")
             SILENT[name](m)
         assert [str(w.message) for w in caught] == [], m.__name__
+
+
+_ONCE_AFTER_FORWARD_MODE = """
+import sys, warnings
+warnings.simplefilter("always")
+torch = __import__(sys.argv[1])
+q = torch.tensor([1.0, 1.5], dtype=torch.float64)
+{before}
+x = torch.tensor([0.5, -0.75], dtype=torch.float64, requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (x.reciprocal() @ x.reciprocal()).sum().backward(create_graph=True)
+    (x * x).sum().backward(create_graph=True)
+print([str(w.message)[:60] for w in caught])
+"""
+
+
+@pytest.mark.parametrize("before", [
+    "torch.func.hessian(lambda a: (a.var() * a).sum())(q)",  # fuzz 900063
+    "torch.func.jvp(lambda a: a.exp().sum(), (q,), (q,))",
+    "torch.func.jacfwd(lambda a: a.sin())(q.requires_grad_())",
+    "torch.autograd.grad((q.requires_grad_() ** 2).sum(), q, create_graph=True)",
+])
+def test_create_graph_warning_once_per_process_after_forward_mode(before):
+    # backward(create_graph=True) warns once per process, in torch and the engine; the
+    # engine's forward mode runs a backward(create_graph=True) of its own, which must not
+    # use that one warning up (a fresh process each, as "once" needs)
+    import subprocess
+    import sys
+
+    script = _ONCE_AFTER_FORWARD_MODE.format(before=before)
+    seen = [subprocess.run([sys.executable, "-c", script, name], capture_output=True, text=True,
+                           check=True).stdout for name in ("torch", "engine")]
+    assert "Using backward() with create_graph=True" in seen[0]
+    assert seen[1] == seen[0]
