@@ -32,6 +32,13 @@ from ..ops.join import cat as join_cat
 from ..ops.join import stack as join_stack
 from ..fidelity.size import Size
 
+# torch refuses what would give each sample a result of its own shape (dynamic shapes)
+MASK_ERROR = ("vmap: We do not support batching operators that can support dynamic shape. "
+              "Attempting to batch over indexing with a boolean mask.")
+NONZERO_ERROR = ("vmap: We do not support batching operators that can output dynamic shape. "
+                 "Attempted to vmap over aten::nonzero. Please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues if you need this feature.")
+
 
 class NoBatchingRule(Exception):
     """Raised inside a batched call when an operation has no batching rule: vmap falls back
@@ -191,7 +198,15 @@ class BatchedTensor:
     __float__ = __int__ = __bool__ = item
 
     def __index__(self):  # w[i] with i batched, w not: the loop (torch indexes with each i)
+        if self.value.dtype == dtypes.bool:  # (a batched mask: torch refuses)
+            raise RuntimeError(MASK_ERROR)
         raise NoBatchingRule("an unbatched tensor indexed with a batched one")
+
+    def nonzero(self, *, as_tuple=False):
+        if as_tuple:  # (torch's nonzero_numpy has no fallback either)
+            raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could "
+                               "not generate a fallback.")
+        raise RuntimeError(NONZERO_ERROR)
 
     @property
     def _data(self):  # an engine operation without a rule reads this: run the loop instead
@@ -340,9 +355,13 @@ class BatchedTensor:
                      for v in self.value.chunk(chunks, logical_dim(dim, self.dim())))
 
     def __getitem__(self, index):
+        items = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(item, BatchedTensor) and item.value.dtype == dtypes.bool
+               for item in items):  # each sample's mask picks its own number of elements
+            raise RuntimeError(MASK_ERROR)
         if isinstance(index, BatchedTensor):  # x[i] with i batched (a row per sample)
             return _batched_index(self, index)
-        index = index if isinstance(index, tuple) else (index,)
+        index = items
         for item in index:
             if isinstance(item, (BatchedTensor, list)) or (isinstance(item, Tensor) and
                                                            item.dtype.is_floating_point):

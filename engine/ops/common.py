@@ -603,7 +603,8 @@ def _checking_input(op):
             if not isinstance(input, Tensor) and input is not ...:
                 if hasattr(input, "__engine_vmap__") and args:  # vmap (engine/func)
                     return input.__torch_function__(op, (type(input),), args, kwargs)
-                raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be "
+                position = " (position 1)" if args else ""  # (torch.op(input=1): no position)
+                raise TypeError(f"{op.__name__}(): argument 'input'{position} must be "
                                 f"Tensor, not {type_name(input)}")
             return op(*args, **kwargs)
 

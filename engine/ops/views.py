@@ -25,7 +25,7 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (copy_preserving_layout, empty_in_format, numpy_names, operand_type_error,
-                     overloads)
+                     overloads, tensor_inputs)
 from .creation import zeros
 from .join import cat, stack
 
@@ -292,11 +292,10 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
-def permute(input, *dims):
+def permute(input, dims):
     """Reorder the dimensions (a view)."""
-    if not dims:
-        raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = _size_args(dims, "permute")
+    # (the parser took ints, bools and one-element integer tensors: operator.index reads each)
+    dims = tuple([d if d.__class__ is int else operator.index(d) for d in dims])
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -306,6 +305,15 @@ def permute(input, *dims):
     if len(set(order)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return permuted_view(input, order)
+
+
+# torch's parser, through overloads: x.permute(0, 1) packs its ints into dims, as
+# x.permute((0, 1)) (torch.permute(x, 0, 1) is refused); its messages name the first argument
+# that is no int. The method is checked as a method without reading frames (the ``without_out``
+# that ops/methods.py attaches, a copy of the function): x.permute(1, 0) stays cheap.
+permute.without_out = calls.method_copy(permute)
+permute = overloads("(Tensor input, tuple of ints dims)")(permute)
+tensor_inputs(globals(), ["permute"])  # torch.permute(1, (0,)): torch's TypeError
 
 
 def t(input):

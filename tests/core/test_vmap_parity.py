@@ -355,3 +355,32 @@ def test_a_real_torch_tensor_gets_the_engines_type_error(call):
     recursed); the engine refuses it as it refuses any non-tensor."""
     with pytest.raises(TypeError):  # (not RecursionError)
         call(torch.ones(1, 2))
+
+
+# Shapes that depend on the values: torch refuses to batch them (each sample's mask picks
+# its own number of elements; nonzero's rows likewise); the engine's per-sample loop would
+# have answered, so it refuses with torch's words first. A mask that is not batched is fine.
+DYNAMIC_SHAPES = [
+    "m.func.vmap(lambda x: x[x > 0])(t)", "m.func.vmap(lambda x: x[x > 0].sum())(t)",
+    "m.func.vmap(lambda x, k: x[k])(t, t > 0)", "m.func.vmap(lambda k: t[0][k])(t > 0)",
+    "m.func.vmap(lambda x: t[0][x > 0])(t)", "m.func.vmap(lambda x: x[:, x[0] > 0])(w)",
+    "m.func.vmap(lambda x: x[0, x[0] > 0])(w)", "m.func.vmap(lambda x: x[..., x[0] > 0])(w)",
+    "m.func.vmap(lambda x: x.masked_fill(x > 0, 1.)[x > 0])(t)",
+    "m.func.vmap(m.func.vmap(lambda x: x[x > 0]))(t[None])",
+    "m.func.vmap(m.func.grad(lambda x: x[x > 0].sum()))(t)",
+    "m.func.vmap(lambda x: x[x > 0])(t.view(6))",
+    "m.func.vmap(lambda x: m.nonzero(x))(t)", "m.func.vmap(lambda x: x.nonzero())(t)",
+    "m.func.vmap(lambda x: x.nonzero(as_tuple=True))(t)",
+    # not batched: the same mask for every sample
+    "m.func.vmap(lambda x: x[mask])(t)", "m.func.vmap(lambda x: x[m.tensor([True, False, True])])(t)",
+    "m.func.vmap(lambda x: m.where(x > 0, x, 0.))(t)", "m.func.vmap(lambda x: x[:, mask])(w)",
+]
+
+
+@pytest.mark.parametrize("source", DYNAMIC_SHAPES)
+def test_batched_masks_and_nonzero_refused_as_torch(source):
+    def call(m, t):
+        env = {"m": m, "t": t, "w": t[:, None].expand(2, 2, 3), "mask": m.tensor([True, False, True])}
+        return eval(source, env)
+
+    parity.run_both(call, parity.engine.tensor([[1.0, -2.0, 3.0], [-1.0, 2.0, 0.5]]))
