@@ -84,6 +84,17 @@ class Level:
             return from_real(with_tangent_of(real, real.detach()), levels)
         return value
 
+    def graph_needed(self, outputs):
+        """Whether the gradients of ``outputs`` need a graph of their own (``create_graph``):
+        only when the caller records (grad on) and an output's graph reaches a tensor that
+        requires grad outside this call (an outer level, a parameter), or a jvp is running
+        (its tangents ride on the backward pass). Else unwrap would detach them anyway:
+        recording the backward pass only to drop it was most of a per-sample gradient's time."""
+        if not self.outer_grad_enabled:
+            return False
+        return forward.state.level >= 0 or any(self.reaches_outside(to_real(o)[0])
+                                               for o in outputs)
+
     def reaches_outside(self, tensor):
         """Whether the graph of ``tensor`` reaches a leaf this call did not make."""
         if tensor.grad_fn is None:
@@ -253,7 +264,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
                                f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
                                "to use the vjp or jacrev APIs instead?")
         flat_diff, spec = tree_flatten(diff_args)
-        found = gradients((output,), flat_diff, create_graph=level.outer_grad_enabled)
+        found = gradients((output,), flat_diff, create_graph=level.graph_needed((output,)))
         gradient = tree_map(level.unwrap, tree_unflatten(found, spec))
         output = level.unwrap(output)
         if has_aux:
