@@ -221,6 +221,11 @@ BATCHED = {
     "torch.clamp_min, clamp_max with a batched bound": "r = vmap(lambda a: (m.clamp_min(w[0], a), m.clamp_max(w[1], a)))(x)",
     "grad of torch.mm, unbatched params":
         "r = vmap(m.func.grad(lambda p, a: m.mm(a.view(1, 3), p).sum()), in_dims=(None, 0))(w.t().contiguous(), x)",
+    "torch.mul of a number and an int sample": "r = vmap(lambda a: m.mul(2.5, (a > 0).long()))(x)",
+    "torch.add of a number and 0-d samples": "r = vmap(lambda s: m.add(1.5, s))(v)",
+    "torch.clamp with a 0-d batched bound": "r = vmap(lambda s: m.clamp(w[0], min=s))(v)",
+    "torch.where of an int and a float": "r = vmap(lambda a: m.where(a > 0, 1, 0.5))(x)",
+    "torch.matmul of 0-d samples' rows": "r = vmap(lambda s: m.matmul(w, w[0] * s))(v)",
     "grad of a batched bound": "r = vmap(m.func.grad(lambda a: m.clamp(w[0], min=a).exp().sum()))(x)",
 }
 
