@@ -226,15 +226,26 @@ BATCHED = {
     "torch.clamp with a 0-d batched bound": "r = vmap(lambda s: m.clamp(w[0], min=s))(v)",
     "torch.where of an int and a float": "r = vmap(lambda a: m.where(a > 0, 1, 0.5))(x)",
     "torch.matmul of 0-d samples' rows": "r = vmap(lambda s: m.matmul(w, w[0] * s))(v)",
+    # forward mode under vmap: jvp with batched tangents or primals, jacfwd = vmap(jvp)
+    "jvp in vmap, batched primals and tangents": "r = vmap(lambda p, t: m.func.jvp(m.sin, (p,), (t,)))(x, y)",
+    "jvp in vmap, a batched primal only": "r = vmap(lambda p: m.func.jvp(lambda a: a.exp() * p, (w[0],), (w[1],)))(x)",
+    "jacfwd": "r = m.func.jacfwd(lambda a: (a @ a) * a.exp())(x[0])",
+    "jacfwd argnums": "r = m.func.jacfwd(lambda a, b: a * b.sum(), argnums=1)(x[0], w)",
+    "jacfwd of two inputs": "r = m.func.jacfwd(lambda a, b: (a * b).cumsum(0), argnums=(0, 1))(x[0], y[0])",
+    "hessian": "r = m.func.hessian(lambda a: (a.sin() * a).sum())(x[0])",
     "grad of a batched bound": "r = vmap(m.func.grad(lambda a: m.clamp(w[0], min=a).exp().sum()))(x)",
 }
 
 # batched too, but the layout of torch's result differs (nested products and the gradient of
-# a matrix times a batch of vectors come out transposed in torch; ``@`` does the same)
+# a matrix times a batch of vectors come out transposed in torch; ``@`` does the same; a jvp's
+# primal result that does not depend on the batch is expanded in torch, computed in full in
+# the engine, whose dual primals are laid out in full)
 BATCHED_OTHER_LAYOUT = {
     "torch.matmul nested": "r = vmap(vmap(lambda a, b: m.matmul(a, b), in_dims=(0, None)), in_dims=(None, 0))(x, y)",
     "grad of torch.matmul": "r = vmap(m.func.grad(lambda a: m.matmul(w, a).sin().sum()))(x)",
     "grad of w @ a": "r = vmap(m.func.grad(lambda a: (w @ a).sin().sum()))(x)",
+    "vmap of jacfwd": "r = vmap(m.func.jacfwd(lambda a: a.sin() * a.sum()))(x)",
+    "jvp in vmap, batched tangents": "r = vmap(lambda t: m.func.jvp(lambda a: (a.sin() * a).sum(), (w[0],), (t,)))(y)",
 }
 
 LOOPED = {  # no batching rule: the engine runs them once per sample (same values; layouts
