@@ -421,7 +421,9 @@ def test_per_sample_gradients_of_an_mlp(name):
     lambda t: engine.nn.functional.linear(t, engine.ones(2, 2)),
     lambda t: engine.nn.functional.mse_loss(t, engine.ones(1, 2)),
     lambda t: engine.nn.functional.cross_entropy(t, engine.tensor([0])),
-    lambda t: engine.add(t, 1)])
+    lambda t: engine.add(t, 1), lambda t: engine.add(2, t), lambda t: engine.cat([t]),
+    lambda t: engine.matmul(engine.ones(2, 2), t), lambda t: engine.clamp(engine.ones(2), min=t),
+    lambda t: engine.where(engine.ones(2) > 0, t, 1.0)])
 def test_a_real_torch_tensor_gets_the_engines_type_error(call):
     """A torch.Tensor has __torch_function__ too: vmap's hand-over must not take it (it
     recursed); the engine refuses it as it refuses any non-tensor."""
