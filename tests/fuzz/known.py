@@ -246,8 +246,8 @@ KNOWN = [
     Known("forward-mode tangents: torch's formulas write in place (a tangent at version 1)",
           DOCUMENTED, ("graph",), statement=FORWARD_MODE, test=_only_version_differs,
           difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
-    Known("jacfwd and hessian computed column by column: the result's strides are not those "
-          "of torch's batched columns (zeros expanded, columns moved last)", DOCUMENTED,
+    Known("jacfwd and hessian: some results' strides are not those of torch's batched "
+          "columns (zeros expanded, transposed products; has_aux: column by column)", DOCUMENTED,
           ("shape/stride",), statement=r"torch\.func\.(jacfwd|hessian)\(",
           test=_only_strides_differ,
           difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
