@@ -157,11 +157,18 @@ class Locator:
     def focus(self):
         self._on_first("element.focus();")
 
-    def click(self):
+    def click(self, timeout=30):
+        """As playwright clicks: once the element is enabled and has stopped moving."""
         self.scroll_into_view_if_needed()
-        box = self.bounding_box()
-        if box is None:
-            raise BrowserError(f"cannot click an element with no box: {self.steps}")
+        deadline, box = time.monotonic() + timeout, None
+        while True:
+            last, box = box, self.bounding_box()
+            if box is not None and box == last and not self.is_disabled():
+                break
+            if time.monotonic() > deadline:
+                raise BrowserError(f"cannot click {self.steps}: "
+                                   + ("no box" if box is None else "disabled or moving"))
+            time.sleep(0.1)
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         self.page.perform([{"type": "pointerMove", "x": round(x), "y": round(y)},
                            {"type": "pointerDown", "button": 0},

@@ -23,11 +23,12 @@ from course_tools.site import drivers
 ENGINES = ["firefox", "webkit"]
 
 PAGE = """<!doctype html><meta charset="utf-8"><title>driver test</title>
-<style>body { margin: 0 } #pad { position: absolute; left: 100px; top: 100px;
+<style>body { margin: 0 } #pad { position: absolute; left: 100px; top: 300px;
   width: 300px; height: 60px; background: #ddd }</style>
 <ul><li class="item">Play</li><li class="item"> Step </li><li class="item">Stepper</li></ul>
 <button id="b" onclick="window.clicks = (window.clicks || 0) + 1">Step</button>
 <button id="off" disabled>Back</button>
+<button id="late" disabled onclick="window.lateClicks = 1">Later</button>
 <div id="pad" data-x="none"></div>
 <script>
 const pad = document.getElementById('pad');
@@ -85,11 +86,17 @@ def test_clicks_and_drags_are_real_input(small_page):
     small_page.locator("#b").click()
     small_page.locator("#b").click()
     assert small_page.evaluate("() => window.clicks") == 2
+    # As playwright's: a click waits for its button to be enabled (the stepper's Step is
+    # disabled while the kernel answers the previous one).
+    small_page.evaluate("() => { setTimeout(() => document.getElementById('late')"
+                        ".disabled = false, 700) }")
+    small_page.locator("#late").click()
+    assert small_page.evaluate("() => window.lateClicks") == 1
     box = small_page.locator("#pad").bounding_box()
-    assert box == {"x": 100, "y": 100, "width": 300, "height": 60}
-    small_page.mouse.move(150, 130)
+    assert box == {"x": 100, "y": 300, "width": 300, "height": 60}
+    small_page.mouse.move(150, 330)
     small_page.mouse.down()
-    small_page.mouse.move(200, 130)
+    small_page.mouse.move(200, 330)
     small_page.mouse.up()
     path = small_page.evaluate("() => window.path")
     assert path[0] == ["down", 150] and path[-1] == ["up", 200], path
