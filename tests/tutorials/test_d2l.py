@@ -6,9 +6,9 @@ The code is ours, not the book's text: the book's helper package (its Module/Tra
 classes) is replaced by a few lines that make the same torch calls; datasets it downloads
 (FashionMNIST, the Kaggle house prices, The Time Machine) are seeded random tensors or an
 inline string of the same kind; sizes are tiny so that each case runs in about a second.
-The plotting and pandas lines are left out (they are not torch); the book's ``from torch... import``
-lines become attribute look-ups on ``torch`` (an import statement would load the real torch). What the engine still prints
-differently is listed in ``help(engine)`` and notebooks/DIFFERENCES.md (``type(x)``'s class
+The plotting and pandas lines are left out (they are not torch); the book's ``from torch...
+import`` lines become attribute look-ups on ``torch`` (an import statement would load the real
+torch). What the engine still prints differently is listed in ``help(engine)`` and notebooks/DIFFERENCES.md (``type(x)``'s class
 path, for instance, is not printed here).
 """
 import pytest
@@ -173,6 +173,346 @@ estimates = cum_counts / cum_counts.sum(dim=1, keepdims=True)
 estimates = estimates.numpy()
 print(estimates[:5], estimates[-1])
 print(torch.ones(4))
+""",
+
+    # ------------------------------------------------------------ 3 Linear regression
+    "3.1-3.4 linear regression from scratch": """
+def synthetic_data(w, b, num_train=60, num_val=20, noise=0.01):
+    n = num_train + num_val
+    X = torch.randn(n, len(w))
+    noise = torch.randn(n, 1) * noise
+    y = torch.matmul(X, w.reshape((-1, 1))) + b + noise
+    return X, y
+true_w, true_b = torch.tensor([2, -3.4]), 4.2
+X, y = synthetic_data(true_w, true_b)
+print('features:', X[0], '\\nlabel:', y[0])
+def get_dataloader(X, y, batch_size, train, num_train=60):
+    if train:
+        indices = list(range(0, num_train))
+        random.shuffle(indices)
+    else:
+        indices = list(range(num_train, len(X)))
+    for i in range(0, len(indices), batch_size):
+        batch_indices = torch.tensor(indices[i: i + batch_size])
+        yield X[batch_indices], y[batch_indices]
+random.seed(0)
+Xb, yb = next(iter(get_dataloader(X, y, 16, True)))
+print('X shape:', Xb.shape, '\\ny shape:', yb.shape)
+w = torch.normal(0, 0.01, (2, 1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+def forward(X):
+    return torch.matmul(X, w) + b
+def loss(y_hat, y):
+    l = (y_hat - y) ** 2 / 2
+    return l.mean()
+class SGD:
+    def __init__(self, params, lr):
+        self.params, self.lr = params, lr
+    def step(self):
+        for param in self.params:
+            param -= self.lr * param.grad
+    def zero_grad(self):
+        for param in self.params:
+            if param.grad is not None:
+                param.grad.zero_()
+optim = SGD([w, b], 0.03)
+for epoch in range(3):
+    for Xb, yb in get_dataloader(X, y, 16, True):
+        l = loss(forward(Xb), yb)
+        optim.zero_grad()
+        with torch.enable_grad():
+            l.backward()
+        with torch.no_grad():
+            optim.step()
+    with torch.no_grad():
+        val = [loss(forward(Xv), yv) for Xv, yv in get_dataloader(X, y, 16, False)]
+        print(f'epoch {epoch + 1}, val loss {float(sum(val) / len(val)):.4f}')
+print(f'error in estimating w: {true_w - w.reshape(true_w.shape)}')
+print(f'error in estimating b: {true_b - b}')
+""",
+    "3.5 and 3.7 concise linear regression, weight decay": """
+X = torch.randn(80, 2)
+y = torch.matmul(X, torch.tensor([2, -3.4]).reshape((-1, 1))) + 4.2 + torch.randn(80, 1) * 0.01
+def get_tensorloader(tensors, train, indices=slice(0, None)):
+    tensors = tuple(a[indices] for a in tensors)
+    dataset = torch.utils.data.TensorDataset(*tensors)
+    return torch.utils.data.DataLoader(dataset, 16, shuffle=train)
+class LinearRegression(nn.Module):
+    def __init__(self, lr):
+        super().__init__()
+        self.lr = lr
+        self.net = nn.LazyLinear(1)
+        self.net.weight.data.normal_(0, 0.01)
+        self.net.bias.data.fill_(0)
+    def forward(self, X):
+        return self.net(X)
+    def loss(self, y_hat, y):
+        fn = nn.MSELoss()
+        return fn(y_hat, y)
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), self.lr)
+    def get_w_b(self):
+        return (self.net.weight.data, self.net.bias.data)
+model = LinearRegression(lr=0.03)
+print(model)
+optim = model.configure_optimizers()
+for epoch in range(3):
+    model.train()
+    for Xb, yb in get_tensorloader((X, y), True, slice(0, 60)):
+        l = model.loss(model(Xb), yb)
+        optim.zero_grad()
+        l.backward()
+        optim.step()
+    model.eval()
+    with torch.no_grad():
+        for Xv, yv in get_tensorloader((X, y), False, slice(60, None)):
+            print(f'epoch {epoch + 1}, val loss {model.loss(model(Xv), yv):.4f}')
+w, b = model.get_w_b()
+print(f'error in estimating w: {torch.tensor([2, -3.4]) - w.reshape((2,))}')
+print(f'error in estimating b: {4.2 - b}')
+print(nn.HuberLoss()(model(X[:5]), y[:5]), nn.HuberLoss(delta=0.5)(model(X[:5]) * 3, y[:5]))
+n_train, num_inputs = 20, 50
+Xd = torch.randn(40, num_inputs)
+yd = torch.matmul(Xd, torch.ones((num_inputs, 1)) * 0.01) + 0.05 + torch.randn(40, 1) * 0.01
+def l2_penalty(w):
+    return (w ** 2).sum() / 2
+w = torch.normal(0, 0.01, size=(num_inputs, 1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+for epoch in range(5):
+    for Xb, yb in get_tensorloader((Xd, yd), True, slice(0, n_train)):
+        l = ((torch.matmul(Xb, w) + b - yb) ** 2 / 2).mean() + 3 * l2_penalty(w)
+        l.backward()
+        with torch.no_grad():
+            for param in [w, b]:
+                param -= 0.01 * param.grad
+                param.grad.zero_()
+# (the book prints every digit of a float32 sum, whose last bit follows the summation order)
+print(f'L2 norm of w: {float(l2_penalty(w)):.6g}')
+class WeightDecay(LinearRegression):
+    def __init__(self, wd, lr):
+        super().__init__(lr)
+        self.wd = wd
+    def configure_optimizers(self):
+        return torch.optim.SGD([
+            {'params': self.net.weight, 'weight_decay': self.wd},
+            {'params': self.net.bias}], lr=self.lr)
+model = WeightDecay(wd=3, lr=0.01)
+model(Xd[:1])
+optim = model.configure_optimizers()
+print(optim)
+for epoch in range(5):
+    for Xb, yb in get_tensorloader((Xd, yd), True, slice(0, n_train)):
+        l = model.loss(model(Xb), yb)
+        optim.zero_grad()
+        l.backward()
+        optim.step()
+print(f'L2 norm of w: {float(l2_penalty(model.get_w_b()[0])):.6g}')
+""",
+    # ------------------------------------------------------------ 4 Softmax regression
+    "4.1-4.5 softmax regression from scratch and concise": """
+g = torch.Generator().manual_seed(3)
+images = torch.rand(64, 1, 8, 8, generator=g)
+labels = torch.randint(0, 10, (64,), generator=g)
+text_labels = ['t-shirt', 'trouser', 'pullover', 'dress', 'coat',
+               'sandal', 'shirt', 'sneaker', 'bag', 'ankle boot']
+print([text_labels[int(i)] for i in labels[:6]])
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(images, labels),
+                                     batch_size=16, shuffle=True)
+X, y = next(iter(loader))
+print(X.shape, X.dtype, y.shape, y.dtype)
+X = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+print(X.sum(0, keepdims=True), X.sum(1, keepdims=True))
+def softmax(X):
+    X_exp = torch.exp(X)
+    partition = X_exp.sum(1, keepdims=True)
+    return X_exp / partition
+X = torch.rand((2, 5))
+X_prob = softmax(X)
+print(X_prob, X_prob.sum(1))
+num_inputs, num_outputs = 64, 10
+W = torch.normal(0, 0.01, size=(num_inputs, num_outputs), requires_grad=True)
+b = torch.zeros(num_outputs, requires_grad=True)
+def net(X):
+    X = X.reshape((-1, W.shape[0]))
+    return softmax(torch.matmul(X, W) + b)
+y = torch.tensor([0, 2])
+y_hat = torch.tensor([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+print(y_hat[[0, 1], y])
+def cross_entropy(y_hat, y):
+    return -torch.log(y_hat[list(range(len(y_hat))), y]).mean()
+print(cross_entropy(y_hat, y))
+def accuracy(Y_hat, Y, averaged=True):
+    Y_hat = Y_hat.reshape((-1, Y_hat.shape[-1]))
+    preds = Y_hat.argmax(axis=1).type(Y.dtype)
+    compare = (preds == Y.reshape(-1)).type(torch.float32)
+    return compare.mean() if averaged else compare
+for epoch in range(3):
+    for Xb, yb in loader:
+        l = cross_entropy(net(Xb), yb)
+        l.backward()
+        with torch.no_grad():
+            for p in (W, b):
+                p -= 0.1 * p.grad
+                p.grad.zero_()
+    with torch.no_grad():
+        print(f'epoch {epoch + 1}, loss {cross_entropy(net(images), labels):.4f}, '
+              f'acc {accuracy(net(images), labels):.4f}')
+preds = net(images[:8]).argmax(axis=1)
+wrong = preds.type(labels.dtype) != labels[:8]
+print(wrong, accuracy(net(images[:8]), labels[:8], averaged=False))
+class SoftmaxRegression(nn.Module):
+    def __init__(self, num_outputs, lr):
+        super().__init__()
+        self.lr = lr
+        self.net = nn.Sequential(nn.Flatten(), nn.LazyLinear(num_outputs))
+    def forward(self, X):
+        return self.net(X)
+    def loss(self, Y_hat, Y, averaged=True):
+        Y_hat = Y_hat.reshape((-1, Y_hat.shape[-1]))
+        Y = Y.reshape((-1,))
+        return F.cross_entropy(Y_hat, Y, reduction='mean' if averaged else 'none')
+model = SoftmaxRegression(num_outputs=10, lr=0.1)
+print(model)
+model(images[:1])
+print(model)
+optim = torch.optim.SGD(model.parameters(), lr=model.lr)
+for epoch in range(3):
+    for Xb, yb in loader:
+        l = model.loss(model(Xb), yb)
+        optim.zero_grad()
+        l.backward()
+        optim.step()
+    with torch.no_grad():
+        print(f'epoch {epoch + 1}, loss {model.loss(model(images), labels):.4f}, '
+              f'acc {accuracy(model(images), labels):.4f}')
+print(model.loss(model(images[:3]), labels[:3], averaged=False))
+""",
+    # ------------------------------------------------------------ 5 Multilayer perceptrons
+    "5.1-5.2 activations, MLP from scratch and concise": """
+x = torch.arange(-8.0, 8.0, 0.5, requires_grad=True)
+y = torch.relu(x)
+print(y)
+y.backward(torch.ones_like(x), retain_graph=True)
+print(x.grad)
+y = torch.sigmoid(x)
+x.grad.data.zero_()
+y.backward(torch.ones_like(x), retain_graph=True)
+print(y, x.grad)
+y = torch.tanh(x)
+x.grad.data.zero_()
+y.backward(torch.ones_like(x), retain_graph=True)
+print(y, x.grad)
+g = torch.Generator().manual_seed(4)
+images = torch.rand(48, 1, 8, 8, generator=g)
+labels = torch.randint(0, 10, (48,), generator=g)
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(images, labels),
+                                     batch_size=16, shuffle=True)
+class MLPScratch(nn.Module):
+    def __init__(self, num_inputs, num_outputs, num_hiddens, lr, sigma=0.01):
+        super().__init__()
+        self.lr = lr
+        self.W1 = nn.Parameter(torch.randn(num_inputs, num_hiddens) * sigma)
+        self.b1 = nn.Parameter(torch.zeros(num_hiddens))
+        self.W2 = nn.Parameter(torch.randn(num_hiddens, num_outputs) * sigma)
+        self.b2 = nn.Parameter(torch.zeros(num_outputs))
+    def forward(self, X):
+        X = X.reshape((-1, self.W1.shape[0]))
+        H = relu(torch.matmul(X, self.W1) + self.b1)
+        return torch.matmul(H, self.W2) + self.b2
+def relu(X):
+    a = torch.zeros_like(X)
+    return torch.max(X, a)
+class MLP(nn.Module):
+    def __init__(self, num_outputs, num_hiddens, lr):
+        super().__init__()
+        self.lr = lr
+        self.net = nn.Sequential(nn.Flatten(), nn.LazyLinear(num_hiddens),
+                                 nn.ReLU(), nn.LazyLinear(num_outputs))
+    def forward(self, X):
+        return self.net(X)
+for model in (MLPScratch(num_inputs=64, num_outputs=10, num_hiddens=32, lr=0.1),
+              MLP(num_outputs=10, num_hiddens=32, lr=0.1)):
+    model(images[:1])
+    print(model)
+    optim = torch.optim.SGD(model.parameters(), lr=model.lr)
+    for epoch in range(3):
+        for Xb, yb in loader:
+            l = F.cross_entropy(model(Xb), yb)
+            optim.zero_grad()
+            l.backward()
+            optim.step()
+        with torch.no_grad():
+            print(f'epoch {epoch + 1}, loss {F.cross_entropy(model(images), labels):.4f}')
+""",
+    "5.4-5.6 numerical stability, initialisation, dropout": """
+x = torch.arange(-8.0, 8.0, 1.0, requires_grad=True)
+y = torch.sigmoid(x)
+y.backward(torch.ones_like(x))
+print(x.grad)
+M = torch.normal(0, 1, size=(4, 4))
+print('a single matrix \\n', M)
+for i in range(5):
+    M = M @ torch.normal(0, 1, size=(4, 4))
+print('after multiplying 5 matrices\\n', M)
+def dropout_layer(X, dropout):
+    assert 0 <= dropout <= 1
+    if dropout == 1:
+        return torch.zeros_like(X)
+    mask = (torch.rand(X.shape) > dropout).float()
+    return mask * X / (1.0 - dropout)
+X = torch.arange(16, dtype=torch.float32).reshape((2, 8))
+print('dropout_p = 0:', dropout_layer(X, 0))
+print('dropout_p = 0.5:', dropout_layer(X, 0.5))
+print('dropout_p = 1:', dropout_layer(X, 1))
+class DropoutMLPScratch(nn.Module):
+    def __init__(self, num_outputs, num_hiddens_1, num_hiddens_2, dropout_1, dropout_2, lr):
+        super().__init__()
+        self.lr, self.dropout_1, self.dropout_2 = lr, dropout_1, dropout_2
+        self.lin1 = nn.LazyLinear(num_hiddens_1)
+        self.lin2 = nn.LazyLinear(num_hiddens_2)
+        self.lin3 = nn.LazyLinear(num_outputs)
+        self.relu = nn.ReLU()
+    def forward(self, X):
+        H1 = self.relu(self.lin1(X.reshape((X.shape[0], -1))))
+        if self.training:
+            H1 = dropout_layer(H1, self.dropout_1)
+        H2 = self.relu(self.lin2(H1))
+        if self.training:
+            H2 = dropout_layer(H2, self.dropout_2)
+        return self.lin3(H2)
+class DropoutMLP(nn.Module):
+    def __init__(self, num_outputs, num_hiddens_1, num_hiddens_2, dropout_1, dropout_2, lr):
+        super().__init__()
+        self.lr = lr
+        self.net = nn.Sequential(
+            nn.Flatten(), nn.LazyLinear(num_hiddens_1), nn.ReLU(),
+            nn.Dropout(dropout_1), nn.LazyLinear(num_hiddens_2), nn.ReLU(),
+            nn.Dropout(dropout_2), nn.LazyLinear(num_outputs))
+    def forward(self, X):
+        return self.net(X)
+g = torch.Generator().manual_seed(5)
+images = torch.rand(32, 1, 6, 6, generator=g)
+labels = torch.randint(0, 10, (32,), generator=g)
+for cls in (DropoutMLPScratch, DropoutMLP):
+    model = cls(10, 16, 16, 0.5, 0.5, 0.1)
+    model(images[:1])
+    print(model)
+    optim = torch.optim.SGD(model.parameters(), lr=model.lr)
+    for step in range(4):
+        model.train()
+        l = F.cross_entropy(model(images), labels)
+        optim.zero_grad()
+        l.backward()
+        optim.step()
+        model.eval()
+        print(f'step {step}, train loss {l:.4f}, '
+              f'eval loss {F.cross_entropy(model(images), labels):.4f}')
+def log_rmse(preds, labels):
+    clipped_preds = torch.clamp(preds, 1, float('inf'))
+    return torch.sqrt(F.mse_loss(torch.log(clipped_preds), torch.log(labels)))
+print(log_rmse(torch.tensor([[0.5], [120000.0]]), torch.tensor([[100.0], [110000.0]])))
+folds = [torch.randn(4, 3) for _ in range(3)]
+print(torch.cat([f for j, f in enumerate(folds) if j != 1], 0).shape)
 """,
 }
 

@@ -8,7 +8,8 @@ from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten
 from .linear import Identity, LazyLinear, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
+                   NLLLoss, SmoothL1Loss)
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
@@ -19,7 +20,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Linear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MSELoss", "L1Loss",
-           "BCELoss",
+           "BCELoss", "HuberLoss", "SmoothL1Loss",
            "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
            "Conv1d", "Conv2d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
