@@ -8,8 +8,8 @@ classes) is replaced by a few lines that make the same torch calls; datasets it 
 inline string of the same kind; sizes are tiny so that each case runs in about a second.
 The plotting and pandas lines are left out (they are not torch); the book's ``from torch...
 import`` lines become attribute look-ups on ``torch`` (an import statement would load the real
-torch). What the engine still prints differently is listed in ``help(engine)`` and notebooks/DIFFERENCES.md (``type(x)``'s class
-path, for instance, is not printed here).
+torch). What the engine still prints differently is listed in ``help(engine)`` and
+notebooks/DIFFERENCES.md (``type(x)``'s class path, for instance, is not printed here).
 """
 import pytest
 
