@@ -514,6 +514,207 @@ print(log_rmse(torch.tensor([[0.5], [120000.0]]), torch.tensor([[100.0], [110000
 folds = [torch.randn(4, 3) for _ in range(3)]
 print(torch.cat([f for j, f in enumerate(folds) if j != 1], 0).shape)
 """,
+
+    # ------------------------------------------------------------ 6 Builders' guide
+    "6.1 layers and modules": """
+net = nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))
+X = torch.rand(2, 20)
+print(net(X).shape)
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.LazyLinear(256)
+        self.out = nn.LazyLinear(10)
+    def forward(self, X):
+        return self.out(F.relu(self.hidden(X)))
+net = MLP()
+print(net(X).shape)
+class MySequential(nn.Module):
+    def __init__(self, *args):
+        super().__init__()
+        for idx, module in enumerate(args):
+            self.add_module(str(idx), module)
+    def forward(self, X):
+        for module in self.children():
+            X = module(X)
+        return X
+net = MySequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))
+print(net(X).shape, net)
+class FixedHiddenMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rand_weight = torch.rand((20, 20))
+        self.linear = nn.LazyLinear(20)
+    def forward(self, X):
+        X = self.linear(X)
+        X = F.relu(X @ self.rand_weight + 1)
+        X = self.linear(X)
+        while X.abs().sum() > 1:
+            X /= 2
+        return X.sum()
+net = FixedHiddenMLP()
+print(net(X))
+class NestMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.LazyLinear(64), nn.ReLU(), nn.LazyLinear(32), nn.ReLU())
+        self.linear = nn.LazyLinear(16)
+    def forward(self, X):
+        return self.linear(self.net(X))
+chimera = nn.Sequential(NestMLP(), nn.LazyLinear(20), FixedHiddenMLP())
+print(chimera(X))
+print(chimera)
+""",
+    "6.2-6.4 parameters, initialisation, lazy initialisation": """
+net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+X = torch.rand(size=(2, 4))
+print(net(X).shape)
+print(net[2].state_dict())
+print(net[2].bias, net[2].bias.data)
+print(net[2].weight.grad == None)
+print([(name, param.shape) for name, param in net.named_parameters()])
+shared = nn.LazyLinear(8)
+net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), shared, nn.ReLU(), shared, nn.ReLU(),
+                    nn.LazyLinear(1))
+net(X)
+print(net[2].weight.data[0] == net[4].weight.data[0])
+net[2].weight.data[0, 0] = 100
+print(net[2].weight.data[0] == net[4].weight.data[0])
+print(len(list(net.parameters())), net)
+net = nn.Sequential(nn.LazyLinear(8), nn.ReLU(), nn.LazyLinear(1))
+net(X)
+def init_normal(module):
+    if type(module) == nn.Linear:
+        nn.init.normal_(module.weight, mean=0, std=0.01)
+        nn.init.zeros_(module.bias)
+net.apply(init_normal)
+print(net[0].weight.data[0], net[0].bias.data[0])
+def init_constant(module):
+    if type(module) == nn.Linear:
+        nn.init.constant_(module.weight, 1)
+        nn.init.zeros_(module.bias)
+net.apply(init_constant)
+print(net[0].weight.data[0], net[0].bias.data[0])
+def init_xavier(module):
+    if type(module) == nn.Linear:
+        nn.init.xavier_uniform_(module.weight)
+def init_42(module):
+    if type(module) == nn.Linear:
+        nn.init.constant_(module.weight, 42)
+net[0].apply(init_xavier)
+net[2].apply(init_42)
+print(net[0].weight.data[0])
+print(net[2].weight.data)
+def my_init(module):
+    if type(module) == nn.Linear:
+        print("Init", *[(name, param.shape) for name, param in module.named_parameters()][0])
+        nn.init.uniform_(module.weight, -10, 10)
+        module.weight.data *= module.weight.data.abs() >= 5
+net.apply(my_init)
+print(net[0].weight[:2])
+net[0].weight.data[:] += 1
+net[0].weight.data[0, 0] = 42
+print(net[0].weight.data[0])
+nn.init.xavier_normal_(net[0].weight)
+nn.init.kaiming_uniform_(net[0].weight, nonlinearity='relu')
+nn.init.kaiming_normal_(net[2].weight)
+nn.init.ones_(net[2].bias)
+print(net[0].weight.data[0], net[2].weight, net[2].bias)
+net = nn.Sequential(nn.LazyLinear(256), nn.ReLU(), nn.LazyLinear(10))
+print(net[0].weight)
+print(net)
+X = torch.rand(2, 20)
+net(X)
+print(net[0].weight.shape)
+print(net)
+def apply_init(net, inputs, init=None):
+    net(*inputs)
+    if init is not None:
+        net.apply(init)
+net = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(2))
+apply_init(net, [torch.rand(3, 5)], init_xavier)
+print(net[0].weight, net[2].bias)
+""",
+    "6.5-6.7 custom layers, file I/O, the GPU section on the CPU": """
+class CenteredLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+    def forward(self, X):
+        return X - X.mean()
+layer = CenteredLayer()
+print(layer(torch.tensor([1.0, 2, 3, 4, 5])))
+net = nn.Sequential(nn.LazyLinear(128), CenteredLayer())
+Y = net(torch.rand(4, 8))
+print(Y.mean().abs() < 1e-6, Y.shape)
+class MyLinear(nn.Module):
+    def __init__(self, in_units, units):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(in_units, units))
+        self.bias = nn.Parameter(torch.randn(units,))
+    def forward(self, X):
+        linear = torch.matmul(X, self.weight.data) + self.bias.data
+        return F.relu(linear)
+linear = MyLinear(5, 3)
+print(linear.weight)
+print(linear(torch.rand(2, 5)))
+net = nn.Sequential(MyLinear(64, 8), MyLinear(8, 1))
+print(net(torch.rand(2, 64)))
+x = torch.arange(4)
+torch.save(x, PATH + "x-file")
+x2 = torch.load(PATH + "x-file")
+print(x2)
+y = torch.zeros(4)
+torch.save([x, y], PATH + "x-files")
+x2, y2 = torch.load(PATH + "x-files")
+print(x2, y2)
+mydict = {'x': x, 'y': y}
+torch.save(mydict, PATH + "mydict")
+mydict2 = torch.load(PATH + "mydict")
+print(mydict2)
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hidden = nn.LazyLinear(256)
+        self.output = nn.LazyLinear(10)
+    def forward(self, x):
+        return self.output(F.relu(self.hidden(x)))
+net = MLP()
+X = torch.randn(size=(2, 20))
+Y = net(X)
+torch.save(net.state_dict(), PATH + "mlp.params")
+clone = MLP()
+clone.load_state_dict(torch.load(PATH + "mlp.params"))
+print(clone.eval())
+Y_clone = clone(X)
+print(Y_clone == Y)
+def cpu():
+    return torch.device('cpu')
+def gpu(i=0):
+    return torch.device(f'cuda:{i}')
+print(cpu(), gpu(), gpu(1))
+def num_gpus():
+    return torch.cuda.device_count()
+print(num_gpus())
+def try_gpu(i=0):
+    if num_gpus() >= i + 1:
+        return gpu(i)
+    return cpu()
+def try_all_gpus():
+    return [gpu(i) for i in range(num_gpus())]
+print(try_gpu(), try_gpu(10), try_all_gpus())
+x = torch.tensor([1, 2, 3])
+print(x.device)
+X = torch.ones(2, 3, device=try_gpu())
+print(X)
+Y = torch.rand(2, 3, device=try_gpu(1))
+Z = X.to(try_gpu(1))
+print(Z.device, Z is X, X.cuda if False else X.cpu() is X)
+print(Y + Z - Y)
+net = nn.Sequential(nn.LazyLinear(1))
+net = net.to(device=try_gpu())
+print(net(X))
+print(net[0].weight.data.device)
+""",
 }
 
 
