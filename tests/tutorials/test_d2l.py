@@ -715,6 +715,391 @@ net = net.to(device=try_gpu())
 print(net(X))
 print(net[0].weight.data.device)
 """,
+
+    # ------------------------------------------------------------ 7 Convolutional networks
+    "7.1-7.4 cross-correlation, edges, learning a kernel, padding, stride, channels": """
+img = torch.ones((2, 3, 4))
+print(img.shape, img[0].reshape(-1).shape)
+def corr2d(X, K):
+    h, w = K.shape
+    Y = torch.zeros((X.shape[0] - h + 1, X.shape[1] - w + 1))
+    for i in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            Y[i, j] = (X[i:i + h, j:j + w] * K).sum()
+    return Y
+X = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]])
+K = torch.tensor([[0.0, 1.0], [2.0, 3.0]])
+print(corr2d(X, K))
+class Conv2D(nn.Module):
+    def __init__(self, kernel_size):
+        super().__init__()
+        self.weight = nn.Parameter(torch.rand(kernel_size))
+        self.bias = nn.Parameter(torch.zeros(1))
+    def forward(self, x):
+        return corr2d(x, self.weight) + self.bias
+print(Conv2D((1, 2))(X))
+X = torch.ones((6, 8))
+X[:, 2:6] = 0
+print(X)
+K = torch.tensor([[1.0, -1.0]])
+Y = corr2d(X, K)
+print(Y)
+print(corr2d(X.t(), K))
+conv2d = nn.LazyConv2d(1, kernel_size=(1, 2), bias=False)
+X = X.reshape((1, 1, 6, 8))
+Y = Y.reshape((1, 1, 6, 7))
+lr = 3e-2
+for i in range(10):
+    Y_hat = conv2d(X)
+    l = (Y_hat - Y) ** 2
+    conv2d.zero_grad()
+    l.sum().backward()
+    conv2d.weight.data[:] -= lr * conv2d.weight.grad
+    if (i + 1) % 2 == 0:
+        print(f'epoch {i + 1}, loss {l.sum():.3f}')
+print(conv2d.weight.data.reshape((1, 2)))
+def comp_conv2d(conv2d, X):
+    X = X.reshape((1, 1) + X.shape)
+    Y = conv2d(X)
+    return Y.reshape(Y.shape[2:])
+X = torch.rand(size=(8, 8))
+print(comp_conv2d(nn.LazyConv2d(1, kernel_size=3, padding=1), X).shape)
+print(comp_conv2d(nn.LazyConv2d(1, kernel_size=(5, 3), padding=(2, 1)), X).shape)
+print(comp_conv2d(nn.LazyConv2d(1, kernel_size=3, padding=1, stride=2), X).shape)
+print(comp_conv2d(nn.LazyConv2d(1, kernel_size=(3, 5), padding=(0, 1), stride=(3, 4)), X).shape)
+def corr2d_multi_in(X, K):
+    return sum(corr2d(x, k) for x, k in zip(X, K))
+X = torch.tensor([[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]],
+                  [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]])
+K = torch.tensor([[[0.0, 1.0], [2.0, 3.0]], [[1.0, 2.0], [3.0, 4.0]]])
+print(corr2d_multi_in(X, K))
+def corr2d_multi_in_out(X, K):
+    return torch.stack([corr2d_multi_in(X, k) for k in K], 0)
+K = torch.stack((K, K + 1, K + 2), 0)
+print(K.shape)
+print(corr2d_multi_in_out(X, K))
+def corr2d_multi_in_out_1x1(X, K):
+    c_i, h, w = X.shape
+    c_o = K.shape[0]
+    X = X.reshape((c_i, h * w))
+    K = K.reshape((c_o, c_i))
+    Y = torch.matmul(K, X)
+    return Y.reshape((c_o, h, w))
+X = torch.normal(0, 1, (3, 3, 3))
+K = torch.normal(0, 1, (2, 3, 1, 1))
+Y1 = corr2d_multi_in_out_1x1(X, K)
+Y2 = corr2d_multi_in_out(X, K)
+print(float(torch.abs(Y1 - Y2).sum()) < 1e-6)
+""",
+    "7.5-7.6 pooling and LeNet": """
+def pool2d(X, pool_size, mode='max'):
+    p_h, p_w = pool_size
+    Y = torch.zeros((X.shape[0] - p_h + 1, X.shape[1] - p_w + 1))
+    for i in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            if mode == 'max':
+                Y[i, j] = X[i: i + p_h, j: j + p_w].max()
+            elif mode == 'avg':
+                Y[i, j] = X[i: i + p_h, j: j + p_w].mean()
+    return Y
+X = torch.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]])
+print(pool2d(X, (2, 2)), pool2d(X, (2, 2), 'avg'))
+X = torch.arange(16, dtype=torch.float32).reshape((1, 1, 4, 4))
+print(X)
+pool2d = nn.MaxPool2d(3)
+print(pool2d(X))
+pool2d = nn.MaxPool2d(3, padding=1, stride=2)
+print(pool2d(X))
+pool2d = nn.MaxPool2d((2, 3), stride=(2, 3), padding=(0, 1))
+print(pool2d(X))
+X = torch.cat((X, X + 1), 1)
+print(X)
+pool2d = nn.MaxPool2d(3, padding=1, stride=2)
+print(pool2d(X))
+def init_cnn(module):
+    if type(module) == nn.Linear or type(module) == nn.Conv2d:
+        nn.init.xavier_uniform_(module.weight)
+class LeNet(nn.Module):
+    def __init__(self, lr=0.1, num_classes=10):
+        super().__init__()
+        self.lr = lr
+        self.net = nn.Sequential(
+            nn.LazyConv2d(6, kernel_size=5, padding=2), nn.Sigmoid(),
+            nn.AvgPool2d(kernel_size=2, stride=2),
+            nn.LazyConv2d(16, kernel_size=5), nn.Sigmoid(),
+            nn.AvgPool2d(kernel_size=2, stride=2),
+            nn.Flatten(),
+            nn.LazyLinear(120), nn.Sigmoid(),
+            nn.LazyLinear(84), nn.Sigmoid(),
+            nn.LazyLinear(num_classes))
+    def forward(self, X):
+        return self.net(X)
+    def layer_summary(self, X_shape):
+        X = torch.randn(*X_shape)
+        for layer in self.net:
+            X = layer(X)
+            print(layer.__class__.__name__, 'output shape:\\t', X.shape)
+model = LeNet()
+model.layer_summary((1, 1, 28, 28))
+g = torch.Generator().manual_seed(6)
+images = torch.rand(8, 1, 28, 28, generator=g)
+labels = torch.randint(0, 10, (8,), generator=g)
+model = LeNet(lr=0.1)
+model(images[:1])
+model.apply(init_cnn)
+print(model)
+optim = torch.optim.SGD(model.parameters(), lr=model.lr)
+for step in range(3):
+    l = F.cross_entropy(model(images), labels)
+    optim.zero_grad()
+    l.backward()
+    optim.step()
+    print(f'step {step}, loss {l:.4f}')
+""",
+    # ------------------------------------------------------------ 8 Modern CNNs
+    "8.1-8.4 AlexNet, VGG, NiN and GoogLeNet blocks (tiny)": """
+alexnet = nn.Sequential(
+    nn.LazyConv2d(6, kernel_size=11, stride=4, padding=1), nn.ReLU(),
+    nn.MaxPool2d(kernel_size=3, stride=2),
+    nn.LazyConv2d(16, kernel_size=5, padding=2), nn.ReLU(),
+    nn.MaxPool2d(kernel_size=3, stride=2),
+    nn.LazyConv2d(24, kernel_size=3, padding=1), nn.ReLU(),
+    nn.LazyConv2d(24, kernel_size=3, padding=1), nn.ReLU(),
+    nn.LazyConv2d(16, kernel_size=3, padding=1), nn.ReLU(),
+    nn.MaxPool2d(kernel_size=3, stride=2), nn.Flatten(),
+    nn.LazyLinear(32), nn.ReLU(), nn.Dropout(p=0.5),
+    nn.LazyLinear(32), nn.ReLU(), nn.Dropout(p=0.5),
+    nn.LazyLinear(10))
+X = torch.randn(1, 1, 96, 96)
+for layer in alexnet:
+    X = layer(X)
+    print(layer.__class__.__name__, 'output shape:\\t', X.shape)
+def vgg_block(num_convs, out_channels):
+    layers = []
+    for _ in range(num_convs):
+        layers.append(nn.LazyConv2d(out_channels, kernel_size=3, padding=1))
+        layers.append(nn.ReLU())
+    layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+    return nn.Sequential(*layers)
+arch = ((1, 4), (1, 8), (2, 8))
+conv_blks = []
+for (num_convs, out_channels) in arch:
+    conv_blks.append(vgg_block(num_convs, out_channels))
+vgg = nn.Sequential(*conv_blks, nn.Flatten(), nn.LazyLinear(16), nn.ReLU(), nn.Dropout(0.5),
+                    nn.LazyLinear(10))
+X = torch.randn(1, 1, 32, 32)
+for layer in vgg:
+    X = layer(X)
+    print(layer.__class__.__name__, 'output shape:\\t', X.shape)
+print(vgg)
+def nin_block(out_channels, kernel_size, strides, padding):
+    return nn.Sequential(
+        nn.LazyConv2d(out_channels, kernel_size, strides, padding), nn.ReLU(),
+        nn.LazyConv2d(out_channels, kernel_size=1), nn.ReLU(),
+        nn.LazyConv2d(out_channels, kernel_size=1), nn.ReLU())
+nin = nn.Sequential(
+    nin_block(8, kernel_size=5, strides=2, padding=0),
+    nn.MaxPool2d(3, stride=2),
+    nin_block(10, kernel_size=3, strides=1, padding=1),
+    nn.Dropout(0.5),
+    nn.AdaptiveAvgPool2d((1, 1)),
+    nn.Flatten())
+X = torch.randn(1, 1, 32, 32)
+for layer in nin:
+    X = layer(X)
+    print(layer.__class__.__name__, 'output shape:\\t', X.shape)
+class Inception(nn.Module):
+    def __init__(self, c1, c2, c3, c4, **kwargs):
+        super(Inception, self).__init__(**kwargs)
+        self.b1_1 = nn.LazyConv2d(c1, kernel_size=1)
+        self.b2_1 = nn.LazyConv2d(c2[0], kernel_size=1)
+        self.b2_2 = nn.LazyConv2d(c2[1], kernel_size=3, padding=1)
+        self.b3_1 = nn.LazyConv2d(c3[0], kernel_size=1)
+        self.b3_2 = nn.LazyConv2d(c3[1], kernel_size=5, padding=2)
+        self.b4_1 = nn.MaxPool2d(kernel_size=3, stride=1, padding=1)
+        self.b4_2 = nn.LazyConv2d(c4, kernel_size=1)
+    def forward(self, x):
+        b1 = F.relu(self.b1_1(x))
+        b2 = F.relu(self.b2_2(F.relu(self.b2_1(x))))
+        b3 = F.relu(self.b3_2(F.relu(self.b3_1(x))))
+        b4 = F.relu(self.b4_2(self.b4_1(x)))
+        return torch.cat((b1, b2, b3, b4), dim=1)
+googlenet = nn.Sequential(
+    nn.Sequential(nn.LazyConv2d(4, kernel_size=7, stride=2, padding=3), nn.ReLU(),
+                  nn.MaxPool2d(kernel_size=3, stride=2, padding=1)),
+    nn.Sequential(Inception(2, (2, 4), (1, 2), 2), Inception(4, (2, 4), (1, 2), 2),
+                  nn.MaxPool2d(kernel_size=3, stride=2, padding=1)),
+    nn.Sequential(Inception(4, (2, 4), (1, 2), 2), nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten()),
+    nn.LazyLinear(10))
+X = torch.randn(1, 1, 24, 24)
+for layer in googlenet:
+    X = layer(X)
+    print(layer.__class__.__name__, 'output shape:\\t', X.shape)
+print(googlenet[1][0])
+print(X)
+""",
+    "8.5 batch normalization from scratch and concise": """
+def batch_norm(X, gamma, beta, moving_mean, moving_var, eps, momentum):
+    if not torch.is_grad_enabled():
+        X_hat = (X - moving_mean) / torch.sqrt(moving_var + eps)
+    else:
+        assert len(X.shape) in (2, 4)
+        if len(X.shape) == 2:
+            mean = X.mean(dim=0)
+            var = ((X - mean) ** 2).mean(dim=0)
+        else:
+            mean = X.mean(dim=(0, 2, 3), keepdim=True)
+            var = ((X - mean) ** 2).mean(dim=(0, 2, 3), keepdim=True)
+        X_hat = (X - mean) / torch.sqrt(var + eps)
+        moving_mean = (1.0 - momentum) * moving_mean + momentum * mean
+        moving_var = (1.0 - momentum) * moving_var + momentum * var
+    Y = gamma * X_hat + beta
+    return Y, moving_mean.data, moving_var.data
+class BatchNorm(nn.Module):
+    def __init__(self, num_features, num_dims):
+        super().__init__()
+        if num_dims == 2:
+            shape = (1, num_features)
+        else:
+            shape = (1, num_features, 1, 1)
+        self.gamma = nn.Parameter(torch.ones(shape))
+        self.beta = nn.Parameter(torch.zeros(shape))
+        self.moving_mean = torch.zeros(shape)
+        self.moving_var = torch.ones(shape)
+    def forward(self, X):
+        if self.moving_mean.device != X.device:
+            self.moving_mean = self.moving_mean.to(X.device)
+            self.moving_var = self.moving_var.to(X.device)
+        Y, self.moving_mean, self.moving_var = batch_norm(
+            X, self.gamma, self.beta, self.moving_mean,
+            self.moving_var, eps=1e-5, momentum=0.1)
+        return Y
+def lenet_bn(norm2d, norm1d):
+    return nn.Sequential(
+        nn.LazyConv2d(6, kernel_size=5), norm2d(6), nn.Sigmoid(),
+        nn.AvgPool2d(kernel_size=2, stride=2),
+        nn.LazyConv2d(8, kernel_size=5), norm2d(8), nn.Sigmoid(),
+        nn.AvgPool2d(kernel_size=2, stride=2), nn.Flatten(),
+        nn.LazyLinear(12), norm1d(12), nn.Sigmoid(),
+        nn.LazyLinear(10))
+g = torch.Generator().manual_seed(7)
+images = torch.rand(8, 1, 20, 20, generator=g)
+labels = torch.randint(0, 10, (8,), generator=g)
+for net in (lenet_bn(lambda n: BatchNorm(n, num_dims=4), lambda n: BatchNorm(n, num_dims=2)),
+            lenet_bn(lambda n: nn.LazyBatchNorm2d(), lambda n: nn.LazyBatchNorm1d())):
+    net(images[:2])
+    optim = torch.optim.SGD(net.parameters(), lr=0.1)
+    for step in range(3):
+        l = F.cross_entropy(net(images), labels)
+        optim.zero_grad()
+        l.backward()
+        optim.step()
+        print(f'step {step}, loss {l:.4f}')
+    print(net[1].gamma.reshape((-1,)) if hasattr(net[1], 'gamma') else net[1].weight,
+          net[1].beta.reshape((-1,)) if hasattr(net[1], 'beta') else net[1].bias)
+    net.eval()
+    with torch.no_grad():
+        print(net(images[:2]))
+    print(net)
+""",
+    "8.6-8.8 ResNet, ResNeXt and DenseNet blocks (tiny)": """
+class Residual(nn.Module):
+    def __init__(self, num_channels, use_1x1conv=False, strides=1):
+        super().__init__()
+        self.conv1 = nn.LazyConv2d(num_channels, kernel_size=3, padding=1, stride=strides)
+        self.conv2 = nn.LazyConv2d(num_channels, kernel_size=3, padding=1)
+        if use_1x1conv:
+            self.conv3 = nn.LazyConv2d(num_channels, kernel_size=1, stride=strides)
+        else:
+            self.conv3 = None
+        self.bn1 = nn.LazyBatchNorm2d()
+        self.bn2 = nn.LazyBatchNorm2d()
+    def forward(self, X):
+        Y = F.relu(self.bn1(self.conv1(X)))
+        Y = self.bn2(self.conv2(Y))
+        if self.conv3:
+            X = self.conv3(X)
+        Y += X
+        return F.relu(Y)
+blk = Residual(3)
+X = torch.randn(4, 3, 6, 6)
+print(blk(X).shape)
+blk = Residual(6, use_1x1conv=True, strides=2)
+print(blk(X).shape)
+print(blk)
+class ResNeXtBlock(nn.Module):
+    def __init__(self, num_channels, groups, bot_mul, use_1x1conv=False, strides=1):
+        super().__init__()
+        bot_channels = int(round(num_channels * bot_mul))
+        self.conv1 = nn.LazyConv2d(bot_channels, kernel_size=1, stride=1)
+        self.conv2 = nn.LazyConv2d(bot_channels, kernel_size=3, stride=strides, padding=1,
+                                   groups=bot_channels // groups)
+        self.conv3 = nn.LazyConv2d(num_channels, kernel_size=1, stride=1)
+        self.bn1 = nn.LazyBatchNorm2d()
+        self.bn2 = nn.LazyBatchNorm2d()
+        self.bn3 = nn.LazyBatchNorm2d()
+        if use_1x1conv:
+            self.conv4 = nn.LazyConv2d(num_channels, kernel_size=1, stride=strides)
+            self.bn4 = nn.LazyBatchNorm2d()
+        else:
+            self.conv4 = None
+    def forward(self, X):
+        Y = F.relu(self.bn1(self.conv1(X)))
+        Y = F.relu(self.bn2(self.conv2(Y)))
+        Y = self.bn3(self.conv3(Y))
+        if self.conv4:
+            X = self.bn4(self.conv4(X))
+        return F.relu(Y + X)
+blk = ResNeXtBlock(8, 2, 1)
+X = torch.randn(2, 8, 5, 5)
+print(blk(X).shape)
+blk = ResNeXtBlock(8, 2, 1, use_1x1conv=True, strides=2)
+print(blk(X).shape, blk.conv2)
+def conv_block(num_channels):
+    return nn.Sequential(
+        nn.LazyBatchNorm2d(), nn.ReLU(),
+        nn.LazyConv2d(num_channels, kernel_size=3, padding=1))
+class DenseBlock(nn.Module):
+    def __init__(self, num_convs, num_channels):
+        super(DenseBlock, self).__init__()
+        layer = []
+        for i in range(num_convs):
+            layer.append(conv_block(num_channels))
+        self.net = nn.Sequential(*layer)
+    def forward(self, X):
+        for blk in self.net:
+            Y = blk(X)
+            X = torch.cat((X, Y), dim=1)
+        return X
+blk = DenseBlock(2, 5)
+X = torch.randn(2, 3, 4, 4)
+Y = blk(X)
+print(Y.shape)
+def transition_block(num_channels):
+    return nn.Sequential(
+        nn.LazyBatchNorm2d(), nn.ReLU(),
+        nn.LazyConv2d(num_channels, kernel_size=1),
+        nn.AvgPool2d(kernel_size=2, stride=2))
+blk = transition_block(5)
+print(blk(Y).shape)
+net = nn.Sequential(
+    nn.Sequential(nn.LazyConv2d(4, kernel_size=3, padding=1), nn.LazyBatchNorm2d(), nn.ReLU()),
+    Residual(4), Residual(8, use_1x1conv=True, strides=2),
+    nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.LazyLinear(10))
+X = torch.randn(2, 1, 8, 8)
+for layer in net:
+    X = layer(X)
+    print(layer.__class__.__name__, 'output shape:\\t', X.shape)
+optim = torch.optim.SGD(net.parameters(), lr=0.05)
+labels = torch.tensor([1, 7])
+images = torch.randn(2, 1, 8, 8)
+for step in range(3):
+    l = F.cross_entropy(net(images), labels)
+    optim.zero_grad()
+    l.backward()
+    optim.step()
+    print(f'step {step}, loss {l:.4f}')
+""",
 }
 
 
