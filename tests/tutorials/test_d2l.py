@@ -1100,6 +1100,235 @@ for step in range(3):
     optim.step()
     print(f'step {step}, loss {l:.4f}')
 """,
+    # ------------------------------------------------------------ 9 Recurrent networks
+    "9.1 sequence models on a noisy sine": """
+T, tau = 200, 4
+time = torch.arange(1, T + 1, dtype=torch.float32)
+x = torch.sin(0.01 * time) + torch.randn(T) * 0.2
+features = [x[i: T - tau + i] for i in range(tau)]
+features = torch.stack(features, 1)
+labels = x[tau:].reshape((-1, 1))
+print(features.shape, labels.shape)
+dataset = torch.utils.data.TensorDataset(features[:120], labels[:120])
+loader = torch.utils.data.DataLoader(dataset, 16, shuffle=True)
+net = nn.LazyLinear(1)
+net(features[:1])
+net.weight.data.normal_(0, 0.01)
+net.bias.data.fill_(0)
+optim = torch.optim.SGD(net.parameters(), lr=0.01)
+loss = nn.MSELoss()
+for epoch in range(3):
+    for X, y in loader:
+        l = loss(net(X), y)
+        optim.zero_grad()
+        l.backward()
+        optim.step()
+    print(f'epoch {epoch + 1}, loss {loss(net(features), labels):.4f}')
+onestep_preds = net(features).detach().numpy()
+# (the book plots these float32 arrays; printed, numpy shows every digit, last bits too)
+print(onestep_preds[:3].round(4), onestep_preds.shape)
+multistep_preds = torch.zeros(T)
+multistep_preds[:] = x
+for i in range(120 + tau, T):
+    multistep_preds[i] = net(multistep_preds[i - tau:i].reshape((1, -1)))
+multistep_preds = multistep_preds.detach().numpy()
+print(multistep_preds[-3:].round(4))
+def k_step_pred(k):
+    features = []
+    for i in range(tau):
+        features.append(x[i: i + T - tau - k + 1])
+    for i in range(k):
+        preds = net(torch.stack(features[i: i + tau], 1))
+        features.append(preds.reshape(-1))
+    return features[tau:]
+steps = (1, 4, 16)
+preds = k_step_pred(steps[-1])
+print([preds[k - 1].detach().numpy()[:2].round(4) for k in steps])
+""",
+    "9.2-9.3 text preprocessing and language models": """
+import collections
+import re
+raw_text = ('The Time Traveller (for so it will be convenient to speak of him)\\n'
+            'was expounding a recondite matter to us. His grey eyes shone and\\n'
+            'twinkled, and his usually pale face was flushed and animated. The\\n'
+            'fire burned brightly, and the soft radiance of the incandescent\\n'
+            'lights in the lilies of silver caught the bubbles that flashed and\\n'
+            'passed in our glasses.')
+text = re.sub('[^A-Za-z]+', ' ', raw_text).lower()
+print(text[:60])
+tokens = list(text)
+print(','.join(tokens[:30]))
+class Vocab:
+    def __init__(self, tokens=[], min_freq=0, reserved_tokens=[]):
+        if tokens and isinstance(tokens[0], list):
+            tokens = [token for line in tokens for token in line]
+        counter = collections.Counter(tokens)
+        self.token_freqs = sorted(counter.items(), key=lambda x: x[1], reverse=True)
+        self.idx_to_token = list(sorted(set(['<unk>'] + reserved_tokens + [
+            token for token, freq in self.token_freqs if freq >= min_freq])))
+        self.token_to_idx = {token: idx for idx, token in enumerate(self.idx_to_token)}
+    def __len__(self):
+        return len(self.idx_to_token)
+    def __getitem__(self, tokens):
+        if not isinstance(tokens, (list, tuple)):
+            return self.token_to_idx.get(tokens, self.unk)
+        return [self.__getitem__(token) for token in tokens]
+    def to_tokens(self, indices):
+        if hasattr(indices, '__len__') and len(indices) > 1:
+            return [self.idx_to_token[int(index)] for index in indices]
+        return self.idx_to_token[indices]
+    @property
+    def unk(self):
+        return self.token_to_idx['<unk>']
+vocab = Vocab(tokens)
+indices = vocab[tokens[:10]]
+print('indices:', indices)
+print('words:', vocab.to_tokens(indices))
+corpus = [vocab[token] for token in tokens]
+print(len(corpus), len(vocab))
+words = text.split()
+vocab_w = Vocab(words)
+print(vocab_w.token_freqs[:5])
+bigram_tokens = ['--'.join(pair) for pair in zip(words[:-1], words[1:])]
+print(Vocab(bigram_tokens).token_freqs[:3])
+num_steps = 10
+array = torch.tensor([corpus[i:i + num_steps + 1] for i in range(len(corpus) - num_steps)])
+X, Y = array[:, :-1], array[:, 1:]
+print(X.shape, Y.shape)
+dataset = torch.utils.data.TensorDataset(X[:200], Y[:200])
+loader = torch.utils.data.DataLoader(dataset, 2, shuffle=True)
+for X_b, Y_b in loader:
+    print('X:', X_b, '\\nY:', Y_b)
+    break
+""",
+    "9.4-9.7 RNN from scratch, concise, clipping, perplexity, truncated BPTT": """
+X, W_xh = torch.randn(3, 1), torch.randn(1, 4)
+H, W_hh = torch.randn(3, 4), torch.randn(4, 4)
+print(torch.matmul(X, W_xh) + torch.matmul(H, W_hh))
+print(torch.matmul(torch.cat((X, H), 1), torch.cat((W_xh, W_hh), 0)))
+text = 'the time machine by h g wells i the time traveller for so it will be convenient ' * 3
+idx_to_token = sorted(set(text))
+token_to_idx = {t: i for i, t in enumerate(idx_to_token)}
+corpus = [token_to_idx[t] for t in text]
+vocab_size, num_steps = len(idx_to_token), 8
+array = torch.tensor([corpus[i:i + num_steps + 1] for i in range(len(corpus) - num_steps)])
+X_all, Y_all = array[:, :-1], array[:, 1:]
+class RNNScratch(nn.Module):
+    def __init__(self, num_inputs, num_hiddens, sigma=0.01):
+        super().__init__()
+        self.num_inputs, self.num_hiddens = num_inputs, num_hiddens
+        self.W_xh = nn.Parameter(torch.randn(num_inputs, num_hiddens) * sigma)
+        self.W_hh = nn.Parameter(torch.randn(num_hiddens, num_hiddens) * sigma)
+        self.b_h = nn.Parameter(torch.zeros(num_hiddens))
+    def forward(self, inputs, state=None):
+        if state is None:
+            state = torch.zeros((inputs.shape[1], self.num_hiddens), device=inputs.device)
+        else:
+            state, = state
+        outputs = []
+        for X in inputs:
+            state = torch.tanh(torch.matmul(X, self.W_xh) +
+                               torch.matmul(state, self.W_hh) + self.b_h)
+            outputs.append(state)
+        return outputs, state
+batch_size, num_inputs, num_hiddens, num_steps_ = 2, 16, 32, 100
+rnn = RNNScratch(num_inputs, num_hiddens)
+X = torch.ones((num_steps_, batch_size, num_inputs))
+outputs, state = rnn(X)
+print(len(outputs), outputs[0].shape, state.shape)
+class RNNLMScratch(nn.Module):
+    def __init__(self, rnn, vocab_size, lr=0.01, sigma=0.01):
+        super().__init__()
+        self.rnn, self.vocab_size, self.lr = rnn, vocab_size, lr
+        self.W_hq = nn.Parameter(torch.randn(rnn.num_hiddens, vocab_size) * sigma)
+        self.b_q = nn.Parameter(torch.zeros(vocab_size))
+    def one_hot(self, X):
+        return F.one_hot(X.T, self.vocab_size).type(torch.float32)
+    def output_layer(self, rnn_outputs):
+        outputs = [torch.matmul(H, self.W_hq) + self.b_q for H in rnn_outputs]
+        return torch.stack(outputs, 1)
+    def forward(self, X, state=None):
+        embs = self.one_hot(X)
+        rnn_outputs, _ = self.rnn(embs, state)
+        return self.output_layer(rnn_outputs)
+    def loss(self, Y_hat, Y):
+        return F.cross_entropy(Y_hat.reshape((-1, Y_hat.shape[-1])), Y.reshape((-1,)))
+    def predict(self, prefix, num_preds):
+        state, outputs = None, [token_to_idx[prefix[0]]]
+        for i in range(len(prefix) + num_preds - 1):
+            X = torch.tensor([[outputs[-1]]])
+            embs = self.one_hot(X)
+            rnn_outputs, state = self.rnn(embs, state)
+            if isinstance(self.rnn, RNNScratch):
+                state = (state,)
+            if i < len(prefix) - 1:
+                outputs.append(token_to_idx[prefix[i + 1]])
+            else:
+                Y = self.output_layer(rnn_outputs)
+                outputs.append(int(Y.argmax(axis=2).reshape(1)))
+        return ''.join([idx_to_token[i] for i in outputs])
+print(F.one_hot(torch.tensor([0, 2]), 5))
+model = RNNLMScratch(RNNScratch(num_inputs=vocab_size, num_hiddens=16), vocab_size, lr=1)
+print(model(X_all[:2]).shape)
+def clip_gradients(model, grad_clip_val):
+    params = [p for p in model.parameters() if p.requires_grad]
+    norm = torch.sqrt(sum(torch.sum((p.grad ** 2)) for p in params))
+    if norm > grad_clip_val:
+        for param in params:
+            param.grad[:] *= grad_clip_val / norm
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X_all, Y_all), 32,
+                                     shuffle=True)
+optim = torch.optim.SGD(model.parameters(), lr=model.lr)
+for epoch in range(3):
+    for X_b, Y_b in loader:
+        l = model.loss(model(X_b), Y_b)
+        optim.zero_grad()
+        l.backward()
+        clip_gradients(model, 1)
+        optim.step()
+    print(f'epoch {epoch + 1}, ppl {torch.exp(l):.3f}')
+print(model.predict('the ', 10))
+class RNN(nn.Module):
+    def __init__(self, num_inputs, num_hiddens):
+        super().__init__()
+        self.num_inputs, self.num_hiddens = num_inputs, num_hiddens
+        self.rnn = nn.RNN(num_inputs, num_hiddens)
+    def forward(self, inputs, H=None):
+        return self.rnn(inputs, H)
+class RNNLM(RNNLMScratch):
+    def __init__(self, rnn, vocab_size, lr=0.01):
+        nn.Module.__init__(self)
+        self.rnn, self.vocab_size, self.lr = rnn, vocab_size, lr
+        self.linear = nn.LazyLinear(vocab_size)
+    def output_layer(self, hiddens):
+        return self.linear(hiddens).swapaxes(0, 1)
+model = RNNLM(RNN(num_inputs=vocab_size, num_hiddens=16), vocab_size, lr=1)
+print(model.predict('the ', 5))
+print(model)
+optim = torch.optim.SGD(model.parameters(), lr=model.lr)
+for epoch in range(3):
+    for X_b, Y_b in loader:
+        l = model.loss(model(X_b), Y_b)
+        optim.zero_grad()
+        l.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1)
+        optim.step()
+    print(f'epoch {epoch + 1}, ppl {torch.exp(l):.3f}')
+print(model.predict('the ', 10))
+stream = torch.tensor(corpus[:8 * 24]).reshape(8, 24)
+state = None
+for start in range(0, 24 - num_steps, num_steps):
+    X_b, Y_b = stream[:, start:start + num_steps], stream[:, start + 1:start + num_steps + 1]
+    if state is not None:
+        state = state.detach()
+    rnn_outputs, state = model.rnn(model.one_hot(X_b), state)
+    l = model.loss(model.output_layer(rnn_outputs), Y_b)
+    optim.zero_grad()
+    l.backward()
+    optim.step()
+    print(f'segment {start // num_steps}, ppl {math.exp(l.item()):.3f}',
+          state.requires_grad, state.grad_fn.name())
+""",
 }
 
 
