@@ -35,7 +35,7 @@ from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from .functional_sparse import embedding
+from .functional_sparse import embedding, embedding_bag
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -640,4 +640,5 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
-           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding"]
+           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",
+           "embedding_bag"]
