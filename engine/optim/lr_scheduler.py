@@ -13,8 +13,9 @@ Most rules come in two forms, as in torch, and they round differently:
 
 After 1000 steps of ExponentialLR the two differ in the last bits (a product of 1000 roundings
 against one power); the engine follows each form's arithmetic operation by operation, so its
-values are torch's exactly, in either form. The learning rates are plain Python floats; a tensor
-``lr`` is not supported (notebooks/DIFFERENCES.md).
+values are torch's exactly, in either form. A tensor ``lr`` (``SGD(params, lr=torch.tensor(0.1))``)
+is filled in place, as torch does, so the group keeps the learner's tensor; ``get_last_lr()``
+and ``base_lrs`` hold copies.
 """
 import math
 import types
