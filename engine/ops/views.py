@@ -32,7 +32,7 @@ from .join import cat, stack
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
            "unflatten", "ravel", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow",
            "select", "unbind", "split", "chunk", "as_strided", "movedim", "moveaxis", "detach",
-           "clone", "flip", "swapdims"]
+           "clone", "flip", "swapdims", "unsafe_split", "unsafe_chunk"]
 
 # ---------------------------------------------------------------- sizes
 def _size_args(sizes, name):
@@ -778,8 +778,8 @@ class _PiecesBackward(Node):
         if grad_mode.grad_enabled:  # create_graph: torch's cat / stack, which keep the graph
             return self.joined(result, grads)
         for where, grad in zip(self.places(), grads):
-            if grad is not None:
-                result[(slice(None),) * self.dim + (where,)] = grad
+            if grad is not None:  # (numpy's write: result is fresh, and nothing records here)
+                result._data[(slice(None),) * self.dim + (where,)] = grad._data
         return result
 
     def joined(self, zeros, grads):
@@ -874,6 +874,36 @@ def chunk(input, chunks, dim=0):
     if step == 0 and size == 0:
         return split(input, [0] * chunks, dim)  # an empty dimension gives `chunks` empty pieces
     return _split_equal(input, step, dim)
+
+
+class UnsafeSplitBackward0(SplitBackward0):
+    """out = the pieces of x along dim, not tracked as views (torch's recurrent cells split
+    their gates so, then change them in place):  each piece's gradient goes back to its
+    place"""
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    """split, with pieces that autograd does not treat as views of ``tensor``: they may be
+    changed in place without rewriting its history (the caller promises not to read it)."""
+    with no_grad():  # (the pieces' shapes and checks; the node is recorded below)
+        pieces = split(tensor, split_size, dim)
+    return _unsafe(pieces, tensor, dim, split_size)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """chunk, with pieces autograd does not treat as views (see unsafe_split)."""
+    with no_grad():
+        pieces = chunk(input, chunks, dim)
+    return _unsafe(pieces, input, dim, pieces[0]._data.shape[wrap_dim(dim, input._data.ndim)])
+
+
+def _unsafe(pieces, input, dim, split_size):
+    """The pieces, sharing input's memory but not views of it, under one UnsafeSplitBackward0."""
+    for piece in pieces:  # (as detach() cuts a view loose)
+        piece._base, piece._requires_grad, piece._creation_meta = None, False, None
+    return record(UnsafeSplitBackward0, tuple(pieces), (input,), num_outputs=len(pieces),
+                  dim=wrap_dim(dim, input._data.ndim), split_size=split_size,
+                  self_sym_sizes=input._data.shape)
 
 
 def as_strided(input, size, stride, storage_offset=None):
