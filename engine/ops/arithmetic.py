@@ -1065,8 +1065,16 @@ class ClampBackward0(Node):
 
 
 
+def _clamp_bound_overloads(bound):
+    return tuple(f" * (Tensor input, {kind} {bound}, *, Tensor out = None)"
+                 for kind in ("Tensor", "Number"))
+
+
 def clamp_min(input, min):  # noqa: A002
     """out = max(input, min)"""
+    if not isinstance(input, Tensor):  # (torch.clamp_min(1.0, 0.5): torch's parser refuses)
+        raise invalid_arguments_error("clamp_min", input, min,
+                                      overloads=_clamp_bound_overloads("min"))
     with no_grad():
         result = clamp(input, min=min)
     if isinstance(min, Tensor):
@@ -1100,6 +1108,9 @@ class ClampMinBackward1(Node):
 
 def clamp_max(input, max):  # noqa: A002
     """out = min(input, max)"""
+    if not isinstance(input, Tensor):
+        raise invalid_arguments_error("clamp_max", input, max,
+                                      overloads=_clamp_bound_overloads("max"))
     with no_grad():
         result = clamp(input, max=max)
     if isinstance(max, Tensor):

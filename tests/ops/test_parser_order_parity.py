@@ -75,3 +75,13 @@ def test_permute_still_records_its_node():
         return y, x.grad, type(y.grad_fn).__name__
 
     parity.run_both(call, parity.make_tensor((2, 3), "float32").requires_grad_())
+
+
+@pytest.mark.parametrize("source", [
+    "m.clamp_min(1.0, 0.5)", "m.clamp_min([1.0], 0.5)", "m.clamp_max(1, x)", "m.clamp_max(None, 2)",
+    "m.clamp_min(x, 0.5)", "m.clamp_max(x, x)"])
+def test_clamp_min_max_refuse_a_first_argument_that_is_no_tensor(source):
+    def call(m, x):
+        return eval(source, {"m": m, "x": x})
+
+    parity.run_both(call, parity.make_tensor((2, 3), "float32"))
