@@ -69,6 +69,18 @@ def _close(e, t, exact):
         np.testing.assert_allclose(e, t, rtol=1e-5, atol=2e-6 * scale)
 
 
+def _step_both(e_opt, t_opt, e_params, t_params):
+    """One step of each optimizer, torch's parameters given the engine's gradients (so a
+    difference is the step's own, not the loss's)."""
+    e_opt.zero_grad()
+    t_opt.zero_grad()
+    _loss(engine, *e_params).backward()
+    for e, t in zip(e_params, t_params):
+        t.grad = torch.from_numpy(_numpy(e.grad))
+    e_opt.step()
+    t_opt.step()
+
+
 def _trajectory(name, options, steps):
     """Both libraries' optimizers, the engine's gradients given to both at every step; the
     parameters and every state tensor compared after each step."""
@@ -161,13 +173,7 @@ def test_state_dict_crosses_to_torch_and_back(name):
     t_opt = getattr(torch.optim, name)(t_params, **options)
     t_opt.load_state_dict(loaded["optimizer"])
     for _ in range(5):
-        e_opt.zero_grad()
-        t_opt.zero_grad()
-        _loss(engine, *e_params).backward()
-        for e, t in zip(e_params, t_params):
-            t.grad = torch.from_numpy(_numpy(e.grad))
-        e_opt.step()
-        t_opt.step()
+        _step_both(e_opt, t_opt, e_params, t_params)
     for e, t in zip(e_params, t_params):
         np.testing.assert_allclose(_numpy(e), _numpy(t), rtol=1e-6, atol=1e-6)
     buffer = io.BytesIO()
@@ -304,13 +310,7 @@ def test_tensor_learning_rate(name, options, shape):
     e_params, t_params = _params(engine), _params(torch)
     (e_opt, e_lr), (t_opt, t_lr) = make(engine, e_params), make(torch, t_params)
     for _ in range(50):
-        e_opt.zero_grad()
-        t_opt.zero_grad()
-        _loss(engine, *e_params).backward()
-        for e, t in zip(e_params, t_params):
-            t.grad = torch.from_numpy(_numpy(e.grad))
-        e_opt.step()
-        t_opt.step()
+        _step_both(e_opt, t_opt, e_params, t_params)
         for e, t in zip(e_params, t_params):
             _close(e, t, name in ("Adamax", "SGD"))
             for key in t_opt.state[t]:
