@@ -105,11 +105,7 @@ class Level:
 def with_tangent_of(tensor, detached):
     """``detached`` with ``tensor``'s tangent, if it has one: inside ``jvp`` (``hessian`` is
     jacfwd of jacrev) a level's fresh tensors and unwrapped results carry it through."""
-    if forward.state.level >= 0:
-        tangent = forward.tangent_of(tensor)
-        if tangent is not None:
-            forward.set_tangent(detached, tangent)
-    return detached
+    return forward.keep_tangents(tensor, detached)  # (every level's: jvp inside jvp has two)
 
 
 def _batched_at_every_level(real, levels):
@@ -455,9 +451,24 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
 JVP_CALLS = []  # the sets of leaves made inside each running jvp, outermost first
 
 
+class JvpLevel:
+    """The dual level of a ``jvp`` call: ``dual_level``'s for the outermost one (so that a
+    ``jvp`` inside a ``dual_level`` block raises torch's "Nested forward mode AD" error), one
+    more inside it for a ``jvp`` inside a ``jvp`` (torch's functorch levels: forward over
+    forward, ``jacfwd(jacfwd(f))``)."""
+
+    def __enter__(self):
+        self.nested = len(JVP_CALLS) > 1
+        return forward.enter_level(self.nested) if self.nested else forward_ad.enter_dual_level()
+
+    def __exit__(self, *exc_info):
+        forward.exit_level(forward.state.level)
+        return False
+
+
 def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
                     strict, has_aux, made):
-    with forward_ad.dual_level():
+    with JvpLevel():
         duals = tree_unflatten([forward_ad.make_dual(p, t) for p, t in
                                 zip(flat_primals, flat_tangents)], primals_spec)
         if argnums is not None:
@@ -485,7 +496,7 @@ def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, ar
     outside = Level()
     outside.fresh = made
     pairs = [tuple(value if value.requires_grad and outside.reaches_outside(value)
-                   else value.detach() for value in pair) for pair in pairs]
+                   else with_tangent_of(value, value.detach()) for value in pair) for pair in pairs]
     primals_out = tree_unflatten([out for out, _ in pairs], spec)
     tangents_out = tree_unflatten([tangent for _, tangent in pairs], spec)
     return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)

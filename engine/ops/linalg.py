@@ -11,6 +11,7 @@ from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
+from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
@@ -564,7 +565,8 @@ def matmul(input, other):
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
+        if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad) or \
+                dual.active and (has_tangent(input) or has_tangent(other)):  # (forward mode too)
             return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
         _check_mm(a[None], b)
         result = wrap(_products(a, b))
@@ -572,7 +574,8 @@ def matmul(input, other):
         return result
     if da == 2 and db == 2:
         return mm(input, other)
-    if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad):
+    if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad) or \
+            dual.active and (has_tangent(input) or has_tangent(other)):
         return _recorded_matmul(input, other)
     if _should_fold(input, other):  # one mm / mv on the larger operand's rows, as torch
         big, small = (a, b) if da >= db else (np.swapaxes(b, -1, -2), a)
