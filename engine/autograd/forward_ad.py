@@ -3,7 +3,8 @@
 Inside ``with dual_level():``, ``make_dual(x, t)`` gives a tensor whose every result carries
 the Jacobian-vector product along ``t``, read back with ``unpack_dual(y).tangent``. The
 machinery is in engine/core/forward.py (how each operation finds its results' tangents);
-this module is torch's API and its errors. One level at a time, as torch's.
+this module is torch's API and its errors. One level at a time, as torch's (a second
+``dual_level`` raises); ``torch.func.jvp`` inside ``jvp`` nests levels of its own.
 """
 import functools
 import warnings
@@ -19,7 +20,8 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 
 
 def enter_dual_level():
-    """Open a forward-mode level (torch's is 0: levels do not nest); returns its number."""
+    """Open a forward-mode level, 0 (a second one raises torch's "Nested forward mode AD"
+    error); returns its number."""
     return forward.enter_level()
 
 

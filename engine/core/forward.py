@@ -17,7 +17,7 @@ import numpy as np
 
 from ..fidelity import messages
 from .grad_mode import enable_grad, mode, no_grad
-from .tangents import derive, is_view_of
+from .tangents import derive, is_view_of, same_view
 
 
 class DualState:
@@ -73,6 +73,8 @@ def has_tangent(tensor):
     """Whether ``tensor`` has a tangent at some level seen (an op then keeps what its
     formulas read)."""
     depth = state.depth
+    if depth == 1:  # (one level, the usual case)
+        return tangent_of(tensor) is not None
     try:
         for seen in range(depth, 0, -1):
             state.see(seen)
@@ -129,12 +131,6 @@ def keep_tangents(tensor, other):
     return other
 
 
-def same_view(tangent, primal, view):
-    """``view`` of ``primal``'s memory, taken of ``tangent`` (laid out as ``primal``)."""
-    return tangent.as_strided(view._data.shape, view.stride(), tangent.storage_offset()
-                              + view.storage_offset() - primal.storage_offset())
-
-
 def propagate(node_class, results, inputs, saved, saved_output, values):
     """``record``'s call: give ``results`` their tangents when an input has one, level by
     level, outermost first (an inner level's formula may read the outputs' outer tangents)."""
@@ -142,12 +138,14 @@ def propagate(node_class, results, inputs, saved, saved_output, values):
     depth = state.depth
     try:
         for seen in range(1, depth + 1):
-            state.see(seen)
+            if depth > 1:  # (one level, the usual case: already seen as it is)
+                state.see(seen)
             tangents = [tangent_of(value) for value in inputs]
             if any(tangent is not None for tangent in tangents):
                 propagate_at(node_class, outputs, inputs, tangents, saved, saved_output, values)
     finally:
-        state.see(depth)
+        if depth > 1:
+            state.see(depth)
     if saved_output and outputs[0]._fw is not None and outputs[0].grad_fn is not None:
         kept = outputs[0].grad_fn._saved[-1]  # the node's alias of its output: the same tangent
         if getattr(kept, "tensor", None) is not None:

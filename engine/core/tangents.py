@@ -39,6 +39,12 @@ def derive(node_class, rule, inputs, tangents, saved, saved_output, outputs, val
         return element_wise(node, node_class, tangents, outputs, inputs)
 
 
+def same_view(tangent, primal, view):
+    """``view`` of ``primal``'s memory, taken of ``tangent`` (laid out as ``primal``)."""
+    return tangent.as_strided(view._data.shape, view.stride(), tangent.storage_offset()
+                              + view.storage_offset() - primal.storage_offset())
+
+
 def is_view_of(out, value):
     """Whether ``out`` is a view of ``value``'s memory (its tangent is then the same view)."""
     return out._base is not None and hasattr(value, "_data") and \
