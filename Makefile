@@ -47,7 +47,7 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-npm check-bwrap
+.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -116,8 +116,9 @@ site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the cou
 	$(SITE_VENV)/bin/python -m course_tools.site.build
 
 # The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/, with
-# course_tools/site/check.py).
-test-site: $(STAMP_TEST) check-chromium ## Run lessons of build/site/ offline in headless Chromium (after make site)
+# course_tools/site/check.py; Firefox ESR and WebKit through WebDriver); and, after make
+# release, the release's site searched for solutions (tests/web/test_release_site.py).
+test-site: $(STAMP_TEST) check-chromium check-browsers ## Run lessons of build/site/ offline in Chromium, Firefox ESR and WebKit (after make site)
 	$(VPY) -m pytest tests/web -v -s -p no:cacheprovider
 
 $(SITE_STAMP): $(SITE_INPUTS)/requirements.txt
@@ -186,9 +187,12 @@ check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync 
 # For a class (TEACHING.md; course_tools/grade/): what a teacher hands out, and the grading of
 # what comes back, each notebook run again in a sandbox (bubblewrap) and judged by the course's
 # own checkers.
+# The release's browser edition (OUT/site/) is make site's build on the released folder; SITE=0
+# leaves it out (the folder and zip only, in seconds rather than minutes).
 OUT ?= build/release
-release: $(STAMP_LAB) ## The course without solutions, as OUT/autograd-step-by-step/ and .zip (OUT=..., SOLUTIONS=1)
-	$(VPY) -m course_tools.grade release "$(OUT)" $(if $(filter 1,$(SOLUTIONS)),--solutions,)
+SITE ?= 1
+release: $(STAMP_LAB) $(if $(filter 0,$(SITE)),,$(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm) ## The course without solutions: OUT/autograd-step-by-step/, its .zip and its browser edition OUT/site/ (OUT=..., SOLUTIONS=1, SITE=0)
+	$(VPY) -m course_tools.grade release "$(OUT)" $(if $(filter 1,$(SOLUTIONS)),--solutions,) $(if $(filter 0,$(SITE)),,--site)
 
 grade: $(STAMP_LAB) check-bwrap ## Grade SUBMISSIONS/<student>/NN_*.ipynb into OUT (default build/grades)
 	@test -n "$(SUBMISSIONS)" || { echo "make grade: give SUBMISSIONS=<folder> (one folder per student)" >&2; exit 2; }
@@ -283,6 +287,26 @@ check-chromium:
 	else \
 	  echo "Chromium not found at $(CHROMIUM): the browser test will be skipped. Install it with:"; \
 	  echo "  Debian/Ubuntu: sudo apt-get install chromium fonts-noto-color-emoji"; \
+	fi
+
+# Firefox ESR and WebKitGTK (Safari's engine) for the site's test in other browsers
+# (tests/web/test_other_browsers.py, driven over WebDriver: course_tools/site/drivers.py).
+# Without root or apt-get those tests are skipped, with the reason.
+check-browsers:
+	@missing=""; \
+	[ -x /usr/bin/firefox-esr ] || missing="$$missing firefox-esr"; \
+	[ -x /usr/bin/WebKitWebDriver ] || missing="$$missing webkit2gtk-driver"; \
+	command -v Xvfb >/dev/null 2>&1 || missing="$$missing xvfb"; \
+	if [ -z "$$missing" ]; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "Installing$$missing with apt-get (the site's test in Firefox and WebKit)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      $$missing >/dev/null; } || \
+	    echo "warning: apt-get could not install$$missing; those browsers' tests will be skipped." >&2; \
+	else \
+	  echo "Missing$$missing: the site's Firefox/WebKit tests will be skipped. Install with:"; \
+	  echo "  Debian/Ubuntu: sudo apt-get install$$missing"; \
 	fi
 
 # Debian's bubblewrap, the grader's sandbox (without it `make grade` warns and runs with the

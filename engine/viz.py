@@ -173,17 +173,23 @@ class Picture:
         svg = self._svg_or_none()
         if svg is not None:
             return {"image/svg+xml": svg, "text/plain": self.summary}
-        text = f"{self.summary}\n{self.text}\n({self._hint})"
         if self._page_draws:
             # The page lays the DOT out (the course's JupyterLab extension, with @viz-js/viz):
             # text/plain stays the summary, as with `dot`, so saved outputs compare alike.
-            # (a graph too big to lay out quickly: its summary, as `dot` would have drawn)
-            digraph = _summary_digraph(self, BROWSER_FONT) if self.too_big() else \
-                _to_digraph(self, BROWSER_FONT)
-            return {DOT_MIME: {"dot": digraph.source, "text": text,
-                               "max_width_px": MAX_WIDTH_PX, "min_scale": MIN_SCALE},
-                    "text/plain": self.summary}
-        return {"text/plain": text}
+            return {DOT_MIME: self.for_the_page(), "text/plain": self.summary}
+        return {"text/plain": self.fallback_text()}
+
+    def fallback_text(self):
+        """The picture as text, and why it is not drawn."""
+        return f"{self.summary}\n{self.text}\n({self._hint})"
+
+    def for_the_page(self):
+        """What the page needs to draw the picture itself (DOT_MIME's content). A graph too
+        big to lay out quickly: its summary, as `dot` would have drawn."""
+        digraph = _summary_digraph(self, BROWSER_FONT) if self.too_big() else \
+            _to_digraph(self, BROWSER_FONT)
+        return {"dot": digraph.source, "text": self.fallback_text(),
+                "max_width_px": MAX_WIDTH_PX, "min_scale": MIN_SCALE}
 
 
 # ---------------------------------------------------------------- in a browser (Pyodide)
@@ -208,6 +214,10 @@ its DOT under this MIME type, ``{"dot", "text", "max_width_px", "min_scale"}``, 
 course's JupyterLab extension (course_tools/labextension/) lays it out in the page with
 @viz-js/viz, asynchronously: no call from Python into JavaScript is needed. A front end
 without the extension shows text/plain (the summary)."""
+DOT_HTML_CLASS = "autograd-dot-source"
+"""The same for a picture inside a widget's HTML (the stepper's): an element of this class
+holds the DOT in its ``data-dot`` attribute (and ``data-max-width-px``, ``data-min-scale``),
+and the text until the extension replaces it with the drawing."""
 
 
 def _can_run_sync():
@@ -243,18 +253,48 @@ def _browser_svg(source):
     return result.output
 
 
-def load_browser_packages(*names):
+def load_browser_packages(*names, then=None):
     """Under Pyodide, load packages of the site's lock that no cell's imports named (Pyodide
     loads a cell's packages from its import lines, so a package that engine imports lazily,
-    such as matplotlib for a widget's figure, would be missing). Elsewhere it does nothing.
-    The course's wheel does not depend on matplotlib, so a lesson that never plots never
-    downloads it (about 10 MB with its dependencies)."""
-    if not IN_BROWSER:
-        return
-    import pyodide_js
-    from pyodide.ffi import run_sync, to_js
+    such as matplotlib for a widget's figure, would be missing). Elsewhere, or when they are
+    loaded already, it does nothing. The course's wheel does not depend on matplotlib, so a
+    lesson that never plots never downloads it (about 10 MB with its dependencies).
 
-    run_sync(pyodide_js.loadPackage(to_js(list(names))))
+    Returns whether the packages can be imported now. With JSPI Python waits for them. A
+    browser without it (Safari, Firefox without a flag) cannot wait: the load starts (once,
+    however many widgets ask), ``then()`` runs once it is done, and the answer is False.
+    (A package's files appear before its compiled parts are ready: only the load's end says
+    it can be imported.)"""
+    if not IN_BROWSER:
+        return True
+    wanted = tuple(name for name in names if name not in _loaded and not _imported(name))
+    if not wanted:
+        return True
+    import pyodide_js
+    from pyodide.ffi import create_once_callable, run_sync, to_js
+
+    if _can_run_sync():
+        run_sync(pyodide_js.loadPackage(to_js(list(wanted))))
+        _loaded.update(wanted)
+        return True
+    if wanted not in _loading:
+        def done(_result):
+            _loaded.update(wanted)
+            _loading.pop(wanted, None)
+
+        _loading[wanted] = pyodide_js.loadPackage(to_js(list(wanted)))
+        _loading[wanted].then(create_once_callable(done))
+    if then is not None:
+        _loading[wanted].then(create_once_callable(lambda _result: then()))
+    return False
+
+
+_loaded = set()  # packages load_browser_packages has loaded
+_loading = {}  # their loads under way (no JSPI): names -> Pyodide's promise
+
+
+def _imported(name):
+    return name in sys.modules
 
 
 def _js_object(pairs):

@@ -439,11 +439,20 @@ class BackwardSteps:
 
 # ====================================================================== the stepper widget
 def _svg_html(picture):
-    """The picture as inline SVG for an HTML widget (text when Graphviz is missing)."""
+    """The picture as inline SVG for an HTML widget (text when Graphviz is missing). Where
+    Python cannot draw but the page can (a browser without JSPI), the DOT goes in a
+    ``data-dot`` attribute and the course's JupyterLab extension draws it in place of the
+    text (course_tools/labextension/)."""
+    import html
     svg = picture._svg_or_none()
     if svg is None:
-        import html
-        return f"<pre>{html.escape(picture.text)}\n({html.escape(picture._hint)})</pre>"
+        text = f"<pre>{html.escape(picture.text)}\n({html.escape(picture._hint)})</pre>"
+        if not picture._page_draws:
+            return text
+        page = picture.for_the_page()
+        return (f'<div class="{viz.DOT_HTML_CLASS}" data-dot="{html.escape(page["dot"])}" '
+                f'data-max-width-px="{page["max_width_px"]}" '
+                f'data-min-scale="{page["min_scale"]}">{text}</div>')
     # a picture wider than the notebook scrolls, rather than being cut off by the widget
     return f'<div style="overflow-x: auto">{svg[svg.find("<svg"):]}</div>'
 
@@ -647,7 +656,8 @@ class _Descent:
 
     def figure(self):
         """A matplotlib Figure (no pyplot: nothing is shown twice in a notebook)."""
-        viz.load_browser_packages("matplotlib")
+        if not viz.load_browser_packages("matplotlib"):
+            raise RuntimeError(MATPLOTLIB_LOADING)
         from matplotlib.figure import Figure
 
         figure = Figure(figsize=(9, 3.6), layout="constrained")
@@ -695,8 +705,14 @@ class _Descent:
         return buffer.getvalue()
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        if not viz.load_browser_packages("matplotlib"):  # no JSPI: no figure yet, the words
+            return {"text/plain": f"{self.summary()}\n({MATPLOTLIB_LOADING})"}
         return {"image/png": base64.b64encode(self.png()).decode("ascii"),
                 "text/plain": self.summary()}
+
+
+MATPLOTLIB_LOADING = ("Loading matplotlib for the picture: it appears here in a few seconds "
+                      "(this browser cannot wait for it: no WebAssembly JSPI).")
 
 
 class DescentPlayground(widgets.VBox):
@@ -749,8 +765,13 @@ class DescentPlayground(widgets.VBox):
 
     def _show(self):
         import html
-        self.caption.value = f"<code>{html.escape(self.model.summary())}</code>"
-        self.image.value = self.model.png()
+        caption = f"<code>{html.escape(self.model.summary())}</code>"
+        # Without JSPI the figure waits for matplotlib to arrive, and is drawn then.
+        if viz.load_browser_packages("matplotlib", then=self._show):
+            self.caption.value = caption
+            self.image.value = self.model.png()
+        else:
+            self.caption.value = f"{caption}<br><i>{html.escape(MATPLOTLIB_LOADING)}</i>"
 
     @property
     def path(self):

@@ -16,6 +16,9 @@ def main(argv: list[str] | None = None) -> int:
     rel = commands.add_parser("release", help="the course without solutions, folder and zip")
     rel.add_argument("out", type=Path)
     rel.add_argument("--solutions", action="store_true", help="include solutions/")
+    rel.add_argument("--site", action="store_true",
+                     help="build the browser edition of the release too, into OUT/site/ "
+                     "(needs make site's tools, .site-venv)")
     gsc = commands.add_parser("gradescope", help="the Gradescope autograder zip")
     gsc.add_argument("out", type=Path)
     gra = commands.add_parser("grade", help="grade SUBMISSIONS/<student>/NN_*.ipynb")
@@ -34,8 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "release":
         folder, archive = release.release(args.out, solutions=args.solutions)
-        print(f"wrote {folder}/ and {archive}"
-              f"{' (with solutions)' if args.solutions else ' (no solutions)'}")
+        what = " (with solutions)" if args.solutions else " (no solutions)"
+        print(f"wrote {folder}/ and {archive}{what}", flush=True)
+        if args.site:
+            start = time.monotonic()
+            site = release.site(folder, args.out / "site")
+            print(f"wrote {site}/, the browser edition of the release{what}, in "
+                  f"{time.monotonic() - start:.0f} s")
         return 0
     if args.command == "gradescope":
         print(f"wrote {gradescope.build(args.out)} (upload it as the autograder's zip file)")
@@ -45,9 +53,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     limits = sandbox.Limits(cell_seconds=args.cell_seconds, cpu_seconds=args.cpu_seconds)
     start = time.monotonic()
-    grades = grade.grade_class(args.submissions, args.out, limits=limits, jobs=args.jobs,
-                               notebooks=args.notebooks,
-                               isolate=False if args.no_sandbox else None, fresh=args.fresh)
+    try:
+        grades = grade.grade_class(args.submissions, args.out, limits=limits, jobs=args.jobs,
+                                   notebooks=args.notebooks,
+                                   isolate=False if args.no_sandbox else None, fresh=args.fresh)
+    except sandbox.SandboxError as error:
+        print(f"make grade: error: {error}", file=sys.stderr)
+        return 2
     courses = {n: grade.course_notebook(n) for g in grades[:1] for n in g.notebooks}
     print(grade.summary(grades, courses))
     seconds = time.monotonic() - start

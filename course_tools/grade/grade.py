@@ -388,9 +388,15 @@ def grade_class(submissions: Path, out: Path, *, limits: sandbox.Limits | None =
     instead of a child forked from a per-worker server that imported the course once."""
     limits = limits or sandbox.Limits()
     if isolate is None:
-        isolate = sandbox.bwrap_works()
+        problem = sandbox.bwrap_problem()
+        isolate = problem is None
         if not isolate:
-            print(sandbox.warning(), file=progress)
+            print(sandbox.warning(problem), file=progress or sys.stderr)
+    problem = sandbox.preflight(root, isolate=isolate, limits=limits)
+    if problem is not None:
+        raise sandbox.SandboxError(
+            f"the grader cannot start the course's Python {'in bubblewrap ' if isolate else ''}"
+            f"as the notebooks would run ({problem}); nothing was graded")
     names = course_exercise_notebooks(root)
     students = sorted(p for p in Path(submissions).iterdir()
                       if p.is_dir() and not p.name.startswith("."))

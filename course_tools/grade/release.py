@@ -7,6 +7,12 @@ released) get nbgrader's cell metadata (``add_nbgrader_metadata``; nbgrader's co
 guide, "JSON Metadata Format"), so a teacher already on nbgrader can take them as they are:
 the solutions, with their ``### BEGIN SOLUTION`` markers, are what nbgrader's ``source/``
 folder expects.
+
+``site`` builds the browser edition of a release (``make release`` does, into ``OUT/site/``):
+the same build as ``make site`` (course_tools/site/build.py), run on the released folder rather
+than on the repository, so its contents (the notebooks JupyterLite stores, the read-only pages,
+the course's wheel) are the release's: no solutions unless they were released, and the
+checkers without their reference answers.
 """
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ import copy
 import json
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -28,6 +35,8 @@ LEFT_OUT = ("tests/", "bench/", ".ci/", "course_tools/grade/", ".gitignore")
 SOLUTIONS = "solutions/"
 POINTS = 1  # each exercise is worth one point (the grader's CSV counts the same)
 NBGRADER_SCHEMA = 3
+# The site's build tools (make site installs them there).
+SITE_PYTHON = ROOT / ".site-venv" / "bin" / "python"
 
 
 def tracked_files(root: Path = ROOT) -> list[str]:
@@ -48,9 +57,10 @@ def add_nbgrader_metadata(nb: dict) -> dict:
     answer cell (a solution cell, ``answer_NN_name``) and check cell (a graded, locked cell,
     ``check_NN_name``, one point), where a cell has none yet. Other cells are left as they are.
 
-    nbgrader awards a graded cell's points when it runs without an error; the course's check
-    cells show a verdict instead of raising, so nbgrader's own autograde counts every check
-    that runs (TEACHING.md says so): the course's grader (``make grade``) reads the verdicts.
+    nbgrader awards a graded cell's points when it runs without an error: under nbgrader
+    (``NBGRADER_EXECUTION`` set) the checkers raise for a verdict other than correct
+    (exercises/checks/toolkit.py), so its autograde gives the points ``make grade`` gives
+    (tests/grading/test_nbgrader.py).
     """
     nb = copy.deepcopy(nb)
     answers = {id(cell): name for name, cell in answer_cells(nb).items()}
@@ -135,3 +145,25 @@ def release(out: Path, root: Path = ROOT, solutions: bool = False) -> tuple[Path
             if path.is_file():
                 zipped.write(path, f"{NAME}/{path.relative_to(folder).as_posix()}")
     return folder, archive
+
+
+def site_command(folder: Path, out: Path, *, python: Path = SITE_PYTHON,
+                 root: Path = ROOT) -> list[str]:
+    """``make site``'s build, on the released ``folder``: its notebooks are the site's whole
+    content (no solutions unless released), its engine and checkers the site's wheel. The
+    downloads are ``make site``'s own (kept in build/site-work/cache), the staging folder the
+    release's."""
+    return [str(python), "-m", "course_tools.site.build", "--root", str(Path(folder).resolve()),
+            "--out", str(Path(out).resolve()),
+            "--work", str(root / "build" / "release-site-work"),
+            "--cache", str(root / "build" / "site-work" / "cache")]
+
+
+def site(folder: Path, out: Path, *, python: Path = SITE_PYTHON, root: Path = ROOT) -> Path:
+    """Build the browser edition of the release in ``folder`` into ``out`` (replaced)."""
+    if not Path(python).exists():
+        raise FileNotFoundError(f"{python} is missing: the site's build tools are installed by "
+                                "`make site` (or `make release`, which installs them first)")
+    subprocess.run(site_command(folder, out, python=python, root=root), cwd=root, check=True,
+                   stdout=sys.stdout, stderr=sys.stderr)
+    return Path(out)

@@ -62,38 +62,74 @@ def bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def bwrap_works() -> bool:
+def bwrap_problem() -> str | None:
+    """None when bubblewrap can make its sandbox here, as this user; else why not."""
     path = bwrap()
     if path is None:
-        return False
+        return ("bubblewrap (bwrap) is not installed (Debian/Ubuntu: sudo apt-get install "
+                "bubblewrap)")
     try:
-        return subprocess.run([path, "--ro-bind", "/", "/", "--unshare-all", "true"],
-                              capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        tried = subprocess.run([path, "--ro-bind", "/", "/", "--unshare-all", "true"],
+                               capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{path} could not be run ({error})"
+    if tried.returncode == 0:
+        return None
+    said = tried.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:]
+    if os.getuid() == 0:
+        return f"{path} failed as root ({': '.join(said) or f'exit code {tried.returncode}'})"
+    # Without root (and a bwrap that is not setuid root), bwrap makes a user namespace first.
+    return (f"{path} cannot make its sandbox as this user (uid {os.getuid()}): "
+            f"{''.join(said) or f'exit code {tried.returncode}'}. Without root, bubblewrap "
+            "needs unprivileged user namespaces: Debian's kernel.unprivileged_userns_clone=1, "
+            "user.max_user_namespaces above 0, on Ubuntu 23.10+ an AppArmor profile that "
+            "allows bwrap (kernel.apparmor_restrict_unprivileged_userns), in a container a "
+            "runtime that allows them; or grade as root (the notebooks then run as nobody)")
 
 
-def warning() -> str:
-    return ("warning: bubblewrap (bwrap) is not available, so the submissions run without "
-            "isolation: only the limits on CPU time, memory, processes and output hold. A "
-            "notebook can read what you can read (the solutions, the other submissions), write "
-            "where you can write, and use the network. Install it (Debian/Ubuntu: "
-            "sudo apt-get install bubblewrap) and grade again.")
+def bwrap_works() -> bool:
+    return bwrap_problem() is None
 
 
-def _python() -> tuple[str, list[str]]:
+def warning(problem: str | None = None) -> str:
+    why = problem or "bubblewrap (bwrap) is not available"
+    return (f"warning: {why}. So the submissions run without isolation: only the limits on "
+            "CPU time, memory, processes and output hold. A notebook can read what you can "
+            "read (the solutions, the other submissions), write where you can write, and use "
+            "the network. Make bubblewrap work (Debian/Ubuntu: sudo apt-get install "
+            "bubblewrap) and grade again.")
+
+
+class SandboxError(RuntimeError):
+    """The grader cannot start the course's Python where the notebooks would run: grading
+    would give every notebook zero for the grader's own fault, so nothing is graded."""
+
+
+def _python(root: Path = ROOT) -> tuple[str, list[str]]:
     """The interpreter to run (the course's venv, by its real path, so that the venv is found
-    from it) and the folders it needs, to be bound read-only."""
+    from it) and the folders it needs, to be bound read-only: its prefix and base prefix, and
+    any other package folder on its path (``site-packages`` or ``dist-packages``, added by a
+    ``.pth`` file: a teacher's environment that takes numpy from elsewhere), never the
+    course's folder or one above it (that would show the solutions)."""
     prefix, base = Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()
     executable = prefix / "bin" / "python"
     if not executable.exists():
         executable = Path(sys.executable).resolve()
-    return str(executable), sorted({str(prefix), str(base)})
+    folders = {str(prefix), str(base)}
+    root = Path(root).resolve()
+    for entry in sys.path:
+        # bound where the path says (a .pth file may name it through a symlink), after
+        # checking where it really is
+        path, real = Path(os.path.abspath(entry or ".")), Path(entry or ".").resolve()
+        if path.name in ("site-packages", "dist-packages") and path.is_dir() and not any(
+                place == root or place in root.parents for place in (path, real)):
+            folders.add(str(path))
+    return str(executable), sorted(folders)
 
 
 def command(root: Path = ROOT, *, isolate: bool, tmp: int = Limits.tmp,
             serve: bool = False) -> list[str]:
-    python, folders = _python()
+    python, folders = _python(root)
     inner = [python, "-B", "-s", str(RUNNER), str(root)] + (["--serve"] if serve else [])
     if not isolate:
         return inner
@@ -129,6 +165,7 @@ class Outcome:
     returncode: int | None  # None: killed at the wall-clock limit
     output_size: int  # bytes the notebook printed
     seconds: float
+    tail: str = ""  # the end of what was printed (a fresh interpreter's only)
 
     @property
     def cpu(self) -> float:
@@ -188,8 +225,22 @@ def run(job: dict, limits: Limits, *, isolate: bool, root: Path = ROOT,
                     lines.append(json.loads(raw.decode("utf-8")))
                 except ValueError:
                     break  # a line cut short by the end of the process
+        with open(printed_path, "rb") as printed:
+            printed.seek(max(0, printed_path.stat().st_size - 4000))
+            tail = printed.read().decode("utf-8", errors="replace")
         return Outcome(lines, returncode, printed_path.stat().st_size,
-                       time.monotonic() - start)
+                       time.monotonic() - start, tail)
+
+
+def preflight(root: Path = ROOT, *, isolate: bool, limits: Limits) -> str | None:
+    """None when a notebook's process starts as the notebooks' will (the same sandbox, user
+    and limits) and imports numpy, the engine and the checkers; else why not: the last lines
+    it printed (an import error, bubblewrap's own message)."""
+    outcome = run({"cells": []}, limits, isolate=isolate, root=root)
+    if any(line.get("done") for line in outcome.results):
+        return None
+    said = "\n".join(outcome.tail.strip().splitlines()[-6:])
+    return f"exit code {outcome.returncode}" + (f": {said}" if said else "")
 
 
 class Server:

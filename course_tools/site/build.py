@@ -1,6 +1,10 @@
 """Build the course's browser edition (`make site`): a JupyterLite site that runs offline.
 
     .site-venv/bin/python -m course_tools.site.build      # what `make site` runs
+    ... --root build/release/autograd-step-by-step --out build/release/site   # make release's
+
+With ``--root`` the site is built from a release's folder (course_tools/grade/release.py)
+instead of the repository: its notebooks, notes and course wheel are the release's.
 
 Everything comes from the repository and from two registries (PyPI, npm), at the versions
 pinned in course_tools/site/site.env; every downloaded archive is checked against
@@ -167,8 +171,9 @@ def _wheel_glob(spec):
     return f"{re.sub(r'[-_.]+', '_', name)}-{version}-*.whl"
 
 
-def course_wheel(pip, out):
-    """The course (engine/ and exercises/) as a pure wheel, built from the repository."""
+def course_wheel(pip, out, root=ROOT):
+    """The course (engine/ and exercises/) as a pure wheel, built from the repository (or from
+    ``root``, a release's folder: its checkers without their reference answers)."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("autograd_step_by_step-*.whl"):
         old.unlink()
@@ -177,10 +182,10 @@ def course_wheel(pip, out):
     shutil.rmtree(src, ignore_errors=True)
     src.mkdir()
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, src / name)
+        shutil.copy(root / name, src / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.ipynb")
     for package in ("engine", "exercises"):
-        shutil.copytree(ROOT / package, src / package, ignore=ignore)
+        shutil.copytree(root / package, src / package, ignore=ignore)
     run(*pip, "wheel", "--no-deps", "-q", "--disable-pip-version-check", "-w", out, src)
     shutil.rmtree(src)
     (wheel,) = out.glob("autograd_step_by_step-*.whl")
@@ -322,6 +327,39 @@ def configure(path, lock):
     path.write_text(json.dumps(config, indent=2, sort_keys=True))
 
 
+# The JupyterLab extensions the site ships: the widgets' manager, the Pyodide kernel, the
+# course's own and Pygments' colours. `jupyter lite build` takes every extension installed in
+# the build tools' venv, and mkdocs-jupyter brings jupytext's, built for a newer JupyterLab than
+# the site's: it failed to load in every browser (module federation error RUNTIME-012 on
+# @jupyterlab/docregistry), and the site has no use for it.
+SITE_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension",
+                   "autograd-step-by-step", "jupyterlab_pygments")
+
+
+def keep_only_course_extensions(out):
+    """Remove every JupyterLab extension but SITE_EXTENSIONS from the built site: its files,
+    its entry in jupyter-lite.json and its settings' schema; the names removed."""
+    config_path = out / "jupyter-lite.json"
+    config = json.loads(config_path.read_text())
+    data = config["jupyter-config-data"]
+    shipped = [extension["name"] for extension in data.get("federated_extensions", [])]
+    missing = [name for name in SITE_EXTENSIONS if name not in shipped]
+    if missing:
+        raise BuildError(f"the site lacks JupyterLab extensions it needs: {missing}")
+    removed = [name for name in shipped if name not in SITE_EXTENSIONS]
+    data["federated_extensions"] = [extension for extension in data["federated_extensions"]
+                                    if extension["name"] in SITE_EXTENSIONS]
+    config_path.write_text(json.dumps(config, indent=2, sort_keys=True))
+    schemas = out / "build" / "schemas" / "all_federated.json"
+    if schemas.exists():
+        kept = [schema for schema in json.loads(schemas.read_text())
+                if schema.get("id", "").split(":")[0] not in removed]
+        schemas.write_text(json.dumps(kept))
+    for name in removed:
+        shutil.rmtree(out / "extensions" / name, ignore_errors=True)
+    return removed
+
+
 def title(path):
     """A notebook's first heading, without its '# '."""
     for cell in json.loads(path.read_text())["cells"]:
@@ -332,15 +370,15 @@ def title(path):
     return path.stem
 
 
-def first_page(out):
+def first_page(out, root=ROOT):
     """The site's first page (course_tools/site/index.html): what runs here, where the
     learner's work is kept and how to download it, and a link to every lesson and exercise
     notebook."""
     def links(folder):
         return "\n".join(
-            f'<li><a href="lab/index.html?path={relative}">{html.escape(title(ROOT / relative))}'
+            f'<li><a href="lab/index.html?path={relative}">{html.escape(title(root / relative))}'
             "</a></li>"
-            for relative in course_notebooks(ROOT) if relative.startswith(folder))
+            for relative in course_notebooks(root) if relative.startswith(folder))
     page = (WEB / "index.html").read_text()
     # JupyterLite's apps read the configuration of every folder up to the root from its
     # index.html: keep the built one's <script id="jupyter-config-data">.
@@ -374,7 +412,7 @@ nav:
 """
 
 
-def read_only_html(out, work):
+def read_only_html(out, work, root=ROOT):
     """build/site/read/: every lesson, exercise notebook and worked answer as a static page with
     its saved outputs and pictures, each linking to its copy in JupyterLite, their links to
     each other (and to the notes beside the lessons) pointing at these pages
@@ -384,16 +422,17 @@ def read_only_html(out, work):
     docs = read / "docs"
     (docs / "exercises").mkdir(parents=True)
     (docs / "solutions").mkdir()
-    notebooks = course_notebooks(ROOT)
-    notes = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.md")
+    notebooks = course_notebooks(root)
+    notes = sorted(p.relative_to(root).as_posix() for p in (root / "notebooks").glob("*.md")
                    if p.name not in ("README.md", "AUTHORING.md"))
     has_page = set(notebooks + notes).__contains__
     sections = {"notebooks": [], "exercises": [], "solutions": []}
     for relative in notebooks:
-        notebook = json.loads((ROOT / relative).read_text())
+        notebook = json.loads((root / relative).read_text())
         for cell in notebook["cells"]:
             if cell["cell_type"] == "markdown":
-                source = "".join(cell["source"])
+                source = read_only.unlink_absent("".join(cell["source"]), relative,
+                                                 lambda path: (root / path).is_file())
                 cell["source"] = read_only.rewrite_links(source, relative, has_page)
         notebook["cells"].insert(0, {
             "cell_type": "markdown", "id": "open-in-jupyterlite", "metadata": {},
@@ -403,24 +442,30 @@ def read_only_html(out, work):
         (docs / read_only.source_of(relative)).write_text(json.dumps(notebook))
         sections[relative.split("/")[0]].append(relative)
     for relative in notes:
-        text = read_only.rewrite_links((ROOT / relative).read_text(), relative, has_page)
+        text = read_only.unlink_absent((root / relative).read_text(), relative,
+                                       lambda path: (root / path).is_file())
+        text = read_only.rewrite_links(text, relative, has_page)
         (docs / read_only.source_of(relative)).write_text(text)
     nav, items = [], []
     for folder, heading in (("notebooks", "Lessons"), ("exercises", "Exercises"),
                             ("solutions", "Worked answers")):
+        if not sections[folder]:
+            continue  # a release without solutions
         nav.append(f'  - "{heading}":')
         items.append(f"\n## {heading}\n")
         for relative in sections[folder]:
-            label = title(ROOT / relative).replace('"', "'")
+            label = title(root / relative).replace('"', "'")
             source = read_only.source_of(relative)
             nav.append(f'    - "{label}": {source}')
             items.append(f"- [{label}]({source})")
     nav.append('  - "Notes":')
     for relative in notes:
         nav.append(f'    - "{Path(relative).stem}": {read_only.source_of(relative)}')
+    kinds = ("lesson, exercise notebook and worked answer" if sections["solutions"]
+             else "lesson and exercise notebook")
     (docs / "index.md").write_text(
         "# Autograd, Step by Step: the course, read-only\n\n"
-        "Each lesson, exercise notebook and worked answer as the course saved it, outputs and "
+        f"Each {kinds} as the course saved it, outputs and "
         "pictures included. To run one, open it [in your browser](../index.html) "
         "(JupyterLite): every page links to its runnable copy.\n" + "\n".join(items) + "\n")
     (read / "mkdocs.yml").write_text(MKDOCS_YML.format(site_dir=out / "read",
@@ -459,26 +504,35 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "site")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "site-work",
                         help="downloads (kept between builds) and the staged lite folder")
+    parser.add_argument("--cache", type=Path,
+                        help="where the downloads are kept (default: WORK/cache)")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the course to build from: this repository, or a release's folder "
+                        "(make release: no solutions, checkers without their reference answers)")
     args = parser.parse_args(argv)
+    root = args.root.resolve()
     started = time.monotonic()
     env = read_env(WEB / "site.env")
     venv_bin = Path(sys.executable).parent
     pip = [sys.executable, "-m", "pip"]
-    cache = args.work / "cache"
+    cache = args.cache or args.work / "cache"
     lite = args.work / "lite"
     lite.mkdir(parents=True, exist_ok=True)
     inputs = download(env, cache, pip)
-    wheel = course_wheel(pip, args.work / "wheel")
+    wheel = course_wheel(pip, args.work / "wheel", root)
     count = lay_out_pyodide(env, inputs, cache, wheel, lite / "static" / "pyodide")
     say(f"pruned pyodide-lock.json: {count} packages")
-    files = lay_out_lite(lite)
+    files = lay_out_lite(lite, root)
     shutil.rmtree(args.out, ignore_errors=True)
     jupyter = venv_bin / "jupyter"
     run(jupyter, "lite", "build", "--lite-dir", lite, "--contents", files,
         "--output-dir", args.out, "--no-sourcemaps", cwd=lite)
     configure(args.out / "jupyter-lite.json", lite / "static" / "pyodide" / "pyodide-lock.json")
-    first_page(args.out)
-    say(f"read-only HTML: {read_only_html(args.out, args.work)} notebooks in "
+    removed = keep_only_course_extensions(args.out)
+    if removed:
+        say(f"left out JupyterLab extensions the site does not use: {', '.join(removed)}")
+    first_page(args.out, root)
+    say(f"read-only HTML: {read_only_html(args.out, args.work, root)} notebooks in "
         f"{args.out.name}/read/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")
     size, count = folder_size(args.out)

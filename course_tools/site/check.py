@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_tools import browser_check
+from course_tools.site import drivers
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -81,17 +82,40 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".wasm": "application/wasm", ".js": "text/javascript",
                       ".mjs": "text/javascript", ".json": "application/json"}
+    expose_app = False
 
     def log_message(self, *args):  # quiet
         pass
 
+    def do_GET(self):
+        if self.expose_app and self.path.split("?")[0] == "/jupyter-lite.json":
+            body = exposed_config(Path(self.directory)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+
+def exposed_config(site):
+    """The site's own configuration, plus ``exposeAppInBrowser`` (window.jupyterapp, which the
+    test drives): the only change the test makes to what the site serves."""
+    config = json.loads((site / "jupyter-lite.json").read_text())
+    config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
+    return json.dumps(config)
+
 
 class SiteServer:
-    """The built site, as any static host serves it, on 127.0.0.1."""
+    """The built site, as any static host serves it, on 127.0.0.1. ``expose_app``: the
+    server itself adds ``exposeAppInBrowser`` to the configuration (for the browsers driven
+    through WebDriver, which cannot rewrite a response as playwright does)."""
 
-    def __init__(self, site=SITE):
+    def __init__(self, site=SITE, expose_app=False):
         self.port = free_port()
-        handler = functools.partial(_Handler, directory=str(site))
+        handler = functools.partial(type("Handler", (_Handler,), {"expose_app": expose_app}),
+                                    directory=str(site))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -133,6 +157,12 @@ class OfflineBrowser:
         self.context.on("request", self._log)
         self.page = self.context.pages[0] if self.context.pages else self.context.new_page()
         self.page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        # An extension that fails to load says so only on the console.
+        self.page.on("console", lambda message: self.page_errors.append(message.text)
+                     if message.type == "error" else None)
+
+    logs_requests = True
+    kernel_start = KERNEL_START
 
     def _log(self, request):
         url = urllib.parse.urlsplit(request.url)
@@ -156,35 +186,60 @@ class OfflineBrowser:
         return route.abort()
 
     def _expose_app(self, route):
-        """The site's own configuration, plus ``exposeAppInBrowser`` (window.jupyterapp,
-        which the test drives): the only change the test makes to what the site serves."""
-        config = json.loads((self.site / "jupyter-lite.json").read_text())
-        config["jupyter-config-data"]["exposeAppInBrowser"] = "true"
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(config))
+        route.fulfill(status=200, content_type="application/json",
+                      body=exposed_config(self.site))
 
     def close(self):
         self.context.close()
 
 
+class WebDriverBrowser:
+    """Firefox ESR or WebKitGTK (course_tools/site/drivers.py) in the role of OfflineBrowser:
+    offline through a proxy that does not exist; no request log (WebDriver classic has none),
+    so the Pyodide packages loaded are not counted."""
+
+    logs_requests = False
+
+    def __init__(self, engine, work_dir, base):
+        # WebKit's Pyodide starts 2-3 times slower than Chromium's (26-49 s on a quiet
+        # 2-core machine, 140 s on a busy one).
+        self.kernel_start = KERNEL_START * (2 if engine == "webkit" else 1)
+        self.engine, self.base = engine, base
+        self.page = drivers.open_page(engine, VIEWPORT, work_dir)
+        self.page_errors = self.page.page_errors
+        self.hosts, self.paths, self.asked, self.blocked = Counter(), set(), [], []
+        self.version = self.page.version
+
+    def close(self):
+        self.page.close()
+
+
 # ---------------------------------------------------------------- one notebook
-KERNEL_STATUS = """() => {
-  const widget = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+# The notebook open in the main area. JupyterLab's currentWidget follows the focus, which a
+# headless Firefox window never has: then the first notebook panel of the main area.
+PANEL = """(() => {
+  const shell = window.jupyterapp && window.jupyterapp.shell;
+  if (!shell) return null;
+  return shell.currentWidget || Array.from(shell.widgets('main')).find(
+    widget => widget.content && widget.content.model && widget.sessionContext) || null;
+})()"""
+NOTEBOOK_SHOWN = "() => { const panel = " + PANEL + "; return !!(panel && panel.content && " \
+                 "panel.content.model); }"
+KERNEL_STATUS = "() => { const widget = " + PANEL + """;
   const kernel = widget && widget.sessionContext && widget.sessionContext.session
     && widget.sessionContext.session.kernel;
   return kernel ? kernel.status : null;
 }"""
 # The saved notebook's cells already have execution counts: clear the cell's count first, so
 # that a count seen afterwards is this run's.
-RUN_CELL = """async (index) => {
-  const panel = window.jupyterapp.shell.currentWidget;
+RUN_CELL = "async (index) => { const panel = " + PANEL + """;
   const notebook = panel.content;
   notebook.model.cells.get(index).executionCount = null;
   notebook.activeCellIndex = index;
   notebook.deselectAll();
   await window.jupyterapp.commands.execute("notebook:run-cell");
 }"""
-CELL_STATE = """(index) => {
-  const cell = window.jupyterapp.shell.currentWidget.content.model.cells.get(index);
+CELL_STATE = "(index) => { const cell = (" + PANEL + """).content.model.cells.get(index);
   return {count: cell.executionCount, state: cell.executionState,
           outputs: Array.from({length: cell.outputs.length},
                               (_, i) => cell.outputs.get(i).toJSON())};
@@ -204,6 +259,7 @@ class Report:
     packages_at_start: list = field(default_factory=list)
     packages_first_cell: list = field(default_factory=list)
     packages: list = field(default_factory=list)
+    screenshot: Path | None = None
 
     @property
     def ok(self):
@@ -254,14 +310,11 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
     problems = report.problems
     try:
         page.goto(f"{browser.base}/lab/index.html?path={notebook.as_posix()}")
-        browser_check.wait_until(
-            lambda: page.evaluate("() => !!(window.jupyterapp && window.jupyterapp.shell"
-                                  ".currentWidget && window.jupyterapp.shell.currentWidget"
-                                  ".content && window.jupyterapp.shell.currentWidget.content"
-                                  ".model)"), PAGE_LOAD, "the notebook to open")
+        browser_check.wait_until(lambda: page.evaluate(NOTEBOOK_SHOWN), PAGE_LOAD,
+                                 "the notebook to open")
         report.opened = time.monotonic() - started
         browser_check.wait_until(lambda: page.evaluate(KERNEL_STATUS) == "idle",
-                                 KERNEL_START, "the Pyodide kernel to be idle")
+                                 browser.kernel_start, "the Pyodide kernel to be idle")
         report.kernel = time.monotonic() - started
         report.packages_at_start = package_files(browser.asked[opened:])
         at_first_cell = len(browser.asked)
@@ -289,9 +342,11 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
             check_cell(committed["cells"][index], index, state["outputs"], exp, problems)
         report.notes.append(f"{ran} of {len(code)} code cells run")
         report.packages = package_files(browser.asked[opened:])
-        report.notes.append("Pyodide packages: at start " + describe(report.packages_at_start)
-                            + "; first cell " + describe(report.packages_first_cell)
-                            + "; in all " + describe(report.packages))
+        if browser.logs_requests:
+            report.notes.append("Pyodide packages: at start "
+                                + describe(report.packages_at_start) + "; first cell "
+                                + describe(report.packages_first_cell) + "; in all "
+                                + describe(report.packages))
         check_pictures_drawn_by_the_page(page, problems, report.notes)
         browser_check.check_images(page, PICTURES, exp.pictures, "graph pictures", problems)
         browser_check.check_images(page, ".jp-RenderedImage img", exp.plots, "plots", problems)
@@ -304,12 +359,19 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
     try:
         artifacts.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(artifacts / f"{notebook.parent.name}__{notebook.stem}.png"))
+        report.screenshot = artifacts / f"{notebook.parent.name}__{notebook.stem}.png"
     except Exception as error:
         report.notes.append(f"no screenshot: {error}")
     report.notes += [f"page error: {error}" for error in browser.page_errors]
+    problems += [f"a JupyterLab extension failed to load: {error[:300]}"
+                 for error in browser.page_errors if EXTENSION_FAILED.search(error)]
     report.seconds = time.monotonic() - started
     return report
 
+
+# How JupyterLab (module federation) reports an extension it could not load.
+EXTENSION_FAILED = re.compile(r"#RUNTIME-\d+|[Ff]ailed to load (the )?extension|"
+                              r"[Ee]xtension .{0,80} failed to load")
 
 # Graph pictures: an SVG <img> (drawn by Python: JupyterLab's SVG renderer), or an inline <svg>
 # that the course's extension drew from the DOT (no JSPI: engine/viz.py DOT_MIME).
@@ -413,7 +475,7 @@ def drag_slider(page, view, problems, name):
     return note
 
 
-SET_SOURCE = """([index, source]) => window.jupyterapp.shell.currentWidget.content.model.cells
+SET_SOURCE = "([index, source]) => (" + PANEL + """).content.model.cells
     .get(index).sharedModel.setSource(source)"""
 
 
@@ -510,12 +572,55 @@ def run_site_check(notebooks, site=SITE, artifacts=ARTIFACTS, jspi=True):
     return reports, log
 
 
+ENGINES = ("chromium", "firefox", "webkit")
+
+
+def other_engine_notebooks(root=ROOT):
+    """What Firefox and WebKit run: a lesson with graphs, an exercise notebook with checks,
+    and the gallery (the stepper, sliders, the playground). Lesson 00 runs in Chromium only
+    (CI's time: WebKit's kernel alone takes 30-50 s to start on 2 cores)."""
+    return site_notebooks(root)[1:]
+
+
+def run_in_engine(engine, notebooks, site=SITE, artifacts=None):
+    """Serve the site and check the notebooks in Firefox ESR or WebKitGTK (WebDriver);
+    return the reports and what the run saw of the browser."""
+    artifacts = artifacts or ARTIFACTS / engine
+    with SiteServer(site, expose_app=True) as server, \
+            tempfile.TemporaryDirectory(prefix=f"site-check-{engine}-") as tmp:
+        browser = WebDriverBrowser(engine, Path(tmp), server.base)
+        try:
+            jspi = browser.page.evaluate(
+                "() => typeof WebAssembly.Suspending === 'function' && "
+                "typeof WebAssembly.promising === 'function'")
+            reports = [check_notebook(browser, nb, artifacts=artifacts) for nb in notebooks]
+        finally:
+            browser.close()
+    about = {"engine": engine, "version": browser.version, "jspi": jspi}
+    artifacts.mkdir(parents=True, exist_ok=True)
+    (artifacts / "browser.json").write_text(json.dumps(about, indent=1))
+    return reports, about
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--no-jspi", action="store_true",
                         help="as a browser without WebAssembly JSPI (Safari, Firefox)")
+    parser.add_argument("--browser", choices=ENGINES, default="chromium",
+                        help="Chromium (playwright), Firefox ESR or WebKitGTK (WebDriver)")
     args = parser.parse_args(argv)
+    if args.browser != "chromium":
+        reason = drivers.missing(args.browser)
+        if reason:
+            print(f"cannot run {args.browser}: {reason}")
+            return 1
+        reports, about = run_in_engine(args.browser,
+                                       args.notebooks or other_engine_notebooks())
+        print(f"{about['engine']} {about['version']} (JSPI: {about['jspi']})")
+        for report in reports:
+            print(report)
+        return 0 if all(r.ok for r in reports) else 1
     notebooks = args.notebooks or site_notebooks()
     reports, log = run_site_check(notebooks, jspi=not args.no_jspi)
     for report in reports:

@@ -67,6 +67,26 @@ def rewrite_links(text, course_path, has_page):
     return _LINK.sub(replace, text)
 
 
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def unlink_absent(text, course_path, exists):
+    """``text`` (a markdown cell of ``course_path``) with each markdown link to a course file
+    that ``exists(path)`` says is not there replaced by the link's own text: a release without
+    solutions still names the worked answers' files (the teacher has them), but a link to one
+    would be a 404 (and ``rewrite_links`` refuses it)."""
+    def replace(match):
+        label, target = match.group(1), match.group(2)
+        if re.match(r"https?:|mailto:|#", target) or not target.split("#")[0].endswith(
+                (".ipynb", ".md")):
+            return match.group(0)
+        linked = posixpath.normpath(posixpath.join(posixpath.dirname(course_path),
+                                                   target.split("#")[0]))
+        return match.group(0) if exists(linked) else label
+
+    return _MARKDOWN_LINK.sub(replace, text)
+
+
 def runnable_link(course_path):
     """From the page of ``course_path`` up to the site's root, then its copy in JupyterLite."""
     depth = page_of(course_path).count("/")

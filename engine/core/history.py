@@ -30,12 +30,26 @@ def check_inplace(tensor, *inputs):
         default_hooks.write_watch(tensor)
     if mode.recording and (tensor._requires_grad or any(
             getattr(value, "_requires_grad", False) for value in inputs)):
+        if tensor._inference and not seen_by_autograd(tensor, inputs):
+            return
         if tensor._base is not None:
             refuse_view_change(tensor, indirect=False)
             if tensor._requires_grad and tensor._base.grad_fn is None:
                 raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
         if tensor._requires_grad and tensor.grad_fn is None:
             raise RuntimeError(messages.LEAF_INPLACE)
+
+
+def seen_by_autograd(tensor, inputs):
+    """Whether torch's autograd checks an in-place op on an inference tensor (outside
+    inference_mode). Inference tensors carry no autograd dispatch key: the op reaches autograd
+    only through an operand that is an ordinary tensor (a number counts when torch wraps it into
+    one: x.mul_(2), not x.pow_(2): ops/inplace.py passes only those). A view of an inference
+    tensor is no view to autograd and does not require grad: nothing for autograd to refuse."""
+    if tensor._base is not None:
+        return False
+    return any(not value._inference if hasattr(value, "_inference") else
+               isinstance(value, (int, float, complex)) for value in inputs)
 
 
 def check_inference_inplace(tensor):

@@ -104,8 +104,10 @@ def transposed(node, node_class, tangents, outputs, node_inputs, recorded=False)
         for position, seed in enumerate(seeds):
             if seed is not None:
                 seed.register_hook(lambda grad, position=position: caught.update({position: grad}))
-        with warnings.catch_warnings():  # (backward's create_graph warning is for .grad's
-            warnings.simplefilter("ignore")  # cycle: these seeds' .grad is not kept)
+        # (backward's create_graph warning is for .grad's cycle: these seeds' .grad is not
+        # kept; the learner's own first backward(create_graph=True) still warns)
+        with warnings.catch_warnings(), messages.create_graph_warning_kept():
+            warnings.simplefilter("ignore")
             total.backward(inputs=[seed for seed in seeds if seed is not None],
                            create_graph=keep_graph or recorded)
     return [None if seed is None else caught.get(position, seed.detach())

@@ -700,34 +700,81 @@ def _fma_any(a, b, c):
         result, np.broadcast_shapes(*(np.shape(v) for v in (a, b, c)))).astype(f32)
 
 
-def exp_u20(x):
-    """ATen's Vectorized<float>::exp_u20 (within 20 ulp of exp)."""
+def exp_u20(x, fused=_fma_any):
+    """ATen's Vectorized<float>::exp_u20 (within 20 ulp of exp); ``fused``: the fused
+    multiply-add (see gelu_vector)."""
     x = np.asarray(x, f32)
     src = np.maximum(np.minimum(x, _LN_FLT_MAX), _LN_FLT_MIN)
-    fx = np.floor(_fma_any(src, _LOG2E, f32(0.5)))
-    reduced = _fma_any(-fx, _LN2, src)  # (fnmadd: -(fx * ln2) + src, one rounding)
-    result = _fma_any(reduced, _EXP_U20[4], _EXP_U20[3])
+    fx = np.floor(fused(src, _LOG2E, f32(0.5)))
+    reduced = fused(-fx, _LN2, src)  # (fnmadd: -(fx * ln2) + src, one rounding)
+    result = fused(reduced, _EXP_U20[4], _EXP_U20[3])
     for coefficient in (_EXP_U20[2], _EXP_U20[1], _EXP_U20[0], f32(1)):
-        result = _fma_any(reduced, result, coefficient)
+        result = fused(reduced, result, coefficient)
     power = ((fx - f32(1)).astype(np.int32) + 127) << 23  # 2 ** (n - 1), then times 2
     power = np.where(x < _LN_FLT_MIN, f32(0), power.astype(np.int32).view(f32))
     return (result * power * f32(2)).astype(f32)
 
 
-def erf_vector(x):
+def erf_vector(x, fused=_fma_any):
     """ATen's Vectorized<float>::erf: sign(x) (1 - r(t) t exp(-x^2)), t = 1 / (1 + p |x|)."""
     x = np.asarray(x, f32)
     p, p1, p2, p3, p4, p5 = _ERF_P
-    t = (f32(1) / _fma_any(p, np.abs(x), f32(1))).astype(f32)
-    r = _fma_any(_fma_any(_fma_any(_fma_any(p5, t, p4), t, p3), t, p2), t, p1)
-    e = exp_u20(-(x * x).astype(f32))
-    result = _fma_any((-e * t).astype(f32), r, f32(1))
+    t = (f32(1) / fused(p, np.abs(x), f32(1))).astype(f32)
+    r = fused(fused(fused(fused(p5, t, p4), t, p3), t, p2), t, p1)
+    e = exp_u20(-(x * x).astype(f32), fused)
+    result = fused((-e * t).astype(f32), r, f32(1))
     return np.where(np.signbit(x), -result, result)
 
 
-def gelu_vector(x):
-    """torch's vectorised float32 gelu: x/2 * erf(x / sqrt 2) + x/2, fused."""
-    with np.errstate(all="ignore"):  # (inf and nan pass through as torch's do, silently)
-        half = (x * f32(0.5)).astype(f32)
-        return _fma_any(half, erf_vector((x * _GELU_ALPHA).astype(f32)), half)
+def _gelu_steps(x, fused):
+    half = (x * f32(0.5)).astype(f32)
+    return fused(half, erf_vector((x * _GELU_ALPHA).astype(f32), fused), half)
 
+
+_GELU_FUSED_STEPS = 14  # per element: 1 for t, 4 for r, 7 in exp_u20, 1 for erf, 1 for gelu
+_GELU_BLOCK = 8192  # elements per pass: the fourteen rows of float64 sums take 896 KiB
+
+
+def gelu_vector(x):
+    """torch's vectorised float32 gelu: x/2 * erf(x / sqrt 2) + x/2, fused.
+
+    Each of its fourteen fused multiply-adds a * b + c is computed in float64 on whole arrays
+    (the product of two float32 numbers is exact there, the sum rounded once) and rounded to
+    float32: the fused result, except where the float64 sum was rounded and sits exactly
+    halfway between two float32 numbers, or in float32's subnormal range (float32 drops more
+    bits there): rounding twice may then differ. Every step's sum is kept, and its operands;
+    the few elements where one step's sum is such a tie and inexact (Knuth's TwoSum) are
+    computed again with every step exact (_fma_any). Elements are independent (one vector
+    lane each), so redoing a few gives the same bits as redoing all."""
+    flat = x.reshape(-1)
+    if flat.size <= _GELU_BLOCK:
+        return _gelu_block(flat).reshape(x.shape)
+    result = np.empty(flat.size, f32)
+    for start in range(0, flat.size, _GELU_BLOCK):
+        result[start:start + _GELU_BLOCK] = _gelu_block(flat[start:start + _GELU_BLOCK])
+    return result.reshape(x.shape)
+
+
+def _gelu_block(x):
+    sums, operands = np.empty((_GELU_FUSED_STEPS, x.size)), []
+
+    def fused_kept(a, b, c):  # a * b + c rounded from float64; the sum and operands kept
+        total = sums[len(operands)]
+        operands.append((a, b, c))
+        np.multiply(a, b, out=total, dtype=np.float64)
+        return np.add(total, c, out=total).astype(f32)
+
+    with np.errstate(all="ignore"):  # (inf and nan pass through as torch's do, silently)
+        result = _gelu_steps(x, fused_kept)
+        unsure = (sums.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+        unsure |= (np.abs(sums) < 2.0**-126) & (sums != 0)
+        if unsure.any():  # (exact sums with 25 bits are common: x - x/2^25 where erf ~ 1)
+            redo = np.zeros(x.size, bool)
+            for step in np.flatnonzero(unsure.any(axis=1)):
+                where = np.flatnonzero(unsure[step])
+                a, b, c = (v[where] if np.ndim(v) else v for v in operands[step])
+                product = np.multiply(a, b, dtype=np.float64)
+                redo[where] |= _sum_error(product, np.float64(c), sums[step, where]) != 0
+            if redo.any():
+                result[redo] = _gelu_steps(x[redo], _fma_any)
+    return result

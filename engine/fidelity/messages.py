@@ -4,6 +4,7 @@ Learners compare what the engine prints with what PyTorch prints, so the texts
 must match; they are kept here so that the code raising them stays short to read:
 ``raise RuntimeError(messages.SECOND_BACKWARD)``.
 """
+import contextlib
 import os
 import re
 import sys
@@ -323,6 +324,20 @@ def warn_non_leaf_grad():
 
 
 _warned_about_create_graph = []
+
+
+@contextlib.contextmanager
+def create_graph_warning_kept():
+    """Around the engine's own backward(create_graph=True) (forward mode derives a tangent so,
+    core/tangents.py): torch computes that without backward() and warns nothing, so the
+    learner's first backward(create_graph=True) must still warn (fuzz 900063)."""
+    warned = bool(_warned_about_create_graph)
+    _warned_about_create_graph[:] = [True]
+    try:
+        yield
+    finally:
+        if not warned:
+            _warned_about_create_graph.clear()
 
 
 def warn_create_graph_cycle_once():

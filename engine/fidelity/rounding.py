@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .reduce_all import reduce_all
+from .floating import quietly
 
 
 def _two_sum(a, b):
@@ -100,7 +101,12 @@ def fma32(a, b, c):
 
 def fma32_flat(a, b, c):
     """fma32 of float32 vectors of the same length (or single numbers), without fma32's
-    broadcasting and blocks: for callers that already hold flat, cache-sized vectors."""
+    broadcasting and blocks: for callers that already hold flat, cache-sized vectors.
+    Silent, as torch: inf * 0, inf - inf and sums beyond float32's range warn in numpy."""
+    return quietly(_fma32_flat, a, b, c)
+
+
+def _fma32_flat(a, b, c):
     # (numpy multiplies and adds float64 arrays faster than mixed float32/float64 ones)
     total = a.astype(np.float64) * b.astype(np.float64)  # exact product
     total += c.astype(np.float64)  # rounded sum

@@ -9,7 +9,8 @@ buffers (functional_call.py). ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x
 gives per-sample gradients.
 
 ``jvp`` is forward mode (dual tensors, engine.autograd.forward_ad); ``jacfwd`` computes a
-Jacobian column by column with it, and ``hessian`` is ``jacfwd(jacrev(f))``, as torch's.
+Jacobian's columns with it, all at once under ``vmap``, and ``hessian`` is
+``jacfwd(jacrev(f))``, as torch's.
 """
 from .functional_call import functional_call
 from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp

@@ -10,18 +10,18 @@ the batch is a batch of matrices. A BatchedTensor of an inner ``vmap`` holds a B
 of the outer one, so the rules nest without knowing it.
 
 What has a rule: Python's operators, the tensor methods in ``ELEMENTWISE``, ``REDUCTIONS``,
-``SCANS`` and the views and products defined in the class, the ``torch.<name>`` functions
-of the same names (engine/ops/common.py hands a BatchedTensor given as ``input`` to
-``__torch_function__``), and ``NN_RULES``: ``F.linear`` (so ``nn.Linear``), ``F.relu``,
-``F.tanh``, ``F.sigmoid``, ``F.mse_loss`` and ``F.cross_entropy`` with class indices
-(engine/nn/functional.py hands a BatchedTensor to them the same way), and
-``FUNCTION_RULES``: ``torch.cat``/``stack`` of batched and unbatched tensors and
-``torch.where`` (handed over by engine/ops/join.py and arithmetic.py where they would refuse
-a non-tensor), with ``torch.add``/``sub``/``mul``/``div`` whichever operand is batched and
-``torch.clamp``/``clip``/``clamp_min``/``clamp_max`` (their method rules). Indexing: ints,
+``SCANS`` and the views and products defined in the class; the ``torch.<name>`` functions
+(engine/ops/common.py's wrappers hand a call that failed with a BatchedTensor among its
+arguments to ``__torch_function__``): the elementwise ones whichever operand is batched
+(``elementwise_function``: ``torch.add(2, x)``, ``torch.clamp(w, min=x)``,
+``torch.where(c, 1.0, 0.0)``), those of the methods' names, and ``FUNCTION_RULES``:
+``torch.cat``/``stack`` of batched and unbatched tensors, ``matmul``/``mm``/``mv``/``dot``/
+``bmm``; ``NN_RULES``: ``F.linear`` (so ``nn.Linear``), ``F.relu``, ``F.tanh``,
+``F.sigmoid``, ``F.mse_loss`` and ``F.cross_entropy`` with class indices
+(engine/nn/functional.py hands a BatchedTensor to them the same way). Indexing: ints,
 slices, None, Ellipsis, an unbatched index tensor, or one batched integer index tensor.
-Anything else (a number first in ``torch.add(2, x)``, an unbatched tensor indexed with a
-batched one, a batched bound of ``w.clamp(a, b)``, other layers and losses ...) raises
+Anything else (a method of an unbatched tensor given a batched argument, ``w.add(x)``, an
+unbatched tensor indexed with a batched one, other layers and losses ...) raises
 ``NoBatchingRule``, and ``vmap`` runs the function again, once per sample, and stacks the
 results (vmap.py): the same numbers, in a Python loop.
 """
@@ -30,12 +30,29 @@ from ..fidelity import dtypes
 from ..ops.creation import arange
 from ..ops.join import cat as join_cat
 from ..ops.join import stack as join_stack
+from ..ops.linalg import matmul as torch_matmul
 from ..fidelity.size import Size
+
+# torch refuses what would give each sample a result of its own shape (dynamic shapes)
+MASK_ERROR = ("vmap: We do not support batching operators that can support dynamic shape. "
+              "Attempting to batch over indexing with a boolean mask.")
+NONZERO_ERROR = ("vmap: We do not support batching operators that can output dynamic shape. "
+                 "Attempted to vmap over aten::nonzero. Please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
 class NoBatchingRule(Exception):
     """Raised inside a batched call when an operation has no batching rule: vmap falls back
     to calling the function once per sample."""
+
+    vmap_loop = True  # (the engine's hand-over passes it on: vmap's request for its loop)
+
+
+class BatchedOperand(NoBatchingRule):
+    """An engine operation read a BatchedTensor's data: the engine's hand-over gives the call
+    to its rule, if it has one (else the loop)."""
+
+    vmap_loop = False
 
 
 ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
@@ -106,6 +123,18 @@ def elementwise(name, *operands, **kwargs):
     return BatchedTensor(getattr(args[0], name)(*args[1:], **kwargs), level)
 
 
+def elementwise_function(func, args, kwargs):
+    """``torch.<func>(*args, **kwargs)`` of an elementwise function, whichever of its operands
+    are batched (a number or an unbatched tensor first, a batched bound of clamp, where's
+    condition), run once on the aligned physical operands: the function itself does the
+    rest (its broadcasting, its dtypes, a number as a number)."""
+    operands = (*args, *kwargs.values())
+    level = batch_level(operands)
+    rank = max(logical_rank(o) for o in operands)
+    return BatchedTensor(func(*(aligned(a, rank, level) for a in args),
+                              **{k: aligned(v, rank, level) for k, v in kwargs.items()}), level)
+
+
 def logical_dim(dim, rank):
     """A logical dimension (may be negative) as its physical position (batch first)."""
     size = max(rank, 1)
@@ -123,6 +152,9 @@ ELEMENTWISE = """abs absolute neg negative exp exp2 expm1 log log1p log2 log10 s
 REDUCTIONS = """sum mean prod amax amin std var logsumexp all any argmax argmin
     count_nonzero nansum""".split()
 SCANS = "cumsum cumprod softmax log_softmax".split()
+# torch.<name> functions run by ``elementwise_function`` (their operands in any position)
+ELEMENTWISE_FUNCTIONS = frozenset(ELEMENTWISE) - {"clone", "detach", "contiguous", "float",
+                                                  "double", "half", "long", "int", "bool"}
 
 
 class BatchedTensor:
@@ -191,22 +223,35 @@ class BatchedTensor:
     __float__ = __int__ = __bool__ = item
 
     def __index__(self):  # w[i] with i batched, w not: the loop (torch indexes with each i)
+        if self.value.dtype == dtypes.bool:  # (a batched mask: torch refuses)
+            raise RuntimeError(MASK_ERROR)
         raise NoBatchingRule("an unbatched tensor indexed with a batched one")
 
+    def nonzero(self, *, as_tuple=False):
+        if as_tuple:  # (torch's nonzero_numpy has no fallback either)
+            raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could "
+                               "not generate a fallback.")
+        raise RuntimeError(NONZERO_ERROR)
+
     @property
-    def _data(self):  # an engine operation without a rule reads this: run the loop instead
-        raise NoBatchingRule("no batching rule")
+    def _data(self):  # an engine operation reads this: its rule (the hand-over) or the loop
+        raise BatchedOperand("no batching rule")
 
     # ------------------------------------------------------------ torch.<name>(batched)
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        rule = (NN_RULES if func.__module__.startswith("engine.nn") else FUNCTION_RULES).get(
-            func.__name__)
+        """A torch.<name>(...) call with a BatchedTensor among its arguments (handed over by
+        engine/ops/common.py or nn/functional.py): its batching rule."""
+        kwargs = kwargs or {}
+        name = func.__name__
+        rule = (NN_RULES if func.__module__.startswith("engine.nn") else FUNCTION_RULES).get(name)
         if rule is not None:
-            return rule(*args, **(kwargs or {}))
-        method = getattr(BatchedTensor, func.__name__, None)
-        if method is None or func.__name__.startswith("_"):
-            raise NoBatchingRule(func.__name__)
-        return method(*args, **(kwargs or {}))
+            return rule(*args, **kwargs)
+        if name in ELEMENTWISE_FUNCTIONS:
+            return elementwise_function(func, args, kwargs)
+        method = getattr(BatchedTensor, name, None)
+        if method is None or name.startswith("_") or not isinstance(args[0], BatchedTensor):
+            raise NoBatchingRule(name)
+        return method(*args, **kwargs)
 
     # ------------------------------------------------------------ reductions
     def _reduce(self, name, dim=None, *args, **kwargs):
@@ -340,9 +385,13 @@ class BatchedTensor:
                      for v in self.value.chunk(chunks, logical_dim(dim, self.dim())))
 
     def __getitem__(self, index):
+        items = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(item, BatchedTensor) and item.value.dtype == dtypes.bool
+               for item in items):  # each sample's mask picks its own number of elements
+            raise RuntimeError(MASK_ERROR)
         if isinstance(index, BatchedTensor):  # x[i] with i batched (a row per sample)
             return _batched_index(self, index)
-        index = index if isinstance(index, tuple) else (index,)
+        index = items
         for item in index:
             if isinstance(item, (BatchedTensor, list)) or (isinstance(item, Tensor) and
                                                            item.dtype.is_floating_point):
@@ -361,7 +410,17 @@ class BatchedTensor:
     def __rmatmul__(self, other):
         return matmul(other, self)
 
-    mm = mv = dot = matmul
+    def mm(self, mat2):
+        return FUNCTION_RULES["mm"](self, mat2)
+
+    def mv(self, vec):
+        return FUNCTION_RULES["mv"](self, vec)
+
+    def dot(self, other):
+        return FUNCTION_RULES["dot"](self, other)
+
+    def bmm(self, mat2):
+        return FUNCTION_RULES["bmm"](self, mat2)
 
     # ------------------------------------------------------------ in place
     def inplace_refused(self, target):
@@ -392,7 +451,7 @@ def matmul(a, b):
     if b_batched and not a_batched and rb == 1 and ra >= 2:
         # a matrix times a batch of vectors: torch's rule multiplies by the vectors as the
         # columns of one matrix (w @ x.T), and the batch comes back as its last dimension
-        return BatchedTensor(pa.matmul(pb.movedim(0, -1)).movedim(-1, 0), level)
+        return BatchedTensor(torch_matmul(pa, pb.movedim(0, -1)).movedim(-1, 0), level)
     if ra == 1:
         pa = pa.unsqueeze(-2)
     if rb == 1:
@@ -405,7 +464,7 @@ def matmul(a, b):
     if b_batched:
         for _ in range(rank - rb2):
             pb = pb.unsqueeze(1)
-    result = pa.matmul(pb)
+    result = torch_matmul(pa, pb)  # (the function: an outer level's operand hands over)
     if rb == 1:
         result = result.squeeze(-1)
     if ra == 1:
@@ -597,15 +656,33 @@ def _stack(tensors, dim=0):
     return BatchedTensor(join_stack(physical, axis), level)
 
 
-def _where(condition, input, other):
-    """torch.where(condition, input, other) is input.where(condition, other): the method's
-    rule, with a number for input made the other way round (other.where(~condition, input))."""
-    if isinstance(input, (Tensor, BatchedTensor)):
-        return elementwise("where", input, condition, other)
-    if isinstance(other, (Tensor, BatchedTensor)) and condition.dtype is dtypes.bool:
-        return elementwise("where", other, condition.logical_not(), input)
-    raise NoBatchingRule("where of two numbers: the loop")
+def _product(name, ranks):
+    """torch.mm / mv / dot / bmm: matmul's rule for the logical ranks torch's function takes
+    (other ranks: torch's vmap error; sizes or dtypes that do not fit: the physical product's
+    error, as torch's rule gives its own)."""
+    def rule(input, other):
+        if not isinstance(input, (Tensor, BatchedTensor)) or not isinstance(
+                other, (Tensor, BatchedTensor)):
+            raise NoBatchingRule(f"{name}: the loop gives torch's errors")
+        if (input.dim(), other.dim()) != ranks:
+            if name == "dot":
+                raise RuntimeError("Got wrong shapes for dot")
+            raise RuntimeError(f"Shape mismatch: Got incorrect dims for {name}(a, b). a has dim "
+                               f"{input.dim()}and b has dim {other.dim()}but expected them to "
+                               f"have dim {ranks[0]} and dim {ranks[1]}")
+        return matmul(input, other)
+
+    rule.__name__ = name
+    return rule
+
+
+def _matmul(input, other):
+    if not isinstance(input, (Tensor, BatchedTensor)) or not isinstance(
+            other, (Tensor, BatchedTensor)):
+        raise NoBatchingRule("matmul: the loop gives torch's errors")
+    return matmul(input, other)
 
 
 FUNCTION_RULES = {"cat": _cat, "concat": _cat, "concatenate": _cat, "stack": _stack,
-                  "where": _where}
+                  "matmul": _matmul, "mm": _product("mm", (2, 2)), "mv": _product("mv", (2, 1)),
+                  "dot": _product("dot", (1, 1)), "bmm": _product("bmm", (3, 3))}

@@ -31,7 +31,7 @@ from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
 from ..ops.creation import eye, ones_like, zeros, zeros_like
-from .batched import BatchedTensor, NoBatchingRule, from_real, to_real
+from .batched import BatchedTensor, from_real, to_real
 from ..ops.join import stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
 from .vmap import levels as vmap_levels
@@ -83,6 +83,17 @@ class Level:
                                    not self.reaches_outside(real)):
             return from_real(with_tangent_of(real, real.detach()), levels)
         return value
+
+    def graph_needed(self, outputs):
+        """Whether the gradients of ``outputs`` need a graph of their own (``create_graph``):
+        only when the caller records (grad on) and an output's graph reaches a tensor that
+        requires grad outside this call (an outer level, a parameter), or a jvp is running
+        (its tangents ride on the backward pass). Else unwrap would detach them anyway:
+        recording the backward pass only to drop it was most of a per-sample gradient's time."""
+        if not self.outer_grad_enabled:
+            return False
+        return forward.state.level >= 0 or any(self.reaches_outside(to_real(o)[0])
+                                               for o in outputs)
 
     def reaches_outside(self, tensor):
         """Whether the graph of ``tensor`` reaches a leaf this call did not make."""
@@ -249,7 +260,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
                                f"Tensor, got tensor with {output.dim()} dims. Maybe you wanted "
                                "to use the vjp or jacrev APIs instead?")
         flat_diff, spec = tree_flatten(diff_args)
-        found = gradients((output,), flat_diff, create_graph=level.outer_grad_enabled)
+        found = gradients((output,), flat_diff, create_graph=level.graph_needed((output,)))
         gradient = tree_map(level.unwrap, tree_unflatten(found, spec))
         output = level.unwrap(output)
         if has_aux:
@@ -363,6 +374,9 @@ def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size)
     vector of all outputs laid end to end."""
     total, seeds, offset = sum(numels), [], 0
     for o, n in zip(flat_output, numels):
+        if n == total:  # one output: its unit vectors (an identity written into zeros costs 13x)
+            seeds.append(eye(n, dtype=o.dtype).view(total, *o.shape))
+            continue
         block = zeros(total, n, dtype=o.dtype)
         block[offset:offset + n] = eye(n, dtype=o.dtype)
         seeds.append(block.view(total, *o.shape))
@@ -428,10 +442,10 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
                            "structure. For example, if primals is a tuple of 3 tensors, "
                            "tangents also must be. Got primals with structure "
                            f"{primals_spec} and tangents with structure {tangents_spec}")
-    if any(isinstance(value, BatchedTensor) for value in (*flat_primals, *flat_tangents)):
-        # vmap does not carry tangents through its batching rules: a jvp under vmap (a
-        # batch of tangents, torch's jacfwd) runs once per sample (vmap's loop)
-        raise NoBatchingRule("jvp of a batched primal or tangent: the loop")
+    if vmap_levels and any(isinstance(value, BatchedTensor)
+                           for value in (*flat_primals, *flat_tangents)):
+        return _jvp_under_vmap(func, primals, flat_primals, flat_tangents, primals_spec,
+                               argnums, strict, has_aux)
     for values, name in ((flat_primals, "primals"), (flat_tangents, "tangents")):
         if not values:
             raise RuntimeError(f"{JVP_STR}: Expected {name} to contain at least one Tensor.")
@@ -466,6 +480,54 @@ class JvpLevel:
         return False
 
 
+def _jvp_under_vmap(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
+                    strict, has_aux):
+    """A jvp with batched primals or tangents (``vmap(jvp)``, as torch's jacfwd runs): the
+    dual tensors are made of the physical tensors, each primal and tangent with a batch
+    dimension for every running vmap (expanded where it has none), and f runs on
+    BatchedTensors of those duals. The batching rules run physical operations, which carry
+    the tangents as they carry a graph: one forward pass for the whole batch
+    (_jvp_at_a_level gives each result and its tangent back batched as the result)."""
+    every = list(range(1, len(vmap_levels) + 1))
+
+    def physical(value):
+        real, levels = to_real(value)
+        if len(levels) < len(every):  # (laid out in full: make_dual lays the tangent out as
+            real = _batched_at_every_level(real, levels)[0].contiguous()  # its primal)
+        return real
+
+    real_primals = [physical(p) if isinstance(p, (Tensor, BatchedTensor)) else p
+                    for p in flat_primals]
+    real_tangents = [physical(t) if isinstance(t, (Tensor, BatchedTensor)) else t
+                     for t in flat_tangents]
+    chosen = None if argnums is None else (argnums,) if isinstance(argnums, int) else argnums
+
+    def on_batched(*args):  # f, given BatchedTensors of the physical duals
+        if chosen is None:
+            args = tree_map(lambda d: from_real(d, every), args)
+        else:
+            args = list(args)
+            for i in chosen:
+                args[i] = tree_map(lambda d: from_real(d, every), args[i])
+        return func(*args)
+
+    if chosen is None:
+        call_primals = tree_unflatten(real_primals, primals_spec)
+    else:
+        call_primals = list(primals)
+        pieces = tree_unflatten(real_primals, primals_spec)
+        for position, piece in zip(chosen, (pieces,) if isinstance(argnums, int) else pieces):
+            call_primals[position] = piece
+        call_primals = tuple(call_primals)
+    made = set()  # (as _jvp's: the leaves transforms make inside, hessian's jacrev)
+    JVP_CALLS.append(made)
+    try:
+        return _jvp_at_a_level(on_batched, call_primals, real_primals, real_tangents,
+                               primals_spec, argnums, strict, has_aux, made)
+    finally:
+        JVP_CALLS.pop()
+
+
 def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
                     strict, has_aux, made):
     with JvpLevel():
@@ -488,15 +550,22 @@ def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, ar
         if not flat_output or (len(flat_output) == 1 and flat_output[0] is None):
             raise RuntimeError(f"{JVP_STR}: Expected f to be a function that has non-empty "
                                f"output (got output = {flat_output})")
-        pairs = [_unpacked(out, strict) for out in flat_output]
-    # the level is closed: the outputs are plain tensors again (no tangent); a graph made
+        # (under vmap a result is a BatchedTensor: its physical tensor carries the tangent)
+        out_levels = [to_real(out)[1] if isinstance(out, BatchedTensor) else []
+                      for out in flat_output]
+        pairs = [_unpacked(to_real(out)[0] if isinstance(out, BatchedTensor) else out, strict)
+                 for out in flat_output]
+    # the level is closed: the outputs have no tangent at it (an outer jvp's they keep, and
+    # under vmap they are batched again as f's results were); a graph made
     # inside (a jacrev under jvp: hessian) is the call's own, detached, unless it reaches a
     # leaf made outside the call (an input that requires grad, a captured tensor: an outer
     # grad differentiates through it, as torch's)
     outside = Level()
     outside.fresh = made
-    pairs = [tuple(value if value.requires_grad and outside.reaches_outside(value)
-                   else with_tangent_of(value, value.detach()) for value in pair) for pair in pairs]
+    pairs = [tuple(from_real(value if value.requires_grad and outside.reaches_outside(value)
+                             else with_tangent_of(value, value.detach()), levels)
+                   for value in pair)
+             for pair, levels in zip(pairs, out_levels)]
     primals_out = tree_unflatten([out for out, _ in pairs], spec)
     tangents_out = tree_unflatten([tangent for _, tangent in pairs], spec)
     return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)
@@ -517,10 +586,11 @@ def _unpacked(out, strict):
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """``jacfwd(f)(*args)``: the Jacobian of f with respect to ``args[argnums]`` by forward
-    mode, one column per input element: the jvp with each unit vector. torch runs those
-    jvps at once under vmap; the engine's vmap does not carry tangents, so the columns are
-    computed one by one (the same numbers; README.md). Blocks are laid out as torch's:
-    ``output.shape + input.shape``, trees of outputs outside, trees of inputs inside."""
+    mode: the jvps with every unit vector of the inputs, computed at once by ``vmap`` as
+    torch's (one forward pass on dual tensors with a batch of tangents; a function with an
+    operation that has no batching rule runs once per column: vmap's loop). Blocks are laid
+    out as torch's: ``output.shape + input.shape``, trees of outputs outside, trees of
+    inputs inside. With ``has_aux`` the columns are computed one by one."""
 
     @functools.wraps(func)
     def wrapper(*args):
@@ -530,6 +600,16 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         primals = slice_argnums(args, argnums, as_tuple=False)
         flat_primals, primals_spec = tree_flatten(primals)
         numels = [p.numel() for p in flat_primals]
+        if not has_aux and sum(numels):
+            bases = _unit_vectors(flat_primals, numels)
+
+            def column(*basis):
+                return _jvp(func, args, tree_unflatten(list(basis), primals_spec), argnums,
+                            False, False)[1]
+
+            stacked, spec = tree_flatten(vmap(column, randomness=randomness)(*bases))
+            return _jacobian_blocks(stacked, spec, flat_primals, primals_spec, numels,
+                                    argnums, False, None)
         columns, aux = [], None
         for k in range(sum(numels)):
             basis, offset = [], 0
@@ -544,25 +624,41 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             if has_aux and aux is None:
                 aux = result[2]
             columns.append(tree_flatten(result[1])[0])
-        return _jacobian_blocks(func, args, columns, flat_primals, primals_spec, numels,
-                                argnums, has_aux, aux)
+        if not columns:
+            raise RuntimeError("jacfwd: the inputs have no element (torch's vmap refuses a "
+                               "batch of size 0)")
+        spec = tree_flatten(_jvp(func, args, tree_unflatten(
+            [zeros_like(p) for p in flat_primals], primals_spec), argnums, False, has_aux)[1])[1]
+        stacked = [stack([column[i] for column in columns]) for i in range(len(columns[0]))]
+        return _jacobian_blocks(stacked, spec, flat_primals, primals_spec, numels, argnums,
+                                has_aux, aux)
 
     return wrapper
 
 
-def _jacobian_blocks(func, args, columns, flat_primals, primals_spec, numels, argnums,
+def _unit_vectors(flat_primals, numels):
+    """Per input, the unit vectors of all inputs laid end to end, as a batch: row k is the
+    k-th of them (``(sum(numels), *input.shape)``)."""
+    total, bases, offset = sum(numels), [], 0
+    for p, n in zip(flat_primals, numels):
+        block = zeros(total, n, dtype=p.dtype)
+        block[offset:offset + n] = eye(n, dtype=p.dtype)
+        bases.append(block.view(total, *p.shape))
+        offset += n
+    return bases
+
+
+def _jacobian_blocks(stacked_columns, spec, flat_primals, primals_spec, numels, argnums,
                      has_aux, aux):
-    """The columns (one list of output tangents each) as torch's jacfwd lays them out: the
-    column index moved last, split per input, unflattened to the input's shape."""
-    if not columns:
-        raise RuntimeError("jacfwd: the inputs have no element (torch's vmap refuses a batch "
-                           "of size 0)")
-    spec = tree_flatten(_jvp(func, args, tree_unflatten(
-        [zeros_like(p) for p in flat_primals], primals_spec), argnums, False, has_aux)[1])[1]
+    """The columns (per output, stacked along a first dim) as torch's jacfwd lays them out:
+    the column index moved last, split per input, unflattened to the input's shape."""
     blocks = []
-    for position in range(len(columns[0])):
-        stacked = stack([column[position] for column in columns]).movedim(0, -1)
-        pieces = [piece.squeeze(-1) if p.dim() == 0 else piece.unflatten(-1, p.shape)
+    for stacked in stacked_columns:
+        stacked = stacked.movedim(0, -1)
+        # (the last dim split into the input's shape: unflatten's view, written as a
+        # reshape, which a BatchedTensor has under an outer vmap)
+        pieces = [piece.squeeze(-1) if p.dim() == 0 else
+                  piece.reshape(tuple(piece.shape)[:-1] + tuple(p.shape))
                   for piece, p in zip(stacked.split(numels, dim=-1), flat_primals)]
         block = tree_unflatten(pieces, primals_spec)
         blocks.append(block[0] if isinstance(argnums, int) and isinstance(block, tuple)

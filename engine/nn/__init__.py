@@ -9,7 +9,8 @@ parameters as one vector.
 from . import functional, init, parameter, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter, UninitializedParameter
+from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "UninitializedParameter", "functional", "init", "parameter", "utils",
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init",
+           "parameter", "utils",
            *_modules_all]

@@ -35,7 +35,7 @@ from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from .functional_sparse import embedding
+from .functional_sparse import embedding, embedding_bag
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -217,6 +217,74 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = reduction_to_apply(reduction, size_average, reduce)
     return _reduce((input - target).abs(), reduction)
 
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """loss = mean (or sum) of 0.5 d ** 2 where |d| < delta, else delta (|d| - 0.5 delta),
+    with d = input - target: squared near the target, linear (slope delta) far from it"""
+    if weight is not None:
+        raise NotImplementedError("huber_loss's weight (torch 2.6+) is not in the engine")
+    input, target = _broadcast_target(input, target)
+    reduction = reduction_to_apply(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = np.abs(input._data - target._data)
+    with np.errstate(over="ignore"):  # where() computes both sides; the squares may overflow
+        loss = wrap(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)))
+    with no_grad():
+        loss = _reduce(loss, reduction)
+    return record(HuberLossBackward0, loss, (input, target), saved=(input, target),
+                  reduction=_REDUCTIONS[reduction], delta=delta)
+
+
+class HuberLossBackward0(Node):
+    """d = x - y:  d/dx = clamp(d, -delta, delta) * grad (/ n for the mean), d/dy = -d/dx"""
+
+    _saved_names = ("self", "target")
+    reduction: int
+    delta: float
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        scale = 1 / x.numel() if self.reduction == _MEAN else 1
+        # torch's kernel: -delta / +delta outside the band, d inside; the target's is negated
+        grad_x = scale * (x - y).clamp(-self.delta, self.delta) * grad
+        needed = [node is not None for node, _ in self.next_functions]
+        return grad_x if needed[0] else None, -grad_x if needed[1] else None
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """loss = mean (or sum) of 0.5 d ** 2 / beta where |d| < beta, else |d| - 0.5 beta
+    (d = input - target): Huber's loss divided by beta; beta = 0 is the L1 loss"""
+    input, target = _broadcast_target(input, target)
+    reduction = reduction_to_apply(reduction, size_average, reduce)
+    if beta == 0.0:  # torch hands over to l1_loss (its nodes are abs and mean)
+        return l1_loss(input, target, reduction=reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = np.abs(input._data - target._data)
+    with np.errstate(over="ignore"):  # as in huber_loss
+        loss = wrap(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta))
+    with no_grad():
+        loss = _reduce(loss, reduction)
+    return record(SmoothL1LossBackward0, loss, (input, target), saved=(input, target),
+                  reduction=_REDUCTIONS[reduction], beta=beta)
+
+
+class SmoothL1LossBackward0(Node):
+    """d = x - y:  d/dx = clamp(d / beta, -1, 1) * grad (/ n for the mean), d/dy = -d/dx"""
+
+    _saved_names = ("self", "target")
+    reduction: int
+    beta: float
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        scale = 1 / x.numel() if self.reduction == _MEAN else 1
+        d = x - y
+        grad_x = scale * (d / self.beta).where(d.abs() < self.beta, d.sign()) * grad
+        needed = [node is not None for node, _ in self.next_functions]
+        return grad_x if needed[0] else None, -grad_x if needed[1] else None
 
 def _check_same_size(input, target, message):
     if target.shape != input.shape:
@@ -568,7 +636,9 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 
 __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
-           "mse_loss", "l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+           "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
-           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding"]
+           "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",
+           "embedding_bag"]

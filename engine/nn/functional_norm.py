@@ -44,15 +44,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_batch_norm(input, running_mean, running_var, weight, bias, training)
     x = input._data
     channels_last = np.moveaxis(x, 1, -1)                    # (..., C): a channel per column
-    if training:
-        mean, invstd = _batch_statistics(x, running_mean, running_var, momentum, eps)
-    else:
-        mean = running_mean._data
-        invstd = 1 / np.sqrt(running_var._data + x.dtype.type(eps))
-    # torch's alpha and beta: out = x * alpha + beta (its compiled kernel fuses each a * b + c)
-    alpha = invstd if weight is None else invstd * weight._data
-    beta = _fused(-mean, alpha, np.zeros_like(mean) if bias is None else bias._data)
-    out = np.moveaxis(_fused(channels_last, alpha, beta), -1, 1).astype(x.dtype, copy=False)
+    with np.errstate(all="ignore"):  # (inf and nan in a batch: torch is silent)
+        if training:
+            mean, invstd = _batch_statistics(x, running_mean, running_var, momentum, eps)
+        else:
+            mean = running_mean._data
+            invstd = 1 / np.sqrt(running_var._data + x.dtype.type(eps))
+        # torch's alpha and beta: out = x * alpha + beta (its compiled kernel fuses a * b + c)
+        alpha = invstd if weight is None else invstd * weight._data
+        beta = _fused(-mean, alpha, np.zeros_like(mean) if bias is None else bias._data)
+        out = np.moveaxis(_fused(channels_last, alpha, beta), -1, 1).astype(x.dtype, copy=False)
     empty = np.zeros(0, x.dtype)
     saved_mean, saved_invstd = (wrap(mean), wrap(invstd)) if training else (wrap(empty),
                                                                           wrap(empty))
@@ -202,8 +203,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     # the statistics in float64 (torch's kernel: float32 Welford sums, vectorised; so
     # float32 values may differ from torch's in the last bits)
     wide = rows.astype(np.float64)
-    mean = wide.mean(axis=1) if rows.shape[1] else np.full(rows.shape[0], np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # (inf and nan in a row: torch is silent)
+        mean = wide.mean(axis=1) if rows.shape[1] else np.full(rows.shape[0], np.nan)
         var = ((wide - mean[:, None]) ** 2).mean(axis=1) if rows.shape[1] else mean
         rstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
     mean = mean.astype(x.dtype)

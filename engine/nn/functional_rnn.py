@@ -1,25 +1,24 @@
-"""One recurrent layer in one direction, forward and backward through time, as one node.
+"""Recurrent layers as torch 2.15 runs them on the CPU, one layer and direction at a time.
 
-``rnn_layer`` runs an LSTM, GRU or plain RNN layer over a whole sequence. Its input is either
-a padded sequence, shape (T, B, features), or the ``data`` of a PackedSequence, shape
-(N, features), whose ``batch_sizes`` say how many sequences are still running at each step
-(the longest first). Each time step is numpy arithmetic on the (rows, features) slices; the
-whole layer is one autograd node whose backward walks the steps in reverse (backpropagation
-through time), as torch's CPU LSTM records one ``MkldnnRnnLayerBackward0`` per layer and
-direction. The cell formulas (torch's, gate order included):
+Two ways, as in torch, so that a learner who looks at ``output.grad_fn`` finds torch's nodes:
 
-* LSTM: i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (x W_ih^T + b_ih + h W_hh^T + b_hh),
-  split in 4; c' = f * c + i * g; h' = o * tanh(c') (then h' W_hr^T with ``proj_size``).
-* GRU: r, z = sigmoid of the first two thirds of (x W_ih^T + b_ih) + (h W_hh^T + b_hh);
-  n = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn)); h' = (1 - z) * n + z * h.
-* RNN: h' = tanh (or relu) of (x W_ih^T + b_ih + h W_hh^T + b_hh).
-
-Rows that have finished (forward) or not started yet (reverse) keep their hidden state, so
-the final state of each sequence is the one after its own last step.
-
-The numpy backward gives gradients without a graph. Under ``create_graph=True`` the node
-instead computes the layer again with engine operations (``layer_with_ops``) and
-differentiates that, so second derivatives work as in torch.
+* A float32 LSTM on a padded (T, B, features) input without projections: torch hands the
+  layer to oneDNN, which records one ``MkldnnRnnLayerBackward0`` node per layer and direction.
+  ``rnn_layer`` does the same: each time step is numpy arithmetic, and the node's backward
+  walks the steps in reverse (backpropagation through time). The cell (torch's gate order):
+  i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (x W_ih^T + b_ih + h W_hh^T + b_hh), split
+  in 4; c' = f * c + i * g; h' = o * tanh(c'). Its numpy backward gives gradients without a
+  graph; under ``create_graph=True`` the node computes the layer again with engine operations
+  (``layer_with_ops``) and differentiates that, so second derivatives work as in torch.
+* Everything else (GRU, RNN, float64 or projected LSTMs, every packed sequence): torch's
+  composite code (ATen's RNN.cpp), step by step with ordinary operations. ``native_layer`` and
+  ``native_packed_layer`` make the same operations in the same order (``native_cell``), so
+  the graph is torch's node for node and autograd differentiates it as any other:
+  GRU: r, z = sigmoid of (h W_hr^T + b_hr) + (x W_ir^T + b_ir) and likewise for z;
+  n = tanh(x W_in^T + b_in + (h W_hn^T + b_hn) * r); h' = (h - n) * z + n.
+  RNN: h' = tanh (or relu) of (h W_hh^T + b_hh) + (x W_ih^T + b_ih).
+  For packed data, rows that have finished (forward) or not started yet (reverse) keep their
+  hidden state, so the final state of each sequence is the one after its own last step.
 """
 import numpy as np
 
@@ -27,9 +26,9 @@ from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import Node, record
 from ..core.tensor import wrap
+from ..fidelity.dtypes import float32
 from ..ops import join
-
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+from .functional import linear
 
 
 def _sigmoid(x):
@@ -56,16 +55,13 @@ def rnn_layer(mode, input, weights, hx, cx, batch_sizes, reverse):
     steps = step_slices(batch_sizes, input._data.shape[0], hx._data.shape[0])
     if reverse:
         steps = steps[::-1]
-    run = {"LSTM": _lstm_forward, "GRU": _gru_forward}.get(mode, _rnn_forward)
-    out, h, c, cache = run(mode, x, steps, [None if w is None else w._data for w in weights],
-                           hx._data, None if cx is None else cx._data)
+    out, h, c, cache = _lstm_forward(mode, x, steps,
+                                     [None if w is None else w._data for w in weights],
+                                     hx._data, cx._data)
     output = wrap(out.reshape(input._data.shape[:-1] + out.shape[-1:]))
-    results = (output, wrap(h), wrap(c)) if mode == "LSTM" else (output, wrap(h))
-    node_class = {"LSTM": MkldnnRnnLayerBackward0, "GRU": GruLayerBackward}.get(
-        mode, RnnLayerBackward)
-    inputs = (input, w_ih, w_hh, b_ih, b_hh) + ((w_hr,) if w_hr is not None else ()) + \
-        (hx,) + ((cx,) if mode == "LSTM" else ())
-    record(node_class, results, inputs, saved=(input, w_ih, w_hh, hx),
+    results = (output, wrap(h), wrap(c))
+    inputs = (input, w_ih, w_hh, b_ih, b_hh) + ((w_hr,) if w_hr is not None else ()) + (hx, cx)
+    record(MkldnnRnnLayerBackward0, results, inputs, saved=(input, w_ih, w_hh, hx),
            mode=mode, reverse=reverse, has_biases=b_ih is not None, num_outputs=len(results))
     if results[0].grad_fn is not None:
         results[0].grad_fn.cache = (steps, cache)
@@ -104,53 +100,6 @@ def _lstm_forward(mode, x, steps, weights, h0, c0):
         out[at] = h_new
         h[:n], c[:n] = h_new, c_new
     return out, h, c, (x, gates, h_prev, c_prev, tanh_c, before_proj, w_hr)
-
-
-def _gru_forward(mode, x, steps, weights, h0, c0):
-    w_ih, w_hh, b_ih, b_hh, _ = weights
-    hidden = w_hh.shape[0] // 3
-    xw = x @ w_ih.T
-    if b_ih is not None:
-        xw += b_ih
-    h = h0.copy()
-    rows = x.shape[0]
-    out = np.empty((rows, hidden), x.dtype)
-    gates = np.empty((rows, 3 * hidden), x.dtype)  # r, z, n after their activations
-    h_prev = np.empty((rows, hidden), x.dtype)
-    hidden_n = np.empty((rows, hidden), x.dtype)   # h W_hn^T + b_hn, which r multiplies
-    for first, n in steps:
-        at = slice(first, first + n)
-        h_prev[at] = h[:n]
-        hw = h[:n] @ w_hh.T
-        if b_hh is not None:
-            hw += b_hh
-        act = gates[at]
-        act[:, :2 * hidden] = _sigmoid(xw[at, :2 * hidden] + hw[:, :2 * hidden])
-        r, z = act[:, :hidden], act[:, hidden:2 * hidden]
-        hidden_n[at] = hw[:, 2 * hidden:]
-        act[:, 2 * hidden:] = np.tanh(xw[at, 2 * hidden:] + r * hw[:, 2 * hidden:])
-        new = act[:, 2 * hidden:]
-        h_new = (h[:n] - new) * z + new
-        out[at] = h_new
-        h[:n] = h_new
-    return out, h, None, (x, gates, h_prev, hidden_n)
-
-
-def _rnn_forward(mode, x, steps, weights, h0, c0):
-    w_ih, w_hh, b_ih, b_hh, _ = weights
-    xw = x @ w_ih.T
-    if b_ih is not None:
-        xw += b_ih + b_hh
-    h = h0.copy()
-    out = np.empty((x.shape[0], h.shape[1]), x.dtype)
-    h_prev = np.empty_like(out)
-    for first, n in steps:
-        at = slice(first, first + n)
-        h_prev[at] = h[:n]
-        pre = xw[at] + h[:n] @ w_hh.T
-        out[at] = np.tanh(pre) if mode == "RNN_TANH" else np.maximum(pre, 0)
-        h[:n] = out[at]
-    return out, h, None, (x, out, h_prev)
 
 
 class _LayerBackward(Node):
@@ -221,27 +170,17 @@ def layer_with_ops(mode, input, weights, hx, cx, steps):
         x_t, h_t = x[first:first + n], h[:n]
         x_part = x_t.matmul(w_ih.t()) if b_ih is None else x_t.matmul(w_ih.t()) + b_ih
         h_part = h_t.matmul(w_hh.t()) if b_hh is None else h_t.matmul(w_hh.t()) + b_hh
-        if mode == "LSTM":
-            i, f, g, o = (x_part + h_part).chunk(4, 1)
-            c_new = f.sigmoid() * c[:n] + i.sigmoid() * g.tanh()
-            h_new = o.sigmoid() * c_new.tanh()
-            if w_hr is not None:
-                h_new = h_new.matmul(w_hr.t())
-            c = c_new if n == c.shape[0] else join.cat([c_new, c[n:]])
-        elif mode == "GRU":
-            x_r, x_z, x_n = x_part.chunk(3, 1)
-            h_r, h_z, h_n = h_part.chunk(3, 1)
-            r, z = (x_r + h_r).sigmoid(), (x_z + h_z).sigmoid()
-            new = (x_n + r * h_n).tanh()
-            h_new = (h_t - new) * z + new
-        else:
-            pre = x_part + h_part
-            h_new = pre.tanh() if mode == "RNN_TANH" else pre.relu()
+        i, f, g, o = (x_part + h_part).chunk(4, 1)
+        c_new = f.sigmoid() * c[:n] + i.sigmoid() * g.tanh()
+        h_new = o.sigmoid() * c_new.tanh()
+        if w_hr is not None:
+            h_new = h_new.matmul(w_hr.t())
+        c = c_new if n == c.shape[0] else join.cat([c_new, c[n:]])
         pieces[first] = h_new
         h = h_new if n == h.shape[0] else join.cat([h_new, h[n:]])
     rows = join.cat([pieces[first] for first in sorted(pieces)])
     output = rows.reshape(tuple(input.shape[:-1]) + (rows.shape[-1],))
-    return (output, h, c) if mode == "LSTM" else (output, h)
+    return output, h, c
 
 
 class MkldnnRnnLayerBackward0(_LayerBackward):
@@ -279,48 +218,101 @@ class MkldnnRnnLayerBackward0(_LayerBackward):
                 [d_h, d_c])
 
 
-class GruLayerBackward(_LayerBackward):
-    """GRU layer (h' = (1 - z) n + z h), backward through time: dn = dh' (1 - z),
-    dz = dh' (h - n), dh = dh' z + dG_h W_hh; n's pre-activation gradient dn (1 - n^2) goes to
-    the input gates as it is and to h W_hn^T + b_hn times r; dr = that times (h W_hn^T + b_hn)"""
-
-    def through_time(self, steps, cache, d_out, d_states, w_ih, w_hh):
-        x, gates, h_prev, hidden_n = cache
-        hidden = w_hh.shape[0] // 3
-        (d_h,) = d_states
-        d_in = np.empty_like(gates)   # gradients of x W_ih^T + b_ih's three parts
-        d_hid = np.empty_like(gates)  # and of h W_hh^T + b_hh's
-        for first, n in steps:
-            at = slice(first, first + n)
-            dh = d_h[:n] + d_out[at]
-            act = gates[at]
-            r, z, new = act[:, :hidden], act[:, hidden:2 * hidden], act[:, 2 * hidden:]
-            d_new = dh * (1 - z) * (1 - new * new)
-            d_r = d_new * hidden_n[at] * r * (1 - r)
-            d_z = dh * (h_prev[at] - new) * z * (1 - z)
-            d_in[at, :hidden], d_in[at, hidden:2 * hidden], d_in[at, 2 * hidden:] = \
-                d_r, d_z, d_new
-            d_hid[at, :hidden], d_hid[at, hidden:2 * hidden] = d_r, d_z
-            d_hid[at, 2 * hidden:] = d_new * r
-            d_h[:n] = dh * z + d_hid[at] @ w_hh
-        has_b = self.has_biases
-        return (d_in @ w_ih, d_in.T @ x, d_hid.T @ h_prev, d_in.sum(0) if has_b else None,
-                d_hid.sum(0) if has_b else None, None, [d_h])
+# ====================================================================== torch's default layers
+# torch runs an LSTM through one oneDNN node per layer (MkldnnRnnLayerBackward0, above) only
+# for float32 padded input without projections. Everything else (GRU, RNN, float64 or
+# projected LSTMs, packed sequences) runs torch's composite CPU code, which records each step
+# operation by operation; the engine does the same, with the same operations in the same
+# order, so the graph a learner inspects has torch's nodes.
+def uses_one_node(mode, dtype, batch_sizes, proj_size):
+    """Whether torch 2.15 on the CPU runs this as one oneDNN node per layer and direction."""
+    return mode == "LSTM" and batch_sizes is None and proj_size == 0 and dtype == float32
 
 
-class RnnLayerBackward(_LayerBackward):
-    """Plain RNN layer (h' = tanh or relu of the pre-activation a), backward through time:
-    da = dh' (1 - h'^2) for tanh, dh' [a > 0] for relu; dh = da W_hh"""
+def native_cell(mode, step, hidden, w_hh, b_hh, w_hr):
+    """One step of torch's CPU cell (ATen's RNN.cpp), ``step`` = the step's x W_ih^T + b_ih
+    (computed for the whole sequence at once). torch changes its gates in place; the
+    operations here are the out-of-place twins, which record the same nodes."""
+    if mode == "LSTM":
+        h, c = hidden
+        gates = linear(h, w_hh, b_hh) + step
+        i, f, g, o = gates.unsafe_chunk(4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        c_new = f * c + i * g
+        h_new = o * c_new.tanh()
+        return (h_new if w_hr is None else h_new.matmul(w_hr.t())), c_new
+    if mode == "GRU":
+        x_r, x_z, x_n = step.unsafe_chunk(3, 1)
+        h_r, h_z, h_n = linear(hidden, w_hh, b_hh).unsafe_chunk(3, 1)
+        r, z = (h_r + x_r).sigmoid(), (h_z + x_z).sigmoid()
+        new = (x_n + h_n * r).tanh()
+        return (hidden - new) * z + new
+    pre = linear(hidden, w_hh, b_hh) + step
+    return pre.tanh() if mode == "RNN_TANH" else pre.relu()
 
-    def through_time(self, steps, cache, d_out, d_states, w_ih, w_hh):
-        x, out, h_prev = cache
-        (d_h,) = d_states
-        d_pre = np.empty_like(out)
-        for first, n in steps:
-            at = slice(first, first + n)
-            dh = d_h[:n] + d_out[at]
-            d_pre[at] = dh * (1 - out[at] * out[at]) if self.mode == "RNN_TANH" else \
-                dh * (out[at] > 0)
-            d_h[:n] = d_pre[at] @ w_hh
-        d_b = d_pre.sum(0) if self.has_biases else None
-        return d_pre @ w_ih, d_pre.T @ x, d_pre.T @ h_prev, d_b, d_b, None, [d_h]
+
+def _output_of(hidden):
+    return hidden[0] if isinstance(hidden, tuple) else hidden
+
+
+def _hidden_cat(hiddens):
+    """Hidden states (an LSTM's pairs, each part apart) joined along the batch."""
+    if isinstance(hiddens[0], tuple):
+        return tuple(join.cat(list(parts), 0) for parts in zip(*hiddens))
+    return join.cat(list(hiddens), 0)
+
+
+def _hidden_rows(hidden, start, stop):
+    if isinstance(hidden, tuple):
+        return tuple(part.narrow(0, start, stop - start) for part in hidden)
+    return hidden.narrow(0, start, stop - start)
+
+
+def native_layer(mode, input, weights, hidden, reverse):
+    """One layer and direction over a padded (T, B, features) input: torch's FullLayer."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    steps = linear(input, w_ih, b_ih).unbind(0)
+    if not steps:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    outputs = []
+    for step in (reversed(steps) if reverse else steps):
+        hidden = native_cell(mode, step, hidden, w_hh, b_hh, w_hr)
+        outputs.append(_output_of(hidden))
+    if reverse:
+        outputs.reverse()
+    return join.stack(outputs, 0), hidden
+
+
+def native_packed_layer(mode, data, batch_sizes, weights, hidden, reverse):
+    """One layer and direction over a PackedSequence's data: torch's PackedLayer (each
+    sequence's final state is kept as it finishes) or ReversedPackedLayer (states join as
+    their sequences start)."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    rows = linear(data, w_ih, b_ih)
+    sizes = [int(n) for n in batch_sizes._data]
+    outputs = []
+    if not reverse:
+        first, last, finished = 0, sizes[0], []
+        for n in sizes:
+            step = rows.narrow(0, first, n)
+            first += n
+            if n < last:  # sequences that ended: their final states, put aside
+                finished.append(_hidden_rows(hidden, n, last))
+                hidden = _hidden_rows(hidden, 0, n)
+            last = n
+            hidden = native_cell(mode, step, hidden, w_hh, b_hh, w_hr)
+            outputs.append(_output_of(hidden))
+        finished.append(hidden)
+        return join.cat(outputs, 0), _hidden_cat(finished[::-1])
+    initial, end, last = hidden, rows.shape[0], sizes[-1]
+    hidden = _hidden_rows(initial, 0, last)
+    for n in reversed(sizes):
+        if n > last:  # sequences that start here (from the end): their initial states join
+            hidden = _hidden_cat([hidden, _hidden_rows(initial, last, n)])
+        step = rows.narrow(0, end - n, n)
+        end -= n
+        last = n
+        hidden = native_cell(mode, step, hidden, w_hh, b_hh, w_hr)
+        outputs.append(_output_of(hidden))
+    outputs.reverse()
+    return join.cat(outputs, 0), hidden

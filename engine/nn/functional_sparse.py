@@ -1,5 +1,6 @@
-"""``embedding``: rows of a weight table picked by integer indices (torch.nn.functional's
-"sparse" family, as its file is named in torch).
+"""``embedding``: rows of a weight table picked by integer indices, and ``embedding_bag``:
+their sum, mean or max per bag (torch.nn.functional's "sparse" family, as its file is named
+in torch).
 
 Forward: ``out[..., :] = weight[indices[...], :]``, i.e. ``weight.index_select(0, indices)``
 shaped as ``indices.shape + (embedding_dim,)``. Backward (``EmbeddingBackward0``): each
@@ -7,6 +8,8 @@ output row's gradient is added to the weight row it was read from, in the order 
 indices (the order torch adds them in, so float sums round the same); rows read at
 ``padding_idx`` get nothing.
 """
+import warnings
+
 import numpy as np
 
 from ..core.grad_mode import no_grad
@@ -118,3 +121,212 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
             if norm > max_norm:
                 row.mul_(max_norm / (norm + 1e-7))
     return weight
+
+
+# ====================================================================== embedding_bag
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+_NO_PADDING = 2 ** 64 - 1  # torch saves "no padding_idx" as -1 read as an unsigned 64-bit int
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """One vector per bag of indices: the sum, mean or (per column) max of ``weight``'s rows
+    at the bag's indices, without making the (indices x embedding_dim) tensor in between.
+
+    Bags: each row of a 2-D ``input``, or, for a 1-D ``input``, the runs that start at
+    ``offsets`` (``include_last_offset``: offsets also holds the end of the last bag).
+    ``per_sample_weights`` (mode='sum' only) multiplies each row before the sum. Indices equal
+    to ``padding_idx`` are left out of their bag (a mean counts only the others); an empty bag
+    gives zeros. ``max_norm`` rescales the rows read in ``weight`` itself, as ``embedding``.
+    """
+    if weight._data.dtype == np.int64 and input.is_floating_point():  # the old order
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is "
+                             "a mini-batch of fixed length sequences. However, found offsets of "
+                             f"type {_torch_type_str(offsets)}")
+        offsets = wrap(np.arange(0, input.numel(), input.size(1), dtype=input._data.dtype))
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode not in _BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub.")
+    return _embedding_bag(weight, input, offsets, scale_grad_by_freq, _BAG_MODES[mode], sparse,
+                          per_sample_weights, include_last_offset, padding_idx)
+
+
+def _torch_type_str(value):
+    return "<class 'torch.Tensor'>" if isinstance(value, Tensor) else str(type(value))
+
+
+def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                   per_sample_weights, include_last_offset, padding_idx):
+    """torch.embedding_bag's checks and forward: the bags' sums, means or maxima."""
+    _check_indices(indices, "embedding_bag")
+    _check_indices(offsets, "embedding_bag")  # (torch names the offsets 'indices' too)
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for "
+            "argument #1 'per_sample_weights'; but type "
+            f"{legacy_type_name(weight.dtype)} does not equal "
+            f"{legacy_type_name(per_sample_weights.dtype)} (while checking arguments for "
+            "embedding_bag)")
+    rows = weight._data.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{rows} "
+                               f"through {rows - 1}, but got {padding_idx}")
+        padding_idx %= rows
+    where = indices._data.astype(np.int64)
+    starts = offsets._data.astype(np.int64)
+    if starts.size and starts[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {starts[0]}\n"
+                           # (torch formats offsets[0] as a C++ 0-d tensor)
+                           f"[ {legacy_type_name(offsets.dtype)}{{}} ]")
+    if starts.size and starts[-1] > where.size:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {where.size} "
+                           f"but got offsets[-1] of {starts[-1]}")
+    bad = np.nonzero((where < 0) | (where >= rows))[0]
+    if bad.size:
+        raise RuntimeError(f"Index {bad[0]} of input takes value {where[bad[0]]} which is not in "
+                           f"the valid range [0, {rows})")
+    bags = starts.size - 1 if include_last_offset else starts.size
+    ends = np.append(starts[1:], where.size)[:bags]
+    if (ends < starts[:bags]).any() or (include_last_offset and bags and ends[-1] != where.size):
+        # torch gives values here that follow from its kernels' layout, not from the bags
+        raise NotImplementedError(
+            "engine: embedding_bag's offsets must not decrease (and, with include_last_offset, "
+            "end at the input's length): torch gives unspecified values otherwise "
+            "(notebooks/DIFFERENCES.md)")
+    padding_idx = _NO_PADDING if padding_idx is None else padding_idx
+    weights = None if per_sample_weights is None else per_sample_weights._data
+    values = _bag_values(weight._data, where, starts, bags, padding_idx, mode, weights)
+    return record(EmbeddingBagBackward0, wrap(values[0]), (weight, per_sample_weights),
+                  saved=(indices, offsets, weight, per_sample_weights),
+                  mode=mode, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
+                  sparse=sparse, weight_sym_argsize_0=rows)
+
+
+def _bags(where, starts, bags, padding_idx):
+    """Each position's bag (bag b runs from starts[b] to the next start or the end) and
+    whether it counts (not padding_idx)."""
+    ends = np.append(starts[1:], where.size)[:bags]
+    bag_of = np.repeat(np.arange(bags), ends - starts[:bags])
+    kept = where[:bag_of.size] != padding_idx
+    return bag_of[kept], np.nonzero(kept)[0]
+
+
+def _bag_values(table, where, starts, bags, padding_idx, mode, weights):
+    """The forward in numpy: (output, the kept positions' bags, the kept positions, each
+    bag's count of them, for max the row chosen per bag and column)."""
+    bag_of, kept = _bags(where, starts, bags, padding_idx)
+    dim = table.shape[1]
+    out = np.zeros((bags, dim), table.dtype)
+    counts = np.bincount(bag_of, minlength=bags)
+    chosen = None
+    if mode == 2:  # max: per column, the first kept row holding the bag's largest value
+        chosen = np.full((bags, dim), -1, np.int64)
+        for bag in np.nonzero(counts)[0]:
+            members = where[kept[bag_of == bag]]
+            chosen[bag] = members[np.argmax(table[members], axis=0)]
+            out[bag] = table[chosen[bag], np.arange(dim)]
+    else:
+        rows = table[where[kept]]
+        if weights is not None:
+            rows = rows * weights.reshape(-1)[kept].reshape(-1, 1)
+        np.add.at(out, bag_of, rows)  # in the indices' order, as torch adds
+        if mode == 1:
+            out /= np.maximum(counts, 1).astype(table.dtype).reshape(-1, 1)
+    return out, bag_of, kept, counts, chosen
+
+
+class EmbeddingBagBackward0(Node):
+    """out[b] = sum (or mean, or per-column max) of weight[i] * psw[i] over bag b's indices:
+    d/d weight[k] = the sum of grad[b] (* psw[i], / the bag's count for the mean, / k's count
+    with scale_grad_by_freq) over the positions i reading row k; for max, grad[b, d] goes to
+    the row chosen in column d. d/d psw[i] = grad[b] . weight[index i]. Padding positions:
+    nothing either way."""
+
+    _saved_names = ("indices", "offsets", "weight", "per_sample_weights")
+    mode: int
+    padding_idx: int
+    scale_grad_by_freq: bool
+    sparse: bool
+    weight_sym_argsize_0: int
+
+    def backward(self, grad):
+        if self.sparse:
+            raise NotImplementedError(
+                "embedding_bag(sparse=True): the engine has no sparse tensors, so it cannot make "
+                "the sparse gradient torch gives; use sparse=False (notebooks/DIFFERENCES.md)")
+        indices, offsets, weight, weights = self.saved_tensors
+        where, g = indices._data.reshape(-1).astype(np.int64), grad._data
+        # the bags again, from the saved tensors (grad has one row per bag)
+        _, bag_of, kept, counts, chosen = _bag_values(
+            weight._data, where, offsets._data.astype(np.int64), g.shape[0], self.padding_idx,
+            self.mode, None)
+        grad_weight = np.zeros(weight._data.shape, g.dtype)
+        if self.mode == 2:
+            filled = chosen >= 0
+            columns = np.broadcast_to(np.arange(g.shape[1]), g.shape)
+            np.add.at(grad_weight, (chosen[filled], columns[filled]), g[filled])
+        else:
+            position_grads = g[bag_of]
+            if weights is not None:
+                position_grads = position_grads * weights._data.reshape(-1)[kept].reshape(-1, 1)
+            if self.mode == 1:
+                position_grads = position_grads / counts[bag_of].astype(g.dtype)[:, None]
+            if self.scale_grad_by_freq:
+                freq = np.bincount(where[kept], minlength=grad_weight.shape[0])
+                position_grads = position_grads / freq[where[kept]].astype(g.dtype)[:, None]
+            np.add.at(grad_weight, where[kept], position_grads)
+        grad_weights = None
+        if weights is not None and self.next_functions[1][0] is not None:
+            dots = np.zeros(where.size, g.dtype)
+            dots[kept] = (g[bag_of] * weight._data[where[kept]]).sum(axis=1)
+            grad_weights = record(EmbeddingBagBackwardBackward0,
+                                  wrap(dots.reshape(weights._data.shape)), (grad,))
+        # the gradients are made in numpy: with create_graph they carry torch's node, which
+        # has no derivative of its own (torch: "the derivative ... is not implemented")
+        return record(EmbeddingBagBackwardBackward0, wrap(grad_weight), (grad,)), grad_weights
+
+
+class EmbeddingBagBackwardBackward0(Node):
+    """torch records this node on embedding_bag's gradients but has no derivative for it."""
+
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for '_embedding_bag_backward' is not "
+                                  "implemented.")

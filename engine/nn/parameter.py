@@ -41,20 +41,15 @@ class Parameter(Tensor):
         return (Parameter, (self.data, self.requires_grad))
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet: a lazy layer's (``LazyLinear``) before its
-    first call. It cannot be used; ``materialize(shape)`` turns it, in place, into an
-    ordinary ``Parameter`` of that shape (its values uninitialised)."""
+class UninitializedTensorMixin:
+    """What an uninitialized parameter and an uninitialized buffer share: no shape yet, most
+    uses refused, ``materialize(shape)`` turns the object, in place, into an ordinary one of
+    ``cls_to_become`` with that shape (its values uninitialised)."""
 
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        param = Parameter(empty(0, dtype=dtype), requires_grad)
-        param.__class__ = cls
-        return param
+    cls_to_become = None
 
     def materialize(self, shape, device=None, dtype=None):
-        """Become a Parameter of ``shape`` (the same object: optimizers keep holding it)."""
+        """Become a tensor of ``shape`` (the same object: optimizers keep holding it)."""
         self.data = empty(shape, dtype=self.dtype if dtype is None else dtype)
         self.__class__ = self.cls_to_become
 
@@ -74,9 +69,21 @@ class UninitializedParameter(Parameter):
             "their attributes.")
 
     def __repr__(self):
-        return "<UninitializedParameter>"
+        return f"<{type(self).__name__}>"
 
     __str__ = __repr__
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is not known yet: a lazy layer's (``LazyLinear``) before its
+    first call. It cannot be used; ``materialize(shape)`` makes it a ``Parameter``."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        param = Parameter(empty(0, dtype=dtype), requires_grad)
+        param.__class__ = cls
+        return param
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
@@ -87,12 +94,39 @@ class UninitializedParameter(Parameter):
         return (UninitializedParameter, (self.requires_grad, None, self.dtype))
 
 
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet: a lazy batch norm's running statistics before
+    its first call; ``materialize(shape)`` makes it a plain tensor."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        buffer = empty(0, dtype=dtype).requires_grad_(requires_grad)
+        buffer.__class__ = cls
+        buffer.persistent = persistent
+        return buffer
+
+    def __deepcopy__(self, memo):
+        # torch refuses (its buffer has no __deepcopy__ of its own, unlike the parameter), so
+        # copy.deepcopy of a lazy batch norm fails before its first call
+        _refuse("__deepcopy__", f"<function Tensor.__deepcopy__ at {hex(id(Tensor.__deepcopy__))}>"
+                )(self)
+
+    def __reduce_ex__(self, protocol):
+        return (UninitializedBuffer, (self.requires_grad, None, self.dtype))
+
+
+def is_lazy(value):
+    """True for a parameter or buffer that has no shape yet."""
+    return isinstance(value, UninitializedTensorMixin)
+
+
 def _refuse(name, described):
     def method(self, *args, **kwargs):
         raise ValueError(
             f"Attempted to use an uninitialized parameter in {described}. This error happens "
             "when you are using a `LazyModule` or explicitly manipulating "
-            "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+            f"`torch.nn.parameter.{type(self).__name__}` objects. When using LazyModules Call "
             "`forward` with a dummy batch to initialize the parameters before calling torch "
             "functions")
 
@@ -111,7 +145,7 @@ _OPERATORS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__":
               "__le__": "le", "__gt__": "gt", "__ge__": "ge"}
 for _name, _value in list(vars(Tensor).items()):
     if _name in _ALLOWED or not callable(_value) or isinstance(_value, (property, type)) or \
-            _name in vars(UninitializedParameter):
+            _name in vars(UninitializedTensorMixin):
         continue
     if _name in _OPERATORS:
         _described = f"<method '{_OPERATORS[_name]}' of 'torch._C.TensorBase' objects>"
@@ -122,4 +156,4 @@ for _name, _value in list(vars(Tensor).items()):
         continue  # the engine's own machinery
     else:
         _described = f"<method '{_name}' of 'torch._C.TensorBase' objects>"
-    setattr(UninitializedParameter, _name, _refuse(_name, _described))
+    setattr(UninitializedTensorMixin, _name, _refuse(_name, _described))

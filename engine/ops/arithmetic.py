@@ -1,7 +1,6 @@
 """Arithmetic: add, sub, mul, div, pow, ..., each forward with its node class right below it.
 """
 import builtins
-import functools
 import math
 import warnings
 
@@ -25,7 +24,7 @@ from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_uf
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
                      promote_operands, refuse_saving_inference, histories_first, require_tensors,
                      scalar_value, takes_out, elementwise_shape,
-                     two_numbers_allowed, vmap_operand,
+                     two_numbers_allowed, hands_failures_to_vmap,
                      wrap_elementwise, write_out, zero_gradient_like)
 
 __all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
@@ -869,9 +868,6 @@ def _where(condition, input=None, other=None):
     given = tuple(value for value in (condition, input, other) if value is not None)
     if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
             isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) for value in given[1:]):
-        batched = vmap_operand(given) if len(given) == 3 else None
-        if batched is not None:  # torch.where(c, a, b) under vmap: its rule (engine/func)
-            return batched.__torch_function__(where, (type(batched),), given, {})
         raise invalid_arguments_error("where", *given)
     if len(given) == 1:
         return condition.nonzero(as_tuple=True)
@@ -1305,19 +1301,5 @@ class AddcdivBackward0(Node):
                 None if t1 is None else -grad * (mul_scalar(t1, self.value) / (t2 * t2)))
 
 
-def _vmap_hands_off(op):
-    """torch.clamp(batched, ...) under vmap: a BatchedTensor ``input`` goes to its rule
-    (engine/func); anything else to the op as before, whose checks give torch's errors.
-    The methods (x.clamp(...)) call the op itself: one class test on the function's path."""
-    @functools.wraps(op)
-    def hands_off(*args, **kwargs):
-        if args and args[0].__class__ is not Tensor and hasattr(args[0], "__engine_vmap__"):
-            return args[0].__torch_function__(hands_off, (type(args[0]),), args, kwargs)
-        return op(*args, **kwargs)
-
-    hands_off.without_out = getattr(op, "without_out", op)
-    return hands_off
-
-
-clamp, clip, clamp_min, clamp_max = (_vmap_hands_off(op) for op in (clamp, clip, clamp_min,
-                                                                    clamp_max))
+# (torch.clamp and clip: overloads' wrapper hands a BatchedTensor's call to vmap's rule)
+where, clamp_min, clamp_max = (hands_failures_to_vmap(op) for op in (where, clamp_min, clamp_max))

@@ -37,7 +37,8 @@ __all__ = [
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
-    "numpy_names", "overloads", "two_numbers_allowed", "takes_out", "vmap_operand",
+    "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
+    "hands_failures_to_vmap",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out",
     # copies and empty tensors in a given memory layout
@@ -401,15 +402,22 @@ def overloads(*printed, notes=False):
                     args, kwargs = (kwargs["input"],), named
             # (whether this is a method call is asked only when it matters: it reads frames)
             no_out = method_only or ("out" in named and calls.called_as_method())
-            for signature in methods:
-                fits = signature.parse(name, given, named, False, no_out)
-                if fits is True:
-                    return op(*args, **kwargs)
-                if fits and (method_only or calls.called_as_method()):
-                    return op(args[0], tuple(given), **kwargs)
-            if method_only or calls.called_as_method():
-                raise signatures.refuse(name, printed, True, given, named, notes)
-            raise signatures.refuse(name, printed, False, *call, notes)
+            try:
+                for signature in methods:
+                    fits = signature.parse(name, given, named, False, no_out)
+                    if fits is True:
+                        return op(*args, **kwargs)
+                    if fits and (method_only or calls.called_as_method()):
+                        return op(args[0], tuple(given), **kwargs)
+                if method_only or calls.called_as_method():
+                    raise signatures.refuse(name, printed, True, given, named, notes)
+                raise signatures.refuse(name, printed, False, *call, notes)
+            except Exception as error:  # (free until raised) vmap's hand-over, see above
+                batched = vmap_operand(error, args, kwargs)
+                if batched is None:
+                    raise
+            return batched.__torch_function__(op_as_torch_parses_it, (type(batched),), args,
+                                              kwargs)
 
         if hasattr(op, "without_out"):  # (the method, which takes no out=)
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
@@ -428,23 +436,47 @@ def two_numbers_allowed(op):
         if isinstance(input, PYTHON_AND_NUMPY_NUMBERS) and \
                 isinstance(other, PYTHON_AND_NUMPY_NUMBERS):
             input = wrap(np.array(input, _number_tensor_dtype(scalar_value(input), other)))
-        try:
-            return op(input, other, *args, **kwargs)
-        except TypeError:  # (free until raised) torch.add(w, batched) under vmap: its rule
-            batched = vmap_operand((input, other))
-            if batched is None:
-                raise
-            return batched.__torch_function__(with_numbers, (type(batched),),
-                                              (input, other, *args), kwargs)
+        return op(input, other, *args, **kwargs)
 
     with_numbers.without_out = op.without_out
     return with_numbers
 
 
-def vmap_operand(values):
-    """The first of ``values`` that is vmap's BatchedTensor (engine/func), else None: asked
-    only on a path where an engine function refused a non-tensor (a TypeError's)."""
-    return next((v for v in values if hasattr(v, "__engine_vmap__")), None)
+# ====================================================================== vmap's hand-over
+# The one place where an engine function meets vmap's BatchedTensor (engine/func): a call
+# that failed with one among its arguments goes to the BatchedTensor's __torch_function__,
+# which runs its batching rule (or asks vmap for its per-sample loop). The ops know nothing
+# of it: the generic wrappers every torch.<name> goes through (takes_out, overloads,
+# tensor_inputs, hands_failures_to_vmap) call ``vmap_operand`` in their ``except`` branch,
+# which costs nothing until an exception is raised (Python 3.11's try is free).
+def vmap_operand(error, args, kwargs):
+    """The first BatchedTensor among ``args``, ``kwargs`` and lists in them (a call that
+    raised ``error`` hands over to it), else None (the error is the call's own). vmap's
+    request for its per-sample loop (``vmap_loop``) passes on untouched."""
+    if getattr(error, "vmap_loop", False):
+        return None
+    for value in (*args, *kwargs.values()):
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if hasattr(item, "__engine_vmap__") and item.__class__ is not Tensor:
+                return item
+    return None
+
+
+def hands_failures_to_vmap(op):
+    """``op`` with vmap's hand-over, for a torch.<name> that has none of the wrappers above
+    (torch.where, clamp_min, clamp_max): one more call, ~0.1 us."""
+    @functools.wraps(op)
+    def handing_over(*args, **kwargs):
+        try:
+            return op(*args, **kwargs)
+        except Exception as error:
+            batched = vmap_operand(error, args, kwargs)
+            if batched is None:
+                raise
+        return batched.__torch_function__(handing_over, (type(batched),), args, kwargs)
+
+    handing_over.without_out = getattr(op, "without_out", op)
+    return handing_over
 
 
 def _number_tensor_dtype(number, other):
@@ -504,7 +536,13 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
     @functools.wraps(op)
     def op_with_out(*args, out=None, **kwargs):
         if out is None:
-            return op(*args, **kwargs)
+            try:
+                return op(*args, **kwargs)
+            except Exception as error:  # (free until raised) vmap's hand-over, see above
+                batched = vmap_operand(error, args, kwargs)
+                if batched is None:
+                    raise
+            return batched.__torch_function__(op_with_out, (type(batched),), args, kwargs)
         if not isinstance(out, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                             f"{type_name(out)}")
@@ -604,7 +642,8 @@ def _checking_input(op):
             if not isinstance(input, Tensor) and input is not ...:
                 if hasattr(input, "__engine_vmap__") and args:  # vmap (engine/func)
                     return input.__torch_function__(op, (type(input),), args, kwargs)
-                raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be "
+                position = " (position 1)" if args else ""  # (torch.op(input=1): no position)
+                raise TypeError(f"{op.__name__}(): argument 'input'{position} must be "
                                 f"Tensor, not {type_name(input)}")
             return op(*args, **kwargs)
 

@@ -2,6 +2,7 @@
 the old-style constructors ``torch.Tensor(2, 3)`` / ``torch.FloatTensor([1, 2])``.
 """
 import copy as _copy
+import warnings
 
 import numpy as np
 
@@ -276,7 +277,22 @@ def _python_scalar(self):
     return self._data.reshape(()).item()
 
 
+_SCALAR_OF_GRAPH_WARNED = []  # torch warns once per process (TORCH_WARN_ONCE)
+
+
+def _warn_scalar_of_graph(self):
+    """float() and complex() of a tensor that requires grad warn (the number leaves the graph:
+    a learner may expect gradients through it); int() and item() do not."""
+    if self.requires_grad and not _SCALAR_OF_GRAPH_WARNED:
+        _SCALAR_OF_GRAPH_WARNED.append(True)
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first."
+                      + messages.triggered_in("torch/csrc/autograd/generated/"
+                                              "python_variable_methods.cpp:820"), stacklevel=3)
+
+
 def to_python_float(self):
+    _warn_scalar_of_graph(self)
     return float(_python_scalar(self))
 
 
@@ -285,6 +301,7 @@ def to_python_int(self):
 
 
 def to_python_complex(self):
+    _warn_scalar_of_graph(self)
     return complex(_python_scalar(self))
 
 

@@ -13,7 +13,8 @@ from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.forward import each_level, state as dual, tangent_of, write_tangent
 from ..core.grad_mode import mode, no_grad
-from ..core.history import check_inference_inplace, check_inplace, rebase_history
+from ..core.history import (check_inference_inplace, check_inplace, rebase_history,
+                             seen_by_autograd)
 from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .arithmetic import NOT_GIVEN, add
@@ -155,11 +156,29 @@ _ITERATOR_ERRORS = ("The size of tensor a", '"', "result type ")
 _OWN_CHECKS_FIRST = {"cumsum", "cumprod", "clamp", "clamp_min", "clamp_max", "clip"}
 
 
+# the in-place ops whose number ``other`` torch's parser wraps into a tensor (their only Python
+# signature takes a Tensor): on an inference tensor such a number is an ordinary operand
+WRAPS_NUMBERS = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+                 "floor_divide"}
+
+
 def in_place(function, tracked=True):
     """``x.op_(...)``: ``op``'s result written into x (``tracked``: see write_inplace)."""
     name = function.__name__
 
     def method(self, *args, **kwargs):
+        if self._inference and tracked and mode.recording:
+            # an inference tensor outside inference_mode: autograd's checks only when an
+            # operand brings autograd in (core/history.py seen_by_autograd), then torch's
+            # kernel writes and the change is refused (check_inference_inplace): nothing
+            # is recorded or saved first
+            operands = [value for value in (*args, *kwargs.values()) if isinstance(value, Tensor)]
+            if name in WRAPS_NUMBERS:  # (other, not alpha=)
+                operands.append(args[0] if args else kwargs.get("other"))
+            if seen_by_autograd(self, operands):
+                check_inplace(self, *operands)
+            with no_grad():
+                return method(self, *args, **kwargs)
         if tracked:  # (autograd refuses a leaf, or a view made in no_grad mode when an
             # operand requires grad, before the op looks at anything else: overlapping memory)
             check_inplace(self, *args, *kwargs.values())

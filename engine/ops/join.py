@@ -8,7 +8,7 @@ from ..fidelity.size import wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import numpy_names, takes_out, vmap_operand
+from .common import numpy_names, takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -23,8 +23,6 @@ def _check_cat_inputs(tensors, name):
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            if vmap_operand(tensors) is not None:
-                return vmap_operand(tensors)  # under vmap: the caller hands over to its rule
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type_name(t)}")
 
@@ -40,9 +38,7 @@ def _check_cat_out(result, out, *args):
 @numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
-    batched = _check_cat_inputs(tensors, "cat")
-    if batched is not None:  # a list with vmap's BatchedTensors: their rule (engine/func)
-        return batched.__torch_function__(cat, (type(batched),), (tensors, dim), {})
+    _check_cat_inputs(tensors, "cat")
     common = result_type(*tensors).numpy_dtype
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
@@ -97,9 +93,7 @@ concat = concatenate = cat
 @numpy_names
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
-    batched = _check_cat_inputs(tensors, "stack")
-    if batched is not None:  # (as cat's)
-        return batched.__torch_function__(stack, (type(batched),), (tensors, dim), {})
+    _check_cat_inputs(tensors, "stack")
     first = tensors[0]._data.shape
     axis = wrap_dim(dim, len(first) + 1)
     for i, t in enumerate(tensors):

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages
+from ..fidelity import dtypes, messages
 from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
@@ -16,8 +16,8 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import empty_strided, wrap
-from .common import (broadcast_error, not_implemented_for, numpy_names, refuse_saving_inference,
-                     require_tensors, takes_out)
+from .common import (broadcast_error, not_implemented_for, numpy_names, overloads,
+                     refuse_saving_inference, require_tensors, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
 from .reduce import amax, amin, norm_over_dims
@@ -662,23 +662,15 @@ class LinalgCrossBackward0(Node):
 _cross_warned = []
 
 
+@overloads("(Tensor input, Tensor other, int? dim = None, *, Tensor out = None)")
 @takes_out
 @numpy_names
-def cross(input, other, *given, dim=None):
+def cross(input, other, dim=None):
     """torch.cross: linalg.cross along dim; without dim (deprecated) along the first dimension
     of length 3."""
-    # (dim by position or by name: torch's TypeError for a dim that is no int says which)
-    if len(given) > 1 or (given and dim is not None):
-        most = calls.position(3)
-        raise TypeError(f"cross() takes from {most - 1} to {most} positional arguments but "
-                        f"{most - 1 + len(given)} were given")
-    position = f" (position {calls.position(3)})" if given else ""
-    dim = given[0] if given else dim
+    # (torch's parser checks the arguments one by one, left to right, before keywords it does
+    # not know: x.cross(False, dims=0) names 'other'; overloads gives its messages)
     require_tensors("cross", input, other)
-    if dim is not None and (dim.__class__ is builtins.bool
-                            or not isinstance(dim, (builtins.int, np.integer))):
-        raise TypeError(f"cross(): argument 'dim'{position} must be int, not "
-                        f"{messages.type_name(dim)}")
     if dim is None:
         if not _cross_warned:  # torch warns once per process
             _cross_warned.append(True)

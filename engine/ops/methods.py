@@ -44,7 +44,7 @@ FUNCTION_METHODS = {
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
-        squeeze_""",
+        squeeze_ unsafe_split unsafe_chunk""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave

@@ -25,14 +25,14 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (copy_preserving_layout, empty_in_format, numpy_names, operand_type_error,
-                     overloads)
+                     overloads, tensor_inputs)
 from .creation import zeros
 from .join import cat, stack
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
            "unflatten", "ravel", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow",
            "select", "unbind", "split", "chunk", "as_strided", "movedim", "moveaxis", "detach",
-           "clone", "flip", "swapdims"]
+           "clone", "flip", "swapdims", "unsafe_split", "unsafe_chunk"]
 
 # ---------------------------------------------------------------- sizes
 def _size_args(sizes, name):
@@ -292,11 +292,10 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
-def permute(input, *dims):
+def permute(input, dims):
     """Reorder the dimensions (a view)."""
-    if not dims:
-        raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = _size_args(dims, "permute")
+    # (the parser took ints, bools and one-element integer tensors: operator.index reads each)
+    dims = tuple([d if d.__class__ is int else operator.index(d) for d in dims])
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -306,6 +305,15 @@ def permute(input, *dims):
     if len(set(order)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return permuted_view(input, order)
+
+
+# torch's parser, through overloads: x.permute(0, 1) packs its ints into dims, as
+# x.permute((0, 1)) (torch.permute(x, 0, 1) is refused); its messages name the first argument
+# that is no int. The method is checked as a method without reading frames (the ``without_out``
+# that ops/methods.py attaches, a copy of the function): x.permute(1, 0) stays cheap.
+permute.without_out = calls.method_copy(permute)
+permute = overloads("(Tensor input, tuple of ints dims)")(permute)
+tensor_inputs(globals(), ["permute"])  # torch.permute(1, (0,)): torch's TypeError
 
 
 def t(input):
@@ -770,8 +778,8 @@ class _PiecesBackward(Node):
         if grad_mode.grad_enabled:  # create_graph: torch's cat / stack, which keep the graph
             return self.joined(result, grads)
         for where, grad in zip(self.places(), grads):
-            if grad is not None:
-                result[(slice(None),) * self.dim + (where,)] = grad
+            if grad is not None:  # (numpy's write: result is fresh, and nothing records here)
+                result._data[(slice(None),) * self.dim + (where,)] = grad._data
         return result
 
     def joined(self, zeros, grads):
@@ -866,6 +874,36 @@ def chunk(input, chunks, dim=0):
     if step == 0 and size == 0:
         return split(input, [0] * chunks, dim)  # an empty dimension gives `chunks` empty pieces
     return _split_equal(input, step, dim)
+
+
+class UnsafeSplitBackward0(SplitBackward0):
+    """out = the pieces of x along dim, not tracked as views (torch's recurrent cells split
+    their gates so, then change them in place):  each piece's gradient goes back to its
+    place"""
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    """split, with pieces that autograd does not treat as views of ``tensor``: they may be
+    changed in place without rewriting its history (the caller promises not to read it)."""
+    with no_grad():  # (the pieces' shapes and checks; the node is recorded below)
+        pieces = split(tensor, split_size, dim)
+    return _unsafe(pieces, tensor, dim, split_size)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """chunk, with pieces autograd does not treat as views (see unsafe_split)."""
+    with no_grad():
+        pieces = chunk(input, chunks, dim)
+    return _unsafe(pieces, input, dim, pieces[0]._data.shape[wrap_dim(dim, input._data.ndim)])
+
+
+def _unsafe(pieces, input, dim, split_size):
+    """The pieces, sharing input's memory but not views of it, under one UnsafeSplitBackward0."""
+    for piece in pieces:  # (as detach() cuts a view loose)
+        piece._base, piece._requires_grad, piece._creation_meta = None, False, None
+    return record(UnsafeSplitBackward0, tuple(pieces), (input,), num_outputs=len(pieces),
+                  dim=wrap_dim(dim, input._data.ndim), split_size=split_size,
+                  self_sym_sizes=input._data.shape)
 
 
 def as_strided(input, size, stride, storage_offset=None):

@@ -8,8 +8,8 @@ runs for CPU tensors by default, in the same order of operations.
 Where the engine knowingly differs from PyTorch:
 
 * ``foreach``, ``fused``, ``capturable`` and ``differentiable`` are accepted and shown
-  (repr, state_dict), but the engine always runs the plain per-tensor loop; a tensor
-  ``lr`` or ``betas`` is not supported.
+  (repr, state_dict), but the engine always runs the plain per-tensor loop. A tensor ``lr``
+  works as in torch (the schedulers fill it in place); tensor ``betas`` are not supported.
 * torch's float32 ``sqrt`` comes from MKL and is not correctly rounded, so the optimizers
   that divide by a square root (Adam, AdamW, RMSprop, Adagrad, NAdam, RAdam) agree to
   float32 rounding (about 1e-6 relative) rather than bit for bit; SGD and Adamax are exact.

@@ -1,6 +1,6 @@
 """Adagrad, as ``torch.optim.Adagrad`` computes it on the CPU."""
 from ..ops import creation
-from .optimizer import Optimizer, check_options, step_tensor
+from .optimizer import Optimizer, check_options, step_tensor, to_scalar
 
 
 class Adagrad(Optimizer):
@@ -48,7 +48,7 @@ class Adagrad(Optimizer):
         grad = param.grad if not group["maximize"] else -param.grad
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
-        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        clr = to_scalar(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt() + group["eps"] if group["differentiable"] else \
             state_sum.sqrt().add_(group["eps"])

@@ -1,7 +1,7 @@
 """Adam and AdamW, as ``torch.optim.Adam`` / ``torch.optim.AdamW`` compute them on the CPU."""
 from ..fidelity import dtypes
 from ..ops import arithmetic, creation
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr, to_scalar
 
 
 class Adam(Optimizer):
@@ -10,6 +10,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
+        check_tensor_lr(lr, foreach, capturable)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -48,7 +49,7 @@ class Adam(Optimizer):
     def _update(self, param, group):
         # torch's single-tensor Adam (its CPU default), in the same order of operations
         state = self._state_for(param, group)
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps, weight_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         grad = param.grad if not group["maximize"] else -param.grad
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]

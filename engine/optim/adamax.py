@@ -1,6 +1,6 @@
 """Adamax, as ``torch.optim.Adamax`` computes it on the CPU."""
 from ..ops import arithmetic, creation
-from .optimizer import Optimizer, check_betas, check_options, step_tensor
+from .optimizer import Optimizer, check_betas, check_options, step_tensor, to_scalar
 
 
 class Adamax(Optimizer):
@@ -36,5 +36,5 @@ class Adamax(Optimizer):
         exp_avg.lerp_(grad, 1 - beta1)
         # u = max(beta2 * u, |g| + eps): the largest recent |g|, decaying
         arithmetic.maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"]), out=exp_inf)
-        clr = group["lr"] / (1 - beta1 ** state["step"].item())  # m's bias correction
+        clr = to_scalar(group["lr"]) / (1 - beta1 ** state["step"].item())  # m's bias correction
         param.addcdiv_(exp_avg, exp_inf, value=-clr)

@@ -13,8 +13,9 @@ Most rules come in two forms, as in torch, and they round differently:
 
 After 1000 steps of ExponentialLR the two differ in the last bits (a product of 1000 roundings
 against one power); the engine follows each form's arithmetic operation by operation, so its
-values are torch's exactly, in either form. The learning rates are plain Python floats; a tensor
-``lr`` is not supported (notebooks/DIFFERENCES.md).
+values are torch's exactly, in either form. A tensor ``lr`` (``SGD(params, lr=torch.tensor(0.1))``)
+is filled in place, as torch does, so the group keeps the learner's tensor; ``get_last_lr()``
+and ``base_lrs`` hold copies.
 """
 import math
 import types
@@ -24,6 +25,7 @@ from collections import Counter
 from functools import partial, wraps
 from weakref import ref
 
+from ..core.tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -57,19 +59,28 @@ def _per_group(name, optimizer, value):
             raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
                              f"{name} has {len(value)} values, param_groups has "
                              f"{len(optimizer.param_groups)}.")
-        return list(value)
-    return [value] * len(optimizer.param_groups)
+        return [_copy(v) for v in value]
+    return [_copy(value) for _ in optimizer.param_groups]
+
+
+def _copy(value):
+    """A tensor value (a tensor lr) copied, so that filling one in place changes no other."""
+    return value.clone() if isinstance(value, Tensor) else value
 
 
 def _set_lr(group, lr):
-    """Write a group's new lr. torch looks at the old value first (a tensor lr is filled in
-    place), so a group without "lr" is a KeyError there too."""
-    group["lr"]  # noqa: B018
-    group["lr"] = lr
+    """Write a group's new lr. A tensor lr (``SGD(params, lr=torch.tensor(0.1))``) is filled in
+    place, as torch does, so it stays the tensor the learner made; a group without "lr" is a
+    KeyError, as there."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(lr.squeeze() if isinstance(lr, Tensor) else lr)
+    else:
+        group["lr"] = lr
 
 
 def _group_values(optimizer, key):
-    return [group[key] for group in optimizer.param_groups]
+    """The groups' values, tensors copied (get_last_lr() never aliases a group's lr)."""
+    return [_copy(group[key]) for group in optimizer.param_groups]
 
 
 def _check_optimizer(optimizer):
@@ -108,7 +119,7 @@ class LRScheduler:
             # a fresh schedule starts from each group's lr; a second scheduler on the same
             # optimizer finds initial_lr already there and keeps it
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -877,7 +888,7 @@ class ReduceLROnPlateau(LRScheduler):
             old_lr = float(group["lr"])
             new_lr = max(old_lr * self.factor, self.min_lrs[i])
             if old_lr - new_lr > self.eps:  # changes smaller than eps are ignored
-                group["lr"] = new_lr
+                _set_lr(group, new_lr)
 
     @property
     def in_cooldown(self):

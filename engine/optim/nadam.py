@@ -1,6 +1,6 @@
 """NAdam, as ``torch.optim.NAdam`` computes it on the CPU."""
 from ..ops import creation
-from .optimizer import Optimizer, check_betas, check_options, step_tensor
+from .optimizer import Optimizer, check_betas, check_options, step_tensor, to_scalar
 
 
 class NAdam(Optimizer):
@@ -32,7 +32,7 @@ class NAdam(Optimizer):
             state["mu_product"] = step_tensor(1.0)  # the product of every mu so far
             state["exp_avg"] = creation.zeros_like(param)
             state["exp_avg_sq"] = creation.zeros_like(param)
-        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        lr, eps, weight_decay = to_scalar(group["lr"]), group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
         grad = param.grad if not group["maximize"] else -param.grad
         exp_avg, exp_avg_sq, mu_product = state["exp_avg"], state["exp_avg_sq"], \

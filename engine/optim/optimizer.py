@@ -35,10 +35,29 @@ def step_tensor(value=0.0):
     return creation.tensor(value, dtype=step_dtype)
 
 
+def check_tensor_lr(lr, foreach=None, capturable=False):
+    """torch also takes the learning rate as a tensor (its schedulers then fill it in place):
+    a 1-element one; Adam and AdamW refuse it with foreach=True unless capturable."""
+    if isinstance(lr, Tensor):
+        if foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+
+
+def to_scalar(value):
+    """A hyperparameter as torch's steps read it: a 1-element tensor becomes 0-d (torch then
+    computes with the tensor, in its dtype, and passes it where a number goes), a number stays."""
+    return value.squeeze() if isinstance(value, Tensor) and value.dim() != 0 else value
+
+
 def check_options(**checks):
     """torch's checks of an optimizer's numeric options, in its order: ``name=(value, label)``
     raises ValueError("Invalid {label}: {value}") when value is negative."""
-    for value, label in checks.values():
+    for name, (value, label) in checks.items():
+        if name == "lr":
+            check_tensor_lr(value)
         if not 0.0 <= value:
             raise ValueError(f"Invalid {label}: {value}")
 

@@ -1,6 +1,6 @@
 """RMSprop, as ``torch.optim.RMSprop`` computes it on the CPU."""
 from ..ops import creation
-from .optimizer import Optimizer, check_options, step_tensor
+from .optimizer import Optimizer, check_options, step_tensor, to_scalar
 
 
 class RMSprop(Optimizer):
@@ -54,6 +54,6 @@ class RMSprop(Optimizer):
         if momentum > 0:
             buf = state["momentum_buffer"]
             buf.mul_(momentum).addcdiv_(grad, avg)
-            param.add_(buf, alpha=-group["lr"])
+            param.add_(buf, alpha=-to_scalar(group["lr"]))
         else:
-            param.addcdiv_(grad, avg, value=-group["lr"])
+            param.addcdiv_(grad, avg, value=-to_scalar(group["lr"]))

@@ -1,5 +1,5 @@
 """Stochastic gradient descent, optionally with momentum, as ``torch.optim.SGD``."""
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr, to_scalar
 
 
 class SGD(Optimizer):
@@ -8,6 +8,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
+        check_tensor_lr(lr)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -41,4 +42,4 @@ class SGD(Optimizer):
                 buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             # nesterov looks ahead: the step uses the gradient plus the updated velocity
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-        param.add_(grad, alpha=-group["lr"])
+        param.add_(grad, alpha=-to_scalar(group["lr"]))

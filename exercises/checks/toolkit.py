@@ -49,6 +49,7 @@ from __future__ import annotations
 import functools
 import importlib
 import numbers
+import os
 import pkgutil
 import sys
 import warnings
@@ -64,6 +65,7 @@ from exercises.checks.feedback import (WRONG, Feedback, _sentence, correct, not_
 __all__ = [
     "CHECKERS",
     "Feedback",
+    "NotCorrect",
     "all_of",
     "as_number",
     "as_values",
@@ -744,12 +746,41 @@ CHECKERS: dict[str, Callable] = {}
 """Every registered checker by name (``check_NN_...``); ``discover()`` fills it."""
 
 
+# nbgrader's autograde (and validate) give a graded cell its points when it runs without an
+# error, and set this variable while they run a notebook: there a verdict other than correct
+# raises, with the same words. In a learner's notebook (unset) the verdict shows as always.
+NBGRADER_EXECUTION = "NBGRADER_EXECUTION"
+
+
+class NotCorrect(AssertionError):
+    """Raised by a checker, under nbgrader only, for a verdict other than correct."""
+
+
+def nbgrader_verdict(result: Feedback):
+    """A verdict as nbgrader grades it: not correct raises (no points), with the verdict's
+    words; correct is shown (displayed, not the cell's value: nbgrader reads a graded cell's
+    value as partial credit, and warns that a value it cannot read as a number may one day
+    be an error)."""
+    if not result.ok:
+        raise NotCorrect(str(result))
+    shell = sys.modules.get("IPython")
+    shell = shell.get_ipython() if shell is not None else None
+    if shell is None:
+        return result
+    from IPython.display import display
+
+    display(result)
+    return None
+
+
 def checker(func=None, *, right=None, wrong=None):
     """Register a checker: ``@checker`` or ``@checker(right=..., wrong=...)``.
 
     The decorated function takes the learner's answer and returns a ``Feedback``. The
     wrapper answers "not done yet" for a stub without calling it, and turns an exception
-    raised while inspecting an odd answer into a "not quite" instead of a traceback.
+    raised while inspecting an odd answer into a "not quite" instead of a traceback. Under
+    nbgrader (``NBGRADER_EXECUTION`` set) a verdict other than correct raises ``NotCorrect``
+    with the same message, as nbgrader's graded cells do.
     ``right(torch)`` returns the right answer and ``wrong(torch)`` a list of plausible wrong
     ones, built with the given tensor module; the tests use them.
     """
@@ -762,8 +793,7 @@ def checker(func=None, *, right=None, wrong=None):
             raise ValueError(f"two checkers named {name}: in {known.__module__} "
                              f"and {f.__module__}")
 
-        @functools.wraps(f)
-        def run(answer):
+        def judge(answer):
             stale = stale_answer(name)
             if stale is not None:  # never a verdict on an answer the learner no longer sees
                 return not_checked(stale)
@@ -775,6 +805,13 @@ def checker(func=None, *, right=None, wrong=None):
                 return Feedback(WRONG, _sentence(_unreadable(error)))
             if not isinstance(result, Feedback):
                 raise TypeError(f"{name} returned {type(result).__name__}, not Feedback")
+            return result
+
+        @functools.wraps(f)
+        def run(answer):
+            result = judge(answer)
+            if os.environ.get(NBGRADER_EXECUTION):
+                return nbgrader_verdict(result)
             return result
 
         run.right = right

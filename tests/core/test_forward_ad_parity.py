@@ -211,6 +211,10 @@ BINARY = {
     "mse_loss": lambda m, a, b: m.nn.functional.mse_loss(a, b),
     "linear": lambda m, a, b: m.nn.functional.linear(a, b, b[0]),
     "where": lambda m, a, b: m.where(a > b, a, b),
+    # matmul's ways that skip a node when nothing requires grad (their tangents were lost)
+    "matmul of batches": lambda m, a, b: a.view(2, 1, 3) @ b.view(2, 3, 1),
+    "matmul row @ matrix": lambda m, a, b: a[0] @ b.t(), "matmul batch @ matrix": lambda m, a, b: a.view(1, 2, 3) @ b.t(),
+    "matmul batch @ vector": lambda m, a, b: m.matmul(a.view(2, 1, 3), b[0]),
 }
 
 

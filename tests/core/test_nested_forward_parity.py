@@ -9,11 +9,16 @@ compares snippets (values, errors' type and message); the operations part takes 
 directional derivative of every operation of test_forward_ad_parity.py's tables,
 ``jvp(lambda a: jvp(f, (a,), (t1,)), (x,), (t2,))``, and compares all four results.
 """
+import importlib
+
 import numpy as np
 import pytest
 
+import engine
 import parity
 from tests.core.test_forward_ad_parity import BINARY, UNARY, _values
+
+engine_vmap_module = importlib.import_module("engine.func.vmap")  # (engine.func.vmap: the function)
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 pytestmark = pytest.mark.torch
@@ -100,6 +105,16 @@ API_CASES = {
     "jvp of jvp of a module": (
         "m.manual_seed(0)\nlayer = m.nn.Sequential(m.nn.Linear(3, 4), m.nn.Tanh(), m.nn.Linear(4, 2))\n"
         "r = [o.detach() for o in F.jvp(lambda a: F.jvp(layer, (a,), (t,))[1], (x,), (s,))]"),
+    # under vmap (jacfwd is vmap of jvp): the tangents of every level ride on the physical
+    # tensors, and the products' shortcuts see them (matmul of a 1-D and a 3-D tensor, grad off)
+    "jvp of vmap of jvp": "r = F.jvp(lambda a: m.vmap(lambda u: F.jvp(lambda b: (b.sin() * a).sum(), (a,), (u,))[1])(m.eye(3)), (x,), (s,))",
+    "jacfwd of jacfwd through matmul": (
+        "B = m.arange(12.0).reshape(2, 3, 2) / 10\n"
+        "r = F.jacfwd(F.jacfwd(lambda a: (a @ B).sin() + (B.transpose(1, 2) @ a).cos()))(x)"),
+    "jacfwd of a jvp whose matmul has only the outer tangent": (
+        "B = m.arange(12.0).reshape(2, 3, 2) / 10\nW = m.ones(3, 2)\n"
+        "def g(a):\n    return F.jvp(lambda b: (a.reshape(1, 3) @ W).reshape(2) * b + (a @ B).sum(0) * b, (m.ones(2),), (m.ones(2),))[1]\n"
+        "r = [F.jacfwd(g)(x), F.jvp(g, (x,), (s,))]"),
     "autograd.functional.jacobian forward-mode of jvp": (
         "r = error(lambda: m.autograd.functional.jacobian(lambda a: F.jvp(lambda b: b.sin(), (a,), (t,))[1], x, strategy='forward-mode', vectorize=True))"),
 }
@@ -112,6 +127,21 @@ def test_nested_forward_api(name, request):
             "the engine refuses it: AsStridedBackward0 does not support create_graph=True "
             "(DIFFERENCES.md, a second derivative through an in-place write into a view)")))
     parity.assert_same_snippet(PRELUDE + API_CASES[name])
+
+
+BATCHED = ["jacfwd of jacfwd", "jacfwd of jacfwd of a vector function", "jacfwd of jacfwd, argnums",
+           "jacfwd cubed", "jvp of vmap of jvp", "jacfwd of jacfwd through matmul",
+           "jacfwd of a jvp whose matmul has only the outer tangent"]
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_nested_forward_runs_batched(name, monkeypatch):
+    """Forward over forward under vmap is one batched pass per level: vmap's loop never ran."""
+    calls = []
+    monkeypatch.setattr(engine_vmap_module, "_loop", lambda *a: calls.append(a))
+    exec(PRELUDE.replace("m.", "engine.") + API_CASES[name].replace("m.", "engine."),
+         {"engine": engine})
+    assert not calls
 
 
 # ---------------------------------------------------------------- every op, twice

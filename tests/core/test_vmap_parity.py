@@ -196,22 +196,69 @@ BATCHED = {
     "grad of torch.add and mul": "r = vmap(m.func.grad(lambda a: m.mul(w[0], m.add(w[1], a, alpha=3)).sum()))(x)",
     "grad of torch.clamp": "r = vmap(m.func.grad(lambda a: m.clamp(a, -0.5, 0.5).exp().sum()))(x)",
     "grad of a batched index": "r = vmap(m.func.grad(lambda a, i: a[i].exp().sum()))(x, m.tensor([[0, 2], [1, 1]]))",
+    # matrix products as functions, numbers first, batched bounds, where of two numbers
+    # (issue 26, second round: these ran the per-sample loop before)
+    "torch.matmul": "r = vmap(lambda a: m.matmul(a, w.t()))(x)",
+    "torch.matmul, unbatched first": "r = vmap(lambda a: m.matmul(w, a))(x)",
+    "torch.matmul of two batched": "r = vmap(lambda a, b: m.matmul(a.view(3, 1), b.view(1, 3)))(x, y)",
+    "torch.mm": "r = vmap(lambda a: m.mm(a.view(1, 3), w.t()))(x)",
+    "torch.mm, batched second": "r = vmap(lambda a: m.mm(w, a.view(3, 1)))(x)",
+    "torch.mv": "r = vmap(lambda a: m.mv(w, a))(x)",
+    "torch.mv of batched matrices": "r = vmap(lambda A, b: m.mv(A, b))(w.view(2, 2, 3), y)",
+    "torch.dot": "r = vmap(lambda a, b: m.dot(a, b))(x, y)",
+    "torch.dot, unbatched first": "r = vmap(lambda a: m.dot(w[0], a))(x)",
+    "torch.bmm": "r = vmap(lambda a: m.bmm(a.view(1, 3, 1), a.view(1, 1, 3)))(x)",
+    "torch.bmm, unbatched second": "r = vmap(lambda a: m.bmm(a.view(1, 1, 3), w.t().reshape(1, 3, 4)))(x)",
+    "mm, mv, dot, bmm methods": "r = vmap(lambda a: (a.view(1, 3).mm(w.t()), a.view(1, 3).mv(w[0]), a.dot(w[1]), a.view(1, 1, 3).bmm(w.t().reshape(1, 3, 4))))(x)",
+    "torch.add of a number first": "r = vmap(lambda a: m.add(1.5, a))(x)",
+    "torch.sub, mul, div of a number first": "r = vmap(lambda a: (m.sub(2, a, alpha=3), m.mul(2, a), m.div(1, a)))(x)",
+    "torch.maximum(unbatched, batched)": "r = vmap(lambda a: m.maximum(w[0], a))(x)",
+    "torch.where of two numbers": "r = vmap(lambda a: m.where(a > 0, 1.0, 0.0))(x)",
+    "torch.where of two ints": "r = vmap(lambda a: m.where(a > 0, 1, 0))(x)",
+    "torch.clamp with a batched bound": "r = vmap(lambda a: m.clamp(w[0], min=a))(x)",
+    "torch.clamp, batched max only": "r = vmap(lambda a: m.clamp(w[0], None, a))(x)",
+    "unbatched.clamp(batched bounds)": "r = vmap(lambda a, b: w[0].clamp(a, b + 1))(x, y)",
+    "torch.clamp_min, clamp_max with a batched bound": "r = vmap(lambda a: (m.clamp_min(w[0], a), m.clamp_max(w[1], a)))(x)",
+    "grad of torch.mm, unbatched params":
+        "r = vmap(m.func.grad(lambda p, a: m.mm(a.view(1, 3), p).sum()), in_dims=(None, 0))(w.t().contiguous(), x)",
+    "torch.mul of a number and an int sample": "r = vmap(lambda a: m.mul(2.5, (a > 0).long()))(x)",
+    "torch.add of a number and 0-d samples": "r = vmap(lambda s: m.add(1.5, s))(v)",
+    "torch.clamp with a 0-d batched bound": "r = vmap(lambda s: m.clamp(w[0], min=s))(v)",
+    "torch.where of an int and a float": "r = vmap(lambda a: m.where(a > 0, 1, 0.5))(x)",
+    "torch.matmul of 0-d samples' rows": "r = vmap(lambda s: m.matmul(w, w[0] * s))(v)",
+    # forward mode under vmap: jvp with batched tangents or primals, jacfwd = vmap(jvp)
+    "jvp in vmap, batched primals and tangents": "r = vmap(lambda p, t: m.func.jvp(m.sin, (p,), (t,)))(x, y)",
+    "jvp in vmap, a batched primal only": "r = vmap(lambda p: m.func.jvp(lambda a: a.exp() * p, (w[0],), (w[1],)))(x)",
+    "jacfwd": "r = m.func.jacfwd(lambda a: (a @ a) * a.exp())(x[0])",
+    "jacfwd argnums": "r = m.func.jacfwd(lambda a, b: a * b.sum(), argnums=1)(x[0], w)",
+    "jacfwd of two inputs": "r = m.func.jacfwd(lambda a, b: (a * b).cumsum(0), argnums=(0, 1))(x[0], y[0])",
+    "hessian": "r = m.func.hessian(lambda a: (a.sin() * a).sum())(x[0])",
+    "grad of a batched bound": "r = vmap(m.func.grad(lambda a: m.clamp(w[0], min=a).exp().sum()))(x)",
+}
+
+# batched too, but the layout of torch's result differs (nested products and the gradient of
+# a matrix times a batch of vectors come out transposed in torch; ``@`` does the same; a jvp's
+# primal result that does not depend on the batch is expanded in torch, computed in full in
+# the engine, whose dual primals are laid out in full)
+BATCHED_OTHER_LAYOUT = {
+    "torch.matmul nested": "r = vmap(vmap(lambda a, b: m.matmul(a, b), in_dims=(0, None)), in_dims=(None, 0))(x, y)",
+    "grad of torch.matmul": "r = vmap(m.func.grad(lambda a: m.matmul(w, a).sin().sum()))(x)",
+    "grad of w @ a": "r = vmap(m.func.grad(lambda a: (w @ a).sin().sum()))(x)",
+    "vmap of jacfwd": "r = vmap(m.func.jacfwd(lambda a: a.sin() * a.sum()))(x)",
+    "jvp in vmap, batched tangents": "r = vmap(lambda t: m.func.jvp(lambda a: (a.sin() * a).sum(), (w[0],), (t,)))(y)",
 }
 
 LOOPED = {  # no batching rule: the engine runs them once per sample (same values; layouts
     # may differ: DIFFERENCES.md "vmap's per-sample loop")
-    "torch.matmul": "r = vmap(lambda a: m.matmul(a, w.t()))(x)",
     "w[idx], idx batched": "r = vmap(lambda i: w[i])(m.tensor([[0, 2], [1, 3]]))",
     "w[idx], idx batched 0-d": "r = vmap(lambda i: w[i])(m.tensor([0, 3]))",
-    "torch.clamp with a batched bound": "r = vmap(lambda a: m.clamp(w[0], min=a))(x)",
-    "torch.add of a number first": "r = vmap(lambda a: m.add(1.5, a))(x)",
-    "torch.where of two numbers": "r = vmap(lambda a: m.where(a > 0, 1.0, 0.0))(x)",
     "jacrev in vmap": "r = vmap(m.func.jacrev(lambda a: a.sin()))(x)",
     "randomness different": "m.manual_seed(0)\n"
                             "r = vmap(lambda a: a + m.rand(3), randomness='different')(x)",
     "F.mse_loss of another shape": "r = vmap(lambda a, b: F.mse_loss(a, b[:1]))(x, y)",
     "F.cross_entropy with label smoothing":
         "r = vmap(lambda a, t: F.cross_entropy(a, t, label_smoothing=0.1))(x, m.tensor([0, 2]))",
+    "unbatched.add(batched) (a Tensor method)": "r = vmap(lambda a: w[0].add(a))(x)",
     "F.cross_entropy with an ignored target":
         "r = vmap(lambda a, t: F.cross_entropy(a, t, ignore_index=2))(x, m.tensor([0, 2]))",
 }
@@ -245,6 +292,18 @@ ERRORS = {
     "out_dims of another structure": "r = vmap(lambda a: (a, a), out_dims=(0, 0, 0))(x)",
     "an error inside f": "r = vmap(lambda a: a.view(4))(x)",
     "grad of a batched non-scalar": "r = vmap(m.func.grad(lambda a: a * 2))(x)",
+    "torch.mm of a vector": "r = vmap(lambda a: m.mm(a, w.t()))(x)",
+    "torch.matmul, sizes that do not fit": "r = vmap(lambda a: m.matmul(a, w))(x)",
+    "torch.mv of a vector": "r = vmap(lambda a: m.mv(a, a))(x)",
+    "torch.dot of a matrix": "r = vmap(lambda a: m.dot(a, w))(x)",
+    "torch.dot of two dtypes": "r = vmap(lambda a: m.dot(a, a.float()))(x)",
+    "torch.dot, sizes that do not fit": "r = vmap(lambda a: m.dot(a, a[:2]))(x)",
+    "torch.mm of two dtypes": "r = vmap(lambda a: (m.mm(a.view(1, 3), w.t().float()), m.mm(w.float(), a.view(3, 1))))(x)",
+    "torch.matmul of two dtypes": "r = vmap(lambda a: m.matmul(a, w.float()))(x)",
+    "torch.bmm, sizes that do not fit": "r = vmap(lambda a: m.bmm(a.view(1, 3, 1), a.view(1, 3, 1)))(x)",
+    "torch.matmul of a 0-d": "r = vmap(lambda a: m.matmul(a, a[0]))(x)",
+    "torch.bmm of matrices": "r = vmap(lambda a: m.bmm(a.view(3, 1), a.view(1, 3)))(x)",
+    "torch.mv, sizes that do not fit": "r = vmap(lambda a: m.mv(w, a[:2]))(x)",
 }
 
 
@@ -271,6 +330,19 @@ def test_batched(name, dtype, monkeypatch):
     monkeypatch.setattr(engine_vmap_module, "_loop", lambda *a: calls.append(a))
     x, y, w, v = _inputs(dtype)
     _run(engine, BATCHED[name], x, y, w, v)
+    assert not calls
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(BATCHED_OTHER_LAYOUT))
+def test_batched_other_layout(name, dtype, monkeypatch):
+    x, y, w, v = _inputs(dtype)
+    code = BATCHED_OTHER_LAYOUT[name]
+    parity.run_both(lambda m, x, y, w, v: _run(m, code, x, y, w, v), x, y, w, v,
+                    exact=False, check_layout=False)
+    calls = []
+    monkeypatch.setattr(engine_vmap_module, "_loop", lambda *a: calls.append(a))
+    _run(engine, code, x, y, w, v)
     assert not calls
 
 
@@ -349,9 +421,40 @@ def test_per_sample_gradients_of_an_mlp(name):
     lambda t: engine.nn.functional.linear(t, engine.ones(2, 2)),
     lambda t: engine.nn.functional.mse_loss(t, engine.ones(1, 2)),
     lambda t: engine.nn.functional.cross_entropy(t, engine.tensor([0])),
-    lambda t: engine.add(t, 1)])
+    lambda t: engine.add(t, 1), lambda t: engine.add(2, t), lambda t: engine.cat([t]),
+    lambda t: engine.matmul(engine.ones(2, 2), t), lambda t: engine.clamp(engine.ones(2), min=t),
+    lambda t: engine.where(engine.ones(2) > 0, t, 1.0)])
 def test_a_real_torch_tensor_gets_the_engines_type_error(call):
     """A torch.Tensor has __torch_function__ too: vmap's hand-over must not take it (it
     recursed); the engine refuses it as it refuses any non-tensor."""
     with pytest.raises(TypeError):  # (not RecursionError)
         call(torch.ones(1, 2))
+
+
+# Shapes that depend on the values: torch refuses to batch them (each sample's mask picks
+# its own number of elements; nonzero's rows likewise); the engine's per-sample loop would
+# have answered, so it refuses with torch's words first. A mask that is not batched is fine.
+DYNAMIC_SHAPES = [
+    "m.func.vmap(lambda x: x[x > 0])(t)", "m.func.vmap(lambda x: x[x > 0].sum())(t)",
+    "m.func.vmap(lambda x, k: x[k])(t, t > 0)", "m.func.vmap(lambda k: t[0][k])(t > 0)",
+    "m.func.vmap(lambda x: t[0][x > 0])(t)", "m.func.vmap(lambda x: x[:, x[0] > 0])(w)",
+    "m.func.vmap(lambda x: x[0, x[0] > 0])(w)", "m.func.vmap(lambda x: x[..., x[0] > 0])(w)",
+    "m.func.vmap(lambda x: x.masked_fill(x > 0, 1.)[x > 0])(t)",
+    "m.func.vmap(m.func.vmap(lambda x: x[x > 0]))(t[None])",
+    "m.func.vmap(m.func.grad(lambda x: x[x > 0].sum()))(t)",
+    "m.func.vmap(lambda x: x[x > 0])(t.view(6))",
+    "m.func.vmap(lambda x: m.nonzero(x))(t)", "m.func.vmap(lambda x: x.nonzero())(t)",
+    "m.func.vmap(lambda x: x.nonzero(as_tuple=True))(t)",
+    # not batched: the same mask for every sample
+    "m.func.vmap(lambda x: x[mask])(t)", "m.func.vmap(lambda x: x[m.tensor([True, False, True])])(t)",
+    "m.func.vmap(lambda x: m.where(x > 0, x, 0.))(t)", "m.func.vmap(lambda x: x[:, mask])(w)",
+]
+
+
+@pytest.mark.parametrize("source", DYNAMIC_SHAPES)
+def test_batched_masks_and_nonzero_refused_as_torch(source):
+    def call(m, t):
+        env = {"m": m, "t": t, "w": t[:, None].expand(2, 2, 3), "mask": m.tensor([True, False, True])}
+        return eval(source, env)
+
+    parity.run_both(call, parity.engine.tensor([[1.0, -2.0, 3.0], [-1.0, 2.0, 0.5]]))

@@ -122,6 +122,25 @@ def _only_zero_signs_differ(verdict):
 
 FORWARD_MODE = r"torch\.func\.(jvp|jacfwd|hessian)\(|forward_ad\."
 
+
+def _zero_signs_and_float32_last_bits_differ(verdict):
+    """Some zeros' signs differ and float32 numbers within float32's tolerance (a derived
+    tangent's zero signs beside MKL's float32 sin/cos/exp... an ulp away: both documented)."""
+    texts = [re.sub(r"-0\.0\b", "0.0", t or "-") for t in (verdict.torch_text,
+                                                            verdict.engine_text)]
+    return "float16" not in texts[0] and close_enough(*texts, "float32")
+
+def _overflow_in_one_order_only(verdict):
+    """Where the numbers differ, torch's is inf (or nan) and the engine's is near the type's
+    largest (above 1e37: float32's lie within 3.4e38, float64's within 1.8e308)."""
+    from .compare import NUMBER
+    tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
+    if len(tokens[0]) != len(tokens[1]) or tokens[0] == tokens[1]:
+        return False
+    return all(t == e or (t.lstrip("-") in ("inf", "nan") and "inf" not in e and "nan" not in e
+                          and abs(float(e)) > 1e37) for t, e in zip(*tokens))
+
+
 KNOWN = [
     # ---- documented in notebooks/DIFFERENCES.md
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
@@ -211,11 +230,24 @@ KNOWN = [
           "torch's own forward formulas (values otherwise equal)", DOCUMENTED, ("value",),
           statement=FORWARD_MODE, test=_only_zero_signs_differ,
           difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
+    Known("forward-mode tangents derived from backward formulas: zero signs differ, beside "
+          "float32 math functions' last bits (fuzz 911956: a hessian through sin)", DOCUMENTED,
+          ("value",), statement=FORWARD_MODE, test=_zero_signs_and_float32_last_bits_differ,
+          difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
+    Known("float16 backward formulas inside torch.func's transforms (jacrev, hessian, grad, "
+          "vmap(grad)): torch computes each in float32 and rounds once, the engine rounds "
+          "every step (fuzz 902867: a float16 hessian of logsumexp)", DOCUMENTED, ("value",),
+          statement=r"torch\.func\.(?:jacrev|jacfwd|hessian|grad|vjp|vmap)\(",
+          torch=r"dtype=torch\.float16", difference="float16 backward formulas"),
+    Known("a matrix product near the largest float64 values: a partial sum overflows in "
+          "torch's BLAS order and not in numpy's (fuzz 909923: torch inf, engine 1.6358e+308)",
+          DOCUMENTED, ("value",), statement=r" @ |\b(?:mm|mv|matmul|bmm|addmm|linear)\(",
+          test=_overflow_in_one_order_only, difference="Matrix products that overflow"),
     Known("forward-mode tangents: torch's formulas write in place (a tangent at version 1)",
           DOCUMENTED, ("graph",), statement=FORWARD_MODE, test=_only_version_differs,
           difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),
-    Known("jacfwd and hessian computed column by column: the result's strides are not those "
-          "of torch's batched columns (zeros expanded, columns moved last)", DOCUMENTED,
+    Known("jacfwd and hessian: some results' strides are not those of torch's batched "
+          "columns (zeros expanded, transposed products; has_aux: column by column)", DOCUMENTED,
           ("shape/stride",), statement=r"torch\.func\.(jacfwd|hessian)\(",
           test=_only_strides_differ,
           difference="Forward-mode AD (`torch.autograd.forward_ad`, `torch.func.jvp`)"),

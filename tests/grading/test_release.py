@@ -1,71 +1,20 @@
 """`make release`: the course without its solutions (course_tools/grade/release.py)."""
 from __future__ import annotations
 
+import io
 import json
 import os
-import re
 import subprocess
 import sys
-import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from course_tools.grade import gradescope, release
+from grading import leaks
 
 ROOT = Path(__file__).resolve().parents[2]
-REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.DOTALL)
-
-
-def solution_regions() -> list[str]:
-    """Every solution region's code (its ### STUB lines left out: those are handed out)."""
-    regions = []
-    for path in sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            for region in REGION.findall(source):
-                code = textwrap.dedent("\n".join(
-                    line.rstrip() for line in region.splitlines()
-                    if line.strip() and "### STUB" not in line))
-                if code:
-                    regions.append(code)
-    return regions
-
-
-def stripped(code: str) -> str:
-    return "\n".join(line.strip() for line in code.splitlines())
-
-
-def found(region: str, text: str) -> bool:
-    """Whether ``region``'s lines appear in ``text`` (a file, or a notebook's cell sources)
-    one after another, each indented as in the region relative to the first (a whole block
-    found at any indent; a fix-the-bug stub that differs from its answer only in where a line
-    is indented is not the answer)."""
-    wanted = region.splitlines()
-    if stripped(region) not in normalised(text):
-        return False
-    lines = [line.rstrip() for line in cell_sources(text).splitlines() if line.strip()]
-    for start in range(len(lines) - len(wanted) + 1):
-        window = lines[start:start + len(wanted)]
-        if window[0].strip() == wanted[0].strip() and \
-                textwrap.dedent("\n".join(window)).splitlines() == wanted:
-            return True
-    return False
-
-
-def cell_sources(text: str) -> str:
-    """A notebook's cell sources as they read in the notebook; any other file's text as is."""
-    try:
-        nb = json.loads(text)
-        return "\n".join("".join(c.get("source", "")) for c in nb.get("cells", []))
-    except (ValueError, AttributeError):
-        return text
-
-
-def normalised(text: str) -> str:
-    """cell_sources with each line stripped and empty lines left out (a quick first look)."""
-    return "\n".join(line.strip() for line in cell_sources(text).splitlines() if line.strip())
 
 
 @pytest.fixture(scope="module")
@@ -76,33 +25,52 @@ def released(tmp_path_factory):
 
 def test_no_solution_anywhere_in_the_release(released):
     folder, archive = released
-    regions = solution_regions()
+    regions = leaks.solution_regions()
     assert len(regions) > 40  # the check reads the solutions it means to look for
-    answers = "\n".join(cell_sources(p.read_text(encoding="utf-8"))
+    answers = "\n".join(leaks.cell_sources(p.read_text(encoding="utf-8"))
                         for p in sorted((ROOT / "solutions").glob("*.ipynb")))
-    assert all(found(region, answers) for region in regions)  # (the search finds a leak)
-    assert not found("with a:\n    b\nc", "with a:\n    b\n    c")  # (indents count)
-    files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
-             if p.is_file()}
+    assert all(leaks.found(region, answers) for region in regions)  # (the search finds a leak)
+    assert not leaks.found("with a:\n    b\nc", "with a:\n    b\n    c")  # (indents count)
+    files = leaks.files_of(folder)
     with zipfile.ZipFile(archive) as zipped:
         zipped_files = {name.split("/", 1)[1]: zipped.read(name) for name in zipped.namelist()}
     assert zipped_files == files
     assert not [name for name in files if name.startswith(("solutions/", "tests/", "bench/"))]
     # A few answers are the very lines a lesson teaches (a training step): the lessons are
     # handed out in every case, so those are not leaks; every other region is looked for.
-    lessons = "\n".join(cell_sources(p.read_text(encoding="utf-8"))
-                        for p in sorted((ROOT / "notebooks").glob("*.ipynb")))
-    taught = [region for region in regions if found(region, lessons)]
+    taught = leaks.taught(regions)
     assert len(taught) <= 10, taught  # a handful of lines, not whole answers
-    regions = [region for region in regions if region not in taught]
-    leaks = []
-    for name, data in files.items():
-        text = data.decode("utf-8", errors="replace")
-        if "### BEGIN SOLUTION" in text and name.endswith(".ipynb"):
-            leaks.append(f"{name}: a solution marker")
-        leaks += [f"{name}: {region[:60]!r}" for region in regions
-                  if "\n" in region and found(region, text)]
-    assert not leaks
+    found, read = leaks.leaks(files, [region for region in regions if region not in taught])
+    assert not found
+    assert read >= len(files)
+
+
+def test_the_leak_search_reads_every_kind_of_file():
+    """A region is found in a notebook, in JSON's strings (JupyterLite's all.json), in an HTML
+    page's highlighted code, in a JavaScript string and inside a zip inside a wheel; a stub
+    that differs from it only in an indent is not."""
+    region = "def f(x):\n    y = x * 2\n    return y"
+    nb = {"cells": [{"cell_type": "code", "source": ["def f(x):\n", "    y = x * 2\n",
+                                                      "    return y\n"]}]}
+    contents = {"content": [{"name": "a.ipynb", "content": nb}]}
+    page = ('<pre><span class="k">def</span> <span class="nf">f</span>(x):\n'
+            '    y <span class="o">=</span> x <span class="o">*</span> 2\n'
+            '    <span class="k">return</span> y</pre>')
+    script = 'var s = "def f(x):\\n    y = x * 2\\n    return y\\n";'
+    inner, outer = io.BytesIO(), io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zipped:
+        zipped.writestr("pkg/a.py", "# a\n" + region + "\n")
+    with zipfile.ZipFile(outer, "w") as zipped:
+        zipped.writestr("pkg/data.zip", inner.getvalue())
+    files = {"files/a.ipynb": json.dumps(nb).encode(), "api/contents/all.json":
+             json.dumps(contents).encode(), "read/a/index.html": page.encode(),
+             "build/x.js": script.encode(), "static/pyodide/course.whl": outer.getvalue(),
+             "ok.ipynb": json.dumps({"cells": [{"source": region.replace("    y", "y")}]}).encode()}
+    found, _ = leaks.leaks(files, [region])
+    assert sorted(place.split(":")[0] for place in found) == [
+        "api/contents/all.json (its strings)", "build/x.js (its string literals)",
+        "files/a.ipynb (its strings)", "read/a/index.html (without tags)",
+        "static/pyodide/course.whl!pkg/data.zip!pkg/a.py"]
 
 
 def test_the_learner_has_what_the_notebooks_need(released):
@@ -176,3 +144,39 @@ def test_gradescope_autograder_in_a_simulated_layout(tmp_path):
     subprocess.run([str(run)], env=env, check=True, capture_output=True, timeout=600)
     results = json.loads((autograder / "results" / "results.json").read_text(encoding="utf-8"))
     assert results["score"] == 6 and len(results["tests"]) == 6
+
+
+def test_the_release_site_is_built_from_the_released_folder(released, tmp_path):
+    """`make release`'s browser edition is `make site`'s build run on the released folder
+    (``--root``): its contents are the release's notebooks (no solutions/, unless released)
+    and its wheel the released checkers. The build itself (minutes) is tested after
+    `make release` by tests/web/test_release_site.py."""
+    from course_tools.notebook_files import course_files
+    from course_tools.site import build as build_site
+
+    folder, _ = released
+    contents = course_files(folder)
+    assert "exercises/04_copying.ipynb" in contents and "notebooks/04_copying.ipynb" in contents
+    assert not [name for name in contents if name.startswith("solutions/")]
+    assert [name for name in course_files(ROOT) if name.startswith("solutions/")]
+    lite = tmp_path / "lite"
+    lite.mkdir()
+    files = build_site.lay_out_lite(lite, folder)
+    assert sorted(p.relative_to(files).as_posix() for p in files.rglob("*") if p.is_file()) \
+        == sorted(contents)
+    command = release.site_command(folder, tmp_path / "site")
+    assert command[1:4] == ["-m", "course_tools.site.build", "--root"]
+    assert Path(command[4]) == folder.resolve()
+    with_solutions, _ = release.release(tmp_path / "with", solutions=True)
+    assert "solutions/04_copying.ipynb" in course_files(with_solutions)
+
+
+def test_a_one_line_answer_counts_as_a_whole_line_and_where_allowed_not_at_all():
+    region = "snapshot = w.detach().clone()"
+    files = {"a.py": b"x = 1\nsnapshot = w.detach().clone()\n",
+             "b.py": b"my_snapshot = w.detach().clone()  # not the line\n",
+             "c.py": b"    snapshot = w.detach().clone()\n"}
+    found, _ = leaks.leaks(files, [region], allowed={})
+    assert sorted(f.split(":")[0] for f in found) == ["a.py", "c.py"]
+    found, _ = leaks.leaks(files, [region], allowed={region: "c.py"})
+    assert [f.split(":")[0] for f in found] == ["a.py"]

@@ -349,3 +349,43 @@ e = error(lambda: lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(opt, 2),
 r = [type(e).__name__, str(e).split(' has ')[0]]
 """
     assert_same_snippet(code)
+
+
+TENSOR_SETUP = """
+w = m.zeros(3, requires_grad=True)
+b = m.zeros(2, requires_grad=True)
+lr0, lr1 = m.tensor(0.1), m.tensor([0.3])
+opt = m.optim.SGD([{'params': [w]}, {'params': [b], 'lr': lr1}], lr=lr0, momentum=0.9)
+lr_scheduler = m.optim.lr_scheduler
+"""
+
+
+@pytest.mark.parametrize("case", SCHEDULERS)
+def test_tensor_learning_rates_are_filled_in_place(case):
+    """``lr=torch.tensor(...)``: every scheduler fills the group's tensor in place (it stays
+    the learner's tensor, 0-d or 1-element), get_last_lr() gives copies, as torch 2.15."""
+    code = TENSOR_SETUP + SCHEDULERS[case] + """
+r = [s.get_last_lr(), getattr(s, "base_lrs", None)]
+for i in range(200):
+    w.grad, b.grad = m.ones(3), m.ones(2)
+    opt.step()
+    s.step()
+    last = s.get_last_lr()
+    r.append([last, opt.param_groups[0]['lr'] is lr0, opt.param_groups[1]['lr'] is lr1,
+              lr0, lr1, last[0] is lr0, [g['momentum'] for g in opt.param_groups]])
+r += [w, b, opt.param_groups[0]['initial_lr'], opt.param_groups[0]['initial_lr'] is lr0,
+      opt.state_dict()['param_groups'][1]['lr']]
+"""
+    assert_same_snippet(code, warnings_too=True)
+
+
+def test_tensor_learning_rate_with_reduce_lr_on_plateau():
+    code = TENSOR_SETUP + """
+s = lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1)
+r = []
+for i in range(30):
+    opt.step()
+    s.step(1.0)
+    r.append([s.get_last_lr(), opt.param_groups[0]['lr'] is lr0, lr0, lr1])
+"""
+    assert_same_snippet(code, warnings_too=True)

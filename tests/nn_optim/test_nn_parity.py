@@ -65,6 +65,16 @@ FUNCTIONAL = {
     "mse none": lambda m, F, x: F.mse_loss(x, _const(m, x), reduction="none"),
     "l1": lambda m, F, x: F.l1_loss(x, _const(m, x)),
     "l1 none": lambda m, F, x: F.l1_loss(x, _const(m, x), reduction="none"),
+    "huber": lambda m, F, x: F.huber_loss(x, _const(m, x)),
+    "huber delta sum": lambda m, F, x: F.huber_loss(x, _const(m, x), reduction="sum", delta=0.5),
+    "huber none": lambda m, F, x: F.huber_loss(x, _const(m, x), reduction="none", delta=2.5),
+    "huber module": lambda m, F, x: m.nn.HuberLoss(delta=0.7)(x, _const(m, x)),
+    "smooth_l1": lambda m, F, x: F.smooth_l1_loss(x, _const(m, x)),
+    "smooth_l1 beta sum": lambda m, F, x: F.smooth_l1_loss(x, _const(m, x), reduction="sum",
+                                                           beta=0.3),
+    "smooth_l1 none": lambda m, F, x: F.smooth_l1_loss(x, _const(m, x), reduction="none"),
+    "smooth_l1 beta 0": lambda m, F, x: F.smooth_l1_loss(x, _const(m, x), beta=0.0),
+    "smooth_l1 module": lambda m, F, x: m.nn.SmoothL1Loss(beta=2.0)(x, _const(m, x)),
     "bce": lambda m, F, x: F.binary_cross_entropy(x.sigmoid(), _targets(m, (5, 4)).to(x.dtype)),
     "bce weight sum": lambda m, F, x: F.binary_cross_entropy(
         x.sigmoid(), _targets(m, (5, 4)).to(x.dtype), weight=m.arange(4).to(x.dtype),
@@ -111,7 +121,8 @@ def test_functional_values_gradients_and_nodes(name, dtype):
     _close(e_x.grad, t_x.grad, dtype)
 
 
-GRADCHECKED = [name for name in FUNCTIONAL if name not in ("relu", "l1", "l1 none")]
+GRADCHECKED = [name for name in FUNCTIONAL
+               if name not in ("relu", "l1", "l1 none", "smooth_l1 beta 0")]
 
 
 @pytest.mark.parametrize("name", GRADCHECKED)
@@ -184,6 +195,11 @@ def test_functional_errors():
         lambda m, x: f(m).binary_cross_entropy_with_logits(x, x[0]),
         lambda m, x: f(m).mse_loss(x, x[:, :3]),
         lambda m, x: f(m).mse_loss(x, x, reduction="avg"),
+        lambda m, x: f(m).huber_loss(x, x, delta=0.0),
+        lambda m, x: f(m).huber_loss(x, x, delta=-1.0),
+        lambda m, x: f(m).huber_loss(x, x, reduction="avg"),
+        lambda m, x: f(m).smooth_l1_loss(x, x, beta=-1.0),
+        lambda m, x: f(m).smooth_l1_loss(x, x[:, :3]),
         lambda m, x: f(m).dropout(x, 1.5),
         lambda m, x: f(m).softmax(m.tensor([1, 2]), 0),
         lambda m, x: f(m).one_hot(m.tensor([0.0, 2.0])),
@@ -195,6 +211,26 @@ def test_functional_errors():
             warnings.simplefilter("ignore")
             e_error, t_error = parity.run_both(case, x)
         assert isinstance(e_error, Exception), case
+
+
+@pytest.mark.parametrize("loss", ["huber_loss", "smooth_l1_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_huber_and_smooth_l1_target_gradients(loss, reduction):
+    """Both inputs need gradients (the target's is the input's negated, zero signs included:
+    d = 0 and d = +-delta/beta exactly are among the values), the modules print as torch's."""
+    x = parity.make_tensor((3, 4), "float32").requires_grad_()
+    y = parity.make_tensor((3, 4), "float32", seed=2)
+    y = engine.where(engine.arange(12).view(3, 4) % 3 == 0, x.detach(), y)
+    y = engine.where(engine.arange(12).view(3, 4) % 5 == 1, x.detach() + 1, y).requires_grad_()
+
+    def run(m, x, y):
+        out = getattr(m.nn.functional, loss)(x, y, reduction=reduction)
+        out.backward(m.ones_like(out))
+        return out, x.grad, y.grad
+
+    parity.run_both(run, x, y, exact=False)
+    assert repr(engine.nn.HuberLoss(delta=2.0)) == repr(torch.nn.HuberLoss(delta=2.0))
+    assert repr(engine.nn.SmoothL1Loss(beta=0.5)) == repr(torch.nn.SmoothL1Loss(beta=0.5))
 
 
 def test_loss_warnings_match_torch():

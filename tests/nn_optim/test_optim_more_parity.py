@@ -283,3 +283,60 @@ def test_schedulers_drive_the_new_optimizers(name):
         records.append((rec, _numpy(w)))
     assert records[0][0] == records[1][0]
     np.testing.assert_allclose(records[0][1], records[1][1], rtol=1e-5, atol=1e-6)
+
+
+TENSOR_LR = [("SGD", {}), ("SGD", {"momentum": 0.9, "nesterov": True}), ("Adam", {}),
+             ("Adam", {"amsgrad": True, "weight_decay": 0.1}), ("AdamW", {}), ("RMSprop", {}),
+             ("RMSprop", {"momentum": 0.5, "centered": True}), ("Adagrad", {"lr_decay": 0.01}),
+             ("Adamax", {}), ("NAdam", {}), ("RAdam", {})]
+
+
+@pytest.mark.parametrize("shape", [(), (1,)], ids=["0-d", "1-element"])
+@pytest.mark.parametrize("name,options", TENSOR_LR, ids=str)
+def test_tensor_learning_rate(name, options, shape):
+    """``lr=torch.tensor(0.05)``: torch computes its steps with the (0-d) tensor; 50 steps,
+    parameters and state as torch's; the group keeps the learner's tensor; repr and
+    state_dict show it as torch does."""
+    def make(m, params):
+        lr = m.full(shape, 0.05)
+        return getattr(m.optim, name)(params, lr=lr, **options), lr
+
+    e_params, t_params = _params(engine), _params(torch)
+    (e_opt, e_lr), (t_opt, t_lr) = make(engine, e_params), make(torch, t_params)
+    for _ in range(50):
+        e_opt.zero_grad()
+        t_opt.zero_grad()
+        _loss(engine, *e_params).backward()
+        for e, t in zip(e_params, t_params):
+            t.grad = torch.from_numpy(_numpy(e.grad))
+        e_opt.step()
+        t_opt.step()
+        for e, t in zip(e_params, t_params):
+            _close(e, t, name in ("Adamax", "SGD"))
+            for key in t_opt.state[t]:
+                _close(e_opt.state[e][key], t_opt.state[t][key], name in ("Adamax", "SGD"))
+    assert e_opt.param_groups[0]["lr"] is e_lr and t_opt.param_groups[0]["lr"] is t_lr
+    assert repr(e_opt) == repr(t_opt)
+    assert repr(e_opt.state_dict()["param_groups"][0]["lr"]) == \
+        repr(t_opt.state_dict()["param_groups"][0]["lr"])
+
+
+TENSOR_LR_ERRORS = [
+    "m.optim.SGD([m.zeros(1, requires_grad=True)], lr=m.tensor([0.1, 0.2]))",
+    "m.optim.Adam([m.zeros(1, requires_grad=True)], lr=m.tensor([[0.1, 0.2]]))",
+    "m.optim.Adam([m.zeros(1, requires_grad=True)], lr=m.tensor(0.1), foreach=True)",
+    "m.optim.AdamW([m.zeros(1, requires_grad=True)], lr=m.tensor(0.1), foreach=True)",
+    "m.optim.Adam([m.zeros(1, requires_grad=True)], lr=m.tensor(0.1), foreach=True, "
+    "capturable=True)",
+    "m.optim.SGD([m.zeros(1, requires_grad=True)], lr=m.tensor(-0.1))",
+    "m.optim.RMSprop([m.zeros(1, requires_grad=True)], lr=m.tensor([0.1, 0.1]))",
+    "m.optim.RMSprop([m.zeros(1, requires_grad=True)], lr=m.tensor(-1.0))",
+    "m.optim.Adagrad([m.zeros(1, requires_grad=True)], lr=m.ones(3))",
+    "m.optim.NAdam([m.zeros(1, requires_grad=True)], lr=m.ones(2))",
+]
+
+
+@pytest.mark.parametrize("code", TENSOR_LR_ERRORS)
+def test_tensor_learning_rate_errors(code):
+    from tests.parity import assert_same_snippet
+    assert_same_snippet(f"r = error(lambda: {code})")

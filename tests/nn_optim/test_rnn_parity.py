@@ -388,3 +388,110 @@ ERRORS = {
 def test_errors_as_torch(case):
     assert_same_snippet(f"import warnings\nwarnings.simplefilter('ignore')\n"
                         f"r = error(lambda: {ERRORS[case]})\nassert r is not None")
+
+
+def _graph(tensor):
+    """Every node reachable from tensor.grad_fn, depth first, as (depth, name, first-seen id):
+    the whole graph's shape, shared nodes included."""
+    seen, lines = {}, []
+
+    def visit(node, depth):
+        if node is None:
+            return
+        known = id(node) in seen
+        seen.setdefault(id(node), len(seen))
+        lines.append((depth, node.name(), seen[id(node)]))
+        if not known:
+            for child, _ in node.next_functions:
+                visit(child, depth + 1)
+
+    visit(tensor.grad_fn, 0)
+    return lines
+
+
+GRAPHS = {
+    "RNN tanh": ("RNN", {}, None, False),
+    "RNN relu 2 layers, h0": ("RNN", {"nonlinearity": "relu", "num_layers": 2}, None, True),
+    "RNN bidirectional batch_first": ("RNN", {"bidirectional": True, "batch_first": True},
+                                      None, False),
+    "GRU": ("GRU", {}, None, False),
+    "GRU no bias, h0": ("GRU", {"bias": False}, None, True),
+    "GRU 2 layers bidirectional": ("GRU", {"num_layers": 2, "bidirectional": True}, None, False),
+    "GRU batch_first": ("GRU", {"batch_first": True}, None, False),
+    "LSTM float64": ("LSTM", {"dtype": "float64"}, None, True),
+    "LSTM projections": ("LSTM", {"proj_size": 2, "num_layers": 2}, None, False),
+    "LSTM projections bidirectional": ("LSTM", {"proj_size": 2, "bidirectional": True}, None,
+                                       True),
+    "LSTM float32 (one node)": ("LSTM", {"num_layers": 2}, None, True),
+    "RNN packed": ("RNN", {}, [3, 2, 1], False),
+    "RNN packed 2 layers bidirectional, h0": ("RNN", {"num_layers": 2, "bidirectional": True},
+                                              [3, 3, 1], True),
+    "GRU packed bidirectional": ("GRU", {"bidirectional": True}, [3, 1, 2], False),
+    "LSTM packed": ("LSTM", {}, [2, 3, 1], True),
+    "LSTM packed bidirectional projections": ("LSTM", {"bidirectional": True, "proj_size": 2},
+                                              [3, 2, 2], True),
+}
+
+
+@pytest.mark.parametrize("case", GRAPHS)
+def test_graphs_node_by_node_as_torch(case):
+    """torch records GRU, RNN, float64 or projected LSTM and every packed sequence's steps one
+    operation at a time (ATen's composite RNN.cpp): the engine's graph is the same, node for
+    node, for the output and the final states; values and gradients within float32 rounding."""
+    import warnings
+    mode, options, lengths, with_state = GRAPHS[case]
+
+    def run(m):
+        options_m = dict(options)
+        dtype = getattr(m, options_m.pop("dtype", "float32"))
+        m.manual_seed(0)
+        layer = getattr(m.nn, mode)(3, 4, **options_m).to(dtype)
+        x = m.randn(3, 3, 3, dtype=dtype, requires_grad=True)
+        inp = x if lengths is None else m.nn.utils.rnn.pack_padded_sequence(
+            x, lengths, batch_first=layer.batch_first, enforce_sorted=False)
+        directions = 2 if layer.bidirectional else 1
+        size = layer.proj_size or layer.hidden_size
+        state = None
+        if with_state:
+            h0 = m.randn(layer.num_layers * directions, 3, size, dtype=dtype, requires_grad=True)
+            c0 = m.randn(layer.num_layers * directions, 3, 4, dtype=dtype, requires_grad=True)
+            state = (h0, c0) if mode == "LSTM" else h0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the projections' warning: tested above)
+            out, h = layer(inp, state)
+        data = out if lengths is None else out.data
+        states = h if isinstance(h, tuple) else (h,)
+        graphs = [_graph(data)] + [_graph(s) for s in states]
+        _loss(m, data, states).backward()
+        return graphs, data, list(states), [x.grad] + [p.grad for p in layer.parameters()]
+
+    e, t = run(engine), run(torch)
+    assert e[0] == t[0]
+    run_both(lambda m: run(m)[1:], exact=False, **TOL)
+
+
+def test_cell_graphs_as_torch():
+    """The cells split their gates with unsafe_chunk (UnsafeSplitBackward0), as torch's."""
+    def run(m):
+        m.manual_seed(0)
+        x = m.randn(2, 3, requires_grad=True)
+        h = m.randn(2, 4, requires_grad=True)
+        graphs = []
+        for cell in (m.nn.RNNCell(3, 4), m.nn.RNNCell(3, 4, nonlinearity="relu", bias=False),
+                     m.nn.GRUCell(3, 4), m.nn.GRUCell(3, 4, bias=False), m.nn.LSTMCell(3, 4)):
+            result = cell(x, (h, h * 2) if isinstance(cell, m.nn.LSTMCell) else h)
+            graphs += [_graph(t) for t in (result if isinstance(result, tuple) else (result,))]
+        return graphs
+
+    assert run(engine) == run(torch)
+
+
+def test_unsafe_chunk_and_split():
+    def run(m, x):
+        x = x.detach().clone().requires_grad_()
+        pieces = x.unsafe_chunk(3, 1) + m.unsafe_split(x, 2, 0) + m.unsafe_chunk(x, 4, -1)
+        sum(p.sum() * (i + 1) for i, p in enumerate(pieces)).backward()
+        return [p.grad_fn.name() for p in pieces], pieces, x.grad, \
+            [p.data_ptr() - x.data_ptr() for p in pieces], [p._base is None for p in pieces]
+
+    run_both(run, np.arange(24, dtype=np.float32).reshape(4, 6))

@@ -333,3 +333,31 @@ def test_a_cuda_default_device(restore_default_device):
     assert engine.rand_like(x).shape == (2,)
     engine.set_default_device(None)
     assert engine.zeros(1).device == engine.device("cpu")
+
+
+_SCALAR_WARNINGS = """
+import warnings, {lib} as torch
+warnings.simplefilter("always")
+x = torch.ones(1, requires_grad=True)
+y = (x * 2).sum()
+for name, convert in [("int", int), ("item", lambda t: t.item()), ("bool", bool),
+                      ("format", "{{:.2f}}".format), ("float", float), ("complex", complex),
+                      ("float again", float), ("float detached", lambda t: float(t.detach()))]:
+    with warnings.catch_warnings(record=True) as caught:
+        convert(y)
+    print(name, [(w.category.__name__, str(w.message), w.lineno) for w in caught])
+"""
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once_as_torch():
+    """float() and complex() of a tensor in a graph warn, once per process (torch's
+    TORCH_WARN_ONCE): a fresh interpreter for each library."""
+    import subprocess
+    import sys
+
+    def run(lib):
+        return subprocess.run([sys.executable, "-c", _SCALAR_WARNINGS.format(lib=lib)],
+                              capture_output=True, text=True, check=True,
+                              env={"OMP_NUM_THREADS": "1", "PYTHONPATH": "."}).stdout
+
+    assert run("engine") == run("torch")

@@ -2,6 +2,7 @@
 the one in the official pyodide-lock.json; any mismatch or missing file stops the build. And
 what goes into the site besides: the course's wheel, the notebooks and what they link to."""
 import hashlib
+import json
 import subprocess
 import sys
 import zipfile
@@ -141,3 +142,38 @@ def test_the_course_wheel_holds_the_checkers_and_their_old_names(tmp_path):
     assert "earlier edition" in done.stdout
     assert done.stdout.strip().endswith(str(tmp_path / "site-packages" / "exercises" /
                                             "__init__.py"))
+
+
+def built_site(tmp_path, names):
+    """A built site's skeleton: jupyter-lite.json, the extensions' folders and their schemas."""
+    out = tmp_path / "site"
+    (out / "build" / "schemas").mkdir(parents=True)
+    extensions = [{"name": name, "load": "static/remoteEntry.js"} for name in names]
+    (out / "jupyter-lite.json").write_text(json.dumps(
+        {"jupyter-config-data": {"appName": "x", "federated_extensions": extensions}}))
+    (out / "build" / "schemas" / "all_federated.json").write_text(json.dumps(
+        [{"id": f"{name}:plugin", "raw": "{}", "schema": {}} for name in names]))
+    for name in names:
+        (out / "extensions" / name / "static").mkdir(parents=True)
+        (out / "extensions" / name / "package.json").write_text("{}")
+    return out
+
+
+def test_the_site_ships_only_the_course_extensions(tmp_path):
+    """jupytext's extension (brought by mkdocs-jupyter into the build tools' venv) failed to
+    load in the site's JupyterLab in every browser: it is left out, everywhere it was."""
+    out = built_site(tmp_path, [*build_site.SITE_EXTENSIONS, "jupyterlab-jupytext"])
+    assert build_site.keep_only_course_extensions(out) == ["jupyterlab-jupytext"]
+    config = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert [e["name"] for e in config["federated_extensions"]] == list(build_site.SITE_EXTENSIONS)
+    schemas = json.loads((out / "build" / "schemas" / "all_federated.json").read_text())
+    assert [s["id"] for s in schemas] == [f"{n}:plugin" for n in build_site.SITE_EXTENSIONS]
+    assert sorted(p.name for p in (out / "extensions").iterdir()) == sorted(
+        n.split("/")[0] for n in build_site.SITE_EXTENSIONS)
+    assert config["appName"] == "x"
+
+
+def test_a_site_without_a_course_extension_stops_the_build(tmp_path):
+    out = built_site(tmp_path, ["@jupyter-widgets/jupyterlab-manager", "jupyterlab-jupytext"])
+    with pytest.raises(build_site.BuildError, match="autograd-step-by-step"):
+        build_site.keep_only_course_extensions(out)

@@ -45,6 +45,28 @@ def test_a_link_to_a_file_without_a_page_stops_the_build():
                                 COURSE.__contains__)
 
 
+def test_a_release_without_solutions_names_them_without_a_link():
+    """A release's site has no solutions/: a lesson's link to its worked answers becomes the
+    link's text (the build would stop on the link); other links stay links."""
+    exists = {"exercises/04_copying.ipynb", "notebooks/DIFFERENCES.md"}.__contains__
+    text = ("Practise in [ex](../exercises/04_copying.ipynb#top); answers in "
+            "[`../solutions/04_copying.ipynb`](../solutions/04_copying.ipynb), "
+            "see [web](https://example.org/a.ipynb) and [d](DIFFERENCES.md).")
+    assert read_only.unlink_absent(text, "notebooks/04_copying.ipynb", exists) == (
+        "Practise in [ex](../exercises/04_copying.ipynb#top); answers in "
+        "`../solutions/04_copying.ipynb`, see [web](https://example.org/a.ipynb) and "
+        "[d](DIFFERENCES.md).")
+    without = {name for name in COURSE if not name.startswith("solutions/")}
+    for relative in sorted(without):
+        path = read_only.Path(__file__).resolve().parents[2] / relative
+        if relative.endswith(".ipynb"):
+            for cell in json.loads(path.read_text())["cells"]:
+                if cell["cell_type"] == "markdown":
+                    text = read_only.unlink_absent("".join(cell["source"]), relative,
+                                                   without.__contains__)
+                    read_only.rewrite_links(text, relative, without.__contains__)
+
+
 def test_every_link_in_the_course_has_a_page():
     """What the build does to each markdown cell, without mkdocs: no course link is left
     without a page (the build would stop)."""

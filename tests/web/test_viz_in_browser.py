@@ -57,18 +57,45 @@ def test_outside_pyodide_loading_packages_does_nothing():
     viz.load_browser_packages("matplotlib")  # no pyodide here, and nothing to do
 
 
-def fake_pyodide(monkeypatch, loaded):
-    """pyodide_js.loadPackage and pyodide.ffi as the Pyodide kernel has them (simulated)."""
+class FakePromise:
+    """pyodide_js.loadPackage's answer: resolved by run_sync (JSPI) or by resolve() (the
+    page, later)."""
+
+    def __init__(self, names, loaded):
+        self.names, self.loaded, self.callbacks = names, loaded, []
+
+    def then(self, callback):
+        self.callbacks.append(callback)
+
+    def resolve(self):
+        self.loaded.extend(self.names)
+        for callback in self.callbacks:
+            callback(None)
+
+
+def fake_pyodide(monkeypatch, loaded, jspi=True):
+    """pyodide_js.loadPackage and pyodide.ffi as the Pyodide kernel has them (simulated): a
+    package can be imported once loaded; ``jspi=False``: run_sync raises as it does there."""
     import sys
     import types
 
+    promises = []
     pyodide_js = types.ModuleType("pyodide_js")
-    pyodide_js.loadPackage = lambda names: ("promise", tuple(names))
+
+    def load_package(names):
+        promises.append(FakePromise(tuple(names), loaded))
+        return promises[-1]
+
+    pyodide_js.loadPackage = load_package
     ffi = types.ModuleType("pyodide.ffi")
     ffi.to_js = list
+    ffi.create_once_callable = lambda function: function
 
     def run_sync(promise):
-        loaded.extend(promise[1])
+        if not jspi:
+            raise RuntimeError("WebAssembly stack switching not supported in this JavaScript "
+                               "runtime")
+        promise.resolve()
 
     ffi.run_sync = run_sync
     pyodide = types.ModuleType("pyodide")
@@ -77,6 +104,11 @@ def fake_pyodide(monkeypatch, loaded):
                          "pyodide.ffi": ffi}.items():
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.setattr(viz, "IN_BROWSER", True)
+    monkeypatch.setattr(viz, "_can_run_sync", lambda: jspi)
+    monkeypatch.setattr(viz, "_imported", lambda name: False)
+    monkeypatch.setattr(viz, "_loaded", set())
+    monkeypatch.setattr(viz, "_loading", {})
+    return promises
 
 
 def test_in_the_browser_a_widget_figure_loads_matplotlib_first(monkeypatch):
@@ -89,6 +121,54 @@ def test_in_the_browser_a_widget_figure_loads_matplotlib_first(monkeypatch):
     playground = DescentPlayground("quadratic", steps=3)  # draws its figure
     assert loaded and set(loaded) == {"matplotlib"}
     assert type(playground.model.figure()).__name__ == "Figure"
+    assert bytes(playground.image.value).startswith(b"\x89PNG")
+
+
+def test_without_jspi_the_playground_draws_once_matplotlib_arrives(monkeypatch):
+    """Safari, Firefox without a flag: Python cannot wait for the package. The playground says
+    in one sentence that its picture is on its way (no traceback), and draws it when Pyodide
+    has loaded matplotlib; its static fallback is words until then."""
+    from engine import widgets
+    from engine.widgets import DescentPlayground
+
+    loaded = []
+    promises = fake_pyodide(monkeypatch, loaded, jspi=False)
+    playground = DescentPlayground("quadratic", steps=3)
+    second = DescentPlayground("rosenbrock", steps=3)
+    assert len(promises) == 1  # one load, however many widgets wait for it
+    assert bytes(playground.image.value) == b""
+    assert widgets.MATPLOTLIB_LOADING in playground.caption.value
+    bundle = playground.model._repr_mimebundle_()
+    assert list(bundle) == ["text/plain"] and widgets.MATPLOTLIB_LOADING in bundle["text/plain"]
+    with pytest.raises(RuntimeError, match="Loading matplotlib"):
+        playground.model.figure()
+    promises[0].resolve()  # the page has loaded it: the widgets draw
+    assert bytes(playground.image.value).startswith(b"\x89PNG")
+    assert bytes(second.image.value).startswith(b"\x89PNG")
+    assert viz.load_browser_packages("matplotlib") and len(promises) == 1
+    assert widgets.MATPLOTLIB_LOADING not in playground.caption.value
+    assert "image/png" in playground.model._repr_mimebundle_()
+
+
+def test_without_jspi_the_steppers_picture_goes_to_the_page_as_dot(monkeypatch):
+    """The stepper's picture sits in a widget's HTML: without JSPI it holds the DOT in an
+    element the course's extension draws (DOT_HTML_CLASS), the text until then."""
+    import html
+    import re
+
+    from engine.widgets import BackwardStepper
+
+    fake_pyodide(monkeypatch, [], jspi=False)
+    monkeypatch.setattr(viz, "_browser_svg", lambda source: pytest.fail("no JSPI: no wait"))
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    stepper = BackwardStepper((x * 3).sum())
+    shown = stepper.view.value
+    assert shown.startswith(f'<div class="{viz.DOT_HTML_CLASS}" data-dot="')
+    dot = html.unescape(re.search(r'data-dot="([^"]*)"', shown).group(1))
+    assert dot.startswith("digraph") and "MulBackward0" in dot
+    assert f"fontname={viz.BROWSER_FONT}" in dot
+    assert f'data-max-width-px="{viz.MAX_WIDTH_PX}"' in shown
+    assert "<pre>" in shown  # the text, until the page has drawn it
 
 
 

@@ -1,28 +1,30 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, LazyBatchNorm1d, LazyBatchNorm2d
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten
 from .linear import Identity, LazyLinear, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
+                   NLLLoss, SmoothL1Loss)
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "Linear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MSELoss", "L1Loss",
-           "BCELoss",
+           "BCELoss", "HuberLoss", "SmoothL1Loss",
            "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
            "Conv1d", "Conv2d",
            "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "Embedding",
+           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "LazyConv1d", "LazyConv2d",
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "Embedding", "EmbeddingBag",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

@@ -1,4 +1,5 @@
-"""Batch normalisation layers: ``BatchNorm1d`` and ``BatchNorm2d``.
+"""Batch normalisation layers: ``BatchNorm1d`` and ``BatchNorm2d``, and their lazy forms
+``LazyBatchNorm1d``/``LazyBatchNorm2d`` (num_features read from the first input).
 
 In training mode each channel is normalised with the mean and variance of the batch, and
 the running averages of those (buffers: ``running_mean``, ``running_var``, and
@@ -10,7 +11,8 @@ from ...ops.creation import empty, ones, tensor, zeros
 from ...fidelity.dtypes import long
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -97,3 +99,48 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A normalisation layer whose num_features is the channel size (dimension 1) of its first
+    input; until then it is 0, and weight, bias and the running statistics have no shape."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        # affine and track_running_stats False here: no tensors that would be thrown away
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=long)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                if getattr(self, name) is not None:
+                    getattr(self, name).materialize((self.num_features,))
+            self.reset_parameters()  # ones, zeros, and the statistics' start
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose num_features comes from its first input; then a BatchNorm1d."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose num_features comes from its first input; then a BatchNorm2d."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim

@@ -1,10 +1,12 @@
-"""Convolution layers: ``Conv1d`` and ``Conv2d``, each a kernel per output channel."""
+"""Convolution layers: ``Conv1d`` and ``Conv2d``, each a kernel per output channel, and their
+lazy forms ``LazyConv1d``/``LazyConv2d`` (in_channels read from the first input)."""
 import math
 
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -129,3 +131,63 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._conv_forward(F.conv2d, input, self.weight, self.bias)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """A convolution whose in_channels is the channel size of its first input; until then
+    ``in_channels`` is 0 and weight and bias are ``UninitializedParameter``."""
+
+    num_spatial_dims = 0
+
+    def _make_lazy(self, out_channels, bias, dtype):
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            batched = self.num_spatial_dims + 2
+            if input.dim() not in (batched - 1, batched):
+                raise RuntimeError(f"Expected {batched - 1}D (unbatched) or {batched}D (batched) "
+                                   f"input to {self.__class__.__name__}, but got input of size: "
+                                   f"{input.shape}")
+            self.in_channels = input.shape[1] if input.dim() == batched else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                     *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()  # Conv's start: the same random draws
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """A Conv1d whose in_channels comes from its first input; after that call, a Conv1d."""
+
+    cls_to_become = Conv1d
+    num_spatial_dims = 1
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        # bias=False here: no tensor that would be thrown away at once
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._make_lazy(out_channels, bias, dtype)
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """A Conv2d whose in_channels comes from its first input; after that call, a Conv2d."""
+
+    cls_to_become = Conv2d
+    num_spatial_dims = 2
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device, dtype)
+        self._make_lazy(out_channels, bias, dtype)

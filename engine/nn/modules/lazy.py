@@ -6,7 +6,7 @@ gives the parameters their shapes and starting values (as ``Linear`` would), and
 layer into a plain ``Linear``. The parameters stay the same objects, so an optimizer made
 before that first call keeps working.
 """
-from ..parameter import UninitializedParameter
+from ..parameter import is_lazy
 
 
 class LazyModuleMixin:
@@ -16,7 +16,7 @@ class LazyModuleMixin:
 
     def has_uninitialized_params(self):
         """True while some parameter or buffer has no shape yet."""
-        return any(isinstance(value, UninitializedParameter)
+        return any(is_lazy(value)
                    for value in (*self._parameters.values(), *self._buffers.values()))
 
     def initialize_parameters(self, *args, **kwargs):

@@ -33,6 +33,28 @@ class L1Loss(_Loss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
+
+class HuberLoss(_Loss):
+    """loss = mean (or sum) of 0.5 d ** 2 where |d| < delta, else delta (|d| - 0.5 delta)"""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class SmoothL1Loss(_Loss):
+    """loss = mean (or sum) of 0.5 d ** 2 / beta where |d| < beta, else |d| - 0.5 beta"""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
 class BCELoss(_WeightedLoss):
     """loss = -(target log(input) + (1 - target) log(1 - input)), input a probability"""
 

@@ -16,7 +16,7 @@ from ...core.tensor import Tensor
 from ...fidelity.dtypes import dtype as dtype_type
 from ...fidelity.size import device as device_type
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter, UninitializedParameter
+from ..parameter import Parameter, is_lazy
 from . import hooks
 from .hooks import (register_module_backward_hook, register_module_forward_hook,  # noqa: F401
                     register_module_forward_pre_hook, register_module_full_backward_hook,
@@ -371,11 +371,12 @@ class Module:
             destination._metadata[prefix[:-1]] = {"version": self._version}
         for name, param in self._parameters.items():
             if param is not None:  # (a lazy layer's uninitialized parameter: itself)
-                lazy = isinstance(param, UninitializedParameter)
+                lazy = is_lazy(param)
                 destination[prefix + name] = param if keep_vars or lazy else param.detach()
         for name, buffer in self._buffers.items():
             if buffer is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+                keep = keep_vars or is_lazy(buffer)  # (a lazy batch norm's statistics)
+                destination[prefix + name] = buffer if keep else buffer.detach()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
@@ -411,8 +412,7 @@ class Module:
                 missing.append(key)
                 continue
             value = state_dict[key]
-            if isinstance(current, UninitializedParameter) and isinstance(value, Tensor) and \
-                    not isinstance(value, UninitializedParameter):
+            if is_lazy(current) and isinstance(value, Tensor) and not is_lazy(value):
                 current.materialize(value.shape)  # a lazy layer takes the loaded shape
             if not isinstance(value, Tensor):
                 errors.append(f'While copying the parameter named "{key}", expected '

@@ -1,9 +1,10 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` (whole sequences, several layers, both
 directions) and their one-step cells ``RNNCell``, ``LSTMCell``, ``GRUCell``.
 
-The layers run each layer and direction as one node (``functional_rnn.rnn_layer``); the cells
-are compositions of engine operations, in torch's order, so their nodes are torch's
-(``MulBackward0``, ``AddBackward0`` ...).
+The layers run each layer and direction as torch does on the CPU (``functional_rnn``): a
+float32 LSTM on padded input as one oneDNN-like node, everything else step by step with
+engine operations in torch's order; the cells are such compositions too, so their nodes are
+torch's (``UnsafeSplitBackward0``, ``MulBackward0``, ``AddBackward0`` ...).
 """
 import math
 import numbers
@@ -13,7 +14,7 @@ from ...fidelity import dtypes
 from ...ops import creation, join
 from .. import functional as F
 from .. import init
-from ..functional_rnn import rnn_layer
+from ..functional_rnn import native_layer, native_packed_layer, rnn_layer, uses_one_node
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -175,6 +176,9 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         directions = 2 if self.bidirectional else 1
         per_layer = len(self._flat_weights_names) // (self.num_layers * directions)
+        one_node = uses_one_node(self.mode, input.dtype, batch_sizes, self.proj_size)
+        if not one_node:  # torch's composite code takes each layer's states so
+            states = hx.unbind(0) if cx is None else list(zip(hx.unbind(0), cx.unbind(0)))
         hs, cs = [], []
         layer_input = input
         for layer in range(self.num_layers):
@@ -186,9 +190,19 @@ class RNNBase(Module):
                                   (getattr(self, n) for n in names)))
                 weights = (params["weight_ih"], params["weight_hh"], params.get("bias_ih"),
                            params.get("bias_hh"), params.get("weight_hr"))
-                result = rnn_layer(self.mode, layer_input, weights, hx[index],
-                                   None if cx is None else cx[index], batch_sizes,
-                                   reverse=direction == 1)
+                if one_node:
+                    result = rnn_layer(self.mode, layer_input, weights, hx[index],
+                                       None if cx is None else cx[index], batch_sizes,
+                                       reverse=direction == 1)
+                elif batch_sizes is None:
+                    output, state = native_layer(self.mode, layer_input, weights,
+                                                 states[index], reverse=direction == 1)
+                    result = (output, *state) if cx is not None else (output, state)
+                else:
+                    output, state = native_packed_layer(self.mode, layer_input, batch_sizes,
+                                                        weights, states[index],
+                                                        reverse=direction == 1)
+                    result = (output, *state) if cx is not None else (output, state)
                 outputs.append(result[0])
                 hs.append(result[1])
                 if cx is not None:
@@ -479,7 +493,7 @@ class LSTMCell(RNNCellBase):
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         _check_cell_sizes(self, input, hx[0], 0)
         _check_cell_sizes(self, input, hx[1], 1)
-        ingate, forgetgate, cellgate, outgate = self._gates(input, hx[0]).chunk(4, 1)
+        ingate, forgetgate, cellgate, outgate = self._gates(input, hx[0]).unsafe_chunk(4, 1)
         ingate, forgetgate = ingate.sigmoid(), forgetgate.sigmoid()
         cellgate, outgate = cellgate.tanh(), outgate.sigmoid()
         cy = forgetgate * hx[1] + ingate * cellgate
@@ -507,8 +521,8 @@ class GRUCell(RNNCellBase):
         elif not is_batched:
             hx = hx.unsqueeze(0)
         _check_cell_sizes(self, input, hx)
-        i_r, i_z, i_n = F.linear(input, self.weight_ih, self.bias_ih).chunk(3, 1)
-        h_r, h_z, h_n = F.linear(hx, self.weight_hh, self.bias_hh).chunk(3, 1)
+        i_r, i_z, i_n = F.linear(input, self.weight_ih, self.bias_ih).unsafe_chunk(3, 1)
+        h_r, h_z, h_n = F.linear(hx, self.weight_hh, self.bias_hh).unsafe_chunk(3, 1)
         reset_gate = (h_r + i_r).sigmoid()
         input_gate = (h_z + i_z).sigmoid()
         new_gate = (i_n + h_n * reset_gate).tanh()

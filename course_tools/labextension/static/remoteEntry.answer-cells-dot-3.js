@@ -11,7 +11,9 @@
  * browser without WebAssembly JSPI, such as Safari), engine/viz.py sends its DOT text under
  * DOT_MIME, and a renderer here lays it out with @viz-js/viz (Graphviz in WebAssembly,
  * loaded once, asynchronously) into an SVG in the page. Where viz.js cannot be found, it
- * shows the picture as text, and says why.
+ * shows the picture as text, and says why. A picture inside a widget's HTML (the backward
+ * stepper's) comes as an element of class DOT_HTML_CLASS holding the DOT in data-dot: these
+ * are found as they appear in the page and drawn the same way.
  *
  * JupyterLab loads an extension from a "container" with get() and init() (the format its
  * build tool writes); this file is one, by hand. The answer-cells plugin uses no JupyterLab
@@ -87,6 +89,7 @@ var _JUPYTERLAB;
     description: "Sends a check cell's answer cell text with the check, so stale answers are not judged.",
     autoStart: true,
     activate: function (app) {
+      watchWidgetPictures();
       app.restored.then(function () {
         watchAll(app);
       });
@@ -161,6 +164,38 @@ var _JUPYTERLAB;
     }, function () {
       showText(node, data.text, "this page could not load Graphviz (" + VIZ_FILE + ")");
     });
+  }
+
+  // engine/viz.py DOT_HTML_CLASS: a picture in a widget's HTML, drawn where it appears.
+  var DOT_HTML_CLASS = "autograd-dot-source";
+  var DRAWN = "data-autograd-drawn";
+
+  function drawWidgetPictures() {
+    var found = document.querySelectorAll("." + DOT_HTML_CLASS + ":not([" + DRAWN + "])");
+    for (var i = 0; i < found.length; i++) {
+      var node = found[i];
+      node.setAttribute(DRAWN, "");
+      render(node, {
+        dot: node.getAttribute("data-dot"),
+        text: node.textContent,
+        max_width_px: parseFloat(node.getAttribute("data-max-width-px")),
+        min_scale: parseFloat(node.getAttribute("data-min-scale")),
+      });
+    }
+  }
+
+  function watchWidgetPictures() {
+    var scheduled = false;
+    new MutationObserver(function () {
+      if (!scheduled) {  // one scan for a burst of changes
+        scheduled = true;
+        Promise.resolve().then(function () {
+          scheduled = false;
+          drawWidgetPictures();
+        });
+      }
+    }).observe(document.body, { childList: true, subtree: true });
+    drawWidgetPictures();
   }
 
   function rendererFactory(Widget) {

@@ -1,0 +1,446 @@
+"""Firefox and WebKit for the site check (course_tools/site/check.py), driven through WebDriver.
+
+Playwright drives only its own builds of Firefox and WebKit, which are downloads; the course
+uses the browsers Debian ships: Firefox ESR through WebDriver BiDi (its built-in remote agent,
+no geckodriver) and WebKitGTK (Safari's engine) through classic WebDriver (Debian's
+``WebKitWebDriver``, its MiniBrowser under Xvfb: it has no headless mode). Both speak JSON
+over a socket, so this module needs only the standard library and websocket-client (which
+JupyterLab's server already depends on).
+
+Each browser is offered to the check as a ``Page`` with the small part of playwright's page
+API that the check uses: ``goto``, ``evaluate``, ``locator`` (css, ``has_text``, ``nth``,
+``first``, ``filter``), ``mouse``, ``screenshot``, ``wait_for_timeout``. Everything the
+check reads from the page, it reads with JavaScript in the page, the same in every engine.
+Clicks and drags are real input events (WebDriver actions), not synthetic ones.
+
+Offline: the browser is told to send every request to a closed port on 127.0.0.1 as its
+proxy, except requests to 127.0.0.1 itself (the site's server).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+FIREFOX = os.environ.get("FIREFOX", "/usr/bin/firefox-esr")
+WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER", "/usr/bin/WebKitWebDriver")
+XVFB = shutil.which("Xvfb") or "/usr/bin/Xvfb"
+CLOSED_PORT = 9  # discard: nothing listens there, so a proxied request fails at once
+START = 60  # seconds for a browser to accept its first command
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def missing(engine):
+    """Why ``engine`` ("firefox" or "webkit") cannot start here, or None."""
+    if engine == "firefox":
+        if not Path(FIREFOX).exists():
+            return (f"Firefox not found at {FIREFOX} "
+                    "(Debian/Ubuntu: sudo apt-get install firefox-esr)")
+    elif engine == "webkit":
+        if not Path(WEBKIT_DRIVER).exists():
+            return (f"WebKitWebDriver not found at {WEBKIT_DRIVER} "
+                    "(Debian/Ubuntu: sudo apt-get install webkit2gtk-driver xvfb)")
+        if not os.environ.get("DISPLAY") and not Path(XVFB).exists():
+            return "no display and no Xvfb (Debian/Ubuntu: sudo apt-get install xvfb)"
+    else:
+        return f"unknown browser engine {engine!r}"
+    try:
+        import websocket  # noqa: F401  (websocket-client, a dependency of jupyter_server)
+    except ImportError:
+        return "websocket-client is not installed"
+    return None
+
+
+class BrowserError(RuntimeError):
+    """The browser refused a command, or a script in the page threw."""
+
+
+# Elements found by a chain of steps (css, then text filters, then an index), as playwright's
+# locators find them; evaluated anew on every use, so a locator never holds a stale element.
+RESOLVE_JS = r"""
+const resolve = (steps) => {
+  let found = [document];
+  for (const step of steps) {
+    if (step.css !== undefined) {
+      const seen = new Set();
+      found = found.flatMap(root => Array.from(root.querySelectorAll(step.css)))
+                   .filter(e => !seen.has(e) && seen.add(e));
+    }
+    if (step.text !== undefined) {
+      const text = step.text.toLowerCase();
+      found = found.filter(e => e.textContent.toLowerCase().includes(text));
+    }
+    if (step.pattern !== undefined) {
+      const pattern = new RegExp(step.pattern, step.flags);
+      found = found.filter(e => pattern.test(e.textContent));
+    }
+    if (step.nth !== undefined) found = step.nth < found.length ? [found[step.nth]] : [];
+  }
+  return found;
+};
+"""
+
+
+def _text_step(has_text):
+    if has_text is None:
+        return {}
+    if isinstance(has_text, re.Pattern):
+        flags = "i" if has_text.flags & re.IGNORECASE else ""
+        return {"pattern": has_text.pattern, "flags": flags}
+    return {"text": str(has_text)}
+
+
+class Locator:
+    """The elements a chain of steps finds (see RESOLVE_JS)."""
+
+    def __init__(self, page, steps):
+        self.page, self.steps = page, steps
+
+    def _on_first(self, body):
+        """Run ``body`` (JavaScript using ``element``) on the first element found."""
+        return self.page.evaluate(
+            "(steps) => {" + RESOLVE_JS + "const element = resolve(steps)[0];"
+            "if (!element) throw new Error('no element for ' + JSON.stringify(steps));"
+            + body + "}", self.steps)
+
+    def locator(self, css, has_text=None):
+        return Locator(self.page, [*self.steps, {"css": css, **_text_step(has_text)}])
+
+    def filter(self, has_text=None):
+        return Locator(self.page, [*self.steps, _text_step(has_text)])
+
+    def nth(self, index):
+        return Locator(self.page, [*self.steps, {"nth": index}])
+
+    @property
+    def first(self):
+        return self.nth(0)
+
+    def count(self):
+        return self.page.evaluate("(steps) => {" + RESOLVE_JS + "return resolve(steps).length;}",
+                                  self.steps)
+
+    def evaluate(self, function):
+        return self._on_first(f"return ({function})(element);")
+
+    def inner_text(self):
+        return self._on_first("return element.innerText;")
+
+    def get_attribute(self, name):
+        return self._on_first(f"return element.getAttribute({json.dumps(name)});")
+
+    def is_disabled(self):
+        return self._on_first("return !!element.disabled;")
+
+    def bounding_box(self):
+        return self._on_first("""const box = element.getBoundingClientRect();
+            return box.width || box.height ? {x: box.x, y: box.y, width: box.width,
+                                              height: box.height} : null;""")
+
+    def scroll_into_view_if_needed(self):
+        self._on_first("element.scrollIntoView({block: 'center', inline: 'nearest'});")
+
+    def focus(self):
+        self._on_first("element.focus();")
+
+    def click(self, timeout=30):
+        """As playwright clicks: once the element is enabled and has stopped moving."""
+        self.scroll_into_view_if_needed()
+        deadline, box = time.monotonic() + timeout, None
+        while True:
+            last, box = box, self.bounding_box()
+            if box is not None and box == last and not self.is_disabled():
+                break
+            if time.monotonic() > deadline:
+                raise BrowserError(f"cannot click {self.steps}: "
+                                   + ("no box" if box is None else "disabled or moving"))
+            time.sleep(0.1)
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        self.page.perform([{"type": "pointerMove", "x": round(x), "y": round(y)},
+                           {"type": "pointerDown", "button": 0},
+                           {"type": "pointerUp", "button": 0}])
+
+    def press(self, key):
+        self.focus()
+        code = KEYS.get(key, key)
+        self.page.perform_keys([{"type": "keyDown", "value": code},
+                                {"type": "keyUp", "value": code}])
+
+
+KEYS = {"ArrowLeft": "\ue012", "ArrowUp": "\ue013", "ArrowRight": "\ue014",
+        "ArrowDown": "\ue015", "Enter": "\ue007", "Shift": "\ue008"}
+
+
+class Mouse:
+    """playwright's page.mouse: moves, presses and releases as WebDriver pointer actions."""
+
+    def __init__(self, page):
+        self.page = page
+
+    def move(self, x, y):
+        self.page.perform([{"type": "pointerMove", "x": round(x), "y": round(y),
+                            "duration": 50}])
+
+    def down(self):
+        self.page.perform([{"type": "pointerDown", "button": 0}])
+
+    def up(self):
+        self.page.perform([{"type": "pointerUp", "button": 0}])
+
+
+class Page:
+    """What the site check needs of a page, over one WebDriver transport (below)."""
+
+    def __init__(self):
+        self.mouse = Mouse(self)
+        self.page_errors = []
+
+    def locator(self, css, has_text=None):
+        return Locator(self, [{"css": css, **_text_step(has_text)}])
+
+    def wait_for_timeout(self, milliseconds):
+        time.sleep(milliseconds / 1000)
+
+    def evaluate(self, function, arg=None):
+        """Call the JavaScript function (source text) with ``arg``; its (awaited) result,
+        through JSON."""
+        return json.loads(self._call(
+            "async function (argument) { const result = await (" + function + ")("
+            "JSON.parse(argument)); return JSON.stringify(result === undefined ? null : "
+            "result); }", json.dumps(arg)))
+
+    def screenshot(self, path, full_page=False):
+        Path(path).write_bytes(base64.b64decode(self._screenshot()))
+
+
+# ------------------------------------------------------------------ Firefox: WebDriver BiDi
+FIREFOX_PREFS = {
+    # Offline: everything through a proxy that does not exist, but the site on 127.0.0.1.
+    "network.proxy.type": 1,
+    "network.proxy.http": "127.0.0.1", "network.proxy.http_port": CLOSED_PORT,
+    "network.proxy.ssl": "127.0.0.1", "network.proxy.ssl_port": CLOSED_PORT,
+    "network.proxy.no_proxies_on": "127.0.0.1",
+    "network.proxy.allow_hijacking_localhost": False,
+    "network.dns.disablePrefetch": True,
+    "browser.shell.checkDefaultBrowser": False,
+}
+
+
+class FirefoxPage(Page):
+    """Firefox ESR (headless) with a fresh profile, driven over WebDriver BiDi."""
+
+    name = "firefox"
+
+    def __init__(self, viewport, profile_dir):
+        super().__init__()
+        import websocket
+
+        profile = Path(profile_dir)
+        profile.mkdir(parents=True, exist_ok=True)
+        (profile / "user.js").write_text("".join(
+            f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in FIREFOX_PREFS.items()))
+        port = free_port()
+        self.log = open(profile / "firefox.log", "w")
+        self.process = subprocess.Popen(
+            [FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
+             f"--remote-debugging-port={port}"],
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + START
+        while True:
+            try:
+                # Firefox refuses a handshake that carries an Origin header.
+                self.socket = websocket.create_connection(
+                    f"ws://127.0.0.1:{port}/session", suppress_origin=True, timeout=600)
+                break
+            except (OSError, websocket.WebSocketException):
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.close()
+                    raise BrowserError(
+                        f"Firefox did not start (see {profile}/firefox.log)") from None
+                time.sleep(0.25)
+        self.next_id = 0
+        self.version = self._send("session.new", {"capabilities": {}})[
+            "capabilities"]["browserVersion"]
+        self._send("session.subscribe", {"events": ["log.entryAdded"]})
+        self.context = self._send("browsingContext.getTree", {})["contexts"][0]["context"]
+        self._send("browsingContext.setViewport", {"context": self.context, "viewport": viewport})
+
+    def _send(self, method, params):
+        self.next_id += 1
+        self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.socket.recv())
+            if message.get("type") == "event":
+                entry = message.get("params", {})
+                if message.get("method") == "log.entryAdded" and entry.get("level") == "error":
+                    self.page_errors.append(str(entry.get("text"))[:500])
+                continue
+            if message.get("id") != self.next_id:
+                continue
+            if message.get("type") == "error":
+                raise BrowserError(f"{method}: {message.get('error')}: {message.get('message')}")
+            return message["result"]
+
+    def _call(self, declaration, argument):
+        result = self._send("script.callFunction", {
+            "functionDeclaration": declaration, "awaitPromise": True,
+            "arguments": [{"type": "string", "value": argument}],
+            "target": {"context": self.context}})
+        if result["type"] == "exception":
+            raise BrowserError(result["exceptionDetails"].get("text", "script error"))
+        return result["result"]["value"]
+
+    def goto(self, url):
+        self._send("browsingContext.navigate",
+                   {"context": self.context, "url": url, "wait": "complete"})
+
+    def _screenshot(self):
+        return self._send("browsingContext.captureScreenshot", {"context": self.context})["data"]
+
+    def perform(self, pointer_actions):
+        self._send("input.performActions", {"context": self.context, "actions": [
+            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+             "actions": pointer_actions}]})
+
+    def perform_keys(self, key_actions):
+        self._send("input.performActions", {"context": self.context, "actions": [
+            {"type": "key", "id": "keyboard", "actions": key_actions}]})
+
+    def close(self):
+        try:
+            if getattr(self, "socket", None):
+                self._send("browser.close", {})
+        except Exception:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, 9)
+        self.log.close()
+
+
+# ------------------------------------------------------------------ WebKit: classic WebDriver
+class WebKitPage(Page):
+    """WebKitGTK's MiniBrowser (Safari's engine: no WebAssembly JSPI) under WebKitWebDriver,
+    on the display given, or on a private Xvfb."""
+
+    name = "webkit"
+
+    def __init__(self, viewport, work_dir):
+        super().__init__()
+        work = Path(work_dir)
+        work.mkdir(parents=True, exist_ok=True)
+        self.log = open(work / "webkit.log", "w")
+        self.xvfb = None
+        env = dict(os.environ)
+        if not env.get("DISPLAY"):
+            read, write = os.pipe()
+            self.xvfb = subprocess.Popen(
+                [XVFB, "-displayfd", str(write), "-screen", "0",
+                 f"{viewport['width'] + 100}x{viewport['height'] + 200}x24", "-nolisten", "tcp"],
+                pass_fds=(write,), stdout=self.log, stderr=subprocess.STDOUT,
+                start_new_session=True)
+            os.close(write)
+            with os.fdopen(read) as display:
+                env["DISPLAY"] = ":" + display.readline().strip()
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.driver = subprocess.Popen([WEBKIT_DRIVER, f"--port={port}"], env=env,
+                                       stdout=self.log, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
+        deadline = time.monotonic() + START
+        while True:
+            try:
+                if self._http("GET", "/status")["ready"]:
+                    break
+            except (OSError, BrowserError):
+                pass
+            if time.monotonic() > deadline or self.driver.poll() is not None:
+                self.close()
+                raise BrowserError(f"WebKitWebDriver did not start (see {work}/webkit.log)")
+            time.sleep(0.25)
+        proxy = {"proxyType": "manual", "httpProxy": f"127.0.0.1:{CLOSED_PORT}",
+                 "sslProxy": f"127.0.0.1:{CLOSED_PORT}", "noProxy": ["127.0.0.1"]}
+        session = self._http("POST", "/session", {"capabilities": {"alwaysMatch": {
+            "proxy": proxy, "timeouts": {"script": 600_000},
+            "webkitgtk:browserOptions": {"args": ["--automation"]}}}})
+        self.session = f"/session/{session['sessionId']}"
+        self.version = session["capabilities"].get("browserVersion")
+        self._http("POST", self.session + "/window/rect",
+                   {"width": viewport["width"], "height": viewport["height"]})
+
+    def _http(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=660) as response:
+                return json.loads(response.read())["value"]
+        except urllib.error.HTTPError as error:
+            value = json.loads(error.read() or b"{}").get("value", {})
+            raise BrowserError(f"{method} {path}: {value.get('error')}: "
+                               f"{value.get('message')}") from None
+
+    def _call(self, declaration, argument):
+        script = ("const done = arguments[arguments.length - 1];"
+                  f"({declaration})(arguments[0]).then(done, error => done("
+                  "JSON.stringify({__error__: String(error) + '\\n' + "
+                  "(error && error.stack || '')})));")
+        result = self._http("POST", self.session + "/execute/async",
+                            {"script": script, "args": [argument]})
+        if result.startswith('{"__error__"'):
+            raise BrowserError(json.loads(result)["__error__"])
+        return result
+
+    def goto(self, url):
+        self._http("POST", self.session + "/url", {"url": url})
+
+    def _screenshot(self):
+        return self._http("GET", self.session + "/screenshot")
+
+    def perform(self, pointer_actions):
+        self._http("POST", self.session + "/actions", {"actions": [
+            {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+             "actions": pointer_actions}]})
+
+    def perform_keys(self, key_actions):
+        self._http("POST", self.session + "/actions", {"actions": [
+            {"type": "key", "id": "keyboard", "actions": key_actions}]})
+
+    def close(self):
+        if getattr(self, "session", None):
+            try:
+                self._http("DELETE", self.session)
+            except Exception:
+                pass
+        for process in (self.driver, self.xvfb):
+            if process is not None and process.poll() is None:
+                os.killpg(process.pid, 15)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, 9)
+        self.log.close()
+
+
+ENGINES = {"firefox": FirefoxPage, "webkit": WebKitPage}
+
+
+def open_page(engine, viewport, work_dir=None):
+    """A fresh browser of ``engine`` ("firefox" or "webkit"), as a Page."""
+    work_dir = work_dir or tempfile.mkdtemp(prefix=f"site-{engine}-")
+    return ENGINES[engine](viewport, work_dir)
