@@ -3,7 +3,8 @@
 Inside ``with dual_level():``, ``make_dual(x, t)`` gives a tensor whose every result carries
 the Jacobian-vector product along ``t``, read back with ``unpack_dual(y).tangent``. The
 machinery is in engine/core/forward.py (how each operation finds its results' tangents);
-this module is torch's API and its errors. One level at a time, as torch's.
+this module is torch's API and its errors. One level at a time, as torch's (a second
+``dual_level`` raises); ``torch.func.jvp`` inside ``jvp`` nests levels of its own.
 """
 import functools
 import warnings
@@ -19,13 +20,21 @@ __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_du
 
 
 def enter_dual_level():
-    """Open a forward-mode level (torch's is 0: levels do not nest); returns its number."""
+    """Open a forward-mode level, 0 (a second one raises torch's "Nested forward mode AD"
+    error); returns its number."""
     return forward.enter_level()
 
 
 def exit_dual_level(*, level=None):
     """Close the level: every tangent made inside it is gone."""
     forward.exit_level(forward.state.level if level is None else level)
+
+
+def public_level():
+    """torch's one level, 0 (-1: none open). A ``torch.func.jvp`` inside ``jvp`` works at a
+    level of its own inside it (engine/core/forward.py), still level 0 to these functions:
+    they read and make tangents at the innermost level, as torch's inside its transforms."""
+    return min(forward.state.level, 0)
 
 
 class FirstUse:
@@ -45,16 +54,20 @@ def make_dual(tensor, tangent, *, level=None):
     if not FirstUse.warned:
         FirstUse.warned = True
         warnings.warn(JIT_SCRIPT_DEPRECATED, FutureWarning, stacklevel=2)
+    current = public_level()
     if level is None:
-        level = forward.state.level
+        level = current
     if level < 0:
         raise RuntimeError(messages.FORWARD_NO_LEVEL)
     for name, value in (("primal", tensor), ("tangent", tangent)):
         if not value.is_floating_point():
             raise ValueError(f"Expected {name} to be floating point or complex, but got: "
                              f"{value.dtype}")
-    if level != forward.state.level:
+    if level != 0:
         raise RuntimeError("Invalid level given to _make_dual")
+    if current < 0:
+        raise RuntimeError("Trying to access a forward AD level with an invalid index. This "
+                           "index was either not created or is already deleted.")
     if tangent.shape != tensor.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the "
@@ -91,18 +104,18 @@ class Identity(Node):
 def unpack_dual(tensor, *, level=None):
     """``(primal, tangent)``: a view of ``tensor`` without tangent, and its tangent as it is."""
     if level is None:
-        level = forward.state.level
+        level = public_level()
     if level < 0:
         return UnpackedDualTensor(tensor, None)
     if not isinstance(tensor, Tensor):
         raise TypeError("_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{messages.type_name(tensor)}")
     tangent = forward.tangent_of(tensor)
-    if tangent is not None and level != forward.state.level:  # (torch asks only then)
+    if tangent is not None and level != 0:  # (torch asks only then)
         raise RuntimeError("Invalid level given to _fw_primal")
     primal = make_view(tensor, tensor._data.shape, tensor.stride(), tensor.storage_offset())
     primal = record(Identity, primal, (tensor,))
-    primal._fw = (forward.state.generation, None)  # none at this level (not even its base's)
+    forward.set_tangent(primal, None)  # none at this level (not even its base's)
     return UnpackedDualTensor(primal, tangent)
 
 

@@ -8,13 +8,16 @@ is ``engine/core/saved.py``; this is torch's public face of it.
 import collections
 import contextlib
 import functools
+import weakref
 
 from ..core import saved
 from ..core.capture import GradientEdge
 from ..core.hooks import running_tasks
+from ..core.grad_mode import no_grad
 from ..core.node import AccumulateGrad, Node
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors",
            "register_multi_grad_hook", "Node", "GradientEdge", "get_gradient_edge",
            "increment_version", "queue_callback"]
 
@@ -64,6 +67,113 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         saved.set_disabled_message(previous)
+
+
+# ====================================================== allow_mutation_on_saved_tensors
+class AllowMutationOnSavedContext:
+    """What ``allow_mutation_on_saved_tensors`` yields (torch's ``_AllowMutationOnSavedContext``,
+    for debugging): each saved tensor's handle, the tensor as it was saved (``original``), or
+    the copy made just before an in-place write changed it (``cloned``). Emptied at the end."""
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()    # handle -> copy of the values saved
+        self.original = weakref.WeakKeyDictionary()  # handle -> the saved tensor itself
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()  # (id, data_ptr, version) -> handle
+        self.sid_to_tid = collections.defaultdict(set)  # its memory -> those keys
+        self.versions = weakref.WeakKeyDictionary()  # handle -> the version saved
+
+    def clear(self):
+        for table in (self.cloned, self.original, self.tid_to_weakhandle, self.sid_to_tid,
+                      self.versions):
+            table.clear()
+
+
+AllowMutationOnSavedContext.__name__ = AllowMutationOnSavedContext.__qualname__ = \
+    "_AllowMutationOnSavedContext"  # (torch's name, as type(ctx) shows it)
+
+
+class Handle:
+    """What a node keeps for a tensor saved in the block (the pack hook's result)."""
+
+
+class MutationState:
+    enabled = False  # a block is running (torch's module flag)
+
+
+BACKWARD_OUTSIDE = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                    "in which the graph was originally recorded.")  # (sic: torch's, no space)
+
+
+def _memory_of(tensor):
+    """The memory a tensor's values live in: a write into any view of it is seen. (torch
+    keys on (data_ptr, version), so it misses a write through a view at another offset and
+    backward reads the new values: DIFFERENCES.md.)"""
+    return id(tensor._storage_array())
+
+
+class _swap_with_cloned(saved_tensors_hooks):  # noqa: N801 (torch's name)
+    """The block's saved-tensor hooks: pack keeps the tensor (one handle per tensor and
+    version), unpack gives it back, or the copy made before it was changed."""
+
+    def __init__(self, ctx):
+        def pack_hook(tensor):
+            tid = (id(tensor), tensor.data_ptr(), tensor._version)
+            ctx.sid_to_tid[_memory_of(tensor)].add(tid)
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:  # (the same tensor at the same version: one handle)
+                handle = ctx.tid_to_weakhandle[tid] = Handle()
+                ctx.original[handle], ctx.versions[handle] = tensor, tensor._version
+            return handle
+
+        def unpack_hook(handle):
+            if not MutationState.enabled:
+                raise AssertionError(BACKWARD_OUTSIDE)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(BACKWARD_OUTSIDE)
+            tensor = ctx.original[handle]
+            if tensor._version != ctx.versions[handle]:  # (a write the watch did not see:
+                raise RuntimeError(  # an error rather than the new values)
+                    "allow_mutation_on_saved_tensors: a tensor saved for backward was changed "
+                    "in place in a way the engine did not see coming (no copy was made)")
+            return tensor
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+def _clone_before_write(ctx):
+    """The watch called before each in-place write: copy every saved tensor of that memory
+    not copied yet (torch's _CloneArgBeforeMutateMode)."""
+    def watch(tensor):
+        for tid in ctx.sid_to_tid.get(_memory_of(tensor), ()):
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None or handle in ctx.cloned:  # (freed by backward, or copied)
+                continue
+            with no_grad():
+                ctx.cloned[handle] = ctx.original[handle].clone()
+            del ctx.original[handle]
+    return watch
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside it, a tensor saved for backward may be changed in place: it is copied just
+    before the change, and backward reads the copy. Run forward and backward in the same
+    block; the block yields an ``_AllowMutationOnSavedContext`` (emptied at its end)."""
+    ctx = AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx):
+        previous = saved.default_hooks.write_watch
+        saved.set_write_watch(_clone_before_write(ctx))
+        try:
+            if MutationState.enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            MutationState.enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            MutationState.enabled = False  # (as torch's: a nested attempt ends the outer too)
+            saved.set_write_watch(previous)
 
 
 # ====================================================================== edges and versions

@@ -19,13 +19,15 @@ from .backward import validated
 from .grad_mode import mode
 from .hooks import move_retained
 from .node import Node, SavedTensor, connect, gradient_edge
-from .saved import repack
+from .saved import default_hooks, repack
 
 
 def check_inplace(tensor, *inputs):
     """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record
     (checked first, by autograd). A change of an inference tensor outside inference_mode is
     refused after the write (``check_inference_inplace``, called by each writer)."""
+    if default_hooks.write_watch is not None:  # (allow_mutation_on_saved_tensors: saved.py)
+        default_hooks.write_watch(tensor)
     if mode.recording and (tensor._requires_grad or any(
             getattr(value, "_requires_grad", False) for value in inputs)):
         if tensor._inference and not seen_by_autograd(tensor, inputs):

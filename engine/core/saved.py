@@ -50,10 +50,11 @@ class DefaultHooks:
     """``torch.autograd.graph.saved_tensors_hooks``' stack of ``(pack_hook, unpack_hook)``
     pairs (the innermost, last, is used) and ``disable_saved_tensors_hooks``' message."""
 
-    __slots__ = ("stack", "disabled_message")
+    __slots__ = ("stack", "disabled_message", "write_watch")
 
     def __init__(self):
         self.stack, self.disabled_message = [], None
+        self.write_watch = None  # allow_mutation_on_saved_tensors': called before a write
 
 
 default_hooks = DefaultHooks()  # node.SavedTensor tests `default_hooks.stack`: empty costs nothing
@@ -67,6 +68,13 @@ def push_hooks(pack_hook, unpack_hook):
 
 def pop_hooks():
     default_hooks.stack.pop()
+
+
+def set_write_watch(watch):
+    """``watch(tensor)`` is called before each in-place write into a tensor (None: no more),
+    by history.check_inplace and ops.common.write_out: ``allow_mutation_on_saved_tensors``
+    copies the saved tensors that the write would change."""
+    default_hooks.write_watch = watch
 
 
 def set_disabled_message(message):

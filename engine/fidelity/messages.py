@@ -329,7 +329,7 @@ _warned_about_create_graph = []
 @contextlib.contextmanager
 def create_graph_warning_kept():
     """Around the engine's own backward(create_graph=True) (forward mode derives a tangent so,
-    core/forward.py): torch computes that without backward() and warns nothing, so the
+    core/tangents.py): torch computes that without backward() and warns nothing, so the
     learner's first backward(create_graph=True) must still warn (fuzz 900063)."""
     warned = bool(_warned_about_create_graph)
     _warned_about_create_graph[:] = [True]

@@ -116,11 +116,7 @@ class Level:
 def with_tangent_of(tensor, detached):
     """``detached`` with ``tensor``'s tangent, if it has one: inside ``jvp`` (``hessian`` is
     jacfwd of jacrev) a level's fresh tensors and unwrapped results carry it through."""
-    if forward.state.level >= 0:
-        tangent = forward.tangent_of(tensor)
-        if tangent is not None:
-            forward.set_tangent(detached, tangent)
-    return detached
+    return forward.keep_tangents(tensor, detached)  # (every level's: jvp inside jvp has two)
 
 
 def _batched_at_every_level(real, levels):
@@ -469,6 +465,21 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
 JVP_CALLS = []  # the sets of leaves made inside each running jvp, outermost first
 
 
+class JvpLevel:
+    """The dual level of a ``jvp`` call: ``dual_level``'s for the outermost one (so that a
+    ``jvp`` inside a ``dual_level`` block raises torch's "Nested forward mode AD" error), one
+    more inside it for a ``jvp`` inside a ``jvp`` (torch's functorch levels: forward over
+    forward, ``jacfwd(jacfwd(f))``)."""
+
+    def __enter__(self):
+        self.nested = len(JVP_CALLS) > 1
+        return forward.enter_level(self.nested) if self.nested else forward_ad.enter_dual_level()
+
+    def __exit__(self, *exc_info):
+        forward.exit_level(forward.state.level)
+        return False
+
+
 def _jvp_under_vmap(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
                     strict, has_aux):
     """A jvp with batched primals or tangents (``vmap(jvp)``, as torch's jacfwd runs): the
@@ -519,7 +530,7 @@ def _jvp_under_vmap(func, primals, flat_primals, flat_tangents, primals_spec, ar
 
 def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, argnums,
                     strict, has_aux, made):
-    with forward_ad.dual_level():
+    with JvpLevel():
         duals = tree_unflatten([forward_ad.make_dual(p, t) for p, t in
                                 zip(flat_primals, flat_tangents)], primals_spec)
         if argnums is not None:
@@ -544,14 +555,16 @@ def _jvp_at_a_level(func, primals, flat_primals, flat_tangents, primals_spec, ar
                       for out in flat_output]
         pairs = [_unpacked(to_real(out)[0] if isinstance(out, BatchedTensor) else out, strict)
                  for out in flat_output]
-    # the level is closed: the outputs are plain tensors again (no tangent); a graph made
+    # the level is closed: the outputs have no tangent at it (an outer jvp's they keep, and
+    # under vmap they are batched again as f's results were); a graph made
     # inside (a jacrev under jvp: hessian) is the call's own, detached, unless it reaches a
     # leaf made outside the call (an input that requires grad, a captured tensor: an outer
     # grad differentiates through it, as torch's)
     outside = Level()
     outside.fresh = made
     pairs = [tuple(from_real(value if value.requires_grad and outside.reaches_outside(value)
-                             else value.detach(), levels) for value in pair)
+                             else with_tangent_of(value, value.detach()), levels)
+                   for value in pair)
              for pair, levels in zip(pairs, out_levels)]
     primals_out = tree_unflatten([out for out, _ in pairs], spec)
     tangents_out = tree_unflatten([tangent for _, tangent in pairs], spec)

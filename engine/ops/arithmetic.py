@@ -12,7 +12,7 @@ from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
-from ..core.forward import state as dual, tangent_of
+from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
@@ -258,9 +258,8 @@ MulBackward0.jvp = "element_wise"
 def kept_for(needed_by, value):
     """``value`` when ``needed_by`` requires grad, else None: torch saves only what backward
     will read (so ``y = x * 2`` keeps 2, not x, and x may later change in place)."""
-    if getattr(needed_by, "_requires_grad", False) or (dual.active and tangent_of(needed_by)
-                                                        is not None):  # (forward mode reads it)
-        return value
+    if getattr(needed_by, "_requires_grad", False) or (dual.active and has_tangent(needed_by)):
+        return value  # (forward mode reads it, at any level)
     return None
 
 
@@ -435,7 +434,7 @@ def floor_divide(input, other):
     # torch's node links only the operands that require grad (ones(2) // t: one edge)
     return record(NotImplementedBackward, result,
                   tuple(v for v in (input, other) if isinstance(v, Tensor) and (
-                      v.requires_grad or dual.active and tangent_of(v) is not None)),
+                      v.requires_grad or dual.active and has_tangent(v))),
                   op="floor_divide")
 
 

@@ -18,6 +18,7 @@ from ..fidelity.layout import (contiguous_strides, format_strides, iterator_stri
 from ..fidelity.messages import type_name
 from ..fidelity.scalars import check_int_argument
 from ..core.grad_mode import mode as grad_mode, no_grad
+from ..core.saved import default_hooks
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, is_plain_contiguous, wrap
 
 # torch computes inf and nan without a word, numpy warns ("overflow encountered in
@@ -666,6 +667,8 @@ def write_out(result, out):
     if not dtypes.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {scalar_type_name[result.dtype]} can't be cast to the "
                            f"desired output type {scalar_type_name[out.dtype]}")
+    if default_hooks.write_watch is not None:  # (allow_mutation_on_saved_tensors)
+        default_hooks.write_watch(out)
     if out._data.shape != result._data.shape:
         if out._data.size != 0:
             messages.warn_from_learner(messages.out_resized(out._data.shape, result._data.shape))

@@ -14,7 +14,7 @@ from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, 
 from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
-from ..core.forward import state as dual, tangent_of, write_tangent
+from ..core.forward import each_level, has_tangent, state as dual, tangent_of, write_tangent
 from ..core.grad_mode import mode as grad_mode
 from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, new_node, record
@@ -198,8 +198,8 @@ def _apply_indexing(input, items, for_write=False):
             steps.append((selected_view, dim, index))
             offset += (index % shape[dim]) * stride[dim]
             del shape[dim], stride[dim]
-    if grad_mode.grad_enabled and input.requires_grad or dual.active and tangent_of(input) \
-            is not None:  # (a dual tensor's tangent is viewed the same way: core/forward.py)
+    if grad_mode.grad_enabled and input.requires_grad or dual.active and has_tangent(input):
+        # (a dual tensor's tangent is viewed the same way: core/forward.py)
         # autograd records the indexing as torch does: one select / slice / unsqueeze per item
         for view_function, *arguments in steps:
             input = view_function(input, *arguments)
@@ -462,7 +462,7 @@ def _put(input, result, indices, value):
     input._bump_version()
     rebase_history(result, node)
     if dual.active:  # forward mode: the same places of the tangent (core/forward.py)
-        _put_tangent(result, indices, value)
+        each_level(lambda: _put_tangent(result, indices, value))
 
 
 def _put_tangent(result, indices, value):

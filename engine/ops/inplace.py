@@ -11,7 +11,7 @@ from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import is_non_overlapping_and_dense
 from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
-from ..core.forward import state as dual, tangent_of, write_tangent
+from ..core.forward import each_level, state as dual, tangent_of, write_tangent
 from ..core.grad_mode import mode, no_grad
 from ..core.history import (check_inference_inplace, check_inplace, rebase_history,
                              seen_by_autograd)
@@ -67,7 +67,7 @@ def check_no_overlap(output, inputs, full_is_ok=True):
 def copy_into(dst, src):
     """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
     check_inplace(dst, src)
-    src_tangent = tangent_of(src) if dual.active else None  # (src is made a view below)
+    given = src  # (src is made a view below)
     # recorded before the write: the node's first edge is dst's history *before* the copy
     node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
     if src is dst:  # nothing to copy, but torch still records and counts an in-place change
@@ -88,7 +88,7 @@ def copy_into(dst, src):
     dst._bump_version()
     rebase_history(dst, node)
     if dual.active:  # forward-mode AD: src's tangent (or none) is copied too (core/forward.py)
-        write_tangent(dst, src_tangent)
+        each_level(lambda: write_tangent(dst, tangent_of(given)))
     return dst
 
 
@@ -122,7 +122,7 @@ def write_inplace(tensor, result, where=True, tracked=True):
         np.copyto(tensor._data, result._data, casting="unsafe", where=where)
     _saved_output_is_now(tensor, result.grad_fn)
     if dual.active:  # forward-mode AD: the tangent is written in place too (core/forward.py)
-        write_tangent(tensor, tangent_of(result), where)
+        each_level(lambda: write_tangent(tensor, tangent_of(result), where))
     return tensor
 
 
@@ -292,7 +292,7 @@ def _fill_raw(tensor, values, node_class, inputs=()):
     tensor._bump_version()
     rebase_history(tensor, node)
     if dual.active:  # forward-mode AD: a fill's tangent is its value's (core/forward.py)
-        write_tangent(tensor, tangent_of(inputs[0]) if inputs else None)
+        each_level(lambda: write_tangent(tensor, tangent_of(inputs[0]) if inputs else None))
     return tensor
 
 

@@ -11,7 +11,7 @@ from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
-from ..core.forward import state as forward_ad_state
+from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
@@ -566,7 +566,7 @@ def matmul(input, other):
         return mv(input, other)
     if da == 1 and db == 2:
         if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad) or \
-                forward_ad_state.active:  # (and with dual tensors about: their tangents)
+                dual.active and (has_tangent(input) or has_tangent(other)):  # (forward mode too)
             return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
         _check_mm(a[None], b)
         result = wrap(_products(a, b))
@@ -575,7 +575,7 @@ def matmul(input, other):
     if da == 2 and db == 2:
         return mm(input, other)
     if grad_mode.grad_enabled and (input._requires_grad or other._requires_grad) or \
-            forward_ad_state.active:  # (a dual level open: the tangents go through bmm)
+            dual.active and (has_tangent(input) or has_tangent(other)):
         return _recorded_matmul(input, other)
     if _should_fold(input, other):  # one mm / mv on the larger operand's rows, as torch
         big, small = (a, b) if da >= db else (np.swapaxes(b, -1, -2), a)

@@ -16,7 +16,7 @@ from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
                              distinct_dims, preserve_format, wrap_dim)
 from ..fidelity.messages import type_name
-from ..core.forward import state as dual, tangent_of
+from ..core.forward import each_level, state as dual, tangent_of
 from ..core.backward import sum_to
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
@@ -1021,6 +1021,14 @@ def contiguous(input, memory_format=contiguous_format):
 
 
 # ---------------------------------------------------------------- in-place shape changes
+def _restride_tangent(input, view_):
+    old, new = tangent_of(input), tangent_of(view_)
+    if old is not None and new is not None:
+        old._data, old._stride, old._storage, old._offset = \
+            new._data, new._stride, new._storage, new._offset
+        old._fw = new._fw  # (its own tangent at an outer level: the same view of it)
+
+
 def _restride(input, view_, node_class, **attributes):
     """Make ``input`` itself take the shape and strides of ``view_`` (t_, squeeze_ ...).
 
@@ -1032,10 +1040,7 @@ def _restride(input, view_, node_class, **attributes):
     input._data, input._stride = view_._data, view_._stride
     input._storage, input._offset = view_._storage, view_._offset
     if dual.active:  # forward mode: the tangent object takes the same view of itself, as torch's
-        old, new = tangent_of(input), tangent_of(view_)
-        if old is not None and new is not None:
-            old._data, old._stride, old._storage, old._offset = \
-                new._data, new._stride, new._storage, new._offset
+        each_level(lambda: _restride_tangent(input, view_))
     check_inference_inplace(input)
     input._bump_version()  # torch counts a change of shape as an in-place change
     if node is not None:

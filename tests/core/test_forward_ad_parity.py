@@ -193,6 +193,11 @@ UNARY = {
     "as_strided": lambda m, a: a.as_strided((2, 2), (1, 2)), "flip": lambda m, a: a.flip(1),
     "prod with a zero": lambda m, a: (a * m.tensor([[0.0, 1, 1], [1, 1, 1]], dtype=a.dtype)).prod(1),
     "bernoulli": lambda m, a: m.bernoulli(a.sigmoid(), generator=m.Generator().manual_seed(0)),
+    # a vector times a matrix, and batched matmul: their tangents were silently zero when no
+    # operand required grad (matmul skipped recording; issue 26, nested forward mode)
+    "vector @ matrix": lambda m, a: a[0] @ m.ones(3, 2, dtype=a.dtype),
+    "batched @ matrix": lambda m, a: a.view(1, 2, 3).expand(2, 2, 3) @ m.ones(3, 2, dtype=a.dtype),
+    "matrix @ batched vector": lambda m, a: m.ones(2, 2, 3, dtype=a.dtype) @ a[1],
 }
 BINARY = {
     "add": lambda m, a, b: a + b, "sub": lambda m, a, b: a - b, "mul": lambda m, a, b: a * b,

@@ -75,3 +75,30 @@ def test_ipython_reads_the_venvs_configuration_folder():
     from IPython.core.application import ENV_CONFIG_DIRS
 
     assert str(Path(sys.prefix) / "etc" / "ipython") in ENV_CONFIG_DIRS
+
+
+def test_the_kernel_hides_only_torchs_jit_notice():
+    """torch 2.15's first forward-mode call warns that ``torch.jit.script`` (which torch uses
+    inside) is deprecated, and the engine says the same as torch: a notice about torch's own
+    insides, which the course's kernel keeps out of lesson 13 (its first cell is
+    ``import engine as torch`` alone). Nothing else is hidden: another FutureWarning, and the
+    engine's own warnings, still show; and the set-up leaves no name in the notebook."""
+    import warnings
+
+    import engine
+    from engine.autograd.forward_ad import JIT_SCRIPT_DEPRECATED
+
+    lines = json.loads(CONFIG.read_text())["IPKernelApp"]["exec_lines"]
+    namespace = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for line in lines:
+            exec(line, namespace)  # noqa: S102 - what the kernel runs at start
+        warnings.warn(JIT_SCRIPT_DEPRECATED, FutureWarning, stacklevel=1)
+        warnings.warn("`torch.jit.trace` is deprecated, say", FutureWarning, stacklevel=1)
+        engine.nn.functional.mse_loss(engine.ones(3), engine.ones(1))  # the engine's warning
+    shown = [str(w.message) for w in caught]
+    assert JIT_SCRIPT_DEPRECATED not in shown
+    assert "`torch.jit.trace` is deprecated, say" in shown
+    assert any("target size" in message for message in shown), shown
+    assert set(namespace) == {"__builtins__"}
