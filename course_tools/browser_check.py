@@ -35,6 +35,7 @@ notebook under pytest.
 """
 import argparse
 import base64
+import contextlib
 import json
 import os
 import re
@@ -540,8 +541,24 @@ def check_widgets(page, wanted, problems, notes):
             notes.append(f"{name}: rendered")
 
 
-def _changes(read, before, timeout=WIDGET_ANSWER):
+def patience(factor):
+    """Widgets' answers awaited ``factor`` times longer, for as long as the ``with`` lasts
+    (WebKit's Pyodide answers 2-3 times slower than Chromium's)."""
+    @contextlib.contextmanager
+    def longer():
+        global WIDGET_ANSWER
+        before = WIDGET_ANSWER
+        WIDGET_ANSWER = before * factor
+        try:
+            yield
+        finally:
+            WIDGET_ANSWER = before
+    return longer()
+
+
+def _changes(read, before, timeout=None):
     """The new value of read() once it differs from before, or None."""
+    timeout = WIDGET_ANSWER if timeout is None else timeout
     try:
         return wait_until(lambda: (read(),) if read() != before else None, timeout,
                           "a change")[0]
@@ -549,8 +566,9 @@ def _changes(read, before, timeout=WIDGET_ANSWER):
         return None
 
 
-def _becomes(condition, timeout=WIDGET_ANSWER):
+def _becomes(condition, timeout=None):
     """Whether condition() turns true within timeout seconds."""
+    timeout = WIDGET_ANSWER if timeout is None else timeout
     try:
         return wait_until(condition, timeout, "a widget's state")
     except TimeoutError:

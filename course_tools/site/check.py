@@ -593,7 +593,9 @@ def run_in_engine(engine, notebooks, site=SITE, artifacts=None):
             jspi = browser.page.evaluate(
                 "() => typeof WebAssembly.Suspending === 'function' && "
                 "typeof WebAssembly.promising === 'function'")
-            reports = [check_notebook(browser, nb, artifacts=artifacts) for nb in notebooks]
+            with browser_check.patience(3 if engine == "webkit" else 1):
+                reports = [check_notebook(browser, nb, artifacts=artifacts)
+                           for nb in notebooks]
         finally:
             browser.close()
     about = {"engine": engine, "version": browser.version, "jspi": jspi}

@@ -67,7 +67,13 @@ def test_the_makefile_installs_the_kernel_configuration_and_the_font_cache():
     for target in ("lab", "test", "test-browser", "execute", "compare-torch"):
         line = re.search(rf"^{target}:(.*)##", makefile, re.M).group(1)
         assert "$(KERNEL_CONFIG)" in line and "$(FONT_CACHE)" in line, target
-    assert json.loads(CONFIG.read_text()) == {"IPKernelApp": {"log_level": "ERROR"}}
+    config = json.loads(CONFIG.read_text())
+    assert list(config) == ["IPKernelApp"] and config["IPKernelApp"]["log_level"] == "ERROR"
+    # besides, only filters of one torch warning each (what they hide: the test below)
+    assert set(config["IPKernelApp"]) <= {"log_level", "exec_lines"}
+    one_torch_warning = "__import__('warnings').filterwarnings('ignore', message=r'`torch"
+    for line in config["IPKernelApp"].get("exec_lines", []):
+        assert line.startswith(one_torch_warning), line
 
 
 def test_ipython_reads_the_venvs_configuration_folder():
