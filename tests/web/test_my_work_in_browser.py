@@ -1,0 +1,206 @@
+"""The learner's work in the browser edition (`make site`, then `make test-site`): File ->
+"Download my work" saves every notebook the learner changed as one zip, and "Import my work"
+puts them back (course_tools/labextension, part 3), in headless Chromium against the built site.
+
+The round trip, as a learner does it: in one browser profile, two notebooks are edited and
+saved through the page and a new one is made; the zip is downloaded from the File menu (the
+test captures the download); then in a new profile (the site's storage empty, as after
+clearing the site's data or in another browser) the zip is imported from the site's first page,
+and every notebook is byte-identical to what was downloaded. Then the learner changes a restored
+notebook and imports the same zip again: their copy stays as it is, the zip's goes beside it.
+
+Skipped, with the reason, like tests/web/test_site.py (no site built, no Chromium, no
+playwright). Screenshots: tests/browser_artifacts/site/my_work__*.png.
+"""
+import json
+import tempfile
+import time
+import zipfile
+
+import pytest
+
+from course_tools.site import check as site_check
+
+from .test_site import skip_reason
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(skip_reason() is not None, reason=str(skip_reason()))]
+
+LESSON, _, EXERCISE, _ = (p.as_posix() for p in site_check.site_notebooks())
+UNTOUCHED = "notebooks/99_gallery.ipynb"  # never opened: never in the zip
+NOTE = "\n\nMy note: the leaf's grad is None until backward ✅ (été)"
+DOWNLOAD_LABEL = "Download my work"
+IMPORT_LABEL = "Import my work"
+RESULTS = "#autograd-course-work .autograd-course-work-body[data-results]"
+
+APP_READY = "() => !!(window.jupyterapp && window.jupyterapp.shell && " \
+            "window.jupyterapp.commands.hasCommand('autograd-step-by-step:download-my-work') && " \
+            "window.jupyterapp.commands.hasCommand('docmanager:open'))"
+
+# Open a notebook, add a line to its first cell, save it: what a learner does with the keyboard.
+EDIT_AND_SAVE = """async ([path, note]) => {
+  const app = window.jupyterapp;
+  await app.restored;
+  const panel = await app.commands.execute('docmanager:open', {path});
+  await panel.context.ready;
+  const cell = panel.content.model.cells.get(0);
+  cell.sharedModel.setSource(cell.sharedModel.getSource() + note);
+  await panel.context.save();
+  return panel.context.model.dirty;
+}"""
+NEW_NOTEBOOK = """async () => {
+  const model = await window.jupyterapp.commands.execute('docmanager:new-untitled',
+                                                         {path: '', type: 'notebook'});
+  return model.path;
+}"""
+STORED = """async (paths) => {
+  const contents = window.jupyterapp.serviceManager.contents;
+  const found = {};
+  for (const path of paths) {
+    found[path] = (await contents.get(path, {content: true})).content;
+  }
+  return found;
+}"""
+
+
+def wait_app(page):
+    site_check.browser_check.wait_until(lambda: page.evaluate(APP_READY), site_check.PAGE_LOAD,
+                                        "JupyterLab with the course's extension")
+
+
+def download_from_the_file_menu(page, target):
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    with page.expect_download(timeout=60_000) as download:
+        page.locator(".lm-Menu-itemLabel", has_text=DOWNLOAD_LABEL).first.click()
+    download.value.save_as(target)
+    page.wait_for_selector("#autograd-course-work a[download]", timeout=30_000)
+    return download.value.suggested_filename
+
+
+def entries(path):
+    with zipfile.ZipFile(path) as archive:
+        assert archive.testzip() is None  # every CRC right
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def shot(page, name):
+    site_check.ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(site_check.ARTIFACTS / f"my_work__{name}.png"))
+
+
+@pytest.fixture(scope="module")
+def server():
+    with site_check.SiteServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def downloaded(server, playwright, tmp_path_factory):
+    """Profile 1: two notebooks edited and saved, one made; the zip from the File menu."""
+    started = time.monotonic()
+    folder = tmp_path_factory.mktemp("work")
+    with tempfile.TemporaryDirectory() as profile:
+        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        try:
+            page = browser.page
+            page.goto(f"{server.base}/lab/index.html")
+            wait_app(page)
+            for path in (LESSON, EXERCISE):
+                assert page.evaluate(EDIT_AND_SAVE, [path, NOTE]) is False, path
+            made = page.evaluate(NEW_NOTEBOOK)
+            name = download_from_the_file_menu(page, folder / "work.zip")
+            shot(page, "1_downloaded")
+            said = page.inner_text("#autograd-course-work")
+            errors = list(browser.page_errors)
+        finally:
+            browser.close()
+    print(f"profile 1 (edit two, make one, download): {time.monotonic() - started:.1f} s")
+    return {"zip": folder / "work.zip", "name": name, "made": made, "said": said,
+            "errors": errors}
+
+
+def test_the_zip_holds_the_changed_notebooks_only(downloaded):
+    files = entries(downloaded["zip"])
+    print(downloaded["name"], sorted(files), downloaded["said"], sep="\n")
+    assert downloaded["name"].startswith("autograd-my-work-") and downloaded["name"].endswith(
+        ".zip")
+    assert {LESSON, EXERCISE, downloaded["made"]} <= set(files), sorted(files)
+    assert UNTOUCHED not in files and "solutions/" not in " ".join(files), sorted(files)
+    for path in (LESSON, EXERCISE):
+        notebook = json.loads(files[path])
+        assert "".join(notebook["cells"][0]["source"]).endswith(NOTE), path
+        # nbformat's own layout: keys sorted, indent 1, UTF-8 as is, a final newline
+        assert files[path].decode() == json.dumps(notebook, indent=1, sort_keys=True,
+                                                  ensure_ascii=False) + "\n", path
+    assert f"with the {len(files)} notebooks you changed" in downloaded["said"]
+    assert not downloaded["errors"], downloaded["errors"]
+
+
+def import_zip(page, zip_path):
+    page.set_input_files("#autograd-course-work input.autograd-course-work-file", str(zip_path))
+    page.wait_for_selector(RESULTS, timeout=60_000)
+    return json.loads(page.get_attribute(RESULTS, "data-results"))
+
+
+def test_import_into_an_empty_browser_gives_back_the_same_bytes(downloaded, server, playwright,
+                                                                 tmp_path):
+    """Profile 2 (storage empty): the first page's "Import my work", the zip chosen; every
+    notebook is restored at its path, and stored as the same notebook: downloaded again, the
+    same bytes. Then a restored notebook changed again and the zip imported again: kept both."""
+    started = time.monotonic()
+    files = entries(downloaded["zip"])
+    with tempfile.TemporaryDirectory() as profile:
+        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        try:
+            page = browser.page
+            page.goto(f"{server.base}/index.html")
+            first_page = page.inner_text("body")
+            shot(page, "0_first_page")
+            page.get_by_role("link", name=IMPORT_LABEL).click()
+            wait_app(page)
+            page.wait_for_selector("#autograd-course-work input[type=file]", timeout=30_000)
+            results = import_zip(page, downloaded["zip"])
+            shot(page, "2_imported")
+            print(results)
+            assert sorted(r["path"] for r in results if r.get("restored")) == sorted(files)
+
+            stored = page.evaluate(STORED, sorted(files))
+            for path, data in files.items():
+                assert stored[path] == json.loads(data), path
+            page.locator("#autograd-course-work button", has_text="Close").click()
+            download_from_the_file_menu(page, tmp_path / "again.zip")
+            again = entries(tmp_path / "again.zip")
+            assert again == files  # byte for byte, every notebook, and no other
+            page.locator("#autograd-course-work button", has_text="Close").click()
+
+            # Never silently replaced: the learner's changed copy stays, the zip's goes beside.
+            assert page.evaluate(EDIT_AND_SAVE, [LESSON, "\n\nChanged after the import."]) \
+                is False
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text=IMPORT_LABEL).first.click()
+            second = import_zip(page, downloaded["zip"])
+            shot(page, "3_kept_both")
+            said = page.inner_text("#autograd-course-work")
+            beside = LESSON.replace(".ipynb", "-imported.ipynb")
+            assert [r for r in second if r.get("beside")] == [{"path": LESSON,
+                                                                "beside": beside}], second
+            assert all(r.get("unchanged") for r in second if r["path"] != LESSON), second
+            assert f"kept both: {LESSON} is yours as it was; the zip's copy is {beside}" in said
+            now = page.evaluate(STORED, [LESSON, beside])
+            assert "".join(now[LESSON]["cells"][0]["source"]).endswith(
+                "Changed after the import."), "the learner's copy was replaced"
+            assert now[beside] == json.loads(files[LESSON])
+            errors = list(browser.page_errors)
+        finally:
+            browser.close()
+    print(f"profile 2 (import, download again, change, import again): "
+          f"{time.monotonic() - started:.1f} s")
+    assert not errors, errors
+    assert "Download my work" in first_page and "Import my work" in first_page, first_page
