@@ -204,3 +204,54 @@ def test_import_into_an_empty_browser_gives_back_the_same_bytes(downloaded, serv
           f"{time.monotonic() - started:.1f} s")
     assert not errors, errors
     assert "Download my work" in first_page and "Import my work" in first_page, first_page
+
+
+EDIT_NO_SAVE = """async ([path, note]) => {
+  const app = window.jupyterapp;
+  await app.restored;
+  const panel = await app.commands.execute('docmanager:open', {path});
+  await panel.context.ready;
+  const cell = panel.content.model.cells.get(0);
+  cell.sharedModel.setSource(cell.sharedModel.getSource() + note);
+  return panel.context.model.dirty;
+}"""
+OPEN_SOURCE = """(path) => {
+  const panel = Array.from(window.jupyterapp.shell.widgets('main')).find(
+    widget => widget.context && widget.context.path === path);
+  return panel.content.model.cells.get(0).sharedModel.getSource();
+}"""
+
+
+def test_an_open_notebook_with_unsaved_changes_is_never_replaced(downloaded, server,
+                                                                  playwright):
+    """Profile 3: the lesson open, typed in but not saved (its stored copy is still the
+    course's): importing the zip puts the zip's lesson beside it, and the open one keeps what
+    was typed (saving it then would have undone a restore)."""
+    started = time.monotonic()
+    files = entries(downloaded["zip"])
+    with tempfile.TemporaryDirectory() as profile:
+        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        try:
+            page = browser.page
+            page.goto(f"{server.base}/lab/index.html?course-work=import")
+            wait_app(page)
+            page.locator("#autograd-course-work button", has_text="Close").click()
+            typed = "\n\nTyped, not saved yet."
+            assert page.evaluate(EDIT_NO_SAVE, [LESSON, typed]) is True
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text=IMPORT_LABEL).first.click()
+            results = import_zip(page, downloaded["zip"])
+            shot(page, "4_open_and_unsaved")
+            said = page.inner_text("#autograd-course-work")
+            beside = LESSON.replace(".ipynb", "-imported.ipynb")
+            assert {"path": LESSON, "beside": beside, "unsaved": True} in results, results
+            assert "(open here, with changes not saved yet)" in said, said
+            assert page.evaluate(OPEN_SOURCE, LESSON).endswith(typed)
+            stored = page.evaluate(STORED, [beside, EXERCISE])
+            assert stored[beside] == json.loads(files[LESSON])
+            assert stored[EXERCISE] == json.loads(files[EXERCISE])  # not open: restored
+            errors = list(browser.page_errors)
+        finally:
+            browser.close()
+    print(f"profile 3 (open, unsaved, import): {time.monotonic() - started:.1f} s")
+    assert not errors, errors

@@ -474,9 +474,19 @@ var _JUPYTERLAB;
       function () { return candidate; });
   }
 
+  // The document open in JupyterLab at a path, if any.
+  function openDocument(app, path) {
+    return Array.from(app.shell.widgets("main")).find(function (widget) {
+      return widget.context && widget.context.path === path;
+    }) || null;
+  }
+
   // One notebook of the zip: restored at its path where nothing of the learner's is there (the
-  // path is empty, holds the course's original, or the same notebook); beside it otherwise.
-  function importOne(contents, site, file) {
+  // path is empty, holds the course's original, or the same notebook); beside it otherwise. A
+  // notebook open with unsaved changes counts as the learner's (its save would undo the
+  // import); one open without is shown again from the restored file.
+  function importOne(app, site, file) {
+    var contents = app.serviceManager.contents;
     var notebook;
     try {
       notebook = JSON.parse(new TextDecoder().decode(file.bytes));
@@ -496,13 +506,22 @@ var _JUPYTERLAB;
           return { path: file.path, unchanged: true };
         }
         return original(site, file.path).then(function (course) {
-          if (course !== null && same(here.content, course)) {
+          var open = openDocument(app, file.path);
+          var courses = course !== null && same(here.content, course);
+          // said only where they are the reason: a changed copy is kept anyway
+          var unsaved = courses && !!(open && open.context.model && open.context.model.dirty);
+          if (courses && !unsaved) {
             return save(file.path).then(function () {
+              return open ? open.context.revert() : null;
+            }).then(function () {
               return { path: file.path, restored: true };
             });
           }
           return besidePath(contents, file.path, 1).then(function (beside) {
-            return save(beside).then(function () { return { path: file.path, beside: beside }; });
+            return save(beside).then(function () {
+              return unsaved ? { path: file.path, beside: beside, unsaved: true }
+                : { path: file.path, beside: beside };
+            });
           });
         });
       })
@@ -511,7 +530,7 @@ var _JUPYTERLAB;
       });
   }
 
-  function importZip(contents, buffer) {
+  function importZip(app, buffer) {
     return Promise.all([unzip(buffer), siteFiles()]).then(function (found) {
       var files = found[0], site = found[1];
       return files.reduce(function (done, file) {  // one after another: beside names stay unique
@@ -523,7 +542,7 @@ var _JUPYTERLAB;
             return results.concat([{ path: file.path,
                                      skipped: file.error || "not a notebook (.ipynb)" }]);
           }
-          return importOne(contents, site, file).then(function (result) {
+          return importOne(app, site, file).then(function (result) {
             return results.concat([result]);
           });
         });
@@ -644,7 +663,7 @@ var _JUPYTERLAB;
       var working = box.say("Importing " + file.name + "...");
       file.arrayBuffer().then(function (buffer) {
         return Promise.resolve(app.serviceManager.ready).then(function () {
-          return importZip(app.serviceManager.contents, buffer);
+          return importZip(app, buffer);
         });
       }).then(function (results) {
         working.remove();
@@ -656,8 +675,9 @@ var _JUPYTERLAB;
         var lines = [];
         restored.forEach(function (r) { lines.push("restored: " + r.path); });
         beside.forEach(function (r) {
-          lines.push("kept both: " + r.path + " is yours as it was; the zip's copy is " +
-                     r.beside);
+          lines.push("kept both: " + r.path + " is yours as it was" +
+                     (r.unsaved ? " (open here, with changes not saved yet)" : "") +
+                     "; the zip's copy is " + r.beside);
         });
         unchanged.forEach(function (r) { lines.push("already here, the same: " + r.path); });
         skipped.forEach(function (r) { lines.push("skipped: " + r.path + " (" + r.skipped + ")"); });
