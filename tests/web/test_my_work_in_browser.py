@@ -63,6 +63,18 @@ STORED = """async (paths) => {
 }"""
 
 
+def watch_errors(browser):
+    """The page's errors and console errors as they come, but the browser's own request for
+    /favicon.ico (JupyterLite's lab page names no icon; Chromium asks for one after a
+    navigation): a 404 that is not the course's."""
+    errors = []
+    browser.page.on("pageerror", lambda error: errors.append(str(error)))
+    browser.page.on("console", lambda message: errors.append(message.text) if message.type
+                    == "error" and not message.location.get("url", "").endswith("/favicon.ico")
+                    else None)
+    return errors
+
+
 def wait_app(page):
     site_check.browser_check.wait_until(lambda: page.evaluate(APP_READY), site_check.PAGE_LOAD,
                                         "JupyterLab with the course's extension")
@@ -108,6 +120,7 @@ def downloaded(server, playwright, tmp_path_factory):
     folder = tmp_path_factory.mktemp("work")
     with tempfile.TemporaryDirectory() as profile:
         browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        errors = watch_errors(browser)
         try:
             page = browser.page
             page.goto(f"{server.base}/lab/index.html")
@@ -118,7 +131,6 @@ def downloaded(server, playwright, tmp_path_factory):
             name = download_from_the_file_menu(page, folder / "work.zip")
             shot(page, "1_downloaded")
             said = page.inner_text("#autograd-course-work")
-            errors = list(browser.page_errors)
         finally:
             browser.close()
     print(f"profile 1 (edit two, make one, download): {time.monotonic() - started:.1f} s")
@@ -158,6 +170,7 @@ def test_import_into_an_empty_browser_gives_back_the_same_bytes(downloaded, serv
     files = entries(downloaded["zip"])
     with tempfile.TemporaryDirectory() as profile:
         browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        errors = watch_errors(browser)
         try:
             page = browser.page
             page.goto(f"{server.base}/index.html")
@@ -197,7 +210,6 @@ def test_import_into_an_empty_browser_gives_back_the_same_bytes(downloaded, serv
             assert "".join(now[LESSON]["cells"][0]["source"]).endswith(
                 "Changed after the import."), "the learner's copy was replaced"
             assert now[beside] == json.loads(files[LESSON])
-            errors = list(browser.page_errors)
         finally:
             browser.close()
     print(f"profile 2 (import, download again, change, import again): "
@@ -231,6 +243,7 @@ def test_an_open_notebook_with_unsaved_changes_is_never_replaced(downloaded, ser
     files = entries(downloaded["zip"])
     with tempfile.TemporaryDirectory() as profile:
         browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        errors = watch_errors(browser)
         try:
             page = browser.page
             page.goto(f"{server.base}/lab/index.html?course-work=import")
@@ -250,8 +263,53 @@ def test_an_open_notebook_with_unsaved_changes_is_never_replaced(downloaded, ser
             stored = page.evaluate(STORED, [beside, EXERCISE])
             assert stored[beside] == json.loads(files[LESSON])
             assert stored[EXERCISE] == json.loads(files[EXERCISE])  # not open: restored
-            errors = list(browser.page_errors)
         finally:
             browser.close()
     print(f"profile 3 (open, unsaved, import): {time.monotonic() - started:.1f} s")
+    assert not errors, errors
+
+
+def test_my_progress_reads_the_stored_exercise_notebooks(server, playwright, tmp_path):
+    """Profile 4: the worked answers of the graphs-and-leaves exercises (with their checks'
+    outputs) imported as the learner's exercise notebook, from a zip made by another program
+    (deflated); the first page's "My progress" lists its exercises as `make progress` would
+    (course_tools/workspace.exercise_states), and every other exercise as not started."""
+    from course_tools import workspace
+
+    started = time.monotonic()
+    worked = site_check.ROOT / "solutions" / EXERCISE.split("/", 1)[1]
+    with zipfile.ZipFile(tmp_path / "worked.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(EXERCISE, worked.read_bytes())
+    want = [list(s) for s in workspace.exercise_states(worked, site_check.ROOT / EXERCISE)]
+    with tempfile.TemporaryDirectory() as profile:
+        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        errors = watch_errors(browser)
+        try:
+            page = browser.page
+            page.goto(f"{server.base}/lab/index.html?course-work=import")
+            wait_app(page)
+            page.wait_for_selector("#autograd-course-work input[type=file]", timeout=30_000)
+            assert import_zip(page, tmp_path / "worked.zip") == [{"path": EXERCISE,
+                                                                  "restored": True}]
+            page.goto(f"{server.base}/index.html")
+            page.get_by_role("link", name="My progress").click()
+            wait_app(page)
+            found = "#autograd-course-work [data-progress]"
+            page.wait_for_selector(found, timeout=60_000)
+            shown = json.loads(page.get_attribute(found, "data-progress"))
+            total = page.inner_text(".autograd-progress-total")
+            shot(page, "5_progress")
+        finally:
+            browser.close()
+    print(f"profile 4 (import worked answers, My progress): {time.monotonic() - started:.1f} s")
+    print(total)
+    by_path = {notebook["path"]: notebook["states"] for notebook in shown}
+    assert by_path[EXERCISE] == want
+    courses = sorted(p.relative_to(site_check.ROOT).as_posix()
+                     for p in (site_check.ROOT / "exercises").glob("[0-9][0-9]_*.ipynb"))
+    assert sorted(by_path) == courses
+    others = [s for path, states in by_path.items() if path != EXERCISE for *_, s in states]
+    assert set(others) == {workspace.NOT_STARTED}
+    done = sum(state == workspace.DONE for *_, state in want)
+    assert done and total.startswith(f"Total: {done} done, 0 not quite, "), total
     assert not errors, errors

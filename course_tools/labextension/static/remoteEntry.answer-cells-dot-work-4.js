@@ -254,6 +254,7 @@ var _JUPYTERLAB;
   // ------------------------------------------------------------------ 3. the learner's work
   var DOWNLOAD = "autograd-step-by-step:download-my-work";
   var IMPORT = "autograd-step-by-step:import-my-work";
+  var PROGRESS = "autograd-step-by-step:my-progress";
   var SITE_ROOT = new URL("../../../", HERE).href;  // extensions/<name>/static/ -> the site
   var IMPORTED = "-imported";
 
@@ -694,6 +695,130 @@ var _JUPYTERLAB;
     return Promise.resolve();
   }
 
+  // My progress: course_tools/workspace.py's rules (make progress), read from the stored
+  // exercise notebooks' check cells against the site's originals. Kept in step with the Python
+  // by tests/web/test_progress_rules.py (both run over the course's notebooks and variants).
+  var DONE = "done", NOT_QUITE = "not quite", UNCHECKED = "answered, not checked",
+      NOT_STARTED = "not started";
+  var HEADING = /^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$/m;  // notebook_files._HEADING
+  var EXERCISE_TAG = "exercise";
+
+  function asText(value) {
+    return Array.isArray(value) ? value.join("") : (value || "");
+  }
+
+  function tagsOf(cell) {
+    return (cell.metadata && cell.metadata.tags) || [];
+  }
+
+  // exercises/checks/answer_cells.checkers_called, without Python's parser: calls of a name
+  // check_NN_..., outside comments and strings (an import of checkers calls none).
+  var STRINGS = /("""|''')[\s\S]*?\1|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g;
+
+  function callsAChecker(source) {
+    var code = source.replace(STRINGS, '""').replace(/#.*$/gm, "");
+    return /(^|[^\w.])check_\d\d_\w+\s*\(/.test(code);
+  }
+
+  function exercisesOf(notebook) {  // course_tools/notebook_files.exercises
+    var found = [], heading = ["?", ""], answer = {};
+    (notebook.cells || []).forEach(function (cell) {
+      var source = asText(cell.source);
+      if (cell.cell_type === "markdown") {
+        var match = HEADING.exec(source);
+        if (match) {
+          heading = [match[1], match[2].trim()];
+        }
+      } else if (cell.cell_type === "code") {
+        if (tagsOf(cell).indexOf(EXERCISE_TAG) >= 0) {
+          answer = cell;
+        } else if (callsAChecker(source)) {
+          found.push([heading[0], heading[1], answer, cell]);
+        }
+      }
+    });
+    return found;
+  }
+
+  function verdict(outputs) {  // workspace._verdict
+    var shown = (outputs || []).map(function (output) {
+      return asText((output.data || {})["text/plain"]) + asText(output.text);
+    }).join("");
+    if (shown.indexOf("\u2705 Correct") >= 0) {
+      return DONE;
+    }
+    if (shown.indexOf("\u274c Not quite") >= 0 || shown.indexOf("raised an error") >= 0) {
+      return NOT_QUITE;
+    }
+    return null;
+  }
+
+  function outputsOf(cell) {  // None where a cell has no "outputs" (Python's .get)
+    return cell.outputs === undefined ? null : cell.outputs;
+  }
+
+  // workspace.exercise_states: [number, title, state] for each exercise of ``mine``.
+  function exerciseStates(mine, course) {
+    var courses = exercisesOf(course);
+    return exercisesOf(mine).map(function (exercise, index) {
+      var answer = exercise[2], check = exercise[3];
+      var blank = index < courses.length ? courses[index][2] : {};
+      var courseCheck = index < courses.length ? courses[index][3] : {};
+      var untouched = asText(answer.source).trim() === asText(blank.source).trim();
+      var said = verdict(check.outputs);
+      var a = answer.execution_count, b = check.execution_count;
+      var ranAfterCheck = Number.isInteger(a) && Number.isInteger(b) && a > b;
+      if (same(outputsOf(check), outputsOf(courseCheck)) || ranAfterCheck) {
+        said = null;  // the course's verdict on its stub, or one older than the answer
+      }
+      var state = untouched && said !== DONE ? NOT_STARTED : said || UNCHECKED;
+      return [exercise[0], exercise[1], state];
+    });
+  }
+
+  function myProgress(app) {
+    var box = dialog("My progress");
+    var waiting = box.say("Reading your exercise notebooks...");
+    var contents = app.serviceManager.contents;
+    return Promise.all([Promise.resolve(app.serviceManager.ready).then(function () {
+      return notebookPaths(contents, "exercises");
+    }), siteFiles()]).then(function (found) {
+      var site = found[1];
+      var paths = found[0].filter(function (path) {  // the course's, as make progress lists
+        return site.has(path) && /^exercises\/\d\d_[^/]*\.ipynb$/.test(path);
+      });
+      return Promise.all(paths.map(function (path) {
+        return Promise.all([contents.get(path, { content: true }), original(site, path)])
+          .then(function (both) {
+            return { path: path, states: exerciseStates(both[0].content, both[1]) };
+          });
+      }));
+    }).then(function (notebooks) {
+      waiting.remove();
+      var totals = {};
+      [DONE, NOT_QUITE, UNCHECKED, NOT_STARTED].forEach(function (s) { totals[s] = 0; });
+      notebooks.forEach(function (notebook) {
+        box.say(notebook.path, "h3").style.cssText = "margin:.5rem 0 .1rem;font-size:1em";
+        box.list(notebook.states.map(function (state) {
+          totals[state[2]] += 1;
+          return state[0] + " " + state[1].replace(/`/g, "") + ": " + state[2];
+        }));
+      });
+      var all = notebooks.reduce(function (n, nb) { return n + nb.states.length; }, 0);
+      var unchecked = totals[UNCHECKED] ? totals[UNCHECKED] + " answered but not checked, " : "";
+      box.say("Total: " + totals[DONE] + " done, " + totals[NOT_QUITE] + " not quite, " +
+              unchecked + totals[NOT_STARTED] + " not started, of " + all + " exercises.")
+        .className = "autograd-progress-total";
+      box.say("(Read from the check cells' saved outputs: save the notebook to update it.)");
+      box.body.setAttribute("data-progress", JSON.stringify(notebooks));
+      box.body.style.maxHeight = "60vh";
+      box.body.style.overflow = "auto";
+    }).catch(function (error) {
+      waiting.remove();
+      box.say("Reading your progress failed: " + (error && error.message));
+    });
+  }
+
   function addCourseWork(app) {
     if (!inJupyterLite() || !app.serviceManager || !app.serviceManager.contents) {
       return;
@@ -708,20 +833,31 @@ var _JUPYTERLAB;
       caption: "Puts back the notebooks of a zip saved by \"Download my work\"",
       execute: function () { return importMyWork(app); },
     });
+    app.commands.addCommand(PROGRESS, {
+      label: "My progress (exercises done, not quite, not started)",
+      caption: "Which exercises are done, read from your saved exercise notebooks",
+      execute: function () { return myProgress(app); },
+    });
     var asked = new URLSearchParams(window.location.search).get("course-work");
     app.restored.then(function () {
       var menus = Array.from(app.shell.widgets("menu"));
       var main = menus.find(function (widget) { return widget.fileMenu; });
       if (main) {
-        main.fileMenu.addGroup([{ command: DOWNLOAD }, { command: IMPORT }], 90);
+        main.fileMenu.addGroup([{ command: DOWNLOAD }, { command: IMPORT },
+                                { command: PROGRESS }], 90);
       }
       if (asked === "download") {
         app.commands.execute(DOWNLOAD);
       } else if (asked === "import") {
         app.commands.execute(IMPORT);
+      } else if (asked === "progress") {
+        app.commands.execute(PROGRESS);
       }
     });
   }
+
+  // For tests/web/test_progress_rules.py (node): the progress rules, outside JupyterLab.
+  var courseWork = { exerciseStates: exerciseStates, zipOf: zipOf };
 
   var modules = { "./index": plugin, "./extension": plugin, "./mimeExtension": mimeExtension };
   var container = {
@@ -743,5 +879,6 @@ var _JUPYTERLAB;
     },
   };
   _JUPYTERLAB = typeof _JUPYTERLAB === "object" && _JUPYTERLAB ? _JUPYTERLAB : {};
+  container.courseWork = courseWork;
   _JUPYTERLAB["autograd-step-by-step"] = container;
 })();
