@@ -795,24 +795,32 @@ var _JUPYTERLAB;
       }));
     }).then(function (notebooks) {
       waiting.remove();
-      var totals = {};
+      var totals = {}, all = 0;
       [DONE, NOT_QUITE, UNCHECKED, NOT_STARTED].forEach(function (s) { totals[s] = 0; });
       notebooks.forEach(function (notebook) {
-        box.say(notebook.path, "h3").style.cssText = "margin:.5rem 0 .1rem;font-size:1em";
-        box.list(notebook.states.map(function (state) {
-          totals[state[2]] += 1;
-          return state[0] + " " + state[1].replace(/`/g, "") + ": " + state[2];
-        }));
+        notebook.states.forEach(function (state) { totals[state[2]] += 1; all += 1; });
       });
-      var all = notebooks.reduce(function (n, nb) { return n + nb.states.length; }, 0);
       var unchecked = totals[UNCHECKED] ? totals[UNCHECKED] + " answered but not checked, " : "";
       box.say("Total: " + totals[DONE] + " done, " + totals[NOT_QUITE] + " not quite, " +
               unchecked + totals[NOT_STARTED] + " not started, of " + all + " exercises.")
         .className = "autograd-progress-total";
       box.say("(Read from the check cells' saved outputs: save the notebook to update it.)");
+      var list = document.createElement("div");  // the notebooks, scrolled under the total
+      list.style.cssText = "max-height:55vh;overflow:auto;border-top:1px solid #ccc";
+      box.body.appendChild(list);
+      notebooks.forEach(function (notebook) {
+        var heading = document.createElement("h3");
+        heading.textContent = notebook.path;
+        heading.style.cssText = "margin:.5rem 0 .1rem;font-size:1em";
+        var ul = document.createElement("ul");
+        notebook.states.forEach(function (state) {
+          var li = document.createElement("li");
+          li.textContent = state[0] + " " + state[1].replace(/`/g, "") + ": " + state[2];
+          ul.appendChild(li);
+        });
+        list.append(heading, ul);
+      });
       box.body.setAttribute("data-progress", JSON.stringify(notebooks));
-      box.body.style.maxHeight = "60vh";
-      box.body.style.overflow = "auto";
     }).catch(function (error) {
       waiting.remove();
       box.say("Reading your progress failed: " + (error && error.message));
