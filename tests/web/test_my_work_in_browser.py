@@ -313,3 +313,44 @@ def test_my_progress_reads_the_stored_exercise_notebooks(server, playwright, tmp
     done = sum(state == workspace.DONE for *_, state in want)
     assert done and total.startswith(f"Total: {done} done, 0 not quite, "), total
     assert not errors, errors
+
+
+STATUS = """() => { const line = document.querySelector('.autograd-kernel-starting');
+  return line ? {text: line.textContent, shown: !!line.offsetParent} : null; }"""
+
+
+def test_while_the_kernel_starts_the_notebook_says_so(server, playwright):
+    """Lesson 00 opened: until the Pyodide kernel is idle, the notebook's toolbar says what is
+    starting and for how long (not only the status bar's "Initializing"); then the line goes."""
+    started = time.monotonic()
+    seen, shown_at = [], None
+    with tempfile.TemporaryDirectory() as profile:
+        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+        errors = watch_errors(browser)
+        try:
+            page = browser.page
+            page.goto(f"{server.base}/lab/index.html?path={LESSON}")
+            deadline = time.monotonic() + site_check.KERNEL_START
+            while page.evaluate(site_check.KERNEL_STATUS) != "idle":
+                assert time.monotonic() < deadline, "the kernel did not start"
+                state = page.evaluate(STATUS)
+                if state and state["shown"]:
+                    seen.append(state["text"])
+                    if not shown_at and state["text"].endswith(("8 s", "9 s")):
+                        shot(page, "6_kernel_starting")  # past JupyterLab's splash screen
+                        shown_at = state["text"]
+                page.wait_for_timeout(500)
+            ready = time.monotonic() - started
+            page.wait_for_timeout(1500)
+            after = page.evaluate(STATUS)
+        finally:
+            browser.close()
+    print(f"kernel idle after {ready:.1f} s; the line said {len(seen)} times, last: "
+          f"{seen[-1] if seen else None!r}")
+    assert seen, "no status line while the kernel started"
+    assert all(text.startswith("Starting Python, numpy and the course: ")
+               for text in seen), seen
+    seconds = [int(text.rsplit(": ", 1)[1].removesuffix(" s")) for text in seen]
+    assert seconds == sorted(seconds) and seconds[-1] >= 3, seconds  # it counts
+    assert after is not None and not after["shown"], after
+    assert not errors, errors

@@ -1,4 +1,4 @@
-/* A JupyterLab extension of the course, written by hand (no build step). Three parts:
+/* A JupyterLab extension of the course, written by hand (no build step). Four parts:
  *
  * 1. answer cells: it tells the kernel what a check cell's answer cell holds now.
  * Each check cell has the id of its checker ("check_04_snapshot") and the exercise cell
@@ -21,7 +21,10 @@
  * does not have; File -> "Import my work" restores such a zip's notebooks at their paths,
  * and where the learner's own changed copy is there and differs, keeps both: the imported
  * one goes beside it with "-imported" in its name, and the dialog says so. The site's first
- * page links here with ?course-work=download or ?course-work=import.
+ * page links here with ?course-work=download or ?course-work=import. File -> "My progress"
+ * is make progress's view, from the stored exercise notebooks.
+ *
+ * 4. while the browser edition's kernel starts, a line in the notebook's toolbar says so.
  *
  * JupyterLab loads an extension from a "container" with get() and init() (the format its
  * build tool writes); this file is one, by hand. The answer-cells plugin uses no JupyterLab
@@ -81,6 +84,7 @@ var _JUPYTERLAB;
     context.kernelChanged.connect(wrap);
     context.sessionChanged.connect(wrap);
     wrap();
+    showKernelStart(widget);
   }
 
   function watchAll(app) {
@@ -862,6 +866,71 @@ var _JUPYTERLAB;
         app.commands.execute(PROGRESS);
       }
     });
+  }
+
+  // ------------------------------------------------------------------ 4. the kernel starting
+  // In the browser edition the first kernel takes 15-25 s (Python, numpy and the course start
+  // in the page), and JupyterLab's status bar says only "Initializing". A line in the
+  // notebook's toolbar says what is happening and for how long, until the kernel is ready.
+  // (The kernel tells the page nothing in between: its packages load inside loadPyodide.)
+  // JupyterLab's display status while a kernel starts; the Pyodide kernel reports "unknown"
+  // while its worker loads Python and the packages (measured: 'initializing' 4-6 s,
+  // 'connecting' a moment, 'unknown' 20-40 s, then 'idle'), which counts until the kernel has been ready once ('unknown' is
+  // also a notebook's status with no kernel chosen: not counted).
+  var STARTING = ["initializing", "connecting", "starting", "restarting", "autorestarting"];
+  var STATUS_CLASS = "autograd-kernel-starting";
+
+  function showKernelStart(panel) {
+    var context = panel.sessionContext;
+    if (!panel.toolbar || !inJupyterLite()) {
+      return;
+    }
+    lumino().then(function (widgets) {
+      var node = document.createElement("span");
+      node.className = STATUS_CLASS;
+      node.setAttribute("role", "status");
+      node.style.cssText = "padding:0 .6rem;font-size:var(--jp-ui-font-size1,13px);" +
+        "color:var(--jp-ui-font-color1,#222);background:var(--jp-warn-color3,#fff3cd);" +
+        "border-radius:3px;line-height:24px;white-space:nowrap";
+      var line = new widgets.Widget({ node: node });
+      var since = null, timer = null, ready = false;  // ready: idle or busy once
+      function update() {
+        var status = context.kernelDisplayStatus;
+        ready = ready || status === "idle" || status === "busy";
+        var starting = !panel.isDisposed && (STARTING.indexOf(status) >= 0 ||
+          (status === "unknown" && !ready && !context.hasNoKernel));
+        if (starting) {
+          since = since === null ? Date.now() : since;
+          var seconds = Math.round((Date.now() - since) / 1000);
+          node.textContent = "Starting Python, numpy and the course: " + seconds + " s";
+          line.show();
+          if (timer === null) {
+            timer = setInterval(update, 1000);
+          }
+        } else {
+          line.hide();
+          since = null;
+          if (timer !== null) {
+            clearInterval(timer);
+            timer = null;
+          }
+        }
+      }
+      if (!panel.toolbar.insertBefore("spacer", STATUS_CLASS, line)) {
+        panel.toolbar.addItem(STATUS_CLASS, line);
+      }
+      context.statusChanged.connect(update);
+      context.kernelChanged.connect(function (_, change) {
+        ready = ready && !(change && change.newValue);  // another kernel starts
+        update();
+      });
+      panel.disposed.connect(function () {
+        if (timer !== null) {
+          clearInterval(timer);
+        }
+      });
+      update();
+    }).catch(function () {});  // no Lumino from the page: JupyterLab's own status only
   }
 
   // For tests/web/test_progress_rules.py (node): the progress rules, outside JupyterLab.
