@@ -189,3 +189,20 @@ def test_without_viz_js_the_page_shows_the_text_and_says_why(lab_with_extension,
                                     f"load Graphviz ({viz.VIZ_JS}))")
     finally:
         page.close()
+
+
+@in_the_browser
+def test_locally_the_file_menu_has_no_browser_edition_work_items(lab_with_extension,
+                                                                  monkeypatch, tmp_path):
+    """The extension's Download/Import my work and My progress are the browser edition's
+    (JupyterLite keeps the work in the browser); locally the work is files in workspace/, and
+    `make progress` is there: the File menu does not offer them."""
+    lab, browser = lab_with_extension
+    page = browser.page
+    open_pictures(lab, page, monkeypatch, tmp_path)
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Save").first.wait_for()
+    labels = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    page.keyboard.press("Escape")
+    assert not [label for label in labels if "my work" in label or "My progress" in label]
+    assert browser.page_errors == []
