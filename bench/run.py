@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import engine  # noqa: E402
+from bench import grade_class  # noqa: E402 (the course's grader, for issue 29's row)
 from engine.fidelity import fused_axpy  # noqa: E402
 from engine.fidelity.rounding import fma32  # noqa: E402
 from engine.viz import draw_graph, layout_cost  # noqa: E402 (engine imports it anyway)
@@ -663,8 +664,6 @@ def transform_goals(report, torch, rounds):
 def grading_goal(report, students=100, jobs=2):
     """Issue 29's goal: a class graded on this machine. Not a ratio (torch has no grader): the
     wall time of the whole run, and each submission's CPU time (bench/grade_class.py)."""
-    from bench import grade_class  # (the course's tools; ROOT is on sys.path)
-
     m = grade_class.measure(students, jobs)
     sandboxed = "bubblewrap" if m["isolated"] else "no sandbox"
     report.goal(f"grading: {students} submissions of lesson 4's exercise notebook, {jobs} "
