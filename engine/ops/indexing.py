@@ -959,6 +959,12 @@ def masked_fill_(self, mask, value):
 
 def index_fill_(self, dim, index, value):
     """In place: ``value`` in the slices along dim that ``index`` names, the rest untouched."""
+    # torch checks these two before it warns about an expanded tensor (the rest after)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    if isinstance(index, Tensor) and index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     filled = _fill_in_place(self, (index, value), messages.INDEX_FILL_EXPANDED,
                             lambda: index_fill(self, dim, index, value))
     places = np.zeros(_as_1d(self._data).shape, bool)

@@ -64,7 +64,7 @@ def cat(tensors, dim=0):
     # the result is row-major whatever the inputs' layouts (numpy would keep theirs)
     result = wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis)))
     return record(CatBackward0, result, tuple(tensors), dim=axis,
-                  sizes=[t._data.shape[axis] if t._data.shape != (0,) else 0 for t in tensors])
+                  sizes=[t._data.shape[axis] if t._data.shape != (0,) else None for t in tensors])
 
 
 class CatBackward0(Node):
@@ -76,6 +76,9 @@ class CatBackward0(Node):
     def backward(self, grad):
         pieces, start = [], 0
         for size in self.sizes:
+            if size is None:  # a legacy empty 1-D input, skipped: its gradient is empty too
+                pieces.append(grad.new_zeros((0,)))
+                continue
             pieces.append(grad.narrow(self.dim, start, size))
             start += size
         return tuple(pieces)

@@ -641,7 +641,8 @@ def linalg_cross(input, other, *, dim=-1):
     a, b = input._data, other._data
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
-    with np.errstate(over="ignore"):  # integers wrap around, as in torch
+    # integers wrap around, and inf - inf is nan, as in torch: without numpy's warnings
+    with np.errstate(all="ignore"):
         result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
     return record(LinalgCrossBackward0, wrap(np.ascontiguousarray(result)), (input, other),
                   saved=(kept_for(input, other), kept_for(other, input)), dim=axis)
