@@ -592,3 +592,9 @@ def no_forward_ad(node_class, aten_op=None):
             "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
             "we can prioritize its implementation or submit a PR adding the implementation to "
             "derivatives.yaml")
+
+
+def no_sparse_gradient(name):
+    """The engine's refusal of a sparse gradient (embedding's, embedding_bag's sparse=True)."""
+    return (f"{name}(sparse=True): the engine has no sparse tensors, so it cannot make the "
+            "sparse gradient torch gives; use sparse=False (notebooks/DIFFERENCES.md)")

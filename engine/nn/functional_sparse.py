@@ -16,6 +16,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import legacy_type_name
+from ..fidelity import messages
 from ..fidelity.messages import type_name
 from ..ops.indexing import scatter_add
 
@@ -87,9 +88,7 @@ class EmbeddingBackward0(Node):
 
     def backward(self, grad):
         if self.sparse:
-            raise NotImplementedError(
-                "embedding(sparse=True): the engine has no sparse tensors, so it cannot make "
-                "the sparse gradient torch gives; use sparse=False (notebooks/DIFFERENCES.md)")
+            raise NotImplementedError(messages.no_sparse_gradient("embedding"))
         (indices,) = self.saved_tensors
         where = indices._data.reshape(-1)
         dim = grad._data.shape[-1]
@@ -289,9 +288,7 @@ class EmbeddingBagBackward0(Node):
 
     def backward(self, grad):
         if self.sparse:
-            raise NotImplementedError(
-                "embedding_bag(sparse=True): the engine has no sparse tensors, so it cannot make "
-                "the sparse gradient torch gives; use sparse=False (notebooks/DIFFERENCES.md)")
+            raise NotImplementedError(messages.no_sparse_gradient("embedding_bag"))
         indices, offsets, weight, weights = self.saved_tensors
         where, g = indices._data.reshape(-1).astype(np.int64), grad._data
         # the bags again, from the saved tensors (grad has one row per bag)
