@@ -117,6 +117,63 @@ def test_the_browser_is_offline_but_for_127_0_0_1(small_page):
     assert small_page.evaluate("""async () => (await fetch(location.href)).status""") == 200
 
 
+FAKE_WEBKIT_DRIVER = r"""#!{python}
+# Answers /status at once; its first POST /session never answers (as WebKitWebDriver 2.50
+# does about one start in twenty); later starts open a session.
+import http.server, json, pathlib, sys, time
+starts = pathlib.Path({starts!r})
+starts.write_text(starts.read_text() + "x" if starts.exists() else "x")
+class Handler(http.server.BaseHTTPRequestHandler):
+    def _answer(self, value):
+        body = json.dumps({{"value": value}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        self._answer({{"ready": True}})
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/session" and len(starts.read_text()) == 1:
+            time.sleep(600)
+        self._answer({{"sessionId": "s1", "capabilities": {{"browserVersion": "fake"}}}})
+    def do_DELETE(self):
+        self._answer(None)
+    def log_message(self, *args):
+        pass
+port = int(sys.argv[1].split("=")[1])
+http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+"""
+
+
+def test_a_webkit_driver_that_never_opens_its_session_is_restarted(tmp_path, monkeypatch):
+    """CI waited 11 minutes on WebKitWebDriver's first POST /session and failed; a start is
+    now bounded and retried on a fresh driver, and the log says so."""
+    import sys
+    fake = tmp_path / "WebKitWebDriver"
+    fake.write_text(FAKE_WEBKIT_DRIVER.format(python=sys.executable,
+                                              starts=str(tmp_path / "starts")))
+    fake.chmod(0o755)
+    monkeypatch.setattr(drivers, "WEBKIT_DRIVER", str(fake))
+    monkeypatch.setattr(drivers, "SESSION_START", 2)
+    monkeypatch.setenv("DISPLAY", ":0")  # no Xvfb: nothing is drawn
+    page = drivers.WebKitPage(site_check.VIEWPORT, tmp_path / "work")
+    try:
+        assert page.version == "fake"
+        assert (tmp_path / "starts").read_text() == "xx"
+    finally:
+        page.close()
+    log = (tmp_path / "work" / "webkit.log").read_text()
+    assert "start 1 of 3 failed: TimeoutError" in log, log
+
+    (tmp_path / "starts").write_text("")  # every start now hangs: three tries, then a clear error
+    monkeypatch.setattr(drivers, "SESSION_START", 1)
+    fake.write_text(fake.read_text().replace("len(starts.read_text()) == 1", "True"))
+    with pytest.raises(drivers.BrowserError, match="never opened a session in 3 starts"):
+        drivers.WebKitPage(site_check.VIEWPORT, tmp_path / "work2")
+    assert (tmp_path / "starts").read_text() == "xxx"
+
+
 # ------------------------------------------------------------------ the built site
 def site_missing():
     if not (site_check.SITE / "jupyter-lite.json").exists():
