@@ -47,7 +47,8 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
+PHONY_ZH := lab-zh translations-status
+.PHONY: $(PHONY_ZH) help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -180,6 +181,13 @@ fuzz: $(STAMP_TEST) $(STAMP_ORACLE) ## Fuzz the engine against torch: N random p
 
 exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/NN_*.ipynb
 	$(VPY) -m course_tools.generate --execute
+
+# The Chinese edition (notebooks/zh-CN/, solutions/zh-CN/, exercises/zh-CN/) against the English
+# one: stale cells (the English changed since they were translated, with the English diff:
+# DIFF=1), untranslated cells and notebooks, code/outputs/terms that differ
+# (course_tools/translations.py; tests/course/test_translations.py fails on the same).
+translations-status: $(STAMP_LAB) ## Which Chinese notebooks and cells need translating (DIFF=1: the English diffs)
+	@$(VPY) -m course_tools.translations status $(if $(filter 1,$(DIFF)),--diff,)
 
 check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
 	$(VPY) -m course_tools.generate --check
