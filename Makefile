@@ -158,15 +158,18 @@ lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 	$(VENV)/bin/ruff check .
 
 # Every notebook is committed executed: re-run the ones you edit (NB="a.ipynb b.ipynb").
-NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb))
+# Both editions: notebooks/zh-CN/ and solutions/zh-CN/ too (their exercises follow, as the English).
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb) \
+  $(wildcard notebooks/zh-CN/[0-9]*.ipynb solutions/zh-CN/[0-9]*.ipynb))
 execute: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run notebooks in place, saving outputs (all, or NB="...")
 	@for nb in $(NB); do case "$$(realpath -m "$$nb")" in "$(CURDIR)/$(WORKSPACE)"/*) \
 	  echo "make execute: $$nb is in $(WORKSPACE)/, which is a learner's own copy: it is never rewritten by make. Run it in JupyterLab instead." >&2; \
 	  exit 1;; esac; done
 	$(VPY) -m course_tools.execute $(or $(NB),$(NOTEBOOKS))
 	@# the exercises of the solutions just run (all of them when NB is not given)
+	@# (solutions/zh-CN/04_copying.ipynb selects "zh-CN/04_copying": the Chinese exercises only)
 	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m course_tools.generate --execute --force \
-	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
+	  $(basename $(patsubst solutions/%,%,$(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
 	$(VPY) -m course_tools.compare_torch $(NB)
