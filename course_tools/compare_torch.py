@@ -1,6 +1,6 @@
 """Run the course's notebooks on real PyTorch and report every output that differs.
 
-    python -m course_tools.compare_torch               # every notebook, both editions (make compare-torch)
+    python -m course_tools.compare_torch     # every notebook of both editions (make compare-torch)
     python -m course_tools.compare_torch notebooks/04_copying.ipynb ...
 
 Each notebook is committed executed on the engine. Here it runs again with
