@@ -56,20 +56,37 @@ help: ## List the targets
 	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
 
-lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
-	@url="$$($(VPY) -m course_tools.workspace server)"; \
+# JupyterLab on the workspace in one language ($(1): en or zh-CN; $(2): more options). The
+# workspace records its language (.course-language: make progress and the checkers read it)
+# and the lesson to open is lesson 00 of that edition (the English one until it is translated).
+define START_LAB
+	@first="$$($(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" language $(1))" || exit 1; \
+	url="$$($(VPY) -m course_tools.workspace --workspace "$(WORKSPACE)" server)"; \
 	if [ -n "$$url" ]; then \
 	  echo "JupyterLab is already running on your workspace. Open:"; \
 	  echo "  $$url"; \
-	  echo "(To stop it, press Ctrl-C in the terminal where it runs.)"; \
+	  echo "(To stop it, press Ctrl-C in the terminal where it runs. Its menus keep the language it started with.)"; \
 	  exit 0; \
 	fi; \
 	echo "Starting JupyterLab on http://127.0.0.1:$(PORT) (or the next free port), in $(WORKSPACE)/."; \
 	echo "Open the URL with the token printed below. Ctrl-C stops it."; \
 	exec $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
 	  --ServerApp.root_dir="$(CURDIR)/$(WORKSPACE)" \
-	  --LabApp.default_url=/lab/tree/notebooks/00_welcome.ipynb \
+	  --LabApp.default_url=/lab/tree/$$first $(2) \
 	  --ServerApp.answer_yes=True $(ALLOW_ROOT)
+endef
+
+lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
+	$(call START_LAB,en,)
+
+# The Chinese edition (README.zh-CN.md): JupyterLab's menus in Simplified Chinese (the
+# jupyterlab-language-pack-zh-CN package, installed with the others by the setup), the
+# workspace's Chinese lesson 00 opened. The language is a settings override of this course's
+# JupyterLab only (its own settings folder, LAB_SETTINGS_ZH): a learner's own JupyterLab
+# settings are not touched (a language they chose there themselves still wins).
+LAB_SETTINGS_ZH := $(VENV)/share/jupyter/lab/settings-zh-CN
+lab-zh: $(STAMP_LAB) $(LAB_SETTINGS_ZH)/overrides.json $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## 中文版: open your workspace in JupyterLab in Simplified Chinese (Chinese lesson 00)
+	$(call START_LAB,zh-CN,--LabApp.app_settings_dir="$(CURDIR)/$(LAB_SETTINGS_ZH)")
 
 workspace: ## Copy the notebooks you do not have yet into workspace/ (never overwrites a file)
 	@$(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" sync
@@ -280,9 +297,15 @@ $(FONT_CACHE): | $(STAMP_LAB)
 	@MPLBACKEND=Agg $(VPY) -c "import matplotlib.font_manager" && touch $@
 
 # Switch off JupyterLab's news pop-up (it covers part of the page).
+LAB_NEWS_OFF := "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}
 $(LAB_OVERRIDES): | $(STAMP_LAB)
 	@mkdir -p $(dir $@)
-	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $@
+	@echo '{$(LAB_NEWS_OFF)}' > $@
+
+# make lab-zh's settings: the same, and the language pack's locale (its entry point's name).
+$(LAB_SETTINGS_ZH)/overrides.json: Makefile | $(STAMP_LAB)
+	@mkdir -p $(dir $@)
+	@echo '{$(LAB_NEWS_OFF), "@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}' > $@
 
 # Debian's Chromium for the browser test (and an emoji font: the exercise checkers answer
 # with ✅ and ❌). Without root or apt-get the browser test is skipped, with the reason.

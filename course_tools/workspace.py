@@ -4,6 +4,7 @@
     python -m course_tools.workspace reset NOTEBOOK  # make reset NB=...: a fresh copy of one
     python -m course_tools.workspace progress        # make progress: exercises done so far
     python -m course_tools.workspace server          # make lab: a server already running here?
+    python -m course_tools.workspace language zh-CN  # make lab-zh: the workspace's language
 
 ``workspace/`` (git-ignored) holds copies of the lessons, the exercise notebooks and the
 solutions, laid out as in the repository (``workspace/notebooks/``, ``workspace/exercises/``,
@@ -29,6 +30,13 @@ When exercise notebooks were renamed (a new edition), the learner's notebooks un
 names stay as they are, and ``sync`` creates each new exercise notebook with the answers it
 finds in them (course_tools/editions.py).
 
+The workspace holds both languages of the course: the Chinese edition's notebooks in
+``workspace/notebooks/zh-CN/``, ``workspace/exercises/zh-CN/``, ``workspace/solutions/zh-CN/``
+(issue 30), copied, reset and kept safe by the same rules. ``make lab-zh`` writes
+``workspace/.course-language`` (``zh-CN``; ``make lab`` writes ``en``): ``make progress`` reads
+that edition's exercise notebooks (the English one's where a lesson is not translated yet), and
+the checkers' messages follow it.
+
 Standard library only: it runs before (and without) the course's virtual environment.
 """
 from __future__ import annotations
@@ -43,13 +51,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_tools import editions
-from course_tools.notebook_files import (FOLDERS, ROOT, as_text, cells_digest,
-                                         course_files, course_notebooks, exercises)
+from course_tools.notebook_files import (ENGLISH, FOLDERS, LANGUAGE_FILE, LANGUAGES, ROOT,
+                                         as_text, cells_digest, course_files, course_notebooks,
+                                         edition_folder, exercises, language_of,
+                                         workspace_language)
 from exercises.checks.old_names import OLD_NOTEBOOKS
 
 WORKSPACE = ROOT / "workspace"
 RECORD = ".course-copies.json"
 FIRST_LESSON = "notebooks/00_welcome.ipynb"
+
+
+def first_lesson(language: str = ENGLISH, workspace: Path | None = None) -> str:
+    """The lesson JupyterLab opens: lesson 00 of the workspace's edition, the English one's
+    while the workspace has no translated lesson 00."""
+    name = f"{edition_folder('notebooks', language)}/00_welcome.ipynb"
+    if workspace is not None and not (Path(workspace) / name).is_file():
+        return FIRST_LESSON
+    return name
 
 
 def _digest(path: Path) -> str:
@@ -100,6 +119,9 @@ class SyncReport:
             per_folder = {f: sum(n.startswith(f + "/") for n in self.added) for f in FOLDERS}
             counts = ", ".join(f"{count} in {folder}/" for folder, count in per_folder.items()
                                if count)
+            translated = sum(language_of(n) != ENGLISH for n in self.added)
+            if translated:
+                counts += f"; {translated} of them the Chinese edition's, in zh-CN/ folders"
             documents = [Path(n).name for n in self.added if not n.endswith(".ipynb")]
             copied = editions.plural(len(self.added) - len(documents), "notebook")
             copied += "".join(f" and {name}" for name in documents)
@@ -126,7 +148,7 @@ def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
     added, updated, carried = [], [], []
     old_edition = editions.old_edition_notebooks(workspace)
     old_answers = editions.old_answers(workspace, old_edition)
-    for name in course_files(root):
+    for name in course_files(root, LANGUAGES):  # both editions, the same rules
         source, target = root / name, workspace / name
         if target.exists():
             copied_from = record.get(name)
@@ -173,7 +195,7 @@ def _resolve(notebook: str, root: Path, workspace: Path) -> str:
     prefix = workspace.name + "/"
     if text.startswith(prefix):
         text = text[len(prefix):]
-    names = course_files(root)
+    names = course_files(root, LANGUAGES)
     if not text.endswith(".ipynb") and not any(n == text or n.endswith("/" + text)
                                                for n in names):
         text += ".ipynb"
@@ -235,9 +257,11 @@ def _verdict(outputs: list) -> str | None:
     for output in outputs:
         data = output.get("data", {})
         shown += as_text(data.get("text/plain")) + as_text(output.get("text"))
-    if "✅ Correct" in shown:
+    # The checkers' verdicts in English and in Chinese (TERMINOLOGY.md's last row): a Chinese
+    # exercise notebook's check cells speak Chinese.
+    if "✅ Correct" in shown or "✅ 正确" in shown:
         return DONE
-    if "❌ Not quite" in shown or "raised an error" in shown:
+    if any(said in shown for said in ("❌ Not quite", "raised an error", "❌ 还不对")):
         return NOT_QUITE
     return None
 
@@ -272,12 +296,22 @@ def _ran_later(first: dict, second: dict) -> bool:
     return isinstance(a, int) and isinstance(b, int) and a > b
 
 
-def progress(root: Path = ROOT, workspace: Path = WORKSPACE) -> list[str]:
-    """The lines ``make progress`` prints."""
-    lines, totals = [], {DONE: 0, NOT_QUITE: 0, UNCHECKED: 0, NOT_STARTED: 0}
+def progress_notebooks(root: Path, language: str) -> list[str]:
+    """The exercise notebooks ``make progress`` reads for a workspace in ``language``: that
+    edition's, and the English one's where a lesson has no translation yet."""
+    found = []
     for name in course_notebooks(root):
         if not name.startswith("exercises/"):
             continue
+        translated = f"{edition_folder('exercises', language)}/{Path(name).name}"
+        found.append(translated if (root / translated).is_file() else name)
+    return found
+
+
+def progress(root: Path = ROOT, workspace: Path = WORKSPACE) -> list[str]:
+    """The lines ``make progress`` prints (for the workspace's language, ``.course-language``)."""
+    lines, totals = [], {DONE: 0, NOT_QUITE: 0, UNCHECKED: 0, NOT_STARTED: 0}
+    for name in progress_notebooks(root, workspace_language(workspace)):
         path = workspace / name
         if not path.exists():
             count = len(exercise_states(root / name, root / name))
@@ -301,8 +335,18 @@ def progress(root: Path = ROOT, workspace: Path = WORKSPACE) -> list[str]:
 
 # --- a server already running here --------------------------------------------------------
 
+def set_language(workspace: Path, language: str) -> None:
+    """Record the workspace's language (``make lab`` / ``make lab-zh``) in ``LANGUAGE_FILE``:
+    the workspace's own bookkeeping, as ``RECORD``, never a learner's file."""
+    if language not in LANGUAGES:
+        raise ValueError(f"{language!r}: one of {', '.join(LANGUAGES)}")
+    workspace.mkdir(parents=True, exist_ok=True)
+    (workspace / LANGUAGE_FILE).write_text(language + "\n", encoding="utf-8")
+
+
 def running_server(workspace: Path = WORKSPACE) -> str | None:
-    """The URL (with its token) of a Jupyter server already serving ``workspace``, if any."""
+    """The URL (with its token) of a Jupyter server already serving ``workspace``, if any,
+    opening the first lesson of the workspace's language."""
     try:
         from jupyter_server.serverapp import list_running_servers
     except ImportError:
@@ -311,7 +355,8 @@ def running_server(workspace: Path = WORKSPACE) -> str | None:
     for info in list_running_servers():
         root_dir = info.get("root_dir") or info.get("notebook_dir") or ""
         if root_dir and Path(root_dir).resolve() == wanted:
-            url = info.get("url", "").rstrip("/") + "/lab/tree/" + FIRST_LESSON
+            lesson = first_lesson(workspace_language(workspace), workspace)
+            url = info.get("url", "").rstrip("/") + "/lab/tree/" + lesson
             token = info.get("token")
             return f"{url}?token={token}" if token else url
     return None
@@ -328,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     reset_parser.add_argument("notebook", nargs="?", default="")
     commands.add_parser("progress", help="which exercises are done")
     commands.add_parser("server", help="the URL of a server already running on the workspace")
+    language_parser = commands.add_parser(
+        "language", help="record the workspace's language; print the first lesson to open")
+    language_parser.add_argument("language", choices=LANGUAGES)
     args = parser.parse_args(argv)
 
     if args.command == "sync":
@@ -357,6 +405,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         for line in progress(args.root, args.workspace):
             print(line)
+        return 0
+    if args.command == "language":
+        set_language(args.workspace, args.language)
+        print(first_lesson(args.language, args.workspace))
         return 0
     url = running_server(args.workspace)
     if url is None:

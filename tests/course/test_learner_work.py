@@ -132,6 +132,108 @@ def test_copying_never_replaces_a_file_that_appears_meanwhile(tmp_path):
     assert target.read_text() == "learner"
 
 
+# --- the Chinese edition in the workspace (issue 30): the same rules ------------------------
+
+@pytest.fixture
+def bilingual_course(tiny_course):
+    """tiny_course with its Chinese edition: notebooks/zh-CN/, exercises/zh-CN/, solutions/zh-CN/."""
+    root, space = tiny_course
+    for folder, names in {"notebooks": ["00_welcome", "01_tensors"],
+                          "exercises": ["01_tensors"], "solutions": ["01_tensors"]}.items():
+        (root / folder / "zh-CN").mkdir()
+        for name in names:
+            nbformat.write(notebook(f"print('{folder} {name} 中文')"),
+                           root / folder / "zh-CN" / f"{name}.ipynb")
+    return root, space
+
+
+ZH = ["exercises/zh-CN/01_tensors.ipynb", "notebooks/zh-CN/00_welcome.ipynb",
+      "notebooks/zh-CN/01_tensors.ipynb", "solutions/zh-CN/01_tensors.ipynb"]
+
+
+def test_sync_copies_both_editions_with_the_same_layout(bilingual_course):
+    root, space = bilingual_course
+    report = workspace.sync(root, space)
+    assert sorted(n for n in report.added if "zh-CN" in n) == ZH
+    assert len(report.added) == 8
+    for name in report.added:
+        assert (space / name).read_bytes() == (root / name).read_bytes()
+    said = report.lines(space)[0]
+    assert "(4 in notebooks/, 2 in exercises/, 2 in solutions/; 4 of them the Chinese " \
+           "edition's, in zh-CN/ folders)" in said
+
+
+def test_sync_never_overwrites_a_chinese_notebook_and_reports_a_newer_one(bilingual_course):
+    root, space = bilingual_course
+    workspace.sync(root, space)
+    mine = space / "exercises" / "zh-CN" / "01_tensors.ipynb"
+    mine.write_text("我的答案")
+    (space / "notebooks" / "zh-CN" / "00_welcome.ipynb").unlink()
+    nbformat.write(notebook("print('newer')"), root / "exercises" / "zh-CN" / "01_tensors.ipynb")
+    report = workspace.sync(root, space)
+    assert report.added == ["notebooks/zh-CN/00_welcome.ipynb"]
+    assert mine.read_text() == "我的答案"
+    assert report.updated_upstream == ["exercises/zh-CN/01_tensors.ipynb"]
+    assert "make reset NB=exercises/zh-CN/01_tensors.ipynb" in "\n".join(report.lines(space))
+
+
+def test_reset_of_a_chinese_notebook_keeps_the_learners_copy_beside_it(bilingual_course):
+    root, space = bilingual_course
+    workspace.sync(root, space)
+    mine = space / "exercises" / "zh-CN" / "01_tensors.ipynb"
+    mine.write_text("我的答案")
+    name, moved = workspace.reset("exercises/zh-CN/01_tensors", root, space)
+    assert name == "exercises/zh-CN/01_tensors.ipynb"
+    assert moved.parent == mine.parent and moved.read_text() == "我的答案"
+    assert mine.read_bytes() == (root / name).read_bytes()
+    english = space / "exercises" / "01_tensors.ipynb"
+    assert english.read_bytes() == (root / "exercises" / "01_tensors.ipynb").read_bytes()
+    with pytest.raises(ValueError, match="more than one folder"):
+        workspace.reset("zh-CN/01_tensors", root, space)
+    assert workspace.sync(root, space).added == []
+
+
+def test_the_workspace_language_chooses_the_lesson_to_open_and_the_exercises(bilingual_course):
+    root, space = bilingual_course
+    workspace.sync(root, space)
+    assert workspace.workspace_language(space) == "en"
+    workspace.set_language(space, "zh-CN")
+    assert (space / ".course-language").read_text() == "zh-CN\n"
+    assert workspace.first_lesson("zh-CN", space) == "notebooks/zh-CN/00_welcome.ipynb"
+    assert workspace.progress_notebooks(root, "zh-CN") == ["exercises/zh-CN/01_tensors.ipynb"]
+    assert workspace.progress_notebooks(root, "en") == ["exercises/01_tensors.ipynb"]
+    # a lesson not translated yet: the English one
+    (space / "notebooks" / "zh-CN" / "00_welcome.ipynb").unlink()
+    assert workspace.first_lesson("zh-CN", space) == "notebooks/00_welcome.ipynb"
+    (root / "exercises" / "zh-CN" / "01_tensors.ipynb").unlink()
+    assert workspace.progress_notebooks(root, "zh-CN") == ["exercises/01_tensors.ipynb"]
+    with pytest.raises(ValueError):
+        workspace.set_language(space, "fr")
+    assert workspace.main(["--root", str(root), "--workspace", str(space), "language",
+                           "en"]) == 0
+    assert workspace.workspace_language(space) == "en"
+
+
+def test_progress_in_chinese_reads_the_chinese_exercise_notebooks(tmp_path):
+    root, space = tmp_path / "course", tmp_path / "workspace"
+    for folder in (root / "exercises" / "zh-CN", space / "exercises" / "zh-CN"):
+        folder.mkdir(parents=True)
+    (root / "exercises" / "01_tensors.ipynb").write_text("{}")
+    blank = ["answer = ..."] * 3
+    nbformat.write(exercise_notebook(blank, ["⏳ 尚未完成：..."] * 3),
+                   root / "exercises" / "zh-CN" / "01_tensors.ipynb")
+    nbformat.write(exercise_notebook(["answer = 1", "answer = 2", "answer = ..."],
+                                     ["✅ 正确：很好。", "❌ 还不对：……", "⏳ 尚未完成：..."]),
+                   space / "exercises" / "zh-CN" / "01_tensors.ipynb")
+    workspace.set_language(space, "zh-CN")
+    lines = workspace.progress(root, space)
+    assert lines[0] == "workspace/exercises/zh-CN/01_tensors.ipynb"
+    assert [state for _, _, state in workspace.exercise_states(
+        space / "exercises" / "zh-CN" / "01_tensors.ipynb",
+        root / "exercises" / "zh-CN" / "01_tensors.ipynb")] == ["done", "not quite",
+                                                                 "not started"]
+
+
 # --- make reset ---------------------------------------------------------------------------
 
 def test_reset_moves_the_learners_copy_aside_under_a_dated_name(tiny_course):
