@@ -136,7 +136,7 @@ def test_copying_never_replaces_a_file_that_appears_meanwhile(tmp_path):
 
 @pytest.fixture
 def bilingual_course(tiny_course):
-    """tiny_course with its Chinese edition: notebooks/zh-CN/, exercises/zh-CN/, solutions/zh-CN/."""
+    """tiny_course with its Chinese edition (notebooks/, exercises/, solutions/ zh-CN/)."""
     root, space = tiny_course
     for folder, names in {"notebooks": ["00_welcome", "01_tensors"],
                           "exercises": ["01_tensors"], "solutions": ["01_tensors"]}.items():
