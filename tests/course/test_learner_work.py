@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -809,6 +810,69 @@ def test_make_lab_reuses_a_running_server_and_ctrl_c_stops_it(course_copy, tmp_p
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         subprocess.run(["pkill", "-f", f"--ServerApp.port={port} "], check=False)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a terminal")
+def test_make_lab_zh_opens_jupyterlab_in_chinese_on_the_workspace(course_copy, tmp_path):
+    """make lab-zh: the workspace's language recorded, JupyterLab's locale zh_CN by the course's
+    own settings override (the learner's config folder stays empty), the language pack served,
+    and the Chinese lesson 00 opened (the English one while it is not translated)."""
+    import urllib.error
+    import urllib.request
+
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+           "BROWSER": "true"}
+    port = str(19000 + os.getpid() % 1000)
+    first = "notebooks/zh-CN/00_welcome.ipynb"
+    if not (course_copy / first).exists():
+        first = "notebooks/00_welcome.ipynb"
+    exited = False
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(course_copy)
+        os.execvpe("make", ["make", "lab-zh", f"PORT={port}"], env)
+    try:
+        wanted = f"/lab/tree/{first}?token=".encode()
+        started = _read_until(fd, wanted, 120)
+        assert wanted in started, started.decode(errors="replace")[-2000:]
+        # the port JupyterLab took (PORT or the next free one) and its token
+        served = re.search(rb"http://127\.0\.0\.1:(\d+)/lab/tree/\S*\?token=(\w+)", started)
+        port, token = served[1].decode(), served[2].decode()
+        assert (course_copy / "workspace" / ".course-language").read_text() == "zh-CN\n"
+        assert (course_copy / "workspace" / "notebooks" / "zh-CN").is_dir() or \
+            not (course_copy / "notebooks" / "zh-CN").is_dir()
+
+        def get(path):
+            url = f"http://127.0.0.1:{port}{path}?token={token}"
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            for _ in range(60):  # the URL is printed as the server starts serving
+                try:
+                    with direct.open(url, timeout=30) as answer:
+                        return json.loads(answer.read())
+                except urllib.error.URLError:
+                    _read_until(fd, b"\0", 0.5)  # (keeps its terminal drained meanwhile)
+            raise AssertionError(f"no answer from {url}")
+
+        plugin = get("/lab/api/settings/@jupyterlab/translation-extension:plugin")
+        assert plugin["schema"]["properties"]["locale"]["default"] == "zh_CN"
+        assert plugin["raw"].strip() in ("", "{}")  # no user setting was written
+        packs = get("/lab/api/translations/")["data"]
+        assert "zh_CN" in packs, packs
+        chinese = get("/lab/api/translations/zh_CN")["data"]
+        assert any("文件" in json.dumps(v, ensure_ascii=False) for v in chinese.values())
+        assert not list((tmp_path / "config").rglob("*.jupyterlab-settings"))
+    finally:
+        os.write(fd, b"\x03")
+        deadline = time.time() + 10
+        while time.time() < deadline and not exited:
+            exited = os.waitpid(pid, os.WNOHANG)[0] == pid
+            _read_until(fd, b"\0", 0.1)
+        if not exited:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
 
 
 def test_lab_and_test_kernels_run_with_one_blas_thread():
