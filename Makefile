@@ -322,6 +322,14 @@ check-chromium:
 	  echo "Chromium not found at $(CHROMIUM): the browser test will be skipped. Install it with:"; \
 	  echo "  Debian/Ubuntu: sudo apt-get install chromium fonts-noto-color-emoji"; \
 	fi
+	@# A Chinese font for the Chinese edition's browser test (JupyterLab in Chinese: its
+	@# screenshots show boxes without one).
+	@if command -v fc-list >/dev/null 2>&1 && [ -z "$$(fc-list :lang=zh 2>/dev/null)" ] && \
+	    [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "No Chinese font: installing fonts-wqy-microhei with apt-get (the Chinese edition's browser test)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei >/dev/null || \
+	    echo "warning: apt-get could not install fonts-wqy-microhei; Chinese text may show as boxes." >&2; \
+	fi
 
 # Firefox ESR and WebKitGTK (Safari's engine) for the site's test in other browsers
 # (tests/web/test_other_browsers.py, driven over WebDriver: course_tools/site/drivers.py).
