@@ -297,6 +297,8 @@ def lay_out_lite(lite, root=ROOT):
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
+    # The English edition only, on purpose: the Chinese site (notebooks/zh-CN/, ..., with the
+    # language pack preloaded) is a later step of issue 30; course_files gives English unless asked.
     for relative in course_files(root):
         (files / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / relative, files / relative)
@@ -422,7 +424,7 @@ def read_only_html(out, work, root=ROOT):
     docs = read / "docs"
     (docs / "exercises").mkdir(parents=True)
     (docs / "solutions").mkdir()
-    notebooks = course_notebooks(root)
+    notebooks = course_notebooks(root)  # the English edition's (the Chinese site comes later)
     notes = sorted(p.relative_to(root).as_posix() for p in (root / "notebooks").glob("*.md")
                    if p.name not in ("README.md", "AUTHORING.md"))
     has_page = set(notebooks + notes).__contains__
