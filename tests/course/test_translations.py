@@ -246,3 +246,24 @@ def test_refresh_takes_code_and_outputs_from_english_and_keeps_every_translation
     assert report.untranslated == ["a-new-cell"]
     assert any(note.startswith("stale cell") for note in notes)
     assert any(note.startswith("removed cell") for note in notes)
+
+
+# --- the learner's and the author's documents --------------------------------------------------
+
+def test_the_chinese_readme_maps_every_lesson_and_uses_the_chosen_terms():
+    readme = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    from course_tools.length import lessons
+    for slug in lessons():
+        assert f"(notebooks/zh-CN/{slug}.ipynb)" in readme, slug
+    for phrase in ("make lab-zh", "make progress", "make reset NB=exercises/zh-CN/",
+                   "workspace/exercises/zh-CN/", "TERMINOLOGY.md", "(README.md)"):
+        assert phrase in readme, phrase
+    assert translations.also_seen_errors(readme, terminology(ROOT / "TERMINOLOGY.md")) == []
+    assert "(README.zh-CN.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_authoring_says_how_to_change_a_lesson_in_both_languages():
+    text = (ROOT / "notebooks" / "AUTHORING.md").read_text(encoding="utf-8")
+    for phrase in ("en_sha256", "make translations-status", "DIFF=1",
+                   "course_tools.translations refresh", "course_tools.translations new"):
+        assert phrase in text, phrase
