@@ -29,7 +29,10 @@ NOTEBOOK_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
 # workspace, the browser edition), when the course has them.
 DOCUMENTS = ("notebooks/DIFFERENCES.md",)
 EXERCISE_TAG = "exercise"
-_HEADING = re.compile(r"^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$", re.MULTILINE)
+# "## Exercise 4.1: title", and the Chinese edition's "## 练习 4.1：标题" (a full-width colon).
+# (The browser edition's copy of this rule, in the course's JupyterLab extension, knows the
+# English heading only: the site is English until its Chinese edition.)
+_HEADING = re.compile(r"^#+\s*(?:Exercise\s+|练习\s*)(\d+\.\d+)\s*[:：]?\s*(.*)$", re.MULTILINE)
 
 
 def edition_folder(folder: str, language: str = ENGLISH) -> str:

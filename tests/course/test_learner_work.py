@@ -221,14 +221,23 @@ def test_progress_in_chinese_reads_the_chinese_exercise_notebooks(tmp_path):
         folder.mkdir(parents=True)
     (root / "exercises" / "01_tensors.ipynb").write_text("{}")
     blank = ["answer = ..."] * 3
-    nbformat.write(exercise_notebook(blank, ["⏳ 尚未完成：..."] * 3),
+    def chinese(nb):  # "## 练习 1.1：事项 1", as the Chinese edition writes the headings
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = cell.source.replace("## Exercise ", "## 练习 ").replace(
+                    ": Thing", "：事项")
+        return nb
+
+    nbformat.write(chinese(exercise_notebook(blank, ["⏳ 尚未完成：..."] * 3)),
                    root / "exercises" / "zh-CN" / "01_tensors.ipynb")
-    nbformat.write(exercise_notebook(["answer = 1", "answer = 2", "answer = ..."],
-                                     ["✅ 正确：很好。", "❌ 还不对：……", "⏳ 尚未完成：..."]),
+    nbformat.write(chinese(exercise_notebook(["answer = 1", "answer = 2", "answer = ..."],
+                                             ["✅ 正确：很好。", "❌ 还不对：……",
+                                              "⏳ 尚未完成：..."])),
                    space / "exercises" / "zh-CN" / "01_tensors.ipynb")
     workspace.set_language(space, "zh-CN")
     lines = workspace.progress(root, space)
     assert lines[0] == "workspace/exercises/zh-CN/01_tensors.ipynb"
+    assert lines[1].strip().startswith("1.1 事项 1")  # the Chinese headings are read
     assert [state for _, _, state in workspace.exercise_states(
         space / "exercises" / "zh-CN" / "01_tensors.ipynb",
         root / "exercises" / "zh-CN" / "01_tensors.ipynb")] == ["done", "not quite",
