@@ -8,6 +8,7 @@ text (else the test prints the English diff to translate, found in git history),
 the stale check on a copy of the course in a temporary git repository, never on this one.
 """
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -42,6 +43,42 @@ def test_a_translation_is_in_step_with_its_english_notebook(name):
 def test_a_translation_has_its_english_notebook(name):
     assert (ROOT / english_counterpart(name)).is_file()
     assert language_of(name) == "zh-CN"
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)|href=\"([^\"]+)\"")
+
+
+def links(nb):
+    """The relative link targets of a notebook's markdown (no web addresses, no anchors)."""
+    found = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            for match in LINK.finditer("".join(cell["source"])):
+                target = (match[1] or match[2]).split("#")[0]
+                if target and "://" not in target and not target.startswith("mailto:"):
+                    found.append(target)
+    return found
+
+
+@pytest.mark.parametrize("name", TRANSLATED)
+def test_a_translations_links_stay_in_its_edition_and_lead_somewhere(name):
+    """A Chinese notebook links to the Chinese lessons, exercises and solutions (one folder
+    down: ../../exercises/zh-CN/...), to repository files one folder further up, and lesson 00
+    to the English lesson 00 (../00_welcome.ipynb); a Chinese notebook not translated yet may be
+    linked (its English notebook exists)."""
+    path = ROOT / name
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for target in links(nb):
+        resolved = (path.parent / target).resolve()
+        relative = resolved.relative_to(ROOT).as_posix() if resolved.is_relative_to(ROOT) \
+            else target
+        if relative == "notebooks/00_welcome.ipynb" and name.endswith("/00_welcome.ipynb"):
+            continue  # lesson 00 links to the other edition
+        if resolved.suffix == ".ipynb":
+            assert language_of(relative) == "zh-CN", f"{target}: a link to the English edition"
+            assert resolved.is_file() or (ROOT / english_counterpart(relative)).is_file(), target
+        else:
+            assert resolved.exists(), f"{target}: no such file"
 
 
 def test_the_editions_the_tools_know():
