@@ -156,8 +156,10 @@ def sync(root: Path = ROOT, workspace: Path = WORKSPACE) -> SyncReport:
                 updated.append(name)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
+        # The earlier edition's notebooks were English: their answers go into the English
+        # exercise notebooks only (a Chinese one starts blank, the learner's own to fill in).
         answers = editions.answers_for(source, old_answers) \
-            if name.startswith("exercises/") else {}
+            if name.startswith("exercises/") and language_of(name) == ENGLISH else {}
         if answers:
             filled_in, numbers = editions.with_answers(source, answers)
             _write_new(target, filled_in, source)

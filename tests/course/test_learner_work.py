@@ -473,6 +473,7 @@ def test_sync_keeps_an_earlier_editions_notebooks_and_carries_their_answers(old_
     assert carried[("exercises/09_training_loop.ipynb", "exercises/11_training_loop.ipynb")] == [
         f"11.{k}" for k in range(1, 6)]
     assert len(carried) == 9
+    assert not [c for c in report.carried if "zh-CN" in c.new], "the Chinese ones start blank"
     text = "\n".join(report.lines(space))
     assert "kept in workspace/ as they were" in text
     for old in old_names.OLD_NOTEBOOKS:
