@@ -2,12 +2,11 @@
 from collections.abc import Mapping
 
 from exercises.checks.toolkit import (
+    Feedback,
     N_,
     _,
-    all_right,
-    not_right,
-    Feedback,
     all_of,
+    all_right,
     as_values,
     checker,
     correct,
@@ -21,6 +20,7 @@ from exercises.checks.toolkit import (
     is_stub,
     is_tensor_like,
     not_done,
+    not_right,
     nth,
     unpack,
     wrong,

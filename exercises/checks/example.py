@@ -3,8 +3,15 @@
 Used by lesson 00 (notebooks/00_welcome.ipynb) and by the tests
 (tests/course/test_exercises_tooling.py).
 """
-from exercises.checks.toolkit import (_, all_of, checker, expect_error, expect_shares_memory,
-                                      expect_tensor, unpack)
+from exercises.checks.toolkit import (
+    _,
+    all_of,
+    checker,
+    expect_error,
+    expect_shares_memory,
+    expect_tensor,
+    unpack,
+)
 
 
 @checker(

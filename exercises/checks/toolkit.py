@@ -97,6 +97,7 @@ __all__ = [
     "N_",
     "_",
     "plural",
+    "said",
     "unpack",
     "wrong",
     "wrong_form",
@@ -743,6 +744,11 @@ def expect_items(
     part = _("{what} for {label}", what=what, label=mistakes[0]) if own_what else \
         _("your prediction for {label}", label=mistakes[0])
     return wrong(not_right(part, len(mistakes) - 1), hints.get(mistakes[0]))
+
+
+def said(texts: Mapping) -> dict:
+    """A mapping of messages marked with ``N_`` (a module's hints by label), translated now."""
+    return {key: _(text) for key, text in texts.items()}
 
 
 def all_right(count: int) -> str:
