@@ -101,6 +101,26 @@ def test_a_stale_template_an_untranslated_message_and_a_placeholder_mismatch_are
         messages.extract(course)
 
 
+def _also_seen_terms() -> list:
+    """TERMINOLOGY.md's "Also seen" column: terms the Chinese edition does not use."""
+    terms = []
+    for line in (ROOT / "TERMINOLOGY.md").read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) >= 3 and cells[0] not in ("English", "---"):
+            terms += [t.strip() for t in re.split(r"[,，、]", cells[2]) if t.strip()]
+    return terms
+
+
+def test_the_chinese_messages_use_the_terms_of_the_terminology_table():
+    also_seen = _also_seen_terms()
+    assert "梯度累积" in also_seen and "结点" in also_seen  # the table was read
+    (po,) = messages.catalogs(ROOT)
+    _, entries = messages.read_po(po.read_text(encoding="utf-8"))
+    found = [(term, text) for entry in entries for text in entry.msgstr
+             for term in also_seen if term in text]
+    assert not found, found
+
+
 # --- every message goes through the catalog ----------------------------------------------
 
 # The functions whose text arguments a learner reads; a string written straight into one
