@@ -314,6 +314,22 @@ def test_progress_reads_a_chinese_notebooks_verdicts(tmp_path, verdict, state):
     assert [s for _, _, s in states] == [state]
 
 
+def test_what_progress_looks_for_is_in_every_languages_verdicts():
+    from exercises.checks.answer_cells import FIX_FIRST
+    from exercises.checks.feedback import label
+
+    for chosen in i18n.LANGUAGES:
+        assert i18n.translate(workspace.RAISED, chosen) in i18n.translate(FIX_FIRST, chosen)
+    # the extension's "My work" page (course_tools/labextension) looks for the same words
+    extension = next((ROOT / "course_tools" / "labextension" / "static").glob("*.js"))
+    script = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)),
+                    extension.read_text(encoding="utf-8"))
+    for chosen in i18n.LANGUAGES:
+        for words in (label("correct", chosen), label("wrong", chosen),
+                      i18n.translate(workspace.RAISED, chosen)):
+            assert f'"{words}"' in script, words
+
+
 def test_make_progress_speaks_the_workspaces_language(tmp_path, monkeypatch, capsys):
     for variable in ("COURSE_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
         monkeypatch.delenv(variable, raising=False)
