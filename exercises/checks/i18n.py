@@ -24,7 +24,8 @@ The language is decided each time a message is made (a dictionary look-up and a
    Chinese notebooks live in notebooks/zh-CN/, exercises/zh-CN/ and solutions/zh-CN/, and
    Jupyter, nbval (its kernel's ``cwd`` is the notebook's folder) and JupyterLite's Pyodide
    kernel (it changes into ``/drive/<the notebook's folder>`` when its drive is mounted)
-   start the kernel in the notebook's folder;
+   start the kernel in the notebook's folder (a JupyterLite kernel without its drive stays in
+   /home/pyodide: a Chinese site must mount the drive or set ``COURSE_LANGUAGE``);
 3. otherwise English.
 
 The workspace tool speaks the workspace's language instead (``course_language``), set for
