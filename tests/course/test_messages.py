@@ -275,6 +275,23 @@ def test_a_check_speaks_chinese_in_a_chinese_notebook(name, how, monkeypatch, tm
         assert "<strong>" + labels[zh.status][2:] + "</strong>" in zh._repr_html_()
 
 
+def test_a_kernel_started_in_a_chinese_notebooks_folder_speaks_chinese(tmp_path, monkeypatch):
+    """As nbval, JupyterLab and `make execute` start it: in the notebook's folder."""
+    from nbclient import NotebookClient
+
+    monkeypatch.delenv("COURSE_LANGUAGE", raising=False)
+    folder = tmp_path / "exercises" / "zh-CN"
+    folder.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("from exercises.checks.example import check_00_float_tensor"),
+        nbformat.v4.new_code_cell("answer = ..."),
+        nbformat.v4.new_code_cell("check_00_float_tensor(answer)")])
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    assert nb.cells[2].outputs[0]["data"]["text/plain"] == (
+        "⏳ 尚未完成：把 ... 换成你的答案，再重新运行这个单元格。")
+
+
 def test_a_feedback_keeps_the_language_it_was_made_in(monkeypatch, english):
     made_in_english = expect_tensor([1.0], shape=(1,))
     monkeypatch.setenv("COURSE_LANGUAGE", "zh-CN")
