@@ -48,7 +48,7 @@ export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
 PHONY_ZH := lab-zh translations-status
-.PHONY: $(PHONY_ZH) help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
+.PHONY: $(PHONY_ZH) help lab workspace reset progress messages length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -170,6 +170,9 @@ bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
 	else \
 	  echo "make bench: bench/run.py does not exist yet, nothing to run."; \
 	fi
+
+messages: ## Update the checkers' message catalogs (template, translations, .mo) from the code
+	@$(PYTHON) -m course_tools.messages
 
 lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 	$(VENV)/bin/ruff check .

@@ -22,7 +22,7 @@ ENGLISH = "en"
 TRANSLATIONS = ("zh-CN",)
 LANGUAGES = (ENGLISH,) + TRANSLATIONS
 # The file in a learner's workspace that names its language (make lab-zh writes "zh-CN"):
-# make progress speaks it, and the checkers' catalogs read it (exercises/checks i18n).
+# exercises/checks/i18n.course_language reads it (make progress: what it reads and says).
 LANGUAGE_FILE = ".course-language"
 NOTEBOOK_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
 # Files a lesson links to, copied beside the notebooks wherever the course goes (a learner's
@@ -71,15 +71,6 @@ def english_counterpart(name: str) -> str:
     """The English notebook a translated one translates ("notebooks/zh-CN/x" -> "notebooks/x")."""
     parts = [part for part in Path(name).parts[:-1] if part not in TRANSLATIONS]
     return Path(*parts, Path(name).name).as_posix()
-
-
-def workspace_language(workspace: Path) -> str:
-    """The language a workspace was opened in (``LANGUAGE_FILE``), English when unsaid."""
-    try:
-        said = (Path(workspace) / LANGUAGE_FILE).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return ENGLISH
-    return said if said in LANGUAGES else ENGLISH
 
 
 def as_text(value) -> str:

@@ -24,7 +24,7 @@ import nbformat
 import pytest
 
 from course_tools import generate, notebook_files, workspace
-from exercises.checks import old_names
+from exercises.checks import i18n, old_names
 from exercises.checks.toolkit import discover
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,10 +194,14 @@ def test_reset_of_a_chinese_notebook_keeps_the_learners_copy_beside_it(bilingual
     assert workspace.sync(root, space).added == []
 
 
-def test_the_workspace_language_chooses_the_lesson_to_open_and_the_exercises(bilingual_course):
+def test_the_workspace_language_chooses_the_lesson_to_open_and_the_exercises(bilingual_course,
+                                                                            monkeypatch):
+    for variable in ("COURSE_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
     root, space = bilingual_course
     workspace.sync(root, space)
-    assert workspace.workspace_language(space) == "en"
+    assert workspace.course_language(space) == "en"
+    assert notebook_files.LANGUAGE_FILE == i18n.MARKER
     workspace.set_language(space, "zh-CN")
     assert (space / ".course-language").read_text() == "zh-CN\n"
     assert workspace.first_lesson("zh-CN", space) == "notebooks/zh-CN/00_welcome.ipynb"
@@ -212,10 +216,11 @@ def test_the_workspace_language_chooses_the_lesson_to_open_and_the_exercises(bil
         workspace.set_language(space, "fr")
     assert workspace.main(["--root", str(root), "--workspace", str(space), "language",
                            "en"]) == 0
-    assert workspace.workspace_language(space) == "en"
+    assert workspace.course_language(space) == "en"
 
 
-def test_progress_in_chinese_reads_the_chinese_exercise_notebooks(tmp_path):
+def test_progress_in_chinese_reads_the_chinese_exercise_notebooks(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_LANGUAGE", raising=False)
     root, space = tmp_path / "course", tmp_path / "workspace"
     for folder in (root / "exercises" / "zh-CN", space / "exercises" / "zh-CN"):
         folder.mkdir(parents=True)

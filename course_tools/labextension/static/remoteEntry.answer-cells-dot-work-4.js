@@ -748,10 +748,15 @@ var _JUPYTERLAB;
     var shown = (outputs || []).map(function (output) {
       return asText((output.data || {})["text/plain"]) + asText(output.text);
     }).join("");
-    if (shown.indexOf("\u2705 Correct") >= 0) {
+    // A verdict in either edition's language (the Chinese words are the message catalog's,
+    // exercises/checks/locale/zh_CN: "Correct", "Not quite" and workspace.RAISED, "raised an
+    // error"; tests/course/test_messages.py checks that they are here).
+    if (shown.indexOf("\u2705 Correct") >= 0 || shown.indexOf("\u2705 \u6b63\u786e") >= 0) {
       return DONE;
     }
-    if (shown.indexOf("\u274c Not quite") >= 0 || shown.indexOf("raised an error") >= 0) {
+    if (shown.indexOf("\u274c Not quite") >= 0 || shown.indexOf("raised an error") >= 0 ||
+        shown.indexOf("\u274c \u8fd8\u4e0d\u5bf9") >= 0 ||
+        shown.indexOf("\u8fd0\u884c\u65f6\u51fa\u9519") >= 0) {
       return NOT_QUITE;
     }
     return null;
