@@ -28,6 +28,8 @@ Steps:
 from __future__ import annotations
 
 import argparse
+import ast
+import datetime
 import hashlib
 import html
 import json
@@ -41,7 +43,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from course_tools.notebook_files import course_files, course_notebooks  # standard library only
+from course_tools.notebook_files import (cells_digest, course_files,  # standard library only
+                                         course_notebooks)
 from course_tools.site import read_only
 
 WEB = Path(__file__).resolve().parent
@@ -77,6 +80,12 @@ COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "graphviz", "ipywidgets"],
 KERNEL_PRELOAD = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "comm", "numpy",
                   COURSE_WHEEL[0]]
 VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
+LABEXTENSION = ROOT / "course_tools" / "labextension"
+# The local kernel's start-up lines (make lab, nbval): the site's kernel gets the same warning
+# filters (kernel_warning_filters).
+KERNEL_CONFIG = ROOT / "course_tools" / "kernel" / "ipython_kernel_config.json"
+# Each course notebook's version, for the course-update notice (course_versions).
+COURSE_VERSIONS = "course-versions.json"
 
 PROVENANCE = """\
 Where every Pyodide file of this site comes from (written by course_tools/site/build.py):
@@ -292,9 +301,15 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest):
 
 # --------------------------------------------------------------- 3. the lite folder
 def lay_out_lite(lite, root=ROOT):
-    """jupyter-lite.json, the settings, and the notebooks and the documents they link to
-    (as in a learner's workspace)."""
+    """jupyter-lite.json, the settings, the course's JupyterLab extension, and the notebooks
+    and the documents they link to (as in a learner's workspace)."""
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
+    # The course's extension from this checkout, in the lite folder's own extensions/ (which
+    # `jupyter lite build` copies last, over any copy installed in the build tools' venv): a
+    # venv shared between checkouts, or an older copy in it, never decides what the site ships.
+    extension = lite / "extensions" / "autograd-step-by-step"
+    shutil.rmtree(extension, ignore_errors=True)
+    shutil.copytree(LABEXTENSION, extension)
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
     for relative in course_files(root):
@@ -323,8 +338,50 @@ def configure(path, lock):
     kernel = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     if kernel.get("disablePyPIFallback") is not True or not kernel["pyodideUrl"].startswith("./"):
         raise BuildError(f"{path}: the kernel would load packages from elsewhere: {kernel}")
-    kernel.setdefault("loadPyodideOptions", {})["packages"] = KERNEL_PRELOAD
+    options = kernel.setdefault("loadPyodideOptions", {})
+    options["packages"] = KERNEL_PRELOAD
+    options.setdefault("env", {})["PYTHONWARNINGS"] = kernel_warning_filters()
     path.write_text(json.dumps(config, indent=2, sort_keys=True))
+
+
+def kernel_warning_filters(config=KERNEL_CONFIG):
+    """The local kernel's start-up warning filters (its exec_lines, each
+    ``__import__('warnings').filterwarnings('ignore', message=r'...', category=...)``) as the
+    value of PYTHONWARNINGS, which the Pyodide kernel's Python reads as it starts
+    (``loadPyodideOptions.env``: jupyterlite-pyodide-kernel runs no start-up code of ours, and
+    the filters must be in place before a cell runs). Python's -W syntax matches the start of
+    a message literally, so each filter's regular expression must be a literal text with
+    escaped dots, and hold no ':' or ','; anything else stops the build."""
+    lines = json.loads(config.read_text())["IPKernelApp"].get("exec_lines", [])
+    filters = []
+    for line in lines:
+        call = ast.parse(line, mode="eval").body
+        keywords = {k.arg: k.value for k in getattr(call, "keywords", [])}
+        try:
+            assert isinstance(call, ast.Call) and call.func.attr == "filterwarnings"
+            action = ast.literal_eval(call.args[0])
+            pattern = ast.literal_eval(keywords["message"])
+            category = keywords["category"].id
+        except (AssertionError, AttributeError, IndexError, KeyError, ValueError) as error:
+            raise BuildError(f"{config.name}: not a warning filter the site's kernel can "
+                             f"take: {line!r} ({error!r})") from None
+        text = re.sub(r"\\(.)", r"\1", pattern)  # \. -> .
+        unescaped = re.sub(r"\\.", "", pattern)
+        if re.search(r"[.^$*+?{}\[\]()|]", unescaped) or re.search("[:,]", text) or \
+                set(keywords) != {"message", "category"}:
+            raise BuildError(f"{config.name}: the filter {line!r} is not one PYTHONWARNINGS "
+                             "can say (a literal message start, no ':' or ',')")
+        filters.append(f"{action}:{text}:{category}")
+    return ",".join(filters)
+
+
+def course_versions(root, names, date):
+    """What the site's course-update notice compares (course_tools/labextension, part 5): each
+    course notebook's version, as make workspace fingerprints it (cells_digest: its cells'
+    types and sources, not outputs), and the date a fresh copy of a changed one is named by."""
+    return {"date": date, "notebooks": {
+        name: cells_digest(json.loads((root / name).read_text(encoding="utf-8")))
+        for name in names if name.endswith(".ipynb")}}
 
 
 # The JupyterLab extensions the site ships: the widgets' manager, the Pyodide kernel, the
@@ -532,6 +589,9 @@ def main(argv=None):
     if removed:
         say(f"left out JupyterLab extensions the site does not use: {', '.join(removed)}")
     first_page(args.out, root)
+    versions = course_versions(root, course_files(root),
+                               datetime.datetime.now(datetime.timezone.utc).date().isoformat())
+    (args.out / COURSE_VERSIONS).write_text(json.dumps(versions, indent=1, sort_keys=True))
     say(f"read-only HTML: {read_only_html(args.out, args.work, root)} notebooks in "
         f"{args.out.name}/read/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")

@@ -26,6 +26,14 @@
  *
  * 4. while the browser edition's kernel starts, a line in the notebook's toolbar says so.
  *
+ * 5. the course-update notice (JupyterLite only): the site's build writes each notebook's
+ * version (course-versions.json: course_tools/notebook_files.cells_digest, as make workspace
+ * records it), and the learner's stored copy carries the version it was made from (notebook
+ * metadata COPY_KEY, written when the copy is first saved). A notebook whose copy was made from
+ * an older version says so when opened (a bar above it, in words from static/messages.json)
+ * and offers the new version as a fresh copy beside the learner's ("NAME (course update
+ * DATE).ipynb"); the learner's own file is never written by this part.
+ *
  * JupyterLab loads an extension from a "container" with get() and init() (the format its
  * build tool writes); this file is one, by hand. The answer-cells plugin uses no JupyterLab
  * package; the renderer takes Lumino's Widget class from the share scope that JupyterLab
@@ -85,6 +93,7 @@ var _JUPYTERLAB;
     context.sessionChanged.connect(wrap);
     wrap();
     showKernelStart(widget);
+    watchCourseVersion(widget);
   }
 
   function watchAll(app) {
@@ -101,6 +110,7 @@ var _JUPYTERLAB;
     description: "Sends a check cell's answer cell text with the check, so stale answers are not judged.",
     autoStart: true,
     activate: function (app) {
+      watchCourseVersion.app = app;
       watchWidgetPictures();
       addCourseWork(app);
       app.restored.then(function () {
@@ -291,8 +301,23 @@ var _JUPYTERLAB;
     return JSON.stringify(sortedKeys(content), null, 1) + "\n";
   }
 
+  // Notebooks compared without the version their copy was made from (part 5): a copy the
+  // learner only saved is still the course's own.
   function same(a, b) {  // JSON values, whatever their keys' order
-    return JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
+    return JSON.stringify(sortedKeys(withoutCopyKey(a))) ===
+      JSON.stringify(sortedKeys(withoutCopyKey(b)));
+  }
+
+  var COPY_KEY = "autograd_step_by_step";  // notebook metadata: {"copied_from": version}
+
+  function withoutCopyKey(notebook) {
+    if (!notebook || typeof notebook !== "object" || !notebook.metadata ||
+        !(COPY_KEY in notebook.metadata)) {
+      return notebook;
+    }
+    var metadata = Object.assign({}, notebook.metadata);
+    delete metadata[COPY_KEY];
+    return Object.assign({}, notebook, { metadata: metadata });
   }
 
   // The paths of the files the site ships, from its listings (api/contents/<dir>/all.json,
@@ -933,8 +958,247 @@ var _JUPYTERLAB;
     }).catch(function () {});  // no Lumino from the page: JupyterLab's own status only
   }
 
-  // For tests/web/test_progress_rules.py (node): the progress rules, outside JupyterLab.
-  var courseWork = { exerciseStates: exerciseStates, zipOf: zipOf };
+  // ------------------------------------------------------------------ 5. course updates
+  // The learner's copy of a notebook records the course version it was made from; where the
+  // site's version is another, the notebook says so and offers the new one beside it.
+  var VERSIONS_URL = SITE_ROOT + "course-versions.json";  // course_tools/site/build.py
+  var MESSAGES_URL = new URL("messages.json", HERE).href;  // this extension's catalog
+  var UPDATE_CLASS = "autograd-course-update";
+  var UPDATE_MARK = " (course update ";  // "NAME (course update DATE).ipynb"
+  var cataloguePromise = null;
+
+  // The catalog's words in the notebook's language: a Chinese notebook lives under a folder
+  // zh-CN (as the checkers decide their language), every other one is English.
+  function languageOf(path) {
+    return path.split("/").indexOf("zh-CN") >= 0 ? "zh-CN" : "en";
+  }
+
+  function catalogue() {
+    if (cataloguePromise === null) {
+      cataloguePromise = fetch(MESSAGES_URL).then(function (response) {
+        if (!response.ok) {
+          throw new Error(MESSAGES_URL + ": " + response.status);
+        }
+        return response.json();
+      });
+      cataloguePromise.catch(function () { cataloguePromise = null; });
+    }
+    return cataloguePromise;
+  }
+
+  // messages[language][key] with {placeholders} filled in; English where a language lacks it.
+  function say(messages, language, key, values) {
+    var template = (messages[language] || {})[key] || messages.en[key];
+    return template.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+
+  function courseVersions() {
+    return fetch(VERSIONS_URL, { cache: "no-cache" }).then(function (response) {
+      return response.ok ? response.json() : null;
+    }).catch(function () { return null; });
+  }
+
+  function copiedFrom(notebook) {
+    var mark = notebook && notebook.metadata && notebook.metadata[COPY_KEY];
+    return mark && typeof mark.copied_from === "string" ? mark.copied_from : null;
+  }
+
+  // What the notice says of a copy: null (nothing), or "update" (made from another version).
+  function updateState(path, copied, versions) {
+    var current = versions && versions.notebooks && versions.notebooks[path];
+    return copied && current && copied !== current ? "update" : null;
+  }
+
+  // "notebooks/05_x.ipynb", "2026-11-29", 1 -> "notebooks/05_x (course update 2026-11-29).ipynb"
+  // (then " 2", " 3", ... inside the parentheses' name if one is taken by something else).
+  function freshName(path, date, n) {
+    var dot = path.lastIndexOf(".");
+    return path.slice(0, dot) + UPDATE_MARK + date + ")" + (n > 1 ? " " + n : "") +
+      path.slice(dot);
+  }
+
+  function folderOf(path) {
+    var slash = path.lastIndexOf("/");
+    return slash < 0 ? "" : path.slice(0, slash);
+  }
+
+  // A fresh copy of the current version already beside the notebook (any date), or null.
+  function freshCopyThere(contents, path, current) {
+    var stem = path.slice(path.lastIndexOf("/") + 1, path.lastIndexOf("."));
+    return contents.get(folderOf(path), { content: true }).then(function (listing) {
+      var candidates = (listing.content || []).filter(function (item) {
+        return item.type === "notebook" && item.name.indexOf(stem + UPDATE_MARK) === 0;
+      });
+      return candidates.reduce(function (found, item) {
+        return found.then(function (hit) {
+          return hit || contents.get(item.path, { content: true }).then(function (model) {
+            return copiedFrom(model.content) === current ? item.path : null;
+          });
+        });
+      }, Promise.resolve(null));
+    });
+  }
+
+  function freePath(contents, path, date, n) {
+    var candidate = freshName(path, date, n);
+    return contents.get(candidate, { content: false }).then(
+      function () { return freePath(contents, path, date, n + 1); },
+      function () { return candidate; });
+  }
+
+  // The site's current version, as a new notebook beside the learner's; its path.
+  function makeFreshCopy(contents, path, versions) {
+    return original(new Set([path]), path).then(function (course) {
+      if (course === null) {
+        throw new Error(path + " is not in the site");
+      }
+      course.metadata = Object.assign({}, course.metadata);
+      course.metadata[COPY_KEY] = { copied_from: versions.notebooks[path] };
+      return freePath(contents, path, versions.date, 1).then(function (fresh) {
+        return contents.save(fresh, { type: "notebook", format: "json", content: course })
+          .then(function () { return fresh; });
+      });
+    });
+  }
+
+  // The bar above the notebook: what changed, and the fresh copy (made on request).
+  function showUpdate(app, panel, widgets, messages, versions, fresh) {
+    var path = panel.context.path, language = languageOf(path);
+    var contents = app.serviceManager.contents;
+    var node = document.createElement("div");
+    node.className = UPDATE_CLASS;
+    node.setAttribute("role", "status");
+    node.setAttribute("lang", language);
+    node.style.cssText = "display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .8rem;" +
+      "padding:.45rem .8rem;font-size:var(--jp-ui-font-size1,13px);" +
+      "color:var(--jp-ui-font-color1,#222);background:var(--jp-info-color3,#e3f2fd);" +
+      "border-bottom:1px solid var(--jp-border-color1,#bbb)";
+    var text = document.createElement("span");
+    text.className = UPDATE_CLASS + "-text";
+    var actions = document.createElement("span");
+    actions.style.cssText = "display:flex;gap:.5rem;margin-left:auto";
+    node.append(text, actions);
+    var bar = new widgets.Widget({ node: node });
+    function button(label, className, onclick) {
+      var b = document.createElement("button");
+      b.textContent = label;
+      b.className = "jp-mod-styled " + className;
+      b.onclick = onclick;
+      actions.appendChild(b);
+      return b;
+    }
+    function openFresh(freshPath) {
+      return app.commands.execute("docmanager:open", { path: freshPath,
+                                                       options: { mode: "split-right" } });
+    }
+    function offerOpen(freshPath, key) {
+      node.setAttribute("data-state", key === "update.made" ? "made" : "there");
+      node.setAttribute("data-fresh", freshPath);
+      text.textContent = say(messages, language, key, { name: freshPath.split("/").pop() });
+      actions.replaceChildren();
+      button(say(messages, language, "update.open"), "jp-mod-accept " + UPDATE_CLASS + "-open",
+             function () { openFresh(freshPath); });
+      button(say(messages, language, "update.close"), "jp-mod-reject", function () {
+        bar.dispose();
+      });
+    }
+    if (fresh) {
+      offerOpen(fresh, "update.there");
+    } else {
+      node.setAttribute("data-state", "offer");
+      text.textContent = say(messages, language, "update.changed", { date: versions.date });
+      button(say(messages, language, "update.take"), "jp-mod-accept " + UPDATE_CLASS + "-take",
+             function () {
+               actions.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+               makeFreshCopy(contents, path, versions).then(function (made) {
+                 offerOpen(made, "update.made");
+                 if (app.commands.hasCommand("filebrowser:refresh")) {
+                   app.commands.execute("filebrowser:refresh").catch(function () {});
+                 }
+                 return openFresh(made);
+               }).catch(function (error) {
+                 node.setAttribute("data-state", "failed");
+                 text.textContent = say(messages, language, "update.failed",
+                                        { error: error && error.message });
+               });
+             });
+      button(say(messages, language, "update.close"), "jp-mod-reject", function () {
+        bar.dispose();
+      });
+    }
+    panel.contentHeader.addWidget(bar);
+    return bar;
+  }
+
+  // At open: the version this copy was made from (its metadata), or, for a notebook the site
+  // still serves as it is (no stored copy yet), the site's version, written into the copy when
+  // it is first saved; then the notice, where the site's version is another.
+  function watchCourseVersion(panel) {
+    var context = panel.context;
+    var app = watchCourseVersion.app;
+    if (!app || !context || !panel.contentHeader || !inJupyterLite() ||
+        !/\.ipynb$/.test(context.path)) {
+      return;
+    }
+    var path = context.path, contents = app.serviceManager.contents;
+    var pending = null;  // the version to record at the first save
+    context.saveState.connect(function (_, state) {
+      // 'started' comes before the document is serialised: the mark goes into this save.
+      var model = context.model;
+      if (state === "started" && pending && model && model.sharedModel &&
+          model.sharedModel.getMetadata(COPY_KEY) === undefined) {
+        model.sharedModel.setMetadata(COPY_KEY, { copied_from: pending });
+      }
+    });
+    // What was found, on the panel's node (tests/web read it): "not the course's", "site"
+    // (the site's file, not stored yet), "unmarked" (a copy saved before copies were marked),
+    // "current", "update".
+    function found(state) {
+      panel.node.setAttribute("data-autograd-course-version", state);
+    }
+    Promise.all([context.ready, courseVersions()]).then(function (both) {
+      var versions = both[1];
+      if (!versions || !versions.notebooks || !(path in versions.notebooks)) {
+        found("not the course's");  // (or a site without versions)
+        return null;
+      }
+      return Promise.all([contents.get(path, { content: true }),
+                          original(new Set([path]), path)]).then(function (both) {
+        var stored = both[0].content, course = both[1];
+        var copied = copiedFrom(stored);
+        if (copied === null) {
+          // the site's own file, or a copy saved before copies were marked: only the former
+          // is known to be of the site's version
+          var site = course !== null && same(stored, course);
+          pending = site ? versions.notebooks[path] : null;
+          found(site ? "site" : "unmarked");
+          return null;
+        }
+        if (updateState(path, copied, versions) === null) {
+          found("current");
+          return null;
+        }
+        return Promise.all([lumino(), catalogue(),
+                            freshCopyThere(contents, path, versions.notebooks[path])])
+          .then(function (parts) {
+            if (!panel.isDisposed) {
+              showUpdate(app, panel, parts[0], parts[1], versions, parts[2]);
+              found("update");
+            }
+          });
+      });
+    }).catch(function (error) {
+      found("failed");
+      console.warn("autograd-step-by-step: the course-update check failed:", error);
+    });
+  }
+
+  // For tests/web/test_progress_rules.py and test_course_update_in_browser.py (node): the
+  // rules, outside JupyterLab.
+  var courseWork = { exerciseStates: exerciseStates, zipOf: zipOf, updateState: updateState,
+                     freshName: freshName, say: say, languageOf: languageOf, same: same };
 
   var modules = { "./index": plugin, "./extension": plugin, "./mimeExtension": mimeExtension };
   var container = {
