@@ -304,18 +304,29 @@ def lay_out_lite(lite, root=ROOT):
     """jupyter-lite.json, the settings, the course's JupyterLab extension, and the notebooks
     and the documents they link to (as in a learner's workspace)."""
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
-    # The course's extension from this checkout, in the lite folder's own extensions/ (which
-    # `jupyter lite build` copies last, over any copy installed in the build tools' venv): a
-    # venv shared between checkouts, or an older copy in it, never decides what the site ships.
-    extension = lite / "extensions" / "autograd-step-by-step"
-    shutil.rmtree(extension, ignore_errors=True)
-    shutil.copytree(LABEXTENSION, extension)
+    (lite / "jupyter_lite_config.json").write_text(json.dumps(lite_config(), indent=1))
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
     for relative in course_files(root):
         (files / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / relative, files / relative)
     return files
+
+
+def lite_config(prefix=Path(sys.prefix)):
+    """`jupyter lite build`'s configuration (jupyter_lite_config.json in the lite folder): the
+    JupyterLab extensions the site ships (SITE_EXTENSIONS), each named by its folder, the
+    course's from this checkout, the others as installed in the build tools' venv; none taken
+    from the venv unasked. So a venv shared between checkouts (or an older copy of the
+    course's extension in it) never decides which extension the site ships."""
+    installed = prefix / "share" / "jupyter" / "labextensions"
+    folders = [LABEXTENSION if name == "autograd-step-by-step" else installed / name
+               for name in SITE_EXTENSIONS]
+    missing = [str(folder) for folder in folders if not (folder / "package.json").exists()]
+    if missing:
+        raise BuildError(f"JupyterLab extensions the site needs are not installed: {missing}")
+    return {"LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"],
+                                "federated_extensions": [str(f) for f in folders]}}
 
 
 def configure(path, lock):

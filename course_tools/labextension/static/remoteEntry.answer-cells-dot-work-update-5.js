@@ -29,10 +29,11 @@
  * 5. the course-update notice (JupyterLite only): the site's build writes each notebook's
  * version (course-versions.json: course_tools/notebook_files.cells_digest, as make workspace
  * records it), and the learner's stored copy carries the version it was made from (notebook
- * metadata COPY_KEY, written when the copy is first saved). A notebook whose copy was made from
- * an older version says so when opened (a bar above it, in words from static/messages.json)
- * and offers the new version as a fresh copy beside the learner's ("NAME (course update
- * DATE).ipynb"); the learner's own file is never written by this part.
+ * metadata COPY_KEY, written when the copy is first saved, with the course's path of the
+ * notebook, so that a fresh copy under another name is known too). A notebook whose copy was
+ * made from an older version says so when opened (a bar above it, in words from
+ * static/messages.json) and offers the new version as a fresh copy beside the learner's
+ * ("NAME (course update DATE).ipynb"); the learner's own file is never written by this part.
  *
  * JupyterLab loads an extension from a "container" with get() and init() (the format its
  * build tool writes); this file is one, by hand. The answer-cells plugin uses no JupyterLab
@@ -308,7 +309,9 @@ var _JUPYTERLAB;
       JSON.stringify(sortedKeys(withoutCopyKey(b)));
   }
 
-  var COPY_KEY = "autograd_step_by_step";  // notebook metadata: {"copied_from": version}
+  // notebook metadata: {"copied_from": version, "notebook": the course's path of it} (the
+  // path, so that a fresh copy beside, under another name, is known as the same notebook)
+  var COPY_KEY = "autograd_step_by_step";
 
   function withoutCopyKey(notebook) {
     if (!notebook || typeof notebook !== "object" || !notebook.metadata ||
@@ -1001,8 +1004,15 @@ var _JUPYTERLAB;
   }
 
   function copiedFrom(notebook) {
-    var mark = notebook && notebook.metadata && notebook.metadata[COPY_KEY];
+    return versionOf(notebook && notebook.metadata && notebook.metadata[COPY_KEY]);
+  }
+
+  function versionOf(mark) {
     return mark && typeof mark.copied_from === "string" ? mark.copied_from : null;
+  }
+
+  function markOf(version, path) {
+    return { copied_from: version, notebook: path };
   }
 
   // What the notice says of a copy: null (nothing), or "update" (made from another version).
@@ -1055,7 +1065,7 @@ var _JUPYTERLAB;
         throw new Error(path + " is not in the site");
       }
       course.metadata = Object.assign({}, course.metadata);
-      course.metadata[COPY_KEY] = { copied_from: versions.notebooks[path] };
+      course.metadata[COPY_KEY] = markOf(versions.notebooks[path], path);
       return freePath(contents, path, versions.date, 1).then(function (fresh) {
         return contents.save(fresh, { type: "notebook", format: "json", content: course })
           .then(function () { return fresh; });
@@ -1064,23 +1074,36 @@ var _JUPYTERLAB;
   }
 
   // The bar above the notebook: what changed, and the fresh copy (made on request).
-  function showUpdate(app, panel, widgets, messages, versions, fresh) {
-    var path = panel.context.path, language = languageOf(path);
+  // (``path``: the course's notebook the open one is a copy of)
+  function showUpdate(app, panel, path, widgets, messages, versions, fresh) {
+    var language = languageOf(path);
     var contents = app.serviceManager.contents;
     var node = document.createElement("div");
     node.className = UPDATE_CLASS;
     node.setAttribute("role", "status");
     node.setAttribute("lang", language);
-    node.style.cssText = "display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .8rem;" +
-      "padding:.45rem .8rem;font-size:var(--jp-ui-font-size1,13px);" +
+    var inner = document.createElement("div");  // its height is the bar's (refit)
+    inner.style.cssText = "display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .8rem;" +
+      "box-sizing:border-box;padding:.45rem .8rem;font-size:var(--jp-ui-font-size1,13px);" +
       "color:var(--jp-ui-font-color1,#222);background:var(--jp-info-color3,#e3f2fd);" +
       "border-bottom:1px solid var(--jp-border-color1,#bbb)";
     var text = document.createElement("span");
     text.className = UPDATE_CLASS + "-text";
     var actions = document.createElement("span");
     actions.style.cssText = "display:flex;gap:.5rem;margin-left:auto";
-    node.append(text, actions);
+    inner.append(text, actions);
+    node.appendChild(inner);
     var bar = new widgets.Widget({ node: node });
+    // The notebook's header lays its widgets out at their minimum heights: the bar's is what
+    // its words take, measured once shown and whenever they change.
+    function refit() {
+      requestAnimationFrame(function () {
+        if (!bar.isDisposed && inner.offsetHeight > 0) {
+          node.style.minHeight = inner.offsetHeight + "px";
+          panel.contentHeader.fit();
+        }
+      });
+    }
     function button(label, className, onclick) {
       var b = document.createElement("button");
       b.textContent = label;
@@ -1097,6 +1120,7 @@ var _JUPYTERLAB;
       node.setAttribute("data-state", key === "update.made" ? "made" : "there");
       node.setAttribute("data-fresh", freshPath);
       text.textContent = say(messages, language, key, { name: freshPath.split("/").pop() });
+      refit();
       actions.replaceChildren();
       button(say(messages, language, "update.open"), "jp-mod-accept " + UPDATE_CLASS + "-open",
              function () { openFresh(freshPath); });
@@ -1122,6 +1146,7 @@ var _JUPYTERLAB;
                  node.setAttribute("data-state", "failed");
                  text.textContent = say(messages, language, "update.failed",
                                         { error: error && error.message });
+                 refit();
                });
              });
       button(say(messages, language, "update.close"), "jp-mod-reject", function () {
@@ -1129,12 +1154,37 @@ var _JUPYTERLAB;
       });
     }
     panel.contentHeader.addWidget(bar);
+    refit();
+    if (typeof ResizeObserver === "function") {  // the words wrap anew in a narrower panel
+      var watching = new ResizeObserver(refit);
+      watching.observe(inner);
+      bar.disposed.connect(function () { watching.disconnect(); });
+    }
     return bar;
   }
 
-  // At open: the version this copy was made from (its metadata), or, for a notebook the site
-  // still serves as it is (no stored copy yet), the site's version, written into the copy when
-  // it is first saved; then the notice, where the site's version is another.
+  // A notebook's cells as make workspace fingerprints them (types and sources, not outputs):
+  // from a notebook's JSON, or from an open document's model.
+  function cellsOf(notebook) {
+    return JSON.stringify((notebook.cells || []).map(function (cell) {
+      return [cell.cell_type, asText(cell.source)];
+    }));
+  }
+
+  function cellsOfModel(model) {
+    var cells = [];
+    for (var i = 0; i < model.cells.length; i++) {
+      var cell = model.cells.get(i);
+      cells.push([cell.type, cell.sharedModel.getSource()]);
+    }
+    return JSON.stringify(cells);
+  }
+
+  // At open: the version this copy was made from (its metadata); for a notebook not marked
+  // whose cells are the site's (the site's own file, or a copy that is of its version), the
+  // site's version, written into the copy at its next save; then the notice, where the site's
+  // version is another. A copy not marked whose cells differ (saved before copies were
+  // marked) is of a version not known: nothing is said.
   function watchCourseVersion(panel) {
     var context = panel.context;
     var app = watchCourseVersion.app;
@@ -1143,48 +1193,62 @@ var _JUPYTERLAB;
       return;
     }
     var path = context.path, contents = app.serviceManager.contents;
-    var pending = null;  // the version to record at the first save
+    var pending = null;  // the version to record at the next save
+    var saved = false;   // a save started before the version was known
+    function mark(model) {
+      if (pending && model && model.sharedModel &&
+          model.sharedModel.getMetadata(COPY_KEY) === undefined) {
+        model.sharedModel.setMetadata(COPY_KEY, markOf(pending, path));
+      }
+    }
     context.saveState.connect(function (_, state) {
       // 'started' comes before the document is serialised: the mark goes into this save.
-      var model = context.model;
-      if (state === "started" && pending && model && model.sharedModel &&
-          model.sharedModel.getMetadata(COPY_KEY) === undefined) {
-        model.sharedModel.setMetadata(COPY_KEY, { copied_from: pending });
+      if (state === "started") {
+        saved = saved || pending === null;
+        mark(context.model);
       }
     });
     // What was found, on the panel's node (tests/web read it): "not the course's", "site"
-    // (the site's file, not stored yet), "unmarked" (a copy saved before copies were marked),
-    // "current", "update".
+    // (cells as the site's, not marked yet), "unmarked", "current", "update", "failed".
     function found(state) {
       panel.node.setAttribute("data-autograd-course-version", state);
     }
-    Promise.all([context.ready, courseVersions()]).then(function (both) {
-      var versions = both[1];
-      if (!versions || !versions.notebooks || !(path in versions.notebooks)) {
-        found("not the course's");  // (or a site without versions)
-        return null;
-      }
-      return Promise.all([contents.get(path, { content: true }),
-                          original(new Set([path]), path)]).then(function (both) {
-        var stored = both[0].content, course = both[1];
-        var copied = copiedFrom(stored);
-        if (copied === null) {
-          // the site's own file, or a copy saved before copies were marked: only the former
-          // is known to be of the site's version
-          var site = course !== null && same(stored, course);
-          pending = site ? versions.notebooks[path] : null;
-          found(site ? "site" : "unmarked");
+    context.ready.then(function () {
+      // as opened, before the learner can change it
+      var copied = context.model.sharedModel.getMetadata(COPY_KEY);
+      var opened = { copied: versionOf(copied),
+                     cells: cellsOfModel(context.model) };
+      // a fresh copy beside is a copy of the course's notebook its mark names
+      var course = copied && typeof copied.notebook === "string" && opened.copied !== null ?
+        copied.notebook : path;
+      return courseVersions().then(function (versions) {
+        if (!versions || !versions.notebooks || !(course in versions.notebooks)) {
+          found("not the course's");  // (or a site without versions)
           return null;
         }
-        if (updateState(path, copied, versions) === null) {
+        var current = versions.notebooks[course];
+        if (opened.copied === null) {
+          return original(new Set([path]), path).then(function (course) {
+            if (course === null || cellsOf(course) !== opened.cells) {
+              found("unmarked");
+              return null;
+            }
+            pending = current;
+            if (saved) {
+              mark(context.model);  // saved meanwhile without it: the next save has it
+            }
+            found("site");
+            return null;
+          });
+        }
+        if (updateState(course, opened.copied, versions) === null) {
           found("current");
           return null;
         }
-        return Promise.all([lumino(), catalogue(),
-                            freshCopyThere(contents, path, versions.notebooks[path])])
+        return Promise.all([lumino(), catalogue(), freshCopyThere(contents, course, current)])
           .then(function (parts) {
             if (!panel.isDisposed) {
-              showUpdate(app, panel, parts[0], parts[1], versions, parts[2]);
+              showUpdate(app, panel, course, parts[0], parts[1], versions, parts[2]);
               found("update");
             }
           });
