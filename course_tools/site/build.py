@@ -301,10 +301,9 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest):
 
 # --------------------------------------------------------------- 3. the lite folder
 def lay_out_lite(lite, root=ROOT):
-    """jupyter-lite.json, the settings, the course's JupyterLab extension, and the notebooks
-    and the documents they link to (as in a learner's workspace)."""
+    """jupyter-lite.json, the settings, and the notebooks and the documents they link to
+    (as in a learner's workspace)."""
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
-    (lite / "jupyter_lite_config.json").write_text(json.dumps(lite_config(), indent=1))
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
     for relative in course_files(root):
@@ -591,6 +590,7 @@ def main(argv=None):
     count = lay_out_pyodide(env, inputs, cache, wheel, lite / "static" / "pyodide")
     say(f"pruned pyodide-lock.json: {count} packages")
     files = lay_out_lite(lite, root)
+    (lite / "jupyter_lite_config.json").write_text(json.dumps(lite_config(), indent=1))
     shutil.rmtree(args.out, ignore_errors=True)
     jupyter = venv_bin / "jupyter"
     run(jupyter, "lite", "build", "--lite-dir", lite, "--contents", files,

@@ -163,3 +163,22 @@ def test_a_start_up_line_the_site_cannot_say_stops_the_build(tmp_path, line):
     config.write_text(json.dumps({"IPKernelApp": {"exec_lines": [line]}}))
     with pytest.raises(build_site.BuildError):
         build_site.kernel_warning_filters(config)
+
+
+def test_the_site_ships_the_course_extension_of_this_checkout(tmp_path):
+    """`jupyter lite build` is given each extension's folder, the course's from this checkout,
+    and takes none from the build tools' venv unasked (that venv may be shared, and its copy
+    of the course's extension older)."""
+    installed = tmp_path / "share" / "jupyter" / "labextensions"
+    for name in build_site.SITE_EXTENSIONS:
+        (installed / name).mkdir(parents=True)
+        (installed / name / "package.json").write_text("{}")
+    config = build_site.lite_config(tmp_path)["LiteBuildConfig"]
+    assert config["ignore_sys_prefix"] == ["federated_extensions"]
+    folders = config["federated_extensions"]
+    assert str(build_site.LABEXTENSION) in folders
+    assert str(installed / "autograd-step-by-step") not in folders
+    assert len(folders) == len(build_site.SITE_EXTENSIONS)
+    (installed / "jupyterlab_pygments" / "package.json").unlink()
+    with pytest.raises(build_site.BuildError, match="jupyterlab_pygments"):
+        build_site.lite_config(tmp_path)
