@@ -1022,7 +1022,7 @@ var _JUPYTERLAB;
   }
 
   // "notebooks/05_x.ipynb", "2026-11-29", 1 -> "notebooks/05_x (course update 2026-11-29).ipynb"
-  // (then " 2", " 3", ... inside the parentheses' name if one is taken by something else).
+  // (then "... (course update 2026-11-29) 2.ipynb", 3, ... where a file has that name).
   function freshName(path, date, n) {
     var dot = path.lastIndexOf(".");
     return path.slice(0, dot) + UPDATE_MARK + date + ")" + (n > 1 ? " " + n : "") +
