@@ -28,6 +28,8 @@ Steps:
 from __future__ import annotations
 
 import argparse
+import ast
+import datetime
 import hashlib
 import html
 import json
@@ -41,7 +43,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from course_tools.notebook_files import course_files, course_notebooks  # standard library only
+from course_tools.notebook_files import (cells_digest, course_files,  # standard library only
+                                         course_notebooks)
 from course_tools.site import read_only
 
 WEB = Path(__file__).resolve().parent
@@ -77,6 +80,12 @@ COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "graphviz", "ipywidgets"],
 KERNEL_PRELOAD = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "comm", "numpy",
                   COURSE_WHEEL[0]]
 VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
+LABEXTENSION = ROOT / "course_tools" / "labextension"
+# The local kernel's start-up lines (make lab, nbval): the site's kernel gets the same warning
+# filters (kernel_warning_filters).
+KERNEL_CONFIG = ROOT / "course_tools" / "kernel" / "ipython_kernel_config.json"
+# Each course notebook's version, for the course-update notice (course_versions).
+COURSE_VERSIONS = "course-versions.json"
 
 PROVENANCE = """\
 Where every Pyodide file of this site comes from (written by course_tools/site/build.py):
@@ -305,6 +314,22 @@ def lay_out_lite(lite, root=ROOT):
     return files
 
 
+def lite_config(prefix=Path(sys.prefix)):
+    """`jupyter lite build`'s configuration (jupyter_lite_config.json in the lite folder): the
+    JupyterLab extensions the site ships (SITE_EXTENSIONS), each named by its folder, the
+    course's from this checkout, the others as installed in the build tools' venv; none taken
+    from the venv unasked. So a venv shared between checkouts (or an older copy of the
+    course's extension in it) never decides which extension the site ships."""
+    installed = prefix / "share" / "jupyter" / "labextensions"
+    folders = [LABEXTENSION if name == "autograd-step-by-step" else installed / name
+               for name in SITE_EXTENSIONS]
+    missing = [str(folder) for folder in folders if not (folder / "package.json").exists()]
+    if missing:
+        raise BuildError(f"JupyterLab extensions the site needs are not installed: {missing}")
+    return {"LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"],
+                                "federated_extensions": [str(f) for f in folders]}}
+
+
 def configure(path, lock):
     """The built jupyter-lite.json, with course_tools/site/jupyter-lite.json's settings on top
     (no PyPI fallback: every package comes from the site) and the packages Pyodide loads as it
@@ -325,8 +350,50 @@ def configure(path, lock):
     kernel = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     if kernel.get("disablePyPIFallback") is not True or not kernel["pyodideUrl"].startswith("./"):
         raise BuildError(f"{path}: the kernel would load packages from elsewhere: {kernel}")
-    kernel.setdefault("loadPyodideOptions", {})["packages"] = KERNEL_PRELOAD
+    options = kernel.setdefault("loadPyodideOptions", {})
+    options["packages"] = KERNEL_PRELOAD
+    options.setdefault("env", {})["PYTHONWARNINGS"] = kernel_warning_filters()
     path.write_text(json.dumps(config, indent=2, sort_keys=True))
+
+
+def kernel_warning_filters(config=KERNEL_CONFIG):
+    """The local kernel's start-up warning filters (its exec_lines, each
+    ``__import__('warnings').filterwarnings('ignore', message=r'...', category=...)``) as the
+    value of PYTHONWARNINGS, which the Pyodide kernel's Python reads as it starts
+    (``loadPyodideOptions.env``: jupyterlite-pyodide-kernel runs no start-up code of ours, and
+    the filters must be in place before a cell runs). Python's -W syntax matches the start of
+    a message literally, so each filter's regular expression must be a literal text with
+    escaped dots, and hold no ':' or ','; anything else stops the build."""
+    lines = json.loads(config.read_text())["IPKernelApp"].get("exec_lines", [])
+    filters = []
+    for line in lines:
+        call = ast.parse(line, mode="eval").body
+        keywords = {k.arg: k.value for k in getattr(call, "keywords", [])}
+        try:
+            assert isinstance(call, ast.Call) and call.func.attr == "filterwarnings"
+            action = ast.literal_eval(call.args[0])
+            pattern = ast.literal_eval(keywords["message"])
+            category = keywords["category"].id
+        except (AssertionError, AttributeError, IndexError, KeyError, ValueError) as error:
+            raise BuildError(f"{config.name}: not a warning filter the site's kernel can "
+                             f"take: {line!r} ({error!r})") from None
+        text = re.sub(r"\\(.)", r"\1", pattern)  # \. -> .
+        unescaped = re.sub(r"\\.", "", pattern)
+        if re.search(r"[.^$*+?{}\[\]()|]", unescaped) or re.search("[:,]", text) or \
+                set(keywords) != {"message", "category"}:
+            raise BuildError(f"{config.name}: the filter {line!r} is not one PYTHONWARNINGS "
+                             "can say (a literal message start, no ':' or ',')")
+        filters.append(f"{action}:{text}:{category}")
+    return ",".join(filters)
+
+
+def course_versions(root, names, date):
+    """What the site's course-update notice compares (course_tools/labextension, part 5): each
+    course notebook's version, as make workspace fingerprints it (cells_digest: its cells'
+    types and sources, not outputs), and the date a fresh copy of a changed one is named by."""
+    return {"date": date, "notebooks": {
+        name: cells_digest(json.loads((root / name).read_text(encoding="utf-8")))
+        for name in names if name.endswith(".ipynb")}}
 
 
 # The JupyterLab extensions the site ships: the widgets' manager, the Pyodide kernel, the
@@ -525,6 +592,7 @@ def main(argv=None):
     count = lay_out_pyodide(env, inputs, cache, wheel, lite / "static" / "pyodide")
     say(f"pruned pyodide-lock.json: {count} packages")
     files = lay_out_lite(lite, root)
+    (lite / "jupyter_lite_config.json").write_text(json.dumps(lite_config(), indent=1))
     shutil.rmtree(args.out, ignore_errors=True)
     jupyter = venv_bin / "jupyter"
     run(jupyter, "lite", "build", "--lite-dir", lite, "--contents", files,
@@ -534,6 +602,9 @@ def main(argv=None):
     if removed:
         say(f"left out JupyterLab extensions the site does not use: {', '.join(removed)}")
     first_page(args.out, root)
+    versions = course_versions(root, course_files(root),
+                               datetime.datetime.now(datetime.timezone.utc).date().isoformat())
+    (args.out / COURSE_VERSIONS).write_text(json.dumps(versions, indent=1, sort_keys=True))
     say(f"read-only HTML: {read_only_html(args.out, args.work, root)} notebooks in "
         f"{args.out.name}/read/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")
