@@ -159,11 +159,6 @@ KNOWN = [
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
-    Known("a second derivative through an in-place write into a view of a graph tensor "
-          "(CopySlices) raises a clear error (before torch's own errors)", DOCUMENTED,
-          ("error type", "error message"),
-          statement=r"create_graph=True", engine=r"does not support create_graph=True",
-          difference="A second derivative through an in-place write into a view"),
     Known("a view made before its base was set to require grad keeps requires_grad=False "
           "(torch's follows the base, though no gradient reaches the view through it)",
           DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
