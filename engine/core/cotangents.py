@@ -20,6 +20,7 @@ batch dimension kept (``batch_sum_to``), and cast to the input's dtype, as ``val
 does without a batch. Nothing here runs unless ``is_grads_batched=True`` is given.
 """
 from ..fidelity import dtypes, messages
+from .grad_mode import mode
 from .node import gradient_edge, is_tensor
 
 
@@ -87,7 +88,7 @@ def apply_batched(node, grads, retain_graph):
 
 def per_sample(node, grads, batch):
     """The node's formula once per sample, each input's results written into one batch
-    (in place, so that with ``create_graph`` the writes are recorded as well)."""
+    (with ``create_graph``, as recorded writes)."""
     rows = []
     for i in range(batch):
         found = node.backward(*(None if g is None else g[i] for g in grads))
@@ -100,8 +101,12 @@ def per_sample(node, grads, batch):
             continue
         out = first.new_zeros((batch,) + tuple(first._data.shape))
         for i, g in enumerate(column):
-            if g is not None:
+            if g is None:
+                continue
+            if mode.grad_enabled:  # create_graph: a recorded write
                 out[i] = g
+            else:  # (not counted as a change of the result: its version stays 0, as torch's)
+                out._data[i] = g._data
         stacked.append(out)
     return tuple(stacked)
 

@@ -324,7 +324,8 @@ def _vjp(func, primals, argnums, has_aux):
     def flat_vjp(flat_cotangents, retain_graph=True, create_graph=None, fill=True, batch=None):
         """The products as a flat list (None for an input the outputs ignore, unless fill);
         ``batch``: each cotangent holds that many along its first dimension (jacrev's rows)."""
-        create_graph = is_grad_enabled() if create_graph is None else create_graph
+        create_graph = is_grad_enabled() if create_graph is None else \
+            level.graph_needed(flat_output) if create_graph == "if needed" else create_graph
         found = gradients(flat_output, flat_diff, flat_cotangents, retain_graph=retain_graph,
                           create_graph=create_graph and level.outer_grad_enabled,
                           keep_for_outer=False, fill=fill, batch=batch)  # (retain_graph: the
@@ -412,7 +413,8 @@ def _batched_rows(flat_vjp, flat_output, numels, chunk_size):
     formula runs once on the batch, engine/core/cotangents.py)."""
     seeds, total = _unit_seeds(flat_output, numels), sum(numels)
     step = total if chunk_size is None else chunk_size
-    chunks = [flat_vjp([s[start:start + step] for s in seeds], batch=min(step, total - start))
+    chunks = [flat_vjp([s[start:start + step] for s in seeds], batch=min(step, total - start),
+                       create_graph="if needed")  # (as grad's: a graph only an outer one reads)
               for start in range(0, total, step)]
     return list(chunks[0]) if len(chunks) == 1 else [cat(column) for column in zip(*chunks)]
 
