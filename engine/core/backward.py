@@ -227,17 +227,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         starting_gradients(outputs, grad_outputs)
     capture.check_differentiable(inputs)  # (after the outputs, as torch checks them)
     found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph,
-                           apply=cotangents.apply_batched if is_grads_batched else apply_formula)
+                           batched=is_grads_batched)
     return capture.returned(found, inputs, allow_unused, materialize_grads)
 
 
 def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=False,
-                   apply=apply_formula):
+                   batched=False):
     """The walk from ``outputs``, keeping the gradients that reach ``inputs`` (capture.py);
-    ``apply``: a batch of cotangents runs each node with ``cotangents.apply_batched``."""
+    ``batched``: a batch of cotangents, each node run by ``cotangents.apply_batched``."""
     roots = [edge_of(t) for t in outputs]
+    apply = cotangents.apply_batched if batched else apply_formula
     keep = capture.Capture([node for node, _ in roots], inputs,
-                           functools.partial(apply, retain_graph=retain_graph))
+                           functools.partial(apply, retain_graph=retain_graph),
+                           cotangents.tensor_hooks_per_sample if batched else None)
     with set_grad_enabled(create_graph), graph_task(roots, keep, accumulates):
         run_backward(roots, grads, anomaly_checked(keep.run_node))
     return keep.results

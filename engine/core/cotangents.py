@@ -66,11 +66,11 @@ def starting_cotangents(outputs, grad_outputs):
 def apply_batched(node, grads, retain_graph):
     """``backward.apply_formula`` for gradients with a leading batch dimension."""
     hooks = node._hooks
+    batch = next(g for g in grads if g is not None)._data.shape[0]
     if hooks is not None:
-        grads = hooks.run_pre_hooks(grads)
+        grads = per_sample_hook(hooks.run_pre_hooks, batch, grads)
         if grads is None:
             return [None] * len(node.next_functions)
-    batch = next(g for g in grads if g is not None)._data.shape[0]
     rule = getattr(node, "batched_backward", None)
     if rule is not None:
         input_grads = rule(*grads)
@@ -80,10 +80,35 @@ def apply_batched(node, grads, retain_graph):
         input_grads = per_sample(node, grads, batch)
     input_grads = batch_validated(node, input_grads, batch)
     if hooks is not None:
-        input_grads = hooks.run_post_hooks(input_grads, grads)
+        input_grads = per_sample_hook(hooks.run_post_hooks, batch, input_grads, grads)
     if not retain_graph:
         node._release()
     return input_grads
+
+
+def tensor_hooks_per_sample(node, grads):
+    """The hooks on a node's tensors, one sample at a time (``Capture``'s ``tensor_hooks``)."""
+    hooks = node._hooks
+    if hooks is None:
+        return grads
+    if hooks.retained:  # retain_grad's .grad += under torch's vmap: its error
+        raise RuntimeError("Batching rule not implemented for aten::is_nonzero. "
+                           "We could not generate a fallback.")
+    batch = next(g for g in grads if g is not None)._data.shape[0]
+    return list(per_sample_hook(hooks.run_tensor_hooks, batch, grads))
+
+
+def per_sample_hook(run_hooks, batch, *gradient_lists):
+    """Hooks see one sample's gradients, as under torch's vmap (there: once, on a batched
+    tensor; here: once per sample), their results written into one batch."""
+    rows = []
+    for i in range(batch):
+        found = run_hooks(*([None if g is None else g[i] for g in grads]
+                            for grads in gradient_lists))
+        if found is None:  # pre-hooks that dropped every gradient
+            return None
+        rows.append(found)
+    return stacked(rows, batch)
 
 
 def per_sample(node, grads, batch):
@@ -93,11 +118,16 @@ def per_sample(node, grads, batch):
     for i in range(batch):
         found = node.backward(*(None if g is None else g[i] for g in grads))
         rows.append(found if isinstance(found, (tuple, list)) else (found,))
-    stacked = []
+    return stacked(rows, batch)
+
+
+def stacked(rows, batch):
+    """Per-sample results (one tuple per sample) as one batch per position."""
+    columns = []
     for column in zip(*rows):
         first = next((g for g in column if g is not None), None)
         if first is None:
-            stacked.append(None)
+            columns.append(None)
             continue
         out = first.new_zeros((batch,) + tuple(first._data.shape))
         for i, g in enumerate(column):
@@ -107,8 +137,8 @@ def per_sample(node, grads, batch):
                 out[i] = g
             else:  # (not counted as a change of the result: its version stays 0, as torch's)
                 out._data[i] = g._data
-        stacked.append(out)
-    return tuple(stacked)
+        columns.append(out)
+    return tuple(columns)
 
 
 def batch_validated(node, grads, batch):

@@ -130,6 +130,27 @@ SNIPPETS = {
         "is_grads_batched=True)\n"
         "r = error(lambda: m.autograd.grad(out, x, m.ones(2, 2, 3, dtype=m.float64), "
         "is_grads_batched=True))"),
+    # hooks see one sample's gradient (torch's vmap): a hook using its whole gradient gives
+    # per-sample values, never the batch's (the engine calls it once per sample, torch once)
+    "a tensor hook that sums its gradient": PRELUDE + (
+        "h = x * y\nh.register_hook(lambda g: g + g.sum())\n"
+        "r = m.autograd.grad(h.exp(), x, m.arange(24.0, dtype=m.float64).reshape(4, 2, 3), "
+        "is_grads_batched=True)"),
+    "a node's pre-hook and post-hook": PRELUDE + (
+        "h = x * y\nh.grad_fn.register_prehook(lambda gs: (gs[0] * gs[0].sum(),))\n"
+        "h.grad_fn.register_hook(lambda gi, go: (gi[0] - gi[0].mean(), gi[1]))\n"
+        "r = m.autograd.grad(h.sin(), [x, y], m.arange(24.0, dtype=m.float64).reshape(4, 2, 3), "
+        "is_grads_batched=True)"),
+    "a hook's shape": PRELUDE + (
+        "h = x * 2\nshapes = []\nh.register_hook(lambda g: shapes.append(tuple(g.shape)))\n"
+        "m.autograd.grad(h, x, m.ones(4, 2, 3, dtype=m.float64), is_grads_batched=True)\n"
+        "r = sorted(set(shapes))"),
+    # torch's grad() returns and leaves h.grad a vmap wrapper that raises when read; the
+    # engine raises the same error at once (DIFFERENCES.md)
+    "error: retain_grad under a batch": PRELUDE + (
+        "h = x * 2\nh.retain_grad()\n"
+        "r = error(lambda: (m.autograd.grad(h * 1, x, m.ones(4, 2, 3, dtype=m.float64), "
+        "is_grads_batched=True), repr(h.grad)))"),
 }
 
 
