@@ -200,8 +200,8 @@ def course_wheel(pip, out, root=ROOT):
 # pycs (PEP 552: used as they are, whatever the files' dates after unpacking). Without them
 # `import engine` compiles about 150 modules in WebAssembly as the first cell runs: lesson 00's
 # first two cells in Pyodide under Node.js (loaded, then the course wheel unpacked and
-# imported) took 11.9-13.2 s with the sources alone and 3.8-4.1 s with the bytecode (2 runs
-# each, 2 cores under a load average of 20; the wheel grows from 0.6 to 1.8 MB).
+# imported) took 11.9-13.2 s with the sources alone and 2.7-4.1 s with the bytecode (3 runs
+# with it, 2 without; 2 cores under a load average of 20; the wheel grows from 0.6 to 1.8 MB).
 COMPILE_JS = r"""
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -330,6 +330,8 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest, wanted=KERNEL_PACKAGES + C
         lock = json.load(tar.extractfile("package/pyodide-lock.json"))
     if lock["info"]["version"] != env["PYODIDE_VERSION"]:
         raise BuildError(f"npm's lock is for Pyodide {lock['info']['version']}")
+    # the official lock, for Pyodide to start with (add_bytecode); the pruned one replaces it
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock))
     packages = lock["packages"]
     needed = closure(packages, wanted)
 

@@ -158,3 +158,13 @@ def test_the_site_course_wheel_holds_bytecode_for_every_module():
     # PEP 552: flags 0b01, a hash-based pyc that is not checked against its source
     assert int.from_bytes(data[4:8], "little") == 0b01
     assert len(modules) > 100
+
+
+@pytest.mark.skipif(not (SITE / "jupyter-lite.json").exists(),
+                    reason="build/site/ not built (`make site`)")
+def test_the_built_first_page_states_the_last_measurement():
+    import html
+
+    page = (SITE / "index.html").read_text()
+    assert "{first_result}" not in page
+    assert html.escape(build.first_result_sentence()) in page
