@@ -48,7 +48,7 @@ export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
 PHONY_ZH := lab-zh translations-status
-.PHONY: $(PHONY_ZH) help lab workspace reset progress messages length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
+.PHONY: $(PHONY_ZH) help lab workspace reset progress messages length test test-browser site floor-site first-result test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -132,6 +132,19 @@ SITE_STAMP := $(SITE_VENV)/.stamp-site
 SITE_LABEXTENSION := $(SITE_VENV)/share/jupyter/labextensions/autograd-step-by-step
 site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the course for the browser (JupyterLite, offline) into build/site/
 	$(SITE_VENV)/bin/python -m course_tools.site.build
+
+# The floor of the site's time to the first result (issue 28): JupyterLite, the Pyodide kernel
+# and numpy only, from the same pins, into build/floor-site/ (course_tools/site/build.py --floor).
+floor-site: $(SITE_STAMP) check-npm ## Build the bare JupyterLite + Pyodide + numpy site (the floor) into build/floor-site/
+	$(SITE_VENV)/bin/python -m course_tools.site.build --floor
+
+# Time from opening lesson 00 to its first output, the course's site against the floor, in one
+# run (course_tools/site/first_result.py; RUNS=5, BROWSERS="chromium firefox webkit"): the
+# medians go to bench/first_result.json, which README's numbers must match.
+RUNS ?= 5
+BROWSERS ?= chromium
+first-result: $(STAMP_TEST) check-chromium ## Time lesson 00's first output in build/site/ against build/floor-site/ (after make site floor-site)
+	$(VPY) -m course_tools.site.first_result --runs $(RUNS) --browsers $(BROWSERS)
 
 # The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/, with
 # course_tools/site/check.py; Firefox ESR and WebKit through WebDriver); and, after make
