@@ -226,10 +226,19 @@ def ambiguous_names(root: Path) -> dict[str, list[str]]:
 
 
 def _learner_facing(name: str, is_dir: bool) -> bool:
-    """exercises/: the notebooks, their README, the package's __init__ and its one package."""
+    """exercises/: the notebooks, their README, the package's __init__ and its one package;
+    zh-CN/ holds the Chinese edition's notebooks, and only them."""
     if is_dir:
-        return name == "checks"
-    return name in ("README.md", "__init__.py") or (name.endswith(".ipynb") and name[:2].isdigit())
+        return name == "checks" or (name == "zh-CN" and _notebooks_only(ROOT / "exercises" / name))
+    return name in ("README.md", "__init__.py") or _numbered_notebook(name)
+
+
+def _numbered_notebook(name: str) -> bool:
+    return name.endswith(".ipynb") and name[:2].isdigit()
+
+
+def _notebooks_only(folder: Path) -> bool:
+    return not stray_files(folder, lambda name, is_dir: not is_dir and _numbered_notebook(name))
 
 
 def _names(cycle, root):
