@@ -15,9 +15,10 @@ from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
-from ..core.tensor import empty_strided, wrap
-from .common import (broadcast_error, not_implemented_for, numpy_names, overloads,
-                     refuse_saving_inference, require_tensors, takes_out)
+from ..core.tensor import Tensor, empty_strided, wrap
+from .common import (broadcast_error, named_arguments, not_implemented_for, numpy_names,
+                     out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
+                     require_tensors, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
 from .reduce import amax, amin, norm_over_dims
@@ -194,6 +195,58 @@ def _check_dot_out(result, out, input, other):
                            f"dtype {scalar_type_name[input.dtype]}")
 
 
+def _mm_out_first(out, *args, **kwargs):
+    _product_out_first(out, *args, batched=False, **kwargs)
+
+
+def _bmm_out_first(out, *args, **kwargs):
+    _product_out_first(out, *args, batched=True, **kwargs)
+
+
+def _product_out_first(out, *args, batched=False, **kwargs):
+    """torch declares a product's result (and checks out='s dtype) once the operands' shapes
+    fit, before it compares their dtypes or looks for a kernel: mm's of mat1's dtype, bmm's
+    of mat2's, addmm's (whose dtypes it compares first) of theirs; dot and vdot check out=
+    before anything else; matmul as the product it turns into."""
+    named = named_arguments(("input", "mat2"), args, kwargs)
+    a, b = named.get("input"), named.get("mat2")
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    x, y = a._data.shape, b._data.shape
+    if not batched and len(x) == 2 and len(y) == 2 and x[1] == y[0]:
+        out_dtype_is(out, a._data.dtype)
+    elif batched and len(x) == 3 and len(y) == 3 and x[0] == y[0] and x[2] == y[1]:
+        out_dtype_is(out, b._data.dtype)
+
+
+def _dot_out_first(out, *args, **kwargs):
+    input = named_arguments(("input",), args, kwargs).get("input")
+    if isinstance(input, Tensor) and out._data.dtype != input._data.dtype:
+        raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
+                           f"dtype {scalar_type_name[input.dtype]}")
+
+
+def _addmm_out_first(out, *args, **kwargs):
+    named = named_arguments(("input", "mat1", "mat2"), args, kwargs)
+    operands = [named.get(name) for name in ("input", "mat1", "mat2")]
+    if all(isinstance(t, Tensor) for t in operands) and len({t.dtype for t in operands}) == 1:
+        _product_out_first(out, operands[1], operands[2])
+
+
+def _matmul_out_first(out, *args, **kwargs):
+    """matmul: 1-D @ 1-D is dot's rule; a matrix or a batch of them times a matrix is folded
+    into mm (input's dtype); times a batch, bmm (other's dtype)."""
+    named = named_arguments(("input", "other"), args, kwargs)
+    a, b = named.get("input"), named.get("other")
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    x, y = a._data.shape, b._data.shape
+    if len(x) == 1 and len(y) == 1:
+        _dot_out_first(out, a)
+    elif len(x) >= 1 and len(y) >= 2 and x[-1] == y[-2]:
+        out_dtype_is(out, (a if len(y) == 2 else b)._data.dtype)
+
+
 def _check_any_product_out(result, out, input, other):
     """matmul's out= rule is that of the product it turns into: dot, mv, or mm and bmm."""
     if other._data.ndim == 1:
@@ -202,7 +255,7 @@ def _check_any_product_out(result, out, input, other):
         _check_matmul_out(result, out)
 
 
-@takes_out(check=_check_matmul_out)
+@takes_out(check=_check_matmul_out, before=_addmm_out_first)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
     require_tensors("addmm", mat1, mat2, "mat2")
@@ -303,7 +356,7 @@ class AddmmBackward0(Node):
                 None if grad_b is None else scaled(grad_b, self.alpha))
 
 
-@takes_out(check=_check_matmul_out)
+@takes_out(check=_check_matmul_out, before=_mm_out_first)
 def mm(input, mat2):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
     require_tensors("mm", input, mat2, "mat2")
@@ -365,7 +418,7 @@ class MvBackward0(Node):
                 None if a is None else a.t().mv(grad))
 
 
-@takes_out(check=_check_dot_out)
+@takes_out(check=_check_dot_out, before=_dot_out_first)
 def dot(input, other):
     """out = sum(input * other) for two vectors of the same length"""
     require_tensors("dot", input, other, "tensor")
@@ -398,7 +451,7 @@ class DotBackward0(Node):
         return None if b is None else grad * b, None if a is None else grad * a
 
 
-@takes_out(check=_check_dot_out)
+@takes_out(check=_check_dot_out, before=_dot_out_first)
 def vdot(input, other):
     """out = sum(input * other) for two vectors (for real numbers, dot)"""
     require_tensors("vdot", input, other)
@@ -440,7 +493,7 @@ def inner(input, other):
     return mm(first.reshape(rows, contracted), second.reshape(contracted, columns)).reshape(shape)
 
 
-@takes_out(check=_check_matmul_out)
+@takes_out(check=_check_matmul_out, before=_bmm_out_first)
 def bmm(input, mat2):
     """out[b] = input[b] @ mat2[b] for two batches of matrices"""
     require_tensors("bmm", input, mat2, "mat2")
@@ -545,7 +598,7 @@ def _recorded_matmul(input, other):
     return unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
 
 
-@takes_out(check=_check_any_product_out)
+@takes_out(check=_check_any_product_out, before=_matmul_out_first)
 def matmul(input, other):
     """out = input @ other: dot, matrix-vector, matrix-matrix or batched, by the dims.
 
@@ -824,7 +877,14 @@ def svd(input, some=True, compute_uv=True):
 
 
 # ---------------------------------------------------------------- norms
-@takes_out
+def _norm_out(result, out, name):
+    """linalg.norm's and matrix_norm's out= is of the result's dtype exactly."""
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"{name} expected out tensor dtype {scalar_type_name[result.dtype]} "
+                           f"but got: {scalar_type_name[out.dtype]}")
+
+
+@takes_out(check=out_of_results_dtype)  # (its kernel writes its own dtype only)
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.vector_norm: (sum |x|^ord)^(1/ord) over dim (every element by default);
     its node is LinalgVectorNormBackward0 in ops/reduce.py, as for x.norm()."""
@@ -834,7 +894,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     return norm_over_dims(x, ord, dim, keepdim, dtype=dtype)
 
 
-@takes_out
+@takes_out(check=lambda result, out, *args: _norm_out(result, out, "linalg.matrix_norm"))
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.matrix_norm, built from other ops as torch builds it: 'fro' is the vector
     2-norm of the matrix; 1 / inf the largest column / row sum of |A| (-1 / -inf the smallest);
@@ -870,7 +930,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
     return (amax if largest else amin)(sums, picked, keepdim)
 
 
-@takes_out
+@takes_out(check=lambda result, out, *args: _norm_out(result, out, "linalg.norm"))
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.norm: a vector norm over one dim (or every element when neither ord nor
     dim is given), a matrix norm over two."""

@@ -20,7 +20,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
-                     not_implemented_for, numpy_axes,
+                     named_arguments, not_implemented_for, numpy_axes,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
                      input_shape, tensor_inputs, write_out)
 from .creation import empty, ones_like, zeros_like
@@ -648,8 +648,10 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
     return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
 
 
-def _same_dtype_as_input(result, out, input, *args):
-    if out._data.dtype != input._data.dtype:
+def _same_dtype_as_input(out, *args, **kwargs):
+    """amax and amin: out= of input's dtype, checked first (before the dims)."""
+    input = named_arguments(("input",), args, kwargs).get("input")
+    if isinstance(input, Tensor) and out._data.dtype != input._data.dtype:
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
                            f"{scalar_type_name[input.dtype]} for input's dtype and "
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
@@ -710,7 +712,7 @@ class AminBackward0(AmaxBackward0):
 
 
 @overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=_same_dtype_as_input)
+@takes_out(before=_same_dtype_as_input)
 @numpy_names
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
@@ -718,7 +720,7 @@ def amax(input, dim=(), keepdim=False):
 
 
 @overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=_same_dtype_as_input)
+@takes_out(before=_same_dtype_as_input)
 @numpy_names
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""

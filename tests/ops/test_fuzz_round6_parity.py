@@ -5,6 +5,9 @@
   input): torch's copy refuses to write into memory that repeats itself; a tangent already
   laid out as the expanded primal needs no copy and passes. Empty primals get the tangent
   laid out as theirs too (strides, offset).
+- 1026890: out='s dtype is checked where torch's kernels declare their result, before their
+  later checks (gather, index_select, amax/amin, the products, cat, round, the linalg norms),
+  and gather and index_select resize out= there, before their later errors.
 """
 import pytest
 
@@ -37,3 +40,91 @@ EXPANDED_DUAL_CASES = {
 @pytest.mark.parametrize("name", EXPANDED_DUAL_CASES)
 def test_a_tangent_is_not_copied_into_an_expanded_primal(name):
     parity.assert_same_snippet(DUAL + EXPANDED_DUAL_CASES[name])
+
+
+# 1026890: torch checks out='s dtype as a kernel declares its result, before the checks that
+# come after that in its kernel (gather's index, a product's operand dtypes, cat's shapes ...),
+# and some kernels resize out= there, before their later errors.
+B, I64, I32, F64 = "torch.tensor([[True, False]])", "dtype=torch.int64", "dtype=torch.int32", "dtype=torch.float64"
+OUT_FIRST_CASES = [
+    f"torch.gather({B}, -1, torch.tensor([0]), out=torch.zeros(0, {I64}))",
+    f"torch.gather({B}, 1, torch.tensor([[0.]]), out=torch.zeros(0, {I64}))",
+    f"torch.gather({B}, 1, torch.tensor([[7]]), out=torch.zeros(0, {I64}))",
+    f"torch.gather({B}, 0, torch.tensor([[0, 0, 0]]), out=torch.zeros(0, {I64}))",
+    f"torch.gather({B}, 5, torch.tensor([[0]]), out=torch.zeros(0, {I64}))",
+    f"torch.gather(input={B}, dim=1, index=torch.tensor([[0.]]), out=torch.zeros(0, {I64}))",
+    f"torch.index_select({B}, 1, torch.tensor([9]), out=torch.zeros(0, {I64}))",
+    f"torch.index_select(torch.tensor(True), 0, torch.tensor([3]), out=torch.zeros(0, {I64}))",
+    f"torch.index_select(torch.tensor(True), 0, torch.tensor([0, 0]), out=torch.zeros(0, {I64}))",
+    f"torch.index_select(torch.tensor(True), 0, torch.tensor([0., 0.]), out=torch.zeros(0, {I64}))",
+    f"torch.index_select({B}, 1, torch.tensor([[0]]), out=torch.zeros(0, {I64}))",
+    f"torch.index_select({B}, 1, torch.tensor([0.]), out=torch.zeros(0, {I64}))",
+    f"torch.amax(torch.ones(2, 3), 5, out=torch.zeros(0, {I32}))",
+    f"torch.amax(torch.ones(2, 3), (0, 0), out=torch.zeros(0, {I32}))",
+    f"torch.amin(torch.zeros(0, 3), 0, out=torch.zeros(0, {I32}))",
+    f"torch.amax(torch.ones(2, 3), 'a', out=torch.zeros(0, {I32}))",
+    f"torch.mm(torch.ones(2, 3), torch.ones(3, 2, {I32}), out=torch.zeros(0, {I32}))",
+    f"torch.mm(torch.ones(2, 3, {F64}), torch.ones(3, 2), out=torch.zeros(0))",
+    f"torch.mm(torch.ones(2, 3, dtype=torch.bool), torch.ones(3, 2, dtype=torch.bool), out=torch.zeros(0, {I32}))",
+    f"torch.mm(torch.ones(2, 3, {I32}), torch.ones(2, 2), out=torch.zeros(0, {I32}))",
+    f"torch.mm(torch.ones(2, 3), torch.ones(3), out=torch.zeros(0, {I32}))",
+    f"torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3, 2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.bmm(torch.ones(2, 2, 3, {F64}), torch.ones(2, 3, 2), out=torch.zeros(0, {I32}))",
+    f"torch.bmm(torch.ones(2, 2, 3, {F64}), torch.ones(2, 3, 2), out=torch.zeros(0))",
+    f"torch.bmm(torch.ones(2, 3), torch.ones(3, 2), out=torch.zeros(0, {I32}))",
+    f"torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 2, 2), out=torch.zeros(0, {I32}))",
+    f"torch.addmm(torch.ones(5, 2), torch.ones(2, 3), torch.ones(3, 2), out=torch.zeros(0, {I32}))",
+    f"torch.addmm(torch.ones(2, 2), torch.ones(2, 3), torch.ones(3, 2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.dot(torch.ones(2), torch.ones(3), out=torch.zeros(0, {F64}))",
+    f"torch.dot(torch.ones(2, 2), torch.ones(2), out=torch.zeros(0, {I32}))",
+    f"torch.dot(torch.ones(2), torch.ones(2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.vdot(torch.ones(2), torch.ones(3), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(2), torch.ones(3), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(2, 3), torch.ones(3, 2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(2, 2, 3), torch.ones(3, 2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(2, 2, 3), torch.ones(2, 3, 2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(3), torch.ones(3, 2, {F64}), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(2, 3, 2), torch.ones(2), out=torch.zeros(0, {I32}))",
+    f"torch.matmul(torch.ones(2, 3), torch.ones(2, 3), out=torch.zeros(0, {I32}))",
+    "torch.cat([torch.ones(2, 3), torch.ones(2, 2)], out=torch.zeros(0, dtype=torch.bool))",
+    f"torch.cat([torch.ones(2, 3), torch.ones(3)], out=torch.zeros(0, {I32}))",
+    f"torch.cat([torch.ones(2, 3), torch.tensor(1.)], out=torch.zeros(0, {I32}))",
+    f"torch.cat([torch.ones(2, 3), torch.ones(2, 3, {F64})], 5, out=torch.zeros(0, {I32}))",
+    f"torch.cat(tensors=[torch.ones(0), torch.ones(2, 2)], dim=1, out=torch.zeros(0, {I32}))",
+    f"torch.stack([torch.ones(2, 3), torch.ones(2, 2)], out=torch.zeros(0, {I32}))",
+    f"torch.round(torch.ones(2, 3), out=torch.zeros(0, {I32}))",
+    f"torch.round(torch.ones(2, 3), decimals=2, out=torch.zeros(0, {F64}))",
+    f"torch.round(torch.ones(2, 3, {F64}), decimals=1, out=torch.zeros(0))",
+    f"torch.round(torch.ones(2, 3, {I32}), out=torch.zeros(0, {I64}))",
+    f"torch.round(torch.ones(2, 3, dtype=torch.bool), decimals=1, out=torch.zeros(0, {I64}))",
+    f"torch.round(torch.ones(2, 3, {I32}), decimals=2, out=torch.zeros(0, {I32}))",
+    f"torch.linalg.vector_norm(torch.ones(2, 3), out=torch.zeros(0, {F64}))",
+    "torch.linalg.vector_norm(torch.ones(2, 3), dim=1, out=torch.zeros(0, dtype=torch.float16))",
+    f"torch.linalg.vector_norm(torch.ones(2, 3), dim=5, out=torch.zeros(0, {F64}))",
+    f"torch.linalg.matrix_norm(torch.ones(2, 3), out=torch.zeros(0, {F64}))",
+    f"torch.linalg.matrix_norm(torch.ones(2, 3), ord='nuc', out=torch.zeros(0, {F64}))",
+    f"torch.linalg.norm(torch.ones(2, 3), out=torch.zeros(0, {I64}))",
+    f"torch.linalg.norm(torch.ones(2, 3), dim=1, out=torch.zeros(0, {F64}))",
+]
+
+
+@pytest.mark.parametrize("call", OUT_FIRST_CASES)
+def test_out_dtype_checked_where_torch_checks_it(call):
+    parity.assert_same_snippet(f"r = error(lambda: {call.replace('torch.', 'm.')})")
+
+
+OUT_RESIZED_CASES = {
+    "gather: out resized before index's dtype": "m.gather(m.ones(2, 3), 1, m.tensor([[0.]]), out=o)",
+    "gather: before the shapes": "m.gather(m.tensor([[1, 2]]), 0, m.tensor([[0, 0, 0]]), out=o)",
+    "gather": "m.gather(m.ones(2, 3), 1, m.tensor([[0]]), out=o)",
+    "index_select: before the bounds": "m.index_select(m.tensor([1.]), 0, m.tensor([3]), out=o)",
+    "index_select: not before a 0-d input's index": "m.index_select(m.tensor(1.), 0, m.tensor([0, 0]), out=o)",
+    "index_select": "m.index_select(m.ones(2, 3), 1, m.tensor([2, 0]), out=o)",
+}
+
+
+@pytest.mark.parametrize("name", OUT_RESIZED_CASES)
+def test_out_resized_where_torch_resizes_it(name):
+    parity.assert_same_snippet(f"o = m.ones(2, 2)\nr = [error(lambda: {OUT_RESIZED_CASES[name]}), o.shape]",
+                               warnings_too=True)
+
