@@ -20,7 +20,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
-                     named_arguments, not_implemented_for, numpy_axes,
+                     named_arguments, not_implemented_for, numpy_axes, resize_out_first,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
                      input_shape, tensor_inputs, write_out)
 from .creation import empty, ones_like, zeros_like
@@ -657,6 +657,13 @@ def _same_dtype_as_input(out, *args, **kwargs):
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
 
 
+def _resized_before_the_cast(result, out, *args):
+    """std and var compute into out= (resized to the result's shape first): one that cannot
+    hold the result is refused after it was resized."""
+    if not dtypes.can_cast(result.dtype, out.dtype):
+        resize_out_first(out, result._data.shape)
+
+
 def _floating_out(out, *args, **kwargs):
     """torch's logsumexp_out checks out's dtype first, before the dims"""
     if not out.is_floating_point():
@@ -896,7 +903,7 @@ def _welford(data, axes, keepdim, divisor):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast)
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -942,7 +949,7 @@ def _var_backward(node, grad, x):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast)
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""

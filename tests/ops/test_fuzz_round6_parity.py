@@ -8,6 +8,7 @@
 - 1026890: out='s dtype is checked where torch's kernels declare their result, before their
   later checks (gather, index_select, amax/amin, the products, cat, round, the linalg norms),
   and gather and index_select resize out= there, before their later errors.
+- 1030182: std and var resize out= to the result's shape before refusing its dtype.
 """
 import pytest
 
@@ -128,3 +129,23 @@ def test_out_resized_where_torch_resizes_it(name):
     parity.assert_same_snippet(f"o = m.ones(2, 2)\nr = [error(lambda: {OUT_RESIZED_CASES[name]}), o.shape]",
                                warnings_too=True)
 
+
+# 1030182: std and var compute into out= resized to the result's shape: an out= that cannot
+# hold the result is refused after it was resized (mean, sum and the others before, or not).
+REDUCTION_OUT_CASES = [
+    "m.std(input=a, keepdims=False, correction=2, out=u)", "m.std(a, out=u)", "m.var(a, out=u)",
+    "m.var(a, 0, out=u)", "m.var(a[None], 1, keepdim=True, out=u)", "m.std(a, correction=1.5, out=u)",
+    "m.var(a, 5, out=u)", "m.var(m.tensor([1, 2]), out=u)", "m.std(a, 0, out=v)", "m.std(a, out=w)",
+    "m.mean(a, out=u)", "m.mean(a, 0, out=u)", "m.logsumexp(a, 0, out=u)", "m.prod(a, 0, out=u)",
+    "m.amax(a, out=u)", "m.linalg.vector_norm(a, out=u)", "m.softmax(a, 0, out=u)",
+]
+
+
+@pytest.mark.parametrize("out", ["m.zeros(0, dtype=m.int64)", "m.zeros(5, dtype=m.bool)",
+                                 "m.zeros(2, 2, dtype=m.float16)"])
+@pytest.mark.parametrize("call", REDUCTION_OUT_CASES)
+def test_std_and_var_resize_out_before_refusing_its_dtype(call, out):
+    parity.assert_same_snippet(
+        f"a = m.tensor([0.25, 1.0, 1.0])\nu = {out}\nv = m.zeros(0, dtype=m.float16)\n"
+        f"w = m.zeros(3, dtype=m.float64)\nr = [error(lambda: {call}), u.shape, str(u.dtype), v, w]",
+        warnings_too=True)
