@@ -11,6 +11,7 @@ from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
+from ..fidelity.rounding import fma32
 from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
@@ -696,7 +697,14 @@ def linalg_cross(input, other, *, dim=-1):
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     # integers wrap around, and inf - inf is nan, as in torch: without numpy's warnings
     with np.errstate(all="ignore"):
-        result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
+        if a.dtype == np.float32:  # torch's kernel fuses each first product into the
+            # difference (a_i b_j - a_j b_i with one rounding of a_i b_j), so x.cross(x) is
+            # the rounding residue of a_j b_i, not 0 (fuzz 1045921)
+            x, y = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+            result = np.moveaxis(np.stack([fma32(x[i], y[j], -(x[j] * y[i]))
+                                           for i, j in ((1, 2), (2, 0), (0, 1))]), 0, axis)
+        else:
+            result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
     return record(LinalgCrossBackward0, wrap(np.ascontiguousarray(result)), (input, other),
                   saved=(kept_for(input, other), kept_for(other, input)), dim=axis)
 

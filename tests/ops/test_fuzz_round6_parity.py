@@ -149,3 +149,13 @@ def test_std_and_var_resize_out_before_refusing_its_dtype(call, out):
         f"a = m.tensor([0.25, 1.0, 1.0])\nu = {out}\nv = m.zeros(0, dtype=m.float16)\n"
         f"w = m.zeros(3, dtype=m.float64)\nr = [error(lambda: {call}), u.shape, str(u.dtype), v, w]",
         warnings_too=True)
+
+
+# 1045921: torch's float32 cross fuses each first product into the difference: x.cross(x) is
+# a rounding residue, not 0.
+@pytest.mark.parametrize("dim", [0, -1, 1])
+@pytest.mark.parametrize("same", [True, False])
+def test_float32_cross_rounds_as_torchs_fused_kernel(dim, same):
+    x = parity.make_tensor((3, 3, 3), "float32", low=-3, high=3).exp()
+    y = x if same else parity.make_tensor((3, 3, 3), "float32", seed=1, low=-3, high=3)
+    parity.run_both(lambda m, a, b: (m.cross(a, b, dim), m.linalg.cross(a, b, dim=dim)), x, y)
