@@ -16,6 +16,7 @@ tangent at the outer one, a second derivative, which the outer ``jvp`` reads.
 import numpy as np
 
 from ..fidelity import messages
+from ..fidelity.layout import has_internal_overlap
 from .grad_mode import enable_grad, mode, no_grad
 from .tangents import derive, is_view_of, same_view
 
@@ -103,17 +104,17 @@ def tangent_of(tensor):
 def set_tangent(tensor, tangent):
     """Give ``tensor`` its tangent (None: none, not even its base's), copied into
     ``tensor``'s own layout when it has another: as torch's, in zeros as large as its
-    storage, at its offset and strides (a memory that repeats itself, an expanded tensor's,
-    gets a dense copy)."""
+    storage, at its offset and strides. A memory that repeats itself, an expanded tensor's,
+    cannot take a copy: torch's copy refuses to write there (a tangent laid out as the
+    expanded tensor already is needs no copy, and passes)."""
     layouts = tangent is not None and [(t.stride(), t.storage_offset(), t._storage_array().size)
                                        for t in (tangent, tensor)]
-    if layouts and tensor._data.size and layouts[0] != layouts[1]:
+    if layouts and layouts[0] != layouts[1]:
+        if has_internal_overlap(tensor._data.shape, tensor.stride()):
+            raise RuntimeError(messages.INTERNAL_OVERLAP)
         with no_grad() if not tangent.requires_grad else enable_grad():
-            if 0 in tensor.stride():
-                room = tensor.detach().clone().to(tangent.dtype)
-            else:
-                room = tangent.new_zeros(tensor._storage_array().size).as_strided(
-                    tensor._data.shape, tensor.stride(), tensor.storage_offset())
+            room = tangent.new_zeros(tensor._storage_array().size).as_strided(
+                tensor._data.shape, tensor.stride(), tensor.storage_offset())
             tangent = room.copy_(tangent)
     if tensor._fw is None:
         tensor._fw = {}

@@ -84,6 +84,14 @@ def is_non_overlapping_and_dense(shape, stride):
     return True
 
 
+def has_internal_overlap(shape, stride):
+    """True when two elements share one memory location (a dimension of more than one
+    element at stride 0, an expanded tensor's): torch's "YES" of has_internal_overlap, which
+    refuses a write (its "too hard" cases, other overlaps, pass)."""
+    return not is_non_overlapping_and_dense(shape, stride) and any(
+        n > 1 and s == 0 for n, s in zip(shape, stride))
+
+
 def infer_dense_strides(shape, stride):
     """Gap-free strides that keep the order of ``stride`` (torch's ``infer_dense_strides``).
 

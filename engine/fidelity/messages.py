@@ -579,6 +579,14 @@ def hook_results(hook, grads, replaced):
             for grad, new in zip(grads, replaced)]
 
 
+# ---------------------------------------------------------------- writes into overlapping memory
+# (an expanded tensor written to: ops/inplace.py, and a dual tensor's tangent copied into
+# its primal's layout: core/forward.py)
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+
+
 # ---------------------------------------------------------------- forward-mode AD
 FORWARD_EXIT_NOT_LAST = ("Trying to exit a forward AD level that was not the last one that was "
                          "created. This is not supported.")

@@ -40,7 +40,7 @@ __all__ = [
     "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
     "hands_failures_to_vmap",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
-    "factory_out",
+    "factory_out", "named_arguments", "out_dtype_is", "resize_out_first",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
 ]
@@ -608,10 +608,34 @@ def input_shape(args, kwargs):
 
 def out_of_results_dtype(result, out, *args):
     """out= of ops whose kernels write only their own dtype (softmax, gather, argmax)."""
-    if out._data.dtype != result._data.dtype:
+    out_dtype_is(out, result._data.dtype)
+
+
+def out_dtype_is(out, np_dtype):
+    """torch's check of out= as a kernel declares its result (set_output): exactly this
+    dtype (a numpy dtype)."""
+    if out._data.dtype != np_dtype:
         raise RuntimeError(f"Expected out tensor to have dtype "
-                           f"{messages.CPP_TYPE_NAMES[result._data.dtype.name]}, but got "
+                           f"{messages.CPP_TYPE_NAMES[np.dtype(np_dtype).name]}, but got "
                            f"{messages.CPP_TYPE_NAMES[out._data.dtype.name]} instead")
+
+
+def named_arguments(names, args, kwargs):
+    """A call's arguments by parameter name (numpy's axis and keepdims as torch's names), for
+    a ``before`` check of out= that runs before the op reads them."""
+    named = {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
+    named.update(zip(names, args))
+    return named
+
+
+def resize_out_first(out, shape):
+    """out= resized as torch's kernels resize it once they know the result's shape, before
+    their later checks (whose errors then leave it resized): a non-empty out warns."""
+    shape = tuple(shape)
+    if out._data.shape != shape:
+        if out._data.size != 0:
+            messages.warn_from_learner(messages.out_resized(out._data.shape, shape))
+        resize_out(out, shape)
 
 
 def tensor_inputs(module_globals, names):
@@ -669,10 +693,7 @@ def write_out(result, out):
                            f"desired output type {scalar_type_name[out.dtype]}")
     if default_hooks.write_watch is not None:  # (allow_mutation_on_saved_tensors)
         default_hooks.write_watch(out)
-    if out._data.shape != result._data.shape:
-        if out._data.size != 0:
-            messages.warn_from_learner(messages.out_resized(out._data.shape, result._data.shape))
-        resize_out(out, result._data.shape)
+    resize_out_first(out, result._data.shape)
     np.copyto(out._data, result._data, casting="unsafe")
     out._bump_version()
     return out

@@ -26,7 +26,8 @@ from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, over
                       write_inplace)
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
                      laid_out_like, operands_broadcast_shape,
-                     not_implemented_for, numpy_names, out_of_results_dtype, takes_out)
+                     named_arguments, not_implemented_for, numpy_names, out_dtype_is,
+                     resize_out_first, takes_out)
 
 __all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
            "scatter", "scatter_add", "take_along_dim"]
@@ -613,23 +614,18 @@ def _as_1d(data):
     return data.reshape(1) if data.ndim == 0 else data
 
 
-def _index_shape(args, kwargs):
-    index = args[2] if len(args) > 2 else kwargs.get("index")
-    return index._data.shape if isinstance(index, Tensor) else None
+def _gather_out(out, *args, **kwargs):
+    """torch's gather declares its result (out= of input's dtype, resized to index's shape)
+    once dim is wrapped, before it looks at index's dtype and shape."""
+    named = named_arguments(("input", "dim", "index"), args, kwargs)
+    input, dim, index = named.get("input"), named.get("dim"), named.get("index")
+    if isinstance(input, Tensor) and isinstance(index, Tensor) and isinstance(dim, int):
+        wrap_dim(dim, input._data.ndim)
+        out_dtype_is(out, input._data.dtype)
+        resize_out_first(out, index._data.shape)
 
 
-def _selected_shape(args, kwargs):
-    input, dim, index = (list(args) + [kwargs.get(k) for k in ("input", "dim", "index")
-                                       [len(args):]])[:3]
-    if not (isinstance(input, Tensor) and isinstance(index, Tensor) and input._data.ndim
-            and isinstance(dim, int) and -input._data.ndim <= dim < input._data.ndim):
-        return None
-    shape = list(input._data.shape)
-    shape[dim] = index._data.size
-    return shape
-
-
-@takes_out(check=out_of_results_dtype, resized_first=_index_shape)
+@takes_out(before=_gather_out)
 @numpy_names
 def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
@@ -784,12 +780,26 @@ class ScatterAddBackward0(Node):
         return grad, grad.gather(self.dim, index)
 
 
-def _same_scalar_type(result, out, input, *args):
+def _index_select_out(out, *args, **kwargs):
+    """torch's index_select checks out='s dtype after index's dimensions and dtype, then
+    resizes it before it looks for indices out of range."""
+    named = named_arguments(("input", "dim", "index"), args, kwargs)
+    input, dim, index = named.get("input"), named.get("dim"), named.get("index")
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor) and isinstance(dim, int)):
+        return
+    dim = wrap_dim(dim, input._data.ndim)
+    if index._data.ndim > 1 or index._data.dtype not in _INT32_64 or (
+            input._data.ndim == 0 and index._data.size != 1):
+        return  # (the op's own errors come first)
     if out._data.dtype != input._data.dtype:
         raise RuntimeError("index_select(): self and result must have the same scalar type")
+    shape = list(input._data.shape)
+    if shape:
+        shape[dim] = index._data.size
+    resize_out_first(out, shape)
 
 
-@takes_out(check=_same_scalar_type, resized_first=_selected_shape)
+@takes_out(before=_index_select_out)
 @numpy_names
 def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""
@@ -799,12 +809,12 @@ def index_select(input, dim, index):
     dim = wrap_dim(dim, input._data.ndim)
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if index._data.dtype not in _INT32_64:
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     where = _as_1d(index._data)
     if input._data.ndim == 0 and where.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                            f"{where.size} value(s)")
+    if index._data.dtype not in _INT32_64:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     size = _as_1d(input._data).shape[dim]
     bad = (where < 0) | (where >= size)
     if bad.any():

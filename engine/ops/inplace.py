@@ -8,7 +8,7 @@ import numpy as np
 from ..fidelity import dtypes, fused_axpy, messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
-from ..fidelity.layout import is_non_overlapping_and_dense
+from ..fidelity.layout import has_internal_overlap
 from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.forward import each_level, state as dual, tangent_of, write_tangent
@@ -51,12 +51,8 @@ PARTIAL_OVERLAP_MESSAGE = ("unsupported operation: some elements of the input te
 
 def check_no_overlap(output, inputs, full_is_ok=True):
     """torch refuses to write into memory that an input partly shares, or that repeats itself."""
-    shape, stride = output._data.shape, output.stride()
-    if not is_non_overlapping_and_dense(shape, stride) and builtins.any(
-            n > 1 and s == 0 for n, s in zip(shape, stride)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
+    if has_internal_overlap(output._data.shape, output.stride()):
+        raise RuntimeError(messages.INTERNAL_OVERLAP)
     for tensor in inputs:
         if isinstance(tensor, Tensor):
             status = overlap_status(output, tensor)

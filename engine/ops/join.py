@@ -8,7 +8,7 @@ from ..fidelity.size import wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import numpy_names, takes_out
+from .common import named_arguments, numpy_names, takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -29,12 +29,29 @@ def _check_cat_inputs(tensors, name):
 
 def _check_cat_out(result, out, *args):
     """out= for cat and stack: the result must be castable to out's dtype."""
-    if not dtypes.can_cast(result.dtype, out.dtype):
+    _castable_to_out(result.dtype, out)
+
+
+def _castable_to_out(dtype, out):
+    if not dtypes.can_cast(dtype, out.dtype):
         raise TypeError("torch.cat(): input types can't be cast to the desired output type "
                         f"{scalar_type_name[out.dtype]}")
 
 
-@takes_out(check=_check_cat_out)
+def _cat_out_first(out, *args, **kwargs):
+    """torch's cat checks that the inputs' dtype casts to out's once it has found no 0-d
+    input and wrapped dim, before it compares the inputs' shapes (stack compares first)."""
+    named = named_arguments(("tensors", "dim"), args, kwargs)
+    tensors, dim = named.get("tensors"), named.get("dim", 0)
+    if not (isinstance(tensors, (list, tuple)) and tensors and isinstance(dim, int) and
+            all(isinstance(t, Tensor) and t._data.ndim for t in tensors)):
+        return
+    parts = [t for t in tensors if t._data.shape != (0,)] or [tensors[0]]
+    wrap_dim(dim, parts[0]._data.ndim)
+    _castable_to_out(result_type(*tensors), out)
+
+
+@takes_out(check=_check_cat_out, before=_cat_out_first)
 @numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""

@@ -11,13 +11,15 @@ from ..fidelity.messages import CPP_TYPE_NAMES
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
+from ..fidelity.rounding import fma32
 from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
-from ..core.tensor import empty_strided, wrap
-from .common import (broadcast_error, not_implemented_for, numpy_names, overloads,
-                     refuse_saving_inference, require_tensors, takes_out)
+from ..core.tensor import Tensor, empty_strided, wrap
+from .common import (broadcast_error, named_arguments, not_implemented_for, numpy_names,
+                     out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
+                     require_tensors, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
 from .reduce import amax, amin, norm_over_dims
@@ -194,6 +196,58 @@ def _check_dot_out(result, out, input, other):
                            f"dtype {scalar_type_name[input.dtype]}")
 
 
+def _mm_out_first(out, *args, **kwargs):
+    _product_out_first(out, *args, batched=False, **kwargs)
+
+
+def _bmm_out_first(out, *args, **kwargs):
+    _product_out_first(out, *args, batched=True, **kwargs)
+
+
+def _product_out_first(out, *args, batched=False, **kwargs):
+    """torch declares a product's result (and checks out='s dtype) once the operands' shapes
+    fit, before it compares their dtypes or looks for a kernel: mm's of mat1's dtype, bmm's
+    of mat2's, addmm's (whose dtypes it compares first) of theirs; dot and vdot check out=
+    before anything else; matmul as the product it turns into."""
+    named = named_arguments(("input", "mat2"), args, kwargs)
+    a, b = named.get("input"), named.get("mat2")
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    x, y = a._data.shape, b._data.shape
+    if not batched and len(x) == 2 and len(y) == 2 and x[1] == y[0]:
+        out_dtype_is(out, a._data.dtype)
+    elif batched and len(x) == 3 and len(y) == 3 and x[0] == y[0] and x[2] == y[1]:
+        out_dtype_is(out, b._data.dtype)
+
+
+def _dot_out_first(out, *args, **kwargs):
+    input = named_arguments(("input",), args, kwargs).get("input")
+    if isinstance(input, Tensor) and out._data.dtype != input._data.dtype:
+        raise RuntimeError(f"result dtype {scalar_type_name[out.dtype]} does not match input "
+                           f"dtype {scalar_type_name[input.dtype]}")
+
+
+def _addmm_out_first(out, *args, **kwargs):
+    named = named_arguments(("input", "mat1", "mat2"), args, kwargs)
+    operands = [named.get(name) for name in ("input", "mat1", "mat2")]
+    if all(isinstance(t, Tensor) for t in operands) and len({t.dtype for t in operands}) == 1:
+        _product_out_first(out, operands[1], operands[2])
+
+
+def _matmul_out_first(out, *args, **kwargs):
+    """matmul: 1-D @ 1-D is dot's rule; a matrix or a batch of them times a matrix is folded
+    into mm (input's dtype); times a batch, bmm (other's dtype)."""
+    named = named_arguments(("input", "other"), args, kwargs)
+    a, b = named.get("input"), named.get("other")
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    x, y = a._data.shape, b._data.shape
+    if len(x) == 1 and len(y) == 1:
+        _dot_out_first(out, a)
+    elif len(x) >= 1 and len(y) >= 2 and x[-1] == y[-2]:
+        out_dtype_is(out, (a if len(y) == 2 else b)._data.dtype)
+
+
 def _check_any_product_out(result, out, input, other):
     """matmul's out= rule is that of the product it turns into: dot, mv, or mm and bmm."""
     if other._data.ndim == 1:
@@ -202,7 +256,7 @@ def _check_any_product_out(result, out, input, other):
         _check_matmul_out(result, out)
 
 
-@takes_out(check=_check_matmul_out)
+@takes_out(check=_check_matmul_out, before=_addmm_out_first)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
     require_tensors("addmm", mat1, mat2, "mat2")
@@ -311,7 +365,7 @@ class AddmmBackward0(Node):
         return self.backward(grad, batched=True)
 
 
-@takes_out(check=_check_matmul_out)
+@takes_out(check=_check_matmul_out, before=_mm_out_first)
 def mm(input, mat2):
     """out = input @ mat2 for two matrices (n x m) @ (m x p)"""
     require_tensors("mm", input, mat2, "mat2")
@@ -385,7 +439,7 @@ class MvBackward0(Node):
                 None if a is None else grad @ a)
 
 
-@takes_out(check=_check_dot_out)
+@takes_out(check=_check_dot_out, before=_dot_out_first)
 def dot(input, other):
     """out = sum(input * other) for two vectors of the same length"""
     require_tensors("dot", input, other, "tensor")
@@ -421,7 +475,7 @@ class DotBackward0(Node):
         return self.backward(grad.unsqueeze(1))
 
 
-@takes_out(check=_check_dot_out)
+@takes_out(check=_check_dot_out, before=_dot_out_first)
 def vdot(input, other):
     """out = sum(input * other) for two vectors (for real numbers, dot)"""
     require_tensors("vdot", input, other)
@@ -463,7 +517,7 @@ def inner(input, other):
     return mm(first.reshape(rows, contracted), second.reshape(contracted, columns)).reshape(shape)
 
 
-@takes_out(check=_check_matmul_out)
+@takes_out(check=_check_matmul_out, before=_bmm_out_first)
 def bmm(input, mat2):
     """out[b] = input[b] @ mat2[b] for two batches of matrices"""
     require_tensors("bmm", input, mat2, "mat2")
@@ -568,7 +622,7 @@ def _recorded_matmul(input, other):
     return unsafe_view(product.squeeze(-1) if db == 1 else product, shape)
 
 
-@takes_out(check=_check_any_product_out)
+@takes_out(check=_check_any_product_out, before=_matmul_out_first)
 def matmul(input, other):
     """out = input @ other: dot, matrix-vector, matrix-matrix or batched, by the dims.
 
@@ -666,7 +720,14 @@ def linalg_cross(input, other, *, dim=-1):
     a, b = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
     # integers wrap around, and inf - inf is nan, as in torch: without numpy's warnings
     with np.errstate(all="ignore"):
-        result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
+        if a.dtype == np.float32:  # torch's kernel fuses each first product into the
+            # difference (a_i b_j - a_j b_i with one rounding of a_i b_j), so x.cross(x) is
+            # the rounding residue of a_j b_i, not 0 (fuzz 1045921)
+            x, y = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+            result = np.moveaxis(np.stack([fma32(x[i], y[j], -(x[j] * y[i]))
+                                           for i, j in ((1, 2), (2, 0), (0, 1))]), 0, axis)
+        else:
+            result = np.cross(a, b, axis=axis).astype(a.dtype, copy=False)
     return record(LinalgCrossBackward0, wrap(np.ascontiguousarray(result)), (input, other),
                   saved=(kept_for(input, other), kept_for(other, input)), dim=axis)
 
@@ -847,7 +908,14 @@ def svd(input, some=True, compute_uv=True):
 
 
 # ---------------------------------------------------------------- norms
-@takes_out
+def _norm_out(result, out, name):
+    """linalg.norm's and matrix_norm's out= is of the result's dtype exactly."""
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"{name} expected out tensor dtype {scalar_type_name[result.dtype]} "
+                           f"but got: {scalar_type_name[out.dtype]}")
+
+
+@takes_out(check=out_of_results_dtype)  # (its kernel writes its own dtype only)
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.vector_norm: (sum |x|^ord)^(1/ord) over dim (every element by default);
     its node is LinalgVectorNormBackward0 in ops/reduce.py, as for x.norm()."""
@@ -857,7 +925,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     return norm_over_dims(x, ord, dim, keepdim, dtype=dtype)
 
 
-@takes_out
+@takes_out(check=lambda result, out, *args: _norm_out(result, out, "linalg.matrix_norm"))
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.matrix_norm, built from other ops as torch builds it: 'fro' is the vector
     2-norm of the matrix; 1 / inf the largest column / row sum of |A| (-1 / -inf the smallest);
@@ -893,7 +961,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
     return (amax if largest else amin)(sums, picked, keepdim)
 
 
-@takes_out
+@takes_out(check=lambda result, out, *args: _norm_out(result, out, "linalg.norm"))
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.norm: a vector norm over one dim (or every element when neither ord nor
     dim is given), a matrix norm over two."""

@@ -20,7 +20,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
-                     not_implemented_for, numpy_axes,
+                     named_arguments, not_implemented_for, numpy_axes, resize_out_first,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
                      input_shape, tensor_inputs, write_out)
 from .creation import empty, ones_like, zeros_like
@@ -669,11 +669,20 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.mi
     return _extreme(input, dim, keepdim, "min", np.minimum.reduce, np.argmin, other)
 
 
-def _same_dtype_as_input(result, out, input, *args):
-    if out._data.dtype != input._data.dtype:
+def _same_dtype_as_input(out, *args, **kwargs):
+    """amax and amin: out= of input's dtype, checked first (before the dims)."""
+    input = named_arguments(("input",), args, kwargs).get("input")
+    if isinstance(input, Tensor) and out._data.dtype != input._data.dtype:
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
                            f"{scalar_type_name[input.dtype]} for input's dtype and "
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
+
+
+def _resized_before_the_cast(result, out, *args):
+    """std and var compute into out= (resized to the result's shape first): one that cannot
+    hold the result is refused after it was resized."""
+    if not dtypes.can_cast(result.dtype, out.dtype):
+        resize_out_first(out, result._data.shape)
 
 
 def _floating_out(out, *args, **kwargs):
@@ -731,7 +740,7 @@ class AminBackward0(AmaxBackward0):
 
 
 @overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=_same_dtype_as_input)
+@takes_out(before=_same_dtype_as_input)
 @numpy_names
 def amax(input, dim=(), keepdim=False):
     """out = the largest elements over dim (all dims by default)"""
@@ -739,7 +748,7 @@ def amax(input, dim=(), keepdim=False):
 
 
 @overloads("(Tensor input, tuple of ints[1]? dim = (), bool keepdim = False, *, Tensor out = None)")
-@takes_out(check=_same_dtype_as_input)
+@takes_out(before=_same_dtype_as_input)
 @numpy_names
 def amin(input, dim=(), keepdim=False):
     """out = the smallest elements over dim (all dims by default)"""
@@ -915,7 +924,7 @@ def _welford(data, axes, keepdim, divisor):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast)
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -961,7 +970,7 @@ def _var_backward(node, grad, x):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast)
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""

@@ -7,9 +7,10 @@ import numpy as np
 
 from ..fidelity import float32_math, messages, special
 from ..fidelity.floating import quietly
+from ..fidelity.dtypes import scalar_type_name
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
-from ..core.tensor import wrap
+from ..core.tensor import Tensor, wrap
 from .common import (elementwise_shape, float_dtype_for, not_implemented_for, overloads,
                      takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
@@ -564,12 +565,19 @@ fix = trunc
 
 @overloads("(Tensor input, *, Tensor out = None)",
            "(Tensor input, *, int decimals, Tensor out = None)")
-@takes_out
+@takes_out(before=lambda out, input=None, **kwargs: _exactly_input_dtype(out, input))
 def round(input, *, decimals=None):  # noqa: A001 - torch.round
     """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
     result = _round(input, decimals)
     return record(RoundBackward0 if decimals is None else RoundBackward1, result, (input,),
                   decimals=decimals)
+
+
+def _exactly_input_dtype(out, input):
+    """round's out= is of input's dtype exactly (torch's iterator checks it first)."""
+    if isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                           f"{scalar_type_name[input.dtype]}")
 
 
 def _round(input, decimals):

@@ -77,6 +77,13 @@ class Pair:
 
     def verdict(self, statements):
         torch_answer, engine_answer = self.torch.run(statements), self.engine.run(statements)
+        if {torch_answer["status"], engine_answer["status"]} != {"ok"}:
+            # a worker that hung or died starts afresh for the next program: the other one
+            # too, so that what a process does only once (torch's first forward-mode call
+            # warns that torch.jit.script is deprecated) happens on both sides alike
+            # (fuzz 1042035: a torch worker restarted after a hang warned, the engine not)
+            self.torch.stop()
+            self.engine.stop()
         verdict = compare(torch_answer, engine_answer, explain=explainer(statements))
         if verdict.status == "mismatch" and verdict.category in ("gradient", "value"):
             # residues of cancelling terms: measure torch's own float32 error on the program

@@ -345,6 +345,29 @@ def test_a_planted_engine_bug_is_found_and_shrunk():
         pair.close()
 
 
+def test_a_worker_that_hung_restarts_both():
+    """Both sides start afresh after one hung or died: what a process does once (torch's first
+    forward-mode call warns) then happens on both alike, not on the restarted side only."""
+    from fuzz.run import Pair
+
+    class Stub:
+        def __init__(self, status):
+            self.status, self.stopped = status, 0
+
+        def run(self, statements):
+            return {"status": self.status, "records": []}
+
+        def stop(self):
+            self.stopped += 1
+
+    for torch_status, engine_status, restarted in [("ok", "ok", 0), ("hang", "ok", 1),
+                                                   ("ok", "died", 1), ("hang", "hang", 1)]:
+        pair = Pair.__new__(Pair)
+        pair.torch, pair.engine = Stub(torch_status), Stub(engine_status)
+        pair.verdict(["x = torch.ones(1)"])
+        assert (pair.torch.stopped, pair.engine.stopped) == (restarted, restarted)
+
+
 # ---------------------------------------------------------------- the families
 def test_a_seed_gives_the_same_program_in_another_process():
     """Deterministic per seed across processes too (sets of variables were once ordered by
