@@ -47,7 +47,8 @@ export OPENBLAS_NUM_THREADS ?= 1
 export OMP_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: help lab workspace reset progress length test test-browser site test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
+PHONY_ZH := lab-zh translations-status
+.PHONY: $(PHONY_ZH) help lab workspace reset progress messages length test test-browser site floor-site first-result test-site oracle compare-torch fuzz bench lint execute exercises check-exercises release grade gradescope clean distclean check-dot check-chromium check-browsers check-npm check-bwrap
 
 help: ## List the targets
 	@echo "Autograd, Step by Step. Targets:"
@@ -55,20 +56,37 @@ help: ## List the targets
 	  awk 'BEGIN {FS = ":.*## "} {printf "  make %-16s %s\n", $$1, $$2}'
 	@echo "Variables: PORT=$(PORT) (make lab PORT=8899), PYTHON=$(PYTHON)"
 
-lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
-	@url="$$($(VPY) -m course_tools.workspace server)"; \
+# JupyterLab on the workspace in one language ($(1): en or zh-CN; $(2): more options). The
+# workspace records its language (.course-language: make progress and the checkers read it)
+# and the lesson to open is lesson 00 of that edition (the English one until it is translated).
+define START_LAB
+	@first="$$($(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" language $(1))" || exit 1; \
+	url="$$($(VPY) -m course_tools.workspace --workspace "$(WORKSPACE)" server)"; \
 	if [ -n "$$url" ]; then \
 	  echo "JupyterLab is already running on your workspace. Open:"; \
 	  echo "  $$url"; \
-	  echo "(To stop it, press Ctrl-C in the terminal where it runs.)"; \
+	  echo "(To stop it, press Ctrl-C in the terminal where it runs. Its menus keep the language it started with.)"; \
 	  exit 0; \
 	fi; \
 	echo "Starting JupyterLab on http://127.0.0.1:$(PORT) (or the next free port), in $(WORKSPACE)/."; \
 	echo "Open the URL with the token printed below. Ctrl-C stops it."; \
 	exec $(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
 	  --ServerApp.root_dir="$(CURDIR)/$(WORKSPACE)" \
-	  --LabApp.default_url=/lab/tree/notebooks/00_welcome.ipynb \
+	  --LabApp.default_url=/lab/tree/$$first $(2) \
 	  --ServerApp.answer_yes=True $(ALLOW_ROOT)
+endef
+
+lab: $(STAMP_LAB) $(LAB_OVERRIDES) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## Set up .venv if needed, then open your workspace in JupyterLab
+	$(call START_LAB,en,)
+
+# The Chinese edition (README.zh-CN.md): JupyterLab's menus in Simplified Chinese (the
+# jupyterlab-language-pack-zh-CN package, installed with the others by the setup), the
+# workspace's Chinese lesson 00 opened. The language is a settings override of this course's
+# JupyterLab only (its own settings folder, LAB_SETTINGS_ZH): a learner's own JupyterLab
+# settings are not touched (a language they chose there themselves still wins).
+LAB_SETTINGS_ZH := $(VENV)/share/jupyter/lab/settings-zh-CN
+lab-zh: $(STAMP_LAB) $(LAB_SETTINGS_ZH)/overrides.json $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot workspace ## 中文版: open your workspace in JupyterLab in Simplified Chinese (Chinese lesson 00)
+	$(call START_LAB,zh-CN,--LabApp.app_settings_dir="$(CURDIR)/$(LAB_SETTINGS_ZH)")
 
 workspace: ## Copy the notebooks you do not have yet into workspace/ (never overwrites a file)
 	@$(PYTHON) -m course_tools.workspace --workspace "$(WORKSPACE)" sync
@@ -115,6 +133,19 @@ SITE_LABEXTENSION := $(SITE_VENV)/share/jupyter/labextensions/autograd-step-by-s
 site: $(SITE_STAMP) $(SITE_LABEXTENSION)/package.json check-npm ## Build the course for the browser (JupyterLite, offline) into build/site/
 	$(SITE_VENV)/bin/python -m course_tools.site.build
 
+# The floor of the site's time to the first result (issue 28): JupyterLite, the Pyodide kernel
+# and numpy only, from the same pins, into build/floor-site/ (course_tools/site/build.py --floor).
+floor-site: $(SITE_STAMP) check-npm ## Build the bare JupyterLite + Pyodide + numpy site (the floor) into build/floor-site/
+	$(SITE_VENV)/bin/python -m course_tools.site.build --floor
+
+# Time from opening lesson 00 to its first output, the course's site against the floor, in one
+# run (course_tools/site/first_result.py; RUNS=5, BROWSERS="chromium firefox webkit"): the
+# medians go to bench/first_result.json, which README's numbers must match.
+RUNS ?= 5
+BROWSERS ?= chromium
+first-result: $(STAMP_TEST) check-chromium ## Time lesson 00's first output in build/site/ against build/floor-site/ (after make site floor-site)
+	$(VPY) -m course_tools.site.first_result --runs $(RUNS) --browsers $(BROWSERS)
+
 # The built site, served on 127.0.0.1 and run offline in headless Chromium (tests/web/, with
 # course_tools/site/check.py; Firefox ESR and WebKit through WebDriver); and, after make
 # release, the release's site searched for solutions (tests/web/test_release_site.py).
@@ -153,19 +184,25 @@ bench: $(STAMP_LAB) ## Run the benchmarks in bench/run.py
 	  echo "make bench: bench/run.py does not exist yet, nothing to run."; \
 	fi
 
+messages: ## Update the checkers' message catalogs (template, translations, .mo) from the code
+	@$(PYTHON) -m course_tools.messages
+
 lint: $(STAMP_TEST) ## Check the code and notebooks with ruff
 	$(VENV)/bin/ruff check .
 
 # Every notebook is committed executed: re-run the ones you edit (NB="a.ipynb b.ipynb").
-NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb))
+# Both editions: notebooks/zh-CN/ and solutions/zh-CN/ too (their exercises follow, as the English).
+NOTEBOOKS := $(sort $(wildcard notebooks/[0-9]*.ipynb solutions/[0-9]*.ipynb) \
+  $(wildcard notebooks/zh-CN/[0-9]*.ipynb solutions/zh-CN/[0-9]*.ipynb))
 execute: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run notebooks in place, saving outputs (all, or NB="...")
 	@for nb in $(NB); do case "$$(realpath -m "$$nb")" in "$(CURDIR)/$(WORKSPACE)"/*) \
 	  echo "make execute: $$nb is in $(WORKSPACE)/, which is a learner's own copy: it is never rewritten by make. Run it in JupyterLab instead." >&2; \
 	  exit 1;; esac; done
 	$(VPY) -m course_tools.execute $(or $(NB),$(NOTEBOOKS))
 	@# the exercises of the solutions just run (all of them when NB is not given)
+	@# (solutions/zh-CN/04_copying.ipynb selects "zh-CN/04_copying": the Chinese exercises only)
 	$(if $(NB),$(if $(filter solutions/%,$(NB)),$(VPY) -m course_tools.generate --execute --force \
-	  $(basename $(notdir $(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
+	  $(basename $(patsubst solutions/%,%,$(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
 	$(VPY) -m course_tools.compare_torch $(NB)
@@ -180,6 +217,13 @@ fuzz: $(STAMP_TEST) $(STAMP_ORACLE) ## Fuzz the engine against torch: N random p
 
 exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/NN_*.ipynb
 	$(VPY) -m course_tools.generate --execute
+
+# The Chinese edition (notebooks/zh-CN/, solutions/zh-CN/, exercises/zh-CN/) against the English
+# one: stale cells (the English changed since they were translated, with the English diff:
+# DIFF=1), untranslated cells and notebooks, code/outputs/terms that differ
+# (course_tools/translations.py; tests/course/test_translations.py fails on the same).
+translations-status: $(STAMP_LAB) ## Which Chinese notebooks and cells need translating (DIFF=1: the English diffs)
+	@$(VPY) -m course_tools.translations status $(if $(filter 1,$(DIFF)),--diff,)
 
 check-exercises: $(STAMP_LAB) ## Fail if the exercise notebooks are out of sync with solutions/
 	$(VPY) -m course_tools.generate --check
@@ -269,9 +313,15 @@ $(FONT_CACHE): | $(STAMP_LAB)
 	@MPLBACKEND=Agg $(VPY) -c "import matplotlib.font_manager" && touch $@
 
 # Switch off JupyterLab's news pop-up (it covers part of the page).
+LAB_NEWS_OFF := "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}
 $(LAB_OVERRIDES): | $(STAMP_LAB)
 	@mkdir -p $(dir $@)
-	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' > $@
+	@echo '{$(LAB_NEWS_OFF)}' > $@
+
+# make lab-zh's settings: the same, and the language pack's locale (its entry point's name).
+$(LAB_SETTINGS_ZH)/overrides.json: Makefile | $(STAMP_LAB)
+	@mkdir -p $(dir $@)
+	@echo '{$(LAB_NEWS_OFF), "@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}' > $@
 
 # Debian's Chromium for the browser test (and an emoji font: the exercise checkers answer
 # with ✅ and ❌). Without root or apt-get the browser test is skipped, with the reason.
@@ -287,6 +337,14 @@ check-chromium:
 	else \
 	  echo "Chromium not found at $(CHROMIUM): the browser test will be skipped. Install it with:"; \
 	  echo "  Debian/Ubuntu: sudo apt-get install chromium fonts-noto-color-emoji"; \
+	fi
+	@# A Chinese font for the Chinese edition's browser test (JupyterLab in Chinese: its
+	@# screenshots show boxes without one).
+	@if command -v fc-list >/dev/null 2>&1 && [ -z "$$(fc-list :lang=zh 2>/dev/null)" ] && \
+	    [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "No Chinese font: installing fonts-wqy-microhei with apt-get (the Chinese edition's browser test)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-wqy-microhei >/dev/null || \
+	    echo "warning: apt-get could not install fonts-wqy-microhei; Chinese text may show as boxes." >&2; \
 	fi
 
 # Firefox ESR and WebKitGTK (Safari's engine) for the site's test in other browsers

@@ -801,7 +801,9 @@ def details(report, torch, rounds, chains, args):
              "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
              *folders], cwd=ROOT, capture_output=True, text=True)
         wall = time.perf_counter() - start
-        count = sum(len(list((ROOT / f).glob("[0-9]*.ipynb"))) for f in folders)
+        # pytest finds the Chinese edition's notebooks (notebooks/zh-CN/, ...) in the folders too
+        count = sum(len(list((ROOT / where).glob("[0-9]*.ipynb")))
+                    for f in folders for where in (f, f"{f}/zh-CN"))
         summary = (result.stdout.strip().splitlines() or ["?"])[-1]
         report.detail(f"validate {count} notebooks (nbval, wall time): {summary}", fmt(wall))
 

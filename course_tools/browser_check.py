@@ -80,6 +80,32 @@ LAB_SETTINGS = {
         {"fetchNews": "false", "checkForUpdates": False},
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
 }
+# JupyterLab's language for an edition (make lab-zh sets the same locale, from the
+# jupyterlab-language-pack-zh-CN package).
+LAB_LANGUAGE = {"zh-CN": {"@jupyterlab/translation-extension/plugin.jupyterlab-settings":
+                          {"locale": "zh_CN"}}}
+# The labels the check clicks and reads ("File", "Idle", ...) as JupyterLab shows them in the
+# current server's language: its language pack's catalog (set by JupyterLab.__init__).
+_LABELS: dict = {}
+
+
+def lab_labels(language):
+    """English label (or "context\x04label") -> the label in ``language``'s language pack."""
+    if language == "en":
+        return {}
+    from importlib.resources import files
+    package = f"jupyterlab_language_pack_{language.replace('-', '_')}"
+    catalog = files(package) / "locale" / language.replace("-", "_") / "LC_MESSAGES" / \
+        "jupyterlab.json"
+    return {key: value[0] for key, value in json.loads(catalog.read_text("utf-8")).items()
+            if isinstance(value, list) and value and value[0]}
+
+
+def shown(label, context=None):
+    """``label`` as JupyterLab shows it now (the English label without a language pack)."""
+    if context is not None and f"{context}\x04{label}" in _LABELS:
+        return _LABELS[f"{context}\x04{label}"]
+    return _LABELS.get(label, label)
 
 # Timeouts, in seconds, generous for a busy 2-core machine.
 SERVER_START = 60
@@ -90,10 +116,16 @@ STOPPED = 3  # idle this long with no cell queued and some not run: the run stop
 WIDGET_ANSWER = 15
 
 
-def course_notebooks():
-    """Every lesson and solution notebook, as paths relative to the repository."""
+def course_notebooks(language="en"):
+    """Every lesson and solution notebook of an edition, as paths relative to the repository.
+
+    The English edition's by default (what `make test` runs): a Chinese notebook has the same
+    code cells and outputs (tests/course/test_translations.py), so what the browser sees of
+    them is the same; the Chinese edition is checked with JupyterLab in Chinese on one lesson
+    and its exercises (tests/course/test_browser.py; ``--language zh-CN`` here)."""
     return [p.relative_to(ROOT) for folder in FOLDERS
-            for p in sorted((ROOT / folder).glob("[0-9]*.ipynb"))]
+            for p in sorted((ROOT / (folder if language == "en" else f"{folder}/{language}"))
+                            .glob("[0-9]*.ipynb"))]
 
 
 def free_port():
@@ -138,7 +170,7 @@ def expected(notebook):
 class JupyterLab:
     """A JupyterLab server on a temporary copy of the course, for one session."""
 
-    def __init__(self, folders=FOLDERS, artifacts=ARTIFACTS, expose_app=False):
+    def __init__(self, folders=FOLDERS, artifacts=ARTIFACTS, expose_app=False, language="en"):
         self.tmp = Path(tempfile.mkdtemp(prefix="browser-check-"))
         self.artifacts = artifacts  # where the server's log is kept when it stops
         # What JupyterLab serves, runs and saves: a learner's workspace, made as `make lab`
@@ -151,7 +183,9 @@ class JupyterLab:
             shutil.copytree(ROOT / folder, self.committed / folder,
                             ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         settings = self.tmp / "lab-settings"
-        for name, values in LAB_SETTINGS.items():
+        _LABELS.clear()
+        _LABELS.update(lab_labels(language))
+        for name, values in {**LAB_SETTINGS, **LAB_LANGUAGE.get(language, {})}.items():
             path = settings / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(values))
@@ -281,8 +315,9 @@ def wait_until(condition, timeout, what, interval=0.25):
 
 def menu(page, name, item):
     """Click a menu bar entry, then one of its items (labels as shown)."""
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{name}$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+    page.locator(".lm-MenuBar-itemLabel",
+                 has_text=re.compile(f"^{re.escape(shown(name, 'menu'))}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(shown(item))}$")).click()
 
 
 def open_notebook(page, lab, notebook):
@@ -315,7 +350,7 @@ def close_notebook(page):
     menu(page, "File", "Close Tab")
 
     def closed():
-        discard = page.locator(".jp-Dialog button", has_text="Discard")
+        discard = page.locator(".jp-Dialog button", has_text=shown("Discard"))
         if discard.count():  # "Save your work": no
             discard.click()
         return page.locator(".jp-NotebookPanel").count() == 0
@@ -341,7 +376,7 @@ def check_not_dirty(page, problems):
 
 
 def status_idle(page):
-    return "| Idle" in page.locator("#jp-main-statusbar").inner_text()
+    return f"| {shown('Idle')}" in page.locator("#jp-main-statusbar").inner_text()
 
 
 def prompts(page):
@@ -748,7 +783,7 @@ def check_notebook(lab, browser, notebook, artifacts=ARTIFACTS, committed=None):
     saved = json.loads(Path(committed or lab.committed / notebook).read_text())
     exp = expected(saved)
     problems, notes = [], []
-    shot = artifacts / f"{notebook.parent.name}__{notebook.stem}.png"
+    shot = artifacts / f"{'__'.join(notebook.parts[:-1])}__{notebook.stem}.png"  # zh-CN too
     page = browser.page
     browser.page_errors.clear()
     try:
@@ -794,14 +829,20 @@ def main(argv=None):
                         help="notebooks to check (default: all of notebooks/ and solutions/)")
     parser.add_argument("--artifacts", type=Path, default=ARTIFACTS,
                         help=f"where screenshots go (default: {ARTIFACTS.relative_to(ROOT)})")
+    parser.add_argument("--language", choices=("en", *LAB_LANGUAGE),
+                        help="JupyterLab's language (default: zh-CN when every notebook given "
+                             "is a Chinese one, else en)")
     args = parser.parse_args(argv)
     notebooks = [Path(os.path.relpath(p.resolve(), ROOT)) for p in args.notebooks]
-    notebooks = notebooks or course_notebooks()
+    language = args.language or ("zh-CN" if notebooks and all(
+        "zh-CN" in p.parts for p in notebooks) else "en")
+    notebooks = notebooks or course_notebooks(language)
     from playwright.sync_api import sync_playwright
 
     reports = []
     folders = sorted(set(FOLDERS) | {p.parts[0] for p in notebooks})
-    with JupyterLab(folders, args.artifacts) as lab, sync_playwright() as playwright:
+    with JupyterLab(folders, args.artifacts, language=language) as lab, \
+            sync_playwright() as playwright:
         browser = Browser(playwright, lab.tmp / "chromium")
         try:
             for notebook in notebooks:

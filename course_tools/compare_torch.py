@@ -1,6 +1,6 @@
 """Run the course's notebooks on real PyTorch and report every output that differs.
 
-    python -m course_tools.compare_torch               # every notebook (make compare-torch)
+    python -m course_tools.compare_torch     # every notebook of both editions (make compare-torch)
     python -m course_tools.compare_torch notebooks/04_copying.ipynb ...
 
 Each notebook is committed executed on the engine. Here it runs again with
@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 import nbformat
+
+from course_tools.notebook_files import LANGUAGES, edition_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
@@ -141,12 +143,16 @@ def compare(path: Path, sanitizers) -> dict:
     return report
 
 
-def notebooks(args: list[str]) -> list[Path]:
+def notebooks(args: list[str], root: Path = ROOT) -> list[Path]:
+    """The notebooks named, or every notebook of both editions: the Chinese ones
+    (notebooks/zh-CN/, ...) hold the English code and outputs and run from their own folder,
+    so torch must give their outputs too (their check cells speak Chinese: compared the same)."""
     if args:
         return [Path(a).resolve() for a in args]
     found = []
-    for folder in FOLDERS:
-        found += sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+    for language in LANGUAGES:
+        for folder in FOLDERS:
+            found += sorted((root / edition_folder(folder, language)).glob("[0-9][0-9]_*.ipynb"))
     return found
 
 

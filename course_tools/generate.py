@@ -4,7 +4,10 @@
     python -m course_tools.generate --check     # exit 1, list what differs (make check-exercises)
     python -m course_tools.generate 04_copying  # only the exercise notebooks whose names match
 
-Each ``solutions/NN_*.ipynb`` gives ``exercises/NN_*.ipynb`` (same name). In code cells
+Each ``solutions/NN_*.ipynb`` gives ``exercises/NN_*.ipynb`` (same name), and each translated
+solution ``solutions/zh-CN/NN_*.ipynb`` gives ``exercises/zh-CN/NN_*.ipynb`` the same way (the
+Chinese edition, issue 30: its markdown cells keep their translation fingerprints, the
+notebook its ``course.language``). In code cells
 tagged ``exercise``, every region between nbgrader-style markers::
 
     ### BEGIN SOLUTION
@@ -48,7 +51,7 @@ from typing import NamedTuple
 import nbformat
 
 from course_tools.execute import KERNELSPEC, execute, render
-from course_tools.notebook_files import cells_digest
+from course_tools.notebook_files import TRANSLATIONS, cells_digest
 from exercises.checks.answer_cells import checkers_called
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,8 +189,9 @@ def assign_cell_ids(nb, name: str = "notebook") -> None:
                           f"called by two check cells?)")
 
 
-def make_exercise_notebook(solution, name: str = "notebook"):
-    """The exercise notebook for a solution notebook (a new object; the input is unchanged)."""
+def make_exercise_notebook(solution, name: str = "notebook", folder: str = "solutions"):
+    """The exercise notebook for a solution notebook (a new object; the input is unchanged);
+    ``folder`` is where the solution is ("solutions/zh-CN" for a Chinese one)."""
     nb = copy.deepcopy(solution)
     for index, cell in enumerate(nb.cells):
         where = f"{name}, cell {index}"
@@ -208,16 +212,23 @@ def make_exercise_notebook(solution, name: str = "notebook"):
     assign_cell_ids(nb, name)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)  # as JupyterLab writes it on open
     # What the generator wrote, so that it can tell a learner's edits from its own output.
-    nb.metadata[FINGERPRINT] = {"solution": f"solutions/{name}", "cells_sha256": cells_digest(nb)}
+    nb.metadata[FINGERPRINT] = {"solution": f"{folder}/{name}", "cells_sha256": cells_digest(nb)}
     return nb
 
 
 FINGERPRINT = "exercise_generated"
 
 
+def edition_of(folder: Path) -> str:
+    """"zh-CN/" for a translated edition's folder (solutions/zh-CN), "" for the English one."""
+    return f"{folder.name}/" if folder.name in TRANSLATIONS else ""
+
+
 def exercise_text(solution_path: Path) -> str:
     solution = nbformat.read(solution_path, as_version=4)
-    return render(make_exercise_notebook(solution, name=solution_path.name))
+    folder = "solutions/" + edition_of(solution_path.parent)
+    return render(make_exercise_notebook(solution, name=solution_path.name,
+                                         folder=folder.rstrip("/")))
 
 
 def without_outputs(text: str) -> str:
@@ -230,8 +241,10 @@ def without_outputs(text: str) -> str:
     return render(nb)
 
 
-def _selected(name: str, only: list[str] | None) -> bool:
-    return not only or any(part in name for part in only)
+def _selected(name: str, only: list[str] | None, edition: str = "") -> bool:
+    """Whether ``name`` (of the edition ``edition``, "" or "zh-CN/") is one of ``only``:
+    "04" and "04_copying" select both editions' notebooks, "zh-CN/04" the Chinese one."""
+    return not only or any(part in edition + name for part in only)
 
 
 def safe_to_replace(current: str, new: str) -> bool:
@@ -264,11 +277,12 @@ def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
     is never overwritten or removed: it is appended to ``refused`` instead (a ``Refused``)."""
     changed = []
     refused = [] if refused is None else refused
+    edition = edition_of(exercises)
     wanted = {}
     for path in sorted(solutions.glob(PATTERN)):
         wanted[path.name] = exercise_text(path)
     for name, text in wanted.items():
-        if not _selected(name, only):
+        if not _selected(name, only, edition):
             continue
         target = exercises / name
         current = target.read_text(encoding="utf-8") if target.exists() else None
@@ -278,9 +292,10 @@ def sync(solutions: Path = SOLUTIONS, exercises: Path = EXERCISES, *,
                 continue
             changed.append(name)
             if not check:
+                target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(text.encode("utf-8"))
     for target in sorted(exercises.glob(PATTERN)):
-        if target.name not in wanted and _selected(target.name, only):
+        if target.name not in wanted and _selected(target.name, only, edition):
             if not safe_to_replace(target.read_text(encoding="utf-8"), None):
                 refused.append(Refused(target.name, "remove"))
                 continue
@@ -296,7 +311,9 @@ def refusal_message(refusal: Refused, exercises: Path = EXERCISES) -> str:
     verb = "overwritten" if refusal.action == "overwrite" else "removed"
     lines = [f"{path}: left alone (not {verb}): its cells are not the ones the generator "
              f"wrote, so they may hold someone's answers."]
-    copy_in_workspace = exercises.parent / "workspace" / "exercises" / refusal.name
+    edition = edition_of(exercises)
+    root = exercises.parent.parent if edition else exercises.parent
+    copy_in_workspace = root / "workspace" / "exercises" / edition / refusal.name
     if copy_in_workspace.exists() and copy_in_workspace.read_bytes() == path.read_bytes():
         lines.append(f"  The same file is in {copy_in_workspace}, so nothing is lost if you "
                      f"put the committed version back: git checkout -- {path}")
@@ -307,10 +324,20 @@ def refusal_message(refusal: Refused, exercises: Path = EXERCISES) -> str:
     return "\n".join(lines)
 
 
+def editions(solutions: Path, exercises: Path) -> list[tuple[Path, Path]]:
+    """(solutions folder, exercises folder) of every edition present: the English one and
+    each translation's (solutions/zh-CN -> exercises/zh-CN) that has either folder."""
+    pairs = [(solutions, exercises)]
+    for language in TRANSLATIONS:
+        if (solutions / language).is_dir() or (exercises / language).is_dir():
+            pairs.append((solutions / language, exercises / language))
+    return pairs
+
+
 def fix_solution_ids(solutions: Path = SOLUTIONS) -> int:
     """Give the check and answer cells of every solution notebook the ids the exercise
     notebooks get (``check_NN_name`` / ``answer_NN_name``), so a check finds its answer cell
-    by id in the solutions too."""
+    by id in the solutions too (a translation's have the English ids already: unchanged)."""
     for path in sorted(solutions.glob(PATTERN)):
         nb = nbformat.read(path, as_version=4)
         before = render(nb)
@@ -343,28 +370,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exercises", type=Path, default=EXERCISES)
     args = parser.parse_args(argv)
     if args.fix_ids:
-        return fix_solution_ids(args.solutions)
-    refused: list[Refused] = []
+        return fix_solution_ids(args.solutions)  # the English ids; translations copy them
+    refused: list[tuple[Path, Refused]] = []
+    changed: list[Path] = []
     try:
-        changed = sync(args.solutions, args.exercises, check=args.check, only=args.names,
-                       force=args.force, refused=refused)
+        for solutions, exercises in editions(args.solutions, args.exercises):
+            mine: list[Refused] = []
+            changed += [exercises / name for name in sync(
+                solutions, exercises, check=args.check, only=args.names, force=args.force,
+                refused=mine)]
+            refused += [(exercises, refusal) for refusal in mine]
     except MarkerError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    for refusal in refused:
-        print(refusal_message(refusal, args.exercises), file=sys.stderr)
+    for exercises, refusal in refused:
+        print(refusal_message(refusal, exercises), file=sys.stderr)
     if args.check:
         if changed:
             print("Exercise notebooks out of sync with solutions/ (`make exercises` writes "
                   "them):", file=sys.stderr)
-            for name in changed:
-                print(f"  {args.exercises / name}", file=sys.stderr)
+            for target in changed:
+                print(f"  {target}", file=sys.stderr)
         if changed or refused:
             return 1
         print("Exercise notebooks are in sync with solutions/.")
         return 0
-    for name in changed:
-        target = args.exercises / name
+    for target in changed:
         if not target.exists():
             print(f"removed {target} (no solution)")
             continue

@@ -8,6 +8,11 @@ The estimate uses issue 16's rates: about 150 words a minute of reading, about 4
 code cell to predict, run and read its output. Exercises are not counted (they are timed apart).
 
     .venv/bin/python -m course_tools.length      # the table (works right after `make lab`)
+    .venv/bin/python -m course_tools.length --zh # the Chinese edition beside the English
+
+The Chinese edition (notebooks/zh-CN/, issue 30) is measured in characters (Chinese text has
+no spaces to count words by): its main path is found the same way, a "## 深入：" title
+starting a Deeper part.
 
 It needs only what `make lab` installs (nbformat comes with JupyterLab), never the test tools.
 """
@@ -28,6 +33,8 @@ SECONDS_PER_CODE_CELL = 40
 
 
 TITLE = re.compile(r"^## (.*)$", re.M)
+DEEPER_ZH = "深入"  # "## Deeper: ..." in the Chinese edition (its format: "## 深入：...")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def _parts(nb):
@@ -43,7 +50,7 @@ def _parts(nb):
             piece = cell.source[begin:end]
             title = TITLE.match(piece)
             if title:
-                deeper = "deeper" in title[1].lower()
+                deeper = "deeper" in title[1].lower() or title[1].startswith(DEEPER_ZH)
             yield nbformat.v4.new_markdown_cell(piece), deeper
 
 
@@ -58,6 +65,21 @@ def main_path_words(nb) -> tuple[int, int]:
         else:
             main += len(DETAILS.sub(" ", cell.source).split())
             optional += sum(len(box.split()) for box in DETAILS.findall(cell.source))
+    return main, optional
+
+
+def main_path_characters(nb) -> tuple[int, int]:
+    """(main-path Chinese characters, optional ones) of a translated lesson's markdown: the
+    Han characters (punctuation, Latin words and code are not counted)."""
+    main = optional = 0
+    for cell, deeper in _parts(nb):
+        if cell.cell_type != "markdown":
+            continue
+        if deeper:
+            optional += len(HAN.findall(cell.source))
+        else:
+            main += len(HAN.findall(DETAILS.sub(" ", cell.source)))
+            optional += sum(len(HAN.findall(box)) for box in DETAILS.findall(cell.source))
     return main, optional
 
 
@@ -125,5 +147,24 @@ def lessons(root=ROOT) -> list[str]:
             if path.stem not in NOT_LESSONS]
 
 
+def translation_table(slugs, language: str = "zh-CN") -> str:
+    """Each lesson's English main-path words beside its translation's main-path characters
+    (the issue's closing note); "not yet" for a lesson not translated."""
+    rows = [f"| lesson | English main-path words | {language} main-path characters "
+            f"| {language} optional characters |", "|---|---:|---:|---:|"]
+    for slug in slugs:
+        words, _ = main_path_words(nbformat.read(ROOT / "notebooks" / f"{slug}.ipynb",
+                                                 as_version=4))
+        path = ROOT / "notebooks" / language / f"{slug}.ipynb"
+        if path.exists():
+            main, optional = main_path_characters(nbformat.read(path, as_version=4))
+            rows.append(f"| {slug} | {words:,} | {main:,} | {optional:,} |")
+        else:
+            rows.append(f"| {slug} | {words:,} | not yet | |")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
-    print(table(lessons()))
+    import sys
+
+    print(translation_table(lessons()) if "--zh" in sys.argv[1:] else table(lessons()))

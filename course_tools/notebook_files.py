@@ -14,27 +14,63 @@ from exercises.checks.answer_cells import checkers_called
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = ("notebooks", "exercises", "solutions")
+# The editions of the course (issue 30): "en" is the English one, in the folders themselves;
+# every other edition has the same file names one folder down, in a folder named after its
+# language (notebooks/zh-CN/04_copying.ipynb, solutions/zh-CN/..., exercises/zh-CN/...).
+# The format of a translated notebook: notebooks/AUTHORING.md, "The Chinese edition".
+ENGLISH = "en"
+TRANSLATIONS = ("zh-CN",)
+LANGUAGES = (ENGLISH,) + TRANSLATIONS
+# The file in a learner's workspace that names its language (make lab-zh writes "zh-CN"):
+# exercises/checks/i18n.course_language reads it (make progress: what it reads and says).
+LANGUAGE_FILE = ".course-language"
 NOTEBOOK_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
 # Files a lesson links to, copied beside the notebooks wherever the course goes (a learner's
 # workspace, the browser edition), when the course has them.
 DOCUMENTS = ("notebooks/DIFFERENCES.md",)
 EXERCISE_TAG = "exercise"
-_HEADING = re.compile(r"^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$", re.MULTILINE)
+# "## Exercise 4.1: title", and the Chinese edition's "## 练习 4.1：标题" (a full-width colon).
+# (The browser edition's copy of this rule, in the course's JupyterLab extension, knows the
+# English heading only: the site is English until its Chinese edition.)
+_HEADING = re.compile(r"^#+\s*(?:Exercise\s+|练习\s*)(\d+\.\d+)\s*[:：]?\s*(.*)$", re.MULTILINE)
 
 
-def course_notebooks(root: Path = ROOT) -> list[str]:
-    """The course's notebooks, relative to the repository ("notebooks/00_welcome.ipynb")."""
+def edition_folder(folder: str, language: str = ENGLISH) -> str:
+    """Where ``language``'s notebooks of ``folder`` are: "notebooks", "notebooks/zh-CN"."""
+    return folder if language == ENGLISH else f"{folder}/{language}"
+
+
+def course_notebooks(root: Path = ROOT, languages: tuple = (ENGLISH,)) -> list[str]:
+    """The course's notebooks, relative to the repository ("notebooks/00_welcome.ipynb"),
+    of the editions in ``languages``: the English one unless asked (the site and the
+    release's checks are the English edition's; the workspace asks for ``LANGUAGES``)."""
     found = []
-    for folder in FOLDERS:
-        for path in sorted((root / folder).glob("*.ipynb")):
-            if NOTEBOOK_NAME.fullmatch(path.name):
-                found.append(f"{folder}/{path.name}")
+    for language in languages:
+        for folder in FOLDERS:
+            where = edition_folder(folder, language)
+            for path in sorted((root / where).glob("*.ipynb")):
+                if NOTEBOOK_NAME.fullmatch(path.name):
+                    found.append(f"{where}/{path.name}")
     return found
 
 
-def course_files(root: Path = ROOT) -> list[str]:
-    """The course's notebooks and the documents among ``DOCUMENTS`` it has."""
-    return course_notebooks(root) + [name for name in DOCUMENTS if (root / name).is_file()]
+def course_files(root: Path = ROOT, languages: tuple = (ENGLISH,)) -> list[str]:
+    """The course's notebooks and the documents among ``DOCUMENTS`` it has (the documents
+    are shared: a Chinese lesson links to ../DIFFERENCES.md)."""
+    return course_notebooks(root, languages) + [name for name in DOCUMENTS
+                                                if (root / name).is_file()]
+
+
+def language_of(name: str) -> str:
+    """The edition a course path belongs to: "zh-CN" for "exercises/zh-CN/04_copying.ipynb"."""
+    parts = Path(name).parts
+    return next((part for part in parts[:-1] if part in TRANSLATIONS), ENGLISH)
+
+
+def english_counterpart(name: str) -> str:
+    """The English notebook a translated one translates ("notebooks/zh-CN/x" -> "notebooks/x")."""
+    parts = [part for part in Path(name).parts[:-1] if part not in TRANSLATIONS]
+    return Path(*parts, Path(name).name).as_posix()
 
 
 def as_text(value) -> str:

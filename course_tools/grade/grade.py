@@ -377,6 +377,10 @@ def student_files(folder: Path, course_names: list[str]) -> tuple[dict, list[str
 
 
 def course_exercise_notebooks(root: Path = ROOT) -> list[str]:
+    """The exercise notebooks' names. Both editions on purpose: a Chinese exercise notebook
+    (exercises/zh-CN/) has the English one's name and the same answer and check cells (ids,
+    checkers: tests/course/test_translations.py), so a student's file of either edition is
+    graded by the same checkers under that name."""
     return [p.name for p in sorted((root / "exercises").glob("*.ipynb"))
             if NOTEBOOK.fullmatch(p.name)]
 

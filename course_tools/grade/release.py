@@ -32,7 +32,7 @@ NAME = "autograd-step-by-step"
 # Never handed out: the worked answers (unless SOLUTIONS=1), and what authors, testers,
 # CI and graders run (the tests and benchmarks hold solved answers too).
 LEFT_OUT = ("tests/", "bench/", ".ci/", "course_tools/grade/", ".gitignore")
-SOLUTIONS = "solutions/"
+SOLUTIONS = "solutions/"  # solutions/zh-CN/ too (the Chinese edition's, issue 30)
 POINTS = 1  # each exercise is worth one point (the grader's CSV counts the same)
 NBGRADER_SCHEMA = 3
 # The site's build tools (make site installs them there).

@@ -43,9 +43,13 @@ if COURSE_ROOT:  # the course is imported from where the grader says, read-only 
 import numpy  # noqa: E402  (after the course's root is on sys.path)
 
 import engine  # noqa: E402
+from exercises.checks.i18n import LANGUAGES, translate  # noqa: E402
 from exercises.checks.toolkit import CHECKERS, Feedback, discover  # noqa: E402
 
-VERDICT_PRINTED = re.compile(r"(✅|⏳|❌)\s*(Correct|Not done yet|Not quite)")
+# A verdict printed by an answer (to look like a check's), in either edition's words.
+VERDICT_PRINTED = re.compile(r"(✅|⏳|❌)\s*(" + "|".join(sorted(
+    {translate(word, chosen) for word in ("Correct", "Not done yet", "Not quite")
+     for chosen in LANGUAGES})) + ")")
 OUTPUT_KEPT = 2000  # characters of a cell's printed output kept for the feedback
 
 

@@ -28,6 +28,8 @@ Steps:
 from __future__ import annotations
 
 import argparse
+import ast
+import datetime
 import hashlib
 import html
 import json
@@ -37,11 +39,13 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import zipfile
 from pathlib import Path
 
-from course_tools.notebook_files import course_files, course_notebooks  # standard library only
+from course_tools.notebook_files import (cells_digest, course_files,  # standard library only
+                                         course_notebooks)
 from course_tools.site import read_only
 
 WEB = Path(__file__).resolve().parent
@@ -77,6 +81,12 @@ COURSE_WHEEL = ("autograd-step-by-step", ["numpy", "graphviz", "ipywidgets"],
 KERNEL_PRELOAD = ["micropip", "ssl", "sqlite3", "jedi", "ipython", "comm", "numpy",
                   COURSE_WHEEL[0]]
 VIZ_FILE = "viz-{version}.js"  # engine/viz.py looks for it beside pyodide.js
+LABEXTENSION = ROOT / "course_tools" / "labextension"
+# The local kernel's start-up lines (make lab, nbval): the site's kernel gets the same warning
+# filters (kernel_warning_filters).
+KERNEL_CONFIG = ROOT / "course_tools" / "kernel" / "ipython_kernel_config.json"
+# Each course notebook's version, for the course-update notice (course_versions).
+COURSE_VERSIONS = "course-versions.json"
 
 PROVENANCE = """\
 Where every Pyodide file of this site comes from (written by course_tools/site/build.py):
@@ -193,6 +203,76 @@ def course_wheel(pip, out, root=ROOT):
 
 
 # ------------------------------------------------------------- 2. static/pyodide
+# The course's wheel gets its bytecode (``__pycache__/*.cpython-312.pyc``, beside the sources,
+# which lessons and tracebacks show), compiled by the site's own Pyodide under Node.js (npm's
+# node; the magic number is that Python's, whatever Python runs the build), as unchecked-hash
+# pycs (PEP 552: used as they are, whatever the files' dates after unpacking). Without them
+# `import engine` compiles about 150 modules in WebAssembly as the first cell runs: lesson 00's
+# first two cells in Pyodide under Node.js (loaded, then the course wheel unpacked and
+# imported) took 11.9-13.2 s with the sources alone and 2.7-4.1 s with the bytecode (3 runs
+# with it, 2 without; 2 cores under a load average of 20; the wheel grows from 0.6 to 1.8 MB).
+COMPILE_JS = r"""
+import { readFileSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const [indexURL, wheel, script] = process.argv.slice(2);
+const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
+const pyodide = await loadPyodide({ indexURL });
+pyodide.FS.writeFile("/tmp/in.whl", new Uint8Array(readFileSync(wheel)));
+pyodide.runPython(readFileSync(script, "utf8"));
+writeFileSync(wheel, pyodide.FS.readFile("/tmp/out.whl"));
+"""
+COMPILE_PY = r"""
+import base64, hashlib, importlib.util, sys, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+
+source = zipfile.ZipFile("/tmp/in.whl")
+record = next(name for name in source.namelist() if name.endswith(".dist-info/RECORD"))
+rows = []
+with zipfile.ZipFile("/tmp/out.whl", "w", zipfile.ZIP_DEFLATED) as out:
+    def add(name, data, date_time):
+        out.writestr(zipfile.ZipInfo(name, date_time), data, zipfile.ZIP_DEFLATED)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{name},sha256={digest},{len(data)}")
+
+    for info in source.infolist():
+        if info.filename == record:
+            continue
+        data = source.read(info)
+        add(info.filename, data, info.date_time)
+        if info.filename.endswith(".py"):
+            code = compile(data, info.filename, "exec", dont_inherit=True)
+            pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
+            folder, _, name = info.filename.rpartition("/")
+            add(f"{folder}/__pycache__/{name[:-3]}.{sys.implementation.cache_tag}.pyc", pyc,
+                info.date_time)
+    rows.append(f"{record},,")
+    out.writestr(zipfile.ZipInfo(record, source.getinfo(record).date_time),
+                 "\n".join(rows) + "\n", zipfile.ZIP_DEFLATED)
+"""
+
+
+def add_bytecode(pyodide_dir, wheel):
+    """Compile the wheel's modules with the Pyodide in ``pyodide_dir`` (COMPILE_JS above),
+    in place; how many pyc files it holds then."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        raise BuildError("Node.js is needed to compile the course's wheel for Pyodide "
+                         "(Debian/Ubuntu: sudo apt-get install nodejs npm)")
+    with tempfile.TemporaryDirectory(prefix="site-compile-") as scripts:
+        scripts = Path(scripts)
+        (scripts / "compile.mjs").write_text(COMPILE_JS)
+        (scripts / "compile.py").write_text(COMPILE_PY)
+        try:
+            subprocess.run([node, scripts / "compile.mjs", f"{pyodide_dir.resolve()}/",
+                            wheel.resolve(), scripts / "compile.py"],
+                           check=True, capture_output=True, text=True)
+        except subprocess.CalledProcessError as error:
+            raise BuildError(f"compiling the course's wheel in Pyodide failed: "
+                             f"{error.stderr[-2000:]}") from None
+    with zipfile.ZipFile(wheel) as zipped:
+        return sum(name.endswith(".pyc") for name in zipped.namelist())
+
+
 def wheel_version(path):
     return path.name.split("-")[1]
 
@@ -245,8 +325,11 @@ def take_checked_files(source, source_name, packages, needed, dest):
     return checked
 
 
-def lay_out_pyodide(env, inputs, cache, wheels, dest):
-    """static/pyodide/: the core, the checked package files, our wheels, the pruned lock."""
+def lay_out_pyodide(env, inputs, cache, wheels, dest, wanted=KERNEL_PACKAGES + COURSE_PACKAGES,
+                    pure_wheels=None):
+    """static/pyodide/: the core, the checked package files (``wanted`` and what they depend
+    on), the pure wheels (``pure_wheels``: those of SITE_WHEELS, all by default), the course's
+    wheel, the pruned lock. ``wheels`` None (the floor): no course, no Graphviz."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     npm_archive = inputs[f"pyodide-{env['PYODIDE_VERSION']}.tgz"]
@@ -256,8 +339,10 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest):
         lock = json.load(tar.extractfile("package/pyodide-lock.json"))
     if lock["info"]["version"] != env["PYODIDE_VERSION"]:
         raise BuildError(f"npm's lock is for Pyodide {lock['info']['version']}")
+    # the official lock, for Pyodide to start with (add_bytecode); the pruned one replaces it
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock))
     packages = lock["packages"]
-    needed = closure(packages, KERNEL_PACKAGES + COURSE_PACKAGES)
+    needed = closure(packages, wanted)
 
     source_name = env["PYODIDE_PACKAGES_FROM"]
     (source,) = cache.glob(_wheel_glob(source_name))
@@ -268,13 +353,20 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest):
     pure = []
     for spec in env["SITE_WHEELS"].split():
         name = spec.split("==")[0].lower().replace("_", "-")
+        if pure_wheels is not None and name not in pure_wheels:
+            continue
         (path,) = cache.glob(_wheel_glob(spec))
         depends, imports = PURE_WHEELS[name]
         shutil.copy(path, dest / path.name)
         pruned[name] = lock_entry(name, dest / path.name, depends, imports)
         pure.append(path.name)
+    if wheels is None:
+        lock["packages"] = pruned
+        (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
+        return len(pruned)
     name, depends, imports = COURSE_WHEEL
     shutil.copy(wheels, dest / wheels.name)
+    say(f"{wheels.name}: {add_bytecode(dest, dest / wheels.name)} modules compiled by Pyodide")
     pruned[name] = lock_entry(name, dest / wheels.name, depends, imports)
     lock["packages"] = pruned
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True))
@@ -297,19 +389,37 @@ def lay_out_lite(lite, root=ROOT):
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
+    # The English edition only, on purpose: the Chinese site (notebooks/zh-CN/, ..., with the
+    # language pack preloaded) is a later step of issue 30; course_files gives English unless asked.
     for relative in course_files(root):
         (files / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / relative, files / relative)
     return files
 
 
-def configure(path, lock):
+def lite_config(prefix=Path(sys.prefix)):
+    """`jupyter lite build`'s configuration (jupyter_lite_config.json in the lite folder): the
+    JupyterLab extensions the site ships (SITE_EXTENSIONS), each named by its folder, the
+    course's from this checkout, the others as installed in the build tools' venv; none taken
+    from the venv unasked. So a venv shared between checkouts (or an older copy of the
+    course's extension in it) never decides which extension the site ships."""
+    installed = prefix / "share" / "jupyter" / "labextensions"
+    folders = [LABEXTENSION if name == "autograd-step-by-step" else installed / name
+               for name in SITE_EXTENSIONS]
+    missing = [str(folder) for folder in folders if not (folder / "package.json").exists()]
+    if missing:
+        raise BuildError(f"JupyterLab extensions the site needs are not installed: {missing}")
+    return {"LiteBuildConfig": {"ignore_sys_prefix": ["federated_extensions"],
+                                "federated_extensions": [str(f) for f in folders]}}
+
+
+def configure(path, lock, preload=KERNEL_PRELOAD):
     """The built jupyter-lite.json, with course_tools/site/jupyter-lite.json's settings on top
     (no PyPI fallback: every package comes from the site) and the packages Pyodide loads as it
     starts (``KERNEL_PRELOAD``, each checked against the site's ``lock``)."""
     config = json.loads(path.read_text())
     packages = json.loads(lock.read_text())["packages"]
-    missing = [name for name in KERNEL_PRELOAD if name not in packages]
+    missing = [name for name in preload if name not in packages]
     if missing:
         raise BuildError(f"packages to preload that the site's lock lacks: {missing}")
     ours = json.loads((WEB / "jupyter-lite.json").read_text())["jupyter-config-data"]
@@ -323,8 +433,50 @@ def configure(path, lock):
     kernel = data["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     if kernel.get("disablePyPIFallback") is not True or not kernel["pyodideUrl"].startswith("./"):
         raise BuildError(f"{path}: the kernel would load packages from elsewhere: {kernel}")
-    kernel.setdefault("loadPyodideOptions", {})["packages"] = KERNEL_PRELOAD
+    options = kernel.setdefault("loadPyodideOptions", {})
+    options["packages"] = list(preload)
+    options.setdefault("env", {})["PYTHONWARNINGS"] = kernel_warning_filters()
     path.write_text(json.dumps(config, indent=2, sort_keys=True))
+
+
+def kernel_warning_filters(config=KERNEL_CONFIG):
+    """The local kernel's start-up warning filters (its exec_lines, each
+    ``__import__('warnings').filterwarnings('ignore', message=r'...', category=...)``) as the
+    value of PYTHONWARNINGS, which the Pyodide kernel's Python reads as it starts
+    (``loadPyodideOptions.env``: jupyterlite-pyodide-kernel runs no start-up code of ours, and
+    the filters must be in place before a cell runs). Python's -W syntax matches the start of
+    a message literally, so each filter's regular expression must be a literal text with
+    escaped dots, and hold no ':' or ','; anything else stops the build."""
+    lines = json.loads(config.read_text())["IPKernelApp"].get("exec_lines", [])
+    filters = []
+    for line in lines:
+        call = ast.parse(line, mode="eval").body
+        keywords = {k.arg: k.value for k in getattr(call, "keywords", [])}
+        try:
+            assert isinstance(call, ast.Call) and call.func.attr == "filterwarnings"
+            action = ast.literal_eval(call.args[0])
+            pattern = ast.literal_eval(keywords["message"])
+            category = keywords["category"].id
+        except (AssertionError, AttributeError, IndexError, KeyError, ValueError) as error:
+            raise BuildError(f"{config.name}: not a warning filter the site's kernel can "
+                             f"take: {line!r} ({error!r})") from None
+        text = re.sub(r"\\(.)", r"\1", pattern)  # \. -> .
+        unescaped = re.sub(r"\\.", "", pattern)
+        if re.search(r"[.^$*+?{}\[\]()|]", unescaped) or re.search("[:,]", text) or \
+                set(keywords) != {"message", "category"}:
+            raise BuildError(f"{config.name}: the filter {line!r} is not one PYTHONWARNINGS "
+                             "can say (a literal message start, no ':' or ',')")
+        filters.append(f"{action}:{text}:{category}")
+    return ",".join(filters)
+
+
+def course_versions(root, names, date):
+    """What the site's course-update notice compares (course_tools/labextension, part 5): each
+    course notebook's version, as make workspace fingerprints it (cells_digest: its cells'
+    types and sources, not outputs), and the date a fresh copy of a changed one is named by."""
+    return {"date": date, "notebooks": {
+        name: cells_digest(json.loads((root / name).read_text(encoding="utf-8")))
+        for name in names if name.endswith(".ipynb")}}
 
 
 # The JupyterLab extensions the site ships: the widgets' manager, the Pyodide kernel, the
@@ -336,19 +488,19 @@ SITE_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-
                    "autograd-step-by-step", "jupyterlab_pygments")
 
 
-def keep_only_course_extensions(out):
-    """Remove every JupyterLab extension but SITE_EXTENSIONS from the built site: its files,
+def keep_only_course_extensions(out, keep=SITE_EXTENSIONS):
+    """Remove every JupyterLab extension but ``keep`` from the built site: its files,
     its entry in jupyter-lite.json and its settings' schema; the names removed."""
     config_path = out / "jupyter-lite.json"
     config = json.loads(config_path.read_text())
     data = config["jupyter-config-data"]
     shipped = [extension["name"] for extension in data.get("federated_extensions", [])]
-    missing = [name for name in SITE_EXTENSIONS if name not in shipped]
+    missing = [name for name in keep if name not in shipped]
     if missing:
         raise BuildError(f"the site lacks JupyterLab extensions it needs: {missing}")
-    removed = [name for name in shipped if name not in SITE_EXTENSIONS]
+    removed = [name for name in shipped if name not in keep]
     data["federated_extensions"] = [extension for extension in data["federated_extensions"]
-                                    if extension["name"] in SITE_EXTENSIONS]
+                                    if extension["name"] in keep]
     config_path.write_text(json.dumps(config, indent=2, sort_keys=True))
     schemas = out / "build" / "schemas" / "all_federated.json"
     if schemas.exists():
@@ -370,6 +522,33 @@ def title(path):
     return path.stem
 
 
+FIRST_RESULT = ROOT / "bench" / "first_result.json"  # course_tools/site/first_result.py's
+
+
+def first_result_sentence(path=FIRST_RESULT):
+    """What the first page says of the wait for a lesson's first result: the last measurement
+    (``make first-result``), in Chromium, the course against the floor."""
+    if not path.exists():
+        raise BuildError(f"{path.relative_to(ROOT)} is missing: `make first-result` measures "
+                         "what the site's first page states")
+    record = json.loads(path.read_text())
+    chromium = record["results"]["chromium"]
+    course, floor = chromium["course/first"], chromium["floor/first"]
+    again = chromium["course/again"]["first_output"]
+    cores = record["machine"].split(", ")[-1]
+    loads = [value[0] for value in (record.get("load_average") or {}).values() if value]
+    if loads:  # how busy the machine was (1-minute load average, before and after)
+        cores += f" under a load average of {min(loads):.0f}" + (
+            f"-{max(loads):.0f}" if round(max(loads)) != round(min(loads)) else "")
+    return (f"Python, numpy and the course start in the page: on a first visit, lesson 00 "
+            f"showed its first result {course['first_output']:.0f} s after it was opened "
+            f"(median of {record['runs']} runs in Chromium on {cores}, measured "
+            f"{record['date']}; JupyterLite with numpy alone took {floor['first_output']:.0f} "
+            f"s on the same machine)" + (f", and {again:.0f} s when opened again, the "
+                                         "browser having kept the files" if again else "")
+            + ".")
+
+
 def first_page(out, root=ROOT):
     """The site's first page (course_tools/site/index.html): what runs here, where the
     learner's work is kept and how to download it, and a link to every lesson and exercise
@@ -389,6 +568,7 @@ def first_page(out, root=ROOT):
     page = page.replace("</head>", config.group(0) + "\n</head>")
     page = page.replace("{lessons}", links("notebooks/")).replace("{exercises}",
                                                                    links("exercises/"))
+    page = page.replace("{first_result}", html.escape(first_result_sentence()))
     (out / "index.html").write_text(page)
 
 
@@ -422,7 +602,7 @@ def read_only_html(out, work, root=ROOT):
     docs = read / "docs"
     (docs / "exercises").mkdir(parents=True)
     (docs / "solutions").mkdir()
-    notebooks = course_notebooks(root)
+    notebooks = course_notebooks(root)  # the English edition's (the Chinese site comes later)
     notes = sorted(p.relative_to(root).as_posix() for p in (root / "notebooks").glob("*.md")
                    if p.name not in ("README.md", "AUTHORING.md"))
     has_page = set(notebooks + notes).__contains__
@@ -494,6 +674,53 @@ def read_only_html(out, work, root=ROOT):
     return len(notebooks)
 
 
+# ------------------------------------------------------------------- the floor
+# The floor of the time to the first result (issue 28; course_tools/site/first_result.py):
+# what any JupyterLite site with the Pyodide kernel and numpy takes, built from the same pins
+# as the course's site (JupyterLite, the Pyodide kernel, Pyodide and its checked files), with
+# the same start-up the course's site has (the kernel's packages and numpy preloaded: a bare
+# site without it only starts slower), and nothing of the course: no course wheel, no widgets,
+# no Graphviz, no JupyterLab extension but the kernel's. One notebook, lesson 00's first two
+# cells in numpy.
+FLOOR_PACKAGES = [*KERNEL_PACKAGES, "numpy"]
+FLOOR_WHEELS = ["comm"]  # the kernel's own (the 0.6.1 kernel's piplite has none to install)
+FLOOR_PRELOAD = [name for name in KERNEL_PRELOAD if name in FLOOR_PACKAGES + FLOOR_WHEELS]
+FLOOR_EXTENSIONS = ("@jupyterlite/pyodide-kernel-extension",)
+FLOOR_NOTEBOOK = "notebooks/00_floor.ipynb"
+FLOOR_CELLS = ["import numpy as np",
+               "x = np.array([1.0, 2.0, 3.0])\ny = (x * x).sum()\ny"]
+
+
+def floor_notebook():
+    """The floor's notebook (nbformat 4, no outputs)."""
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"floor-{index}",
+              "metadata": {}, "outputs": [], "source": source}
+             for index, source in enumerate(FLOOR_CELLS)]
+    return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"display_name": "Python (Pyodide)",
+                                        "language": "python", "name": "python"}}}
+
+
+def build_floor(env, inputs, cache, work, out):
+    """build/floor-site/: a bare JupyterLite + Pyodide kernel + numpy site (above)."""
+    lite = work / "floor-lite"
+    shutil.rmtree(lite, ignore_errors=True)
+    lite.mkdir(parents=True)
+    count = lay_out_pyodide(env, inputs, cache, None, lite / "static" / "pyodide",
+                            wanted=FLOOR_PACKAGES, pure_wheels=FLOOR_WHEELS)
+    say(f"floor: pruned pyodide-lock.json: {count} packages")
+    shutil.copy(WEB / "overrides.json", lite / "overrides.json")
+    files = lite / "files"
+    (files / FLOOR_NOTEBOOK).parent.mkdir(parents=True)
+    (files / FLOOR_NOTEBOOK).write_text(json.dumps(floor_notebook(), indent=1))
+    shutil.rmtree(out, ignore_errors=True)
+    run(Path(sys.executable).parent / "jupyter", "lite", "build", "--lite-dir", lite,
+        "--contents", files, "--output-dir", out, "--no-sourcemaps", cwd=lite)
+    configure(out / "jupyter-lite.json", lite / "static" / "pyodide" / "pyodide-lock.json",
+              FLOOR_PRELOAD)
+    keep_only_course_extensions(out, FLOOR_EXTENSIONS)
+
+
 def folder_size(path):
     files = [p for p in path.rglob("*") if p.is_file()]
     return sum(p.stat().st_size for p in files), len(files)
@@ -509,6 +736,9 @@ def main(argv=None):
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the course to build from: this repository, or a release's folder "
                         "(make release: no solutions, checkers without their reference answers)")
+    parser.add_argument("--floor", action="store_true",
+                        help="build the floor instead (build/floor-site/: JupyterLite, the "
+                        "Pyodide kernel and numpy only; course_tools/site/first_result.py)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
     started = time.monotonic()
@@ -519,10 +749,18 @@ def main(argv=None):
     lite = args.work / "lite"
     lite.mkdir(parents=True, exist_ok=True)
     inputs = download(env, cache, pip)
+    if args.floor:
+        out = args.out if args.out != ROOT / "build" / "site" else ROOT / "build" / "floor-site"
+        build_floor(env, inputs, cache, args.work, out)
+        size, count = folder_size(out)
+        say(f"built the floor {out} in {time.monotonic() - started:.0f} s: "
+            f"{size / 1e6:.1f} MB in {count} files")
+        return 0
     wheel = course_wheel(pip, args.work / "wheel", root)
     count = lay_out_pyodide(env, inputs, cache, wheel, lite / "static" / "pyodide")
     say(f"pruned pyodide-lock.json: {count} packages")
     files = lay_out_lite(lite, root)
+    (lite / "jupyter_lite_config.json").write_text(json.dumps(lite_config(), indent=1))
     shutil.rmtree(args.out, ignore_errors=True)
     jupyter = venv_bin / "jupyter"
     run(jupyter, "lite", "build", "--lite-dir", lite, "--contents", files,
@@ -532,6 +770,9 @@ def main(argv=None):
     if removed:
         say(f"left out JupyterLab extensions the site does not use: {', '.join(removed)}")
     first_page(args.out, root)
+    versions = course_versions(root, course_files(root),
+                               datetime.datetime.now(datetime.timezone.utc).date().isoformat())
+    (args.out / COURSE_VERSIONS).write_text(json.dumps(versions, indent=1, sort_keys=True))
     say(f"read-only HTML: {read_only_html(args.out, args.work, root)} notebooks in "
         f"{args.out.name}/read/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")

@@ -260,6 +260,7 @@ class Report:
     packages_first_cell: list = field(default_factory=list)
     packages: list = field(default_factory=list)
     screenshot: Path | None = None
+    outputs: dict = field(default_factory=dict)  # code cell index -> its outputs in the site
 
     @property
     def ok(self):
@@ -339,6 +340,7 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
             if report.first_cell is None:
                 report.first_cell = time.monotonic() - clicked
                 report.packages_first_cell = package_files(browser.asked[at_first_cell:])
+            report.outputs[index] = state["outputs"]
             check_cell(committed["cells"][index], index, state["outputs"], exp, problems)
         report.notes.append(f"{ran} of {len(code)} code cells run")
         report.packages = package_files(browser.asked[opened:])

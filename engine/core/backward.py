@@ -17,7 +17,7 @@ import itertools
 import warnings
 
 from ..fidelity import dtypes, messages
-from . import capture
+from . import capture, cotangents
 from .grad_mode import mode, set_grad_enabled
 from .hooks import graph_task
 from .node import AccumulateGrad, edge_of, gradient_edge, is_tensor
@@ -222,17 +222,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     retain_graph = create_graph if retain_graph is None else retain_graph
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_GRADS_NOT_ALLOW_UNUSED)
-    grads = starting_gradients(outputs, as_tuple(grad_outputs) or (None,) * len(outputs))
+    grad_outputs = as_tuple(grad_outputs) or (None,) * len(outputs)
+    grads = cotangents.starting_cotangents(outputs, grad_outputs) if is_grads_batched else \
+        starting_gradients(outputs, grad_outputs)
     capture.check_differentiable(inputs)  # (after the outputs, as torch checks them)
-    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph)
+    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph,
+                           batched=is_grads_batched)
     return capture.returned(found, inputs, allow_unused, materialize_grads)
 
 
-def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=False):
-    """The walk from ``outputs``, keeping the gradients that reach ``inputs`` (capture.py)."""
+def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=False,
+                   batched=False):
+    """The walk from ``outputs``, keeping the gradients that reach ``inputs`` (capture.py);
+    ``batched``: a batch of cotangents, each node run by ``cotangents.apply_batched``."""
     roots = [edge_of(t) for t in outputs]
+    apply = cotangents.apply_batched if batched else apply_formula
     keep = capture.Capture([node for node, _ in roots], inputs,
-                           functools.partial(apply_formula, retain_graph=retain_graph))
+                           functools.partial(apply, retain_graph=retain_graph),
+                           cotangents.tensor_hooks_per_sample if batched else None)
     with set_grad_enabled(create_graph), graph_task(roots, keep, accumulates):
         run_backward(roots, grads, anomaly_checked(keep.run_node))
     return keep.results

@@ -43,8 +43,9 @@ class Capture:
     freed, as in torch.
     """
 
-    def __init__(self, roots, inputs, apply_formula):
+    def __init__(self, roots, inputs, apply_formula, tensor_hooks=None):
         self.apply_formula = apply_formula
+        self.tensor_hooks = tensor_hooks or _tensor_hooks_run  # (a batch: cotangents.py's)
         self.positions = {}  # (node, output_nr) -> the positions in ``inputs`` it answers
         for position, tensor in enumerate(inputs):
             self.positions.setdefault(input_edge(tensor), []).append(position)
@@ -56,14 +57,14 @@ class Capture:
         if grads is None:
             return (None,) * len(node.next_functions)
         if node in self.targets:
-            grads = _tensor_hooks_run(node, grads)
+            grads = self.tensor_hooks(node, grads)
             for nr, grad in enumerate(grads):
                 for position in self.positions.get((node, nr), ()):
                     self.results[position] = grad
         if node not in self.needed or isinstance(node, AccumulateGrad):
             return (None,) * len(node.next_functions)
         if node not in self.targets:
-            grads = _tensor_hooks_run(node, grads)
+            grads = self.tensor_hooks(node, grads)
         return self.apply_formula(node, grads)
 
 

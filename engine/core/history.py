@@ -14,7 +14,7 @@ says which; ``refuse_view_change`` raises torch's message).
 """
 import numpy as np
 
-from ..fidelity import messages
+from ..fidelity import dtypes, messages
 from .backward import validated
 from .grad_mode import mode
 from .hooks import move_retained
@@ -144,13 +144,6 @@ def _region(tensor, geometry):
     return tensor._strided_view(shape, stride, tensor.storage_offset() + offset)
 
 
-def _refuse_double_backward(node):
-    """These nodes write gradients with numpy, unrecorded: they cannot be differentiated."""
-    if mode.grad_enabled:
-        raise RuntimeError(f"engine: {node.name()} does not support create_graph=True (double "
-                           "backward through an in-place change of a view)")
-
-
 class CopySlices(Node):
     """base after ``view.op_()``: the view's region of base was replaced by op(view).
 
@@ -173,14 +166,28 @@ class CopySlices(Node):
                 ((base._data.shape, base._data.dtype),) + fn._input_meta[1:])
 
     def backward(self, grad):
-        _refuse_double_backward(self)
         if self._released:
             raise RuntimeError(messages.SECOND_BACKWARD)
+        if mode.grad_enabled:  # create_graph: the same, written with recorded operations
+            return self.differentiable_backward(grad)
         grad_base = grad._empty_strided(self.geometry[0], self.geometry[1])  # the base's layout
         grad_base._data[...] = grad._data
         region = _region(grad_base, self.geometry)
         fn_grads = validated(self.fn, self.fn.backward(region.clone()))
         region._data[...] = 0 if fn_grads[0] is None else fn_grads[0]._data
+        return (grad_base, *fn_grads[1:])
+
+    def differentiable_backward(self, grad):
+        """As torch's CopySlices: the gradient copied into the base's layout, the region
+        replaced, in place, by what the op's node returns for it (each step recorded)."""
+        grad_base = grad._empty_strided(self.geometry[0], self.geometry[1]).copy_(grad)
+        _, _, shape, stride, offset = self.geometry
+        region = grad_base.as_strided(shape, stride, grad_base.storage_offset() + offset)
+        fn_grads = validated(self.fn, self.fn.backward(region.clone()))
+        if fn_grads[0] is None:
+            region.zero_()
+        else:
+            region.copy_(fn_grads[0])
         return (grad_base, *fn_grads[1:])
 
     def _release(self):  # torch drops fn: this node cannot run again (nothing saved or not)
@@ -194,7 +201,8 @@ class AsStridedBackward0(Node):
     geometry: tuple
 
     def backward(self, grad):
-        _refuse_double_backward(self)
+        if mode.grad_enabled:  # create_graph: the same, written with recorded operations
+            return self.differentiable_backward(grad)
         grad_base = grad._empty_strided(self.geometry[0], self.geometry[1])  # the base's layout
         grad_base._data[...] = 0
         # add, element by element: where an as_strided view overlaps itself, every one of
@@ -202,3 +210,18 @@ class AsStridedBackward0(Node):
         region = _region(grad_base, self.geometry)._data
         np.add.at(region, (slice(None),) * region.ndim, grad._data)
         return grad_base
+
+    def differentiable_backward(self, grad):
+        """As torch's as_strided_backward: the gradient scattered (added) into a flat storage
+        at the places the view reads, then seen as the base (scatter_add's backward is a
+        gather, so a second derivative follows)."""
+        base_shape, base_stride, shape, stride, offset = self.geometry
+        places = np.full(shape, offset, dtype=np.int64)
+        for dim, (n, step) in enumerate(zip(shape, stride)):
+            places = places + (np.arange(n) * step).reshape((n,) + (1,) * (len(shape) - dim - 1))
+        size = max([int(places.max()) + 1 if places.size else 0] +
+                   [1 + sum((n - 1) * s for n, s in zip(base_shape, base_stride))
+                    if all(base_shape) else 0])
+        flat = grad.new_zeros(size).scatter_add(0, grad.new_tensor(places.reshape(-1), dtype=(
+            dtypes.from_numpy_dtype[np.dtype(np.int64)])), grad.reshape(-1))
+        return flat.as_strided(base_shape, base_stride, 0)

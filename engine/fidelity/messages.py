@@ -416,6 +416,15 @@ def grad_output_shape(index, grad_shape, output_shape):
             f"output[{index}] has a shape of {output_shape}.")
 
 
+def batched_grad_output_shape(index, grad_shape, output_shape):
+    return ("If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+            "as the batch dimension. The sizes of the remaining dimensions are expected to match "
+            "the shape of corresponding output, but a mismatch was detected: grad_output"
+            f"[{index}] has a shape of {grad_shape} and output[{index}] has a shape of "
+            f"{output_shape}. If you only want some tensors in `grad_output` to be considered "
+            "batched, consider using vmap.")
+
+
 def implicit_grad_dtype(dtype):
     return f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"
 

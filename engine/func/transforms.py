@@ -16,9 +16,12 @@ only. The engine gets the same results from plain autograd, one ``Level`` per ca
   could see). A result that depends on a tensor that requires grad outside (an input that
   did, a captured parameter, an outer level's input) keeps its graph, as torch's does.
 
-``jacrev`` computes all the rows of a Jacobian at once as torch does, with ``vmap`` of a
-vector-Jacobian product over the unit vectors (vmap.py): one batched forward and backward
-pass, or one pass per row when the function has an operation without a batching rule.
+``jacrev`` computes all the rows of a Jacobian at once as torch does: f runs once (``vjp``),
+and the unit vectors go back through its graph as one batch of cotangents, in one walk
+(``autograd.grad(..., is_grads_batched=True)``, engine/core/cotangents.py). Under ``vmap``
+(``hessian``, ``vmap(jacrev(f))``) it is ``vmap`` of a vector-Jacobian product over the unit
+vectors (vmap.py): one batched forward and backward pass, or one pass per row when the
+function has an operation without a batching rule.
 Under ``vmap``, a transform differentiates the physical (batched) tensors: see
 ``Level.differentiable``.
 """
@@ -32,7 +35,7 @@ from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
 from ..ops.creation import eye, ones_like, zeros, zeros_like
 from .batched import BatchedTensor, from_real, to_real
-from ..ops.join import stack
+from ..ops.join import cat, stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
 from .vmap import levels as vmap_levels
 from .vmap import vmap
@@ -55,6 +58,14 @@ class Level:
         self.outer_grad_enabled = is_grad_enabled()
         self.fresh = set()  # ids of the leaves this call made
 
+    def __enter__(self):  # while f runs: the leaves an inner call makes are this one's too
+        RUNNING_LEVELS.append(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        RUNNING_LEVELS.pop()
+        return False
+
     def differentiable(self, value):
         """The tensor the function sees in place of ``value``, to differentiate against.
 
@@ -70,6 +81,8 @@ class Level:
             return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
         fresh = with_tangent_of(real, real.detach().requires_grad_())
         self.fresh.add(id(fresh))
+        for outer in RUNNING_LEVELS:  # (an inner call's leaf is no leaf outside: a grad of
+            outer.fresh.add(id(fresh))  # hessian of a captured tensor reaches them, unwanted)
         for made in JVP_CALLS:  # (a jvp running around this call: a leaf made inside it)
             made.add(id(fresh))
         return from_real(fresh, levels)
@@ -113,6 +126,9 @@ class Level:
         return False
 
 
+RUNNING_LEVELS = []  # the Levels whose function is running, outermost first
+
+
 def with_tangent_of(tensor, detached):
     """``detached`` with ``tensor``'s tangent, if it has one: inside ``jvp`` (``hessian`` is
     jacfwd of jacrev) a level's fresh tensors and unwrapped results carry it through."""
@@ -130,14 +146,19 @@ def _batched_at_every_level(real, levels):
 
 
 def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True,
-              keep_for_outer=True, fill=True):
+              keep_for_outer=True, fill=True, batch=None):
     """functorch's ``_autograd_grad``: zeros for inputs the outputs do not depend on.
 
     torch keeps one graph per level; here all levels share the one graph, so a graph an
     outer level will differentiate again (``create_graph``) is also kept. Under vmap the
     outputs, inputs and seeds are batched: the walk runs on their physical tensors (a
     seed that is not batched is expanded to its output's batch), and the gradients come
-    back batched as their inputs."""
+    back batched as their inputs. With ``batch``, each seed holds that many cotangents along
+    its first dimension, all sent back in one walk (autograd.grad's ``is_grads_batched``)."""
+    if batch is not None:
+        found = _gradients(outputs, inputs, seeds, retain_graph, create_graph, False, True)
+        return tuple(zeros_like(t).expand(batch, *t.shape) if g is None and fill else g
+                     for g, t in zip(found, inputs))
     inputs, input_levels = zip(*(to_real(t) for t in inputs)) if inputs else ((), ())
     outputs = [to_real(o)[0] for o in outputs]
     if seeds is not None:
@@ -161,7 +182,7 @@ def _unused(real, levels):
     return zeros(logical, dtype=real.dtype).expand(real.shape)
 
 
-def _gradients(outputs, inputs, seeds, retain_graph, create_graph, fill):
+def _gradients(outputs, inputs, seeds, retain_graph, create_graph, fill, batched=False):
     given = seeds is not None
     pairs = [(o, s) for o, s in zip(outputs, seeds if given else outputs) if o.requires_grad]
     if not pairs:
@@ -169,7 +190,7 @@ def _gradients(outputs, inputs, seeds, retain_graph, create_graph, fill):
     found = autograd_grad([o for o, _ in pairs], inputs,
                           [s for _, s in pairs] if given else None,
                           retain_graph=retain_graph, create_graph=create_graph,
-                          allow_unused=True)
+                          allow_unused=True, is_grads_batched=batched)
     return tuple(zeros_like(t) if g is None and fill else g for g, t in zip(found, inputs))
 
 
@@ -243,7 +264,7 @@ def grad(func, argnums=0, has_aux=False):
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     level = Level()
-    with enable_grad():
+    with enable_grad(), level:
         args, diff_args = _with_differentiable(args, argnums, level)
         output = func(*args, **kwargs)
         aux = None
@@ -277,7 +298,7 @@ def vjp(func, *primals, has_aux=False):
 
 def _vjp(func, primals, argnums, has_aux):
     level = Level()
-    with enable_grad():
+    with enable_grad(), level:
         if argnums is None:
             primals = tree_map(level.differentiable, primals)
             diff_primals = primals
@@ -300,12 +321,15 @@ def _vjp(func, primals, argnums, has_aux):
                 raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
                                    f"complex Tensors, got Tensor with dtype {out.dtype}")
 
-    def flat_vjp(flat_cotangents, retain_graph=True, create_graph=None, fill=True):
-        """The products as a flat list (None for an input the outputs ignore, unless fill)."""
-        create_graph = is_grad_enabled() if create_graph is None else create_graph
+    def flat_vjp(flat_cotangents, retain_graph=True, create_graph=None, fill=True, batch=None):
+        """The products as a flat list (None for an input the outputs ignore, unless fill);
+        ``batch``: each cotangent holds that many along its first dimension (jacrev's rows)."""
+        create_graph = is_grad_enabled() if create_graph is None else \
+            level.graph_needed(flat_output) if create_graph == "if needed" else create_graph
         found = gradients(flat_output, flat_diff, flat_cotangents, retain_graph=retain_graph,
                           create_graph=create_graph and level.outer_grad_enabled,
-                          keep_for_outer=False, fill=fill)  # (retain_graph: the caller's)
+                          keep_for_outer=False, fill=fill, batch=batch)  # (retain_graph: the
+        #                                                                  caller's)
         return [g if g is None else level.unwrap(g) for g in found]
 
     def vjp_fn(cotangents, retain_graph=True, create_graph=None):
@@ -347,7 +371,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         flat_output, output_spec = tree_flatten(output)
         numels = [o.numel() for o in flat_output]
         flat_primals, primals_spec = tree_flatten(slice_argnums(args, argnums))
-        if sum(numels) and chunk_size != 1:
+        if sum(numels) and chunk_size != 1 and not vmap_levels:
+            per_input = _batched_rows(flat_vjp, flat_output, numels, chunk_size)
+        elif sum(numels) and chunk_size != 1:
             per_input = _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels,
                                       chunk_size)
         else:  # (chunk_size=1: torch's "same as a for-loop")
@@ -365,13 +391,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     return wrapper
 
 
-def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size):
-    """Per input, the rows of every output's Jacobian, as torch computes them: ``vmap`` of
-    a vjp over the unit vectors, so one batched forward and one batched backward pass give
-    all rows (what has no batching rule runs once per row instead: vmap's loop).
-
-    Row k is the gradient of ``sum_i (output_i * seed_i).sum()``, seeds the k-th unit
-    vector of all outputs laid end to end."""
+def _unit_seeds(flat_output, numels):
+    """Per output, its cotangent of every row: the k-th unit vector of all the outputs laid
+    end to end, as a batch ``(sum(numels), *output.shape)``."""
     total, seeds, offset = sum(numels), [], 0
     for o, n in zip(flat_output, numels):
         if n == total:  # one output: its unit vectors (an identity written into zeros costs 13x)
@@ -381,6 +403,30 @@ def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size)
         block[offset:offset + n] = eye(n, dtype=o.dtype)
         seeds.append(block.view(total, *o.shape))
         offset += n
+    return seeds
+
+
+def _batched_rows(flat_vjp, flat_output, numels, chunk_size):
+    """Per input, the rows of every output's Jacobian, as torch computes them outside vmap:
+    f ran once (vjp), and the unit vectors go back through its graph as one batch of
+    cotangents, ``chunk_size`` rows a walk (autograd.grad's ``is_grads_batched``: each node's
+    formula runs once on the batch, engine/core/cotangents.py)."""
+    seeds, total = _unit_seeds(flat_output, numels), sum(numels)
+    step = total if chunk_size is None else chunk_size
+    chunks = [flat_vjp([s[start:start + step] for s in seeds], batch=min(step, total - start),
+                       create_graph="if needed")  # (as grad's: a graph only an outer one reads)
+              for start in range(0, total, step)]
+    return list(chunks[0]) if len(chunks) == 1 else [cat(column) for column in zip(*chunks)]
+
+
+def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size):
+    """Per input, the rows of every output's Jacobian, as torch computes them: ``vmap`` of
+    a vjp over the unit vectors, so one batched forward and one batched backward pass give
+    all rows (what has no batching rule runs once per row instead: vmap's loop).
+
+    Row k is the gradient of ``sum_i (output_i * seed_i).sum()``, seeds the k-th unit
+    vector of all outputs laid end to end."""
+    seeds = _unit_seeds(flat_output, numels)
 
     def row(*row_seeds):
         def weighted(*call_args):

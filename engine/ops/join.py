@@ -73,15 +73,19 @@ class CatBackward0(Node):
     dim: int
     sizes: list
 
-    def backward(self, grad):
+    def backward(self, grad, batched=False):
         pieces, start = [], 0
+        dim = self.dim + 1 if batched and self.dim >= 0 else self.dim
         for size in self.sizes:
             if size is None:  # a legacy empty 1-D input, skipped: its gradient is empty too
                 pieces.append(grad.new_zeros((0,)))
                 continue
-            pieces.append(grad.narrow(self.dim, start, size))
+            pieces.append(grad.narrow(dim, start, size))
             start += size
         return tuple(pieces)
+
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        return self.backward(grad, batched=True)
 
     def jvp(self, *tangents):
         """Forward mode: the tangents joined the same way (zeros for an input without one).
@@ -116,6 +120,10 @@ class StackBackward0(Node):
 
     def backward(self, grad):
         return tuple(grad.select(self.dim, i) for i in range(grad._data.shape[self.dim]))
+
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        dim = self.dim + 1 if self.dim >= 0 else self.dim
+        return tuple(grad.select(dim, i) for i in range(grad._data.shape[dim]))
 
     def jvp(self, *tangents):
         """Forward mode: the tangents stacked the same way (zeros for an input without one)."""

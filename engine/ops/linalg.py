@@ -262,17 +262,22 @@ def _column_major(sizes, strides):
     return strides[0] == 1 and strides[1] == sizes[0]
 
 
-def _mat1_grad(grad, mat2, sizes, strides):
+def _mat1_grad(grad, mat2, sizes, strides, batched=False):
     """d/dA of A @ B = grad @ B.T, computed as (B @ grad.T).T when A is column-major (a
-    transposed matrix), as torch does: the gradient then has A's layout, and no copy is needed."""
+    transposed matrix), as torch does: the gradient then has A's layout, and no copy is needed.
+    ``batched``: grad has a leading batch dim (autograd.grad's is_grads_batched)."""
+    if batched:
+        return (mat2 @ grad.mT).mT if _column_major(sizes, strides) else grad @ mat2.mT
     if _column_major(sizes, strides):
         return mat2.mm(grad.t()).t()
     return grad.mm(mat2.t())
 
 
-def _mat2_grad(grad, mat1, sizes, strides):
+def _mat2_grad(grad, mat1, sizes, strides, batched=False):
     """d/dB of A @ B = A.T @ grad, computed as (grad.T @ A).T when B is column-major (as
     ``weight.t()`` in ``F.linear``): the weight's gradient comes back row-major, like the weight."""
+    if batched:
+        return (grad.mT @ mat1).mT if _column_major(sizes, strides) else mat1.mT @ grad
     if _column_major(sizes, strides):
         return grad.t().mm(mat1).t()
     return mat1.t().mm(grad)
@@ -290,17 +295,20 @@ class AddmmBackward0(Node):
     mat2_sym_sizes: tuple
     mat2_sym_strides: tuple
 
-    def backward(self, grad):
+    def backward(self, grad, batched=False):
         a, b = self.saved_tensors
 
         def scaled(g, factor):
             return g if factor == 1 else g * factor
         grad_a = None if b is None else _mat1_grad(grad, b, self.mat1_sym_sizes,
-                                                   self.mat1_sym_strides)
+                                                   self.mat1_sym_strides, batched)
         grad_b = None if a is None else _mat2_grad(grad, a, self.mat2_sym_sizes,
-                                                   self.mat2_sym_strides)
+                                                   self.mat2_sym_strides, batched)
         return (scaled(grad, self.beta), None if grad_a is None else scaled(grad_a, self.alpha),
                 None if grad_b is None else scaled(grad_b, self.alpha))
+
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        return self.backward(grad, batched=True)
 
 
 @takes_out(check=_check_matmul_out)
@@ -337,6 +345,13 @@ class MmBackward0(Node):
                 None if a is None else _mat2_grad(grad, a, self.mat2_sym_sizes,
                                                   self.mat2_sym_strides))
 
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        a, b = self.saved_tensors
+        return (None if b is None else _mat1_grad(grad, b, self.self_sym_sizes,
+                                                  self.self_sym_strides, True),
+                None if a is None else _mat2_grad(grad, a, self.mat2_sym_sizes,
+                                                  self.mat2_sym_strides, True))
+
 
 @takes_out(check=_check_mv_out)
 def mv(input, vec):
@@ -363,6 +378,11 @@ class MvBackward0(Node):
         a, v = self.saved_tensors  # each kept only if the other needs a gradient
         return (None if v is None else grad.unsqueeze(1) * v,
                 None if a is None else a.t().mv(grad))
+
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        a, v = self.saved_tensors
+        return (None if v is None else grad.unsqueeze(2) * v,
+                None if a is None else grad @ a)
 
 
 @takes_out(check=_check_dot_out)
@@ -396,6 +416,9 @@ class DotBackward0(Node):
     def backward(self, grad):
         a, b = self.saved_tensors  # each kept only if the other needs a gradient
         return None if b is None else grad * b, None if a is None else grad * a
+
+    def batched_backward(self, grad):
+        return self.backward(grad.unsqueeze(1))
 
 
 @takes_out(check=_check_dot_out)
@@ -578,8 +601,8 @@ def matmul(input, other):
             dual.active and (has_tangent(input) or has_tangent(other)):
         return _recorded_matmul(input, other)
     if _should_fold(input, other):  # one mm / mv on the larger operand's rows, as torch
-        big, small = (a, b) if da >= db else (np.swapaxes(b, -1, -2), a)
-        rows = math.prod(big.shape[:-1])
+        big, small = (a, b) if da >= db else (np.swapaxes(b, -1, -2), a if da == 1 else a.T)
+        rows = math.prod(big.shape[:-1])  # (b^T's rows times a^T when a is the smaller)
         if small.ndim == 1:
             _check_mv(big.reshape(rows, big.shape[-1]), small)
         else:

@@ -183,6 +183,10 @@ class SumBackward0(Node):
     def backward(self, grad):
         return grad.expand(self.self_sym_sizes)
 
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+                         range(1, len(self.self_sym_sizes) + 1), False)
+
 
 class SumBackward1(Node):
     """out = sum of x over dim:  d/dx = 1, the gradient copied back along dim"""
@@ -193,6 +197,15 @@ class SumBackward1(Node):
 
     def backward(self, grad):
         return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim)
+
+    def batched_backward(self, grad):
+        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+                         _batch_dims(self.dim, self.self_sym_sizes), self.keepdim)
+
+
+def _batch_dims(dims, shape):
+    """A reduction's dims, counted with a leading batch dimension."""
+    return range(1, len(shape) + 1) if dims is None else [d + 1 for d in dims]
 
 
 def _unreduce(grad, shape, dims, keepdim):
@@ -302,6 +315,10 @@ class MeanBackward0(Node):
     def backward(self, grad):
         return grad.expand(self.self_sym_sizes) / self.self_sym_numel
 
+    def batched_backward(self, grad):
+        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+                         range(1, len(self.self_sym_sizes) + 1), False) / self.self_sym_numel
+
 
 class MeanBackward1(Node):
     """out = mean of x over dim:  d/dx = 1 / N, copied back along dim"""
@@ -313,6 +330,10 @@ class MeanBackward1(Node):
 
     def backward(self, grad):
         return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
+
+    def batched_backward(self, grad):
+        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+                         _batch_dims(self.dim, self.self_sym_sizes), self.keepdim) / self.count
 
 
 @overloads("(Tensor input, *, torch.dtype dtype = None)",

@@ -152,6 +152,9 @@ class ViewBackward0(Node):
     def backward(self, grad):
         return grad.reshape(self.self_sym_sizes)
 
+    def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
+        return grad.reshape(grad.shape[:1] + tuple(self.self_sym_sizes))
+
 
 class UnsafeViewBackward0(ViewBackward0):
     """reshape that had to copy first: the gradient is reshaped back"""
@@ -255,6 +258,12 @@ class PermuteBackward0(Node):
             inverse[d] = position
         return grad.permute(inverse)
 
+    def batched_backward(self, grad):
+        inverse = [0] * len(self.dims)
+        for position, d in enumerate(self.dims):
+            inverse[d] = position + 1
+        return grad.permute([0] + inverse)
+
 
 class TransposeBackward0(Node):
     """out = x with two dimensions swapped:  swap them back"""
@@ -265,12 +274,18 @@ class TransposeBackward0(Node):
     def backward(self, grad):
         return grad.transpose(self.dim0, self.dim1)
 
+    def batched_backward(self, grad):
+        return grad.transpose(*(d + 1 if d >= 0 else d for d in (self.dim0, self.dim1)))
+
 
 class TBackward0(Node):
     """out = x^T:  the gradient is transposed back"""
 
     def backward(self, grad):
         return grad.t()
+
+    def batched_backward(self, grad):
+        return grad.transpose(1, 2) if grad.dim() == 3 else grad
 
 
 def alias(input):
@@ -415,6 +430,9 @@ class SqueezeBackward0(Node):
     def backward(self, grad):
         return grad.reshape(self.self_sym_sizes)
 
+    def batched_backward(self, grad):
+        return grad.reshape(grad.shape[:1] + tuple(self.self_sym_sizes))
+
 
 class SqueezeBackward1(SqueezeBackward0):
     """squeeze(dim)"""
@@ -448,6 +466,9 @@ class UnsqueezeBackward0(Node):
 
     def backward(self, grad):
         return grad.squeeze(self.dim)
+
+    def batched_backward(self, grad):
+        return grad.squeeze(self.dim + 1)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -518,6 +539,9 @@ class ExpandBackward0(Node):
 
     def backward(self, grad):
         return sum_to(grad, self.self_sym_sizes)
+
+    def batched_backward(self, grad):  # (the edge sums it down, the batch dim kept)
+        return grad
 
 
 def expand_geometry(shape, stride, sizes):
@@ -665,6 +689,10 @@ class SliceBackward0(Node):
         return embed(grad, self.self_sym_sizes, self.dim,
                      slice(self.start, self.end, self.step))
 
+    def batched_backward(self, grad):
+        return embed(grad, grad.shape[:1] + tuple(self.self_sym_sizes), self.dim + 1,
+                     slice(self.start, self.end, self.step))
+
 
 @numpy_names
 def select(input, dim, index):
@@ -705,6 +733,9 @@ class SelectBackward0(Node):
 
     def backward(self, grad):
         return embed(grad, self.self_sym_sizes, self.dim, self.index)
+
+    def batched_backward(self, grad):
+        return embed(grad, grad.shape[:1] + tuple(self.self_sym_sizes), self.dim + 1, self.index)
 
 
 def embed(grad, shape, dim, where):

@@ -10,7 +10,10 @@
 - ``answer_cells``: the kernel's log of cell runs, so a check judges only an answer cell
   that ran without an error (standard library only);
 - ``old_names``: the module names of earlier layouts and editions, installed as an import
-  hook by ``exercises/__init__.py`` (standard library only).
+  hook by ``exercises/__init__.py`` (standard library only);
+- ``i18n``: the language a check speaks (English, or Chinese in a notebook of the Chinese
+  edition) and its words from the gettext catalog in ``locale/`` (standard library only;
+  ``make messages`` keeps the catalog in step with the code).
 
 Checkers never import torch or the engine: they look at answers through the attributes
 engine tensors and PyTorch tensors share, so the same notebooks run on either

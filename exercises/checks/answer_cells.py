@@ -39,6 +39,7 @@ import sys
 from dataclasses import dataclass, field
 
 from exercises.checks.feedback import not_checked
+from exercises.checks.i18n import N_, _
 
 __all__ = ["CellLog", "checkers_called", "install", "names_in_check_call", "stale_answer"]
 
@@ -257,13 +258,16 @@ def install(shell=None) -> CellLog | None:
 
 # --- what a check says instead of judging ------------------------------------------------
 
-RUN_FIRST = "run the answer cell above first, then run this check again."
-FIX_FIRST = ("the answer cell above raised an error ({error}): fix it and run it without an "
-             "error, then run this check again.")
-RUN_AGAIN = ("{name} was changed by another cell after the answer cell ran: run the answer "
-             "cell above again, then this check.")
-EDITED = ("the answer cell above was changed after it last ran: run it, then run this check "
-          "again.")
+# In English; stale_answer says them in the notebook's language (i18n.py).
+RUN_FIRST = N_("run the answer cell above first, then run this check again.")
+FIX_FIRST = N_("the answer cell above raised an error ({error}): fix it and run it without an "
+               "error, then run this check again.")
+RUN_AGAIN = N_("{name} was changed by another cell after the answer cell ran: run the answer "
+               "cell above again, then this check.")
+EDITED = N_("the answer cell above was changed after it last ran: run it, then run this check "
+            "again.")
+NOT_DEFINED = N_("{name} is not defined yet: run the answer cell above first, then run this "
+                 "check again.")
 
 
 def stale_answer(checker_name: str) -> str | None:
@@ -276,18 +280,18 @@ def stale_answer(checker_name: str) -> str | None:
     answer = log.find_answer(checker_name, names)
     if answer is None:
         if names or check.cell_id == checker_name:
-            return RUN_FIRST
+            return _(RUN_FIRST)
         return None
     if (check.answer_source_now is not None
             and check.answer_source_now.strip() != answer.source.strip()):
-        return EDITED
+        return _(EDITED)
     if not answer.succeeded:
-        return FIX_FIRST.format(error=answer.error_name or "an error")
+        return _(FIX_FIRST, error=answer.error_name or _("an error"))
     position = next(i for i, run in enumerate(log.runs) if run is answer)
     for later in log.runs[position + 1:-1]:
         changed = later.bound & names & answer.bound
         if changed and not later.is_check:
-            return RUN_AGAIN.format(name=sorted(changed)[0])
+            return _(RUN_AGAIN, name=sorted(changed)[0])
     check.judged[checker_name] = names
     return None
 
@@ -306,8 +310,8 @@ def _install_name_error_message(shell) -> None:
         if issubclass(etype, NameError) and check is not None and check.is_check:
             from IPython.display import display  # here only: the workspace tool has no IPython
 
-            name = getattr(value, "name", None) or "an answer"
-            display(not_checked(f"{name} is not defined yet: {RUN_FIRST}"))
+            name = getattr(value, "name", None) or _("an answer")
+            display(not_checked(_(NOT_DEFINED, name=name)))
             return []
         if previous_handler is not None and issubclass(etype, previous_types):
             previous_handler(etype, value, tb, tb_offset)

@@ -1,7 +1,20 @@
 """Checkers for lesson 8: autograd.grad, higher-order gradients and gradient checking."""
-from exercises.checks.toolkit import (all_of, as_number, checker, correct, describe, expect_equal,
-                                      expect_tensor, is_function, is_stub, is_tensor_like, not_done,
-                                      wrong, wrong_form)
+from exercises.checks.toolkit import (
+    _,
+    all_of,
+    as_number,
+    checker,
+    correct,
+    describe,
+    expect_equal,
+    expect_tensor,
+    is_function,
+    is_stub,
+    is_tensor_like,
+    not_done,
+    wrong,
+    wrong_form,
+)
 
 
 def _first_sentence(error):
@@ -10,19 +23,20 @@ def _first_sentence(error):
     return text.split(". ")[0].rstrip(".")
 
 
-def _call(function, what="your function", hint=None):
+def _call(function, what=None, hint=None):
     """(result, None) from calling ``function()``, or (None, feedback) when that is not
     possible: a stub, not a function, or an error raised inside it."""
+    what = _("your function") if what is None else what
     if is_stub(function):
         return None, not_done()
     if not is_function(function):
-        return None, wrong(f"{what} is {describe(function)}; pass the function itself "
-                           f"(its name, without parentheses)")
+        return None, wrong(_("{what} is {value}; pass the function itself (its name, without "
+                             "parentheses)", what=what, value=describe(function)))
     try:
         result = function()
     except Exception as error:  # the learner's bug is what is being checked
-        return None, wrong(f"{what} raised {type(error).__name__}: {_first_sentence(error)}",
-                           hint)
+        return None, wrong(_("{what} raised {error}: {message}", what=what,
+                             error=type(error).__name__, message=_first_sentence(error)), hint)
     if is_stub(result):
         return None, not_done()
     return result, None
@@ -40,22 +54,22 @@ def _call(function, what="your function", hint=None):
 def check_08_predict_grad(prediction):
     """Exercise 8.1: (grads[0] as a number, grads[1] as a number, u.grad is None)."""
     if not isinstance(prediction, (tuple, list)) or len(prediction) != 3:
-        return wrong_form("your prediction", prediction,
-                          "three values in a tuple: (number, number, True or False)")
+        return wrong_form(_("your prediction"), prediction,
+                          _("three values in a tuple: (number, number, True or False)"))
     # the number in a one-number tensor (grads[0] itself) is that number
     first, second, untouched = (
         v if as_number(v, tensors=True) is None else as_number(v, tensors=True)
         for v in prediction)
     return all_of(
-        expect_equal(first, 2.0, what="your first number (df/du)", atol=1e-6,
-                     hint="treat v as a constant: what is the derivative of u * v with "
-                          "respect to u?"),
-        expect_equal(second, 7.0, what="your second number (df/dv)", atol=1e-6,
-                     hint="v appears in both terms of f."),
-        expect_equal(untouched, True, what="your third value (is u.grad still None?)",
-                     hint="does autograd.grad write into .grad the way backward() does?"),
-        success="autograd.grad hands back df/du = 2 and df/dv = 7 and leaves u.grad alone "
-                "(None).",
+        expect_equal(first, 2.0, what=_("your first number (df/du)"), atol=1e-6,
+                     hint=_("treat v as a constant: what is the derivative of u * v with "
+                            "respect to u?")),
+        expect_equal(second, 7.0, what=_("your second number (df/dv)"), atol=1e-6,
+                     hint=_("v appears in both terms of f.")),
+        expect_equal(untouched, True, what=_("your third value (is u.grad still None?)"),
+                     hint=_("does autograd.grad write into .grad the way backward() does?")),
+        success=_("autograd.grad hands back df/du = 2 and df/dv = 7 and leaves u.grad alone "
+                  "(None)."),
     )
 
 
@@ -65,7 +79,7 @@ def _derivatives(torch, chain=True):
     x = torch.tensor(2.0, requires_grad=True)
     y = x ** 3 + 2 * x + 1
     results, current = [], y
-    for _ in range(3):
+    for _unused in range(3):
         (d,) = torch.autograd.grad(current if chain else y, x, create_graph=True)
         results.append(d)
         current = d
@@ -81,16 +95,16 @@ def _derivatives(torch, chain=True):
 def check_08_derivatives(answer):
     """Exercise 8.2: [dy/dx, d2y/dx2, d3y/dx3] of y = x**3 + 2*x + 1 at x = 2, as tensors."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-        return wrong_form("your answer", answer, "a list of three tensors: [d1, d2, d3]")
-    names = ("the first derivative", "the second derivative", "the third derivative")
-    hints = ("differentiate every term of y, including 2 * x.",
-             "differentiate the first derivative (it needs a graph: create_graph=True), "
-             "not y again.",
-             "differentiate the second derivative, not y or the first derivative.")
+        return wrong_form(_("your answer"), answer, _("a list of three tensors: [d1, d2, d3]"))
+    names = (_("the first derivative"), _("the second derivative"), _("the third derivative"))
+    hints = (_("differentiate every term of y, including 2 * x."),
+             _("differentiate the first derivative (it needs a graph: create_graph=True), "
+               "not y again."),
+             _("differentiate the second derivative, not y or the first derivative."))
     return all_of(
         *(expect_tensor(d, what=name, shape=(), values=value, hints={"values": hint})
           for d, name, value, hint in zip(answer, names, (14.0, 12.0, 6.0), hints)),
-        success="14, 12 and 6: each derivative is the derivative of the one before.",
+        success=_("14, 12 and 6: each derivative is the derivative of the one before."),
     )
 
 
@@ -135,15 +149,16 @@ def _numerical(torch, kind="central", dtype=None):
 def check_08_numerical_grad(answer):
     """Exercise 8.3: numerical_grad(f, X) for the 2 x 3 float64 X of the exercise."""
     if answer is None:
-        return wrong("numerical_grad(f, X) returned None: does the function end with "
-                     "return grad?")
+        return wrong(_("numerical_grad(f, X) returned None: does the function end with return "
+                       "grad?"))
     return expect_tensor(
-        answer, what="numerical_grad(f, X)", shape=(2, 3), dtype="torch.float64", values=_GRAD,
+        answer, what=_("numerical_grad(f, X)"), shape=(2, 3), dtype="torch.float64", values=_GRAD,
         atol=1e-7, rtol=0.0,
-        hints={"shape": "the gradient has the shape of x.",
-               "dtype": "make the gradient with the dtype of x (zeros_like does).",
-               "values": "move one element at a time, by +eps and by -eps around its original "
-                         "value, put it back afterwards, and divide by the full width 2 * eps."})
+        hints={"shape": _("the gradient has the shape of x."),
+               "dtype": _("make the gradient with the dtype of x (zeros_like does)."),
+               "values": _("move one element at a time, by +eps and by -eps around its "
+                           "original value, put it back afterwards, and divide by the full "
+                           "width 2 * eps.")})
 
 
 # --- 7.4 fix: a finite-difference check in float32 with a tiny eps ---------------------------
@@ -169,28 +184,30 @@ def check_08_float32_eps(finite_difference_check):
     if problem is not None:
         return problem
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return wrong(f"your function returned {describe(result)}; it should return two "
-                     f"tensors: numerical, analytical")
+        return wrong(_("your function returned {value}; it should return two tensors: "
+                       "numerical, analytical", value=describe(result)))
     numerical, analytical = result
     for name, value in (("numerical", numerical), ("analytical", analytical)):
         if not is_tensor_like(value) or tuple(value.shape) != ():
-            return wrong_form(name, value, "a tensor holding one number")
+            return wrong_form(name, value, _("a tensor holding one number"))
     shown = expect_tensor(analytical, what="analytical", values=12.0,
-                          hints={"values": "the derivative of x ** 3 at 2 is not the bug here."})
+                          hints={"values": _("the derivative of x ** 3 at 2 is not the bug "
+                                             "here.")})
     if not shown:
         return shown
     difference = abs(numerical.item() - analytical.item())
     if difference > 1e-6:
         dtype = str(numerical.dtype).replace("torch.", "")
         if dtype != "float64":
-            hint = (f"how many significant digits does {dtype} keep, and how does eps compare "
-                    f"with the gap between neighbouring {dtype} numbers near 2?")
+            hint = _("how many significant digits does {dtype} keep, and how does eps compare "
+                     "with the gap between neighbouring {dtype} numbers near 2?", dtype=dtype)
         else:
-            hint = ("in float64, an eps that is too small drowns in rounding error and one "
-                    "that is too big in truncation error (the curve in the lesson).")
-        return wrong(f"numerical and analytical differ by {difference:.1e}, more than 1e-6",
+            hint = _("in float64, an eps that is too small drowns in rounding error and one "
+                     "that is too big in truncation error (the curve in the lesson).")
+        return wrong(_("numerical and analytical differ by {difference:.1e}, more than 1e-6",
+                       difference=difference),
                      hint)
-    return correct("numerical and analytical now agree within 1e-6.")
+    return correct(_("numerical and analytical now agree within 1e-6."))
 
 
 # --- 7.5 fix: two autograd.grad calls on one graph ------------------------------------------
@@ -216,18 +233,18 @@ def _two_gradients(torch, mode="retain"):
                               lambda: (torch.tensor(42.0),)])
 def check_08_retain_graph(gradients):
     """Exercise 8.5: gradients() returns (dloss/dw, dloss/db) = (42, 14) without an error."""
-    result, problem = _call(gradients, hint="autograd.grad frees the graph it walks, just "
-                                             "as backward() does.")
+    result, problem = _call(gradients, hint=_("autograd.grad frees the graph it walks, just "
+                                               "as backward() does."))
     if problem is not None:
         return problem
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return wrong(f"your function returned {describe(result)}; it should return two "
-                     f"tensors: dw, db")
+        return wrong(_("your function returned {value}; it should return two tensors: dw, db",
+                       value=describe(result)))
     dw, db = result
     return all_of(
         expect_tensor(dw, what="dw", shape=(), values=42.0,
-                      hints={"values": "dw is the derivative of the loss with respect to w."}),
+                      hints={"values": _("dw is the derivative of the loss with respect to w.")}),
         expect_tensor(db, what="db", shape=(), values=14.0,
-                      hints={"values": "db is the derivative of the loss with respect to b."}),
-        success="both gradients come from one graph: dw = 42 and db = 14.",
+                      hints={"values": _("db is the derivative of the loss with respect to b.")}),
+        success=_("both gradients come from one graph: dw = 42 and db = 14."),
     )

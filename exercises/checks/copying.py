@@ -3,7 +3,10 @@ from collections.abc import Mapping
 
 from exercises.checks.toolkit import (
     Feedback,
+    N_,
+    _,
     all_of,
+    all_right,
     as_values,
     checker,
     correct,
@@ -17,6 +20,7 @@ from exercises.checks.toolkit import (
     is_stub,
     is_tensor_like,
     not_done,
+    not_right,
     nth,
     unpack,
     wrong,
@@ -36,14 +40,18 @@ def _expect_predictions(answer, expected, compare, *, hints=None):
     hints = hints or {}
     names = ", ".join(expected)
     if not isinstance(answer, Mapping):
-        return wrong_form("your prediction", answer,
-                          f"a dict like the one given, with a value for each of {names}")
+        return wrong_form(_("your prediction"), answer,
+                          _("a dict like the one given, with a value for each of {names}",
+                            names=names))
     missing = [name for name in expected if name not in answer]
     if missing:
         others = [key for key in answer if key not in expected]
-        instead = f" (it has {', '.join(repr(k) for k in others[:6])} instead)" if others else ""
-        return wrong(f"your prediction has no value for {missing[0]}{instead}; keep every "
-                     f"name given: {names}")
+        if not others:
+            return wrong(_("your prediction has no value for {missing}; keep every name given: "
+                           "{names}", missing=missing[0], names=names))
+        return wrong(_("your prediction has no value for {missing} (it has {others} instead); "
+                       "keep every name given: {names}", missing=missing[0],
+                       others=", ".join(repr(k) for k in others[:6]), names=names))
     if any(is_stub(answer[name]) for name in expected):
         return not_done()
     bad = []
@@ -52,19 +60,22 @@ def _expect_predictions(answer, expected, compare, *, hints=None):
         if part is not None:
             bad.append((name, part))
     if not bad:
-        return correct(f"all {len(expected)} predictions are right.")
+        return correct(all_right(len(expected)))
     name, part = bad[0]
     if isinstance(part, Feedback):
         return part
-    what = f"your {part} for {name}" if part else f"your prediction for {name}"
-    others = f" ({len(bad) - 1} other{'s are' if len(bad) > 2 else ' is'} not right either)" \
-        if len(bad) > 1 else ""
-    return wrong(f"{what} is not right{others}", hints.get(name))
+    what = _("your {part} for {name}", part=_(PARTS[part]), name=name) if part else \
+        _("your prediction for {label}", label=name)
+    return wrong(not_right(what, len(bad) - 1), hints.get(name))
+
+
+# The parts of a prediction _flag_and_node_compare names ("your requires_grad for c1").
+PARTS = {"requires_grad": N_("requires_grad"), "grad_fn": N_("grad_fn")}
 
 
 def _bool_compare(name, value, right):
     if not is_bool(value):
-        return wrong_form(f"your prediction for {name}", value, "True or False")
+        return wrong_form(_("your prediction for {label}", label=name), value, _("True or False"))
     return None if bool(value) == right else ""
 
 
@@ -82,19 +93,20 @@ def _name_of_node(value):
     return "None" if text.lower() == "none" else text.rstrip("0123456789")
 
 
-NODE_FORM = 'a node\'s name in quotes, like "MulBackward0", or None'
+NODE_FORM = N_('a node\'s name in quotes, like "MulBackward0", or None')
 
 
 def _flag_and_node_compare(name, value, right):
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        return wrong_form(f"your prediction for {name}", value,
-                          'a pair (requires_grad, grad_fn), like (True, "MulBackward0")')
+        return wrong_form(_("your prediction for {label}", label=name), value,
+                          _('a pair (requires_grad, grad_fn), like (True, "MulBackward0")'))
     requires_grad, node = value
     if not is_bool(requires_grad):
-        return wrong_form(f"for {name}, requires_grad", requires_grad,
-                          "written as True or False")
+        return wrong_form(_("for {name}, requires_grad", name=name), requires_grad,
+                          _("written as True or False"))
     if _name_of_node(node) is None:
-        return wrong_form(f"for {name}, grad_fn", node, f"written as {NODE_FORM}")
+        return wrong_form(_("for {name}, grad_fn", name=name), node,
+                          _("written as {form}", form=_(NODE_FORM)))
     if bool(requires_grad) != right[0]:
         return "requires_grad"
     if _name_of_node(node) != _name_of_node(right[1]):
@@ -111,7 +123,7 @@ def _pair(answer, names):
         if is_stub(value):
             return not_done()
         if not is_tensor_like(value):
-            return wrong(f"{name} is {describe(value)}, not a tensor")
+            return wrong(_("{name} is {value}, not a tensor", name=name, value=describe(value)))
     return parts
 
 
@@ -137,11 +149,11 @@ def check_04_does_b_change(prediction):
     return _expect_predictions(
         prediction, CHANGES, _bool_compare,
         hints={
-            "b1": "does b = a make a new tensor, or a new name?",
-            "b2": "does clone() allocate new memory?",
-            "b3": "does detach() allocate new memory, or only a new tensor object?",
-            "b4": "which of the two steps allocates new memory?",
-            "b5": "compare .data with detach(): where does each read its numbers from?",
+            "b1": _("does b = a make a new tensor, or a new name?"),
+            "b2": _("does clone() allocate new memory?"),
+            "b3": _("does detach() allocate new memory, or only a new tensor object?"),
+            "b4": _("which of the two steps allocates new memory?"),
+            "b5": _("compare .data with detach(): where does each read its numbers from?"),
         })
 
 
@@ -175,12 +187,12 @@ def check_04_requires_grad_and_grad_fn(prediction):
     return _expect_predictions(
         prediction, FLAGS, _flag_and_node_compare,
         hints={
-            "c1": "is clone() recorded when its input requires gradients?",
-            "c2": "what does detach() do to a tensor's place in the graph?",
-            "c3": "what does detach() return, whatever it is called on?",
-            "c4": "clone() is recorded only when its input requires gradients; does "
-                  "a.detach()?",
-            "c5": "requires_grad_() sets a flag on the tensor; does it record an operation?",
+            "c1": _("is clone() recorded when its input requires gradients?"),
+            "c2": _("what does detach() do to a tensor's place in the graph?"),
+            "c3": _("what does detach() return, whatever it is called on?"),
+            "c4": _("clone() is recorded only when its input requires gradients; does "
+                    "a.detach()?"),
+            "c5": _("requires_grad_() sets a flag on the tensor; does it record an operation?"),
         })
 
 
@@ -209,13 +221,13 @@ def check_04_snapshot(answer):
     return all_of(
         expect_tensor(snapshot, what="snapshot", shape=tuple(w.shape), dtype=w.dtype,
                       values=w.tolist(),
-                      hints={"values": "a snapshot holds the same numbers as w."}),
+                      hints={"values": _("a snapshot holds the same numbers as w.")}),
         expect_tensor(snapshot, what="snapshot", requires_grad=False, grad_fn=None,
-                      hints={"requires_grad": "the snapshot should be out of the graph.",
-                             "grad_fn": "the snapshot should be out of the graph."}),
-        expect_shares_memory(w, snapshot, False, what="w and snapshot",
-                             hint="which of the two methods allocates new memory?"),
-        success="snapshot holds w's values in its own memory, outside the graph.",
+                      hints={"requires_grad": _("the snapshot should be out of the graph."),
+                             "grad_fn": _("the snapshot should be out of the graph.")}),
+        expect_shares_memory(w, snapshot, False, what=_("w and snapshot"),
+                             hint=_("which of the two methods allocates new memory?")),
+        success=_("snapshot holds w's values in its own memory, outside the graph."),
     )
 
 
@@ -265,27 +277,27 @@ def check_04_masked_copy(answer):
     x, masked = parts
     first = all_of(
         expect_tensor(x, what="x", values=[1.0, 2.0, 3.0],
-                      hints={"values": "x itself must stay unchanged."}),
+                      hints={"values": _("x itself must stay unchanged.")}),
         expect_tensor(masked, what="masked", shape=(3,), values=[0.0, 2.0, 3.0]),
-        expect_shares_memory(x, masked, False, what="x and masked"),
+        expect_shares_memory(x, masked, False, what=_("x and masked")),
         expect_tensor(masked, what="masked", requires_grad=True, is_leaf=False,
-                      hints={"requires_grad": "a loss computed from masked must still "
-                                              "reach x; which copy stays in the graph?",
-                             "is_leaf": "masked is a new leaf, not connected to x; make it "
-                                        "from x with an operation autograd records."}),
+                      hints={"requires_grad": _("a loss computed from masked must still reach "
+                                                "x; which copy stays in the graph?"),
+                             "is_leaf": _("masked is a new leaf, not connected to x; make it "
+                                          "from x with an operation autograd records.")}),
     )
     if not first.ok:
         return first
     before = x.grad.tolist() if x.grad is not None else [0.0, 0.0, 0.0]
     (masked * 3).sum().backward()
     if x.grad is None:
-        return wrong("a loss computed from masked sends no gradient to x")
+        return wrong(_("a loss computed from masked sends no gradient to x"))
     reached = [after - b for after, b in zip(x.grad.tolist(), before)]
     if any(abs(r - e) > 1e-6 for r, e in zip(reached, [0.0, 3.0, 3.0])):
-        return wrong("the gradient of (masked * 3).sum() that reaches x is not the expected "
-                     "one")
-    return correct("masked is a copy in new memory, and its gradient flows back to x "
-                   "(0 for the masked element).")
+        return wrong(_("the gradient of (masked * 3).sum() that reaches x is not the expected "
+                       "one"))
+    return correct(_("masked is a copy in new memory, and its gradient flows back to x (0 for "
+                     "the masked element)."))
 
 
 # --- Exercise 4.5: fix the backup -----------------------------------------------------------
@@ -322,49 +334,58 @@ def check_04_backup(train_one_step):
     """Exercise 4.5: ``train_one_step()`` returns ``(model, backup)``; backup must keep the
     weight and bias from before the SGD step (lr 0.1)."""
     if not is_function(train_one_step):
-        return wrong(f"the check got {describe(train_one_step)}; pass the function "
-                     f"train_one_step itself, without calling it")
+        return wrong(_("the check got {value}; pass the function train_one_step itself, "
+                       "without calling it", value=describe(train_one_step)))
     try:
         result = train_one_step()
     except Exception as error:  # the learner's function is being checked
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        return wrong(f"calling train_one_step() raised {type(error).__name__}"
-                     + (f": {message}" if message else ""))
+        if not message:
+            return wrong(_("calling train_one_step() raised {error}",
+                           error=type(error).__name__))
+        return wrong(_("calling train_one_step() raised {error}: {message}",
+                       error=type(error).__name__, message=message))
     if is_stub(result):
         return not_done()
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return wrong(f"train_one_step() returned {describe(result)}; it should return the "
-                     f"pair (model, backup)")
+        return wrong(_("train_one_step() returned {value}; it should return the pair (model, "
+                       "backup)", value=describe(result)))
     model, backup = result
     if not all(is_tensor_like(getattr(model, name, None)) for name in ("weight", "bias")):
-        return wrong(f"the first value train_one_step() returns is {describe(model)}; it "
-                     f"should be the model")
+        return wrong(_("the first value train_one_step() returns is {value}; it should be the "
+                       "model", value=describe(model)))
     if not isinstance(backup, Mapping):
-        return wrong(f"backup is {describe(backup)}; a dict like state_dict() is expected here")
+        return wrong(_("backup is {value}; a dict like state_dict() is expected here",
+                       value=describe(backup)))
     for name in ("weight", "bias"):
         if name not in backup:
-            return wrong(f"backup has no {name!r}; keep every tensor of the state dict")
+            return wrong(_("backup has no {name}; keep every tensor of the state dict",
+                           name=repr(name)))
     for name in ("weight", "bias"):
         param, saved = getattr(model, name), backup[name]
         if not is_tensor_like(saved):
-            return wrong(f"backup[{name!r}] is {describe(saved)}, not a tensor")
+            return wrong(_("backup[{name}] is {value}, not a tensor",
+                           name=repr(name), value=describe(saved)))
         shared = expect_shares_memory(
-            param, saved, False, what=f"model.{name} and backup[{name!r}]",
-            hint="the optimizer's step writes into the parameters in place; what else "
-                 "reads that memory?")
+            param, saved, False, what=_("model.{name} and backup[{name2}]",
+                                        name=name, name2=repr(name)),
+            hint=_("the optimizer's step writes into the parameters in place; what else reads "
+                   "that memory?"))
         if not shared.ok:
             return shared
         if param.grad is None:
-            return wrong(f"model.{name} has no gradient: keep the training step as it is")
+            return wrong(_("model.{name} has no gradient: keep the training step as it is",
+                           name=name))
         start = _minus(param.tolist(), _times(-0.1, param.grad.tolist()))
-        values = expect_tensor(saved, what=f"backup[{name!r}]", shape=tuple(param.shape),
+        values = expect_tensor(saved, what=_("backup[{name}]", name=repr(name)),
+                               shape=tuple(param.shape),
                                values=start, atol=1e-5,
-                               hints={"values": "it should hold the values from before "
-                                                "the step."})
+                               hints={"values": _("it should hold the values from before the "
+                                                  "step.")})
         if not values.ok:
             return values
-    return correct("backup keeps the starting weight and bias in its own memory; the "
-                   "optimizer's step no longer changes it.")
+    return correct(_("backup keeps the starting weight and bias in its own memory; the "
+                     "optimizer's step no longer changes it."))
 
 
 def _times(factor, values):
@@ -381,7 +402,7 @@ def _minus(a, b):
 
 # --- Exercise 4.6: a gradient through .data ------------------------------------------------
 
-DATA_GRADIENT_FORM = 'a list of three numbers, or the string "error"'
+DATA_GRADIENT_FORM = N_('a list of three numbers, or the string "error"')
 
 
 @checker(
@@ -394,15 +415,16 @@ def check_04_data_gradient(prediction):
     """Exercise 4.6: a.grad after ``y = (a * a).sum(); a.data.mul_(10); y.backward()``."""
     if isinstance(prediction, str):
         if "error" not in prediction.lower():
-            return wrong_form("your prediction", prediction, DATA_GRADIENT_FORM)
-        return wrong("you predict an error, but an error would need something to notice the "
-                     "write", "does the version counter see writes made through .data?")
+            return wrong_form(_("your prediction"), prediction, _(DATA_GRADIENT_FORM))
+        return wrong(_("you predict an error, but an error would need something to notice the "
+                       "write"), _("does the version counter see writes made through .data?"))
     values = as_values(prediction)
     if values is None or len(values) != 3:
-        return wrong_form("your prediction", prediction, DATA_GRADIENT_FORM)
+        return wrong_form(_("your prediction"), prediction, _(DATA_GRADIENT_FORM))
     for index, value in enumerate(values):
         if not is_number(value):
-            return wrong_form(f"the {nth(index)} value of your prediction", value, "a number")
+            return wrong_form(_("the {nth} value of your prediction", nth=nth(index)), value,
+                              _("a number"))
     return expect_equal(
-        [float(v) for v in values], [20.0, 40.0, 60.0], what="your prediction",
-        hint="MulBackward0 saved a tensor; what does that memory hold when backward runs?")
+        [float(v) for v in values], [20.0, 40.0, 60.0], what=_("your prediction"),
+        hint=_("MulBackward0 saved a tensor; what does that memory hold when backward runs?"))

@@ -1,8 +1,21 @@
 """Checkers for the exercises of lesson 1, Creating tensors (solutions/01_creating_tensors)."""
 import numpy as np
 
-from exercises.checks.toolkit import (_dtype_name, all_of, checker, correct, describe, expect_items,
-                                      expect_tensor, is_function, is_tensor_like, wrong)
+from exercises.checks.toolkit import (
+    N_,
+    _,
+    _dtype_name,
+    all_of,
+    checker,
+    correct,
+    describe,
+    expect_items,
+    expect_tensor,
+    is_function,
+    is_tensor_like,
+    said,
+    wrong,
+)
 
 
 def _as_dtype_name(value):
@@ -14,7 +27,7 @@ def _dtype_form(value):
     """None for a dtype or its name; otherwise how to write one."""
     if isinstance(value, str) or type(value).__name__ == "dtype":
         return None
-    return 'a dtype name in quotes, such as "torch.bool"'
+    return _('a dtype name in quotes, such as "torch.bool"')
 
 
 # --- Exercise 1.1: predict dtypes -------------------------------------------------------
@@ -23,12 +36,12 @@ DTYPE_LABELS = ["a", "b", "c", "d", "e", "f"]
 DTYPES = ["torch.int64", "torch.float32", "torch.float64", "torch.int64", "torch.float32",
           "torch.int64"]
 DTYPE_HINTS = {
-    "a": "which dtype do Python integers become?",
-    "b": "one float among integers changes the whole tensor.",
-    "c": "torch.tensor keeps a NumPy array's dtype; what is NumPy's float?",
-    "d": "full infers its dtype from the fill value.",
-    "e": "arange's dtype follows its arguments.",
-    "f": "*_like copies the dtype of the tensor it is given.",
+    "a": N_("which dtype do Python integers become?"),
+    "b": N_("one float among integers changes the whole tensor."),
+    "c": N_("torch.tensor keeps a NumPy array's dtype; what is NumPy's float?"),
+    "d": N_("full infers its dtype from the fill value."),
+    "e": N_("arange's dtype follows its arguments."),
+    "f": N_("*_like copies the dtype of the tensor it is given."),
 }
 
 
@@ -49,7 +62,7 @@ DTYPE_HINTS = {
 def check_01_predict_dtypes(prediction):
     """Exercise 1.1: the dtypes of six tensors, as a list of names such as "torch.int64"."""
     return expect_items(prediction, DTYPES, DTYPE_LABELS, form=_dtype_form,
-                        normalise=_as_dtype_name, hints=DTYPE_HINTS)
+                        normalise=_as_dtype_name, hints=said(DTYPE_HINTS))
 
 
 # --- Exercise 1.2: predict lengths ------------------------------------------------------
@@ -57,12 +70,12 @@ def check_01_predict_dtypes(prediction):
 LENGTH_LABELS = ["a", "b", "c", "d", "e", "f"]
 LENGTHS = [4, 5, 10, 3, 10, 7]
 LENGTH_HINTS = {
-    "a": "is arange's end included?",
-    "b": "linspace's third argument is not a step size.",
-    "c": "with one argument, arange counts from 0 and stops before it.",
-    "d": "logspace's third argument is not a step size either.",
-    "e": "0.1 ten times reaches the end; is it included here? Try ceil((end - start) / step).",
-    "f": "compute (2.2 - 1) / 0.2 in Python, then round up.",
+    "a": N_("is arange's end included?"),
+    "b": N_("linspace's third argument is not a step size."),
+    "c": N_("with one argument, arange counts from 0 and stops before it."),
+    "d": N_("logspace's third argument is not a step size either."),
+    "e": N_("0.1 ten times reaches the end; is it included here? Try ceil((end - start) / step)."),
+    "f": N_("compute (2.2 - 1) / 0.2 in Python, then round up."),
 }
 
 
@@ -79,7 +92,7 @@ LENGTH_HINTS = {
 def check_01_predict_lengths(prediction):
     """Exercise 1.2: how many elements six ranges have, as a list of ints."""
     return expect_items(prediction, LENGTHS, LENGTH_LABELS, form=(int, float),
-                        hints=LENGTH_HINTS)
+                        hints=said(LENGTH_HINTS))
 
 
 # --- Exercise 1.3: a bias with the weight's dtype ---------------------------------------
@@ -103,12 +116,12 @@ def check_01_bias_like_weight(bias):
     return expect_tensor(
         bias, what="bias", shape=(3,), dtype="torch.float64", values=[0.0, 0.0, 0.0],
         requires_grad=False,
-        hints={"shape": "one bias per column of weight: the shape is (3,), not weight's shape.",
-               "dtype": "torch.zeros uses the default dtype; which method takes its dtype "
-                        "from weight?",
-               "values": "a bias starts at zero.",
-               "requires_grad": "this exercise asks for a plain tensor, without "
-                                "requires_grad."})
+        hints={"shape": _("one bias per column of weight: the shape is (3,), not weight's shape."),
+               "dtype": _("torch.zeros uses the default dtype; which method takes its dtype "
+                          "from weight?"),
+               "values": _("a bias starts at zero."),
+               "requires_grad": _("this exercise asks for a plain tensor, without "
+                                  "requires_grad.")})
 
 
 # --- Exercise 1.4: reproducible dice ----------------------------------------------------
@@ -135,21 +148,22 @@ def check_01_dice(dice):
     """Exercise 1.4: ten rolls of a die (1 to 6), right after torch.manual_seed(0)."""
     shape_and_dtype = expect_tensor(
         dice, what="dice", shape=(10,), dtype="torch.int64",
-        hints={"shape": "ten rolls, one dimension: the size is a tuple (10,).",
-               "dtype": "randint gives int64 unless told otherwise."})
+        hints={"shape": _("ten rolls, one dimension: the size is a tuple (10,)."),
+               "dtype": _("randint gives int64 unless told otherwise.")})
     if not shape_and_dtype.ok:
         return shape_and_dtype
     rolls = [int(v) for v in dice.tolist()]
     outside = [i for i, v in enumerate(rolls) if not 1 <= v <= 6]
     if outside:
-        return wrong(f"roll {outside[0]} is {rolls[outside[0]]}, but a die shows 1 to 6",
-                     "randint(low, high, size) draws from low up to high, high excluded.")
+        return wrong(_("roll {outside} is {rolls}, but a die shows 1 to 6",
+                       outside=outside[0], rolls=rolls[outside[0]]),
+                     _("randint(low, high, size) draws from low up to high, high excluded."))
     if rolls != DICE_SEED_0:
         first = next(i for i, (a, b) in enumerate(zip(rolls, DICE_SEED_0)) if a != b)
-        return wrong(f"these are not the rolls seed 0 gives (roll {first} differs)",
-                     "call torch.manual_seed(0) in the same cell, right before one randint "
-                     "call; and is randint's high included?")
-    return correct("ten rolls from 1 to 6, exactly the ones seed 0 gives.")
+        return wrong(_("these are not the rolls seed 0 gives (roll {first} differs)", first=first),
+                     _("call torch.manual_seed(0) in the same cell, right before one randint "
+                       "call; and is randint's high included?"))
+    return correct(_("ten rolls from 1 to 6, exactly the ones seed 0 gives."))
 
 
 # --- Exercise 1.5: a tensor that shares the array's memory ------------------------------
@@ -188,14 +202,14 @@ def check_01_share_numpy(image):
     then sets pixels[0, 0] = 1.0, which must show in image."""
     return all_of(
         expect_tensor(image, what="image", shape=(2, 3), dtype="torch.float32",
-                      hints={"type": "make a tensor from pixels, one that uses the array's "
-                                     "own memory.",
-                             "shape": "keep the array's shape.",
-                             "dtype": "keep the array's dtype: converting makes a copy."}),
+                      hints={"type": _("make a tensor from pixels, one that uses the array's "
+                                       "own memory."),
+                             "shape": _("keep the array's shape."),
+                             "dtype": _("keep the array's dtype: converting makes a copy.")}),
         expect_tensor(image, what="image", values=[[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
-                      hints={"values": "the change made to pixels after image was created "
-                                       "does not show in image: it has its own memory."}),
-        success="image shares the array's memory: the change to pixels shows in it.",
+                      hints={"values": _("the change made to pixels after image was created "
+                                         "does not show in image: it has its own memory.")}),
+        success=_("image shares the array's memory: the change to pixels shows in it."),
     )
 
 
@@ -215,10 +229,10 @@ def check_01_fix_grid(grid):
     return expect_tensor(
         grid, what="grid", shape=(5,), dtype="torch.float32",
         values=[0.0, 0.25, 0.5, 0.75, 1.0],
-        hints={"shape": "five points, both ends included. Which range function includes "
-                        "its end?",
-               "dtype": "keep the default float32.",
-               "values": "the points run from 0 to 1, 0.25 apart."})
+        hints={"shape": _("five points, both ends included. Which range function includes its "
+                          "end?"),
+               "dtype": _("keep the default float32."),
+               "values": _("the points run from 0 to 1, 0.25 apart.")})
 
 
 # --- Exercise 1.7: fix a requires_grad on integers --------------------------------------
@@ -241,23 +255,25 @@ def check_01_fix_requires_grad(make_weights):
     """Exercise 1.7: ``make_weights()`` returns the leaf [1., 2., 3.] (float32) with
     requires_grad=True."""
     if not is_function(make_weights):
-        return wrong(f"make_weights is {describe(make_weights)}; pass the function itself, "
-                     f"without calling it")
+        return wrong(_("make_weights is {value}; pass the function itself, without calling it",
+                       value=describe(make_weights)))
     try:
         weights = make_weights()
     except Exception as error:  # the learner's bug is what is being checked
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        return wrong(f"make_weights() raised {type(error).__name__}: {message}",
-                     "read the message: which tensors can require gradients, and which "
-                     "dtype do the values 1, 2, 3 give?")
+        return wrong(_("make_weights() raised {name}: {message}",
+                       name=type(error).__name__, message=message),
+                     _("read the message: which tensors can require gradients, and which dtype "
+                       "do the values 1, 2, 3 give?"))
     if weights is Ellipsis or weights is None:
-        return wrong("make_weights() returns nothing yet")
+        return wrong(_("make_weights() returns nothing yet"))
     if not is_tensor_like(weights):
-        return wrong(f"make_weights() returns {describe(weights)}; it should return a tensor")
+        return wrong(_("make_weights() returns {value}; it should return a tensor",
+                       value=describe(weights)))
     return expect_tensor(
-        weights, what="the tensor make_weights() returns", shape=(3,), dtype="torch.float32",
+        weights, what=_("the tensor make_weights() returns"), shape=(3,), dtype="torch.float32",
         values=[1.0, 2.0, 3.0], requires_grad=True, is_leaf=True,
-        hints={"dtype": "keep the default floating-point dtype.",
-               "requires_grad": "autograd should track these weights.",
-               "is_leaf": "create the tensor with requires_grad directly, without computing "
-                          "anything from it."})
+        hints={"dtype": _("keep the default floating-point dtype."),
+               "requires_grad": _("autograd should track these weights."),
+               "is_leaf": _("create the tensor with requires_grad directly, without computing "
+                            "anything from it.")})

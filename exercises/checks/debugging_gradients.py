@@ -9,6 +9,7 @@ import math
 import warnings
 
 from exercises.checks.toolkit import (
+    _,
     all_of,
     as_values,
     call_quietly,
@@ -45,8 +46,8 @@ def _node_name(tensor):
 
 
 def _not_a_function(name, value):
-    return wrong(f"{name} is {describe(value)}, not a function: pass the function itself, "
-                 f"without calling it")
+    return wrong(_("{name} is {value}, not a function: pass the function itself, without "
+                   "calling it", name=name, value=describe(value)))
 
 
 def _has_nan(values) -> bool:
@@ -114,34 +115,34 @@ def check_10_leaf_dtype(weight_and_grad):
         return _not_a_function("weight_and_grad", weight_and_grad)
     w, error = call_quietly(weight_and_grad)
     if error is not None:
-        hint = "w must still require grad: backward needs a path to a tensor that " \
-            "requires grad." if "does not require grad" in str(error) else None
-        return _raised("calling weight_and_grad()", error, hint)
+        hint = _("w must still require grad: backward needs a path to a tensor that " \
+              "requires grad.") if "does not require grad" in str(error) else None
+        return _raised(_("calling weight_and_grad()"), error, hint)
     if is_stub(w):
         return not_done()
     if not is_tensor_like(w):
-        return wrong(f"weight_and_grad() returned {describe(w)}; it should return w")
+        return wrong(_("weight_and_grad() returned {value}; it should return w", value=describe(w)))
     if "float64" not in str(w.dtype):
-        return wrong(f"w has dtype {w.dtype}, but the data x is float64 and the weight "
-                     f"should be too",
-                     "keep the conversion to float64, just do it before asking for gradients.")
+        return wrong(_("w has dtype {dtype}, but the data x is float64 and the weight should "
+                       "be too", dtype=w.dtype),
+                     _("keep the conversion to float64, just do it before asking for gradients."))
     grad = _grad(w)
     if not w.is_leaf and grad is None:
-        return not_done("w is still not a leaf (its grad_fn is "
-                        f"{_node_name(w)}), so backward leaves w.grad as None. Fix the line "
-                        "that makes w, then run both cells again")
+        return not_done(_("w is still not a leaf (its grad_fn is {node_name}), so backward "
+                          "leaves w.grad as None. Fix the line that makes w, then run both "
+                          "cells again", node_name=_node_name(w)))
     if not w.is_leaf:
-        return wrong("w has a .grad now, but it is still not a leaf: it is the result of a "
-                     "conversion, and an update of w would not change the tensor randn made",
-                     "convert first, then ask for gradients, so that w itself is the leaf.")
+        return wrong(_("w has a .grad now, but it is still not a leaf: it is the result of a "
+                       "conversion, and an update of w would not change the tensor randn made"),
+                     _("convert first, then ask for gradients, so that w itself is the leaf."))
     if not w.requires_grad:
-        return wrong("w does not require grad")
+        return wrong(_("w does not require grad"))
     values = w.tolist()
     total = sum(a * b for a, b in zip(_X, values))
     expected = [2 * total * a for a in _X]
     return expect_tensor(w, what="w", requires_grad=True, is_leaf=True, grad=expected,
                          atol=1e-6,
-                         hints={"grad": "run backward once, on the loss of the exercise."})
+                         hints={"grad": _("run backward once, on the loss of the exercise.")})
 
 
 # --- Exercise 10.2: loss.requires_grad = True ----------------------------------------------
@@ -198,33 +199,34 @@ def check_10_loss_requires_grad(fit_step):
     if error is not None:
         message = str(error)
         if "does not require grad" in message:
-            hint = ("the loss is still cut off from w: which line turns it into a plain number "
-                    "and back?")
+            hint = (_("the loss is still cut off from w: which line turns it into a plain number "
+                      "and back?"))
         elif "leaf" in message:
-            hint = "once the loss is computed in the graph, the line that sets its flag is not " \
-                   "needed at all."
+            hint = _("once the loss is computed in the graph, the line that sets its flag is not " \
+                     "needed at all.")
         else:
             hint = None
-        return _raised("calling fit_step()", error, hint)
-    parts = unpack(result, ("loss", "w"), what="fit_step()'s return")
+        return _raised(_("calling fit_step()"), error, hint)
+    parts = unpack(result, ("loss", "w"), what=_("fit_step()'s return"))
     if not isinstance(parts, tuple):
         return parts
     loss, w = parts
     for name, value in (("loss", loss), ("w", w)):
         if not is_tensor_like(value):
-            return wrong(f"fit_step() should return (loss, w), but {name} is {describe(value)}")
+            return wrong(_("fit_step() should return (loss, w), but {name} is {value}",
+                           name=name, value=describe(value)))
     if _grad(w) is None and loss.is_leaf:
-        return not_done("backward runs, but w.grad is still None: the loss is a leaf of its own, "
-                        "not computed from w. Fix the lines that make the loss, then run both "
-                        "cells again")
+        return not_done(_("backward runs, but w.grad is still None: the loss is a leaf of its "
+                          "own, not computed from w. Fix the lines that make the loss, then "
+                          "run both cells again"))
     return all_of(
-        expect_tensor(loss, what="the loss", shape=(), values=_FIT_LOSS, grad_fn="MeanBackward",
+        expect_tensor(loss, what=_("the loss"), shape=(), values=_FIT_LOSS, grad_fn="MeanBackward",
                       atol=1e-5,
-                      hints={"grad_fn": "the loss should be the mean of the squared errors, "
-                                        "computed from w.",
-                             "values": "the loss is the mean of the squared errors."}),
+                      hints={"grad_fn": _("the loss should be the mean of the squared errors, "
+                                          "computed from w."),
+                             "values": _("the loss is the mean of the squared errors.")}),
         expect_tensor(w, what="w", is_leaf=True, grad=_FIT_GRAD, atol=1e-5),
-        success="the loss is computed in the graph, and backward reaches w",
+        success=_("the loss is computed in the graph, and backward reaches w"),
     )
 
 
@@ -275,44 +277,46 @@ def check_10_plogp(answer):
     if not is_function(plogp):
         return _not_a_function("plogp", plogp)
     if not is_tensor_like(p) or as_values(p) != _P:
-        return wrong(f"p is {describe(p)}; pass the p of the exercise, [0.0, 0.5, 1.0]")
+        return wrong(_("p is {value}; pass the p of the exercise, [0.0, 0.5, 1.0]",
+                       value=describe(p)))
     # a fresh copy: the check can run again without adding to p.grad
     p = p.detach().clone().requires_grad_()
     result, error = call_quietly(lambda: plogp(p))
     if error is not None:
-        return _raised("calling plogp(p)", error)
+        return _raised(_("calling plogp(p)"), error)
     if is_stub(result):
         return not_done()
     if not is_tensor_like(result):
-        return wrong(f"plogp(p) returned {describe(result)}; it should return a tensor")
-    values = expect_tensor(result, what="plogp(p)", shape=(3,), values=_PLOGP, atol=1e-5,
-                           hints={"values": "the result is p * log(p), and 0 where p is 0."})
+        return wrong(_("plogp(p) returned {value}; it should return a tensor",
+                       value=describe(result)))
+    values = expect_tensor(result, what=_("plogp(p)"), shape=(3,), values=_PLOGP, atol=1e-5,
+                           hints={"values": _("the result is p * log(p), and 0 where p is 0.")})
     if not values.ok:
         return values
     if not result.requires_grad:
-        return wrong("plogp(p) does not require grad: it is cut off from p")
-    _, error = call_quietly(lambda: result.sum().backward())
+        return wrong(_("plogp(p) does not require grad: it is cut off from p"))
+    _unused, error = call_quietly(lambda: result.sum().backward())
     if error is not None:
-        return _raised("backward of plogp(p).sum()", error)
+        return _raised(_("backward of plogp(p).sum()"), error)
     grad = _grad(p)
     if grad is None:
-        return wrong("after backward, p.grad is None: plogp(p) is cut off from p")
+        return wrong(_("after backward, p.grad is None: plogp(p) is cut off from p"))
     grads = grad.tolist()
     if _has_nan(grads) and _node_name(result) == "WhereBackward0":
-        return not_done("the values are right, but the gradient at p = 0 is still nan: the "
-                        "branch torch.where does not take still gets a gradient. Fix plogp, "
-                        "then run both cells again")
+        return not_done(_("the values are right, but the gradient at p = 0 is still nan: the "
+                          "branch torch.where does not take still gets a gradient. Fix plogp, "
+                          "then run both cells again"))
     if _has_nan(grads):
-        return wrong("the values are right, but the gradient at p = 0 is still nan: the nan "
-                     "is made in backward, where cleaning the forward values cannot reach it",
-                     "make the branch that is not taken safe: give log a harmless input where "
-                     "p is 0.")
+        return wrong(_("the values are right, but the gradient at p = 0 is still nan: the nan "
+                       "is made in backward, where cleaning the forward values cannot reach it"),
+                     _("make the branch that is not taken safe: give log a harmless input "
+                       "where p is 0."))
     return all_of(
         expect_tensor(
-            grad, what="the gradient p.grad", values=_PLOGP_GRAD, atol=1e-5,
-            hints={"values": "plogp is 0 where p is 0, so its gradient there is 0 too: keep "
-                             "the torch.where, and make only its other branch safe."}),
-        success="the values are right, and the gradient has no nan: 0 where p is 0")
+            grad, what=_("the gradient p.grad"), values=_PLOGP_GRAD, atol=1e-5,
+            hints={"values": _("plogp is 0 where p is 0, so its gradient there is 0 too: keep "
+                               "the torch.where, and make only its other branch safe.")}),
+        success=_("the values are right, and the gradient has no nan: 0 where p is 0"))
 
 
 # --- Exercise 10.4: a hidden state carried across steps -----------------------------------
@@ -330,7 +334,7 @@ def _rnn_factory(torch, step, retain=False):
         W = torch.randn(2, 2, requires_grad=True)
         h = torch.zeros(2)
         grads = []
-        for _ in range(steps):
+        for _unused in range(steps):
             h = step(h, W, torch)
             loss = h.sum()
             loss.backward(retain_graph=retain)
@@ -369,32 +373,34 @@ def check_10_hidden_state(run_steps):
     if error is not None:
         message = str(error)
         if "a second time" in message:
-            return not_done("run_steps() still raises the error about backward through the "
-                            "graph a second time. Fix the line that computes h, then run both "
-                            "cells again")
+            return not_done(_("run_steps() still raises the error about backward through the "
+                              "graph a second time. Fix the line that computes h, then run "
+                              "both cells again"))
         if "does not require grad" in message:
-            return _raised("calling run_steps()", error,
-                           "detach the state that comes in from the previous step, not the "
-                           "new state and not W: the new state must stay connected to W.")
-        return _raised("calling run_steps()", error)
+            return _raised(_("calling run_steps()"), error,
+                           _("detach the state that comes in from the previous step, not the "
+                             "new state and not W: the new state must stay connected to W."))
+        return _raised(_("calling run_steps()"), error)
     if is_stub(grads):
         return not_done()
     if not isinstance(grads, (list, tuple)) or len(grads) != 3:
-        return wrong(f"run_steps() returned {describe(grads)}; it should return the list of "
-                     f"3 gradients")
+        return wrong(_("run_steps() returned {value}; it should return the list of 3 gradients",
+                       value=describe(grads)))
     for index, (grad, expected) in enumerate(zip(grads, _RNN_GRADS)):
         if not is_tensor_like(grad):
-            return wrong(f"the {nth(index)} gradient is {describe(grad)}, not a tensor")
-        result = expect_tensor(grad, what=f"the gradient of step {index + 1}", shape=(2, 2),
+            return wrong(_("the {nth} gradient is {value}, not a tensor",
+                           nth=nth(index), value=describe(grad)))
+        result = expect_tensor(grad, what=_("the gradient of step {value}", value=index + 1),
+                               shape=(2, 2),
                                values=expected, atol=1e-5,
-                               hints={"values": "each backward should run through its own "
-                                                "step only. retain_graph=True silences the "
-                                                "error, but then backward runs through the "
-                                                "earlier steps again."})
+                               hints={"values": _("each backward should run through its own "
+                                                  "step only. retain_graph=True silences the "
+                                                  "error, but then backward runs through the "
+                                                  "earlier steps again.")})
         if not result.ok:
             return result
-    return correct("each step's backward runs through that step only, and the three "
-                   "gradients are right")
+    return correct(_("each step's backward runs through that step only, and the three "
+                     "gradients are right"))
 
 
 # --- Exercise 10.5: a softmax written in place -------------------------------------------
@@ -447,27 +453,27 @@ def check_10_inplace_softmax(softmax_and_grad):
     result, error = call_quietly(softmax_and_grad)
     if error is not None:
         if "modified by an inplace operation" in str(error):
-            return not_done("softmax_and_grad() still raises the in-place error: ExpBackward0 "
-                            "saved e, and e is still changed in place (with recording on or "
-                            "off: the version counter counts every change). Fix the line that "
-                            "divides, then run both cells again")
-        return _raised("calling softmax_and_grad()", error)
-    parts = unpack(result, ("probs", "grad"), what="softmax_and_grad()'s return")
+            return not_done(_("softmax_and_grad() still raises the in-place error: "
+                              "ExpBackward0 saved e, and e is still changed in place (with "
+                              "recording on or off: the version counter counts every change). "
+                              "Fix the line that divides, then run both cells again"))
+        return _raised(_("calling softmax_and_grad()"), error)
+    parts = unpack(result, ("probs", "grad"), what=_("softmax_and_grad()'s return"))
     if not isinstance(parts, tuple):
         return parts
     probs, grad = parts
     if grad is None:
-        return wrong("x.grad is None after backward: probs is cut off from x")
+        return wrong(_("x.grad is None after backward: probs is cut off from x"))
     if not is_tensor_like(grad):
-        return wrong(f"the gradient is {describe(grad)}, not a tensor")
+        return wrong(_("the gradient is {value}, not a tensor", value=describe(grad)))
     return all_of(
         expect_tensor(probs, what="probs", shape=(3,), values=_PROBS, atol=1e-5,
-                      hints={"values": "probs is e divided by the sum of e."}),
+                      hints={"values": _("probs is e divided by the sum of e.")}),
         expect_tensor(grad, what="x.grad", shape=(3,), values=_SOFTMAX_GRAD, atol=1e-5,
-                      hints={"values": "autograd must see the whole computation: the "
-                                       "division by e.sum() is part of it, sum included. "
-                                       "Neither .data nor detach() belongs here."}),
-        success="no error, the right probabilities and the right gradient",
+                      hints={"values": _("autograd must see the whole computation: the "
+                                         "division by e.sum() is part of it, sum included. "
+                                         "Neither .data nor detach() belongs here.")}),
+        success=_("no error, the right probabilities and the right gradient"),
     )
 
 
@@ -482,7 +488,7 @@ def _train_factory(torch, keep):
         torch.manual_seed(0)
         w = torch.randn(3, requires_grad=True)
         losses = []
-        for _ in range(steps):
+        for _unused in range(steps):
             loss = ((w - 1) ** 2).sum()
             loss.backward()
             with torch.no_grad():
@@ -504,34 +510,38 @@ def check_10_keep_losses(train):
         return _not_a_function("train", train)
     losses, error = call_quietly(train)
     if error is not None:
-        hint = "a computed tensor's flag cannot be switched off: keep a number instead." \
+        hint = _("a computed tensor's flag cannot be switched off: keep a number instead.") \
             if "leaf" in str(error) else None
-        return _raised("calling train()", error, hint)
+        return _raised(_("calling train()"), error, hint)
     if is_stub(losses):
         return not_done()
     if not isinstance(losses, (list, tuple)) or len(losses) != 5:
-        return wrong(f"train() returned {describe(losses)}; it should return the list of the "
-                     f"5 losses")
+        return wrong(_("train() returned {value}; it should return the list of the 5 losses",
+                       value=describe(losses)))
     if all(is_tensor_like(v) and _node_name(v) == "SumBackward0" for v in losses):
-        return not_done("train() still keeps each loss with its graph: every item has a "
-                        "grad_fn. Fix the line that appends the loss, then run both cells again")
+        return not_done(_("train() still keeps each loss with its graph: every item has a "
+                          "grad_fn. Fix the line that appends the loss, then run both cells "
+                          "again"))
     numbers = []
     for index, value in enumerate(losses):
         if is_tensor_like(value):
             if _node_name(value) is not None:
-                return wrong(f"the {nth(index)} loss still has a grad_fn "
-                             f"({_node_name(value)}), so it keeps a graph alive",
-                             "keep a plain number, or a tensor detached from the graph.")
+                return wrong(_("the {nth} loss still has a grad_fn ({node_name}), so it keeps "
+                               "a graph alive", nth=nth(index), node_name=_node_name(value)),
+                             _("keep a plain number, or a tensor detached from the graph."))
             value = as_values(value.reshape(-1))
             value = value[0] if value and len(value) == 1 else value
         if callable(value):
-            return wrong(f"the {nth(index)} loss is {describe(value)}, not a number",
-                         "a method gives its value when you call it, with ().")
+            return wrong(_("the {nth} loss is {value}, not a number",
+                           nth=nth(index), value=describe(value)),
+                         _("a method gives its value when you call it, with ()."))
         if not is_number(value):
-            return wrong(f"the {nth(index)} loss is {describe(value)}, not a number")
+            return wrong(_("the {nth} loss is {value}, not a number",
+                           nth=nth(index), value=describe(value)))
         numbers.append(value)
     for index, (got, expected) in enumerate(zip(numbers, _LOSSES)):
         if not math.isclose(got, expected, rel_tol=1e-5, abs_tol=1e-5):
-            return wrong(f"the {nth(index)} loss is {got!r}, which is not right",
-                         "keep the training loop as it is: change only what is appended.")
-    return correct("train() keeps the five losses as numbers, without their graphs")
+            return wrong(_("the {nth} loss is {got}, which is not right",
+                           nth=nth(index), got=repr(got)),
+                         _("keep the training loop as it is: change only what is appended."))
+    return correct(_("train() keeps the five losses as numbers, without their graphs"))

@@ -3,8 +3,15 @@
 Used by lesson 00 (notebooks/00_welcome.ipynb) and by the tests
 (tests/course/test_exercises_tooling.py).
 """
-from exercises.checks.toolkit import (all_of, checker, expect_error, expect_shares_memory,
-                                      expect_tensor, unpack)
+from exercises.checks.toolkit import (
+    _,
+    all_of,
+    checker,
+    expect_error,
+    expect_shares_memory,
+    expect_tensor,
+    unpack,
+)
 
 
 @checker(
@@ -20,7 +27,7 @@ def check_00_float_tensor(answer):
     """Example 0.1: make a tensor holding the numbers 1, 2 and 3 as floats."""
     return expect_tensor(
         answer, shape=(3,), dtype="torch.float32", values=[1.0, 2.0, 3.0],
-        hints={"dtype": "write the numbers so that torch infers a floating-point dtype."},
+        hints={"dtype": _("write the numbers so that torch infers a floating-point dtype.")},
     )
 
 
@@ -58,8 +65,8 @@ def check_00_grad_and_detach(answer):
         expect_tensor(x, what="x", values=[1.0, 2.0, 3.0], requires_grad=True, is_leaf=True,
                       grad=[2.0, 4.0, 6.0]),
         expect_tensor(d, what="d", requires_grad=False, grad_fn=None),
-        expect_shares_memory(x, d, True, what="x and d"),
-        success="x has the right gradient and d is x detached, sharing its memory.",
+        expect_shares_memory(x, d, True, what=_("x and d")),
+        success=_("x has the right gradient and d is x detached, sharing its memory."),
     )
 
 

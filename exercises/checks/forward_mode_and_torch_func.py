@@ -8,6 +8,8 @@ the exercise's numbers, so a check does not lean on the transforms it is checkin
 import math
 
 from exercises.checks.toolkit import (
+    N_,
+    _,
     as_number,
     as_values,
     call_quietly,
@@ -71,30 +73,31 @@ def check_13_products(answer):
     jvps, vjps, cheaper = parts
     for name, value in (("jvps", jvps), ("vjps", vjps)):
         if isinstance(value, bool) or as_number(value, tensors=True) is None:
-            return wrong(f"{name} is {describe(value)}; write a whole number")
+            return wrong(_("{name} is {value}; write a whole number",
+                           name=name, value=describe(value)))
     jvps, vjps = as_number(jvps, tensors=True), as_number(vjps, tensors=True)
     if not isinstance(cheaper, str):
-        return wrong(f"cheaper is {describe(cheaper)}; write the name of a transform in quotes, "
-                     f"\"jacfwd\" or \"jacrev\"")
+        return wrong(_('cheaper is {value}; write the name of a transform in quotes, "jacfwd" '
+                       'or "jacrev"', value=describe(cheaper)))
     if cheaper.strip().lower() not in _TRANSFORMS:
-        return wrong(f"cheaper is \"{cheaper}\"; write \"jacfwd\" or \"jacrev\"")
+        return wrong(_('cheaper is "{cheaper}"; write "jacfwd" or "jacrev"', cheaper=cheaper))
     if (jvps, vjps) == (_OUTPUTS, _INPUTS):
-        return wrong("the two counts are swapped",
-                     "a JVP pushes one direction of the inputs forward and gives one column "
-                     "(all outputs); a VJP pulls one output back and gives one row.")
+        return wrong(_("the two counts are swapped"),
+                     _("a JVP pushes one direction of the inputs forward and gives one column "
+                       "(all outputs); a VJP pulls one output back and gives one row."))
     if jvps != _INPUTS:
-        return wrong(f"{jvps:g} JVPs do not build this Jacobian exactly once",
-                     "one JVP gives one column of the Jacobian: how many columns has a "
-                     "Jacobian of a function of 3 numbers?")
+        return wrong(_("{jvps:g} JVPs do not build this Jacobian exactly once", jvps=jvps),
+                     _("one JVP gives one column of the Jacobian: how many columns has a "
+                       "Jacobian of a function of 3 numbers?"))
     if vjps != _OUTPUTS:
-        return wrong(f"{vjps:g} VJPs do not build this Jacobian exactly once",
-                     "one VJP gives one row, the gradient of one output: how many outputs "
-                     "are there?")
+        return wrong(_("{vjps:g} VJPs do not build this Jacobian exactly once", vjps=vjps),
+                     _("one VJP gives one row, the gradient of one output: how many outputs "
+                       "are there?"))
     if cheaper.strip().lower() != "jacfwd":
-        return wrong("the counts are right, but not the cheaper transform",
-                     "jacrev makes one VJP per output, jacfwd one JVP per input.")
-    return correct("3 columns by forward mode against 50 rows by reverse mode: with few "
-                   "inputs and many outputs, jacfwd does less work.")
+        return wrong(_("the counts are right, but not the cheaper transform"),
+                     _("jacrev makes one VJP per output, jacfwd one JVP per input."))
+    return correct(_("3 columns by forward mode against 50 rows by reverse mode: with few "
+                     "inputs and many outputs, jacfwd does less work."))
 
 
 # --- Exercise 13.2: a tangent read too late (fix the bug) --------------------------------
@@ -167,43 +170,45 @@ def check_13_directional(answer):
         return parts
     function, x = parts
     if not is_function(function):
-        return wrong(f"directional_derivative is {describe(function)}, not a function: pass "
-                     f"the function itself, without calling it")
+        return wrong(_("directional_derivative is {value}, not a function: pass the function "
+                       "itself, without calling it", value=describe(function)))
     library = library_of(x) if is_tensor_like(x) else None
     if library is None or _flat(x) != _X:
-        return wrong(f"x is {describe(x)}; pass the x of the exercise, [1.0, 2.0, 3.0]")
+        return wrong(_("x is {value}; pass the x of the exercise, [1.0, 2.0, 3.0]",
+                       value=describe(x)))
     for name, direction, expected in _CASES:
         v = library.tensor(direction)
         f = _closure(_apply, name)
         result, error = call_quietly(lambda: function(f, x.detach(), v))  # noqa: B023 - called now
         if error is not None:
             return _raised("directional_derivative", error,
-                           "make the dual inside the with block, and read its tangent there.")
+                           _("make the dual inside the with block, and read its tangent there."))
         if result is None:
-            return wrong("directional_derivative returns None",
-                         "a tangent exists only inside its dual_level: once the with block "
-                         "has ended, the output carries none. Read it before the block ends.")
+            return wrong(_("directional_derivative returns None"),
+                         _("a tangent exists only inside its dual_level: once the with block "
+                           "has ended, the output carries none. Read it before the block ends."))
         if isinstance(result, tuple):
-            return wrong("directional_derivative returns a pair (the value and the tangent); "
-                         "return only the tangent",
-                         "its .tangent, the second item of the pair.")
+            return wrong(_("directional_derivative returns a pair (the value and the tangent); "
+                           "return only the tangent"),
+                         _("its .tangent, the second item of the pair."))
         if not is_tensor_like(result):
-            return wrong(f"directional_derivative returns {describe(result)}, not a tensor")
+            return wrong(_("directional_derivative returns {value}, not a tensor",
+                           value=describe(result)))
         got = _flat(result)
         value = _flat(_apply(name, x.detach()))
         if len(got) != len(expected):
-            return wrong(f"directional_derivative returns {len(got)} numbers where f's output "
-                         f"has {len(expected)}",
-                         "the tangent has the shape of f's output.")
+            return wrong(_("directional_derivative returns {count} numbers where f's output "
+                           "has {count2}", count=len(got), count2=len(expected)),
+                         _("the tangent has the shape of f's output."))
         if _close(got, value) and not _close(got, expected):
-            return wrong("directional_derivative returns f's value, not its tangent",
-                         "a dual output holds the value (primal) and the tangent.")
+            return wrong(_("directional_derivative returns f's value, not its tangent"),
+                         _("a dual output holds the value (primal) and the tangent."))
         index = _first_difference(got, expected)
         if index is not None:
-            return wrong(f"the tangent is {got[index]:g} at index [{index}], which is not the "
-                         f"derivative along v")
-    return correct("the tangent is read inside the dual level, where it still exists: "
-                   "this is what torch.func.jvp does for you.")
+            return wrong(_("the tangent is {got:g} at index [{index}], which is not the "
+                           "derivative along v", got=got[index], index=index))
+    return correct(_("the tangent is read inside the dual level, where it still exists: this "
+                     "is what torch.func.jvp does for you."))
 
 
 # --- Exercise 13.3: per-sample gradients with vmap(grad(...)) ----------------------------
@@ -264,40 +269,44 @@ def check_13_per_sample(answer):
             not all(is_tensor_like(p) for p in params.values()) or \
             not is_tensor_like(xs) or not is_tensor_like(ys) or \
             tuple(xs.shape) != (6, 2) or tuple(ys.shape) != (6, 1):
-        return wrong("pass the params, xs and ys of the exercise after per_sample, as the "
-                     "check cell does")
+        return wrong(_("pass the params, xs and ys of the exercise after per_sample, as the "
+                       "check cell does"))
     if not isinstance(per_sample, dict):
-        return wrong(f"per_sample is {describe(per_sample)}; grad of a function of a dict of "
-                     f"parameters gives a dict with the same names, \"weight\" and \"bias\"")
+        return wrong(_("per_sample is {value}; grad of a function of a dict of parameters "
+                       'gives a dict with the same names, "weight" and "bias"',
+                       value=describe(per_sample)))
     if set(per_sample) != {"weight", "bias"}:
-        names = ", ".join(f'"{name}"' for name in per_sample) or "no names"
-        return wrong(f"per_sample has {names}; it should have the names of params, "
-                     f"\"weight\" and \"bias\"")
+        names = ", ".join(f'"{name}"' for name in per_sample) or _("no names")
+        return wrong(_('per_sample has {names}; it should have the names of params, "weight" '
+                       'and "bias"', names=names))
     expected = _linear_losses_gradients(_flat(params["weight"]), _flat(params["bias"])[0],
                                         xs.tolist(), ys.tolist())
     wanted = {"weight": (6, 1, 2), "bias": (6, 1)}
     for name in ("weight", "bias"):
         got = per_sample[name]
         if not is_tensor_like(got):
-            return wrong(f"per_sample[\"{name}\"] is {describe(got)}, not a tensor")
+            return wrong(_('per_sample["{name}"] is {value}, not a tensor',
+                           name=name, value=describe(got)))
         shape = tuple(got.shape)
         if shape == tuple(params[name].shape):
-            return wrong(f"per_sample[\"{name}\"] has the shape of the parameter itself, "
-                         f"{shape}: one gradient for the whole batch, not one per sample",
-                         "vmap over the samples: in_dims=(None, 0, 0) shares params and "
-                         "slices xs and ys.")
+            return wrong(_('per_sample["{name}"] has the shape of the parameter itself, '
+                           "{shape}: one gradient for the whole batch, not one per sample",
+                           name=name, shape=shape),
+                         _("vmap over the samples: in_dims=(None, 0, 0) shares params and "
+                           "slices xs and ys."))
         if shape != wanted[name]:
-            return wrong(f"per_sample[\"{name}\"] has shape {shape}",
-                         "one gradient per sample: the batch of 6 in front of the "
-                         "parameter's own shape.")
+            return wrong(_('per_sample["{name}"] has shape {shape}', name=name, shape=shape),
+                         _("one gradient per sample: the batch of 6 in front of the "
+                           "parameter's own shape."))
     for sample, (weight_grad, bias_grad) in enumerate(expected):
         got = _flat(per_sample["weight"][sample]) + _flat(per_sample["bias"][sample])
         if not _close(got, weight_grad + [bias_grad]):
-            return wrong(f"the gradients of sample {sample} are not those of its own loss",
-                         "grad(loss) differentiates loss(params, x, y) with respect to params, "
-                         "for one sample x, y; vmap runs it for each.")
-    return correct("one gradient per sample, in one batched call: their mean is the "
-                   "gradient of the batch's mean loss.")
+            return wrong(_("the gradients of sample {sample} are not those of its own loss",
+                           sample=sample),
+                         _("grad(loss) differentiates loss(params, x, y) with respect to "
+                           "params, for one sample x, y; vmap runs it for each."))
+    return correct(_("one gradient per sample, in one batched call: their mean is the gradient "
+                     "of the batch's mean loss."))
 
 
 # --- Exercise 13.4: gradients at the kinks (predict) -------------------------------------
@@ -305,11 +314,11 @@ def check_13_per_sample(answer):
 KINKS = ["relu at 0", "abs at 0", "sqrt at 0", "t.max() at index 1, t = [2., 5., 5.]"]
 _KINK_VALUES = [0.0, 0.0, math.inf, 0.5]
 _KINK_HINTS = (
-    "relu's slope is 0 on the left and 1 on the right; PyTorch takes the left one at 0.",
-    "abs's gradient is the sign of its input, and the sign of 0 is 0.",
-    "sqrt's slope, 1 / (2 sqrt(x)), grows without bound as x comes down to 0.",
-    "t.max() gives one number, but two elements hold it: PyTorch shares the gradient "
-    "evenly among the tied maxima.",
+    N_("relu's slope is 0 on the left and 1 on the right; PyTorch takes the left one at 0."),
+    N_("abs's gradient is the sign of its input, and the sign of 0 is 0."),
+    N_("sqrt's slope, 1 / (2 sqrt(x)), grows without bound as x comes down to 0."),
+    N_("t.max() gives one number, but two elements hold it: PyTorch shares the gradient "
+       "evenly among the tied maxima."),
 )
 
 
@@ -322,22 +331,22 @@ def check_13_kinks(answer):
     if not isinstance(answer, (list, tuple)) and as_values(answer) is not None:
         answer = as_values(answer)  # a NumPy array or a tensor of the four numbers
     if not isinstance(answer, (list, tuple)) or is_tensor_like(answer):
-        return wrong(f"your answer is {describe(answer)}; write a list of four numbers, one "
-                     f"per item of KINKS")
+        return wrong(_("your answer is {value}; write a list of four numbers, one per item of "
+                       "KINKS", value=describe(answer)))
     if len(answer) != len(KINKS):
-        return wrong(f"your list has {len(answer)} items; write four numbers, one per item "
-                     f"of KINKS")
+        return wrong(_("your list has {count} items; write four numbers, one per item of KINKS",
+                       count=len(answer)))
     for position, (value, expected, hint) in enumerate(zip(answer, _KINK_VALUES,
-                                                          _KINK_HINTS)):
+                                                          map(_, _KINK_HINTS))):
         number = None if isinstance(value, bool) else as_number(value, tensors=True)
         if number is None:
-            return wrong(f"the {nth(position)} item is {describe(value)}; write a number "
-                         f"(float(\"inf\") or math.inf for infinity)")
+            return wrong(_('the {nth} item is {value}; write a number (float("inf") or '
+                           "math.inf for infinity)", nth=nth(position), value=describe(value)))
         if math.isnan(number) or not math.isclose(number, expected, abs_tol=1e-9):
-            return wrong(f"the {nth(position)} gradient ({KINKS[position]}) is not "
-                         f"{number:g}", hint)
-    return correct("0 for relu and abs, inf for sqrt (a true infinite slope), and an even "
-                   "share of the gradient among tied maxima.")
+            return wrong(_("the {nth} gradient ({KINKS}) is not {number:g}",
+                           nth=nth(position), KINKS=KINKS[position], number=number), hint)
+    return correct(_("0 for relu and abs, inf for sqrt (a true infinite slope), and an even "
+                     "share of the gradient among tied maxima."))
 
 
 # --- Exercise 13.5: a Hessian-vector product, forward over reverse (write the code) -------
@@ -384,34 +393,37 @@ def check_13_hvp(answer):
         return parts
     function, x = parts
     if not is_function(function):
-        return wrong(f"hvp is {describe(function)}, not a function: pass the function itself, "
-                     f"without calling it")
+        return wrong(_("hvp is {value}, not a function: pass the function itself, without "
+                       "calling it", value=describe(function)))
     library = library_of(x) if is_tensor_like(x) else None
     if library is None or _flat(x) != _X:
-        return wrong(f"x is {describe(x)}; pass the x of the exercise, [1.0, 2.0, 3.0]")
+        return wrong(_("x is {value}; pass the x of the exercise, [1.0, 2.0, 3.0]",
+                       value=describe(x)))
     for name, direction, expected in _HVP_CASES:
         v = library.tensor(direction)
         g = _closure(_hvp_apply, name)
         result, error = call_quietly(lambda: function(g, x.detach(), v))  # noqa: B023 - called now
         if error is not None:
-            return _raised("hvp", error, "take the JVP of the function grad(g), at x, "
-                                         "along v.")
+            return _raised("hvp", error, _("take the JVP of the function grad(g), at x, "
+                                           "along v."))
         if is_stub(result):
-            return not_done("hvp still returns ...: replace it with the Hessian times v")
+            return not_done(_("hvp still returns ...: replace it with the Hessian times v"))
         if not is_tensor_like(result):
-            return wrong(f"hvp returns {describe(result)}, not a tensor",
-                         "jvp returns a pair: the value and the JVP.")
+            return wrong(_("hvp returns {value}, not a tensor", value=describe(result)),
+                         _("jvp returns a pair: the value and the JVP."))
         got = _flat(result)
         if len(got) != len(expected):
-            return wrong(f"hvp returns {len(got)} numbers where x has {len(expected)}")
+            return wrong(_("hvp returns {count} numbers where x has {count2}",
+                           count=len(got), count2=len(expected)))
         if _close(got, _HVP_GRADIENTS[name]):
-            return wrong("hvp returns the gradient of g, not the Hessian times v",
-                         "jvp returns a pair: the value of grad(g) and its JVP. Which one "
-                         "do you want?")
+            return wrong(_("hvp returns the gradient of g, not the Hessian times v"),
+                         _("jvp returns a pair: the value of grad(g) and its JVP. Which one do "
+                           "you want?"))
         index = _first_difference(got, expected)
         if index is not None:
-            return wrong(f"H v is {got[index]:g} at index [{index}], which is not right",
-                         "the Hessian is the Jacobian of the gradient: H v is the JVP of "
-                         "grad(g) along v.")
-    return correct("the JVP of the gradient is the Hessian times v, computed without "
-                   "building the Hessian: forward over reverse, as hessian itself does.")
+            return wrong(_("H v is {got:g} at index [{index}], which is not right",
+                           got=got[index], index=index),
+                         _("the Hessian is the Jacobian of the gradient: H v is the JVP of "
+                           "grad(g) along v."))
+    return correct(_("the JVP of the gradient is the Hessian times v, computed without "
+                     "building the Hessian: forward over reverse, as hessian itself does."))

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from exercises.checks.toolkit import (
+    _,
     all_of,
     as_values,
     checker,
@@ -15,9 +16,9 @@ from exercises.checks.toolkit import (
     is_function,
     is_number,
     is_tensor_like,
+    n_,
     not_done,
     nth,
-    plural,
     unpack,
     wrong,
     wrong_form,
@@ -36,13 +37,18 @@ def _numbers(answer, count, what):
     Feedback saying why it is not."""
     values = _values(answer)
     if values is None:
-        return wrong_form(what, answer, f"a list of {count} numbers")
+        return wrong_form(what, answer, _("a list of {count} numbers", count=count))
     if len(values) != count:
-        has = "is empty" if not values else f"has {plural(len(values), 'value')}"
-        return wrong(f"{what} {has}; {count} numbers are expected here")
+        if not values:
+            return wrong(_("{what} is empty; {count} numbers are expected here", what=what,
+                           count=count))
+        return wrong(n_("{what} has {n} value; {count} numbers are expected here",
+                        "{what} has {n} values; {count} numbers are expected here",
+                        len(values), what=what, count=count))
     for index, value in enumerate(values):
         if not is_number(value):
-            return wrong_form(f"the {nth(index)} value of {what}", value, "a number")
+            return wrong_form(_("the {nth} value of {what}", nth=nth(index), what=what), value,
+                              _("a number"))
     return [float(v) for v in values]
 
 
@@ -60,13 +66,15 @@ def _grad_values(tensor):
 def _call(function, what):
     """``(result, None)`` from calling ``function()``, or ``(None, Feedback)`` if it fails."""
     if not is_function(function):
-        return None, wrong(f"{what.removesuffix('()')} is {describe(function)}; pass the "
-                           f"function itself (its name, without parentheses)")
+        return None, wrong(_("{name} is {value}; pass the function itself (its name, "
+                             "without parentheses)",
+                             name=what.removesuffix('()'), value=describe(function)))
     try:
         return function(), None
     except Exception as error:  # the learner's bug is what the exercise is about
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        return None, wrong(f"{what} raised {type(error).__name__}: {message}")
+        return None, wrong(_("{what} raised {name}: {message}",
+                             what=what, name=type(error).__name__, message=message))
 
 
 # --- Exercise 6.1: predict .grad after several backward calls -----------------------
@@ -81,23 +89,23 @@ def _call(function, what):
                               1.5])                       # one number, not four
 def check_06_predict_grad(prediction):
     """Exercise 6.1: x.grad after total.backward() and average.backward() twice, x of 4."""
-    values = _numbers(prediction, 4, "your prediction")
+    values = _numbers(prediction, 4, _("your prediction"))
     if not isinstance(values, list):
         return values
     if _same(values, [1.5] * 4):
-        return correct("1 from the sum, then 0.25 from each of the two backward calls of "
-                       "the mean, all added up.")
+        return correct(_("1 from the sum, then 0.25 from each of the two backward calls of the "
+                         "mean, all added up."))
     if _same(values, [0.25] * 4):
-        return wrong("your prediction is the gradient of the last call alone",
-                     "does backward() replace .grad, or add to it?")
+        return wrong(_("your prediction is the gradient of the last call alone"),
+                     _("does backward() replace .grad, or add to it?"))
     if _same(values, [1.0] * 4):
-        return wrong("your prediction counts only the sum",
-                     "the mean's graph saves no tensors: both of its backward calls run.")
+        return wrong(_("your prediction counts only the sum"),
+                     _("the mean's graph saves no tensors: both of its backward calls run."))
     if _same(values, [1.25] * 4):
-        return wrong("your prediction counts the mean's gradient only once",
-                     "count the backward() calls.")
-    return wrong("your prediction is not right",
-                 "each element of the sum has derivative 1; of the mean of 4, 1/4.")
+        return wrong(_("your prediction counts the mean's gradient only once"),
+                     _("count the backward() calls."))
+    return wrong(_("your prediction is not right"),
+                 _("each element of the sum has derivative 1; of the mean of 4, 1/4."))
 
 
 # --- Exercise 6.2: which second backward raises -------------------------------------
@@ -117,20 +125,21 @@ def check_06_second_backward(prediction):
     """Exercise 6.2: for each of four outputs, True if a second backward() raises."""
     values = _values(prediction)
     if values is None or len(values) != 4:
-        return wrong_form("your prediction", prediction,
-                          "a list of four True/False values, one per output a, b, c, d")
+        return wrong_form(_("your prediction"), prediction,
+                          _("a list of four True/False values, one per output a, b, c, d"))
     for name, value in zip("abcd", values):
         if not is_bool(value):
-            return wrong_form(f"your prediction for {name}", value, "True or False")
+            return wrong_form(_("your prediction for {label}", label=name), value,
+                              _("True or False"))
     prediction = [bool(v) for v in values]
     if prediction == _RAISES:
-        return correct("only the graphs whose nodes saved a tensor (b and d) refuse a second "
-                       "backward.")
+        return correct(_("only the graphs whose nodes saved a tensor (b and d) refuse a second "
+                         "backward."))
     names = "abcd"
     bad = [names[i] for i, (p, e) in enumerate(zip(prediction, _RAISES)) if p != e]
-    return wrong(f"your prediction for {', '.join(bad)} is not right",
-                 "for each grad_fn, ask: does its formula need a value from the forward "
-                 "pass, or only the shape?")
+    return wrong(_("your prediction for {names} is not right", names=', '.join(bad)),
+                 _("for each grad_fn, ask: does its formula need a value from the forward "
+                   "pass, or only the shape?"))
 
 
 # --- Exercise 6.3: micro-batches ----------------------------------------------------
@@ -164,20 +173,20 @@ def check_06_micro_batches(grad):
     """Exercise 6.3: w.grad after one backward per micro-batch of 2 rows, equal to the
     gradient of the mean squared error over all 8 rows."""
     if grad is None:  # the loop has not run yet: w.grad is None until a first backward()
-        return not_done("w.grad is still None: write the loop, with one backward() per "
-                        "micro-batch, then run both cells again.")
+        return not_done(_("w.grad is still None: write the loop, with one backward() per "
+                          "micro-batch, then run both cells again."))
     if is_tensor_like(grad) and tuple(grad.shape) == (2,):
         values = grad.tolist()
         if _same(values, 4 * _FULL):
-            return wrong("w.grad is 4 times too large: each micro-batch's mean counts as if "
-                         "it were the whole batch",
-                         "how many micro-batches share the full batch's mean?")
+            return wrong(_("w.grad is 4 times too large: each micro-batch's mean counts as if "
+                           "it were the whole batch"),
+                         _("how many micro-batches share the full batch's mean?"))
         if _same(values, _LAST / 4) or _same(values, _LAST):
-            return wrong("w.grad holds only the last micro-batch's gradient",
-                         "when do the gradients of the other micro-batches disappear?")
+            return wrong(_("w.grad holds only the last micro-batch's gradient"),
+                         _("when do the gradients of the other micro-batches disappear?"))
     return expect_tensor(grad, what="w.grad", shape=(2,), values=_FULL.tolist(), atol=1e-5,
-                         hints={"values": "the full-batch loss is the mean of the 4 "
-                                          "micro-batch means."})
+                         hints={"values": _("the full-batch loss is the mean of the 4 "
+                                            "micro-batch means.")})
 
 
 # --- Exercise 6.4: fix a training loop that forgets to zero ------------------------
@@ -190,7 +199,7 @@ def _training(torch, where="start"):
     def train():
         w = torch.tensor(0.0, requires_grad=True)
         optimizer = torch.optim.SGD([w], lr=_LR)
-        for _ in range(_STEPS):
+        for _unused in range(_STEPS):
             if where == "start":
                 optimizer.zero_grad()
             loss = (w - 3) ** 2
@@ -206,7 +215,7 @@ def _training(torch, where="start"):
 
 def _no_zeroing_result():
     w, grad = 0.0, 0.0
-    for _ in range(_STEPS):
+    for _unused in range(_STEPS):
         grad += 2 * (w - 3)
         w -= _LR * grad
     return w
@@ -222,22 +231,22 @@ def check_06_train_loop(train):
     if problem is not None:
         return problem
     if not is_tensor_like(w):
-        return wrong(f"train() returned {describe(w)}; it should return w")
+        return wrong(_("train() returned {value}; it should return w", value=describe(w)))
     value = w.tolist()
     if isinstance(value, list):
-        return wrong("train() should return w, a tensor holding one number")
+        return wrong(_("train() should return w, a tensor holding one number"))
     if abs(value - _no_zeroing_result()) < 1e-3:
-        return wrong("w ends where the buggy loop leaves it: each step still adds the new "
-                     "gradient to the old ones",
-                     "something must reset the gradients once per step.")
+        return wrong(_("w ends where the buggy loop leaves it: each step still adds the new "
+                       "gradient to the old ones"),
+                     _("something must reset the gradients once per step."))
     if abs(value) < 1e-6:
-        return wrong("w never moved: optimizer.step() found no gradient",
-                     "zero the gradients before backward(), or after step(), not in between.")
+        return wrong(_("w never moved: optimizer.step() found no gradient"),
+                     _("zero the gradients before backward(), or after step(), not in between."))
     if abs(value - _GOAL) < 1e-4:
-        return correct("w walks steadily towards 3 now that every step starts from a "
-                       "clean gradient.")
-    return wrong("w does not end where 20 steps of plain gradient descent leave it",
-                 "change only where the gradients are reset; keep lr and the number of steps.")
+        return correct(_("w walks steadily towards 3 now that every step starts from a clean "
+                         "gradient."))
+    return wrong(_("w does not end where 20 steps of plain gradient descent leave it"),
+                 _("change only where the gradients are reset; keep lr and the number of steps."))
 
 
 # --- Exercise 6.5: fix a second backward --------------------------------------------
@@ -280,19 +289,19 @@ def check_06_two_losses(two_losses):
         if " raised " not in problem.message:  # not a function: no hint about backward
             return problem
         return wrong(problem.message.rstrip("."),
-                     "which backward() call frees what the other one still needs?")
+                     _("which backward() call frees what the other one still needs?"))
     if not is_tensor_like(w):
-        return wrong(f"two_losses() returned {describe(w)}; it should return w")
+        return wrong(_("two_losses() returned {value}; it should return w", value=describe(w)))
     grad = _grad_values(w)
     if grad is not None and len(grad) == 3:
         if _same(grad, [1.0, 2.0, 3.0]):
-            return wrong("w.grad holds the gradient of loss_a alone",
-                         "both losses should add their gradients into w.grad.")
+            return wrong(_("w.grad holds the gradient of loss_a alone"),
+                         _("both losses should add their gradients into w.grad."))
         if _same(grad, [1.0, -8.0, 36.0]):
-            return wrong("w.grad holds the gradient of loss_b alone",
-                         "both losses should add their gradients into w.grad.")
+            return wrong(_("w.grad holds the gradient of loss_b alone"),
+                         _("both losses should add their gradients into w.grad."))
     return expect_tensor(w, what="w", shape=(3,), grad=_TWO_LOSSES_GRAD,
-                         hints={"grad": "w.grad should be the sum of both losses' gradients."})
+                         hints={"grad": _("w.grad should be the sum of both losses' gradients.")})
 
 
 # --- Exercise 6.6: a vector-Jacobian product ----------------------------------------
@@ -323,36 +332,38 @@ def check_06_vjp(answer):
         return parts
     J, x = parts
     rows = _values(J)
-    form = "a nested list of 3 rows (one per output) of 2 numbers (one per input)"
+    form = _("a nested list of 3 rows (one per output) of 2 numbers (one per input)")
     if rows is None:
         return wrong_form("J", J, form)
     if not all(isinstance(row, list) for row in rows):
-        return wrong(f"J is a flat list of {plural(len(rows), 'value')}; write it as {form}, "
-                     f"like [[a, b], [c, d], [e, f]]")
+        return wrong(n_("J is a flat list of {n} value; write it as {form}, like [[a, b], "
+                        "[c, d], [e, f]]",
+                        "J is a flat list of {n} values; write it as {form}, like [[a, b], "
+                        "[c, d], [e, f]]", len(rows), form=form))
     shape = (len(rows), *{len(row) for row in rows})
     if shape == (2, 3):
-        return wrong("J has 2 rows and 3 columns: its rows should be the outputs z0, z1, z2, "
-                     "its columns the inputs x0, x1")
+        return wrong(_("J has 2 rows and 3 columns: its rows should be the outputs z0, z1, z2, "
+                       "its columns the inputs x0, x1"))
     if shape != (3, 2):
-        return wrong(f"J should be {form}")
+        return wrong(_("J should be {form}", form=form))
     for i, row in enumerate(rows):
         for j, value in enumerate(row):
             if not is_number(value):
-                return wrong_form(f"J[{i}][{j}]", value, "a number")
+                return wrong_form(_("J[{i}][{j}]", i=i, j=j), value, _("a number"))
     rows = [[float(v) for v in row] for row in rows]
     for i, (row, expected) in enumerate(zip(rows, _JACOBIAN)):
         if not _same(row, expected):
-            return wrong(f"row {i} of J (the derivatives of z{i}) is not right",
-                         "differentiate that one output with respect to x0, then x1, at "
-                         "x = [2, 3].")
+            return wrong(_("row {i} of J (the derivatives of z{i}) is not right", i=i),
+                         _("differentiate that one output with respect to x0, then x1, at x = "
+                           "[2, 3]."))
     if not is_tensor_like(x):
-        return wrong(f"x is {describe(x)}, not a tensor")
+        return wrong(_("x is {value}, not a tensor", value=describe(x)))
     grad = _grad_values(x)
     if grad is not None and _same(grad, [4.0, 9.0]):
-        return wrong("x.grad is the gradient of z.sum(): the weights were all 1",
-                     "the gradient= tensor holds one weight per output of z.")
+        return wrong(_("x.grad is the gradient of z.sum(): the weights were all 1"),
+                     _("the gradient= tensor holds one weight per output of z."))
     return all_of(
         expect_tensor(x, what="x", shape=(2,), grad=_VJP,
-                      hints={"grad": "x.grad should be v @ J for v = [1, 2, -1]."}),
-        success="J is right, and backward(gradient=v) gave v @ J without building J.",
+                      hints={"grad": _("x.grad should be v @ J for v = [1, 2, -1].")}),
+        success=_("J is right, and backward(gradient=v) gave v @ J without building J."),
     )

@@ -4,6 +4,7 @@ import math
 from collections.abc import Mapping
 
 from exercises.checks.toolkit import (
+    _,
     all_of,
     as_number,
     as_values,
@@ -15,8 +16,8 @@ from exercises.checks.toolkit import (
     expect_tensor,
     is_function,
     is_tensor_like,
+    n_,
     not_done,
-    plural,
     unpack,
     wrong,
     wrong_form,
@@ -46,7 +47,7 @@ def _leaf_variables(node):
         seen.add(id(current))
         if hasattr(current, "variable"):
             found.append(current.variable)
-        todo.extend(child for child, _ in reversed(current.next_functions))
+        todo.extend(child for child, _unused in reversed(current.next_functions))
     return found
 
 
@@ -66,10 +67,10 @@ LEAF_FLAGS = [True, True, False, True, False]
 def check_05_leaves(prediction):
     """Exercise 5.1: predict ``is_leaf`` of p, q, r, s and t, as a list of five bools."""
     return expect_items(prediction, LEAF_FLAGS, LEAF_NAMES, form=bool, hints={
-        "q": "a tensor you create is a leaf, whether it requires grad or not.",
-        "s": "s is computed only from q, which does not require grad: was a node recorded?",
-        "r": "r is computed from p, which requires grad.",
-        "t": "t is computed from r, which requires grad.",
+        "q": _("a tensor you create is a leaf, whether it requires grad or not."),
+        "s": _("s is computed only from q, which does not require grad: was a node recorded?"),
+        "r": _("r is computed from p, which requires grad."),
+        "t": _("t is computed from r, which requires grad."),
     })
 
 
@@ -92,14 +93,14 @@ def check_05_node_names(prediction):
             isinstance(p, str) and p.strip().strip("<>").strip().rstrip("0123456789") ==
             e.rstrip("0123456789") for p, e in zip(values, NODE_EXPECTED)):
         if list(p.strip().strip("<>").strip() for p in values) != NODE_EXPECTED:
-            return wrong("the operations are right, but a node's name also ends in a number",
-                         "print any grad_fn.name() from the lesson to see the full form.")
+            return wrong(_("the operations are right, but a node's name also ends in a number"),
+                         _("print any grad_fn.name() from the lesson to see the full form."))
     return expect_items(prediction, NODE_EXPECTED, NODE_NAMES, form=str,
                         normalise=_written_node_name,
                         hints={
-        "z": "a node is named after the last operation that made the tensor.",
-        "m": "which operation makes m from z?",
-        "v": "which operation makes v from u?",
+        "z": _("a node is named after the last operation that made the tensor."),
+        "m": _("which operation makes m from z?"),
+        "v": _("which operation makes v from u?"),
     })
 
 
@@ -126,24 +127,25 @@ def check_05_surviving_grads(answer):
         return parts
     has_grad, grads = parts
     first = expect_items(has_grad, HAS_GRAD, GRAD_NAMES, form=bool, hints={
-        "b": "b was created without requires_grad=True.",
-        "c": "c is not a leaf, but look at the line after c = a * b.",
-        "d": "d is the output: backward starts there, but is it a leaf?",
-        "a": "a is a leaf that requires grad.",
+        "b": _("b was created without requires_grad=True."),
+        "c": _("c is not a leaf, but look at the line after c = a * b."),
+        "d": _("d is the output: backward starts there, but is it a leaf?"),
+        "a": _("a is a leaf that requires grad."),
     })
     if not first.ok:
         return first
     values = None if isinstance(grads, (str, Mapping)) else as_values(grads)
     if values is None or len(values) != 2:
-        return wrong_form("grads", grads, "a list of two numbers: a.grad and c.grad")
+        return wrong_form("grads", grads, _("a list of two numbers: a.grad and c.grad"))
     for name, value, right, hint in zip(("a.grad", "c.grad"), values, GRAD_VALUES, (
-            "dd/da = dd/dc * dc/da, and dc/da is not 1.", "d = c ** 2, and c = 6.")):
+            _("dd/da = dd/dc * dc/da, and dc/da is not 1."), _("d = c ** 2, and c = 6."))):
         number = as_number(value)
         if number is None:
-            return wrong_form(f"your value for {name}", value, "a number")
+            return wrong_form(_("your value for {name}", name=name), value, _("a number"))
         if abs(number - right) > 1e-4:
-            return wrong(f"your value for {name} is {number!r}, which is not right", hint)
-    return correct("you know which gradients survive, and their values.")
+            return wrong(_("your value for {name} is {number}, which is not right",
+                           name=name, number=repr(number)), hint)
+    return correct(_("you know which gradients survive, and their values."))
 
 
 # --- exercise 4.4: a gradient by hand, checked by backward ---------------------------------
@@ -178,18 +180,18 @@ def check_05_gradient_by_hand(answer):
     if number is not None:
         by_hand = number
     elif is_tensor_like(by_hand):
-        return wrong_form("by_hand", by_hand, "one number")
+        return wrong_form("by_hand", by_hand, _("one number"))
     return all_of(
         expect_equal(by_hand, SIN_CHAIN_GRAD, what="by_hand", atol=1e-4,
-                     hint="the chain rule, at x = 1: cos of the inside, times the "
-                          "derivative of the inside, 3x² + 2."),
+                     hint=_("the chain rule, at x = 1: cos of the inside, times the derivative "
+                            "of the inside, 3x² + 2.")),
         expect_tensor(x, what="x", shape=(), values=1.0, requires_grad=True, is_leaf=True,
                       grad=SIN_CHAIN_GRAD, atol=1e-4, hints={
-                          "values": "this exercise takes the derivative at x = 1.",
-                          "requires_grad": "x must be created with requires_grad=True.",
-                          "grad": "did you call z.backward()? (Run the cell only once: "
-                                  "gradients add up.)"}),
-        success="your gradient by hand and the one backward() computed agree.")
+                          "values": _("this exercise takes the derivative at x = 1."),
+                          "requires_grad": _("x must be created with requires_grad=True."),
+                          "grad": _("did you call z.backward()? (Run the cell only once: "
+                                    "gradients add up.)")}),
+        success=_("your gradient by hand and the one backward() computed agree."))
 
 
 # --- exercise 4.5: build a graph to order ---------------------------------------------------
@@ -220,23 +222,24 @@ def check_05_build_graph(z):
     """Exercise 5.5: z built from t = [1., 2., 3.] whose graph, along first inputs, is
     SumBackward0 -> ExpBackward0 -> MulBackward0 -> AccumulateGrad (of t)."""
     if not is_tensor_like(z):
-        return wrong(f"z is {describe(z)}, not a tensor")
+        return wrong(_("z is {value}, not a tensor", value=describe(z)))
     if z.grad_fn is None:
-        return wrong("z has no grad_fn: it is not connected to t's graph",
-                     "compute z from t itself, not from a detached copy or new tensor.")
+        return wrong(_("z has no grad_fn: it is not connected to t's graph"),
+                     _("compute z from t itself, not from a detached copy or new tensor."))
     names = _first_path(z.grad_fn)
     for step, (got, want) in enumerate(zip(names, PATH)):
         if got != want:
-            return wrong(f"step {step} of the path from z.grad_fn is {got}, which is not the "
-                         f"node this exercise asks for there",
-                         "the operation done last is the first node; read the path from the "
-                         "top down.")
+            return wrong(_("step {step} of the path from z.grad_fn is {got}, which is not the "
+                           "node this exercise asks for there", step=step, got=got),
+                         _("the operation done last is the first node; read the path from the "
+                           "top down."))
     if len(names) != len(PATH):
-        return wrong(f"the path from z.grad_fn has {len(names)} nodes, not {len(PATH)}")
+        return wrong(_("the path from z.grad_fn has {count} nodes, not {count2}",
+                       count=len(names), count2=len(PATH)))
     leaf = z.grad_fn.next_functions[0][0].next_functions[0][0].next_functions[0][0].variable
     if tuple(leaf.shape) != (3,) or leaf.tolist() != [1.0, 2.0, 3.0]:
-        return wrong("the path does not end at t = [1., 2., 3.]")
-    return correct("the graph of z has exactly the nodes asked for.")
+        return wrong(_("the path does not end at t = [1., 2., 3.]"))
+    return correct(_("the graph of z has exactly the nodes asked for."))
 
 
 # --- exercise 4.6: find the leaves by walking the graph ------------------------------------
@@ -259,7 +262,7 @@ def _find_leaves_right(node):
         seen.add(n)
         if hasattr(n, "variable"):
             leaves.append(n.variable)
-        for child, _ in n.next_functions:
+        for child, _unused in n.next_functions:
             visit(child)
 
     visit(node)
@@ -271,7 +274,8 @@ def _find_leaves_with_repeats(node):
         return []
     if hasattr(node, "variable"):
         return [node.variable]
-    return [leaf for child, _ in node.next_functions for leaf in _find_leaves_with_repeats(child)]
+    return [leaf for child, _unused in node.next_functions
+            for leaf in _find_leaves_with_repeats(child)]
 
 
 def _find_leaf_nodes(node):
@@ -279,11 +283,11 @@ def _find_leaf_nodes(node):
         return []
     if hasattr(node, "variable"):
         return [node]
-    return [n for child, _ in node.next_functions for n in _find_leaf_nodes(child)]
+    return [n for child, _unused in node.next_functions for n in _find_leaf_nodes(child)]
 
 
 def _find_leaves_one_level(node):
-    return [child.variable for child, _ in node.next_functions
+    return [child.variable for child, _unused in node.next_functions
             if child is not None and hasattr(child, "variable")]
 
 
@@ -300,10 +304,11 @@ def check_05_find_leaves(answer):
         return parts
     find_leaves, out = parts
     if not is_function(find_leaves):
-        return wrong(f"find_leaves is {describe(find_leaves)}, not a function")
+        return wrong(_("find_leaves is {value}, not a function", value=describe(find_leaves)))
     if not is_tensor_like(out) or out.grad_fn is None:
-        return wrong(f"out should be the tensor given in the exercise, with its graph, not "
-                     f"{describe(out) if not is_tensor_like(out) else 'a tensor without one'}")
+        return wrong(_("out should be the tensor given in the exercise, with its graph, not "
+                       "{value}",
+                       value=describe(out) if not is_tensor_like(out) else 'a tensor without one'))
     # the whole graph, then a part of it (so a list written by hand cannot pass)
     nodes = [out.grad_fn]
     while nodes[-1] is not None and nodes[-1].next_functions and len(nodes) < 3:
@@ -311,36 +316,40 @@ def check_05_find_leaves(answer):
     for node in (nodes[0], nodes[-1]):
         if node is None:
             continue
-        where = f"the {node.name()} node"
+        where = _("the {name} node", name=node.name())
         expected = _leaf_variables(node)
         try:
             got = find_leaves(node)
         except Exception as error:  # the learner's function failed: say how, kindly
-            return wrong(f"find_leaves of {where} raised {type(error).__name__}: {error}",
-                         "a slot of next_functions can hold None.")
+            return wrong(_("find_leaves of {where} raised {name}: {error}",
+                           where=where, name=type(error).__name__, error=error),
+                         _("a slot of next_functions can hold None."))
         if got is None:
-            return not_done("find_leaves returned None: fill in its body so that it returns "
-                            "the list of leaves, then run both cells again.")
+            return not_done(_("find_leaves returned None: fill in its body so that it returns "
+                              "the list of leaves, then run both cells again."))
         if got is Ellipsis:
             return not_done()
         if not isinstance(got, (list, tuple, set)):
-            return wrong(f"find_leaves of {where} returned {describe(got)}, not a list")
+            return wrong(_("find_leaves of {where} returned {value}, not a list",
+                           where=where, value=describe(got)))
         for item in got:
             if not is_tensor_like(item):
-                return wrong(f"find_leaves of {where} returned a list holding {describe(item)}"
-                             f", which is not a tensor",
-                             "an AccumulateGrad node's .variable is the leaf tensor.")
+                return wrong(_("find_leaves of {where} returned a list holding {value}, which "
+                               "is not a tensor", where=where, value=describe(item)),
+                             _("an AccumulateGrad node's .variable is the leaf tensor."))
         ids = [id(item) for item in got]
         if len(set(ids)) != len(ids):
-            return wrong(f"find_leaves of {where} lists a leaf more than once",
-                         "a leaf used twice is reached by two paths: remember the nodes "
-                         "you have visited.")
+            return wrong(_("find_leaves of {where} lists a leaf more than once", where=where),
+                         _("a leaf used twice is reached by two paths: remember the nodes you "
+                           "have visited."))
         if set(ids) != {id(leaf) for leaf in expected}:
             missing = len({id(leaf) for leaf in expected} - set(ids))
-            return wrong(f"find_leaves of {where} returned {plural(len(got), 'tensor')}, and "
-                         f"misses {plural(missing, 'leaf', 'leaves')} of the graph",
-                         "walk all the way down: the children of every node, recursively.")
-    return correct("find_leaves finds every leaf of the graph, each once.")
+            found = n_("find_leaves of {where} returned {n} tensor",
+                       "find_leaves of {where} returned {n} tensors", len(got), where=where)
+            return wrong(n_("{found}, and misses {n} leaf of the graph",
+                            "{found}, and misses {n} leaves of the graph", missing, found=found),
+                         _("walk all the way down: the children of every node, recursively."))
+    return correct(_("find_leaves finds every leaf of the graph, each once."))
 
 
 # --- exercise 4.7: fix the missing gradient -----------------------------------------------
@@ -371,21 +380,22 @@ def check_05_fix_retain_grad(gradient_of_a):
     """Exercise 5.7 (fix the bug): ``gradient_of_a()`` returns the non-leaf a = w + x with its
     gradient dy/da kept."""
     if not is_function(gradient_of_a):
-        return wrong(f"pass the function gradient_of_a itself (no parentheses), not "
-                     f"{describe(gradient_of_a)}")
+        return wrong(_("pass the function gradient_of_a itself (no parentheses), not {value}",
+                       value=describe(gradient_of_a)))
     try:
         a = gradient_of_a()
     except Exception as error:  # the learner's function failed: say how, kindly
-        return wrong(f"gradient_of_a() raised {type(error).__name__}: {error}")
+        return wrong(_("gradient_of_a() raised {name}: {error}",
+                       name=type(error).__name__, error=error))
     if a is None or a is Ellipsis:
-        return not_done("gradient_of_a() returned nothing: it should return a.")
+        return not_done(_("gradient_of_a() returned nothing: it should return a."))
     return all_of(
-        expect_tensor(a, what="the a returned", values=[3.0], requires_grad=True,
+        expect_tensor(a, what=_("the a returned"), values=[3.0], requires_grad=True,
                       is_leaf=False, grad_fn="AddBackward0", grad=[2.0], hints={
-                          "is_leaf": "keep a = w + x as it is: a computed tensor, part of "
-                                     "the graph.",
-                          "grad_fn": "keep a = w + x as it is.",
-                          "grad": "when does backward compute a's gradient, and when does "
-                                  "the function ask to keep it?",
+                          "is_leaf": _("keep a = w + x as it is: a computed tensor, part of "
+                                       "the graph."),
+                          "grad_fn": _("keep a = w + x as it is."),
+                          "grad": _("when does backward compute a's gradient, and when does "
+                                    "the function ask to keep it?"),
                       }),
-        success="a is still a computed tensor, and now keeps its gradient.")
+        success=_("a is still a computed tensor, and now keeps its gradient."))

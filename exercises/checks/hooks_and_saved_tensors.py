@@ -8,6 +8,8 @@ the gradients, or what they counted, is compared with the expected result.
 import math
 
 from exercises.checks.toolkit import (
+    N_,
+    _,
     as_number,
     as_values,
     call_quietly,
@@ -29,8 +31,8 @@ from exercises.checks.turning_gradients_off import _raised
 
 
 def _not_a_function(name, value):
-    return wrong(f"{name} is {describe(value)}, not a function: pass the function itself, "
-                 f"without calling it")
+    return wrong(_("{name} is {value}, not a function: pass the function itself, without "
+                   "calling it", name=name, value=describe(value)))
 
 
 def _close(a, b, tol=1e-6) -> bool:
@@ -51,16 +53,16 @@ ORDER = ["pre-hook of b.grad_fn", "tensor hook on a", "post-hook of a.grad_fn",
 
 # Why a hook comes where it does, said without naming its position.
 _WHY = {
-    "pre-hook of b.grad_fn": "backward starts at b's node (MulBackward0); nothing about a or x "
-                             "can fire before that node has been reached",
-    "tensor hook on a": "a's gradient is what MulBackward0 sends on: a's tensor hook fires as "
-                        "soon as it is known, before a's own node (ExpBackward0) runs",
-    "post-hook of a.grad_fn": "a post-hook fires right after its node has run, and that node "
-                              "must run before anything below it receives a gradient",
-    "tensor hook on x": "a leaf's tensor hook fires when its gradient arrives, before that "
-                        "gradient is added into x.grad",
-    "post-accumulate hook on x": "a post-accumulate hook fires only once x.grad has been "
-                                 "updated, the very last step for x",
+    "pre-hook of b.grad_fn": N_("backward starts at b's node (MulBackward0); nothing about a or x "
+                                "can fire before that node has been reached"),
+    "tensor hook on a": N_("a's gradient is what MulBackward0 sends on: a's tensor hook fires as "
+                           "soon as it is known, before a's own node (ExpBackward0) runs"),
+    "post-hook of a.grad_fn": N_("a post-hook fires right after its node has run, and that node "
+                                 "must run before anything below it receives a gradient"),
+    "tensor hook on x": N_("a leaf's tensor hook fires when its gradient arrives, before that "
+                           "gradient is added into x.grad"),
+    "post-accumulate hook on x": N_("a post-accumulate hook fires only once x.grad has been "
+                                    "updated, the very last step for x"),
 }
 
 
@@ -78,31 +80,33 @@ def check_12_hook_order(answer):
             as_values(answer) is not None:  # a NumPy array of the labels
         answer = as_values(answer)
     if not isinstance(answer, (list, tuple)) or is_tensor_like(answer):
-        return wrong(f"your answer is {describe(answer)}; write a list of the five labels "
-                     f"of HOOKS, in the order the hooks fire")
+        return wrong(_("your answer is {value}; write a list of the five labels of HOOKS, in "
+                       "the order the hooks fire", value=describe(answer)))
     if not all(isinstance(item, str) for item in answer):
-        return wrong("every item of your list should be one of the labels of HOOKS, in "
-                     "quotes, as written there")
+        return wrong(_("every item of your list should be one of the labels of HOOKS, in "
+                       "quotes, as written there"))
     unknown = [item for item in answer if item not in HOOKS]
     if unknown:
-        return wrong(f"\"{unknown[0]}\" is not one of the labels of HOOKS: copy them as they "
-                     f"are written there")
+        return wrong(_('"{unknown}" is not one of the labels of HOOKS: copy them as they are '
+                       "written there", unknown=unknown[0]))
     if len(answer) != len(HOOKS) or len(set(answer)) != len(answer):
-        return wrong(f"your list has {len(answer)} labels"
-                     f"{' with repeats' if len(set(answer)) != len(answer) else ''}; each "
-                     f"of the five hooks fires exactly once")
+        if len(set(answer)) != len(answer):
+            return wrong(_("your list has {count} labels with repeats; each of the five hooks "
+                           "fires exactly once", count=len(answer)))
+        return wrong(_("your list has {count} labels; each of the five hooks fires exactly "
+                       "once", count=len(answer)))
     answer = list(answer)
     if answer == HOOKS:
-        return wrong("this is the order in which the hooks were registered, not the order "
-                     "in which they fire",
-                     "backward decides the order: it walks the graph from b down to x.")
+        return wrong(_("this is the order in which the hooks were registered, not the order in "
+                       "which they fire"),
+                     _("backward decides the order: it walks the graph from b down to x."))
     for position, (got, expected) in enumerate(zip(answer, ORDER)):
         if got != expected:
-            return wrong(f"the {nth(position)} hook to fire is not \"{got}\"",
-                         _WHY[expected] + ".")
-    return correct("down the graph node by node: a tensor's hook before the node that made it, "
-                   "a node's post-hook after it, and at the leaf, the tensor hook before the "
-                   "gradient is added into .grad and the post-accumulate hook after.")
+            return wrong(_('the {nth} hook to fire is not "{got}"', nth=nth(position), got=got),
+                         _("{sentence}.", sentence=_(_WHY[expected])))
+    return correct(_("down the graph node by node: a tensor's hook before the node that made "
+                     "it, a node's post-hook after it, and at the leaf, the tensor hook before "
+                     "the gradient is added into .grad and the post-accumulate hook after."))
 
 
 # --- Exercise 12.2: a hook that changes nothing (fix the bug) ----------------------------
@@ -135,37 +139,38 @@ def check_12_halve(answer):
     if not is_function(halve):
         return _not_a_function("halve", halve)
     if not is_tensor_like(x) or _flat(x) != _X:
-        return wrong(f"x is {describe(x)}; pass the x of the exercise, [1.0, 2.0, 3.0]")
+        return wrong(_("x is {value}; pass the x of the exercise, [1.0, 2.0, 3.0]",
+                       value=describe(x)))
     x = x.detach().clone().requires_grad_()  # a fresh copy: the check can run again
 
     def run():
         h = x * 3
         h.register_hook(halve)
         h.sum().backward()
-    _, error = call_quietly(run)
+    _unused, error = call_quietly(run)
     if error is not None:
         if "size" in str(error) or "shape" in str(error):
-            return wrong("backward stopped: halve returned a gradient of another shape than h",
-                         "return a tensor of the gradient's own shape.")
-        return _raised("backward with halve on h", error,
-                       "a hook gets the gradient and returns the one to use instead; it "
-                       "should not change the gradient it was given in place.")
+            return wrong(_("backward stopped: halve returned a gradient of another shape than h"),
+                         _("return a tensor of the gradient's own shape."))
+        return _raised(_("backward with halve on h"), error,
+                       _("a hook gets the gradient and returns the one to use instead; it "
+                         "should not change the gradient it was given in place."))
     grad = x.grad
     if grad is None:
-        return wrong("x.grad is None after backward: the hook stopped the gradient")
+        return wrong(_("x.grad is None after backward: the hook stopped the gradient"))
     values = _flat(grad)
     if _close(values, [3.0] * 3):
-        returned, _ = call_quietly(lambda: halve(x.detach() * 1))
+        returned, _unused = call_quietly(lambda: halve(x.detach() * 1))
         if returned is None:
-            return not_done("x.grad is still 3 everywhere, as if there were no hook: halve "
-                            "computes a halved gradient, but autograd only sees what a hook "
-                            "returns")
-        return wrong("x.grad is still 3 everywhere: the gradient that flows on is not halved")
+            return not_done(_("x.grad is still 3 everywhere, as if there were no hook: halve "
+                              "computes a halved gradient, but autograd only sees what a hook "
+                              "returns"))
+        return wrong(_("x.grad is still 3 everywhere: the gradient that flows on is not halved"))
     if _close(values, [1.5] * 3):
-        return correct("what a hook returns replaces the gradient: h's gradient became 0.5, "
-                       "and x.grad is 3 times that.")
-    return wrong(f"x.grad is {values[0]:g} at index [0], not half of 3",
-                 "multiply the gradient by 0.5 and return the result.")
+        return correct(_("what a hook returns replaces the gradient: h's gradient became 0.5, "
+                         "and x.grad is 3 times that."))
+    return wrong(_("x.grad is {values:g} at index [0], not half of 3", values=values[0]),
+                 _("multiply the gradient by 0.5 and return the result."))
 
 
 # --- Exercise 12.3: clip every gradient with hooks ---------------------------------------
@@ -235,46 +240,48 @@ def check_12_clip_hooks(answer):
     model, error = call_quietly(make_model)
     if error is not None or not callable(getattr(model, "parameters", None)) or \
             library_of(next(iter(model.parameters()), None)) is None:
-        return wrong("make_model() should return the model of the exercise; pass the "
-                     "make_model defined there")
+        return wrong(_("make_model() should return the model of the exercise; pass the "
+                       "make_model defined there"))
     plain, error = call_quietly(lambda: _gradients(make_model, None, None))
     if error is not None:
-        return _raised("the model's backward without hooks", error)
-    names = [name for name, _ in model.named_parameters()]
+        return _raised(_("the model's backward without hooks"), error)
+    names = [name for name, _unused in model.named_parameters()]
     for limit in _LIMITS:
         hooked, error = call_quietly(
             lambda limit=limit: _gradients(make_model, add_clip_hooks, limit))
         if error is not None:
-            return _raised(f"backward with add_clip_hooks(model, {limit})", error,
-                           "each hook gets a gradient and returns the clipped one.")
+            return _raised(_("backward with add_clip_hooks(model, {limit})", limit=limit), error,
+                           _("each hook gets a gradient and returns the clipped one."))
         if all(h is not None and _close(h, p) for h, p in zip(hooked, plain)):
-            return not_done(f"with add_clip_hooks(model, {limit}), every gradient is the same "
-                            f"as without: no hook changed anything yet")
+            return not_done(_("with add_clip_hooks(model, {limit}), every gradient is the same "
+                              "as without: no hook changed anything yet", limit=limit))
         problems = []  # (0: clipped wrongly, 1: not clipped at all, message)
         for name, grad, reference in zip(names, hooked, plain):
             expected = [min(max(v, -limit), limit) for v in reference]
             if grad is None:
-                return wrong(f"after backward, {name}'s .grad is None: a hook should return "
-                             f"the clipped gradient, not None")
+                return wrong(_("after backward, {name}'s .grad is None: a hook should return "
+                               "the clipped gradient, not None", name=name))
             if _close(grad, expected):
                 continue
             if _close(grad, reference):
-                problems.append((1, wrong(f"{name}'s gradient is not clipped (limit {limit})",
-                                          "register a hook on every parameter: "
-                                          "model.parameters() gives them all.")))
+                problems.append((1, wrong(_("{name}'s gradient is not clipped (limit {limit})",
+                                            name=name, limit=limit),
+                                          _("register a hook on every parameter: "
+                                            "model.parameters() gives them all."))))
                 continue
             bad = next(i for i, (g, e) in enumerate(zip(grad, expected))
                        if not math.isclose(g, e, rel_tol=1e-6, abs_tol=1e-6))
-            side = "below -limit" if reference[bad] < -limit else \
-                "above limit" if reference[bad] > limit else "within the limits"
-            problems.append((0, wrong(f"with limit {limit}, element {bad} of {name}'s gradient "
-                                      f"is {grad[bad]:.4g}; its unclipped value is {side}",
-                                      "clip both sides, to [-limit, limit], using the limit "
-                                      "passed in.")))
+            side = _("below -limit") if reference[bad] < -limit else \
+                _("above limit") if reference[bad] > limit else _("within the limits")
+            problems.append((0, wrong(_("with limit {limit}, element {bad} of {name}'s "
+                                        "gradient is {grad:.4g}; its unclipped value is {side}",
+                                        limit=limit, bad=bad, name=name, grad=grad[bad], side=side),
+                                      _("clip both sides, to [-limit, limit], using the limit "
+                                        "passed in."))))
         if problems:  # a wrong clip says more than a parameter left out
             return min(problems, key=lambda problem: problem[0])[1]
-    return correct("each hook clips its parameter's gradient as backward computes it, on "
-                   "both sides and with the limit you pass.")
+    return correct(_("each hook clips its parameter's gradient as backward computes it, on "
+                     "both sides and with the limit you pass."))
 
 
 # --- Exercise 12.4: count what a graph saves ----------------------------------------------
@@ -347,8 +354,8 @@ def check_12_count_saved(answer):
         return _not_a_function("count_saved", count_saved)
     torch = library_of(x) if is_tensor_like(x) else None
     if torch is None or tuple(x.shape) != (4, 3) or not x.requires_grad:
-        return wrong(f"x is {describe(x)}; pass the x of the exercise, a (4, 3) tensor that "
-                     f"requires grad")
+        return wrong(_("x is {value}; pass the x of the exercise, a (4, 3) tensor that "
+                       "requires grad", value=describe(x)))
     for what, fn in _samples(torch, x):
         got, error = call_quietly(lambda fn=fn: count_saved(fn))
         if error is not None:
@@ -357,22 +364,24 @@ def check_12_count_saved(answer):
             return not_done()
         if not isinstance(got, (tuple, list)) or len(got) != 2 or \
                 not all(isinstance(v, int) and not isinstance(v, bool) for v in got):
-            return wrong(f"count_saved(lambda: {what}) returned {describe(got)}; it should "
-                         f"return a pair of whole numbers (tensors, bytes)")
+            return wrong(_("count_saved(lambda: {what}) returned {value}; it should return a "
+                           "pair of whole numbers (tensors, bytes)",
+                           what=what, value=describe(got)))
         count, size = _reference_count(fn, torch)
         if got[0] != count:
-            hint = "a node that saves the same tensor twice (x * x) counts it twice: count " \
-                "every call of pack." if "x * x" in what else \
-                "count inside a saved_tensors_hooks block: pack is called once per saved tensor."
-            return wrong(f"for {what}, your count of saved tensors is {got[0]}, which is not "
-                         f"what the graph saves", hint)
+            hint = _("a node that saves the same tensor twice (x * x) counts it twice: count " \
+                  "every call of pack.") if "x * x" in what else \
+                _("count inside a saved_tensors_hooks block: pack is called once per saved tensor.")
+            return wrong(_("for {what}, your count of saved tensors is {got}, which is not "
+                           "what the graph saves", what=what, got=got[0]), hint)
         if got[1] != size:
-            hint = "a tensor's bytes are its number of elements times the bytes of one " \
-                "element, and float64 takes 8." if got[1] else None
-            return wrong(f"for {what}, the number of tensors is right but {got[1]} bytes is not",
+            hint = _("a tensor's bytes are its number of elements times the bytes of one " \
+                  "element, and float64 takes 8.") if got[1] else None
+            return wrong(_("for {what}, the number of tensors is right but {got} bytes is not",
+                           what=what, got=got[1]),
                          hint)
-    return correct("pack sees every tensor a node saves, so it can count them and their "
-                   "bytes (and, in real code, keep something smaller instead).")
+    return correct(_("pack sees every tensor a node saves, so it can count them and their "
+                     "bytes (and, in real code, keep something smaller instead)."))
 
 
 # --- Exercise 12.5: what backward(inputs=...) fills ---------------------------------------
@@ -391,22 +400,23 @@ def _grad_value(value):
 def check_12_backward_inputs(answer):
     """Exercise 12.5: ``(a.grad, b.grad)`` after ``(a * b ** 2).backward(inputs=[b])`` with
     ``a = 2``, ``b = 3``: ``(None, 12.0)``."""
-    parts = unpack(answer, ("a_grad", "b_grad"), what="the check: your prediction")
+    parts = unpack(answer, ("a_grad", "b_grad"), what=_("the check: your prediction"))
     if not isinstance(parts, tuple):
         return parts
     a_grad, b_grad = (_grad_value(part) for part in parts)
     for name, given, value in (("a.grad", parts[0], a_grad), ("b.grad", parts[1], b_grad)):
         if value is ...:
-            return wrong(f"your prediction for {name} is {describe(given)}; write a number, "
-                         f"or None for no gradient at all")
+            return wrong(_("your prediction for {name} is {value}; write a number, or None for "
+                           "no gradient at all", name=name, value=describe(given)))
     if a_grad is not None:
-        hint = "backward never writes into a.grad when a is not in inputs; it does not set " \
-            "it to zero either." if a_grad == 0 else "a requires grad, but it is not in inputs."
-        return wrong(f"a.grad is not {a_grad:g}", hint)
+        hint = _("backward never writes into a.grad when a is not in inputs; it does not set "
+                 "it to zero either.") if a_grad == 0 else \
+            _("a requires grad, but it is not in inputs.")
+        return wrong(_("a.grad is not {a_grad:g}", a_grad=a_grad), hint)
     if b_grad is None:
-        return wrong("b is in inputs, so backward does fill b.grad")
+        return wrong(_("b is in inputs, so backward does fill b.grad"))
     if not math.isclose(b_grad, 12.0):
-        return wrong(f"b.grad is not {b_grad:g}",
-                     "the derivative of a * b ** 2 with respect to b is 2 * a * b.")
-    return correct("inputs=[b] limits backward to b: a.grad stays None, and b.grad is "
-                   "2 * a * b = 12.")
+        return wrong(_("b.grad is not {b_grad:g}", b_grad=b_grad),
+                     _("the derivative of a * b ** 2 with respect to b is 2 * a * b."))
+    return correct(_("inputs=[b] limits backward to b: a.grad stays None, and b.grad is 2 * a "
+                     "* b = 12."))

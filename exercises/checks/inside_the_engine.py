@@ -10,9 +10,25 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from exercises.checks.toolkit import (all_of, as_values, checker, correct, describe, expect_equal,
-                                      expect_tensor, is_function, is_tensor_like, not_done, nth,
-                                      plural, unpack, wrong, wrong_form)
+from exercises.checks.toolkit import (
+    N_,
+    _,
+    all_of,
+    as_values,
+    checker,
+    correct,
+    describe,
+    expect_equal,
+    expect_tensor,
+    is_function,
+    is_tensor_like,
+    n_,
+    not_done,
+    nth,
+    unpack,
+    wrong,
+    wrong_form,
+)
 
 # ====================================================================== helpers
 _LEAF_PREFIX = "torch::autograd::"
@@ -44,7 +60,7 @@ def _is_node(value):
     return hasattr(value, "next_functions") and callable(getattr(value, "name", None))
 
 
-NAME_FORM = 'a node\'s name in quotes, such as "SinBackward0", or "None"'
+NAME_FORM = N_('a node\'s name in quotes, such as "SinBackward0", or "None"')
 
 
 def _name_list(value, what, form):
@@ -55,7 +71,8 @@ def _name_list(value, what, form):
         return wrong_form(what, value, form)
     for index, name in enumerate(names):
         if not (isinstance(name, str) or name is None or _is_node(name)):
-            return wrong_form(f"the {nth(index)} name in {what}", name, NAME_FORM)
+            return wrong_form(_("the {nth} name in {what}", nth=nth(index), what=what), name,
+                              _(NAME_FORM))
     return [_node_name(v) for v in names]
 
 
@@ -64,43 +81,46 @@ def _check_function(function_class, *, name, inputs, forward, derivative, hints)
     gradient, and gradcheck. ``forward``/``derivative`` map a numpy array to the expected
     values; ``hints`` may hold "forward", "backward", "chain" and "gradcheck"."""
     if not isinstance(function_class, type) or not hasattr(function_class, "apply"):
-        return wrong(f"your answer is {describe(function_class)}; the class {name} (a "
-                     f"subclass of torch.autograd.Function) is expected here")
+        return wrong(_("your answer is {value}; the class {name} (a subclass of "
+                       "torch.autograd.Function) is expected here",
+                       value=describe(function_class), name=name))
     lib = _library(function_class)
     if lib is None:
-        return wrong(f"{name} is not a subclass of torch.autograd.Function")
+        return wrong(_("{name} is not a subclass of torch.autograd.Function", name=name))
     values = np.array(inputs, dtype=np.float64)
 
     x = lib.tensor(values.tolist(), requires_grad=True)
     try:
         y = function_class.apply(x)
     except Exception as error:  # the learner's forward failed
-        return wrong(f"{name}.apply(x) raised {type(error).__name__}: {error}",
+        return wrong(_("{name}.apply(x) raised {error}: {message}",
+                       name=name, error=type(error).__name__, message=error),
                      hints.get("forward"))
     if y is None:
-        return not_done(f"{name}.apply(x) returns None: write forward (and backward), then "
-                        f"run this cell again")
-    result = expect_tensor(y, what=f"the result of {name}.apply(x)",
+        return not_done(_("{name}.apply(x) returns None: write forward (and backward), then "
+                          "run this cell again", name=name))
+    result = expect_tensor(y, what=_("the result of {name}.apply(x)", name=name),
                            values=forward(values).tolist(), atol=1e-5, rtol=1e-4,
                            hints={"values": hints.get("forward")})
     if not result.ok:
         return result
     if not y.requires_grad or y.grad_fn is None:
-        return wrong(f"the result of {name}.apply(x) has no grad_fn: call {name}.apply(x), "
-                     f"not {name}.forward(...)")
+        return wrong(_("the result of {name}.apply(x) has no grad_fn: call {name}.apply(x), "
+                       "not {name}.forward(...)", name=name))
 
     upstream = np.linspace(0.5, 2.0, values.size)  # not all ones: catches a missing grad_output
     try:
         (y * lib.tensor(upstream.tolist())).sum().backward()
     except Exception as error:  # the learner's backward failed
-        return wrong(f"backward raised {type(error).__name__}: {error}", hints.get("backward"))
+        return wrong(_("backward raised {name}: {error}", name=type(error).__name__, error=error),
+                     hints.get("backward"))
     if x.grad is None:
-        return wrong("after backward, x.grad is None: backward did not send a gradient to x",
+        return wrong(_("after backward, x.grad is None: backward did not send a gradient to x"),
                      hints.get("backward"))
     if np.allclose(x.grad.tolist(), derivative(values), rtol=1e-4, atol=1e-6):
-        return wrong("x.grad comes out as if the gradient arriving from further down the "
-                     "graph were all ones", hints.get("chain"))
-    result = expect_tensor(x.grad, what="x.grad (after backward with an upstream gradient)",
+        return wrong(_("x.grad comes out as if the gradient arriving from further down the "
+                       "graph were all ones"), hints.get("chain"))
+    result = expect_tensor(x.grad, what=_("x.grad (after backward with an upstream gradient)"),
                            values=(upstream * derivative(values)).tolist(), atol=1e-5,
                            rtol=1e-4, hints={"values": hints.get("backward")})
     if not result.ok:
@@ -110,13 +130,13 @@ def _check_function(function_class, *, name, inputs, forward, derivative, hints)
     try:
         passed = lib.autograd.gradcheck(function_class.apply, (x64,), raise_exception=False)
     except Exception as error:  # e.g. a backward that only works in float32
-        return wrong(f"gradcheck raised {type(error).__name__}: {error}",
+        return wrong(_("gradcheck raised {name}: {error}", name=type(error).__name__, error=error),
                      hints.get("gradcheck"))
     if not passed:
-        return wrong("gradcheck found a difference between your backward and the finite "
-                     "differences of your forward", hints.get("gradcheck"))
-    return correct(f"{name} computes the right values, its backward applies the chain rule, "
-                   f"and gradcheck passes")
+        return wrong(_("gradcheck found a difference between your backward and the finite "
+                       "differences of your forward"), hints.get("gradcheck"))
+    return correct(_("{name} computes the right values, its backward applies the chain rule, "
+                     "and gradcheck passes", name=name))
 
 
 def _function(torch, name, forward, backward, save_output=False):
@@ -153,22 +173,23 @@ def check_09_next_functions(answer):
     """Exercise 9.1: the node names in out.grad_fn.next_functions and in
     out.grad_fn.next_functions[0][0].next_functions."""
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        return wrong_form("your prediction", answer, "two lists of names: ([...], [...])")
-    lists = [_name_list(part, f"your {place} list", 'a list of names, like ["...", "..."]')
-             for place, part in zip(("first", "second"), answer)]
+        return wrong_form(_("your prediction"), answer, _("two lists of names: ([...], [...])"))
+    lists = [_name_list(part, _("your {nth} list", nth=nth(place)),
+                        _('a list of names, like ["...", "..."]'))
+             for place, part in enumerate(answer)]
     for names in lists:
         if not isinstance(names, list):
             return names
     first, second = lists
     return all_of(
-        expect_equal(first, _NEXT_FUNCTIONS[0], what="your first list",
-                     hint="one entry per input of the last operation, in the order of its "
-                          "inputs; a leaf is reached through its AccumulateGrad node."),
-        expect_equal(second, _NEXT_FUNCTIONS[1], what="your second list",
-                     hint="what did the multiplication multiply? A plain number needs no "
-                          "gradient."),
-        success="both lists are right: one entry per input, a leaf through AccumulateGrad, "
-                "a number through None",
+        expect_equal(first, _NEXT_FUNCTIONS[0], what=_("your first list"),
+                     hint=_("one entry per input of the last operation, in the order of its "
+                            "inputs; a leaf is reached through its AccumulateGrad node.")),
+        expect_equal(second, _NEXT_FUNCTIONS[1], what=_("your second list"),
+                     hint=_("what did the multiplication multiply? A plain number needs no "
+                            "gradient.")),
+        success=_("both lists are right: one entry per input, a leaf through AccumulateGrad, a "
+                  "number through None"),
     )
 
 
@@ -191,25 +212,31 @@ _ORDER = ["AddBackward0", "SinBackward0", "ExpBackward0", "MulBackward0", "Accum
          ])
 def check_09_backward_order(answer):
     """Exercise 9.2: the order in which backward runs the nodes of z = (x * 2).sin() + x.exp()."""
-    names = _name_list(answer, "your prediction", "a list of node names, in the order they run")
+    names = _name_list(answer, _("your prediction"),
+                       _("a list of node names, in the order they run"))
     if not isinstance(names, list):
         return names
     if len(names) != len(_ORDER):
-        has = "is empty" if not names else f"has {plural(len(names), 'name')}"
-        return wrong(f"your list {has}; count the nodes in the graph again",
-                     "every node runs exactly once, the leaf's AccumulateGrad included.")
+        if not names:
+            return wrong(_("your list is empty; count the nodes in the graph again"),
+                         _("every node runs exactly once, the leaf's AccumulateGrad included."))
+        return wrong(n_("your list has {n} name; count the nodes in the graph again",
+                        "your list has {n} names; count the nodes in the graph again",
+                        len(names)),
+                     _("every node runs exactly once, the leaf's AccumulateGrad included."))
     if names[0] != _ORDER[0]:
-        return wrong("the first node is not right", "backward starts at the output's grad_fn.")
+        return wrong(_("the first node is not right"),
+                     _("backward starts at the output's grad_fn."))
     if names[-1] != _ORDER[-1]:
-        return wrong("the last node is not right",
-                     "which node can only run once every path has delivered its gradient?")
+        return wrong(_("the last node is not right"),
+                     _("which node can only run once every path has delivered its gradient?"))
     for position, (given, expected) in enumerate(zip(names, _ORDER)):
         if given != expected:
-            return wrong(f"the node at position {position} is not right",
-                         "a node runs only when all its gradients have arrived; among the "
-                         "nodes that are ready, the one recorded last runs first.")
-    return correct("that is the order backward runs them: every node after all the nodes "
-                   "that send it gradients, the most recently recorded first")
+            return wrong(_("the node at position {position} is not right", position=position),
+                         _("a node runs only when all its gradients have arrived; among the "
+                           "nodes that are ready, the one recorded last runs first."))
+    return correct(_("that is the order backward runs them: every node after all the nodes "
+                     "that send it gradients, the most recently recorded first"))
 
 
 # ====================================================================== 8.3 topological order
@@ -224,7 +251,7 @@ def _reference_order(root):
             continue
         seen.add(id(node))
         stack.append((node, True))
-        stack.extend((n, False) for n, _ in node.next_functions)
+        stack.extend((n, False) for n, _unused in node.next_functions)
     return order[::-1]
 
 
@@ -236,7 +263,7 @@ def _preorder(root):  # each node before its inputs, but not after all its consu
             return
         seen.add(id(node))
         order.append(node)
-        for n, _ in node.next_functions:
+        for n, _unused in node.next_functions:
             visit(n)
 
     visit(root)
@@ -250,7 +277,7 @@ def _with_repeats(root):  # a node reached along two paths is listed twice
         if node is None:
             return
         order.append(node)
-        for n, _ in node.next_functions:
+        for n, _unused in node.next_functions:
             visit(n)
 
     visit(root)
@@ -278,56 +305,62 @@ def check_09_topological_order(answer):
         return parts
     function, tensor = parts
     if not is_function(function):
-        return wrong(f"topological_order is {describe(function)}, not a function")
+        return wrong(_("topological_order is {value}, not a function", value=describe(function)))
     root = getattr(tensor, "grad_fn", None)
     if root is None or not _is_node(root):
-        what = "has no grad_fn" if hasattr(tensor, "grad_fn") else f"is {describe(tensor)}"
-        return wrong(f"z {what}: build the graph of the exercise again, then pass its z")
+        if hasattr(tensor, "grad_fn"):
+            return wrong(_("z has no grad_fn: build the graph of the exercise again, then pass "
+                           "its z"))
+        return wrong(_("z is {value}: build the graph of the exercise again, then pass its z",
+                       value=describe(tensor)))
     try:
         order = function(root)
     except Exception as error:  # the learner's function is being checked
-        return wrong(f"topological_order(z.grad_fn) raised {type(error).__name__}: {error}",
-                     "skip the None entries of next_functions, and remember the nodes you "
-                     "have already visited.")
+        return wrong(_("topological_order(z.grad_fn) raised {name}: {error}",
+                       name=type(error).__name__, error=error),
+                     _("skip the None entries of next_functions, and remember the nodes you "
+                       "have already visited."))
     if order is None:
-        return not_done("topological_order returns None: write it, then run this cell again")
+        return not_done(_("topological_order returns None: write it, then run this cell again"))
     if not isinstance(order, (list, tuple, Iterator)):
-        return wrong(f"topological_order(z.grad_fn) returned {describe(order)}; it should "
-                     f"return a list of nodes")
+        return wrong(_("topological_order(z.grad_fn) returned {value}; it should return a list "
+                       "of nodes", value=describe(order)))
     order = list(order)
     if any(isinstance(node, str) for node in order):
-        return wrong("your list holds names; return the nodes themselves (two nodes may "
-                     "have the same name)", "append node, not node.name().")
+        return wrong(_("your list holds names; return the nodes themselves (two nodes may have "
+                       "the same name)"), _("append node, not node.name()."))
     strangers = [node for node in order if not _is_node(node)]
     if strangers:
-        return wrong(f"your list holds {describe(strangers[0])}, which is not a node of the "
-                     f"graph", "skip the None entries of next_functions.")
+        return wrong(_("your list holds {value}, which is not a node of the graph",
+                       value=describe(strangers[0])), _("skip the None entries of next_functions."))
     expected = _reference_order(root)
     ids = [id(node) for node in order]
     if len(set(ids)) != len(ids):
-        return wrong("a node appears more than once in your list",
-                     "remember which nodes you have already visited.")
+        return wrong(_("a node appears more than once in your list"),
+                     _("remember which nodes you have already visited."))
     missing = [node for node in expected if id(node) not in set(ids)]
     if missing:
-        return wrong(f"your list misses {plural(len(missing), 'node')}, e.g. "
-                     f"{missing[0].name()}",
-                     "follow every entry of next_functions that is not None, down to the "
-                     "AccumulateGrad nodes.")
+        return wrong(n_("your list misses {n} node, e.g. {name}",
+                        "your list misses {n} nodes, e.g. {name}", len(missing),
+                        name=missing[0].name()),
+                     _("follow every entry of next_functions that is not None, down to the "
+                       "AccumulateGrad nodes."))
     if len(order) != len(expected):
-        return wrong("your list holds something that is not a node of this graph")
+        return wrong(_("your list holds something that is not a node of this graph"))
     if order[0] is not root:
-        return wrong("the first node is not the root", "backward starts at the root.")
+        return wrong(_("the first node is not the root"), _("backward starts at the root."))
     position = {id(node): k for k, node in enumerate(order)}
     for node in order:
-        for next_node, _ in node.next_functions:
+        for next_node, _unused in node.next_functions:
             if next_node is not None and position[id(next_node)] < position[id(node)]:
-                return wrong(f"the {next_node.name()} at position {position[id(next_node)]} "
-                             f"comes before the {node.name()} at position "
-                             f"{position[id(node)]}, which sends it a gradient",
-                             "a node may only come once every node that feeds it is already "
-                             "in the list: think of depth-first search, then reverse.")
-    return correct("every node comes after all the nodes that send it gradients: a "
-                   "topological order")
+                return wrong(_("the {name} at position {position} comes before the {name2} at "
+                               "position {position2}, which sends it a gradient",
+                               name=next_node.name(), position=position[id(next_node)],
+                               name2=node.name(), position2=position[id(node)]),
+                             _("a node may only come once every node that feeds it is already "
+                               "in the list: think of depth-first search, then reverse."))
+    return correct(_("every node comes after all the nodes that send it gradients: a "
+                     "topological order"))
 
 
 # ====================================================================== 8.4 Cube
@@ -348,10 +381,10 @@ def check_09_cube(answer):
     return _check_function(
         answer, name="Cube", inputs=[-1.5, 0.5, 2.0], forward=lambda v: v ** 3,
         derivative=lambda v: 3 * v ** 2,
-        hints={"forward": "forward returns x cubed.",
-               "backward": "the derivative of x³ is 3x²; save x in forward to use it here.",
-               "chain": "does backward use every argument it receives?",
-               "gradcheck": "compare your formula with the derivative of x³."})
+        hints={"forward": _("forward returns x cubed."),
+               "backward": _("the derivative of x³ is 3x²; save x in forward to use it here."),
+               "chain": _("does backward use every argument it receives?"),
+               "gradcheck": _("compare your formula with the derivative of x³.")})
 
 
 # ====================================================================== 8.5 Sigmoid
@@ -378,11 +411,11 @@ def check_09_sigmoid(answer):
     return _check_function(
         answer, name="Sigmoid", inputs=[-2.0, 0.0, 0.5, 3.0], forward=_np_sigmoid,
         derivative=lambda v: _np_sigmoid(v) * (1 - _np_sigmoid(v)),
-        hints={"forward": "sigmoid(x) = 1 / (1 + exp(-x)).",
-               "backward": "sigmoid' = s * (1 - s), where s is the sigmoid's output (not x): "
-                           "save the output in forward.",
-               "chain": "does backward use every argument it receives?",
-               "gradcheck": "s * (1 - s) uses the output s of forward, not the input x."})
+        hints={"forward": _("sigmoid(x) = 1 / (1 + exp(-x))."),
+               "backward": _("sigmoid' = s * (1 - s), where s is the sigmoid's output (not x): "
+                             "save the output in forward."),
+               "chain": _("does backward use every argument it receives?"),
+               "gradcheck": _("s * (1 - s) uses the output s of forward, not the input x.")})
 
 
 # ====================================================================== 8.6 fix Multiply
@@ -408,37 +441,39 @@ def _multiply(torch, backward):
 def check_09_multiply(answer):
     """Exercise 9.6: the fixed ``Multiply`` (x * w), checked on inputs of shape (3,)."""
     if not isinstance(answer, type) or not hasattr(answer, "apply"):
-        return wrong(f"your answer is {describe(answer)}; the class Multiply is expected here")
+        return wrong(_("your answer is {value}; the class Multiply is expected here",
+                       value=describe(answer)))
     lib = _library(answer)
     if lib is None:
-        return wrong("Multiply is not a subclass of torch.autograd.Function")
+        return wrong(_("Multiply is not a subclass of torch.autograd.Function"))
     x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
     w = lib.tensor([0.5, 4.0, -1.0], requires_grad=True)
     upstream = lib.tensor([1.0, 2.0, -3.0])
     try:
         product = answer.apply(x, w)
     except Exception as error:  # the learner's forward failed
-        return wrong(f"Multiply.apply(x, w) raised {type(error).__name__}: {error}")
+        return wrong(_("Multiply.apply(x, w) raised {name}: {error}",
+                       name=type(error).__name__, error=error))
     if not is_tensor_like(product):
-        return wrong(f"Multiply.apply(x, w) returned {describe(product)}; it should return "
-                     f"the tensor x * w")
+        return wrong(_("Multiply.apply(x, w) returned {value}; it should return the tensor x * "
+                       "w", value=describe(product)))
     try:
         (product * upstream).sum().backward()
     except Exception as error:  # the learner's backward failed
-        return wrong(f"backward raised {type(error).__name__}: {error}",
-                     "backward returns one gradient per input of forward.")
+        return wrong(_("backward raised {name}: {error}", name=type(error).__name__, error=error),
+                     _("backward returns one gradient per input of forward."))
     grads_are_plain = x.grad is not None and w.grad is not None and \
         np.allclose(x.grad.tolist(), [0.5, 4.0, -1.0]) and \
         np.allclose(w.grad.tolist(), [1.0, -2.0, 3.0])
     if grads_are_plain:
-        return wrong("x.grad and w.grad come out as if the gradient arriving from further "
-                     "down the graph were all ones",
-                     "which argument of backward does this backward never use?")
+        return wrong(_("x.grad and w.grad come out as if the gradient arriving from further "
+                       "down the graph were all ones"),
+                     _("which argument of backward does this backward never use?"))
     return all_of(
         expect_tensor(x, what="x", grad=[0.5, 8.0, 3.0],
-                      hints={"grad": "d(x * w)/dx is w, times grad_output."}),
+                      hints={"grad": _("d(x * w)/dx is w, times grad_output.")}),
         expect_tensor(w, what="w", grad=[1.0, -4.0, -9.0],
-                      hints={"grad": "d(x * w)/dw is x, times grad_output."}),
-        success="Multiply's backward now applies the chain rule: x and w get the right "
-                "gradients",
+                      hints={"grad": _("d(x * w)/dw is x, times grad_output.")}),
+        success=_("Multiply's backward now applies the chain rule: x and w get the right "
+                  "gradients"),
     )

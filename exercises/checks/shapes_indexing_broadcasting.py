@@ -10,9 +10,27 @@ import textwrap
 
 import numpy as np
 
-from exercises.checks.toolkit import (_shape_text, _shown, all_of, checker, correct, describe,
-                                      expect_items, expect_tensor, is_function, is_number,
-                                      is_tensor_like, plural, not_done, unpack, wrong, wrong_form)
+from exercises.checks.toolkit import (
+    N_,
+    _,
+    _shape_text,
+    _shown,
+    all_of,
+    checker,
+    correct,
+    describe,
+    expect_items,
+    expect_tensor,
+    is_function,
+    is_number,
+    is_tensor_like,
+    n_,
+    not_done,
+    said,
+    unpack,
+    wrong,
+    wrong_form,
+)
 from exercises.checks.creating_tensors import _as_dtype_name, _dtype_form
 
 # ---------------------------------------------------------------- 2.1 broadcast shapes
@@ -42,7 +60,7 @@ def _as_shape(value):
     return None if None in sizes else sizes
 
 
-SHAPE_FORM = "a tuple of sizes, like (1, 2)"
+SHAPE_FORM = N_("a tuple of sizes, like (1, 2)")
 
 
 @checker(right=_broadcast_shapes,
@@ -58,24 +76,29 @@ def check_02_broadcast_shapes(prediction):
     """Exercise 2.1: the shapes of four broadcast results, as a list of tuples."""
     count = len(BROADCASTS)
     if not isinstance(prediction, (list, tuple)):
-        return wrong_form("your prediction", prediction,
-                          "a list of four shapes, one tuple per line, like [(1, 2), ...]")
+        return wrong_form(_("your prediction"), prediction,
+                          _("a list of four shapes, one tuple per line, like [(1, 2), ...]"))
     if prediction and _as_shape(prediction) is not None:
-        return wrong(f"your prediction, {_shown(prediction)}, is one shape; write a list of "
-                     f"four shapes, one per line, like [(1, 2), ...]")
+        return wrong(_("your prediction, {shown}, is one shape; write a list of four shapes, "
+                       "one per line, like [(1, 2), ...]", shown=_shown(prediction)))
     if len(prediction) != count:
-        has = "is empty" if not prediction else f"has {plural(len(prediction), 'shape')}"
-        return wrong(f"your list {has}; write one for each of the {count} lines")
+        if not prediction:
+            return wrong(_("your list is empty; write one for each of the {count} lines",
+                           count=count))
+        return wrong(n_("your list has {n} shape; write one for each of the {count} lines",
+                        "your list has {n} shapes; write one for each of the {count} lines",
+                        len(prediction), count=count))
     expected = [tuple(np.broadcast_shapes(a, b)) for a, b in BROADCASTS]
     for number, (shape, right_shape) in enumerate(zip(prediction, expected), start=1):
         a, b = BROADCASTS[number - 1]
         if _as_shape(shape) is None:
-            return wrong_form(f"your shape for line {number}", shape, SHAPE_FORM)
+            return wrong_form(_("your shape for line {number}", number=number), shape,
+                              _(SHAPE_FORM))
         if _as_shape(shape) != right_shape:
-            return wrong(f"your shape for line {number}, {a} with {b}, is {_shown(shape)}, "
-                         f"which is not right",
-                         "line the two shapes up on the right; a missing size counts as 1.")
-    return correct("all four broadcast shapes are right.")
+            return wrong(_("your shape for line {number}, {a} with {b}, is {shown}, which is "
+                           "not right", number=number, a=a, b=b, shown=_shown(shape)),
+                         _("line the two shapes up on the right; a missing size counts as 1."))
+    return correct(_("all four broadcast shapes are right."))
 
 
 # ---------------------------------------------------------------- 2.2 indexing
@@ -103,16 +126,16 @@ def check_02_indexing(answer):
     last_col, inner, big_evens, corners = parts
     return all_of(
         expect_tensor(last_col, what="last_col", shape=(4,), values=[4, 9, 14, 19],
-                      hints={"shape": "a single index, not a slice, removes its dimension."}),
+                      hints={"shape": _("a single index, not a slice, removes its dimension.")}),
         expect_tensor(inner, what="inner", shape=(2, 3), values=[[6, 7, 8], [11, 12, 13]],
-                      hints={"shape": "a slice's stop is excluded; negative stops count "
-                                      "from the end."}),
+                      hints={"shape": _("a slice's stop is excluded; negative stops count from "
+                                        "the end.")}),
         expect_tensor(big_evens, what="big_evens", shape=(4,), values=[12, 14, 16, 18],
-                      hints={"shape": "combine two masks with &, each in parentheses; "
-                                      "'greater than 10' leaves 10 out."}),
+                      hints={"shape": _("combine two masks with &, each in parentheses; "
+                                        "'greater than 10' leaves 10 out.")}),
         expect_tensor(corners, what="corners", shape=(4,), values=[0, 4, 15, 19],
-                      hints={"shape": "two index lists pair up, one element per pair."}),
-        success="last_col, inner, big_evens and corners are all right.",
+                      hints={"shape": _("two index lists pair up, one element per pair.")}),
+        success=_("last_col, inner, big_evens and corners are all right."),
     )
 
 
@@ -139,37 +162,39 @@ def check_02_layouts(answer):
     chw, pixels, channel_rows = parts
     hwc = np.arange(24).reshape(2, 3, 4)
     moved = np.transpose(hwc, (2, 0, 1))
-    order_hint = ("reshape keeps the order in which elements are read; to move a dimension "
-                  "to the front, reorder the dimensions instead.")
+    order_hint = (_("reshape keeps the order in which elements are read; to move a dimension "
+                    "to the front, reorder the dimensions instead."))
     return all_of(
         expect_tensor(chw, what="chw", shape=(4, 2, 3), values=moved.tolist(),
-                      hints={"shape": "channels first, then height, then width: each "
-                                      "chw[k] is a 2 × 3 picture.",
+                      hints={"shape": _("channels first, then height, then width: each chw[k] "
+                                        "is a 2 × 3 picture."),
                              "values": order_hint}),
         expect_tensor(pixels, what="pixels", shape=(6, 4), values=hwc.reshape(6, 4).tolist(),
-                      hints={"shape": "one row per pixel (2 × 3 of them), one column per "
-                                      "channel."}),
+                      hints={"shape": _("one row per pixel (2 × 3 of them), one column per "
+                                        "channel.")}),
         expect_tensor(channel_rows, what="channel_rows", shape=(4, 6),
                       values=moved.reshape(4, 6).tolist(),
-                      hints={"values": "row k should hold all the pixels of channel k: start "
-                                       "from chw."}),
-        success="chw, pixels and channel_rows are right.",
+                      hints={"values": _("row k should hold all the pixels of channel k: start "
+                                         "from chw.")}),
+        success=_("chw, pixels and channel_rows are right."),
     )
 
 
 # ---------------------------------------------------------------- fix-the-bug helpers
 
-def _call(func, *args, what="your function"):
+def _call(func, *args, what=None):
     """(result, None) or (None, Feedback) when func is not a function or raises."""
+    what = _("your function") if what is None else what
     if not is_function(func):
-        return None, wrong(f"{what} is {describe(func)}, not a function")
+        return None, wrong(_("{what} is {value}, not a function", what=what, value=describe(func)))
     try:
         result = func(*args)
     except Exception as error:  # the learner's bug is what this exercise is about
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        return None, wrong(f"calling {what} raised {type(error).__name__}: {message}")
+        return None, wrong(_("calling {what} raised {name}: {message}",
+                             what=what, name=type(error).__name__, message=message))
     if result is None:
-        return None, wrong(f"{what} returned None: does the function end with return?")
+        return None, wrong(_("{what} returned None: does the function end with return?", what=what))
     return result, None
 
 
@@ -181,11 +206,11 @@ def _function_and_tensor(answer, function_name, tensor_name):
         return parts
     func, tensor = parts
     if not is_function(func):
-        return wrong(f"{function_name} is {describe(func)}; pass the function itself, without "
-                     f"calling it")
+        return wrong(_("{function_name} is {value}; pass the function itself, without calling "
+                       "it", function_name=function_name, value=describe(func)))
     if not is_tensor_like(tensor):
-        return wrong(f"{tensor_name} is {describe(tensor)}, not a tensor: pass the "
-                     f"{tensor_name} of the exercise")
+        return wrong(_("{tensor_name} is {value}, not a tensor: pass the {tensor_name} of the "
+                       "exercise", tensor_name=tensor_name, value=describe(tensor)))
     return parts
 
 
@@ -214,18 +239,19 @@ def check_02_center_rows(answer):
                          ("scores[:, :2]", scores[:, :2])):
         result, problem = _call(func, sample, what=f"center_rows({name})")
         if problem is not None:
-            return wrong(problem.message, "look at the shape of the row means, and at how it "
-                                          "lines up with x.")
+            return wrong(problem.message, _("look at the shape of the row means, and at how it "
+                                            "lines up with x."))
         values = np.asarray(sample.tolist())
         expected = values - values.mean(axis=1, keepdims=True)
-        feedback = expect_tensor(result, what=f"center_rows({name})", shape=expected.shape,
+        feedback = expect_tensor(result, what=_("center_rows({name})", name=name),
+                                 shape=expected.shape,
                                  values=expected.tolist(), atol=1e-5,
-                                 hints={"values": "each row should have mean 0 and keep the "
-                                                  "differences between its own elements; "
-                                                  "print the row means' shape."})
+                                 hints={"values": _("each row should have mean 0 and keep the "
+                                                    "differences between its own elements; "
+                                                    "print the row means' shape.")})
         if not feedback:
             return feedback
-    return correct("center_rows subtracts each row's own mean, for any number of rows.")
+    return correct(_("center_rows subtracts each row's own mean, for any number of rows."))
 
 
 # ---------------------------------------------------------------- 2.5 which dtype comes out
@@ -242,11 +268,11 @@ def _promotions(torch):
 
 PROMOTIONS = ["torch.float32", "torch.int64", "torch.int32", "torch.float32", "torch.float64"]
 PROMOTION_HINTS = {
-    "a": "/ is always true division.",
-    "b": "// rounds down and keeps integers integers.",
-    "c": "a Python number of the same kind does not change a tensor's dtype.",
-    "d": "a Python float against integers gives the default floating-point dtype.",
-    "e": "between two tensors of the same kind, the wider dtype wins.",
+    "a": N_("/ is always true division."),
+    "b": N_("// rounds down and keeps integers integers."),
+    "c": N_("a Python number of the same kind does not change a tensor's dtype."),
+    "d": N_("a Python float against integers gives the default floating-point dtype."),
+    "e": N_("between two tensors of the same kind, the wider dtype wins."),
 }
 
 
@@ -262,7 +288,7 @@ PROMOTION_HINTS = {
 def check_02_promotion(prediction):
     """Exercise 2.5: the dtypes of five results, as a list of names such as "torch.int64"."""
     return expect_items(prediction, PROMOTIONS, PROMOTION_LABELS, form=_dtype_form,
-                        normalise=_as_dtype_name, hints=PROMOTION_HINTS)
+                        normalise=_as_dtype_name, hints=said(PROMOTION_HINTS))
 
 
 # ---------------------------------------------------------------- 2.6-2.9 puzzles
@@ -284,12 +310,13 @@ def _source_problem(func, name):
         return None
     for node in ast.walk(tree):
         if isinstance(node, LOOPS):
-            return (f"{name} uses a Python loop or comprehension; the puzzle asks for "
-                    f"broadcasting and indexing only")
+            return _("{name} uses a Python loop or comprehension; the puzzle asks for "
+                     "broadcasting and indexing only", name=name)
         called = node.attr if isinstance(node, ast.Attribute) else \
             node.id if isinstance(node, ast.Name) else None
         if called in NOT_ALLOWED:
-            return f"{name} uses {called}, which the puzzle asks you to do without"
+            return _("{name} uses {called}, which the puzzle asks you to do without", name=name,
+                     called=called)
     return None
 
 
@@ -304,30 +331,33 @@ def _puzzle(answer, name, reference, input_shapes, hint):
     """Check a puzzle: (function, example input, ...) from the check cell; the function must
     follow the rule and agree with ``reference`` (NumPy) on every case of ``input_shapes``."""
     if not isinstance(answer, tuple) or len(answer) < 2 or not is_tensor_like(answer[1]):
-        return wrong(f"pass ({name}, and the example tensors of the exercise) to the check, "
-                     f"as the check cell does, not {describe(answer)}")
+        return wrong(_("pass ({name}, and the example tensors of the exercise) to the check, "
+                       "as the check cell does, not {value}", name=name, value=describe(answer)))
     func, example = answer[0], answer[1]
     if not is_function(func):
-        return wrong(f"{name} is {describe(func)}, not a function: pass the function itself, "
-                     f"without calling it")
+        return wrong(_("{name} is {value}, not a function: pass the function itself, without "
+                       "calling it", name=name, value=describe(func)))
     problem = _source_problem(func, name)
     if problem is not None:
         return wrong(problem, hint)
     for case, shapes in enumerate(input_shapes):
         inputs = list(answer[1:]) if case == 0 else _random_inputs(example, shapes, case)
         shown = ", ".join(_shape_text(tuple(t.shape)) for t in inputs)
-        result, problem = _call(func, *inputs, what=f"{name} on inputs of shape {shown}")
+        result, problem = _call(func, *inputs, what=_("{name} on inputs of shape {shapes}",
+                                                          name=name, shapes=shown))
         if problem is not None:
             return problem if case else wrong(problem.message, hint)
         if result is Ellipsis:
             return not_done()
         expected = reference(*(np.asarray(t.tolist(), dtype=float) for t in inputs))
-        feedback = expect_tensor(result, what=f"{name} on inputs of shape {shown}",
+        feedback = expect_tensor(result, what=_("{name} on inputs of shape {shapes}",
+                                                name=name, shapes=shown),
                                  shape=expected.shape, values=expected.tolist(), atol=1e-4,
                                  hints={"shape": hint, "values": hint})
         if not feedback:
             return feedback
-    return correct(f"{name} works for every shape the check tried, with broadcasting alone.")
+    return correct(_("{name} works for every shape the check tried, with broadcasting alone.",
+                     name=name))
 
 
 def _outer_fixed(torch):
@@ -348,8 +378,8 @@ def check_02_outer(answer):
     """Exercise 2.6: outer(a, b)[i, j] == a[i] * b[j], for vectors of any lengths."""
     return _puzzle(answer, "outer", np.multiply.outer, [None, ((4,), (5,)), ((1,), (3,)),
                                                         ((6,), (1,))],
-                   "give a a dimension of size 1 on the right (a[:, None]) and let * line it "
-                   "up against b.")
+                   _("give a a dimension of size 1 on the right (a[:, None]) and let * line it "
+                     "up against b."))
 
 
 def _eye_fixed(torch):
@@ -365,10 +395,10 @@ def _eye_fixed(torch):
 def check_02_eye(eye):
     """Exercise 2.7: eye(n), the n x n identity as float32, from arange and a comparison."""
     if not is_function(eye):
-        return wrong(f"eye is {describe(eye)}, not a function: pass the function itself, "
-                     f"without calling it")
-    hint = ("compare a column of row numbers, arange(n)[:, None], with a row of column "
-            "numbers, arange(n); a comparison gives booleans: .float() makes them numbers.")
+        return wrong(_("eye is {value}, not a function: pass the function itself, without "
+                       "calling it", value=describe(eye)))
+    hint = (_("compare a column of row numbers, arange(n)[:, None], with a row of column "
+              "numbers, arange(n); a comparison gives booleans: .float() makes them numbers."))
     problem = _source_problem(eye, "eye")
     if problem is not None:
         return wrong(problem, hint)
@@ -378,13 +408,13 @@ def check_02_eye(eye):
             return problem
         if result is Ellipsis:
             return not_done()
-        feedback = expect_tensor(result, what=f"eye({n})", shape=(n, n), dtype="float32",
+        feedback = expect_tensor(result, what=_("eye({n})", n=n), shape=(n, n), dtype="float32",
                                  values=np.eye(n).tolist(), hints={"dtype": hint,
                                                                    "values": hint})
         if not feedback:
             return feedback
-    return correct("eye(n) is the identity for every n the check tried, from a comparison "
-                   "alone.")
+    return correct(_("eye(n) is the identity for every n the check tried, from a comparison "
+                     "alone."))
 
 
 def _distances_fixed(torch):
@@ -409,8 +439,8 @@ def check_02_distances(answer):
     """Exercise 2.8: distances(x, y)[i, j] = squared distance between the rows x[i], y[j]."""
     return _puzzle(answer, "distances", _distances_reference,
                    [None, ((4, 3), (5, 3)), ((1, 2), (6, 2)), ((5, 1), (2, 1))],
-                   "x[i] - y[j] for every pair is x[:, None, :] - y[None, :, :], of shape "
-                   "(n, m, d); then square and add up the last dimension.")
+                   _("x[i] - y[j] for every pair is x[:, None, :] - y[None, :, :], of shape "
+                     "(n, m, d); then square and add up the last dimension."))
 
 
 def _diagonal_fixed(torch):
@@ -427,5 +457,5 @@ def _diagonal_fixed(torch):
 def check_02_diagonal(answer):
     """Exercise 2.9: diagonal(a) = [a[0, 0], a[1, 1], ...] for a square a, by indexing."""
     return _puzzle(answer, "diagonal", np.diagonal, [None, ((4, 4),), ((1, 1),), ((6, 6),)],
-                   "index with two tensors of row and column numbers: m[rows, columns] picks "
-                   "one element per pair.")
+                   _("index with two tensors of row and column numbers: m[rows, columns] picks "
+                     "one element per pair."))

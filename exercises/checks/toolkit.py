@@ -61,6 +61,7 @@ import numpy as np
 from exercises.checks.answer_cells import install, stale_answer
 from exercises.checks.feedback import (WRONG, Feedback, _sentence, correct, not_checked, not_done,
                                        wrong)
+from exercises.checks.i18n import N_, _, n_
 
 __all__ = [
     "CHECKERS",
@@ -79,6 +80,8 @@ __all__ = [
     "expect_items",
     "expect_shares_memory",
     "expect_tensor",
+    "all_right",
+    "either",
     "is_bool",
     "is_function",
     "is_number",
@@ -87,8 +90,14 @@ __all__ = [
     "library_of",
     "not_checked",
     "not_done",
+    "not_right",
     "nth",
+    "joined",
+    "n_",
+    "N_",
+    "_",
     "plural",
+    "said",
     "unpack",
     "wrong",
     "wrong_form",
@@ -103,7 +112,16 @@ def all_of(*results: Feedback, success: str | None = None) -> Feedback:
             return result
     if success is not None:
         return correct(success)
-    return correct(" ".join(r.message for r in results) or "well done.")
+    return correct(joined(r.message for r in results) or _("well done."))
+
+
+def joined(sentences) -> str:
+    """Sentences one after another, as the language writes them (a space in English)."""
+    sentences = list(sentences)
+    text = sentences[0] if sentences else ""
+    for sentence in sentences[1:]:
+        text = _("{first} {second}", first=text, second=sentence)
+    return text
 
 
 # --- looking at answers ------------------------------------------------------------
@@ -153,7 +171,8 @@ def library_of(value):
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:
-    """``plural(1, "value")`` is "1 value", ``plural(2, "value")`` "2 values"."""
+    """``plural(1, "value")`` is "1 value", ``plural(2, "value")`` "2 values". English only:
+    a message says a count with ``n_`` (i18n.py), a whole sentence for each count."""
     return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
@@ -205,74 +224,85 @@ def describe(value) -> str:
     if is_bool(value):
         return str(bool(value))
     if is_number(value):
-        return f"the number {_number_text(value)}"
+        return _("the number {number}", number=_number_text(value))
     if isinstance(value, str):
         if not value.strip():
-            return "an empty string" if not value else "a string of spaces"
+            return _("an empty string") if not value else _("a string of spaces")
         if len(value) <= 40 and "\n" not in value:
-            return f"the string {_quoted(value)}"
-        return "a string"
+            return _("the string {text}", text=_quoted(value))
+        return _("a string")
     if is_tensor_like(value):
         shape = tuple(int(d) for d in value.shape)
-        return "a tensor holding one number" if shape == () else \
-            f"a tensor of shape {_shape_text(shape)}"
+        return _("a tensor holding one number") if shape == () else \
+            _("a tensor of shape {shape}", shape=_shape_text(shape))
     if isinstance(value, np.ndarray):
-        return "a NumPy array holding one value" if value.ndim == 0 else \
-            f"a NumPy array of shape {_shape_text(value.shape)}"
+        return _("a NumPy array holding one value") if value.ndim == 0 else \
+            _("a NumPy array of shape {shape}", shape=_shape_text(value.shape))
     if _is_dtype(value):
-        return f"the dtype {_dtype_name(value)}"
+        return _("the dtype {dtype}", dtype=_dtype_name(value))
     if type(value).__name__ == "Size":  # engine.Size and torch.Size
-        return f"the shape {_shape_text(value)}"
+        return _("the shape {shape}", shape=_shape_text(value))
     if isinstance(value, Mapping):
         keys = list(value)
         if not keys:
-            return "an empty dict"
+            return _("an empty dict")
         shown = ", ".join(repr(k) for k in keys[:6]) + (", ..." if len(keys) > 6 else "")
-        return f"a dict with {'key' if len(keys) == 1 else 'keys'} {shown}"
+        return n_("a dict with key {keys}", "a dict with keys {keys}", len(keys), keys=shown)
     if isinstance(value, (list, tuple, set, frozenset)):
-        kind = "list" if isinstance(value, list) else "tuple" if isinstance(value, tuple) \
-            else "set"
-        return f"an empty {kind}" if not value else f"a {kind} of {plural(len(value), 'value')}"
-    if isinstance(value, (KeysView, ValuesView, ItemsView)):
-        part = "keys" if isinstance(value, KeysView) else \
-            "values" if isinstance(value, ValuesView) else "items"
-        return f"the {part} of a dict (list(...) makes a list of them)"
+        count = len(value)
+        if isinstance(value, list):
+            return n_("a list of {n} value", "a list of {n} values", count) if value \
+                else _("an empty list")
+        if isinstance(value, tuple):
+            return n_("a tuple of {n} value", "a tuple of {n} values", count) if value \
+                else _("an empty tuple")
+        return n_("a set of {n} value", "a set of {n} values", count) if value \
+            else _("an empty set")
+    if isinstance(value, KeysView):
+        return _("the keys of a dict (list(...) makes a list of them)")
+    if isinstance(value, ValuesView):
+        return _("the values of a dict (list(...) makes a list of them)")
+    if isinstance(value, ItemsView):
+        return _("the items of a dict (list(...) makes a list of them)")
     if isinstance(value, type):
-        return f"the class {value.__name__}"
+        return _("the class {name}", name=value.__name__)
     bases = {cls.__name__ for cls in type(value).__mro__}
     if "Module" in bases:
-        return f"a model ({type(value).__name__})"
+        return _("a model ({name})", name=type(value).__name__)
     if "Optimizer" in bases:
-        return f"an optimizer ({type(value).__name__})"
+        return _("an optimizer ({name})", name=type(value).__name__)
     if _is_node(value):
         try:
-            return f"a graph node ({value.name()})"
+            return _("a graph node ({name})", name=value.name())
         except Exception:  # a node-like object whose name() fails
-            return "a graph node"
+            return _("a graph node")
     if isinstance(value, Iterator):
-        return "a generator (list(...) makes a list of its values)"
+        return _("a generator (list(...) makes a list of its values)")
     if callable(value):
-        return "a function"
+        return _("a function")
     if isinstance(value, Sized) and isinstance(value, Iterable):
-        return f"a collection of {plural(len(value), 'value')}"
+        return n_("a collection of {n} value", "a collection of {n} values", len(value))
     name = type(value).__name__
-    return "a plain object" if name == "object" else f"a {name} object"
+    return _("a plain object") if name == "object" else _("a {name} object", name=name)
 
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-             "ninth", "tenth")
+_ORDINALS = (N_("first"), N_("second"), N_("third"), N_("fourth"), N_("fifth"), N_("sixth"),
+             N_("seventh"), N_("eighth"), N_("ninth"), N_("tenth"))
 
 
 def nth(index: int) -> str:
-    """The position of item ``index`` (from 0) in words: "first", "second", ..."""
-    return _ORDINALS[index] if 0 <= index < len(_ORDINALS) else f"number {index + 1}"
+    """The position of item ``index`` (from 0) in words: "first", "second", ... (to fill a
+    message's ``{nth}``: "the {nth} value")."""
+    return _(_ORDINALS[index]) if 0 <= index < len(_ORDINALS) else \
+        _("number {number}", number=index + 1)
 
 
 def wrong_form(what: str, value, wanted: str, hint: str | None = None) -> Feedback:
     """A "not quite" for an answer written in the wrong form, about its form only:
     ``wrong_form("your prediction for a", "True", "True or False")`` says 'your prediction
     for a should be True or False, not the string "True"'."""
-    return wrong(f"{what} should be {wanted}, not {describe(value)}", hint)
+    return wrong(_("{what} should be {wanted}, not {value}", what=what, wanted=wanted,
+                   value=describe(value)), hint)
 
 
 def as_number(value, *, tensors: bool = False):
@@ -325,11 +355,11 @@ def _unreadable(error: BaseException) -> str:
     """What a checker says when an answer made it fail: plain words, no error's text (the
     checkers handle the answers they expect; this is the last resort for the others)."""
     del error  # its text is the checker's business, not the learner's
-    return ("the check cannot read this answer: it is not written the way the exercise asks. "
-            "Compare it with the form shown in the exercise, then run both cells again")
+    return _("the check cannot read this answer: it is not written the way the exercise asks. "
+             "Compare it with the form shown in the exercise, then run both cells again")
 
 
-def unpack(answer, names, *, what: str = "the check"):
+def unpack(answer, names, *, what: str | None = None):
     """``answer`` as a tuple of ``len(names)`` parts (a list is fine too), or the Feedback
     that asks for that tuple: ``unpack(answer, ("x", "d"))``."""
     count = len(names)
@@ -338,8 +368,11 @@ def unpack(answer, names, *, what: str = "the check"):
     if isinstance(answer, (tuple, list)) and not is_tensor_like(answer) \
             and len(answer) == count:
         return tuple(answer)
-    kind = "pair" if count == 2 else "tuple"
-    return wrong(f"pass the {kind} ({', '.join(names)}) to {what}, not {describe(answer)}")
+    what = _("the check") if what is None else what
+    values = dict(names=", ".join(names), what=what, value=describe(answer))
+    if count == 2:
+        return wrong(_("pass the pair ({names}) to {what}, not {value}", **values))
+    return wrong(_("pass the tuple ({names}) to {what}, not {value}", **values))
 
 
 _DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64",
@@ -366,7 +399,8 @@ def _first_mismatch(actual, expected, atol: float, rtol: float) -> str | None:
     a = np.asarray(actual)
     e = np.asarray(_plain_item(expected))
     if a.shape != e.shape:
-        return f"it holds values of shape {_shape_text(a.shape)}, not the shape expected here"
+        return _("it holds values of shape {shape}, not the shape expected here",
+                 shape=_shape_text(a.shape))
     try:
         a_num = a.astype(np.int64) if a.dtype == bool else a
         e_num = e.astype(np.int64) if e.dtype == bool else e
@@ -378,11 +412,16 @@ def _first_mismatch(actual, expected, atol: float, rtol: float) -> str | None:
         return None
     bad = np.argwhere(~same)
     others = len(bad) - 1
-    also = f" (and {plural(others, 'other value')})" if others else ""
     if a.ndim == 0:
-        return f"its value {a.item()!r} is not right"
+        return _("its value {value} is not right", value=repr(a.item()))
     index = [int(i) for i in bad[0]]
-    return f"the value at index {index} is {a[tuple(index)].item()!r}, which is not right{also}"
+    value = repr(a[tuple(index)].item())
+    if not others:
+        return _("the value at index {index} is {value}, which is not right", index=index,
+                 value=value)
+    return n_("the value at index {index} is {value}, which is not right (and {n} other value)",
+              "the value at index {index} is {value}, which is not right (and {n} other values)",
+              others, index=index, value=value)
 
 
 class _Unchecked:
@@ -409,10 +448,16 @@ def _grad_fn_name(tensor) -> str | None:
     return name() if callable(name) else type(fn).__name__
 
 
+# The properties expect_tensor checks, as a success message lists them.
+_PROPERTIES = {"shape": N_("shape"), "dtype": N_("dtype"), "values": N_("values"),
+               "requires_grad": N_("requires_grad"), "is_leaf": N_("is_leaf"),
+               "grad_fn": N_("grad_fn"), "grad": N_("grad")}
+
+
 def expect_tensor(
     answer,
     *,
-    what: str = "your answer",
+    what: str | None = None,
     shape=UNCHECKED,
     dtype=UNCHECKED,
     values=UNCHECKED,
@@ -434,70 +479,80 @@ def expect_tensor(
     ``hints`` maps a property name ("shape", "dtype", ...) to a hint shown when it is wrong.
     """
     hints = dict(hints or {})
+    what = _("your answer") if what is None else what
     if is_stub(answer):
         return not_done()
     if not is_tensor_like(answer):
-        return wrong(f"{what} is {describe(answer)}, not a tensor", hints.get("type"))
+        return wrong(_("{what} is {value}, not a tensor", what=what, value=describe(answer)),
+                     hints.get("type"))
     checked = []
 
     if shape is not UNCHECKED:
         checked.append("shape")
         if tuple(int(d) for d in answer.shape) != tuple(int(d) for d in shape):
-            return wrong(f"{what} has shape {_shape_text(answer.shape)}, which is not the "
-                         f"shape expected here", hints.get("shape"))
+            return wrong(_("{what} has shape {shape}, which is not the shape expected here",
+                           what=what, shape=_shape_text(answer.shape)), hints.get("shape"))
     if dtype is not UNCHECKED:
         checked.append("dtype")
         if _dtype_name(answer.dtype) != _dtype_name(dtype):
-            return wrong(f"{what} has dtype {_dtype_name(answer.dtype)}, which is not the "
-                         f"dtype expected here", hints.get("dtype"))
+            return wrong(_("{what} has dtype {dtype}, which is not the dtype expected here",
+                           what=what, dtype=_dtype_name(answer.dtype)), hints.get("dtype"))
     if values is not UNCHECKED:
         checked.append("values")
         problem = _first_mismatch(answer.tolist(), values, atol, rtol)
         if problem:
-            return wrong(f"{what} does not hold the expected values: {problem}",
-                         hints.get("values"))
+            return wrong(_("{what} does not hold the expected values: {problem}", what=what,
+                           problem=problem), hints.get("values"))
     if requires_grad is not UNCHECKED:
         checked.append("requires_grad")
         if bool(answer.requires_grad) != bool(requires_grad):
-            return wrong(f"{what} has requires_grad={bool(answer.requires_grad)}, which is "
-                         f"not right here", hints.get("requires_grad"))
+            return wrong(_("{what} has requires_grad={value}, which is not right here",
+                           what=what, value=bool(answer.requires_grad)),
+                         hints.get("requires_grad"))
     if is_leaf is not UNCHECKED:
         checked.append("is_leaf")
         if bool(answer.is_leaf) != bool(is_leaf):
-            return wrong(f"{what} has is_leaf={bool(answer.is_leaf)}, which is not right here",
-                         hints.get("is_leaf"))
+            return wrong(_("{what} has is_leaf={value}, which is not right here", what=what,
+                           value=bool(answer.is_leaf)), hints.get("is_leaf"))
     if grad_fn is not UNCHECKED:
         checked.append("grad_fn")
         name = _grad_fn_name(answer)
         if grad_fn is None:
             if name is not None:
-                return wrong(f"{what} has a grad_fn ({name}), which is not right here",
-                             hints.get("grad_fn"))
+                return wrong(_("{what} has a grad_fn ({name}), which is not right here",
+                               what=what, name=name), hints.get("grad_fn"))
         elif name is None:
-            return wrong(f"{what} has no grad_fn (it is None), which is not right here",
-                         hints.get("grad_fn"))
+            return wrong(_("{what} has no grad_fn (it is None), which is not right here",
+                           what=what), hints.get("grad_fn"))
         elif name != grad_fn and name.rstrip("0123456789") != grad_fn:
-            return wrong(f"{what} has grad_fn {name}, which is not the operation expected here",
-                         hints.get("grad_fn"))
+            return wrong(_("{what} has grad_fn {name}, which is not the operation expected "
+                           "here", what=what, name=name), hints.get("grad_fn"))
     if grad is not UNCHECKED:
         checked.append("grad")
         actual = _read_grad(answer)
         if grad is None:
             if actual is not None:
-                return wrong(f"{what} has a .grad, which is not right here", hints.get("grad"))
+                return wrong(_("{what} has a .grad, which is not right here", what=what),
+                             hints.get("grad"))
         elif actual is None:
-            return wrong(f"{what} has no .grad (it is None), which is not right here",
-                         hints.get("grad"))
+            return wrong(_("{what} has no .grad (it is None), which is not right here",
+                           what=what), hints.get("grad"))
         else:
             problem = _first_mismatch(actual.tolist(), grad, atol, rtol)
             if problem:
-                return wrong(f"the .grad of {what} is not the expected gradient: {problem}",
-                             hints.get("grad"))
+                return wrong(_("the .grad of {what} is not the expected gradient: {problem}",
+                               what=what, problem=problem), hints.get("grad"))
 
     if not checked:
-        return correct(f"{what} is a tensor.")
-    listed = ", ".join(checked[:-1]) + (" and " if len(checked) > 1 else "") + checked[-1]
-    return correct(f"{what} has the right {listed}.")
+        return correct(_("{what} is a tensor.", what=what))
+    # the properties are attribute names (shape, dtype, values, requires_grad, ...): a list
+    # of words in the sentence's language ("shape, dtype and values")
+    checked = [_(_PROPERTIES[name]) for name in checked]
+    if len(checked) == 1:
+        listed = checked[0]
+    else:
+        listed = _("{items} and {last}", items=_(", ").join(checked[:-1]), last=checked[-1])
+    return correct(_("{what} has the right {properties}.", what=what, properties=listed))
 
 
 def _normalise(value):
@@ -530,23 +585,23 @@ def _shown(value) -> str:
 def _wanted(expected) -> str:
     """How a value like ``expected`` is written, said to a learner."""
     if is_bool(expected):
-        return "True or False"
+        return _("True or False")
     if is_number(expected):
-        return "a number"
+        return _("a number")
     if isinstance(expected, str):
-        return "a string, in quotes"
+        return _("a string, in quotes")
     if _is_dtype(expected):
-        return "a dtype, such as torch.float32"
+        return _("a dtype, such as torch.float32")
     if isinstance(expected, (list, tuple)):
-        return f"a list of {plural(len(expected), 'value')}"
-    return "a value of the kind the exercise asks for"
+        return n_("a list of {n} value", "a list of {n} values", len(expected))
+    return _("a value of the kind the exercise asks for")
 
 
 def expect_equal(
     answer,
     expected,
     *,
-    what: str = "your answer",
+    what: str | None = None,
     atol: float | None = None,
     hint: str | None = None,
 ) -> Feedback:
@@ -561,6 +616,7 @@ def expect_equal(
     """
     if is_stub(answer):
         return not_done()
+    what = _("your answer") if what is None else what
     if is_tensor_like(expected):
         return expect_tensor(answer, what=what, shape=expected.shape, dtype=expected.dtype,
                              values=expected.tolist(), hints={"values": hint} if hint else None)
@@ -573,7 +629,7 @@ def expect_equal(
     else:
         if is_number(expected) and is_tensor_like(answer):
             return wrong_form(what, answer, wanted,
-                              "a one-element tensor's .item() gives its number.")
+                              _("a one-element tensor's .item() gives its number."))
         if _is_dtype(expected) or _is_dtype(answer):  # a dtype or its name
             if not (_is_dtype(answer) or isinstance(answer, str)):
                 return wrong_form(what, answer, wanted)
@@ -597,8 +653,8 @@ def expect_equal(
     shown = _shown(answer if isinstance(answer, (list, tuple))
                    or not isinstance(expected, (list, tuple)) else values)
     if same:
-        return correct(f"{what} is {shown}.")
-    return wrong(f"{what} is {shown}, which is not right", hint)
+        return correct(_("{what} is {value}.", what=what, value=shown))
+    return wrong(_("{what} is {value}, which is not right", what=what, value=shown), hint)
 
 
 def _form_problem(value, form) -> str | None:
@@ -617,11 +673,20 @@ def _form_problem(value, form) -> str | None:
         if isinstance(value, types) and not is_bool(value):
             return None
         if bool in types:
-            return "True or False"
-        return "a number" if int in types or float in types else "a string, in quotes"
+            return _("True or False")
+        return _("a number") if int in types or float in types else _("a string, in quotes")
     if any(value == allowed and type(value) is type(allowed) for allowed in form):
         return None  # one of the allowed values
-    return " or ".join(_quoted(a) if isinstance(a, str) else repr(a) for a in form)
+    return either(_quoted(a) if isinstance(a, str) else repr(a) for a in form)
+
+
+def either(choices) -> str:
+    """Choices a learner may write, said as the language says them ("A or B or C")."""
+    choices = list(choices)
+    text = choices[0] if choices else ""
+    for choice in choices[1:]:
+        text = _("{choices} or {choice}", choices=text, choice=choice)
+    return text
 
 
 def expect_items(
@@ -632,7 +697,7 @@ def expect_items(
     form=None,
     normalise: Callable | None = None,
     hints: Mapping[str, str] | None = None,
-    what: str = "your prediction",
+    what: str | None = None,
 ) -> Feedback:
     """Check a list of answers, one per label, item by item; name the first wrong item by
     its label, never its right value, and count the other wrong ones. A tuple, a NumPy
@@ -648,28 +713,55 @@ def expect_items(
     if is_stub(answer):
         return not_done()
     hints = dict(hints or {})
+    own_what = what is not None
+    what = _("your prediction") if what is None else what
     count, names = len(expected), ", ".join(labels)
     values = None if isinstance(answer, (str, Mapping)) else as_values(answer)
     if values is None:
-        return wrong_form(what, answer, f"a list of {count} values, one for each of {names}")
+        return wrong_form(what, answer, n_("a list of {n} value, one for each of {names}",
+                                           "a list of {n} values, one for each of {names}",
+                                           count, names=names))
     if len(values) != count:
-        has = "is empty" if not values else f"has {plural(len(values), 'value')}"
-        return wrong(f"{what} {has}; give one for each of {names}, in that order")
+        if not values:
+            return wrong(_("{what} is empty; give one for each of {names}, in that order",
+                           what=what, names=names))
+        return wrong(n_("{what} has {n} value; give one for each of {names}, in that order",
+                        "{what} has {n} values; give one for each of {names}, in that order",
+                        len(values), what=what, names=names))
     mistakes = []
     for label, got, want in zip(labels, values, expected):
         problem = _form_problem(got, form)
         if problem:
-            return wrong_form(f"{what} for {label}", got, problem)
+            part = _("{what} for {label}", what=what, label=label) if own_what else \
+                _("your prediction for {label}", label=label)
+            return wrong_form(part, got, problem)
         if normalise is not None:
             got, want = normalise(got), normalise(want)
         if got != want or is_bool(got) != is_bool(want):
             mistakes.append(label)
     if not mistakes:
-        return correct(f"all {count} predictions are right.")
-    others = len(mistakes) - 1
-    also = f" ({others} other{'s are' if others > 1 else ' is'} not right either)" \
-        if others else ""
-    return wrong(f"{what} for {mistakes[0]} is not right{also}", hints.get(mistakes[0]))
+        return correct(all_right(count))
+    part = _("{what} for {label}", what=what, label=mistakes[0]) if own_what else \
+        _("your prediction for {label}", label=mistakes[0])
+    return wrong(not_right(part, len(mistakes) - 1), hints.get(mistakes[0]))
+
+
+def said(texts: Mapping) -> dict:
+    """A mapping of messages marked with ``N_`` (a module's hints by label), translated now."""
+    return {key: _(text) for key, text in texts.items()}
+
+
+def all_right(count: int) -> str:
+    """"all 5 predictions are right." (a checker's success)."""
+    return n_("all {n} predictions are right.", "all {n} predictions are right.", count)
+
+
+def not_right(what: str, others: int) -> str:
+    """"{what} is not right", and how many other parts are not right either."""
+    if not others:
+        return _("{what} is not right", what=what)
+    return n_("{what} is not right ({n} other is not right either)",
+              "{what} is not right ({n} others are not right either)", others, what=what)
 
 
 def _error_matches(error: BaseException, error_type) -> bool:
@@ -688,30 +780,34 @@ def expect_error(
     error_type,
     phrase: str | None = None,
     *,
-    what: str = "your code",
+    what: str | None = None,
     hint: str | None = None,
 ) -> Feedback:
     """Check that calling ``func()`` raises ``error_type`` (a class, a class name or a tuple)
     with ``phrase`` in its message (case-insensitive); the phrase is never shown."""
     if is_stub(func):
         return not_done()
+    what = _("your code") if what is None else what
     if not is_function(func):
-        return wrong_form(what, func, "a function (for example lambda: ...)", hint)
+        return wrong_form(what, func, _("a function (for example lambda: ...)"), hint)
     try:
         result = func()
     except Exception as error:  # the learner's error is what is being checked
         name = type(error).__name__
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
         if not _error_matches(error, error_type):
-            return wrong(f"{what} raised {name}, which is not the error this exercise is about",
-                         hint)
+            return wrong(_("{what} raised {error}, which is not the error this exercise is "
+                           "about", what=what, error=name), hint)
         if phrase is not None and phrase.lower() not in str(error).lower():
-            return wrong(f"{what} raised {name}, but not for the reason this exercise is about "
-                         f"(its message: {message!r})", hint)
-        return correct(f"{what} raised {name}: {message}" if message else f"{what} raised {name}.")
+            return wrong(_("{what} raised {error}, but not for the reason this exercise is "
+                           "about (its message: {message})", what=what, error=name,
+                           message=repr(message)), hint)
+        return correct(_("{what} raised {error}: {message}", what=what, error=name,
+                         message=message) if message else
+                       _("{what} raised {error}.", what=what, error=name))
     if result is Ellipsis or result is NotImplemented:
         return not_done()
-    return wrong(f"{what} ran without raising an error", hint)
+    return wrong(_("{what} ran without raising an error", what=what), hint)
 
 
 def _storage_ptr(tensor) -> int:
@@ -721,23 +817,25 @@ def _storage_ptr(tensor) -> int:
     return tensor.data_ptr()
 
 
-def expect_shares_memory(a, b, expected: bool, *, what: str = "the two tensors",
+def expect_shares_memory(a, b, expected: bool, *, what: str | None = None,
                          hint: str | None = None) -> Feedback:
     """Check whether tensors ``a`` and ``b`` share memory (the same storage) or not."""
     if is_stub(a) or is_stub(b):
         return not_done()
+    what = _("the two tensors") if what is None else what
     for tensor in (a, b):
         if not is_tensor_like(tensor):
-            return wrong(f"{what} should both be tensors, but one is {describe(tensor)}", hint)
+            return wrong(_("{what} should both be tensors, but one is {value}", what=what,
+                           value=describe(tensor)), hint)
     shared = _storage_ptr(a) == _storage_ptr(b)
     if shared == bool(expected):
-        state = "share memory" if shared else "do not share memory"
-        return correct(f"{what} {state}.")
+        return correct(_("{what} share memory.", what=what) if shared else
+                       _("{what} do not share memory.", what=what))
     if shared:
-        return wrong(f"{what} share memory: writing into one changes the other, which is not "
-                     f"right here", hint)
-    return wrong(f"{what} do not share memory: writing into one leaves the other unchanged, "
-                 f"which is not right here", hint)
+        return wrong(_("{what} share memory: writing into one changes the other, which is not "
+                       "right here", what=what), hint)
+    return wrong(_("{what} do not share memory: writing into one leaves the other unchanged, "
+                   "which is not right here", what=what), hint)
 
 
 # --- checkers and their registry ---------------------------------------------------

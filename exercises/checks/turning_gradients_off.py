@@ -1,6 +1,8 @@
 """Checkers for the exercises of lesson 7, Turning gradients off
 (solutions/07_turning_gradients_off.ipynb)."""
 from exercises.checks.toolkit import (
+    N_,
+    _,
     all_of,
     checker,
     correct,
@@ -28,7 +30,7 @@ def _first_line(error: BaseException) -> str:
 def _raised(what: str, error: BaseException, hint: str | None = None):
     message = _first_line(error)
     detail = f"{type(error).__name__}: {message}" if message else type(error).__name__
-    return wrong(f"{what} raised {detail}", hint)
+    return wrong(_("{what} raised {detail}", what=what, detail=detail), hint)
 
 
 def _is_model(value) -> bool:
@@ -49,11 +51,11 @@ def _is_in(tensor, tensors) -> bool:
 _PREDICT_LABELS = ("a.requires_grad", "b.requires_grad", "c.requires_grad", "d.requires_grad")
 _PREDICT_EXPECTED = [False, True, False, True]
 _PREDICT_HINTS = (
-    "a is the result of an operation that ran inside the no_grad block.",
-    "b is not the result of an operation: it is a tensor you created, with a flag you set "
-    "yourself.",
-    "look at where c is computed, not at what it is computed from.",
-    "by the time d is computed the block has ended; does any of its inputs require grad?",
+    N_("a is the result of an operation that ran inside the no_grad block."),
+    N_("b is not the result of an operation: it is a tensor you created, with a flag you set "
+       "yourself."),
+    N_("look at where c is computed, not at what it is computed from."),
+    N_("by the time d is computed the block has ended; does any of its inputs require grad?"),
 )
 
 
@@ -73,7 +75,7 @@ def check_07_predict_requires_grad(prediction):
     """Exercise 7.1: ``prediction = [a, b, c, d]``: requires_grad of four tensors made in
     and after a ``no_grad`` block."""
     return expect_items(prediction, _PREDICT_EXPECTED, _PREDICT_LABELS, form=bool,
-                        hints=dict(zip(_PREDICT_LABELS, _PREDICT_HINTS)))
+                        hints=dict(zip(_PREDICT_LABELS, map(_, _PREDICT_HINTS))))
 
 
 # --- Exercise 7.2: an evaluation function decorated with no_grad ---------------------------
@@ -124,13 +126,13 @@ def check_07_evaluate(answer):
         return parts
     evaluate, model, inputs, targets = parts
     if not is_function(evaluate):
-        return wrong(f"evaluate is {describe(evaluate)}, not a function")
+        return wrong(_("evaluate is {value}, not a function", value=describe(evaluate)))
     if not _is_model(model):
-        return wrong(f"model is {describe(model)}; pass the model of the exercise")
+        return wrong(_("model is {value}; pass the model of the exercise", value=describe(model)))
     for name, value in (("inputs", inputs), ("targets", targets)):
         if not is_tensor_like(value):
-            return wrong(f"{name} is {describe(value)}, not a tensor: pass the {name} of the "
-                         f"exercise")
+            return wrong(_("{name} is {value}, not a tensor: pass the {name} of the exercise",
+                           name=name, value=describe(value)))
 
     seen = []
 
@@ -143,30 +145,30 @@ def check_07_evaluate(answer):
     try:
         result = evaluate(watched_model, inputs, targets)
     except Exception as error:  # the learner's code is being checked
-        return _raised("calling evaluate(model, inputs, targets)", error)
+        return _raised(_("calling evaluate(model, inputs, targets)"), error)
     if result is None or is_stub(result):  # the stub's body is ``...``: it returns None
-        return not_done("evaluate returns nothing yet: write its body (and return the mean "
-                        "squared error), then run the cell again.")
+        return not_done(_("evaluate returns nothing yet: write its body (and return the mean "
+                          "squared error), then run the cell again."))
     if not seen:
-        return wrong("evaluate never called model(inputs)")
+        return wrong(_("evaluate never called model(inputs)"))
     after = model(inputs)
     if not after.requires_grad:
-        return wrong("after evaluate returned, recording was still switched off",
-                     "switch recording off only inside the function (a decorator or a with "
-                     "block switches it back on at the end).")
+        return wrong(_("after evaluate returned, recording was still switched off"),
+                     _("switch recording off only inside the function (a decorator or a with "
+                       "block switches it back on at the end)."))
     if seen[0]:
-        return wrong("inside evaluate the model ran with recording switched on: its output "
-                     "had a grad_fn",
-                     "detaching the result at the end is too late, the graph is already "
-                     "built; make the whole function run without recording.")
+        return wrong(_("inside evaluate the model ran with recording switched on: its output "
+                       "had a grad_fn"),
+                     _("detaching the result at the end is too late, the graph is already "
+                       "built; make the whole function run without recording."))
     expected = ((after - targets) ** 2).mean().tolist()
     return expect_tensor(
-        result, what="the result of evaluate", shape=(), values=expected,
+        result, what=_("the result of evaluate"), shape=(), values=expected,
         requires_grad=False, grad_fn=None,
-        hints={"type": "return the mean as the tensor .mean() gives, without .item().",
-               "values": "the mean of the squared differences between predictions and "
-                         "targets.",
-               "shape": "reduce the squared differences to a single number."})
+        hints={"type": _("return the mean as the tensor .mean() gives, without .item()."),
+               "values": _("the mean of the squared differences between predictions and "
+                           "targets."),
+               "shape": _("reduce the squared differences to a single number.")})
 
 
 # --- Exercise 7.3: freeze the first layer ----------------------------------------------
@@ -208,34 +210,35 @@ def check_07_freeze_first_layer(answer):
         return parts
     model, optimizer = parts
     if not _is_model(model):
-        return wrong(f"model is {describe(model)}; pass the model of the exercise")
+        return wrong(_("model is {value}; pass the model of the exercise", value=describe(model)))
     groups = getattr(optimizer, "param_groups", None)
     if not isinstance(groups, (list, tuple)) or \
             not all(isinstance(g, dict) and "params" in g for g in groups):
-        return wrong(f"optimizer is {describe(optimizer)}, not an optimizer from optim")
+        return wrong(_("optimizer is {value}, not an optimizer from optim",
+                       value=describe(optimizer)))
     layers = [m for m in model.children() if list(m.parameters())]
     if len(layers) < 2:
-        return wrong("model should be the five-layer Sequential of the exercise")
+        return wrong(_("model should be the five-layer Sequential of the exercise"))
     first = layers[0]
     frozen = _parameters_of(first)
     trained = [p for m in layers[1:] for p in m.parameters()]
     for name, p in first.named_parameters():
         if p.requires_grad:
-            return wrong(f"the first layer's {name} still requires grad",
-                         "freeze every parameter of model[0]: its weight and its bias.")
+            return wrong(_("the first layer's {name} still requires grad", name=name),
+                         _("freeze every parameter of model[0]: its weight and its bias."))
     for index, module in enumerate(model.children()):
         for name, p in module.named_parameters():
             if not p.requires_grad and module is not first:
-                return wrong(f"model[{index}].{name} does not require grad, but only the "
-                             f"first layer should be frozen")
+                return wrong(_("model[{index}].{name} does not require grad, but only the "
+                               "first layer should be frozen", index=index, name=name))
     held = [p for group in groups for p in group["params"]]
     if any(_is_in(p, held) for p in frozen):
-        return wrong("the optimizer holds the frozen parameters too",
-                     "give the optimizer only the parameters that still require grad.")
+        return wrong(_("the optimizer holds the frozen parameters too"),
+                     _("give the optimizer only the parameters that still require grad."))
     missing = [p for p in trained if not _is_in(p, held)]
     if missing:
-        return wrong(f"the optimizer is missing {len(missing)} of the parameters that are "
-                     f"still trained")
+        return wrong(_("the optimizer is missing {count} of the parameters that are still "
+                       "trained", count=len(missing)))
 
     # one training step: the frozen layer must get no gradient and keep its values
     before = [p.tolist() for p in frozen]
@@ -246,17 +249,17 @@ def check_07_freeze_first_layer(answer):
         loss = model(inputs).pow(2).mean()
         loss.backward()
     except Exception as error:  # the learner's model is being checked
-        return _raised("a training step (forward and backward)", error)
+        return _raised(_("a training step (forward and backward)"), error)
     optimizer.step()
     for (name, p), values in zip(first.named_parameters(), before):
         if p.grad is not None:
-            return wrong(f"after backward the first layer's {name} has a .grad")
+            return wrong(_("after backward the first layer's {name} has a .grad", name=name))
         if p.tolist() != values:
-            return wrong(f"the optimizer step changed the first layer's {name}")
+            return wrong(_("the optimizer step changed the first layer's {name}", name=name))
     if all(p.tolist() == v for p, v in zip(trained, trained_before)):
-        return wrong("the optimizer step changed none of the parameters that are trained")
-    return correct("the first layer is frozen: no .grad, values unchanged, and the optimizer "
-                   "updates only the other layers")
+        return wrong(_("the optimizer step changed none of the parameters that are trained"))
+    return correct(_("the first layer is frozen: no .grad, values unchanged, and the optimizer "
+                     "updates only the other layers"))
 
 
 # --- Exercise 7.4: fix an in-place update of a leaf ------------------------------------
@@ -268,7 +271,7 @@ def _descend_factory(torch, update):
     def descend(steps=3, lr=0.1):
         w = torch.tensor([0.0, 1.0], requires_grad=True)
         target = torch.tensor([3.0, -1.0])
-        for _ in range(steps):
+        for _unused in range(steps):
             loss = ((w - target) ** 2).sum()
             loss.backward()
             w = update(torch, w, lr)
@@ -305,27 +308,27 @@ def check_07_fix_leaf_update(descend):
     """Exercise 7.4: ``descend()`` runs three steps of gradient descent on a leaf ``w``
     without the in-place error, and returns ``w``, still a leaf that requires grad."""
     if not is_function(descend):
-        return wrong(f"descend is {describe(descend)}, not a function")
+        return wrong(_("descend is {value}, not a function", value=describe(descend)))
     try:
         w = descend()
     except Exception as error:  # the learner's code is being checked
         hints = {
-            "RuntimeError": "read the message: which rule of autograd does the update break, "
-                            "and in which mode is it allowed?",
-            "AttributeError": "after the update, is w still the same leaf tensor, with its "
-                              ".grad?",
+            "RuntimeError": _("read the message: which rule of autograd does the update break, "
+                              "and in which mode is it allowed?"),
+            "AttributeError": _("after the update, is w still the same leaf tensor, with its "
+                                ".grad?"),
         }
-        return _raised("calling descend()", error, hints.get(type(error).__name__))
+        return _raised(_("calling descend()"), error, hints.get(type(error).__name__))
     if is_stub(w):
         return not_done()
     if w is None:
-        return wrong("descend() returned None; it should return w")
+        return wrong(_("descend() returned None; it should return w"))
     return expect_tensor(
-        w, what="the w returned by descend()", shape=(2,), values=_DESCENT_EXPECTED,
+        w, what=_("the w returned by descend()"), shape=(2,), values=_DESCENT_EXPECTED,
         requires_grad=True, is_leaf=True, grad_fn=None, atol=1e-5,
-        hints={"values": "each step subtracts lr * w.grad from w, once.",
-               "requires_grad": "update w in place, so that it stays the same leaf.",
-               "is_leaf": "update w in place, so that it stays the same leaf."})
+        hints={"values": _("each step subtracts lr * w.grad from w, once."),
+               "requires_grad": _("update w in place, so that it stays the same leaf."),
+               "is_leaf": _("update w in place, so that it stays the same leaf.")})
 
 
 # --- Exercise 7.5: fix the modified saved tensor -------------------------------------
@@ -374,51 +377,50 @@ def check_07_fix_saved_tensor(probabilities_and_grad):
     sigmoid probabilities, the same as percentages outside the graph, and the gradient of
     ``probs.sum()``, without the version-counter error."""
     if not is_function(probabilities_and_grad):
-        return wrong(f"probabilities_and_grad is {describe(probabilities_and_grad)}, not a "
-                     f"function")
+        return wrong(_("probabilities_and_grad is {value}, not a function",
+                       value=describe(probabilities_and_grad)))
     try:
         result = probabilities_and_grad()
     except Exception as error:  # the learner's code is being checked
-        return _raised("calling probabilities_and_grad()", error,
-                       "which tensor did backward save, and which other tensor shares its "
-                       "memory and changes it in place?")
+        return _raised(_("calling probabilities_and_grad()"), error,
+                       _("which tensor did backward save, and which other tensor shares its "
+                         "memory and changes it in place?"))
     if is_stub(result):
         return not_done()
     if not isinstance(result, (tuple, list)) or len(result) != 3:
-        return wrong(f"probabilities_and_grad() returned {describe(result)}; it should return "
-                     f"(probs, percent, logits.grad)")
+        return wrong(_("probabilities_and_grad() returned {value}; it should return (probs, "
+                       "percent, logits.grad)", value=describe(result)))
     probs, percent, grad = result
     if grad is None:
-        return wrong("backward left no gradient in logits.grad")
+        return wrong(_("backward left no gradient in logits.grad"))
     if not is_tensor_like(grad):
-        return wrong(f"the third value probabilities_and_grad() returns is {describe(grad)}; "
-                     f"it should be logits.grad")
+        return wrong(_("the third value probabilities_and_grad() returns is {value}; it should "
+                       "be logits.grad", value=describe(grad)))
     return all_of(
         expect_tensor(probs, what="probs", values=_PROBS, atol=1e-4,
-                      hints={"values": "probs itself must still hold the probabilities: "
-                                       "something changed it in place."}),
+                      hints={"values": _("probs itself must still hold the probabilities: "
+                                         "something changed it in place.")}),
         expect_tensor(percent, what="percent", values=_PERCENT, requires_grad=False,
                       atol=1e-3,
-                      hints={"requires_grad": "percent is only for display: keep it out of "
-                                              "the graph."}),
-        expect_shares_memory(probs, percent, False, what="probs and percent"),
+                      hints={"requires_grad": _("percent is only for display: keep it out of "
+                                                "the graph.")}),
+        expect_shares_memory(probs, percent, False, what=_("probs and percent")),
         expect_tensor(grad, what="logits.grad", values=_SIGMOID_GRAD, atol=1e-5,
-                      hints={"values": "autograd computed the gradient from a saved tensor "
-                                       "that had been changed behind its back."}),
-        success="no error, probs unchanged, percent outside the graph, and the right "
-                "gradient",
+                      hints={"values": _("autograd computed the gradient from a saved tensor "
+                                         "that had been changed behind its back.")}),
+        success=_("no error, probs unchanged, percent outside the graph, and the right gradient"),
     )
 
 
 # --- Exercise 7.6: predict which backward calls fail -----------------------------------
 
-_SNIPPET_LABELS = ("snippet A", "snippet B", "snippet C", "snippet D")
+_SNIPPET_LABELS = (N_("snippet A"), N_("snippet B"), N_("snippet C"), N_("snippet D"))
 _SNIPPET_EXPECTED = ["error", "ok", "error", "ok"]
 _SNIPPET_HINTS = (
-    "what does the backward formula of exp(x) need, and where does it get it from?",
-    "what does the backward formula of x * 3 need: the result y, or only the number 3?",
-    "x * x saves x for its backward formula; was x changed after that?",
-    "the change happened before the graph was built: what version did x * x save?",
+    N_("what does the backward formula of exp(x) need, and where does it get it from?"),
+    N_("what does the backward formula of x * 3 need: the result y, or only the number 3?"),
+    N_("x * x saves x for its backward formula; was x changed after that?"),
+    N_("the change happened before the graph was built: what version did x * x save?"),
 )
 
 
@@ -433,5 +435,6 @@ _SNIPPET_HINTS = (
 )
 def check_07_predict_errors(prediction):
     """Exercise 7.6: ``prediction``: "ok" or "error" for each of four snippets."""
-    return expect_items(prediction, _SNIPPET_EXPECTED, _SNIPPET_LABELS, form=("ok", "error"),
-                        hints=dict(zip(_SNIPPET_LABELS, _SNIPPET_HINTS)))
+    labels = [_(label) for label in _SNIPPET_LABELS]
+    return expect_items(prediction, _SNIPPET_EXPECTED, labels, form=("ok", "error"),
+                        hints=dict(zip(labels, map(_, _SNIPPET_HINTS))))

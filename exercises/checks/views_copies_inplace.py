@@ -6,8 +6,22 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from exercises.checks.toolkit import (as_values, checker, correct, describe, expect_items,
-                                      expect_tensor, is_bool, is_number, plural, wrong, wrong_form)
+from exercises.checks.toolkit import (
+    N_,
+    _,
+    as_values,
+    checker,
+    correct,
+    describe,
+    expect_items,
+    expect_tensor,
+    is_bool,
+    is_number,
+    n_,
+    said,
+    wrong,
+    wrong_form,
+)
 from exercises.checks.shapes_indexing_broadcasting import _call, _function_and_tensor
 
 # ---------------------------------------------------------------- 3.1 which share memory
@@ -40,28 +54,31 @@ SHARING_NAMES = tuple("abcdefghi")
 def check_03_shares_memory(prediction):
     """Exercise 3.1: for each of a ... i, True if it shares memory with x."""
     if not isinstance(prediction, Mapping):
-        return wrong_form("your prediction", prediction,
-                          'a dict that maps each name, "a" to "i", to True or False')
+        return wrong_form(_("your prediction"), prediction,
+                          _('a dict that maps each name, "a" to "i", to True or False'))
     missing = [n for n in SHARING_NAMES if n not in prediction]
     if missing:
         others = [k for k in prediction if k not in SHARING_NAMES]
-        instead = f" (its other keys: {', '.join(repr(k) for k in others[:9])})" \
-            if others else ""
-        return wrong(f"your dict has no answer for {', '.join(repr(n) for n in missing)}"
-                     f"{instead}", 'use the names "a" to "i" as keys, in quotes.')
+        names = ", ".join(repr(n) for n in missing)
+        hint = _('use the names "a" to "i" as keys, in quotes.')
+        if not others:
+            return wrong(_("your dict has no answer for {names}", names=names), hint)
+        return wrong(_("your dict has no answer for {names} (its other keys: {others})",
+                       names=names, others=", ".join(repr(k) for k in others[:9])), hint)
     not_bool = [n for n in SHARING_NAMES if not is_bool(prediction[n])]
     if not_bool:
-        return wrong_form(f"the answer for {not_bool[0]!r}", prediction[not_bool[0]],
-                          "True or False")
+        return wrong_form(_("the answer for {name}", name=repr(not_bool[0])),
+                          prediction[not_bool[0]], _("True or False"))
     expected = {"a": True, "b": True, "c": False, "d": False, "e": True, "f": True,
                 "g": False, "h": False, "i": True}
     mistakes = sum(bool(prediction[n]) != expected[n] for n in SHARING_NAMES)
     if mistakes:
-        return wrong(f"{mistakes} of your {len(SHARING_NAMES)} answers "
-                     f"{'is' if mistakes == 1 else 'are'} not right",
-                     "plain indexing and shape changes that need no copy give views; index "
-                     "lists, masks and conversions to another dtype copy.")
-    return correct("all nine answers are right.")
+        return wrong(n_("{n} of your {count} answers is not right",
+                        "{n} of your {count} answers are not right", mistakes,
+                        count=len(SHARING_NAMES)),
+                     _("plain indexing and shape changes that need no copy give views; index "
+                       "lists, masks and conversions to another dtype copy."))
+    return correct(_("all nine answers are right."))
 
 
 # ---------------------------------------------------------------- 3.2 which changes reach a
@@ -77,15 +94,15 @@ def _in_place(torch):
 
 
 IN_PLACE = [[1.0, 1.0, 5.0], [7.0, 0.0, 5.0]]
-IN_PLACE_FORM = "a list of two rows of three numbers, like [[0, 0, 0], [0, 0, 0]]"
+IN_PLACE_FORM = N_("a list of two rows of three numbers, like [[0, 0, 0], [0, 0, 0]]")
 IN_PLACE_HINTS = {
-    (0, 0): "row = a[0] is plain indexing: does add_ through it reach a?",
-    (0, 1): "row = a[0] is plain indexing: does add_ through it reach a?",
-    (0, 2): "row and col overlap there; the later change is the one that stays.",
-    (1, 0): "flat = a.reshape(6) of a contiguous tensor: a view or a copy? Element 3 of flat "
-            "is row 1, column 0 of a.",
-    (1, 1): "rows = a[[1]] uses an index list: a view or a copy?",
-    (1, 2): "col = a[:, 2] is a slice; rows = a[[1]] uses an index list.",
+    (0, 0): N_("row = a[0] is plain indexing: does add_ through it reach a?"),
+    (0, 1): N_("row = a[0] is plain indexing: does add_ through it reach a?"),
+    (0, 2): N_("row and col overlap there; the later change is the one that stays."),
+    (1, 0): N_("flat = a.reshape(6) of a contiguous tensor: a view or a copy? Element 3 of flat "
+               "is row 1, column 0 of a."),
+    (1, 1): N_("rows = a[[1]] uses an index list: a view or a copy?"),
+    (1, 2): N_("col = a[:, 2] is a slice; rows = a[[1]] uses an index list."),
 }
 
 
@@ -102,19 +119,24 @@ def check_03_in_place(prediction):
     values = None if isinstance(prediction, str) else as_values(prediction)
     if values is None or len(values) != len(IN_PLACE) or not all(
             isinstance(line, list) and len(line) == len(IN_PLACE[0]) for line in values):
-        return wrong_form("your prediction", prediction, IN_PLACE_FORM)
+        return wrong_form(_("your prediction"), prediction, _(IN_PLACE_FORM))
     for r, line in enumerate(values):
         for c, value in enumerate(line):
             if not is_number(value):
-                return wrong_form(f"your value in row {r}, column {c}", value, "a number")
+                return wrong_form(_("your value in row {r}, column {c}", r=r, c=c), value,
+                                  _("a number"))
     mistakes = [(r, c) for r, line in enumerate(values) for c, value in enumerate(line)
                 if abs(value - IN_PLACE[r][c]) > 1e-6]
     if mistakes:
         r, c = (1, 1) if (1, 1) in mistakes else mistakes[0]  # rows: the likeliest slip
-        others = f" (and {plural(len(mistakes) - 1, 'other')})" if len(mistakes) > 1 else ""
-        return wrong(f"your value in row {r}, column {c} is not right{others}",
-                     IN_PLACE_HINTS[(r, c)])
-    return correct("row, col and flat are views of a; rows is a copy.")
+        if len(mistakes) == 1:
+            message = _("your value in row {r}, column {c} is not right", r=r, c=c)
+        else:
+            message = n_("your value in row {r}, column {c} is not right (and {n} other)",
+                         "your value in row {r}, column {c} is not right (and {n} others)",
+                         len(mistakes) - 1, r=r, c=c)
+        return wrong(message, _(IN_PLACE_HINTS[(r, c)]))
+    return correct(_("row, col and flat are views of a; rows is a copy."))
 
 
 # ---------------------------------------------------------------- 3.3 view of a transpose
@@ -138,15 +160,15 @@ def check_03_columns(answer):
     for name, sample in (("m", m), ("m.T", m.T), ("m.T.T", m.T.T)):
         result, problem = _call(func, sample, what=f"columns_in_order({name})")
         if problem is not None:
-            return wrong(problem.message, "view() cannot walk a transposed tensor's memory in "
-                                          "order; which method copies when it has to?")
+            return wrong(problem.message, _("view() cannot walk a transposed tensor's memory "
+                                            "in order; which method copies when it has to?"))
         expected = np.asarray(sample.tolist()).T.reshape(-1)
-        feedback = expect_tensor(result, what=f"columns_in_order({name})",
+        feedback = expect_tensor(result, what=_("columns_in_order({name})", name=name),
                                  shape=expected.shape, values=expected.tolist(),
-                                 hints={"values": "column 0 first, then column 1, and so on."})
+                                 hints={"values": _("column 0 first, then column 1, and so on.")})
         if not feedback:
             return feedback
-    return correct("columns_in_order works, also on transposed tensors.")
+    return correct(_("columns_in_order works, also on transposed tensors."))
 
 
 # ---------------------------------------------------------------- 3.4 a NumPy copy
@@ -211,30 +233,32 @@ def check_03_numpy_copy(answer):
     func, t = parts
     plain = t.detach().clone()
     tracked = t.detach().float().clone().requires_grad_(True)
-    for name, sample in (("t", plain), ("a tensor that requires grad", tracked)):
+    for name, sample in (("t", plain), (N_("a tensor that requires grad"), tracked)):
         before = sample.tolist()
-        result, problem = _call(func, sample, what=f"scaled_copy on {name}")
+        result, problem = _call(func, sample, what=_("scaled_copy on {name}", name=_(name)))
         if problem is not None:
-            return wrong(problem.message, "a tensor that requires grad must leave the graph "
-                                          "before it meets NumPy.")
+            return wrong(problem.message, _("a tensor that requires grad must leave the graph "
+                                            "before it meets NumPy."))
         if sample.tolist() != before:
-            return wrong(f"scaled_copy changed the tensor it was given ({name}): its "
-                         f"values are not the ones it had before",
-                         ".numpy() shares memory with the tensor, and -= and /= write into "
-                         "that memory.")
+            return wrong(_("scaled_copy changed the tensor it was given ({name}): its values "
+                           "are not the ones it had before", name=name),
+                         _(".numpy() shares memory with the tensor, and -= and /= write into "
+                           "that memory."))
         if not isinstance(result, np.ndarray):
-            return wrong(f"scaled_copy returned {describe(result)}; it should return a NumPy "
-                         f"array")
+            return wrong(_("scaled_copy returned {value}; it should return a NumPy array",
+                           value=describe(result)))
         expected = _scaled_expected([float(v) for v in np.ravel(before)])
         if result.shape != (len(expected),):
-            return wrong(f"scaled_copy's array for {name} has shape {tuple(result.shape)}, "
-                         f"which is not the shape of the tensor it was given")
+            return wrong(_("scaled_copy's array for {name} has shape {shape}, which is not the "
+                           "shape of the tensor it was given",
+                           name=name, shape=tuple(result.shape)))
         off = [i for i, (got, want) in enumerate(zip(result.tolist(), expected))
                if not is_number(got) or abs(got - want) > 1e-6]
         if off:
-            return wrong(f"scaled_copy's array for {name} has a wrong value at position "
-                         f"{off[0]}", "the smallest value should become 0 and the largest 1.")
-    return correct("scaled_copy leaves its tensor alone, also one that requires grad.")
+            return wrong(_("scaled_copy's array for {name} has a wrong value at position {off}",
+                           name=name, off=off[0]),
+                         _("the smallest value should become 0 and the largest 1."))
+    return correct(_("scaled_copy leaves its tensor alone, also one that requires grad."))
 
 
 # ---------------------------------------------------------------- 3.5 contiguous or not
@@ -250,12 +274,12 @@ def _contiguity(torch):
 
 CONTIGUOUS = [False, True, False, True, True, False]
 CONTIGUOUS_HINTS = {
-    "a": "read row by row, does x.T visit the storage in order?",
-    "b": "one whole row of x: its elements sit next to each other.",
-    "c": "one column of x: how far apart are its elements in the storage?",
-    "d": "contiguous() copies when it has to.",
-    "e": "a size-1 dimension never breaks the order.",
-    "f": "after each row's first two elements, the third is skipped.",
+    "a": N_("read row by row, does x.T visit the storage in order?"),
+    "b": N_("one whole row of x: its elements sit next to each other."),
+    "c": N_("one column of x: how far apart are its elements in the storage?"),
+    "d": N_("contiguous() copies when it has to."),
+    "e": N_("a size-1 dimension never breaks the order."),
+    "f": N_("after each row's first two elements, the third is skipped."),
 }
 
 
@@ -270,4 +294,4 @@ CONTIGUOUS_HINTS = {
 def check_03_contiguous(prediction):
     """Exercise 3.5: is_contiguous() of six tensors made from x, as a list of True/False."""
     return expect_items(prediction, CONTIGUOUS, CONTIGUOUS_LABELS, form=bool,
-                        hints=CONTIGUOUS_HINTS)
+                        hints=said(CONTIGUOUS_HINTS))

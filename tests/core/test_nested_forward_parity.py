@@ -121,11 +121,7 @@ API_CASES = {
 
 
 @pytest.mark.parametrize("name", API_CASES)
-def test_nested_forward_api(name, request):
-    if name == "hessian of hessian":  # (jacfwd of jacfwd of jacfwd of jacfwd works)
-        request.applymarker(pytest.mark.xfail(strict=True, raises=RuntimeError, reason=(
-            "the engine refuses it: AsStridedBackward0 does not support create_graph=True "
-            "(DIFFERENCES.md, a second derivative through an in-place write into a view)")))
+def test_nested_forward_api(name):
     parity.assert_same_snippet(PRELUDE + API_CASES[name])
 
 

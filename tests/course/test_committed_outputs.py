@@ -46,7 +46,9 @@ ENGINE_FRAME = re.compile(r'(?m)^\s*File\s+"?[^\n"]*?\bengine[/\\][\w/\\]*\.py')
 
 
 def committed_notebooks():
-    return sorted(path for folder in FOLDERS for path in (ROOT / folder).glob("*.ipynb"))
+    # both editions (the Chinese notebooks run from notebooks/zh-CN/, ...: the same rules)
+    return sorted(path for folder in FOLDERS for where in (folder, f"{folder}/zh-CN")
+                  for path in (ROOT / where).glob("*.ipynb"))
 
 
 def machine_paths(text):

@@ -77,3 +77,13 @@ def test_a_difference_is_reported_and_an_explained_one_is_not(tmp_path, torch_or
     assert [index for index, _, _ in report["differ"]] == [2]
     assert "-torch.float64" in report["differ"][0][2] and "+torch.float32" in report["differ"][0][2]
     assert [index for index, _, _ in report["explained"]] == [3]
+
+
+def test_every_notebook_of_both_editions_is_compared(tmp_path):
+    for name in ("notebooks/00_welcome.ipynb", "notebooks/zh-CN/00_welcome.ipynb",
+                 "solutions/01_x.ipynb", "exercises/zh-CN/01_x.ipynb", "notebooks/zh-CN/notes.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    found = [p.relative_to(tmp_path).as_posix() for p in compare_torch.notebooks([], tmp_path)]
+    assert found == ["notebooks/00_welcome.ipynb", "solutions/01_x.ipynb",
+                     "notebooks/zh-CN/00_welcome.ipynb", "exercises/zh-CN/01_x.ipynb"]

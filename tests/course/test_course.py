@@ -48,8 +48,12 @@ def text_of(output):
 
 
 def course_notebooks():
+    """Every notebook of both editions (the Chinese ones in notebooks/zh-CN/, ...: executed
+    top to bottom too). The structure tests below read the English edition's headings; the
+    Chinese notebooks have the same cells (tests/course/test_translations.py)."""
     return sorted(p for folder in ("notebooks", "solutions", "exercises")
-                  for p in (ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
+                  for where in (folder, f"{folder}/zh-CN")
+                  for p in (ROOT / where).glob("[0-9][0-9]_*.ipynb"))
 
 
 def tags(cell):
@@ -118,7 +122,7 @@ def test_the_course_main_path_takes_about_five_hours():
     assert hours <= MAX_COURSE_HOURS, f"about {hours:.1f} h on the main path"
 
 
-@pytest.mark.parametrize("path", course_notebooks(), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", course_notebooks(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_executed_top_to_bottom_with_errors_only_where_tagged(path):
     nb = read(path)
     code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]

@@ -309,10 +309,38 @@ def test_check_reports_malformed_markers(course, capsys):
     assert "02_bad.ipynb, cell 0" in capsys.readouterr().err
 
 
+def test_a_translated_solution_gives_the_translated_exercise_notebook(course, capsys):
+    """solutions/zh-CN/ -> exercises/zh-CN/ (issue 30), the translation's metadata kept."""
+    solutions, exercises = course
+    nb = solution_notebook()
+    nb.metadata["course"] = {"language": "zh-CN"}
+    nb.cells[0].metadata["translation"] = {"en_sha256": "0123456789abcdef"}
+    (solutions / "zh-CN").mkdir()
+    nbformat.write(nb, solutions / "zh-CN" / "01_example.ipynb")
+    assert run(course, "--check") == 1
+    assert "zh-CN/01_example.ipynb" in capsys.readouterr().err
+    assert run(course) == 0
+    written = nbformat.read(exercises / "zh-CN" / "01_example.ipynb", as_version=4)
+    assert written.metadata["course"] == {"language": "zh-CN"}
+    assert written.metadata[generate.FINGERPRINT]["solution"] == "solutions/zh-CN/01_example.ipynb"
+    assert written.cells[0].metadata["translation"] == {"en_sha256": "0123456789abcdef"}
+    english = nbformat.read(exercises / "01_example.ipynb", as_version=4)
+    assert english.metadata[generate.FINGERPRINT]["solution"] == "solutions/01_example.ipynb"
+    assert [c.source for c in written.cells] == [c.source for c in english.cells]
+    assert run(course, "--check") == 0
+    # "zh-CN/01" selects the Chinese one only
+    (exercises / "zh-CN" / "01_example.ipynb").unlink()
+    (exercises / "01_example.ipynb").unlink()
+    assert run(course, "zh-CN/01") == 0
+    assert (exercises / "zh-CN" / "01_example.ipynb").exists()
+    assert not (exercises / "01_example.ipynb").exists()
+
+
 def test_repository_exercises_are_in_sync():
     refused = []
-    assert generate.sync(check=True, refused=refused) == [], (
-        "exercise notebooks out of date: `make exercises` writes them")
+    for solutions, exercises in generate.editions(generate.SOLUTIONS, generate.EXERCISES):
+        assert generate.sync(solutions, exercises, check=True, refused=refused) == [], (
+            f"exercise notebooks of {exercises} out of date: `make exercises` writes them")
     assert refused == [], (
         f"someone typed into {[r.name for r in refused]} in exercises/ (answers belong in "
         f"workspace/): `python -m course_tools.generate --check` says how to keep them")

@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ import nbformat
 import pytest
 
 from course_tools import generate, notebook_files, workspace
-from exercises.checks import old_names
+from exercises.checks import i18n, old_names
 from exercises.checks.toolkit import discover
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,6 +131,122 @@ def test_copying_never_replaces_a_file_that_appears_meanwhile(tmp_path):
     with pytest.raises(FileExistsError):
         workspace._copy_new(source, target)
     assert target.read_text() == "learner"
+
+
+# --- the Chinese edition in the workspace (issue 30): the same rules ------------------------
+
+@pytest.fixture
+def bilingual_course(tiny_course):
+    """tiny_course with its Chinese edition (notebooks/, exercises/, solutions/ zh-CN/)."""
+    root, space = tiny_course
+    for folder, names in {"notebooks": ["00_welcome", "01_tensors"],
+                          "exercises": ["01_tensors"], "solutions": ["01_tensors"]}.items():
+        (root / folder / "zh-CN").mkdir()
+        for name in names:
+            nbformat.write(notebook(f"print('{folder} {name} 中文')"),
+                           root / folder / "zh-CN" / f"{name}.ipynb")
+    return root, space
+
+
+ZH = ["exercises/zh-CN/01_tensors.ipynb", "notebooks/zh-CN/00_welcome.ipynb",
+      "notebooks/zh-CN/01_tensors.ipynb", "solutions/zh-CN/01_tensors.ipynb"]
+
+
+def test_sync_copies_both_editions_with_the_same_layout(bilingual_course):
+    root, space = bilingual_course
+    report = workspace.sync(root, space)
+    assert sorted(n for n in report.added if "zh-CN" in n) == ZH
+    assert len(report.added) == 8
+    for name in report.added:
+        assert (space / name).read_bytes() == (root / name).read_bytes()
+    said = report.lines(space)[0]
+    assert "(4 in notebooks/, 2 in exercises/, 2 in solutions/; 4 of them the Chinese " \
+           "edition's, in zh-CN/ folders)" in said
+
+
+def test_sync_never_overwrites_a_chinese_notebook_and_reports_a_newer_one(bilingual_course):
+    root, space = bilingual_course
+    workspace.sync(root, space)
+    mine = space / "exercises" / "zh-CN" / "01_tensors.ipynb"
+    mine.write_text("我的答案")
+    (space / "notebooks" / "zh-CN" / "00_welcome.ipynb").unlink()
+    nbformat.write(notebook("print('newer')"), root / "exercises" / "zh-CN" / "01_tensors.ipynb")
+    report = workspace.sync(root, space)
+    assert report.added == ["notebooks/zh-CN/00_welcome.ipynb"]
+    assert mine.read_text() == "我的答案"
+    assert report.updated_upstream == ["exercises/zh-CN/01_tensors.ipynb"]
+    assert "make reset NB=exercises/zh-CN/01_tensors.ipynb" in "\n".join(report.lines(space))
+
+
+def test_reset_of_a_chinese_notebook_keeps_the_learners_copy_beside_it(bilingual_course):
+    root, space = bilingual_course
+    workspace.sync(root, space)
+    mine = space / "exercises" / "zh-CN" / "01_tensors.ipynb"
+    mine.write_text("我的答案")
+    name, moved = workspace.reset("exercises/zh-CN/01_tensors", root, space)
+    assert name == "exercises/zh-CN/01_tensors.ipynb"
+    assert moved.parent == mine.parent and moved.read_text() == "我的答案"
+    assert mine.read_bytes() == (root / name).read_bytes()
+    english = space / "exercises" / "01_tensors.ipynb"
+    assert english.read_bytes() == (root / "exercises" / "01_tensors.ipynb").read_bytes()
+    with pytest.raises(ValueError, match="more than one folder"):
+        workspace.reset("zh-CN/01_tensors", root, space)
+    assert workspace.sync(root, space).added == []
+
+
+def test_the_workspace_language_chooses_the_lesson_to_open_and_the_exercises(bilingual_course,
+                                                                            monkeypatch):
+    for variable in ("COURSE_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(variable, raising=False)
+    root, space = bilingual_course
+    workspace.sync(root, space)
+    assert workspace.course_language(space) == "en"
+    assert notebook_files.LANGUAGE_FILE == i18n.MARKER
+    workspace.set_language(space, "zh-CN")
+    assert (space / ".course-language").read_text() == "zh-CN\n"
+    assert workspace.first_lesson("zh-CN", space) == "notebooks/zh-CN/00_welcome.ipynb"
+    assert workspace.progress_notebooks(root, "zh-CN") == ["exercises/zh-CN/01_tensors.ipynb"]
+    assert workspace.progress_notebooks(root, "en") == ["exercises/01_tensors.ipynb"]
+    # a lesson not translated yet: the English one
+    (space / "notebooks" / "zh-CN" / "00_welcome.ipynb").unlink()
+    assert workspace.first_lesson("zh-CN", space) == "notebooks/00_welcome.ipynb"
+    (root / "exercises" / "zh-CN" / "01_tensors.ipynb").unlink()
+    assert workspace.progress_notebooks(root, "zh-CN") == ["exercises/01_tensors.ipynb"]
+    with pytest.raises(ValueError):
+        workspace.set_language(space, "fr")
+    assert workspace.main(["--root", str(root), "--workspace", str(space), "language",
+                           "en"]) == 0
+    assert workspace.course_language(space) == "en"
+
+
+def test_progress_in_chinese_reads_the_chinese_exercise_notebooks(tmp_path, monkeypatch):
+    monkeypatch.delenv("COURSE_LANGUAGE", raising=False)
+    root, space = tmp_path / "course", tmp_path / "workspace"
+    for folder in (root / "exercises" / "zh-CN", space / "exercises" / "zh-CN"):
+        folder.mkdir(parents=True)
+    (root / "exercises" / "01_tensors.ipynb").write_text("{}")
+    blank = ["answer = ..."] * 3
+    def chinese(nb):  # "## 练习 1.1：事项 1", as the Chinese edition writes the headings
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = cell.source.replace("## Exercise ", "## 练习 ").replace(
+                    ": Thing", "：事项")
+        return nb
+
+    nbformat.write(chinese(exercise_notebook(blank, ["⏳ 尚未完成：..."] * 3)),
+                   root / "exercises" / "zh-CN" / "01_tensors.ipynb")
+    nbformat.write(chinese(exercise_notebook(["answer = 1", "answer = 2", "answer = ..."],
+                                             ["✅ 正确：很好。", "❌ 还不对：……",
+                                              "⏳ 尚未完成：..."])),
+                   space / "exercises" / "zh-CN" / "01_tensors.ipynb")
+    workspace.set_language(space, "zh-CN")
+    lines = workspace.progress(root, space)
+    assert lines[0] == "workspace/exercises/zh-CN/01_tensors.ipynb"
+    assert lines[1].strip().startswith("1.1 事项 1")  # the Chinese headings are read
+    assert [state for _, _, state in workspace.exercise_states(
+        space / "exercises" / "zh-CN" / "01_tensors.ipynb",
+        root / "exercises" / "zh-CN" / "01_tensors.ipynb")] == ["done", "not quite",
+                                                                 "not started"]
 
 
 # --- make reset ---------------------------------------------------------------------------
@@ -361,6 +478,7 @@ def test_sync_keeps_an_earlier_editions_notebooks_and_carries_their_answers(old_
     assert carried[("exercises/09_training_loop.ipynb", "exercises/11_training_loop.ipynb")] == [
         f"11.{k}" for k in range(1, 6)]
     assert len(carried) == 9
+    assert not [c for c in report.carried if "zh-CN" in c.new], "the Chinese ones start blank"
     text = "\n".join(report.lines(space))
     assert "kept in workspace/ as they were" in text
     for old in old_names.OLD_NOTEBOOKS:
@@ -707,6 +825,69 @@ def test_make_lab_reuses_a_running_server_and_ctrl_c_stops_it(course_copy, tmp_p
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         subprocess.run(["pkill", "-f", f"--ServerApp.port={port} "], check=False)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a terminal")
+def test_make_lab_zh_opens_jupyterlab_in_chinese_on_the_workspace(course_copy, tmp_path):
+    """make lab-zh: the workspace's language recorded, JupyterLab's locale zh_CN by the course's
+    own settings override (the learner's config folder stays empty), the language pack served,
+    and the Chinese lesson 00 opened (the English one while it is not translated)."""
+    import urllib.error
+    import urllib.request
+
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "lab-workspaces"),
+           "BROWSER": "true"}
+    port = str(19000 + os.getpid() % 1000)
+    first = "notebooks/zh-CN/00_welcome.ipynb"
+    if not (course_copy / first).exists():
+        first = "notebooks/00_welcome.ipynb"
+    exited = False
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(course_copy)
+        os.execvpe("make", ["make", "lab-zh", f"PORT={port}"], env)
+    try:
+        wanted = f"/lab/tree/{first}?token=".encode()
+        started = _read_until(fd, wanted, 120)
+        assert wanted in started, started.decode(errors="replace")[-2000:]
+        # the port JupyterLab took (PORT or the next free one) and its token
+        served = re.search(rb"http://127\.0\.0\.1:(\d+)/lab/tree/\S*\?token=(\w+)", started)
+        port, token = served[1].decode(), served[2].decode()
+        assert (course_copy / "workspace" / ".course-language").read_text() == "zh-CN\n"
+        assert (course_copy / "workspace" / "notebooks" / "zh-CN").is_dir() or \
+            not (course_copy / "notebooks" / "zh-CN").is_dir()
+
+        def get(path):
+            url = f"http://127.0.0.1:{port}{path}?token={token}"
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            for _ in range(60):  # the URL is printed as the server starts serving
+                try:
+                    with direct.open(url, timeout=30) as answer:
+                        return json.loads(answer.read())
+                except urllib.error.URLError:
+                    _read_until(fd, b"\0", 0.5)  # (keeps its terminal drained meanwhile)
+            raise AssertionError(f"no answer from {url}")
+
+        plugin = get("/lab/api/settings/@jupyterlab/translation-extension:plugin")
+        assert plugin["schema"]["properties"]["locale"]["default"] == "zh_CN"
+        assert plugin["raw"].strip() in ("", "{}")  # no user setting was written
+        packs = get("/lab/api/translations/")["data"]
+        assert "zh_CN" in packs, packs
+        chinese = get("/lab/api/translations/zh_CN")["data"]
+        assert any("文件" in json.dumps(v, ensure_ascii=False) for v in chinese.values())
+        assert not list((tmp_path / "config").rglob("*.jupyterlab-settings"))
+    finally:
+        os.write(fd, b"\x03")
+        deadline = time.time() + 10
+        while time.time() < deadline and not exited:
+            exited = os.waitpid(pid, os.WNOHANG)[0] == pid
+            _read_until(fd, b"\0", 0.1)
+        if not exited:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
 
 
 def test_lab_and_test_kernels_run_with_one_blas_thread():

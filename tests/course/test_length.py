@@ -3,7 +3,8 @@ from the main path would let the main path grow unseen."""
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course_tools.length import main_path_code_cells, main_path_words, minutes
+from course_tools.length import (lessons, main_path_characters, main_path_code_cells,
+                                 main_path_words, minutes, translation_table)
 
 
 def lesson(*cells):
@@ -32,3 +33,17 @@ def test_a_title_inside_a_cell_counts_where_it_stands():
 def test_minutes_use_the_issue_rates():
     assert minutes(150, 0) == 1 and minutes(0, 3) == 2
     assert isinstance(nbformat.v4.new_notebook(), nbformat.NotebookNode)
+
+
+def test_the_chinese_edition_is_measured_in_characters_with_its_deeper_parts():
+    nb = lesson("# 1. 创建张量\n\n张量是 `Tensor`。",
+                "**预测：** 形状？\n\n<details><summary>答案</summary>两行</details>",
+                "## 深入：步长", new_code_cell("x = 1"), "存储", "## 小结\n\n- 视图")
+    # main: 创建张量 张量是 预测 形状 小结 视图; optional: 答案两行 (a box), 深入步长 存储 (Deeper)
+    assert main_path_characters(nb) == (4 + 3 + 2 + 2 + 2 + 2, 4 + 4 + 2)
+    assert main_path_code_cells(nb) == (0, 1)
+
+
+def test_the_translation_table_lists_every_lesson():
+    rows = translation_table(lessons()).splitlines()
+    assert len(rows) == 2 + len(lessons()) and rows[2].startswith("| 00_welcome | ")

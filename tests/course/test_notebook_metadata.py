@@ -14,8 +14,10 @@ from jupyter_client.kernelspec import KernelSpecManager
 from course_tools.execute import KERNELSPEC
 
 ROOT = Path(__file__).resolve().parents[2]
+# Both editions: a Chinese notebook (notebooks/zh-CN/, ...) is opened in JupyterLab the same way.
 NOTEBOOKS = sorted(p.relative_to(ROOT) for folder in ("notebooks", "solutions", "exercises")
-                   for p in (ROOT / folder).glob("[0-9]*.ipynb"))
+                   for where in (folder, f"{folder}/zh-CN")
+                   for p in (ROOT / where).glob("[0-9]*.ipynb"))
 
 
 def test_the_course_kernelspec_is_the_installed_one():

@@ -51,3 +51,22 @@ def test_the_site_file_count():
     assert int(stated.group(2)) == len(files)
     # megabytes as the build reports them (10^6 bytes), to the nearest one
     assert int(stated.group(1)) == round(sum(path.stat().st_size for path in files) / 1e6)
+
+
+def test_the_first_result_against_the_floor():
+    """README's time to the first result (issue 28) is the last `make first-result`'s
+    (bench/first_result.json, course_tools/site/first_result.py)."""
+    import json
+
+    saved = json.loads((ROOT / "bench" / "first_result.json").read_text())
+    chromium = saved["results"]["chromium"]
+    words = (r"lesson 00's first output came after \*\*([\d.]+) s\*\* on the course's site and "
+             r"\*\*([\d.]+) s\*\* on the floor \(\*\*([\d.]+)x\*\*")
+    stated = re.search(words.replace(" ", r"\s+"), README)
+    assert stated, "README no longer states the first result against the floor"
+    assert [float(x) for x in stated.groups()] == [chromium["course/first"]["first_output"],
+                                                   chromium["floor/first"]["first_output"],
+                                                   chromium["ratio"]], \
+        "README's first-result numbers: update them from bench/first_result.json"
+    flat = " ".join(README.split())
+    assert f"measured {saved['date']}" in flat and f"medians of {saved['runs']} runs" in flat

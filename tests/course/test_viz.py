@@ -627,6 +627,7 @@ def test_no_limit_draws_every_graph_in_full(monkeypatch):
 
 def test_the_lessons_graphs_are_far_below_the_limit():
     """Every graph a lesson draws is drawn in full: the biggest (13 boxes) costs under 40."""
+    # (the Chinese lessons' outputs are these: tests/course/test_translations.py)
     for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
         for count in re.findall(r'Graph: (\d+) nodes', path.read_text()):
             assert int(count) <= 40, path

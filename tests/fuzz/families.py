@@ -38,6 +38,15 @@ The families, and what observe.py/compare.py look at for them:
   post-hooks, post-accumulate-grad hooks and saved_tensors_hooks (pack/unpack pairs that
   transform and restore) on random graphs of the course's ops (issue 26): the order the
   hooks fire in (a list of numbers each hook appends to) and the gradients.
+* nested_forward: two forward-mode levels at once (issue 26): jvp of jvp (the inner function
+  capturing the outer primal, tangents made of it, strict), make_dual/unpack_dual inside
+  nested jvps with and without ``level=0``/``level=1``, dual_level inside dual_level,
+  jacfwd/jvp inside dual_level, dual_level or enter_dual_level inside jvp, exit_dual_level
+  with a wrong level, jacfwd of jacfwd, jvp of jacfwd: values, tangents and torch's errors.
+* mutation_on_saved: ``torch.autograd.graph.allow_mutation_on_saved_tensors`` (issue 26): a
+  saved tensor (a constant, an intermediate, a leaf, an op's result) changed in place, once
+  or twice, through a view too, then backward / autograd.grad (create_graph, retain_graph)
+  inside the context or after it, contexts nested: the gradients and torch's errors.
 """
 from __future__ import annotations
 
@@ -1288,6 +1297,131 @@ def hooks(b):
     return statements
 
 
+# ---------------------------------------------------------------- nested forward levels (26)
+FW = "torch.autograd.forward_ad"
+# two forward levels at once: a jvp inside a jvp (functorch's levels), the dual API used at the
+# inner one (make_dual/unpack_dual, with or without ``level=``), and what torch refuses (a
+# second dual_level, a jvp inside dual_level, a dual_level inside a jvp, exits out of order).
+# {f}: a function of b (and of the outer a), {x} the primal, {t}/{s} tangents, {r} the result
+NESTED_FORWARD = [
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp(lambda b_: {f}, (a_,), ({t},)), ({x},), "
+    "({s},))",
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp(lambda b_: {f}, (a_,), ({t},))[1], ({x},), "
+    "({s},))",
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp(lambda b_: {f}, ({x},), ({t},))[{k}], ({x},), "
+    "({s},))",
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp(lambda b_: {f}, (a_,), (a_.cos(),))[1], "
+    "({x},), ({s},))",
+    # (the inner tangent is used, not kept: torch's would be a wrapper of a finished level,
+    # whose storage cannot be read, a crash of torch's own when printed or compared)
+    "{r} = []\ndef {g}(b_):\n    u_ = {FW}.unpack_dual(b_{lv}).tangent\n"
+    "    {r}.append(u_ is None)\n    return {f} if u_ is None else {f} + u_ * 0.5\n"
+    "{r}.append(torch.func.jvp(lambda a_: torch.func.jvp({g}, (a_,), ({s},))[1], ({x},), "
+    "({t},)))",
+    "def {g}(b_):\n    return {FW}.unpack_dual({FW}.make_dual({x}, {s}{lv}) * b_)[{k}]\n"
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp(lambda b_: {g}(b_) * a__, (a_,), ({t},))[1], "
+    "({x},), ({s},))",
+    "{r} = torch.func.jvp(lambda a_: {FW}.make_dual(a_, {s}{lv}), ({x},), ({t},))",
+    "{r} = torch.func.jvp(lambda a_: {FW}.unpack_dual({FW}.make_dual({x}, {s}{lv}) * a_)[{k}], "
+    "({x},), ({t},))",
+    "with {FW}.dual_level():\n    {d} = {FW}.make_dual({x}, {t}{lv})\n"
+    "    {r} = [{FW}.unpack_dual({d}, level=0), {FW}.unpack_dual({d}, level=1)]",
+    "with {FW}.dual_level():\n    {d} = {FW}.make_dual({x}, {t})\n"
+    "    with {FW}.dual_level():\n        {r} = {FW}.make_dual({d}, {s})",
+    "with {FW}.dual_level():\n    {d} = {FW}.make_dual({x}, {t})\n"
+    "    {r} = torch.func.jvp(lambda b_: {f} * {d}, ({x},), ({s},))",
+    "with {FW}.dual_level():\n    {r} = torch.func.jacfwd(lambda b_: {f})({x})",
+    "def {g}(a_):\n    with {FW}.dual_level():\n        return a_ * 2\n"
+    "{r} = torch.func.jvp({g}, ({x},), ({t},))",
+    "def {g}(a_):\n    {FW}.enter_dual_level()\n    return a_\n"
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp({g}, (a_,), ({s},))[1], ({x},), ({t},))",
+    "{r} = [{FW}.enter_dual_level()]\n{r}.append({FW}.enter_dual_level())",
+    "{r} = {FW}.exit_dual_level(level={L})",
+    "with {FW}.dual_level():\n    {d} = {FW}.make_dual({x}, {t})\n    {r} = {FW}.unpack_dual({f_d})"
+    "\n{r} = ({r}, {FW}.unpack_dual({d}))",
+    "{r} = torch.func.jacfwd(torch.func.jacfwd(lambda b_: ({f}).sum()))({x})",
+    "{r} = torch.func.jacfwd(lambda a_: torch.func.jvp(lambda b_: {f}, (a_,), ({t},))[1])({x})",
+    "{r} = torch.func.jvp(torch.func.jacfwd(lambda b_: {f}), ({x},), ({t},))",
+    "{r} = torch.func.jvp(lambda a_: torch.func.jvp(lambda b_: {f}, (a_,), ({t},), has_aux=False, "
+    "strict={strict}), ({x},), ({s},))",
+]
+NESTED_BODIES = [body.replace("{a}", "{b}") for body in TRANSFORM_BODIES[:21]] + [
+    "{b} * {a}", "({b} * {a}).sin()", "{b}.exp() * {a}.sum()", "{b} + {a} * 0", "{a} * 2",
+    "{b}.clone().mul_({a})"]
+
+
+def nested_forward(b):
+    """Two forward-mode levels at once (issue 26): jvp of jvp, the dual API at the inner level,
+    dual_level inside dual_level and the other nestings torch refuses: results and errors."""
+    dtype = b.choice(["float32", "float64"])
+    shape = b.choice([(3,), (2,), (2, 3)])
+    pool = ["0.5", "1.5", "-0.75", "2.0", "-1.25", "0.25", "1.0", "-2.0"]
+    more, x, var = existing_or_new(b, lambda v: v.is_float and not v.requires_grad
+                                   and v.shape in ((3,), (2,), (2, 3)), shape, dtype, pool)
+    t, s, r, g, d = (b.fresh_name() for _ in range(5))
+    statements = more + [
+        f"{t} = torch.tensor({nested(b, var.shape, pool)}, dtype=torch.{var.dtype})",
+        f"{s} = torch.tensor({nested(b, var.shape, pool)}, dtype=torch.{var.dtype})"]
+    template = b.choice(NESTED_FORWARD)
+    body = b.choice([body for body in NESTED_BODIES
+                     if "lambda a_" in template or "{a}" not in body])
+    statements.append(template.format(
+        r=r, g=g, d=d, x=x, t=t, s=s, FW=FW, f=body.format(b="b_", a="a_"),
+        f_d=body.format(b=d, a=x), k=b.choice([0, 1]),
+        lv=b.choice(["", "", ", level=0", ", level=1"]), L=b.choice([0, 1, -1]),
+        strict=b.choice(["False", "True"])))
+    for name in (t, s, r, d):
+        unknown(b, name, var.dtype)
+    return statements
+
+
+# ---------------------------------------------------------------- mutation of saved tensors (26)
+AMS = "torch.autograd.graph.allow_mutation_on_saved_tensors()"
+SAVING_OPS = ["{a} * {c}", "{a}.sin()", "{a}.exp()", "{a} ** 2", "{a} / {c}", "{a}.tanh()",
+              "({a} * {c}).sum()", "{a}.relu() * {c}", "{a}.pow({c})", "{a}.sigmoid()",
+              "{a} @ {c}", "{c}.clamp(-1, 1) * {a}"]
+MUTATIONS = ["{m}.mul_(2)", "{m}.add_(1.5)", "{m}[0] = 7.0", "{m}.zero_()", "{m}.sin_()",
+             "{m}[1:].mul_(-1)", "{m}.copy_({m}.flip(0))", "{m}.fill_(0.5)",
+             "{m}.clamp_(-0.5, 0.5)",
+             "{m}.exp_()", "{m}.view(-1)[0] = 3.0", "{m}.t_() if {m}.dim() == 2 else {m}.neg_()"]
+
+
+def mutation_on_saved(b):
+    """``allow_mutation_on_saved_tensors`` (issue 26): ops save a tensor, it is changed in place
+    (a constant, an intermediate, through a view), then backward or autograd.grad, inside the
+    context or after it, nested contexts: the gradients (torch keeps a clone of each saved
+    tensor changed) and the errors."""
+    dtype = b.choice(["float32", "float64"])
+    pool = ["0.5", "1.5", "-0.75", "2.0", "-1.25", "0.25", "1.0", "-2.0"]
+    x, statement = make(b, (3,), dtype, pool, grad=True)
+    c, first = make(b, (3,), dtype, pool)
+    h, y, z, ctx = (b.fresh_name() for _ in range(4))
+    lines = [f"with {AMS} as {ctx}:" if b.chance(0.9) else f"with {AMS} as {ctx}, {AMS}:"]
+    lines.append(f"    {h} = {x} * 1")
+    lines.append(f"    {y} = " + b.choice(SAVING_OPS).format(a=b.choice([h, x]), c=c))
+    for _ in range(b.choice([1, 1, 2])):
+        target = b.choice([c, h, h, x, y])
+        lines.append("    " + b.choice(MUTATIONS).format(m=target))
+    if b.chance(0.2):
+        lines.append(f"    {y} = ({y} * {h}).sum() if {y}.dim() else {y} * {h}.sum()")
+    end = b.choice([
+        f"{z} = {y}.sum().backward()", f"{z} = torch.autograd.grad({y}.sum(), [{x}, {h}])",
+        f"{z} = torch.autograd.grad({y}.sum(), {x}, create_graph=True)",
+        f"{z} = {y}.sum().backward(retain_graph=True)\n{z} = {y}.sum().backward()"])
+    if b.chance(0.75):
+        lines += ["    " + part for part in end.split("\n")]
+        statements = [statement, first, "\n".join(lines)]
+    else:  # backward after the context ended: torch's error
+        statements = [statement, first, "\n".join(lines), end]
+    if b.chance(0.3):
+        statements.append(f"with {AMS}:\n    {z} = ({x} * {c}).sum()\n    {c}.mul_(3)\n"
+                          f"    with {AMS}:\n        pass")
+    for name in (h, y, z):
+        unknown(b, name, dtype)
+    b.bind(ctx, TensorVar(None, dtype))
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1303,4 +1437,6 @@ FAMILIES = {
     "check_order": Family(2, [(1, two_faults)]),
     "transforms": Family(2, [(1, transform)]),
     "hooks": Family(2, [(1, hooks)]),
+    "nested_forward": Family(2, [(1, nested_forward)]),
+    "mutation_on_saved": Family(2, [(1, mutation_on_saved)]),
 }

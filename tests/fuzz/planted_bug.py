@@ -7,6 +7,7 @@ library; it is the engine itself, patched in that worker's process only. Each bu
 a family's class (families.py), planted through the engine's public surface only, so that it
 stays planted whatever the engine's insides become.
 """
+import contextlib
 import math
 import os
 import sys
@@ -223,13 +224,49 @@ def hook_result_ignored():
     patch(engine.Tensor, "register_hook", make)
 
 
+def inner_jvp_doubled():
+    """nested_forward: a jvp inside a jvp gives its tangents twice as large (one level)."""
+    func, depth = engine.func, []
+
+    def make(jvp):
+        def nested(*args, **kwargs):
+            depth.append(1)
+            try:
+                out = jvp(*args, **kwargs)
+            finally:
+                depth.pop()
+            if not depth:
+                return out
+            return (out[0], _doubled(out[1]), *out[2:])
+        return nested
+    patch(func, "jvp", make)
+
+
+def _doubled(value):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_doubled(v) for v in value)
+    return value * 2
+
+
+def mutation_context_ignored():
+    """mutation_on_saved: allow_mutation_on_saved_tensors does nothing (a saved tensor changed
+    in place fails backward's version check, as without the context)."""
+    graph = engine.autograd.graph
+
+    @contextlib.contextmanager
+    def ignored():
+        yield object()
+    graph.allow_mutation_on_saved_tensors = ignored
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
         "signatures": keepdim_keyword_ignored, "layouts": elementwise_contiguous,
         "zero_signs": neg_loses_zero_sign, "versions": clone_bumps_version,
         "warnings": log_warns, "check_order": mm_checks_dtype_first,
-        "transforms": tangent_doubled, "hooks": hook_result_ignored}
+        "transforms": tangent_doubled, "hooks": hook_result_ignored,
+        "nested_forward": inner_jvp_doubled, "mutation_on_saved": mutation_context_ignored}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

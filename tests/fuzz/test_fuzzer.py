@@ -400,6 +400,11 @@ HALLMARKS = {
     "hooks": [".register_hook(", ".retain_grad()", ".grad_fn.register_prehook(",
               ".grad_fn.register_hook(", "register_post_accumulate_grad_hook(",
               "saved_tensors_hooks("],
+    "nested_forward": ["torch.func.jvp(lambda a_: torch.func.jvp(", "forward_ad.dual_level():",
+                       "level=0", "level=1", "unpack_dual(", "enter_dual_level()",
+                       "exit_dual_level(", "torch.func.jacfwd(torch.func.jacfwd("],
+    "mutation_on_saved": ["allow_mutation_on_saved_tensors()", ".backward()",
+                          "torch.autograd.grad(", "create_graph=True", ".mul_(", "] = "],
 }
 
 
@@ -472,7 +477,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "warnings": {"warning"},
            # (a planted raise is outside the engine's folder: observe.py calls it a crash)
            "check_order": {"error message", "engine crash"}, "transforms": {"value"},
-           "hooks": {"gradient", "value"}}
+           "hooks": {"gradient", "value"}, "nested_forward": {"value"},
+           "mutation_on_saved": {"error type", "gradient", "value"}}
 
 
 @pytest.fixture(scope="module")

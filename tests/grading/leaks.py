@@ -28,7 +28,9 @@ ESCAPED = " (its string literals)"
 
 
 def solution_regions(root: Path = ROOT) -> list[str]:
-    """Every solution region's code (its ### STUB lines left out), dedented."""
+    """Every solution region's code (its ### STUB lines left out), dedented. The English
+    solutions' regions are the Chinese ones' too (solutions/zh-CN/: code identical but for
+    comments, tests/course/test_translations.py), so a released Chinese answer is found."""
     regions = []
     for path in sorted((root / "solutions").glob("[0-9][0-9]_*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:

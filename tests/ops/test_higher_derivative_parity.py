@@ -138,9 +138,10 @@ IN_PLACE = {
     "sqrt_": lambda a, y: a.sqrt_(),
     "exp_": lambda a, y: a.exp_(),
     "fmod_": lambda a, y: a.fmod_(y),
-    # (not through a view: the engine refuses a second derivative through CopySlices,
-    # DIFFERENCES.md "A second derivative through an in-place write into a view")
     "abs().pow_ (norm_backward's step)": lambda a, y: a.abs().pow_(0.5),
+    # through a view: the base's CopySlices node, differentiated again (create_graph)
+    "mul_ of a view": lambda a, y: (a[1:].mul_(y[1:]), a)[1],
+    "sin_ of a view": lambda a, y: (a[:2].sin_(), a)[1],
 }
 
 

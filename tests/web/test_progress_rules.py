@@ -37,7 +37,11 @@ process.stdin.on("data", d => input += d).on("end", () => {
 """
 
 VERDICT_TEXTS = ["✅ Correct: well done.", "❌ Not quite: the grad is None.",
-                 "⚠️ The check raised an error: NameError", "⏳ Run the answer cell first."]
+                 "⚠️ The check raised an error: NameError", "⏳ Run the answer cell first.",
+                 # the Chinese edition's verdicts (exercises/checks/locale/zh_CN)
+                 "✅ 正确：做得好。", "❌ 还不对：grad 是 None。",
+                 "⚠️ 尚未检查：上方的答案单元格运行时出错（NameError）：请先改正",
+                 "⏳ 尚未完成：把 ... 换成你的答案，再重新运行这个单元格。"]
 
 
 def variants(exercise, solution, rng):

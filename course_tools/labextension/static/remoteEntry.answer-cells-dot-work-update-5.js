@@ -26,6 +26,15 @@
  *
  * 4. while the browser edition's kernel starts, a line in the notebook's toolbar says so.
  *
+ * 5. the course-update notice (JupyterLite only): the site's build writes each notebook's
+ * version (course-versions.json: course_tools/notebook_files.cells_digest, as make workspace
+ * records it), and the learner's stored copy carries the version it was made from (notebook
+ * metadata COPY_KEY, written when the copy is first saved, with the course's path of the
+ * notebook, so that a fresh copy under another name is known too). A notebook whose copy was
+ * made from an older version says so when opened (a bar above it, in words from
+ * static/messages.json) and offers the new version as a fresh copy beside the learner's
+ * ("NAME (course update DATE).ipynb"); the learner's own file is never written by this part.
+ *
  * JupyterLab loads an extension from a "container" with get() and init() (the format its
  * build tool writes); this file is one, by hand. The answer-cells plugin uses no JupyterLab
  * package; the renderer takes Lumino's Widget class from the share scope that JupyterLab
@@ -85,6 +94,7 @@ var _JUPYTERLAB;
     context.sessionChanged.connect(wrap);
     wrap();
     showKernelStart(widget);
+    watchCourseVersion(widget);
   }
 
   function watchAll(app) {
@@ -101,6 +111,7 @@ var _JUPYTERLAB;
     description: "Sends a check cell's answer cell text with the check, so stale answers are not judged.",
     autoStart: true,
     activate: function (app) {
+      watchCourseVersion.app = app;
       watchWidgetPictures();
       addCourseWork(app);
       app.restored.then(function () {
@@ -291,8 +302,25 @@ var _JUPYTERLAB;
     return JSON.stringify(sortedKeys(content), null, 1) + "\n";
   }
 
+  // Notebooks compared without the version their copy was made from (part 5): a copy the
+  // learner only saved is still the course's own.
   function same(a, b) {  // JSON values, whatever their keys' order
-    return JSON.stringify(sortedKeys(a)) === JSON.stringify(sortedKeys(b));
+    return JSON.stringify(sortedKeys(withoutCopyKey(a))) ===
+      JSON.stringify(sortedKeys(withoutCopyKey(b)));
+  }
+
+  // notebook metadata: {"copied_from": version, "notebook": the course's path of it} (the
+  // path, so that a fresh copy beside, under another name, is known as the same notebook)
+  var COPY_KEY = "autograd_step_by_step";
+
+  function withoutCopyKey(notebook) {
+    if (!notebook || typeof notebook !== "object" || !notebook.metadata ||
+        !(COPY_KEY in notebook.metadata)) {
+      return notebook;
+    }
+    var metadata = Object.assign({}, notebook.metadata);
+    delete metadata[COPY_KEY];
+    return Object.assign({}, notebook, { metadata: metadata });
   }
 
   // The paths of the files the site ships, from its listings (api/contents/<dir>/all.json,
@@ -748,10 +776,15 @@ var _JUPYTERLAB;
     var shown = (outputs || []).map(function (output) {
       return asText((output.data || {})["text/plain"]) + asText(output.text);
     }).join("");
-    if (shown.indexOf("\u2705 Correct") >= 0) {
+    // A verdict in either edition's language (the Chinese words are the message catalog's,
+    // exercises/checks/locale/zh_CN: "Correct", "Not quite" and workspace.RAISED, "raised an
+    // error"; tests/course/test_messages.py checks that they are here).
+    if (shown.indexOf("\u2705 Correct") >= 0 || shown.indexOf("\u2705 \u6b63\u786e") >= 0) {
       return DONE;
     }
-    if (shown.indexOf("\u274c Not quite") >= 0 || shown.indexOf("raised an error") >= 0) {
+    if (shown.indexOf("\u274c Not quite") >= 0 || shown.indexOf("raised an error") >= 0 ||
+        shown.indexOf("\u274c \u8fd8\u4e0d\u5bf9") >= 0 ||
+        shown.indexOf("\u8fd0\u884c\u65f6\u51fa\u9519") >= 0) {
       return NOT_QUITE;
     }
     return null;
@@ -933,8 +966,308 @@ var _JUPYTERLAB;
     }).catch(function () {});  // no Lumino from the page: JupyterLab's own status only
   }
 
-  // For tests/web/test_progress_rules.py (node): the progress rules, outside JupyterLab.
-  var courseWork = { exerciseStates: exerciseStates, zipOf: zipOf };
+  // ------------------------------------------------------------------ 5. course updates
+  // The learner's copy of a notebook records the course version it was made from; where the
+  // site's version is another, the notebook says so and offers the new one beside it.
+  var VERSIONS_URL = SITE_ROOT + "course-versions.json";  // course_tools/site/build.py
+  var MESSAGES_URL = new URL("messages.json", HERE).href;  // this extension's catalog
+  var UPDATE_CLASS = "autograd-course-update";
+  var UPDATE_MARK = " (course update ";  // "NAME (course update DATE).ipynb"
+  var cataloguePromise = null;
+
+  // The catalog's words in the notebook's language: a Chinese notebook lives under a folder
+  // zh-CN (as the checkers decide their language), every other one is English.
+  function languageOf(path) {
+    return path.split("/").indexOf("zh-CN") >= 0 ? "zh-CN" : "en";
+  }
+
+  function catalogue() {
+    if (cataloguePromise === null) {
+      cataloguePromise = fetch(MESSAGES_URL).then(function (response) {
+        if (!response.ok) {
+          throw new Error(MESSAGES_URL + ": " + response.status);
+        }
+        return response.json();
+      });
+      cataloguePromise.catch(function () { cataloguePromise = null; });
+    }
+    return cataloguePromise;
+  }
+
+  // messages[language][key] with {placeholders} filled in; English where a language lacks it.
+  function say(messages, language, key, values) {
+    var template = (messages[language] || {})[key] || messages.en[key];
+    return template.replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
+
+  function courseVersions() {
+    return fetch(VERSIONS_URL, { cache: "no-cache" }).then(function (response) {
+      return response.ok ? response.json() : null;
+    }).catch(function () { return null; });
+  }
+
+  function copiedFrom(notebook) {
+    return versionOf(notebook && notebook.metadata && notebook.metadata[COPY_KEY]);
+  }
+
+  function versionOf(mark) {
+    return mark && typeof mark.copied_from === "string" ? mark.copied_from : null;
+  }
+
+  function markOf(version, path) {
+    return { copied_from: version, notebook: path };
+  }
+
+  // What the notice says of a copy: null (nothing), or "update" (made from another version).
+  function updateState(path, copied, versions) {
+    var current = versions && versions.notebooks && versions.notebooks[path];
+    return copied && current && copied !== current ? "update" : null;
+  }
+
+  // "notebooks/05_x.ipynb", "2026-11-29", 1 -> "notebooks/05_x (course update 2026-11-29).ipynb"
+  // (then "... (course update 2026-11-29) 2.ipynb", 3, ... where a file has that name).
+  function freshName(path, date, n) {
+    var dot = path.lastIndexOf(".");
+    return path.slice(0, dot) + UPDATE_MARK + date + ")" + (n > 1 ? " " + n : "") +
+      path.slice(dot);
+  }
+
+  function folderOf(path) {
+    var slash = path.lastIndexOf("/");
+    return slash < 0 ? "" : path.slice(0, slash);
+  }
+
+  // A fresh copy of the current version already beside the notebook (any date), or null.
+  function freshCopyThere(contents, path, current) {
+    var stem = path.slice(path.lastIndexOf("/") + 1, path.lastIndexOf("."));
+    return contents.get(folderOf(path), { content: true }).then(function (listing) {
+      var candidates = (listing.content || []).filter(function (item) {
+        return item.type === "notebook" && item.name.indexOf(stem + UPDATE_MARK) === 0;
+      });
+      return candidates.reduce(function (found, item) {
+        return found.then(function (hit) {
+          return hit || contents.get(item.path, { content: true }).then(function (model) {
+            return copiedFrom(model.content) === current ? item.path : null;
+          });
+        });
+      }, Promise.resolve(null));
+    });
+  }
+
+  function freePath(contents, path, date, n) {
+    var candidate = freshName(path, date, n);
+    return contents.get(candidate, { content: false }).then(
+      function () { return freePath(contents, path, date, n + 1); },
+      function () { return candidate; });
+  }
+
+  // The site's current version, as a new notebook beside the learner's; its path.
+  function makeFreshCopy(contents, path, versions) {
+    return original(new Set([path]), path).then(function (course) {
+      if (course === null) {
+        throw new Error(path + " is not in the site");
+      }
+      course.metadata = Object.assign({}, course.metadata);
+      course.metadata[COPY_KEY] = markOf(versions.notebooks[path], path);
+      return freePath(contents, path, versions.date, 1).then(function (fresh) {
+        return contents.save(fresh, { type: "notebook", format: "json", content: course })
+          .then(function () { return fresh; });
+      });
+    });
+  }
+
+  // The bar above the notebook: what changed, and the fresh copy (made on request).
+  // (``path``: the course's notebook the open one is a copy of)
+  function showUpdate(app, panel, path, widgets, messages, versions, fresh) {
+    var language = languageOf(path);
+    var contents = app.serviceManager.contents;
+    var node = document.createElement("div");
+    node.className = UPDATE_CLASS;
+    node.setAttribute("role", "status");
+    node.setAttribute("lang", language);
+    var inner = document.createElement("div");  // its height is the bar's (refit)
+    inner.style.cssText = "display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .8rem;" +
+      "box-sizing:border-box;padding:.45rem .8rem;font-size:var(--jp-ui-font-size1,13px);" +
+      "color:var(--jp-ui-font-color1,#222);background:var(--jp-info-color3,#e3f2fd);" +
+      "border-bottom:1px solid var(--jp-border-color1,#bbb)";
+    var text = document.createElement("span");
+    text.className = UPDATE_CLASS + "-text";
+    var actions = document.createElement("span");
+    actions.style.cssText = "display:flex;gap:.5rem;margin-left:auto";
+    inner.append(text, actions);
+    node.appendChild(inner);
+    var bar = new widgets.Widget({ node: node });
+    // The notebook's header lays its widgets out at their minimum heights: the bar's is what
+    // its words take, measured once shown and whenever they change.
+    function refit() {
+      requestAnimationFrame(function () {
+        if (!bar.isDisposed && inner.offsetHeight > 0) {
+          node.style.minHeight = inner.offsetHeight + "px";
+          panel.contentHeader.fit();
+        }
+      });
+    }
+    function button(label, className, onclick) {
+      var b = document.createElement("button");
+      b.textContent = label;
+      b.className = "jp-mod-styled " + className;
+      b.onclick = onclick;
+      actions.appendChild(b);
+      return b;
+    }
+    function openFresh(freshPath) {
+      return app.commands.execute("docmanager:open", { path: freshPath,
+                                                       options: { mode: "split-right" } });
+    }
+    function offerOpen(freshPath, key) {
+      node.setAttribute("data-state", key === "update.made" ? "made" : "there");
+      node.setAttribute("data-fresh", freshPath);
+      text.textContent = say(messages, language, key, { name: freshPath.split("/").pop() });
+      refit();
+      actions.replaceChildren();
+      button(say(messages, language, "update.open"), "jp-mod-accept " + UPDATE_CLASS + "-open",
+             function () { openFresh(freshPath); });
+      button(say(messages, language, "update.close"), "jp-mod-reject", function () {
+        bar.dispose();
+      });
+    }
+    if (fresh) {
+      offerOpen(fresh, "update.there");
+    } else {
+      node.setAttribute("data-state", "offer");
+      text.textContent = say(messages, language, "update.changed", { date: versions.date });
+      button(say(messages, language, "update.take"), "jp-mod-accept " + UPDATE_CLASS + "-take",
+             function () {
+               actions.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+               makeFreshCopy(contents, path, versions).then(function (made) {
+                 offerOpen(made, "update.made");
+                 if (app.commands.hasCommand("filebrowser:refresh")) {
+                   app.commands.execute("filebrowser:refresh").catch(function () {});
+                 }
+                 return openFresh(made);
+               }).catch(function (error) {
+                 node.setAttribute("data-state", "failed");
+                 text.textContent = say(messages, language, "update.failed",
+                                        { error: error && error.message });
+                 refit();
+               });
+             });
+      button(say(messages, language, "update.close"), "jp-mod-reject", function () {
+        bar.dispose();
+      });
+    }
+    panel.contentHeader.addWidget(bar);
+    refit();
+    if (typeof ResizeObserver === "function") {  // the words wrap anew in a narrower panel
+      var watching = new ResizeObserver(refit);
+      watching.observe(inner);
+      bar.disposed.connect(function () { watching.disconnect(); });
+    }
+    return bar;
+  }
+
+  // A notebook's cells as make workspace fingerprints them (types and sources, not outputs):
+  // from a notebook's JSON, or from an open document's model.
+  function cellsOf(notebook) {
+    return JSON.stringify((notebook.cells || []).map(function (cell) {
+      return [cell.cell_type, asText(cell.source)];
+    }));
+  }
+
+  function cellsOfModel(model) {
+    var cells = [];
+    for (var i = 0; i < model.cells.length; i++) {
+      var cell = model.cells.get(i);
+      cells.push([cell.type, cell.sharedModel.getSource()]);
+    }
+    return JSON.stringify(cells);
+  }
+
+  // At open: the version this copy was made from (its metadata); for a notebook not marked
+  // whose cells are the site's (the site's own file, or a copy that is of its version), the
+  // site's version, written into the copy at its next save; then the notice, where the site's
+  // version is another. A copy not marked whose cells differ (saved before copies were
+  // marked) is of a version not known: nothing is said.
+  function watchCourseVersion(panel) {
+    var context = panel.context;
+    var app = watchCourseVersion.app;
+    if (!app || !context || !panel.contentHeader || !inJupyterLite() ||
+        !/\.ipynb$/.test(context.path)) {
+      return;
+    }
+    var path = context.path, contents = app.serviceManager.contents;
+    var pending = null;  // the version to record at the next save
+    var saved = false;   // a save started before the version was known
+    function mark(model) {
+      if (pending && model && model.sharedModel &&
+          model.sharedModel.getMetadata(COPY_KEY) === undefined) {
+        model.sharedModel.setMetadata(COPY_KEY, markOf(pending, path));
+      }
+    }
+    context.saveState.connect(function (_, state) {
+      // 'started' comes before the document is serialised: the mark goes into this save.
+      if (state === "started") {
+        saved = saved || pending === null;
+        mark(context.model);
+      }
+    });
+    // What was found, on the panel's node (tests/web read it): "not the course's", "site"
+    // (cells as the site's, not marked yet), "unmarked", "current", "update", "failed".
+    function found(state) {
+      panel.node.setAttribute("data-autograd-course-version", state);
+    }
+    context.ready.then(function () {
+      // as opened, before the learner can change it
+      var copied = context.model.sharedModel.getMetadata(COPY_KEY);
+      var opened = { copied: versionOf(copied),
+                     cells: cellsOfModel(context.model) };
+      // a fresh copy beside is a copy of the course's notebook its mark names
+      var course = copied && typeof copied.notebook === "string" && opened.copied !== null ?
+        copied.notebook : path;
+      return courseVersions().then(function (versions) {
+        if (!versions || !versions.notebooks || !(course in versions.notebooks)) {
+          found("not the course's");  // (or a site without versions)
+          return null;
+        }
+        var current = versions.notebooks[course];
+        if (opened.copied === null) {
+          return original(new Set([path]), path).then(function (course) {
+            if (course === null || cellsOf(course) !== opened.cells) {
+              found("unmarked");
+              return null;
+            }
+            pending = current;
+            if (saved) {
+              mark(context.model);  // saved meanwhile without it: the next save has it
+            }
+            found("site");
+            return null;
+          });
+        }
+        if (updateState(course, opened.copied, versions) === null) {
+          found("current");
+          return null;
+        }
+        return Promise.all([lumino(), catalogue(), freshCopyThere(contents, course, current)])
+          .then(function (parts) {
+            if (!panel.isDisposed) {
+              showUpdate(app, panel, course, parts[0], parts[1], versions, parts[2]);
+              found("update");
+            }
+          });
+      });
+    }).catch(function (error) {
+      found("failed");
+      console.warn("autograd-step-by-step: the course-update check failed:", error);
+    });
+  }
+
+  // For tests/web/test_progress_rules.py and test_course_update_in_browser.py (node): the
+  // rules, outside JupyterLab.
+  var courseWork = { exerciseStates: exerciseStates, zipOf: zipOf, updateState: updateState,
+                     freshName: freshName, say: say, languageOf: languageOf, same: same };
 
   var modules = { "./index": plugin, "./extension": plugin, "./mimeExtension": mimeExtension };
   var container = {
