@@ -16,8 +16,17 @@ tagged ``exercise``, every region between nbgrader-style markers::
     ### END SOLUTION
 
 becomes ``# YOUR CODE HERE`` followed by the region's ``### STUB`` lines (without the
-marker; ``...`` when the region has none), indented like the ``### BEGIN SOLUTION`` line
-and the ``### STUB`` lines. In the solution the ``### STUB`` lines are plain comments.
+marker and the one space after it; ``...`` when the region has none), indented like the
+``### BEGIN SOLUTION`` line and the ``### STUB`` lines. In the solution the ``### STUB`` lines
+are plain comments. A ``### STUB`` line is copied as it is, its trailing ``#`` comment
+included, so a translated solution (solutions/zh-CN/) may translate that comment; the code
+before it stays the English edition's.
+
+A learner types at the ``# YOUR CODE HERE`` line's indentation, so the stub must start there
+(deeper lines only inside a block the stub opens, as a ``def``'s body): a stub that starts
+deeper, or an exercise cell that no longer compiles when a line is added at that indentation
+before or after the stub, is an error (the learner would get an ``IndentationError`` for a
+correct line).
 Everything else is copied unchanged, and every output and execution count is cleared;
 ``--execute`` then runs each notebook written (the exercise notebooks are committed executed,
 so nbval checks what each checker says on an unsolved stub).
@@ -32,6 +41,7 @@ solution are removed (``--check`` lists them).
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import re
 import sys
@@ -66,6 +76,9 @@ class MarkerError(ValueError):
 def make_exercise_source(source: str, where: str = "cell") -> str:
     """A tagged cell's source with each solution region replaced by its stub."""
     out, region, stubs, indent = [], None, [], ""
+    placed = []  # (line numbers of BEGIN and the first STUB, BEGIN's indentation, the stub's
+    #             start and end in out)
+    first_stub = None
     lines = source.split("\n")
     for number, line in enumerate(lines, 1):
         m = _MARKER.match(line)
@@ -76,12 +89,14 @@ def make_exercise_source(source: str, where: str = "cell") -> str:
                 raise MarkerError(f"{where}, line {number}: {BEGIN} inside another region")
             if rest.strip():
                 raise MarkerError(f"{where}, line {number}: text after {BEGIN}")
-            region, stubs, indent = number, [], m[1]
+            region, stubs, indent, first_stub = number, [], m[1], None
         elif marker == END:
             if region is None:
                 raise MarkerError(f"{where}, line {number}: {END} without {BEGIN}")
             out.append(indent + YOUR_CODE)
+            start = len(out)
             out.extend(stubs or [indent + DEFAULT_STUB])
+            placed.append((region, first_stub or region, indent, start, len(out)))
             region = None
         elif marker == STUB:
             if region is None:
@@ -89,11 +104,62 @@ def make_exercise_source(source: str, where: str = "cell") -> str:
             if not rest.startswith(" ") or not rest.strip():
                 raise MarkerError(f"{where}, line {number}: write '{STUB} <code>'")
             stubs.append(m[1] + rest[1:].rstrip())
+            first_stub = first_stub or number
         elif region is None:
             out.append(line)
     if region is not None:
         raise MarkerError(f"{where}, line {region}: {BEGIN} without {END}")
+    problem = _compile_problem("\n".join(out)) if placed else None
+    if problem:
+        raise MarkerError(f"{where}: the exercise cell would not run: {problem}")
+    for number, stub_number, indent, start, end in placed:
+        _check_stub_indentation(out, number, stub_number, indent, start, end, where)
     return "\n".join(out)
+
+
+LEARNER_LINE = "pass"  # any statement a learner might add beside the stub
+
+
+def _spaces(indent: str) -> str:
+    if indent.strip(" "):
+        return repr(indent)  # tabs: say exactly what is there
+    return f"{len(indent)} space{'' if len(indent) == 1 else 's'}"
+
+
+def _check_stub_indentation(out: list[str], number: int, stub_number: int, indent: str,
+                            start: int, end: int, where: str) -> None:
+    """Raise MarkerError unless a learner's line at the ``# YOUR CODE HERE`` indentation
+    fits before and after the stub placed at ``out[start:end]`` (region opened on line
+    ``number``, first STUB on ``stub_number``): the stub starts at that indentation and the
+    cell still compiles."""
+    first = out[start]
+    first_indent = first[:len(first) - len(first.lstrip())]
+    if first_indent != indent:
+        raise MarkerError(
+            f"{where}, line {stub_number}: the stub starts at {_spaces(first_indent)} but "
+            f"{YOUR_CODE} (the {BEGIN} line) is at {_spaces(indent)}, where a learner types: "
+            f"write '{indent}{STUB} {first.lstrip()}' (one space after {STUB})")
+    advice = {"before": f"indent the {STUB} lines so that the stub starts there",
+              "after": "the stub and the code after it must end at that indentation"}
+    for position, place in ((start, "before"), (end, "after")):
+        trial = out[:position] + [indent + LEARNER_LINE] + out[position:]
+        problem = _compile_problem("\n".join(trial))
+        if problem:
+            raise MarkerError(
+                f"{where}, line {number}: a learner's line at {_spaces(indent)} (the "
+                f"{YOUR_CODE} line's indentation) {place} the stub would not run: {problem}; "
+                f"{advice[place]}")
+
+
+def _compile_problem(source: str) -> str | None:
+    """Why an exercise cell's source does not compile as the kernel would run it, or None."""
+    from IPython.core.inputtransformer2 import TransformerManager  # magics and !commands
+    try:
+        compile(TransformerManager().transform_cell(source), "<cell>", "exec",
+                flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        return f"{type(error).__name__}: {error.msg} (line {error.lineno})"
+    return None
 
 
 def _has_markers(source: str) -> bool:

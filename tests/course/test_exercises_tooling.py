@@ -1,8 +1,10 @@
 """The exercise tooling: the notebook generator (course_tools/generate.py) and the checker
 toolkit (exercises/checks/toolkit.py), on engine tensors and, when installed, torch tensors."""
 import importlib.util
+import io
 import json
 import re
+import tokenize
 import warnings
 
 import nbformat
@@ -61,11 +63,132 @@ def test_region_is_replaced_by_its_stub():
 
 def test_default_stub_and_indentation():
     source = ("def f(x):\n    ### BEGIN SOLUTION\n    return x * 2\n    ### END SOLUTION\n"
-              "\n\ndef g(x):\n    ### BEGIN SOLUTION\n        ### STUB return ...\n"
+              "\n\ndef g(x):\n    ### BEGIN SOLUTION\n    ### STUB return ...\n"
               "    return x + 1\n    ### END SOLUTION\n")
     assert generate.make_exercise_source(source) == (
         "def f(x):\n    # YOUR CODE HERE\n    ...\n\n\ndef g(x):\n    # YOUR CODE HERE\n"
-        "        return ...\n")
+        "    return ...\n")
+
+
+# Solutions 12.2, 12.3, 12.4 and 13.5 had five spaces after the marker: the exercise put the
+# stub 8 spaces deep under a `# YOUR CODE HERE` at 4, and a learner's line typed at 4 raised
+# "IndentationError: unindent does not match any outer indentation level".
+OLD_12_2 = ("def halve(grad):\n    ### BEGIN SOLUTION\n    ### STUB     grad = grad * 0.5\n"
+            "    return grad * 0.5\n    ### END SOLUTION\n\nx = 1")
+
+
+def test_the_stub_that_broke_a_learners_line_is_an_error():
+    # what the learner met: the old stub, then a line at the YOUR CODE HERE indentation
+    learner = "def halve(grad):\n    # YOUR CODE HERE\n        grad = grad * 0.5\n    return grad\n"
+    with pytest.raises(IndentationError, match="unindent does not match"):
+        compile(learner, "<cell>", "exec")
+    with pytest.raises(generate.MarkerError) as error:
+        generate.make_exercise_source(OLD_12_2, "12_hooks.ipynb, cell 7")
+    assert str(error.value) == (
+        "12_hooks.ipynb, cell 7, line 3: the stub starts at 8 spaces but # YOUR CODE HERE "
+        "(the ### BEGIN SOLUTION line) is at 4 spaces, where a learner types: write "
+        "'    ### STUB grad = grad * 0.5' (one space after ### STUB)")
+    fixed = OLD_12_2.replace("### STUB     grad", "### STUB grad")
+    assert generate.make_exercise_source(fixed) == (
+        "def halve(grad):\n    # YOUR CODE HERE\n    grad = grad * 0.5\n\nx = 1")
+
+
+@pytest.mark.parametrize("source, problem", [
+    # a stub that starts deeper or shallower than the BEGIN line
+    ("if True:\n    ### BEGIN SOLUTION\n        ### STUB x = ...\n    ### END SOLUTION",
+     "line 3: the stub starts at 8 spaces but .* is at 4 spaces"),
+    ("def f():\n    ### BEGIN SOLUTION\n    ### STUB  return ...\n    ### END SOLUTION",
+     "line 3: the stub starts at 5 spaces but .* is at 4 spaces"),
+    ("if True:\n\t### BEGIN SOLUTION\n\t### STUB  x = 1\n\t### END SOLUTION",
+     r"line 3: the stub starts at '\\t ' but .* is at '\\t'"),
+    # a learner's line would end the block the code after the stub continues
+    ("def f():\n    ### BEGIN SOLUTION\n    ### STUB for i in range(3):\n"
+     "    ### STUB     x = i\n    ### END SOLUTION\n        y = 2",
+     "line 2: a learner's line at 4 spaces .* after the stub would not run: "
+     "IndentationError: unexpected indent"),
+    # cells that do not compile at all
+    ("### BEGIN SOLUTION\n### STUB x = 1\n### STUB     y = 2\n### END SOLUTION",
+     r"cell: the exercise cell would not run: IndentationError: unexpected indent \(line 3\)"),
+    ("def f():\n    ### BEGIN SOLUTION\n    ### STUB if True:\n    ### END SOLUTION",
+     "the exercise cell would not run: IndentationError: expected an indented block"),
+    ("### BEGIN SOLUTION\n### STUB x = (\n### END SOLUTION", "the exercise cell would not run"),
+])
+def test_a_stub_must_start_where_the_learner_types(source, problem):
+    with pytest.raises(generate.MarkerError, match=problem):
+        generate.make_exercise_source(source)
+
+
+@pytest.mark.parametrize("source", [
+    # deeper stub lines inside a block the stub opens (04.5, 07.3, 13.4)
+    "### BEGIN SOLUTION\n### STUB def f():\n### STUB     return 1\nf = 2\n### END SOLUTION",
+    ("def d(f, x):\n    ### BEGIN SOLUTION\n    ### STUB with f:\n    ### STUB     y = x\n"
+     "    ### STUB return y\n    ### END SOLUTION\n\nz = 1"),
+    ("class A:\n    def f(self):\n        ### BEGIN SOLUTION\n        return 1\n"
+     "        ### END SOLUTION"),
+    "%time x = 1\n### BEGIN SOLUTION\n### STUB y = ...\n### END SOLUTION\n!echo",
+    "### BEGIN SOLUTION\n### STUB y = await f()\n### END SOLUTION",
+])
+def test_stubs_that_take_a_learners_line(source):
+    out = generate.make_exercise_source(source)
+    assert "# YOUR CODE HERE" in out
+
+
+def _exercise_cells(path):
+    exercise = generate.make_exercise_notebook(nbformat.read(path, as_version=4), path.name)
+    return [cell for cell in exercise.cells if "exercise" in cell.metadata.get("tags", [])]
+
+
+SOLUTION_PATHS = sorted(generate.SOLUTIONS.glob(generate.PATTERN)) + sorted(
+    (generate.SOLUTIONS / "zh-CN").glob(generate.PATTERN))
+
+
+@pytest.mark.parametrize("path", SOLUTION_PATHS,
+                         ids=[str(p.relative_to(generate.SOLUTIONS)) for p in SOLUTION_PATHS])
+def test_every_exercise_takes_a_learners_line_where_it_says_your_code_here(path):
+    """Both editions (the Chinese exercise notebooks are generated from solutions/zh-CN)."""
+    for cell in _exercise_cells(path):
+        lines = cell.source.split("\n")
+        for number, line in enumerate(lines):
+            if line.strip() == generate.YOUR_CODE:
+                indent = line[:line.index("#")]
+                trial = lines[:number + 1] + [indent + "answer = 1"] + lines[number + 1:]
+                compile("\n".join(trial), f"{path.name}, {cell.id}", "exec")
+
+
+def _code(source):
+    """A code cell's source without its comments (as the editions' test compares code)."""
+    comments = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.start[1]
+    lines = []
+    for number, line in enumerate(source.split("\n"), 1):
+        if number in comments:
+            line = line[:comments[number]].rstrip()
+            if not line:
+                continue  # a whole-line comment
+        lines.append(line)
+    return lines
+
+
+def test_a_stub_lines_comment_is_copied_as_it_is():
+    source = ("### BEGIN SOLUTION\n### STUB backup = model.state_dict()  # 训练前的权重\n"
+              "backup = 1\n### END SOLUTION")
+    assert generate.make_exercise_source(source) == (
+        "# YOUR CODE HERE\nbackup = model.state_dict()  # 训练前的权重")
+
+
+@pytest.mark.parametrize("path", [p for p in SOLUTION_PATHS if p.parent.name == "zh-CN"],
+                         ids=lambda p: p.name)
+def test_both_editions_give_learners_the_same_stub_code(path):
+    """A ### STUB line is a comment in the solution, so comparing the solutions' code
+    overlooks it: the generated exercise cells must have the same code (only the text of
+    comments, a STUB line's trailing one included, may be translated)."""
+    english = _exercise_cells(generate.SOLUTIONS / path.name)
+    chinese = _exercise_cells(path)
+    assert [c.id for c in chinese] == [c.id for c in english]
+    for zh, en in zip(chinese, english):
+        assert _code(zh.source) == _code(en.source), zh.id
 
 
 def test_multiple_regions_and_stub_lines_per_cell():
