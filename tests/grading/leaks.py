@@ -102,12 +102,16 @@ def readings(name: str, data: bytes) -> list[tuple[str, str]]:
     """(where, text) for every way ``data`` (a file called ``name``) gives text back: see the
     module's docstring. Binary files that are not archives give none."""
     if zipfile.is_zipfile(io.BytesIO(data)):
-        found_texts = []
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            for member in archive.infolist():
-                if not member.is_dir():
-                    found_texts += readings(f"{name}!{member.filename}", archive.read(member))
-        return found_texts
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                found_texts = []
+                for member in archive.infolist():
+                    if not member.is_dir():
+                        found_texts += readings(f"{name}!{member.filename}",
+                                                archive.read(member))
+                return found_texts
+        except zipfile.BadZipFile:
+            pass  # is_zipfile only looks for an end record's signature: a .pyc may hold one
     if b"\0" in data[:8192]:
         return []  # WebAssembly, pictures, fonts: no source code to read back
     text = data.decode("utf-8", errors="replace")

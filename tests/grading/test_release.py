@@ -73,6 +73,22 @@ def test_the_leak_search_reads_every_kind_of_file():
         "static/pyodide/course.whl!pkg/data.zip!pkg/a.py"]
 
 
+def test_a_file_that_only_looks_like_a_zip_is_read_as_what_it_is():
+    """zipfile.is_zipfile looks for an end record's signature anywhere near the end: bytecode
+    in the course's wheel (the site compiles it) can hold one. Such a file is no archive; it
+    is read like any other file, and the search goes on."""
+    region = "def f(x):\n    y = x * 2\n    return y"
+    fake = b"PK\x05\x06" + b"\xff" * 18  # an end record pointing before the file's start
+    assert zipfile.is_zipfile(io.BytesIO(fake))
+    outer = io.BytesIO()
+    with zipfile.ZipFile(outer, "w") as zipped:
+        zipped.writestr("pkg/__pycache__/a.cpython-312.pyc", b"\0bytecode" + fake)
+        zipped.writestr("pkg/a.py", region + "\n")
+    found, _ = leaks.leaks({"course.whl": outer.getvalue(),
+                            "notes.txt": region.encode() + b"\n" + fake}, [region])
+    assert sorted(place.split(":")[0] for place in found) == ["course.whl!pkg/a.py", "notes.txt"]
+
+
 def test_the_learner_has_what_the_notebooks_need(released):
     folder, _ = released
     for needed in ("notebooks/04_copying.ipynb", "exercises/04_copying.ipynb",
