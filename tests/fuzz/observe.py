@@ -31,6 +31,27 @@ MAX_VALUES = 256  # elements written out exactly; bigger tensors show their repr
 
 
 def run_program(torch, statements):
+    grad_enabled = torch.is_grad_enabled()
+    try:
+        return run_statements(torch, statements)
+    finally:
+        leave_what_a_program_left_on(torch, grad_enabled)
+
+
+def leave_what_a_program_left_on(torch, grad_enabled):
+    """A program may enter a forward-AD level and never leave it (``enter_dual_level()``, a
+    refused nesting) or switch grad mode off outside a ``with``: the next program, and the
+    process running the fuzzer's own tests, start as the program did."""
+    forward_ad = torch.autograd.forward_ad
+    for _ in range(8):
+        try:
+            forward_ad.exit_dual_level()
+        except Exception:  # noqa: BLE001  (none left open: each library words it its own way)
+            break
+    torch.set_grad_enabled(grad_enabled)
+
+
+def run_statements(torch, statements):
     namespace = {"torch": torch, "__name__": "__main__"}
     seen = {}
     records = []
