@@ -185,7 +185,7 @@ class SumBackward0(Node):
 
     def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
         return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
-                         range(1, len(self.self_sym_sizes) + 1), False)
+                         _batch_dims(None, self.self_sym_sizes), False)
 
 
 class SumBackward1(Node):
@@ -317,7 +317,7 @@ class MeanBackward0(Node):
 
     def batched_backward(self, grad):
         return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
-                         range(1, len(self.self_sym_sizes) + 1), False) / self.self_sym_numel
+                         _batch_dims(None, self.self_sym_sizes), False) / self.self_sym_numel
 
 
 class MeanBackward1(Node):
