@@ -9,37 +9,17 @@ The node part is skipped, with the reason, where node is not installed.
 """
 import json
 import re
-import shutil
-import subprocess
 
 import pytest
 
 from course_tools.notebook_files import ROOT, cells_digest, course_files
 from course_tools.site import build as build_site
 
-STATIC = ROOT / "course_tools" / "labextension" / "static"
-EXTENSION = next(STATIC.glob("remoteEntry.*.js"))
+from .extension_rules import EXTENSION, NODE, STATIC, run_rules
+
 CATALOG = STATIC / "messages.json"
-NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node not found: the extension's rules "
                                 "are not run (apt-get install nodejs)")
-
-RUN = """
-globalThis.document = {currentScript: null, baseURI: "http://127.0.0.1/extensions/a/static/b.js"};
-require("vm").runInThisContext(require("fs").readFileSync(process.argv[1], "utf8"));
-const rules = _JUPYTERLAB["autograd-step-by-step"].courseWork;
-let input = "";
-process.stdin.on("data", d => input += d).on("end", () => {
-  const calls = JSON.parse(input);
-  process.stdout.write(JSON.stringify(calls.map(([name, args]) => rules[name](...args))));
-});
-"""
-
-
-def run_rules(calls):
-    done = subprocess.run([NODE, "-e", RUN, str(EXTENSION)], input=json.dumps(calls),
-                          capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(done.stdout)
 
 
 def test_the_build_records_each_notebooks_version_as_make_workspace_does():

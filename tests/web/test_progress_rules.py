@@ -10,31 +10,16 @@ Skipped, with the reason, where node is not installed (`make test-site` needs np
 import copy
 import json
 import random
-import shutil
-import subprocess
 
 import pytest
 
 from course_tools import notebook_files, workspace
 from course_tools.notebook_files import ROOT
 
-EXTENSION = next((ROOT / "course_tools" / "labextension" / "static").glob("remoteEntry.*.js"))
-NODE = shutil.which("node")
+from .extension_rules import NODE, run_rules
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node not found: the extension's progress "
                                 "rules are not run (apt-get install nodejs)")
-
-RUN = """
-globalThis.document = {currentScript: null, baseURI: "http://127.0.0.1/extensions/a/static/b.js"};
-require("vm").runInThisContext(require("fs").readFileSync(process.argv[1], "utf8"));
-const rules = _JUPYTERLAB["autograd-step-by-step"].courseWork;
-let input = "";
-process.stdin.on("data", d => input += d).on("end", () => {
-  const cases = JSON.parse(input);
-  process.stdout.write(JSON.stringify(cases.map(([mine, course]) =>
-    rules.exerciseStates(mine, course))));
-});
-"""
 
 VERDICT_TEXTS = ["✅ Correct: well done.", "❌ Not quite: the grad is None.",
                  "⚠️ The check raised an error: NameError", "⏳ Run the answer cell first.",
@@ -117,9 +102,7 @@ def test_the_extension_and_make_progress_agree(tmp_path):
         course_path.write_text(json.dumps(course), encoding="utf-8")
         expected.append([list(state) for state in
                          workspace.exercise_states(mine_path, course_path)])
-    ran = subprocess.run([NODE, "-e", RUN, str(EXTENSION)], check=True, capture_output=True,
-                         text=True, input=json.dumps([[m, c] for _, m, c in cases]))
-    got = json.loads(ran.stdout)
+    got = run_rules([["exerciseStates", [m, c]] for _, m, c in cases])
     differ = [(name, want, have) for (name, _, _), want, have in zip(cases, expected, got)
               if want != have]
     states = [state for exercise in expected for _, _, state in exercise]
