@@ -546,7 +546,19 @@ def first_result_sentence(path=FIRST_RESULT):
             f"{record['date']}; JupyterLite with numpy alone took {floor['first_output']:.0f} "
             f"s on the same machine)" + (f", and {again:.0f} s when opened again, the "
                                          "browser having kept the files" if again else "")
-            + ".")
+            + other_engines_clause(record) + ".")
+
+
+ENGINE_NAMES = {"firefox": "Firefox ESR", "webkit": "WebKit (Safari's engine)"}
+
+
+def other_engines_clause(record):
+    """The first visit's first result in the other engines of the same run, if it timed them
+    (``make first-result BROWSERS="chromium firefox webkit"``)."""
+    timed = [f"{ENGINE_NAMES[engine]} {results['course/first']['first_output']:.0f} s"
+             for engine, results in record["results"].items()
+             if engine in ENGINE_NAMES and "course/first" in results]
+    return f"; in the same run, {' and '.join(timed)}" if timed else ""
 
 
 def first_page(out, root=ROOT):

@@ -69,6 +69,12 @@ def test_the_first_page_states_the_measured_time(tmp_path):
     assert "few seconds" not in sentence
     assert "{first_result}" in (build.WEB / "index.html").read_text()
     assert "takes a few seconds" not in (build.WEB / "index.html").read_text()
+    assert "Firefox" not in sentence and "WebKit" not in sentence  # timed in Chromium only
+    saved["results"]["firefox"] = {"course/first": {"first_output": 6.8}}
+    saved["results"]["webkit"] = {"course/first": {"first_output": 18.4}}
+    path.write_text(json.dumps(saved))
+    assert build.first_result_sentence(path).endswith(
+        "; in the same run, Firefox ESR 7 s and WebKit (Safari's engine) 18 s.")
 
 
 def test_the_last_measurement_is_committed_and_complete():
