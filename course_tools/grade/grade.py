@@ -28,6 +28,7 @@ from pathlib import Path
 from course_tools.grade import sandbox
 from course_tools.notebook_files import ROOT, answer_cells, as_text, exercises, tags
 from exercises.checks.answer_cells import checkers_called
+from exercises.checks.i18n import ENGLISH, LANGUAGES, normalise
 from exercises.checks.old_names import OLD_NOTEBOOKS, RENAMED_CHECKERS
 
 NOTEBOOK = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
@@ -250,7 +251,17 @@ def make_job(course: CourseNotebook, nb: dict, old: bool = False) -> tuple[dict,
                           "checker": checker, "missing": checker not in answers})
             continue
         cells.append({"kind": "course", "source": source})
-    return {"cells": cells}, notes
+    return {"cells": cells, "language": submission_language(nb)}, notes
+
+
+def submission_language(nb: dict) -> str:
+    """The edition a notebook was handed out in (metadata ``course.language``, which the
+    Chinese notebooks carry), so its verdicts speak the student's language as its check cells
+    did; English for anything else, a missing or malformed entry included."""
+    metadata = nb.get("metadata")
+    course = metadata.get("course") if isinstance(metadata, dict) else None
+    chosen = normalise(course.get("language")) if isinstance(course, dict) else None
+    return chosen if chosen in LANGUAGES else ENGLISH
 
 
 def _ended(outcome: sandbox.Outcome, limits: sandbox.Limits) -> str:

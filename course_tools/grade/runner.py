@@ -43,7 +43,7 @@ if COURSE_ROOT:  # the course is imported from where the grader says, read-only 
 import numpy  # noqa: E402  (after the course's root is on sys.path)
 
 import engine  # noqa: E402
-from exercises.checks.i18n import LANGUAGES, translate  # noqa: E402
+from exercises.checks.i18n import ENGLISH, LANGUAGES, VARIABLE, translate  # noqa: E402
 from exercises.checks.toolkit import CHECKERS, Feedback, discover  # noqa: E402
 
 # A verdict printed by an answer (to look like a check's), in either edition's words.
@@ -223,6 +223,9 @@ def run_job(job: dict) -> int:
     os.chdir(workdir)
     for variable in ("HOME", "TMPDIR", "MPLCONFIGDIR"):
         os.environ[variable] = workdir
+    # The verdicts in the student's edition's language (i18n reads it at each message; the
+    # folder the notebook runs in is a temporary one, which names no edition).
+    os.environ[VARIABLE] = job.get("language") if job.get("language") in LANGUAGES else ENGLISH
     tempfile.tempdir = workdir
 
     def report(**entry):

@@ -13,6 +13,7 @@ import copy
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME = "04_copying.ipynb"
 SOLUTION = json.loads((ROOT / "solutions" / NAME).read_text(encoding="utf-8"))
 EXERCISE = json.loads((ROOT / "exercises" / NAME).read_text(encoding="utf-8"))
+# The Chinese edition's (issue 30): same name, same answer and check cells, Chinese words.
+SOLUTION_ZH = json.loads((ROOT / "solutions" / "zh-CN" / NAME).read_text(encoding="utf-8"))
+EXERCISE_ZH = json.loads((ROOT / "exercises" / "zh-CN" / NAME).read_text(encoding="utf-8"))
 ISOLATED = sandbox.bwrap_works()
 # Small limits, but a generous wall clock: on a loaded shared machine a notebook may wait long
 # for a core.
@@ -138,6 +142,11 @@ def build_class(folder: Path) -> None:
     (folder / "empty").mkdir()
     put("Zoë Ñandú", SOLUTION)
     put("first last", EXERCISE)
+    # the Chinese edition's notebooks: graded by the same checkers, verdicts in Chinese
+    put("chinese right", SOLUTION_ZH)
+    put("chinese blank", EXERCISE_ZH)
+    put("chinese wrong", with_answer(SOLUTION_ZH, "check_04_data_gradient",
+                                     "prediction = [2., 4., 6.]\n"))
 
 
 @pytest.fixture(scope="module")
@@ -195,6 +204,9 @@ EXPECTED = {
     "empty": ([0] * 6, ["no notebooks handed in", "04_copying.ipynb missing"]),
     "Zoë Ñandú": ([1] * 6, []),
     "first last": ([0] * 6, []),
+    "chinese right": ([1] * 6, []),
+    "chinese blank": ([0] * 6, []),
+    "chinese wrong": ([1, 1, 1, 1, 1, 0], []),
 }
 
 
@@ -239,6 +251,38 @@ def test_the_feedback_is_the_checkers(graded):
              if c.get("id", "").startswith("check_") for o in c["outputs"]]
     # what the unsolved notebook shows under each check, the grader says too
     assert [t["output"] for t in blank["tests"]] == ["".join(s).strip() for s in shown]
+
+
+@pytest.mark.slow
+def test_a_chinese_notebook_is_told_in_chinese(graded):
+    """A notebook of the Chinese edition gets the verdicts its check cells show, in Chinese;
+    the English one of the same exercise, English."""
+    _rows, out = graded
+
+    def outputs(student):
+        results = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
+        return [t["output"] for t in results["tests"]]
+
+    assert all(o.startswith("✅ 正确") for o in outputs("chinese right")), outputs("chinese right")
+    shown = [o.get("text") or o["data"]["text/plain"] for c in EXERCISE_ZH["cells"]
+             if c.get("id", "").startswith("check_") for o in c["outputs"]]
+    assert outputs("chinese blank") == ["".join(s).strip() for s in shown]
+    wrong, english = outputs("chinese wrong")[-1], outputs("wrong")[-1]
+    assert wrong.startswith("❌") and english.startswith("❌") and wrong != english
+    assert re.search("[\u4e00-\u9fff]", wrong) and not re.search("[\u4e00-\u9fff]", english)
+    assert "✅ 正确" in (out / "chinese right" / "feedback.html").read_text(encoding="utf-8")
+
+
+def test_the_language_of_a_submission():
+    assert grade.submission_language(SOLUTION_ZH) == "zh-CN"
+    assert grade.submission_language(SOLUTION) == "en"
+    for metadata in ({}, {"course": "zh-CN"}, {"course": {"language": 7}},
+                     {"course": {"language": "klingon"}}, []):
+        assert grade.submission_language({"metadata": metadata}) == "en", metadata
+    assert grade.submission_language({"metadata": {"course": {"language": "zh_CN"}}}) == "zh-CN"
+    course = grade.course_notebook(NAME)
+    assert grade.make_job(course, SOLUTION_ZH)[0]["language"] == "zh-CN"
+    assert grade.make_job(course, SOLUTION)[0]["language"] == "en"
 
 
 def test_without_bubblewrap_a_warning():
