@@ -318,3 +318,38 @@ def test_the_command_line(tmp_path):
     assert "ann" in done.stdout and "6/6" in done.stdout and "s per notebook" in done.stdout
     assert (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()[1] \
         .startswith("ann,1,1,1,1,1,1,6,6,")
+
+
+def saved_check_outputs(nb: dict) -> list[str]:
+    """What the learner saw under each check cell, in the notebook's order."""
+    return ["".join("".join(o.get("text") or o.get("data", {}).get("text/plain", ""))
+                    for o in c.get("outputs", [])).strip()
+            for c in nb["cells"] if c.get("id", "").startswith("check_")]
+
+
+@pytest.mark.slow
+def test_every_lesson_graded_as_the_learner_saw_it(tmp_path):
+    """Every exercise notebook of the course, not only lesson 4's: the worked answers get full
+    marks, the untouched notebooks (fix-the-bug stubs included) zero, and each verdict is the
+    one the committed notebook shows under its check cell."""
+    names = sorted(p.name for p in (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    assert len(names) >= 13
+    for student, folder in (("worked", "solutions"), ("untouched", "exercises")):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        for name in names:
+            (tmp_path / "class" / student / name).write_bytes((ROOT / folder / name).read_bytes())
+    grade.grade_class(tmp_path / "class", tmp_path / "out", limits=LIMITS, jobs=2,
+                      isolate=ISOLATED, progress=None)
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for student, folder, points in (("worked", "solutions", 1), ("untouched", "exercises", 0)):
+        row = rows[student]
+        assert row["notes"] == ""
+        results = json.loads((tmp_path / "out" / student / "results.json")
+                             .read_text(encoding="utf-8"))
+        shown = [out for name in names for out in saved_check_outputs(
+            json.loads((ROOT / folder / name).read_text(encoding="utf-8")))]
+        assert len(results["tests"]) == len(shown) == int(row["max"]) > 70
+        assert [t["score"] for t in results["tests"]] == [points] * len(shown)
+        assert int(row["total"]) == points * len(shown)
+        assert [t["output"] for t in results["tests"]] == shown
