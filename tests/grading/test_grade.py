@@ -285,6 +285,36 @@ def test_a_notebook_that_waits_is_stopped_by_the_wall_clock(tmp_path, fresh):
     assert "4.2: stopped: the notebook ran longer than 25 s" in result.notes
 
 
+def burns(seconds: float) -> str:
+    return (f"import time\n_start = time.process_time()\n"
+            f"while time.process_time() - _start < {seconds}:\n    pass\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "server"])
+def test_a_notebook_over_its_cpu_time_is_stopped_where_it_ran_out(tmp_path, fresh):
+    """Every cell under the per-cell limit (3 s), the notebook over its own (4 s of CPU time):
+    stopped in the exercise where the time ran out, said so, and the run starts again after
+    it (the earlier answers' 2 s and the rest of the notebook fit in the budget)."""
+    nb = SOLUTION
+    for checker, seconds in (("check_04_does_b_change", 1), (ATTACK, 1),
+                             ("check_04_snapshot", 2.9)):
+        nb = with_answer(nb, checker, burns(seconds) + answer(nb, checker))
+    path = tmp_path / NAME
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    limits = sandbox.Limits(cell_seconds=3, cpu_seconds=4, wall_seconds=600,
+                            memory=2 * 2**30, processes=24, output=256 * 2**10)
+    server = None if fresh else sandbox.Server(isolate=ISOLATED, limits=limits)
+    try:
+        result = grade.grade_notebook(grade.course_notebook(NAME), path, limits,
+                                      isolate=ISOLATED, server=server)
+    finally:
+        if server is not None:
+            server.close()
+    assert [v.points for v in result.verdicts] == [1, 1, 0, 1, 1, 1], result.notes
+    assert result.notes == ["4.3: stopped: the notebook used more than 4 s of CPU time"]
+
+
 @pytest.mark.slow
 def test_the_same_grade_every_time_fresh_or_forked(tmp_path):
     """The same verdicts twice, and the same from a fresh interpreter as from a child forked
