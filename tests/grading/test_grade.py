@@ -383,3 +383,18 @@ def test_every_lesson_graded_as_the_learner_saw_it(tmp_path):
         assert [t["score"] for t in results["tests"]] == [points] * len(shown)
         assert int(row["total"]) == points * len(shown)
         assert [t["output"] for t in results["tests"]] == shown
+
+
+@pytest.mark.parametrize("exercise_folder", ["exercises", "exercises/zh-CN"])
+def test_a_whole_workspace_handed_in_is_graded_from_its_exercise_notebook(tmp_path,
+                                                                          exercise_folder):
+    """A student hands in the whole workspace (or the browser edition's Download my work zip,
+    unpacked): the lesson notebook of the same name (notebooks/04_copying.ipynb) is not the
+    exercise notebook, even where the exercise one lies deeper (the Chinese edition's)."""
+    student = tmp_path / "ann"
+    for folder, source in (("notebooks", ROOT / "notebooks" / NAME),
+                           (exercise_folder, ROOT / "solutions" / NAME)):
+        (student / folder).mkdir(parents=True)
+        (student / folder / NAME).write_bytes(source.read_bytes())
+    found, notes = grade.student_files(student, grade.course_exercise_notebooks())
+    assert found[NAME] == student / exercise_folder / NAME and notes == []

@@ -167,16 +167,19 @@ def test_gradescope_autograder_in_a_simulated_layout(tmp_path):
 def test_gradescope_autograder_at_gradescopes_own_paths(tmp_path):
     """As in Gradescope's container: the unpacked zip bound at /autograder (bubblewrap), no
     AUTOGRADER variable, nothing of this repository visible but the Python that setup.sh
-    would have made (PYTHON); a submission of two notebooks, one worked and one untouched."""
+    would have made (PYTHON); a submission of two notebooks, one worked and one untouched,
+    the worked one in an exercises/ folder beside the lesson of the same name."""
     archive = gradescope.build(tmp_path / "zip")
     autograder = tmp_path / "autograder"
     with zipfile.ZipFile(archive) as zipped:
         zipped.extractall(autograder / "source")
     (autograder / "source" / "run_autograder").chmod(0o755)
     (autograder / "submission").mkdir()
-    for folder, name in (("solutions", "04_copying.ipynb"),
-                         ("exercises", "05_graphs_and_leaves.ipynb")):
-        (autograder / "submission" / name).write_bytes((ROOT / folder / name).read_bytes())
+    for folder, name, where in (("notebooks", "04_copying.ipynb", "notebooks"),
+                                ("solutions", "04_copying.ipynb", "exercises"),
+                                ("exercises", "05_graphs_and_leaves.ipynb", ".")):
+        (autograder / "submission" / where).mkdir(parents=True, exist_ok=True)
+        (autograder / "submission" / where / name).write_bytes((ROOT / folder / name).read_bytes())
     system = [d for d in ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc") if Path(d).exists()]
     binds = [arg for d in (*system, sys.base_prefix, sys.prefix) for arg in ("--ro-bind", d, d)]
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER"}
