@@ -9,6 +9,14 @@ against torch 2.15 by the tests in ``tests/``.
 Where the engine knowingly differs from PyTorch (the CPU only, the last bit of some
 float results, autograd's bookkeeping below what the lessons show ...) is listed in
 one document beside the lessons: ``notebooks/DIFFERENCES.md``.
+
+PyTorch's tutorials and d2l's chapters (up to recurrent networks) run with
+``import engine as torch`` and print what torch prints, except: an import statement
+(``from torch import nn``, ``import torch.nn.functional as F``) finds PyTorch itself, not
+the engine: write ``nn = torch.nn``, ``F = torch.nn.functional``; there are no datasets or
+``torchvision``: make the data with the engine; a float32 value on a rounding boundary can
+print its last digit one unit apart; ``type(x)`` says ``engine.`` where PyTorch says
+``torch.``. DIFFERENCES.md's section "Running PyTorch's tutorials" says more.
 """
 from .fidelity.dtypes import (bool, uint8, int8, int16, int32, int64, float16,  # noqa: A004
                               float32, float64, half, float, double, short, int, long, dtype,

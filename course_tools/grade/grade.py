@@ -371,7 +371,12 @@ class StudentGrade:
 def student_files(folder: Path, course_names: list[str]) -> tuple[dict, list[str]]:
     """course notebook name -> the student's file, and notes (files ignored)."""
     found, notes, old = {}, [], {}
-    for path in sorted(folder.rglob("*.ipynb"), key=lambda p: (len(p.parts), str(p))):
+    # A whole workspace or a browser edition's "Download my work" zip holds the lesson too,
+    # under the same name (notebooks/04_copying.ipynb): a file in an exercises folder comes
+    # first, however deep (exercises/zh-CN/), then the shallowest.
+    for path in sorted(folder.rglob("*.ipynb"),
+                       key=lambda p: ("exercises" not in p.relative_to(folder).parts[:-1],
+                                      len(p.parts), str(p))):
         if ".ipynb_checkpoints" in path.parts:
             continue
         if path.name in course_names and path.name not in found:

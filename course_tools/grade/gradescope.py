@@ -44,8 +44,9 @@ SOURCE="$AUTOGRADER/source"
 PYTHON="${PYTHON:-$SOURCE/.venv/bin/python}"
 work="$(mktemp -d)"
 mkdir -p "$work/class/submission" "$AUTOGRADER/results"
-find "$AUTOGRADER/submission" -name '[0-9][0-9]_*.ipynb' -not -path '*/.ipynb_checkpoints/*' \\
-  -exec cp {} "$work/class/submission/" \\;
+# the submission's folders kept: the grader picks the exercise notebook where a lesson of the
+# same name came too (a whole workspace, a Download my work zip)
+cp -R "$AUTOGRADER/submission/." "$work/class/submission/" 2>/dev/null
 cd "$SOURCE"
 if "$PYTHON" -m course_tools.grade grade "$work/class" --out "$work/out" --jobs 1 \\
     > "$work/log.txt" 2>&1 \\

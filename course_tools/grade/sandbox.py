@@ -214,6 +214,11 @@ def run(job: dict, limits: Limits, *, isolate: bool, root: Path = ROOT,
             try:
                 process.communicate(json.dumps(job).encode("utf-8"), timeout=limits.wall_seconds)
                 returncode = process.returncode
+                if isolate and 128 < returncode < 128 + 65:
+                    # bubblewrap exits with 128 + N when its child dies of signal N: report it
+                    # as the signal, as a child of the server reports it (the CPU limit's
+                    # SIGXCPU read as 'exit code 152')
+                    returncode = 128 - returncode
             except subprocess.TimeoutExpired:
                 returncode = None
             finally:

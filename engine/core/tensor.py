@@ -325,6 +325,11 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __reversed__(self):
+        # torch defines it, so reversed(x) is a tensor (flipped along dim 0, a 0-d one
+        # itself), not Python's reverse iterator over len() and x[i]
+        return self if self._data.ndim == 0 else self.flip((0,))
+
     # Tensors hash by identity (so they can be dict keys) although == is elementwise.
     __hash__ = object.__hash__
 

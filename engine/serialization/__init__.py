@@ -289,8 +289,6 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_load_args.setdefault("encoding", "utf-8")
     is_path = isinstance(f, (str, os.PathLike))
-    if mmap and not is_path:
-        raise ValueError("f must be a file path in order to use the mmap argument")
     if weights_only:
         def make_unpickler(file, persistent_load):
             for name in pickle_load_args:  # torch's weights-only unpickler takes encoding only
@@ -305,7 +303,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     opened = open(f, "rb") if is_path else f
     try:
         if not is_zip(opened):
+            if mmap:  # (torch names the file only when it was given as a str)
+                f_name = f"{f}, " if isinstance(f, str) else ""
+                raise RuntimeError("mmap can only be used with files saved with "
+                                   f"`torch.save({f_name}_use_new_zipfile_serialization=True), "
+                                   "please torch.save your checkpoint with this option in order "
+                                   "to use mmap.")
             return _load_legacy(opened, map_location, make_unpickler)
+        if mmap and not is_path:
+            raise ValueError("f must be a file path in order to use the mmap argument")
         reader = ArchiveReader(opened)
         return _load_archive(reader, map_location, make_unpickler,
                              os.fspath(f) if mmap else None)
@@ -366,11 +372,22 @@ def _load_legacy(f, map_location, make_unpickler):
     result = make_unpickler(f, persistent_load).load()
     for key in make_unpickler(f, _no_storage).load():
         array = storages[key]
-        header = f.read(8)
-        count = int.from_bytes(header, "little") if len(header) == 8 else -1
-        if count != array.size or f.readinto(memoryview(array).cast("B")) != array.nbytes:
-            raise RuntimeError("storage has wrong byte size: the file is truncated or corrupt")
+        count = int.from_bytes(_read_exactly(f, 8), "little", signed=True)
+        if count * array.itemsize != array.nbytes:
+            raise RuntimeError(f"storage has wrong byte size: expected {count * array.itemsize} "
+                               f"got {array.nbytes}")
+        array[...] = np.frombuffer(_read_exactly(f, array.nbytes), array.dtype)
     return result
+
+
+def _read_exactly(f, size):
+    """``size`` bytes of a legacy file's storage part, or torch's error for a file that ends
+    sooner (it counts what is missing of the element count or of the storage being read)."""
+    data = f.read(size)
+    if len(data) != size:
+        raise RuntimeError(f"unexpected EOF, expected {size - len(data)} more bytes. The file "
+                           "might be corrupted.")
+    return data
 
 
 def _load_archive(reader, map_location, make_unpickler, mmap_path):

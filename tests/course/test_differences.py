@@ -49,3 +49,17 @@ def test_every_difference_the_fuzzer_allows_as_documented_is_in_the_document():
     missing = [f"{entry.reason[:60]}...: {entry.difference!r}" for entry in documented
                if entry.difference not in items]
     assert not missing, "not an item of notebooks/DIFFERENCES.md:\n" + "\n".join(missing)
+
+
+def test_help_engine_lists_what_still_differs_in_the_tutorials():
+    """Issue 27: what the tutorials (tests/tutorials/) still print or do differently is in
+    ``help(engine)`` and in its own section of the document."""
+    text = DOCUMENT.read_text(encoding="utf-8")
+    section = text.split("## Running PyTorch's tutorials\n", 1)[1].split("\n## ", 1)[0]
+    titles = re.findall(r"^- \*\*(.+?)\.\*\* ", section, re.M)
+    assert titles == ["`from torch import nn` after `import engine as torch`",
+                      "Datasets and `torchvision`", "The last printed digit of a float32",
+                      "`type(x)` and the classes' module"]
+    for said in ("from torch import nn", "nn = torch.nn", "torchvision", "last digit",
+                 "type(x)", "Running PyTorch's tutorials"):
+        assert said in engine.__doc__, said

@@ -329,6 +329,36 @@ def test_a_notebook_that_waits_is_stopped_by_the_wall_clock(tmp_path, fresh):
     assert "4.2: stopped: the notebook ran longer than 25 s" in result.notes
 
 
+def burns(seconds: float) -> str:
+    return (f"import time\n_start = time.process_time()\n"
+            f"while time.process_time() - _start < {seconds}:\n    pass\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "server"])
+def test_a_notebook_over_its_cpu_time_is_stopped_where_it_ran_out(tmp_path, fresh):
+    """Every cell under the per-cell limit (3 s), the notebook over its own (4 s of CPU time):
+    stopped in the exercise where the time ran out, said so, and the run starts again after
+    it (the earlier answers' 2 s and the rest of the notebook fit in the budget)."""
+    nb = SOLUTION
+    for checker, seconds in (("check_04_does_b_change", 1), (ATTACK, 1),
+                             ("check_04_snapshot", 2.9)):
+        nb = with_answer(nb, checker, burns(seconds) + answer(nb, checker))
+    path = tmp_path / NAME
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    limits = sandbox.Limits(cell_seconds=3, cpu_seconds=4, wall_seconds=600,
+                            memory=2 * 2**30, processes=24, output=256 * 2**10)
+    server = None if fresh else sandbox.Server(isolate=ISOLATED, limits=limits)
+    try:
+        result = grade.grade_notebook(grade.course_notebook(NAME), path, limits,
+                                      isolate=ISOLATED, server=server)
+    finally:
+        if server is not None:
+            server.close()
+    assert [v.points for v in result.verdicts] == [1, 1, 0, 1, 1, 1], result.notes
+    assert result.notes == ["4.3: stopped: the notebook used more than 4 s of CPU time"]
+
+
 @pytest.mark.slow
 def test_the_same_grade_every_time_fresh_or_forked(tmp_path):
     """The same verdicts twice, and the same from a fresh interpreter as from a child forked
@@ -362,3 +392,53 @@ def test_the_command_line(tmp_path):
     assert "ann" in done.stdout and "6/6" in done.stdout and "s per notebook" in done.stdout
     assert (tmp_path / "out" / "grades.csv").read_text(encoding="utf-8").splitlines()[1] \
         .startswith("ann,1,1,1,1,1,1,6,6,")
+
+
+def saved_check_outputs(nb: dict) -> list[str]:
+    """What the learner saw under each check cell, in the notebook's order."""
+    return ["".join("".join(o.get("text") or o.get("data", {}).get("text/plain", ""))
+                    for o in c.get("outputs", [])).strip()
+            for c in nb["cells"] if c.get("id", "").startswith("check_")]
+
+
+@pytest.mark.slow
+def test_every_lesson_graded_as_the_learner_saw_it(tmp_path):
+    """Every exercise notebook of the course, not only lesson 4's: the worked answers get full
+    marks, the untouched notebooks (fix-the-bug stubs included) zero, and each verdict is the
+    one the committed notebook shows under its check cell."""
+    names = sorted(p.name for p in (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    assert len(names) >= 13
+    for student, folder in (("worked", "solutions"), ("untouched", "exercises")):
+        (tmp_path / "class" / student).mkdir(parents=True)
+        for name in names:
+            (tmp_path / "class" / student / name).write_bytes((ROOT / folder / name).read_bytes())
+    grade.grade_class(tmp_path / "class", tmp_path / "out", limits=LIMITS, jobs=2,
+                      isolate=ISOLATED, progress=None)
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for student, folder, points in (("worked", "solutions", 1), ("untouched", "exercises", 0)):
+        row = rows[student]
+        assert row["notes"] == ""
+        results = json.loads((tmp_path / "out" / student / "results.json")
+                             .read_text(encoding="utf-8"))
+        shown = [out for name in names for out in saved_check_outputs(
+            json.loads((ROOT / folder / name).read_text(encoding="utf-8")))]
+        assert len(results["tests"]) == len(shown) == int(row["max"]) > 70
+        assert [t["score"] for t in results["tests"]] == [points] * len(shown)
+        assert int(row["total"]) == points * len(shown)
+        assert [t["output"] for t in results["tests"]] == shown
+
+
+@pytest.mark.parametrize("exercise_folder", ["exercises", "exercises/zh-CN"])
+def test_a_whole_workspace_handed_in_is_graded_from_its_exercise_notebook(tmp_path,
+                                                                          exercise_folder):
+    """A student hands in the whole workspace (or the browser edition's Download my work zip,
+    unpacked): the lesson notebook of the same name (notebooks/04_copying.ipynb) is not the
+    exercise notebook, even where the exercise one lies deeper (the Chinese edition's)."""
+    student = tmp_path / "ann"
+    for folder, source in (("notebooks", ROOT / "notebooks" / NAME),
+                           (exercise_folder, ROOT / "solutions" / NAME)):
+        (student / folder).mkdir(parents=True)
+        (student / folder / NAME).write_bytes(source.read_bytes())
+    found, notes = grade.student_files(student, grade.course_exercise_notebooks())
+    assert found[NAME] == student / exercise_folder / NAME and notes == []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from course_tools.grade import gradescope, release
+from course_tools.grade import gradescope, release, sandbox
 from grading import leaks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,6 +160,40 @@ def test_gradescope_autograder_in_a_simulated_layout(tmp_path):
     subprocess.run([str(run)], env=env, check=True, capture_output=True, timeout=600)
     results = json.loads((autograder / "results" / "results.json").read_text(encoding="utf-8"))
     assert results["score"] == 6 and len(results["tests"]) == 6
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sandbox.bwrap_works(), reason="bubblewrap (bwrap) is not installed")
+def test_gradescope_autograder_at_gradescopes_own_paths(tmp_path):
+    """As in Gradescope's container: the unpacked zip bound at /autograder (bubblewrap), no
+    AUTOGRADER variable, nothing of this repository visible but the Python that setup.sh
+    would have made (PYTHON); a submission of two notebooks, one worked and one untouched,
+    the worked one in an exercises/ folder beside the lesson of the same name."""
+    archive = gradescope.build(tmp_path / "zip")
+    autograder = tmp_path / "autograder"
+    with zipfile.ZipFile(archive) as zipped:
+        zipped.extractall(autograder / "source")
+    (autograder / "source" / "run_autograder").chmod(0o755)
+    (autograder / "submission").mkdir()
+    for folder, name, where in (("notebooks", "04_copying.ipynb", "notebooks"),
+                                ("solutions", "04_copying.ipynb", "exercises"),
+                                ("exercises", "05_graphs_and_leaves.ipynb", ".")):
+        (autograder / "submission" / where).mkdir(parents=True, exist_ok=True)
+        (autograder / "submission" / where / name).write_bytes((ROOT / folder / name).read_bytes())
+    system = [d for d in ("/usr", "/bin", "/lib", "/lib64", "/sbin", "/etc") if Path(d).exists()]
+    binds = [arg for d in (*system, sys.base_prefix, sys.prefix) for arg in ("--ro-bind", d, d)]
+    env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER"}
+    done = subprocess.run(["bwrap", "--tmpfs", "/", "--proc", "/proc", "--dev", "/dev",
+                           "--tmpfs", "/tmp", "--unshare-net", "--die-with-parent", *binds,
+                           "--bind", str(autograder), "/autograder", "--chdir", "/",
+                           "--setenv", "PYTHON", sys.executable,
+                           "/autograder/source/run_autograder"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((autograder / "results" / "results.json").read_text(encoding="utf-8"))
+    assert [t["score"] for t in results["tests"]] == [1] * 6 + [0] * 7, done.stdout
+    assert results["score"] == 6 and results["max_score"] == 13
+    assert all(t["name"][0] in "45" and t["output"] for t in results["tests"])
 
 
 def test_the_release_site_is_built_from_the_released_folder(released, tmp_path):

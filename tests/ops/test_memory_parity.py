@@ -657,6 +657,17 @@ def test_iterating_and_unbind_share_memory():
     check(lambda m: (lambda x: (x, *list(x)))(m.arange(6.).reshape(2, 3).t()))
 
 
+def test_reversed_is_a_tensor_flipped_along_dim_0():
+    """reversed(x) (d2l's bidirectional RNN from scratch): torch's Tensor.__reversed__, a
+    flipped copy with FlipBackward0, a 0-d tensor itself; not Python's reverse iterator."""
+    parity.assert_same_snippet("""
+x = m.arange(6., requires_grad=True).reshape(3, 2)
+zero_d = m.tensor(3.)
+r = [reversed(x), reversed(x.t()), reversed(m.zeros(0, 2)), reversed(zero_d) is zero_d,
+     type(reversed(x)).__name__, reversed(x).grad_fn.name(), [list(t.shape) for t in reversed(x)]]
+""")
+
+
 # ---------------------------------------------------------------------- setitem
 SETITEM = {
     "int, scalar": lambda x, m: x.__setitem__(0, 5),

@@ -4,6 +4,7 @@ files, map_location, mmap, the legacy (pre-1.6) format and save's own errors."""
 import io
 import os
 import pickle
+import pickletools
 import warnings
 import zipfile
 
@@ -240,6 +241,60 @@ def test_legacy_format_loads(weights_only):
     assert mine["n"] == 5
     mine["base"].zero_()  # still one storage
     assert mine["t"].tolist() == [[0.0, 0.0]] * 3 and mine["row"].tolist() == [0.0] * 3
+
+
+def _legacy_file():
+    return _torch_file({"w": torch.arange(4.0), "i": torch.arange(3, dtype=torch.int16)},
+                       _use_new_zipfile_serialization=False)
+
+
+def _storage_part_start(data):
+    """Where a legacy file's storages begin: after its five pickles."""
+    stream = io.BytesIO(data)
+    for _ in range(5):
+        for _ in pickletools.genops(stream):  # (reads up to and including the pickle's STOP)
+            pass
+    return stream.tell()
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_a_legacy_file_cut_in_its_storages_fails_as_torchs(weights_only, tmp_path):
+    """Cut anywhere in the element counts or the storages' bytes: torch's count of the bytes
+    still missing (a file ends sooner), never a partly filled tensor."""
+    data = _legacy_file()
+    start = _storage_part_start(data)
+    assert 0 < start < len(data) - 8
+    for cut in range(start, len(data)):
+        _same_outcome(lambda m, cut=cut: m.load(io.BytesIO(data[:cut]),
+                                                 weights_only=weights_only))
+    path = tmp_path / "cut.pt"
+    path.write_bytes(data[:-3])
+    mine, _ = _same_outcome(lambda m: m.load(path, weights_only=weights_only))
+    assert mine == "unexpected EOF, expected 3 more bytes. The file might be corrupted."
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 2 ** 40])
+def test_a_legacy_storage_of_the_wrong_size_fails_as_torchs(count):
+    data = bytearray(_legacy_file())
+    start = _storage_part_start(bytes(data))
+    data[start:start + 8] = count.to_bytes(8, "little")
+    mine, _ = _same_outcome(lambda m: m.load(io.BytesIO(bytes(data))))
+    assert mine.startswith("storage has wrong byte size: expected ")
+
+
+def test_mmap_of_a_legacy_file_fails_as_torchs(tmp_path):
+    path = tmp_path / "legacy.pt"
+    path.write_bytes(_legacy_file())
+    for where in (str(path), path, io.BytesIO(path.read_bytes())):
+        def load(m, where=where):
+            if isinstance(where, io.BytesIO):
+                where.seek(0)
+            return m.load(where, mmap=True)
+        mine, _ = _same_outcome(load)
+        assert mine.startswith("mmap can only be used with files saved with `torch.save(")
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint at all")
+    _same_outcome(lambda m: m.load(str(junk), mmap=True))
 
 
 def test_save_errors_as_torchs(tmp_path):

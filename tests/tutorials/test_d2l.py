@@ -1,6 +1,7 @@
-"""The calls of d2l's PyTorch chapters up to and including recurrent networks, in the book's
-order, run with torch and with the engine on small synthetic data: everything they print must
-be the same (issue 27, section 3; the harness is test_tutorials.py's).
+"""The calls of d2l's PyTorch chapters up to and including recurrent networks (chapter 9) and
+modern recurrent networks (chapter 10: LSTM, GRU, deep and bidirectional RNNs, seq2seq), in the
+book's order, run with torch and with the engine on small synthetic data: everything they print
+must be the same (issue 27, section 3; the harness is test_tutorials.py's).
 
 The code is ours, not the book's text: the book's helper package (its Module/Trainer/DataModule
 classes) is replaced by a few lines that make the same torch calls; datasets it downloads
@@ -1328,6 +1329,301 @@ for start in range(0, 24 - num_steps, num_steps):
     optim.step()
     print(f'segment {start // num_steps}, ppl {math.exp(l.item()):.3f}',
           state.requires_grad, state.grad_fn.name())
+""",
+    # ------------------------------------------------------------ 10 Modern recurrent networks
+    "10.1-10.4 LSTM and GRU from scratch and concise, deep and bidirectional RNNs": """
+text = 'the time traveller for so it will be convenient to speak of him was expounding ' * 3
+idx_to_token = sorted(set(text))
+token_to_idx = {t: i for i, t in enumerate(idx_to_token)}
+corpus = [token_to_idx[t] for t in text]
+vocab_size, num_steps = len(idx_to_token), 6
+array = torch.tensor([corpus[i:i + num_steps + 1] for i in range(0, len(corpus) - num_steps, 3)])
+loader = torch.utils.data.DataLoader(
+    torch.utils.data.TensorDataset(array[:, :-1], array[:, 1:]), 16, shuffle=True)
+class LSTMScratch(nn.Module):
+    def __init__(self, num_inputs, num_hiddens, sigma=0.01):
+        super().__init__()
+        self.num_hiddens = num_hiddens
+        init_weight = lambda *shape: nn.Parameter(torch.randn(*shape) * sigma)
+        triple = lambda: (init_weight(num_inputs, num_hiddens),
+                          init_weight(num_hiddens, num_hiddens),
+                          nn.Parameter(torch.zeros(num_hiddens)))
+        self.W_xi, self.W_hi, self.b_i = triple()
+        self.W_xf, self.W_hf, self.b_f = triple()
+        self.W_xo, self.W_ho, self.b_o = triple()
+        self.W_xc, self.W_hc, self.b_c = triple()
+    def forward(self, inputs, H_C=None):
+        if H_C is None:
+            H = torch.zeros((inputs.shape[1], self.num_hiddens), device=inputs.device)
+            C = torch.zeros((inputs.shape[1], self.num_hiddens), device=inputs.device)
+        else:
+            H, C = H_C
+        outputs = []
+        for X in inputs:
+            I = torch.sigmoid(torch.matmul(X, self.W_xi) + torch.matmul(H, self.W_hi) + self.b_i)
+            F_ = torch.sigmoid(torch.matmul(X, self.W_xf) + torch.matmul(H, self.W_hf) + self.b_f)
+            O = torch.sigmoid(torch.matmul(X, self.W_xo) + torch.matmul(H, self.W_ho) + self.b_o)
+            C_tilde = torch.tanh(torch.matmul(X, self.W_xc) + torch.matmul(H, self.W_hc) + self.b_c)
+            C = F_ * C + I * C_tilde
+            H = O * torch.tanh(C)
+            outputs.append(H)
+        return outputs, (H, C)
+class GRUScratch(nn.Module):
+    def __init__(self, num_inputs, num_hiddens, sigma=0.01):
+        super().__init__()
+        self.num_hiddens = num_hiddens
+        init_weight = lambda *shape: nn.Parameter(torch.randn(*shape) * sigma)
+        triple = lambda: (init_weight(num_inputs, num_hiddens),
+                          init_weight(num_hiddens, num_hiddens),
+                          nn.Parameter(torch.zeros(num_hiddens)))
+        self.W_xz, self.W_hz, self.b_z = triple()
+        self.W_xr, self.W_hr, self.b_r = triple()
+        self.W_xh, self.W_hh, self.b_h = triple()
+    def forward(self, inputs, H=None):
+        if H is None:
+            H = torch.zeros((inputs.shape[1], self.num_hiddens), device=inputs.device)
+        outputs = []
+        for X in inputs:
+            Z = torch.sigmoid(torch.matmul(X, self.W_xz) + torch.matmul(H, self.W_hz) + self.b_z)
+            R = torch.sigmoid(torch.matmul(X, self.W_xr) + torch.matmul(H, self.W_hr) + self.b_r)
+            H_tilde = torch.tanh(torch.matmul(X, self.W_xh) +
+                                 torch.matmul(R * H, self.W_hh) + self.b_h)
+            H = Z * H + (1 - Z) * H_tilde
+            outputs.append(H)
+        return outputs, H
+class Concise(nn.Module):
+    def __init__(self, layer):
+        super().__init__()
+        self.rnn = layer
+        self.num_hiddens = layer.hidden_size * (2 if layer.bidirectional else 1)
+    def forward(self, inputs, H=None):
+        return self.rnn(inputs, H)
+class BiRNNScratch(nn.Module):
+    def __init__(self, num_inputs, num_hiddens):
+        super().__init__()
+        self.f_rnn = GRUScratch(num_inputs, num_hiddens)
+        self.b_rnn = GRUScratch(num_inputs, num_hiddens)
+        self.num_hiddens = num_hiddens * 2
+    def forward(self, inputs, Hs=None):
+        f_H, b_H = Hs if Hs is not None else (None, None)
+        f_outputs, f_H = self.f_rnn(inputs, f_H)
+        b_outputs, b_H = self.b_rnn(reversed(inputs), b_H)
+        outputs = [torch.cat((f, b), -1) for f, b in zip(f_outputs, reversed(b_outputs))]
+        return outputs, (f_H, b_H)
+class RNNLM(nn.Module):
+    def __init__(self, rnn, vocab_size):
+        super().__init__()
+        self.rnn, self.vocab_size = rnn, vocab_size
+        self.linear = nn.LazyLinear(vocab_size)
+    def forward(self, X, state=None):
+        embs = F.one_hot(X.T, self.vocab_size).type(torch.float32)
+        rnn_outputs, _ = self.rnn(embs, state)
+        if isinstance(rnn_outputs, list):
+            rnn_outputs = torch.stack(rnn_outputs, 0)
+        return self.linear(rnn_outputs).swapaxes(0, 1)
+    def predict(self, prefix, num_preds):
+        outputs = [token_to_idx[c] for c in prefix]
+        for _ in range(num_preds):
+            Y = self(torch.tensor([outputs]))
+            outputs.append(int(Y[:, -1].argmax(axis=1).reshape(1)))
+        return ''.join(idx_to_token[i] for i in outputs)
+def train(model, epochs=2, lr=4):
+    optim = torch.optim.SGD(model.parameters(), lr=lr)
+    for epoch in range(epochs):
+        for X_b, Y_b in loader:
+            Y_hat = model(X_b)
+            l = F.cross_entropy(Y_hat.reshape((-1, Y_hat.shape[-1])), Y_b.reshape((-1,)))
+            optim.zero_grad()
+            l.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1)
+            optim.step()
+        print(f'epoch {epoch + 1}, ppl {torch.exp(l):.3f}')
+    print(model.predict('the ', 8))
+H = 16
+for rnn in (LSTMScratch(vocab_size, H), Concise(nn.LSTM(vocab_size, H)),
+            GRUScratch(vocab_size, H), Concise(nn.GRU(vocab_size, H)),
+            Concise(nn.GRU(vocab_size, H, num_layers=2, dropout=0.2)),
+            Concise(nn.LSTM(vocab_size, H, num_layers=2)),
+            BiRNNScratch(vocab_size, H), Concise(nn.GRU(vocab_size, H, bidirectional=True))):
+    model = RNNLM(rnn, vocab_size)
+    model(array[:2, :-1])
+    print(type(rnn).__name__, sum(p.numel() for p in model.parameters()))
+    train(model)
+print(model)
+X = torch.randn(num_steps, 3, vocab_size)
+outputs, state = nn.LSTM(vocab_size, H, num_layers=2, bidirectional=True)(X)
+print(outputs.shape, state[0].shape, state[1].shape)
+outputs, (f_H, b_H) = BiRNNScratch(vocab_size, 4)(X)
+print(len(outputs), outputs[0].shape, f_H.shape, b_H.shape)
+""",
+    "10.5-10.7 machine translation data, encoder-decoder, seq2seq with masked loss, BLEU": """
+raw_text = '''go .\tva !
+hi .\tsalut !
+run !\tcours !
+run !\tcourez !
+who ?\tqui ?
+wow !\tça alors !
+fire !\tau feu !
+help !\tà l'aide !
+jump .\tsaute .
+stop !\tça suffit !
+stop !\tstop !
+wait !\tattends !
+go on .\tpoursuis .
+i see .\tje comprends .
+i try .\tj'essaye .'''
+def tokenize(text):
+    src, tgt = [], []
+    for line in text.split('\\n'):
+        part = line.split('\\t')
+        src.append(part[0].split(' ') + ['<eos>'])
+        tgt.append(part[1].split(' ') + ['<eos>'])
+    return src, tgt
+src, tgt = tokenize(raw_text)
+print(src[:3], tgt[:3])
+class Vocab:
+    def __init__(self, tokens, reserved_tokens=()):
+        counts = {}
+        for t in (t for line in tokens for t in line):
+            counts[t] = counts.get(t, 0) + 1
+        self.idx_to_token = ['<unk>'] + list(reserved_tokens) + sorted(counts)
+        self.token_to_idx = {t: i for i, t in enumerate(self.idx_to_token)}
+    def __len__(self):
+        return len(self.idx_to_token)
+    def __getitem__(self, tokens):
+        if not isinstance(tokens, (list, tuple)):
+            return self.token_to_idx.get(tokens, 0)
+        return [self[t] for t in tokens]
+    def to_tokens(self, indices):
+        return [self.idx_to_token[int(i)] for i in indices]
+num_steps = 5
+src_vocab = Vocab(src, ['<pad>', '<bos>', '<eos>'])
+tgt_vocab = Vocab(tgt, ['<pad>', '<bos>', '<eos>'])
+def build_array(sentences, vocab, is_tgt=False):
+    pad_or_trim = lambda seq, t: seq[:t] if len(seq) > t else seq + ['<pad>'] * (t - len(seq))
+    sentences = [pad_or_trim(s, num_steps) for s in sentences]
+    if is_tgt:
+        sentences = [['<bos>'] + s for s in sentences]
+    array = torch.tensor([vocab[s] for s in sentences])
+    valid_len = (array != vocab['<pad>']).type(torch.int32).sum(1)
+    return array, valid_len
+src_array, src_valid_len = build_array(src, src_vocab)
+tgt_array, _ = build_array(tgt, tgt_vocab, True)
+arrays = (src_array, tgt_array[:, :-1], src_valid_len, tgt_array[:, 1:])
+print(len(src_vocab), len(tgt_vocab), src_array[:3], src_valid_len, tgt_array[:2])
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(*arrays), 4, shuffle=True)
+X, X_valid_len, Y = next(iter(loader))[0], next(iter(loader))[2], next(iter(loader))[3]
+print('source:', X.type(torch.int32), 'valid lengths:', X_valid_len, 'label:', Y.shape)
+def init_seq2seq(module):
+    if type(module) == nn.Linear:
+        nn.init.xavier_uniform_(module.weight)
+    if type(module) == nn.GRU:
+        for param in module._flat_weights_names:
+            if 'weight' in param:
+                nn.init.xavier_uniform_(module._parameters[param])
+class Seq2SeqEncoder(nn.Module):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size, num_hiddens, num_layers, dropout=dropout)
+        self.apply(init_seq2seq)
+    def forward(self, X, *args):
+        embs = self.embedding(X.t().type(torch.int64))
+        outputs, state = self.rnn(embs)
+        return outputs, state
+class Seq2SeqDecoder(nn.Module):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = nn.GRU(embed_size + num_hiddens, num_hiddens, num_layers, dropout=dropout)
+        self.dense = nn.LazyLinear(vocab_size)
+        self.apply(init_seq2seq)
+    def init_state(self, enc_all_outputs, *args):
+        return enc_all_outputs
+    def forward(self, X, state):
+        embs = self.embedding(X.t().type(torch.int32))
+        enc_output, hidden_state = state
+        context = enc_output[-1]
+        context = context.repeat(embs.shape[0], 1, 1)
+        embs_and_context = torch.cat((embs, context), -1)
+        outputs, hidden_state = self.rnn(embs_and_context, hidden_state)
+        outputs = self.dense(outputs).swapaxes(0, 1)
+        return outputs, [enc_output, hidden_state]
+class EncoderDecoder(nn.Module):
+    def __init__(self, encoder, decoder):
+        super().__init__()
+        self.encoder, self.decoder = encoder, decoder
+    def forward(self, enc_X, dec_X, *args):
+        enc_all_outputs = self.encoder(enc_X, *args)
+        dec_state = self.decoder.init_state(enc_all_outputs, *args)
+        return self.decoder(dec_X, dec_state)[0]
+vocab_size, embed_size, num_hiddens, num_layers = 10, 8, 16, 2
+batch_size, steps = 4, 9
+encoder = Seq2SeqEncoder(vocab_size, embed_size, num_hiddens, num_layers)
+X = torch.zeros((batch_size, steps))
+enc_outputs, enc_state = encoder(X)
+print(enc_outputs.shape, enc_state.shape)
+decoder = Seq2SeqDecoder(vocab_size, embed_size, num_hiddens, num_layers)
+state = decoder.init_state(encoder(X))
+dec_outputs, state = decoder(X, state)
+print(dec_outputs.shape, state[1].shape)
+pad = tgt_vocab['<pad>']
+def masked_loss(Y_hat, Y):
+    l = F.cross_entropy(Y_hat.reshape((-1, Y_hat.shape[-1])), Y.reshape((-1,)),
+                        reduction='none')
+    mask = (Y.reshape(-1) != pad).type(torch.float32)
+    return (l * mask).sum() / mask.sum()
+encoder = Seq2SeqEncoder(len(src_vocab), 8, 16, 2, dropout=0.2)
+decoder = Seq2SeqDecoder(len(tgt_vocab), 8, 16, 2, dropout=0.2)
+model = EncoderDecoder(encoder, decoder)
+model(arrays[0][:1], arrays[1][:1], arrays[2][:1])
+print(model)
+optim = torch.optim.Adam(model.parameters(), lr=0.01)
+for epoch in range(15):
+    model.train()
+    for src_b, dec_in, src_len, label in loader:
+        l = masked_loss(model(src_b, dec_in, src_len), label)
+        optim.zero_grad()
+        l.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1)
+        optim.step()
+    if epoch % 5 == 4:
+        print(f'epoch {epoch + 1}, loss {l:.4f}')
+def predict(src_b, src_len, num_steps):
+    model.eval()
+    enc_all_outputs = model.encoder(src_b, src_len)
+    dec_state = model.decoder.init_state(enc_all_outputs, src_len)
+    outputs = [torch.tensor([tgt_vocab['<bos>']] * src_b.shape[0]).unsqueeze(1)]
+    for _ in range(num_steps):
+        Y, dec_state = model.decoder(outputs[-1], dec_state)
+        outputs.append(Y.argmax(2))
+    return torch.cat(outputs[1:], 1)
+def bleu(pred_seq, label_seq, k):
+    pred_tokens, label_tokens = pred_seq.split(' '), label_seq.split(' ')
+    len_pred, len_label = len(pred_tokens), len(label_tokens)
+    score = math.exp(min(0, 1 - len_label / len_pred))
+    for n in range(1, min(k, len_pred) + 1):
+        num_matches, label_subs = 0, {}
+        for i in range(len_label - n + 1):
+            key = ' '.join(label_tokens[i: i + n])
+            label_subs[key] = label_subs.get(key, 0) + 1
+        for i in range(len_pred - n + 1):
+            key = ' '.join(pred_tokens[i: i + n])
+            if label_subs.get(key, 0) > 0:
+                num_matches += 1
+                label_subs[key] -= 1
+        score *= math.pow(num_matches / (len_pred - n + 1), math.pow(0.5, n))
+    return score
+engs, fras = ['go .', 'i see .', 'stop !'], ['va !', 'je comprends .', 'ça suffit !']
+src_b, src_len = build_array([e.split(' ') + ['<eos>'] for e in engs], src_vocab)
+preds = predict(src_b, src_len, num_steps)
+for en, fr, p in zip(engs, fras, preds):
+    translation = []
+    for token in tgt_vocab.to_tokens(p):
+        if token == '<eos>':
+            break
+        translation.append(token)
+    print(f'{en} => {translation}, bleu, {bleu(" ".join(translation), fr, k=2):.3f}')
 """,
 }
 
