@@ -126,7 +126,7 @@ def _plain(fragment):
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", without_code)).split())
 
 
-_UNNAMED = re.compile(r"<h([2-6]) id=\"\">(.*?)<a class=\"anchor-link\" href=\"#\">", re.S)
+_UNNAMED = re.compile(r"<h([1-6]) id=\"\">(.*?)<a class=\"anchor-link\" href=\"#\">", re.S)
 
 
 def _name_unnamed_headings(page):
