@@ -30,8 +30,8 @@ NOTEBOOK_NAME = re.compile(r"\d\d_[A-Za-z0-9_]+\.ipynb")
 DOCUMENTS = ("notebooks/DIFFERENCES.md",)
 EXERCISE_TAG = "exercise"
 # "## Exercise 4.1: title", and the Chinese edition's "## 练习 4.1：标题" (a full-width colon).
-# (The browser edition's copy of this rule, in the course's JupyterLab extension, knows the
-# English heading only: the site is English until its Chinese edition.)
+# (The browser edition's copy of this rule is in the course's JupyterLab extension, for its
+# progress view; tests/web/test_progress_rules.py runs both over both editions' notebooks.)
 _HEADING = re.compile(r"^#+\s*(?:Exercise\s+|练习\s*)(\d+\.\d+)\s*[:：]?\s*(.*)$", re.MULTILINE)
 
 

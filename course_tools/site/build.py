@@ -44,9 +44,10 @@ import time
 import zipfile
 from pathlib import Path
 
-from course_tools.notebook_files import (cells_digest, course_files,  # standard library only
-                                         course_notebooks)
+from course_tools.notebook_files import (ENGLISH, LANGUAGES,  # standard library only
+                                         cells_digest, course_files, course_notebooks)
 from course_tools.site import read_only
+from exercises.checks.i18n import CHINESE, SITE_VARIABLE
 
 WEB = Path(__file__).resolve().parent
 ROOT = WEB.parent.parent
@@ -389,9 +390,9 @@ def lay_out_lite(lite, root=ROOT):
     shutil.copy(WEB / "overrides.json", lite / "overrides.json")
     files = lite / "files"
     shutil.rmtree(files, ignore_errors=True)
-    # The English edition only, on purpose: the Chinese site (notebooks/zh-CN/, ..., with the
-    # language pack preloaded) is a later step of issue 30; course_files gives English unless asked.
-    for relative in course_files(root):
+    # Both editions (notebooks/zh-CN/, ...: the Chinese site, build/site/zh-CN/, serves the
+    # same files), as in a learner's workspace: links between them work.
+    for relative in course_files(root, LANGUAGES):
         (files / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(root / relative, files / relative)
     return files
@@ -586,12 +587,13 @@ def first_page(out, root=ROOT):
 
 MKDOCS_YML = """\
 # Written by course_tools/site/build.py: the read-only HTML edition of the lessons (mkdocs-jupyter).
-site_name: "Autograd, Step by Step (read-only)"
+site_name: "{site_name}"
 docs_dir: docs
 site_dir: {site_dir}
 use_directory_urls: true
 theme:
   name: material
+  language: {theme_language}
   font: false   # no web fonts: the site asks no other host for anything
 plugins:
   - search
@@ -599,25 +601,57 @@ plugins:
       execute: false
       include_source: true
 nav:
-  - "The course, read-only": index.md
+  - "{home}": index.md
 {nav}
 """
 
+# The words of each edition's read-only site (its navigation, its first page, the line above
+# each notebook), and where it goes under read/.
+READ_ONLY_WORDS = {
+    ENGLISH: {
+        "folder": "", "site_name": "Autograd, Step by Step (read-only)", "theme_language": "en",
+        "home": "The course, read-only",
+        "sections": ("Lessons", "Exercises", "Worked answers"), "notes": "Notes",
+        "kinds": ("lesson, exercise notebook and worked answer", "lesson and exercise notebook"),
+        "index": "# Autograd, Step by Step: the course, read-only\n\nEach {kinds} as the course "
+                 "saved it, outputs and pictures included. To run one, open it [in your browser]"
+                 "(../index.html) (JupyterLite): every page links to its runnable copy.\n",
+        "other": "\n中文版 (the Chinese edition): [只读页面](zh-CN/)\n",
+        "runnable": "*Read-only copy, with the outputs saved in the course.* [**Run it in your "
+                    "browser**]({link}) (JupyterLite).",
+    },
+    CHINESE: {
+        "folder": "zh-CN", "site_name": "Autograd, Step by Step（只读版）", "theme_language": "zh",
+        "home": "只读版课程", "sections": ("课程", "练习", "参考答案"), "notes": "",
+        "kinds": ("课程、练习 notebook 和参考答案", "课程和练习 notebook"),
+        "index": "# Autograd, Step by Step：只读版课程\n\n这里是课程保存下来的每一篇{kinds}，"
+                 "连同输出和图一起。想运行其中一篇，请[在浏览器中打开](../../zh-CN/index.html)"
+                 "（JupyterLite）：每一页都链接到它可以运行的那一份。\n",
+        "other": "\nEnglish edition（英文版）：[read-only pages](../)\n",
+        "runnable": "*只读副本，输出是课程保存下来的。* [**在浏览器中运行**]({link})"
+                    "（JupyterLite）。",
+    },
+}
 
-def read_only_html(out, work, root=ROOT):
-    """build/site/read/: every lesson, exercise notebook and worked answer as a static page with
-    its saved outputs and pictures, each linking to its copy in JupyterLite, their links to
-    each other (and to the notes beside the lessons) pointing at these pages
-    (course_tools/site/read_only.py; mkdocs-jupyter, offline)."""
-    read = work / "read"
+
+def read_only_html(out, work, root=ROOT, language=ENGLISH):
+    """build/site/read/ (the Chinese edition: read/zh-CN/): every lesson, exercise notebook and
+    worked answer as a static page with its saved outputs and pictures, each linking to its copy
+    in JupyterLite, their links to each other (and to the notes beside the lessons, and the
+    other edition's pages) pointing at these pages (course_tools/site/read_only.py;
+    mkdocs-jupyter, offline). The English edition is built first: the Chinese one goes inside
+    its folder."""
+    words = READ_ONLY_WORDS[language]
+    read = work / ("read-" + language)
     shutil.rmtree(read, ignore_errors=True)
     docs = read / "docs"
     (docs / "exercises").mkdir(parents=True)
     (docs / "solutions").mkdir()
-    notebooks = course_notebooks(root)  # the English edition's (the Chinese site comes later)
+    notebooks = course_notebooks(root, (language,))
     notes = sorted(p.relative_to(root).as_posix() for p in (root / "notebooks").glob("*.md")
                    if p.name not in ("README.md", "AUTHORING.md"))
-    has_page = set(notebooks + notes).__contains__
+    # what a page may link to: every edition's pages (lesson 00 links to its other edition's)
+    has_page = set(course_notebooks(root, LANGUAGES) + notes).__contains__
     sections = {"notebooks": [], "exercises": [], "solutions": []}
     for relative in notebooks:
         notebook = json.loads((root / relative).read_text())
@@ -628,19 +662,18 @@ def read_only_html(out, work, root=ROOT):
                 cell["source"] = read_only.rewrite_links(source, relative, has_page)
         notebook["cells"].insert(0, {
             "cell_type": "markdown", "id": "open-in-jupyterlite", "metadata": {},
-            "source": [f"*Read-only copy, with the outputs saved in the course.* "
-                       f"[**Run it in your browser**]({read_only.runnable_link(relative)}) "
-                       "(JupyterLite)."]})
+            "source": [words["runnable"].format(link=read_only.runnable_link(relative))]})
         (docs / read_only.source_of(relative)).write_text(json.dumps(notebook))
         sections[relative.split("/")[0]].append(relative)
+    if language != ENGLISH:
+        notes = []  # the English edition's pages: the Chinese ones link to them
     for relative in notes:
         text = read_only.unlink_absent((root / relative).read_text(), relative,
                                        lambda path: (root / path).is_file())
         text = read_only.rewrite_links(text, relative, has_page)
         (docs / read_only.source_of(relative)).write_text(text)
     nav, items = [], []
-    for folder, heading in (("notebooks", "Lessons"), ("exercises", "Exercises"),
-                            ("solutions", "Worked answers")):
+    for folder, heading in zip(("notebooks", "exercises", "solutions"), words["sections"]):
         if not sections[folder]:
             continue  # a release without solutions
         nav.append(f'  - "{heading}":')
@@ -650,28 +683,31 @@ def read_only_html(out, work, root=ROOT):
             source = read_only.source_of(relative)
             nav.append(f'    - "{label}": {source}')
             items.append(f"- [{label}]({source})")
-    nav.append('  - "Notes":')
+    if notes:
+        nav.append(f'  - "{words["notes"]}":')
     for relative in notes:
         nav.append(f'    - "{Path(relative).stem}": {read_only.source_of(relative)}')
-    kinds = ("lesson, exercise notebook and worked answer" if sections["solutions"]
-             else "lesson and exercise notebook")
-    (docs / "index.md").write_text(
-        "# Autograd, Step by Step: the course, read-only\n\n"
-        f"Each {kinds} as the course saved it, outputs and "
-        "pictures included. To run one, open it [in your browser](../index.html) "
-        "(JupyterLite): every page links to its runnable copy.\n" + "\n".join(items) + "\n")
-    (read / "mkdocs.yml").write_text(MKDOCS_YML.format(site_dir=out / "read",
-                                                       nav="\n".join(nav)))
+    kinds = words["kinds"][0 if sections["solutions"] else 1]
+    other = [edition for edition in LANGUAGES if edition != language
+             and course_notebooks(root, (edition,))]
+    (docs / "index.md").write_text(words["index"].format(kinds=kinds)
+                                   + (words["other"] if other else "") + "\n".join(items) + "\n")
+    site_dir = out / "read" / words["folder"] if words["folder"] else out / "read"
+    (read / "mkdocs.yml").write_text(MKDOCS_YML.format(
+        site_name=words["site_name"], theme_language=words["theme_language"],
+        home=words["home"], site_dir=site_dir, nav="\n".join(nav)))
     os.environ["NO_MKDOCS_2_WARNING"] = "1"  # a banner about a successor tool, not about us
     # (from read/: mkdocs-jupyter keeps a cache in the current folder)
     run(Path(sys.executable).parent / "mkdocs", "build", "--quiet", "-f", read / "mkdocs.yml",
         cwd=read)
     # (mkdocs's 404 page links from the server's root: wrong for a site under read/; the
     # server's own 404 serves instead)
-    (out / "read" / "404.html").unlink(missing_ok=True)
+    (site_dir / "404.html").unlink(missing_ok=True)
     notebook_pages = {out / "read" / read_only.page_of(relative) / "index.html"
                       for relative in notebooks}
-    for page in (out / "read").rglob("*.html"):
+    for page in site_dir.rglob("*.html"):
+        if language == ENGLISH and page.is_relative_to(out / "read" / "zh-CN"):
+            continue
         text = page.read_text()
         # mkdocs-jupyter adds a script tag for mermaid diagrams from a CDN; no lesson has one
         cleaned = re.sub(r'<script[^>]+src="https?://[^"]*mermaid[^"]*"[^>]*>\s*</script>', "",
@@ -684,6 +720,153 @@ def read_only_html(out, work, root=ROOT):
         if cleaned != text:
             page.write_text(cleaned)
     return len(notebooks)
+
+
+# ---------------------------------------------------------------- the Chinese site
+# build/site/zh-CN/ (issue 30): the same JupyterLite, with its menus in Chinese and the Chinese
+# notebooks listed on its first page, beside the English one. Both serve one set of files (the
+# notebooks of both editions under files/, laid out as in a learner's workspace, so that every
+# link between them works, lesson 00's to its other edition's too) and share everything big:
+# JupyterLab (build/, extensions/), Pyodide and its packages (static/pyodide/), the language
+# pack (api/translations/). Only the pages that start JupyterLab are copied into zh-CN/, and
+# zh-CN/jupyter-lite.json (read on top of the site's: JupyterLite merges the configuration of
+# every folder from the page up to the site's root) gives the Chinese JupyterLab:
+# - its own browser storage, so the learner's work in one edition never mixes with, nor
+#   overwrites, the other's (a notebook of either edition can be opened in both);
+# - the zh_CN locale, so the menus are Chinese without the learner choosing it;
+# - a kernel started with COURSE_SITE_LANGUAGE=zh-CN (exercises/checks/i18n.py: the checkers'
+#   language where the kernel has no drive to tell the notebook's folder);
+# - "courseLanguage" (the course's extension: its progress view reads exercises/zh-CN/).
+CHINESE_FOLDER = CHINESE
+# JupyterLite's apps (each a folder with the pages that start it)
+LITE_APPS = ("lab", "tree", "notebooks", "edit", "consoles", "repl", "doc")
+# Fixed names (JupyterLite's default is "JupyterLite Storage - <baseUrl>", the English site's).
+CHINESE_STORAGE = {"contentsStorageName": "JupyterLite Storage - autograd-step-by-step zh-CN",
+                   "settingsStorageName": "JupyterLite Settings - autograd-step-by-step zh-CN"}
+CHINESE_SETTINGS = {"@jupyterlab/translation-extension:plugin": {"locale": "zh_CN"}}
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+
+
+def has_chinese_edition(root):
+    return bool(course_notebooks(root, (CHINESE,)))
+
+
+def one_folder_deeper(text, depth):
+    """A page of an app folder ``depth`` folders below the site's root, copied one folder
+    deeper (into zh-CN/): each relative reference that climbed to the site's root climbs one
+    folder more ("../build/" -> "../../build/", data-jupyter-lite-root=".." -> "../..")."""
+    up = "../" * depth
+
+    def deeper(match):
+        return match.group(1) + "../" + match.group(2)
+
+    text = re.sub(r'(["\'(])(' + re.escape(up) + r')(?!\.\./)', deeper, text)
+    return re.sub(r'(data-jupyter-lite-root=")(' + re.escape(up.rstrip("/")) + r')"',
+                  lambda m: f'{m.group(1)}../{m.group(2)}"', text)
+
+
+def chinese_apps(out):
+    """zh-CN/<app>/: JupyterLite's start pages and their settings, one folder deeper, each
+    app's URL under zh-CN/ (JupyterLab's router keeps the learner in the Chinese site)."""
+    dest = out / CHINESE_FOLDER
+    for app in LITE_APPS:
+        if not (out / app).is_dir():
+            continue
+        for page in (out / app).rglob("*"):
+            # (not the apps' favicon.ico and package.json: the site's own serve)
+            if not page.is_file() or page.name not in ("index.html", "jupyter-lite.json",
+                                                       "jupyter-lite.ipynb"):
+                continue
+            target = dest / page.relative_to(out)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            depth = len(page.relative_to(out).parts) - 1
+            if page.suffix == ".html":
+                target.write_text(one_folder_deeper(page.read_text(), depth))
+            elif page.name == "jupyter-lite.json":
+                config = json.loads(page.read_text())
+                data = config.get("jupyter-config-data", {})
+                for key, value in data.items():
+                    if key == "appUrl":
+                        data[key] = f"/{CHINESE_FOLDER}{value}"
+                    elif key.endswith("Url") and isinstance(value, str) and \
+                            value.startswith("../"):
+                        data[key] = "../" + value
+                target.write_text(json.dumps(config, indent=2, sort_keys=True))
+            else:
+                shutil.copy(page, target)
+
+
+def chinese_config(out):
+    """zh-CN/jupyter-lite.json: what the Chinese JupyterLab changes (above)."""
+    site = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = json.loads(json.dumps(site["litePluginSettings"][KERNEL_PLUGIN]))
+    # (JupyterLite merges a plugin's settings one level deep: loadPyodideOptions whole)
+    options = kernel.setdefault("loadPyodideOptions", {})
+    options.setdefault("env", {})[SITE_VARIABLE] = CHINESE
+    data = {"appName": site.get("appName", "JupyterLite") + "（中文版）",
+            "courseLanguage": CHINESE, **CHINESE_STORAGE,
+            "settingsOverrides": CHINESE_SETTINGS,
+            "litePluginSettings": {KERNEL_PLUGIN: {"loadPyodideOptions": options}}}
+    translations = out / "api" / "translations" / "zh_CN.json"
+    if not translations.exists():
+        raise BuildError("the site has no zh_CN language pack (api/translations/zh_CN.json): "
+                         "jupyterlab-language-pack-zh-CN and jupyterlab_server must be in "
+                         ".site-venv (course_tools/site/requirements.txt)")
+    config = {"jupyter-lite-schema-version": 0, "jupyter-config-data": data}
+    (out / CHINESE_FOLDER / "jupyter-lite.json").write_text(
+        json.dumps(config, indent=2, sort_keys=True, ensure_ascii=False))
+    # JupyterLite asks every folder for a jupyter-lite.ipynb too (a 404 on the console): none
+    # of ours has settings in it
+    (out / CHINESE_FOLDER / "jupyter-lite.ipynb").write_text(json.dumps(
+        {"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {"jupyter-lite": {
+            "jupyter-lite-schema-version": 0, "jupyter-config-data": {}}}}, indent=1))
+
+
+def first_result_values(path=FIRST_RESULT):
+    """The numbers first_result_sentence states (the last `make first-result`), for a first
+    page that says them in its own words (course_tools/site/index.zh-CN.html: {course}, ...)."""
+    record = json.loads(path.read_text())
+    chromium = record["results"]["chromium"]
+    loads = [value[0] for value in (record.get("load_average") or {}).values() if value]
+    again = chromium["course/again"]["first_output"]
+    if not loads or not again:
+        raise BuildError(f"{path.relative_to(ROOT)} lacks the load average or the second "
+                         "visit's time that the Chinese first page states")
+    load = f"{min(loads):.0f}" + (f"-{max(loads):.0f}"
+                                  if round(max(loads)) != round(min(loads)) else "")
+    return {"course": f"{chromium['course/first']['first_output']:.0f}",
+            "floor": f"{chromium['floor/first']['first_output']:.0f}",
+            "again": f"{again:.0f}", "runs": str(record["runs"]),
+            "cores": re.sub(r"\D", "", record["machine"].split(", ")[-1]),
+            "load": load, "date": record["date"]}
+
+
+def chinese_first_page(out, root=ROOT):
+    """zh-CN/index.html (course_tools/site/index.zh-CN.html): the Chinese first page, its
+    lessons and exercises (links into zh-CN/lab/), the measured wait (first_result_values).
+    It carries an empty jupyter-config-data: JupyterLite reads one from every folder's
+    index.html up to the site's root."""
+    def links(folder):
+        return "\n".join(
+            f'<li><a href="lab/index.html?path={relative}">{html.escape(title(root / relative))}'
+            "</a></li>"
+            for relative in course_notebooks(root, (CHINESE,)) if relative.startswith(folder))
+    page = (WEB / "index.zh-CN.html").read_text()
+    values = {"lessons": links("notebooks/"), "exercises": links("exercises/"),
+              **first_result_values()}
+    for name, value in values.items():
+        page = page.replace("{" + name + "}", value)
+    left = re.findall(r"\{[a-z_]+\}", page)
+    if left:
+        raise BuildError(f"index.zh-CN.html: placeholders without a value: {left}")
+    (out / CHINESE_FOLDER / "index.html").write_text(page)
+
+
+def chinese_site(out, root=ROOT):
+    """build/site/zh-CN/ (above), after `jupyter lite build` and the English first page."""
+    chinese_apps(out)
+    chinese_config(out)
+    chinese_first_page(out, root)
 
 
 # ------------------------------------------------------------------- the floor
@@ -782,11 +965,16 @@ def main(argv=None):
     if removed:
         say(f"left out JupyterLab extensions the site does not use: {', '.join(removed)}")
     first_page(args.out, root)
-    versions = course_versions(root, course_files(root),
+    if has_chinese_edition(root):
+        chinese_site(args.out, root)
+    versions = course_versions(root, course_files(root, LANGUAGES),
                                datetime.datetime.now(datetime.timezone.utc).date().isoformat())
     (args.out / COURSE_VERSIONS).write_text(json.dumps(versions, indent=1, sort_keys=True))
     say(f"read-only HTML: {read_only_html(args.out, args.work, root)} notebooks in "
         f"{args.out.name}/read/")
+    if has_chinese_edition(root):
+        say(f"read-only HTML, Chinese: {read_only_html(args.out, args.work, root, CHINESE)} "
+            f"notebooks in {args.out.name}/read/zh-CN/")
     shutil.copy(lite / "static" / "pyodide" / "PROVENANCE.txt", args.out / "PROVENANCE.txt")
     size, count = folder_size(args.out)
     say(f"built {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out} "

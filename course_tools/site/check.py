@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_tools import browser_check
-from course_tools.site import drivers
+from course_tools.notebook_files import ENGLISH, language_of
+from course_tools.site import drivers, read_only
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -70,6 +71,25 @@ def site_notebooks(root=ROOT):
     return [*one("notebooks", "00_*.ipynb"), *one("notebooks", "[0-9]*_graphs_and_leaves.ipynb"),
             *one("exercises", "[0-9]*_graphs_and_leaves.ipynb"),
             *one("notebooks", "99_gallery.ipynb")]
+
+
+def chinese_site_notebooks(root=ROOT):
+    """What the Chinese site's tests run (build/site/zh-CN/, issue 30): the Chinese lesson 00
+    (its first result timed), the graphs-and-leaves lesson and its exercise notebook."""
+    def one(folder, pattern):
+        found = sorted((root / folder / "zh-CN").glob(pattern))
+        return [p.relative_to(root) for p in found[:1]]
+
+    return [*one("notebooks", "00_*.ipynb"), *one("notebooks", "[0-9]*_graphs_and_leaves.ipynb"),
+            *one("exercises", "[0-9]*_graphs_and_leaves.ipynb")]
+
+
+def app_url(base, notebook):
+    """A notebook opened in its edition's JupyterLab: the Chinese ones in zh-CN/lab/ (Chinese
+    menus, the Chinese site's own storage), the English ones in lab/."""
+    language = language_of(Path(notebook).as_posix())
+    app = "lab" if language == ENGLISH else f"{language}/lab"
+    return f"{base}/{app}/index.html?path={Path(notebook).as_posix()}"
 
 
 def free_port():
@@ -246,6 +266,10 @@ CELL_STATE = "(index) => { const cell = (" + PANEL + """).content.model.cells.ge
 }"""
 
 
+MENUS = """() => Array.from(document.querySelectorAll('.lm-MenuBar-itemLabel'),
+                            label => label.textContent)"""
+
+
 @dataclass
 class Report:
     notebook: str
@@ -261,6 +285,7 @@ class Report:
     packages: list = field(default_factory=list)
     screenshot: Path | None = None
     outputs: dict = field(default_factory=dict)  # code cell index -> its outputs in the site
+    menus: list = field(default_factory=list)  # JupyterLab's menu bar (its language)
 
     @property
     def ok(self):
@@ -310,13 +335,14 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
     opened = len(browser.asked)
     problems = report.problems
     try:
-        page.goto(f"{browser.base}/lab/index.html?path={notebook.as_posix()}")
+        page.goto(app_url(browser.base, notebook))
         browser_check.wait_until(lambda: page.evaluate(NOTEBOOK_SHOWN), PAGE_LOAD,
                                  "the notebook to open")
         report.opened = time.monotonic() - started
         browser_check.wait_until(lambda: page.evaluate(KERNEL_STATUS) == "idle",
                                  browser.kernel_start, "the Pyodide kernel to be idle")
         report.kernel = time.monotonic() - started
+        report.menus = page.evaluate(MENUS)
         report.packages_at_start = package_files(browser.asked[opened:])
         at_first_cell = len(browser.asked)
         code = [i for i, c in enumerate(committed["cells"])
@@ -360,8 +386,9 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
         problems.append(f"{type(error).__name__}: {error}")
     try:
         artifacts.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(artifacts / f"{notebook.parent.name}__{notebook.stem}.png"))
-        report.screenshot = artifacts / f"{notebook.parent.name}__{notebook.stem}.png"
+        shot = artifacts / f"{'__'.join(notebook.parts[:-1])}__{notebook.stem}.png"  # zh-CN too
+        page.screenshot(path=str(shot))
+        report.screenshot = shot
     except Exception as error:
         report.notes.append(f"no screenshot: {error}")
     report.notes += [f"page error: {error}" for error in browser.page_errors]
@@ -486,7 +513,7 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
     check: the checker says it is correct."""
     ids = [str(cell.get("id", "")) for cell in committed["cells"]]
     checks = [i for i in ids if i.startswith("check_")]
-    solution_path = ROOT / "solutions" / notebook.name
+    solution_path = ROOT / "solutions" / Path(*notebook.parts[1:])  # solutions/zh-CN/ too
     if not checks or not solution_path.exists():
         problems.append(f"no check cell, or no {solution_path.name} in solutions/")
         return
@@ -508,9 +535,18 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
     # from the Pyodide kernel).
     page.evaluate(SET_SOURCE, [ids.index(f"answer_{name}"), answer + "\n# edited, not run"])
     shown = run_cell_again(page, ids.index(checks[0]))
-    if not shown.startswith("⚠️ Not checked yet: the answer cell above was changed"):
+    if not shown.startswith(not_checked_after_an_edit(language_of(notebook.as_posix()))):
         problems.append(f"{checks[0]} after an edit that did not run shows {shown[:200]!r}")
     notes.append(f"{checks[0]} after an edit not run: {shown.splitlines()[0][:60]!r}")
+
+
+def not_checked_after_an_edit(language):
+    """How a check answers, in ``language``, when its answer cell was edited since it ran
+    ("⚠️ Not checked yet: the answer cell above was changed", from the checkers' catalog)."""
+    from exercises.checks import answer_cells, feedback, i18n
+
+    with i18n.speaking(language):
+        return str(feedback.not_checked(i18n._(answer_cells.EDITED)))[:50]
 
 
 def run_cell_again(page, index):
@@ -530,19 +566,20 @@ def check_read_only(browser, notebook, committed_root=ROOT):
     """The read-only HTML page of a lesson (build/site/read/NAME/): its saved pictures shown
     as SVG images, and a link to the same lesson in JupyterLite that leads to it."""
     notebook = Path(notebook)
-    report = Report(f"read/{notebook.stem}/")
+    page_path = read_only.page_of(notebook.as_posix())  # read/zh-CN/... for a Chinese one
+    report = Report(f"read/{page_path}")
     started = time.monotonic()
     exp = browser_check.expected(json.loads((committed_root / notebook).read_text()))
     page = browser.page
-    page.goto(f"{browser.base}/read/{notebook.stem}/")
+    page.goto(f"{browser.base}/read/{page_path}")
     images = page.evaluate("""() => Array.from(document.images).filter(
         i => i.src.startsWith('data:image/svg+xml')).map(i => i.naturalWidth)""")
     if len(images) < exp.pictures or not all(images):
         report.problems.append(f"{len(images)} SVG pictures ({images}), the saved lesson has "
                                f"{exp.pictures}")
     links = page.evaluate("""() => Array.from(document.querySelectorAll('a')).filter(
-        a => a.textContent.includes('Run it in your browser')).map(a => a.href)""")
-    want = f"{browser.base}/lab/index.html?path={notebook.as_posix()}"
+        a => a.href.includes('/lab/index.html?path=')).map(a => a.href)""")
+    want = app_url(browser.base, notebook)
     if links != [want]:
         report.problems.append(f"links to JupyterLite: {links}, expected [{want!r}]")
     report.notes.append(f"{len(images)} SVG pictures; runs at {want}")

@@ -6,7 +6,10 @@ functions without mkdocs.
 
 Pages (mkdocs's directory URLs, under read/): a lesson ``notebooks/05_x.ipynb`` at ``05_x/``,
 ``exercises/05_x.ipynb`` at ``exercises/05_x/``, ``solutions/05_x.ipynb`` at
-``solutions/05_x/``, a note such as ``notebooks/DIFFERENCES.md`` at ``DIFFERENCES/``.
+``solutions/05_x/``, a note such as ``notebooks/DIFFERENCES.md`` at ``DIFFERENCES/``. The
+Chinese edition's (``notebooks/zh-CN/05_x.ipynb``, ...) are the same under ``read/zh-CN/``
+(``zh-CN/05_x/``, ``zh-CN/exercises/05_x/``), a site of their own whose pages link to the
+English ones where the Chinese notebooks do (lesson 00 to its English twin, the notes).
 """
 import functools
 import html
@@ -32,20 +35,40 @@ class ReadOnlyError(Exception):
     """The read-only pages cannot be made as promised (a page's contents moved under us)."""
 
 
+EDITIONS = ("zh-CN",)  # the translated editions' folders (course_tools/notebook_files.py)
+
+
+def edition_of(course_path):
+    """The translated edition a course file belongs to ("zh-CN"), or "" (the English one)."""
+    parts = course_path.split("/")
+    return parts[1] if len(parts) == 3 and parts[1] in EDITIONS else ""
+
+
+def _in_edition(course_path):
+    """(edition, the path as the English edition lays it out): notebooks/zh-CN/x -> notebooks/x."""
+    edition = edition_of(course_path)
+    if edition:
+        folder, _, name = course_path.split("/")
+        return edition, f"{folder}/{name}"
+    return "", course_path
+
+
 def page_of(course_path):
     """read/'s folder (with a trailing /) of a course file, or None if it has no page."""
-    folder, name = posixpath.split(course_path)
+    edition, path = _in_edition(course_path)
+    folder, name = posixpath.split(path)
     stem, extension = posixpath.splitext(name)
+    prefix = f"{edition}/" if edition else ""
     if folder == "notebooks":
-        return f"{stem}/"
+        return f"{prefix}{stem}/"
     if folder in ("exercises", "solutions") and extension == ".ipynb":
-        return f"{folder}/{stem}/"
+        return f"{prefix}{folder}/{stem}/"
     return None
 
 
 def source_of(course_path):
-    """Where mkdocs's docs/ folder holds the page's source (docs/05_x.ipynb, ...)."""
-    folder, name = posixpath.split(course_path)
+    """Where its edition's mkdocs docs/ folder holds the page's source (docs/05_x.ipynb, ...)."""
+    folder, name = posixpath.split(_in_edition(course_path)[1])
     return name if folder == "notebooks" else f"{folder}/{name}"
 
 
@@ -88,9 +111,12 @@ def unlink_absent(text, course_path, exists):
 
 
 def runnable_link(course_path):
-    """From the page of ``course_path`` up to the site's root, then its copy in JupyterLite."""
+    """From the page of ``course_path`` up to the site's root, then its copy in JupyterLite:
+    the Chinese edition's in the Chinese site's JupyterLab (zh-CN/lab/)."""
     depth = page_of(course_path).count("/")
-    return "../" * (depth + 1) + f"lab/index.html?path={course_path}"
+    edition = edition_of(course_path)
+    app = f"{edition}/lab" if edition else "lab"
+    return "../" * (depth + 1) + f"{app}/index.html?path={course_path}"
 
 
 def _plain(fragment):
@@ -100,12 +126,30 @@ def _plain(fragment):
     return " ".join(html.unescape(re.sub(r"<[^>]+>", "", without_code)).split())
 
 
+_UNNAMED = re.compile(r"<h([1-6]) id=\"\">(.*?)<a class=\"anchor-link\" href=\"#\">", re.S)
+
+
+def _name_unnamed_headings(page):
+    """Headings whose id came out empty (mkdocs-jupyter makes it from the heading's Latin
+    letters and digits: "完成" has none) named section-1, section-2, ... in the page's order,
+    so that the table of contents and the heading's own link lead to it."""
+    number = iter(range(1, 1000))
+
+    def name(match):
+        anchor = f"section-{next(number)}"
+        return (f'<h{match.group(1)} id="{anchor}">{match.group(2)}'
+                f'<a class="anchor-link" href="#{anchor}">')
+
+    return _UNNAMED.sub(name, page)
+
+
 def headings_in_toc(page):
     """The page with its tables of contents (mkdocs-jupyter writes two: the site's navigation
     and the page's own) naming each heading as the page shows it, inline code included, and
     linking to the heading's real anchor. mkdocs-jupyter builds its entries from the heading
     text without the code ("3. Leaves and computed tensors: , ,"), and their anchors from that
     text too (not the heading's own id)."""
+    page = _name_unnamed_headings(page)
     headings = [(anchor, inner.strip()) for _, anchor, inner in _HEADING.findall(page)]
     entries = _TOC_ENTRY.findall(page)
     if not headings and not entries:

@@ -24,9 +24,13 @@ The language is decided each time a message is made (a dictionary look-up and a
    Chinese notebooks live in notebooks/zh-CN/, exercises/zh-CN/ and solutions/zh-CN/, and
    Jupyter, nbval (its kernel's ``cwd`` is the notebook's folder) and JupyterLite's Pyodide
    kernel (it changes into ``/drive/<the notebook's folder>`` when its drive is mounted)
-   start the kernel in the notebook's folder (a JupyterLite kernel without its drive stays in
-   /home/pyodide: a Chinese site must mount the drive or set ``COURSE_LANGUAGE``);
-3. otherwise English.
+   start the kernel in the notebook's folder;
+   English when that folder is one of the course's (notebooks/, exercises/, solutions/);
+3. otherwise ``COURSE_SITE_LANGUAGE``: the browser edition's kernel has no drive where the
+   browser gives JupyterLite no service worker (a private window in Firefox) and then stays in
+   /home/pyodide, so the Chinese site's kernel is started with ``COURSE_SITE_LANGUAGE=zh-CN``
+   (course_tools/site/build.py): the notebooks it lists are the Chinese ones;
+4. otherwise English.
 
 The workspace tool speaks the workspace's language instead (``course_language``), set for
 one command with ``speaking(...)``.
@@ -50,9 +54,13 @@ LANGUAGES = (ENGLISH, CHINESE)
 CATALOGS = {CHINESE: "zh_CN"}
 # The folder each edition's notebooks live in (notebooks/zh-CN/, exercises/zh-CN/, ...).
 EDITION_FOLDERS = {"zh-CN": CHINESE}
+# The course's folders: a kernel in one of them, outside a zh-CN folder, runs an English notebook.
+COURSE_FOLDERS = ("notebooks", "exercises", "solutions")
 # Written into a learner's workspace by `make lab-zh`: the workspace's language.
 MARKER = ".course-language"
 VARIABLE = "COURSE_LANGUAGE"
+# The language of a browser edition's kernel when no folder says it (step 3 above).
+SITE_VARIABLE = "COURSE_SITE_LANGUAGE"
 
 _override: list = []  # speaking(...): the language of the workspace tool's command
 _loaded: dict = {}
@@ -69,10 +77,14 @@ def normalise(text) -> str | None:
 
 
 def _from_folder(path: str) -> str | None:
-    for part in Path(path).parts:
+    """The edition of a notebook whose kernel runs in ``path``: a ``zh-CN`` folder's, else
+    English inside a course folder (notebooks/, exercises/, solutions/), else None (a folder
+    that says nothing: the site's kernel without its drive, a learner's own folder)."""
+    parts = Path(path).parts
+    for part in parts:
         if part in EDITION_FOLDERS:
             return EDITION_FOLDERS[part]
-    return None
+    return ENGLISH if any(part in COURSE_FOLDERS for part in parts) else None
 
 
 def language() -> str:
@@ -85,8 +97,8 @@ def language() -> str:
     try:
         here = os.getcwd()
     except OSError:  # the current folder was removed: no edition to read from it
-        return ENGLISH
-    return _from_folder(here) or ENGLISH
+        here = ""
+    return _from_folder(here) or normalise(os.environ.get(SITE_VARIABLE)) or ENGLISH
 
 
 def course_language(workspace) -> str:

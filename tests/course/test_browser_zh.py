@@ -7,6 +7,8 @@ Until the Chinese notebooks exist (notebooks/zh-CN/, exercises/zh-CN/) the Engli
 and exercise notebook 01 are run in the Chinese JupyterLab instead. A module of its own: its
 server is started after test_browser.py's has stopped (one JupyterLab at a time).
 """
+import json
+
 import pytest
 
 from course_tools import browser_check
@@ -50,3 +52,15 @@ def test_a_chinese_notebook_runs_in_jupyterlab_in_chinese(chinese_lab_and_browse
     assert report.screenshot.stat().st_size > 0
     menus = browser.page.locator(".lm-MenuBar-itemLabel").all_inner_texts()
     assert "文件" in menus and "运行" in menus, menus  # File, Run: JupyterLab speaks Chinese
+    if notebook.parts[:2] == ("exercises", "zh-CN"):
+        # The kernel started in the notebook's zh-CN folder: the checks answer in Chinese. The
+        # notebook's tab is closed when check_notebook returns (no output area left to read):
+        # what the browser showed is in the notebook JupyterLab saved from it (save_and_read),
+        # with this run's outputs (check_notebook found every cell run).
+        saved = json.loads((lab.root / notebook).read_text(encoding="utf-8"))
+        verdicts = ["".join(output.get("text", "")) + "".join(
+                    output.get("data", {}).get("text/plain", ""))
+                    for cell in saved["cells"] if str(cell.get("id", "")).startswith("check_")
+                    for output in cell.get("outputs", [])]
+        assert verdicts and any("尚未完成" in text for text in verdicts), verdicts[:5]
+        assert not any("Not done yet" in text for text in verdicts), verdicts[:5]

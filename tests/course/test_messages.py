@@ -29,6 +29,7 @@ CHINESE_TEXT = re.compile(r"[\u4e00-\u9fff]")
 @pytest.fixture
 def english(monkeypatch, tmp_path):
     monkeypatch.delenv("COURSE_LANGUAGE", raising=False)
+    monkeypatch.delenv("COURSE_SITE_LANGUAGE", raising=False)
     monkeypatch.chdir(tmp_path)
 
 
@@ -215,6 +216,32 @@ def test_the_language_of_a_check(monkeypatch, tmp_path):
     lookalike.mkdir()
     monkeypatch.delenv("COURSE_LANGUAGE")
     monkeypatch.chdir(lookalike)
+    assert language() == ENGLISH
+
+
+def test_the_language_of_a_site_kernel_without_its_drive(monkeypatch, tmp_path):
+    """The Chinese site's kernel (COURSE_SITE_LANGUAGE=zh-CN) speaks Chinese where no folder
+    says otherwise: a Pyodide kernel without its drive stays in /home/pyodide."""
+    monkeypatch.delenv("COURSE_LANGUAGE", raising=False)
+    home = tmp_path / "home" / "pyodide"
+    home.mkdir(parents=True)
+    monkeypatch.chdir(home)
+    monkeypatch.setenv(i18n.SITE_VARIABLE, "zh-CN")
+    assert language() == CHINESE
+    english = tmp_path / "drive" / "exercises"  # with its drive: an English notebook's folder
+    english.mkdir(parents=True)
+    monkeypatch.chdir(english)
+    assert language() == ENGLISH
+    chinese = english / "zh-CN"
+    chinese.mkdir()
+    monkeypatch.chdir(chinese)
+    monkeypatch.setenv(i18n.SITE_VARIABLE, "en")
+    assert language() == CHINESE  # the notebook's folder comes first
+    monkeypatch.setenv("COURSE_LANGUAGE", "en")
+    assert language() == ENGLISH  # and COURSE_LANGUAGE before it
+    monkeypatch.delenv("COURSE_LANGUAGE")
+    monkeypatch.delenv(i18n.SITE_VARIABLE)
+    monkeypatch.chdir(home)
     assert language() == ENGLISH
 
 

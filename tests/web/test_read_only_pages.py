@@ -8,11 +8,13 @@ import json
 
 import pytest
 
-from course_tools.notebook_files import course_notebooks
+from course_tools.notebook_files import LANGUAGES, course_notebooks
 from course_tools.site import read_only
 from course_tools.site.check import SITE
 
-COURSE = set(course_notebooks()) | {"notebooks/DIFFERENCES.md", "notebooks/SOURCES.md"}
+# both editions: lesson 00 links to its other edition's
+COURSE = set(course_notebooks(languages=LANGUAGES)) | {"notebooks/DIFFERENCES.md",
+                                                       "notebooks/SOURCES.md"}
 
 
 @pytest.mark.parametrize("source, text, expected", [
@@ -85,6 +87,26 @@ def test_runnable_copy_from_each_kind_of_page():
         "../../lab/index.html?path=notebooks/05_x.ipynb"
     assert read_only.runnable_link("exercises/05_x.ipynb") == \
         "../../../lab/index.html?path=exercises/05_x.ipynb"
+    # the Chinese edition's pages (read/zh-CN/...) open in the Chinese site's JupyterLab
+    assert read_only.runnable_link("notebooks/zh-CN/05_x.ipynb") == \
+        "../../../zh-CN/lab/index.html?path=notebooks/zh-CN/05_x.ipynb"
+    assert read_only.runnable_link("solutions/zh-CN/05_x.ipynb") == \
+        "../../../../zh-CN/lab/index.html?path=solutions/zh-CN/05_x.ipynb"
+
+
+@pytest.mark.parametrize("source, text, expected", [
+    ("notebooks/zh-CN/00_welcome.ipynb", "[英文版](../00_welcome.ipynb)",
+     "[英文版](../../00_welcome/)"),
+    ("notebooks/00_welcome.ipynb", "[中文版](zh-CN/00_welcome.ipynb)",
+     "[中文版](../zh-CN/00_welcome/)"),
+    ("notebooks/zh-CN/05_graphs_and_leaves.ipynb", "[笔记](../DIFFERENCES.md#x)",
+     "[笔记](../../DIFFERENCES/#x)"),
+    ("exercises/zh-CN/05_graphs_and_leaves.ipynb",
+     "[课程](../../notebooks/zh-CN/05_graphs_and_leaves.ipynb)",
+     "[课程](../../05_graphs_and_leaves/)"),
+])
+def test_links_between_the_editions(source, text, expected):
+    assert read_only.rewrite_links(text, source, COURSE.__contains__) == expected
 
 
 _PAGE = """<a href="#5-graphs" class="md-skip">Skip</a>
@@ -107,6 +129,28 @@ def test_the_table_of_contents_names_headings_as_the_page_shows_them():
     assert "1. Leaves and <code>is_leaf</code>, <code>grad_fn</code>" in page
     assert '<a href="#two" class="md-nav__link">' in page
     assert '<a href="#5-graphs-is_leaf" class="md-skip">' in page
+
+
+def test_a_heading_without_latin_letters_gets_an_anchor():
+    """mkdocs-jupyter makes "完成" (done) the id "": its table-of-contents entry and its own
+    link would lead to the top of the page."""
+    page = read_only.headings_in_toc(
+        '<a href="#" class="md-nav__link"><span class="md-ellipsis">完成</span></a>\n'
+        '<a href="#" class="md-nav__link"><span class="md-ellipsis">小结</span></a>\n'
+        '<h2 id="">完成<a class="anchor-link" href="#">¶</a></h2>\n'
+        '<h2 id="">小结<a class="anchor-link" href="#">¶</a></h2>')
+    assert '<a href="#section-1" class="md-nav__link"><span class="md-ellipsis">完成' in page
+    assert '<a href="#section-2" class="md-nav__link"><span class="md-ellipsis">小结' in page
+    assert '<h2 id="section-1">完成<a class="anchor-link" href="#section-1">' in page
+    assert '<h2 id="section-2">小结<a class="anchor-link" href="#section-2">' in page
+    # a title too: the theme's "skip to content" link leads to it (mkdocs made it #_1)
+    page = read_only.headings_in_toc(
+        '<a href="#_1" class="md-skip">跳转</a>\n'
+        '<h1 id="">图集<a class="anchor-link" href="#">¶</a></h1>\n'
+        '<a href="#draw_graph" class="md-nav__link">'
+        '<span class="md-ellipsis">反向计算图：</span></a>\n'
+        '<h2 id="draw_graph">反向计算图：<code>draw_graph</code><a class="anchor-link" href="#">')
+    assert '<a href="#section-1" class="md-skip">' in page and '<h1 id="section-1">' in page
 
 
 def test_a_table_of_contents_out_of_step_with_the_headings_stops_the_build():

@@ -274,6 +274,18 @@ var _JUPYTERLAB;
   var IMPORTED = "-imported";
 
   // JupyterLite's page configuration has its kernels' settings; a local JupyterLab's has not.
+  // The edition this site's JupyterLab serves: the Chinese site (build/site/zh-CN/) says
+  // "courseLanguage": "zh-CN" in its jupyter-lite.json (course_tools/site/build.py); its
+  // progress view reads the Chinese exercise notebooks, exercises/zh-CN/.
+  function courseLanguage() {
+    var script = document.getElementById("jupyter-config-data");
+    try {
+      return JSON.parse(script ? script.textContent : "{}").courseLanguage || "en";
+    } catch (error) {
+      return "en";
+    }
+  }
+
   function inJupyterLite() {
     var script = document.getElementById("jupyter-config-data");
     try {
@@ -732,7 +744,9 @@ var _JUPYTERLAB;
   // by tests/web/test_progress_rules.py (both run over the course's notebooks and variants).
   var DONE = "done", NOT_QUITE = "not quite", UNCHECKED = "answered, not checked",
       NOT_STARTED = "not started";
-  var HEADING = /^#+\s*Exercise\s+(\d+\.\d+)\s*:?\s*(.*)$/m;  // notebook_files._HEADING
+  // notebook_files._HEADING: "## Exercise 4.1: title", and the Chinese edition's
+  // "## \u7ec3\u4e60 4.1\uff1a\u6807\u9898" (\u7ec3\u4e60 is "exercise"; a full-width colon).
+  var HEADING = /^#+\s*(?:Exercise\s+|\u7ec3\u4e60\s*)(\d+\.\d+)\s*[:\uff1a]?\s*(.*)$/m;
   var EXERCISE_TAG = "exercise";
 
   function asText(value) {
@@ -813,6 +827,9 @@ var _JUPYTERLAB;
     });
   }
 
+  var EDITION_EXERCISES = {"en": /^exercises\/\d\d_[^/]*\.ipynb$/,
+                           "zh-CN": /^exercises\/zh-CN\/\d\d_[^/]*\.ipynb$/};
+
   function myProgress(app) {
     var box = dialog("My progress");
     var waiting = box.say("Reading your exercise notebooks...");
@@ -822,7 +839,7 @@ var _JUPYTERLAB;
     }), siteFiles()]).then(function (found) {
       var site = found[1];
       var paths = found[0].filter(function (path) {  // the course's, as make progress lists
-        return site.has(path) && /^exercises\/\d\d_[^/]*\.ipynb$/.test(path);
+        return site.has(path) && EDITION_EXERCISES[courseLanguage()].test(path);
       });
       return Promise.all(paths.map(function (path) {
         return Promise.all([contents.get(path, { content: true }), original(site, path)])
