@@ -46,7 +46,7 @@ from pathlib import Path
 
 from course_tools.notebook_files import (ENGLISH, LANGUAGES,  # standard library only
                                          cells_digest, course_files, course_notebooks)
-from course_tools.site import read_only
+from course_tools.site import read_only, site_kernel
 from exercises.checks.i18n import CHINESE, SITE_VARIABLE
 
 WEB = Path(__file__).resolve().parent
@@ -381,6 +381,30 @@ def lay_out_pyodide(env, inputs, cache, wheels, dest, wanted=KERNEL_PACKAGES + C
         source_sha=sha256(source), pure=", ".join(pure), course=wheels.name,
         files="\n".join(checked)))
     return len(pruned)
+
+
+def add_matplotlib_font_cache(dest):
+    """matplotlib's font cache, made by the site's own Pyodide, in a wheel that Pyodide installs
+    just after matplotlib's (course_tools/site/site_kernel.py): a kernel's first plot no longer
+    rebuilds it and says so under the cell. Changes the lock in ``dest`` and adds to its
+    PROVENANCE.txt."""
+    lock_path = dest / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text())
+    official = lock["packages"]["matplotlib"]
+    cache = site_kernel.matplotlib_font_cache(dest)
+    wheel = site_kernel.font_cache_wheel(cache, official["version"], dest)
+    lock["packages"] = site_kernel.lock_with_font_cache(
+        lock["packages"], lock_entry(site_kernel.FONT_CACHE_DIST, wheel, [], []))
+    lock_path.write_text(json.dumps(lock, indent=1, sort_keys=True))
+    with open(dest / "PROVENANCE.txt", "a") as provenance:
+        provenance.write(
+            f"\n{wheel.name} (sha256 {sha256(wheel)}): matplotlib's font cache "
+            f"({site_kernel.FONT_CACHE_FILE}, {len(cache)} bytes), written by matplotlib "
+            f"{official['version']} itself in this site's Pyodide under Node.js: the one in "
+            f"{official['file_name']} has a version its own matplotlib does not accept. The lock "
+            f"names it matplotlib and matplotlib's file {site_kernel.OFFICIAL_MATPLOTLIB} "
+            "(the file itself as checked above).\n")
+    say(f"{wheel.name}: matplotlib's font cache, {len(cache)} bytes")
 
 
 # --------------------------------------------------------------- 3. the lite folder
@@ -954,7 +978,10 @@ def main(argv=None):
     wheel = course_wheel(pip, args.work / "wheel", root)
     count = lay_out_pyodide(env, inputs, cache, wheel, lite / "static" / "pyodide")
     say(f"pruned pyodide-lock.json: {count} packages")
+    add_matplotlib_font_cache(lite / "static" / "pyodide")
     files = lay_out_lite(lite, root)
+    say(f"{site_kernel.with_site_kernel_metadata(files)} notebooks given the Pyodide kernel's "
+        "metadata (none turns changed on opening)")
     (lite / "jupyter_lite_config.json").write_text(json.dumps(lite_config(), indent=1))
     shutil.rmtree(args.out, ignore_errors=True)
     jupyter = venv_bin / "jupyter"
@@ -985,6 +1012,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (BuildError, subprocess.CalledProcessError) as error:
+    except (BuildError, site_kernel.SiteKernelError, subprocess.CalledProcessError) as error:
         print(f"make site: error: {error}", file=sys.stderr)
         sys.exit(1)

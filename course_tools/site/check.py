@@ -391,6 +391,8 @@ def check_notebook(browser, notebook, committed_root=ROOT, artifacts=ARTIFACTS):
         report.screenshot = shot
     except Exception as error:
         report.notes.append(f"no screenshot: {error}")
+    if hasattr(page, "collect_errors"):  # WebKit: the errors the page kept (drivers.py)
+        page.collect_errors()
     report.notes += [f"page error: {error}" for error in browser.page_errors]
     problems += [f"a JupyterLab extension failed to load: {error[:300]}"
                  for error in browser.page_errors if EXTENSION_FAILED.search(error)]

@@ -9,9 +9,19 @@ JupyterLab's server already depends on).
 
 Each browser is offered to the check as a ``Page`` with the small part of playwright's page
 API that the check uses: ``goto``, ``evaluate``, ``locator`` (css, ``has_text``, ``nth``,
-``first``, ``filter``), ``mouse``, ``screenshot``, ``wait_for_timeout``. Everything the
-check reads from the page, it reads with JavaScript in the page, the same in every engine.
-Clicks and drags are real input events (WebDriver actions), not synthetic ones.
+``first``, ``filter``), ``mouse``, ``screenshot``, ``wait_for_timeout``; and what the tests of
+the learner's work in the site use (tests/web/test_my_work_in_browser.py,
+test_course_update_in_browser.py): ``wait_for_selector``, ``inner_text``, ``get_attribute``,
+``get_by_role("link")``, ``set_input_files`` (the browser's own file chooser, given a file
+through WebDriver) and ``expect_download`` (the browser saves the file itself, into this page's
+download folder). Everything the check reads from the page, it reads with JavaScript in the
+page, the same in every engine. Clicks and drags are real input events (WebDriver actions),
+not synthetic ones.
+
+The page's errors: Firefox reports them (and console errors) over BiDi as they come; classic
+WebDriver has no such channel, so in WebKit a small script, set in each page once it has
+loaded, keeps the page's errors, unhandled rejections and console errors, and they are read
+before the next navigation and at the end (errors before the page had loaded are not seen).
 
 Offline: the browser is told to send every request to a closed port on 127.0.0.1 as its
 proxy, except requests to 127.0.0.1 itself (the site's server).
@@ -19,6 +29,7 @@ proxy, except requests to 127.0.0.1 itself (the site's server).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -82,9 +93,10 @@ const resolve = (steps) => {
       found = found.flatMap(root => Array.from(root.querySelectorAll(step.css)))
                    .filter(e => !seen.has(e) && seen.add(e));
     }
-    if (step.text !== undefined) {
-      const text = step.text.toLowerCase();
-      found = found.filter(e => e.textContent.toLowerCase().includes(text));
+    if (step.text !== undefined) {  // as playwright's: any case, white space as one space
+      const squeezed = (text) => text.replace(/\s+/g, " ").toLowerCase();
+      const text = squeezed(step.text);
+      found = found.filter(e => squeezed(e.textContent).includes(text));
     }
     if (step.pattern !== undefined) {
       const pattern = new RegExp(step.pattern, step.flags);
@@ -153,6 +165,16 @@ class Locator:
             return box.width || box.height ? {x: box.x, y: box.y, width: box.width,
                                               height: box.height} : null;""")
 
+    def wait_for(self, timeout=None):
+        """As playwright's: until an element is there and shown."""
+        timeout = self.page.default_timeout if timeout is None else timeout / 1000
+        deadline = time.monotonic() + timeout
+        while not self.page.evaluate("(steps) => {" + RESOLVE_JS + "return resolve(steps).some("
+                                     "e => e.getClientRects().length > 0);}", self.steps):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout} s waiting for {self.steps}")
+            time.sleep(0.25)
+
     def scroll_into_view_if_needed(self):
         self._on_first("element.scrollIntoView({block: 'center', inline: 'nearest'});")
 
@@ -204,18 +226,82 @@ class Mouse:
         self.page.perform([{"type": "pointerUp", "button": 0}])
 
 
+PARTIAL_DOWNLOADS = (".part", ".download", ".wkdownload", ".crdownload")
+
+
+class Download:
+    """A file the browser saved (playwright's Download: ``suggested_filename``, ``save_as``)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.suggested_filename = self.path.name
+
+    def save_as(self, target):
+        shutil.copyfile(self.path, target)
+
+
 class Page:
     """What the site check needs of a page, over one WebDriver transport (below)."""
 
-    def __init__(self):
+    default_timeout = 30  # seconds, for wait_for and wait_for_selector (playwright's default)
+
+    def __init__(self, download_dir):
         self.mouse = Mouse(self)
         self.page_errors = []
+        self.download_dir = Path(download_dir)
+        self.download_dir.mkdir(parents=True, exist_ok=True)
 
     def locator(self, css, has_text=None):
         return Locator(self, [{"css": css, **_text_step(has_text)}])
 
+    def get_by_role(self, role, name):
+        if role != "link":
+            raise NotImplementedError(f"get_by_role({role!r}): only links are offered")
+        return self.locator("a[href]", has_text=name)
+
     def wait_for_timeout(self, milliseconds):
         time.sleep(milliseconds / 1000)
+
+    def set_default_timeout(self, milliseconds):
+        self.default_timeout = milliseconds / 1000
+
+    def wait_for_selector(self, css, timeout=None):
+        self.locator(css).wait_for(timeout)
+
+    def inner_text(self, css):
+        return self.locator(css).first.inner_text()
+
+    def get_attribute(self, css, name):
+        return self.locator(css).first.get_attribute(name)
+
+    def set_input_files(self, css, path):
+        """Choose ``path`` in the file input ``css``, as the browser's file chooser would
+        (its change event fires)."""
+        self.locator(css).wait_for()
+        self._set_files(css, [str(Path(path).resolve())])
+
+    @contextlib.contextmanager
+    def expect_download(self, timeout=60_000):
+        """The file the browser saves while the ``with`` runs, as ``.value`` after it (a
+        Download); it waits until the file is complete (no partial file left, its size
+        unchanged for half a second)."""
+        before = set(self.download_dir.iterdir())
+        expected = type("ExpectedDownload", (), {"value": None})()
+        yield expected
+        deadline, sizes = time.monotonic() + timeout / 1000, {}
+        while True:
+            files = [p for p in self.download_dir.iterdir() if p not in before]
+            done = [p for p in files if not p.name.endswith(PARTIAL_DOWNLOADS)]
+            if done and len(done) == len(files):
+                size = done[0].stat().st_size
+                if size and sizes.get(done[0]) == size:
+                    expected.value = Download(done[0])
+                    return
+                sizes[done[0]] = size
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no download in {self.download_dir} after "
+                                   f"{timeout / 1000:.0f} s: {sorted(p.name for p in files)}")
+            time.sleep(0.5)
 
     def evaluate(self, function, arg=None):
         """Call the JavaScript function (source text) with ``arg``; its (awaited) result,
@@ -225,7 +311,7 @@ class Page:
             "JSON.parse(argument)); return JSON.stringify(result === undefined ? null : "
             "result); }", json.dumps(arg)))
 
-    def screenshot(self, path, full_page=False):
+    def screenshot(self, path, full_page=False, timeout=None):
         Path(path).write_bytes(base64.b64decode(self._screenshot()))
 
 
@@ -248,13 +334,16 @@ class FirefoxPage(Page):
     name = "firefox"
 
     def __init__(self, viewport, profile_dir):
-        super().__init__()
+        profile = Path(profile_dir)
+        super().__init__(profile / "downloads")
         import websocket
 
-        profile = Path(profile_dir)
         profile.mkdir(parents=True, exist_ok=True)
+        # (its download folder: without it, Firefox makes ~/Downloads at start)
+        prefs = {**FIREFOX_PREFS, "browser.download.folderList": 2,
+                 "browser.download.dir": str(self.download_dir.resolve())}
         (profile / "user.js").write_text("".join(
-            f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in FIREFOX_PREFS.items()))
+            f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in prefs.items()))
         port = free_port()
         self.log = open(profile / "firefox.log", "w")
         self.process = subprocess.Popen(
@@ -280,6 +369,9 @@ class FirefoxPage(Page):
         self._send("session.subscribe", {"events": ["log.entryAdded"]})
         self.context = self._send("browsingContext.getTree", {})["contexts"][0]["context"]
         self._send("browsingContext.setViewport", {"context": self.context, "viewport": viewport})
+        # Saved without asking, into this profile's folder (expect_download looks there).
+        self._send("browser.setDownloadBehavior", {"downloadBehavior": {
+            "type": "allowed", "destinationFolder": str(self.download_dir.resolve())}})
 
     def _send(self, method, params):
         self.next_id += 1
@@ -322,6 +414,16 @@ class FirefoxPage(Page):
         self._send("input.performActions", {"context": self.context, "actions": [
             {"type": "key", "id": "keyboard", "actions": key_actions}]})
 
+    def _set_files(self, css, paths):
+        found = self._send("script.callFunction", {
+            "functionDeclaration": "(css) => document.querySelector(css)",
+            "arguments": [{"type": "string", "value": css}], "awaitPromise": False,
+            "resultOwnership": "root", "target": {"context": self.context}})
+        if found["type"] == "exception" or "sharedId" not in found["result"]:
+            raise BrowserError(f"no element for {css!r}")
+        self._send("input.setFiles", {"context": self.context, "files": paths,
+                                      "element": {"sharedId": found["result"]["sharedId"]}})
+
     def close(self):
         try:
             if getattr(self, "socket", None):
@@ -343,8 +445,8 @@ class WebKitPage(Page):
     name = "webkit"
 
     def __init__(self, viewport, work_dir):
-        super().__init__()
         work = Path(work_dir)
+        super().__init__(work / "downloads")
         work.mkdir(parents=True, exist_ok=True)
         self.log = open(work / "webkit.log", "w")
         self.driver = self.xvfb = self.session = None
@@ -367,6 +469,13 @@ class WebKitPage(Page):
 
     def _start(self, viewport, work):
         env = dict(os.environ)
+        # MiniBrowser saves a download, without asking, into the user's download folder
+        # (GLib's: XDG_CONFIG_HOME/user-dirs.dirs, else HOME): this page's own folder.
+        config = work / "xdg-config"
+        config.mkdir(exist_ok=True)
+        (config / "user-dirs.dirs").write_text(
+            f'XDG_DOWNLOAD_DIR="{self.download_dir.resolve()}"\n')
+        env["XDG_CONFIG_HOME"] = str(config)
         if not env.get("DISPLAY"):
             read, write = os.pipe()
             self.xvfb = subprocess.Popen(
@@ -423,15 +532,56 @@ class WebKitPage(Page):
                   "(error && error.stack || '')})));")
         result = self._http("POST", self.session + "/execute/async",
                             {"script": script, "args": [argument]})
+        if not isinstance(result, str):  # the script answers JSON text, always
+            raise BrowserError(f"the driver answered {str(result)[:200]} to a script")
         if result.startswith('{"__error__"'):
             raise BrowserError(json.loads(result)["__error__"])
         return result
 
     def goto(self, url):
+        self.collect_errors()
         self._http("POST", self.session + "/url", {"url": url})
+        self.watch_errors()
+
+    # Classic WebDriver has no log of the page's errors: the page keeps them (WATCH_ERRORS).
+    WATCH_ERRORS = """() => {
+      if (window.__driverErrors) return;
+      const errors = window.__driverErrors = [];
+      window.addEventListener('error', e => errors.push(String(e.message || e.error)));
+      window.addEventListener('unhandledrejection', e => errors.push(
+        'unhandled rejection: ' + String(e.reason && (e.reason.message || e.reason))));
+      const original = console.error.bind(console);
+      console.error = (...args) => { errors.push(args.map(String).join(' ')); original(...args); };
+    }"""
+
+    def watch_errors(self):
+        try:
+            self.evaluate(self.WATCH_ERRORS)
+        except BrowserError as error:
+            self.page_errors.append(f"(the page's errors could not be watched: {error})")
+
+    def collect_errors(self):
+        """Move the errors the page kept into ``page_errors``."""
+        if not self.session:
+            return
+        try:
+            kept = self.evaluate("() => { const kept = window.__driverErrors || [];"
+                                 " if (window.__driverErrors) window.__driverErrors = [];"
+                                 " return kept; }")
+        except BrowserError:
+            return  # no page, or one being replaced
+        self.page_errors.extend(str(error)[:500] for error in kept)
 
     def _screenshot(self):
         return self._http("GET", self.session + "/screenshot")
+
+    def _set_files(self, css, paths):
+        found = self._http("POST", self.session + "/element",
+                           {"using": "css selector", "value": css})
+        element = next(iter(found.values()))
+        # WebDriver's Element Send Keys on a file input chooses the files (one per line).
+        self._http("POST", self.session + f"/element/{element}/value",
+                   {"text": "\n".join(paths)})
 
     def perform(self, pointer_actions):
         self._http("POST", self.session + "/actions", {"actions": [
@@ -443,6 +593,7 @@ class WebKitPage(Page):
             {"type": "key", "id": "keyboard", "actions": key_actions}]})
 
     def close(self):
+        self.collect_errors()
         if self.session:
             try:
                 self._http("DELETE", self.session, timeout=60)

@@ -1,5 +1,6 @@
-"""The browser edition's course-update notice (course_tools/labextension, part 5), in headless
-Chromium against the built site (`make site`, then `make test-site`).
+"""The browser edition's course-update notice (course_tools/labextension, part 5), against the
+built site (`make site`, then `make test-site`), in headless Chromium, Firefox ESR and WebKit
+(the last two through WebDriver: course_tools/site/drivers.py).
 
 As a learner meets it: in one browser profile, the graphs-and-leaves lesson and lesson 00 are
 opened, changed and saved (their copies now live in the browser's storage, marked with the
@@ -11,15 +12,16 @@ learner's copy is never written (same content, same modification time). Lesson 0
 in the course, says nothing; a lesson never saved is the site's and says nothing; opened again,
 the changed lesson points at the fresh copy instead of making another.
 
-Skipped, with the reason, like tests/web/test_site.py. Screenshots:
-tests/browser_artifacts/site/course_update__*.png.
+Skipped, with the reason, like tests/web/test_site.py (and, for Firefox and WebKit, like
+tests/web/test_other_browsers.py). Screenshots: tests/browser_artifacts/site/course_update__*.png
+(Chromium), site/<engine>/course_update__*.png.
 """
+import contextlib
 import copy
 import functools
 import http.server
 import json
 import re
-import tempfile
 import threading
 
 import pytest
@@ -28,7 +30,8 @@ from course_tools.notebook_files import cells_digest
 from course_tools.site import build as build_site
 from course_tools.site import check as site_check
 
-from .test_my_work_in_browser import EDIT_AND_SAVE, STORED, wait_app
+from .test_my_work_in_browser import (ENGINES, EDIT_AND_SAVE, STORED, artifacts, engine_or_skip,
+                                      fresh_profile, wait_app)
 from .test_site import skip_reason
 
 pytestmark = [pytest.mark.browser,
@@ -82,6 +85,8 @@ class UpdatableSite(site_check.SiteServer):
         overlay = self.overlay = {}
 
         class Handler(site_check._Handler):
+            expose_app = True  # for the WebDriver engines (Chromium's route does it too)
+
             def do_GET(self):
                 body = overlay.get(self.path.split("?")[0].lstrip("/"))
                 if body is None:
@@ -112,7 +117,10 @@ def watch_errors(browser, base):
     learner's stored copy of the graphs lesson, opened again, has JupyterLab ask the site for
     folder listings of the paths in torch's warning text (/pytorch/pytorch/pull/...,
     /__w/pytorch/...: 404), with or without this notice. Those are kept apart, and checked to
-    be no more than that."""
+    be no more than that. Firefox and WebKit: what their driver sees (no failed requests)."""
+    if not hasattr(browser.page, "on"):
+        browser.page_errors.clear()
+        return browser.page_errors, []
     errors, lookups = [], []
 
     def console(message):
@@ -172,20 +180,25 @@ def wait_found(page, path, timeout=120):
 
 
 def shot(page, name):
-    site_check.ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(site_check.ARTIFACTS / f"course_update__{name}.png"),
-                    timeout=180_000)
+    page.screenshot(path=str(artifacts(page) / f"course_update__{name}.png"), timeout=180_000)
 
 
-def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(tmp_path):
-    from playwright.sync_api import sync_playwright
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    return engine_or_skip(request.param)
 
+
+def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(tmp_path,
+                                                                               engine):
     changed, versions, built = changed_lesson(tmp_path)
     assert versions["notebooks"][LESSON] != built["notebooks"][LESSON]
     assert versions["notebooks"][WELCOME] == built["notebooks"][WELCOME]
-    with UpdatableSite() as server, sync_playwright() as playwright, \
-            tempfile.TemporaryDirectory() as profile:
-        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+    with UpdatableSite() as server, contextlib.ExitStack() as stack:
+        playwright = None
+        if engine == "chromium":
+            from playwright.sync_api import sync_playwright
+            playwright = stack.enter_context(sync_playwright())
+        browser = stack.enter_context(fresh_profile(engine, server.base, playwright))
         errors, lookups = watch_errors(browser, server.base)
         try:
             page = browser.page

@@ -1,6 +1,9 @@
 """The learner's work in the browser edition (`make site`, then `make test-site`): File ->
 "Download my work" saves every notebook the learner changed as one zip, and "Import my work"
-puts them back (course_tools/labextension, part 3), in headless Chromium against the built site.
+puts them back (course_tools/labextension, part 3), against the built site, in three engines:
+headless Chromium (playwright), Firefox ESR and WebKit (Safari's engine) through WebDriver
+(course_tools/site/drivers.py: the browser saves the download itself into its profile's
+folder, and its own file input is given the zip).
 
 The round trip, as a learner does it: in one browser profile, two notebooks are edited and
 saved through the page and a new one is made; the zip is downloaded from the File menu (the
@@ -10,21 +13,27 @@ and every notebook is byte-identical to what was downloaded. Then the learner ch
 notebook and imports the same zip again: their copy stays as it is, the zip's goes beside it.
 
 Skipped, with the reason, like tests/web/test_site.py (no site built, no Chromium, no
-playwright). Screenshots: tests/browser_artifacts/site/my_work__*.png.
+playwright) and tests/web/test_other_browsers.py (no Firefox, no WebKitWebDriver). Screenshots:
+tests/browser_artifacts/site/my_work__*.png (Chromium), site/<engine>/my_work__*.png.
 """
+import contextlib
 import json
 import tempfile
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from course_tools.site import check as site_check
+from course_tools.site import drivers
 
 from .test_site import skip_reason
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(skip_reason() is not None, reason=str(skip_reason()))]
+
+ENGINES = ["chromium", "firefox", "webkit"]
 
 LESSON, _, EXERCISE, _ = (p.as_posix() for p in site_check.site_notebooks())
 UNTOUCHED = "notebooks/99_gallery.ipynb"  # never opened: never in the zip
@@ -66,7 +75,11 @@ STORED = """async (paths) => {
 def watch_errors(browser):
     """The page's errors and console errors as they come, but the browser's own request for
     /favicon.ico (JupyterLite's lab page names no icon; Chromium asks for one after a
-    navigation): a 404 that is not the course's."""
+    navigation): a 404 that is not the course's. Firefox and WebKit: what their driver sees
+    (course_tools/site/drivers.py)."""
+    if not hasattr(browser.page, "on"):
+        browser.page_errors.clear()
+        return browser.page_errors
     errors = []
     browser.page.on("pageerror", lambda error: errors.append(str(error)))
     browser.page.on("console", lambda message: errors.append(message.text) if message.type
@@ -76,8 +89,16 @@ def watch_errors(browser):
 
 
 def wait_app(page):
-    site_check.browser_check.wait_until(lambda: page.evaluate(APP_READY), site_check.PAGE_LOAD,
+    def ready():
+        try:
+            return page.evaluate(APP_READY)
+        except drivers.BrowserError:  # Firefox, WebKit: the page being replaced after a click
+            return False
+
+    site_check.browser_check.wait_until(ready, site_check.PAGE_LOAD,
                                         "JupyterLab with the course's extension")
+    if hasattr(page, "watch_errors"):  # WebKit: a page reached by a click is watched from now
+        page.watch_errors()
 
 
 def download_from_the_file_menu(page, target):
@@ -95,14 +116,21 @@ def entries(path):
         return {info.filename: archive.read(info) for info in archive.infolist()}
 
 
+def artifacts(page):
+    """Chromium's screenshots in tests/browser_artifacts/site/, the others' in site/<engine>/."""
+    folder = site_check.ARTIFACTS / getattr(page, "name", "")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def shot(page, name):
-    site_check.ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(site_check.ARTIFACTS / f"my_work__{name}.png"))
+    page.screenshot(path=str(artifacts(page) / f"my_work__{name}.png"))
 
 
 @pytest.fixture(scope="module")
 def server():
-    with site_check.SiteServer() as running:
+    # (the server adds exposeAppInBrowser for the WebDriver engines; Chromium's route does)
+    with site_check.SiteServer(expose_app=True) as running:
         yield running
 
 
@@ -113,13 +141,42 @@ def playwright():
         yield running
 
 
+def engine_or_skip(engine):
+    if engine != "chromium" and drivers.missing(engine):
+        pytest.skip(f"{engine} cannot run here: {drivers.missing(engine)}")
+    return engine
+
+
+@contextlib.contextmanager
+def fresh_profile(engine, base, playwright=None):
+    """The engine with a fresh profile (the site's storage empty), offline but for ``base``;
+    the caller closes the browser (before its assertions on the page's errors, which WebKit
+    reads as it closes)."""
+    with tempfile.TemporaryDirectory(prefix=f"site-{engine}-") as profile:
+        if engine == "chromium":
+            yield site_check.OfflineBrowser(playwright, profile, base)
+        else:
+            yield site_check.WebDriverBrowser(engine, Path(profile), base)
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request):
+    return engine_or_skip(request.param)
+
+
 @pytest.fixture(scope="module")
-def downloaded(server, playwright, tmp_path_factory):
+def new_profile(engine, server, request):
+    """fresh_profile for this module's engine and server."""
+    playwright = request.getfixturevalue("playwright") if engine == "chromium" else None
+    return lambda: fresh_profile(engine, server.base, playwright)
+
+
+@pytest.fixture(scope="module")
+def downloaded(new_profile, server, tmp_path_factory):
     """Profile 1: two notebooks edited and saved, one made; the zip from the File menu."""
     started = time.monotonic()
     folder = tmp_path_factory.mktemp("work")
-    with tempfile.TemporaryDirectory() as profile:
-        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+    with new_profile() as browser:
         errors = watch_errors(browser)
         try:
             page = browser.page
@@ -161,15 +218,14 @@ def import_zip(page, zip_path):
     return json.loads(page.get_attribute(RESULTS, "data-results"))
 
 
-def test_import_into_an_empty_browser_gives_back_the_same_bytes(downloaded, server, playwright,
+def test_import_into_an_empty_browser_gives_back_the_same_bytes(downloaded, server, new_profile,
                                                                  tmp_path):
     """Profile 2 (storage empty): the first page's "Import my work", the zip chosen; every
     notebook is restored at its path, and stored as the same notebook: downloaded again, the
     same bytes. Then a restored notebook changed again and the zip imported again: kept both."""
     started = time.monotonic()
     files = entries(downloaded["zip"])
-    with tempfile.TemporaryDirectory() as profile:
-        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+    with new_profile() as browser:
         errors = watch_errors(browser)
         try:
             page = browser.page
@@ -235,14 +291,13 @@ OPEN_SOURCE = """(path) => {
 
 
 def test_an_open_notebook_with_unsaved_changes_is_never_replaced(downloaded, server,
-                                                                  playwright):
+                                                                  new_profile):
     """Profile 3: the lesson open, typed in but not saved (its stored copy is still the
     course's): importing the zip puts the zip's lesson beside it, and the open one keeps what
     was typed (saving it then would have undone a restore)."""
     started = time.monotonic()
     files = entries(downloaded["zip"])
-    with tempfile.TemporaryDirectory() as profile:
-        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+    with new_profile() as browser:
         errors = watch_errors(browser)
         try:
             page = browser.page
@@ -269,7 +324,7 @@ def test_an_open_notebook_with_unsaved_changes_is_never_replaced(downloaded, ser
     assert not errors, errors
 
 
-def test_my_progress_reads_the_stored_exercise_notebooks(server, playwright, tmp_path):
+def test_my_progress_reads_the_stored_exercise_notebooks(server, new_profile, tmp_path):
     """Profile 4: the worked answers of the graphs-and-leaves exercises (with their checks'
     outputs) imported as the learner's exercise notebook, from a zip made by another program
     (deflated); the first page's "My progress" lists its exercises as `make progress` would
@@ -281,8 +336,7 @@ def test_my_progress_reads_the_stored_exercise_notebooks(server, playwright, tmp
     with zipfile.ZipFile(tmp_path / "worked.zip", "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(EXERCISE, worked.read_bytes())
     want = [list(s) for s in workspace.exercise_states(worked, site_check.ROOT / EXERCISE)]
-    with tempfile.TemporaryDirectory() as profile:
-        browser = site_check.OfflineBrowser(playwright, profile, server.base)
+    with new_profile() as browser:
         errors = watch_errors(browser)
         try:
             page = browser.page

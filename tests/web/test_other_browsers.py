@@ -30,7 +30,20 @@ PAGE = """<!doctype html><meta charset="utf-8"><title>driver test</title>
 <button id="off" disabled>Back</button>
 <button id="late" disabled onclick="window.lateClicks = 1">Later</button>
 <div id="pad" data-x="none"></div>
+<input type="file" id="file"><button id="download">Download</button>
 <script>
+document.getElementById('file').onchange = async (event) => {
+  const file = event.target.files[0];
+  window.chosen = {name: file.name, text: await file.text()};
+};
+document.getElementById('download').onclick = () => {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob(['PK made in the page ✅'], {type: 'application/zip'}));
+  link.download = 'my-work.zip';
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+};
 const pad = document.getElementById('pad');
 window.path = [];
 pad.addEventListener('pointerdown', e => window.path.push(['down', e.clientX]));
@@ -106,6 +119,36 @@ def test_clicks_and_drags_are_real_input(small_page):
 def test_screenshots_are_pngs(small_page, tmp_path):
     small_page.screenshot(path=str(tmp_path / "shot.png"))
     assert (tmp_path / "shot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_browser_saves_a_download_and_chooses_a_file(small_page, tmp_path):
+    """What "Download my work" and "Import my work" need (tests/web/test_my_work_in_browser.py):
+    a link's download saved by the browser itself, without a dialog; a file given to the
+    page's own file input, its change event fired."""
+    with small_page.expect_download(timeout=30_000) as download:
+        small_page.locator("#download").click()
+    assert download.value.suggested_filename == "my-work.zip"
+    download.value.save_as(tmp_path / "saved.zip")
+    assert (tmp_path / "saved.zip").read_text() == "PK made in the page ✅"
+    (tmp_path / "mine.zip").write_text("chosen ✅")
+    small_page.set_input_files("#file", tmp_path / "mine.zip")
+    site_check.browser_check.wait_until(lambda: small_page.evaluate("() => window.chosen"), 10,
+                                        "the file input's change event")
+    assert small_page.evaluate("() => window.chosen") == {"name": "mine.zip",
+                                                          "text": "chosen ✅"}
+
+
+def test_the_pages_errors_are_seen(small_page):
+    small_page.evaluate("() => { console.error('said on the console'); "
+                        "setTimeout(() => { throw new Error('thrown later'); }, 0); }")
+    small_page.wait_for_timeout(500)
+    small_page.evaluate("() => 1")  # (Firefox: its events arrive with a command's answer)
+    if hasattr(small_page, "collect_errors"):  # WebKit: the page keeps them until asked
+        small_page.collect_errors()
+    assert any("said on the console" in error for error in small_page.page_errors), \
+        small_page.page_errors
+    assert any("thrown later" in error for error in small_page.page_errors), \
+        small_page.page_errors
 
 
 def test_the_browser_is_offline_but_for_127_0_0_1(small_page):
