@@ -100,6 +100,15 @@ progress: ## Which exercises in workspace/ are done, not quite or not started
 length: $(STAMP_LAB) ## How long each lesson's main path takes (words, code cells, minutes)
 	@$(VPY) -m course_tools.length
 
+# The parity tests compare the engine bit for bit with torch's AVX2 kernels, which the engine
+# replays. On a CPU with AVX-512, torch (ATen, oneDNN) and numpy pick other kernels whose last
+# bits differ (float32 gelu and softmax, float16 math, atan2, ...: DIFFERENCES.md, "CPUs with
+# AVX-512"), so the tests, compare-torch and the fuzzer pin all three to their AVX2 kernels:
+# every machine then tests the same ones. On a CPU without AVX-512 the pins change nothing.
+# (numpy refuses to disable a feature its build does not dispatch: the list is read from it.)
+NPY_AVX512 = $(shell $(VPY) -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(x for x in d if x.startswith(('AVX512', 'X86_V4'))))" 2>/dev/null)
+KERNEL_PINS = $(if $(filter x86_64 amd64,$(shell uname -m)),ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="$(NPY_AVX512)")
+
 test: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json check-dot ## Run the tests and check the notebooks' saved outputs (nbval)
 	@args="tests"; \
 	for d in notebooks solutions exercises; do \
@@ -111,8 +120,8 @@ test: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) $(LAB_EXTENSION)/package.json
 	else \
 	  args="$$args --nbval --nbval-current-env --nbval-sanitize-with $(SANITIZE)"; \
 	fi; \
-	echo "$(VPY) -m pytest $$args"; \
-	$(VPY) -m pytest $$args; rc=$$?; \
+	echo "$(KERNEL_PINS) $(VPY) -m pytest $$args"; \
+	$(KERNEL_PINS) $(VPY) -m pytest $$args; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: error: pytest collected no tests." >&2; exit 1; fi; \
 	exit $$rc
 
@@ -205,7 +214,7 @@ execute: $(STAMP_TEST) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run notebo
 	  $(basename $(patsubst solutions/%,%,$(filter solutions/%,$(NB))))),$(VPY) -m course_tools.generate --execute --force)
 
 compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) $(KERNEL_CONFIG) $(FONT_CACHE) check-dot ## Re-run the notebooks on real PyTorch, report outputs that differ
-	$(VPY) -m course_tools.compare_torch $(NB)
+	$(KERNEL_PINS) $(VPY) -m course_tools.compare_torch $(NB)
 
 # Differential fuzzing (tests/fuzz/): N random programs run under torch and under the engine,
 # each in its own process; the first new mismatches of each kind are shrunk to minimal
@@ -213,7 +222,7 @@ compare-torch: $(STAMP_TEST) $(STAMP_ORACLE) $(KERNEL_CONFIG) $(FONT_CACHE) chec
 N ?= 2000
 JOBS ?= 2
 fuzz: $(STAMP_TEST) $(STAMP_ORACLE) ## Fuzz the engine against torch: N random programs (N=2000), reproducers in tests/fuzz/out/
-	$(VPY) -m tests.fuzz.run --seeds 0:$(N) --jobs $(JOBS) --shrink
+	$(KERNEL_PINS) $(VPY) -m tests.fuzz.run --seeds 0:$(N) --jobs $(JOBS) --shrink
 
 exercises: $(STAMP_TEST) ## Write (and run) exercises/NN_*.ipynb from solutions/NN_*.ipynb
 	$(VPY) -m course_tools.generate --execute
