@@ -259,10 +259,16 @@ def test_mkl_functions_are_within_an_ulp_of_torch(torch_threads, name):
     assert same.mean() > {"exp": 0.97, "tanh": 0.99}.get(name, 0.9)
 
 
-@pytest.mark.parametrize("capability", ["avx2", "default"])
+@pytest.mark.parametrize("capability", ["avx2", "default", "avx512"])
 def test_other_cpus_loops(torch_threads, capability):
     """ATEN_CPU_CAPABILITY makes this torch run its AVX2 kernels (16 floats a step) or its
-    plain C++ ones (libc everywhere, 16 floats a step): the engine reads it too."""
+    plain C++ ones (libc everywhere, 16 floats a step): the engine reads it too. On a CPU with
+    AVX-512 its own kernels (32 floats a step) are checked too, without the AVX2 pins that
+    make test sets (the Makefile's KERNEL_PINS)."""
+    features = fm._cpu_features()
+    if capability == "avx512" and not all(features.get(f) for f in
+                                          ("AVX512F", "AVX512VL", "AVX512BW", "AVX512DQ")):
+        pytest.skip("this CPU has no AVX-512")
     script = (
         "import numpy as np, torch, engine, sys\n"
         "sys.path.insert(0, 'tests')\n"
@@ -279,10 +285,14 @@ def test_other_cpus_loops(torch_threads, capability):
         "print(torch.backends.cpu.get_cpu_capability(), fm.STEP, fm.SLEEF)\n")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability, PYTHONPATH=root)
+    if capability == "avx512":
+        for pin in ("ONEDNN_MAX_CPU_ISA", "NPY_DISABLE_CPU_FEATURES"):
+            env.pop(pin, None)
     done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split()[0] == {"avx2": "AVX2", "default": "DEFAULT"}[capability]
+    assert done.stdout.split()[0] == {"avx2": "AVX2", "default": "DEFAULT",
+                                      "avx512": "AVX512"}[capability]
 
 
 def test_exp_checks_its_roundings_once_per_block(monkeypatch):
