@@ -611,6 +611,31 @@ def out_of_results_dtype(result, out, *args):
     out_dtype_is(out, result._data.dtype)
 
 
+def out_of_inputs_dtype(out, input=None, *args, **kwargs):
+    """``before`` for out= of ops whose iterator wants all operands of one dtype, with no
+    promotion (abs, neg, sign, sgn, floor, ceil, trunc, frac, round, bitwise_not): out's
+    dtype is input's exactly, checked before the kernel's own dtype errors."""
+    if isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                           f"{scalar_type_name[input.dtype]}")
+
+
+def out_holds_result_type(out, input=None, other=None, *args, **kwargs):
+    """``before`` for out= of binary ops whose kernel may refuse the promoted dtype
+    (bitwise_and of floats): torch's iterator checks the shapes, then that out can hold the
+    result's dtype, and only then looks for a kernel."""
+    operands = [value for value in (input, other) if isinstance(value, Tensor)]
+    if not operands or not all(isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))
+                               for value in (input, other)):
+        return  # (the op's own argument errors)
+    if len(operands) == 2:
+        operands_broadcast_shape(input._data, other._data)
+    common = result_type(input, other)
+    if not dtypes.can_cast(common, out.dtype):
+        raise RuntimeError(f"result type {scalar_type_name[common]} can't be cast to the "
+                           f"desired output type {scalar_type_name[out.dtype]}")
+
+
 def out_dtype_is(out, np_dtype):
     """torch's check of out= as a kernel declares its result (set_output): exactly this
     dtype (a numpy dtype)."""
