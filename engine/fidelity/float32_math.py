@@ -677,10 +677,14 @@ def _sleef_powf_edges(x, y, result):
 
 
 # ====================================================================== gelu's erf
-# torch's float32 gelu (approximate='none') computes erf with its own vector code (ATen's
-# Vectorized<float>::erf, AVX2 and AVX-512 alike): Abramowitz and Stegun's 7.1.26 polynomial
-# times an exp of ATen's own, "exp_u20" (a degree-5 polynomial after 2**n is split off),
-# every step one float32 operation or fused multiply-add. It runs on every element of a
+# torch's float32 gelu (approximate='none') of a contiguous tensor of 2 elements or more runs
+# oneDNN's gelu_erf kernel (mkldnn enabled, the default). Its AVX2 kernel is replayed here bit
+# for bit (checked with ONEDNN_MAX_CPU_ISA=AVX2); on a CPU with AVX-512 oneDNN picks another
+# kernel, which agrees with this replay on about 28% of inputs (and gives -0.0 for -0.0;
+# DIFFERENCES.md says so). The replay computes erf as ATen's Vectorized<float>::erf does
+# (which the AVX2 kernel matches): Abramowitz and Stegun's 7.1.26 polynomial times an exp of
+# ATen's own, "exp_u20" (a degree-5 polynomial after 2**n is split off), every step one
+# float32 operation or fused multiply-add. It runs on every element of a
 # contiguous tensor (the tail of its one row too, loaded as a partial vector). Other layouts
 # go through torch's scalar loop and the C library's erf: the engine rounds those once.
 _GELU_ALPHA = f32(math.sqrt(0.5))

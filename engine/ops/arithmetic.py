@@ -2,6 +2,7 @@
 """
 import builtins
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -42,15 +43,18 @@ def _alpha(alpha, common):
     return checked_scalar(alpha, common)
 
 
-def _add_scaled(a, b, alpha, common, subtract=False):
+def _add_scaled(a, b, alpha, common, subtract=False, integer_alpha=False):
     """a + alpha * b (or a - alpha * b) in ``common``, as torch's kernels compute it.
 
     Floats round once, as torch's fused multiply-add does; integers wrap around.
+    ``integer_alpha``: alpha was given as an integer (it matters for a zero's sign).
     """
     if common.kind != "f":
         with np.errstate(over="ignore"):
             return apply_ufunc(np.subtract if subtract else np.add, a, np.multiply(b, alpha))
-    if subtract:
+    if subtract and not (integer_alpha and alpha == 0):
+        # torch's sub is add with -alpha, negated as the number it was given: an integer 0
+        # stays 0, so sub(-0.0, x, alpha=0) is -0.0 + 0.0 = 0.0; a float 0.0 turns -0.0
         alpha = -alpha
     operands_broadcast_shape(a, b)
     if common.char == "d":
@@ -149,7 +153,8 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     a, b, common = promote_operands(input, other, "sub")
     try:
         if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-            difference = _add_scaled(a, b, _alpha(alpha, common), common, subtract=True)
+            difference = _add_scaled(a, b, _alpha(alpha, common), common, subtract=True,
+                                     integer_alpha=isinstance(alpha, numbers.Integral))
             result = wrap_elementwise(difference, a, b)
         else:
             result = elementwise(np.subtract, a, b)
@@ -167,7 +172,8 @@ class SubBackward0(Node):
     alpha: float
 
     def backward(self, grad):
-        return grad, -grad if self.alpha == 1 else grad * -self.alpha
+        # -grad * alpha, in torch's order: grad * -alpha differs in a zero's sign for alpha=0
+        return grad, -grad if self.alpha == 1 else -grad * self.alpha
 
 
 class RsubBackward1(Node):
@@ -178,7 +184,7 @@ class RsubBackward1(Node):
     alpha: float
 
     def backward(self, grad):
-        return -grad if self.alpha == 1 else grad * -self.alpha
+        return -grad if self.alpha == 1 else -grad * self.alpha  # (SubBackward0's order)
 
 
 subtract = sub
@@ -217,7 +223,7 @@ class RsubBackward0(Node):
     alpha: float
 
     def backward(self, grad):
-        return (-grad if self.alpha == 1 else grad * -self.alpha), grad
+        return (-grad if self.alpha == 1 else -grad * self.alpha), grad  # (SubBackward0's)
 
 
 @two_numbers_allowed

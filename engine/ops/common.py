@@ -41,6 +41,7 @@ __all__ = [
     "hands_failures_to_vmap",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out", "named_arguments", "out_dtype_is", "resize_out_first",
+    "out_of_inputs_dtype", "out_holds_result_type",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",
 ]
@@ -609,6 +610,31 @@ def input_shape(args, kwargs):
 def out_of_results_dtype(result, out, *args):
     """out= of ops whose kernels write only their own dtype (softmax, gather, argmax)."""
     out_dtype_is(out, result._data.dtype)
+
+
+def out_of_inputs_dtype(out, input=None, *args, **kwargs):
+    """``before`` for out= of ops whose iterator wants all operands of one dtype, with no
+    promotion (abs, neg, sign, sgn, floor, ceil, trunc, frac, round, bitwise_not): out's
+    dtype is input's exactly, checked before the kernel's own dtype errors."""
+    if isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                           f"{scalar_type_name[input.dtype]}")
+
+
+def out_holds_result_type(out, input=None, other=None, *args, **kwargs):
+    """``before`` for out= of binary ops whose kernel may refuse the promoted dtype
+    (bitwise_and of floats): torch's iterator checks the shapes, then that out can hold the
+    result's dtype, and only then looks for a kernel."""
+    operands = [value for value in (input, other) if isinstance(value, Tensor)]
+    if not operands or not all(isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))
+                               for value in (input, other)):
+        return  # (the op's own argument errors)
+    if len(operands) == 2:
+        operands_broadcast_shape(input._data, other._data)
+    common = result_type(input, other)
+    if not dtypes.can_cast(common, out.dtype):
+        raise RuntimeError(f"result type {scalar_type_name[common]} can't be cast to the "
+                           f"desired output type {scalar_type_name[out.dtype]}")
 
 
 def out_dtype_is(out, np_dtype):

@@ -7,8 +7,9 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..core.tensor import Tensor
-from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, invalid_arguments_error,
-                     not_implemented_for, operands_broadcast_shape, promote_operands,
+from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, elementwise_shape,
+                     invalid_arguments_error, not_implemented_for, operands_broadcast_shape,
+                     out_holds_result_type, out_of_inputs_dtype, promote_operands,
                      require_tensors, takes_out, wrap_elementwise)
 from .arithmetic import add, mul, sub
 from .unary import abs, isfinite
@@ -82,7 +83,8 @@ def _bitwise(ufunc, name, symbol):
 
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
-    return takes_out(bitwise, differentiable=False)
+    return takes_out(bitwise, differentiable=False, before=out_holds_result_type,
+                     resized_first=elementwise_shape)
 
 
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "&")
@@ -90,7 +92,7 @@ bitwise_or = _bitwise(np.bitwise_or, "bitwise_or", "|")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor", "^")
 
 
-@takes_out(differentiable=False)
+@takes_out(differentiable=False, before=out_of_inputs_dtype, resized_first=elementwise_shape)
 def bitwise_not(input):
     """out = ~input, bit by bit (logical not for bool)"""
     data = input._data

@@ -19,7 +19,7 @@ from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_strided, wrap
 from .common import (broadcast_error, named_arguments, not_implemented_for, numpy_names,
                      out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
-                     require_tensors, takes_out)
+                     require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
 from .reduce import amax, amin, norm_over_dims
@@ -689,6 +689,16 @@ ger = outer
 
 # ====================================================================== cross product
 def _check_cross(input, other, dim):
+    axis = _check_cross_shapes(input, other, dim)
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
+                           f"{scalar_type_name[other.dtype]}")
+    if input._data.dtype == np.bool_:
+        raise not_implemented_for("cross", input._data.dtype)
+    return axis
+
+
+def _check_cross_shapes(input, other, dim):
     if input._data.ndim != other._data.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     axis = wrap_dim(dim, input._data.ndim) if input._data.ndim else dim_index(dim, 0)
@@ -700,15 +710,23 @@ def _check_cross(input, other, dim):
         np.broadcast_shapes(input._data.shape, other._data.shape)
     except ValueError:
         raise broadcast_error(input._data, other._data) from None
-    if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
-                           f"{scalar_type_name[other.dtype]}")
-    if input._data.dtype == np.bool_:
-        raise not_implemented_for("cross", input._data.dtype)
     return axis
 
 
-@takes_out
+def _linalg_cross_out(out, *args, **kwargs):
+    """linalg.cross declares its result (input's dtype, the broadcast shape) once the shapes
+    are checked: an out= of another dtype is refused, and out resized, before the operands'
+    dtypes are compared."""
+    named = named_arguments(("input", "other", "dim"), args, kwargs)
+    input, other = named.get("input"), named.get("other")
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        return  # (the op's own argument errors)
+    _check_cross_shapes(input, other, named.get("dim", -1))
+    out_dtype_is(out, input._data.dtype)
+    resize_out_first(out, np.broadcast_shapes(input._data.shape, other._data.shape))
+
+
+@takes_out(before=_linalg_cross_out)
 @numpy_names
 def linalg_cross(input, other, *, dim=-1):
     """out = input x other, the cross product of 3-vectors along dim (the others broadcast):
@@ -747,24 +765,46 @@ class LinalgCrossBackward0(Node):
 _cross_warned = []
 
 
-@overloads("(Tensor input, Tensor other, int? dim = None, *, Tensor out = None)")
-@takes_out
-@numpy_names
-def cross(input, other, dim=None):
+def _cross(input, other, dim=None):
     """torch.cross: linalg.cross along dim; without dim (deprecated) along the first dimension
     of length 3."""
     # (torch's parser checks the arguments one by one, left to right, before keywords it does
     # not know: x.cross(False, dims=0) names 'other'; overloads gives its messages)
     require_tensors("cross", input, other)
     if dim is None:
-        if not _cross_warned:  # torch warns once per process
-            _cross_warned.append(True)
-            messages.warn_from_learner(messages.CROSS_WITHOUT_DIM)
-        # torch picks the dim first (in input alone), then linalg.cross checks the operands
-        dim = next((d for d, n in enumerate(input._data.shape) if n == 3), None)
-        if dim is None:
-            raise RuntimeError("no dimension of size 3 in input")
+        dim = _default_cross_dim(input, warn=True)
     return linalg_cross(input, other, dim=dim)
+
+
+def _cross_with_out(input, other, dim=None, *, out=None):
+    if out is None:
+        return _cross(input, other, dim)
+    # torch's cross with out= is linalg.cross's, dim aside: no warning, linalg_cross's
+    # messages (its out= dtype first, its autograd refusal)
+    require_tensors("cross", input, other)
+    if dim is None:
+        dim = _default_cross_dim(input, warn=False)
+    return linalg_cross(input, other, dim=dim, out=out)
+
+
+_cross_with_out.__name__ = _cross_with_out.__qualname__ = _cross.__name__ = "cross"
+_cross_with_out.__doc__ = _cross.__doc__
+_cross_with_out.without_out = numpy_names(_cross)  # (the method, which takes no out=)
+cross = overloads("(Tensor input, Tensor other, int? dim = None, *, Tensor out = None)")(
+    numpy_names(_cross_with_out))
+
+
+def _default_cross_dim(input, warn):
+    """torch.cross without dim: the first dimension of length 3, picked in input alone before
+    linalg.cross checks the operands. Deprecated: torch warns once per process, but not with
+    out= (another kernel)."""
+    if warn and not _cross_warned:
+        _cross_warned.append(True)
+        messages.warn_from_learner(messages.CROSS_WITHOUT_DIM)
+    dim = next((d for d, n in enumerate(input._data.shape) if n == 3), None)
+    if dim is None:
+        raise RuntimeError("no dimension of size 3 in input")
+    return dim
 
 
 # ====================================================================== singular values

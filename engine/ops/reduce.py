@@ -856,7 +856,6 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
         raise NotImplementedError("std and var only support floating point and complex dtypes")
     axes, keepdim = _reduce_args(input, dim, keepdim)
     ddof = _correction(unbiased, correction)
-    _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     # torch counts the elements per output element, and none when there is no output element
     # (a (2, 0) tensor's var(0) warns: its result is empty)
@@ -865,6 +864,11 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
     degenerate = (data.size // outputs if outputs else 0) - ddof <= 0
     if degenerate:
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
+    if _full_reduction_in_two_passes(data, outputs):
+        # only this kernel calls mean(), whose sum(out=) refuses an inference leaf, and
+        # after the warning (fuzz 1051403); the others (float16, several outputs, empty
+        # input) compute a result
+        _refuse_inference_leaf(input)
     result = _reduced(_degenerate_quietly(degenerate, quietly, _moment_values, data, axes,
                                           keepdim, ddof, name == "std"))
     if name == "var":
@@ -872,6 +876,12 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
                       correction=ddof, keepdim=keepdim, count=count)
     return record(StdBackward0, result, (input,), saved=(input,), saved_output=True, dim=dim,
                   correction=ddof, keepdim=keepdim, count=count)
+
+
+def _full_reduction_in_two_passes(data, outputs):
+    """torch's CPU std/var take their two-pass kernel, through mean(), for a reduction to
+    at most one number of a non-empty tensor that is not float16 (_moment_values)."""
+    return data.dtype.char != "e" and outputs <= 1 and data.size > 0
 
 
 def _moment_values(data, axes, keepdim, ddof, take_sqrt):
@@ -886,7 +896,7 @@ def _moment_values(data, axes, keepdim, ddof, take_sqrt):
     divisor = builtins.max(0, count - ddof)
     outputs = data.size // count if count else math.prod(
         n for a, n in enumerate(data.shape) if axes is not None and a not in axes)
-    if data.dtype.char != "e" and outputs <= 1 and data.size:
+    if _full_reduction_in_two_passes(data, outputs):
         mean = _mean_kernel(data)  # in the dtype, as torch's mean() adds up
         distance = data.astype(np.float64).ravel() - np.float64(mean)
         variance = np.add.reduce(distance * distance) / np.float64(divisor)

@@ -11,8 +11,8 @@ from ..fidelity.dtypes import scalar_type_name
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import (elementwise_shape, float_dtype_for, not_implemented_for, overloads,
-                     takes_out, tensor_inputs,
+from .common import (elementwise_shape, float_dtype_for, not_implemented_for,
+                     out_of_inputs_dtype, overloads, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
 from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
@@ -352,12 +352,23 @@ reciprocal = _float_unary(_reciprocal, "reciprocal", "out = 1 / input", Reciproc
                           "result")
 
 
-@takes_out
+def _refuse_bool(input):
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError(messages.NEG_A_BOOL)
+
+
+def _neg_out(out, input=None, *args, **kwargs):
+    """neg's out=: torch refuses a bool input before its iterator looks at out's dtype."""
+    if isinstance(input, Tensor):
+        _refuse_bool(input)
+    out_of_inputs_dtype(out, input)
+
+
+@takes_out(before=_neg_out)
 def neg(input):
     """out = -input"""
     data = input._data
-    if data.dtype.kind == "b":
-        raise NotImplementedError(messages.NEG_A_BOOL)
+    _refuse_bool(input)
     with np.errstate(over="ignore"):
         result = wrap_elementwise(np.negative(data), data)
     return record(NegBackward0, result, (input,))
@@ -382,7 +393,7 @@ def positive(input):
     return input
 
 
-@takes_out(resized_first=elementwise_shape)
+@takes_out(resized_first=elementwise_shape, before=out_of_inputs_dtype)
 def abs(input):  # noqa: A001 - torch.abs
     """out = |input|"""
     data = input._data
@@ -408,7 +419,7 @@ class AbsBackward0(Node):
 absolute = abs
 
 
-@takes_out
+@takes_out(before=out_of_inputs_dtype)
 def sign(input):
     """out = -1, 0 or 1 by the sign of input (0 for nan, as torch computes (0 < x) - (x < 0))"""
     return _signs(input, SignBackward0)
@@ -437,7 +448,7 @@ class SignBackward0(_ZeroGradient):
     """out = sign(x):  d/dx = 0"""
 
 
-@takes_out
+@takes_out(before=out_of_inputs_dtype)
 def sgn(input):
     """out = input / |input| (0 at 0): for real numbers, the values of sign (abs's gradient
     uses it)"""
@@ -530,7 +541,7 @@ def _rounding(ufunc, name, doc, node):
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    return takes_out(op)
+    return takes_out(op, before=out_of_inputs_dtype, resized_first=elementwise_shape)
 
 
 class FloorBackward0(_ZeroGradient):
@@ -565,19 +576,12 @@ fix = trunc
 
 @overloads("(Tensor input, *, Tensor out = None)",
            "(Tensor input, *, int decimals, Tensor out = None)")
-@takes_out(before=lambda out, input=None, **kwargs: _exactly_input_dtype(out, input))
+@takes_out(before=out_of_inputs_dtype, resized_first=elementwise_shape)
 def round(input, *, decimals=None):  # noqa: A001 - torch.round
     """out = input rounded to the nearest integer, halves to even (as numpy and torch do)"""
     result = _round(input, decimals)
     return record(RoundBackward0 if decimals is None else RoundBackward1, result, (input,),
                   decimals=decimals)
-
-
-def _exactly_input_dtype(out, input):
-    """round's out= is of input's dtype exactly (torch's iterator checks it first)."""
-    if isinstance(input, Tensor) and out.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
-                           f"{scalar_type_name[input.dtype]}")
 
 
 def _round(input, decimals):
@@ -597,7 +601,7 @@ def _round(input, decimals):
         return wrap_elementwise(rounded.astype(data.dtype, copy=False), data)
 
 
-@takes_out
+@takes_out(before=out_of_inputs_dtype, resized_first=elementwise_shape)
 def frac(input):
     """out = input - trunc(input)"""
     data = input._data
@@ -629,6 +633,13 @@ def isfinite(input):
     return wrap_elementwise(np.isfinite(input._data), input._data)
 
 
+def _nan_to_num_out(out, input=None, *args, **kwargs):
+    if isinstance(input, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(f"nan_to_num: dtype of out: {scalar_type_name[out.dtype]} should be "
+                           f"same as input: {scalar_type_name[input.dtype]}")
+
+
+@takes_out(before=_nan_to_num_out)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """out = input with nan, inf and -inf replaced (by 0 and the dtype's largest values)"""
     data = input._data
