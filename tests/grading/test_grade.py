@@ -318,15 +318,21 @@ def test_a_notebook_that_waits_is_stopped_by_the_wall_clock(tmp_path, fresh):
     path.write_text(json.dumps(attack("import time\ntime.sleep(10**6)\n")), encoding="utf-8")
     limits = sandbox.Limits(cell_seconds=3, cpu_seconds=40, wall_seconds=25,
                             memory=2 * 2**30, processes=24, output=256 * 2**10)
+    result = grade_one(path, limits, fresh)
+    assert [v.points for v in result.verdicts] == [1, 0, 1, 1, 1, 1]
+    assert "4.2: stopped: the notebook ran longer than 25 s" in result.notes
+
+
+def grade_one(path: Path, limits: sandbox.Limits, fresh: bool) -> grade.NotebookGrade:
+    """Lesson 4's notebook at ``path``, graded in a fresh interpreter or by a per-worker
+    server's child."""
     server = None if fresh else sandbox.Server(isolate=ISOLATED, limits=limits)
     try:
-        result = grade.grade_notebook(grade.course_notebook(NAME), path, limits,
-                                      isolate=ISOLATED, server=server)
+        return grade.grade_notebook(grade.course_notebook(NAME), path, limits,
+                                    isolate=ISOLATED, server=server)
     finally:
         if server is not None:
             server.close()
-    assert [v.points for v in result.verdicts] == [1, 0, 1, 1, 1, 1]
-    assert "4.2: stopped: the notebook ran longer than 25 s" in result.notes
 
 
 def burns(seconds: float) -> str:
@@ -348,13 +354,7 @@ def test_a_notebook_over_its_cpu_time_is_stopped_where_it_ran_out(tmp_path, fres
     path.write_text(json.dumps(nb), encoding="utf-8")
     limits = sandbox.Limits(cell_seconds=3, cpu_seconds=4, wall_seconds=600,
                             memory=2 * 2**30, processes=24, output=256 * 2**10)
-    server = None if fresh else sandbox.Server(isolate=ISOLATED, limits=limits)
-    try:
-        result = grade.grade_notebook(grade.course_notebook(NAME), path, limits,
-                                      isolate=ISOLATED, server=server)
-    finally:
-        if server is not None:
-            server.close()
+    result = grade_one(path, limits, fresh)
     assert [v.points for v in result.verdicts] == [1, 1, 0, 1, 1, 1], result.notes
     assert result.notes == ["4.3: stopped: the notebook used more than 4 s of CPU time"]
 
