@@ -40,6 +40,7 @@ from pathlib import Path
 from course_tools import browser_check
 from course_tools.notebook_files import ENGLISH, language_of
 from course_tools.site import drivers, read_only
+from exercises.checks import answer_cells, feedback, i18n
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -545,8 +546,6 @@ def check_a_right_answer(page, committed, notebook, problems, notes):
 def not_checked_after_an_edit(language):
     """How a check answers, in ``language``, when its answer cell was edited since it ran
     ("⚠️ Not checked yet: the answer cell above was changed", from the checkers' catalog)."""
-    from exercises.checks import answer_cells, feedback, i18n
-
     with i18n.speaking(language):
         return str(feedback.not_checked(i18n._(answer_cells.EDITED)))[:50]
 

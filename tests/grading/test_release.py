@@ -201,11 +201,11 @@ def test_the_release_site_is_built_from_the_released_folder(released, tmp_path):
     (``--root``): its contents are the release's notebooks (no solutions/, unless released)
     and its wheel the released checkers. The build itself (minutes) is tested after
     `make release` by tests/web/test_release_site.py."""
-    from course_tools.notebook_files import course_files
+    from course_tools.notebook_files import LANGUAGES, course_files
     from course_tools.site import build as build_site
 
     folder, _ = released
-    contents = course_files(folder)
+    contents = course_files(folder, LANGUAGES)  # both editions, as the site lays out
     assert "exercises/04_copying.ipynb" in contents and "notebooks/04_copying.ipynb" in contents
     assert not [name for name in contents if name.startswith("solutions/")]
     assert [name for name in course_files(ROOT) if name.startswith("solutions/")]
