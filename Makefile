@@ -169,7 +169,7 @@ $(SITE_STAMP): $(SITE_INPUTS)/requirements.txt
 	@touch $@
 
 # The course's JupyterLab extension goes into the site too (jupyter lite build finds it here).
-$(SITE_LABEXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js) | $(SITE_STAMP)
+$(SITE_LABEXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js course_tools/labextension/static/*.json) | $(SITE_STAMP)
 	@rm -rf $(SITE_LABEXTENSION)
 	@mkdir -p $(dir $(SITE_LABEXTENSION))
 	@cp -R course_tools/labextension $(SITE_LABEXTENSION)
@@ -306,7 +306,7 @@ $(STAMP_ORACLE): pyproject.toml | $(STAMP_LAB)
 
 # Where `dot` is missing, the extension draws pictures in the page with @viz-js/viz: the copy
 # `make site` downloaded goes beside it when there is one (otherwise pictures show as text).
-$(LAB_EXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js) | $(STAMP_LAB)
+$(LAB_EXTENSION)/package.json: $(wildcard course_tools/labextension/*.json course_tools/labextension/static/*.js course_tools/labextension/static/*.json) | $(STAMP_LAB)
 	@rm -rf $(LAB_EXTENSION)
 	@mkdir -p $(dir $(LAB_EXTENSION))
 	@cp -R course_tools/labextension $(LAB_EXTENSION)

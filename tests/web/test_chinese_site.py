@@ -7,9 +7,10 @@
   language pack, the kernel's language), its first page;
 - in Chromium: the Chinese lesson 00, the graphs-and-leaves lesson and its exercise notebook run
   cell by cell in the Chinese JupyterLab (menus in Chinese, the checks' verdicts in Chinese, a
-  right answer judged correct), the read-only Chinese pages, and the learner's work of the two
+  right answer judged correct), the read-only Chinese pages, the learner's work of the two
   editions kept apart (a notebook saved in one edition's JupyterLab is not seen, nor
-  overwritten, by the other's);
+  overwritten, by the other's), and the course's File-menu entries and "My progress" dialog in
+  Chinese;
 - in Firefox ESR and WebKit: the same three notebooks (tests/web/test_other_browsers.py's
   drivers). Screenshots and times in tests/browser_artifacts/site/zh-CN/.
 
@@ -221,6 +222,43 @@ def test_the_two_editions_keep_their_own_work(chromium_run):
     assert page.evaluate(MARKERS, chinese) == ["edition-zh"]
     assert "文件" in page.evaluate(site_check.MENUS)
     page.screenshot(path=str(ARTIFACTS / "zh-CN_lab_after_both_editions_saved.png"))
+
+
+def test_the_chinese_file_menu_and_progress_dialog_are_in_chinese(chromium_run):
+    """The course's File-menu entries and its "My progress" dialog speak the site's language
+    (the extension's catalog, static/messages.json), with make progress's Chinese words for
+    the exercises' states; no English state word is left."""
+    browser, server, _ = chromium_run
+    page = browser.page
+    catalog = json.loads((ROOT / "course_tools" / "labextension" / "static" /
+                          "messages.json").read_text())["zh-CN"]
+    page.goto(f"{server.base}/zh-CN/lab/index.html?course-work=progress")
+    found = "#autograd-course-work [data-progress]"
+    page.wait_for_selector(found, timeout=site_check.PAGE_LOAD * 1000)
+    title = page.inner_text("#autograd-course-work h2")
+    total = page.inner_text(".autograd-progress-total")
+    items = page.locator("#autograd-course-work li").all_inner_texts()
+    close = page.inner_text("#autograd-course-work button")
+    shown = json.loads(page.get_attribute(found, "data-progress"))
+    page.screenshot(path=str(ARTIFACTS / "zh-CN_my_progress.png"))
+    print(title, total, items[:3], sep="\n")
+    assert title == "我的进度" and close == "关闭"
+    assert re.fullmatch(r"合计：共 \d+ 道练习，\d+ 道已完成，\d+ 道还不对，"
+                        r"(\d+ 道已作答但尚未检查，)?\d+ 道尚未开始。", total), total
+    assert shown and all(n["path"].startswith("exercises/zh-CN/") for n in shown), shown
+    states = {"已完成", "还不对", "已作答，尚未检查", "尚未开始"}
+    assert len(items) == sum(len(n["states"]) for n in shown)
+    assert all(item.rsplit("：", 1)[-1] in states for item in items), items
+    assert "尚未开始" in " ".join(items)
+    page.locator("#autograd-course-work button").click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="文件").first.click()
+    labels = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    page.screenshot(path=str(ARTIFACTS / "zh-CN_file_menu.png"))
+    page.keyboard.press("Escape")
+    for key in ("work.download.label", "work.import.label", "progress.label"):
+        assert catalog[key] in labels, (catalog[key], labels)
+    assert not any(label.startswith(("Download my work", "Import my work", "My progress"))
+                   for label in labels), labels
 
 
 # ------------------------------------------------------------------- Firefox and WebKit

@@ -100,8 +100,35 @@ def test_every_message_is_in_both_languages_with_the_same_placeholders():
         assert sorted(re.findall(r"\{(\w+)\}", english)) == \
             sorted(re.findall(r"\{(\w+)\}", chinese)), key
     code = EXTENSION.read_text()
-    used = set(re.findall(r'"(update\.\w+)"', code))  # every key the extension names
+    # every key the extension names (a progress state's through STATE_KEYS)
+    used = set(re.findall(r'"((?:update|work|progress)\.[\w.]+)"', code))
     assert used == set(catalog["en"]), used ^ set(catalog["en"])
+
+
+def test_the_progress_dialog_says_what_make_progress_says():
+    """The site's "My progress" words are make progress's (course_tools/workspace.py and its
+    translations in exercises/checks/locale), in both languages: the same learner reads both."""
+    from course_tools import workspace
+    from exercises.checks.i18n import translate
+
+    catalog = json.loads(CATALOG.read_text())
+    english = {
+        "progress.state.done": workspace.DONE,
+        "progress.state.not_quite": workspace.NOT_QUITE,
+        "progress.state.unchecked": workspace.UNCHECKED,
+        "progress.state.not_started": workspace.NOT_STARTED,
+        "progress.total": "Total: {done} done, {not_quite} not quite, {not_started} not "
+                          "started, of {total} exercises.",
+        "progress.total_unchecked": "Total: {done} done, {not_quite} not quite, {unchecked} "
+                                    "answered but not checked, {not_started} not started, of "
+                                    "{total} exercises.",
+        "progress.saved_outputs": "(Read from the check cells' saved outputs: save the "
+                                  "notebook to update it.)",
+    }
+    for key, message in english.items():
+        assert catalog["en"][key] == message, key
+        assert catalog["zh-CN"][key] == translate(message, "zh-CN"), key
+        assert translate(message, "zh-CN") != message, key  # the catalog has it translated
 
 
 def test_the_sites_kernel_starts_with_the_local_kernels_warning_filters(tmp_path):

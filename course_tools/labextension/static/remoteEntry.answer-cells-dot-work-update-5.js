@@ -598,7 +598,7 @@ var _JUPYTERLAB;
   // A small dialog of its own (no JupyterLab package needed): a title, lines, a file input.
   var DIALOG_ID = "autograd-course-work";
 
-  function dialog(title) {
+  function dialog(title, words) {
     var old = document.getElementById(DIALOG_ID);
     if (old) {
       old.remove();
@@ -617,7 +617,7 @@ var _JUPYTERLAB;
     var body = document.createElement("div");
     body.className = "autograd-course-work-body";
     var close = document.createElement("button");
-    close.textContent = "Close";
+    close.textContent = words("work.close");
     close.className = "jp-mod-styled jp-mod-reject";
     close.style.cssText = "margin-top:.8rem";
     close.onclick = function () { box.remove(); };
@@ -650,16 +650,15 @@ var _JUPYTERLAB;
       "-" + pad(when.getHours()) + pad(when.getMinutes());
   }
 
-  function downloadMyWork(app) {
-    var box = dialog("Download my work");
-    var waiting = box.say("Looking for the notebooks you changed...");
+  function downloadMyWork(app, words) {
+    var box = dialog(words("work.download.title"), words);
+    var waiting = box.say(words("work.download.looking"));
     return Promise.resolve(app.serviceManager.ready).then(function () {
       return changedNotebooks(app.serviceManager.contents);
     }).then(function (changed) {
       waiting.remove();
       if (!changed.length) {
-        box.say("You have not changed any notebook yet: every notebook is the course's own, " +
-                "so there is nothing to download.");
+        box.say(words("work.download.nothing"));
         return changed;
       }
       var when = new Date();
@@ -671,29 +670,25 @@ var _JUPYTERLAB;
       document.body.appendChild(link);
       link.click();
       link.remove();
-      box.say("Saved " + name + " (to your downloads), with the " +
-              (changed.length > 1 ? changed.length + " notebooks" : "notebook") +
-              " you changed:");
+      box.say(words(changed.length > 1 ? "work.download.saved_many" : "work.download.saved_one",
+                    { name: name, count: changed.length }));
       box.list(changed.map(function (file) { return file.path; }));
-      box.say("Keep it: \"Import my work\" (File menu, or the site's first page) puts these " +
-              "notebooks back, in this or any other browser.");
+      box.say(words("work.download.keep"));
       var again = document.createElement("a");
       again.href = link.href;
       again.download = name;
-      again.textContent = "Save the zip again";
+      again.textContent = words("work.download.again");
       box.say("").appendChild(again);
       return changed;
     }).catch(function (error) {
       waiting.remove();
-      box.say("The download failed: " + (error && error.message));
+      box.say(words("work.download.failed", { error: error && error.message }));
     });
   }
 
-  function importMyWork(app) {
-    var box = dialog("Import my work");
-    box.say("Choose a zip saved by \"Download my work\". Its notebooks go back where they " +
-            "were; where you have a changed copy of one here that differs, both are kept: " +
-            "the imported one goes beside yours, with \"" + IMPORTED + "\" in its name.");
+  function importMyWork(app, words) {
+    var box = dialog(words("work.import.title"), words);
+    box.say(words("work.import.choose", { mark: IMPORTED }));
     var input = document.createElement("input");
     input.type = "file";
     input.accept = ".zip,application/zip";
@@ -705,7 +700,7 @@ var _JUPYTERLAB;
         return;
       }
       input.disabled = true;
-      var working = box.say("Importing " + file.name + "...");
+      var working = box.say(words("work.import.importing", { name: file.name }));
       file.arrayBuffer().then(function (buffer) {
         return Promise.resolve(app.serviceManager.ready).then(function () {
           return importZip(app, buffer);
@@ -716,24 +711,25 @@ var _JUPYTERLAB;
         var beside = results.filter(function (r) { return r.beside; });
         var unchanged = results.filter(function (r) { return r.unchanged; });
         var skipped = results.filter(function (r) { return r.skipped; });
-        box.say("Imported " + file.name + ":", "p");
+        box.say(words("work.import.imported", { name: file.name }), "p");
         var lines = [];
-        restored.forEach(function (r) { lines.push("restored: " + r.path); });
+        restored.forEach(function (r) { lines.push(words("work.import.restored", r)); });
         beside.forEach(function (r) {
-          lines.push("kept both: " + r.path + " is yours as it was" +
-                     (r.unsaved ? " (open here, with changes not saved yet)" : "") +
-                     "; the zip's copy is " + r.beside);
+          lines.push(words(r.unsaved ? "work.import.kept_both_unsaved" : "work.import.kept_both",
+                           r));
         });
-        unchanged.forEach(function (r) { lines.push("already here, the same: " + r.path); });
-        skipped.forEach(function (r) { lines.push("skipped: " + r.path + " (" + r.skipped + ")"); });
-        box.list(lines.length ? lines : ["the zip holds no notebook"]);
+        unchanged.forEach(function (r) { lines.push(words("work.import.same", r)); });
+        skipped.forEach(function (r) {
+          lines.push(words("work.import.skipped", { path: r.path, reason: r.skipped }));
+        });
+        box.list(lines.length ? lines : [words("work.import.empty")]);
         box.body.setAttribute("data-results", JSON.stringify(results));
         if (app.commands.hasCommand("filebrowser:refresh")) {
           app.commands.execute("filebrowser:refresh").catch(function () {});
         }
       }).catch(function (error) {
         working.remove();
-        box.say("The import failed: " + (error && error.message));
+        box.say(words("work.import.failed", { error: error && error.message }));
       });
     };
     return Promise.resolve();
@@ -744,6 +740,12 @@ var _JUPYTERLAB;
   // by tests/web/test_progress_rules.py (both run over the course's notebooks and variants).
   var DONE = "done", NOT_QUITE = "not quite", UNCHECKED = "answered, not checked",
       NOT_STARTED = "not started";
+  // Each state's words in the catalog (the same as make progress's, in either language).
+  var STATE_KEYS = {};
+  STATE_KEYS[DONE] = "progress.state.done";
+  STATE_KEYS[NOT_QUITE] = "progress.state.not_quite";
+  STATE_KEYS[UNCHECKED] = "progress.state.unchecked";
+  STATE_KEYS[NOT_STARTED] = "progress.state.not_started";
   // notebook_files._HEADING: "## Exercise 4.1: title", and the Chinese edition's
   // "## \u7ec3\u4e60 4.1\uff1a\u6807\u9898" (\u7ec3\u4e60 is "exercise"; a full-width colon).
   var HEADING = /^#+\s*(?:Exercise\s+|\u7ec3\u4e60\s*)(\d+\.\d+)\s*[:\uff1a]?\s*(.*)$/m;
@@ -830,9 +832,9 @@ var _JUPYTERLAB;
   var EDITION_EXERCISES = {"en": /^exercises\/\d\d_[^/]*\.ipynb$/,
                            "zh-CN": /^exercises\/zh-CN\/\d\d_[^/]*\.ipynb$/};
 
-  function myProgress(app) {
-    var box = dialog("My progress");
-    var waiting = box.say("Reading your exercise notebooks...");
+  function myProgress(app, words) {
+    var box = dialog(words("progress.title"), words);
+    var waiting = box.say(words("progress.reading"));
     var contents = app.serviceManager.contents;
     return Promise.all([Promise.resolve(app.serviceManager.ready).then(function () {
       return notebookPaths(contents, "exercises");
@@ -854,11 +856,11 @@ var _JUPYTERLAB;
       notebooks.forEach(function (notebook) {
         notebook.states.forEach(function (state) { totals[state[2]] += 1; all += 1; });
       });
-      var unchecked = totals[UNCHECKED] ? totals[UNCHECKED] + " answered but not checked, " : "";
-      box.say("Total: " + totals[DONE] + " done, " + totals[NOT_QUITE] + " not quite, " +
-              unchecked + totals[NOT_STARTED] + " not started, of " + all + " exercises.")
-        .className = "autograd-progress-total";
-      box.say("(Read from the check cells' saved outputs: save the notebook to update it.)");
+      box.say(words(totals[UNCHECKED] ? "progress.total_unchecked" : "progress.total", {
+        done: totals[DONE], not_quite: totals[NOT_QUITE], unchecked: totals[UNCHECKED],
+        not_started: totals[NOT_STARTED], total: all,
+      })).className = "autograd-progress-total";
+      box.say(words("progress.saved_outputs"));
       var list = document.createElement("div");  // the notebooks, scrolled under the total
       list.style.cssText = "max-height:55vh;overflow:auto;border-top:1px solid #ccc";
       box.body.appendChild(list);
@@ -869,7 +871,9 @@ var _JUPYTERLAB;
         var ul = document.createElement("ul");
         notebook.states.forEach(function (state) {
           var li = document.createElement("li");
-          li.textContent = state[0] + " " + state[1].replace(/`/g, "") + ": " + state[2];
+          li.textContent = words("progress.exercise", {
+            number: state[0], title: state[1].replace(/`/g, ""), state: words(STATE_KEYS[state[2]]),
+          });
           ul.appendChild(li);
         });
         list.append(heading, ul);
@@ -877,7 +881,7 @@ var _JUPYTERLAB;
       box.body.setAttribute("data-progress", JSON.stringify(notebooks));
     }).catch(function (error) {
       waiting.remove();
-      box.say("Reading your progress failed: " + (error && error.message));
+      box.say(words("progress.failed", { error: error && error.message }));
     });
   }
 
@@ -885,23 +889,39 @@ var _JUPYTERLAB;
     if (!inJupyterLite() || !app.serviceManager || !app.serviceManager.contents) {
       return;
     }
+    // The site's words, once the catalog has loaded: until then a label is empty, and the
+    // menu entries are added only after it has (a command run waits for it).
+    var messages = null;
+    var words = function (key, values) {
+      return messages ? say(messages, courseLanguage(), key, values) : "";
+    };
+    var withWords = function (show) {
+      return function () {
+        return catalogue().then(function (loaded) {
+          messages = loaded;
+          return show(app, words);
+        });
+      };
+    };
     app.commands.addCommand(DOWNLOAD, {
-      label: "Download my work (the notebooks I changed, one zip)",
-      caption: "Saves every notebook you changed in this browser, in one zip",
-      execute: function () { return downloadMyWork(app); },
+      label: function () { return words("work.download.label"); },
+      caption: function () { return words("work.download.caption"); },
+      execute: withWords(downloadMyWork),
     });
     app.commands.addCommand(IMPORT, {
-      label: "Import my work...",
-      caption: "Puts back the notebooks of a zip saved by \"Download my work\"",
-      execute: function () { return importMyWork(app); },
+      label: function () { return words("work.import.label"); },
+      caption: function () { return words("work.import.caption"); },
+      execute: withWords(importMyWork),
     });
     app.commands.addCommand(PROGRESS, {
-      label: "My progress (exercises done, not quite, not started)",
-      caption: "Which exercises are done, read from your saved exercise notebooks",
-      execute: function () { return myProgress(app); },
+      label: function () { return words("progress.label"); },
+      caption: function () { return words("progress.caption"); },
+      execute: withWords(myProgress),
     });
     var asked = new URLSearchParams(window.location.search).get("course-work");
-    app.restored.then(function () {
+    Promise.all([app.restored, catalogue()]).then(function (ready) {
+      messages = ready[1];
+      app.commands.notifyCommandChanged();
       var menus = Array.from(app.shell.widgets("menu"));
       var main = menus.find(function (widget) { return widget.fileMenu; });
       if (main) {
@@ -915,6 +935,9 @@ var _JUPYTERLAB;
       } else if (asked === "progress") {
         app.commands.execute(PROGRESS);
       }
+    }).catch(function (error) {
+      console.warn("autograd-step-by-step: the File menu's course entries are missing, " +
+                   "their words did not load:", error);
     });
   }
 
