@@ -71,6 +71,10 @@ def test_the_chinese_first_page_says_what_the_english_one_says():
     assert 'href="zh-CN/index.html"' in english and 'href="../index.html"' in chinese
     assert "lab/index.html?path=notebooks/zh-CN/00_welcome.ipynb" in chinese
     assert 'id="jupyter-config-data"' in chinese  # JupyterLite reads every folder's
+    # the entries named as the Chinese site's File menu names them (the extension's catalog)
+    catalog = json.loads((build.LABEXTENSION / "static" / "messages.json").read_text())
+    for key in ("work.download.title", "work.import.title", "progress.title"):
+        assert catalog["zh-CN"][key] in chinese and catalog["en"][key] not in chinese, key
 
 
 # ------------------------------------------------------------------- the built site
