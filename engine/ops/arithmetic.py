@@ -16,7 +16,7 @@ from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, record
+from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import full_like
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
@@ -879,6 +879,7 @@ def _where(condition, input=None, other=None):
         return condition.nonzero(as_tuple=True)
     cond = condition._data
     if cond.dtype == np.uint8:
+        read_histories(given[1:])  # (torch's autograd runs before the kernel's warning)
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
                       "instead."

@@ -17,7 +17,7 @@ from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, record
+from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      named_arguments, not_implemented_for, numpy_axes, resize_out_first,
@@ -863,6 +863,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
                                                if d not in axes)
     degenerate = (data.size // outputs if outputs else 0) - ddof <= 0
     if degenerate:
+        read_histories((input,))
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
     if _full_reduction_in_two_passes(data, outputs):
         # only this kernel calls mean(), whose sum(out=) refuses an inference leaf, and
