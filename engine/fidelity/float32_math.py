@@ -110,6 +110,9 @@ def _physical_cores():
 
 
 STEP, SLEEF = _torch_vector_loop()
+# torch's float16 loops (add with alpha, rsqrt) step 32 elements with AVX2 and with AVX-512
+# alike (measured with torch 2.15 on an AMD EPYC: its AVX-512 kernels do not step 64)
+HALF_STEP = 32 if STEP >= 16 else STEP * 2
 torch_threads = _torch_threads()
 
 
@@ -235,11 +238,11 @@ def tanh(x):
 
 # ====================================================================== torch's kernels
 def evaluate_half(vector, scalar, *operands):
-    """A float16 result of ``vector`` where torch's loop vectorises (steps of twice as many
-    float16 as float32), ``scalar`` elsewhere, each rounded once to float16."""
+    """A float16 result of ``vector`` where torch's loop vectorises (steps of ``HALF_STEP``
+    elements), ``scalar`` elsewhere, each rounded once to float16."""
     return _evaluate(lambda *x: vector(*x).astype(np.float16),
                      lambda *x: scalar(*x).astype(np.float16), *operands,
-                     step=STEP * 2).astype(np.float16)
+                     step=HALF_STEP).astype(np.float16)
 
 
 def rsqrt16(x):
@@ -252,7 +255,7 @@ def rsqrt16(x):
     def scalar(x):
         return np.reciprocal(np.sqrt(x).astype(np.float16).astype(f32))
 
-    return _evaluate(vector, scalar, x, step=STEP * 2).astype(np.float16)
+    return _evaluate(vector, scalar, x, step=HALF_STEP).astype(np.float16)
 
 
 def sigmoid(x):

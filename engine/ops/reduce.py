@@ -1289,7 +1289,8 @@ def _sum_of_products(g, y, last):
         return total[:, None]
     g, y = g[..., 0], y[..., 0]
     n, lanes = g.shape[-1], simd_lanes(g.dtype)
-    tail = n % lanes if n > lanes and g.dtype == np.float32 and g.size == n else 0
+    tail = n % lanes if n > lanes and g.dtype == np.float32 and (
+        g.size == n or float32_math.torch_threads == 1) else 0
     if not tail:
         return reduce_all_sum(g * y, lanes)[:, None, None]
     full = n - tail
