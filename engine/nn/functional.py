@@ -410,10 +410,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     x, t = input._data, target._data
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
-    batch_size = t.shape[0] if t.ndim else 1
+    # (torch reads a 0-d target's batch size as 0, then its size(0) raises; fuzz 2031963)
+    batch_size = t.shape[0] if t.ndim else 0
     if x.ndim != 1 and x.shape[0] != batch_size:
         raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
                          f"batch_size ({batch_size}).")
+    if x.ndim != 1 and not t.ndim:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if x.ndim == 3 or x.ndim > 4:
         # torch's nll_loss_nd: (N, C, d1, d2, ...) is viewed as an (N, C, 1, d) image
         _check_target_shape(input, target)

@@ -360,7 +360,8 @@ def _softplus_gradient(grad, x, beta, threshold):
     wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
     scaled = wide_x * beta
     z = scaled.exp()
-    return (wide_grad * z / (z + 1)).where(scaled <= threshold, wide_grad).to(grad.dtype)
+    # (torch's test is beta x > threshold, false for nan: a nan input's gradient is nan)
+    return wide_grad.where(scaled > threshold, wide_grad * z / (z + 1)).to(grad.dtype)
 
 
 class SoftplusBackwardBackward0(Node):

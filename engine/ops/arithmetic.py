@@ -194,20 +194,24 @@ _RSUB = ("(Tensor input, Tensor other, *, Number alpha = 1)",
          "(Tensor input, Number other, Number alpha = 1)")
 
 
-def rsub(input, other, *more, alpha=1, **unknown):
+def rsub(input, other=NOT_GIVEN, *more, alpha=1, **unknown):
     """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
-    if more or unknown or not (isinstance(input, Tensor) and isinstance(
-            other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+    if more or unknown or other is NOT_GIVEN or not (
+            isinstance(input, Tensor) and isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))
+            and (isinstance(alpha, PYTHON_AND_NUMPY_NUMBERS) or isinstance(alpha, Tensor)
+                 and alpha._data.ndim == 0 and not alpha._requires_grad)):
         # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first; alpha is positional only
         # after a number, torch.rsub(x, 2.0, 2))
-        given = (input, other, *more)
+        given = (input, *(() if other is NOT_GIVEN else (other,)), *more)
         named = {**({} if alpha == 1 and "alpha" not in unknown else {"alpha": alpha}),
                  **unknown}
         if len(more) == 1 and signatures.Signature(_RSUB[1], False).parse(
                 "rsub", given, named, False) is True:
             alpha = more[0]
+            if isinstance(other, Tensor):  # (a 0-d tensor taken as the Number overload's)
+                other = other.item()
         else:
-            raise signatures.refuse("rsub", _RSUB, False, given, named)
+            raise signatures.refuse("rsub", _RSUB, False, given, named, notes=True)
     with no_grad():
         result = sub(other, input, alpha=alpha)
     if not isinstance(other, Tensor):

@@ -8,7 +8,15 @@ mismatch fixed as a class, against torch 2.15.
   whose history cannot be rewritten (an output of split/chunk/unbind changed through its base)
   raises before the kernel warns (std/var with no degrees of freedom, where with a uint8
   condition).
+- 2026670: softplus's gradient takes grad itself only where beta x > threshold, as torch's
+  kernel tests it: a nan input's gradient is nan (it was grad). Every activation's gradient
+  at nan and at +-inf, with and without create_graph, checked against torch's.
+- 2031713: rsub with alpha given positionally is the Number overload: a 0-d tensor other is
+  taken as a number (RsubBackward1, one next function).
+- 2031963: nll_loss/cross_entropy of a 0-d target with a batch of inputs: torch reads the
+  target's batch size as 0 (then its size(0) raises IndexError when the batch is empty too).
 """
+import numpy as np
 import pytest
 
 import parity
@@ -66,3 +74,61 @@ def test_an_ordinary_view_changed_through_its_base_still_warns_once_and_records(
     parity.assert_same_snippet(
         "y = m.tensor([0.0, 2.0], requires_grad=True)\nw = y.sqrt()\nb = w[1:]\nw[:1] = 0.0\n"
         "s = m.std(b)\nr = [s.isnan(), s.grad_fn.name(), b.grad_fn.name()]", warnings_too=True)
+
+
+ACTIVATIONS = {
+    "relu": "F.relu(x)", "leaky_relu": "F.leaky_relu(x, 0.1)", "elu": "F.elu(x)",
+    "gelu": "F.gelu(x)", "gelu tanh": "F.gelu(x, approximate='tanh')", "silu": "F.silu(x)",
+    "softplus": "F.softplus(x)", "softplus beta threshold": "F.softplus(x, beta=2, threshold=3)",
+    "sigmoid": "m.sigmoid(x)", "tanh": "m.tanh(x)", "log_softmax": "F.log_softmax(x, 0)",
+    "softmax": "F.softmax(x, 0)", "clamp": "x.clamp(-1, 1)", "abs": "x.abs()",
+    "maximum": "m.maximum(x, m.zeros(4))", "max": "x.max()", "norm": "x.norm()",
+    "sqrt": "x.sqrt()", "pow": "x ** 2.5",
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_gradients_at_nan_and_infinities(name, create_graph):
+    parity.assert_same_snippet(
+        "F = m.nn.functional\nx = m.tensor([float('nan'), float('inf'), -float('inf'), 1.5], "
+        f"requires_grad=True)\ny = {ACTIVATIONS[name]}\n"
+        f"g, = m.autograd.grad(y.sum(), x, create_graph={create_graph})\n"
+        "r = [str(v) for v in g.tolist()]")
+
+
+def test_softplus_gradient_of_a_nan_through_backward_and_its_graph():
+    parity.assert_same_snippet(
+        "b = m.tensor(-1.25, requires_grad=True)\nc = m.nn.functional.softplus(b.log())\n"
+        "c.sum().backward(create_graph=True)\nr = [b.grad.isnan(), b.grad.grad_fn.name()]")
+
+
+@pytest.mark.parametrize("other", ["m.tensor(0.5)", "m.tensor(3)", "m.tensor(2.0, requires_grad=True)",
+                                   "m.tensor(1.5, dtype=m.float64)", "m.tensor(True)", "0.5"])
+@pytest.mark.parametrize("input", ["m.zeros(2, requires_grad=True)", "m.tensor([1, 2])", "m.tensor(3)"])
+def test_rsub_with_a_positional_alpha_takes_other_as_a_number(input, other):
+    parity.assert_same_snippet(
+        f"d = error(lambda: m.rsub({input}, {other}, 2)) or m.rsub({input}, {other}, 2)\n"
+        "r = d if isinstance(d, Exception) else [d, d.grad_fn and d.grad_fn.name(), "
+        "d.grad_fn and len(d.grad_fn.next_functions)]")
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+@pytest.mark.parametrize("shape", [(2, 3), (1, 3), (3,), (2, 3, 4), (0, 3)])
+def test_a_0_dim_target(loss, shape):
+    parity.assert_same_snippet(
+        f"x = m.linspace(-1, 1, {int(np.prod(shape))}).reshape({shape})\n"
+        f"r = error(lambda: m.nn.functional.{loss}(x, m.tensor(0))) or "
+        f"m.nn.functional.{loss}(x, m.tensor(0))")
+
+
+RSUB_CALLS = ["m.rsub(x, 'a', 2)", "m.rsub(x, x, 2)", "m.rsub(x, m.tensor(2.0, requires_grad=True), 2)",
+              "m.rsub(x, 1, 2, 3)", "m.rsub(x, 1, beta=2)", "m.rsub(x, x, 2, alpha=3)", "m.rsub(x)",
+              "m.rsub('a', x)", "m.rsub(2.0, x)", "m.rsub(x, x, alpha='z')", "m.rsub(x, x, alpha=m.tensor(2.))",
+              "m.rsub(x, 3, alpha=m.tensor(2.))", "m.rsub(x, x, alpha=m.tensor([2.]))", "m.rsub(x, x, alpha=True)",
+              "m.rsub(x, x, alpha=m.tensor(2., requires_grad=True))", "m.rsub(x, 2, m.tensor(0.5))"]
+
+
+@pytest.mark.parametrize("call", RSUB_CALLS)
+def test_rsub_refuses_as_torch_does(call):
+    parity.assert_same_snippet(f"x = m.ones(2)\nr = error(lambda: {call}) or {call}")
