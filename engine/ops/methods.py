@@ -19,7 +19,7 @@ from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
 from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
-               reduce, sampling, unary, views)
+               reduce, sampling, structure, unary, views)
 
 
 def _without_out(function):
@@ -52,6 +52,8 @@ FUNCTION_METHODS = {
     join: "repeat",
     convert: """to cpu cuda pin_memory is_pinned type_as new""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
+    structure: """tril triu diagonal diag diagflat masked_select index_add index_copy tensor_split
+        argwhere fliplr flipud unfold""",
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
@@ -86,6 +88,7 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
+    structure: "tril triu index_add index_copy",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
