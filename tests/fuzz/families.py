@@ -43,6 +43,9 @@ The families, and what observe.py/compare.py look at for them:
   nested jvps with and without ``level=0``/``level=1``, dual_level inside dual_level,
   jacfwd/jvp inside dual_level, dual_level or enter_dual_level inside jvp, exit_dual_level
   with a wrong level, jacfwd of jacfwd, jvp of jacfwd: values, tangents and torch's errors.
+* structure: tril/triu (attention masks), diagonal/diag/diagflat, unfold windows, masked_select,
+  index_add/index_copy, tensor_split, argwhere, fliplr/flipud on tensors of any shape and dtype
+  (engine/ops/structure.py): values, layouts, views' sharing, errors and gradients.
 * mutation_on_saved: ``torch.autograd.graph.allow_mutation_on_saved_tensors`` (issue 26): a
   saved tensor (a constant, an intermediate, a leaf, an op's result) changed in place, once
   or twice, through a view too, then backward / autograd.grad (create_graph, retain_graph)
@@ -1422,6 +1425,63 @@ def mutation_on_saved(b):
     return statements
 
 
+# ---------------------------------------------------------------- structure
+STRUCTURE_OPS = [
+    "torch.tril({x})", "torch.triu({x}, {k})", "{x}.tril(diagonal={k})", "{x}.triu()",
+    "torch.triu(torch.ones({n}, {n}), diagonal=1).bool()",
+    "{x}.masked_fill(torch.triu(torch.ones_like({x}, dtype=torch.bool), diagonal={k}), 0)",
+    "torch.diagonal({x})", "{x}.diagonal({k})", "torch.diagonal({x}, {k}, {d}, -1)",
+    "{x}.diagonal(dim1=-1, dim2=0)", "torch.diag({x})", "torch.diag({x}, {k})",
+    "{x}.diag(diagonal={k})", "torch.diagflat({x})", "{x}.diagflat({k})",
+    "{x}.unfold({d}, {s}, {t})", "{x}.unfold(-1, 1, 1)", "torch.masked_select({x}, {x} > 0)",
+    "{x}.masked_select({x} != 0)", "torch.masked_select({x}, torch.tensor(True))",
+    "torch.index_add({x}, {d}, torch.tensor([0]), {x}.narrow({d}, 0, 1))",
+    "{x}.index_add({d}, torch.tensor([0, 0]), torch.cat([{x}.narrow({d}, 0, 1)] * 2, {d}), "
+    "alpha=2)",
+    "torch.index_copy({x}, {d}, torch.tensor([0]), {x}.narrow({d}, -1, 1))",
+    "torch.tensor_split({x}, {s}, {d})", "{x}.tensor_split([1, {s}], dim={d})",
+    "torch.argwhere({x})", "{x}.argwhere()", "torch.fliplr({x})", "{x}.flipud()",
+]
+STRUCTURE_WRITES = ["{y}.tril_({k})", "{y}.triu_()", "{y}.diagonal().fill_(5)",
+                    "{y}.index_add_({d}, torch.tensor([0]), {y}.narrow({d}, 0, 1).clone())",
+                    "{y}.index_copy_({d}, torch.tensor([0]), {y}.narrow({d}, 0, 1).clone() * 2)",
+                    "{y}.unfold({d}, 1, 1).mul_(2)"]
+
+
+def structure_op(b):
+    """A structure op (triangles, diagonals, windows, picks) on any tensor: value, layout, or
+    torch's error; a copy changed in place through it now and then."""
+    found = b.pick(lambda v: not v.inference)
+    if not found:
+        return None
+    x, var = found
+    d = valid_dim(b, var)
+    names = dict(x=x, d=d, k=b.choice([0, 1, -1, 2, -3]), s=b.choice([1, 2, 3]),
+                 t=b.choice([1, 2]), n=b.choice([1, 3, 4]))
+    name = b.fresh_name()
+    unknown(b, name, var.dtype)
+    if b.chance(0.25):
+        return [f"{name} = {x}.detach().clone()",
+                fill(b.choice(STRUCTURE_WRITES), y=name, **{k: v for k, v in names.items()
+                                                            if k != "x"}), f"print({name})"]
+    return [f"{name} = {fill(b.choice(STRUCTURE_OPS), **names)}"]
+
+
+def structure_grad(b):
+    """A float64 leaf through a structure op, then backward: the gradient and the graph."""
+    x, name = b.fresh_name(), b.fresh_name()
+    shape = b.choice([(3, 3), (2, 4), (4, 2), (2, 3, 3), (5,), (3,)])
+    op = fill(b.choice(STRUCTURE_OPS), x=x, d=b.rng.randrange(len(shape)),
+              k=b.choice([0, 1, -1]), s=b.choice([1, 2]), t=b.choice([1, 2]), n=3)
+    unknown(b, x, "float64")
+    unknown(b, name, "float64")
+    result = f"{name} = {op}" if "tensor_split" not in op else f"{name} = {op}[0]"
+    return b.seed_statements() + [
+        f"{x} = torch.randn({shape}, dtype=torch.float64, requires_grad=True)", result,
+        f"print({name}.grad_fn and {name}.grad_fn.name())",
+        f"({name}.sum() if {name}.requires_grad else {x}.sum()).backward()", f"print({x}.grad)"]
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1439,4 +1499,5 @@ FAMILIES = {
     "hooks": Family(2, [(1, hooks)]),
     "nested_forward": Family(2, [(1, nested_forward)]),
     "mutation_on_saved": Family(2, [(1, mutation_on_saved)]),
+    "structure": Family(2, [(3, structure_op), (1, structure_grad)]),
 }
