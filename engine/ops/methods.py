@@ -36,7 +36,8 @@ FUNCTION_METHODS = {
         allclose equal""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign sgn square
-        relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma""",
+        relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma
+        asinh acosh atanh arcsinh arccosh arctanh""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
         unique_consecutive""",
@@ -84,7 +85,8 @@ INPLACE_METHODS = {
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor
-        ceil trunc fix round frac nan_to_num lgamma digamma""",
+        ceil trunc fix round frac nan_to_num lgamma digamma asinh acosh atanh arcsinh arccosh
+        arctanh""",
     compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
@@ -111,7 +113,8 @@ Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicke
 _INPLACE_FUNCTION_NAMES = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil_ clamp_ clamp_max_
     clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
     log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
-    sqrt_ square_ tan_ tanh_ trunc_ zero_""".split()
+    sqrt_ square_ tan_ tanh_ trunc_ zero_ asinh_ acosh_ atanh_ arcsinh_ arccosh_
+    arctanh_""".split()
 _OVERLOADED = {"clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_"}  # torch's message differs
 
 

@@ -21,7 +21,8 @@ __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "ex
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
            "log2", "nan_to_num", "neg", "negative", "positive", "reciprocal", "relu", "round",
            "rsqrt", "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh",
-           "trunc", "arccos", "arcsin", "arctan", "lgamma", "digamma"]
+           "trunc", "arccos", "arcsin", "arctan", "lgamma", "digamma", "asinh", "acosh", "atanh",
+           "arcsinh", "arccosh", "arctanh"]
 
 # ====================================================================== unary
 def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=None):
@@ -171,6 +172,27 @@ class AtanBackward0(_UnaryBackward):
         return grad / (x * x + 1)
 
 
+class AsinhBackward0(_UnaryBackward):
+    """out = arsinh x:  d/dx = 1 / sqrt(x ** 2 + 1)"""
+
+    def formula(self, grad, x):
+        return grad * (x.pow(2) + 1).rsqrt()
+
+
+class AcoshBackward0(_UnaryBackward):
+    """out = arcosh x:  d/dx = 1 / sqrt(x ** 2 - 1)"""
+
+    def formula(self, grad, x):
+        return grad * (x.pow(2) - 1).rsqrt()
+
+
+class AtanhBackward0(_UnaryBackward):
+    """out = artanh x:  d/dx = 1 / (1 - x ** 2)"""
+
+    def formula(self, grad, x):
+        return grad * (1 / (1 - x.pow(2)))
+
+
 class SinhBackward0(_UnaryBackward):
     """out = sinh x:  d/dx = cosh x"""
 
@@ -299,6 +321,10 @@ tan = _float_unary(np.tan, "tan", "out = tan(input)", TanBackward0, "result")
 asin = arcsin = _float_unary(np.arcsin, "asin", "out = arcsin(input)", AsinBackward0)
 acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)", AcosBackward0)
 atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackward0)
+# (float16 through float32 gives torch's bits for all 65536 values; float64 would not)
+asinh = arcsinh = _float_unary(np.arcsinh, "asinh", "out = arsinh(input)", AsinhBackward0)
+acosh = arccosh = _float_unary(np.arccosh, "acosh", "out = arcosh(input)", AcoshBackward0)
+atanh = arctanh = _float_unary(np.arctanh, "atanh", "out = artanh(input)", AtanhBackward0)
 sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
 cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
 tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result",

@@ -265,3 +265,41 @@ def test_index_add_rounds_alpha_times_source_like_torch(dtype, shape, alpha):
     parity.run_both(lambda m, x, i, s: m.index_add(x, 0, i, s, alpha=alpha), x, index, source)
     parity.run_both(lambda m, x, i, s: m.index_add(x.t(), -1, i, s.t(), alpha=alpha).t(),
                     x, index, source)
+
+
+# ====================================================================== inverse hyperbolics
+HYPERBOLIC = {"asinh": (-3.0, 3.0), "acosh": (0.5, 4.0), "atanh": (-1.2, 1.2)}
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh"])
+@pytest.mark.parametrize("shape", parity.SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_inverse_hyperbolic_functions(dtype, shape, name):
+    low, high = HYPERBOLIC[name.replace("arc", "a")]
+    x = parity.make_tensor(shape, dtype, low=low, high=high)
+    # torch's float32/float64 atanh is SLEEF's: up to 2 ulp from numpy's (README, "Where values
+    # can differ"); float16 through float32 and the others are torch's bits
+    exact = not (name in ("atanh", "arctanh") and dtype in ("float32", "float64"))
+    parity.run_both(lambda m, x: getattr(m, name)(x), x, exact=exact)
+    parity.run_both(lambda m, x: getattr(x, name)(), x, exact=exact)
+    parity.run_both(lambda m, x: getattr(m, name)(x, out=m.empty(0, dtype=m.float64)), x,
+                    exact=exact)
+    parity.run_both(lambda m, x: getattr(x.clone(), name + "_")(), x, exact=exact)
+    parity.run_both(lambda m, x: getattr(m, name + "_")(x.clone()), x, exact=exact)
+
+
+def test_every_float16_value_of_the_inverse_hyperbolics():
+    every = np.arange(65536, dtype=np.uint16).view(np.float16)
+    for name in ("asinh", "acosh", "atanh"):
+        parity.run_both(lambda m, x: getattr(m, name)(x), every, check_repr=False)
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh"])
+def test_inverse_hyperbolic_gradients(name):
+    values = {"asinh": [-2.0, -0.3, 0.0, 1.5], "acosh": [1.2, 2.0, 3.5],
+              "atanh": [-0.7, 0.0, 0.4, 0.9]}[name]
+
+    def fn(m, x):
+        return getattr(m, name)(x)
+    inputs = _compare(fn, [np.array(values)])
+    _check_gradients(fn, inputs)
