@@ -1018,3 +1018,240 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A
     if isinstance(ord, str) or (dims is not None and len(dims) == 2):
         return linalg_matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     return linalg_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# ---------------------------------------------------------------- beta * input + alpha * product
+__all__ += ["addmv", "addr", "addbmm", "baddbmm"]  # noqa: PLE0604 (kept beside the ops)
+
+
+def _scalars_fit(input, beta, alpha):
+    """addr refuses a float beta/alpha for an integer (or bool) result, beta first."""
+    if input._data.dtype.kind in "iub":
+        for name, value in (("beta", beta), ("alpha", alpha)):
+            if isinstance(value, builtins.float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                                   "floating point number.")
+
+
+def _combined(bias, beta, products, alpha, np_dtype):
+    """beta * bias + alpha * products, rounded once to ``np_dtype`` (float16's products and
+    sum stay in float32 until then, as torch's kernels); beta 0 ignores bias (its nan too),
+    as BLAS does; bools are or-ed; integers take beta and alpha truncated."""
+    if np_dtype.kind == "b":
+        kept = np.zeros((), bool) if not beta else bias
+        return np.logical_or(kept, np.logical_and(products, builtins.bool(alpha)))
+    if np_dtype.kind in "iu":
+        beta, alpha = builtins.int(beta), builtins.int(alpha)
+    number = products.dtype.type
+    if alpha != 1:
+        products = quietly(np.multiply, products, number(alpha))
+    if beta == 0:
+        values = products
+    else:
+        scaled = bias if beta == 1 else quietly(np.multiply, bias.astype(products.dtype),
+                                                number(beta))
+        values = quietly(np.add, scaled, products)
+    return np.ascontiguousarray(values.astype(np_dtype))
+
+
+def _unrounded_products(a, b):
+    """a @ b; float16 as float32 sums, not yet rounded (torch rounds the whole result once)."""
+    if a.dtype.char == "e":
+        return quietly(np.matmul, a.astype(np.float32), b.astype(np.float32))
+    return _products(a, b)
+
+
+def _expand_bias(input, shape):
+    if not _expands_to(input._data.shape, shape):
+        with no_grad():
+            input.expand(shape)  # torch's error: input does not broadcast
+
+
+@takes_out
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """out = beta * input + alpha * (mat @ vec)"""
+    require_tensors("addmv", mat, vec, "vec")
+    if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
+                           f"{mat._data.ndim}, {vec._data.ndim}")
+    (n, m), k = mat._data.shape, vec._data.shape[0]
+    if m != k or (input._data.ndim and input._data.shape[0] not in (1, n)):
+        size = input._data.shape[0] if input._data.ndim else 1
+        raise RuntimeError(f"size mismatch, got input ({size}), mat ({n}x{m}), vec ({k})")
+    names = [scalar_type_name[t.dtype] for t in (input, mat, vec)]
+    if len(set(names)) > 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, "
+                           f"{names[1]}, and {names[2]}")
+    if mat._data.dtype.kind == "b" and n:
+        raise not_implemented_for("addmv_impl_cpu", mat._data.dtype)
+    bias = input._data
+    if bias.dtype == np.float16 and beta not in (0, 1):  # (torch's gemv scales y in place first)
+        bias, beta = quietly(np.multiply, bias, np.float16(beta)), 1
+    result = wrap(_combined(bias, beta, _unrounded_products(mat._data, vec._data),
+                            alpha, mat._data.dtype))
+    return record(AddmvBackward0, result, (input, mat, vec),
+                  saved=(kept_for(vec, mat), kept_for(mat, vec)), alpha=alpha, beta=beta)
+
+
+class AddmvBackward0(Node):
+    """out = beta * x + alpha * A @ v:  d/dx = beta,  d/dA = alpha * outer(grad, v),
+    d/dv = alpha * A.T @ grad"""
+
+    _saved_names = ("mat", "vec")
+    alpha: float
+    beta: float
+
+    def backward(self, grad):
+        mat, vec = self.saved_tensors
+        return (_times(grad, self.beta),
+                None if vec is None else _times(grad.outer(vec), self.alpha),
+                None if mat is None else _times(mat.t().mv(grad), self.alpha))
+
+
+def _times(grad, factor):
+    return grad if factor == 1 else grad * factor
+
+
+@takes_out
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """out = beta * input + alpha * outer(vec1, vec2)"""
+    require_tensors("addr", vec1, vec2, "vec2")
+    for name, vec in (("vec1", vec1), ("vec2", vec2)):
+        if vec._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got "
+                               f"{vec._data.ndim}-D")
+    shape = (vec1._data.shape[0], vec2._data.shape[0])
+    _expand_bias(input, shape)
+    np_dtype = dtypes.promote_types(dtypes.promote_types(input.dtype, vec1.dtype),
+                                    vec2.dtype).numpy_dtype
+    _scalars_fit(wrap(np.zeros((), np_dtype)), beta, alpha)
+    a, b = vec1._data.astype(np_dtype), vec2._data.astype(np_dtype)
+    bias = input._data.astype(np_dtype)
+    if np_dtype.kind == "b":
+        values = np.logical_or(np.logical_and(bias, builtins.bool(beta)),
+                               a[:, None] & b[None, :] & builtins.bool(alpha))
+    else:  # torch's kernel: beta * self + alpha * vec1 * vec2, (alpha * vec1) first
+        scaled = a if alpha == 1 else quietly(np.multiply, a, np_dtype.type(alpha))
+        products = quietly(np.multiply, scaled[:, None], b[None, :])
+        values = products if beta == 0 else quietly(
+            np.add, bias if beta == 1 else quietly(np.multiply, bias, np_dtype.type(beta)),
+            products)
+    result = wrap(np.ascontiguousarray(np.broadcast_to(values, shape), np_dtype))
+    return record(AddrBackward0, result, (input, vec1, vec2),
+                  saved=(kept_for(vec2, vec1), kept_for(vec1, vec2)), alpha=alpha, beta=beta)
+
+
+class AddrBackward0(Node):
+    """out = beta * x + alpha * outer(u, v):  d/dx = beta,  d/du = alpha * grad @ v,
+    d/dv = alpha * grad.T @ u"""
+
+    _saved_names = ("vec1", "vec2")
+    alpha: float
+    beta: float
+
+    def backward(self, grad):
+        vec1, vec2 = self.saved_tensors
+        return (_times(grad, self.beta),
+                None if vec2 is None else _times(grad.mv(vec2), self.alpha),
+                None if vec1 is None else _times(grad.t().mv(vec1), self.alpha))
+
+
+def _batches(name, batch1, batch2):
+    require_tensors(name, batch1, batch2, "batch2")
+    for which, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch._data.ndim != 3:
+            raise RuntimeError(f"{which} must be a 3D tensor")
+    (count, n, m), (count2, m2, p) = batch1._data.shape, batch2._data.shape
+    return count, n, m, count2, m2, p
+
+
+@takes_out
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """out = beta * input + alpha * (the sum over b of batch1[b] @ batch2[b])"""
+    require_tensors("addbmm", batch1, batch2, "batch2")
+    if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:  # (torch expands input first)
+        _expand_bias(input, (batch1._data.shape[1], batch2._data.shape[2]))
+    count, n, m, count2, m2, p = _batches("addbmm", batch1, batch2)
+    if count != count2:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {count} "
+                           f"and {count2}")
+    if m != m2:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{m} and {m2}x{p})")
+    for name, tensor in (("self", input), ("self", batch1)):
+        if tensor.dtype is not batch2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{scalar_type_name[tensor.dtype]} and "
+                               f"{scalar_type_name[batch2.dtype]}")
+    if batch1._data.dtype.kind == "b" and n * p and m and count:
+        raise not_implemented_for("addmm_impl_cpu_", batch1._data.dtype)
+    # torch adds batch after batch with addmm_ (beta for the first only), rounding each step
+    np_dtype = batch1._data.dtype
+    values = np.array(np.broadcast_to(input._data, (n, p)), np_dtype)
+    if not count:
+        values = _combined(values, beta, np.zeros((n, p), np_dtype), 1, np_dtype)
+    for k in range(count):
+        values = _combined(values, beta if k == 0 else 1,
+                           _unrounded_products(batch1._data[k], batch2._data[k]), alpha, np_dtype)
+    result = wrap(values)
+    return record(AddbmmBackward0, result, (input, batch1, batch2),
+                  saved=(kept_for(batch2, batch1), kept_for(batch1, batch2)), alpha=alpha,
+                  beta=beta, batch1_sym_argsize_0=count)
+
+
+class AddbmmBackward0(Node):
+    """out = beta * x + alpha * sum_b A[b] @ B[b]:  d/dx = beta,  d/dA[b] = alpha * grad @
+    B[b].T,  d/dB[b] = alpha * A[b].T @ grad"""
+
+    _saved_names = ("batch1", "batch2")
+    alpha: float
+    batch1_sym_argsize_0: int
+    beta: float
+
+    def backward(self, grad):
+        batch1, batch2 = self.saved_tensors
+        spread = grad.unsqueeze(0).expand(self.batch1_sym_argsize_0, *grad.shape)
+        return (_times(grad, self.beta),
+                None if batch2 is None else _times(spread.bmm(batch2.mT), self.alpha),
+                None if batch1 is None else _times(batch1.mT.bmm(spread), self.alpha))
+
+
+@takes_out
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """out[b] = beta * input[b] + alpha * batch1[b] @ batch2[b]"""
+    require_tensors("baddbmm", batch1, batch2, "batch2")
+    if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:  # (torch expands input first)
+        _expand_bias(input, batch1._data.shape[:2] + batch2._data.shape[2:3])
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input "
+                           f"{CPP_TYPE_NAMES[input._data.dtype.name]}, batch1: "
+                           f"{CPP_TYPE_NAMES[batch1._data.dtype.name]}, batch2: "
+                           f"{CPP_TYPE_NAMES[batch2._data.dtype.name]}")
+    count, n, m, count2, m2, p = _batches("baddbmm", batch1, batch2)
+    if count2 != count or m2 != m:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{count}, {m}] but got: [{count2}, {m2}].")
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[batch1.dtype]} but found "
+                           f"{scalar_type_name[batch2.dtype]}")
+    if batch1._data.dtype.kind == "b" and count * n * p and m:
+        raise not_implemented_for("baddbmm", batch1._data.dtype)
+    result = wrap(_combined(input._data, beta, _unrounded_products(batch1._data, batch2._data),
+                            alpha, batch1._data.dtype))
+    return record(BaddbmmBackward0, result, (input, batch1, batch2),
+                  saved=(kept_for(batch2, batch1), kept_for(batch1, batch2)), alpha=alpha,
+                  beta=beta)
+
+
+class BaddbmmBackward0(Node):
+    """out[b] = beta * x[b] + alpha * A[b] @ B[b]:  d/dx = beta,  d/dA = alpha * grad @ B.T,
+    d/dB = alpha * A.T @ grad, batch by batch"""
+
+    _saved_names = ("batch1", "batch2")
+    alpha: float
+    beta: float
+
+    def backward(self, grad):
+        batch1, batch2 = self.saved_tensors
+        return (_times(grad, self.beta),
+                None if batch2 is None else _times(grad.bmm(batch2.mT), self.alpha),
+                None if batch1 is None else _times(batch1.mT.bmm(grad), self.alpha))

@@ -41,7 +41,7 @@ FUNCTION_METHODS = {
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
         unique_consecutive""",
-    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd",
+    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
@@ -91,6 +91,7 @@ INPLACE_METHODS = {
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
     structure: "tril triu index_add index_copy",
+    linalg: "addmv addr addbmm baddbmm",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():

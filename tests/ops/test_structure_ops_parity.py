@@ -303,3 +303,76 @@ def test_inverse_hyperbolic_gradients(name):
         return getattr(m, name)(x)
     inputs = _compare(fn, [np.array(values)])
     _check_gradients(fn, inputs)
+
+
+# ====================================================================== addmv, addr, (b)addbmm
+PRODUCTS = {  # name: (input shapes, first, second)
+    "addmv": ([(2,), (), (1,)], (2, 3), (3,)),
+    "addr": ([(2, 3), (), (3,), (2, 1)], (2,), (3,)),
+    "addbmm": ([(2, 5), (), (5,)], (4, 2, 3), (4, 3, 5)),
+    "baddbmm": ([(4, 2, 5), (2, 5), ()], (4, 2, 3), (4, 3, 5)),
+}
+SCALES = [{}, {"beta": 0}, {"alpha": 2, "beta": 3}, {"alpha": 0.5, "beta": -1.5}]
+
+
+@pytest.mark.parametrize("scales", SCALES, ids=str)
+@pytest.mark.parametrize("name", list(PRODUCTS))
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float16", "float32", "float64"])
+def test_scaled_products(dtype, name, scales):
+    shapes, first, second = PRODUCTS[name]
+    # matrix products add in numpy's order; addr's fused scaling is not replayed
+    # (README, "Where values can differ"); float16 rounds once as torch
+    exact = dtype not in parity.FLOAT_DTYPES or (dtype == "float16" and name != "addr") or (
+        name == "addr" and scales in ({}, {"beta": 0}))
+    for shape in shapes:
+        x = parity.make_tensor(shape, dtype, 1, low=-2, high=2)
+        a = parity.make_tensor(first, dtype, 2, low=-2, high=2)
+        b = parity.make_tensor(second, dtype, 3, low=-2, high=2)
+        parity.run_both(lambda m, x, a, b: getattr(m, name)(x, a, b, **scales), x, a, b,
+                        exact=exact)
+        parity.run_both(lambda m, x, a, b: getattr(x, name)(a, b, **scales), x, a, b,
+                        exact=exact)
+        parity.run_both(lambda m, x, a, b: getattr(m, name)(x, a, b, out=m.empty(0, dtype=x.dtype),
+                                                            **scales), x, a, b, exact=exact)
+        if shape == shapes[0]:
+            parity.run_both(lambda m, x, a, b: getattr(x.clone(), name + "_")(a, b, **scales),
+                            x, a, b, exact=exact)
+
+
+def test_scaled_products_beta_zero_ignores_nan():
+    for name, (shapes, first, second) in PRODUCTS.items():
+        x = engine.full(shapes[0], float("nan"))
+        a, b = parity.make_tensor(first, "float64", 2), parity.make_tensor(second, "float64", 3)
+        parity.run_both(lambda m, x, a, b, name: getattr(m, name)(x, a, b, beta=0), x, a, b,
+                        name, exact=False)
+
+
+@pytest.mark.parametrize("case", [
+    ("addmv", (3,), (2, 3), (3,)), ("addmv", (2,), (2, 3), (4,)), ("addmv", (2,), (3,), (3,)),
+    ("addmv", (1, 2), (2, 3), (3,)), ("addr", (3, 2), (2,), (3,)), ("addr", (2, 3), (2, 3), (3,)),
+    ("addbmm", (3, 5), (4, 2, 3), (4, 3, 5)), ("addbmm", (2, 5), (4, 2, 3), (4, 2, 3)),
+    ("addbmm", (2, 5), (2, 3), (4, 3, 5)), ("addbmm", (2, 5), (4, 2, 3), (3, 3, 5)),
+    ("baddbmm", (3, 5), (4, 2, 3), (4, 3, 5)), ("baddbmm", (4, 2, 5), (4, 2, 3), (4, 2, 3)),
+    ("baddbmm", (4, 2, 5), (2, 3), (4, 3, 5)), ("baddbmm", (4, 2, 5), (4, 2, 3), (3, 3, 5))],
+    ids=str)
+def test_scaled_product_errors(case):
+    name, *shapes = case
+    x, a, b = (parity.make_tensor(s, "float32", i) for i, s in enumerate(shapes))
+    parity.run_both(lambda m, x, a, b: getattr(m, name)(x, a, b), x, a, b)
+    parity.run_both(lambda m, x, a, b: getattr(m, name)(x, a, b.double()), x, a, b)
+    parity.run_both(lambda m, x, a, b: getattr(m, name)(x.double(), a, b), x, a, b)
+    parity.run_both(lambda m, x, a, b: getattr(m, name)(x.long(), a.long(), b.long(), beta=0.5),
+                    x, a, b)
+
+
+@pytest.mark.parametrize("scales", SCALES, ids=str)
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_scaled_product_gradients(name, scales):
+    shapes, first, second = PRODUCTS[name]
+    rng = np.random.default_rng(4)
+    for shape in shapes:
+        def fn(m, x, a, b):
+            return getattr(m, name)(x, a, b, **scales)
+        arrays = [rng.standard_normal(s) for s in (shape, first, second)]
+        inputs = _compare(fn, arrays)
+        _check_gradients(fn, inputs)
