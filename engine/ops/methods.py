@@ -114,7 +114,7 @@ Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicke
 _INPLACE_FUNCTION_NAMES = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil_ clamp_ clamp_max_
     clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
     log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
-    sqrt_ square_ tan_ tanh_ trunc_ zero_ asinh_ acosh_ atanh_ arcsinh_ arccosh_
+    sqrt_ square_ tan_ tanh_ trunc_ zero_ asinh_ acosh_ atanh_ arcsinh_ arccosh_ addmv_
     arctanh_""".split()
 _OVERLOADED = {"clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_"}  # torch's message differs
 
