@@ -1040,9 +1040,12 @@ def _combined(bias, beta, products, alpha, np_dtype):
     if np_dtype.kind == "b":
         kept = np.zeros((), bool) if not beta else bias
         return np.logical_or(kept, np.logical_and(products, builtins.bool(alpha)))
+    number = products.dtype.type
     if np_dtype.kind in "iu":
         beta, alpha = builtins.int(beta), builtins.int(alpha)
-    number = products.dtype.type
+
+        def number(value):  # (wrapped into the type, as C++'s conversion: -1 is 255 for uint8)
+            return np.array(value, np.int64).astype(products.dtype)[()]
     if alpha != 1:
         products = quietly(np.multiply, products, number(alpha))
     if beta == 0:
@@ -1131,11 +1134,14 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         values = np.logical_or(np.logical_and(bias, builtins.bool(beta)),
                                a[:, None] & b[None, :] & builtins.bool(alpha))
     else:  # torch's kernel: beta * self + alpha * vec1 * vec2, (alpha * vec1) first
-        scaled = a if alpha == 1 else quietly(np.multiply, a, np_dtype.type(alpha))
+        def number(value):  # (an integer wrapped into the type: -1 is 255 for uint8)
+            if np_dtype.kind in "iu":
+                return np.array(value, np.int64).astype(np_dtype)[()]
+            return np_dtype.type(value)
+        scaled = a if alpha == 1 else quietly(np.multiply, a, number(alpha))
         products = quietly(np.multiply, scaled[:, None], b[None, :])
         values = products if beta == 0 else quietly(
-            np.add, bias if beta == 1 else quietly(np.multiply, bias, np_dtype.type(beta)),
-            products)
+            np.add, bias if beta == 1 else quietly(np.multiply, bias, number(beta)), products)
     result = wrap(np.ascontiguousarray(np.broadcast_to(values, shape), np_dtype))
     return record(AddrBackward0, result, (input, vec1, vec2),
                   saved=(kept_for(vec2, vec1), kept_for(vec1, vec2)), alpha=alpha, beta=beta)

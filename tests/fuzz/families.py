@@ -44,7 +44,8 @@ The families, and what observe.py/compare.py look at for them:
   jacfwd/jvp inside dual_level, dual_level or enter_dual_level inside jvp, exit_dual_level
   with a wrong level, jacfwd of jacfwd, jvp of jacfwd: values, tangents and torch's errors.
 * structure: tril/triu (attention masks), diagonal/diag/diagflat, unfold windows, masked_select,
-  index_add/index_copy, tensor_split, argwhere, fliplr/flipud on tensors of any shape and dtype
+  index_add/index_copy, tensor_split, argwhere, fliplr/flipud, asinh/acosh/atanh,
+  addmv/addr/addbmm/baddbmm on tensors of any shape and dtype
   (engine/ops/structure.py): values, layouts, views' sharing, errors and gradients.
 * mutation_on_saved: ``torch.autograd.graph.allow_mutation_on_saved_tensors`` (issue 26): a
   saved tensor (a constant, an intermediate, a leaf, an op's result) changed in place, once
@@ -1441,11 +1442,17 @@ STRUCTURE_OPS = [
     "torch.index_copy({x}, {d}, torch.tensor([0]), {x}.narrow({d}, -1, 1))",
     "torch.tensor_split({x}, {s}, {d})", "{x}.tensor_split([1, {s}], dim={d})",
     "torch.argwhere({x})", "{x}.argwhere()", "torch.fliplr({x})", "{x}.flipud()",
+    "torch.asinh({x})", "{x}.acosh()", "torch.arctanh({x} / 4)", "{x}.arcsinh()",
+    "torch.addmv({x}.sum(), torch.ones(2, {n}, dtype={x}.dtype), torch.ones({n}, "
+    "dtype={x}.dtype), beta={k})",
+    "torch.addr({x}, {x}.reshape(-1)[:1], {x}.reshape(-1)[:1], alpha=2)",
+    "torch.baddbmm({x}, {x}.reshape(1, 1, -1), {x}.reshape(1, -1, 1), beta=0)",
+    "torch.addbmm({x}, {x}.reshape(1, -1, 1), {x}.reshape(1, 1, -1), alpha={k})",
 ]
 STRUCTURE_WRITES = ["{y}.tril_({k})", "{y}.triu_()", "{y}.diagonal().fill_(5)",
                     "{y}.index_add_({d}, torch.tensor([0]), {y}.narrow({d}, 0, 1).clone())",
                     "{y}.index_copy_({d}, torch.tensor([0]), {y}.narrow({d}, 0, 1).clone() * 2)",
-                    "{y}.unfold({d}, 1, 1).mul_(2)"]
+                    "{y}.unfold({d}, 1, 1).mul_(2)", "{y}.asinh_()", "{y}.atanh_()"]
 
 
 def structure_op(b):

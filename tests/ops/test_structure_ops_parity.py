@@ -339,6 +339,13 @@ def test_scaled_products(dtype, name, scales):
                             x, a, b, exact=exact)
 
 
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_scaled_products_wrap_negative_scales_into_unsigned(name):
+    shapes, first, second = PRODUCTS[name]
+    x, a, b = (parity.make_tensor(s, "uint8", i) for i, s in enumerate((shapes[0], first, second)))
+    parity.run_both(lambda m, x, a, b: getattr(m, name)(x, a, b, alpha=-1, beta=-3), x, a, b)
+
+
 def test_scaled_products_beta_zero_ignores_nan():
     for name, (shapes, first, second) in PRODUCTS.items():
         x = engine.full(shapes[0], float("nan"))
