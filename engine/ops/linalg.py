@@ -1024,6 +1024,12 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A
 __all__ += ["addmv", "addr", "addbmm", "baddbmm"]  # noqa: PLE0604 (kept beside the ops)
 
 
+def _require_input(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{messages.type_name(input)}")
+
+
 def _scalars_fit(input, beta, alpha):
     """addr refuses a float beta/alpha for an integer (or bool) result, beta first."""
     if input._data.dtype.kind in "iub":
@@ -1070,9 +1076,12 @@ def _expand_bias(input, shape):
             input.expand(shape)  # torch's error: input does not broadcast
 
 
+@overloads("(Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1, "
+           "Tensor out = None)")
 @takes_out
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat @ vec)"""
+    _require_input("addmv", input)
     require_tensors("addmv", mat, vec, "vec")
     if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
@@ -1115,9 +1124,12 @@ def _times(grad, factor):
     return grad if factor == 1 else grad * factor
 
 
+@overloads("(Tensor input, Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1, "
+           "Tensor out = None)")
 @takes_out
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """out = beta * input + alpha * outer(vec1, vec2)"""
+    _require_input("addr", input)
     require_tensors("addr", vec1, vec2, "vec2")
     for name, vec in (("vec1", vec1), ("vec2", vec2)):
         if vec._data.ndim != 1:
@@ -1171,9 +1183,12 @@ def _batches(name, batch1, batch2):
     return count, n, m, count2, m2, p
 
 
+@overloads("(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, "
+           "Tensor out = None)")
 @takes_out
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (the sum over b of batch1[b] @ batch2[b])"""
+    _require_input("addbmm", input)
     require_tensors("addbmm", batch1, batch2, "batch2")
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:  # (torch expands input first)
         _expand_bias(input, (batch1._data.shape[1], batch2._data.shape[2]))
@@ -1221,9 +1236,12 @@ class AddbmmBackward0(Node):
                 None if batch1 is None else _times(batch1.mT.bmm(spread), self.alpha))
 
 
+@overloads("(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, "
+           "Tensor out = None)")
 @takes_out
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """out[b] = beta * input[b] + alpha * batch1[b] @ batch2[b]"""
+    _require_input("baddbmm", input)
     require_tensors("baddbmm", batch1, batch2, "batch2")
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:  # (torch expands input first)
         _expand_bias(input, batch1._data.shape[:2] + batch2._data.shape[2:3])

@@ -15,7 +15,8 @@ from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import numpy_names, operands_broadcast_shape, takes_out
+from .common import (numpy_names, operands_broadcast_shape, overloads, takes_out,
+                     tensor_inputs)
 from .arithmetic import add
 from .views import flip, sliced_view
 from .reduce import nonzero
@@ -45,6 +46,7 @@ def _triangle(name, input, diagonal, keep_lower):
     return wrap(np.where(keep, data, np.zeros((), data.dtype)).astype(data.dtype, order="C"))
 
 
+@overloads("(Tensor input, int diagonal = 0, *, Tensor out = None)")
 @takes_out
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (row i keeps columns up to i + diagonal), zeros
@@ -62,6 +64,7 @@ class TrilBackward0(Node):
         return tril(grad, self.diagonal)
 
 
+@overloads("(Tensor input, int diagonal = 0, *, Tensor out = None)")
 @takes_out
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (row i keeps columns from i + diagonal on),
@@ -86,6 +89,7 @@ def _diagonal_length(shape, offset, dim1, dim2):
     return builtins.max(builtins.min(shape[dim1] + offset, shape[dim2]), 0)
 
 
+@overloads("(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)")
 @numpy_names
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The elements (i, i + offset) of dims dim1 and dim2, as a new last dim (a view: writing
@@ -160,6 +164,7 @@ class DiagEmbedBackward0(Node):
         return diagonal(grad, self.offset, self.dim1, self.dim2).clone()
 
 
+@overloads("(Tensor input, int diagonal = 0, *, Tensor out = None)")
 @takes_out
 def diag(input, diagonal=0):
     """A vector -> the square matrix with it on diagonal ``diagonal``; a matrix -> a copy of
@@ -185,11 +190,13 @@ class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 (torch's name)
     elsewhere"""
 
 
+@overloads("(Tensor input, int offset = 0)")
 def diagflat(input, offset=0):
     """The square matrix with input's elements (flattened) on diagonal ``offset``."""
     return _matrix_with_diagonal(input.reshape(-1), operator.index(offset))
 
 
+@overloads("(Tensor input)")
 def fliplr(input):
     """Columns in reverse order (dim 1): a copy."""
     if input._data.ndim < 2:
@@ -197,6 +204,7 @@ def fliplr(input):
     return flip(input, (1,))
 
 
+@overloads("(Tensor input)")
 def flipud(input):
     """Rows in reverse order (dim 0): a copy."""
     if input._data.ndim < 1:
@@ -205,6 +213,7 @@ def flipud(input):
 
 
 # ---------------------------------------------------------------- sliding windows
+@overloads("(Tensor input, int dimension, int size, int step)")
 def unfold(input, dimension, size, step):
     """Every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim
     (a view: the windows overlap in memory when step < size)."""
@@ -265,6 +274,7 @@ class UnfoldBackwardBackward0(Node):
 
 
 # ---------------------------------------------------------------- picking and placing
+@overloads("(Tensor input, Tensor mask, *, Tensor out = None)")
 @takes_out
 def masked_select(input, mask):
     """The elements of input where mask (bool, broadcast with input) is True, as a vector."""
@@ -432,6 +442,8 @@ def _scaled(values, alpha, np_dtype):
     return values * np_dtype.type(alpha)
 
 
+@overloads("(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, "
+           "Tensor out = None)")
 @takes_out
 @numpy_names
 def index_add(input, dim, index, source, *, alpha=1):
@@ -459,6 +471,7 @@ class IndexAddBackward0(Node):
         return grad, picked.reshape(source._data.shape)
 
 
+@overloads("(Tensor input, int dim, Tensor index, Tensor source, *, Tensor out = None)")
 @takes_out
 @numpy_names
 def index_copy(input, dim, index, source):
@@ -485,15 +498,30 @@ class IndexCopyBackward0(Node):
 
 
 # ---------------------------------------------------------------- uneven splits
-def tensor_split(input, indices_or_sections, dim=0):
+@overloads("(Tensor input, tuple of ints indices, int dim = 0)",
+           "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+           "(Tensor input, int sections, int dim = 0)")
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """``sections`` pieces as even as can be (the first ones one longer), or the pieces between
-    the given indices: views, as slices are."""
+    the given indices: views, as slices are. (The keywords are torch's overloads' names.)"""
+    for named in (sections, indices, tensor_indices_or_sections):
+        if named is not None:
+            indices_or_sections = named
     if input._data.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
     dim = wrap_dim(dim, input._data.ndim)
     length = input._data.shape[dim]
     if isinstance(indices_or_sections, Tensor):
+        given = indices_or_sections._data
+        if given.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                               f"zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {given.ndim} dims")
+        if given.dtype != np.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {_dtype_name(given)}")
         sections = indices_or_sections.tolist()
     else:
         sections = indices_or_sections
@@ -511,6 +539,10 @@ def tensor_split(input, indices_or_sections, dim=0):
                  for start, stop in zip(bounds[:-1], bounds[1:]))
 
 
+@overloads("(Tensor input)")
 def argwhere(input):
     """The indices of the nonzero elements, one row each (torch.nonzero)."""
     return nonzero(input)
+
+
+tensor_inputs(globals(), __all__)  # torch.tril(None): torch's TypeError

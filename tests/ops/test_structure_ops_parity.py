@@ -383,3 +383,32 @@ def test_scaled_product_gradients(name, scales):
         arrays = [rng.standard_normal(s) for s in (shape, first, second)]
         inputs = _compare(fn, arrays)
         _check_gradients(fn, inputs)
+
+
+ARGUMENT_MISTAKES = [
+    lambda m: m.diagonal(m.ones(2, 3), 1.5), lambda m: m.ones(3, 4).unfold(0, 2.0, 1),
+    lambda m: m.masked_select(m.ones(2), None), lambda m: m.tensor_split(m.ones(4), 1.5),
+    lambda m: m.tril("a"), lambda m: m.index_add(m.ones(3), 0.5, m.tensor([0]), m.ones(1)),
+    lambda m: m.diag(None), lambda m: m.diag(m.ones(3), 1.5), lambda m: m.diagflat(m.ones(3), 1.5),
+    lambda m: m.argwhere([1]), lambda m: m.fliplr(None), lambda m: m.ones(3).unfold(1, 1, 1),
+    lambda m: m.tensor_split(m.ones(3), m.tensor([[1]])),
+    lambda m: m.tensor_split(m.ones(5), m.tensor(2)),
+    lambda m: m.tensor_split(m.ones(5), m.tensor([1, 3])),
+    lambda m: m.tensor_split(m.ones(5), m.tensor(2.0)), lambda m: m.ones(2, 3).diagonal(0, 0, 2),
+    lambda m: m.diagonal(m.ones(2, 3), offset=1, dim1=1, dim2=0),
+    lambda m: m.tril(m.ones(2, 3), diagonal=m.tensor(1)), lambda m: m.atanh(None),
+    lambda m: m.addmv(m.ones(2), m.ones(2, 3), m.ones(3), beta=None),
+    lambda m: m.addmv(None, m.ones(2, 3), m.ones(3)),
+    lambda m: m.addr(m.ones(2, 3), None, m.ones(3)),
+    lambda m: m.ones(2, 2).tril_(m.tensor(0)), lambda m: m.triu(m.ones(2, 2), 1, 2),
+    lambda m: m.ones(3, 3).index_copy(0, m.tensor([0, 0]), m.arange(6.0).reshape(2, 3)),
+    lambda m: m.ones(3).index_add_(0, m.tensor([0]), m.ones(1, requires_grad=True)),
+    lambda m: m.tensor_split(m.ones(5), sections=2),
+    lambda m: m.tensor_split(m.ones(5), [1], dim=0),
+    lambda m: m.ones(2, 3).tensor_split(indices=[1]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ARGUMENT_MISTAKES)))
+def test_argument_mistakes_as_torch(case):
+    parity.run_both(ARGUMENT_MISTAKES[case])
