@@ -85,8 +85,7 @@ INPLACE_METHODS = {
         fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor
-        ceil trunc fix round frac nan_to_num lgamma digamma asinh acosh atanh arcsinh arccosh
-        arctanh""",
+        ceil trunc fix round frac nan_to_num lgamma digamma""",
     compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
@@ -97,6 +96,10 @@ for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
         setattr(Tensor, _name + "_",
                 method_copy(inplace.in_place(_without_out(getattr(_family, _name)))))
+for _name, _op in unary.IN_PLACE_INVERSE_HYPERBOLICS.items():  # (x.asinh_(): AsinhBackward1)
+    _method = method_copy(inplace.in_place(_without_out(_op)))
+    setattr(Tensor, _name + "_", _method)
+    setattr(Tensor, "arc" + _name[1:] + "_", method_copy(inplace.in_place(_without_out(_op))))
 # torch writes these through their out= form, which autograd does not see: no leaf refused,
 # nothing recorded (x.logical_not_() runs on a tensor that requires grad)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):

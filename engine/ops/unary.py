@@ -193,6 +193,29 @@ class AtanhBackward0(_UnaryBackward):
         return grad * (1 / (1 - x.pow(2)))
 
 
+class _InplaceNotDifferentiable(_UnaryBackward):
+    """torch's asinh_, acosh_ and atanh_ record a node that has no derivative formula (the
+    out-of-place ops have one): backward through it raises."""
+
+    jvp = None  # (forward mode: torch's error, as messages.no_forward_ad words it)
+
+    def formula(self, grad, x):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self.op}' is not "
+                                  "implemented.")
+
+
+class AsinhBackward1(_InplaceNotDifferentiable):
+    op = "asinh"
+
+
+class AcoshBackward1(_InplaceNotDifferentiable):
+    op = "acosh"
+
+
+class AtanhBackward1(_InplaceNotDifferentiable):
+    op = "atanh"
+
+
 class SinhBackward0(_UnaryBackward):
     """out = sinh x:  d/dx = cosh x"""
 
@@ -325,6 +348,13 @@ atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackw
 asinh = arcsinh = _float_unary(np.arcsinh, "asinh", "out = arsinh(input)", AsinhBackward0)
 acosh = arccosh = _float_unary(np.arccosh, "acosh", "out = arcosh(input)", AcoshBackward0)
 atanh = arctanh = _float_unary(np.arctanh, "atanh", "out = artanh(input)", AtanhBackward0)
+# what x.asinh_() & co compute before writing into x (methods.py): the same values, the node
+# torch records for them
+IN_PLACE_INVERSE_HYPERBOLICS = {
+    name: _float_unary(ufunc, name, f"out = {name}(input), for {name}_", node)
+    for name, ufunc, node in (("asinh", np.arcsinh, AsinhBackward1),
+                              ("acosh", np.arccosh, AcoshBackward1),
+                              ("atanh", np.arctanh, AtanhBackward1))}
 sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
 cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
 tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result",

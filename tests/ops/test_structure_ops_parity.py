@@ -412,3 +412,32 @@ ARGUMENT_MISTAKES = [
 @pytest.mark.parametrize("case", range(len(ARGUMENT_MISTAKES)))
 def test_argument_mistakes_as_torch(case):
     parity.run_both(ARGUMENT_MISTAKES[case])
+
+
+@pytest.mark.parametrize("name", ["asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_",
+                                  "arctanh_"])
+def test_in_place_inverse_hyperbolics_record_torchs_underivable_node(name):
+    def backward_through(m):
+        leaf = m.tensor([0.5, 2.0], requires_grad=True)
+        x = leaf.clone()
+        getattr(x, name)()
+        assert x.grad_fn.name() == name.replace("arc", "a")[:-1].capitalize() + "Backward1"
+        x.sum().backward()
+    parity.run_both(backward_through)
+
+
+def test_in_place_ops_with_gradients_through_them():
+    def run(m, op):
+        a = m.tensor(np.arange(12.0).reshape(3, 4) / 7, requires_grad=True)
+        s = m.tensor(np.ones((2, 4)) / 3, requires_grad=True)
+        x = a.clone()
+        op(m, x, s)
+        (x * m.arange(12.0).reshape(3, 4)).sum().backward()
+        return x.grad_fn.name(), a.grad, s.grad
+    for op in (lambda m, x, s: x.tril_(1), lambda m, x, s: x.triu_(-1),
+               lambda m, x, s: x.index_add_(0, m.tensor([2, 0]), s, alpha=3),
+               lambda m, x, s: x.index_copy_(0, m.tensor([2, 0]), s),
+               lambda m, x, s: x.unfold(1, 2, 1).mul_(2), lambda m, x, s: x.diagonal().mul_(3),
+               lambda m, x, s: x.addr_(m.ones(3), m.ones(4), beta=2),
+               lambda m, x, s: x.tensor_split(2, 1)[1].mul_(2)):
+        parity.run_both(run, op)
