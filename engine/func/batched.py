@@ -40,6 +40,11 @@ NONZERO_ERROR = ("vmap: We do not support batching operators that can output dyn
                  "Attempted to vmap over aten::nonzero. Please file an issue at "
                  "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
+MASKED_SELECT_ERROR = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) "
+                       "We cannot support this because for each batch this would return a "
+                       "differently shaped Tensor. Please file an issue at "
+                       "https://github.com/pytorch/pytorch/issues if you need this feature.")
+
 
 class NoBatchingRule(Exception):
     """Raised inside a batched call when an operation has no batching rule: vmap falls back
@@ -233,6 +238,11 @@ class BatchedTensor:
                                "not generate a fallback.")
         raise RuntimeError(NONZERO_ERROR)
 
+    def masked_select(self, mask):
+        if isinstance(mask, BatchedTensor):  # (each sample would pick its own number)
+            raise RuntimeError(MASKED_SELECT_ERROR)
+        raise NoBatchingRule("masked_select: the loop, each sample picks as many")
+
     @property
     def _data(self):  # an engine operation reads this: its rule (the hand-over) or the loop
         raise BatchedOperand("no batching rule")
@@ -367,6 +377,19 @@ class BatchedTensor:
 
     def narrow(self, dim, start, length):
         return BatchedTensor(self.value.narrow(logical_dim(dim, self.dim()), start, length),
+                             self.level)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):  # (a view of the batch, as torch's)
+        rank = self.dim()
+        if rank < 2 or logical_dim(dim1, rank) == logical_dim(dim2, rank):
+            raise NoBatchingRule("diagonal: the loop gives torch's errors")
+        return BatchedTensor(self.value.diagonal(offset, logical_dim(dim1, rank),
+                                                 logical_dim(dim2, rank)), self.level)
+
+    def unfold(self, dimension, size, step):
+        if self.dim() == 0:
+            raise NoBatchingRule("unfold of a 0-d sample: the loop")
+        return BatchedTensor(self.value.unfold(logical_dim(dimension, self.dim()), size, step),
                              self.level)
 
     def select(self, dim, index):
@@ -683,6 +706,14 @@ def _matmul(input, other):
     return matmul(input, other)
 
 
+def _masked_select(input, mask, **kwargs):
+    """torch.masked_select: a batched mask is refused; a batched input alone, the loop."""
+    if isinstance(mask, BatchedTensor):
+        raise RuntimeError(MASKED_SELECT_ERROR)
+    raise NoBatchingRule("masked_select: the loop, each sample picks as many")
+
+
 FUNCTION_RULES = {"cat": _cat, "concat": _cat, "concatenate": _cat, "stack": _stack,
                   "matmul": _matmul, "mm": _product("mm", (2, 2)), "mv": _product("mv", (2, 1)),
-                  "dot": _product("dot", (1, 1)), "bmm": _product("bmm", (3, 3))}
+                  "dot": _product("dot", (1, 1)), "bmm": _product("bmm", (3, 3)),
+                  "masked_select": _masked_select}

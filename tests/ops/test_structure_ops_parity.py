@@ -441,3 +441,20 @@ def test_in_place_ops_with_gradients_through_them():
                lambda m, x, s: x.addr_(m.ones(3), m.ones(4), beta=2),
                lambda m, x, s: x.tensor_split(2, 1)[1].mul_(2)):
         parity.run_both(run, op)
+
+
+VMAPPED = {"tril": lambda m, x: m.tril(x, 1), "diagonal": lambda m, x: x.diagonal(),
+           "diag": lambda m, x: m.diag(x), "unfold": lambda m, x: x.unfold(1, 2, 1),
+           "index_add": lambda m, x: m.index_add(x, 0, m.tensor([1]), x[:1]),
+           "asinh": lambda m, x: m.asinh(x), "addmv": lambda m, x: m.addmv(x[0], x, x[1]),
+           "fliplr": lambda m, x: m.fliplr(x),
+           "masked_select": lambda m, x: m.masked_select(x, m.tensor([True, False, True])),
+           "batched mask": lambda m, x: m.masked_select(x, x > 0),
+           "batched mask (method)": lambda m, x: x.masked_select(x > 0)}
+
+
+@pytest.mark.parametrize("name", list(VMAPPED))
+def test_vmap_over_structure_ops(name):
+    values = np.arange(18.0).reshape(2, 3, 3) / 10 - 0.5
+    parity.run_both(lambda m, x: m.func.vmap(lambda s: VMAPPED[name](m, s))(x), values,
+                    exact=name != "addmv")
