@@ -250,14 +250,13 @@ class UnfoldBackward0(Node):
     def backward(self, grad):
         total = np.zeros(self.self_sym_sizes, grad._data.dtype)
         target = total.reshape(1) if total.ndim == 0 else total
-        # window w holds elements w*step .. w*step+size-1 along dim
         windows = grad._data.shape[self.dimension] if total.ndim else 1
-        for w in range(windows):
-            for k in range(self.size):
-                piece = np.take(grad._data, k, axis=-1)
-                piece = np.take(piece, w, axis=self.dimension) if total.ndim else piece
-                where = (slice(None),) * self.dimension + (w * self.step + k,)
-                target[where] += piece
+        starts = np.arange(windows) * self.step
+        # element k of window w came from w*step + k along dim: add each k's column back
+        for k in range(self.size):
+            piece = np.take(grad._data, k, axis=-1).reshape(
+                target.shape[:self.dimension] + (windows,) + target.shape[self.dimension + 1:])
+            np.add.at(target, (slice(None),) * self.dimension + (starts + k,), piece)
         return record(UnfoldBackwardBackward0, wrap(total), (grad,), dimension=self.dimension,
                       size=self.size, step=self.step)
 
