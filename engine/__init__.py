@@ -40,6 +40,8 @@ from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
+from .ops.rearrange import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES

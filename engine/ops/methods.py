@@ -19,7 +19,7 @@ from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
 from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
-               reduce, sampling, unary, views)
+               rearrange, reduce, sampling, statistics, unary, views)
 
 
 def _without_out(function):
@@ -47,6 +47,8 @@ FUNCTION_METHODS = {
         squeeze_ unsafe_split unsafe_chunk""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
+    statistics: "aminmax nanmean",
+    rearrange: "roll diff trace",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",
@@ -73,6 +75,15 @@ def _split(self, split_size, dim=0):
 
 
 Tensor.split = method_copy(_split, "Tensor.split")
+
+
+def _tile(self, *dims):
+    """``x.tile(2, 3)`` or ``x.tile((2, 3))``: ``torch.tile(x, (2, 3))``"""
+    return rearrange.tile(self, dims[0] if len(dims) == 1 and not isinstance(
+        dims[0], (int, np.integer)) else dims)
+
+
+Tensor.tile = method_copy(_tile)
 Tensor.unique_consecutive = method_copy(_without_out(reduce.unique_consecutive),
                                         "Tensor.unique_consecutive")
 

@@ -1,0 +1,283 @@
+"""More reductions learners meet in tutorials: var_mean/std_mean, aminmax, nanmean.
+
+Each op sits beside its backward node, as in reduce.py, whose helpers they share.
+"""
+import builtins
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from ..fidelity import messages
+from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.floating import quietly
+from ..fidelity.size import dims_tuple, wrap_dim
+from ..core.node import Node, record
+from .common import numpy_names, out_of_results_dtype, overloads, takes_out, write_out
+from .compare import eq, logical_not
+from .arithmetic import where
+from .unary import isnan
+from .reduce import (_correction, _first_zero_wins, _reduce_args, _reduced,
+                     _unreduce, _var_backward, nansum, return_types)
+
+__all__ = ["aminmax", "nanmean", "std_mean", "var_mean"]
+
+
+# ====================================================================== var_mean, std_mean
+# torch's parser lists them as var's and std's, without out=
+_MOMENT_MEAN_OVERLOADS = (
+    "(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False)",
+    "(Tensor input, tuple of ints[1]? dim = None, *, Number correction = None, "
+    "bool keepdim = False)",
+    "(Tensor input, bool unbiased = True)")
+
+# Welford's loop is replayed element by element (torch's order, bit for bit) up to this many
+# elements per result; longer rows take numpy's two passes (tolerance: ops/README.md)
+_WELFORD_REPLAYED_UP_TO = 2048
+
+
+def _moment_and_mean(input, dim, unbiased, keepdim, correction, name):
+    if isinstance(dim, builtins.bool):  # legacy var_mean(x, unbiased)
+        dim, unbiased = None, dim
+    data = input._data
+    if data.dtype.kind != "f":
+        raise NotImplementedError(f"{name} only support floating point and complex dtypes")
+    axes, keepdim = _reduce_args(input, dim, keepdim)
+    ddof = _correction(unbiased, correction)
+    count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
+    outputs = 1 if axes is None else math.prod(n for d, n in enumerate(data.shape)
+                                               if d not in axes)
+    if (data.size // outputs if outputs else 0) - ddof <= 0:
+        messages.warn_from_learner(messages.no_degrees_of_freedom(name))
+    variance, mean = quietly(_welford_moments, data, axes, keepdim, ddof)
+    if name == "std_mean":
+        variance = np.sqrt(variance)
+    results = (_reduced(variance.astype(data.dtype)), _reduced(mean.astype(data.dtype)))
+    node = VarMeanBackward0 if name == "var_mean" else StdMeanBackward0
+    return record(node, results, (input,), saved=(input,), saved_output=name == "std_mean",
+                  dim=dim, correction=ddof, keepdim=keepdim, count=count)
+
+
+def _welford_moments(data, axes, keepdim, ddof):
+    """torch's var_mean/std_mean kernel: Welford's running mean and sum of squares, in
+    float64 whatever the dtype (unlike var(), which takes two passes for a whole tensor)."""
+    wide = data.astype(np.float64)
+    count = wide.size if axes is None else math.prod(wide.shape[a] for a in axes)
+    divisor = builtins.max(0, count - ddof)
+    if count == 0 or wide.size == 0:
+        shape = np.add.reduce(wide, axis=axes, keepdims=keepdim).shape
+        return np.full(shape, np.nan), np.full(shape, np.nan)
+    if count <= _WELFORD_REPLAYED_UP_TO:
+        return _welford_pair(wide, axes, keepdim, divisor)
+    mean = np.add.reduce(wide, axis=axes, keepdims=keepdim) / np.float64(count)
+    variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
+    return variance, mean
+
+
+def _welford_pair(data, axes, keepdim, divisor):
+    """WelfordOps over ``axes`` one element after another, in float64: (variance, mean)."""
+    axes = tuple(range(data.ndim)) if axes is None else axes
+    kept = [a for a in range(data.ndim) if a not in axes]
+    rows = data.transpose(kept + list(axes)).reshape(
+        tuple(data.shape[a] for a in kept) + (-1,))
+    mean = np.zeros(rows.shape[:-1])
+    m2 = np.zeros(rows.shape[:-1])
+    for i in range(rows.shape[-1]):
+        delta = rows[..., i] - mean
+        mean = mean + delta / np.float64(i + 1)
+        m2 = m2 + delta * (rows[..., i] - mean)
+    variance = m2 / np.float64(divisor)
+    if keepdim:
+        return np.expand_dims(variance, axes), np.expand_dims(mean, axes)
+    return variance, mean
+
+
+def _mean_backward(grad, x, node):
+    shape = x._data.shape
+    dims = None if node.dim is None else dims_tuple(node.dim, len(shape))
+    return _unreduce(grad, shape, dims, node.keepdim) / builtins.max(node.count, 1) \
+        if shape else grad
+
+
+@overloads(*_MOMENT_MEAN_OVERLOADS)
+@numpy_names
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var(input), mean(input)) in one pass; correction=1 (Bessel's) by default"""
+    return _moment_and_mean(input, dim, unbiased, keepdim, correction, "var_mean")
+
+
+class VarMeanBackward0(Node):
+    """out = (var, mean):  d/dx = 2 (x - mean) / (N - correction) * g_var + g_mean / N"""
+
+    _saved_names = ("self",)
+    num_outputs = 2
+    correction: float
+    count: int
+    dim: int | tuple | None
+    keepdim: bool
+
+    def backward(self, grad_var, grad_mean=None):
+        (x,) = self.saved_tensors
+        total = None if grad_var is None else _var_backward(self, grad_var, x)
+        if grad_mean is not None:
+            part = _mean_backward(grad_mean, x, self)
+            total = part if total is None else total + part
+        return total
+
+
+@overloads(*_MOMENT_MEAN_OVERLOADS)
+@numpy_names
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std(input), mean(input)) in one pass; correction=1 (Bessel's) by default"""
+    return _moment_and_mean(input, dim, unbiased, keepdim, correction, "std_mean")
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    """out = (std, mean):  d/dx = d var/dx * g_std / (2 std) + g_mean / N"""
+
+    _saved_names = ("self", "result0")
+
+    def backward(self, grad_std, grad_mean=None):
+        x, std = self.saved_tensors
+        total = None
+        if grad_std is not None:
+            grad_var = where(std == 0, 0.0, grad_std / (std * 2))
+            total = _var_backward(self, grad_var, x)
+        if grad_mean is not None:
+            part = _mean_backward(grad_mean, x, self)
+            total = part if total is None else total + part
+        return total
+
+
+# ====================================================================== aminmax
+_MinMax = namedtuple("_MinMax", ["min", "max"])
+
+
+class _AminmaxType(_MinMax, messages.CTypeAttributeErrors):
+    """torch.return_types.aminmax: a (min, max) named tuple."""
+
+    __slots__ = ()
+    torch_type_name = "torch.return_types.aminmax"
+
+    def __repr__(self):
+        return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+
+
+_AminmaxType.__name__ = _AminmaxType.__qualname__ = "aminmax"
+return_types.aminmax = _AminmaxType  # (reduce.py's table leaves it to this family)
+
+
+class _AminmaxOutType(_AminmaxType):
+    """torch.return_types.aminmax_out: what aminmax(..., out=(min, max)) returns."""
+
+    __slots__ = ()
+    torch_type_name = "torch.return_types.aminmax_out"
+
+    def __repr__(self):
+        return f"torch.return_types.aminmax_out(\nmin={self.min!r},\nmax={self.max!r})"
+
+
+_AminmaxOutType.__name__ = _AminmaxOutType.__qualname__ = "aminmax_out"
+return_types.aminmax_out = _AminmaxOutType
+
+
+def _aminmax(input, *, dim=None, keepdim=False):
+    data = input._data
+    if dim is None:
+        if data.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        axes = None
+    else:
+        if data.ndim:
+            axis = wrap_dim(dim, data.ndim)
+            if data.shape[axis] == 0:
+                raise IndexError(f"aminmax: Expected reduction dim {axis} to have non-zero "
+                                 "size.")
+        else:
+            wrap_dim(dim, 1)
+        axes = (wrap_dim(dim, builtins.max(data.ndim, 1)),) if data.ndim else None
+    keep = keepdim and dim is not None
+    if dim is None and keepdim:  # torch keeps every dim as 1
+        keep = True
+    low = np.minimum.reduce(data, axis=axes, keepdims=keep) if data.size else \
+        np.zeros(_kept_shape(data.shape, axes, keep), data.dtype)
+    high = np.maximum.reduce(data, axis=axes, keepdims=keep) if data.size else \
+        np.zeros(_kept_shape(data.shape, axes, keep), data.dtype)
+    if data.size:
+        low = _first_zero_wins(data, low, axes, keep)
+        high = _first_zero_wins(data, high, axes, keep)
+    results = _AminmaxType(_reduced(low), _reduced(high))
+    return record(AminmaxBackward0, results, (input,), saved=(input, results.min, results.max),
+                  dim=None if axes is None else axes, keepdim=keep)
+
+
+def _kept_shape(shape, axes, keep):
+    axes = range(len(shape)) if axes is None else axes
+    return tuple(1 if a in axes else n for a, n in enumerate(shape) if keep or a not in axes)
+
+
+@overloads("(Tensor input, *, int dim = None, bool keepdim = False, "
+           "tuple of Tensors out = None)")
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """(min, max) of the input, over every element or along dim"""
+    result = _aminmax(input, dim=dim, keepdim=keepdim)
+    if out is None:
+        return result
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+    for written, target in zip(result, out):
+        out_of_results_dtype(written, target)
+    return _AminmaxOutType(*(write_out(written, target)
+                             for written, target in zip(result, out)))
+
+
+aminmax.without_out = _aminmax
+_aminmax.__name__ = "aminmax"
+
+
+class AminmaxBackward0(Node):
+    """out = (min, max):  d/dx = g_min shared evenly by the minima + g_max by the maxima"""
+
+    _saved_names = ("self", "result0", "result1")
+    num_outputs = 2
+    dim: tuple | None
+    keepdim: bool
+
+    def backward(self, grad_min, grad_max=None):
+        x, low, high = self.saved_tensors
+        shape = x._data.shape
+        total = None
+        for grad, value in ((grad_min, low), (grad_max, high)):
+            if grad is None:
+                continue
+            grad = _unreduce(grad, shape, self.dim, self.keepdim)
+            hits = eq(_unreduce(value, shape, self.dim, self.keepdim), x)
+            counted = hits.sum(self.dim if self.dim is not None else (), keepdim=True) \
+                if shape else hits
+            part = grad / counted * hits
+            total = part if total is None else total + part
+        return total
+
+
+# ====================================================================== nanmean
+def _floating_input_for_out(out, input, *args, **kwargs):
+    """torch's nanmean(out=) checks the input's dtype in its own words."""
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError("nanmean(): integral types and 'Bool' are not supported for "
+                                  "nanmean, even for empty tensors.")
+
+
+@overloads("(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
+@takes_out(before=_floating_input_for_out)
+@numpy_names
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the elements that are not nan: nansum / their count (torch's composite,
+    so its grad_fn is DivBackward0)"""
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{scalar_type_name[input.dtype]}")
+    counted = logical_not(isnan(input)).sum(dim, keepdim=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype).div(counted)

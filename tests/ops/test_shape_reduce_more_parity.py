@@ -1,0 +1,236 @@
+"""var_mean/std_mean, aminmax, nanmean, roll, tile, meshgrid, diff and trace against torch 2.15:
+values, dtypes, layout, reprs and errors (parity.run_both over shapes, dtypes and call
+forms), then grad_fn names and gradients (float64, against torch and by gradcheck)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+import parity
+from engine.autograd import gradcheck, gradgradcheck
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+pytestmark = pytest.mark.torch
+
+MOMENT_CALLS = {
+    "all": lambda m, f, x: f(x),
+    "dim": lambda m, f, x: f(x, 0),
+    "dim -1 keepdim": lambda m, f, x: f(x, -1, keepdim=True),
+    "dims tuple": lambda m, f, x: f(x, (0, -1)),
+    "unbiased positional": lambda m, f, x: f(x, 0, False),
+    "unbiased alone": lambda m, f, x: f(x, False),
+    "correction": lambda m, f, x: f(x, dim=0, correction=0),
+    "correction 2 keepdim": lambda m, f, x: f(x, None, correction=2, keepdim=True),
+    "empty list": lambda m, f, x: f(x, []),
+    "dim out of range": lambda m, f, x: f(x, 5),
+    "both unbiased and correction": lambda m, f, x: f(x, 0, unbiased=True, correction=1),
+}
+NEEDS_A_DIM = {"dim", "dim -1 keepdim", "dims tuple", "unbiased positional", "correction"}
+
+
+def _quiet(fn):
+    def run(m, *args):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (warnings: test_degrees_of_freedom_warning)
+            return fn(m, *args)
+    return run
+
+
+@pytest.mark.parametrize("call", list(MOMENT_CALLS))
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+@pytest.mark.parametrize("shape", parity.SHAPES + [(4, 5, 3)])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_var_mean_std_mean(dtype, shape, name, call):
+    if call in NEEDS_A_DIM and not shape:
+        pytest.skip("a 0-d tensor's dim 0 is tested by 'dim out of range' forms")
+    x = parity.make_tensor(shape, dtype, low=-3, high=3)
+    parity.run_both(_quiet(lambda m, x: MOMENT_CALLS[call](m, getattr(m, name), x)), x,
+                    exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((5,), None), ((3, 7), 1), ((4, 6), 0), ((2, 3, 4), (0, 2))])
+def test_var_mean_bits_replay_welford(shape, dim, dtype):
+    """Short rows: torch's Welford loop, replayed, gives its very bits."""
+    x = parity.make_tensor(shape, dtype, low=-3, high=3)
+    parity.run_both(lambda m, x: m.var_mean(x, dim), x)
+    parity.run_both(lambda m, x: m.std_mean(x, dim, keepdim=True), x)
+
+
+def test_var_mean_of_integers_and_non_contiguous():
+    parity.run_both(lambda m, x: m.var_mean(x), parity.make_tensor((3,), "int64"))
+    x = parity.make_tensor((4, 6), "float32").mT
+    parity.run_both(lambda m, x: m.std_mean(x, 0), x)
+    parity.run_both(lambda m, x: m.var_mean(x[:, ::2], 1, keepdim=True), x)
+    parity.run_both(lambda m, x: x.var_mean(), x)  # (no such method in torch either)
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_degrees_of_freedom_warning(name):
+    for shape, kwargs in [((), {}), ((3,), {"correction": 3}), ((0,), {})]:
+        x = parity.make_tensor(shape, "float32")
+        messages = []
+        for m in (engine, torch):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                getattr(m, name)(parity._convert(x, "torch" if m is torch else "engine"),
+                                 **kwargs)
+            messages.append([str(w.message) for w in caught])
+        assert messages[0] == messages[1]
+
+
+AMINMAX_CALLS = {
+    "all": lambda m, x: m.aminmax(x),
+    "all keepdim": lambda m, x: m.aminmax(x, keepdim=True),
+    "dim": lambda m, x: m.aminmax(x, dim=0),
+    "dim -1 keepdim": lambda m, x: x.aminmax(dim=-1, keepdim=True),
+    "positional dim": lambda m, x: m.aminmax(x, 0),
+    "dim out of range": lambda m, x: m.aminmax(x, dim=4),
+}
+
+
+@pytest.mark.parametrize("call", list(AMINMAX_CALLS))
+@pytest.mark.parametrize("shape", parity.SHAPES)
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_aminmax(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    parity.run_both(AMINMAX_CALLS[call], x)
+
+
+def test_aminmax_out_non_contiguous_and_nan():
+    x = parity.make_tensor((4, 6), "float32").mT
+    parity.run_both(lambda m, x: m.aminmax(x, dim=1), x)
+    y = engine.tensor([[1.0, float("nan")], [-0.0, 0.0]])
+    parity.run_both(lambda m, y: m.aminmax(y, dim=1), y)
+    parity.run_both(lambda m, y: m.aminmax(y), y)
+    parity.run_both(lambda m, y: m.aminmax(y, dim=0, out=(m.empty(0), m.empty(0))), y)
+
+
+NANMEAN_CALLS = {
+    "all": lambda m, x: m.nanmean(x),
+    "dim": lambda m, x: m.nanmean(x, 0),
+    "dims keepdim": lambda m, x: x.nanmean((0, -1), True),
+    "dtype": lambda m, x: m.nanmean(x, dim=-1, dtype=m.float64),
+    "out": lambda m, x: m.nanmean(x, -1, out=m.empty(0, dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("call", list(NANMEAN_CALLS))
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4), (0,), (2, 0)])
+@pytest.mark.parametrize("dtype", ["int64", "float16", "float32", "float64"])
+def test_nanmean(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    if dtype.startswith("float") and x.numel() > 1:
+        x.view(-1)[1] = float("nan")
+    parity.run_both(NANMEAN_CALLS[call], x, exact=False)
+
+
+SHAPE_CALLS = {
+    "roll": lambda m, x: m.roll(x, 1),
+    "roll dims": lambda m, x: m.roll(x, (1, -2), (0, -1)),
+    "roll method keyword": lambda m, x: x.roll(shifts=-1, dims=0),
+    "roll misaligned": lambda m, x: m.roll(x, (1, 2), 0),
+    "roll no shifts": lambda m, x: m.roll(x, ()),
+    "tile": lambda m, x: m.tile(x, (2,)),
+    "tile more dims": lambda m, x: m.tile(x, (2, 1, 2)),
+    "tile method varargs": lambda m, x: x.tile(1, 2),
+    "tile int": lambda m, x: m.tile(x, 2),
+    "diff": lambda m, x: m.diff(x),
+    "diff n dim": lambda m, x: m.diff(x, 2, 0),
+    "diff prepend append": lambda m, x: x.diff(dim=-1, prepend=x, append=x),
+    "diff negative order": lambda m, x: m.diff(x, -1),
+    "trace": lambda m, x: m.trace(x),
+    "trace method": lambda m, x: x.trace(),
+}
+
+
+@pytest.mark.parametrize("call", list(SHAPE_CALLS))
+@pytest.mark.parametrize("shape", parity.SHAPES + [(3, 5)])
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_shape_ops(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    parity.run_both(SHAPE_CALLS[call], x)
+    if len(shape) == 2 and x.numel():
+        parity.run_both(SHAPE_CALLS[call], x.mT)  # non-contiguous input
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+@pytest.mark.parametrize("shapes", [[(3,), (4,)], [(2,), (), (3,)], [(0,), (2,)], [(3,)]])
+def test_meshgrid(shapes, indexing):
+    tensors = [parity.make_tensor(s, "float32", seed=i) for i, s in enumerate(shapes)]
+    parity.run_both(lambda m, *ts: m.meshgrid(*ts, indexing=indexing), *tensors,
+                    check_sharing=True)
+    parity.run_both(lambda m, ts: m.meshgrid(ts, indexing=indexing), tensors)
+
+
+def test_meshgrid_errors_and_warning():
+    x, y = parity.make_tensor((3,), "float32"), parity.make_tensor((2,), "int64")
+    parity.run_both(lambda m, x, y: m.meshgrid(x, y, indexing="ij"), x, y)
+    parity.run_both(lambda m, x: m.meshgrid(x, indexing="yx"), x)
+    parity.run_both(lambda m: m.meshgrid(indexing="ij"))
+    parity.run_both(lambda m, x: m.meshgrid(x.reshape(1, 3), indexing="ij"), x,
+                    match="torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got:")
+    script = ("import warnings, {m} as torch\nwarnings.simplefilter('always')\n"
+              "x = torch.arange(3.)\n"
+              "with warnings.catch_warnings(record=True) as w:\n"
+              "    warnings.simplefilter('always')\n"
+              "    torch.meshgrid(x, x); torch.meshgrid(x, x)\n"
+              "print([str(i.message) for i in w])\n")
+    import subprocess
+    import sys
+    outputs = [subprocess.run([sys.executable, "-c", script.format(m=m)], capture_output=True,
+                              text=True, check=True).stdout for m in ("engine", "torch")]
+    assert outputs[0] == outputs[1] and "indexing argument" in outputs[0]
+
+
+# ====================================================================== gradients
+GRADIENTS = {
+    "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
+    "var_mean all": ((3, 4), lambda m, x: m.var_mean(x, correction=0)),
+    "var_mean keepdim": ((3, 4), lambda m, x: m.var_mean(x, (0, 1), keepdim=True)),
+    "std_mean": ((3, 4), lambda m, x: m.std_mean(x, 0)),
+    "std_mean all": ((5,), lambda m, x: m.std_mean(x)),
+    "aminmax": ((3, 4), lambda m, x: m.aminmax(x, dim=1)),
+    "aminmax all": ((3, 4), lambda m, x: tuple(m.aminmax(x))),
+    "aminmax ties": ((3, 4), lambda m, x: tuple(m.aminmax(x.round(), keepdim=True))),
+    "nanmean": ((3, 4), lambda m, x: m.nanmean(x, 1)),
+    "roll": ((3, 4), lambda m, x: m.roll(x, (1, -1), (0, 1))),
+    "roll flat": ((3, 4), lambda m, x: x.roll(5)),
+    "tile": ((3, 4), lambda m, x: m.tile(x, (2, 1, 3))),
+    "meshgrid": ((4,), lambda m, x: m.meshgrid(x, x[:3] * 2, indexing="xy")),
+    "diff": ((3, 4), lambda m, x: m.diff(x, 2, prepend=x[:, :1])),
+    "trace": ((3, 4), lambda m, x: m.trace(x)),
+}
+
+
+def _outputs(result):
+    return tuple(result) if isinstance(result, tuple) else (result,)
+
+
+@pytest.mark.parametrize("name", list(GRADIENTS))
+def test_gradients(name):
+    shape, fn = GRADIENTS[name]
+    values = np.random.default_rng(3).uniform(-2, 2, shape) * 2
+    e = engine.tensor(values, requires_grad=True)
+    t = torch.tensor(values, requires_grad=True)
+    got, expected = _outputs(fn(engine, e)), _outputs(fn(torch, t))
+    assert [type(r.grad_fn).__name__ for r in got] == \
+        [type(r.grad_fn).__name__ for r in expected]
+    weights = [np.random.default_rng(i).standard_normal(tuple(r.shape))
+               for i, r in enumerate(expected)]
+    sum(((r * torch.tensor(w)).sum() for r, w in zip(expected, weights))).backward()
+    sum(((r * engine.tensor(w)).sum() for r, w in zip(got, weights))).backward()
+    np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    # each output alone (the other's gradient is None in the node)
+    for i in range(len(got)):
+        e.grad, t.grad = None, None
+        _outputs(fn(engine, e))[i].sum().backward()
+        _outputs(fn(torch, t))[i].sum().backward()
+        np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if "ties" in name:
+        return  # (rounding has no derivative to check by finite differences)
+    x = engine.tensor(values, requires_grad=True)
+    assert gradcheck(lambda x: fn(engine, x), (x,))
+    if not name.startswith("aminmax"):
+        assert gradgradcheck(lambda x: fn(engine, x), (x,))
