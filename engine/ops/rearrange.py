@@ -11,7 +11,7 @@ from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import numpy_names, takes_out
+from .common import numpy_names, takes_out, tensor_inputs
 from .compare import logical_xor
 from .join import cat
 
@@ -168,3 +168,6 @@ class TraceBackward0(Node):
         eye = np.eye(rows, columns, dtype=grad._data.dtype)
         return grad * wrap(eye)
 
+
+
+tensor_inputs(globals(), ["diff", "roll", "tile", "trace"])  # torch.roll(None, 1): TypeError

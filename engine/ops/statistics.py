@@ -3,6 +3,7 @@
 Each op sits beside its backward node, as in reduce.py, whose helpers they share.
 """
 import builtins
+import functools
 import math
 from collections import namedtuple
 
@@ -13,7 +14,9 @@ from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.node import Node, record
-from .common import numpy_names, out_of_results_dtype, overloads, takes_out, write_out
+from ..core.tensor import Tensor
+from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype, overloads,
+                     takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
 from .arithmetic import where
 from .unary import isnan
@@ -281,3 +284,23 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
             f"{scalar_type_name[input.dtype]}")
     counted = logical_not(isnan(input)).sum(dim, keepdim=keepdim)
     return nansum(input, dim, keepdim, dtype=dtype).div(counted)
+
+
+tensor_inputs(globals(), ["aminmax", "nanmean"])  # torch.nanmean(None): torch's TypeError
+
+
+def _overloaded_input_check(op):
+    """var_mean and std_mean of a non-tensor: torch's parser lists their overloads."""
+    @functools.wraps(op)
+    def checked(*args, **kwargs):
+        input = args[0] if args else kwargs.get("input")
+        if not isinstance(input, Tensor):
+            raise invalid_arguments_error(
+                op.__name__, *args, keywords=kwargs,
+                overloads=[" * " + line.replace("[1]?", "") for line in _MOMENT_MEAN_OVERLOADS])
+        return op(*args, **kwargs)
+    return checked
+
+
+var_mean = _overloaded_input_check(var_mean)
+std_mean = _overloaded_input_check(std_mean)

@@ -1422,6 +1422,55 @@ def mutation_on_saved(b):
     return statements
 
 
+# ---------------------------------------------------------------- more reductions and shapes
+SHAPE_REDUCE_OPS = [
+    "torch.var_mean({x})", "torch.var_mean({x}, {d})", "torch.std_mean({x}, {d}, keepdim=True)",
+    "torch.std_mean({x}, correction=0)", "torch.var_mean({x}, ({d},), False)",
+    "torch.std_mean({x}, True)", "torch.var_mean({x}, dim={d}, correction=2)",
+    "torch.aminmax({x})", "{x}.aminmax(dim={d})", "torch.aminmax({x}, dim={d}, keepdim=True)",
+    "torch.nanmean({x})", "{x}.nanmean({d})", "torch.nanmean({x}, {d}, True)",
+    "torch.roll({x}, 1)", "{x}.roll(-1, {d})", "torch.roll({x}, (1, 2), ({d}, {d}))",
+    "torch.roll({x}, shifts=3)", "torch.tile({x}, (2,))", "{x}.tile(2, 1)",
+    "torch.tile({x}, (1, 2, 1))", "torch.diff({x})", "{x}.diff(dim={d})",
+    "torch.diff({x}, 2, {d}, prepend={x})", "{x}.diff(append={x})", "torch.trace({x})",
+    "{x}.trace()", "torch.meshgrid({x}.flatten(), {x}.flatten()[:2], indexing='xy')",
+    "torch.meshgrid({x}.reshape(-1), indexing='ij')", "torch.meshgrid({x}.flatten())",
+    "torch.meshgrid([{x}.flatten(), {x}.flatten()], indexing='ij')"]
+SHAPE_REDUCE_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}[..., ::2]", "{x}.flip(0)"]
+SHAPE_REDUCE_GRAD = ["torch.autograd.grad(sum(t.sum() for t in ({r} if isinstance({r}, tuple) "
+                     "else ({r},)) if t.requires_grad), {x}, allow_unused=True)",
+                     "({r}[0] if isinstance({r}, tuple) else {r}).sum().backward()",
+                     "({r}[-1] if isinstance({r}, tuple) else {r}).exp().sum().backward()"]
+
+
+def shape_reduce(b):
+    """var_mean/std_mean, aminmax, nanmean, roll, tile, diff, trace and meshgrid on known
+    tensors or new ones (transposed, sliced, with nans), then maybe a gradient through them."""
+    found = b.pick(lambda v: v.ndim is not None and v.shape is not None and not v.inference) \
+        if b.chance(0.5) else None
+    statements = []
+    if found:
+        x, var = found
+    else:
+        shape = b.choice([(), (3,), (2, 3), (3, 3), (2, 3, 4), (0,), (2, 0), (4, 1)])
+        dtype = b.choice(["float32", "float32", "float64", "float16", "int64", "bool", "uint8"])
+        pool = FLOAT_POOL + ["float('nan')"] if dtype in FLOATS else None
+        x, statement = make(b, shape, dtype, pool, grad=dtype in FLOATS and b.chance(0.5))
+        statements.append(statement)
+        var = b.tensors[x]
+    layout = b.choice(SHAPE_REDUCE_LAYOUTS) if var.ndim and var.ndim >= 2 else "{x}"
+    if var.ndim == 0 or "flip" in layout and not var.ndim:
+        layout = "{x}"
+    source = fill(b.choice(SHAPE_REDUCE_OPS), x=fill(layout, x=x),
+                  d=valid_dim(b, var) if not b.chance(0.05) else 3)
+    r = b.fresh_name()
+    statements.append(f"{r} = {source}")
+    unknown(b, r, var.dtype)
+    if var.requires_grad and b.chance(0.6):
+        statements.append(fill(b.choice(SHAPE_REDUCE_GRAD), r=r, x=x))
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1439,4 +1488,5 @@ FAMILIES = {
     "hooks": Family(2, [(1, hooks)]),
     "nested_forward": Family(2, [(1, nested_forward)]),
     "mutation_on_saved": Family(2, [(1, mutation_on_saved)]),
+    "shape_reduce": Family(2, [(1, shape_reduce)]),
 }

@@ -234,3 +234,10 @@ def test_gradients(name):
     assert gradcheck(lambda x: fn(engine, x), (x,))
     if not name.startswith("aminmax"):
         assert gradgradcheck(lambda x: fn(engine, x), (x,))
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean", "aminmax", "nanmean", "roll", "tile",
+                                  "diff", "trace"])
+def test_an_input_that_is_not_a_tensor(name):
+    args = {"roll": (1,), "tile": ((2,),)}.get(name, ())
+    parity.run_both(lambda m: getattr(m, name)((1.0, 2.0), *args))
