@@ -20,10 +20,13 @@ from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype,
 from .compare import eq, logical_not
 from .arithmetic import where
 from .unary import isnan
-from .reduce import (_correction, _first_zero_wins, _reduce_args, _reduced,
-                     _unreduce, _var_backward, nansum, return_types)
+from ..fidelity import stdsort
+from .reduce import (_correction, _evenly_distributed, _first_zero_wins, _put_back,
+                     _reduce_args, _reduced, _return_type, _takes_pair_out, _unreduce,
+                     _var_backward, nansum, return_types)
 
-__all__ = ["aminmax", "nanmean", "std_mean", "var_mean"]
+__all__ = ["aminmax", "kthvalue", "median", "mode", "nanmean", "nanmedian", "std_mean",
+           "var_mean"]
 
 
 # ====================================================================== var_mean, std_mean
@@ -304,3 +307,246 @@ def _overloaded_input_check(op):
 
 var_mean = _overloaded_input_check(var_mean)
 std_mean = _overloaded_input_check(std_mean)
+
+
+# ====================================================================== median, kthvalue, mode
+# Which index torch returns among equal values is its CPU kernel's: median and nanmedian
+# along a dim pick the element of the middle rank in a stable order (the first nan when
+# median meets one); kthvalue replays its quickselect (SortingUtils.h's
+# quick_select_template), mode libstdc++'s std::sort of (value, index) pairs.
+def _rows(data, axis):
+    """``data`` with ``axis`` moved last, as rows: (rows, the shape of the kept dims)."""
+    moved = np.moveaxis(data, axis, -1)
+    return moved.reshape(-1, data.shape[axis]), moved.shape[:-1]
+
+
+def _picked(input, dim, keepdim, name, pick_row, node, checks=None):
+    """Along dim: the value of each row at the index ``pick_row(row)`` gives, and that index.
+    ``checks()`` runs after torch's checks of dim (an op's own, in torch's order)."""
+    data = input._data
+    if data.ndim == 0:
+        wrap_dim(dim, 1)
+        if checks:
+            checks()
+        values, indices = data.copy(), np.zeros((), np.int64)
+    else:
+        axis = wrap_dim(dim, data.ndim)
+        if data.shape[axis] == 0:
+            shown = "median" if name == "nanmedian" else name
+            raise IndexError(f"{shown}(): Expected reduction dim {axis} to have non-zero size.")
+        if checks:
+            checks()
+        rows, kept = _rows(data, axis)
+        picked = [pick_row(row) for row in rows]
+        indices = np.array(picked, np.int64).reshape(kept)
+        values = np.take_along_axis(rows, indices.reshape(-1, 1), 1).reshape(kept) \
+            if rows.size else np.zeros(kept, data.dtype)
+        if keepdim:
+            values, indices = np.expand_dims(values, axis), np.expand_dims(indices, axis)
+    result = getattr(return_types, name)(_reduced(values), _reduced(indices))
+    return record(node, result, (input,), saved=(result.indices,), dim=wrap_dim(
+        dim, builtins.max(data.ndim, 1)), keepdim=keepdim, self_sym_sizes=data.shape)
+
+
+def _middle_index(row, skip_nan):
+    nans = np.isnan(row) if row.dtype.kind == "f" else None
+    if nans is not None and nans.any():
+        if not skip_nan:
+            return int(np.flatnonzero(nans)[0])
+        kept = np.flatnonzero(~nans)
+        if not kept.size:
+            return 0
+        order = kept[np.argsort(row[kept], kind="stable")]
+        return int(order[(kept.size - 1) // 2])
+    return int(np.argsort(row, kind="stable")[(row.size - 1) // 2])
+
+
+def _refuse_bool(input, kernel):
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+# torch fills an empty median with nan, converted to the dtype as x86 converts it
+_NAN_AS = {"int32": np.iinfo(np.int32).min, "int64": np.iinfo(np.int64).min, "bool": True}
+
+
+def _median_of_all(input, skip_nan, node):
+    data = input._data
+    if data.size:
+        _refuse_bool(input, "median_cpu")
+    flat = data.ravel()
+    if skip_nan and flat.dtype.kind == "f":
+        flat = flat[~np.isnan(flat)]
+    if not flat.size:
+        value = np.asarray(_NAN_AS.get(data.dtype.name, np.nan if data.dtype.kind == "f" else 0),
+                           data.dtype)
+    elif flat.dtype.kind == "f" and np.isnan(flat).any():
+        value = np.asarray(np.nan, data.dtype)
+    else:
+        value = np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
+    result = _reduced(value.astype(data.dtype))
+    return record(node, result, (input,), saved=(input,), saved_output=True)
+
+
+def _median(input, dim=None, keepdim=False, *, name="median", skip_nan=False):
+    if dim is None:
+        return _median_of_all(input, skip_nan,
+                              MedianBackward0 if name == "median" else NanmedianBackward0)
+    return _picked(input, dim, keepdim, name, lambda row: _middle_index(row, skip_nan),
+                   MedianBackward1 if name == "median" else NanmedianBackward1,
+                   checks=lambda: _refuse_bool(input, "median_out"))
+
+
+@overloads("(Tensor input)",
+           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
+@numpy_names
+def median(input, dim=None, keepdim=False):
+    """The lower of the two middle values (of all elements; along dim with its index)"""
+    return _median(input, dim, keepdim)
+
+
+@overloads("(Tensor input)",
+           "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
+@numpy_names
+def nanmedian(input, dim=None, keepdim=False):
+    """median of the values that are not nan"""
+    return _median(input, dim, keepdim, name="nanmedian", skip_nan=True)
+
+
+class MedianBackward0(Node):
+    """out = the median:  d/dx = grad shared evenly by the elements equal to it"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        return _evenly_distributed(grad, x, result)
+
+
+class NanmedianBackward0(MedianBackward0):
+    """out = the median of the values that are not nan:  as median's"""
+
+
+class MedianBackward1(Node):
+    """out = the median along dim:  d/dx = grad at the index returned, 0 elsewhere"""
+
+    _saved_names = ("indices",)
+    dim: int
+    keepdim: bool
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        return _put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
+
+
+class NanmedianBackward1(MedianBackward1):
+    """out = the median of the values that are not nan along dim:  as median's"""
+
+
+def _greater_or_nan(a, b):
+    return (a != a and b == b) or a > b
+
+
+def _quickselect_index(row, k):
+    """torch's quick_select_template on (value, index) pairs: the index left at k."""
+    values, order = row.tolist(), list(range(len(row)))
+
+    def swap(i, j):
+        values[i], values[j] = values[j], values[i]
+        order[i], order[j] = order[j], order[i]
+
+    low, high = 0, len(values) - 1
+    while True:
+        if high <= low:
+            return order[k]
+        if high == low + 1:
+            if _greater_or_nan(values[low], values[high]):
+                swap(low, high)
+            return order[k]
+        swap(low + (high - low) // 2, low + 1)
+        if _greater_or_nan(values[low + 1], values[high]):
+            swap(low + 1, high)
+        if _greater_or_nan(values[low], values[high]):
+            swap(low, high)
+        if _greater_or_nan(values[low + 1], values[low]):
+            swap(low + 1, low)
+        i, j, pivot = low + 1, high, values[low]
+        while True:
+            i += 1
+            while _greater_or_nan(pivot, values[i]):
+                i += 1
+            j -= 1
+            while _greater_or_nan(values[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(low, j)
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+
+
+@overloads("(Tensor input, int k, int dim = -1, bool keepdim = False, *, "
+           "tuple of Tensors out = None)")
+@_takes_pair_out
+@numpy_names
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The k-th smallest element along dim (k counts from 1), with its index"""
+    data = input._data
+    size = data.shape[wrap_dim(dim, data.ndim)] if data.ndim else 1
+    if data.ndim == 0:
+        wrap_dim(dim, 1)
+    if data.ndim and size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {wrap_dim(dim, data.ndim)} to "
+                         "have non-zero size.")
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension "
+                           f"{wrap_dim(dim, data.ndim) if data.ndim else 0}")
+    return _picked(input, dim, keepdim, "kthvalue", lambda row: _quickselect_index(row, k - 1),
+                   KthvalueBackward0, checks=lambda: data.ndim and _refuse_bool(
+                       input, "kthvalue_cpu"))
+
+
+class KthvalueBackward0(MedianBackward1):
+    """out = the k-th smallest along dim:  d/dx = grad at the index returned, 0 elsewhere"""
+
+
+def _mode_index(row):
+    """torch's mode kernel: (value, index) pairs through std::sort by value, then the last
+    pair of the first longest run of equal values."""
+    pairs = [(v, i) for i, v in enumerate(row.tolist())]
+    stdsort._sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
+    best, best_index, run = 0, 0, 0
+    for i, (value, index) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or value != pairs[i + 1][0]:
+            if run > best:
+                best, best_index = run, index
+            run = 0
+    return best_index
+
+
+@overloads("(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)")
+@_takes_pair_out
+@numpy_names
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of equally frequent ones), and an index
+    where it occurs"""
+    return _picked(input, dim, keepdim, "mode", _mode_index, ModeBackward0)
+
+
+class ModeBackward0(MedianBackward1):
+    """out = the most frequent value along dim:  d/dx = grad at the index returned"""
+
+
+for _name in ("median", "nanmedian", "kthvalue", "mode"):
+    if not hasattr(return_types, _name + "_out"):
+        setattr(return_types, _name + "_out", _return_type(_name + "_out"))
+if not hasattr(return_types, "nanmedian"):
+    return_types.nanmedian = _return_type("nanmedian")
+tensor_inputs(globals(), ["median", "nanmedian", "kthvalue", "mode"])

@@ -184,6 +184,55 @@ def test_meshgrid_errors_and_warning():
     assert outputs[0] == outputs[1] and "indexing argument" in outputs[0]
 
 
+SELECTION_CALLS = {
+    "median": lambda m, x: m.median(x),
+    "median dim": lambda m, x: m.median(x, 0),
+    "median keepdim method": lambda m, x: x.median(dim=-1, keepdim=True),
+    "median out": lambda m, x: m.median(x, -1, out=(m.empty(0, dtype=x.dtype),
+                                                    m.empty(0, dtype=m.int64))),
+    "median dim out of range": lambda m, x: m.median(x, 3),
+    "nanmedian": lambda m, x: m.nanmedian(x),
+    "nanmedian dim": lambda m, x: x.nanmedian(-1),
+    "kthvalue": lambda m, x: m.kthvalue(x, 1),
+    "kthvalue dim keepdim": lambda m, x: m.kthvalue(x, 2, 0, True),
+    "kthvalue method": lambda m, x: x.kthvalue(k=2, dim=-1),
+    "kthvalue k out of range": lambda m, x: m.kthvalue(x, 9),
+    "mode": lambda m, x: m.mode(x),
+    "mode dim keepdim": lambda m, x: x.mode(0, keepdim=True),
+    "mode out": lambda m, x: m.mode(x, out=(m.empty(0, dtype=x.dtype), m.empty(0, dtype=m.int64))),
+}
+
+
+@pytest.mark.parametrize("call", list(SELECTION_CALLS))
+@pytest.mark.parametrize("shape", parity.SHAPES + [(5, 20), (3, 40)])
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_median_kthvalue_mode(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    if dtype not in ("bool", "uint8", "int8") and x.numel():  # ties: few distinct values
+        x = (x.double().abs() % 3).to(x.dtype)
+    if dtype.startswith("float") and x.numel() > 4:
+        x.view(-1)[3] = float("nan")
+    parity.run_both(SELECTION_CALLS[call], x)
+    if len(shape) == 2 and x.numel():
+        parity.run_both(SELECTION_CALLS[call], x.mT)
+
+
+def test_selection_ties_and_nans_against_torch():
+    """Random rows with few distinct values and nans: the very index torch picks."""
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        n = int(rng.integers(1, 70))
+        row = rng.integers(0, 5, n).astype(np.float32)
+        if trial % 4 == 0:
+            row[rng.integers(0, n, max(1, n // 5))] = np.nan
+        k = int(rng.integers(1, n + 1))
+        x = engine.tensor(row)
+        parity.run_both(lambda m, x, k=k: m.kthvalue(x, k), x)
+        parity.run_both(lambda m, x: m.mode(x), x)
+        parity.run_both(lambda m, x: m.median(x, 0), x)
+        parity.run_both(lambda m, x: m.nanmedian(x, 0), x)
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -201,6 +250,13 @@ GRADIENTS = {
     "meshgrid": ((4,), lambda m, x: m.meshgrid(x, x[:3] * 2, indexing="xy")),
     "diff": ((3, 4), lambda m, x: m.diff(x, 2, prepend=x[:, :1])),
     "trace": ((3, 4), lambda m, x: m.trace(x)),
+    "median": ((3, 4), lambda m, x: m.median(x)),
+    "median ties": ((3, 4), lambda m, x: m.median(x.round())),
+    "median dim": ((3, 4), lambda m, x: m.median(x, 1).values),
+    "nanmedian": ((3, 4), lambda m, x: m.nanmedian(x)),
+    "nanmedian dim": ((3, 4), lambda m, x: m.nanmedian(x, 0, True).values),
+    "kthvalue": ((3, 4), lambda m, x: m.kthvalue(x, 2, 0).values),
+    "mode": ((3, 4), lambda m, x: m.mode(x.round(), 1).values),
 }
 
 
@@ -237,7 +293,7 @@ def test_gradients(name):
 
 
 @pytest.mark.parametrize("name", ["var_mean", "std_mean", "aminmax", "nanmean", "roll", "tile",
-                                  "diff", "trace"])
+                                  "diff", "trace", "median", "nanmedian", "kthvalue", "mode"])
 def test_an_input_that_is_not_a_tensor(name):
-    args = {"roll": (1,), "tile": ((2,),)}.get(name, ())
+    args = {"roll": (1,), "tile": ((2,),), "kthvalue": (1,)}.get(name, ())
     parity.run_both(lambda m: getattr(m, name)((1.0, 2.0), *args))
