@@ -13,11 +13,13 @@ from ..fidelity import messages
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.size import dims_tuple, wrap_dim
+from ..core.grad_mode import no_grad
 from ..core.node import Node, record
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, wrap
 from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype, overloads,
                      takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
+from .creation import full_like, zeros_like
 from .arithmetic import where
 from .unary import isnan
 from ..fidelity import stdsort
@@ -25,8 +27,8 @@ from .reduce import (_correction, _evenly_distributed, _first_zero_wins, _put_ba
                      _reduce_args, _reduced, _return_type, _takes_pair_out, _unreduce,
                      _var_backward, nansum, return_types)
 
-__all__ = ["aminmax", "kthvalue", "median", "mode", "nanmean", "nanmedian", "std_mean",
-           "var_mean"]
+__all__ = ["aminmax", "kthvalue", "median", "mode", "nanmean", "nanmedian", "nanquantile",
+           "quantile", "std_mean", "var_mean"]
 
 
 # ====================================================================== var_mean, std_mean
@@ -292,21 +294,22 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 tensor_inputs(globals(), ["aminmax", "nanmean"])  # torch.nanmean(None): torch's TypeError
 
 
-def _overloaded_input_check(op):
-    """var_mean and std_mean of a non-tensor: torch's parser lists their overloads."""
+def _overloaded_input_check(op, printed):
+    """An op with several overloads given a non-tensor: torch's parser lists them."""
     @functools.wraps(op)
     def checked(*args, **kwargs):
         input = args[0] if args else kwargs.get("input")
         if not isinstance(input, Tensor):
             raise invalid_arguments_error(
                 op.__name__, *args, keywords=kwargs,
-                overloads=[" * " + line.replace("[1]?", "") for line in _MOMENT_MEAN_OVERLOADS])
+                overloads=[" * " + line.replace("[1]?", "") for line in printed])
         return op(*args, **kwargs)
+    checked.without_out = getattr(op, "without_out", op)
     return checked
 
 
-var_mean = _overloaded_input_check(var_mean)
-std_mean = _overloaded_input_check(std_mean)
+var_mean = _overloaded_input_check(var_mean, _MOMENT_MEAN_OVERLOADS)
+std_mean = _overloaded_input_check(std_mean, _MOMENT_MEAN_OVERLOADS)
 
 
 # ====================================================================== median, kthvalue, mode
@@ -550,3 +553,160 @@ for _name in ("median", "nanmedian", "kthvalue", "mode"):
 if not hasattr(return_types, "nanmedian"):
     return_types.nanmedian = _return_type("nanmedian")
 tensor_inputs(globals(), ["median", "nanmedian", "kthvalue", "mode"])
+
+
+# ====================================================================== quantile, nanquantile
+# torch's quantile is written with other ops, whose nodes it records: the rows to reduce
+# (a reshape of the input with dim moved last), their ranks, gather, lerp, and in-place
+# unsqueeze_/transpose_/squeeze_ to put q's dim first. With one q and contiguous rows it picks
+# the elements at the two ranks in place (std::nth_element, replayed: which of equal values
+# gets the gradient is its choice); otherwise it sorts the rows first (SortBackward0).
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_OVERLOADS = (
+    '(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, '
+    'str interpolation = "linear", Tensor out = None)',
+    '(Tensor input, float q, int dim = None, bool keepdim = False, *, '
+    'str interpolation = "linear", Tensor out = None)')
+
+
+def _nan_last(a, b):
+    """std::nth_element's comparator in torch's quantile: nan after every number."""
+    return a[0] < b[0] or (b[0] != b[0] and a[0] == a[0])
+
+
+def _selected(row, ranks):
+    """The positions std::nth_element leaves at ``ranks``, placed as torch places several:
+    the middle one of the (sorted, distinct) ranks over the whole row, then the ranks below
+    it among the elements before it and those above among the elements after, alike."""
+    pairs = [(v, i) for i, v in enumerate(row.tolist())]
+    picked = {}
+    pending = [(0, len(pairs), sorted(set(ranks)))]
+    while pending:
+        first, last, wanted = pending.pop()
+        if not wanted:
+            continue
+        middle = wanted[len(wanted) // 2]
+        stdsort._nth_element(pairs, first, middle, last, _nan_last)
+        picked[middle] = pairs[middle][1]
+        pending.append((middle + 1, last, [r for r in wanted if r > middle]))
+        pending.append((first, middle, [r for r in wanted if r < middle]))
+    return [picked[rank] for rank in ranks]
+
+
+def _quantile_checks(input, q, interpolation, name):
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if input._data.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, Tensor) and q._data.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if input._data.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q._data.dtype != input._data.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        values = q._data
+        if not np.all((values >= 0) & (values <= 1)):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    _quantile_checks(input, q, interpolation, "quantile")  # (nanquantile's words too)
+    data = input._data
+    if not isinstance(q, Tensor):
+        q = wrap(np.asarray(q, data.dtype))
+    ndim = data.ndim
+    if dim is None:
+        base, shape = input.flatten(), [1] * ndim if keepdim else []
+    else:
+        axis = wrap_dim(dim, builtins.max(ndim, 1))
+        shape = list(data.shape)
+        if ndim:
+            if keepdim:
+                shape[axis] = 1
+            else:
+                del shape[axis]
+        base = input if ndim == 0 or axis == ndim - 1 else input.unsqueeze(-1).transpose(axis, -1)
+    rows = base.reshape(shape + [-1])
+    interpolated = interpolation in ("linear", "midpoint")
+    # torch picks k elements in place when k * k <= the row's length, else sorts the rows
+    picks = q._data.size * (2 if interpolated else 1)
+    selecting = picks * picks <= rows._data.shape[-1]
+    if selecting:
+        rows = rows.contiguous()
+    with no_grad():
+        # the picking kernel computes each row's ranks in float64; the sorting one in the dtype
+        exact = q.double() if selecting else q
+        nans = isnan(rows)
+        if ignore_nan:
+            ranks = exact * (logical_not(nans).sum(-1, keepdim=True) - 1)
+            ranks = ranks.masked_fill(ranks < 0, 0)
+        else:
+            last = rows._data.shape[-1] - 1
+            ranks = exact * last + zeros_like(nans.any(-1, keepdim=True), dtype=exact.dtype)
+            ranks = ranks.masked_fill(nans.any(-1, keepdim=True), last)
+        if interpolation == "lower":
+            ranks = ranks.floor()
+        elif interpolation == "higher":
+            ranks = ranks.ceil()
+        elif interpolation == "nearest":
+            ranks = ranks.round()
+        below = ranks.long()
+        above = ranks.ceil().long() if interpolated else None
+        weights = None
+        if interpolated:
+            weights = full_like(ranks, 0.5) if interpolation == "midpoint" else \
+                ranks - ranks.long()
+            weights = weights.to(q.dtype)
+        if selecting:
+            below, above = _positions(rows, below, above)
+    source = rows if selecting else rows.sort().values
+    result = source.gather(-1, below)
+    if interpolated:
+        result = result.lerp(source.gather(-1, above), weights)
+    if q._data.ndim == 0:
+        return result.squeeze_(-1)
+    return result.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def _positions(rows, below, above):
+    """Where nth_element puts the ranks ``below`` (and ``above``) of each row: (..., q)."""
+    data = rows._data.reshape(-1, rows._data.shape[-1])
+    shape = np.broadcast_shapes(below._data.shape, rows._data.shape[:-1] + (1,))
+    low = np.broadcast_to(below._data, shape).reshape(len(data), -1)
+    high = None if above is None else np.broadcast_to(above._data, shape).reshape(len(data), -1)
+    low_at, high_at = np.empty_like(low), None if high is None else np.empty_like(high)
+    for i, row in enumerate(data):
+        ranks = low[i].tolist() + ([] if high is None else high[i].tolist())
+        found = _selected(row, ranks)
+        low_at[i] = found[:low.shape[1]]
+        if high is not None:
+            high_at[i] = found[low.shape[1]:]
+    return (wrap(low_at.reshape(shape)),
+            None if high is None else wrap(high_at.reshape(shape)))
+
+
+def _same_dtype_out(out, input, *args, **kwargs):
+    if out._data.dtype != input._data.dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+
+
+@overloads(*_QUANTILE_OVERLOADS)
+@takes_out(before=_same_dtype_out)
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The q-th quantiles of the elements (along dim), between ranks as interpolation says"""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+@overloads(*_QUANTILE_OVERLOADS)
+@takes_out(before=_same_dtype_out)
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile of the values that are not nan (nan where every value is)"""
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+quantile = _overloaded_input_check(quantile, _QUANTILE_OVERLOADS)
+nanquantile = _overloaded_input_check(nanquantile, _QUANTILE_OVERLOADS)

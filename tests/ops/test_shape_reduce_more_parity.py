@@ -233,6 +233,87 @@ def test_selection_ties_and_nans_against_torch():
         parity.run_both(lambda m, x: m.nanmedian(x, 0), x)
 
 
+QUANTILE_CALLS = {
+    "all": lambda m, x: m.quantile(x, 0.3),
+    "dim": lambda m, x: m.quantile(x, 0.75, 0),
+    "last dim keepdim": lambda m, x: x.quantile(0.5, -1, True),
+    "q tensor": lambda m, x: m.quantile(x, m.tensor([0.1, 0.5, 1.0], dtype=x.dtype), dim=-1),
+    "q one element": lambda m, x: m.quantile(x, m.tensor([0.4], dtype=x.dtype)),
+    "q 0-d tensor keepdim": lambda m, x: m.quantile(x, m.tensor(0.4, dtype=x.dtype),
+                                                   keepdim=True),
+    "int q": lambda m, x: m.quantile(x, 1),
+    "out": lambda m, x: m.quantile(x, 0.5, 0, out=m.empty(0, dtype=x.dtype)),
+    "out of range": lambda m, x: m.quantile(x, 1.5),
+    "q values out of range": lambda m, x: m.quantile(x, m.tensor([0.5, -0.5], dtype=x.dtype)),
+    "q of another dtype": lambda m, x: m.quantile(x, m.tensor([0.5], dtype=m.float64)),
+    "bad interpolation": lambda m, x: m.quantile(x, 0.5, interpolation="middle"),
+}
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("call", list(QUANTILE_CALLS))
+@pytest.mark.parametrize("shape", [(), (1,), (5,), (3, 4), (2, 3, 4), (0,), (2, 0)])
+@pytest.mark.parametrize("dtype", ["int64", "float16", "float32", "float64"])
+def test_quantile(dtype, shape, call, name, interpolation):
+    x = parity.make_tensor(shape, dtype, low=-3, high=3)
+    if dtype.startswith("float") and x.numel() > 3:
+        x = x.round()
+        x.view(-1)[2] = float("nan")
+
+    def run(m, x):
+        with _renamed(m, name, interpolation):
+            return QUANTILE_CALLS[call](m, x)
+    parity.run_both(run, x)
+    if len(shape) == 2 and x.numel():
+        parity.run_both(run, x.mT)
+
+
+class _renamed:
+    """m.quantile is m.nanquantile and takes ``interpolation`` while the call runs."""
+
+    def __init__(self, m, name, interpolation):
+        self.m, self.name, self.interpolation = m, name, interpolation
+
+    def __enter__(self):
+        self.saved = self.m.quantile
+        function = getattr(self.m, self.name)
+        interpolation = self.interpolation
+
+        def quantile(*args, **kwargs):
+            kwargs.setdefault("interpolation", interpolation)
+            return function(*args, **kwargs)
+        self.m.quantile = quantile
+
+    def __exit__(self, *exc):
+        self.m.quantile = self.saved
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_gradient_goes_where_torchs_does(name, interpolation):
+    """Few distinct values and nans: the element of a tie that receives the gradient is the
+    one std::nth_element (one q, contiguous rows) or the sort (otherwise) left there."""
+    rng = np.random.default_rng(5)
+    for trial in range(60):
+        shape = [(13,), (4, 7), (3, 20)][trial % 3]
+        values = rng.integers(0, 4, shape).astype(np.float64)
+        if trial % 2:
+            values.reshape(-1)[rng.integers(0, values.size, 2)] = np.nan
+        q = [0.3, 0.5, 0.9, [0.2, 0.7]][trial % 4]
+        dim = [None, -1, 0][trial % 3]
+        grads = []
+        for m in (engine, torch):
+            x = m.tensor(values, requires_grad=True)
+            source = x.mT if trial % 5 == 0 and x.dim() == 2 else x
+            qq = m.tensor(q, dtype=m.float64) if isinstance(q, list) else q
+            result = getattr(m, name)(source, qq, dim, interpolation=interpolation)
+            result.sum().backward()
+            grads.append((x.grad.numpy().copy(), result.detach().numpy().copy()))
+        np.testing.assert_array_equal(grads[0][1], grads[1][1])
+        np.testing.assert_array_equal(grads[0][0], grads[1][0])
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -257,6 +338,11 @@ GRADIENTS = {
     "nanmedian dim": ((3, 4), lambda m, x: m.nanmedian(x, 0, True).values),
     "kthvalue": ((3, 4), lambda m, x: m.kthvalue(x, 2, 0).values),
     "mode": ((3, 4), lambda m, x: m.mode(x.round(), 1).values),
+    "quantile": ((3, 4), lambda m, x: m.quantile(x, 0.3)),
+    "quantile dim": ((3, 4), lambda m, x: m.quantile(x, 0.6, 0, True)),
+    "quantile q tensor": ((3, 4), lambda m, x: m.quantile(
+        x, m.tensor([0.2, 0.9], dtype=m.float64), -1, interpolation="midpoint")),
+    "nanquantile": ((3, 4), lambda m, x: m.nanquantile(x, 0.3, 1, interpolation="lower")),
 }
 
 
@@ -293,7 +379,9 @@ def test_gradients(name):
 
 
 @pytest.mark.parametrize("name", ["var_mean", "std_mean", "aminmax", "nanmean", "roll", "tile",
-                                  "diff", "trace", "median", "nanmedian", "kthvalue", "mode"])
+                                  "diff", "trace", "median", "nanmedian", "kthvalue", "mode",
+                                  "quantile", "nanquantile"])
 def test_an_input_that_is_not_a_tensor(name):
-    args = {"roll": (1,), "tile": ((2,),), "kthvalue": (1,)}.get(name, ())
+    args = {"roll": (1,), "tile": ((2,),), "kthvalue": (1,), "quantile": (0.5,),
+            "nanquantile": (0.5,)}.get(name, ())
     parity.run_both(lambda m: getattr(m, name)((1.0, 2.0), *args))
