@@ -31,16 +31,17 @@ def roll(input, shifts, dims=()):
     data = input._data
     if not shifts:
         raise RuntimeError("`shifts` required")
-    if not dims and len(shifts) == 1:
-        rolled = np.roll(data.ravel(), shifts[0]).reshape(data.shape) if data.size else data
+    if (dims or len(shifts) != 1) and len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    if data.size == 0:  # (torch returns a copy before it looks at dims)
+        rolled = data
+    elif not dims:
+        rolled = np.roll(data.ravel(), shifts[0]).reshape(data.shape)
     else:
-        if len(shifts) != len(dims):
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
-                               f"dims:{len(dims)}")
         if data.ndim == 0:
             raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
-        axes = tuple(wrap_dim(d, data.ndim) for d in dims)
-        rolled = np.roll(data, shifts, axes) if data.size else data
+        rolled = np.roll(data, shifts, tuple(wrap_dim(d, data.ndim) for d in dims))
     result = wrap(np.array(rolled, order="C"))
     return record(RollBackward0, result, (input,), shifts=shifts, dims=dims)
 
@@ -164,9 +165,11 @@ class TraceBackward0(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad):
+        # grad written on the diagonal of zeros (not grad * eye: a nan stays on the diagonal)
         rows, columns = self.self_sym_sizes
-        eye = np.eye(rows, columns, dtype=grad._data.dtype)
-        return grad * wrap(eye)
+        places = wrap(np.arange(0, rows * columns, columns + 1)[:min(rows, columns)])
+        flat = grad.new_zeros((rows * columns,))
+        return flat.scatter(0, places, grad.expand(len(places._data))).view(rows, columns)
 
 
 

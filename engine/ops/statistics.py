@@ -666,7 +666,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     source = rows if selecting else rows.sort().values
     result = source.gather(-1, below)
     if interpolated:
-        result = result.lerp(source.gather(-1, above), weights)
+        result.lerp_(source.gather(-1, above), weights)  # (in place: the version is torch's)
     if q._data.ndim == 0:
         return result.squeeze_(-1)
     return result.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)

@@ -1435,7 +1435,13 @@ SHAPE_REDUCE_OPS = [
     "torch.diff({x}, 2, {d}, prepend={x})", "{x}.diff(append={x})", "torch.trace({x})",
     "{x}.trace()", "torch.meshgrid({x}.flatten(), {x}.flatten()[:2], indexing='xy')",
     "torch.meshgrid({x}.reshape(-1), indexing='ij')", "torch.meshgrid({x}.flatten())",
-    "torch.meshgrid([{x}.flatten(), {x}.flatten()], indexing='ij')"]
+    "torch.meshgrid([{x}.flatten(), {x}.flatten()], indexing='ij')",
+    "torch.median({x})", "{x}.median({d})", "torch.nanmedian({x}, {d}, keepdim=True)",
+    "{x}.nanmedian()", "torch.kthvalue({x}, 1)", "{x}.kthvalue(2, {d})", "torch.mode({x})",
+    "{x}.mode({d}, True)", "torch.quantile({x}, 0.3)", "{x}.quantile(0.75, {d})",
+    "torch.quantile({x}, torch.tensor([0.25, 0.5]), {d}, interpolation='nearest')",
+    "torch.nanquantile({x}, 0.5, {d}, True, interpolation='midpoint')",
+    "torch.quantile({x}, 0.9, interpolation='lower')"]
 SHAPE_REDUCE_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}[..., ::2]", "{x}.flip(0)"]
 SHAPE_REDUCE_GRAD = ["torch.autograd.grad(sum(t.sum() for t in ({r} if isinstance({r}, tuple) "
                      "else ({r},)) if t.requires_grad), {x}, allow_unused=True)",

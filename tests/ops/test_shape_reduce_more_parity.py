@@ -132,6 +132,7 @@ SHAPE_CALLS = {
     "roll method keyword": lambda m, x: x.roll(shifts=-1, dims=0),
     "roll misaligned": lambda m, x: m.roll(x, (1, 2), 0),
     "roll no shifts": lambda m, x: m.roll(x, ()),
+    "roll dims beyond": lambda m, x: m.roll(x, (1, 1), (1, 5)),
     "tile": lambda m, x: m.tile(x, (2,)),
     "tile more dims": lambda m, x: m.tile(x, (2, 1, 2)),
     "tile method varargs": lambda m, x: x.tile(1, 2),
@@ -385,3 +386,22 @@ def test_an_input_that_is_not_a_tensor(name):
     args = {"roll": (1,), "tile": ((2,),), "kthvalue": (1,), "quantile": (0.5,),
             "nanquantile": (0.5,)}.get(name, ())
     parity.run_both(lambda m: getattr(m, name)((1.0, 2.0), *args))
+
+
+def test_fuzz_3104000_finds():
+    """trace's gradient is written on zeros (a nan stays on the diagonal), quantile's lerp_
+    and squeeze_ are in place (the result's version), roll of an empty tensor skips dims."""
+    values = [[float("nan"), 0.0, 0.0], [0.0, 0.0, float("nan")]]
+    grads = []
+    for m in (engine, torch):
+        b = m.tensor(values, requires_grad=True)
+        m.trace(b).exp().backward()
+        grads.append(b.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    for q in (0.0, 0.5):
+        for interpolation in ("midpoint", "lower", "linear"):
+            versions = [m.nanquantile(m.tensor([[1.0, 2.0, 4.0]]), q, -1, True,
+                                      interpolation=interpolation)._version
+                        for m in (engine, torch)]
+            assert versions[0] == versions[1]
+    parity.run_both(lambda m: m.quantile(m.tensor([1.0, 2.0]), m.tensor([0.5, 0.2]))._version)
