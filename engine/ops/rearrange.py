@@ -3,19 +3,23 @@
 roll and trace have nodes of their own (beside them); tile, meshgrid and diff are, as in
 torch, made of other ops (repeat, view + expand, narrow + sub), whose nodes they record.
 """
+import math
 import warnings
 
 import numpy as np
 
+from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import numpy_names, takes_out, tensor_inputs
+from .common import numpy_names, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat
+from .linalg import dot, mm
 
-__all__ = ["diff", "meshgrid", "roll", "tile", "trace"]
+__all__ = ["diff", "meshgrid", "roll", "tensordot", "tile", "trace"]
 
 
 def _int_list(value):
@@ -171,6 +175,79 @@ class TraceBackward0(Node):
         flat = grad.new_zeros((rows * columns,))
         return flat.scatter(0, places, grad.expand(len(places._data))).view(rows, columns)
 
+
+
+# ====================================================================== tensordot
+def tensordot(a, b, dims=2, out=None):
+    """The sum over paired dims of a and b of the products (dims=n: a's last n with b's first
+    n; or two lists of dims): torch's permute, reshape to matrices, mm (dot for one number)"""
+    if isinstance(dims, Tensor):
+        if dims._data.size > 1:
+            dims_a, dims_b = dims._data[0].tolist(), dims._data[1].tolist()
+        else:
+            dims = int(dims._data.reshape(-1)[0]) if dims._data.size else dims
+    if isinstance(dims, bool) or not isinstance(dims, (tuple, list, Tensor, int, np.integer)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    for position, (name, value) in enumerate((("dims_self", dims_a), ("dims_other", dims_b))):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"tensordot(): argument '{name}' (position {position + 3}) must be "
+                            f"tuple of ints, not {type_name(value)}")
+    result = _tensordot(a, b, list(dims_a), list(dims_b))
+    if out is None:
+        return result
+    if out.dtype != result.dtype:
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype "
+                           f"{scalar_type_name[result.dtype]}, but got an output tensor with "
+                           f"dtype {scalar_type_name[out.dtype]}")
+    with no_grad():
+        write_out(result.detach(), out)
+    return out
+
+
+def _tensordot(a, b, dims_a, dims_b):
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    left, right, contracted = a, b, 1
+    axes_a, axes_b = [], []
+    for given_a, given_b in zip(dims_a, dims_b):
+        axis_a, axis_b = wrap_dim(given_a, a.dim()), wrap_dim(given_b, b.dim())
+        size_a, size_b = a.shape[axis_a], b.shape[axis_b]
+        # a dim of size 1 against any size: torch sums the other side over it first
+        if size_b == 1:
+            left = left.sum(axis_a, keepdim=True)
+        elif size_a == 1:
+            right = right.sum(axis_b, keepdim=True)
+        elif size_a != size_b:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{size_a} in dim {given_a} and second has size {size_b} in dim "
+                               f"{given_b}")
+        else:
+            contracted *= size_a
+        axes_a.append(axis_a)
+        axes_b.append(axis_b)
+    for axes in (axes_a, axes_b):
+        for i, axis in enumerate(axes):
+            if axis in axes[:i]:
+                raise RuntimeError(f"dim {axis} appears multiple times in the list of dims")
+    free_a = [i for i in range(a.dim()) if i not in axes_a]
+    free_b = [i for i in range(b.dim()) if i not in axes_b]
+    shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]
+    rows, columns = math.prod(a.shape[i] for i in free_a), math.prod(b.shape[i] for i in free_b)
+    left, right = left.permute(free_a + axes_a), right.permute(axes_b + free_b)
+    if rows == 1 and columns == 1:
+        return dot(left.flatten(), right.flatten()).reshape(shape)
+    return mm(left.reshape(rows, contracted), right.reshape(contracted, columns)).reshape(shape)
 
 
 tensor_inputs(globals(), ["diff", "roll", "tile", "trace"])  # torch.roll(None, 1): TypeError

@@ -315,6 +315,39 @@ def test_quantile_gradient_goes_where_torchs_does(name, interpolation):
         np.testing.assert_array_equal(grads[0][0], grads[1][0])
 
 
+TENSORDOT_CASES = [
+    ((2, 3, 4), (3, 4, 5), 2), ((2, 3, 4), (3, 4, 5), ([1, 2], [0, 1])), ((3, 4), (4, 5), 1),
+    ((3, 4), (4, 5), 0), ((4,), (4,), 1), ((3, 4), (3, 4), 2), ((), (), 0), ((), (3,), 0),
+    ((3, 4), (4, 3), ([0, 1], [1, 0])), ((2, 3, 4), (3, 5), ([1], [0])), ((4,), (4, 1), 1),
+    ((1, 4), (4, 1), 1), ((0, 3), (3, 2), 1), ((2, 0), (0, 3), 1), ((3, 4), (4, 5), 3),
+    ((3, 4), (4, 5), -1), ((3, 4), (4, 5), ([0], [0])), ((3, 4), (4, 5), ([1], [0, 1])),
+    ((3, 4), (4, 5), (1, 0)), ((3, 4), (4, 5), [[1], [5]]), ((3, 4), (4, 5), 1.5),
+    ((3, 4), (4, 5), ([1, 1], [0, 0])), ((3, 4), (4, 5), ([-1], [-2])),
+    ((2, 3), (1, 5), ([1], [0])), ((1, 2), (1, 3), ([0], [0])), ((4, 1), (4, 1), 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(TENSORDOT_CASES)))
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_tensordot(dtype, case):
+    shape_a, shape_b, dims = TENSORDOT_CASES[case]
+    a, b = parity.make_tensor(shape_a, dtype, low=-3, high=3), \
+        parity.make_tensor(shape_b, dtype, seed=1, low=-3, high=3)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b, dims), a, b, exact=False)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b, dims=dims), a.mT if a.dim() == 2 else a,
+                    b, exact=False)
+
+
+def test_tensordot_dims_as_a_tensor_out_and_dtypes():
+    a, b = parity.make_tensor((3, 4), "float32"), parity.make_tensor((4, 5), "float32", seed=1)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b, m.tensor([[1], [0]])), a, b, exact=False)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b, m.tensor(1)), a, b, exact=False)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b, 1, out=m.empty(0)), a, b, exact=False)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b, 1, out=m.empty(0, dtype=m.float64)), a, b)
+    parity.run_both(lambda m, a, b: m.tensordot(a, b.int(), 1), a, b)
+    parity.run_both(lambda m, a, b: m.functional.tensordot(a, b), a, b.reshape(2, 10))
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -344,6 +377,10 @@ GRADIENTS = {
     "quantile q tensor": ((3, 4), lambda m, x: m.quantile(
         x, m.tensor([0.2, 0.9], dtype=m.float64), -1, interpolation="midpoint")),
     "nanquantile": ((3, 4), lambda m, x: m.nanquantile(x, 0.3, 1, interpolation="lower")),
+    "tensordot": ((3, 4), lambda m, x: m.tensordot(x, x.mT.exp(), 1)),
+    "tensordot all": ((3, 4), lambda m, x: m.tensordot(x, x * 2, 2)),
+    "tensordot pairs": ((3, 4), lambda m, x: m.tensordot(x, x, ([0], [0]))),
+    "tensordot size 1": ((3, 4), lambda m, x: m.tensordot(x, x[:1], ([0], [0]))),
 }
 
 
