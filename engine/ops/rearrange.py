@@ -13,13 +13,14 @@ from ..fidelity.messages import type_name
 from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
-from ..core.tensor import Tensor, wrap
+from ..core.tensor import Tensor, make_view, wrap
 from .common import numpy_names, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat
-from .linalg import dot, mm
+from .arithmetic import mul
+from .linalg import bmm, dot, mm
 
-__all__ = ["diff", "meshgrid", "roll", "tensordot", "tile", "trace"]
+__all__ = ["diagonal", "diff", "einsum", "meshgrid", "roll", "tensordot", "tile", "trace"]
 
 
 def _int_list(value):
@@ -58,6 +59,44 @@ class RollBackward0(Node):
 
     def backward(self, grad):
         return grad.roll(tuple(-s for s in self.shifts), self.dims)
+
+
+# ====================================================================== diagonal
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The elements x[..., i, ..., i + offset, ...] of dims dim1 and dim2, as a last dim (a
+    view)"""
+    shape, stride = list(input._data.shape), list(input.stride())
+    ndim = len(shape)
+    first, second = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if first == second:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    start = input.storage_offset()
+    if offset >= 0:
+        length = max(min(shape[first], shape[second] - offset), 0)
+        start += offset * stride[second] if length else 0
+    else:
+        length = max(min(shape[first] + offset, shape[second]), 0)
+        start -= offset * stride[first] if length else 0
+    step = stride[first] + stride[second]
+    for axis in sorted((first, second), reverse=True):
+        del shape[axis], stride[axis]
+    result = make_view(input, tuple(shape) + (length,), tuple(stride) + (step,), start)
+    return record(DiagonalBackward0, result, (input,), self_sym_sizes=input._data.shape,
+                  offset=offset, dim1=first, dim2=second)
+
+
+class DiagonalBackward0(Node):
+    """out = the diagonal of x:  the gradient written on the diagonal of zeros"""
+
+    self_sym_sizes: tuple
+    offset: int
+    dim1: int
+    dim2: int
+
+    def backward(self, grad):
+        result = grad.new_zeros(self.self_sym_sizes)
+        result.diagonal(self.offset, self.dim1, self.dim2).copy_(grad)
+        return result
 
 
 # ====================================================================== tile
@@ -248,6 +287,278 @@ def _tensordot(a, b, dims_a, dims_b):
     if rows == 1 and columns == 1:
         return dot(left.flatten(), right.flatten()).reshape(shape)
     return mm(left.reshape(rows, contracted), right.reshape(contracted, columns)).reshape(shape)
+
+
+# ====================================================================== einsum
+# torch's einsum (aten/src/ATen/native/Linear.cpp), whose steps show in the graph: each operand
+# gets diagonals for repeated labels (diagonal + movedim), unsqueezes for the labels it lacks
+# and a permute to the order output labels, then summed labels; pairs are then contracted
+# by sumproduct_pair (sum, permute, reshape, bmm, view, permute), or multiplied when nothing
+# is summed; a last view (or, for one operand, a sum) drops the summed dims.
+_ELLIPSIS = 52
+
+
+def _label_index(label):
+    return ord(label) - ord("A") + 26 if label.isupper() else ord(label) - ord("a")
+
+
+def _is_label(label):
+    return label.isascii() and label.isalpha()
+
+
+def einsum(*args):
+    """Sums of products over the labels the equation names ("ij,jk->ik" is a matrix product;
+    without "->", the output is the labels seen once, in alphabetical order)"""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):  # einsum(a, [0, 1], b, [1, 2], [0, 2]): sublists
+        output = args[-1] if len(args) % 2 else None
+        pairs = args[:-1] if len(args) % 2 else args
+        operands, sublists = list(pairs[0::2]), list(pairs[1::2])
+        equation = ",".join(_sublist_text(s) for s in sublists) + (
+            "" if output is None else "->" + _sublist_text(output))
+        return _einsum(equation, operands)
+    equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        return einsum(equation, *operands[0])
+    for position, operand in enumerate(operands):
+        if not isinstance(operand, Tensor):
+            raise TypeError(f"expected Tensor as element {position} in argument 1, but got "
+                            f"{type_name(operand)}")
+    return _einsum(equation, list(operands))
+
+
+def _sublist_text(sublist):
+    """[0, 1, Ellipsis] as "ab..." (0-25: a-z, 26-51: A-Z)."""
+    text = ""
+    for item in sublist:
+        if item is Ellipsis:
+            text += "..."
+        elif not 0 <= item < 52:
+            raise ValueError("einsum(): subscript in subscript list is not within the valid "
+                             "range [0, 52)")
+        else:
+            text += _label_char(item)
+    return text
+
+
+def _einsum_labels(equation, count):
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    labels, current, ellipsis_seen, i = [[] for _ in range(count)], 0, False, 0
+    while i < len(lhs):
+        label = lhs[i]
+        if label == " ":
+            pass
+        elif label == ".":
+            if ellipsis_seen:
+                raise RuntimeError(f"einsum(): found '.' for operand {current} for which an "
+                                   "ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {current} that is not part "
+                                   "of any ellipsis")
+            i += 2
+            labels[current].append(_ELLIPSIS)
+            ellipsis_seen = True
+        elif label == ",":
+            current += 1
+            if current >= count:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in "
+                                   "the equation")
+            ellipsis_seen = False
+        else:
+            if not _is_label(label):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the "
+                                   "equation string, subscripts must be in [a-zA-Z]")
+            labels[current].append(_label_index(label))
+        i += 1
+    if current != count - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    return arrow, lhs, labels
+
+
+def _einsum(equation, operands):
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    arrow, lhs, op_labels = _einsum_labels(equation, len(operands))
+    label_count = [0] * 52
+    ellipsis_dims = 0
+    for i, (operand, labels) in enumerate(zip(operands, op_labels)):
+        ndim, named = operand.dim(), len(labels)
+        has_ellipsis = _ELLIPSIS in labels
+        for label in labels:
+            if label == _ELLIPSIS:
+                named -= 1
+            else:
+                label_count[label] += 1
+        if has_ellipsis:
+            ellipsis_dims = max(ellipsis_dims, ndim - named)
+        if (named > ndim) if has_ellipsis else (named != ndim):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({named}) "
+                               f"does not match the number of dimensions ({ndim}) for operand "
+                               f"{i}{'' if has_ellipsis else ' and no ellipsis was given'}")
+    position = [-1] * 52
+    place, ellipsis_at, ellipsis_out = 0, 0, False
+    if arrow < 0:  # implicit output: the ellipsis, then the labels seen once
+        place, ellipsis_out = ellipsis_dims, True
+        for label in range(52):
+            if label_count[label] == 1:
+                position[label], place = place, place + 1
+    else:
+        rhs, i = equation[arrow + 2:], 0
+        while i < len(rhs):
+            label = rhs[i]
+            if label == " ":
+                pass
+            elif label == ".":
+                if ellipsis_out:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was "
+                                       "already found")
+                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any "
+                                       "ellipsis (...)")
+                i += 2
+                ellipsis_at, place, ellipsis_out = place, place + ellipsis_dims, True
+            else:
+                if not _is_label(label):
+                    raise RuntimeError(f"einsum(): invalid subscript given at index "
+                                       f"{len(lhs) + 2 + i} in the equation string, subscripts "
+                                       "must be in [a-zA-Z]")
+                index = _label_index(label)
+                if not (label_count[index] > 0 and position[index] == -1):
+                    raise RuntimeError(f"einsum(): output subscript {label}" + (
+                        " appears more than once in the output" if position[index] > -1 else
+                        " does not appear in the equation for any input operand"))
+                position[index], place = place, place + 1
+            i += 1
+    out_dims = place
+    if not ellipsis_out:
+        ellipsis_at, place = place, place + ellipsis_dims
+    for label in range(52):
+        if label_count[label] > 0 and position[label] == -1:
+            position[label], place = place, place + 1
+    total = place
+    label_size, ellipsis_sizes = [1] * 52, [1] * ellipsis_dims
+    dim_counts = [0] * total
+    aligned = []
+    for i, (operand, labels) in enumerate(zip(operands, op_labels)):
+        op, permutation, dim = operand, [-1] * total, 0
+        for label in labels:
+            if label == _ELLIPSIS:
+                for _ in range(ellipsis_dims - (operand.dim() - len(labels) + 1)):
+                    op = op.unsqueeze(dim)
+                for j in range(ellipsis_dims):
+                    size = op.shape[dim]
+                    if size != 1:
+                        if ellipsis_sizes[j] not in (1, size):
+                            raise RuntimeError(
+                                f"einsum(): dimension {j} covered by ellipsis in operand {i}"
+                                f"has size {size} which does not broadcast with previously "
+                                f"seen ellipsis with size {ellipsis_sizes[j]} for the "
+                                "respective dimension")
+                        ellipsis_sizes[j] = size
+                        dim_counts[ellipsis_at + j] += 1
+                    permutation[ellipsis_at + j] = dim
+                    dim += 1
+            elif permutation[position[label]] == -1:
+                size = op.shape[dim]
+                if size != 1:
+                    if label_size[label] not in (1, size):
+                        raise RuntimeError(
+                            f"einsum(): subscript {_label_char(label)} has size {size} for "
+                            f"operand {i} which does not broadcast with previously seen size "
+                            f"{label_size[label]}")
+                    label_size[label] = size
+                    dim_counts[position[label]] += 1
+                permutation[position[label]] = dim
+                dim += 1
+            else:  # a repeated label: its diagonal
+                previous = permutation[position[label]]
+                if op.shape[dim] != op.shape[previous]:
+                    raise RuntimeError(
+                        f"einsum(): subscript {_label_char(label)} is repeated for operand {i} "
+                        f"but the sizes don't match, {op.shape[dim]} != {op.shape[previous]}")
+                op = op.diagonal(0, previous, dim).movedim(-1, previous)
+        for k, value in enumerate(permutation):
+            if value == -1:
+                op = op.unsqueeze(dim)
+                permutation[k], dim = dim, dim + 1
+        aligned.append(op.permute(permutation))
+    while len(aligned) > 1:
+        a, b = aligned.pop(0), aligned.pop(0)
+        summed, a_only, b_only = [], [], []
+        for d in range(out_dims, total):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    summed.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_only.append(d)
+                    dim_counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_only.append(d)
+                    dim_counts[d] = 0
+        if a_only:
+            a = a.sum(a_only, True)
+        if b_only:
+            b = b.sum(b_only, True)
+        aligned.insert(0, _sumproduct_pair(a, b, summed))
+    result = aligned[0]
+    if total - out_dims > 0:
+        if len(operands) > 1:
+            return result.view(list(result.shape[:out_dims]))
+        return result.sum(list(range(out_dims, total)))
+    return result
+
+
+def _label_char(label):
+    return chr(ord("a") + label) if label < 26 else chr(ord("A") + label - 26)
+
+
+def _sumproduct_pair(left, right, summed):
+    """torch's sumproduct_pair: left * right summed over ``summed`` (kept as dims of 1),
+    through one bmm."""
+    if not summed:
+        return mul(left, right)
+    ndim = left.dim()
+    both, left_only, right_only = [], [], []
+    both_size = left_size = right_size = summed_size = 1
+    for i in range(ndim):
+        in_left, in_right = left.shape[i] != 1, right.shape[i] != 1
+        if i in summed:
+            if in_left and in_right:
+                if left.shape[i] != right.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                summed_size *= left.shape[i]
+            elif in_left:
+                left = left.sum(i, True)
+            elif in_right:
+                right = right.sum(i, True)
+        elif in_left and in_right:
+            if left.shape[i] != right.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            both.append(i)
+            both_size *= left.shape[i]
+        elif in_left:
+            left_only.append(i)
+            left_size *= left.shape[i]
+        else:
+            right_only.append(i)
+            right_size *= right.shape[i]
+    out_size = ([left.shape[d] for d in both] + [left.shape[d] for d in left_only] +
+                [1] * len(summed) + [right.shape[d] for d in right_only])
+    left_order = both + left_only + summed + right_only
+    right_order = both + summed + right_only + left_only
+    back = [0] * len(out_size)
+    for i, d in enumerate(both + left_only + summed + right_only):
+        back[d] = i
+    left = left.permute(left_order).reshape(both_size, left_size, summed_size)
+    right = right.permute(right_order).reshape(both_size, summed_size, right_size)
+    return bmm(left, right).view(out_size).permute(back)
 
 
 tensor_inputs(globals(), ["diff", "roll", "tile", "trace"])  # torch.roll(None, 1): TypeError

@@ -1441,7 +1441,12 @@ SHAPE_REDUCE_OPS = [
     "{x}.mode({d}, True)", "torch.quantile({x}, 0.3)", "{x}.quantile(0.75, {d})",
     "torch.quantile({x}, torch.tensor([0.25, 0.5]), {d}, interpolation='nearest')",
     "torch.nanquantile({x}, 0.5, {d}, True, interpolation='midpoint')",
-    "torch.quantile({x}, 0.9, interpolation='lower')"]
+    "torch.quantile({x}, 0.9, interpolation='lower')", "torch.diagonal({x})",
+    "{x}.diagonal(1, -1, 0)", "torch.einsum('ij->ji', {x})", "torch.einsum('...->...', {x})",
+    "torch.einsum('ij,kj->ik', {x}, {x})", "torch.einsum('i,i->', {x}.flatten(), {x}.flatten())",
+    "torch.einsum('ii->i', {x})", "torch.einsum('bij,bjk->bik', {x}, {x}.mT)",
+    "torch.tensordot({x}, {x}, 1)", "torch.tensordot({x}, {x}, dims=([0], [0]))",
+    "torch.tensordot({x}, {x}.flatten(), 0)"]
 SHAPE_REDUCE_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}[..., ::2]", "{x}.flip(0)"]
 SHAPE_REDUCE_GRAD = ["torch.autograd.grad(sum(t.sum() for t in ({r} if isinstance({r}, tuple) "
                      "else ({r},)) if t.requires_grad), {x}, allow_unused=True)",

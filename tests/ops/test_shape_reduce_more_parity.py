@@ -143,6 +143,11 @@ SHAPE_CALLS = {
     "diff negative order": lambda m, x: m.diff(x, -1),
     "trace": lambda m, x: m.trace(x),
     "trace method": lambda m, x: x.trace(),
+    "diagonal": lambda m, x: m.diagonal(x),
+    "diagonal offset dims": lambda m, x: x.diagonal(1, -1, 0),
+    "diagonal below": lambda m, x: m.diagonal(x, offset=-1),
+    "diagonal far": lambda m, x: m.diagonal(x, 7),
+    "diagonal same dims": lambda m, x: m.diagonal(x, 0, 1, 1),
 }
 
 
@@ -348,6 +353,43 @@ def test_tensordot_dims_as_a_tensor_out_and_dtypes():
     parity.run_both(lambda m, a, b: m.functional.tensordot(a, b), a, b.reshape(2, 10))
 
 
+EINSUM_CASES = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,i->", [(4,), (4,)]), ("ii->i", [(3, 3)]), ("ij->ji", [(3, 4)]),
+    ("...ij->...ji", [(2, 3, 4)]), ("ij,jk", [(3, 4), (4, 5)]), ("ij", [(3, 4)]),
+    ("ba", [(3, 4)]), ("i,j->ij", [(3,), (4,)]), ("bij->b", [(2, 3, 4)]), ("ij->", [(3, 4)]),
+    ("ii", [(3, 3)]), ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("bqk,bkd->bqd", [(2, 3, 5), (2, 5, 4)]), ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("i,ij,j->", [(3,), (3, 4), (4,)]), ("...i,...i->...", [(2, 3), (3,)]),
+    ("i j , j k -> i k", [(3, 4), (4, 5)]), ("ij,kl->ijkl", [(2, 3), (1, 2)]),
+    ("iij->j", [(2, 2, 3)]), ("ij,jk->ik", [(0, 4), (4, 5)]), ("i,i", [(0,), (0,)]),
+    ("ij,jk", [(3, 4), (5, 6)]), ("ij->k", [(3, 4)]), ("ij->ii", [(3, 4)]), ("i.j", [(3, 4)]),
+    ("i1", [(3, 4)]), ("ii", [(2, 3)]), ("...i,...i", [(2, 3), (4, 3)]), ("ij,jk", [(3, 4)]),
+    ("ij", [(3, 4), (3, 4)]), ("i", [(3, 4)]), ("ij->i1", [(3, 4)]), ("a...b...", [(3, 4)]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(EINSUM_CASES)))
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_einsum(dtype, case):
+    equation, shapes = EINSUM_CASES[case]
+    operands = [parity.make_tensor(s, dtype, seed=i, low=-3, high=3) for i, s in enumerate(shapes)]
+    parity.run_both(lambda m, *ops: m.einsum(equation, *ops), *operands, exact=False)
+    parity.run_both(lambda m, ops: m.einsum(equation, ops), operands, exact=False)
+    if operands[0].dim() == 2 and len(shapes) == 1:
+        parity.run_both(lambda m, x: m.einsum(equation, x.mT), operands[0], exact=False)
+
+
+def test_einsum_sublists_and_errors():
+    a, b = parity.make_tensor((3, 4), "float32"), parity.make_tensor((4, 5), "float32", seed=1)
+    parity.run_both(lambda m, a, b: m.einsum(a, [0, 1], b, [1, 2], [0, 2]), a, b, exact=False)
+    parity.run_both(lambda m, a, b: m.einsum(a, [0, 1], b, [1, 2]), a, b, exact=False)
+    parity.run_both(lambda m, a: m.einsum(a, [Ellipsis, 1], [1]), a, exact=False)
+    parity.run_both(lambda m, a: m.einsum("ij", a, 3), a)
+    parity.run_both(lambda m: m.einsum("ij"))
+    parity.run_both(lambda m, a, b: m.functional.einsum("ij,jk", a, b), a, b, exact=False)
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -381,6 +423,11 @@ GRADIENTS = {
     "tensordot all": ((3, 4), lambda m, x: m.tensordot(x, x * 2, 2)),
     "tensordot pairs": ((3, 4), lambda m, x: m.tensordot(x, x, ([0], [0]))),
     "tensordot size 1": ((3, 4), lambda m, x: m.tensordot(x, x[:1], ([0], [0]))),
+    "einsum matmul": ((3, 4), lambda m, x: m.einsum("ij,kj->ik", x, x.exp())),
+    "einsum diagonal": ((3, 3), lambda m, x: m.einsum("ii->i", x)),
+    "einsum trace": ((3, 3), lambda m, x: m.einsum("ii", x * x)),
+    "einsum batch": ((3, 4), lambda m, x: m.einsum("bi,bj->bij", x, x)),
+    "einsum three": ((3, 4), lambda m, x: m.einsum("i,ij,j->", x[:, 0], x, x[0])),
 }
 
 
