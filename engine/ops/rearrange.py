@@ -260,13 +260,16 @@ def _tensordot(a, b, dims_a, dims_b):
     left, right, contracted = a, b, 1
     axes_a, axes_b = [], []
     for given_a, given_b in zip(dims_a, dims_b):
+        for given, operand in ((given_a, a), (given_b, b)):
+            if operand.dim() == 0:
+                raise IndexError(f"Dimension specified as {given} but tensor has no dimensions")
         axis_a, axis_b = wrap_dim(given_a, a.dim()), wrap_dim(given_b, b.dim())
         size_a, size_b = a.shape[axis_a], b.shape[axis_b]
         # a dim of size 1 against any size: torch sums the other side over it first
-        if size_b == 1:
-            left = left.sum(axis_a, keepdim=True)
+        if size_b == 1:  # (in the operand's dtype)
+            left = left.sum(axis_a, keepdim=True, dtype=left.dtype)
         elif size_a == 1:
-            right = right.sum(axis_b, keepdim=True)
+            right = right.sum(axis_b, keepdim=True, dtype=right.dtype)
         elif size_a != size_b:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{size_a} in dim {given_a} and second has size {size_b} in dim "
