@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
 from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
@@ -20,7 +21,8 @@ from .join import cat
 from .arithmetic import mul
 from .linalg import bmm, dot, mm
 
-__all__ = ["diagonal", "diff", "einsum", "meshgrid", "roll", "tensordot", "tile", "trace"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "diagonal", "diff", "dstack",
+           "einsum", "meshgrid", "roll", "rot90", "row_stack", "tensordot", "tile", "trace"]
 
 
 def _int_list(value):
@@ -97,6 +99,126 @@ class DiagonalBackward0(Node):
         result = grad.new_zeros(self.self_sym_sizes)
         result.diagonal(self.offset, self.dim1, self.dim2).copy_(grad)
         return result
+
+
+# ====================================================================== rot90
+def rot90(input, k=1, dims=(0, 1)):
+    """x turned k quarter turns in the plane of dims, from the first dim towards the second
+    (one node, Rot90Backward0; an odd k gives torch's transposed layout)"""
+    dims = _int_list(dims)
+    data = input._data
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if data.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {data.ndim}")
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == data.ndim:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    first, second = wrap_dim(dims[0], data.ndim), wrap_dim(dims[1], data.ndim)
+    turns = k % 4
+    with no_grad():  # torch's steps, whose flip keeps the input's layout
+        if turns == 1:
+            values = np.swapaxes(input.flip((second,))._data, first, second)
+        elif turns == 2:
+            values = input.flip((first, second))._data
+        elif turns == 3:
+            values = np.swapaxes(input.flip((first,))._data, first, second)
+        else:
+            values = np.array(data, order="C")
+    result = wrap(values)
+    if values.size == 0 and turns % 2:  # (numpy calls any empty array contiguous)
+        stride = list(contiguous_strides(data.shape))
+        stride[first], stride[second] = stride[second], stride[first]
+        result._stride = tuple(stride)
+    return record(Rot90Backward0, result, (input,), k=k, dims=dims)
+
+
+class Rot90Backward0(Node):
+    """out = x turned k quarter turns:  d/dx = grad turned back (-k turns)"""
+
+    k: int
+    dims: tuple
+
+    def backward(self, grad):
+        return grad.rot90(-self.k, self.dims)
+
+
+# ====================================================================== at least n dims, stacks
+# (torch.functional's Python: a tensor with enough dims is returned itself)
+def _at_least(tensors, name, make):
+    if len(tensors) == 1:
+        if isinstance(tensors[0], (list, tuple)):
+            return tuple(make(t) for t in tensors[0])
+        return make(tensors[0])
+    return tuple(make(t) for t in tensors)
+
+
+def _one_dim(t):
+    return t.reshape(1) if t.dim() == 0 else t
+
+
+def _two_dims(t):
+    return t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t
+
+
+def _three_dims(t):
+    if t.dim() == 0:
+        return t.reshape(1, 1, 1)
+    if t.dim() == 1:
+        return t.unsqueeze(0).unsqueeze(-1)
+    return t.unsqueeze(-1) if t.dim() == 2 else t
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least 1 dim (a number becomes a vector of one)"""
+    return _at_least(tensors, "atleast_1d", _one_dim)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least 2 dims (a vector becomes one row)"""
+    return _at_least(tensors, "atleast_2d", _two_dims)
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least 3 dims (a vector becomes (1, n, 1), a matrix (m, n, 1))"""
+    return _at_least(tensors, "atleast_3d", _three_dims)
+
+
+def _check_sequence(tensors, name):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type_name(tensors)}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type_name(t)}")
+
+
+@takes_out
+def column_stack(tensors):
+    """Side by side as columns: vectors (and numbers) become columns, matrices join along dim 1"""
+    _check_sequence(tensors, "column_stack")
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    return cat([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors], 1)
+
+
+@takes_out
+def dstack(tensors):
+    """Joined along the third dim (depth), each made 3-d first"""
+    _check_sequence(tensors, "dstack")
+    if not tensors:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return cat([_three_dims(t) for t in tensors], 2)
+
+
+@takes_out
+def row_stack(tensors):
+    """vstack's other name: joined along dim 0, vectors as rows"""
+    _check_sequence(tensors, "row_stack")
+    if not tensors:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    return cat([_two_dims(t) for t in tensors], 0)
 
 
 # ====================================================================== tile

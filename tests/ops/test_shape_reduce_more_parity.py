@@ -403,6 +403,51 @@ def test_einsum_sublists_and_errors():
     parity.run_both(lambda m, a, b: m.functional.einsum("ij,jk", a, b), a, b, exact=False)
 
 
+STACK_CALLS = {
+    "atleast_1d": lambda m, *ts: m.atleast_1d(*ts),
+    "atleast_2d list": lambda m, *ts: m.atleast_2d(list(ts)),
+    "atleast_3d": lambda m, *ts: m.atleast_3d(*ts),
+    "atleast_1d one": lambda m, *ts: m.atleast_1d(ts[0]),
+    "atleast_3d one": lambda m, *ts: m.atleast_3d(ts[-1]),
+    "column_stack": lambda m, *ts: m.column_stack(ts),
+    "dstack": lambda m, *ts: m.dstack(list(ts)),
+    "row_stack": lambda m, *ts: m.row_stack(ts),
+    "vstack": lambda m, *ts: m.vstack(ts),
+    "column_stack out": lambda m, *ts: m.column_stack(ts, out=m.empty(0, dtype=ts[0].dtype)),
+    "dstack empty list": lambda m, *ts: m.dstack([]),
+    "column_stack a tensor": lambda m, *ts: m.column_stack(ts[0]),
+}
+
+
+@pytest.mark.parametrize("call", list(STACK_CALLS))
+@pytest.mark.parametrize("shapes", [[()], [(3,)], [(2, 3)], [(3,), (3,)], [(), ()],
+                                    [(2, 3, 4), (2, 3, 1)], [(0,), (0,)], [(2, 1), (2,)]])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_atleast_and_stacks(dtype, shapes, call):
+    tensors = [parity.make_tensor(s, dtype, seed=i) for i, s in enumerate(shapes)]
+    parity.run_both(STACK_CALLS[call], *tensors, check_sharing=True)
+
+
+ROT90_CALLS = {
+    "default": lambda m, x: m.rot90(x), "twice": lambda m, x: m.rot90(x, 2),
+    "back": lambda m, x: x.rot90(-1), "three dims swapped": lambda m, x: m.rot90(x, 3, [1, 0]),
+    "four": lambda m, x: m.rot90(x, 4), "last dims": lambda m, x: m.rot90(x, 1, (-1, -2)),
+    "one dim": lambda m, x: m.rot90(x, 1, [0]), "same dims": lambda m, x: m.rot90(x, 1, [0, 0]),
+    "dims apart by ndim": lambda m, x: m.rot90(x, 1, [0, -2]),
+    "out of range": lambda m, x: m.rot90(x, 1, [0, 5]),
+}
+
+
+@pytest.mark.parametrize("call", list(ROT90_CALLS))
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4), (0, 2)])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_rot90(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    parity.run_both(ROT90_CALLS[call], x)
+    if len(shape) >= 2 and x.numel():
+        parity.run_both(ROT90_CALLS[call], x.mT)
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -441,6 +486,11 @@ GRADIENTS = {
     "einsum trace": ((3, 3), lambda m, x: m.einsum("ii", x * x)),
     "einsum batch": ((3, 4), lambda m, x: m.einsum("bi,bj->bij", x, x)),
     "einsum three": ((3, 4), lambda m, x: m.einsum("i,ij,j->", x[:, 0], x, x[0])),
+    "rot90": ((3, 4), lambda m, x: m.rot90(x * 2)),
+    "rot90 three": ((3, 4), lambda m, x: m.rot90(x, 3, [1, 0])),
+    "dstack": ((3, 4), lambda m, x: m.dstack([x, x * 2])),
+    "dstack vectors": ((3, 4), lambda m, x: m.dstack([x[0], x[1], x[2]])),
+    "column_stack": ((3, 4), lambda m, x: m.column_stack([x, x[:, 0], x * 2])),
 }
 
 
