@@ -47,8 +47,9 @@ FUNCTION_METHODS = {
         squeeze_ unsafe_split unsafe_chunk""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
-    statistics: "aminmax nanmean median nanmedian kthvalue mode quantile nanquantile",
-    rearrange: "roll diff trace diagonal rot90",
+    statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
+        cummin""",
+    rearrange: "roll diff trace diagonal rot90 take diag_embed",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",

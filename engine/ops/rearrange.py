@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import int64, promote_types, scalar_type_name
 from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
 from ..core.grad_mode import no_grad
@@ -17,12 +17,14 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import numpy_names, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
-from .join import cat
+from .join import cat, stack
 from .arithmetic import mul
 from .linalg import bmm, dot, mm
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "diagonal", "diff", "dstack",
-           "einsum", "meshgrid", "roll", "rot90", "row_stack", "tensordot", "tile", "trace"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
+           "column_stack", "diag_embed", "diagonal", "diff", "dstack", "einsum", "meshgrid", "roll",
+           "rot90", "row_stack", "take", "tensordot", "tile", "trace", "tril_indices",
+           "triu_indices"]
 
 
 def _int_list(value):
@@ -219,6 +221,148 @@ def row_stack(tensors):
     if not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([_two_dims(t) for t in tensors], 0)
+
+
+# ====================================================================== take, diag_embed
+@takes_out
+def take(input, index):
+    """The elements of the flattened input at ``index`` (negative counts from the end), in
+    index's shape"""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"take(): argument 'index' (position 2) must be Tensor, not "
+                        f"{type_name(index)}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{scalar_type_name[index.dtype]}")
+    flat, places = input._data.reshape(-1), index._data
+    if places.size and flat.size == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    bad = (places >= flat.size) | (places < -flat.size)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {int(places[bad][0])} on a "
+                         f"tensor of {flat.size} elements.")
+    result = wrap(np.array(flat[places % max(flat.size, 1)], order="C"))
+    return record(TakeBackward0, result, (input,), saved=(index,),
+                  self_sym_sizes=input._data.shape)
+
+
+class TakeBackward0(Node):
+    """out = x.flatten()[index]:  each gradient added back at its place"""
+
+    _saved_names = ("index",)
+    self_sym_sizes: tuple
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        size = math.prod(self.self_sym_sizes)
+        places = wrap(index._data.reshape(-1) % max(size, 1))
+        flat = grad.new_zeros((size,)).scatter_add(0, places, grad.reshape(-1))
+        return flat.view(self.self_sym_sizes)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """The last dim of input written on the diagonal (offset) of new dims dim1, dim2 of zeros"""
+    data = input._data
+    ndim = data.ndim + 1
+    first, second = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if first == second:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    size = data.shape[-1] + abs(offset)
+    kept = list(data.shape[:-1])
+    shape = []
+    for axis in range(ndim):
+        shape.append(size if axis in (first, second) else kept.pop(0))
+    result = wrap(np.zeros(shape, data.dtype))
+    with no_grad():
+        result.diagonal(offset, first, second).copy_(input)
+    return record(DiagEmbedBackward0, result, (input,), offset=offset, dim1=first, dim2=second)
+
+
+class DiagEmbedBackward0(Node):
+    """out = x on a diagonal of zeros:  d/dx = the gradient's diagonal"""
+
+    offset: int
+    dim1: int
+    dim2: int
+
+    def backward(self, grad):
+        return grad.diagonal(self.offset, self.dim1, self.dim2)
+
+
+# ====================================================================== index lists, products
+def _triangle_indices(row, col, offset, dtype, name, pick):
+    dtype = int64 if dtype is None else dtype
+    if dtype.numpy_dtype.kind not in "iu":
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{scalar_type_name[dtype]}'")
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    rows, columns = pick(row, offset, col)
+    return wrap(np.array([rows, columns], dtype.numpy_dtype).reshape(2, -1))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 pin_memory=False):
+    """The (row, column) places of the lower triangle of a row x col matrix, row by row"""
+    return _triangle_indices(row, col, offset, dtype, "tril_indices", np.tril_indices)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 pin_memory=False):
+    """The (row, column) places of the upper triangle of a row x col matrix, row by row"""
+    return _triangle_indices(row, col, offset, dtype, "triu_indices", np.triu_indices)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each vector, as rows (meshgrid, flattened, stacked)"""
+    for value in tensors:
+        if isinstance(value, Tensor) and value.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(value.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([grid.flatten() for grid in grids], 1)
+
+
+def block_diag(*tensors):
+    """The tensors (matrices; vectors as one row, numbers as 1 x 1) along a diagonal of zeros"""
+    for i, value in enumerate(tensors):
+        if value.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {value.dim()} dimensions")
+    blocks = [t._data.reshape(1, -1) if t.dim() < 2 else t._data for t in tensors]
+    dtype = tensors[0].dtype if tensors else None
+    for t in tensors[1:]:
+        dtype = promote_types(dtype, t.dtype)
+    rows, columns = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
+    np_dtype = np.float32 if dtype is None else dtype.numpy_dtype
+    values = np.zeros((rows if tensors else 1, columns), np_dtype)
+    r = c = 0
+    for b in blocks:
+        values[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return record(BlockDiagBackward0, wrap(values), tuple(tensors),
+                  shapes=tuple(t._data.shape for t in tensors),
+                  blocks=tuple(b.shape for b in blocks))
+
+
+class BlockDiagBackward0(Node):
+    """out = the blocks along a diagonal:  each block's gradient is its place in grad"""
+
+    shapes: tuple
+    blocks: tuple
+
+    def backward(self, grad):
+        grads, r, c = [], 0, 0
+        for shape, (rows, columns) in zip(self.shapes, self.blocks):
+            piece = grad[r:r + rows, c:c + columns].reshape(shape)
+            grads.append(piece)
+            r, c = r + rows, c + columns
+        return tuple(grads)
 
 
 # ====================================================================== tile
@@ -686,4 +830,5 @@ def _sumproduct_pair(left, right, summed):
     return bmm(left, right).view(out_size).permute(back)
 
 
-tensor_inputs(globals(), ["diff", "roll", "tile", "trace"])  # torch.roll(None, 1): TypeError
+# torch.roll(None, 1): torch's TypeError
+tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed"])

@@ -27,8 +27,8 @@ from .reduce import (_correction, _evenly_distributed, _first_zero_wins, _put_ba
                      _reduce_args, _reduced, _return_type, _takes_pair_out, _unreduce,
                      _var_backward, nansum, return_types)
 
-__all__ = ["aminmax", "kthvalue", "median", "mode", "nanmean", "nanmedian", "nanquantile",
-           "quantile", "std_mean", "var_mean"]
+__all__ = ["aminmax", "cummax", "cummin", "kthvalue", "median", "mode", "nanmean", "nanmedian",
+           "nanquantile", "quantile", "std_mean", "var_mean"]
 
 
 # ====================================================================== var_mean, std_mean
@@ -710,3 +710,69 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 quantile = _overloaded_input_check(quantile, _QUANTILE_OVERLOADS)
 nanquantile = _overloaded_input_check(nanquantile, _QUANTILE_OVERLOADS)
+
+
+# ====================================================================== cummax, cummin
+def _running_extreme(input, dim, name):
+    data = input._data
+    if data.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    axis = wrap_dim(dim, builtins.max(data.ndim, 1))
+    if data.ndim == 0 or data.size == 0:
+        values, indices = data.copy(), np.zeros(data.shape, np.int64)
+    else:
+        moved = np.moveaxis(data, axis, -1)
+        values, indices = np.empty_like(moved), np.empty(moved.shape, np.int64)
+        best, at = moved[..., 0].copy(), np.zeros(moved.shape[:-1], np.int64)
+        floating = data.dtype.kind == "f"
+        for i in range(moved.shape[-1]):
+            x = moved[..., i]
+            # torch's loop: a nan takes over (and stays); an equal value moves the index on
+            better = (x >= best) if name == "cummax" else (x <= best)
+            if floating:
+                better = np.isnan(x) | (~np.isnan(best) & better)
+            best, at = np.where(better, x, best), np.where(better, i, at)
+            values[..., i], indices[..., i] = best, at
+        values, indices = np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+    result = getattr(return_types, name)(_reduced(values), _reduced(indices))
+    return record(CummaxBackward0 if name == "cummax" else CumminBackward0, result, (input,),
+                  saved=(input, result.indices), dim=axis)
+
+
+@overloads("(Tensor input, int dim, *, tuple of Tensors out = None)")
+@_takes_pair_out
+@numpy_names
+def cummax(input, dim):
+    """The running maximum along dim, and where it was met (the last of equal values)"""
+    return _running_extreme(input, dim, "cummax")
+
+
+@overloads("(Tensor input, int dim, *, tuple of Tensors out = None)")
+@_takes_pair_out
+@numpy_names
+def cummin(input, dim):
+    """The running minimum along dim, and where it was met (the last of equal values)"""
+    return _running_extreme(input, dim, "cummin")
+
+
+class CummaxBackward0(Node):
+    """out = the running maximum:  each gradient goes back to the element it came from"""
+
+    _saved_names = ("self", "indices")
+    dim: int
+
+    def backward(self, grad):
+        x, indices = self.saved_tensors
+        if not x._data.ndim:
+            return grad
+        return grad.new_zeros(x.shape).scatter_add(self.dim, indices, grad)
+
+
+class CumminBackward0(CummaxBackward0):
+    """out = the running minimum:  each gradient goes back to the element it came from"""
+
+
+for _name in ("cummax", "cummin"):
+    if not hasattr(return_types, _name + "_out"):
+        setattr(return_types, _name + "_out", _return_type(_name + "_out"))
+tensor_inputs(globals(), ["cummax", "cummin"])

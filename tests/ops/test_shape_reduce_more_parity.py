@@ -448,6 +448,47 @@ def test_rot90(dtype, shape, call):
         parity.run_both(ROT90_CALLS[call], x.mT)
 
 
+MORE_CALLS = {
+    "cummax": lambda m, x: m.cummax(x, 0), "cummin method": lambda m, x: x.cummin(-1),
+    "cummax out": lambda m, x: m.cummax(x, 0, out=(m.empty(0, dtype=x.dtype),
+                                                  m.empty(0, dtype=m.int64))),
+    "cummin dim out of range": lambda m, x: m.cummin(x, 3),
+    "take": lambda m, x: m.take(x, m.tensor([0, -1])),
+    "take 2-d index": lambda m, x: x.take(m.tensor([[0], [0]])),
+    "take empty index": lambda m, x: m.take(x, m.tensor([], dtype=m.int64)),
+    "take out of range": lambda m, x: m.take(x, m.tensor([7])),
+    "take float index": lambda m, x: m.take(x, m.tensor([0.0])),
+    "diag_embed": lambda m, x: m.diag_embed(x), "diag_embed offset": lambda m, x: x.diag_embed(1),
+    "diag_embed dims": lambda m, x: m.diag_embed(x, -1, 0, -1),
+    "diag_embed same dims": lambda m, x: m.diag_embed(x, 0, 1, 1),
+    "block_diag": lambda m, x: m.block_diag(x, x, m.ones(1, 2, dtype=x.dtype)),
+    "cartesian_prod": lambda m, x: m.cartesian_prod(x, x),
+    "cartesian_prod one": lambda m, x: m.cartesian_prod(x),
+}
+
+
+@pytest.mark.parametrize("call", list(MORE_CALLS))
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4), (0,), (2, 0)])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_more_ops(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    if dtype == "float32" and x.numel() > 2:
+        x = x.round()
+        x.view(-1)[1] = float("nan")
+    parity.run_both(MORE_CALLS[call], x)
+    if len(shape) >= 2 and x.numel():
+        parity.run_both(MORE_CALLS[call], x.mT)
+
+
+@pytest.mark.parametrize("offset", [0, 2, -1, -5])
+def test_triangle_indices(offset):
+    for rows, columns in [(3, 3), (3, 5), (5, 2), (0, 3), (1, 1)]:
+        parity.run_both(lambda m, r=rows, c=columns: m.tril_indices(r, c, offset))
+        parity.run_both(lambda m, r=rows, c=columns: m.triu_indices(r, c, offset, dtype=m.int32))
+    parity.run_both(lambda m: m.tril_indices(3, 3, dtype=m.float32))
+    parity.run_both(lambda m: m.triu_indices(-1, 3))
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -487,6 +528,12 @@ GRADIENTS = {
     "einsum batch": ((3, 4), lambda m, x: m.einsum("bi,bj->bij", x, x)),
     "einsum three": ((3, 4), lambda m, x: m.einsum("i,ij,j->", x[:, 0], x, x[0])),
     "rot90": ((3, 4), lambda m, x: m.rot90(x * 2)),
+    "cummax": ((3, 4), lambda m, x: m.cummax(x.round(), 1).values),
+    "cummin": ((3, 4), lambda m, x: m.cummin(x, 0).values),
+    "take": ((3, 4), lambda m, x: m.take(x, m.tensor([[0, 5], [5, -1]]))),
+    "diag_embed": ((3, 4), lambda m, x: m.diag_embed(x, 1, 0, 2)),
+    "block_diag": ((3, 4), lambda m, x: m.block_diag(x, x[0], x[1, 1])),
+    "cartesian_prod": ((3, 4), lambda m, x: m.cartesian_prod(x[0], x[1, :2])),
     "rot90 three": ((3, 4), lambda m, x: m.rot90(x, 3, [1, 0])),
     "dstack": ((3, 4), lambda m, x: m.dstack([x, x * 2])),
     "dstack vectors": ((3, 4), lambda m, x: m.dstack([x[0], x[1], x[2]])),
