@@ -48,7 +48,7 @@ FUNCTION_METHODS = {
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
     statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
-        cummin""",
+        cummin bincount histc""",
     rearrange: "roll diff trace diagonal rot90 take diag_embed",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",

@@ -20,15 +20,16 @@ from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype,
                      takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
 from .creation import full_like, zeros_like
-from .arithmetic import where
+from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
 from .reduce import (_correction, _evenly_distributed, _first_zero_wins, _put_back,
                      _reduce_args, _reduced, _return_type, _takes_pair_out, _unreduce,
                      _var_backward, nansum, return_types)
 
-__all__ = ["aminmax", "cummax", "cummin", "kthvalue", "median", "mode", "nanmean", "nanmedian",
-           "nanquantile", "quantile", "std_mean", "var_mean"]
+__all__ = ["aminmax", "bincount", "bucketize", "cummax", "cummin", "histc", "isin", "kthvalue",
+           "median", "mode", "nanmean", "nanmedian", "nanquantile", "quantile", "searchsorted",
+           "std_mean", "var_mean"]
 
 
 # ====================================================================== var_mean, std_mean
@@ -776,3 +777,132 @@ for _name in ("cummax", "cummin"):
     if not hasattr(return_types, _name + "_out"):
         setattr(return_types, _name + "_out", _return_type(_name + "_out"))
 tensor_inputs(globals(), ["cummax", "cummin"])
+
+
+# ====================================================================== counting and searching
+# (results are counts, indices or truth values: nothing to differentiate, except bincount's
+# weights, for which torch has no derivative)
+def _as_tensor(value):
+    return value if isinstance(value, Tensor) else wrap(np.asarray(value))
+
+
+def bincount(input, weights=None, minlength=0):
+    """How many times each value 0, 1, 2 ... occurs in a 1-d integer tensor (or the sum of
+    the weights at its places)"""
+    data = input._data
+    if data.dtype.kind not in "iub" or data.dtype.kind == "b":
+        raise NotImplementedError(
+            f'"bincount_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if data.ndim != 1 or (data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.size != data.size):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    length = builtins.max(int(data.max()) + 1 if data.size else 0, minlength)
+    if weights is None or data.size == 0:  # (torch's zeros for no input are int64)
+        return wrap(np.bincount(data.astype(np.int64), minlength=length).astype(np.int64))
+    dtype = np.float32 if weights._data.dtype == np.float32 else np.float64
+    counts = np.zeros(length, dtype)
+    np.add.at(counts, data.astype(np.int64), weights._data.astype(dtype))  # in order, as torch
+    return record(NotImplementedBackward, wrap(counts), (weights,), op="_bincount")
+
+
+@takes_out
+def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
+    """Counts of the elements in ``bins`` equal bins between min and max (both 0: the data's
+    own smallest and largest); elements outside are left out"""
+    data = input._data
+    if data.dtype == np.bool_:  # (torch's kernel starts with the bins' edges, by linspace)
+        raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
+    if data.dtype == np.uint8 and data.size == 0 and min == max == 0:
+        raise RuntimeError("value cannot be converted to type uint8_t without overflow")
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"histogram_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                           "dimension 0")
+    low, high = float(min), float(max)
+    if low == high == 0 and data.size:
+        low, high = float(data.min()), float(data.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"torch.histc: range of [{_c_number(low)}, {_c_number(high)}] is "
+                           "not finite")
+    if low > high:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    edges = np.linspace(low, high, bins + 1).astype(data.dtype)
+    flat = data.ravel()
+    inside = flat[(flat >= edges[0]) & (flat <= edges[-1])]
+    places = np.clip(np.searchsorted(edges, inside, side="right") - 1, 0, bins - 1)
+    counts = np.bincount(places, minlength=bins).astype(data.dtype)
+    return wrap(counts)
+
+
+def _c_number(value):
+    """A double as C++'s stream prints it (nan as -nan, as torch's min/max of nans give)."""
+    if math.isnan(value):
+        return "-nan"
+    return f"{value:g}"
+
+
+def _search_out_dtype(out_int32):
+    return np.int32 if out_int32 else np.int64
+
+
+@takes_out
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """For each element, the index of the bucket of the 1-d sorted ``boundaries`` it falls in
+    (right=True: a value equal to a boundary goes to the bucket after it)"""
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries._data.ndim})")
+    values = _as_tensor(input)._data
+    found = np.searchsorted(boundaries._data, values, side="right" if right else "left")
+    return wrap(np.asarray(found, _search_out_dtype(out_int32)))
+
+
+@takes_out
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where each value would go into the sorted innermost rows of ``sorted_sequence`` to keep
+    them sorted"""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    boundaries = sorted_sequence._data
+    if sorter is not None:
+        boundaries = np.take_along_axis(boundaries, sorter._data, -1)
+    values = _as_tensor(input)._data
+    if boundaries.ndim > 1 and boundaries.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(boundaries.shape)} and input value tensor "
+            f"{list(values.shape)}")
+    how = "right" if right else "left"
+    if boundaries.ndim <= 1:
+        found = np.searchsorted(boundaries, values, side=how)
+    else:
+        rows, places = boundaries.reshape(-1, boundaries.shape[-1]), values.reshape(
+            -1, values.shape[-1])
+        found = np.stack([np.searchsorted(r, p, side=how) for r, p in zip(rows, places)]
+                         ).reshape(values.shape)
+    return wrap(np.asarray(found, _search_out_dtype(out_int32)))
+
+
+@takes_out
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """For each element, whether it is among test_elements (invert=True: whether it is not)"""
+    found = np.isin(_as_tensor(elements)._data, _as_tensor(test_elements)._data, invert=invert)
+    return wrap(np.asarray(found, np.bool_))
+
+
+tensor_inputs(globals(), ["bincount", "histc"])  # torch.bincount("a"): torch's TypeError

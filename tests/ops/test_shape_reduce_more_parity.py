@@ -489,6 +489,69 @@ def test_triangle_indices(offset):
     parity.run_both(lambda m: m.triu_indices(-1, 3))
 
 
+SEARCH_CALLS = {
+    "bucketize": lambda m, x, b: m.bucketize(x, b),
+    "bucketize right int32": lambda m, x, b: m.bucketize(x, b, out_int32=True, right=True),
+    "bucketize number": lambda m, x, b: m.bucketize(3, b),
+    "bucketize 2-d boundaries": lambda m, x, b: m.bucketize(x, b.reshape(1, -1)),
+    "searchsorted": lambda m, x, b: m.searchsorted(b, x),
+    "searchsorted side": lambda m, x, b: m.searchsorted(b, x, side="right"),
+    "searchsorted opposites": lambda m, x, b: m.searchsorted(b, x, right=True, side="left"),
+    "searchsorted sorter": lambda m, x, b: m.searchsorted(b.flip(0), x,
+                                                          sorter=m.arange(b.numel() - 1, -1, -1)),
+    "searchsorted out": lambda m, x, b: m.searchsorted(b, x, out=m.empty(0, dtype=m.int64)),
+    "isin": lambda m, x, b: m.isin(x, b), "isin invert": lambda m, x, b: m.isin(x, b, invert=True),
+    "isin numbers": lambda m, x, b: (m.isin(x, 3), m.isin(3, b)),
+}
+
+
+@pytest.mark.parametrize("call", list(SEARCH_CALLS))
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3), (0,)])
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_search(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype, low=-4, high=8)
+    if dtype != "int64" and x.numel() > 1:
+        x = x.round()
+        x.view(-1)[1] = float("nan")
+    boundaries = parity.make_tensor((4,), "float32").sort().values.round() if dtype != "int64" \
+        else engine.tensor([-2, 0, 0, 3, 7])
+    parity.run_both(SEARCH_CALLS[call], x, boundaries)
+
+
+COUNT_CALLS = {
+    "bincount": lambda m, x: m.bincount(x), "bincount minlength": lambda m, x: x.bincount(None, 9),
+    "bincount weights": lambda m, x: m.bincount(x, weights=m.linspace(0, 1, x.numel())),
+    "bincount double weights": lambda m, x: m.bincount(
+        x, m.linspace(0, 1, x.numel(), dtype=m.float64)),
+    "bincount int weights": lambda m, x: m.bincount(x, m.ones_like(x)),
+    "bincount negative minlength": lambda m, x: m.bincount(x, minlength=-1),
+    "histc": lambda m, x: m.histc(x.float()), "histc bins": lambda m, x: x.double().histc(4),
+    "histc range": lambda m, x: m.histc(x.float(), 5, 1, 6),
+    "histc of ints": lambda m, x: m.histc(x), "histc no bins": lambda m, x: m.histc(x.float(), 0),
+    "histc reversed": lambda m, x: m.histc(x.float(), 3, 5, 1),
+}
+
+
+@pytest.mark.parametrize("call", list(COUNT_CALLS))
+@pytest.mark.parametrize("shape", [(), (7,), (2, 3), (0,)])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int64", "float32"])
+def test_counts(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype, low=0, high=9)
+    parity.run_both(COUNT_CALLS[call], x)
+
+
+def test_histc_bins_of_random_floats():
+    """Elements on and near the bins' edges land in torch's bins (edges in the dtype)."""
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        values = rng.standard_normal(int(rng.integers(1, 300))).astype(np.float32)
+        if seed % 3 == 0:
+            values = np.round(values * 4) / 4
+        bins = int(rng.integers(1, 40))
+        limits = [(), (float(values.min()), float(values.max())), (-1.0, 1.0)][seed % 3]
+        parity.run_both(lambda m, x: m.histc(x, bins, *limits), engine.tensor(values))
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
