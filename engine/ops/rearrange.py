@@ -22,9 +22,9 @@ from .arithmetic import mul
 from .linalg import bmm, dot, mm
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
-           "column_stack", "diag_embed", "diagonal", "diff", "dstack", "einsum", "meshgrid", "roll",
-           "rot90", "row_stack", "take", "tensordot", "tile", "trace", "tril_indices",
-           "triu_indices"]
+           "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum", "hsplit",
+           "meshgrid", "roll", "rot90", "row_stack", "take", "tensor_split", "tensordot", "tile",
+           "trace", "tril_indices", "triu_indices", "vsplit"]
 
 
 def _int_list(value):
@@ -363,6 +363,69 @@ class BlockDiagBackward0(Node):
             grads.append(piece)
             r, c = r + rows, c + columns
         return tuple(grads)
+
+
+# ====================================================================== tensor_split, v/h/dsplit
+def _sliced(input, dim, start, stop):
+    """input[start:stop] along dim (a view, SliceBackward0); a stop before start: empty"""
+    return input[(slice(None),) * dim + (slice(start, max(start, stop)),)]
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of input cut along dim: into n pieces as equal as can be (the first ones one
+    longer), or at the given indices"""
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    cut = indices_or_sections
+    if isinstance(cut, Tensor):
+        if cut._data.dtype != np.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {scalar_type_name[cut.dtype]}")
+        if cut._data.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {cut._data.ndim} dims")
+        cut = int(cut._data) if cut._data.ndim == 0 else cut._data.tolist()
+    axis = wrap_dim(dim, input.dim())
+    size = input.shape[axis]
+    if isinstance(cut, (int, np.integer)):
+        if cut <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {cut}")
+        longer, base = size % cut, size // cut
+        starts = [i * base + min(i, longer) for i in range(cut + 1)]
+        return tuple(_sliced(input, axis, starts[i], starts[i + 1]) for i in range(cut))
+    bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + size, 0), size) for i in cut] + [size]
+    return tuple(_sliced(input, axis, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1))
+
+
+def _named_split(input, indices_or_sections, name, dim, least):
+    if input.dim() < least:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {least} dimension, "
+                           f"but got a tensor with {input.dim()} dimensions!")
+    if isinstance(indices_or_sections, (int, np.integer)):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                               f"size of the dimension {size} is not divisible by the "
+                               f"split_size {indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def vsplit(input, indices_or_sections):
+    """tensor_split along dim 0 (into equal pieces when given their number)"""
+    return _named_split(input, indices_or_sections, "vsplit", 0, 2)
+
+
+def hsplit(input, indices_or_sections):
+    """tensor_split along dim 1 (dim 0 for a vector)"""
+    dim = 1 if input.dim() > 1 else 0
+    return _named_split(input, indices_or_sections, "hsplit", dim, 1)
+
+
+def dsplit(input, indices_or_sections):
+    """tensor_split along dim 2"""
+    return _named_split(input, indices_or_sections, "dsplit", 2, 3)
 
 
 # ====================================================================== tile
@@ -831,4 +894,5 @@ def _sumproduct_pair(left, right, summed):
 
 
 # torch.roll(None, 1): torch's TypeError
-tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed"])
+tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed", "tensor_split",
+                          "vsplit", "hsplit", "dsplit"])

@@ -553,6 +553,33 @@ def test_histc_bins_of_random_floats():
                         engine.tensor(values))
 
 
+SPLIT_CALLS = {
+    "sections": lambda m, x: m.tensor_split(x, 3),
+    "sections dim": lambda m, x: x.tensor_split(2, -1),
+    "indices": lambda m, x: m.tensor_split(x, [1, 4]), "unordered": lambda m, x: m.tensor_split(
+        x, (3, 1), dim=-1),
+    "negative and beyond": lambda m, x: m.tensor_split(x, [-2, 10]),
+    "no indices": lambda m, x: m.tensor_split(x, []),
+    "tensor sections": lambda m, x: m.tensor_split(x, m.tensor(2)),
+    "tensor indices": lambda m, x: m.tensor_split(x, m.tensor([1, 2])),
+    "float tensor": lambda m, x: m.tensor_split(x, m.tensor([1.0])),
+    "zero sections": lambda m, x: m.tensor_split(x, 0),
+    "vsplit": lambda m, x: m.vsplit(x, 2), "vsplit list": lambda m, x: x.vsplit([1]),
+    "hsplit": lambda m, x: m.hsplit(x, 2), "hsplit list": lambda m, x: x.hsplit([1, 2]),
+    "dsplit": lambda m, x: m.dsplit(x, 2), "dsplit list": lambda m, x: m.dsplit(x, [3]),
+}
+
+
+@pytest.mark.parametrize("call", list(SPLIT_CALLS))
+@pytest.mark.parametrize("shape", [(), (6,), (4, 6), (2, 4, 6), (0, 2)])
+@pytest.mark.parametrize("dtype", ["bool", "float32"])
+def test_splits(dtype, shape, call):
+    x = parity.make_tensor(shape, dtype)
+    parity.run_both(SPLIT_CALLS[call], x, check_sharing=True)
+    if len(shape) >= 2 and x.numel():
+        parity.run_both(SPLIT_CALLS[call], x.mT, check_sharing=True)
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -598,6 +625,8 @@ GRADIENTS = {
     "diag_embed": ((3, 4), lambda m, x: m.diag_embed(x, 1, 0, 2)),
     "block_diag": ((3, 4), lambda m, x: m.block_diag(x, x[0], x[1, 1])),
     "cartesian_prod": ((3, 4), lambda m, x: m.cartesian_prod(x[0], x[1, :2])),
+    "tensor_split": ((3, 4), lambda m, x: m.tensor_split(x, [1, 3], dim=1)),
+    "hsplit": ((3, 4), lambda m, x: m.hsplit(x * 2, 2)),
     "rot90 three": ((3, 4), lambda m, x: m.rot90(x, 3, [1, 0])),
     "dstack": ((3, 4), lambda m, x: m.dstack([x, x * 2])),
     "dstack vectors": ((3, 4), lambda m, x: m.dstack([x[0], x[1], x[2]])),
