@@ -48,8 +48,9 @@ FUNCTION_METHODS = {
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
     statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
-        cummin bincount histc""",
-    rearrange: "roll diff trace diagonal rot90 take diag_embed tensor_split vsplit hsplit dsplit",
+        cummin bincount histc logcumsumexp""",
+    rearrange: """roll diff trace diagonal rot90 take diag_embed tensor_split vsplit hsplit dsplit
+        kron""",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",

@@ -22,9 +22,9 @@ from .arithmetic import mul
 from .linalg import bmm, dot, mm
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
-           "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum", "hsplit",
-           "meshgrid", "roll", "rot90", "row_stack", "take", "tensor_split", "tensordot", "tile",
-           "trace", "tril_indices", "triu_indices", "vsplit"]
+           "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum",
+           "hsplit", "kron", "meshgrid", "roll", "rot90", "row_stack", "take", "tensor_split",
+           "tensordot", "tile", "trace", "tril_indices", "triu_indices", "vsplit"]
 
 
 def _int_list(value):
@@ -426,6 +426,31 @@ def hsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """tensor_split along dim 2"""
     return _named_split(input, indices_or_sections, "dsplit", 2, 3)
+
+
+# ====================================================================== kron
+_NOT_VIEWABLE = ("view size is not compatible with input tensor's size and stride (at least one "
+                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+@takes_out
+def kron(input, other):
+    """The Kronecker product: every element of input times the whole of other, in blocks
+    (torch's _unsafe_view of each operand, mul, _unsafe_view of the result)"""
+    from .linalg import unsafe_view
+    from .views import view_strides
+    dims = max(input.dim(), other.dim())
+    padded_a = (1,) * (dims - input.dim()) + tuple(input.shape)
+    padded_b = (1,) * (dims - other.dim()) + tuple(other.shape)
+    shape_a = tuple(n for size in padded_a for n in (size, 1))
+    shape_b = tuple(n for size in padded_b for n in (1, size))
+    product = mul(unsafe_view(input, shape_a), unsafe_view(other, shape_b))
+    shape = tuple(a * b for a, b in zip(padded_a, padded_b))
+    # the product takes its layout from the operands (a transposed one's too), which the
+    # last view may not be able to read: torch's error
+    if view_strides(tuple(product.shape), product.stride(), shape) is None:
+        raise RuntimeError(_NOT_VIEWABLE)
+    return unsafe_view(product, shape)
 
 
 # ====================================================================== tile

@@ -28,8 +28,8 @@ from .reduce import (_correction, _evenly_distributed, _first_zero_wins, _put_ba
                      _var_backward, nansum, return_types)
 
 __all__ = ["aminmax", "bincount", "bucketize", "cummax", "cummin", "histc", "isin", "kthvalue",
-           "median", "mode", "nanmean", "nanmedian", "nanquantile", "quantile", "searchsorted",
-           "std_mean", "var_mean"]
+           "logcumsumexp", "median", "mode", "nanmean", "nanmedian", "nanquantile", "quantile",
+           "searchsorted", "std_mean", "var_mean"]
 
 
 # ====================================================================== var_mean, std_mean
@@ -906,3 +906,61 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 tensor_inputs(globals(), ["bincount", "histc"])  # torch.bincount("a"): torch's TypeError
+
+
+# ====================================================================== logcumsumexp
+def _log_add_exp(x, y):
+    """torch's _log_add_exp_helper, elementwise (y: the running value, which wins a nan)."""
+    low = np.where(np.isnan(y), y, np.minimum(x, y))
+    high = np.where(np.isnan(y), y, np.maximum(x, y))
+    general = np.log1p(np.exp(low - high)) + high
+    return np.where((low != high) | np.isfinite(low), general, x)
+
+
+@overloads("(Tensor input, int dim, *, Tensor out = None)")
+@takes_out
+@numpy_names
+def logcumsumexp(input, dim):
+    """log(cumsum(exp(x))) along dim, computed without overflow (one step at a time in torch's
+    accumulator type, as its loop)"""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"logcumsumexp_out_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')
+    axis = wrap_dim(dim, builtins.max(data.ndim, 1))
+    if data.ndim == 0 or data.size == 0:
+        values = data.copy()
+    else:
+        # torch's accumulator: float64, float32 for float16
+        accumulator = np.float32 if data.dtype == np.float16 else np.float64
+        moved = np.moveaxis(data, axis, -1).astype(accumulator)
+        running = np.full(moved.shape[:-1], -np.inf, accumulator)
+        out = np.empty(moved.shape, accumulator)
+        for i in range(moved.shape[-1]):
+            running = quietly(_log_add_exp, moved[..., i], running)
+            out[..., i] = running
+        values = np.moveaxis(out, -1, axis).astype(data.dtype)
+    result = _reduced(values)
+    return record(LogcumsumexpBackward0, result, (input,), saved=(input,), saved_output=True,
+                  dim=axis)
+
+
+class LogcumsumexpBackward0(Node):
+    """out = log(cumsum(exp(x))):  d/dx_i = sum over j >= i of grad_j exp(x_i - out_j), with
+    the positive and negative parts of grad summed apart in log space (torch's formula)"""
+
+    _saved_names = ("self", "result")
+    dim: int
+
+    def backward(self, grad):
+        x, result = self.saved_tensors
+        if not x._data.ndim:
+            return grad
+        lowest = float(np.finfo(grad._data.dtype).min)
+        log_abs = grad.abs().log()
+        positive = where(grad > 0, log_abs, lowest)
+        negative = where(grad < 0, log_abs, lowest)
+
+        def reverse(values):
+            return values.flip((self.dim,)).logcumsumexp(self.dim).flip((self.dim,))
+        return (reverse(positive - result) + x).exp() - (reverse(negative - result) + x).exp()

@@ -580,6 +580,40 @@ def test_splits(dtype, shape, call):
         parity.run_both(SPLIT_CALLS[call], x.mT, check_sharing=True)
 
 
+@pytest.mark.parametrize("shapes", [[(2, 3), (2, 3)], [(3,), (2, 3)], [(2, 3), ()], [(), ()],
+                                    [(2, 1, 2), (3,)], [(0, 2), (2,)]])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_kron(dtype, shapes):
+    a, b = (parity.make_tensor(s, dtype, seed=i) for i, s in enumerate(shapes))
+    parity.run_both(lambda m, a, b: m.kron(a, b), a, b)
+    parity.run_both(lambda m, a, b: a.kron(b.float()), a, b)
+    parity.run_both(lambda m, a, b: m.kron(a, b, out=m.empty(0, dtype=a.dtype)), a, b)
+    if a.dim() == 2:
+        parity.run_both(lambda m, a, b: m.kron(a.mT, b), a, b)  # torch's error
+        parity.run_both(lambda m, a, b: m.kron(a[:, ::2], b), a, b)
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3), (0, 3)])
+@pytest.mark.parametrize("dtype", ["int64", "float16", "float32", "float64"])
+def test_logcumsumexp(dtype, shape, dim):
+    x = parity.make_tensor(shape, dtype, low=-5, high=5)
+    if dtype.startswith("float") and x.numel() > 3:
+        x.view(-1)[1], x.view(-1)[2] = float("-inf"), float("inf")
+    parity.run_both(lambda m, x: m.logcumsumexp(x, dim), x, exact=False)
+    parity.run_both(lambda m, x: x.logcumsumexp(dim=dim), x, exact=False)
+    parity.run_both(lambda m, x: m.logcumsumexp(x, dim, out=m.empty(0, dtype=x.dtype)), x,
+                    exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_logcumsumexp_bits(dtype):
+    """float32 and float16: torch's accumulator and steps, bit for bit (float64: README)."""
+    for seed in range(20):
+        values = (np.random.default_rng(seed).standard_normal((3, 50)) * 5).astype(dtype)
+        parity.run_both(lambda m, x: m.logcumsumexp(x, 1), engine.tensor(values))
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -627,6 +661,9 @@ GRADIENTS = {
     "cartesian_prod": ((3, 4), lambda m, x: m.cartesian_prod(x[0], x[1, :2])),
     "tensor_split": ((3, 4), lambda m, x: m.tensor_split(x, [1, 3], dim=1)),
     "hsplit": ((3, 4), lambda m, x: m.hsplit(x * 2, 2)),
+    "kron": ((3, 4), lambda m, x: m.kron(x, x[:2, :3] * 2)),
+    "logcumsumexp": ((3, 4), lambda m, x: m.logcumsumexp(x, 1)),
+    "logcumsumexp dim 0": ((3, 4), lambda m, x: m.logcumsumexp(x * 3, 0)),
     "rot90 three": ((3, 4), lambda m, x: m.rot90(x, 3, [1, 0])),
     "dstack": ((3, 4), lambda m, x: m.dstack([x, x * 2])),
     "dstack vectors": ((3, 4), lambda m, x: m.dstack([x[0], x[1], x[2]])),
