@@ -273,8 +273,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     for axis in range(ndim):
         shape.append(size if axis in (first, second) else kept.pop(0))
     result = wrap(np.zeros(shape, data.dtype))
-    with no_grad():
-        result.diagonal(offset, first, second).copy_(input)
+    with no_grad():  # (written through numpy: the result's version stays 0, as torch's)
+        result.diagonal(offset, first, second)._data[...] = data
     return record(DiagEmbedBackward0, result, (input,), offset=offset, dim1=first, dim2=second)
 
 
@@ -368,7 +368,7 @@ class BlockDiagBackward0(Node):
 # ====================================================================== tensor_split, v/h/dsplit
 def _sliced(input, dim, start, stop):
     """input[start:stop] along dim (a view, SliceBackward0); a stop before start: empty"""
-    return input[(slice(None),) * dim + (slice(start, max(start, stop)),)]
+    return input.narrow(dim, start, max(start, stop) - start)
 
 
 def tensor_split(input, indices_or_sections, dim=0):

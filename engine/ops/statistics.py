@@ -826,6 +826,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     low, high = float(min), float(max)
     if low == high == 0 and data.size:
         low, high = float(data.min()), float(data.max())
+        if data.size > 1 and math.isnan(low):  # (torch's min and max of a nan print -nan)
+            low = high = -math.nan
     if low == high:
         low, high = low - 1, high + 1
     if not (math.isfinite(low) and math.isfinite(high)):
@@ -842,14 +844,29 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
 
 
 def _c_number(value):
-    """A double as C++'s stream prints it (nan as -nan, as torch's min/max of nans give)."""
+    """A double as C++'s stream prints it (a nan with its sign)."""
     if math.isnan(value):
-        return "-nan"
+        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
     return f"{value:g}"
 
 
 def _search_out_dtype(out_int32):
     return np.int32 if out_int32 else np.int64
+
+
+_SEARCH_COPY = ("torch.searchsorted(): {what} tensor is non-contiguous, this will lower the "
+                "performance due to extra data copy when converting non-contiguous tensor to "
+                "contiguous, please use contiguous {what} tensor if possible. This message will "
+                "only appear once per program. (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/BucketizationUtils.h:{line}.)")
+_warned_once = set()
+
+
+def _warn_non_contiguous(tensor, what, line):
+    """torch's TORCH_WARN_ONCE for a non-contiguous operand of searchsorted/bucketize."""
+    if isinstance(tensor, Tensor) and not tensor.is_contiguous() and what not in _warned_once:
+        _warned_once.add(what)
+        messages.warn_from_learner(_SEARCH_COPY.format(what=what, line=line))
 
 
 @takes_out
@@ -859,6 +876,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries._data.ndim})")
+    _warn_non_contiguous(input, "input value", 32)
     values = _as_tensor(input)._data
     found = np.searchsorted(boundaries._data, values, side="right" if right else "left")
     return wrap(np.asarray(found, _search_out_dtype(out_int32)))
@@ -877,6 +895,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    _warn_non_contiguous(input, "input value", 32)
+    _warn_non_contiguous(sorted_sequence, "boundary", 38)
     boundaries = sorted_sequence._data
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, sorter._data, -1)
@@ -901,6 +921,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 @takes_out
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """For each element, whether it is among test_elements (invert=True: whether it is not)"""
+    for value in (elements, test_elements):
+        if isinstance(value, bool) or (isinstance(value, Tensor) and value.dtype.name == "bool"):
+            raise NotImplementedError("Unsupported input type encountered for isin(): Bool")
     found = np.isin(_as_tensor(elements)._data, _as_tensor(test_elements)._data, invert=invert)
     return wrap(np.asarray(found, np.bool_))
 
@@ -924,10 +947,10 @@ def logcumsumexp(input, dim):
     """log(cumsum(exp(x))) along dim, computed without overflow (one step at a time in torch's
     accumulator type, as its loop)"""
     data = input._data
+    axis = wrap_dim(dim, builtins.max(data.ndim, 1))
     if data.dtype.kind != "f":
         raise NotImplementedError(
             f'"logcumsumexp_out_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')
-    axis = wrap_dim(dim, builtins.max(data.ndim, 1))
     if data.ndim == 0 or data.size == 0:
         values = data.copy()
     else:

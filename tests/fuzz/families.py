@@ -1446,7 +1446,16 @@ SHAPE_REDUCE_OPS = [
     "torch.einsum('ij,kj->ik', {x}, {x})", "torch.einsum('i,i->', {x}.flatten(), {x}.flatten())",
     "torch.einsum('ii->i', {x})", "torch.einsum('bij,bjk->bik', {x}, {x}.mT)",
     "torch.tensordot({x}, {x}, 1)", "torch.tensordot({x}, {x}, dims=([0], [0]))",
-    "torch.tensordot({x}, {x}.flatten(), 0)"]
+    "torch.tensordot({x}, {x}.flatten(), 0)", "torch.rot90({x})", "{x}.rot90(-1, [1, 0])",
+    "torch.atleast_2d({x})", "torch.atleast_3d({x}, {x})", "torch.column_stack([{x}, {x}])",
+    "torch.dstack([{x}, {x}])", "torch.row_stack([{x}, {x}])", "torch.cummax({x}, {d})",
+    "{x}.cummin({d})", "torch.take({x}, torch.tensor([0, -1]))", "torch.diag_embed({x})",
+    "torch.block_diag({x}, {x})", "torch.cartesian_prod({x}.flatten(), {x}.flatten())",
+    "torch.tensor_split({x}, 2, {d})", "{x}.hsplit(1)", "torch.vsplit({x}, [1])",
+    "torch.kron({x}, {x})", "torch.logcumsumexp({x}, {d})", "torch.bincount({x}.flatten())",
+    "torch.histc({x}, 4)", "torch.bucketize({x}, torch.tensor([0.0, 1.0, 2.0]))",
+    "torch.searchsorted(torch.tensor([-1.0, 0.0, 2.0]), {x}, right=True)",
+    "torch.isin({x}, {x}.flatten()[:2])"]
 SHAPE_REDUCE_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}[..., ::2]", "{x}.flip(0)"]
 SHAPE_REDUCE_GRAD = ["torch.autograd.grad(sum(t.sum() for t in ({r} if isinstance({r}, tuple) "
                      "else ({r},)) if t.requires_grad), {x}, allow_unused=True)",

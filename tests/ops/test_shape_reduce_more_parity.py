@@ -729,3 +729,34 @@ def test_fuzz_3104000_finds():
                         for m in (engine, torch)]
             assert versions[0] == versions[1]
     parity.run_both(lambda m: m.quantile(m.tensor([1.0, 2.0]), m.tensor([0.5, 0.2]))._version)
+
+
+def test_fuzz_3108000_finds():
+    """isin refuses bool; tensor_split of all of a dim is still a slice; diag_embed's result
+    is at version 0; logcumsumexp checks dim first; histc's nan range keeps the nan's sign;
+    searchsorted/bucketize warn once about a non-contiguous operand."""
+    flags = engine.tensor([[True], [False]])
+    parity.run_both(lambda m, x: m.isin(x, x.flatten()[:1]), flags)
+    parity.run_both(lambda m: m.isin(m.tensor([1, 2]), True))
+    x = engine.tensor([], requires_grad=True)
+    for m in (engine, torch):
+        pieces = m.tensor_split(m.tensor([], requires_grad=True), 1, -1)
+        assert type(pieces[0].grad_fn).__name__ == "SliceBackward0"
+        assert m.diag_embed(m.tensor([[0.5], [1.0]]).sigmoid())._version == 0
+    parity.run_both(lambda m, x: m.logcumsumexp(x.mT, 2), engine.zeros((1, 0), dtype=engine.uint8))
+    parity.run_both(lambda m: m.histc(m.tensor(float("nan")), 1))
+    parity.run_both(lambda m: m.histc(m.tensor([1.0, float("nan")]), 3))
+    script = ("import warnings, {m} as torch\n"
+              "z = torch.tensor([[-2, 4, -2], [0, 1, 2]])\n"
+              "with warnings.catch_warnings(record=True) as w:\n"
+              "    warnings.simplefilter('always')\n"
+              "    torch.bucketize(z.mT, torch.tensor([0.0, 1.0, 2.0]))\n"
+              "    torch.searchsorted(torch.tensor([0.0, 1.0, 2.0]), z.mT)\n"
+              "    torch.searchsorted(torch.tensor([0.0, 1.0, 2.0])[::2], z)\n"
+              "print([str(i.message) for i in w])\n")
+    import subprocess
+    import sys
+    outputs = [subprocess.run([sys.executable, "-c", script.format(m=m)], capture_output=True,
+                              text=True, check=True).stdout for m in ("engine", "torch")]
+    assert outputs[0] == outputs[1] and outputs[0].count("only appear once") == 2
+    del x
