@@ -11,6 +11,7 @@ import numpy as np
 from ..fidelity.dtypes import int64, promote_types, scalar_type_name
 from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
+from ..core.backward import sum_to
 from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
@@ -18,11 +19,11 @@ from ..core.tensor import Tensor, make_view, wrap
 from .common import numpy_names, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat, stack
-from .arithmetic import mul
+from .arithmetic import mul, where
 from .linalg import bmm, dot, mm
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
-           "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum",
+           "cdist", "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum",
            "hsplit", "kron", "meshgrid", "roll", "rot90", "row_stack", "take", "tensor_split",
            "tensordot", "tile", "trace", "tril_indices", "triu_indices", "vsplit"]
 
@@ -451,6 +452,114 @@ def kron(input, other):
     if view_strides(tuple(product.shape), product.stride(), shape) is None:
         raise RuntimeError(_NOT_VIEWABLE)
     return unsafe_view(product, shape)
+
+
+# ====================================================================== cdist
+_CDIST_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 and each row of x2 (batched over leading
+    dims). For p=2 and more than 25 rows torch (and the engine) take |a|^2 - 2 a.b + |b|^2
+    through a matrix product, whose last bits differ from the direct sum"""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, value in (("X1", x1), ("X2", x2)):
+        if value._data.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{scalar_type_name[value.dtype]}")
+    for name, value in (("X1", x1), ("X2", x2)):
+        if value.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{value.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[x1.dtype]} but found "
+                           f"{scalar_type_name[x2.dtype]}")
+    batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    rows1, rows2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    product = math.prod(batch)
+    output_shape = batch + (rows1, rows2)
+    mode = _CDIST_MODES[compute_mode]
+    if rows1 and rows2 and product and columns and p == 2 and (
+            mode == 1 or (mode == 0 and (rows1 > 25 or rows2 > 25))):
+        if product == 1:
+            return _euclidean_dist(x1, x2).view(output_shape)
+        left = x1.expand(batch + (rows1, columns)).contiguous().view(product, rows1, columns)
+        right = x2.expand(batch + (rows2, columns)).contiguous().view(product, rows2, columns)
+        return _euclidean_dist(left, right).view(output_shape)
+    a = np.broadcast_to(x1._data, batch + (rows1, columns))[..., :, None, :]
+    b = np.broadcast_to(x2._data, batch + (rows2, columns))[..., None, :, :]
+    with np.errstate(all="ignore"):
+        distance = np.abs(a - b)
+        if p == 0:
+            values = np.sum(distance != 0, axis=-1).astype(x1._data.dtype)
+        elif p == math.inf:
+            values = np.max(distance, axis=-1, initial=0)
+        elif p == 1:
+            values = np.sum(distance, axis=-1)
+        elif p == 2:
+            values = np.sqrt(np.sum(distance * distance, axis=-1))
+        else:
+            values = np.sum(distance ** p, axis=-1) ** (1.0 / p)
+    result = wrap(np.ascontiguousarray(np.asarray(values, x1._data.dtype).reshape(output_shape)))
+    return record(CdistBackward0, result, (x1, x2), saved=(x1, x2), saved_output=True, p=p)
+
+
+class CdistBackward0(Node):
+    """out_ij = |x1_i - x2_j|_p:  d/dx1_i = sum_j grad_ij d out_ij / d x1_i, x2 the opposite"""
+
+    _saved_names = ("x1", "x2", "result")
+    p: float
+
+    def backward(self, grad):
+        # (from ordinary ops, so that it differentiates again as torch's does)
+        x1, x2, result = self.saved_tensors
+        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+        out = result.unsqueeze(-1)
+        if self.p == 0:
+            local = diff * 0
+        elif self.p == 1:
+            local = diff.sign()
+        elif self.p == 2:
+            local = where(out == 0, 0.0, diff / out)
+        elif self.p == math.inf:
+            local = diff.sign() * (diff.abs() == out)
+        else:
+            local = where(out == 0, 0.0,
+                          diff * diff.abs().pow(self.p - 2) / out.pow(self.p - 1))
+        weighted = grad.unsqueeze(-1) * local
+        return (sum_to(weighted.sum(-2), tuple(x1.shape)),
+                sum_to(-weighted.sum(-3), tuple(x2.shape)))
+
+
+def _euclidean_dist(x1, x2):
+    """torch's _euclidean_dist: sqrt(clamp_min(|a|^2 - 2 a.b + |b|^2, 0)) through matmul"""
+    with no_grad():
+        left_norm = x1.pow(2).sum(-1, True)
+        right_norm = x2.pow(2).sum(-1, True)
+        left = cat([x1.mul(-2), left_norm, left_norm.new_ones(left_norm.shape)], -1)
+        right = cat([x2, right_norm.new_ones(right_norm.shape), right_norm], -1)
+        result = left.matmul(right.mT).clamp_min_(0).sqrt_()
+    return record(EuclideanDistBackward0, wrap(result._data), (x1, x2), saved=(x1, x2),
+                  saved_output=True)
+
+
+class EuclideanDistBackward0(Node):
+    """out = |x1_i - x2_j|:  torch's _euclidean_dist_backward (ratio = grad / out, 0 at 0)"""
+
+    _saved_names = ("x1", "x2", "result")
+
+    def backward(self, grad):
+        x1, x2, result = self.saved_tensors
+        ratio = where(result == 0, 0.0, grad / result)
+        return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+                x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1))
 
 
 # ====================================================================== tile

@@ -614,6 +614,31 @@ def test_logcumsumexp_bits(dtype):
         parity.run_both(lambda m, x: m.logcumsumexp(x, 1), engine.tensor(values))
 
 
+CDIST_CASES = [((3, 4), (5, 4)), ((30, 4), (5, 4)), ((2, 3, 4), (2, 5, 4)), ((1, 30, 4), (2, 5, 4)),
+               ((0, 4), (5, 4)), ((3, 0), (5, 0)), ((3, 4), (5, 3)), ((4,), (5, 4)),
+               ((2, 30, 4), (5, 4))]
+
+
+@pytest.mark.parametrize("mode", [None, "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"])
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, float("inf"), 3.0, -1.0])
+@pytest.mark.parametrize("case", range(len(CDIST_CASES)))
+def test_cdist(case, p, mode):
+    a, b = (parity.make_tensor(s, "float64", seed=i, low=-3, high=3)
+            for i, s in enumerate(CDIST_CASES[case]))
+    kwargs = {} if mode is None else {"compute_mode": mode}
+    parity.run_both(lambda m, a, b: m.cdist(a, b, p, **kwargs), a, b, exact=False)
+    parity.run_both(lambda m, a, b: m.cdist(a.float(), b.float(), p=p, **kwargs), a, b,
+                    exact=False)
+
+
+def test_cdist_errors():
+    a, b = parity.make_tensor((3, 4), "float32"), parity.make_tensor((5, 4), "float32", seed=1)
+    parity.run_both(lambda m, a, b: m.cdist(a.int(), b.int()), a, b)
+    parity.run_both(lambda m, a, b: m.cdist(a, b.double()), a, b)
+    parity.run_both(lambda m, a, b: m.cdist(a, b, compute_mode="x"), a, b)
+    parity.run_both(lambda m, a, b: m.functional.cdist(a, b), a, b, exact=False)
+
+
 # ====================================================================== gradients
 GRADIENTS = {
     "var_mean": ((3, 4), lambda m, x: m.var_mean(x, 1)),
@@ -663,6 +688,11 @@ GRADIENTS = {
     "hsplit": ((3, 4), lambda m, x: m.hsplit(x * 2, 2)),
     "kron": ((3, 4), lambda m, x: m.kron(x, x[:2, :3] * 2)),
     "logcumsumexp": ((3, 4), lambda m, x: m.logcumsumexp(x, 1)),
+    "cdist": ((3, 4), lambda m, x: m.cdist(x, x[:2].exp())),
+    "cdist p=1": ((3, 4), lambda m, x: m.cdist(x, x[:2] * 2, p=1)),
+    "cdist p=3": ((3, 4), lambda m, x: m.cdist(x, x[:2] * 2, p=3)),
+    "cdist mm": ((3, 4), lambda m, x: m.cdist(x, x[:2].exp(),
+                                             compute_mode="use_mm_for_euclid_dist")),
     "logcumsumexp dim 0": ((3, 4), lambda m, x: m.logcumsumexp(x * 3, 0)),
     "rot90 three": ((3, 4), lambda m, x: m.rot90(x, 3, [1, 0])),
     "dstack": ((3, 4), lambda m, x: m.dstack([x, x * 2])),
