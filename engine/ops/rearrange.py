@@ -20,6 +20,8 @@ from .common import numpy_names, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat, stack
 from .arithmetic import mul, where
+from .creation import zeros_like
+from .unary import isnan
 from .linalg import bmm, dot, mm
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
@@ -466,13 +468,13 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for name, value in (("X1", x1), ("X2", x2)):
-        if value._data.dtype.kind != "f":
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
-                               f"{scalar_type_name[value.dtype]}")
-    for name, value in (("X1", x1), ("X2", x2)):
         if value.dim() < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
                                f"{value.dim()}D")
+    for name, value in (("X1", x1), ("X2", x2)):
+        if value._data.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{scalar_type_name[value.dtype]}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
@@ -493,14 +495,18 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         left = x1.expand(batch + (rows1, columns)).contiguous().view(product, rows1, columns)
         right = x2.expand(batch + (rows2, columns)).contiguous().view(product, rows2, columns)
         return _euclidean_dist(left, right).view(output_shape)
+    if x1._data.dtype == np.float16 and rows1 and rows2 and product and columns:
+        raise NotImplementedError('"cdist" not implemented for \'Half\'')
     a = np.broadcast_to(x1._data, batch + (rows1, columns))[..., :, None, :]
     b = np.broadcast_to(x2._data, batch + (rows2, columns))[..., None, :, :]
     with np.errstate(all="ignore"):
         distance = np.abs(a - b)
+        # torch's kernel: p=0 adds min(ceil(|d|), 1) (a nan stays), p=inf keeps the running
+        # max when |d| is nan (std::max)
         if p == 0:
-            values = np.sum(distance != 0, axis=-1).astype(x1._data.dtype)
+            values = np.sum(np.minimum(np.ceil(distance), 1), axis=-1)
         elif p == math.inf:
-            values = np.max(distance, axis=-1, initial=0)
+            values = np.fmax.reduce(distance, axis=-1, initial=0)
         elif p == 1:
             values = np.sum(distance, axis=-1)
         elif p == 2:
@@ -522,14 +528,15 @@ class CdistBackward0(Node):
         x1, x2, result = self.saved_tensors
         diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
         out = result.unsqueeze(-1)
+        sign = where(isnan(diff), diff, diff.sign())  # (torch's sign keeps a nan)
         if self.p == 0:
-            local = diff * 0
+            local = zeros_like(diff)
         elif self.p == 1:
-            local = diff.sign()
+            local = sign
         elif self.p == 2:
             local = where(out == 0, 0.0, diff / out)
         elif self.p == math.inf:
-            local = diff.sign() * (diff.abs() == out)
+            local = sign * (diff.abs() == out)
         else:
             local = where(out == 0, 0.0,
                           diff * diff.abs().pow(self.p - 2) / out.pow(self.p - 1))

@@ -815,8 +815,16 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     data = input._data
     if data.dtype == np.bool_:  # (torch's kernel starts with the bins' edges, by linspace)
         raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
-    if data.dtype == np.uint8 and data.size == 0 and min == max == 0:
-        raise RuntimeError("value cannot be converted to type uint8_t without overflow")
+    if data.dtype.kind in "iu":  # the bins' edges, made in the dtype first
+        low, high = float(min), float(max)
+        if low == high == 0 and data.size:
+            low, high = float(data.min()), float(data.max())
+        if low == high:
+            low, high = low - 1, high + 1
+        info = np.iinfo(data.dtype)
+        if not (info.min <= low <= info.max and info.min <= high <= info.max):
+            raise RuntimeError(f"value cannot be converted to type {data.dtype.name}_t without "
+                               "overflow")
     if data.dtype.kind != "f":
         raise NotImplementedError(
             f'"histogram_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')

@@ -1455,7 +1455,8 @@ SHAPE_REDUCE_OPS = [
     "torch.kron({x}, {x})", "torch.logcumsumexp({x}, {d})", "torch.bincount({x}.flatten())",
     "torch.histc({x}, 4)", "torch.bucketize({x}, torch.tensor([0.0, 1.0, 2.0]))",
     "torch.searchsorted(torch.tensor([-1.0, 0.0, 2.0]), {x}, right=True)",
-    "torch.isin({x}, {x}.flatten()[:2])"]
+    "torch.isin({x}, {x}.flatten()[:2])", "torch.cdist({x}, {x})", "torch.cdist({x}, {x}, p=1)",
+    "torch.cdist({x}, {x}.repeat(10, 1), compute_mode='use_mm_for_euclid_dist')"]
 SHAPE_REDUCE_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}[..., ::2]", "{x}.flip(0)"]
 SHAPE_REDUCE_GRAD = ["torch.autograd.grad(sum(t.sum() for t in ({r} if isinstance({r}, tuple) "
                      "else ({r},)) if t.requires_grad), {x}, allow_unused=True)",

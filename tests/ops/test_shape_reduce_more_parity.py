@@ -790,3 +790,22 @@ def test_fuzz_3108000_finds():
                               text=True, check=True).stdout for m in ("engine", "torch")]
     assert outputs[0] == outputs[1] and outputs[0].count("only appear once") == 2
     del x
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+def test_fuzz_3100000_finds(p):
+    """cdist checks dims before dtypes and refuses float16 in its direct kernel; with nans
+    its p=0 sum keeps them, its p=inf max skips them, and its gradients' sign keeps a nan;
+    histc of a uint8 tensor whose range is a single 0 overflows torch's bin edges."""
+    values = engine.tensor([[float("nan"), 1.0], [0.0, 2.0]])
+    parity.run_both(lambda m, y: m.cdist(y, y * 1, p=p), values, exact=False)
+    grads = []
+    for m in (engine, torch):
+        y = m.tensor([[float("nan"), 1.0], [0.0, 2.0], [1.0, 3.0]], requires_grad=True)
+        m.cdist(y, y * 2, p=p).sum().backward()
+        grads.append(y.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, equal_nan=True)
+    parity.run_both(lambda m: m.cdist(m.tensor(False), m.tensor(False)))
+    parity.run_both(lambda m: m.cdist(m.ones(2, 2, dtype=m.float16), m.ones(3, 2,
+                                                                            dtype=m.float16)))
+    parity.run_both(lambda m: m.histc(m.tensor(0, dtype=m.uint8), 1))
