@@ -68,10 +68,10 @@ def gelu(input, approximate="none"):
             x + _GELU_CUBIC * x ** 3))), input._data)
     elif input._data.dtype == np.float32 and input._data.size > 1 and \
             input._data.flags.c_contiguous:
-        # torch's vector code over the whole tensor, its tail too, with ATen's own erf (bit
-        # for bit); other layouts go through torch's scalar loop and the C library's erf,
+        # oneDNN's kernel over the whole tensor, its tail too (bit for bit, with AVX2 and with
+        # AVX-512); other layouts go through torch's scalar loop and the C library's erf,
         # within an ulp of the value rounded once (below)
-        out = wrap_elementwise(float32_math.gelu_vector(input._data), input._data)
+        out = wrap_elementwise(float32_math.gelu_contiguous(input._data), input._data)
     else:
         out = _computed(lambda x: x * _normal_cdf_values(x), input._data)
     return record(GeluBackward0, out, (input,), saved=(input,), approximate=approximate)

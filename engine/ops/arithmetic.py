@@ -827,7 +827,11 @@ def atan2(input, other):
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
     try:
-        result = elementwise(np.arctan2, a, b)
+        if common.char == "f":  # (torch's float32 kernel: SLEEF's and the C library's)
+            operands_broadcast_shape(a, b)
+            result = wrap_elementwise(float32_math.atan2(a, b), a, b)
+        else:
+            result = elementwise(np.arctan2, a, b)
     except RuntimeError:
         histories_first(input, other)
         raise

@@ -1105,7 +1105,8 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
         elif ord == 1:
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
-            result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+            result = _libc_power(np.sum(_libc_power(magnitude, ord), axis=axes,
+                                        keepdims=keepdim), 1.0 / ord)
         result = _reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
                   saved_output=True, ord=ord, dim=_norm_dims(dim, input), keepdim=keepdim)
@@ -1116,6 +1117,16 @@ def _norm_dims(dim, input):
     if dim is None or isinstance(dim, (tuple, list)) and not dim:
         return None if dim is None else ()
     return dims_tuple(dim, input._data.ndim)
+
+
+def _libc_power(values, exponent):
+    """values ** exponent as torch's norm kernel computes it: float32 with the C library's powf
+    (replayed: numpy's float32 power is another function on a CPU with AVX-512)."""
+    if values.dtype != np.float32:
+        return values ** exponent
+    flat = np.ascontiguousarray(values).reshape(-1)
+    return float32_math.libc_powf(flat, np.full(flat.size, exponent, np.float32)).reshape(
+        values.shape)
 
 
 class LinalgVectorNormBackward0(Node):

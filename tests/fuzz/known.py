@@ -204,13 +204,6 @@ def _integer_of_a_float32_math_last_bit(verdict):
         return False
 
 
-def _gelu_off_avx2(verdict):
-    """On a CPU with AVX-512, torch's float32 gelu runs oneDNN's AVX-512 kernel, which the
-    engine does not replay (it replays the AVX2 one): zero signs and last bits differ."""
-    from engine.fidelity.float32_math import STEP  # (floats per step of torch's loop)
-    return STEP > 16 and _zero_signs_and_float32_last_bits_differ(verdict)
-
-
 def _float32_tan_amplified(verdict):
     """Numbers laid out alike, within float32's drift tolerance: an ulp of difference in a
     float32 tan (MKL's in torch), made larger by a steep tan after it."""
@@ -229,11 +222,6 @@ KNOWN = [
           "steep tan turns an ulp of its input into a visible difference (tan(tan(1.5)): "
           "27.9621 in torch, 27.9628 in the engine; fuzz 1076349)", DOCUMENTED,
           ("value", "gradient"), statement=r"\btan\(", test=_float32_tan_amplified,
-          difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
-    Known("float32 gelu of a contiguous tensor on a CPU with AVX-512: torch's oneDNN kernel "
-          "for it is not the AVX2 one the engine replays (values within float32 rounding, "
-          "gelu(-0.0) is -0.0 there; fuzz 1055571)", DOCUMENTED, ("value",),
-          statement=r"\bgelu\(|GELU\(", test=_gelu_off_avx2,
           difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
