@@ -223,6 +223,12 @@ KNOWN = [
           "27.9621 in torch, 27.9628 in the engine; fuzz 1076349)", DOCUMENTED,
           ("value", "gradient"), statement=r"\btan\(", test=_float32_tan_amplified,
           difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
+    Known("which of two equal zeros maximum/minimum/clamp/amax/amin keep: torch's vectorised "
+          "loop takes the second operand's, its scalar loop the first's, by the element's "
+          "place in memory order (the engine: the scalar loop's everywhere; fuzz 2054304)",
+          DOCUMENTED, ("value",),
+          statement=r"\b(?:maximum|minimum|fmax|fmin|clamp|clip|amax|amin|max|min)\(",
+          test=_only_zero_signs_differ, difference="Which of two equal zeros"),
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),

@@ -180,3 +180,25 @@ def test_float32_atan2_where_torch_vectorises_is_nearly_always_sleefs():
     AVX2, 66% with AVX-512)."""
     y, x = _atan2_operands(200000)
     assert _atan2_differences(y, x, lambda m, y, x: m.atan2(y, x)) < 0.01 * y.size
+
+
+REBASED_VIEWS = {
+    "transposed 1-d": "y.t()", "a slice": "y[1:]", "every other": "y[::2]",
+    "a 2-d transpose": "y.view(2, 2).t()", "expanded (reads twice)": "y[:2].expand(3, 2)",
+    "overlapping as_strided": "y.as_strided((3, 2), (1, 1))", "one element": "y[2:3]",
+    "windows": "y.as_strided((3, 2), (1, 1))[1:]", "diagonal": "y.as_strided((2,), (3,))",
+    "a column": "y.view(2, 2)[:, 0]",
+}
+
+
+@pytest.mark.parametrize("how", ["m.inference_mode()", "m.no_grad()"])
+@pytest.mark.parametrize("view", REBASED_VIEWS)
+def test_the_gradient_of_a_rebased_view_keeps_torchs_zero_signs(view, how):
+    """A view read after its base changed in place gets AsStridedBackward0; its backward copies
+    the gradient into zeros where the view cannot read a place twice (a -0.0 stays -0.0), and
+    adds it where it may (fuzz 2058241)."""
+    parity.assert_same_snippet(
+        f"y = m.tensor([0.0, -0.0, 0.0, 1.0], requires_grad=True)\na = {REBASED_VIEWS[view]}\n"
+        f"with {how}:\n    y *= m.tensor([-0.3, 0.5, -2.0, -0.0])\n"
+        "(a ** 2).sum().backward(retain_graph=True)\n"
+        "r = [a.grad_fn.name(), [str(v) for v in y.grad.tolist()]]")
