@@ -41,6 +41,7 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
+from .ops.pointwise import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401  (Generator.get_state/set_state: uint8 tensors)

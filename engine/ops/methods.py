@@ -20,6 +20,7 @@ from ..core.tensor import Tensor
 from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
                reduce, sampling, unary, views)
+from . import pointwise
 
 
 def _without_out(function):
@@ -52,6 +53,8 @@ FUNCTION_METHODS = {
     join: "repeat",
     convert: """to cpu cuda pin_memory is_pinned type_as new""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
+    pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad
+        rad2deg signbit""",
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
@@ -86,6 +89,7 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
+    pointwise: "erf erfc erfinv logit xlogy copysign hypot deg2rad rad2deg",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
@@ -108,7 +112,8 @@ Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicke
 _INPLACE_FUNCTION_NAMES = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil_ clamp_ clamp_max_
     clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
     log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
-    sqrt_ square_ tan_ tanh_ trunc_ zero_""".split()
+    sqrt_ square_ tan_ tanh_ trunc_ zero_""".split() + """deg2rad_ erf_ erfc_ logit_ rad2deg_
+    xlogy_""".split()
 _OVERLOADED = {"clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_"}  # torch's message differs
 
 

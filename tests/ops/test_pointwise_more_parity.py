@@ -1,0 +1,277 @@
+"""erf, erfc, erfinv, logit, xlogy, copysign, hypot, fmax, fmin, logaddexp, logaddexp2,
+deg2rad, rad2deg, signbit (engine/ops/pointwise.py) against torch.
+
+Values that torch takes from MKL, SLEEF or the C library are compared within torch.testing's
+tolerance (the engine's are correctly rounded: engine/ops/README.md); the others exactly.
+"""
+import numpy as np
+import pytest
+
+import engine
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+
+UNARY_FLOAT = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg"]
+EXACT_UNARY = {"deg2rad", "rad2deg"}
+BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2"]
+EXACT_BINARY = {"copysign", "fmax", "fmin"}
+
+
+def _unit_values(shape, dtype, seed=0):
+    """Values for erfinv and logit: mostly in [-1, 1] / [0, 1], a few outside and at the ends."""
+    values = parity.make_values(shape, dtype, seed)
+    if np.dtype(dtype).kind == "f" and values.size:
+        flat = values.reshape(-1)
+        rng = np.random.default_rng(seed)
+        flat[:] = rng.uniform(-1.2, 1.2, flat.size).astype(dtype)
+        flat[: min(4, flat.size)] = np.array([0.0, 1.0, -1.0, 0.5], dtype)[: min(4, flat.size)]
+    return values
+
+
+def _values(name, shape, dtype, seed=0):
+    return _unit_values(shape, dtype, seed) if name in ("erfinv", "logit") else \
+        parity.make_values(shape, dtype, seed)
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT + ["signbit"])
+@pytest.mark.parametrize("shape", parity.SHAPES)
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_unary_values_dtypes_and_layout(name, shape, dtype):
+    x = _values(name, shape, dtype)
+    exact = name in EXACT_UNARY or name == "signbit"
+    # (an empty numpy input converts with other strides in each library: not the op's doing)
+    parity.run_both(lambda m, t: (getattr(m, name)(t), getattr(t, name)()), x, exact=exact,
+                    check_inputs=x.size > 0, check_layout=x.size > 0)
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT + ["signbit"])
+def test_unary_non_contiguous_and_specials(name):
+    x = np.array([[0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 0.25, 5.5, -3.0]] * 3,
+                 np.float32)
+    exact = name in EXACT_UNARY or name == "signbit"
+    parity.run_both(lambda m, t: getattr(m, name)(t.t()), x, exact=exact)
+    parity.run_both(lambda m, t: getattr(m, name)(t[:, ::2]), x, exact=exact)
+    parity.run_both(lambda m, t: getattr(m, name)(t.expand(2, 3, 10)), x, exact=exact)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 31, 33, 100])
+def test_float16_erf_is_atens_vectorised_erf_bit_for_bit(n):
+    x = np.linspace(-4, 4, n).astype(np.float16)
+    parity.run_both(lambda m, t: m.erf(t), x)
+    parity.run_both(lambda m, t: (m.erfc(t), m.erfinv(t / 4)), x)
+
+
+@pytest.mark.parametrize("eps", [None, 0.0, 0.1, 1e-6, -1.0, 0.5])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_logit_eps(eps, dtype):
+    x = np.array([-0.5, 0.0, 0.05, 0.1, 0.3, 0.5, 0.9, 0.95, 1.0, 1.5, np.nan], dtype)
+    parity.run_both(lambda m, t: (m.logit(t, eps), m.logit(t, eps=eps), t.logit(eps)), x,
+                    exact=False)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("shapes", parity.BROADCAST_PAIRS)
+def test_binary_broadcast_pairs(name, shapes):
+    a = parity.make_values(shapes[0], "float32", 1)
+    b = parity.make_values(shapes[1], "float32", 2)
+    exact = name in EXACT_BINARY
+    parity.run_both(lambda m, x, y: (getattr(m, name)(x, y), getattr(x, name)(y),
+                                     getattr(m, name)(input=x, other=y)), a, b, exact=exact,
+                    check_inputs=a.size * b.size > 0, check_layout=a.size * b.size > 0)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("a_dtype", parity.DTYPES)
+@pytest.mark.parametrize("b_dtype", ["bool", "uint8", "int64", "float16", "float32", "float64"])
+def test_binary_dtypes(name, a_dtype, b_dtype):
+    a = parity.make_values((2, 3), a_dtype, 3)
+    b = parity.make_values((3,), b_dtype, 4)
+    parity.run_both(lambda m, x, y: getattr(m, name)(x, y), a, b,
+                    exact=name in EXACT_BINARY)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_non_contiguous_and_specials(name):
+    values = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5, -3.0, 1e-30],
+                      np.float32)
+    a = np.stack(np.meshgrid(values, values)[0:1])[0]
+    b = a.T.copy()
+    exact = name in EXACT_BINARY
+    parity.run_both(lambda m, x, y: getattr(m, name)(x, y), a, b, exact=exact)
+    parity.run_both(lambda m, x, y: getattr(m, name)(x.t(), y[::2]), a, b[:, :10], exact=exact)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_numbers(name):
+    x = np.array([0.0, -0.0, 1.5, -2.0, np.nan], np.float32)
+    for number in (2, 2.5, -1.0, 0, True):
+        parity.run_both(lambda m, t, name=name, number=number: getattr(m, name)(t, number), x,
+                        exact=False)
+        parity.run_both(lambda m, t, name=name, number=number: getattr(m, name)(number, t), x,
+                        exact=False)
+    parity.run_both(lambda m, t: getattr(m, name)(t, "a"), x)
+    parity.run_both(lambda m, t: getattr(m, name)(None, t), x)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin_ties_and_signed_zeros(name):
+    a = np.array([0.0, -0.0, 1.0, np.nan, 2.0, np.nan], np.float32)
+    b = np.array([-0.0, 0.0, 1.0, 3.0, np.nan, np.nan], np.float32)
+    parity.run_both(lambda m, x, y: getattr(m, name)(x, y), a, b)
+    parity.run_both(lambda m, x, y: getattr(m, name)(x, y), np.array([3, -1], np.int8),
+                    np.array([2, 7], np.int8))
+
+
+def test_out_and_in_place():
+    x = np.array([0.2, -0.7, 0.0, 0.9], np.float32)
+    y = np.array([1.5, -2.0, 0.0, 3.0], np.float32)
+    for name in UNARY_FLOAT:
+        parity.run_both(lambda m, t, name=name: getattr(m, name)(t, out=m.empty(4)), x, exact=False)
+        parity.run_both(lambda m, t, name=name: getattr(t.clone(), name + "_")(), x, exact=False)
+        parity.run_both(lambda m, t, name=name: getattr(m, name)(
+            t, out=m.empty(4, dtype=m.int64)), x)
+        parity.run_both(lambda m, t, name=name: getattr(m, name)(
+            t, out=m.empty(4, dtype=m.float64)), x,
+                        exact=False)
+    for name in BINARY:
+        parity.run_both(lambda m, a, b, name=name: getattr(m, name)(a, b, out=m.empty(2, 4)), x, y,
+                        exact=False)
+        parity.run_both(lambda m, a, b, name=name: getattr(m, name)(
+            a, b, out=m.empty(4, dtype=m.int32)),
+                        x, y)
+    for name in ("xlogy", "copysign", "hypot"):
+        parity.run_both(lambda m, a, b, name=name: getattr(a.clone(), name + "_")(b), x, y,
+                        exact=False)
+        # (a float result into an integer tensor)
+        parity.run_both(lambda m, a, name=name: getattr(m.arange(4), name + "_")(a), x)
+    parity.run_both(lambda m, t: m.signbit(t, out=m.empty(4, dtype=m.bool)), x)
+    parity.run_both(lambda m, t: m.erf(m.tensor([1, 2])).dtype)
+    for name in ("erf_", "erfc_", "logit_", "deg2rad_", "rad2deg_", "xlogy_"):
+        args = (y,) if name == "xlogy_" else ()
+        parity.run_both(lambda m, t, *rest, name=name: getattr(m, name)(t.clone(), *rest), x, *args,
+                        exact=False)
+
+
+def test_in_place_on_a_view_records_the_op():
+    def fn(m, t):
+        base = t.clone().requires_grad_()
+        work = base * 1
+        view = work[1:3]
+        view.erf_()
+        work.logit_(0.1)
+        work.sum().backward()
+        return work, base.grad, work.grad_fn.name(), view.grad_fn.name()
+
+    parity.run_both(fn, np.array([0.2, -0.7, 0.3, 0.9], np.float32), exact=False)
+
+
+def test_in_place_integer_result_refused():
+    x = np.array([1, 2, 3], np.int64)
+    for name in ("erf_", "erfinv_", "logit_", "deg2rad_"):
+        parity.run_both(lambda m, t, name=name: getattr(t, name)(), x)
+    parity.run_both(lambda m, t: t.copysign_(t), x)
+
+
+@pytest.mark.parametrize("name", ["hypot", "logaddexp", "logaddexp2"])
+def test_integer_operands_refused(name):
+    parity.run_both(lambda m, t: getattr(m, name)(t, t), np.array([1, 2], np.int64))
+    parity.run_both(lambda m, t: getattr(m, name)(t, t), np.array([True], bool))
+
+
+def test_shape_errors():
+    for name in BINARY:
+        parity.run_both(lambda m, name=name: getattr(m, name)(m.ones(2), m.ones(3)))
+
+
+def _grad_fn_and_gradients(name, *values, **kwargs):
+    def fn(m, *ts):
+        ts = [t.clone().requires_grad_() for t in ts]
+        out = getattr(m, name)(*ts, **kwargs)
+        grads = m.autograd.grad(out, ts, m.ones_like(out) * 0.75, allow_unused=True)
+        return out, out.grad_fn.name(), grads
+    return fn
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gradients_and_grad_fn_names(dtype):
+    x = np.array([0.0, -0.0, 0.3, -0.5, 1.0, 2.0, -1.0, 0.95], dtype)
+    y = np.array([0.0, 1.0, 0.3, -0.5, -0.0, 3.0, -1.0, 0.5], dtype)
+    for name in ["erf", "erfc", "deg2rad", "rad2deg"]:
+        parity.run_both(_grad_fn_and_gradients(name), x, exact=False)
+    for name in ["erfinv", "logit"]:
+        parity.run_both(_grad_fn_and_gradients(name), x / 2 + 0.25, exact=False)
+    parity.run_both(_grad_fn_and_gradients("logit", eps=0.2), x, exact=False)
+    # (at -0.0 torch's vectorised backward gives -inf, its scalar tail +inf: README)
+    parity.run_both(_grad_fn_and_gradients("logit"), np.abs(x), exact=False)
+    for name in BINARY:
+        parity.run_both(_grad_fn_and_gradients(name), x, y, exact=False)
+
+
+def test_gradients_with_numbers():
+    x = np.array([0.0, 0.5, -2.0, 3.0], np.float32)
+    for name, number in [("xlogy", 2.0), ("xlogy", -1.0), ("xlogy", 0), ("copysign", -1.0),
+                         ("copysign", 0.0)]:
+        def fn(m, t, name=name, number=number):
+            t = t.clone().requires_grad_()
+            out = getattr(m, name)(t, number)
+            return out, out.grad_fn.name(), m.autograd.grad(out.sum(), t)
+        parity.run_both(fn, x, exact=False)
+
+    def scalar_first(m, t):
+        t = t.clone().requires_grad_()
+        out = m.xlogy(3, t)
+        return out, out.grad_fn.name(), m.autograd.grad(out.sum(), t)
+    parity.run_both(scalar_first, np.abs(x) + 0.5, exact=False)
+
+
+def test_second_derivatives_record_torchs_nodes():
+    def fn(m, a, b):
+        a, b = a.clone().requires_grad_(), b.clone().requires_grad_()
+        results = []
+        for name in ["erf", "erfc", "erfinv", "logit"]:
+            (g,) = m.autograd.grad(getattr(m, name)(a / 4).sum(), a, create_graph=True)
+            (gg,) = m.autograd.grad(g.sum(), a)
+            results += [g, gg]
+        for name in ["xlogy", "hypot", "logaddexp", "logaddexp2", "copysign", "fmax"]:
+            g = m.autograd.grad(getattr(m, name)(a, b).sum(), (a, b), create_graph=True)
+            results += [*g]
+            if g[0].requires_grad:
+                results.append(m.autograd.grad(g[0].sum(), (a,), allow_unused=True)[0])
+        return results
+
+    parity.run_both(fn, np.array([0.3, 0.6, 1.2], np.float64),
+                    np.array([0.5, 2.0, 1.2], np.float64), exact=False)
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT + BINARY)
+def test_gradcheck_float64(name):
+    rng = np.random.default_rng(0)
+    a = engine.tensor(rng.uniform(0.1, 0.9, 5), dtype=engine.float64, requires_grad=True)
+    b = engine.tensor(rng.uniform(0.5, 2.0, 5), dtype=engine.float64, requires_grad=True)
+    inputs = (a, b) if name in BINARY else (a,)
+    assert engine.autograd.gradcheck(getattr(engine, name), inputs)
+    if name not in ("fmax", "fmin", "copysign"):
+        assert engine.autograd.gradgradcheck(getattr(engine, name), inputs)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfinv", "logit", "hypot", "logaddexp",
+                                  "xlogy", "fmax", "copysign"])
+def test_forward_mode(name):
+    def fn(m, a, b, ta, tb):
+        fwAD = m.autograd.forward_ad
+        with fwAD.dual_level():
+            da, db = fwAD.make_dual(a, ta), fwAD.make_dual(b, tb)
+            out = getattr(m, name)(da, db) if name in BINARY else getattr(m, name)(da)
+            return fwAD.unpack_dual(out).tangent
+
+    parity.run_both(fn, np.array([0.2, 0.5, 0.7], np.float64),
+                    np.array([0.2, 1.5, -0.7], np.float64),
+                    np.array([1.0, -2.0, 0.5], np.float64), np.array([0.3, 1.0, 2.0], np.float64),
+                    exact=False)
+
+
+def test_out_refuses_autograd():
+    parity.run_both(lambda m: m.erf(m.ones(2, requires_grad=True), out=m.empty(2)))
+    parity.run_both(lambda m: m.hypot(m.ones(2, requires_grad=True), m.ones(2),
+                                      out=m.empty(2)))
