@@ -19,8 +19,10 @@ from ..core.tensor import Tensor
 from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
                      promote_operands,
-                     refuse_saving_inference, require_tensors, takes_out, tensor_inputs,
-                     wrap_elementwise)
+                     operands_broadcast_shape, out_holds_result_type, refuse_saving_inference,
+                     require_tensors, takes_out, tensor_inputs, wrap_elementwise,
+                     zero_gradient_like)
+from .creation import full_like
 from .arithmetic import add_scalar, mul, mul_scalar, pow as power, where
 from .unary import UnaryBackward, exp, float_unary
 
@@ -40,7 +42,8 @@ def _rounded_from_float64(function):
 
 def _erf_half(x):
     # torch's float16 erf is ATen's vectorised float erf (a polynomial and exp), rounded once
-    return float32_math.erf_vector(x.astype(_f32)).astype(np.float16)
+    values = float32_math.erf_vector(np.atleast_1d(x).astype(_f32)).astype(np.float16)
+    return values.reshape(np.shape(x))
 
 
 _TWO_OVER_ROOT_PI = 2.0 / math.sqrt(math.pi)  # (as torch's C++ computes 2.0 / sqrt(M_PI))
@@ -114,18 +117,30 @@ class LogitBackward0(Node):
         g, data = grad._data, x._data
         compute = np.result_type(g.dtype, data.dtype)
         g, data = g.astype(compute), data.astype(compute)
+        one = compute.type(1)
         with np.errstate(all="ignore"):
-            value = g / (data * (compute.type(1) - data))
+            value = np.asarray(g / (data * (one - data)))
+            # torch's scalar loop (short rows, tails, strided operands) divides by +0.0 where
+            # x is -0.0, its vectorised loop by -0.0: the sign of the infinite gradient
+            scalar = np.asarray(g / ((data + compute.type(0)) * (one - data)))
+            vector = float32_math.vectorised_elements(value.shape, (grad._data, x._data),
+                                                      compute)
+            flat, scalar = value.reshape(-1), np.broadcast_to(scalar, value.shape).reshape(-1)
+            if isinstance(vector, int):
+                flat[vector:] = scalar[vector:]
+            else:
+                flat[~vector] = scalar[~vector]
+            value = flat.reshape(value.shape)
             if self.eps is None or self.eps < 0:
                 value = np.where((data < 0) | (data > 1), compute.type(np.nan), value)
             else:
                 low = compute.type(self.eps)
-                value = np.where((data < low) | (data > compute.type(1) - low),
-                                 compute.type(0), value)
+                value = np.where((data < low) | (data > one - low), compute.type(0), value)
         return wrap_elementwise(np.asarray(value), grad._data, x._data)
 
     def _differentiable(self, grad, x):
-        inside_ratio = grad / (x * (1.0 - x))
+        # (torch's C++ 1.0 - x fills a new tensor with 1 and subtracts: SubBackward0)
+        inside_ratio = grad / (x * (full_like(x, 1.0) - x))
         if self.eps is None:
             inside = (x >= 0.0).logical_and(x <= 1.0)
             return where(inside, inside_ratio, float("nan"))
@@ -145,6 +160,7 @@ def _floating(name, input, other):
     """Operands of a float-valued op of two tensors whose kernel has no integer version."""
     a, b, common = _two_tensors(name, input, other)
     if common.kind != "f":
+        operands_broadcast_shape(a, b)  # (torch's iterator checks the shapes first)
         raise not_implemented_for(f"{name}_cpu", common)
     return a, b, common
 
@@ -213,9 +229,9 @@ def xlogy(input, other):
     result = _computed(_xlogy_values, a, b, input, other)
     if isinstance(other, Tensor) and isinstance(input, Tensor):
         return record(XlogyBackward0, result, (input, other), saved=(input, other))
-    if isinstance(other, Tensor):
-        return record(XlogyBackward1, result, (input, other), saved=(other,), self=input)
-    return record(XlogyBackward2, result, (input, other), saved=(input,), other=other)
+    if isinstance(other, Tensor):  # (a number's overload: one input, one edge)
+        return record(XlogyBackward1, result, (other,), saved=(other,), self=input)
+    return record(XlogyBackward2, result, (input,), saved=(input,), other=other)
 
 
 class XlogyBackward0(Node):
@@ -241,7 +257,7 @@ class XlogyBackward1(Node):
 
     def backward(self, grad):
         (y,) = self.saved_tensors
-        return None, grad * self.self / y
+        return grad * self.self / y
 
 
 class XlogyBackward2(Node):
@@ -255,7 +271,7 @@ class XlogyBackward2(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         grad_x = xlogy(grad, self.other)
-        return (grad_x if self.other > 0 else grad_x.masked_fill(x == 0.0, 0.0)), None
+        return grad_x if self.other > 0 else grad_x.masked_fill(x == 0.0, 0.0)
 
 
 # ---------------------------------------------------------------- copysign
@@ -288,7 +304,7 @@ class CopysignBackward0(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        return _copysign_gradient(grad, x, result), grad * 0  # (torch: zeros_like(other))
+        return _copysign_gradient(grad, x, result), zero_gradient_like(grad)
 
 
 class CopysignBackward1(Node):
@@ -304,7 +320,7 @@ class CopysignBackward1(Node):
 
 
 # ---------------------------------------------------------------- hypot
-@takes_out
+@takes_out(before=out_holds_result_type)
 def hypot(input, other):
     """out = sqrt(input ** 2 + other ** 2), without overflow on the way"""
     a, b, _ = _floating("hypot", input, other)
@@ -338,7 +354,7 @@ def _fmin_values(a, b):
     return np.where((a <= b) | np.isnan(b), a, b)
 
 
-@takes_out
+@takes_out(before=out_holds_result_type)
 def fmax(input, other):
     """out = the larger of input and other, elementwise; a nan loses to a number"""
     a, b, _ = _two_tensors("fmax", input, other)
@@ -362,7 +378,7 @@ class FmaxBackward0(Node):
         return _chosen_tangent(tangent_x, tangent_y, x, y, (x > y).logical_or(y.isnan()))
 
 
-@takes_out
+@takes_out(before=out_holds_result_type)
 def fmin(input, other):
     """out = the smaller of input and other, elementwise; a nan loses to a number"""
     a, b, _ = _two_tensors("fmin", input, other)
@@ -387,11 +403,12 @@ class FminBackward0(Node):
 
 
 def _split_at_ties(grad, x, y, x_chosen):
-    """fmax's and fmin's gradients: all to the chosen one, half each on a tie."""
-    shared = where(x == y, grad / 2, grad)
+    """fmax's and fmin's gradients: all to the chosen one, half each on a tie (torch fills each
+    in place: the gradients' version counters read 1)."""
     tie = x == y
-    return (shared.masked_fill(x_chosen.logical_or(tie).logical_not(), 0),
-            shared.masked_fill(x_chosen, 0))
+    grad_x = where(tie, grad / 2, grad).masked_fill_(x_chosen.logical_or(tie).logical_not(), 0)
+    grad_y = where(tie, grad / 2, grad).masked_fill_(x_chosen, 0)
+    return grad_x, grad_y
 
 
 def _chosen_tangent(tangent_x, tangent_y, x, y, x_chosen):
@@ -421,7 +438,7 @@ _logaddexp_values = _log_add(np.exp, np.log1p)
 _logaddexp2_values = _log_add(np.exp2, lambda t: np.log1p(t) / math.log(2.0))
 
 
-@takes_out
+@takes_out(before=out_holds_result_type)
 def logaddexp(input, other):
     """out = ln(e ** input + e ** other), without overflow"""
     a, b, _ = _floating("logaddexp", input, other)
@@ -441,7 +458,7 @@ class LogaddexpBackward0(Node):
         return (grad / add_scalar(exp(y - x), 1), grad / add_scalar(exp(x - y), 1))
 
 
-@takes_out
+@takes_out(before=out_holds_result_type)
 def logaddexp2(input, other):
     """out = log2(2 ** input + 2 ** other), without overflow"""
     a, b, _ = _floating("logaddexp2", input, other)
@@ -506,7 +523,12 @@ def rad2deg(input):
     return _scaled(input, _180_OVER_PI, Rad2DegBackward0)
 
 
-@takes_out
+def _boolean_out(out, *args, **kwargs):
+    if out.dtype is not _dtypes.bool:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
+
+
+@takes_out(before=_boolean_out)
 def signbit(input):
     """out = True where input's sign bit is set (negative numbers, -0.0, -nan)"""
     data = input._data

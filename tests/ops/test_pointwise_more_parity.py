@@ -173,6 +173,12 @@ def test_in_place_integer_result_refused():
     parity.run_both(lambda m, t: t.copysign_(t), x)
 
 
+def test_in_place_shape_is_refused_before_the_dtype():
+    parity.run_both(lambda m: m.tensor(3, dtype=m.int8).hypot_(m.tensor([1, 2, 3])))
+    parity.run_both(lambda m: m.ones(2, 1, dtype=m.int64).hypot_(m.ones(2, 3)))
+    parity.run_both(lambda m: m.ones(3, dtype=m.int64).hypot_(m.ones(3)))
+
+
 @pytest.mark.parametrize("name", ["hypot", "logaddexp", "logaddexp2"])
 def test_integer_operands_refused(name):
     parity.run_both(lambda m, t: getattr(m, name)(t, t), np.array([1, 2], np.int64))
@@ -202,10 +208,25 @@ def test_gradients_and_grad_fn_names(dtype):
     for name in ["erfinv", "logit"]:
         parity.run_both(_grad_fn_and_gradients(name), x / 2 + 0.25, exact=False)
     parity.run_both(_grad_fn_and_gradients("logit", eps=0.2), x, exact=False)
-    # (at -0.0 torch's vectorised backward gives -inf, its scalar tail +inf: README)
-    parity.run_both(_grad_fn_and_gradients("logit"), np.abs(x), exact=False)
+    parity.run_both(_grad_fn_and_gradients("logit"), x, exact=False)
     for name in BINARY:
         parity.run_both(_grad_fn_and_gradients(name), x, y, exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 4, 8, 16, 33, 70])
+@pytest.mark.parametrize("eps", [None, 0.0])
+def test_logit_gradient_at_negative_zero_by_position(dtype, n, eps):
+    """torch's scalar loop divides by +0.0 there, its vectorised loop by -0.0."""
+    def fn(m, t, g):
+        t = t.clone().requires_grad_()
+        m.logit(t, eps).backward(g)
+        strided = t.detach().clone().requires_grad_()
+        m.logit(strided[::2], eps).backward(g[::2])
+        return t.grad, strided.grad
+
+    parity.run_both(fn, np.full(n, -0.0, dtype),
+                    np.where(np.arange(n) % 3 == 0, -0.75, 0.75).astype(dtype))
 
 
 def test_gradients_with_numbers():
