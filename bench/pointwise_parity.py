@@ -1,4 +1,4 @@
-"""How often are erf, erfc, erfinv, logit, xlogy, hypot and logaddexp bit-identical to torch's?
+"""How often are erf, erfc, erfinv, logit, xlogy, hypot, logaddexp, sinc bit-identical to torch's?
 
     ATEN_CPU_CAPABILITY=avx2 .venv/bin/python bench/pointwise_parity.py
 
@@ -67,7 +67,7 @@ def measure(name, dtype):
 
 def main():
     print(f"{'op':12} {'dtype':8} {'identical':>10} {'max ulp':>8}")
-    for name in ("erf", "erfc", "erfinv", "logit", "xlogy", "hypot", "logaddexp"):
+    for name in ("erf", "erfc", "erfinv", "logit", "xlogy", "hypot", "logaddexp", "sinc"):
         for dtype in ("float16", "float32", "float64"):
             share, ulps = measure(name, dtype)
             print(f"{name:12} {dtype:8} {share:10.6f} {ulps:8d}")

@@ -54,7 +54,7 @@ FUNCTION_METHODS = {
     convert: """to cpu cuda pin_memory is_pinned type_as new""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad
-        rad2deg signbit""",
+        rad2deg signbit sinc heaviside float_power""",
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
@@ -89,7 +89,7 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
-    pointwise: "erf erfc erfinv logit xlogy copysign hypot deg2rad rad2deg",
+    pointwise: "erf erfc erfinv logit xlogy copysign hypot deg2rad rad2deg sinc heaviside",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
@@ -106,6 +106,7 @@ for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
 Tensor.masked_fill_ = method_copy(indexing.masked_fill_)
 Tensor.index_fill_ = method_copy(indexing.index_fill_)
 Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicker way)
+Tensor.float_power_ = method_copy(pointwise.float_power_)
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)
@@ -113,7 +114,7 @@ _INPLACE_FUNCTION_NAMES = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil
     clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
     log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
     sqrt_ square_ tan_ tanh_ trunc_ zero_""".split() + """deg2rad_ erf_ erfc_ logit_ rad2deg_
-    xlogy_""".split()
+    sinc_ xlogy_""".split()
 _OVERLOADED = {"clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_"}  # torch's message differs
 
 

@@ -23,11 +23,13 @@ from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, flo
                      require_tensors, takes_out, tensor_inputs, wrap_elementwise,
                      zero_gradient_like)
 from .creation import full_like
-from .arithmetic import add_scalar, mul, mul_scalar, pow as power, where
+from .arithmetic import (NotImplementedBackward, add_scalar, mul, mul_scalar, pow as power,
+                         where)
 from .unary import UnaryBackward, exp, float_unary
 
 __all__ = ["erf", "erfc", "erfinv", "logit", "xlogy", "copysign", "hypot", "fmax", "fmin",
-           "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit"]
+           "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit", "sinc", "heaviside",
+           "float_power"]
 
 _f32 = np.float32
 
@@ -536,4 +538,90 @@ def signbit(input):
     return wrap_elementwise(np.asarray(bits), data)
 
 
-tensor_inputs(globals(), [name for name in __all__ if name not in ("xlogy", "copysign")])
+# ====================================================================== sinc
+def _sinc_values(x):
+    """sin(pi x) / (pi x), 1 at 0: torch's scalar kernel, in float for float16 (pi x rounded
+    to the computing precision, sin correctly rounded there, then the division)."""
+    compute = np.float32 if x.dtype == np.float16 else x.dtype.type
+    product = compute(math.pi) * x.astype(compute)
+    sine = np.sin(product.astype(np.float64)).astype(compute)
+    values = np.where(x == 0, compute(1), sine / product)
+    return np.asarray(values).astype(x.dtype)
+
+
+class SincBackward0(UnaryBackward):
+    """out = sin(pi x) / (pi x):  d/dx = (pi x cos(pi x) - sin(pi x)) / (pi x**2), 0 at 0"""
+
+    def formula(self, grad, x):
+        x_pi = mul_scalar(x, math.pi)
+        squared_pi = mul_scalar(x * x, math.pi)
+        out = grad * ((x_pi * x_pi.cos() - x_pi.sin()) / squared_pi)
+        return where(squared_pi == 0.0, zero_gradient_like(grad), out)
+
+
+sinc = float_unary(_sinc_values, "sinc", "out = sin(pi input) / (pi input), 1 at 0",
+                   SincBackward0)
+
+
+# ====================================================================== heaviside
+@takes_out(before=lambda out, input=None, values=None, *args, **kwargs:
+           _same_dtypes(input, values, out))
+def heaviside(input, values):
+    """out = 0 where input < 0, 1 where input > 0, values where input is 0"""
+    require_tensors("heaviside", input, values, "values")
+    _same_dtypes(input, values)
+    result = _computed(_heaviside_values, input._data, values._data, input, values)
+    # (torch's NotImplemented node has an edge to each operand that requires grad, only)
+    tracked = tuple(t for t in (input, values) if t.requires_grad)
+    return record(NotImplementedBackward, result, tracked, op="heaviside")
+
+
+def _heaviside_values(x, values):
+    return np.where(x == 0, values, (x > 0).astype(x.dtype))
+
+
+def _same_dtypes(*tensors):
+    dtypes = {t.dtype for t in tensors if isinstance(t, Tensor)}
+    if len(dtypes) > 1:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+# ====================================================================== float_power
+_FLOAT_POWER_OVERLOADS = (" * (Tensor input, Tensor exponent, *, Tensor out = None)",
+                          " * (Number self, Tensor exponent, *, Tensor out = None)",
+                          " * (Tensor input, Number exponent, *, Tensor out = None)")
+
+
+def _float_power_out(out, *args, **kwargs):
+    if out.dtype is not _dtypes.float64:
+        raise RuntimeError(f"the output given to float_power has dtype "
+                           f"{_dtypes.scalar_type_name[out.dtype]} but the operation's result "
+                           "requires dtype Double")
+
+
+@takes_out(before=_float_power_out)
+def float_power(input, exponent):
+    """out = input ** exponent computed in float64 (both converted first)"""
+    numbers = PYTHON_AND_NUMPY_NUMBERS
+    if not ((isinstance(input, Tensor) and isinstance(exponent, (Tensor, *numbers)))
+            or (isinstance(input, numbers) and isinstance(exponent, Tensor))):
+        raise invalid_arguments_error("float_power", input, exponent, first_is_self=True,
+                                      overloads=_FLOAT_POWER_OVERLOADS)
+    base = input.to(_dtypes.float64) if isinstance(input, Tensor) else float(input)
+    power_of = exponent.to(_dtypes.float64) if isinstance(exponent, Tensor) else \
+        float(exponent)
+    return power(base, power_of)
+
+
+def float_power_(self, exponent):
+    """``x.float_power_(exponent)``: x ** exponent written into x, which must be float64."""
+    if self.dtype is not _dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{_dtypes.scalar_type_name[self.dtype]} but the operation's result "
+                           "requires dtype Double")
+    return self.pow_(exponent.to(_dtypes.float64) if isinstance(exponent, Tensor) else
+                     float(exponent))
+
+
+tensor_inputs(globals(), [name for name in __all__
+                          if name not in ("xlogy", "copysign", "float_power")])

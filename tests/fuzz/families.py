@@ -1428,10 +1428,11 @@ def mutation_on_saved(b):
 
 
 # ---------------------------------------------------------------- pointwise_more
-POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit"]
-POINTWISE_BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2"]
+POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit", "sinc"]
+POINTWISE_BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2",
+                    "heaviside", "float_power"]
 POINTWISE_IN_PLACE = {"erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "xlogy",
-                      "copysign", "hypot"}
+                      "copysign", "hypot", "sinc", "heaviside", "float_power"}
 POINTWISE_POOL = ["0.0", "-0.0", "1.0", "-1.0", "0.5", "0.25", "0.9", "2.0", "-2.5", "1e-3",
                   "float('nan')", "float('inf')", "0.999"]
 POINTWISE_NUMBERS = ["2", "0.5", "-1.0", "0", "True", "1e-3"]
@@ -1448,12 +1449,13 @@ def _pointwise_call(b, op, x, z):
         return b.choice([f"torch.{op}({x}{', ' if extra else ''}{extra})",
                          f"{x}.{op}({extra})"])
     other = z
-    if op in ("xlogy", "copysign") and b.chance(0.3):
+    if op in ("xlogy", "copysign", "float_power") and b.chance(0.3):
         other = b.choice(POINTWISE_NUMBERS)
-    if op == "xlogy" and b.chance(0.15):
-        return f"torch.xlogy({b.choice(POINTWISE_NUMBERS)}, {z})"
+    if op in ("xlogy", "float_power") and b.chance(0.15):
+        return f"torch.{op}({b.choice(POINTWISE_NUMBERS)}, {z})"
+    keyword = {"heaviside": "values", "float_power": "exponent"}.get(op, "other")
     return b.choice([f"torch.{op}({x}, {other})", f"{x}.{op}({other})",
-                     f"torch.{op}(input={x}, other={other})"])
+                     f"torch.{op}(input={x}, {keyword}={other})"])
 
 
 def pointwise_more_forward(b):

@@ -12,7 +12,7 @@ import parity
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 
-UNARY_FLOAT = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg"]
+UNARY_FLOAT = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "sinc"]
 EXACT_UNARY = {"deg2rad", "rad2deg"}
 BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2"]
 EXACT_BINARY = {"copysign", "fmax", "fmin"}
@@ -296,3 +296,88 @@ def test_out_refuses_autograd():
     parity.run_both(lambda m: m.erf(m.ones(2, requires_grad=True), out=m.empty(2)))
     parity.run_both(lambda m: m.hypot(m.ones(2, requires_grad=True), m.ones(2),
                                       out=m.empty(2)))
+
+
+# ---------------------------------------------------------------- sinc, heaviside, float_power
+def test_sinc_values_and_gradient():
+    x = np.array([0.0, -0.0, 1.0, -2.0, 0.5, 1e-3, 3.25, np.inf, np.nan, 1e10], np.float32)
+    for dtype in ("float16", "float32", "float64"):
+        parity.run_both(lambda m, t: m.sinc(t), x.astype(dtype), exact=False)
+    parity.run_both(lambda m: m.sinc(m.tensor([1, 2, 0])))
+    parity.run_both(lambda m: m.sinc(m.tensor([2.0, 0.5])))  # float32 pi: sinc(2) is not 0
+
+    def fn(m, t):
+        t = t.clone().requires_grad_()
+        (g,) = m.autograd.grad(m.sinc(t).sum(), t, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), t)
+        return g, gg, m.sinc(t).grad_fn.name()
+
+    parity.run_both(fn, np.array([0.0, 0.3, -1.5, 2.0, 1e-4], np.float64), exact=False)
+
+
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+@pytest.mark.parametrize("shapes", parity.BROADCAST_PAIRS)
+def test_heaviside(dtype, shapes):
+    x = parity.make_values(shapes[0], dtype, 5)
+    v = parity.make_values(shapes[1], dtype, 6)
+    check = x.size * v.size > 0
+    parity.run_both(lambda m, a, b: (m.heaviside(a, b), a.heaviside(b)), x, v,
+                    check_inputs=check, check_layout=check)
+
+
+def test_heaviside_errors_and_autograd():
+    parity.run_both(lambda m: m.heaviside(m.ones(2), m.ones(2, dtype=m.float64)))
+    parity.run_both(lambda m: m.heaviside(m.ones(3), m.ones(2)))
+    parity.run_both(lambda m: m.heaviside(m.ones(3), None))
+    parity.run_both(lambda m: m.heaviside(m.ones(3), 0.5))
+    parity.run_both(lambda m: m.heaviside(m.ones(3), m.ones(3), out=m.empty(3, dtype=m.int64)))
+    parity.run_both(lambda m: m.heaviside(m.tensor([0.0, -1.0, 2.0]), m.tensor(0.5),
+                                          out=m.empty(3)))
+    parity.run_both(lambda m: m.tensor([0.0, -1.0, 2.0]).heaviside_(m.tensor([1.0, 2.0, 3.0])))
+
+    def fn(m, x_grad, values_grad):
+        x = m.tensor([0.0, 1.0], requires_grad=x_grad)
+        y = m.heaviside(x, m.tensor([0.5, 0.5], requires_grad=values_grad))
+        return y.grad_fn.name(), len(y.grad_fn.next_functions), y.sum().backward()
+
+    for x_grad, values_grad in [(True, False), (False, True), (True, True)]:
+        parity.run_both(fn, x_grad, values_grad)
+
+
+@pytest.mark.parametrize("base_dtype", parity.DTYPES)
+def test_float_power(base_dtype):
+    x = np.abs(parity.make_values((2, 3), base_dtype, 7))
+    for exponent in (2, 0.5, -1, 3, True, 2.5):
+        parity.run_both(lambda m, t, e=exponent: (m.float_power(t, e), t.float_power(e)), x,
+                        exact=False)
+    parity.run_both(lambda m, t: m.float_power(2, t), x, exact=False)
+    parity.run_both(lambda m, t: m.float_power(t, t), x, exact=False)
+    parity.run_both(lambda m, t: m.float_power(t, m.tensor(2)), x, exact=False)
+
+
+def test_float_power_of_a_negative_number_has_nan_gradients():
+    def fn(m):
+        b = m.tensor([1e-3, 2.0], requires_grad=True)
+        m.float_power(-1.0, b).sum().backward()
+        return b.grad
+
+    parity.run_both(fn)
+
+
+def test_float_power_out_in_place_errors_and_graph():
+    parity.run_both(lambda m: m.float_power(m.ones(2), 2, out=m.empty(2)))
+    parity.run_both(lambda m: m.float_power(m.ones(2), 2, out=m.empty(2, dtype=m.float64)))
+    parity.run_both(lambda m: m.ones(2).float_power_(2))
+    parity.run_both(lambda m: m.ones(2, dtype=m.float64).float_power_(m.tensor([2.0, 3.0])))
+    parity.run_both(lambda m: m.float_power(m.ones(2), None))
+    parity.run_both(lambda m: m.float_power(None, m.ones(2)))
+
+    def fn(m):
+        x = m.tensor([1.5, -2.0, 0.5], requires_grad=True)
+        results = []
+        for y in (m.float_power(x, 2), m.float_power(2, x), m.float_power(x, x)):
+            results += [y, y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(),
+                        m.autograd.grad(y.sum(), x)]
+        return results
+
+    parity.run_both(fn, exact=False)
