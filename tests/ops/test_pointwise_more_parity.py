@@ -381,3 +381,38 @@ def test_float_power_out_in_place_errors_and_graph():
         return results
 
     parity.run_both(fn, exact=False)
+
+
+# ---------------------------------------------------------------- torch.special
+SPECIAL = ["erf", "erfc", "erfinv", "expit", "logit", "exp2", "expm1", "log1p", "digamma",
+           "psi", "gammaln", "sinc", "round"]
+
+
+@pytest.mark.parametrize("name", SPECIAL)
+def test_special_functions_are_the_ops(name):
+    x = np.array([0.2, 0.7, -0.3, 1.5], np.float32)
+
+    def fn(m, t):
+        t = t.clone().requires_grad_()
+        out = getattr(m.special, name)(t)
+        return out, out.grad_fn.name(), m.autograd.grad(out.sum(), t)
+
+    parity.run_both(fn, x, exact=False)
+    parity.run_both(lambda m, t: getattr(m.special, name)(t, out=m.empty(4)), x, exact=False)
+    parity.run_both(lambda m: getattr(m.special, name)(None))
+    parity.run_both(lambda m: getattr(m.special, name)(m.ones(2, requires_grad=True),
+                                                       out=m.empty(2)))
+
+
+def test_special_functions_with_more_arguments():
+    x = np.array([[0.2, 0.7], [-0.3, 1.5]], np.float32)
+    parity.run_both(lambda m, t: (m.special.xlogy(t, t), m.special.xlogy(2, t),
+                                  m.special.logit(t, 0.1), m.special.logit(t, eps=0.1),
+                                  m.special.round(t, decimals=1)), x, exact=False)
+    for name in ("softmax", "log_softmax", "logsumexp"):
+        parity.run_both(lambda m, t, name=name: getattr(m.special, name)(t, 1), x, exact=False)
+        parity.run_both(lambda m, t, name=name: getattr(m.special, name)(t), x)
+    parity.run_both(lambda m, t: m.special.softmax(t, 0, m.float64), x, exact=False)
+    parity.run_both(lambda m, t: m.special.logsumexp(t, 0, True), x, exact=False)
+    parity.run_both(lambda m, t: m.special.round(t, 1), x)
+    parity.run_both(lambda m, t: m.special.xlogy(t, "a"), x)
