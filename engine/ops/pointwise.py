@@ -18,10 +18,9 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor
 from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
-                     promote_operands,
-                     operands_broadcast_shape, out_holds_result_type, refuse_saving_inference,
-                     require_tensors, takes_out, tensor_inputs, wrap_elementwise,
-                     zero_gradient_like)
+                     operands_broadcast_shape, out_holds_result_type, out_of_inputs_dtype,
+                     promote_operands, refuse_saving_inference, require_tensors, takes_out,
+                     tensor_inputs, wrap_elementwise, zero_gradient_like)
 from .creation import full_like
 from .arithmetic import (NotImplementedBackward, add_scalar, mul, mul_scalar, pow as power,
                          where)
@@ -29,7 +28,8 @@ from .unary import UnaryBackward, exp, float_unary
 
 __all__ = ["erf", "erfc", "erfinv", "logit", "xlogy", "copysign", "hypot", "fmax", "fmin",
            "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit", "sinc", "heaviside",
-           "float_power"]
+           "float_power", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "isneginf",
+           "isposinf", "isreal", "conj", "conj_physical", "angle", "nextafter", "ldexp"]
 
 _f32 = np.float32
 
@@ -525,12 +525,14 @@ def rad2deg(input):
     return _scaled(input, _180_OVER_PI, Rad2DegBackward0)
 
 
-def _boolean_out(out, *args, **kwargs):
-    if out.dtype is not _dtypes.bool:
-        raise RuntimeError("signbit does not support non-boolean outputs.")
+def _boolean_out_of(name):
+    def check(out, *args, **kwargs):
+        if out.dtype is not _dtypes.bool:
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
+    return check
 
 
-@takes_out(before=_boolean_out)
+@takes_out(before=_boolean_out_of("signbit"))
 def signbit(input):
     """out = True where input's sign bit is set (negative numbers, -0.0, -nan)"""
     data = input._data
@@ -613,6 +615,236 @@ def float_power(input, exponent):
     return power(base, power_of)
 
 
+# ====================================================================== integers: gcd, lcm, shifts
+def _integers(name, kernel, input, other):
+    """Operands of an integer-only op of two tensors (bool refused too), and their dtype."""
+    a, b, common = _two_tensors(name, input, other)
+    if common.kind not in "iu":
+        operands_broadcast_shape(a, b)
+        raise not_implemented_for(kernel, common)
+    return a, b
+
+
+@takes_out(before=out_holds_result_type)
+def gcd(input, other):
+    """out = the greatest common divisor of input and other (integers; 0 with 0 is 0)"""
+    a, b = _integers("gcd", "gcd_cpu", input, other)
+    return _computed(np.gcd, a, b, input, other)
+
+
+@takes_out(before=out_holds_result_type)
+def lcm(input, other):
+    """out = the least common multiple of input and other (integers; wraps as C++ does)"""
+    a, b = _integers("lcm", "lcm_cpu", input, other)
+    return _computed(_lcm_values, a, b, input, other)
+
+
+def _lcm_values(a, b):
+    g = np.gcd(a, b)
+    # C++ computes |a / g * b| in int (int64 here) and wraps it into the dtype once
+    wide_a, wide_b, wide_g = (np.asarray(v).astype(np.int64) for v in (a, b, g))
+    with np.errstate(all="ignore"):
+        values = np.abs(wide_a // np.where(wide_g == 0, 1, wide_g) * wide_b)
+        return np.where(wide_g == 0, 0, values).astype(g.dtype)
+
+
+def _shift_operands(name, kernel, input, other):
+    numbers = PYTHON_AND_NUMPY_NUMBERS
+    if not ((isinstance(input, Tensor) and isinstance(other, (Tensor, *numbers)))
+            or (isinstance(input, numbers) and isinstance(other, Tensor))):
+        raise invalid_arguments_error(name, input, other, first_is_self=True,
+                                      overloads=_SHIFT_OVERLOADS)
+    a, b, common = promote_operands(input, other, name)
+    if common.kind not in "iu":
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            operands_broadcast_shape(a, b)
+        raise not_implemented_for(kernel, common)
+    return a, b
+
+
+_SHIFT_OVERLOADS = (" * (Tensor input, Tensor other, *, Tensor out = None)",
+                    " * (Number self, Tensor other)",
+                    " * (Tensor input, Number other, *, Tensor out = None)")
+
+
+def _left_shift_values(a, b):
+    """a << b in a's dtype, wrapping; 0 for a shift past the width or a negative one (torch)."""
+    bits = np.dtype(np.result_type(a, b)).itemsize * 8
+    inside = (b >= 0) & (b < bits)
+    shifted = np.left_shift(a, np.where(inside, b, 0).astype(np.result_type(a, b)))
+    return np.where(inside, shifted, 0).astype(shifted.dtype)
+
+
+def _right_shift_values(a, b):
+    """a >> b (arithmetic); past the width or negative: -1 for negative a, else 0 (torch)."""
+    bits = np.dtype(np.result_type(a, b)).itemsize * 8
+    inside = (b >= 0) & (b < bits)
+    shifted = np.right_shift(a, np.where(inside, b, 0).astype(np.result_type(a, b)))
+    return np.where(inside, shifted, np.where(a < 0, -1, 0)).astype(shifted.dtype)
+
+
+@takes_out(before=out_holds_result_type)
+def bitwise_left_shift(input, other):
+    """out = input shifted left by other bits (integers; as ``input << other``)"""
+    a, b = _shift_operands("bitwise_left_shift", "lshift_cpu", input, other)
+    return _computed(_left_shift_values, a, b, input, other)
+
+
+@takes_out(before=out_holds_result_type)
+def bitwise_right_shift(input, other):
+    """out = input shifted right by other bits, keeping its sign (as ``input >> other``)"""
+    a, b = _shift_operands("bitwise_right_shift", "rshift_cpu", input, other)
+    return _computed(_right_shift_values, a, b, input, other)
+
+
+# ====================================================================== real numbers' tests
+@takes_out(before=_boolean_out_of("isneginf"))
+def isneginf(input):
+    """out = True where input is -inf"""
+    data = input._data
+    return wrap_elementwise(np.asarray(np.isneginf(data) if data.dtype.kind == "f" else
+                                      np.zeros(data.shape, bool)), data)
+
+
+@takes_out(before=_boolean_out_of("isposinf"))
+def isposinf(input):
+    """out = True where input is +inf"""
+    data = input._data
+    return wrap_elementwise(np.asarray(np.isposinf(data) if data.dtype.kind == "f" else
+                                      np.zeros(data.shape, bool)), data)
+
+
+def isreal(input):
+    """out = True where input has no imaginary part: everywhere (the engine has no complex
+    numbers)"""
+    return wrap_elementwise(np.ones(input._data.shape, bool), input._data)
+
+
+def conj(input):
+    """The complex conjugate: a real tensor itself (torch returns the same tensor)"""
+    return input
+
+
+@takes_out(before=out_of_inputs_dtype)
+def conj_physical(input):
+    """The complex conjugate, computed: a real tensor itself (as torch returns it)"""
+    return input
+
+
+def conj_physical_copy(input):
+    """The conjugate written by ``x.conj_physical_()``: the same numbers, recorded as torch's
+    in-place node (the write bumps x's version; a leaf that requires grad is refused)."""
+    result = wrap_elementwise(input._data.copy(), input._data)
+    return record(ConjPhysicalBackward1, result, (input,))
+
+
+conj_physical_copy.__name__ = "conj_physical"
+
+
+class ConjPhysicalBackward1(Node):
+    """x.conj_physical_() of a real x:  d/dx = 1"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
+    def backward(self, grad):
+        return grad
+
+
+# ====================================================================== angle
+def _angle_values(x):
+    compute = x.dtype.type
+    return np.where(np.isnan(x), x, np.where(x < 0, compute(math.pi), compute(0)))
+
+
+class AngleBackward0(UnaryBackward):
+    """out = the angle of a real number (0 or pi):  d/dx = 0 (torch: zeros like x)"""
+
+    def formula(self, grad, x):
+        return wrap_elementwise(np.zeros_like(x._data), x._data)
+
+
+angle = float_unary(_angle_values, "angle", "out = the angle of input in the complex plane: "
+                    "0 for positive real numbers, pi for negative ones", AngleBackward0)
+
+
+# ====================================================================== nextafter, ldexp
+@takes_out(before=out_holds_result_type)
+def nextafter(input, other):
+    """out = the next float after input in the direction of other"""
+    a, b, _ = _floating("nextafter", input, other)
+    result = _computed(_nextafter_values, a, b, input, other)
+    return record(NextafterBackward0, result, (input, other), saved=(input, other))
+
+
+def _nextafter_values(a, b):
+    # (C's nextafter returns y itself when x == y: nextafter(0.0, -0.0) is -0.0)
+    return np.where(a == b, b, np.nextafter(a, b))
+
+
+class NextafterBackward0(Node):
+    """out = the float next to x toward y:  d/dx = 1 where x != y (0 where they are equal and
+    out is y), d/dy = 0 (as torch 2.15 gives them)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
+    _saved_names = ("self", "other")
+
+    def backward(self, grad):
+        x, y = self.saved_tensors
+        return grad.masked_fill(x == y, 0), zero_gradient_like(grad)
+
+
+def _ldexp_result_fits(target, input, other):
+    """torch's refusal of a result ldexp cannot write into ``target`` (its own words; before
+    the shapes are looked at)."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        common = _dtypes.result_type(input, other)
+        if not common.is_floating_point:
+            common = _dtypes.get_default_dtype()
+        if not _dtypes.can_cast(common, target.dtype):
+            raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                               f"{_dtypes.scalar_type_name[target.dtype]}")
+
+
+@takes_out(before=lambda out, input=None, other=None, *args, **kwargs:
+           _ldexp_result_fits(out, input, other))
+def ldexp(input, other):
+    """out = input * 2 ** other (rounded once)"""
+    require_tensors("ldexp", input, other)
+    refuse_saving_inference((input, other), (other,))
+    a, b, common = promote_operands(input, other, "ldexp")
+    a, b, common = float_operands(input, other, a, b, common)
+    original = other._data
+    if original.dtype.kind == "b" and input._data.dtype.kind == "f":  # (measured)
+        raise not_implemented_for("ldexp_cpu_exp", original.dtype)
+    if original.dtype.kind in "iub":  # exact powers of two: one rounding, as torch
+        exponents = np.clip(original.astype(np.int64), -2**30, 2**30).astype(np.int32)
+        result = _computed(np.ldexp, a, exponents, input, other)
+    else:  # (measured: 2 ** other is rounded to other's dtype first, then multiplied)
+        with no_grad():  # (torch's pow(2.0, other): its float32 bits are SLEEF's)
+            powers = power(2.0, other)._data
+        result = _computed(np.multiply, a, powers.astype(common), input, other)
+    return record(LdexpBackward0, result, (input, other), saved=(other,), saved_output=True)
+
+
+class LdexpBackward0(Node):
+    """out = x * 2 ** e:  d/dx = 2 ** e,  d/de = out * ln 2"""
+
+    jvp = "element_wise"  # forward mode: these formulas of the tangents
+
+    _saved_names = ("other", "result")
+
+    def backward(self, grad):
+        exponent, result = self.saved_tensors
+        return grad * power(2.0, exponent), grad * mul_scalar(result, math.log(2.0))
+
+
+
+def ldexp_check(self, other):
+    """Before ``x.ldexp_(other)``: torch's refusal of a result x cannot hold, first."""
+    _ldexp_result_fits(self, self, other)
+
+
 def float_power_(self, exponent):
     """``x.float_power_(exponent)``: x ** exponent written into x, which must be float64."""
     if self.dtype is not _dtypes.float64:
@@ -624,4 +856,5 @@ def float_power_(self, exponent):
 
 
 tensor_inputs(globals(), [name for name in __all__
-                          if name not in ("xlogy", "copysign", "float_power")])
+                          if name not in ("xlogy", "copysign", "float_power", "bitwise_left_shift",
+                                          "bitwise_right_shift")])

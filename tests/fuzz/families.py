@@ -48,10 +48,11 @@ The families, and what observe.py/compare.py look at for them:
   or twice, through a view too, then backward / autograd.grad (create_graph, retain_graph)
   inside the context or after it, contexts nested: the gradients and torch's errors.
 * pointwise_more: erf, erfc, erfinv, logit (with eps), xlogy, copysign, hypot, fmax, fmin,
-  logaddexp(2), deg2rad, rad2deg, signbit on every dtype, as functions, methods, in place and
-  with out=, and their gradients (first and second) at the points their formulas special-case
-  (zeros of either sign, ties, ends of logit's range, nan): values, dtypes, grad_fn names,
-  errors.
+  logaddexp(2), deg2rad, rad2deg, signbit, sinc, heaviside, float_power, gcd, lcm, shifts
+  (and << >>), isneginf, isposinf, isreal, conj, angle, nextafter, ldexp on every dtype, as
+  functions, methods, in place and with out=, and their gradients (first and second) at the
+  points their formulas special-case (zeros of either sign, ties, ends of logit's range, nan):
+  values, dtypes, grad_fn names, errors.
 """
 from __future__ import annotations
 
@@ -1428,11 +1429,16 @@ def mutation_on_saved(b):
 
 
 # ---------------------------------------------------------------- pointwise_more
-POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit", "sinc"]
+POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit", "sinc",
+                   "isneginf", "isposinf", "isreal", "conj", "conj_physical", "angle"]
 POINTWISE_BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2",
-                    "heaviside", "float_power"]
+                    "heaviside", "float_power", "gcd", "lcm", "bitwise_left_shift",
+                    "bitwise_right_shift", "nextafter", "ldexp"]
 POINTWISE_IN_PLACE = {"erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "xlogy",
-                      "copysign", "hypot", "sinc", "heaviside", "float_power"}
+                      "copysign", "hypot", "sinc", "heaviside", "float_power", "gcd", "lcm",
+                      "bitwise_left_shift", "bitwise_right_shift", "nextafter", "ldexp",
+                      "conj_physical"}
+POINTWISE_OPERATORS = {"bitwise_left_shift": "<<", "bitwise_right_shift": ">>"}
 POINTWISE_POOL = ["0.0", "-0.0", "1.0", "-1.0", "0.5", "0.25", "0.9", "2.0", "-2.5", "1e-3",
                   "float('nan')", "float('inf')", "0.999"]
 POINTWISE_NUMBERS = ["2", "0.5", "-1.0", "0", "True", "1e-3"]
@@ -1449,10 +1455,13 @@ def _pointwise_call(b, op, x, z):
         return b.choice([f"torch.{op}({x}{', ' if extra else ''}{extra})",
                          f"{x}.{op}({extra})"])
     other = z
-    if op in ("xlogy", "copysign", "float_power") and b.chance(0.3):
+    if op in ("xlogy", "copysign", "float_power", *POINTWISE_OPERATORS) and b.chance(0.3):
         other = b.choice(POINTWISE_NUMBERS)
-    if op in ("xlogy", "float_power") and b.chance(0.15):
+    if op in ("xlogy", "float_power", *POINTWISE_OPERATORS) and b.chance(0.15):
         return f"torch.{op}({b.choice(POINTWISE_NUMBERS)}, {z})"
+    if op in POINTWISE_OPERATORS and b.chance(0.4):
+        return b.choice([f"{x} {POINTWISE_OPERATORS[op]} {other}",
+                         f"{b.choice(['2', '1', 'True'])} {POINTWISE_OPERATORS[op]} {x}"])
     keyword = {"heaviside": "values", "float_power": "exponent"}.get(op, "other")
     return b.choice([f"torch.{op}({x}, {other})", f"{x}.{op}({other})",
                      f"torch.{op}(input={x}, {keyword}={other})"])
@@ -1493,7 +1502,8 @@ def pointwise_more_grad(b):
     second derivative (create_graph) and the grad_fn's name."""
     dtype = b.choice(["float32", "float64", "float32", "float16"])
     shape = b.choice([(4,), (2, 3), ()])
-    op = b.choice([o for o in POINTWISE_UNARY + POINTWISE_BINARY if o != "signbit"])
+    op = b.choice([o for o in POINTWISE_UNARY + POINTWISE_BINARY if o not in (
+        "signbit", "isneginf", "isposinf", "isreal", "gcd", "lcm", *POINTWISE_OPERATORS)])
     x, first = make(b, shape, dtype, POINTWISE_POOL, grad=True)
     z, second = make(b, b.choice([shape, ()]), dtype, POINTWISE_POOL, grad=b.chance(0.7))
     y, g = b.fresh_name(), b.fresh_name()

@@ -416,3 +416,201 @@ def test_special_functions_with_more_arguments():
     parity.run_both(lambda m, t: m.special.logsumexp(t, 0, True), x, exact=False)
     parity.run_both(lambda m, t: m.special.round(t, 1), x)
     parity.run_both(lambda m, t: m.special.xlogy(t, "a"), x)
+
+
+# ---------------------------------------------------------------- integers: gcd, lcm, shifts
+INTEGER_BINARY = ["gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift"]
+
+
+@pytest.mark.parametrize("name", INTEGER_BINARY)
+@pytest.mark.parametrize("a_dtype", parity.DTYPES)
+@pytest.mark.parametrize("b_dtype", ["bool", "uint8", "int8", "int32", "int64", "float32"])
+def test_integer_ops_dtypes(name, a_dtype, b_dtype):
+    a = parity.make_values((2, 4), a_dtype, 8)
+    b = parity.make_values((4,), b_dtype, 9)
+    if np.dtype(b_dtype).kind in "iu" and name.startswith("bitwise"):
+        b = np.abs(b.astype(np.int64) % 70).astype(b_dtype)  # (shifts in and past the width)
+        b[0] = -1 if np.dtype(b_dtype).kind == "i" else b[0]
+    parity.run_both(lambda m, x, y: (getattr(m, name)(x, y), getattr(x, name)(y)), a, b)
+
+
+@pytest.mark.parametrize("name", INTEGER_BINARY)
+@pytest.mark.parametrize("shapes", parity.BROADCAST_PAIRS)
+def test_integer_ops_broadcast_out_and_in_place(name, shapes):
+    a = parity.make_values(shapes[0], "int32", 10)
+    b = np.abs(parity.make_values(shapes[1], "int32", 11)) % 40
+    check = a.size * b.size > 0
+    parity.run_both(lambda m, x, y: getattr(m, name)(x, y, out=m.empty(0, dtype=m.int32)), a, b,
+                    check_inputs=check, check_layout=check)
+    parity.run_both(lambda m, x, y: getattr(x.clone(), name + "_")(y), a, b,
+                    check_inputs=check, check_layout=check)
+
+
+def test_integer_extremes():
+    parity.run_both(lambda m: (m.gcd(m.tensor([-2**63, -128]), m.tensor([0, 0])),
+                               m.gcd(m.tensor([-128], dtype=m.int8), m.tensor([0], dtype=m.int8)),
+                               m.lcm(m.tensor([100, -18], dtype=m.int8),
+                                     m.tensor([3, 4], dtype=m.int8)),
+                               m.lcm(m.tensor([-18, 6, 0]), m.tensor([4, -4, 0]))))
+    parity.run_both(lambda m: (m.tensor([64], dtype=m.int8) << 1,
+                               m.tensor([200], dtype=m.uint8) >> 9,
+                               m.tensor([5, -5]) << m.tensor([-1, 64]),
+                               m.tensor([5, -5]) >> m.tensor([-1, 64]),
+                               m.tensor([3], dtype=m.int8) << m.tensor([6])))
+
+
+def test_shift_operators():
+    x = np.array([12, -18, 0, 7], np.int64)
+    parity.run_both(lambda m, t: (t << 2, t >> 1, 2 << t.abs(), 100 >> t.abs(), t << t.abs(),
+                                  m.bitwise_left_shift(3, t.abs()), t << True), x)
+    parity.run_both(lambda m, t: t << 1.5, x)
+    parity.run_both(lambda m, t: 1.5 >> t, x)
+    parity.run_both(lambda m: m.tensor([1.0]) << 1)
+    parity.run_both(lambda m: m.tensor([True, False]) << 1)
+
+    def in_place(m, t):
+        t = t.clone()
+        t <<= 2
+        t >>= m.tensor([1, 0, 3, 2])
+        return t
+
+    parity.run_both(in_place, x)
+    parity.run_both(lambda m, t: m.bitwise_left_shift(t, None), x)
+    parity.run_both(lambda m, t: m.gcd(t, 3), x)
+    parity.run_both(lambda m, t: m.gcd(t, m.ones(3, dtype=m.int64)), x)
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm"])
+def test_gcd_lcm_refuse_floats_and_bools(name):
+    parity.run_both(lambda m: getattr(m, name)(m.ones(2), m.ones(2)))
+    parity.run_both(lambda m: getattr(m, name)(m.tensor([True]), m.tensor([True])))
+    parity.run_both(lambda m: getattr(m, name)(m.ones(2), m.ones(3)))
+    parity.run_both(lambda m: getattr(m, name + "_")(m.tensor([4, 6]), m.tensor([6, 4])))
+
+
+# ---------------------------------------------------------------- isneginf, isposinf, isreal, conj
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_real_number_tests(dtype):
+    x = parity.make_values((2, 3), dtype, 12)
+    if np.dtype(dtype).kind == "f":
+        x.reshape(-1)[:4] = [np.inf, -np.inf, np.nan, -0.0]
+    parity.run_both(lambda m, t: (m.isneginf(t), m.isposinf(t), m.isreal(t), t.isneginf(),
+                                  t.isposinf(), t.isreal(), m.isneginf(t.t()),
+                                  m.conj(t) is t, t.conj() is t, m.conj_physical(t) is t,
+                                  t.conj_physical() is t, t.conj_physical_() is t), x)
+    parity.run_both(lambda m, t: m.isneginf(t, out=m.empty(0, dtype=m.bool)), x)
+    parity.run_both(lambda m, t: m.isposinf(t, out=m.empty(6)), x)
+
+
+def test_conj_keeps_the_graph():
+    def fn(m):
+        x = m.tensor([1.5, -2.0], requires_grad=True)
+        y = m.conj(x * 2)
+        y.sum().backward()
+        return y, y.grad_fn.name(), x.grad, m.conj_physical(x) is x
+
+    parity.run_both(fn)
+
+
+# ---------------------------------------------------------------- angle
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_angle(dtype):
+    x = parity.make_values((2, 3), dtype, 13)
+    if np.dtype(dtype).kind == "f":
+        x.reshape(-1)[:3] = [np.nan, -0.0, -np.inf]
+    parity.run_both(lambda m, t: (m.angle(t), t.angle(), m.angle(t, out=m.empty(0, dtype=t.dtype)
+                                                              if t.is_floating_point() else
+                                                              m.empty(0))), x)
+
+
+def test_angle_gradient():
+    def fn(m, t):
+        t = t.clone().requires_grad_()
+        y = m.angle(t)
+        (g,) = m.autograd.grad(y.sum(), t)
+        return y.grad_fn.name(), g
+
+    for dtype in ("float16", "float32", "float64"):
+        parity.run_both(fn, np.array([1.5, -2.0, np.nan, -0.0], dtype))
+
+
+# ---------------------------------------------------------------- nextafter, ldexp
+@pytest.mark.parametrize("a_dtype", parity.DTYPES)
+@pytest.mark.parametrize("b_dtype", ["int64", "float16", "float32", "float64"])
+def test_nextafter_and_ldexp_dtypes(a_dtype, b_dtype):
+    a = parity.make_values((2, 3), a_dtype, 14)
+    b = parity.make_values((3,), b_dtype, 15)
+    parity.run_both(lambda m, x, y: (m.nextafter(x, y), x.nextafter(y)), a, b)
+    if np.dtype(b_dtype).kind == "f":
+        b = np.clip(b, -20, 20).astype(b_dtype)
+    parity.run_both(lambda m, x, y: (m.ldexp(x, y), x.ldexp(y)), a, b)
+
+
+def test_nextafter_special_values():
+    x = np.array([0.0, -0.0, 1.0, np.nan, 1.0, np.inf, 3.0], np.float32)
+    y = np.array([-1.0, 1.0, np.nan, 1.0, 1.0, 0.0, 3.0], np.float32)
+    for dtype in ("float16", "float32", "float64"):
+        parity.run_both(lambda m, a, b: m.nextafter(a, b), x.astype(dtype), y.astype(dtype))
+    parity.run_both(lambda m, a: m.nextafter(a, 1.0), x)
+    parity.run_both(lambda m: m.nextafter(m.tensor([1, 2]), m.tensor([3, 4])))
+
+
+def test_ldexp_is_rounded_once():
+    parity.run_both(lambda m: (m.ldexp(m.tensor([1e-30]), m.tensor([130])),
+                               m.ldexp(m.tensor([1e-4], dtype=m.float16), m.tensor([20])),
+                               m.ldexp(m.tensor([3.0]), m.tensor([-149])),
+                               m.ldexp(m.tensor([1.0]), m.tensor([200])),
+                               m.ldexp(m.tensor([3.0], dtype=m.float64), m.tensor([-1100])),
+                               m.ldexp(m.tensor([True]), m.tensor([2])),
+                               m.ldexp(m.tensor([3]), m.tensor([True])),
+                               m.ldexp(m.tensor([1.0]), m.tensor([1.5]))))
+    parity.run_both(lambda m: m.ldexp(m.ones(2), 2))
+    parity.run_both(lambda m: m.ones(2).ldexp_(m.tensor([1, 2])))
+    parity.run_both(lambda m: m.ldexp_(m.ones(2), m.tensor([1, 2])))
+    parity.run_both(lambda m: m.ldexp(m.ones(2), m.tensor([1, 2]), out=m.empty(2)))
+
+
+def test_nextafter_and_ldexp_gradients():
+    def fn(m):
+        x = m.tensor([1.5, -2.0], requires_grad=True)
+        e = m.tensor([2.0, -1.0], requires_grad=True)
+        results = []
+        for y in (m.nextafter(x, e), m.ldexp(x, e), m.ldexp(x, m.tensor([3, 1]))):
+            results += [y, y.grad_fn.name(), len(y.grad_fn.next_functions),
+                        m.autograd.grad(y.sum(), (x, e), allow_unused=True)]
+        return results
+
+    parity.run_both(fn, exact=False)
+
+
+def test_what_the_fuzzer_found_in_the_second_batch():
+    # nextafter returns y itself on a tie (-0.0 too); its gradient is 0 there
+    parity.run_both(lambda m: m.nextafter(m.tensor([0.0, 1.0], dtype=m.float16),
+                                          m.tensor(-0.0, dtype=m.float16)))
+
+    def ties(m):
+        x = m.tensor([1.0, 2.0, -0.0, 0.0], requires_grad=True)
+        y = m.tensor([1.0, 3.0, 0.0, 0.0], requires_grad=True)
+        return m.autograd.grad(m.nextafter(x, y), (x, y), m.tensor([2.0, -2.0, 2.0, -2.0]))
+
+    parity.run_both(ties)
+    # conj_physical_: a real in-place op (version, leaf refused, node); out= of the same dtype
+    parity.run_both(lambda m: m.tensor([1.0], requires_grad=True).conj_physical_())
+
+    def in_place(m):
+        y = m.tensor([1.0, -2.0], requires_grad=True) * 2
+        y.conj_physical_()
+        return y, y._version, y.grad_fn.name()
+
+    parity.run_both(in_place)
+    parity.run_both(lambda m: m.conj_physical(m.ones(2), out=m.empty(2, dtype=m.float64)))
+    parity.run_both(lambda m: m.conj_physical(m.ones(2), out=m.empty(0)))
+    # ldexp's own words for a result out= cannot hold, before the shapes; a bool exponent
+    parity.run_both(lambda m: m.ldexp(m.ones(2), m.ones(3), out=m.empty(2, dtype=m.int64)))
+    parity.run_both(lambda m: m.ones(2, dtype=m.int64).ldexp_(m.tensor([1, 2])))
+    parity.run_both(lambda m: m.ldexp(m.ones(2), m.tensor([True, False])))
+    parity.run_both(lambda m: m.ldexp(m.tensor([3]), m.tensor([True])))
+    parity.run_both(lambda m: m.bitwise_left_shift(m.tensor([1]), 2,
+                                                   out=m.empty(1, dtype=m.uint8)))
+    parity.run_both(lambda m: m.bitwise_left_shift(m.tensor([1.0]), 2,
+                                                   out=m.empty(1, dtype=m.int64)))
