@@ -173,6 +173,15 @@ def _vector_lanes(shape, operands, row_major_result, step=STEP):
     return offset - start < length - length % step
 
 
+def vectorised_elements(shape, operands, np_dtype):
+    """Which elements of an elementwise result of ``operands`` (numpy arrays or numbers) in
+    ``np_dtype`` torch's vectorised loop computes with SIMD, the others being its scalar
+    loop's: an int k (the first k in row-major order) or a flat boolean array (row-major).
+    For kernels whose two paths differ in more than rounding (logit's gradient at -0.0)."""
+    step = STEP * 4 // np.dtype(np_dtype).itemsize
+    return _vector_lanes(tuple(shape), operands, False, step)
+
+
 def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
     """``vector(*operands)`` where torch vectorises, ``scalar(*operands)`` elsewhere.
 

@@ -676,4 +676,7 @@ class NanToNumBackward0(Node):
         return grad * isfinite(x)
 
 
+# for other families' float functions (ops/pointwise.py: erf, erfc, erfinv)
+float_unary, UnaryBackward = _float_unary, _UnaryBackward
+
 tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

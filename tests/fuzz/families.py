@@ -47,6 +47,12 @@ The families, and what observe.py/compare.py look at for them:
   saved tensor (a constant, an intermediate, a leaf, an op's result) changed in place, once
   or twice, through a view too, then backward / autograd.grad (create_graph, retain_graph)
   inside the context or after it, contexts nested: the gradients and torch's errors.
+* pointwise_more: erf, erfc, erfinv, logit (with eps), xlogy, copysign, hypot, fmax, fmin,
+  logaddexp(2), deg2rad, rad2deg, signbit, sinc, heaviside, float_power, gcd, lcm, shifts
+  (and << >>), isneginf, isposinf, isreal, conj, angle, nextafter, ldexp on every dtype, as
+  functions, methods, in place and with out=, and their gradients (first and second) at the
+  points their formulas special-case (zeros of either sign, ties, ends of logit's range, nan):
+  values, dtypes, grad_fn names, errors.
 """
 from __future__ import annotations
 
@@ -1422,6 +1428,100 @@ def mutation_on_saved(b):
     return statements
 
 
+# ---------------------------------------------------------------- pointwise_more
+POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit", "sinc",
+                   "isneginf", "isposinf", "isreal", "conj", "conj_physical", "angle"]
+POINTWISE_BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2",
+                    "heaviside", "float_power", "gcd", "lcm", "bitwise_left_shift",
+                    "bitwise_right_shift", "nextafter", "ldexp"]
+POINTWISE_IN_PLACE = {"erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "xlogy",
+                      "copysign", "hypot", "sinc", "heaviside", "float_power", "gcd", "lcm",
+                      "bitwise_left_shift", "bitwise_right_shift", "nextafter", "ldexp",
+                      "conj_physical"}
+POINTWISE_OPERATORS = {"bitwise_left_shift": "<<", "bitwise_right_shift": ">>"}
+POINTWISE_POOL = ["0.0", "-0.0", "1.0", "-1.0", "0.5", "0.25", "0.9", "2.0", "-2.5", "1e-3",
+                  "float('nan')", "float('inf')", "0.999"]
+POINTWISE_NUMBERS = ["2", "0.5", "-1.0", "0", "True", "1e-3"]
+
+
+def _pointwise_call(b, op, x, z):
+    """A call of ``op`` on ``x`` (and ``z``, or a number): a function, a method or a keyword
+    form; logit with eps now and then."""
+    if op in POINTWISE_UNARY:
+        extra = ""
+        if op == "logit" and b.chance(0.5):
+            eps = b.choice(["0.1", "1e-6", "0.0", "-1.0", "0.5"])
+            extra = b.choice([eps, f"eps={eps}"])
+        return b.choice([f"torch.{op}({x}{', ' if extra else ''}{extra})",
+                         f"{x}.{op}({extra})"])
+    other = z
+    if op in ("xlogy", "copysign", "float_power", *POINTWISE_OPERATORS) and b.chance(0.3):
+        other = b.choice(POINTWISE_NUMBERS)
+    if op in ("xlogy", "float_power", *POINTWISE_OPERATORS) and b.chance(0.15):
+        return f"torch.{op}({b.choice(POINTWISE_NUMBERS)}, {z})"
+    if op in POINTWISE_OPERATORS and b.chance(0.4):
+        return b.choice([f"{x} {POINTWISE_OPERATORS[op]} {other}",
+                         f"{b.choice(['2', '1', 'True'])} {POINTWISE_OPERATORS[op]} {x}"])
+    keyword = {"heaviside": "values", "float_power": "exponent"}.get(op, "other")
+    return b.choice([f"torch.{op}({x}, {other})", f"{x}.{op}({other})",
+                     f"torch.{op}(input={x}, {keyword}={other})"])
+
+
+def pointwise_more_forward(b):
+    """The ops of every dtype and shape (broadcast pairs), in place and with out=."""
+    dtype, other_dtype = b.choice(ALL_DTYPES), b.choice(ALL_DTYPES)
+    shape = b.choice([(), (3,), (2, 3), (0,), (2, 1)])
+    other_shape = b.choice([shape, (3,), (), (1,)])
+    op = b.choice(POINTWISE_UNARY + POINTWISE_BINARY)
+    pool = POINTWISE_POOL if dtype in FLOATS else None
+    x, first = make(b, shape, dtype, pool)
+    z, second = make(b, other_shape, other_dtype, POINTWISE_POOL if other_dtype in FLOATS
+                     else None)
+    y = b.fresh_name()
+    unknown(b, y)
+    form = b.choice(["call", "call", "in_place", "out", "view"])
+    if form == "in_place" and op in POINTWISE_IN_PLACE:
+        call = _pointwise_call(b, op, f"{x}.clone()", z).replace(f".{op}(", f".{op}_(", 1)
+        if call.startswith("torch."):
+            call = f"{x}.clone().{op}_({z if op in POINTWISE_BINARY else ''})"
+    elif form == "out":
+        out_dtype = b.choice(["float32", "float64", "int64", "bool", dtype])
+        args = f"{x}, {z}" if op in POINTWISE_BINARY else x
+        call = f"torch.{op}({args}, out=torch.empty(0, dtype=torch.{out_dtype}))"
+    elif form == "view" and shape and op in POINTWISE_IN_PLACE and dtype in FLOATS:
+        return [first, second, f"{y} = {x}.clone()",
+                f"{y}[:1].{op}_({z + '[:1]' if op in POINTWISE_BINARY and other_shape else z})"
+                if op in POINTWISE_BINARY else f"{y}[:1].{op}_()"]
+    else:
+        call = _pointwise_call(b, op, x, z)
+    return [first, second, f"{y} = {call}"]
+
+
+def pointwise_more_grad(b):
+    """Gradients at the special points: ties, signed zeros, logit's ends, nan; sometimes the
+    second derivative (create_graph) and the grad_fn's name."""
+    dtype = b.choice(["float32", "float64", "float32", "float16"])
+    shape = b.choice([(4,), (2, 3), ()])
+    op = b.choice([o for o in POINTWISE_UNARY + POINTWISE_BINARY if o not in (
+        "signbit", "isneginf", "isposinf", "isreal", "gcd", "lcm", *POINTWISE_OPERATORS)])
+    x, first = make(b, shape, dtype, POINTWISE_POOL, grad=True)
+    z, second = make(b, b.choice([shape, ()]), dtype, POINTWISE_POOL, grad=b.chance(0.7))
+    y, g = b.fresh_name(), b.fresh_name()
+    unknown(b, y, dtype)
+    unknown(b, g, dtype)
+    statements = [first, second, f"{y} = {_pointwise_call(b, op, x, z)}"]
+    inputs = f"({x}, {z})" if op in POINTWISE_BINARY and b.tensors[z].requires_grad else x
+    if b.chance(0.4):
+        statements += [f"{g} = torch.autograd.grad({y}.sum(), {inputs}, create_graph=True, "
+                       f"allow_unused=True)[0]",
+                       f"{y} = {g}.grad_fn.name() if {g}.grad_fn is not None else None"]
+    else:
+        statements += [f"{g} = {y}.grad_fn.name() if {y}.grad_fn is not None else None",
+                       f"{y}.sum().backward()" if b.chance(0.6) else
+                       f"{y}.backward(torch.full_like({y}, -0.75))"]
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1439,4 +1539,5 @@ FAMILIES = {
     "hooks": Family(2, [(1, hooks)]),
     "nested_forward": Family(2, [(1, nested_forward)]),
     "mutation_on_saved": Family(2, [(1, mutation_on_saved)]),
+    "pointwise_more": Family(2, [(3, pointwise_more_forward), (2, pointwise_more_grad)]),
 }

@@ -259,6 +259,11 @@ def mutation_context_ignored():
     graph.allow_mutation_on_saved_tensors = ignored
 
 
+def logit_ignores_eps():
+    """pointwise_more: logit never clamps its input to [eps, 1 - eps]."""
+    patch_both("logit", lambda logit: lambda input, eps=None, *a, **k: logit(input, *a, **k))
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
@@ -266,7 +271,8 @@ BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_ove
         "zero_signs": neg_loses_zero_sign, "versions": clone_bumps_version,
         "warnings": log_warns, "check_order": mm_checks_dtype_first,
         "transforms": tangent_doubled, "hooks": hook_result_ignored,
-        "nested_forward": inner_jvp_doubled, "mutation_on_saved": mutation_context_ignored}
+        "nested_forward": inner_jvp_doubled, "mutation_on_saved": mutation_context_ignored,
+        "pointwise_more": logit_ignores_eps}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

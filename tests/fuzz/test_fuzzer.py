@@ -428,6 +428,10 @@ HALLMARKS = {
                        "exit_dual_level(", "torch.func.jacfwd(torch.func.jacfwd("],
     "mutation_on_saved": ["allow_mutation_on_saved_tensors()", ".backward()",
                           "torch.autograd.grad(", "create_graph=True", ".mul_(", "] = "],
+    "pointwise_more": ["torch.erf(", ".erfinv(", "torch.logit(", "eps=", "torch.xlogy(",
+                       ".copysign(", "torch.hypot(", "torch.fmax(", ".fmin(", "logaddexp2(",
+                       "torch.deg2rad(", ".signbit(", "out=torch.empty(0", "_(",
+                       "create_graph=True", ".backward("],
 }
 
 
@@ -501,7 +505,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            # (a planted raise is outside the engine's folder: observe.py calls it a crash)
            "check_order": {"error message", "engine crash"}, "transforms": {"value"},
            "hooks": {"gradient", "value"}, "nested_forward": {"value"},
-           "mutation_on_saved": {"error type", "gradient", "value"}}
+           "mutation_on_saved": {"error type", "gradient", "value"},
+           "pointwise_more": {"value"}}
 
 
 @pytest.fixture(scope="module")
