@@ -3,8 +3,9 @@
 torch's vector code (oneDNN's gelu_erf kernel) computes erf with ATen's own polynomial and
 exp ("exp_u20") up to AVX2, with a minimax polynomial per interval on a CPU with AVX-512; the
 engine replays the one this CPU runs (fidelity/float32_math.py): every element of a
-contiguous tensor, the tail too. Other layouts (a 0-d tensor, a single element, a view) go through torch's scalar loop
-and the C library's erf, within an ulp of the engine's value rounded once (tolerance there).
+contiguous tensor, the tail too. Other layouts (a 0-d tensor, a single element, a view) go
+through torch's scalar loop and the C library's erf, within an ulp of the engine's value
+rounded once (tolerance there).
 """
 import numpy as np
 import pytest
