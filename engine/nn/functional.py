@@ -30,6 +30,11 @@ from ..ops import arithmetic, linalg, reduce, unary
 from ..ops.creation import empty_like, zeros, zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
+from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmoid,
+                                         hardswish, hardtanh, hardtanh_, logsigmoid, mish,
+                                         prelu, relu6, selu, selu_, softmin, softshrink,
+                                         softsign, tanhshrink, threshold, threshold_)
+from .functional_distance import cosine_similarity, normalize, pairwise_distance
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
@@ -641,4 +646,8 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
            "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",
-           "embedding_bag"]
+           "embedding_bag", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid",
+           "selu", "selu_", "celu", "celu_", "prelu", "glu", "logsigmoid", "mish", "softsign",
+           "tanhshrink",
+           "softshrink", "hardshrink", "threshold", "threshold_", "softmin", "normalize",
+           "cosine_similarity", "pairwise_distance"]

@@ -47,6 +47,33 @@ def _computed(function, x):
         return wrap_elementwise(values.astype(x.dtype), x)
 
 
+def _vector_lanes_of(x, *more):
+    """A flat boolean mask (row-major) of the elements torch's vectorised loop computes
+    with SIMD for an elementwise op on x (and ``more`` operands of its shape; float16 in
+    steps twice as long as float32's)."""
+    if x.size == 0:
+        return None
+    step = float32_math.STEP * 4 // x.dtype.itemsize
+    lanes = float32_math._vector_lanes(x.shape, (x, *more), False, step)
+    if isinstance(lanes, (int, np.integer)):
+        mask = np.zeros(x.size, bool)
+        mask[:lanes] = True
+        return mask
+    return lanes
+
+
+def _simd_nan(grad, x):
+    """Where x is nan and torch's backward kernel takes the element in a SIMD step: its
+    vector code tests one side of a kink where its scalar code tests the other, so a nan
+    takes the other branch there (0, or the formula of the other side) than in the scalar
+    tail."""
+    nan = np.isnan(x._data)
+    if not nan.any():
+        return wrap(np.zeros(x._data.shape, bool))
+    lanes = _vector_lanes_of(x._data, grad._data)
+    return wrap(nan & lanes.reshape(nan.shape))
+
+
 # ====================================================================== gelu
 _erf = np.frompyfunc(math.erf, 1, 1)
 
@@ -290,7 +317,7 @@ def _elu_backward(grad, x, is_result, coefficients):
             negative = scaled * (wide_x + alpha * scale)
         else:
             negative = scaled * (alpha * scale) * (wide_x * input_scale).exp()
-        out = negative.where(x <= 0, wide_grad * scale).to(grad.dtype)
+        out = negative.where((x <= 0) | _simd_nan(grad, x), wide_grad * scale).to(grad.dtype)
     if not is_grad_enabled():
         return out
     return record(EluBackwardBackward0, out, (grad, x), saved=(grad, x), alpha=alpha,

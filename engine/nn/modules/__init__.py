@@ -2,11 +2,16 @@
 from .batchnorm import BatchNorm1d, BatchNorm2d, LazyBatchNorm1d, LazyBatchNorm2d
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
+from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
+                         LogSigmoid, Mish, PReLU, ReLU6, Softmin, Softshrink, Softsign,
+                         Tanhshrink, Threshold)
+from .distance import CosineSimilarity, PairwiseDistance
+from .padding import ConstantPad1d, ConstantPad2d, ZeroPad2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
 from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
@@ -27,4 +32,8 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
            "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "LazyConv1d", "LazyConv2d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "Embedding", "EmbeddingBag",
-           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SELU", "CELU", "PReLU", "GLU",
+           "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink",
+           "Threshold", "Softmin", "CosineSimilarity", "PairwiseDistance", "Unflatten",
+           "ZeroPad2d", "ConstantPad1d", "ConstantPad2d"]

@@ -1,0 +1,275 @@
+"""engine.nn's further activations, distances, losses and layers against torch 2.15.
+
+The piecewise-linear activations (hardtanh, relu6, hardswish, hardsigmoid, the shrinks,
+threshold, prelu) and the ones torch writes as compositions (softsign, softmin, normalize,
+cosine_similarity, pairwise_distance) are compared bit for bit in float32 and float16; the
+smooth ones (selu, celu, glu, logsigmoid, mish) compute in float64 and round once, within
+torch.testing's tolerance of torch's vectorised kernels (engine/ops/README.md). Each also:
+grad_fn name and saved values, the gradient at the kinks, in-place variants, empty and 0-d
+tensors, integer inputs, errors, gradcheck in float64, the module's repr and state_dict.
+"""
+import warnings
+
+import pytest
+
+import engine
+from engine.autograd import gradcheck, gradgradcheck
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+pytestmark = pytest.mark.torch
+
+# name: (call, exact in float32/float64, saved attributes)
+ACTIVATIONS = {
+    "hardtanh": (lambda F, x: F.hardtanh(x), True, ["max_val", "min_val", "self"]),
+    "hardtanh -2 0.5": (lambda F, x: F.hardtanh(x, -2.0, 0.5), True, ["max_val", "min_val"]),
+    "relu6": (lambda F, x: F.relu6(x), True, ["max_val", "min_val", "self"]),
+    "hardswish": (lambda F, x: F.hardswish(x), True, ["self"]),
+    "hardsigmoid": (lambda F, x: F.hardsigmoid(x), True, ["self"]),
+    "softshrink": (lambda F, x: F.softshrink(x), True, ["lambd", "self"]),
+    "softshrink 1.5": (lambda F, x: F.softshrink(x, 1.5), True, ["lambd"]),
+    "hardshrink": (lambda F, x: F.hardshrink(x), True, ["lambd", "self"]),
+    "hardshrink 1": (lambda F, x: F.hardshrink(x, 1.0), True, ["lambd"]),
+    "threshold": (lambda F, x: F.threshold(x, 0.5, -3.0), True, ["self", "threshold"]),
+    "softsign": (lambda F, x: F.softsign(x), True, []),
+    "softmin": (lambda F, x: F.softmin(x, 1), False, []),
+    "prelu": (lambda F, x: F.prelu(x, x.new_full((1,), 0.25)), True, ["self", "weight"]),
+    "selu": (lambda F, x: F.selu(x), False, ["alpha", "input_scale", "scale", "self"]),
+    "celu": (lambda F, x: F.celu(x), False, ["alpha", "self"]),
+    "celu 0.7": (lambda F, x: F.celu(x, 0.7), False, ["alpha"]),
+    "glu": (lambda F, x: F.glu(x), False, ["dim", "self"]),
+    "glu 0": (lambda F, x: F.glu(x, 0), False, ["dim"]),
+    "logsigmoid": (lambda F, x: F.logsigmoid(x), False, ["buffer", "self"]),
+    "mish": (lambda F, x: F.mish(x), False, ["self"]),
+    "tanhshrink": (lambda F, x: F.tanhshrink(x), False, []),
+}
+
+
+def _tensor(shape=(4, 10), dtype="float32", seed=0):
+    """Values from -6 to 6 with the kinks in: signed zeros, +-0.5, +-1, +-3, 6 and nan."""
+    x = parity.make_tensor(shape, dtype, seed, low=-6, high=6)
+    if shape == (4, 10):
+        x[0, :10] = engine.tensor([0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 3.0, -3.0, 6.0, 1.5])
+        x[1, :3] = engine.tensor([float("nan"), -2.0, 0.25])
+    return x
+
+
+def _run(name, x, exact, **tolerance):
+    call, _, saved = ACTIVATIONS[name]
+
+    def fn(m, x):
+        out = call(m.nn.functional, x)
+        node = out.grad_fn
+        values = [getattr(node, "_saved_" + s) for s in saved]
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out, node.name(), values, x.grad
+
+    parity.run_both(fn, x.requires_grad_(), exact=exact, **tolerance)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_values_nodes_and_gradients(name, dtype):
+    _run(name, _tensor(dtype=dtype), ACTIVATIONS[name][1])
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_half_precision(name):
+    # float16 computes in float32 and rounds once, as torch's kernels do
+    _run(name, _tensor(dtype="float16"), ACTIVATIONS[name][1], rtol=2e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0), (3, 33), (40, 2)])
+@pytest.mark.parametrize("name", [n for n in ACTIVATIONS if not n.startswith(("glu", "softmin"))])
+def test_shapes(name, shape):
+    # 33 and 80 elements: some in torch's SIMD steps, a tail in its scalar loop
+    _run(name, _tensor(shape, seed=len(shape)), ACTIVATIONS[name][1])
+
+
+@pytest.mark.parametrize("name", ["softshrink", "hardswish", "hardtanh", "threshold"])
+def test_strided_inputs(name):
+    call = ACTIVATIONS[name][0]
+    x = _tensor((8, 40), seed=3)
+    parity.run_both(lambda m, x: call(m.nn.functional, x.t()), x)
+    parity.run_both(lambda m, x: call(m.nn.functional, x[:, ::3]), x)
+    parity.run_both(lambda m, x: call(m.nn.functional, x.half()[:, 1:]), x)
+
+
+@pytest.mark.parametrize("name", [n for n in ACTIVATIONS if ACTIVATIONS[n][2]
+                                  and " " not in n and n != "prelu"])
+def test_gradcheck(name):
+    call = ACTIVATIONS[name][0]
+    # away from the kinks (0, +-0.5, +-1, +-3)
+    x = (engine.linspace(-4.4, 4.4, 24, dtype=engine.float64) + 0.013).view(3, 8)
+    assert gradcheck(lambda x: call(engine.nn.functional, x), (x.requires_grad_(),))
+    if not ACTIVATIONS[name][1]:
+        assert gradgradcheck(lambda x: call(engine.nn.functional, x), (x,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, y: F.hardtanh(y, inplace=True), lambda F, y: F.hardtanh_(y, -0.5, 2.0),
+    lambda F, y: F.relu6(y, inplace=True), lambda F, y: F.hardswish(y, inplace=True),
+    lambda F, y: F.hardsigmoid(y, inplace=True), lambda F, y: F.selu(y, inplace=True),
+    lambda F, y: F.selu_(y), lambda F, y: F.celu(y, 2.0, inplace=True),
+    lambda F, y: F.celu_(y), lambda F, y: F.threshold(y, 0.5, 2.0, inplace=True),
+    lambda F, y: F.threshold_(y, 0.5, 2.0), lambda F, y: F.mish(y, inplace=True),
+])
+def test_inplace_variants(call):
+    def fn(m, x):
+        y = x * 1.0
+        out = call(m.nn.functional, y)
+        node = out.grad_fn
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out is y, y, node.name(), y._version, x.grad
+
+    parity.run_both(fn, _tensor().requires_grad_(), exact=False)
+    parity.run_both(lambda m, x: call(m.nn.functional, x), _tensor().requires_grad_())
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_integer_and_bool_inputs(name):
+    call = ACTIVATIONS[name][0]
+    x = parity.make_tensor((3, 4), "int64", 1)
+    parity.run_both(lambda m, x: call(m.nn.functional, x), x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, x: F.hardtanh(x, 2.0, 1.0), lambda F, x: F.softshrink(x, -1.0),
+    lambda F, x: F.softshrink(x.double(), -0.5), lambda F, x: F.softshrink(x.half(), -2),
+    lambda F, x: F.celu(x, 0.0), lambda F, x: F.glu(x[:, :3]), lambda F, x: F.glu(x[0, 0]),
+    lambda F, x: F.glu(x, 2), lambda F, x: F.hardtanh(x.bool()),
+    lambda F, x: F.prelu(x, x.new_ones(3)), lambda F, x: F.prelu(x[0, 0], x.new_ones(4)),
+    lambda F, x: F.prelu(x, x.new_ones(4, 1)), lambda F, x: F.prelu(x, x.new_ones(1).double()),
+    lambda F, x: F.prelu(x.long(), x.new_ones(1).long()),
+    lambda F, x: F.hardtanh([1.0]), lambda F, x: F.prelu(x, [1.0]),
+])
+def test_errors(call):
+    parity.run_both(lambda m, x: call(m.nn.functional, x), _tensor((2, 4)))
+
+
+@pytest.mark.parametrize("input_shape, weight_shape", [
+    ((2, 4), (1,)), ((2, 4), (4,)), ((2, 4, 3), (4,)), ((2, 4, 3, 2), ()), ((5,), (1,)),
+    ((), (1,)), ((), ()), ((0, 4), (4,)), ((3, 1), (1,)),
+])
+def test_prelu_weights(input_shape, weight_shape):
+    def fn(m, x, w):
+        x.requires_grad_()
+        w.requires_grad_()
+        out = m.nn.functional.prelu(x, w)
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape))
+        return out, out.grad_fn.name(), [n.name() if n else None for n, _ in
+                                         out.grad_fn.next_functions], x.grad, w.grad
+
+    weight = parity.make_tensor(weight_shape, "float32", 2, low=-1, high=1)
+    parity.run_both(fn, _tensor(input_shape, seed=1), weight, exact=False)
+    x = _tensor((2, 4, 3), dtype="float64", seed=2).requires_grad_()
+    w = engine.tensor([0.1, -0.2, 0.3, 0.25], dtype=engine.float64, requires_grad=True)
+    assert gradcheck(engine.nn.functional.prelu, (x + 0.01, w))
+
+
+def _pair(shape1=(4, 5), shape2=(4, 5), dtype="float32"):
+    return (parity.make_tensor(shape1, dtype, 1, low=-3, high=3),
+            parity.make_tensor(shape2, dtype, 2, low=-3, high=3))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("call", [
+    lambda F, a, b: F.normalize(a), lambda F, a, b: F.normalize(a, 1.0, 0),
+    lambda F, a, b: F.normalize(a, dim=-1, eps=10.0), lambda F, a, b: F.cosine_similarity(a, b),
+    lambda F, a, b: F.cosine_similarity(a, b, 0, 1e-3),
+    lambda F, a, b: F.cosine_similarity(a, b[:1]), lambda F, a, b: F.pairwise_distance(a, b),
+    lambda F, a, b: F.pairwise_distance(a, b, 1.0, 0.0, True),
+    lambda F, a, b: F.pairwise_distance(a, b[0], 3.0),
+    lambda F, a, b: F.pairwise_distance(a, a),
+    lambda F, a, b: F.cosine_similarity(a, a * 0),
+])
+def test_distances(call, dtype):
+    def fn(m, a, b):
+        a.requires_grad_()
+        b.requires_grad_()
+        out = call(m.nn.functional, a, b)
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out, out.grad_fn.name(), a.grad, b.grad
+
+    tolerance = {"rtol": 2e-3, "atol": 1e-3} if dtype == "float16" else {}
+    parity.run_both(fn, *_pair(dtype=dtype), exact=False, **tolerance)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, a, b: F.cosine_similarity(a, b[:3]), lambda F, a, b: F.pairwise_distance(a, b[:3]),
+    lambda F, a, b: F.normalize(a, dim=3), lambda F, a, b: F.cosine_similarity(a, b, 2),
+    lambda F, a, b: F.cosine_similarity(a.long(), b.long()),
+    lambda F, a, b: F.cosine_similarity(a.long(), b),
+    lambda F, a, b: F.pairwise_distance(a.long(), b),
+    lambda F, a, b: F.cosine_similarity(a[:0], b[:0]),
+    lambda F, a, b: F.pairwise_distance(a[:0], b[:0]),
+    lambda F, a, b: F.normalize(a[:0]), lambda F, a, b: F.pairwise_distance(a[0, 0], b[0, 0]),
+])
+def test_distance_edges_and_errors(call):
+    parity.run_both(lambda m, a, b: call(m.nn.functional, a, b), *_pair(), exact=False)
+
+
+def test_distance_gradcheck():
+    a, b = (t.double().requires_grad_() for t in _pair())
+    F = engine.nn.functional
+    assert gradcheck(lambda a, b: F.cosine_similarity(a, b), (a, b))
+    assert gradcheck(lambda a, b: F.pairwise_distance(a, b, 3.0), (a, b))
+    assert gradcheck(lambda a: F.normalize(a, 1.5), (a,))
+
+
+def test_module_reprs_and_outputs():
+    def fn(m, x):
+        nn = m.nn
+        layers = [nn.Hardtanh(), nn.Hardtanh(-2, 3, True), nn.ReLU6(), nn.ReLU6(True),
+                  nn.Hardswish(), nn.Hardswish(True), nn.Hardsigmoid(), nn.Hardsigmoid(True),
+                  nn.SELU(), nn.SELU(inplace=True), nn.CELU(), nn.CELU(2.0, True),
+                  nn.GLU(), nn.GLU(0), nn.LogSigmoid(), nn.Mish(), nn.Mish(True), nn.Softsign(),
+                  nn.Tanhshrink(), nn.Softshrink(), nn.Softshrink(1), nn.Hardshrink(0.3),
+                  nn.Threshold(0.1, 20), nn.Threshold(0.1, 20.0, True), nn.Softmin(1),
+                  nn.PReLU(), nn.PReLU(10, init=0.1)]
+        return ([repr(layer) for layer in layers], [layer(x.clone()) for layer in layers],
+                [list(layer.state_dict()) for layer in layers])
+
+    parity.run_both(fn, _tensor(), exact=False)
+
+
+def test_module_constructors():
+    def fn(m):
+        nn = m.nn
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer = nn.Hardtanh(min_value=-2, max_value=4)
+        prelu = nn.PReLU(3, 0.5, dtype=m.float64)
+        softmin = nn.Softmin()
+        return (repr(layer), [(str(w.message), w.category.__name__) for w in caught],
+                prelu.weight, prelu.init, prelu.num_parameters, softmin.dim,
+                repr(nn.CosineSimilarity()), repr(nn.PairwiseDistance(1, 1e-3, True)),
+                nn.PairwiseDistance(1).norm, repr(nn.Unflatten(1, (2, 5))),
+                repr(nn.Unflatten(1, [2, 5])), repr(nn.Unflatten(-1, m.Size([5, 2]))),
+                repr(nn.ZeroPad2d(2)), repr(nn.ZeroPad2d((1, 2, 3, 4))),
+                repr(nn.ConstantPad1d(2, 3.5)), repr(nn.ConstantPad1d((1, 0), 1)),
+                repr(nn.ConstantPad2d((1, 2, 3, 4), 1.0)), repr(nn.ConstantPad2d(1, -1)))
+
+    parity.run_both(fn)
+    for call in [lambda nn: nn.Hardtanh(1, 1), lambda nn: nn.Unflatten(1, 4),
+                 lambda nn: nn.Unflatten(1, (2, 2.0))]:
+        parity.run_both(lambda m, call=call: call(m.nn))
+
+
+def test_layer_modules_forward():
+    def fn(m, x, y):
+        nn = m.nn
+        layers = [nn.Unflatten(1, (2, 5)), nn.Unflatten(-1, (5, -1)), nn.ZeroPad2d(1),
+                  nn.ZeroPad2d((1, 0, 2, -1)), nn.ConstantPad1d(2, 3.5),
+                  nn.ConstantPad2d((0, 1, 1, 0), -1.0)]
+        outs = [layer(x) for layer in layers]
+        cos, dist = nn.CosineSimilarity(0), nn.PairwiseDistance(keepdim=True)
+        return outs, cos(x, y), dist(x, y), [o.grad_fn.name() for o in outs]
+
+    x = _tensor().requires_grad_()
+    parity.run_both(fn, x, parity.make_tensor((4, 10), "float32", 5), exact=False)
