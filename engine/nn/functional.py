@@ -35,6 +35,10 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
                                          prelu, relu6, selu, selu_, softmin, softshrink,
                                          softsign, tanhshrink, threshold, threshold_)
 from .functional_distance import cosine_similarity, normalize, pairwise_distance
+from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
+                                   hinge_embedding_loss, kl_div, margin_ranking_loss,
+                                   multi_margin_loss, multilabel_soft_margin_loss,
+                                   poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
@@ -650,4 +654,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "selu", "selu_", "celu", "celu_", "prelu", "glu", "logsigmoid", "mish", "softsign",
            "tanhshrink",
            "softshrink", "hardshrink", "threshold", "threshold_", "softmin", "normalize",
-           "cosine_similarity", "pairwise_distance"]
+           "cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_loss",
+           "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+           "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
+           "triplet_margin_loss", "multi_margin_loss"]

@@ -9,6 +9,7 @@ from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops import reduce
+from ..ops.arithmetic import add_scalar
 from ..ops.views import broadcast_tensors
 
 
@@ -53,7 +54,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """out = ||x1 - x2 + eps||_p over the last dimension"""
     _check_tensors("pairwise_distance", x1, x2)
     last = max(x1.dim(), x2.dim()) - 1
-    difference = x1 - x2 + eps
+    difference = add_scalar(x1 - x2, eps)  # (C++'s + with a number: AddBackward1)
     with no_grad():
         result = reduce.norm_over_dims(difference, p, last, keepdim)
     return record(NormBackward1, result, (difference,), saved=(difference,), saved_output=True,

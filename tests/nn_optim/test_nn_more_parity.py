@@ -273,3 +273,220 @@ def test_layer_modules_forward():
 
     x = _tensor().requires_grad_()
     parity.run_both(fn, x, parity.make_tensor((4, 10), "float32", 5), exact=False)
+
+
+# ====================================================================== losses
+def _graph(tensor):
+    """The names of every node behind tensor, depth first (torch's order of inputs)."""
+    names, stack, seen = [], [tensor.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name().replace("torch::autograd::", ""))
+        stack.extend(reversed([next_node for next_node, _ in node.next_functions]))
+    return names
+
+
+def _scores(shape=(4, 5), dtype="float32", seed=1):
+    return parity.make_tensor(shape, dtype, seed, low=-2, high=2)
+
+
+def _signs(shape, seed=2):
+    return parity.make_tensor(shape, "float32", seed, low=-1, high=1).sign().masked_fill_(
+        parity.make_tensor(shape, "float32", seed).eq(0), 1.0)
+
+
+# name: (call(F, a, b, c, **kw), a, b, c)
+LOSSES = {
+    "kl_div": (lambda F, a, b, c, **kw: F.kl_div(a.log_softmax(1), b.softmax(1), **kw),),
+    "kl_div zeros": (lambda F, a, b, c, **kw: F.kl_div(a, b.relu(), **kw),),
+    "kl_div log_target": (lambda F, a, b, c, **kw: F.kl_div(a, b, log_target=True, **kw),),
+    "margin_ranking_loss": (lambda F, a, b, c, **kw: F.margin_ranking_loss(
+        a, b, c, **kw),),
+    "margin_ranking_loss 0.5": (lambda F, a, b, c, **kw: F.margin_ranking_loss(
+        a, b, c, 0.5, **kw),),
+    "hinge_embedding_loss": (lambda F, a, b, c, **kw: F.hinge_embedding_loss(a, c, **kw),),
+    "hinge_embedding_loss 2": (lambda F, a, b, c, **kw: F.hinge_embedding_loss(
+        a, c, margin=2.0, **kw),),
+    "soft_margin_loss": (lambda F, a, b, c, **kw: F.soft_margin_loss(a, c, **kw),),
+    "multilabel_soft_margin_loss": (lambda F, a, b, c, **kw: F.multilabel_soft_margin_loss(
+        a, (c > 0).float(), **kw),),
+    "multilabel_soft_margin_loss weight": (lambda F, a, b, c, **kw:
+                                           F.multilabel_soft_margin_loss(
+                                               a, (c > 0).float(), b[0].detach().abs(), **kw),),
+    "cosine_embedding_loss": (lambda F, a, b, c, **kw: F.cosine_embedding_loss(
+        a, b, c[:, 0], **kw),),
+    "cosine_embedding_loss 0.3": (lambda F, a, b, c, **kw: F.cosine_embedding_loss(
+        a, b, c[:, 0], 0.3, **kw),),
+    "poisson_nll_loss": (lambda F, a, b, c, **kw: F.poisson_nll_loss(a, b.abs() * 2, **kw),),
+    "poisson_nll_loss full": (lambda F, a, b, c, **kw: F.poisson_nll_loss(
+        a.abs(), b.abs() * 2, False, True, **kw),),
+    "triplet_margin_loss": (lambda F, a, b, c, **kw: F.triplet_margin_loss(
+        a, b, c, **kw),),
+    "triplet_margin_loss swap p1": (lambda F, a, b, c, **kw: F.triplet_margin_loss(
+        a, b, c * 2, 0.5, 1, swap=True, **kw),),
+    "multi_margin_loss": (lambda F, a, b, c, **kw: F.multi_margin_loss(
+        a, a.new_tensor([0, 1, 4, 2]).long(), **kw),),
+    "multi_margin_loss p2 weight": (lambda F, a, b, c, **kw: F.multi_margin_loss(
+        a, a.new_tensor([3, 1, 0, 2]).long(), 2, 0.7, b[0].detach().abs(), **kw),),
+}
+GAUSSIAN = {
+    "gaussian_nll_loss": lambda F, a, b, c, **kw: F.gaussian_nll_loss(a, b, c.abs(), **kw),
+    "gaussian_nll_loss float var full": lambda F, a, b, c, **kw: F.gaussian_nll_loss(
+        a, b, 0.5, True, **kw),
+    "gaussian_nll_loss var short": lambda F, a, b, c, **kw: F.gaussian_nll_loss(
+        a, b, c[:, 0].abs(), **kw),
+    "gaussian_nll_loss var column": lambda F, a, b, c, **kw: F.gaussian_nll_loss(
+        a, b, c[:, :1].abs(), eps=0.1, **kw),
+}
+ALL_LOSSES = {**{name: entry[0] for name, entry in LOSSES.items()}, **GAUSSIAN}
+
+
+def _loss_inputs(dtype="float32"):
+    return _scores(dtype=dtype), _scores(dtype=dtype, seed=3), _signs((4, 5)).to(
+        getattr(engine, dtype))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+@pytest.mark.parametrize("name", list(ALL_LOSSES))
+def test_loss_values_graphs_and_gradients(name, reduction):
+    call = ALL_LOSSES[name]
+    if reduction == "batchmean" and not name.startswith("kl_div"):
+        parity.run_both(lambda m, a, b, c: call(m.nn.functional, a, b, c, reduction="bad"),
+                        *_loss_inputs())
+        return
+
+    def fn(m, a, b, c):
+        for t in (a, b, c) if "soft_margin" not in name else (a, b):
+            t.requires_grad_()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = call(m.nn.functional, a, b, c, reduction=reduction)
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return (out, _graph(out), [str(w.message) for w in caught], a.grad, b.grad,
+                c.grad)
+
+    parity.run_both(fn, *_loss_inputs(), exact=False)
+
+
+@pytest.mark.parametrize("name", list(ALL_LOSSES))
+def test_loss_float64_gradcheck_and_parity(name):
+    call = ALL_LOSSES[name]
+
+    def fn(m, a, b, c):
+        a.requires_grad_()
+        out = call(m.nn.functional, a, b, c, reduction="sum")
+        out.backward()
+        return out, a.grad
+
+    inputs = _loss_inputs("float64")
+    parity.run_both(fn, *inputs, exact=False)
+    a, b, c = inputs
+    a = (a + 0.013).requires_grad_()  # (off the kinks of the hinges)
+    assert gradcheck(lambda a: call(engine.nn.functional, a, b, c, reduction="sum"), (a,))
+
+
+@pytest.mark.parametrize("size_average, reduce", [(None, False), (False, None), (True, True),
+                                                  (False, True), (True, False)])
+@pytest.mark.parametrize("name", [n for n in LOSSES if " " not in n])
+def test_loss_legacy_arguments(name, size_average, reduce):
+    call = ALL_LOSSES[name]
+
+    def fn(m, a, b, c):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = call(m.nn.functional, a, b, c, size_average=size_average, reduce=reduce)
+        return out, [(str(w.message), w.category.__name__) for w in caught]
+
+    parity.run_both(fn, *_loss_inputs(), exact=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, a, b, c: F.kl_div(a[:0], b[:0], reduction="batchmean"),
+    lambda F, a, b, c: F.kl_div(a[0, 0], b[0, 0], reduction="batchmean"),
+    lambda F, a, b, c: F.kl_div(a, b[0], reduction="sum"),
+    lambda F, a, b, c: F.kl_div(a, b[:3], reduction="sum"),
+    lambda F, a, b, c: F.margin_ranking_loss(a, b, c[0]),
+    lambda F, a, b, c: F.margin_ranking_loss(a, b[:3], c),
+    lambda F, a, b, c: F.margin_ranking_loss(a[:0], b[:0], c[:0]),
+    lambda F, a, b, c: F.hinge_embedding_loss(a[:0], c[:0]),
+    lambda F, a, b, c: F.soft_margin_loss(a, c[:2]),
+    lambda F, a, b, c: F.soft_margin_loss(a[:0], c[:0]),
+    lambda F, a, b, c: F.soft_margin_loss(a, c.requires_grad_()),
+    lambda F, a, b, c: F.multilabel_soft_margin_loss(a, c, reduction="bad"),
+    lambda F, a, b, c: F.cosine_embedding_loss(a, b, c),
+    lambda F, a, b, c: F.cosine_embedding_loss(a, b, c[0, 0]),
+    lambda F, a, b, c: F.cosine_embedding_loss(a[0], b[0], c[:, 0]),
+    lambda F, a, b, c: F.cosine_embedding_loss(a[0], b[0], c[0, 0]),
+    lambda F, a, b, c: F.poisson_nll_loss(a, b, reduction="bad"),
+    lambda F, a, b, c: F.gaussian_nll_loss(a, b, -1.0),
+    lambda F, a, b, c: F.gaussian_nll_loss(a, b, c),
+    lambda F, a, b, c: F.gaussian_nll_loss(a, b, c.abs()[:2]),
+    lambda F, a, b, c: F.gaussian_nll_loss(a, b, c.abs(), reduction="bad"),
+    lambda F, a, b, c: F.triplet_margin_loss(a, b, c, margin=0),
+    lambda F, a, b, c: F.triplet_margin_loss(a, b, c[0]),
+    lambda F, a, b, c: F.triplet_margin_loss(a[0], b[0], c[0]),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([0, 1, 5, 2]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([0, 1]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([0, 1, 2, 2]).long(), p=3),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([0, 1, 2, 2]).long(),
+                                           weight=b),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([0, 1, 2, 2]).long(),
+                                           weight=b[0, :3]),
+    lambda F, a, b, c: F.multi_margin_loss(a[0], a.new_tensor([3]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a[0], a.new_tensor(3).long(), reduction="none"),
+    # (the mean of no samples is not compared: torch returns whatever its buffer held)
+    lambda F, a, b, c: F.multi_margin_loss(a[:0], a.new_tensor([]).long(), reduction="sum"),
+    lambda F, a, b, c: F.multi_margin_loss(a[0, :0], a.new_tensor([]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a[None], a.new_tensor([0]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a.long(), a.new_tensor([0, 1, 2, 2]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a[0], a.new_tensor([0, 1]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a[0, 0], a.new_tensor([0]).long(), reduction="none"),
+    lambda F, a, b, c: F.multi_margin_loss(a[:1], a.new_tensor(2).long(), reduction="none"),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([[0], [1], [2], [2]]).long()),
+    lambda F, a, b, c: F.multi_margin_loss(a, a.new_tensor([0, 1, 2, 2])),
+])
+def test_loss_edges_and_errors(call):
+    parity.run_both(lambda m, a, b, c: call(m.nn.functional, a, b, c), *_loss_inputs(),
+                    exact=False)
+
+
+def test_loss_modules():
+    def fn(m, a, b, c):
+        nn = m.nn
+        t = c[:, 0]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layers = [
+                (nn.KLDivLoss(reduction="batchmean"), (a.log_softmax(1), b.softmax(1))),
+                (nn.KLDivLoss(reduction="sum", log_target=True), (a, b)),
+                (nn.KLDivLoss(size_average=False), (a, b.abs())),
+                (nn.MarginRankingLoss(0.5), (a, b, c)),
+                (nn.HingeEmbeddingLoss(2.0, reduction="sum"), (a, c)),
+                (nn.SoftMarginLoss(reduce=False), (a, c)),
+                (nn.MultiLabelSoftMarginLoss(b[0].abs()), (a, (c > 0).float())),
+                (nn.CosineEmbeddingLoss(0.2), (a, b, t)),
+                (nn.PoissonNLLLoss(False, True, eps=1e-3), (a.abs(), b.abs())),
+                (nn.GaussianNLLLoss(full=True, eps=0.1), (a, b, c.abs())),
+                (nn.TripletMarginLoss(0.5, 1.0, swap=True, reduction="none"), (a, b, c)),
+                (nn.MultiMarginLoss(2, 0.5, b[0].abs()), (a, a.new_tensor([0, 1, 4, 2]).long())),
+            ]
+            outs = [layer(*inputs) for layer, inputs in layers]
+        return ([repr(layer) for layer, _ in layers], [layer.reduction for layer, _ in layers],
+                [list(layer.state_dict()) for layer, _ in layers], outs,
+                [str(w.message) for w in caught])
+
+    parity.run_both(fn, *_loss_inputs(), exact=False)
+    parity.run_both(lambda m: m.nn.TripletMarginLoss(0))
+    parity.run_both(lambda m: m.nn.MultiMarginLoss(3))
+    parity.run_both(lambda m: m.nn.MultiMarginLoss(weight=m.ones(2, 2)))
+
+
+@pytest.mark.parametrize("name", list(ALL_LOSSES))
+def test_loss_half_precision(name):
+    call = ALL_LOSSES[name]
+    parity.run_both(lambda m, a, b, c: call(m.nn.functional, a, b, c, reduction="none"),
+                    *_loss_inputs("float16"), exact=False, rtol=2e-3, atol=1e-3)

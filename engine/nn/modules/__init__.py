@@ -15,6 +15,9 @@ from .flatten import Flatten, Unflatten
 from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss,
+                   MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
+                   SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
@@ -36,4 +39,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SELU", "CELU", "PReLU", "GLU",
            "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink",
            "Threshold", "Softmin", "CosineSimilarity", "PairwiseDistance", "Unflatten",
-           "ZeroPad2d", "ConstantPad1d", "ConstantPad2d"]
+           "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "KLDivLoss", "MarginRankingLoss",
+           "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+           "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
+           "MultiMarginLoss"]
