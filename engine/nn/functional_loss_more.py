@@ -132,9 +132,11 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad and grad_mode.recording:
         raise RuntimeError(messages.not_differentiable("soft_margin_loss", "target"))
     with no_grad():
-        loss = (-input * target).exp().add_(1).log_()
+        # (out of place: torch writes into its result, which stays at version 0)
+        loss = ((-input * target).exp() + 1).log()
         loss = _apply_reduction(loss, reduction)
-    return record(SoftMarginLossBackward0, loss, (input, target), saved=(input, target),
+    # (torch's node has one input: target has no derivative, and refuses requires_grad)
+    return record(SoftMarginLossBackward0, loss, (input,), saved=(input, target),
                   reduction=_REDUCTION_ENUM[reduction])
 
 
@@ -149,8 +151,7 @@ class SoftMarginLossBackward0(Node):
         x, y = self.saved_tensors
         scale = 1 / x.numel() if self.reduction == _REDUCTION_ENUM["mean"] else 1.0
         z = (-y * x).exp()
-        grad_x = arithmetic.mul_scalar(y * z, -scale) / (z + 1) * grad
-        return grad_x, None
+        return arithmetic.mul_scalar(y * z, -scale) / (z + 1) * grad
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

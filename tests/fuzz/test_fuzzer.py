@@ -428,6 +428,8 @@ HALLMARKS = {
                        "exit_dual_level(", "torch.func.jacfwd(torch.func.jacfwd("],
     "mutation_on_saved": ["allow_mutation_on_saved_tensors()", ".backward()",
                           "torch.autograd.grad(", "create_graph=True", ".mul_(", "] = "],
+    "nn_more": ["hardtanh(", "softshrink(", "prelu(", "float('nan')", "inplace=True",
+                "reduction='batchmean'", "margin_ranking_loss(", "torch.autograd.grad("],
 }
 
 
@@ -501,7 +503,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            # (a planted raise is outside the engine's folder: observe.py calls it a crash)
            "check_order": {"error message", "engine crash"}, "transforms": {"value"},
            "hooks": {"gradient", "value"}, "nested_forward": {"value"},
-           "mutation_on_saved": {"error type", "gradient", "value"}}
+           "mutation_on_saved": {"error type", "gradient", "value"},
+           "nn_more": {"value", "gradient", "graph"}}
 
 
 @pytest.fixture(scope="module")
