@@ -491,3 +491,99 @@ def test_loss_half_precision(name):
     call = ALL_LOSSES[name]
     parity.run_both(lambda m, a, b, c: call(m.nn.functional, a, b, c, reduction="none"),
                     *_loss_inputs("float16"), exact=False, rtol=2e-3, atol=1e-3)
+
+
+# ====================================================================== norms, pixel shuffle
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("shape, groups, affine", [
+    ((2, 4, 3), 2, True), ((2, 6, 2, 3), 3, True), ((3, 4), 4, False), ((2, 4, 5), 1, False),
+    ((0, 4, 3), 2, True), ((2, 4, 0), 2, True), ((1, 2, 3, 3), 1, True),
+])
+def test_group_norm(shape, groups, affine, dtype):
+    def fn(m, x, w, b):
+        x.requires_grad_()
+        w.requires_grad_()
+        b.requires_grad_()
+        out = m.nn.functional.group_norm(x, groups, w if affine else None,
+                                         b if affine else None, 1e-3)
+        saved = [getattr(out.grad_fn, "_saved_" + s) for s in ("N", "C", "HxW", "group")]
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out, _graph(out), saved, x.grad, w.grad, b.grad
+
+    tolerance = {"rtol": 3e-3, "atol": 3e-3} if dtype == "float16" else {}
+    parity.run_both(fn, parity.make_tensor(shape, dtype, 1, low=-3, high=3),
+                    parity.make_tensor((shape[1],), dtype, 2, low=0.5, high=2),
+                    parity.make_tensor((shape[1],), dtype, 3, low=-1, high=1),
+                    exact=False, **tolerance)
+
+
+def test_group_norm_gradcheck_and_errors():
+    x = parity.make_tensor((2, 4, 3), "float64", 1, low=-3, high=3).requires_grad_()
+    w = parity.make_tensor((4,), "float64", 2, low=0.5, high=2).requires_grad_()
+    b = parity.make_tensor((4,), "float64", 3).requires_grad_()
+    group_norm = engine.nn.functional.group_norm
+    assert gradcheck(lambda x, w, b: group_norm(x, 2, w, b), (x, w, b))
+    assert gradgradcheck(lambda x, w, b: group_norm(x, 2, w, b), (x, w, b))
+    for call in [lambda F, x: F.group_norm(x, 3), lambda F, x: F.group_norm(x, 2, x[0, :, 0]),
+                 lambda F, x: F.group_norm(x, 2, x.new_ones(3)),
+                 lambda F, x: F.group_norm(x, 2, None, x.new_ones(3)),
+                 lambda F, x: F.group_norm(x[0, 0], 1), lambda F, x: F.group_norm(x[:1, :1, :1], 1),
+                 lambda F, x: F.group_norm(x.long(), 2),
+                 lambda F, x: F.group_norm(x, 2, x.new_ones(4).double())]:
+        parity.run_both(lambda m, x, call=call: call(m.nn.functional, x),
+                        parity.make_tensor((2, 4, 3), "float32", 1, low=-3, high=3),
+                        exact=False)
+
+
+@pytest.mark.parametrize("shape, size", [((2, 5, 3), 2), ((2, 5, 3), 3), ((1, 3, 4), 5),
+                                         ((0, 3, 4), 2), ((2, 5), 2)])
+def test_local_response_norm(shape, size):
+    def fn(m, x):
+        x.requires_grad_()
+        out = m.nn.functional.local_response_norm(x, size, alpha=0.1, beta=0.5, k=2.0)
+        if out.requires_grad:
+            out.backward(m.ones(out.shape))
+        return out, _graph(out) if out.grad_fn else None, x.grad
+
+    parity.run_both(fn, parity.make_tensor(shape, "float32", 1, low=-3, high=3), exact=False)
+
+
+def test_local_response_norm_of_images_fails_loudly():
+    with pytest.raises(NotImplementedError, match="avg_pool3d"):
+        engine.nn.functional.local_response_norm(engine.ones(1, 3, 2, 2), 2)
+
+
+@pytest.mark.parametrize("shape, factor, name", [
+    ((1, 8, 2, 3), 2, "pixel_shuffle"), ((2, 3, 9, 1, 2), 3, "pixel_shuffle"),
+    ((4, 2, 2), 1, "pixel_shuffle"), ((0, 4, 2, 2), 2, "pixel_shuffle"),
+    ((1, 2, 4, 6), 2, "pixel_unshuffle"), ((3, 6, 3), 3, "pixel_unshuffle"),
+    ((1, 3, 2, 2), 2, "pixel_shuffle"), ((4, 2), 2, "pixel_shuffle"),
+    ((1, 1, 3, 4), 2, "pixel_unshuffle"), ((1, 1, 4, 3), 2, "pixel_unshuffle"),
+    ((1, 4, 2, 2), 0, "pixel_shuffle"), ((1, 4, 2, 2), -1, "pixel_unshuffle"),
+])
+def test_pixel_shuffle(shape, factor, name):
+    def fn(m, x):
+        x.requires_grad_()
+        out = getattr(m.nn.functional, name)(x, factor)
+        moved = getattr(m.nn.functional, name)(x.detach().transpose(-1, -2), factor)
+        m.manual_seed(0)
+        if out.numel():  # (torch's backward of an empty batch fails on a shape check)
+            out.backward(m.randn(out.shape))
+        return out, moved, _graph(out), x.grad
+
+    parity.run_both(fn, parity.make_tensor(shape, "float32", 1))
+
+
+def test_norm_and_shuffle_modules():
+    def fn(m, x):
+        nn = m.nn
+        layers = [nn.GroupNorm(2, 4), nn.GroupNorm(1, 4, 1e-3, affine=False),
+                  nn.GroupNorm(4, 4, bias=False), nn.LocalResponseNorm(2),
+                  nn.LocalResponseNorm(3, 1e-2, 0.5, 2.0), nn.PixelShuffle(2),
+                  nn.PixelUnshuffle(1)]
+        return ([repr(layer) for layer in layers], [layer(x) for layer in layers],
+                [layer.state_dict() for layer in layers])
+
+    parity.run_both(fn, parity.make_tensor((2, 4, 6), "float32", 1), exact=False)
+    parity.run_both(lambda m: m.nn.GroupNorm(3, 4))

@@ -19,7 +19,8 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLD
                    MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
                    SoftMarginLoss, TripletMarginLoss)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -42,4 +43,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
-           "MultiMarginLoss"]
+           "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
+           "PixelUnshuffle"]
