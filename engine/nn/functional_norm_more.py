@@ -189,3 +189,30 @@ class PixelUnshuffleBackward0(Node):
 
     def backward(self, grad):
         return pixel_shuffle(grad, self.downscale_factor)
+
+
+# ====================================================================== instance_norm
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """batch_norm of each sample's channels on their own: the input seen as one sample of
+    N * C channels (torch's composition: view, batch_norm, view back), the per-channel
+    parameters and running statistics repeated for each sample"""
+    from .functional_norm import batch_norm
+    if use_input_stats:
+        size = list(input.shape)
+        if math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {input.size()}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    samples, channels = input.shape[0], input.shape[1]
+    shape = [1, samples * channels, *input.shape[2:]]
+    repeated = [None if t is None else t.repeat(samples)
+                for t in (weight, bias, running_mean, running_var)]
+    out = batch_norm(input.contiguous().view(shape), repeated[2], repeated[3], repeated[0],
+                     repeated[1], use_input_stats, momentum, eps)
+    for kept, updated in ((running_mean, repeated[2]), (running_var, repeated[3])):
+        if kept is not None:
+            kept.copy_(updated.view(samples, channels).mean(0, False))
+    return out.view(input.shape)

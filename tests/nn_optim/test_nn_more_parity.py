@@ -587,3 +587,50 @@ def test_norm_and_shuffle_modules():
 
     parity.run_both(fn, parity.make_tensor((2, 4, 6), "float32", 1), exact=False)
     parity.run_both(lambda m: m.nn.GroupNorm(3, 4))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 2), (1, 2, 3)])
+def test_instance_norm(shape, dtype):
+    def fn(m, x, w, b):
+        x.requires_grad_()
+        w.requires_grad_()
+        mean, var = m.zeros(shape[1], dtype=x.dtype), m.ones(shape[1], dtype=x.dtype)
+        out = m.nn.functional.instance_norm(x, mean, var, w, b, momentum=0.2, eps=1e-3)
+        plain = m.nn.functional.instance_norm(x)
+        frozen = m.nn.functional.instance_norm(x, mean, var, use_input_stats=False)
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out, plain, frozen, _graph(out), mean, var, x.grad, w.grad
+
+    parity.run_both(fn, parity.make_tensor(shape, dtype, 1, low=-3, high=3),
+                    parity.make_tensor((shape[1],), dtype, 2, low=0.5, high=2),
+                    parity.make_tensor((shape[1],), dtype, 3), exact=False)
+
+
+def test_instance_norm_modules_and_errors():
+    def fn(m, x, image):
+        nn = m.nn
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layers = [nn.InstanceNorm1d(3), nn.InstanceNorm1d(3, affine=True),
+                      nn.InstanceNorm1d(3, track_running_stats=True, momentum=None),
+                      nn.InstanceNorm1d(5)]
+            outs = [layer(x) for layer in layers] + [layers[0](x[0])]
+            layers[2].eval()
+            outs.append(layers[2](x))
+            two_d = nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
+            outs += [two_d(image), two_d(image[0])]
+        return ([repr(layer) for layer in [*layers, two_d]], outs,
+                [layer.state_dict() for layer in [*layers, two_d]],
+                [str(w.message) for w in caught])
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 4), "float32", 1, low=-3, high=3),
+                    parity.make_tensor((2, 3, 2, 3), "float32", 2, low=-3, high=3), exact=False)
+    x = parity.make_tensor((2, 3, 4), "float32", 1)
+    for call in [lambda m, x: m.nn.InstanceNorm1d(3)(x[0, 0]),
+                 lambda m, x: m.nn.InstanceNorm1d(5, affine=True)(x),
+                 lambda m, x: m.nn.InstanceNorm2d(3)(x[0, 0]),
+                 lambda m, x: m.nn.functional.instance_norm(x[:, :, :1]),
+                 lambda m, x: m.nn.functional.instance_norm(x, use_input_stats=False)]:
+        parity.run_both(call, x)

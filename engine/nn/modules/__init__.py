@@ -1,5 +1,6 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
-from .batchnorm import BatchNorm1d, BatchNorm2d, LazyBatchNorm1d, LazyBatchNorm2d
+from .batchnorm import (BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d,
+                        LazyBatchNorm1d, LazyBatchNorm2d)
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
@@ -44,4 +45,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
            "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
-           "PixelUnshuffle"]
+           "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d"]
