@@ -35,6 +35,7 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
                                          prelu, relu6, selu, selu_, softmin, softshrink,
                                          softsign, tanhshrink, threshold, threshold_)
 from .functional_distance import cosine_similarity, normalize, pairwise_distance
+from .functional_attention import scaled_dot_product_attention
 from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
                                    pixel_shuffle, pixel_unshuffle)
 from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
@@ -660,4 +661,4 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "triplet_margin_loss", "multi_margin_loss", "group_norm", "local_response_norm",
-           "pixel_shuffle", "pixel_unshuffle", "instance_norm"]
+           "pixel_shuffle", "pixel_unshuffle", "instance_norm", "scaled_dot_product_attention"]

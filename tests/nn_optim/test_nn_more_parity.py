@@ -634,3 +634,65 @@ def test_instance_norm_modules_and_errors():
                  lambda m, x: m.nn.functional.instance_norm(x[:, :, :1]),
                  lambda m, x: m.nn.functional.instance_norm(x, use_input_stats=False)]:
         parity.run_both(call, x)
+
+
+# ====================================================================== attention
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shapes, kwargs", [
+    (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {}),
+    (((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 6)), {"scale": 0.3}),
+    (((3, 4), (5, 4), (5, 6)), {"is_causal": True}),
+    (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {"attn_mask": "bool"}),
+    (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {"attn_mask": "float"}),
+    (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {"attn_mask": "masked row"}),
+    (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {"scale": -0.5}),
+    (((0, 3, 4), (0, 5, 4), (0, 5, 6)), {}),
+])
+def test_scaled_dot_product_attention(shapes, kwargs, dtype):
+    masks = {"bool": parity.make_tensor((3, 5), "float32", 4) > 0,
+             "float": parity.make_tensor((3, 5), dtype, 4, low=-1, high=1),
+             "masked row": engine.tensor([[True] * 5, [False] * 5, [True, False] * 2 + [True]])}
+    kwargs = {**kwargs, **({"attn_mask": masks[kwargs["attn_mask"]]} if "attn_mask" in kwargs
+                           else {})}
+
+    def fn(m, q, k, v, **kw):
+        for t in (q, k, v):
+            t.requires_grad_()
+        out = m.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
+        m.manual_seed(0)
+        out.backward(m.randn(out.shape, dtype=out.dtype))
+        return out, _graph(out), q.grad, k.grad, v.grad
+
+    tensors = [parity.make_tensor(shape, dtype, i, low=-2, high=2)
+               for i, shape in enumerate(shapes)]
+    parity.run_both(fn, *tensors, exact=False, **kwargs)
+
+
+def test_scaled_dot_product_attention_gradcheck_and_errors():
+    q, k, v = (parity.make_tensor(shape, "float64", i, low=-2, high=2).requires_grad_()
+               for i, shape in enumerate([(2, 3, 4), (2, 5, 4), (2, 5, 6)]))
+    attention = engine.nn.functional.scaled_dot_product_attention
+    assert gradcheck(lambda q, k, v: attention(q, k, v, is_causal=True), (q, k, v))
+    assert gradgradcheck(lambda q, k, v: attention(q, k, v), (q, k, v))
+    for call in [lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                                                   attn_mask=q[0, :, :1] > 0),
+                 lambda F, q, k, v: F.scaled_dot_product_attention(q, k[..., :3], v),
+                 lambda F, q, k, v: F.scaled_dot_product_attention(q[0, 0], k[0, 0], v[0, 0]),
+                 lambda F, q, k, v: F.scaled_dot_product_attention(q.long(), k.long(),
+                                                                   v.long()),
+                 lambda F, q, k, v: F.scaled_dot_product_attention(q, k.double(), v)]:
+        parity.run_both(lambda m, q, k, v, call=call: call(m.nn.functional, q, k, v),
+                        *(t.detach().float() for t in (q, k, v)), exact=False)
+
+
+def test_scaled_dot_product_attention_dropout_draws_as_torch():
+    def fn(m, q, k, v):
+        m.manual_seed(3)
+        q.requires_grad_()
+        out = m.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.4)
+        out.sum().backward()
+        return out, q.grad, m.rand(2)
+
+    parity.run_both(fn, *(parity.make_tensor(shape, "float32", i, low=-2, high=2)
+                          for i, shape in enumerate([(2, 3, 4), (2, 5, 4), (2, 5, 6)])),
+                    exact=False)
