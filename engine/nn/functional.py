@@ -27,9 +27,10 @@ from ..fidelity import messages
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops import arithmetic, linalg, reduce, unary
-from ..ops.creation import empty_like, zeros, zeros_like
+from ..ops.creation import zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
+from .functional_activation_more import _softmax_dim
 from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmoid,
                                          hardswish, hardtanh, hardtanh_, logsigmoid, mish,
                                          prelu, relu6, selu, selu_, softmin, softshrink,
@@ -43,7 +44,7 @@ from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
                                    multi_margin_loss, multilabel_soft_margin_loss,
                                    poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
-from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
@@ -100,12 +101,6 @@ def tanh(input):
     return unary.tanh(input)
 
 
-def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                  "include dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (engine.softmax; no dim: torch's old guess)"""
     if dim is None:
@@ -118,23 +113,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return reduce.log_softmax(input, dim, dtype=dtype)
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """out = input * mask / (1 - p), each mask element 0 with probability p (training only)"""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        noise = zeros((), dtype=input.dtype)
-    else:
-        # torch's steps, so the same seed drops the same elements: bernoulli_ with the
-        # probability of keeping, then scale the kept ones so the expected sum is unchanged
-        noise = empty_like(input)
-        noise.bernoulli_(1 - p)
-        noise.div_(1 - p)
-    return input.mul_(noise) if inplace else input * noise
 
 
 def one_hot(tensor, num_classes=-1):

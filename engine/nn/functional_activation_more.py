@@ -10,6 +10,8 @@ kernels). Each node's backward is torch's kernel formula written with engine ope
 it can be differentiated again; at a kink the gradient is the one torch's kernel picks (0 at
 hardtanh's bounds, 0 inside the shrink bands, the inner formula at hardswish's +-3 ...).
 """
+import warnings
+
 import numpy as np
 
 from ..core.node import Node, record
@@ -439,6 +441,12 @@ class PreluKernelBackward0(Node):
 
 
 # ====================================================================== compositions
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
 def softsign(input):
     """out = x / (1 + |x|)"""
     return input / (input.abs() + 1)
@@ -451,7 +459,6 @@ def tanhshrink(input):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """out = softmax(-input) along dim"""
-    from .functional import _softmax_dim
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     return (-input).softmax(dim, dtype=dtype) if dtype is not None else (-input).softmax(dim)

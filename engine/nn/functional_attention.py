@@ -15,6 +15,7 @@ from ..fidelity.dtypes import scalar_type_name
 from ..ops import reduce
 from ..ops.arithmetic import mul_scalar, where
 from ..ops.linalg import matmul
+from .functional_dropout import dropout
 
 
 _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
@@ -72,7 +73,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         attn.add_(attn_mask)
     attn = safe_softmax(attn, -1)
     if dropout_p > 0.0:
-        from .functional import dropout
         attn = dropout(attn, dropout_p, True)
     out = matmul(attn, value)
     return out.squeeze(0) if batched else out

@@ -15,6 +15,9 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from .functional_conv import pad
+from .functional_norm import batch_norm
+from .functional_pool import avg_pool2d
 
 
 # ====================================================================== group_norm
@@ -112,8 +115,6 @@ class NativeGroupNormBackward0(Node):
 # ====================================================================== local_response_norm
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """out = x / (k + alpha * mean of x^2 over the ``size`` neighbouring channels) ** beta"""
-    from .functional_conv import pad
-    from .functional_pool import avg_pool2d
     dims = input.dim()
     if dims < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input "
@@ -197,7 +198,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """batch_norm of each sample's channels on their own: the input seen as one sample of
     N * C channels (torch's composition: view, batch_norm, view back), the per-channel
     parameters and running statistics repeated for each sample"""
-    from .functional_norm import batch_norm
     if use_input_stats:
         size = list(input.shape)
         if math.prod(size[2:]) == 1:
