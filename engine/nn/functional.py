@@ -25,8 +25,7 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import messages
 from ..fidelity.dtypes import scalar_type_name
-from ..fidelity.messages import type_name
-from ..ops import arithmetic, linalg, reduce, unary
+from ..ops import arithmetic, reduce, unary
 from ..ops.creation import zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
@@ -36,7 +35,8 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
                                          prelu, relu6, selu, selu_, softmin, softshrink,
                                          softsign, tanhshrink, threshold, threshold_)
 from .functional_distance import cosine_similarity, normalize, pairwise_distance
-from .functional_attention import scaled_dot_product_attention
+from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from .functional_linear import linear
 from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
                                    pixel_shuffle, pixel_unshuffle)
 from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
@@ -53,30 +53,6 @@ from .functional_sparse import embedding, embedding_bag
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 _NONE, _MEAN, _SUM = 0, 1, 2
-
-
-# ====================================================================== linear
-def linear(input, weight, bias=None):
-    """out = input @ weight.T + bias"""
-    # a list passed as input (model([1., 2.])) gets torch's message, not an AttributeError
-    for position, (name, value) in enumerate([("input", input), ("weight", weight),
-                                              ("bias", bias)], start=1):
-        if not isinstance(value, Tensor) and not (name == "bias" and value is None):
-            if hasattr(value, "__engine_vmap__"):  # vmap's BatchedTensor (engine/func)
-                return value.__torch_function__(linear, (type(value),), (input, weight, bias))
-            raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {type_name(value)}")
-    if bias is None:
-        return linalg.matmul(input, weight.t())
-    if input.dim() == 2:
-        return linalg.addmm(bias, input, weight.t())
-    if input.is_contiguous() and bias.dim() == 1:
-        # torch flattens the leading dimensions into rows, one addmm, then reshapes back
-        # (an _unsafe_view: the rows are a fresh tensor nobody else sees)
-        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
-        output = linalg.addmm(bias, rows, weight.t())
-        return linalg.unsafe_view(output, (*input.shape[:-1], output.shape[1]))
-    return linalg.matmul(input, weight.t()) + bias
 
 
 # ====================================================================== activations
@@ -639,4 +615,5 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "triplet_margin_loss", "multi_margin_loss", "group_norm", "local_response_norm",
-           "pixel_shuffle", "pixel_unshuffle", "instance_norm", "scaled_dot_product_attention"]
+           "pixel_shuffle", "pixel_unshuffle", "instance_norm", "scaled_dot_product_attention",
+           "multi_head_attention_forward"]

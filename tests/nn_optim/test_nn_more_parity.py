@@ -8,6 +8,7 @@ torch.testing's tolerance of torch's vectorised kernels (engine/ops/README.md). 
 grad_fn name and saved values, the gradient at the kinks, in-place variants, empty and 0-d
 tensors, integer inputs, errors, gradcheck in float64, the module's repr and state_dict.
 """
+import math
 import warnings
 
 import pytest
@@ -647,6 +648,13 @@ def test_instance_norm_modules_and_errors():
     (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {"attn_mask": "masked row"}),
     (((2, 3, 4), (2, 5, 4), (2, 5, 6)), {"scale": -0.5}),
     (((0, 3, 4), (0, 5, 4), (0, 5, 6)), {}),
+    # torch's fused CPU kernel (4-d, one head size, no dropout): one node
+    (((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)), {}),
+    (((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)), {"attn_mask": "bool", "scale": 0.4}),
+    (((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)), {"attn_mask": "float"}),
+    (((2, 2, 3, 4), (2, 2, 3, 4), (2, 2, 3, 4)), {"is_causal": True}),
+    (((2, 3, 4), (2, 5, 4), (2, 5, 4)), {}),
+    (((2, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)), {}),
 ])
 def test_scaled_dot_product_attention(shapes, kwargs, dtype):
     masks = {"bool": parity.make_tensor((3, 5), "float32", 4) > 0,
@@ -659,9 +667,11 @@ def test_scaled_dot_product_attention(shapes, kwargs, dtype):
         for t in (q, k, v):
             t.requires_grad_()
         out = m.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
+        strided = m.nn.functional.scaled_dot_product_attention(
+            q.transpose(-1, -2).contiguous().transpose(-1, -2), k, v, **kw)
         m.manual_seed(0)
         out.backward(m.randn(out.shape, dtype=out.dtype))
-        return out, _graph(out), q.grad, k.grad, v.grad
+        return out, _graph(out), _graph(strided), q.grad, k.grad, v.grad
 
     tensors = [parity.make_tensor(shape, dtype, i, low=-2, high=2)
                for i, shape in enumerate(shapes)]
@@ -674,6 +684,11 @@ def test_scaled_dot_product_attention_gradcheck_and_errors():
     attention = engine.nn.functional.scaled_dot_product_attention
     assert gradcheck(lambda q, k, v: attention(q, k, v, is_causal=True), (q, k, v))
     assert gradgradcheck(lambda q, k, v: attention(q, k, v), (q, k, v))
+    q4, k4, v4 = (parity.make_tensor(shape, "float64", i, low=-2, high=2).requires_grad_()
+                  for i, shape in enumerate([(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)]))
+    mask = parity.make_tensor((3, 5), "float64", 7, low=-1, high=1)
+    assert gradcheck(lambda q, k, v: attention(q, k, v, mask), (q4, k4, v4))
+    assert gradgradcheck(lambda q, k, v: attention(q, k, v, scale=0.3), (q4, k4, v4))
     for call in [lambda F, q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True,
                                                                    attn_mask=q[0, :, :1] > 0),
                  lambda F, q, k, v: F.scaled_dot_product_attention(q, k[..., :3], v),
@@ -696,3 +711,81 @@ def test_scaled_dot_product_attention_dropout_draws_as_torch():
     parity.run_both(fn, *(parity.make_tensor(shape, "float32", i, low=-2, high=2)
                           for i, shape in enumerate([(2, 3, 4), (2, 5, 4), (2, 5, 6)])),
                     exact=False)
+
+
+MHA_CASES = {
+    "self": ({}, {}, "self"),
+    "self need_weights=False": ({}, {"need_weights": False}, "self"),
+    "batch_first per head": ({"batch_first": True}, {"average_attn_weights": False}, "self"),
+    "encoder-decoder": ({}, {}, "kv"),
+    "separate kdim vdim": ({"kdim": 3, "vdim": 5}, {}, "separate"),
+    "no bias": ({"bias": False}, {"need_weights": False}, "separate same"),
+    "bias_kv zero_attn": ({"add_bias_kv": True, "add_zero_attn": True}, {}, "self"),
+    "bool attn_mask": ({}, {"attn_mask": "bool"}, "self"),
+    "float attn_mask no weights": ({}, {"attn_mask": "float", "need_weights": False}, "self"),
+    "key_padding_mask": ({}, {"key_padding_mask": "padding"}, "kv"),
+    "causal": ({}, {"attn_mask": "causal", "is_causal": True, "need_weights": False}, "self"),
+    "unbatched": ({}, {}, "unbatched"),
+    "dropout": ({"dropout": 0.3}, {}, "self"),
+}
+
+
+@pytest.mark.parametrize("name", list(MHA_CASES))
+def test_multihead_attention(name):
+    options, call_options, inputs = MHA_CASES[name]
+
+    def fn(m, x, memory, other):
+        m.manual_seed(0)
+        layer = m.nn.MultiheadAttention(4, 2, **options)
+        masks = {"bool": m.tensor([[False, True, False], [False, False, True],
+                                   [True, False, False]]),
+                 "float": x[0, :, :3].detach() if x.dim() == 3 else None,
+                 "causal": m.nn.Transformer.generate_square_subsequent_mask(3)
+                 if hasattr(m.nn, "Transformer") and not hasattr(m, "__engine__") else
+                 m.tensor([[0.0, -math.inf, -math.inf], [0.0, 0.0, -math.inf],
+                           [0.0, 0.0, 0.0]]),
+                 "padding": m.tensor([[False, False, True, False, True]] * 2)}
+        kwargs = {k: masks[v] if isinstance(v, str) else v for k, v in call_options.items()}
+        if inputs == "self":
+            q = k = v = x
+        elif inputs == "kv":
+            q, k, v = x, memory, memory
+        elif inputs == "separate":
+            q, k, v = x, memory[..., :3], other
+        elif inputs == "separate same":
+            q, k, v = x, memory[..., :4], memory[..., :4].clone()
+        else:
+            q = k = v = x[:, 0]
+        out, weights = layer(q, k, v, **kwargs)
+        m.manual_seed(1)
+        out.backward(m.randn(out.shape))
+        return (out, weights, _graph(out), repr(layer), list(layer.state_dict()),
+                [p.grad for p in layer.parameters()], x.grad)
+
+    x = parity.make_tensor((3, 2, 4), "float32", 1, low=-2, high=2).requires_grad_()
+    parity.run_both(fn, x, parity.make_tensor((5, 2, 4), "float32", 2, low=-2, high=2),
+                    parity.make_tensor((5, 2, 5), "float32", 3, low=-2, high=2), exact=False)
+
+
+def test_multihead_attention_eval_and_errors():
+    def fn(m, x):
+        m.manual_seed(0)
+        layer = m.nn.MultiheadAttention(4, 2, batch_first=True).eval()
+        with m.no_grad():
+            out, weights = layer(x, x, x)
+        return out, weights
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 4), "float32", 1, low=-2, high=2),
+                    exact=False)
+    x = parity.make_tensor((3, 2, 4), "float32", 1)
+    for call in [lambda m, x: m.nn.MultiheadAttention(4, 3),
+                 lambda m, x: m.nn.MultiheadAttention(0, 2),
+                 lambda m, x: m.nn.MultiheadAttention(4, 2)(x, x[0], x[0]),
+                 lambda m, x: m.nn.MultiheadAttention(4, 2)(x[0, 0], x[0, 0], x[0, 0]),
+                 lambda m, x: m.nn.MultiheadAttention(4, 2)(x, x, x, attn_mask=m.ones(2, 2)),
+                 lambda m, x: m.nn.MultiheadAttention(4, 2)(x, x, x, is_causal=True),
+                 lambda m, x: m.nn.MultiheadAttention(4, 2)(x, x, x, attn_mask=m.ones(
+                     3, 3).long()),
+                 lambda m, x: m.nn.MultiheadAttention(4, 2)(x, x, x, key_padding_mask=m.zeros(
+                     2, 4, dtype=m.bool))]:
+        parity.run_both(call, x)

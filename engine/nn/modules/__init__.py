@@ -6,6 +6,7 @@ from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, 
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
                          LogSigmoid, Mish, PReLU, ReLU6, Softmin, Softshrink, Softsign,
                          Tanhshrink, Threshold)
+from .activation_attention import MultiheadAttention
 from .distance import CosineSimilarity, PairwiseDistance
 from .padding import ConstantPad1d, ConstantPad2d, ZeroPad2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -45,4 +46,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
            "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
-           "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d"]
+           "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d",
+           "MultiheadAttention"]
