@@ -9,10 +9,16 @@ formulas are written with engine operations, so they can be differentiated again
 as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 
 The larger families sit in files of their own, each importable from here as in torch:
-``functional_conv.py`` (conv1d, conv2d, unfold, fold, pad), ``functional_pool.py``
-(max_pool2d, avg_pool2d, adaptive_avg_pool2d), ``functional_norm.py`` (batch_norm,
-layer_norm), ``functional_activation.py`` (gelu, leaky_relu, elu, softplus, silu) and
-``functional_sparse.py`` (embedding).
+``functional_linear.py`` (linear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
+pad), ``functional_pool.py`` (max_pool2d, avg_pool2d, adaptive_avg_pool2d),
+``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
+instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
+leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,
+prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity,
+pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embedding losses,
+poisson/gaussian nll), ``functional_attention.py`` (scaled_dot_product_attention,
+multi_head_attention_forward), ``functional_dropout.py`` and ``functional_sparse.py``
+(embedding).
 """
 import math
 import warnings

@@ -162,8 +162,10 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
         p = scores.softmax(-1)
         grad_p = grad.matmul(v.transpose(-2, -1))
         grad_scores = p * (grad_p - (grad_p * p).sum(-1, keepdim=True))
-        return (grad_scores.matmul(k) * factor, grad_scores.transpose(-2, -1).matmul(q) * factor,
-                p.transpose(-2, -1).matmul(grad))
+        grads = (grad_scores.matmul(k) * factor, grad_scores.transpose(-2, -1).matmul(q) * factor,
+                 p.transpose(-2, -1).matmul(grad))
+        # (torch's kernel writes each gradient laid out (batch, length, heads, features))
+        return tuple(g.transpose(1, 2).contiguous().transpose(1, 2) for g in grads)
 
 
 def safe_softmax(input, dim):

@@ -1445,6 +1445,16 @@ NN_ACTIVATIONS = [
     "torch.nn.functional.hardswish({x}.clone(), inplace=True)",
     "torch.nn.functional.selu({x}.clone(), inplace=True)",
 ]
+NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
+    "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",
+    "torch.nn.functional.instance_norm({x})", "torch.nn.functional.pixel_shuffle({x}, 2)",
+    "torch.nn.functional.pixel_unshuffle({x}.transpose(-1, -2), 1)",
+    "torch.nn.functional.local_response_norm({x}.flatten(2), 3)",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x})",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}, is_causal=True)",
+    "torch.nn.functional.scaled_dot_product_attention({x}[0], {x}[1], {x}[1])",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}.transpose(-1, -2))",
+]
 NN_LOSSES = [
     "torch.nn.functional.kl_div({x}, {z}.abs(), reduction={r})",
     "torch.nn.functional.kl_div({x}, {z}, reduction={r}, log_target=True)",
@@ -1466,7 +1476,12 @@ def nn_more(b):
     z, other = make(b, shape, dtype, NN_POOL)
     statements = [statement, other]
     y, g = b.fresh_name(), b.fresh_name()
-    if b.chance(0.3):
+    if b.chance(0.25) and dtype != "float16":
+        layer_input, statement = make(b, (2, 4, 3, 2), dtype, NN_POOL[:11],
+                                      grad=b.tensors[x].requires_grad)
+        statements.append(statement)
+        x, template, shape = layer_input, b.choice(NN_LAYERS), (2, 4, 3, 2)
+    elif b.chance(0.3):
         template = b.choice(NN_LOSSES)
         reductions = ["'none'", "'mean'", "'sum'"] + (["'batchmean'"] if "kl_div" in template
                                                       else [])

@@ -671,7 +671,8 @@ def test_scaled_dot_product_attention(shapes, kwargs, dtype):
             q.transpose(-1, -2).contiguous().transpose(-1, -2), k, v, **kw)
         m.manual_seed(0)
         out.backward(m.randn(out.shape, dtype=out.dtype))
-        return out, _graph(out), _graph(strided), q.grad, k.grad, v.grad
+        return (out, _graph(out), _graph(strided), q.grad, k.grad, v.grad,
+                [t.grad.stride() for t in (q, k, v)])
 
     tensors = [parity.make_tensor(shape, dtype, i, low=-2, high=2)
                for i, shape in enumerate(shapes)]
