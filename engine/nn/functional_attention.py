@@ -213,8 +213,7 @@ class BaddbmmBackward0(Node):
         a, b = self.saved_tensors
         grad_input = grad
         if tuple(grad.shape) != self.self_sym_sizes:
-            grad_input = grad.sum_to_size(self.self_sym_sizes) if hasattr(
-                grad, "sum_to_size") else _summed_to(grad, self.self_sym_sizes)
+            grad_input = _summed_to(grad, self.self_sym_sizes)
         return grad_input, grad.bmm(b.transpose(1, 2)), a.transpose(1, 2).bmm(grad)
 
 

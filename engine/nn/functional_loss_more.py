@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..core.grad_mode import mode as grad_mode
-from ..core.grad_mode import no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
 from ..fidelity import messages
@@ -352,6 +352,9 @@ class MultiMarginLossBackward0(Node):
     reduction: int
 
     def backward(self, grad):
+        if is_grad_enabled():  # (create_graph: this numpy formula would cut the graph)
+            raise NotImplementedError("engine: multi_margin_loss's gradient cannot be "
+                                      "differentiated again (create_graph=True)")
         x, target, weight = self.saved_tensors
         samples, classes = _margin_shape(x, target, weight)
         scores = x._data.reshape(samples, classes)

@@ -790,3 +790,13 @@ def test_multihead_attention_eval_and_errors():
                  lambda m, x: m.nn.MultiheadAttention(4, 2)(x, x, x, key_padding_mask=m.zeros(
                      2, 4, dtype=m.bool))]:
         parity.run_both(call, x)
+
+
+def test_multi_margin_loss_refuses_create_graph_loudly():
+    x = parity.make_tensor((3, 4), "float64", 1).requires_grad_()
+    loss = engine.nn.functional.multi_margin_loss(x, engine.tensor([0, 2, 1]), p=2)
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        engine.autograd.grad(loss, x, create_graph=True)
+    (grad,) = engine.autograd.grad(
+        engine.nn.functional.multi_margin_loss(x, engine.tensor([0, 2, 1]), p=2), x)
+    assert grad.shape == x.shape
