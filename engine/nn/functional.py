@@ -35,7 +35,7 @@ from ..ops import arithmetic, reduce, unary
 from ..ops.creation import zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
-from .functional_activation_more import _softmax_dim
+from .functional_activation_more import implicit_softmax_dim
 from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmoid,
                                          hardswish, hardtanh, hardtanh_, logsigmoid, mish,
                                          prelu, relu6, selu, selu_, softmin, softshrink,
@@ -86,14 +86,14 @@ def tanh(input):
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (engine.softmax; no dim: torch's old guess)"""
     if dim is None:
-        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+        dim = implicit_softmax_dim("softmax", input.dim(), _stacklevel)
     return reduce.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = log(softmax(input)) along dim (engine.log_softmax; no dim: torch's old guess)"""
     if dim is None:
-        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+        dim = implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return reduce.log_softmax(input, dim, dtype=dtype)
 
 

@@ -23,8 +23,8 @@ from ..ops.common import wrap_elementwise
 from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
-from .functional_activation import EluBackward0, EluBackward1, _check_float, _computed, \
-    _elu_backward, _simd_nan, _vector_lanes_of
+from .functional_activation import EluBackward0, EluBackward1, check_float, computed_once, \
+    elu_backward, simd_nan, vector_lanes_of
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -90,13 +90,13 @@ class HardtanhBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _zero_where(grad, (x <= self.min_val) | (x >= self.max_val) | _simd_nan(grad, x))
+        return _zero_where(grad, (x <= self.min_val) | (x >= self.max_val) | simd_nan(grad, x))
 
 
 # ====================================================================== hardswish, hardsigmoid
 def hardswish(input, inplace=False):
     """out = x * min(max(x + 3, 0), 6) / 6"""
-    _check_float("hardswish_cpu", input)
+    check_float("hardswish_cpu", input)
     out = _in_dtype(lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / x.dtype.type(6),
                     input._data)
     out = record(HardswishBackward0, out, (input,), saved=(input,))
@@ -113,13 +113,13 @@ class HardswishBackward0(Node):
         (x,) = self.saved_tensors
         wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
         middle = wide_grad * (wide_x / 3 + 0.5)
-        out = wide_grad.where(~(x < 3) & ~_simd_nan(grad, x), middle).to(grad.dtype)
+        out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x), middle).to(grad.dtype)
         return _zero_where(out, x <= -3)
 
 
 def hardsigmoid(input, inplace=False):
     """out = min(max(x + 3, 0), 6) / 6"""
-    _check_float("hardsigmoid_cpu", input)
+    check_float("hardsigmoid_cpu", input)
     out = _in_dtype(lambda x: np.minimum(np.maximum(x + 3, 0), 6) / x.dtype.type(6),
                     input._data)
     out = record(HardsigmoidBackward0, out, (input,), saved=(input,))
@@ -148,7 +148,7 @@ def _dtype_max_text(dtype):
 
 def softshrink(input, lambd=0.5):
     """out = x - lambd above lambd, x + lambd below -lambd, 0 between"""
-    _check_float("softshrink_check", input)
+    check_float("softshrink_check", input)
     x = input._data
     if not 0 <= lambd <= float(np.finfo(x.dtype).max):
         raise RuntimeError(f"lambda must be in range [0, {_dtype_max_text(x.dtype)}] for input "
@@ -159,7 +159,7 @@ def softshrink(input, lambd=0.5):
         # in the band, torch's scalar loop multiplies by 0 (-0.3 gives -0.0), its SIMD steps
         # write +0.0; both keep nan
         band = v * 0
-        vectorised = _vector_lanes_of(x)
+        vectorised = vector_lanes_of(x)
         if vectorised is not None:
             flat = band.reshape(-1)
             flat[vectorised & ~np.isnan(flat)] = 0
@@ -172,7 +172,7 @@ def softshrink(input, lambd=0.5):
 
 def hardshrink(input, lambd=0.5):
     """out = x outside [-lambd, lambd], else 0"""
-    _check_float("hardshrink_cpu", input)
+    check_float("hardshrink_cpu", input)
     x = input._data
     level = x.dtype.type(lambd)
     out = wrap_elementwise(np.asarray(np.where((x >= -level) & (x <= level), x.dtype.type(0),
@@ -188,7 +188,7 @@ class SoftshrinkBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _zero_where(grad, (x >= -self.lambd) & (x <= self.lambd) | _simd_nan(grad, x))
+        return _zero_where(grad, (x >= -self.lambd) & (x <= self.lambd) | simd_nan(grad, x))
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
@@ -232,9 +232,9 @@ class ThresholdBackward1(ThresholdBackward0):
 # ====================================================================== selu, celu
 def selu(input, inplace=False):
     """out = scale * (x where x > 0, else alpha (exp(x) - 1)), torch's fixed alpha and scale"""
-    _check_float("elu_cpu", input)
+    check_float("elu_cpu", input)
     state = {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1}
-    out = _computed(lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)),
+    out = computed_once(lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)),
                     input._data)
     if inplace:
         return write_inplace(input, record(EluBackward1, out, (input,), saved_output=True,
@@ -254,11 +254,11 @@ def celu_(input, alpha=1.0):
 
 def celu(input, alpha=1.0, inplace=False):
     """out = x where x > 0, else alpha (exp(x / alpha) - 1)"""
-    _check_float("elu_cpu", input)
+    check_float("elu_cpu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     inverse = 1.0 / alpha
-    out = _computed(lambda x: np.where(x > 0, x, alpha * np.expm1(x * inverse)), input._data)
+    out = computed_once(lambda x: np.where(x > 0, x, alpha * np.expm1(x * inverse)), input._data)
     if inplace:
         return write_inplace(input, record(CeluBackward1, out, (input,), saved_output=True,
                                            alpha=alpha))
@@ -282,7 +282,7 @@ class CeluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _elu_backward(grad, x, False, _CeluCoefficients(self.alpha))
+        return elu_backward(grad, x, False, _CeluCoefficients(self.alpha))
 
 
 class CeluBackward1(Node):
@@ -293,16 +293,16 @@ class CeluBackward1(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return _elu_backward(grad, result, True, _CeluCoefficients(self.alpha))
+        return elu_backward(grad, result, True, _CeluCoefficients(self.alpha))
 
 
 # ====================================================================== logsigmoid, mish
 def logsigmoid(input):
     """out = log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|))"""
-    _check_float("log_sigmoid_cpu", input)
-    out = _computed(lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), input._data)
+    check_float("log_sigmoid_cpu", input)
+    out = computed_once(lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), input._data)
     # torch keeps exp(-|x|) as its buffer (its CPU backward recomputes it from x)
-    buffer = _computed(lambda x: np.exp(-np.abs(x)), input._data)
+    buffer = computed_once(lambda x: np.exp(-np.abs(x)), input._data)
     return record(LogSigmoidBackward0, out, (input,), saved=(input, buffer))
 
 
@@ -324,8 +324,8 @@ class LogSigmoidBackward0(Node):
 
 def mish(input, inplace=False):
     """out = x * tanh(softplus(x)) = x tanh(log(1 + exp(x)))"""
-    _check_float("mish_cpu", input)
-    out = _computed(lambda x: x * np.tanh(np.log1p(np.exp(x))), input._data)
+    check_float("mish_cpu", input)
+    out = computed_once(lambda x: x * np.tanh(np.log1p(np.exp(x))), input._data)
     out = record(MishBackward0, out, (input,), saved=(input,))
     return _maybe_inplace(input, out, inplace)
 
@@ -411,7 +411,7 @@ def prelu(input, weight):
         if dims > 1:
             shape[1] = weight.numel()
         weight = weight.reshape(shape)
-    _check_float("prelu_cpu", input)
+    check_float("prelu_cpu", input)
     x, w = input._data, weight._data
     wide_x, wide_w = (x.astype(np.float32), w.astype(np.float32)) if x.dtype == np.float16 \
         else (x, w)
@@ -441,7 +441,7 @@ class PreluKernelBackward0(Node):
 
 
 # ====================================================================== compositions
-def _softmax_dim(name, ndim, stacklevel):
+def implicit_softmax_dim(name, ndim, stacklevel):
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
                   "include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
@@ -460,5 +460,5 @@ def tanhshrink(input):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """out = softmax(-input) along dim"""
     if dim is None:
-        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+        dim = implicit_softmax_dim("softmin", input.dim(), _stacklevel)
     return (-input).softmax(dim, dtype=dtype) if dtype is not None else (-input).softmax(dim)
