@@ -132,7 +132,7 @@ def _element_strides(x, shape):
     return tuple(s // x.itemsize for s in x.strides)
 
 
-def _vector_lanes(shape, operands, row_major_result, step=STEP):
+def vector_lanes(shape, operands, row_major_result, step=STEP):
     """Which elements of an elementwise result torch's vectorised loop computes with SIMD.
 
     Returns an int k when they are the first k in row-major order, else a flat boolean
@@ -191,7 +191,7 @@ def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
     shape = operands[0].shape if len(operands) == 1 else \
         np.broadcast_shapes(*(np.shape(x) for x in operands))
     n = math.prod(shape)
-    lanes = _vector_lanes(shape, operands, row_major_result, step)
+    lanes = vector_lanes(shape, operands, row_major_result, step)
     flat = [x.reshape(-1) if np.shape(x) == shape else
             np.broadcast_to(x, shape).reshape(-1) if np.ndim(x) else np.full(n, x, f32)
             for x in operands]

@@ -1522,6 +1522,80 @@ def pointwise_more_grad(b):
     return statements
 
 
+# ---------------------------------------------------------------- more of torch.nn.functional
+NN_POOL = ["0.0", "-0.0", "0.5", "-0.5", "1.0", "-1.0", "3.0", "-3.0", "6.0", "0.25", "-2.5",
+           "float('nan')", "7.5", "-0.3"]
+NN_ACTIVATIONS = [
+    "torch.nn.functional.hardtanh({x})", "torch.nn.functional.hardtanh({x}, -0.5, 2.0)",
+    "torch.nn.functional.relu6({x})", "torch.nn.functional.hardswish({x})",
+    "torch.nn.functional.hardsigmoid({x})", "torch.nn.functional.selu({x})",
+    "torch.nn.functional.celu({x}, 0.5)", "torch.nn.functional.logsigmoid({x})",
+    "torch.nn.functional.mish({x})", "torch.nn.functional.softsign({x})",
+    "torch.nn.functional.tanhshrink({x})", "torch.nn.functional.softshrink({x})",
+    "torch.nn.functional.softshrink({x}, 1.0)", "torch.nn.functional.hardshrink({x})",
+    "torch.nn.functional.threshold({x}, 0.5, -1.0)", "torch.nn.functional.softmin({x}, -1)",
+    "torch.nn.functional.prelu({x}, torch.tensor([0.25], dtype={x}.dtype))",
+    "torch.nn.functional.normalize({x}, dim=-1)",
+    "torch.nn.functional.cosine_similarity({x}, {z}, -1)",
+    "torch.nn.functional.pairwise_distance({x}, {z})",
+    "torch.nn.functional.glu(torch.cat([{x}, {z}], -1))",
+    "torch.nn.functional.hardtanh({x}.clone(), inplace=True)",
+    "torch.nn.functional.relu6({x}.clone(), inplace=True)",
+    "torch.nn.functional.threshold({x}.clone(), 0.0, 2.0, inplace=True)",
+    "torch.nn.functional.hardswish({x}.clone(), inplace=True)",
+    "torch.nn.functional.selu({x}.clone(), inplace=True)",
+]
+NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
+    "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",
+    "torch.nn.functional.instance_norm({x})", "torch.nn.functional.pixel_shuffle({x}, 2)",
+    "torch.nn.functional.pixel_unshuffle({x}.transpose(-1, -2), 1)",
+    "torch.nn.functional.local_response_norm({x}.flatten(2), 3)",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x})",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}, is_causal=True)",
+    "torch.nn.functional.scaled_dot_product_attention({x}[0], {x}[1], {x}[1])",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}.transpose(-1, -2))",
+]
+NN_LOSSES = [
+    "torch.nn.functional.kl_div({x}, {z}.abs(), reduction={r})",
+    "torch.nn.functional.kl_div({x}, {z}, reduction={r}, log_target=True)",
+    "torch.nn.functional.margin_ranking_loss({x}, {z}, {x}.sign(), margin=0.5, reduction={r})",
+    "torch.nn.functional.hinge_embedding_loss({x}, torch.ones_like({x}), reduction={r})",
+    "torch.nn.functional.soft_margin_loss({x}, -torch.ones_like({x}), reduction={r})",
+    "torch.nn.functional.poisson_nll_loss({x}, {z}.abs(), reduction={r})",
+    "torch.nn.functional.gaussian_nll_loss({x}, {z}, torch.ones_like({x}), reduction={r})",
+    "torch.nn.functional.triplet_margin_loss({x}, {z}, {x} * 2, reduction={r})",
+]
+
+
+def nn_more(b):
+    """hardtanh, the shrinks, prelu, glu ... and the margin losses: values at their kinks
+    (signed zeros, +-0.5, +-3, nan), in SIMD steps and scalar tails, and their gradients."""
+    dtype = b.choice(["float32", "float32", "float64", "float16"])
+    shape = b.choice([(4,), (2, 3), (20,), (2, 17), (0,), (3, 0)])
+    x, statement = make(b, shape, dtype, NN_POOL, grad=b.chance(0.6))
+    z, other = make(b, shape, dtype, NN_POOL)
+    statements = [statement, other]
+    y, g = b.fresh_name(), b.fresh_name()
+    if b.chance(0.25) and dtype != "float16":
+        layer_input, statement = make(b, (2, 4, 3, 2), dtype, NN_POOL[:11],
+                                      grad=b.tensors[x].requires_grad)
+        statements.append(statement)
+        x, template, shape = layer_input, b.choice(NN_LAYERS), (2, 4, 3, 2)
+    elif b.chance(0.3):
+        template = b.choice(NN_LOSSES)
+        reductions = ["'none'", "'mean'", "'sum'"] + (["'batchmean'"] if "kl_div" in template
+                                                      else [])
+        template = template.replace("{r}", b.choice(reductions))
+    else:
+        template = b.choice(NN_ACTIVATIONS)
+    statements.append(f"{y} = {fill(template, x=x, z=z)}")
+    if b.tensors[x].requires_grad and numel(shape) and "inplace" not in template:
+        statements.append(f"{g}, = torch.autograd.grad({y}.sum(), {x})")
+        unknown(b, g, dtype)
+    unknown(b, y, dtype)
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1540,4 +1614,5 @@ FAMILIES = {
     "nested_forward": Family(2, [(1, nested_forward)]),
     "mutation_on_saved": Family(2, [(1, mutation_on_saved)]),
     "pointwise_more": Family(2, [(3, pointwise_more_forward), (2, pointwise_more_grad)]),
+    "nn_more": Family(2, [(1, nn_more)]),
 }

@@ -432,6 +432,8 @@ HALLMARKS = {
                        ".copysign(", "torch.hypot(", "torch.fmax(", ".fmin(", "logaddexp2(",
                        "torch.deg2rad(", ".signbit(", "out=torch.empty(0", "_(",
                        "create_graph=True", ".backward("],
+    "nn_more": ["hardtanh(", "softshrink(", "prelu(", "float('nan')", "inplace=True",
+                "reduction='batchmean'", "margin_ranking_loss(", "torch.autograd.grad("],
 }
 
 
@@ -506,7 +508,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "check_order": {"error message", "engine crash"}, "transforms": {"value"},
            "hooks": {"gradient", "value"}, "nested_forward": {"value"},
            "mutation_on_saved": {"error type", "gradient", "value"},
-           "pointwise_more": {"value"}}
+           "pointwise_more": {"value"},
+           "nn_more": {"value", "gradient", "graph"}}
 
 
 @pytest.fixture(scope="module")
