@@ -179,7 +179,7 @@ def vectorised_elements(shape, operands, np_dtype):
     loop's: an int k (the first k in row-major order) or a flat boolean array (row-major).
     For kernels whose two paths differ in more than rounding (logit's gradient at -0.0)."""
     step = STEP * 4 // np.dtype(np_dtype).itemsize
-    return _vector_lanes(tuple(shape), operands, False, step)
+    return vector_lanes(tuple(shape), operands, False, step)
 
 
 def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):

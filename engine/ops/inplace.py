@@ -398,7 +398,9 @@ def fill_(self, value):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
                         f"({type_name(value)}), but expected one of:\n * (Tensor value)\n"
                         f" * (Number value)")
+    # autograd's refusals come before the kernel checks the number (fuzz 2072228);
     # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
+    check_inplace(self)
     value = checked_scalar(value, self._data.dtype, check_half=self._data.size != 1)
     return _fill_raw(self, value, FillBackward2)
 

@@ -202,3 +202,26 @@ def test_the_gradient_of_a_rebased_view_keeps_torchs_zero_signs(view, how):
         f"with {how}:\n    y *= m.tensor([-0.3, 0.5, -2.0, -0.0])\n"
         "(a ** 2).sum().backward(retain_graph=True)\n"
         "r = [a.grad_fn.name(), [str(v) for v in y.grad.tolist()]]")
+
+
+LEAF_WRITES_OF_BIG_NUMBERS = [
+    "y = m.zeros(1, 1, requires_grad=True)\ny[[0, 1]] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\ny[[0, 1]] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\ny[[0, 5]] = 1.0",
+    "y = m.zeros(2)\ny[[0, 5]] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\nwith m.no_grad():\n    y[[0, 1]] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\ny[m.tensor([True, False])] = -1e39",
+    "y = m.zeros(2, 2, requires_grad=True)\ny[[0], [1]] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\ny[0] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\ny[:] = -1e39",
+    "y = m.zeros(2, requires_grad=True)\ny.fill_(-1e39)",
+    "y = m.zeros(2, dtype=m.int8, requires_grad=False)\ny.fill_(300)",
+]
+
+
+@pytest.mark.parametrize("code", LEAF_WRITES_OF_BIG_NUMBERS)
+def test_autograd_refuses_a_leaf_write_before_the_kernel_checks_the_number(code):
+    """fuzz 2072228: x[index] = number and fill_ on a leaf that requires grad raise autograd's
+    error before the number's range is checked."""
+    indented = "\n".join("    " + line for line in code.split("\n"))
+    parity.assert_same_snippet(f"def run():\n{indented}\nr = error(run)")
