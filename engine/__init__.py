@@ -43,6 +43,7 @@ from .ops.sampling import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
 from .ops.rearrange import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
+from .ops.pointwise import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401  (Generator.get_state/set_state: uint8 tensors)
@@ -51,6 +52,7 @@ from . import accelerator, autograd, backends, cuda, distributions, functional, 
 from . import optim, utils  # noqa: F401
 from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap ...)
 from . import serialization  # noqa: F401
+from . import special  # noqa: F401  (torch.special: erf, expit, logit, xlogy, gammaln ...)
 from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)

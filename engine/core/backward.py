@@ -218,7 +218,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
-    outputs, inputs = as_tuple(outputs), as_tuple(inputs)
+    # (None is no sequence here: torch's tuple(None) raises its TypeError; fuzz 2000181)
+    outputs, inputs = as_sequence(outputs), as_sequence(inputs)
     retain_graph = create_graph if retain_graph is None else retain_graph
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_GRADS_NOT_ALLOW_UNUSED)
@@ -279,7 +280,9 @@ def implicit_gradient(output):
 
 
 def as_tuple(value):
-    if value is None:
-        return None
+    return None if value is None else as_sequence(value)
+
+
+def as_sequence(value):
     return (value,) if is_tensor(value) or isinstance(value, capture.GradientEdge) \
         else tuple(value)

@@ -248,6 +248,17 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     return results
 
 
+def read_histories(inputs):
+    """Before an op's kernel speaks (a warning, an error of its own): torch's autograd reads
+    each input's node first, so a view whose history cannot be rewritten (one of split's
+    outputs, changed through its base) raises before the kernel runs; ``record`` would read
+    it only after (fuzz 2012051: std of such a view warned, then raised)."""
+    if mode.recording and any(getattr(value, "_requires_grad", False) for value in inputs):
+        for value in inputs:
+            if getattr(value, "_base", None) is not None:
+                value.grad_fn  # noqa: B018 (read for its check)
+
+
 def attach(node_class, results, inputs, saved, saved_output, state):
     """``record``'s node, once it knows some input requires grad: the results' grad_fn."""
     node = build_node(node_class, inputs, saved, state)

@@ -16,7 +16,7 @@ from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, record
+from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import full_like
 from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
@@ -194,20 +194,24 @@ _RSUB = ("(Tensor input, Tensor other, *, Number alpha = 1)",
          "(Tensor input, Number other, Number alpha = 1)")
 
 
-def rsub(input, other, *more, alpha=1, **unknown):
+def rsub(input, other=NOT_GIVEN, *more, alpha=1, **unknown):
     """out = other - alpha * input (``2 - x`` is x.__rsub__(2), that is rsub(x, 2))"""
-    if more or unknown or not (isinstance(input, Tensor) and isinstance(
-            other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+    if more or unknown or other is NOT_GIVEN or not (
+            isinstance(input, Tensor) and isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))
+            and (isinstance(alpha, PYTHON_AND_NUMPY_NUMBERS) or isinstance(alpha, Tensor)
+                 and alpha._data.ndim == 0 and not alpha._requires_grad)):
         # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first; alpha is positional only
         # after a number, torch.rsub(x, 2.0, 2))
-        given = (input, other, *more)
+        given = (input, *(() if other is NOT_GIVEN else (other,)), *more)
         named = {**({} if alpha == 1 and "alpha" not in unknown else {"alpha": alpha}),
                  **unknown}
         if len(more) == 1 and signatures.Signature(_RSUB[1], False).parse(
                 "rsub", given, named, False) is True:
             alpha = more[0]
+            if isinstance(other, Tensor):  # (a 0-d tensor taken as the Number overload's)
+                other = other.item()
         else:
-            raise signatures.refuse("rsub", _RSUB, False, given, named)
+            raise signatures.refuse("rsub", _RSUB, False, given, named, notes=True)
     with no_grad():
         result = sub(other, input, alpha=alpha)
     if not isinstance(other, Tensor):
@@ -647,7 +651,8 @@ class PowBackward2(Node):
             # 0 ** exponent is 0 for exponent > 0 and 1 at 0: torch takes the derivative as 0
             # there; for exponent < 0 it is out * ln 0 = inf * -inf
             return grad * where(exponent >= 0, 0.0, mul_scalar(result, -math.inf))
-        return grad * mul_scalar(result, math.log(self.self))  # torch's order: out * ln first
+        # (torch's order: out * ln first; C's log of a negative number is nan)
+        return grad * mul_scalar(result, math.log(self.self) if self.self > 0 else math.nan)
 
 
 def _power(a, b, common, row_major_result=False):
@@ -823,7 +828,11 @@ def atan2(input, other):
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
     try:
-        result = elementwise(np.arctan2, a, b)
+        if common.char == "f":  # (torch's float32 kernel: SLEEF's and the C library's)
+            operands_broadcast_shape(a, b)
+            result = wrap_elementwise(float32_math.atan2(a, b), a, b)
+        else:
+            result = elementwise(np.arctan2, a, b)
     except RuntimeError:
         histories_first(input, other)
         raise
@@ -879,6 +888,7 @@ def _where(condition, input=None, other=None):
         return condition.nonzero(as_tuple=True)
     cond = condition._data
     if cond.dtype == np.uint8:
+        read_histories(given[1:])  # (torch's autograd runs before the kernel's warning)
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
                       "will be removed in a future version of PyTorch. Use a boolean condition "
                       "instead."

@@ -17,7 +17,7 @@ from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, record
+from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      named_arguments, not_implemented_for, numpy_axes, resize_out_first,
@@ -863,6 +863,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
                                                if d not in axes)
     degenerate = (data.size // outputs if outputs else 0) - ddof <= 0
     if degenerate:
+        read_histories((input,))
         messages.warn_from_learner(messages.no_degrees_of_freedom(name))
     if _full_reduction_in_two_passes(data, outputs):
         # only this kernel calls mean(), whose sum(out=) refuses an inference leaf, and
@@ -1104,7 +1105,8 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
         elif ord == 1:
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
-            result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+            result = _libc_power(np.sum(_libc_power(magnitude, ord), axis=axes,
+                                        keepdims=keepdim), 1.0 / ord)
         result = _reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
                   saved_output=True, ord=ord, dim=_norm_dims(dim, input), keepdim=keepdim)
@@ -1115,6 +1117,16 @@ def _norm_dims(dim, input):
     if dim is None or isinstance(dim, (tuple, list)) and not dim:
         return None if dim is None else ()
     return dims_tuple(dim, input._data.ndim)
+
+
+def _libc_power(values, exponent):
+    """values ** exponent as torch's norm kernel computes it: float32 with the C library's powf
+    (replayed: numpy's float32 power is another function on a CPU with AVX-512)."""
+    if values.dtype != np.float32:
+        return values ** exponent
+    flat = np.ascontiguousarray(values).reshape(-1)
+    return float32_math.libc_powf(flat, np.full(flat.size, exponent, np.float32)).reshape(
+        values.shape)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -1288,7 +1300,8 @@ def _sum_of_products(g, y, last):
         return total[:, None]
     g, y = g[..., 0], y[..., 0]
     n, lanes = g.shape[-1], simd_lanes(g.dtype)
-    tail = n % lanes if n > lanes and g.dtype == np.float32 and g.size == n else 0
+    tail = n % lanes if n > lanes and g.dtype == np.float32 and (
+        g.size == n or float32_math.torch_threads == 1) else 0
     if not tail:
         return reduce_all_sum(g * y, lanes)[:, None, None]
     full = n - tail

@@ -29,6 +29,8 @@ class Known:
     test: Callable | None = None  # or a function of the verdict
     program: str = ""        # regex searched in the whole program
     difference: str = ""     # DOCUMENTED: the title of its item in notebooks/DIFFERENCES.md
+    # or a function of (the statement, the program) for what a regex cannot say
+    program_test: Callable | None = None
     # The difference changes nothing a later line shows (a node's name): the comparison goes
     # on past it, so that it does not hide a bug after it. A function of the verdict when only
     # some of the entry's mismatches are such. (Not a version counter: a later view, detach or
@@ -41,7 +43,8 @@ class Known:
                 and re.search(self.program, program, re.S) is not None
                 and re.search(self.torch, verdict.torch_text or "", re.S) is not None
                 and re.search(self.engine, verdict.engine_text or "", re.S) is not None
-                and (self.test is None or self.test(verdict)))
+                and (self.test is None or self.test(verdict))
+                and (self.program_test is None or self.program_test(statement or "", program)))
 
 
 def _layout_differs_only_on_sizes_0_and_1(verdict):
@@ -144,21 +147,73 @@ def _float16_rounding_level(verdict):
 
 
 def _overflow_in_one_order_only(verdict):
-    """Where the numbers differ, torch's is inf (or nan) and the engine's is near the type's
-    largest (above 1e37: float32's lie within 3.4e38, float64's within 1.8e308)."""
+    """Where the numbers differ, one of them is inf or nan and the other is too, or is near the
+    type's largest (above 1e37: float32's lie within 3.4e38, float64's within 1.8e308): which
+    partial sum overflows, and whether inf meets -inf, depends on the order of the additions."""
     from .compare import NUMBER
     tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
     if len(tokens[0]) != len(tokens[1]) or tokens[0] == tokens[1]:
         return False
-    return all(t == e or (t.lstrip("-") in ("inf", "nan") and "inf" not in e and "nan" not in e
-                          and abs(float(e)) > 1e37) for t, e in zip(*tokens))
+
+    def non_finite(text):
+        return text.lstrip("-") in ("inf", "nan")
+
+    def overflowing(text):
+        return non_finite(text) or abs(float(text)) > 1e37
+    return all(t == e or (non_finite(t) or non_finite(e)) and overflowing(t) and overflowing(e)
+               for t, e in zip(*tokens))
 
 
-def _gelu_off_avx2(verdict):
-    """On a CPU with AVX-512, torch's float32 gelu runs oneDNN's AVX-512 kernel, which the
-    engine does not replay (it replays the AVX2 one): zero signs and last bits differ."""
-    from engine.fidelity.float32_math import STEP  # (floats per step of torch's loop)
-    return STEP > 16 and _zero_signs_and_float32_last_bits_differ(verdict)
+# an assignment that makes a view of (or shares the memory of) another name
+_ALIAS = re.compile(r"^(\w+) = (\w+)(?:\[[^\n]*\]|\.(?:data|detach\(\)|view\([^\n]*\)|"
+                    r"reshape\([^\n]*\)|t\(\)|T|mT|transpose\([^\n]*\)|expand\([^\n]*\)|"
+                    r"view_as\([^\n]*\)|narrow\([^\n]*\)|select\([^\n]*\)|"
+                    r"unsqueeze\([^\n]*\)|squeeze\([^\n]*\)|flatten\([^\n]*\)|"
+                    r"diagonal\([^\n]*\)|as_strided\([^\n]*\)))$")
+
+
+def _copy_source_shares_the_destination(statement, program):
+    """``y.copy_(a)`` where ``a`` was made from ``y``'s memory by a chain of views (``z = y[:,
+    1]; w = z.data; a = w[0:2]``): torch's loop reads the source while it writes."""
+    found = re.fullmatch(r"(\w+)\.copy_\((\w+)(?:, non_blocking=\w+)?\)", statement.strip())
+    if not found:
+        return False
+    written, source = found.groups()
+    family = {}  # name -> the name whose memory it shares, as of each line
+    for line in program.splitlines():
+        if line.strip() == statement.strip():
+            break
+        alias = _ALIAS.match(line.strip())
+        assigned = re.match(r"^(\w+) = ", line.strip())
+        if alias:
+            family[alias.group(1)] = family.get(alias.group(2), alias.group(2))
+        elif assigned:
+            family.pop(assigned.group(1), None)
+    return family.get(source, source) == family.get(written, written)
+
+
+def _cancelled_in_torch_only(verdict):
+    """Where the numbers differ torch's is 0 and the engine's a rounding error (below 1e-6)."""
+    tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
+    if len(tokens[0]) != len(tokens[1]) or tokens[0] == tokens[1]:
+        return False
+    try:
+        return all(t == e or (float(t) == 0 and abs(float(e)) < 1e-6)
+                   for t, e in zip(*tokens))
+    except ValueError:
+        return False
+
+
+def _integer_of_a_float32_math_last_bit(verdict):
+    """Integers that differ by one: a float32 value an ulp apart (exp, log ... MKL's in torch,
+    correctly rounded in the engine) truncated by a conversion to an integer dtype."""
+    tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
+    if len(tokens[0]) != len(tokens[1]) or tokens[0] == tokens[1]:
+        return False
+    try:
+        return all(abs(int(t) - int(e)) <= 1 for t, e in zip(*tokens))
+    except ValueError:
+        return False
 
 
 def _float32_tan_amplified(verdict):
@@ -180,11 +235,23 @@ KNOWN = [
           "27.9621 in torch, 27.9628 in the engine; fuzz 1076349)", DOCUMENTED,
           ("value", "gradient"), statement=r"\btan\(", test=_float32_tan_amplified,
           difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
-    Known("float32 gelu of a contiguous tensor on a CPU with AVX-512: torch's oneDNN kernel "
-          "for it is not the AVX2 one the engine replays (values within float32 rounding, "
-          "gelu(-0.0) is -0.0 there; fuzz 1055571)", DOCUMENTED, ("value",),
-          statement=r"\bgelu\(|GELU\(", test=_gelu_off_avx2,
-          difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
+    Known("which of two equal zeros maximum/minimum/clamp/amax/amin keep: torch's vectorised "
+          "loop takes the second operand's, its scalar loop the first's, by the element's "
+          "place in memory order (the engine: the scalar loop's everywhere; fuzz 2054304)",
+          DOCUMENTED, ("value",),
+          statement=r"\b(?:maximum|minimum|fmax|fmin|clamp|clip|amax|amin|max|min)\(",
+          test=_only_zero_signs_differ, difference="Which of two equal zeros"),
+    Known("abs's second derivative: torch's is a ZeroTensor, skipped when gradients are "
+          "added, so a higher derivative through abs keeps a -0.0 that the engine's ordinary "
+          "zeros turn into 0.0 (fuzz 2061162: (x.abs() * x).std())", DOCUMENTED,
+          ("value", "gradient"), program=r"\babs\(|\.sgn\(|l1_loss\(",
+          test=_only_zero_signs_differ, difference="abs's second derivative"),
+    Known("create_graph=True: a gradient of a gradient whose terms cancel (std's second "
+          "derivative summed over a row): torch's order of operations gives exactly 0, the "
+          "engine's a float32 rounding of the terms (6e-8; fuzz 2060026)", DOCUMENTED,
+          ("gradient", "value"), program=r"create_graph=True",
+          test=lambda verdict: _cancelled_in_torch_only(verdict),
+          difference="The nodes of a gradient's graph"),
     Known("cdist's matrix-product path (p=2, more than 25 rows or use_mm_for_euclid_dist): the "
           "product's last bits are not torch's BLAS's, and sqrt makes a zero distance's "
           "residue visible (about 2e-4 in float32; fuzz 3101838)", DOCUMENTED,
@@ -288,8 +355,20 @@ KNOWN = [
           ("value",), statement=r"torch\.func\.(?:jacrev|jacfwd|hessian)\(",
           program=r"float16", test=_float16_rounding_level,
           difference="float16 backward formulas"),
+    Known("copy_ from a source made of the destination's own memory by views (z = y[:, 1]; "
+          "w = z.data; a = w[0:2]; y.copy_(a)): torch's loop reads what it already wrote "
+          "(fuzz 2015493)", DOCUMENTED, ("value",), statement=r"\.copy_\(",
+          program_test=_copy_source_shares_the_destination,
+          difference="An in-place operation that reads what it writes"),
+    Known("float32 exp/log/sin/cos/tanh/sqrt an ulp apart (MKL's in torch), turned into "
+          "integers one apart by .int(), .long() or to(): log(exp(1)) is 1.0 in torch, "
+          "0.99999994 in the engine (fuzz 2019168)", DOCUMENTED, ("value",),
+          statement=r"\.(?:int|long|short|char|byte)\(\)|\.to\(|\.type\(",
+          program=r"\b(?:exp|log|sin|cos|tanh|sqrt)\(", test=_integer_of_a_float32_math_last_bit,
+          difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
     Known("a matrix product near the largest float64 values: a partial sum overflows in "
-          "torch's BLAS order and not in numpy's (fuzz 909923: torch inf, engine 1.6358e+308)",
+          "torch's BLAS order and not in numpy's (fuzz 909923: torch inf, engine 1.6358e+308; "
+          "2006725: torch nan, engine inf)",
           DOCUMENTED, ("value",), statement=r" @ |\b(?:mm|mv|matmul|bmm|addmm|linear)\(",
           test=_overflow_in_one_order_only, difference="Matrix products that overflow"),
     Known("allow_mutation_on_saved_tensors: a write through a view that starts further into a "
