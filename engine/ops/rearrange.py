@@ -22,7 +22,8 @@ from .join import cat, stack
 from .arithmetic import mul, where
 from .creation import zeros_like
 from .unary import isnan
-from .linalg import bmm, dot, mm
+from .linalg import bmm, dot, mm, unsafe_view
+from .views import view_strides
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
            "cdist", "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum",
@@ -440,8 +441,6 @@ _NOT_VIEWABLE = ("view size is not compatible with input tensor's size and strid
 def kron(input, other):
     """The Kronecker product: every element of input times the whole of other, in blocks
     (torch's _unsafe_view of each operand, mul, _unsafe_view of the result)"""
-    from .linalg import unsafe_view
-    from .views import view_strides
     dims = max(input.dim(), other.dim())
     padded_a = (1,) * (dims - input.dim()) + tuple(input.shape)
     padded_b = (1,) * (dims - other.dim()) + tuple(other.shape)
