@@ -23,9 +23,9 @@ from .creation import full_like, zeros_like
 from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
-from .reduce import (_correction, _evenly_distributed, _first_zero_wins, _put_back,
-                     _reduce_args, _reduced, _return_type, _takes_pair_out, _unreduce,
-                     _var_backward, nansum, return_types)
+from .reduce import (ddof_from, evenly_distributed, first_zero_wins, put_back,
+                     reduce_args, as_reduced, return_type, takes_pair_out, unreduce,
+                     var_backward, nansum, return_types)
 
 __all__ = ["aminmax", "bincount", "bucketize", "cummax", "cummin", "histc", "isin", "kthvalue",
            "logcumsumexp", "median", "mode", "nanmean", "nanmedian", "nanquantile", "quantile",
@@ -51,8 +51,8 @@ def _moment_and_mean(input, dim, unbiased, keepdim, correction, name):
     data = input._data
     if data.dtype.kind != "f":
         raise NotImplementedError(f"{name} only support floating point and complex dtypes")
-    axes, keepdim = _reduce_args(input, dim, keepdim)
-    ddof = _correction(unbiased, correction)
+    axes, keepdim = reduce_args(input, dim, keepdim)
+    ddof = ddof_from(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     outputs = 1 if axes is None else math.prod(n for d, n in enumerate(data.shape)
                                                if d not in axes)
@@ -61,7 +61,7 @@ def _moment_and_mean(input, dim, unbiased, keepdim, correction, name):
     variance, mean = quietly(_welford_moments, data, axes, keepdim, ddof)
     if name == "std_mean":
         variance = np.sqrt(variance)
-    results = (_reduced(variance.astype(data.dtype)), _reduced(mean.astype(data.dtype)))
+    results = (as_reduced(variance.astype(data.dtype)), as_reduced(mean.astype(data.dtype)))
     node = VarMeanBackward0 if name == "var_mean" else StdMeanBackward0
     return record(node, results, (input,), saved=(input,), saved_output=name == "std_mean",
                   dim=dim, correction=ddof, keepdim=keepdim, count=count)
@@ -104,7 +104,7 @@ def _welford_pair(data, axes, keepdim, divisor):
 def _mean_backward(grad, x, node):
     shape = x._data.shape
     dims = None if node.dim is None else dims_tuple(node.dim, len(shape))
-    return _unreduce(grad, shape, dims, node.keepdim) / builtins.max(node.count, 1) \
+    return unreduce(grad, shape, dims, node.keepdim) / builtins.max(node.count, 1) \
         if shape else grad
 
 
@@ -127,7 +127,7 @@ class VarMeanBackward0(Node):
 
     def backward(self, grad_var, grad_mean=None):
         (x,) = self.saved_tensors
-        total = None if grad_var is None else _var_backward(self, grad_var, x)
+        total = None if grad_var is None else var_backward(self, grad_var, x)
         if grad_mean is not None:
             part = _mean_backward(grad_mean, x, self)
             total = part if total is None else total + part
@@ -151,7 +151,7 @@ class StdMeanBackward0(VarMeanBackward0):
         total = None
         if grad_std is not None:
             grad_var = where(std == 0, 0.0, grad_std / (std * 2))
-            total = _var_backward(self, grad_var, x)
+            total = var_backward(self, grad_var, x)
         if grad_mean is not None:
             part = _mean_backward(grad_mean, x, self)
             total = part if total is None else total + part
@@ -214,9 +214,9 @@ def _aminmax(input, *, dim=None, keepdim=False):
     high = np.maximum.reduce(data, axis=axes, keepdims=keep) if data.size else \
         np.zeros(_kept_shape(data.shape, axes, keep), data.dtype)
     if data.size:
-        low = _first_zero_wins(data, low, axes, keep)
-        high = _first_zero_wins(data, high, axes, keep)
-    results = _AminmaxType(_reduced(low), _reduced(high))
+        low = first_zero_wins(data, low, axes, keep)
+        high = first_zero_wins(data, high, axes, keep)
+    results = _AminmaxType(as_reduced(low), as_reduced(high))
     return record(AminmaxBackward0, results, (input,), saved=(input, results.min, results.max),
                   dim=None if axes is None else axes, keepdim=keep)
 
@@ -260,8 +260,8 @@ class AminmaxBackward0(Node):
         for grad, value in ((grad_min, low), (grad_max, high)):
             if grad is None:
                 continue
-            grad = _unreduce(grad, shape, self.dim, self.keepdim)
-            hits = eq(_unreduce(value, shape, self.dim, self.keepdim), x)
+            grad = unreduce(grad, shape, self.dim, self.keepdim)
+            hits = eq(unreduce(value, shape, self.dim, self.keepdim), x)
             counted = hits.sum(self.dim if self.dim is not None else (), keepdim=True) \
                 if shape else hits
             part = grad / counted * hits
@@ -347,7 +347,7 @@ def _picked(input, dim, keepdim, name, pick_row, node, checks=None):
             if rows.size else np.zeros(kept, data.dtype)
         if keepdim:
             values, indices = np.expand_dims(values, axis), np.expand_dims(indices, axis)
-    result = getattr(return_types, name)(_reduced(values), _reduced(indices))
+    result = getattr(return_types, name)(as_reduced(values), as_reduced(indices))
     return record(node, result, (input,), saved=(result.indices,), dim=wrap_dim(
         dim, builtins.max(data.ndim, 1)), keepdim=keepdim, self_sym_sizes=data.shape)
 
@@ -388,7 +388,7 @@ def _median_of_all(input, skip_nan, node):
         value = np.asarray(np.nan, data.dtype)
     else:
         value = np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
-    result = _reduced(value.astype(data.dtype))
+    result = as_reduced(value.astype(data.dtype))
     return record(node, result, (input,), saved=(input,), saved_output=True)
 
 
@@ -403,7 +403,7 @@ def _median(input, dim=None, keepdim=False, *, name="median", skip_nan=False):
 
 @overloads("(Tensor input)",
            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def median(input, dim=None, keepdim=False):
     """The lower of the two middle values (of all elements; along dim with its index)"""
@@ -412,7 +412,7 @@ def median(input, dim=None, keepdim=False):
 
 @overloads("(Tensor input)",
            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def nanmedian(input, dim=None, keepdim=False):
     """median of the values that are not nan"""
@@ -426,7 +426,7 @@ class MedianBackward0(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        return _evenly_distributed(grad, x, result)
+        return evenly_distributed(grad, x, result)
 
 
 class NanmedianBackward0(MedianBackward0):
@@ -443,7 +443,7 @@ class MedianBackward1(Node):
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        return _put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
+        return put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
 
 
 class NanmedianBackward1(MedianBackward1):
@@ -497,7 +497,7 @@ def _quickselect_index(row, k):
 
 @overloads("(Tensor input, int k, int dim = -1, bool keepdim = False, *, "
            "tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along dim (k counts from 1), with its index"""
@@ -536,7 +536,7 @@ def _mode_index(row):
 
 
 @overloads("(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of equally frequent ones), and an index
@@ -550,9 +550,9 @@ class ModeBackward0(MedianBackward1):
 
 for _name in ("median", "nanmedian", "kthvalue", "mode"):
     if not hasattr(return_types, _name + "_out"):
-        setattr(return_types, _name + "_out", _return_type(_name + "_out"))
+        setattr(return_types, _name + "_out", return_type(_name + "_out"))
 if not hasattr(return_types, "nanmedian"):
-    return_types.nanmedian = _return_type("nanmedian")
+    return_types.nanmedian = return_type("nanmedian")
 tensor_inputs(globals(), ["median", "nanmedian", "kthvalue", "mode"])
 
 
@@ -735,13 +735,13 @@ def _running_extreme(input, dim, name):
             best, at = np.where(better, x, best), np.where(better, i, at)
             values[..., i], indices[..., i] = best, at
         values, indices = np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
-    result = getattr(return_types, name)(_reduced(values), _reduced(indices))
+    result = getattr(return_types, name)(as_reduced(values), as_reduced(indices))
     return record(CummaxBackward0 if name == "cummax" else CumminBackward0, result, (input,),
                   saved=(input, result.indices), dim=axis)
 
 
 @overloads("(Tensor input, int dim, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def cummax(input, dim):
     """The running maximum along dim, and where it was met (the last of equal values)"""
@@ -749,7 +749,7 @@ def cummax(input, dim):
 
 
 @overloads("(Tensor input, int dim, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def cummin(input, dim):
     """The running minimum along dim, and where it was met (the last of equal values)"""
@@ -775,7 +775,7 @@ class CumminBackward0(CummaxBackward0):
 
 for _name in ("cummax", "cummin"):
     if not hasattr(return_types, _name + "_out"):
-        setattr(return_types, _name + "_out", _return_type(_name + "_out"))
+        setattr(return_types, _name + "_out", return_type(_name + "_out"))
 tensor_inputs(globals(), ["cummax", "cummin"])
 
 
@@ -971,7 +971,7 @@ def logcumsumexp(input, dim):
             running = quietly(_log_add_exp, moved[..., i], running)
             out[..., i] = running
         values = np.moveaxis(out, -1, axis).astype(data.dtype)
-    result = _reduced(values)
+    result = as_reduced(values)
     return record(LogcumsumexpBackward0, result, (input,), saved=(input,), saved_output=True,
                   dim=axis)
 
