@@ -100,11 +100,10 @@ progress: ## Which exercises in workspace/ are done, not quite or not started
 length: $(STAMP_LAB) ## How long each lesson's main path takes (words, code cells, minutes)
 	@$(VPY) -m course_tools.length
 
-# The parity tests compare the engine bit for bit with torch's AVX2 kernels, which the engine
-# replays. On a CPU with AVX-512, torch (ATen, oneDNN) and numpy pick other kernels whose last
-# bits differ (float32 gelu and softmax, float16 math, atan2, ...: DIFFERENCES.md, "CPUs with
-# AVX-512"), so the tests, compare-torch and the fuzzer pin all three to their AVX2 kernels:
-# every machine then tests the same ones. On a CPU without AVX-512 the pins change nothing.
+# The engine replays the kernels torch runs on this CPU (AVX2 or AVX-512); the parity tests,
+# compare-torch and the fuzzer pin torch (ATen, oneDNN) and numpy to their AVX2 kernels so
+# that every machine tests the same ones (tests/fidelity/test_float32_math.py checks the
+# AVX-512 ones without the pins). On a CPU without AVX-512 the pins change nothing.
 # (numpy refuses to disable a feature its build does not dispatch: the list is read from it.)
 NPY_AVX512 = $(shell $(VPY) -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(x for x in d if x.startswith(('AVX512', 'X86_V4'))))" 2>/dev/null)
 KERNEL_PINS = $(if $(filter x86_64 amd64,$(shell uname -m)),ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="$(NPY_AVX512)")

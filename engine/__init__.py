@@ -40,8 +40,13 @@ from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
+from .ops.rearrange import *  # noqa: F401,F403
+# (after rearrange: its diagonal and tensor_split are structure.py's, which parse arguments as
+# torch and have vmap rules)
 from .ops.structure import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
+from .ops.pointwise import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401  (Generator.get_state/set_state: uint8 tensors)
@@ -50,6 +55,7 @@ from . import accelerator, autograd, backends, cuda, distributions, functional, 
 from . import optim, utils  # noqa: F401
 from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap ...)
 from . import serialization  # noqa: F401
+from . import special  # noqa: F401  (torch.special: erf, expit, logit, xlogy, gammaln ...)
 from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)

@@ -195,6 +195,20 @@ class CopySlices(Node):
         self._released = True
 
 
+def may_overlap(shape, strides):
+    """torch's test of whether a view may read one place twice (as_strided_backward): its
+    dims of more than one element, by stride, each stride beyond the reach of the smaller."""
+    reach = 0
+    for size, stride in sorted(((n, s) for n, s in zip(shape, strides) if n != 1),
+                               key=lambda pair: pair[1]):
+        if size == 0:
+            return False  # (nothing read)
+        if stride <= reach:
+            return True
+        reach += stride * (size - 1)
+    return False
+
+
 class AsStridedBackward0(Node):
     """out = a piece of x (given by sizes, strides, offset):  the gradient lands there"""
 
@@ -205,10 +219,13 @@ class AsStridedBackward0(Node):
             return self.differentiable_backward(grad)
         grad_base = grad._empty_strided(self.geometry[0], self.geometry[1])  # the base's layout
         grad_base._data[...] = 0
-        # add, element by element: where an as_strided view overlaps itself, every one of
-        # its elements that reads a place adds its gradient there
         region = _region(grad_base, self.geometry)._data
-        np.add.at(region, (slice(None),) * region.ndim, grad._data)
+        if may_overlap(*self.geometry[2:4]):
+            # add, element by element: where an as_strided view overlaps itself, every one of
+            # its elements that reads a place adds its gradient there
+            np.add.at(region, (slice(None),) * region.ndim, grad._data)
+        else:  # (copied, as torch's: a gradient of -0.0 stays -0.0; fuzz 2058241)
+            region[...] = grad._data
         return grad_base
 
     def differentiable_backward(self, grad):

@@ -132,7 +132,7 @@ def _element_strides(x, shape):
     return tuple(s // x.itemsize for s in x.strides)
 
 
-def _vector_lanes(shape, operands, row_major_result, step=STEP):
+def vector_lanes(shape, operands, row_major_result, step=STEP):
     """Which elements of an elementwise result torch's vectorised loop computes with SIMD.
 
     Returns an int k when they are the first k in row-major order, else a flat boolean
@@ -173,6 +173,15 @@ def _vector_lanes(shape, operands, row_major_result, step=STEP):
     return offset - start < length - length % step
 
 
+def vectorised_elements(shape, operands, np_dtype):
+    """Which elements of an elementwise result of ``operands`` (numpy arrays or numbers) in
+    ``np_dtype`` torch's vectorised loop computes with SIMD, the others being its scalar
+    loop's: an int k (the first k in row-major order) or a flat boolean array (row-major).
+    For kernels whose two paths differ in more than rounding (logit's gradient at -0.0)."""
+    step = STEP * 4 // np.dtype(np_dtype).itemsize
+    return vector_lanes(tuple(shape), operands, False, step)
+
+
 def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
     """``vector(*operands)`` where torch vectorises, ``scalar(*operands)`` elsewhere.
 
@@ -182,7 +191,7 @@ def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
     shape = operands[0].shape if len(operands) == 1 else \
         np.broadcast_shapes(*(np.shape(x) for x in operands))
     n = math.prod(shape)
-    lanes = _vector_lanes(shape, operands, row_major_result, step)
+    lanes = vector_lanes(shape, operands, row_major_result, step)
     flat = [x.reshape(-1) if np.shape(x) == shape else
             np.broadcast_to(x, shape).reshape(-1) if np.ndim(x) else np.full(n, x, f32)
             for x in operands]
@@ -201,6 +210,53 @@ def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
             result[lanes] = vector(*(x[lanes] for x in flat))
             result[~lanes] = scalar(*(x[~lanes] for x in flat))
     return result.reshape(shape)
+
+
+# ====================================================================== atan2
+def atan2(y, x):
+    """torch.atan2 of float32 arrays (or numbers): where its loop vectorises, SLEEF's
+    atan2f_u10, nearly always the value rounded once from float64 (99.2% of random inputs
+    agree bit for bit, on AVX2 and AVX-512 alike); elsewhere the C library's atan2f."""
+    return _evaluate(_atan2_vector, _atan2_scalar, np.asarray(y, f32), np.asarray(x, f32))
+
+
+def _atan2_vector(y, x):
+    return np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(f32)
+
+
+def _atan2_scalar(y, x):
+    if _numpy_atan2f_is_libcs():
+        return np.arctan2(y, x)
+    libc = _libc_atan2f()
+    return np.fromiter((libc(a, b) for a, b in zip(y.tolist(), x.tolist())), f32, y.size)
+
+
+def _libc_atan2f():
+    import ctypes
+    import ctypes.util
+    function = ctypes.CDLL(ctypes.util.find_library("m") or None).atan2f
+    function.restype, function.argtypes = ctypes.c_float, (ctypes.c_float, ctypes.c_float)
+    return function
+
+
+_ATAN2_PROBE = np.linspace(-3, 3, 61, dtype=f32)
+_atan2_checked = []
+
+
+def _numpy_atan2f_is_libcs():
+    """numpy's float32 arctan2 is the C library's atan2f, except where numpy has SIMD code of
+    its own for it (AVX-512: Intel's SVML); checked once, on a few values."""
+    if not _atan2_checked:
+        try:
+            libc = _libc_atan2f()
+            y, x = np.meshgrid(_ATAN2_PROBE, _ATAN2_PROBE[::-1] * f32(1.7))
+            same = np.array_equal(np.arctan2(y, x).reshape(-1), np.array(
+                [libc(a, b) for a, b in zip(y.reshape(-1).tolist(), x.reshape(-1).tolist())],
+                f32))
+        except (OSError, AttributeError):  # (no C library to ask: numpy's then)
+            same = True
+        _atan2_checked.append(same)
+    return _atan2_checked[0]
 
 
 # ====================================================================== MKL's functions
@@ -681,15 +737,16 @@ def _sleef_powf_edges(x, y, result):
 
 # ====================================================================== gelu's erf
 # torch's float32 gelu (approximate='none') of a contiguous tensor of 2 elements or more runs
-# oneDNN's gelu_erf kernel (mkldnn enabled, the default). Its AVX2 kernel is replayed here bit
-# for bit (checked with ONEDNN_MAX_CPU_ISA=AVX2); on a CPU with AVX-512 oneDNN picks another
-# kernel, which agrees with this replay on about 28% of inputs (and gives -0.0 for -0.0;
-# DIFFERENCES.md says so). The replay computes erf as ATen's Vectorized<float>::erf does
-# (which the AVX2 kernel matches): Abramowitz and Stegun's 7.1.26 polynomial times an exp of
-# ATen's own, "exp_u20" (a degree-5 polynomial after 2**n is split off), every step one
-# float32 operation or fused multiply-add. It runs on every element of a
-# contiguous tensor (the tail of its one row too, loaded as a partial vector). Other layouts
-# go through torch's scalar loop and the C library's erf: the engine rounds those once.
+# oneDNN's gelu_erf kernel (mkldnn enabled, the default), which oneDNN picks by the CPU:
+# - up to AVX2 (or ONEDNN_MAX_CPU_ISA=AVX2), replayed here bit for bit: erf as ATen's
+#   Vectorized<float>::erf computes it (which that kernel matches): Abramowitz and Stegun's
+#   7.1.26 polynomial times an exp of ATen's own, "exp_u20" (a degree-5 polynomial after 2**n
+#   is split off), every step one float32 operation or fused multiply-add;
+# - with AVX-512 (avx512_core: F, VL, BW, DQ), another kernel (gelu_avx512 below): a minimax
+#   polynomial of |x| per interval of x, 0.5 x (1 + erf) (so gelu(-0.0) is -0.0 there).
+# Either runs on every element of a contiguous tensor (the tail of its one row too, loaded as
+# a partial vector). Other layouts go through torch's scalar loop and the C library's erf: the
+# engine rounds those once.
 _GELU_ALPHA = f32(math.sqrt(0.5))
 _ERF_P = tuple(f32(c) for c in (0.3275911, 0.254829592, -0.284496736, 1.421413741,
                                 -1.453152027, 1.061405429))
@@ -742,8 +799,80 @@ _GELU_FUSED_STEPS = 14  # per element: 1 for t, 4 for r, 7 in exp_u20, 1 for erf
 _GELU_BLOCK = 8192  # elements per pass: the fourteen rows of float64 sums take 896 KiB
 
 
+def _onednn_avx512():
+    """Whether oneDNN runs its AVX-512 kernels here: the CPU has avx512_core and
+    ``ONEDNN_MAX_CPU_ISA`` (or its old name ``DNNL_MAX_CPU_ISA``) does not stop below it."""
+    features = _cpu_features()
+    if not all(features.get(f) for f in ("AVX512F", "AVX512VL", "AVX512BW", "AVX512DQ")):
+        return False
+    limit = (os.environ.get("ONEDNN_MAX_CPU_ISA") or os.environ.get("DNNL_MAX_CPU_ISA") or "")
+    return limit.upper() not in ("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2")
+
+
+ONEDNN_AVX512 = _onednn_avx512()
+
+
+def gelu_contiguous(x):
+    """torch's float32 gelu of a contiguous tensor: oneDNN's kernel for this CPU."""
+    return gelu_avx512(x) if ONEDNN_AVX512 else gelu_vector(x)
+
+
+# oneDNN's AVX-512 gelu_erf: erf(x / sqrt 2) = sign(x) P_i(|x|), P_i of degree 5 (its
+# coefficients by degree, one row per degree, entry i for interval i: oneDNN's table, as
+# float32 bits; entry 0 is never used). i is read from |x|'s bits (exponent and two mantissa
+# bits: (bits + 0xc21fffff) >> 21, clamped to 1 ... 24); above 5.5426 (_GELU512_RBOUND)
+# P_23 = 1; nan meets P_24 = |x|.
+_GELU512_COEFFICIENTS = [np.array(row, np.uint32).view(f32) for row in (
+    [0xa6f2cb94, 0x32827792, 0x3381cc0c, 0x34523d4a, 0x351ac44d, 0x35f36d88, 0x36ee8229,
+     0x37b8a3bb, 0x3867a213, 0x3940033b, 0x3a2a5a1d, 0x3ae35863, 0x3b7828f2, 0x3c08b14b,
+     0x3c515ed3, 0xbb503236, 0xbd8d8e5e, 0xbe8abcd9, 0xbf0c19a2, 0xbeccb328, 0x3e176ced,
+     0x3f470d99, 0x3f7abb28, 0x3f800000, 0],
+    [0x3f4c422a, 0x3f4c421f, 0x3f4c4207, 0x3f4c41cb, 0x3f4c413b, 0x3f4c3fad, 0x3f4c3a2f,
+     0x3f4c2d40, 0x3f4c146a, 0x3f4bc341, 0x3f4ad08c, 0x3f48f8cf, 0x3f45fac7, 0x3f404e07,
+     0x3f3b980f, 0x3f48dff3, 0x3f78b21b, 0x3fbb0704, 0x40019c32, 0x3fe536d6, 0x3f81331e,
+     0x3e6c8684, 0x3c98f936, 0, 0x3f800000],
+    [0xb62173f4, 0x3735e4cf, 0x37f2ff89, 0x388c23be, 0x3917535c, 0x39ab2ab0, 0x3a60fadb,
+     0x3af9b960, 0x3b6e5491, 0x3c0a4ec5, 0x3ca5aa8c, 0x3d2138d9, 0x3d8737d4, 0x3ddfb660,
+     0x3e0f27ab, 0x3d94004b, 0xbe0efdeb, 0xbf1d96c3, 0xbf89db58, 0xbf6d9897, 0xbef69fb8,
+     0xbdc4f8a8, 0xbbde6422, 0, 0],
+    [0xbe081a19, 0xbe084570, 0xbe08639b, 0xbe089837, 0xbe08f409, 0xbe09ab95, 0xbe0b66d0,
+     0xbe0e400a, 0xbe124df8, 0xbe1bde02, 0xbe2f19c9, 0xbe4931bf, 0xbe685fbc, 0xbe89c95f,
+     0xbe96cbca, 0xbe8044aa, 0xbe0550f2, 0x3dcfd6a1, 0x3e94c826, 0x3e79345f, 0x3decec91,
+     0x3ca46568, 0x3aa1e00a, 0, 0],
+    [0xba3d61db, 0x39f097a3, 0x3a5845dc, 0x3ab1fa35, 0x3b0cefb8, 0x3b653ab6, 0x3bcae527,
+     0x3c221712, 0x3c6c5840, 0x3cc0a703, 0x3d1dcc19, 0x3d63656d, 0x3d955907, 0x3dbf9910,
+     0x3dd53f69, 0x3db7dcef, 0x3d639ebe, 0xba6ede48, 0xbd22be69, 0xbd041cf1, 0xbc64f5ab,
+     0xbb097a32, 0xb8ebf380, 0, 0],
+    [0x3cb7d80c, 0x3c9b6050, 0x3c978d11, 0x3c92e850, 0x3c8d058b, 0x3c848454, 0x3c6cd623,
+     0x3c4c824b, 0x3c2a7935, 0x3be0b390, 0x3b0651ac, 0xbb232f53, 0xbbd42fa0, 0xbc2c5366,
+     0xbc492c9e, 0xbc2a7aa6, 0xbbd55d04, 0xba823a76, 0x3b102aa8, 0x3ae25a7e, 0x3a31f792,
+     0x38b84375, 0x3689bb5a, 0, 0])]
+_GELU512_RBOUND = np.array(0x40b15cee, np.uint32).view(f32)
+_GELU512_INDEX_BIAS = int(np.array(0xc21fffff, np.uint32).view(np.int32))
+
+
+def gelu_avx512(x):
+    """oneDNN's AVX-512 float32 gelu_erf: 0.5 x (1 + sign(x) P_i(|x|)), P_i by Horner's rule
+    in fused multiply-adds, the rest one float32 operation at a time."""
+    x = np.ascontiguousarray(x, f32)
+    bits = x.view(np.int32)
+    magnitude_bits = bits & np.int32(0x7FFFFFFF)
+    magnitude = magnitude_bits.view(f32)
+    # (a 32-bit integer sum that wraps around, then an arithmetic shift: as the vector unit)
+    index = ((magnitude_bits.astype(np.int64) + _GELU512_INDEX_BIAS + 2**31) % 2**32 - 2**31)
+    index = np.clip(index.astype(np.int32) >> 21, 1, 24)
+    index = np.where(_GELU512_RBOUND < magnitude, 23, index)
+    coefficients = _GELU512_COEFFICIENTS
+    with np.errstate(all="ignore"):
+        polynomial = coefficients[5][index]
+        for degree in (4, 3, 2, 1, 0):
+            polynomial = _fma_any(polynomial, magnitude, coefficients[degree][index])
+        erf = (polynomial.view(np.int32) ^ (bits & np.int32(-2**31))).view(f32)
+        return ((x * (erf + f32(1))).astype(f32) * f32(0.5)).astype(f32)
+
+
 def gelu_vector(x):
-    """torch's vectorised float32 gelu: x/2 * erf(x / sqrt 2) + x/2, fused.
+    """torch's vectorised float32 gelu up to AVX2: x/2 * erf(x / sqrt 2) + x/2, fused.
 
     Each of its fourteen fused multiply-adds a * b + c is computed in float64 on whole arrays
     (the product of two float32 numbers is exact there, the sum rounded once) and rounded to

@@ -188,6 +188,9 @@ def _fits(value, p):
         return isinstance(value, (numbers.Number, np.number, np.bool_))
     if kind == "str":
         return isinstance(value, builtins.str)
+    if kind == "float":  # (a Python int or bool too, and numpy's real numbers)
+        return isinstance(value, (numbers.Real, np.number, np.bool_)) and \
+            not isinstance(value, np.complexfloating)
     if kind == "torch.dtype":
         return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
     raise AssertionError(kind)

@@ -9,10 +9,16 @@ formulas are written with engine operations, so they can be differentiated again
 as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 
 The larger families sit in files of their own, each importable from here as in torch:
-``functional_conv.py`` (conv1d, conv2d, unfold, fold, pad), ``functional_pool.py``
-(max_pool2d, avg_pool2d, adaptive_avg_pool2d), ``functional_norm.py`` (batch_norm,
-layer_norm), ``functional_activation.py`` (gelu, leaky_relu, elu, softplus, silu) and
-``functional_sparse.py`` (embedding).
+``functional_linear.py`` (linear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
+pad), ``functional_pool.py`` (max_pool2d, avg_pool2d, adaptive_avg_pool2d),
+``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
+instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
+leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,
+prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity,
+pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embedding losses,
+poisson/gaussian nll), ``functional_attention.py`` (scaled_dot_product_attention,
+multi_head_attention_forward), ``functional_dropout.py`` and ``functional_sparse.py``
+(embedding).
 """
 import math
 import warnings
@@ -25,13 +31,26 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import messages
 from ..fidelity.dtypes import scalar_type_name
-from ..fidelity.messages import type_name
-from ..ops import arithmetic, linalg, reduce, unary
-from ..ops.creation import empty_like, zeros, zeros_like
+from ..ops import arithmetic, reduce, unary
+from ..ops.creation import zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
+from .functional_activation_more import implicit_softmax_dim
+from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmoid,
+                                         hardswish, hardtanh, hardtanh_, logsigmoid, mish,
+                                         prelu, relu6, selu, selu_, softmin, softshrink,
+                                         softsign, tanhshrink, threshold, threshold_)
+from .functional_distance import cosine_similarity, normalize, pairwise_distance
+from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
+from .functional_linear import linear
+from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
+                                   pixel_shuffle, pixel_unshuffle)
+from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
+                                   hinge_embedding_loss, kl_div, margin_ranking_loss,
+                                   multi_margin_loss, multilabel_soft_margin_loss,
+                                   poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
-from .functional_dropout import (alpha_dropout, dropout1d, dropout2d, dropout3d,
+from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
@@ -40,30 +59,6 @@ from .functional_sparse import embedding, embedding_bag
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 _NONE, _MEAN, _SUM = 0, 1, 2
-
-
-# ====================================================================== linear
-def linear(input, weight, bias=None):
-    """out = input @ weight.T + bias"""
-    # a list passed as input (model([1., 2.])) gets torch's message, not an AttributeError
-    for position, (name, value) in enumerate([("input", input), ("weight", weight),
-                                              ("bias", bias)], start=1):
-        if not isinstance(value, Tensor) and not (name == "bias" and value is None):
-            if hasattr(value, "__engine_vmap__"):  # vmap's BatchedTensor (engine/func)
-                return value.__torch_function__(linear, (type(value),), (input, weight, bias))
-            raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
-                            f"Tensor, not {type_name(value)}")
-    if bias is None:
-        return linalg.matmul(input, weight.t())
-    if input.dim() == 2:
-        return linalg.addmm(bias, input, weight.t())
-    if input.is_contiguous() and bias.dim() == 1:
-        # torch flattens the leading dimensions into rows, one addmm, then reshapes back
-        # (an _unsafe_view: the rows are a fresh tensor nobody else sees)
-        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
-        output = linalg.addmm(bias, rows, weight.t())
-        return linalg.unsafe_view(output, (*input.shape[:-1], output.shape[1]))
-    return linalg.matmul(input, weight.t()) + bias
 
 
 # ====================================================================== activations
@@ -88,41 +83,18 @@ def tanh(input):
     return unary.tanh(input)
 
 
-def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                  "include dim=X as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (engine.softmax; no dim: torch's old guess)"""
     if dim is None:
-        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+        dim = implicit_softmax_dim("softmax", input.dim(), _stacklevel)
     return reduce.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = log(softmax(input)) along dim (engine.log_softmax; no dim: torch's old guess)"""
     if dim is None:
-        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+        dim = implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return reduce.log_softmax(input, dim, dtype=dtype)
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """out = input * mask / (1 - p), each mask element 0 with probability p (training only)"""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        noise = zeros((), dtype=input.dtype)
-    else:
-        # torch's steps, so the same seed drops the same elements: bernoulli_ with the
-        # probability of keeping, then scale the kept ones so the expected sum is unchanged
-        noise = empty_like(input)
-        noise.bernoulli_(1 - p)
-        noise.div_(1 - p)
-    return input.mul_(noise) if inplace else input * noise
 
 
 def one_hot(tensor, num_classes=-1):
@@ -644,4 +616,13 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
            "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",
-           "embedding_bag"]
+           "embedding_bag", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid",
+           "selu", "selu_", "celu", "celu_", "prelu", "glu", "logsigmoid", "mish", "softsign",
+           "tanhshrink",
+           "softshrink", "hardshrink", "threshold", "threshold_", "softmin", "normalize",
+           "cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_loss",
+           "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+           "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
+           "triplet_margin_loss", "multi_margin_loss", "group_norm", "local_response_norm",
+           "pixel_shuffle", "pixel_unshuffle", "instance_norm", "scaled_dot_product_attention",
+           "multi_head_attention_forward"]

@@ -27,7 +27,7 @@ _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _GELU_CUBIC = 0.044715  # gelu(approximate='tanh'): tanh(sqrt(2 / pi) (x + 0.044715 x ** 3))
 
 
-def _check_float(kernel, input):
+def check_float(kernel, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{kernel.split('_')[0].lower()}(): argument 'input' (position 1) must "
                         f"be Tensor, not {type_name(input)}")
@@ -36,7 +36,7 @@ def _check_float(kernel, input):
                                   f"'{scalar_type_name[input.dtype]}'")
 
 
-def _computed(function, x):
+def computed_once(function, x):
     """function(x) computed in float64 and rounded once to x's dtype; float16 through
     float32, as torch computes it (a float32 result halfway between two float16 values
     rounds to even: gelu(6e-08) is 0)."""
@@ -45,6 +45,33 @@ def _computed(function, x):
         if x.dtype == np.float16:
             values = values.astype(np.float32)
         return wrap_elementwise(values.astype(x.dtype), x)
+
+
+def vector_lanes_of(x, *more):
+    """A flat boolean mask (row-major) of the elements torch's vectorised loop computes
+    with SIMD for an elementwise op on x (and ``more`` operands of its shape; float16 in
+    steps twice as long as float32's)."""
+    if x.size == 0:
+        return None
+    step = float32_math.STEP * 4 // x.dtype.itemsize
+    lanes = float32_math.vector_lanes(x.shape, (x, *more), False, step)
+    if isinstance(lanes, (int, np.integer)):
+        mask = np.zeros(x.size, bool)
+        mask[:lanes] = True
+        return mask
+    return lanes
+
+
+def simd_nan(grad, x):
+    """Where x is nan and torch's backward kernel takes the element in a SIMD step: its
+    vector code tests one side of a kink where its scalar code tests the other, so a nan
+    takes the other branch there (0, or the formula of the other side) than in the scalar
+    tail."""
+    nan = np.isnan(x._data)
+    if not nan.any():
+        return wrap(np.zeros(x._data.shape, bool))
+    lanes = vector_lanes_of(x._data, grad._data)
+    return wrap(nan & lanes.reshape(nan.shape))
 
 
 # ====================================================================== gelu
@@ -62,18 +89,18 @@ def gelu(input, approximate="none"):
     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x ** 3))))"""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    _check_float("GeluKernelImpl", input)
+    check_float("GeluKernelImpl", input)
     if approximate == "tanh":
-        out = _computed(lambda x: 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (
+        out = computed_once(lambda x: 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (
             x + _GELU_CUBIC * x ** 3))), input._data)
     elif input._data.dtype == np.float32 and input._data.size > 1 and \
             input._data.flags.c_contiguous:
-        # torch's vector code over the whole tensor, its tail too, with ATen's own erf (bit
-        # for bit); other layouts go through torch's scalar loop and the C library's erf,
+        # oneDNN's kernel over the whole tensor, its tail too (bit for bit, with AVX2 and with
+        # AVX-512); other layouts go through torch's scalar loop and the C library's erf,
         # within an ulp of the value rounded once (below)
-        out = wrap_elementwise(float32_math.gelu_vector(input._data), input._data)
+        out = wrap_elementwise(float32_math.gelu_contiguous(input._data), input._data)
     else:
-        out = _computed(lambda x: x * _normal_cdf_values(x), input._data)
+        out = computed_once(lambda x: x * _normal_cdf_values(x), input._data)
     return record(GeluBackward0, out, (input,), saved=(input,), approximate=approximate)
 
 
@@ -151,7 +178,7 @@ def _gelu_tanh_second_derivative(x):
 def normal_cdf(input):
     """P(Z <= input) for a standard normal Z: what gelu multiplies x by (differentiable, so
     that gelu's gradient can be differentiated again)."""
-    out = _computed(_normal_cdf_values, input._data)
+    out = computed_once(_normal_cdf_values, input._data)
     return record(NormalCdfBackward, out, (input,), saved=(input,))
 
 
@@ -168,7 +195,7 @@ class NormalCdfBackward(Node):
 # ====================================================================== leaky_relu
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """out = x where x > 0, else negative_slope * x"""
-    _check_float("leaky_relu_cpu", input)
+    check_float("leaky_relu_cpu", input)
     if inplace:
         return write_inplace(input, _leaky_relu(input, negative_slope, LeakyReluBackward1))
     return _leaky_relu(input, negative_slope, LeakyReluBackward0)
@@ -232,14 +259,14 @@ class LeakyReluBackwardBackward0(Node):
 # ====================================================================== elu
 def elu(input, alpha=1.0, inplace=False):
     """out = x where x > 0, else alpha * (exp(x) - 1)"""
-    _check_float("elu_cpu", input)
+    check_float("elu_cpu", input)
     if inplace:
         return write_inplace(input, _elu(input, alpha, EluBackward1))
     return _elu(input, alpha, EluBackward0)
 
 
 def _elu(input, alpha, node):
-    out = _computed(lambda x: np.where(x > 0, x, alpha * np.expm1(x)), input._data)
+    out = computed_once(lambda x: np.where(x > 0, x, alpha * np.expm1(x)), input._data)
     state = {"alpha": alpha, "scale": 1, "input_scale": 1}
     if node is EluBackward1:
         return record(node, out, (input,), saved_output=True, **state)
@@ -257,7 +284,7 @@ class EluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _elu_backward(grad, x, False, self)
+        return elu_backward(grad, x, False, self)
 
 
 class EluBackward1(Node):
@@ -270,10 +297,10 @@ class EluBackward1(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return _elu_backward(grad, result, True, self)
+        return elu_backward(grad, result, True, self)
 
 
-def _elu_backward(grad, x, is_result, coefficients):
+def elu_backward(grad, x, is_result, coefficients):
     """torch's elu_backward: where x <= 0, grad * input_scale * alpha * scale * exp(x *
     input_scale) (of the result: grad * input_scale * (result + alpha * scale)), else grad *
     scale; under create_graph recorded as torch records it, one EluBackwardBackward0 node
@@ -290,7 +317,7 @@ def _elu_backward(grad, x, is_result, coefficients):
             negative = scaled * (wide_x + alpha * scale)
         else:
             negative = scaled * (alpha * scale) * (wide_x * input_scale).exp()
-        out = negative.where(x <= 0, wide_grad * scale).to(grad.dtype)
+        out = negative.where((x <= 0) | simd_nan(grad, x), wide_grad * scale).to(grad.dtype)
     if not is_grad_enabled():
         return out
     return record(EluBackwardBackward0, out, (grad, x), saved=(grad, x), alpha=alpha,
@@ -313,15 +340,15 @@ class EluBackwardBackward0(Node):
         below = (x < 0).to(gg.dtype)
         product = mul_scalar(gg * grad, self.input_scale)
         if not self.is_result:
-            product = _elu_backward(product, x, False, self)
-        return _elu_backward(gg, x, self.is_result, self), product * below
+            product = elu_backward(product, x, False, self)
+        return elu_backward(gg, x, self.is_result, self), product * below
 
 
 # ====================================================================== softplus
 def softplus(input, beta=1, threshold=20):
     """out = log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (no overflow)"""
-    _check_float("softplus_cpu", input)
-    out = _computed(lambda x: np.where(x * beta > threshold, x, np.log1p(np.exp(
+    check_float("softplus_cpu", input)
+    out = computed_once(lambda x: np.where(x * beta > threshold, x, np.log1p(np.exp(
         np.minimum(x * beta, threshold))) / beta), input._data)
     return record(SoftplusBackward0, out, (input,), saved=(input,), beta=beta,
                   threshold=threshold)
@@ -384,8 +411,8 @@ class SoftplusBackwardBackward0(Node):
 # ====================================================================== silu
 def silu(input, inplace=False):
     """out = x * sigmoid(x) = x / (1 + exp(-x))"""
-    _check_float("silu_cpu", input)
-    out = _computed(lambda x: x / (1 + np.exp(-x)), input._data)
+    check_float("silu_cpu", input)
+    out = computed_once(lambda x: x / (1 + np.exp(-x)), input._data)
     out = record(SiluBackward0, out, (input,), saved=(input,))
     # in place, the node keeps a copy of the old values (write_inplace sees to it)
     return write_inplace(input, out) if inplace else out

@@ -114,3 +114,20 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (input[n, c, ...])."""
     _check_p(p)
     return _dropout_steps(input, p, training, inplace, True, True)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """out = input * mask / (1 - p), each mask element 0 with probability p (training only)"""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = zeros((), dtype=input.dtype)
+    else:
+        # torch's steps, so the same seed drops the same elements: bernoulli_ with the
+        # probability of keeping, then scale the kept ones so the expected sum is unchanged
+        noise = empty_like(input)
+        noise.bernoulli_(1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise

@@ -651,7 +651,8 @@ class PowBackward2(Node):
             # 0 ** exponent is 0 for exponent > 0 and 1 at 0: torch takes the derivative as 0
             # there; for exponent < 0 it is out * ln 0 = inf * -inf
             return grad * where(exponent >= 0, 0.0, mul_scalar(result, -math.inf))
-        return grad * mul_scalar(result, math.log(self.self))  # torch's order: out * ln first
+        # (torch's order: out * ln first; C's log of a negative number is nan)
+        return grad * mul_scalar(result, math.log(self.self) if self.self > 0 else math.nan)
 
 
 def _power(a, b, common, row_major_result=False):
@@ -827,7 +828,11 @@ def atan2(input, other):
     a, b, common = promote_operands(input, other, "atan2")
     a, b, _ = float_operands(input, other, a, b, common)
     try:
-        result = elementwise(np.arctan2, a, b)
+        if common.char == "f":  # (torch's float32 kernel: SLEEF's and the C library's)
+            operands_broadcast_shape(a, b)
+            result = wrap_elementwise(float32_math.atan2(a, b), a, b)
+        else:
+            result = elementwise(np.arctan2, a, b)
     except RuntimeError:
         histories_first(input, other)
         raise

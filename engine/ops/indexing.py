@@ -502,7 +502,10 @@ def _fill_at(input, index, value):
         trailing = target._data.ndim - dim - where._data.ndim
         target.masked_fill_(view(where, where._data.shape + (1,) * trailing), value)
     else:
-        checked_scalar(value, input._data.dtype)  # torch checks the number before the index
+        # autograd's refusals first (a leaf that requires grad: fuzz 2072228), then the
+        # kernel checks the number before the index
+        check_inplace(target)
+        checked_scalar(value, input._data.dtype)
         target.index_fill_(dim, view(where, (-1,)), value)
 
 

@@ -195,6 +195,7 @@ def in_place(function, tracked=True):
             if name not in _OWN_CHECKS_FIRST and str(error).startswith(_ITERATOR_ERRORS):
                 check_no_overlap(self, args)
             if isinstance(error, NotImplementedError) or str(error) == "ZeroDivisionError":
+                _broadcast_fits(self, args)  # (torch's iterator checks the shapes first)
                 # torch refuses a result it cannot write back before it picks a kernel for it
                 # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented";
                 # bool.floor_divide_(0): Long can't be cast, before the integer division by 0)
@@ -215,6 +216,19 @@ def in_place(function, tracked=True):
     method.__name__ = function.__name__ + "_"
     method.__doc__ = f"In-place {function.__name__}: the result is written into this tensor."
     return method
+
+
+def _broadcast_fits(tensor, args):
+    """torch's refusal of an in-place result of another shape, from the operands' shapes (for
+    an op whose kernel refused the dtypes: x.hypot_(y) of integers, y larger than x)."""
+    shapes = [tensor._data.shape] + [a._data.shape for a in args if isinstance(a, Tensor)]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return  # (the op's own error says which dimension)
+    if shape != tensor._data.shape:
+        raise RuntimeError(f"output with shape {list(tensor._data.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}") from None
 
 
 def cast_refused_in_cpp_names(method):
@@ -384,7 +398,9 @@ def fill_(self, value):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
                         f"({type_name(value)}), but expected one of:\n * (Tensor value)\n"
                         f" * (Number value)")
+    # autograd's refusals come before the kernel checks the number (fuzz 2072228);
     # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
+    check_inplace(self)
     value = checked_scalar(value, self._data.dtype, check_half=self._data.size != 1)
     return _fill_raw(self, value, FillBackward2)
 

@@ -164,7 +164,9 @@ def hstack(tensors):
 def vstack(tensors):
     """Join along dim 0; vectors and numbers count as rows"""
     _check_cat_inputs(tensors, "vstack")
-    return cat([t if t._data.ndim >= 2 else t.reshape(1, -1) for t in tensors], 0)
+    # torch's atleast_2d: a vector unsqueezed (UnsqueezeBackward0), a number reshaped
+    return cat([t if t._data.ndim >= 2 else t.unsqueeze(0) if t._data.ndim == 1 else
+                t.reshape(1, 1) for t in tensors], 0)
 
 
 # ====================================================================== repeating

@@ -19,7 +19,8 @@ from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
 from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
-               reduce, sampling, structure, unary, views)
+               rearrange, reduce, sampling, statistics, structure, unary, views)
+from . import pointwise
 
 
 def _without_out(function):
@@ -48,6 +49,10 @@ FUNCTION_METHODS = {
         squeeze_ unsafe_split unsafe_chunk""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
+    statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
+        cummin bincount histc logcumsumexp""",
+    rearrange: """roll diff trace diagonal rot90 take diag_embed tensor_split vsplit hsplit dsplit
+        kron""",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",
@@ -55,6 +60,9 @@ FUNCTION_METHODS = {
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
     structure: """tril triu diagonal diag diagflat masked_select index_add index_copy tensor_split
         argwhere fliplr flipud unfold""",
+    pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad
+        rad2deg signbit sinc heaviside float_power gcd lcm bitwise_left_shift bitwise_right_shift
+        isneginf isposinf isreal conj conj_physical angle nextafter ldexp""",
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
@@ -76,6 +84,15 @@ def _split(self, split_size, dim=0):
 
 
 Tensor.split = method_copy(_split, "Tensor.split")
+
+
+def _tile(self, *dims):
+    """``x.tile(2, 3)`` or ``x.tile((2, 3))``: ``torch.tile(x, (2, 3))``"""
+    return rearrange.tile(self, dims[0] if len(dims) == 1 and not isinstance(
+        dims[0], (int, np.integer)) else dims)
+
+
+Tensor.tile = method_copy(_tile)
 Tensor.unique_consecutive = method_copy(_without_out(reduce.unique_consecutive),
                                         "Tensor.unique_consecutive")
 
@@ -91,6 +108,8 @@ INPLACE_METHODS = {
     indexing: "scatter scatter_add",
     structure: "tril triu index_add index_copy",
     linalg: "addmv addr addbmm baddbmm",
+    pointwise: """erf erfc erfinv logit xlogy copysign hypot deg2rad rad2deg sinc heaviside gcd lcm
+        bitwise_left_shift bitwise_right_shift nextafter""",
 }
 for _family, _names in INPLACE_METHODS.items():
     for _name in _names.split():
@@ -111,6 +130,18 @@ for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
 Tensor.masked_fill_ = method_copy(indexing.masked_fill_)
 Tensor.index_fill_ = method_copy(indexing.index_fill_)
 Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicker way)
+Tensor.float_power_ = method_copy(pointwise.float_power_)
+Tensor.conj_physical_ = method_copy(inplace.in_place(pointwise.conj_physical_copy))
+_ldexp_in_place = inplace.in_place(_without_out(pointwise.ldexp))
+
+
+def _ldexp_(self, other):
+    """``x.ldexp_(other)``: x * 2 ** other written into x (torch's cast check comes first)."""
+    pointwise.ldexp_check(self, other)
+    return _ldexp_in_place(self, other)
+
+
+Tensor.ldexp_ = method_copy(_ldexp_, "Tensor.ldexp_")
 
 # torch.sin_(x) is x.sin_(): the in-place methods torch also exposes as functions
 # (engine/__init__.py puts them into the package)
@@ -118,7 +149,8 @@ _INPLACE_FUNCTION_NAMES = """abs_ acos_ arccos_ arcsin_ arctan_ asin_ atan_ ceil
     clamp_min_ clip_ cos_ cosh_ detach_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ log10_ log1p_
     log2_ log_ nan_to_num_ neg_ negative_ reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinh_
     sqrt_ square_ tan_ tanh_ trunc_ zero_ asinh_ acosh_ atanh_ arcsinh_ arccosh_ addmv_
-    arctanh_""".split()
+    arctanh_""".split() + """deg2rad_ erf_ erfc_ logit_ rad2deg_
+    sinc_ xlogy_ gcd_ lcm_ ldexp_ conj_physical_""".split()
 _OVERLOADED = {"clamp_", "clamp_max_", "clamp_min_", "clip_", "fill_"}  # torch's message differs
 
 
@@ -238,6 +270,10 @@ Tensor.__or__ = _operator(compare.bitwise_or)
 Tensor.__ror__ = _operator(compare.bitwise_or, reflected=True)
 Tensor.__xor__ = _operator(compare.bitwise_xor)
 Tensor.__rxor__ = _operator(compare.bitwise_xor, reflected=True)
+Tensor.__lshift__ = _operator(pointwise.bitwise_left_shift)
+Tensor.__rlshift__ = _operator(pointwise.bitwise_left_shift, reflected=True)
+Tensor.__rshift__ = _operator(pointwise.bitwise_right_shift)
+Tensor.__rrshift__ = _operator(pointwise.bitwise_right_shift, reflected=True)
 _eq_operator = _operator(compare.eq)
 
 
@@ -286,6 +322,8 @@ Tensor.__ipow__ = _in_place_operator(Tensor.pow_)
 Tensor.__iand__ = _in_place_operator(Tensor.bitwise_and_)
 Tensor.__ior__ = _in_place_operator(Tensor.bitwise_or_)
 Tensor.__ixor__ = _in_place_operator(Tensor.bitwise_xor_)
+Tensor.__ilshift__ = _in_place_operator(Tensor.bitwise_left_shift_)
+Tensor.__irshift__ = _in_place_operator(Tensor.bitwise_right_shift_)
 
 
 def _array_wrap(self, array):  # (one argument, as torch's: numpy 2 warns about it, as for torch)

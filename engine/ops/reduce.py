@@ -35,13 +35,13 @@ __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_n
            "unique_consecutive", "var"]
 
 # ====================================================================== reductions
-def _reduce_args(input, dim, keepdim):
+def reduce_args(input, dim, keepdim):
     ndim = input._data.ndim
     dims = dims_tuple(dim, ndim)
     return numpy_axes(dims, ndim), keepdim
 
 
-def _reduced(values):
+def as_reduced(values):
     """A reduction's result as a tensor, row-major: torch allocates a reduction's output
     contiguous whatever the input's layout (numpy keeps the order of the input's dimensions)."""
     return wrap(np.asarray(values, order="C"))
@@ -152,12 +152,12 @@ def sum(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):  # noqa: A001 - to
     """out = the sum of the elements over dim (all of them by default)"""
     given, dim = dim is not _EVERY_DIM, None if dim is _EVERY_DIM else dim
     data = input._data
-    axes, keepdim = _reduce_args(input, dim, keepdim)
+    axes, keepdim = reduce_args(input, dim, keepdim)
     if dtype is not None:
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
-    result = _differentiable(_reduced(_accumulated(data, _add_reduce, axis=axes,
+    result = _differentiable(as_reduced(_accumulated(data, _add_reduce, axis=axes,
                                                    keepdims=keepdim)), input)
     if not given:
         return record(SumBackward0, result, (input,), self_sym_sizes=input._data.shape)
@@ -184,7 +184,7 @@ class SumBackward0(Node):
         return grad.expand(self.self_sym_sizes)
 
     def batched_backward(self, grad):  # (autograd.grad's is_grads_batched: a leading batch dim)
-        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+        return unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
                          _batch_dims(None, self.self_sym_sizes), False)
 
 
@@ -196,10 +196,10 @@ class SumBackward1(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad):
-        return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim)
+        return unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim)
 
     def batched_backward(self, grad):
-        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+        return unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
                          _batch_dims(self.dim, self.self_sym_sizes), self.keepdim)
 
 
@@ -208,7 +208,7 @@ def _batch_dims(dims, shape):
     return range(1, len(shape) + 1) if dims is None else [d + 1 for d in dims]
 
 
-def _unreduce(grad, shape, dims, keepdim):
+def unreduce(grad, shape, dims, keepdim):
     """Broadcast a reduction's gradient back to the input's ``shape``."""
     if dims is None:  # sum(x, None): every dim
         dims = range(len(shape))
@@ -240,7 +240,7 @@ class NansumBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
+        return unreduce(grad, x._data.shape, self.dim, self.keepdim) * logical_not(isnan(x))
 
 
 def _mean_out(out, input, *args, dtype=None, **kwargs):
@@ -289,10 +289,10 @@ def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
         raise NotImplementedError("mean(): could not infer output dtype. Input dtype must be "
                                   "either a floating point or complex dtype. Got: "
                                   f"{scalar_type_name[from_numpy_dtype[data.dtype]]}")
-    axes, keepdim = _reduce_args(input, dim, keepdim)
+    axes, keepdim = reduce_args(input, dim, keepdim)
     _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    result = _reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
+    result = as_reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
                                           axis=axes, keepdims=keepdim))
     shape = input._data.shape
     if not given:
@@ -316,7 +316,7 @@ class MeanBackward0(Node):
         return grad.expand(self.self_sym_sizes) / self.self_sym_numel
 
     def batched_backward(self, grad):
-        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+        return unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
                          _batch_dims(None, self.self_sym_sizes), False) / self.self_sym_numel
 
 
@@ -329,10 +329,10 @@ class MeanBackward1(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad):
-        return _unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
+        return unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
 
     def batched_backward(self, grad):
-        return _unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
+        return unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
                          _batch_dims(self.dim, self.self_sym_sizes), self.keepdim) / self.count
 
 
@@ -351,9 +351,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is not None and not isinstance(dim, builtins.int):
         # one dim only, unlike sum
         raise invalid_arguments_error("prod", input, dim, first_is_self=True)
-    axes, keepdim = _reduce_args(input, dim, keepdim)
+    axes, keepdim = reduce_args(input, dim, keepdim)
     with np.errstate(over="ignore", invalid="ignore"):
-        result = _reduced(_product(data, axes, keepdim))
+        result = as_reduced(_product(data, axes, keepdim))
     _differentiable(result, input)
     if dim is None:
         return record(ProdBackward0, result, (input,), saved=(input,), saved_output=True)
@@ -486,26 +486,26 @@ class _ReturnType(_ValuesIndices, messages.CTypeAttributeErrors):
                 f"indices={self.indices!r})")
 
 
-def _return_type(op):
+def return_type(op):
     return type(op, (_ReturnType,), {"__slots__": (), "_op": op,
                                      "torch_type_name": f"torch.return_types.{op}"})
 
 
 class return_types:  # noqa: N801 - mirrors torch.return_types
-    max = _return_type("max")
-    min = _return_type("min")
-    sort = _return_type("sort")
-    topk = _return_type("topk")
-    mode = _return_type("mode")
-    median = _return_type("median")
-    kthvalue = _return_type("kthvalue")
-    cummax = _return_type("cummax")
-    cummin = _return_type("cummin")
+    max = return_type("max")
+    min = return_type("min")
+    sort = return_type("sort")
+    topk = return_type("topk")
+    mode = return_type("mode")
+    median = return_type("median")
+    kthvalue = return_type("kthvalue")
+    cummax = return_type("cummax")
+    cummin = return_type("cummin")
     aminmax = None
-    max_out = _return_type("max_out")
-    min_out = _return_type("min_out")
-    sort_out = _return_type("sort_out")
-    topk_out = _return_type("topk_out")
+    max_out = return_type("max_out")
+    min_out = return_type("min_out")
+    sort_out = return_type("sort_out")
+    topk_out = return_type("topk_out")
 
 
 def _check_nonempty(input, name, dims):
@@ -555,7 +555,7 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
             at = found if keepdim else np.expand_dims(found, axis)
             values = np.take_along_axis(data, at, axis)
             values = values if keepdim else values.squeeze(axis)
-        values, indices = _reduced(values), _reduced(found.astype(np.int64))
+        values, indices = as_reduced(values), as_reduced(found.astype(np.int64))
     # only the values are differentiable: record marks float results only
     node = MaxBackward0 if name == "max" else MinBackward0
     return record(node, getattr(return_types, name)(values, indices), (input,),
@@ -569,14 +569,14 @@ class MaxBackward1(Node):
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        return _evenly_distributed(grad, x, result)
+        return evenly_distributed(grad, x, result)
 
 
 class MinBackward1(MaxBackward1):
     """out = the smallest element:  d/dx = 1 at the minimum, shared evenly between ties"""
 
 
-def _evenly_distributed(grad, x, value):
+def evenly_distributed(grad, x, value):
     """``grad`` shared equally by the elements of x equal to value (nan counts as equal); the
     others get 0 (torch fills zeros: never -0.0)."""
     hits = isnan(x) if value._data != value._data else eq(x, value)
@@ -593,14 +593,14 @@ class MaxBackward0(Node):
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        return _put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
+        return put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
 
 
 class MinBackward0(MaxBackward0):
     """out = the smallest element along dim:  d/dx = 1 at the index returned, 0 elsewhere"""
 
 
-def _put_back(grad, indices, dim, shape, keepdim=True):
+def put_back(grad, indices, dim, shape, keepdim=True):
     """The gradient of picking x[..., indices, ...] along dim (max, sort, topk ...).
 
     Each picked value sends its gradient back to the position it came from, and the other
@@ -614,7 +614,7 @@ def _put_back(grad, indices, dim, shape, keepdim=True):
     return grad.new_zeros(shape).scatter(dim, indices, grad)
 
 
-def _takes_pair_out(op):
+def takes_pair_out(op):
     """``torch.max(x, 1, out=(values, indices))`` & co: a pair of tensors written as torch
     writes them (each of its result's dtype, resized with torch's warning), returned as
     torch.return_types.max_out; a single tensor out (``torch.max(x, out=t)``) as takes_out."""
@@ -652,7 +652,7 @@ def _all_reduced_castable(result, out, *args):
 @overloads("(Tensor input, *, Tensor out = None)",
            "(Tensor input, Tensor other, *, Tensor out = None)",
            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.max
     """The largest element; with dim, (values, indices) along it; with a tensor, maximum."""
@@ -662,7 +662,7 @@ def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.ma
 @overloads("(Tensor input, *, Tensor out = None)",
            "(Tensor input, Tensor other, *, Tensor out = None)",
            "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001 - torch.min
     """The smallest element; with dim, (values, indices) along it; with a tensor, minimum."""
@@ -698,15 +698,15 @@ def _amax_amin(input, dim, keepdim, name, pick):
     listed = isinstance(dim, (tuple, list))
     given = None if listed and not dim else (tuple(dim) if listed else (dim,))
     _check_nonempty(input, name, given)  # (dim by dim, before torch looks for repeated dims)
-    axes, keepdim = _reduce_args(input, given, keepdim)
-    result = _reduced(_first_zero_wins(input._data, pick(input._data, axis=axes,
+    axes, keepdim = reduce_args(input, given, keepdim)
+    result = as_reduced(first_zero_wins(input._data, pick(input._data, axis=axes,
                                                          keepdims=keepdim), axes, keepdim))
     return record(AmaxBackward0 if name == "amax" else AminBackward0, result, (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(given, input._data.ndim),
                   keepdim=keepdim)
 
 
-def _first_zero_wins(data, result, axes, keepdim):
+def first_zero_wins(data, result, axes, keepdim):
     """An extreme of 0 takes the sign of the first zero met, as torch's reduction keeps its
     running value on a tie: amax([-0.0, 0.0]) is -0.0 (numpy's reduce may pick either)."""
     zero = result == 0
@@ -730,8 +730,8 @@ class AmaxBackward0(Node):
     def backward(self, grad):
         x, result = self.saved_tensors
         shape = x._data.shape
-        grad = _unreduce(grad, shape, self.dim, self.keepdim)
-        hits = eq(_unreduce(result, shape, self.dim, self.keepdim), x)
+        grad = unreduce(grad, shape, self.dim, self.keepdim)
+        hits = eq(unreduce(result, shape, self.dim, self.keepdim), x)
         return grad / hits.sum(self.dim, keepdim=True) * hits
 
 
@@ -772,7 +772,7 @@ def _arg_extreme(input, dim, keepdim, name, arg_pick):
     _check_nonempty(input, name, (dim,))
     if data.ndim == 0:
         return wrap(np.zeros((), np.int64))
-    return _reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
+    return as_reduced(arg_pick(data, axis=axis, keepdims=keepdim).astype(np.int64))
 
 
 def _softmax_out(op):
@@ -823,7 +823,7 @@ def argmin(input, dim=None, keepdim=False):
     return _arg_extreme(input, dim, keepdim, "argmin", np.argmin)
 
 
-def _correction(unbiased, correction):
+def ddof_from(unbiased, correction):
     if correction is not None:
         return correction
     return 1 if unbiased is None or unbiased else 0
@@ -854,8 +854,8 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
     data = input._data
     if data.dtype.kind != "f":
         raise NotImplementedError("std and var only support floating point and complex dtypes")
-    axes, keepdim = _reduce_args(input, dim, keepdim)
-    ddof = _correction(unbiased, correction)
+    axes, keepdim = reduce_args(input, dim, keepdim)
+    ddof = ddof_from(unbiased, correction)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
     # torch counts the elements per output element, and none when there is no output element
     # (a (2, 0) tensor's var(0) warns: its result is empty)
@@ -870,7 +870,7 @@ def _moment(input, dim, unbiased, keepdim, correction, name):
         # after the warning (fuzz 1051403); the others (float16, several outputs, empty
         # input) compute a result
         _refuse_inference_leaf(input)
-    result = _reduced(_degenerate_quietly(degenerate, quietly, _moment_values, data, axes,
+    result = as_reduced(_degenerate_quietly(degenerate, quietly, _moment_values, data, axes,
                                           keepdim, ddof, name == "std"))
     if name == "var":
         return record(VarBackward0, result, (input,), saved=(input,), dim=dim,
@@ -953,10 +953,10 @@ class VarBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _var_backward(self, grad, x)
+        return var_backward(self, grad, x)
 
 
-def _var_backward(node, grad, x):
+def var_backward(node, grad, x):
     """torch's var_backward, whose corner cases show in the gradients.
 
     Over every dim (no dim given, or a 0-d x) with no degrees of freedom left, 2 / 0 is
@@ -975,7 +975,7 @@ def _var_backward(node, grad, x):
     given = (node.dim,) if isinstance(node.dim, builtins.int) else node.dim
     count = math.prod(shape[wrap_dim(d, len(shape))] for d in given)
     dims = dims_tuple(node.dim, len(shape))
-    grad = _unreduce(grad, shape, dims, node.keepdim)
+    grad = unreduce(grad, shape, dims, node.keepdim)
     scale = 2.0 / (count - node.correction) if count != node.correction else math.inf
     return scale * grad * (x - x.mean(dims, keepdim=True))
 
@@ -1000,7 +1000,7 @@ class StdBackward0(Node):
     def backward(self, grad):
         x, result = self.saved_tensors
         grad_var = where(result == 0, 0.0, grad / (result * 2))
-        return _var_backward(self, grad_var, x)
+        return var_backward(self, grad_var, x)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None, **unknown):
@@ -1081,7 +1081,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     data = input._data
     if dtype is not None:
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
-    axes, keepdim = _reduce_args(input, dim, keepdim)
+    axes, keepdim = reduce_args(input, dim, keepdim)
     reduced = range(data.ndim) if axes is None else axes
     if builtins.all(data.shape[d] == 1 for d in reduced):
         # torch's shortcut when each output element has one input element: |x| itself
@@ -1089,7 +1089,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
         values = np.abs(data) if ord != 0 else (data != 0).astype(data.dtype)
         result = values if keepdim else values.reshape(
             [n for d, n in enumerate(data.shape) if d not in reduced])
-        return record(LinalgVectorNormBackward0, _reduced(result), (input,), saved=(input,),
+        return record(LinalgVectorNormBackward0, as_reduced(result), (input,), saved=(input,),
                       saved_output=True, ord=ord, dim=_norm_dims(dim, input), keepdim=keepdim)
     # half precision accumulates in float32, as torch does
     magnitude = np.abs(data.astype(np.float32) if data.dtype.char == "e" else data)
@@ -1105,8 +1105,9 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
         elif ord == 1:
             result = np.sum(magnitude, axis=axes, keepdims=keepdim)
         else:
-            result = np.sum(magnitude ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-        result = _reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
+            result = _libc_power(np.sum(_libc_power(magnitude, ord), axis=axes,
+                                        keepdims=keepdim), 1.0 / ord)
+        result = as_reduced(np.asarray(result).astype(data.dtype))  # (float16: inf, quietly)
     return record(LinalgVectorNormBackward0, result, (input,), saved=(input,),
                   saved_output=True, ord=ord, dim=_norm_dims(dim, input), keepdim=keepdim)
 
@@ -1116,6 +1117,16 @@ def _norm_dims(dim, input):
     if dim is None or isinstance(dim, (tuple, list)) and not dim:
         return None if dim is None else ()
     return dims_tuple(dim, input._data.ndim)
+
+
+def _libc_power(values, exponent):
+    """values ** exponent as torch's norm kernel computes it: float32 with the C library's powf
+    (replayed: numpy's float32 power is another function on a CPU with AVX-512)."""
+    if values.dtype != np.float32:
+        return values ** exponent
+    flat = np.ascontiguousarray(values).reshape(-1)
+    return float32_math.libc_powf(flat, np.full(flat.size, exponent, np.float32)).reshape(
+        values.shape)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -1429,7 +1440,7 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
     data = input._data
     if data.dtype.kind != "f":
         data = data.astype(float_dtype_for(data.dtype))
-    axes, _ = _reduce_args(input, dim, keepdim)
+    axes, _ = reduce_args(input, dim, keepdim)
     if isinstance(dim, (tuple, list)) and not dim and not keepdim and data.ndim and data.size:
         # torch reduces everything for dim=(), then adds the max back in place, squeezed over
         # no dimension: it does not fit the result
@@ -1447,7 +1458,7 @@ def logsumexp(input, dim=_REQUIRED, keepdim=False):
         result = log_(total) + shift
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
-    return record(LogsumexpBackward0, _reduced(np.asarray(result, data.dtype)), (input,),
+    return record(LogsumexpBackward0, as_reduced(np.asarray(result, data.dtype)), (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
 
@@ -1582,10 +1593,10 @@ def _truth_reduction(np_func):
         if isinstance(dim, (tuple, list)) and not dim:
             result = data != 0  # unlike sum, torch's all and any reduce nothing over dim=()
         else:
-            axes, keepdim = _reduce_args(input, dim, keepdim)
+            axes, keepdim = reduce_args(input, dim, keepdim)
             result = np_func(data, axis=axes, keepdims=keepdim)
         # torch keeps uint8 for uint8 input; every other dtype gives bool
-        return _reduced(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
+        return as_reduced(np.asarray(result).astype(np.uint8 if data.dtype == np.uint8 else bool))
 
     reduction.__name__ = reduction.__qualname__ = np_func.__name__
     return numpy_names(reduction)
@@ -1606,8 +1617,8 @@ any.__doc__ = "True when some element (over dim) is nonzero"
 @numpy_names
 def count_nonzero(input, dim=None):
     """out = the number of nonzero elements over dim"""
-    axes, _ = _reduce_args(input, dim, False)
-    return _reduced(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
+    axes, _ = reduce_args(input, dim, False)
+    return as_reduced(np.asarray(np.count_nonzero(input._data, axis=axes), np.int64))
 
 
 def nonzero(input, *, as_tuple=False):
@@ -1636,7 +1647,7 @@ _UNSTABLE = object()  # stable= not given: torch's sort overload recorded as Sor
            "tuple of Tensors out = None)",
            "(Tensor input, int dim = -1, bool descending = False, *, "
            "tuple of Tensors out = None)", notes=True)
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=_UNSTABLE):
     """(values, indices) sorted along dim; ties keep their order"""
@@ -1672,7 +1683,7 @@ class SortBackward0(Node):
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        return _put_back(grad, indices, self.dim, self.self_sym_sizes)
+        return put_back(grad, indices, self.dim, self.self_sym_sizes)
 
 
 @overloads("(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
@@ -1686,7 +1697,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 @overloads("(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
            "tuple of Tensors out = None)")
-@_takes_pair_out
+@takes_pair_out
 @numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""

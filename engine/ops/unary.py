@@ -25,13 +25,17 @@ __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "ex
            "arcsinh", "arccosh", "arctanh"]
 
 # ====================================================================== unary
-def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=None):
+def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=None,
+                 float16_in_float64=False):
     """An op computing ``ufunc`` in floating point, whose gradient is ``node``'s formula.
 
     ``saves`` says what the formula needs: the ``"input"`` or the ``"result"``.
     ``float32``: the function torch's float32 kernel computes, last bits included
     (engine/fidelity/float32_math.py), where it differs from numpy's; float16 computes
     in float32 and rounds once, as torch's kernels do, unless ``float16`` says otherwise.
+    ``float16_in_float64``: float16 computes in float64, rounded to float32, then float16:
+    torch's float32 results (SLEEF's) of every float16 value round to those on any CPU, where
+    numpy's float32 functions change with the CPU (AVX-512: its own SIMD code).
     """
     def op(input):
         data = input._data
@@ -41,11 +45,13 @@ def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=No
                 return _recorded(input, wrap_elementwise(float16(x), data))
         half = x.dtype == np.float16
         if half:  # torch computes float16 in float32 and rounds once (numpy's float16
-            x = x.astype(np.float32)  # functions may round each step, or approximate)
+            # functions may round each step, or approximate)
+            x = x.astype(np.float64 if float16_in_float64 else np.float32)
         compute = float32 if float32 is not None and x.dtype == np.float32 else ufunc
         with np.errstate(all="ignore"):
             values = compute(x)
-            result = wrap_elementwise(values.astype(np.float16) if half else values, data)
+            result = wrap_elementwise(values.astype(np.float32).astype(np.float16) if half
+                                      else values, data)
         return _recorded(input, result)
 
     def _recorded(input, result):
@@ -330,20 +336,31 @@ class ReciprocalBackward0(_UnaryOfResult):
 
 exp = _float_unary(np.exp, "exp", "out = e ** input", ExpBackward0, "result",
                    float32=float32_math.exp)
-exp2 = _float_unary(np.exp2, "exp2", "out = 2 ** input", Exp2Backward0, "result")
+exp2 = _float_unary(np.exp2, "exp2", "out = 2 ** input", Exp2Backward0, "result",
+                    float16_in_float64=True)
 expm1 = _float_unary(np.expm1, "expm1", "out = e ** input - 1, accurate near 0",
-                     Expm1Backward0, "result")
+                     Expm1Backward0, "result", float16_in_float64=True)
 log = _float_unary(np.log, "log", "out = ln(input)", LogBackward0, float32=float32_math.log)
-log2 = _float_unary(np.log2, "log2", "out = log2(input)", Log2Backward0)
-log10 = _float_unary(np.log10, "log10", "out = log10(input)", Log10Backward0)
-log1p = _float_unary(np.log1p, "log1p", "out = ln(1 + input), accurate near 0", Log1PBackward0)
+log2 = _float_unary(np.log2, "log2", "out = log2(input)", Log2Backward0,
+                    float16_in_float64=True)
+log10 = _float_unary(np.log10, "log10", "out = log10(input)", Log10Backward0,
+                     float16_in_float64=True)
+log1p = _float_unary(np.log1p, "log1p", "out = ln(1 + input), accurate near 0", Log1PBackward0,
+                     float16_in_float64=True)
 sqrt = _float_unary(np.sqrt, "sqrt", "out = input ** 0.5", SqrtBackward0, "result")
 sin = _float_unary(np.sin, "sin", "out = sin(input)", SinBackward0, float32=float32_math.sin)
 cos = _float_unary(np.cos, "cos", "out = cos(input)", CosBackward0, float32=float32_math.cos)
-tan = _float_unary(np.tan, "tan", "out = tan(input)", TanBackward0, "result")
+tan = _float_unary(np.tan, "tan", "out = tan(input)", TanBackward0, "result",
+                   float16_in_float64=True)
 asin = arcsin = _float_unary(np.arcsin, "asin", "out = arcsin(input)", AsinBackward0)
-acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)", AcosBackward0)
-atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackward0)
+acos = arccos = _float_unary(np.arccos, "acos", "out = arccos(input)", AcosBackward0,
+                             float16_in_float64=True)
+atan = arctan = _float_unary(np.arctan, "atan", "out = arctan(input)", AtanBackward0,
+                             float16_in_float64=True)
+sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0,
+                    float16_in_float64=True)
+cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0,
+                    float16_in_float64=True)
 # (float16 through float32 gives torch's bits for all 65536 values; float64 would not)
 asinh = arcsinh = _float_unary(np.arcsinh, "asinh", "out = arsinh(input)", AsinhBackward0)
 acosh = arccosh = _float_unary(np.arccosh, "acosh", "out = arcosh(input)", AcoshBackward0)
@@ -355,8 +372,6 @@ IN_PLACE_INVERSE_HYPERBOLICS = {
     for name, ufunc, node in (("asinh", np.arcsinh, AsinhBackward1),
                               ("acosh", np.arccosh, AcoshBackward1),
                               ("atanh", np.arctanh, AtanhBackward1))}
-sinh = _float_unary(np.sinh, "sinh", "out = sinh(input)", SinhBackward0)
-cosh = _float_unary(np.cosh, "cosh", "out = cosh(input)", CoshBackward0)
 tanh = _float_unary(np.tanh, "tanh", "out = tanh(input)", TanhBackward0, "result",
                     float32=float32_math.tanh)
 
@@ -716,5 +731,8 @@ class NanToNumBackward0(Node):
         (x,) = self.saved_tensors
         return grad * isfinite(x)
 
+
+# for other families' float functions (ops/pointwise.py: erf, erfc, erfinv)
+float_unary, UnaryBackward = _float_unary, _UnaryBackward
 
 tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

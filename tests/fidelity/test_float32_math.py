@@ -282,6 +282,17 @@ def test_other_cpus_loops(torch_threads, capability):
         "    parity.run_both(lambda m, x, y: m.pow(x.abs(), y), engine.from_numpy(x),\n"
         "                    engine.from_numpy(y))\n"
         "    parity.run_both(lambda m, x: x.abs() ** 1.7, engine.from_numpy(x))\n"
+        "    parity.run_both(lambda m, x: m.nn.functional.gelu(x), engine.from_numpy(x))\n"
+        "bits = np.random.default_rng(0).integers(0, 2**32, 100000, dtype=np.uint64)\n"
+        "for x in (bits.astype(np.uint32).view(np.float32),\n"
+        "          np.random.default_rng(1).standard_normal(100000).astype(np.float32) * 3,\n"
+        "          np.array([0.0, -0.0, 5.5426, 5.5427, -6.0, 1e-40, np.inf, -np.inf, np.nan],\n"
+        "                   np.float32)):\n"
+        "    e = engine.nn.functional.gelu(engine.from_numpy(x.copy())).numpy()\n"
+        "    t = torch.nn.functional.gelu(torch.from_numpy(x.copy())).numpy()\n"
+        "    assert np.array_equal(e.view(np.int32), t.view(np.int32)) or np.array_equal(\n"
+        "        np.isnan(e), np.isnan(t)) and np.array_equal(e[~np.isnan(e)].view(np.int32),\n"
+        "                                                   t[~np.isnan(t)].view(np.int32))\n"
         "print(torch.backends.cpu.get_cpu_capability(), fm.STEP, fm.SLEEF)\n")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability, PYTHONPATH=root)

@@ -51,6 +51,12 @@ The families, and what observe.py/compare.py look at for them:
   saved tensor (a constant, an intermediate, a leaf, an op's result) changed in place, once
   or twice, through a view too, then backward / autograd.grad (create_graph, retain_graph)
   inside the context or after it, contexts nested: the gradients and torch's errors.
+* pointwise_more: erf, erfc, erfinv, logit (with eps), xlogy, copysign, hypot, fmax, fmin,
+  logaddexp(2), deg2rad, rad2deg, signbit, sinc, heaviside, float_power, gcd, lcm, shifts
+  (and << >>), isneginf, isposinf, isreal, conj, angle, nextafter, ldexp on every dtype, as
+  functions, methods, in place and with out=, and their gradients (first and second) at the
+  points their formulas special-case (zeros of either sign, ties, ends of logit's range, nan):
+  values, dtypes, grad_fn names, errors.
 """
 from __future__ import annotations
 
@@ -1489,6 +1495,244 @@ def structure_grad(b):
         f"({name}.sum() if {name}.requires_grad else {x}.sum()).backward()", f"print({x}.grad)"]
 
 
+# ---------------------------------------------------------------- more reductions and shapes
+SHAPE_REDUCE_OPS = [
+    "torch.var_mean({x})", "torch.var_mean({x}, {d})", "torch.std_mean({x}, {d}, keepdim=True)",
+    "torch.std_mean({x}, correction=0)", "torch.var_mean({x}, ({d},), False)",
+    "torch.std_mean({x}, True)", "torch.var_mean({x}, dim={d}, correction=2)",
+    "torch.aminmax({x})", "{x}.aminmax(dim={d})", "torch.aminmax({x}, dim={d}, keepdim=True)",
+    "torch.nanmean({x})", "{x}.nanmean({d})", "torch.nanmean({x}, {d}, True)",
+    "torch.roll({x}, 1)", "{x}.roll(-1, {d})", "torch.roll({x}, (1, 2), ({d}, {d}))",
+    "torch.roll({x}, shifts=3)", "torch.tile({x}, (2,))", "{x}.tile(2, 1)",
+    "torch.tile({x}, (1, 2, 1))", "torch.diff({x})", "{x}.diff(dim={d})",
+    "torch.diff({x}, 2, {d}, prepend={x})", "{x}.diff(append={x})", "torch.trace({x})",
+    "{x}.trace()", "torch.meshgrid({x}.flatten(), {x}.flatten()[:2], indexing='xy')",
+    "torch.meshgrid({x}.reshape(-1), indexing='ij')", "torch.meshgrid({x}.flatten())",
+    "torch.meshgrid([{x}.flatten(), {x}.flatten()], indexing='ij')",
+    "torch.median({x})", "{x}.median({d})", "torch.nanmedian({x}, {d}, keepdim=True)",
+    "{x}.nanmedian()", "torch.kthvalue({x}, 1)", "{x}.kthvalue(2, {d})", "torch.mode({x})",
+    "{x}.mode({d}, True)", "torch.quantile({x}, 0.3)", "{x}.quantile(0.75, {d})",
+    "torch.quantile({x}, torch.tensor([0.25, 0.5]), {d}, interpolation='nearest')",
+    "torch.nanquantile({x}, 0.5, {d}, True, interpolation='midpoint')",
+    "torch.quantile({x}, 0.9, interpolation='lower')", "torch.diagonal({x})",
+    "{x}.diagonal(1, -1, 0)", "torch.einsum('ij->ji', {x})", "torch.einsum('...->...', {x})",
+    "torch.einsum('ij,kj->ik', {x}, {x})", "torch.einsum('i,i->', {x}.flatten(), {x}.flatten())",
+    "torch.einsum('ii->i', {x})", "torch.einsum('bij,bjk->bik', {x}, {x}.mT)",
+    "torch.tensordot({x}, {x}, 1)", "torch.tensordot({x}, {x}, dims=([0], [0]))",
+    "torch.tensordot({x}, {x}.flatten(), 0)", "torch.rot90({x})", "{x}.rot90(-1, [1, 0])",
+    "torch.atleast_2d({x})", "torch.atleast_3d({x}, {x})", "torch.column_stack([{x}, {x}])",
+    "torch.dstack([{x}, {x}])", "torch.row_stack([{x}, {x}])", "torch.cummax({x}, {d})",
+    "{x}.cummin({d})", "torch.take({x}, torch.tensor([0, -1]))", "torch.diag_embed({x})",
+    "torch.block_diag({x}, {x})", "torch.cartesian_prod({x}.flatten(), {x}.flatten())",
+    "torch.tensor_split({x}, 2, {d})", "{x}.hsplit(1)", "torch.vsplit({x}, [1])",
+    "torch.kron({x}, {x})", "torch.logcumsumexp({x}, {d})", "torch.bincount({x}.flatten())",
+    "torch.histc({x}, 4)", "torch.bucketize({x}, torch.tensor([0.0, 1.0, 2.0]))",
+    "torch.searchsorted(torch.tensor([-1.0, 0.0, 2.0]), {x}, right=True)",
+    "torch.isin({x}, {x}.flatten()[:2])", "torch.cdist({x}, {x})", "torch.cdist({x}, {x}, p=1)",
+    "torch.cdist({x}, {x}.repeat(10, 1), compute_mode='use_mm_for_euclid_dist')"]
+SHAPE_REDUCE_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}[..., ::2]", "{x}.flip(0)"]
+SHAPE_REDUCE_GRAD = ["torch.autograd.grad(sum(t.sum() for t in ({r} if isinstance({r}, tuple) "
+                     "else ({r},)) if t.requires_grad), {x}, allow_unused=True)",
+                     "({r}[0] if isinstance({r}, tuple) else {r}).sum().backward()",
+                     "({r}[-1] if isinstance({r}, tuple) else {r}).exp().sum().backward()"]
+
+
+def shape_reduce(b):
+    """var_mean/std_mean, aminmax, nanmean, roll, tile, diff, trace and meshgrid on known
+    tensors or new ones (transposed, sliced, with nans), then maybe a gradient through them."""
+    found = b.pick(lambda v: v.ndim is not None and v.shape is not None and not v.inference) \
+        if b.chance(0.5) else None
+    statements = []
+    if found:
+        x, var = found
+    else:
+        shape = b.choice([(), (3,), (2, 3), (3, 3), (2, 3, 4), (0,), (2, 0), (4, 1)])
+        dtype = b.choice(["float32", "float32", "float64", "float16", "int64", "bool", "uint8"])
+        pool = FLOAT_POOL + ["float('nan')"] if dtype in FLOATS else None
+        x, statement = make(b, shape, dtype, pool, grad=dtype in FLOATS and b.chance(0.5))
+        statements.append(statement)
+        var = b.tensors[x]
+    layout = b.choice(SHAPE_REDUCE_LAYOUTS) if var.ndim and var.ndim >= 2 else "{x}"
+    if var.ndim == 0 or "flip" in layout and not var.ndim:
+        layout = "{x}"
+    source = fill(b.choice(SHAPE_REDUCE_OPS), x=fill(layout, x=x),
+                  d=valid_dim(b, var) if not b.chance(0.05) else 3)
+    r = b.fresh_name()
+    statements.append(f"{r} = {source}")
+    unknown(b, r, var.dtype)
+    if var.requires_grad and b.chance(0.6):
+        statements.append(fill(b.choice(SHAPE_REDUCE_GRAD), r=r, x=x))
+    return statements
+
+
+# ---------------------------------------------------------------- pointwise_more
+POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit", "sinc",
+                   "isneginf", "isposinf", "isreal", "conj", "conj_physical", "angle"]
+POINTWISE_BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2",
+                    "heaviside", "float_power", "gcd", "lcm", "bitwise_left_shift",
+                    "bitwise_right_shift", "nextafter", "ldexp"]
+POINTWISE_IN_PLACE = {"erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "xlogy",
+                      "copysign", "hypot", "sinc", "heaviside", "float_power", "gcd", "lcm",
+                      "bitwise_left_shift", "bitwise_right_shift", "nextafter", "ldexp",
+                      "conj_physical"}
+POINTWISE_OPERATORS = {"bitwise_left_shift": "<<", "bitwise_right_shift": ">>"}
+POINTWISE_POOL = ["0.0", "-0.0", "1.0", "-1.0", "0.5", "0.25", "0.9", "2.0", "-2.5", "1e-3",
+                  "float('nan')", "float('inf')", "0.999"]
+POINTWISE_NUMBERS = ["2", "0.5", "-1.0", "0", "True", "1e-3"]
+
+
+def _pointwise_call(b, op, x, z):
+    """A call of ``op`` on ``x`` (and ``z``, or a number): a function, a method or a keyword
+    form; logit with eps now and then."""
+    if op in POINTWISE_UNARY:
+        extra = ""
+        if op == "logit" and b.chance(0.5):
+            eps = b.choice(["0.1", "1e-6", "0.0", "-1.0", "0.5"])
+            extra = b.choice([eps, f"eps={eps}"])
+        return b.choice([f"torch.{op}({x}{', ' if extra else ''}{extra})",
+                         f"{x}.{op}({extra})"])
+    other = z
+    if op in ("xlogy", "copysign", "float_power", *POINTWISE_OPERATORS) and b.chance(0.3):
+        other = b.choice(POINTWISE_NUMBERS)
+    if op in ("xlogy", "float_power", *POINTWISE_OPERATORS) and b.chance(0.15):
+        return f"torch.{op}({b.choice(POINTWISE_NUMBERS)}, {z})"
+    if op in POINTWISE_OPERATORS and b.chance(0.4):
+        return b.choice([f"{x} {POINTWISE_OPERATORS[op]} {other}",
+                         f"{b.choice(['2', '1', 'True'])} {POINTWISE_OPERATORS[op]} {x}"])
+    keyword = {"heaviside": "values", "float_power": "exponent"}.get(op, "other")
+    return b.choice([f"torch.{op}({x}, {other})", f"{x}.{op}({other})",
+                     f"torch.{op}(input={x}, {keyword}={other})"])
+
+
+def pointwise_more_forward(b):
+    """The ops of every dtype and shape (broadcast pairs), in place and with out=."""
+    dtype, other_dtype = b.choice(ALL_DTYPES), b.choice(ALL_DTYPES)
+    shape = b.choice([(), (3,), (2, 3), (0,), (2, 1)])
+    other_shape = b.choice([shape, (3,), (), (1,)])
+    op = b.choice(POINTWISE_UNARY + POINTWISE_BINARY)
+    pool = POINTWISE_POOL if dtype in FLOATS else None
+    x, first = make(b, shape, dtype, pool)
+    z, second = make(b, other_shape, other_dtype, POINTWISE_POOL if other_dtype in FLOATS
+                     else None)
+    y = b.fresh_name()
+    unknown(b, y)
+    form = b.choice(["call", "call", "in_place", "out", "view"])
+    if form == "in_place" and op in POINTWISE_IN_PLACE:
+        call = _pointwise_call(b, op, f"{x}.clone()", z).replace(f".{op}(", f".{op}_(", 1)
+        if call.startswith("torch."):
+            call = f"{x}.clone().{op}_({z if op in POINTWISE_BINARY else ''})"
+    elif form == "out":
+        out_dtype = b.choice(["float32", "float64", "int64", "bool", dtype])
+        args = f"{x}, {z}" if op in POINTWISE_BINARY else x
+        call = f"torch.{op}({args}, out=torch.empty(0, dtype=torch.{out_dtype}))"
+    elif form == "view" and shape and op in POINTWISE_IN_PLACE and dtype in FLOATS:
+        return [first, second, f"{y} = {x}.clone()",
+                f"{y}[:1].{op}_({z + '[:1]' if op in POINTWISE_BINARY and other_shape else z})"
+                if op in POINTWISE_BINARY else f"{y}[:1].{op}_()"]
+    else:
+        call = _pointwise_call(b, op, x, z)
+    return [first, second, f"{y} = {call}"]
+
+
+def pointwise_more_grad(b):
+    """Gradients at the special points: ties, signed zeros, logit's ends, nan; sometimes the
+    second derivative (create_graph) and the grad_fn's name."""
+    dtype = b.choice(["float32", "float64", "float32", "float16"])
+    shape = b.choice([(4,), (2, 3), ()])
+    op = b.choice([o for o in POINTWISE_UNARY + POINTWISE_BINARY if o not in (
+        "signbit", "isneginf", "isposinf", "isreal", "gcd", "lcm", *POINTWISE_OPERATORS)])
+    x, first = make(b, shape, dtype, POINTWISE_POOL, grad=True)
+    z, second = make(b, b.choice([shape, ()]), dtype, POINTWISE_POOL, grad=b.chance(0.7))
+    y, g = b.fresh_name(), b.fresh_name()
+    unknown(b, y, dtype)
+    unknown(b, g, dtype)
+    statements = [first, second, f"{y} = {_pointwise_call(b, op, x, z)}"]
+    inputs = f"({x}, {z})" if op in POINTWISE_BINARY and b.tensors[z].requires_grad else x
+    if b.chance(0.4):
+        statements += [f"{g} = torch.autograd.grad({y}.sum(), {inputs}, create_graph=True, "
+                       f"allow_unused=True)[0]",
+                       f"{y} = {g}.grad_fn.name() if {g}.grad_fn is not None else None"]
+    else:
+        statements += [f"{g} = {y}.grad_fn.name() if {y}.grad_fn is not None else None",
+                       f"{y}.sum().backward()" if b.chance(0.6) else
+                       f"{y}.backward(torch.full_like({y}, -0.75))"]
+    return statements
+
+
+# ---------------------------------------------------------------- more of torch.nn.functional
+NN_POOL = ["0.0", "-0.0", "0.5", "-0.5", "1.0", "-1.0", "3.0", "-3.0", "6.0", "0.25", "-2.5",
+           "float('nan')", "7.5", "-0.3"]
+NN_ACTIVATIONS = [
+    "torch.nn.functional.hardtanh({x})", "torch.nn.functional.hardtanh({x}, -0.5, 2.0)",
+    "torch.nn.functional.relu6({x})", "torch.nn.functional.hardswish({x})",
+    "torch.nn.functional.hardsigmoid({x})", "torch.nn.functional.selu({x})",
+    "torch.nn.functional.celu({x}, 0.5)", "torch.nn.functional.logsigmoid({x})",
+    "torch.nn.functional.mish({x})", "torch.nn.functional.softsign({x})",
+    "torch.nn.functional.tanhshrink({x})", "torch.nn.functional.softshrink({x})",
+    "torch.nn.functional.softshrink({x}, 1.0)", "torch.nn.functional.hardshrink({x})",
+    "torch.nn.functional.threshold({x}, 0.5, -1.0)", "torch.nn.functional.softmin({x}, -1)",
+    "torch.nn.functional.prelu({x}, torch.tensor([0.25], dtype={x}.dtype))",
+    "torch.nn.functional.normalize({x}, dim=-1)",
+    "torch.nn.functional.cosine_similarity({x}, {z}, -1)",
+    "torch.nn.functional.pairwise_distance({x}, {z})",
+    "torch.nn.functional.glu(torch.cat([{x}, {z}], -1))",
+    "torch.nn.functional.hardtanh({x}.clone(), inplace=True)",
+    "torch.nn.functional.relu6({x}.clone(), inplace=True)",
+    "torch.nn.functional.threshold({x}.clone(), 0.0, 2.0, inplace=True)",
+    "torch.nn.functional.hardswish({x}.clone(), inplace=True)",
+    "torch.nn.functional.selu({x}.clone(), inplace=True)",
+]
+NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
+    "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",
+    "torch.nn.functional.instance_norm({x})", "torch.nn.functional.pixel_shuffle({x}, 2)",
+    "torch.nn.functional.pixel_unshuffle({x}.transpose(-1, -2), 1)",
+    "torch.nn.functional.local_response_norm({x}.flatten(2), 3)",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x})",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}, is_causal=True)",
+    "torch.nn.functional.scaled_dot_product_attention({x}[0], {x}[1], {x}[1])",
+    "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}.transpose(-1, -2))",
+]
+NN_LOSSES = [
+    "torch.nn.functional.kl_div({x}, {z}.abs(), reduction={r})",
+    "torch.nn.functional.kl_div({x}, {z}, reduction={r}, log_target=True)",
+    "torch.nn.functional.margin_ranking_loss({x}, {z}, {x}.sign(), margin=0.5, reduction={r})",
+    "torch.nn.functional.hinge_embedding_loss({x}, torch.ones_like({x}), reduction={r})",
+    "torch.nn.functional.soft_margin_loss({x}, -torch.ones_like({x}), reduction={r})",
+    "torch.nn.functional.poisson_nll_loss({x}, {z}.abs(), reduction={r})",
+    "torch.nn.functional.gaussian_nll_loss({x}, {z}, torch.ones_like({x}), reduction={r})",
+    "torch.nn.functional.triplet_margin_loss({x}, {z}, {x} * 2, reduction={r})",
+]
+
+
+def nn_more(b):
+    """hardtanh, the shrinks, prelu, glu ... and the margin losses: values at their kinks
+    (signed zeros, +-0.5, +-3, nan), in SIMD steps and scalar tails, and their gradients."""
+    dtype = b.choice(["float32", "float32", "float64", "float16"])
+    shape = b.choice([(4,), (2, 3), (20,), (2, 17), (0,), (3, 0)])
+    x, statement = make(b, shape, dtype, NN_POOL, grad=b.chance(0.6))
+    z, other = make(b, shape, dtype, NN_POOL)
+    statements = [statement, other]
+    y, g = b.fresh_name(), b.fresh_name()
+    if b.chance(0.25) and dtype != "float16":
+        layer_input, statement = make(b, (2, 4, 3, 2), dtype, NN_POOL[:11],
+                                      grad=b.tensors[x].requires_grad)
+        statements.append(statement)
+        x, template, shape = layer_input, b.choice(NN_LAYERS), (2, 4, 3, 2)
+    elif b.chance(0.3):
+        template = b.choice(NN_LOSSES)
+        reductions = ["'none'", "'mean'", "'sum'"] + (["'batchmean'"] if "kl_div" in template
+                                                      else [])
+        template = template.replace("{r}", b.choice(reductions))
+    else:
+        template = b.choice(NN_ACTIVATIONS)
+    statements.append(f"{y} = {fill(template, x=x, z=z)}")
+    if b.tensors[x].requires_grad and numel(shape) and "inplace" not in template:
+        statements.append(f"{g}, = torch.autograd.grad({y}.sum(), {x})")
+        unknown(b, g, dtype)
+    unknown(b, y, dtype)
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1507,4 +1751,7 @@ FAMILIES = {
     "nested_forward": Family(2, [(1, nested_forward)]),
     "mutation_on_saved": Family(2, [(1, mutation_on_saved)]),
     "structure": Family(2, [(3, structure_op), (1, structure_grad)]),
+    "shape_reduce": Family(2, [(1, shape_reduce)]),
+    "pointwise_more": Family(2, [(3, pointwise_more_forward), (2, pointwise_more_grad)]),
+    "nn_more": Family(2, [(1, nn_more)]),
 }

@@ -265,6 +265,34 @@ def triangle_ignores_diagonal():
         patch_both(name, lambda original: lambda input, *args, **kwargs: original(input))
 
 
+def roll_backwards():
+    """shape_reduce: torch.roll and x.roll shift the other way."""
+    def make(roll):
+        def rolled(input, shifts, *args, **kwargs):
+            back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+            return roll(input, back, *args, **kwargs)
+        return rolled
+    patch_both("roll", make)
+
+
+def logit_ignores_eps():
+    """pointwise_more: logit never clamps its input to [eps, 1 - eps]."""
+    patch_both("logit", lambda logit: lambda input, eps=None, *a, **k: logit(input, *a, **k))
+
+
+def shrinks_by_clamping():
+    """nn_more: softshrink and hardtanh written as clamps (a learner's version): softshrink's
+    band keeps -0.0 and its graph has other nodes; hardtanh's gradient at a bound is 1."""
+    functional = engine.nn.functional
+
+    def softshrink(input, lambd=0.5):
+        return input - input.clamp(-lambd, lambd)
+
+    def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+        return input.clamp(min_val, max_val)
+    functional.softshrink, functional.hardtanh = softshrink, hardtanh
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
@@ -273,7 +301,10 @@ BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_ove
         "warnings": log_warns, "check_order": mm_checks_dtype_first,
         "transforms": tangent_doubled, "hooks": hook_result_ignored,
         "nested_forward": inner_jvp_doubled, "mutation_on_saved": mutation_context_ignored,
-        "structure": triangle_ignores_diagonal}
+        "structure": triangle_ignores_diagonal,
+        "shape_reduce": roll_backwards,
+        "pointwise_more": logit_ignores_eps,
+        "nn_more": shrinks_by_clamping}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

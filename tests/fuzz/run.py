@@ -176,10 +176,19 @@ def write_reproducer(result, folder):
     header = [f"# fuzz seed {result.seed}: {verdict.category}"
               + (f" at statement {index + 1}: {statements[index]!r}" if index is not None else "")
               + (f", in {verdict.key}" if verdict.key else ""),
-              f"# torch:  {verdict.torch_text}", f"# engine: {verdict.engine_text}",
+              commented("# torch:  ", verdict.torch_text),
+              commented("# engine: ", verdict.engine_text),
               "import torch  # or: import engine as torch"]
     path.write_text("\n".join(header) + "\n" + source(statements), encoding="utf-8")
     return path
+
+
+def commented(label, text):
+    """``label`` and ``text`` as comment lines (a tensor's text spans several): the reproducer
+    stays a program Python can read."""
+    lines = str(text).split("\n")
+    return "\n".join([label + lines[0]] + [f"#{' ' * (len(label) - 1)}{line}"
+                                          for line in lines[1:]])
 
 
 def report(results, seconds, jobs, groups=None, out=None, stream=sys.stdout):

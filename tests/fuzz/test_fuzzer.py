@@ -430,6 +430,14 @@ HALLMARKS = {
                           "torch.autograd.grad(", "create_graph=True", ".mul_(", "] = "],
     "structure": ["torch.tril(", ".triu(", ".diagonal(", ".unfold(", "masked_select",
                   "index_add", "index_copy", "tensor_split", "argwhere", ".backward()"],
+    "shape_reduce": ["torch.var_mean(", "torch.std_mean(", "aminmax(", "nanmean(", "roll(",
+                     "tile(", "diff(", "trace(", "torch.meshgrid(", ".mT", ".backward()"],
+    "pointwise_more": ["torch.erf(", ".erfinv(", "torch.logit(", "eps=", "torch.xlogy(",
+                       ".copysign(", "torch.hypot(", "torch.fmax(", ".fmin(", "logaddexp2(",
+                       "torch.deg2rad(", ".signbit(", "out=torch.empty(0", "_(",
+                       "create_graph=True", ".backward("],
+    "nn_more": ["hardtanh(", "softshrink(", "prelu(", "float('nan')", "inplace=True",
+                "reduction='batchmean'", "margin_ranking_loss(", "torch.autograd.grad("],
 }
 
 
@@ -504,7 +512,10 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "check_order": {"error message", "engine crash"}, "transforms": {"value"},
            "hooks": {"gradient", "value"}, "nested_forward": {"value"},
            "mutation_on_saved": {"error type", "gradient", "value"},
-           "structure": {"value", "gradient"}}
+           "structure": {"value", "gradient"},
+           "shape_reduce": {"value", "gradient"},
+           "pointwise_more": {"value"},
+           "nn_more": {"value", "gradient", "graph"}}
 
 
 @pytest.fixture(scope="module")
@@ -596,3 +607,19 @@ def test_a_write_into_an_inference_tensor_is_no_longer_a_known_difference():
     verdict = compare.Verdict("mismatch", "value", torch_text="tensor([2., 2.])",
                               engine_text="tensor([1., 1.])")
     assert known.known_reason(verdict, statement, statement) is None
+
+
+def test_a_reproducer_is_a_program_python_reads(tmp_path):
+    """Several-line texts (a tensor's repr) are comments line by line: tests/test_layout.py
+    parses every .py file, tests/fuzz/out/ included."""
+    from fuzz import run
+    verdict = types.SimpleNamespace(category="value", statement=1, key="z",
+                                    torch_text="tensor([[inf, nan],\n        [0., 1.]])",
+                                    engine_text="tensor([[inf, inf],\n        [0., 1.]])")
+    result = types.SimpleNamespace(seed=7, reproducer=None, reproducer_verdict=None,
+                                   statements=["x = torch.ones(2, 2)", "z = x @ x"],
+                                   verdict=verdict)
+    path = run.write_reproducer(result, tmp_path)
+    text = path.read_text()
+    compile(text, str(path), "exec")
+    assert "#                 [0., 1.]])" in text and "z = x @ x" in text

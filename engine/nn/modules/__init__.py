@@ -1,17 +1,28 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
-from .batchnorm import BatchNorm1d, BatchNorm2d, LazyBatchNorm1d, LazyBatchNorm2d
+from .batchnorm import (BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d,
+                        LazyBatchNorm1d, LazyBatchNorm2d)
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
+from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
+                         LogSigmoid, Mish, PReLU, ReLU6, Softmin, Softshrink, Softsign,
+                         Tanhshrink, Threshold)
+from .activation_attention import MultiheadAttention
+from .distance import CosineSimilarity, PairwiseDistance
+from .padding import ConstantPad1d, ConstantPad2d, ZeroPad2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
 from .linear import Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss,
+                   MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
+                   SoftMarginLoss, TripletMarginLoss)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -27,4 +38,13 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
            "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "LazyConv1d", "LazyConv2d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "Embedding", "EmbeddingBag",
-           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SELU", "CELU", "PReLU", "GLU",
+           "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink",
+           "Threshold", "Softmin", "CosineSimilarity", "PairwiseDistance", "Unflatten",
+           "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "KLDivLoss", "MarginRankingLoss",
+           "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+           "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
+           "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
+           "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d",
+           "MultiheadAttention"]

@@ -79,3 +79,8 @@ class LazyLinear(LazyModuleMixin, Linear):
                 if self.bias is not None:
                     self.bias.materialize((self.out_features,))
                 self.reset_parameters()
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear (MultiheadAttention's out_proj): torch names it apart for its quantization
+    tools"""

@@ -1,0 +1,464 @@
+"""The rest of ``torch.nn.functional``'s activations: the piecewise-linear ones (hardtanh,
+relu6, hardswish, hardsigmoid, softshrink, hardshrink, threshold), the smooth ones (selu,
+celu, logsigmoid, mish, glu), prelu with its learned slopes, and the compositions torch
+writes in Python (softsign, tanhshrink, softmin).
+
+The piecewise-linear forwards select or clamp, or compute torch's own arithmetic in the
+input's dtype (float16 in float32, rounded once), so their values are torch's bit for bit;
+the smooth ones compute in float64 and round once (within an ulp of torch's vectorised
+kernels). Each node's backward is torch's kernel formula written with engine operations, so
+it can be differentiated again; at a kink the gradient is the one torch's kernel picks (0 at
+hardtanh's bounds, 0 inside the shrink bands, the inner formula at hardswish's +-3 ...).
+"""
+import warnings
+
+import numpy as np
+
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from ..fidelity.dtypes import float16, scalar_type_name
+from ..fidelity.messages import type_name
+from ..fidelity.size import wrap_dim
+from ..ops.common import wrap_elementwise
+from ..ops.creation import zeros_like
+from ..ops.inplace import write_inplace
+from ..ops.join import cat
+from .functional_activation import EluBackward0, EluBackward1, check_float, computed_once, \
+    elu_backward, simd_nan, vector_lanes_of
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _check_tensor(function, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{function}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
+
+
+def _in_dtype(function, x):
+    """function(x) in x's dtype, float16 through float32 (as torch's kernels compute it)."""
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    with np.errstate(invalid="ignore", over="ignore"):
+        return wrap_elementwise(np.asarray(function(wide)).astype(x.dtype, copy=False), x)
+
+
+def _zero_where(grad, mask):
+    """grad, with 0 where ``mask`` holds (a kernel's ``cond ? 0 : grad``)."""
+    return grad.where(~mask, zeros_like(grad))
+
+
+def _maybe_inplace(input, out, inplace):
+    # in place, the node keeps a copy of the old values (write_inplace sees to it)
+    return write_inplace(input, out) if inplace else out
+
+
+# ====================================================================== hardtanh, relu6
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """out = min(max(input, min_val), max_val)"""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    _check_tensor("hardtanh", input)
+    x = input._data
+    if x.dtype.kind == "b":
+        raise NotImplementedError("Bool inputs not supported for hardtanh")
+    low, high = x.dtype.type(min_val), x.dtype.type(max_val)
+    # (a selection, not np.maximum: -0.0 stays -0.0 at a bound of 0, nan stays nan)
+    raised = np.where(x < low, low, x)
+    out = wrap_elementwise(np.asarray(np.where(raised > high, high, raised)), x)
+    out = record(HardtanhBackward0, out, (input,), saved=(input,), min_val=min_val,
+                 max_val=max_val)
+    return _maybe_inplace(input, out, inplace)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """hardtanh, written into input"""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """out = min(max(input, 0), 6)"""
+    return hardtanh(input, 0, 6, inplace)  # (ints: what the node saves, as torch's)
+
+
+class HardtanhBackward0(Node):
+    """out = clamp(x, min_val, max_val):  d/dx = grad strictly between the bounds, else 0"""
+
+    _saved_names = ("self",)
+    min_val: float
+    max_val: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _zero_where(grad, (x <= self.min_val) | (x >= self.max_val) | simd_nan(grad, x))
+
+
+# ====================================================================== hardswish, hardsigmoid
+def hardswish(input, inplace=False):
+    """out = x * min(max(x + 3, 0), 6) / 6"""
+    check_float("hardswish_cpu", input)
+    out = _in_dtype(lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / x.dtype.type(6),
+                    input._data)
+    out = record(HardswishBackward0, out, (input,), saved=(input,))
+    return _maybe_inplace(input, out, inplace)
+
+
+class HardswishBackward0(Node):
+    """out = x relu6(x + 3) / 6:  d/dx = 0 for x <= -3, (x / 3 + 1 / 2) * grad below 3,
+    grad from 3 on (and for nan)"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+        middle = wide_grad * (wide_x / 3 + 0.5)
+        out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x), middle).to(grad.dtype)
+        return _zero_where(out, x <= -3)
+
+
+def hardsigmoid(input, inplace=False):
+    """out = min(max(x + 3, 0), 6) / 6"""
+    check_float("hardsigmoid_cpu", input)
+    out = _in_dtype(lambda x: np.minimum(np.maximum(x + 3, 0), 6) / x.dtype.type(6),
+                    input._data)
+    out = record(HardsigmoidBackward0, out, (input,), saved=(input,))
+    return _maybe_inplace(input, out, inplace)
+
+
+class HardsigmoidBackward0(Node):
+    """out = relu6(x + 3) / 6:  d/dx = grad / 6 strictly between -3 and 3, else 0"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        # (torch multiplies by 1/6 rounded to float32, whatever the dtype; it does not divide)
+        sixth = float(np.float32(1 / 6))
+        wide_grad = grad.float() if grad.dtype == float16 else grad
+        out = (wide_grad * sixth).to(grad.dtype)
+        return _zero_where(out, ~((x > -3) & (x < 3)))
+
+
+# ====================================================================== shrinks, threshold
+def _dtype_max_text(dtype):
+    """The dtype's largest value as C++'s default stream prints it (6 significant digits)."""
+    return f"{float(np.finfo(dtype).max):g}"
+
+
+def softshrink(input, lambd=0.5):
+    """out = x - lambd above lambd, x + lambd below -lambd, 0 between"""
+    check_float("softshrink_check", input)
+    x = input._data
+    if not 0 <= lambd <= float(np.finfo(x.dtype).max):
+        raise RuntimeError(f"lambda must be in range [0, {_dtype_max_text(x.dtype)}] for input "
+                           f"dtype {scalar_type_name[input.dtype]}, but found {lambd:g}")
+
+    def shrunk(v):
+        level = v.dtype.type(lambd)
+        # in the band, torch's scalar loop multiplies by 0 (-0.3 gives -0.0), its SIMD steps
+        # write +0.0; both keep nan
+        band = v * 0
+        vectorised = vector_lanes_of(x)
+        if vectorised is not None:
+            flat = band.reshape(-1)
+            flat[vectorised & ~np.isnan(flat)] = 0
+            band = flat.reshape(v.shape)
+        return np.where(v > level, v - level, np.where(v < -level, v + level, band))
+
+    out = _in_dtype(shrunk, x)
+    return record(SoftshrinkBackward0, out, (input,), saved=(input,), lambd=lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """out = x outside [-lambd, lambd], else 0"""
+    check_float("hardshrink_cpu", input)
+    x = input._data
+    level = x.dtype.type(lambd)
+    out = wrap_elementwise(np.asarray(np.where((x >= -level) & (x <= level), x.dtype.type(0),
+                                               x)), x)
+    return record(HardshrinkBackward0, out, (input,), saved=(input,), lambd=lambd)
+
+
+class SoftshrinkBackward0(Node):
+    """out = x -+ lambd outside the band:  d/dx = 0 in [-lambd, lambd], else grad"""
+
+    _saved_names = ("self",)
+    lambd: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _zero_where(grad, (x >= -self.lambd) & (x <= self.lambd) | simd_nan(grad, x))
+
+
+class HardshrinkBackward0(SoftshrinkBackward0):
+    """out = x outside the band:  d/dx = 0 in [-lambd, lambd], else grad"""
+
+
+def threshold(input, threshold, value, inplace=False):
+    """out = value where input <= threshold, else input"""
+    _check_tensor("threshold", input)
+    x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool'")
+    out = wrap_elementwise(np.asarray(np.where(x <= x.dtype.type(threshold),
+                                               x.dtype.type(value), x)), x)
+    if inplace:
+        out = record(ThresholdBackward1, out, (input,), saved=(input,), threshold=threshold)
+        return write_inplace(input, out)
+    return record(ThresholdBackward0, out, (input,), saved=(input,), threshold=threshold)
+
+
+def threshold_(input, threshold, value):
+    """threshold, written into input"""
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+class ThresholdBackward0(Node):
+    """out = value if x <= threshold else x:  d/dx = 0 where x <= threshold, else grad"""
+
+    _saved_names = ("self",)
+    threshold: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return _zero_where(grad, x <= self.threshold)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    """threshold_ (in place): the same gradient, from a copy of the old values"""
+
+
+# ====================================================================== selu, celu
+def selu(input, inplace=False):
+    """out = scale * (x where x > 0, else alpha (exp(x) - 1)), torch's fixed alpha and scale"""
+    check_float("elu_cpu", input)
+    state = {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1}
+    out = computed_once(lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)),
+                    input._data)
+    if inplace:
+        return write_inplace(input, record(EluBackward1, out, (input,), saved_output=True,
+                                           **state))
+    return record(EluBackward0, out, (input,), saved=(input,), **state)
+
+
+def selu_(input):
+    """selu, written into input"""
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    """celu, written into input"""
+    return celu(input, alpha, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """out = x where x > 0, else alpha (exp(x / alpha) - 1)"""
+    check_float("elu_cpu", input)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    inverse = 1.0 / alpha
+    out = computed_once(lambda x: np.where(x > 0, x, alpha * np.expm1(x * inverse)), input._data)
+    if inplace:
+        return write_inplace(input, record(CeluBackward1, out, (input,), saved_output=True,
+                                           alpha=alpha))
+    return record(CeluBackward0, out, (input,), saved=(input,), alpha=alpha)
+
+
+class _CeluCoefficients:
+    """elu_backward's coefficients for celu: torch passes 1 / alpha rounded to float32"""
+
+    def __init__(self, alpha):
+        self.alpha, self.scale = alpha, 1
+        self.input_scale = float(np.float32(1) / np.float32(alpha))
+
+
+class CeluBackward0(Node):
+    """out = elu(x, alpha, input_scale=1 / alpha):  d/dx = grad where x > 0, else
+    exp(x / alpha) * grad"""
+
+    _saved_names = ("self",)
+    alpha: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return elu_backward(grad, x, False, _CeluCoefficients(self.alpha))
+
+
+class CeluBackward1(Node):
+    """celu_ (in place): d/dx = grad where out > 0, else (out / alpha + 1) * grad"""
+
+    _saved_names = ("result",)
+    alpha: float
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return elu_backward(grad, result, True, _CeluCoefficients(self.alpha))
+
+
+# ====================================================================== logsigmoid, mish
+def logsigmoid(input):
+    """out = log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|))"""
+    check_float("log_sigmoid_cpu", input)
+    out = computed_once(lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), input._data)
+    # torch keeps exp(-|x|) as its buffer (its CPU backward recomputes it from x)
+    buffer = computed_once(lambda x: np.exp(-np.abs(x)), input._data)
+    return record(LogSigmoidBackward0, out, (input,), saved=(input, buffer))
+
+
+class LogSigmoidBackward0(Node):
+    """out = log sigmoid(x):  d/dx = (1 - sigmoid(x)) * grad, as torch's kernel writes it:
+    z = exp(-|x|), grad * ([x < 0] - sign * z / (1 + z)), sign = 1 for x < 0, else -1"""
+
+    _saved_names = ("self", "buffer")
+
+    def backward(self, grad):
+        x, _ = self.saved_tensors
+        wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+        negative = wide_x < 0
+        z = (-wide_x.abs()).exp()
+        fraction = z / (1 + z)
+        out = wide_grad * (negative.to(wide_x.dtype) - fraction.where(negative, -fraction))
+        return out.to(grad.dtype)
+
+
+def mish(input, inplace=False):
+    """out = x * tanh(softplus(x)) = x tanh(log(1 + exp(x)))"""
+    check_float("mish_cpu", input)
+    out = computed_once(lambda x: x * np.tanh(np.log1p(np.exp(x))), input._data)
+    out = record(MishBackward0, out, (input,), saved=(input,))
+    return _maybe_inplace(input, out, inplace)
+
+
+class MishBackward0(Node):
+    """out = x tanh(softplus(x)):  d/dx = (t + x sigmoid(x) (1 - t^2)) * grad, t =
+    tanh(softplus(x))"""
+
+    _saved_names = ("self",)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+        t = wide_x.exp().log1p().tanh()
+        return (wide_grad * (t + wide_x * wide_x.sigmoid() * (1 - t * t))).to(grad.dtype)
+
+
+# ====================================================================== glu
+def glu(input, dim=-1):
+    """out = a * sigmoid(b), a and b the two halves of input along dim"""
+    _check_tensor("glu", input)
+    x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    axis = wrap_dim(dim, x.ndim)
+    if x.shape[axis] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size "
+                           f"{x.shape[axis]}")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"glu_cpu\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    a, b = np.split(x, 2, axis=axis)
+    wide = np.float64
+    with np.errstate(over="ignore"):
+        values = a.astype(wide) / (1 + np.exp(-b.astype(wide)))
+    if x.dtype == np.float16:
+        values = values.astype(np.float32)
+    out = wrap(np.ascontiguousarray(values.astype(x.dtype)))
+    # (torch keeps dim as an unsigned number: -1 reads back as 2 ** 64 - 1)
+    return record(GluBackward0, out, (input,), saved=(input,), dim=dim % 2 ** 64)
+
+
+class GluBackward0(Node):
+    """out = a sigmoid(b):  d/da = sigmoid(b) * grad, d/db = (1 - sigmoid(b)) sigmoid(b) a
+    * grad"""
+
+    _saved_names = ("self",)
+    dim: int
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        dim = self.dim - 2 ** 64 if self.dim >= 2 ** 63 else self.dim
+        a, b = x.chunk(2, dim)
+        s = b.sigmoid()
+        return cat([s * grad, (1 - s) * s * grad * a], dim)
+
+
+# ====================================================================== prelu
+def prelu(input, weight):
+    """out = x where x > 0, else weight * x (one weight, or one per channel: dim 1)"""
+    for position, (name, value) in enumerate([("input", input), ("weight", weight)], 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"prelu(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type_name(value)}")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{scalar_type_name[input.dtype]} and "
+                           f"{scalar_type_name[weight.dtype]}")
+    dims = input.dim()
+    if weight.numel() != 1:
+        if dims == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if dims > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if dims != weight.dim():  # torch's reshape, so the slopes broadcast over channel dim 1
+        shape = [1] * dims
+        if dims > 1:
+            shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    check_float("prelu_cpu", input)
+    x, w = input._data, weight._data
+    wide_x, wide_w = (x.astype(np.float32), w.astype(np.float32)) if x.dtype == np.float16 \
+        else (x, w)
+    values = np.where(x > 0, wide_x, wide_w * wide_x).astype(x.dtype)
+    out = wrap_elementwise(np.ascontiguousarray(values) if values.ndim else values, x)
+    return record(PreluKernelBackward0, out, (input, weight), saved=(input, weight))
+
+
+class PreluKernelBackward0(Node):
+    """out = x if x > 0 else w x:  d/dx = grad where x > 0, else w * grad;
+    d/dw = x * grad where x <= 0, summed over the dims w was broadcast along"""
+
+    _saved_names = ("self", "weight")
+
+    def backward(self, grad):
+        x, w = self.saved_tensors
+        positive = x > 0
+        grad_x = grad.where(positive, w * grad)
+        grad_w = zeros_like(grad).where(positive, x * grad)
+        broadcast = tuple(i for i in range(grad_w.dim()) if w.dim() == grad_w.dim() and
+                          w.shape[i] == 1 and grad_w.shape[i] != 1)
+        if w.dim() != grad_w.dim():  # (a 0-d or 1-element weight with a 0-d input)
+            grad_w = grad_w.sum().reshape(w.shape)
+        elif broadcast:
+            grad_w = grad_w.sum(broadcast, keepdim=True)
+        return grad_x, grad_w
+
+
+# ====================================================================== compositions
+def implicit_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softsign(input):
+    """out = x / (1 + |x|)"""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """out = x - tanh(x)"""
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """out = softmax(-input) along dim"""
+    if dim is None:
+        dim = implicit_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim, dtype=dtype) if dtype is not None else (-input).softmax(dim)

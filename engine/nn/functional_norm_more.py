@@ -1,0 +1,218 @@
+"""group_norm, local_response_norm, pixel_shuffle and pixel_unshuffle, as
+``torch.nn.functional`` computes them.
+
+group_norm has torch's node (NativeGroupNormBackward0); its statistics are taken in float64
+and rounded once (torch's kernel sums in float32 with its own order: float32 values within
+torch.testing's tolerance). local_response_norm is torch's Python composition (3-d input;
+4-d and more need avg_pool3d, which the engine does not have: a loud NotImplementedError).
+pixel_shuffle and pixel_unshuffle move elements only: exact, each with its node.
+"""
+import math
+
+import numpy as np
+
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.messages import type_name
+from .functional_conv import pad
+from .functional_norm import batch_norm
+from .functional_pool import avg_pool2d
+
+
+# ====================================================================== group_norm
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, mean and (biased) var taken over
+    each sample's channels in groups of C / num_groups (and all their positions)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"group_norm(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+    x = input._data
+    samples, channels = x.shape[:2]
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(x.shape)} and num_groups={num_groups}")
+    for name, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is not None and (tensor.dim() != 1 or tensor.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(tensor.shape)} and input of shape {list(x.shape)}")
+    parameters = [t for t in (weight, bias) if t is not None]
+    if any(t.dtype != input.dtype for t in parameters):
+        if x.dtype == np.float64 or any(t._data.dtype != np.float32 for t in parameters):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype.kind != "f":
+        raise NotImplementedError("\"GroupNormKernelImpl\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    positions = math.prod(x.shape[2:])
+    if positions == 0 and samples:
+        raise RuntimeError("Expected HxW to be greater than 0, got 0")
+    per_group = channels // num_groups * positions
+    groups = x.reshape(samples, num_groups, per_group).astype(np.float64)
+    with np.errstate(all="ignore"):
+        if groups.shape[2]:
+            mean = groups.mean(axis=2)
+            var = ((groups - mean[..., None]) ** 2).mean(axis=2)
+        else:
+            mean = var = np.zeros(groups.shape[:2])
+        rstd = 1 / np.sqrt(var + eps)
+        normalised = (groups - mean[..., None]) * rstd[..., None]
+        out = normalised.reshape(samples, channels, positions)
+        if weight is not None:
+            out = out * weight._data.astype(np.float64)[:, None]
+        if bias is not None:
+            out = out + bias._data.astype(np.float64)[:, None]
+        if x.dtype == np.float16:
+            out = out.astype(np.float32)
+        values = np.ascontiguousarray(out.astype(x.dtype).reshape(x.shape))
+    stats_dtype = x.dtype
+    return record(NativeGroupNormBackward0, wrap(values), (input, weight, bias),
+                  saved=(input, weight, wrap(mean.astype(stats_dtype)),
+                         wrap(rstd.astype(stats_dtype))),
+                  N=samples, C=channels, HxW=positions, group=num_groups, eps=eps)
+
+
+class NativeGroupNormBackward0(Node):
+    """out = x_hat * weight + bias, x_hat = (x - mean) * rstd over each group:
+    d/dweight = sum over samples and positions of grad * x_hat,  d/dbias = sum of grad,
+    d/dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) per group, g = grad * weight"""
+
+    _saved_names = ("input", "weight", "result1", "result2")
+    N: int
+    C: int
+    HxW: int
+    group: int
+    eps: float
+
+    def backward(self, grad):
+        input, weight, _, _ = self.saved_tensors
+        shape = input.shape
+        per_channel = (1, self.C) + (1,) * (input.dim() - 2)
+        g = grad if weight is None else grad * weight.view(per_channel)
+        # recomputed with engine ops: create_graph differentiates them too
+        x = input.reshape(self.N, self.group, self.C // self.group * self.HxW)
+        mean = x.mean(2, keepdim=True)
+        rstd = ((x - mean) ** 2).mean(2, keepdim=True).add(self.eps).rsqrt()
+        x_hat = (x - mean) * rstd
+        g = g.reshape(self.N, self.group, self.C // self.group * self.HxW)
+        grad_input = rstd * (g - g.mean(2, keepdim=True)
+                             - x_hat * (g * x_hat).mean(2, keepdim=True))
+        needed = [node is not None for node, _ in self.next_functions]
+        x_hat = x_hat.reshape(shape)
+        others = (0, *range(2, input.dim()))
+        grad_weight = (grad * x_hat).sum(others) if needed[1] else None
+        grad_bias = grad.sum(others) if needed[2] else None
+        return grad_input.reshape(shape), grad_weight, grad_bias
+
+
+# ====================================================================== local_response_norm
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """out = x / (k + alpha * mean of x^2 over the ``size`` neighbouring channels) ** beta"""
+    dims = input.dim()
+    if dims < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input "
+                         f"(got {dims} dimensions)")
+    if input.numel() == 0:
+        return input
+    if dims > 3:
+        raise NotImplementedError("engine: local_response_norm of 4-d and larger input needs "
+                                  "avg_pool3d, which the engine does not have; 3-d input "
+                                  "(N, C, L) works")
+    squares = input.mul(input).unsqueeze(1)
+    squares = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    squares = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    return input / squares.mul(alpha).add(k).pow(beta)
+
+
+# ====================================================================== pixel_shuffle
+def _check_pixel(name, input, factor, kind):
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.dim()} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {kind}_factor, but got {factor}")
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r
+    block of pixels"""
+    r = upscale_factor
+    _check_pixel("pixel_shuffle", input, r, "upscale")
+    *batch, channels, height, width = input.shape
+    if channels % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)="
+                           f"{channels} is not divisible by {r * r}")
+    x = input._data.reshape(*batch, channels // (r * r), r, r, height, width)
+    n = len(batch)
+    x = x.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    out = np.ascontiguousarray(x).reshape(*batch, channels // (r * r), height * r, width * r)
+    return record(PixelShuffleBackward0, wrap(out), (input,), upscale_factor=r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W): pixel_shuffle undone"""
+    r = downscale_factor
+    _check_pixel("pixel_unshuffle", input, r, "downscale")
+    *batch, channels, height, width = input.shape
+    for side, length, position in (("height", height, -2), ("width", width, -1)):
+        if length % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by "
+                               f"downscale_factor, but input.size({position})={length} is not "
+                               f"divisible by {r}")
+    x = input._data.reshape(*batch, channels, height // r, r, width // r, r)
+    n = len(batch)
+    x = x.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    out = np.ascontiguousarray(x).reshape(*batch, channels * r * r, height // r, width // r)
+    return record(PixelUnshuffleBackward0, wrap(out), (input,), downscale_factor=r)
+
+
+class PixelShuffleBackward0(Node):
+    """a permutation of the elements: the gradient goes back through pixel_unshuffle"""
+
+    upscale_factor: int
+
+    def backward(self, grad):
+        return pixel_unshuffle(grad, self.upscale_factor)
+
+
+class PixelUnshuffleBackward0(Node):
+    """a permutation of the elements: the gradient goes back through pixel_shuffle"""
+
+    downscale_factor: int
+
+    def backward(self, grad):
+        return pixel_shuffle(grad, self.downscale_factor)
+
+
+# ====================================================================== instance_norm
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """batch_norm of each sample's channels on their own: the input seen as one sample of
+    N * C channels (torch's composition: view, batch_norm, view back), the per-channel
+    parameters and running statistics repeated for each sample"""
+    if use_input_stats:
+        size = list(input.shape)
+        if math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {input.size()}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    samples, channels = input.shape[0], input.shape[1]
+    shape = [1, samples * channels, *input.shape[2:]]
+    repeated = [None if t is None else t.repeat(samples)
+                for t in (weight, bias, running_mean, running_var)]
+    out = batch_norm(input.contiguous().view(shape), repeated[2], repeated[3], repeated[0],
+                     repeated[1], use_input_stats, momentum, eps)
+    for kept, updated in ((running_mean, repeated[2]), (running_var, repeated[3])):
+        if kept is not None:
+            kept.copy_(updated.view(samples, channels).mean(0, False))
+    return out.view(input.shape)
