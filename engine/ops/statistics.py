@@ -524,7 +524,7 @@ def _mode_index(row):
     """torch's mode kernel: (value, index) pairs through std::sort by value, then the last
     pair of the first longest run of equal values."""
     pairs = [(v, i) for i, v in enumerate(row.tolist())]
-    stdsort._sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
+    stdsort.std_sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
     best, best_index, run = 0, 0, 0
     for i, (value, index) in enumerate(pairs):
         run += 1
@@ -587,7 +587,7 @@ def _selected(row, ranks):
         if not wanted:
             continue
         middle = wanted[len(wanted) // 2]
-        stdsort._nth_element(pairs, first, middle, last, _nan_last)
+        stdsort.nth_element(pairs, first, middle, last, _nan_last)
         picked[middle] = pairs[middle][1]
         pending.append((middle + 1, last, [r for r in wanted if r > middle]))
         pending.append((first, middle, [r for r in wanted if r < middle]))
