@@ -23,7 +23,7 @@ from .creation import full_like, zeros_like
 from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
-from .reduce import (ddof_from, evenly_distributed, first_zero_wins, put_back,
+from .reduce import (MaxBackward0, ddof_from, evenly_distributed, first_zero_wins,
                      reduce_args, as_reduced, return_type, takes_pair_out, unreduce,
                      var_backward, nansum, return_types)
 
@@ -433,17 +433,8 @@ class NanmedianBackward0(MedianBackward0):
     """out = the median of the values that are not nan:  as median's"""
 
 
-class MedianBackward1(Node):
+class MedianBackward1(MaxBackward0):
     """out = the median along dim:  d/dx = grad at the index returned, 0 elsewhere"""
-
-    _saved_names = ("indices",)
-    dim: int
-    keepdim: bool
-    self_sym_sizes: tuple
-
-    def backward(self, grad):
-        (indices,) = self.saved_tensors
-        return put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
 
 
 class NanmedianBackward1(MedianBackward1):
