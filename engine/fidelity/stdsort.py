@@ -52,9 +52,9 @@ def _replay(values, k, largest, sorted=True):  # noqa: A002
     if k * 64 <= n:
         _partial_sort(queue, 0, k, n, before)
     else:
-        _nth_element(queue, 0, k - 1, n, before)
+        nth_element(queue, 0, k - 1, n, before)
         if sorted:
-            _sort(queue, 0, k - 1, before)
+            std_sort(queue, 0, k - 1, before)
     return [index for _, index in queue[:k]]
 
 
@@ -168,7 +168,7 @@ def _lg(n):
     return n.bit_length() - 1
 
 
-def _sort(a, first, last, before):
+def std_sort(a, first, last, before):
     if last - first < 2:
         return
     _introsort_loop(a, first, last, 2 * _lg(last - first), before)
@@ -191,7 +191,7 @@ def _introsort_loop(a, first, last, depth, before):
         last = cut
 
 
-def _nth_element(a, first, nth, last, before):
+def nth_element(a, first, nth, last, before):
     if first == last or nth == last:
         return
     depth = 2 * _lg(last - first)

@@ -23,7 +23,7 @@ from .creation import full_like, zeros_like
 from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
-from .reduce import (ddof_from, evenly_distributed, first_zero_wins, put_back,
+from .reduce import (MaxBackward0, ddof_from, evenly_distributed, first_zero_wins,
                      reduce_args, as_reduced, return_type, takes_pair_out, unreduce,
                      var_backward, nansum, return_types)
 
@@ -433,17 +433,8 @@ class NanmedianBackward0(MedianBackward0):
     """out = the median of the values that are not nan:  as median's"""
 
 
-class MedianBackward1(Node):
+class MedianBackward1(MaxBackward0):
     """out = the median along dim:  d/dx = grad at the index returned, 0 elsewhere"""
-
-    _saved_names = ("indices",)
-    dim: int
-    keepdim: bool
-    self_sym_sizes: tuple
-
-    def backward(self, grad):
-        (indices,) = self.saved_tensors
-        return put_back(grad, indices, self.dim, self.self_sym_sizes, self.keepdim)
 
 
 class NanmedianBackward1(MedianBackward1):
@@ -524,7 +515,7 @@ def _mode_index(row):
     """torch's mode kernel: (value, index) pairs through std::sort by value, then the last
     pair of the first longest run of equal values."""
     pairs = [(v, i) for i, v in enumerate(row.tolist())]
-    stdsort._sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
+    stdsort.std_sort(pairs, 0, len(pairs), lambda a, b: a[0] < b[0])
     best, best_index, run = 0, 0, 0
     for i, (value, index) in enumerate(pairs):
         run += 1
@@ -587,7 +578,7 @@ def _selected(row, ranks):
         if not wanted:
             continue
         middle = wanted[len(wanted) // 2]
-        stdsort._nth_element(pairs, first, middle, last, _nan_last)
+        stdsort.nth_element(pairs, first, middle, last, _nan_last)
         picked[middle] = pairs[middle][1]
         pending.append((middle + 1, last, [r for r in wanted if r > middle]))
         pending.append((first, middle, [r for r in wanted if r < middle]))
