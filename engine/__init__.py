@@ -42,8 +42,6 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
 from .ops.rearrange import *  # noqa: F401,F403
-# (after rearrange: its diagonal and tensor_split are structure.py's, which parse arguments as
-# torch and have vmap rules)
 from .ops.structure import *  # noqa: F401,F403
 from .ops.unary import *  # noqa: F401,F403
 from .ops.pointwise import *  # noqa: F401,F403

@@ -51,8 +51,7 @@ FUNCTION_METHODS = {
     sampling: "bernoulli multinomial",
     statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
         cummin bincount histc logcumsumexp""",
-    rearrange: """roll diff trace diagonal rot90 take diag_embed tensor_split vsplit hsplit dsplit
-        kron""",
+    rearrange: """roll diff trace rot90 take diag_embed vsplit hsplit dsplit kron""",
     indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
         take_along_dim""",
     join: "repeat",

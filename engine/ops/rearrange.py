@@ -15,7 +15,7 @@ from ..core.backward import sum_to
 from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
-from ..core.tensor import Tensor, make_view, wrap
+from ..core.tensor import Tensor, wrap
 from .common import numpy_names, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat, stack
@@ -26,8 +26,8 @@ from .linalg import bmm, dot, mm, unsafe_view
 from .views import view_strides
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
-           "cdist", "column_stack", "diag_embed", "diagonal", "diff", "dsplit", "dstack", "einsum",
-           "hsplit", "kron", "meshgrid", "roll", "rot90", "row_stack", "take", "tensor_split",
+           "cdist", "column_stack", "diag_embed", "diff", "dsplit", "dstack", "einsum",
+           "hsplit", "kron", "meshgrid", "roll", "rot90", "row_stack", "take",
            "tensordot", "tile", "trace", "tril_indices", "triu_indices", "vsplit"]
 
 
@@ -67,44 +67,6 @@ class RollBackward0(Node):
 
     def backward(self, grad):
         return grad.roll(tuple(-s for s in self.shifts), self.dims)
-
-
-# ====================================================================== diagonal
-def diagonal(input, offset=0, dim1=0, dim2=1):
-    """The elements x[..., i, ..., i + offset, ...] of dims dim1 and dim2, as a last dim (a
-    view)"""
-    shape, stride = list(input._data.shape), list(input.stride())
-    ndim = len(shape)
-    first, second = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
-    if first == second:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    start = input.storage_offset()
-    if offset >= 0:
-        length = max(min(shape[first], shape[second] - offset), 0)
-        start += offset * stride[second] if length else 0
-    else:
-        length = max(min(shape[first] + offset, shape[second]), 0)
-        start -= offset * stride[first] if length else 0
-    step = stride[first] + stride[second]
-    for axis in sorted((first, second), reverse=True):
-        del shape[axis], stride[axis]
-    result = make_view(input, tuple(shape) + (length,), tuple(stride) + (step,), start)
-    return record(DiagonalBackward0, result, (input,), self_sym_sizes=input._data.shape,
-                  offset=offset, dim1=first, dim2=second)
-
-
-class DiagonalBackward0(Node):
-    """out = the diagonal of x:  the gradient written on the diagonal of zeros"""
-
-    self_sym_sizes: tuple
-    offset: int
-    dim1: int
-    dim2: int
-
-    def backward(self, grad):
-        result = grad.new_zeros(self.self_sym_sizes)
-        result.diagonal(self.offset, self.dim1, self.dim2).copy_(grad)
-        return result
 
 
 # ====================================================================== rot90
@@ -369,40 +331,7 @@ class BlockDiagBackward0(Node):
         return tuple(grads)
 
 
-# ====================================================================== tensor_split, v/h/dsplit
-def _sliced(input, dim, start, stop):
-    """input[start:stop] along dim (a view, SliceBackward0); a stop before start: empty"""
-    return input.narrow(dim, start, max(start, stop) - start)
-
-
-def tensor_split(input, indices_or_sections, dim=0):
-    """Views of input cut along dim: into n pieces as equal as can be (the first ones one
-    longer), or at the given indices"""
-    if input.dim() == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
-                           "tensor with 0 dims")
-    cut = indices_or_sections
-    if isinstance(cut, Tensor):
-        if cut._data.dtype != np.int64:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
-                               f"of long, but got {scalar_type_name[cut.dtype]}")
-        if cut._data.ndim > 1:
-            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
-                               "zero-dimensional or one-dimensional tensor, but got a tensor "
-                               f"with {cut._data.ndim} dims")
-        cut = int(cut._data) if cut._data.ndim == 0 else cut._data.tolist()
-    axis = wrap_dim(dim, input.dim())
-    size = input.shape[axis]
-    if isinstance(cut, (int, np.integer)):
-        if cut <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {cut}")
-        longer, base = size % cut, size // cut
-        starts = [i * base + min(i, longer) for i in range(cut + 1)]
-        return tuple(_sliced(input, axis, starts[i], starts[i + 1]) for i in range(cut))
-    bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + size, 0), size) for i in cut] + [size]
-    return tuple(_sliced(input, axis, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1))
-
-
+# ====================================================================== v/h/dsplit
 def _named_split(input, indices_or_sections, name, dim, least):
     if input.dim() < least:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {least} dimension, "
@@ -413,7 +342,7 @@ def _named_split(input, indices_or_sections, name, dim, least):
             raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
                                f"size of the dimension {size} is not divisible by the "
                                f"split_size {indices_or_sections}!")
-    return tensor_split(input, indices_or_sections, dim)
+    return input.tensor_split(indices_or_sections, dim)  # (structure.py's)
 
 
 def vsplit(input, indices_or_sections):
@@ -1034,5 +963,5 @@ def _sumproduct_pair(left, right, summed):
 
 
 # torch.roll(None, 1): torch's TypeError
-tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed", "tensor_split",
-                          "vsplit", "hsplit", "dsplit"])
+tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed", "vsplit",
+                          "hsplit", "dsplit"])
