@@ -110,9 +110,12 @@ def _physical_cores():
 
 
 STEP, SLEEF = _torch_vector_loop()
-# torch's float16 loops (add with alpha, rsqrt) step 32 elements with AVX2 and with AVX-512
-# alike (measured with torch 2.15 on an AMD EPYC: its AVX-512 kernels do not step 64)
-HALF_STEP = 32 if STEP >= 16 else STEP * 2
+# Most of torch's kernels are registered for AVX2 only (ATen's REGISTER_DISPATCH): a CPU with
+# AVX-512 runs their AVX2 code, 16 float32 a step; only some (sigmoid, pow ...) have AVX-512
+# code of their own (STEP). Measured with torch 2.15 on an AMD EPYC: float16 add with alpha
+# and rsqrt, the activations' backward kernels (hardtanh, softshrink ...) step as on AVX2.
+AVX2_KERNEL_STEP = min(STEP, 16)
+HALF_STEP = AVX2_KERNEL_STEP * 2
 torch_threads = _torch_threads()
 
 

@@ -47,13 +47,16 @@ def computed_once(function, x):
         return wrap_elementwise(values.astype(x.dtype), x)
 
 
-def vector_lanes_of(x, *more):
+def vector_lanes_of(x, *more, avx512_code=False):
     """A flat boolean mask (row-major) of the elements torch's vectorised loop computes
     with SIMD for an elementwise op on x (and ``more`` operands of its shape; float16 in
-    steps twice as long as float32's)."""
+    steps twice as long as float32's). Most of these kernels are AVX2 code on any x86 CPU
+    (float32_math.AVX2_KERNEL_STEP); ``avx512_code``: the kernel has AVX-512 code of its own
+    (measured: elu's and hardswish's backward; hardtanh's and the shrinks' have not)."""
     if x.size == 0:
         return None
-    step = float32_math.STEP * 4 // x.dtype.itemsize
+    base = float32_math.STEP if avx512_code else float32_math.AVX2_KERNEL_STEP
+    step = base * 4 // x.dtype.itemsize
     lanes = float32_math.vector_lanes(x.shape, (x, *more), False, step)
     if isinstance(lanes, (int, np.integer)):
         mask = np.zeros(x.size, bool)
@@ -62,7 +65,7 @@ def vector_lanes_of(x, *more):
     return lanes
 
 
-def simd_nan(grad, x):
+def simd_nan(grad, x, avx512_code=False):
     """Where x is nan and torch's backward kernel takes the element in a SIMD step: its
     vector code tests one side of a kink where its scalar code tests the other, so a nan
     takes the other branch there (0, or the formula of the other side) than in the scalar
@@ -70,7 +73,7 @@ def simd_nan(grad, x):
     nan = np.isnan(x._data)
     if not nan.any():
         return wrap(np.zeros(x._data.shape, bool))
-    lanes = vector_lanes_of(x._data, grad._data)
+    lanes = vector_lanes_of(x._data, grad._data, avx512_code=avx512_code)
     return wrap(nan & lanes.reshape(nan.shape))
 
 
@@ -317,7 +320,8 @@ def elu_backward(grad, x, is_result, coefficients):
             negative = scaled * (wide_x + alpha * scale)
         else:
             negative = scaled * (alpha * scale) * (wide_x * input_scale).exp()
-        out = negative.where((x <= 0) | simd_nan(grad, x), wide_grad * scale).to(grad.dtype)
+        out = negative.where((x <= 0) | simd_nan(grad, x, avx512_code=True),
+                              wide_grad * scale).to(grad.dtype)
     if not is_grad_enabled():
         return out
     return record(EluBackwardBackward0, out, (grad, x), saved=(grad, x), alpha=alpha,

@@ -113,7 +113,8 @@ class HardswishBackward0(Node):
         (x,) = self.saved_tensors
         wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
         middle = wide_grad * (wide_x / 3 + 0.5)
-        out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x), middle).to(grad.dtype)
+        out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x, avx512_code=True),
+                                   middle).to(grad.dtype)
         return _zero_where(out, x <= -3)
 
 

@@ -423,6 +423,7 @@ def overloads(*printed, notes=False):
         if hasattr(op, "without_out"):  # (the method, which takes no out=)
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
         op_as_torch_parses_it.parses_input_keyword = True
+        op_as_torch_parses_it.torch_overloads = (printed, notes)
         return op_as_torch_parses_it
 
     return checked
@@ -692,6 +693,9 @@ def _checking_input(op):
             if not isinstance(input, Tensor) and input is not ...:
                 if hasattr(input, "__engine_vmap__") and args:  # vmap (engine/func)
                     return input.__torch_function__(op, (type(input),), args, kwargs)
+                printed, notes = op.torch_overloads
+                if len(printed) > 1 and args:  # (torch names the input only when one fits)
+                    raise signatures.refuse(op.__name__, printed, False, args, kwargs, notes)
                 position = " (position 1)" if args else ""  # (torch.op(input=1): no position)
                 raise TypeError(f"{op.__name__}(): argument 'input'{position} must be "
                                 f"Tensor, not {type_name(input)}")

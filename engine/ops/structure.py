@@ -193,7 +193,8 @@ class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 (torch's name)
 @overloads("(Tensor input, int offset = 0)")
 def diagflat(input, offset=0):
     """The square matrix with input's elements (flattened) on diagonal ``offset``."""
-    return _matrix_with_diagonal(input.reshape(-1), operator.index(offset))
+    # (as torch: contiguous().view(-1), a ViewBackward0 before the diagonal; fuzz 2216457)
+    return _matrix_with_diagonal(input.contiguous().view(-1), operator.index(offset))
 
 
 @overloads("(Tensor input)")

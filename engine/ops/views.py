@@ -779,7 +779,9 @@ def _several_views(pieces):
     place, as it could not rewrite the history of the others."""
     if grad_mode.grad_enabled:
         for piece in pieces:
-            piece._creation_meta = "multi_output"
+            # (a view of a view made in inference mode stays one: torch keeps that reason)
+            if piece._creation_meta != "inference":
+                piece._creation_meta = "multi_output"
     return tuple(pieces)
 
 

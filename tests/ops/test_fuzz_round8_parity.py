@@ -225,3 +225,53 @@ def test_autograd_refuses_a_leaf_write_before_the_kernel_checks_the_number(code)
     error before the number's range is checked."""
     indented = "\n".join("    " + line for line in code.split("\n"))
     parity.assert_same_snippet(f"def run():\n{indented}\nr = error(run)")
+
+
+DIAGFLAT_INPUTS = ["m.rand(2, 2, 1, requires_grad=True).narrow(1, 0, 1)",
+                   "m.rand(2, 3, requires_grad=True).t()", "m.rand(3, requires_grad=True)",
+                   "m.rand((), requires_grad=True)", "m.rand(2, 3, requires_grad=True)[:, ::2]"]
+
+
+@pytest.mark.parametrize("make", DIAGFLAT_INPUTS)
+def test_diagflat_flattens_as_torch_does(make):
+    """fuzz 2216457: contiguous().view(-1), so a ViewBackward0 (or a clone) before the node."""
+    parity.assert_same_snippet(
+        f"m.manual_seed(0)\nz = {make}\nw = m.diagflat(z, 1)\n"
+        "r = [w, w.grad_fn.name(), [f[0] and f[0].name() for f in w.grad_fn.next_functions],"
+        " [f[0] and f[0].name() for f in w.grad_fn.next_functions[0][0].next_functions]]")
+
+
+@pytest.mark.parametrize("mode", ["inference_mode", "no_grad"])
+@pytest.mark.parametrize("split", ["a.chunk(2, 0)", "a.split(1)", "a.unbind(0)"])
+@pytest.mark.parametrize("write", ["d -= 1", "a.mul_(2)", "d.zero_()"])
+def test_several_views_of_a_view_made_in_inference_mode_keep_that_reason(mode, split, write):
+    """fuzz 2218974: chunk/split/unbind of a view made in inference mode: changing a piece is
+    refused for the inference mode, not for the several outputs."""
+    parity.assert_same_snippet(
+        f"x = m.zeros((2,))\nx.requires_grad_()\nwith m.{mode}():\n    a = x.view(-1)\n"
+        f"d, u = {split}\n"
+        f"def run():\n    global d, a\n    {write}\nr = error(run)")
+
+
+@pytest.mark.parametrize("call", ["m.prod(0.0, dim=0)", "m.prod(0.0)", "m.prod(0.0, 0)",
+                                  "m.prod(None)", "m.sum(0.0, dim=0)", "m.mean(0.0)",
+                                  "m.amax(0.0, 0)", "m.cumsum(0.0, 0)", "m.sum(0.0, (0,))"])
+def test_a_number_for_an_op_of_several_overloads(call):
+    """fuzz 2206533: torch names the input only when one overload fits the arguments' count;
+    otherwise it lists the overloads."""
+    parity.assert_same_snippet(f"r = error(lambda: {call})")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("n", [20, 33, 40, 70, 100])
+@pytest.mark.parametrize("op", ["relu6", "hardtanh", "softshrink", "hardshrink", "elu",
+                                "hardswish"])
+def test_activation_gradients_at_nan_by_position(op, n, dtype):
+    """fuzz 2201224, 2207719: the activations' kernels pick a branch for nan by the element's
+    place in torch's loop; hardtanh's and the shrinks' are AVX2 code on any x86 CPU (16 float32
+    a step with AVX-512 too), elu's and hardswish's have AVX-512 code of their own."""
+    parity.assert_same_snippet(
+        f"x = m.full(({n},), float('nan'), dtype=m.{dtype}, requires_grad=True)\n"
+        f"x = x.detach().index_fill(0, m.tensor([1, 5, 17]), -0.5).requires_grad_()\n"
+        f"g, = m.autograd.grad(m.nn.functional.{op}(x).sum(), x)\n"
+        "r = [str(v) for v in g.tolist()]")
