@@ -580,7 +580,9 @@ def evenly_distributed(grad, x, value):
     """``grad`` shared equally by the elements of x equal to value (nan counts as equal); the
     others get 0 (torch fills zeros: never -0.0)."""
     hits = isnan(x) if value._data != value._data else eq(x, value)
-    return where(hits, grad / hits.sum(), 0.0)  # (0 elsewhere even when grad is nan)
+    # (row-major zeros, filled: torch's layout whatever x's, and 0 even where grad is nan;
+    # fuzz 2318335)
+    return grad.new_zeros(x.shape).masked_fill_(hits, grad / hits.sum())
 
 
 class MaxBackward0(Node):

@@ -275,3 +275,17 @@ def test_activation_gradients_at_nan_by_position(op, n, dtype):
         f"x = x.detach().index_fill(0, m.tensor([1, 5, 17]), -0.5).requires_grad_()\n"
         f"g, = m.autograd.grad(m.nn.functional.{op}(x).sum(), x)\n"
         "r = [str(v) for v in g.tolist()]")
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("reduction", ["max", "min"])
+@pytest.mark.parametrize("values", ["[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]",
+                                    "[[1.0, 3.0, 3.0], [0.0, float('nan'), 2.0]]",
+                                    "[[1.0, 5.0, 3.0], [0.0, -1.0, 2.0]]"])
+def test_max_of_everything_fills_row_major_zeros(values, reduction, create_graph):
+    """fuzz 2318335: the gradient of x.max() (no dim) is new zeros, row-major whatever x's
+    layout, filled where x equals the maximum (torch's evenly_distributed_backward)."""
+    parity.assert_same_snippet(
+        f"x = m.tensor({values}, requires_grad=True)\nw = x.t().{reduction}()\n"
+        f"b, = m.autograd.grad(w, x, create_graph={create_graph})\n"
+        "r = [b.stride(), [str(v) for v in b.flatten().tolist()], b.grad_fn and b.grad_fn.name()]")
