@@ -916,12 +916,13 @@ def _moment_values(data, axes, keepdim, ddof, take_sqrt):
         else:
             variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
         if data.dtype == np.float64 and np.isinf(variance).any():
-            variance = _welford(wide, axes, keepdim, divisor)
+            variance = welford(wide, axes, keepdim, divisor)[0]
     return np.asarray(np.sqrt(variance) if take_sqrt else variance).astype(data.dtype)
 
 
-def _welford(data, axes, keepdim, divisor):
-    """torch's WelfordOps over ``axes``, one element after another, in float64."""
+def welford(data, axes, keepdim, divisor):
+    """torch's WelfordOps over ``axes``, one element after another, in float64: (variance,
+    mean) (var/std keep the variance, var_mean/std_mean both)."""
     axes = tuple(range(data.ndim)) if axes is None else axes
     kept = [a for a in range(data.ndim) if a not in axes]
     rows = data.transpose(kept + list(axes)).reshape(
@@ -933,7 +934,9 @@ def _welford(data, axes, keepdim, divisor):
         mean = mean + delta / np.float64(i + 1)
         m2 = m2 + delta * (rows[..., i] - mean)
     variance = m2 / np.float64(divisor)
-    return np.expand_dims(variance, axes) if keepdim else variance
+    if keepdim:
+        return np.expand_dims(variance, axes), np.expand_dims(mean, axes)
+    return variance, mean
 
 
 @overloads(*_MOMENT_OVERLOADS)

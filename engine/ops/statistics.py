@@ -23,7 +23,7 @@ from .creation import full_like, zeros_like
 from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
-from .reduce import (MaxBackward0, ddof_from, evenly_distributed, first_zero_wins,
+from .reduce import (MaxBackward0, welford, ddof_from, evenly_distributed, first_zero_wins,
                      reduce_args, as_reduced, return_type, takes_pair_out, unreduce,
                      var_backward, nansum, return_types)
 
@@ -77,27 +77,9 @@ def _welford_moments(data, axes, keepdim, ddof):
         shape = np.add.reduce(wide, axis=axes, keepdims=keepdim).shape
         return np.full(shape, np.nan), np.full(shape, np.nan)
     if count <= _WELFORD_REPLAYED_UP_TO:
-        return _welford_pair(wide, axes, keepdim, divisor)
+        return welford(wide, axes, keepdim, divisor)
     mean = np.add.reduce(wide, axis=axes, keepdims=keepdim) / np.float64(count)
     variance = np.var(wide, axis=axes, keepdims=keepdim, ddof=ddof)
-    return variance, mean
-
-
-def _welford_pair(data, axes, keepdim, divisor):
-    """WelfordOps over ``axes`` one element after another, in float64: (variance, mean)."""
-    axes = tuple(range(data.ndim)) if axes is None else axes
-    kept = [a for a in range(data.ndim) if a not in axes]
-    rows = data.transpose(kept + list(axes)).reshape(
-        tuple(data.shape[a] for a in kept) + (-1,))
-    mean = np.zeros(rows.shape[:-1])
-    m2 = np.zeros(rows.shape[:-1])
-    for i in range(rows.shape[-1]):
-        delta = rows[..., i] - mean
-        mean = mean + delta / np.float64(i + 1)
-        m2 = m2 + delta * (rows[..., i] - mean)
-    variance = m2 / np.float64(divisor)
-    if keepdim:
-        return np.expand_dims(variance, axes), np.expand_dims(mean, axes)
     return variance, mean
 
 
