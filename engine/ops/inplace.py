@@ -291,10 +291,11 @@ def _is_plain_update(self, other, alpha):
             and not np.may_share_memory(mine, theirs))
 
 
-def _fill_raw(tensor, values, node_class, inputs=()):
+def _fill_raw(tensor, values, node_class, inputs=(), checked=False):
     """Overwrite every element of ``tensor`` with ``values``; in a graph, ``node_class``
-    records that the old values are gone."""
-    check_inplace(tensor, *inputs)
+    records that the old values are gone (``checked``: the caller ran check_inplace)."""
+    if not checked:
+        check_inplace(tensor, *inputs)
     node = new_node(node_class, (tensor, *inputs)) \
         if tensor._data.dtype.kind == "f" else None
     np.copyto(tensor._data, values, casting="unsafe")
@@ -402,7 +403,7 @@ def fill_(self, value):
     # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
     check_inplace(self)
     value = checked_scalar(value, self._data.dtype, check_half=self._data.size != 1)
-    return _fill_raw(self, value, FillBackward2)
+    return _fill_raw(self, value, FillBackward2, checked=True)
 
 
 def zero_(self):
