@@ -49,6 +49,23 @@ def _channels_last_contiguous(shape, stride, name):
     return True
 
 
+def suggested_memory_format(shape, stride):
+    """The memory format torch reads off a tensor's strides (suggest_memory_format):
+    "channels_last" for a 4-d tensor laid out N, H, W, C ("channels_last_3d" for 5-d), else
+    "contiguous_format"; ambiguous layouts (a channel dimension of stride 0, N111) count as
+    contiguous."""
+    if len(shape) not in (4, 5):
+        return "contiguous_format"
+    smallest = 0
+    for d in _channels_last_order(len(shape)):
+        if shape[d] == 0 or stride[d] < smallest or stride[1] == 0:
+            return "contiguous_format"
+        if d == 0 and smallest == stride[1]:
+            return "contiguous_format"
+        smallest = stride[d] * (shape[d] if shape[d] > 1 else 1)
+    return "channels_last" if len(shape) == 4 else "channels_last_3d"
+
+
 def format_strides(shape, stride, memory_format):
     """The strides of a new tensor of ``shape`` in ``memory_format``, for an input whose
     strides are ``stride`` (torch.preserve_format keeps the input's order of dimensions)."""

@@ -19,7 +19,8 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import full_like
-from .common import (FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
+from .common import (NUMBER_SELF_WITHOUT_OUT,
+                     FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
@@ -448,7 +449,7 @@ def floor_divide(input, other):
                   op="floor_divide")
 
 
-@takes_out(resized_first=elementwise_shape)
+@takes_out(resized_first=elementwise_shape, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
     a, b, common = promote_operands(input, other, "remainder")
@@ -1085,6 +1086,17 @@ def _clamp_bound_overloads(bound):
                  for kind in ("Tensor", "Number"))
 
 
+def _bound_out(out, input=None, bound=None, *args, **kwargs):
+    """out= of clamp_min/clamp_max with a number bound: torch's unary iterator wants out of
+    the result's dtype exactly (a tensor bound: any dtype the result can be cast to)."""
+    if isinstance(input, Tensor) and isinstance(bound, PYTHON_AND_NUMPY_NUMBERS):
+        expected = input.dtype if input._data.dtype.kind == "f" else result_type(input, bound)
+        if out.dtype is not expected:
+            raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                               f"{scalar_type_name[expected]}")
+
+
+@takes_out(before=_bound_out, resized_first=elementwise_shape)
 def clamp_min(input, min):  # noqa: A002
     """out = max(input, min)"""
     if not isinstance(input, Tensor):  # (torch.clamp_min(1.0, 0.5): torch's parser refuses)
@@ -1121,6 +1133,7 @@ class ClampMinBackward1(Node):
         return _larger_gets_it(grad, *self.saved_tensors)
 
 
+@takes_out(before=_bound_out, resized_first=elementwise_shape)
 def clamp_max(input, max):  # noqa: A002
     """out = min(input, max)"""
     if not isinstance(input, Tensor):
@@ -1171,6 +1184,17 @@ def _opmath(np_dtype):
     return np.dtype(np.float32) if np_dtype is FLOAT16 else np_dtype
 
 
+def _lerp_out(out, input=None, end=None, weight=None, *args, **kwargs):
+    """out= of lerp with a weight tensor of one or more dimensions: torch's iterator wants
+    every operand of one dtype (a number or a 0-d weight: any dtype the result can be cast
+    to)."""
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight._data.ndim and \
+            out.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name[out.dtype]} but expected "
+                           f"{scalar_type_name[input.dtype]}")
+
+
+@takes_out(before=_lerp_out, resized_first=elementwise_shape)
 def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)

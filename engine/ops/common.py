@@ -38,7 +38,7 @@ __all__ = [
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
     "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
-    "hands_failures_to_vmap",
+    "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out", "named_arguments", "out_dtype_is", "resize_out_first",
     "out_of_inputs_dtype", "out_holds_result_type",
@@ -515,7 +515,8 @@ def _argument_errors_first(op, args, kwargs):
 
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
-              input_in_out_dtype=False, name=None, before=None, resized_first=None):
+              input_in_out_dtype=False, name=None, before=None, resized_first=None,
+              restrides=True, number_input_overloads=None, computed_for=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
@@ -526,13 +527,23 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
     ``before(out, *args, **kwargs)``: the op's own checks of out, after the autograd check;
     ``resized_first(args, kwargs)``: the result's shape, for an op whose kernel torch runs
     after resizing out: its kernel's errors (no kernel for the dtype, an integer division by
-    zero, an index out of range) leave out resized (``KERNEL_ERRORS``).
+    zero, an index out of range) leave out resized (``KERNEL_ERRORS``). ``restrides``: an out=
+    that must be resized takes the result's layout (torch's structured kernels); False, or a
+    function of (args, kwargs) saying so, for an op torch composes of others (kron), whose out=
+    is resized row-major. ``number_input_overloads``: torch's overloads of an op whose
+    (Number self, Tensor other) overload has no out= (remainder, the bitwise ops): a number
+    input with out= gets their invalid-combination message. ``computed_for(out_dtype, *args,
+    **kwargs)``: the op's result as torch computes it for an out= of that dtype, for an op whose
+    steps round to out's dtype part way (logsumexp).
     """
     if op is None:
         return functools.partial(takes_out, check=check, dtype_from_out=dtype_from_out,
                                  differentiable=differentiable,
                                  input_in_out_dtype=input_in_out_dtype, name=name,
-                                 before=before, resized_first=resized_first)
+                                 before=before, resized_first=resized_first,
+                                 restrides=restrides,
+                                 number_input_overloads=number_input_overloads,
+                                 computed_for=computed_for)
     name = name or op.__name__
 
     @functools.wraps(op)
@@ -545,6 +556,9 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
                 if batched is None:
                     raise
             return batched.__torch_function__(op_with_out, (type(batched),), args, kwargs)
+        if number_input_overloads and args and isinstance(args[0], PYTHON_AND_NUMPY_NUMBERS):
+            raise invalid_arguments_error(name, *args, keywords={**kwargs, "out": out},
+                                          overloads=number_input_overloads)
         if not isinstance(out, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                             f"{type_name(out)}")
@@ -561,7 +575,8 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
                 args[0]._data.dtype.kind == "f" and out._data.dtype.kind == "f":
             args = (args[0].to(out.dtype), *args[1:])
         try:
-            result = op(*args, **kwargs)
+            result = op(*args, **kwargs) if computed_for is None else \
+                computed_for(out._data.dtype, *args, **kwargs)
         except (RuntimeError, NotImplementedError) as error:
             if resized_first is not None and str(error).startswith(KERNEL_ERRORS):
                 shape = resized_first(args, kwargs)
@@ -575,7 +590,8 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
                 check(result, out, *args, **kwargs)
             else:
                 check(result, out, *args)
-        return write_out(result, out)
+        return write_out(result, out, restrides(args, kwargs) if callable(restrides)
+                         else restrides)
 
     signature = inspect.signature(op)
     out_parameter = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
@@ -583,6 +599,12 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         parameters=[*signature.parameters.values(), out_parameter])
     op_with_out.without_out = op
     return op_with_out
+
+
+# torch's overloads of a binary op whose number-first form takes no out= (remainder, bitwise)
+NUMBER_SELF_WITHOUT_OUT = (" * (Tensor input, Tensor other, *, Tensor out = None)",
+                           " * (Number self, Tensor other)",
+                           " * (Tensor input, Number other, *, Tensor out = None)")
 
 
 # errors torch's kernels raise once out= has been resized
@@ -714,7 +736,7 @@ def _requires_grad(args, kwargs, out):
     return False
 
 
-def write_out(result, out):
+def write_out(result, out, restrides=True):
     """Write ``result`` into ``out`` (resizing it as torch does) and return ``out``."""
     if out is None:
         return result
@@ -723,7 +745,14 @@ def write_out(result, out):
                            f"desired output type {scalar_type_name[out.dtype]}")
     if default_hooks.write_watch is not None:  # (allow_mutation_on_saved_tensors)
         default_hooks.write_watch(out)
+    resized = out._data.shape != result._data.shape
     resize_out_first(out, result._data.shape)
+    if resized and restrides and not is_plain_contiguous(result):
+        # torch's structured kernels restride an out= they resized as their own result
+        # (TensorIterator's layout, which follows the inputs'): only a resized one
+        restrided = empty_preserving_layout(result, out._data.dtype)
+        out._data, out._stride, out._storage = (restrided._data, restrided._stride,
+                                                restrided._storage)
     np.copyto(out._data, result._data, casting="unsafe")
     out._bump_version()
     return out

@@ -7,7 +7,8 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..core.tensor import Tensor
-from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, elementwise_shape,
+from .common import (NUMBER_SELF_WITHOUT_OUT,
+                     PYTHON_AND_NUMPY_NUMBERS, elementwise, elementwise_shape,
                      invalid_arguments_error, not_implemented_for, operands_broadcast_shape,
                      out_holds_result_type, out_of_inputs_dtype, promote_operands,
                      require_tensors, takes_out, wrap_elementwise)
@@ -84,7 +85,8 @@ def _bitwise(ufunc, name, symbol):
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
     return takes_out(bitwise, differentiable=False, before=out_holds_result_type,
-                     resized_first=elementwise_shape)
+                     resized_first=elementwise_shape,
+                     number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 
 
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "&")

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..fidelity import dtypes
 from ..fidelity import messages
-from ..fidelity.layout import strided_array
+from ..fidelity.layout import strided_array, suggested_memory_format
 from ..fidelity.size import check_device, strided
 from ..fidelity.size import memory_format as memory_format_type
 from ..fidelity.size import device as device_type
@@ -104,8 +104,11 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
         raise TypeError(messages.TO_INVALID_ARGUMENTS.format(
             f"memory_format={type_name(memory_format)}, "))
     if memory_format is not None and memory_format.name != "preserve_format":
+        # torch aliases when the format its strides suggest is the one asked for, which is
+        # not is_contiguous: a transposed matrix suggests contiguous_format (returned as it is),
+        # a (2, 3, 1, 1) row-major tensor is channels-last-contiguous but suggests contiguous
         if not copy and (dtype is None or dtypes.as_dtype(dtype) == self.dtype) and \
-                self.is_contiguous(memory_format):
+                suggested_memory_format(self._data.shape, self.stride()) == memory_format.name:
             return self
         return to_copy(self, dtypes.as_dtype(dtype or self.dtype).numpy_dtype, memory_format)
     target = self.dtype if dtype is None else dtypes.as_dtype(dtype)

@@ -4,10 +4,11 @@ import numpy as np
 
 from ..fidelity import dtypes
 from ..fidelity.dtypes import result_type, scalar_type_name
-from ..fidelity.size import wrap_dim
+from ..fidelity.layout import format_strides, suggested_memory_format
+from ..fidelity.size import memory_format, wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
-from ..core.tensor import Tensor, wrap
+from ..core.tensor import Tensor, empty_strided, wrap
 from .common import named_arguments, numpy_names, takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
@@ -78,8 +79,16 @@ def cat(tensors, dim=0):
                                    f"Expected size {first.shape[d]} but got size {shape[d]} "
                                    f"for tensor number {i} in the list.")
     arrays = [t._data.astype(common, copy=False) for t in parts]
-    # the result is row-major whatever the inputs' layouts (numpy would keep theirs)
-    result = wrap(np.ascontiguousarray(np.concatenate(arrays, axis=axis)))
+    joined = np.concatenate(arrays, axis=axis)
+    # row-major whatever the inputs' layouts (numpy would keep theirs), unless every input,
+    # even a skipped one, reads as channels-last: then that
+    formats = {suggested_memory_format(t._data.shape, t.stride()) for t in tensors}
+    if len(formats) == 1 and "contiguous_format" not in formats:
+        result = empty_strided(joined.shape, format_strides(
+            joined.shape, None, memory_format(formats.pop())), joined.dtype)
+        np.copyto(result._data, joined)
+    else:
+        result = wrap(np.ascontiguousarray(joined))
     return record(CatBackward0, result, tuple(tensors), dim=axis,
                   sizes=[t._data.shape[axis] if t._data.shape != (0,) else None for t in tensors])
 

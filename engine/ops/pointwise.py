@@ -16,7 +16,8 @@ from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
-from .common import (PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
+from .common import (NUMBER_SELF_WITHOUT_OUT,
+                     PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
                      operands_broadcast_shape, out_holds_result_type, out_of_inputs_dtype,
                      promote_operands, refuse_saving_inference, require_tensors, takes_out,
@@ -683,14 +684,14 @@ def _right_shift_values(a, b):
     return np.where(inside, shifted, np.where(a < 0, -1, 0)).astype(shifted.dtype)
 
 
-@takes_out(before=out_holds_result_type)
+@takes_out(before=out_holds_result_type, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def bitwise_left_shift(input, other):
     """out = input shifted left by other bits (integers; as ``input << other``)"""
     a, b = _shift_operands("bitwise_left_shift", "lshift_cpu", input, other)
     return _computed(_left_shift_values, a, b, input, other)
 
 
-@takes_out(before=out_holds_result_type)
+@takes_out(before=out_holds_result_type, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def bitwise_right_shift(input, other):
     """out = input shifted right by other bits, keeping its sign (as ``input >> other``)"""
     a, b = _shift_operands("bitwise_right_shift", "rshift_cpu", input, other)

@@ -366,7 +366,7 @@ _NOT_VIEWABLE = ("view size is not compatible with input tensor's size and strid
                  "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
-@takes_out
+@takes_out(restrides=False)  # (torch's kron is a composite: its out= is resized row-major)
 def kron(input, other):
     """The Kronecker product: every element of input times the whole of other, in blocks
     (torch's _unsafe_view of each operand, mul, _unsafe_view of the result)"""

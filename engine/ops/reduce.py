@@ -1435,37 +1435,55 @@ class LogSoftmaxBackwardDataBackward0(Node):
         return d_grad, d_out
 
 
+def _logsumexp_for_out(out_dtype, input, dim=_REQUIRED, keepdim=False):
+    """logsumexp into an out= of ``out_dtype``: torch's steps round exp to the input's dtype,
+    then sum, log and add the max back in out's (float16 input, float64 out: exp in float16)."""
+    return _logsumexp(input, dim, keepdim, out_dtype)
+
+
 @overloads("(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)")
-@takes_out(before=_floating_out, input_in_out_dtype=True)
+@takes_out(before=_floating_out, computed_for=numpy_names(_logsumexp_for_out))
 @numpy_names
 def logsumexp(input, dim=_REQUIRED, keepdim=False):
     """out = log(sum(exp(input))) over dim, computed stably by shifting by the max"""
+    return _logsumexp(input, dim, keepdim)
+
+
+def _logsumexp(input, dim, keepdim, out_dtype=None):
     if dim is _REQUIRED:
         raise _missing_dim("logsumexp")
     data = input._data
     if data.dtype.kind != "f":
         data = data.astype(float_dtype_for(data.dtype))
+    out_dtype = data.dtype if out_dtype is None else np.dtype(out_dtype)
     axes, _ = reduce_args(input, dim, keepdim)
     if isinstance(dim, (tuple, list)) and not dim and not keepdim and data.ndim and data.size:
         # torch reduces everything for dim=(), then adds the max back in place, squeezed over
         # no dimension: it does not fit the result
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"{[1] * data.ndim}")
-    # torch's steps, each rounded to the dtype: shift by the max (unless infinite),
-    # exp, sum, log, shift back
+    # torch's steps, each rounded to its dtype: shift by the max (unless infinite), exp (the
+    # input's dtype), sum, log (out's), shift back (added in the wider of the two)
     shift = np.max(data, axis=axes, keepdims=True) if data.size else np.zeros((), data.dtype)
     shift = np.where(np.isinf(shift), data.dtype.type(0), shift)
-    # (float32's exp and log as torch's kernels compute them: see fidelity/float32_math.py)
-    exp_, log_ = (float32_math.exp, float32_math.log) if data.dtype == np.float32 else \
-        (np.exp, np.log)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        total = _accumulated(exp_(data - shift), np.sum, axis=axes, keepdims=True)
-        result = log_(total) + shift
+        exps = _float_kernels(data.dtype)[0](data - shift).astype(out_dtype, copy=False)
+        total = _accumulated(exps, np.sum, axis=axes, keepdims=True)
+        logs = _float_kernels(out_dtype)[1](total)
+        result = (logs + shift).astype(out_dtype, copy=False)
     if not keepdim:
         result = np.squeeze(result, axis=axes) if axes is not None else result.reshape(())
-    return record(LogsumexpBackward0, as_reduced(np.asarray(result, data.dtype)), (input,),
+    return record(LogsumexpBackward0, as_reduced(np.asarray(result, out_dtype)), (input,),
                   saved=(input,), saved_output=True, dim=dims_tuple(dim, input._data.ndim),
                   keepdim=keepdim)
+
+
+def _float_kernels(np_dtype):
+    """exp and log as torch's kernels compute them in ``np_dtype`` (float32's: see
+    fidelity/float32_math.py)."""
+    if np_dtype == np.float32:
+        return float32_math.exp, float32_math.log
+    return np.exp, np.log
 
 
 class LogsumexpBackward0(Node):

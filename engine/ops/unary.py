@@ -710,7 +710,13 @@ def _nan_to_num_out(out, input=None, *args, **kwargs):
                            f"same as input: {scalar_type_name[input.dtype]}")
 
 
-@takes_out(before=_nan_to_num_out)
+def _computes_floats(args, kwargs):
+    input = args[0] if args else kwargs.get("input")
+    return isinstance(input, Tensor) and input._data.dtype.kind == "f"
+
+
+# (an integer input is copied by a composite of torch's, which resizes out row-major)
+@takes_out(before=_nan_to_num_out, restrides=_computes_floats)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """out = input with nan, inf and -inf replaced (by 0 and the dtype's largest values)"""
     data = input._data
