@@ -1787,13 +1787,43 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
                             f"{messages.type_name(dim)}")
         dim = _unique_dim(data, dim)
         moved = np.moveaxis(data, dim, 0)
-        rows, inverse, counts = np.unique(moved.reshape(len(moved), math.prod(moved.shape[1:])),
-                                          axis=0,
-                                          return_inverse=True, return_counts=True)
+        flat = moved.reshape(len(moved), math.prod(moved.shape[1:]))
+        if flat.dtype.kind == "f" and (np.isnan(flat).any() or
+                                       (np.signbit(flat) & (flat == 0)).any()):
+            rows, inverse, counts = _unique_rows_as_torch(flat)
+        else:  # (a strict order: any correct sort agrees with torch's)
+            rows, inverse, counts = np.unique(flat, axis=0, return_inverse=True,
+                                              return_counts=True)
         # computed with dim in front, then moved back: torch's result is laid out so too
         values = np.ascontiguousarray(rows).reshape((rows.shape[0],) + moved.shape[1:])
         result = record(UniqueDimBackward0, wrap(np.moveaxis(values, 0, dim)), (input,))
     return _unique_result(result, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_rows_as_torch(flat):
+    """unique's rows of ``flat`` (n, m) as torch's CPU kernel finds them when a nan or a -0.0
+    makes its comparison (row by row, element by element, "<" then ">") no strict order:
+    std::sort of the row numbers with it (replayed), then runs of equal rows (nan never
+    equal, -0.0 equal to 0.0), each kept as its first row."""
+    rows = flat.tolist()
+
+    def before(a, b):
+        for x, y in zip(rows[a], rows[b]):
+            if x < y:
+                return True
+            if x > y:
+                return False
+        return False
+
+    order = list(range(len(rows)))
+    stdsort.std_sort(order, 0, len(order), before)
+    starts = np.ones(len(order), bool)
+    ordered = flat[order]
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(len(order), np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), len(order)))
+    return ordered[starts], inverse, counts
 
 
 def _unique_dim(data, dim):

@@ -221,3 +221,34 @@ def test_logsumexp_into_out_rounds_exp_to_the_inputs_dtype(in_dtype, out_dtype, 
 def test_logsumexp_of_a_half_tensor_into_float64_as_found():
     parity.assert_same_snippet("x = m.tensor([True, False, False])\np = m.zeros(0, dtype=m.float64)\n"
                                "q = m.logsumexp(input=x.half(), dim=-1, out=p)\nr = [q is p, p.item()]")
+
+
+def _rows_with_nans_and_zeros(seed, n, m, dtype):
+    rng = np.random.default_rng(seed)
+    values = rng.choice([np.nan, 0.0, -0.0, 1.0, -1.0, 2.5], size=(n, m),
+                        p=[0.2, 0.15, 0.15, 0.2, 0.2, 0.1])
+    return values.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("seed, n, m, dim", [(0, 2, 2, 0), (1, 4, 2, 0), (2, 5, 1, 0), (3, 17, 2, 0),
+                                             (4, 40, 3, 0), (5, 64, 1, 0), (6, 33, 2, 1), (7, 6, 3, -1),
+                                             (8, 100, 2, 0), (9, 3, 4, -2)])
+def test_unique_rows_with_nan_and_signed_zeros_in_torchs_order(seed, n, m, dim, dtype):
+    values = _rows_with_nans_and_zeros(seed, n, m, dtype)
+    if dim in (1, -1):
+        values = values.T.copy()
+
+    def run(lib):
+        u, inverse, counts = lib.unique(lib.from_numpy(values.copy()), return_inverse=True,
+                                        return_counts=True, dim=dim)
+        return u.numpy(), inverse.tolist(), counts.tolist()
+    mine, theirs = run(engine), run(torch)
+    np.testing.assert_array_equal(mine[0], theirs[0])
+    assert np.array_equal(np.signbit(mine[0]), np.signbit(theirs[0]))
+    assert mine[1:] == theirs[1:]
+
+
+def test_unique_with_a_nan_row_as_found():
+    parity.assert_same_snippet("x = m.tensor([[float('nan'), float('nan')], [0.6351, 0.9154]])\n"
+                               "r = [str(t) for t in x.unique(True, return_inverse=True, dim=-2)]")
