@@ -17,6 +17,7 @@ import numpy as np
 
 from ..fidelity import messages
 from ..fidelity.floating import quietly
+from ..fidelity.layout import obeys_layout_contract
 from . import forward
 from .grad_mode import mode
 from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
@@ -163,14 +164,32 @@ class AccumulateGrad(Node):
             # the first gradient: a fresh tensor laid out like the leaf (torch's layout contract);
             # with create_graph the copy is recorded (CopyBackwards), so .grad stays differentiable
             variable._grad = _owned_copy(grad, variable)
-        elif mode.grad_enabled:
-            variable._grad = variable._grad + grad  # create_graph: stay differentiable
-        else:  # accumulate in place, into the same tensor (inf - inf is nan, silently)
-            quietly(np.add, variable._grad._data, grad._data, variable._grad._data)
-            variable._grad._bump_version()
+        else:
+            if mode.grad_enabled:
+                variable._grad = variable._grad + grad  # create_graph: stay differentiable
+            else:  # accumulate in place, into the same tensor (inf - inf is nan, silently)
+                quietly(np.add, variable._grad._data, grad._data, variable._grad._data)
+                variable._grad._bump_version()
+            _check_layout_contract(variable._grad, variable)
         if variable._post_accumulate_hooks:  # register_post_accumulate_grad_hook's
             run_post_accumulate_hooks(variable)
         return ()
+
+
+_LAYOUT_CONTRACT_WARNED = []  # torch warns once per process (TORCH_WARN_ONCE)
+
+
+def _check_layout_contract(grad, variable):
+    """torch's warning when an accumulated .grad is laid out otherwise than its leaf."""
+    if _LAYOUT_CONTRACT_WARNED:
+        return
+    shape, grad_stride, stride = grad._data.shape, grad.stride(), variable.stride()
+    if grad_stride == stride and 0 not in stride and variable._data.flags.c_contiguous:
+        return  # (the usual case, quickly: a row-major leaf and its gradient alike)
+    if not obeys_layout_contract(shape, grad_stride, stride):
+        _LAYOUT_CONTRACT_WARNED.append(True)
+        messages.warn_from_learner(messages.layout_contract_broken(shape, grad_stride,
+                                                                   shape, stride))
 
 
 def _owned_copy(grad, variable):

@@ -101,6 +101,15 @@ def is_non_overlapping_and_dense(shape, stride):
     return True
 
 
+def obeys_layout_contract(shape, grad_stride, variable_stride):
+    """torch's test of an accumulated ``.grad`` against its leaf: the leaf's strides where
+    the leaf is dense (but no stride 0 on a size-1 dimension, a view's mark), else row-major."""
+    if is_non_overlapping_and_dense(shape, variable_stride):
+        return all((g == v) if n != 1 else g != 0
+                   for n, g, v in zip(shape, grad_stride, variable_stride))
+    return strides_are_contiguous(shape, grad_stride)
+
+
 def has_internal_overlap(shape, stride):
     """True when two elements share one memory location (a dimension of more than one
     element at stride 0, an expanded tensor's): torch's "YES" of has_internal_overlap, which

@@ -85,6 +85,18 @@ def warn_from_learner(message, category=UserWarning):
     warnings.warn(message, category, stacklevel=level)
 
 
+def layout_contract_broken(grad_shape, grad_stride, param_shape, param_stride):
+    """torch's warning (once per process) when a second gradient added into a leaf's .grad
+    leaves it laid out otherwise than the leaf."""
+    def listed(values):
+        return "[" + ", ".join(str(v) for v in values) + "]"
+    return ("grad and param do not obey the gradient layout contract. This is not an error, "
+            f"but may impair performance.\ngrad.sizes() = {listed(grad_shape)}, strides() = "
+            f"{listed(grad_stride)}\nparam.sizes() = {listed(param_shape)}, strides() = "
+            f"{listed(param_stride)}"
+            + triggered_in("torch/csrc/autograd/functions/accumulate_grad.h:252"))
+
+
 SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "

@@ -11,6 +11,9 @@ class, against torch 2.15.
   remainder and the bitwise ops refuse out= with a number input (their Number-self overload has
   none).
 """
+import json
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -252,3 +255,40 @@ def test_unique_rows_with_nan_and_signed_zeros_in_torchs_order(seed, n, m, dim, 
 def test_unique_with_a_nan_row_as_found():
     parity.assert_same_snippet("x = m.tensor([[float('nan'), float('nan')], [0.6351, 0.9154]])\n"
                                "r = [str(t) for t in x.unique(True, return_inverse=True, dim=-2)]")
+
+
+# torch gives the gradient layout contract's warning once per process (TORCH_WARN_ONCE): each
+# case runs in a process of its own, the same program under torch and then the engine.
+LAYOUT_CONTRACT = {
+    "size-1 dim of stride 0 (as found, seed 2419069)":
+        "x = m.zeros((2, 0), dtype=m.float64)\nz = x.unsqueeze(1)\nz.requires_grad_()",
+    "row-major": "z = m.ones(2, 3, requires_grad=True)",
+    "transposed": "z = m.ones(3, 2).t().requires_grad_()",
+    "sliced (not dense)": "z = m.ones(4, 3)[::2].requires_grad_()",
+    "expanded size-1": "z = m.ones(3, 1)[:, :1].expand(3, 1).requires_grad_()",
+    "unsqueezed row": "z = m.ones(3).unsqueeze(0).requires_grad_()",
+}
+SECOND_GRADIENT = {"in place": "z.sum().backward()\nz.sum().backward()",
+                   "create_graph": "z.sum().backward(create_graph=True)\n(z * 2).sum().backward(create_graph=True)"}
+CONTRACT_CASES = [(leaf, SECOND_GRADIENT[second]) for leaf in LAYOUT_CONTRACT for second in SECOND_GRADIENT]
+CONTRACT_CASES.append(("row-major", "z.sum().backward()\nz.backward(m.ones(3, 2).t())"))
+
+LAYOUT_CONTRACT_PROGRAM = """
+import json, sys, warnings
+import torch, engine
+found = []
+for m in (torch, engine):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(sys.argv[1] + "\\n" + sys.argv[2], {"m": m})
+    found.append([str(w.message) for w in caught])
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.parametrize("leaf, second", CONTRACT_CASES)
+def test_the_gradient_layout_contract_warning(leaf, second):
+    ran = subprocess.run([sys.executable, "-c", LAYOUT_CONTRACT_PROGRAM, LAYOUT_CONTRACT[leaf],
+                          second], capture_output=True, text=True, check=True)
+    theirs, mine = json.loads(ran.stdout)
+    assert mine == theirs
