@@ -341,7 +341,11 @@ def _middle_index(row, skip_nan):
             return int(np.flatnonzero(nans)[0])
         kept = np.flatnonzero(~nans)
         if not kept.size:
-            return 0
+            # all nan: torch's std::nth_element of the row's positions for position 0 with a
+            # comparison that is always false: the algorithm's own order, replayed
+            positions = list(range(row.size))
+            stdsort.nth_element(positions, 0, 0, len(positions), lambda a, b: False)
+            return positions[0]
         order = kept[np.argsort(row[kept], kind="stable")]
         return int(order[(kept.size - 1) // 2])
     return int(np.argsort(row, kind="stable")[(row.size - 1) // 2])

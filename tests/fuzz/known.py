@@ -192,6 +192,24 @@ def _copy_source_shares_the_destination(statement, program):
     return family.get(source, source) == family.get(written, written)
 
 
+def _median_along_a_stride_0_dim(statement, program):
+    """``a.median(d)`` (or nanmedian) where ``a`` came from expand, broadcast_to or a
+    gradient (a sum's gradient is expanded): torch's kernel reads beyond the tensor there."""
+    found = re.search(r"(?:(\w+)\.(?:nan)?median\(|torch\.(?:nan)?median\((?:input=)?(\w+))",
+                      statement)
+    if not found:
+        return False
+    name = found.group(1) or found.group(2)
+    made = None
+    for line in program.splitlines():
+        if line.strip() == statement.strip():
+            break
+        if re.match(rf"^{name}\b[\w, ]* = ", line.strip()):
+            made = line
+    return made is not None and re.search(r"\.expand(?:_as)?\(|broadcast_to\(|autograd\.grad\(|"
+                                          r"\.grad\b", made) is not None
+
+
 def _cancelled_in_torch_only(verdict):
     """Where the numbers differ torch's is 0 and the engine's a rounding error (below 1e-6)."""
     tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
@@ -355,6 +373,11 @@ KNOWN = [
           ("value",), statement=r"torch\.func\.(?:jacrev|jacfwd|hessian)\(",
           program=r"float16", test=_float16_rounding_level,
           difference="float16 backward formulas"),
+    Known("median/nanmedian along a dimension of stride 0 (an expanded tensor, a sum's "
+          "gradient): torch 2.15's CPU kernel reads beyond the tensor (fuzz 2404179)",
+          DOCUMENTED, ("value",), statement=r"median\(",
+          program_test=_median_along_a_stride_0_dim,
+          difference="`median` and `nanmedian` along an expanded dimension"),
     Known("copy_ from a source made of the destination's own memory by views (z = y[:, 1]; "
           "w = z.data; a = w[0:2]; y.copy_(a)): torch's loop reads what it already wrote "
           "(fuzz 2015493)", DOCUMENTED, ("value",), statement=r"\.copy_\(",

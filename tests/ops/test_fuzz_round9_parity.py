@@ -292,3 +292,30 @@ def test_the_gradient_layout_contract_warning(leaf, second):
                           second], capture_output=True, text=True, check=True)
     theirs, mine = json.loads(ran.stdout)
     assert mine == theirs
+
+
+EXPANDED = {"row expanded": ("m.tensor([[3.0, 1.0, 2.0]]).expand(4, 3)", 0),
+            "column expanded": ("m.tensor([[3.0], [1.0], [2.0]]).expand(3, 4)", 1),
+            "a 0-d tensor expanded": ("m.ones(()).expand(5)", 0),
+            "with a nan": ("m.tensor([[3.0, float('nan'), 2.0]]).expand(4, 3)", 0),
+            "a sum's gradient": ("m.autograd.grad((w := m.ones(3, 3, requires_grad=True)).sum(), w)[0]", 1)}
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+@pytest.mark.parametrize("name", EXPANDED)
+def test_median_along_an_expanded_dimension_is_the_median_of_the_values(name, op):
+    """notebooks/DIFFERENCES.md: torch 2.15 reads beyond the tensor here; the engine gives
+    what torch gives for a contiguous copy."""
+    make, dim = EXPANDED[name]
+    mine = getattr(eval(make, {"m": engine}), op)(dim)  # noqa: S307
+    theirs = getattr(eval(make, {"m": torch}).contiguous(), op)(dim)  # noqa: S307
+    assert str(mine.values) == str(theirs.values) and mine.indices.tolist() == theirs.indices.tolist()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 13, 16, 17, 33, 70])
+def test_nanmedian_of_a_row_of_nans_picks_torchs_index(n):
+    """torch's std::nth_element with a comparison that is always false (every element nan)
+    leaves its own order: replayed."""
+    parity.assert_same_snippet(f"x = m.full(({n}, 3), float('nan'))\nx[0, 2] = 1.0\n"
+                               "r = [x.nanmedian(0).indices.tolist(), x.t().nanmedian(1).indices.tolist(),"
+                               " x[:, 0].nanmedian(0).indices.item()]")
