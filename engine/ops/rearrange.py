@@ -685,8 +685,11 @@ def _tensordot(a, b, dims_a, dims_b):
     shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]
     rows, columns = math.prod(a.shape[i] for i in free_a), math.prod(b.shape[i] for i in free_b)
     left, right = left.permute(free_a + axes_a), right.permute(axes_b + free_b)
-    if rows == 1 and columns == 1:
-        return dot(left.flatten(), right.flatten()).reshape(shape)
+    if rows == 1 and columns == 1:  # a full contraction
+        if left.is_contiguous() and right.is_contiguous():
+            return dot(left.flatten(), right.flatten()).reshape(shape)
+        # torch multiplies and sums here, sparing the copies flatten would make
+        return (left.squeeze() * right.squeeze()).sum(dtype=left.dtype).reshape(shape)
     return mm(left.reshape(rows, contracted), right.reshape(contracted, columns)).reshape(shape)
 
 

@@ -319,3 +319,30 @@ def test_nanmedian_of_a_row_of_nans_picks_torchs_index(n):
     parity.assert_same_snippet(f"x = m.full(({n}, 3), float('nan'))\nx[0, 2] = 1.0\n"
                                "r = [x.nanmedian(0).indices.tolist(), x.t().nanmedian(1).indices.tolist(),"
                                " x[:, 0].nanmedian(0).indices.item()]")
+
+
+TENSORDOT_FULL = {
+    "a strided column (as found, seed 2313432)": ("(m.arange(4.0) / 3 - 0.5).reshape(2, 2).requires_grad_()", "x[..., ::2]", 2),
+    "transposed pair": ("(m.arange(12.0) / 5 - 1).reshape(3, 4).requires_grad_()", "x.t().detach().clone()", ([0, 1], [1, 0])),
+    "both contiguous": ("(m.arange(12.0) / 5 - 1).reshape(3, 4).requires_grad_()", "m.ones(3, 4)", 2),
+    "a size-1 dim on the left": ("(m.arange(3.0) - 1).reshape(1, 3).requires_grad_()", "m.ones(2, 3)[:1]", 2),
+    "vectors": ("(m.arange(5.0) / 2 - 1).requires_grad_()", "x.flip(0).detach()", 1),
+    "a strided vector": ("(m.arange(6.0) / 2 - 1).requires_grad_()", "x[::2].detach()[:3]", ([0], [0])),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("name", TENSORDOT_FULL)
+def test_tensordot_to_one_number_dot_or_mul_and_sum(name, dtype):
+    """torch's full contraction: dot when both permuted operands are contiguous, else
+    (a.squeeze() * b.squeeze()).sum(): the nodes and the bool result as torch's."""
+    make_x, make_y, dims = TENSORDOT_FULL[name]
+    grad = dtype.startswith("float")
+    code = (f"x = {make_x}\nx = x if {grad} else x.detach().to(m.{dtype})\ny = {make_y}\n"
+            "y = y.to(x.dtype)\n"
+            f"def contract():\n    return m.tensordot(x, y{'' if dims == 2 else ', ' + repr(dims)})\n"
+            "r = error(contract)\nif r is None:\n    v = contract()\n    nodes = []\n"
+            "    node = v.grad_fn\n    while node is not None:\n        nodes.append(node.name())\n"
+            "        node = node.next_functions[0][0] if node.next_functions else None\n"
+            "    r = [facts(v), nodes]")
+    parity.assert_same_snippet(code)
