@@ -218,6 +218,15 @@ def unreduce(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+def restore_reduced_dims(grad, shape, dims, keepdim):
+    """A reduction's gradient reshaped with its reduced dims back as size 1 (torch's
+    restore_reduced_dims: a reshape, no expand)."""
+    if keepdim or not shape:
+        return grad
+    reduced = {d % len(shape) for d in (range(len(shape)) if dims is None else dims)}
+    return grad.reshape(tuple(1 if d in reduced else n for d, n in enumerate(shape)))
+
+
 @overloads("(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
            "torch.dtype dtype = None, Tensor out = None)")
 @numpy_names
@@ -732,8 +741,9 @@ class AmaxBackward0(Node):
     def backward(self, grad):
         x, result = self.saved_tensors
         shape = x._data.shape
-        grad = unreduce(grad, shape, self.dim, self.keepdim)
-        hits = eq(unreduce(result, shape, self.dim, self.keepdim), x)
+        # reduced dims restored as size 1, not expanded: the product then takes x's layout
+        grad = restore_reduced_dims(grad, shape, self.dim, self.keepdim)
+        hits = eq(restore_reduced_dims(result, shape, self.dim, self.keepdim), x)
         return grad / hits.sum(self.dim, keepdim=True) * hits
 
 

@@ -346,3 +346,24 @@ def test_tensordot_to_one_number_dot_or_mul_and_sum(name, dtype):
             "        node = node.next_functions[0][0] if node.next_functions else None\n"
             "    r = [facts(v), nodes]")
     parity.assert_same_snippet(code)
+
+
+AMAX_INPUTS = {"transposed": "m.tensor([[1.0, 3.0, 3.0], [0.0, 3.0, 2.0]]).t()",
+               "permuted": "(m.arange(24.0) % 5).reshape(2, 3, 4).permute(2, 0, 1)",
+               "row-major": "m.tensor([[1.0, 3.0, 3.0], [0.0, 3.0, 2.0]])",
+               "channels last": "(m.arange(48.0) % 7).reshape(1, 3, 4, 4).to(memory_format=m.channels_last)",
+               "0-d": "m.tensor(2.5)"}
+
+
+@pytest.mark.parametrize("call", ["amax()", "amin()", "amax(0)", "amin(-1, keepdim=True)",
+                                  "amax((0, 1))", "amin(dim=1)"])
+@pytest.mark.parametrize("name", AMAX_INPUTS)
+def test_amax_amin_gradients_take_the_inputs_layout(name, call):
+    """torch restores the reduced dims as size 1 (no expand), so the gradient is laid out as
+    the input (found beside fuzz round 8: a transposed matrix's gradient)."""
+    if name == "0-d" and any(c.isdigit() for c in call):
+        call = call.split("(")[0] + "()"
+    parity.assert_same_snippet(f"w = {AMAX_INPUTS[name]}.requires_grad_()\n"
+                               f"r = error(lambda: w.{call})\n"
+                               f"if r is None:\n    g, = m.autograd.grad(w.{call}.sum(), w)\n"
+                               "    r = [g.stride(), facts(g)]")
