@@ -807,8 +807,19 @@ def _ldexp_result_fits(target, input, other):
                                f"{_dtypes.scalar_type_name[target.dtype]}")
 
 
+def _ldexp_for_out(out_dtype, input, other):
+    """ldexp into out=: a bool exponent of a float input, which torch's ldexp kernel refuses,
+    goes through torch's other path (input * 2.0 ** other) when out's dtype is not input's."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            other._data.dtype.kind == "b" and input._data.dtype.kind == "f" and \
+            out_dtype != input._data.dtype:
+        with no_grad():
+            return mul(input, power(2.0, other))
+    return ldexp(input, other)
+
+
 @takes_out(before=lambda out, input=None, other=None, *args, **kwargs:
-           _ldexp_result_fits(out, input, other))
+           _ldexp_result_fits(out, input, other), computed_for=_ldexp_for_out)
 def ldexp(input, other):
     """out = input * 2 ** other (rounded once)"""
     require_tensors("ldexp", input, other)

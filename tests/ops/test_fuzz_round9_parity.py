@@ -367,3 +367,13 @@ def test_amax_amin_gradients_take_the_inputs_layout(name, call):
                                f"r = error(lambda: w.{call})\n"
                                f"if r is None:\n    g, = m.autograd.grad(w.{call}.sum(), w)\n"
                                "    r = [g.stride(), facts(g)]")
+
+
+@pytest.mark.parametrize("out_dtype", [None, "float64", "float32", "float16", "int64", "bool"])
+@pytest.mark.parametrize("input_dtype", ["float16", "float32", "float64", "int64", "bool"])
+@pytest.mark.parametrize("exponent_dtype", ["bool", "int32", "float32"])
+def test_ldexp_of_a_bool_exponent_into_another_dtype(input_dtype, exponent_dtype, out_dtype):
+    out = "" if out_dtype is None else f", out=m.zeros(0, dtype=m.{out_dtype})"
+    parity.assert_same_snippet(f"x = m.tensor([1.0, 2.0, 3.0]).to(m.{input_dtype})\n"
+                               f"e = m.tensor([True, False, True]).to(m.{exponent_dtype})\n"
+                               f"r = error(lambda: m.ldexp(x, e{out})) or facts(m.ldexp(x, e{out}))")
