@@ -305,7 +305,7 @@ class Tensor:
     # ------------------------------------------------------------ Python values and numpy
     def numpy(self, *, force=False):
         """The same memory as a numpy array: writing to one changes the other."""
-        if self._requires_grad and not force:
+        if self._requires_grad and mode.grad_enabled and not force:  # (no_grad: allowed)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data

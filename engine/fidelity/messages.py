@@ -55,6 +55,9 @@ _DEPRECATED_OVERLOADS = {  # name: (the scale-first overload, the one to use), a
 }
 
 
+DEPRECATED_OVERLOAD_START = "This overload of "
+
+
 def deprecated_overload(name, method):
     """torch's warning for an overload that takes the scale first (x.add_(-0.1, g)), as a
     method (``name`` ending in _ when in place) or as the torch. function."""
@@ -62,8 +65,9 @@ def deprecated_overload(name, method):
     if not method:
         old = f"Tensor input, {old}, *, Tensor out = None"
         new = f"Tensor input, {new}, Tensor out = None"
-    return (f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of "
-            f"the following signatures instead:\n\t{name}({new}) (Triggered internally at "
+    return (f"{DEPRECATED_OVERLOAD_START}{name} is deprecated:\n\t{name}({old})\nConsider "
+            f"using one of the following signatures instead:\n\t{name}({new}) (Triggered "
+            "internally at "
             "/__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1833.)")
 
 

@@ -504,14 +504,18 @@ def _argument_errors_first(op, args, kwargs):
     if op.__module__.endswith(".sampling"):
         return
     try:
-        # (quietly: the op's warnings come after autograd's refusal in torch, so never)
-        with no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        # (quietly: the op's warnings come after autograd's refusal in torch, so never; but
+        # its parser's, a deprecated overload's, come before: given again, after)
+        with no_grad(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             op(*args, **kwargs)
     except TypeError:
         raise
     except Exception:  # noqa: BLE001, S110 (autograd's refusal comes first then)
         pass
+    for warning in caught:
+        if str(warning.message).startswith(messages.DEPRECATED_OVERLOAD_START):
+            messages.warn_from_learner(str(warning.message), warning.category)
 
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,

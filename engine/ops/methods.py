@@ -254,7 +254,14 @@ Tensor.__mul__ = fastpath.binary(_operator(arithmetic.mul), np.multiply,
 Tensor.__rmul__ = _operator(arithmetic.mul)  # torch computes mul(self, other) for `2.5 * x` too
 Tensor.__truediv__ = fastpath.binary(_operator(arithmetic.div), np.true_divide,
                                      arithmetic.DivBackward0, saved=arithmetic.div_saved)
-Tensor.__rtruediv__ = _operator(_reciprocal_times)
+def _reflected_divide(self, other):
+    if isinstance(other, np.ndarray):  # (torch's Python: numpy multiplies by the reciprocal)
+        return unary.reciprocal(self) * other
+    return _reciprocal_operator(self, other)
+
+
+_reciprocal_operator = _operator(_reciprocal_times)
+Tensor.__rtruediv__ = _reflected_divide
 Tensor.__floordiv__ = _operator(arithmetic.floor_divide)
 Tensor.__rfloordiv__ = _operator(arithmetic.floor_divide, reflected=True)
 Tensor.__mod__ = _operator(arithmetic.remainder)

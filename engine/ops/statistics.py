@@ -820,10 +820,14 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
                            "not finite")
     if low > high:
         raise RuntimeError("torch.histc: max must be larger than min")
-    edges = np.linspace(low, high, bins + 1).astype(data.dtype)
+    # torch's kernel places an element by arithmetic in the dtype, from the outer edges:
+    # (x - left) * bins / (right - left), truncated (the right edge falls in the last bin)
+    left, right = data.dtype.type(low), data.dtype.type(high)
     flat = data.ravel()
-    inside = flat[(flat >= edges[0]) & (flat <= edges[-1])]
-    places = np.clip(np.searchsorted(edges, inside, side="right") - 1, 0, bins - 1)
+    inside = flat[(flat >= left) & (flat <= right)]
+    with np.errstate(all="ignore"):
+        places = ((inside - left) * data.dtype.type(bins) / (right - left)).astype(np.int64)
+    places = np.minimum(places, bins - 1)
     counts = np.bincount(places, minlength=bins).astype(data.dtype)
     return wrap(counts)
 
