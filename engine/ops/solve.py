@@ -297,6 +297,8 @@ def _diagonal_matrices(values, pivots):
 
 
 def _det_backward_differentiable(grad, det_, A, pivots):
+    """torch's masked_fmap: the SVD's formula where |det| < 100 eps, solve's elsewhere, each
+    on its part of the batch, written into one result (two index_put_) when the batch mixes them."""
     d = _diagonal_matrices(grad * det_, pivots)
     epsilon = np.finfo(A._data.dtype).eps
     singular = np.abs(det_._data) < 100 * epsilon
@@ -304,8 +306,12 @@ def _det_backward_differentiable(grad, det_, A, pivots):
         return linalg_solve(A.mT, d)
     if singular.all():
         return _det_backward_singular(A, grad)
-    raise NotImplementedError("the engine computes a second derivative of det over a batch of "
-                              "singular and non-singular matrices only one kind at a time")
+    mask, regular = wrap(singular), wrap(~singular)
+    result = wrap(np.zeros(A._data.shape, A._data.dtype))
+    parts = (_det_backward_singular(A[mask], grad[mask]), linalg_solve(A[regular].mT, d[regular]))
+    for where_, part in zip((mask, regular), parts):
+        result[where_] = part  # (a part of one matrix is viewed without its leading 1, as torch)
+    return result
 
 
 def _det_backward_singular(A, grad):
@@ -389,7 +395,7 @@ class LinalgSlogdetBackward0(Node):
     def backward(self, grad_sign, grad_logabsdet=None):
         if grad_logabsdet is None:
             return None
-        A, LU, pivots, _ = self.saved_tensors
+        A, LU, pivots = self.saved_tensors[:3]  # (and sign, which the formula does not read)
         if grad_mode.grad_enabled:
             return linalg_solve(A.mT, _diagonal_matrices(grad_logabsdet, pivots))
         n = LU._data.shape[-1]

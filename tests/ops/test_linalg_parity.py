@@ -512,3 +512,33 @@ def test_square_matrix_graphs():
         assert m.matrix_power(A, 0).grad_fn.name().endswith("CopyBackwards")
         assert m.matrix_power(A, 1).grad_fn.name() == "CloneBackward0"
         assert m.matrix_power(A.expand(2, 2, 2), 2).grad_fn.name() == "UnsafeViewBackward0"
+
+
+def _node_names(node, depth=0):
+    if node is None or depth > 4:
+        return []
+    return [node.name()] + [name for child, _ in node.next_functions
+                            for name in _node_names(child, depth + 1)]
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_det_second_derivative_of_a_batch_mixing_singular_matrices(count):
+    def run(m):
+        A = m.tensor([SINGULAR, [[2.0, 1.0], [1.0, 3.0]]] * count, dtype=m.float64,
+                     requires_grad=True)
+        (g,) = m.autograd.grad(m.det(A).sum(), A, create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), A)
+        return g, h, [name for name in _node_names(g.grad_fn) if "Reshape" not in name]
+    parity.run_both(run, exact=False, check_repr=False, rtol=1e-8, atol=1e-12)
+
+
+def test_forward_mode():
+    def run(m):
+        A = m.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=m.float64)
+        with m.autograd.forward_ad.dual_level():
+            dual = m.autograd.forward_ad.make_dual(A, m.ones(2, 2, dtype=m.float64))
+            return [m.autograd.forward_ad.unpack_dual(f(dual)).tangent
+                    for f in (m.det, m.inverse, lambda a: m.slogdet(a).logabsdet,
+                              lambda a: m.linalg.solve(a, a[0]),
+                              lambda a: m.matrix_power(a, -2))]
+    parity.run_both(run, exact=False, rtol=1e-10, atol=1e-12)
