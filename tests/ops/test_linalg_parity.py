@@ -542,3 +542,18 @@ def test_forward_mode():
                               lambda a: m.linalg.solve(a, a[0]),
                               lambda a: m.matrix_power(a, -2))]
     parity.run_both(run, exact=False, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [-4, -1, 0, 1, 2, 4, 5])
+def test_matrix_power_out_with_an_input_that_requires_grad(n):
+    parity.run_both(lambda m: m.matrix_power(m.eye(2, requires_grad=True) * 2, n,
+                                             out=m.empty(0)), exact=False)
+
+
+@pytest.mark.parametrize("shapes", [((0, 0), (0,)), ((2, 0, 0), (2, 0, 3)), ((0, 2, 2), (2, 1)),
+                                    ((2, 2), (2, 0)), ((2, 2), (2,))], ids=str)
+def test_float16_reaches_the_lu_kernel_only_when_not_empty(shapes):
+    A, B = (engine.zeros(s, dtype=engine.float16) for s in shapes)
+    parity.run_both(lambda m, A, B: m.linalg.solve(A, B), A, B)
+    parity.run_both(lambda m, A: m.det(A), A)
+    parity.run_both(lambda m, A: m.linalg.inv(A), A)
