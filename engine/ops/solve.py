@@ -250,7 +250,7 @@ def _det_out(out, A):
         out_dtype_is(out, A._data.dtype)
 
 
-@takes_out(name="linalg_det", before=_det_out)
+@takes_out(name="_linalg_det", before=_det_out)
 def linalg_det(A):
     """The determinant of each square matrix: the product of U's diagonal from A = P L U,
     times the sign of the row swaps."""
@@ -288,9 +288,16 @@ class LinalgDetBackward0(Node):
         diagonal[diagonal == 0] = epsilon
         n = lu.shape[-1]
         np.einsum("...ii->...i", lu)[...] = diagonal
-        scale = quietly(np.multiply, grad._data, det_._data)
-        d = scale[..., None, None] * np.eye(n, dtype=lu.dtype)
+        d = _diagonal_right_side(quietly(np.multiply, grad._data, det_._data), n)
         return _column_major(_lu_solve(lu, pivots._data, d, adjoint=not A.is_contiguous()))
+
+
+def _diagonal_right_side(values, n):
+    """Matrices with ``values`` on the diagonal and +0.0 elsewhere (diag_embed's zeros: a
+    product with an identity would give -0.0 next to a negative value)."""
+    d = np.zeros(values.shape + (n, n), values.dtype)
+    np.einsum("...ii->...i", d)[...] = values[..., None]
+    return d
 
 
 def _diagonal_matrices(values, pivots):
@@ -373,7 +380,7 @@ def linalg_slogdet(A, *, out=None):
     where det itself would overflow or underflow."""
     _require_tensor("linalg_slogdet", A, "A", 1)
     if out is not None:
-        _refuse_grad("linalg_slogdet", A)
+        _refuse_grad("_linalg_slogdet", A)
         return _slogdet_out(out, A, "linalg.slogdet", _LinalgSlogdetOut)
     return _slogdet(A, "linalg.slogdet", _LinalgSlogdet)
 
@@ -382,7 +389,7 @@ def slogdet(input, *, out=None):
     """torch.slogdet: linalg.slogdet, as a torch.return_types.slogdet."""
     _require_tensor("slogdet", input, "input", 1)
     if out is not None:
-        _refuse_grad("slogdet", input)
+        _refuse_grad("_linalg_slogdet", input)
         return _slogdet_out(out, input, "linalg.slogdet", _SlogdetOut)
     return _slogdet(input, "linalg.slogdet", _Slogdet)
 
@@ -401,7 +408,7 @@ class LinalgSlogdetBackward0(Node):
         if grad_mode.grad_enabled:
             return linalg_solve(A.mT, _diagonal_matrices(grad_logabsdet, pivots))
         n = LU._data.shape[-1]
-        d = grad_logabsdet._data[..., None, None] * np.eye(n, dtype=LU._data.dtype)
+        d = _diagonal_right_side(grad_logabsdet._data, n)
         return _column_major(_lu_solve(LU._data, pivots._data, d,
                                        adjoint=not A.is_contiguous()))
 
@@ -509,13 +516,13 @@ def _solve(A, B, left, name):
     """(X, LU, pivots, info) with A X = B (``left``) or X A = B."""
     _require_tensor("linalg_solve", A, "A", 1)
     _require_tensor("linalg_solve", B, "B", 2)
-    _square(A, "linalg.solve")
-    _floating(A, "linalg.solve", "lu_cpu")
+    if A._data.dtype.kind != "f":  # (torch's order: A's dtype, B's, then the shapes)
+        _floating(A, "linalg.solve")
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
                            f"of type {scalar_type_name[A.dtype]} and B of type "
                            f"{scalar_type_name[B.dtype]} instead")
-    _floating(A, "linalg.solve", "lu_cpu")
+    _square(A, "linalg.solve")
     vector = _is_vector_rhs(A._data.shape, B._data.shape)
     b = B._data[..., None] if vector else B._data
     if b.ndim < 2:
@@ -526,6 +533,7 @@ def _solve(A, B, left, name):
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
                            f"{b.shape[-2]}x{b.shape[-1]})")
     batch = np.broadcast_shapes(A._data.shape[:-2], b.shape[:-2])
+    _floating(A, "linalg.solve", "lu_cpu")
     lu, pivots, info = _lu_factor(A._data)
     b = np.broadcast_to(b, batch + b.shape[-2:])
     lu_b, pivots_b = _broadcast_factors(lu, pivots, batch)
@@ -534,16 +542,6 @@ def _solve(A, B, left, name):
         x = x[..., 0]
     result = _column_major(x) if left or vector else _column_major(np.swapaxes(x, -1, -2)).mT
     return result, wrap(lu), wrap(pivots), info
-
-
-@takes_out(name="linalg_solve", before=lambda out, A, *args, **kwargs: _solve_out(out, A))
-def _linalg_solve(A, B, *, left=True):
-    return _solve_recorded(A, B, left, "linalg.solve", check_errors=True)[0]
-
-
-def _solve_out(out, A):
-    if isinstance(A, Tensor):
-        out_dtype_is(out, A._data.dtype)
 
 
 def _solve_recorded(A, B, left, name, check_errors):
@@ -561,7 +559,7 @@ def linalg_solve(A, B, *, left=True, out=None):
     if out is not None:
         for value in (A, B):
             if isinstance(value, Tensor):
-                _refuse_grad("linalg_solve", value)
+                _refuse_grad("_linalg_solve_ex", value)
         result = _solve_recorded(A, B, left, "linalg.solve", check_errors=True)[0]
         return _laid_out_write(result, out)
     return _solve_recorded(A, B, left, "linalg.solve", check_errors=True)[0]
@@ -573,7 +571,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     if out is not None:
         for value in (A, B):
             if isinstance(value, Tensor):
-                _refuse_grad("linalg_solve_ex", value)
+                _refuse_grad("_linalg_solve_ex", value)
     result, info = _solve_recorded(A, B, left, "linalg.solve_ex", check_errors)
     if out is None:
         return _SolveEx(result, info)

@@ -557,3 +557,35 @@ def test_float16_reaches_the_lu_kernel_only_when_not_empty(shapes):
     parity.run_both(lambda m, A, B: m.linalg.solve(A, B), A, B)
     parity.run_both(lambda m, A: m.det(A), A)
     parity.run_both(lambda m, A: m.linalg.inv(A), A)
+
+
+OUT_WITH_GRAD = {
+    "linalg.det": lambda m, A: m.linalg.det(A, out=m.empty(0)),
+    "slogdet": lambda m, A: m.slogdet(A, out=(m.empty(0), m.empty(0))),
+    "linalg.slogdet": lambda m, A: m.linalg.slogdet(A, out=(m.empty(0), m.empty(0))),
+    "solve": lambda m, A: m.linalg.solve(A, m.ones(2), out=m.empty(0)),
+    "solve_ex": lambda m, A: m.linalg.solve_ex(A, m.ones(2), out=(m.empty(0),
+                                                                  m.empty(0, dtype=m.int32))),
+    "inv_ex": lambda m, A: m.linalg.inv_ex(A, out=(m.empty(0), m.empty(0, dtype=m.int32))),
+    "solve long 3x2": lambda m, A: m.linalg.solve(m.ones(3, 2).long(), m.ones(3).long()),
+    "solve float, long": lambda m, A: m.linalg.solve(m.ones(3, 2), m.ones(3).long()),
+    "solve half, float": lambda m, A: m.linalg.solve(m.ones(3, 3).half(), m.ones(3)),
+    "solve half shapes": lambda m, A: m.linalg.solve(m.ones(3, 3).half(), m.ones(2, 2).half()),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_WITH_GRAD))
+def test_out_with_grad_and_solve_check_order(name):
+    parity.run_both(OUT_WITH_GRAD[name], engine.eye(2).requires_grad_())
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_singular_gradient_zero_signs(contiguous):
+    def run(m):
+        A = m.tensor([[[4.0, 0.0], [1.0, 0.0]], [[-1.0, 0.0], [1.0, 0.0]]], dtype=m.float64,
+                     requires_grad=True)
+        B = A.flip(-1) if contiguous else A.mT
+        m.det(B).sum().backward()
+        m.slogdet(B).logabsdet.sum().backward()
+        return A.grad
+    parity.run_both(run)
