@@ -23,7 +23,7 @@ from ..fidelity.floating import quietly
 from ..fidelity.size import contiguous_format
 from ..core.grad_mode import mode as grad_mode
 from ..core.node import Node, SavedTensor, record
-from ..core.tensor import Tensor, empty_strided, wrap
+from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, wrap
 from .common import out_dtype_is, resize_out_first, takes_out, write_out
 from .arithmetic import where
 from .join import cat
@@ -280,6 +280,8 @@ class LinalgDetBackward0(Node):
 
     def backward(self, grad):
         A, LU, pivots, det_ = self.saved_tensors
+        if A._data.shape[-1] == 1:  # d det / dA of a 1 x 1 matrix is 1, whatever A holds
+            return grad.unsqueeze(-1).unsqueeze(-1)
         if grad_mode.grad_enabled:
             return _det_backward_differentiable(grad, det_, A, pivots)
         epsilon = np.finfo(LU._data.dtype).eps
@@ -316,7 +318,8 @@ def _det_backward_differentiable(grad, det_, A, pivots):
     if singular.all():
         return _det_backward_singular(A, grad)
     mask, regular = wrap(singular), wrap(~singular)
-    result = wrap(np.zeros(A._data.shape, A._data.dtype))
+    result = empty_preserving_layout(A)  # (torch's empty_like(A): A's strides)
+    result._data[...] = 0
     parts = (_det_backward_singular(A[mask], grad[mask]), linalg_solve(A[regular].mT, d[regular]))
     for where_, part in zip((mask, regular), parts):
         result[where_] = part  # (a part of one matrix is viewed without its leading 1, as torch)

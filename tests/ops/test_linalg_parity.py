@@ -589,3 +589,23 @@ def test_singular_gradient_zero_signs(contiguous):
         m.slogdet(B).logabsdet.sum().backward()
         return A.grad
     parity.run_both(run)
+
+
+@pytest.mark.parametrize("values", [[[0.0]], [[2.0]], [[[2.0]], [[0.0]]]], ids=str)
+def test_det_gradient_of_a_1x1_matrix_is_one(values):
+    def run(m):
+        A = m.tensor(values, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(m.det(A.mT).sum(), A, create_graph=True)
+        m.det(A).sum().backward()
+        return g, A.grad
+    parity.run_both(run)
+
+
+def test_det_second_derivative_of_a_mixed_batch_keeps_the_input_layout():
+    def run(m):
+        A = m.tensor([[[1.0, 0.0], [1.0, 4.0]], [[0.0, -1.0], [0.0, 0.0]]], dtype=m.float64,
+                     requires_grad=True)
+        (g,) = m.autograd.grad(m.det(A.mT).sum(), A, create_graph=True)
+        (g * g).sum().backward()
+        return g, A.grad
+    parity.run_both(run, exact=False, check_repr=False)
