@@ -186,16 +186,30 @@ def _lu_solve(lu, pivots, b, adjoint):
                                          lu[:, k + 1:, k, None] * x[:, k, None, :], 0)
             for i in reversed(range(n)):  # (row by row, times 1 / U's diagonal: MKL's bits
                 # for every matrix up to 3 x 3 tried)
-                x[:, i] = (x[:, i] - np.matmul(lu[:, i, None, i + 1:], x[:, i + 1:])[:, 0]) * \
+                x[:, i] = (x[:, i] - _dot(lu[:, i, i + 1:], x[:, i + 1:])) * \
                     (1 / lu[:, i, i, None])
         else:  # U^T, then L^T (unit), row by row, then P (MKL's bits up to 3 x 3 too)
             for i in range(n):
-                x[:, i] = (x[:, i] - np.matmul(lu[:, None, :i, i], x[:, :i])[:, 0]) * \
-                    (1 / lu[:, i, i, None])
+                x[:, i] = (x[:, i] - _dot(lu[:, :i, i], x[:, :i])) * (1 / lu[:, i, i, None])
             for i in reversed(range(n)):
-                x[:, i] -= np.matmul(lu[:, None, i + 1:, i], x[:, i + 1:])[:, 0]
+                x[:, i] -= _dot(lu[:, i + 1:, i], x[:, i + 1:])
             _swap_rows(x, pivots, reversed(range(n)))
     return x.reshape(shape)
+
+
+def _dot(row, x):
+    """sum_k row[b, k] x[b, k, :] as MKL's triangular solve adds it: BLAS's order (fused),
+    and a sum of zeros keeps their sign (-0.0 for -0.0 products alone), where BLAS's sum
+    from +0.0 would not."""
+    total = np.matmul(row[:, None, :], x)[:, 0]
+    zero = total == 0
+    if zero.any() and row.shape[1]:
+        products = row[:, :, None] * x
+        exact = products[:, 0]
+        for k in range(1, products.shape[1]):  # (np.add.reduce starts from +0.0)
+            exact = exact + products[:, k]
+        total = np.where(zero, exact, total)
+    return total
 
 
 def _lu_solve_sided(lu, pivots, b, left, adjoint):
@@ -285,7 +299,7 @@ class LinalgDetBackward0(Node):
         if grad_mode.grad_enabled:
             return _det_backward_differentiable(grad, det_, A, pivots)
         epsilon = np.finfo(LU._data.dtype).eps
-        lu = LU._data.copy()
+        lu = LU._data + 0.0  # (torch adds a diagonal matrix: every -0.0 of LU becomes 0.0)
         diagonal = _diagonal(lu).copy()
         diagonal[diagonal == 0] = epsilon
         n = lu.shape[-1]

@@ -273,6 +273,9 @@ KNOWN = [
           "(-2.8e-17 against -0.0; fuzz 2500386, 2500396)", DOCUMENTED,
           ("gradient", "value", "printed"),
           program=r"\b(?:det|slogdet|logdet|inverse|inv|inv_ex|solve|solve_ex|matrix_power)\(",
+          # (a 4 x 4 or larger matrix in the program: a shape (.., 4, 4) or a row of 4 numbers)
+          program_test=lambda statement, program: re.search(
+              r"\b[4-9], [4-9]\)|\[(?:[^\[\],]+,){3,}[^\[\]]+\]", program) is not None,
           test=lambda verdict: _residues_of_float64_sums(verdict),
           difference="Determinants, inverses, `linalg.solve`"),
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",

@@ -609,3 +609,19 @@ def test_det_second_derivative_of_a_mixed_batch_keeps_the_input_layout():
         (g * g).sum().backward()
         return g, A.grad
     parity.run_both(run, exact=False, check_repr=False)
+
+
+@pytest.mark.parametrize("values", [[[-1.0, 0.0], [0.0, 4.0]], [[2.0, 0.0], [0.0, -1.0]],
+                                    [[1.0, 1.0, 4.0], [0.0, 1.0, 4.0], [4.0, -1.0, 1.0]],
+                                    [[0.0, 0.0], [0.0, 0.0]]], ids=str)
+def test_gradient_zero_signs_through_transposed_matrices(values):
+    """LU's -0.0 (0 / -1): torch's det backward adds a diagonal to LU (-0.0 becomes 0.0), and
+    MKL's triangular solves keep the sign of a sum of zero products (fuzz 2501414, 2501722)."""
+    def run(m):
+        A = m.tensor(values, dtype=m.float64, requires_grad=True)
+        B = m.tensor(values, dtype=m.float64, requires_grad=True)
+        m.det(A.mT).sum().backward()
+        m.slogdet(B.mT).logabsdet.sum().backward()
+        return A.grad, B.grad, m.linalg.solve(A.detach().mT, A.detach().mT[..., :1, :],
+                                              left=False)
+    parity.run_both(run)
