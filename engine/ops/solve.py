@@ -24,7 +24,7 @@ from ..fidelity.size import contiguous_format
 from ..core.grad_mode import mode as grad_mode
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, wrap
-from .common import out_dtype_is, resize_out_first, takes_out, write_out
+from .common import out_dtype_is, overloads, resize_out_first, takes_out, write_out
 from .arithmetic import where
 from .join import cat
 from .linalg import linalg_svd, matmul
@@ -488,8 +488,13 @@ def inverse(input, *, out=None):
     return linalg_inv(input, out=out)
 
 
-inverse.without_out = lambda input: linalg_inv(input)  # (the method: x.inverse())
-inverse.without_out.__name__ = "inverse"
+def _inverse_method(input):
+    return linalg_inv(input)
+
+
+_inverse_method.__name__ = "inverse"
+inverse.without_out = _inverse_method  # (the method: x.inverse(), without out=)
+inverse = overloads("(Tensor input, *, Tensor out = None)")(inverse)
 
 
 def linalg_inv_ex(A, *, check_errors=False, out=None):
@@ -691,9 +696,21 @@ def matrix_power(input, n, *, out=None):
     return _matrix_power(input, n, out, "matrix_power")
 
 
-matrix_power.without_out = lambda input, n: _matrix_power(input, n, None, "matrix_power")
-matrix_power.without_out.__name__ = "matrix_power"
+def _matrix_power_method(input, n):
+    return _matrix_power(input, n, None, "matrix_power")
 
 
-slogdet.without_out = lambda input: _slogdet(input, "linalg.slogdet", _Slogdet)
-slogdet.without_out.__name__ = "slogdet"
+_matrix_power_method.__name__ = "matrix_power"
+matrix_power.without_out = _matrix_power_method
+matrix_power = overloads("(Tensor input, int n, *, Tensor out = None)")(matrix_power)
+
+
+def _slogdet_method(input):
+    return _slogdet(input, "linalg.slogdet", _Slogdet)
+
+
+_slogdet_method.__name__ = "slogdet"
+slogdet.without_out = _slogdet_method
+slogdet = overloads("(Tensor input, *, tuple of Tensors out = None)")(slogdet)
+det = overloads("(Tensor input)")(det)
+logdet = overloads("(Tensor input)")(logdet)
