@@ -38,6 +38,7 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.solve import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403

@@ -33,7 +33,8 @@ check_layout=True, check_inputs=True, check_sharing=False, **kwargs)``
     engine dtypes become torch dtypes; numpy arrays become a tensor of each kind; other
     values pass unchanged. ``kwargs`` are passed to ``fn`` the same way.
     If torch raises, the engine must raise the same exception type (torch's own
-    subclasses such as ``torch.OutOfMemoryError`` count as their builtin base) and its
+    subclasses such as ``torch.OutOfMemoryError`` count as their builtin base, and an engine
+    subclass of that base with torch's class name, as ``torch.linalg.LinAlgError``) and its
     message must contain ``match`` or, by default, the first line of torch's message.
     Otherwise the results are compared with ``assert_same``; ``check_inputs`` also
     compares the inputs afterwards (catches in-place differences); ``check_sharing``
@@ -329,7 +330,10 @@ def _first_line(message):
 def assert_same_error(engine_error, torch_error, match=None):
     """Same exception type and the engine's message holds torch's key phrase."""
     expected_type = _builtin_exception_type(type(torch_error))
-    if type(engine_error) is not expected_type:
+    engine_type = type(engine_error)
+    same_subclass = engine_type.__name__ == type(torch_error).__name__ and \
+        _builtin_exception_type(engine_type) is expected_type  # (torch.linalg.LinAlgError)
+    if engine_type is not expected_type and not same_subclass:
         raise AssertionError(f"engine raised {type(engine_error).__name__}: {engine_error}\n"
                              f"torch raised {type(torch_error).__name__}: {torch_error}")
     phrase = _first_line(str(torch_error)) if match is None else match

@@ -20,7 +20,7 @@ from ..core.tensor import Tensor
 from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
                rearrange, reduce, sampling, statistics, structure, unary, views)
-from . import pointwise
+from . import pointwise, solve
 
 
 def _without_out(function):
@@ -43,6 +43,7 @@ FUNCTION_METHODS = {
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
         unique_consecutive""",
     linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm",
+    solve: "det logdet slogdet inverse matrix_power",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_

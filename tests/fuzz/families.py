@@ -57,6 +57,9 @@ The families, and what observe.py/compare.py look at for them:
   functions, methods, in place and with out=, and their gradients (first and second) at the
   points their formulas special-case (zeros of either sign, ties, ends of logit's range, nan):
   values, dtypes, grad_fn names, errors.
+* linalg: det, slogdet, logdet, inverse, inv_ex, solve and matrix_power on square matrices,
+  singular ones (small whole numbers) too, transposed or flipped, wrong shapes and dtypes,
+  out=: values, layouts, info, torch's errors; gradients (first and second) of float64 leaves.
 """
 from __future__ import annotations
 
@@ -1733,6 +1736,78 @@ def nn_more(b):
     return statements
 
 
+# ---------------------------------------------------------------- square matrices
+LINALG_OPS = [
+    "torch.det({x})", "{x}.det()", "torch.linalg.det({x})", "torch.logdet({x})", "{x}.logdet()",
+    "torch.slogdet({x})", "torch.linalg.slogdet({x})", "{x}.slogdet()", "torch.inverse({x})",
+    "{x}.inverse()", "torch.linalg.inv({x})", "torch.linalg.inv_ex({x})",
+    "torch.linalg.inv_ex({x}, check_errors=True)", "torch.matrix_power({x}, {p})",
+    "{x}.matrix_power({p})", "torch.linalg.matrix_power({x}, n={p})",
+    "torch.linalg.solve({x}, {x}[..., 0])", "torch.linalg.solve({x}, {x})",
+    "torch.linalg.solve({x}, {x}[..., :1, :], left=False)",
+    "torch.linalg.solve_ex({x}, {x}[..., :1])", "torch.linalg.solve({x}, {x}[0])",
+    "torch.linalg.det({x}, out=torch.empty(0, dtype={x}.dtype))",
+    "torch.linalg.inv({x}, out=torch.empty(0, dtype={x}.dtype))",
+    "torch.linalg.slogdet({x}, out=(torch.empty(0, dtype={x}.dtype), "
+    "torch.empty(0, dtype={x}.dtype)))",
+    "torch.matrix_power({x}, {p}, out=torch.empty(0, dtype={x}.dtype))",
+    "torch.linalg.inv_ex({x}, out=(torch.empty(0, dtype={x}.dtype), "
+    "torch.empty(0, dtype=torch.int32)))",
+]
+LINALG_SHAPES = [(2, 2), (3, 3), (1, 1), (4, 4), (2, 3, 3), (2, 2, 2), (0, 0), (2, 0, 0),
+                 (0, 2, 2), (6, 6), (2, 3), (3,)]
+LINALG_LAYOUTS = ["{x}", "{x}", "{x}.mT", "{x}.flip(-1)", "{x}[..., :, :]"]
+SINGULAR_POOL = ["1.0", "2.0", "0.0", "-1.0", "4.0", "0.0"]
+
+
+def linalg_op(b):
+    """det, slogdet, logdet, inverse, inv_ex, solve and matrix_power on square matrices (and
+    not: 1-d, 2 x 3, integers, float16), often singular (small whole numbers), transposed or
+    flipped: values, layouts, info, torch's errors."""
+    dtype = b.choice(["float32", "float64", "float64", "float32", "int64", "float16"])
+    shape = b.choice(LINALG_SHAPES)
+    pool = SINGULAR_POOL if b.chance(0.4) else None
+    x, statement = make(b, shape, dtype, pool, grad=dtype.startswith("float") and b.chance(0.3))
+    layout = fill(b.choice(LINALG_LAYOUTS), x=x)
+    name = b.fresh_name()
+    unknown(b, name, dtype)
+    call = fill(b.choice(LINALG_OPS), x=layout, p=b.choice([0, 1, 2, 3, 5, -1, -2]))
+    return [statement, f"{name} = {call}"]
+
+
+LINALG_GRADS = ["torch.det({x})", "torch.logdet({x} @ {x}.mT)", "torch.slogdet({x})[1]",
+                "torch.linalg.slogdet({x}).logabsdet", "torch.inverse({x})",
+                "torch.linalg.inv_ex({x})[0]", "torch.matrix_power({x}, {p})",
+                "torch.linalg.solve({x}, {x}.sin())", "torch.linalg.solve({x}, {x}[..., 1])",
+                "torch.linalg.solve({x}, {x}.cos(), left=False)"]
+
+
+def linalg_grad(b):
+    """A float64 leaf (regular, or singular now and then) through det, slogdet, inverse,
+    solve or matrix_power: gradients, first or second (create_graph), and the graph."""
+    shape = b.choice([(2, 2), (3, 3), (2, 2, 2), (1, 1), (4, 4)])
+    x, y, g = b.fresh_name(), b.fresh_name(), b.fresh_name()
+    for name in (x, y, g):
+        unknown(b, name, "float64")
+    n = shape[-1]
+    if b.chance(0.3):
+        source = f"torch.tensor({nested(b, shape, SINGULAR_POOL)}, dtype=torch.float64)"
+    else:
+        source = (f"torch.randn({shape}, dtype=torch.float64) + "
+                  f"3 * torch.eye({n}, dtype=torch.float64)")
+    layout = fill(b.choice(LINALG_LAYOUTS[:4]), x=x)
+    op = fill(b.choice(LINALG_GRADS), x=layout, p=b.choice([2, 3, 4, -1, -2, 0]))
+    statements = b.seed_statements() + [f"{x} = ({source}).requires_grad_()", f"{y} = {op}",
+                                        f"print({y}.grad_fn and {y}.grad_fn.name())"]
+    if b.chance(0.4):
+        statements += [f"{g}, = torch.autograd.grad({y}.sum(), {x}, create_graph=True)",
+                       f"print({g}.grad_fn and {g}.grad_fn.name())",
+                       f"({g} * {g}).sum().backward()", f"print({x}.grad)"]
+    else:
+        statements += [f"{y}.sum().backward()", f"print({x}.grad)"]
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -1754,4 +1829,5 @@ FAMILIES = {
     "shape_reduce": Family(2, [(1, shape_reduce)]),
     "pointwise_more": Family(2, [(3, pointwise_more_forward), (2, pointwise_more_grad)]),
     "nn_more": Family(2, [(1, nn_more)]),
+    "linalg": Family(2, [(3, linalg_op), (2, linalg_grad)]),
 }

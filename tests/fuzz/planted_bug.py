@@ -293,6 +293,14 @@ def shrinks_by_clamping():
     functional.softshrink, functional.hardtanh = softshrink, hardtanh
 
 
+def inverse_transposed():
+    """linalg: inverse gives the inverse of A^T (right for symmetric matrices only)."""
+    def make(inverse):
+        return lambda input, *args, **kwargs: inverse(input.mT, *args, **kwargs)
+    patch_both("inverse", make)
+    patch(engine.linalg, "inv", make)
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
@@ -304,7 +312,7 @@ BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_ove
         "structure": triangle_ignores_diagonal,
         "shape_reduce": roll_backwards,
         "pointwise_more": logit_ignores_eps,
-        "nn_more": shrinks_by_clamping}
+        "nn_more": shrinks_by_clamping, "linalg": inverse_transposed}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

@@ -438,6 +438,9 @@ HALLMARKS = {
                        "create_graph=True", ".backward("],
     "nn_more": ["hardtanh(", "softshrink(", "prelu(", "float('nan')", "inplace=True",
                 "reduction='batchmean'", "margin_ranking_loss(", "torch.autograd.grad("],
+    "linalg": ["torch.det(", ".inverse()", "torch.linalg.solve(", "torch.linalg.inv_ex(",
+               "matrix_power(", "torch.slogdet(", "left=False", "check_errors=True",
+               "create_graph=True", ".mT", "out=torch.empty(0"],
 }
 
 
@@ -515,7 +518,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "structure": {"value", "gradient"},
            "shape_reduce": {"value", "gradient"},
            "pointwise_more": {"value"},
-           "nn_more": {"value", "gradient", "graph"}}
+           "nn_more": {"value", "gradient", "graph"},
+           "linalg": {"value", "gradient"}}
 
 
 @pytest.fixture(scope="module")
