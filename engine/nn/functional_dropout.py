@@ -17,7 +17,7 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _dropout_steps(input, p, training, inplace, feature, alpha):
+def dropout_steps(input, p, training, inplace, feature, alpha):
     """torch's _dropout_impl: noise per element (per channel for ``feature``: shape (N, C, 1,
     ...)), kept with probability 1 - p and scaled so the expected value is unchanged; alpha
     dropout sets dropped values to SELU's saturation and rescales to keep mean and variance."""
@@ -62,7 +62,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
-    return _unbatched(lambda x: _dropout_steps(x, p, training, inplace, True, False), input,
+    return _unbatched(lambda x: dropout_steps(x, p, training, inplace, True, False), input,
                       ndim == 3, inplace)
 
 
@@ -89,7 +89,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.")
-    return _dropout_steps(input, p, training, inplace, True, False)
+    return dropout_steps(input, p, training, inplace, True, False)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
@@ -99,7 +99,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     ndim = input.dim()
     if ndim not in (4, 5):
         _deprecated_dims("dropout3d", ndim, 3, "4D or 5D")
-    return _unbatched(lambda x: _dropout_steps(x, p, training, inplace, True, False), input,
+    return _unbatched(lambda x: dropout_steps(x, p, training, inplace, True, False), input,
                       ndim == 5, inplace)
 
 
@@ -107,13 +107,13 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, and an
     affine map keeps the mean and variance (off unless ``training``, as in torch)."""
     _check_p(p)
-    return _dropout_steps(input, p, training, inplace, False, True)
+    return dropout_steps(input, p, training, inplace, False, True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (input[n, c, ...])."""
     _check_p(p)
-    return _dropout_steps(input, p, training, inplace, True, True)
+    return dropout_steps(input, p, training, inplace, True, True)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -15,8 +15,9 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..fidelity.size import wrap_dim
 from .functional_conv import pad
-from .functional_norm import batch_norm
+from .functional_norm import batch_norm_kernel
 from .functional_pool import avg_pool2d
 
 
@@ -34,6 +35,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {size}")
+    return group_norm_kernel(input, num_groups, weight, bias, eps)
+
+
+def group_norm_kernel(input, num_groups, weight, bias, eps):
+    """ATen's group_norm (torch.group_norm): group_norm after F.group_norm's Python checks"""
+    if input.dim() == 0:  # (ATen reads the sizes of dimensions 0 and 1 first)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.dim() == 1:
+        wrap_dim(1, 1)
     x = input._data
     samples, channels = x.shape[:2]
     if channels % num_groups:
@@ -203,6 +213,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if math.prod(size[2:]) == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
+    return instance_norm_kernel(input, running_mean, running_var, weight, bias, use_input_stats,
+                                momentum, eps)
+
+
+def instance_norm_kernel(input, running_mean, running_var, weight, bias, use_input_stats,
+                         momentum, eps):
+    """ATen's instance_norm (torch.instance_norm): instance_norm after F.instance_norm's
+    Python check"""
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
@@ -210,8 +228,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     shape = [1, samples * channels, *input.shape[2:]]
     repeated = [None if t is None else t.repeat(samples)
                 for t in (weight, bias, running_mean, running_var)]
-    out = batch_norm(input.contiguous().view(shape), repeated[2], repeated[3], repeated[0],
-                     repeated[1], use_input_stats, momentum, eps)
+    out = batch_norm_kernel(input.contiguous().view(shape), repeated[2], repeated[3],
+                            repeated[0], repeated[1], use_input_stats, momentum, eps)
     for kept, updated in ((running_mean, repeated[2]), (running_var, repeated[3])):
         if kept is not None:
             kept.copy_(updated.view(samples, channels).mean(0, False))

@@ -1,0 +1,216 @@
+"""torch.* names of nn functions (torch.dropout, torch.layer_norm, torch.batch_norm, torch.kl_div
+...) and x.prelu / x.hardshrink against torch 2.15: values, grad_fn names, gradients, torch's
+C++ signatures (all positional, an int reduction whose default torch's binding reads as 0)
+and the errors of a wrong call, including what only F.'s Python checks refuse."""
+import pytest
+
+import engine
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+pytestmark = pytest.mark.torch
+
+
+def _tensor(shape, seed=0, dtype="float64", low=-2, high=2):
+    return parity.make_tensor(shape, dtype, seed, low=low, high=high)
+
+
+def _with_gradients(m, fn, *inputs):
+    """fn's result, its grad_fn's name and the gradients of its sum (seeded: dropout)."""
+    inputs = [x.detach().requires_grad_(x.is_floating_point()) for x in inputs]
+    m.manual_seed(0)
+    out = fn(m, *inputs)
+    differentiable = [x for x in inputs if x.requires_grad]
+    if not out.requires_grad:
+        return out, None
+    grads = m.autograd.grad(out.sum(), differentiable, allow_unused=True)
+    return out, out.grad_fn.name(), grads
+
+
+X = (2, 3, 4)
+CASES = {
+    # name: (function of m and the inputs, input shapes, exact)
+    "dropout": (lambda m, x: m.dropout(x, 0.4, True), [X], True),
+    "dropout eval": (lambda m, x: m.dropout(x, 0.4, False), [X], True),
+    "dropout p=1": (lambda m, x: m.dropout(x, 1.0, True), [X], True),
+    "dropout keywords": (lambda m, x: m.dropout(input=x, p=0.4, train=True), [X], True),
+    "dropout tensor p": (lambda m, x: m.dropout(x, m.tensor(0.4, dtype=m.float64), True), [X],
+                         True),
+    "layer_norm tensor eps": (lambda m, x: m.layer_norm(x, [4], eps=m.tensor(1)), [X], False),
+    "dropout_": (lambda m, x: m.dropout_(x * 1, 0.4, True), [X], True),
+    "feature_dropout": (lambda m, x: m.feature_dropout(x, 0.5, True), [(4, 3, 2)], True),
+    "feature_dropout_": (lambda m, x: m.feature_dropout_(x * 1, 0.5, True), [(4, 3)], True),
+    "alpha_dropout": (lambda m, x: m.alpha_dropout(x, 0.3, True), [X], True),
+    "alpha_dropout_": (lambda m, x: m.alpha_dropout_(x * 1, 0.3, True), [X], True),
+    "feature_alpha_dropout": (lambda m, x: m.feature_alpha_dropout(x, 0.3, True), [(4, 3, 2)],
+                              True),
+    "feature_alpha_dropout_": (lambda m, x: m.feature_alpha_dropout_(x * 1, 0.3, True),
+                               [(4, 3, 2)], True),
+    "layer_norm": (lambda m, x, w, b: m.layer_norm(x, [4], w, b, 1e-3), [X, (4,), (4,)], False),
+    "layer_norm default": (lambda m, x: m.layer_norm(x, (3, 4)), [X], False),
+    "layer_norm cudnn": (lambda m, x: m.layer_norm(x, [4], None, None, 1e-5, False), [X], False),
+    "group_norm": (lambda m, x, w, b: m.group_norm(x, 3, w, b), [(2, 6, 5), (6,), (6,)], False),
+    "group_norm one value per group": (lambda m, x: m.group_norm(x, 2), [(1, 2)], False),
+    "batch_norm training": (lambda m, x, w, b: m.batch_norm(
+        x, w, b, None, None, True, 0.1, 1e-5, False), [X, (3,), (3,)], False),
+    "batch_norm one value per channel": (lambda m, x: m.batch_norm(
+        x, None, None, None, None, True, 0.1, 1e-5, False), [(1, 3)], False),
+    "batch_norm eps 0": (lambda m, x: m.batch_norm(
+        x, None, None, None, None, True, 0.1, 0.0, True), [X], False),
+    "batch_norm running": (lambda m, x, mean, var: m.batch_norm(
+        x, None, None, mean.detach(), var.detach().abs(), False, 0.1, 1e-5, True),
+        [X, (3,), (3,)], False),
+    "instance_norm": (lambda m, x: m.instance_norm(
+        x, None, None, None, None, True, 0.1, 1e-5, False), [(2, 3, 5)], False),
+    "instance_norm one position": (lambda m, x: m.instance_norm(
+        x, None, None, None, None, True, 0.1, 1e-5, False), [(2, 3, 1)], False),
+    "embedding": (lambda m, w: m.embedding(w, m.tensor([[1, 0], [4, 1]])), [(5, 3)], True),
+    "embedding padding_idx": (lambda m, w: m.embedding(w, m.tensor([1, 0, 1]), 1), [(5, 3)],
+                              True),
+    "embedding negative padding_idx": (lambda m, w: m.embedding(w, m.tensor([4, 3]), -1),
+                                       [(5, 3)], True),
+    "embedding scale_grad_by_freq": (lambda m, w: m.embedding(
+        w, m.tensor([1, 1, 2]), -1, True), [(5, 3)], True),
+    "max_pool2d": (lambda m, x: m.max_pool2d(x, 2), [(2, 3, 5, 4)], True),
+    "max_pool2d stride padding": (lambda m, x: m.max_pool2d(x, 3, 2, 1, 1, True),
+                                  [(2, 3, 5, 4)], True),
+    "max_pool2d empty stride": (lambda m, x: m.max_pool2d(x, (2, 1), ()), [(3, 5, 4)], True),
+    "conv2d": (lambda m, x, w: m.conv2d(x, w, None, 1, 1), [(1, 2, 5, 5), (3, 2, 3, 3)], False),
+    "conv1d same": (lambda m, x, w: m.conv1d(x, w, padding="same"), [(1, 2, 5), (3, 2, 3)],
+                    False),
+    "cosine_similarity": (lambda m, a, b: m.cosine_similarity(a, b, 0), [X, X], False),
+    "pairwise_distance": (lambda m, a, b: m.pairwise_distance(a, b, 1.5), [(3, 4), (3, 4)],
+                          False),
+    "pixel_shuffle": (lambda m, x: m.pixel_shuffle(x, 2), [(1, 8, 2, 3)], True),
+    "pixel_unshuffle": (lambda m, x: m.pixel_unshuffle(x, 2), [(1, 2, 4, 6)], True),
+    "prelu": (lambda m, x, w: m.prelu(x, w), [X, (3,)], True),
+    "x.prelu": (lambda m, x, w: x.prelu(w), [X, (1,)], True),
+    "hardshrink": (lambda m, x: m.hardshrink(x, 0.7), [X], True),
+    "x.hardshrink": (lambda m, x: x.hardshrink(lambd=1), [X], True),
+    "x.hardshrink default": (lambda m, x: x.hardshrink(), [X], True),
+    "celu": (lambda m, x: m.celu(x, 2.0), [X], False),
+    "celu default": (lambda m, x: m.celu(x), [X], False),
+    "celu_": (lambda m, x: m.celu_(x * 1, 0.5), [X], False),
+    "selu": (lambda m, x: m.selu(x), [X], False),
+    "selu_": (lambda m, x: m.selu_(x * 1), [X], False),
+    "threshold": (lambda m, x: m.threshold(x, 0.1, 20), [X], True),
+    "threshold_": (lambda m, x: m.threshold_(x * 1, 0.1, -3.5), [X], True),
+    "kl_div": (lambda m, a, b: m.kl_div(a, b.exp()), [X, X], False),
+    "kl_div mean": (lambda m, a, b: m.kl_div(a, b, 1, log_target=True), [X, X], False),
+    "kl_div sum": (lambda m, a, b: m.kl_div(a, b.exp(), 2), [X, X], False),
+    "kl_div 3": (lambda m, a, b: m.kl_div(a, b.exp(), 3), [X, X], False),
+    "bce_with_logits": (lambda m, a, b: m.binary_cross_entropy_with_logits(a, b.sigmoid()),
+                        [X, X], False),
+    "bce_with_logits weights": (lambda m, a, b, w: m.binary_cross_entropy_with_logits(
+        a, b.sigmoid(), w.detach(), w.detach().abs(), 1), [X, X, (4,)], False),
+    "hinge_embedding_loss": (lambda m, a: m.hinge_embedding_loss(
+        a, m.tensor([1.0, -1.0, 1.0, -1.0], dtype=a.dtype)), [X], False),
+    "hinge_embedding_loss sum": (lambda m, a: m.hinge_embedding_loss(
+        a, m.tensor([1.0, -1.0, 1.0, -1.0], dtype=a.dtype), 0.5, 2), [X], False),
+    "margin_ranking_loss": (lambda m, a, b, t: m.margin_ranking_loss(a, b, t.sign(), 0.2, 1),
+                            [(3, 4), (3, 4), (3, 4)], False),
+    "margin_ranking_loss broadcast": (lambda m, a, b, t: m.margin_ranking_loss(
+        a, b, t.sign()), [(3, 4), (4,), (4,)], False),
+    "cosine_embedding_loss": (lambda m, a, b: m.cosine_embedding_loss(
+        a, b, m.tensor([1.0, -1.0, 1.0], dtype=a.dtype), 0.1), [(3, 4), (3, 4)], False),
+    "cosine_embedding_loss mean": (lambda m, a, b: m.cosine_embedding_loss(
+        a, b, m.tensor([1.0, -1.0, 1.0], dtype=a.dtype), 0.0, 1), [(3, 4), (3, 4)], False),
+    "poisson_nll_loss": (lambda m, a, b: m.poisson_nll_loss(a, b.abs(), True, False, 1e-8, 1),
+                         [X, X], False),
+    "poisson_nll_loss full": (lambda m, a, b: m.poisson_nll_loss(
+        a.abs(), b.abs() * 3, False, True, 1e-8, 0), [X, X], False),
+    "triplet_margin_loss": (lambda m, a, p, n: m.triplet_margin_loss(a, p, n),
+                            [(3, 4), (3, 4), (3, 4)], False),
+    "triplet_margin_loss swap mean": (lambda m, a, p, n: m.triplet_margin_loss(
+        a, p, n, 0.5, 1.0, 1e-6, True, 1), [(3, 4), (3, 4), (3, 4)], False),
+    "triplet_margin_loss margin 0": (lambda m, a, p, n: m.triplet_margin_loss(
+        a, p, n, -1.0), [(3, 4), (3, 4), (3, 4)], False),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_values_nodes_and_gradients(case, dtype):
+    fn, shapes, exact = CASES[case]
+    inputs = [_tensor(shape, seed, dtype) for seed, shape in enumerate(shapes)]
+    parity.run_both(_with_gradients, fn, *inputs, exact=exact)
+
+
+@pytest.mark.parametrize("case", ["layer_norm", "group_norm", "batch_norm training",
+                                  "instance_norm", "kl_div mean", "bce_with_logits",
+                                  "triplet_margin_loss swap mean", "hardshrink", "prelu"])
+def test_gradcheck(case):
+    fn, shapes, _ = CASES[case]
+    inputs = [_tensor(shape, seed).requires_grad_() for seed, shape in enumerate(shapes)]
+    assert engine.autograd.gradcheck(lambda *xs: fn(engine, *xs), tuple(inputs))
+
+
+ERRORS = {
+    "dropout missing train": lambda m, x: m.dropout(x, 0.5),
+    "dropout inplace keyword": lambda m, x: m.dropout(x, 0.5, True, inplace=True),
+    "dropout int train": lambda m, x: m.dropout(x, 0.5, 1),
+    "dropout p requiring grad": lambda m, x: m.dropout(x, m.tensor(0.5, requires_grad=True),
+                                                       True),
+    "dropout p of one element": lambda m, x: m.dropout(x, m.tensor([0.5]), True),
+    "dropout p range": lambda m, x: m.dropout(x, 1.5, False),
+    "dropout p negative int": lambda m, x: m.feature_dropout(x, -1, False),
+    "dropout too many": lambda m, x: m.alpha_dropout(x, 0.5, True, 2),
+    "dropout not a tensor": lambda m, x: m.dropout([1.0], 0.5, True),
+    "feature_dropout 1-d": lambda m, x: m.feature_dropout(x[0, 0], 0.5, True),
+    "layer_norm int shape": lambda m, x: m.layer_norm(x, 4),
+    "layer_norm missing": lambda m, x: m.layer_norm(x),
+    "layer_norm wrong shape": lambda m, x: m.layer_norm(x, [3]),
+    "layer_norm keyword": lambda m, x: m.layer_norm(x, [4], elementwise_affine=True),
+    "batch_norm missing": lambda m, x: m.batch_norm(x, None, None, None, None, True),
+    "batch_norm evaluation": lambda m, x: m.batch_norm(x, None, None, None, None, False, 0.1,
+                                                       1e-5, False),
+    "batch_norm F order": lambda m, x: m.batch_norm(x, None, None, training=True),
+    "group_norm 1-d": lambda m, x: m.group_norm(x[0, 0], 2),
+    "group_norm 0-d": lambda m, x: m.group_norm(x[0, 0, 0], 2),
+    "group_norm groups": lambda m, x: m.group_norm(x, 2),
+    "instance_norm no stats": lambda m, x: m.instance_norm(x, None, None, None, None, False,
+                                                           0.1, 1e-5, False),
+    "embedding list": lambda m, x: m.embedding(x[0], [1, 2]),
+    "embedding float indices": lambda m, x: m.embedding(x[0], x[0]),
+    "kl_div string reduction": lambda m, x: m.kl_div(x, x, "mean"),
+    "kl_div log_target positional": lambda m, x: m.kl_div(x, x, 1, True),
+    "bce_with_logits broadcast target": lambda m, x: m.binary_cross_entropy_with_logits(
+        x, x[0].sigmoid()),
+    "poisson_nll_loss missing": lambda m, x: m.poisson_nll_loss(x, x),
+    "triplet dims": lambda m, x: m.triplet_margin_loss(x[0], x[0], x),
+    "cosine_embedding_loss dims": lambda m, x: m.cosine_embedding_loss(x, x, x[0, 0]),
+    "hardshrink int": lambda m, x: m.hardshrink(m.ones(3, dtype=m.int64)),
+    "x.hardshrink string": lambda m, x: x.hardshrink("a"),
+    "hardshrink string": lambda m, x: m.hardshrink(x, "a"),
+    "hardshrink keyword": lambda m, x: m.hardshrink(x, lamb=1),
+    "x.prelu dtypes": lambda m, x: x.prelu(m.ones(1, dtype=m.float64)),
+    "prelu channels": lambda m, x: m.prelu(x, m.ones(2)),
+    "celu string": lambda m, x: m.celu(x, "a"),
+    "selu extra": lambda m, x: m.selu(x, 1.0),
+    "threshold missing": lambda m, x: m.threshold(x, 0.5),
+    "max_pool2d missing": lambda m, x: m.max_pool2d(x),
+    "max_pool2d return_indices": lambda m, x: m.max_pool2d(x, 2, return_indices=True),
+}
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+def test_errors(case):
+    parity.run_both(ERRORS[case], _tensor(X, dtype="float32"))
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2, 3])
+def test_bce_with_logits_takes_an_input_that_broadcasts_to_the_targets_shape(reduction):
+    """(torch's backward then refuses the gradient of the smaller input, the engine's sums it:
+    engine/nn/torch_functions.py says so)"""
+    parity.run_both(lambda m, a, b: m.binary_cross_entropy_with_logits(a, b, None, None,
+                                                                       reduction),
+                    _tensor((4,)), _tensor(X, 1, low=0, high=1), exact=False)
+
+
+def test_an_unreduced_loss_is_the_default_as_torch_reads_it():
+    """torch's Python binding cannot read the C++ default Reduction::Mean: it takes 0."""
+    x, y = _tensor((3, 4)), _tensor((3, 4), 1)
+    for name in ("kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss"):
+        parity.run_both(lambda m, a, b, name=name: getattr(m, name)(a, b), x, y)
+    assert engine.kl_div(engine.ones(2), engine.ones(2)).shape == (2,)
