@@ -3,8 +3,8 @@
 
 group_norm has torch's node (NativeGroupNormBackward0); its statistics are taken in float64
 and rounded once (torch's kernel sums in float32 with its own order: float32 values within
-torch.testing's tolerance). local_response_norm is torch's Python composition (3-d input;
-4-d and more need avg_pool3d, which the engine does not have: a loud NotImplementedError).
+torch.testing's tolerance). local_response_norm is torch's Python composition (avg_pool2d
+over the channels of 3-d input, avg_pool3d of 4-d and more).
 pixel_shuffle and pixel_unshuffle move elements only: exact, each with its node.
 """
 import math
@@ -18,7 +18,7 @@ from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from .functional_conv import pad
 from .functional_norm import batch_norm_kernel
-from .functional_pool import avg_pool2d
+from .functional_pool import avg_pool2d, avg_pool3d
 
 
 # ====================================================================== group_norm
@@ -131,13 +131,15 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"(got {dims} dimensions)")
     if input.numel() == 0:
         return input
-    if dims > 3:
-        raise NotImplementedError("engine: local_response_norm of 4-d and larger input needs "
-                                  "avg_pool3d, which the engine does not have; 3-d input "
-                                  "(N, C, L) works")
-    squares = input.mul(input).unsqueeze(1)
-    squares = pad(squares, (0, 0, size // 2, (size - 1) // 2))
-    squares = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    squares = input.mul(input)
+    if dims == 3:
+        squares = pad(squares.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        squares = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    else:  # (N, 1, C, H, rest): windows of size channels, one position each
+        sizes = input.size()
+        squares = squares.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        squares = pad(squares, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        squares = avg_pool3d(squares, (size, 1, 1), stride=1).squeeze(1).view(sizes)
     return input / squares.mul(alpha).add(k).pow(beta)
 
 

@@ -1,5 +1,5 @@
 """Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``avg_pool2d``,
-``adaptive_avg_pool2d``.
+``avg_pool3d``, ``adaptive_avg_pool2d``.
 
 Pooling slides a window over each channel of an image (each *plane*) and keeps one number
 per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` chooses the
@@ -13,6 +13,10 @@ gradients can be differentiated (``create_graph=True``). The sums are made in to
 order (row by row inside a window, windows in row-major order), so float32 values are
 bit for bit torch's.
 """
+import functools
+import itertools
+import math
+
 import numpy as np
 
 from ..core.node import Node, record
@@ -22,12 +26,26 @@ from ..fidelity.messages import type_name
 
 
 # ====================================================================== geometry
-def _two(value, message):
-    """An int or a tuple of one or two ints as (height, width), or torch's RuntimeError."""
+def _per_dim(value, dims, message):
+    """An int or a tuple of one or ``dims`` ints as one int per dimension, or torch's
+    RuntimeError."""
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if len(values) not in (1, 2):
+    if len(values) not in (1, dims):
         raise RuntimeError(message)
-    return values * 2 if len(values) == 1 else values
+    return values * dims if len(values) == 1 else values
+
+
+# how torch words a wrong number of values in a 2-d and a 3-d pooling's arguments
+_ARGUMENT_MESSAGES = {
+    2: {"kernel_size": "kernel_size must either be a single int, or a tuple of two ints",
+        "stride": "stride must either be omitted, a single int, or a tuple of two ints",
+        "padding": "padding must either be a single int, or a tuple of two ints",
+        "dilation": "dilation must be either a single int, or a tuple of two ints"},
+    3: {"kernel_size": "kernel_size must be a single int, or a tuple of three ints",
+        "stride": "stride must be omitted, a single int, or a tuple of three ints",
+        "padding": "padding must be a single int, or a tuple of three ints",
+        "dilation": "dilation must be either a single int, or a tuple of three ints"},
+}
 
 
 def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
@@ -47,32 +65,35 @@ def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
 
 
 class _Geometry:
-    """Where the windows of a 2-d pooling are: kernel, stride, padding, dilation, and once
-    measured on an input, its size and the number of windows along each dimension (out)."""
+    """Where the windows of a 2-d (or 3-d: ``dims``) pooling are: kernel, stride, padding,
+    dilation, and once measured on an input, its size and the number of windows along each
+    dimension (out)."""
 
-    def __init__(self, name, kernel_size, stride, padding, dilation):
-        # the arguments as torch's node saves them: an int twice, a tuple as given
+    def __init__(self, name, kernel_size, stride, padding, dilation, dims=2):
+        self.dims, self.name = dims, name
+        # the arguments as torch's node saves them: an int once per dimension, a tuple as given
         self.given = {argument: () if value is None else tuple(value) if isinstance(
-            value, (tuple, list)) else (value, value) for argument, value in (
+            value, (tuple, list)) else (value,) * dims for argument, value in (
             ("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
             ("dilation", dilation))}
-        self.kernel = _two(kernel_size, f"{name}: kernel_size must either be a single int, or "
-                           "a tuple of two ints")
+        messages = {argument: f"{name}: {text}" for argument, text in
+                    _ARGUMENT_MESSAGES[dims].items()}
+        self.kernel = _per_dim(kernel_size, dims, messages["kernel_size"])
         if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
             stride = self.kernel  # the default: windows side by side
-        self.stride = _two(stride, f"{name}: stride must either be omitted, a single int, or a "
-                           "tuple of two ints")
-        self.padding = _two(padding, f"{name}: padding must either be a single int, or a tuple "
-                            "of two ints")
-        self.dilation = _two(dilation, f"{name}: dilation must be either a single int, or a "
-                             "tuple of two ints")
+        self.stride = _per_dim(stride, dims, messages["stride"])
+        self.padding = _per_dim(padding, dims, messages["padding"])
+        self.dilation = _per_dim(dilation, dims, messages["dilation"])
 
     def measure(self, input, ceil_mode):
         """How many windows fit in ``input`` (then torch's checks of it all)."""
-        self.size = input.shape[-2:]
+        self.size = input.shape[-self.dims:]
         self.out = tuple(_output_size(*values, ceil_mode) for values in zip(
             self.size, self.kernel, self.padding, self.stride, self.dilation))
-        self.check(input)
+        if self.dims == 3:
+            self.check_3d(input)
+        else:
+            self.check(input)
 
     def check(self, input):
         """torch's pool2d_shape_check."""
@@ -98,34 +119,73 @@ class _Geometry:
                                f"Calculated output size: ({shape[-3]}x{self.out[0]}x"
                                f"{self.out[1]}). Output size is too small")
 
+    def check_3d(self, input):
+        """torch's pool3d_shape_check (after the number of dimensions, checked first)."""
+        (kt, kh, kw), (st, sh, sw), (dt, dh, dw) = self.kernel, self.stride, self.dilation
+        if kt <= 0 or kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} "
+                               f"kH: {kh} kW: {kw}")
+        if st <= 0 or sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} "
+                               f"dW: {sw}")
+        if dt <= 0 or dh <= 0 or dw <= 0:
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dt} "
+                               f"dilationH: {dh} dilationW: {dw}")
+        shape = list(input.shape)
+        for dim in range(input.dim() - 4, input.dim()):
+            if shape[dim] == 0:
+                raise RuntimeError(f"{self.name}(): Expected input to have non-zero size for "
+                                   f"non-batch dimensions, but input has sizes {shape} with "
+                                   f"dimension {dim} being empty")
+        (t, h, w), (pt, ph, pw) = self.size, self.padding
+        if self.name == "avg_pool3d" and (t < kt or h < kh or w < kw):
+            raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                               f"(kT: {kt} kH: {kh} kW: {kw})")
+        if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                               f"got kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+        if min(self.out) < 1:
+            planes = shape[-4]
+            raise RuntimeError(f"Given input size: ({planes}x{t}x{h}x{w}). Calculated output "
+                               f"size: ({planes}x{self.out[0]}x{self.out[1]}x{self.out[2]}). "
+                               "Output size is too small")
+
     def windows(self, planes, fill):
-        """(P, H, W) -> (P, kh * kw, out_h, out_w): the elements of each window, row by row,
-        with ``fill`` where a window reaches into the padding."""
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, \
-            self.dilation
-        (out_h, out_w), (h, w) = self.out, self.size
-        # padding after the image too, enough for ceil_mode's last window
-        after_h = max(ph, (out_h - 1) * sh + dh * (kh - 1) + 1 - h - ph)
-        after_w = max(pw, (out_w - 1) * sw + dw * (kw - 1) + 1 - w - pw)
-        padded = np.pad(planes, ((0, 0), (ph, after_h), (pw, after_w)), constant_values=fill)
-        windows = np.empty((planes.shape[0], kh * kw, out_h, out_w), planes.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                windows[:, i * kw + j] = padded[:, i * dh:i * dh + sh * (out_h - 1) + 1:sh,
-                                                j * dw:j * dw + sw * (out_w - 1) + 1:sw]
+        """(P, H, W) -> (P, kh * kw, out_h, out_w) (or (P, T, H, W) -> (P, kt * kh * kw,
+        out_t, out_h, out_w)): the elements of each window, row by row, with ``fill`` where a
+        window reaches into the padding."""
+        padded = np.pad(planes, ((0, 0), *self.padding_around()), constant_values=fill)
+        windows = np.empty((planes.shape[0], math.prod(self.kernel), *self.out), planes.dtype)
+        for index, offset in enumerate(itertools.product(*map(range, self.kernel))):
+            windows[:, index] = padded[(slice(None), *self.window_slices(offset, True))]
         return windows
 
+    def padding_around(self):
+        """The padding before and after each dimension: after too, enough for ceil_mode's
+        last window."""
+        return [(pad, max(pad, (out - 1) * stride + dilation * (kernel - 1) + 1 - size - pad))
+                for size, kernel, stride, pad, dilation, out in zip(
+                    self.size, self.kernel, self.stride, self.padding, self.dilation, self.out)]
 
-def _planes(input):
-    """The input as a stack of 2-d planes (P, H, W): pooling treats each one alike."""
-    return input._data.reshape(-1, *input._data.shape[-2:])
+    def window_slices(self, offset, dilated):
+        """Slices of the padded planes: element ``offset`` of every window."""
+        return tuple(slice(i * (dilation if dilated else 1),
+                           i * (dilation if dilated else 1) + stride * (out - 1) + 1, stride)
+                     for i, stride, dilation, out in zip(offset, self.stride, self.dilation,
+                                                         self.out))
 
 
-def _check_input_type(name, input):
+def _planes(input, dims=2):
+    """The input as a stack of 2-d planes (P, H, W) (3-d: (P, T, H, W)): pooling treats each
+    one alike."""
+    return input._data.reshape(-1, *input._data.shape[-dims:])
+
+
+def _check_input_type(name, input, bool_first=True):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    if input._data.dtype.kind == "b":
+    if bool_first and input._data.dtype.kind == "b":
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
@@ -226,49 +286,73 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
         return planes[rows, indices.reshape(count, length)].reshape(indices.shape)
 
 
-# ====================================================================== avg_pool2d
+# ====================================================================== avg_pool2d, avg_pool3d
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """out = the sum of each window / its size (count_include_pad: padding zeros count too;
     divisor_override: divide by that instead)"""
-    _check_input_type("avg_pool2d", input)
-    _check_kernel_type("avg_pool2d", kernel_size)
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """avg_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
+    (C, T, H, W))"""
+    return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):
+    name = f"avg_pool{dims}d"
+    _check_input_type(name, input, dims == 2)
+    _check_kernel_type(name, kernel_size)
     if divisor_override is not None and not isinstance(divisor_override, int):
-        raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
+        raise TypeError(f"{name}(): argument 'divisor_override' must be int, not "
                         f"{type_name(divisor_override)}")
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                            divisor_override)
-    planes = _planes(input)
+                            divisor_override, dims)
+    planes = _planes(input, dims)
+    if dims == 3 and planes.dtype not in (np.float32, np.float64, np.int64):
+        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
     windows = geometry.windows(planes.astype(_accumulator(planes.dtype)), 0)
     total = np.zeros((windows.shape[0], *geometry.out), windows.dtype)
     for k in range(windows.shape[1]):  # torch's order: row by row through the window
         total += windows[:, k]
     out = _divide(total, geometry.divisors()).astype(planes.dtype)
-    return record(AvgPool2DBackward0, wrap(out.reshape(*input.shape[:-2], *geometry.out)),
+    node = AvgPool3DBackward0 if dims == 3 else AvgPool2DBackward0
+    return record(node, wrap(out.reshape(*input.shape[:-dims], *geometry.out)),
                   (input,), saved=(input,), ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override,
                   **{name: value for name, value in geometry.given.items() if name != "dilation"})
 
 
 class _AvgGeometry(_Geometry):
-    """avg_pool2d's windows (no dilation), and what each window's sum is divided by."""
+    """avg_pool2d's and avg_pool3d's windows (no dilation), and what each window's sum is
+    divided by."""
 
     def __init__(self, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                 divisor_override):
-        super().__init__("avg_pool2d", kernel_size, stride, padding, 1)
+                 divisor_override, dims=2):
+        super().__init__(f"avg_pool{dims}d", kernel_size, stride, padding, 1, dims)
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        if dims == 3 and input.dim() not in (4, 5):
+            raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
-        input.size(-3)  # (torch reads the number of planes first: an IndexError for 2-d input)
+        # (torch reads the number of planes first: an IndexError for 2-d input to avg_pool2d)
+        input.size(-dims - 1)
         self.measure(input, ceil_mode)
 
     def divisors(self):
-        """(out_h, out_w): each window's element count (torch's divide_factor)."""
+        """(out_h, out_w) (3-d: (out_t, out_h, out_w)): each window's element count (torch's
+        divide_factor)."""
         if self.divisor_override is not None:
             return np.full(self.out, self.divisor_override)
         counts = [self._counts(*values) for values in zip(self.size, self.kernel, self.stride,
                                                           self.padding, self.out)]
-        return np.outer(*counts)
+        return functools.reduce(np.multiply.outer, counts)
 
     def _counts(self, size, kernel, stride, pad, out):
         start = np.arange(out) * stride - pad
@@ -302,32 +386,40 @@ class AvgPool2DBackward0(Node):
     ceil_mode: bool
     count_include_pad: bool
     divisor_override: object
+    dims = 2
 
     def backward(self, grad):
         (input,) = self.saved_tensors
-        return avg_pool2d_backward(grad, input, self.kernel_size, self.stride, self.padding,
-                                   self.ceil_mode, self.count_include_pad, self.divisor_override)
+        return _avg_pool_backward(self.dims, grad, input, self.kernel_size, self.stride,
+                                  self.padding, self.ceil_mode, self.count_include_pad,
+                                  self.divisor_override)
 
 
-def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override):
+class AvgPool3DBackward0(AvgPool2DBackward0):
+    """out = the mean of each 3-d window:  d/dx as avg_pool2d's"""
+
+    dims = 3
+
+
+def _avg_pool_backward(dims, grad, input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override):
     """Each window's gradient / its divisor, added to the window's elements (torch's
-    avg_pool2d_backward, in its order: windows row by row)."""
+    avg_pool2d_backward and avg_pool3d_backward, in their order: windows row by row)."""
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                            divisor_override)
-    (kh, kw), (sh, sw), (ph, pw), (h, w) = geometry.kernel, geometry.stride, geometry.padding, \
-        geometry.size
-    out_h, out_w = geometry.out
-    planes = grad._data.reshape(-1, out_h, out_w)
+                            divisor_override, dims)
+    planes = grad._data.reshape(-1, *geometry.out)
     deltas = _divide(planes, geometry.divisors()).astype(planes.dtype)
-    after_h, after_w = max(ph, (out_h - 1) * sh + kh - h - ph), max(pw, (out_w - 1) * sw + kw - w
-                                                                    - pw)
-    padded = np.zeros((planes.shape[0], ph + h + after_h, pw + w + after_w), planes.dtype)
-    for i in reversed(range(kh)):  # reversed: so each element gets its windows in row-major order
-        for j in reversed(range(kw)):
-            padded[:, i:i + sh * (out_h - 1) + 1:sh, j:j + sw * (out_w - 1) + 1:sw] += deltas
-    grad_input = np.ascontiguousarray(padded[:, ph:ph + h, pw:pw + w]).reshape(input.shape)
-    return record(AvgPool2DBackwardBackward0, wrap(grad_input), (grad,), kernel_size=kernel_size,
+    around = geometry.padding_around()
+    padded = np.zeros((planes.shape[0], *(before + size + after for (before, after), size in
+                                          zip(around, geometry.size))), planes.dtype)
+    # reversed: so each element gets its windows in row-major order
+    for offset in reversed(list(itertools.product(*map(range, geometry.kernel)))):
+        padded[(slice(None), *geometry.window_slices(offset, False))] += deltas
+    inside = tuple(slice(before, before + size) for (before, _), size in zip(around,
+                                                                            geometry.size))
+    grad_input = np.ascontiguousarray(padded[(slice(None), *inside)]).reshape(input.shape)
+    node = AvgPool3DBackwardBackward0 if dims == 3 else AvgPool2DBackwardBackward0
+    return record(node, wrap(grad_input), (grad,), kernel_size=kernel_size,
                   stride=stride, padding=padding, ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -341,10 +433,17 @@ class AvgPool2DBackwardBackward0(Node):
     ceil_mode: bool
     count_include_pad: bool
     divisor_override: object
+    dims = 2
 
     def backward(self, grad):
-        return avg_pool2d(grad, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)
+        return _avg_pool(self.dims, grad, self.kernel_size, self.stride, self.padding,
+                         self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
+    """out = grad spread over the 3-d windows:  d/dgrad = avg_pool3d of the gradient again"""
+
+    dims = 3
 
 
 # ====================================================================== adaptive_avg_pool2d

@@ -1,4 +1,5 @@
-"""Pooling layers: ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d`` (no parameters)."""
+"""Pooling layers: ``MaxPool2d``, ``AvgPool2d``, ``AvgPool3d``, ``AdaptiveAvgPool2d`` (no
+parameters)."""
 from .. import functional as F
 from .module import Module
 
@@ -26,9 +27,8 @@ class MaxPool2d(Module):
                 ", dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
-class AvgPool2d(Module):
-    """out = the mean of each kernel_size window, windows stride apart (by default side by
-    side)."""
+class _AvgPoolNd(Module):
+    """What AvgPool2d and AvgPool3d share: their arguments, kept for forward."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -40,12 +40,26 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """out = the mean of each kernel_size window, windows stride apart (by default side by
+    side)."""
+
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+class AvgPool3d(_AvgPoolNd):
+    """out = the mean of each kernel_size window of depth, height and width, windows stride
+    apart (by default side by side)."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class AdaptiveAvgPool2d(Module):

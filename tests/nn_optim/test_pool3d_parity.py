@@ -1,0 +1,136 @@
+"""F.avg_pool3d and nn.AvgPool3d against torch 2.15: avg_pool2d's windows in three dimensions.
+
+Sums in torch's order (row by row through each window; the backward adds each window's share
+in row-major order of the windows), so float32 and float64 values and gradients are compared
+bit for bit, int64 forwards too; grad_fn names and saved values, the second derivative's
+AvgPool3DBackwardBackward0, gradcheck / gradgradcheck, module reprs, torch's errors.
+"""
+import pytest
+
+import engine
+from engine.autograd import gradcheck, gradgradcheck
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+pytestmark = pytest.mark.torch
+
+
+def _tensor(shape, seed=0, dtype="float64"):
+    return parity.make_tensor(shape, dtype, seed, low=-2, high=2)
+
+
+def _forward_backward(m, fn, x):
+    """fn(x), its grad_fn's name, x's gradient, and the second derivative's node and values."""
+    x.requires_grad_(True)
+    out = fn(m, x)
+    m.manual_seed(0)
+    grad = m.randn(out.shape, dtype=out.dtype).requires_grad_()
+    (grad_x,) = m.autograd.grad(out, x, grad, create_graph=True)
+    (grad_grad,) = m.autograd.grad((grad_x * grad_x).sum(), grad)
+    return out, out.grad_fn.name(), grad_x, grad_x.grad_fn.name(), grad_grad
+
+
+AVG_POOL = {
+    "2": (2,), "2 stride 1": (2, 1), "3 stride 2 padding 1": (3, 2, 1),
+    "(2, 1, 3) stride (1, 2, 1) padding (1, 0, 1)": ((2, 1, 3), (1, 2, 1), (1, 0, 1)),
+    "no pad counted": (3, 2, 1, False, False), "ceil_mode": (2, 2, 0, True),
+    "ceil_mode padding": (3, 2, 1, True), "ceil_mode padding not counted": (3, 2, 1, True, False),
+    "divisor_override": (3, 2, 1, False, True, 2), "divisor -3": (2, 2, 0, True, False, -3),
+    "stride []": (2, []), "kernel (2,)": ((2,),),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 4, 6), (3, 5, 4, 6)])
+@pytest.mark.parametrize("case", list(AVG_POOL))
+def test_avg_pool3d(case, shape, dtype):
+    args = AVG_POOL[case]
+    parity.run_both(_forward_backward, lambda m, x: m.nn.functional.avg_pool3d(x, *args),
+                    _tensor(shape, dtype=dtype))
+
+
+def test_avg_pool3d_integers_and_node():
+    parity.run_both(lambda m, x: m.nn.functional.avg_pool3d(x, 3, 2, 1), parity.make_tensor(
+        (2, 3, 5, 6, 5), "int64", low=-50, high=50))
+    parity.run_both(lambda m, x: m.nn.functional.avg_pool3d(x, 2, divisor_override=-3),
+                    parity.make_tensor((1, 1, 4, 4, 4), "int64", low=-50, high=50))
+
+    def fn(m, x):
+        node = m.nn.functional.avg_pool3d(x, 3, 2, 1, True, False, 4).grad_fn
+        return (node._saved_kernel_size, node._saved_stride, node._saved_padding,
+                node._saved_ceil_mode, node._saved_count_include_pad,
+                node._saved_divisor_override, node._saved_self,
+                m.nn.functional.avg_pool3d(x, (2, 1, 2)).grad_fn._saved_stride)
+
+    parity.run_both(fn, _tensor((1, 2, 5, 5, 4)).requires_grad_())
+
+
+@pytest.mark.parametrize("case", ["3 stride 2 padding 1", "ceil_mode padding not counted",
+                                  "divisor_override"])
+def test_avg_pool3d_gradcheck(case):
+    x = _tensor((1, 2, 5, 4, 6)).requires_grad_()
+    fn = lambda x: engine.nn.functional.avg_pool3d(x, *AVG_POOL[case])  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def _pool(m, *args, **kwargs):
+    return m.nn.functional.avg_pool3d(*args, **kwargs)
+
+
+ERRORS = [
+    lambda m, x: _pool(m, x[0, 0], 2),
+    lambda m, x: _pool(m, x[None], 2),
+    lambda m, x: _pool(m, x[:, :, :0], 2),
+    lambda m, x: _pool(m, x[:, :0], 2),
+    lambda m, x: _pool(m, x[0, :0], 2),
+    lambda m, x: _pool(m, x, 0),
+    lambda m, x: _pool(m, x, (0, 2, 2)),
+    lambda m, x: _pool(m, x, -1),
+    lambda m, x: _pool(m, x, (2, 2)),
+    lambda m, x: _pool(m, x, 2, stride=0),
+    lambda m, x: _pool(m, x, 2, stride=-1),
+    lambda m, x: _pool(m, x, 2, stride=(1, 1)),
+    lambda m, x: _pool(m, x, 2, padding=-1),
+    lambda m, x: _pool(m, x, 3, padding=2),
+    lambda m, x: _pool(m, x, 2, padding=(1, 1)),
+    lambda m, x: _pool(m, x, 6),
+    lambda m, x: _pool(m, x, (2, 5, 2)),
+    lambda m, x: _pool(m, x, 4, 1, 1, True),
+    lambda m, x: _pool(m, x.bool(), 2),
+    lambda m, x: _pool(m, x.half(), 2),
+    lambda m, x: _pool(m, x.int(), 2),
+    lambda m, x: _pool(m, x.bool(), 8),
+    lambda m, x: _pool(m, x, 2.0),
+    lambda m, x: _pool(m, x.tolist(), 2),
+    lambda m, x: _pool(m, x, 2, divisor_override=0),
+    lambda m, x: _pool(m, x, 2, divisor_override=1.5),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ERRORS)))
+def test_avg_pool3d_errors(case):
+    parity.run_both(ERRORS[case], _tensor((2, 3, 5, 4, 6), dtype="float32"))
+
+
+def test_avg_pool3d_of_an_empty_batch():
+    parity.run_both(lambda m, x: m.nn.functional.avg_pool3d(x, 2), _tensor((0, 3, 5, 4, 6)))
+
+
+def test_avg_pool3d_module():
+    def fn(m, x):
+        layers = [m.nn.AvgPool3d(2), m.nn.AvgPool3d((2, 1, 3), stride=1, padding=(1, 0, 1),
+                                                    ceil_mode=True, count_include_pad=False,
+                                                    divisor_override=2)]
+        return ([repr(layer) for layer in layers], [layer(x) for layer in layers],
+                [list(layer.state_dict()) for layer in layers], layers[0].stride,
+                isinstance(layers[0], m.nn.AvgPool2d))
+
+    parity.run_both(fn, _tensor((2, 3, 5, 4, 6), dtype="float32"))
+
+
+def test_no_torch_avg_pool3d():
+    """torch has no torch.avg_pool3d (only F.avg_pool3d) nor Tensor.avg_pool3d"""
+    assert not hasattr(torch, "avg_pool3d") and not hasattr(engine, "avg_pool3d")
+    assert not hasattr(engine.Tensor, "avg_pool3d")
