@@ -35,17 +35,23 @@ def _per_dim(value, dims, message):
     return values * dims if len(values) == 1 else values
 
 
-# how torch words a wrong number of values in a 2-d and a 3-d pooling's arguments
-_ARGUMENT_MESSAGES = {
-    2: {"kernel_size": "kernel_size must either be a single int, or a tuple of two ints",
-        "stride": "stride must either be omitted, a single int, or a tuple of two ints",
-        "padding": "padding must either be a single int, or a tuple of two ints",
-        "dilation": "dilation must be either a single int, or a tuple of two ints"},
-    3: {"kernel_size": "kernel_size must be a single int, or a tuple of three ints",
-        "stride": "stride must be omitted, a single int, or a tuple of three ints",
-        "padding": "padding must be a single int, or a tuple of three ints",
-        "dilation": "dilation must be either a single int, or a tuple of three ints"},
-}
+def _argument_messages(name, dims):
+    """How torch words a wrong number of values in a pooling's arguments (avg_pool3d's own
+    way without "either")."""
+    count = {2: "two", 3: "three"}[dims]
+    either = "" if name == "avg_pool3d" else "either "
+    return {"kernel_size": f"{name}: kernel_size must {either}be a single int, or a tuple of "
+                           f"{count} ints",
+            "stride": f"{name}: stride must {either}be omitted, a single int, or a tuple of "
+                      f"{count} ints",
+            "padding": f"{name}: padding must {either}be a single int, or a tuple of {count} ints",
+            "dilation": f"{name}: dilation must be either a single int, or a tuple of {count} "
+                        "ints"}
+
+
+# the name pool3d_shape_check gives itself in its message about an empty dimension
+_SHAPE_CHECK_NAMES = {"avg_pool3d": "avg_pool3d", "max_pool3d":
+                      "max_pool3d_with_indices_out_cpu_template"}
 
 
 def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
@@ -76,8 +82,7 @@ class _Geometry:
             value, (tuple, list)) else (value,) * dims for argument, value in (
             ("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
             ("dilation", dilation))}
-        messages = {argument: f"{name}: {text}" for argument, text in
-                    _ARGUMENT_MESSAGES[dims].items()}
+        messages = _argument_messages(name, dims)
         self.kernel = _per_dim(kernel_size, dims, messages["kernel_size"])
         if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
             stride = self.kernel  # the default: windows side by side
@@ -134,7 +139,8 @@ class _Geometry:
         shape = list(input.shape)
         for dim in range(input.dim() - 4, input.dim()):
             if shape[dim] == 0:
-                raise RuntimeError(f"{self.name}(): Expected input to have non-zero size for "
+                raise RuntimeError(f"{_SHAPE_CHECK_NAMES[self.name]}(): Expected input to have "
+                                   "non-zero size for "
                                    f"non-batch dimensions, but input has sizes {shape} with "
                                    f"dimension {dim} being empty")
         (t, h, w), (pt, ph, pw) = self.size, self.padding
@@ -181,11 +187,15 @@ def _planes(input, dims=2):
     return input._data.reshape(-1, *input._data.shape[-dims:])
 
 
-def _check_input_type(name, input, bool_first=True):
+def _check_input_type(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    if bool_first and input._data.dtype.kind == "b":
+
+
+def _check_not_bool(name, input):
+    """(torch's kernels refuse bool once the shapes are checked)"""
+    if input._data.dtype.kind == "b":
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
@@ -196,28 +206,43 @@ def _check_kernel_type(name, kernel_size):
                         f"not {type_name(kernel_size)}")
 
 
-# ====================================================================== max_pool2d
+# ====================================================================== max_pool2d, max_pool3d
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """out = the largest element of each window (a nan wins); with return_indices, also
     where it was (its flat index in its plane)"""
-    _check_input_type("max_pool2d", input)
-    _check_kernel_type("max_pool2d", kernel_size)
-    geometry = _Geometry("max_pool2d", kernel_size, stride, padding, dilation)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
+    (C, T, H, W)); indices count through each (T, H, W) volume"""
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _max_pool(dims, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    name = f"max_pool{dims}d"
+    _check_input_type(name, input)
+    _check_kernel_type(name, kernel_size)
+    geometry = _Geometry(name, kernel_size, stride, padding, dilation, dims)
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected "
+                           "for input")
     geometry.measure(input, ceil_mode)
-    planes = _planes(input)
+    _check_not_bool(name, input)
+    planes = _planes(input, dims)
     lowest = -np.inf if planes.dtype.kind == "f" else np.iinfo(planes.dtype).min
     windows = geometry.windows(planes, lowest)
     inside = geometry.windows(np.ones((1, *planes.shape[1:]), bool), False)  # not padding
     position = _position_of_max(windows, inside)
     values = np.take_along_axis(windows, position[:, None], 1)[:, 0]
-    out_shape = (*input.shape[:-2], *geometry.out)
+    out_shape = (*input.shape[:-dims], *geometry.out)
     out = wrap(values.reshape(out_shape))
     indices = wrap(_flat_index(position, geometry).reshape(out_shape))
-    record(MaxPool2DWithIndicesBackward0, (out, indices), (input,), saved=(input, indices),
-           ceil_mode=ceil_mode, **geometry.given)
+    node = MaxPool3DWithIndicesBackward0 if dims == 3 else MaxPool2DWithIndicesBackward0
+    record(node, (out, indices), (input,), saved=(input, indices), ceil_mode=ceil_mode,
+           **geometry.given)
     return (out, indices) if return_indices else out
 
 
@@ -236,13 +261,17 @@ def _position_of_max(windows, inside):
 
 
 def _flat_index(position, geometry):
-    """Where in its plane (row * width + column) each window's element ``position`` is."""
-    (kw, (sh, sw), (ph, pw), (dh, dw)) = (geometry.kernel[1], geometry.stride, geometry.padding,
-                                          geometry.dilation)
-    out_h, out_w = geometry.out
-    row = np.arange(out_h)[:, None] * sh - ph + (position // kw) * dh
-    column = np.arange(out_w)[None, :] * sw - pw + (position % kw) * dw
-    return (row * geometry.size[1] + column).astype(np.int64)
+    """Where in its plane (row * width + column; 3-d: (depth * height + row) * width +
+    column) each window's element ``position`` (P, *out) is."""
+    offsets = np.unravel_index(position, geometry.kernel)
+    flat = np.zeros(position.shape, np.int64)
+    for dim, (offset, size, stride, pad, dilation, out) in enumerate(zip(
+            offsets, geometry.size, geometry.stride, geometry.padding, geometry.dilation,
+            geometry.out)):
+        starts = (np.arange(out) * stride - pad).reshape(
+            (out,) + (1,) * (geometry.dims - 1 - dim))
+        flat = flat * size + starts + offset * dilation
+    return flat
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -255,35 +284,50 @@ class MaxPool2DWithIndicesBackward0(Node):
     padding: tuple
     dilation: tuple
     ceil_mode: bool
+    dims = 2
 
     def backward(self, grad):
         input, indices = self.saved_tensors
-        return max_pool2d_backward(grad, input.shape, indices)
+        return max_pool_backward(self.dims, grad, input.shape, indices)
 
 
-def max_pool2d_backward(grad, input_shape, indices):
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    """out = the max of each 3-d window:  d/dx as max_pool2d's"""
+
+    dims = 3
+
+
+def max_pool_backward(dims, grad, input_shape, indices):
     """Each gradient added to the input element ``indices`` names (torch's
-    max_pool2d_with_indices_backward)."""
-    planes = grad._data.reshape(-1, grad._data.shape[-2] * grad._data.shape[-1])
+    max_pool2d_with_indices_backward and max_pool3d's)."""
+    planes = grad._data.reshape(-1, math.prod(grad._data.shape[-dims:]))
     where = indices._data.reshape(planes.shape)
-    out = np.zeros((planes.shape[0], input_shape[-2] * input_shape[-1]), planes.dtype)
+    out = np.zeros((planes.shape[0], math.prod(input_shape[-dims:])), planes.dtype)
     # np.add.at goes through the windows in row-major order, as torch's loop does
     np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
-    return record(MaxPool2DWithIndicesBackwardBackward0, wrap(out.reshape(input_shape)), (grad,),
-                  saved=(indices,))
+    node = MaxPool3DWithIndicesBackwardBackward0 if dims == 3 else \
+        MaxPool2DWithIndicesBackwardBackward0
+    return record(node, wrap(out.reshape(input_shape)), (grad,), saved=(indices,))
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
     """out = grad put back at the max positions:  d/dgrad = the gradient read back there"""
 
     _saved_names = ("indices",)
+    dims = 2
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        planes = grad.reshape(-1, grad.shape[-2] * grad.shape[-1])
-        count, length = planes.shape[0], indices.shape[-2] * indices.shape[-1]
+        planes = grad.reshape(-1, math.prod(grad.shape[-self.dims:]))
+        count, length = planes.shape[0], math.prod(indices.shape[-self.dims:])
         rows = wrap(np.arange(count)[:, None])
         return planes[rows, indices.reshape(count, length)].reshape(indices.shape)
+
+
+class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """out = grad put back at the 3-d windows' max positions:  d/dgrad as max_pool2d's"""
+
+    dims = 3
 
 
 # ====================================================================== avg_pool2d, avg_pool3d
@@ -306,13 +350,15 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
     name = f"avg_pool{dims}d"
-    _check_input_type(name, input, dims == 2)
+    _check_input_type(name, input)
     _check_kernel_type(name, kernel_size)
     if divisor_override is not None and not isinstance(divisor_override, int):
         raise TypeError(f"{name}(): argument 'divisor_override' must be int, not "
                         f"{type_name(divisor_override)}")
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override, dims)
+    if dims == 2:
+        _check_not_bool(name, input)
     planes = _planes(input, dims)
     if dims == 3 and planes.dtype not in (np.float32, np.float64, np.int64):
         raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for "
@@ -451,6 +497,7 @@ def adaptive_avg_pool2d(input, output_size):
     """out = the mean of each of output_size windows, chosen to cover the input evenly
     (window i of n over a size s runs from floor(i s / n) to ceil((i + 1) s / n))"""
     _check_input_type("adaptive_avg_pool2d", input)
+    _check_not_bool("adaptive_avg_pool2d", input)
     if not isinstance(output_size, int):
         if len(input.shape) <= len(output_size):
             raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")

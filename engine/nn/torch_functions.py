@@ -29,7 +29,7 @@ __all__ = ["alpha_dropout", "alpha_dropout_", "batch_norm", "binary_cross_entrop
            "dropout", "dropout_", "embedding", "feature_alpha_dropout", "feature_alpha_dropout_",
            "feature_dropout", "feature_dropout_", "group_norm", "hardshrink",
            "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
-           "margin_ranking_loss", "max_pool2d", "pairwise_distance", "pixel_shuffle",
+           "margin_ranking_loss", "max_pool2d", "max_pool3d", "pairwise_distance", "pixel_shuffle",
            "pixel_unshuffle", "poisson_nll_loss", "prelu", "selu", "selu_", "threshold",
            "threshold_", "triplet_margin_loss"]
 
@@ -167,12 +167,21 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-@_parsed("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
-         "tuple of ints[1] padding = 0, tuple of ints[1] dilation = 1, bool ceil_mode = False)")
+_MAX_POOL = ("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
+             "tuple of ints[1] padding = 0, tuple of ints[1] dilation = 1, "
+             "bool ceil_mode = False)")
+
+
+@_parsed(_MAX_POOL)
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    """F.max_pool2d: an empty stride is the kernel's"""
-    stride = None if isinstance(stride, (tuple, list)) and not stride else stride
+    """F.max_pool2d (an empty stride is the kernel's)"""
     return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@_parsed(_MAX_POOL)
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """F.max_pool3d (an empty stride is the kernel's)"""
+    return F.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 # ====================================================================== losses

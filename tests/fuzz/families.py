@@ -1708,6 +1708,10 @@ NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.avg_pool3d({x}, 2, 1, 1, True, False)",
     "torch.nn.functional.avg_pool3d({x}.unsqueeze(0), (3, 2, 2), 1, (1, 1, 1), False, True, 2)",
     "torch.nn.AvgPool3d(2, stride=1, ceil_mode=True)({x})",
+    "torch.nn.functional.max_pool3d({x}, 2, return_indices=True)[1]",
+    "torch.nn.functional.max_pool3d({x}, (2, 2, 1), 1, 1, (1, 1, 2), True)",
+    "torch.max_pool3d({x}.unsqueeze(0), 2, (), 0, 1, True)",
+    "torch.nn.MaxPool3d(3, stride=2, padding=1)({x})",
 ]
 NN_LOSSES = [
     "torch.nn.functional.kl_div({x}, {z}.abs(), reduction={r})",

@@ -76,6 +76,7 @@ CASES = {
     "max_pool2d stride padding": (lambda m, x: m.max_pool2d(x, 3, 2, 1, 1, True),
                                   [(2, 3, 5, 4)], True),
     "max_pool2d empty stride": (lambda m, x: m.max_pool2d(x, (2, 1), ()), [(3, 5, 4)], True),
+    "max_pool3d": (lambda m, x: m.max_pool3d(x, 2, (), 1, 1, True), [(2, 3, 5, 4)], True),
     "conv2d": (lambda m, x, w: m.conv2d(x, w, None, 1, 1), [(1, 2, 5, 5), (3, 2, 3, 3)], False),
     "conv1d same": (lambda m, x, w: m.conv1d(x, w, padding="same"), [(1, 2, 5), (3, 2, 3)],
                     False),

@@ -134,3 +134,104 @@ def test_no_torch_avg_pool3d():
     """torch has no torch.avg_pool3d (only F.avg_pool3d) nor Tensor.avg_pool3d"""
     assert not hasattr(torch, "avg_pool3d") and not hasattr(engine, "avg_pool3d")
     assert not hasattr(engine.Tensor, "avg_pool3d")
+
+
+# ====================================================================== max_pool3d
+MAX_POOL = {
+    "2": (2,), "2 stride 1": (2, 1), "3 stride 2 padding 1": (3, 2, 1),
+    "(3, 2, 1) stride (1, 2, 1)": ((3, 2, 1), (1, 2, 1)), "3 dilation 2": (3, 1, 0, 2),
+    "ceil_mode": (2, 2, 0, 1, True), "ceil_mode padding": (3, 2, 1, 1, True),
+    "ceil_mode dilation": (2, 3, 1, (2, 1, 2), True), "stride []": (2, []),
+    "whole volume": ((5, 4, 6),),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 4, 6), (3, 5, 4, 6)])
+@pytest.mark.parametrize("case", list(MAX_POOL))
+def test_max_pool3d(case, shape, dtype):
+    args = MAX_POOL[case]
+
+    def fn(m, x):
+        return m.nn.functional.max_pool3d(x, *args, return_indices=True)
+
+    x = _tensor(shape, dtype=dtype)
+    parity.run_both(fn, x)
+    parity.run_both(_forward_backward, lambda m, x: fn(m, x)[0], x)
+
+
+def test_max_pool3d_ties_nans_integers_half_and_node():
+    x = engine.tensor([[[[1.0, 1.0], [float("nan"), 2.0]], [[float("nan"), 2.0], [2.0, 0.0]]]])
+    parity.run_both(lambda m, x: m.nn.functional.max_pool3d(x, 2, 1, 1, return_indices=True), x)
+    for dtype in ("int64", "int32", "uint8", "int8", "float16"):
+        parity.run_both(lambda m, x: m.nn.functional.max_pool3d(x, 2, return_indices=True),
+                        parity.make_tensor((1, 2, 4, 4, 3), dtype))
+
+    def fn(m, x):
+        node = m.nn.functional.max_pool3d(x, 3, 2, 1, 1, True).grad_fn
+        return (node.name(), node._saved_kernel_size, node._saved_stride, node._saved_padding,
+                node._saved_dilation, node._saved_ceil_mode, node._saved_self,
+                node._saved_result1, m.max_pool3d(x, (2, 1, 2)).grad_fn._saved_stride)
+
+    parity.run_both(fn, _tensor((1, 2, 5, 5, 4)).requires_grad_())
+
+
+@pytest.mark.parametrize("case", ["3 stride 2 padding 1", "ceil_mode dilation"])
+def test_max_pool3d_gradcheck(case):
+    x = _tensor((1, 2, 5, 4, 6)).requires_grad_()
+    fn = lambda x: engine.nn.functional.max_pool3d(x, *MAX_POOL[case])  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def _max(m, *args, **kwargs):
+    return m.nn.functional.max_pool3d(*args, **kwargs)
+
+
+MAX_ERRORS = [
+    lambda m, x: _max(m, x[0, 0], 2),
+    lambda m, x: _max(m, x[None], 2),
+    lambda m, x: _max(m, x[:, :, :0], 2),
+    lambda m, x: _max(m, x[:, :0], 2),
+    lambda m, x: _max(m, x, 0),
+    lambda m, x: _max(m, x, -1),
+    lambda m, x: _max(m, x, (2, 2)),
+    lambda m, x: _max(m, x, 2, stride=(1, 2)),
+    lambda m, x: _max(m, x, 2, stride=-1),
+    lambda m, x: _max(m, x, 2, padding=(1, 1)),
+    lambda m, x: _max(m, x, 2, padding=-1),
+    lambda m, x: _max(m, x, 2, 1, 2),
+    lambda m, x: _max(m, x, 2, 1, 0, (1, 1)),
+    lambda m, x: _max(m, x, 2, dilation=0),
+    lambda m, x: _max(m, x, 3, dilation=3),
+    lambda m, x: _max(m, x, 6),
+    lambda m, x: _max(m, x.bool(), 2),
+    lambda m, x: _max(m, x.bool(), 8),
+    lambda m, x: _max(m, x, 2.0),
+    lambda m, x: _max(m, x.tolist(), 2),
+    lambda m, x: m.max_pool3d(x, 2, return_indices=True),
+    lambda m, x: m.max_pool3d(x),
+    # (bool is refused once the shapes are checked, in 2-d too)
+    lambda m, x: m.nn.functional.max_pool2d(x[0].bool(), 8),
+    lambda m, x: m.nn.functional.avg_pool2d(x[0].bool(), 8),
+    lambda m, x: m.nn.functional.max_pool2d(x[0, 0, 0].bool(), 2),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MAX_ERRORS)))
+def test_max_pool3d_errors(case):
+    parity.run_both(MAX_ERRORS[case], _tensor((2, 3, 5, 4, 6), dtype="float32"))
+
+
+def test_max_pool3d_of_an_empty_batch_and_module():
+    parity.run_both(lambda m, x: m.nn.functional.max_pool3d(x, 2, return_indices=True),
+                    _tensor((0, 3, 5, 4, 6)))
+
+    def fn(m, x):
+        layers = [m.nn.MaxPool3d(2), m.nn.MaxPool3d((2, 1, 3), stride=1, padding=(1, 0, 1),
+                                                    dilation=2, return_indices=True,
+                                                    ceil_mode=True)]
+        return ([repr(layer) for layer in layers], [layer(x) for layer in layers],
+                layers[0].stride, isinstance(layers[0], m.nn.MaxPool2d))
+
+    parity.run_both(fn, _tensor((2, 3, 5, 4, 6), dtype="float32"))

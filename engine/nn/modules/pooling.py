@@ -1,12 +1,11 @@
-"""Pooling layers: ``MaxPool2d``, ``AvgPool2d``, ``AvgPool3d``, ``AdaptiveAvgPool2d`` (no
-parameters)."""
+"""Pooling layers: ``MaxPool2d``, ``MaxPool3d``, ``AvgPool2d``, ``AvgPool3d``,
+``AdaptiveAvgPool2d`` (no parameters)."""
 from .. import functional as F
 from .module import Module
 
 
-class MaxPool2d(Module):
-    """out = the largest element of each kernel_size window, windows stride apart (by default
-    side by side); return_indices=True also returns where each max was."""
+class _MaxPoolNd(Module):
+    """What MaxPool2d and MaxPool3d share: their arguments, kept for forward."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -18,13 +17,27 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
+    def extra_repr(self):
+        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}"
+                ", dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
+
+
+class MaxPool2d(_MaxPoolNd):
+    """out = the largest element of each kernel_size window, windows stride apart (by default
+    side by side); return_indices=True also returns where each max was."""
+
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
-    def extra_repr(self):
-        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}"
-                ", dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
+
+class MaxPool3d(_MaxPoolNd):
+    """out = the largest element of each kernel_size window of depth, height and width;
+    return_indices=True also returns where each max was."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class _AvgPoolNd(Module):
