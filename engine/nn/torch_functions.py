@@ -16,7 +16,7 @@ import functools
 from ..core.tensor import Tensor
 from ..fidelity.calls import method_copy
 from ..fidelity.signatures import Signature, refuse
-from ..ops.common import overloads
+from ..ops.common import overloads, takes_out
 from ..ops.views import broadcast_shapes
 from . import functional as F
 from .functional_dropout import dropout_steps
@@ -82,7 +82,8 @@ def celu(input, alpha=1.0):
 
 
 # (the method's errors count positions after self: ops.common.overloads tells them apart)
-hardshrink = overloads("(Tensor input, Number lambd = 0.5)")(F.hardshrink)
+hardshrink = overloads("(Tensor input, Number lambd = 0.5, *, Tensor out = None)")(
+    takes_out(F.hardshrink))
 
 
 @_parsed("(Tensor input)")
@@ -91,7 +92,8 @@ def selu(input):
     return F.selu(input)
 
 
-@_parsed("(Tensor input, Number threshold, Number value)")
+@_parsed("(Tensor input, Number threshold, Number value, *, Tensor out = None)")
+@takes_out
 def threshold(input, threshold, value):
     """F.threshold(input, threshold, value)"""
     return F.threshold(input, threshold, value)
@@ -252,4 +254,4 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-06
 
 # x.prelu(weight), x.hardshrink(lambd): the methods torch has among these
 Tensor.prelu = method_copy(F.prelu)
-Tensor.hardshrink = method_copy(hardshrink)
+Tensor.hardshrink = method_copy(hardshrink.without_out)

@@ -209,6 +209,23 @@ def test_bce_with_logits_takes_an_input_that_broadcasts_to_the_targets_shape(red
                     _tensor((4,)), _tensor(X, 1, low=0, high=1), exact=False)
 
 
+OUT = {
+    "hardshrink": lambda m, x, out: m.hardshrink(x, 0.7, out=out),
+    "threshold": lambda m, x, out: m.threshold(x, 0.1, 20, out=out),
+    "x.hardshrink": lambda m, x, out: x.hardshrink(out=out),
+    "hardshrink grad": lambda m, x, out: m.hardshrink(x.requires_grad_(), out=out),
+    "threshold double out": lambda m, x, out: m.threshold(x, 0.1, 20, out=out.double()),
+    "celu": lambda m, x, out: m.celu(x, out=out),
+}
+
+
+@pytest.mark.parametrize("case", list(OUT))
+def test_out(case):
+    """torch.hardshrink and torch.threshold take out= (their methods, and celu, do not)"""
+    parity.run_both(lambda m, x, out: (OUT[case](m, x, out), out), _tensor(X, dtype="float32"),
+                    _tensor((2,), 1, dtype="float32"))
+
+
 def test_an_unreduced_loss_is_the_default_as_torch_reads_it():
     """torch's Python binding cannot read the C++ default Reduction::Mean: it takes 0."""
     x, y = _tensor((3, 4)), _tensor((3, 4), 1)

@@ -235,3 +235,11 @@ def test_max_pool3d_of_an_empty_batch_and_module():
                 layers[0].stride, isinstance(layers[0], m.nn.MaxPool2d))
 
     parity.run_both(fn, _tensor((2, 3, 5, 4, 6), dtype="float32"))
+
+
+@pytest.mark.parametrize("pool", ["avg_pool3d", "max_pool3d"])
+def test_forward_mode_tangents(pool):
+    def fn(m, x, t):
+        return m.func.jvp(lambda x: getattr(m.nn.functional, pool)(x, 2, 1, 1), (x,), (t,))
+
+    parity.run_both(fn, _tensor((1, 2, 4, 4, 4)), _tensor((1, 2, 4, 4, 4), 1))
