@@ -1,5 +1,6 @@
-"""Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``avg_pool2d``,
-``avg_pool3d``, ``adaptive_avg_pool2d``.
+"""Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``max_pool3d``,
+``avg_pool2d``, ``avg_pool3d``, ``adaptive_avg_pool2d`` (and ``avg_pool1d``,
+``adaptive_avg_pool1d``: torch's 2-d pooling of ``input.unsqueeze(-2)``).
 
 Pooling slides a window over each channel of an image (each *plane*) and keeps one number
 per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` chooses the
@@ -23,6 +24,7 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..ops.common import overloads
 
 
 # ====================================================================== geometry
@@ -490,6 +492,43 @@ class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
     """out = grad spread over the 3-d windows:  d/dgrad = avg_pool3d of the gradient again"""
 
     dims = 3
+
+
+# ====================================================================== the 1-d poolings
+def _check_1d(name, input, arguments):
+    """ATen's checks of a 1-d pooling, which then pools input.unsqueeze(-2) in 2-d."""
+    if not 2 <= input.dim() <= 3:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    values = {}
+    for argument, value in arguments.items():
+        value = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        if len(value) != 1:
+            raise RuntimeError(f"{name}() argument '{argument}' should contain one int (got "
+                               f"{len(value)})")
+        values[argument] = value[0]
+    return values
+
+
+@overloads("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
+           "tuple of ints[1] padding = 0, bool ceil_mode = False, bool count_include_pad = True)")
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """avg_pool2d over the last dimension only (torch's composition: unsqueeze, avg_pool2d,
+    squeeze)"""
+    if isinstance(stride, (tuple, list)) and not stride:
+        stride = kernel_size
+    given = _check_1d("avg_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
+                                            "padding": padding})
+    return avg_pool2d(input.unsqueeze(-2), (1, given["kernel_size"]), (1, given["stride"]),
+                      (0, given["padding"]), ceil_mode, count_include_pad).squeeze(-2)
+
+
+@overloads("(Tensor input, tuple of ints[1] output_size)")
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool2d over the last dimension only (torch's composition)"""
+    given = _check_1d("adaptive_avg_pool1d", input, {"output_size": output_size})
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, given["output_size"])).squeeze(-2)
 
 
 # ====================================================================== adaptive_avg_pool2d

@@ -1689,6 +1689,8 @@ NN_ACTIVATIONS = [
     "torch.selu_({x}.clone())", "torch.celu_({x}.clone(), 2.0)",
     "torch.dropout({x}, 0.5, False)", "torch.alpha_dropout({x}, 0.2, False)",
     "torch.dropout({x}, 0.0, True)",
+    "torch.nn.functional.avg_pool1d({x}, 2)", "torch.avg_pool1d({x}, 3, 1, 1, True, False)",
+    "torch.adaptive_avg_pool1d({x}, 2)", "torch.nn.AvgPool1d(2, ceil_mode=True)({x})",
 ]
 NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",

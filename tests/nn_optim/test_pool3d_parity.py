@@ -243,3 +243,74 @@ def test_forward_mode_tangents(pool):
         return m.func.jvp(lambda x: getattr(m.nn.functional, pool)(x, 2, 1, 1), (x,), (t,))
 
     parity.run_both(fn, _tensor((1, 2, 4, 4, 4)), _tensor((1, 2, 4, 4, 4), 1))
+
+
+# ============================================================ avg_pool1d, adaptive_avg_pool1d
+def _graph(out):
+    names, node = [], out.grad_fn
+    while node is not None:
+        names.append(node.name())
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+POOL_1D = {
+    "avg 2": lambda m, x: m.nn.functional.avg_pool1d(x, 2),
+    "avg 3 stride 2 padding 1 ceil": lambda m, x: m.nn.functional.avg_pool1d(x, 3, 2, 1, True,
+                                                                           False),
+    "avg tuples": lambda m, x: m.avg_pool1d(x, (3,), [1], (1,)),
+    "avg keywords": lambda m, x: m.avg_pool1d(x, kernel_size=2, count_include_pad=False),
+    "adaptive 3": lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 3),
+    "adaptive 1": lambda m, x: m.adaptive_avg_pool1d(x, (1,)),
+    "modules": lambda m, x: m.nn.Sequential(m.nn.AvgPool1d(3, 1, 1), m.nn.AdaptiveAvgPool1d(4))(x),
+}
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 7), (3, 7)])
+@pytest.mark.parametrize("case", list(POOL_1D))
+def test_pool1d(case, shape):
+    def fn(m, x):
+        x.requires_grad_()
+        out = POOL_1D[case](m, x)
+        (grad,) = m.autograd.grad(out.sum(), x)
+        return out, _graph(out), grad
+
+    # (an output of one is a mean, whose float32 sum may differ in its last bit)
+    parity.run_both(fn, _tensor(shape, dtype="float32"), exact=case != "adaptive 1")
+
+
+POOL_1D_ERRORS = [
+    lambda m, x: m.nn.functional.avg_pool1d(x, (2, 2)),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 2, (1, 2)),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 2, 1, (1, 1)),
+    lambda m, x: m.nn.functional.avg_pool1d(x[0, 0], 2),
+    lambda m, x: m.nn.functional.avg_pool1d(x[None], 2),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 0),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 9),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 3, 1, 2),
+    lambda m, x: m.nn.functional.avg_pool1d(x.bool(), 2),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 2.0),
+    lambda m, x: m.nn.functional.avg_pool1d(x, 2, divisor_override=2),
+    lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, (2, 2)),
+    lambda m, x: m.nn.functional.adaptive_avg_pool1d(x[0, 0], 2),
+    lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, -1),
+    lambda m, x: m.nn.functional.avg_pool1d(x.long(), 2),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POOL_1D_ERRORS)))
+def test_pool1d_errors_and_integers(case):
+    parity.run_both(POOL_1D_ERRORS[case], _tensor((2, 3, 7), dtype="float32"))
+
+
+def test_pool1d_modules_and_out():
+    def fn(m, x):
+        out = m.empty(0)
+        layers = [m.nn.AvgPool1d(2), m.nn.AvgPool1d((3,), None, 1, True, False),
+                  m.nn.AdaptiveAvgPool1d(3), m.nn.AdaptiveAvgPool1d((3,))]
+        return ([repr(layer) for layer in layers], layers[0].stride,
+                hasattr(layers[0], "divisor_override"),
+                parity.raised(lambda: m.avg_pool1d(x, 2, out=out)).args,
+                parity.raised(lambda: m.adaptive_avg_pool1d(x, 2, out=out)).args)
+
+    parity.run_both(fn, _tensor((2, 3, 7), dtype="float32"))

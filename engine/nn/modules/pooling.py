@@ -1,5 +1,5 @@
-"""Pooling layers: ``MaxPool2d``, ``MaxPool3d``, ``AvgPool2d``, ``AvgPool3d``,
-``AdaptiveAvgPool2d`` (no parameters)."""
+"""Pooling layers: ``MaxPool2d``, ``MaxPool3d``, ``AvgPool1d``, ``AvgPool2d``, ``AvgPool3d``,
+``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d`` (no parameters)."""
 from .. import functional as F
 from .module import Module
 
@@ -57,6 +57,28 @@ class _AvgPoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool1d(_AvgPoolNd):
+    """out = the mean of each kernel_size window along the last dimension, windows stride
+    apart (by default side by side)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        Module.__init__(self)  # (its arguments as 1-tuples, and no divisor_override)
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
 class AvgPool2d(_AvgPoolNd):
     """out = the mean of each kernel_size window, windows stride apart (by default side by
     side)."""
@@ -73,6 +95,20 @@ class AvgPool3d(_AvgPoolNd):
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool1d(Module):
+    """out = output_size means of windows that cover the last dimension evenly."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool2d(Module):
