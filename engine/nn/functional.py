@@ -10,7 +10,7 @@ as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 
 The larger families sit in files of their own, each importable from here as in torch:
 ``functional_linear.py`` (linear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
-pad), ``functional_pool.py`` (max_pool2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d),
+pad), ``functional_pool.py`` (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d),
 ``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
 instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
 leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,
@@ -54,7 +54,7 @@ from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, d
                                  feature_alpha_dropout)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
-                              avg_pool3d, max_pool2d, max_pool3d)
+                              avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
 from .functional_sparse import embedding, embedding_bag
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
@@ -615,7 +615,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
-           "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "batch_norm",
            "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ..core.grad_mode import is_grad_enabled
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
@@ -522,6 +523,86 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                                             "padding": padding})
     return avg_pool2d(input.unsqueeze(-2), (1, given["kernel_size"]), (1, given["stride"]),
                       (0, given["padding"]), ceil_mode, count_include_pad).squeeze(-2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d over the last dimension only; with return_indices, also where each max was
+    (torch.max_pool1d_with_indices, else torch.max_pool1d)"""
+    stride = () if stride is None else stride
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return torch_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+_MAX_POOL_1D = ("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
+                "tuple of ints[1] padding = 0, tuple of ints[1] dilation = 1, "
+                "bool ceil_mode = False)")
+
+
+@overloads(_MAX_POOL_1D)
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    """torch.max_pool1d_with_indices: ATen's 1-d checks, then max_pool2d of
+    input.unsqueeze(-2), values and indices squeezed"""
+    if isinstance(stride, (tuple, list)) and not stride:
+        stride = kernel_size
+    given = _check_1d("max_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
+                                            "padding": padding, "dilation": dilation})
+    out, indices = max_pool2d(input.unsqueeze(-2), (1, given["kernel_size"]),
+                              (1, given["stride"]), (0, given["padding"]),
+                              (1, given["dilation"]), ceil_mode, True)
+    return out.squeeze(-2), indices.squeeze(-2)
+
+
+def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """torch.max_pool1d: its own checks; an input that needs a gradient goes the way of
+    max_pool1d_with_indices, any other through a kernel of floats only"""
+    shape = list(input.shape)
+    if not (len(shape) == 2 and 0 not in shape) and not (len(shape) == 3 and 0 not in
+                                                          shape[1:]):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if not (input.requires_grad and is_grad_enabled()) and input._data.dtype.kind != "f":
+        raise NotImplementedError("\"max_pool1d_impl\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+_max_pool1d.__name__ = "max_pool1d"  # (torch's messages name it so)
+torch_max_pool1d = overloads(_MAX_POOL_1D)(_max_pool1d)
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """ATen's check_max_pool1d"""
+    sizes = {}
+    for argument, value, forms in (
+            ("kernel_size", kernel_size, "an int, list of ints or tuple of ints"),
+            ("stride", stride, "None, an int, list of ints, or tuple of ints"),
+            ("padding", padding, "an int, list of ints, or tuple of ints"),
+            ("dilation", dilation, "an int, list of ints or tuple of ints")):
+        value = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        if len(value) != 1 and not (argument == "stride" and not value):
+            raise RuntimeError(f"max_pool1d() {argument} must be {forms} of size 1 but got size "
+                               f"{len(value)}")
+        sizes[argument] = value[0] if value else None
+    kernel, stride, pad, dilation = (sizes["kernel_size"], sizes["stride"], sizes["padding"],
+                                     sizes["dilation"])
+    stride = kernel if stride is None else stride
+    for name, value, rule in (("kernel_size", kernel, "greater than zero"),
+                              ("stride", stride, "greater than zero"),
+                              ("padding", pad, "non-negative")):
+        if value < 0 or (value == 0 and rule != "non-negative"):
+            raise RuntimeError(f"max_pool1d() {name} must be {rule}, but got {value}")
+    if pad > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={pad} and kernel_size={kernel}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    out = _output_size(input.shape[-1], kernel, pad, stride, dilation, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
 @overloads("(Tensor input, tuple of ints[1] output_size)")

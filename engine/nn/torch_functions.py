@@ -23,19 +23,22 @@ from .functional_dropout import dropout_steps
 from .functional_loss_more import margin_ranking_kernel, triplet_margin_kernel
 from .functional_norm import batch_norm_kernel
 from .functional_norm_more import group_norm_kernel, instance_norm_kernel
+from .functional_pool import max_pool1d_with_indices, torch_max_pool1d
 
 __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "batch_norm",
            "binary_cross_entropy_with_logits", "celu", "celu_", "conv1d", "conv2d",
            "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_", "embedding",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
-           "kl_div", "layer_norm", "margin_ranking_loss", "max_pool2d", "max_pool3d",
-           "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu",
-           "selu", "selu_", "threshold", "threshold_", "triplet_margin_loss"]
+           "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices",
+           "max_pool2d", "max_pool3d", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle",
+           "poisson_nll_loss", "prelu", "selu", "selu_", "threshold", "threshold_",
+           "triplet_margin_loss"]
 
 # torch.nn.functional's own objects in torch too (F.conv2d is torch.conv2d ...)
 conv1d, conv2d = F.conv1d, F.conv2d
 avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
+max_pool1d = torch_max_pool1d  # (F.max_pool1d is Python that calls it or the next one)
 cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance
 prelu = F.prelu
 pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle

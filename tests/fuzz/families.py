@@ -1691,6 +1691,9 @@ NN_ACTIVATIONS = [
     "torch.dropout({x}, 0.0, True)",
     "torch.nn.functional.avg_pool1d({x}, 2)", "torch.avg_pool1d({x}, 3, 1, 1, True, False)",
     "torch.adaptive_avg_pool1d({x}, 2)", "torch.nn.AvgPool1d(2, ceil_mode=True)({x})",
+    "torch.nn.functional.max_pool1d({x}, 2)", "torch.max_pool1d({x}, 3, 1, 1, 1, True)",
+    "torch.max_pool1d_with_indices({x}, 2, (), 0, 2)[1]",
+    "torch.nn.MaxPool1d(2, return_indices=True)({x})[0]",
 ]
 NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",

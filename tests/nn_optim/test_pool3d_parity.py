@@ -314,3 +314,71 @@ def test_pool1d_modules_and_out():
                 parity.raised(lambda: m.adaptive_avg_pool1d(x, 2, out=out)).args)
 
     parity.run_both(fn, _tensor((2, 3, 7), dtype="float32"))
+
+
+# ====================================================================== max_pool1d
+MAX_POOL_1D = {
+    "F 2": lambda m, x: m.nn.functional.max_pool1d(x, 2),
+    "F indices": lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1, 1, True, True),
+    "F dilation": lambda m, x: m.nn.functional.max_pool1d(x, 2, 1, 0, 3),
+    "torch": lambda m, x: m.max_pool1d(x, (3,), [], 1),
+    "torch with indices": lambda m, x: m.max_pool1d_with_indices(x, 2, ceil_mode=True),
+    "module": lambda m, x: m.nn.MaxPool1d(3, 1, 1, return_indices=True)(x),
+}
+
+
+@pytest.mark.parametrize("grad", [True, False])
+@pytest.mark.parametrize("shape", [(2, 3, 7), (3, 7)])
+@pytest.mark.parametrize("case", list(MAX_POOL_1D))
+def test_max_pool1d(case, shape, grad):
+    def fn(m, x):
+        x.requires_grad_(grad)
+        out = MAX_POOL_1D[case](m, x)
+        values = out[0] if isinstance(out, tuple) else out
+        if not grad:
+            return out
+        (gradient,) = m.autograd.grad(values.sum(), x)
+        return out, _graph(values), gradient
+
+    parity.run_both(fn, _tensor(shape, dtype="float32"))
+
+
+MAX_POOL_1D_ERRORS = [
+    lambda m, x: m.nn.functional.max_pool1d(x, (2, 2)),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, (1, 2)),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, 1, (1, 1)),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, 1, 0, (1, 1)),
+    lambda m, x: m.nn.functional.max_pool1d(x[0, 0], 2),
+    lambda m, x: m.nn.functional.max_pool1d(x[None], 2),
+    lambda m, x: m.nn.functional.max_pool1d(x[:, :0], 2),
+    lambda m, x: m.nn.functional.max_pool1d(x[:0], 2),
+    lambda m, x: m.nn.functional.max_pool1d(x, 0),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, 0),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, -1),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, 1, -1),
+    lambda m, x: m.nn.functional.max_pool1d(x, 9),
+    lambda m, x: m.nn.functional.max_pool1d(x, 3, 1, 2),
+    lambda m, x: m.nn.functional.max_pool1d(x, 2, dilation=0),
+    lambda m, x: m.nn.functional.max_pool1d(x, 3, dilation=4),
+    lambda m, x: m.nn.functional.max_pool1d(x.bool(), 2),
+    lambda m, x: m.nn.functional.max_pool1d(x.long(), 2),
+    lambda m, x: m.nn.functional.max_pool1d(x.long(), 2, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool1d(x.half(), 2),
+    lambda m, x: m.nn.functional.max_pool1d(x, (2, 2), return_indices=True),
+    lambda m, x: m.nn.functional.max_pool1d(x[0, 0], 2, return_indices=True),
+    lambda m, x: m.nn.functional.max_pool1d(x.requires_grad_(), 2, (1, 1)),
+    lambda m, x: m.nn.functional.max_pool1d(x.requires_grad_(), 3, 1, 2),
+    lambda m, x: m.max_pool1d(x, 2.0),
+    lambda m, x: m.max_pool1d(x, 2, return_indices=True),
+    lambda m, x: m.max_pool1d_with_indices(x),
+]
+
+
+@pytest.mark.parametrize("case", range(len(MAX_POOL_1D_ERRORS)))
+def test_max_pool1d_errors_and_dtypes(case):
+    parity.run_both(MAX_POOL_1D_ERRORS[case], _tensor((2, 3, 7), dtype="float32"))
+
+
+def test_max_pool1d_module_repr():
+    parity.run_both(lambda m: [repr(m.nn.MaxPool1d(2)), repr(m.nn.MaxPool1d((3,), None, 1, 2,
+                                                                            True, True))])

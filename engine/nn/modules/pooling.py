@@ -1,5 +1,5 @@
-"""Pooling layers: ``MaxPool2d``, ``MaxPool3d``, ``AvgPool1d``, ``AvgPool2d``, ``AvgPool3d``,
-``AdaptiveAvgPool1d``, ``AdaptiveAvgPool2d`` (no parameters)."""
+"""Pooling layers: ``MaxPool1d``/``2d``/``3d``, ``AvgPool1d``/``2d``/``3d``,
+``AdaptiveAvgPool1d``/``2d`` (no parameters)."""
 from .. import functional as F
 from .module import Module
 
@@ -20,6 +20,15 @@ class _MaxPoolNd(Module):
     def extra_repr(self):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}"
                 ", dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
+
+
+class MaxPool1d(_MaxPoolNd):
+    """out = the largest element of each kernel_size window along the last dimension;
+    return_indices=True also returns where each max was."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
