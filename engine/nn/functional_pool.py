@@ -564,10 +564,16 @@ def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{shape}")
     _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if not (input.requires_grad and is_grad_enabled()) and input._data.dtype.kind != "f":
+    needs_indices = input.requires_grad and is_grad_enabled()
+    if not needs_indices and input._data.dtype.kind != "f":
         raise NotImplementedError("\"max_pool1d_impl\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
-    return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    if needs_indices:
+        return out
+    # torch's kernel writes a tensor of its own, with a batch of one for 2-d input that it
+    # then squeezes in place (version 1)
+    return out.clone() if input.dim() == 3 else out.unsqueeze(0).clone().squeeze_(0)
 
 
 _max_pool1d.__name__ = "max_pool1d"  # (torch's messages name it so)
