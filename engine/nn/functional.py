@@ -14,7 +14,7 @@ pad), ``functional_pool.py`` (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_p
 ``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
 instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
 leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,
-prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity,
+prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity, pdist,
 pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embedding losses,
 poisson/gaussian nll), ``functional_attention.py`` (scaled_dot_product_attention,
 multi_head_attention_forward), ``functional_dropout.py`` and ``functional_sparse.py``
@@ -40,7 +40,7 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
                                          hardswish, hardtanh, hardtanh_, logsigmoid, mish,
                                          prelu, relu6, selu, selu_, softmin, softshrink,
                                          softsign, tanhshrink, threshold, threshold_)
-from .functional_distance import cosine_similarity, normalize, pairwise_distance
+from .functional_distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from .functional_linear import linear
 from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
@@ -623,7 +623,7 @@ __all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropo
            "selu", "selu_", "celu", "celu_", "prelu", "glu", "logsigmoid", "mish", "softsign",
            "tanhshrink",
            "softshrink", "hardshrink", "threshold", "threshold_", "softmin", "normalize",
-           "cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_loss",
+           "cosine_similarity", "pairwise_distance", "pdist", "kl_div", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "triplet_margin_loss", "multi_margin_loss", "group_norm", "local_response_norm",

@@ -31,15 +31,16 @@ __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
            "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices",
-           "max_pool2d", "max_pool3d", "pairwise_distance", "pixel_shuffle", "pixel_unshuffle",
-           "poisson_nll_loss", "prelu", "selu", "selu_", "threshold", "threshold_",
-           "triplet_margin_loss"]
+           "max_pool2d", "max_pool3d", "pairwise_distance", "pdist", "pixel_shuffle",
+           "pixel_unshuffle", "poisson_nll_loss", "prelu", "selu", "selu_", "threshold",
+           "threshold_", "triplet_margin_loss"]
 
 # torch.nn.functional's own objects in torch too (F.conv2d is torch.conv2d ...)
 conv1d, conv2d = F.conv1d, F.conv2d
 avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
 max_pool1d = torch_max_pool1d  # (F.max_pool1d is Python that calls it or the next one)
 cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance
+pdist = F.pdist
 prelu = F.prelu
 pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
 celu_, selu_, threshold_ = F.celu_, F.selu_, F.threshold_

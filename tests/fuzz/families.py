@@ -1694,6 +1694,8 @@ NN_ACTIVATIONS = [
     "torch.nn.functional.max_pool1d({x}, 2)", "torch.max_pool1d({x}, 3, 1, 1, 1, True)",
     "torch.max_pool1d_with_indices({x}, 2, (), 0, 2)[1]",
     "torch.nn.MaxPool1d(2, return_indices=True)({x})[0]",
+    "torch.pdist({x})", "torch.nn.functional.pdist({x}, 1.0)", "torch.pdist({x}, 0)",
+    "torch.pdist({x}, float('inf'))",
 ]
 NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",

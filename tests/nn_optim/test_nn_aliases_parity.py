@@ -232,3 +232,39 @@ def test_an_unreduced_loss_is_the_default_as_torch_reads_it():
     for name in ("kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss"):
         parity.run_both(lambda m, a, b, name=name: getattr(m, name)(a, b), x, y)
     assert engine.kl_div(engine.ones(2), engine.ones(2)).shape == (2,)
+
+
+# ====================================================================== pdist
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [2.0, 0.0, 1.0, float("inf"), 0.5, 3.0, 1.5])
+@pytest.mark.parametrize("shape", [(4, 3), (6, 17), (1, 3), (0, 3), (3, 0), (5, 1)])
+def test_pdist(shape, p, dtype):
+    x = _tensor(shape, 0, dtype)
+    if shape == (4, 3):  # equal rows and equal columns: distances and differences of 0
+        x[3] = x[0]
+        x[2, 1] = x[1, 1]
+    # (torch's kernel adds the columns in vector lanes: sums of many columns differ in the
+    # last bits; counts and maxima do not)
+    exact = p in (0.0, float("inf")) or (p in (1.0, 2.0) and shape[1] < 8)
+    parity.run_both(lambda m, x: m.pdist(x, p), x, exact=exact)
+    if shape[0]:  # (torch's backward of pdist over no rows crashes the process)
+        parity.run_both(_with_gradients, lambda m, x: m.nn.functional.pdist(x, p), x,
+                        exact=False)
+
+
+def test_pdist_gradcheck_and_errors():
+    for p in (2.0, 1.5, 3.0):
+        x = _tensor((4, 3)).requires_grad_()
+        assert engine.autograd.gradcheck(lambda x, p=p: engine.pdist(x, p), (x,))
+        assert engine.autograd.gradgradcheck(lambda x, p=p: engine.pdist(x, p), (x,))
+    x = _tensor((4, 3), dtype="float32")
+    for call in (lambda m, x: m.pdist(x, -1), lambda m, x: m.pdist(x[0]),
+                 lambda m, x: m.pdist(x[None]), lambda m, x: m.pdist(x.long()),
+                 lambda m, x: m.pdist(x.half()), lambda m, x: m.pdist(x[:1].half()),
+                 lambda m, x: m.pdist([1.0]), lambda m, x: x.pdist(),
+                 lambda m, x: m.pdist(x[:, :0].half(), 0.0)):
+        parity.run_both(call, x)
+    nan = engine.tensor([[0.0, float("nan"), 1.0], [0.0, 0.0, 2.0], [1.0, 1.0, 1.0]])
+    for p in (0.0, 1.0, 2.0, float("inf"), 0.5, 1.5, 3.0):
+        parity.run_both(lambda m, x, p=p: m.pdist(x, p), nan)
+        parity.run_both(_with_gradients, lambda m, x, p=p: m.pdist(x, p), nan, exact=False)
