@@ -9,7 +9,7 @@ formulas are written with engine operations, so they can be differentiated again
 as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 
 The larger families sit in files of their own, each importable from here as in torch:
-``functional_linear.py`` (linear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
+``functional_linear.py`` (linear, bilinear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
 pad), ``functional_pool.py`` (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d),
 ``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
 instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
@@ -42,7 +42,7 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
                                          softsign, tanhshrink, threshold, threshold_)
 from .functional_distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
-from .functional_linear import linear
+from .functional_linear import bilinear, linear
 from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
                                    pixel_shuffle, pixel_unshuffle)
 from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
@@ -610,7 +610,8 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     return arithmetic.div_scalar(-products.sum(), input.numel() // n_classes)
 
 
-__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
+__all__ = ["linear", "bilinear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
+           "one_hot",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
            "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits",

@@ -26,7 +26,7 @@ from .functional_norm_more import group_norm_kernel, instance_norm_kernel
 from .functional_pool import max_pool1d_with_indices, torch_max_pool1d
 
 __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "batch_norm",
-           "binary_cross_entropy_with_logits", "celu", "celu_", "conv1d", "conv2d",
+           "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_", "conv1d", "conv2d",
            "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_", "embedding",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
@@ -36,7 +36,7 @@ __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d
            "threshold_", "triplet_margin_loss"]
 
 # torch.nn.functional's own objects in torch too (F.conv2d is torch.conv2d ...)
-conv1d, conv2d = F.conv1d, F.conv2d
+conv1d, conv2d, bilinear = F.conv1d, F.conv2d, F.bilinear
 avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
 max_pool1d = torch_max_pool1d  # (F.max_pool1d is Python that calls it or the next one)
 cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance

@@ -1696,6 +1696,9 @@ NN_ACTIVATIONS = [
     "torch.nn.MaxPool1d(2, return_indices=True)({x})[0]",
     "torch.pdist({x})", "torch.nn.functional.pdist({x}, 1.0)", "torch.pdist({x}, 0)",
     "torch.pdist({x}, float('inf'))",
+    "torch.bilinear({x}, {z}, torch.ones(2, {x}.shape[-1], {z}.shape[-1], dtype={x}.dtype))",
+    "torch.nn.functional.bilinear({x}, {z}, torch.ones(1, {x}.shape[-1], {z}.shape[-1], "
+    "dtype={x}.dtype), torch.tensor([-0.5], dtype={x}.dtype))",
 ]
 NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",

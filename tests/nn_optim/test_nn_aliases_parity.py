@@ -268,3 +268,61 @@ def test_pdist_gradcheck_and_errors():
     for p in (0.0, 1.0, 2.0, float("inf"), 0.5, 1.5, 3.0):
         parity.run_both(lambda m, x, p=p: m.pdist(x, p), nan)
         parity.run_both(_with_gradients, lambda m, x, p=p: m.pdist(x, p), nan, exact=False)
+
+
+# ====================================================================== bilinear
+BILINEAR = {
+    "rows": ((4, 3), (4, 5), (2, 3, 5), (2,)),
+    "no bias": ((4, 3), (4, 5), (2, 3, 5), None),
+    "one row": ((3,), (5,), (2, 3, 5), (2,)),
+    "batched": ((2, 4, 3), (2, 4, 5), (6, 3, 5), (6,)),
+    "empty batch": ((0, 3), (0, 5), (2, 3, 5), (2,)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(BILINEAR))
+def test_bilinear(case, dtype):
+    shapes = [shape for shape in BILINEAR[case] if shape is not None]
+    inputs = [_tensor(shape, seed, dtype) for seed, shape in enumerate(shapes)]
+
+    def call(m, *xs):
+        return m.bilinear(*xs) if len(xs) == 4 else m.nn.functional.bilinear(*xs)
+
+    def path(m, *xs):  # (the first operand's: add, view, _trilinear, view)
+        names, node = [], call(m, *[x.requires_grad_() for x in xs]).grad_fn
+        while node is not None:
+            names.append(node.name())
+            node = node.next_functions[0][0] if node.next_functions else None
+        return names
+
+    parity.run_both(_with_gradients, call, *inputs, exact=False)
+    parity.run_both(path, *inputs)
+
+
+def test_bilinear_gradcheck_errors_and_module():
+    inputs = tuple(_tensor(shape, seed).requires_grad_() for seed, shape in
+                   enumerate(BILINEAR["batched"]))
+    assert engine.autograd.gradcheck(engine.bilinear, inputs)
+    assert engine.autograd.gradgradcheck(engine.bilinear, inputs)
+    x1, x2, w, b = (_tensor(shape, seed, "float32") for seed, shape in
+                    enumerate(BILINEAR["rows"]))
+    for call in (lambda m, x1, x2, w, b: m.bilinear(x1, x2[:3], w),
+                 lambda m, x1, x2, w, b: m.bilinear(x1, x2[0], w),
+                 lambda m, x1, x2, w, b: m.bilinear(x1, x2, w[:, :2]),
+                 lambda m, x1, x2, w, b: m.bilinear(x1, x2, w[:, :, :2]),
+                 lambda m, x1, x2, w, b: m.bilinear(x1, x2, w, b[:1]),
+                 lambda m, x1, x2, w, b: m.bilinear(x1.double(), x2, w),
+                 lambda m, x1, x2, w, b: m.bilinear(x1, x2, w, b.double()),
+                 lambda m, x1, x2, w, b: m.nn.functional.bilinear(x1, [1.0], w)):
+        parity.run_both(call, x1, x2, w, b)
+
+    def module(m, x1, x2):
+        m.manual_seed(0)
+        layers = [m.nn.Bilinear(3, 5, 2), m.nn.Bilinear(3, 5, 4, bias=False)]
+        return ([repr(layer) for layer in layers], [layer.weight for layer in layers],
+                layers[0].bias, [list(layer.state_dict()) for layer in layers],
+                [layer(x1, x2) for layer in layers],
+                parity.raised(lambda: m.nn.Bilinear(0, 5, 2)))
+
+    parity.run_both(module, x1, x2, exact=False)

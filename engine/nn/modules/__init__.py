@@ -14,7 +14,7 @@ from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
-from .linear import Identity, LazyLinear, Linear
+from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss,
@@ -29,7 +29,7 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBas
 from .sparse import Embedding, EmbeddingBag
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-           "Linear", "Identity", "Flatten", "ReLU",
+           "Linear", "Bilinear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MSELoss", "L1Loss",
            "BCELoss", "HuberLoss", "SmoothL1Loss",
