@@ -12,7 +12,8 @@ The larger families sit in files of their own, each importable from here as in t
 ``functional_linear.py`` (linear, bilinear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
 pad), ``functional_pool.py`` (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d),
 ``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
-instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
+instance_norm, local_response_norm, pixel_shuffle, channel_shuffle),
+``functional_activation.py`` (gelu,
 leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,
 prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity, pdist,
 pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embedding losses,
@@ -43,7 +44,8 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
 from .functional_distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from .functional_linear import bilinear, linear
-from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
+from .functional_norm_more import (channel_shuffle, group_norm, instance_norm,
+                                   local_response_norm,
                                    pixel_shuffle, pixel_unshuffle)
 from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
                                    hinge_embedding_loss, kl_div, margin_ranking_loss,
@@ -628,5 +630,6 @@ __all__ = ["linear", "bilinear", "relu", "sigmoid", "tanh", "softmax", "log_soft
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "triplet_margin_loss", "multi_margin_loss", "group_norm", "local_response_norm",
-           "pixel_shuffle", "pixel_unshuffle", "instance_norm", "scaled_dot_product_attention",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "instance_norm",
+           "scaled_dot_product_attention",
            "multi_head_attention_forward"]

@@ -1,4 +1,4 @@
-"""group_norm, local_response_norm, pixel_shuffle and pixel_unshuffle, as
+"""group_norm, local_response_norm, pixel_shuffle, pixel_unshuffle and channel_shuffle, as
 ``torch.nn.functional`` computes them.
 
 group_norm has torch's node (NativeGroupNormBackward0); its statistics are taken in float64
@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
@@ -167,6 +168,45 @@ def pixel_shuffle(input, upscale_factor):
     x = x.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
     out = np.ascontiguousarray(x).reshape(*batch, channels // (r * r), height * r, width * r)
     return record(PixelShuffleBackward0, wrap(out), (input,), upscale_factor=r)
+
+
+def channel_shuffle(input, groups):
+    """(N, C, *) with C = g k: the channels read as g groups of k, taken one from each group in
+    turn (channel i k + j goes to j g + i)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"channel_shuffle(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
+        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not "
+                        f"{type_name(groups)}")
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    channels = input.shape[1]
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if channels % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
+                           f"channels and {groups} groups.")
+    x = input._data
+    if x.size == 0:  # (torch returns an alias: the input's strides)
+        with no_grad():
+            alias = input.as_strided(input.shape, input.stride(), input.storage_offset())
+        return record(ChannelShuffleBackward0, alias, (input,), groups=groups)
+    grouped = x.reshape(x.shape[0], groups, channels // groups, *x.shape[2:]).swapaxes(1, 2)
+    out = np.ascontiguousarray(grouped).reshape(x.shape)
+    return record(ChannelShuffleBackward0, wrap(out), (input,), groups=groups)
+
+
+class ChannelShuffleBackward0(Node):
+    """out = the channels interleaved from groups of C / groups:  d/dx = the gradient's
+    channels shuffled back (the shuffle with C / groups groups)"""
+
+    groups: int
+
+    def backward(self, grad):
+        return channel_shuffle(grad, grad.shape[1] // self.groups)
 
 
 def pixel_unshuffle(input, downscale_factor):

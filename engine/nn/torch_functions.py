@@ -26,9 +26,9 @@ from .functional_norm_more import group_norm_kernel, instance_norm_kernel
 from .functional_pool import max_pool1d_with_indices, torch_max_pool1d
 
 __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "batch_norm",
-           "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_", "conv1d", "conv2d",
-           "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_", "embedding",
-           "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
+           "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle",
+           "conv1d", "conv2d", "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_",
+           "embedding", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
            "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices",
            "max_pool2d", "max_pool3d", "pairwise_distance", "pdist", "pixel_shuffle",
@@ -43,6 +43,7 @@ cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance
 pdist = F.pdist
 prelu = F.prelu
 pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
+channel_shuffle = F.channel_shuffle
 celu_, selu_, threshold_ = F.celu_, F.selu_, F.threshold_
 
 _REDUCTIONS = {1: "mean", 2: "sum"}  # (ATen reduces no further for any other int)

@@ -1722,6 +1722,7 @@ NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.max_pool3d({x}, (2, 2, 1), 1, 1, (1, 1, 2), True)",
     "torch.max_pool3d({x}.unsqueeze(0), 2, (), 0, 1, True)",
     "torch.nn.MaxPool3d(3, stride=2, padding=1)({x})",
+    "torch.channel_shuffle({x}, 2)", "torch.nn.ChannelShuffle(4)({x}.transpose(-1, -2))",
 ]
 NN_LOSSES = [
     "torch.nn.functional.kl_div({x}, {z}.abs(), reduction={r})",

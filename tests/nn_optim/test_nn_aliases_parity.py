@@ -326,3 +326,29 @@ def test_bilinear_gradcheck_errors_and_module():
                 parity.raised(lambda: m.nn.Bilinear(0, 5, 2)))
 
     parity.run_both(module, x1, x2, exact=False)
+
+
+# ====================================================================== channel_shuffle
+@pytest.mark.parametrize("shape, groups", [((2, 6, 3, 2), 3), ((2, 6, 3), 2), ((1, 4, 2), 4),
+                                           ((2, 6, 0, 2), 2), ((0, 4, 3), 2), ((2, 5, 3), 1)])
+def test_channel_shuffle(shape, groups):
+    def fn(m, x):
+        out = m.nn.functional.channel_shuffle(x, groups)
+        return out, out.grad_fn._saved_groups
+
+    x = _tensor(shape, dtype="float32")
+    parity.run_both(_with_gradients, lambda m, x: m.channel_shuffle(x, groups), x)
+    parity.run_both(fn, x.requires_grad_())
+    parity.run_both(lambda m, x: m.nn.ChannelShuffle(groups)(x.detach().long()), x)
+
+
+def test_channel_shuffle_errors_and_module():
+    x = _tensor((2, 6, 3, 2), dtype="float32")
+    for call in (lambda m, x: m.channel_shuffle(x, 4), lambda m, x: m.channel_shuffle(x[0, 0], 2),
+                 lambda m, x: m.channel_shuffle(x, 0), lambda m, x: m.channel_shuffle(x, -1),
+                 lambda m, x: m.channel_shuffle(x, 2.0), lambda m, x: m.channel_shuffle([1.0], 2),
+                 lambda m, x: m.channel_shuffle(x, 2, out=x), lambda m, x: x.channel_shuffle(2),
+                 lambda m, x: repr(m.nn.ChannelShuffle(3))):
+        parity.run_both(call, x)
+    x = _tensor((2, 6, 3)).requires_grad_()
+    assert engine.autograd.gradcheck(lambda x: engine.channel_shuffle(x, 3), (x,))

@@ -22,7 +22,7 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLD
                    SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, AvgPool3d,
                       MaxPool1d, MaxPool2d, MaxPool3d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -49,5 +49,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
            "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
-           "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d",
+           "PixelUnshuffle", "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d",
            "MultiheadAttention"]
