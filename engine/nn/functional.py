@@ -18,7 +18,8 @@ leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, t
 prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity, pdist,
 pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embedding losses,
 poisson/gaussian nll), ``functional_attention.py`` (scaled_dot_product_attention,
-multi_head_attention_forward), ``functional_dropout.py`` and ``functional_sparse.py``
+multi_head_attention_forward), ``functional_dropout.py`` (and rrelu) and
+``functional_sparse.py``
 (embedding).
 """
 import math
@@ -53,7 +54,7 @@ from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
                                    poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
-                                 feature_alpha_dropout)
+                                 feature_alpha_dropout, rrelu, rrelu_)
 from .functional_norm import batch_norm, layer_norm
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                               avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
@@ -615,6 +616,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 __all__ = ["linear", "bilinear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
            "one_hot",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+           "rrelu", "rrelu_",
            "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",

@@ -32,8 +32,8 @@ __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
            "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices",
            "max_pool2d", "max_pool3d", "pairwise_distance", "pdist", "pixel_shuffle",
-           "pixel_unshuffle", "poisson_nll_loss", "prelu", "selu", "selu_", "threshold",
-           "threshold_", "triplet_margin_loss"]
+           "pixel_unshuffle", "poisson_nll_loss", "prelu", "rrelu", "rrelu_", "selu", "selu_",
+           "threshold", "threshold_", "triplet_margin_loss"]
 
 # torch.nn.functional's own objects in torch too (F.conv2d is torch.conv2d ...)
 conv1d, conv2d, bilinear = F.conv1d, F.conv2d, F.bilinear
@@ -103,6 +103,20 @@ def selu(input):
 def threshold(input, threshold, value):
     """F.threshold(input, threshold, value)"""
     return F.threshold(input, threshold, value)
+
+
+@_parsed("(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, "
+         "bool training = False)")
+def rrelu(input, lower=0.125, upper=1.0 / 3, training=False):
+    """F.rrelu (no generator= here: the default generator draws)"""
+    return F.rrelu(input, lower, upper, training)
+
+
+@_parsed("(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, "
+         "bool training = False)")
+def rrelu_(input, lower=0.125, upper=1.0 / 3, training=False):
+    """F.rrelu_"""
+    return F.rrelu_(input, lower, upper, training)
 
 
 # ====================================================================== dropout

@@ -352,3 +352,49 @@ def test_channel_shuffle_errors_and_module():
         parity.run_both(call, x)
     x = _tensor((2, 6, 3)).requires_grad_()
     assert engine.autograd.gradcheck(lambda x: engine.channel_shuffle(x, 3), (x,))
+
+
+# ====================================================================== rrelu
+RRELU = {
+    "F eval": lambda m, x: m.nn.functional.rrelu(x),
+    "F training": lambda m, x: m.nn.functional.rrelu(x, 0.1, 0.4, True),
+    "F training no range": lambda m, x: m.nn.functional.rrelu(x, 0.2, 0.2, True),
+    "F inplace training": lambda m, x: m.nn.functional.rrelu(x * 1, training=True, inplace=True),
+    "F inplace eval": lambda m, x: m.nn.functional.rrelu(x * 1, inplace=True),
+    "F.rrelu_": lambda m, x: m.nn.functional.rrelu_(x * 1, 0.0, 1.0, True),
+    "torch": lambda m, x: m.rrelu(x, 0.1, 0.3, True),
+    "torch_": lambda m, x: m.rrelu_(x * 1, training=True),
+    "module": lambda m, x: m.nn.RReLU(0.2, 0.5)(x),
+    "module eval": lambda m, x: m.nn.RReLU().eval()(x),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(RRELU))
+def test_rrelu(case, dtype):
+    """the same seed draws the same slopes: one double per element <= 0, in order"""
+    x = _tensor((3, 7), dtype=dtype)
+    x[0, :3] = engine.tensor([0.0, -0.0, float("nan")])
+    parity.run_both(_with_gradients, RRELU[case], x)
+
+    def noise(m, x):
+        m.manual_seed(0)
+        out = RRELU[case](m, x.requires_grad_())
+        return out.grad_fn._saved_noise if "eval" not in case else out.grad_fn.name()
+
+    parity.run_both(noise, x)
+
+
+def test_rrelu_errors_and_repr():
+    x = _tensor((2, 3), dtype="float32")
+    for call in (lambda m, x: m.nn.functional.rrelu(x, 0.5, 0.1),
+                 lambda m, x: m.nn.functional.rrelu(x.long()),
+                 lambda m, x: m.nn.functional.rrelu(x.long(), training=True),
+                 lambda m, x: m.nn.functional.rrelu(x.half(), training=True),
+                 lambda m, x: m.nn.functional.rrelu(x.half()),
+                 lambda m, x: m.rrelu(x, 0.1, 0.3, 1),
+                 lambda m, x: x.rrelu(),
+                 lambda m, x: [repr(m.nn.RReLU()), repr(m.nn.RReLU(0.1, 0.3, True))]):
+        parity.run_both(call, x)
+    x = _tensor((3, 4)).requires_grad_()
+    assert engine.autograd.gradcheck(lambda x: engine.nn.functional.rrelu(x), (x,))
