@@ -193,6 +193,8 @@ def _fits(value, p):
             return value._data.ndim == 0 and not value.requires_grad
         return isinstance(value, (numbers.Real, np.number, np.bool_)) and \
             not isinstance(value, np.complexfloating)
+    if kind == "torch.Generator":
+        return type(value).__name__ == "Generator"
     if kind == "torch.dtype":
         return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
     raise AssertionError(kind)

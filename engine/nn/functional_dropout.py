@@ -152,12 +152,17 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _rrelu(input, lower, upper, training, inplace)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """rrelu, written into input"""
-    return _rrelu(input, lower, upper, training, True)
+    return _rrelu(input, lower, upper, training, True, generator)
 
 
-def _rrelu(input, lower, upper, training, inplace):
+def rrelu_drawing_from(input, lower, upper, training, generator):
+    """torch.rrelu(..., generator=g): rrelu drawing its slopes from ``generator``"""
+    return _rrelu(input, lower, upper, training, False, generator)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator=None):
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     x = input._data
@@ -173,7 +178,7 @@ def _rrelu(input, lower, upper, training, inplace):
             # (torch's uniform_real_distribution; no fused multiply-add, unlike uniform_'s)
             # (the bounds first rounded to the input's dtype, as torch's opmath_t)
             low, high = float(x.dtype.type(lower)), float(x.dtype.type(upper))
-            u = rng.uniform(int(negative.sum()), np.float64)
+            u = rng.uniform(int(negative.sum()), np.float64, generator=generator)
             noise[negative] = u * (high - low) + low
             noise = noise.reshape(x.shape)
             out = wrap(np.where(negative.reshape(x.shape), x * noise, x))

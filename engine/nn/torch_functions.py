@@ -19,7 +19,7 @@ from ..fidelity.signatures import Signature, refuse
 from ..ops.common import overloads, takes_out
 from ..ops.views import broadcast_shapes
 from . import functional as F
-from .functional_dropout import dropout_steps
+from .functional_dropout import dropout_steps, rrelu_drawing_from
 from .functional_loss_more import margin_ranking_kernel, triplet_margin_kernel
 from .functional_norm import batch_norm_kernel
 from .functional_norm_more import group_norm_kernel, instance_norm_kernel
@@ -105,18 +105,20 @@ def threshold(input, threshold, value):
     return F.threshold(input, threshold, value)
 
 
-@_parsed("(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, "
-         "bool training = False)")
-def rrelu(input, lower=0.125, upper=1.0 / 3, training=False):
-    """F.rrelu (no generator= here: the default generator draws)"""
-    return F.rrelu(input, lower, upper, training)
+_RRELU = ("(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, "
+          "bool training = False, torch.Generator? generator = None)")
 
 
-@_parsed("(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, "
-         "bool training = False)")
-def rrelu_(input, lower=0.125, upper=1.0 / 3, training=False):
+@_parsed(_RRELU)
+def rrelu(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
+    """F.rrelu, its slopes drawn from ``generator`` when given"""
+    return rrelu_drawing_from(input, lower, upper, training, generator)
+
+
+@_parsed(_RRELU)
+def rrelu_(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):
     """F.rrelu_"""
-    return F.rrelu_(input, lower, upper, training)
+    return F.rrelu_(input, lower, upper, training, generator)
 
 
 # ====================================================================== dropout

@@ -365,6 +365,9 @@ RRELU = {
     "torch": lambda m, x: m.rrelu(x, 0.1, 0.3, True),
     "torch_": lambda m, x: m.rrelu_(x * 1, training=True),
     "module": lambda m, x: m.nn.RReLU(0.2, 0.5)(x),
+    "torch generator": lambda m, x: m.rrelu(x, 0.1, 0.3, True, m.Generator().manual_seed(5)),
+    "torch_ generator": lambda m, x: m.rrelu_(x * 1, training=True,
+                                              generator=m.Generator().manual_seed(7)),
     "module eval": lambda m, x: m.nn.RReLU().eval()(x),
 }
 
@@ -393,6 +396,7 @@ def test_rrelu_errors_and_repr():
                  lambda m, x: m.nn.functional.rrelu(x.half(), training=True),
                  lambda m, x: m.nn.functional.rrelu(x.half()),
                  lambda m, x: m.rrelu(x, 0.1, 0.3, 1),
+                 lambda m, x: m.rrelu(x, 0.1, 0.3, True, 5),
                  lambda m, x: x.rrelu(),
                  lambda m, x: [repr(m.nn.RReLU()), repr(m.nn.RReLU(0.1, 0.3, True))]):
         parity.run_both(call, x)
