@@ -66,6 +66,9 @@ set_anomaly_enabled = autograd.anomaly_mode.set_anomaly_enabled
 is_anomaly_enabled = autograd.anomaly_mode.is_anomaly_enabled
 is_anomaly_check_nan_enabled = autograd.anomaly_mode.is_anomaly_check_nan_enabled
 vmap = func.vmap  # torch.vmap is torch.func.vmap
+# torch.dropout, torch.layer_norm, torch.kl_div ...: the nn operators under torch's C++ names
+globals().update({_name: getattr(nn.torch_functions, _name)
+                 for _name in nn.torch_functions.__all__})
 
 __version__ = "0.1.0"
 

@@ -188,9 +188,13 @@ def _fits(value, p):
         return isinstance(value, (numbers.Number, np.number, np.bool_))
     if kind == "str":
         return isinstance(value, builtins.str)
-    if kind == "float":  # (a Python int or bool too, and numpy's real numbers)
+    if kind == "float":  # (a Python int or bool too, numpy's real numbers, a 0-d tensor)
+        if hasattr(value, "_data"):
+            return value._data.ndim == 0 and not value.requires_grad
         return isinstance(value, (numbers.Real, np.number, np.bool_)) and \
             not isinstance(value, np.complexfloating)
+    if kind == "torch.Generator":
+        return type(value).__name__ == "Generator"
     if kind == "torch.dtype":
         return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
     raise AssertionError(kind)

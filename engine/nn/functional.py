@@ -9,15 +9,17 @@ formulas are written with engine operations, so they can be differentiated again
 as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 
 The larger families sit in files of their own, each importable from here as in torch:
-``functional_linear.py`` (linear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
-pad), ``functional_pool.py`` (max_pool2d, avg_pool2d, adaptive_avg_pool2d),
+``functional_linear.py`` (linear, bilinear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
+pad), ``functional_pool.py`` (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d),
 ``functional_norm.py`` (batch_norm, layer_norm), ``functional_norm_more.py`` (group_norm,
-instance_norm, local_response_norm, pixel_shuffle), ``functional_activation.py`` (gelu,
+instance_norm, local_response_norm, pixel_shuffle, channel_shuffle),
+``functional_activation.py`` (gelu,
 leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,
-prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity,
+prelu, glu, mish ...), ``functional_distance.py`` (normalize, cosine_similarity, pdist,
 pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embedding losses,
 poisson/gaussian nll), ``functional_attention.py`` (scaled_dot_product_attention,
-multi_head_attention_forward), ``functional_dropout.py`` and ``functional_sparse.py``
+multi_head_attention_forward), ``functional_dropout.py`` (and rrelu) and
+``functional_sparse.py``
 (embedding).
 """
 import math
@@ -40,10 +42,11 @@ from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmo
                                          hardswish, hardtanh, hardtanh_, logsigmoid, mish,
                                          prelu, relu6, selu, selu_, softmin, softshrink,
                                          softsign, tanhshrink, threshold, threshold_)
-from .functional_distance import cosine_similarity, normalize, pairwise_distance
+from .functional_distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
-from .functional_linear import linear
-from .functional_norm_more import (group_norm, instance_norm, local_response_norm,
+from .functional_linear import bilinear, linear
+from .functional_norm_more import (channel_shuffle, group_norm, instance_norm,
+                                   local_response_norm,
                                    pixel_shuffle, pixel_unshuffle)
 from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
                                    hinge_embedding_loss, kl_div, margin_ranking_loss,
@@ -51,9 +54,10 @@ from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
                                    poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
-                                 feature_alpha_dropout)
+                                 feature_alpha_dropout, rrelu, rrelu_)
 from .functional_norm import batch_norm, layer_norm
-from .functional_pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
+                              avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
 from .functional_sparse import embedding, embedding_bag
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
@@ -609,20 +613,25 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     return arithmetic.div_scalar(-products.sum(), input.numel() // n_classes)
 
 
-__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "one_hot",
+__all__ = ["linear", "bilinear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
+           "one_hot",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+           "rrelu", "rrelu_",
            "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
-           "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+           "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "batch_norm",
            "layer_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",
            "embedding_bag", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid",
            "selu", "selu_", "celu", "celu_", "prelu", "glu", "logsigmoid", "mish", "softsign",
            "tanhshrink",
            "softshrink", "hardshrink", "threshold", "threshold_", "softmin", "normalize",
-           "cosine_similarity", "pairwise_distance", "kl_div", "margin_ranking_loss",
+           "cosine_similarity", "pairwise_distance", "pdist", "kl_div", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "triplet_margin_loss", "multi_margin_loss", "group_norm", "local_response_norm",
-           "pixel_shuffle", "pixel_unshuffle", "instance_norm", "scaled_dot_product_attention",
+           "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "instance_norm",
+           "scaled_dot_product_attention",
            "multi_head_attention_forward"]

@@ -1,15 +1,24 @@
 """Distances and similarities between vectors, as ``torch.nn.functional`` computes them:
-``normalize``, ``cosine_similarity``, ``pairwise_distance``. Each is torch's composition of
-engine operations (so each graph has torch's nodes); their sums add in numpy's order, so
-float32 values can differ from torch's in the last bits."""
+``normalize``, ``cosine_similarity``, ``pairwise_distance`` (torch's compositions of engine
+operations, so each graph has torch's nodes; their sums add in numpy's order, so float32
+values can differ from torch's in the last bits) and ``pdist`` (its own node; each distance
+summed column after column: p = 0 and inf are torch's bits, and p = 1 and 2 of a few
+columns; torch's kernel adds many columns in vector lanes, and other p's powers and the
+gradients' sums differ in the last bits)."""
+import math
+
+import numpy as np
+
 from ..core.grad_mode import no_grad
-from ..core.node import record
-from ..core.tensor import Tensor
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
 from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops import reduce
-from ..ops.arithmetic import add_scalar
+from ..ops.arithmetic import add_scalar, where
+from ..ops.creation import zeros_like
+from ..ops.unary import isnan
 from ..ops.views import broadcast_tensors
 
 
@@ -64,3 +73,73 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 class NormBackward1(reduce.LinalgVectorNormBackward0):
     """torch.norm(x, p, dim, keepdim), ATen's own norm: the same gradient as
     linalg.vector_norm's"""
+
+
+def pdist(input, p=2.0):
+    """out = ||x_i - x_j||_p for every pair of rows i < j, in the order of the upper triangle
+    (the condensed distance matrix)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pdist(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    rows, columns = input.shape
+    if input._data.dtype == np.float16 and rows > 1 and columns:
+        raise NotImplementedError("\"pdist\" not implemented for 'Half'")
+    first, second = np.triu_indices(rows, 1)
+    x = input._data
+    with np.errstate(all="ignore"):
+        distance = np.abs(x[first] - x[second])
+        total = np.zeros(len(first), x.dtype)
+        for column in range(columns):  # (torch's order: column after column)
+            d = distance[:, column]
+            if p == 0:
+                total += np.minimum(np.ceil(d), 1)
+            elif p == math.inf:
+                total = np.maximum(total, d)  # (torch's vector max: a nan wins)
+            elif p == 1:
+                total += d
+            elif p == 2:
+                total += d * d
+            else:
+                total += d ** x.dtype.type(p)
+        if p == 2:
+            total = np.sqrt(total)
+        elif p not in (0, 1, math.inf):
+            total = total ** x.dtype.type(1.0 / p)
+    return record(PdistBackward0, wrap(total), (input,), saved=(input,), saved_output=True, p=p)
+
+
+class PdistBackward0(Node):
+    """out_ij = ||x_i - x_j||_p:  d/dx_i = sum over the pairs with j of grad_ij d out_ij / d x_i
+    (x_j the opposite); written with engine operations, so it differentiates again"""
+
+    _saved_names = ("self", "result")
+    p: float
+
+    def backward(self, grad):
+        input, result = self.saved_tensors
+        first, second = np.triu_indices(input.shape[0], 1)
+        first, second = wrap(first.astype(np.int64)), wrap(second.astype(np.int64))
+        diff = input[first] - input[second]
+        out = result.unsqueeze(-1)
+        sign = where(isnan(diff), diff, diff.sign())  # (torch's sign keeps a nan)
+        if self.p == 0:
+            local = zeros_like(diff)
+        elif self.p == 1:
+            local = sign
+        elif self.p == 2:
+            local = where(out == 0, 0.0, diff / out)
+        elif self.p == math.inf:
+            # (torch's 1 - min(1, ceil(||d| - out|)): 1 where |d| is the max, nan with a nan)
+            local = sign * (1 - (diff.abs() - out).abs().ceil().clamp(max=1))
+        else:
+            local = where(out == 0, 0.0, sign * diff.abs().pow(self.p - 1) / out.pow(self.p - 1))
+            if self.p < 1:  # (torch's kernel: 0 where d is 0, whose power is inf)
+                local = where(diff == 0, 0.0, local)
+        weighted = grad.unsqueeze(-1) * local
+        return zeros_like(input).index_add(0, first, weighted).index_add(0, second, -weighted)

@@ -1,4 +1,5 @@
-"""Dropout of whole channels (dropout1d/2d/3d) and alpha dropout, as torch's steps.
+"""Dropout of whole channels (dropout1d/2d/3d), alpha dropout and rrelu (a leaky ReLU of
+random slopes), as torch's steps.
 
 torch builds each from tensor operations (aten/src/ATen/native/Dropout.cpp): a noise tensor
 filled by ``bernoulli_(1 - p)``, scaled, multiplied in. Taking the same steps draws the same
@@ -6,8 +7,18 @@ random numbers, so the same seed drops the same channels as torch, bit for bit.
 """
 import math
 
+import numpy as np
+
+from ..core.grad_mode import no_grad
+from ..core.node import Node, record
+from ..core.tensor import wrap
 from ..fidelity import messages
+from ..fidelity import random as rng
+from ..fidelity.dtypes import scalar_type_name
+from ..ops.arithmetic import where
 from ..ops.creation import empty_like, zeros
+from ..ops.inplace import write_inplace
+from .functional_activation import leaky_relu
 
 _SELU_ALPHA = 1.7580993408473766  # -SELU's saturation value: alpha * scale
 
@@ -17,7 +28,7 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _dropout_steps(input, p, training, inplace, feature, alpha):
+def dropout_steps(input, p, training, inplace, feature, alpha):
     """torch's _dropout_impl: noise per element (per channel for ``feature``: shape (N, C, 1,
     ...)), kept with probability 1 - p and scaled so the expected value is unchanged; alpha
     dropout sets dropped values to SELU's saturation and rescales to keep mean and variance."""
@@ -62,7 +73,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
-    return _unbatched(lambda x: _dropout_steps(x, p, training, inplace, True, False), input,
+    return _unbatched(lambda x: dropout_steps(x, p, training, inplace, True, False), input,
                       ndim == 3, inplace)
 
 
@@ -89,7 +100,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.")
-    return _dropout_steps(input, p, training, inplace, True, False)
+    return dropout_steps(input, p, training, inplace, True, False)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
@@ -99,7 +110,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     ndim = input.dim()
     if ndim not in (4, 5):
         _deprecated_dims("dropout3d", ndim, 3, "4D or 5D")
-    return _unbatched(lambda x: _dropout_steps(x, p, training, inplace, True, False), input,
+    return _unbatched(lambda x: dropout_steps(x, p, training, inplace, True, False), input,
                       ndim == 5, inplace)
 
 
@@ -107,13 +118,13 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, and an
     affine map keeps the mean and variance (off unless ``training``, as in torch)."""
     _check_p(p)
-    return _dropout_steps(input, p, training, inplace, False, True)
+    return dropout_steps(input, p, training, inplace, False, True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (input[n, c, ...])."""
     _check_p(p)
-    return _dropout_steps(input, p, training, inplace, True, True)
+    return dropout_steps(input, p, training, inplace, True, True)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -131,3 +142,82 @@ def dropout(input, p=0.5, training=True, inplace=False):
         noise.bernoulli_(1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
+
+
+# ====================================================================== rrelu
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: out = x where x > 0, else a * x with a uniform in [lower, upper)
+    drawn for each such element when training (torch's generator, element by element), and
+    (lower + upper) / 2 otherwise"""
+    return _rrelu(input, lower, upper, training, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """rrelu, written into input"""
+    return _rrelu(input, lower, upper, training, True, generator)
+
+
+def rrelu_drawing_from(input, lower, upper, training, generator):
+    """torch.rrelu(..., generator=g): rrelu drawing its slopes from ``generator``"""
+    return _rrelu(input, lower, upper, training, False, generator)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator=None):
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    x = input._data
+    with no_grad():
+        if training:
+            if x.dtype not in (np.float32, np.float64):
+                raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for "
+                                          f"'{scalar_type_name[input.dtype]}'")
+            flat = np.ascontiguousarray(x).reshape(-1)
+            negative = flat <= 0
+            noise = np.ones(flat.shape, x.dtype)
+            # one double per element <= 0, in order: u (lower - upper) + lower rounded twice
+            # (torch's uniform_real_distribution; no fused multiply-add, unlike uniform_'s)
+            # (the bounds first rounded to the input's dtype, as torch's opmath_t)
+            low, high = float(x.dtype.type(lower)), float(x.dtype.type(upper))
+            u = rng.uniform(int(negative.sum()), np.float64, generator=generator)
+            noise[negative] = u * (high - low) + low
+            noise = noise.reshape(x.shape)
+            out = wrap(np.where(negative.reshape(x.shape), x * noise, x))
+        else:
+            noise = np.empty(x.shape, x.dtype)  # (torch leaves it unwritten)
+            out = leaky_relu(input, (lower + upper) / 2)
+    state = {"lower": lower, "upper": upper, "training": training}
+    if inplace:
+        return write_inplace(input, record(RreluWithNoiseBackward1, out, (input,),
+                                           saved=(wrap(noise),), saved_output=True, **state))
+    return record(RreluWithNoiseBackward0, out, (input,), saved=(input, wrap(noise)), **state)
+
+
+def _rrelu_backward(grad, x, noise, node):
+    """torch's rrelu_with_noise_backward: grad * noise when training, else leaky_relu's
+    gradient with the middle slope"""
+    if node.training:
+        return grad * noise
+    return where(x > 0, grad, grad * ((node.lower + node.upper) / 2))
+
+
+class RreluWithNoiseBackward0(Node):
+    """out = x * noise (noise 1 above 0):  d/dx = grad * noise"""
+
+    _saved_names = ("self", "noise")
+    lower: float
+    upper: float
+    training: bool
+
+    def backward(self, grad):
+        x, noise = self.saved_tensors
+        return _rrelu_backward(grad, x, noise, self)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """rrelu_ (in place): the same gradient, the sign read from the result"""
+
+    _saved_names = ("noise", "result")
+
+    def backward(self, grad):
+        noise, result = self.saved_tensors
+        return _rrelu_backward(grad, result, noise, self)

@@ -112,6 +112,11 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
+    return margin_ranking_kernel(input1, input2, target, margin, reduction)
+
+
+def margin_ranking_kernel(input1, input2, target, margin, reduction):
+    """ATen's margin_ranking_loss (torch.margin_ranking_loss: any shapes that broadcast)"""
     loss = add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
     return _apply_reduction(loss, reduction)
 
@@ -268,6 +273,11 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     reduction = _reduction(reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    return triplet_margin_kernel(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def triplet_margin_kernel(anchor, positive, negative, margin, p, eps, swap, reduction):
+    """ATen's triplet_margin_loss (torch.triplet_margin_loss: any margin)"""
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1:
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "

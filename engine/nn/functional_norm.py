@@ -39,6 +39,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return batch_norm_kernel(input, running_mean, running_var, weight, bias, training, momentum,
+                             eps)
+
+
+def batch_norm_kernel(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """ATen's batch_norm (torch.batch_norm): batch_norm after F.batch_norm's Python checks"""
     if input.numel() == 0 and input.dim() > 1:
         return _empty_batch_norm(input, weight, bias)
     _check_batch_norm(input, running_mean, running_var, weight, bias, training)

@@ -1,23 +1,25 @@
-"""group_norm, local_response_norm, pixel_shuffle and pixel_unshuffle, as
+"""group_norm, local_response_norm, pixel_shuffle, pixel_unshuffle and channel_shuffle, as
 ``torch.nn.functional`` computes them.
 
 group_norm has torch's node (NativeGroupNormBackward0); its statistics are taken in float64
 and rounded once (torch's kernel sums in float32 with its own order: float32 values within
-torch.testing's tolerance). local_response_norm is torch's Python composition (3-d input;
-4-d and more need avg_pool3d, which the engine does not have: a loud NotImplementedError).
+torch.testing's tolerance). local_response_norm is torch's Python composition (avg_pool2d
+over the channels of 3-d input, avg_pool3d of 4-d and more).
 pixel_shuffle and pixel_unshuffle move elements only: exact, each with its node.
 """
 import math
 
 import numpy as np
 
+from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..fidelity.size import wrap_dim
 from .functional_conv import pad
-from .functional_norm import batch_norm
-from .functional_pool import avg_pool2d
+from .functional_norm import batch_norm_kernel
+from .functional_pool import avg_pool2d, avg_pool3d
 
 
 # ====================================================================== group_norm
@@ -34,6 +36,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {size}")
+    return group_norm_kernel(input, num_groups, weight, bias, eps)
+
+
+def group_norm_kernel(input, num_groups, weight, bias, eps):
+    """ATen's group_norm (torch.group_norm): group_norm after F.group_norm's Python checks"""
+    if input.dim() == 0:  # (ATen reads the sizes of dimensions 0 and 1 first)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.dim() == 1:
+        wrap_dim(1, 1)
     x = input._data
     samples, channels = x.shape[:2]
     if channels % num_groups:
@@ -121,13 +132,15 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"(got {dims} dimensions)")
     if input.numel() == 0:
         return input
-    if dims > 3:
-        raise NotImplementedError("engine: local_response_norm of 4-d and larger input needs "
-                                  "avg_pool3d, which the engine does not have; 3-d input "
-                                  "(N, C, L) works")
-    squares = input.mul(input).unsqueeze(1)
-    squares = pad(squares, (0, 0, size // 2, (size - 1) // 2))
-    squares = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    squares = input.mul(input)
+    if dims == 3:
+        squares = pad(squares.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        squares = avg_pool2d(squares, (size, 1), stride=1).squeeze(1)
+    else:  # (N, 1, C, H, rest): windows of size channels, one position each
+        sizes = input.size()
+        squares = squares.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        squares = pad(squares, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        squares = avg_pool3d(squares, (size, 1, 1), stride=1).squeeze(1).view(sizes)
     return input / squares.mul(alpha).add(k).pow(beta)
 
 
@@ -155,6 +168,45 @@ def pixel_shuffle(input, upscale_factor):
     x = x.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
     out = np.ascontiguousarray(x).reshape(*batch, channels // (r * r), height * r, width * r)
     return record(PixelShuffleBackward0, wrap(out), (input,), upscale_factor=r)
+
+
+def channel_shuffle(input, groups):
+    """(N, C, *) with C = g k: the channels read as g groups of k, taken one from each group in
+    turn (channel i k + j goes to j g + i)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"channel_shuffle(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
+        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not "
+                        f"{type_name(groups)}")
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    channels = input.shape[1]
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if channels % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} "
+                           f"channels and {groups} groups.")
+    x = input._data
+    if x.size == 0:  # (torch returns an alias: the input's strides)
+        with no_grad():
+            alias = input.as_strided(input.shape, input.stride(), input.storage_offset())
+        return record(ChannelShuffleBackward0, alias, (input,), groups=groups)
+    grouped = x.reshape(x.shape[0], groups, channels // groups, *x.shape[2:]).swapaxes(1, 2)
+    out = np.ascontiguousarray(grouped).reshape(x.shape)
+    return record(ChannelShuffleBackward0, wrap(out), (input,), groups=groups)
+
+
+class ChannelShuffleBackward0(Node):
+    """out = the channels interleaved from groups of C / groups:  d/dx = the gradient's
+    channels shuffled back (the shuffle with C / groups groups)"""
+
+    groups: int
+
+    def backward(self, grad):
+        return channel_shuffle(grad, grad.shape[1] // self.groups)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -203,6 +255,14 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         if math.prod(size[2:]) == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
+    return instance_norm_kernel(input, running_mean, running_var, weight, bias, use_input_stats,
+                                momentum, eps)
+
+
+def instance_norm_kernel(input, running_mean, running_var, weight, bias, use_input_stats,
+                         momentum, eps):
+    """ATen's instance_norm (torch.instance_norm): instance_norm after F.instance_norm's
+    Python check"""
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
@@ -210,8 +270,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     shape = [1, samples * channels, *input.shape[2:]]
     repeated = [None if t is None else t.repeat(samples)
                 for t in (weight, bias, running_mean, running_var)]
-    out = batch_norm(input.contiguous().view(shape), repeated[2], repeated[3], repeated[0],
-                     repeated[1], use_input_stats, momentum, eps)
+    out = batch_norm_kernel(input.contiguous().view(shape), repeated[2], repeated[3],
+                            repeated[0], repeated[1], use_input_stats, momentum, eps)
     for kept, updated in ((running_mean, repeated[2]), (running_var, repeated[3])):
         if kept is not None:
             kept.copy_(updated.view(samples, channels).mean(0, False))

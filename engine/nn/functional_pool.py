@@ -1,5 +1,6 @@
-"""Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``avg_pool2d``,
-``adaptive_avg_pool2d``.
+"""Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``max_pool3d``,
+``avg_pool2d``, ``avg_pool3d``, ``adaptive_avg_pool2d`` (and ``avg_pool1d``,
+``adaptive_avg_pool1d``: torch's 2-d pooling of ``input.unsqueeze(-2)``).
 
 Pooling slides a window over each channel of an image (each *plane*) and keeps one number
 per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` chooses the
@@ -13,21 +14,47 @@ gradients can be differentiated (``create_graph=True``). The sums are made in to
 order (row by row inside a window, windows in row-major order), so float32 values are
 bit for bit torch's.
 """
+import functools
+import itertools
+import math
+
 import numpy as np
 
+from ..core.grad_mode import is_grad_enabled
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
+from ..ops.common import overloads
 
 
 # ====================================================================== geometry
-def _two(value, message):
-    """An int or a tuple of one or two ints as (height, width), or torch's RuntimeError."""
+def _per_dim(value, dims, message):
+    """An int or a tuple of one or ``dims`` ints as one int per dimension, or torch's
+    RuntimeError."""
     values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if len(values) not in (1, 2):
+    if len(values) not in (1, dims):
         raise RuntimeError(message)
-    return values * 2 if len(values) == 1 else values
+    return values * dims if len(values) == 1 else values
+
+
+def _argument_messages(name, dims):
+    """How torch words a wrong number of values in a pooling's arguments (avg_pool3d's own
+    way without "either")."""
+    count = {2: "two", 3: "three"}[dims]
+    either = "" if name == "avg_pool3d" else "either "
+    return {"kernel_size": f"{name}: kernel_size must {either}be a single int, or a tuple of "
+                           f"{count} ints",
+            "stride": f"{name}: stride must {either}be omitted, a single int, or a tuple of "
+                      f"{count} ints",
+            "padding": f"{name}: padding must {either}be a single int, or a tuple of {count} ints",
+            "dilation": f"{name}: dilation must be either a single int, or a tuple of {count} "
+                        "ints"}
+
+
+# the name pool3d_shape_check gives itself in its message about an empty dimension
+_SHAPE_CHECK_NAMES = {"avg_pool3d": "avg_pool3d", "max_pool3d":
+                      "max_pool3d_with_indices_out_cpu_template"}
 
 
 def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
@@ -47,32 +74,34 @@ def _output_size(size, kernel, pad, stride, dilation, ceil_mode):
 
 
 class _Geometry:
-    """Where the windows of a 2-d pooling are: kernel, stride, padding, dilation, and once
-    measured on an input, its size and the number of windows along each dimension (out)."""
+    """Where the windows of a 2-d (or 3-d: ``dims``) pooling are: kernel, stride, padding,
+    dilation, and once measured on an input, its size and the number of windows along each
+    dimension (out)."""
 
-    def __init__(self, name, kernel_size, stride, padding, dilation):
-        # the arguments as torch's node saves them: an int twice, a tuple as given
+    def __init__(self, name, kernel_size, stride, padding, dilation, dims=2):
+        self.dims, self.name = dims, name
+        # the arguments as torch's node saves them: an int once per dimension, a tuple as given
         self.given = {argument: () if value is None else tuple(value) if isinstance(
-            value, (tuple, list)) else (value, value) for argument, value in (
+            value, (tuple, list)) else (value,) * dims for argument, value in (
             ("kernel_size", kernel_size), ("stride", stride), ("padding", padding),
             ("dilation", dilation))}
-        self.kernel = _two(kernel_size, f"{name}: kernel_size must either be a single int, or "
-                           "a tuple of two ints")
+        messages = _argument_messages(name, dims)
+        self.kernel = _per_dim(kernel_size, dims, messages["kernel_size"])
         if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0):
             stride = self.kernel  # the default: windows side by side
-        self.stride = _two(stride, f"{name}: stride must either be omitted, a single int, or a "
-                           "tuple of two ints")
-        self.padding = _two(padding, f"{name}: padding must either be a single int, or a tuple "
-                            "of two ints")
-        self.dilation = _two(dilation, f"{name}: dilation must be either a single int, or a "
-                             "tuple of two ints")
+        self.stride = _per_dim(stride, dims, messages["stride"])
+        self.padding = _per_dim(padding, dims, messages["padding"])
+        self.dilation = _per_dim(dilation, dims, messages["dilation"])
 
     def measure(self, input, ceil_mode):
         """How many windows fit in ``input`` (then torch's checks of it all)."""
-        self.size = input.shape[-2:]
+        self.size = input.shape[-self.dims:]
         self.out = tuple(_output_size(*values, ceil_mode) for values in zip(
             self.size, self.kernel, self.padding, self.stride, self.dilation))
-        self.check(input)
+        if self.dims == 3:
+            self.check_3d(input)
+        else:
+            self.check(input)
 
     def check(self, input):
         """torch's pool2d_shape_check."""
@@ -98,33 +127,77 @@ class _Geometry:
                                f"Calculated output size: ({shape[-3]}x{self.out[0]}x"
                                f"{self.out[1]}). Output size is too small")
 
+    def check_3d(self, input):
+        """torch's pool3d_shape_check (after the number of dimensions, checked first)."""
+        (kt, kh, kw), (st, sh, sw), (dt, dh, dw) = self.kernel, self.stride, self.dilation
+        if kt <= 0 or kh <= 0 or kw <= 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} "
+                               f"kH: {kh} kW: {kw}")
+        if st <= 0 or sh <= 0 or sw <= 0:
+            raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} "
+                               f"dW: {sw}")
+        if dt <= 0 or dh <= 0 or dw <= 0:
+            raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dt} "
+                               f"dilationH: {dh} dilationW: {dw}")
+        shape = list(input.shape)
+        for dim in range(input.dim() - 4, input.dim()):
+            if shape[dim] == 0:
+                raise RuntimeError(f"{_SHAPE_CHECK_NAMES[self.name]}(): Expected input to have "
+                                   "non-zero size for "
+                                   f"non-batch dimensions, but input has sizes {shape} with "
+                                   f"dimension {dim} being empty")
+        (t, h, w), (pt, ph, pw) = self.size, self.padding
+        if self.name == "avg_pool3d" and (t < kt or h < kh or w < kw):
+            raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                               f"(kT: {kt} kH: {kh} kW: {kw})")
+        if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                               f"got kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+        if min(self.out) < 1:
+            planes = shape[-4]
+            raise RuntimeError(f"Given input size: ({planes}x{t}x{h}x{w}). Calculated output "
+                               f"size: ({planes}x{self.out[0]}x{self.out[1]}x{self.out[2]}). "
+                               "Output size is too small")
+
     def windows(self, planes, fill):
-        """(P, H, W) -> (P, kh * kw, out_h, out_w): the elements of each window, row by row,
-        with ``fill`` where a window reaches into the padding."""
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = self.kernel, self.stride, self.padding, \
-            self.dilation
-        (out_h, out_w), (h, w) = self.out, self.size
-        # padding after the image too, enough for ceil_mode's last window
-        after_h = max(ph, (out_h - 1) * sh + dh * (kh - 1) + 1 - h - ph)
-        after_w = max(pw, (out_w - 1) * sw + dw * (kw - 1) + 1 - w - pw)
-        padded = np.pad(planes, ((0, 0), (ph, after_h), (pw, after_w)), constant_values=fill)
-        windows = np.empty((planes.shape[0], kh * kw, out_h, out_w), planes.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                windows[:, i * kw + j] = padded[:, i * dh:i * dh + sh * (out_h - 1) + 1:sh,
-                                                j * dw:j * dw + sw * (out_w - 1) + 1:sw]
+        """(P, H, W) -> (P, kh * kw, out_h, out_w) (or (P, T, H, W) -> (P, kt * kh * kw,
+        out_t, out_h, out_w)): the elements of each window, row by row, with ``fill`` where a
+        window reaches into the padding."""
+        padded = np.pad(planes, ((0, 0), *self.padding_around()), constant_values=fill)
+        windows = np.empty((planes.shape[0], math.prod(self.kernel), *self.out), planes.dtype)
+        for index, offset in enumerate(itertools.product(*map(range, self.kernel))):
+            windows[:, index] = padded[(slice(None), *self.window_slices(offset, True))]
         return windows
 
+    def padding_around(self):
+        """The padding before and after each dimension: after too, enough for ceil_mode's
+        last window."""
+        return [(pad, max(pad, (out - 1) * stride + dilation * (kernel - 1) + 1 - size - pad))
+                for size, kernel, stride, pad, dilation, out in zip(
+                    self.size, self.kernel, self.stride, self.padding, self.dilation, self.out)]
 
-def _planes(input):
-    """The input as a stack of 2-d planes (P, H, W): pooling treats each one alike."""
-    return input._data.reshape(-1, *input._data.shape[-2:])
+    def window_slices(self, offset, dilated):
+        """Slices of the padded planes: element ``offset`` of every window."""
+        return tuple(slice(i * (dilation if dilated else 1),
+                           i * (dilation if dilated else 1) + stride * (out - 1) + 1, stride)
+                     for i, stride, dilation, out in zip(offset, self.stride, self.dilation,
+                                                         self.out))
+
+
+def _planes(input, dims=2):
+    """The input as a stack of 2-d planes (P, H, W) (3-d: (P, T, H, W)): pooling treats each
+    one alike."""
+    return input._data.reshape(-1, *input._data.shape[-dims:])
 
 
 def _check_input_type(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
+
+
+def _check_not_bool(name, input):
+    """(torch's kernels refuse bool once the shapes are checked)"""
     if input._data.dtype.kind == "b":
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
@@ -136,28 +209,43 @@ def _check_kernel_type(name, kernel_size):
                         f"not {type_name(kernel_size)}")
 
 
-# ====================================================================== max_pool2d
+# ====================================================================== max_pool2d, max_pool3d
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """out = the largest element of each window (a nan wins); with return_indices, also
     where it was (its flat index in its plane)"""
-    _check_input_type("max_pool2d", input)
-    _check_kernel_type("max_pool2d", kernel_size)
-    geometry = _Geometry("max_pool2d", kernel_size, stride, padding, dilation)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
+    (C, T, H, W)); indices count through each (T, H, W) volume"""
+    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def _max_pool(dims, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    name = f"max_pool{dims}d"
+    _check_input_type(name, input)
+    _check_kernel_type(name, kernel_size)
+    geometry = _Geometry(name, kernel_size, stride, padding, dilation, dims)
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected "
+                           "for input")
     geometry.measure(input, ceil_mode)
-    planes = _planes(input)
+    _check_not_bool(name, input)
+    planes = _planes(input, dims)
     lowest = -np.inf if planes.dtype.kind == "f" else np.iinfo(planes.dtype).min
     windows = geometry.windows(planes, lowest)
     inside = geometry.windows(np.ones((1, *planes.shape[1:]), bool), False)  # not padding
     position = _position_of_max(windows, inside)
     values = np.take_along_axis(windows, position[:, None], 1)[:, 0]
-    out_shape = (*input.shape[:-2], *geometry.out)
+    out_shape = (*input.shape[:-dims], *geometry.out)
     out = wrap(values.reshape(out_shape))
     indices = wrap(_flat_index(position, geometry).reshape(out_shape))
-    record(MaxPool2DWithIndicesBackward0, (out, indices), (input,), saved=(input, indices),
-           ceil_mode=ceil_mode, **geometry.given)
+    node = MaxPool3DWithIndicesBackward0 if dims == 3 else MaxPool2DWithIndicesBackward0
+    record(node, (out, indices), (input,), saved=(input, indices), ceil_mode=ceil_mode,
+           **geometry.given)
     return (out, indices) if return_indices else out
 
 
@@ -176,13 +264,17 @@ def _position_of_max(windows, inside):
 
 
 def _flat_index(position, geometry):
-    """Where in its plane (row * width + column) each window's element ``position`` is."""
-    (kw, (sh, sw), (ph, pw), (dh, dw)) = (geometry.kernel[1], geometry.stride, geometry.padding,
-                                          geometry.dilation)
-    out_h, out_w = geometry.out
-    row = np.arange(out_h)[:, None] * sh - ph + (position // kw) * dh
-    column = np.arange(out_w)[None, :] * sw - pw + (position % kw) * dw
-    return (row * geometry.size[1] + column).astype(np.int64)
+    """Where in its plane (row * width + column; 3-d: (depth * height + row) * width +
+    column) each window's element ``position`` (P, *out) is."""
+    offsets = np.unravel_index(position, geometry.kernel)
+    flat = np.zeros(position.shape, np.int64)
+    for dim, (offset, size, stride, pad, dilation, out) in enumerate(zip(
+            offsets, geometry.size, geometry.stride, geometry.padding, geometry.dilation,
+            geometry.out)):
+        starts = (np.arange(out) * stride - pad).reshape(
+            (out,) + (1,) * (geometry.dims - 1 - dim))
+        flat = flat * size + starts + offset * dilation
+    return flat
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -195,80 +287,121 @@ class MaxPool2DWithIndicesBackward0(Node):
     padding: tuple
     dilation: tuple
     ceil_mode: bool
+    dims = 2
 
     def backward(self, grad):
         input, indices = self.saved_tensors
-        return max_pool2d_backward(grad, input.shape, indices)
+        return max_pool_backward(self.dims, grad, input.shape, indices)
 
 
-def max_pool2d_backward(grad, input_shape, indices):
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    """out = the max of each 3-d window:  d/dx as max_pool2d's"""
+
+    dims = 3
+
+
+def max_pool_backward(dims, grad, input_shape, indices):
     """Each gradient added to the input element ``indices`` names (torch's
-    max_pool2d_with_indices_backward)."""
-    planes = grad._data.reshape(-1, grad._data.shape[-2] * grad._data.shape[-1])
+    max_pool2d_with_indices_backward and max_pool3d's)."""
+    planes = grad._data.reshape(-1, math.prod(grad._data.shape[-dims:]))
     where = indices._data.reshape(planes.shape)
-    out = np.zeros((planes.shape[0], input_shape[-2] * input_shape[-1]), planes.dtype)
+    out = np.zeros((planes.shape[0], math.prod(input_shape[-dims:])), planes.dtype)
     # np.add.at goes through the windows in row-major order, as torch's loop does
     np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
-    return record(MaxPool2DWithIndicesBackwardBackward0, wrap(out.reshape(input_shape)), (grad,),
-                  saved=(indices,))
+    node = MaxPool3DWithIndicesBackwardBackward0 if dims == 3 else \
+        MaxPool2DWithIndicesBackwardBackward0
+    return record(node, wrap(out.reshape(input_shape)), (grad,), saved=(indices,))
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
     """out = grad put back at the max positions:  d/dgrad = the gradient read back there"""
 
     _saved_names = ("indices",)
+    dims = 2
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        planes = grad.reshape(-1, grad.shape[-2] * grad.shape[-1])
-        count, length = planes.shape[0], indices.shape[-2] * indices.shape[-1]
+        planes = grad.reshape(-1, math.prod(grad.shape[-self.dims:]))
+        count, length = planes.shape[0], math.prod(indices.shape[-self.dims:])
         rows = wrap(np.arange(count)[:, None])
         return planes[rows, indices.reshape(count, length)].reshape(indices.shape)
 
 
-# ====================================================================== avg_pool2d
+class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
+    """out = grad put back at the 3-d windows' max positions:  d/dgrad as max_pool2d's"""
+
+    dims = 3
+
+
+# ====================================================================== avg_pool2d, avg_pool3d
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """out = the sum of each window / its size (count_include_pad: padding zeros count too;
     divisor_override: divide by that instead)"""
-    _check_input_type("avg_pool2d", input)
-    _check_kernel_type("avg_pool2d", kernel_size)
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """avg_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
+    (C, T, H, W))"""
+    return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                     divisor_override)
+
+
+def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):
+    name = f"avg_pool{dims}d"
+    _check_input_type(name, input)
+    _check_kernel_type(name, kernel_size)
     if divisor_override is not None and not isinstance(divisor_override, int):
-        raise TypeError("avg_pool2d(): argument 'divisor_override' must be int, not "
+        raise TypeError(f"{name}(): argument 'divisor_override' must be int, not "
                         f"{type_name(divisor_override)}")
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                            divisor_override)
-    planes = _planes(input)
+                            divisor_override, dims)
+    if dims == 2:
+        _check_not_bool(name, input)
+    planes = _planes(input, dims)
+    if dims == 3 and planes.dtype not in (np.float32, np.float64, np.int64):
+        raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
     windows = geometry.windows(planes.astype(_accumulator(planes.dtype)), 0)
     total = np.zeros((windows.shape[0], *geometry.out), windows.dtype)
     for k in range(windows.shape[1]):  # torch's order: row by row through the window
         total += windows[:, k]
     out = _divide(total, geometry.divisors()).astype(planes.dtype)
-    return record(AvgPool2DBackward0, wrap(out.reshape(*input.shape[:-2], *geometry.out)),
+    node = AvgPool3DBackward0 if dims == 3 else AvgPool2DBackward0
+    return record(node, wrap(out.reshape(*input.shape[:-dims], *geometry.out)),
                   (input,), saved=(input,), ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override,
                   **{name: value for name, value in geometry.given.items() if name != "dilation"})
 
 
 class _AvgGeometry(_Geometry):
-    """avg_pool2d's windows (no dilation), and what each window's sum is divided by."""
+    """avg_pool2d's and avg_pool3d's windows (no dilation), and what each window's sum is
+    divided by."""
 
     def __init__(self, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                 divisor_override):
-        super().__init__("avg_pool2d", kernel_size, stride, padding, 1)
+                 divisor_override, dims=2):
+        super().__init__(f"avg_pool{dims}d", kernel_size, stride, padding, 1, dims)
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+        if dims == 3 and input.dim() not in (4, 5):
+            raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")
-        input.size(-3)  # (torch reads the number of planes first: an IndexError for 2-d input)
+        # (torch reads the number of planes first: an IndexError for 2-d input to avg_pool2d)
+        input.size(-dims - 1)
         self.measure(input, ceil_mode)
 
     def divisors(self):
-        """(out_h, out_w): each window's element count (torch's divide_factor)."""
+        """(out_h, out_w) (3-d: (out_t, out_h, out_w)): each window's element count (torch's
+        divide_factor)."""
         if self.divisor_override is not None:
             return np.full(self.out, self.divisor_override)
         counts = [self._counts(*values) for values in zip(self.size, self.kernel, self.stride,
                                                           self.padding, self.out)]
-        return np.outer(*counts)
+        return functools.reduce(np.multiply.outer, counts)
 
     def _counts(self, size, kernel, stride, pad, out):
         start = np.arange(out) * stride - pad
@@ -302,32 +435,40 @@ class AvgPool2DBackward0(Node):
     ceil_mode: bool
     count_include_pad: bool
     divisor_override: object
+    dims = 2
 
     def backward(self, grad):
         (input,) = self.saved_tensors
-        return avg_pool2d_backward(grad, input, self.kernel_size, self.stride, self.padding,
-                                   self.ceil_mode, self.count_include_pad, self.divisor_override)
+        return _avg_pool_backward(self.dims, grad, input, self.kernel_size, self.stride,
+                                  self.padding, self.ceil_mode, self.count_include_pad,
+                                  self.divisor_override)
 
 
-def avg_pool2d_backward(grad, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override):
+class AvgPool3DBackward0(AvgPool2DBackward0):
+    """out = the mean of each 3-d window:  d/dx as avg_pool2d's"""
+
+    dims = 3
+
+
+def _avg_pool_backward(dims, grad, input, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override):
     """Each window's gradient / its divisor, added to the window's elements (torch's
-    avg_pool2d_backward, in its order: windows row by row)."""
+    avg_pool2d_backward and avg_pool3d_backward, in their order: windows row by row)."""
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                            divisor_override)
-    (kh, kw), (sh, sw), (ph, pw), (h, w) = geometry.kernel, geometry.stride, geometry.padding, \
-        geometry.size
-    out_h, out_w = geometry.out
-    planes = grad._data.reshape(-1, out_h, out_w)
+                            divisor_override, dims)
+    planes = grad._data.reshape(-1, *geometry.out)
     deltas = _divide(planes, geometry.divisors()).astype(planes.dtype)
-    after_h, after_w = max(ph, (out_h - 1) * sh + kh - h - ph), max(pw, (out_w - 1) * sw + kw - w
-                                                                    - pw)
-    padded = np.zeros((planes.shape[0], ph + h + after_h, pw + w + after_w), planes.dtype)
-    for i in reversed(range(kh)):  # reversed: so each element gets its windows in row-major order
-        for j in reversed(range(kw)):
-            padded[:, i:i + sh * (out_h - 1) + 1:sh, j:j + sw * (out_w - 1) + 1:sw] += deltas
-    grad_input = np.ascontiguousarray(padded[:, ph:ph + h, pw:pw + w]).reshape(input.shape)
-    return record(AvgPool2DBackwardBackward0, wrap(grad_input), (grad,), kernel_size=kernel_size,
+    around = geometry.padding_around()
+    padded = np.zeros((planes.shape[0], *(before + size + after for (before, after), size in
+                                          zip(around, geometry.size))), planes.dtype)
+    # reversed: so each element gets its windows in row-major order
+    for offset in reversed(list(itertools.product(*map(range, geometry.kernel)))):
+        padded[(slice(None), *geometry.window_slices(offset, False))] += deltas
+    inside = tuple(slice(before, before + size) for (before, _), size in zip(around,
+                                                                            geometry.size))
+    grad_input = np.ascontiguousarray(padded[(slice(None), *inside)]).reshape(input.shape)
+    node = AvgPool3DBackwardBackward0 if dims == 3 else AvgPool2DBackwardBackward0
+    return record(node, wrap(grad_input), (grad,), kernel_size=kernel_size,
                   stride=stride, padding=padding, ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -341,10 +482,140 @@ class AvgPool2DBackwardBackward0(Node):
     ceil_mode: bool
     count_include_pad: bool
     divisor_override: object
+    dims = 2
 
     def backward(self, grad):
-        return avg_pool2d(grad, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                          self.count_include_pad, self.divisor_override)
+        return _avg_pool(self.dims, grad, self.kernel_size, self.stride, self.padding,
+                         self.ceil_mode, self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
+    """out = grad spread over the 3-d windows:  d/dgrad = avg_pool3d of the gradient again"""
+
+    dims = 3
+
+
+# ====================================================================== the 1-d poolings
+def _check_1d(name, input, arguments):
+    """ATen's checks of a 1-d pooling, which then pools input.unsqueeze(-2) in 2-d."""
+    if not 2 <= input.dim() <= 3:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    values = {}
+    for argument, value in arguments.items():
+        value = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        if len(value) != 1:
+            raise RuntimeError(f"{name}() argument '{argument}' should contain one int (got "
+                               f"{len(value)})")
+        values[argument] = value[0]
+    return values
+
+
+@overloads("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
+           "tuple of ints[1] padding = 0, bool ceil_mode = False, bool count_include_pad = True)")
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """avg_pool2d over the last dimension only (torch's composition: unsqueeze, avg_pool2d,
+    squeeze)"""
+    if isinstance(stride, (tuple, list)) and not stride:
+        stride = kernel_size
+    given = _check_1d("avg_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
+                                            "padding": padding})
+    return avg_pool2d(input.unsqueeze(-2), (1, given["kernel_size"]), (1, given["stride"]),
+                      (0, given["padding"]), ceil_mode, count_include_pad).squeeze(-2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d over the last dimension only; with return_indices, also where each max was
+    (torch.max_pool1d_with_indices, else torch.max_pool1d)"""
+    stride = () if stride is None else stride
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return torch_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+_MAX_POOL_1D = ("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
+                "tuple of ints[1] padding = 0, tuple of ints[1] dilation = 1, "
+                "bool ceil_mode = False)")
+
+
+@overloads(_MAX_POOL_1D)
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    """torch.max_pool1d_with_indices: ATen's 1-d checks, then max_pool2d of
+    input.unsqueeze(-2), values and indices squeezed"""
+    if isinstance(stride, (tuple, list)) and not stride:
+        stride = kernel_size
+    given = _check_1d("max_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
+                                            "padding": padding, "dilation": dilation})
+    out, indices = max_pool2d(input.unsqueeze(-2), (1, given["kernel_size"]),
+                              (1, given["stride"]), (0, given["padding"]),
+                              (1, given["dilation"]), ceil_mode, True)
+    return out.squeeze(-2), indices.squeeze(-2)
+
+
+def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """torch.max_pool1d: its own checks; an input that needs a gradient goes the way of
+    max_pool1d_with_indices, any other through a kernel of floats only"""
+    shape = list(input.shape)
+    if not (len(shape) == 2 and 0 not in shape) and not (len(shape) == 3 and 0 not in
+                                                          shape[1:]):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{shape}")
+    _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    needs_indices = input.requires_grad and is_grad_enabled()
+    if not needs_indices and input._data.dtype.kind != "f":
+        raise NotImplementedError("\"max_pool1d_impl\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    if needs_indices:
+        return out
+    # torch's kernel writes a tensor of its own, with a batch of one for 2-d input that it
+    # then squeezes in place (version 1)
+    return out.clone() if input.dim() == 3 else out.unsqueeze(0).clone().squeeze_(0)
+
+
+_max_pool1d.__name__ = "max_pool1d"  # (torch's messages name it so)
+torch_max_pool1d = overloads(_MAX_POOL_1D)(_max_pool1d)
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """ATen's check_max_pool1d"""
+    sizes = {}
+    for argument, value, forms in (
+            ("kernel_size", kernel_size, "an int, list of ints or tuple of ints"),
+            ("stride", stride, "None, an int, list of ints, or tuple of ints"),
+            ("padding", padding, "an int, list of ints, or tuple of ints"),
+            ("dilation", dilation, "an int, list of ints or tuple of ints")):
+        value = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        if len(value) != 1 and not (argument == "stride" and not value):
+            raise RuntimeError(f"max_pool1d() {argument} must be {forms} of size 1 but got size "
+                               f"{len(value)}")
+        sizes[argument] = value[0] if value else None
+    kernel, stride, pad, dilation = (sizes["kernel_size"], sizes["stride"], sizes["padding"],
+                                     sizes["dilation"])
+    stride = kernel if stride is None else stride
+    for name, value, rule in (("kernel_size", kernel, "greater than zero"),
+                              ("stride", stride, "greater than zero"),
+                              ("padding", pad, "non-negative")):
+        if value < 0 or (value == 0 and rule != "non-negative"):
+            raise RuntimeError(f"max_pool1d() {name} must be {rule}, but got {value}")
+    if pad > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={pad} and kernel_size={kernel}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    out = _output_size(input.shape[-1], kernel, pad, stride, dilation, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
+@overloads("(Tensor input, tuple of ints[1] output_size)")
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool2d over the last dimension only (torch's composition)"""
+    given = _check_1d("adaptive_avg_pool1d", input, {"output_size": output_size})
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, given["output_size"])).squeeze(-2)
 
 
 # ====================================================================== adaptive_avg_pool2d
@@ -352,6 +623,7 @@ def adaptive_avg_pool2d(input, output_size):
     """out = the mean of each of output_size windows, chosen to cover the input evenly
     (window i of n over a size s runs from floor(i s / n) to ceil((i + 1) s / n))"""
     _check_input_type("adaptive_avg_pool2d", input)
+    _check_not_bool("adaptive_avg_pool2d", input)
     if not isinstance(output_size, int):
         if len(input.shape) <= len(output_size):
             raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")

@@ -1684,6 +1684,27 @@ NN_ACTIVATIONS = [
     "torch.nn.functional.threshold({x}.clone(), 0.0, 2.0, inplace=True)",
     "torch.nn.functional.hardswish({x}.clone(), inplace=True)",
     "torch.nn.functional.selu({x}.clone(), inplace=True)",
+    # torch's top-level names, with their C++ signatures
+    "torch.celu({x}, 0.5)", "torch.selu({x})", "torch.hardshrink({x}, 0.5)", "{x}.hardshrink()",
+    "torch.threshold({x}, 0.5, -1.0)", "torch.prelu({x}, torch.tensor([0.25], dtype={x}.dtype))",
+    "{x}.prelu(torch.tensor([0.25], dtype={x}.dtype))", "torch.cosine_similarity({x}, {z}, -1)",
+    "torch.pairwise_distance({x}, {z})", "torch.threshold_({x}.clone(), 0.0, 2.0)",
+    "torch.selu_({x}.clone())", "torch.celu_({x}.clone(), 2.0)",
+    "torch.dropout({x}, 0.5, False)", "torch.alpha_dropout({x}, 0.2, False)",
+    "torch.dropout({x}, 0.0, True)",
+    "torch.nn.functional.rrelu({x})", "torch.nn.functional.rrelu({x}, 0.1, 0.3, True)",
+    "torch.rrelu({x}, 0.2, 0.2, True)", "torch.rrelu_({x}.clone(), training=True)",
+    "torch.nn.RReLU(0.0, 1.0)({x})",
+    "torch.nn.functional.avg_pool1d({x}, 2)", "torch.avg_pool1d({x}, 3, 1, 1, True, False)",
+    "torch.adaptive_avg_pool1d({x}, 2)", "torch.nn.AvgPool1d(2, ceil_mode=True)({x})",
+    "torch.nn.functional.max_pool1d({x}, 2)", "torch.max_pool1d({x}, 3, 1, 1, 1, True)",
+    "torch.max_pool1d_with_indices({x}, 2, (), 0, 2)[1]",
+    "torch.nn.MaxPool1d(2, return_indices=True)({x})[0]",
+    "torch.pdist({x})", "torch.nn.functional.pdist({x}, 1.0)", "torch.pdist({x}, 0)",
+    "torch.pdist({x}, float('inf'))",
+    "torch.bilinear({x}, {z}, torch.ones(2, {x}.shape[-1], {z}.shape[-1], dtype={x}.dtype))",
+    "torch.nn.functional.bilinear({x}, {z}, torch.ones(1, {x}.shape[-1], {z}.shape[-1], "
+    "dtype={x}.dtype), torch.tensor([-0.5], dtype={x}.dtype))",
 ]
 NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.group_norm({x}, 2)", "torch.nn.functional.group_norm({x}, 4, eps=0.1)",
@@ -1694,6 +1715,20 @@ NN_LAYERS = [  # (x is (2, 4, 3, 2) here)
     "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}, is_causal=True)",
     "torch.nn.functional.scaled_dot_product_attention({x}[0], {x}[1], {x}[1])",
     "torch.nn.functional.scaled_dot_product_attention({x}, {x}, {x}.transpose(-1, -2))",
+    "torch.group_norm({x}, 2)", "torch.layer_norm({x}, [3, 2])",
+    "torch.instance_norm({x}, None, None, None, None, True, 0.1, 1e-05, False)",
+    "torch.batch_norm({x}, None, None, None, None, True, 0.1, 1e-05, False)",
+    "torch.pixel_shuffle({x}, 2)", "torch.max_pool2d({x}, 2)",
+    "torch.feature_dropout({x}, 0.5, False)", "torch.nn.functional.local_response_norm({x}, 3)",
+    "torch.nn.functional.avg_pool3d({x}, (2, 2, 1))",
+    "torch.nn.functional.avg_pool3d({x}, 2, 1, 1, True, False)",
+    "torch.nn.functional.avg_pool3d({x}.unsqueeze(0), (3, 2, 2), 1, (1, 1, 1), False, True, 2)",
+    "torch.nn.AvgPool3d(2, stride=1, ceil_mode=True)({x})",
+    "torch.nn.functional.max_pool3d({x}, 2, return_indices=True)[1]",
+    "torch.nn.functional.max_pool3d({x}, (2, 2, 1), 1, 1, (1, 1, 2), True)",
+    "torch.max_pool3d({x}.unsqueeze(0), 2, (), 0, 1, True)",
+    "torch.nn.MaxPool3d(3, stride=2, padding=1)({x})",
+    "torch.channel_shuffle({x}, 2)", "torch.nn.ChannelShuffle(4)({x}.transpose(-1, -2))",
 ]
 NN_LOSSES = [
     "torch.nn.functional.kl_div({x}, {z}.abs(), reduction={r})",
@@ -1704,6 +1739,13 @@ NN_LOSSES = [
     "torch.nn.functional.poisson_nll_loss({x}, {z}.abs(), reduction={r})",
     "torch.nn.functional.gaussian_nll_loss({x}, {z}, torch.ones_like({x}), reduction={r})",
     "torch.nn.functional.triplet_margin_loss({x}, {z}, {x} * 2, reduction={r})",
+    # torch's top-level names: an int reduction (0 when not given)
+    "torch.kl_div({x}, {z}.abs(), {i})", "torch.kl_div({x}, {z})",
+    "torch.binary_cross_entropy_with_logits({x}, {z}.sigmoid(), None, None, {i})",
+    "torch.hinge_embedding_loss({x}, torch.ones_like({x}), 1.0, {i})",
+    "torch.margin_ranking_loss({x}, {z}, {x}.sign(), 0.5, {i})",
+    "torch.poisson_nll_loss({x}, {z}.abs(), True, False, 1e-08, {i})",
+    "torch.triplet_margin_loss({x}, {z}, {x} * 2, 1.0, 2.0, 1e-06, False, {i})",
 ]
 
 
@@ -1725,7 +1767,8 @@ def nn_more(b):
         template = b.choice(NN_LOSSES)
         reductions = ["'none'", "'mean'", "'sum'"] + (["'batchmean'"] if "kl_div" in template
                                                       else [])
-        template = template.replace("{r}", b.choice(reductions))
+        template = template.replace("{r}", b.choice(reductions)).replace(
+            "{i}", b.choice(["0", "1", "2"]))
     else:
         template = b.choice(NN_ACTIVATIONS)
     statements.append(f"{y} = {fill(template, x=x, z=z)}")

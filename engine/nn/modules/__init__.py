@@ -1,7 +1,7 @@
 """The layers of ``engine.nn``, one file per kind as in ``torch.nn.modules``."""
 from .batchnorm import (BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d,
                         LazyBatchNorm1d, LazyBatchNorm2d)
-from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
+from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, RReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
                          LogSigmoid, Mish, PReLU, ReLU6, Softmin, Softshrink, Softsign,
@@ -14,7 +14,7 @@ from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
-from .linear import Identity, LazyLinear, Linear
+from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss,
@@ -22,21 +22,25 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLD
                    SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
-from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, AvgPool3d,
+                      MaxPool1d, MaxPool2d, MaxPool3d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-           "Linear", "Identity", "Flatten", "ReLU",
+           "Linear", "Bilinear", "Identity", "Flatten", "ReLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "MSELoss", "L1Loss",
            "BCELoss", "HuberLoss", "SmoothL1Loss",
            "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
            "Conv1d", "Conv2d",
-           "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d",
+           "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm",
-           "GELU", "LeakyReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "LazyConv1d", "LazyConv2d",
+           "GELU", "LeakyReLU", "RReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "LazyConv1d",
+           "LazyConv2d",
            "LazyBatchNorm1d", "LazyBatchNorm2d", "Embedding", "EmbeddingBag",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SELU", "CELU", "PReLU", "GLU",
@@ -46,5 +50,5 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
            "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
-           "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d",
+           "PixelUnshuffle", "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d",
            "MultiheadAttention"]

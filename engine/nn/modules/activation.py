@@ -94,6 +94,24 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}{inplace_str}"
 
 
+class RReLU(Module):
+    """out = x where x > 0, else a * x: a drawn uniformly in [lower, upper) for each element
+    when training, (lower + upper) / 2 in eval mode"""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
 class ELU(Module):
     """out = x where x > 0, else alpha * (exp(x) - 1)"""
 

@@ -1,4 +1,5 @@
-"""``PixelShuffle`` and ``PixelUnshuffle``: channels traded for resolution and back."""
+"""``PixelShuffle`` and ``PixelUnshuffle``: channels traded for resolution and back;
+``ChannelShuffle``: channels interleaved across groups."""
 from .. import functional as F
 from .module import Module
 
@@ -29,3 +30,17 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """(N, g k, *) -> the channels taken one from each of the g groups in turn"""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

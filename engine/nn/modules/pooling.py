@@ -1,11 +1,11 @@
-"""Pooling layers: ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d`` (no parameters)."""
+"""Pooling layers: ``MaxPool1d``/``2d``/``3d``, ``AvgPool1d``/``2d``/``3d``,
+``AdaptiveAvgPool1d``/``2d`` (no parameters)."""
 from .. import functional as F
 from .module import Module
 
 
-class MaxPool2d(Module):
-    """out = the largest element of each kernel_size window, windows stride apart (by default
-    side by side); return_indices=True also returns where each max was."""
+class _MaxPoolNd(Module):
+    """What MaxPool2d and MaxPool3d share: their arguments, kept for forward."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -17,18 +17,40 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
     def extra_repr(self):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}"
                 ", dilation={dilation}, ceil_mode={ceil_mode}".format(**self.__dict__))
 
 
-class AvgPool2d(Module):
-    """out = the mean of each kernel_size window, windows stride apart (by default side by
-    side)."""
+class MaxPool1d(_MaxPoolNd):
+    """out = the largest element of each kernel_size window along the last dimension;
+    return_indices=True also returns where each max was."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """out = the largest element of each kernel_size window, windows stride apart (by default
+    side by side); return_indices=True also returns where each max was."""
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """out = the largest element of each kernel_size window of depth, height and width;
+    return_indices=True also returns where each max was."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class _AvgPoolNd(Module):
+    """What AvgPool2d and AvgPool3d share: their arguments, kept for forward."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
@@ -40,12 +62,62 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    """out = the mean of each kernel_size window along the last dimension, windows stride
+    apart (by default side by side)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        Module.__init__(self)  # (its arguments as 1-tuples, and no divisor_override)
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """out = the mean of each kernel_size window, windows stride apart (by default side by
+    side)."""
+
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
+
+class AvgPool3d(_AvgPoolNd):
+    """out = the mean of each kernel_size window of depth, height and width, windows stride
+    apart (by default side by side)."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool1d(Module):
+    """out = output_size means of windows that cover the last dimension evenly."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
     def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool2d(Module):
