@@ -57,7 +57,7 @@ def check_inference_inplace(tensor):
     does not see, such as logical_not_). torch finds out when it counts the change (an
     inference tensor has no version counter): after the kernel wrote, so the values have
     changed when the error comes; callers check right after writing, before recording."""
-    if tensor._inference and not mode.inference:
+    if tensor._inference and not tensor._own_versions and not mode.inference:
         raise RuntimeError(messages.INFERENCE_INPLACE)
 
 

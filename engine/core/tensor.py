@@ -53,6 +53,9 @@ class Tensor:
     _hooked_accumulator = None  # the same node, held strongly once a hook is registered on it
     _post_accumulate_hooks = None  # register_post_accumulate_grad_hook's (hooks.py)
     _inference = False
+    # an inference tensor has no version counter, but its detach() and .data made outside
+    # inference_mode get one of their own (torch's shallow copy): changes allowed, counted
+    _own_versions = False
     _fw = None           # (level's generation, tangent): forward-mode AD's (forward.py)
     __array_priority__ = 1000  # numpy hands `ndarray + tensor` to Tensor.__radd__
 
@@ -152,7 +155,7 @@ class Tensor:
     @property
     def _version(self):
         """How many in-place changes this tensor's memory has seen (views share the count)."""
-        if self._inference:
+        if self._inference and not self._own_versions:
             raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if self._vc is None else self._vc.value
 
@@ -272,6 +275,8 @@ class Tensor:
         """The same memory and version counter, cut from the graph (requires_grad False)."""
         result = make_view(self, self._data.shape, self.stride(), self.storage_offset())
         result._base, result._requires_grad, result._creation_meta = None, False, None
+        if self._inference and not mode.inference:
+            result._own_versions, result._vc = True, None
         return result
 
     def detach_(self):

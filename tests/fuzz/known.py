@@ -337,11 +337,6 @@ KNOWN = [
           DOCUMENTED, ("error type",), statement=r"\] = ",
           torch=r"its base or another view of its base has been modified inplace",
           engine=r"^$", difference="Writing a tensor that requires grad into an integer tensor"),
-    Known(".data and detach() of an inference tensor count versions in torch (the engine's "
-          "raise, as the tensor's own _version does)", DOCUMENTED, ("graph",),
-          statement=r"\.data\b|detach\(", program=r"inference_mode\(\)",
-          engine=r"version=<Inference tensors do not track version counter",
-          difference="Inference tensors outside inference_mode"),
     Known("create_graph=True: torch's double-backward nodes (SiluBackwardBackward0, "
           "MseLossBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", DOCUMENTED,

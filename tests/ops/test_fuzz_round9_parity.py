@@ -452,3 +452,29 @@ for m in (torch, engine):
     found.append([str(parity.snippet_facts(scope["r"])), warned])
 print(json.dumps(found))
 """
+
+
+INFERENCE_DETACHED = {
+    "w.data": "w.data", "w.detach()": "w.detach()", "v.data": "v.data", "v.detach()": "v.detach()",
+    "v.view(2)": "v.view(2)", "w.data.data": "w.data.data", "v[0:1]": "v[0:1]",
+    "w.data.view(2)": "w.data.view(2)", "w.detach().detach()": "w.detach().detach()",
+}
+
+
+@pytest.mark.parametrize("make", INFERENCE_DETACHED)
+@pytest.mark.parametrize("inside", [False, True])
+def test_detach_and_data_of_an_inference_tensor_count_their_own_versions(make, inside):
+    """torch: detach() and .data of an inference tensor made outside inference_mode are
+    inference tensors with a version counter of their own (fuzz 2454917: w.data -= ...)."""
+    code = ("with m.inference_mode():\n    w = m.rand(2, requires_grad=True)\n    v = m.ones(2)\n"
+            + (f"with m.inference_mode():\n    d = {make}\n" if inside else f"d = {make}\n")
+            + "r = [d.is_inference(), error(lambda: d._version) or d._version,\n"
+              "     error(lambda: d.sub_(1)) or d._version, error(lambda: d.detach().sub_(1))]")
+    parity.assert_same_snippet(code)
+
+
+def test_the_gradient_step_on_an_inference_weight_as_found():
+    parity.assert_same_snippet(
+        "m.manual_seed(0)\nx = m.rand(1, 1)\nz = x * m.tensor(1)\nwith m.inference_mode():\n"
+        "    w = m.rand(1, 1, requires_grad=True)\nb = m.mul(w, z)\nb.backward(m.full_like(b, 0.0))\n"
+        "w.data -= 0.0 * w.grad\nr = [facts(w), w.grad.tolist()]")
