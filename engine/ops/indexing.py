@@ -501,12 +501,14 @@ def _fill_at(input, index, value):
         _check_mask_shape(target, dim, where)
         trailing = target._data.ndim - dim - where._data.ndim
         target.masked_fill_(view(where, where._data.shape + (1,) * trailing), value)
-    else:
+    elif where._data.dtype == np.int64:
         # autograd's refusals first (a leaf that requires grad: fuzz 2072228), then the
         # kernel checks the number before the index
         check_inplace(target)
         checked_scalar(value, input._data.dtype)
         target.index_fill_(dim, view(where, (-1,)), value)
+    else:  # (an int32 or a float index: torch's index_put_ of the number as a tensor)
+        _put(input, target, indices, _value_to_tensor(input, value))
 
 
 class IndexPutBackward0(_SavesIndices):
@@ -537,9 +539,9 @@ def _index_put(target, indices, value):
         if expanded:
             messages.warn_from_learner(messages.MASKED_FILL_EXPANDED)
         return _masked_fill(target, indices[0], value)  # torch's shortcut: masked_fill_
-    status = overlap_status(target, value)
-    if status in ("partial", "full"):
-        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+    for other in (value, *(where for _, where in indices)):
+        if overlap_status(target, other) in ("partial", "full"):
+            raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
     info = _IndexInfo(target, indices)
     shape = info.result_shape
     value_shape = value._data.shape
@@ -978,17 +980,20 @@ def index_fill_(self, dim, index, value):
                            f"tensor with {value._data.ndim} dimension(s).")
     if isinstance(index, Tensor) and index._data.dtype != np.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    filled = _fill_in_place(self, (index, value), messages.INDEX_FILL_EXPANDED,
-                            lambda: index_fill(self, dim, index, value))
+    filled = _fill_in_place(self, (value,), messages.INDEX_FILL_EXPANDED,
+                            lambda: index_fill(self, dim, index, value), index=index)
     places = np.zeros(_as_1d(self._data).shape, bool)
     places[(slice(None),) * wrap_dim(dim, self._data.ndim) + (_as_1d(index._data),)] = True
     return write_inplace(self, filled, places.reshape(self._data.shape))
 
 
-def _fill_in_place(self, args, expanded_warning, fill):
+def _fill_in_place(self, args, expanded_warning, fill, index=None):
     """The checks of an in-place fill, then the filled copy. Unlike other in-place ops, a
-    fill may write into an expanded tensor (its repeated elements), with torch's warning."""
+    fill may write into an expanded tensor (its repeated elements), with torch's warning.
+    An ``index`` may not share self's memory at all (torch's assert_no_overlap: x[x] = 0)."""
     check_inplace(self)
+    if isinstance(index, Tensor) and overlap_status(self, index) in ("partial", "full"):
+        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
     shape, stride = self._data.shape, self.stride()
     if builtins.any(n > 1 and s == 0 for n, s in zip(shape, stride)):
         messages.warn_from_learner(expanded_warning)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..fidelity import float32_math, special
+from ..fidelity import float32_math, messages, special
 from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
@@ -20,7 +20,8 @@ from .common import (NUMBER_SELF_WITHOUT_OUT,
                      PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
                      operands_broadcast_shape, out_holds_result_type, out_of_inputs_dtype,
-                     promote_operands, refuse_saving_inference, require_tensors, takes_out,
+                     promote_operands, refuse_saving_inference, require_tensors, resize_out_first,
+                     takes_out,
                      tensor_inputs, wrap_elementwise, zero_gradient_like)
 from .creation import full_like
 from .arithmetic import (NotImplementedBackward, add_scalar, mul, mul_scalar, pow as power,
@@ -815,18 +816,35 @@ def _ldexp_for_out(out_dtype, input, other):
             out_dtype != input._data.dtype:
         with no_grad():
             return mul(input, power(2.0, other))
-    return ldexp(input, other)
+    return _ldexp(input, other, into_out=True)
 
 
-@takes_out(before=lambda out, input=None, other=None, *args, **kwargs:
-           _ldexp_result_fits(out, input, other), computed_for=_ldexp_for_out)
+def _ldexp_out(out, input=None, other=None, *args, **kwargs):
+    _ldexp_result_fits(out, input, other)
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            other._data.dtype.kind == "b" and input._data.dtype.kind == "f" and \
+            out.dtype is input.dtype:  # (the kernel that refuses bool: out resized first)
+        resize_out_first(out, np.broadcast_shapes(input._data.shape, other._data.shape))
+
+
+@takes_out(before=_ldexp_out, computed_for=_ldexp_for_out)
 def ldexp(input, other):
     """out = input * 2 ** other (rounded once)"""
+    return _ldexp(input, other)
+
+
+def _ldexp(input, other, into_out=False):
     require_tensors("ldexp", input, other)
     refuse_saving_inference((input, other), (other,))
     a, b, common = promote_operands(input, other, "ldexp")
     a, b, common = float_operands(input, other, a, b, common)
     original = other._data
+    shape = np.broadcast_shapes(input._data.shape, original.shape)
+    if original.dtype.kind in "iub" and input._data.dtype.kind == "f" and not into_out and \
+            input._data.size and shape != input._data.shape:
+        # torch's kernel writes into an output shaped like input, then resized (its warning,
+        # as for an out= of the wrong shape)
+        messages.warn_from_learner(messages.out_resized(input._data.shape, shape))
     if original.dtype.kind == "b" and input._data.dtype.kind == "f":  # (measured)
         raise not_implemented_for("ldexp_cpu_exp", original.dtype)
     if original.dtype.kind in "iub":  # exact powers of two: one rounding, as torch

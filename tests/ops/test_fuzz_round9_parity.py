@@ -478,3 +478,44 @@ def test_the_gradient_step_on_an_inference_weight_as_found():
         "m.manual_seed(0)\nx = m.rand(1, 1)\nz = x * m.tensor(1)\nwith m.inference_mode():\n"
         "    w = m.rand(1, 1, requires_grad=True)\nb = m.mul(w, z)\nb.backward(m.full_like(b, 0.0))\n"
         "w.data -= 0.0 * w.grad\nr = [facts(w), w.grad.tolist()]")
+
+
+SETITEM_NUMBER = ["y[i.int()] = 1.0", "y[i.float()] = 1.0", "y[i.float()] = m.tensor(1.0)",
+                  "y[i.view(2, 1)] = 1.0", "y[i[None]] = 1.0", "y[m.tensor(1)] = 1.0",
+                  "y[m.tensor(1.5)] = 1.0", "i[i] = 5", "i[i.clone()] = 5", "i[i[0:1]] = 5",
+                  "i[i] = m.tensor(5)", "y[y[0].long()] = 1.0", "y[:, y[0].long()] = 2.0",
+                  "y[y] = False", "y[y] = 1.0", "y[y] = m.tensor(2.0)", "y[y, 0] = 1.0",
+                  "b[b] = False", "y[y.bool()] = 3.0", "y[y[0]] = 1.0", "y[:, 0][y[:, 0]] = 1",
+                  "y[y] += 1", "y[[0, 1]] = y[[1, 0]]", "y[i.int(), 0] = 7", "y[i.short()] = 2",
+                  "y[i.int()] = 1e40", "w[i.int()] = 1.0", "w.detach()[i.int()] = 1.0"]
+
+
+@pytest.mark.parametrize("code", SETITEM_NUMBER)
+def test_setitem_of_a_number_takes_torchs_path_by_the_index_dtype(code):
+    """torch's x[index] = number: index_fill_ for an int64 index (which may not share x's
+    memory: i[i] = 5 is refused), index_put_ of the number as a tensor otherwise (an int32
+    index works; a float index's error comes after the overlap check: fuzz 2468911)."""
+    parity.assert_same_snippet(
+        "y = m.tensor([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])\ni = m.tensor([0, 1])\n"
+        "b = m.tensor([True, False])\nw = m.ones(2, 3, requires_grad=True)\n"
+        f"def run():\n    {code}\n"
+        "r = error(run) or [y.tolist(), i.tolist(), b.tolist(), y._version, i._version]")
+
+
+LDEXP_SHAPES = [((), (3,), "float32", "int64"), ((2, 1), (3,), "float64", "int32"),
+                ((0,), (1,), "float32", "int64"), ((3,), (3,), "float32", "int64"),
+                ((1,), (3,), "float16", "int64"), ((3,), (1,), "float32", "int64"),
+                ((), (3,), "float32", "float32"), ((1,), (3,), "int64", "int64"),
+                ((1,), (3,), "float32", "uint8"), ((1,), (3,), "float32", "bool")]
+
+
+@pytest.mark.parametrize("out", [None, 0, 5])
+@pytest.mark.parametrize("shapes", LDEXP_SHAPES)
+def test_ldexp_warns_as_its_kernel_resizes_an_output_shaped_like_input(shapes, out):
+    """torch's ldexp of a float input and an integer exponent writes into an output shaped
+    like the input, then resized, with the out= warning (fuzz 2469206)."""
+    a, b, ad, bd = shapes
+    given = "" if out is None else f", out=m.zeros({out}, dtype=m.{ad})"
+    parity.assert_same_snippet(
+        f"x = m.ones({a}, dtype=m.{ad})\ne = m.ones({b}, dtype=m.{bd})\n"
+        f"r = error(lambda: m.ldexp(x, e{given})) or facts(m.ldexp(x, e{given}))", warnings_too=True)
