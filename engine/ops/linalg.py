@@ -28,18 +28,38 @@ from .views import permute
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
            "vdot"]
 
-def _products(a, b):
-    """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once."""
+def _products(a, b, small_in_torchs_order=False):
+    """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once.
+    ``small_in_torchs_order`` (mm, matmul, mv, dot): a small float32 or float64 product that
+    torch's kernel adds term by term is added so (``_adds_term_by_term``)."""
     if a.dtype != b.dtype:  # nothing to multiply (bmm checks no dtype then): mat2's dtype
         return np.matmul(a.astype(b.dtype), b)
     if a.dtype.char == "e":
         return quietly(lambda: np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(
             np.float16))
     result = quietly(np.matmul, a, b)  # (inf * 0 is nan, without a word, as in torch)
-    if a.dtype.char == "f" and a.size and b.size and _may_overflow(a, b):
+    if a.dtype.char in "fd" and a.size and b.size and (
+            small_in_torchs_order and _adds_term_by_term(a, b) or
+            a.dtype.char == "f" and _may_overflow(a, b)):
         result = np.array(result)  # (dot's is a numpy scalar)
         _overflow_as_torch(a, b, result)
     return result
+
+
+def _adds_term_by_term(a, b):
+    """Whether torch rounds each term of a @ b and adds them one after another, as measured
+    (3,000 random products of up to 5 rows, 39 terms, 15 columns, float32 and float64): every
+    product of a single row, and most of up to 4 terms (all in float32 with up to 3 rows or
+    11 columns); larger ones interleave their sums (numpy's BLAS fuses them: either way the
+    last bit can differ, DIFFERENCES.md). Up to 65,536 terms: the replay is slower than BLAS."""
+    if a.ndim > 2 or b.ndim > 2:
+        return False
+    if a.ndim == 1 and b.ndim == 1:  # dot: BLAS's for contiguous vectors and for float64
+        return a.dtype.char == "f" and not (a.flags.c_contiguous and b.flags.c_contiguous)
+    rows, columns, terms = (a.shape[0] if a.ndim == 2 else 1), (b.shape[1] if b.ndim == 2
+                                                                 else 1), a.shape[-1]
+    return (rows <= 3 or columns <= 11) and (rows == 1 or terms <= 4) and \
+        rows * columns * terms <= 65536
 
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -74,7 +94,7 @@ def _overflow_as_torch(a, b, result):
     products[...] = quietly(np.add.accumulate, terms, axis=-1)[..., -1] + products.dtype.type(0)
 
 
-def _matrix_products(a, b):
+def _matrix_products(a, b, small_in_torchs_order=False):
     """a @ b as torch's mm computes it (``a``'s batch dimensions, if any, folded into rows).
 
     Over a single term (a has one column) torch's gemm returns each product as it is, its
@@ -84,7 +104,7 @@ def _matrix_products(a, b):
     rows = math.prod(a.shape[:-1])
     if a.shape[-1] == 1 and rows > 1 and b.shape[-1] > 1 and a.dtype.char in "fd":
         return quietly(np.multiply, a, b)
-    return _products(a, b)
+    return _products(a, b, small_in_torchs_order)
 
 
 def _scaled_sum(bias, beta, products, alpha, mat1, mat2):
@@ -375,7 +395,7 @@ def mm(input, mat2):
     if mat2._data.ndim != 2:
         raise RuntimeError(f"mm: mat2 must be a matrix, got {mat2._data.ndim}-D tensor")
     _check_mm(input._data, mat2._data)
-    result = wrap(_matrix_products(input._data, mat2._data))
+    result = wrap(_matrix_products(input._data, mat2._data, small_in_torchs_order=True))
     # each matrix is kept only if the other one needs a gradient (its formula reads it)
     return record(MmBackward0, result, (input, mat2),
                   saved=(kept_for(mat2, input), kept_for(input, mat2)),
@@ -418,7 +438,7 @@ def mv(input, vec):
     if mat.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {v.ndim}")
     _check_mv(mat, v)
-    result = wrap(_products(mat, v))
+    result = wrap(_products(mat, v, small_in_torchs_order=True))
     return record(MvBackward0, result, (input, vec),
                   saved=(kept_for(vec, input), kept_for(input, vec)))
 
@@ -457,7 +477,7 @@ def dot(input, other):
                            "respectively")
     if a.dtype.kind == "b":
         raise not_implemented_for("dot", a.dtype)
-    result = wrap(_products(a, b))
+    result = wrap(_products(a, b, small_in_torchs_order=True))
     return record(DotBackward0, result, (input, other),
                   saved=(kept_for(other, input), kept_for(input, other)))
 
@@ -646,7 +666,7 @@ def matmul(input, other):
                 dual.active and (has_tangent(input) or has_tangent(other)):  # (forward mode too)
             return input.unsqueeze(0).mm(other).squeeze_(0)  # recorded as torch does
         _check_mm(a[None], b)
-        result = wrap(_products(a, b))
+        result = wrap(_products(a, b, small_in_torchs_order=True))
         result._bump_version()  # torch's squeeze_(0) of a (1, p) product
         return result
     if da == 2 and db == 2:
