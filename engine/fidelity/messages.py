@@ -494,6 +494,9 @@ def type_name(value):
     class written in Python by its name ('Tensor', 'Fraction'), a built-in by its name
     ('list', 'NoneType'), any other C type with its module ('numpy.ndarray', 'torch.dtype')."""
     kind = type(value)
+    named = getattr(kind, "torch_type_name", None)  # (torch.return_types.sort & co)
+    if named is not None:
+        return named
     if kind.__module__.startswith("engine") and kind.__name__ in _TORCH_C_TYPES:
         return _TORCH_C_TYPES[kind.__name__]
     if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":

@@ -5,6 +5,7 @@ there as in this file; everything else here is this module's own.
 """
 import builtins
 import functools
+from collections import namedtuple
 import inspect
 import warnings
 
@@ -38,7 +39,7 @@ __all__ = [
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
     "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
-    "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT",
+    "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT", "named_result",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out", "named_arguments", "out_dtype_is", "resize_out_first",
     "out_of_inputs_dtype", "out_holds_result_type",
@@ -110,6 +111,18 @@ def operand_type_error(name, value, position, argument="other"):
     method call: ``t.add("a")`` says position 1, ``torch.add(t, "a")`` position 2)."""
     return TypeError(f"{name}(): argument '{argument}' (position {calls.position(position)}) "
                      f"must be Tensor, not {type_name(value)}")
+
+
+def named_result(op, fields):
+    """torch.return_types.<op>: a named tuple that prints, and names itself in errors, as
+    torch's C type does."""
+    def __repr__(self):
+        shown = ",\n".join(f"{name}={value!r}" for name, value in zip(fields, self))
+        return f"torch.return_types.{op}(\n{shown})"
+
+    return type(op, (namedtuple("_" + op, fields), messages.CTypeAttributeErrors),
+                {"__slots__": (), "__repr__": __repr__,
+                 "torch_type_name": f"torch.return_types.{op}"})
 
 
 def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, overloads=()):

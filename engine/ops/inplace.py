@@ -158,6 +158,12 @@ WRAPS_NUMBERS = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "
                  "floor_divide"}
 
 
+# in-place ops whose number operand takes part in the result's dtype before a kernel is
+# picked (int.bitwise_and_(1.5): Float can't be cast; lerp_'s number weight does not)
+_NUMBERS_PROMOTE = frozenset(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                              "bitwise_right_shift"))
+
+
 def in_place(function, tracked=True):
     """``x.op_(...)``: ``op``'s result written into x (``tracked``: see write_inplace)."""
     name = function.__name__
@@ -200,7 +206,8 @@ def in_place(function, tracked=True):
                 # (int.lerp_(int, 0-d float weight): Float can't be cast, not "not implemented";
                 # bool.floor_divide_(0): Long can't be cast, before the integer division by 0)
                 operands = (a for a in args if isinstance(a, Tensor) or (
-                    str(error) == "ZeroDivisionError" and isinstance(a, (int, float, bool))))
+                    (str(error) == "ZeroDivisionError" or name in _NUMBERS_PROMOTE) and
+                    isinstance(a, (int, float, bool))))
                 common = dtypes.result_type(self, *operands)
                 if not dtypes.can_cast(common, self.dtype):
                     raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) \

@@ -2,7 +2,6 @@
 """
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -17,7 +16,8 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_strided, wrap
-from .common import (broadcast_error, named_arguments, not_implemented_for, numpy_names,
+from .common import (broadcast_error, named_arguments, named_result, not_implemented_for,
+                     numpy_names,
                      out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
                      require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
@@ -829,17 +829,8 @@ def _default_cross_dim(input, warn):
 
 
 # ====================================================================== singular values
-def _named_result(op, fields):
-    """torch.return_types.<op>: a named tuple that prints as torch's."""
-    def __repr__(self):
-        shown = ",\n".join(f"{name}={value!r}" for name, value in zip(fields, self))
-        return f"torch.return_types.{op}(\n{shown})"
-
-    return type(op, (namedtuple("_" + op, fields),), {"__slots__": (), "__repr__": __repr__})
-
-
-_LinalgSvd = _named_result("linalg_svd", ["U", "S", "Vh"])
-_Svd = _named_result("svd", ["U", "S", "V"])
+_LinalgSvd = named_result("linalg_svd", ["U", "S", "Vh"])
+_Svd = named_result("svd", ["U", "S", "V"])
 
 
 def _check_svd_input(A):

@@ -132,7 +132,7 @@ Tensor.index_fill_ = method_copy(indexing.index_fill_)
 Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicker way)
 Tensor.float_power_ = method_copy(pointwise.float_power_)
 Tensor.conj_physical_ = method_copy(inplace.in_place(pointwise.conj_physical_copy))
-_ldexp_in_place = inplace.in_place(_without_out(pointwise.ldexp))
+_ldexp_in_place = inplace.in_place(pointwise.ldexp_written_back)
 
 
 def _ldexp_(self, other):

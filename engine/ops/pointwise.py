@@ -833,6 +833,14 @@ def ldexp(input, other):
     return _ldexp(input, other)
 
 
+def ldexp_written_back(input, other):
+    """ldexp for ``x.ldexp_(other)``: written into x itself, no output to resize (no warning)."""
+    return _ldexp(input, other, into_out=True)
+
+
+ldexp_written_back.__name__ = "ldexp"  # (in_place names the op in its messages)
+
+
 def _ldexp(input, other, into_out=False):
     require_tensors("ldexp", input, other)
     refuse_saving_inference((input, other), (other,))

@@ -13,7 +13,6 @@ pivots, and so the rounding and which diagonal element comes out zero, depend on
 """
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from ..fidelity.size import contiguous_format
 from ..core.grad_mode import mode as grad_mode
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, wrap
-from .common import out_dtype_is, overloads, resize_out_first, takes_out, write_out
+from .common import named_result, out_dtype_is, overloads, resize_out_first, takes_out, write_out
 from .arithmetic import where
 from .join import cat
 from .linalg import linalg_svd, matmul
@@ -39,23 +38,14 @@ class LinAlgError(RuntimeError):
 LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"  # (torch._C's name for it)
 
 
-def _named_result(op, fields):
-    """torch.return_types.<op>: a named tuple that prints as torch's."""
-    def __repr__(self):
-        shown = ",\n".join(f"{name}={value!r}" for name, value in zip(fields, self))
-        return f"torch.return_types.{op}(\n{shown})"
-
-    return type(op, (namedtuple("_" + op, fields),), {"__slots__": (), "__repr__": __repr__})
-
-
-_Slogdet = _named_result("slogdet", ["sign", "logabsdet"])
-_SlogdetOut = _named_result("slogdet_out", ["sign", "logabsdet"])
-_LinalgSlogdet = _named_result("linalg_slogdet", ["sign", "logabsdet"])
-_LinalgSlogdetOut = _named_result("linalg_slogdet_out", ["sign", "logabsdet"])
-_InvEx = _named_result("linalg_inv_ex", ["inverse", "info"])
-_InvExOut = _named_result("linalg_inv_ex_out", ["inverse", "info"])
-_SolveEx = _named_result("linalg_solve_ex", ["result", "info"])
-_SolveExOut = _named_result("linalg_solve_ex_out", ["result", "info"])
+_Slogdet = named_result("slogdet", ["sign", "logabsdet"])
+_SlogdetOut = named_result("slogdet_out", ["sign", "logabsdet"])
+_LinalgSlogdet = named_result("linalg_slogdet", ["sign", "logabsdet"])
+_LinalgSlogdetOut = named_result("linalg_slogdet_out", ["sign", "logabsdet"])
+_InvEx = named_result("linalg_inv_ex", ["inverse", "info"])
+_InvExOut = named_result("linalg_inv_ex_out", ["inverse", "info"])
+_SolveEx = named_result("linalg_solve_ex", ["result", "info"])
+_SolveExOut = named_result("linalg_solve_ex_out", ["result", "info"])
 
 
 # ====================================================================== checks

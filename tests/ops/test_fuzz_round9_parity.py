@@ -560,3 +560,34 @@ CANCELLING = {
 @pytest.mark.parametrize("name", CANCELLING)
 def test_cancelling_small_products_as_found(name):
     parity.assert_same_snippet(CANCELLING[name])
+
+
+RETURN_TYPES = {"cummax": "m.cummax(x, 0)", "max": "x.max(0)", "sort": "x.sort()", "aminmax": "x.aminmax()",
+                "slogdet": "x.slogdet()", "inv_ex": "m.linalg.inv_ex(x)", "svd": "m.svd(x)",
+                "linalg_svd": "m.linalg.svd(x)", "solve_ex": "m.linalg.solve_ex(x, x)"}
+
+
+@pytest.mark.parametrize("name", RETURN_TYPES)
+def test_return_types_name_themselves_as_torchs(name):
+    """torch.return_types.<op> in an AttributeError and in an invalid-combination message's
+    first line (fuzz 2482861: where(c, x, cummax(...)); 2491843: slogdet(...).clone())."""
+    parity.assert_same_snippet(f"x = m.tensor([[2.0, 1.0], [1.0, 3.0]])\ny = {RETURN_TYPES[name]}\n"
+                               "r = [str(error(f)).split(chr(10))[0] for f in\n"
+                               "     (lambda: y.clone(), lambda: m.where(x > 0, x, y))]")
+
+
+@pytest.mark.parametrize("op", ["bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_",
+                                "bitwise_right_shift_", "__ilshift__", "__irshift__", "__iand__",
+                                "lerp_", "gcd_", "fmod_"])
+@pytest.mark.parametrize("number", [1.5, 2, True, 0.0])
+def test_an_integer_in_place_op_with_a_float_number(op, number):
+    """torch promotes the number first: Float can't be cast to Long, before any kernel says
+    it has no Float loop (fuzz 2490352, 2498286); lerp_'s number weight is not promoted."""
+    args = f"x, {number!r}" if op == "lerp_" else repr(number)
+    parity.assert_same_snippet(f"x = m.tensor([[1, 1, 1], [1, 1, 1]])\nf = getattr(x, {op!r})\n"
+                               f"r = error(lambda: f({args})) or facts(x)")
+
+
+def test_ldexp_in_place_does_not_warn_of_a_resize():
+    parity.assert_same_snippet("b = m.tensor(0.0)\nc = m.tensor([1])\n"
+                               "r = error(lambda: b.clone().ldexp_(c))", warnings_too=True)
