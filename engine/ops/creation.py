@@ -20,7 +20,8 @@ from ..fidelity.size import CPU, check_device, check_memory_format
 from ..fidelity.size import device as Device
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor, wrap
-from .common import copy_preserving_layout, empty_in_format, factory_out
+from .common import (copy_preserving_layout, empty_in_format, factory_out,
+                     invalid_arguments_error)
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
@@ -1012,8 +1013,34 @@ def _random_like(input, target, device, requires_grad, draw, memory_format=None)
     return finish_factory(result, requires_grad, device)
 
 
+_LIKE_KEYWORDS = ("torch.memory_format memory_format = None, torch.dtype dtype = None, "
+                  "torch.layout layout = None, torch.device device = None, bool pin_memory = "
+                  "False, bool requires_grad = False)")
+_RANDOM_LIKE = (" * (Tensor input, *, torch.Generator generator, " + _LIKE_KEYWORDS,
+                " * (Tensor input, *, " + _LIKE_KEYWORDS)
+_RANDINT_LIKE = tuple(f" * (Tensor input, {first}*, {generator}{_LIKE_KEYWORDS}"
+                      for first in ("int low, int high, ", "Tensor high, ", "int high, ")
+                      for generator in ("torch.Generator generator, ", ""))
+
+
+def _refuse_non_tensor_input(name, input, args, keywords, overloads):
+    """torch's parser on a random *_like of something that is not a tensor: the overload
+    without a generator names the argument when nothing else is given, else the list."""
+    if isinstance(input, Tensor):
+        return
+    given = {key: value for key, value in keywords.items()
+             if value is not (False if key == "requires_grad" else None)}
+    if not args and not given and name != "randint_like":
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{messages.type_name(input)}")
+    raise invalid_arguments_error(name, input, *args, keywords=given, overloads=overloads)
+
+
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    _refuse_non_tensor_input("rand_like", input, (), dict(
+        dtype=dtype, layout=layout, device=device, requires_grad=requires_grad,
+        memory_format=memory_format), _RANDOM_LIKE)
     target = float_sampling_dtype(dtype or input.dtype, "check_uniform_bounds")
     return _random_like(input, target, device, requires_grad,
                         lambda shape, _: rng.uniform(shape, target.numpy_dtype),
@@ -1022,6 +1049,9 @@ def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    _refuse_non_tensor_input("randn_like", input, (), dict(
+        dtype=dtype, layout=layout, device=device, requires_grad=requires_grad,
+        memory_format=memory_format), _RANDOM_LIKE)
     target = float_sampling_dtype(dtype or input.dtype, "normal_kernel_cpu", input.numel())
     return _random_like(input, target, device, requires_grad, lambda shape, contiguous: rng.normal(
         shape, target.numpy_dtype, contiguous=contiguous),
@@ -1035,6 +1065,10 @@ def _int64_argument(value):
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
+    _refuse_non_tensor_input("randint_like", input, (low,) if high is None else (low, high),
+                             dict(dtype=dtype, layout=layout, device=device,
+                                  requires_grad=requires_grad, memory_format=memory_format),
+                             _RANDINT_LIKE)
     given = (low,) if high is None else (low, high)
     for value in given:
         if not isinstance(value, (builtins.int, np.integer)):

@@ -824,7 +824,16 @@ def _ldexp_out(out, input=None, other=None, *args, **kwargs):
     if isinstance(input, Tensor) and isinstance(other, Tensor) and \
             other._data.dtype.kind == "b" and input._data.dtype.kind == "f" and \
             out.dtype is input.dtype:  # (the kernel that refuses bool: out resized first)
-        resize_out_first(out, np.broadcast_shapes(input._data.shape, other._data.shape))
+        shape = _broadcast_or_none(input._data.shape, other._data.shape)
+        if shape is not None:
+            resize_out_first(out, shape)
+
+
+def _broadcast_or_none(*shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
 
 
 @takes_out(before=_ldexp_out, computed_for=_ldexp_for_out)
@@ -847,13 +856,14 @@ def _ldexp(input, other, into_out=False):
     a, b, common = promote_operands(input, other, "ldexp")
     a, b, common = float_operands(input, other, a, b, common)
     original = other._data
-    shape = np.broadcast_shapes(input._data.shape, original.shape)
+    shape = _broadcast_or_none(input._data.shape, original.shape)  # (the kernel's error later)
     if original.dtype.kind in "iub" and input._data.dtype.kind == "f" and not into_out and \
-            input._data.size and shape != input._data.shape:
+            input._data.size and shape is not None and shape != input._data.shape:
         # torch's kernel writes into an output shaped like input, then resized (its warning,
         # as for an out= of the wrong shape)
         messages.warn_from_learner(messages.out_resized(input._data.shape, shape))
     if original.dtype.kind == "b" and input._data.dtype.kind == "f":  # (measured)
+        operands_broadcast_shape(input._data, original)  # (the shapes' error comes first)
         raise not_implemented_for("ldexp_cpu_exp", original.dtype)
     if original.dtype.kind in "iub":  # exact powers of two: one rounding, as torch
         exponents = np.clip(original.astype(np.int64), -2**30, 2**30).astype(np.int32)

@@ -591,3 +591,22 @@ def test_an_integer_in_place_op_with_a_float_number(op, number):
 def test_ldexp_in_place_does_not_warn_of_a_resize():
     parity.assert_same_snippet("b = m.tensor(0.0)\nc = m.tensor([1])\n"
                                "r = error(lambda: b.clone().ldexp_(c))", warnings_too=True)
+
+
+@pytest.mark.parametrize("call", ["m.zeros_like(None)", "m.rand_like(None)", "m.randn_like(2.0)",
+                                  "m.randn_like(None, requires_grad=True)", "m.rand_like(None, dtype=m.float32)",
+                                  "m.randint_like(None, 3)", "m.randint_like([1], 0, 3)"])
+def test_random_like_of_something_not_a_tensor(call):
+    """torch's parser's TypeError, not an AttributeError from inside (fuzz 2704265:
+    randn_like of backward()'s None)."""
+    parity.assert_same_snippet(f"r = error(lambda: {call})")
+
+
+@pytest.mark.parametrize("exponent", ["int64", "bool", "float32"])
+@pytest.mark.parametrize("shapes", [((0,), (3,)), ((2,), (3,)), ((2, 1), (3,))])
+@pytest.mark.parametrize("out", [False, True])
+def test_ldexp_of_shapes_that_do_not_broadcast(shapes, exponent, out):
+    """torch's shapes error, first (fuzz 2718741: ldexp(input=tensor([]), other=[0, 1, 1]))."""
+    given = ", out=m.zeros(2)" if out else ""
+    parity.assert_same_snippet(f"r = error(lambda: m.ldexp(input=m.ones({shapes[0]}), "
+                               f"other=m.ones({shapes[1]}, dtype=m.{exponent}){given}))")
