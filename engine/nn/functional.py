@@ -406,7 +406,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_target_shape(input, target)
     if t.dtype not in (np.int64, np.uint8):
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{str(target.dtype).split('.')[-1].capitalize()}")
+                           f"{scalar_type_name[target.dtype]}")
     class_dim = 0 if x.ndim == 1 else 1
     t = t.astype(np.int64, copy=False)
     if x.ndim == 1:

@@ -666,7 +666,20 @@ def _power(a, b, common, row_major_result=False):
         return wrap_elementwise(_integer_power(*[np.broadcast_to(x, shape) for x in (a, b)]), a, b)
     if common == np.float32:  # torch's last bits, which depend on each element's place
         return elementwise(lambda x, y: float32_math.pow(x, y, row_major_result), a, b)
-    return elementwise(np.power, a, b)
+    return elementwise(_c_power, a, b)
+
+
+def _c_power(x, y):
+    """np.power as C's pow of each element, which torch's tensor ** tensor calls: numpy
+    turns an exponent of 0.5 that it steps through with stride 0 (0-d, expanded, broadcast)
+    into sqrt, whose -0.0 and -inf differ (pow(-inf, 0.5) is inf, sqrt(-inf) nan), so such
+    an exponent is written out in full."""
+    y = np.asarray(y)
+    shape = np.broadcast_shapes(np.shape(x), y.shape)
+    if y.shape == shape and y.ndim and 0 not in y.strides:
+        return np.power(x, y)
+    written = np.broadcast_to(y, shape or (1,)).copy()  # (real strides, even for one element)
+    return np.power(x, written).reshape(shape)
 
 
 def _integer_power(base, exponent):

@@ -610,3 +610,24 @@ def test_ldexp_of_shapes_that_do_not_broadcast(shapes, exponent, out):
     given = ", out=m.zeros(2)" if out else ""
     parity.assert_same_snippet(f"r = error(lambda: m.ldexp(input=m.ones({shapes[0]}), "
                                f"other=m.ones({shapes[1]}, dtype=m.{exponent}){given}))")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16", "bool"])
+def test_cross_entropy_names_a_wrong_target_dtype_as_torch(dtype):
+    """torch's scalar type names: Float, Double, Int (fuzz 2701745: "got Float32")."""
+    parity.assert_same_snippet(f"x = m.ones(2, 3)\nt = m.zeros(2, dtype=m.{dtype})\n"
+                               "r = [error(lambda: m.nn.CrossEntropyLoss()(x, t)), error(lambda: m.nn.functional.nll_loss(x, t))]")
+
+
+@pytest.mark.parametrize("base", ["-0.0", "0.0", "-inf", "inf", "4.0", "-4.0", "nan"])
+@pytest.mark.parametrize("exponent", ["m.tensor(0.5, dtype=m.float64)", "m.tensor([0.5], dtype=m.float64)",
+                                      "m.tensor(0.5, dtype=m.float64).expand(3)", "m.tensor(2.0, dtype=m.float64)",
+                                      "m.tensor(-0.5, dtype=m.float64)", "m.tensor(-1.0, dtype=m.float64)",
+                                      "0.5", "m.tensor(0.5)"])
+def test_float64_power_by_a_tensor_is_cs_pow(base, exponent):
+    """torch's tensor ** tensor calls C's pow for each element; numpy's power takes a 0-d or
+    stride-0 exponent of 0.5 as sqrt: (-inf) ** tensor(0.5) was nan, torch's inf; -0.0 gave
+    -0.0, torch's 0.0 (fuzz 2713808: float_power(-0.0, tensor(0.5)))."""
+    parity.assert_same_snippet(
+        f"x = m.tensor([float('{base}')] * 3, dtype=m.float64)\ne = {exponent}\n"
+        "r = [str(m.pow(x, e)), str(m.float_power(x.float(), e)), str(m.pow(x[0], e))]")
