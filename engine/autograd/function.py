@@ -135,14 +135,8 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
     comes back as a view of it."""
     for tensor in ctx._dirty:
         tensor._bump_version()  # marking it dirty counts as an in-place change
-        if recording and tensor._base is not None:  # then torch checks the view it changed
-            if tensor._grad_fn is None and tensor.requires_grad:  # (is_leaf(), asked first:
-                raise RuntimeError(messages.LEAF_DIRTY)  # a view made in no_grad mode)
-            refuse_view_change(tensor, indirect=False)
-            if tensor._requires_grad and tensor._base.grad_fn is None:
-                raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
     if not all(any(t is output for output in outputs) for t in ctx._dirty):
-        raise RuntimeError(messages.DIRTY_NOT_RETURNED)
+        raise RuntimeError(messages.DIRTY_NOT_RETURNED)  # (torch's first check)
     results = []
     differentiable_outputs = [isinstance(output, Tensor) and recording and
                               output._data.dtype.kind == "f" and
@@ -153,8 +147,8 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
             is_input = any(output is t for t in inputs)
             differentiable = differentiable_outputs[output_nr]
             is_dirty = any(output is t for t in ctx._dirty)
-            if is_dirty and differentiable and output._base is not None and len(outputs) > 1:
-                raise RuntimeError(messages.DIRTY_VIEW_OF_SEVERAL_OUTPUTS)
+            if is_dirty and differentiable:
+                _check_dirty(output, several_outputs=len(outputs) > 1)
             output = _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable)
             if output._base is not None and not is_dirty:
                 # torch forbids changing a view a custom Function returned in place
@@ -165,6 +159,22 @@ def _wrap_outputs(ctx, outputs, inputs, recording):
     return tuple(results)
 
 
+def _check_dirty(tensor, several_outputs):
+    """torch's checks of an input forward changed in place and returns, in torch's order;
+    a gradient it retained is dropped before the checks of a view (retain_grad starts over,
+    even when they refuse)."""
+    # (the node as stored, not brought up to date: torch asks is_leaf() first)
+    if tensor._grad_fn is None and tensor.requires_grad:
+        raise RuntimeError(messages.LEAF_DIRTY)
+    if tensor._base is not None and several_outputs:
+        raise RuntimeError(messages.DIRTY_VIEW_OF_SEVERAL_OUTPUTS)
+    tensor._grad = None
+    if tensor._base is not None:
+        refuse_view_change(tensor, indirect=False)
+        if tensor._requires_grad and tensor._base.grad_fn is None:
+            raise RuntimeError(messages.VIEW_OF_LEAF_INPLACE)
+
+
 def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
     if not differentiable:
         if not output.requires_grad:
@@ -172,13 +182,8 @@ def _wrap_output(ctx, output, output_nr, is_input, is_dirty, differentiable):
         if is_input:
             return output.detach()
         return output if output._base is not None else output.detach_()
-    if is_dirty:
-        # (the node as stored, not brought up to date: torch asks is_leaf() first)
-        if output._grad_fn is None and output.requires_grad:
-            raise RuntimeError(messages.LEAF_DIRTY)
-        # its history now ends with this function's node
+    if is_dirty:  # (_check_dirty has checked it): its history now ends with this node
         rebase_history(output, ctx, output_nr)
-        output._grad = None  # (torch drops a gradient it retained: retain_grad starts over)
         return output
     if is_input:
         output = _view_of(output)

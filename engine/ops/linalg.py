@@ -281,6 +281,7 @@ def _check_any_product_out(result, out, input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
     require_tensors("addmm", mat1, mat2, "mat2")
+    refuse_saving_inference((input, mat1, mat2), (kept_for(mat2, mat1), kept_for(mat1, mat2)))
     # torch compares the dtypes first, the bias's first (F.linear on int input), then the
     # dimensions, the shapes, whether the bias broadcasts, and last whether its kernel
     # takes the dtype (bool: not when there is nothing to multiply)
@@ -753,6 +754,7 @@ def linalg_cross(input, other, *, dim=-1):
     """out = input x other, the cross product of 3-vectors along dim (the others broadcast):
     (a2 b3 - a3 b2, a3 b1 - a1 b3, a1 b2 - a2 b1)"""
     require_tensors("linalg_cross", input, other)
+    refuse_saving_inference((input, other), (kept_for(input, other), kept_for(other, input)))
     axis = _check_cross(input, other, dim)
     a, b = input._data, other._data
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -1095,6 +1097,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat @ vec)"""
     _require_input("addmv", input)
     require_tensors("addmv", mat, vec, "vec")
+    refuse_saving_inference((input, mat, vec), (kept_for(vec, mat), kept_for(mat, vec)))
     if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
                            f"{mat._data.ndim}, {vec._data.ndim}")
@@ -1143,6 +1146,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """out = beta * input + alpha * outer(vec1, vec2)"""
     _require_input("addr", input)
     require_tensors("addr", vec1, vec2, "vec2")
+    refuse_saving_inference((input, vec1, vec2), (kept_for(vec2, vec1), kept_for(vec1, vec2)))
     for name, vec in (("vec1", vec1), ("vec2", vec2)):
         if vec._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got "
@@ -1202,6 +1206,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (the sum over b of batch1[b] @ batch2[b])"""
     _require_input("addbmm", input)
     require_tensors("addbmm", batch1, batch2, "batch2")
+    refuse_saving_inference((input, batch1, batch2),
+                            (kept_for(batch2, batch1), kept_for(batch1, batch2)))
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:  # (torch expands input first)
         _expand_bias(input, (batch1._data.shape[1], batch2._data.shape[2]))
     count, n, m, count2, m2, p = _batches("addbmm", batch1, batch2)
@@ -1255,6 +1261,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """out[b] = beta * input[b] + alpha * batch1[b] @ batch2[b]"""
     _require_input("baddbmm", input)
     require_tensors("baddbmm", batch1, batch2, "batch2")
+    refuse_saving_inference((input, batch1, batch2),
+                            (kept_for(batch2, batch1), kept_for(batch1, batch2)))
     if batch1._data.ndim >= 2 and batch2._data.ndim >= 3:  # (torch expands input first)
         _expand_bias(input, batch1._data.shape[:2] + batch2._data.shape[2:3])
     if input.dtype is not batch1.dtype:

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ..fidelity import float32_math, messages, special
+from ..fidelity.rounding import fma32, fma64
 from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
@@ -424,7 +425,8 @@ def _chosen_tangent(tangent_x, tangent_y, x, y, x_chosen):
 
 
 # ---------------------------------------------------------------- logaddexp, logaddexp2
-def _log_add(exp_of, log1p_scaled):
+def _log_add(exp_of, added):
+    """torch's larger + log1p(exp_of(-|a - b|)), its last step ``added(larger, log1p)``."""
     def values(a, b):
         dtype = np.result_type(a, b)
         wide = np.float64
@@ -432,14 +434,21 @@ def _log_add(exp_of, log1p_scaled):
             larger = np.maximum(a, b)  # (nan wins, as torch's vectorised maximum)
             gap = -np.abs(a - b)  # in a's and b's precision, as torch
             term = exp_of(gap.astype(wide)).astype(dtype)
-            result = larger + log1p_scaled(term.astype(wide)).astype(dtype)
+            result = added(larger, np.log1p(term.astype(wide)).astype(dtype))
             both_infinite = (a == b) & np.isinf(a)
             return np.where(both_infinite, a, result).astype(dtype)
     return values
 
 
-_logaddexp_values = _log_add(np.exp, np.log1p)
-_logaddexp2_values = _log_add(np.exp2, lambda t: np.log1p(t) / math.log(2.0))
+def _plus_log1p_over_ln_2(larger, log1p):
+    """larger + log1p * (1 / ln 2) in one fused multiply-add, the constant in the operands'
+    precision, as torch's kernel: logaddexp2(-1, -1) is -1.06e-08 in float32, not 0."""
+    fused = fma64 if larger.dtype == np.float64 else fma32
+    return np.asarray(fused(log1p, larger.dtype.type(1.0 / math.log(2.0)), larger), larger.dtype)
+
+
+_logaddexp_values = _log_add(np.exp, np.add)
+_logaddexp2_values = _log_add(np.exp2, _plus_log1p_over_ln_2)
 
 
 @takes_out(before=out_holds_result_type)

@@ -652,6 +652,43 @@ def test_custom_functions_that_change_or_return_their_inputs(name):
     parity.run_both(MARK_DIRTY[name])
 
 
+_DIRTY_INPUTS = {
+    "a leaf": lambda m: m.arange(4., requires_grad=True),
+    "a view of a leaf": lambda m: m.arange(4., requires_grad=True).view(-1),
+    "a non-leaf": lambda m: m.arange(4., requires_grad=True) * 1,
+    "a view of a non-leaf": lambda m: (m.arange(4., requires_grad=True) * 1).view(-1),
+    "a view made without grad": lambda m: _view_made_without_grad(m),
+}
+
+
+def _view_made_without_grad(m):
+    base = m.arange(4., requires_grad=True) * 1
+    with m.no_grad():
+        view = base.view(-1)
+    return view.requires_grad_()
+
+
+def _dirty_after_a_retained_gradient(m, function, kind):
+    """Which of torch's checks refuses first, and whether the gradient the input retained
+    survives: torch drops it before it checks a view (fuzz 2702067)."""
+    y = _DIRTY_INPUTS[kind](m)
+    if not y.is_leaf:
+        y.retain_grad()
+    y.sum().backward(retain_graph=True)
+    try:
+        _apply(m, function, y)
+        outcome = "ok"
+    except RuntimeError as error:
+        outcome = str(error)
+    return outcome, y.grad, y.requires_grad, y._version
+
+
+@pytest.mark.parametrize("kind", list(_DIRTY_INPUTS))
+@pytest.mark.parametrize("function", ["Inc", "NotReturned", "IncAndTwice", "NonDiff"])
+def test_a_dirty_input_checked_in_torchs_order_after_a_retained_gradient(function, kind):
+    parity.run_both(lambda m: _dirty_after_a_retained_gradient(m, function, kind))
+
+
 # ====================================================================== scale and memory
 def test_a_chain_of_100000_ops_backpropagates():
     x = engine.tensor(1.0, requires_grad=True)

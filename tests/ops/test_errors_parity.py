@@ -768,6 +768,36 @@ SAVED_INFERENCE = {
 }
 
 
+# the products with a bias, which save their matrices (F.linear with a bias is addmm; fuzz
+# 2730172: an empty inference input to nn.Linear), with w the inference tensor in each place
+SAVED_INFERENCE_BY_PRODUCTS = {
+    "addmm, w the matrix": lambda m, w, x: x.new_ones(2).addmm(w.reshape(1, 3),
+                                                               x.reshape(2, 1)),
+    "addmm, w the second": lambda m, w, x: x.new_ones(2).addmm(x.reshape(1, 2),
+                                                               w.reshape(1, 3)),
+    "addmm, w the bias": lambda m, w, x: w.addmm(x.reshape(1, 2), x.reshape(1, 2)),
+    "linear with a bias": lambda m, w, x: m.nn.functional.linear(w, x.reshape(1, 2), x),
+    "linear, w the weight": lambda m, w, x: m.nn.functional.linear(x, w.reshape(3, 1), x),
+    "addmv": lambda m, w, x: x.addmv(w.reshape(1, 3), x),
+    "addr": lambda m, w, x: x.reshape(2, 1).addr(w, x),
+    "baddbmm": lambda m, w, x: x.reshape(1, 1, 2).baddbmm(w.reshape(1, 1, 3),
+                                                          x.reshape(1, 1, 2)),
+    "addbmm": lambda m, w, x: x.reshape(1, 2).addbmm(w.reshape(1, 1, 3), x.reshape(1, 1, 2)),
+    "linalg.cross": lambda m, w, x: m.linalg.cross(w, x),
+    "outer": lambda m, w, x: w.reshape(3, 1).outer(x),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVED_INFERENCE_BY_PRODUCTS))
+def test_inference_tensors_products_with_a_bias_would_save_come_first(name):
+    def run(m):
+        with m.inference_mode():
+            w = m.ones(3)
+        return SAVED_INFERENCE_BY_PRODUCTS[name](m, w, m.ones(2, requires_grad=True))
+
+    parity.run_both(run, check_inputs=False)
+
+
 @pytest.mark.parametrize("name", list(SAVED_INFERENCE))
 def test_inference_tensors_torch_would_save_come_first(name):
     def run(m):
