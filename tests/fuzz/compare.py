@@ -81,6 +81,8 @@ class Verdict:
     key: str | None = None       # the line that decided the category
     torch_text: str | None = None
     engine_text: str | None = None
+    # torch given the engine's float32 math functions shows the engine's numbers (run.py)
+    engines_math_explains: bool = False
 
     def fingerprint(self):
         """What a shrunk program must keep to count as the same failure: the category, the

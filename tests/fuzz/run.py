@@ -60,6 +60,10 @@ _NARROW_FLOATS = re.compile(r"torch\.(?:float32|float16|bfloat16|float|half)\b")
 _NARROW_CASTS = re.compile(r"\.(?:float|half|bfloat16)\(\)")
 
 
+# a call of one of the float32 math functions engine_math.py gives the engine's values
+_FLOAT32_MATH = re.compile(r"\b(?:exp|log|sin|cos|tanh|tan)\(")
+
+
 def in_float64(statements):
     """The program computing in float64 where it computed in float32 or float16 (its
     default dtype too: the first statement sets it), for compare's reference."""
@@ -74,6 +78,9 @@ class Pair:
     def __init__(self, timeout=10.0):
         self.torch = Worker("torch", timeout=max(timeout, 30.0))
         self.engine = Worker("engine", timeout=timeout)
+        # torch with the engine's float32 math functions (engine_math.py), started when needed
+        self.engine_math = Worker("torch", timeout=max(timeout, 30.0),
+                                  env={"FUZZ_ENGINE_MATH": "1"})
 
     def verdict(self, statements):
         torch_answer, engine_answer = self.torch.run(statements), self.engine.run(statements)
@@ -93,7 +100,22 @@ class Pair:
                 reference = dict(reference, records=reference["records"][1:])
                 verdict = compare(torch_answer, engine_answer, explain=explainer(statements),
                                   reference=reference)
+        if verdict.status == "mismatch" and verdict.category in ("gradient", "value") and \
+                _FLOAT32_MATH.search("\n".join(statements)):
+            verdict.engines_math_explains = self._engines_math_explains(statements,
+                                                                        engine_answer)
         return verdict
+
+    def _engines_math_explains(self, statements, engine_answer):
+        """Does torch, given the engine's float32 exp, log, sin, cos, tanh and tan, show what
+        the engine showed (engine_math.py)?"""
+        answer = self.engine_math.run(statements)
+        if answer["status"] != "ok":
+            self.engine_math.stop()
+            return False
+        again = compare(answer, engine_answer, explain=explainer(statements))
+        return again.status != "mismatch" or known_reason(
+            again, statements[again.statement], "\n".join(statements)) is not None
 
     def check(self, seed, families=None):
         statements = generate(seed, families)
@@ -117,6 +139,7 @@ class Pair:
     def close(self):
         self.torch.stop()
         self.engine.stop()
+        self.engine_math.stop()
 
 
 def fuzz(seeds, jobs=1, timeout=10.0, progress=None, families=None):

@@ -627,3 +627,68 @@ def test_a_reproducer_is_a_program_python_reads(tmp_path):
     text = path.read_text()
     compile(text, str(path), "exec")
     assert "#                 [0., 1.]])" in text and "z = x @ x" in text
+
+
+# the second derivative of tan(y) / tan(y): terms of size 200 cancel, to 0.0 in torch and to
+# 1.5e-05 in the engine, whose float32 tan(1.5) is an ulp from MKL's (fuzz 2497552)
+TAN_OVER_TAN = ["y = torch.tensor([1.5, 0.5, 0.5], requires_grad=True)",
+                "d = (y.tan()) / (y.tan())", "d.sum().backward(create_graph=True)",
+                "u, = torch.autograd.grad(y.grad.sum(), y, create_graph=True)"]
+
+
+@pytest.mark.torch
+def test_torch_given_the_engines_math_functions_explains_a_cancelled_ulp():
+    pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+    from fuzz.known import known_reason
+    from fuzz.run import Pair
+
+    pair = Pair()
+    try:
+        verdict = pair.verdict(TAN_OVER_TAN)
+        assert (verdict.status, verdict.category, verdict.statement) == ("mismatch", "value", 3)
+        assert verdict.engines_math_explains
+        assert "engine's values" in known_reason(verdict, TAN_OVER_TAN[3],
+                                                 "\n".join(TAN_OVER_TAN)).reason
+    finally:
+        pair.close()
+
+
+@pytest.mark.torch
+def test_the_engines_math_functions_do_not_explain_a_wrong_value():
+    """A program with exp in it whose engine has a planted bug elsewhere (abs off by one): torch
+    given the engine's exp still differs, so the mismatch stays new."""
+    pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+    from fuzz.known import known_reason
+    from fuzz.run import Pair
+    from fuzz.worker import Worker
+
+    program = ["x = torch.tensor([-1.5, 2.0])", "w = x.abs()", "v = x.exp()"]
+    pair = Pair()
+    pair.engine.stop()
+    pair.engine = Worker("fuzz.planted_bug")
+    try:
+        verdict = pair.verdict(program)
+        assert (verdict.status, verdict.category, verdict.statement) == ("mismatch", "value", 1)
+        assert not verdict.engines_math_explains
+        assert known_reason(verdict, program[1], "\n".join(program)) is None
+    finally:
+        pair.close()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh", "tan"])
+def test_torch_given_the_engines_math_functions_shows_the_engines_values(name):
+    """Of float32 inputs where MKL's last bit and the engine's differ, function and method."""
+    pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+    from fuzz.worker import Worker
+
+    values = "torch.linspace(0.1, 1.55, 3001)"
+    program = [f"x = {values}", f"a = x.{name}().tolist()", f"b = torch.{name}(x).tolist()",
+               f"c = x.{name}().requires_grad"]
+    answers = {}
+    for library, env in (("engine", None), ("torch", None), ("torch", {"FUZZ_ENGINE_MATH": "1"})):
+        with Worker(library, env=env) as worker:
+            answers[library, bool(env)] = worker.run(program)["records"]
+    assert answers["torch", True] == answers["engine", False]
+    if name != "tanh":  # (MKL's tanh and the nearest float agree on these)
+        assert answers["torch", False] != answers["engine", False]
