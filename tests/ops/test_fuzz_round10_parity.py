@@ -18,6 +18,8 @@ import parity
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 
+import engine  # noqa: E402
+
 pytestmark = pytest.mark.torch
 
 FLOATS = ["float16", "float32", "float64"]
@@ -54,5 +56,54 @@ def test_logaddexp2_of_a_value_and_itself_prints_torchs_residue(dtype):
         z = x.logaddexp2(x.detach())
         z.backward(m.full_like(z, -0.75))
         return repr(z), z.tolist(), x.grad.tolist()
+
+    parity.run_both(run)
+
+
+# bmm, and matmul of batches, of small matrices (fewer than 400 multiply-adds each): torch's
+# plain loop adds each rounded term one after another (fuzz 2753556: a batched inverse's
+# gradient, -0.0 in torch, 1.1e-18 with numpy's BLAS)
+# (From 400 on torch calls MKL, the engine numpy's BLAS; a batch of one that requires grad is
+# folded into one mm, as torch does: matrix products, DIFFERENCES.md.)
+BATCHED = {"bmm": ((3, 2, 5), (3, 5, 4)), "one of each": ((1, 1, 7), (1, 7, 1)),
+           "broadcast batches": ((2, 1, 3, 6), (4, 6, 2)),
+           "batches of the same size": ((2, 4, 9), (2, 9, 3)),
+           "just below 400": ((2, 7, 8), (2, 8, 7)), "no terms": ((2, 3, 0), (2, 0, 4)),
+           "empty batch": ((0, 3, 2), (0, 2, 4))}
+
+
+def _batched_operands(m, dtype, shapes, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.normal(size=shape) * 10.0 ** rng.integers(-3, 4, size=shape) for shape in shapes)
+    a.reshape(-1)[::5] = 0.0  # (zeros of both signs in the terms)
+    b.reshape(-1)[::7] *= -0.0
+    return tuple(m.tensor(x.ravel().tolist(), dtype=getattr(m, dtype)).reshape(x.shape)
+                 .requires_grad_() for x in (a, b))  # (tolist() of (2, 0, 4) is (2, 0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(BATCHED))
+def test_products_of_batches_of_small_matrices_bit_for_bit(name, dtype):
+    def run(m):
+        seen = []
+        for seed in range(4):
+            a, b = _batched_operands(m, dtype, BATCHED[name], seed)
+            product = a.bmm(b) if name == "bmm" else a @ b
+            product.backward(m.ones_like(product) / 3)
+            with m.no_grad():
+                unrecorded = a @ b
+            seen += [_bits(product), _bits(unrecorded), _bits(a.grad), _bits(b.grad)]
+        return seen
+
+    run(engine)  # (it runs: a parity of two equal errors would test nothing)
+    parity.run_both(run)
+
+
+def test_the_gradient_of_a_batch_of_inverses_keeps_torchs_zeros():
+    def run(m):
+        b = m.tensor([[[0.0, -1.0], [1.0, 1.0]], [[-1.0, 4.0], [1.0, 1.0]]], dtype=m.float64,
+                     requires_grad=True)
+        m.linalg.inv_ex(b.flip(-1))[0].sum().backward()
+        return repr(b.grad), _bits(b.grad)
 
     parity.run_both(run)
