@@ -258,6 +258,14 @@ KNOWN = [
           "fuzz worker's first jvp, whichever program that is)", REPORTED, ("warning",),
           torch=r"torch\.jit\.script` is deprecated"),
     # ---- documented in notebooks/DIFFERENCES.md
+    Known("a call with too few or too many arguments: torch's argument parser words its "
+          "TypeError its own way, the engine lets Python's through (exp() missing 1 required "
+          "positional arguments: \"input\" / ... argument: 'input')", DOCUMENTED,
+          ("error message",), torch=r"^TypeError: ",
+          engine=r"^TypeError: [\w.]+\(\) (?:missing \d+ required (?:positional|keyword-only) "
+                 r"argument|takes \d+ positional arguments? but \d+ (?:was|were) given|got an "
+                 r"unexpected keyword argument|takes from \d+ to \d+ positional arguments but)",
+          difference="Calls with too few or too many arguments"),
     Known("float32 exp/log/sin/cos/tanh/tan an ulp apart, made visible by terms that cancel: "
           "torch run with the engine's values of these functions shows the engine's numbers "
           "(engine_math.py; fuzz 2497552: the second derivative of tan(y) / tan(y), 0.0 in "
