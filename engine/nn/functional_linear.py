@@ -21,6 +21,9 @@ def linear(input, weight, bias=None):
                 return value.__torch_function__(linear, (type(value),), (input, weight, bias))
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be "
                             f"Tensor, not {type_name(value)}")
+    if input.dim() == 0 or weight.dim() == 0:  # (torch asks before anything else)
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
     if bias is None:
         return linalg.matmul(input, weight.t())
     if input.dim() == 2:

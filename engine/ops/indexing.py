@@ -15,7 +15,7 @@ from ..fidelity.scalars import checked_scalar
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.forward import each_level, has_tangent, state as dual, tangent_of, write_tangent
-from ..core.grad_mode import mode as grad_mode
+from ..core.grad_mode import mode as grad_mode, no_grad
 from ..core.history import check_inference_inplace, check_inplace, rebase_history
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
@@ -29,8 +29,8 @@ from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_argument
                      named_arguments, not_implemented_for, numpy_names, out_dtype_is,
                      resize_out_first, takes_out)
 
-__all__ = ["gather", "index_fill", "index_select", "masked_fill", "repeat_interleave",
-           "scatter", "scatter_add", "take_along_dim"]
+__all__ = ["gather", "index_fill", "index_put", "index_put_", "index_select", "masked_fill",
+           "repeat_interleave", "scatter", "scatter_add", "take_along_dim"]
 
 # ---------------------------------------------------------------- indexing: x[index]
 def _treat_as_tuple(index):
@@ -128,13 +128,14 @@ def _is_mask(tensor):
     return tensor._data.dtype.kind == "b" or tensor._data.dtype == np.uint8
 
 
-def _apply_indexing(input, items, for_write=False):
+def _apply_indexing(input, items, for_write=False, tensors_index=False):
     """Apply ints, slices, None and ... as one view; collect the tensor indices by dimension.
 
     Returns the view and a list of (dimension, index tensor) pairs (torch's applySlicing).
     The basic items only change shape, strides and offset, so they are worked out on those
     and the view is made once at the end. With ``for_write``, items that select everything
-    give ``input`` itself, not a view of it (``x[...] = 1`` fills x).
+    give ``input`` itself, not a view of it (``x[...] = 1`` fills x). ``tensors_index``
+    (index_put_): a 0-d integer tensor is an index tensor too, not a select.
     """
     ndim = input._data.ndim
     specified = _count_specified(items)
@@ -157,11 +158,12 @@ def _apply_indexing(input, items, for_write=False):
             stride[dim] *= step
             dim += 1
             continue
-        if cls is Tensor and item._data.ndim == 0 and item._data.dtype.kind in "iu" and \
-                not _is_mask(item):
+        zero_dim_integer = cls is Tensor and item._data.ndim == 0 and \
+            item._data.dtype.kind in "iu" and not _is_mask(item)
+        if zero_dim_integer and not tensors_index:
             item = builtins.int(item._data)  # a 0-d integer tensor selects, like an int
         elif item is True or item is False or cls is Tensor and item._data.ndim == 0 and \
-                item._data.dtype.kind in "iub":
+                item._data.dtype.kind in "iub" and not zero_dim_integer:
             # a bool adds a dimension of size 1, kept (True) or emptied (False) by an index
             keep = builtins.bool(item if cls is builtins.bool else item._data)
             wrap_dim(dim, len(shape) + 1)
@@ -448,17 +450,19 @@ def setitem(input, index, value):
         _copy_to(result, value)
 
 
-def _put(input, result, indices, value):
-    """index_put_: ``value`` into the places of ``result`` that ``indices`` pick."""
-    shape = value._data.shape  # the value may have extra leading dimensions of size 1
+def _put(input, result, indices, value, accumulate=False, leading_ones=True):
+    """index_put_: ``value`` into the places of ``result`` that ``indices`` pick (added there
+    with ``accumulate``). ``leading_ones``: x[indices] = value drops the value's extra leading
+    dimensions of size 1 (index_put_ itself does not)."""
+    shape = value._data.shape
     first = next((i for i, n in enumerate(shape) if n != 1), len(shape))
-    if first:
+    if first and leading_ones:
         value = view(value, shape[first:])
     check_inplace(result, value)
     # recorded before the write: the node's first edge is the target's history before it
     node = new_node(IndexPutBackward0, (result, value), saved=_torch_indices(indices),
-                    accumulate=False) if result._data.dtype.kind == "f" else None
-    _index_put(result, indices, value)
+                    accumulate=accumulate) if result._data.dtype.kind == "f" else None
+    _index_put(result, indices, value, accumulate)
     check_inference_inplace(input)
     input._bump_version()
     rebase_history(result, node)
@@ -511,6 +515,51 @@ def _fill_at(input, index, value):
         _put(input, target, indices, _value_to_tensor(input, value))
 
 
+def index_put_(self, indices, values, accumulate=False):
+    """In place: ``values`` into the places ``indices`` (one index tensor per dimension, from
+    the first) pick, as ``self[indices] = values`` but without casting; with ``accumulate``
+    added there instead, a place picked twice getting both."""
+    items = _index_put_arguments(self, indices, values)
+    target, picked = _apply_indexing(self, items, for_write=True, tensors_index=True)
+    _put(self, target, picked, values, accumulate, leading_ones=False)
+    return self
+
+
+def index_put(input, indices, values, accumulate=False):
+    """out = a copy of input with ``values`` put where ``indices`` pick (see index_put_)."""
+    items = _index_put_arguments(input, indices, values)
+    _, picked = _apply_indexing(input, items, for_write=True, tensors_index=True)
+    with no_grad():
+        result = index_put_(input.clone(), indices, values, accumulate)
+    if result._data.dtype.kind != "f":
+        return result
+    return record(IndexPutBackward0, result, (input, values), saved=_torch_indices(picked),
+                  accumulate=accumulate)
+
+
+def _index_put_arguments(target, indices, values):
+    """index_put's indices as an index tuple, after torch's parser's checks and its count of
+    the dimensions they index (a mask indexes as many as it has)."""
+    name, first = calls.called_name(), calls.position(2)  # (a method numbers without self)
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position {first}) must be tuple of "
+                        f"Tensors, not {type_name(indices)}")
+    for number, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(f"expected Tensor as element {number} in argument {first - 1}, but "
+                            f"got {type_name(index)}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position {first + 1}) must be Tensor, "
+                        f"not {type_name(values)}")
+    if not indices:
+        raise RuntimeError("sym_strides() called on an undefined Tensor")
+    count = builtins.sum(index._data.ndim if _is_mask(index) else 1 for index in indices)
+    if count > target._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {target._data.ndim} "
+                         f"(got {count})")
+    return tuple(indices)
+
+
 class IndexPutBackward0(_SavesIndices):
     """x[indices] = values:  the overwritten elements of x get no gradient; values get
     the gradient of the places they were written to"""
@@ -530,12 +579,13 @@ class IndexPutImplBackward0(IndexPutBackward0):
     """zeros with grad added at indices (the backward of x[indices]):  as index_put_"""
 
 
-def _index_put(target, indices, value):
+def _index_put(target, indices, value, accumulate=False):
     expanded = not is_non_overlapping_and_dense(target._data.shape, target.stride()) and \
         builtins.any(n > 1 and s == 0 for n, s in zip(target._data.shape, target.stride()))
     if expanded:
         messages.warn_from_learner(messages.INDEX_PUT_EXPANDED)
-    if value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1]):
+    if value._data.size == 1 and len(indices) == 1 and _is_mask(indices[0][1]) and \
+            not accumulate:
         if expanded:
             messages.warn_from_learner(messages.MASKED_FILL_EXPANDED)
         return _masked_fill(target, indices[0], value)  # torch's shortcut: masked_fill_
@@ -555,7 +605,12 @@ def _index_put(target, indices, value):
                            f"{dtypes.scalar_type_name[target.dtype]} for the destination and "
                            f"{dtypes.scalar_type_name[value.dtype]} for the source.")
     info.check_bounds()
-    if builtins.all(info.result_shape):  # an empty region writes nothing (and checks nothing)
+    if not builtins.all(info.result_shape):  # an empty region writes nothing (checks nothing)
+        return
+    if accumulate:  # one place after the other, as torch's serial kernel: repeats add up
+        with np.errstate(over="ignore"):  # (integers wrap around)
+            np.add.at(info.src._data, info.numpy_index(), np.broadcast_to(value._data, shape))
+    else:
         info.src._data[info.numpy_index()] = value._data
 
 

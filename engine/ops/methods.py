@@ -129,6 +129,8 @@ for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
 # fills write only the places they fill (an expanded tensor too)
 Tensor.masked_fill_ = method_copy(indexing.masked_fill_)
 Tensor.index_fill_ = method_copy(indexing.index_fill_)
+Tensor.index_put_ = method_copy(indexing.index_put_)
+Tensor.index_put = method_copy(indexing.index_put)
 Tensor.add_ = method_copy(inplace.add_)  # (an optimizer's update takes a quicker way)
 Tensor.float_power_ = method_copy(pointwise.float_power_)
 Tensor.conj_physical_ = method_copy(inplace.in_place(pointwise.conj_physical_copy))

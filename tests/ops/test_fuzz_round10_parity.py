@@ -107,3 +107,26 @@ def test_the_gradient_of_a_batch_of_inverses_keeps_torchs_zeros():
         return repr(b.grad), _bits(b.grad)
 
     parity.run_both(run)
+
+
+# linear of a 0-d input or weight: torch's own check comes first (fuzz 2769647: nn.Linear of
+# torch.min(y), an IndexError in the engine)
+LINEAR_0D = {
+    "a 0-d input, a bias": lambda m: m.nn.functional.linear(m.tensor(1.), m.ones(1, 2), m.ones(1)),
+    "a 0-d input": lambda m: m.nn.functional.linear(m.tensor(1.), m.ones(1, 2)),
+    "a 0-d integer input": lambda m: m.nn.functional.linear(m.tensor(3), m.ones(1, 2), m.ones(1)),
+    "a 0-d weight": lambda m: m.nn.functional.linear(m.ones(2), m.tensor(2.), m.ones(1)),
+    "both 0-d": lambda m: m.nn.functional.linear(m.tensor(2.), m.tensor(2.)),
+    "nn.Linear": lambda m: _seeded(m, lambda: m.nn.Linear(2, 1))(m.tensor(3.)),
+    "a 1-d input": lambda m: _seeded(m, lambda: m.nn.Linear(2, 1))(m.ones(2)),
+}
+
+
+def _seeded(m, make):
+    m.manual_seed(0)
+    return make()
+
+
+@pytest.mark.parametrize("name", list(LINEAR_0D))
+def test_linear_of_a_0d_tensor_is_refused_as_torch(name):
+    parity.run_both(LINEAR_0D[name], check_inputs=False)
