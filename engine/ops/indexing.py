@@ -528,9 +528,10 @@ def index_put_(self, indices, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     """out = a copy of input with ``values`` put where ``indices`` pick (see index_put_)."""
     items = _index_put_arguments(input, indices, values)
-    _, picked = _apply_indexing(input, items, for_write=True, tensors_index=True)
     with no_grad():
-        result = index_put_(input.clone(), indices, values, accumulate)
+        result = input.clone()
+        target, picked = _apply_indexing(result, items, for_write=True, tensors_index=True)
+    _index_put(target, picked, values, accumulate)  # (a fresh result: at version 0)
     if result._data.dtype.kind != "f":
         return result
     return record(IndexPutBackward0, result, (input, values), saved=_torch_indices(picked),
@@ -553,10 +554,14 @@ def _index_put_arguments(target, indices, values):
                         f"not {type_name(values)}")
     if not indices:
         raise RuntimeError("sym_strides() called on an undefined Tensor")
-    count = builtins.sum(index._data.ndim if _is_mask(index) else 1 for index in indices)
-    if count > target._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {target._data.ndim} "
-                         f"(got {count})")
+    ndim = target._data.ndim
+    if len(indices) > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim} (got {len(indices)})")
+    dim = 0  # then each index's dimensions, a mask's one by one, must exist
+    for index in indices:
+        for _ in range(index._data.ndim if _is_mask(index) else 1):
+            wrap_dim(dim, ndim)
+            dim += 1
     return tuple(indices)
 
 

@@ -14,6 +14,8 @@ import parity
 
 torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 
+import engine  # noqa: E402
+
 pytestmark = pytest.mark.torch
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
@@ -137,6 +139,15 @@ ERRORS = {
     "indices by keyword": lambda m: m.zeros(3).index_put_(indices=_indices_of(m),
                                                           values=m.tensor(2.), accumulate=True),
     "an index sharing the target": lambda m: _self_index(m),
+    # (fuzz 3005099 and on: torch counts the index tensors, then each one's dimensions)
+    "a 0-d mask of a 0-d tensor": lambda m: m.tensor(1.).index_put((m.tensor(True),),
+                                                                    m.tensor(2.)),
+    "a 0-d index of a 0-d tensor": lambda m: m.tensor(1.).index_put((m.tensor(0),),
+                                                                     m.tensor(2.)),
+    "a mask with too many dims": lambda m: m.zeros(2).index_put((m.ones(2, 2).bool(),),
+                                                                m.tensor(2.)),
+    "an index after a mask": lambda m: m.zeros(2, 2).index_put(
+        (m.ones(2, 2).bool(), m.tensor([0])), m.tensor(2.)),
 }
 
 
@@ -173,5 +184,37 @@ def test_index_put_values_broadcast_into_every_dtype_bit_for_bit():
             values = m.tensor(parity.make_values((40,), dtype, seed=10))
             seen.append(target.index_put_((m.tensor(index),), values, accumulate=True))
         return seen
+
+    parity.run_both(run)
+
+
+@pytest.mark.parametrize("mask", [True, False])
+def test_index_put_of_a_0d_mask_and_one_value_as_torch(mask):
+    def run(m):
+        copy = m.zeros(2, 2).index_put((m.tensor(mask),), m.tensor(2.))
+        target = m.zeros(2, 2)
+        target.index_put_((m.tensor(mask),), m.tensor([3.]))
+        return copy, target
+
+    parity.run_both(run)
+
+
+def test_index_put_of_a_0d_mask_and_a_row_or_accumulate_is_the_documented_difference():
+    """torch 2.15 fails an internal assert (DIFFERENCES.md); the engine writes, or adds."""
+    with pytest.raises(RuntimeError, match="INTERNAL ASSERT FAILED"):
+        torch.zeros(2, 2).index_put_((torch.tensor(True),), torch.tensor([3., 4.]))
+    written = engine.zeros(2, 2).index_put_((engine.tensor(True),), engine.tensor([3., 4.]))
+    assert written.tolist() == [[3., 4.], [3., 4.]]
+    added = engine.ones(2).index_put_((engine.tensor(True),), engine.tensor(2.), True)
+    assert added.tolist() == [3., 3.]
+    untouched = engine.ones(2).index_put((engine.tensor(False),), engine.tensor([5., 6.]))
+    assert untouched.tolist() == [1., 1.]
+
+
+def test_index_puts_copy_is_a_fresh_tensor_at_version_0():
+    def run(m):
+        target = m.arange(4.).reshape(2, 2)
+        copy = target.index_put((m.tensor([0]), m.tensor([1])), m.tensor(9.), accumulate=True)
+        return copy, copy._version, target._version, copy.data_ptr() != target.data_ptr()
 
     parity.run_both(run)
