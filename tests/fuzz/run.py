@@ -102,19 +102,20 @@ class Pair:
                                   reference=reference)
         if verdict.status == "mismatch" and verdict.category in ("gradient", "value") and \
                 _FLOAT32_MATH.search("\n".join(statements)):
-            verdict.engines_math_explains = self._engines_math_explains(statements,
-                                                                        engine_answer)
+            verdict.engines_math_explains = self._engines_math_explains(
+                statements, engine_answer, verdict.statement)
         return verdict
 
-    def _engines_math_explains(self, statements, engine_answer):
+    def _engines_math_explains(self, statements, engine_answer, differing):
         """Does torch, given the engine's float32 exp, log, sin, cos, tanh and tan, show what
-        the engine showed (engine_math.py)?"""
+        the engine showed (engine_math.py), up to the statement that differed and beyond it
+        but for a known difference?"""
         answer = self.engine_math.run(statements)
         if answer["status"] != "ok":
             self.engine_math.stop()
             return False
         again = compare(answer, engine_answer, explain=explainer(statements))
-        return again.status != "mismatch" or known_reason(
+        return again.status != "mismatch" or again.statement > differing and known_reason(
             again, statements[again.statement], "\n".join(statements)) is not None
 
     def check(self, seed, families=None):

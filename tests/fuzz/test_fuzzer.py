@@ -692,3 +692,24 @@ def test_torch_given_the_engines_math_functions_shows_the_engines_values(name):
     assert answers["torch", True] == answers["engine", False]
     if name != "tanh":  # (MKL's tanh and the nearest float agree on these)
         assert answers["torch", False] != answers["engine", False]
+
+
+def test_gelus_gradient_is_known_only_within_float32_drift():
+    """The documented gelu gradient difference (fuzz 2786619) explains drift-sized numbers in
+    a program that calls gelu, not a gradient twice as large, nor the same drift without gelu."""
+    from fuzz.compare import Verdict
+    from fuzz.known import known_reason
+
+    program = ["x = torch.full((3,), -0.75, requires_grad=True)",
+               "y = torch.nn.functional.gelu(x).softmax(-1)", "y.sum().backward()"]
+
+    def verdict(torch_text, engine_text):
+        return Verdict("mismatch", "gradient", statement=2, key="x.grad.values",
+                       torch_text=torch_text, engine_text=engine_text)
+
+    residue = verdict("[8.399076573128994e-12, 8.4e-12]", "[0.0, 0.0]")
+    assert "gelu" in known_reason(residue, program[2], "\n".join(program)).reason
+    doubled = verdict("[0.0007742047309875488]", "[0.0015484094619750977]")
+    assert known_reason(doubled, program[2], "\n".join(program)) is None
+    without_gelu = [line.replace("torch.nn.functional.gelu(x)", "x") for line in program]
+    assert known_reason(residue, without_gelu[2], "\n".join(without_gelu)) is None
