@@ -679,6 +679,33 @@ def _sleef_logk(d):
     return _df_add(s, _df_mul(_df_mul(x2, x), _df_add2(_df_mul_float(x2, t), c)))
 
 
+def sleef_logf(d):
+    """SLEEF's logf_u10 of a float32 array (torch's Vectorized<float>::log, in its softmax
+    kernels): d = m 2^e with m in [0.75, 1.5), ln m = 2 atanh(x) with x = (m - 1) / (m + 1),
+    its leading terms in double-float."""
+    d = np.asarray(d, f32)
+    with np.errstate(all="ignore"):
+        tiny = d < f32(1.17549435e-38)
+        scaled = np.where(tiny, d * f32(2.0**64), d).astype(f32)
+        e = (((scaled * f32(1 / 0.75)).astype(f32).view(np.int32) >> 23) & 0xFF) - 0x7F
+        m = (scaled.view(np.int32) - (e << 23)).view(f32)
+        e = np.where(tiny, e - 64, e)
+        s = _df_mul_float((f32(0.69314718246459960938), f32(-1.904654323148236017e-09)),
+                          e.astype(f32))
+        x = _df_div(_df_sum(f32(-1), m), _df_sum(f32(1), m))
+        x2 = (x[0] * x[0]).astype(f32)
+        t = _fma_any(_fma_any(np.full_like(x2, 0.3027294874), x2, np.full_like(x2, 0.3996108174)),
+                     x2, np.full_like(x2, 0.6666694880))
+        s = _df_add(s, ((x[0] * f32(2)).astype(f32), (x[1] * f32(2)).astype(f32)))
+        tail = ((x2 * x[0]).astype(f32) * t).astype(f32)
+        high = (s[0] + tail).astype(f32)  # (a pair plus a float, the pair the larger)
+        low = ((s[0] - high).astype(f32) + tail).astype(f32) + s[1]
+        result = (high + low.astype(f32)).astype(f32)
+        result = np.where(np.isposinf(d), f32(np.inf), result)
+        result = np.where((d < 0) | np.isnan(d), f32(np.nan), result)
+        return np.where(d == 0, f32(-np.inf), result).astype(f32)
+
+
 def _sleef_expk(d):
     """e^d for a double-float d, rounded to float32."""
     u = (d[0] + d[1]) * _R_LN2

@@ -10,7 +10,7 @@ import numpy as np
 from ..fidelity import calls, dtypes, messages, reduce_all, stdsort
 from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
-from ..fidelity import float32_math
+from ..fidelity import float32_math, float64_math
 from ..fidelity.floating import quietly
 from ..fidelity.float32_math import simd_lanes
 from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
@@ -1219,8 +1219,8 @@ def softmax(input, dim, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (shifted by the max: exp never overflows)"""
     input, x, dim = _softmax_operand("softmax", input, dim, dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
-        if input.dtype is dtypes.float32 and x.size:
-            result = _float32_softmax(x, dim)
+        if input.dtype in (dtypes.float32, dtypes.float64) and x.size:
+            result = _replayed_softmax(x, dim)
         else:
             # (an empty tensor's totals are 0: 1 / 0 then reaches no element of the result)
             exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
@@ -1236,21 +1236,40 @@ def softmax(input, dim, dtype=None):
     return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
 
 
-def _float32_softmax(x, dim):
-    """float32 softmax as torch's kernels compute it: along the last dim, SLEEF's exp, the sum
-    in vector lanes, times 1 / sum; along another, vectorised across the inner elements
-    (SLEEF's exp; the C library's for the last inner elements that fill no vector), the sum
-    one row after the other, divided by the sum."""
+def _sleef_and_libc_exp(dtype, size):
+    """torch's exp inside its vectorised loops, and the C library's for what is left, for
+    ``size`` elements (float64 ones beyond float64_math.REPLAYED: numpy's, quicker)."""
+    if dtype == np.float64:
+        if size > float64_math.REPLAYED:
+            return np.exp, np.exp
+        return float64_math.sleef_exp, float64_math.libc_exp
+    return float32_math.sleef_expf, float32_math.libc_expf
+
+
+def _sleef_log(values):
+    """torch's log inside its vectorised loops (float64 beyond float64_math.REPLAYED: numpy's)."""
+    if values.dtype == np.float32:
+        return float32_math.sleef_logf(values)
+    return float64_math.sleef_log(values) if values.size <= float64_math.REPLAYED else \
+        np.log(values)
+
+
+def _replayed_softmax(x, dim):
+    """float32 and float64 softmax as torch's kernels compute it: along the last dim, SLEEF's
+    exp, the sum in vector lanes, times 1 / sum; along another, vectorised across the inner
+    elements (SLEEF's exp; the C library's for the last inner elements that fill no vector),
+    the sum one row after the other, divided by the sum."""
+    vector_exp, libc_exp = _sleef_and_libc_exp(x.dtype, x.size)
     shifted = x - x.max(axis=dim, keepdims=True)
     if dim == x.ndim - 1:
-        exps = float32_math.sleef_expf(shifted.ravel()).reshape(x.shape)
-        return exps * (np.float32(1) / reduce_all_sum(exps, simd_lanes(exps.dtype))[..., None])
+        exps = vector_exp(shifted.ravel()).reshape(x.shape)
+        return exps * (x.dtype.type(1) / reduce_all_sum(exps, simd_lanes(exps.dtype))[..., None])
     shape = x.shape
     shifted = shifted.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
-    exps = float32_math.sleef_expf(shifted.ravel()).reshape(shifted.shape)
-    vectorised = shifted.shape[2] - shifted.shape[2] % simd_lanes(np.float32)
+    exps = vector_exp(shifted.ravel()).reshape(shifted.shape)
+    vectorised = shifted.shape[2] - shifted.shape[2] % simd_lanes(x.dtype)
     rest = shifted[..., vectorised:]
-    exps[..., vectorised:] = float32_math.libc_expf(rest.ravel()).reshape(rest.shape)
+    exps[..., vectorised:] = libc_exp(rest.ravel()).reshape(rest.shape)
     total = exps[:, 0]
     for i in range(1, exps.shape[1]):
         total = total + exps[:, i]
@@ -1377,6 +1396,10 @@ def log_softmax(input, dim, dtype=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         shift = x.max(axis=dim, keepdims=True)
         shifted = x - shift
+        if input.dtype in (dtypes.float32, dtypes.float64):
+            result = _replayed_log_softmax(shifted, dim)
+            return record(LogSoftmaxBackward0, _softmax_result(result, input), (input,),
+                          saved_output=True, dim=dim)
         total = np.exp(shifted).sum(axis=dim, keepdims=True)
         if input.dtype is dtypes.float16 and dim == x.ndim - 1:
             # torch's float16 kernel along the last dim keeps the sum and its log in float16
@@ -1385,6 +1408,28 @@ def log_softmax(input, dim, dtype=None):
             result = shifted - np.log(total)
     result = _softmax_result(result, input)
     return record(LogSoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
+
+
+def _replayed_log_softmax(shifted, dim):
+    """float32 and float64 log_softmax of x - max(x) as torch's kernels compute it: the sum of
+    SLEEF's exps (along the last dim in vector lanes; along another one row after the other,
+    the C library's exp for the last inner elements that fill no vector), SLEEF's log of it,
+    subtracted."""
+    vector_exp, libc_exp = _sleef_and_libc_exp(shifted.dtype, shifted.size)
+    if dim == shifted.ndim - 1:
+        exps = vector_exp(shifted.ravel()).reshape(shifted.shape)
+        total = reduce_all_sum(exps, simd_lanes(exps.dtype))[..., None]
+        return shifted - _sleef_log(total)
+    shape = shifted.shape
+    rows = shifted.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
+    exps = vector_exp(rows.ravel()).reshape(rows.shape)
+    vectorised = rows.shape[2] - rows.shape[2] % simd_lanes(rows.dtype)
+    exps[..., vectorised:] = libc_exp(rows[..., vectorised:].ravel()).reshape(
+        exps[..., vectorised:].shape)
+    total = exps[:, 0]
+    for i in range(1, exps.shape[1]):
+        total = total + exps[:, i]
+    return (rows - _sleef_log(total)[:, None]).reshape(shape)
 
 
 class LogSoftmaxBackward0(Node):
@@ -1401,10 +1446,10 @@ class LogSoftmaxBackward0(Node):
 
 def _log_softmax_backward_data(grad, out, dim):
     """log_softmax's gradient grad - exp(out) * sum(grad, dim), in torch's order: along the
-    last dim the sum in vector lanes, along another one row after the other; float32's exp
-    SLEEF's where torch's loop is vectorised (along another dim, the last inner elements
-    that fill no vector take the C library's), then one fused multiply-add; float16 in
-    float32, rounded once."""
+    last dim the sum in vector lanes, along another one row after the other; exp SLEEF's
+    where torch's loop is vectorised (along another dim, the last inner elements that fill
+    no vector take the C library's), then one fused multiply-add; float16 in float32,
+    rounded once."""
     if grad._data.dtype == np.float16 and out._data.dtype == np.float16:
         return _log_softmax_backward_data(grad.float(), out.float(), dim).half()
     operands = _torch_order_operands(grad, out, dim)
@@ -1421,8 +1466,12 @@ def _log_softmax_backward_data(grad, out, dim):
             total = total + g[:, i]
         total = total[:, None]
         vectorised = g.shape[2] - g.shape[2] % simd_lanes(g.dtype)
-    if not single:
-        return _gradient_in_place_of(out, fma64(-np.exp(y), np.broadcast_to(total, g.shape), g))
+    if not single:  # (SLEEF's exp where torch's loop is vectorised, the C library's after)
+        vector_exp, libc_exp = _sleef_and_libc_exp(y.dtype, y.size)
+        exps = vector_exp(y)
+        if vectorised < g.shape[2]:
+            exps[..., vectorised:] = libc_exp(y[..., vectorised:])
+        return _gradient_in_place_of(out, fma64(-exps, np.broadcast_to(total, g.shape), g))
     exps = float32_math.sleef_expf(y.ravel()).reshape(y.shape)
     if vectorised < g.shape[2]:
         rest = y[..., vectorised:]

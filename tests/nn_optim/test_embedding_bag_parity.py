@@ -215,12 +215,16 @@ r = [gw, gw.grad_fn.name(), error(lambda: gw.sum().backward())]
 
 @pytest.mark.parametrize("offsets,last", [([0, 5, 2], False), ([0, 2, 5], True)])
 def test_offsets_torch_leaves_unspecified_are_refused(offsets, last):
-    """torch returns values its kernel happens to give (notebooks/DIFFERENCES.md): the engine
+    """torch returns values its kernel happens to give, or (reading past the indices) fails
+    its own check, depending on memory it does not own (notebooks/DIFFERENCES.md): the engine
     refuses rather than invent them."""
     import engine
     args = (list(range(8)), engine.ones(8, 2), offsets)
-    torch.nn.functional.embedding_bag(torch.tensor(args[0]), torch.ones(8, 2),
-                                      torch.tensor(offsets), include_last_offset=last)
+    try:
+        torch.nn.functional.embedding_bag(torch.tensor(args[0]), torch.ones(8, 2),
+                                          torch.tensor(offsets), include_last_offset=last)
+    except RuntimeError as error:  # (seen on one machine, always; on CI's, never)
+        assert "index_size" in str(error)
     with pytest.raises(NotImplementedError, match="offsets must not decrease"):
         engine.nn.functional.embedding_bag(engine.tensor(args[0]), args[1],
                                            engine.tensor(offsets), include_last_offset=last)
