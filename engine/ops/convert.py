@@ -22,12 +22,19 @@ __all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero
 
 
 def to_copy(tensor, np_dtype, memory_format=None):
-    """``tensor.to(dtype)``: a converted copy laid out like ``tensor`` (or in memory_format)."""
+    """``tensor.to(dtype)``: a converted copy laid out like ``tensor`` (or in memory_format).
+    To a dtype without gradients (integers, bool) torch's autograd records nothing, and does
+    not even look at tensor's history (a view whose base changed in place converts fine)."""
     if memory_format is None:
-        return record(ToCopyBackward0, copy_preserving_layout(tensor, np_dtype), (tensor,))
+        result = copy_preserving_layout(tensor, np_dtype)
+        if np.dtype(np_dtype).kind not in "fc":
+            return result
+        return record(ToCopyBackward0, result, (tensor,))
     result = empty_in_format(tensor, np_dtype, memory_format)
     with np.errstate(invalid="ignore", over="ignore"):  # as copy_preserving_layout's casts
         np.copyto(result._data, tensor._data, casting="unsafe")
+    if np.dtype(np_dtype).kind not in "fc":
+        return result
     return record(ToCopyBackward0, result, (tensor,))
 
 

@@ -96,7 +96,14 @@ class CopyBackwards(Node):
         return "torch::autograd::CopyBackwards"
 
     def backward(self, grad):
-        return zeros_like(grad), grad
+        # src's gradient takes src's dtype here, before the edge sums it to src's shape (a
+        # float16 gradient of a broadcast float32 src adds up in float32)
+        src_meta = self._input_meta[1]
+        if src_meta is not None and grad._data.dtype != src_meta[1]:
+            grad_src = grad.to(from_numpy_dtype[src_meta[1]])
+        else:
+            grad_src = grad
+        return zeros_like(grad), grad_src
 
 
 def write_inplace(tensor, result, where=True, tracked=True):

@@ -83,6 +83,8 @@ class Verdict:
     engine_text: str | None = None
     # torch given the engine's float32 math functions shows the engine's numbers (run.py)
     engines_math_explains: bool = False
+    # the error both raised at the statement, when they raised the same one
+    both_raised: str | None = None
 
     def fingerprint(self):
         """What a shrunk program must keep to count as the same failure: the category, the
@@ -185,8 +187,11 @@ def compare_statement(torch_record, engine_record, drifted=None, before=None, me
             category = "engine crash"
         elif field == "error" and t and e and t[1].split(":")[0] == e[1].split(":")[0]:
             category = "error message"
+        errors = [record.get("error") for record in (theirs, ours)]
         mismatches.append(Verdict("mismatch", category, key=key, torch_text=t and t[1],
-                                  engine_text=e and e[1]))
+                                  engine_text=e and e[1],
+                                  both_raised=errors[0][1] if errors[0] and errors[0] == errors[1]
+                                  else None))
     mismatches.sort(key=lambda verdict: CATEGORIES.index(verdict.category))  # (stable)
     return status, mismatches, drifted
 

@@ -183,9 +183,11 @@ _ALIAS = re.compile(r"^(\w+) = (\w+)(?:\[[^\n]*\]|\.(?:data|detach\(\)|view\([^\
 
 
 def _copy_source_shares_the_destination(statement, program):
-    """``y.copy_(a)`` where ``a`` was made from ``y``'s memory by a chain of views (``z = y[:,
-    1]; w = z.data; a = w[0:2]``): torch's loop reads the source while it writes."""
-    found = re.fullmatch(r"(\w+)\.copy_\((\w+)(?:, non_blocking=\w+)?\)", statement.strip())
+    """``y.copy_(a)`` or ``y[i] = a`` where ``a`` was made from ``y``'s memory by a chain of
+    views (``z = y[:, 1]; w = z.data; a = w[0:2]``): torch's loop reads the source while it
+    writes."""
+    found = re.fullmatch(r"(\w+)\.copy_\((\w+)(?:, non_blocking=\w+)?\)", statement.strip()) \
+        or re.fullmatch(r"(\w+)\[[^\]=]*\] = (\w+)", statement.strip())
     if not found:
         return False
     written, source = found.groups()
@@ -278,6 +280,15 @@ KNOWN = [
           "derivative of softmax(gelu(x)), 8.4e-12 against 0)", DOCUMENTED, ("gradient", "value"),
           program=r"\bgelu\(", test=_float32_tan_amplified,
           difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
+    Known("float16 math functions computed through float32: torch's float32 value an ulp from "
+          "the engine's can round to the other float16 at a tie (sin(300.): -0.9995 in torch, "
+          "-1. in the engine), and a gradient through it differs by a float16 ulp (fuzz "
+          "2832444: cos's gradient in a float16 std, -1.5e-05 against 0.0)", DOCUMENTED,
+          ("gradient", "value"), program=r"float16",
+          program_test=lambda statement, program: re.search(
+              r"\b(?:sin|cos|tan|exp|log|tanh|sigmoid)\(", program) is not None,
+          test=_float16_rounding_level,
+          difference="float32 `exp`, `log`, `sin`, `cos`, `tanh`, `sqrt`"),
     Known("float32 tan: torch's is MKL's, the engine's numpy's (72% of the bits agree), and a "
           "steep tan turns an ulp of its input into a visible difference (tan(tan(1.5)): "
           "27.9621 in torch, 27.9628 in the engine; fuzz 1076349)", DOCUMENTED,
@@ -306,6 +317,12 @@ KNOWN = [
           ("value", "gradient"), statement=r"\bcdist\(",
           program=r"use_mm_for_euclid_dist",
           difference="`cdist` through a matrix product"),
+    Known("an indexed write with an index out of range (x[i] = v, index_put_): torch's "
+          "kernel writes the places before the bad index, in its loop order, then raises; the "
+          "engine checks every index first and writes nothing (fuzz 2838745)", DOCUMENTED,
+          ("value", "graph"), statement=r"\] = |\.index_put_\(",
+          test=lambda verdict: "is out of bounds" in (verdict.both_raised or ""),
+          difference="An indexed write with an index out of range"),
     Known("the sign of a zero in the gradient of a singular matrix's det (or slogdet, "
           "inverse, solve): MKL's triangular solves skip some zero terms the engine's replay "
           "subtracts (fuzz 2809977: det of [[-1, 4], [0, 0]], -0.0 against 0.0)", DOCUMENTED,
@@ -422,9 +439,10 @@ KNOWN = [
           DOCUMENTED, ("value",), statement=r"median\(",
           program_test=_median_along_a_stride_0_dim,
           difference="`median` and `nanmedian` along an expanded dimension"),
-    Known("copy_ from a source made of the destination's own memory by views (z = y[:, 1]; "
-          "w = z.data; a = w[0:2]; y.copy_(a)): torch's loop reads what it already wrote "
-          "(fuzz 2015493)", DOCUMENTED, ("value",), statement=r"\.copy_\(",
+    Known("copy_ (or y[i] = a) from a source made of the destination's own memory by views "
+          "(z = y[:, 1]; w = z.data; a = w[0:2]; y.copy_(a); fuzz 2826663: z = x[:, 0]; x[1] = "
+          "z): torch's loop reads what it already wrote (fuzz 2015493)", DOCUMENTED, ("value",),
+          statement=r"\.copy_\(|\] = \w+$",
           program_test=_copy_source_shares_the_destination,
           difference="An in-place operation that reads what it writes"),
     Known("float32 exp/log/sin/cos/tanh/sqrt an ulp apart (MKL's in torch), turned into "

@@ -713,3 +713,25 @@ def test_gelus_gradient_is_known_only_within_float32_drift():
     assert known_reason(doubled, program[2], "\n".join(program)) is None
     without_gelu = [line.replace("torch.nn.functional.gelu(x)", "x") for line in program]
     assert known_reason(residue, without_gelu[2], "\n".join(without_gelu)) is None
+
+
+def test_a_partial_indexed_write_is_known_only_when_both_raised_out_of_bounds():
+    """fuzz 2838745: torch writes the places before a bad index, then raises; the engine
+    writes nothing. Known only where both raised that IndexError at the statement."""
+    from fuzz import compare
+    from fuzz.known import known_reason
+
+    error = ["error", "error", "IndexError: index 2 is out of bounds for dimension 0 with size 2",
+             None]
+
+    def record(values, raised):
+        return {"lines": ([error] if raised else []) + [["b.values", "values", values,
+                                                         "float32"]], "unintended": False}
+
+    statement = "b[z] = 1.5"
+    for raised, is_known in ((True, True), (False, False)):
+        _, mismatches, _ = compare.compare_statement(record("[1.5, 0.0]", raised),
+                                                     record("[0.0, 0.0]", raised))
+        verdict = mismatches[0]
+        assert verdict.category == "value"
+        assert (known_reason(verdict, statement, statement) is not None) is is_known

@@ -216,3 +216,56 @@ def test_float64_softmax_is_replayed_up_to_65536_elements(rows, exact):
         return x.softmax(-1), logs, x.grad
 
     parity.run_both(run, exact=exact)
+
+
+# copy_ of a broadcast src of another dtype: CopyBackwards gives src's gradient src's dtype
+# before it is summed to src's shape (fuzz 2821499: a float16 x.copy_(y) of a float32 y of
+# one element, -0.3608 in torch, -0.3613 summed in float16)
+COPY_DTYPES = [("float16", "float32"), ("float16", "float64"), ("float32", "float64"),
+               ("float64", "float32"), ("float32", "float16"), ("float16", "float16")]
+
+
+@pytest.mark.parametrize("how", ["copy_", "setitem", "setitem of a view"])
+@pytest.mark.parametrize("dst, src", COPY_DTYPES, ids=str)
+def test_a_copy_from_a_broadcast_src_sums_its_gradient_in_srcs_dtype(dst, src, how):
+    # values whose float32 sums are exact in any order (float32 sums of other values may add in
+    # another order: DIFFERENCES.md), and whose float16 sums round
+    rng = np.random.default_rng(3)
+    grads = rng.choice([1024.0, 3.0, 0.5, 0.25, -0.125, 2.75, 7.0, -96.0], size=(5, 7)).tolist()
+
+    def run(m):
+        y = m.tensor([[0.5], [1.5], [-2.0], [3.0], [0.25]], dtype=getattr(m, src),
+                     requires_grad=True)
+        x = m.zeros(5, 7, dtype=getattr(m, dst)) + m.zeros(1, requires_grad=True).to(
+            getattr(m, dst))
+        if how == "copy_":
+            x.copy_(y)
+        elif how == "setitem":
+            x[:] = y
+        else:
+            x[:, 1:4] = y
+        x.backward(m.tensor(grads, dtype=getattr(m, dst)))
+        return _bits(y.grad)
+
+    parity.run_both(run)
+
+
+# a conversion to a dtype without gradients records nothing and does not look at the tensor's
+# history: a view of a split whose base changed in place converts to bool (fuzz 2828403),
+# where a float conversion, or any op that records, refuses
+CONVERSIONS = ["z.bool()", "z.int()", "z.long()", "z.to(m.uint8)", "z.type(m.int32)",
+               "z.to(m.int16, memory_format=m.contiguous_format)", "z.to(m.bool).requires_grad",
+               "z.double()", "z.half()", "z.float()", "z.to(m.float64, copy=True)", "z.sign()"]
+
+
+@pytest.mark.parametrize("conversion", CONVERSIONS)
+def test_converting_a_stale_split_view_to_an_integer_dtype_records_nothing(conversion):
+    def run(m):
+        y = m.tensor([[[0.0, 3.0], [-2.5, 0.0]], [[2.0, -0.5], [3.0, 0.0]]], requires_grad=True)
+        x = (y * 3).tanh()
+        z, w = x.split(1, dim=1)
+        x.mul_(2)
+        result = eval(conversion, {"m": m, "z": z})
+        return result, getattr(result, "requires_grad", None), getattr(result, "grad_fn", None)
+
+    parity.run_both(run, check_inputs=False)
