@@ -32,7 +32,7 @@ __all__ = [
     "number_argument",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
-    "refuse_saving_inference", "histories_first",
+    "refuse_saving_inference", "histories_first", "require_tensor_sequence",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
@@ -148,6 +148,18 @@ def not_implemented_for(kernel, np_dtype):
     """torch's error for a dtype its kernel is not compiled for, e.g. bool in floor_divide."""
     return NotImplementedError(f"\"{kernel}\" not implemented for "
                                f"'{scalar_type_name[from_numpy_dtype[np_dtype]]}'")
+
+
+def require_tensor_sequence(value, op, argument, position):
+    """torch's parser's checks of a ``tuple of Tensors`` argument (column_stack's tensors,
+    index_put's indices), whose elements it numbers within the argument counted from 0."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{op}(): argument '{argument}' (position {position}) must be tuple of "
+                        f"Tensors, not {type_name(value)}")
+    for number, element in enumerate(value):
+        if not isinstance(element, Tensor):
+            raise TypeError(f"expected Tensor as element {number} in argument {position - 1}, "
+                            f"but got {type_name(element)}")
 
 
 def require_tensors(name, input, other, other_name="other"):

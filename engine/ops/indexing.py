@@ -27,7 +27,7 @@ from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, over
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
                      laid_out_like, operands_broadcast_shape,
                      named_arguments, not_implemented_for, numpy_names, out_dtype_is,
-                     resize_out_first, takes_out)
+                     require_tensor_sequence, resize_out_first, takes_out)
 
 __all__ = ["gather", "index_fill", "index_put", "index_put_", "index_select", "masked_fill",
            "repeat_interleave", "scatter", "scatter_add", "take_along_dim"]
@@ -542,13 +542,7 @@ def _index_put_arguments(target, indices, values):
     """index_put's indices as an index tuple, after torch's parser's checks and its count of
     the dimensions they index (a mask indexes as many as it has)."""
     name, first = calls.called_name(), calls.position(2)  # (a method numbers without self)
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"{name}(): argument 'indices' (position {first}) must be tuple of "
-                        f"Tensors, not {type_name(indices)}")
-    for number, index in enumerate(indices):
-        if not isinstance(index, Tensor):
-            raise TypeError(f"expected Tensor as element {number} in argument {first - 1}, but "
-                            f"got {type_name(index)}")
+    require_tensor_sequence(indices, name, "indices", first)
     if not isinstance(values, Tensor):
         raise TypeError(f"{name}(): argument 'values' (position {first + 1}) must be Tensor, "
                         f"not {type_name(values)}")

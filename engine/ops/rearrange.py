@@ -16,7 +16,7 @@ from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import numpy_names, takes_out, tensor_inputs, write_out
+from .common import numpy_names, require_tensor_sequence, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat, stack
 from .arithmetic import mul, where
@@ -153,13 +153,7 @@ def atleast_3d(*tensors):
 
 
 def _check_sequence(tensors, name):
-    if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
-                        f"not {type_name(tensors)}")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type_name(t)}")
+    require_tensor_sequence(tensors, name, "tensors", 1)
 
 
 @takes_out
