@@ -232,11 +232,16 @@ def _kind(value):
     return "Tensor" if hasattr(value, "_data") else type_name(value)
 
 
-def _invalid_combination(name, signatures, args, kwargs, notes=False):
+def listed_arguments(args, kwargs):
+    """The "got (...)" of torch's invalid-combination message: the types given, keywords
+    named (in torch's order); the list ends with ", " when only keywords were given."""
     got = [_kind(a) for a in args]
     got += [f"{key}={_kind(kwargs[key])}" for key in keyword_order(kwargs)]
-    # (torch's list ends with ", " when only keywords were given)
-    listed = ", ".join(got) + (", " if kwargs and not args else "")
+    return ", ".join(got) + (", " if kwargs and not args else "")
+
+
+def _invalid_combination(name, signatures, args, kwargs, notes=False):
+    listed = listed_arguments(args, kwargs)
     lines = "".join(f"\n{s.printed()}{_why_not(s, args, kwargs) if notes else ''}"
                     for s in signatures)
     return TypeError(f"{name}() received an invalid combination of arguments - got ({listed}), "

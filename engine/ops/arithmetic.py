@@ -299,7 +299,7 @@ def _div_out_positionals(out, input, other=None, *more, **kwargs):
 
 
 @two_numbers_allowed
-@takes_out(resized_first=elementwise_shape, before=_div_out_positionals)
+@takes_out(resized_first=elementwise_shape, parsed=_div_out_positionals)
 def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
     if more:  # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads)

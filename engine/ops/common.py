@@ -132,16 +132,10 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
     ``overloads``: the lines of torch's list of signatures, when the message gives them."""
     if first_is_self and calls.called_as_method():
         args = args[1:]
-    keywords = keywords or {}
-    kinds = [_kind(a) for a in args] + [f"{key}={_kind(keywords[key])}"
-                                        for key in messages.keyword_order(keywords)]
     listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
     return TypeError(f"{name}() received an invalid combination of arguments - got "
-                     f"({', '.join(kinds)}), but expected one of:{listed}")
-
-
-def _kind(value):
-    return "Tensor" if isinstance(value, Tensor) else type_name(value)
+                     f"({signatures.listed_arguments(args, keywords or {})}), but expected one "
+                     f"of:{listed}")
 
 
 def not_implemented_for(kernel, np_dtype):
@@ -545,7 +539,7 @@ def _argument_errors_first(op, args, kwargs):
 
 def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
               input_in_out_dtype=False, name=None, before=None, resized_first=None,
-              restrides=True, number_input_overloads=None, computed_for=None):
+              restrides=True, number_input_overloads=None, computed_for=None, parsed=None):
     """``torch.op(..., out=t)`` for an ``op`` written without out=: run it, write the result into t.
 
     Only the torch.* function takes out=, as in torch: Tensor methods and operators call
@@ -554,6 +548,8 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
     with ``input_in_out_dtype`` a floating input is cast to a floating out's dtype first (var);
     ``name``: the op's name in these messages, when not its own (clip's are clamp's);
     ``before(out, *args, **kwargs)``: the op's own checks of out, after the autograd check;
+    ``parsed(out, *args, **kwargs)``: the op's checks of torch's parser, which counts out= among
+    the arguments, before anything else (div's extra positional arguments);
     ``resized_first(args, kwargs)``: the result's shape, for an op whose kernel torch runs
     after resizing out: its kernel's errors (no kernel for the dtype, an integer division by
     zero, an index out of range) leave out resized (``KERNEL_ERRORS``). ``restrides``: an out=
@@ -572,7 +568,7 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
                                  before=before, resized_first=resized_first,
                                  restrides=restrides,
                                  number_input_overloads=number_input_overloads,
-                                 computed_for=computed_for)
+                                 computed_for=computed_for, parsed=parsed)
     name = name or op.__name__
 
     @functools.wraps(op)
@@ -585,6 +581,8 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
                 if batched is None:
                     raise
             return batched.__torch_function__(op_with_out, (type(batched),), args, kwargs)
+        if parsed is not None:
+            parsed(out, *args, **kwargs)
         if number_input_overloads and args and isinstance(args[0], PYTHON_AND_NUMPY_NUMBERS):
             raise invalid_arguments_error(name, *args, keywords={**kwargs, "out": out},
                                           overloads=number_input_overloads)
@@ -745,7 +743,7 @@ def _checking_input(op):
                 if hasattr(input, "__engine_vmap__") and args:  # vmap (engine/func)
                     return input.__torch_function__(op, (type(input),), args, kwargs)
                 printed, notes = op.torch_overloads
-                if len(printed) > 1 and args:  # (torch names the input only when one fits)
+                if len(printed) > 1:  # (torch names the input only when one overload fits)
                     raise signatures.refuse(op.__name__, printed, False, args, kwargs, notes)
                 position = " (position 1)" if args else ""  # (torch.op(input=1): no position)
                 raise TypeError(f"{op.__name__}(): argument 'input'{position} must be "

@@ -980,6 +980,9 @@ def index_fill(input, dim, index, value):
                            f"tensor with {value._data.ndim} dimension(s).")
     where, data = _as_1d(index._data), _as_1d(input._data)
     size = data.shape[dim]
+    if not data.size:
+        _restride_for_index_fill(input, dim, where.size)  # (torch's kernel sees no element)
+        return laid_out_like(data.copy().reshape(input._data.shape), input)
     bad = (where < -size) | (where >= size)
     if bad.any():
         raise IndexError(f"index {where[np.argmax(bad)]} is out of bounds for dimension {dim} "
@@ -990,6 +993,23 @@ def index_fill(input, dim, index, value):
     if isinstance(value, Tensor):
         return record(IndexFillBackward1, result, (input, value), saved=(index,), dim=dim)
     return record(IndexFillBackward0, result, (input,), saved=(index,), dim=dim)
+
+
+def _restride_for_index_fill(input, dim, count):
+    """torch's index_fill kernel views input with ``count`` rows of stride 0 along dim: on an
+    empty dim with other elements, that view reaches past the storage, and torch's check of
+    it refuses (with another dim empty there is nothing to look at: no index is checked)."""
+    sizes, strides = list(input._data.shape or (1,)), list(input.stride() or (1,))
+    sizes[dim], strides[dim] = count, 0
+    if 0 in sizes:
+        return
+    itemsize = input._data.dtype.itemsize
+    needed = (input.storage_offset() + 1 + builtins.sum((n - 1) * s for n, s in
+                                                          zip(sizes, strides))) * itemsize
+    raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset "
+                       f"{input.storage_offset()}, and itemsize {itemsize} requiring a storage "
+                       f"size of {needed} are out of bounds for storage of size "
+                       f"{input.untyped_storage().nbytes()}")
 
 
 class IndexFillBackward0(Node):
@@ -1036,6 +1056,8 @@ def index_fill_(self, dim, index, value):
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     filled = _fill_in_place(self, (value,), messages.INDEX_FILL_EXPANDED,
                             lambda: index_fill(self, dim, index, value), index=index)
+    if not self._data.size:  # (no element to write: no index was checked either)
+        return write_inplace(self, filled)
     places = np.zeros(_as_1d(self._data).shape, bool)
     places[(slice(None),) * wrap_dim(dim, self._data.ndim) + (_as_1d(index._data),)] = True
     return write_inplace(self, filled, places.reshape(self._data.shape))

@@ -737,6 +737,20 @@ MIXED += [
 ]
 
 
+# the input given by keyword, not a tensor: an op with several overloads lists them (the
+# keywords-only list ending in ", "), one with a single fitting overload names the input
+# (fuzz 2849245); div's extra positional argument with out= and an input that requires grad:
+# torch's parser counts out= first (fuzz 2849438)
+MIXED += [
+    "m.std(input=np.ones((2, 2), np.uint8), unbiased=False)",
+    "m.std(input=[1., 2.])", "m.var(input=np.ones(2), unbiased=False)",
+    "m.var_mean(input=np.ones(2))", "m.std_mean(input=3)", "m.mean(input=np.ones(2))",
+    "m.sum(input=[1, 2])", "m.std(input=t, dim=0, unbiased=1)",
+    "m.div(y, m.ones_like(y), None, out=m.zeros(0))", "m.div(y, y, 'floor', out=m.zeros(0))",
+    "m.div(y, 2, None, out=m.zeros(0))", "m.div(y, y, None, None)",
+]
+
+
 @pytest.mark.parametrize("code", MIXED)
 def test_which_of_two_wrong_things_torch_names(code):
     def run(m):

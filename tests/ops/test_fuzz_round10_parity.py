@@ -258,3 +258,26 @@ def test_converting_a_stale_split_view_to_an_integer_dtype_records_nothing(conve
         return result, getattr(result, "requires_grad", None), getattr(result, "grad_fn", None)
 
     parity.run_both(run, check_inputs=False)
+
+
+# index_fill_ (and x[index] = number) on a tensor without elements: along an empty dim with
+# other elements, torch's restrided view of the tensor fails its storage check (fuzz 2851829);
+# with another dim empty nothing is written and no index is checked
+EMPTY_FILLS = ["x[[1, 1]] = 1.0", "x[[0]] = 1.0", "x[m.tensor([5])] = 1.0",
+               "x.index_fill_(0, m.tensor([1]), 1.0)", "x.index_fill_(0, m.tensor(2), 1.0)",
+               "x.index_fill_(0, m.tensor([2]), m.tensor(1.0))",
+               "r = x.index_fill(0, m.tensor([1]), 1.0)", "x[:, [1]] = 1.0",
+               "y[[5]] = 2.0", "z[[3]] = 1.0", "z[:, [9]] = 1.0", "s[:, [1]] = 3.0",
+               "w.index_fill_(1, m.tensor([4]), 1.0)", "w.index_fill_(0, m.tensor([4]), 1.0)",
+               "x.index_fill_(0, m.tensor([], dtype=m.long), 1.0)"]
+
+
+@pytest.mark.parametrize("code", EMPTY_FILLS)
+def test_index_fill_of_a_tensor_without_elements(code):
+    def run(m):
+        names = {"m": m, "x": m.zeros(0, 7, dtype=m.float16), "y": m.zeros(0),
+                 "z": m.zeros(2, 0), "s": m.zeros(3, 0)[1:], "w": m.zeros(2, 0, 3)}
+        exec(code, names)
+        return [names[k] for k in ("x", "y", "z", "s", "w")] + [names.get("r")]
+
+    parity.run_both(run, check_inputs=False)
