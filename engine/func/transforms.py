@@ -33,6 +33,8 @@ from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
+from ..fidelity import messages
+from ..fidelity.layout import has_internal_overlap
 from ..ops.creation import eye, ones_like, zeros, zeros_like
 from .batched import BatchedTensor, from_real, to_real
 from ..ops.join import cat, stack
@@ -535,6 +537,10 @@ def _jvp_under_vmap(func, primals, flat_primals, flat_tangents, primals_spec, ar
     the tangents as they carry a graph: one forward pass for the whole batch
     (_jvp_at_a_level gives each result and its tangent back batched as the result)."""
     every = list(range(1, len(vmap_levels) + 1))
+    for primal in flat_primals:  # (torch copies the batch of tangents into the primal's own
+        if isinstance(primal, Tensor) and has_internal_overlap(  # layout: memory that repeats
+                primal._data.shape, primal.stride()):  # itself, an expanded one's, refuses)
+            raise RuntimeError(messages.INTERNAL_OVERLAP)
 
     def physical(value):
         real, levels = to_real(value)

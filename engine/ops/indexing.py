@@ -980,15 +980,15 @@ def index_fill(input, dim, index, value):
                            f"tensor with {value._data.ndim} dimension(s).")
     where, data = _as_1d(index._data), _as_1d(input._data)
     size = data.shape[dim]
-    if not data.size:
-        _restride_for_index_fill(input, dim, where.size)  # (torch's kernel sees no element)
-        return laid_out_like(data.copy().reshape(input._data.shape), input)
-    bad = (where < -size) | (where >= size)
-    if bad.any():
-        raise IndexError(f"index {where[np.argmax(bad)]} is out of bounds for dimension {dim} "
-                         f"with size {size}")
     filled = data.copy()
-    filled[(slice(None),) * dim + (where,)] = checked_scalar(value, input._data.dtype)
+    if data.size:
+        bad = (where < -size) | (where >= size)
+        if bad.any():
+            raise IndexError(f"index {where[np.argmax(bad)]} is out of bounds for dimension "
+                             f"{dim} with size {size}")
+        filled[(slice(None),) * dim + (where,)] = checked_scalar(value, input._data.dtype)
+    else:
+        _restride_for_index_fill(input, dim, where.size)  # (torch's kernel sees no element)
     result = laid_out_like(filled.reshape(input._data.shape), input)  # (torch: a clone)
     if isinstance(value, Tensor):
         return record(IndexFillBackward1, result, (input, value), saved=(index,), dim=dim)

@@ -811,8 +811,12 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     low, high = float(min), float(max)
     if low == high == 0 and data.size:
         low, high = float(data.min()), float(data.max())
-        if data.size > 1 and math.isnan(low):  # (torch's min and max of a nan print -nan)
-            low = high = -math.nan
+        if data.dtype != np.float16:  # (float32 and float64: torch's reduction starts from
+            finfo = np.finfo(data.dtype)  # the dtype's largest and lowest numbers, which
+            low = builtins.min(float(finfo.max), low)  # infinities alone leave there)
+            high = builtins.max(float(finfo.min), high)
+        if math.isnan(data.min()):  # (torch's min and max of a nan print -nan)
+            low = high = -math.nan if data.size > 1 else math.nan
     if low == high:
         low, high = low - 1, high + 1
     if not (math.isfinite(low) and math.isfinite(high)):

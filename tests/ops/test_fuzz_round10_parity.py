@@ -11,6 +11,8 @@ fixed as a class, against torch 2.15.
   a view among several outputs, then the view rules), and a gradient it retained is dropped
   before the view rules refuse (test_autograd_parity.py).
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -279,5 +281,51 @@ def test_index_fill_of_a_tensor_without_elements(code):
                  "z": m.zeros(2, 0), "s": m.zeros(3, 0)[1:], "w": m.zeros(2, 0, 3)}
         exec(code, names)
         return [names[k] for k in ("x", "y", "z", "s", "w")] + [names.get("r")]
+
+    parity.run_both(run, check_inputs=False)
+
+
+# forward-mode transforms of an expanded input: torch copies the batch of tangents into the
+# input's own layout, which repeats itself, and refuses (fuzz 2868878: hessian of x.expand)
+TRANSFORMS_OF_EXPANDED = {
+    "grad": lambda m, f, a: m.func.grad(f)(a), "jacrev": lambda m, f, a: m.func.jacrev(f)(a),
+    "jacfwd": lambda m, f, a: m.func.jacfwd(f)(a), "hessian": lambda m, f, a: m.func.hessian(f)(a),
+    "jacfwd(jacrev)": lambda m, f, a: m.func.jacfwd(m.func.jacrev(f))(a),
+    "jacrev(jacrev)": lambda m, f, a: m.func.jacrev(m.func.jacrev(f))(a),
+    "jvp": lambda m, f, a: m.func.jvp(f, (a,), (m.ones(2, 3),)),
+    "jvp of an expanded tangent": lambda m, f, a: m.func.jvp(f, (m.ones(2, 3),), (a,)),
+    "vmap": lambda m, f, a: m.vmap(lambda r: r * 2)(a),
+}
+
+
+@pytest.mark.parametrize("name", list(TRANSFORMS_OF_EXPANDED))
+def test_forward_mode_transforms_of_an_expanded_input(name):
+    def run(m):
+        a = m.tensor([0.25, 2.0, 1.0]).expand(2, 3)
+        return TRANSFORMS_OF_EXPANDED[name](m, lambda t: (t ** 3).sum(), a)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (torch's first functorch call warns of jit.script)
+        parity.run_both(run, check_inputs=False, exact=False)
+
+
+# histc's range of infinities alone: torch's float32 and float64 reduction starts from the
+# dtype's largest and lowest numbers, which stay (fuzz 2875422)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("values", [[-float("inf")] * 2, [float("inf")] * 2, [-float("inf")],
+                                    [-float("inf"), 1.0], [float("nan"), 1.0], [float("nan")],
+                                    [2.0], [1.0, 3.0]], ids=str)
+def test_histc_range_of_infinities(values, dtype):
+    parity.run_both(lambda m: m.histc(m.tensor(values, dtype=getattr(m, dtype)), 4))
+
+
+def test_an_index_fill_of_a_graph_tensor_without_elements_is_recorded():
+    def run(m):
+        x = m.zeros(2, 0, requires_grad=True)
+        with m.no_grad():
+            with m.enable_grad():
+                w = m.sqrt(x)
+                w[[0, 0]] = False  # (fuzz 2872330)
+        return w.grad_fn.name(), [n.name() for n, _ in w.grad_fn.next_functions], w._version
 
     parity.run_both(run, check_inputs=False)
