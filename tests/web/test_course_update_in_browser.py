@@ -23,6 +23,7 @@ import http.server
 import json
 import re
 import threading
+import time
 
 import pytest
 
@@ -193,6 +194,17 @@ def wait_found(page, path, timeout=120):
     return found
 
 
+def wait_text(locator, *texts, timeout=30):
+    """The locator's text once it holds all ``texts``: an element whose state attribute is
+    set may be drawn with its words a moment later (WebKit: an empty innerText at first)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        said = locator.inner_text()
+        if all(text in said for text in texts) or time.monotonic() > deadline:
+            return said
+        time.sleep(0.25)
+
+
 def shot(page, name):
     page.screenshot(path=str(artifacts(page) / f"course_update__{name}.png"), timeout=180_000)
 
@@ -248,7 +260,8 @@ def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(
             assert wait_found(page, LESSON) == "update"
             bar = page.locator(f"{BAR}[data-state=offer]")
             bar.wait_for()
-            said = bar.inner_text()
+            said = wait_text(bar, CATALOG["en"]["update.changed"].format(date=UPDATED),
+                             CATALOG["en"]["update.take"])
             assert CATALOG["en"]["update.changed"].format(date=UPDATED) in said, said
             assert CATALOG["en"]["update.take"] in said, said
             shot(page, "1_notice")
@@ -257,8 +270,9 @@ def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(
             page.locator(f"{BAR} .autograd-course-update-take").click()
             page.locator(f"{BAR}[data-state=made]").wait_for()
             assert page.get_attribute(BAR, "data-fresh") == FRESH
-            said = page.locator(BAR).inner_text()
-            assert CATALOG["en"]["update.made"].format(name=FRESH.split("/")[-1]) in said, said
+            made = CATALOG["en"]["update.made"].format(name=FRESH.split("/")[-1])
+            said = wait_text(page.locator(BAR), made)
+            assert made in said, said
             assert wait_found(page, FRESH) == "current"  # opened beside, and of the new version
             shot(page, "2_fresh_copy_beside")
             stored = page.evaluate(STORED, [LESSON, FRESH])
@@ -282,8 +296,9 @@ def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(
             there = page.locator(f"{BAR}[data-state=there]")
             there.wait_for()
             assert page.get_attribute(BAR, "data-fresh") == FRESH
-            assert CATALOG["en"]["update.there"].format(name=FRESH.split("/")[-1]) in \
-                there.inner_text()
+            there_text = CATALOG["en"]["update.there"].format(name=FRESH.split("/")[-1])
+            said = wait_text(there, there_text)
+            assert there_text in said, said
             shot(page, "3_opened_again")
             listing = page.evaluate(LISTING, LESSON.rsplit("/", 1)[0])
             assert [p for p in listing if "(course update" in p] == [FRESH], listing
