@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .rounding import fma64
+from .rounding import _two_sum, fma64
 
 # Each fused step is some forty numpy operations: SLEEF's exp costs 0.5 us an element (numpy's
 # 2 ns), so tensors of more elements than this take numpy's exp and log, an ulp from torch's
@@ -82,12 +82,6 @@ _LOG_COEFFICIENTS = (0.1532076988502701353e+0, 0.1525629051003428716e+0,
                      0.1818605932937785996e+0, 0.2222214519839380009e+0,
                      0.2857142932794299317e+0, 0.3999999999635251990e+0,
                      0.6666666666667333541e+0)
-
-
-def _two_sum(a, b):  # a + b as a double-double, any magnitudes
-    s = a + b
-    v = s - a
-    return s, (a - (s - v)) + (b - v)
 
 
 def _dd_div(n, d):  # double-double n / d, SLEEF's fused steps

@@ -504,7 +504,10 @@ def _fill_at(input, index, value):
     if where._data.dtype.kind in "bu" and where._data.ndim:  # a mask (uint8 masks: refused)
         _check_mask_shape(target, dim, where)
         trailing = target._data.ndim - dim - where._data.ndim
-        target.masked_fill_(view(where, where._data.shape + (1,) * trailing), value)
+        # viewed only to add trailing dims: a view of the same shape gets fresh strides, and
+        # torch compares the mask's strides with the target's (y[y] = True of a strided y)
+        mask = view(where, where._data.shape + (1,) * trailing) if trailing else where
+        target.masked_fill_(mask, value)
     elif where._data.dtype == np.int64:
         # autograd's refusals first (a leaf that requires grad: fuzz 2072228), then the
         # kernel checks the number before the index

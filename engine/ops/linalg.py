@@ -57,11 +57,15 @@ def _batch_products(a, b):
     n, k, p = rows.shape[-2], rows.shape[-1], columns.shape[-1]
     if a.dtype != b.dtype or a.dtype.char not in "fd" or k * n * p >= 400:
         return _products(a, b)
-    shape = np.broadcast_shapes(rows.shape[:-2], columns.shape[:-2]) + (n, p)
-    result = np.zeros(shape, a.dtype)
-    with np.errstate(all="ignore"):  # (inf * 0 is nan, as in torch)
-        for term in range(k):
-            result += rows[..., :, term:term + 1] * columns[..., term:term + 1, :]
+    if k == 0:
+        result = np.zeros(np.broadcast_shapes(rows.shape[:-2], columns.shape[:-2]) + (n, p),
+                          a.dtype)
+    else:
+        with np.errstate(all="ignore"):  # (inf * 0 is nan, as in torch)
+            terms = rows[..., :, :, None] * columns[..., None, :, :]  # (..., n, k, p)
+            terms[..., 0, :] += 0.0  # (the sum starts from +0: a first term -0 gives +0)
+            # accumulate adds one term after another (reduce would add them pairwise)
+            result = np.ascontiguousarray(np.add.accumulate(terms, axis=-2)[..., -1, :])
     if b.ndim == 1:
         result = result[..., 0]
     return result[..., 0, :] if a.ndim == 1 else result
