@@ -19,7 +19,7 @@ from ..core.tensor import Tensor, wrap
 from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype, overloads,
                      takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
-from .creation import full_like, zeros_like
+from .creation import _linspace_values, full_like, zeros_like
 from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
@@ -787,53 +787,63 @@ def bincount(input, weights=None, minlength=0):
 
 @takes_out
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
-    """Counts of the elements in ``bins`` equal bins between min and max (both 0: the data's
+    """Counts of the elements in ``bins`` equal bins between min and max (equal: the data's
     own smallest and largest); elements outside are left out"""
     data = input._data
-    if data.dtype == np.bool_:  # (torch's kernel starts with the bins' edges, by linspace)
-        raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
-    if data.dtype.kind in "iu":  # the bins' edges, made in the dtype first
-        low, high = float(min), float(max)
-        if low == high == 0 and data.size:
-            low, high = float(data.min()), float(data.max())
-        if low == high:
-            low, high = low - 1, high + 1
-        info = np.iinfo(data.dtype)
-        if not (info.min <= low <= info.max and info.min <= high <= info.max):
-            raise RuntimeError(f"value cannot be converted to type {data.dtype.name}_t without "
-                               "overflow")
-    if data.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"histogram_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
                            "dimension 0")
     low, high = float(min), float(max)
-    if low == high == 0 and data.size:
+    if low == high and data.size:  # (any equal pair, not only the default 0 and 0)
         low, high = float(data.min()), float(data.max())
-        if data.dtype != np.float16:  # (float32 and float64: torch's reduction starts from
-            finfo = np.finfo(data.dtype)  # the dtype's largest and lowest numbers, which
+        if data.dtype in (np.float32, np.float64):  # (torch's reduction starts from the
+            finfo = np.finfo(data.dtype)  # dtype's largest and lowest numbers, which
             low = builtins.min(float(finfo.max), low)  # infinities alone leave there)
             high = builtins.max(float(finfo.min), high)
-        if math.isnan(data.min()):  # (torch's min and max of a nan print -nan)
+        if data.dtype.kind == "f" and np.isnan(data).any():  # (printed -nan, as torch's)
             low = high = -math.nan if data.size > 1 else math.nan
     if low == high:
-        low, high = low - 1, high + 1
+        low, high = _widened(low, data.dtype)
     if not (math.isfinite(low) and math.isfinite(high)):
         raise RuntimeError(f"torch.histc: range of [{_c_number(low)}, {_c_number(high)}] is "
                            "not finite")
-    if low > high:
+    if not low < high:
         raise RuntimeError("torch.histc: max must be larger than min")
-    # torch's kernel places an element by arithmetic in the dtype, from the outer edges:
-    # (x - left) * bins / (right - left), truncated (the right edge falls in the last bin)
-    left, right = data.dtype.type(low), data.dtype.type(high)
+    # the bins' edges, linspace(min, max, bins + 1) in the dtype (bool has none; an integer
+    # dtype refuses a range beyond it), then torch's kernel, for floating dtypes only
+    edges = _linspace_values(low, high, bins + 1, input.dtype)
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"histogram_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')
+    # it places an element by arithmetic in the dtype, from the outer edges (nan where the
+    # step overflows: nothing is inside then): (x - left) * bins / (right - left), truncated
+    # (the right edge falls in the last bin)
+    left, right = edges[0], edges[-1]
     flat = data.ravel()
     inside = flat[(flat >= left) & (flat <= right)]
     with np.errstate(all="ignore"):
-        places = ((inside - left) * data.dtype.type(bins) / (right - left)).astype(np.int64)
+        places = (inside - left) * data.dtype.type(bins) / (right - left)
+    # C's cast of a nan or an infinity (an overflow above) gives -2 ** 63, an index whose
+    # place in the counts' memory is the first bin's
+    places = np.where(np.isfinite(places), places, 0).astype(np.int64)
     places = np.minimum(places, bins - 1)
     counts = np.bincount(places, minlength=bins).astype(data.dtype)
     return wrap(counts)
+
+
+def _widened(value, dtype):
+    """histc's range around a single value: one unit either side, or for float32 and float64
+    the neighbouring numbers of the dtype where those are further (where adding 1 changes
+    nothing, 3e38 or 2 ** 24)"""
+    if dtype not in (np.float32, np.float64):
+        return value - 1, value + 1
+    number = dtype.type(value)
+    with np.errstate(all="ignore"):
+        below = float(np.nextafter(number, dtype.type(-np.inf)))
+        above = float(np.nextafter(number, dtype.type(np.inf)))
+    finfo = np.finfo(dtype)  # (C's nexttoward the dtype's lowest and largest: no infinity)
+    below, above = builtins.max(below, float(finfo.min)), builtins.min(above, float(finfo.max))
+    return builtins.min(below, value - 1), builtins.max(above, value + 1)
 
 
 def _c_number(value):

@@ -11,6 +11,7 @@ fixed as a class, against torch 2.15.
   a view among several outputs, then the view rules), and a gradient it retained is dropped
   before the view rules refuse (test_autograd_parity.py).
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -349,3 +350,31 @@ def test_a_mask_that_is_the_target_itself(code):
         return names["y"]
 
     parity.run_both(run, check_inputs=False)
+
+
+# histc's range: the data's own whenever min == max (not only 0 and 0); a single value widened
+# to the dtype's neighbouring numbers where one unit changes nothing (3e38, 2 ** 24); the
+# outer edges of linspace in the dtype (nan when its step overflows: nothing counted); a place
+# that overflows or is nan lands in the first bin, as C's cast to -2 ** 63 does in torch
+HISTC_VALUES = [3e38, -3e38, 3.4028234663852886e38, 1e10, 16777216.0, 16777217.0, 1.0, -0.0,
+                0.1, 1e-45, 1e300, -1.7976931348623157e308, 65504.0, 2048.0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "uint8"])
+def test_histc_of_extreme_and_single_values(dtype):
+    def run(m):
+        results = []
+        for value, bins, (low, high), data in itertools.product(
+                HISTC_VALUES, [1, 4, 15, 31],
+                [(0, 0), (None, None), (5, 5), (-2.5, -2.5), (-3e38, 3e38), (-1e5, 1e5)],
+                [[1], [1, 1], [], [1, 5.0], [1.0, 2.0, 3.0], [1, -3e38, 7.0]]):
+            low, high = (value, value) if low is None else (low, high)
+            numbers = [value if x == 1 else x for x in data]
+            try:
+                t = m.tensor(numbers, dtype=getattr(m, dtype))
+                results.append(m.histc(t, bins, min=low, max=high).tolist())
+            except Exception as e:  # (the same error, word for word)
+                results.append((type(e).__name__, str(e)))
+        return results
+
+    parity.run_both(run)
