@@ -147,10 +147,10 @@ def propagate(node_class, results, inputs, saved, saved_output, values):
     finally:
         if depth > 1:
             state.see(depth)
-    if saved_output and outputs[0]._fw is not None and outputs[0].grad_fn is not None:
-        kept = outputs[0].grad_fn._saved[-1]  # the node's alias of its output: the same tangent
-        if getattr(kept, "tensor", None) is not None:
-            kept.tensor._fw = outputs[0]._fw
+    node = outputs[0].grad_fn if saved_output else None  # its aliases of its outputs: the
+    for output, kept in zip(outputs, node._saved[-int(saved_output):] if node else ()):  # same
+        if output._fw is not None and getattr(kept, "tensor", None) is not None:  # tangents
+            kept.tensor._fw = output._fw
 
 
 def propagate_at(node_class, outputs, inputs, tangents, saved, saved_output, values):

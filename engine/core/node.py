@@ -33,9 +33,10 @@ class SavedTensor:
     saved.py) and ``tensor`` is None.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "packed")
+    __slots__ = ("tensor", "version", "is_output", "packed", "output_nr")
 
     def __init__(self, tensor, is_output):
+        self.output_nr = tensor._output_nr  # (which output of its node, when one)
         if tensor._inference and not mode.inference:
             raise RuntimeError(messages.INFERENCE_SAVED)
         if default_hooks.stack:  # saved_tensors_hooks are on: keep what pack_hook makes of it
@@ -61,6 +62,7 @@ class Node:
     num_outputs = 1
     _saved_names = ()      # torch's names for the saved tensors, in the order backward reads them
     _state = frozenset()   # the declared values (annotations), collected by __init_subclass__
+    _internal = ()         # declared values torch's node does not show as _saved_<name>
     # Defaults on the class keep making a node cheap (one per recorded op).
     _saved = ()            # SavedTensor objects (numbers as they are), as _saved_names says
     _released = False
@@ -74,7 +76,8 @@ class Node:
         declared = set(cls.__dict__.get("__annotations__", ()))
         cls._state = frozenset(declared | cls._state)
         for name in (*cls.__dict__.get("_saved_names", ()), *declared):  # as torch shows them
-            setattr(cls, "_saved_" + name, saved_attribute(name))
+            if name not in cls._internal:  # (the engine's own bookkeeping: not shown)
+                setattr(cls, "_saved_" + name, saved_attribute(name))
         for name in cls.__dict__.get("_saved_names", ()):  # (hooks on one saved tensor)
             setattr(cls, "_raw_saved_" + name, raw_saved_attribute(name))
 
@@ -121,10 +124,11 @@ class Node:
             # torch names the node that computed the tensor (an input's current one)
             producer = self if saved.is_output else tensor.grad_fn
             raise RuntimeError(messages.modified_by_inplace(
-                tensor, saved.version, producer and producer.name(), bool(mode.anomaly)))
+                tensor, saved.version, producer and producer.name(), bool(mode.anomaly),
+                saved.output_nr if saved.is_output else tensor._output_nr))
         if saved.is_output and mode.grad_enabled:
             # for a differentiable backward (create_graph) the output is this node's result
-            return tensor._as_output_of(self)
+            return tensor._as_output_of(self, saved.output_nr)
         return tensor
 
     def _release(self):
@@ -254,8 +258,8 @@ def record(node_class, results, inputs, saved=(), saved_output=False, **state):
     ``inputs`` are the op's inputs (tensors or Python numbers), ``saved`` the
     tensors its backward needs, ``state`` the other values it reads (dims,
     exponents ..., declared by the node class). With ``saved_output=True`` the
-    (single) result is saved too, after the inputs. Returns ``results`` unchanged,
-    so ops end with ``return record(...)``.
+    (first) result is saved too, after the inputs (``saved_output=2``: the first
+    two). Returns ``results`` unchanged, so ops end with ``return record(...)``.
     """
     if mode.recording:
         for value in inputs:
@@ -287,8 +291,9 @@ def attach(node_class, results, inputs, saved, saved_output, state):
             output.grad_fn, output._requires_grad = node, True
             if output_nr:  # (0, the first output, is the default)
                 output._output_nr = output_nr
-    if saved_output:
-        node._saved = node._saved + (SavedTensor(outputs[0], True),)
+    if saved_output:  # (True: the first result; a number: that many results)
+        node._saved = node._saved + tuple(SavedTensor(output, True)
+                                          for output in outputs[:int(saved_output)])
 
 
 def save_input(value):

@@ -40,7 +40,7 @@ def saved_value(node, name):
         if isinstance(saved, (int, float)):
             return number_as_tensor(saved, node._tensor_type)
         return node._unpack(saved)
-    if name in type(node)._state:
+    if name in type(node)._state and name not in type(node)._internal:
         return getattr(node, name)
     raise AttributeError(f"'{node.name()}' object has no attribute '_saved_{name}'")
 
@@ -178,7 +178,8 @@ class RawSavedTensor:
                                "already been set. Hint: only one pair of hooks is allowed at a "
                                "time.")
         # (torch's pack hook sees the saved tensor detached here)
-        tensor = saved.tensor._as_output_of(node) if saved.is_output else saved.tensor
+        tensor = saved.tensor._as_output_of(node, saved.output_nr) if saved.is_output \
+            else saved.tensor
         saved.packed = pack(tensor, (pack_hook, unpack_hook), tensor.detach())
         saved.tensor = None
 

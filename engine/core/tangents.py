@@ -54,7 +54,7 @@ def is_view_of(out, value):
 def formula_node(node_class, inputs, tangents, saved, saved_output, outputs, values):
     """A node of ``node_class`` wired to nothing, holding what ``record``'s would hold."""
     node = node_class()
-    node._saved = tuple(saved) + ((outputs[0],) if saved_output else ())
+    node._saved = tuple(saved) + tuple(outputs[:int(saved_output)])
     node._input_meta = tuple((v._data.shape, v._data.dtype) if hasattr(v, "_data") else None
                              for v in inputs)
     node.next_functions = tuple((ANY_EDGE if t is not None else None, 0) for t in tangents)

@@ -301,10 +301,12 @@ class Tensor:
             self._accumulator = weakref.ref(node)
         return node
 
-    def _as_output_of(self, node):
-        """This saved output as ``node``'s result again, for a differentiable backward."""
+    def _as_output_of(self, node, output_nr=0):
+        """This saved output as ``node``'s result again (its output ``output_nr``), for a
+        differentiable backward."""
         alias = self.detach()
         alias.grad_fn, alias._requires_grad, alias._fw = node, True, self._fw  # (its tangent too)
+        alias._output_nr = output_nr
         return alias
 
     # ------------------------------------------------------------ Python values and numpy

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .rounding import _two_sum, fma64
+from .rounding import fma64, two_sum
 
 # Each fused step is some forty numpy operations: SLEEF's exp costs 0.5 us an element (numpy's
 # 2 ns), so tensors of more elements than this take numpy's exp and log, an ulp from torch's
@@ -102,7 +102,7 @@ def sleef_log(d):
         e = (((scaled * (1.0 / 0.75)).view(np.int64) >> 52) & 0x7FF) - 0x3FF
         m = (scaled.view(np.int64) - (e << 52)).view(np.float64)
         e = np.where(tiny, e - 64, e).astype(np.float64)
-        x = _dd_div(_two_sum(-1.0, m), _two_sum(1.0, m))
+        x = _dd_div(two_sum(-1.0, m), two_sum(1.0, m))
         x2 = x[0] * x[0]
         x4 = x2 * x2
         c6, c5, c4, c3, c2, c1, c0 = _LOG_COEFFICIENTS

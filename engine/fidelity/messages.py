@@ -279,7 +279,9 @@ TO_INVALID_ARGUMENTS = (
 # The names torch's errors give dtypes: its C++ element type (by the dtype's name).
 CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
                   "int16": "short int", "int32": "int", "int64": "long int",
-                  "float16": "c10::Half", "float32": "float", "float64": "double"}
+                  "float16": "c10::Half", "float32": "float", "float64": "double",
+                  "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+                  "complex128": "c10::complex<double>"}
 
 
 def check_assigned_grad(value, tensor):
@@ -309,7 +311,7 @@ def tensor_type_name(np_dtype):
     return dtypes.legacy_type_name(dtypes.from_numpy_dtype[np_dtype])
 
 
-def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False):
+def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False, output_nr=0):
     """"one of the variables needed for gradient computation has been modified ..." """
     shape = ", ".join(str(n) for n in tensor._data.shape)
     described = f"[{tensor_type_name(tensor._data.dtype)} [{shape}]]"
@@ -318,7 +320,7 @@ def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False):
         # torch names the operation here without "Backward0" ("Exp"), or without "Backward"
         # before another number ("Min1" for MinBackward1)
         operation = re.sub(r"Backward(\d*)$", lambda m: m.group(1).lstrip("0"), producer_name)
-        described += f", which is output 0 of {operation},"
+        described += f", which is output {output_nr} of {operation},"
     hint = ("the backtrace further above shows the operation that failed to compute its "
             "gradient. The variable in question was changed in there or anywhere later. Good "
             "luck!") if anomaly else (
@@ -368,6 +370,23 @@ def warn_create_graph_cycle_once():
         "function, make sure to reset the .grad fields of your parameters to None after use "
         "to break the cycle and avoid the leak. (Triggered internally at "
         "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1445.)", UserWarning, stacklevel=3)
+
+
+_warned_once = set()
+
+
+def warn_once(message):
+    """torch's TORCH_WARN_ONCE: a warning its process gives the first time only."""
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warn_from_learner(message)
+
+
+ASARRAY_REQUIRES_GRAD = (
+    "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+    "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+    "warning. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:"
+    "1908.)")
 
 
 def warn_copy_construct(where):

@@ -14,7 +14,7 @@ from .reduce_all import reduce_all
 from .floating import quietly
 
 
-def _two_sum(a, b):
+def two_sum(a, b):
     """s + err == a + b exactly, with s = fl(a + b)."""
     s = a + b
     b_part = s - a
@@ -34,7 +34,7 @@ def _two_prod(a, b):
 
 def _add_round_to_odd(a, b):
     """a + b rounded to odd: an inexact sum keeps an odd last bit, so a later rounding is exact."""
-    s, err = _two_sum(a, b)
+    s, err = two_sum(a, b)
     s = np.asarray(s, dtype=np.float64)
     even = (s.view(np.int64) & 1) == 0
     return np.where((err != 0) & even, np.nextafter(s, np.copysign(np.inf, err)), s)
@@ -63,7 +63,7 @@ def fma64(a, b, c):
 
 def _fma64_finite(a, b, c):
     p, p_err = _two_prod(a, b)
-    s, s_err = _two_sum(c, p)
+    s, s_err = two_sum(c, p)
     return s + _add_round_to_odd(s_err, p_err)
 
 

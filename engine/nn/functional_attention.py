@@ -11,7 +11,7 @@ import numpy as np
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from ..fidelity import dtypes
+from ..fidelity import dtypes, messages
 from ..fidelity.dtypes import scalar_type_name
 from ..ops import reduce
 from ..ops.arithmetic import mul_scalar, where
@@ -24,14 +24,9 @@ from .functional_dropout import dropout
 from .functional_linear import linear
 
 
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                   "int64": "long int", "int32": "int", "int16": "short int",
-                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
 def _dtype_words(tensor):
     """the dtype as torch's C++ message prints it (its caffe2 type name)"""
-    return _CPP_TYPE_NAMES[str(tensor.dtype).split(".")[-1]]
+    return messages.CPP_TYPE_NAMES[str(tensor.dtype).split(".")[-1]]
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,

@@ -67,12 +67,15 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     with no_grad():
         result = reduce.norm_over_dims(difference, p, last, keepdim)
     return record(NormBackward1, result, (difference,), saved=(difference,), saved_output=True,
-                  ord=p, dim=(last,) if last >= 0 else None, keepdim=keepdim)
+                  ord=p, p=p, dim=(last,) if last >= 0 else None, keepdim=keepdim)
 
 
 class NormBackward1(reduce.LinalgVectorNormBackward0):
     """torch.norm(x, p, dim, keepdim), ATen's own norm: the same gradient as
-    linalg.vector_norm's"""
+    linalg.vector_norm's (its order shown as p, as torch names it)"""
+
+    _internal = ("ord",)
+    p: float
 
 
 def pdist(input, p=2.0):

@@ -374,6 +374,7 @@ class DivBackward2(Node):
 class NotImplementedBackward(Node):
     """An op torch has no derivative for (floor_divide ...): backward through it fails."""
 
+    _internal = ("op",)
     op: str
 
     def name(self):

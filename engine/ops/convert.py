@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..fidelity import dtypes
+from ..fidelity.dtypes import get_default_dtype
 from ..fidelity import messages
 from ..fidelity.layout import strided_array, suggested_memory_format
 from ..fidelity.size import check_device, strided
@@ -17,6 +18,7 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import copy_preserving_layout, empty_in_format
 from .creation import empty, tensor
+from .views import AliasBackward0, alias
 
 __all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero"]
 
@@ -45,16 +47,21 @@ class ToCopyBackward0(Node):
         return grad
 
 
-def construct(dtype, args, device=None):
-    """What ``torch.<Type>Tensor(*args)`` builds: from sizes (uninitialised) or from data."""
-
+def construct(dtype, args, device=None, form="constructor", any_dtype=False):
+    """What ``torch.<Type>Tensor(*args)`` builds: from sizes (uninitialised) or from data; of a
+    tensor, an alias of it (a view of all of it, recorded as AliasBackward0), which must have
+    the type's dtype (any dtype for ``torch.Tensor`` itself). ``form``: "constructor", or
+    "new" for ``x.new(...)``."""
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if device is not None:
+            raise RuntimeError(_LEGACY_WITH_DEVICE[form])
+        other = args[0]
+        if not any_dtype and other.dtype is not dtype:
+            raise TypeError(f"expected {_options(dtype)} (got {_options(other.dtype)})")
+        return record(AliasBackward0, alias(other), (other,))
     check_device(device)
     if not args:
         return empty(0, dtype=dtype)
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        if args[0].dtype is not dtype:
-            raise TypeError(f"expected {dtype!r} (got {args[0].dtype!r})")
-        return args[0]
     if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
         return empty(*args, dtype=dtype)
     if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
@@ -64,6 +71,20 @@ def construct(dtype, args, device=None):
     if len(args) == 1 and isinstance(args[0], str):
         raise TypeError(f"new(): invalid data type '{type_name(args[0])}'")
     raise TypeError(f"new(): data must be a sequence (got {type_name(args[0])})")
+
+
+_LEGACY_WITH_DEVICE = {
+    "constructor": "Legacy tensor constructor of the form torch.Tensor(tensor, device=device) "
+                   "is not supported.  Use torch.tensor(...) or torch.as_tensor(...) instead.",
+    "new": "Legacy tensor new of the form tensor.new(tensor, device=device) is not supported.  "
+           "Use torch.as_tensor(...) instead."}
+
+
+def _options(dtype):
+    """A dtype as torch prints a TensorOptions, by its C++ name."""
+    name = messages.CPP_TYPE_NAMES[repr(dtype).removeprefix("torch.")]
+    return (f"TensorOptions(dtype={name}, device=cpu, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
 class LegacyTensorType:
@@ -152,7 +173,7 @@ def type_as(self, other):
 def new(self, *args, device=None):
     """The legacy ``x.new(sizes)`` / ``x.new(data)``: a tensor of this tensor's dtype
     (prefer ``x.new_empty(sizes)`` and ``x.new_tensor(data)``)."""
-    return construct(self.dtype, args, device)
+    return construct(self.dtype, args, device, form="new")
 
 
 def _caster(name, np_dtype):
@@ -223,11 +244,12 @@ def _rebuild(storage, offset, shape, stride, requires_grad):
 
 
 def legacy_new(cls, *args, device=None):
-    """The legacy constructor ``torch.Tensor(2, 3)`` / ``torch.Tensor([1, 2])``: float32.
+    """The legacy constructor ``torch.Tensor(2, 3)`` / ``torch.Tensor([1, 2])``: the default
+    dtype (float32 unless set_default_dtype changed it).
 
     Prefer ``engine.tensor(data)`` and ``engine.empty(sizes)``, as PyTorch does.
     """
-    return construct(dtypes.float32, args, device)
+    return construct(get_default_dtype(), args, device, any_dtype=True)
 
 
 def get_data(tensor):

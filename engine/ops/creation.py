@@ -420,10 +420,15 @@ def _warn_not_writable(stacklevel):
                       stacklevel=stacklevel)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """``obj`` as a tensor, sharing its memory unless ``copy=True`` or another dtype asks for a
     copy (``copy=False`` refuses to copy). A numpy number, and a 0-d numpy array with it, is
-    always copied; a Python sequence is always read into a new tensor."""
+    always copied; a Python sequence is always read into a new tensor. requires_grad defaults
+    to obj's own (torch 2.15, which says so once)."""
+    if requires_grad is None:
+        requires_grad = isinstance(obj, Tensor) and obj.requires_grad
+        if requires_grad:
+            messages.warn_once(messages.ASARRAY_REQUIRES_GRAD)
     dtype = _dtype_arg(dtype, "asarray")
     check_device(_or_default(device))
     force_copy, force_alias = builtins.bool(copy), copy is not None and not copy
@@ -798,12 +803,12 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start, "start", "linspace", 1), _number(end, "end", "linspace", 2)
     if dtype is None and out is None:
         dtype = get_default_dtype()
-    result = factory_out(lambda target: wrap(_linspace_values(start, end, steps, target)),
+    result = factory_out(lambda target: wrap(linspace_values(start, end, steps, target)),
                          out, _dtype_arg(dtype, "linspace"), "linspace")
     return finish_factory(result, requires_grad, device)
 
 
-def _linspace_values(start, end, steps, target):
+def linspace_values(start, end, steps, target):
     """torch's linspace kernel: the first half counts up from start, the second down from end."""
     np_dtype = target.numpy_dtype
     if target is dtypes.bool:

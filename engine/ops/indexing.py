@@ -704,7 +704,7 @@ def gather(input, dim, index, *, sparse_grad=False):
                                f"{shape_text(input._data.shape)} apart from dimension {dim}")
     _check_bounds(where, data.shape[dim], dim)
     result = wrap(np.ascontiguousarray(data[_along(where, dim)]).reshape(index._data.shape))
-    return record(GatherBackward0, result, (input,), saved=(index,), dim=dim,
+    return record(GatherBackward0, result, (input,), saved=(input, index), dim=dim,
                   self_sym_sizes=input._data.shape, sparse_grad=sparse_grad)
 
 
@@ -712,13 +712,14 @@ class GatherBackward0(Node):
     """out = input.gather(dim, index):  each element's gradient goes back to where it was read
     (added up where an element was read more than once)"""
 
-    _saved_names = ("index",)
+    _saved_names = ("self", "index")  # (self as torch keeps it: changing it in place is caught)
+    _internal = ("self_sym_sizes",)
     dim: int
     self_sym_sizes: tuple
     sparse_grad: bool
 
     def backward(self, grad):
-        (index,) = self.saved_tensors
+        _, index = self.saved_tensors
         zeros = wrap(np.zeros(self.self_sym_sizes, grad._data.dtype))
         return scatter_add(zeros, self.dim, index, grad)
 

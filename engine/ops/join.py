@@ -9,7 +9,7 @@ from ..fidelity.size import memory_format, wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
-from .common import named_arguments, numpy_names, takes_out
+from .common import histories_first, named_arguments, numpy_names, takes_out
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -57,6 +57,7 @@ def _cat_out_first(out, *args, **kwargs):
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
     _check_cat_inputs(tensors, "cat")
+    histories_first(*tensors)  # (a stale view's error before the shapes': fuzz 5101160)
     common = result_type(*tensors).numpy_dtype
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
@@ -127,6 +128,7 @@ concat = concatenate = cat
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
     _check_cat_inputs(tensors, "stack")
+    histories_first(*tensors)
     first = tensors[0]._data.shape
     axis = wrap_dim(dim, len(first) + 1)
     for i, t in enumerate(tensors):

@@ -62,7 +62,7 @@ FUNCTION_METHODS = {
         argwhere fliplr flipud unfold""",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad
         rad2deg signbit sinc heaviside float_power gcd lcm bitwise_left_shift bitwise_right_shift
-        isneginf isposinf isreal conj conj_physical angle nextafter ldexp""",
+        isneginf isposinf isreal conj conj_physical angle nextafter ldexp frexp""",
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():

@@ -8,6 +8,7 @@ engine/ops/README.md, "Where values can differ"). copysign, fmax, fmin, signbit 
 erf are torch's bits.
 """
 import math
+from collections import namedtuple
 
 import numpy as np
 
@@ -23,16 +24,18 @@ from .common import (NUMBER_SELF_WITHOUT_OUT,
                      operands_broadcast_shape, out_holds_result_type, out_of_inputs_dtype,
                      promote_operands, refuse_saving_inference, require_tensors, resize_out_first,
                      takes_out,
-                     tensor_inputs, wrap_elementwise, zero_gradient_like)
-from .creation import full_like
-from .arithmetic import (NotImplementedBackward, add_scalar, mul, mul_scalar, pow as power,
-                         where)
+                     tensor_inputs, wrap_elementwise, write_out, zero_gradient_like)
+from .creation import full, full_like
+from .arithmetic import (NotImplementedBackward, add_scalar, kept_for, mul, mul_scalar,
+                         pow as power, where)
 from .unary import UnaryBackward, exp, float_unary
+from .reduce import return_types
 
 __all__ = ["erf", "erfc", "erfinv", "logit", "xlogy", "copysign", "hypot", "fmax", "fmin",
            "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit", "sinc", "heaviside",
            "float_power", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "isneginf",
-           "isposinf", "isreal", "conj", "conj_physical", "angle", "nextafter", "ldexp"]
+           "isposinf", "isreal", "conj", "conj_physical", "angle", "nextafter", "ldexp",
+           "frexp"]
 
 _f32 = np.float32
 
@@ -289,8 +292,8 @@ def copysign(input, other):
     a, b, _ = float_operands(input, other, a, b, common)
     result = _computed(np.copysign, a, b, input, other)
     if isinstance(other, Tensor):
-        return record(CopysignBackward0, result, (input, other), saved=(input,),
-                      saved_output=True)
+        return record(CopysignBackward0, result, (input, other),
+                      saved=(kept_for(input, input),), saved_output=True)
     return record(CopysignBackward1, result, (input,), saved=(input,), saved_output=True)
 
 
@@ -305,11 +308,12 @@ class CopysignBackward0(Node):
 
     jvp = "element_wise"  # forward mode: this formula of the tangent
 
-    _saved_names = ("self", "result")
+    _saved_names = ("self", "result")  # (self only when it requires grad)
 
     def backward(self, grad):
         x, result = self.saved_tensors
-        return _copysign_gradient(grad, x, result), zero_gradient_like(grad)
+        return (None if x is None else _copysign_gradient(grad, x, result),
+                zero_gradient_like(grad))
 
 
 class CopysignBackward1(Node):
@@ -330,8 +334,9 @@ def hypot(input, other):
     """out = sqrt(input ** 2 + other ** 2), without overflow on the way"""
     a, b, _ = _floating("hypot", input, other)
     result = _computed(_half_in_float(_correctly_rounded(np.hypot)), a, b, input, other)
-    return record(HypotBackward0, result, (input, other), saved=(input, other),
-                  saved_output=True)
+    # (each operand kept only for its own gradient, as torch keeps them)
+    return record(HypotBackward0, result, (input, other),
+                  saved=(kept_for(input, input), kept_for(other, other)), saved_output=True)
 
 
 class HypotBackward0(Node):
@@ -343,7 +348,8 @@ class HypotBackward0(Node):
 
     def backward(self, grad):
         x, y, result = self.saved_tensors
-        return grad * x / result, grad * y / result
+        return (None if x is None else grad * x / result,
+                None if y is None else grad * y / result)
 
 
 # ---------------------------------------------------------------- fmax, fmin
@@ -784,7 +790,8 @@ def nextafter(input, other):
     """out = the next float after input in the direction of other"""
     a, b, _ = _floating("nextafter", input, other)
     result = _computed(_nextafter_values, a, b, input, other)
-    return record(NextafterBackward0, result, (input, other), saved=(input, other))
+    return record(NextafterBackward0, result, (input, other),  # (only input's gradient reads)
+                  saved=(kept_for(input, input), kept_for(input, other)))
 
 
 def _nextafter_values(a, b):
@@ -802,7 +809,7 @@ class NextafterBackward0(Node):
 
     def backward(self, grad):
         x, y = self.saved_tensors
-        return grad.masked_fill(x == y, 0), zero_gradient_like(grad)
+        return (None if x is None else grad.masked_fill(x == y, 0)), zero_gradient_like(grad)
 
 
 def _ldexp_result_fits(target, input, other):
@@ -877,11 +884,20 @@ def _ldexp(input, other, into_out=False):
     if original.dtype.kind in "iub":  # exact powers of two: one rounding, as torch
         exponents = np.clip(original.astype(np.int64), -2**30, 2**30).astype(np.int32)
         result = _computed(np.ldexp, a, exponents, input, other)
-    else:  # (measured: 2 ** other is rounded to other's dtype first, then multiplied)
-        with no_grad():  # (torch's pow(2.0, other): its float32 bits are SLEEF's)
-            powers = power(2.0, other)._data
-        result = _computed(np.multiply, a, powers.astype(common), input, other)
-    return record(LdexpBackward0, result, (input, other), saved=(other,), saved_output=True)
+    else:  # input * 2 ** other, as torch: pow(2.0, other) for a float32 (or integer) input
+        # (a float32 power's bits are SLEEF's); for float64 and float16 a 0-d tensor 2.0 of
+        # input's dtype to the power other, so that a 0-d other computes in their common dtype
+        # (float64 ** a 0-d float16: in float64); then mul's own promotion and rounding
+        two = 2.0 if input._data.dtype == np.float32 or input._data.dtype.kind != "f" \
+            else full((), 2.0, dtype=input.dtype)
+        try:
+            with no_grad():
+                result = mul(input, power(two, other))
+        except RuntimeError:
+            histories_first(input, other)
+            raise
+    return record(LdexpBackward0, result, (input, other), saved=(kept_for(input, other),),
+                  saved_output=True)
 
 
 class LdexpBackward0(Node):
@@ -892,9 +908,81 @@ class LdexpBackward0(Node):
     _saved_names = ("other", "result")
 
     def backward(self, grad):
-        exponent, result = self.saved_tensors
-        return grad * power(2.0, exponent), grad * mul_scalar(result, math.log(2.0))
+        exponent, result = self.saved_tensors  # (exponent: None when x needs no gradient)
+        return (None if exponent is None else grad * power(2.0, exponent),
+                grad * mul_scalar(result, math.log(2.0)))
 
+
+
+# ====================================================================== frexp
+_MantissaExponent = namedtuple("_MantissaExponent", ["mantissa", "exponent"])
+
+
+def _mantissa_exponent_type(name):
+    """torch.return_types.frexp (and frexp_out): a (mantissa, exponent) named tuple."""
+    def printed(self):
+        return (f"torch.return_types.{name}(\nmantissa={self.mantissa!r},\n"
+                f"exponent={self.exponent!r})")
+
+    return type(name, (_MantissaExponent, messages.CTypeAttributeErrors),
+                {"__slots__": (), "torch_type_name": f"torch.return_types.{name}",
+                 "__repr__": printed})
+
+
+return_types.frexp = _mantissa_exponent_type("frexp")
+return_types.frexp_out = _mantissa_exponent_type("frexp_out")
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent), input = mantissa * 2 ** exponent: |mantissa| in [0.5, 1), an
+    int32 exponent (0, the infinities and nan are their own mantissa, exponent 0)"""
+    if out is not None:
+        if not isinstance(out, (tuple, list)):
+            raise TypeError("frexp(): argument 'out' must be tuple of Tensors, not "
+                            f"{messages.type_name(out)}")
+        if len(out) != 2:
+            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+        for position, written in enumerate(out):
+            if not isinstance(written, Tensor):
+                raise TypeError(f"expected Tensor as element {position} in argument 1, but got "
+                                f"{messages.type_name(written)}")
+        if mode.grad_enabled and (input.requires_grad or any(t.requires_grad for t in out)):
+            raise RuntimeError("frexp(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is not None:
+        for written, expected in ((out[0], data.dtype), (out[1], np.dtype(np.int32))):
+            if written._data.dtype != expected:
+                words = messages.CPP_TYPE_NAMES[written._data.dtype.name]
+                raise RuntimeError("torch.frexp() expects " + (
+                    f"mantissa to have dtype {messages.CPP_TYPE_NAMES[data.dtype.name]} but got "
+                    if written is out[0] else "exponent to have int dtype but got ") + words)
+    mantissa, exponent = np.frexp(data)
+    mantissa = wrap_elementwise(mantissa.astype(data.dtype, copy=False), data)
+    exponent = wrap_elementwise(exponent.astype(np.int32, copy=False), data)
+    # (the exponent, an integer output, is kept as torch keeps it: a change to it in place
+    # before backward is caught, and no node is named)
+    record(FrexpBackward0, (mantissa, exponent), (input,), saved=(exponent,))
+    if out is None:
+        return return_types.frexp(mantissa, exponent)
+    return return_types.frexp_out(write_out(mantissa, out[0]), write_out(exponent, out[1]))
+
+
+class FrexpBackward0(Node):
+    """mantissa = x / 2 ** exponent:  d/dx = 1 / 2 ** exponent (the power in float32)"""
+
+    _saved_names = ("exponent",)
+    num_outputs = 2
+
+    def backward(self, grad, grad_exponent=None):
+        return self.jvp(grad)
+
+    def jvp(self, tangent):  # (forward mode: the same formula; a float16 tangent gets float32)
+        (exponent,) = self.saved_tensors
+        return tangent / exponent.to(_dtypes.float32).exp2()
 
 
 def ldexp_check(self, other):

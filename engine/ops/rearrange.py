@@ -313,6 +313,7 @@ def block_diag(*tensors):
 class BlockDiagBackward0(Node):
     """out = the blocks along a diagonal:  each block's gradient is its place in grad"""
 
+    _internal = ("shapes", "blocks")
     shapes: tuple
     blocks: tuple
 
@@ -562,6 +563,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    for joined in (prepend, append):
+        if joined is not None:
+            _check_joined_shape(input, joined, dim)
+    if n == 0:  # torch's copy of the input (prepend and append left out): zeros_like, copy_
+        result = zeros_like(input)
+        return result.copy_(input)
     if prepend is not None or append is not None:
         parts = [p for p in (prepend, input, append) if p is not None]
         input = cat(parts, dim)
@@ -572,6 +579,20 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         after, before = input.narrow(dim, 1, length - 1), input.narrow(dim, 0, length - 1)
         input = logical_xor(after, before) if input._data.dtype == np.bool_ else after - before
     return input
+
+
+def _check_joined_shape(input, joined, dim):
+    """diff's prepend or append: input's shape but along dim."""
+    ndim = input._data.ndim
+    axis = wrap_dim(dim, ndim)
+    if joined._data.ndim != ndim:
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i, (mine, theirs) in enumerate(zip(input._data.shape, joined._data.shape)):
+        if i != axis and mine != theirs:
+            raise RuntimeError(
+                "diff expects the shape of tensor to prepend or append to match that of input "
+                f"except along the differencing dimension; input.size({i}) = {mine}, but got "
+                f"tensor.size({i}) = {theirs}")
 
 
 # ====================================================================== trace

@@ -312,6 +312,7 @@ def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
     for d in dims:
         count *= shape[d] if shape else 1
     return record(MeanBackward1, result, (input,), self_sym_sizes=shape,
+                  self_sym_numel=input._data.size,
                   dim=None if dim is None else dims, keepdim=keepdim, count=count)
 
 
@@ -332,10 +333,12 @@ class MeanBackward0(Node):
 class MeanBackward1(Node):
     """out = mean of x over dim:  d/dx = 1 / N, copied back along dim"""
 
+    _internal = ("count",)
     count: int
     dim: tuple
     keepdim: bool
     self_sym_sizes: tuple
+    self_sym_numel: int
 
     def backward(self, grad):
         return unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
@@ -961,6 +964,7 @@ class VarBackward0(Node):
     """out = sum((x - mean)^2) / (N - correction):  d/dx = 2 (x - mean) / (N - correction)"""
 
     _saved_names = ("self",)
+    _internal = ("count",)
     correction: float
     count: int
     dim: int | tuple | None
@@ -1007,6 +1011,7 @@ class StdBackward0(Node):
     """out = sqrt(var):  d/dx = d var/dx / (2 out)  (taken as 0 where out is 0)"""
 
     _saved_names = ("self", "result")
+    _internal = ("count",)
     correction: float
     count: int
     dim: int | tuple | None

@@ -19,7 +19,7 @@ from ..core.tensor import Tensor, wrap
 from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype, overloads,
                      takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
-from .creation import _linspace_values, full_like, zeros_like
+from .creation import full_like, linspace_values, zeros_like
 from .arithmetic import NotImplementedBackward, where
 from .unary import isnan
 from ..fidelity import stdsort
@@ -101,6 +101,7 @@ class VarMeanBackward0(Node):
     """out = (var, mean):  d/dx = 2 (x - mean) / (N - correction) * g_var + g_mean / N"""
 
     _saved_names = ("self",)
+    _internal = ("count",)
     num_outputs = 2
     correction: float
     count: int
@@ -199,7 +200,7 @@ def _aminmax(input, *, dim=None, keepdim=False):
         low = first_zero_wins(data, low, axes, keep)
         high = first_zero_wins(data, high, axes, keep)
     results = _AminmaxType(as_reduced(low), as_reduced(high))
-    return record(AminmaxBackward0, results, (input,), saved=(input, results.min, results.max),
+    return record(AminmaxBackward0, results, (input,), saved=(input,), saved_output=2,
                   dim=None if axes is None else axes, keepdim=keep)
 
 
@@ -230,7 +231,7 @@ _aminmax.__name__ = "aminmax"
 class AminmaxBackward0(Node):
     """out = (min, max):  d/dx = g_min shared evenly by the minima + g_max by the maxima"""
 
-    _saved_names = ("self", "result0", "result1")
+    _saved_names = ("self", "min", "max")
     num_outputs = 2
     dim: tuple | None
     keepdim: bool
@@ -801,7 +802,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
             low = builtins.min(float(finfo.max), low)  # infinities alone leave there)
             high = builtins.max(float(finfo.min), high)
         if data.dtype.kind == "f" and np.isnan(data).any():  # (printed -nan, as torch's)
-            low = high = -math.nan if data.size > 1 else math.nan
+            # (a single nan keeps its sign; a reduction of more gives x86's default, -nan)
+            low = high = -math.nan if data.size > 1 or np.signbit(data).any() else math.nan
     if low == high:
         low, high = _widened(low, data.dtype)
     if not (math.isfinite(low) and math.isfinite(high)):
@@ -811,7 +813,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
         raise RuntimeError("torch.histc: max must be larger than min")
     # the bins' edges, linspace(min, max, bins + 1) in the dtype (bool has none; an integer
     # dtype refuses a range beyond it), then torch's kernel, for floating dtypes only
-    edges = _linspace_values(low, high, bins + 1, input.dtype)
+    edges = linspace_values(low, high, bins + 1, input.dtype)
     if data.dtype.kind != "f":
         raise NotImplementedError(
             f'"histogram_cpu" not implemented for \'{scalar_type_name[input.dtype]}\'')

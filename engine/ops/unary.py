@@ -503,6 +503,9 @@ def _signs(input, node):
     result = np.sign(data)
     if data.dtype.kind == "f":
         result = np.where(np.isnan(data), data.dtype.type(0), result)
+    if node is SgnBackward0:  # (sgn's formula, for complex numbers, reads both)
+        return record(node, wrap_elementwise(result, data), (input,), saved=(input,),
+                      saved_output=True)
     return record(node, wrap_elementwise(result, data), (input,))
 
 
@@ -527,7 +530,14 @@ def sgn(input):
 
 
 class SgnBackward0(_ZeroGradient):
-    """out = sgn(x):  d/dx = 0"""
+    """out = sgn(x):  d/dx = 0 (for real x; x and out are kept, as torch keeps them, so that
+    changing either in place before backward is caught)"""
+
+    _saved_names = ("self", "result")
+
+    def backward(self, grad):
+        self.saved_tensors  # noqa: B018 - (read: a version check, as torch unpacks them)
+        return zero_gradient_like(grad)
 
 
 @takes_out
@@ -630,12 +640,14 @@ class TruncBackward0(_ZeroGradient):
 class RoundBackward0(_ZeroGradient):
     """out = round(x):  d/dx = 0"""
 
+    _internal = ("decimals",)
     decimals: int | None
 
 
 class RoundBackward1(_ZeroGradient):
     """out = round(x, decimals):  d/dx = 0"""
 
+    _internal = ("decimals",)
     decimals: int | None
 
 

@@ -822,6 +822,7 @@ class _PiecesBackward(Node):
 
 
 class UnbindBackward0(_PiecesBackward):
+    _internal = ("num_outputs",)
     dim: int
     num_outputs: int
     def places(self):

@@ -26,7 +26,9 @@ The families, and what observe.py/compare.py look at for them:
   family, gradients of non-contiguous leaves: the strides of every result.
 * zero_signs: zeros and negative zeros through forward ops, backward formulas and losses:
   compare.py tells 0.0 from -0.0 (and an exact zero from a rounding residue).
-* versions: the _version of results of ops and of tensors sharing a version counter.
+* versions: the _version of results of ops and of tensors sharing a version counter; what
+  an op keeps for backward (an input or a result changed in place before it: torch's version
+  check names the tensor and the node that made it).
 * warnings: what warns in torch (degrees of freedom, implicit dims, copy construction,
   deprecated x.T) and what numpy would warn about in the engine (overflow, 0/0, log(-1)).
 * check_order: calls with two faults at once (a wrong dtype and a wrong shape, an expanded
@@ -283,7 +285,9 @@ REDUCTIONS = ["{x}.std()", "{x}.var()", "{x}.std(unbiased=False)", "{x}.var(corr
               "torch.var({x}, dim=None, correction=1)", "{x}.norm(p=2, dim={d}, keepdim=True)",
               "{x}.mean().backward()", "{x}.std().backward()", "{x}.norm().backward()",
               "{x}.var({d}).sum().backward()", "{x}.softmax({d}).sum().backward()",
-              "{x}.logsumexp({d}).sum().backward()"]
+              "{x}.logsumexp({d}).sum().backward()", "torch.histc({x}, 4)",
+              "{x}.histc(3, min=1, max=1)", "torch.histc({x}, bins=2, min=-3e38, max=3e38)",
+              "torch.histc({x}, 5, {x}.min().item(), {x}.min().item())"]
 
 
 def overflow_tensor(b):
@@ -1046,6 +1050,50 @@ VERSION_INPLACE = [
 ]
 
 
+# what each op keeps for backward, found by changing it in place before backward: torch's
+# version check names the tensor and the node that made it (fuzz 2931834: sgn kept nothing)
+KEEPING_OPS = [
+    "{h}.{u}()", "torch.{u}({h})", "{h} * {c}", "{h} / {c}", "{h} ** {c}", "{c} ** {h}",
+    "torch.atan2({h}, {c})", "torch.hypot({h}, {c})", "{h}.aminmax()", "{h}.aminmax(dim=0)",
+    "torch.frexp({h})", "{h}.sort(0)", "{h}.max(0)", "{h}.min(0)", "{h}.cummax(0)",
+    "{h}.median(0)", "{h}.kthvalue(1, 0)", "{h}.topk(2, 0)", "torch.std_mean({h}, 0)",
+    "torch.var_mean({h})", "{h}.norm()", "{h}.logsumexp(0)", "{h}.softmax(0)",
+    "{h}.log_softmax(0)", "{h}.prod(0)", "{h}.cumprod(0)", "torch.linalg.svd({h}, "
+    "full_matrices=False)", "torch.linalg.slogdet({h})", "{h}.clamp(-1, 1)",
+    "torch.where({h} > 0, {h}, {c})", "{h}.abs().sum()", "torch.nn.functional.gelu({h})",
+    "torch.nn.functional.elu({h})", "torch.nn.functional.silu({h})", "{h}.lerp({c}, 0.25)",
+    "torch.maximum({h}, {c})", "torch.cdist({h}, {c})", "{h} @ {c}",
+    "torch.nn.functional.layer_norm({h}, (3,))", "torch.nn.functional.normalize({h})"]
+KEPT_UNARY = ["sgn", "sign", "exp", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid", "sin",
+              "log", "abs", "round", "floor", "relu", "square", "exp2", "expm1", "log1p",
+              "atan", "erf", "digamma", "angle", "frac", "neg", "trunc", "sinc", "logit"]
+KEPT_CHANGES = ["{t}.mul_(2)", "{t}.add_(1)", "{t}[0] = 0.5", "{t}.zero_()", "{t}.sin_()"]
+
+
+def saved_changed(b):
+    """An op on a graph tensor, then one of its inputs or results changed in place (with or
+    without grad), then backward: torch's version check, or the gradient (create_graph too)."""
+    dtype = b.choice(["float32", "float64"])
+    pool = ["0.5", "1.5", "-0.75", "2.0", "-1.25", "0.25", "3.0", "-2.0"]
+    x, first = make(b, (3, 3), dtype, pool, grad=True)
+    c, second = make(b, (3, 3), dtype, pool, grad=b.chance(0.3))
+    h, y, z = (b.fresh_name() for _ in range(3))
+    op = b.choice(KEEPING_OPS).format(h=h, c=c, u=b.choice(KEPT_UNARY))
+    statements = [first, second, f"{h} = {x} * 1", f"{y} = {op}"]
+    result = f"({y} if not isinstance({y}, tuple) else {y}[{b.choice([0, 1, -1])}])"
+    target = b.choice([h, h, c, x, result])
+    change = b.choice(KEPT_CHANGES).format(t=target)
+    statements.append(f"with torch.no_grad():\n    {change}" if target == x or b.chance(0.5)
+                      else change)
+    total = f"sum(t.float().sum() for t in ({y} if isinstance({y}, tuple) else ({y},)) " \
+            f"if t.requires_grad)"
+    statements.append(b.choice([f"{z} = {total}.backward()",
+                                f"{z} = torch.autograd.grad({total}, {x}, create_graph=True)"]))
+    for name in (h, y, z):
+        unknown(b, name, dtype)
+    return statements
+
+
 def version_op(b):
     """A fresh result of an op: its version counter (torch's counts steps done in place)."""
     a, sa = make(b, (3,), b.choice(["float32", "float32", "float64"]), FLOAT_POOL)
@@ -1534,7 +1582,8 @@ SHAPE_REDUCE_OPS = [
     "torch.block_diag({x}, {x})", "torch.cartesian_prod({x}.flatten(), {x}.flatten())",
     "torch.tensor_split({x}, 2, {d})", "{x}.hsplit(1)", "torch.vsplit({x}, [1])",
     "torch.kron({x}, {x})", "torch.logcumsumexp({x}, {d})", "torch.bincount({x}.flatten())",
-    "torch.histc({x}, 4)", "torch.bucketize({x}, torch.tensor([0.0, 1.0, 2.0]))",
+    "torch.histc({x}, 4)", "{x}.histc(3, 2, 2)", "torch.histc({x}, bins=1, min=-1, max=-1)",
+    "torch.bucketize({x}, torch.tensor([0.0, 1.0, 2.0]))",
     "torch.searchsorted(torch.tensor([-1.0, 0.0, 2.0]), {x}, right=True)",
     "torch.isin({x}, {x}.flatten()[:2])", "torch.cdist({x}, {x})", "torch.cdist({x}, {x}, p=1)",
     "torch.cdist({x}, {x}.repeat(10, 1), compute_mode='use_mm_for_euclid_dist')"]
@@ -1575,7 +1624,9 @@ def shape_reduce(b):
 
 # ---------------------------------------------------------------- pointwise_more
 POINTWISE_UNARY = ["erf", "erfc", "erfinv", "logit", "deg2rad", "rad2deg", "signbit", "sinc",
-                   "isneginf", "isposinf", "isreal", "conj", "conj_physical", "angle"]
+                   "isneginf", "isposinf", "isreal", "conj", "conj_physical", "angle", "frexp"]
+FREXP_FORMS = ["torch.frexp({x})[0]", "{x}.frexp().mantissa", "torch.frexp(input={x})[1]",
+               "torch.frexp({x}).exponent", "torch.frexp({x})"]
 POINTWISE_BINARY = ["xlogy", "copysign", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2",
                     "heaviside", "float_power", "gcd", "lcm", "bitwise_left_shift",
                     "bitwise_right_shift", "nextafter", "ldexp"]
@@ -1592,6 +1643,8 @@ POINTWISE_NUMBERS = ["2", "0.5", "-1.0", "0", "True", "1e-3"]
 def _pointwise_call(b, op, x, z):
     """A call of ``op`` on ``x`` (and ``z``, or a number): a function, a method or a keyword
     form; logit with eps now and then."""
+    if op == "frexp":
+        return fill(b.choice(FREXP_FORMS), x=x)
     if op in POINTWISE_UNARY:
         extra = ""
         if op == "logit" and b.chance(0.5):
@@ -1632,7 +1685,10 @@ def pointwise_more_forward(b):
     elif form == "out":
         out_dtype = b.choice(["float32", "float64", "int64", "bool", dtype])
         args = f"{x}, {z}" if op in POINTWISE_BINARY else x
-        call = f"torch.{op}({args}, out=torch.empty(0, dtype=torch.{out_dtype}))"
+        out = f"torch.empty(0, dtype=torch.{out_dtype})"
+        if op == "frexp":  # (a pair: the mantissa's, then the exponent's, int32 or not)
+            out = f"({out}, torch.empty(0, dtype=torch.{b.choice(['int32', 'int64'])}))"
+        call = f"torch.{op}({args}, out={out})"
     elif form == "view" and shape and op in POINTWISE_IN_PLACE and dtype in FLOATS:
         return [first, second, f"{y} = {x}.clone()",
                 f"{y}[:1].{op}_({z + '[:1]' if op in POINTWISE_BINARY and other_shape else z})"
@@ -1866,7 +1922,7 @@ FAMILIES = {
     "signatures": Family(3, [(1, signature_call)]),
     "layouts": Family(2, [(1, strided), (3, layout_op), (0.7, grad_layout)]),
     "zero_signs": Family(2, [(3, zero_grad), (2, zero_values), (1, loss_zero)]),
-    "versions": Family(1, [(2, version_op), (1, version_inplace)]),
+    "versions": Family(2, [(2, version_op), (1, version_inplace), (1, saved_changed)]),
     "warnings": Family(1, [(1, warn)]),
     "check_order": Family(2, [(1, two_faults)]),
     "transforms": Family(2, [(1, transform)]),

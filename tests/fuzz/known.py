@@ -339,6 +339,12 @@ KNOWN = [
               r"\b[4-9], [4-9]\)|\[(?:[^\[\],]+,){3,}[^\[\]]+\]", program) is not None,
           test=lambda verdict: _residues_of_float64_sums(verdict),
           difference="Determinants, inverses, `linalg.solve`"),
+    Known("layer_norm's gradient: the engine's formula in its own operations, torch's kernel "
+          "adds in its vector order, so where the terms cancel (the gradient of a sum of "
+          "layer_norm's outputs, exactly 0) the residues differ (fuzz 5104129, 5104699)",
+          DOCUMENTED, ("gradient", "value", "printed"),
+          program=r"\blayer_norm\(|\bLayerNorm\(", test=_residues_of_float64_sums,
+          difference="float32 values"),
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
