@@ -200,6 +200,13 @@ def _fits(value, p):
     raise AssertionError(kind)
 
 
+def fits(value, kind):
+    """Whether torch's parser takes ``value`` for a parameter of ``kind`` (as printed:
+    "int", "tuple of ints[1]", "Number", "float", "bool", "Tensor"; "?" takes None)."""
+    param = _Parameter(f"{kind} value", False)
+    return (param.nullable and value is None) or _fits(value, param)
+
+
 def _extra_args(name, signature, given):
     most, fewest = signature.max_positional, signature.min_args
     if fewest != most:

@@ -59,6 +59,7 @@ from .functional_norm import batch_norm, layer_norm
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                               avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
 from .functional_sparse import embedding, embedding_bag
+from ..ops.common import number_parameters
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -101,6 +102,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return reduce.log_softmax(input, dim, dtype=dtype)
 
 
+@number_parameters("one_hot", {"num_classes": "int"})
 def one_hot(tensor, num_classes=-1):
     """out[..., c] = 1 where tensor == c, else 0 (int64, one more dimension)"""
     if tensor._data.dtype != np.int64:

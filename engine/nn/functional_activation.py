@@ -20,7 +20,7 @@ from ..fidelity.messages import type_name
 from ..ops.arithmetic import mul_scalar
 from ..ops.creation import zeros_like
 from ..ops.unary import sigmoid_backward
-from ..ops.common import wrap_elementwise
+from ..ops.common import number_parameters, wrap_elementwise
 from ..ops.inplace import write_inplace
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -196,6 +196,7 @@ class NormalCdfBackward(Node):
 
 
 # ====================================================================== leaky_relu
+@number_parameters("leaky_relu", {"negative_slope": "Number"}, always_positional=True)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """out = x where x > 0, else negative_slope * x"""
     check_float("leaky_relu_cpu", input)
@@ -260,6 +261,7 @@ class LeakyReluBackwardBackward0(Node):
 
 
 # ====================================================================== elu
+@number_parameters("elu", {"alpha": "Number"}, always_positional=True)
 def elu(input, alpha=1.0, inplace=False):
     """out = x where x > 0, else alpha * (exp(x) - 1)"""
     check_float("elu_cpu", input)
@@ -349,6 +351,7 @@ class EluBackwardBackward0(Node):
 
 
 # ====================================================================== softplus
+@number_parameters("softplus", {"beta": "Number", "threshold": "Number"})
 def softplus(input, beta=1, threshold=20):
     """out = log(1 + exp(beta * x)) / beta, or x where beta * x > threshold (no overflow)"""
     check_float("softplus_cpu", input)

@@ -19,7 +19,7 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
-from ..ops.common import wrap_elementwise
+from ..ops.common import number_parameters, wrap_elementwise
 from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
@@ -147,6 +147,7 @@ def _dtype_max_text(dtype):
     return f"{float(np.finfo(dtype).max):g}"
 
 
+@number_parameters("softshrink", {"lambd": "Number"})
 def softshrink(input, lambd=0.5):
     """out = x - lambd above lambd, x + lambd below -lambd, 0 between"""
     check_float("softshrink_check", input)
@@ -171,6 +172,7 @@ def softshrink(input, lambd=0.5):
     return record(SoftshrinkBackward0, out, (input,), saved=(input,), lambd=lambd)
 
 
+@number_parameters("hardshrink", {"lambd": "Number"})
 def hardshrink(input, lambd=0.5):
     """out = x outside [-lambd, lambd], else 0"""
     check_float("hardshrink_cpu", input)
@@ -196,6 +198,8 @@ class HardshrinkBackward0(SoftshrinkBackward0):
     """out = x outside the band:  d/dx = 0 in [-lambd, lambd], else grad"""
 
 
+@number_parameters("threshold", {"threshold": "Number", "value": "Number"},
+                   always_positional=True)
 def threshold(input, threshold, value, inplace=False):
     """out = value where input <= threshold, else input"""
     _check_tensor("threshold", input)
@@ -253,6 +257,7 @@ def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
 
+@number_parameters("celu", {"alpha": "Number"}, always_positional=True)
 def celu(input, alpha=1.0, inplace=False):
     """out = x where x > 0, else alpha (exp(x / alpha) - 1)"""
     check_float("elu_cpu", input)

@@ -20,6 +20,7 @@ from ..ops.arithmetic import add_scalar, where
 from ..ops.creation import zeros_like
 from ..ops.unary import isnan
 from ..ops.views import broadcast_tensors
+from ..ops.common import number_parameters
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -78,6 +79,7 @@ class NormBackward1(reduce.LinalgVectorNormBackward0):
     p: float
 
 
+@number_parameters("pdist", {"p": "float"})
 def pdist(input, p=2.0):
     """out = ||x_i - x_j||_p for every pair of rows i < j, in the order of the upper triangle
     (the condensed distance matrix)"""

@@ -16,6 +16,7 @@ from ..fidelity import messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..ops.arithmetic import where
+from ..ops.common import number_parameters
 from ..ops.creation import empty_like, zeros
 from ..ops.inplace import write_inplace
 from .functional_activation import leaky_relu
@@ -145,6 +146,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 # ====================================================================== rrelu
+@number_parameters("rrelu", {"lower": "Number", "upper": "Number"}, always_positional=True)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: out = x where x > 0, else a * x with a uniform in [lower, upper)
     drawn for each such element when training (torch's generator, element by element), and

@@ -20,6 +20,7 @@ from ..fidelity.size import wrap_dim
 from .functional_conv import pad
 from .functional_norm import batch_norm_kernel
 from .functional_pool import avg_pool2d, avg_pool3d
+from ..ops.common import number_parameters
 
 
 # ====================================================================== group_norm
@@ -153,6 +154,7 @@ def _check_pixel(name, input, factor, kind):
         raise RuntimeError(f"{name} expects a positive {kind}_factor, but got {factor}")
 
 
+@number_parameters("pixel_shuffle", {"upscale_factor": "int"})
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r
     block of pixels"""
@@ -209,6 +211,7 @@ class ChannelShuffleBackward0(Node):
         return channel_shuffle(grad, grad.shape[1] // self.groups)
 
 
+@number_parameters("pixel_unshuffle", {"downscale_factor": "int"})
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W): pixel_shuffle undone"""
     r = downscale_factor

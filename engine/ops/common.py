@@ -83,6 +83,36 @@ def number_argument(value, function, name):
     raise TypeError(f"{function}(): argument '{name}' must be Number, not {type_name(value)}")
 
 
+def number_parameters(name, kinds, always_positional=False):
+    """torch's parser for some of an op's parameters, ``kinds`` by name as torch prints them
+    ("Number", "float", "int", "bool", "Tensor", "tuple of ints[1]"; "?" takes None): what
+    does not fit is torch's TypeError, naming its position if it came by position (always,
+    for a torch.nn.functional written in Python that passes it on by position). A Number or
+    a float: a Python or numpy number, or a 0-d tensor that does not require grad."""
+    def decorate(op):
+        names = list(inspect.signature(op).parameters)
+        checks = [(names.index(p), p, kind) for p, kind in kinds.items()]
+
+        @functools.wraps(op)
+        def checked(*args, **kwargs):
+            for index, parameter, kind in checks:
+                if index < len(args):
+                    value, by_position = args[index], True
+                elif parameter in kwargs:
+                    value, by_position = kwargs[parameter], always_positional
+                else:
+                    continue
+                if not signatures.fits(value, kind):
+                    where = f" (position {calls.position(index + 1)})" if by_position else ""
+                    printed = kind.rstrip("?").replace("[1]", "")
+                    raise TypeError(f"{name}(): argument '{parameter}'{where} must be "
+                                    f"{printed}, not {type_name(value)}")
+            return op(*args, **kwargs)
+
+        return checked
+    return decorate
+
+
 def _cast_scalar(value, np_dtype):
     """A Python number as a numpy scalar of ``np_dtype``, as torch converts an operand.
 

@@ -22,6 +22,7 @@ from ..fidelity.messages import type_name
 from ..core.tensor import Tensor, wrap
 from .common import (copy_preserving_layout, empty_in_format, factory_out,
                      invalid_arguments_error)
+from .common import number_parameters
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
@@ -973,6 +974,7 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
                           requires_grad, device)
 
 
+@number_parameters("randperm", {"n": "int"})
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random ordering of 0, 1, ..., n - 1."""

@@ -24,6 +24,7 @@ from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
 from .reduce import amax, amin, norm_over_dims
 from .views import permute
+from .common import number_parameters
 
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
            "vdot"]
@@ -973,6 +974,7 @@ def linalg_svdvals(A, *, driver=None):
     return linalg_svd(A, full_matrices=False).S
 
 
+@number_parameters("svd", {"some": "bool", "compute_uv": "bool"})
 def svd(input, some=True, compute_uv=True):
     """torch.svd (deprecated in torch for linalg.svd): U, S, V with V = Vh.mT (a view)."""
     if input._data.ndim < 2:

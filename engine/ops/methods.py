@@ -86,8 +86,17 @@ def _split(self, split_size, dim=0):
 Tensor.split = method_copy(_split, "Tensor.split")
 
 
-def _tile(self, *dims):
-    """``x.tile(2, 3)`` or ``x.tile((2, 3))``: ``torch.tile(x, (2, 3))``"""
+def _tile(self, *dims, **named):
+    """``x.tile(2, 3)``, ``x.tile((2, 3))`` or ``x.tile(dims=(2, 3))``: ``torch.tile(x, (2,
+    3))``"""
+    if not dims and "dims" not in named:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    if named.keys() - {"dims"}:
+        raise TypeError(f"tile() got an unexpected keyword argument '{next(iter(named))}'")
+    if "dims" in named:
+        if dims:
+            raise TypeError("tile() got multiple values for argument 'dims'")
+        dims = (named["dims"],)
     return rearrange.tile(self, dims[0] if len(dims) == 1 and not isinstance(
         dims[0], (int, np.integer)) else dims)
 

@@ -30,6 +30,7 @@ from .arithmetic import (NotImplementedBackward, add_scalar, kept_for, mul, mul_
                          pow as power, where)
 from .unary import UnaryBackward, exp, float_unary
 from .reduce import return_types
+from .common import number_parameters
 
 __all__ = ["erf", "erfc", "erfinv", "logit", "xlogy", "copysign", "hypot", "fmax", "fmin",
            "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit", "sinc", "heaviside",
@@ -91,6 +92,7 @@ erfinv = float_unary(_rounded_from_float64(special.erfinv), "erfinv",
 
 # ====================================================================== logit
 @takes_out
+@number_parameters("logit", {"eps": "float?"})
 def logit(input, eps=None):
     """out = ln(p / (1 - p)) of p = input, first clamped to [eps, 1 - eps] when eps is given"""
     data = input._data

@@ -24,6 +24,7 @@ from .creation import zeros_like
 from .unary import isnan
 from .linalg import bmm, dot, mm, unsafe_view
 from .views import view_strides
+from .common import number_parameters
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
            "cdist", "column_stack", "diag_embed", "diff", "dsplit", "dstack", "einsum",
@@ -36,11 +37,17 @@ def _int_list(value):
 
 
 # ====================================================================== roll
+def _one_int(value):
+    """A 0-d integer tensor given for a tuple of ints (torch's parser reads it as one int)."""
+    return int(value) if isinstance(value, Tensor) else value
+
+
 @numpy_names
+@number_parameters("roll", {"shifts": "tuple of ints[1]", "dims": "tuple of ints[1]"})
 def roll(input, shifts, dims=()):
     """Elements shifted along dims, those pushed off one end coming back at the other
     (no dims: along the flattened tensor)"""
-    shifts, dims = _int_list(shifts), _int_list(dims)
+    shifts, dims = _int_list(_one_int(shifts)), _int_list(_one_int(dims))
     data = input._data
     if not shifts:
         raise RuntimeError("`shifts` required")
@@ -70,6 +77,7 @@ class RollBackward0(Node):
 
 
 # ====================================================================== rot90
+@number_parameters("rot90", {"k": "int", "dims": "tuple of ints"})
 def rot90(input, k=1, dims=(0, 1)):
     """x turned k quarter turns in the plane of dims, from the first dim towards the second
     (one node, Rot90Backward0; an odd k gives torch's transposed layout)"""
@@ -263,12 +271,14 @@ def _triangle_indices(row, col, offset, dtype, name, pick):
     return wrap(np.array([rows, columns], dtype.numpy_dtype).reshape(2, -1))
 
 
+@number_parameters("tril_indices", {"row": "int", "col": "int", "offset": "int"})
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
                  pin_memory=False):
     """The (row, column) places of the lower triangle of a row x col matrix, row by row"""
     return _triangle_indices(row, col, offset, dtype, "tril_indices", np.tril_indices)
 
 
+@number_parameters("triu_indices", {"row": "int", "col": "int", "offset": "int"})
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
                  pin_memory=False):
     """The (row, column) places of the upper triangle of a row x col matrix, row by row"""
@@ -362,6 +372,7 @@ _NOT_VIEWABLE = ("view size is not compatible with input tensor's size and strid
 
 
 @takes_out(restrides=False)  # (torch's kron is a composite: its out= is resized row-major)
+@number_parameters("kron", {"other": "Tensor"})
 def kron(input, other):
     """The Kronecker product: every element of input times the whole of other, in blocks
     (torch's _unsafe_view of each operand, mul, _unsafe_view of the result)"""
@@ -384,6 +395,7 @@ _CDIST_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_e
                 "donot_use_mm_for_euclid_dist": 2}
 
 
+@number_parameters("cdist", {"x2": "Tensor", "p": "float"}, always_positional=True)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of x1 and each row of x2 (batched over leading
     dims). For p=2 and more than 25 rows torch (and the engine) take |a|^2 - 2 a.b + |b|^2
@@ -556,6 +568,7 @@ def meshgrid(*tensors, indexing=None):
 
 # ====================================================================== diff
 @takes_out
+@number_parameters("diff", {"n": "int", "dim": "int", "prepend": "Tensor?", "append": "Tensor?"})
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """x[i + 1] - x[i] along dim, n times (bool: x[i + 1] != x[i]); prepend and append are
     joined to x first"""

@@ -53,8 +53,14 @@ def normal(mean=_UNSET, std=_UNSET, size=None, *, generator=None, out=None, dtyp
     keywords = dict(dtype=dtype, layout=layout, device=device) if tensors else {}
     keywords["generator"] = generator if _bad_generator(generator) else None
     given = {key: value for key, value in keywords.items() if value is not None}
-    numbers_fit = all(isinstance(v, Tensor) or _is_number(v) for v in (mean, std))
-    if given or not numbers_fit or (size is None) != tensors or (tensors and requires_grad):
+    numbers_fit = all(isinstance(v, Tensor) or _is_number(v) for v in (mean, std)
+                      if v is not _UNSET)  # (normal(mean tensor): std defaults to 1)
+    if not tensors and mean is not _UNSET and std is _UNSET and size is None and not given:
+        # (one argument: torch's parser tries its one overload of one, normal(Tensor mean))
+        raise TypeError(f"normal(): argument 'mean' (position 1) must be Tensor, not "
+                        f"{type_name(mean)}")
+    if given or not numbers_fit or (size is None) != tensors or (tensors and requires_grad) \
+            or (not tensors and std is _UNSET):
         arguments = [v for v in (mean, std, size) if v is not _UNSET]
         raise messages.invalid_arguments("normal", arguments, given, messages.NORMAL)
     if not tensors:

@@ -26,6 +26,7 @@ from ..fidelity import stdsort
 from .reduce import (MaxBackward0, welford, ddof_from, evenly_distributed, first_zero_wins,
                      reduce_args, as_reduced, return_type, takes_pair_out, unreduce,
                      var_backward, nansum, return_types)
+from .common import number_parameters
 
 __all__ = ["aminmax", "bincount", "bucketize", "cummax", "cummin", "histc", "isin", "kthvalue",
            "logcumsumexp", "median", "mode", "nanmean", "nanmedian", "nanquantile", "quantile",
@@ -764,6 +765,7 @@ def _as_tensor(value):
     return value if isinstance(value, Tensor) else wrap(np.asarray(value))
 
 
+@number_parameters("bincount", {"weights": "Tensor?", "minlength": "int"})
 def bincount(input, weights=None, minlength=0):
     """How many times each value 0, 1, 2 ... occurs in a 1-d integer tensor (or the sum of
     the weights at its places)"""
@@ -787,6 +789,7 @@ def bincount(input, weights=None, minlength=0):
 
 
 @takes_out
+@number_parameters("histc", {"bins": "int", "min": "Number", "max": "Number"})
 def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     """Counts of the elements in ``bins`` equal bins between min and max (equal: the data's
     own smallest and largest); elements outside are left out"""

@@ -12,7 +12,7 @@ from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import (elementwise_shape, float_dtype_for, not_implemented_for,
-                     out_of_inputs_dtype, overloads, takes_out, tensor_inputs,
+                     number_parameters, out_of_inputs_dtype, overloads, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
 from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
@@ -729,12 +729,14 @@ def _computes_floats(args, kwargs):
 
 # (an integer input is copied by a composite of torch's, which resizes out row-major)
 @takes_out(before=_nan_to_num_out, restrides=_computes_floats)
+@number_parameters("nan_to_num", {"nan": "float?", "posinf": "float?", "neginf": "float?"})
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """out = input with nan, inf and -inf replaced (by 0 and the dtype's largest values)"""
     data = input._data
     if data.dtype.kind != "f":
         return wrap_elementwise(data.copy(), data)
-    result = wrap_elementwise(np.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf), data)
+    result = wrap_elementwise(np.nan_to_num(data, nan=0.0 if nan is None else nan,
+                                            posinf=posinf, neginf=neginf), data)
     return record(NanToNumBackward0, result, (input,), saved=(input,))
 
 

@@ -28,6 +28,7 @@ from .common import (copy_preserving_layout, empty_in_format, numpy_names, opera
                      overloads, tensor_inputs)
 from .creation import zeros
 from .join import cat, stack
+from .common import number_parameters
 
 __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
            "unflatten", "ravel", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow",
@@ -581,8 +582,10 @@ def expand_as(input, other):
     return expand(input, other._data.shape)
 
 
-def broadcast_to(input, shape):
-    return expand(input, shape)
+@number_parameters("broadcast_to", {"size": "tuple of ints"})
+def broadcast_to(input, size):
+    """input expanded to ``size`` (a view: torch's expand)"""
+    return expand(input, size)
 
 
 def broadcast_shape(a, b):
@@ -897,6 +900,7 @@ def _split_equal(tensor, split_size, dim):
 
 
 @numpy_names
+@number_parameters("chunk", {"chunks": "int", "dim": "int"})
 def chunk(input, chunks, dim=0):
     """At most ``chunks`` pieces of equal size (the last may be smaller) along dim."""
     if input._data.ndim == 0:
@@ -924,6 +928,7 @@ def unsafe_split(tensor, split_size, dim=0):
     return _unsafe(pieces, tensor, dim, split_size)
 
 
+@number_parameters("unsafe_chunk", {"chunks": "int", "dim": "int"})
 def unsafe_chunk(input, chunks, dim=0):
     """chunk, with pieces autograd does not treat as views (see unsafe_split)."""
     with no_grad():

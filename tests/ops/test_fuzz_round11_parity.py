@@ -12,6 +12,7 @@ torch 2.15: what a node keeps for backward, and the legacy constructors of a ten
 """
 import warnings
 
+import numpy as np
 import pytest
 
 import parity
@@ -332,3 +333,73 @@ def test_asarray_keeps_requires_grad(code):
                 a.grad_fn and a.grad_fn.name(), x.requires_grad, a]
 
     parity.run_both(run, check_inputs=False)
+
+
+# Number and float parameters refuse a tensor of more than one element (or one that requires
+# grad) in torch's words, naming the position where it came by position (the functionals
+# written in Python pass theirs on by position); nan_to_num(None) is nan_to_num(0.0);
+# torch.normal(mean tensor) draws with std 1; x.tile() needs dims (a scan of every function)
+NUMBER_PARAMETER_CALLS = [
+    "F.elu(x, t0)", "F.elu(x, t1)", "F.elu(x, tg)", "F.elu(x, alpha=t1)", "F.elu(x, 'a')",
+    "F.elu(x, None)", "F.elu(x, np.float32(2.0))", "F.leaky_relu(x, t0)", "F.leaky_relu(x, t1)",
+    "F.leaky_relu(x, negative_slope=t1)", "F.hardshrink(x, t1)", "F.hardshrink(x, lambd=t1)",
+    "F.softshrink(x, lambd=t1)", "F.softplus(x, t1)", "F.softplus(x, 1, threshold=t1)",
+    "F.softplus(x, beta=t1)", "F.celu(x, t1)", "F.celu(x, alpha=t1)", "F.threshold(x, t1, 0.0)",
+    "F.threshold(x, 0.0, value=t1)", "F.rrelu(x, t1)", "F.rrelu(x, lower=t1)",
+    "m.nan_to_num(x, t0)", "m.nan_to_num(x, t1)", "m.nan_to_num(x, ti)",
+    "m.nan_to_num(x, posinf=t1)", "x.nan_to_num(t1)", "x.nan_to_num(neginf='a')",
+    "x.nan_to_num(None, None, None)", "m.celu(x, alpha=t1)", "m.hardshrink(x, lambd=t1)",
+    "x.hardshrink(t1)", "m.threshold(x, t1, 0.0)", "m.rrelu(x, lower=t1)",
+    "m.normal(xg)", "m.normal(mean=xg)", "m.normal(2.0)", "m.normal('a')", "m.normal(None)",
+    "m.normal(2, 3)", "m.normal(xg.detach(), out=m.empty(2, 2))", "x.tile()", "x.tile(foo=2)",
+    "x.tile(dims=(2,))", "x.tile(2, dims=3)", "x.tile(2, 2)",
+]
+
+
+@pytest.mark.parametrize("call", NUMBER_PARAMETER_CALLS)
+def test_number_parameters_as_torchs_parser_reads_them(call):
+    def run(m):
+        m.manual_seed(0)
+        names = {"m": m, "F": m.nn.functional, "np": np,
+                 "x": m.tensor([[0.5, -1.25], [3.0, -2.0]]), "t0": m.tensor(2.0),
+                 "t1": m.tensor([2.0]), "tg": m.tensor(2.0, requires_grad=True),
+                 "ti": m.tensor(2), "xg": m.tensor([[0.0, 1.0], [2.0, -1.0]], requires_grad=True)}
+        result = _outcome(m, f"r = {call}", names)
+        return [result, result.grad_fn.name()] if getattr(result, "grad_fn", None) else result
+
+    parity.run_both(run, check_inputs=False)
+
+
+# int, bool, float, Number, Tensor and tuple-of-ints parameters given what torch's parser
+# refuses (a tensor for an int, an int for a bool...): torch's TypeError, with the position
+# where it came by position; broadcast_to's keyword is size; roll takes a 0-d int tensor
+TYPED_CALLS = [
+    "m.diff(x, t)", "x.diff(t)", "m.diff(x, 1, t)", "m.diff(x, n=t)", "m.diff(x, prepend=2)",
+    "m.diff(x, 1, -1, 2)", "m.diff(x, t0)", "m.chunk(x, t)", "x.chunk(t)", "x.chunk(2, t)",
+    "x.chunk(chunks=t)", "x.chunk(t0)", "m.unsafe_chunk(x, t)", "m.histc(x, t)", "x.histc(t)",
+    "m.histc(x, 4, t)", "m.histc(x, bins=2.5)", "m.rot90(x, t)", "x.rot90(t)",
+    "m.rot90(x, 1, 0)", "m.rot90(x, 1, [0, t0])", "m.randperm(t)", "m.randperm(t0)",
+    "m.randperm(2.5)", "m.svd(x, t)", "x.svd(t)", "m.svd(x, 1)", "m.svd(x, True, 2)",
+    "m.logit(x, t)", "x.logit(t)", "m.logit(x, eps=t)", "m.logit(x, None)", "m.pdist(x, t)",
+    "F.pdist(x, t)", "m.tril_indices(t, 2)", "m.triu_indices(2, t)", "m.tril_indices(2, 2, 1.5)",
+    "m.roll(x, t)", "x.roll(t)", "m.roll(x, 1, t)", "m.roll(x, 1)", "m.roll(x, [1, 2], [0, 1])",
+    "m.roll(x, t0)", "m.broadcast_to(x, 2)", "m.broadcast_to(x, t)", "x.broadcast_to(t)",
+    "m.broadcast_to(x, size=2)", "F.one_hot(i, t)", "F.one_hot(i, num_classes=t)",
+    "F.one_hot(i, t0)", "F.pixel_shuffle(x[None], t)", "F.pixel_unshuffle(x[None], t)",
+    "m.pixel_shuffle(x[None], 2.0)", "m.kron(x, 2)", "x.kron(2)", "m.cdist(x, 2)",
+    "m.cdist(x, t, t)", "m.cdist(x, x2=2)", "m.bincount(i, 2)", "i.bincount(2)",
+    "m.bincount(i, minlength=t)", "m.bincount(i, None, 2)"]
+
+
+@pytest.mark.parametrize("call", TYPED_CALLS)
+def test_typed_parameters_as_torchs_parser_reads_them(call):
+    def run(m):
+        names = {"m": m, "F": m.nn.functional,
+                 "x": m.tensor([[0.5, -1.25, 2.0], [3.0, 0.25, -2.0]]),
+                 "t": m.tensor([[1.5, 0.75, -0.5], [2.0, -3.0, 1.0]]), "t0": m.tensor(1),
+                 "i": m.tensor([1, 0, 2])}
+        return _outcome(m, f"r = {call}", names)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parity.run_both(run, check_inputs=False)
