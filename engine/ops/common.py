@@ -29,7 +29,7 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\.ops\
 __all__ = [
     # operands: numbers, type promotion, torch's errors for operands and dtypes
     "PYTHON_NUMBERS", "PYTHON_AND_NUMPY_NUMBERS", "FLOAT16", "numpy_axes", "scalar_value",
-    "number_argument",
+    "number_argument", "number_parameters",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
     "refuse_saving_inference", "histories_first", "require_tensor_sequence",
