@@ -78,6 +78,16 @@ class Signature:
             parts.append(p.printed)
         return f" * ({', '.join(parts)})"
 
+    def read_ints(self, args, kwargs):
+        """``args`` and ``kwargs`` of a call that fits, with a 0-d integer tensor given for an
+        int read as that int, as torch's parser reads it (``x.topk(torch.tensor(1))``)."""
+        positional = [p for p in self.params if not p.keyword_only]
+        kinds = {p.name: p.kind for p in self.params}
+        args = tuple(_as_int(value) if i < len(positional) and positional[i].kind == "int"
+                     else value for i, value in enumerate(args))
+        return args, {key: _as_int(value) if kinds.get(key) == "int" else value
+                      for key, value in kwargs.items()}
+
     def parse(self, name, args, kwargs, raise_error, method_call=False):
         """Whether the call fits (``PACKED`` when it gave its ints one by one for a tuple);
         with ``raise_error``, torch's error for this overload."""
@@ -156,6 +166,12 @@ def _unpack_ints(name, param_name, values):
             raise TypeError(f"{name}(): argument '{param_name}' failed to unpack the object at pos "
                             f"{position + 1} with error \"type must be tuple of ints,but got "
                             f"{type_name(value)}\"")
+
+
+def _as_int(value):
+    data = getattr(value, "_data", None)
+    return builtins.int(data) if data is not None and data.ndim == 0 and \
+        data.dtype.kind in "iu" else value
 
 
 def _is_int(value):
@@ -282,7 +298,8 @@ def _why_not(signature, args, kwargs):
     for index, p in enumerate(parts):
         value = args[index] if index < len(args) else kwargs[p.name]
         text = _kind(value) if index < len(args) else f"{p.name}={_kind(value)}"
-        fits = p is not None and not p.optional and _fits(value, p)
+        # (torch's notes never match a Number: its note maker does not know that type)
+        fits = p is not None and not p.optional and p.kind != "Number" and _fits(value, p)
         described.append(text if fits else f"!{text}!")
     return f"\n      didn't match because some of the arguments have invalid types: " \
            f"({', '.join(described)})"

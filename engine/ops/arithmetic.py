@@ -302,7 +302,10 @@ def _div_out_positionals(out, input, other=None, *more, **kwargs):
 @takes_out(resized_first=elementwise_shape, parsed=_div_out_positionals)
 def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
-    if more:  # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads)
+    if more or not (rounding_mode is _TRUE_DIVISION or rounding_mode is None or
+                    isinstance(rounding_mode, str)):
+        # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads; a
+        # rounding_mode that is no str fits none of them)
         method = calls.called_as_method()
         given = (other, *more) if method else (input, other, *more)
         named = {} if rounding_mode is _TRUE_DIVISION else {"rounding_mode": rounding_mode}
@@ -521,11 +524,21 @@ class FmodBackward1(RemainderBackward1):
     rounding_mode = "trunc"
 
 
+_POW_OVERLOADS = ("(Tensor input, Tensor exponent, *, Tensor out = None)",
+                  "(Number self, Tensor exponent, *, Tensor out = None)",
+                  "(Tensor input, Number exponent, *, Tensor out = None)")
+
+
 @takes_out(resized_first=elementwise_shape)
 def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise invalid_arguments_error("pow", input, exponent)  # (Python's ** is for numbers)
+    if not isinstance(exponent, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):  # (a str, None ...)
+        method = calls.called_as_method()
+        raise signatures.refuse("pow", _POW_OVERLOADS[::2] if method else _POW_OVERLOADS,
+                                method, (exponent,) if method else (input, exponent), {},
+                                notes=True)
     refuse_saving_inference((input, exponent), (input, exponent))
     if not isinstance(exponent, Tensor):
         result = _pow_scalar_exponent(input, exponent)

@@ -439,6 +439,7 @@ def overloads(*printed, notes=False):
     the engine's signature would take but no overload of torch's does raises torch's
     TypeError (``x.sum(keepdim=True)``, ``x.std(unbiased=False, correction=0)``)."""
     methods = signatures.method_signatures(printed)
+    tensor_first = all(text.lstrip(" *(").startswith("Tensor ") for text in printed)
 
     def checked(op, method_only=False):
         name = op.__name__
@@ -453,10 +454,16 @@ def overloads(*printed, notes=False):
             # (whether this is a method call is asked only when it matters: it reads frames)
             no_out = method_only or ("out" in named and calls.called_as_method())
             try:
+                if tensor_first and args and not isinstance(args[0], Tensor):
+                    raise signatures.refuse(name, printed, False, *call, notes)
+
                 for signature in methods:
                     fits = signature.parse(name, given, named, False, no_out)
                     if fits is True:
-                        return op(*args, **kwargs)
+                        read, read_named = signature.read_ints(given, named)
+                        if args:
+                            return op(args[0], *read, **read_named)
+                        return op(*read, **{**kwargs, **read_named})
                     if fits and (method_only or calls.called_as_method()):
                         return op(args[0], tuple(given), **kwargs)
                 if method_only or calls.called_as_method():

@@ -6,12 +6,14 @@ import numpy as np
 
 from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
-from ..core.tensor import Tensor
+from ..core.node import Node, record
+from ..core.tensor import Tensor, wrap
+from .common import number_parameters
 from .common import (NUMBER_SELF_WITHOUT_OUT,
                      PYTHON_AND_NUMPY_NUMBERS, elementwise, elementwise_shape,
                      invalid_arguments_error, not_implemented_for, operands_broadcast_shape,
                      out_holds_result_type, out_of_inputs_dtype, promote_operands,
-                     require_tensors, takes_out, wrap_elementwise)
+                     require_tensors, takes_out, wrap_elementwise, zero_gradient_like)
 from .arithmetic import add, mul, sub
 from .unary import abs, isfinite
 
@@ -50,6 +52,34 @@ less = _compare(np.less, "less")
 less_equal = _compare(np.less_equal, "less_equal")
 greater = _compare(np.greater, "greater")
 greater_equal = _compare(np.greater_equal, "greater_equal")
+
+
+class _ComparedInPlace(Node):
+    """x.eq_(y) & co: the comparison written into x, a step: flat, d/dx = 0 (and d/dy = 0)"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
+    def backward(self, grad):
+        zeros = zero_gradient_like(grad)
+        return (zeros, zeros) if len(self.next_functions) == 2 else zeros
+
+
+# torch's nodes: ...Backward0 for a number, ...Backward1 for a tensor
+_IN_PLACE_NODES = {(op, n): type(f"{op.capitalize()}Backward{n}", (_ComparedInPlace,), {})
+                   for op in ("eq", "ne", "lt", "le", "gt", "ge") for n in (0, 1)}
+_SHORT_NAMES = {"not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+                "greater_equal": "ge"}
+COMPARISONS = frozenset(("eq", "ne", "lt", "le", "gt", "ge", *_SHORT_NAMES))
+
+
+def compared_in_place(name, input, other, result):
+    """The bool ``result`` of x.<name>_(other) in x's floating dtype, recorded as torch records
+    it, so that x's history is cut there (its gradient through the comparison is 0)."""
+    if input._data.dtype.kind != "f":
+        return result
+    converted = wrap(result._data.astype(input._data.dtype))
+    node = _IN_PLACE_NODES[(_SHORT_NAMES.get(name, name), int(isinstance(other, Tensor)))]
+    return record(node, converted, (input, other) if isinstance(other, Tensor) else (input,))
 
 
 def _logical(ufunc, name):
@@ -111,6 +141,8 @@ def invert_operator(input):
     return bitwise_not(input)
 
 
+@number_parameters("isclose", {"other": "Tensor", "rtol": "float", "atol": "float",
+                               "equal_nan": "bool"})
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """input == other, or |input - other| <= atol + rtol * |other|, elementwise"""
     require_tensors("isclose", input, other)

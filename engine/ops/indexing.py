@@ -24,6 +24,7 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
                     selected_view, shape_text, sliced_view, unsqueeze, view, view_strides)
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
                       write_inplace)
+from .common import number_parameters
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
                      laid_out_like, operands_broadcast_shape,
                      named_arguments, not_implemented_for, numpy_names, out_dtype_is,
@@ -689,6 +690,7 @@ def _gather_out(out, *args, **kwargs):
 
 @takes_out(before=_gather_out)
 @numpy_names
+@number_parameters("gather", {"dim": "int", "index": "Tensor"})
 def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0), input[i][index[i][j]] (dim=1) ...
     ``index`` has input's number of dimensions, and the result has index's shape."""
@@ -864,6 +866,7 @@ def _index_select_out(out, *args, **kwargs):
 
 @takes_out(before=_index_select_out)
 @numpy_names
+@number_parameters("index_select", {"dim": "int", "index": "Tensor"})
 def index_select(input, dim, index):
     """The slices of input at ``index`` (a vector) along dim: x.index_select(0, idx) is x[idx]."""
     if not isinstance(index, Tensor):
@@ -924,11 +927,16 @@ def masked_fill(input, mask, value):
     return _masked_copy(input, mask, value, in_place=False)
 
 
+_MASKED_FILL = ("(Tensor input, Tensor mask, Tensor value)",
+                "(Tensor input, Tensor mask, Number value)")
+
+
 def _masked_copy(input, mask, value, in_place):
-    if not isinstance(mask, Tensor):
-        raise invalid_arguments_error("masked_fill", mask, value)
-    if not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
-        raise invalid_arguments_error("masked_fill", mask, value)
+    if not isinstance(mask, Tensor) or not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+        method = in_place or calls.called_as_method()
+        raise signatures.refuse("masked_fill_" if in_place else "masked_fill", _MASKED_FILL,
+                                method, (mask, value) if method else (input, mask, value), {},
+                                notes=True)
     # torch's order: masked_fill broadcasts mask and input first (mask is "tensor a"), then
     # fills the copy in place: masked_fill_ checks the value, the mask's dtype, then
     # broadcasts (the tensor filled is "tensor a")
@@ -1096,6 +1104,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, **unkn
         _refuse_repeat_interleave(input, repeats, dim, output_size, unknown)
     if repeats is None:
         return _positions_repeated(input)
+    if (not isinstance(repeats, Tensor) and not _is_int(repeats)) or not signatures.fits(
+            dim, "int?"):
+        _refuse_repeat_interleave(input, repeats, dim, output_size, {})
     if dim is None:  # (flatten returns a 1-d input itself: torch records no view of it)
         input, dim = input.flatten(), 0
     if isinstance(repeats, Tensor):
@@ -1109,8 +1120,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, **unkn
                                f"repeats.size(0) = {repeats._data.size} and input.size({dim}) = "
                                f"{size}")
         return index_select(input, dim, _positions_repeated(repeats))
-    if not _is_int(repeats):
-        raise invalid_arguments_error("repeat_interleave", repeats)
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
     # as torch composes it: a new dimension after dim, expanded, copied, merged into dim
@@ -1131,7 +1140,7 @@ def _refuse_repeat_interleave(input, repeats, dim, output_size, unknown):
     named = {**({} if output_size is None else {"output_size": output_size}), **unknown}
     printed = _REPEAT_INTERLEAVE[::2] if method else _REPEAT_INTERLEAVE
     raise signatures.refuse("repeat_interleave", printed, method,
-                            given if method else [input, *given], named)
+                            given if method else [input, *given], named, notes=True)
 
 
 def _positions_repeated(counts):

@@ -19,6 +19,7 @@ from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .arithmetic import NOT_GIVEN, add
 from .common import not_implemented_for
+from .compare import COMPARISONS, compared_in_place
 from .creation import zeros_like
 from .views import broadcast_shape, expand, expand_geometry
 
@@ -220,6 +221,9 @@ def in_place(function, tracked=True):
                     raise RuntimeError(_cast_refused(common, scalar_type_name[self.dtype])) \
                         from None
             raise
+        if name in COMPARISONS:  # (recorded, as torch records them: x's gradient there is 0)
+            result = compared_in_place(name, self, args[0] if args else kwargs.get("other"),
+                                       result)
         if name in _OWN_CHECKS_FIRST:
             check_written_type(self, result)
         if not (name == "nan_to_num" and self._data.dtype.kind != "f"):  # (torch: a no-op)

@@ -112,7 +112,8 @@ INPLACE_METHODS = {
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor
         ceil trunc fix round frac nan_to_num lgamma digamma""",
-    compare: """eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not""",
+    compare: """eq ne lt le gt ge not_equal less less_equal greater greater_equal bitwise_and
+        bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add",
     structure: "tril triu index_add index_copy",

@@ -568,6 +568,7 @@ def meshgrid(*tensors, indexing=None):
 
 # ====================================================================== diff
 @takes_out
+@numpy_names
 @number_parameters("diff", {"n": "int", "dim": "int", "prepend": "Tensor?", "append": "Tensor?"})
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """x[i + 1] - x[i] along dim, n times (bool: x[i + 1] != x[i]); prepend and append are

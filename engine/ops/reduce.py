@@ -7,9 +7,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages, reduce_all, stdsort
+from ..fidelity import calls, dtypes, messages, reduce_all, signatures, stdsort
 from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
+from ..fidelity.messages import type_name
 from ..fidelity import float32_math, float64_math
 from ..fidelity.floating import quietly
 from ..fidelity.float32_math import simd_lanes
@@ -293,7 +294,10 @@ def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
             raise NotImplementedError("mean(): could not infer output dtype. Optional dtype "
                                       "must be either a floating point or complex dtype. Got: "
                                       f"{scalar_type_name[target]}")
-        data = data.astype(target.numpy_dtype, copy=False)
+        # (float16 asked for: torch adds the input up in float32, not converted to float16
+        # first, and rounds the mean to float16 once; _accumulated does that from float16)
+        wide = target.numpy_dtype == np.float16 and data.dtype.kind == "f"
+        data = data.astype(np.float32 if wide else target.numpy_dtype, copy=False)
     if data.dtype.kind != "f":
         raise NotImplementedError("mean(): could not infer output dtype. Input dtype must be "
                                   "either a floating point or complex dtype. Got: "
@@ -301,8 +305,11 @@ def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
     axes, keepdim = reduce_args(input, dim, keepdim)
     _refuse_inference_leaf(input)
     count = data.size if axes is None else math.prod(data.shape[a] for a in axes)
-    result = as_reduced(_degenerate_quietly(count == 0, _accumulated, data, _mean_kernel,
-                                          axis=axes, keepdims=keepdim))
+    result = _degenerate_quietly(count == 0, _accumulated, data, _mean_kernel, axis=axes,
+                                 keepdims=keepdim)
+    if dtype is not None and dtypes.as_dtype(dtype).numpy_dtype == np.float16:
+        result = quietly(lambda: np.asarray(result).astype(np.float16))
+    result = as_reduced(result)
     shape = input._data.shape
     if not given:
         return record(MeanBackward0, result, (input,), self_sym_sizes=shape,
@@ -1039,6 +1046,9 @@ def norm(input, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None, 
         return _norm_into(input, p, dim, keepdim, dtype, out=out)
     if p is None:  # (torch.norm reads None as its default)
         p = "fro"
+    if isinstance(p, Tensor) and not signatures.fits(p, "Number"):  # (torch's parser)
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type_name(p)}")
     if isinstance(p, str):
         # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
         # else named by a string is a matrix norm, which needs exactly two dims
@@ -1050,6 +1060,8 @@ def norm(input, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None, 
             if len(dims) != 2:
                 raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                                    + " ".join(str(d) for d in dims))
+            if p not in ("fro", "nuc"):
+                raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
             raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
     return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
 
@@ -1097,6 +1109,16 @@ def _check_float_input(input, name, dtype):
 
 def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """out = (sum |x|^ord)^(1/ord) over dim (max |x| for inf, the count of nonzeros for 0)"""
+    # (torch's parser first, in its order: torch.norm hands them on by position)
+    if not signatures.fits(dim, "tuple of ints[1]?"):
+        raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
+                        f"ints, not {type_name(dim)}")
+    if not isinstance(keepdim, (builtins.bool, np.bool_)):
+        raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, "
+                        f"not {type_name(keepdim)}")
+    if dtype is not None and not signatures.fits(dtype, "torch.dtype"):
+        raise TypeError(f"linalg_vector_norm(): argument 'dtype' must be torch.dtype, not "
+                        f"{type_name(dtype)}")
     _check_float_input(input, "linalg.vector_norm", dtype)
     data = input._data
     if dtype is not None:
@@ -1838,6 +1860,17 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
             "_return_inverse_and_counts", "_return_inverse", "_return_counts",
             "_return_output")[2 * (not return_inverse) + (not return_counts)]
         raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(unknown))}'")
+    builtins.bool(return_inverse), builtins.bool(return_counts)  # (torch's Python asks first)
+    if isinstance(dim, Tensor) and dim._data.ndim == 0 and dim._data.dtype.kind in "iu":
+        dim = builtins.int(dim)  # (read as an int, as torch's parser reads it)
+    if dim is None or (isinstance(dim, (builtins.int, np.integer)) and
+                       dim.__class__ is not builtins.bool):  # (a bad dim is refused first)
+        for key, flag in (("sorted", sorted), ("return_inverse", return_inverse),
+                          ("return_counts", return_counts)):
+            if not isinstance(flag, (builtins.bool, np.bool_)):  # (torch's Python passes them
+                raise TypeError(  # on by keyword to _unique2 or unique_dim)
+                    f"{'_unique2' if dim is None else 'unique_dim'}(): argument '{key}' must "
+                    f"be bool, not {messages.type_name(flag)}")
     data = input._data
     if dim is None:
         values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,

@@ -794,6 +794,7 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     """Counts of the elements in ``bins`` equal bins between min and max (equal: the data's
     own smallest and largest); elements outside are left out"""
     data = input._data
+    bins = int(bins)  # (a 0-d integer tensor too, as torch's parser reads it)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
                            "dimension 0")

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages
+from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.layout import contiguous_strides, strided_array
 from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
                              distinct_dims, preserve_format, wrap_dim)
@@ -376,6 +376,8 @@ def last_two_dims_swapped(input):
     return transpose(input, -2, -1)
 
 
+@overloads("(Tensor input, int source, int destination)",
+           "(Tensor input, tuple of ints source, tuple of ints destination)", notes=True)
 def movedim(input, source, destination):
     """Move dimensions ``source`` to the places ``destination`` (a view)."""
     ndim = input._data.ndim
@@ -401,7 +403,11 @@ def movedim(input, source, destination):
     return permuted_view(input, order)
 
 
-moveaxis = movedim
+@overloads("(Tensor input, int source, int destination)",
+           "(Tensor input, tuple of ints source, tuple of ints destination)", notes=True)
+def moveaxis(input, source, destination):
+    """numpy's name for movedim (torch's errors name it so)"""
+    return movedim(input, source, destination)
 
 
 # ---------------------------------------------------------------- adding and removing dimensions
@@ -472,6 +478,7 @@ class UnsqueezeBackward0(Node):
         return grad.squeeze(self.dim + 1)
 
 
+@number_parameters("flatten", {"start_dim": "int", "end_dim": "int"})
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dimensions start_dim..end_dim into one (a view when the strides allow)."""
     ndim = input._data.ndim
@@ -641,9 +648,13 @@ def broadcast_shapes(*shapes):
 
 
 # ---------------------------------------------------------------- pieces along a dimension
+@overloads("(Tensor input, int dim, Tensor start, int length)",
+           "(Tensor input, int dim, int start, int length)", notes=True)
 @numpy_names
 def narrow(input, dim, start, length):
     """Elements start..start+length along dim (a view)."""
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
@@ -857,8 +868,33 @@ class SplitWithSizesBackward0(_PiecesBackward):
         return [slice(start, start + n) for start, n in zip(starts, self.split_sizes)]
 
 
+_SPLIT_OVERLOADS = ("(Tensor input, int split_size, int dim = 0)",
+                    "(Tensor input, tuple of ints split_size, int dim = 0)")
+
+
 def split(tensor, split_size_or_sections, dim=0):
     """Pieces of ``split_size`` along dim (the last may be smaller), or of the given sizes."""
+    sizes = split_size_or_sections
+    if isinstance(sizes, Tensor) and sizes._data.ndim == 0 and sizes._data.dtype.kind in "iu":
+        sizes = split_size_or_sections = int(sizes)  # (a 0-d integer tensor: one size)
+    if isinstance(sizes, (builtins.bool, np.bool_)):  # (an int to Python, not to torch's parser)
+        raise signatures.refuse("split", _SPLIT_OVERLOADS, False, (tensor, sizes, dim), {},
+                                notes=True)
+    if not isinstance(sizes, (builtins.int, np.integer, tuple, list)):
+        # (torch's Tensor.split hands anything but an int to split_with_sizes, by position)
+        raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
+                        f"of ints, not {type_name(sizes)}")
+    for position, size in enumerate(sizes if isinstance(sizes, (tuple, list)) else ()):
+        if not isinstance(size, (builtins.int, np.integer)):
+            raise TypeError(f"split_with_sizes(): argument 'split_sizes' failed to unpack the "
+                            f"object at pos {position + 1} with error \"type must be tuple of "
+                            f"ints,but got {type_name(size)}\"")
+    if not signatures.fits(dim, "int"):
+        if isinstance(sizes, (tuple, list)):
+            raise TypeError(f"split_with_sizes(): argument 'dim' (position 3) must be int, not "
+                            f"{type_name(dim)}")
+        raise signatures.refuse("split", _SPLIT_OVERLOADS, False, (tensor, sizes, dim), {},
+                                notes=True)
     if tensor._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if not isinstance(split_size_or_sections, (tuple, list)):

@@ -677,10 +677,12 @@ SIGNATURES = {
     "rsub": (["other"], ["alpha"]), "maximum": (["other"], []),
     "where": (["condition", "other"], []), "cross": (["other", "dim"], []),
     "lerp": (["end", "weight"], []), "round": ([], ["decimals"]),
-    "nan_to_num": (["nan", "posinf", "neginf"], []),
+    "nan_to_num": (["nan", "posinf", "neginf"], []), "diff": (["n", "dim1"], []),
+    "histc": (["bins", "min", "max"], []), "roll": (["shifts", "dims"], []),
+    "rot90": (["k", "dims"], []),
 }
-REQUIRED = {"topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1, "chunk": 1,
-            "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
+REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1,
+            "chunk": 1, "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
             "isclose": 1, "repeat_interleave": 1, "index_select": 2, "gather": 2,
             "masked_fill": 2, "rsub": 1, "maximum": 1, "where": 2, "cross": 1, "lerp": 2}
 FUNCTION_ONLY = {"rsub"}
@@ -735,6 +737,8 @@ def signature_value(b, parameter, x, var):
         "weight": lambda: b.choice(["0.5", f"torch.full_like({x}, 0.25)"]),
         "decimals": lambda: b.choice(["0", "1", "2"]),
         "nan": lambda: "0.0", "posinf": lambda: "1.0", "neginf": lambda: "-1.0",
+        "n": lambda: b.choice(["0", "1", "2"]), "bins": lambda: b.choice(["1", "4"]),
+        "shifts": lambda: b.choice(["1", "-1", "(1,)", "torch.tensor(1)"]),
     }
     return str(values[parameter]())
 
@@ -770,6 +774,8 @@ def signature_call(b):
         if parameter in keyword_only and b.chance(0.15) and not by_keyword:
             can_position = True  # a mistake: a keyword-only argument by position
         value = signature_value(b, parameter, x, var)
+        if b.chance(0.06):  # a value of a type the parameter does not take: torch's TypeError
+            value = b.choice(["torch.ones(2)", "2.5", "'a'", "torch.tensor(1)", "True"])
         if can_position and (index is not None and index < required or b.chance(0.6)):
             arguments.append(value)
         else:
@@ -1067,7 +1073,8 @@ KEEPING_OPS = [
 KEPT_UNARY = ["sgn", "sign", "exp", "sqrt", "rsqrt", "reciprocal", "tanh", "sigmoid", "sin",
               "log", "abs", "round", "floor", "relu", "square", "exp2", "expm1", "log1p",
               "atan", "erf", "digamma", "angle", "frac", "neg", "trunc", "sinc", "logit"]
-KEPT_CHANGES = ["{t}.mul_(2)", "{t}.add_(1)", "{t}[0] = 0.5", "{t}.zero_()", "{t}.sin_()"]
+KEPT_CHANGES = ["{t}.mul_(2)", "{t}.add_(1)", "{t}[0] = 0.5", "{t}.zero_()", "{t}.sin_()",
+                "{t}.gt_(0.5)", "{t}.ne_({t}.detach().flip(0))"]
 
 
 def saved_changed(b):

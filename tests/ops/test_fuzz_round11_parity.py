@@ -403,3 +403,99 @@ def test_typed_parameters_as_torchs_parser_reads_them(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         parity.run_both(run, check_inputs=False)
+
+
+# x.eq_(y) & co on a tensor in a graph: torch records EqBackward0 (a number) or EqBackward1 (a
+# tensor), so x's gradient through the comparison is 0; the engine kept x's old node, and its
+# gradient flowed through as if x were unchanged (a silently wrong gradient; scan of every
+# in-place method); the long names (greater_, less_equal_...) exist
+COMPARED_IN_PLACE = ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "less_",
+                     "less_equal_", "greater_equal_", "not_equal_"]
+
+
+@pytest.mark.parametrize("other", ["v", "0.5", "m.tensor(0.5)", "w", "True", "i"])
+@pytest.mark.parametrize("op", COMPARED_IN_PLACE)
+def test_an_in_place_comparison_cuts_the_gradient(op, other):
+    def run(m):
+        b = m.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        names = {"m": m, "b": b, "v": m.tensor([0.5, 0.0, 2.0]), "i": m.tensor([0, -1, 3]),
+                 "w": m.tensor([0.5, 0.0, 2.0], requires_grad=True)}
+        code = (f"x = b * 1\nr = x.{op}({other})\nx.sum().backward()\n"
+                f"r = [r, r is x, r.grad_fn.name(), len(r.grad_fn.next_functions), b.grad, "
+                f"names_w.grad]")
+        names["names_w"] = names["w"]
+        return _outcome(m, code, names)
+
+    parity.run_both(run, check_inputs=False)
+
+
+@pytest.mark.parametrize("code", [
+    "n = m.tensor([0.5, -1.0, 2.0])\nn.eq_(w)\nr = [n, n.grad_fn.name()]",
+    "k = m.tensor([1, 2, 3])\nr = k.eq_(m.tensor([1, 0, 3]))",
+    "with m.no_grad():\n    x = b * 1\n    x.gt_(0)\nr = x.grad_fn",
+    "x = b * 1\ng, = m.autograd.grad(x.gt_(0).sum(), b, create_graph=True)\n"
+    "r = [g, g.requires_grad]",
+    "b.lt_(0)", "m.tensor([1.0, 2.0]).less_(m.tensor([1.0, 2.0, 3.0]))",
+    "r = m.func.jvp(lambda a: (a * 2).gt_(1.0) * a, (b.detach(),), (m.ones(3),))",
+])
+def test_in_place_comparisons_elsewhere(code):
+    def run(m):
+        names = {"b": m.tensor([0.5, -1.0, 2.0], requires_grad=True),
+                 "w": m.tensor([0.5, 0.0, 2.0], requires_grad=True)}
+        return _outcome(m, code, names)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parity.run_both(run, check_inputs=False)
+
+
+# more of torch's parser, found by the signatures family now giving arguments of wrong types:
+# movedim/moveaxis, masked_fill, repeat_interleave, pow and div list their overloads (notes
+# never match a Number); split hands anything but an int to split_with_sizes; narrow, gather,
+# index_select, flatten, isclose, unique, norm name the argument; a 0-d integer tensor is read
+# as an int wherever an int goes (topk, argmax, min(dim=), unique(dim=))
+WRONG_TYPED_CALLS = [
+    "x.movedim(0, 2.5)", "m.movedim(x, 0, 'a')", "x.movedim('a', 1)", "x.moveaxis(0, 'a')",
+    "m.moveaxis(x, 0, 1)", "m.movedim(x, source=0, destination=1)",
+    "m.masked_fill(x, 'a', 1)", "x.masked_fill('a', 1)", "m.masked_fill(x, x > 0, 'a')",
+    "x.clone().masked_fill_('a', 1)", "m.masked_fill(x, 1, 2.5)",
+    "x.masked_fill(1, m.tensor(2.0))", "x.unique(sorted='a')", "x.unique(sorted=2.5, dim=0)",
+    "x.unique(dim='a', sorted='b')", "x.unique(return_inverse=1)",
+    "m.unique(x, return_counts=m.ones(2))", "x.unique(return_counts=m.tensor(1))",
+    "x.unique(dim=m.tensor(1))", "x.unique(dim=m.tensor(0), return_inverse=True)",
+    "m.repeat_interleave(x, 'a')", "x.repeat_interleave('a')", "x.repeat_interleave(2.5, 0)",
+    "m.repeat_interleave(x, 2.0, output_size=3)", "x.repeat_interleave(2, dims=0)",
+    "m.repeat_interleave(x, m.tensor(2), True)", "x.div(x, rounding_mode=m.ones(2))",
+    "m.div(x, 2, rounding_mode=3)", "x.pow('a')", "m.pow(x, 'a')", "x.pow(None)",
+    "m.pow(2, x)", "x.norm(keepdim='a')", "x.norm(dim=m.ones(2))", "x.norm(2, 'a')",
+    "x.norm(p='a')", "x.norm(dim=m.tensor(0))", "x.norm(2, 0, 1)", "x.norm(m.ones(2), None, True)",
+    "x.norm(m.tensor(2.0))", "x.norm(dtype=m.tensor(1))", "x.norm(dtype=float)",
+    "m.linalg.vector_norm(x, dtype=m.tensor(1))", "m.split(z, 'a')", "z.split(2.5)",
+    "z.split([1, 'a'])", "z.split(True)", "z.split(m.tensor(1))", "z.split((1, 2.0))",
+    "z.split(None)", "m.split(z, 2, dim='a')", "m.split(z, [2, 2], True)",
+    "m.narrow(x, 1, m.ones(2), 1)", "m.narrow(x, 1, m.tensor(0.0), 1)",
+    "x.narrow(1, m.tensor(1), 1)", "x.narrow(0, 0, 'a')", "m.narrow(x, 0, 0, 'a')",
+    "x.narrow(True, 0, 1)", "m.clamp((1, 2), min=-1.0, max=1.0)", "m.gather(x, 0, True)",
+    "x.gather(0, True)", "m.gather(x, True, m.tensor([[0]]))", "m.index_select(x, 0, True)",
+    "x.index_select(m.ones(2), m.tensor([0]))", "x.index_select(2.5, m.tensor([0]))",
+    "x.flatten(0, 2.5)", "x.flatten(end_dim=2.5)", "x.flatten(m.ones(2))", "m.flatten(x, 'a')",
+    "x.isclose(x, rtol=m.ones(2))", "x.isclose(x, 0.1, 0.1, 'a')",
+    "m.isclose(x, x, m.ones(2))", "x.isclose(x, rtol=m.tensor(0.1))",
+    "x.isclose(0.5, rtol=0.1, equal_nan=2.5)", "m.topk(x, m.tensor(1), 1)",
+    "m.argmax(x, m.tensor(1))", "x.min(dim=m.tensor(1), keepdim=False)", "x.min(m.tensor(1))",
+    "y.min(dim=m.tensor(1))", "x.topk(k=m.tensor(2))", "m.topk(input=x, k=m.tensor(2))",
+    "x.argmin(dim=m.tensor(0))", "x.topk(m.tensor(1.0))", "m.diff(x, axis=-1)",
+    "x.histc(m.tensor(2), max=5)",
+]
+
+
+@pytest.mark.parametrize("call", WRONG_TYPED_CALLS)
+def test_wrongly_typed_arguments_as_torchs_parser_reads_them(call):
+    def run(m):
+        names = {"m": m, "x": m.tensor([[1.0, 2.0], [3.0, 4.0]]), "z": m.ones(4),
+                 "y": m.tensor([1.0, 2.0])}
+        return _outcome(m, f"r = {call}", names)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parity.run_both(run, check_inputs=False)
