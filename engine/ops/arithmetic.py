@@ -303,7 +303,9 @@ def _div_out_positionals(out, input, other=None, *more, **kwargs):
 def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
     """out = input / other (true division: integers divide to floating point)"""
     if more or not (rounding_mode is _TRUE_DIVISION or rounding_mode is None or
-                    isinstance(rounding_mode, str)):
+                    isinstance(rounding_mode, str)) or (
+            rounding_mode is not _TRUE_DIVISION and
+            not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
         # (x.div(y, 'floor'): rounding_mode is keyword-only in each of torch's overloads; a
         # rounding_mode that is no str fits none of them)
         method = calls.called_as_method()

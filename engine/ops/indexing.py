@@ -688,6 +688,7 @@ def _gather_out(out, *args, **kwargs):
         resize_out_first(out, index._data.shape)
 
 
+@number_parameters("gather", {"dim": "int", "index": "Tensor"})  # (before out='s checks)
 @takes_out(before=_gather_out)
 @numpy_names
 @number_parameters("gather", {"dim": "int", "index": "Tensor"})
@@ -864,6 +865,7 @@ def _index_select_out(out, *args, **kwargs):
     resize_out_first(out, shape)
 
 
+@number_parameters("index_select", {"dim": "int", "index": "Tensor"})  # (before out='s)
 @takes_out(before=_index_select_out)
 @numpy_names
 @number_parameters("index_select", {"dim": "int", "index": "Tensor"})

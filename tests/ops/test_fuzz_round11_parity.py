@@ -485,7 +485,10 @@ WRONG_TYPED_CALLS = [
     "m.argmax(x, m.tensor(1))", "x.min(dim=m.tensor(1), keepdim=False)", "x.min(m.tensor(1))",
     "y.min(dim=m.tensor(1))", "x.topk(k=m.tensor(2))", "m.topk(input=x, k=m.tensor(2))",
     "x.argmin(dim=m.tensor(0))", "x.topk(m.tensor(1.0))", "m.diff(x, axis=-1)",
-    "x.histc(m.tensor(2), max=5)",
+    "x.histc(m.tensor(2), max=5)", "y.div('a', rounding_mode='trunc')",
+    "m.div(y, 'a', rounding_mode='floor')", "y.div('a')",
+    "m.gather(y, True, m.tensor([0]), out=m.zeros(0))",
+    "m.index_select(y, True, m.tensor([0]), out=m.zeros(0))",
 ]
 
 
