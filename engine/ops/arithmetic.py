@@ -204,7 +204,8 @@ def rsub(input, other=NOT_GIVEN, *more, alpha=1, **unknown):
         # (torch.rsub(2.0, x) is no 2.0 - x: the tensor comes first; alpha is positional only
         # after a number, torch.rsub(x, 2.0, 2))
         given = (input, *(() if other is NOT_GIVEN else (other,)), *more)
-        named = {**({} if alpha == 1 and "alpha" not in unknown else {"alpha": alpha}),
+        default = alpha.__class__ is int and alpha == 1  # (a tensor alpha has no truth value)
+        named = {**({} if default and "alpha" not in unknown else {"alpha": alpha}),
                  **unknown}
         if len(more) == 1 and signatures.Signature(_RSUB[1], False).parse(
                 "rsub", given, named, False) is True:

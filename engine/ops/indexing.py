@@ -1098,17 +1098,28 @@ _REPEAT_INTERLEAVE = ("(Tensor input, Tensor repeats, int dim = None, *, int out
 
 
 @numpy_names
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, **unknown):
+def repeat_interleave(input, repeats=None, *by_position, dim=None, output_size=None, **unknown):
     """Each element (each slice along dim) repeated ``repeats`` times in a row:
     [a, b].repeat_interleave(2) is [a, a, b, b]. Without dim, input is flattened first.
     ``torch.repeat_interleave(counts)`` alone gives 0 counts[0] times, 1 counts[1] times ..."""
+    # (dim by position or by keyword: torch's errors list them so)
+    named_dim = {} if dim is None else {"dim": dim}
+    if len(by_position) > 1 or (by_position and named_dim):  # (no overload takes them)
+        method = calls.called_as_method()
+        given = (repeats, *by_position) if method else (input, repeats, *by_position)
+        raise signatures.refuse("repeat_interleave", _REPEAT_INTERLEAVE[::2] if method
+                                else _REPEAT_INTERLEAVE, method, given,
+                                {**named_dim, **({} if output_size is None else
+                                                 {"output_size": output_size}), **unknown})
+    if by_position:
+        dim = by_position[0]
     if unknown:  # (x.repeat_interleave(2, dims=0): no overload takes it, torch lists them all)
-        _refuse_repeat_interleave(input, repeats, dim, output_size, unknown)
+        _refuse_repeat_interleave(input, repeats, dim, output_size, {**named_dim, **unknown})
     if repeats is None:
         return _positions_repeated(input)
     if (not isinstance(repeats, Tensor) and not _is_int(repeats)) or not signatures.fits(
             dim, "int?"):
-        _refuse_repeat_interleave(input, repeats, dim, output_size, {})
+        _refuse_repeat_interleave(input, repeats, dim, output_size, named_dim)
     if dim is None:  # (flatten returns a 1-d input itself: torch records no view of it)
         input, dim = input.flatten(), 0
     if isinstance(repeats, Tensor):
@@ -1134,12 +1145,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None, **unkn
     return view(copied, merged)
 
 
-def _refuse_repeat_interleave(input, repeats, dim, output_size, unknown):
-    """torch's TypeError for a keyword no overload has (repeats and dim taken as given by
-    position, the engine cannot tell: a call naming them is rarer)."""
+def _refuse_repeat_interleave(input, repeats, dim, output_size, keywords):
+    """torch's TypeError for arguments no overload takes (``keywords``: those given by
+    keyword, dim among them if it was; repeats taken as given by position)."""
     method = calls.called_as_method()
-    given = [value for value in (repeats, dim) if value is not None]
-    named = {**({} if output_size is None else {"output_size": output_size}), **unknown}
+    given = [value for value in (repeats, dim) if value is not None and not (
+        value is dim and "dim" in keywords)]
+    named = {**({} if output_size is None else {"output_size": output_size}), **keywords}
     printed = _REPEAT_INTERLEAVE[::2] if method else _REPEAT_INTERLEAVE
     raise signatures.refuse("repeat_interleave", printed, method,
                             given if method else [input, *given], named, notes=True)

@@ -489,6 +489,12 @@ WRONG_TYPED_CALLS = [
     "m.div(y, 'a', rounding_mode='floor')", "y.div('a')",
     "m.gather(y, True, m.tensor([0]), out=m.zeros(0))",
     "m.index_select(y, True, m.tensor([0]), out=m.zeros(0))",
+    "m.rsub(y, m.tensor(2.0), alpha=m.ones(2))", "m.rsub(y, 2.0, alpha=m.tensor(2.0))",
+    "m.rsub(y, 2.0, alpha='a')", "m.repeat_interleave(y, True, dim=-1)",
+    "m.repeat_interleave(y, True, -1)", "y.repeat_interleave(True, dim=0)",
+    "x.repeat_interleave(2, 1)", "x.repeat_interleave(m.tensor([1, 2]), dim=0)",
+    "x.repeat_interleave(2, 0, 1)", "x.repeat_interleave(2, 0, dim=1)",
+    "x.repeat_interleave(2, axis=0)", "m.repeat_interleave(x, 2, 0, 1)",
 ]
 
 
