@@ -1085,7 +1085,8 @@ def _fill_in_place(self, args, expanded_warning, fill, index=None):
     if isinstance(index, Tensor) and overlap_status(self, index) in ("partial", "full"):
         raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
     shape, stride = self._data.shape, self.stride()
-    if builtins.any(n > 1 and s == 0 for n, s in zip(shape, stride)):
+    # (torch's internal-overlap check: a tensor without elements has none)
+    if self._data.size and builtins.any(n > 1 and s == 0 for n, s in zip(shape, stride)):
         messages.warn_from_learner(expanded_warning)
     else:
         check_no_overlap(self, args)

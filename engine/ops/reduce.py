@@ -559,6 +559,10 @@ def _extreme(input, dim, keepdim, name, pick, arg_pick, other):
             # which zero: the one torch's vectorised whole-tensor reduction meets last
             zero = reduce_all.signed_zero(data, name == "max")
             value = value if zero is None else zero
+        elif data.size > 1 and data.dtype.kind == "f" and np.isnan(value):
+            # (torch's vector minimum/maximum mark a nan with all bits set: -nan; histc's
+            # message prints its sign, fuzz 3022966)
+            value = -abs(value)
         result = wrap(np.asarray(value, data.dtype))
         node = MaxBackward1 if name == "max" else MinBackward1
         return record(node, result, (input,), saved=(input,), saved_output=True)
@@ -697,6 +701,20 @@ def _same_dtype_as_input(out, *args, **kwargs):
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
                            f"{scalar_type_name[input.dtype]} for input's dtype and "
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
+
+
+def _cast_refused_first(out, *args, **kwargs):
+    """std and var into an out= that cannot hold the (floating) result: torch resizes out and
+    refuses before it would warn of degrees of freedom (fuzz 3038398)."""
+    named = named_arguments(("input", "dim", "unbiased", "keepdim"), args, kwargs)
+    input = named.get("input")
+    if isinstance(input, Tensor) and input._data.dtype.kind == "f" and \
+            not dtypes.can_cast(input.dtype, out.dtype):
+        axes, keepdim = reduce_args(input, named.get("dim"), named.get("keepdim", False))
+        shape = np.sum(np.empty(input._data.shape), axis=axes, keepdims=keepdim).shape
+        resize_out_first(out, shape)
+        raise RuntimeError(f"result type {scalar_type_name[input.dtype]} can't be cast to the "
+                           f"desired output type {scalar_type_name[out.dtype]}")
 
 
 def _resized_before_the_cast(result, out, *args):
@@ -960,7 +978,7 @@ def welford(data, axes, keepdim, divisor):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast, before=_cast_refused_first)
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -1007,7 +1025,7 @@ def var_backward(node, grad, x):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast, before=_cast_refused_first)
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""

@@ -187,7 +187,9 @@ def _copy_source_shares_the_destination(statement, program):
     views (``z = y[:, 1]; w = z.data; a = w[0:2]``): torch's loop reads the source while it
     writes."""
     found = re.fullmatch(r"(\w+)\.copy_\((\w+)(?:, non_blocking=\w+)?\)", statement.strip()) \
-        or re.fullmatch(r"(\w+)\[[^\]=]*\] = (\w+)", statement.strip())
+        or re.fullmatch(r"(\w+)\[[^\]=]*\] = (\w+)", statement.strip()) \
+        or re.fullmatch(r"(\w+) [-+*/]= (\w+)", statement.strip()) \
+        or re.fullmatch(r"(\w+)\.(?:add|sub|mul|div)_\((\w+)\)", statement.strip())
     if not found:
         return False
     written, source = found.groups()
@@ -445,10 +447,11 @@ KNOWN = [
           DOCUMENTED, ("value",), statement=r"median\(",
           program_test=_median_along_a_stride_0_dim,
           difference="`median` and `nanmedian` along an expanded dimension"),
-    Known("copy_ (or y[i] = a) from a source made of the destination's own memory by views "
-          "(z = y[:, 1]; w = z.data; a = w[0:2]; y.copy_(a); fuzz 2826663: z = x[:, 0]; x[1] = "
-          "z): torch's loop reads what it already wrote (fuzz 2015493)", DOCUMENTED, ("value",),
-          statement=r"\.copy_\(|\] = \w+$",
+    Known("copy_ (or y[i] = a, z *= a, z.mul_(a)) from a source made of the destination's own "
+          "memory by views (z = y[:, 1]; w = z.data; a = w[0:2]; y.copy_(a); fuzz 2826663: z = "
+          "x[:, 0]; x[1] = z; fuzz 3028149: w = z.narrow(1, 1, 1); z *= w): torch's loop reads "
+          "what it already wrote (fuzz 2015493)", DOCUMENTED, ("value",),
+          statement=r"\.copy_\(|\] = \w+$|^\s*\w+ [-+*/]= \w+$|\.(?:add|sub|mul|div)_\(\w+\)$",
           program_test=_copy_source_shares_the_destination,
           difference="An in-place operation that reads what it writes"),
     Known("float32 exp/log/sin/cos/tanh/sqrt an ulp apart (MKL's in torch), turned into "

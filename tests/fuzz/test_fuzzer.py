@@ -735,3 +735,13 @@ def test_a_partial_indexed_write_is_known_only_when_both_raised_out_of_bounds():
         verdict = mismatches[0]
         assert verdict.category == "value"
         assert (known_reason(verdict, statement, statement) is not None) is is_known
+
+
+def test_an_in_place_operation_reading_its_own_memory_is_known_only_through_views():
+    """fuzz 3028149: z *= w where w is a view of z's memory (torch's loop reads what it wrote,
+    documented); the same statement with an unrelated w is no known difference."""
+    shares = known._copy_source_shares_the_destination
+    assert shares("z *= w", "z = x + 1\nw = z.narrow(1, 1, 1)\nz *= w")
+    assert shares("z.mul_(w)", "z = x + 1\nw = z[:, 1:2]\nz.mul_(w)")
+    assert not shares("z *= w", "z = x + 1\nw = x.narrow(1, 1, 1)\nz *= w")
+    assert not shares("z *= w", "z = x + 1\nw = z.narrow(1, 1, 1)\nw = w + 1\nz *= w")

@@ -10,6 +10,7 @@ torch 2.15: what a node keeps for backward, and the legacy constructors of a ten
   AliasBackward0 (torch.Tensor of any dtype, the typed ones and new() of theirs only, with
   torch's TensorOptions message), and torch.Tensor(sizes) takes the default dtype.
 """
+import math
 import warnings
 
 import numpy as np
@@ -508,3 +509,45 @@ def test_wrongly_typed_arguments_as_torchs_parser_reads_them(call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         parity.run_both(run, check_inputs=False)
+
+
+# a whole tensor's min and max of more than one element with a nan are -nan (torch's vector
+# minimum marks it with every bit set; histc's message prints the sign, fuzz 3022966); a
+# masked fill of an expanded tensor without elements does not warn (fuzz 3037924); std and
+# var refuse an out= that cannot hold the result before their degrees-of-freedom warning
+# (fuzz 3038398)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("values", [[1.0, float("nan")], [float("nan")], [float("nan"), 1.0],
+                                    [1.0, 2.0, float("nan"), 4.0], [float("nan")] * 20],
+                         ids=str)
+def test_the_nan_a_whole_tensor_min_and_max_return(values, dtype):
+    def run(m):
+        t = m.tensor(values, dtype=getattr(m, dtype))
+        low, high = t.min().item(), t.max().item()
+        names = {"t": t, "low": low}
+        return [math.copysign(1, low), math.copysign(1, high),
+                _outcome(m, "r = m.histc(t.float(), 5, low, low)", names)]
+
+    parity.run_both(run, check_inputs=False)
+
+
+@pytest.mark.parametrize("code", [
+    "w = x.expand(2, 0, 3)\nw[w < 0] = True\nr = w",
+    "e = m.zeros(1, 0).expand(3, 0)\ne.masked_fill_(e > 0, 1.0)\nr = e",
+    "e = m.zeros(1, 0).expand(3, 0)\ne.index_fill_(1, m.tensor([], dtype=m.long), 2.0)\nr = e",
+    "w = x.expand(2, 3).clone()\nw[w < 0] = 1.0\nr = w",
+    "p = m.zeros(0, dtype=m.int64)\nm.std(input=c, dim=-1, keepdim=True, out=p)",
+    "p = m.zeros(0, dtype=m.int64)\nm.var(c, -1, keepdim=True, out=p)",
+    "p = m.zeros(0, dtype=m.int64)\ntry:\n    m.std(y, 0, out=p)\nfinally:\n    r = p.shape",
+    "r = m.std(c, dim=-1, out=m.zeros(0))",
+])
+def test_warnings_and_refusals_in_torchs_order(code):
+    def run(m):
+        names = {"x": m.tensor([[1.0, -2.0, 3.0]]), "c": m.tensor([[0.5]]),
+                 "y": m.tensor([[1.0, 2.0, 4.0], [0.5, 3.0, 1.0]])}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = _outcome(m, code, names)
+        return [result, [str(w.message) for w in caught]]
+
+    parity.run_both(run, check_inputs=False)
