@@ -67,7 +67,9 @@ def copy_into(dst, src):
     given = src  # (src is made a view below)
     # recorded before the write: the node's first edge is dst's history *before* the copy
     node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
-    if src is dst:  # nothing to copy, but torch still records and counts an in-place change
+    if src is dst or _same_data(dst, src):
+        # nothing to copy (torch's copy_ returns before its overlap checks: x[0] = z where
+        # x[0] is z.expand(...) again, fuzz 3052626), but it still records and counts it
         check_inference_inplace(dst)
         rebase_history(dst, node)
         dst._bump_version()
@@ -87,6 +89,14 @@ def copy_into(dst, src):
     if dual.active:  # forward-mode AD: src's tangent (or none) is copied too (core/forward.py)
         each_level(lambda: write_tangent(dst, tangent_of(given)))
     return dst
+
+
+def _same_data(dst, src):
+    """torch's copy_ shortcut: src is a view of exactly dst's elements (same memory, offset,
+    sizes, strides and dtype)."""
+    return (src._data.shape == dst._data.shape and src._data.dtype == dst._data.dtype and
+            src.stride() == dst.stride() and src.storage_offset() == dst.storage_offset() and
+            src._storage_array() is dst._storage_array())
 
 
 # ---------------------------------------------------------------- in-place

@@ -1143,6 +1143,16 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
     axes, keepdim = reduce_args(input, dim, keepdim)
     reduced = range(data.ndim) if axes is None else axes
+    if ord in (math.inf, -math.inf):  # (max and min have no identity: torch's words)
+        name = "inf" if ord > 0 else "-inf"
+        if dim is None and data.size == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        for d in () if dim is None else (dim,) if isinstance(dim, builtins.int) else dim:
+            if data.shape[wrap_dim(d, data.ndim)] == 0:  # (no space before "because")
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   "operation does not have an identity")
     if builtins.all(data.shape[d] == 1 for d in reduced):
         # torch's shortcut when each output element has one input element: |x| itself
         # (x != 0 for ord 0), with no power or root to overflow or underflow

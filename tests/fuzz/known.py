@@ -57,6 +57,15 @@ def _residues_of_float64_sums(verdict):
         abs(e - t) <= 1e-7 + 1e-6 * abs(t) for t, e in zip(*numbers))
 
 
+def _equal_up_to_signs(verdict):
+    """The same numbers but for their signs (singular vectors: unique only up to sign)."""
+    decimal = re.compile(r"-?\d+\.\d*(?:e[+-]\d+)?")
+    numbers = [[abs(float(n)) for n in decimal.findall(text or "")]
+               for text in (verdict.torch_text, verdict.engine_text)]
+    return len(numbers[0]) == len(numbers[1]) > 0 and all(
+        abs(e - t) <= 1e-6 + 1e-5 * t for t, e in zip(*numbers))
+
+
 def _layout_differs_only_on_sizes_0_and_1(verdict):
     """notebooks/DIFFERENCES.md: an elementwise result whose input has unusual strides only on
     dimensions of size 0 or 1 is laid out row-major."""
@@ -341,6 +350,10 @@ KNOWN = [
               r"\b[4-9], [4-9]\)|\[(?:[^\[\],]+,){3,}[^\[\]]+\]", program) is not None,
           test=lambda verdict: _residues_of_float64_sums(verdict),
           difference="Determinants, inverses, `linalg.solve`"),
+    Known("singular vectors of svd: unique only up to sign, numpy's LAPACK and torch's MKL "
+          "choose some signs differently (fuzz 3043972: a matrix with two equal rows)",
+          DOCUMENTED, ("value",), statement=r"\bsvd\(", test=_equal_up_to_signs,
+          difference="Singular vectors (`torch.linalg.svd`, `torch.svd`)"),
     Known("layer_norm's gradient: the engine's formula in its own operations, torch's kernel "
           "adds in its vector order, so where the terms cancel (the gradient of a sum of "
           "layer_norm's outputs, exactly 0) the residues differ (fuzz 5104129, 5104699)",

@@ -745,3 +745,14 @@ def test_an_in_place_operation_reading_its_own_memory_is_known_only_through_view
     assert shares("z.mul_(w)", "z = x + 1\nw = z[:, 1:2]\nz.mul_(w)")
     assert not shares("z *= w", "z = x + 1\nw = x.narrow(1, 1, 1)\nz *= w")
     assert not shares("z *= w", "z = x + 1\nw = z.narrow(1, 1, 1)\nw = w + 1\nz *= w")
+
+
+def test_singular_vectors_are_known_only_up_to_sign():
+    """fuzz 3043972: svd's U or Vh with some signs flipped is the documented difference; other
+    numbers are not."""
+    flipped = types.SimpleNamespace(torch_text="tensor([[-0.9140,  0.4053], [0.0444, 0.05]])",
+                                    engine_text="tensor([[0.9140, -0.4053], [0.0444, 0.05]])")
+    other = types.SimpleNamespace(torch_text="tensor([[-0.9140,  0.4053], [0.0444, 0.05]])",
+                                  engine_text="tensor([[0.9141, -0.4053], [0.0444, 0.05]])")
+    assert known._equal_up_to_signs(flipped)
+    assert not known._equal_up_to_signs(other)

@@ -551,3 +551,23 @@ def test_warnings_and_refusals_in_torchs_order(code):
         return [result, [str(w.message) for w in caught]]
 
     parity.run_both(run, check_inputs=False)
+
+
+# x[0] = z where x[0] is exactly z's memory again (an expanded view): torch's copy_ returns
+# before its overlap checks (fuzz 3052626); the inf norms of nothing have no identity: torch's
+# words, not numpy's (fuzz 3043802)
+@pytest.mark.parametrize("code", [
+    "w = z.expand(2, 3, 2, 2)\nb = w[1:2]\nb[0] = z\nr = [z, z._version]",
+    "w = z.expand(2, 3, 2, 2)\nw[1:2][0].copy_(z)", "w = z.expand(3, 2, 2)\nw.copy_(z)",
+    "z.copy_(z[:])\nr = [z, z._version]", "z.t().copy_(z.t())\nr = z._version",
+    "e = m.zeros(0, 3)\nr = m.norm(e, float('inf'))", "r = m.norm(m.zeros(0, 3), -float('inf'))",
+    "r = m.linalg.vector_norm(m.zeros(0, 3), float('inf'))",
+    "r = m.zeros(0, 3).norm(float('inf'), dim=1)", "r = m.zeros(0, 3).norm(float('inf'), dim=-2)",
+    "r = m.zeros(2, 0).norm(float('inf'), dim=(1, 0))", "r = m.zeros(0, 3).norm(2)",
+])
+def test_copies_into_the_same_memory_and_norms_of_nothing(code):
+    def run(m):
+        names = {"m": m, "z": m.tensor([[1.0, 2.0], [3.0, 4.0]])}
+        return _outcome(m, code, names)
+
+    parity.run_both(run, check_inputs=False)
