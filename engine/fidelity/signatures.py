@@ -20,6 +20,7 @@ fits the number of arguments: if exactly one does, its own error ("missing", "ta
 positional arguments", "argument 'keepdim' (position 2) must be bool"), otherwise the list.
 """
 import builtins
+import functools
 import numbers
 
 import numpy as np
@@ -80,7 +81,10 @@ class Signature:
 
     def read_ints(self, args, kwargs):
         """``args`` and ``kwargs`` of a call that fits, with a 0-d integer tensor given for an
-        int read as that int, as torch's parser reads it (``x.topk(torch.tensor(1))``)."""
+        int read as that int, as torch's parser reads it (``x.topk(torch.tensor(1))``); None
+        when there is nothing to read (no tensor among them: the common call, kept quick)."""
+        if not any(hasattr(value, "_data") for value in (*args, *kwargs.values())):
+            return None
         positional = [p for p in self.params if not p.keyword_only]
         kinds = {p.name: p.kind for p in self.params}
         args = tuple(_as_int(value) if i < len(positional) and positional[i].kind == "int"
@@ -219,8 +223,13 @@ def _fits(value, p):
 def fits(value, kind):
     """Whether torch's parser takes ``value`` for a parameter of ``kind`` (as printed:
     "int", "tuple of ints[1]", "Number", "float", "bool", "Tensor"; "?" takes None)."""
-    param = _Parameter(f"{kind} value", False)
+    param = _parameter_of_kind(kind)
     return (param.nullable and value is None) or _fits(value, param)
+
+
+@functools.cache
+def _parameter_of_kind(kind):  # (parsed once per kind: fits runs on every call it guards)
+    return _Parameter(f"{kind} value", False)
 
 
 def _extra_args(name, signature, given):

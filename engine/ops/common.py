@@ -460,7 +460,10 @@ def overloads(*printed, notes=False):
                 for signature in methods:
                     fits = signature.parse(name, given, named, False, no_out)
                     if fits is True:
-                        read, read_named = signature.read_ints(given, named)
+                        read = signature.read_ints(given, named)
+                        if read is None:
+                            return op(*args, **kwargs)
+                        read, read_named = read
                         if args:
                             return op(args[0], *read, **read_named)
                         return op(*read, **{**kwargs, **read_named})
