@@ -257,4 +257,13 @@ def legacy_type_name(dtype):
     return f"torch.{scalar_type_name[dtype]}Tensor"
 
 
+def cpp_type_name(dtype):
+    """How torch's C++ messages name a tensor's type (its ``toString()``): the legacy name
+    where the type has one (``torch.FloatTensor``), else the dispatch key's: ``CPUBoolType``
+    (and torch's ``CPUBFloat16Type``, ``CPUComplexFloatType``, types the engine lacks)."""
+    if dtype is bool:
+        return "CPUBoolType"
+    return legacy_type_name(dtype)
+
+
 LEGACY_TYPE_NAMES = {f"torch.{name}Tensor": d for d, name in scalar_type_name.items()}

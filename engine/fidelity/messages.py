@@ -306,9 +306,7 @@ def check_assigned_grad(value, tensor):
 
 def tensor_type_name(np_dtype):
     """How torch's autograd messages name a tensor's type: 'torch.FloatTensor' ..."""
-    if np_dtype.kind == "b":
-        return "CPUBoolType"  # (bool has no legacy tensor type: torch shows its C++ name)
-    return dtypes.legacy_type_name(dtypes.from_numpy_dtype[np_dtype])
+    return dtypes.cpp_type_name(dtypes.from_numpy_dtype[np_dtype])
 
 
 def modified_by_inplace(tensor, expected, producer_name=None, anomaly=False, output_nr=0):

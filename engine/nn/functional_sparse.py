@@ -15,7 +15,7 @@ import numpy as np
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from ..fidelity.dtypes import legacy_type_name
+from ..fidelity.dtypes import cpp_type_name, promote_types
 from ..fidelity import messages
 from ..fidelity.messages import type_name
 from ..ops.indexing import scatter_add
@@ -55,7 +55,7 @@ def _check_indices(indices, function, position=1):
     if indices._data.dtype not in _INDEX_KINDS:
         raise RuntimeError(f"Expected tensor for argument #{position} 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
-                           f"{legacy_type_name(indices.dtype)} instead (while checking "
+                           f"{cpp_type_name(indices.dtype)} instead (while checking "
                            f"arguments for {function})")
 
 
@@ -193,14 +193,20 @@ def _torch_type_str(value):
 def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                    per_sample_weights, include_last_offset, padding_idx):
     """torch.embedding_bag's checks and forward: the bags' sums, means or maxima."""
+    if isinstance(indices, Tensor) and isinstance(offsets, Tensor) and \
+            indices.dtype != offsets.dtype:
+        # torch brings the two to their common type before it checks either (bool offsets
+        # become long, float ones make the indices float and are refused as such)
+        common = promote_types(indices.dtype, offsets.dtype)
+        indices, offsets = indices.to(common), offsets.to(common)
     _check_indices(indices, "embedding_bag")
     _check_indices(offsets, "embedding_bag")  # (torch names the offsets 'indices' too)
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(
             "Expected tensor for argument #1 'weight' to have the same type as tensor for "
             "argument #1 'per_sample_weights'; but type "
-            f"{legacy_type_name(weight.dtype)} does not equal "
-            f"{legacy_type_name(per_sample_weights.dtype)} (while checking arguments for "
+            f"{cpp_type_name(weight.dtype)} does not equal "
+            f"{cpp_type_name(per_sample_weights.dtype)} (while checking arguments for "
             "embedding_bag)")
     rows = weight._data.shape[0]
     if padding_idx is not None:
@@ -214,7 +220,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
                            f"has to start from position 0. However, got {starts[0]}\n"
                            # (torch formats offsets[0] as a C++ 0-d tensor)
-                           f"[ {legacy_type_name(offsets.dtype)}{{}} ]")
+                           f"[ {cpp_type_name(offsets.dtype)}{{}} ]")
     if starts.size and starts[-1] > where.size:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {where.size} "
                            f"but got offsets[-1] of {starts[-1]}")

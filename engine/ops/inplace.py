@@ -402,7 +402,7 @@ def copy_(self, src, non_blocking=False):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
     check_inplace(self, src)
-    if src is not self:
+    if src is not self and not _same_data(self, src):  # (copy_into returns early then)
         check_no_overlap(self, (src,))  # (before the shapes, as in torch)
     shape = broadcast_shape(self._data.shape, src._data.shape)
     if shape != self._data.shape:

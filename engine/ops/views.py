@@ -531,7 +531,7 @@ def expand(input, *sizes):
     sizes = _size_args(sizes, "expand")
     shape, stride = input._data.shape, input.stride()
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand({dtypes.legacy_type_name(input.dtype)}{{{shape_text(shape)}}}, "
+        raise RuntimeError(f"expand({dtypes.cpp_type_name(input.dtype)}{{{shape_text(shape)}}}, "
                            f"size={shape_text(sizes)}): the number of sizes provided "
                            f"({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({len(shape)})")
@@ -598,15 +598,15 @@ def broadcast_to(input, size):
 def broadcast_shape(a, b):
     """The shape two shapes broadcast to, with torch's message when they do not."""
     ndim = builtins.max(len(a), len(b))
-    result = []
-    for i in range(ndim):
+    result = [1] * ndim
+    for i in range(ndim - 1, -1, -1):  # torch's infer_size names the last bad dimension
         offset = ndim - 1 - i
         na = a[len(a) - 1 - offset] if len(a) - 1 - offset >= 0 else 1
         nb = b[len(b) - 1 - offset] if len(b) - 1 - offset >= 0 else 1
         if na != nb and na != 1 and nb != 1:
             raise RuntimeError(f"The size of tensor a ({na}) must match the size of tensor b "
                                f"({nb}) at non-singleton dimension {i}")
-        result.append(nb if na == 1 else na)
+        result[i] = nb if na == 1 else na
     return tuple(result)
 
 

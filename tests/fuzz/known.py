@@ -8,9 +8,12 @@ its category and by regular expressions over the first statement that differs an
 torch's and the engine's text for the deciding line (or by a ``test`` function). When a fix
 lands, delete its entry: the fuzz test then guards the fix.
 """
+import ast
 import re
 from dataclasses import dataclass
 from collections.abc import Callable
+
+import numpy as np
 
 from .compare import NUMBER, close_enough
 
@@ -133,6 +136,33 @@ def _only_strides_differ(verdict):
     texts = [re.sub(r"stride=\([\d, ]*\)", "stride=#", t or "-")
              for t in (verdict.torch_text, verdict.engine_text)]
     return texts[0] == texts[1] and texts[0].startswith("shape=")
+
+
+def _literal_matrices(program):
+    """The numbers of every torch.tensor([[...]]) literal of two or more dimensions."""
+    for found in re.finditer(r"torch\.tensor\((\[\[)", program):
+        depth, start = 0, found.start(1)
+        for end in range(start, len(program)):
+            depth += {"[": 1, "]": -1}.get(program[end], 0)
+            if depth == 0:
+                break
+        try:
+            matrix = np.array(ast.literal_eval(program[start:end + 1]), dtype=np.float64)
+        except (ValueError, SyntaxError, TypeError):
+            continue
+        if matrix.ndim >= 2:
+            yield matrix
+
+
+def _singular_to_working_precision(statement, program):
+    """A literal matrix of 4 or more rows or columns whose rank is less than that: it, and
+    products such as y @ y.mT, are singular, so their det is rounding noise that a logdet, an
+    inverse or a solve magnifies (fuzz 3098641: a 4 x 4 matrix of rank 3)."""
+    for matrix in _literal_matrices(program):
+        size = max(matrix.shape[-2:])
+        if size >= 4 and matrix.size and (np.linalg.matrix_rank(matrix) < size).any():
+            return True
+    return False
 
 
 def _only_zero_signs_differ(verdict):
@@ -349,6 +379,14 @@ KNOWN = [
           program_test=lambda statement, program: re.search(
               r"\b[4-9], [4-9]\)|\[(?:[^\[\],]+,){3,}[^\[\]]+\]", program) is not None,
           test=lambda verdict: _residues_of_float64_sums(verdict),
+          difference="Determinants, inverses, `linalg.solve`"),
+    Known("a matrix singular to working precision, 4 x 4 or larger (a literal of lower rank, "
+          "or y @ y.mT of one): its det is rounding noise, and logdet, inverse, solve and their "
+          "gradients magnify that noise, so the numbers of both sides differ entirely (a 4 x 4 "
+          "of rank 3: logdet's gradient 1.0 in torch, 1.375 in the engine; fuzz 3098641)",
+          DOCUMENTED, ("gradient", "value", "printed"),
+          program=r"\b(?:slogdet|logdet|inverse|inv|inv_ex|solve|solve_ex|matrix_power|pinv)\(",
+          program_test=_singular_to_working_precision,
           difference="Determinants, inverses, `linalg.solve`"),
     Known("singular vectors of svd: unique only up to sign, numpy's LAPACK and torch's MKL "
           "choose some signs differently (fuzz 3043972: a matrix with two equal rows)",

@@ -756,3 +756,21 @@ def test_singular_vectors_are_known_only_up_to_sign():
                                   engine_text="tensor([[0.9141, -0.4053], [0.0444, 0.05]])")
     assert known._equal_up_to_signs(flipped)
     assert not known._equal_up_to_signs(other)
+
+
+def test_a_matrix_singular_to_working_precision_is_known_only_when_it_is():
+    """fuzz 3098641: logdet's gradient of y @ y.mT where the 4 x 4 literal y has rank 3 is
+    rounding noise on both sides (documented); a regular literal, a 3 x 3 one (the engine
+    replays LAPACK there) or a program without a literal are not."""
+    singular = known._singular_to_working_precision
+    rank_three = ("y = torch.tensor([[-1.0, 1.0, 0.0, 0.0], [4.0, -1.0, 4.0, 1.0], "
+                  "[0.0, 0.0, 4.0, 4.0], [0.0, 1.0, 0.0, -1.0]], dtype=torch.float64)")
+    regular = ("y = torch.tensor([[2.0, 1.0, 0.0, 0.0], [0.0, 1.0, 4.0, 1.0], "
+               "[0.0, 0.0, 4.0, 4.0], [0.0, 1.0, 0.0, -1.0]])")
+    assert singular("", rank_three + "\nz = torch.logdet(y @ y.mT)")
+    assert singular("", "y = torch.tensor([[[1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0], "
+                        "[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]])")
+    assert not singular("", regular + "\nz = torch.logdet(y @ y.mT)")
+    assert not singular("", "y = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]])")
+    assert not singular("", "y = torch.randn(4, 4)\nz = torch.logdet(y)")
+    assert not singular("", "y = torch.tensor([[1.0, [2.0]], [3.0, 4.0]])")
