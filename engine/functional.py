@@ -6,7 +6,8 @@ pca_lowrank, stft, svd_lowrank, unravel_index) it has not.
 """
 from .ops.rearrange import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, cdist,
                              einsum, meshgrid, tensordot)
-from .ops.reduce import norm, unique, unique_consecutive
+from .ops.linalg import norm
+from .ops.reduce import unique, unique_consecutive
 from .ops.views import broadcast_shapes, broadcast_tensors, split
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",

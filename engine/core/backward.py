@@ -145,10 +145,10 @@ def sum_to(grad, shape):
     Broadcasting copies an input along new leading dimensions and along dimensions of
     size 1, so its gradient is the sum over exactly those dimensions.
     """
+    if not shape:  # (torch's sum_to sums even a 0-d grad: SumBackward0 under create_graph)
+        return grad.sum()
     if grad._data.shape == shape:
         return grad
-    if not shape:
-        return grad.sum()
     # as torch's sum_to: one sum over the new leading dims and the stretched ones, kept, then
     # a view without the leading ones (under create_graph: SumBackward1, ViewBackward0)
     lead = grad._data.ndim - len(shape)

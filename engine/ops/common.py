@@ -441,8 +441,11 @@ def overloads(*printed, notes=False):
     methods = signatures.method_signatures(printed)
     tensor_first = all(text.lstrip(" *(").startswith("Tensor ") for text in printed)
 
-    def checked(op, method_only=False):
+    def checked(op, method_only=False, function_only=False):
         name = op.__name__
+
+        def as_method():
+            return method_only or not function_only and calls.called_as_method()
 
         @functools.wraps(op)
         def op_as_torch_parses_it(*args, **kwargs):
@@ -452,7 +455,7 @@ def overloads(*printed, notes=False):
                 if isinstance(kwargs["input"], Tensor):  # (the layers below take it first)
                     args, kwargs = (kwargs["input"],), named
             # (whether this is a method call is asked only when it matters: it reads frames)
-            no_out = method_only or ("out" in named and calls.called_as_method())
+            no_out = method_only or ("out" in named and as_method())
             try:
                 if tensor_first and args and not isinstance(args[0], Tensor):
                     raise signatures.refuse(name, printed, False, *call, notes)
@@ -467,9 +470,9 @@ def overloads(*printed, notes=False):
                         if args:
                             return op(args[0], *read, **read_named)
                         return op(*read, **{**kwargs, **read_named})
-                    if fits and (method_only or calls.called_as_method()):
+                    if fits and as_method():
                         return op(args[0], tuple(given), **kwargs)
-                if method_only or calls.called_as_method():
+                if as_method():
                     raise signatures.refuse(name, printed, True, given, named, notes)
                 raise signatures.refuse(name, printed, False, *call, notes)
             except Exception as error:  # (free until raised) vmap's hand-over, see above
@@ -481,6 +484,8 @@ def overloads(*printed, notes=False):
 
         if hasattr(op, "without_out"):  # (the method, which takes no out=)
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
+        if not (method_only or function_only):  # as torch's Python functions call it
+            op_as_torch_parses_it.as_function = checked(op, function_only=True)
         op_as_torch_parses_it.parses_input_keyword = True
         op_as_torch_parses_it.torch_overloads = (printed, notes)
         return op_as_torch_parses_it

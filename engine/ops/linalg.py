@@ -1,12 +1,13 @@
-"""Matrix products: mm, mv, dot, bmm, matmul, addmm, outer.
+"""Matrix products: mm, mv, dot, bmm, matmul, addmm, outer; svd and the norms (torch.norm
+beside linalg.norm, as torch's dispatches to linalg's vector and matrix norms).
 """
 import builtins
 import math
 
 import numpy as np
 
-from ..fidelity import dtypes, messages
-from ..fidelity.messages import CPP_TYPE_NAMES
+from ..fidelity import calls, dtypes, messages, signatures
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
@@ -22,7 +23,7 @@ from .common import (broadcast_error, named_arguments, named_result, not_impleme
                      require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
-from .reduce import amax, amin, norm_over_dims
+from .reduce import amax, amin, check_norm_dtypes, norm_over_dims
 from .views import permute
 from .common import number_parameters
 
@@ -996,41 +997,33 @@ def _norm_out(result, out, name):
                            f"but got: {scalar_type_name[out.dtype]}")
 
 
+@overloads("(Tensor input, Number ord = 2, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @takes_out(check=out_of_results_dtype)  # (its kernel writes its own dtype only)
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.vector_norm: (sum |x|^ord)^(1/ord) over dim (every element by default);
     its node is LinalgVectorNormBackward0 in ops/reduce.py, as for x.norm()."""
-    if isinstance(ord, str):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{messages.type_name(ord)}")
     return norm_over_dims(x, ord, dim, keepdim, dtype=dtype)
 
 
+@overloads("(Tensor input, Number ord, tuple of ints dim = {-2,-1}, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)",
+           "(Tensor input, str ord = \"fro\", tuple of ints dim = {-2,-1}, bool keepdim = False, "
+           "*, torch.dtype dtype = None, Tensor out = None)")
 @takes_out(check=lambda result, out, *args: _norm_out(result, out, "linalg.matrix_norm"))
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.matrix_norm, built from other ops as torch builds it: 'fro' is the vector
     2-norm of the matrix; 1 / inf the largest column / row sum of |A| (-1 / -inf the smallest);
     'nuc' the sum of the singular values, 2 / -2 the largest / smallest."""
-    if A.dim() < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
-                           "dimensions.")
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-    if len(dims) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
-                           f"{' '.join(str(d) for d in dims)}")
-    rows, cols = (wrap_dim(d, A.dim()) for d in dims)
-    if rows == cols:
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
-                           f"{dims[1]})")
+    rows, cols = _matrix_norm_checks(A, ord, dims, dtype)
     if ord == "fro":
         return norm_over_dims(A, 2, dims, keepdim, dtype=dtype)
-    if ord not in ("nuc", 1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     largest = ord == "nuc" or ord > 0
     if ord in ("nuc", 2, -2):  # from the singular values, the two dims moved to the end
         order = [d for d in range(A.dim()) if d not in (rows, cols)] + [rows, cols]
         values = linalg_svdvals(permute(A if dtype is None else A.to(dtype), order))
-        result = values.sum(-1) if ord == "nuc" else (amax if largest else amin)(values, -1)
+        result = values.sum(-1) if ord == "nuc" else _extreme(values, -1, False, largest)
         if keepdim:
             back = [order.index(d) for d in range(A.dim())]
             result = permute(result.unsqueeze(-1).unsqueeze(-1), back)
@@ -1039,26 +1032,132 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None)
     if not keepdim and summed < picked:
         picked -= 1
     sums = norm_over_dims(A, 1, (summed,), keepdim, dtype=dtype)
-    return (amax if largest else amin)(sums, picked, keepdim)
+    return _extreme(sums, picked, keepdim, largest)
 
 
+def _extreme(values, dim, keepdim, largest):
+    """amax or amin over dim; torch's matrix norms take the largest of no values as 0 (a
+    constant: no graph), the smallest of none is refused as amin refuses it."""
+    if largest and values._data.shape[dim] == 0:
+        shape = list(values._data.shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        return wrap(np.zeros(shape, values._data.dtype))
+    return (amax if largest else amin)(values, dim, keepdim)
+
+
+def _matrix_norm_checks(A, ord, dims, dtype):  # noqa: A002
+    """torch's checks, in its order: the order, A (a matrix of floats; float32 or float64 for
+    the orders read from singular values), the two dims, the dtype asked for."""
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order "
+                           f"{ord if isinstance(ord, str) else format(ord, 'g')} not supported.")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    check_norm_dtypes(A, "linalg.matrix_norm", None)
+    if ord in ("nuc", 2, -2) and A.dtype is dtypes.float16:
+        raise NotImplementedError("linalg.matrix_norm: Low precision dtypes not supported. Got "
+                                  "Half")
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(str(d) for d in dims)}")
+    rows, cols = (wrap_dim(d, A.dim()) for d in dims)
+    if rows == cols:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({rows}, {cols})")
+    check_norm_dtypes(A, "linalg.matrix_norm", dtype)
+    return rows, cols
+
+
+@overloads("(Tensor input, Number? ord = None, tuple of ints[1]? dim = None, bool keepdim = "
+           "False, *, torch.dtype dtype = None, Tensor out = None)",
+           "(Tensor input, str ord, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+           "torch.dtype dtype = None, Tensor out = None)")
 @takes_out(check=lambda result, out, *args: _norm_out(result, out, "linalg.norm"))
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """torch.linalg.norm: a vector norm over one dim (or every element when neither ord nor
-    dim is given), a matrix norm over two."""
-    if dim is not None:
-        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    """torch.linalg.norm: a matrix norm when ord is a string, or a number with two dims (or a
+    2-D input and no dim); otherwise a vector norm (ord None: the 2-norm of every element)."""
+    dims = None if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+    if dims is not None:
         if len(dims) not in (1, 2):
             raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
                                f"Got [{', '.join(str(d) for d in dims)}]")
     elif ord is not None and A.dim() not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
                            f"1D or 2D. Got {A.dim()}D.")
-    else:
-        dims = None if ord is None else tuple(range(A.dim()))
-    if isinstance(ord, str) or (dims is not None and len(dims) == 2):
-        return linalg_matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
-    return linalg_vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str) or ord is not None and (
+            len(dims) == 2 if dims is not None else A.dim() == 2):
+        return linalg_matrix_norm(A, ord, (0, 1) if dims is None else dims, keepdim,
+                                  dtype=dtype)
+    return linalg_vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# ---------------------------------------------------------------- torch.norm
+__all__ += ["norm"]  # noqa: PLE0604 (kept beside the ops)
+
+
+def norm(input=None, /, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None,
+         **unknown):
+    """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
+    # (torch's norm and Tensor.norm are Python: Python's own TypeError for another keyword;
+    # torch.norm passes out= on to linalg.vector_norm, Tensor.norm takes none; its fifth
+    # positional argument is out, Tensor.norm's is dtype; Tensor.norm's first is self)
+    if given:
+        out, dtype = _norm_positionals(given, out, dtype)
+    method = (unknown or out is not None) and calls.called_as_method()
+    if "input" in unknown and not method:
+        if input is not None:
+            raise TypeError("norm() got multiple values for argument 'input'")
+        input = unknown.pop("input")
+    if input is None and not unknown:
+        raise TypeError("norm() missing 1 required positional argument: 'input'")
+    if unknown or (method and out is not None):
+        key = "out" if method and out is not None else next(iter(unknown))
+        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got an unexpected keyword "
+                        f"argument '{key}'")
+    if out is not None:
+        return _norm_into(input, p, dim, keepdim, dtype, out=out)
+    if p is None:  # (torch.norm reads None as its default)
+        p = 2.0
+    if isinstance(p, str):
+        # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
+        # else named by a string is a matrix norm, which needs exactly two dims
+        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
+            p = 2
+        else:  # the nuclear norm, or torch's matrix_norm refusing the order or the dims
+            dims = list(range(input._data.ndim)) if dim is None else \
+                [dim] if isinstance(dim, builtins.int) else dim
+            return linalg_matrix_norm.as_function(input, p, dims, keepdim, dtype=dtype)
+    if not signatures.fits(p, "Number"):  # (torch's parser)
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type_name(p)}")
+    return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
+
+
+def _norm_positionals(given, out, dtype):
+    """torch.norm(input, p, dim, keepdim, out, dtype); Tensor.norm(p, dim, keepdim, dtype)"""
+    method = calls.called_as_method()
+    names = ("dtype",) if method else ("out", "dtype")
+    if len(given) > len(names):
+        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() takes from 1 to "
+                        f"{4 + len(names)} positional arguments but {4 + len(given)} were given")
+    keywords = {"out": out, "dtype": dtype}
+    for name, value in zip(names, given):
+        if keywords[name] is not None:
+            raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got multiple values for "
+                            f"argument '{name}'")
+        keywords[name] = value
+    return keywords["out"], keywords["dtype"]
+
+
+def _norm_into(input, p, dim, keepdim, dtype):
+    return norm(input, p, dim, keepdim, dtype=dtype)
+
+
+_norm_into = takes_out(_norm_into, check=out_of_results_dtype, name="linalg_vector_norm")
+
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product

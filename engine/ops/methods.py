@@ -39,10 +39,10 @@ FUNCTION_METHODS = {
         arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign sgn square
         relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma
         asinh acosh atanh arcsinh arccosh arctanh""",
-    reduce: """sum nansum mean prod max min amax amin argmax argmin var std norm logsumexp cumsum
+    reduce: """sum nansum mean prod max min amax amin argmax argmin var std logsumexp cumsum
         cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
         unique_consecutive""",
-    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm",
+    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm norm",
     solve: "det logdet slogdet inverse matrix_power",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind

@@ -31,7 +31,7 @@ from .unary import exp, isnan
 from .compare import eq, logical_not
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
-           "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero", "norm",
+           "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero",
            "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "unique",
            "unique_consecutive", "var"]
 
@@ -1048,66 +1048,7 @@ class StdBackward0(Node):
         return var_backward(self, grad_var, x)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None, **unknown):
-    """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
-    # (torch's norm and Tensor.norm are Python: Python's own TypeError for another keyword;
-    # torch.norm passes out= on to linalg.vector_norm, Tensor.norm takes none; its fifth
-    # positional argument is out, Tensor.norm's is dtype)
-    if given:
-        out, dtype = _norm_positionals(given, out, dtype)
-    method = (unknown or out is not None) and calls.called_as_method()
-    if unknown or (method and out is not None):
-        key = "out" if method and out is not None else next(iter(unknown))
-        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got an unexpected keyword "
-                        f"argument '{key}'")
-    if out is not None:
-        return _norm_into(input, p, dim, keepdim, dtype, out=out)
-    if p is None:  # (torch.norm reads None as its default)
-        p = "fro"
-    if isinstance(p, Tensor) and not signatures.fits(p, "Number"):  # (torch's parser)
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type_name(p)}")
-    if isinstance(p, str):
-        # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
-        # else named by a string is a matrix norm, which needs exactly two dims
-        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
-            p = 2
-        else:
-            _check_float_input(input, "linalg.matrix_norm", dtype)
-            dims = tuple(range(input._data.ndim)) if dim is None else tuple(dim)
-            if len(dims) != 2:
-                raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
-                                   + " ".join(str(d) for d in dims))
-            if p not in ("fro", "nuc"):
-                raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-            raise NotImplementedError(f"the matrix norm {p!r} is not part of this engine")
-    return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
-
-
-def _norm_positionals(given, out, dtype):
-    """torch.norm(input, p, dim, keepdim, out, dtype); Tensor.norm(p, dim, keepdim, dtype)"""
-    method = calls.called_as_method()
-    names = ("dtype",) if method else ("out", "dtype")
-    if len(given) > len(names):
-        raise TypeError(f"{'Tensor.norm' if method else 'norm'}() takes from 1 to "
-                        f"{4 + len(names)} positional arguments but {4 + len(given)} were given")
-    keywords = {"out": out, "dtype": dtype}
-    for name, value in zip(names, given):
-        if keywords[name] is not None:
-            raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got multiple values for "
-                            f"argument '{name}'")
-        keywords[name] = value
-    return keywords["out"], keywords["dtype"]
-
-
-def _norm_into(input, p, dim, keepdim, dtype):
-    return norm(input, p, dim, keepdim, dtype=dtype)
-
-
-_norm_into = takes_out(_norm_into, check=out_of_results_dtype, name="linalg_vector_norm")
-
-
-def _check_float_input(input, name, dtype):
+def check_norm_dtypes(input, name, dtype):
     """torch's checks of the input's dtype, then of the dtype asked for (a float dtype that
     the input converts to without narrowing)."""
     if not input.dtype.is_floating_point:
@@ -1137,22 +1078,25 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     if dtype is not None and not signatures.fits(dtype, "torch.dtype"):
         raise TypeError(f"linalg_vector_norm(): argument 'dtype' must be torch.dtype, not "
                         f"{type_name(dtype)}")
-    _check_float_input(input, "linalg.vector_norm", dtype)
+    check_norm_dtypes(input, "linalg.vector_norm", None)
     data = input._data
-    if dtype is not None:
-        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
-    axes, keepdim = reduce_args(input, dim, keepdim)
-    reduced = range(data.ndim) if axes is None else axes
-    if ord in (math.inf, -math.inf):  # (max and min have no identity: torch's words)
-        name = "inf" if ord > 0 else "-inf"
-        if dim is None and data.size == 0:
+    if data.size == 0 and (ord < 0 or ord == math.inf):
+        # max, min and negative powers have no identity: torch's words, before the dims'
+        name = format(ord, "g") if isinstance(ord, builtins.float) else ord
+        dims = () if dim is None else (dim,) if isinstance(dim, builtins.int) else dim
+        if not dims:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty "
                                "tensor because the operation does not have an identity")
-        for d in () if dim is None else (dim,) if isinstance(dim, builtins.int) else dim:
+        for d in dims:
             if data.shape[wrap_dim(d, data.ndim)] == 0:  # (no space before "because")
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the "
                                    f"dimension {d}because this dimension is empty and the "
                                    "operation does not have an identity")
+    check_norm_dtypes(input, "linalg.vector_norm", dtype)  # (the dtype asked for, after)
+    if dtype is not None:
+        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
+    axes, keepdim = reduce_args(input, dim, keepdim)
+    reduced = range(data.ndim) if axes is None else axes
     if builtins.all(data.shape[d] == 1 for d in reduced):
         # torch's shortcut when each output element has one input element: |x| itself
         # (x != 0 for ord 0), with no power or root to overflow or underflow

@@ -105,3 +105,111 @@ DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float3
 def test_cpp_messages_name_the_tensor_type_as_torch(call, dtype):
     results = [_outcome(m, call, {"d": getattr(m, dtype)}) for m in (torch, parity.engine)]
     assert results[1] == results[0]
+
+
+NORM_INPUTS = ["m.arange(6.).reshape(2, 3) - 2", "m.ones(2, 3, dtype=m.int64)", "m.ones(3)",
+               "m.arange(24.).reshape(2, 3, 4) - 5", "m.zeros(0, 3)", "m.ones(())",
+               "m.ones(2, 2, dtype=m.float16)", "m.zeros(2, 0, 3)"]
+NORM_CALLS = [
+    # torch.norm: a string order other than "fro" over at most two dims is linalg.matrix_norm
+    "x.norm('nuc')", "m.norm(x, 'nuc', (0, 1), True)", "x.norm('nuc', 0)", "x.norm('a')",
+    "x.norm('fro', (0, 1, 2))", "x.norm('fro', (0, 0))", "x.norm(None, (0, 1, 2))",
+    "x.norm(p='nuc', dim=(1, 0), dtype=m.float64)", "x.norm((0, 1))", "x.norm(float('inf'), 0)",
+    "x.norm(-1)", "x.norm(-1, 0)", "x.norm(-0.5, (0,))", "x.norm(float('-inf'), -1)",
+    # linalg.norm: None is the vector 2-norm, a number with two dims a matrix norm
+    "m.linalg.norm(x)", "m.linalg.norm(x, None, (0, 0))", "m.linalg.norm(x, 2, (0, 1, 2))",
+    "m.linalg.norm(x, 'fro')", "m.linalg.norm(x, 2)", "m.linalg.norm(x, 1, (1, 0))",
+    "m.linalg.norm(x, 'fro', 0)", "m.linalg.norm(x, 'fro', 'a')", "m.linalg.norm(x, -2, (0, 1))",
+    # linalg.matrix_norm: torch's order of checks, the largest of no values is 0
+    "m.linalg.matrix_norm(x)", "m.linalg.matrix_norm(x, 'nuc')", "m.linalg.matrix_norm(x, 3)",
+    "m.linalg.matrix_norm(x, 0.5)", "m.linalg.matrix_norm(x, 'fro', 0)",
+    "m.linalg.matrix_norm(x, 1, (0, 0))", "m.linalg.matrix_norm(x, 1, (1, 0))",
+    "m.linalg.matrix_norm(x, float('inf'), (0, 1), True)", "m.linalg.matrix_norm(x, -1)",
+    "m.linalg.matrix_norm(x, 2, dtype=m.float64)", "m.linalg.matrix_norm(x, 'nuc', dtype=m.int64)",
+    "m.linalg.matrix_norm(x, 'fro', dtype=m.float16)", "m.linalg.matrix_norm(x, -2)",
+    "m.linalg.matrix_norm(x, 'nuc', [0.5, 1])",
+    # linalg.vector_norm: torch's parser, and no identity for an empty inf or negative norm
+    "m.linalg.vector_norm(x, None)", "m.linalg.vector_norm(x, ord='fro')",
+    "m.linalg.vector_norm(x, x)", "m.linalg.vector_norm(x, (0, 1))",
+    "m.linalg.vector_norm(x, -1, ())", "m.linalg.vector_norm(x, -1, 0, dtype=m.int64)",
+    "m.linalg.vector_norm(x, float('inf'), (0, 0))", "m.linalg.vector_norm(x, 2, input=x)",
+]
+
+
+def _norm_outcome(m, call, source):
+    try:
+        result = eval(call, {"m": m, "x": eval(source, {"m": m})})
+    except Exception as error:  # (the same error, word for word)
+        return (type(error).__name__, str(error))
+    return (result.dtype, tuple(result.shape), result.stride(), result.requires_grad,
+            [round(v, 4) for v in result.double().flatten().tolist()])
+
+
+@pytest.mark.parametrize("source", NORM_INPUTS)
+@pytest.mark.parametrize("call", NORM_CALLS)
+def test_norms_dispatch_and_check_as_torch(call, source):
+    results = [_norm_outcome(m, call, source) for m in (torch, parity.engine)]
+    assert str(results[1]) == str(results[0])
+
+
+@pytest.mark.parametrize("call", [
+    "m.linalg.matrix_norm(x, 'nuc')", "x.norm('nuc')", "m.linalg.matrix_norm(x, 2)",
+    "m.linalg.matrix_norm(x, -2, (1, 0), True)", "m.linalg.norm(x, 'nuc', (0, 1))"])
+def test_the_nuclear_and_spectral_norms_gradients(call):
+    results = []
+    for m in (torch, parity.engine):
+        x = m.tensor([[1.0, 2.0, 0.0], [0.0, 3.0, 1.0]], dtype=m.float64, requires_grad=True)
+        y = eval(call, {"m": m, "x": x})
+        y.sum().backward()
+        results.append((y.grad_fn.name(), [round(v, 10) for v in y.flatten().tolist()],
+                        [round(v, 10) for v in x.grad.flatten().tolist()]))
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("code", [
+    "function, method = m.norm(input=x), x.norm(input=x)", "m.norm()", "m.norm(x, input=x)",
+    "m.norm(p=2)", "r = m.norm(input=x, p=1).item()", "x.norm(out=m.empty(0))",
+])
+def test_norms_first_argument_as_torchs_python_functions(code):
+    assert _outcome(parity.engine, code, {"x": parity.engine.ones(2)}) == \
+        _outcome(torch, code, {"x": torch.ones(2)})
+
+
+THIRD_DERIVATIVES = [
+    # the sum of a 0-d tensor (exp(x @ x).sum()) records its expand, whose backward is
+    # torch's sum_to to (): a sum even of one element (fuzz 3108012)
+    ("b = (x @ x).exp().sum().log()", [2.0, 2.0]),
+    ("b = (x * x).sum().exp().sum()", [0.5, -0.25]),
+    ("b = x.sum().expand(()).sin()", [0.5, 1.5]),
+    ("b = (x @ x).sum().log().sum() * x", [3.0, 4.0]),
+    ("b = x.dot(x).expand(()).exp().sum().expand(2) * x", [0.25, -0.5]),
+]
+
+
+@pytest.mark.parametrize("program, values", THIRD_DERIVATIVES)
+def test_derivatives_through_a_sum_of_zero_dims(program, values):
+    results = []
+    for m in (torch, parity.engine):
+        x = m.tensor(values, requires_grad=True)
+        scope = {"m": m, "x": x}
+        exec(program, scope)
+        derivatives, value = [], scope["b"]
+        for _ in range(4):
+            value, = m.autograd.grad(value.sum(), x, create_graph=True, allow_unused=True)
+            derivatives.append((value.tolist(), value.grad_fn and value.grad_fn.name(),
+                                _graph_names(value.grad_fn)))
+        results.append(derivatives)
+    assert results[1] == results[0]
+
+
+def _graph_names(node):
+    """The names of every node under ``node``, sorted (the graph's shape, not its order)."""
+    seen, stack, names = set(), [node], []
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        names.append(current.name())
+        stack.extend(next_node for next_node, _ in current.next_functions)
+    return sorted(names)

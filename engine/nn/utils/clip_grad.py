@@ -13,7 +13,7 @@ from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
 from ...ops.creation import tensor
 from ...ops.join import stack
-from ...ops.reduce import norm
+from ...ops.linalg import norm
 
 
 def _no_grad(function):
