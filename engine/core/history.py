@@ -22,13 +22,15 @@ from .node import Node, SavedTensor, connect, gradient_edge
 from .saved import default_hooks, repack
 
 
-def check_inplace(tensor, *inputs):
+def check_inplace(tensor, *inputs, differentiable=True):
     """Before ``tensor.op_(*inputs)``: torch refuses some in-place changes it cannot record
     (checked first, by autograd). A change of an inference tensor outside inference_mode is
-    refused after the write (``check_inference_inplace``, called by each writer)."""
+    refused after the write (``check_inference_inplace``, called by each writer).
+    ``differentiable=False``: copy_ into a tensor of a dtype without gradients, which torch's
+    copy_ does not record, so it refuses nothing."""
     if default_hooks.write_watch is not None:  # (allow_mutation_on_saved_tensors: saved.py)
         default_hooks.write_watch(tensor)
-    if mode.recording and (tensor._requires_grad or any(
+    if differentiable and mode.recording and (tensor._requires_grad or any(
             getattr(value, "_requires_grad", False) for value in inputs)):
         if tensor._inference and not seen_by_autograd(tensor, inputs):
             return

@@ -1,4 +1,5 @@
-"""The order in which torch's CPU topk leaves equal values: libstdc++'s algorithms, replayed.
+"""The order in which torch's CPU topk and sort leave equal values: libstdc++'s algorithms,
+replayed.
 
 torch's topk (aten/src/ATen/native/TopKImpl.h) puts (value, index) pairs in a vector and
 calls ``std::partial_sort`` when ``k * 64 <= n``, else ``std::nth_element`` followed (for
@@ -6,7 +7,9 @@ calls ``std::partial_sort`` when ``k * 64 <= n``, else ``std::nth_element`` foll
 come out in nth_element's order, which only the algorithm determines. Those algorithms are
 not stable: among equal values the indices come out in an order that only the algorithms
 themselves determine
-(``tensor([0., 0., 0., 0., 0.]).topk(3)`` gives indices 2, 4, 3). When the values are all
+(``tensor([0., 0., 0., 0., 0.]).topk(3)`` gives indices 2, 4, 3). torch's sort without
+``stable=True`` (SortingKernel.cpp) is ``std::sort`` of the pairs: stable up to 16 values
+(an insertion sort), beyond that its partitions reorder ties. When the values are all
 distinct, any correct sort gives the same answer and numpy's is used instead; this module
 is the slow path for ties, and follows GNU libstdc++ (``bits/stl_algo.h``, ``stl_heap.h``),
 the C++ library torch's Linux wheels are built with.
@@ -38,6 +41,17 @@ def topk_order(values, k, largest=True, sorted=True):  # noqa: A002 (torch's nam
     if np.unique(top).size == top.size and not nans.any():
         return ranked[:k]  # no ties where they could matter: every correct sort agrees
     return np.array(_replay(values.tolist(), k, largest), dtype=np.int64)
+
+
+def sort_order(values, descending):
+    """The indices torch's sort without ``stable=True`` gives a 1-d array with ties:
+    ``std::sort`` of (value, index) pairs, nan last (first when ``descending``)."""
+    keys = np.unique(values, return_inverse=True)[1].reshape(-1)  # (nan: the largest rank)
+    if descending:
+        keys = -keys
+    pairs = list(zip(keys.tolist(), range(values.size)))
+    std_sort(pairs, 0, len(pairs), lambda x, y: x[0] < y[0])
+    return np.array([index for _, index in pairs], dtype=np.int64)
 
 
 def _replay(values, k, largest, sorted=True):  # noqa: A002

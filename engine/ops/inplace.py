@@ -63,7 +63,7 @@ def check_no_overlap(output, inputs, full_is_ok=True):
 
 def copy_into(dst, src):
     """``dst.copy_(src)``: broadcast src, convert its dtype, write into dst's memory."""
-    check_inplace(dst, src)
+    check_inplace(dst, src, differentiable=dst._data.dtype.kind == "f")
     given = src  # (src is made a view below)
     # recorded before the write: the node's first edge is dst's history *before* the copy
     node = new_node(CopyBackwards, (dst, src)) if dst._data.dtype.kind == "f" else None
@@ -401,7 +401,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
                         f"{type_name(src)}")
-    check_inplace(self, src)
+    check_inplace(self, src, differentiable=self._data.dtype.kind == "f")
     if src is not self and not _same_data(self, src):  # (copy_into returns early then)
         check_no_overlap(self, (src,))  # (before the shapes, as in torch)
     shape = broadcast_shape(self._data.shape, src._data.shape)

@@ -40,7 +40,7 @@ FUNCTION_METHODS = {
         relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma
         asinh acosh atanh arcsinh arccosh arctanh""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std logsumexp cumsum
-        cumprod all any count_nonzero nonzero sort argsort topk softmax log_softmax unique
+        cumprod all any count_nonzero nonzero sort msort argsort topk softmax log_softmax unique
         unique_consecutive""",
     linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm norm",
     solve: "det logdet slogdet inverse matrix_power",

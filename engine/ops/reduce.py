@@ -32,7 +32,7 @@ from .compare import eq, logical_not
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
            "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero",
-           "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "unique",
+           "msort", "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "unique",
            "unique_consecutive", "var"]
 
 # ====================================================================== reductions
@@ -1748,11 +1748,35 @@ def sort(input, dim=-1, descending=False, stable=_UNSTABLE):
         indices = data.shape[axis] - 1 - np.flip(flipped, axis)
     else:
         indices = np.argsort(data, axis=axis, kind="stable")
+    if (stable is _UNSTABLE or not stable) and _reorders_ties(input, axis, descending):
+        indices = _unstable_order(data, indices, axis, descending)
     # values and indices keep the input's layout (dense strides in its order), as in torch
     result = return_types.sort(laid_out_like(np.take_along_axis(data, indices, axis), input),
                                laid_out_like(indices.astype(np.int64), input))
     return record(node, result, (input,), saved=(result.indices,),
                   self_sym_sizes=data.shape, dim=axis)
+
+
+def _reorders_ties(input, axis, descending):
+    """Whether torch's sort without stable=True may leave equal values out of their order:
+    its std::sort of more than 16 values, except on a dimension of stride 0 (torch returns
+    the indices in order) and for a long 1-d integer tensor sorted up (fbgemm's radix sort,
+    stable)."""
+    data = input._data
+    return data.shape[axis] > 16 and input.stride(axis) != 0 and not (
+        data.ndim == 1 and not descending and data.dtype.kind in "iu" and data.size >= 32768)
+
+
+def _unstable_order(data, indices, axis, descending):
+    """The stable ``indices`` with each row that has ties put in std::sort's order."""
+    rows_data, rows = np.moveaxis(data, axis, -1), np.moveaxis(indices, axis, -1).copy()
+    ordered = np.take_along_axis(rows_data, rows, -1)
+    ties = ordered[..., 1:] == ordered[..., :-1]
+    if ordered.dtype.kind == "f":
+        ties |= np.isnan(ordered[..., 1:]) & np.isnan(ordered[..., :-1])
+    for row in map(tuple, np.argwhere(ties.any(-1))):  # (() for a 1-d tensor)
+        rows[row] = stdsort.sort_order(rows_data[row], descending)
+    return np.moveaxis(rows, -1, axis)
 
 
 class SortBackward0(Node):
@@ -1765,6 +1789,13 @@ class SortBackward0(Node):
     def backward(self, grad):
         (indices,) = self.saved_tensors
         return put_back(grad, indices, self.dim, self.self_sym_sizes)
+
+
+@overloads("(Tensor input, *, Tensor out = None)")
+@takes_out
+def msort(input):
+    """The values sorted along the first dimension (torch.sort(input, 0)'s values)."""
+    return sort(input, 0)[0]
 
 
 @overloads("(Tensor input, *, bool stable, int dim = -1, bool descending = False, "

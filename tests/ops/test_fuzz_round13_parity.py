@@ -10,6 +10,8 @@
 """
 import itertools
 
+import numpy as np
+
 import pytest
 
 import parity
@@ -213,3 +215,65 @@ def _graph_names(node):
         names.append(current.name())
         stack.extend(next_node for next_node, _ in current.next_functions)
     return sorted(names)
+
+
+SORT_SHAPES = [(17,), (40,), (3, 20), (20, 3), (2, 5, 30), (16,), (2, 17), (40000,)]
+SORT_DTYPES = ["float32", "float64", "float16", "int64", "int32", "uint8", "int16", "bool"]
+
+
+SORT_WAYS = ["", ", stable=False", ", stable=True", "argsort", "transposed", "expanded", "nan"]
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype, how", [(dtype, how) for dtype in SORT_DTYPES for how in SORT_WAYS
+                                        if how != "nan" or dtype.startswith("float")])
+@pytest.mark.parametrize("shape", SORT_SHAPES, ids=str)
+def test_sort_leaves_ties_where_torchs_std_sort_does(shape, dtype, how, descending):
+    """fuzz 3130305: torch's sort without stable=True is std::sort of (value, index) pairs:
+    past 16 values its partitions reorder equal values (a long 1-d integer tensor sorted up
+    goes to a stable radix sort, a dimension of stride 0 keeps its order)."""
+    values = np.random.default_rng(sum(shape) + len(dtype)).integers(-3, 4, shape)
+    results = []
+    for m in (torch, parity.engine):
+        x = m.tensor(values.tolist(), dtype=getattr(m, dtype))
+        if how == "nan":
+            x.view(-1)[::7] = float("nan")
+        if how == "transposed":
+            x = x.transpose(0, -1)
+        if how == "expanded":
+            x = x[..., :1].expand(*x.shape[:-1], 20)
+        if how == "argsort":
+            results.append(m.argsort(x, 0, descending).tolist())
+            continue
+        stable = how if how.startswith(",") else ""
+        result = eval(f"m.sort(x, dim=-1, descending={descending}{stable})", {"m": m, "x": x})
+        results.append((result.indices.tolist(), result.values.tolist()))
+    assert str(results[1]) == str(results[0])
+
+
+@pytest.mark.parametrize("code", [
+    "r = m.msort(x).tolist()", "r = x.msort().tolist()", "m.msort(x, 0)", "m.msort(1)",
+    "r = m.msort(x, out=m.empty(0)).tolist()", "r = m.msort(x[0]).tolist()",
+    "y = m.msort(x.requires_grad_())\ny.sum().backward()\nr = [y.grad_fn.name(), x.grad.tolist()]",
+])
+def test_msort(code):
+    names = [{"x": m.tensor([[3.0, 1.0], [1.0, 2.0], [0.0, 2.0]])} for m in (torch, parity.engine)]
+    assert _outcome(parity.engine, code, names[1]) == _outcome(torch, code, names[0])
+
+
+@pytest.mark.parametrize("make", ["unbind", "no_grad", "inference"])
+@pytest.mark.parametrize("write", ["copy_", "fill_", "setitem", "slice", "add_"])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_copy_into_a_view_without_gradients_is_not_recorded(dtype, write, make):
+    """fuzz 3127748: torch's copy_ into a bool or integer tensor records nothing, so an
+    unbind output (or a view made in no_grad mode) may be written from a tensor that requires
+    grad; fill_, a slice's copy and add_ still refuse."""
+    code = {"unbind": "v = m.zeros(3, 4, dtype=d).unbind(0)[0]",
+            "no_grad": "b = m.zeros(3, 4, dtype=d)\nwith m.no_grad():\n    v = b[0]",
+            "inference": "with m.inference_mode():\n    v = m.zeros(3, 4, dtype=d)[0]"}[make]
+    code += "\nloss = (m.tensor([[-1.0], [-2.0]], requires_grad=True) * 2).sum()\n"
+    code += {"copy_": "v.copy_(loss)", "fill_": "v.fill_(loss)", "setitem": "v[0] = loss",
+             "slice": "v[0:2] = loss", "add_": "v.add_(loss)"}[write]
+    code += "\nr = [v.tolist(), v.requires_grad, v.grad_fn is None]"
+    results = [_outcome(m, code, {"d": getattr(m, dtype)}) for m in (torch, parity.engine)]
+    assert results[1] == results[0]
