@@ -21,7 +21,7 @@ from ..fidelity.layout import obeys_layout_contract
 from . import forward
 from .grad_mode import mode
 from .hooks import add_hook, hooks_of, run_post_accumulate_hooks
-from .saved import (default_hooks, pack, raw_saved_attribute, save_in_torchs_order,
+from .saved import (default_hooks, pack, raw_saved_attribute, in_torchs_order,
                     saved_attribute, unpack)
 
 
@@ -112,6 +112,8 @@ class Node:
         """The saved tensors, checked: freed after backward, and unchanged since saved."""
         if self._released:
             raise RuntimeError(messages.SECOND_BACKWARD)
+        if len(self._saved) > 1 and self._saved_names:
+            return in_torchs_order(self._saved_names, self._saved, self._unpack)
         return tuple([self._unpack(saved) for saved in self._saved])
 
     def _unpack(self, saved):
@@ -319,7 +321,7 @@ def build_node(node_class, inputs, saved, state):
     if saved:
         node._saved = tuple([SavedTensor(kept, False) if is_tensor(kept) else kept
                              for kept in saved]) if not default_hooks.stack else \
-            save_in_torchs_order(node_class._saved_names, saved, save_input)  # (hooks' order)
+            in_torchs_order(node_class._saved_names, saved, save_input)  # (hooks' order)
         if any(isinstance(kept, (int, float)) for kept in saved):
             # a number is kept as it is; node._saved_<name> shows it as a tensor of this class
             node._tensor_type = next(type(value) for value in inputs if is_tensor(value))

@@ -112,14 +112,22 @@ def pack(tensor, hooks=None, shown=None):
     return packed
 
 
-def save_in_torchs_order(names, values, save):
-    """``save(value)`` for each saved value of an op, called in the order of their torch names
-    (torch's generated code saves an op's inputs sorted by name: ``other`` before ``self``,
-    so its pack hook sees them in that order), kept in the node's order."""
+def in_torchs_order(names, values, function):
+    """``function(value)`` for each saved value of an op, called in the order of their torch
+    names (torch's generated code saves and unpacks an op's inputs sorted by name: ``other``
+    before ``self``, then its outputs; its pack and unpack hooks, and its check for in-place
+    changes, see them in that order), the results kept in the node's order."""
     kept = list(values)
-    for i in sorted(range(len(values)), key=lambda i: names[i] if i < len(names) else ""):
-        kept[i] = save(values[i])
+    for i in sorted(range(len(values)), key=lambda i: _torchs_rank(names, values, i)):
+        kept[i] = function(values[i])
     return tuple(kept)
+
+
+def _torchs_rank(names, values, i):
+    """Inputs first, by name; then the outputs (saved after the op ran: a SavedTensor that is
+    an output, or one torch names result, result1 ...)."""
+    name = names[i] if i < len(names) else ""
+    return getattr(values[i], "is_output", False) or name.startswith("result"), name
 
 
 def repack(packed, tensor):

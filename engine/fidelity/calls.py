@@ -10,6 +10,7 @@ itself); when an error message is being written, and only then, the frames on th
 whether the learner's call went through a method (``called_as_method``) and which argument
 of which operation was wrong (``argument_error``).
 """
+import dis
 import operator
 import os
 import sys
@@ -54,6 +55,37 @@ def _through_a_method(frames):
 def called_as_method():
     """Whether the learner's call into the engine was a Tensor method (``t.add(x)``)."""
     return _through_a_method(_engine_frames())
+
+
+def given_by_keyword(name):
+    """Whether the learner's call into the engine passed the argument ``name`` by keyword
+    (torch's messages then give no position)."""
+    return name in keyword_names()
+
+
+def keyword_names():
+    """The names the learner's call into the engine passed by keyword, read from the call's
+    bytecode: a constant loaded just before the call (KW_NAMES before Python 3.13, a
+    LOAD_CONST before CALL_KW since). A call that unpacks ``**kwargs`` gives ()."""
+    frames = _engine_frames()
+    caller = frames[-1].f_back if frames else None
+    if caller is None:
+        return ()
+    code = caller.f_code
+    # (f_lasti may point into the call's inline caches, which are not listed)
+    before = [i for i in dis.get_instructions(code) if i.offset <= caller.f_lasti]
+    if not before or not before[-1].opname.startswith("CALL"):
+        return ()
+    for previous in reversed(before[:-1]):
+        if previous.opname == "PRECALL":
+            continue
+        if previous.opname == "KW_NAMES":
+            return code.co_consts[previous.arg]
+        if before[-1].opname == "CALL_KW" and previous.opname == "LOAD_CONST" and \
+                isinstance(previous.argval, tuple):
+            return previous.argval
+        return ()
+    return ()
 
 
 def called_name():
@@ -138,6 +170,8 @@ def argument_error(value, expected):
                          f"({', '.join(_given(frame, function, method))}), but expected one of:")
     if (op, name) in LIST_ARGUMENTS:
         expected = "tuple of ints"
+    if given_by_keyword(name):
+        number = None
     where = "" if number is None else f" (position {number - 1 if method else number})"
     return TypeError(f"{op}(): argument '{name}'{where} must be {expected}, not "
                      f"{type_name(value)}")

@@ -264,6 +264,15 @@ def _kind(value):
     return "Tensor" if hasattr(value, "_data") else type_name(value)
 
 
+def _noted_kind(value):
+    """A type as torch's notes give it: a list's or a tuple's with its items' types."""
+    if isinstance(value, list):
+        return f"list of [{', '.join(_kind(item) for item in value)}]"
+    if isinstance(value, tuple):
+        return f"tuple of ({', '.join(_kind(item) for item in value)})"
+    return _kind(value)
+
+
 def listed_arguments(args, kwargs):
     """The "got (...)" of torch's invalid-combination message: the types given, keywords
     named (in torch's order); the list ends with ", " when only keywords were given."""
@@ -306,12 +315,12 @@ def _why_not(signature, args, kwargs):
     described = []
     for index, p in enumerate(parts):
         value = args[index] if index < len(args) else kwargs[p.name]
-        text = _kind(value) if index < len(args) else f"{p.name}={_kind(value)}"
+        text = _noted_kind(value) if index < len(args) else f"{p.name}={_noted_kind(value)}"
         # (torch's notes never match a Number: its note maker does not know that type)
         fits = p is not None and not p.optional and p.kind != "Number" and _fits(value, p)
         described.append(text if fits else f"!{text}!")
     return f"\n      didn't match because some of the arguments have invalid types: " \
-           f"({', '.join(described)})"
+           f"({', '.join(described)}{', ' if kwargs and not args else ''})"
 
 
 def method_signatures(printed):
@@ -319,8 +328,10 @@ def method_signatures(printed):
 
 
 def refuse(name, printed, method, args, kwargs, notes=False):
-    """torch's TypeError for a call no overload takes (``args`` without self for a method)."""
-    signatures = [Signature(text, method) for text in printed]
+    """torch's TypeError for a call no overload takes (``args`` without self for a method,
+    whose list leaves out the overloads that take a number first, such as remainder's)."""
+    signatures = [Signature(text, method) for text in printed
+                  if not method or text.lstrip(" *(").startswith("Tensor ")]
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
     if len(signatures) == 1 or len(plausible) == 1:

@@ -19,7 +19,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import full_like
-from .common import (NUMBER_SELF_WITHOUT_OUT,
+from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_NUMBER_OTHER,
                      FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
@@ -456,6 +456,7 @@ def floor_divide(input, other):
                   op="floor_divide")
 
 
+@overloads(*NUMBER_OR_TENSOR_SELF, notes=True)
 @takes_out(resized_first=elementwise_shape, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
@@ -502,6 +503,7 @@ class RemainderBackward1(Node):
         return grad, -grad * div(input, other, rounding_mode=self.rounding_mode)
 
 
+@overloads(*TENSOR_OR_NUMBER_OTHER, notes=True)
 @takes_out
 def fmod(input, other):
     """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""
@@ -886,6 +888,14 @@ class Atan2Backward0(Node):
         return grad * x * recip, grad * -y * recip
 
 
+_WHERE = ("(Tensor condition)",
+          "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)",
+          "(Tensor condition, Number self, Tensor other)",
+          "(Tensor condition, Tensor input, Number other)",
+          "(Tensor condition, Number self, Number other)")
+_WHERE_METHOD = ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)")
+
+
 def where(condition, input=None, other=None, *, out=None):
     """out = input where condition is True, else other"""
     if out is None:
@@ -914,7 +924,7 @@ def _where(condition, input=None, other=None):
     given = tuple(value for value in (condition, input, other) if value is not None)
     if not isinstance(condition, Tensor) or len(given) == 2 or not builtins.all(
             isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) for value in given[1:]):
-        raise invalid_arguments_error("where", *given)
+        raise invalid_arguments_error("where", *given, printed=_WHERE)
     if len(given) == 1:
         return condition.nonzero(as_tuple=True)
     cond = condition._data
@@ -945,11 +955,12 @@ def _where(condition, input=None, other=None):
 where.without_out = _where
 
 
-def where_method(input, condition, other):
+def where_method(input, condition, other=NOT_GIVEN):
     """x.where(condition, other)"""
     if not isinstance(condition, Tensor) or \
             not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
-        raise invalid_arguments_error("where", condition, other)
+        given = (condition,) if other is NOT_GIVEN else (condition, other)
+        raise invalid_arguments_error("where", *given, printed=_WHERE_METHOD)
     return _where(condition, input, other)
 
 
@@ -1224,12 +1235,17 @@ def _lerp_out(out, input=None, end=None, weight=None, *args, **kwargs):
                            f"{scalar_type_name[input.dtype]}")
 
 
+_LERP = ("(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)",
+         "(Tensor input, Tensor end, Number weight, *, Tensor out = None)")
+
+
 @takes_out(before=_lerp_out, resized_first=elementwise_shape)
 def lerp(input, end, weight):
     """out = input + weight * (end - input)"""
     if not (isinstance(input, Tensor) and isinstance(end, Tensor)
             and isinstance(weight, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
-        raise invalid_arguments_error("lerp", input, end, weight, first_is_self=True)
+        raise invalid_arguments_error("lerp", input, end, weight, first_is_self=True,
+                                      printed=_LERP)
     if weight.__class__ is builtins.int:
         check_int_argument(weight)  # (parsing the arguments comes first)
     np_dtype = input._data.dtype

@@ -5,6 +5,7 @@ there as in this file; everything else here is this module's own.
 """
 import builtins
 import functools
+import sys
 from collections import namedtuple
 import inspect
 import warnings
@@ -139,8 +140,9 @@ _FLOAT_MAX = {"e": 65504.0, "f": 3.4028234663852886e38}  # the largest float16 a
 def operand_type_error(name, value, position, argument="other"):
     """torch's TypeError for a non-tensor operand (positions count from 1 without self in a
     method call: ``t.add("a")`` says position 1, ``torch.add(t, "a")`` position 2)."""
-    return TypeError(f"{name}(): argument '{argument}' (position {calls.position(position)}) "
-                     f"must be Tensor, not {type_name(value)}")
+    where = "" if calls.given_by_keyword(argument) else f" (position {calls.position(position)})"
+    return TypeError(f"{name}(): argument '{argument}'{where} must be Tensor, not "
+                     f"{type_name(value)}")
 
 
 def named_result(op, fields):
@@ -155,17 +157,48 @@ def named_result(op, fields):
                  "torch_type_name": f"torch.return_types.{op}"})
 
 
-def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, overloads=()):
+def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, overloads=(),
+                            printed=()):
     """torch's message when no overload of ``name`` takes these argument types. When the
     first argument is the tensor a method is called on, a method call's list leaves it out
-    (``first_is_self``), as torch's does. ``keywords``: the arguments given by name;
-    ``overloads``: the lines of torch's list of signatures, when the message gives them."""
-    if first_is_self and calls.called_as_method():
+    (``first_is_self``), as torch's does. ``keywords``: the arguments given by name (else
+    read from the learner's call); ``overloads``: the lines of torch's list of signatures,
+    when the message gives them; or ``printed``: torch's signatures as ``overloads()`` takes
+    them, for the list a function call or a method call shows, with torch's notes."""
+    if keywords is None:
+        args, keywords = _split_keywords(args, sys._getframe(1))
+    method = first_is_self and calls.called_as_method()
+    if method:
         args = args[1:]
+    if printed:  # (x.fmod_("a") is refused as fmod_)
+        called = calls.called_name()
+        return signatures.refuse(called if called == name + "_" else name, printed, method, args,
+                                 keywords, notes=True)
     listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({signatures.listed_arguments(args, keywords or {})}), but expected one "
                      f"of:{listed}")
+
+
+def _split_keywords(args, frame):
+    """``args`` (the values an engine function got, in its parameters' order) parted into
+    those the learner passed by position and those passed by keyword (named as the function
+    in ``frame`` names them: torch's names)."""
+    passed = calls.keyword_names()
+    if not passed:
+        return args, {}
+    code = frame.f_code
+    unused = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    positional, named = [], {}
+    for value in args:
+        name = next((n for n in unused if frame.f_locals.get(n) is value), None)
+        if name is not None:
+            unused.remove(name)
+        if name in passed:
+            named[name] = value
+        else:
+            positional.append(value)
+    return tuple(positional), named
 
 
 def not_implemented_for(kernel, np_dtype):
@@ -440,6 +473,8 @@ def overloads(*printed, notes=False):
     TypeError (``x.sum(keepdim=True)``, ``x.std(unbiased=False, correction=0)``)."""
     methods = signatures.method_signatures(printed)
     tensor_first = all(text.lstrip(" *(").startswith("Tensor ") for text in printed)
+    # (ops with an overload that takes a number first: such a call is read whole)
+    functions = None if tensor_first else [signatures.Signature(text, False) for text in printed]
 
     def checked(op, method_only=False, function_only=False):
         name = op.__name__
@@ -457,7 +492,11 @@ def overloads(*printed, notes=False):
             # (whether this is a method call is asked only when it matters: it reads frames)
             no_out = method_only or ("out" in named and as_method())
             try:
-                if tensor_first and args and not isinstance(args[0], Tensor):
+                if args and not isinstance(args[0], Tensor):
+                    if functions is not None and any(signature.parse(
+                            name, args, kwargs, False, no_out) is True
+                            for signature in functions):
+                        return op(*args, **kwargs)
                     raise signatures.refuse(name, printed, False, *call, notes)
 
                 for signature in methods:
@@ -674,6 +713,13 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
 
 
 # torch's overloads of a binary op whose number-first form takes no out= (remainder, bitwise)
+# torch's parser's lists for a binary op of a tensor and a tensor or a number (and a number
+# and a tensor, for remainder and the bitwise ops), as overloads() takes them
+TENSOR_OR_NUMBER_OTHER = ("(Tensor input, Tensor other, *, Tensor out = None)",
+                          "(Tensor input, Number other, *, Tensor out = None)")
+NUMBER_OR_TENSOR_SELF = ("(Tensor input, Tensor other, *, Tensor out = None)",
+                         "(Number self, Tensor other)",
+                         "(Tensor input, Number other, *, Tensor out = None)")
 NUMBER_SELF_WITHOUT_OUT = (" * (Tensor input, Tensor other, *, Tensor out = None)",
                            " * (Number self, Tensor other)",
                            " * (Tensor input, Number other, *, Tensor out = None)")

@@ -9,7 +9,8 @@ from ..fidelity.dtypes import scalar_type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import number_parameters
-from .common import (NUMBER_SELF_WITHOUT_OUT,
+from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_NUMBER_OTHER,
+                     overloads,
                      PYTHON_AND_NUMPY_NUMBERS, elementwise, elementwise_shape,
                      invalid_arguments_error, not_implemented_for, operands_broadcast_shape,
                      out_holds_result_type, out_of_inputs_dtype, promote_operands,
@@ -28,7 +29,8 @@ _TENSOR_OR_NUMBER = (Tensor, *PYTHON_AND_NUMPY_NUMBERS)
 def _compare(ufunc, name):
     def compare(input, other):
         if not (isinstance(input, Tensor) and isinstance(other, _TENSOR_OR_NUMBER)):
-            raise invalid_arguments_error(name, input, other, first_is_self=True)
+            raise invalid_arguments_error(name, input, other, first_is_self=True,
+                                          printed=TENSOR_OR_NUMBER_OTHER)
         a, b, _ = promote_operands(input, other, name)
         return elementwise(ufunc, a, b)
 
@@ -114,9 +116,10 @@ def _bitwise(ufunc, name, symbol):
 
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
-    return takes_out(bitwise, differentiable=False, before=out_holds_result_type,
-                     resized_first=elementwise_shape,
-                     number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
+    return overloads(*NUMBER_OR_TENSOR_SELF, notes=True)(
+        takes_out(bitwise, differentiable=False, before=out_holds_result_type,
+                  resized_first=elementwise_shape,
+                  number_input_overloads=NUMBER_SELF_WITHOUT_OUT))
 
 
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and", "&")

@@ -23,7 +23,7 @@ from ..fidelity.floating import silent_runner
 from ..core.forward import state as dual
 from ..core.grad_mode import mode
 from ..core.node import SavedTensor, connect, gradient_edge, save_input, shared_meta
-from ..core.saved import default_hooks, save_in_torchs_order
+from ..core.saved import default_hooks, in_torchs_order
 from ..core.tensor import Tensor, wrap
 from .common import wrap_like_operands
 
@@ -65,7 +65,7 @@ def binary(general, ufunc, node_class, saved=None, alpha=False):
             node = connect(node_class(), (_edge(input), _edge(other)),
                            (meta, meta if y.shape == x.shape else shared_meta(y.shape, y.dtype)))
             if saved is not None and default_hooks.stack:  # (saved_tensors_hooks' order)
-                node._saved = save_in_torchs_order(node_class._saved_names,
+                node._saved = in_torchs_order(node_class._saved_names,
                                                    saved(input, other), save_input)
             elif saved is not None:
                 node._saved = tuple([SavedTensor(kept, False) if kept is not None else None

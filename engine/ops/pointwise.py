@@ -18,7 +18,7 @@ from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
-from .common import (NUMBER_SELF_WITHOUT_OUT,
+from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, overloads,
                      PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
                      operands_broadcast_shape, out_holds_result_type, out_of_inputs_dtype,
@@ -702,6 +702,7 @@ def _right_shift_values(a, b):
     return np.where(inside, shifted, np.where(a < 0, -1, 0)).astype(shifted.dtype)
 
 
+@overloads(*NUMBER_OR_TENSOR_SELF, notes=True)
 @takes_out(before=out_holds_result_type, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def bitwise_left_shift(input, other):
     """out = input shifted left by other bits (integers; as ``input << other``)"""
@@ -709,6 +710,7 @@ def bitwise_left_shift(input, other):
     return _computed(_left_shift_values, a, b, input, other)
 
 
+@overloads(*NUMBER_OR_TENSOR_SELF, notes=True)
 @takes_out(before=out_holds_result_type, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def bitwise_right_shift(input, other):
     """out = input shifted right by other bits, keeping its sign (as ``input >> other``)"""

@@ -277,3 +277,110 @@ def test_copy_into_a_view_without_gradients_is_not_recorded(dtype, write, make):
     code += "\nr = [v.tolist(), v.requires_grad, v.grad_fn is None]"
     results = [_outcome(m, code, {"d": getattr(m, dtype)}) for m in (torch, parity.engine)]
     assert results[1] == results[0]
+
+
+SAVING_CALLS = {
+    "mul": ("m.mul(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "div": ("m.div(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "atan2": ("m.atan2(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "lerp": ("m.lerp(a, b, c)", [(2, 1, 1), (1, 3, 1), (1, 1, 4)]),
+    "addcmul": ("m.addcmul(a, b, c)", [(2, 1, 1), (1, 3, 1), (1, 1, 4)]),
+    "addcdiv": ("m.addcdiv(a, b, c)", [(2, 1, 1), (1, 3, 1), (1, 1, 4)]),
+    "xlogy": ("m.xlogy(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "mm": ("m.mm(a, b)", [(2, 3), (3, 4)]),
+    "bmm": ("m.bmm(a, b)", [(2, 2, 3), (2, 3, 4)]),
+    "addmm": ("m.addmm(a, b, c)", [(2, 4), (2, 3), (3, 4)]),
+    "matmul": ("m.matmul(a, b)", [(2, 3), (3, 4)]),
+    "fmax": ("m.fmax(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "pow": ("m.pow(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "clamp": ("m.clamp(a, b, c)", [(2, 1, 1), (1, 3, 1), (1, 1, 4)]),
+    "hypot": ("m.hypot(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "maximum": ("m.maximum(a, b)", [(2, 1, 1), (1, 3, 1)]),
+    "layer_norm": ("m.nn.functional.layer_norm(a, (3,), b, c)", [(2, 3), (3,), (3,)]),
+    "linear": ("m.nn.functional.linear(a, b, c)", [(2, 3), (4, 3), (4,)]),
+}
+
+
+@pytest.mark.parametrize("name", list(SAVING_CALLS))
+def test_saved_tensors_are_checked_in_torchs_order(name):
+    """fuzz 3143794, 3143945: torch's generated nodes unpack their saved tensors sorted by
+    name (other before self, mat2 before self, end before self before weight), the outputs
+    after: the first one changed in place is the one its error names, and unpack hooks run
+    in that order."""
+    code, shapes = SAVING_CALLS[name]
+    results = []
+    for m in (torch, parity.engine):
+        tensors = [(m.rand(shape, generator=None) + 1).requires_grad_() for shape in shapes]
+        result = eval(code, {"m": m, **dict(zip("abc", tensors))})
+        with m.no_grad():
+            for tensor in tensors:
+                tensor.add_(1)
+        try:
+            m.autograd.grad(result.sum(), tensors, allow_unused=True)
+            results.append("no error")
+        except RuntimeError as error:
+            results.append(str(error))
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("name", list(SAVING_CALLS))
+def test_unpack_hooks_run_in_torchs_order(name):
+    code, shapes = SAVING_CALLS[name]
+    logs = []
+    for m in (torch, parity.engine):
+        log = []
+        tensors = [(m.ones(shape) * (i + 2)).requires_grad_() for i, shape in enumerate(shapes)]
+
+        def pack(tensor, log=log):
+            log.append(("pack", tuple(tensor.shape)))
+            return tensor
+
+        def unpack(tensor, log=log):
+            log.append(("unpack", tuple(tensor.shape)))
+            return tensor
+
+        with m.autograd.graph.saved_tensors_hooks(pack, unpack):
+            result = eval(code, {"m": m, **dict(zip("abc", tensors))})
+        result.sum().backward()
+        logs.append(log)
+    assert logs[1] == logs[0]
+
+
+KEYWORD_CALLS = [
+    "m.sub(x, other='a')", "x.sub(other='a', alpha=1)", "m.mul(x, other='a')", "x.mul(other='a')",
+    "m.add(x, other=None)", "m.atan2(x, other='a')", "m.maximum(x, other='a')",
+    "m.div(x, other='a')", "x.div(other='a')", "m.matmul(x, other='a')", "x.mm(mat2='a')",
+    "x.bmm(mat2='a')", "m.outer(x[0], vec2='a')", "m.hypot(x, other='a')", "x.add_(other='a')",
+    "m.where(x > 0, x, other='a')", "m.where(x > 0, input=x, other='a')",
+    "m.lerp(x, end='a', weight=0.5)", "m.lerp(x, x, weight='a')", "m.eq(x, other='a')",
+    "x.eq(other='a')", "m.copysign(x, other='a')", "m.logical_and(x, other='a')",
+    "x.softmax(dim=1.5)", "m.softmax(x, dim='a')", "x.cumsum(dim=1.5)", "x.flip(dims=1.5)",
+    "x.narrow(dim=0, start=1.5, length=1)", "x.unsqueeze(dim=1.5)", "x.argmax(dim=1.5)",
+    "x.topk(k=1.5)", "x.gather(dim=0, index=1.5)", "x.index_select(dim=0, index=1.5)",
+    "m.stack(tensors=[x], dim=1.5)",
+]
+BINARY_TENSOR_OR_NUMBER = ["fmod", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+                           "bitwise_left_shift", "bitwise_right_shift"]
+BINARY_FORMS = ["m.{o}(x, 'a')", "m.{o}(x, other='a')", "x.{o}('a')", "x.{o}(other='a')",
+                "x.{o}_('a')", "x.{o}_(other='a')", "m.{o}(x, None)", "m.{o}('a', x)",
+                "r = m.{o}(2, x)", "r = m.{o}(x, 2)", "r = m.{o}(x, x)", "m.{o}(x, 'a', out=x)",
+                "r = m.{o}(x, 2, out=m.empty(0, dtype=x.dtype))", "r = m.{o}(input=x, other=2)",
+                "x.{o}(x, 2)", "m.{o}(x)", "m.{o}(x, [1, 2])", "m.{o}(x, (1.5, x))",
+                "r = m.{o}(x, m.tensor(2))", "r = m.{o}(m.tensor(2), x)", "m.{o}(2, 3)"]
+
+
+@pytest.mark.parametrize("code", KEYWORD_CALLS)
+def test_arguments_given_by_keyword_have_no_position(code):
+    """torch's messages give an argument's position only when it was given by position, and
+    list keywords by name (read from the learner's call)."""
+    names = [{"x": m.ones(2, 2)} for m in (torch, parity.engine)]
+    assert _outcome(parity.engine, code, names[1]) == _outcome(torch, code, names[0])
+
+
+@pytest.mark.parametrize("form", BINARY_FORMS)
+@pytest.mark.parametrize("op", BINARY_TENSOR_OR_NUMBER)
+def test_binary_ops_of_a_tensor_or_a_number_parse_as_torch(op, form):
+    code = form.format(o=op)
+    names = [{"x": m.tensor([5, 7], dtype=m.int32)} for m in (torch, parity.engine)]
+    results = [_outcome(m, code, n) for m, n in zip((torch, parity.engine), names)]
+    assert str(results[1]) == str(results[0])
