@@ -38,7 +38,7 @@ def method_copy(function, qualname=None):
     return copy
 
 
-def _engine_frames():
+def engine_frames():
     """The engine's frames of the current call, innermost first (this module's left out)."""
     frame, frames = sys._getframe(1), []
     while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):
@@ -54,7 +54,7 @@ def _through_a_method(frames):
 
 def called_as_method():
     """Whether the learner's call into the engine was a Tensor method (``t.add(x)``)."""
-    return _through_a_method(_engine_frames())
+    return _through_a_method(engine_frames())
 
 
 def given_by_keyword(name):
@@ -67,7 +67,7 @@ def keyword_names():
     """The names the learner's call into the engine passed by keyword, read from the call's
     bytecode: a constant loaded just before the call (KW_NAMES before Python 3.13, a
     LOAD_CONST before CALL_KW since). A call that unpacks ``**kwargs`` gives ()."""
-    frames = _engine_frames()
+    frames = engine_frames()
     caller = frames[-1].f_back if frames else None
     if caller is None:
         return ()
@@ -91,7 +91,7 @@ def keyword_names():
 def called_name():
     """The name of the engine function the learner called: ``add_`` for ``x.add_(...)``,
     ``add`` for ``x.add(...)`` and ``torch.add(...)`` (looked up only for a message)."""
-    frames = _engine_frames()
+    frames = engine_frames()
     function = _function(frames[-1]) if frames else None
     return function.__name__ if function is not None else None
 
@@ -147,7 +147,7 @@ def argument_error(value, expected):
     """torch's TypeError for an argument of the wrong type, e.g. "softmax(): argument 'dim'
     (position 1) must be int, not float": the operation is the outermost public function of
     the engine that got ``value`` as a named argument."""
-    found, frames = None, _engine_frames()
+    found, frames = None, engine_frames()
     for frame in frames:
         code = frame.f_code
         if code.co_name.startswith("_") or code.co_name.startswith("<"):

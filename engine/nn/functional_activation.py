@@ -20,7 +20,7 @@ from ..fidelity.messages import type_name
 from ..ops.arithmetic import mul_scalar
 from ..ops.creation import zeros_like
 from ..ops.unary import sigmoid_backward
-from ..ops.common import number_parameters, wrap_elementwise
+from ..ops.common import widened, number_parameters, wrap_elementwise
 from ..ops.inplace import write_inplace
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -315,7 +315,7 @@ def elu_backward(grad, x, is_result, coefficients):
                                  coefficients.input_scale)
     with no_grad():
         # (float16 computes in float32 and rounds once, as torch's kernel)
-        wide_grad, wide_x = ((grad.float(), x.float()) if grad.dtype == float16
+        wide_grad, wide_x = ((widened(grad), x.float()) if grad.dtype == float16
                              else (grad, x))
         scaled = wide_grad * input_scale
         if is_result:
@@ -391,7 +391,7 @@ def _softplus_gradient(grad, x, beta, threshold):
     """torch's kernel: z = exp(beta x), grad * z / (z + 1) (in this order: x / x's
     gradients cancel exactly as in torch), grad itself where beta x > threshold; float16
     in float32, rounded once"""
-    wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+    wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
     scaled = wide_x * beta
     z = scaled.exp()
     # (torch's test is beta x > threshold, false for nan: a nan input's gradient is nan)

@@ -19,7 +19,7 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
-from ..ops.common import number_parameters, wrap_elementwise
+from ..ops.common import widened, number_parameters, wrap_elementwise
 from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
@@ -111,7 +111,7 @@ class HardswishBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+        wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
         middle = wide_grad * (wide_x / 3 + 0.5)
         out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x, avx512_code=True),
                                    middle).to(grad.dtype)
@@ -136,7 +136,7 @@ class HardsigmoidBackward0(Node):
         (x,) = self.saved_tensors
         # (torch multiplies by 1/6 rounded to float32, whatever the dtype; it does not divide)
         sixth = float(np.float32(1 / 6))
-        wide_grad = grad.float() if grad.dtype == float16 else grad
+        wide_grad = widened(grad) if grad.dtype == float16 else grad
         out = (wide_grad * sixth).to(grad.dtype)
         return _zero_where(out, ~((x > -3) & (x < 3)))
 
@@ -320,7 +320,7 @@ class LogSigmoidBackward0(Node):
 
     def backward(self, grad):
         x, _ = self.saved_tensors
-        wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+        wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
         negative = wide_x < 0
         z = (-wide_x.abs()).exp()
         fraction = z / (1 + z)
@@ -344,7 +344,7 @@ class MishBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        wide_grad, wide_x = (grad.float(), x.float()) if grad.dtype == float16 else (grad, x)
+        wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
         t = wide_x.exp().log1p().tanh()
         return (wide_grad * (t + wide_x * wide_x.sigmoid() * (1 - t * t))).to(grad.dtype)
 

@@ -403,7 +403,20 @@ class NotImplementedBackward(Node):
 NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
-divide = true_divide = div
+divide = div
+
+
+_TRUE_DIVIDE = ("(Tensor input, Tensor other, *, Tensor out = None)",
+                "(Tensor input, Number other)")
+
+
+def true_divide(input, other, *, out=None):
+    """div without a rounding mode (torch's parser takes a number for either tensor here)"""
+    if not (isinstance(input, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) and
+            isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS))):
+        raise invalid_arguments_error("true_divide", input, other, first_is_self=True,
+                                      printed=_TRUE_DIVIDE)
+    return div(input, other) if out is None else div(input, other, out=out)
 
 
 class DivBackward0(Node):
@@ -537,13 +550,12 @@ _POW_OVERLOADS = ("(Tensor input, Tensor exponent, *, Tensor out = None)",
 @takes_out(resized_first=elementwise_shape)
 def pow(input, exponent):  # noqa: A001 - torch.pow
     """out = input ** exponent"""
-    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-        raise invalid_arguments_error("pow", input, exponent)  # (Python's ** is for numbers)
-    if not isinstance(exponent, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):  # (a str, None ...)
-        method = calls.called_as_method()
-        raise signatures.refuse("pow", _POW_OVERLOADS[::2] if method else _POW_OVERLOADS,
-                                method, (exponent,) if method else (input, exponent), {},
-                                notes=True)
+    if not (isinstance(input, Tensor) and isinstance(exponent, (Tensor,
+                                                                 *PYTHON_AND_NUMPY_NUMBERS))
+            or isinstance(input, PYTHON_AND_NUMPY_NUMBERS) and isinstance(exponent, Tensor)):
+        # (a str, None ...; two numbers: Python's ** is for numbers)
+        raise invalid_arguments_error("pow", input, exponent, first_is_self=True,
+                                      printed=_POW_OVERLOADS)
     refuse_saving_inference((input, exponent), (input, exponent))
     if not isinstance(exponent, Tensor):
         result = _pow_scalar_exponent(input, exponent)

@@ -35,7 +35,7 @@ __all__ = [
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
     "refuse_saving_inference", "histories_first", "require_tensor_sequence",
     # results laid out as torch lays them out
-    "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands",
+    "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands", "widened",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
@@ -180,6 +180,22 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
                      f"of:{listed}")
 
 
+ABSENT = object()  # a size not given by keyword
+
+
+def keyword_sizes(name, keyword, sizes, given):
+    """``f(size=(2, 3))``: a size given by keyword, as torch's parser reads it (a list or a
+    tuple only, and not beside sizes given by position)."""
+    if given is ABSENT:
+        return sizes
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument '{keyword}'")
+    if not isinstance(given, (tuple, list)):
+        raise TypeError(f"{name}(): argument '{keyword}' must be tuple of ints, not "
+                        f"{type_name(given)}")
+    return (given,)
+
+
 def _split_keywords(args, frame):
     """``args`` (the values an engine function got, in its parameters' order) parted into
     those the learner passed by position and those passed by keyword (named as the function
@@ -198,7 +214,13 @@ def _split_keywords(args, frame):
             named[name] = value
         else:
             positional.append(value)
-    return tuple(positional), named
+    if "out" in passed and "out" not in named:  # (taken by takes_out's wrapper, outside)
+        out = next((frame.f_locals["out"] for frame in reversed(calls.engine_frames())
+                    if frame.f_locals.get("out") is not None), None)
+        if out is not None:
+            named["out"] = out
+    # (in the order the learner gave them: torch's list follows that order's hashing)
+    return tuple(positional), dict(sorted(named.items(), key=lambda item: passed.index(item[0])))
 
 
 def not_implemented_for(kernel, np_dtype):
@@ -219,12 +241,13 @@ def require_tensor_sequence(value, op, argument, position):
                             f"but got {type_name(element)}")
 
 
-def require_tensors(name, input, other, other_name="other"):
-    """For functions torch only defines on two tensors (maximum, atan2, mm ...)."""
+def require_tensors(name, input, other, other_name="other", input_name="input", position=1):
+    """For functions torch only defines on two tensors (maximum, atan2, mm ...): ``input``
+    is the argument at ``position`` (addmm's mat1 is its second)."""
     if not isinstance(input, Tensor):
-        raise operand_type_error(name, input, 1, "input")
+        raise operand_type_error(name, input, position, input_name)
     if not isinstance(other, Tensor):
-        raise operand_type_error(name, other, 2, other_name)
+        raise operand_type_error(name, other, position + 1, other_name)
 
 
 def cast_keeping_strides(x, dtype):
@@ -373,6 +396,19 @@ def wrap_elementwise(result, *operands):
     if result.ndim > 1 and not builtins.all(_row_major(x) for x in operands):
         return wrap_like_operands(result, operands)
     return wrap(result)
+
+
+def widened(grad):
+    """A float16 gradient in float32, for a formula torch computes in float32 and rounds
+    once: its zero strides kept (a sum's gradient is one number expanded), so that the
+    formula's result is laid out as torch's kernel lays it out on its float16 operands."""
+    data = grad._data
+    if 0 not in data.strides:
+        return grad.float()
+    repeated = tuple(slice(0, 1) if step == 0 else slice(None) for step in data.strides)
+    if grad_mode.grad_enabled:  # (create_graph: the same, recorded)
+        return grad[repeated].float().expand(data.shape)
+    return wrap(np.broadcast_to(data[repeated].astype(np.float32, order="K"), data.shape))
 
 
 def float_operands(input, other, a, b, common):

@@ -182,6 +182,21 @@ _NUMBERS_PROMOTE = frozenset(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwi
                               "bitwise_right_shift"))
 
 
+def _argument_error_first(function, name, self, args, kwargs):
+    """torch's parser reads the arguments before autograd looks at the tensor: a wrong one
+    (x.pow_("a") on a leaf that requires grad) is that TypeError, named after the in-place op.
+    (Asked only on the error path: the op itself, run without recording, tells.)"""
+    try:
+        with no_grad():
+            function(self, *args, **kwargs)
+    except TypeError as error:
+        if str(error).startswith(name + "("):
+            raise TypeError(name + "_" + str(error)[len(name):]) from None
+        raise
+    except Exception:  # noqa: BLE001 (any other error: autograd's refusal comes first)
+        return
+
+
 def in_place(function, tracked=True):
     """``x.op_(...)``: ``op``'s result written into x (``tracked``: see write_inplace)."""
     name = function.__name__
@@ -201,7 +216,11 @@ def in_place(function, tracked=True):
                 return method(self, *args, **kwargs)
         if tracked:  # (autograd refuses a leaf, or a view made in no_grad mode when an
             # operand requires grad, before the op looks at anything else: overlapping memory)
-            check_inplace(self, *args, *kwargs.values())
+            try:
+                check_inplace(self, *args, *kwargs.values())
+            except RuntimeError:
+                _argument_error_first(function, name, self, args, kwargs)
+                raise
         if name in ("cumsum", "cumprod") and kwargs.get("dtype") is None:
             kwargs = {**kwargs, "dtype": self.dtype}  # (torch adds up in the tensor's dtype)
         try:

@@ -2,21 +2,23 @@
 """
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import calls, dtypes
 from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.layout import format_strides, suggested_memory_format
 from ..fidelity.size import memory_format, wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
-from .common import histories_first, named_arguments, numpy_names, takes_out
+from .common import (ABSENT, histories_first, keyword_sizes, named_arguments, numpy_names,
+                     takes_out)
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
 # ====================================================================== joining
 def _check_cat_inputs(tensors, name):
     if not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+        where = "" if calls.given_by_keyword("tensors") else " (position 1)"
+        raise TypeError(f"{name}(): argument 'tensors'{where} must be tuple of Tensors, "
                         f"not {type_name(tensors)}")
     if len(tensors) == 0:
         if name == "cat":
@@ -181,9 +183,10 @@ def vstack(tensors):
 
 
 # ====================================================================== repeating
-def repeat(input, *repeats):
+def repeat(input, *sizes, repeats=ABSENT):
     """x.repeat(2, 3): x tiled 2 times along dim 0 and 3 times along dim 1 (numpy's tile).
     More repeats than dimensions add leading dimensions."""
+    repeats = keyword_sizes("repeat", "repeats", sizes, repeats)
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):

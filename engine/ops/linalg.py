@@ -307,7 +307,7 @@ def _check_any_product_out(result, out, input, other):
 @takes_out(check=_check_matmul_out, before=_addmm_out_first)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat1 @ mat2)  (F.linear's bias + x @ W.T)"""
-    require_tensors("addmm", mat1, mat2, "mat2")
+    require_tensors("addmm", mat1, mat2, "mat2", "mat1", 2)
     refuse_saving_inference((input, mat1, mat2), (kept_for(mat2, mat1), kept_for(mat1, mat2)))
     # torch compares the dtypes first, the bias's first (F.linear on int input), then the
     # dimensions, the shapes, whether the bias broadcasts, and last whether its kernel
@@ -489,16 +489,16 @@ class MvBackward0(Node):
 
 
 @takes_out(check=_check_dot_out, before=_dot_out_first)
-def dot(input, other):
-    """out = sum(input * other) for two vectors of the same length"""
-    require_tensors("dot", input, other, "tensor")
-    refuse_saving_inference((input, other), (kept_for(other, input), kept_for(input, other)))
-    a, b = input._data, other._data
+def dot(input, tensor):
+    """out = sum(input * tensor) for two vectors of the same length"""
+    require_tensors("dot", input, tensor, "tensor")
+    refuse_saving_inference((input, tensor), (kept_for(tensor, input), kept_for(input, tensor)))
+    a, b = input._data, tensor._data
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.dtype != b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                           f"{scalar_type_name[input.dtype]} and {scalar_type_name[other.dtype]}")
+                           f"{scalar_type_name[input.dtype]} and {scalar_type_name[tensor.dtype]}")
     n, k = a.shape[0], b.shape[0]
     if n != k:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{k}] to "
@@ -507,8 +507,8 @@ def dot(input, other):
     if a.dtype.kind == "b":
         raise not_implemented_for("dot", a.dtype)
     result = wrap(_products(a, b, small_in_torchs_order=True))
-    return record(DotBackward0, result, (input, other),
-                  saved=(kept_for(other, input), kept_for(input, other)))
+    return record(DotBackward0, result, (input, tensor),
+                  saved=(kept_for(tensor, input), kept_for(input, tensor)))
 
 
 class DotBackward0(Node):
@@ -1222,7 +1222,7 @@ def _expand_bias(input, shape):
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """out = beta * input + alpha * (mat @ vec)"""
     _require_input("addmv", input)
-    require_tensors("addmv", mat, vec, "vec")
+    require_tensors("addmv", mat, vec, "vec", "mat", 2)
     refuse_saving_inference((input, mat, vec), (kept_for(vec, mat), kept_for(mat, vec)))
     if mat._data.ndim != 2 or vec._data.ndim != 1 or input._data.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "

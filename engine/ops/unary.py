@@ -247,7 +247,8 @@ def _tanh_backward(grad, result):
     # torch's kernel rounds 1 - out * out once (a fused multiply-add): addcmul does too;
     # float16 computes a * (1 - b * b) in float32, rounded once
     if grad._data.dtype == np.float16 and result._data.dtype == np.float16:
-        return _tanh_backward(grad.float(), result.float()).half()
+        values = _tanh_backward(grad.float(), result.float()).half()._data
+        return wrap_elementwise(values, grad._data, result._data)  # (laid out as torch's)
     return grad * addcmul(ones_like(result), result, result, value=-1)
 
 

@@ -24,8 +24,8 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
                             view_geometry)
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import (copy_preserving_layout, empty_in_format, numpy_names, operand_type_error,
-                     overloads, tensor_inputs)
+from .common import (ABSENT, copy_preserving_layout, empty_in_format, keyword_sizes,
+                     numpy_names, operand_type_error, overloads, tensor_inputs)
 from .creation import zeros
 from .join import cat, stack
 from .common import number_parameters
@@ -124,13 +124,23 @@ def view_strides(old_shape, old_stride, new_shape):
 
 
 # ---------------------------------------------------------------- view and reshape
-def view(input, *shape):
+def view(input, *shape, size=ABSENT, dtype=ABSENT):
     """The same memory with a new shape; fails when the strides do not allow it."""
+    if size is not ABSENT or dtype is not ABSENT:  # (by keyword: one of the two alone)
+        named = {key: value for key, value in (("size", size), ("dtype", dtype))
+                 if value is not ABSENT}
+        if shape or len(named) > 1 or not signatures.fits(size if dtype is ABSENT else dtype,
+                                                           "tuple of ints" if dtype is ABSENT
+                                                           else "torch.dtype"):
+            passed = calls.keyword_names()  # (listed in the order they were given)
+            named = dict(sorted(named.items(), key=lambda item: passed.index(item[0])
+                                if item[0] in passed else 0))
+            raise signatures.refuse("view", _VIEW, False, shape, named, notes=True)
+        shape = (size,) if dtype is ABSENT else (dtype,)
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         return _view_dtype(input, shape[0])
     if not shape:
-        raise TypeError("view() received an invalid combination of arguments - got (), but "
-                        "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)")
+        raise signatures.refuse("view", _VIEW, False, (), {})
     if grad_mode.recording and input._requires_grad:
         # torch's autograd reads the input's history before the view's own checks: a view
         # made in no_grad or inference mode whose base changed in place is refused first
@@ -210,14 +220,18 @@ def _view_dtype(input, target):
     return result
 
 
+_VIEW = ("(torch.dtype dtype)", "(tuple of ints size)")
+
+
 def view_as(input, other):
     if not isinstance(other, Tensor):
         raise operand_type_error("view_as", other, 2)
     return view(input, other._data.shape)
 
 
-def reshape(input, *shape):
+def reshape(input, *sizes, shape=ABSENT):
     """Like view when the strides allow it (shared memory), otherwise a copy."""
+    shape = keyword_sizes("reshape", "shape", sizes, shape)
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = infer_size(_size_args(shape, "reshape"), input._data.size)
@@ -305,7 +319,16 @@ def transpose(input, dim0, dim1):
     return permuted_view(input, order, TransposeBackward0, dim0=d0, dim1=d1)
 
 
-swapaxes = swapdims = transpose
+@overloads("(Tensor input, int axis0, int axis1)")
+def swapaxes(input, axis0, axis1):
+    """numpy's name for transpose"""
+    return transpose.__wrapped__(input, axis0, axis1)
+
+
+@overloads("(Tensor input, int dim0, int dim1)")
+def swapdims(input, dim0, dim1):
+    """transpose's other name"""
+    return transpose.__wrapped__(input, dim0, dim1)
 
 
 def permute(input, dims):
@@ -524,8 +547,11 @@ def ravel(input):
 
 
 # ---------------------------------------------------------------- broadcasting
-def expand(input, *sizes):
+def expand(input, *sizes, size=ABSENT, implicit=False):
     """Repeat size-1 dimensions without copying: their stride becomes 0."""
+    sizes = keyword_sizes("expand", "size", sizes, size)
+    if implicit is not False and implicit is not True:
+        raise TypeError(f"expand(): argument 'implicit' must be bool, not {type_name(implicit)}")
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _size_args(sizes, "expand")

@@ -384,3 +384,59 @@ def test_binary_ops_of_a_tensor_or_a_number_parse_as_torch(op, form):
     names = [{"x": m.tensor([5, 7], dtype=m.int32)} for m in (torch, parity.engine)]
     results = [_outcome(m, code, n) for m, n in zip((torch, parity.engine), names)]
     assert str(results[1]) == str(results[0])
+
+
+SIZE_KEYWORD_CALLS = [
+    "r = x.view(size=(6,)).shape", "r = x.view(size=[3, -1]).shape", "r = str(x.view(dtype=m.int32).dtype)",
+    "x.view(6, size=(6,))", "x.view(size=6)", "x.view(dtype=m.int32, size=(6,))",
+    "x.view(size=None)", "x.view(dtype=1)", "x.view()",
+    "r = x.reshape(shape=(6,)).shape", "r = m.reshape(x, shape=[-1]).shape", "x.reshape(6, shape=(6,))",
+    "x.reshape(shape=6)", "x.reshape(shape=None)", "m.reshape(x, (6,), shape=(6,))",
+    "r = x.expand(size=[2, 2, 3]).shape", "r = x.expand(2, 2, 3, implicit=True).shape",
+    "x.expand(size=4)", "x.expand(2, 3, size=(2, 3))", "x.expand(2, 2, 3, implicit=1)",
+    "r = x.repeat(repeats=[2, 2]).shape", "x.repeat(repeats=2)", "x.repeat(repeats=None)",
+    "x.repeat(2, repeats=(2,))",
+    "r = m.dot(x[0], tensor=x[1]).item()", "r = m.dot(input=x[0], tensor=x[1]).item()",
+    "m.dot(x[0], tensor='a')", "m.dot(x[0], 'a')",
+    "r = m.swapaxes(x, axis0=0, axis1=1).shape", "r = x.swapdims(dim0=1, dim1=0).shape",
+    "m.swapaxes(x, 'a', 1)", "x.swapdims(0, 1.5)", "m.swapaxes(x, 0)",
+    "r = m.swapaxes(x, 0, 1).grad_fn.name()",
+    "x.pow(exponent='a')", "m.pow('a', x)", "m.pow(2, 3)", "x.pow_('a')", "m.pow(x, 'a', out=x)",
+    "m.pow(x, exponent=[1])", "r = m.pow(m.tensor(2.0), exponent=x).grad_fn.name()",
+    "m.true_divide(x, 'a')", "m.true_divide(x, other='a')", "x.true_divide('a')",
+    "r = m.true_divide(2, x).tolist()", "r = m.true_divide(x, 2, out=m.empty(2, 3)).tolist()",
+    "m.addmm(x, mat1='a', mat2=x.T)", "m.addmm(x, 'a', x.T)", "x.addmm('a', x.T)",
+    "m.addmv(x[0], 'a', x[0])", "m.addmv(x[:, 0], mat=x, vec=None)",
+    "x.masked_fill(mask=1.5, value=1)", "m.cat(tensors=1.5)", "m.cat(1.5)",
+    "m.div(x, other='a', rounding_mode='floor')",
+]
+
+
+@pytest.mark.parametrize("code", SIZE_KEYWORD_CALLS)
+def test_sizes_and_operands_given_by_keyword(code):
+    """torch's keyword names for sizes (view(size=), reshape(shape=), expand(size=),
+    repeat(repeats=)), dot's tensor=, swapaxes' axis0=, and the lists and positions of the
+    messages when such arguments are wrong."""
+    names = [{"x": m.ones(2, 3, requires_grad=True)} for m in (torch, parity.engine)]
+    assert _outcome(parity.engine, code, names[1]) == _outcome(torch, code, names[0])
+
+
+UNARY_BACKWARD_OPS = ["tanh", "sigmoid", "exp", "log", "sqrt", "sin", "reciprocal", "relu",
+                      "erf", "softmax", "log_softmax", "gelu", "silu", "elu", "softplus", "mish"]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op", UNARY_BACKWARD_OPS)
+def test_gradients_of_a_transposed_input_are_laid_out_as_torchs(op, dtype, create_graph):
+    """fuzz 3177906: float16 tanh's gradient, computed in float32 and rounded once, laid out
+    as torch's kernel lays it out on its operands (the gradient of a sum: stride 0)."""
+    results = []
+    for m in (torch, parity.engine):
+        x = (m.arange(12.0, dtype=getattr(m, dtype)).reshape(3, 4) / 16 + 0.25).requires_grad_()
+        f = getattr(m, op, None) or getattr(m.nn.functional, op)
+        y = f(x.t(), 0) if op.endswith("softmax") else f(x.t())
+        first, = m.autograd.grad(y.sum(), x, create_graph=create_graph, retain_graph=True)
+        second, = m.autograd.grad(y, x, m.ones(3, 4, dtype=getattr(m, dtype)).t())
+        results.append((first.stride(), second.stride()))
+    assert results[1] == results[0]
