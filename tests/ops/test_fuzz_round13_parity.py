@@ -387,10 +387,12 @@ def test_binary_ops_of_a_tensor_or_a_number_parse_as_torch(op, form):
 
 
 SIZE_KEYWORD_CALLS = [
-    "r = x.view(size=(6,)).shape", "r = x.view(size=[3, -1]).shape", "r = str(x.view(dtype=m.int32).dtype)",
+    "r = x.view(size=(6,)).shape", "r = x.view(size=[3, -1]).shape",
+    "r = str(x.view(dtype=m.int32).dtype)",
     "x.view(6, size=(6,))", "x.view(size=6)", "x.view(dtype=m.int32, size=(6,))",
     "x.view(size=None)", "x.view(dtype=1)", "x.view()",
-    "r = x.reshape(shape=(6,)).shape", "r = m.reshape(x, shape=[-1]).shape", "x.reshape(6, shape=(6,))",
+    "r = x.reshape(shape=(6,)).shape", "r = m.reshape(x, shape=[-1]).shape",
+    "x.reshape(6, shape=(6,))",
     "x.reshape(shape=6)", "x.reshape(shape=None)", "m.reshape(x, (6,), shape=(6,))",
     "r = x.expand(size=[2, 2, 3]).shape", "r = x.expand(2, 2, 3, implicit=True).shape",
     "x.expand(size=4)", "x.expand(2, 3, size=(2, 3))", "x.expand(2, 2, 3, implicit=1)",
