@@ -38,6 +38,19 @@ def method_copy(function, qualname=None):
     return copy
 
 
+def given_out():
+    """The out= the learner's call gave, as the outermost engine function holding one keeps
+    it (takes_out's wrapper), or None."""
+    return next((frame.f_locals["out"] for frame in reversed(engine_frames())
+                 if frame.f_locals.get("out") is not None), None)
+
+
+def from_engine(frame):
+    """Whether ``frame`` runs the engine's own code (a call the engine makes, not the
+    learner)."""
+    return frame.f_code.co_filename.startswith(_ENGINE_DIR)
+
+
 def engine_frames():
     """The engine's frames of the current call, innermost first (this module's left out)."""
     frame, frames = sys._getframe(1), []

@@ -88,6 +88,8 @@ class Signature:
             return None
         positional = [p for p in self.params if not p.keyword_only]
         kinds = {p.name: p.kind for p in self.params}
+        kinds.update({_NUMPY_NAMES[n]: kind for n, kind in list(kinds.items())
+                      if n in _NUMPY_NAMES})  # (x.argmin(axis=torch.tensor(1)))
         args = tuple(_as_int(value) if i < len(positional) and positional[i].kind == "int"
                      else value for i, value in enumerate(args))
         return args, {key: _as_int(value) if kinds.get(key) == "int" else value
@@ -121,7 +123,8 @@ class Signature:
                 if raise_error:
                     raise _missing(name, self.params[index:])
                 return False
-            elif _fits(value, p):
+            elif _fits(value, p) or (p.kind == "Tensor" and name in NUMBERS_AS_TENSORS and
+                                     isinstance(value, (numbers.Number, np.number))):
                 if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
                     int_lists.append((p.name, value))
             elif not by_name and self.varargs and position == 0 and _int_list(args):
@@ -187,6 +190,12 @@ def _is_int(value):
     data = getattr(value, "_data", None)  # a 0-d integer tensor that does not require grad
     return (data is not None and data.ndim == 0 and data.dtype.kind in "iu"
             and not value.requires_grad)
+
+
+# the ops whose Tensor parameters torch's parser also fills with a number
+NUMBERS_AS_TENSORS = frozenset(
+    f"{op}{suffix}" for op in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
+                               "true_divide", "floor_divide") for suffix in ("", "_"))
 
 
 def _fits(value, p):
@@ -343,16 +352,22 @@ def _keywords_given(signature, args, kwargs):
             named[name] = value
         else:
             positional.append(value)
+    if "out" in passed and "out" not in named:  # (taken by takes_out's wrapper, outside)
+        out = calls.given_out()
+        if out is not None:
+            named["out"] = out
     return tuple(positional), dict(sorted(named.items(), key=lambda item: (
         passed.index(item[0]) if item[0] in passed else -1)))
 
 
-def refuse(name, printed, method, args, kwargs, notes=False):
+def refuse(name, printed, method, args, kwargs, notes=False, as_called=False):
     """torch's TypeError for a call no overload takes (``args`` without self for a method,
-    whose list leaves out the overloads that take a number first, such as remainder's)."""
+    whose list leaves out the overloads that take a number first, such as remainder's).
+    ``as_called``: args and kwargs are the learner's call's own; else the arguments the
+    learner gave by keyword are read from the call (an op's code passes them in order)."""
     signatures = [Signature(text, method) for text in printed
                   if not method or text.lstrip(" *(").startswith("Tensor ")]
-    if args:
+    if args and not as_called:
         args, kwargs = _keywords_given(signatures[0], args, kwargs)
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]

@@ -145,9 +145,11 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     if scaled is not NOT_GIVEN:  # sub(x, alpha, other): deprecated
         other, alpha = scale_first("sub", input, other, (scaled, other), alpha != 1)
     alpha = number_argument(alpha, "sub", "alpha")
-    for operand in (input, other):
+    for position, operand in enumerate((input, other), 1):
         if operand.__class__ is builtins.int:
             check_int_argument(operand)  # (torch parses its arguments before the bool check)
+        elif not isinstance(operand, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+            raise operand_type_error("sub", operand, position, ("input", "other")[position - 1])
     if is_bool(input) or is_bool(other):  # torch refuses bool on either side
         raise NotImplementedError(messages.SUB_TWO_BOOLS if is_bool(input) and is_bool(other)
                                   else messages.SUB_A_BOOL)

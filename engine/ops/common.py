@@ -5,6 +5,7 @@ there as in this file; everything else here is this module's own.
 """
 import builtins
 import functools
+import operator
 import sys
 from collections import namedtuple
 import inspect
@@ -36,6 +37,7 @@ __all__ = [
     "refuse_saving_inference", "histories_first", "require_tensor_sequence",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands", "widened",
+    "size_arguments",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
@@ -173,11 +175,65 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
     if printed:  # (x.fmod_("a") is refused as fmod_)
         called = calls.called_name()
         return signatures.refuse(called if called == name + "_" else name, printed, method, args,
-                                 keywords, notes=True)
+                                 keywords, notes=True, as_called=True)
     listed = "".join(f"\n{line}" for line in overloads) + ("\n" if overloads else "")
     return TypeError(f"{name}() received an invalid combination of arguments - got "
                      f"({signatures.listed_arguments(args, keywords or {})}), but expected one "
                      f"of:{listed}")
+
+
+def size_arguments(sizes, name, keyword="size", listed=()):
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3); otherwise
+    torch's parser's errors. ``listed``: the op's overloads when it has several (view: a
+    dtype or a size), so that one value of another type is "an invalid combination"."""
+    if len(sizes) == 1 and not isinstance(sizes[0], (tuple, list)):
+        only = sizes[0]
+        if only.__class__ is int:
+            return sizes
+        if not isinstance(only, builtins.bool):
+            try:
+                return (_index_of(only),)
+            except TypeError:
+                pass
+        if listed:
+            raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
+        raise TypeError(f"{name}(): argument '{keyword}' (position 1) must be tuple of ints, "
+                        f"not {type_name(only)}")
+    if len(sizes) > 1:
+        first = sizes[0]
+        if isinstance(first, builtins.bool) or not (
+                first.__class__ is int or _is_index(first)):
+            raise TypeError(f"{name}() takes 1 positional argument but {len(sizes)} were given")
+    else:
+        sizes = sizes[0]
+    result = []
+    for position, size in enumerate(sizes, 1):
+        if size.__class__ is int:
+            result.append(size)
+        elif isinstance(size, builtins.bool):
+            result.append(int(size))
+        elif _is_index(size):
+            result.append(_index_of(size))
+        else:
+            raise TypeError(f"{name}(): argument '{keyword}' failed to unpack the object at pos "
+                            f"{position} with error \"type must be tuple of ints,but got "
+                            f"{type_name(size)}\"")
+    return tuple(result)
+
+
+def _is_index(value):
+    try:
+        _index_of(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _index_of(value):
+    """An int from anything torch accepts as a size (ints, numpy ints, 1-element int tensors)."""
+    if isinstance(value, (builtins.float, builtins.bool)):
+        raise TypeError(f"expected an int, got {type_name(value)}")
+    return operator.index(value)
 
 
 ABSENT = object()  # a size not given by keyword
@@ -215,8 +271,7 @@ def _split_keywords(args, frame):
         else:
             positional.append(value)
     if "out" in passed and "out" not in named:  # (taken by takes_out's wrapper, outside)
-        out = next((frame.f_locals["out"] for frame in reversed(calls.engine_frames())
-                    if frame.f_locals.get("out") is not None), None)
+        out = calls.given_out()
         if out is not None:
             named["out"] = out
     # (in the order the learner gave them: torch's list follows that order's hashing)
@@ -533,7 +588,7 @@ def overloads(*printed, notes=False):
                             name, args, kwargs, False, no_out) is True
                             for signature in functions):
                         return op(*args, **kwargs)
-                    raise signatures.refuse(name, printed, False, *call, notes)
+                    raise signatures.refuse(name, printed, False, *call, notes, True)
 
                 for signature in methods:
                     fits = signature.parse(name, given, named, False, no_out)
@@ -548,8 +603,8 @@ def overloads(*printed, notes=False):
                     if fits and as_method():
                         return op(args[0], tuple(given), **kwargs)
                 if as_method():
-                    raise signatures.refuse(name, printed, True, given, named, notes)
-                raise signatures.refuse(name, printed, False, *call, notes)
+                    raise signatures.refuse(name, printed, True, given, named, notes, True)
+                raise signatures.refuse(name, printed, False, *call, notes, True)
             except Exception as error:  # (free until raised) vmap's hand-over, see above
                 batched = vmap_operand(error, args, kwargs)
                 if batched is None:
@@ -871,7 +926,8 @@ def _checking_input(op):
                     return input.__torch_function__(op, (type(input),), args, kwargs)
                 printed, notes = op.torch_overloads
                 if len(printed) > 1:  # (torch names the input only when one overload fits)
-                    raise signatures.refuse(op.__name__, printed, False, args, kwargs, notes)
+                    raise signatures.refuse(op.__name__, printed, False, args, kwargs, notes,
+                                            True)
                 position = " (position 1)" if args else ""  # (torch.op(input=1): no position)
                 raise TypeError(f"{op.__name__}(): argument 'input'{position} must be "
                                 f"Tensor, not {type_name(input)}")

@@ -682,6 +682,8 @@ def _gather_out(out, *args, **kwargs):
     once dim is wrapped, before it looks at index's dtype and shape."""
     named = named_arguments(("input", "dim", "index"), args, kwargs)
     input, dim, index = named.get("input"), named.get("dim"), named.get("index")
+    if isinstance(dim, Tensor) and dim._data.ndim == 0 and dim._data.dtype.kind in "iu":
+        dim = int(dim._data)  # (torch's parser reads a 0-d integer tensor as the int)
     if isinstance(input, Tensor) and isinstance(index, Tensor) and isinstance(dim, int):
         wrap_dim(dim, input._data.ndim)
         out_dtype_is(out, input._data.dtype)

@@ -10,7 +10,7 @@ from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
 from .common import (ABSENT, histories_first, keyword_sizes, named_arguments, numpy_names,
-                     takes_out)
+                     size_arguments, takes_out)
 
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
@@ -189,14 +189,7 @@ def repeat(input, *sizes, repeats=ABSENT):
     repeats = keyword_sizes("repeat", "repeats", sizes, repeats)
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
-        repeats = repeats[0]
-    for value in repeats:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-            raise TypeError(f"repeat() takes 1 positional argument but {len(repeats)} were "
-                            f"given" if len(repeats) > 1 else "repeat(): argument 'repeats' "
-                            f"(position 1) must be tuple of ints, not {type_name(value)}")
-    repeats = tuple(int(r) for r in repeats)
+    repeats = size_arguments(repeats, "repeat", "repeats")
     data = input._data
     if len(repeats) < data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "

@@ -1133,7 +1133,9 @@ def norm(input=None, /, p="fro", dim=None, keepdim=False, *given, out=None, dtyp
     if not signatures.fits(p, "Number"):  # (torch's parser)
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type_name(p)}")
-    return norm_over_dims(input, p, dim, keepdim, dtype=dtype)
+    # (torch.norm hands an int dim, or a bool, on as a list of one)
+    return norm_over_dims(input, p, [dim] if isinstance(dim, builtins.int) else dim, keepdim,
+                          dtype=dtype)
 
 
 def _norm_positionals(given, out, dtype):

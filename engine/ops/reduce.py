@@ -1070,8 +1070,10 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
     """out = (sum |x|^ord)^(1/ord) over dim (max |x| for inf, the count of nonzeros for 0)"""
     # (torch's parser first, in its order: torch.norm hands them on by position)
     if not signatures.fits(dim, "tuple of ints[1]?"):
+        found = (f"but found element of type {type_name(dim[0])} at pos 0"
+                 if isinstance(dim, (tuple, list)) and dim else f"not {type_name(dim)}")
         raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
-                        f"ints, not {type_name(dim)}")
+                        f"ints, {found}")
     if not isinstance(keepdim, (builtins.bool, np.bool_)):
         raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, "
                         f"not {type_name(keepdim)}")

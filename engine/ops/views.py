@@ -7,6 +7,7 @@ new (shape, stride, offset) by torch's rules and calls ``make_view``.
 import builtins
 import itertools
 import operator
+import sys
 import warnings
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
                             view_geometry)
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import (ABSENT, copy_preserving_layout, empty_in_format, keyword_sizes,
+from .common import (ABSENT, size_arguments, copy_preserving_layout, empty_in_format, keyword_sizes,
                      numpy_names, operand_type_error, overloads, tensor_inputs)
 from .creation import zeros
 from .join import cat, stack
@@ -36,26 +37,6 @@ __all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqu
            "clone", "flip", "swapdims", "unsafe_split", "unsafe_chunk"]
 
 # ---------------------------------------------------------------- sizes
-def _size_args(sizes, name):
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
-    varargs = not (len(sizes) == 1 and isinstance(sizes[0], (tuple, list)))
-    if not varargs:
-        sizes = sizes[0]
-    try:
-        return tuple(s if s.__class__ is int else _index_of(s) for s in sizes)
-    except TypeError:
-        got = ", ".join(type_name(s) for s in sizes) if varargs else type_name(sizes)
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
-                        f"but expected one of:\n * (tuple of ints size)") from None
-
-
-def _index_of(value):
-    """An int from anything torch accepts as a size (ints, numpy ints, 1-element int tensors)."""
-    if isinstance(value, (builtins.float, builtins.bool)):
-        raise TypeError(f"expected an int, got {type_name(value)}")
-    return operator.index(value)
-
-
 def shape_text(shape):
     return f"[{', '.join(str(n) for n in shape)}]"
 
@@ -145,7 +126,7 @@ def view(input, *shape, size=ABSENT, dtype=ABSENT):
         # torch's autograd reads the input's history before the view's own checks: a view
         # made in no_grad or inference mode whose base changed in place is refused first
         input.grad_fn  # noqa: B018 (read for its check)
-    shape = infer_size(_size_args(shape, "view"), input._data.size)
+    shape = infer_size(size_arguments(shape, "view", listed=_VIEW), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
@@ -231,10 +212,17 @@ def view_as(input, other):
 
 def reshape(input, *sizes, shape=ABSENT):
     """Like view when the strides allow it (shared memory), otherwise a copy."""
-    shape = keyword_sizes("reshape", "shape", sizes, shape)
+    if shape is not ABSENT:
+        sizes = keyword_sizes("reshape", "shape", sizes, shape)
+    if len(sizes) == 1 and sizes[0].__class__ is not tuple and \
+            sys._getframe().f_code is _RESHAPE_FUNCTION and not isinstance(sizes[0], list) and \
+            not calls.from_engine(sys._getframe(1)):  # (the learner's torch.reshape: a tuple)
+        raise TypeError(f"reshape(): argument 'shape' (position 2) must be tuple of ints, not "
+                        f"{type_name(sizes[0])}")
+    shape = sizes
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = infer_size(_size_args(shape, "reshape"), input._data.size)
+    shape = infer_size(size_arguments(shape, "reshape", "shape"), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is not None:
         result = make_view(input, shape, stride, input.storage_offset())
@@ -244,6 +232,9 @@ def reshape(input, *sizes, shape=ABSENT):
     copied = clone(input, memory_format=contiguous_format)
     result = wrap(copied._data.reshape(shape))
     return record(UnsafeViewBackward0, result, (copied,), self_sym_sizes=input._data.shape)
+
+
+_RESHAPE_FUNCTION = reshape.__code__  # (Tensor.reshape runs a copy: ops/methods.py)
 
 
 def reshape_as(input, other):
@@ -404,8 +395,6 @@ def last_two_dims_swapped(input):
 def movedim(input, source, destination):
     """Move dimensions ``source`` to the places ``destination`` (a view)."""
     ndim = input._data.ndim
-    if ndim == 0:
-        return record(AliasBackward0, alias(input), (input,))
     source = list(source) if isinstance(source, (tuple, list)) else [source]
     destination = list(destination) if isinstance(destination, (tuple, list)) else [destination]
     if len(source) != len(destination):
@@ -418,6 +407,8 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({source})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({destination})")
+    if ndim == 0:  # (its dims checked as torch checks them: 0 and -1 only)
+        return record(AliasBackward0, alias(input), (input,))
     order = [None] * ndim
     for s, d in zip(src, dst):
         order[d] = s
@@ -525,7 +516,14 @@ def unflatten(input, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
     shape = input._data.shape
     dim = wrap_dim(dim, len(shape))
-    sizes = _size_args((sizes,), "unflatten")
+    if not isinstance(sizes, (tuple, list)):
+        # (Tensor.unflatten is Python in torch: it hands sizes on by position)
+        method = calls.called_as_method()
+        where = "" if not method and calls.given_by_keyword("sizes") else \
+            f" (position {2 if method else 3})"
+        raise TypeError(f"unflatten(): argument 'sizes'{where} must be tuple of ints, not "
+                        f"{type_name(sizes)}")
+    sizes = size_arguments((sizes,), "unflatten", "sizes")
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if not shape:
@@ -554,8 +552,11 @@ def expand(input, *sizes, size=ABSENT, implicit=False):
         raise TypeError(f"expand(): argument 'implicit' must be bool, not {type_name(implicit)}")
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
-    sizes = _size_args(sizes, "expand")
+    sizes = size_arguments(sizes, "expand")
     shape, stride = input._data.shape, input.stride()
+    if not shape and 0 not in sizes and builtins.any(n < 0 for n in sizes):
+        # (torch's 0-d expand takes the sizes as they are: a negative one overflows numel)
+        raise RuntimeError("numel: integer multiplication overflow")
     if len(sizes) < len(shape):
         raise RuntimeError(f"expand({dtypes.cpp_type_name(input.dtype)}{{{shape_text(shape)}}}, "
                            f"size={shape_text(sizes)}): the number of sizes provided "
@@ -905,7 +906,7 @@ def split(tensor, split_size_or_sections, dim=0):
         sizes = split_size_or_sections = int(sizes)  # (a 0-d integer tensor: one size)
     if isinstance(sizes, (builtins.bool, np.bool_)):  # (an int to Python, not to torch's parser)
         raise signatures.refuse("split", _SPLIT_OVERLOADS, False, (tensor, sizes, dim), {},
-                                notes=True)
+                                notes=True, as_called=True)  # (torch's split: by position)
     if not isinstance(sizes, (builtins.int, np.integer, tuple, list)):
         # (torch's Tensor.split hands anything but an int to split_with_sizes, by position)
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
@@ -920,7 +921,7 @@ def split(tensor, split_size_or_sections, dim=0):
             raise TypeError(f"split_with_sizes(): argument 'dim' (position 3) must be int, not "
                             f"{type_name(dim)}")
         raise signatures.refuse("split", _SPLIT_OVERLOADS, False, (tensor, sizes, dim), {},
-                                notes=True)
+                                notes=True, as_called=True)  # (torch's split: by position)
     if tensor._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if not isinstance(split_size_or_sections, (tuple, list)):

@@ -680,13 +680,21 @@ SIGNATURES = {
     "nan_to_num": (["nan", "posinf", "neginf"], []), "diff": (["n", "dim1"], []),
     "histc": (["bins", "min", "max"], []), "roll": (["shifts", "dims"], []),
     "rot90": (["k", "dims"], []),
+    # sizes and operands by torch's keyword names (view(size=), reshape(shape=) ...) and the
+    # ops whose parser lists a tensor-or-number overload (fuzz round 13)
+    "view": (["size"], []), "reshape": (["shape"], []), "expand": (["size"], ["implicit"]),
+    "repeat": (["tile_repeats"], []), "swapaxes": (["axis0", "axis1"], []),
+    "swapdims": (["dim0", "dim1"], []), "fmod": (["other"], []), "remainder": (["other"], []),
+    "eq": (["other"], []), "lt": (["other"], []), "true_divide": (["other"], []),
 }
 REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1,
             "chunk": 1, "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
             "isclose": 1, "repeat_interleave": 1, "index_select": 2, "gather": 2,
-            "masked_fill": 2, "rsub": 1, "maximum": 1, "where": 2, "cross": 1, "lerp": 2}
+            "masked_fill": 2, "rsub": 1, "maximum": 1, "where": 2, "cross": 1, "lerp": 2,
+            "view": 1, "reshape": 1, "expand": 1, "repeat": 1, "swapaxes": 2, "swapdims": 2,
+            "fmod": 1, "remainder": 1, "eq": 1, "lt": 1, "true_divide": 1}
 FUNCTION_ONLY = {"rsub"}
-METHOD_ONLY = set()
+METHOD_ONLY = {"view", "expand", "repeat"}
 OUT_OK = {"sum", "mean", "prod", "std", "var", "max", "min", "argmax", "amax", "logsumexp",
           "cumsum", "sort", "topk", "norm", "add", "sub", "mul", "div", "pow", "clamp",
           "maximum", "index_select", "gather", "softmax", "log_softmax", "where"}
@@ -739,13 +747,20 @@ def signature_value(b, parameter, x, var):
         "nan": lambda: "0.0", "posinf": lambda: "1.0", "neginf": lambda: "-1.0",
         "n": lambda: b.choice(["0", "1", "2"]), "bins": lambda: b.choice(["1", "4"]),
         "shifts": lambda: b.choice(["1", "-1", "(1,)", "torch.tensor(1)"]),
+        "size": lambda: b.choice(["(-1,)", f"[{x}.numel()]", "(1, -1)", f"(2, *{x}.shape)",
+                                  f"list({x}.shape)", "-1"]),
+        "shape": lambda: b.choice(["(-1,)", f"[{x}.numel()]", "(1, -1)", "-1"]),
+        "implicit": flag,
+        "tile_repeats": lambda: b.choice([f"[2] * {x}.dim()", f"(1,) * {x}.dim()", "2"]),
+        "axis0": lambda: b.choice(dims), "axis1": lambda: b.choice(dims),
     }
     return str(values[parameter]())
 
 
 def keyword_name(b, parameter):
     """The keyword a learner writes: torch's own mostly, numpy's alias sometimes."""
-    name = {"dim1": "dim", "split_size": "split_size_or_sections"}.get(parameter, parameter)
+    name = {"dim1": "dim", "split_size": "split_size_or_sections",
+            "tile_repeats": "repeats"}.get(parameter, parameter)
     if name in ALIASES and b.chance(0.1):
         return b.choice(ALIASES[name])
     return name
@@ -782,6 +797,8 @@ def signature_call(b):
             by_keyword = True
             arguments.append(f"{keyword_name(b, parameter)}={value}")
     form = b.choice(["method", "method", "function", "input"])
+    if op in METHOD_ONLY:
+        form = "method"
     if op in FUNCTION_ONLY:
         form = "function"
         if b.chance(0.5):  # a number first: torch refuses

@@ -442,3 +442,35 @@ def test_gradients_of_a_transposed_input_are_laid_out_as_torchs(op, dtype, creat
         second, = m.autograd.grad(y, x, m.ones(3, 4, dtype=getattr(m, dtype)).t())
         results.append((first.stride(), second.stride()))
     assert results[1] == results[0]
+
+
+PARSER_CALLS = [
+    # sizes one by one or as one list: torch's parser's messages (fuzz family signatures)
+    "x.expand(1.5)", "x.expand(2, 1.5)", "x.expand('a', 2)", "x.reshape(2, 'a')",
+    "x.reshape('a')", "x.view(2, 'a')", "x.view(1.5)", "r = x.reshape(m.tensor(6)).shape",
+    "r = x.view(m.tensor(6)).shape", "x.expand(m.tensor([2, 3]))", "x.reshape([2, 'a'])",
+    "x.view([2, None])", "x.reshape(True, 6)", "r = x.reshape(6, True).shape",
+    "r = x.reshape(2, m.tensor(3)).shape", "x.view(2, m.tensor(3.0))", "x.view(None)",
+    "x.view(True)", "x.reshape(True)", "m.reshape(x, 6)", "m.reshape(x, m.tensor(6))",
+    "r = x.reshape(-1).shape", "x.unflatten(1, 'a')", "x.unflatten(1, 3)",
+    "x.unflatten(dim=1, sizes=3)", "x.repeat(m.tensor(2))", "x.repeat(m.tensor([2, 2]))",
+    "x.repeat(2, 1.5)", "x.repeat((2, 1), 2)", "x.repeat(True, 2)",
+    "r = x.repeat(2, True).shape",
+    # a 0-d tensor's expand to a negative size, and movedim's dims
+    "m.tensor(1.0).expand(-1)", "m.tensor(1.0).expand(-1, 2)", "m.tensor(2.0).movedim(1, -1)",
+    "m.movedim(m.tensor(2.0), [0, 0], [0, -1])", "r = m.tensor(2.0).movedim(0, -1).shape",
+    # numpy's axis= with a 0-d integer tensor; torch.norm's dim as a list of one
+    "r = x.argmin(axis=m.tensor(1)).tolist()", "r = x.prod(axis=m.tensor(1)).tolist()",
+    "m.norm(x, p='fro', dim=True)", "x.norm(2, True)",
+    # div's operands may be numbers; sub's parser before its bool check
+    "m.div(x, -0.3, rounding_mode=2.5, out=m.empty(0))", "x.bool().sub('a')",
+    "m.sub(x.bool(), None)", "m.gather(x, m.tensor(1), m.tensor([0]), out=b)",
+]
+
+
+@pytest.mark.parametrize("code", PARSER_CALLS)
+def test_torchs_parser_on_sizes_dims_and_operands(code):
+    names = [{"x": m.ones(2, 3), "b": m.zeros(0)} for m in (torch, parity.engine)]
+    results = [_outcome(m, code + "\nr = [r, b.shape] if 'r' in dir() else b.shape", n)
+               for m, n in zip((torch, parity.engine), names)]
+    assert str(results[1]) == str(results[0])
