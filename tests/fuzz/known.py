@@ -164,6 +164,15 @@ def _literal_matrices(program):
             yield matrix
 
 
+def _singular_literal(statement, program):
+    """A literal square matrix (2 x 2 or larger) of lower rank in the program."""
+    for matrix in _literal_matrices(program):
+        if matrix.shape[-1] == matrix.shape[-2] >= 2 and matrix.size and \
+                (np.linalg.matrix_rank(matrix) < matrix.shape[-1]).any():
+            return True
+    return False
+
+
 def _singular_to_working_precision(statement, program):
     """A literal matrix of 4 or more rows or columns whose rank is less than that: it, and
     products such as y @ y.mT, are singular, so their det is rounding noise that a logdet, an
@@ -380,6 +389,14 @@ KNOWN = [
           ("gradient", "value"),
           program=r"\b(?:det|slogdet|logdet|inverse|inv|inv_ex|solve|solve_ex)\(",
           test=_only_zero_signs_differ, difference="Determinants, inverses, `linalg.solve`"),
+    Known("the derivatives of a singular matrix's det (create_graph): torch's backward goes "
+          "through its singular-matrix branch, whose float64 last bits the engine does not "
+          "replay, so a second derivative keeps other residues (-4.4e-16 against 0.0; fuzz "
+          "3190812)", DOCUMENTED, ("gradient", "value", "printed"),
+          program=r"\b(?:det|slogdet|logdet)\(.*create_graph=True",
+          program_test=_singular_literal,
+          test=lambda verdict: _residues_of_float64_sums(verdict),
+          difference="Determinants, inverses, `linalg.solve`"),
     Known("det, slogdet, inverse, solve beyond 3 x 3: MKL's LU and triangular solves add in "
           "their own order, so a value or gradient whose terms cancel keeps another residue "
           "(-2.8e-17 against -0.0; fuzz 2500386, 2500396)", DOCUMENTED,

@@ -774,3 +774,15 @@ def test_a_matrix_singular_to_working_precision_is_known_only_when_it_is():
     assert not singular("", "y = torch.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 0.0, 1.0]])")
     assert not singular("", "y = torch.randn(4, 4)\nz = torch.logdet(y)")
     assert not singular("", "y = torch.tensor([[1.0, [2.0]], [3.0, 4.0]])")
+
+
+def test_a_singular_literal_matrix_of_any_size_is_told():
+    """fuzz 3190812: a 3 x 3 literal of rank 2 under det's second derivative; a regular one,
+    or a vector, is not singular."""
+    singular = known._singular_literal
+    assert singular("", "w = torch.tensor([[0.0, -1.0, 0.0], [0.0, 0.0, 0.0], "
+                        "[0.0, -1.0, 2.0]], dtype=torch.float64)")
+    assert singular("", "w = torch.tensor([[1.0, 2.0], [2.0, 4.0]])")
+    assert not singular("", "w = torch.tensor([[1.0, 2.0], [3.0, 4.0]])")
+    assert not singular("", "w = torch.tensor([[1.0, 2.0, 3.0]])")
+    assert not singular("", "w = torch.randn(3, 3)")
