@@ -436,6 +436,17 @@ def raised(fn):
     return None
 
 
+def outcome(m, code, names=None):
+    """What ``code`` leaves in ``r``, run with ``m`` (torch or engine) and ``names`` in scope,
+    or the type and message of the error it raised (to compare word for word)."""
+    scope = {"m": m, **(names or {})}
+    try:
+        exec(code, scope)  # noqa: S102 - the same code for both libraries
+    except Exception as error:  # noqa: BLE001 - comparing what each library raises
+        return (type(error).__name__, str(error))
+    return scope.get("r")
+
+
 def run_snippet(code, m, **names):
     """Run ``code`` with ``m`` (torch or engine), ``facts``, ``error`` and ``names`` in scope:
     the scope it leaves, and the messages of the warnings it gave."""

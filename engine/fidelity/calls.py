@@ -38,6 +38,27 @@ def method_copy(function, qualname=None):
     return copy
 
 
+def parted_by_keyword(args, names, kwargs=()):
+    """``args`` parted into those the learner's call gave by position and those it gave by
+    keyword (``names[i]``: the parameter ``args[i]`` fills, or None), with its out= (which
+    takes_out's wrapper keeps), the keywords in the order given: torch lists them so."""
+    passed = keyword_names()
+    if not passed:
+        return tuple(args), dict(kwargs)
+    positional, named = [], dict(kwargs)
+    for value, name in zip(args, (*names, *[None] * len(args))):
+        if name is not None and name in passed and name not in named:
+            named[name] = value
+        else:
+            positional.append(value)
+    if "out" in passed and "out" not in named:
+        out = given_out()
+        if out is not None:
+            named["out"] = out
+    return tuple(positional), dict(sorted(named.items(), key=lambda item: (
+        passed.index(item[0]) if item[0] in passed else -1)))
+
+
 def given_out():
     """The out= the learner's call gave, as the outermost engine function holding one keeps
     it (takes_out's wrapper), or None."""

@@ -337,29 +337,6 @@ def method_signatures(printed):
     return [Signature(text, True) for text in printed]
 
 
-def _keywords_given(signature, args, kwargs):
-    """``args`` (in the parameters' order) parted into those the learner's call gave by
-    position and by keyword (named as the overload names them), as torch lists them, the
-    keywords in the order given."""
-    passed = calls.keyword_names()
-    if not passed:
-        return args, kwargs
-    names = [p.name for p in signature.params if not p.hidden]
-    positional, named = [], dict(kwargs)
-    for index, value in enumerate(args):
-        name = names[index] if index < len(names) else None
-        if name in passed and name not in kwargs:  # (else given twice: both stay)
-            named[name] = value
-        else:
-            positional.append(value)
-    if "out" in passed and "out" not in named:  # (taken by takes_out's wrapper, outside)
-        out = calls.given_out()
-        if out is not None:
-            named["out"] = out
-    return tuple(positional), dict(sorted(named.items(), key=lambda item: (
-        passed.index(item[0]) if item[0] in passed else -1)))
-
-
 def refuse(name, printed, method, args, kwargs, notes=False, as_called=False):
     """torch's TypeError for a call no overload takes (``args`` without self for a method,
     whose list leaves out the overloads that take a number first, such as remainder's).
@@ -367,8 +344,9 @@ def refuse(name, printed, method, args, kwargs, notes=False, as_called=False):
     learner gave by keyword are read from the call (an op's code passes them in order)."""
     signatures = [Signature(text, method) for text in printed
                   if not method or text.lstrip(" *(").startswith("Tensor ")]
-    if args and not as_called:
-        args, kwargs = _keywords_given(signatures[0], args, kwargs)
+    if args and not as_called:  # (an overload's parameters name the arguments in order)
+        args, kwargs = calls.parted_by_keyword(
+            args, [p.name for p in signatures[0].params if not p.hidden], kwargs)
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
     if len(signatures) == 1 or len(plausible) == 1:

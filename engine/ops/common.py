@@ -256,26 +256,15 @@ def _split_keywords(args, frame):
     """``args`` (the values an engine function got, in its parameters' order) parted into
     those the learner passed by position and those passed by keyword (named as the function
     in ``frame`` names them: torch's names)."""
-    passed = calls.keyword_names()
-    if not passed:
-        return args, {}
     code = frame.f_code
     unused = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    positional, named = [], {}
+    names = []
     for value in args:
         name = next((n for n in unused if frame.f_locals.get(n) is value), None)
         if name is not None:
             unused.remove(name)
-        if name in passed:
-            named[name] = value
-        else:
-            positional.append(value)
-    if "out" in passed and "out" not in named:  # (taken by takes_out's wrapper, outside)
-        out = calls.given_out()
-        if out is not None:
-            named["out"] = out
-    # (in the order the learner gave them: torch's list follows that order's hashing)
-    return tuple(positional), dict(sorted(named.items(), key=lambda item: passed.index(item[0])))
+        names.append(name)
+    return calls.parted_by_keyword(args, names)
 
 
 def not_implemented_for(kernel, np_dtype):

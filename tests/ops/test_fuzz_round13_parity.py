@@ -21,13 +21,7 @@ torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 pytestmark = pytest.mark.torch
 
 
-def _outcome(m, code, names=None):
-    scope = {"m": m, **(names or {})}
-    try:
-        exec(code, scope)
-    except Exception as error:  # (the same error, word for word)
-        return (type(error).__name__, str(error))
-    return scope.get("r")
+_outcome = parity.outcome  # (what code leaves in r, or its error)
 
 
 BROADCASTING_CALLS = [
