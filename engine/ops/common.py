@@ -605,6 +605,8 @@ def overloads(*printed, notes=False):
             op_as_torch_parses_it.without_out = checked(op.without_out, method_only=True)
         if not (method_only or function_only):  # as torch's Python functions call it
             op_as_torch_parses_it.as_function = checked(op, function_only=True)
+            # (for Python's operators, which pass only tensors and numbers: nothing to parse)
+            op_as_torch_parses_it.unparsed = getattr(op, "without_out", op)
         op_as_torch_parses_it.parses_input_keyword = True
         op_as_torch_parses_it.torch_overloads = (printed, notes)
         return op_as_torch_parses_it

@@ -225,7 +225,7 @@ _OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
 
 def _operator(function, reflected=False):
     """An operator method that leaves unknown operands to Python (-> its TypeError)."""
-    function = _without_out(function)
+    function = getattr(function, "unparsed", None) or _without_out(function)
     if reflected:
         def method(self, other):
             if isinstance(other, _OPERANDS):
