@@ -786,3 +786,14 @@ def test_a_singular_literal_matrix_of_any_size_is_told():
     assert not singular("", "w = torch.tensor([[1.0, 2.0], [3.0, 4.0]])")
     assert not singular("", "w = torch.tensor([[1.0, 2.0, 3.0]])")
     assert not singular("", "w = torch.randn(3, 3)")
+
+
+def test_float32_residues_of_an_exact_zero_are_told_from_values():
+    """fuzz 3151345, 3212263: residues below 1e-5 on both sides are the documented
+    cancellation; a gradient of a visible size is not."""
+    residues = types.SimpleNamespace(torch_text="[9.3e-10, 0.0, -2.3e-10]",
+                                     engine_text="[3.7e-09, 2.8e-09, -6.9e-10]")
+    visible = types.SimpleNamespace(torch_text="[9.3e-10, 0.0, -2.3e-10]",
+                                    engine_text="[3.7e-09, 0.25, -6.9e-10]")
+    assert known._float32_residues_of_zero(residues)
+    assert not known._float32_residues_of_zero(visible)
