@@ -203,6 +203,9 @@ def size_arguments(sizes, name, keyword="size", listed=()):
         first = sizes[0]
         if isinstance(first, builtins.bool) or not (
                 first.__class__ is int or _is_index(first)):
+            if listed:
+                raise signatures.refuse(name, listed, False, sizes, {}, notes=True,
+                                        as_called=True)
             raise TypeError(f"{name}() takes 1 positional argument but {len(sizes)} were given")
     else:
         sizes = sizes[0]
