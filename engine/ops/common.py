@@ -37,11 +37,11 @@ __all__ = [
     "refuse_saving_inference", "histories_first", "require_tensor_sequence",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands", "widened",
-    "size_arguments",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
-    "numpy_names", "overloads", "two_numbers_allowed", "takes_out",
+    "numpy_names", "overloads", "two_numbers_allowed", "takes_out", "size_arguments",
+    "keyword_sizes", "ABSENT", "TENSOR_OR_NUMBER_OTHER", "NUMBER_OR_TENSOR_SELF",
     "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT", "named_result",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out", "named_arguments", "out_dtype_is", "resize_out_first",
