@@ -17,6 +17,7 @@ Under ``torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook)`` a nod
 ``node.SavedTensor`` is the one place that calls ``pack``, ``Node._unpack`` the one that
 calls ``unpack``.
 """
+import functools
 import weakref
 
 from ..fidelity import messages
@@ -118,16 +119,18 @@ def in_torchs_order(names, values, function):
     before ``self``, then its outputs; its pack and unpack hooks, and its check for in-place
     changes, see them in that order), the results kept in the node's order."""
     kept = list(values)
-    for i in sorted(range(len(values)), key=lambda i: _torchs_rank(names, values, i)):
+    for i in _torchs_order(tuple(names), tuple([getattr(v, "is_output", False) for v in values])):
         kept[i] = function(values[i])
     return tuple(kept)
 
 
-def _torchs_rank(names, values, i):
+@functools.cache  # (a node class's order: found once, read every backward)
+def _torchs_order(names, outputs):
     """Inputs first, by name; then the outputs (saved after the op ran: a SavedTensor that is
     an output, or one torch names result, result1 ...)."""
-    name = names[i] if i < len(names) else ""
-    return getattr(values[i], "is_output", False) or name.startswith("result"), name
+    named = [names[i] if i < len(names) else "" for i in range(len(outputs))]
+    return tuple(sorted(range(len(outputs)), key=lambda i: (
+        outputs[i] or named[i].startswith("result"), named[i])))
 
 
 def repack(packed, tensor):
