@@ -81,7 +81,10 @@ class Level:
             real, levels = _batched_at_every_level(real, levels)
         if real.requires_grad:  # a new tensor whose graph reaches the caller's
             return from_real(record(AliasBackward0, real.detach(), (real,)), levels)
-        fresh = with_tangent_of(real, real.detach().requires_grad_())
+        base = real.detach()
+        if base._inference:  # (torch wraps it in a tensor of its own: an ordinary copy here)
+            base = base.clone()
+        fresh = with_tangent_of(real, base.requires_grad_())
         self.fresh.add(id(fresh))
         for outer in RUNNING_LEVELS:  # (an inner call's leaf is no leaf outside: a grad of
             outer.fresh.add(id(fresh))  # hessian of a captured tensor reaches them, unwanted)

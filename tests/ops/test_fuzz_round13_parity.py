@@ -468,3 +468,23 @@ def test_torchs_parser_on_sizes_dims_and_operands(code):
     results = [_outcome(m, code + "\nr = [r, b.shape] if 'r' in dir() else b.shape", n)
                for m, n in zip((torch, parity.engine), names)]
     assert str(results[1]) == str(results[0])
+
+
+@pytest.mark.parametrize("code", [
+    "r = m.func.jacrev(lambda a: (a * a).sum(-1, keepdim=True) * a)(p)",
+    "r = m.func.grad(lambda a: (a * a).sum())(p)",
+    "r = m.func.vjp(lambda a: a * 3, p)[1](m.ones(2, 3))[0]",
+    "r = m.func.jacfwd(lambda a: a * a)(p)",
+    "r = m.func.hessian(lambda a: (a ** 3).sum())(p)",
+])
+def test_function_transforms_of_an_inference_tensor(code):
+    """fuzz 5423449: torch's transforms differentiate a tensor made in inference_mode (they
+    wrap it in a tensor of their own); the engine's set requires_grad on it and was refused."""
+    results = []
+    for m in (torch, parity.engine):
+        with m.inference_mode():
+            p = m.tensor([[0.5, -2.0, -2.0], [1.0, -2.0, 2.0]])
+        r = _outcome(m, code + "\nr = [r.tolist(), r.is_inference(), r.requires_grad]",
+                     {"p": p})
+        results.append(r)
+    assert results[1] == results[0]
