@@ -2,6 +2,7 @@
 its version counter; fill_, zero_, copy_ and the random fills.
 """
 import builtins
+import warnings
 
 import numpy as np
 
@@ -187,7 +188,8 @@ def _argument_error_first(function, name, self, args, kwargs):
     (x.pow_("a") on a leaf that requires grad) is that TypeError, named after the in-place op.
     (Asked only on the error path: the op itself, run without recording, tells.)"""
     try:
-        with no_grad():
+        with no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the op runs only to see what it refuses)
             function(self, *args, **kwargs)
     except TypeError as error:
         if str(error).startswith(name + "("):
