@@ -32,7 +32,8 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import messages
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import bool as bool_dtype
+from ..fidelity.dtypes import can_cast, promote_types, scalar_type_name
 from ..ops import arithmetic, reduce, unary
 from ..ops.creation import zeros_like
 from ..ops.views import broadcast_tensors
@@ -160,6 +161,13 @@ def _broadcast_target(input, target):
     return broadcast_tensors(input, target)
 
 
+def _difference(x, y):
+    """x - y in their common dtype, as torch's loss kernels subtract (a bool or integer
+    target is promoted with the input, where the engine's ``-`` refuses a bool)."""
+    common = promote_types(x.dtype, y.dtype)
+    return x.to(common) - y.to(common)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """loss = mean (or sum) of (input - target) ** 2"""
     if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
@@ -168,7 +176,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     input, target = _broadcast_target(input, target)
     reduction = reduction_to_apply(reduction, size_average, reduce)
     with no_grad():
-        loss = _reduce((input - target) ** 2, reduction)
+        loss = _reduce(_difference(input, target) ** 2, reduction)
     return record(MseLossBackward0, loss, (input, target), saved=(input, target),
                   reduction=_REDUCTIONS[reduction])
 
@@ -185,8 +193,8 @@ class MseLossBackward0(Node):
         scale = 2 / x.numel() if self.reduction == _MEAN else 2
         # d/dy is computed, not negated: where x == y, both are 0 * grad, of grad's sign
         needed = [node is not None for node, _ in self.next_functions]
-        return (scale * (x - y) * grad if needed[0] else None,
-                scale * (y - x) * grad if needed[1] else None)
+        return (scale * _difference(x, y) * grad if needed[0] else None,
+                scale * _difference(y, x) * grad if needed[1] else None)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -204,6 +212,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise NotImplementedError("huber_loss's weight (torch 2.6+) is not in the engine")
     input, target = _broadcast_target(input, target)
     reduction = reduction_to_apply(reduction)
+    if target.dtype is not input.dtype:  # (torch's kernel takes one dtype)
+        raise RuntimeError(f"Found dtype {scalar_type_name[target.dtype]} but expected "
+                           f"{scalar_type_name[input.dtype]}")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = np.abs(input._data - target._data)
@@ -240,9 +251,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = np.abs(input._data - target._data)
+    common = promote_types(input.dtype, target.dtype).numpy_dtype  # (torch's iterator's)
+    d = np.abs(input._data.astype(common, copy=False) - target._data.astype(common, copy=False))
     with np.errstate(over="ignore"):  # as in huber_loss
-        loss = wrap(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta))
+        loss = wrap(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(common))
     with no_grad():
         loss = _reduce(loss, reduction)
     return record(SmoothL1LossBackward0, loss, (input, target), saved=(input, target),
@@ -259,7 +271,7 @@ class SmoothL1LossBackward0(Node):
     def backward(self, grad):
         x, y = self.saved_tensors
         scale = 1 / x.numel() if self.reduction == _MEAN else 1
-        d = x - y
+        d = _difference(x, y)
         grad_x = scale * (d / self.beta).where(d.abs() < self.beta, d.sign()) * grad
         needed = [node is not None for node, _ in self.next_functions]
         return grad_x if needed[0] else None, -grad_x if needed[1] else None
@@ -335,10 +347,22 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         log_sigmoid = _log_sigmoid(input)
         if pos_weight is not None:
             log_sigmoid = log_sigmoid * ((pos_weight - 1) * target + 1)
-        # log(1 - sigmoid(x)) = log(sigmoid(x)) - x, so the loss is (1 - y) x - log(sigmoid(x))
-        loss = (1 - target) * input - log_sigmoid
+        # log(1 - sigmoid(x)) = log(sigmoid(x)) - x, so the loss is (1 - y) x - log(sigmoid(x)),
+        # which torch computes in place in 1 - y: of target's dtype (a float16 target gives a
+        # float16 loss; an integer one cannot take the float products)
+        if target.dtype is bool_dtype:  # (C++'s 1 - target: two bool tensors)
+            raise NotImplementedError(messages.SUB_TWO_BOOLS)
+        loss = 1 - target
+        kept = loss.dtype
+        for operand in (input, log_sigmoid, weight):
+            wider = None if operand is None else promote_types(kept, operand.dtype)
+            if wider is not None and not can_cast(wider, kept):
+                raise RuntimeError(f"result type {scalar_type_name[wider]} can't be cast to the "
+                                   f"desired output type {scalar_type_name[kept]}")
+        loss = (loss * input).to(kept)
+        loss = (loss - log_sigmoid).to(kept)
         if weight is not None:
-            loss = loss * weight
+            loss = (loss * weight).to(kept)
         loss = _reduce(loss, reduction)
     return record(BinaryCrossEntropyWithLogitsBackward0, loss, (input, target),
                   saved=(input, target, weight, pos_weight), reduction=_REDUCTIONS[reduction])

@@ -74,6 +74,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           stacklevel=2)
         kernel_reduction = "sum" if reduction == "batchmean" else _reduction(reduction, None,
                                                                             None)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")  # (after the warning)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -137,8 +139,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if target.requires_grad and grad_mode.recording:
         raise RuntimeError(messages.not_differentiable("soft_margin_loss", "target"))
     with no_grad():
-        # (out of place: torch writes into its result, which stays at version 0)
-        loss = ((-input * target).exp() + 1).log()
+        # torch's kernel: -input written into a tensor of input's dtype, times target, exp,
+        # log1p, each in place (a result of version 0 here: out of place after the first)
+        loss = arithmetic.mul(-input, target).to(input.dtype).exp().log1p()
         loss = _apply_reduction(loss, reduction)
     # (torch's node has one input: target has no derivative, and refuses requires_grad)
     return record(SoftMarginLossBackward0, loss, (input,), saved=(input, target),
