@@ -1854,6 +1854,8 @@ def nn_more(b):
                                                       else [])
         template = template.replace("{r}", b.choice(reductions)).replace(
             "{i}", b.choice(["0", "1", "2"]))
+        if b.chance(0.3):  # a target of another dtype: torch's kernels promote, or refuse
+            z = f"{z}.to(torch.{b.choice(['bool', 'int64', 'uint8', 'float16', 'float64'])})"
     else:
         template = b.choice(NN_ACTIVATIONS)
     statements.append(f"{y} = {fill(template, x=x, z=z)}")
