@@ -797,3 +797,14 @@ def test_float32_residues_of_an_exact_zero_are_told_from_values():
                                     engine_text="[3.7e-09, 0.25, -6.9e-10]")
     assert known._float32_residues_of_zero(residues)
     assert not known._float32_residues_of_zero(visible)
+
+
+def test_float32_residues_of_a_solve_are_told_from_wrong_values():
+    """fuzz 3282116: solve(a, a) of a 6 x 6 float32 a, residues of 1e-5 where the exact
+    value is 0 or 1; a value off by 1e-3 is not such a residue."""
+    residues = types.SimpleNamespace(torch_text="[[1.0, 0.0, -9.7e-06], [0.0, 0.99999881, 0.0]]",
+                                     engine_text="[[1.0, -2.8e-06, 0.0], [0.0, 1.0, 3.1e-06]]")
+    wrong = types.SimpleNamespace(torch_text="[[1.0, 0.0, -9.7e-06], [0.0, 0.99999881, 0.0]]",
+                                  engine_text="[[1.0, -2.8e-06, 0.0], [0.0, 1.001, 3.1e-06]]")
+    assert known._residues_of_float32_sums(residues)
+    assert not known._residues_of_float32_sums(wrong)
