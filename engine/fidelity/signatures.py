@@ -347,6 +347,11 @@ def refuse(name, printed, method, args, kwargs, notes=False, as_called=False):
     if args and not as_called:  # (an overload's parameters name the arguments in order)
         args, kwargs = calls.parted_by_keyword(
             args, [p.name for p in signatures[0].params if not p.hidden], kwargs)
+    if not as_called and any(key in _NUMPY_NAMES for key in kwargs):
+        # (listed by the name the learner wrote: x.repeat_interleave("a", axis=-1))
+        passed = calls.keyword_names()
+        kwargs = {_NUMPY_NAMES[key] if key in _NUMPY_NAMES and key not in passed and
+                  _NUMPY_NAMES[key] in passed else key: value for key, value in kwargs.items()}
     count = len(args) + len(kwargs)
     plausible = [s for s in signatures if s.min_args <= count <= s.max_args]
     if len(signatures) == 1 or len(plausible) == 1:

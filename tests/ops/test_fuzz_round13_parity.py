@@ -460,6 +460,9 @@ PARSER_CALLS = [
     # div's operands may be numbers; sub's parser before its bool check
     "m.div(x, -0.3, rounding_mode=2.5, out=m.empty(0))", "x.bool().sub('a')",
     "m.sub(x.bool(), None)", "m.gather(x, m.tensor(1), m.tensor([0]), out=b)",
+    # numpy's names listed as the learner wrote them (fuzz 3327592)
+    "x.repeat_interleave('a', axis=-1)", "m.repeat_interleave(x, 'a', axis=0)",
+    "x.repeat_interleave(repeats='a', dim=0)",
 ]
 
 
