@@ -304,9 +304,13 @@ def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(
             assert [p for p in listing if "(course update" in p] == [FRESH], listing
             assert page.evaluate(STORED, [LESSON, WELCOME]) == mine
             assert page.evaluate(MODIFIED, [LESSON, WELCOME]) == when
-            # the reopened lesson's kernel shut down before the browser closes: closed while
-            # it starts, its worker's look-up of the drive fails without an id ("NetworkError:
-            # Failed to execute 'send' on 'XMLHttpRequest' ... /api/drive", once on CI)
+            # the reopened lesson's kernel shut down before the browser closes, once it is
+            # idle: shut down while it starts, its worker's look-up of the drive fails without
+            # an id ("NetworkError: Failed to execute 'send' on 'XMLHttpRequest' ...
+            # /api/drive", then Pyodide's fatal error; on a loaded machine, stop CI of 852d699)
+            site_check.browser_check.wait_until(
+                lambda: page.evaluate(site_check.KERNEL_STATUS) == "idle",
+                site_check.KERNEL_START, "the reopened lesson's kernel to be idle")
             SHUT.update(page.evaluate(SHUT_DOWN_KERNELS))
         except Exception:
             shot(page, "failed")  # what the page showed
