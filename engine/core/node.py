@@ -95,6 +95,10 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
+    def __dir__(self):
+        # (torch's list: a loop over the _saved_ names finds the saved values only)
+        return [name for name in super().__dir__() if name != "_saved_names"]
+
     def backward(self, *grad_outputs):
         """The gradient formula: gradients of the inputs from those of the outputs."""
         raise NotImplementedError

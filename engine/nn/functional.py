@@ -60,7 +60,7 @@ from .functional_norm import batch_norm, layer_norm
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                               avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
 from .functional_sparse import embedding, embedding_bag
-from ..ops.common import number_parameters
+from ..ops.common import laid_out_row_major, number_parameters, wrap_elementwise
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -193,8 +193,9 @@ class MseLossBackward0(Node):
         scale = 2 / x.numel() if self.reduction == _MEAN else 2
         # d/dy is computed, not negated: where x == y, both are 0 * grad, of grad's sign
         needed = [node is not None for node, _ in self.next_functions]
-        return (scale * _difference(x, y) * grad if needed[0] else None,
-                scale * _difference(y, x) * grad if needed[1] else None)
+        # (torch's kernel writes into a fresh row-major tensor)
+        return (laid_out_row_major(scale * _difference(x, y) * grad) if needed[0] else None,
+                laid_out_row_major(scale * _difference(y, x) * grad) if needed[1] else None)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -219,7 +220,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = np.abs(input._data - target._data)
     with np.errstate(over="ignore"):  # where() computes both sides; the squares may overflow
-        loss = wrap(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)))
+        loss = wrap_elementwise(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)),
+                                input._data, target._data)
     with no_grad():
         loss = _reduce(loss, reduction)
     return record(HuberLossBackward0, loss, (input, target), saved=(input, target),
@@ -237,7 +239,8 @@ class HuberLossBackward0(Node):
         x, y = self.saved_tensors
         scale = 1 / x.numel() if self.reduction == _MEAN else 1
         # torch's kernel: -delta / +delta outside the band, d inside; the target's is negated
-        grad_x = scale * (x - y).clamp(-self.delta, self.delta) * grad
+        # (torch's kernel writes into a fresh row-major tensor)
+        grad_x = laid_out_row_major(scale * (x - y).clamp(-self.delta, self.delta) * grad)
         needed = [node is not None for node, _ in self.next_functions]
         return grad_x if needed[0] else None, -grad_x if needed[1] else None
 
@@ -254,7 +257,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     common = promote_types(input.dtype, target.dtype).numpy_dtype  # (torch's iterator's)
     d = np.abs(input._data.astype(common, copy=False) - target._data.astype(common, copy=False))
     with np.errstate(over="ignore"):  # as in huber_loss
-        loss = wrap(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(common))
+        loss = wrap_elementwise(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(
+            common), input._data, target._data)
     with no_grad():
         loss = _reduce(loss, reduction)
     return record(SmoothL1LossBackward0, loss, (input, target), saved=(input, target),
@@ -272,7 +276,9 @@ class SmoothL1LossBackward0(Node):
         x, y = self.saved_tensors
         scale = 1 / x.numel() if self.reduction == _MEAN else 1
         d = _difference(x, y)
-        grad_x = scale * (d / self.beta).where(d.abs() < self.beta, d.sign()) * grad
+        # (torch's kernel writes into a fresh row-major tensor)
+        grad_x = laid_out_row_major(scale * (d / self.beta).where(d.abs() < self.beta,
+                                                                  d.sign()) * grad)
         needed = [node is not None for node, _ in self.next_functions]
         return grad_x if needed[0] else None, -grad_x if needed[1] else None
 

@@ -20,7 +20,7 @@ from ..fidelity.messages import type_name
 from ..ops.arithmetic import mul_scalar
 from ..ops.creation import zeros_like
 from ..ops.unary import sigmoid_backward
-from ..ops.common import widened, number_parameters, wrap_elementwise
+from ..ops.common import laid_out_as_kernel, widened, number_parameters, wrap_elementwise
 from ..ops.inplace import write_inplace
 
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
@@ -133,6 +133,7 @@ def _gelu_backward(grad, x, approximate):
         else:
             pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
             out = (normal_cdf(x) + x * pdf) * grad
+    out = laid_out_as_kernel(out, grad, x)
     if not is_grad_enabled():
         return out
     return record(GeluBackwardBackward0, out, (grad, x), saved=(grad, x),
@@ -324,6 +325,7 @@ def elu_backward(grad, x, is_result, coefficients):
             negative = scaled * (alpha * scale) * (wide_x * input_scale).exp()
         out = negative.where((x <= 0) | simd_nan(grad, x, avx512_code=True),
                               wide_grad * scale).to(grad.dtype)
+    out = laid_out_as_kernel(out, grad, x)
     if not is_grad_enabled():
         return out
     return record(EluBackwardBackward0, out, (grad, x), saved=(grad, x), alpha=alpha,
@@ -395,7 +397,8 @@ def _softplus_gradient(grad, x, beta, threshold):
     scaled = wide_x * beta
     z = scaled.exp()
     # (torch's test is beta x > threshold, false for nan: a nan input's gradient is nan)
-    return wide_grad.where(scaled > threshold, wide_grad * z / (z + 1)).to(grad.dtype)
+    return laid_out_as_kernel(
+        wide_grad.where(scaled > threshold, wide_grad * z / (z + 1)).to(grad.dtype), grad, x)
 
 
 class SoftplusBackwardBackward0(Node):

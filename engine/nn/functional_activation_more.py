@@ -14,15 +14,18 @@ import warnings
 
 import numpy as np
 
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
-from ..core.tensor import Tensor, wrap
+from ..core.tensor import Tensor
 from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
-from ..ops.common import widened, number_parameters, wrap_elementwise
+from ..ops.arithmetic import NotImplementedBackward
+from ..ops.common import laid_out_as_kernel, widened, number_parameters, wrap_elementwise
 from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
+from ..ops.unary import threshold_backward
 from .functional_activation import EluBackward0, EluBackward1, check_float, computed_once, \
     elu_backward, simd_nan, vector_lanes_of
 
@@ -43,9 +46,10 @@ def _in_dtype(function, x):
         return wrap_elementwise(np.asarray(function(wide)).astype(x.dtype, copy=False), x)
 
 
-def _zero_where(grad, mask):
-    """grad, with 0 where ``mask`` holds (a kernel's ``cond ? 0 : grad``)."""
-    return grad.where(~mask, zeros_like(grad))
+def _zero_where(grad, mask, *kernel_operands):
+    """grad, with 0 where ``mask`` holds (a kernel's ``cond ? 0 : grad``), laid out as
+    torch's kernel over ``kernel_operands`` lays it out."""
+    return laid_out_as_kernel(grad.where(~mask, zeros_like(grad)), *kernel_operands)
 
 
 def _maybe_inplace(input, out, inplace):
@@ -81,6 +85,35 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0, 6, inplace)  # (ints: what the node saves, as torch's)
 
 
+def _masked_gradient(node, formula, grad, x, **state):
+    """``formula(grad, x, **state)``, a gradient that is grad with some elements zeroed; under
+    create_graph recorded as torch records it, one ``node`` linked to grad and x (d/dx = 0:
+    a third derivative through it keeps its graph, as torch's)."""
+    if not is_grad_enabled():
+        return formula(grad, x, **state)
+    with no_grad():
+        out = formula(grad, x, **state)
+    return record(node, out, (grad, x), saved=(x,), **state)
+
+
+class _MaskedAgain(Node):
+    """out = a masked gradient (recorded under create_graph):  d/dgrad = the same mask,
+    d/dx = 0"""
+
+    _saved_names = ("self",)
+    formula = None  # the first-order formula (grad, x, **state), which this node repeats
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        state = {name: getattr(self, name) for name in type(self).__annotations__}
+        return _masked_gradient(type(self), type(self).formula, grad, x, **state), \
+            zeros_like(grad)
+
+
+def _hardtanh_gradient(grad, x, min_val, max_val):
+    return _zero_where(grad, (x <= min_val) | (x >= max_val) | simd_nan(grad, x), grad, x)
+
+
 class HardtanhBackward0(Node):
     """out = clamp(x, min_val, max_val):  d/dx = grad strictly between the bounds, else 0"""
 
@@ -90,7 +123,15 @@ class HardtanhBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _zero_where(grad, (x <= self.min_val) | (x >= self.max_val) | simd_nan(grad, x))
+        return _masked_gradient(HardtanhBackwardBackward0, _hardtanh_gradient, grad, x,
+                                min_val=self.min_val, max_val=self.max_val)
+
+
+class HardtanhBackwardBackward0(_MaskedAgain):
+    __doc__ = _MaskedAgain.__doc__
+    min_val: float
+    max_val: float
+    formula = staticmethod(_hardtanh_gradient)
 
 
 # ====================================================================== hardswish, hardsigmoid
@@ -115,7 +156,7 @@ class HardswishBackward0(Node):
         middle = wide_grad * (wide_x / 3 + 0.5)
         out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x, avx512_code=True),
                                    middle).to(grad.dtype)
-        return _zero_where(out, x <= -3)
+        return _zero_where(out, x <= -3, grad, x)
 
 
 def hardsigmoid(input, inplace=False):
@@ -137,8 +178,13 @@ class HardsigmoidBackward0(Node):
         # (torch multiplies by 1/6 rounded to float32, whatever the dtype; it does not divide)
         sixth = float(np.float32(1 / 6))
         wide_grad = widened(grad) if grad.dtype == float16 else grad
-        out = (wide_grad * sixth).to(grad.dtype)
-        return _zero_where(out, ~((x > -3) & (x < 3)))
+        with no_grad():
+            out = _zero_where((wide_grad * sixth).to(grad.dtype), ~((x > -3) & (x < 3)), grad,
+                              x)
+        if not is_grad_enabled():
+            return out
+        # (torch has no derivative of this gradient: a backward through it raises)
+        return record(NotImplementedBackward, out, (x,), op="hardsigmoid_backward")
 
 
 # ====================================================================== shrinks, threshold
@@ -183,19 +229,39 @@ def hardshrink(input, lambd=0.5):
     return record(HardshrinkBackward0, out, (input,), saved=(input,), lambd=lambd)
 
 
+def _shrink_gradient(grad, x, lambd):
+    return _zero_where(grad, (x >= -lambd) & (x <= lambd) | simd_nan(grad, x), grad, x)
+
+
 class SoftshrinkBackward0(Node):
     """out = x -+ lambd outside the band:  d/dx = 0 in [-lambd, lambd], else grad"""
 
     _saved_names = ("self",)
     lambd: float
+    again = None  # (the node of its gradient under create_graph, below)
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _zero_where(grad, (x >= -self.lambd) & (x <= self.lambd) | simd_nan(grad, x))
+        return _masked_gradient(self.again, _shrink_gradient, grad, x, lambd=self.lambd)
 
 
 class HardshrinkBackward0(SoftshrinkBackward0):
     """out = x outside the band:  d/dx = 0 in [-lambd, lambd], else grad"""
+
+
+class SoftshrinkBackwardBackward0(_MaskedAgain):
+    __doc__ = _MaskedAgain.__doc__
+    lambd: float
+    formula = staticmethod(_shrink_gradient)
+
+
+class HardshrinkBackwardBackward0(SoftshrinkBackwardBackward0):
+    __doc__ = _MaskedAgain.__doc__
+    lambd: float
+
+
+SoftshrinkBackward0.again = SoftshrinkBackwardBackward0
+HardshrinkBackward0.again = HardshrinkBackwardBackward0
 
 
 @number_parameters("threshold", {"threshold": "Number", "value": "Number"},
@@ -227,7 +293,7 @@ class ThresholdBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return _zero_where(grad, x <= self.threshold)
+        return threshold_backward(x, grad, self.threshold)  # (relu's, with its threshold)
 
 
 class ThresholdBackward1(ThresholdBackward0):
@@ -306,9 +372,11 @@ class CeluBackward1(Node):
 def logsigmoid(input):
     """out = log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|))"""
     check_float("log_sigmoid_cpu", input)
-    out = computed_once(lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), input._data)
+    # (row-major, as torch's kernel writes its result and buffer)
+    x = np.asarray(input._data, order="C")  # (0-d stays 0-d)
+    out = computed_once(lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), x)
     # torch keeps exp(-|x|) as its buffer (its CPU backward recomputes it from x)
-    buffer = computed_once(lambda x: np.exp(-np.abs(x)), input._data)
+    buffer = computed_once(lambda x: np.exp(-np.abs(x)), x)
     return record(LogSigmoidBackward0, out, (input,), saved=(input, buffer))
 
 
@@ -325,7 +393,7 @@ class LogSigmoidBackward0(Node):
         z = (-wide_x.abs()).exp()
         fraction = z / (1 + z)
         out = wide_grad * (negative.to(wide_x.dtype) - fraction.where(negative, -fraction))
-        return out.to(grad.dtype)
+        return laid_out_as_kernel(out.to(grad.dtype), grad, x)
 
 
 def mish(input, inplace=False):
@@ -369,7 +437,7 @@ def glu(input, dim=-1):
         values = a.astype(wide) / (1 + np.exp(-b.astype(wide)))
     if x.dtype == np.float16:
         values = values.astype(np.float32)
-    out = wrap(np.ascontiguousarray(values.astype(x.dtype)))
+    out = wrap_elementwise(values.astype(x.dtype), a, b)  # (torch's kernel over the halves)
     # (torch keeps dim as an unsigned number: -1 reads back as 2 ** 64 - 1)
     return record(GluBackward0, out, (input,), saved=(input,), dim=dim % 2 ** 64)
 

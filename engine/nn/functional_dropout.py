@@ -9,15 +9,15 @@ import math
 
 import numpy as np
 
-from ..core.grad_mode import no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
 from ..fidelity import messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..ops.arithmetic import where
-from ..ops.common import number_parameters
-from ..ops.creation import empty_like, zeros
+from ..ops.common import laid_out_as_kernel, number_parameters
+from ..ops.creation import empty_like, zeros, zeros_like
 from ..ops.inplace import write_inplace
 from .functional_activation import leaky_relu
 
@@ -183,10 +183,11 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
             u = rng.uniform(int(negative.sum()), np.float64, generator=generator)
             noise[negative] = u * (high - low) + low
             noise = noise.reshape(x.shape)
-            out = wrap(np.where(negative.reshape(x.shape), x * noise, x))
+            out = wrap(np.asarray(np.where(negative.reshape(x.shape), x * noise, x), order="C"))
         else:
             noise = np.empty(x.shape, x.dtype)  # (torch leaves it unwritten)
-            out = leaky_relu(input, (lower + upper) / 2)
+            # (row-major, as torch's rrelu writes it)
+            out = leaky_relu(input, (lower + upper) / 2).contiguous()
     state = {"lower": lower, "upper": upper, "training": training}
     if inplace:
         return write_inplace(input, record(RreluWithNoiseBackward1, out, (input,),
@@ -196,10 +197,35 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
 
 def _rrelu_backward(grad, x, noise, node):
     """torch's rrelu_with_noise_backward: grad * noise when training, else leaky_relu's
-    gradient with the middle slope"""
+    gradient with the middle slope; under create_graph recorded as torch records it, one
+    node linked to grad and x (d/dx = 0)."""
+    if not is_grad_enabled():
+        return _rrelu_gradient(grad, x, noise, node)
+    with no_grad():
+        out = _rrelu_gradient(grad, x, noise, node)
+    return record(RreluWithNoiseBackwardBackward0, out, (grad, x), saved=(x, noise),
+                  lower=node.lower, upper=node.upper, training=node.training)
+
+
+def _rrelu_gradient(grad, x, noise, node):
     if node.training:
         return grad * noise
-    return where(x > 0, grad, grad * ((node.lower + node.upper) / 2))
+    # (leaky_relu_backward's kernel: x first)
+    return laid_out_as_kernel(where(x > 0, grad, grad * ((node.lower + node.upper) / 2)), x, grad)
+
+
+class RreluWithNoiseBackwardBackward0(Node):
+    """out = rrelu's gradient (recorded under create_graph):  d/dgrad = the same slopes,
+    d/dx = 0"""
+
+    _saved_names = ("self", "noise")
+    lower: float
+    upper: float
+    training: bool
+
+    def backward(self, grad):
+        x, noise = self.saved_tensors
+        return _rrelu_backward(grad, x, noise, self), zeros_like(grad)
 
 
 class RreluWithNoiseBackward0(Node):

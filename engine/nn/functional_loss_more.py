@@ -232,12 +232,16 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if reduction not in _REDUCTION_ENUM:
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
-        loss = input.exp() - target * input
+        # (torch's C++ evaluates target * input first: its gradient's node runs after exp's,
+        # whose gradient comes first into the sum, laid out as it is)
+        product = target * input
+        loss = input.exp() - product
     else:
         loss = input - target * add_scalar(input, eps).log()
     if full:
-        stirling = target * target.log() - target + arithmetic.mul_scalar(
-            arithmetic.mul_scalar(target, 2 * math.pi).log(), 0.5)
+        # (right to left, as torch's C++ evaluates it)
+        half_log = arithmetic.mul_scalar(arithmetic.mul_scalar(target, 2 * math.pi).log(), 0.5)
+        stirling = target * target.log() - target + half_log
         loss += stirling.masked_fill(target <= 1, 0)
     return _apply_reduction(loss, reduction)
 

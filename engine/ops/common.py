@@ -405,9 +405,9 @@ def _row_major(x):
     return x.__class__ is not np.ndarray or x.flags.c_contiguous
 
 
-def wrap_like_operands(result, operands):
-    """``result`` as a tensor laid out in memory as torch lays out this elementwise result."""
-    shape = result.shape
+def _elementwise_strides(shape, operands):
+    """The strides torch's TensorIterator gives a result of ``shape`` computed from the numpy
+    arrays among ``operands``, in order."""
     operand_strides = []
     for x in operands:
         if x.__class__ is np.ndarray:
@@ -417,12 +417,53 @@ def wrap_like_operands(result, operands):
                 0 if n == 1 and m != 1 else s // x.itemsize
                 for n, m, s in zip(x.shape, shape[lead:], x.strides)))
     same_shape = builtins.all(x.shape == shape for x in operands if x.__class__ is np.ndarray)
-    strides = iterator_strides(shape, operand_strides, same_shape)
+    return iterator_strides(shape, operand_strides, same_shape)
+
+
+def wrap_like_operands(result, operands):
+    """``result`` as a tensor laid out in memory as torch lays out this elementwise result."""
+    shape = result.shape
+    strides = _elementwise_strides(shape, operands)
     if strides == contiguous_strides(shape):
         return wrap(np.ascontiguousarray(result) if result.ndim else result)
     tensor = empty_strided(shape, strides, result.dtype)
     np.copyto(tensor._data, result)
     return tensor
+
+
+def laid_out_as_kernel(result, *operands):
+    """``result``, a gradient just computed by a formula, laid out as torch's backward kernel
+    over ``operands`` (in the kernel's order: most take the incoming gradient first,
+    threshold's and leaky_relu's the input) lays out its output. TensorIterator: the first
+    operand's order of dimensions wins, the next decides where the first is broadcast; the
+    engine's formula ends with an op whose operands come in another order. Same values, only
+    the memory order changes (under create_graph the result keeps its place in the graph)."""
+    data = result._data
+    if data.ndim < 2 or result._base is not None or \
+            builtins.any(result is x for x in operands):
+        return result
+    return _relaid(result, _elementwise_strides(data.shape, [x._data for x in operands]))
+
+
+def laid_out_row_major(result):
+    """``result``, a gradient just computed by a formula, row-major as torch's backward
+    kernels that write into a fresh contiguous tensor lay it out (the losses': mse, huber,
+    smooth_l1); same values, its place in a create_graph graph kept."""
+    data = result._data
+    if data.ndim < 2 or result._base is not None:
+        return result
+    return _relaid(result, contiguous_strides(data.shape))
+
+
+def _relaid(result, strides):
+    if strides == result.stride():
+        return result
+    data = result._data
+    relaid = empty_strided(data.shape, strides, data.dtype)
+    np.copyto(relaid._data, data)
+    result._data, result._stride, result._storage = relaid._data, relaid._stride, \
+        relaid._storage
+    return result
 
 
 def elementwise(ufunc, x, y):

@@ -1019,7 +1019,8 @@ def var_backward(node, grad, x):
     given = (node.dim,) if isinstance(node.dim, builtins.int) else node.dim
     count = math.prod(shape[wrap_dim(d, len(shape))] for d in given)
     dims = dims_tuple(node.dim, len(shape))
-    grad = unreduce(grad, shape, dims, node.keepdim)
+    # (unsqueezed, not expanded: the product then takes x's layout, as torch's)
+    grad = restore_reduced_dims(grad, shape, dims, node.keepdim)
     scale = 2.0 / (count - node.correction) if count != node.correction else math.inf
     return scale * grad * (x - x.mean(dims, keepdim=True))
 

@@ -25,7 +25,7 @@ from .unary import isnan
 from ..fidelity import stdsort
 from .reduce import (MaxBackward0, welford, ddof_from, evenly_distributed, first_zero_wins,
                      reduce_args, as_reduced, return_type, takes_pair_out, unreduce,
-                     var_backward, nansum, return_types)
+                     restore_reduced_dims, var_backward, nansum, return_types)
 from .common import number_parameters
 
 __all__ = ["aminmax", "bincount", "bucketize", "cummax", "cummin", "histc", "isin", "kthvalue",
@@ -244,8 +244,9 @@ class AminmaxBackward0(Node):
         for grad, value in ((grad_min, low), (grad_max, high)):
             if grad is None:
                 continue
-            grad = unreduce(grad, shape, self.dim, self.keepdim)
-            hits = eq(unreduce(value, shape, self.dim, self.keepdim), x)
+            # (unsqueezed, not expanded: the parts then take x's layout, as torch's)
+            grad = restore_reduced_dims(grad, shape, self.dim, self.keepdim)
+            hits = eq(restore_reduced_dims(value, shape, self.dim, self.keepdim), x)
             counted = hits.sum(self.dim if self.dim is not None else (), keepdim=True) \
                 if shape else hits
             part = grad / counted * hits

@@ -575,23 +575,26 @@ class ReluBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return _threshold_backward(result, grad)
+        return threshold_backward(result, grad)
 
 
-def _threshold_backward(result, grad):
-    """``where(result <= 0, 0.0, grad)``; without create_graph, for row-major tensors of one
-    dtype (an MLP's), numpy's two calls with the same result (where's layout rules, its dtype
-    promotion and its record have nothing to do then)."""
+def threshold_backward(result, grad, threshold=0):
+    """``where(result <= threshold, 0.0, grad)`` (relu's: 0; F.threshold's gives its input
+    for result); without create_graph, for row-major tensors of one dtype (an MLP's), numpy's
+    two calls with the same result (where's layout rules, its dtype promotion and its record
+    have nothing to do then)."""
     r, g = result._data, grad._data
     if mode.grad_enabled:  # torch's own node, linked to result too (see below)
         with no_grad():
-            masked = where(result <= 0, 0.0, grad)
-        return record(ThresholdBackwardBackward0, masked, (grad, result), saved=(result,))
+            masked = where(result <= threshold, 0.0, grad)
+        return record(ThresholdBackwardBackward0, masked, (grad, result), saved=(result,),
+                      threshold=threshold)
     if r.dtype != g.dtype or (g.ndim > 1 and not (
             r.flags.c_contiguous and g.flags.c_contiguous)):
-        return where(result <= 0, 0.0, grad)
+        return where(result <= threshold, 0.0, grad)
     zero = g.dtype.type(0)
-    return wrap(np.asarray(np.where(quietly(np.less_equal, r, zero), zero, g)))
+    return wrap(np.asarray(np.where(quietly(np.less_equal, r, r.dtype.type(threshold)), zero,
+                                    g)))
 
 
 class ThresholdBackwardBackward0(Node):
@@ -600,16 +603,17 @@ class ThresholdBackwardBackward0(Node):
     third derivative of relu(t) * t still depends on t (its graph is kept)."""
 
     _saved_names = ("self",)
+    threshold: float
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return _threshold_backward(result, grad), zeros_like(grad)
+        return threshold_backward(result, grad, self.threshold), zeros_like(grad)
 
     def jvp(self, grad_t, result_t):
         """Forward mode, torch's formula: the same mask applied to grad's tangent (zeros where
         there is none); result's tangent adds nothing."""
         (result,) = self.saved_tensors
-        return _threshold_backward(result, zeros_like(result) if grad_t is None else grad_t)
+        return threshold_backward(result, zeros_like(result) if grad_t is None else grad_t)
 
 
 def _rounding(ufunc, name, doc, node):
