@@ -930,6 +930,50 @@ def grad_layout(b):
             use]
 
 
+VIEW_GRAD_VIEWS = {2: ["{b}.t()", "{b}[:, ::2]", "{b}[:, 1:]", "{b}.mT"],
+                   3: ["{b}.permute(2, 0, 1)", "{b}.transpose(0, 1)", "{b}[:, ::2, 1:]",
+                       "{b}.mT", "{b}.permute(1, 2, 0)"]}
+VIEW_GRAD_OPS = [op.replace("F.", "torch.nn.functional.") for op in [
+                 "F.elu({x})", "F.celu({x}, 0.5)", "F.selu({x})", "F.gelu({x})",
+                 "F.gelu({x}, approximate='tanh')", "F.hardtanh({x})", "F.relu6({x} * 4)",
+                 "F.hardswish({x} * 4)", "F.hardsigmoid({x} * 4)", "F.softshrink({x})",
+                 "F.hardshrink({x})", "F.softplus({x})", "F.logsigmoid({x})",
+                 "F.threshold({x}, 0.1, 2.0)", "F.rrelu({x})", "F.leaky_relu({x})",
+                 "F.mish({x})", "F.silu({x})", "F.tanhshrink({x})", "F.softsign({x})",
+                 "{x}.std({d})", "{x}.var({d}, keepdim=True)", "{x}.var({d}, correction=0)",
+                 "torch.aminmax({x}, dim={d})[1]", "{x}.logsumexp({d})", "{x}.norm(2, {d})",
+                 "{x}.median({d})[0]", "{x}.amax({d})", "{x}.mean({d})", "{x}.prod({d})",
+                 "torch.std_mean({x}, {d})[0]", "{x}.softmax({d})",
+                 "F.mse_loss({x}, {t}, reduction='{r}')",
+                 "F.huber_loss({x}, {t}, reduction='{r}')",
+                 "F.smooth_l1_loss({x}, {t}, reduction='{r}')",
+                 "F.l1_loss({x}, {t}, reduction='{r}')",
+                 "F.soft_margin_loss({x}, {t}.sign(), reduction='{r}')",
+                 "F.poisson_nll_loss({x}, {t}, reduction='{r}')"]]
+
+
+def view_grad_layout(b):
+    """An activation, a reduction over a dim or a loss of a non-contiguous view of a leaf:
+    the result and the gradients of the leaf and of the view (create_graph now and then),
+    whose layouts follow torch's backward kernels."""
+    dtype = b.choice(["float32", "float64"])
+    shape = b.choice([(3, 4), (2, 3, 4), (4, 2), (2, 2, 3)])
+    base, values, view, out = (b.fresh_name() for _ in range(4))
+    grads = [b.fresh_name(), b.fresh_name()]
+    _, statement = make(b, shape, dtype, grad=True, name=base)
+    viewed = b.choice(VIEW_GRAD_VIEWS[len(shape)]).format(b=base)
+    target = b.choice(["{v}.detach()", "{v}.detach().contiguous()", "{v}.detach() * 0.5"])
+    op = fill(b.choice(VIEW_GRAD_OPS), x=view, d=b.rng.randrange(len(shape)),
+              t=target.format(v=view), r=b.choice(["none", "sum", "mean"]))
+    create_graph = b.choice([False, True])
+    for name in (view, out, *grads):
+        unknown(b, name, dtype)
+    return [statement, f"{view} = {viewed}", f"{out} = {op}",
+            f"{values} = torch.arange(1.0, {out}.numel() + 1, dtype={out}.dtype)",
+            f"{grads[0]}, {grads[1]} = torch.autograd.grad(({out} * {values}.reshape("
+            f"{out}.shape)).sum(), ({base}, {view}), create_graph={create_graph})"]
+
+
 # ---------------------------------------------------------------- zero signs
 ZERO_OPS = ["{x}.relu()", "{x}.abs()", "{x} * 0", "{x} * -0.0", "{x} * {z}", "{x}.clamp(min=0)",
             "{x}.clamp(max=0)", "{x}.clamp(-1, 1)", "torch.maximum({x}, torch.zeros_like({x}))",
@@ -1946,7 +1990,8 @@ FAMILIES = {
     "grad_modes": Family(2, [(1, nested_modes)]),
     "third_derivative": Family(2, [(1, third)]),
     "signatures": Family(3, [(1, signature_call)]),
-    "layouts": Family(2, [(1, strided), (3, layout_op), (0.7, grad_layout)]),
+    "layouts": Family(2, [(1, strided), (3, layout_op), (0.7, grad_layout),
+                          (1, view_grad_layout)]),
     "zero_signs": Family(2, [(3, zero_grad), (2, zero_values), (1, loss_zero)]),
     "versions": Family(2, [(2, version_op), (1, version_inplace), (1, saved_changed)]),
     "warnings": Family(1, [(1, warn)]),
