@@ -20,7 +20,7 @@ from ..core.tensor import wrap
 from ..fidelity import messages
 from ..fidelity.dtypes import scalar_type_name
 from ..ops import arithmetic
-from ..ops.arithmetic import add_scalar, where
+from ..ops.arithmetic import NotImplementedBackward, add_scalar, where
 from ..ops.creation import full_like, ones_like, zeros_like
 from .functional_activation_more import logsigmoid
 from .functional_distance import pairwise_distance
@@ -369,10 +369,16 @@ class MultiMarginLossBackward0(Node):
     reduction: int
 
     def backward(self, grad):
-        if is_grad_enabled():  # (create_graph: this numpy formula would cut the graph)
-            raise NotImplementedError("engine: multi_margin_loss's gradient cannot be "
-                                      "differentiated again (create_graph=True)")
         x, target, weight = self.saved_tensors
+        values = wrap(self.gradient(grad, x, target, weight))
+        if not is_grad_enabled():
+            return values
+        # (as torch's: recorded under create_graph, but a backward through it raises; linked
+        # to those of grad and x that require grad)
+        return record(NotImplementedBackward, values, tuple(
+            t for t in (grad, x) if t.requires_grad), op="multi_margin_loss_backward")
+
+    def gradient(self, grad, x, target, weight):
         samples, classes = _margin_shape(x, target, weight)
         scores = x._data.reshape(samples, classes)
         t = target._data.reshape(-1).astype(np.int64)
@@ -388,4 +394,4 @@ class MultiMarginLossBackward0(Node):
             h[rows, t] = -h.sum(axis=1)
             g_out = grad._data.reshape(-1, 1) if self.reduction == 0 else grad._data
             values = (h * g_out).astype(scores.dtype)
-        return wrap(values.reshape(x._data.shape))
+        return values.reshape(x._data.shape)

@@ -26,6 +26,7 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops.common import overloads
+from ..ops.creation import zeros_like
 
 
 # ====================================================================== geometry
@@ -291,7 +292,7 @@ class MaxPool2DWithIndicesBackward0(Node):
 
     def backward(self, grad):
         input, indices = self.saved_tensors
-        return max_pool_backward(self.dims, grad, input.shape, indices)
+        return max_pool_backward(self.dims, grad, input, indices)
 
 
 class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
@@ -300,9 +301,11 @@ class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
     dims = 3
 
 
-def max_pool_backward(dims, grad, input_shape, indices):
+def max_pool_backward(dims, grad, input, indices):
     """Each gradient added to the input element ``indices`` names (torch's
-    max_pool2d_with_indices_backward and max_pool3d's)."""
+    max_pool2d_with_indices_backward and max_pool3d's); under create_graph recorded linked
+    to grad and input, as torch's node (d/dinput = 0)."""
+    input_shape = input.shape
     planes = grad._data.reshape(-1, math.prod(grad._data.shape[-dims:]))
     where = indices._data.reshape(planes.shape)
     out = np.zeros((planes.shape[0], math.prod(input_shape[-dims:])), planes.dtype)
@@ -310,11 +313,12 @@ def max_pool_backward(dims, grad, input_shape, indices):
     np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
     node = MaxPool3DWithIndicesBackwardBackward0 if dims == 3 else \
         MaxPool2DWithIndicesBackwardBackward0
-    return record(node, wrap(out.reshape(input_shape)), (grad,), saved=(indices,))
+    return record(node, wrap(out.reshape(input_shape)), (grad, input), saved=(indices,))
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
-    """out = grad put back at the max positions:  d/dgrad = the gradient read back there"""
+    """out = grad put back at the max positions:  d/dgrad = the gradient read back there,
+    d/dinput = 0"""
 
     _saved_names = ("indices",)
     dims = 2
@@ -324,7 +328,8 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
         planes = grad.reshape(-1, math.prod(grad.shape[-self.dims:]))
         count, length = planes.shape[0], math.prod(indices.shape[-self.dims:])
         rows = wrap(np.arange(count)[:, None])
-        return planes[rows, indices.reshape(count, length)].reshape(indices.shape)
+        return planes[rows, indices.reshape(count, length)].reshape(indices.shape), \
+            zeros_like(grad)
 
 
 class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
@@ -468,13 +473,14 @@ def _avg_pool_backward(dims, grad, input, kernel_size, stride, padding, ceil_mod
                                                                             geometry.size))
     grad_input = np.ascontiguousarray(padded[(slice(None), *inside)]).reshape(input.shape)
     node = AvgPool3DBackwardBackward0 if dims == 3 else AvgPool2DBackwardBackward0
-    return record(node, wrap(grad_input), (grad,), kernel_size=kernel_size,
+    return record(node, wrap(grad_input), (grad, input), kernel_size=kernel_size,
                   stride=stride, padding=padding, ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
 class AvgPool2DBackwardBackward0(Node):
-    """out = grad spread over the windows:  d/dgrad = avg_pool2d of the gradient again"""
+    """out = grad spread over the windows:  d/dgrad = avg_pool2d of the gradient again,
+    d/dinput = 0"""
 
     kernel_size: tuple
     stride: tuple
@@ -486,7 +492,8 @@ class AvgPool2DBackwardBackward0(Node):
 
     def backward(self, grad):
         return _avg_pool(self.dims, grad, self.kernel_size, self.stride, self.padding,
-                         self.ceil_mode, self.count_include_pad, self.divisor_override)
+                         self.ceil_mode, self.count_include_pad, self.divisor_override), \
+            zeros_like(grad)
 
 
 class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
@@ -692,14 +699,16 @@ def adaptive_avg_pool2d_backward(grad, input):
         for ow, columns in enumerate(_adaptive_ranges(input.shape[-1], planes.shape[2])):
             out[:, rows.start:rows.stop, columns.start:columns.stop] += (
                 planes[:, oh, ow] / len(rows) / len(columns))[:, None, None]
-    return record(AdaptiveAvgPool2DBackwardBackward0, wrap(out.reshape(input.shape)), (grad,),
+    return record(AdaptiveAvgPool2DBackwardBackward0, wrap(out.reshape(input.shape)),
+                  (grad, input),
                   output_size=tuple(grad.shape[-2:]))
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
-    """out = grad spread over the windows:  d/dgrad = adaptive_avg_pool2d of it again"""
+    """out = grad spread over the windows:  d/dgrad = adaptive_avg_pool2d of it again,
+    d/dinput = 0"""
 
     output_size: tuple
 
     def backward(self, grad):
-        return adaptive_avg_pool2d(grad, self.output_size)
+        return adaptive_avg_pool2d(grad, self.output_size), zeros_like(grad)

@@ -21,7 +21,7 @@ from .compare import logical_xor
 from .join import cat, stack
 from .arithmetic import mul, where
 from .creation import zeros_like
-from .unary import isnan
+from .unary import isfinite, isnan
 from .linalg import bmm, dot, mm, unsafe_view
 from .views import view_strides
 from .common import number_parameters
@@ -464,17 +464,21 @@ class CdistBackward0(Node):
         diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
         out = result.unsqueeze(-1)
         sign = where(isnan(diff), diff, diff.sign())  # (torch's sign keeps a nan)
+        # (where a branch is not taken its values are still differentiated: 1 stands in for
+        # a zero distance, or a zero difference, so that a second derivative stays finite)
+        safe_out = where(out == 0, 1.0, out)
         if self.p == 0:
-            local = zeros_like(diff)
+            local = where(isfinite(diff), diff.abs() * 0, 0.0)  # (0, linked to x1 and x2)
         elif self.p == 1:
             local = sign
         elif self.p == 2:
-            local = where(out == 0, 0.0, diff / out)
+            local = where(out == 0, 0.0, diff / safe_out)
         elif self.p == math.inf:
             local = sign * (diff.abs() == out)
         else:
-            local = where(out == 0, 0.0,
-                          diff * diff.abs().pow(self.p - 2) / out.pow(self.p - 1))
+            magnitude = where(diff == 0, 1.0, diff.abs())
+            local = where((out == 0) | (diff == 0), 0.0,
+                          sign * magnitude.pow(self.p - 1) / safe_out.pow(self.p - 1))
         weighted = grad.unsqueeze(-1) * local
         return (sum_to(weighted.sum(-2), tuple(x1.shape)),
                 sum_to(-weighted.sum(-3), tuple(x2.shape)))

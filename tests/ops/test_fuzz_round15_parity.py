@@ -202,3 +202,67 @@ def test_row_major_forwards_keep_small_and_empty_shapes(op, shape):
     shape = shape + (2,) if op == "glu" else shape
     results = [getattr(m.nn.functional, op)(m.zeros(shape)) for m in (parity.engine, torch)]
     parity.assert_same(*results)
+
+
+@pytest.mark.parametrize("pair", ["itself", "flipped", "apart"])
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+def test_cdist_second_derivative_where_distances_are_zero(p, pair):
+    """cdist(x, x) has zeros on its diagonal: the engine's second derivative was nan there
+    (its formula divided by the distance in the branch a where() does not take), torch's
+    is finite. p = 0's gradient (zeros) stays linked to x, as torch's."""
+    results = []
+    for m in (parity.engine, torch):
+        x = m.tensor(_values((3, 5), seed=4), dtype=m.float64).requires_grad_()
+        other = {"itself": x, "flipped": x.flip(0),
+                 "apart": m.full((4, 5), 0.3, dtype=m.float64)}[pair]
+        out = m.cdist(x, other, p=p)
+        weights = m.arange(1.0, out.numel() + 1, dtype=m.float64).reshape(out.shape)
+        g, = m.autograd.grad((out * weights).sum(), x, create_graph=True)
+        h, = m.autograd.grad((g * m.arange(1.0, 16, dtype=m.float64).reshape(3, 5)).sum(), x)
+        results.append((g, h))
+    parity.assert_same(*results, exact=False, check_repr=False)
+
+
+POOLS = {
+    "max_pool1d": "F.max_pool1d(x, 2)", "max_pool2d": "F.max_pool2d(x.unsqueeze(0), 2)",
+    "avg_pool1d": "F.avg_pool1d(x, 2)", "avg_pool2d": "F.avg_pool2d(x.unsqueeze(0), 2)",
+    "adaptive_avg_pool1d": "F.adaptive_avg_pool1d(x, 2)",
+    "adaptive_avg_pool2d": "F.adaptive_avg_pool2d(x.unsqueeze(0), 1)",
+    "max_pool3d": "F.max_pool3d(x.unsqueeze(0).unsqueeze(0), 2)",
+    "avg_pool3d": "F.avg_pool3d(x.unsqueeze(0).unsqueeze(0), 2)",
+}
+
+
+@pytest.mark.parametrize("pool", POOLS)
+def test_pooling_gradients_keep_their_graph_under_create_graph(pool):
+    """torch's pooling backward nodes link to the input too (d/dinput = 0): the gradient
+    requires grad and a second derivative is zeros (the engine's raised: no grad_fn)."""
+    code = f"""
+x = m.arange(32.0).reshape(2, 4, 4).sin().requires_grad_()
+y = {POOLS[pool]}
+g, = m.autograd.grad((y * 2).sum(), x, create_graph=True)
+h, = m.autograd.grad(g.sum(), x)
+r = [g, g.requires_grad, h]
+"""
+    results = [parity.outcome(m, code, {"F": m.nn.functional}) for m in (parity.engine, torch)]
+    parity.assert_same(*results, check_repr=False)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_multi_margin_loss_gradient_under_create_graph(reduction):
+    """torch records the gradient (a NotImplemented node linked to what requires grad) and
+    refuses only a backward through it; the engine refused create_graph itself."""
+    code = f"""
+x = m.arange(15.0).reshape(3, 5).cos().requires_grad_()
+loss = m.nn.functional.multi_margin_loss(x, m.tensor([0, 2, 1]), reduction="{reduction}")
+seed = m.ones(loss.shape, requires_grad=True)
+g, = m.autograd.grad(loss, x, grad_outputs=seed, create_graph=True)
+facts = [g, g.grad_fn.name(), len(g.grad_fn.next_functions)]
+try:
+    m.autograd.grad(g.sum(), x)
+except RuntimeError as error:
+    facts.append(str(error))
+r = facts
+"""
+    results = [parity.outcome(m, code) for m in (parity.engine, torch)]
+    parity.assert_same(*results, check_repr=False)
