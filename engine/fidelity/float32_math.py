@@ -85,6 +85,12 @@ def _torch_vector_loop():
             "default": (16, False)}[capability]
 
 
+def torch_fuses():
+    """Whether torch's kernels were built with fused multiply-adds (its AVX2 and AVX-512
+    builds: their compiler fuses ``a * b + c`` in scalar loops too)."""
+    return _torch_vector_loop()[1]
+
+
 def _torch_threads():
     """How many threads torch splits big elementwise ops over: its environment variables,
     else the number of physical cores."""

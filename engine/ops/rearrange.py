@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..fidelity import float32_math, rounding
 from ..fidelity.dtypes import int64, promote_types, scalar_type_name
 from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
@@ -442,18 +443,43 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             values = np.sum(np.minimum(np.ceil(distance), 1), axis=-1)
         elif p == math.inf:
             values = np.fmax.reduce(distance, axis=-1, initial=0)
-        elif p == 1:
-            values = np.sum(distance, axis=-1)
-        elif p == 2:
-            values = np.sqrt(np.sum(distance * distance, axis=-1))
         else:
-            values = np.sum(distance ** p, axis=-1) ** (1.0 / p)
+            values = _summed_column_by_column(distance, p)
     result = wrap(np.ascontiguousarray(np.asarray(values, x1._data.dtype).reshape(output_shape)))
     return record(CdistBackward0, result, (x1, x2), saved=(x1, x2), saved_output=True, p=p)
 
 
+def _summed_column_by_column(distance, p):
+    """torch's kernel for p = 1, 2 and others: each distance summed column by column in the
+    dtype (|d|, d * d fused into the sum, or pow(|d|, p)), then sqrt, or the 1/p power in
+    double as C++'s std::pow(float, 1.0 / p) computes it"""
+    dtype = distance.dtype
+    p = dtype.type(p)  # (torch's kernel takes p in the input's dtype)
+    fused = rounding.fma32 if dtype == np.float32 else rounding.fma64
+    # (d * d + total: the compiler's vector loop over 16 bytes of columns multiplies and
+    # adds, its loop over the columns left fuses them; torch's plain build never fuses)
+    columns = distance.shape[-1]
+    unfused = columns - columns % (16 // dtype.itemsize) if float32_math.torch_fuses() \
+        else columns
+    total = np.zeros(distance.shape[:-1], dtype)
+    for index, column in enumerate(np.moveaxis(distance, -1, 0)):
+        if p == 1:
+            total = total + column
+        elif p == 2:
+            total = total + column * column if index < unfused else \
+                np.asarray(fused(column, column, total), dtype)
+        else:
+            total = total + column ** p
+    if p == 1:
+        return total
+    if p == 2:
+        return np.sqrt(total)
+    return total.astype(np.float64) ** (1.0 / float(p))
+
+
 class CdistBackward0(Node):
-    """out_ij = |x1_i - x2_j|_p:  d/dx1_i = sum_j grad_ij d out_ij / d x1_i, x2 the opposite"""
+    """out_ij = |x1_i - x2_j|_p:  d/dx1_i = sum_j grad_ij d out_ij / d x1_i, and x2's the same
+    with the roles swapped (torch computes it so, not as the negative: zeros keep its sign)"""
 
     _saved_names = ("x1", "x2", "result")
     p: float
@@ -461,27 +487,42 @@ class CdistBackward0(Node):
     def backward(self, grad):
         # (from ordinary ops, so that it differentiates again as torch's does)
         x1, x2, result = self.saved_tensors
-        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-        out = result.unsqueeze(-1)
-        sign = where(isnan(diff), diff, diff.sign())  # (torch's sign keeps a nan)
-        # (where a branch is not taken its values are still differentiated: 1 stands in for
-        # a zero distance, or a zero difference, so that a second derivative stays finite)
-        safe_out = where(out == 0, 1.0, out)
-        if self.p == 0:
-            local = where(isfinite(diff), diff.abs() * 0, 0.0)  # (0, linked to x1 and x2)
-        elif self.p == 1:
-            local = sign
-        elif self.p == 2:
-            local = where(out == 0, 0.0, diff / safe_out)
-        elif self.p == math.inf:
-            local = sign * (diff.abs() == out)
-        else:
-            magnitude = where(diff == 0, 1.0, diff.abs())
-            local = where((out == 0) | (diff == 0), 0.0,
-                          sign * magnitude.pow(self.p - 1) / safe_out.pow(self.p - 1))
-        weighted = grad.unsqueeze(-1) * local
-        return (sum_to(weighted.sum(-2), tuple(x1.shape)),
-                sum_to(-weighted.sum(-3), tuple(x2.shape)))
+        needed = [node is not None for node, _ in self.next_functions]
+        return (_cdist_gradient(grad, x1, x2, result, self.p) if needed[0] else None,
+                _cdist_gradient(grad.mT, x2, x1, result.mT, self.p) if needed[1] else None)
+
+
+def _cdist_gradient(grad, x1, x2, result, p):
+    """torch's _cdist_backward: for each row of x1, its terms with each row of x2 added in
+    order; 0 where a distance is 0"""
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    out = result.unsqueeze(-1)
+    sign = where(isnan(diff), diff, diff.sign())  # (torch's sign keeps a nan)
+    # (where a branch is not taken its values are still differentiated: 1 stands in for
+    # a zero distance, or a zero difference, so that a second derivative stays finite)
+    safe_out = where(out == 0, 1.0, out)
+    # (0, linked to x1 and x2: where the local derivative is piecewise constant, torch's
+    # double-backward node still links its result to them, so a further derivative is 0)
+    linked_zero = where(isfinite(diff), diff.abs() * 0, 0.0)
+    g = grad.unsqueeze(-1)
+    # torch's kernel for each p: 0 where the distance is 0 (an infinite grad included)
+    if p == 0:
+        weighted = g * linked_zero
+    elif p == 1:
+        weighted = g * (sign + linked_zero)
+    elif p == 2:
+        weighted = where(out == 0, 0.0, g * diff / safe_out)
+    elif p == math.inf:  # (torch's test of |d| == dist: nan where both are inf)
+        at_max = 1 - (diff.abs() - out).abs().ceil().clamp(max=1)
+        weighted = g * (sign * at_max + linked_zero)
+    elif p < 2:  # (sign(d) |d|^(p - 1): 0 where d is 0, 1 standing in for it)
+        magnitude = where(diff == 0, 1.0, diff.abs())
+        weighted = where((out == 0) | (diff == 0), 0.0, sign * magnitude.pow(
+            p - 1) * g / safe_out.pow(p - 1))
+    else:
+        weighted = where(out == 0, 0.0, diff * diff.abs().pow(p - 2) * g /
+                         safe_out.pow(p - 1))
+    return sum_to(weighted.sum(-2), tuple(x1.shape))
 
 
 def _euclidean_dist(x1, x2):

@@ -612,7 +612,18 @@ THIRD = ["{x}.relu() * {x}", "{x} ** 3", "{x}.exp()", "{x}.sin()", "{x}.tanh()",
          "{x}.expm1()", "{x}.log1p()", "{x} @ {x}", "{x}.unsqueeze(0) @ {x}.unsqueeze(1)",
          "torch.nn.functional.silu({x})", "torch.nn.functional.gelu({x})",
          "torch.nn.functional.softplus({x})", "torch.nn.functional.elu({x})",
-         "torch.nn.functional.leaky_relu({x}) * {x}", "{x}.clamp(-1, 1) * {x}"]
+         "torch.nn.functional.leaky_relu({x}) * {x}", "{x}.clamp(-1, 1) * {x}",
+         "torch.nn.functional.hardtanh({x}) * {x}", "torch.nn.functional.softshrink({x}) ** 2",
+         "torch.nn.functional.hardshrink({x}) * {x}", "torch.nn.functional.relu6({x}) * {x}",
+         "torch.nn.functional.threshold({x}, 0.1, 2.0) * {x}",
+         "torch.nn.functional.rrelu({x}) * {x}", "torch.nn.functional.hardsigmoid({x}) * {x}",
+         "torch.cdist({x}.reshape(-1, 1), {x}.reshape(-1, 1))",
+         "torch.cdist({x}.reshape(1, -1), {x}.reshape(1, -1).flip(1), p=1.5)",
+         "torch.cdist({x}.reshape(-1, 1), {x}.reshape(-1, 1) * 2, p=3)",
+         "torch.nn.functional.max_pool1d({x}.reshape(1, 1, -1), 1) * {x}",
+         "torch.nn.functional.avg_pool1d({x}.reshape(1, 1, -1), 1) ** 2",
+         "torch.nn.functional.adaptive_avg_pool1d({x}.reshape(1, 1, -1), 1) * {x}",
+         "torch.nn.functional.multi_margin_loss({x}.reshape(1, -1), torch.tensor([0]))"]
 
 
 def third(b):
