@@ -97,7 +97,7 @@ class Node:
 
     def __dir__(self):
         # (torch's list: a loop over the _saved_ names finds the saved values only)
-        return [name for name in super().__dir__() if name != "_saved_names"]
+        return [name for name in super().__dir__() if name not in ("_saved_names", "_saved")]
 
     def backward(self, *grad_outputs):
         """The gradient formula: gradients of the inputs from those of the outputs."""

@@ -14,6 +14,7 @@ from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32
 from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import mode as grad_mode
+from ..core.backward import sum_to
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_strided, wrap
@@ -23,7 +24,7 @@ from .common import (broadcast_error, named_arguments, named_result, not_impleme
                      require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
 from .arithmetic import kept_for, mul
-from .reduce import amax, amin, check_norm_dtypes, norm_over_dims
+from .reduce import amax, amin, check_norm_dtypes, norm_backward, norm_over_dims
 from .views import permute
 from .common import number_parameters
 
@@ -1159,6 +1160,41 @@ def _norm_into(input, p, dim, keepdim, dtype):
 
 
 _norm_into = takes_out(_norm_into, check=out_of_results_dtype, name="linalg_vector_norm")
+
+
+# ---------------------------------------------------------------- torch.dist
+__all__ += ["dist"]  # noqa: PLE0604 (kept beside the ops)
+
+
+@overloads("(Tensor input, Tensor other, Number p = 2)")
+def dist(input, other, p=2):
+    """out = the p-norm of input - other (broadcast): torch.norm(input - other, p)"""
+    with no_grad():
+        difference = input - other
+        if not difference.dtype.is_floating_point:  # (torch's at::norm, in its words)
+            raise NotImplementedError(f"norm(): input dtype should be either floating point or "
+                                      f"complex. Got {scalar_type_name[difference.dtype]} "
+                                      f"instead.")
+        result = norm(difference, p)
+    return record(DistBackward0, wrap(result._data), (input, other), saved=(input, other),
+                  saved_output=True, p=p)
+
+
+class DistBackward0(Node):
+    """out = |x - y|_p:  d/dx = the p-norm's gradient at x - y, d/dy = its negative"""
+
+    _saved_names = ("self", "other", "result")
+    p: float
+
+    def backward(self, grad):
+        x, y, result = self.saved_tensors
+        gradient = norm_backward(grad, x - y, result, self.p)
+        if gradient is None:  # (p = 0: torch's formula negates its undefined gradient)
+            if self.next_functions[1][0] is not None:
+                raise RuntimeError("Expected a proper Tensor but got None (or an undefined "
+                                   "Tensor in C++) for argument #0 'self'")
+            return None, None
+        return sum_to(gradient, tuple(x.shape)), sum_to(-gradient, tuple(y.shape))
 
 
 

@@ -42,7 +42,8 @@ FUNCTION_METHODS = {
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std logsumexp cumsum
         cumprod all any count_nonzero nonzero sort msort argsort topk softmax log_softmax unique
         unique_consecutive""",
-    linalg: "mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm norm",
+    linalg: """mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm norm
+        dist""",
     solve: "det logdet slogdet inverse matrix_power",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind

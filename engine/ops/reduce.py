@@ -1156,31 +1156,34 @@ class LinalgVectorNormBackward0(Node):
     ord: float
 
     def backward(self, grad):
-        # torch's norm_backward step by step (its in-place fills included): its higher
-        # derivatives then take the same products and sums, rounded alike
         x, norm = self.saved_tensors
-        p = self.ord
-        if p == 0:
-            return None  # counting nonzeros is flat: torch sends no gradient at all
-        if not self.keepdim and x._data.ndim and self.dim:
-            # torch's unsqueeze_multiple; dim=None (or ()) leaves the 0-d result to broadcast
-            for d in sorted(self.dim):
-                grad, norm = grad.unsqueeze(d), norm.unsqueeze(d)
-        if p == 1:
-            return x.sgn() * grad
-        if p == 2:
-            return grad * (x / norm).masked_fill_(norm == 0, 0)
-        if p in (math.inf, -math.inf):
-            magnitude = x.abs()
-            hits = magnitude.eq(norm).logical_or(magnitude.isnan())
-            return x.sgn() * ((grad / hits.sum(self.dim or (), True)) * hits)
-        if p < 1:
-            scaled = x.sgn() * x.abs().pow_(p - 1).masked_fill_(x == 0, 0)
-            return scaled * grad * norm.pow(1 - p)
-        scaled = x.sgn() * x.abs().pow_(p - 1) if p < 2 else x * x.abs().pow_(p - 2)
-        scale = grad / norm.pow(p - 1)
-        scale.masked_fill_(norm == 0, 0)
-        return scaled * scale
+        return norm_backward(grad, x, norm, self.ord, self.dim, self.keepdim)
+
+
+def norm_backward(grad, x, norm, p, dim=None, keepdim=False):
+    """torch's norm_backward step by step (its in-place fills included): its higher
+    derivatives then take the same products and sums, rounded alike (None for p = 0)"""
+    if p == 0:
+        return None  # counting nonzeros is flat: torch sends no gradient at all
+    if not keepdim and x._data.ndim and dim:
+        # torch's unsqueeze_multiple; dim=None (or ()) leaves the 0-d result to broadcast
+        for d in sorted(dim):
+            grad, norm = grad.unsqueeze(d), norm.unsqueeze(d)
+    if p == 1:
+        return x.sgn() * grad
+    if p == 2:
+        return grad * (x / norm).masked_fill_(norm == 0, 0)
+    if p in (math.inf, -math.inf):
+        magnitude = x.abs()
+        hits = magnitude.eq(norm).logical_or(magnitude.isnan())
+        return x.sgn() * ((grad / hits.sum(dim or (), True)) * hits)
+    if p < 1:
+        scaled = x.sgn() * x.abs().pow_(p - 1).masked_fill_(x == 0, 0)
+        return scaled * grad * norm.pow(1 - p)
+    scaled = x.sgn() * x.abs().pow_(p - 1) if p < 2 else x * x.abs().pow_(p - 2)
+    scale = grad / norm.pow(p - 1)
+    scale.masked_fill_(norm == 0, 0)
+    return scaled * scale
 
 
 _REQUIRED = object()  # marks a parameter torch requires although it is not first

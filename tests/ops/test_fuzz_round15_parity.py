@@ -291,3 +291,38 @@ def test_cdist_values_bit_for_bit(p, columns, dtype):
     parity.assert_same(results[0][0], results[1][0], check_repr=False)
     parity.assert_same(results[0][1:], results[1][1:], exact=p in (1.0, 2.0),
                        check_repr=False)
+
+
+DIST_CALLS = [
+    "r = m.dist(a, b)", "r = m.dist(a, b, 3)", "r = m.dist(a, b, p=0.5)", "r = a.dist(b, 1)",
+    "r = a.dist(other=b, p=float('inf'))", "r = m.dist(a, b, -1)", "r = m.dist(a, b, 0)",
+    "r = m.dist(a, b[0])", "r = m.dist(a.double(), b)", "r = m.dist(a.long(), b.long())",
+    "r = m.dist(a, b[:, :1])", "r = m.dist(a, b.mT)", "r = m.dist(a, 1.0)",
+    "r = m.dist(a, b, 'a')", "r = m.dist(a, b, p=2, out=a)", "r = m.dist(a[:0], b[:0], -1)",
+    "r = m.dist(a.half(), b.half())",
+]
+
+
+@pytest.mark.parametrize("call", DIST_CALLS)
+def test_dist_as_torch(call):
+    """torch.dist (missing: an AttributeError): the norm of the difference, its node
+    DistBackward0 and its saved values, its gradients (x and y, p = 0's error), its errors."""
+    code = call + """
+if isinstance(r, m.Tensor) and a.requires_grad and r.requires_grad:
+    node = r.grad_fn
+    saved = sorted(name for name in dir(node) if name.startswith("_saved"))
+    try:
+        grads = list(m.autograd.grad(r, (a, b), allow_unused=True))
+    except RuntimeError as error:
+        grads = [str(error)]
+    r = [r, node.name(), saved, node._saved_p, *grads]
+"""
+    results = []
+    for m in (parity.engine, torch):
+        a = m.tensor([[1.0, -2.0, 0.5], [0.0, 4.0, 2.0]], requires_grad=True)
+        b = m.tensor([[0.5, -2.0, 1.0], [3.0, 1.0, 2.0]], requires_grad=True)
+        results.append(parity.outcome(m, code, {"a": a, "b": b}))
+    if isinstance(results[1], tuple) and isinstance(results[1][0], str):
+        assert results[0] == results[1]
+    else:
+        parity.assert_same(*results, exact=False, check_repr=False)
