@@ -36,7 +36,8 @@ __all__ = [
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
     "refuse_saving_inference", "histories_first", "require_tensor_sequence",
     # results laid out as torch lays them out
-    "wrap_like_operands", "elementwise", "wrap_elementwise", "float_operands", "widened",
+    "wrap_like_operands", "elementwise", "wrap_elementwise", "laid_out_as_kernel",
+    "laid_out_row_major", "float_operands", "widened",
     "float_dtype_for", "half_with_scalar", "is_half_with_scalar", "is_bool",
     "zero_gradient_like",
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors

@@ -788,11 +788,15 @@ def test_multihead_attention_eval_and_errors():
         parity.run_both(call, x)
 
 
-def test_multi_margin_loss_refuses_create_graph_loudly():
+def test_multi_margin_loss_gradient_cannot_be_differentiated_again():
+    """As torch's: create_graph records the gradient, a backward through it raises loudly
+    (tests/ops/test_fuzz_round15_parity.py compares the whole story with torch)."""
     x = parity.make_tensor((3, 4), "float64", 1).requires_grad_()
     loss = engine.nn.functional.multi_margin_loss(x, engine.tensor([0, 2, 1]), p=2)
-    with pytest.raises(NotImplementedError, match="create_graph"):
-        engine.autograd.grad(loss, x, create_graph=True)
-    (grad,) = engine.autograd.grad(
+    (grad,) = engine.autograd.grad(loss, x, create_graph=True)
+    assert grad.grad_fn.name() == "torch::autograd::NotImplemented"
+    with pytest.raises(RuntimeError, match="multi_margin_loss_backward is not implemented"):
+        engine.autograd.grad(grad.sum(), x)
+    (plain,) = engine.autograd.grad(
         engine.nn.functional.multi_margin_loss(x, engine.tensor([0, 2, 1]), p=2), x)
-    assert grad.shape == x.shape
+    assert plain.shape == x.shape and not plain.requires_grad
