@@ -75,32 +75,110 @@ _SUM_IN_TORCH_ORDER_UP_TO = 32768
 
 
 def _add_reduce(data, axis=None, keepdims=False, **kwargs):
-    """np.add.reduce; a whole float32/float64 tensor is added in torch's order."""
-    whole = axis is None or len(axis) == data.ndim
-    contiguous = data.flags.c_contiguous or data.flags.f_contiguous
-    if not (whole and data.dtype in _SUM_LANES and 0 < data.size <= _SUM_IN_TORCH_ORDER_UP_TO
-            and (contiguous or data.ndim == 1)):
+    """np.add.reduce; float32/float64 added in torch's order (a contiguous tensor, or a
+    whole one-dimensional tensor of any stride)."""
+    if not (data.dtype in _SUM_LANES and 0 < data.size <= _SUM_IN_TORCH_ORDER_UP_TO):
         return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
-    if not contiguous:  # every other element, say: torch adds them one by one, in rows of 4
+    reduced = set(range(data.ndim)) if axis is None else set(axis)
+    if data.ndim == 1 and reduced and not data.flags.c_contiguous:
+        # every other element, say: torch adds them one by one, in rows of 4
         return _torch_row_sum(data).reshape((1,) if keepdims else ())
-    flat = data.ravel(order="K")  # in memory order, as torch walks it
-    lanes = _SUM_LANES[data.dtype]
-    count = flat.size // lanes * lanes
-    if count == 0:  # fewer elements than lanes: added one by one, in rows of 4
-        total = _torch_row_sum(flat)
-    else:  # the elements after the last full lane, then the lanes' sums, from 0
-        total = _added_in_order(flat[count:], flat.dtype.type(0))
-        total = _added_in_order(_torch_row_sum(flat[:count].reshape(-1, lanes)), total)
-    return total.reshape((1,) * data.ndim if keepdims else ())
+    if len(reduced) == data.ndim and data.flags.f_contiguous and not data.flags.c_contiguous:
+        data, reduced = data.T, set(range(data.ndim))  # (in memory order, as torch walks it)
+    if not data.flags.c_contiguous:
+        return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
+    total = _sum_as_torch(data, reduced)
+    if total is None:
+        return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
+    out_shape = [1 if d in reduced else n for d, n in enumerate(data.shape)] if keepdims \
+        else [n for d, n in enumerate(data.shape) if d not in reduced]
+    return total.reshape(out_shape)
+
+
+def _sum_as_torch(data, reduced):
+    """The sums of a C-contiguous ``data`` over the dims ``reduced``, in the order of torch's
+    sum kernel (SumKernel.cpp). Its iterator drops dims of size 1, merges neighbours of one
+    kind and puts the reduced dims innermost. With one reduced dim (once merged) the kernel
+    sums rows (the dim is the last: an inner sum) or columns (a kept dim follows it: an outer
+    sum). With more, each slice along the innermost reduced dim is summed as a row, and the
+    slices' sums are added to the result one after another, the other reduced dims in
+    memory order. None when nothing is reduced."""
+    merged = []  # (size, reduced), outermost first
+    for d, n in enumerate(data.shape):
+        if n == 1:
+            continue
+        if merged and merged[-1][1] == (d in reduced):
+            merged[-1] = (merged[-1][0] * n, d in reduced)
+        else:
+            merged.append((n, d in reduced))
+    axes = [i for i, (_, is_reduced) in enumerate(merged) if is_reduced]
+    if not axes:
+        return None
+    blocks = data.reshape([n for n, _ in merged])
+    last = axes[-1]
+    if last == len(merged) - 1:  # rows of the last dim
+        partial = _inner_sums(blocks.reshape(-1, merged[last][0])).reshape(blocks.shape[:-1])
+    elif len(axes) == 1:  # columns of the kept dim after it, summed down the reduced dim
+        rows = blocks.reshape(-1, merged[last][0], merged[-1][0]).transpose(1, 0, 2)
+        return _outer_sums(rows).reshape(blocks.shape[:last] + (merged[-1][0],))
+    else:  # along a reduced dim of stride > 1: each in rows of 4
+        partial = _torch_row_sum(np.moveaxis(blocks, last, 0))
+    if len(axes) == 1:
+        return partial
+    slices = np.moveaxis(partial, axes[:-1], list(range(len(axes) - 1)))
+    return _added_from_zero(slices.reshape((-1,) + slices.shape[len(axes) - 1:]))
+
+
+def _inner_sums(rows):
+    """Each row of ``rows`` (contiguous) added up as torch's vectorised inner sum: in lanes
+    of 8 (float64: 4), each lane in rows of 4 and levels; then the elements after the last
+    full lane, then the lanes, from 0."""
+    lanes = _SUM_LANES[rows.dtype]
+    n = rows.shape[1]
+    full = n // lanes * lanes
+    if full == 0:  # fewer elements than lanes: added one by one, in rows of 4
+        return _torch_row_sum(rows.T if len(rows) > 1 else rows[0])
+    total = _added_from_zero(rows.T[full:])
+    per_lane = _torch_row_sum(rows[:, :full].reshape(len(rows), -1, lanes).transpose(1, 0, 2))
+    return _added_in_order(per_lane.T, total)
+
+
+def _outer_sums(items):
+    """Each column of ``items`` (n rows down the first axis, columns along the last, any
+    batch between) added up down the rows as torch's outer sum: with as many columns as a
+    vector holds, groups of 4 vectors in levels, then single vectors and the columns left in
+    rows of 4; with fewer, groups of 4 columns in levels and the columns left in rows of 4."""
+    lanes = _SUM_LANES[items.dtype]
+    columns = items.shape[-1]
+    group = 4 * lanes if columns >= lanes else 4
+    grouped = columns // group * group
+    total = np.empty(items.shape[1:], items.dtype)
+    if grouped:
+        total[..., :grouped] = _multi_row_sum(items[..., :grouped])
+    if grouped < columns:
+        total[..., grouped:] = _torch_row_sum(items[..., grouped:])
+    return total
 
 
 def _added_in_order(rows, start):
     """start + rows[0] + rows[1] + ..., one addition after another."""
-    if rows.ndim == 1 or len(rows) <= 4:  # numbers, or a few rows: a loop is quicker
+    if rows.ndim == 1 or len(rows) <= 8:  # numbers, or a few rows: a loop is quicker
         for row in rows:
             start = start + row  # numpy scalars keep the array's dtype and rounding
         return start
     return np.add.accumulate(np.concatenate([start[None], rows]), axis=0)[-1]
+
+
+def _added_from_zero(rows, axis=0):
+    """0 + rows[0] + rows[1] + ... along ``axis``, one addition after another. numpy adds
+    along an axis that is not the innermost one row after row (its pairwise sum is for the
+    innermost): the quick way when each row holds two or more numbers."""
+    others = [builtins.abs(step) for d, (n, step) in enumerate(zip(rows.shape, rows.strides))
+              if d != axis and n > 1]
+    if others and builtins.min(others) < builtins.abs(rows.strides[axis]):  # (another is innermost)
+        return np.add.reduce(rows, axis=axis, initial=0)
+    moved = rows if axis == 0 else np.moveaxis(rows, axis, 0)
+    return _added_in_order(moved, np.zeros(moved.shape[1:], rows.dtype))
 
 
 def _torch_row_sum(items):
@@ -109,22 +187,38 @@ def _torch_row_sum(items):
     if items.ndim == 1 and len(items) < 4:  # no row of 4: simply added in order (a quick path)
         return _added_in_order(items, items.dtype.type(0))
     n4 = len(items) // 4
-    rows = items[:n4 * 4].reshape((n4, 4) + items.shape[1:])
-    power = builtins.max(4, (n4 - 1).bit_length() // 4)
-    step = 1 << power
-    levels = np.zeros((4,) + rows.shape[1:], items.dtype)
-    for end in range(step, n4 + 1, step):
-        levels[0] = _added_in_order(rows[end - step:end], levels[0])
-        for j in range(1, 4):  # carry a level up when it holds step partial sums
-            levels[j] += levels[j - 1]
-            levels[j - 1] = 0
-            if end & ((step - 1) << (j * power)):
-                break
-    partial = _added_in_order(rows[n4 // step * step:], levels[0])
-    if n4 >= step:
-        partial = _added_in_order(levels[1:], partial)
+    partial = _multi_row_sum(items[:n4 * 4].reshape((n4, 4) + items.shape[1:]))
     partial[0] = _added_in_order(items[n4 * 4:], partial[0])
     return _added_in_order(partial[1:], partial[0])
+
+
+def _multi_row_sum(rows):
+    """torch's multi_row_sum: rows (n, ...) added up down the rows in levels. Each chunk of
+    16 (or more) rows is added up from 0 into level 0, which goes into level 1; a level that
+    has taken in 16 goes into the next and starts again from 0 (the top one, 3, never does);
+    the rows after the last chunk are added up from 0, then levels 1 to 3 are added to that.
+    (Each step is one numpy call over all chunks: the order within each sum is kept.)"""
+    n = len(rows)
+    step = 1 << builtins.max(4, (n - 1).bit_length() // 4)
+    chunks = n // step
+    tail = _added_from_zero(rows[chunks * step:])
+    if not chunks:
+        return tail
+    sums = _grouped_sums(rows[:chunks * step], step)
+    levels = []
+    for _ in range(2):  # levels 1 and 2: what they hold at the end, and what they passed on
+        full = len(sums) // step * step
+        levels.append(_added_from_zero(sums[full:]))
+        sums = _grouped_sums(sums[:full], step)
+    levels.append(_added_from_zero(sums))  # level 3
+    return _added_in_order(np.stack(levels), tail)
+
+
+def _grouped_sums(rows, step):
+    """The sums of each group of ``step`` rows, each added up from 0 in order."""
+    if not len(rows):
+        return rows[:0]
+    return _added_from_zero(rows.reshape((-1, step) + rows.shape[1:]), axis=1)
 
 
 def _degenerate_quietly(degenerate, function, *args, **kwargs):
