@@ -808,3 +808,19 @@ def test_float32_residues_of_a_solve_are_told_from_wrong_values():
                                   engine_text="[[1.0, -2.8e-06, 0.0], [0.0, 1.001, 3.1e-06]]")
     assert known._residues_of_float32_sums(residues)
     assert not known._residues_of_float32_sums(wrong)
+
+
+def test_cdists_third_derivative_nan_is_known_only_beside_residues():
+    """fuzz 5445197, 3391786: torch's third derivative of cdist is nan where two points
+    coincide, the engine's finite; the other numbers must be the same (float64 rounding) or
+    both float32 residues of 0. A nan on the engine's side, or another number, is not it."""
+    told = known._nan_in_torch_only
+
+    def texts(torch_text, engine_text):
+        return types.SimpleNamespace(torch_text=torch_text, engine_text=engine_text)
+
+    assert told(texts("tensor([nan, -3.2e-05, 1.5])", "tensor([6.7e-05, 1.9e-05, 1.5])"))
+    assert told(texts("tensor(nan)", "tensor(0.)"))
+    assert not told(texts("tensor([nan, 0.5])", "tensor([0.0, 0.25])"))
+    assert not told(texts("tensor([1.0, 0.5])", "tensor([0.0, 0.5])"))
+    assert not told(texts("tensor([0.0, 0.5])", "tensor([nan, 0.5])"))
