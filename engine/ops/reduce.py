@@ -75,24 +75,29 @@ _SUM_IN_TORCH_ORDER_UP_TO = 32768
 
 
 def _add_reduce(data, axis=None, keepdims=False, **kwargs):
-    """np.add.reduce; float32/float64 added in torch's order (a contiguous tensor, or a
-    whole one-dimensional tensor of any stride)."""
+    """np.add.reduce; float32/float64 added in torch's order (a tensor whose elements lie
+    side by side in memory, in any order of dims, or a whole one-dimensional tensor of any
+    stride)."""
     if not (data.dtype in _SUM_LANES and 0 < data.size <= _SUM_IN_TORCH_ORDER_UP_TO):
         return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
     reduced = set(range(data.ndim)) if axis is None else set(axis)
     if data.ndim == 1 and reduced and not data.flags.c_contiguous:
         # every other element, say: torch adds them one by one, in rows of 4
         return _torch_row_sum(data).reshape((1,) if keepdims else ())
-    if len(reduced) == data.ndim and data.flags.f_contiguous and not data.flags.c_contiguous:
-        data, reduced = data.T, set(range(data.ndim))  # (in memory order, as torch walks it)
-    if not data.flags.c_contiguous:
+    # torch's iterator walks the dims in memory order: a transposed tensor as its memory
+    order = data.flags.c_contiguous and list(range(data.ndim)) or sorted(
+        range(data.ndim), key=lambda d: -data.strides[d])
+    walked = data.transpose(order)
+    if not walked.flags.c_contiguous:
         return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
-    total = _sum_as_torch(data, reduced)
+    total = _sum_as_torch(walked, {i for i, d in enumerate(order) if d in reduced})
     if total is None:
         return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
-    out_shape = [1 if d in reduced else n for d, n in enumerate(data.shape)] if keepdims \
-        else [n for d, n in enumerate(data.shape) if d not in reduced]
-    return total.reshape(out_shape)
+    kept = [d for d in order if d not in reduced]
+    total = total.reshape([data.shape[d] for d in kept]).transpose(
+        [kept.index(d) for d in sorted(kept)])
+    return total.reshape([1 if d in reduced else n for d, n in enumerate(data.shape)]) \
+        if keepdims else total
 
 
 def _sum_as_torch(data, reduced):

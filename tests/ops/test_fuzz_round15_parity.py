@@ -372,3 +372,16 @@ def test_sums_and_means_over_dims_bit_for_bit(shape, dtype):
         (m.tensor(values) * (m.tensor(values) + bias)).sum().backward()
         results.append(bias.grad)
     parity.assert_same(*results, check_repr=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(20, 3), (7, 9), (33, 16), (2, 3, 4), (4, 1, 8), (5, 6, 7)],
+                         ids=str)
+def test_sums_of_permuted_tensors_bit_for_bit(shape, dtype):
+    """torch's iterator walks a transposed or permuted tensor in memory order: the engine
+    sums it as its memory, then lays the result out in the tensor's order of dims."""
+    values = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype)
+    for order in itertools.permutations(range(len(shape))):
+        for dims in _dim_choices(len(shape))[1:]:
+            results = [m.tensor(values).permute(order).sum(dims) for m in (parity.engine, torch)]
+            parity.assert_same(*results, check_repr=False)
