@@ -75,63 +75,109 @@ _SUM_IN_TORCH_ORDER_UP_TO = 32768
 
 
 def _add_reduce(data, axis=None, keepdims=False, **kwargs):
-    """np.add.reduce; float32/float64 added in torch's order (a tensor whose elements lie
-    side by side in memory, in any order of dims, or a whole one-dimensional tensor of any
-    stride)."""
+    """np.add.reduce; float32/float64 tensors of up to 32,768 elements added in torch's
+    order (beyond, torch splits the work across threads)."""
     if not (data.dtype in _SUM_LANES and 0 < data.size <= _SUM_IN_TORCH_ORDER_UP_TO):
         return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
     reduced = set(range(data.ndim)) if axis is None else set(axis)
-    if data.ndim == 1 and reduced and not data.flags.c_contiguous:
-        # every other element, say: torch adds them one by one, in rows of 4
-        return _torch_row_sum(data).reshape((1,) if keepdims else ())
-    # torch's iterator walks the dims in memory order: a transposed tensor as its memory
-    order = data.flags.c_contiguous and list(range(data.ndim)) or sorted(
-        range(data.ndim), key=lambda d: -data.strides[d])
-    walked = data.transpose(order)
-    if not walked.flags.c_contiguous:
-        return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
-    total = _sum_as_torch(walked, {i for i, d in enumerate(order) if d in reduced})
+    total = _sum_as_torch(data, reduced)
     if total is None:
         return np.add.reduce(data, axis=axis, keepdims=keepdims, **kwargs)
-    kept = [d for d in order if d not in reduced]
-    total = total.reshape([data.shape[d] for d in kept]).transpose(
-        [kept.index(d) for d in sorted(kept)])
-    return total.reshape([1 if d in reduced else n for d, n in enumerate(data.shape)]) \
-        if keepdims else total
+    return total.reshape([1 if d in reduced else n for d, n in enumerate(data.shape)]
+                         if keepdims else [n for d, n in enumerate(data.shape)
+                                           if d not in reduced])
 
 
 def _sum_as_torch(data, reduced):
-    """The sums of a C-contiguous ``data`` over the dims ``reduced``, in the order of torch's
-    sum kernel (SumKernel.cpp). Its iterator drops dims of size 1, merges neighbours of one
-    kind and puts the reduced dims innermost. With one reduced dim (once merged) the kernel
-    sums rows (the dim is the last: an inner sum) or columns (a kept dim follows it: an outer
-    sum). With more, each slice along the innermost reduced dim is summed as a row, and the
-    slices' sums are added to the result one after another, the other reduced dims in
-    memory order. None when nothing is reduced."""
-    merged = []  # (size, reduced), outermost first
-    for d, n in enumerate(data.shape):
-        if n == 1:
-            continue
-        if merged and merged[-1][1] == (d in reduced):
-            merged[-1] = (merged[-1][0] * n, d in reduced)
-        else:
-            merged.append((n, d in reduced))
-    axes = [i for i, (_, is_reduced) in enumerate(merged) if is_reduced]
-    if not axes:
+    """The sums of ``data`` over the dims ``reduced`` in the order of torch's sum kernel
+    (SumKernel.cpp), laid out as the kept dims; None when nothing is reduced.
+
+    torch's iterator drops dims of size 1 and walks the reduced dims innermost (by stride),
+    then the kept ones (the result is row-major: the last innermost), merging neighbours of
+    one kind whose strides allow it. Its two innermost dims are one kernel call: the sums of
+    rows (along a reduced dim of stride 1, in vector lanes) or of columns (down a reduced
+    dim, across a kept dim of stride 1) or, for other strides, each in rows of 4. Every call
+    adds its sums into the result, which starts at 0: the rows of a second reduced dim, and
+    the outer reduced dims, one after another."""
+    lanes, itemsize = _SUM_LANES[data.dtype], data.itemsize
+    sizes, steps = data.shape, [step // itemsize for step in data.strides]
+    dims = [d for d in range(data.ndim) if sizes[d] != 1]
+    if not builtins.any(d in reduced for d in dims):
         return None
-    blocks = data.reshape([n for n, _ in merged])
-    last = axes[-1]
-    if last == len(merged) - 1:  # rows of the last dim
-        partial = _inner_sums(blocks.reshape(-1, merged[last][0])).reshape(blocks.shape[:-1])
-    elif len(axes) == 1:  # columns of the kept dim after it, summed down the reduced dim
-        rows = blocks.reshape(-1, merged[last][0], merged[-1][0]).transpose(1, 0, 2)
-        return _outer_sums(rows).reshape(blocks.shape[:last] + (merged[-1][0],))
-    else:  # along a reduced dim of stride > 1: each in rows of 4
-        partial = _torch_row_sum(np.moveaxis(blocks, last, 0))
-    if len(axes) == 1:
-        return partial
-    slices = np.moveaxis(partial, axes[:-1], list(range(len(axes) - 1)))
-    return _added_from_zero(slices.reshape((-1,) + slices.shape[len(axes) - 1:]))
+    walk = _iterator_order(dims, sizes, steps, reduced)
+    groups = []  # [size, step, is_reduced, dims], innermost first
+    for d in walk:
+        last = groups[-1] if groups else None
+        if last and last[2] == (d in reduced) and steps[d] == last[0] * last[1]:
+            last[0] *= sizes[d]
+            last[3].insert(0, d)
+        else:
+            groups.append([sizes[d], steps[d], d in reduced, [d]])
+    # the groups, outermost first, as the iterator's loops (size-1 dims dropped)
+    squeezed = data[tuple(slice(None) if n != 1 else 0 for n in sizes)]
+    view = squeezed.transpose([dims.index(d) for g in reversed(groups) for d in g[3]])
+    view = view.reshape([g[0] for g in reversed(groups)])
+    first = groups[0]
+    second = groups[1] if len(groups) > 1 else None
+    if first[1] == 1 and first[0] >= lanes:
+        sums = _inner_sums(view.reshape(-1, first[0])).reshape(view.shape[:-1])
+    elif second and second[1] == 1 and second[0] >= lanes:  # (columns: a kept dim)
+        sums = _outer_sums(_innermost_first(view), vectorised=True)
+    elif second and builtins.abs(first[1]) > builtins.abs(second[1]):
+        sums = _outer_sums(_innermost_first(view), vectorised=False)
+    else:  # (row_sum along the innermost reduced dim)
+        sums = _torch_row_sum(_innermost_first(view))
+    # sums: the loops' axes, outermost first, the innermost reduced dim gone; the reduced
+    # ones among them are added up in the loops' order (the innermost fastest)
+    axes = [len(groups) - 2 - i for i, g in enumerate(groups[1:]) if g[2]]
+    kept = [g for g in reversed(groups) if not g[2]]
+    if axes:
+        sums = np.moveaxis(sums, sorted(axes), list(range(len(axes))))
+        sums = _added_from_zero(sums.reshape((-1,) + sums.shape[len(axes):]))
+    # the kept groups, outermost first, split into their dims and put in the tensor's order
+    kept_dims = [d for g in kept for d in g[3]]
+    sums = sums.reshape([sizes[d] for d in kept_dims])
+    return sums.transpose([kept_dims.index(d) for d in sorted(kept_dims)])
+
+
+def _innermost_first(view):
+    return view.transpose((view.ndim - 1,) + tuple(range(view.ndim - 1)))
+
+
+def _iterator_order(dims, sizes, steps, reduced):
+    """The dims innermost first, as torch's TensorIterator orders a reduction's: an insertion
+    sort from the last dim, that puts the reduced dims (the result's stride 0) innermost,
+    then follows the result's strides (row-major) and the input's; a stride 0 of the input
+    decides nothing."""
+    result_steps, step = {}, 1
+    for d in reversed(dims):
+        if d not in reduced:
+            result_steps[d], step = step, step * sizes[d]
+
+    def should_swap(d0, d1):  # >0: d1 goes inside d0
+        r0, r1 = result_steps.get(d0, 0), result_steps.get(d1, 0)
+        if (r0 == 0) != (r1 == 0):
+            return 1 if r1 == 0 else -1
+        for s0, s1 in ((r0, r1), (steps[d0], steps[d1])):
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if sizes[d0] > sizes[d1]:
+                return 1
+        return 0
+
+    order = list(reversed(dims))
+    for i in range(1, len(order)):
+        moving = i
+        for j in range(i - 1, -1, -1):
+            comparison = should_swap(order[j], order[moving])
+            if comparison > 0:
+                order[j], order[moving] = order[moving], order[j]
+                moving = j
+            elif comparison < 0:
+                break
+    return order
 
 
 def _inner_sums(rows):
@@ -148,14 +194,13 @@ def _inner_sums(rows):
     return _added_in_order(per_lane.T, total)
 
 
-def _outer_sums(items):
+def _outer_sums(items, vectorised):
     """Each column of ``items`` (n rows down the first axis, columns along the last, any
-    batch between) added up down the rows as torch's outer sum: with as many columns as a
-    vector holds, groups of 4 vectors in levels, then single vectors and the columns left in
-    rows of 4; with fewer, groups of 4 columns in levels and the columns left in rows of 4."""
-    lanes = _SUM_LANES[items.dtype]
+    batch between) added up down the rows as torch's outer sums: groups of 4 vectors of
+    columns (``vectorised``: the columns side by side in memory, at least a vector of them)
+    or of 4 columns in levels, then the columns left in rows of 4."""
     columns = items.shape[-1]
-    group = 4 * lanes if columns >= lanes else 4
+    group = 4 * _SUM_LANES[items.dtype] if vectorised else 4
     grouped = columns // group * group
     total = np.empty(items.shape[1:], items.dtype)
     if grouped:

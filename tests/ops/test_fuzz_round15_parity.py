@@ -378,10 +378,17 @@ def test_sums_and_means_over_dims_bit_for_bit(shape, dtype):
 @pytest.mark.parametrize("shape", [(20, 3), (7, 9), (33, 16), (2, 3, 4), (4, 1, 8), (5, 6, 7)],
                          ids=str)
 def test_sums_of_permuted_tensors_bit_for_bit(shape, dtype):
-    """torch's iterator walks a transposed or permuted tensor in memory order: the engine
-    sums it as its memory, then lays the result out in the tensor's order of dims."""
+    """torch's iterator walks a reduction's dims in its own order (the reduced ones
+    innermost, then by the result's and the input's strides, a stride 0 deciding nothing):
+    transposed, permuted, sliced and expanded tensors summed over every choice of dims."""
     values = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype)
-    for order in itertools.permutations(range(len(shape))):
-        for dims in _dim_choices(len(shape))[1:]:
-            results = [m.tensor(values).permute(order).sum(dims) for m in (parity.engine, torch)]
+    layouts = [lambda t, order=order: t.permute(order)
+               for order in itertools.permutations(range(len(shape)))]
+    layouts += [lambda t: t[::2], lambda t: t[..., 1::2], lambda t: t[:1].expand(5, *shape[1:]),
+                lambda t: t.unsqueeze(1).expand(shape[0], 3, *shape[1:]),
+                lambda t: t.transpose(0, -1)[::2]]
+    for layout in layouts:
+        ndim = layout(torch.tensor(values)).dim()
+        for dims in _dim_choices(ndim)[1:]:
+            results = [layout(m.tensor(values)).sum(dims) for m in (parity.engine, torch)]
             parity.assert_same(*results, check_repr=False)
