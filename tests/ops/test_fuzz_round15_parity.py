@@ -392,3 +392,21 @@ def test_sums_of_permuted_tensors_bit_for_bit(shape, dtype):
         for dims in _dim_choices(ndim)[1:]:
             results = [layout(m.tensor(values)).sum(dims) for m in (parity.engine, torch)]
             parity.assert_same(*results, check_repr=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("call", ["m.add(x, 1 / 3, alpha=3)", "x.sub(-1 / 3, alpha=3)",
+                                  "m.add(x, m.tensor(1 / 3, dtype=x.dtype), alpha=3)",
+                                  "m.add(x, 3e38, alpha=2)", "x.clone().add_(1 / 3, alpha=3)"])
+def test_add_of_a_number_with_alpha_rounds_as_torchs_loops(call, dtype):
+    """fuzz 3417921: torch.add(y, 3e38, alpha=2) of a float32 y holding -3e38 is inf in
+    torch where the engine's fused multiply-add gave 3e38: with a number for other, torch's
+    loop fuses blocks of 16 float32 (8 float64), and the rest but its first element and the
+    last few rounds alpha * other first (its compiler's 16-byte steps)."""
+    for n in list(range(1, 21)) + [24, 33, 40]:
+        results = []
+        for m in (parity.engine, torch):
+            x = m.full((n,), -1.0, dtype=getattr(m, dtype))
+            x[::3] = -3e38 if dtype == "float32" else -1.0
+            results.append(eval(call, {"m": m, "x": x}))  # noqa: S307 - the same call for both
+        parity.assert_same(*results, check_repr=False)
