@@ -811,9 +811,10 @@ def test_float32_residues_of_a_solve_are_told_from_wrong_values():
 
 
 def test_cdists_third_derivative_nan_is_known_only_beside_residues():
-    """fuzz 5445197, 3391786: torch's third derivative of cdist is nan where two points
-    coincide, the engine's finite; the other numbers must be the same (float64 rounding) or
-    both float32 residues of 0. A nan on the engine's side, or another number, is not it."""
+    """fuzz 5445197, 3391786, 3434705: torch's third derivative of cdist is nan where two
+    points coincide, the engine's finite; the other numbers must be the same (float64
+    rounding) or both float32 residues of 0. A nan on the engine's side, or another number,
+    is not it."""
     told = known._nan_in_torch_only
 
     def texts(torch_text, engine_text):
@@ -821,6 +822,8 @@ def test_cdists_third_derivative_nan_is_known_only_beside_residues():
 
     assert told(texts("tensor([nan, -3.2e-05, 1.5])", "tensor([6.7e-05, 1.9e-05, 1.5])"))
     assert told(texts("tensor(nan)", "tensor(0.)"))
+    assert told(texts("[0.0, 0.0, -9.5367431640625e-07]", "[1.52587890625e-05, 1.5e-05, 0.0]"))
     assert not told(texts("tensor([nan, 0.5])", "tensor([0.0, 0.25])"))
+    assert not told(texts("[0.0, 0.0, 0.25]", "[1.52587890625e-05, 1.5e-05, 0.0]"))
     assert not told(texts("tensor([1.0, 0.5])", "tensor([0.0, 0.5])"))
     assert not told(texts("tensor([0.0, 0.5])", "tensor([nan, 0.5])"))
