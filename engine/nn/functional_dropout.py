@@ -214,20 +214,6 @@ def _rrelu_gradient(grad, x, noise, node):
     return laid_out_as_kernel(where(x > 0, grad, grad * ((node.lower + node.upper) / 2)), x, grad)
 
 
-class RreluWithNoiseBackwardBackward0(Node):
-    """out = rrelu's gradient (recorded under create_graph):  d/dgrad = the same slopes,
-    d/dx = 0"""
-
-    _saved_names = ("self", "noise")
-    lower: float
-    upper: float
-    training: bool
-
-    def backward(self, grad):
-        x, noise = self.saved_tensors
-        return _rrelu_backward(grad, x, noise, self), zeros_like(grad)
-
-
 class RreluWithNoiseBackward0(Node):
     """out = x * noise (noise 1 above 0):  d/dx = grad * noise"""
 
@@ -239,6 +225,15 @@ class RreluWithNoiseBackward0(Node):
     def backward(self, grad):
         x, noise = self.saved_tensors
         return _rrelu_backward(grad, x, noise, self)
+
+
+class RreluWithNoiseBackwardBackward0(RreluWithNoiseBackward0):
+    """out = rrelu's gradient (recorded under create_graph):  d/dgrad = the same slopes,
+    d/dx = 0"""
+
+    def backward(self, grad):
+        x, noise = self.saved_tensors
+        return _rrelu_backward(grad, x, noise, self), zeros_like(grad)
 
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):

@@ -12,6 +12,7 @@ from ..fidelity.calls import argument_error
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity import float32_math, float64_math
+from ..fidelity.layout import sorted_dims
 from ..fidelity.floating import quietly
 from ..fidelity.float32_math import simd_lanes
 from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
@@ -172,17 +173,7 @@ def _iterator_order(dims, sizes, steps, reduced):
                 return 1
         return 0
 
-    order = list(reversed(dims))
-    for i in range(1, len(order)):
-        moving = i
-        for j in range(i - 1, -1, -1):
-            comparison = should_swap(order[j], order[moving])
-            if comparison > 0:
-                order[j], order[moving] = order[moving], order[j]
-                moving = j
-            elif comparison < 0:
-                break
-    return order
+    return [dims[i] for i in sorted_dims(len(dims), lambda a, b: should_swap(dims[a], dims[b]))]
 
 
 def _inner_sums(rows):
