@@ -515,14 +515,21 @@ def _cdist_gradient(grad, x1, x2, result, p):
     elif p == math.inf:  # (torch's test of |d| == dist: nan where both are inf)
         at_max = 1 - (diff.abs() - out).abs().ceil().clamp(max=1)
         weighted = g * (sign * at_max + linked_zero)
-    elif p < 2:  # (sign(d) |d|^(p - 1): 0 where d is 0, 1 standing in for it)
-        magnitude = where(diff == 0, 1.0, diff.abs())
-        weighted = where((out == 0) | (diff == 0), 0.0, sign * magnitude.pow(
-            p - 1) * g / safe_out.pow(p - 1))
+    elif p < 2:  # sign(d) |d|^(p - 1), 0 where d is 0 (a nan grad kept there but for p < 1)
+        magnitude = where(diff == 0, 1.0, diff.abs())  # (1 stands in for |0|: sign(0) is 0)
+        skipped = (out == 0) | (diff == 0) if p < 1 else out == 0
+        weighted = where(skipped, 0.0, sign * magnitude.pow(p - 1) * g / safe_out.pow(p - 1))
     else:
         weighted = where(out == 0, 0.0, diff * diff.abs().pow(p - 2) * g /
                          safe_out.pow(p - 1))
-    return sum_to(weighted.sum(-2), tuple(x1.shape))
+    summed = weighted.sum(-2)
+    # torch's kernel adds the terms of x2's rows one after another, from 0: those values,
+    # in the sum's place in the graph (its gradient is the same)
+    values = np.zeros(summed._data.shape, summed._data.dtype)
+    for row in np.moveaxis(weighted._data, -2, 0):
+        values = values + row
+    summed._data[...] = values
+    return sum_to(summed, tuple(x1.shape))
 
 
 def _euclidean_dist(x1, x2):

@@ -825,5 +825,7 @@ def test_cdists_third_derivative_nan_is_known_only_beside_residues():
     assert told(texts("[0.0, 0.0, -9.5367431640625e-07]", "[1.52587890625e-05, 1.5e-05, 0.0]"))
     assert not told(texts("tensor([nan, 0.5])", "tensor([0.0, 0.25])"))
     assert not told(texts("[0.0, 0.0, 0.25]", "[1.52587890625e-05, 1.5e-05, 0.0]"))
+    assert told(texts("[-1.0000152587890625, 3.9999847412109375]", "[-1.0, 3.9999847412109375]"))
+    assert not told(texts("[-1.25, 3.9999847412109375]", "[-1.0, 3.9999847412109375]"))
     assert not told(texts("tensor([1.0, 0.5])", "tensor([0.0, 0.5])"))
     assert not told(texts("tensor([0.0, 0.5])", "tensor([nan, 0.5])"))

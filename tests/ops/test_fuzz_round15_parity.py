@@ -410,3 +410,15 @@ def test_add_of_a_number_with_alpha_rounds_as_torchs_loops(call, dtype):
             x[::3] = -3e38 if dtype == "float32" else -1.0
             results.append(eval(call, {"m": m, "x": x}))  # noqa: S307 - the same call for both
         parity.assert_same(*results, check_repr=False)
+
+
+@pytest.mark.parametrize("p", [0.5, 1.0, 1.5, 2.0, 3.0])
+def test_cdist_gradient_of_a_nan_where_a_difference_is_zero(p):
+    """fuzz 5450983: std of one distance (nan) through cdist: torch's kernel zeroes a zero
+    difference's term only for p < 1, so for 1 < p < 2 sign(0) * nan is nan there too."""
+    results = []
+    for m in (parity.engine, torch):
+        c = m.tensor([1.5, -1.25, 2.0], requires_grad=True)
+        out = m.cdist(c.reshape(1, -1), c.reshape(1, -1).flip(1), p=p).std()
+        results.append(m.autograd.grad(out, c))
+    parity.assert_same(*results, check_repr=False)
