@@ -827,5 +827,7 @@ def test_cdists_third_derivative_nan_is_known_only_beside_residues():
     assert not told(texts("[0.0, 0.0, 0.25]", "[1.52587890625e-05, 1.5e-05, 0.0]"))
     assert told(texts("[-1.0000152587890625, 3.9999847412109375]", "[-1.0, 3.9999847412109375]"))
     assert not told(texts("[-1.25, 3.9999847412109375]", "[-1.0, 3.9999847412109375]"))
+    assert told(texts("[0.0, -7.62939453125e-06, 0.0]", "[0.0, 0.0, 0.0001220703125]"))
+    assert not told(texts("[0.0, -7.62939453125e-06, 0.0]", "[0.0, 0.0, 0.0125]"))
     assert not told(texts("tensor([1.0, 0.5])", "tensor([0.0, 0.5])"))
     assert not told(texts("tensor([0.0, 0.5])", "tensor([nan, 0.5])"))
