@@ -81,8 +81,12 @@ def _scalar_loop_unfused(fused, a, b, alpha, common):
     a number for b, its kernel runs its fused vector loop over blocks of two vectors (16
     float32, 8 float64) and leaves the rest to a loop its compiler compiles as one fused
     element, then steps of 16 bytes (4 float32, 2 float64) that multiply and add, then fused
-    elements again (measured on torch 2.15, AVX2: the same at any alignment). For a
-    row-major tensor a; other layouts keep the fused values."""
+    elements again (measured on torch 2.15, AVX2 and AVX-512 builds: the same at any
+    alignment). For a row-major tensor a; other layouts keep the fused values. Its plain
+    build (ATEN_CPU_CAPABILITY=default) rounds alpha * b first everywhere."""
+    if not float32_math.torch_fuses():  # (torch's plain build never fuses)
+        product = quietly(np.multiply, np.asarray(b, common), common.type(alpha))
+        return np.asarray(quietly(np.add, a, product), common)
     if np.ndim(b) != 0 or np.ndim(a) == 0 or not a.flags.c_contiguous or \
             fused.shape != np.shape(a):
         return fused

@@ -262,7 +262,8 @@ def test_mkl_functions_are_within_an_ulp_of_torch(torch_threads, name):
 @pytest.mark.parametrize("capability", ["avx2", "default", "avx512"])
 def test_other_cpus_loops(torch_threads, capability):
     """ATEN_CPU_CAPABILITY makes this torch run its AVX2 kernels (16 floats a step) or its
-    plain C++ ones (libc everywhere, 16 floats a step): the engine reads it too. On a CPU with
+    plain C++ ones (libc everywhere, 16 floats a step, no fused multiply-add: add's alpha
+    rounds alpha * other first): the engine reads it too. On a CPU with
     AVX-512 its own kernels (32 floats a step) are checked too, without the AVX2 pins that
     make test sets (the Makefile's KERNEL_PINS)."""
     features = fm._cpu_features()
@@ -283,6 +284,9 @@ def test_other_cpus_loops(torch_threads, capability):
         "                    engine.from_numpy(y))\n"
         "    parity.run_both(lambda m, x: x.abs() ** 1.7, engine.from_numpy(x))\n"
         "    parity.run_both(lambda m, x: m.nn.functional.gelu(x), engine.from_numpy(x))\n"
+        "    parity.run_both(lambda m, x: m.add(x, 1 / 3, alpha=3), engine.from_numpy(x))\n"
+        "    parity.run_both(lambda m, x, y: m.add(x, y, alpha=0.3), engine.from_numpy(x),\n"
+        "                    engine.from_numpy(y))\n"
         "bits = np.random.default_rng(0).integers(0, 2**32, 100000, dtype=np.uint64)\n"
         "for x in (bits.astype(np.uint32).view(np.float32),\n"
         "          np.random.default_rng(1).standard_normal(100000).astype(np.float32) * 3,\n"
