@@ -101,6 +101,9 @@ def _sum_as_torch(data, reduced):
     adds its sums into the result, which starts at 0: the rows of a second reduced dim, and
     the outer reduced dims, one after another."""
     lanes, itemsize = _SUM_LANES[data.dtype], data.itemsize
+    if len(reduced) == data.ndim and (data.flags.c_contiguous or data.flags.f_contiguous):
+        flat = data.ravel(order="K")  # (a whole tensor in memory order: one row)
+        return _inner_sums(flat[None]) if flat.size >= lanes else _torch_row_sum(flat)
     if data.ndim == 2 and data.flags.c_contiguous and 1 not in data.shape and \
             len(reduced) == 1:  # (a quick way to the same sums: a bias's gradient, rows)
         if 0 in reduced:
