@@ -15,6 +15,15 @@ _OVERFLOW_TYPE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t"
                         "float64": "double"}
 
 
+def parsed_number(value):
+    """``value`` as torch's parser reads a number into a 64-bit Scalar: a Python int beyond
+    64 bits is Python's OverflowError, before autograd or the kernel look at anything."""
+    if value.__class__ is int and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
+    return value
+
+
 def checked_scalar(value, np_dtype, check_half=True):
     """``value`` as one element of ``np_dtype``, refusing values that do not fit, as torch's
     fill_, full and ``x[i] = value`` do (arithmetic with Python numbers wraps instead).

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.layout import contiguous_strides, is_non_overlapping_and_dense, iterator_strides
-from ..fidelity.scalars import checked_scalar
+from ..fidelity.scalars import checked_scalar, parsed_number
 from ..fidelity.size import contiguous_format, dim_index, wrap_dim
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.forward import each_level, has_tangent, state as dual, tangent_of, write_tangent
@@ -1055,6 +1055,7 @@ class IndexFillBackward1(Node):
 
 def masked_fill_(self, mask, value):
     """In place: ``value`` where ``mask`` is True, the rest untouched."""
+    parsed_number(value)  # (torch's parser, before autograd's refusals)
     filled = _fill_in_place(self, (mask, value), messages.MASKED_FILL_EXPANDED,
                             lambda: _masked_copy(self, mask, value, in_place=True))
     fits = filled._data.shape == self._data.shape  # (else write_inplace raises torch's error)
@@ -1064,6 +1065,7 @@ def masked_fill_(self, mask, value):
 
 def index_fill_(self, dim, index, value):
     """In place: ``value`` in the slices along dim that ``index`` names, the rest untouched."""
+    parsed_number(value)  # (torch's parser, before autograd's refusals)
     # torch checks these two before it warns about an expanded tensor (the rest after)
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "

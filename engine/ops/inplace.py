@@ -10,7 +10,7 @@ from ..fidelity import dtypes, fused_axpy, messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import has_internal_overlap
-from ..fidelity.scalars import check_int_argument, checked_scalar
+from ..fidelity.scalars import check_int_argument, checked_scalar, parsed_number
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..core.forward import each_level, state as dual, tangent_of, write_tangent
 from ..core.grad_mode import mode, no_grad
@@ -195,6 +195,9 @@ def _argument_error_first(function, name, self, args, kwargs):
         if str(error).startswith(name + "("):
             raise TypeError(name + "_" + str(error)[len(name):]) from None
         raise
+    except OverflowError as error:  # (a number beyond 64 bits: the parser's conversion)
+        if str(error) in ("int too big to convert", "can't convert negative int to unsigned"):
+            raise
     except Exception:  # noqa: BLE001 (any other error: autograd's refusal comes first)
         return
 
@@ -448,8 +451,10 @@ def fill_(self, value):
         raise TypeError(f"fill_() received an invalid combination of arguments - got "
                         f"({type_name(value)}), but expected one of:\n * (Tensor value)\n"
                         f" * (Number value)")
-    # autograd's refusals come before the kernel checks the number (fuzz 2072228);
+    # autograd's refusals come before the kernel checks the number (fuzz 2072228), but after
+    # the parser reads it (2 ** 64: OverflowError);
     # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
+    parsed_number(value)
     check_inplace(self)
     value = checked_scalar(value, self._data.dtype, check_half=self._data.size != 1)
     return _fill_raw(self, value, FillBackward2, checked=True)

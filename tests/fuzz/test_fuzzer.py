@@ -831,3 +831,18 @@ def test_cdists_third_derivative_nan_is_known_only_beside_residues():
     assert not told(texts("[0.0, -7.62939453125e-06, 0.0]", "[0.0, 0.0, 0.0125]"))
     assert not told(texts("tensor([1.0, 0.5])", "tensor([0.0, 0.5])"))
     assert not told(texts("tensor([0.0, 0.5])", "tensor([nan, 0.5])"))
+
+
+def test_a_zero_the_engine_cancels_exactly_is_known_against_torchs_roundings():
+    """fuzz 3529713: the third derivative of x / x (exactly 0) is 0. in the engine and float32
+    roundings in torch; a torch number of a visible size, or an engine number that is not
+    0, is not that."""
+    told = known._cancelled_in_engine_only
+
+    def texts(torch_text, engine_text):
+        return types.SimpleNamespace(torch_text=torch_text, engine_text=engine_text)
+
+    assert told(texts("[[nan, 7.62939453125e-06], [7.62939453125e-06, 0.0001220703125]]",
+                      "[[nan, 0.0], [0.0, 0.0]]"))
+    assert not told(texts("[[nan, 7.6e-06], [7.6e-06, 0.25]]", "[[nan, 0.0], [0.0, 0.0]]"))
+    assert not told(texts("[[nan, 7.6e-06], [7.6e-06, 0.0001]]", "[[nan, 0.0], [0.0, 2e-05]]"))

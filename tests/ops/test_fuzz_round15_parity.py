@@ -422,3 +422,21 @@ def test_cdist_gradient_of_a_nan_where_a_difference_is_zero(p):
         out = m.cdist(c.reshape(1, -1), c.reshape(1, -1).flip(1), p=p).std()
         results.append(m.autograd.grad(out, c))
     parity.assert_same(*results, check_repr=False)
+
+
+@pytest.mark.parametrize("value", [2 ** 63, -2 ** 63 - 1, 2 ** 64 - 1, 2 ** 64, -2 ** 64, 2 ** 70])
+@pytest.mark.parametrize("call", ["y += v", "y.add_(v)", "y.mul_(v)", "y.sub_(1, alpha=v)",
+                                  "y.pow_(v)", "y.fill_(v)", "y.masked_fill_(y > 0, v)",
+                                  "y.index_fill_(0, m.tensor([0]), v)", "y.clamp_(max=v)",
+                                  "y /= v"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_numbers_beyond_64_bits_refused_before_autograd(call, value, requires_grad):
+    """fuzz 3532532: y += 2 ** 64 on a leaf that requires grad: torch's parser cannot read the
+    number (OverflowError) before autograd refuses the in-place change; the engine gave
+    autograd's RuntimeError."""
+    code = f"y = m.ones(2, requires_grad={requires_grad})\n{call}\nr = y"
+    results = [parity.outcome(m, code, {"v": value}) for m in (parity.engine, torch)]
+    if isinstance(results[1], tuple):
+        assert results[0] == results[1]
+    else:
+        parity.assert_same(*results, check_repr=False)
