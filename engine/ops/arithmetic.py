@@ -182,8 +182,15 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     a, b, common = promote_operands(input, other, "sub")
     try:
         if alpha != 1 or alpha.__class__ is not int:  # not the default: check and scale
-            difference = _add_scaled(a, b, _alpha(alpha, common), common, subtract=True,
-                                     integer_alpha=isinstance(alpha, numbers.Integral))
+            scale = _alpha(alpha, common)
+            if alpha.__class__ is builtins.int and 2 ** 63 <= alpha < 2 ** 64:
+                # torch holds such an int unsigned and negates the int64 of its bits
+                negated = 2 ** 64 - alpha if alpha > 2 ** 63 else -2 ** 63
+                difference = _add_scaled(a, b, _alpha(negated, common), common,
+                                         integer_alpha=True)
+            else:
+                difference = _add_scaled(a, b, scale, common, subtract=True,
+                                         integer_alpha=isinstance(alpha, numbers.Integral))
             result = wrap_elementwise(difference, a, b)
         else:
             result = elementwise(np.subtract, a, b)

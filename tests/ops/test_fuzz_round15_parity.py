@@ -433,7 +433,8 @@ def test_cdist_gradient_of_a_nan_where_a_difference_is_zero(p):
 def test_numbers_beyond_64_bits_refused_before_autograd(call, value, requires_grad):
     """fuzz 3532532: y += 2 ** 64 on a leaf that requires grad: torch's parser cannot read the
     number (OverflowError) before autograd refuses the in-place change; the engine gave
-    autograd's RuntimeError."""
+    autograd's RuntimeError. (And sub's alpha from 2 ** 63: torch holds it unsigned and
+    negates the int64 of its bits, y.sub(1, alpha=2 ** 64 - 1) is y + 1.)"""
     code = f"y = m.ones(2, requires_grad={requires_grad})\n{call}\nr = y"
     results = [parity.outcome(m, code, {"v": value}) for m in (parity.engine, torch)]
     if isinstance(results[1], tuple):
