@@ -273,7 +273,7 @@ def mul(input, other):
     """out = input * other"""
     refuse_saving_inference((input, other), mul_saved(input, other))
     a, b, common = promote_operands(input, other, "mul")
-    if common is FLOAT16 and is_half_with_scalar(common, other):
+    if common is FLOAT16 and is_half_with_scalar(common, other, single_elements=True):
         result = wrap_elementwise(half_with_scalar(np.multiply, a, other), a)
     else:
         try:
@@ -358,7 +358,7 @@ def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
         refuse_saving_inference((input, other), div_saved(input, other))
         a, b, common = promote_operands(input, other, "div")
         a, b, common = float_operands(input, other, a, b, common)
-        if is_half_with_scalar(common, other):
+        if is_half_with_scalar(common, other, single_elements=True):
             result = wrap_elementwise(half_with_scalar(np.true_divide, a, other), a)
         else:
             try:

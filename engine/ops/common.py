@@ -540,12 +540,20 @@ def half_with_scalar(ufunc, a, other):
     """
     value = other._data.item() if isinstance(other, Tensor) else scalar_value(other)
     with np.errstate(all="ignore"):
-        return ufunc(a.astype(np.float32), np.float32(value)).astype(np.float16)
+        result = ufunc(a.astype(np.float32), np.float32(value)).astype(np.float16)
+    if isinstance(other, Tensor) and other._data.ndim:  # (one element, broadcast)
+        shape = np.broadcast_shapes(result.shape, other._data.shape)
+        if shape != result.shape:
+            result = np.broadcast_to(result, shape).copy()
+    return result
 
 
-def is_half_with_scalar(common, other):
-    """Whether ``half_with_scalar`` computes this: float16 with a number or a 0-d tensor."""
-    return common is FLOAT16 and (not isinstance(other, Tensor) or other._data.ndim == 0)
+def is_half_with_scalar(common, other, single_elements=False):
+    """Whether ``half_with_scalar`` computes this: float16 with a number or a 0-d tensor
+    (``single_elements``: or a tensor of one element, which torch's mul and true division
+    read as a scalar too: float16 * an int32 tensor([70000]) is 35008, not inf)."""
+    return common is FLOAT16 and (not isinstance(other, Tensor) or other._data.ndim == 0 or (
+        single_elements and other._data.size == 1))
 
 
 def is_bool(value):

@@ -272,7 +272,10 @@ _ALIAS = re.compile(r"^(\w+) = (\w+)(?:\[[^\n]*\]|\.(?:data|detach\(\)|view\([^\
 def _copy_source_shares_the_destination(statement, program):
     """``y.copy_(a)`` or ``y[i] = a`` where ``a`` was made from ``y``'s memory by a chain of
     views (``z = y[:, 1]; w = z.data; a = w[0:2]``): torch's loop reads the source while it
-    writes."""
+    writes. (In a ``with`` block, any of its lines: fuzz 3548713.)"""
+    lines = statement.strip().splitlines()
+    if len(lines) > 1 and lines[0].startswith("with "):
+        return any(_copy_source_shares_the_destination(line, program) for line in lines[1:])
     found = re.fullmatch(r"(\w+)\.copy_\((\w+)(?:, non_blocking=\w+)?\)", statement.strip()) \
         or re.fullmatch(r"(\w+)\[[^\]=]*\] = (\w+)", statement.strip()) \
         or re.fullmatch(r"(\w+) [-+*/]= (\w+)", statement.strip()) \
@@ -587,7 +590,8 @@ KNOWN = [
           "memory by views (z = y[:, 1]; w = z.data; a = w[0:2]; y.copy_(a); fuzz 2826663: z = "
           "x[:, 0]; x[1] = z; fuzz 3028149: w = z.narrow(1, 1, 1); z *= w): torch's loop reads "
           "what it already wrote (fuzz 2015493)", DOCUMENTED, ("value",),
-          statement=r"\.copy_\(|\] = \w+$|^\s*\w+ [-+*/]= \w+$|\.(?:add|sub|mul|div)_\(\w+\)$",
+          # ((?m): a line of a with block, fuzz 3548713)
+          statement=r"(?m)\.copy_\(|\] = \w+$|^\s*\w+ [-+*/]= \w+$|\.(?:add|sub|mul|div)_\(\w+\)$",
           program_test=_copy_source_shares_the_destination,
           difference="An in-place operation that reads what it writes"),
     Known("float32 exp/log/sin/cos/tanh/sqrt an ulp apart (MKL's in torch), turned into "

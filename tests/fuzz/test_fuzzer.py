@@ -745,6 +745,9 @@ def test_an_in_place_operation_reading_its_own_memory_is_known_only_through_view
     assert shares("z.mul_(w)", "z = x + 1\nw = z[:, 1:2]\nz.mul_(w)")
     assert not shares("z *= w", "z = x + 1\nw = x.narrow(1, 1, 1)\nz *= w")
     assert not shares("z *= w", "z = x + 1\nw = z.narrow(1, 1, 1)\nw = w + 1\nz *= w")
+    block = "with torch.no_grad():\n    y[:, 2] = z\n    w = torch.std(y, 0)"  # (3548713)
+    assert shares(block, "y = torch.randn(3, 3)\nz = y[-2]\n" + block)
+    assert not shares(block, "y = torch.randn(3, 3)\nz = x[-2]\n" + block)
 
 
 def test_singular_vectors_are_known_only_up_to_sign():

@@ -441,3 +441,26 @@ def test_numbers_beyond_64_bits_refused_before_autograd(call, value, requires_gr
         assert results[0] == results[1]
     else:
         parity.assert_same(*results, check_repr=False)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)], ids=str)
+@pytest.mark.parametrize("call", ["h * o", "h / o", "m.div(h, o, rounding_mode='floor')",
+                                  "m.div(h, o, rounding_mode='trunc')", "h // o", "h.mul(o)",
+                                  "h.div(o)", "h.clone().mul_(o)", "h.clone().div_(o)", "h - o",
+                                  "h + o", "o / h", "o * h"])
+def test_float16_with_a_single_element_of_another_dtype(call, shape):
+    """fuzz 3553705: torch's float16 mul and true division read a one-element operand (not
+    only a 0-d one) as a scalar in float32: 6e4 / tensor([2147450881]) is 2.8e-05, not 0
+    (its int32 value is not rounded to float16's inf first)."""
+    results = []
+    for m in (parity.engine, torch):
+        h = m.tensor([-6e4, 6e4, 0.5, 1e-4], dtype=m.float16)
+        for value in (70000, -131072, 2147450881):
+            o = m.full(shape, value, dtype=m.int32)
+            results.append(parity.outcome(m, f"r = {call}", {"m": m, "h": h, "o": o}))
+    engine_results, torch_results = results[:3], results[3:]
+    for e, t in zip(engine_results, torch_results):
+        if isinstance(t, tuple):
+            assert e == t
+        else:
+            parity.assert_same(e, t, check_repr=False)
