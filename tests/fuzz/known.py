@@ -314,29 +314,28 @@ def _median_along_a_stride_0_dim(statement, program):
                                           r"\.grad\b", made) is not None
 
 
-def _cancelled_in_torch_only(verdict):
-    """Where the numbers differ torch's is 0 and the engine's a rounding error (below 1e-6)."""
+def _cancelled_on_one_side(verdict, exact, bound):
+    """Where the numbers differ, the ``exact`` side's ("torch" or "engine") is 0 and the
+    other's a float rounding of the terms that cancel, below ``bound``."""
     tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
     if len(tokens[0]) != len(tokens[1]) or tokens[0] == tokens[1]:
         return False
+    pairs = zip(*tokens) if exact == "torch" else zip(*reversed(tokens))
     try:
-        return all(t == e or (float(t) == 0 and abs(float(e)) < 1e-6)
-                   for t, e in zip(*tokens))
+        return all(z == r or (float(z) == 0 and abs(float(r)) < bound) for z, r in pairs)
     except ValueError:
         return False
+
+
+def _cancelled_in_torch_only(verdict):
+    """torch's 0 against the engine's rounding below 1e-6 (std's second derivative)."""
+    return _cancelled_on_one_side(verdict, "torch", 1e-6)
 
 
 def _cancelled_in_engine_only(verdict):
-    """Where the numbers differ the engine's is 0 and torch's a float32 rounding of the terms
-    that cancel (below 5e-4: terms in the hundreds, as 1 / x^4 at x = 0.25)."""
-    tokens = [NUMBER.findall(t or "") for t in (verdict.torch_text, verdict.engine_text)]
-    if len(tokens[0]) != len(tokens[1]) or tokens[0] == tokens[1]:
-        return False
-    try:
-        return all(t == e or (float(e) == 0 and abs(float(t)) < 5e-4)
-                   for t, e in zip(*tokens))
-    except ValueError:
-        return False
+    """The engine's 0 against torch's float32 rounding below 5e-4 (terms in the hundreds, as
+    1 / x^4 at x = 0.25 in x / x's third derivative)."""
+    return _cancelled_on_one_side(verdict, "engine", 5e-4)
 
 
 def _integer_of_a_float32_math_last_bit(verdict):
