@@ -187,10 +187,31 @@ SHUT_DOWN_KERNELS = """async () => {
 SHUT = set()  # the ids of the sessions and kernels shut down, which the page then misses
 
 
+# Every open notebook's kernel started and idle, or gone. A kernel shut down while it starts has
+# its worker's look-up of the drive fail without an id ("NetworkError: Failed to execute 'send'
+# on 'XMLHttpRequest' ... /api/drive", then Pyodide's fatal error): seen on a loaded machine for
+# the reopened lesson (stop CI of 852d699), then for a lesson opened in step 1 or 3 (stop CI of
+# a76ee5e), so no kernel is shut down before it is idle.
+KERNELS_SETTLED = """() => Array.from(window.jupyterapp.shell.widgets('main'))
+  .filter((widget) => widget.sessionContext)
+  .every((widget) => {
+    const context = widget.sessionContext;
+    const kernel = context.session && context.session.kernel;
+    return context.isReady && (!kernel || kernel.status === 'idle');
+  })"""
+
+
+def shut_down_kernels(page):
+    site_check.browser_check.wait_until(lambda: page.evaluate(KERNELS_SETTLED),
+                                        site_check.KERNEL_START,
+                                        "the open notebooks' kernels to be idle")
+    SHUT.update(page.evaluate(SHUT_DOWN_KERNELS))
+
+
 def wait_found(page, path, timeout=120):
     found = site_check.browser_check.wait_until(lambda: page.evaluate(FOUND, path), timeout,
                                                 f"the course-version check of {path}")
-    SHUT.update(page.evaluate(SHUT_DOWN_KERNELS))
+    shut_down_kernels(page)
     return found
 
 
@@ -304,14 +325,8 @@ def test_a_changed_lesson_says_so_and_gives_the_new_version_beside_the_learners(
             assert [p for p in listing if "(course update" in p] == [FRESH], listing
             assert page.evaluate(STORED, [LESSON, WELCOME]) == mine
             assert page.evaluate(MODIFIED, [LESSON, WELCOME]) == when
-            # the reopened lesson's kernel shut down before the browser closes, once it is
-            # idle: shut down while it starts, its worker's look-up of the drive fails without
-            # an id ("NetworkError: Failed to execute 'send' on 'XMLHttpRequest' ...
-            # /api/drive", then Pyodide's fatal error; on a loaded machine, stop CI of 852d699)
-            site_check.browser_check.wait_until(
-                lambda: page.evaluate(site_check.KERNEL_STATUS) == "idle",
-                site_check.KERNEL_START, "the reopened lesson's kernel to be idle")
-            SHUT.update(page.evaluate(SHUT_DOWN_KERNELS))
+            # the reopened lesson's kernel shut down before the browser closes (once idle)
+            shut_down_kernels(page)
         except Exception:
             shot(page, "failed")  # what the page showed
             raise
