@@ -505,22 +505,26 @@ def _cdist_gradient(grad, x1, x2, result, p):
     # double-backward node still links its result to them, so a further derivative is 0)
     linked_zero = where(isfinite(diff), diff.abs() * 0, 0.0)
     g = grad.unsqueeze(-1)
+    # (0 stands in for the grad where a branch sets the result to 0: an infinite grad there,
+    # log's at a zero distance, times a zero derivative would make the next derivative nan)
+    kept_g = where(out == 0, 0.0, g)
     # torch's kernel for each p: 0 where the distance is 0 (an infinite grad included)
-    if p == 0:
-        weighted = g * linked_zero
+    if p == 0:  # (0 for any grad, linked to it)
+        weighted = linked_zero + where(isfinite(g), g, 0.0) * 0
     elif p == 1:
         weighted = g * (sign + linked_zero)
     elif p == 2:
-        weighted = where(out == 0, 0.0, g * diff / safe_out)
+        weighted = where(out == 0, 0.0, kept_g * diff / safe_out)
     elif p == math.inf:  # (torch's test of |d| == dist: nan where both are inf)
         at_max = 1 - (diff.abs() - out).abs().ceil().clamp(max=1)
         weighted = g * (sign * at_max + linked_zero)
     elif p < 2:  # sign(d) |d|^(p - 1), 0 where d is 0 (a nan grad kept there but for p < 1)
         magnitude = where(diff == 0, 1.0, diff.abs())  # (1 stands in for |0|: sign(0) is 0)
         skipped = (out == 0) | (diff == 0) if p < 1 else out == 0
-        weighted = where(skipped, 0.0, sign * magnitude.pow(p - 1) * g / safe_out.pow(p - 1))
+        weighted = where(skipped, 0.0, sign * magnitude.pow(p - 1) * where(skipped, 0.0, g) /
+                         safe_out.pow(p - 1))
     else:
-        weighted = where(out == 0, 0.0, diff * diff.abs().pow(p - 2) * g /
+        weighted = where(out == 0, 0.0, diff * diff.abs().pow(p - 2) * kept_g /
                          safe_out.pow(p - 1))
     summed = weighted.sum(-2)
     # torch's kernel adds the terms of x2's rows one after another, from 0: those values,
