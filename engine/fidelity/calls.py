@@ -21,12 +21,26 @@ from .messages import type_name
 _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FIDELITY_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _METHOD_CODES = {}  # id(code) -> code (kept alive, so that the id stays its own)
+# id(code) -> (code, the factory that made it): wrappers whose frames the engine's messages do
+# not see (the call the learner made is the function they wrap)
+_PASSING_CODES = {}
+
+
+def passes_through(factory, wrapper):
+    """Register ``wrapper`` (made by ``factory(function)``, ``__wrapped__`` set) as invisible
+    to the messages that read the learner's call from the engine's frames."""
+    _PASSING_CODES[id(wrapper.__code__)] = wrapper.__code__, factory
+    return wrapper
 
 
 def method_copy(function, qualname=None):
     """``function`` with its own code object, registered as a Tensor method's. ``qualname``:
     the name Python's own errors give it (``Tensor.split() got an unexpected keyword``, as
-    for torch's Tensor methods written in Python)."""
+    for torch's Tensor methods written in Python). A wrapper that passes through stays
+    outside: the copy is of the function it wraps."""
+    passing = _PASSING_CODES.get(id(function.__code__))
+    if passing is not None:
+        return passing[1](method_copy(function.__wrapped__, qualname))
     code = function.__code__.replace(co_qualname=qualname or function.__code__.co_qualname)
     copy = types.FunctionType(code, function.__globals__, function.__name__,
                               function.__defaults__, function.__closure__)
@@ -68,15 +82,18 @@ def given_out():
 
 def from_engine(frame):
     """Whether ``frame`` runs the engine's own code (a call the engine makes, not the
-    learner)."""
-    return frame.f_code.co_filename.startswith(_ENGINE_DIR)
+    learner; a wrapper that passes through is its caller's)."""
+    while frame is not None and id(frame.f_code) in _PASSING_CODES:
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR)
 
 
 def engine_frames():
     """The engine's frames of the current call, innermost first (this module's left out)."""
     frame, frames = sys._getframe(1), []
     while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):
-        if not frame.f_code.co_filename.startswith(_FIDELITY_DIR):
+        if not frame.f_code.co_filename.startswith(_FIDELITY_DIR) and \
+                id(frame.f_code) not in _PASSING_CODES:
             frames.append(frame)
         frame = frame.f_back
     return frames
@@ -103,6 +120,8 @@ def keyword_names():
     LOAD_CONST before CALL_KW since). A call that unpacks ``**kwargs`` gives ()."""
     frames = engine_frames()
     caller = frames[-1].f_back if frames else None
+    while caller is not None and id(caller.f_code) in _PASSING_CODES:
+        caller = caller.f_back
     if caller is None:
         return ()
     code = caller.f_code

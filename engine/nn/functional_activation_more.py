@@ -22,6 +22,7 @@ from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..ops.arithmetic import NotImplementedBackward
 from ..ops.common import laid_out_as_kernel, widened, number_parameters, wrap_elementwise
+from ..ops.common import histories_read_first
 from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
@@ -536,3 +537,6 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = implicit_softmax_dim("softmin", input.dim(), _stacklevel)
     return (-input).softmax(dim, dtype=dtype) if dtype is not None else (-input).softmax(dim)
+
+
+histories_read_first(globals(), ["glu"])  # (torch's glu op reads the input's node first)

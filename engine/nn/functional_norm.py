@@ -22,6 +22,7 @@ from ..core.tensor import wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.messages import type_name
+from ..ops.common import histories_read_first
 
 
 # ====================================================================== batch_norm
@@ -299,3 +300,7 @@ class NativeLayerNormBackward0(Node):
 
 
 __all__ = ["batch_norm", "layer_norm"]
+
+
+# (torch's native_layer_norm reads the input's node before its checks)
+histories_read_first(globals(), ["layer_norm"])

@@ -19,6 +19,7 @@ from ..fidelity.dtypes import cpp_type_name, promote_types
 from ..fidelity import messages
 from ..fidelity.messages import type_name
 from ..ops.indexing import scatter_add
+from ..ops.common import histories_read_first
 
 _INDEX_KINDS = (np.dtype(np.int64), np.dtype(np.int32))
 
@@ -333,3 +334,7 @@ class EmbeddingBagBackwardBackward0(Node):
     def backward(self, grad):
         raise NotImplementedError("the derivative for '_embedding_bag_backward' is not "
                                   "implemented.")
+
+
+# (torch's embedding op reads the nodes before its checks)
+histories_read_first(globals(), ["embedding"])

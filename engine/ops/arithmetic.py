@@ -19,6 +19,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import full_like
+from .common import histories_read_first
 from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_NUMBER_OTHER,
                      FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
                      broadcast_error, elementwise, float_operands, half_with_scalar,
@@ -1447,3 +1448,5 @@ class AddcdivBackward0(Node):
 
 # (torch.clamp and clip: overloads' wrapper hands a BatchedTensor's call to vmap's rule)
 where, clamp_min, clamp_max = (hands_failures_to_vmap(op) for op in (where, clamp_min, clamp_max))
+
+histories_read_first(globals(), __all__)

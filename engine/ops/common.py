@@ -34,7 +34,9 @@ __all__ = [
     "number_argument", "number_parameters",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
-    "refuse_saving_inference", "histories_first", "require_tensor_sequence",
+    "refuse_saving_inference", "histories_first", "histories_read_first",
+    "reading_histories_first",
+    "require_tensor_sequence",
     # results laid out as torch lays them out
     "wrap_like_operands", "elementwise", "wrap_elementwise", "laid_out_as_kernel",
     "laid_out_row_major", "float_operands", "widened",
@@ -363,6 +365,62 @@ def histories_first(*values):
         for value in values:
             if isinstance(value, Tensor):
                 value.grad_fn  # noqa: B018
+
+
+def histories_read_first(module_globals, names):
+    """Give the ops ``names`` of a family torch's order of errors for a stale view: torch's
+    autograd reads each input's node before the op checks its dims, sizes and indices, so
+    a view made in no_grad mode or by unbind (and the like) whose memory changed in place
+    since raises that error first (``a.sum(5)``, ``torch.dot(a, b)`` of the wrong sizes).
+    The engine's ops check as they compute: on their error path, the nodes are read then.
+    Not for ops without a derivative (argmax, eq ...) nor for those torch builds from others
+    after checking their arguments itself (outer, narrow, flatten ...): their errors come
+    first in torch too."""
+    for name in names:
+        op = module_globals[name]
+        if callable(op) and not isinstance(op, type):
+            module_globals[name] = reading_histories_first(op)
+
+
+def reading_histories_first(op):
+    """``op`` with torch's order of errors for a stale view (histories_read_first)."""
+    if getattr(op, "reads_histories_first", False):
+        return op
+
+    @functools.wraps(op)
+    def reading_first(*args, **kwargs):
+        try:
+            return op(*args, **kwargs)
+        except (RuntimeError, IndexError) as error:
+            stale = None if isinstance(error, NotImplementedError) else \
+                _stale_history(args, kwargs)
+            if stale is None:
+                raise
+        raise stale  # (outside the except clause: torch's error alone, not the op's below it)
+
+    inner = getattr(op, "without_out", op)  # (a Tensor method's op, without out=)
+    reading_first.without_out = reading_first if inner is op else \
+        reading_histories_first(inner)
+    reading_first.reads_histories_first = True
+    return calls.passes_through(reading_histories_first, reading_first)
+
+
+def _stale_history(args, kwargs):
+    """The error torch's autograd raises reading the nodes of an op's inputs (when any of
+    them requires grad), or None."""
+    if not grad_mode.recording:
+        return None
+    tensors = [value for value in (*args, *kwargs.values()) if isinstance(value, Tensor)]
+    tensors += [item for value in (*args, *kwargs.values()) if isinstance(value, (list, tuple))
+                for item in value if isinstance(item, Tensor)]
+    if not builtins.any(tensor._requires_grad for tensor in tensors):
+        return None
+    for tensor in tensors:
+        try:
+            tensor.grad_fn  # noqa: B018 (read for its check)
+        except RuntimeError as error:
+            return error
+    return None
 
 
 def broadcast_error(*operands):

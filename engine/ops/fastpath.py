@@ -25,7 +25,7 @@ from ..core.grad_mode import mode
 from ..core.node import SavedTensor, connect, gradient_edge, save_input, shared_meta
 from ..core.saved import default_hooks, in_torchs_order
 from ..core.tensor import Tensor, wrap
-from .common import wrap_like_operands
+from .common import reading_histories_first, wrap_like_operands
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -94,7 +94,8 @@ def reduction(general):
     int or a tuple or list of ints and ``keepdim`` a bool, positional or ``keepdim=``
     (backward's ``sum_to`` calls ``grad.sum(dims, keepdim=True)`` for every broadcast input).
     The op itself runs, as after torch's parser; any other call goes through it."""
-    op_itself = inspect.unwrap(general)  # (below the parser, out= and numpy's names)
+    # (below the parser, out= and numpy's names; a stale view's error first, as the op's)
+    op_itself = reading_histories_first(inspect.unwrap(general))
 
     def op(self, *args, **kwargs):
         given = args + (kwargs["keepdim"],) if len(kwargs) == 1 and "keepdim" in kwargs and \

@@ -24,6 +24,7 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
                     selected_view, shape_text, sliced_view, unsqueeze, view, view_strides)
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
                       write_inplace)
+from .common import histories_read_first
 from .common import number_parameters
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
                      laid_out_like, operands_broadcast_shape,
@@ -1202,3 +1203,5 @@ def take_along_dim(input, indices, dim=None):
     input_shape, index_shape = list(shape), list(shape)
     input_shape[dim], index_shape[dim] = input._data.shape[dim], indices._data.shape[dim]
     return gather(expand(input, input_shape), dim, expand(indices, index_shape))
+
+histories_read_first(globals(), [name for name in __all__ if name not in ("repeat_interleave",)])

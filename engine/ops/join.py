@@ -9,6 +9,7 @@ from ..fidelity.size import memory_format, wrap_dim
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
+from .common import histories_read_first
 from .common import (ABSENT, histories_first, keyword_sizes, named_arguments, numpy_names,
                      size_arguments, takes_out)
 
@@ -217,3 +218,6 @@ class RepeatBackward0(Node):
         if not copies:
             return grad.reshape(self.self_sym_sizes)
         return grad.reshape(split).sum(copies).reshape(self.self_sym_sizes)
+
+
+histories_read_first(globals(), ["repeat"])  # (cat and stack: histories_first)

@@ -18,6 +18,7 @@ from ..core.backward import sum_to
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_strided, wrap
+from .common import histories_read_first
 from .common import (broadcast_error, named_arguments, named_result, not_implemented_for,
                      numpy_names,
                      out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
@@ -1463,3 +1464,6 @@ class BaddbmmBackward0(Node):
         return (_times(grad, self.beta),
                 None if batch2 is None else _times(grad.bmm(batch2.mT), self.alpha),
                 None if batch1 is None else _times(batch1.mT.bmm(grad), self.alpha))
+
+histories_read_first(globals(), [name for name in __all__ if name not in (
+    "outer", "ger", "inner", "matmul")])

@@ -18,6 +18,7 @@ from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
+from .common import histories_read_first
 from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, overloads,
                      PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
@@ -1003,6 +1004,8 @@ def float_power_(self, exponent):
     return self.pow_(exponent.to(_dtypes.float64) if isinstance(exponent, Tensor) else
                      float(exponent))
 
+
+histories_read_first(globals(), __all__)
 
 tensor_inputs(globals(), [name for name in __all__
                           if name not in ("xlogy", "copysign", "float_power", "bitwise_left_shift",

@@ -17,6 +17,7 @@ from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .common import histories_read_first
 from .common import numpy_names, require_tensor_sequence, takes_out, tensor_inputs, write_out
 from .compare import logical_xor
 from .join import cat, stack
@@ -1049,6 +1050,11 @@ def _sumproduct_pair(left, right, summed):
     right = right.permute(right_order).reshape(both_size, summed_size, right_size)
     return bmm(left, right).view(out_size).permute(back)
 
+
+# (torch builds these from other ops after checking their arguments itself)
+histories_read_first(globals(), [name for name in __all__ if name not in (
+    "diff", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+    "cartesian_prod", "tril_indices", "triu_indices")])
 
 # torch.roll(None, 1): torch's TypeError
 tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed", "vsplit",

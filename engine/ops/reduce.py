@@ -21,6 +21,7 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, make_view, wrap
+from .common import histories_read_first
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      named_arguments, not_implemented_for, numpy_axes, resize_out_first,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
@@ -2136,5 +2137,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     result = record(UniqueConsecutiveBackward0, wrap(values), (input,))
     return _unique_result(result, inverse, counts, return_inverse, return_counts)
 
+
+# (argmax ... have no derivative: torch reads no node)
+histories_read_first(globals(), [name for name in __all__ if name not in (
+    "argmax", "argmin", "count_nonzero", "all", "any", "nonzero", "unique", "unique_consecutive")])
 
 tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

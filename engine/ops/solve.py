@@ -23,6 +23,7 @@ from ..fidelity.size import contiguous_format
 from ..core.grad_mode import mode as grad_mode
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_preserving_layout, empty_strided, wrap
+from .common import histories_read_first
 from .common import named_result, out_dtype_is, overloads, resize_out_first, takes_out, write_out
 from .arithmetic import where
 from .join import cat
@@ -704,3 +705,5 @@ slogdet.without_out = _slogdet_method
 slogdet = overloads("(Tensor input, *, tuple of Tensors out = None)")(slogdet)
 det = overloads("(Tensor input)")(det)
 logdet = overloads("(Tensor input)")(logdet)
+
+histories_read_first(globals(), __all__)

@@ -16,6 +16,7 @@ from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .common import histories_read_first
 from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype, overloads,
                      takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
@@ -997,3 +998,8 @@ class LogcumsumexpBackward0(Node):
         def reverse(values):
             return values.flip((self.dim,)).logcumsumexp(self.dim).flip((self.dim,))
         return (reverse(positive - result) + x).exp() - (reverse(negative - result) + x).exp()
+
+# (bincount ... have no derivative; quantile, nanmean check their arguments first in torch)
+histories_read_first(globals(), [name for name in __all__ if name not in (
+    "bincount", "bucketize", "histc", "isin", "searchsorted", "quantile", "nanquantile",
+    "nanmean")])

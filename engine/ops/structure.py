@@ -15,6 +15,7 @@ from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
+from .common import histories_read_first
 from .common import (numpy_names, operands_broadcast_shape, overloads, takes_out,
                      tensor_inputs)
 from .arithmetic import add
@@ -544,5 +545,8 @@ def argwhere(input):
     """The indices of the nonzero elements, one row each (torch.nonzero)."""
     return nonzero(input)
 
+
+histories_read_first(globals(), [name for name in __all__ if name not in (
+    "argwhere", "tensor_split")] + ["unfold"])
 
 tensor_inputs(globals(), __all__)  # torch.tril(None): torch's TypeError

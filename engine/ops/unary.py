@@ -11,6 +11,7 @@ from ..fidelity.dtypes import scalar_type_name
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .common import histories_read_first
 from .common import (elementwise_shape, float_dtype_for, not_implemented_for,
                      number_parameters, out_of_inputs_dtype, overloads, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
@@ -759,5 +760,7 @@ class NanToNumBackward0(Node):
 
 # for other families' float functions (ops/pointwise.py: erf, erfc, erfinv)
 float_unary, UnaryBackward = _float_unary, _UnaryBackward
+
+histories_read_first(globals(), __all__)
 
 tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError

@@ -25,6 +25,7 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
                             view_geometry)
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
+from .common import histories_read_first
 from .common import (ABSENT, size_arguments, copy_preserving_layout, empty_in_format, keyword_sizes,
                      numpy_names, operand_type_error, overloads, tensor_inputs)
 from .creation import zeros
@@ -1201,3 +1202,9 @@ class SqueezeBackward4(SqueezeBackward0):
     """x.squeeze_(dim):  the gradient gets the size-1 dimension back"""
 
     dim: int
+
+# (torch builds these from other ops after checking their arguments itself)
+histories_read_first(globals(), [name for name in __all__ if name not in (
+    "narrow", "chunk", "movedim", "moveaxis", "flatten", "unflatten", "unsafe_chunk", "ravel",
+    "broadcast_tensors")] + ["view_as", "reshape_as", "expand", "expand_as", "t_",
+                             "transpose_", "unsqueeze_", "squeeze_"])

@@ -42,3 +42,79 @@ def test_cdist_derivatives_with_infinite_gradients_at_zero_distances(p, outer, p
         second, = m.autograd.grad(first.sum(), z, allow_unused=True)
         results.append((first, second))
     parity.assert_same(*results, exact=False, check_repr=False)
+
+
+# fuzz 3564908: an op's own error (a size, a dim, an index) came before the error of a stale
+# view among its inputs; torch's autograd reads the inputs' nodes first, but in the ops it
+# builds from others after checking their arguments itself (outer, narrow, flatten, the
+# losses' broadcasting ...) and in those without a derivative (argmax, eq ...)
+STALE_VIEW_CALLS = [
+    "torch.dot(a, torch.ones(3))", "torch.vdot(a, torch.ones(3))", "torch.matmul(a, torch.ones(3))",
+    "a @ torch.ones(3)", "torch.mv(torch.ones(2, 3), a)", "torch.cross(a, torch.ones(2), dim=0)",
+    "a.masked_fill(torch.ones(3, dtype=torch.bool), 1.0)", "a.index_select(0, torch.tensor([5]))",
+    "a.gather(0, torch.tensor([5]))", "a.sum(5)", "a.mean(5)", "torch.sum(a, 5)", "a.sum((0, 0))",
+    "a.float().sum(4)", "a.reshape(7)", "a.expand(3)", "a.expand_as(torch.ones(3))",
+    "a.permute(1, 0)", "a.transpose(0, 2)", "a.squeeze(3)", "a.unsqueeze(4)", "a.flip(3)",
+    "a.roll(1, 3)", "a.repeat(1, 0, -1)", "torch.nn.functional.softmax(a, 3)", "a.clamp()",
+    "torch.max(a, 3)", "a.topk(5)", "a.sort(3)", "a.argsort(3)", "a.cumsum(3)", "a.std(3)",
+    "a.norm(2, 3)", "a.split(0)", "a.unbind(3)", "a.lerp(torch.ones(3), 0.5)",
+    "torch.addcmul(a, torch.ones(3), torch.ones(3))", "a.trace()", "a.remainder(torch.ones(3))",
+    "a.index_add(0, torch.tensor([5]), torch.ones(1))", "a.scatter(0, torch.tensor([5]), 1.0)",
+    "a.masked_select(torch.ones(3, dtype=torch.bool))", "a.take(torch.tensor([9]))",
+    "a.logsumexp(3)", "a.prod(3)", "a.var(3)", "torch.var_mean(a, 3)", "a.amax(3)", "a.min(3)",
+    "a.median(3)", "a.mode(3)", "a.kthvalue(5)", "a.cummax(3)", "a.as_strided((5,), (1,), 9)",
+    "a.tril()", "a.diagonal(0, 0, 0)", "a.select(0, 5)", "a.unfold(0, 5, 1)", "a.rot90(1, (0, 3))",
+    "torch.nn.functional.embedding(torch.tensor([0]), a)", "a.dist(torch.ones(3))",
+    "torch.nn.functional.layer_norm(a, (3,))", "torch.nn.functional.normalize(a, dim=3)",
+    "torch.nn.functional.glu(a, 3)", "a.clone(memory_format=torch.channels_last)",
+    "a.view(7)", "a * torch.ones(3)", "torch.cat([a, torch.ones(3, 2)])",
+    # torch's own checks first
+    "torch.outer(a, torch.ones(3, 2))", "torch.inner(a, torch.ones(3))",
+    "torch.tensordot(a, torch.ones(3), 1)", "a[5]", "a.narrow(0, 1, 5)", "a.chunk(0)",
+    "a.movedim(0, 3)", "a.flatten(0, 3)", "a.unflatten(0, (3, 2))", "a.argmax(3)",
+    "a.all(3)", "torch.eq(a, torch.ones(3))", "a.quantile(0.5, 3)", "a.nanmean(3)",
+    "a.diff(dim=3)", "a.repeat_interleave(-1)",
+    "torch.matmul(a.unsqueeze(0), torch.ones(3, 2))",
+    "torch.nn.functional.mse_loss(a, torch.ones(3))",
+    "torch.nn.functional.l1_loss(a, torch.ones(3))",
+    "torch.nn.functional.pad(a, (1, 2, 3))", "torch.nn.functional.dropout(a, 2.0)",
+    "torch.nn.functional.softmax(a, 0, dtype=torch.int64)", "torch.sum(a, 5, keepdim='x')",
+    "torch.reshape(a, 6)", "torch.sub(a, other='a')",
+]
+
+
+@pytest.mark.parametrize("made", ["unbind", "no_grad"])
+@pytest.mark.parametrize("call", STALE_VIEW_CALLS)
+def test_a_stale_views_error_comes_where_torchs_does(call, made):
+    """fuzz 3564908: dot of the wrong sizes on an unbind output whose base changed in place
+    named the sizes; torch names the view."""
+    def outcome(m):
+        x = m.zeros(3, 2, requires_grad=True)
+        y = x * 1
+        if made == "unbind":
+            a = y.unbind(0)[0]
+        else:
+            with m.no_grad():
+                a = y[0]
+        y.add_(1)
+        try:
+            eval(call, {"torch": m, "a": a})
+        except Exception as error:  # noqa: BLE001 (the error is the outcome compared)
+            return type(error).__name__, str(error).splitlines()[0]
+        return "ok"
+    assert outcome(parity.engine) == outcome(torch)
+
+
+def test_a_view_made_and_used_without_grad_keeps_the_ops_error():
+    """Under no_grad torch reads no node: the op's own error."""
+    results = []
+    for m in (parity.engine, torch):
+        x = m.zeros(3, 2, requires_grad=True)
+        y = x * 1
+        a = y.unbind(0)[0]
+        y.add_(1)
+        with m.no_grad():
+            error = parity.raised(lambda a=a: a.sum(5))
+        results.append((type(error).__name__, str(error)))
+    assert results[0] == results[1]
+    assert results[0][0] == "IndexError"
