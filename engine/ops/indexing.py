@@ -4,6 +4,7 @@ ints, slices, None and ``...`` make views; lists, index tensors and masks ("adva
 indexing) copy.
 """
 import builtins
+import math
 import operator
 import warnings
 
@@ -20,19 +21,21 @@ from ..core.history import check_inference_inplace, check_inplace, rebase_histor
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, empty_strided, make_view, wrap
 from .creation import index_tensor_from_sequence, zeros_like
+from .join import cat
 from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permuted_view,
                     selected_view, shape_text, sliced_view, unsqueeze, view, view_strides)
-from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, overlap_status,
-                      write_inplace)
+from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, in_place,
+                      overlap_status, write_inplace)
 from .common import histories_read_first
 from .common import number_parameters
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
-                     laid_out_like, operands_broadcast_shape,
+                     laid_out_like, operand_type_error, operands_broadcast_shape,
                      named_arguments, not_implemented_for, numpy_names, out_dtype_is,
                      require_tensor_sequence, resize_out_first, takes_out)
 
 __all__ = ["gather", "index_fill", "index_put", "index_put_", "index_select", "masked_fill",
-           "repeat_interleave", "scatter", "scatter_add", "take_along_dim"]
+           "masked_scatter", "put", "repeat_interleave", "scatter", "scatter_add",
+           "take_along_dim"]
 
 # ---------------------------------------------------------------- indexing: x[index]
 def _treat_as_tuple(index):
@@ -981,6 +984,113 @@ class MaskedFillBackward1(Node):
     def backward(self, grad):
         (mask, ) = self.saved_tensors
         return grad.masked_fill(mask, 0), grad.masked_fill(mask.logical_not(), 0).sum()
+
+
+def masked_scatter(input, mask, source):
+    """A copy of input (broadcast with mask) with source's elements, in order, where mask is
+    True"""
+    for name, value, position in (("mask", mask, 2), ("source", source, 3)):
+        if not isinstance(value, Tensor):
+            raise operand_type_error(calls.called_name() or "masked_scatter", value, position,
+                                     name)
+    shape = operands_broadcast_shape(mask._data, input._data)  # (mask is "tensor a")
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {dtypes.scalar_type_name[mask.dtype]}")
+    _check_source_dtype(input, source)
+    values = np.array(np.broadcast_to(input._data, shape), order="C")
+    where = np.broadcast_to(mask._data, shape)
+    count = int(np.count_nonzero(where))
+    if count > source._data.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    values[where] = source._data.reshape(-1)[:count]
+    return record(MaskedScatterBackward0, wrap(values), (input, source), saved=(mask,),
+                  source_sym_sizes=source._data.shape)
+
+
+def _check_source_dtype(input, source):
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{dtypes.scalar_type_name[input.dtype]} and "
+                           f"{dtypes.scalar_type_name[source.dtype]}")
+
+
+def masked_scatter_(self, mask, source):
+    """x.masked_scatter_(mask, source): the mask expands to x's shape (x does not broadcast);
+    torch checks source's dtype first"""
+    for name, value, position in (("mask", mask, 1), ("source", source, 2)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"masked_scatter_(): argument '{name}' (position {position}) must "
+                            f"be Tensor, not {type_name(value)}")
+    _check_source_dtype(self, source)
+    return _masked_scatter_written(self, expand(mask, self._data.shape), source)
+
+
+class MaskedScatterBackward0(Node):
+    """out = input.masked_scatter(mask, source):  input's gradient where mask is False;
+    source's the gradient where mask is True, in order (0 for the elements not used)"""
+
+    _saved_names = ("mask",)
+    source_sym_sizes: tuple
+
+    def backward(self, grad):
+        (mask,) = self.saved_tensors
+        taken = grad.masked_select(mask)
+        unused = math.prod(self.source_sym_sizes) - taken.numel()
+        if unused > 0:  # (torch: the selected values, then zeros)
+            taken = cat([taken, taken.new_zeros(unused)])
+        return grad.masked_fill(mask, 0), taken.view(self.source_sym_sizes)
+
+
+_masked_scatter_written = in_place(masked_scatter)
+
+
+def put(input, index, source, accumulate=False):
+    """A copy of input with source's elements written at the places ``index`` names in the
+    flattened input (negative counts from the end), or added there with ``accumulate``"""
+    for name, value, position in (("index", index, 2), ("source", source, 3)):
+        if not isinstance(value, Tensor):
+            raise operand_type_error(calls.called_name() or "put", value, position, name)
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{dtypes.scalar_type_name[index.dtype]}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {dtypes.scalar_type_name[input.dtype]} and "
+                           f"source.dtype = {dtypes.scalar_type_name[source.dtype]}")
+    places, size = index._data.reshape(-1), input._data.size
+    if source._data.size != places.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source._data.size}, "
+                         f"index.numel() = {places.size}")
+    if places.size and size == 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    bad = (places >= size) | (places < -size)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {int(places[bad][0])} on a "
+                         f"tensor of {size} elements.")
+    flat = input._data.reshape(-1).copy()  # (row-major: the places count so)
+    written = source._data.reshape(-1)
+    if accumulate:
+        np.add.at(flat, places % max(size, 1), written)
+    else:
+        flat[places % max(size, 1)] = written  # (a place named twice keeps the last)
+    result = laid_out_like(flat.reshape(input._data.shape), input)  # (torch: a clone, then put_)
+    return record(PutBackward0, result, (input, source), saved=(index, source),
+                  accumulate=bool(accumulate))
+
+
+class PutBackward0(Node):
+    """out = input.put(index, source):  input's gradient is 0 at the places written (all of
+    it passes with accumulate); source's is the gradient at its places"""
+
+    _saved_names = ("index", "source")
+    accumulate: bool
+
+    def backward(self, grad):
+        index, source = self.saved_tensors
+        passed = grad if self.accumulate else grad.put(index, zeros_like(source))
+        return passed, grad.take(index).reshape_as(source)
 
 
 def index_fill(input, dim, index, value):

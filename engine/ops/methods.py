@@ -54,8 +54,8 @@ FUNCTION_METHODS = {
     statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
         cummin bincount histc logcumsumexp""",
     rearrange: """roll diff trace rot90 take diag_embed vsplit hsplit dsplit kron""",
-    indexing: """gather scatter scatter_add index_fill index_select masked_fill repeat_interleave
-        take_along_dim""",
+    indexing: """gather scatter scatter_add index_fill index_select masked_fill masked_scatter put
+        repeat_interleave take_along_dim""",
     join: "repeat",
     convert: """to cpu cuda pin_memory is_pinned type_as new""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
@@ -116,7 +116,7 @@ INPLACE_METHODS = {
     compare: """eq ne lt le gt ge not_equal less less_equal greater greater_equal bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
-    indexing: "scatter scatter_add",
+    indexing: "scatter scatter_add put",
     structure: "tril triu index_add index_copy",
     linalg: "addmv addr addbmm baddbmm",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot deg2rad rad2deg sinc heaviside gcd lcm
@@ -139,6 +139,7 @@ for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
     setattr(Tensor, _name, method_copy(inplace.cast_refused_in_cpp_names(getattr(Tensor, _name))))
 # fills write only the places they fill (an expanded tensor too)
 Tensor.masked_fill_ = method_copy(indexing.masked_fill_)
+Tensor.masked_scatter_ = method_copy(indexing.masked_scatter_)
 Tensor.index_fill_ = method_copy(indexing.index_fill_)
 Tensor.index_put_ = method_copy(indexing.index_put_)
 Tensor.index_put = method_copy(indexing.index_put)

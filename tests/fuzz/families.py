@@ -143,7 +143,9 @@ WRITES = ["{x}[{i}] = {v}", "{x}[:{k}] = {v}", "{x}[...] = {v}", "{x}[{x} > 0] =
           "{n} = {x}.new_full((2,), {v})", "{n} = torch.full((2,), {v}, dtype={x}.dtype)",
           "{x}.index_put_((torch.tensor([{i}, {i}]),), torch.as_tensor({v}).to({x}.dtype), "
           "accumulate=True)",
-          "{n} = torch.index_put({x}, (torch.tensor([{i}]),), torch.as_tensor({v}).to({x}.dtype))"]
+          "{n} = torch.index_put({x}, (torch.tensor([{i}]),), torch.as_tensor({v}).to({x}.dtype))",
+          "{x}.put_(torch.tensor([{i}]), torch.as_tensor({v}).to({x}.dtype).reshape(1))",
+          "{n} = {x}.masked_scatter({x} != 0, torch.full_like({x}, {v}))"]
 WRITES_1D = ["{x}.scatter_(0, torch.tensor([{i}]), {v})", "{x}.remainder_({d})",
              "{x}.floor_divide_({d})"]
 
@@ -374,6 +376,8 @@ EMPTY_OPS = ["{x}.exp()", "{x}.neg()", "{x}.abs()", "{x}.relu()", "{x}.sigmoid()
              "torch.stack([{x}, {x}])", "{x}.repeat(2)", "{x}.repeat_interleave(2)", "{x}[...]",
              "{x}[None]", "{x}[{x} > 0]", "{x}.index_select(0, torch.tensor([], dtype=torch.long))",
              "{x}.masked_fill({x} > 0, 1.0)", "{x}.item()", "{x}.tolist()", "{x}.clone()",
+             "{x}.masked_scatter({x} > 0, {x}.flatten())",
+             "{x}.put(torch.tensor([], dtype=torch.long), {x}[:0].flatten())",
              "{x}.index_put((torch.tensor([], dtype=torch.long),), torch.tensor(1.0))",
              "{x}.index_put(({x} > 0,), torch.tensor(2.0), accumulate=True)",
              "{x}.contiguous()", "{x}.as_strided((1,), (1,))", "{x}.as_strided((0,), (1,))",
