@@ -75,6 +75,21 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else unary.relu(input)
 
 
+def relu_(input):
+    """relu, written into input"""
+    return relu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu, written into input"""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    """elu, written into input"""
+    return elu(input, alpha, inplace=True)
+
+
 def sigmoid(input):
     """out = 1 / (1 + exp(-input))"""
     if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
@@ -645,8 +660,8 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     return arithmetic.div_scalar(-products.sum(), input.numel() // n_classes)
 
 
-__all__ = ["linear", "bilinear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout",
-           "one_hot",
+__all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoid", "tanh",
+           "softmax", "log_softmax", "dropout", "one_hot",
            "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
            "rrelu", "rrelu_",
            "mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "binary_cross_entropy",

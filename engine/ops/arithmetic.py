@@ -30,9 +30,9 @@ from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_N
                      two_numbers_allowed, hands_failures_to_vmap,
                      wrap_elementwise, write_out, zero_gradient_like)
 
-__all__ = ["add", "addcdiv", "addcmul", "atan2", "clamp", "clamp_max", "clamp_min", "clip", "div",
-           "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul", "multiply",
-           "pow", "remainder", "rsub", "sub", "subtract", "where", "true_divide"]
+__all__ = ["add", "addcdiv", "addcmul", "arctan2", "atan2", "clamp", "clamp_max", "clamp_min",
+           "clip", "div", "divide", "floor_divide", "fmod", "lerp", "maximum", "minimum", "mul",
+           "multiply", "pow", "remainder", "rsub", "sub", "subtract", "where", "true_divide"]
 
 # ====================================================================== arithmetic
 def _alpha(alpha, common):
@@ -918,6 +918,9 @@ def atan2(input, other):
         histories_first(input, other)
         raise
     return record(Atan2Backward0, result, (input, other), saved=(input, other))
+
+
+arctan2 = atan2  # (torch's alias)
 
 
 class Atan2Backward0(Node):

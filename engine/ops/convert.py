@@ -20,7 +20,8 @@ from .common import copy_preserving_layout, empty_in_format
 from .creation import empty, tensor
 from .views import AliasBackward0, alias
 
-__all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero"]
+__all__ = ["result_type", "is_tensor", "is_floating_point", "numel", "is_nonzero", "is_signed",
+           "is_same_size", "is_inference"]
 
 
 def to_copy(tensor, np_dtype, memory_format=None):
@@ -287,6 +288,19 @@ def is_floating_point(input):
 
 def numel(input):
     return input.numel()
+
+
+def is_signed(input):
+    """Whether the dtype holds negative numbers (not uint8 nor bool)."""
+    return input._data.dtype.kind not in "ub"
+
+
+def is_same_size(input, other):
+    return input._data.shape == other._data.shape
+
+
+def is_inference(input):
+    return input.is_inference()
 
 
 def is_nonzero(input):

@@ -24,7 +24,8 @@ from .common import (copy_preserving_layout, empty_in_format, factory_out,
                      invalid_arguments_error)
 from .common import number_parameters
 
-__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye",
+__all__ = ["tensor", "scalar_tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones",
+           "empty", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
            "set_default_device", "get_default_device"]
@@ -351,6 +352,16 @@ def index_tensor_from_sequence(data):
     if inferred is dtypes.bool or inferred is dtypes.uint8:
         return _tensor_from_data(data, inferred)
     return _tensor_from_data(data, dtypes.int64)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A 0-d tensor of the number ``s``, of the default float dtype unless ``dtype`` says"""
+    if not isinstance(s, (int, float, bool, np.number, np.bool_)):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not "
+                        f"{type(s).__name__}")
+    return tensor(s, dtype=get_default_dtype() if dtype is None else dtype, device=device,
+                  requires_grad=requires_grad)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

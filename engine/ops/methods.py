@@ -31,24 +31,26 @@ def _without_out(function):
 # x.name(...) calls family.name(x, ...)
 FUNCTION_METHODS = {
     arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
-        fmod pow maximum minimum atan2 clamp clip clamp_min clamp_max lerp addcmul addcdiv""",
+        fmod pow maximum minimum atan2 arctan2 clamp clip clamp_min clamp_max lerp addcmul
+        addcdiv""",
     compare: """eq ne lt le gt ge not_equal less less_equal greater greater_equal logical_and
         logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isclose
         allclose equal""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
-        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign sgn square
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative positive abs absolute sign sgn
+        square
         relu floor ceil trunc fix round frac isnan isinf isfinite nan_to_num lgamma digamma
         asinh acosh atanh arcsinh arccosh arctanh""",
     reduce: """sum nansum mean prod max min amax amin argmax argmin var std logsumexp cumsum
         cumprod all any count_nonzero nonzero sort msort argsort topk softmax log_softmax unique
         unique_consecutive""",
-    linalg: """mm mv dot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm norm
-        dist""",
+    linalg: """mm mv dot vdot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm
+        norm dist""",
     solve: "det logdet slogdet inverse matrix_power",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
         split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
-        squeeze_ unsafe_split unsafe_chunk""",
+        squeeze_ unsafe_split unsafe_chunk adjoint fill_diagonal_ sum_to_size""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
     statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax
@@ -57,7 +59,7 @@ FUNCTION_METHODS = {
     indexing: """gather scatter scatter_add index_fill index_select masked_fill masked_scatter put
         repeat_interleave take_along_dim""",
     join: "repeat",
-    convert: """to cpu cuda pin_memory is_pinned type_as new""",
+    convert: """to cpu cuda pin_memory is_pinned type_as new is_signed is_same_size""",
     inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
     structure: """tril triu diagonal diag diagflat masked_select index_add index_copy tensor_split
         argwhere fliplr flipud unfold""",
@@ -109,10 +111,10 @@ Tensor.unique_consecutive = method_copy(_without_out(reduce.unique_consecutive),
 # x.op_(...): the op, written into x (x += y is x.add_(y))
 INPLACE_METHODS = {
     arithmetic: """add sub subtract mul multiply div divide true_divide floor_divide remainder
-        fmod pow clamp clip clamp_min clamp_max lerp atan2 addcmul addcdiv""",
+        fmod pow clamp clip clamp_min clamp_max lerp atan2 arctan2 addcmul addcdiv""",
     unary: """exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan arcsin
-        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs sign sgn square relu floor
-        ceil trunc fix round frac nan_to_num lgamma digamma""",
+        arccos arctan sinh cosh tanh sigmoid reciprocal neg negative abs absolute sign sgn square
+        relu floor ceil trunc fix round frac nan_to_num lgamma digamma""",
     compare: """eq ne lt le gt ge not_equal less less_equal greater greater_equal bitwise_and
         bitwise_or bitwise_xor bitwise_not""",
     reduce: "cumsum cumprod",
@@ -138,6 +140,8 @@ for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
 for _name in ("clamp_", "clamp_min_", "clamp_max_", "clip_"):
     setattr(Tensor, _name, method_copy(inplace.cast_refused_in_cpp_names(getattr(Tensor, _name))))
 # fills write only the places they fill (an expanded tensor too)
+Tensor.swapaxes_ = method_copy(views.transpose_, "Tensor.swapaxes_")  # (torch's aliases)
+Tensor.swapdims_ = method_copy(views.transpose_, "Tensor.swapdims_")
 Tensor.masked_fill_ = method_copy(indexing.masked_fill_)
 Tensor.masked_scatter_ = method_copy(indexing.masked_scatter_)
 Tensor.index_fill_ = method_copy(indexing.index_fill_)
@@ -208,6 +212,9 @@ Tensor.data = property(convert.get_data, convert.set_data,
 Tensor.T = property(views.all_dims_reversed,
                     doc="All dimensions reversed (a view); x.mT for batches.")
 Tensor.mT = property(views.last_two_dims_swapped, doc="The last two dimensions swapped (a view).")
+Tensor.mH = property(views.conjugate_transposed,
+                     doc="The last two dimensions swapped (x.mT: no complex numbers here).")
+Tensor.H = property(views.matrix_conjugate_transposed, doc="A matrix transposed (x.T of a matrix).")
 Tensor.where = arithmetic.where_method
 
 

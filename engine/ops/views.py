@@ -32,8 +32,9 @@ from .creation import zeros
 from .join import cat, stack
 from .common import number_parameters
 
-__all__ = ["reshape", "transpose", "swapaxes", "permute", "t", "squeeze", "unsqueeze", "flatten",
-           "unflatten", "ravel", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "narrow",
+__all__ = ["adjoint", "reshape", "transpose", "swapaxes", "permute", "t", "squeeze",
+           "unsqueeze", "flatten", "unflatten", "ravel", "broadcast_to", "broadcast_tensors",
+           "broadcast_shapes", "narrow",
            "select", "unbind", "split", "chunk", "as_strided", "movedim", "moveaxis", "detach",
            "clone", "flip", "swapdims", "unsafe_split", "unsafe_chunk"]
 
@@ -389,6 +390,79 @@ def last_two_dims_swapped(input):
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {ndim}-D tensor.")
     return transpose(input, -2, -1)
+
+
+def conjugate_transposed(input, name="Tensor.mH", line=4375):
+    """x.mH, x.adjoint(): the last two dims swapped (the conjugate is the tensor itself: the
+    engine has no complex numbers)"""
+    ndim = input._data.ndim
+    if ndim == 0:
+        _warn_once(f"{name} is deprecated on 0-D tensors. Consider using x.conj()."
+                   + messages.triggered_in(f"{_TENSOR_SHAPE}:{line}"))
+        return alias(input)
+    if ndim < 2:
+        shown = "tensor.adjoint()" if name == "adjoint()" else "tensor.mH"
+        raise RuntimeError(f"{shown} is only supported on matrices or batches of matrices. Got "
+                           f"{ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+def adjoint(input):
+    """torch.adjoint(x), x.adjoint(): x.mH"""
+    return conjugate_transposed(input, "adjoint()", 4383)
+
+
+def matrix_conjugate_transposed(input):
+    """x.H: a matrix transposed (x.mH for batches)"""
+    ndim = input._data.ndim
+    if ndim == 0:
+        _warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."
+                   + messages.triggered_in(f"{_TENSOR_SHAPE}:4328"))
+        return alias(input)
+    if ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{ndim}-D tensor." + (" For batches of matrices, consider using "
+                                                  "tensor.mH" if ndim > 2 else ""))
+    return transpose(input, 0, 1)
+
+
+def fill_diagonal_(input, fill_value, wrap=False):
+    """x.fill_diagonal_(v): the main diagonal of a matrix (or of an n-cube) set to v, in place,
+    through a view of it (so autograd sees a view changed in place); with ``wrap`` a tall
+    matrix's diagonal starts again every width + 1 rows"""
+    if isinstance(fill_value, Tensor) and fill_value._data.ndim == 0:
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (int, float, builtins.bool, np.number, np.bool_)):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, "
+                        f"not {type_name(fill_value)}")
+    shape, strides = input._data.shape, input.stride()
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = shape[0], shape[1]
+    if len(shape) > 2 and builtins.any(size != height for size in shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step, offset = builtins.sum(strides), input.storage_offset()
+    length = min(height, width)
+    input.as_strided((length,), (step,), offset).fill_(fill_value)
+    if wrap and len(shape) == 2 and height > width + 1:
+        rest = (input.numel() + width) // (width + 1) - length
+        input.as_strided((rest,), (step,), offset + strides[0] * (width + 1)).fill_(fill_value)
+    return input
+
+
+def sum_to_size(input, *size):
+    """x.sum_to_size(shape): x summed over the dims that broadcasting would stretch from
+    ``shape`` to x's shape (x itself when the shapes are the same)"""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    shape = tuple(size_arguments(size, "sum_to_size", "size"))
+    have = input._data.shape
+    if len(shape) > len(have) or builtins.any(
+            n != 1 and n != m for n, m in zip(reversed(shape), reversed(have))):
+        listed = ", ".join(str(n) for n in shape)
+        raise RuntimeError(f"size {{[{listed}]}} is not expandable to size "
+                           f"{{[{', '.join(str(n) for n in have)}]}}.")
+    return sum_to(input, shape) if shape else input.sum()
 
 
 @overloads("(Tensor input, int source, int destination)",
