@@ -19,7 +19,10 @@ import numpy as np
 
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
-from ..core.tensor import Tensor, wrap
+from ..core.tensor import Tensor, empty_strided, wrap
+from ..fidelity.layout import contiguous_strides, format_strides, suggested_memory_format
+from ..fidelity.size import channels_last, channels_last_3d
+from ..ops.creation import zeros
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..ops.views import clone
@@ -403,10 +406,7 @@ def pad(input, pad, mode="constant", value=None):
         bad = next(i for i, p in enumerate(pad) if not isinstance(p, int))
         raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but found "
                         f"element of type {type_name(pad[bad])} at pos {bad}")
-    if mode != "constant":
-        if mode in ("reflect", "replicate", "circular"):
-            raise NotImplementedError(f"engine: F.pad(mode='{mode}') is not implemented; only "
-                                      "mode='constant' is")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -414,6 +414,20 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError("Padding length should be less than or equal to two times the input "
                            f"dimension but got padding length {len(pad)} and input of dimension "
                            f"{input.dim()}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        padded = len(pad) // 2
+        if input.dim() not in (padded + 1, padded + 2):
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+                "Supported combinations for non-constant padding:\n"
+                "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+        if mode == "circular":
+            return _pad_circular(input, tuple(pad))
+        return _pad_by_index(input, tuple(pad), mode)
     x = input._data
     # (before, after) per dimension, in the order of the dimensions
     amounts = [(0, 0)] * (x.ndim - len(pad) // 2) + [
@@ -433,6 +447,128 @@ def pad(input, pad, mode="constant", value=None):
                        for (before, _), s in zip(amounts, kept))
         out._data[placed] = x[kept]
     return record(ConstantPadNdBackward0, out, (input,), pad=tuple(pad))
+
+
+_DIM_NAMES = ("D", "H", "W")
+_FORMATS = {"channels_last": channels_last, "channels_last_3d": channels_last_3d}
+
+
+def _pad_by_index(input, pad, mode):
+    """reflect (mirrored about the edge, the edge itself not repeated) and replicate (the edge
+    repeated): each output element is an input element, found by its index along each padded
+    dim; torch's reflection_pad / replication_pad kernels and their checks."""
+    padded = len(pad) // 2
+    shape = input._data.shape
+    kernel = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{padded}d"
+    if any(size == 0 for size in (shape[1:] if len(shape) == padded + 2 else shape)):
+        raise RuntimeError(f"Expected {padded + 1}D or {padded + 2}D (batch mode) tensor with "
+                           f"possibly 0 batch size and other non-zero dimensions for input, but "
+                           f"got: [{', '.join(str(n) for n in shape)}]")
+    # (before, after) per padded dim, outermost first; pad lists the last dim first
+    amounts = [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(padded))]
+    sizes = shape[len(shape) - padded:]
+    if mode == "reflect":
+        for i in range(padded):  # (torch checks the last dim first)
+            before, after = pad[2 * i], pad[2 * i + 1]
+            dim = len(shape) - 1 - i
+            if not (before < shape[dim] and after < shape[dim]):
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
+                    f"input dimension, but got: padding ({before}, {after}) at dimension {dim} "
+                    f"of input [{', '.join(str(n) for n in shape)}]")
+    out_sizes = [size + before + after for size, (before, after) in zip(sizes, amounts)]
+    if any(size < 1 for size in out_sizes):
+        names = _DIM_NAMES[3 - padded:]
+        if padded == 1:
+            raise RuntimeError(f"input (W: {sizes[0]}) is too small. Calculated output W: "
+                               f"{out_sizes[0]}")
+        raise RuntimeError(
+            "Calculated output " + " ".join(f"{n}: {o}" for n, o in zip(names, out_sizes))
+            + " must be >= 1 in every dimension (input "
+            + ", ".join(f"{n}: {i}" for n, i in zip(names, sizes)) + ")")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    places = []
+    for size, (before, _), out in zip(sizes, amounts, out_sizes):
+        at = np.arange(out) - before
+        if mode == "reflect":
+            at = np.abs(at)
+            at = np.where(at >= size, 2 * (size - 1) - at, at)
+        else:
+            at = np.clip(at, 0, size - 1)
+        places.append(at)
+    values = input._data[(Ellipsis,) + np.ix_(*places)]
+    out_shape = shape[:len(shape) - padded] + tuple(out_sizes)
+    layout = suggested_memory_format(shape, input.stride())
+    result = empty_strided(out_shape, contiguous_strides(out_shape) if layout ==
+                           "contiguous_format" else format_strides(out_shape, None,
+                                                                   _FORMATS[layout]),
+                           input._data.dtype)
+    result._data[...] = values
+    # each output element's place in the flattened input, in the output's row-major order
+    flat = np.arange(int(np.prod(shape))).reshape(shape)[(Ellipsis,) + np.ix_(*places)]
+    node = _PAD_NODES[mode][padded]
+    return record(node, result, (input,), saved=(input,), padding=tuple(pad),
+                  places=flat.reshape(-1))
+
+
+class _IndexPadBackward(Node):
+    """out = input padded by copies of its own elements:  d/d input = each output's gradient
+    added back at the element it copied, in the output's order (as torch's kernel)"""
+
+    _saved_names = ("self",)
+    _internal = ("places",)
+    padding: tuple
+    places: np.ndarray
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        shape = input._data.shape
+        total = zeros(int(np.prod(shape)), dtype=grad.dtype)
+        result = total.index_add(0, wrap(self.places), grad.reshape(-1)).view(shape)
+        layout = suggested_memory_format(shape, input.stride())
+        if layout != "contiguous_format":  # (torch: zeros_like the input, then added into)
+            result = result.contiguous(memory_format=_FORMATS[layout])
+        return result
+
+
+_PAD_NODES = {mode: {n: type(f"{kind}Pad{n}DBackward0", (_IndexPadBackward,), {
+    "__doc__": _IndexPadBackward.__doc__, "__module__": __name__}) for n in (1, 2, 3)}
+    for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication"))}
+
+
+def _pad_circular(input, pad):
+    """circular: the input placed in the middle, then each padded dim's edges copied from the
+    opposite side of the result itself (torch builds it so, slice by slice: CopySlices)"""
+    padded = len(pad) // 2
+    shape = input._data.shape
+    out_shape = list(shape)
+    for i in range(padded):  # (the last dim first)
+        dim = len(shape) - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        if before > shape[dim] or after > shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        out_shape[dim] = shape[dim] + before + after
+        if out_shape[dim] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = input.new_empty(out_shape)
+    inner, source = out, input
+    for i in range(padded):
+        dim = len(shape) - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        inner = inner.narrow(dim, max(before, 0), out_shape[dim] - max(before, 0) - max(after, 0))
+        source = source.narrow(dim, max(-before, 0), shape[dim] - max(-before, 0) - max(-after, 0))
+    inner.copy_(source)
+    for i in range(padded):
+        dim = len(shape) - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        size = out_shape[dim]
+        if before > 0:
+            out.narrow(dim, 0, before).copy_(
+                out.narrow(dim, size - before - max(after, 0), before))
+        if after > 0:
+            out.narrow(dim, size - after, after).copy_(out.narrow(dim, max(before, 0), after))
+    return out
 
 
 class ConstantPadNdBackward0(Node):

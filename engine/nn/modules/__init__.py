@@ -8,7 +8,10 @@ from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Ha
                          Tanhshrink, Threshold)
 from .activation_attention import MultiheadAttention
 from .distance import CosineSimilarity, PairwiseDistance
-from .padding import ConstantPad1d, ConstantPad2d, ZeroPad2d
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,
+                      ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
+                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
@@ -46,7 +49,10 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Hardtanh", "ReLU6", "Hardswish", "Hardsigmoid", "SELU", "CELU", "PReLU", "GLU",
            "LogSigmoid", "Mish", "Softsign", "Tanhshrink", "Softshrink", "Hardshrink",
            "Threshold", "Softmin", "CosineSimilarity", "PairwiseDistance", "Unflatten",
-           "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "KLDivLoss", "MarginRankingLoss",
+           "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad3d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+           "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
+           "CircularPad3d", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
            "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
