@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..core.grad_mode import no_grad
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
 from ..fidelity.layout import contiguous_strides, format_strides, suggested_memory_format
@@ -512,9 +512,21 @@ def _pad_by_index(input, pad, mode):
                   places=flat.reshape(-1))
 
 
+def _index_pad_gradient(grad, input, places):
+    """Each output's gradient added back at the input element it copied, in the output's
+    order (as torch's kernel), laid out as the input"""
+    shape = input._data.shape
+    total = zeros(int(np.prod(shape)), dtype=grad.dtype)
+    result = total.index_add(0, wrap(places), grad.reshape(-1)).view(shape)
+    layout = suggested_memory_format(shape, input.stride())
+    if layout != "contiguous_format":  # (torch: zeros_like the input, then added into)
+        result = result.contiguous(memory_format=_FORMATS[layout])
+    return result
+
+
 class _IndexPadBackward(Node):
     """out = input padded by copies of its own elements:  d/d input = each output's gradient
-    added back at the element it copied, in the output's order (as torch's kernel)"""
+    added back at the element it copied"""
 
     _saved_names = ("self",)
     _internal = ("places",)
@@ -523,18 +535,38 @@ class _IndexPadBackward(Node):
 
     def backward(self, grad):
         (input,) = self.saved_tensors
-        shape = input._data.shape
-        total = zeros(int(np.prod(shape)), dtype=grad.dtype)
-        result = total.index_add(0, wrap(self.places), grad.reshape(-1)).view(shape)
-        layout = suggested_memory_format(shape, input.stride())
-        if layout != "contiguous_format":  # (torch: zeros_like the input, then added into)
-            result = result.contiguous(memory_format=_FORMATS[layout])
-        return result
+        if not is_grad_enabled():
+            return _index_pad_gradient(grad, input, self.places)
+        with no_grad():  # (recorded as torch records it: one node, linked to grad and input)
+            result = _index_pad_gradient(grad, input, self.places)
+        return record(self.again, result, (grad, input), padding=self.padding,
+                      input_shape=input._data.shape, input_dtype=input.dtype)
 
 
-_PAD_NODES = {mode: {n: type(f"{kind}Pad{n}DBackward0", (_IndexPadBackward,), {
-    "__doc__": _IndexPadBackward.__doc__, "__module__": __name__}) for n in (1, 2, 3)}
-    for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication"))}
+class _IndexPadAgain(Node):
+    """out = a padding's gradient (under create_graph):  d/dgrad = the same padding of the
+    gradient, d/dinput = 0"""
+
+    _internal = ("input_shape", "input_dtype")
+    padding: tuple
+    input_shape: tuple
+    input_dtype: object
+    mode = "reflect"
+
+    def backward(self, grad):
+        return pad(grad, self.padding, self.mode), zeros(self.input_shape,
+                                                          dtype=self.input_dtype)
+
+
+def _index_pad_nodes(mode, kind, n):
+    again = type(f"{kind}Pad{n}DBackwardBackward0", (_IndexPadAgain,), {
+        "__doc__": _IndexPadAgain.__doc__, "__module__": __name__, "mode": mode})
+    return type(f"{kind}Pad{n}DBackward0", (_IndexPadBackward,), {
+        "__doc__": _IndexPadBackward.__doc__, "__module__": __name__, "again": again})
+
+
+_PAD_NODES = {mode: {n: _index_pad_nodes(mode, kind, n) for n in (1, 2, 3)}
+              for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication"))}
 
 
 def _pad_circular(input, pad):

@@ -627,7 +627,9 @@ THIRD = ["{x}.relu() * {x}", "{x} ** 3", "{x}.exp()", "{x}.sin()", "{x}.tanh()",
          "torch.nn.functional.max_pool1d({x}.reshape(1, 1, -1), 1) * {x}",
          "torch.nn.functional.avg_pool1d({x}.reshape(1, 1, -1), 1) ** 2",
          "torch.nn.functional.adaptive_avg_pool1d({x}.reshape(1, 1, -1), 1) * {x}",
-         "torch.nn.functional.multi_margin_loss({x}.reshape(1, -1), torch.tensor([0]))"]
+         "torch.nn.functional.multi_margin_loss({x}.reshape(1, -1), torch.tensor([0]))",
+         "torch.nn.functional.pad({x}.reshape(1, -1), (1, 1), mode='reflect') ** 2",
+         "torch.nn.functional.pad({x}.reshape(1, -1), (2, 1), mode='replicate') ** 3"]
 
 
 def third(b):
@@ -964,7 +966,9 @@ VIEW_GRAD_OPS = [op.replace("F.", "torch.nn.functional.") for op in [
                  "F.smooth_l1_loss({x}, {t}, reduction='{r}')",
                  "F.l1_loss({x}, {t}, reduction='{r}')",
                  "F.soft_margin_loss({x}, {t}.sign(), reduction='{r}')",
-                 "F.poisson_nll_loss({x}, {t}, reduction='{r}')"]]
+                 "F.poisson_nll_loss({x}, {t}, reduction='{r}')",
+                 "F.pad({x}, (1, 1), mode='reflect')", "F.pad({x}, (2, 0), mode='replicate')",
+                 "F.pad({x}, (1, 1), mode='circular')"]]
 
 
 def view_grad_layout(b):

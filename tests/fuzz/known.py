@@ -164,6 +164,14 @@ def _only_next_differs(verdict):
     return texts[0] == texts[1] and " next=" in texts[0]
 
 
+def _names_another_node_of_a_view(verdict):
+    """The "modified by an inplace operation" error, word for word but the node it names:
+    torch's AsStrided (the node of a view changed through its base)."""
+    texts = [re.sub(r"which is output \d+ of \w+,", "which is output # of #,", t or "")
+             for t in (verdict.torch_text, verdict.engine_text)]
+    return texts[0] == texts[1] and "which is output 0 of AsStrided," in (verdict.torch_text or "")
+
+
 def _only_node_names_differ(verdict):
     return _only_nodes_differ(verdict, versions=False)
 
@@ -529,6 +537,13 @@ KNOWN = [
                                    "and does not have a grad_fn",
                                    f"{v.torch_text} {v.engine_text}") is not None,
           difference="Inference tensors outside inference_mode"),
+    Known("the node the 'modified by an inplace operation' error names for the saved result of "
+          "an in-place op on a view changed again through its base or another view: torch's "
+          "is the view's node while the view keeps it (AsStrided), the engine's the op's (fuzz "
+          "3623203: w = z.t(); w.relu_(); w[0] -= -1.0; z.backward(...): 'output 0 of "
+          "AsStrided' in torch, 'output 0 of Relu' in the engine)", DOCUMENTED,
+          ("error message",), test=_names_another_node_of_a_view,
+          difference="The node named for a value changed in place"),
     Known("an in-place op whose operand is a view into the tensor it writes (a = w[1]; "
           "w *= a): torch's loop reads values it already changed, the engine reads first",
           DOCUMENTED, ("value",), statement=r"^\w+ [-+*/]= \w+$|\.(?:add|sub|mul|div)_\(",

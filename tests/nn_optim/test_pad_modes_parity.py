@@ -135,3 +135,28 @@ def test_convolutions_with_a_padding_mode(mode, dims):
         y.sum().backward()
         return repr(conv), y, conv.weight.grad, conv.bias.grad
     parity.run_both(run, parity.make_tensor((1, 2) + (5,) * dims, "float32"), exact=False)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_gradients_keep_their_graph_under_create_graph(mode):
+    """The gradient of a padding is linked to the input too (torch's double-backward node:
+    d/dinput = 0), so a further derivative is zeros, not a lost graph (found by the
+    third_derivative and layouts families)."""
+    code = f"""
+x = m.tensor([[1., 2., 3.]], requires_grad=True)
+y = m.nn.functional.pad(x, (2, 1), mode='{mode}')
+g, = m.autograd.grad((y * m.arange(6.)).sum(), x, create_graph=True)
+h = m.autograd.grad(g.sum(), x, allow_unused=True)
+z = m.nn.functional.pad(x, (2, 1), mode='{mode}') ** 2
+a, = m.autograd.grad(z.sum(), x, create_graph=True)
+b, = m.autograd.grad(a.sum(), x, create_graph=True)
+c = m.autograd.grad(b.sum(), x, allow_unused=True)
+r = (g, g.requires_grad, h, a, b, c,
+     g.grad_fn.name() if '{mode}' != 'circular' else None,
+     sorted(k for k in dir(g.grad_fn) if k.startswith('_saved')) if '{mode}' != 'circular'
+     else None)
+"""
+    results = [parity.outcome(m, code) for m in (parity.engine, torch)]
+    facts = [r if isinstance(r, tuple) and isinstance(r[0], str) else parity.snippet_facts(r)
+             for r in results]
+    assert facts[0] == facts[1]
