@@ -606,8 +606,10 @@ KNOWN = [
           engine=r"^IndexError: index -?\d+ is out of bounds for dimension 0 with size 0",
           difference="An index out of range of a 0-dim tensor"),
     Known("CopySlices into an expanded base (b = w.expand(...); b[:, 1] = 0): torch's backward "
-          "refuses to write the gradient into overlapping memory first", DOCUMENTED,
-          ("error message",), torch=r"more than one element of the written-to tensor",
+          "refuses to write the gradient into overlapping memory first (or refuses where the "
+          "engine's backward adds the repeated places' gradients: fuzz 3653258, "
+          "c = a.expand(2, *a.shape); c.zero_(); a.backward(...))", DOCUMENTED,
+          ("error message", "error type"), torch=r"more than one element of the written-to tensor",
           difference="A write into an expanded view"),
     Known("forward-mode tangents derived from backward formulas: zero signs may differ from "
           "torch's own forward formulas (values otherwise equal)", DOCUMENTED, ("value",),
