@@ -878,15 +878,20 @@ def takes_out(op=None, *, check=None, dtype_from_out=False, differentiable=True,
         if input_in_out_dtype and args and isinstance(args[0], Tensor) and \
                 args[0]._data.dtype.kind == "f" and out._data.dtype.kind == "f":
             args = (args[0].to(out.dtype), *args[1:])
+        refused = None
         try:
             result = op(*args, **kwargs) if computed_for is None else \
                 computed_for(out._data.dtype, *args, **kwargs)
         except (RuntimeError, NotImplementedError) as error:
-            if resized_first is not None and str(error).startswith(KERNEL_ERRORS):
-                shape = resized_first(args, kwargs)
-                if shape is not None and tuple(shape) != out._data.shape:
-                    resize_out(out, tuple(shape))
-            raise
+            refused = _cast_refused_first(error, args, out)
+            if refused is None:
+                if resized_first is not None and str(error).startswith(KERNEL_ERRORS):
+                    shape = resized_first(args, kwargs)
+                    if shape is not None and tuple(shape) != out._data.shape:
+                        resize_out(out, tuple(shape))
+                raise
+        if refused is not None:
+            raise refused
         if asked:  # (a dtype= asked for is the result's, and out's: torch.sum(..., dtype=, out=))
             out_of_results_dtype(result, out)
         if check is not None:
@@ -918,11 +923,25 @@ NUMBER_SELF_WITHOUT_OUT = (" * (Tensor input, Tensor other, *, Tensor out = None
                            " * (Tensor input, Number other, *, Tensor out = None)")
 
 
+def _cast_refused_first(error, args, out):
+    """add's and sub's alpha is checked by their kernel, after torch's iterator has checked
+    that out's dtype can take the result's (fuzz 3667052: torch.add(x, y, alpha=True, out=w)
+    of floats into int64 w names the cast): that error, when it comes first, else None."""
+    if not str(error).startswith(_ALPHA_ERRORS):
+        return None
+    common = result_type(*[value for value in args[:2]])
+    if dtypes.can_cast(common, out.dtype):
+        return None
+    return RuntimeError(f"result type {scalar_type_name[common]} can't be cast to the "
+                        f"desired output type {scalar_type_name[out.dtype]}")
+
+
+_ALPHA_ERRORS = ("Boolean alpha only supported", "For integral input tensors, argument alpha")
 # errors torch's kernels raise once out= has been resized
 KERNEL_ERRORS = ('"', "ZeroDivisionError", "index ", "INDICES element is out of DATA bounds",
                  "Index tensor must have the same number of dimensions",
                  # (add's and sub's kernels check alpha against the result's dtype)
-                 "Boolean alpha only supported", "For integral input tensors, argument alpha")
+                 *_ALPHA_ERRORS)
 
 
 def elementwise_shape(args, kwargs):

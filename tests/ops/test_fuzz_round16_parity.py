@@ -3,6 +3,9 @@
 - 3578894: cdist(...).log()'s second derivative was nan where two points coincide: log's
   infinite gradient at a zero distance met a zero derivative in the engine's formula (inf *
   0), which torch's kernel skips. p = 0's gradient was nan there too (torch's: zeros).
+- 3564908: a stale view's error (an unbind output whose base changed in place) came after
+  the op's own (dot's sizes); torch's autograd reads the inputs' nodes first.
+- 3667052: add and sub with out= checked alpha before out's dtype (torch: the cast first).
 """
 import math
 
@@ -118,3 +121,24 @@ def test_a_view_made_and_used_without_grad_keeps_the_ops_error():
         results.append((type(error).__name__, str(error)))
     assert results[0] == results[1]
     assert results[0][0] == "IndexError"
+
+
+@pytest.mark.parametrize("alpha", [True, 2.5, 2])
+@pytest.mark.parametrize("out_dtype", ["int64", "float32", "bool", "int32", "float64"])
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("int64", "int64"), ("bool", "bool"),
+                                    ("int64", "float32"), ("bool", "int64"), ("float32", None)],
+                         ids=str)
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_add_and_sub_check_outs_dtype_before_alpha(op, dtypes, out_dtype, alpha):
+    """fuzz 3667052: torch.add(floats, alpha=True, out=an int64 tensor) names the cast (torch's
+    iterator checks out's dtype before the kernel checks alpha); out stays unresized then."""
+    def outcome(m):
+        x = m.ones(2, dtype=getattr(m, dtypes[0]))
+        y = 3 if dtypes[1] is None else m.ones(2, dtype=getattr(m, dtypes[1]))
+        w = m.zeros(0, dtype=getattr(m, out_dtype))
+        try:
+            getattr(m, op)(x, y, alpha=alpha, out=w)
+        except Exception as error:  # noqa: BLE001 (the error is the outcome compared)
+            return type(error).__name__, str(error), tuple(w.shape)
+        return w.tolist(), str(w.dtype)
+    assert outcome(parity.engine) == outcome(torch)
