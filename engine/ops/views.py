@@ -14,8 +14,8 @@ import numpy as np
 
 from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.layout import contiguous_strides, strided_array
-from ..fidelity.size import (Size, check_memory_format, contiguous_format, dims_tuple,
-                             distinct_dims, preserve_format, wrap_dim)
+from ..fidelity.size import (Size, check_memory_format, contiguous_format, distinct_dims,
+                             preserve_format, wrap_dim)
 from ..fidelity.messages import type_name
 from ..core.forward import each_level, state as dual, tangent_of
 from ..core.backward import sum_to
@@ -506,7 +506,9 @@ def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
     shape, stride = input._data.shape, input.stride()
     ndim = len(shape)
-    drop = set(range(ndim)) if dim is None else set(dims_tuple(dim, ndim))
+    # (an empty tuple of dims squeezes none: not a reduction's "every dim")
+    drop = set(range(ndim)) if dim is None else set(distinct_dims(dim, ndim)) \
+        if isinstance(dim, (tuple, list)) else {wrap_dim(dim, ndim)}
     keep = [d for d in range(ndim) if not (d in drop and shape[d] == 1)]
     result = make_view(input, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
                        input.storage_offset())
@@ -524,7 +526,7 @@ class SqueezeBackward0(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad):
-        return grad.reshape(self.self_sym_sizes)
+        return _unsqueezed_to(grad, self.self_sym_sizes, range(len(self.self_sym_sizes)))
 
     def batched_backward(self, grad):
         return grad.reshape(grad.shape[:1] + tuple(self.self_sym_sizes))
@@ -535,11 +537,26 @@ class SqueezeBackward1(SqueezeBackward0):
 
     dim: int
 
+    def backward(self, grad):
+        return _unsqueezed_to(grad, self.self_sym_sizes, (self.dim,))
+
 
 class SqueezeBackward2(SqueezeBackward0):
     """squeeze(dims)"""
 
     dim: tuple
+
+    def backward(self, grad):
+        return _unsqueezed_to(grad, self.self_sym_sizes, self.dim)
+
+
+def _unsqueezed_to(grad, sizes, dims):
+    """torch's unsqueeze_to: the size-1 dims among ``dims`` put back one by one, in order
+    (the gradient itself, not a view of it, when there are none)"""
+    for dim in sorted(d % len(sizes) for d in dims) if sizes else ():
+        if sizes[dim] == 1:
+            grad = grad.unsqueeze(dim)
+    return grad
 
 
 @overloads("(Tensor input, int dim)")

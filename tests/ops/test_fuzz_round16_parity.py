@@ -142,3 +142,41 @@ def test_add_and_sub_check_outs_dtype_before_alpha(op, dtypes, out_dtype, alpha)
             return type(error).__name__, str(error), tuple(w.shape)
         return w.tolist(), str(w.dtype)
     assert outcome(parity.engine) == outcome(torch)
+
+
+SQUEEZES = [(2, 3), (1, 3), (2, 1), (1, 1), (1,), (), (3, 1, 2, 1), (0, 1)]
+
+
+@pytest.mark.parametrize("how", ["all", "dim0", "dim-1", "dims", "no_dims"])
+@pytest.mark.parametrize("shape", SQUEEZES, ids=str)
+def test_squeezes_gradient_is_torchs_unsqueeze_to(shape, how):
+    """fuzz 3735410: squeeze's gradient was a reshape, a view even when nothing was squeezed
+    (a.copy_(x) then rebased a base: AsStridedBackward0 against torch's CopyBackwards);
+    torch puts the size-1 dims back one by one (UnsqueezeBackward0 under create_graph) and
+    returns the gradient itself when there are none. squeeze(()) squeezed every dim (torch:
+    none)."""
+    def outcome(m):
+        x = m.ones(shape, requires_grad=True)
+        try:
+            z = {"all": lambda: x.squeeze(), "dim0": lambda: x.squeeze(0),
+                 "dim-1": lambda: x.squeeze(-1),
+                 "dims": lambda: x.squeeze((0, -1)) if len(shape) >= 2 else x.squeeze(0),
+                 "no_dims": lambda: x.squeeze(())}[how]()
+        except Exception as error:  # noqa: BLE001 (the error is the outcome compared)
+            return type(error).__name__, str(error)
+        g = m.arange(float(z.numel())).reshape(z.shape).requires_grad_()
+        a, = m.autograd.grad(z, x, g, create_graph=True)
+        return (tuple(z.shape), tuple(a.shape), a.stride(), a is g, a._base is g,
+                a.grad_fn.name() if a.grad_fn else None, a.tolist())
+    assert outcome(parity.engine) == outcome(torch)
+
+
+def test_a_gradient_written_in_place_is_not_a_view():
+    code = """
+x = m.full((2, 3), 3.0, requires_grad=True)
+z = x.squeeze()
+a, = m.autograd.grad(z.mean(), x, create_graph=True)
+a.copy_(x)
+r = (a.grad_fn.name(), [n and n.name() for n, _ in a.grad_fn.next_functions], a._version)
+"""
+    parity.assert_same_snippet(code)
