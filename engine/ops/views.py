@@ -1269,6 +1269,9 @@ def squeeze_(input, dim=None):
         view_ = squeeze(input) if dim is None else squeeze(input, dim)
     if dim is None:
         return _restride(input, view_, SqueezeBackward3, self_sym_sizes=input._data.shape)
+    if isinstance(dim, (tuple, list)):
+        return _restride(input, view_, SqueezeBackward5, self_sym_sizes=input._data.shape,
+                         dim=tuple(dim))
     return _restride(input, view_, SqueezeBackward4, self_sym_sizes=input._data.shape,
                      dim=dim)
 
@@ -1293,6 +1296,19 @@ class SqueezeBackward4(SqueezeBackward0):
     """x.squeeze_(dim):  the gradient gets the size-1 dimension back"""
 
     dim: int
+
+    def backward(self, grad):
+        return _unsqueezed_to(grad, self.self_sym_sizes, (self.dim,))
+
+
+class SqueezeBackward5(SqueezeBackward0):
+    """x.squeeze_(dims):  the gradient gets the size-1 dimensions back"""
+
+    dim: tuple
+
+    def backward(self, grad):
+        return _unsqueezed_to(grad, self.self_sym_sizes, self.dim)
+
 
 # (torch builds these from other ops after checking their arguments itself)
 histories_read_first(globals(), [name for name in __all__ if name not in (

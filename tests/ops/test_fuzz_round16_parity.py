@@ -180,3 +180,18 @@ a.copy_(x)
 r = (a.grad_fn.name(), [n and n.name() for n, _ in a.grad_fn.next_functions], a._version)
 """
     parity.assert_same_snippet(code)
+
+
+@pytest.mark.parametrize("dim", [None, 0, -1, (0, 2), (), 1])
+def test_in_place_squeezes_gradient_and_node(dim):
+    """x.squeeze_(dim) puts back only that dim (SqueezeBackward4), squeeze_(dims) is
+    torch's SqueezeBackward5."""
+    def outcome(m):
+        x = m.ones((1, 4, 1), dtype=m.float64, requires_grad=True)
+        y = x * 1
+        y.squeeze_() if dim is None else y.squeeze_(dim)
+        g = m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape)
+        a, = m.autograd.grad(y, x, g, create_graph=True)
+        return (tuple(y.shape), y.grad_fn.name(), tuple(a.shape), a.stride(), a.tolist(),
+                sorted(k for k in dir(y.grad_fn) if k.startswith("_saved")))
+    assert outcome(parity.engine) == outcome(torch)
