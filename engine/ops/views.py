@@ -1292,22 +1292,12 @@ class SqueezeBackward3(SqueezeBackward0):
     """x.squeeze_():  the gradient gets the size-1 dimensions back"""
 
 
-class SqueezeBackward4(SqueezeBackward0):
+class SqueezeBackward4(SqueezeBackward1):
     """x.squeeze_(dim):  the gradient gets the size-1 dimension back"""
 
-    dim: int
 
-    def backward(self, grad):
-        return _unsqueezed_to(grad, self.self_sym_sizes, (self.dim,))
-
-
-class SqueezeBackward5(SqueezeBackward0):
+class SqueezeBackward5(SqueezeBackward2):
     """x.squeeze_(dims):  the gradient gets the size-1 dimensions back"""
-
-    dim: tuple
-
-    def backward(self, grad):
-        return _unsqueezed_to(grad, self.self_sym_sizes, self.dim)
 
 
 # (torch builds these from other ops after checking their arguments itself)
