@@ -1119,6 +1119,8 @@ def norm(input=None, /, p="fro", dim=None, keepdim=False, *given, out=None, dtyp
         key = "out" if method and out is not None else next(iter(unknown))
         raise TypeError(f"{'Tensor.norm' if method else 'norm'}() got an unexpected keyword "
                         f"argument '{key}'")
+    if not isinstance(input, Tensor) and not hasattr(input, "__engine_vmap__"):
+        input.layout  # noqa: B018 (torch.norm reads it first: Python's AttributeError of a list)
     if out is not None:
         return _norm_into(input, p, dim, keepdim, dtype, out=out)
     if p is None:  # (torch.norm reads None as its default)

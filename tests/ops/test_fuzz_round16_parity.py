@@ -195,3 +195,18 @@ def test_in_place_squeezes_gradient_and_node(dim):
         return (tuple(y.shape), y.grad_fn.name(), tuple(a.shape), a.stride(), a.tolist(),
                 sorted(k for k in dir(y.grad_fn) if k.startswith("_saved")))
     assert outcome(parity.engine) == outcome(torch)
+
+
+@pytest.mark.parametrize("value", ["np.zeros(3)", "[1.0, 2.0]", "3.0"])
+@pytest.mark.parametrize("call", ["torch.norm(VALUE)", "torch.norm(VALUE, dim=0)",
+                                  "torch.norm(VALUE, p=1, out=torch.zeros(1))"])
+def test_norm_of_what_is_not_a_tensor(call, value):
+    """fuzz 3769936: torch.norm (Python) reads input.layout first: Python's AttributeError of
+    an array, a list or a number."""
+    import numpy as np
+    results = []
+    for m in (parity.engine, torch):
+        error = parity.raised(lambda m=m: eval(call.replace("VALUE", value),
+                                               {"torch": m, "np": np}))
+        results.append((type(error).__name__, str(error)))
+    assert results[0] == results[1]
