@@ -3,7 +3,6 @@
 import builtins
 import math
 import numbers
-import warnings
 
 import numpy as np
 
@@ -981,11 +980,10 @@ def _where(condition, input=None, other=None):
     cond = condition._data
     if cond.dtype == np.uint8:
         read_histories(given[1:])  # (torch's autograd runs before the kernel's warning)
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
-                      "will be removed in a future version of PyTorch. Use a boolean condition "
-                      "instead."
-                      + messages.triggered_in("aten/src/ATen/native/TensorCompare.cpp:714"),
-                      UserWarning, stacklevel=2)
+        messages.warn_once("where received a uint8 condition tensor. This behavior is "
+                           "deprecated and will be removed in a future version of PyTorch. Use "
+                           "a boolean condition instead."
+                           + messages.triggered_in("aten/src/ATen/native/TensorCompare.cpp:714"))
         cond = cond.astype(bool)
     elif cond.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "

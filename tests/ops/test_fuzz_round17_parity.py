@@ -1,0 +1,87 @@
+"""Fuzz round seventeen (seeds 3820000 and on, pinned to AVX2) against torch 2.15.
+
+- 3830981: where with a uint8 condition warned at every call; torch warns once per process
+  (TORCH_WARN_ONCE). Tested as a class: every warning the engine gives as torch's, called
+  twice in a fresh process, warns as often as torch's the second time.
+"""
+import subprocess
+import sys
+
+import pytest
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+
+pytestmark = pytest.mark.torch
+
+
+# Each statement gives one of torch's warnings (from C++ or Python); some torch gives once
+# per process, the others at every call.
+WARNING_STATEMENTS = {
+    "where, uint8 condition": "m.where(m.tensor([1, 0], dtype=m.uint8), 1., 2.)",
+    "uint8 index": "m.arange(3.)[m.tensor([1, 0, 1], dtype=m.uint8)]",
+    "index_put_ of an expanded tensor": "m.zeros(1).expand(3).index_put_((m.tensor([0]),), "
+                                        "m.tensor(1.))",
+    "index_fill_ of an expanded tensor": "m.zeros(1).expand(3).index_fill_(0, m.tensor([0]), 1.)",
+    "masked_fill_ of an expanded tensor": "m.zeros(1).expand(3).masked_fill_(m.tensor([True, "
+                                          "False, False]), 1.)",
+    "the scale-first overload of add": "m.zeros(2).add(2, m.ones(2))",
+    "var without degrees of freedom": "m.tensor([1.]).var()",
+    "out= resized": "m.add(m.ones(3), 1, out=m.zeros(2))",
+    "arange's out= resized": "m.arange(3, out=m.zeros(2))",
+    "cross without dim": "m.cross(m.ones(3, 3), m.ones(3, 3))",
+    "a list of arrays": "m.tensor([np.zeros(2), np.zeros(2)])",
+    "x.T of a 0-d tensor": "m.tensor(1.).T",
+    "x.T of a 1-d tensor": "m.ones(2).T",
+    "x.mT of a 0-d tensor": "m.tensor(1.).mT",
+    "x.H of a 0-d tensor": "m.tensor(1.).H",
+    "a list as an index": "m.ones(2, 2)[[0, slice(None)]]",
+    "float() of a tensor that requires grad": "float(m.tensor(1., requires_grad=True))",
+    "randint beyond float32's integers": "m.randint(0, 2 ** 25, (2,), dtype=m.float32)",
+    "meshgrid without indexing": "m.meshgrid(m.ones(2), m.ones(2))",
+    "searchsorted of a non-contiguous sequence": "m.searchsorted(m.arange(6.).view(2, 3).t()"
+                                                 ".contiguous().t(), m.ones(2, 1))",
+    "a read-only array": "m.as_tensor(np.broadcast_to(np.ones(2), (2, 2)))",
+    "padding='same' with an even kernel": "m.nn.functional.conv1d(m.ones(1, 1, 5), "
+                                          "m.ones(1, 1, 2), padding='same')",
+    "backward with create_graph": "x = m.ones(2, requires_grad=True); (x * x).sum()"
+                                  ".backward(create_graph=True)",
+    "the .grad of a non-leaf": "x = m.ones(2, requires_grad=True); (x * 2).grad",
+    "tensor() of a tensor": "m.tensor(m.ones(2))",
+    "asarray of a tensor that requires grad": "m.asarray(m.ones(2, requires_grad=True))",
+    "the gradient layout contract": "p = m.ones(2, 2, requires_grad=True); "
+                                    "p.grad = m.zeros(2, 2).t(); (p * 1).sum().backward()",
+}
+
+# Every statement twice, in one fresh process per module (the warnings differ, so one
+# statement's once-per-process warning does not silence another's).
+_COUNT_TWICE = """
+import sys, warnings
+import numpy as np
+import {module} as m
+counts = {{}}
+for name, statement in eval(sys.argv[1]).items():
+    counts[name] = []
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            exec(statement)
+        counts[name].append(len(caught))
+print(repr(counts))
+"""
+
+
+@pytest.fixture(scope="module")
+def warnings_counted():
+    return {module: eval(subprocess.run(
+        [sys.executable, "-c", _COUNT_TWICE.format(module=module), repr(WARNING_STATEMENTS)],
+        capture_output=True, text=True, check=True).stdout) for module in ("torch", "engine")}
+
+
+@pytest.mark.parametrize("name", WARNING_STATEMENTS)
+def test_a_warning_given_once_per_process_is_given_once(name, warnings_counted):
+    """fuzz 3830981: the second call warns as often as torch's second call (and the first
+    warns in both)."""
+    assert warnings_counted["torch"][name][0] >= 1
+    assert warnings_counted["engine"][name] == warnings_counted["torch"][name]
