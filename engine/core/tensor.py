@@ -381,8 +381,10 @@ def make_view(base, shape, stride, offset):
     else:  # a view of a view is a view of the same base, made the same way
         view._base, view._creation_meta = base._base, base._creation_meta
     if not mode.recording:  # torch refuses to change it in place while recording
-        # (inside inference_mode even enable_grad() records nothing: a view made there too)
-        view._creation_meta = "inference" if mode.inference else "no_grad"
+        # (inside inference_mode even enable_grad() records nothing: a view made there too);
+        # a view of one made in inference_mode keeps saying so
+        if view._creation_meta != "inference":
+            view._creation_meta = "inference" if mode.inference else "no_grad"
         # but it requires grad as its base, unless it is an inference tensor (which never does)
         view._requires_grad = view._base._requires_grad and not view._inference
     return view

@@ -85,3 +85,31 @@ def test_a_warning_given_once_per_process_is_given_once(name, warnings_counted):
     warns in both)."""
     assert warnings_counted["torch"][name][0] >= 1
     assert warnings_counted["engine"][name] == warnings_counted["torch"][name]
+
+
+MODES = {"inference_mode": "m.inference_mode()", "no_grad": "m.no_grad()",
+         "set_grad_enabled(False)": "m.set_grad_enabled(False)", "recording": None}
+FIRST_VIEWS = {**{name: "x[0]" for name in MODES}, "unbind": "x.unbind(0)[0]"}
+
+
+def _made_in(mode, statement, name):
+    if MODES.get(mode) is None:
+        return f"{name} = {statement}\n"
+    return f"with {MODES[mode]}:\n    {name} = {statement}\n"
+
+
+@pytest.mark.parametrize("third", [None, *MODES])
+@pytest.mark.parametrize("second", MODES)
+@pytest.mark.parametrize("first", FIRST_VIEWS)
+def test_a_view_of_a_view_made_in_inference_mode_says_so(first, second, third):
+    """fuzz 3858575: a view made under no_grad of a view made in inference_mode (of a tensor
+    that requires grad) names inference mode when changed in place, as torch's creation meta
+    (inference mode, once there, stays)."""
+    code = "x = m.ones(2, 2, requires_grad=True) * 1\n"
+    code += _made_in("recording" if first == "unbind" else first, FIRST_VIEWS[first], "y")
+    code += _made_in(second, "y[:]", "w")
+    if third is not None:
+        code += _made_in(third, "w[:1]", "w")
+    code += ("r = [error(lambda: w.__setitem__(0, 0.5)), w.requires_grad, w.is_leaf]\n"
+             "r.append(error(lambda: w.mul_(2)))\n")
+    parity.assert_same_snippet(code)
