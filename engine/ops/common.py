@@ -1033,8 +1033,7 @@ def _checking_input(op):
         if not isinstance(input, Tensor):
             if hasattr(input, "__engine_vmap__"):  # vmap's BatchedTensor (engine/func)
                 return input.__torch_function__(op, (type(input),), (input, *args), kwargs)
-            raise TypeError(f"{op.__name__}(): argument 'input' (position 1) must be Tensor, "
-                            f"not {type_name(input)}")
+            raise operand_type_error(op.__name__, input, 1, "input")
         return op(input, *args, **kwargs)
 
     if getattr(op, "parses_input_keyword", False):

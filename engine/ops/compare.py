@@ -8,6 +8,7 @@ from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .common import tensor_inputs
 from .common import number_parameters
 from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_NUMBER_OTHER,
                      overloads,
@@ -190,3 +191,7 @@ def equal(input, other):
         return False
     a, b, _ = promote_operands(input, other, "equal")
     return builtins.bool(np.array_equal(a, b))
+
+
+# torch.logical_not(None): torch's TypeError
+tensor_inputs(globals(), ["bitwise_not", "logical_not"])

@@ -16,6 +16,7 @@ from ..fidelity.size import device as device_type
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from .common import tensor_inputs
 from .common import copy_preserving_layout, empty_in_format
 from .creation import empty, tensor
 from .views import AliasBackward0, alias
@@ -383,3 +384,7 @@ def is_complex(self):
 def is_set_to(self, other):
     return (self._storage_array() is other._storage_array() and self._offset == other._offset
             and self.shape == other.shape and self.stride() == other.stride())
+
+
+# torch.numel(None): torch's TypeError
+tensor_inputs(globals(), ["is_floating_point", "is_inference", "is_nonzero", "is_signed", "numel"])

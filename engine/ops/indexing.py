@@ -1231,6 +1231,13 @@ def repeat_interleave(input, repeats=None, *by_position, dim=None, output_size=N
         dim = by_position[0]
     if unknown:  # (x.repeat_interleave(2, dims=0): no overload takes it, torch lists them all)
         _refuse_repeat_interleave(input, repeats, dim, output_size, {**named_dim, **unknown})
+    if not isinstance(input, Tensor):  # (alone it is the overload of repeats alone)
+        if repeats is None and dim is None:
+            if calls.given_by_keyword("input"):
+                raise TypeError('repeat_interleave() missing 1 required positional arguments: '
+                                '"repeats"')
+            raise operand_type_error("repeat_interleave", input, 1, "repeats")
+        _refuse_repeat_interleave(input, repeats, dim, output_size, named_dim)
     if repeats is None:
         return _positions_repeated(input)
     if (not isinstance(repeats, Tensor) and not _is_int(repeats)) or not signatures.fits(

@@ -18,6 +18,7 @@ from ..core.backward import sum_to
 from ..core.grad_mode import no_grad
 from ..core.node import Node, SavedTensor, record
 from ..core.tensor import Tensor, empty_strided, wrap
+from .common import tensor_inputs
 from .common import histories_read_first
 from .common import (broadcast_error, named_arguments, named_result, not_implemented_for,
                      numpy_names,
@@ -1100,7 +1101,10 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A
 __all__ += ["norm"]  # noqa: PLE0604 (kept beside the ops)
 
 
-def norm(input=None, /, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None,
+_NO_INPUT = object()  # (torch.norm(None) reads None.layout: None is an input)
+
+
+def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None, dtype=None,
          **unknown):
     """out = (sum |x|^p)^(1/p) over dim; 'fro' and the default are the 2-norm"""
     # (torch's norm and Tensor.norm are Python: Python's own TypeError for another keyword;
@@ -1110,10 +1114,10 @@ def norm(input=None, /, p="fro", dim=None, keepdim=False, *given, out=None, dtyp
         out, dtype = _norm_positionals(given, out, dtype)
     method = (unknown or out is not None) and calls.called_as_method()
     if "input" in unknown and not method:
-        if input is not None:
+        if input is not _NO_INPUT:
             raise TypeError("norm() got multiple values for argument 'input'")
         input = unknown.pop("input")
-    if input is None and not unknown:
+    if input is _NO_INPUT and not unknown:
         raise TypeError("norm() missing 1 required positional argument: 'input'")
     if unknown or (method and out is not None):
         key = "out" if method and out is not None else next(iter(unknown))
@@ -1469,3 +1473,7 @@ class BaddbmmBackward0(Node):
 
 histories_read_first(globals(), [name for name in __all__ if name not in (
     "outer", "ger", "inner", "matmul")])
+
+
+# torch.svd(None): torch's TypeError
+tensor_inputs(globals(), ["svd"])

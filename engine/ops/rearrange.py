@@ -18,7 +18,8 @@ from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import histories_read_first
-from .common import numpy_names, require_tensor_sequence, takes_out, tensor_inputs, write_out
+from .common import (invalid_arguments_error, numpy_names, require_tensor_sequence, takes_out,
+                     tensor_inputs, write_out)
 from .compare import logical_xor
 from .join import cat, stack
 from .arithmetic import mul, where
@@ -123,11 +124,17 @@ class Rot90Backward0(Node):
 
 # ====================================================================== at least n dims, stacks
 # (torch.functional's Python: a tensor with enough dims is returned itself)
+_AT_LEAST = ("(Tensor input)", "(tuple of Tensors tensors)")
+
+
 def _at_least(tensors, name, make):
-    if len(tensors) == 1:
-        if isinstance(tensors[0], (list, tuple)):
-            return tuple(make(t) for t in tensors[0])
-        return make(tensors[0])
+    if len(tensors) == 1:  # (one tensor, or one sequence of them)
+        tensors = tensors[0]
+        if isinstance(tensors, Tensor):
+            return make(tensors)
+        if not isinstance(tensors, (list, tuple)):
+            raise invalid_arguments_error(name, tensors, printed=_AT_LEAST)
+    require_tensor_sequence(tensors, name, "tensors", 1)
     return tuple(make(t) for t in tensors)
 
 
@@ -289,6 +296,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
 
 def cartesian_prod(*tensors):
     """Every combination of one element of each vector, as rows (meshgrid, flattened, stacked)"""
+    require_tensor_sequence(tensors, "cartesian_prod", "tensors", 1)
     for value in tensors:
         if isinstance(value, Tensor) and value.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(value.shape)}")
@@ -302,6 +310,7 @@ def cartesian_prod(*tensors):
 
 def block_diag(*tensors):
     """The tensors (matrices; vectors as one row, numbers as 1 x 1) along a diagonal of zeros"""
+    require_tensor_sequence(tensors, "block_diag", "tensors", 1)
     for i, value in enumerate(tensors):
         if value.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
@@ -1057,5 +1066,5 @@ histories_read_first(globals(), [name for name in __all__ if name not in (
     "cartesian_prod", "tril_indices", "triu_indices")])
 
 # torch.roll(None, 1): torch's TypeError
-tensor_inputs(globals(), ["diff", "roll", "tile", "trace", "take", "diag_embed", "vsplit",
+tensor_inputs(globals(), ["diff", "rot90", "roll", "tile", "trace", "take", "diag_embed", "vsplit",
                           "hsplit", "dsplit"])

@@ -25,7 +25,7 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
                             view_geometry)
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import histories_read_first
+from .common import histories_read_first, require_tensor_sequence
 from .common import (ABSENT, size_arguments, copy_preserving_layout, empty_in_format, keyword_sizes,
                      numpy_names, operand_type_error, overloads, tensor_inputs)
 from .creation import zeros
@@ -731,8 +731,7 @@ def broadcast_shape(a, b):
 
 def broadcast_tensors(*tensors):
     """Views of all tensors expanded to their common shape."""
-    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
-        tensors = tuple(tensors[0])
+    require_tensor_sequence(tensors, "broadcast_tensors", "tensors", 1)
     shape = ()
     for tensor in tensors:
         shape = broadcast_shape(shape, tensor._data.shape)
@@ -1305,3 +1304,7 @@ histories_read_first(globals(), [name for name in __all__ if name not in (
     "narrow", "chunk", "movedim", "moveaxis", "flatten", "unflatten", "unsafe_chunk", "ravel",
     "broadcast_tensors")] + ["view_as", "reshape_as", "expand", "expand_as", "t_",
                              "transpose_", "unsqueeze_", "squeeze_"])
+
+
+# torch.t(None): torch's TypeError
+tensor_inputs(globals(), ["adjoint", "clone", "flatten", "t", "unbind", "detach", "ravel"])
