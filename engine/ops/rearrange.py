@@ -533,9 +533,12 @@ def _cdist_gradient(grad, x1, x2, result, p):
         skipped = (out == 0) | (diff == 0) if p < 1 else out == 0
         weighted = where(skipped, 0.0, sign * magnitude.pow(p - 1) * where(skipped, 0.0, g) /
                          safe_out.pow(p - 1))
-    else:
-        weighted = where(out == 0, 0.0, diff * diff.abs().pow(p - 2) * kept_g /
-                         safe_out.pow(p - 1))
+    else:  # |d|^(p - 2) is 0 where d is 0, and so is its derivative (1 stands in for |0|:
+        # for 2 < p < 3 the derivative of |0|^(p - 2) would be inf, times 0 nan); a nan grad
+        # still makes the term nan there, as in torch's kernel
+        magnitude = where(diff == 0, 1.0, diff.abs())
+        scale = where(diff == 0, 0.0, magnitude.pow(p - 2))
+        weighted = where(out == 0, 0.0, diff * scale * kept_g / safe_out.pow(p - 1))
     summed = weighted.sum(-2)
     # torch's kernel adds the terms of x2's rows one after another, from 0: those values,
     # in the sum's place in the graph (its gradient is the same)

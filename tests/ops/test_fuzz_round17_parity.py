@@ -113,3 +113,42 @@ def test_a_view_of_a_view_made_in_inference_mode_says_so(first, second, third):
     code += ("r = [error(lambda: w.__setitem__(0, 0.5)), w.requires_grad, w.is_leaf]\n"
              "r.append(error(lambda: w.mul_(2)))\n")
     parity.assert_same_snippet(code)
+
+
+CDIST_POINTS = {  # (x1, x2): equal coordinates, coinciding points, one column
+    "one equal coordinate": ([[0.0, 1.0], [2.0, -1.0]], [[0.0, 2.0], [1.5, -1.0]]),
+    "coinciding points": ([[1.0, 1.0], [0.5, 2.0]], [[1.0, 1.0], [0.0, 0.0]]),
+    "one column": ([[0.0], [1.0], [-2.0]], [[0.0], [2.0], [1.0]]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("points", CDIST_POINTS)
+@pytest.mark.parametrize("p", [2.25, 2.5, 2.75, 3.0, 3.5, 4.0, 1.5, 0.5])
+def test_cdist_second_derivative_where_coordinates_are_equal(p, points, dtype):
+    """Found beside fuzz 3849308: for 2 < p < 3 the second derivative of cdist was nan
+    wherever two points have an equal coordinate (|0|^(p - 2)'s derivative, inf, times
+    0), coinciding or not; torch's is finite (0 there)."""
+    results = []
+    for m in (parity.engine, torch):
+        a, b = (m.tensor(v, dtype=getattr(m, dtype), requires_grad=True)
+                for v in CDIST_POINTS[points])
+        weights = m.arange(1.0, 1.0 + a.shape[0] * b.shape[0], dtype=a.dtype).reshape(
+            a.shape[0], b.shape[0])
+        first = m.autograd.grad((m.cdist(a, b, p=p) * weights).sum(), (a, b),
+                                create_graph=True)
+        second = m.autograd.grad(first[0].sum() + first[1].sum(), (a, b))
+        results.append((*first, *second))
+    parity.assert_same(*results, exact=False, check_repr=False)
+
+
+@pytest.mark.parametrize("p", [2.25, 2.5, 3.0, 3.5])
+def test_cdist_nan_gradient_where_a_difference_is_zero_stays_nan(p):
+    """The same formula with a nan grad (std of one distance): torch's kernel multiplies
+    it by the zero difference's term, nan, for every p of 2 and more."""
+    results = []
+    for m in (parity.engine, torch):
+        c = m.tensor([1.5, -1.25, 2.0, 1.5], requires_grad=True)
+        out = m.cdist(c.reshape(1, -1), c.reshape(1, -1).flip(1), p=p).std()
+        results.append(m.autograd.grad(out, c))
+    parity.assert_same(*results, check_repr=False)
