@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from ..fidelity import dtypes, messages, printing
+from ..fidelity import calls, dtypes, messages, printing
 from ..fidelity.layout import (UntypedStorage, contiguous_strides, is_non_overlapping_and_dense,
                                preserved_strides, strided_array, strides_are_contiguous)
 from ..fidelity.size import CPU, Size, dim_index
@@ -186,6 +186,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if value and self.grad_fn is not None:
             # torch's setter refuses any change on a non-leaf (requires_grad_(True) allows it)
             raise RuntimeError(messages.NOT_A_LEAF_FLAG_TRUE)
@@ -196,6 +198,10 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Ask autograd to track operations on this (leaf, floating point) tensor."""
+        if requires_grad.__class__ is not bool:  # (torch's parser: a Python bool only)
+            where = "" if calls.given_by_keyword("requires_grad") else " (position 1)"
+            raise TypeError(f"requires_grad_(): argument 'requires_grad'{where} must be bool, "
+                            f"not {messages.type_name(requires_grad)}")
         if self._grad_fn is not None:  # (as stored: a view's is brought up to date later)
             if requires_grad:
                 return self

@@ -278,8 +278,9 @@ def _noted_kind(value):
     """A type as torch's notes give it: a list's or a tuple's with its items' types."""
     if isinstance(value, list):
         return f"list of [{', '.join(_kind(item) for item in value)}]"
-    if isinstance(value, tuple):
-        return f"tuple of ({', '.join(_kind(item) for item in value)})"
+    if isinstance(value, tuple):  # (a named tuple by its own name: torch.return_types.max)
+        named = "tuple" if value.__class__ is tuple else type_name(value)
+        return f"{named} of ({', '.join(_kind(item) for item in value)})"
     return _kind(value)
 
 

@@ -1,6 +1,7 @@
 """``Parameter``: a tensor that a ``Module`` registers as one of its learnable weights;
 ``UninitializedParameter``: one whose shape a lazy layer learns from its first input."""
 from ..core.tensor import Tensor, wrap
+from ..fidelity.messages import type_name
 from ..fidelity.printing import tensor_repr
 from ..ops.convert import set_data
 from ..ops.creation import empty
@@ -17,6 +18,9 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = empty(0)
+        if requires_grad.__class__ is not bool:  # (torch's Parameter passes it to C++)
+            raise TypeError("_make_subclass(): argument 'require_grad' (position 3) must be "
+                            f"bool, not {type_name(requires_grad)}")
         # the same memory and version counter as data, but no history: a leaf of its own
         result = detach(data)
         result.__class__ = cls

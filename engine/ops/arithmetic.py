@@ -946,8 +946,12 @@ _WHERE = ("(Tensor condition)",
 _WHERE_METHOD = ("(Tensor condition, Tensor other)", "(Tensor condition, Number other)")
 
 
-def where(condition, input=None, other=None, *, out=None):
+def where(condition, input=NOT_GIVEN, other=NOT_GIVEN, *, out=None):
     """out = input where condition is True, else other"""
+    if input is None or other is None:  # (given as None: no overload of torch's takes it)
+        given = tuple(value for value in (condition, input, other) if value is not NOT_GIVEN)
+        raise invalid_arguments_error("where", *given, printed=_WHERE)
+    input, other = (None if value is NOT_GIVEN else value for value in (input, other))
     if out is None:
         return _where(condition, input, other)
     # torch's order with out=: only tensors (its out overload), the autograd check (of input

@@ -189,6 +189,11 @@ def size_arguments(sizes, name, keyword="size", listed=()):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3); otherwise
     torch's parser's errors. ``listed``: the op's overloads when it has several (view: a
     dtype or a size), so that one value of another type is "an invalid combination"."""
+    if len(sizes) == 1 and hasattr(sizes[0], "torch_type_name"):  # (a torch.return_types)
+        if listed:  # (torch's parser reads it as one value, matching no overload)
+            raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
+        raise TypeError(f"{name}(): argument '{keyword}' (position 1) must be tuple of ints, but "
+                        f"found element of type {type_name(sizes[0][0])} at pos 0")
     if len(sizes) == 1 and not isinstance(sizes[0], (tuple, list)):
         only = sizes[0]
         if only.__class__ is int:

@@ -16,7 +16,7 @@ from ..fidelity.size import device as device_type
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import tensor_inputs
+from .common import operand_type_error, tensor_inputs
 from .common import copy_preserving_layout, empty_in_format
 from .creation import empty, tensor
 from .views import AliasBackward0, alias
@@ -297,6 +297,8 @@ def is_signed(input):
 
 
 def is_same_size(input, other):
+    if not isinstance(other, Tensor):
+        raise operand_type_error("is_same_size", other, 2)
     return input._data.shape == other._data.shape
 
 
@@ -382,6 +384,9 @@ def is_complex(self):
 
 
 def is_set_to(self, other):
+    if not isinstance(other, Tensor):
+        raise TypeError("is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{type_name(other)}")
     return (self._storage_array() is other._storage_array() and self._offset == other._offset
             and self.shape == other.shape and self.stride() == other.stride())
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import calls, dtypes
 from ..fidelity import messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import as_dtype, get_default_dtype, promote_types
@@ -32,6 +32,9 @@ __all__ = ["tensor", "scalar_tensor", "as_tensor", "asarray", "from_numpy", "zer
 
 def finish_factory(result, requires_grad, device=None):
     check_device(device)
+    if requires_grad.__class__ is not builtins.bool and requires_grad is not None:
+        raise TypeError(f"{calls.called_name()}(): argument 'requires_grad' must be bool, not "
+                        f"{type_name(requires_grad)}")
     if requires_grad:
         if not result.is_floating_point():
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "

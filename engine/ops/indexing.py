@@ -1272,8 +1272,9 @@ def _refuse_repeat_interleave(input, repeats, dim, output_size, keywords):
     """torch's TypeError for arguments no overload takes (``keywords``: those given by
     keyword, dim among them if it was; repeats taken as given by position)."""
     method = calls.called_as_method()
-    given = [value for value in (repeats, dim) if value is not None and not (
-        value is dim and "dim" in keywords)]
+    given = [] if repeats is None else [repeats]  # (by place, not identity: 2.5 and 2.5 in
+    if dim is not None and "dim" not in keywords:  # one line are one object)
+        given.append(dim)
     named = {**({} if output_size is None else {"output_size": output_size}), **keywords}
     printed = _REPEAT_INTERLEAVE[::2] if method else _REPEAT_INTERLEAVE
     raise signatures.refuse("repeat_interleave", printed, method,

@@ -18,7 +18,8 @@ from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import histories_read_first
-from .common import (invalid_arguments_error, numpy_names, require_tensor_sequence, takes_out,
+from .common import (invalid_arguments_error, numpy_names, overloads, require_tensor_sequence,
+                     takes_out,
                      tensor_inputs, write_out)
 from .compare import logical_xor
 from .join import cat, stack
@@ -361,17 +362,23 @@ def _named_split(input, indices_or_sections, name, dim, least):
     return input.tensor_split(indices_or_sections, dim)  # (structure.py's)
 
 
+_NAMED_SPLITS = ("(Tensor input, int sections)", "(Tensor input, tuple of ints indices)")
+
+
+@overloads(*_NAMED_SPLITS, notes=True)
 def vsplit(input, indices_or_sections):
     """tensor_split along dim 0 (into equal pieces when given their number)"""
     return _named_split(input, indices_or_sections, "vsplit", 0, 2)
 
 
+@overloads(*_NAMED_SPLITS, notes=True)
 def hsplit(input, indices_or_sections):
     """tensor_split along dim 1 (dim 0 for a vector)"""
     dim = 1 if input.dim() > 1 else 0
     return _named_split(input, indices_or_sections, "hsplit", dim, 1)
 
 
+@overloads(*_NAMED_SPLITS, notes=True)
 def dsplit(input, indices_or_sections):
     """tensor_split along dim 2"""
     return _named_split(input, indices_or_sections, "dsplit", 2, 3)

@@ -880,6 +880,9 @@ def _warn_non_contiguous(tensor, what, line):
         messages.warn_from_learner(_SEARCH_COPY.format(what=what, line=line))
 
 
+@overloads("(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, "
+           "Tensor out = None)",
+           "(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)")
 @takes_out
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """For each element, the index of the bucket of the 1-d sorted ``boundaries`` it falls in
@@ -893,6 +896,10 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return wrap(np.asarray(found, _search_out_dtype(out_int32)))
 
 
+@overloads("(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = "
+           "False, str side = None, Tensor sorter = None, Tensor out = None)",
+           "(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = "
+           "False, str side = None, Tensor sorter = None, Tensor out = None)")
 @takes_out
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
@@ -929,6 +936,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return wrap(np.asarray(found, _search_out_dtype(out_int32)))
 
 
+@overloads("(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert "
+           "= False, Tensor out = None)",
+           "(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert "
+           "= False, Tensor out = None)",
+           "(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert "
+           "= False, Tensor out = None)")
 @takes_out
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """For each element, whether it is among test_elements (invert=True: whether it is not)"""

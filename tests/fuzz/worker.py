@@ -108,6 +108,9 @@ def serve(library):
 
     answers.write("ready\n")
     answers.flush()
+    # (torch seeds its generator from the system at start: the first program starts as the
+    # others, from manual_seed(0), or its unseeded random numbers differ run to run)
+    reset(torch)
     for request in sys.stdin:
         statements = json.loads(request)["statements"]
         try:

@@ -142,6 +142,7 @@ def test_cdist_second_derivative_where_coordinates_are_equal(p, points, dtype):
     parity.assert_same(*results, exact=False, check_repr=False)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (std of one distance: no freedom)
 @pytest.mark.parametrize("p", [2.25, 2.5, 3.0, 3.5])
 def test_cdist_nan_gradient_where_a_difference_is_zero_stays_nan(p):
     """The same formula with a nan grad (std of one distance): torch's kernel multiplies
@@ -152,3 +153,99 @@ def test_cdist_nan_gradient_where_a_difference_is_zero_stays_nan(p):
         out = m.cdist(c.reshape(1, -1), c.reshape(1, -1).flip(1), p=p).std()
         results.append(m.autograd.grad(out, c))
     parity.assert_same(*results, check_repr=False)
+
+
+# ---------------------------------------------------------------- arguments of the wrong type
+NOT_TENSORS = {"a named tuple": "m.tensor([1., 2.]).aminmax()", "None": "None", "a str": "'a'",
+               "an array": "np.ones(2)"}
+NOT_OPS = {"manual_seed", "seed", "set_printoptions", "set_default_dtype",
+           "set_default_tensor_type", "set_grad_enabled", "use_deterministic_algorithms",
+           "set_num_threads", "load", "save",
+           "compile", "set_anomaly_enabled", "set_default_device", "set_flush_denormal",
+           "set_num_interop_threads", "set_rng_state", "broadcast_shapes"}
+
+
+# (in a fresh process: some of these calls give a warning torch gives once per process)
+_SWEEP = """
+import inspect, sys, warnings
+import numpy as np
+import torch
+import engine
+warnings.simplefilter("ignore")
+kind, not_ops = sys.argv[1], set(sys.argv[2].split(","))
+names = sorted(name for name in dir(engine) if not name.startswith("_") and hasattr(torch, name)
+               and name not in not_ops and inspect.isfunction(getattr(engine, name)))
+differing = []
+for name in names:
+    outcomes = []
+    for m in (torch, engine):
+        try:
+            getattr(m, name)(eval(kind))
+            outcomes.append(None)
+        except Exception as error:
+            outcomes.append(type(error).__name__)
+    if outcomes[0] != outcomes[1]:
+        differing.append((name, *outcomes))
+print(repr((len(names), differing)))
+"""
+
+
+@pytest.mark.parametrize("kind", NOT_TENSORS)
+def test_every_function_given_something_else_than_a_tensor_fails_as_torchs(kind):
+    """fuzz 3858422 (rot90 of a named tuple: an AttributeError from inside): every torch.
+    function of the engine, given one argument that is not a tensor, raises what torch
+    raises (or runs where torch runs)."""
+    output = subprocess.run([sys.executable, "-c", _SWEEP, NOT_TENSORS[kind],
+                             ",".join(sorted(NOT_OPS))], capture_output=True, text=True,
+                            check=True).stdout
+    count, differing = eval(output)
+    assert count > 400
+    assert differing == []
+
+
+WRONG_TYPE_CALLS = [
+    "m.rot90(m.ones(2, 2).aminmax())", "m.t(input=None)", "m.numel([1])", "m.svd('a')",
+    "m.clone(None, memory_format=m.contiguous_format)", "m.unbind(None, 0)",
+    "m.flatten(None, 0, 1)", "m.logical_not(np.ones(2))", "m.is_signed(None)",
+    "m.atleast_1d(None)", "m.atleast_2d('a')", "m.atleast_3d(1.0)", "m.atleast_1d()",
+    "m.atleast_1d(a, 1.0)", "m.atleast_1d([a, None])", "m.atleast_2d((a, b))",
+    "m.atleast_1d(input=a)", "m.block_diag(a, None)", "m.block_diag([a])", "m.block_diag()",
+    "m.cartesian_prod(a, 3)", "m.cartesian_prod(a.aminmax())", "m.cartesian_prod()",
+    "m.broadcast_tensors([a, b])", "m.broadcast_tensors(a, None)", "m.broadcast_tensors()",
+    "m.broadcast_tensors(a.aminmax())", "m.repeat_interleave(None)",
+    "m.repeat_interleave(None, 2)", "m.repeat_interleave('a', 2, 0)",
+    "m.repeat_interleave(input=None)", "m.repeat_interleave([1, 2])", "m.norm(None)",
+    "m.norm()", "m.norm(input=None)", "m.norm(a, input=a)",
+    # a second argument
+    "m.bucketize(a, a.aminmax())", "m.bucketize(a, None)", "m.searchsorted(a, None)",
+    "m.searchsorted(a, np.ones(2))", "m.searchsorted(a, a.aminmax())", "m.isin(a, None)",
+    "m.isin(a, 'a')", "m.isin(a, a.aminmax())", "m.dsplit(a, a.aminmax())", "a.hsplit(None)",
+    "a.vsplit('a')", "m.vsplit(a, 1.5)", "m.where(a > 0, None)", "m.where(a > 0, a, None)",
+    "m.where(a > 0, None, a)", "m.where(a > 0)", "m.is_same_size(a, a.aminmax())",
+    "a.is_same_size(None)", "a.is_set_to(a.aminmax())", "a.view(a.max(0))",
+    "x.repeat_interleave(2.5, dim=2.5)", "m.repeat_interleave(x, 2.5, dim=2.5)",
+    "x.repeat_interleave(2.5, 2.5)", "x.repeat_interleave(2, dim=2.5)",
+    # requires_grad: a bool
+    "a.requires_grad_(None)", "a.requires_grad_(1)", "a.requires_grad_(np.True_)",
+    "a.requires_grad_(m.tensor(True))", "a.requires_grad_(requires_grad=1)",
+    "setattr(m.ones(2), 'requires_grad', 1)", "setattr(m.ones(2), 'requires_grad', None)",
+    "setattr(m.ones(2) * 1, 'requires_grad', 1)",
+    "m.nn.Parameter(m.ones(2), requires_grad=1)", "m.nn.Parameter(m.ones(2), None)",
+    "m.nn.Parameter(m.ones(2, dtype=m.long), 1)", "m.nn.Linear(2, 2).requires_grad_(0)",
+    "m.zeros(2, requires_grad=1)", "m.ones(2, requires_grad=np.True_)",
+    "m.empty(2, requires_grad=1.0)", "m.full((2,), 1., requires_grad=1)",
+    "m.zeros_like(a, requires_grad=1)", "m.empty_like(a, requires_grad='a')",
+    "m.tensor([1.], requires_grad=1)", "m.scalar_tensor(1., requires_grad=1)",
+    "a.new_zeros(2, requires_grad=1)", "a.new_full((2,), 1., requires_grad=1)",
+    "a.new_tensor([1.], requires_grad=1)", "m.asarray([1.], requires_grad=1)",
+    "m.zeros(2, requires_grad=None).requires_grad",
+]
+
+
+@pytest.mark.parametrize("call", WRONG_TYPE_CALLS)
+def test_an_argument_of_the_wrong_type_gets_torchs_error(call):
+    """What torch's argument parser refuses, refused in its words (found by the sweep that
+    followed fuzz 3858422 and 3877534: repeat_interleave(2.5, dim=2.5) dropped the first
+    2.5, the same object as the second)."""
+    parity.assert_same_snippet("import numpy as np\na = m.ones(2, 2)\nb = m.ones(1)\n"
+                               "x = m.ones(3, 3)\n" + f"r = error(lambda: {call})")
