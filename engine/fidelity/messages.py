@@ -274,7 +274,11 @@ DEEPCOPY_NON_LEAF = (
 TO_INVALID_ARGUMENTS = (
     "to() received an invalid combination of arguments - got ({}), but expected one of:\n"
     " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
-    "bool copy = False, *, torch.memory_format memory_format = None)")
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n")
 
 # The names torch's errors give dtypes: its C++ element type (by the dtype's name).
 CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
@@ -569,6 +573,12 @@ def keyword_order(keys, buckets=13):
                 if _hash_bytes(other.encode()) % buckets == bucket]
         listed.insert(same[0] if same else 0, key)
     return listed
+
+
+def no_positional_arguments(name, given):
+    """torch's TypeError for a method that takes its arguments by keyword only."""
+    return TypeError(f"{name}() takes 0 positional arguments but {len(given)} "
+                     f"{'was' if len(given) == 1 else 'were'} given")
 
 
 def invalid_arguments(name, args, kwargs, overloads):

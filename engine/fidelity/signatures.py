@@ -226,7 +226,7 @@ def _fits(value, p):
     if kind == "torch.Generator":
         return type(value).__name__ == "Generator"
     if kind == "torch.dtype":
-        return type(value).__name__ == "dtype" or value in _PYTHON_TYPES
+        return type(value).__name__ == "dtype" or any(value is kind for kind in _PYTHON_TYPES)
     raise AssertionError(kind)
 
 
@@ -315,6 +315,8 @@ def _why_not(signature, args, kwargs):
             parts.append(None)
             star = True
         parts.append(p)
+    if not parts:  # (torch re-reads "()" as one empty part, which nothing matches)
+        parts = [None]
     if len(args) + len(kwargs) != len(parts):
         return ""
     names = {p.name for p in parts[max(0, len(parts) - len(kwargs)):]

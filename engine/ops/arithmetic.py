@@ -1196,6 +1196,10 @@ def clamp_min(input, min):  # noqa: A002
     if not isinstance(input, Tensor):  # (torch.clamp_min(1.0, 0.5): torch's parser refuses)
         raise invalid_arguments_error("clamp_min", input, min,
                                       overloads=_clamp_bound_overloads("min"))
+    if not isinstance(min, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):  # (None: clamp's, not this)
+        raise invalid_arguments_error("clamp_min", input, min, first_is_self=True, printed=(
+            "(Tensor input, Tensor min, *, Tensor out = None)",
+            "(Tensor input, Number min, *, Tensor out = None)"))
     with no_grad():
         result = clamp(input, min=min)
     if isinstance(min, Tensor):
@@ -1233,6 +1237,10 @@ def clamp_max(input, max):  # noqa: A002
     if not isinstance(input, Tensor):
         raise invalid_arguments_error("clamp_max", input, max,
                                       overloads=_clamp_bound_overloads("max"))
+    if not isinstance(max, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):  # (None: clamp's, not this)
+        raise invalid_arguments_error("clamp_max", input, max, first_is_self=True, printed=(
+            "(Tensor input, Tensor max, *, Tensor out = None)",
+            "(Tensor input, Number max, *, Tensor out = None)"))
     with no_grad():
         result = clamp(input, max=max)
     if isinstance(max, Tensor):

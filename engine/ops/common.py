@@ -185,15 +185,16 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
                      f"of:{listed}")
 
 
-def size_arguments(sizes, name, keyword="size", listed=()):
+def size_arguments(sizes, name, keyword="size", listed=(), position=1):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3); otherwise
     torch's parser's errors. ``listed``: the op's overloads when it has several (view: a
-    dtype or a size), so that one value of another type is "an invalid combination"."""
+    dtype or a size), so that one value of another type is "an invalid combination";
+    ``position``: the sequence's, as torch's messages give it (None: given by keyword; or a
+    function that tells, asked only for a message)."""
     if len(sizes) == 1 and hasattr(sizes[0], "torch_type_name"):  # (a torch.return_types)
         if listed:  # (torch's parser reads it as one value, matching no overload)
             raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
-        raise TypeError(f"{name}(): argument '{keyword}' (position 1) must be tuple of ints, but "
-                        f"found element of type {type_name(sizes[0][0])} at pos 0")
+        raise _not_sizes(name, keyword, position, sizes[0])
     if len(sizes) == 1 and not isinstance(sizes[0], (tuple, list)):
         only = sizes[0]
         if only.__class__ is int:
@@ -205,7 +206,9 @@ def size_arguments(sizes, name, keyword="size", listed=()):
                 pass
         if listed:
             raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
-        raise TypeError(f"{name}(): argument '{keyword}' (position 1) must be tuple of ints, "
+        position = position() if callable(position) else position
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"{name}(): argument '{keyword}'{where} must be tuple of ints, "
                         f"not {type_name(only)}")
     if len(sizes) > 1:
         first = sizes[0]
@@ -217,6 +220,14 @@ def size_arguments(sizes, name, keyword="size", listed=()):
             raise TypeError(f"{name}() takes 1 positional argument but {len(sizes)} were given")
     else:
         sizes = sizes[0]
+        first = sizes[0] if sizes else 0
+        if isinstance(first, builtins.bool) or not (first.__class__ is int or _is_index(first)):
+            # (the first element decides whether the sequence is sizes: a bool is not one,
+            # though after it a bool counts as an integer)
+            if listed:
+                raise signatures.refuse(name, listed, False, (sizes,), {}, notes=True,
+                                        as_called=True)
+            raise _not_sizes(name, keyword, position, sizes)
     result = []
     for position, size in enumerate(sizes, 1):
         if size.__class__ is int:
@@ -230,6 +241,17 @@ def size_arguments(sizes, name, keyword="size", listed=()):
                             f"{position} with error \"type must be tuple of ints,but got "
                             f"{type_name(size)}\"")
     return tuple(result)
+
+
+def _not_sizes(name, keyword, position, sequence):
+    """torch's error for a sequence whose first element is not an integer (given by keyword,
+    the sequence is named as a whole)."""
+    position = position() if callable(position) else position
+    if position is None:
+        return TypeError(f"{name}(): argument '{keyword}' must be tuple of ints, not "
+                         f"{type_name(sequence)}")
+    return TypeError(f"{name}(): argument '{keyword}' (position {position}) must be tuple of "
+                     f"ints, but found element of type {type_name(sequence[0])} at pos 0")
 
 
 def _is_index(value):

@@ -10,7 +10,7 @@ from ..fidelity import dtypes
 from ..fidelity.dtypes import get_default_dtype
 from ..fidelity import messages
 from ..fidelity.layout import strided_array, suggested_memory_format
-from ..fidelity.size import check_device, strided
+from ..fidelity.size import check_device, check_memory_format, strided
 from ..fidelity.size import memory_format as memory_format_type
 from ..fidelity.size import device as device_type
 from ..fidelity.messages import type_name
@@ -114,7 +114,13 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
        memory_format=None):
     """Convert dtype and/or device; returns ``self`` when nothing changes and copy=False."""
     flags = []
-    for arg in args:
+    for index, arg in enumerate(args):
+        if arg is None:  # (torch's first overload: its device and its dtype may be None)
+            if index == 0 or index == 1 and (args[0] is None or isinstance(
+                    args[0], (str, device_type, int)) and not isinstance(args[0], bool)):
+                continue
+            raise TypeError(messages.TO_INVALID_ARGUMENTS.format(
+                ", ".join(type_name(value) for value in args)))
         if isinstance(arg, Tensor):
             dtype = arg.dtype
         elif isinstance(arg, dtypes.dtype) or arg is float or arg is int or arg is bool:
@@ -159,8 +165,16 @@ def type_(self, dtype=None, non_blocking=False):
         dtype = dtypes.LEGACY_TYPE_NAMES[dtype]
     elif getattr(dtype, "is_cuda", False):  # torch.cuda.FloatTensor & co
         raise RuntimeError(messages.NO_NVIDIA_DRIVER)
+    elif isinstance(dtype, LegacyTensorType):  # x.type(torch.DoubleTensor)
+        dtype = dtype.dtype
+    elif dtype is Tensor:  # (torch.Tensor: the default type)
+        dtype = dtypes.get_default_dtype()
+    elif isinstance(dtype, type):  # (a class that is no tensor type: float, numpy.float32)
+        module = dtype.__module__
+        raise ValueError("invalid type: '"
+                         f"{'' if module == 'builtins' else module + '.'}{dtype.__qualname__}'")
     elif not isinstance(dtype, dtypes.dtype):
-        raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
+        raise TypeError("dtype must be a type, str, or dtype object")
     return self.to(dtype)
 
 
@@ -196,7 +210,10 @@ CASTS = {name: _caster(name, np.dtype(np_type)) for name, np_type in (
     ("bool", np.bool_))}
 
 
-def cpu(self, memory_format=None):
+def cpu(self, *given, memory_format=None):
+    if given:  # (memory_format by keyword only)
+        raise messages.no_positional_arguments("cpu", given)
+    check_memory_format(memory_format, "cpu")
     return self
 
 

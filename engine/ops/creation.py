@@ -91,24 +91,19 @@ def size_from_args(size, name="zeros"):
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     if builtins.all(n.__class__ is builtins.int and n >= 0 for n in size):
         return size  # the usual zeros(2, 3): nothing to convert or check
+    # (torch's parser: the first element decides whether the sizes fit, a bool not among
+    # them; the others are unpacked as integers, a bool among them)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-        for i, n in enumerate(size):
-            if not _is_size(n):
-                raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
-                                f"but found element of type {type_name(n)} at pos {i}")
+        if size and not _is_size(size[0]):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
+                            f"but found element of type {type_name(size[0])} at pos 0")
     elif len(size) == 1 and not _is_size(size[0]):
         raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type_name(size[0])}")
-    else:
-        for i, n in enumerate(size):
-            if not _is_size(n):
-                if isinstance(n, (tuple, list)):
-                    raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were "
-                                    f"given")
-                raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
-                                f"{i + 1} with error \"type must be tuple of ints,but got "
-                                f"{type_name(n)}\"")
+    elif not _is_size(size[0]):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    _unpacked(size, name)
     size = tuple(builtins.int(n) for n in size)
     for n in size:
         if n < 0:
@@ -135,12 +130,17 @@ def _size_arg(args, size, name):
     if not isinstance(size, (tuple, list)) or (size and not _is_size(size[0])):
         raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
                         f"{type_name(size)}")
+    _unpacked(size, name)
+    return size_from_args((tuple(size),), name)
+
+
+def _unpacked(size, name):
+    """torch's unpacking of the sizes after the first: integers, bools among them."""
     for i, n in enumerate(size):
-        if not _is_size(n):
+        if i and not _is_size(n) and not isinstance(n, builtins.bool):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"type must be tuple of ints,but got "
                             f"{type_name(n)}\"")
-    return size_from_args((tuple(size),), name)
 
 
 def _is_size(n):

@@ -1213,8 +1213,12 @@ _REPEAT_INTERLEAVE = ("(Tensor input, Tensor repeats, int dim = None, *, int out
                       "(Tensor input, int repeats, int dim = None, *, int output_size = None)")
 
 
+NO_REPEATS = object()  # (torch.repeat_interleave(counts): the overload of the counts alone)
+
+
 @numpy_names
-def repeat_interleave(input, repeats=None, *by_position, dim=None, output_size=None, **unknown):
+def repeat_interleave(input, repeats=NO_REPEATS, *by_position, dim=None, output_size=None,
+                      **unknown):
     """Each element (each slice along dim) repeated ``repeats`` times in a row:
     [a, b].repeat_interleave(2) is [a, a, b, b]. Without dim, input is flattened first.
     ``torch.repeat_interleave(counts)`` alone gives 0 counts[0] times, 1 counts[1] times ..."""
@@ -1231,14 +1235,19 @@ def repeat_interleave(input, repeats=None, *by_position, dim=None, output_size=N
         dim = by_position[0]
     if unknown:  # (x.repeat_interleave(2, dims=0): no overload takes it, torch lists them all)
         _refuse_repeat_interleave(input, repeats, dim, output_size, {**named_dim, **unknown})
+    if repeats is None or repeats is NO_REPEATS and calls.called_as_method():
+        # (None is no count; a method needs them: x.repeat_interleave())
+        by_keyword = repeats is None and calls.given_by_keyword("repeats")
+        _refuse_repeat_interleave(input, NO_REPEATS if by_keyword else repeats, dim, output_size,
+                                  {**named_dim, **({"repeats": None} if by_keyword else {})})
     if not isinstance(input, Tensor):  # (alone it is the overload of repeats alone)
-        if repeats is None and dim is None:
+        if repeats is NO_REPEATS and dim is None:
             if calls.given_by_keyword("input"):
                 raise TypeError('repeat_interleave() missing 1 required positional arguments: '
                                 '"repeats"')
             raise operand_type_error("repeat_interleave", input, 1, "repeats")
         _refuse_repeat_interleave(input, repeats, dim, output_size, named_dim)
-    if repeats is None:
+    if repeats is NO_REPEATS:
         return _positions_repeated(input)
     if (not isinstance(repeats, Tensor) and not _is_int(repeats)) or not signatures.fits(
             dim, "int?"):
@@ -1272,7 +1281,7 @@ def _refuse_repeat_interleave(input, repeats, dim, output_size, keywords):
     """torch's TypeError for arguments no overload takes (``keywords``: those given by
     keyword, dim among them if it was; repeats taken as given by position)."""
     method = calls.called_as_method()
-    given = [] if repeats is None else [repeats]  # (by place, not identity: 2.5 and 2.5 in
+    given = [] if repeats is NO_REPEATS else [repeats]  # (by place, not identity: 2.5 and 2.5 in
     if dim is not None and "dim" not in keywords:  # one line are one object)
         given.append(dim)
     named = {**({} if output_size is None else {"output_size": output_size}), **keywords}

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import dtypes, fused_axpy, messages
+from ..fidelity import calls, dtypes, fused_axpy, messages, signatures
 from ..fidelity import random as rng
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import has_internal_overlap
@@ -19,7 +19,7 @@ from ..core.history import (check_inference_inplace, check_inplace, rebase_histo
 from ..core.node import Node, SavedTensor, new_node
 from ..core.tensor import Tensor, make_view
 from .arithmetic import NOT_GIVEN, add
-from .common import not_implemented_for
+from .common import invalid_arguments_error, not_implemented_for
 from .compare import COMPARISONS, compared_in_place
 from .creation import zeros_like
 from .views import broadcast_shape, expand, expand_geometry
@@ -448,9 +448,8 @@ def fill_(self, value):
         with np.errstate(invalid="ignore", over="ignore"):
             return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
-        raise TypeError(f"fill_() received an invalid combination of arguments - got "
-                        f"({type_name(value)}), but expected one of:\n * (Tensor value)\n"
-                        f" * (Number value)")
+        raise invalid_arguments_error("fill_", self, value, first_is_self=True, printed=(
+            "(Tensor input, Tensor value)", "(Tensor input, Number value)"))
     # autograd's refusals come before the kernel checks the number (fuzz 2072228), but after
     # the parser reads it (2 ** 64: OverflowError);
     # (one element of float16 is set as a float: too big a number becomes inf, unchecked)
@@ -476,8 +475,22 @@ def _written_once(tensor):
     check_no_overlap(tensor, ())
 
 
+def _fill_arguments(name, generator, **floats):
+    """torch's parser's checks of a random fill's numbers (floats) and generator, in order."""
+    for position, (argument, value) in enumerate(floats.items(), 1):
+        if not signatures.fits(value, "float"):
+            keyword = argument.rstrip("_")  # (from_: torch's from)
+            where = "" if calls.given_by_keyword(argument) else f" (position {position})"
+            raise TypeError(f"{name}(): argument '{keyword}'{where} must be float, not "
+                            f"{type_name(value)}")
+    if generator is not None and not isinstance(generator, rng.Generator):
+        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not "
+                        f"{type_name(generator)}")
+
+
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
+    _fill_arguments("uniform_", generator, from_=from_, to=to)
     rng.check_uniform_bounds(self._data.dtype, from_, to)
     _written_once(self)
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.uniform(
@@ -486,6 +499,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
+    _fill_arguments("normal_", generator, mean=mean, std=std)
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if self._data.size == 0:  # (no kernel runs: any dtype will do)
@@ -549,8 +563,16 @@ def _random_arguments_error(args, kwargs):
                      " * (int to, *, torch.Generator generator = None)\n")
 
 
+_BERNOULLI_ = ("(Tensor input, Tensor p, *, torch.Generator generator = None)",
+               "(Tensor input, float p = 0.5, *, torch.Generator generator = None)")
+
+
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability p) or 0."""
+    if not isinstance(p, Tensor) and not signatures.fits(p, "float") or (
+            generator is not None and not isinstance(generator, rng.Generator)):
+        raise invalid_arguments_error("bernoulli_", self, p, first_is_self=True, keywords={
+            "generator": generator} if generator is not None else {}, printed=_BERNOULLI_)
     probs = p
     if isinstance(p, Tensor):
         with no_grad():  # (expand for torch's message when p does not fit, not for a graph)
@@ -568,6 +590,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential random numbers of rate lambd (floats only)."""
+    _fill_arguments("exponential_", generator, lambd=lambd)
     if not lambd > 0:  # (nan too)
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     if self._data.size == 0:

@@ -190,7 +190,8 @@ def repeat(input, *sizes, repeats=ABSENT):
     repeats = keyword_sizes("repeat", "repeats", sizes, repeats)
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = size_arguments(repeats, "repeat", "repeats")
+    repeats = size_arguments(repeats, "repeat", "repeats",
+                             position=None if repeats is not sizes else 1)
     data = input._data
     if len(repeats) < data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "

@@ -997,6 +997,10 @@ def ldexp_check(self, other):
 
 def float_power_(self, exponent):
     """``x.float_power_(exponent)``: x ** exponent written into x, which must be float64."""
+    if not isinstance(exponent, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+        raise invalid_arguments_error("float_power_", self, exponent, first_is_self=True,
+                                      printed=("(Tensor input, Tensor exponent)",
+                                               "(Tensor input, Number exponent)"))
     if self.dtype is not _dtypes.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{_dtypes.scalar_type_name[self.dtype]} but the operation's result "

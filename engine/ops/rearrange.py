@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import float32_math, rounding
+from ..fidelity import calls, float32_math, rounding
 from ..fidelity.dtypes import int64, promote_types, scalar_type_name
 from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
@@ -19,6 +19,7 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import histories_read_first
 from .common import (invalid_arguments_error, numpy_names, overloads, require_tensor_sequence,
+                     size_arguments,
                      takes_out,
                      tensor_inputs, write_out)
 from .compare import logical_xor
@@ -584,10 +585,12 @@ class EuclideanDistBackward0(Node):
 def tile(input, dims):
     """x repeated dims[i] times along dim i; fewer dims than x has count as leading 1s
     (torch's x.repeat after padding, whose node it records)"""
-    if isinstance(dims, (int, np.integer)):
-        raise TypeError(f"tile(): argument 'dims' (position 2) must be tuple of ints, not "
+    position = None if calls.given_by_keyword("dims") else calls.position(2)
+    if not isinstance(dims, (tuple, list)):  # (x.tile(2) comes as (2,), from methods.py)
+        where = "" if position is None else f" (position {position})"
+        raise TypeError(f"tile(): argument 'dims'{where} must be tuple of ints, not "
                         f"{type_name(dims)}")
-    dims = _int_list(dims)
+    dims = size_arguments((dims,), "tile", "dims", position=position)
     missing = input._data.ndim - len(dims)
     return input.repeat(*((1,) * missing + dims)) if missing > 0 else input.repeat(*dims)
 

@@ -2116,6 +2116,10 @@ class UniqueConsecutiveBackward0(_NotDifferentiable):
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Each run of equal consecutive values (or slices along dim) kept once:
     [1, 1, 2, 2, 1] gives [1, 2, 1]."""
+    for flag_name, flag in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if flag.__class__ is not builtins.bool:  # (torch's Python passes them on by name)
+            raise TypeError(f"unique_consecutive(): argument '{flag_name}' must be bool, not "
+                            f"{messages.type_name(flag)}")
     data = input._data
     if dim is not None and (dim.__class__ is builtins.bool
                             or not isinstance(dim, (builtins.int, np.integer))):

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..fidelity import dtypes, messages
+from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity import random as rng
 from ..fidelity.layout import preserved_strides
 from ..fidelity.messages import type_name
@@ -148,16 +148,28 @@ class NormalBackward3(Node):
 
 
 # ---------------------------------------------------------------- bernoulli
-def bernoulli(input, p=None, *, generator=None, out=None):
+_BERNOULLI_METHOD = (" * (*, torch.Generator generator = None)\n"
+                     " * (float p, *, torch.Generator generator = None)\n")
+_NO_P = object()  # (p=None given is refused: no overload of torch's takes it)
+
+
+def bernoulli(input, p=_NO_P, *, generator=None, out=None):
     """1 with probability ``input`` (each element its own probability), else 0, in input's dtype
     (out's, with out=); with a number ``p``, every element is 1 with probability p."""
     if not isinstance(input, Tensor):
         raise TypeError(f"bernoulli(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    if _bad_generator(generator) or (p is not None and (out is not None or not _is_number(p))):
+    if _bad_generator(generator) or (p is not _NO_P and (out is not None or not _is_number(p))):
         keywords = {"generator": generator if _bad_generator(generator) else None, "out": out}
         given = {key: value for key, value in keywords.items() if value is not None}
-        raise messages.invalid_arguments("bernoulli", (input, p), given, messages.BERNOULLI)
+        method = calls.called_as_method()
+        args, names = ((p,), ["p"]) if method else ((input, p), ["input", "p"])
+        args, given = calls.parted_by_keyword(
+            [value for value in args if value is not _NO_P], names, given)
+        raise TypeError("bernoulli() received an invalid combination of arguments - got ("
+                        f"{signatures.listed_arguments(args, given)}), but expected one of:\n"
+                        f"{_BERNOULLI_METHOD if method else messages.BERNOULLI}")
+    p = None if p is _NO_P else p
     data = input._data
     if p is not None:
         values = wrap(rng.bernoulli(float(p), data.shape, data.dtype, generator))
@@ -173,7 +185,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return record(BernoulliBackward0, wrap(values), (input,))
 
 
-def _bernoulli_method(self, p=None, *, generator=None):
+def _bernoulli_method(self, p=_NO_P, *, generator=None):
     """x.bernoulli(): as torch's Tensor methods, without out="""
     return bernoulli(self, p, generator=generator)
 

@@ -17,8 +17,8 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import histories_read_first
-from .common import (invalid_arguments_error, numpy_names, out_of_results_dtype, overloads,
-                     takes_out, tensor_inputs, write_out)
+from .common import (PYTHON_AND_NUMPY_NUMBERS, invalid_arguments_error, numpy_names,
+                     out_of_results_dtype, overloads, takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
 from .creation import full_like, linspace_values, zeros_like
 from .arithmetic import NotImplementedBackward, where
@@ -896,15 +896,20 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     return wrap(np.asarray(found, _search_out_dtype(out_int32)))
 
 
-@overloads("(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = "
-           "False, str side = None, Tensor sorter = None, Tensor out = None)",
-           "(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = "
-           "False, str side = None, Tensor sorter = None, Tensor out = None)")
+_SEARCHSORTED = ("(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right "
+                 "= False, str side = None, Tensor sorter = None, Tensor out = None)",
+                 "(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right "
+                 "= False, str side = None, Tensor sorter = None, Tensor out = None)")
+
+
 @takes_out
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
                  sorter=None):
     """Where each value would go into the sorted innermost rows of ``sorted_sequence`` to keep
     them sorted"""
+    if not isinstance(input, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+        raise invalid_arguments_error("searchsorted", sorted_sequence, input,
+                                      printed=_SEARCHSORTED)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
@@ -936,15 +941,21 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return wrap(np.asarray(found, _search_out_dtype(out_int32)))
 
 
-@overloads("(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert "
-           "= False, Tensor out = None)",
-           "(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert "
-           "= False, Tensor out = None)",
-           "(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert "
-           "= False, Tensor out = None)")
+_ISIN = ("(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = "
+         "False, Tensor out = None)",
+         "(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = "
+         "False, Tensor out = None)",
+         "(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = "
+         "False, Tensor out = None)")
+
+
 @takes_out
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """For each element, whether it is among test_elements (invert=True: whether it is not)"""
+    numbers = (Tensor, *PYTHON_AND_NUMPY_NUMBERS)
+    if not (isinstance(elements, numbers) and isinstance(test_elements, numbers)) or not (
+            isinstance(elements, Tensor) or isinstance(test_elements, Tensor)):
+        raise invalid_arguments_error("isin", elements, test_elements, printed=_ISIN)
     for value in (elements, test_elements):
         if isinstance(value, bool) or (isinstance(value, Tensor) and value.dtype.name == "bool"):
             raise NotImplementedError("Unsupported input type encountered for isin(): Bool")

@@ -214,17 +214,23 @@ def view_as(input, other):
 
 def reshape(input, *sizes, shape=ABSENT):
     """Like view when the strides allow it (shared memory), otherwise a copy."""
-    if shape is not ABSENT:
+    by_keyword = shape is not ABSENT
+    if by_keyword:
         sizes = keyword_sizes("reshape", "shape", sizes, shape)
+    frame = sys._getframe()
+
+    def function():  # (the learner's torch.reshape(x, shape): its shape is a tuple)
+        return frame.f_code is _RESHAPE_FUNCTION and not calls.from_engine(frame.f_back)
+
     if len(sizes) == 1 and sizes[0].__class__ is not tuple and \
-            sys._getframe().f_code is _RESHAPE_FUNCTION and not isinstance(sizes[0], list) and \
-            not calls.from_engine(sys._getframe(1)):  # (the learner's torch.reshape: a tuple)
+            not isinstance(sizes[0], list) and function():
         raise TypeError(f"reshape(): argument 'shape' (position 2) must be tuple of ints, not "
                         f"{type_name(sizes[0])}")
     shape = sizes
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = infer_size(size_arguments(shape, "reshape", "shape"), input._data.size)
+    shape = infer_size(size_arguments(shape, "reshape", "shape", position=lambda: (
+        None if by_keyword else 2 if function() else 1)), input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is not None:
         result = make_view(input, shape, stride, input.storage_offset())
@@ -500,7 +506,8 @@ def moveaxis(input, source, destination):
 
 
 # ---------------------------------------------------------------- adding and removing dimensions
-@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)")
+@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)",
+           notes=True)
 @numpy_names
 def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
@@ -639,12 +646,13 @@ def ravel(input):
 # ---------------------------------------------------------------- broadcasting
 def expand(input, *sizes, size=ABSENT, implicit=False):
     """Repeat size-1 dimensions without copying: their stride becomes 0."""
+    by_keyword = size is not ABSENT
     sizes = keyword_sizes("expand", "size", sizes, size)
     if implicit is not False and implicit is not True:
         raise TypeError(f"expand(): argument 'implicit' must be bool, not {type_name(implicit)}")
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
-    sizes = size_arguments(sizes, "expand")
+    sizes = size_arguments(sizes, "expand", position=None if by_keyword else 1)
     shape, stride = input._data.shape, input.stride()
     if not shape and 0 not in sizes and builtins.any(n < 0 for n in sizes):
         # (torch's 0-d expand takes the sizes as they are: a negative one overflows numel)
@@ -1204,9 +1212,11 @@ class FlipBackward0(Node):
         return flip(grad, self.dims)
 
 
-def contiguous(input, memory_format=contiguous_format):
+def contiguous(input, *given, memory_format=contiguous_format):
     """``self`` when already row-major (or in the memory format asked for), else a copy that is."""
-    if input.is_contiguous(check_memory_format(memory_format, "contiguous")):
+    if given:  # (memory_format by keyword only)
+        raise messages.no_positional_arguments("contiguous", given)
+    if input.is_contiguous(memory_format=check_memory_format(memory_format, "contiguous")):
         return input
     if memory_format is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
@@ -1262,6 +1272,8 @@ def unsqueeze_(input, dim):
     return _restride(input, view_, UnsqueezeBackward1, dim=wrap_dim(dim, input._data.ndim + 1))
 
 
+@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)",
+           notes=True)
 @numpy_names
 def squeeze_(input, dim=None):
     with no_grad():

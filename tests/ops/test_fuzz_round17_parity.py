@@ -239,6 +239,47 @@ WRONG_TYPE_CALLS = [
     "a.new_zeros(2, requires_grad=1)", "a.new_full((2,), 1., requires_grad=1)",
     "a.new_tensor([1.], requires_grad=1)", "m.asarray([1.], requires_grad=1)",
     "m.zeros(2, requires_grad=None).requires_grad",
+    # random fills: numbers and a generator
+    "a.uniform_(np.ones(2))", "a.uniform_(0, 'a')", "a.uniform_(None)", "a.uniform_(0, to='a')",
+    "a.uniform_(0, 1, generator=1)", "a.normal_('a')", "a.normal_(0, None)",
+    "a.normal_(std='a')", "a.normal_(m.ones(2))", "a.normal_(generator=1)",
+    "a.exponential_(np.ones(2))", "a.exponential_(lambd=None)", "a.bernoulli_(np.ones(2))",
+    "a.bernoulli_('a')", "a.bernoulli_(None)", "a.bernoulli_(0.5, generator=1)",
+    "m.bernoulli(a, None)", "a.bernoulli(None)", "a.bernoulli('a')", "a.bernoulli(p=None)",
+    "m.bernoulli(a, generator=1)", "a.bernoulli(generator=1)", "m.bernoulli(input=a, p=None)",
+    "m.bernoulli(a, 0.5, out=m.empty(2))",
+    # an overload's notes, a bound of None, flags
+    "a.fill_('a')", "a.fill_(None)", "a.fill_(value='a')", "a.clamp_min(None)",
+    "a.clamp_max_(None)", "m.clamp_min(a, None)", "m.clamp_max(a, 'a')", "a.squeeze(None)",
+    "a.squeeze_(None)", "a.squeeze('a')", "a.float_power_(a.aminmax())",
+    "a.float_power_(None)", "a.view(np.ones(2))", "x.unique_consecutive(None)",
+    "m.unique_consecutive(x, x.aminmax())", "x.unique_consecutive(return_counts=1)",
+    "x.unique_consecutive(np.True_)",
+    # keyword-only arguments, None for device or dtype, types
+    "a.contiguous(None)", "a.contiguous(1, 2)", "a.cpu(None)", "a.is_contiguous(None)",
+    "a.is_contiguous(a.aminmax())", "a.is_contiguous(memory_format=a.aminmax())",
+    "a.cpu(memory_format=1)", "a.contiguous(memory_format=1)", "a.to(None)",
+    "a.to(None, None)", "a.to(None, m.float64)", "a.to(m.float64, None)",
+    "a.to(None, None, None)", "a.type(a.aminmax())", "a.type(np.ones(2))", "a.type(1)",
+    "a.type(float)", "a.type(np.float32)", "a.type(m.DoubleTensor).dtype",
+    "a.type(m.FloatTensor) is a",
+    # sequences of sizes: the first element decides, a bool counts after it
+    "a.view((2, True))", "a.view((True, 4))", "a.reshape((4.0,))", "a.reshape([2, 2.0])",
+    "a.expand((2.0, 2))", "a.view(2.0, 2)", "a.view(2, 2.0)", "a.repeat((1.0, 2))",
+    "a.repeat((1, True))", "a.reshape((True, 4))", "a.tile((True,))", "a.tile((2.0,))",
+    "m.tile(a, (2.5,))", "m.tile(a, dims=(2.5,))", "m.tile(a, dims=2)", "a.tile((1, True))",
+    "a.tile(a.aminmax())", "a.tile('a')", "m.tile(a, None)", "a.tile([1, 'a'])",
+    "m.tile(a, m.tensor([2, 1]))", "a.reshape(shape=(2.0, 2))", "a.expand(size=(2.0, 2))",
+    "m.reshape(a, (2.0, 2))", "a.repeat(repeats=(1.0, 2))", "a.reshape(a.max(0))",
+    "m.zeros((2, 2.0))", "m.zeros((2, True))", "m.zeros(2.0, 2)", "m.zeros(True, 2)",
+    "m.zeros(2, True)", "m.zeros(2, (2,))", "m.zeros((True,))", "m.zeros(size=(2, True))",
+    "m.zeros(size=(True, 2))", "m.empty(2, True)", "m.rand(2, True)", "m.randn((2, True))",
+    "m.ones(m.tensor(2), True)", "m.full((2, True), 1.)", "a.new_zeros(2, True)",
+    # repeat_interleave's counts
+    "x.repeat_interleave()", "x.repeat_interleave(None)", "m.repeat_interleave(x, None)",
+    "x.repeat_interleave(None, 0)", "m.repeat_interleave(x, repeats=None)",
+    "x.repeat_interleave(repeats=None)", "m.repeat_interleave(x, None, dim=0)",
+    "x.repeat_interleave(output_size=2)", "m.repeat_interleave(m.tensor([1, 2]))",
 ]
 
 
