@@ -807,7 +807,11 @@ def signature_call(b):
             can_position = True  # a mistake: a keyword-only argument by position
         value = signature_value(b, parameter, x, var)
         if b.chance(0.06):  # a value of a type the parameter does not take: torch's TypeError
-            value = b.choice(["torch.ones(2)", "2.5", "'a'", "torch.tensor(1)", "True"])
+            # (None given; a named tuple where a tensor or a sequence was meant; sequences
+            # whose first element, or a later one, is no integer)
+            value = b.choice(["torch.ones(2)", "2.5", "'a'", "torch.tensor(1)", "True", "None",
+                              "torch.ones(2).aminmax()", "torch.ones(2, 2).max(0)", "(2.0, 1)",
+                              "(1, True)", "[True, 1]", "(1, 'a')"])
         if can_position and (index is not None and index < required or b.chance(0.6)):
             arguments.append(value)
         else:

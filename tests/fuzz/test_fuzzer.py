@@ -411,7 +411,7 @@ HALLMARKS = {
     "grad_modes": ["with torch.inference_mode():", "with torch.no_grad():",
                    "torch.set_grad_enabled(", "with torch.enable_grad():"],
     "third_derivative": ["create_graph=True"],
-    "signatures": ["input=", "out=", "keepdim=", "stable="],
+    "signatures": ["input=", "out=", "keepdim=", "stable=", "aminmax()", "=None"],
     "layouts": [".t()", "::2", ".permute(", ".expand(", "requires_grad_()"],
     "zero_signs": ["-0.0", ".backward(", "ignore_index="],
     "versions": ["out=", ".data", "torch.isclose(", "with torch.no_grad():\n", "frexp("],

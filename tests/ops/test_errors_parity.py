@@ -614,8 +614,9 @@ SIGNATURES = {
 def test_calls_as_torchs_argument_parser_takes_them(name):
     engine_result, torch_result = parity.run_both(SIGNATURES[name], exact=False)
     if isinstance(torch_result, TypeError):
-        expected = re.sub(r"\n      didn't match[^\n]*", "", str(torch_result))
-        assert str(engine_result) == expected
+        # (torch's notes under each overload, word for word, where the engine gives them)
+        without_notes = re.sub(r"\n      didn't match[^\n]*", "", str(torch_result))
+        assert str(engine_result) in (str(torch_result), without_notes)
 
 
 # Bounds, masks, dims and dtypes wrong at once (clamp, masked_fill, cumsum, bmm and matmul):
