@@ -166,6 +166,19 @@ def _int_list(values):
     return not values or _is_int(values[0])
 
 
+def int_list_checked(name, param_name, value, where):
+    """torch's parser's errors for a tuple of ints whose elements are not all integers:
+    ``where`` is " (position n)", or "" when the argument came by keyword."""
+    if isinstance(value, (builtins.tuple, builtins.list)):
+        if value and not _is_int(value[0]):
+            if not where:  # (by keyword torch names the sequence's own type)
+                raise TypeError(f"{name}(): argument '{param_name}' must be tuple of ints, not "
+                                f"{type_name(value)}")
+            raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, "
+                            f"but found element of type {type_name(value[0])} at pos 0")
+        _unpack_ints(name, param_name, value)
+
+
 def _unpack_ints(name, param_name, values):
     for position, value in enumerate(values):
         data = getattr(value, "_data", None)  # (a one-element integer or bool tensor passes)
@@ -280,7 +293,8 @@ def _noted_kind(value):
         return f"list of [{', '.join(_kind(item) for item in value)}]"
     if isinstance(value, tuple):  # (a named tuple by its own name: torch.return_types.max)
         named = "tuple" if value.__class__ is tuple else type_name(value)
-        return f"{named} of ({', '.join(_kind(item) for item in value)})"
+        one = "," if len(value) == 1 else ""  # (as Python writes a tuple of one)
+        return f"{named} of ({', '.join(_kind(item) for item in value)}{one})"
     return _kind(value)
 
 
@@ -304,9 +318,9 @@ def _why_not(signature, args, kwargs):
     """torch's note under an overload whose printed form has as many parts ("*" counts, as
     in torch's own re-reading of it) as the call has arguments: the keywords it does not have,
     else the arguments of the wrong type (!int!). torch's re-reading takes a part with a
-    default ("int dim = -1") for one named after its default: it never matches. (Given only
-    where ``notes`` asks: the rule is checked for sort's and argsort's overloads, and torch
-    writes no note in some cases it would give, such as x.std(0, False, correction=0).)"""
+    default ("int dim = -1") for one named after its default: it never matches. (Given where
+    ``notes`` asks, as the ops' parsers do by default; checked against torch's for the
+    reductions, sort, movedim, squeeze, split, fill_ and others in the tests.)"""
     parts, star = [], False
     for p in signature.params:
         if p.hidden:
@@ -329,8 +343,10 @@ def _why_not(signature, args, kwargs):
     for index, p in enumerate(parts):
         value = args[index] if index < len(args) else kwargs[p.name]
         text = _noted_kind(value) if index < len(args) else f"{p.name}={_noted_kind(value)}"
-        # (torch's notes never match a Number: its note maker does not know that type)
-        fits = p is not None and not p.optional and p.kind != "Number" and _fits(value, p)
+        # (torch's notes never match a Number, nor a tuple of ints, not even a tuple of
+        # ints: its note maker does not know these types)
+        fits = p is not None and not p.optional and p.kind not in (
+            "Number", "tuple of ints") and _fits(value, p)
         described.append(text if fits else f"!{text}!")
     return f"\n      didn't match because some of the arguments have invalid types: " \
            f"({', '.join(described)}{', ' if kwargs and not args else ''})"

@@ -20,6 +20,7 @@ import numpy as np
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
+from ..fidelity import signatures
 from ..fidelity.layout import contiguous_strides, format_strides, suggested_memory_format
 from ..fidelity.size import channels_last, channels_last_3d
 from ..ops.creation import zeros
@@ -402,10 +403,13 @@ def _padding_from_string(input, weight, stride, padding, dilation):
 def pad(input, pad, mode="constant", value=None):
     """``input`` with ``value`` (0 by default) added around it: ``pad`` = (before, after) for
     the last dimension, then for the one before it, ...; negative amounts cut instead"""
-    if not all(isinstance(p, int) and not isinstance(p, bool) for p in pad):
-        bad = next(i for i, p in enumerate(pad) if not isinstance(p, int))
-        raise TypeError("pad(): argument 'pad' (position 2) must be tuple of ints, but found "
-                        f"element of type {type_name(pad[bad])} at pos {bad}")
+    if not (pad.__class__ is tuple and all(p.__class__ is int for p in pad)):
+        where = " (position 2)"  # (torch's F.pad passes it on by position)
+        if not isinstance(pad, (tuple, list)):
+            raise TypeError(f"pad(): argument 'pad'{where} must be tuple of ints, not "
+                            f"{type_name(pad)}")
+        signatures.int_list_checked("pad", "pad", pad, where)
+        pad = tuple(int(p) for p in pad)  # (after the first, a bool counts as an integer)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:

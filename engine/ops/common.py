@@ -108,7 +108,10 @@ def number_parameters(name, kinds, always_positional=False):
                     value, by_position = kwargs[parameter], always_positional
                 else:
                     continue
-                if not signatures.fits(value, kind):
+                if kind.startswith("tuple of ints") and isinstance(value, (tuple, list)):
+                    where = f" (position {calls.position(index + 1)})" if by_position else ""
+                    signatures.int_list_checked(name, parameter, value, where)
+                elif not signatures.fits(value, kind):
                     where = f" (position {calls.position(index + 1)})" if by_position else ""
                     printed = kind.rstrip("?").replace("[1]", "")
                     raise TypeError(f"{name}(): argument '{parameter}'{where} must be "
@@ -684,7 +687,7 @@ def _torch_names(name, positions, args, kwargs):
     return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
 
 
-def overloads(*printed, notes=False):
+def overloads(*printed, notes=True):
     """Calls checked against torch's overloads ``printed`` (as torch prints them for
     ``torch.op``, see fidelity/signatures.py) before they run: what Python's own parsing of
     the engine's signature would take but no overload of torch's does raises torch's

@@ -1141,6 +1141,7 @@ def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None,
     if not signatures.fits(p, "Number"):  # (torch's parser)
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type_name(p)}")
+    signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)")
     # (torch.norm hands an int dim, or a bool, on as a list of one)
     return norm_over_dims(input, p, [dim] if isinstance(dim, builtins.int) else dim, keepdim,
                           dtype=dtype)

@@ -226,8 +226,10 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
                              for written, target in zip(result, out)))
 
 
-aminmax.without_out = _aminmax
 _aminmax.__name__ = "aminmax"
+# (x.aminmax(...): the same parser, without out=)
+aminmax.without_out = overloads("(Tensor input, *, int dim = None, bool keepdim = False)")(
+    _aminmax)
 
 
 class AminmaxBackward0(Node):

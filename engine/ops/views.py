@@ -485,9 +485,10 @@ def movedim(input, source, destination):
     src = [wrap_dim(d, ndim) for d in source]
     dst = [wrap_dim(d, ndim) for d in destination]
     if len(set(src)) != len(src):
-        raise RuntimeError(f"movedim: repeated dim in `source` ({source})")
+        raise RuntimeError(f"movedim: repeated dim in `source` ({[int(d) for d in source]})")
     if len(set(dst)) != len(dst):
-        raise RuntimeError(f"movedim: repeated dim in `destination` ({destination})")
+        raise RuntimeError("movedim: repeated dim in `destination` "
+                           f"({[int(d) for d in destination]})")
     if ndim == 0:  # (its dims checked as torch checks them: 0 and -1 only)
         return record(AliasBackward0, alias(input), (input,))
     order = [None] * ndim
@@ -615,14 +616,15 @@ def unflatten(input, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
     shape = input._data.shape
     dim = wrap_dim(dim, len(shape))
-    if not isinstance(sizes, (tuple, list)):
-        # (Tensor.unflatten is Python in torch: it hands sizes on by position)
+    def position():  # (Tensor.unflatten is Python in torch: it hands sizes on by position)
         method = calls.called_as_method()
-        where = "" if not method and calls.given_by_keyword("sizes") else \
-            f" (position {2 if method else 3})"
+        return None if not method and calls.given_by_keyword("sizes") else 2 if method else 3
+
+    if not isinstance(sizes, (tuple, list)):
+        where = "" if position() is None else f" (position {position()})"
         raise TypeError(f"unflatten(): argument 'sizes'{where} must be tuple of ints, not "
                         f"{type_name(sizes)}")
-    sizes = size_arguments((sizes,), "unflatten", "sizes")
+    sizes = size_arguments((sizes,), "unflatten", "sizes", position=position)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if not shape:
@@ -1010,11 +1012,8 @@ def split(tensor, split_size_or_sections, dim=0):
         # (torch's Tensor.split hands anything but an int to split_with_sizes, by position)
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
                         f"of ints, not {type_name(sizes)}")
-    for position, size in enumerate(sizes if isinstance(sizes, (tuple, list)) else ()):
-        if not isinstance(size, (builtins.int, np.integer)):
-            raise TypeError(f"split_with_sizes(): argument 'split_sizes' failed to unpack the "
-                            f"object at pos {position + 1} with error \"type must be tuple of "
-                            f"ints,but got {type_name(size)}\"")
+    if isinstance(sizes, (tuple, list)):  # (handed on by position)
+        signatures.int_list_checked("split_with_sizes", "split_sizes", sizes, " (position 2)")
     if not signatures.fits(dim, "int"):
         if isinstance(sizes, (tuple, list)):
             raise TypeError(f"split_with_sizes(): argument 'dim' (position 3) must be int, not "

@@ -290,3 +290,46 @@ def test_an_argument_of_the_wrong_type_gets_torchs_error(call):
     2.5, the same object as the second)."""
     parity.assert_same_snippet("import numpy as np\na = m.ones(2, 2)\nb = m.ones(1)\n"
                                "x = m.ones(3, 3)\n" + f"r = error(lambda: {call})")
+
+
+# Sequences of integers (dims, sizes, pads, split sizes) whose elements are not all integers:
+# torch's parser looks at the first element to choose an overload (a bool is none there) and
+# unpacks the others as integers, bools among them (fuzz 3904576: roll's dims, 3907850:
+# torch.norm's dim, 3910131: split's sizes; the sweep that followed: pad, unflatten, aminmax)
+NOT_ALL_INTS = ["(0, 'a')", "('a', 0)", "(0.5, 1)", "(1, True)", "[True, 0]", "(0, None)",
+                "(1, m.tensor(0))", "(0, 1.0)"]
+SEQUENCE_CALLS = [
+    "x.sum({})", "x.sum(dim={})", "m.sum(x, {})", "x.mean({})", "x.amax({})", "m.amin(x, {})",
+    "x.permute({})", "m.permute(x, {})", "x.flip({})", "m.flip(x, dims={})", "x.std({})",
+    "x.var(dim={})", "x.logsumexp({})", "x.nansum({})", "x.count_nonzero({})",
+    "x.norm(2, {})", "m.norm(x, 2, {})", "m.linalg.vector_norm(x, 2, {})", "x.roll(1, {})",
+    "m.roll(x, -1, {})", "x.rot90(1, {})", "x.view({})", "x.reshape({})", "x.expand({})",
+    "x.repeat({})", "x.tile({})", "m.zeros({})", "x.new_ones({})", "x.movedim({}, (0, 1))",
+    "x.sum_to_size({})", "x.unflatten(1, {})", "m.unflatten(x, 1, {})", "m.tensor_split(x, {})",
+    "x.split({})", "m.split(x, {})", "x.prod({})", "x.any({})", "x.all({})", "m.std_mean(x, {})",
+    "m.nn.functional.pad(x, {})", "m.nn.functional.pad(x, pad={})", "x.squeeze({})",
+    "x.aminmax(dim={})", "m.aminmax(x, dim={})", "x.median({})", "x.cumsum({})",
+    "x.softmax({})", "x.narrow({}, 0, 1)", "x.diagonal(0, {})", "x.transpose({}, 1)",
+    "x.unsqueeze({})", "m.cat([x, x], {})", "x.select({}, 0)", "x.max({})", "x.argmax({})",
+    "x.topk(1, {})",
+]
+
+
+@pytest.mark.parametrize("sequence", NOT_ALL_INTS)
+@pytest.mark.parametrize("call", SEQUENCE_CALLS)
+def test_a_sequence_of_integers_with_other_elements_as_torchs_parser_reads_it(call, sequence):
+    parity.assert_same_snippet("x = m.ones(2, 3)\n"
+                               f"r = error(lambda: {call.format(sequence)})")
+
+
+@pytest.mark.parametrize("keyword", ["keepdim=1", "dim=1.5", "dim='a'", "keepdim=None",
+                                     "dim=None"])
+@pytest.mark.parametrize("method", ["aminmax", "sum", "mean", "amax", "max", "argmax", "std",
+                                    "var", "prod", "logsumexp", "nansum", "nanmean", "median",
+                                    "mode", "all", "any", "count_nonzero", "norm", "cumsum",
+                                    "softmax", "sort", "argsort", "std_mean", "squeeze",
+                                    "flatten", "logcumsumexp", "unique_consecutive"])
+def test_a_reductions_keywords_of_the_wrong_type(method, keyword):
+    """x.aminmax(keepdim=1) ran: the method skipped the parser its function has."""
+    parity.assert_same_snippet("x = m.ones(2, 3)\n"
+                               f"r = error(lambda: x.{method}({keyword}))")
