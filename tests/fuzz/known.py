@@ -619,6 +619,11 @@ KNOWN = [
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
+    Known("a .grad that is torch's ZeroTensor (the backward of abs's gradient: d, = grad("
+          "y.abs().sum(), y, create_graph=True); d.sum().backward()): a later backward adding "
+          "into it raises in torch ('ZeroTensors are immutable'), the engine adds (fuzz "
+          "3934990)", DOCUMENTED, ("error type",), program=r"\babs\(|\.sgn\(|l1_loss\(",
+          torch=r"ZeroTensors are immutable", difference="abs's second derivative"),
     Known("an index out of range of a 0-dim tensor: torch's message names a size it reads "
           "from memory past the tensor's sizes (1 after a reduction over a dimension)",
           DOCUMENTED, ("error message",),
