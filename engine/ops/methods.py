@@ -14,6 +14,7 @@ autograd uses to detect stale saved values.
 """
 import numpy as np
 
+from ..fidelity import signatures
 from ..fidelity.calls import method_copy
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
@@ -100,12 +101,14 @@ def _tile(self, *dims, **named):
         if dims:
             raise TypeError("tile() got multiple values for argument 'dims'")
         dims = (named["dims"],)
-    return rearrange.tile(self, dims[0] if len(dims) == 1 and not isinstance(
-        dims[0], (int, np.integer)) else dims)
+    if len(dims) > 1 and not signatures.fits(dims[0], "int"):  # (the first decides, as torch's)
+        raise TypeError(f"tile() takes 1 positional argument but {len(dims)} were given")
+    return rearrange.tile(self, dims[0] if len(dims) == 1 and not signatures.fits(
+        dims[0], "int") else dims)
 
 
 Tensor.tile = method_copy(_tile)
-Tensor.unique_consecutive = method_copy(_without_out(reduce.unique_consecutive),
+Tensor.unique_consecutive = method_copy(reduce.unique_consecutive_method,
                                         "Tensor.unique_consecutive")
 
 # x.op_(...): the op, written into x (x += y is x.add_(y))

@@ -2113,20 +2113,63 @@ class UniqueConsecutiveBackward0(_NotDifferentiable):
     op = "unique_consecutive"
 
 
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+def unique_consecutive_method(input, return_inverse=False, return_counts=False, dim=None):
     """Each run of equal consecutive values (or slices along dim) kept once:
-    [1, 1, 2, 2, 1] gives [1, 2, 1]."""
+    [1, 1, 2, 2, 1] gives [1, 2, 1]. x.unique_consecutive(...): torch's Tensor method passes
+    the flags on by name, and returns the inverse and the counts asked for."""
+    return unique_consecutive(input, return_inverse=return_inverse, return_counts=return_counts,
+                              dim=dim)
+
+
+def unique_consecutive(*args, **kwargs):
+    """torch.unique_consecutive, as torch's Python picks what it returns: by return_inverse at
+    place 2 and return_counts at place 1 (the input at 0), places its boolean dispatch has
+    the other way round, so flags given by position select oddly: unique_consecutive(x, True)
+    returns the values and counts it did not compute (empty), as torch's does."""
+    def flag(name, index):
+        return kwargs[name] if name in kwargs else args[index] if index < len(args) else False
+
+    if flag("return_inverse", 2):
+        returned = _consecutive_return_inverse_and_counts if flag("return_counts", 1) else \
+            _consecutive_return_inverse
+    else:
+        returned = _consecutive_return_counts if flag("return_counts", 1) else \
+            _consecutive_return_output
+    return returned(*args, **kwargs)
+
+
+# (torch's four, named as Python's errors name them: an unknown keyword is theirs)
+def _consecutive_return_output(input, return_inverse=False, return_counts=False, dim=None):
+    return _unique_consecutive_impl(input, return_inverse, return_counts, dim)[0]
+
+
+def _consecutive_return_counts(input, return_inverse=False, return_counts=False, dim=None):
+    output, _, counts = _unique_consecutive_impl(input, return_inverse, return_counts, dim)
+    return output, counts
+
+
+def _consecutive_return_inverse(input, return_inverse=False, return_counts=False, dim=None):
+    output, inverse, _ = _unique_consecutive_impl(input, return_inverse, return_counts, dim)
+    return output, inverse
+
+
+def _consecutive_return_inverse_and_counts(input, return_inverse=False, return_counts=False,
+                                           dim=None):
+    return _unique_consecutive_impl(input, return_inverse, return_counts, dim)
+
+
+def _unique_consecutive_impl(input, return_inverse, return_counts, dim):
+    """torch's unique_consecutive kernel: the values, the inverse and the counts; without dim
+    the last two are empty unless asked for, along a dim both are always computed."""
     for flag_name, flag in (("return_inverse", return_inverse), ("return_counts", return_counts)):
         if flag.__class__ is not builtins.bool:  # (torch's Python passes them on by name)
             raise TypeError(f"unique_consecutive(): argument '{flag_name}' must be bool, not "
                             f"{messages.type_name(flag)}")
     data = input._data
-    if dim is not None and (dim.__class__ is builtins.bool
-                            or not isinstance(dim, (builtins.int, np.integer))):
-        # (torch's Python passes dim on by name)
+    if not signatures.fits(dim, "int?"):  # (torch's Python passes dim on by name)
         raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not "
                         f"{messages.type_name(dim)}")
-    dim = None if dim is None else _unique_dim(data, dim)
+    dim = None if dim is None else _unique_dim(data, int(dim))
     moved = data.reshape(-1, 1) if dim is None else np.moveaxis(data, dim, 0)
     rows = moved.reshape(len(moved), math.prod(moved.shape[1:]))
     starts = np.ones(len(rows), bool)
@@ -2139,7 +2182,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     else:
         values = np.moveaxis(np.ascontiguousarray(moved[first]), 0, dim)  # laid out as unique
     result = record(UniqueConsecutiveBackward0, wrap(values), (input,))
-    return _unique_result(result, inverse, counts, return_inverse, return_counts)
+    if dim is None:
+        not_asked = np.zeros(0, np.int64)
+        inverse = inverse if return_inverse else not_asked
+        counts = counts if return_counts else not_asked
+    return result, wrap(inverse.astype(np.int64)), wrap(counts.astype(np.int64))
 
 
 # (argmax ... have no derivative: torch reads no node)

@@ -213,6 +213,7 @@ def _kept_shape(shape, axes, keep):
 
 @overloads("(Tensor input, *, int dim = None, bool keepdim = False, "
            "tuple of Tensors out = None)")
+@numpy_names
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) of the input, over every element or along dim"""
     result = _aminmax(input, dim=dim, keepdim=keepdim)
@@ -229,7 +230,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 _aminmax.__name__ = "aminmax"
 # (x.aminmax(...): the same parser, without out=)
 aminmax.without_out = overloads("(Tensor input, *, int dim = None, bool keepdim = False)")(
-    _aminmax)
+    numpy_names(_aminmax))
 
 
 class AminmaxBackward0(Node):

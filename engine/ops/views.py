@@ -614,6 +614,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 @numpy_names
 def unflatten(input, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
+    method = calls.called_as_method()
+    if method and not sizes:  # (torch's Tensor.unflatten is Python: it asks this first)
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if not signatures.fits(dim, "int"):
+        where = " (position 1)" if method else "" if calls.given_by_keyword("dim") else \
+            " (position 2)"
+        raise TypeError(f"unflatten(): argument 'dim'{where} must be int, not {type_name(dim)}")
     shape = input._data.shape
     dim = wrap_dim(dim, len(shape))
     def position():  # (Tensor.unflatten is Python in torch: it hands sizes on by position)

@@ -703,13 +703,18 @@ SIGNATURES = {
     "repeat": (["tile_repeats"], []), "swapaxes": (["axis0", "axis1"], []),
     "swapdims": (["dim0", "dim1"], []), "fmod": (["other"], []), "remainder": (["other"], []),
     "eq": (["other"], []), "lt": (["other"], []), "true_divide": (["other"], []),
+    # sequences of dims and sizes, keyword-only dims, flags (fuzz round 17)
+    "tile": (["dims"], []), "permute": (["dims"], []), "unflatten": (["dim1", "sizes"], []),
+    "aminmax": ([], ["dim1", "keepdim"]),
+    "unique_consecutive": (["return_inverse", "return_counts", "dim1"], []),
 }
 REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1,
             "chunk": 1, "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
             "isclose": 1, "repeat_interleave": 1, "index_select": 2, "gather": 2,
             "masked_fill": 2, "rsub": 1, "maximum": 1, "where": 2, "cross": 1, "lerp": 2,
             "view": 1, "reshape": 1, "expand": 1, "repeat": 1, "swapaxes": 2, "swapdims": 2,
-            "fmod": 1, "remainder": 1, "eq": 1, "lt": 1, "true_divide": 1}
+            "fmod": 1, "remainder": 1, "eq": 1, "lt": 1, "true_divide": 1, "tile": 1,
+            "permute": 1, "unflatten": 2}
 FUNCTION_ONLY = {"rsub"}
 METHOD_ONLY = {"view", "expand", "repeat"}
 OUT_OK = {"sum", "mean", "prod", "std", "var", "max", "min", "argmax", "amax", "logsumexp",
@@ -770,6 +775,7 @@ def signature_value(b, parameter, x, var):
         "implicit": flag,
         "tile_repeats": lambda: b.choice([f"[2] * {x}.dim()", f"(1,) * {x}.dim()", "2"]),
         "axis0": lambda: b.choice(dims), "axis1": lambda: b.choice(dims),
+        "sizes": lambda: b.choice([f"({size}, 1)", "(-1, 1)", f"[1, {size}]", f"({size},)"]),
     }
     return str(values[parameter]())
 

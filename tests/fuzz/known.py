@@ -619,6 +619,11 @@ KNOWN = [
           "raises; the engine's are ordinary zeros", DOCUMENTED, ("error type",),
           torch=r"tolist\(\) shouldn't be called on a tensor with unallocated storage",
           difference="abs's second derivative"),
+    Known("expand(-1, 0) of a 0-d tensor: torch skips its check of a -1 in a new leading "
+          "dimension and makes a tensor of size (-1, 0), which fails when read (SystemError); "
+          "the engine raises torch's usual error (fuzz 5470222)", DOCUMENTED,
+          ("error type", "value", "error message", "shape/stride", "printed"),
+          program=r"\.expand\(-1, (?:0|False)\)", difference="`expand(-1, 0)` of a 0-d tensor"),
     Known("a .grad that is torch's ZeroTensor (the backward of abs's gradient: d, = grad("
           "y.abs().sum(), y, create_graph=True); d.sum().backward()): a later backward adding "
           "into it raises in torch ('ZeroTensors are immutable'), the engine adds (fuzz "

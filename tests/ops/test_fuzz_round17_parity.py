@@ -333,3 +333,42 @@ def test_a_reductions_keywords_of_the_wrong_type(method, keyword):
     """x.aminmax(keepdim=1) ran: the method skipped the parser its function has."""
     parity.assert_same_snippet("x = m.ones(2, 3)\n"
                                f"r = error(lambda: x.{method}({keyword}))")
+
+
+# torch.unique_consecutive is torch's Python boolean dispatch, which reads return_inverse at
+# place 2 and return_counts at place 1: flags given by position select oddly, and what was not
+# computed comes back empty (found by the extended signatures family, 5470142 and others)
+UNIQUE_CONSECUTIVE_CALLS = [
+    "m.unique_consecutive(b, True)", "m.unique_consecutive(b, True, True)",
+    "m.unique_consecutive(b, False, True)", "m.unique_consecutive(b, True, False)",
+    "m.unique_consecutive(b, False, False)", "m.unique_consecutive(b, True, False, 0)",
+    "m.unique_consecutive(b, True, return_counts=False)", "m.unique_consecutive(b, False, True, 1)",
+    "m.unique_consecutive(b, return_inverse=True, return_counts=True, dim=0)",
+    "b.unique_consecutive(True, False)", "m.unique_consecutive(b, True, dim=0)",
+    "m.unique_consecutive(b, False, True, dim=1)", "m.unique_consecutive(b, dims=0)",
+    "m.unique_consecutive(b, False, False, 0)",
+    "m.unique_consecutive(input=b, return_inverse=True)",
+    "b.unique_consecutive()", "b.unique_consecutive(return_counts=True)",
+    "b.unique_consecutive(True, True, 0)", "m.unique_consecutive(b, m.ones(2))",
+    "m.unique_consecutive(b, 1, 0)", "m.unique_consecutive(b, True, False, 0, 1)",
+    "m.unique_consecutive(m.tensor([]), True, True)", "m.unique_consecutive(b.float(), True)",
+    "m.unique_consecutive(b, return_inverse=None)", "m.unique_consecutive(b, True, 'a')",
+    "m.unique_consecutive(b, return_counts=True, dim=m.tensor(1))",
+    "b.unique_consecutive(dim=m.tensor(1.))", "b.unique_consecutive(dim=True)",
+    # and the keywords and sequences torch takes elsewhere
+    "m.aminmax(x, axis=-2)", "x.aminmax(axis=1)", "x.aminmax(dim=1, keepdims=True)",
+    "x.aminmax(axis=0, dim=1)", "x.tile(True)", "x.tile(False, 2)", "x.tile(2.0, 1)",
+    "x.tile((2,), 1)", "x.tile(m.tensor(2), 1)", "x.tile(1, True)", "x.tile(m.tensor(2.), 1)",
+    "x.tile(m.tensor(1))", "x.unique_consecutive(return_counts=m.ones(2))",
+    "x.unflatten(m.ones(2), (2, 1))", "x.unflatten(True, (-1, 1))", "x.unflatten(1, m.ones(2))",
+    "x.unflatten(1, ())", "x.unflatten(1, 0)", "x.unflatten(1, 3)", "m.unflatten(x, 1, ())",
+    "m.unflatten(x, True, (3,))", "m.unflatten(x, dim=True, sizes=(3,))",
+    "x.unflatten(m.tensor(1), (3, 1))", "x.unflatten(1, m.tensor([3]))",
+    "x.unflatten(dim=1.5, sizes=(3,))",
+]
+
+
+@pytest.mark.parametrize("call", UNIQUE_CONSECUTIVE_CALLS)
+def test_unique_consecutive_returns_what_torchs_dispatch_picks(call):
+    parity.assert_same_snippet("b = m.tensor([[1, 1, 2], [2, 3, 3]])\nx = m.ones(2, 3)\n"
+                               f"r = error(lambda: {call}) or {call}")
