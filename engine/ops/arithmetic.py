@@ -118,8 +118,13 @@ def scale_first(name, input, scale, operands, given):
         operands = tuple(number if value is scale else value for value in operands)
         scale = number
     # torch.add takes 2 positional arguments and torch.addcmul 3 (a method one less); with
-    # the scale also given by name, a method call names the keyword instead
-    if not isinstance(scale, PYTHON_AND_NUMPY_NUMBERS) or (given and not method):
+    # the scale also given by name, a method call names the keyword instead; the tensors
+    # after the scale must be tensors (add's and sub's may be numbers) for the old overload
+    tensors = operands[:-1]
+    operands_fit = all(isinstance(value, Tensor) or name in ("add", "sub") and isinstance(
+        value, PYTHON_AND_NUMPY_NUMBERS) for value in tensors)
+    if not isinstance(scale, PYTHON_AND_NUMPY_NUMBERS) or (given and not method) or \
+            not operands_fit:
         count = (2 if name in ("add", "sub") else 3) - (1 if method else 0)
         raise TypeError(f"{name}() takes {count} positional argument{'s' if count > 1 else ''} "
                         f"but {count + 1} were given")

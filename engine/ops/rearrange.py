@@ -48,11 +48,11 @@ def _one_int(value):
 
 
 @numpy_names
-@number_parameters("roll", {"shifts": "tuple of ints[1]", "dims": "tuple of ints[1]"})
+@number_parameters("roll", {"shifts": "tuple of ints[1]", "dims": "tuple of ints[1]?"})
 def roll(input, shifts, dims=()):
     """Elements shifted along dims, those pushed off one end coming back at the other
-    (no dims: along the flattened tensor)"""
-    shifts, dims = _int_list(_one_int(shifts)), _int_list(_one_int(dims))
+    (no dims, or None: along the flattened tensor)"""
+    shifts, dims = _int_list(_one_int(shifts)), _int_list(_one_int(() if dims is None else dims))
     data = input._data
     if not shifts:
         raise RuntimeError("`shifts` required")

@@ -2169,6 +2169,8 @@ def _unique_consecutive_impl(input, return_inverse, return_counts, dim):
     if not signatures.fits(dim, "int?"):  # (torch's Python passes dim on by name)
         raise TypeError(f"unique_consecutive(): argument 'dim' must be int, not "
                         f"{messages.type_name(dim)}")
+    if dim is not None and data.ndim == 1 and int(dim) == 0:
+        dim = None  # (torch's kernel takes dim 0 of a vector, not -1, as no dim)
     dim = None if dim is None else _unique_dim(data, int(dim))
     moved = data.reshape(-1, 1) if dim is None else np.moveaxis(data, dim, 0)
     rows = moved.reshape(len(moved), math.prod(moved.shape[1:]))

@@ -621,17 +621,18 @@ def unflatten(input, dim, sizes):
         where = " (position 1)" if method else "" if calls.given_by_keyword("dim") else \
             " (position 2)"
         raise TypeError(f"unflatten(): argument 'dim'{where} must be int, not {type_name(dim)}")
-    shape = input._data.shape
-    dim = wrap_dim(dim, len(shape))
+
     def position():  # (Tensor.unflatten is Python in torch: it hands sizes on by position)
-        method = calls.called_as_method()
         return None if not method and calls.given_by_keyword("sizes") else 2 if method else 3
 
+    # (torch's parser reads both arguments before the dim is checked against the shape)
     if not isinstance(sizes, (tuple, list)):
         where = "" if position() is None else f" (position {position()})"
         raise TypeError(f"unflatten(): argument 'sizes'{where} must be tuple of ints, not "
                         f"{type_name(sizes)}")
     sizes = size_arguments((sizes,), "unflatten", "sizes", position=position)
+    shape = input._data.shape
+    dim = wrap_dim(dim, len(shape))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if not shape:

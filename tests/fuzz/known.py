@@ -444,7 +444,7 @@ KNOWN = [
           "loop takes the second operand's, its scalar loop the first's, by the element's "
           "place in memory order (the engine: the scalar loop's everywhere; fuzz 2054304)",
           DOCUMENTED, ("value",),
-          statement=r"\b(?:maximum|minimum|fmax|fmin|clamp|clip|amax|amin|max|min)\(",
+          statement=r"\b(?:maximum|minimum|fmax|fmin|clamp|clip|amax|amin|aminmax|max|min)\(",
           test=_only_zero_signs_differ, difference="Which of two equal zeros"),
     Known("abs's second derivative: torch's is a ZeroTensor, skipped when gradients are "
           "added, so a higher derivative through abs keeps a -0.0 that the engine's ordinary "

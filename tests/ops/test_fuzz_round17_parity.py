@@ -364,7 +364,18 @@ UNIQUE_CONSECUTIVE_CALLS = [
     "x.unflatten(1, ())", "x.unflatten(1, 0)", "x.unflatten(1, 3)", "m.unflatten(x, 1, ())",
     "m.unflatten(x, True, (3,))", "m.unflatten(x, dim=True, sizes=(3,))",
     "x.unflatten(m.tensor(1), (3, 1))", "x.unflatten(1, m.tensor([3]))",
-    "x.unflatten(dim=1.5, sizes=(3,))",
+    "x.unflatten(dim=1.5, sizes=(3,))", "m.unflatten(x, 5, None)", "x.unflatten(5, (3,))",
+    "m.unflatten(x, 5, (1.5,))",
+    "m.unique_consecutive(m.tensor([1, 1, 2]), True, dim=-1)",
+    "m.unique_consecutive(m.tensor([1, 1, 2]), True, dim=0)",
+    "m.unique_consecutive(m.tensor([1, 1, 2]), False, True, 0)",
+    "m.tensor([1, 1, 2]).unique_consecutive(return_counts=True, dim=0)",
+    "m.roll(x, 1, None)", "m.roll(x, m.tensor(1), dims=None)", "x.roll(1, None)",
+    "m.roll(x, (1, 1), None)", "m.roll(x, None)",
+    # the old overloads that take the scale first: only with tensors after it
+    "m.addcmul(x, 2, x, 'a')", "m.addcmul(x, 2, 'a', x)", "x.addcmul(2, x, None)",
+    "m.add(x, 2, 3)", "x.add_(2, [1.])", "m.sub(x, 2, x)", "m.sub(x, -0.3, (2.0, 1))",
+    "x.add(m.tensor(2.0), 'a')", "m.add(x, m.tensor(2.0), (1, 'a'))", "m.addcdiv(x, 2, x, x)",
 ]
 
 
