@@ -331,10 +331,12 @@ _DIV_OVERLOADS = ("(Tensor input, Tensor other, *, Tensor out = None)",
                   "(Tensor input, Number other, *, str? rounding_mode)")
 
 
-def _div_out_positionals(out, input, other=None, *more, **kwargs):
+def _div_out_positionals(out, input, other=NOT_GIVEN, *more, **kwargs):
     """torch.div(x, y, 'floor', out=z): torch's parser counts out= among the arguments, so
-    the one overload that takes four names the positional count"""
-    if more:
+    the one overload that takes four names the positional count; with out= only its
+    tensor overloads take the call (torch.div(x, 'a', out=z): the list of them)"""
+    if more or other is not NOT_GIVEN and not isinstance(
+            other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         named = {**kwargs, "out": out}
         raise signatures.refuse("div", _DIV_OVERLOADS, False, (input, other, *more), named)
 

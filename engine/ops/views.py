@@ -223,7 +223,8 @@ def reshape(input, *sizes, shape=ABSENT):
         return frame.f_code is _RESHAPE_FUNCTION and not calls.from_engine(frame.f_back)
 
     if len(sizes) == 1 and sizes[0].__class__ is not tuple and \
-            not isinstance(sizes[0], list) and function():
+            not isinstance(sizes[0], list) and not hasattr(sizes[0], "torch_type_name") and \
+            function():  # (a torch.return_types is a sequence to torch's parser here)
         raise TypeError(f"reshape(): argument 'shape' (position 2) must be tuple of ints, not "
                         f"{type_name(sizes[0])}")
     shape = sizes

@@ -376,6 +376,11 @@ UNIQUE_CONSECUTIVE_CALLS = [
     "m.addcmul(x, 2, x, 'a')", "m.addcmul(x, 2, 'a', x)", "x.addcmul(2, x, None)",
     "m.add(x, 2, 3)", "x.add_(2, [1.])", "m.sub(x, 2, x)", "m.sub(x, -0.3, (2.0, 1))",
     "x.add(m.tensor(2.0), 'a')", "m.add(x, m.tensor(2.0), (1, 'a'))", "m.addcdiv(x, 2, x, x)",
+    # out= of div: its tensor overloads only; reshape of a torch.return_types
+    "m.div(x, x.aminmax(), out=m.zeros(2, 3))", "m.div(x, 'a', out=m.zeros(2, 3))",
+    "m.div(x, None, out=m.zeros(2, 3))", "m.div(x, 2, out=m.zeros(2, 3))",
+    "m.div(x, x, 'floor', out=m.zeros(2, 3))", "m.reshape(x, x.aminmax())",
+    "m.reshape(x, m.ones(1).max(0))",
 ]
 
 
