@@ -1125,6 +1125,8 @@ def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None,
                         f"argument '{key}'")
     if not isinstance(input, Tensor) and not hasattr(input, "__engine_vmap__"):
         input.layout  # noqa: B018 (torch.norm reads it first: Python's AttributeError of a list)
+    # (torch's parser reads dim before out; torch.norm hands dim on by position)
+    signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)")
     if out is not None:
         return _norm_into(input, p, dim, keepdim, dtype, out=out)
     if p is None:  # (torch.norm reads None as its default)
@@ -1141,7 +1143,6 @@ def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None,
     if not signatures.fits(p, "Number"):  # (torch's parser)
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type_name(p)}")
-    signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)")
     # (torch.norm hands an int dim, or a bool, on as a list of one)
     return norm_over_dims(input, p, [dim] if isinstance(dim, builtins.int) else dim, keepdim,
                           dtype=dtype)

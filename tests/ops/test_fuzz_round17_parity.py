@@ -380,7 +380,8 @@ UNIQUE_CONSECUTIVE_CALLS = [
     "m.div(x, x.aminmax(), out=m.zeros(2, 3))", "m.div(x, 'a', out=m.zeros(2, 3))",
     "m.div(x, None, out=m.zeros(2, 3))", "m.div(x, 2, out=m.zeros(2, 3))",
     "m.div(x, x, 'floor', out=m.zeros(2, 3))", "m.reshape(x, x.aminmax())",
-    "m.reshape(x, m.ones(1).max(0))",
+    "m.reshape(x, m.ones(1).max(0))", "m.norm(x, float('inf'), [True, 1], True, m.int64)",
+    "m.norm(x, 2, (0, 'a'), out=m.zeros(1))", "m.norm(x, 'fro', [True, 1])",
 ]
 
 
