@@ -659,11 +659,11 @@ def expand(input, *sizes, size=ABSENT, implicit=False):
     """Repeat size-1 dimensions without copying: their stride becomes 0."""
     by_keyword = size is not ABSENT
     sizes = keyword_sizes("expand", "size", sizes, size)
-    if implicit is not False and implicit is not True:
-        raise TypeError(f"expand(): argument 'implicit' must be bool, not {type_name(implicit)}")
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = size_arguments(sizes, "expand", position=None if by_keyword else 1)
+    if implicit is not False and implicit is not True:  # (read after the sizes, as torch's)
+        raise TypeError(f"expand(): argument 'implicit' must be bool, not {type_name(implicit)}")
     shape, stride = input._data.shape, input.stride()
     if not shape and 0 not in sizes and builtins.any(n < 0 for n in sizes):
         # (torch's 0-d expand takes the sizes as they are: a negative one overflows numel)
