@@ -41,6 +41,11 @@ def reduce_all(rows, fold, lanes):
     last partial vector into the first lanes), then the lanes: float32's by halves (lane i
     with lane i ^ 4, ^ 2, ^ 1 with 8 lanes, as its 128/64/32-bit shuffles), others left to
     right. ``fold(a, b)``'s operands keep that order (it matters for max's zeros)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # (inf and nan as torch's: no warning)
+        return _reduce_all(rows, fold, lanes)
+
+
+def _reduce_all(rows, fold, lanes):
     n = rows.shape[-1]
     if n < lanes:
         return _lane_after_lane(rows, fold, n)

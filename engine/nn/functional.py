@@ -475,9 +475,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if reduction == "none":
         result = wrap(losses)
     elif reduction == "sum":
-        result = wrap(losses.sum(dtype=x.dtype))
+        with np.errstate(over="ignore"):  # (inf, as torch's)
+            result = wrap(losses.sum(dtype=x.dtype))
     else:
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             result = wrap(np.asarray(losses.sum(dtype=x.dtype) / total_weight._data))
     node = NllLoss2DBackward0 if x.ndim == 4 else NllLossBackward0
     return record(node, result, (input,), saved=(input, target, weight, total_weight),

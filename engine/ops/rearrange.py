@@ -704,7 +704,9 @@ def trace(input):
         accumulator = np.float32
     diagonal = np.diagonal(data).astype(accumulator)
     value = np.cumsum(diagonal)[-1] if diagonal.size else accumulator(0)
-    result = wrap(np.asarray(value).astype(np.int64 if data.dtype.kind in "iu" else data.dtype))
+    with np.errstate(over="ignore"):  # (a float64 sum too large for float32: inf)
+        result = wrap(np.asarray(value).astype(np.int64 if data.dtype.kind in "iu" else
+                                                data.dtype))
     return record(TraceBackward0, result, (input,), self_sym_sizes=data.shape)
 
 

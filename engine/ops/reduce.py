@@ -1359,8 +1359,10 @@ def _to_half_and_back(values):
 def _softmax_result(values, input):
     """The values rounded once to input's dtype, in its shape, row-major (as torch lays out
     softmax's result whatever the input's strides)."""
-    # (np.array, not np.ascontiguousarray: that makes a 0-d result 1-d)
-    return wrap(np.array(values.reshape(input._data.shape), input._data.dtype, order="C"))
+    # (np.array, not np.ascontiguousarray: that makes a 0-d result 1-d; too large for
+    # float16: inf, as torch's cast)
+    with np.errstate(over="ignore"):
+        return wrap(np.array(values.reshape(input._data.shape), input._data.dtype, order="C"))
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None, *, Tensor out = None)")
@@ -1411,7 +1413,8 @@ def _replayed_softmax(x, dim):
     elements (SLEEF's exp; the C library's for the last inner elements that fill no vector),
     the sum one row after the other, divided by the sum."""
     vector_exp, libc_exp = _sleef_and_libc_exp(x.dtype, x.size)
-    shifted = x - x.max(axis=dim, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore"):  # (-3e38 - 3e38: -inf, as torch's)
+        shifted = x - x.max(axis=dim, keepdims=True)
     if dim == x.ndim - 1:
         exps = vector_exp(shifted.ravel()).reshape(x.shape)
         return exps * (x.dtype.type(1) / reduce_all_sum(exps, simd_lanes(exps.dtype))[..., None])
@@ -1544,7 +1547,7 @@ def log_softmax(input, dim, dtype=None):
     if not x.size:  # (nothing to compute, in any dtype: numpy cannot subtract bools)
         return record(LogSoftmaxBackward0, _softmax_result(x, input), (input,),
                       saved_output=True, dim=dim)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         shift = x.max(axis=dim, keepdims=True)
         shifted = x - shift
         if input.dtype in (dtypes.float32, dtypes.float64):

@@ -63,7 +63,9 @@ def _moment_and_mean(input, dim, unbiased, keepdim, correction, name):
     variance, mean = quietly(_welford_moments, data, axes, keepdim, ddof)
     if name == "std_mean":
         variance = np.sqrt(variance)
-    results = (as_reduced(variance.astype(data.dtype)), as_reduced(mean.astype(data.dtype)))
+    with np.errstate(over="ignore"):  # (too large for float16: inf, as torch's)
+        results = (as_reduced(variance.astype(data.dtype)),
+                   as_reduced(mean.astype(data.dtype)))
     node = VarMeanBackward0 if name == "var_mean" else StdMeanBackward0
     return record(node, results, (input,), saved=(input,), saved_output=name == "std_mean",
                   dim=dim, correction=ddof, keepdim=keepdim, count=count)

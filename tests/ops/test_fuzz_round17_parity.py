@@ -4,6 +4,7 @@
   (TORCH_WARN_ONCE). Tested as a class: every warning the engine gives as torch's, called
   twice in a fresh process, warns as often as torch's the second time.
 """
+import math
 import subprocess
 import sys
 
@@ -391,3 +392,50 @@ UNIQUE_CONSECUTIVE_CALLS = [
 def test_unique_consecutive_returns_what_torchs_dispatch_picks(call):
     parity.assert_same_snippet("b = m.tensor([[1, 1, 2], [2, 3, 3]])\nx = m.ones(2, 3)\n"
                                f"r = error(lambda: {call}) or {call}")
+
+
+# numpy's RuntimeWarnings (overflow in an intermediate sum, a cast, a subtraction) are not
+# torch's: a value past float32's or float16's range becomes inf quietly (fuzz 3995092:
+# log_softmax's backward summing 3.4e38s)
+EXTREME_ROWS = {
+    "near float32's largest": [3.4e38, 3.0e38, -1.0, 2.0, 1e38, 3.3e38, 3.2e38, 3.1e38, 1.0],
+    "both signs": [-3.4e38, 3.4e38, 0.0, 1.0, -3e38, 3e38, 2.0, 5.0, 1.0],
+    "inf and nan": [math.inf, 1.0, -math.inf, 2.0, 0.0, 1.0, math.nan, 3.0, 1.0],
+    "near float16's largest": [6e4, 6.5e4, -6e4, 1.0, 2.0, 3e4, 4e4, 5e4, 1.0],
+}
+EXTREME_OPS = {
+    "sum": "t.sum()", "sum(1)": "t.sum(1)", "mean": "t.mean()", "std": "t.std()",
+    "var(1)": "t.var(1)", "softmax": "t.softmax(1)", "log_softmax": "t.log_softmax(1)",
+    "logsumexp": "t.logsumexp(1)", "norm": "t.norm()", "norm(dim=1)": "t.norm(dim=1)",
+    "prod": "t.prod(1)", "cumsum": "t.cumsum(1)", "cumprod": "t.cumprod(1)", "exp": "t.exp()",
+    "square": "(t * t)", "cube": "(t ** 3)", "sigmoid": "t.sigmoid()", "tanh": "t.tanh()",
+    "mse_loss": "m.nn.functional.mse_loss(t, t * 0.5)",
+    "cross_entropy": "m.nn.functional.cross_entropy(t, m.tensor([0, 1, 2]))",
+    "cross_entropy sum": "m.nn.functional.cross_entropy(t, m.tensor([0, 1, 2]), "
+                         "reduction='sum')",
+    "layer_norm": "m.nn.functional.layer_norm(t, (3,))", "matmul": "(t @ t)",
+    "max": "t.max(1)[0]", "amax": "t.amax(1)", "cdist": "m.cdist(t, t)",
+    "std_mean": "m.std_mean(t, 1)[0]", "nansum": "t.nansum()", "nanmean": "t.nanmean(1)",
+    "sqrt": "t.abs().sqrt()", "log": "t.abs().log()", "x / 0": "(t / (t - t))",
+    "rsqrt": "t.rsqrt()", "softplus": "m.nn.functional.softplus(t)",
+    "gelu": "m.nn.functional.gelu(t)", "silu": "m.nn.functional.silu(t)",
+    "hypot": "m.hypot(t, t)", "logaddexp": "m.logaddexp(t, t)", "addcmul": "m.addcmul(t, t, t)",
+    "lerp": "m.lerp(t, t * 2, 0.5)", "trace": "t.trace()",
+    "normalize": "m.nn.functional.normalize(t)",
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("row", EXTREME_ROWS)
+@pytest.mark.parametrize("op", EXTREME_OPS)
+def test_extreme_values_give_torchs_warnings_only(op, row, dtype):
+    code = ("t = m.tensor(VALUES, dtype=DTYPE).reshape(3, 3).requires_grad_()\n"
+            f"out = error(lambda: {EXTREME_OPS[op]})\n"
+            f"r = out if isinstance(out, Exception) else error(lambda: {EXTREME_OPS[op]}"
+            ".sum().backward())\n")
+    results = []
+    for m in (torch, parity.engine):
+        _, warned = parity.run_snippet(code, m, DTYPE=getattr(m, dtype),
+                                       VALUES=EXTREME_ROWS[row])
+        results.append(warned)
+    assert results[1] == results[0]
