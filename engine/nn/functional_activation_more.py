@@ -21,7 +21,8 @@ from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..ops.arithmetic import NotImplementedBackward
-from ..ops.common import laid_out_as_kernel, widened, number_parameters, wrap_elementwise
+from ..ops.common import (laid_out_as_kernel, laid_out_row_major, widened,
+                          number_parameters, wrap_elementwise)
 from ..ops.common import histories_read_first
 from ..ops.creation import zeros_like
 from ..ops.inplace import write_inplace
@@ -389,12 +390,43 @@ class LogSigmoidBackward0(Node):
 
     def backward(self, grad):
         x, _ = self.saved_tensors
-        wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
-        negative = wide_x < 0
-        z = (-wide_x.abs()).exp()
-        fraction = z / (1 + z)
-        out = wide_grad * (negative.to(wide_x.dtype) - fraction.where(negative, -fraction))
-        return laid_out_as_kernel(out.to(grad.dtype), grad, x)
+        return log_sigmoid_backward(grad, x)
+
+
+def log_sigmoid_backward(grad, x):
+    """torch's log_sigmoid_backward kernel; under create_graph recorded as one
+    LogSigmoidBackwardBackward0 node, as torch records it."""
+    if not is_grad_enabled():
+        return _log_sigmoid_backward(grad, x)
+    with no_grad():
+        out = _log_sigmoid_backward(grad, x)
+    return record(LogSigmoidBackwardBackward0, out, (grad, x), saved=(grad, x))
+
+
+def _log_sigmoid_backward(grad, x):
+    wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
+    negative = wide_x < 0
+    z = (-wide_x.abs()).exp()
+    fraction = z / (1 + z)
+    out = wide_grad * (negative.to(wide_x.dtype) - fraction.where(negative, -fraction))
+    # (torch's kernel writes into empty_like(grad): grad's layout, or row-major when grad is
+    # expanded, whatever x's)
+    if grad.is_non_overlapping_and_dense():
+        return laid_out_as_kernel(out.to(grad.dtype), grad)
+    return laid_out_row_major(out.to(grad.dtype))
+
+
+class LogSigmoidBackwardBackward0(Node):
+    """out = logsigmoid's gradient of grad (recorded under create_graph):
+    d/dgrad = logsigmoid's gradient, d/dx = grad * (s - 1) * s, s = sigmoid(x) (torch's
+    log_sigmoid_double_backward, of gg * grad)"""
+
+    _saved_names = ("grad_output", "self")
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
+        s = x.sigmoid()
+        return log_sigmoid_backward(gg, x), gg * grad * (s - 1) * s
 
 
 def mish(input, inplace=False):

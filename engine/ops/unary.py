@@ -308,7 +308,8 @@ class SigmoidBackwardBackward0(Node):
     def backward(self, gg):
         grad, result = self.saved_tensors
         return (_recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, gg, result),
-                gg * (grad * (mul_scalar(result, -2.0) + 1)))
+                # (torch's order: (gg * grad) * (1 - 2 y); the first product's layout leads)
+                gg * grad * (mul_scalar(result, -2.0) + 1))
 
     def jvp(self, grad_t, result_t):
         """Forward mode, torch's formula: grad_t (1 - y) y + y_t (grad (1 - 2 y)), a missing

@@ -439,3 +439,37 @@ def test_extreme_values_give_torchs_warnings_only(op, row, dtype):
                                        VALUES=EXTREME_ROWS[row])
         results.append(warned)
     assert results[1] == results[0]
+
+
+ACTIVATIONS = {"sigmoid": "m.sigmoid(t)", "tanh": "m.tanh(t)",
+               "logsigmoid": "m.nn.functional.logsigmoid(t)", "silu": "m.nn.functional.silu(t)",
+               "elu": "m.nn.functional.elu(t)", "gelu": "m.nn.functional.gelu(t)",
+               "log": "t.log()", "sqrt": "t.sqrt()", "rsqrt": "t.rsqrt()",
+               "reciprocal": "t.reciprocal()", "softplus": "m.nn.functional.softplus(t)",
+               "cube": "t.pow(3)", "erf": "t.erf()", "exp": "t.exp()", "sin": "t.sin()"}
+
+
+@pytest.mark.parametrize("weights", ["sum", "arange"])
+@pytest.mark.parametrize("value", [1.0, 0.3])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_derivatives_through_a_transposed_input_are_laid_out_as_torchs(activation, value,
+                                                                        weights):
+    """fuzz 4007743: sigmoid's second derivative through x.t() was laid out row-major where
+    torch's is transposed ((gg * grad) * (1 - 2y) in torch's order); logsigmoid's gradient of
+    an expanded grad is torch's empty_like(grad), row-major, whatever x's layout."""
+    results = []
+    for m in (torch, parity.engine):
+        x = m.full((3, 4), value, requires_grad=True)
+        t = x.t()
+        y = eval(ACTIVATIONS[activation], {"m": m, "t": t})  # noqa: S307 - the same code
+        w = m.arange(12.0).view(4, 3)
+        first, = m.autograd.grad(y.sum() if weights == "sum" else (y * w).sum(), x,
+                                 create_graph=True)
+        second, = m.autograd.grad(first.sum() if weights == "sum" else (
+            first * m.arange(12.0).view(3, 4)).sum(), x, allow_unused=True)
+        results.append((first.stride(), None if second is None else second.stride(),
+                        first.detach(), None if second is None else second.detach()))
+    assert results[1][:2] == results[0][:2]
+    parity.assert_same(results[1][2], results[0][2], exact=False, check_repr=False)
+    if results[0][3] is not None:
+        parity.assert_same(results[1][3], results[0][3], exact=False, check_repr=False)
