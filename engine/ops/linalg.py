@@ -1125,7 +1125,10 @@ def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None,
                         f"argument '{key}'")
     if not isinstance(input, Tensor) and not hasattr(input, "__engine_vmap__"):
         input.layout  # noqa: B018 (torch.norm reads it first: Python's AttributeError of a list)
-    # (torch's parser reads dim before out; torch.norm hands dim on by position)
+    # (torch's parser reads ord and dim before out; torch.norm hands them on by position)
+    if p is not None and not isinstance(p, str) and not signatures.fits(p, "Number"):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type_name(p)}")
     signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)")
     if out is not None:
         return _norm_into(input, p, dim, keepdim, dtype, out=out)

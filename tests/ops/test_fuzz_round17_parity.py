@@ -384,7 +384,8 @@ UNIQUE_CONSECUTIVE_CALLS = [
     "m.reshape(x, m.ones(1).max(0))", "m.norm(x, float('inf'), [True, 1], True, m.int64)",
     "m.norm(x, 2, (0, 'a'), out=m.zeros(1))", "m.norm(x, 'fro', [True, 1])",
     "x.expand('a', implicit=m.tensor(1))", "x.expand(2, 3, implicit=1)", "x.expand(implicit=1)",
-    "x.expand(size=(2.0, 3), implicit=1)",
+    "x.expand(size=(2.0, 3), implicit=1)", "m.norm(x, (2.0, 1), (0, 0), True, m.float16)",
+    "m.norm(x, (2.0, 1))", "x.norm((2.0,))",
 ]
 
 
