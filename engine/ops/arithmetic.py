@@ -145,6 +145,8 @@ def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input + alpha * other"""
     if scaled is not NOT_GIVEN:  # add(x, alpha, other): deprecated
         other, alpha = scale_first("add", input, other, (scaled, other), alpha != 1)
+    if not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):  # (parsed before alpha)
+        promote_operands(input, other, "add")
     alpha = number_argument(alpha, "add", "alpha")
     a, b, common = promote_operands(input, other, "add")
     try:
@@ -175,6 +177,8 @@ def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input - alpha * other"""
     if scaled is not NOT_GIVEN:  # sub(x, alpha, other): deprecated
         other, alpha = scale_first("sub", input, other, (scaled, other), alpha != 1)
+    if not isinstance(other, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):  # (parsed before alpha)
+        promote_operands(input, other, "sub")
     alpha = number_argument(alpha, "sub", "alpha")
     for position, operand in enumerate((input, other), 1):
         if operand.__class__ is builtins.int:

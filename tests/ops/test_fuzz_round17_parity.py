@@ -385,7 +385,10 @@ UNIQUE_CONSECUTIVE_CALLS = [
     "m.norm(x, 2, (0, 'a'), out=m.zeros(1))", "m.norm(x, 'fro', [True, 1])",
     "x.expand('a', implicit=m.tensor(1))", "x.expand(2, 3, implicit=1)", "x.expand(implicit=1)",
     "x.expand(size=(2.0, 3), implicit=1)", "m.norm(x, (2.0, 1), (0, 0), True, m.float16)",
-    "m.norm(x, (2.0, 1))", "x.norm((2.0,))",
+    "m.norm(x, (2.0, 1))", "x.norm((2.0,))", "x.add([True, 1], alpha=(1, True))",
+    "m.add(x, [1], alpha='a')", "x.sub(None, alpha=None)", "m.sub(x, 'a', alpha=2)",
+    "x.add(other=[1], alpha=(1,))", "x.add_([1], alpha=(1,))",
+    "m.add(x, x.aminmax(), alpha=[1])",
 ]
 
 
