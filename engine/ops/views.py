@@ -212,26 +212,33 @@ def view_as(input, other):
     return view(input, other._data.shape)
 
 
+def _torch_reshape(frame):
+    """Whether reshape's ``frame`` is the learner's torch.reshape(x, shape) (its shape a
+    tuple), not x.reshape(...)."""
+    return frame.f_code is _RESHAPE_FUNCTION and not calls.from_engine(frame.f_back)
+
+
 def reshape(input, *sizes, shape=ABSENT):
     """Like view when the strides allow it (shared memory), otherwise a copy."""
     by_keyword = shape is not ABSENT
     if by_keyword:
         sizes = keyword_sizes("reshape", "shape", sizes, shape)
-    frame = sys._getframe()
-
-    def function():  # (the learner's torch.reshape(x, shape): its shape is a tuple)
-        return frame.f_code is _RESHAPE_FUNCTION and not calls.from_engine(frame.f_back)
-
     if len(sizes) == 1 and sizes[0].__class__ is not tuple and \
             not isinstance(sizes[0], list) and not hasattr(sizes[0], "torch_type_name") and \
-            function():  # (a torch.return_types is a sequence to torch's parser here)
+            _torch_reshape(sys._getframe()):  # (a torch.return_types is a sequence there)
         raise TypeError(f"reshape(): argument 'shape' (position 2) must be tuple of ints, not "
                         f"{type_name(sizes[0])}")
-    shape = sizes
-    if not shape:
+    if not sizes:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = infer_size(size_arguments(shape, "reshape", "shape", position=lambda: (
-        None if by_keyword else 2 if function() else 1)), input._data.size)
+    try:
+        shape = size_arguments(sizes, "reshape", "shape")
+    except TypeError:
+        shape = None
+    if shape is None:  # (again, for torch's message: where the shape came from, asked now)
+        frame = sys._getframe()
+        size_arguments(sizes, "reshape", "shape", position=lambda: (
+            None if by_keyword else 2 if _torch_reshape(frame) else 1))
+    shape = infer_size(shape, input._data.size)
     stride = view_strides(input._data.shape, input.stride(), shape)
     if stride is not None:
         result = make_view(input, shape, stride, input.storage_offset())
