@@ -515,7 +515,7 @@ def floor_divide(input, other):
                   op="floor_divide")
 
 
-@overloads(*NUMBER_OR_TENSOR_SELF, notes=True)
+@overloads(*NUMBER_OR_TENSOR_SELF)
 @takes_out(resized_first=elementwise_shape, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def remainder(input, other):
     """out = input - floor(input / other) * other (the sign follows the divisor, like Python)"""
@@ -562,7 +562,7 @@ class RemainderBackward1(Node):
         return grad, -grad * div(input, other, rounding_mode=self.rounding_mode)
 
 
-@overloads(*TENSOR_OR_NUMBER_OTHER, notes=True)
+@overloads(*TENSOR_OR_NUMBER_OTHER)
 @takes_out
 def fmod(input, other):
     """out = input - trunc(input / other) * other (the sign follows the dividend, like C)"""

@@ -687,11 +687,12 @@ def _torch_names(name, positions, args, kwargs):
     return {_NUMPY_NAMES.get(key, key): value for key, value in kwargs.items()}
 
 
-def overloads(*printed, notes=True):
+def overloads(*printed):
     """Calls checked against torch's overloads ``printed`` (as torch prints them for
     ``torch.op``, see fidelity/signatures.py) before they run: what Python's own parsing of
     the engine's signature would take but no overload of torch's does raises torch's
-    TypeError (``x.sum(keepdim=True)``, ``x.std(unbiased=False, correction=0)``)."""
+    TypeError (``x.sum(keepdim=True)``, ``x.std(unbiased=False, correction=0)``), with
+    torch's notes under each overload."""
     methods = signatures.method_signatures(printed)
     tensor_first = all(text.lstrip(" *(").startswith("Tensor ") for text in printed)
     # (ops with an overload that takes a number first: such a call is read whole)
@@ -718,7 +719,7 @@ def overloads(*printed, notes=True):
                             name, args, kwargs, False, no_out) is True
                             for signature in functions):
                         return op(*args, **kwargs)
-                    raise signatures.refuse(name, printed, False, *call, notes, True)
+                    raise signatures.refuse(name, printed, False, *call, True, True)
 
                 for signature in methods:
                     fits = signature.parse(name, given, named, False, no_out)
@@ -733,8 +734,8 @@ def overloads(*printed, notes=True):
                     if fits and as_method():
                         return op(args[0], tuple(given), **kwargs)
                 if as_method():
-                    raise signatures.refuse(name, printed, True, given, named, notes, True)
-                raise signatures.refuse(name, printed, False, *call, notes, True)
+                    raise signatures.refuse(name, printed, True, given, named, True, True)
+                raise signatures.refuse(name, printed, False, *call, True, True)
             except Exception as error:  # (free until raised) vmap's hand-over, see above
                 batched = vmap_operand(error, args, kwargs)
                 if batched is None:
@@ -749,7 +750,7 @@ def overloads(*printed, notes=True):
             # (for Python's operators, which pass only tensors and numbers: nothing to parse)
             op_as_torch_parses_it.unparsed = getattr(op, "without_out", op)
         op_as_torch_parses_it.parses_input_keyword = True
-        op_as_torch_parses_it.torch_overloads = (printed, notes)
+        op_as_torch_parses_it.torch_overloads = (printed, True)  # (with torch's notes)
         return op_as_torch_parses_it
 
     return checked

@@ -117,7 +117,7 @@ def _bitwise(ufunc, name, symbol):
 
     bitwise.__name__ = bitwise.__qualname__ = name
     bitwise.__doc__ = f"out = input {symbol} other, bit by bit (logical for bool)"
-    return overloads(*NUMBER_OR_TENSOR_SELF, notes=True)(
+    return overloads(*NUMBER_OR_TENSOR_SELF)(
         takes_out(bitwise, differentiable=False, before=out_holds_result_type,
                   resized_first=elementwise_shape,
                   number_input_overloads=NUMBER_SELF_WITHOUT_OUT))

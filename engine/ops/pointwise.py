@@ -703,7 +703,7 @@ def _right_shift_values(a, b):
     return np.where(inside, shifted, np.where(a < 0, -1, 0)).astype(shifted.dtype)
 
 
-@overloads(*NUMBER_OR_TENSOR_SELF, notes=True)
+@overloads(*NUMBER_OR_TENSOR_SELF)
 @takes_out(before=out_holds_result_type, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def bitwise_left_shift(input, other):
     """out = input shifted left by other bits (integers; as ``input << other``)"""
@@ -711,7 +711,7 @@ def bitwise_left_shift(input, other):
     return _computed(_left_shift_values, a, b, input, other)
 
 
-@overloads(*NUMBER_OR_TENSOR_SELF, notes=True)
+@overloads(*NUMBER_OR_TENSOR_SELF)
 @takes_out(before=out_holds_result_type, number_input_overloads=NUMBER_SELF_WITHOUT_OUT)
 def bitwise_right_shift(input, other):
     """out = input shifted right by other bits, keeping its sign (as ``input >> other``)"""

@@ -366,20 +366,20 @@ def _named_split(input, indices_or_sections, name, dim, least):
 _NAMED_SPLITS = ("(Tensor input, int sections)", "(Tensor input, tuple of ints indices)")
 
 
-@overloads(*_NAMED_SPLITS, notes=True)
+@overloads(*_NAMED_SPLITS)
 def vsplit(input, indices_or_sections):
     """tensor_split along dim 0 (into equal pieces when given their number)"""
     return _named_split(input, indices_or_sections, "vsplit", 0, 2)
 
 
-@overloads(*_NAMED_SPLITS, notes=True)
+@overloads(*_NAMED_SPLITS)
 def hsplit(input, indices_or_sections):
     """tensor_split along dim 1 (dim 0 for a vector)"""
     dim = 1 if input.dim() > 1 else 0
     return _named_split(input, indices_or_sections, "hsplit", dim, 1)
 
 
-@overloads(*_NAMED_SPLITS, notes=True)
+@overloads(*_NAMED_SPLITS)
 def dsplit(input, indices_or_sections):
     """tensor_split along dim 2"""
     return _named_split(input, indices_or_sections, "dsplit", 2, 3)

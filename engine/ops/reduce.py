@@ -1882,7 +1882,7 @@ _UNSTABLE = object()  # stable= not given: torch's sort overload recorded as Sor
 @overloads("(Tensor input, *, bool? stable, int dim = -1, bool descending = False, "
            "tuple of Tensors out = None)",
            "(Tensor input, int dim = -1, bool descending = False, *, "
-           "tuple of Tensors out = None)", notes=True)
+           "tuple of Tensors out = None)")
 @takes_pair_out
 @numpy_names
 def sort(input, dim=-1, descending=False, stable=_UNSTABLE):
@@ -1955,7 +1955,7 @@ def msort(input):
 
 @overloads("(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
            "Tensor out = None)",
-           "(Tensor input, int dim = -1, bool descending = False)", notes=True)
+           "(Tensor input, int dim = -1, bool descending = False)")
 @takes_out(check=out_of_results_dtype)  # (argsort.stable's out=)
 @numpy_names
 def argsort(input, dim=-1, descending=False, stable=False):

@@ -480,7 +480,7 @@ def sum_to_size(input, *size):
 
 
 @overloads("(Tensor input, int source, int destination)",
-           "(Tensor input, tuple of ints source, tuple of ints destination)", notes=True)
+           "(Tensor input, tuple of ints source, tuple of ints destination)")
 def movedim(input, source, destination):
     """Move dimensions ``source`` to the places ``destination`` (a view)."""
     ndim = input._data.ndim
@@ -508,15 +508,14 @@ def movedim(input, source, destination):
 
 
 @overloads("(Tensor input, int source, int destination)",
-           "(Tensor input, tuple of ints source, tuple of ints destination)", notes=True)
+           "(Tensor input, tuple of ints source, tuple of ints destination)")
 def moveaxis(input, source, destination):
     """numpy's name for movedim (torch's errors name it so)"""
     return movedim(input, source, destination)
 
 
 # ---------------------------------------------------------------- adding and removing dimensions
-@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)",
-           notes=True)
+@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)")
 @numpy_names
 def squeeze(input, dim=None):
     """Drop dimensions of size 1 (all of them, or those in dim that have size 1)."""
@@ -793,7 +792,7 @@ def broadcast_shapes(*shapes):
 
 # ---------------------------------------------------------------- pieces along a dimension
 @overloads("(Tensor input, int dim, Tensor start, int length)",
-           "(Tensor input, int dim, int start, int length)", notes=True)
+           "(Tensor input, int dim, int start, int length)")
 @numpy_names
 def narrow(input, dim, start, length):
     """Elements start..start+length along dim (a view)."""
@@ -1287,8 +1286,7 @@ def unsqueeze_(input, dim):
     return _restride(input, view_, UnsqueezeBackward1, dim=wrap_dim(dim, input._data.ndim + 1))
 
 
-@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)",
-           notes=True)
+@overloads("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)")
 @numpy_names
 def squeeze_(input, dim=None):
     with no_grad():
