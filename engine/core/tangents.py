@@ -10,7 +10,8 @@ of an op's results, as torch derives most of its forward formulas (derivatives.y
   (``backward(g) = J^T g``); one more backward through it, with the tangent as the incoming
   gradient, gives ``J t`` (the double-backward trick of autograd.functional.jvp, op by op);
 * a node class with a method ``jvp(self, *tangents)`` (None for an input without one): its
-  own forward formula, where torch's differs from the derived one (``where``'s zero signs).
+  own forward formula, where torch's differs from the derived one (``where``'s zero signs,
+  softmax's, div's); it reads the inputs as ``self.primals``, the results as ``self.results``.
 
 The formulas run as ordinary operations, seeing only the levels outside the one whose
 tangent they compute: inside nested ``torch.func.jvp`` calls a tangent carries its own
@@ -55,6 +56,8 @@ def formula_node(node_class, inputs, tangents, saved, saved_output, outputs, val
     """A node of ``node_class`` wired to nothing, holding what ``record``'s would hold."""
     node = node_class()
     node._saved = tuple(saved) + tuple(outputs[:int(saved_output)])
+    # (for a forward formula that reads what the backward does not: an input, the result)
+    node.primals, node.results = inputs, outputs
     node._input_meta = tuple((v._data.shape, v._data.dtype) if hasattr(v, "_data") else None
                              for v in inputs)
     node.next_functions = tuple((ANY_EDGE if t is not None else None, 0) for t in tangents)

@@ -16,7 +16,7 @@ import numpy as np
 from ..fidelity import calls, dtypes, messages, printing
 from ..fidelity.layout import (UntypedStorage, contiguous_strides, is_non_overlapping_and_dense,
                                preserved_strides, strided_array, strides_are_contiguous)
-from ..fidelity.size import CPU, Size, check_memory_format, dim_index
+from ..fidelity.size import CPU, Size, check_memory_format, contiguous_format, dim_index
 from ..fidelity.size import memory_format as MemoryFormat
 from . import backward, forward, hooks, history
 from .grad_mode import mode
@@ -140,12 +140,12 @@ class Tensor:
         (0 for a tensor of no elements, as torch)."""
         return self._data.__array_interface__["data"][0] if self._data.size else 0
 
-    def is_contiguous(self, *given, memory_format=None):
+    def is_contiguous(self, *given, memory_format=contiguous_format):
         """True when the strides are the row-major ones (dimensions of size 1 may have any)."""
         if given:  # (memory_format by keyword only)
             raise messages.no_positional_arguments("is_contiguous", given)
-        if memory_format is not None and not isinstance(memory_format, MemoryFormat):
-            check_memory_format(memory_format, "is_contiguous")
+        if memory_format.__class__ is not MemoryFormat:
+            check_memory_format(memory_format, "is_contiguous", nullable=False)
         return strides_are_contiguous(self._data.shape, self.stride(), memory_format)
 
     def is_non_overlapping_and_dense(self):

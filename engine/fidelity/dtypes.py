@@ -69,6 +69,8 @@ def as_dtype(value):
         return int64
     if value is builtins_bool:
         return bool
+    if value is complex:  # (torch's complex128)
+        raise TypeError("complex numbers are not supported by this engine")
     try:
         return from_numpy_dtype[np.dtype(value)]
     except (TypeError, KeyError):

@@ -124,7 +124,7 @@ class Signature:
                     raise _missing(name, self.params[index:])
                 return False
             elif _fits(value, p) or (p.kind == "Tensor" and name in NUMBERS_AS_TENSORS and
-                                     isinstance(value, (numbers.Number, np.number))):
+                                     isinstance(value, (numbers.Number, np.number, np.bool_))):
                 if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
                     int_lists.append((p.name, value))
             elif not by_name and self.varargs and position == 0 and _int_list(args):
@@ -208,7 +208,7 @@ def _is_int(value):
 # the ops whose Tensor parameters torch's parser also fills with a number
 NUMBERS_AS_TENSORS = frozenset(
     f"{op}{suffix}" for op in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
-                               "true_divide", "floor_divide") for suffix in ("", "_"))
+                               "true_divide", "floor_divide") for suffix in ("", "_")) | {"to"}
 
 
 def _fits(value, p):
@@ -216,7 +216,7 @@ def _fits(value, p):
     if kind == "int":
         return _is_int(value)
     if kind == "bool":
-        return isinstance(value, (builtins.bool, np.bool_))
+        return value.__class__ is builtins.bool  # (numpy 2.x's np.bool is refused)
     if kind == "tuple of ints":
         if isinstance(value, (builtins.tuple, builtins.list)):
             return _int_list(value)
@@ -240,6 +240,11 @@ def _fits(value, p):
         return type(value).__name__ == "Generator"
     if kind == "torch.dtype":
         return type(value).__name__ == "dtype" or any(value is kind for kind in _PYTHON_TYPES)
+    if kind == "torch.device":  # (a GPU's number too)
+        return type(value).__name__ == "device" or isinstance(value, builtins.str) or (
+            isinstance(value, (builtins.int, np.integer)) and value.__class__ is not builtins.bool)
+    if kind == "torch.memory_format":
+        return type(value).__name__ == "memory_format"
     raise AssertionError(kind)
 
 

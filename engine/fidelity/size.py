@@ -1,7 +1,9 @@
 """``torch.Size``, ``torch.device`` and ``torch.strided``: small value types a tensor reports."""
 import re
 
-from . import calls, messages
+import numpy as np
+
+from . import calls, messages, signatures
 
 
 class Size(tuple):
@@ -69,6 +71,9 @@ _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ide
 _DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
 
 
+_DEVICE_OVERLOADS = ("(torch.device device)", "(str type, int index = -1)")
+
+
 class device:
     """Where a tensor lives. The engine has only ``cpu``; other names are accepted
     here (as in torch) and refused when a tensor is asked to move there."""
@@ -78,9 +83,14 @@ class device:
     def __init__(self, type, index=None):  # noqa: A002 - torch's parameter name
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif isinstance(type, int):  # a bare number means GPU number n (torch's CUDA build)
-            type, index = "cuda", type
+        elif isinstance(type, (int, np.integer)) and type.__class__ is not bool:
+            type, index = "cuda", int(type)  # a bare number: GPU number n (torch's CUDA build)
         else:
+            if isinstance(type, bytes):
+                type = type.decode()
+            elif not isinstance(type, str):
+                raise signatures.refuse("device", _DEVICE_OVERLOADS, False, (type,) if index
+                                        is None else (type, index), {}, True, True)
             match = _DEVICE_STRING.fullmatch(type)
             if match is None:
                 raise RuntimeError(f"Invalid device string: '{type}'")
@@ -173,9 +183,10 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 
 
-def check_memory_format(value, function):
-    """``value`` when it is a memory format (or None), else torch's TypeError."""
-    if value is not None and not isinstance(value, memory_format):
+def check_memory_format(value, function, nullable=True):
+    """``value`` when it is a memory format (or None, where ``nullable``: contiguous() and
+    is_contiguous() refuse it), else torch's TypeError."""
+    if (value is not None or not nullable) and not isinstance(value, memory_format):
         raise TypeError(f"{function}(): argument 'memory_format' must be torch.memory_format, "
                         f"not {messages.type_name(value)}")
     return value

@@ -379,8 +379,7 @@ def div(input, other, *more, rounding_mode=_TRUE_DIVISION):
                 raise
         return record(DivBackward0, result, (input, other), saved=div_saved(input, other))
     if rounding_mode == "floor":
-        with no_grad():
-            result = floor_divide(input, other)
+        result = _floor_divide_values(input, other)
     elif rounding_mode == "trunc":
         result = _trunc_div(input, other)
     else:
@@ -412,8 +411,6 @@ class DivBackward2(Node):
     """out = input / other rounded to a whole number:  a step function, d/d input = d/d other = 0
     (with rounding_mode=None given, true division's gradients: see DivBackward0)"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("self", "other")
     rounding_mode: str | None
 
@@ -421,6 +418,22 @@ class DivBackward2(Node):
         if self.rounding_mode is None:
             return DivBackward0.backward(self, grad)
         return zero_gradient_like(grad), zero_gradient_like(grad)
+
+    def jvp(self, tangent_input, tangent_other):
+        """Forward mode, torch's formula for this overload: t_input / other - t_other *
+        (input / other) / other (zero with a rounding mode)."""
+        (out,), (input, other) = self.results, self.primals
+        if self.rounding_mode is not None:
+            return out.new_zeros(out.shape)
+        return _difference(None if tangent_input is None else tangent_input / other,
+                           None if tangent_other is None else
+                           tangent_other * (input / other) / other)
+
+
+def _difference(a, b):
+    """a - b where None is a tangent of zeros (torch's zero tensor: 0 - b is -b, keeping
+    the sign of a zero)."""
+    return -b if a is None else a if b is None else a - b
 
 
 class NotImplementedBackward(Node):
@@ -468,8 +481,6 @@ def true_divide(input, other, *, out=None):
 class DivBackward0(Node):
     """out = input / other:  d/d input = 1 / other,  d/d other = -(input / other) / other"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("self", "other")
 
     def backward(self, grad):
@@ -482,6 +493,12 @@ class DivBackward0(Node):
             quotient = (input / other) / other
             grad_other = -grad * quotient
         return grad / other, grad_other
+
+    def jvp(self, tangent_input, tangent_other):
+        """Forward mode, torch's formula: (t_input - t_other * out) / other."""
+        (out,), (_, other) = self.results, self.primals
+        return _difference(tangent_input, None if tangent_other is None else
+                           tangent_other * out) / other
 
 
 def _trunc_divide(a, b):
@@ -499,15 +516,18 @@ def _check_integer_divisor(a, b, common, kernel):
         raise RuntimeError("ZeroDivisionError")
 
 
-@takes_out(resized_first=elementwise_shape)
-def floor_divide(input, other):
-    """out = floor(input / other)"""
+def _floor_divide_values(input, other):
     a, b, common = promote_operands(input, other, "floor_divide")
     _check_integer_divisor(a, b, common, "div_floor_cpu")
     if is_half_with_scalar(common, other):
-        result = wrap_elementwise(half_with_scalar(np.floor_divide, a, other), a)
-    else:
-        result = elementwise(np.floor_divide, a, b)
+        return wrap_elementwise(half_with_scalar(np.floor_divide, a, other), a)
+    return elementwise(np.floor_divide, a, b)
+
+
+@takes_out(resized_first=elementwise_shape)
+def floor_divide(input, other):
+    """out = floor(input / other)"""
+    result = _floor_divide_values(input, other)
     # torch's node links only the operands that require grad (ones(2) // t: one edge)
     return record(NotImplementedBackward, result,
                   tuple(v for v in (input, other) if isinstance(v, Tensor) and (

@@ -8,11 +8,9 @@ import numpy as np
 
 from ..fidelity import dtypes
 from ..fidelity.dtypes import get_default_dtype
-from ..fidelity import messages
+from ..fidelity import messages, signatures
 from ..fidelity.layout import strided_array, suggested_memory_format
 from ..fidelity.size import check_device, check_memory_format, strided
-from ..fidelity.size import memory_format as memory_format_type
-from ..fidelity.size import device as device_type
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
@@ -110,35 +108,49 @@ TYPES = {f"{name}Tensor": LegacyTensorType(f"{name}Tensor", dtype)
          for dtype, name in dtypes.scalar_type_name.items()}
 
 
-def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
-       memory_format=None):
+# torch's three ways of calling to(), as its parser lists them (nn.Module.to reads its
+# arguments the same way); a number given for the tensor stands for a 0-d tensor of its own
+# type: x.to(True) is x.to(torch.bool), x.to(1.5) is x.to(torch.float64)
+TO_OVERLOADS = tuple(line.removeprefix(" * ") for line in
+                     messages.TO_INVALID_ARGUMENTS.splitlines()[1:])
+_TO_SIGNATURES = signatures.method_signatures(TO_OVERLOADS)
+
+
+def parse_to(args, kwargs):
+    """``(device, dtype, non_blocking, copy, memory_format)`` as torch's parser reads the
+    arguments of ``to(...)``, or its TypeError when no overload takes them."""
+    for signature in _TO_SIGNATURES:
+        if signature.parse("to", args, kwargs, False, True) is True:
+            break
+    else:
+        raise signatures.refuse("to", TO_OVERLOADS, False, args, kwargs, True, True)
+    given = dict(zip((p.name for p in signature.params), args), **kwargs)
+    dtype = given.get("dtype")
+    if "tensor" in given:
+        other = given["tensor"]
+        dtype = other.dtype if isinstance(other, Tensor) else _number_dtype(other)
+    return (given.get("device"), dtype, given.get("non_blocking", False),
+            given.get("copy", False), given.get("memory_format"))
+
+
+def _number_dtype(number):
+    """The dtype of the 0-d tensor torch makes of a number given for a tensor: a Python bool
+    stays bool, every other real number is double (numpy's bool too); a complex one would be
+    complex128, which the engine does not have."""
+    if number.__class__ is bool:
+        return dtypes.bool
+    if isinstance(number, (complex, np.complexfloating)):
+        raise TypeError("complex numbers are not supported by this engine")
+    return dtypes.float64
+
+
+def to(self, *args, **kwargs):
     """Convert dtype and/or device; returns ``self`` when nothing changes and copy=False."""
-    flags = []
-    for index, arg in enumerate(args):
-        if arg is None:  # (torch's first overload: its device and its dtype may be None)
-            if index == 0 or index == 1 and (args[0] is None or isinstance(
-                    args[0], (str, device_type, int)) and not isinstance(args[0], bool)):
-                continue
-            raise TypeError(messages.TO_INVALID_ARGUMENTS.format(
-                ", ".join(type_name(value) for value in args)))
-        if isinstance(arg, Tensor):
-            dtype = arg.dtype
-        elif isinstance(arg, dtypes.dtype) or arg is float or arg is int or arg is bool:
-            dtype = arg
-        elif isinstance(arg, bool):
-            flags.append(arg)  # to(dtype, non_blocking, copy): positional flags
-        elif isinstance(arg, (str, device_type)):
-            device = arg
-        elif isinstance(arg, int):
-            device = device_type(arg)  # GPU number n
-        else:
-            raise TypeError(messages.TO_INVALID_ARGUMENTS.format(type_name(arg)))
-    if len(flags) > 1:
-        copy = flags[1]
+    if not kwargs and len(args) == 1 and args[0].__class__ is dtypes.dtype:
+        dtype, device, copy, memory_format = args[0], None, False, None  # (the common call)
+    else:
+        device, dtype, _, copy, memory_format = parse_to(args, kwargs)
     check_device(device)
-    if memory_format is not None and not isinstance(memory_format, memory_format_type):
-        raise TypeError(messages.TO_INVALID_ARGUMENTS.format(
-            f"memory_format={type_name(memory_format)}, "))
     if memory_format is not None and memory_format.name != "preserve_format":
         # torch aliases when the format its strides suggest is the one asked for, which is
         # not is_contiguous: a transposed matrix suggests contiguous_format (returned as it is),
@@ -153,8 +165,22 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False,
     return to_copy(self, target.numpy_dtype)
 
 
-def type_(self, dtype=None, non_blocking=False):
-    """With no argument, the legacy type name (``'torch.FloatTensor'``); else a cast."""
+_TYPE_PARAMETERS = ("dtype", "non_blocking", "memory_format")
+
+
+def type_(self, *args, **kwargs):
+    """With no dtype, the legacy type name (``'torch.FloatTensor'``); else a cast (as ``to``,
+    in the memory format asked for)."""
+    if len(args) > 2:
+        raise TypeError(f"type() takes from 0 to 2 positional arguments but {len(args)} were "
+                        "given")
+    for key in kwargs:
+        if key not in _TYPE_PARAMETERS:
+            raise TypeError(f"type() got an unexpected keyword argument '{key}'")
+        if _TYPE_PARAMETERS.index(key) < len(args):
+            raise TypeError(f"type() got multiple values for argument '{key}'")
+    dtype = args[0] if args else kwargs.get("dtype")
+    memory_format = check_memory_format(kwargs.get("memory_format"), "type")
     if dtype is None:
         return dtypes.legacy_type_name(self.dtype)
     if isinstance(dtype, str):
@@ -175,7 +201,9 @@ def type_(self, dtype=None, non_blocking=False):
                          f"{'' if module == 'builtins' else module + '.'}{dtype.__qualname__}'")
     elif not isinstance(dtype, dtypes.dtype):
         raise TypeError("dtype must be a type, str, or dtype object")
-    return self.to(dtype)
+    if memory_format is None:
+        return self.to(dtype)
+    return self.to(dtype, memory_format=memory_format)
 
 
 def type_as(self, other):
@@ -193,12 +221,27 @@ def new(self, *args, device=None):
 
 
 def _caster(name, np_dtype):
-    """``x.float()`` & co: ``x`` itself when it has this dtype already, else a converted copy."""
-    def cast(self):
+    """``x.float()`` & co: ``x`` itself when it has this dtype already, else a converted copy
+    (``memory_format=`` by keyword: as ``to`` lays it out)."""
+    def cast(self, *given, **kwargs):
+        if given or kwargs:
+            return _cast_in_format(self, name, np_dtype, given, kwargs)
         return self if self._data.dtype == np_dtype else to_copy(self, np_dtype)
 
     cast.__name__ = cast.__qualname__ = name
     return cast
+
+
+def _cast_in_format(tensor, name, np_dtype, given, kwargs):
+    if given:  # (memory_format by keyword only)
+        raise messages.no_positional_arguments(name, given)
+    for key in kwargs:
+        if key != "memory_format":
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    memory_format = check_memory_format(kwargs["memory_format"], name)
+    if memory_format is None:
+        return _caster(name, np_dtype)(tensor)
+    return tensor.to(dtypes.from_numpy_dtype[np.dtype(np_dtype)], memory_format=memory_format)
 
 
 # x.float() ... x.bool(): the methods named like Python's builtins

@@ -1221,7 +1221,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
                  if isinstance(dim, (tuple, list)) and dim else f"not {type_name(dim)}")
         raise TypeError(f"linalg_vector_norm(): argument 'dim' (position 3) must be tuple of "
                         f"ints, {found}")
-    if not isinstance(keepdim, (builtins.bool, np.bool_)):
+    if not isinstance(keepdim, builtins.bool):
         raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, "
                         f"not {type_name(keepdim)}")
     if dtype is not None and not signatures.fits(dtype, "torch.dtype"):
@@ -1441,6 +1441,19 @@ class SoftmaxBackward0(Node):
         return _softmax_gradient(SoftmaxBackwardDataBackward0, _softmax_backward_data, grad,
                                  out, self.dim)
 
+    def jvp(self, tangent):
+        """Forward mode, torch's formula: out * (t - logsumexp's tangent)."""
+        (out,) = self.saved_tensors
+        return out * (tangent - _logsumexp_jvp(self.primals[0], tangent, self.dim))
+
+
+def _logsumexp_jvp(x, tangent, dim):
+    """torch's tangent of logsumexp(x, dim, keepdim=True): sum(e * t) / sum(e), with
+    e = exp(x - max(x)) (softmax's and log_softmax's forward formulas read it: computed op
+    by op, as torch's, each float16 op rounds)."""
+    exps = (x - x.amax(dim, keepdim=True)).exp() if x.numel() else x.exp()
+    return (exps * tangent).sum(dim, keepdim=True) / exps.sum(dim, keepdim=True)
+
 
 def _softmax_gradient(node, formula, grad, out, dim):
     """``formula(grad, out, dim)``; under create_graph recorded as torch records it: one node
@@ -1596,6 +1609,10 @@ class LogSoftmaxBackward0(Node):
         (out,) = self.saved_tensors
         return _softmax_gradient(LogSoftmaxBackwardDataBackward0, _log_softmax_backward_data,
                                  grad, out, self.dim)
+
+    def jvp(self, tangent):
+        """Forward mode, torch's formula: t - logsumexp's tangent."""
+        return tangent - _logsumexp_jvp(self.primals[0], tangent, self.dim)
 
 
 def _log_softmax_backward_data(grad, out, dim):
@@ -2025,7 +2042,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
                        dim.__class__ is not builtins.bool):  # (a bad dim is refused first)
         for key, flag in (("sorted", sorted), ("return_inverse", return_inverse),
                           ("return_counts", return_counts)):
-            if not isinstance(flag, (builtins.bool, np.bool_)):  # (torch's Python passes them
+            if not isinstance(flag, builtins.bool):  # (torch's Python passes them
                 raise TypeError(  # on by keyword to _unique2 or unique_dim)
                     f"{'_unique2' if dim is None else 'unique_dim'}(): argument '{key}' must "
                     f"be bool, not {messages.type_name(flag)}")

@@ -255,7 +255,7 @@ def _check_multinomial_arguments(input, num_samples, replacement, generator, out
     if isinstance(num_samples, (bool, np.bool_)) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{type_name(num_samples)}")
-    if not isinstance(replacement, (bool, np.bool_)):
+    if not isinstance(replacement, bool):
         raise TypeError(f"multinomial(): argument 'replacement' (position 3) must be bool, not "
                         f"{type_name(replacement)}")
     if _bad_generator(generator):

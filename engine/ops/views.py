@@ -1230,7 +1230,8 @@ def contiguous(input, *given, memory_format=contiguous_format):
     """``self`` when already row-major (or in the memory format asked for), else a copy that is."""
     if given:  # (memory_format by keyword only)
         raise messages.no_positional_arguments("contiguous", given)
-    if input.is_contiguous(memory_format=check_memory_format(memory_format, "contiguous")):
+    if input.is_contiguous(memory_format=check_memory_format(memory_format, "contiguous",
+                                                             nullable=False)):
         return input
     if memory_format is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")

@@ -13,8 +13,8 @@ from collections import OrderedDict, namedtuple
 
 from ...core.grad_mode import no_grad
 from ...core.tensor import Tensor
-from ...fidelity.dtypes import dtype as dtype_type
-from ...fidelity.size import device as device_type
+from ...fidelity.dtypes import as_dtype
+from ...ops.convert import parse_to
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, is_lazy
 from . import hooks
@@ -458,20 +458,21 @@ class Module:
     def to(self, *args, **kwargs):
         """``to(dtype)`` converts the floating point parameters and buffers; ``to(device)``
         moves every tensor, which only 'cpu' allows here (a module without tensors moves
-        anywhere, as in torch)."""
-        dtype, device = kwargs.get("dtype"), kwargs.get("device")
-        for arg in args:
-            if isinstance(arg, dtype_type):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-            elif isinstance(arg, (str, device_type)):
-                device = arg
-        if dtype is not None and not dtype.is_floating_point:
-            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
-                            f"desired dtype={dtype}")
+        anywhere, as in torch); ``memory_format=`` lays out the 4-d and 5-d ones. The
+        arguments are read as Tensor.to reads them (``m.to(1.5)`` is ``m.to(torch.float64)``)."""
+        device, dtype, _, copy, memory_format = parse_to(args, kwargs)
+        if copy:
+            raise RuntimeError(".to() does not accept copy argument")
+        if dtype is not None:
+            dtype = as_dtype(dtype)
+            if not dtype.is_floating_point:
+                raise TypeError("nn.Module.to only accepts floating point or complex dtypes, "
+                                f"but got desired dtype={dtype}")
         if device is not None:
             self._apply(lambda t: t.to(device))
+        if memory_format is not None:
+            self._apply(lambda t: t.to(memory_format=memory_format) if t.dim() in (4, 5)
+                        else t)
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)

@@ -1,0 +1,208 @@
+"""Fuzz round eighteen (seeds 4060000 and on, pinned to AVX2) against torch 2.15.
+
+- 4071034: the second-order forward derivative of a float16 softmax, 6 float16 ulps from
+  torch's: the engine derived softmax's tangent from its backward, computed in float32 and
+  rounded once; torch has a formula of its own, out * (t - logsumexp's tangent), op by op.
+  Tested as a class: softmax's, log_softmax's and div's forward formulas (the sweep that
+  followed found true division's too) in every floating dtype, bit for bit, first and second
+  order, with tangents of zeros, broadcasting and numbers.
+- The sweep of torch's argument parser that followed the leads of round seventeen: Tensor.to
+  and nn.Module.to read their arguments as torch's three overloads do (``x.to(True)`` is
+  ``x.to(torch.bool)``, ``x.to(1.5)`` float64, ``x.to("cpu", True)`` refused); numpy 2's
+  ``np.bool`` is no bool to torch's parser; contiguous and is_contiguous refuse
+  ``memory_format=None``; x.float() ... x.bool() and x.type() take ``memory_format=``.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+import engine  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+
+# ---------------------------------------------------------------- Tensor.to and Module.to
+TO_CALLS = [
+    "()", "(None,)", "(None, None)", "(None, m.float64)", "(m.float64,)", "(m.float16, None)",
+    "(1.5,)", "(2.5, False, True)", "(1.5, copy=True)", "(True,)", "(False, True)",
+    "(True, non_blocking=True, copy=True)", "(np.float32(1.5),)", "(np.float64(1.5),)",
+    "(np.bool_(False),)", "(np.int64(1),)", "(1,)", "(0,)", "(-1,)", "(1.5, 1.5)",
+    "(None, True)", "('cpu', True)", "('cpu', None, True)", "(True, m.float64)",
+    "('cpu', m.float64, True, True, True)", "(m.float64, 'cpu')", "(x, m.float64)",
+    "(dtype=1.5)", "(device=1.5)", "(m.float64, device='cpu')", "(x, dtype=m.float64)",
+    "(memory_format=None)", "(m.float64, memory_format=1)", "(m.float64, non_blocking=1)",
+    "(m.float64, copy=np.bool_(True))", "(m.float64, True, np.bool_(True))",
+    "(device=None, dtype=None)", "(foo=1)", "(float,)", "(int,)", "(bool, True)",
+    "(m.device('cpu'), float)", "('cpu', dtype=m.int32)", "(m.float64, dtype=m.int32)",
+    "(m.tensor(1),)", "(m.tensor(True),)", "(x, True)", "(x, non_blocking=True)", "([1],)",
+    "(m.float64, True, True)", "(m.int32, copy=True)", "('cpu', m.int32, False, True)",
+    "(memory_format=m.contiguous_format)", "(m.float64, memory_format=m.preserve_format)",
+    "(m.float64, True, True, memory_format=m.contiguous_format, foo=1)",
+    "('cpu', m.float64, True, True, memory_format=1)", "('cuda',)",
+]
+
+
+@pytest.mark.parametrize("call", TO_CALLS)
+def test_tensor_to_reads_its_arguments_as_torchs_overloads(call):
+    parity.assert_same_snippet(
+        "import numpy as np\nx = m.arange(6.).reshape(2, 3)\n"
+        f"r = error(lambda: x.to{call})\n"
+        f"r = r if r is not None else (str(x.to{call}.dtype), x.to{call} is x)")
+
+
+MODULE_TO_CALLS = [
+    "(1.5,)", "(True,)", "(1.5, 1.5)", "(m.float64, copy=True)",
+    "(m.ones(1, dtype=m.float64),)", "(foo=1)", "('cpu', m.float64)", "(m.int32,)",
+    "(memory_format=m.channels_last)", "(None,)", "(device=None, dtype=m.float64, "
+    "non_blocking=True)", "(m.float64, 'cpu')", "(m.float16,)", "(dtype=m.float64)",
+]
+
+
+@pytest.mark.parametrize("call", MODULE_TO_CALLS)
+def test_module_to_reads_its_arguments_as_tensor_to(call):
+    parity.assert_same_snippet(
+        f"layer = m.nn.Linear(2, 2)\nr = error(lambda: layer.to{call})\n"
+        f"r = r if r is not None else (str(layer.to{call}.weight.dtype), str(layer.bias.dtype))")
+
+
+def test_module_to_lays_out_its_four_dimensional_tensors_in_the_format_asked_for():
+    for m in (torch, engine):
+        layer = m.nn.Conv2d(3, 4, 2)
+        layer.to(memory_format=m.channels_last)
+        assert layer.weight.stride() == (12, 1, 6, 3)
+        assert layer.bias.stride() == (1,)
+
+
+# ---------------------------------------------------------------- numpy's bool
+NUMPY_BOOL_CALLS = [
+    "x.sum(0, B)", "m.sum(x, 0, B)", "x.sum(0, keepdim=B)", "x.mean(0, B)", "x.max(0, B)",
+    "x.sort(0, B)", "x.sort(descending=B)", "x.std(0, B)", "x.var(0, B)", "x.all(0, B)",
+    "x.argmax(0, B)", "x.topk(1, largest=B)", "x.unique(B)", "x.isclose(x, 0.1, 0.1, B)",
+    "m.multinomial(x[0], 2, B)", "m.unique_consecutive(x, B)", "x.norm(2, 0, B)",
+    "x.cumsum(0).argsort(0, B)", "x.logsumexp(0, B)", "x.to(m.float64, B)",
+    "x.requires_grad_(B)", "x.clamp(B)", "x.add(B)", "x.masked_fill(x > 0, B)",
+]
+
+
+@pytest.mark.parametrize("call", NUMPY_BOOL_CALLS)
+def test_numpy_bool_is_no_bool_to_torchs_parser(call):
+    parity.assert_same_snippet(f"import numpy as np\nB = np.bool_(True)\nx = m.ones(2, 2)\n"
+                               f"r = error(lambda: {call})\n"
+                               f"r = r if r is not None else {call}")
+
+
+# ---------------------------------------------------------------- memory formats
+FORMAT_CALLS = [
+    "x.contiguous(memory_format=None)", "x.is_contiguous(memory_format=None)",
+    "x.t().is_contiguous(memory_format=m.preserve_format)",
+    "x.t().contiguous(memory_format=m.preserve_format)",
+    "x.contiguous(memory_format=m.channels_last)", "x.is_contiguous(memory_format=1)",
+    "x.float(1)", "x.float(memory_format=1)", "x.float(m.contiguous_format)",
+    "x.float(None)", "x.float(foo=1)", "x.long(memory_format=m.channels_last)",
+    "x.type(m.float64, memory_format=1)", "x.type(m.float64, foo=1)",
+    "x.type(m.int32, True, True)", "x.type(m.int32, dtype=m.int32)",
+    "str(x.type(m.int32, non_blocking=True).dtype)", "str(x.type(dtype=m.int32).dtype)",
+    "x.type(memory_format=m.contiguous_format)", "x.float(memory_format=None) is x",
+    "y.float(memory_format=m.contiguous_format) is y",
+    "y.float(memory_format=m.preserve_format) is y",
+    "y.float(memory_format=m.channels_last) is y",
+    "y.double(memory_format=m.contiguous_format).stride()", "y.double().stride()",
+    "y.half(memory_format=m.preserve_format).stride()",
+    "y.bool(memory_format=m.channels_last).stride()",
+    "y.type(m.float64, memory_format=m.contiguous_format).stride()",
+    "y.type(m.float32, memory_format=m.contiguous_format) is y",
+    "y.int(memory_format=None).stride()", "x.t().float(memory_format=m.contiguous_format)"
+    ".stride()", "z.short(memory_format=m.channels_last).stride()",
+    "z.char(memory_format=m.contiguous_format).is_contiguous()",
+]
+
+
+@pytest.mark.parametrize("call", FORMAT_CALLS)
+def test_memory_formats_as_torchs_conversions_take_them(call):
+    parity.assert_same_snippet(
+        "x = m.ones(2, 3)\ny = m.ones(2, 3, 4, 5).permute(0, 2, 3, 1)\n"
+        "z = m.arange(120.).reshape(2, 3, 4, 5)\n"
+        f"r = error(lambda: {call})\nr = r if r is not None else {call}")
+
+
+# ---------------------------------------------------------------- forward formulas
+FORWARD_EXPRESSIONS = [
+    "a.softmax(0)", "a.softmax(-1)", "a.log_softmax(0)", "a.log_softmax(-1)",
+    "m.softmax(a, 1, dtype=m.float64)", "m.nn.functional.softmax(a * b, dim=0)",
+    "a.sum().softmax(0)", "a[0].log_softmax(0)", "(a / b).softmax(-1) / b",
+    "a / b", "m.div(a, b, rounding_mode=None)", "m.div(a, b, rounding_mode='floor')",
+    "m.div(a, b, rounding_mode='trunc')", "a / 3.0", "3.0 / b", "m.true_divide(a, b)",
+    "a.clone().div_(b)", "a / b[0]", "a[0] / b", "m.div(a, 2.5, rounding_mode=None)",
+    "m.div(a, b[:, :1], rounding_mode=None)", "a.div(b.sum())",
+]
+# exp's last bit differs in float32 and float64 (numpy's exp is not torch's SLEEF one): the
+# softmax family is compared bit for bit in float16, where both compute exp in float32 and
+# round it, and to 2 ulps elsewhere
+_EXACT_ALWAYS = ("/", "div")
+
+
+def _jvp(m, expression, values, tangents, outer):
+    a, b, ta, tb = (m.tensor(v) for v in (*values, *tangents))
+
+    def f(a, b):
+        return eval(expression, {"m": m, "a": a, "b": b})  # noqa: S307 - the test's own code
+    if outer is None:
+        return m.func.jvp(f, (a, b), (ta, tb))[1].numpy()
+    oa, ob = (m.tensor(v) for v in outer)
+    return m.func.jvp(lambda a, b: m.func.jvp(f, (a, b), (ta, tb))[1], (a, b),
+                      (oa, ob))[1].numpy()
+
+
+@pytest.mark.parametrize("order", ["first", "second"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("expression", FORWARD_EXPRESSIONS)
+def test_forward_derivatives_follow_torchs_formulas(expression, dtype, order):
+    rng = np.random.default_rng(4071034)
+    exact = (dtype == "float16" and "float64" not in expression) or any(
+        mark in expression for mark in _EXACT_ALWAYS) and "softmax" not in expression
+    for trial in range(6):
+        values = [(rng.standard_normal((3, 4)) * 2).astype(dtype) for _ in range(2)]
+        tangents = [rng.standard_normal((3, 4)).astype(dtype) for _ in range(2)]
+        if trial == 0:  # tangents of zeros: the sign of a zero result is torch's too
+            tangents[1][:] = 0
+            tangents[0][0] = 0
+        outer = None if order == "first" else [rng.standard_normal((3, 4)).astype(dtype)
+                                               for _ in range(2)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch.func's first call warns of jit)
+            expected = parity.raised(lambda: _jvp(torch, expression, values, tangents, outer))
+            if expected is None:
+                expected = _jvp(torch, expression, values, tangents, outer)
+            got = parity.raised(lambda: _jvp(engine, expression, values, tangents, outer))
+            if got is None:
+                got = _jvp(engine, expression, values, tangents, outer)
+        if isinstance(expected, Exception):
+            assert (type(got).__name__, str(got)) == (type(expected).__name__, str(expected))
+            continue
+        if exact:
+            np.testing.assert_array_equal(got, expected)
+            numbers = ~np.isnan(expected)  # (a nan's sign means nothing)
+            np.testing.assert_array_equal(np.signbit(got[numbers]),
+                                          np.signbit(expected[numbers]))
+        else:  # (exp's last bit: a few ulps, more where terms cancel)
+            precision = 1e-12 if dtype == "float64" or "float64" in expression else 2e-5
+            np.testing.assert_allclose(got, expected, rtol=precision, atol=precision)
+
+
+def test_floor_division_has_a_zero_tangent_and_gradient():
+    """torch.div(..., rounding_mode='floor'): zero derivatives, forward and backward (the
+    engine computed it through floor_divide, whose forward derivative is not implemented)."""
+    for m in (torch, engine):
+        x = m.tensor([1.5, -2.5, 3.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tangent = m.func.jvp(lambda a: m.div(a, 2, rounding_mode="floor"), (x,),
+                                 (m.ones(3),))[1]
+        assert tangent.tolist() == [0.0, 0.0, 0.0]
+        x.requires_grad_()
+        m.div(x, m.tensor([2.0, 1.0, 0.5]), rounding_mode="floor").sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
