@@ -36,6 +36,7 @@ from .ops.compare import *  # noqa: F401,F403
 from .ops.convert import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
+from .ops.inplace import *  # noqa: F401,F403
 from .ops.join import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.solve import *  # noqa: F401,F403

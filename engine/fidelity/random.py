@@ -627,6 +627,44 @@ def exponential(shape, np_dtype, lambd=1.0, generator=None):
     return _cast(out, np_dtype).reshape(shape)
 
 
+def cauchy(shape, np_dtype, median=0.0, sigma=1.0, generator=None):
+    """Cauchy(median, sigma) in float64: median + sigma * tan(pi * (u - 0.5)), then rounded."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    u = _uniform01(gen, math.prod(shape), np.dtype(np.float64))
+    out = median + sigma * _libm(math.tan, math.pi * (u - 0.5))
+    return _cast(out, np_dtype).reshape(shape)
+
+
+def log_normal(shape, np_dtype, mean=1.0, std=2.0, generator=None):
+    """exp(N(mean, std)) in float64, each normal drawn as torch's one-at-a-time kernel draws
+    it (Box-Muller: the sine of a pair kept for the next element), then rounded."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    normals = np.array([gen._next_normal_double() for _ in range(math.prod(shape))])
+    with np.errstate(over="ignore"):  # (exp's inf, rounded to float32 too)
+        return _cast(_libm(_exp_or_inf, normals * std + mean), np_dtype).reshape(shape)
+
+
+def geometric(shape, np_dtype, p, generator=None):
+    """Geometric(p), the number of trials up to the first success: ceil(log(u) / log(1 - p))
+    in float64, then converted to the dtype (integers too)."""
+    gen, shape, np_dtype = _gen(generator), _shape(shape), np.dtype(np_dtype)
+    u = _uniform01(gen, math.prod(shape), np.dtype(np.float64))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        trials = np.ceil(_libm(_log_or_minus_inf, u) / math.log1p(-p))
+        return _cast(trials, np_dtype).reshape(shape)
+
+
+def _exp_or_inf(x):
+    try:
+        return math.exp(x)
+    except OverflowError:  # (C's exp gives inf)
+        return math.inf
+
+
+def _log_or_minus_inf(x):
+    return math.log(x) if x > 0 else -math.inf  # (C's log of 0)
+
+
 # ---------------------------------------------------------------------------
 # Multinomial
 # ---------------------------------------------------------------------------

@@ -124,6 +124,9 @@ class Level:
                 if id(node.variable) not in self.fresh:
                     return True
                 continue
+            if isinstance(node, AliasBackward0) and node.next_functions[0][0] is None:
+                return True  # (an input that requires grad with no edge: a view made in
+                # no_grad mode; torch keeps the results' graph, which leads nowhere)
             for child, _ in node.next_functions:
                 if child is not None and id(child) not in seen:
                     seen.add(id(child))

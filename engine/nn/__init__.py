@@ -10,8 +10,8 @@ its top level, with their C++ signatures (``torch.dropout(x, p, train)``, ``torc
 from . import functional, init, parameter, torch_functions, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from .parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "functional", "init",
-           "parameter", "utils",
+__all__ = ["Buffer", "Parameter", "UninitializedParameter", "UninitializedBuffer", "functional",
+           "init", "parameter", "utils",
            *_modules_all]

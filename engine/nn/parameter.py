@@ -45,6 +45,31 @@ class Parameter(Tensor):
         return (Parameter, (self.data, self.requires_grad))
 
 
+class _BufferMeta(type):
+    # isinstance(t, nn.Buffer) asks for the mark nn.Buffer(...) leaves: torch's Buffer gives
+    # back a plain Tensor too
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor marked as a module's buffer: assigning it to a module attribute
+    (``self.running = nn.Buffer(torch.zeros(3))``) registers it as ``register_buffer`` does,
+    kept in ``state_dict`` unless ``persistent=False``. ``Buffer(data)`` returns ``data``
+    detached (the same memory, requires_grad kept), a plain tensor."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = empty(0)
+        result = data.detach().requires_grad_(data.requires_grad)
+        result.persistent = persistent
+        result._is_buffer = True
+        return result
+
+
+Buffer.__module__ = "torch.nn.parameter"  # (as torch prints the class)
+
+
 class UninitializedTensorMixin:
     """What an uninitialized parameter and an uninitialized buffer share: no shape yet, most
     uses refused, ``materialize(shape)`` turns the object, in place, into an ordinary one of

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes
+from ..fidelity import calls, dtypes, signatures
 from ..fidelity import messages
 from ..fidelity import random as rng
 from ..fidelity.dtypes import as_dtype, get_default_dtype, promote_types
@@ -20,12 +20,13 @@ from ..fidelity.size import CPU, check_device, check_memory_format
 from ..fidelity.size import device as Device
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor, wrap
+from ..core.tensor import empty_strided as _uninitialised_strided
 from .common import (copy_preserving_layout, empty_in_format, factory_out,
                      invalid_arguments_error)
 from .common import number_parameters
 
 __all__ = ["tensor", "scalar_tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones",
-           "empty", "full", "eye",
+           "empty", "empty_strided", "full", "eye",
            "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
            "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
            "set_default_device", "get_default_device"]
@@ -516,6 +517,31 @@ def empty(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
     if check_memory_format(memory_format, "empty") is None or out is not None:
         return result
     return empty_in_format(result, result._data.dtype, memory_format).requires_grad_(requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A tensor of these sizes and strides (elements apart, per dimension) whose values are
+    uninitialised; its memory holds just what the strides reach."""
+    for position, (name, value) in enumerate((("size", size), ("stride", stride)), 1):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(f"empty_strided(): argument '{name}' (position {position}) must be "
+                            f"tuple of ints, not {type_name(value)}")
+        signatures.int_list_checked("empty_strided", name, value, f" (position {position})")
+    size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    listed = f"[{', '.join(str(n) for n in size)}]"
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {listed}")
+    if 0 not in size and any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={listed} and "
+                           f"strides=[{', '.join(str(s) for s in stride)}]")
+    _factory_device(_or_default(device))
+    result = _uninitialised_strided(size, stride, _np(_dtype_arg(dtype, "empty_strided")))
+    return finish_factory(result, requires_grad, _or_default(device))
 
 
 def _fill_dtype(fill_value, name):

@@ -16,13 +16,16 @@ from ..core.forward import each_level, state as dual, tangent_of, write_tangent
 from ..core.grad_mode import mode, no_grad
 from ..core.history import (check_inference_inplace, check_inplace, rebase_history,
                              seen_by_autograd)
-from ..core.node import Node, SavedTensor, new_node
-from ..core.tensor import Tensor, make_view
+from ..core.node import Node, SavedTensor, new_node, record
+from ..core.tensor import Tensor, empty_preserving_layout, make_view
 from .arithmetic import NOT_GIVEN, add
-from .common import invalid_arguments_error, not_implemented_for
+from .common import invalid_arguments_error, not_implemented_for, overloads
 from .compare import COMPARISONS, compared_in_place
 from .creation import zeros_like
 from .views import broadcast_shape, expand, expand_geometry
+
+__all__ = ["fill"]  # (torch.fill; the in-place methods are attached in methods.py)
+
 
 # ---------------------------------------------------------------- overlapping memory
 def _address_range(tensor):
@@ -416,6 +419,18 @@ class ExponentialBackward0(_OverwrittenBackward):
     """x.exponential_()"""
 
 
+class CauchyBackward0(_OverwrittenBackward):
+    """x.cauchy_()"""
+
+
+class LogNormalBackward0(_OverwrittenBackward):
+    """x.log_normal_()"""
+
+
+class GeometricBackward0(_OverwrittenBackward):
+    """x.geometric_(p)"""
+
+
 def copy_(self, src, non_blocking=False):
     """Copy src's values (broadcast, any dtype) into this tensor's memory."""
     if isinstance(src, (bool, int, float, np.number, np.bool_)):
@@ -459,6 +474,24 @@ def fill_(self, value):
     return _fill_raw(self, value, FillBackward2, checked=True)
 
 
+@overloads("(Tensor input, Tensor value)", "(Tensor input, Number value)")
+def fill(input, value):
+    """out = a tensor laid out like input, every element ``value`` (fill_, not in place)."""
+    with no_grad():
+        result = fill_(empty_preserving_layout(input), value)
+    if isinstance(value, Tensor):
+        return record(FillBackward1, result, (input, value))
+    return record(FillBackward0, result, (input,))
+
+
+class FillBackward0(_OverwrittenBackward):
+    """torch.fill(x, number):  the result does not depend on x"""
+
+
+class FillBackward1(FillBackward3):
+    """torch.fill(x, value tensor):  value's gradient is the sum, x's zero"""
+
+
 def zero_(self):
     """Set every element to 0."""
     return _fill_raw(self, 0, ZeroBackward0)
@@ -488,6 +521,7 @@ def _fill_arguments(name, generator, **floats):
                         f"{type_name(generator)}")
 
 
+@overloads("(Tensor input, float from = 0, float to = 1, *, torch.Generator generator = None)")
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
     _fill_arguments("uniform_", generator, from_=from_, to=to)
@@ -497,6 +531,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         shape, self._data.dtype, from_, to, generator)), UniformBackward0)
 
 
+@overloads("(Tensor input, float mean = 0, float std = 1, *, torch.Generator generator = None)")
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
     _fill_arguments("normal_", generator, mean=mean, std=std)
@@ -588,6 +623,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill_raw(self, values, BernoulliBackward2)
 
 
+@overloads("(Tensor input, float lambd = 1, *, torch.Generator generator = None)")
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential random numbers of rate lambd (floats only)."""
     _fill_arguments("exponential_", generator, lambd=lambd)
@@ -602,3 +638,48 @@ def exponential_(self, lambd=1.0, *, generator=None):
                            f"{scalar_type_name[from_numpy_dtype[self._data.dtype]]}")
     return _fill_raw(self, rng.exponential(self._data.shape, self._data.dtype, lambd,
                                                generator), ExponentialBackward0)
+
+
+@overloads("(Tensor input, float median = 0, float sigma = 1, *, torch.Generator generator = None)")
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with Cauchy random numbers around median, of scale sigma (floats only)."""
+    _fill_arguments("cauchy_", generator, median=median, sigma=sigma)
+    median, sigma = float(median), float(sigma)
+    if not sigma > 0:  # (nan too)
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    if self._data.dtype.kind != "f":  # (even with no elements)
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. "
+                           "dtype must be a floating point but you specified "
+                           f"{CPP_TYPE_NAMES[self._data.dtype.name]}")
+    _written_once(self)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.cauchy(
+        shape, self._data.dtype, median, sigma, generator)), CauchyBackward0)
+
+
+@overloads("(Tensor input, float mean = 1, float std = 2, *, torch.Generator generator = None)")
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with numbers whose log is normal(mean, std) (floats only)."""
+    _fill_arguments("log_normal_", generator, mean=mean, std=std)
+    mean, std = float(mean), float(std)
+    if not std > 0:  # (nan too)
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    _written_once(self)
+    if self._data.dtype.kind != "f" and self._data.size:  # (no kernel runs for no elements)
+        raise not_implemented_for("log_normal_cpu", self._data.dtype)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.log_normal(
+        shape, self._data.dtype, mean, std, generator)), LogNormalBackward0)
+
+
+@overloads("(Tensor input, float p, *, torch.Generator generator = None)")
+def geometric_(self, p, *, generator=None):
+    """Fill with the number of trials up to a first success of probability p (any dtype
+    but bool)."""
+    _fill_arguments("geometric_", generator, p=p)
+    p = float(p)
+    if not 0 < p < 1:  # (nan too)
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    _written_once(self)
+    if self._data.dtype.kind == "b" and self._data.size:  # (no kernel runs for no elements)
+        raise not_implemented_for("geometric_cpu", self._data.dtype)
+    return _fill_raw(self, _in_fill_order(self, lambda shape: rng.geometric(
+        shape, self._data.dtype, p, generator)), GeometricBackward0)

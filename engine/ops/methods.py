@@ -61,7 +61,8 @@ FUNCTION_METHODS = {
         repeat_interleave take_along_dim""",
     join: "repeat",
     convert: """to cpu cuda pin_memory is_pinned type_as new is_signed is_same_size""",
-    inplace: "copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_",
+    inplace: """copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_ cauchy_
+        log_normal_ geometric_""",
     structure: """tril triu diagonal diag diagflat masked_select index_add index_copy tensor_split
         argwhere fliplr flipud unfold""",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad

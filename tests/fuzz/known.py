@@ -533,6 +533,16 @@ KNOWN = [
           DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
           torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False",
           difference="A view made before its base requires grad"),
+    Known("torch.func.jacfwd, jvp or hessian of a view made in no_grad mode of a tensor that "
+          "requires grad: torch's results require grad (a graph leading nowhere), the "
+          "engine's do not; vjp's and vmap's results name a node past them (AliasBackward0, "
+          "PermuteBackward0) where torch's name none (fuzz 4097294 found jacrev's, which "
+          "keeps the graph as torch's)",
+          DOCUMENTED, ("graph",), program=r"no_grad\(\)|set_grad_enabled\(False\)",
+          statement=r"torch\.func\.(?:jacfwd|jvp|hessian|vjp|vmap)\(",
+          torch=r"requires_grad=True",
+          engine=r"requires_grad=False|next=\[[^\]]*(?:AliasBackward0|PermuteBackward0)",
+          difference="Transforms of a view made in no_grad mode"),
     Known("inference tensors used outside inference_mode: torch's results of some ops start at "
           "version 1 (sum(dim), sort, clone...) or 2 (max(dim), min(dim), mode)", DOCUMENTED,
           ("graph",), program=r"inference_mode\(", torch=r"^requires_grad=(\w+) is_leaf=True "

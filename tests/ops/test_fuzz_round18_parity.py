@@ -210,3 +210,119 @@ def test_floor_division_has_a_zero_tangent_and_gradient():
         x.requires_grad_()
         m.div(x, m.tensor([2.0, 1.0, 0.5]), rounding_mode="floor").sum().backward()
         assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+# ---------------------------------------------------------------- what was missing
+RANDOM_FILL_CALLS = [
+    "x.cauchy_()", "x.cauchy_(1, 2)", "x.cauchy_(median=1, sigma=2)", "x.cauchy_(sigma=0)",
+    "x.cauchy_(0, float('nan'))", "x.cauchy_(m.tensor(1.))", "x.cauchy_('a')",
+    "x.cauchy_(1, 2, 3)", "x.t().cauchy_()", "h.cauchy_(3, 0.5)", "d.cauchy_()",
+    "m.zeros(3, dtype=m.int64).cauchy_()", "m.zeros(1).expand(3).cauchy_()",
+    "m.zeros(1).expand(3).cauchy_(sigma=0)", "m.zeros(1, dtype=m.int64).expand(3).cauchy_()",
+    "x.cauchy_(generator=m.Generator().manual_seed(3))", "x[:, ::2].cauchy_()",
+    "x.log_normal_()", "x.log_normal_(0.5, 0.25)", "x.log_normal_(mean=1, std=2)",
+    "x.log_normal_(std=0)", "x.log_normal_(1, -1)", "x.log_normal_(800, 1)",
+    "x.log_normal_(generator=1)", "x.t().log_normal_()", "d.log_normal_(0.5, 0.25)",
+    "m.zeros(3, dtype=m.int64).log_normal_()", "m.zeros(0, dtype=m.int64).log_normal_()",
+    "(x.log_normal_(), m.randn(3, dtype=m.float64))",
+    "(m.randn(1, dtype=m.float64), x.log_normal_())",
+    "x.geometric_(0.3)", "x.geometric_(p=0.5)", "x.geometric_(m.tensor(0.5))",
+    "x.geometric_(0)", "x.geometric_(1)", "x.geometric_(1.5)", "x.geometric_(float('nan'))",
+    "x.geometric_()", "x.geometric_('a')", "x.geometric_(0.5, 1)", "x.geometric_(p=None)",
+    "m.zeros(3, dtype=m.int64).geometric_(0.5)", "m.zeros(3, dtype=m.uint8).geometric_(0.5)",
+    "m.zeros(3, dtype=m.bool).geometric_(0.5)", "m.zeros(0, dtype=m.bool).geometric_(0.5)",
+    "h.geometric_(0.001)", "m.zeros(20, dtype=m.int64).geometric_(0.999)",
+    "m.zeros(10, dtype=m.int32).geometric_(1e-300)", "x.t().geometric_(0.3)",
+    "x.uniform_(1, 2, 3)", "x.exponential_(1, 2)", "x.normal_(1, 2, 3)", "x.uniform_('a')",
+    "x.uniform_(to='a')", "x.normal_(std=None)", "x.exponential_(generator=1)",
+    "x.uniform_(0, 1, m.Generator())", "x.uniform_(foo=1)",
+    "x.normal_(0, 1, generator=m.Generator(), foo=2)",
+]
+
+
+@pytest.mark.parametrize("call", RANDOM_FILL_CALLS)
+def test_random_fills_draw_torchs_numbers_and_read_their_arguments_as_torch(call):
+    """cauchy_, log_normal_ and geometric_ were missing; the fills' argument counts were
+    Python's ("takes from 1 to 3 positional arguments but 4 were given")."""
+    parity.assert_same_snippet(
+        "x = m.zeros(4, 5)\nh = m.zeros(5, 7, dtype=m.float16)\n"
+        "d = m.zeros(7, 3, dtype=m.float64)\nm.manual_seed(7)\n"
+        f"r = error(lambda: {call})\nm.manual_seed(7)\nr = r if r is not None else {call}")
+
+
+NEW_FUNCTION_CALLS = [
+    "m.fill(x, 2)", "m.fill(x, m.tensor(3.))", "m.fill(x, m.tensor([3.]))",
+    "m.fill(x, 2).grad_fn", "m.fill(x, m.tensor(3., requires_grad=True)).grad_fn",
+    "m.fill(x.detach(), 2).stride()", "m.fill(x.detach().t(), 2).stride()",
+    "m.fill(x.detach().expand(2, 2, 2), 1.).stride()", "m.fill(x, 'a')", "m.fill(x)",
+    "m.fill(x, value=2)", "m.fill(2, 2)", "m.fill(input=x, value=1.)",
+    "m.fill(m.zeros(2, dtype=m.int64), 2.7)", "m.fill(m.zeros(2, dtype=m.bool), 2)",
+    "m.fill(m.zeros(2, dtype=m.float16), 1e6)", "m.fill(m.zeros(1, dtype=m.float16), 1e6)",
+    "m.fill(m.zeros(3), m.tensor(2, dtype=m.int64))",
+    "m.empty_strided((2, 3), (1, 2)).stride()",
+    "str(m.empty_strided((2, 3), (1, 2), dtype=m.int64).dtype)",
+    "m.empty_strided((2, 3), (1, 2), requires_grad=True).requires_grad",
+    "m.empty_strided((2, 3), (1,))", "m.empty_strided((2, 3), (3, 1)).is_contiguous()",
+    "m.empty_strided(2, 1)", "m.empty_strided((2,), (0,)).stride()",
+    "m.empty_strided((2, 3), (-1, 2))", "m.empty_strided((-2, 3), (1, 2))",
+    "m.empty_strided((2, 3), (1, 2)).untyped_storage().nbytes()",
+    "m.empty_strided(size=(2,), stride=(1,)).shape",
+    "m.empty_strided((2, 3), (0, 0)).untyped_storage().nbytes()",
+    "m.empty_strided((2, 'a'), (1, 2))", "m.empty_strided((2, 3), [1.5, 2])",
+    "m.empty_strided(m.Size([2, 3]), (1, 2)).is_leaf",
+    "m.empty_strided((2, 3), (1, 2), dtype=m.int64, requires_grad=True)",
+    "m.empty_strided((0, 3), (1, 2)).untyped_storage().nbytes()",
+    "m.empty_strided((), ()).shape", "m.empty_strided((2, 3), (1, 2), device='cuda')",
+    "m.empty_strided((2, 3), (1, 2), foo=1)",
+]
+
+
+@pytest.mark.parametrize("call", NEW_FUNCTION_CALLS)
+def test_torch_fill_and_empty_strided(call):
+    parity.assert_same_snippet("x = m.arange(4.).reshape(2, 2).requires_grad_()\n"
+                               f"r = error(lambda: {call})\nr = r if r is not None else {call}")
+
+
+BUFFER_STATEMENTS = [
+    "r = (isinstance(m.nn.Buffer(m.ones(2)), m.nn.Buffer), isinstance(m.ones(2), m.nn.Buffer))",
+    "r = (m.nn.Buffer(m.ones(2)).persistent, m.nn.Buffer(m.ones(2), persistent=False)"
+    ".persistent, type(m.nn.Buffer(m.ones(2))).__name__, m.nn.Buffer())",
+    "r = m.nn.Buffer(m.ones(2, requires_grad=True))",
+    "t = m.ones(2); b = m.nn.Buffer(t); b[0] = 5; r = (t, b.is_leaf)",
+    "r = error(lambda: m.nn.Buffer(3))",
+    "r = repr(m.nn.Buffer)",
+    "layer.b = m.nn.Buffer(m.ones(2)); layer.c = m.nn.Buffer(m.zeros(1), persistent=False); "
+    "r = (list(layer.state_dict()), [n for n, _ in layer.named_buffers()])",
+    "layer.b = m.nn.Buffer(m.ones(2)); layer.b = m.ones(3); r = (list(layer.state_dict()), "
+    "layer.b)",
+    "r = error(lambda: setattr(layer, 'weight', m.nn.Buffer(m.ones(2))))",
+    "layer.register_buffer('d', m.nn.Buffer(m.ones(1))); r = list(layer.state_dict())",
+    "layer.e = 3; r = error(lambda: setattr(layer, 'e', m.nn.Buffer(m.ones(1))))",
+    "layer.c = m.nn.Buffer(m.zeros(1), persistent=False); layer.c = m.nn.Buffer(m.zeros(1)); "
+    "r = list(layer.state_dict())",
+]
+
+
+@pytest.mark.parametrize("statement", BUFFER_STATEMENTS)
+def test_nn_buffer_registers_as_torchs(statement):
+    parity.assert_same_snippet("layer = m.nn.Linear(2, 2)\n" + statement)
+
+
+TRANSFORMS_OF_A_NO_GRAD_VIEW = [
+    "m.func.jacrev(f)(x)", "m.func.jacrev(f)(v)", "m.func.grad(lambda a: f(a).sum())(v)",
+    "m.func.jacrev(m.func.jacrev(f))(v)", "m.func.grad_and_value(lambda a: f(a).sum())(v)[1]",
+    "m.func.jacrev(f)(y)", "m.func.vjp(f, v)[1](m.ones(2))[0]",
+]
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # (torch.func's first call: jit)
+@pytest.mark.parametrize("call", TRANSFORMS_OF_A_NO_GRAD_VIEW)
+def test_transforms_of_a_view_made_in_no_grad_mode_keep_torchs_graph(call):
+    """fuzz 4097294: jacrev of a view made in no_grad mode of a tensor that requires grad;
+    torch's result requires grad (its graph leads nowhere), the engine's did not."""
+    parity.assert_same_snippet(
+        "y = m.tensor([0.5, 0.5, -2.5], requires_grad=True)\n"
+        "with m.no_grad():\n    x = y.view(-1)\n    v = y[:2]\n"
+        "def f(a):\n    return a.sigmoid() * a\n"
+        f"r = {call}\nr = (r, r.grad_fn and [n and n.name() for n, _ in "
+        "r.grad_fn.next_functions])")

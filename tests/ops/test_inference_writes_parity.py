@@ -104,6 +104,7 @@ LEAF_WRITES = [
     "z.index_fill_(0, m.tensor([0]), 1.)", "z.scatter_(0, m.tensor([0]), 1.)",
     "z.__iadd__(1)", "z.__ipow__(2)", "z.__itruediv__(2)", "z.__isub__(z)", "z.__imul__(z)",
     "z.normal_()", "z.uniform_()", "z.random_()", "z.bernoulli_()", "z.exponential_()",
+    "z.cauchy_()", "z.log_normal_()", "z.geometric_(0.5)",
     "z.logical_not_()",
     "g = m.ones(2, requires_grad=True); z[1:].mul_(g)",
     "g = m.ones(2, requires_grad=True); n.mul_(g)",

@@ -16,7 +16,7 @@ from ...core.tensor import Tensor
 from ...fidelity.dtypes import as_dtype
 from ...ops.convert import parse_to
 from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter, is_lazy
+from ..parameter import Buffer, Parameter, is_lazy
 from . import hooks
 from .hooks import (register_module_backward_hook, register_module_forward_hook,  # noqa: F401
                     register_module_forward_pre_hook, register_module_full_backward_hook,
@@ -229,11 +229,14 @@ class Module:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             self._modules[name] = value
-        elif "_buffers" in self.__dict__ and name in self._buffers:
+        elif isinstance(value, Buffer) or "_buffers" in self.__dict__ and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            self._buffers[name] = value
+            if isinstance(value, Buffer):  # (nn.Buffer(...) says whether it is persistent)
+                self.register_buffer(name, value, value.persistent)
+            else:
+                self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
 
