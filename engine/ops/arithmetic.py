@@ -430,10 +430,31 @@ class DivBackward2(Node):
                            tangent_other * (input / other) / other)
 
 
-def _difference(a, b):
+def _difference(a, b, zero=None):
     """a - b where None is a tangent of zeros (torch's zero tensor: 0 - b is -b, keeping
-    the sign of a zero)."""
-    return -b if a is None else a if b is None else a - b
+    the sign of a zero; see _total for ``zero``)."""
+    return -_zero_plus(b, zero) if a is None else a if b is None else a - b
+
+
+def _total(a, b, zero=None):
+    """a + b where None is a tangent of zeros (torch's zero tensor: 0 + b is b, -0.0 kept).
+    ``zero``: a tensor of the dtype and shape of torch's zero tensor (a missing tangent's
+    primal, or the result): b comes out promoted and broadcast to them, as from torch's."""
+    return _zero_plus(b, zero) if a is None else a if b is None else a + b
+
+
+def _zero_plus(b, zero):
+    """b, as torch's zero tensor like ``zero`` plus b gives it (None: b as it is)."""
+    if b is None or zero is None or not isinstance(zero, Tensor):
+        return b
+    shape = np.broadcast_shapes(zero._data.shape, b._data.shape)
+    return (b if shape == b._data.shape else b.expand(shape)).to(result_type(zero, b))
+
+
+def _scaled(tangent, value):
+    """torch's maybe_multiply: tangent * value, the tangent itself when value is 1 (None, a
+    tangent of zeros, stays None)."""
+    return tangent if tangent is None or value == 1 else tangent * value
 
 
 class NotImplementedBackward(Node):
@@ -1445,10 +1466,16 @@ def addcmul(input, tensor1, tensor2, scaled=NOT_GIVEN, *, value=1):
 class AddcmulBackward0(Node):
     """out = x + value * t1 * t2:  d/dx = 1,  d/dt1 = value * t2,  d/dt2 = value * t1"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("tensor1", "tensor2")
     value: float
+
+    def jvp(self, tangent_input, tangent1, tangent2):
+        """Forward mode, torch's formula: t_input + value * (t1_t * t2) + value * (t2_t * t1),
+        where value 1 multiplies nothing (torch's maybe_multiply)."""
+        (_, t1, t2), (out,) = self.primals, self.results
+        first = None if tangent1 is None else _scaled(tangent1 * t2, self.value)
+        return _total(_total(tangent_input, first, out),
+                      None if tangent2 is None else _scaled(tangent2 * t1, self.value), out)
 
     def backward(self, grad):
         t1, t2 = self.saved_tensors  # each saved only if the other one needs a gradient
@@ -1477,10 +1504,17 @@ def addcdiv(input, tensor1, tensor2, scaled=NOT_GIVEN, *, value=1):
 class AddcdivBackward0(Node):
     """out = x + value * t1 / t2:  d/dx = 1,  d/dt1 = value / t2,  d/dt2 = -value * t1 / t2**2"""
 
-    jvp = "element_wise"  # forward mode: this formula of the tangent
-
     _saved_names = ("tensor1", "tensor2")
     value: float
+
+    def jvp(self, tangent_input, tangent1, tangent2):
+        """Forward mode, torch's formula: t_input + value * (t1_t / t2) - value * (t2_t *
+        (t1 / t2) / t2), where value 1 multiplies nothing (torch's maybe_multiply)."""
+        (_, t1, t2), (out,) = self.primals, self.results
+        quotient = None if tangent1 is None else tangent1 / t2
+        correction = None if tangent2 is None else tangent2 * (t1 / t2) / t2
+        return _difference(_total(tangent_input, _scaled(quotient, self.value), out),
+                           _scaled(correction, self.value), out)
 
     def backward(self, grad):
         t1, t2 = self.saved_tensors
