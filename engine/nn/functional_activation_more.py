@@ -14,13 +14,15 @@ import warnings
 
 import numpy as np
 
+from ..core.forward import has_tangent
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
 from ..fidelity.dtypes import float16, scalar_type_name
+from ..fidelity import messages
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
-from ..ops.arithmetic import NotImplementedBackward
+from ..ops.arithmetic import NotImplementedBackward, addcmul
 from ..ops.common import (laid_out_as_kernel, laid_out_row_major, widened,
                           number_parameters, wrap_elementwise)
 from ..ops.common import histories_read_first
@@ -488,6 +490,22 @@ class GluBackward0(Node):
         a, b = x.chunk(2, dim)
         s = b.sigmoid()
         return cat([s * grad, (1 - s) * s * grad * a], dim)
+
+    def jvp(self, tangent):
+        """Forward mode, torch's glu_jvp: t_a * s + out * (t_b - s * t_b), s = 1 / (1 +
+        exp(-b)); its kernel is for float32 and float64 only, without a forward formula of its own
+        (no second order)."""
+        (x,), (out,) = self.primals, self.results
+        if x._data.dtype not in (np.float32, np.float64):
+            raise NotImplementedError(f"\"glu_jvp_cpu\" not implemented for "
+                                      f"'{scalar_type_name[x.dtype]}'")
+        if has_tangent(x) or has_tangent(tangent):  # (glu_jvp has no forward formula)
+            raise NotImplementedError(messages.no_forward_ad(type(self), "glu_jvp"))
+        dim = self.dim - 2 ** 64 if self.dim >= 2 ** 63 else self.dim
+        (_, b), (tangent_a, tangent_b) = x.chunk(2, dim), tangent.chunk(2, dim)
+        s = ((-b).exp() + 1).reciprocal()
+        # (its compiled kernel fuses both multiply-adds: addcmul rounds each once, as it)
+        return addcmul(out * addcmul(tangent_b, -s, tangent_b), tangent_a, s)
 
 
 # ====================================================================== prelu
