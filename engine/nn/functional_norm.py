@@ -17,12 +17,16 @@ import math
 
 import numpy as np
 
+from ..core.forward import has_tangent
 from ..core.node import Node, record
+from ..core.tangents import transposed
 from ..core.tensor import wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.messages import type_name
+from ..ops.arithmetic import div
 from ..ops.common import histories_read_first
+from ..ops.creation import full_like
 
 
 # ====================================================================== batch_norm
@@ -193,6 +197,75 @@ class NativeBatchNormBackward0(Node):
             grad = grad - grad_bias.view(shape) / count - x_hat * grad_weight.view(shape) / count
         return grad * scale, grad_weight, grad_bias
 
+    def jvp(self, tangent, tangent_weight, tangent_bias):
+        """Forward mode, torch's batch_norm_jvp: the normalisation's tangent (norm_jvp), per
+        channel; in eval mode t * invstd, invstd = 1 / sqrt(running_var + eps); then the
+        weight's and bias's terms (affine_jvp)."""
+        input, weight, running_mean, running_var, mean, invstd = self.saved_tensors
+        if self.training and has_tangent(input):
+            return derived(self, tangent, tangent_weight, tangent_bias)
+        shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+        if self.training:
+            dims = [0, *range(2, input.dim())]
+            mean, invstd = mean.view(shape), invstd.view(shape)
+            result = norm_jvp(input, tangent, mean, invstd, dims, input.numel() // shape[1])
+        else:
+            mean = running_mean.view(shape)
+            invstd = div(full_like(running_var, 1), (running_var + self.eps).sqrt()).view(shape)
+            result = None if tangent is None else tangent * invstd
+        return affine_jvp(result, input, mean, invstd, weight, tangent_weight, tangent_bias,
+                          shape)
+
+
+def derived(node, *tangents):
+    """The normalisations' tangent inside an outer level (a second derivative): derived
+    from the backward, whose statistics are recomputed, so they have tangents too. (torch's
+    formulas read its saved mean and rstd, constants there but for group_norm's: its forward
+    over forward through layer_norm and batch_norm is wrong, see test_nested_forward_parity.)
+    """
+    return transposed(node, type(node), tangents, node.results, node.primals, recorded=True)[0]
+
+
+def norm_jvp(input, tangent, mean, invstd, dims, count):
+    """torch's tangent of (input - mean) * invstd, the statistics over ``dims`` (``count``
+    elements), op by op as its _norm_jvp computes it: with c = t - mean(t),
+    c * invstd + (input - mean) * sum(c * (input - mean) * -invstd^3) / count.
+    Under torch.func.jvp torch's tensors are functorch's wrappers, and it multiplies
+    -invstd^3 first (torch.autograd.forward_ad's plain tensors: last, in place)."""
+    if tangent is None:
+        return None
+    centred, deviation = tangent - tangent.mean(dims, keepdim=True), input - mean
+    cubed = -(invstd ** 3)
+    if functorch_wraps():
+        invstd_t = cubed * centred * deviation
+    else:
+        invstd_t = centred * deviation * cubed
+    invstd_t = invstd_t.sum(dims, keepdim=True) / count
+    return centred * invstd + deviation * invstd_t
+
+
+def functorch_wraps():
+    """Whether torch's tensors would be functorch's wrappers here (inside torch.func.jvp):
+    some of torch's formulas then take another order (its TensorSubclassLike path)."""
+    from ..func.transforms import JVP_CALLS  # (func imports the modules: read when run)
+    return bool(JVP_CALLS)
+
+
+def affine_jvp(result, input, mean, invstd, weight, tangent_weight, tangent_bias, shape):
+    """torch's tangent of normalised * weight + bias (_affine_jvp), from the normalisation's
+    tangent ``result`` (None: zero): result * weight + normalised * t_weight, plus t_bias;
+    weight and the tangents viewed as ``shape``."""
+    if weight is not None:
+        if result is not None:
+            result = result * weight.view(shape)
+        if tangent_weight is not None:
+            term = (input - mean) * invstd * tangent_weight.view(shape)
+            result = term if result is None else result + term
+    if tangent_bias is not None:
+        term = tangent_bias.view(shape)
+        result = term if result is None else result + term
+    return result
+
 
 # ====================================================================== layer_norm
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -297,6 +370,19 @@ class NativeLayerNormBackward0(Node):
         if not samples:  # a single sample: nothing to add up
             return grad_input, grad * x_hat, grad
         return grad_input, (grad * x_hat).sum(samples), grad.sum(samples)
+
+    def jvp(self, tangent, tangent_weight, tangent_bias):
+        """Forward mode, torch's layer_norm_jvp: the normalisation's tangent (norm_jvp) over
+        the normalized dimensions, then the weight's and bias's terms (affine_jvp). Inside an
+        outer level: see derived."""
+        input, weight, _, mean, rstd = self.saved_tensors
+        if has_tangent(input):
+            return derived(self, tangent, tangent_weight, tangent_bias)
+        kept = input.dim() - len(self.normalized_shape)
+        dims = tuple(range(kept, input.dim()))
+        result = norm_jvp(input, tangent, mean, rstd, dims, math.prod(self.normalized_shape))
+        return affine_jvp(result, input, mean, rstd, weight, tangent_weight, tangent_bias,
+                          [1] * kept + list(self.normalized_shape))
 
 
 __all__ = ["batch_norm", "layer_norm"]

@@ -11,14 +11,15 @@ import math
 
 import numpy as np
 
-from ..core.grad_mode import no_grad
+from ..core.forward import has_tangent
+from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from .functional_conv import pad
-from .functional_norm import batch_norm_kernel
+from .functional_norm import affine_jvp, batch_norm_kernel, derived, norm_jvp
 from .functional_pool import avg_pool2d, avg_pool3d
 from ..ops.common import number_parameters
 
@@ -122,6 +123,26 @@ class NativeGroupNormBackward0(Node):
         grad_weight = (grad * x_hat).sum(others) if needed[1] else None
         grad_bias = grad.sum(others) if needed[2] else None
         return grad_input.reshape(shape), grad_weight, grad_bias
+
+    def jvp(self, tangent, tangent_weight, tangent_bias):
+        """Forward mode, torch's group_norm_jvp: the input as one batch of N * group
+        channels, batch_norm's training tangent (norm_jvp), then the weight's and bias's
+        terms per channel (affine_jvp). Inside an outer level, or under a backward through
+        the tangent: see derived."""
+        input, weight, mean, rstd = self.saved_tensors
+        if has_tangent(input) or is_grad_enabled() and input.requires_grad:  # (torch's mean
+            return derived(self, tangent, tangent_weight, tangent_bias)  # and rstd have a
+        # tangent and a gradient there; the saved ones do not)
+        groups = (1, self.N * self.group, -1 if self.N else 1)
+        stats = (1, self.N * self.group, 1)
+        mean, rstd, grouped = mean.view(stats), rstd.view(stats), input.view(groups)
+        result = None if tangent is None else norm_jvp(
+            grouped, tangent.view(groups), mean, rstd, (0, 2),
+            grouped.shape[2]).view(input.shape)
+        normalised = input if weight is None else ((grouped - mean) * rstd).view(input.shape)
+        one = normalised.new_zeros(())  # ((x - 0) * 1 is x: the normalised value, as torch's)
+        return affine_jvp(result, normalised, one, one + 1, weight, tangent_weight,
+                          tangent_bias, (1, self.C) + (1,) * (input.dim() - 2))
 
 
 # ====================================================================== local_response_norm
