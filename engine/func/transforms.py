@@ -516,7 +516,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         JVP_CALLS.pop()
 
 
-JVP_CALLS = []  # the sets of leaves made inside each running jvp, outermost first
+JVP_CALLS = forward.JVP_CALLS  # the sets of leaves made inside each running jvp
 
 
 class JvpLevel:

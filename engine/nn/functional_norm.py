@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..core.forward import has_tangent
+from ..core.forward import JVP_CALLS, has_tangent
 from ..core.node import Node, record
 from ..core.tangents import transposed
 from ..core.tensor import wrap
@@ -247,7 +247,6 @@ def norm_jvp(input, tangent, mean, invstd, dims, count):
 def functorch_wraps():
     """Whether torch's tensors would be functorch's wrappers here (inside torch.func.jvp):
     some of torch's formulas then take another order (its TensorSubclassLike path)."""
-    from ..func.transforms import JVP_CALLS  # (func imports the modules: read when run)
     return bool(JVP_CALLS)
 
 
