@@ -179,6 +179,9 @@ def _check_pixel(name, input, factor, kind):
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r
     block of pixels"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pixel_shuffle(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
     r = upscale_factor
     _check_pixel("pixel_shuffle", input, r, "upscale")
     *batch, channels, height, width = input.shape
@@ -235,6 +238,9 @@ class ChannelShuffleBackward0(Node):
 @number_parameters("pixel_unshuffle", {"downscale_factor": "int"})
 def pixel_unshuffle(input, downscale_factor):
     """(*, C, H r, W r) -> (*, C r^2, H, W): pixel_shuffle undone"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pixel_unshuffle(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
     r = downscale_factor
     _check_pixel("pixel_unshuffle", input, r, "downscale")
     *batch, channels, height, width = input.shape

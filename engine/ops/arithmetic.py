@@ -24,6 +24,7 @@ from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_N
                      broadcast_error, elementwise, float_operands, half_with_scalar,
                      invalid_arguments_error, is_bool, is_half_with_scalar, not_implemented_for,
                      number_argument, operand_type_error, operands_broadcast_shape, overloads,
+                     out_holds_result_type,
                      promote_operands, refuse_saving_inference, histories_first, require_tensors,
                      scalar_value, takes_out, elementwise_shape,
                      two_numbers_allowed, hands_failures_to_vmap,
@@ -139,8 +140,26 @@ def scale_first(name, input, scale, operands, given):
     return operands
 
 
+def _out_holds_the_sum(out, input=None, other=None, scaled=NOT_GIVEN, *args, alpha=1,
+                       name="add", **kwargs):
+    """add's out= checked as torch's kernel builds its iterator: out's dtype must hold the
+    result's before alpha is checked against it (add(bools, False, 0.5, out=bools), the
+    deprecated overload, read and warned of first: 0.5 is the tensor, a float one)."""
+    if scaled is not NOT_GIVEN:
+        other, alpha = scale_first(name, input, other, (scaled, other), alpha != 1)
+    if signatures.fits(alpha, "Number"):  # (else the parser's error comes first)
+        out_holds_result_type(out, input, other)
+
+
+def _out_holds_the_difference(out, input=None, other=None, scaled=NOT_GIVEN, *args,
+                              **kwargs):
+    """sub's out=, as add's, after sub's refusal of bools."""
+    if scaled is not NOT_GIVEN or not (is_bool(input) or is_bool(other)):
+        _out_holds_the_sum(out, input, other, scaled, *args, name="sub", **kwargs)
+
+
 @two_numbers_allowed
-@takes_out(resized_first=elementwise_shape)
+@takes_out(resized_first=elementwise_shape, before=_out_holds_the_sum)
 def add(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input + alpha * other"""
     if scaled is not NOT_GIVEN:  # add(x, alpha, other): deprecated
@@ -172,7 +191,7 @@ class AddBackward0(Node):
 
 
 @two_numbers_allowed
-@takes_out(resized_first=elementwise_shape)
+@takes_out(resized_first=elementwise_shape, before=_out_holds_the_difference)
 def sub(input, other, scaled=NOT_GIVEN, *, alpha=1):
     """out = input - alpha * other"""
     if scaled is not NOT_GIVEN:  # sub(x, alpha, other): deprecated

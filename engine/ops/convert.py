@@ -11,6 +11,7 @@ from ..fidelity.dtypes import get_default_dtype
 from ..fidelity import messages, signatures
 from ..fidelity.layout import strided_array, suggested_memory_format
 from ..fidelity.size import check_device, check_memory_format, strided
+from ..fidelity.size import device as device_type
 from ..fidelity.messages import type_name
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
@@ -144,10 +145,15 @@ def _number_dtype(number):
     return dtypes.float64
 
 
+_DTYPE_OR_DEVICE = (dtypes.dtype, str, device_type)
+
+
 def to(self, *args, **kwargs):
     """Convert dtype and/or device; returns ``self`` when nothing changes and copy=False."""
-    if not kwargs and len(args) == 1 and args[0].__class__ is dtypes.dtype:
-        dtype, device, copy, memory_format = args[0], None, False, None  # (the common call)
+    if not kwargs and len(args) == 1 and args[0].__class__ in _DTYPE_OR_DEVICE:
+        # (the common calls: x.to(torch.float64), x.to("cpu"), x.to(device))
+        copy, memory_format = False, None
+        dtype, device = (args[0], None) if args[0].__class__ is dtypes.dtype else (None, args[0])
     else:
         device, dtype, _, copy, memory_format = parse_to(args, kwargs)
     check_device(device)
@@ -180,6 +186,11 @@ def type_(self, *args, **kwargs):
         if _TYPE_PARAMETERS.index(key) < len(args):
             raise TypeError(f"type() got multiple values for argument '{key}'")
     dtype = args[0] if args else kwargs.get("dtype")
+    non_blocking = args[1] if len(args) > 1 else kwargs.get("non_blocking", False)
+    if non_blocking.__class__ is not bool:
+        where = " (position 2)" if len(args) > 1 else ""
+        raise TypeError(f"type(): argument 'non_blocking'{where} must be bool, not "
+                        f"{type_name(non_blocking)}")
     memory_format = check_memory_format(kwargs.get("memory_format"), "type")
     if dtype is None:
         return dtypes.legacy_type_name(self.dtype)

@@ -50,8 +50,9 @@ FUNCTION_METHODS = {
     solve: "det logdet slogdet inverse matrix_power",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
-        split chunk as_strided movedim moveaxis clone flip contiguous t_ transpose_ unsqueeze_
-        squeeze_ unsafe_split unsafe_chunk adjoint fill_diagonal_ sum_to_size""",
+        split split_with_sizes chunk as_strided movedim moveaxis clone flip contiguous
+        t_ transpose_ unsqueeze_ squeeze_ unsafe_split unsafe_chunk adjoint fill_diagonal_
+        sum_to_size""",
     creation: "new_tensor new_zeros new_ones new_empty new_full",
     sampling: "bernoulli multinomial",
     statistics: """aminmax nanmean median nanmedian kthvalue mode quantile nanquantile cummax

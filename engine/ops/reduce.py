@@ -513,6 +513,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)
+    if isinstance(dim, np.integer):
+        dim = builtins.int(dim)
     if dim is not None and not isinstance(dim, builtins.int):
         # one dim only, unlike sum
         raise invalid_arguments_error("prod", input, dim, first_is_self=True)
@@ -1986,6 +1988,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
+    if isinstance(k, np.integer):
+        k = builtins.int(k)
     if k.__class__ is not builtins.int:  # (k is an int argument, not an index: no bool)
         raise argument_error(k, "int") if isinstance(k, builtins.bool) else \
             TypeError(f"topk(): argument 'k' (position {calls.position(2)}) must be int, not "

@@ -912,7 +912,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                  sorter=None):
     """Where each value would go into the sorted innermost rows of ``sorted_sequence`` to keep
     them sorted"""
-    if not isinstance(input, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
+    if not isinstance(input, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) or \
+            not isinstance(sorted_sequence, Tensor):
         raise invalid_arguments_error("searchsorted", sorted_sequence, input,
                                       printed=_SEARCHSORTED)
     if side is not None:

@@ -35,7 +35,8 @@ from .common import number_parameters
 __all__ = ["adjoint", "reshape", "transpose", "swapaxes", "permute", "t", "squeeze",
            "unsqueeze", "flatten", "unflatten", "ravel", "broadcast_to", "broadcast_tensors",
            "broadcast_shapes", "narrow",
-           "select", "unbind", "split", "chunk", "as_strided", "movedim", "moveaxis", "detach",
+           "select", "unbind", "split", "split_with_sizes", "chunk", "as_strided", "movedim",
+           "moveaxis", "detach",
            "clone", "flip", "swapdims", "unsafe_split", "unsafe_chunk"]
 
 # ---------------------------------------------------------------- sizes
@@ -220,14 +221,18 @@ def _torch_reshape(frame):
 
 def reshape(input, *sizes, shape=ABSENT):
     """Like view when the strides allow it (shared memory), otherwise a copy."""
+    if not isinstance(input, Tensor):  # (torch.reshape's input)
+        raise operand_type_error("reshape", input, 1, "input")
+    if len(sizes) > 1 and _torch_reshape(sys._getframe()):  # (x.reshape(2, 3) only)
+        raise TypeError(f"reshape() takes 2 positional arguments but {len(sizes) + 1} were "
+                        "given")
+    if len(sizes) == 1 and not isinstance(sizes[0], (tuple, list)) and \
+            _torch_reshape(sys._getframe()):  # (torch.Size, a torch.return_types: tuples)
+        raise TypeError(f"reshape(): argument 'shape' (position 2) must be tuple of ints, not "
+                        f"{type_name(sizes[0])}")
     by_keyword = shape is not ABSENT
     if by_keyword:
         sizes = keyword_sizes("reshape", "shape", sizes, shape)
-    if len(sizes) == 1 and sizes[0].__class__ is not tuple and \
-            not isinstance(sizes[0], list) and not hasattr(sizes[0], "torch_type_name") and \
-            _torch_reshape(sys._getframe()):  # (a torch.return_types is a sequence there)
-        raise TypeError(f"reshape(): argument 'shape' (position 2) must be tuple of ints, not "
-                        f"{type_name(sizes[0])}")
     if not sizes:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     try:
@@ -621,6 +626,8 @@ def flatten(input, start_dim=0, end_dim=-1):
 @numpy_names
 def unflatten(input, dim, sizes):
     """Split dimension ``dim`` into ``sizes`` (a view)."""
+    if not isinstance(input, Tensor):  # (torch.unflatten; Tensor.unflatten is Python)
+        raise operand_type_error("unflatten", input, 1, "input")
     method = calls.called_as_method()
     if method and not sizes:  # (torch's Tensor.unflatten is Python: it asks this first)
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -1015,16 +1022,23 @@ _SPLIT_OVERLOADS = ("(Tensor input, int split_size, int dim = 0)",
                     "(Tensor input, tuple of ints split_size, int dim = 0)")
 
 
+@overloads("(Tensor input, tuple of ints split_sizes, int dim = 0)")
+def split_with_sizes(input, split_sizes, dim=0):
+    """Pieces of the given sizes along dim (``split`` with a list of sizes)."""
+    return split(input, list(split_sizes), dim)
+
+
 def split(tensor, split_size_or_sections, dim=0):
     """Pieces of ``split_size`` along dim (the last may be smaller), or of the given sizes."""
     sizes = split_size_or_sections
     if isinstance(sizes, Tensor) and sizes._data.ndim == 0 and sizes._data.dtype.kind in "iu":
         sizes = split_size_or_sections = int(sizes)  # (a 0-d integer tensor: one size)
-    if isinstance(sizes, (builtins.bool, np.bool_)):  # (an int to Python, not to torch's parser)
+    if isinstance(sizes, builtins.bool):  # (an int to Python, not to torch's parser)
         raise signatures.refuse("split", _SPLIT_OVERLOADS, False, (tensor, sizes, dim), {},
                                 notes=True, as_called=True)  # (torch's split: by position)
-    if not isinstance(sizes, (builtins.int, np.integer, tuple, list)):
-        # (torch's Tensor.split hands anything but an int to split_with_sizes, by position)
+    if not isinstance(sizes, (builtins.int, tuple, list)):
+        # (torch's Tensor.split hands anything but a Python int to split_with_sizes, by
+        # position: numpy's integers too)
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
                         f"of ints, not {type_name(sizes)}")
     if isinstance(sizes, (tuple, list)):  # (handed on by position)
@@ -1333,4 +1347,5 @@ histories_read_first(globals(), [name for name in __all__ if name not in (
 
 
 # torch.t(None): torch's TypeError
-tensor_inputs(globals(), ["adjoint", "clone", "flatten", "t", "unbind", "detach", "ravel"])
+tensor_inputs(globals(), ["adjoint", "clone", "flatten", "t", "unbind", "detach", "ravel",
+                         "select", "chunk", "unsafe_split", "unsafe_chunk"])

@@ -707,6 +707,11 @@ SIGNATURES = {
     "tile": (["dims"], []), "permute": (["dims"], []), "unflatten": (["dim1", "sizes"], []),
     "aminmax": ([], ["dim1", "keepdim"]),
     "unique_consecutive": (["return_inverse", "return_counts", "dim1"], []),
+    # conversions: to's three overloads, memory formats (fuzz round 18)
+    "to": (["to_target", "non_blocking", "copy"], ["memory_format"]),
+    "float": ([], ["memory_format"]), "double": ([], ["memory_format"]),
+    "contiguous": ([], ["memory_format"]), "type": (["type_dtype", "non_blocking"],
+                                                    ["memory_format"]),
 }
 REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1,
             "chunk": 1, "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
@@ -716,7 +721,7 @@ REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, 
             "fmod": 1, "remainder": 1, "eq": 1, "lt": 1, "true_divide": 1, "tile": 1,
             "permute": 1, "unflatten": 2}
 FUNCTION_ONLY = {"rsub"}
-METHOD_ONLY = {"view", "expand", "repeat"}
+METHOD_ONLY = {"view", "expand", "repeat", "to", "float", "double", "contiguous", "type"}
 OUT_OK = {"sum", "mean", "prod", "std", "var", "max", "min", "argmax", "amax", "logsumexp",
           "cumsum", "sort", "topk", "norm", "add", "sub", "mul", "div", "pow", "clamp",
           "maximum", "index_select", "gather", "softmax", "log_softmax", "where"}
@@ -776,6 +781,15 @@ def signature_value(b, parameter, x, var):
         "tile_repeats": lambda: b.choice([f"[2] * {x}.dim()", f"(1,) * {x}.dim()", "2"]),
         "axis0": lambda: b.choice(dims), "axis1": lambda: b.choice(dims),
         "sizes": lambda: b.choice([f"({size}, 1)", "(-1, 1)", f"[1, {size}]", f"({size},)"]),
+        "to_target": lambda: b.choice(["torch.float64", "torch.float32", "torch.int64",
+                                       "torch.float16", "'cpu'", "torch.device('cpu')", "None",
+                                       "True", "1.5", "float", "int", "bool",
+                                       "torch.ones(1, dtype=torch.float64)", f"{x}"]),
+        "copy": flag, "non_blocking": flag,
+        "memory_format": lambda: b.choice(["torch.contiguous_format", "torch.preserve_format",
+                                           "torch.channels_last", "None"]),
+        "type_dtype": lambda: b.choice(["torch.float64", "torch.int32", "'torch.DoubleTensor'",
+                                        "torch.FloatTensor", "None"]),
     }
     return str(values[parameter]())
 
@@ -783,7 +797,8 @@ def signature_value(b, parameter, x, var):
 def keyword_name(b, parameter):
     """The keyword a learner writes: torch's own mostly, numpy's alias sometimes."""
     name = {"dim1": "dim", "split_size": "split_size_or_sections",
-            "tile_repeats": "repeats"}.get(parameter, parameter)
+            "tile_repeats": "repeats", "to_target": "dtype",
+            "type_dtype": "dtype"}.get(parameter, parameter)
     if name in ALIASES and b.chance(0.1):
         return b.choice(ALIASES[name])
     return name
@@ -815,9 +830,12 @@ def signature_call(b):
         if b.chance(0.06):  # a value of a type the parameter does not take: torch's TypeError
             # (None given; a named tuple where a tensor or a sequence was meant; sequences
             # whose first element, or a later one, is no integer)
+            # (numpy's bool, which torch's parser takes for no bool, got from a tensor: the
+            # programs import no numpy)
             value = b.choice(["torch.ones(2)", "2.5", "'a'", "torch.tensor(1)", "True", "None",
                               "torch.ones(2).aminmax()", "torch.ones(2, 2).max(0)", "(2.0, 1)",
-                              "(1, True)", "[True, 1]", "(1, 'a')"])
+                              "(1, True)", "[True, 1]", "(1, 'a')",
+                              "torch.tensor(True).numpy()[()]", "torch.tensor(2).numpy()[()]"])
         if can_position and (index is not None and index < required or b.chance(0.6)):
             arguments.append(value)
         else:

@@ -13,6 +13,8 @@
   ``memory_format=None``; x.float() ... x.bool() and x.type() take ``memory_format=``.
 """
 import functools
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -106,6 +108,10 @@ FORMAT_CALLS = [
     "x.float(None)", "x.float(foo=1)", "x.long(memory_format=m.channels_last)",
     "x.type(m.float64, memory_format=1)", "x.type(m.float64, foo=1)",
     "x.type(m.int32, True, True)", "x.type(m.int32, dtype=m.int32)",
+    "x.type(m.int32, 1)", "x.type(m.int32, non_blocking=1)", "x.type(m.int32, None)",
+    "x.type(None, 1)", "x.type(None, True)", "x.type(non_blocking=True)",
+    "x.type(None, memory_format=1)", "x.type(m.int32, non_blocking=m.ones(2, 2).max(0))",
+    "x.type(1.5)",
     "str(x.type(m.int32, non_blocking=True).dtype)", "str(x.type(dtype=m.int32).dtype)",
     "x.type(memory_format=m.contiguous_format)", "x.float(memory_format=None) is x",
     "y.float(memory_format=m.contiguous_format) is y",
@@ -326,3 +332,106 @@ def test_transforms_of_a_view_made_in_no_grad_mode_keep_torchs_graph(call):
         "def f(a):\n    return a.sigmoid() * a\n"
         f"r = {call}\nr = (r, r.grad_fn and [n and n.name() for n, _ in "
         "r.grad_fn.next_functions])")
+
+
+ADD_OUT_CALLS = [
+    "m.add(x, False, 0.5, out=z)", "m.add(x, False, alpha=0.5)", "m.add(x, x, alpha=0.5)",
+    "m.add(xf, 1, alpha=True, out=zi)", "m.add(x, 1, alpha=0.5, out=z)",
+    "m.add(x, 1.5, alpha=True, out=z)", "m.add(x, True, alpha=2, out=z)",
+    "m.sub(x, False, alpha=0.5, out=z)", "m.add(zi, 1, alpha=0.5, out=zi)",
+    "m.sub(xf, 1.5, alpha=True, out=zi)", "m.sub(xf, 1.5, alpha='a', out=zi)",
+    "m.add(xf, m.ones(3), alpha=True, out=zi)", "m.sub(x, 1.5, out=z)",
+    "m.add(xf, 2, 3, out=zi)", "m.sub(xf, 2, xf, out=zi)", "m.add(zi, 2.5, out=zi)",
+    "m.add(x, x, alpha=True, out=z)",
+]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (the deprecated scale-first overload)
+@pytest.mark.parametrize("call", ADD_OUT_CALLS)
+def test_add_and_sub_check_out_before_alpha(call):
+    """fuzz 5501669 (signatures family): add(bools, False, 0.5, out=bools) is the deprecated
+    overload, whose tensor 0.5 makes a float result: torch refuses out's dtype first."""
+    parity.assert_same_snippet(
+        "x = m.tensor([True, False])\nz = m.zeros(2, dtype=m.bool)\nxf = m.ones(2)\n"
+        f"zi = m.zeros(2, dtype=m.int64)\nr = error(lambda: {call})\n"
+        f"r = r if r is not None else {call}")
+
+
+NUMPY_SCALAR_CALLS = [
+    "x.prod(dim=I)", "x.prod(I)", "x.prod(np.int64(2))", "m.prod(x, I)", "x.sum(I)",
+    "x.split(I)", "x.split(B)", "m.split(x, I)", "m.split(x, B, 1)", "x.split([I, 1])",
+    "x.split(I, 1)", "x.chunk(I)", "x.split(2, I)", "x.split(m.tensor(1))", "x.split(1.5)",
+    "x.split_with_sizes(I)", "x.split_with_sizes([1, 1])", "x.split_with_sizes([1, 2], 1)",
+    "m.split_with_sizes(x, [1, 1])", "x.split_with_sizes(split_sizes=[2])",
+    "x.split_with_sizes([1])", "x.split_with_sizes(2)", "x.split_with_sizes((1, True))",
+    "x.unsqueeze(I)", "x.transpose(I, 0)", "x.narrow(I, 0, 1)", "x.view(I, -1)",
+    "x.reshape(I, -1)", "x.expand(I, 2, 3)", "x.repeat(I, 1)", "x.flip(I)", "x.roll(I, 0)",
+    "x.topk(I)", "x.topk(np.int32(2), 1)", "x.cumsum(I)", "x.softmax(I)", "x.max(I)",
+    "x.argmax(I)", "x.std(I)", "x.squeeze(I)", "x.movedim(I, 0)", "x.select(I, 0)", "x[I]",
+    "x.index_select(I, m.tensor([0]))", "x.diagonal(I)", "x.tile(I)", "x.permute(I, 0)",
+    "x.unflatten(I, (3, 1))", "x.repeat_interleave(I)", "m.cat([x, x], I)",
+    "m.stack([x, x], I)", "x.mean(I)", "x.all(I)", "x.logsumexp(I)", "x.norm(2, I)",
+    "x.kthvalue(I)", "x.median(I)", "x.sort(I)", "x.unbind(I)", "x.flatten(I)",
+    "x.gather(I, m.zeros(2, 1, dtype=m.long))", "m.zeros(I, 2)", "m.arange(I)",
+    "m.full((I,), 2)", "m.randn(I)", "x.new_zeros(I)", "m.eye(I)", "m.linspace(0, 1, I)",
+]
+
+
+@pytest.mark.parametrize("call", NUMPY_SCALAR_CALLS)
+def test_numpy_integers_and_bools_as_torchs_parser_reads_them(call):
+    """fuzz 5504162, 5504889, 5505432 (signatures family): prod's dim and topk's k took no
+    numpy integer; torch's Python split hands numpy's integers and bools to split_with_sizes
+    (which the engine lacked)."""
+    parity.assert_same_snippet("import numpy as np\nI = np.int64(1)\nB = np.bool_(True)\n"
+                               "x = m.arange(6.).reshape(2, 3)\nm.manual_seed(0)\n"
+                               f"r = error(lambda: {call})\nm.manual_seed(0)\n"
+                               f"r = r if r is not None else {call}")
+
+
+_DEPRECATED_ADD_WITH_OUT = """
+import warnings
+import {module} as m
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        m.add(m.tensor([True]), True, 0.5, out=m.zeros(1, dtype=m.bool))
+    except RuntimeError as error:
+        print(error)
+print([str(warning.message).splitlines()[0] for warning in caught])
+"""
+
+
+@pytest.mark.parametrize("module", ["torch", "engine"])
+def test_the_deprecated_add_warns_before_out_refuses_the_result(module):
+    """fuzz 5511719: torch's parser reads (and warns of) the deprecated overload before its
+    kernel refuses out's dtype (in a fresh process: the warning is given once)."""
+    printed = subprocess.run([sys.executable, "-c", _DEPRECATED_ADD_WITH_OUT.format(
+        module=module)], capture_output=True, text=True, check=True).stdout
+    assert printed == ("result type Float can't be cast to the desired output type Bool\n"
+                       "['This overload of add is deprecated:']\n")
+
+
+FUNCTION_INPUT_CALLS = [
+    "m.reshape(x)", "m.reshape(x, -1, shape=(2, 3))", "m.reshape(input=x, shape=(2, 3))",
+    "m.reshape(x, 6)", "m.reshape(x, [2, 3])", "m.reshape(x, m.Size([6]))",
+    "m.reshape(x, x.shape)", "m.reshape(x, x.view(2, 3).shape)", "m.reshape(x, x.max(0))",
+    "m.reshape(x, m.tensor([6]))", "m.reshape(None, (2,))", "m.reshape(x, (2, 3), 1)",
+    "m.reshape(x, 2.0)", "m.reshape(x, shape=6)", "m.reshape(x, (2, 3), shape=(2, 3))",
+    "m.reshape(x, 2, 3)", "x.reshape(2, 3)", "x.reshape(2, -1, 1)", "m.reshape([1, 2], (2,))",
+    "x.reshape(x.shape)", "x.reshape(-1, shape=(2, 3))", "x.reshape((6,), 1)",
+    "m.reshape(x, (6.0,))", "m.unflatten(a, 0, (2, 3))", "m.unflatten(None, 0, (2, 3))",
+    "m.chunk(a, 2)", "m.chunk(None, 2, 0)", "m.select(a, 0, 1)", "m.unsafe_chunk([1.0], 2)",
+    "m.unsafe_split(a, 1)", "m.nn.functional.pixel_shuffle(a, 2)",
+    "m.nn.functional.pixel_unshuffle(None, 2)", "m.searchsorted(a, 0)",
+    "m.searchsorted([1.0, 2.0], m.tensor(1.5))",
+]
+
+
+@pytest.mark.parametrize("call", FUNCTION_INPUT_CALLS)
+def test_torch_functions_read_their_input_as_torch(call):
+    """fuzz 5515380 (signatures family): torch.unflatten of a numpy array; the sweep that
+    followed (every torch.<name> given an array, a list, None): chunk, select, unsafe_chunk,
+    unsafe_split, pixel_(un)shuffle, searchsorted, and torch.reshape (sizes one by one are
+    the method's; torch.reshape(x, x.shape) had refused torch.Size)."""
+    parity.assert_same_snippet("import numpy as np\nx = m.ones(6)\na = np.ones((2, 3))\n"
+                               f"r = error(lambda: {call})\nr = r if r is not None else {call}")
