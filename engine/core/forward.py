@@ -45,6 +45,12 @@ state = DualState()
 JVP_CALLS = []
 
 
+def functorch_wraps():
+    """Whether torch's tensors would be functorch's wrappers here (inside torch.func.jvp):
+    some of torch's formulas then take another order (its TensorSubclassLike path)."""
+    return bool(JVP_CALLS)
+
+
 def enter_level(nested=False):
     """Open a level (``dual_level``'s; ``nested``: one more inside, ``torch.func.jvp``'s)."""
     if state.levels and not nested:

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..core.forward import JVP_CALLS, has_tangent
+from ..core.forward import functorch_wraps, has_tangent
 from ..core.node import Node, record
 from ..core.tangents import transposed
 from ..core.tensor import wrap
@@ -242,12 +242,6 @@ def norm_jvp(input, tangent, mean, invstd, dims, count):
         invstd_t = centred * deviation * cubed
     invstd_t = invstd_t.sum(dims, keepdim=True) / count
     return centred * invstd + deviation * invstd_t
-
-
-def functorch_wraps():
-    """Whether torch's tensors would be functorch's wrappers here (inside torch.func.jvp):
-    some of torch's formulas then take another order (its TensorSubclassLike path)."""
-    return bool(JVP_CALLS)
 
 
 def affine_jvp(result, input, mean, invstd, weight, tangent_weight, tangent_bias, shape):

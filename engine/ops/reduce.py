@@ -17,6 +17,7 @@ from ..fidelity.floating import quietly
 from ..fidelity.float32_math import simd_lanes
 from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
+from ..core.forward import functorch_wraps
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
@@ -601,6 +602,10 @@ class ProdBackward0(Node):
             return zeros_like(x)  # (torch's shortcut: every product of others has a zero)
         return (grad * _product_of_others(x.reshape(-1), 0)).view_as(x)
 
+    def jvp(self, tangent):
+        """Forward mode, torch's formula: (prod_backward(1, x, out) * t).sum()."""
+        return _prod_jvp(self, tangent, None, False)
+
 
 class ProdBackward1(Node):
     """out = product of x along dim:  d/dx_i = the product of the other elements (= out / x_i)"""
@@ -620,6 +625,31 @@ class ProdBackward1(Node):
         if x._data.shape[self.dim] == 1:
             return grad  # (torch's shortcut with zeros: each element is its own product)
         return grad * _product_of_others(x, self.dim)
+
+    def jvp(self, tangent):
+        """Forward mode, torch's formula: (prod_backward(1, x, out, dim) * t).sum(dim)."""
+        return _prod_jvp(self, tangent, self.dim, self.keepdim)
+
+
+def _prod_jvp(node, tangent, dim, keepdim):
+    """prod's tangent, torch's: the sum (over dim; None: all) of t times prod's gradient for
+    a gradient of ones, in the result's dtype: out / x without zeros in x, else the products
+    of the others (torch.func.jvp's wrapped tensors always take these), or zeros for more
+    than one zero in all of x with grad mode off."""
+    (x,), (out,) = node.primals, node.results
+    x = x.to(out.dtype)
+    if x._data.ndim == 0:
+        return out.new_ones(()) * tangent
+    zeros = np.count_nonzero(x._data == 0)
+    if not x.numel() or not (zeros or functorch_wraps()):
+        gradient = (out if dim is None or keepdim else out.unsqueeze(dim)) / x
+    elif dim is not None:
+        gradient = _product_of_others(x, dim)
+    elif zeros > 1 and not grad_mode.grad_enabled and not functorch_wraps():
+        gradient = zeros_like(x)
+    else:
+        gradient = _product_of_others(x.reshape(-1), 0).view_as(x)
+    return (gradient * tangent).sum() if dim is None else (gradient * tangent).sum(dim, keepdim)
 
 
 def _product_of_others(x, dim):

@@ -50,6 +50,17 @@ EXPRESSIONS = {
         (ALL, ALL),
     F + "group_norm(a[None], 1)": (HALF, ""), F + "group_norm(a.reshape(1, 6, 2), 3)": (HALF, ""),
     F + "group_norm(a.reshape(2, 2, 3), 2, b[0, :2], b[1, :2])": (HALF, ""),
+    # prod: torch's (prod_backward(1, x, out) * t).sum(); under torch.func.jvp always the
+    # products of the others (cumulative products), out / x under forward_ad without zeros
+    "a.prod()": (ALL, ALL), "a.prod(0)": (ALL, ALL), "a.prod(1, keepdim=True)": (ALL, ALL),
+    "a.t().prod()": (ALL, ALL), "(a * (a.abs() > 1)).prod()": (ALL, ALL),
+    "(a * (a.abs() > 2)).prod(0)": (ALL, "float32"), "a.prod(dtype=m.float64)": (ALL, ALL),
+    "a[0, 0].prod()": (ALL, ALL), "a[:0].prod(1)": (ALL, ALL),
+}
+# expression -> the dtypes compared bit for bit, first order under torch.autograd.forward_ad
+FORWARD_AD = {
+    "a.prod()": ALL, "a.prod(0)": ALL, "(a * (a.abs() > 1)).prod()": ALL,
+    "(a * (a.abs() > 2)).prod(0)": ALL, "a.prod(dtype=m.float64)": ALL, "a[:0].prod()": ALL,
 }
 # left alone: torch's second derivatives through layer_norm and batch_norm, which the engine
 # keeps right (test_nested_forward_parity); float16 cases still out of float16's tolerance
@@ -70,6 +81,11 @@ def _jvp(m, expression, values, tangents, outer):
 
     def f(a, b):
         return eval(expression, {"m": m, "a": a, "b": b})  # noqa: S307 - the test's own code
+    if outer == "forward_ad":  # torch.autograd.forward_ad: plain tensors, not functorch's
+        dual = m.autograd.forward_ad
+        with dual.dual_level():
+            out = f(dual.make_dual(a, ta), dual.make_dual(b, tb))
+            return dual.unpack_dual(out).tangent.numpy()
     if outer is None:
         return m.func.jvp(f, (a, b), (ta, tb))[1].numpy()
     oa, ob = (m.tensor(v) for v in outer)
@@ -90,16 +106,28 @@ def _jvp_or_error(m, expression, values, tangents, outer):
 def test_forward_derivatives_are_torchs_formulas(expression, dtype, order):
     if {(expression, order), (expression, dtype), (expression, dtype, order)} & LEFT_ALONE:
         pytest.skip("known: torch's second derivative, or out of float16's tolerance")
+    _compare(expression, dtype, order, EXPRESSIONS[expression][order == "second"])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("expression", list(FORWARD_AD))
+def test_forward_ad_tangents_are_torchs_formulas(expression, dtype):
+    """The same formulas under torch.autograd.forward_ad (make_dual), where torch's tensors
+    are plain ones (not functorch's wrappers): some take another branch."""
+    _compare(expression, dtype, "forward_ad", FORWARD_AD[expression])
+
+
+def _compare(expression, dtype, order, exact_dtypes):
     rng = np.random.default_rng(25)
-    exact = dtype in EXPRESSIONS[expression][order == "second"].split()
+    exact = dtype in exact_dtypes.split()
     for trial in range(6):
         values = [(rng.standard_normal((3, 4)) * 2).astype(dtype) for _ in range(2)]
         tangents = [rng.standard_normal((3, 4)).astype(dtype) for _ in range(2)]
         if trial == 0:  # tangents of zeros: the sign of a zero result is torch's too
             tangents[1][:] = 0
             tangents[0][0] = 0
-        outer = None if order == "first" else [rng.standard_normal((3, 4)).astype(dtype)
-                                               for _ in range(2)]
+        outer = None if order == "first" else order if order == "forward_ad" else [
+            rng.standard_normal((3, 4)).astype(dtype) for _ in range(2)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (torch.func's first call warns of jit)
             expected = _jvp_or_error(torch, expression, values, tangents, outer)
