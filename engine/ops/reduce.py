@@ -1479,12 +1479,12 @@ class SoftmaxBackward0(Node):
         return out * (tangent - _logsumexp_jvp(self.primals[0], tangent, self.dim))
 
 
-def _logsumexp_jvp(x, tangent, dim):
-    """torch's tangent of logsumexp(x, dim, keepdim=True): sum(e * t) / sum(e), with
+def _logsumexp_jvp(x, tangent, dim, keepdim=True):
+    """torch's tangent of logsumexp(x, dim, keepdim): sum(e * t) / sum(e), with
     e = exp(x - max(x)) (softmax's and log_softmax's forward formulas read it: computed op
     by op, as torch's, each float16 op rounds)."""
     exps = (x - x.amax(dim, keepdim=True)).exp() if x.numel() else x.exp()
-    return (exps * tangent).sum(dim, keepdim=True) / exps.sum(dim, keepdim=True)
+    return (exps * tangent).sum(dim, keepdim) / exps.sum(dim, keepdim)
 
 
 def _softmax_gradient(node, formula, grad, out, dim):
@@ -1761,6 +1761,11 @@ class LogsumexpBackward0(Node):
             for d in sorted(self.dim):
                 grad, result = grad.unsqueeze(d), result.unsqueeze(d)
         return grad * exp(x - result)
+
+    def jvp(self, tangent):
+        """Forward mode, torch's formula (logsumexp_jvp): sum(e * t) / sum(e) over dim, with
+        e = exp(x - max(x))."""
+        return _logsumexp_jvp(self.primals[0], tangent, self.dim, self.keepdim)
 
 
 _ACCUMULATE = {np.dtype(np.float16): np.dtype(np.float32),

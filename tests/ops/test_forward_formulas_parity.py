@@ -56,11 +56,15 @@ EXPRESSIONS = {
     "a.t().prod()": (ALL, ALL), "(a * (a.abs() > 1)).prod()": (ALL, ALL),
     "(a * (a.abs() > 2)).prod(0)": (ALL, "float32"), "a.prod(dtype=m.float64)": (ALL, ALL),
     "a[0, 0].prod()": (ALL, ALL), "a[:0].prod(1)": (ALL, ALL),
+    # logsumexp: torch's logsumexp_jvp, sum(exp(x - max) * t) / sum(exp(x - max)), op by op
+    "a.logsumexp(0)": (HALF, HALF), "a.logsumexp(1, keepdim=True)": (HALF, HALF),
+    "a.logsumexp((0, 1))": (HALF, HALF), "a[:0].logsumexp(0)": (ALL, ALL),
 }
 # expression -> the dtypes compared bit for bit, first order under torch.autograd.forward_ad
 FORWARD_AD = {
     "a.prod()": ALL, "a.prod(0)": ALL, "(a * (a.abs() > 1)).prod()": ALL,
     "(a * (a.abs() > 2)).prod(0)": ALL, "a.prod(dtype=m.float64)": ALL, "a[:0].prod()": ALL,
+    "a.logsumexp(0)": HALF, "a.logsumexp((0, 1))": HALF,
 }
 # left alone: torch's second derivatives through layer_norm and batch_norm, which the engine
 # keeps right (test_nested_forward_parity); float16 cases still out of float16's tolerance
