@@ -3,6 +3,7 @@
 import builtins
 import functools
 import math
+import types
 from collections import namedtuple
 
 import numpy as np
@@ -470,6 +471,13 @@ def mean(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):
                   dim=None if dim is None else dims, keepdim=keepdim, count=count)
 
 
+def _mean_dtype(node):
+    """The dtype mean was asked for, as far as it shows: the result's, where it is not the
+    input's (None: the tangent's own)."""
+    dtype = node.results[0].dtype
+    return None if dtype == node.primals[0].dtype else dtype
+
+
 class MeanBackward0(Node):
     """out = mean of all x:  d/dx = 1 / N for every element"""
 
@@ -478,6 +486,10 @@ class MeanBackward0(Node):
 
     def backward(self, grad):
         return grad.expand(self.self_sym_sizes) / self.self_sym_numel
+
+    def jvp(self, tangent):
+        """Forward mode, torch's (auto_linear): the mean of the tangent."""
+        return mean(tangent, dtype=_mean_dtype(self))
 
     def batched_backward(self, grad):
         return unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
@@ -496,6 +508,10 @@ class MeanBackward1(Node):
 
     def backward(self, grad):
         return unreduce(grad, self.self_sym_sizes, self.dim, self.keepdim) / self.count
+
+    def jvp(self, tangent):
+        """Forward mode, torch's (auto_linear): the mean of the tangent over dim."""
+        return mean(tangent, self.dim, self.keepdim, dtype=_mean_dtype(self))
 
     def batched_backward(self, grad):
         return unreduce(grad, grad.shape[:1] + tuple(self.self_sym_sizes),
@@ -1177,6 +1193,18 @@ class VarBackward0(Node):
         (x,) = self.saved_tensors
         return var_backward(self, grad, x)
 
+    def jvp(self, tangent):
+        """Forward mode, torch's formula: var_backward(t, x, keepdim=True) summed over dim."""
+        return _var_jvp(self, tangent)
+
+
+def _var_jvp(node, tangent):
+    """var's tangent as torch computes it: var_backward with the tangent as the gradient (of
+    x's shape: keepdim), summed over the dims (every one when none is given)."""
+    (x,) = node.primals
+    kept = types.SimpleNamespace(dim=node.dim, correction=node.correction, keepdim=True)
+    return var_backward(kept, tangent, x).sum(dims_tuple(node.dim, x._data.ndim), node.keepdim)
+
 
 def var_backward(node, grad, x):
     """torch's var_backward, whose corner cases show in the gradients.
@@ -1225,6 +1253,11 @@ class StdBackward0(Node):
         x, result = self.saved_tensors
         grad_var = where(result == 0, 0.0, grad / (result * 2))
         return var_backward(self, grad_var, x)
+
+    def jvp(self, tangent):
+        """Forward mode, torch's formula: var's tangent / (2 * out), 0 where out is 0."""
+        (out,) = self.results
+        return (_var_jvp(self, tangent) / (2.0 * out)).masked_fill(out == 0, 0)
 
 
 def check_norm_dtypes(input, name, dtype):

@@ -59,12 +59,24 @@ EXPRESSIONS = {
     # logsumexp: torch's logsumexp_jvp, sum(exp(x - max) * t) / sum(exp(x - max)), op by op
     "a.logsumexp(0)": (HALF, HALF), "a.logsumexp(1, keepdim=True)": (HALF, HALF),
     "a.logsumexp((0, 1))": (HALF, HALF), "a[:0].logsumexp(0)": (ALL, ALL),
+    # mean: auto_linear, the mean of the tangent
+    "a.mean()": (ALL, ALL), "a.mean(0)": (ALL, ALL), "a.mean((0, 1), keepdim=True)": (ALL, ALL),
+    "a.mean(1, dtype=m.float64)": (ALL, ALL), "a[:0].mean(1)": (ALL, ALL),
+    # var and std: var_backward(t, x, keepdim=True) summed over dim (std: / (2 * out), 0
+    # where out is 0); std's float64 values (its forward's) differ from torch's in the last bit
+    "a.var()": (ALL, ALL), "a.var(1)": (ALL, ALL), "a.var(0, keepdim=True)": (ALL, ALL),
+    "a.var(1, correction=5)": (ALL, ALL), "a.var(correction=12)": (ALL, ALL),
+    "a[0, 0].var()": (ALL, ALL), "a.std()": ("float16 float32", "float16 float32"),
+    "a.std(0)": ("float16 float32", "float16 float32"), "a.std(correction=12)": (ALL, ALL),
+    "a[:, :1].std(1, correction=0)": (ALL, ALL),
 }
 # expression -> the dtypes compared bit for bit, first order under torch.autograd.forward_ad
 FORWARD_AD = {
     "a.prod()": ALL, "a.prod(0)": ALL, "(a * (a.abs() > 1)).prod()": ALL,
     "(a * (a.abs() > 2)).prod(0)": ALL, "a.prod(dtype=m.float64)": ALL, "a[:0].prod()": ALL,
     "a.logsumexp(0)": HALF, "a.logsumexp((0, 1))": HALF,
+    "a.mean()": ALL, "a.mean(0)": ALL, "a.var(1)": ALL, "a.var(correction=12)": ALL,
+    "a.std(0)": "float16 float32",
 }
 # left alone: torch's second derivatives through layer_norm and batch_norm, which the engine
 # keeps right (test_nested_forward_parity); float16 cases still out of float16's tolerance
