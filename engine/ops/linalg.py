@@ -25,8 +25,8 @@ from .common import (broadcast_error, named_arguments, named_result, not_impleme
                      out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
                      require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
-from .arithmetic import kept_for, mul
-from .reduce import amax, amin, check_norm_dtypes, norm_backward, norm_over_dims
+from .arithmetic import _difference, kept_for, mul
+from .reduce import amax, amin, check_norm_dtypes, norm_backward, norm_jvp, norm_over_dims
 from .views import permute
 from .common import number_parameters
 
@@ -1207,6 +1207,13 @@ class DistBackward0(Node):
                                    "Tensor in C++) for argument #0 'self'")
             return None, None
         return sum_to(gradient, tuple(x.shape)), sum_to(-gradient, tuple(y.shape))
+
+    def jvp(self, tangent_self, tangent_other):
+        """Forward mode, torch's formula: norm_jvp(x - y, t_x - t_y, p, out) over every dim."""
+        (x, y), (out,) = self.primals, self.results
+        difference = x - y
+        return norm_jvp(difference, _difference(tangent_self, tangent_other, difference), out,
+                        self.p)
 
 
 

@@ -1370,6 +1370,46 @@ class LinalgVectorNormBackward0(Node):
         x, norm = self.saved_tensors
         return norm_backward(grad, x, norm, self.ord, self.dim, self.keepdim)
 
+    def jvp(self, tangent):
+        """Forward mode, torch's formula (norm_jvp)."""
+        (x,), (norm,) = self.primals, self.results
+        return norm_jvp(x, tangent, norm, self.ord, self.dim, self.keepdim)
+
+
+def norm_jvp(x, t, norm, p, dim=None, keepdim=False):
+    """torch's norm_jvp op by op: the sum over dim (None or (): every dim) of
+    p=1: sgn(x) t;  p=2: x t, / norm (0 where norm is 0);  p=inf: sgn(x) t shared by the
+    largest |x| (or nans);  p<1: |x|^(p-1) (0 at x=0) sgn(x) t, * norm^(1-p);
+    p<2: |x|^(p-1) sgn(x) t, / norm^(p-1);  else |x|^(p-2) x t, / norm^(p-1) (these two 0
+    where norm is 0);  p=0: zeros. (vector_norm's dtype shows only through norm's.)"""
+    dims = dims_tuple(dim or None, x._data.ndim)
+    if p == 0:
+        return zeros_like(norm)
+    if p == 1:
+        return (x.sgn() * t).sum(dims, keepdim)
+    if p == 2:  # (torch divides in place: x t's dtype, when vector_norm's dtype is wider)
+        total = (x * t).sum(dims, keepdim)
+        return total.div(norm).to(total.dtype).masked_fill(norm == 0, 0)
+    if p in (math.inf, -math.inf):
+        if not keepdim and x._data.ndim and dim:
+            for d in sorted(dim):
+                norm = norm.unsqueeze(d)
+        magnitude = x.abs()
+        hits = (magnitude == norm).logical_or(x.isnan().logical_and(norm.isnan())).type_as(norm)
+        count = count_nonzero(hits, dims if dim else None)
+        if x._data.ndim and dim:
+            for d in sorted(dim):
+                count = count.unsqueeze(d)
+        return (x.sgn() * t * hits / count).sum(dims, keepdim)
+    if p < 1:
+        powers = x.abs().pow(p - 1).masked_fill(x == 0, 0)
+        return (powers * (x.sgn() * t)).sum(dims, keepdim) * norm.pow(1 - p)
+    if p < 2:
+        total = (x.abs().pow(p - 1) * (x.sgn() * t)).sum(dims, keepdim)
+    else:
+        total = (x.abs().pow(p - 2) * (x * t)).sum(dims, keepdim)
+    return (total / norm.pow(p - 1)).masked_fill(norm == 0, 0)
+
 
 def norm_backward(grad, x, norm, p, dim=None, keepdim=False):
     """torch's norm_backward step by step (its in-place fills included): its higher
