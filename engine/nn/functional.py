@@ -212,6 +212,17 @@ class MseLossBackward0(Node):
         return (laid_out_row_major(scale * _difference(x, y) * grad) if needed[0] else None,
                 laid_out_row_major(scale * _difference(y, x) * grad) if needed[1] else None)
 
+    def jvp(self, tangent_input, tangent_target):
+        """Forward mode, torch's formula: the reduction of 2 (x - y) t_x + 2 (y - x) t_y
+        (mse_loss_backward of each tangent, unreduced: in the common dtype, given in the
+        first operand's; a missing tangent is zeros)."""
+        x, y = self.primals
+        terms = [(2 * _difference(u, v) * (t if t is not None else zeros_like(u))).to(u.dtype)
+                 for u, v, t in ((x, y, tangent_input), (y, x, tangent_target))]
+        total = terms[0] + terms[1]
+        return total.mean() if self.reduction == _MEAN else \
+            total.sum() if self.reduction == _SUM else total
+
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """loss = mean (or sum) of |input - target|"""

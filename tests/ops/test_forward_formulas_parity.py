@@ -82,6 +82,13 @@ EXPRESSIONS = {
     "m.dist(a, b, float('inf'))": (ALL, ALL), "m.dist(a, a)": (ALL, ALL),
     F + "pairwise_distance(a, b)": (ALL, ALL), F + "normalize(a)": (ALL, ALL),
     F + "normalize(a, 1, 0)": (ALL, ALL), F + "cosine_similarity(a, b)": (ALL, ALL),
+    # mse_loss: the reduction of mse_loss_backward(t_x, x, y) + mse_loss_backward(t_y, y, x)
+    # (each in its first operand's dtype); the second order is still derived (mse_loss_backward
+    # has no node of its own with torch's formula)
+    F + "mse_loss(a, b)": (ALL, ""), F + "mse_loss(a, b, reduction='sum')": (ALL, ""),
+    F + "mse_loss(a, b, reduction='none')": (ALL, ""), F + "mse_loss(a, b[0])": (ALL, ""),
+    F + "mse_loss(a, b.double())": (ALL, ""),
+    F + "mse_loss(a, m.zeros(3, 4, dtype=a.dtype), reduction='none')": (ALL, ALL),
 }
 # expression -> the dtypes compared bit for bit, first order under torch.autograd.forward_ad
 FORWARD_AD = {
@@ -92,10 +99,12 @@ FORWARD_AD = {
     "a.std(0)": "float16 float32",
     "a.norm(dim=1)": ALL, N + "(a, 0.5, dim=1)": ALL, N + "(a, float('inf'), dim=1)": ALL,
     N + "(a, dtype=m.float64)": HALF, "m.dist(a, b, 1)": ALL, F + "normalize(a)": ALL,
+    F + "mse_loss(a, b)": ALL, F + "mse_loss(a, b.double())": ALL,
 }
 # left alone: torch's second derivatives through layer_norm and batch_norm, which the engine
 # keeps right (test_nested_forward_parity); float16 cases still out of float16's tolerance
-# (batch_norm's statistics; group_norm's second derivative, derived from its backward)
+# (batch_norm's statistics; group_norm's and mse_loss's second derivatives, derived from
+# their backward)
 LEFT_ALONE = {(F + "layer_norm(a, (4,))", "second"), (F + "layer_norm(a, (3, 4))", "second"),
                     (F + "layer_norm(a, (4,), b[0], b[1])", "second"),
                     (F + "batch_norm(a, None, None, training=True)", "second"),
@@ -104,7 +113,8 @@ LEFT_ALONE = {(F + "layer_norm(a, (4,))", "second"), (F + "layer_norm(a, (3, 4))
                     (F + "batch_norm(a, None, None, b[0], b[1], training=True)", "float16"),
                     (F + "group_norm(a.reshape(2, 2, 3), 2, b[0, :2], b[1, :2])", "float16",
                      "second"),
-                    (F + "group_norm(a.reshape(1, 6, 2), 3)", "float16", "second")}
+                    (F + "group_norm(a.reshape(1, 6, 2), 3)", "float16", "second"),
+                    (F + "mse_loss(a, b, reduction='none')", "float16", "second")}
 
 
 def _jvp(m, expression, values, tangents, outer):
