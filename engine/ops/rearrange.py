@@ -8,11 +8,12 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, float32_math, rounding
+from ..fidelity import calls, float32_math, messages, rounding
 from ..fidelity.dtypes import int64, promote_types, scalar_type_name
 from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
 from ..core.backward import sum_to
+from ..core.forward import has_tangent, state as dual
 from ..core.grad_mode import no_grad
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
@@ -432,18 +433,22 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    rows1, rows2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    mode = _CDIST_MODES[compute_mode]
+    through_mm = p == 2 and (mode == 1 or (mode == 0 and (rows1 > 25 or rows2 > 25)))
+    if dual.active and (has_tangent(x1) or has_tangent(x2)):  # (torch has no forward formula
+        # for either kernel: its check comes before the kernel's own)
+        raise NotImplementedError(messages.no_forward_ad(
+            EuclideanDistBackward0 if through_mm else CdistBackward0))
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if x1.dtype != x2.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name[x1.dtype]} but found "
                            f"{scalar_type_name[x2.dtype]}")
     batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
-    rows1, rows2, columns = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     product = math.prod(batch)
     output_shape = batch + (rows1, rows2)
-    mode = _CDIST_MODES[compute_mode]
-    if rows1 and rows2 and product and columns and p == 2 and (
-            mode == 1 or (mode == 0 and (rows1 > 25 or rows2 > 25))):
+    if rows1 and rows2 and product and columns and through_mm:
         if product == 1:
             return _euclidean_dist(x1, x2).view(output_shape)
         left = x1.expand(batch + (rows1, columns)).contiguous().view(product, rows1, columns)
@@ -501,6 +506,8 @@ class CdistBackward0(Node):
 
     _saved_names = ("x1", "x2", "result")
     p: float
+    jvp = None  # (forward mode: torch has no formula, messages.no_forward_ad)
+    forward_name = "_cdist_forward"
 
     def backward(self, grad):
         # (from ordinary ops, so that it differentiates again as torch's does)
@@ -571,6 +578,9 @@ def _euclidean_dist(x1, x2):
 
 class EuclideanDistBackward0(Node):
     """out = |x1_i - x2_j|:  torch's _euclidean_dist_backward (ratio = grad / out, 0 at 0)"""
+
+    jvp = None  # (forward mode: torch has no formula, messages.no_forward_ad)
+    forward_name = "_euclidean_dist"
 
     _saved_names = ("x1", "x2", "result")
 
