@@ -25,10 +25,35 @@ from .common import (broadcast_error, named_arguments, named_result, not_impleme
                      out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
                      require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
-from .arithmetic import _difference, kept_for, mul
+from .arithmetic import _difference, _scaled, _total, kept_for, mul
 from .reduce import amax, amin, check_norm_dtypes, norm_backward, norm_jvp, norm_over_dims
 from .views import permute
 from .common import number_parameters
+
+
+def _zero_if_missing(tangent, primal):
+    """torch's tangent of zeros for an operand without one: its matrix products compute with
+    it (0 times a nan is nan), where its mul and add skip it."""
+    return primal.new_zeros(primal.shape) if tangent is None else tangent
+
+
+def _product_jvp(product, a, b, tangent_a, tangent_b):
+    """torch's tangent of a product: product(t_a, b) + product(a, t_b)."""
+    return product(_zero_if_missing(tangent_a, a), b) + product(a, _zero_if_missing(tangent_b,
+                                                                                    b))
+
+
+def _affine_product_jvp(node, product, tangents, summed=False):
+    """torch's tangent of beta * x + alpha * product(a, b) (addmm, addmv, baddbmm; addbmm's
+    products ``summed`` over the batch): beta t_x + alpha product(t_a, b) + alpha
+    product(a, t_b), a factor of 1 multiplying nothing."""
+    (_, a, b), (tangent_x, tangent_a, tangent_b) = node.primals, tangents
+    terms = [product(_zero_if_missing(tangent_a, a), b), product(a, _zero_if_missing(tangent_b,
+                                                                                      b))]
+    if summed:
+        terms = [term.sum(0) for term in terms]
+    first, second = (_scaled(term, node.alpha) for term in terms)
+    return _total(_scaled(tangent_x, node.beta), first, node.results[0]) + second
 
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
            "vdot"]
@@ -401,6 +426,10 @@ class AddmmBackward0(Node):
     mat2_sym_sizes: tuple
     mat2_sym_strides: tuple
 
+    def jvp(self, *tangents):
+        """Forward mode, torch's formula: beta t_x + alpha t_A @ B + alpha A @ t_B."""
+        return _affine_product_jvp(self, mm, tangents)
+
     def backward(self, grad, batched=False):
         a, b = self.saved_tensors
 
@@ -444,6 +473,10 @@ class MmBackward0(Node):
     mat2_sym_sizes: tuple
     mat2_sym_strides: tuple
 
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, torch's formula: t_a @ B + A @ t_b."""
+        return _product_jvp(mm, *self.primals, tangent_a, tangent_b)
+
     def backward(self, grad):
         a, b = self.saved_tensors
         return (None if b is None else _mat1_grad(grad, b, self.self_sym_sizes,
@@ -479,6 +512,10 @@ class MvBackward0(Node):
     """out = A @ v:  d/dA = outer(grad, v),  d/dv = A^T @ grad"""
 
     _saved_names = ("self", "vec")
+
+    def jvp(self, tangent_a, tangent_v):
+        """Forward mode, torch's formula: t_A @ v + A @ t_v."""
+        return _product_jvp(mv, *self.primals, tangent_a, tangent_v)
 
     def backward(self, grad):
         a, v = self.saved_tensors  # each kept only if the other needs a gradient
@@ -518,6 +555,10 @@ class DotBackward0(Node):
     """out = sum(a * b):  d/da = grad * b,  d/db = grad * a"""
 
     _saved_names = ("self", "tensor")
+
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, torch's formula: dot(t_a, b) + dot(a, t_b)."""
+        return _product_jvp(dot.without_out, *self.primals, tangent_a, tangent_b)
 
     def backward(self, grad):
         a, b = self.saved_tensors  # each kept only if the other needs a gradient
@@ -592,6 +633,10 @@ class BmmBackward0(Node):
     """out[i] = A[i] @ B[i]:  d/dA = grad @ B^T,  d/dB = A^T @ grad, batch by batch"""
 
     _saved_names = ("self", "mat2")
+
+    def jvp(self, tangent_a, tangent_b):
+        """Forward mode, torch's formula: t_A @ B + A @ t_B, batch by batch."""
+        return _product_jvp(bmm, *self.primals, tangent_a, tangent_b)
 
     def backward(self, grad):
         a, b = self.saved_tensors  # each kept only if the other needs a gradient
@@ -1311,6 +1356,10 @@ class AddmvBackward0(Node):
     alpha: float
     beta: float
 
+    def jvp(self, *tangents):
+        """Forward mode, torch's formula: beta t_x + alpha t_A @ v + alpha A @ t_v."""
+        return _affine_product_jvp(self, mv, tangents)
+
     def backward(self, grad):
         mat, vec = self.saved_tensors
         return (_times(grad, self.beta),
@@ -1429,6 +1478,11 @@ class AddbmmBackward0(Node):
     batch1_sym_argsize_0: int
     beta: float
 
+    def jvp(self, *tangents):
+        """Forward mode, torch's formula: beta t_x + alpha sum_b t_A[b] @ B[b] + alpha
+        sum_b A[b] @ t_B[b]."""
+        return _affine_product_jvp(self, bmm, tangents, summed=True)
+
     def backward(self, grad):
         batch1, batch2 = self.saved_tensors
         spread = grad.unsqueeze(0).expand(self.batch1_sym_argsize_0, *grad.shape)
@@ -1476,6 +1530,10 @@ class BaddbmmBackward0(Node):
     _saved_names = ("batch1", "batch2")
     alpha: float
     beta: float
+
+    def jvp(self, *tangents):
+        """Forward mode, torch's formula: beta t_x + alpha t_A @ B + alpha A @ t_B."""
+        return _affine_product_jvp(self, bmm, tangents)
 
     def backward(self, grad):
         batch1, batch2 = self.saved_tensors

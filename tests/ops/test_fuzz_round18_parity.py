@@ -438,3 +438,53 @@ def test_torch_functions_read_their_input_as_torch(call):
     the method's; torch.reshape(x, x.shape) had refused torch.Size)."""
     parity.assert_same_snippet("import numpy as np\nx = m.ones(6)\na = np.ones((2, 3))\n"
                                f"r = error(lambda: {call})\nr = r if r is not None else {call}")
+
+
+PRODUCT_EXPRESSIONS = [
+    "a @ b.t()", "m.mm(a, b.t())", "a[0] @ b.t()", "m.mv(a, b[0])", "m.dot(a[0], b[0])",
+    "m.bmm(a[None], b.t()[None])", "m.addmm(c, a, b.t())",
+    "m.addmm(c, a, b.t(), beta=0.5, alpha=2)", "m.addmv(c[0], a, b[0])",
+    "m.baddbmm(c[None], a[None], b.t()[None], alpha=0.3)",
+    "m.addbmm(c, a[None].expand(2, 2, 3), b.t()[None].expand(2, 3, 2))",
+    "m.matmul(a[None], b.t())", "a @ b[0]", "m.ones(2, 2, dtype=a.dtype) @ a",
+    "a.t() @ m.ones(2, dtype=a.dtype)", "m.func.grad(lambda a: (a @ a.t()).sum())(a)",
+    "m.vdot(a[0], b[0])", "m.inner(a, b)", "m.einsum('ij,kj->ik', a, b)",
+    "m.nn.functional.linear(a, m.ones(4, 3, dtype=a.dtype))",
+]
+
+
+def _product_tangent(m, expression, values, tangents, nested):
+    a, b, c = (m.tensor(v) for v in values)
+    ta, tb = (m.tensor(v) for v in tangents)
+
+    def f(a, b):
+        return eval(expression, {"m": m, "a": a, "b": b, "c": c})  # noqa: S307 - the test's
+    if not nested:
+        return m.func.jvp(f, (a, b), (ta, tb))[1].numpy()
+    return m.func.jvp(lambda a, b: m.func.jvp(f, (a, b), (ta, tb))[1], (a, b),
+                      (tb, ta))[1].numpy()
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # (torch.func's first call: jit)
+@pytest.mark.parametrize("nested", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("expression", PRODUCT_EXPRESSIONS)
+def test_matrix_products_forward_derivatives_compute_with_zero_tangents(expression, dtype,
+                                                                      nested):
+    """fuzz 4129243: hessian(lambda a: (a @ a.t()).sum()) of an `a` with nans: torch's
+    tangents of matrix products are t_A @ B + A @ t_B, a missing tangent a tensor of zeros
+    (0 times a nan is nan); the engine's, derived from the backward, skipped the term."""
+    rng = np.random.default_rng(4129243)
+    for trial in range(6):
+        values = [(rng.standard_normal((2, 3)) * 2).astype(dtype),
+                  rng.standard_normal((2, 3)).astype(dtype),
+                  rng.standard_normal((2, 2)).astype(dtype)]
+        if trial % 2:
+            values[0][1, 0] = np.nan
+        tangents = [rng.standard_normal((2, 3)).astype(dtype) for _ in range(2)]
+        if trial % 3 == 0:
+            tangents[0][:] = 0
+        expected = _product_tangent(torch, expression, values, tangents, nested)
+        got = _product_tangent(engine, expression, values, tangents, nested)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
