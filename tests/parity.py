@@ -466,3 +466,28 @@ def assert_same_snippet(code, dtype=None, warnings_too=False):
         scope, warned = run_snippet(code, m, **names)
         results.append((snippet_facts(scope["r"]), warned if warnings_too else None))
     assert results[1] == results[0]
+
+
+# ====================================================================== forward-mode tangents
+def forward_tangent(m, expression, values, tangents, outer=None):
+    """The tangent of ``expression`` (of ``a`` and ``b``, with ``m`` the library) at the
+    arrays ``values`` along ``tangents``, by ``m.func.jvp``; ``outer``: the tangents of a
+    second, outer jvp (a second derivative), or "forward_ad" for torch.autograd.forward_ad's
+    make_dual (plain tensors, not functorch's wrappers). An exception raised is returned."""
+    try:
+        a, b, ta, tb = (m.tensor(v) for v in (*values, *tangents))
+
+        def f(a, b):
+            return eval(expression, {"m": m, "a": a, "b": b})  # noqa: S307 - the tests' own
+        if outer == "forward_ad":
+            dual = m.autograd.forward_ad
+            with dual.dual_level():
+                out = f(dual.make_dual(a, ta), dual.make_dual(b, tb))
+                return dual.unpack_dual(out).tangent.numpy()
+        if outer is None:
+            return m.func.jvp(f, (a, b), (ta, tb))[1].numpy()
+        oa, ob = (m.tensor(v) for v in outer)
+        return m.func.jvp(lambda a, b: m.func.jvp(f, (a, b), (ta, tb))[1], (a, b),
+                          (oa, ob))[1].numpy()
+    except Exception as error:  # noqa: BLE001 - compared with torch's
+        return error

@@ -117,30 +117,6 @@ LEFT_ALONE = {(F + "layer_norm(a, (4,))", "second"), (F + "layer_norm(a, (3, 4))
                     (F + "mse_loss(a, b, reduction='none')", "float16", "second")}
 
 
-def _jvp(m, expression, values, tangents, outer):
-    a, b, ta, tb = (m.tensor(v) for v in (*values, *tangents))
-
-    def f(a, b):
-        return eval(expression, {"m": m, "a": a, "b": b})  # noqa: S307 - the test's own code
-    if outer == "forward_ad":  # torch.autograd.forward_ad: plain tensors, not functorch's
-        dual = m.autograd.forward_ad
-        with dual.dual_level():
-            out = f(dual.make_dual(a, ta), dual.make_dual(b, tb))
-            return dual.unpack_dual(out).tangent.numpy()
-    if outer is None:
-        return m.func.jvp(f, (a, b), (ta, tb))[1].numpy()
-    oa, ob = (m.tensor(v) for v in outer)
-    return m.func.jvp(lambda a, b: m.func.jvp(f, (a, b), (ta, tb))[1], (a, b),
-                      (oa, ob))[1].numpy()
-
-
-def _jvp_or_error(m, expression, values, tangents, outer):
-    try:
-        return _jvp(m, expression, values, tangents, outer)
-    except Exception as error:  # noqa: BLE001 - compared with torch's
-        return error
-
-
 @pytest.mark.parametrize("order", ["first", "second"])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("expression", list(EXPRESSIONS))
@@ -171,8 +147,8 @@ def _compare(expression, dtype, order, exact_dtypes):
             rng.standard_normal((3, 4)).astype(dtype) for _ in range(2)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (torch.func's first call warns of jit)
-            expected = _jvp_or_error(torch, expression, values, tangents, outer)
-            got = _jvp_or_error(engine, expression, values, tangents, outer)
+            expected = parity.forward_tangent(torch, expression, values, tangents, outer)
+            got = parity.forward_tangent(engine, expression, values, tangents, outer)
         if isinstance(expected, Exception):
             assert (type(got).__name__, str(got)) == (type(expected).__name__, str(expected))
             continue

@@ -155,25 +155,6 @@ FORWARD_EXPRESSIONS = [
 _EXACT_ALWAYS = ("/", "div")
 
 
-def _jvp(m, expression, values, tangents, outer):
-    a, b, ta, tb = (m.tensor(v) for v in (*values, *tangents))
-
-    def f(a, b):
-        return eval(expression, {"m": m, "a": a, "b": b})  # noqa: S307 - the test's own code
-    if outer is None:
-        return m.func.jvp(f, (a, b), (ta, tb))[1].numpy()
-    oa, ob = (m.tensor(v) for v in outer)
-    return m.func.jvp(lambda a, b: m.func.jvp(f, (a, b), (ta, tb))[1], (a, b),
-                      (oa, ob))[1].numpy()
-
-
-def _jvp_or_error(m, expression, values, tangents, outer):
-    try:
-        return _jvp(m, expression, values, tangents, outer)
-    except Exception as error:  # noqa: BLE001 - compared with torch's
-        return error
-
-
 @pytest.mark.parametrize("order", ["first", "second"])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("expression", FORWARD_EXPRESSIONS)
@@ -191,8 +172,8 @@ def test_forward_derivatives_follow_torchs_formulas(expression, dtype, order):
                                                for _ in range(2)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (torch.func's first call warns of jit)
-            expected = _jvp_or_error(torch, expression, values, tangents, outer)
-            got = _jvp_or_error(engine, expression, values, tangents, outer)
+            expected = parity.forward_tangent(torch, expression, values, tangents, outer)
+            got = parity.forward_tangent(engine, expression, values, tangents, outer)
         if isinstance(expected, Exception):
             assert (type(got).__name__, str(got)) == (type(expected).__name__, str(expected))
             continue
