@@ -5,8 +5,9 @@ Fidelity machinery, not part of the engine's story: a reader can skip this modul
 A Python function with defaults takes ``x.sum(keepdim=True)`` or ``x.std(unbiased=False,
 correction=0)``; torch's parser matches the call against a list of overloads and refuses it
 when none takes it. ``overloads(...)`` wraps an engine function with torch's list (written as
-torch prints it for ``torch.op(...)``, with two marks of its own: ``?`` after a type that takes
-None, ``[1]`` after ``tuple of ints`` that takes a single int) and raises torch's TypeError
+torch prints it for ``torch.op(...)``, with marks of its own: ``?`` after a type that takes
+None, ``[1]`` after ``tuple of ints`` that takes a single int, ``SymInt`` for an int that
+takes an integer tensor of one element, printed ``int``) and raises torch's TypeError
 for a call no overload takes; a call one takes goes to the function unchanged.
 
 (``ops.common.overloads`` is the decorator that checks an engine function's calls against
@@ -34,7 +35,7 @@ _PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool, builtins.complex)
 
 
 class _Parameter:
-    __slots__ = ("name", "kind", "nullable", "optional", "single_int", "keyword_only",
+    __slots__ = ("name", "kind", "nullable", "optional", "single_int", "symint", "keyword_only",
                  "printed", "hidden")
 
     def __init__(self, text, keyword_only):
@@ -43,7 +44,8 @@ class _Parameter:
         self.nullable = kind.endswith("?") or default == "None"
         kind = kind.rstrip("?")
         self.single_int = kind.endswith("[1]")
-        self.kind = kind.replace("[1]", "")
+        self.symint = kind == "SymInt"  # (torch prints and names it "int")
+        self.kind = "int" if self.symint else kind.replace("[1]", "")
         self.optional = default is not None
         self.keyword_only = keyword_only
         self.hidden = False
@@ -163,14 +165,21 @@ def _all_ints(values):
 def _int_list(values):
     """Whether torch takes ``values`` for a tuple of ints: it looks at the first one only
     (the others are checked as the chosen overload unpacks them: _unpack_ints)."""
-    return not values or _is_int(values[0])
+    return not values or _is_int_element(values[0])
+
+
+def _is_int_element(value):
+    """An int where torch's parser reads a tuple of ints: what an int parameter takes, and an
+    integer tensor of one element (of any shape)."""
+    data = getattr(value, "_data", None)
+    return _is_int(value) or (data is not None and data.size == 1 and data.dtype.kind in "iu")
 
 
 def int_list_checked(name, param_name, value, where):
     """torch's parser's errors for a tuple of ints whose elements are not all integers:
     ``where`` is " (position n)", or "" when the argument came by keyword."""
     if isinstance(value, (builtins.tuple, builtins.list)):
-        if value and not _is_int(value[0]):
+        if value and not _is_int_element(value[0]):
             if not where:  # (by keyword torch names the sequence's own type)
                 raise TypeError(f"{name}(): argument '{param_name}' must be tuple of ints, not "
                                 f"{type_name(value)}")
@@ -213,14 +222,14 @@ NUMBERS_AS_TENSORS = frozenset(
 
 def _fits(value, p):
     kind = p.kind
-    if kind == "int":
-        return _is_int(value)
+    if kind == "int":  # (a SymInt: an integer tensor of one element too, whatever its shape)
+        return _is_int(value) or p.symint and _is_int_element(value)
     if kind == "bool":
         return value.__class__ is builtins.bool  # (numpy 2.x's np.bool is refused)
     if kind == "tuple of ints":
         if isinstance(value, (builtins.tuple, builtins.list)):
             return _int_list(value)
-        return p.single_int and _is_int(value)
+        return p.single_int and _is_int_element(value)
     if kind == "Tensor":
         return hasattr(value, "_data")
     if kind == "tuple of Tensors":

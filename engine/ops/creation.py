@@ -145,9 +145,10 @@ def _unpacked(size, name):
 
 
 def _is_size(n):
-    """Python and numpy integers (and 0-d integer tensors) count as sizes; floats and bools not."""
+    """Python and numpy integers (and integer tensors of one element) count as sizes; floats
+    and bools not."""
     if isinstance(n, Tensor):
-        return n._data.ndim == 0 and n._data.dtype.kind in "iu"
+        return n._data.size == 1 and n._data.dtype.kind in "iu"
     return isinstance(n, (builtins.int, np.integer)) and not isinstance(n, builtins.bool)
 
 

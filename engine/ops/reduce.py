@@ -2089,15 +2089,15 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
-@overloads("(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, "
-           "tuple of Tensors out = None)")
+@overloads("(Tensor input, SymInt k, int dim = -1, bool largest = True, bool sorted = True, "
+           "*, tuple of Tensors out = None)")
 @takes_pair_out
 @numpy_names
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """(values, indices) of the k largest (or smallest) elements along dim"""
     ndim = input._data.ndim
-    if isinstance(k, np.integer):
-        k = builtins.int(k)
+    if isinstance(k, (np.integer, Tensor)):  # (k is a SymInt to torch's parser: an integer
+        k = builtins.int(k)  # tensor of one element passes it)
     if k.__class__ is not builtins.int:  # (k is an int argument, not an index: no bool)
         raise argument_error(k, "int") if isinstance(k, builtins.bool) else \
             TypeError(f"topk(): argument 'k' (position {calls.position(2)}) must be int, not "

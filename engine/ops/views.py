@@ -1031,8 +1031,8 @@ def split_with_sizes(input, split_sizes, dim=0):
 def split(tensor, split_size_or_sections, dim=0):
     """Pieces of ``split_size`` along dim (the last may be smaller), or of the given sizes."""
     sizes = split_size_or_sections
-    if isinstance(sizes, Tensor) and sizes._data.ndim == 0 and sizes._data.dtype.kind in "iu":
-        sizes = split_size_or_sections = int(sizes)  # (a 0-d integer tensor: one size)
+    if isinstance(sizes, Tensor) and sizes._data.size == 1:
+        sizes = split_size_or_sections = int(sizes)  # (torch's Python: int() of a tensor)
     if isinstance(sizes, builtins.bool):  # (an int to Python, not to torch's parser)
         raise signatures.refuse("split", _SPLIT_OVERLOADS, False, (tensor, sizes, dim), {},
                                 notes=True, as_called=True)  # (torch's split: by position)

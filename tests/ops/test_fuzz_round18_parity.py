@@ -469,3 +469,34 @@ def test_matrix_products_forward_derivatives_compute_with_zero_tangents(expressi
         got = _product_tangent(engine, expression, values, tangents, nested)
         np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+ONE_ELEMENT_CALLS = [
+    "m.zeros(f, 2)", "m.zeros(t2, 2)", "m.zeros(oo, 2).shape", "m.zeros(u, 2).shape",
+    "m.zeros((oo,)).shape", "m.zeros(o).shape", "m.zeros(oo).shape", "m.zeros(2, o).shape",
+    "m.zeros((2, o)).shape", "m.zeros(o, 2).shape", "m.ones((o,))", "x.new_zeros((o, 2)).shape",
+    "m.full((o, 2), 1).shape", "m.randn(o, 2).shape", "m.randint(5, (o,)).shape",
+    "x.view(o, 6)", "x.view(-1, o)", "x.permute(o, 0).shape", "x.permute(0, o).shape",
+    "x.sum(o).shape", "x.sum((o,)).shape", "x.sum((0, o)).shape", "x.amax((0, o)).shape",
+    "x.transpose(o, 0).shape", "x.unsqueeze(o).shape", "x.narrow(0, o, 1).shape",
+    "x.repeat(o, 1).shape", "x.flip(o).shape", "x.flip(0, o).shape", "x.expand(o, 2, 3).shape",
+    "x[o].shape", "x.movedim(o, 0).shape", "x.roll(o, 0).shape", "x.roll(1, (0, o)).shape",
+    "x.tile((1, o)).shape", "x.reshape(2, o, -1).shape", "m.arange(o)",
+    "m.nn.functional.pad(x, (o, 1)).shape",
+    "x.topk(o)", "x.topk(oo)", "x.topk(f)", "x.topk(z)", "x.topk(t2)", "x.topk(k=o)",
+    "m.topk(x, o, 0)", "x.split(o)", "x.split(oo)", "x.split(b)", "x.split(f)", "x.split(t2)",
+    "x.split(fz)", "m.split(x, o, 1)", "x.split(z)",
+]
+
+
+@pytest.mark.parametrize("call", ONE_ELEMENT_CALLS)
+def test_integer_tensors_of_one_element_as_torchs_parser_reads_them(call):
+    """An integer tensor of one element, whatever its shape, is an int where torch's parser
+    reads a list of ints (its first element decides: zeros(tensor([1]), 2)), a single size
+    (x.sum(tensor([1]))) or a SymInt (topk's k); torch's Python split takes int() of any
+    tensor of one element."""
+    parity.assert_same_snippet(
+        "x = m.arange(6.).reshape(2, 3)\no = m.tensor([1])\noo = m.tensor([[1]])\n"
+        "b = m.tensor([True])\nf = m.tensor([1.5])\nt2 = m.tensor([1, 1])\nz = m.tensor(1)\n"
+        "u = m.tensor([1], dtype=m.uint8)\nfz = m.tensor(1.0, requires_grad=True)\n"
+        f"r = error(lambda: {call})\nr = r if r is not None else {call}")
