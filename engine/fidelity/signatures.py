@@ -175,9 +175,11 @@ def _is_int_element(value):
     return _is_int(value) or (data is not None and data.size == 1 and data.dtype.kind in "iu")
 
 
-def int_list_checked(name, param_name, value, where):
+def int_list_checked(name, param_name, value, where, unpack=True):
     """torch's parser's errors for a tuple of ints whose elements are not all integers:
-    ``where`` is " (position n)", or "" when the argument came by keyword."""
+    ``where`` is " (position n)", or "" when the argument came by keyword. The first element
+    decides whether the argument fits; the others are read (``unpack``) once every argument
+    has been checked (torch.norm's keepdim=[True] is refused before its dim=(1, 'a'))."""
     if isinstance(value, (builtins.tuple, builtins.list)):
         if value and not _is_int_element(value[0]):
             if not where:  # (by keyword torch names the sequence's own type)
@@ -185,7 +187,8 @@ def int_list_checked(name, param_name, value, where):
                                 f"{type_name(value)}")
             raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, "
                             f"but found element of type {type_name(value[0])} at pos 0")
-        _unpack_ints(name, param_name, value)
+        if unpack:
+            _unpack_ints(name, param_name, value)
 
 
 def _unpack_ints(name, param_name, values):

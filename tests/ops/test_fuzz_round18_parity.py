@@ -500,3 +500,20 @@ def test_integer_tensors_of_one_element_as_torchs_parser_reads_them(call):
         "b = m.tensor([True])\nf = m.tensor([1.5])\nt2 = m.tensor([1, 1])\nz = m.tensor(1)\n"
         "u = m.tensor([1], dtype=m.uint8)\nfz = m.tensor(1.0, requires_grad=True)\n"
         f"r = error(lambda: {call})\nr = r if r is not None else {call}")
+
+
+NORM_ORDER_CALLS = [
+    "m.norm(x, 1, dim=(1, 'a'), keepdim=[True, 1])", "m.norm(x, 1, (1, 'a'), 1)",
+    "m.norm(x, 2, (0, 'a'))", "x.norm(2, (0, 1.5), 2)", "m.norm(x, 'fro', (0, 'a'), 1)",
+    "m.norm(x, 'nuc', (0, 1), 1)", "m.norm(x, 2, ('a', 0), 1)",
+    "m.linalg.vector_norm(x, 2, (0, 'a'), 1)",
+    "m.norm(x, 2, (0, 'a'), True, out=m.zeros(2))", "m.norm(x, 2, (0, 1), 1, out=m.zeros(2))",
+]
+
+
+@pytest.mark.parametrize("call", NORM_ORDER_CALLS)
+def test_torch_norm_checks_every_argument_before_reading_its_dims(call):
+    """fuzz 5517605 (signatures family): torch's parser checks keepdim's type before it reads
+    the dims after the first (dim=(1, 'a'), keepdim=[True])."""
+    parity.assert_same_snippet("x = m.ones(2, 3)\n"
+                               f"r = error(lambda: {call})\nr = r if r is not None else {call}")
