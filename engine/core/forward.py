@@ -39,18 +39,6 @@ class DualState:
 state = DualState()
 
 
-# the sets of leaves made inside each running torch.func.jvp call, outermost first (kept by
-# engine/func/transforms.py; some of torch's formulas take another order of operations under
-# it, where its tensors are functorch's wrappers)
-JVP_CALLS = []
-
-
-def functorch_wraps():
-    """Whether torch's tensors would be functorch's wrappers here (inside torch.func.jvp):
-    some of torch's formulas then take another order (its TensorSubclassLike path)."""
-    return bool(JVP_CALLS)
-
-
 def enter_level(nested=False):
     """Open a level (``dual_level``'s; ``nested``: one more inside, ``torch.func.jvp``'s)."""
     if state.levels and not nested:

@@ -20,10 +20,51 @@ tangent at the outer level (a second derivative) as any other result does.
 import contextlib
 import warnings
 
+import numpy as np
+
 from ..fidelity import messages
+from ..fidelity.dtypes import result_type
 from .grad_mode import enable_grad, mode
 
 ANY_EDGE = object()  # the formula node's next_functions: "every input wants its gradient"
+
+# the sets of leaves made inside each running torch.func.jvp call, outermost first (kept by
+# engine/func/transforms.py; some of torch's formulas take another order of operations under
+# it, where its tensors are functorch's wrappers)
+JVP_CALLS = []
+
+
+def functorch_wraps():
+    """Whether torch's tensors would be functorch's wrappers here (inside torch.func.jvp):
+    some of torch's formulas then take another order (its TensorSubclassLike path)."""
+    return bool(JVP_CALLS)
+
+
+# ---------------------------------------------------------------- torch's zero tangents
+# In torch's forward formulas a missing tangent is a zero tensor, which add, sub and mul
+# skip (0 - b is -b, keeping the sign of a zero); ``zero`` is a tensor of the dtype and
+# shape torch's zero tensor has (the result's): b comes out promoted and broadcast to them.
+def tangent_sum(a, b, zero=None):
+    """a + b, where None is a tangent of zeros."""
+    return _zero_plus(b, zero) if a is None else a if b is None else a + b
+
+
+def tangent_difference(a, b, zero=None):
+    """a - b, where None is a tangent of zeros."""
+    return -_zero_plus(b, zero) if a is None else a if b is None else a - b
+
+
+def scaled_tangent(tangent, value):
+    """torch's maybe_multiply: tangent * value, the tangent itself when value is 1 (None, a
+    tangent of zeros, stays None)."""
+    return tangent if tangent is None or value == 1 else tangent * value
+
+
+def _zero_plus(b, zero):
+    if b is None or zero is None or not hasattr(zero, "_data"):
+        return b
+    shape = np.broadcast_shapes(zero._data.shape, b._data.shape)
+    return (b if shape == b._data.shape else b.expand(shape)).to(result_type(zero, b))
 
 
 def derive(node_class, rule, inputs, tangents, saved, saved_output, outputs, values,

@@ -28,7 +28,7 @@ Under ``vmap``, a transform differentiates the physical (batched) tensors: see
 import functools
 
 from ..autograd import forward_ad
-from ..core import forward
+from ..core import forward, tangents
 from ..core.backward import grad as autograd_grad
 from ..core.grad_mode import enable_grad, is_grad_enabled
 from ..core.node import AccumulateGrad, Node, record
@@ -516,7 +516,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         JVP_CALLS.pop()
 
 
-JVP_CALLS = forward.JVP_CALLS  # the sets of leaves made inside each running jvp
+JVP_CALLS = tangents.JVP_CALLS  # the sets of leaves made inside each running jvp
 
 
 class JvpLevel:

@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from ..core.forward import functorch_wraps, has_tangent
+from ..core.forward import has_tangent
+from ..core.tangents import functorch_wraps
 from ..core.node import Node, record
 from ..core.tangents import transposed
 from ..core.tensor import wrap

@@ -13,6 +13,7 @@ from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..core.forward import has_tangent, state as dual
+from ..core.tangents import scaled_tangent, tangent_difference, tangent_sum
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
@@ -444,36 +445,9 @@ class DivBackward2(Node):
         (out,), (input, other) = self.results, self.primals
         if self.rounding_mode is not None:
             return out.new_zeros(out.shape)
-        return _difference(None if tangent_input is None else tangent_input / other,
+        return tangent_difference(None if tangent_input is None else tangent_input / other,
                            None if tangent_other is None else
                            tangent_other * (input / other) / other)
-
-
-def _difference(a, b, zero=None):
-    """a - b where None is a tangent of zeros (torch's zero tensor: 0 - b is -b, keeping
-    the sign of a zero; see _total for ``zero``)."""
-    return -_zero_plus(b, zero) if a is None else a if b is None else a - b
-
-
-def _total(a, b, zero=None):
-    """a + b where None is a tangent of zeros (torch's zero tensor: 0 + b is b, -0.0 kept).
-    ``zero``: a tensor of the dtype and shape of torch's zero tensor (a missing tangent's
-    primal, or the result): b comes out promoted and broadcast to them, as from torch's."""
-    return _zero_plus(b, zero) if a is None else a if b is None else a + b
-
-
-def _zero_plus(b, zero):
-    """b, as torch's zero tensor like ``zero`` plus b gives it (None: b as it is)."""
-    if b is None or zero is None or not isinstance(zero, Tensor):
-        return b
-    shape = np.broadcast_shapes(zero._data.shape, b._data.shape)
-    return (b if shape == b._data.shape else b.expand(shape)).to(result_type(zero, b))
-
-
-def _scaled(tangent, value):
-    """torch's maybe_multiply: tangent * value, the tangent itself when value is 1 (None, a
-    tangent of zeros, stays None)."""
-    return tangent if tangent is None or value == 1 else tangent * value
 
 
 class NotImplementedBackward(Node):
@@ -537,8 +511,8 @@ class DivBackward0(Node):
     def jvp(self, tangent_input, tangent_other):
         """Forward mode, torch's formula: (t_input - t_other * out) / other."""
         (out,), (_, other) = self.results, self.primals
-        return _difference(tangent_input, None if tangent_other is None else
-                           tangent_other * out) / other
+        return tangent_difference(tangent_input, None if tangent_other is None else
+                                  tangent_other * out) / other
 
 
 def _trunc_divide(a, b):
@@ -1492,9 +1466,9 @@ class AddcmulBackward0(Node):
         """Forward mode, torch's formula: t_input + value * (t1_t * t2) + value * (t2_t * t1),
         where value 1 multiplies nothing (torch's maybe_multiply)."""
         (_, t1, t2), (out,) = self.primals, self.results
-        first = None if tangent1 is None else _scaled(tangent1 * t2, self.value)
-        return _total(_total(tangent_input, first, out),
-                      None if tangent2 is None else _scaled(tangent2 * t1, self.value), out)
+        first = None if tangent1 is None else scaled_tangent(tangent1 * t2, self.value)
+        second = None if tangent2 is None else scaled_tangent(tangent2 * t1, self.value)
+        return tangent_sum(tangent_sum(tangent_input, first, out), second, out)
 
     def backward(self, grad):
         t1, t2 = self.saved_tensors  # each saved only if the other one needs a gradient
@@ -1532,8 +1506,8 @@ class AddcdivBackward0(Node):
         (_, t1, t2), (out,) = self.primals, self.results
         quotient = None if tangent1 is None else tangent1 / t2
         correction = None if tangent2 is None else tangent2 * (t1 / t2) / t2
-        return _difference(_total(tangent_input, _scaled(quotient, self.value), out),
-                           _scaled(correction, self.value), out)
+        total = tangent_sum(tangent_input, scaled_tangent(quotient, self.value), out)
+        return tangent_difference(total, scaled_tangent(correction, self.value), out)
 
     def backward(self, grad):
         t1, t2 = self.saved_tensors

@@ -13,6 +13,7 @@ from ..fidelity.size import dim_index, wrap_dim
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32
 from ..core.forward import has_tangent, state as dual
+from ..core.tangents import scaled_tangent, tangent_difference, tangent_sum
 from ..core.grad_mode import mode as grad_mode
 from ..core.backward import sum_to
 from ..core.grad_mode import no_grad
@@ -25,7 +26,7 @@ from .common import (broadcast_error, named_arguments, named_result, not_impleme
                      out_dtype_is, out_of_results_dtype, overloads, refuse_saving_inference,
                      require_tensors, resize_out_first, takes_out)
 from .views import UnsafeViewBackward0, view_strides
-from .arithmetic import _difference, _scaled, _total, kept_for, mul
+from .arithmetic import kept_for, mul
 from .reduce import amax, amin, check_norm_dtypes, norm_backward, norm_jvp, norm_over_dims
 from .views import permute
 from .common import number_parameters
@@ -52,8 +53,9 @@ def _affine_product_jvp(node, product, tangents, summed=False):
                                                                                       b))]
     if summed:
         terms = [term.sum(0) for term in terms]
-    first, second = (_scaled(term, node.alpha) for term in terms)
-    return _total(_scaled(tangent_x, node.beta), first, node.results[0]) + second
+    first, second = (scaled_tangent(term, node.alpha) for term in terms)
+    return tangent_sum(scaled_tangent(tangent_x, node.beta), first,
+                       node.results[0]) + second
 
 __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv", "outer", "svd",
            "vdot"]
@@ -1261,8 +1263,8 @@ class DistBackward0(Node):
         """Forward mode, torch's formula: norm_jvp(x - y, t_x - t_y, p, out) over every dim."""
         (x, y), (out,) = self.primals, self.results
         difference = x - y
-        return norm_jvp(difference, _difference(tangent_self, tangent_other, difference), out,
-                        self.p)
+        tangent = tangent_difference(tangent_self, tangent_other, difference)
+        return norm_jvp(difference, tangent, out, self.p)
 
 
 

@@ -18,7 +18,7 @@ from ..fidelity.floating import quietly
 from ..fidelity.float32_math import simd_lanes
 from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
-from ..core.forward import functorch_wraps
+from ..core.tangents import functorch_wraps
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
