@@ -543,6 +543,11 @@ KNOWN = [
           torch=r"requires_grad=True",
           engine=r"requires_grad=False|next=\[[^\]]*(?:AliasBackward0|PermuteBackward0)",
           difference="Transforms of a view made in no_grad mode"),
+    Known("the sign of a nan from sqrt or log of a negative number (x ** 0.5): set in the "
+          "engine's (numpy's), clear in torch's; it shows in histc's error for a range of one "
+          "nan (fuzz 4243416: [-nan, -nan] against [nan, nan])", DOCUMENTED,
+          ("error message",), statement=r"\bhistc\(", torch=r"range of \[nan, nan\]",
+          engine=r"range of \[-nan, -nan\]", difference="The sign of a nan"),
     Known("inference tensors used outside inference_mode: torch's results of some ops start at "
           "version 1 (sum(dim), sort, clone...) or 2 (max(dim), min(dim), mode)", DOCUMENTED,
           ("graph",), program=r"inference_mode\(", torch=r"^requires_grad=(\w+) is_leaf=True "
