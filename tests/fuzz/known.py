@@ -543,7 +543,7 @@ KNOWN = [
           torch=r"requires_grad=True",
           engine=r"requires_grad=False|next=\[[^\]]*(?:AliasBackward0|PermuteBackward0)",
           difference="Transforms of a view made in no_grad mode"),
-    Known("the sign of a nan from sqrt or log of a negative number (x ** 0.5): set in the "
+    Known("the sign of a nan from sqrt or log2 of a negative number (x ** 0.5): set in the "
           "engine's (numpy's), clear in torch's; it shows in histc's error for a range of one "
           "nan (fuzz 4243416: [-nan, -nan] against [nan, nan])", DOCUMENTED,
           ("error message",), statement=r"\bhistc\(", torch=r"range of \[nan, nan\]",
