@@ -491,3 +491,20 @@ def forward_tangent(m, expression, values, tangents, outer=None):
                           (oa, ob))[1].numpy()
     except Exception as error:  # noqa: BLE001 - compared with torch's
         return error
+
+
+def assert_same_tangent(got, expected, exact, precision):
+    """Two tangents (or the errors that replaced them) as forward_tangent gives them: the
+    same error word for word, else the same dtype and shape and the same numbers, bit for bit
+    (the sign of zeros too, not of nans) when ``exact``, else to ``precision``."""
+    if isinstance(expected, Exception):
+        assert (type(got).__name__, str(got)) == (type(expected).__name__, str(expected))
+        return
+    assert not isinstance(got, Exception), got
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    if exact:
+        np.testing.assert_array_equal(got, expected)
+        numbers = ~np.isnan(expected)  # (a nan's sign means nothing)
+        np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
+    else:
+        np.testing.assert_allclose(got, expected, rtol=precision, atol=precision)
