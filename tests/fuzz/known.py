@@ -533,6 +533,12 @@ KNOWN = [
           DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
           torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False",
           difference="A view made before its base requires grad"),
+    Known("a view made before its base was set to require grad, changed in place: torch's "
+          "view requires grad, so it refuses the change (a view of a leaf that requires grad), "
+          "the engine's does not (fuzz 4300039: d = a.t(); a.requires_grad_(True); d *= t)",
+          DOCUMENTED, ("error type",), program=r"requires_grad_\(",
+          torch=r"a view of a leaf Variable that requires grad is being used in an in-place",
+          engine=r"^(?:None)?$", difference="A view made before its base requires grad"),
     Known("a view of a tensor that required no grad, made before an in-place op with a tensor "
           "that requires grad gave its base a history (x.copy_(y)): torch's view requires grad "
           "(one of chunk's or split's outputs then refuses an in-place change: fuzz 4274497), "

@@ -536,3 +536,18 @@ def test_a_view_made_before_its_base_gained_a_history_is_the_documented_differen
         x.copy_(y)
         assert (z * 2).requires_grad is expected
         assert x[:2].requires_grad  # (a view made after: both)
+
+
+def test_a_view_made_before_requires_grad_changed_in_place_is_the_documented_difference():
+    """fuzz 4300039, documented (notebooks/DIFFERENCES.md, "A view made before its base
+    requires grad"): torch refuses to change such a view in place (it requires grad, as its
+    base, a leaf); the engine's view does not require grad, and changes."""
+    for m, refused in ((torch, True), (engine, False)):
+        a = m.tensor([[0.1, -0.3], [-2.5, 1.0]], dtype=m.float64)
+        d = a.t()
+        a.requires_grad_(True)
+        error = parity.raised(lambda d=d, m=m: d.mul_(m.ones(2, 2, dtype=m.float64)))
+        assert (error is not None) is refused
+        if refused:
+            assert str(error) == ("a view of a leaf Variable that requires grad is being used "
+                                  "in an in-place operation.")
