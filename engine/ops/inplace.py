@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, fused_axpy, messages, signatures
+from ..fidelity import dtypes, fused_axpy, messages, signatures
 from ..fidelity import random as rng
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import has_internal_overlap
@@ -508,23 +508,9 @@ def _written_once(tensor):
     check_no_overlap(tensor, ())
 
 
-def _fill_arguments(name, generator, **floats):
-    """torch's parser's checks of a random fill's numbers (floats) and generator, in order."""
-    for position, (argument, value) in enumerate(floats.items(), 1):
-        if not signatures.fits(value, "float"):
-            keyword = argument.rstrip("_")  # (from_: torch's from)
-            where = "" if calls.given_by_keyword(argument) else f" (position {position})"
-            raise TypeError(f"{name}(): argument '{keyword}'{where} must be float, not "
-                            f"{type_name(value)}")
-    if generator is not None and not isinstance(generator, rng.Generator):
-        raise TypeError(f"{name}(): argument 'generator' must be torch.Generator, not "
-                        f"{type_name(generator)}")
-
-
 @overloads("(Tensor input, float from = 0, float to = 1, *, torch.Generator generator = None)")
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with uniform random numbers in [from, to)."""
-    _fill_arguments("uniform_", generator, from_=from_, to=to)
     rng.check_uniform_bounds(self._data.dtype, from_, to)
     _written_once(self)
     return _fill_raw(self, _in_fill_order(self, lambda shape: rng.uniform(
@@ -534,7 +520,6 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 @overloads("(Tensor input, float mean = 0, float std = 1, *, torch.Generator generator = None)")
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal random numbers."""
-    _fill_arguments("normal_", generator, mean=mean, std=std)
     if not std >= 0:  # (nan too)
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if self._data.size == 0:  # (no kernel runs: any dtype will do)
@@ -626,7 +611,6 @@ def bernoulli_(self, p=0.5, *, generator=None):
 @overloads("(Tensor input, float lambd = 1, *, torch.Generator generator = None)")
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential random numbers of rate lambd (floats only)."""
-    _fill_arguments("exponential_", generator, lambd=lambd)
     if not lambd > 0:  # (nan too)
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     if self._data.size == 0:
@@ -643,7 +627,6 @@ def exponential_(self, lambd=1.0, *, generator=None):
 @overloads("(Tensor input, float median = 0, float sigma = 1, *, torch.Generator generator = None)")
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy random numbers around median, of scale sigma (floats only)."""
-    _fill_arguments("cauchy_", generator, median=median, sigma=sigma)
     median, sigma = float(median), float(sigma)
     if not sigma > 0:  # (nan too)
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
@@ -659,7 +642,6 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 @overloads("(Tensor input, float mean = 1, float std = 2, *, torch.Generator generator = None)")
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill with numbers whose log is normal(mean, std) (floats only)."""
-    _fill_arguments("log_normal_", generator, mean=mean, std=std)
     mean, std = float(mean), float(std)
     if not std > 0:  # (nan too)
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
@@ -674,7 +656,6 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def geometric_(self, p, *, generator=None):
     """Fill with the number of trials up to a first success of probability p (any dtype
     but bool)."""
-    _fill_arguments("geometric_", generator, p=p)
     p = float(p)
     if not 0 < p < 1:  # (nan too)
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
