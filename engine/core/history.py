@@ -18,7 +18,7 @@ from ..fidelity import dtypes, messages
 from .backward import validated
 from .grad_mode import mode
 from .hooks import move_retained
-from .node import Node, SavedTensor, connect, gradient_edge
+from .node import Node, SavedTensor, connect, follow_base, gradient_edge
 from .saved import default_hooks, repack
 
 
@@ -101,10 +101,12 @@ def rebase_history(tensor, node, output_nr=0):
         tensor.grad_fn, tensor._requires_grad, tensor._output_nr = node, True, output_nr
         if tensor._retains_grad:
             move_retained(tensor, *old)
+        follow_base(tensor)
         return
     old = base._grad_fn, base._output_nr
     base.grad_fn = CopySlices(base, tensor, node)
     base._requires_grad, base._output_nr = True, 0
+    follow_base(base)  # its other views now require grad too (torch's)
     if base._retains_grad:
         move_retained(base, *old)
     # the view is now a piece of the new base: its gradient goes through CopySlices

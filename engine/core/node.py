@@ -240,10 +240,17 @@ def gradient_edge(value):
     node = value.grad_fn
     if node is not None:
         return (node, value._output_nr)
-    if value._creation_meta is not None and value._base._requires_grad \
-            and not value._asked_for_grad:
-        return (None, 0)  # a view made in no_grad mode requires grad as its base, yet leads nowhere
+    if value._base is not None and not value._asked_for_grad:
+        return (None, 0)  # a view without a node requires grad as its base, yet leads nowhere
     return (value._grad_accumulator(), 0)
+
+
+def follow_base(base):
+    """After ``base``'s requires_grad changed: torch's view requires grad while its base does,
+    unless it has a node of its own or was asked to (``requires_grad_()`` on the view)."""
+    for view in base._followers or ():
+        view._requires_grad = view._asked_for_grad or view._grad_fn is not None \
+            or base._requires_grad
 
 
 def edge_of(tensor):

@@ -20,7 +20,7 @@ from ..fidelity.size import CPU, Size, check_memory_format, contiguous_format, d
 from ..fidelity.size import memory_format as MemoryFormat
 from . import backward, forward, hooks, history
 from .grad_mode import mode
-from .node import AccumulateGrad
+from .node import AccumulateGrad, follow_base
 
 
 class _VersionCounter:
@@ -47,6 +47,7 @@ class Tensor:
     _attr_version = 0    # a view's: the version its memory had when its grad_fn was set
     _creation_meta = None  # a view's: how it was made, when that forbids changing it in place
     _asked_for_grad = False  # requires_grad_() was called: a no_grad view is then a leaf
+    _followers = None    # a base's views without a node of their own (a WeakSet; follow_base)
     _grad = None
     _retains_grad = False
     _output_nr = 0       # which output of its grad_fn this tensor is
@@ -215,8 +216,10 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not mode.inference:
             raise RuntimeError(messages.INFERENCE_REQUIRES_GRAD)
-        self._requires_grad = bool(requires_grad)
-        self._asked_for_grad = bool(requires_grad)
+        self._asked_for_grad = requires_grad
+        # a view without a node of its own requires grad while its base does (torch's)
+        self._requires_grad = requires_grad or self._base is not None and self._base._requires_grad
+        follow_base(self)
         return self
 
     @property
@@ -295,6 +298,7 @@ class Tensor:
         if self._base is not None:
             raise RuntimeError(messages.DETACH_VIEW_INPLACE)
         self.grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        follow_base(self)
         return self
 
     def is_inference(self):
@@ -398,6 +402,12 @@ def make_view(base, shape, stride, offset):
             view._creation_meta = "inference" if mode.inference else "no_grad"
         # but it requires grad as its base, unless it is an inference tensor (which never does)
         view._requires_grad = view._base._requires_grad and not view._inference
+    if not (mode.recording and base._requires_grad or view._inference) and \
+            view._data.dtype.kind == "f":  # no node will be recorded: it follows its base
+        root = view._base
+        if root._followers is None:
+            root._followers = weakref.WeakSet()
+        root._followers.add(view)
     return view
 
 

@@ -530,25 +530,6 @@ KNOWN = [
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
-    Known("a view made before its base was set to require grad keeps requires_grad=False "
-          "(torch's follows the base, though no gradient reaches the view through it)",
-          DOCUMENTED, ("graph",), statement=r"requires_grad_\(",
-          torch=r"requires_grad=True is_leaf=True", engine=r"^$|requires_grad=False",
-          difference="A view made before its base requires grad"),
-    Known("a view made before its base was set to require grad, changed in place: torch's "
-          "view requires grad, so it refuses the change (a view of a leaf that requires grad), "
-          "the engine's does not (fuzz 4300039: d = a.t(); a.requires_grad_(True); d *= t)",
-          DOCUMENTED, ("error type",), program=r"requires_grad_\(",
-          torch=r"a view of a leaf Variable that requires grad is being used in an in-place",
-          engine=r"^(?:None)?$", difference="A view made before its base requires grad"),
-    Known("a view of a tensor that required no grad, made before an in-place op with a tensor "
-          "that requires grad gave its base a history (x.copy_(y)): torch's view requires grad "
-          "(one of chunk's or split's outputs then refuses an in-place change: fuzz 4274497), "
-          "the engine's does not", DOCUMENTED, ("error type", "graph", "gradient"),
-          program=r"\.(?:copy_|add_|sub_|mul_|div_|addcmul_|addcdiv_)\(",
-          torch=r"A view was created in no_grad mode|requires_grad=True",
-          engine=r"^(?:None)?$|requires_grad=False|does not require grad",
-          difference="A view made before its base requires grad"),
     Known("torch.func.jacfwd, jvp or hessian of a view made in no_grad mode of a tensor that "
           "requires grad: torch's results require grad (a graph leading nowhere), the "
           "engine's do not; vjp's and vmap's results name a node past them (AliasBackward0, "

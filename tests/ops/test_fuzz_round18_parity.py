@@ -523,31 +523,3 @@ def test_the_sign_of_a_nan_is_the_documented_difference():
         assert repr(got) == repr(expected) == "tensor([nan])"
         assert np.signbit(got.numpy()).tolist() == [engine_sign]
         assert np.signbit(expected.numpy()).tolist() == [not engine_sign]
-
-
-def test_a_view_made_before_its_base_gained_a_history_is_the_documented_difference():
-    """fuzz 4274497, documented (notebooks/DIFFERENCES.md, "A view made before its base
-    requires grad"): after x.copy_(y), torch's earlier view of x requires grad and leads to
-    y; the engine's does not. If the engine ever matches torch here, the entry should go."""
-    for m, expected in ((torch, True), (engine, False)):
-        y = m.tensor(-2.0, requires_grad=True)
-        x = m.zeros(3)
-        z = x[:2]
-        x.copy_(y)
-        assert (z * 2).requires_grad is expected
-        assert x[:2].requires_grad  # (a view made after: both)
-
-
-def test_a_view_made_before_requires_grad_changed_in_place_is_the_documented_difference():
-    """fuzz 4300039, documented (notebooks/DIFFERENCES.md, "A view made before its base
-    requires grad"): torch refuses to change such a view in place (it requires grad, as its
-    base, a leaf); the engine's view does not require grad, and changes."""
-    for m, refused in ((torch, True), (engine, False)):
-        a = m.tensor([[0.1, -0.3], [-2.5, 1.0]], dtype=m.float64)
-        d = a.t()
-        a.requires_grad_(True)
-        error = parity.raised(lambda d=d, m=m: d.mul_(m.ones(2, 2, dtype=m.float64)))
-        assert (error is not None) is refused
-        if refused:
-            assert str(error) == ("a view of a leaf Variable that requires grad is being used "
-                                  "in an in-place operation.")

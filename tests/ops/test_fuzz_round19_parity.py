@@ -1,0 +1,172 @@
+"""Fuzz round nineteen (seeds 4400000 and on, pinned to AVX2) against torch 2.15.
+
+- A view made before its base required grad (fuzz 4274497, 4300039; documented until this
+  round): torch's view requires grad while its base does, unless it has a node of its own
+  (``requires_grad = own flag or grad_fn or base.requires_grad``). So after
+  ``x.requires_grad_()`` an earlier ``z = x.t()`` requires grad, yet leads nowhere (its
+  gradient edge is empty: no .grad for it, none for x through it) and refuses an in-place
+  change; after an in-place op gave the base a history (``x.copy_(y)``) it leads to ``y``;
+  a view made in no_grad mode, or one of chunk's outputs, then refuses an in-place change
+  with torch's words. Tested as a class: every kind of view (slices, t, view, expand,
+  diagonal, as_strided, unsqueeze of a view, chunk, split, unbind), every way the base's
+  requires_grad changes (requires_grad_, the setter, detach_, in-place ops on the base or on
+  another of its views, a custom Function's mark_dirty), and every way the view is then
+  used (ops, in place, backward, autograd.grad, retain_grad, printing).
+"""
+import pytest
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+import engine  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+VIEWS = {
+    "slice": "x[:2]",
+    "t": "x.t()",
+    "view": "x.view(-1)",
+    "expand": "x[:1].expand(3, 2)",
+    "diagonal": "x.diagonal()",
+    "as_strided": "x.as_strided((2,), (3,), 0)",
+    "unsqueeze of a view": "x[1].unsqueeze(0)",
+    "chunk": "x.chunk(2)[1]",
+    "split": "x.split(1)[0]",
+    "unbind": "x.unbind()[1]",
+}
+
+# x: a 2 x 2 tensor of DTYPE that requires no grad; z: a view of it made in grad mode
+# (w: another, made in no_grad mode), then what happens next. r: what is compared; look(t): the
+# facts of t, or the error reading them raises (a view made in no_grad mode, chunk's ...);
+# attempt(fn): what fn returns, or the error it raises
+AFTERWARDS = {
+    "requires_grad_ on the base": """
+x.requires_grad_()
+u = z * 2
+r = [look(z), repr(z), look(w), look(u), [n for n, _ in u.grad_fn.next_functions],
+     error(lambda: u.sum().backward()), x.grad, z.grad, look(z[:1]),
+     error(lambda: z.add_(1)), error(lambda: w.mul_(2)), look(x), look(z)]""",
+    "the setter on the base": """
+x.requires_grad = True
+r = [look(z), look(w), look(z.sin()), error(lambda: z.sin().sum().backward()), x.grad]""",
+    "requires_grad_ turned off again": """
+x.requires_grad_()
+r1 = [look(z), look(w)]
+x.requires_grad_(False)
+r = [r1, look(z), look(w), look(z * 2)]""",
+    "detach_ of the base": """
+x.requires_grad_()
+x.detach_()
+r = [look(z), look(w), look(z * 2)]""",
+    "requires_grad_(False) on the view": """
+x.requires_grad_()
+z.requires_grad_(False)
+w.requires_grad_(False)
+r = [look(z), look(w), repr(z)]""",
+    "requires_grad_ on the view too": """
+x.requires_grad_()
+z.requires_grad_()
+u = (z * 3).sum()
+u.backward()
+r = [look(z), z.grad, x.grad, look(w)]""",
+    "autograd.grad of the view": """
+x.requires_grad_()
+u = (z * 2).sum()
+r = [error(lambda: m.autograd.grad(u, z, retain_graph=True)),
+     m.autograd.grad(u, z, allow_unused=True), error(lambda: z.backward(m.ones_like(z))),
+     error(lambda: w.backward(m.ones_like(w)))]""",
+    "retain_grad on the view": """
+x.requires_grad_()
+z.retain_grad()
+r = [z.retains_grad, look(z)]""",
+    "copy_ of a tensor that requires grad into the base": """
+y = m.arange(4.0, dtype=DTYPE).reshape(2, 2).requires_grad_()
+x.copy_(y * 1)
+u = attempt(lambda: z * 2)
+r = [look(z), look(u), error(lambda: z.add_(1)), error(lambda: w.add_(1))]
+r += [error(lambda: u.sum().backward()), y.grad, look(x)]""",
+    "mul_ of the base": """
+y = m.full((2, 2), 3.0, dtype=DTYPE, requires_grad=True)
+x.mul_(y)
+r = [look(z), look(w), error(lambda: repr(w)), error(lambda: w.add_(1)),
+     error(lambda: z.sum().backward()), y.grad]""",
+    "copy_ into another view of the base": """
+y = m.full((2,), 5.0, dtype=DTYPE, requires_grad=True)
+other = x[0] if z.storage_offset() else x[1]
+other.copy_(y)
+r = [look(x), look(z), look(other)]
+(x * m.arange(4.0, dtype=DTYPE).reshape(2, 2)).sum().backward(retain_graph=True)
+r += [y.grad, error(lambda: z.sum().backward())]""",
+    "a Function's mark_dirty on the base": """
+class Scale(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, s):
+        ctx.mark_dirty(a)
+        return a.mul_(s)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, (g * 2).sum()
+
+s = m.tensor(2.0, dtype=DTYPE, requires_grad=True)
+out = Scale.apply(x, s)
+r = [look(out), look(z), error(lambda: z.add_(1)), error(lambda: z.sum().backward()), s.grad]""",
+}
+
+
+PRELUDE = """
+def attempt(fn):
+    try:
+        return fn()
+    except Exception as caught:
+        return caught
+
+look = lambda t: error(lambda: facts(t)) or facts(t)
+"""
+
+
+@pytest.mark.parametrize("afterwards", list(AFTERWARDS))
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_a_view_made_before_its_base_requires_grad_follows_it(view, afterwards, dtype):
+    code = (PRELUDE +
+            f"x = m.tensor([[1.0, -2.0], [0.5, 4.0]], dtype=DTYPE)\nz = {VIEWS[view]}\n"
+            f"with m.no_grad():\n    w = {VIEWS[view]}\n" + AFTERWARDS[afterwards])
+    parity.assert_same_snippet(code, dtype=dtype)
+
+
+def test_views_of_an_integer_tensor_never_require_grad():
+    """(the engine keeps no list of them: such a base can never require grad)"""
+    parity.assert_same_snippet("""
+x = m.arange(6).reshape(2, 3)
+z = x.t()
+y = m.ones(2, 3, requires_grad=True)
+r = [error(lambda: x.requires_grad_()), error(lambda: x.copy_(y)), facts(z), facts(x)]""")
+
+
+def test_views_made_in_inference_mode():
+    parity.assert_same_snippet("""
+x = m.ones(2, 3)
+with m.inference_mode():
+    z = x.t()
+    i = m.ones(2, 3)
+    iz = i.t()
+y = m.ones(3, 2, requires_grad=True)
+r = [error(lambda: i.requires_grad_()), z.is_inference(), iz.is_inference()]
+x.requires_grad_()
+r += [facts(x), error(lambda: facts(z)), error(lambda: z.mul_(2)), facts(z * 2), facts(iz)]
+with m.inference_mode():
+    i.requires_grad_()
+r += [facts(i), facts(iz), error(lambda: iz * y), facts(iz + y)]""")
+
+
+def test_a_view_that_outlives_nothing_is_forgotten():
+    """A base does not keep its views alive (it holds them weakly): memory is given back."""
+    import gc
+    import weakref
+    x = engine.zeros(3)
+    gone = weakref.ref(x[:2])
+    gc.collect()
+    assert gone() is None
+    x.requires_grad_()  # (and what is gone is skipped)
+    assert x.requires_grad
