@@ -18,6 +18,8 @@ the engine: write ``nn = torch.nn``, ``F = torch.nn.functional``; there are no d
 print its last digit one unit apart; ``type(x)`` says ``engine.`` where PyTorch says
 ``torch.``. DIFFERENCES.md's section "Running PyTorch's tutorials" says more.
 """
+import math as _math
+
 from .fidelity.dtypes import (bool, uint8, int8, int16, int32, int64, float16,  # noqa: A004
                               float32, float64, half, float, double, short, int, long, dtype,
                               finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,
@@ -72,6 +74,8 @@ globals().update({_name: getattr(nn.torch_functions, _name)
                  for _name in nn.torch_functions.__all__})
 
 __version__ = "0.1.0"
+# torch's constants: Python floats (torch.inf is math.inf), and numpy's newaxis (None)
+inf, nan, pi, e, newaxis = _math.inf, _math.nan, _math.pi, _math.e, None
 
 # type(x) prints <class 'engine.Tensor'> (PyTorch: <class 'torch.Tensor'>), not the private module.
 for _public_type in (Tensor, dtype, Size, device, Generator, UntypedStorage):

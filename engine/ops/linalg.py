@@ -1268,6 +1268,81 @@ class DistBackward0(Node):
 
 
 
+# ---------------------------------------------------------------- torch.renorm
+__all__ += ["renorm"]  # noqa: PLE0604 (kept beside the ops)
+
+
+def _renorm_checks(input, p, maxnorm):
+    """torch's, in its order (its meta function)"""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not maxnorm >= 0:  # (C++'s double, as %g prints it)
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got "
+                           f"{builtins.float(maxnorm):g}")
+    if input._data.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got "
+                           f"{input._data.ndim} dimensions")
+
+
+def _renorm_out_first(out, *args, **kwargs):
+    """torch's structured renorm: its checks, then out's dtype (the input's), then out resized
+    to the input's shape; the kernel's errors (an integer input's norm) come after that."""
+    named = named_arguments(("input", "p", "dim", "maxnorm"), args, kwargs)
+    input, p, maxnorm = named.get("input"), named.get("p"), named.get("maxnorm")
+    if not (isinstance(input, Tensor) and signatures.fits(p, "Number") and
+            signatures.fits(maxnorm, "Number") and signatures.fits(named.get("dim"), "int")):
+        return  # (torch's parser refuses the call first: the op says so)
+    _renorm_checks(input, p, maxnorm)
+    out_dtype_is(out, input._data.dtype)
+    resize_out_first(out, input._data.shape)
+
+
+@takes_out(before=_renorm_out_first)
+@overloads("(Tensor input, Number p, int dim, Number maxnorm)")
+def renorm(input, p, dim, maxnorm):
+    """out = input, each slice along dim whose p-norm is above maxnorm scaled down to it:
+    times maxnorm / (norm + 1e-7), the norm taken over every other dim (row-major result)"""
+    _renorm_checks(input, p, maxnorm)
+    dims = _all_dims_but(dim, input._data.ndim)
+    half = input._data.dtype.char == "e"  # (its norm and factor in float32, as torch's kernel)
+    with no_grad():
+        norm = norm_over_dims(input, p, dims, True, dtype=dtypes.float32 if half else None)._data
+    number = norm.dtype.type
+    with np.errstate(all="ignore"):
+        factor = np.where(norm > number(maxnorm), number(maxnorm) / (norm + number(1e-7)),
+                          number(1))
+        result = wrap(np.ascontiguousarray(input._data * factor.astype(input._data.dtype)))
+    return record(RenormBackward0, result, (input,), saved=(input,), p=p,
+                  dim=dims, maxnorm=maxnorm)
+
+
+def _all_dims_but(dim, ndim):
+    kept = wrap_dim(dim, ndim)
+    return tuple(d for d in range(ndim) if d != kept)
+
+
+class RenormBackward0(Node):
+    """out = x * maxnorm / (norm + 1e-7) where norm > maxnorm (else x), norm over dim:
+    d/dx = maxnorm / (norm + 1e-7) * (grad - x' / (norm + 1e-7) * sum(x grad)) there (x' the
+    norm's gradient at x), grad elsewhere; torch's norms and sums here in float64 for float32"""
+
+    _saved_names = ("self",)
+    p: float
+    dim: tuple
+    maxnorm: float
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        wide = {dtypes.float32: dtypes.float64, dtypes.float16: dtypes.float32}.get(
+            x.dtype, x.dtype)  # (torch's accumulate type on CPU)
+        norm = norm_over_dims(x, self.p, self.dim, True, dtype=wide)
+        total = (x * grad).sum(self.dim, True, dtype=wide)
+        norm_gradient = norm_backward(total, x, norm, self.p, self.dim, True)
+        inverse = (norm + 1e-7).reciprocal()
+        scaled = self.maxnorm * inverse * (grad - inverse * norm_gradient)
+        return scaled.to(grad.dtype).where(norm > self.maxnorm, grad)
+
+
 # ---------------------------------------------------------------- beta * input + alpha * product
 __all__ += ["addmv", "addr", "addbmm", "baddbmm"]  # noqa: PLE0604 (kept beside the ops)
 

@@ -46,7 +46,7 @@ FUNCTION_METHODS = {
         cumprod all any count_nonzero nonzero sort msort argsort topk softmax log_softmax unique
         unique_consecutive""",
     linalg: """mm mv dot vdot inner bmm matmul addmm outer ger cross svd addmv addr addbmm baddbmm
-        norm dist""",
+        norm dist renorm""",
     solve: "det logdet slogdet inverse matrix_power",
     views: """view view_as reshape reshape_as transpose swapaxes swapdims permute t squeeze
         unsqueeze flatten unflatten ravel expand expand_as broadcast_to narrow select unbind
@@ -125,7 +125,7 @@ INPLACE_METHODS = {
     reduce: "cumsum cumprod",
     indexing: "scatter scatter_add put",
     structure: "tril triu index_add index_copy",
-    linalg: "addmv addr addbmm baddbmm",
+    linalg: "addmv addr addbmm baddbmm renorm",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot deg2rad rad2deg sinc heaviside gcd lcm
         bitwise_left_shift bitwise_right_shift nextafter""",
 }

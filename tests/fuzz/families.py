@@ -712,6 +712,8 @@ SIGNATURES = {
     "float": ([], ["memory_format"]), "double": ([], ["memory_format"]),
     "contiguous": ([], ["memory_format"]), "type": (["type_dtype", "non_blocking"],
                                                     ["memory_format"]),
+    # renorm (missing until round 19) and its checks of p, maxnorm and the input's dims
+    "renorm": (["renorm_p", "dim1", "maxnorm"], []),
 }
 REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, "split": 1,
             "chunk": 1, "narrow": 3, "flip": 1, "add": 1, "sub": 1, "mul": 1, "div": 1, "pow": 1,
@@ -719,12 +721,12 @@ REQUIRED = {"roll": 1, "topk": 1, "unsqueeze": 1, "transpose": 2, "movedim": 2, 
             "masked_fill": 2, "rsub": 1, "maximum": 1, "where": 2, "cross": 1, "lerp": 2,
             "view": 1, "reshape": 1, "expand": 1, "repeat": 1, "swapaxes": 2, "swapdims": 2,
             "fmod": 1, "remainder": 1, "eq": 1, "lt": 1, "true_divide": 1, "tile": 1,
-            "permute": 1, "unflatten": 2}
+            "permute": 1, "unflatten": 2, "renorm": 3}
 FUNCTION_ONLY = {"rsub"}
 METHOD_ONLY = {"view", "expand", "repeat", "to", "float", "double", "contiguous", "type"}
 OUT_OK = {"sum", "mean", "prod", "std", "var", "max", "min", "argmax", "amax", "logsumexp",
           "cumsum", "sort", "topk", "norm", "add", "sub", "mul", "div", "pow", "clamp",
-          "maximum", "index_select", "gather", "softmax", "log_softmax", "where"}
+          "maximum", "index_select", "gather", "softmax", "log_softmax", "where", "renorm"}
 ALIASES = {"dim": ["axis", "dims"], "keepdim": ["keepdims"], "other": ["y"],
            "input": ["x", "self"]}
 
@@ -753,6 +755,8 @@ def signature_value(b, parameter, x, var):
         "correction": lambda: b.choice(["0", "1", "2"]),
         "k": lambda: str(b.choice([1, size, size + 1] if size else [0, 1])),
         "p": lambda: b.choice(["1", "2", "'fro'", "float('inf')", "0.5", "3"]),
+        "renorm_p": lambda: b.choice(["1", "2", "float('inf')", "0.5", "3", "0", "-1"]),
+        "maxnorm": lambda: b.choice(["0.5", "1", "0", "-1.5", "True", "1e-3", "5"]),
         "split_size": lambda: b.choice(["1", "2", f"[1, {max(size - 1, 0)}]"]),
         "chunks": lambda: b.choice(["1", "2", "3"]), "start": lambda: "0",
         "length": lambda: str(min(1, size)),
@@ -798,7 +802,7 @@ def keyword_name(b, parameter):
     """The keyword a learner writes: torch's own mostly, numpy's alias sometimes."""
     name = {"dim1": "dim", "split_size": "split_size_or_sections",
             "tile_repeats": "repeats", "to_target": "dtype",
-            "type_dtype": "dtype"}.get(parameter, parameter)
+            "type_dtype": "dtype", "renorm_p": "p"}.get(parameter, parameter)
     if name in ALIASES and b.chance(0.1):
         return b.choice(ALIASES[name])
     return name

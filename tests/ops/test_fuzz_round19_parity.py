@@ -170,3 +170,84 @@ def test_a_view_that_outlives_nothing_is_forgotten():
     assert gone() is None
     x.requires_grad_()  # (and what is gone is skipped)
     assert x.requires_grad
+
+
+# ---------------------------------------------------------------- torch.renorm (was missing)
+RENORM_SHAPES = [(2, 3), (3, 1, 4), (0, 3), (2, 0), (4, 5)]
+
+
+@pytest.mark.parametrize("shape", RENORM_SHAPES, ids=str)
+@pytest.mark.parametrize("p", [1, 2, 3, 0.5, 1.5, float("inf")])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_renorm_values_and_gradients(shape, p, dtype):
+    """renorm's values bit for bit, of contiguous and transposed inputs, along every dim;
+    its gradient (torch's norms and sums in float64 for float32) and a gradient of it."""
+    x = parity.make_tensor(shape, dtype, seed=len(shape) + int(p * 2) if p != float("inf")
+                           else 7)
+    for dim in range(-len(shape), len(shape)):
+        for maxnorm in (0.0, 0.5, 3):
+            parity.run_both(lambda m, x, dim=dim, top=maxnorm: m.renorm(x, p, dim, top), x)
+            parity.run_both(lambda m, x, dim=dim, top=maxnorm: x.mT.renorm(p, dim, maxnorm=top)
+                            if x.dim() == 2 else x.renorm(p=p, dim=dim, maxnorm=top), x)
+            if dtype == "float16" or p == float("inf"):
+                continue  # (float16: the gradient's float32 steps; inf: ties of max)
+            results = []
+            for m in (torch, engine):
+                leaf = (parity.to_torch(x) if m is torch else x.clone()).requires_grad_()
+                weights = m.arange(leaf.numel(), dtype=leaf.dtype).reshape(leaf.shape) - 2
+                out = m.renorm(leaf, p, dim, maxnorm)
+                grad, = m.autograd.grad((out * weights).sum(), leaf, create_graph=True)
+                second, = m.autograd.grad((grad * grad).sum(), leaf, allow_unused=True)
+                results.append((out.grad_fn.name(), grad.detach(), second))
+            assert results[1][0] == results[0][0] == "RenormBackward0"
+            parity.assert_same(results[1][1], results[0][1], exact=False)
+            if results[0][2] is not None:
+                parity.assert_same(results[1][2], results[0][2], exact=False)
+
+
+@pytest.mark.parametrize("code", [
+    "r = m.renorm(m.ones(2), -1, 0, -1)",
+    "r = m.renorm(m.ones(2, 2), 0, 0, 1)",
+    "r = m.renorm(m.ones(2, 2), float('nan'), 0, 1)",
+    "r = m.renorm(m.ones(2, 2), 2, 0, -1.5)",
+    "r = m.renorm(m.ones(2, 2), 2, 0, float('nan'))",
+    "r = m.renorm(m.ones(2), 2, 0, 1)",
+    "r = m.renorm(m.tensor(3.), 2, 0, 1)",
+    "r = m.renorm(m.ones(2, 2), 2, 2, 1)",
+    "r = m.renorm(m.ones(2, 2, dtype=m.long), 2, 0, 1)",
+    "r = m.renorm(m.ones(2, 2, dtype=m.bool), 2, 0, 1)",
+    "r = m.renorm(m.ones(2, 2), 'a', 0, 1)",
+    "r = m.renorm(m.ones(2, 2), 2, 0.5, 1)",
+    "r = m.renorm(m.ones(2, 2), 2, 0)",
+    "r = m.renorm(m.ones(2, 2), m.tensor(2.), 0, True)",
+    "r = m.renorm(input=m.ones(2, 2) * 3, p=2, dim=0, maxnorm=1)",
+    "r = m.renorm(m.ones(2, 2), 2, 0, 1, out=m.empty(2, 2, dtype=m.long))",
+    "o = m.empty(3); r = [m.renorm(m.ones(2, 2) * 3, 2, 0, 1, out=o), o.stride()]",
+    "r = m.ones(2, 2, requires_grad=True).renorm_(2, 0, 1)",
+    "x = m.ones(2, 3) * 2; r = [x.renorm_(2, 1, 1), x, x._version]",
+    "r = repr(m.renorm(m.tensor([[float('nan'), 1.0], [m.inf, 1.0], [1e30, 1e30]]), 2, 0, 1))",
+    "r = [m.inf, m.nan, m.pi, m.e, m.newaxis, type(m.inf)]",
+    "r = m.renorm(m.arange(12.).reshape(3, 4).t(), 2, 0, 5).stride()",
+])
+def test_renorm_checks_and_edges(code):
+    """torch's checks in torch's order and words; out=, in place, nan and inf, layouts."""
+    outcomes = [parity.snippet_facts(parity.outcome(m, code)) for m in (torch, engine)]
+    assert outcomes[1] == outcomes[0]
+
+
+@pytest.mark.parametrize("code", [
+    # fuzz 5522403: an integer input's out= is resized before its norm is refused
+    "y = m.zeros(0, dtype=m.int64); r = [error(lambda: m.renorm(m.ones(2, 2, 2, dtype=m.int64),"
+    " 2, 1, 5, out=y)), y.shape]",
+    "y = m.zeros(3); r = [error(lambda: m.renorm(m.ones(2, 2, dtype=m.int64), 2, 1, 5, out=y)),"
+    " y.shape]",
+    "y = m.zeros(3); r = [error(lambda: m.renorm(m.ones(2, 2), -2, 1, 5, out=y)), y.shape]",
+    "y = m.zeros(1, dtype=m.float64); r = [error(lambda: m.renorm(m.ones(2, 2), 2, 1, 5, out=y)),"
+    " y.shape]",
+    "y = m.zeros(3); r = [m.renorm(m.ones(2, 2) * 3, 2, 1, 1, out=y), y.shape]",
+    "y = m.zeros(3); r = [error(lambda: m.renorm(m.ones(2, 2), 'x', 1, 5, out=y)), y.shape]",
+    "y = m.zeros(3); r = [error(lambda: m.renorm(m.ones(2, 2, requires_grad=True), 2, 1, 5, "
+    "out=y)), y.shape]",
+])
+def test_renorm_out_is_checked_and_resized_as_torch(code):
+    parity.assert_same_snippet(code, warnings_too=True)
