@@ -249,8 +249,9 @@ def follow_base(base):
     """After ``base``'s requires_grad changed: torch's view requires grad while its base does,
     unless it has a node of its own or was asked to (``requires_grad_()`` on the view)."""
     for view in base._followers or ():
-        view._requires_grad = view._asked_for_grad or view._grad_fn is not None \
-            or base._requires_grad
+        if view._base is base:  # (not one cut from it since: detach(), .data)
+            view._requires_grad = view._asked_for_grad or view._grad_fn is not None \
+                or base._requires_grad
 
 
 def edge_of(tensor):

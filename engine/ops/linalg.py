@@ -167,12 +167,23 @@ def _matrix_products(a, b, small_in_torchs_order=False):
 
 def _scaled_sum(bias, beta, products, alpha, mat1, mat2):
     """beta * bias + alpha * products; beta = 0 ignores bias entirely (its nan and inf too),
-    as BLAS does."""
+    as BLAS does. float16 (``products`` still float32 sums): torch's kernel computes
+    beta * bias + alpha * sum in float32 with one rounding of the product beta * bias (a fused
+    multiply-add; measured: 3,600 of 3,600 random addmm, where rounding each step agrees on
+    51%), then rounds to float16 once."""
+    if bias.dtype.char == "e":
+        scaled = np.float32(alpha) * products
+        if beta != 0:
+            bias32 = np.broadcast_to(bias, scaled.shape).astype(np.float32)
+            scaled = fma32(np.full(scaled.shape, beta, np.float32), bias32, scaled)
+        return scaled.astype(np.float16)
     number = products.dtype.type
     if alpha != 1:
         products = products * number(alpha)
+    if beta == 0:
+        return products  # (nothing added: a product's -0.0 stays)
     if beta != 1:
-        bias = np.zeros((), products.dtype) if beta == 0 else bias * number(beta)
+        bias = bias * number(beta)
     result = bias + products
     if alpha > 0 and products.dtype.char in "fd" and not bias.all() and \
             (np.signbit(bias) & (bias == 0)).any():  # (bias.all(): no zero at all, quickly)
@@ -222,6 +233,14 @@ def _multiplies(outputs, inner):
     """Whether torch's kernel runs at all: an empty result, or an empty sum (inner size 0,
     the result is zeros), is settled before its dtype is looked at (bool then works too)."""
     return outputs != 0 and inner != 0
+
+
+def _alpha_vanishes(alpha, np_dtype):
+    """BLAS's quick return: a float32 or float64 product scaled by an alpha that is 0 in that
+    type (1e-300 in float32) is not computed, so the result is beta * input alone, its -0.0
+    kept and no nan or inf of the matrices in it (addmm, addmv, addbmm; float16's kernel, and
+    baddbmm's and addr's, multiply anyway)."""
+    return np_dtype.char in "fd" and np_dtype.type(alpha) == 0
 
 
 def _check_mv(mat, vec):
@@ -357,10 +376,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if not _expands_to(bias.shape, (n, p)):
         with no_grad():
             input.expand((n, p))  # torch's error: input does not broadcast
-    if _multiplies(n * p, m):
+    if _multiplies(n * p, m) and not _alpha_vanishes(alpha, mat1._data.dtype):
         if bias.dtype.kind == "b":
             raise not_implemented_for("addmm_impl_cpu_", bias.dtype)
-        products = _linear_products(mat1._data, mat2._data)
+        products = _unrounded_products(mat1._data, mat2._data) if bias.dtype.char == "e" \
+            else _linear_products(mat1._data, mat2._data)
         result = wrap(quietly(_scaled_sum, bias, beta, products, alpha, mat1._data, mat2._data))
     else:
         result = wrap(_bias_alone(bias, beta, (n, p)))
@@ -1423,8 +1443,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     bias = input._data
     if bias.dtype == np.float16 and beta not in (0, 1):  # (torch's gemv scales y in place first)
         bias, beta = quietly(np.multiply, bias, np.float16(beta)), 1
-    result = wrap(_combined(bias, beta, _unrounded_products(mat._data, vec._data),
-                            alpha, mat._data.dtype))
+    if _alpha_vanishes(alpha, mat._data.dtype):
+        result = wrap(_bias_alone(bias, beta, (n,)))
+    else:
+        result = wrap(_combined(bias, beta, _unrounded_products(mat._data, vec._data),
+                                alpha, mat._data.dtype))
     return record(AddmvBackward0, result, (input, mat, vec),
                   saved=(kept_for(vec, mat), kept_for(mat, vec)), alpha=alpha, beta=beta)
 
@@ -1539,11 +1562,12 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     # torch adds batch after batch with addmm_ (beta for the first only), rounding each step
     np_dtype = batch1._data.dtype
     values = np.array(np.broadcast_to(input._data, (n, p)), np_dtype)
-    if not count:
-        values = _combined(values, beta, np.zeros((n, p), np_dtype), 1, np_dtype)
-    for k in range(count):
-        values = _combined(values, beta if k == 0 else 1,
-                           _unrounded_products(batch1._data[k], batch2._data[k]), alpha, np_dtype)
+    if not count or _alpha_vanishes(alpha, np_dtype):  # (torch scales input alone: no batch,
+        values, count = _bias_alone(values, beta, (n, p)), 0  # or each addmm_ returns at once)
+    for k in range(count):  # (each batch's products as addmm's: one term keeps its -0.0)
+        products = _matrix_products(batch1._data[k], batch2._data[k]) if np_dtype.char in "fd" \
+            else _unrounded_products(batch1._data[k], batch2._data[k])
+        values = _combined(values, beta if k == 0 else 1, products, alpha, np_dtype)
     result = wrap(values)
     return record(AddbmmBackward0, result, (input, batch1, batch2),
                   saved=(kept_for(batch2, batch1), kept_for(batch1, batch2)), alpha=alpha,

@@ -13,6 +13,7 @@
   another of its views, a custom Function's mark_dirty), and every way the view is then
   used (ops, in place, backward, autograd.grad, retain_grad, printing).
 """
+import numpy as np
 import pytest
 
 import parity
@@ -135,6 +136,19 @@ def test_a_view_made_before_its_base_requires_grad_follows_it(view, afterwards, 
     parity.assert_same_snippet(code, dtype=dtype)
 
 
+def test_tensors_cut_from_the_base_do_not_follow_it():
+    """fuzz 4440974: x.data (and detach()) share x's memory but are no views of it: they keep
+    requires_grad=False when x is later set to require grad (the engine made them from views)."""
+    parity.assert_same_snippet("""
+x = m.zeros(3, 3, 3)
+a = x.data
+d = x.detach()
+e = x[0].detach()
+v = x[0]
+x.requires_grad_()
+r = [facts(a), facts(d), facts(e), facts(v), a._base is None, d._base is None]""")
+
+
 def test_views_of_an_integer_tensor_never_require_grad():
     """(the engine keeps no list of them: such a base can never require grad)"""
     parity.assert_same_snippet("""
@@ -251,3 +265,51 @@ def test_renorm_checks_and_edges(code):
 ])
 def test_renorm_out_is_checked_and_resized_as_torch(code):
     parity.assert_same_snippet(code, warnings_too=True)
+
+
+# ---------------------------------------------------------------- alpha = 0: BLAS's quick return
+# fuzz 4453412: addbmm(z, ..., alpha=0) of a -0.0 input is -0.0 in torch (its products are not
+# computed: BLAS returns at once, beta * input alone), 0.0 in the engine; with a nan or an inf
+# in the matrices torch's result has none of it.
+ALPHA_ZERO_CALLS = {
+    "addmm": "m.addmm(bias, a, b, beta=BETA, alpha=ALPHA)",
+    "addmv": "m.addmv(bias[0], a @ b, m.ones(3, dtype=DTYPE), beta=BETA, alpha=ALPHA)",
+    "addbmm": "m.addbmm(bias, a[None], b[None], beta=BETA, alpha=ALPHA)",
+    "addbmm of no batch": "m.addbmm(bias, a[None][:0], b[None][:0], beta=BETA, alpha=ALPHA)",
+    "baddbmm": "m.baddbmm(bias[None], a[None], b[None], beta=BETA, alpha=ALPHA)",
+    "addr": "m.addr(bias, a[:, 0], b[0], beta=BETA, alpha=ALPHA)",
+    "addmm of a broadcast input": "m.addmm(bias[0], a, b, beta=BETA, alpha=ALPHA)",
+}
+
+
+@pytest.mark.parametrize("call", list(ALPHA_ZERO_CALLS))
+@pytest.mark.parametrize("alpha", ["0", "0.0", "1e-300", "1e-30", "1"])
+@pytest.mark.parametrize("beta", ["0", "1", "2", "0.5"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_products_scaled_by_zero(call, alpha, beta, dtype):
+    code = f"""
+nan, inf = float('nan'), float('inf')
+bias = m.tensor([[-0.0, 1.0, nan]] * 3, dtype=DTYPE)
+a = m.tensor([[1.0], [inf], [-0.0]], dtype=DTYPE)
+b = m.tensor([[nan, 1.0, -0.0]], dtype=DTYPE)
+r = repr(({ALPHA_ZERO_CALLS[call]}).reshape(-1).tolist())"""
+    outcomes = [parity.outcome(m, code.replace("BETA", beta).replace("ALPHA", alpha),
+                               {"DTYPE": getattr(m, dtype)}) for m in (torch, engine)]
+    assert outcomes[1] == outcomes[0]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_float16_addmm_rounds_once_as_torch(seed):
+    """torch's float16 addmm: beta * input + alpha * sum in float32 (beta * input fused into
+    the addition), rounded once; the engine rounded the products, then each step (51% agreed)."""
+    rng = np.random.default_rng(seed)
+    n, m, p = rng.integers(1, 7, 3)
+    bias = (rng.standard_normal((n, p)) * rng.choice([1, 100, 1000])).astype(np.float16)
+    if seed % 3 == 0:
+        bias = bias[:1]
+    mat1 = rng.standard_normal((n, m)).astype(np.float16)
+    mat2 = rng.standard_normal((m, p)).astype(np.float16)
+    for alpha, beta in ((1, 1), (0.5, 2), (3, 0.3), (1, 0), (-1.7, 0.1)):
+        parity.run_both(lambda t, x, y, z, a=alpha, b=beta: t.addmm(x, y, z, alpha=a, beta=b),
+                        bias, mat1, mat2)
+    parity.run_both(lambda t, x, y, z: t.nn.functional.linear(y, z.t(), x[0]), bias, mat1, mat2)
