@@ -402,7 +402,7 @@ def _bias_alone(bias, beta, shape):
         raise RuntimeError(f"result type {scalar_type_name[scaled_type]} can't be cast to the "
                            f"desired output type {scalar_type_name[from_numpy_dtype[bias.dtype]]}")
     scaled = bias if beta == 1 else quietly(np.multiply, bias, bias.dtype.type(beta))
-    return np.array(np.broadcast_to(scaled, shape))
+    return np.array(np.broadcast_to(scaled, shape), order="C")  # (row-major, as torch's)
 
 
 def _expands_to(shape, target):

@@ -279,6 +279,7 @@ ALPHA_ZERO_CALLS = {
     "baddbmm": "m.baddbmm(bias[None], a[None], b[None], beta=BETA, alpha=ALPHA)",
     "addr": "m.addr(bias, a[:, 0], b[0], beta=BETA, alpha=ALPHA)",
     "addmm of a broadcast input": "m.addmm(bias[0], a, b, beta=BETA, alpha=ALPHA)",
+    "addbmm of a broadcast input": "m.addbmm(bias[0], a[None], b[None], beta=BETA, alpha=ALPHA)",
 }
 
 
@@ -292,7 +293,8 @@ nan, inf = float('nan'), float('inf')
 bias = m.tensor([[-0.0, 1.0, nan]] * 3, dtype=DTYPE)
 a = m.tensor([[1.0], [inf], [-0.0]], dtype=DTYPE)
 b = m.tensor([[nan, 1.0, -0.0]], dtype=DTYPE)
-r = repr(({ALPHA_ZERO_CALLS[call]}).reshape(-1).tolist())"""
+result = {ALPHA_ZERO_CALLS[call]}
+r = repr((result.reshape(-1).tolist(), result.stride()))"""
     outcomes = [parity.outcome(m, code.replace("BETA", beta).replace("ALPHA", alpha),
                                {"DTYPE": getattr(m, dtype)}) for m in (torch, engine)]
     assert outcomes[1] == outcomes[0]
