@@ -62,8 +62,9 @@ __all__ = ["addmm", "bmm", "cross", "dot", "ger", "inner", "matmul", "mm", "mv",
 
 def _products(a, b, small_in_torchs_order=False):
     """a @ b in numpy; float16 accumulates in float32 (as torch's kernels do) and rounds once.
-    ``small_in_torchs_order`` (mm, matmul, mv, dot): a small float32 or float64 product that
-    torch's kernel adds term by term is added so (``_adds_term_by_term``)."""
+    ``small_in_torchs_order`` (mm, matmul, mv): a small float32 or float64 product that
+    torch's kernel adds term by term is added so (``_adds_term_by_term``). (dot: see
+    ``_vector_dot``.)"""
     if a.dtype != b.dtype:  # nothing to multiply (bmm checks no dtype then): mat2's dtype
         return np.matmul(a.astype(b.dtype), b)
     if a.dtype.char == "e":
@@ -110,10 +111,8 @@ def _adds_term_by_term(a, b):
     11 columns); larger ones interleave their sums (numpy's BLAS fuses them: either way the
     last bit can differ, DIFFERENCES.md). Up to 16,384 terms: the replay is slower than BLAS
     (a row of 64 times a 64 x 10 matrix: 13 us, BLAS 7 us)."""
-    if a.ndim > 2 or b.ndim > 2:
+    if a.ndim > 2 or b.ndim > 2 or a.ndim == 1 and b.ndim == 1:  # (dot: _vector_dot)
         return False
-    if a.ndim == 1 and b.ndim == 1:  # dot: BLAS's for contiguous vectors and for float64
-        return a.dtype.char == "f" and not (a.flags.c_contiguous and b.flags.c_contiguous)
     rows, columns, terms = (a.shape[0] if a.ndim == 2 else 1), (b.shape[1] if b.ndim == 2
                                                                  else 1), a.shape[-1]
     return (rows <= 3 or columns <= 11) and (rows == 1 or terms <= 4) and \
@@ -150,6 +149,124 @@ def _overflow_as_torch(a, b, result):
     terms = np.broadcast_to(terms, products.shape + terms.shape[-1:])
     # (+ 0: the same sum from +0, which only turns a -0.0 into 0.0)
     products[...] = quietly(np.add.accumulate, terms, axis=-1)[..., -1] + products.dtype.type(0)
+
+
+# MKL's sdot and ddot (oneMKL 2024.0, torch 2.15's BLAS) as measured on an AMD EPYC (its
+# code for processors other than Intel's: the same with MKL_ENABLE_INSTRUCTIONS=SSE4_2, AVX2
+# or AVX512; an Intel CPU may run other kernels, not measured): per dtype, the elements in
+# one 16-byte vector (the alignment that matters), and the length (32 KB) from which MKL
+# splits a dot over its threads, where the engine stops replaying it (see _vector_dot).
+_MKL_DOT_LANES = {"f": 4, "d": 2}
+_MKL_DOT_SPLIT = {"f": 8192, "d": 4096}
+
+
+def _vector_dot(input, other):
+    """torch's dot of two vectors (dot, and so vdot, matmul and tensordot of two 1-D tensors,
+    inner of two contiguous ones): float32 and float64 go to MKL's sdot / ddot (MKL_VERBOSE
+    shows them), whose order of additions is replayed (``_mkl_dot``): it depends on where
+    each vector starts in memory, which the engine knows from the storage offset (torch's
+    storages start on 64-byte boundaries). Other dtypes are torch's own loops (numpy's
+    here); an empty dot is 0 in both.
+
+    From 8,192 float32 (4,096 float64) terms numpy's BLAS adds them, in its own order (the
+    last bits can differ: DIFFERENCES.md). There MKL splits a dot over its threads: with 2
+    (torch's default on 2 cores) in two halves, the first ceil(n/2) long, each as below at
+    its own alignment, then added, unless a stride is 0 (measured: 1,100 random dots of up
+    to 3 million terms, bit for bit; not replayed, as MKL's own thread count would be
+    needed); and the replay gets slow, 1.5 to 4 ns a term (numpy adds the rows of lanes
+    one after another, and the terms of the sequential paths one by one) against numpy's
+    BLAS's 0.1 to 0.4. engine.dot of n = 10, 100, 1,000, 4,095, 8,191 terms, in us, with
+    the replay (with numpy's BLAS before, mostly the op's own checks): aligned float32 7,
+    7, 8, 13, 19 (9, 7, 8, 7, 10); float32 at different alignments 7, 7, 10, 23, 36 (7, 7,
+    8, 8, 9); float32 with a stride 3, 3, 6, 18, 50 (13, 13, 23, 32, 47: term by term
+    already); float64 6, 7, 8, 21 (4, 3, 4, 5); float64 with a stride 4, 4, 7, 19 (4, 4, 4,
+    5)."""
+    a, b = input._data, other._data
+    if a.dtype.char not in "fd" or not a.size:
+        return _products(a, b)
+    if a.shape[0] >= _MKL_DOT_SPLIT[a.dtype.char]:
+        return quietly(np.dot, a, b)
+    return quietly(_mkl_dot, a, b, input.storage_offset(), other.storage_offset())
+
+
+def _mkl_dot(a, b, offset_a, offset_b):
+    """MKL's dot of x = a and y = b on one thread. Measured with +H, -H and ones at chosen
+    places (the sum is n minus the size of the subtree where H and -H meet), which rebuilds
+    the tree of additions for n up to 1,200 and checks any pair beyond; then bit for bit
+    on random dots with mixed magnitudes, cancellations, near overflow, zeros of both signs,
+    inf and nan: float32, 61,000 aligned ones of up to 5,000 terms and 25,400 at all 16
+    alignments of up to 100,000; float64, 23,400 at all 8 alignments of up to a million;
+    strided, 5,000 of each dtype. numpy's BLAS agrees with 57% of such float32 dots and 68%
+    of float64 ones.
+
+    Each product is rounded first (no fused multiply-add) and the sums start from +0
+    (a dot of -0.0 products is 0.0). Vectors with a stride other than 1: float32 adds the
+    terms one after another; float64 keeps two sums, of the even and of the odd terms,
+    adding them at the end. Contiguous vectors: ``_mkl_dot_lanes``."""
+    terms = np.multiply(a, b)
+    if a.flags.c_contiguous and b.flags.c_contiguous:
+        result = _mkl_dot_lanes(terms, offset_a, offset_b)
+    elif a.dtype.char == "f":
+        result = _sum_in_order(terms)
+    else:
+        result = _sum_in_order(terms[0::2]) + _sum_in_order(terms[1::2])
+    return result + result.dtype.type(0)  # (the sums start at +0: -0.0 turns 0.0)
+
+
+def _sum_in_order(terms):
+    """terms added one after another (np.add.reduce would add them pairwise)."""
+    return np.add.accumulate(terms)[-1] if terms.size else terms.dtype.type(0)
+
+
+def _mkl_dot_lanes(terms, offset_x, offset_y):
+    """The terms of MKL's dot of two contiguous vectors, added as its kernel adds them. It
+    holds 4 accumulators of one 16-byte vector each (4 float32 or 2 float64 lanes), even
+    where the CPU has AVX-512:
+
+    * first single terms into lane 0 of the first accumulator, until y's next element is
+      16-byte aligned (an offset of 1 float32: 3 terms);
+    * float32 whose x is then not aligned too (x and y start at different offsets modulo 4
+      elements): one vector of 4 terms, then every other term into lane 0, one by one;
+    * otherwise blocks of 4 vectors, the k-th vector into the k-th accumulator; of the
+      rest, float32 puts 2 vectors into the first two accumulators, then 1 vector into the
+      first, then single terms into lane 0; float64 puts each vector into the first, then a
+      single term into lane 0;
+    * at the end ((acc0 + acc1) + acc2) + acc3, lane by lane, then the lanes: float32
+      (l0 + l2) + (l1 + l3), float64 l0 + l1.
+
+    E.g. 9 aligned float32 terms: ((((t0 + t8) + t4) + (t2 + t6)) + ((t1 + t5) + (t3 + t7))).
+    Replayed as rows of 4 vectors (a single term or a vector left at the start of a row of
+    zeros, which change no sum) added row after row: numpy reduces the rows of a row-major
+    array one after another (pairwise only along its last axis)."""
+    lanes = _MKL_DOT_LANES[terms.dtype.char]
+    n, block = terms.shape[0], 4 * lanes
+    peel = min(-offset_y % lanes, n)
+    if (offset_x + peel) % lanes and lanes == 4:  # float32, x and y not both aligned
+        first = terms[peel:peel + 4] if n - peel >= 4 else terms[:0]
+        acc = np.zeros((4, 4), terms.dtype)
+        acc[0, 0] = _sum_in_order(np.concatenate([terms[:peel], first[:1],
+                                                  terms[peel + len(first):]]))
+        acc[0, 1:len(first)] = first[1:]
+    else:
+        blocks, rest = divmod(n - peel, block)
+        if lanes == 4:
+            widths = [8] * (rest >= 8) + [4] * (rest % 8 >= 4) + [1] * (rest % 4)
+        else:
+            widths = [2] * (rest // 2) + [1] * (rest % 2)
+        rows = np.zeros((peel + blocks + len(widths), block), terms.dtype)
+        if peel:
+            rows[:peel, 0] = terms[:peel]
+        if blocks:
+            rows[peel:peel + blocks] = terms[peel:peel + blocks * block].reshape(blocks, block)
+        start = peel + blocks * block
+        for row, width in enumerate(widths, peel + blocks):  # (at most 5 rows)
+            rows[row, :width] = terms[start:start + width]
+            start += width
+        acc = np.add.reduce(rows, axis=0).reshape(4, lanes)
+    vector = ((acc[0] + acc[1]) + acc[2]) + acc[3]
+    if lanes == 4:
+        vector = vector[:2] + vector[2:]  # (l0 + l2, l1 + l3)
+    return vector[0] + vector[1]
 
 
 def _matrix_products(a, b, small_in_torchs_order=False):
@@ -568,7 +685,7 @@ def dot(input, tensor):
                            "respectively")
     if a.dtype.kind == "b":
         raise not_implemented_for("dot", a.dtype)
-    result = wrap(_products(a, b, small_in_torchs_order=True))
+    result = wrap(_vector_dot(input, tensor))
     return record(DotBackward0, result, (input, tensor),
                   saved=(kept_for(tensor, input), kept_for(input, tensor)))
 
