@@ -727,7 +727,8 @@ class VdotBackward0(Node):
 def inner(input, other):
     """out[i..., j...] = sum over the last dimension of input[i..., :] * other[j..., :]
     (for vectors, dot); a number multiplies. Built as torch builds it (tensordot): each
-    operand permuted and reshaped to a matrix, one mm, reshaped to the result."""
+    operand permuted and reshaped to a matrix, one mm, reshaped to the result; two vectors
+    a dot if both are contiguous, else a product summed."""
     require_tensors("inner", input, other)
     if input._data.ndim == 0 or other._data.ndim == 0:
         return mul(input, other)
@@ -743,8 +744,11 @@ def inner(input, other):
     first = permute(input, list(range(da - 1)) + [-1])
     second = permute(other, [-1] + list(range(db - 1)))
     shape = input._data.shape[:-1] + other._data.shape[:-1]
-    if da == 1 and db == 1:
-        return dot(first, second).reshape(shape)
+    if da == 1 and db == 1:  # (tensordot's full contraction)
+        if first.is_contiguous() and second.is_contiguous():
+            return dot(first, second).reshape(shape)
+        # torch multiplies and sums a strided vector (MKL_VERBOSE: no sdot), as tensordot
+        return (first.squeeze() * second.squeeze()).sum(dtype=first.dtype).reshape(shape)
     rows, columns = math.prod(input._data.shape[:-1]), math.prod(other._data.shape[:-1])
     return mm(first.reshape(rows, contracted), second.reshape(contracted, columns)).reshape(shape)
 

@@ -15,7 +15,8 @@ EPYC, whose MKL runs 4 accumulators of one 16-byte vector each).
 - Vectors with a stride (2, 3, or 0: a number expanded): float32 adds one term after
   another, float64 the even and the odd terms apart.
 - The ops that reach MKL's dot: dot, vdot, matmul and ``@`` of two vectors, tensordot of
-  two vectors, inner of two contiguous ones.
+  two vectors, inner of two contiguous ones (inner of a strided vector multiplies and
+  sums, as torch's tensordot does, and its graph shows it).
 """
 import numpy as np
 import pytest
@@ -171,3 +172,28 @@ def test_the_ops_that_reach_mkls_dot(name, dtype):
     for n in [3, 9, 17, 33, 100]:
         offsets = rng.integers(0, ALIGNMENT[dtype], 2)
         assert_dot(mixed(rng, n, dtype), mixed(rng, n, dtype), dtype, *offsets, op=OPS[name])
+
+
+def graph(tensor):
+    """The names of the nodes behind a result, breadth first."""
+    names, nodes = [], [tensor.grad_fn]
+    while nodes:
+        node = nodes.pop(0)
+        if node is not None:
+            names.append(type(node).__name__)
+            nodes += [edge[0] for edge in node.next_functions]
+    return names
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_inner_of_a_strided_vector_multiplies_and_sums(dtype):
+    rng = np.random.default_rng(3)
+    for n in [2, 5, 33, 100]:
+        assert_dot(mixed(rng, n, dtype), mixed(rng, n, dtype), dtype, 1, 0, x_stride=2,
+                   op=lambda m, x, y: m.inner(x, y))
+    names = []
+    for m in (engine, torch):
+        x = m.arange(20.).requires_grad_()
+        names.append([graph(m.inner(a, b)) for a, b in [(x[::2], x[:10]), (x[:10], x[:10]),
+                                                        (x[:1].expand(3), x[:3])]])
+    assert names[0] == names[1]
