@@ -1683,9 +1683,11 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     # torch adds batch after batch with addmm_ (beta for the first only), rounding each step
     np_dtype = batch1._data.dtype
     values = np.array(np.broadcast_to(input._data, (n, p)), np_dtype)
-    if not count or _alpha_vanishes(alpha, np_dtype):  # (torch scales input alone: no batch,
-        values, count = _bias_alone(values, beta, (n, p)), 0  # or each addmm_ returns at once)
-    for k in range(count):  # (each batch's products as addmm's: one term keeps its -0.0)
+    multiplied = count and not _alpha_vanishes(alpha, np_dtype)
+    if not multiplied:  # (torch scales input alone: no batch, or each addmm_ returns at once)
+        values = _bias_alone(values, beta, (n, p))
+    # (each batch's products as addmm's: one term keeps its -0.0)
+    for k in range(count if multiplied else 0):
         products = _matrix_products(batch1._data[k], batch2._data[k]) if np_dtype.char in "fd" \
             else _unrounded_products(batch1._data[k], batch2._data[k])
         values = _combined(values, beta if k == 0 else 1, products, alpha, np_dtype)
