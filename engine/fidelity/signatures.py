@@ -7,8 +7,9 @@ correction=0)``; torch's parser matches the call against a list of overloads and
 when none takes it. ``overloads(...)`` wraps an engine function with torch's list (written as
 torch prints it for ``torch.op(...)``, with marks of its own: ``?`` after a type that takes
 None, ``[1]`` after ``tuple of ints`` that takes a single int, ``SymInt`` for an int that
-takes an integer tensor of one element, printed ``int``) and raises torch's TypeError
-for a call no overload takes; a call one takes goes to the function unchanged.
+takes an integer tensor of one element, printed ``int``, and ``tuple of SymInts`` for a list
+of them, printed ``tuple of ints``) and raises torch's TypeError for a call no overload takes;
+a call one takes goes to the function with its ints read as torch reads them (read_ints).
 
 (``ops.common.overloads`` is the decorator that checks an engine function's calls against
 torch's list: its frames must be the engine's own, not this module's, for a method call to
@@ -19,10 +20,25 @@ fit its positional parameters, the keywords name its parameters, every required 
 and each has its type. When none does, torch looks at the overloads whose number of parameters
 fits the number of arguments: if exactly one does, its own error ("missing", "takes 2
 positional arguments", "argument 'keepdim' (position 2) must be bool"), otherwise the list.
+
+Its ints (torch's schemas say which parameters are ``int`` and which ``SymInt``:
+``torch._C._jit_get_schemas_for_operator("aten::narrow")``):
+- an ``int`` takes a Python int (not a bool), a numpy integer, a 0-d integer tensor (not
+  bool) that does not require grad (``_is_int``);
+- a ``SymInt`` also an integer or bool tensor of one element, whatever its shape, and anything
+  else with ``__index__`` (``_is_symint``); a bool tensor then fails the conversion with
+  torch's internal assert (``SYMINT_BOOL``);
+- a list (``int[]``, ``SymInt[]``) is one when its first element is what a SymInt takes (a
+  Python bool is not); each element is then read (``_unpack_ints``): an integer or bool tensor
+  of one element, or anything with ``__index__`` (a Python bool is 1 there); a bool tensor is 1
+  in an ``int[]`` and torch's failed check (``SYMINT_LIST_BOOL``) in a ``SymInt[]``;
+- a list with a size (``int[1] dim``, ``SymInt[1] shifts``) takes one value alone, what a
+  SymInt takes, read as its int (a bool tensor is 1).
 """
 import builtins
 import functools
 import numbers
+import operator
 
 import numpy as np
 
@@ -32,6 +48,13 @@ from .messages import keyword_order, type_name
 PACKED = "packed"  # what Signature.parse says of x.flip(0, 1): a method's way only
 _NUMPY_NAMES = {"dim": "axis", "keepdim": "keepdims"}  # (torch's parser takes numpy's too)
 _PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool, builtins.complex)
+# torch's errors for a bool tensor given for a SymInt, alone or in a list (its C++ checks'
+# own words, the source line included: torch 2.15's)
+SYMINT_BOOL = ('scalar.isIntegral( false) INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/torch/'
+               'csrc/utils/pybind.cpp":27, please report a bug to PyTorch. ')
+SYMINT_LIST_BOOL = ("Expected scalar.isIntegral( false) to be true, but got false.  (Could this "
+                    "error message be improved?  If so, please report an enhancement request "
+                    "to PyTorch.)")
 
 
 class _Parameter:
@@ -44,8 +67,10 @@ class _Parameter:
         self.nullable = kind.endswith("?") or default == "None"
         kind = kind.rstrip("?")
         self.single_int = kind.endswith("[1]")
-        self.symint = kind == "SymInt"  # (torch prints and names it "int")
-        self.kind = "int" if self.symint else kind.replace("[1]", "")
+        kind = kind.replace("[1]", "")
+        # (torch prints a SymInt "int", a list of them "tuple of ints")
+        self.symint = kind in ("SymInt", "tuple of SymInts")
+        self.kind = {"SymInt": "int", "tuple of SymInts": "tuple of ints"}.get(kind, kind)
         self.optional = default is not None
         self.keyword_only = keyword_only
         self.hidden = False
@@ -82,19 +107,21 @@ class Signature:
             parts.append(p.printed)
         return f" * ({', '.join(parts)})"
 
-    def read_ints(self, args, kwargs):
-        """``args`` and ``kwargs`` of a call that fits, with a 0-d integer tensor given for an
-        int read as that int, as torch's parser reads it (``x.topk(torch.tensor(1))``); None
-        when there is nothing to read (no tensor among them: the common call, kept quick)."""
-        if not any(hasattr(value, "_data") for value in (*args, *kwargs.values())):
+    def read_ints(self, name, args, kwargs):
+        """``args`` and ``kwargs`` of a call that fits, with its ints read as torch's parser
+        reads them (``x.topk(torch.tensor(1))``, ``x.sum((np.int64(1), torch.tensor([0])))``:
+        Python ints, and tuples of them), or its error for a bool tensor given for a SymInt;
+        None when there is nothing to read (Python ints only: the common call, kept quick)."""
+        if builtins.all(_plain(value) for value in args) and \
+                builtins.all(_plain(value) for value in kwargs.values()):
             return None
         positional = [p for p in self.params if not p.keyword_only]
-        kinds = {p.name: p.kind for p in self.params}
-        kinds.update({_NUMPY_NAMES[n]: kind for n, kind in list(kinds.items())
-                      if n in _NUMPY_NAMES})  # (x.argmin(axis=torch.tensor(1)))
-        args = tuple(_as_int(value) if i < len(positional) and positional[i].kind == "int"
-                     else value for i, value in enumerate(args))
-        return args, {key: _as_int(value) if kinds.get(key) == "int" else value
+        by_name = {p.name: p for p in self.params}
+        by_name.update({_NUMPY_NAMES[n]: p for n, p in list(by_name.items())
+                        if n in _NUMPY_NAMES})  # (x.argmin(axis=torch.tensor(1)))
+        args = tuple(_read(name, positional[i], value) if i < len(positional) else value
+                     for i, value in enumerate(args))
+        return args, {key: _read(name, by_name[key], value) if key in by_name else value
                       for key, value in kwargs.items()}
 
     def parse(self, name, args, kwargs, raise_error, method_call=False):
@@ -128,10 +155,10 @@ class Signature:
             elif _fits(value, p) or (p.kind == "Tensor" and name in NUMBERS_AS_TENSORS and
                                      isinstance(value, (numbers.Number, np.number, np.bool_))):
                 if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
-                    int_lists.append((p.name, value))
+                    int_lists.append((p, value))
             elif not by_name and self.varargs and position == 0 and _int_list(args):
                 position, packed = len(args), True  # x.flip(0, 1) is x.flip((0, 1))
-                int_lists.append((p.name, args))
+                int_lists.append((p, args))
                 continue
             elif raise_error:
                 if by_name:
@@ -153,58 +180,143 @@ class Signature:
             if raise_error:
                 raise _extra_kwargs(name, self, args, kwargs, method_call)
             return False
-        for param_name, values in int_lists:
-            _unpack_ints(name, param_name, values)
+        for param, values in int_lists:
+            _unpack_ints(name, param.name, values, param.symint)
         return PACKED if packed else True
 
 
-def _all_ints(values):
-    return builtins.all(_is_int(v) for v in values)
+def _plain(value):
+    """Whether ``value`` has no int for read_ints to read: a Python int, a tuple of them,
+    anything but a tensor or a numpy integer."""
+    cls = value.__class__
+    if cls is builtins.int or cls is builtins.bool or cls is builtins.float or value is None:
+        return True
+    if cls is builtins.tuple or cls is builtins.list:
+        return builtins.all(v.__class__ is builtins.int for v in value)
+    return not (hasattr(value, "_data") or isinstance(value, np.integer))
+
+
+def _read(name, p, value, param_name=None):
+    """An argument that fits ``p``, read as torch reads it (an int, or a tuple of ints)."""
+    if p.kind == "int":
+        if value is None or value.__class__ is builtins.int:
+            return value
+        return symint_value(value) if p.symint else operator.index(value)
+    if p.kind == "tuple of ints":
+        if isinstance(value, (builtins.tuple, builtins.list)):
+            return _unpack_ints(name, param_name or p.name, value, p.symint)
+        if value is not None and value.__class__ is not builtins.int:
+            return _element(value, False)  # (one value for a list with a size)
+    return value
 
 
 def _int_list(values):
     """Whether torch takes ``values`` for a tuple of ints: it looks at the first one only
     (the others are checked as the chosen overload unpacks them: _unpack_ints)."""
-    return not values or _is_int_element(values[0])
+    return not values or _is_symint(values[0])
 
 
-def _is_int_element(value):
-    """An int where torch's parser reads a tuple of ints: what an int parameter takes, and an
-    integer tensor of one element (of any shape)."""
-    data = getattr(value, "_data", None)
-    return _is_int(value) or (data is not None and data.size == 1 and data.dtype.kind in "iu")
-
-
-def int_list_checked(name, param_name, value, where, unpack=True):
+def int_list_checked(name, param_name, value, where, unpack=True, symint=False):
     """torch's parser's errors for a tuple of ints whose elements are not all integers:
     ``where`` is " (position n)", or "" when the argument came by keyword. The first element
-    decides whether the argument fits; the others are read (``unpack``) once every argument
-    has been checked (torch.norm's keepdim=[True] is refused before its dim=(1, 'a'))."""
+    decides whether the argument fits; the others are read (``unpack``: the ints, as a tuple)
+    once every argument has been checked (torch.norm's keepdim=[True] is refused before its
+    dim=(1, 'a')). ``symint``: a SymInt[], which refuses a bool tensor."""
     if isinstance(value, (builtins.tuple, builtins.list)):
-        if value and not _is_int_element(value[0]):
+        if value and not _is_symint(value[0]):
             if not where:  # (by keyword torch names the sequence's own type)
                 raise TypeError(f"{name}(): argument '{param_name}' must be tuple of ints, not "
                                 f"{type_name(value)}")
             raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, "
                             f"but found element of type {type_name(value[0])} at pos 0")
         if unpack:
-            _unpack_ints(name, param_name, value)
+            return _unpack_ints(name, param_name, value, symint)
+    return value
 
 
-def _unpack_ints(name, param_name, values):
+def unpack_ints(name, param_name, values, symint):
+    """The ints of a list torch's parser took (its first element fits): each read as torch
+    reads it, or its error for the first that is not an int."""
+    return _unpack_ints(name, param_name, values, symint)
+
+
+def _unpack_ints(name, param_name, values, symint):
+    ints = []
     for position, value in enumerate(values):
-        data = getattr(value, "_data", None)  # (a one-element integer or bool tensor passes)
-        if not (isinstance(value, (builtins.int, np.integer)) or (
-                data is not None and data.size == 1 and data.dtype.kind in "iub")):
+        read = value if value.__class__ is builtins.int else _element(value, symint)
+        if read is None:
             raise TypeError(f"{name}(): argument '{param_name}' failed to unpack the object at pos "
                             f"{position + 1} with error \"type must be tuple of ints,but got "
                             f"{type_name(value)}\"")
+        ints.append(read)
+    return builtins.tuple(ints)
 
 
-def _as_int(value):
+def list_element(value, symint=False):
+    """An element of a list of ints as torch reads it, or None (see _element)."""
+    return _element(value, symint)
+
+
+def _element(value, symint):
+    """An element of a list of ints as torch reads it, or None: an integer or bool tensor of
+    one element (a bool one is 1, or torch's failed check in a SymInt[]), anything with
+    ``__index__`` (a Python bool too, not numpy's)."""
     data = getattr(value, "_data", None)
-    return builtins.int(data) if data is not None and data.ndim == 0 and \
-        data.dtype.kind in "iu" else value
+    if data is not None:
+        if data.size != 1 or data.dtype.kind not in "iub":
+            return None
+        if symint and data.dtype.kind == "b":
+            raise RuntimeError(SYMINT_LIST_BOOL)
+        return builtins.int(data.reshape(-1)[0])
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def symint_value(value):
+    """A value that fits a SymInt as the int torch reads: a bool tensor is its internal
+    assert (the type check took it)."""
+    data = getattr(value, "_data", None)
+    if data is None:
+        return operator.index(value)
+    if data.dtype.kind == "b":
+        raise RuntimeError(SYMINT_BOOL)
+    return builtins.int(data.reshape(-1)[0])
+
+
+def checked_int(name, param_name, position, value, symint=False):
+    """``value`` for the ``int`` (``symint``: ``SymInt``) parameter ``param_name`` of torch's
+    ``name``, at ``position`` (None: by keyword), as the int its parser reads; else its
+    TypeError. (For a torch.nn.functional written in Python, which passes it on to torch's C++
+    operator at a position of its own.)"""
+    if value.__class__ is builtins.int:
+        return value
+    if _is_symint(value) if symint else _is_int(value):
+        return symint_value(value) if symint else operator.index(value)
+    where = "" if position is None else f" (position {position})"
+    raise TypeError(f"{name}(): argument '{param_name}'{where} must be int, not "
+                    f"{type_name(value)}")
+
+
+def checked_ints(name, param_name, position, value, symint=False):
+    """``value`` for the ``int[N]`` (``symint``: ``SymInt[N]``) parameter ``param_name`` of
+    torch's ``name``, at ``position`` (None: by keyword), as its parser reads it: a tuple of
+    ints, or one int alone (for every dimension); else its TypeError."""
+    where = "" if position is None else f" (position {position})"
+    if isinstance(value, (builtins.tuple, builtins.list)):
+        return int_list_checked(name, param_name, value, where, symint=symint)
+    if value.__class__ is builtins.int:
+        return value
+    if _is_symint(value):
+        return _element(value, False)
+    raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, not "
+                    f"{type_name(value)}")
+
+
+def is_int(value):
+    """Whether torch's parser takes ``value`` for an ``int`` parameter."""
+    return _is_int(value)
 
 
 def _is_int(value):
@@ -217,6 +329,27 @@ def _is_int(value):
             and not value.requires_grad)
 
 
+def is_symint(value):
+    """Whether torch's parser takes ``value`` for a ``SymInt`` parameter, or as the first
+    element of a list of ints (its is_int_or_symint)."""
+    return _is_symint(value)
+
+
+def _is_symint(value):
+    if value.__class__ is builtins.int:
+        return True
+    data = getattr(value, "_data", None)
+    if data is not None:
+        return data.size == 1 and data.dtype.kind in "iub"
+    if isinstance(value, builtins.bool):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
 # the ops whose Tensor parameters torch's parser also fills with a number
 NUMBERS_AS_TENSORS = frozenset(
     f"{op}{suffix}" for op in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
@@ -226,13 +359,13 @@ NUMBERS_AS_TENSORS = frozenset(
 def _fits(value, p):
     kind = p.kind
     if kind == "int":  # (a SymInt: an integer tensor of one element too, whatever its shape)
-        return _is_int(value) or p.symint and _is_int_element(value)
+        return _is_symint(value) if p.symint else _is_int(value)
     if kind == "bool":
         return value.__class__ is builtins.bool  # (numpy 2.x's np.bool is refused)
     if kind == "tuple of ints":
         if isinstance(value, (builtins.tuple, builtins.list)):
             return _int_list(value)
-        return p.single_int and _is_int_element(value)
+        return p.single_int and _is_symint(value)
     if kind == "Tensor":
         return hasattr(value, "_data")
     if kind == "tuple of Tensors":
@@ -262,9 +395,21 @@ def _fits(value, p):
 
 def fits(value, kind):
     """Whether torch's parser takes ``value`` for a parameter of ``kind`` (as printed:
-    "int", "tuple of ints[1]", "Number", "float", "bool", "Tensor"; "?" takes None)."""
+    "int", "SymInt", "tuple of ints[1]", "Number", "float", "bool", "Tensor"; "?" takes None)."""
     param = _parameter_of_kind(kind)
     return (param.nullable and value is None) or _fits(value, param)
+
+
+def read(name, param_name, kind, value):
+    """``value``, which fits a parameter of ``kind`` (see fits), read as torch's parser reads
+    it: an int or a tuple of ints where it takes tensors and numpy integers for them, or its
+    error for a bool tensor given for a SymInt."""
+    return _read(name, _parameter_of_kind(kind), value, param_name)
+
+
+def printed_kind(kind):
+    """A parameter's kind as torch prints it in its messages ("SymInt" is "int")."""
+    return _parameter_of_kind(kind).kind
 
 
 @functools.cache

@@ -194,14 +194,31 @@ def check_memory_format(value, function, nullable=True):
 
 # ---------------------------------------------------------------- dimension arguments
 def wrap_dim(dim, ndim):
-    """A dimension index made non-negative, with torch's IndexError when out of range."""
+    """A dimension index made non-negative, with torch's IndexError when out of range.
+    ``dim``: torch's ``int dim``, read as its parser reads one (a Python int, a numpy integer,
+    a 0-d integer tensor), else its TypeError naming the argument."""
     if dim.__class__ is not int:
-        dim = calls.as_index(dim)
+        dim = _int_dim(dim)
     low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if dim < low or dim > high:
         raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "
                          f"but got {dim})")
     return dim + (ndim or 1) if dim < 0 else dim  # (0-d: -1 is dim 0, as torch's)
+
+
+def _int_dim(dim):
+    if signatures.is_int(dim):
+        return dim.__index__()
+    raise calls.argument_error(dim, "int")
+
+
+def _listed_dim(dim):
+    """A dim of a list of dims (or alone for one: ``int[1] dim``), as torch's parser reads it:
+    an integer or bool tensor of one element too (a bool one is 1), a Python bool in a list."""
+    if dim.__class__ is int:
+        return dim
+    read = signatures.list_element(dim)
+    return _int_dim(dim) if read is None else read
 
 
 def dims_tuple(dim, ndim):
@@ -211,7 +228,7 @@ def dims_tuple(dim, ndim):
     if isinstance(dim, (tuple, list)):
         axes = distinct_dims(dim, ndim)
         return axes if axes or ndim == 0 else tuple(range(ndim))
-    return (wrap_dim(dim, ndim),)
+    return (wrap_dim(_listed_dim(dim) if signatures.is_symint(dim) else dim, ndim),)
 
 
 def distinct_dims(dims, ndim):
@@ -219,7 +236,7 @@ def distinct_dims(dims, ndim):
     range, or the first named twice, is the error."""
     axes, seen = [], set()
     for d in dims:
-        axis = wrap_dim(d, ndim)
+        axis = wrap_dim(_listed_dim(d), ndim)
         position = axis if ndim else 0  # (a 0-d tensor's dims 0 and -1 are the same one)
         if position in seen:
             raise RuntimeError(f"dim {position} appears multiple times in the list of dims")

@@ -5,7 +5,6 @@ there as in this file; everything else here is this module's own.
 """
 import builtins
 import functools
-import operator
 import sys
 from collections import namedtuple
 import inspect
@@ -91,13 +90,16 @@ def number_argument(value, function, name):
 
 def number_parameters(name, kinds, always_positional=False):
     """torch's parser for some of an op's parameters, ``kinds`` by name as torch prints them
-    ("Number", "float", "int", "bool", "Tensor", "tuple of ints[1]"; "?" takes None): what
-    does not fit is torch's TypeError, naming its position if it came by position (always,
-    for a torch.nn.functional written in Python that passes it on by position). A Number or
-    a float: a Python or numpy number, or a 0-d tensor that does not require grad."""
+    ("Number", "float", "int", "bool", "Tensor", "tuple of ints[1]"; "?" takes None; "SymInt"
+    and "tuple of SymInts" for torch's SymInts): what does not fit is torch's TypeError,
+    naming its position if it came by position (always, for a torch.nn.functional written in
+    Python that passes it on by position). A Number or a float: a Python or numpy number, or
+    a 0-d tensor that does not require grad. An int or a tuple of ints reaches the op as
+    Python ints (fidelity/signatures.py: read)."""
     def decorate(op):
         names = list(inspect.signature(op).parameters)
         checks = [(names.index(p), p, kind) for p, kind in kinds.items()]
+        ints = [check for check in checks if "int" in check[2].lower()]
 
         @functools.wraps(op)
         def checked(*args, **kwargs):
@@ -108,14 +110,20 @@ def number_parameters(name, kinds, always_positional=False):
                     value, by_position = kwargs[parameter], always_positional
                 else:
                     continue
-                if kind.startswith("tuple of ints") and isinstance(value, (tuple, list)):
+                if kind.startswith("tuple of ") and isinstance(value, (tuple, list)):
                     where = f" (position {calls.position(index + 1)})" if by_position else ""
-                    signatures.int_list_checked(name, parameter, value, where)
+                    signatures.int_list_checked(name, parameter, value, where, unpack=False)
                 elif not signatures.fits(value, kind):
                     where = f" (position {calls.position(index + 1)})" if by_position else ""
-                    printed = kind.rstrip("?").replace("[1]", "")
+                    printed = signatures.printed_kind(kind)
                     raise TypeError(f"{name}(): argument '{parameter}'{where} must be "
                                     f"{printed}, not {type_name(value)}")
+            for index, parameter, kind in ints:  # (read once all fit, as torch's parser)
+                if index < len(args):
+                    args = (*args[:index], signatures.read(name, parameter, kind, args[index]),
+                            *args[index + 1:])
+                elif parameter in kwargs:
+                    kwargs[parameter] = signatures.read(name, parameter, kind, kwargs[parameter])
             return op(*args, **kwargs)
 
         return checked
@@ -189,11 +197,13 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
 
 
 def size_arguments(sizes, name, keyword="size", listed=(), position=1):
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3); otherwise
-    torch's parser's errors. ``listed``: the op's overloads when it has several (view: a
-    dtype or a size), so that one value of another type is "an invalid combination";
-    ``position``: the sequence's, as torch's messages give it (None: given by keyword; or a
-    function that tells, asked only for a message)."""
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3), torch's
+    ``SymInt[] size`` read as its parser reads one (fidelity/signatures.py: an integer tensor
+    of one element is its int, a bool one torch's RuntimeError); otherwise torch's parser's
+    errors. ``listed``: the op's overloads when it has several (view: a dtype or a size), so
+    that one value of another type is "an invalid combination"; ``position``: the
+    sequence's, as torch's messages give it (None: given by keyword; or a function that
+    tells, asked only for a message)."""
     if len(sizes) == 1 and hasattr(sizes[0], "torch_type_name"):  # (a torch.return_types)
         if listed:  # (torch's parser reads it as one value, matching no overload)
             raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
@@ -202,11 +212,8 @@ def size_arguments(sizes, name, keyword="size", listed=(), position=1):
         only = sizes[0]
         if only.__class__ is int:
             return sizes
-        if not isinstance(only, builtins.bool):
-            try:
-                return (_index_of(only),)
-            except TypeError:
-                pass
+        if signatures.is_symint(only):
+            return signatures.unpack_ints(name, keyword, sizes, symint=True)
         if listed:
             raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
         position = position() if callable(position) else position
@@ -214,36 +221,21 @@ def size_arguments(sizes, name, keyword="size", listed=(), position=1):
         raise TypeError(f"{name}(): argument '{keyword}'{where} must be tuple of ints, "
                         f"not {type_name(only)}")
     if len(sizes) > 1:
-        first = sizes[0]
-        if isinstance(first, builtins.bool) or not (
-                first.__class__ is int or _is_index(first)):
+        if not signatures.is_symint(sizes[0]):
             if listed:
                 raise signatures.refuse(name, listed, False, sizes, {}, notes=True,
                                         as_called=True)
             raise TypeError(f"{name}() takes 1 positional argument but {len(sizes)} were given")
     else:
         sizes = sizes[0]
-        first = sizes[0] if sizes else 0
-        if isinstance(first, builtins.bool) or not (first.__class__ is int or _is_index(first)):
+        if sizes and not signatures.is_symint(sizes[0]):
             # (the first element decides whether the sequence is sizes: a bool is not one,
             # though after it a bool counts as an integer)
             if listed:
                 raise signatures.refuse(name, listed, False, (sizes,), {}, notes=True,
                                         as_called=True)
             raise _not_sizes(name, keyword, position, sizes)
-    result = []
-    for position, size in enumerate(sizes, 1):
-        if size.__class__ is int:
-            result.append(size)
-        elif isinstance(size, builtins.bool):
-            result.append(int(size))
-        elif _is_index(size):
-            result.append(_index_of(size))
-        else:
-            raise TypeError(f"{name}(): argument '{keyword}' failed to unpack the object at pos "
-                            f"{position} with error \"type must be tuple of ints,but got "
-                            f"{type_name(size)}\"")
-    return tuple(result)
+    return signatures.unpack_ints(name, keyword, sizes, symint=True)
 
 
 def _not_sizes(name, keyword, position, sequence):
@@ -255,21 +247,6 @@ def _not_sizes(name, keyword, position, sequence):
                          f"{type_name(sequence)}")
     return TypeError(f"{name}(): argument '{keyword}' (position {position}) must be tuple of "
                      f"ints, but found element of type {type_name(sequence[0])} at pos 0")
-
-
-def _is_index(value):
-    try:
-        _index_of(value)
-    except TypeError:
-        return False
-    return True
-
-
-def _index_of(value):
-    """An int from anything torch accepts as a size (ints, numpy ints, 1-element int tensors)."""
-    if isinstance(value, (builtins.float, builtins.bool)):
-        raise TypeError(f"expected an int, got {type_name(value)}")
-    return operator.index(value)
 
 
 ABSENT = object()  # a size not given by keyword
@@ -724,15 +701,18 @@ def overloads(*printed):
                 for signature in methods:
                     fits = signature.parse(name, given, named, False, no_out)
                     if fits is True:
-                        read = signature.read_ints(given, named)
+                        read = signature.read_ints(name, given, named)
                         if read is None:
                             return op(*args, **kwargs)
                         read, read_named = read
                         if args:
                             return op(args[0], *read, **read_named)
                         return op(*read, **{**kwargs, **read_named})
-                    if fits and as_method():
-                        return op(args[0], tuple(given), **kwargs)
+                    if fits and as_method():  # x.flip(0, 1): its ints as one tuple
+                        read = signature.read_ints(name, (tuple(given),), named)
+                        if read is None:
+                            return op(args[0], tuple(given), **kwargs)
+                        return op(args[0], *read[0], **{**kwargs, **read[1]})
                 if as_method():
                     raise signatures.refuse(name, printed, True, given, named, True, True)
                 raise signatures.refuse(name, printed, False, *call, True, True)
