@@ -86,8 +86,10 @@ def _dtype_arg(dtype, name):
     raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
 
 
-def size_from_args(size, name="zeros"):
-    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))`` all mean (2, 3)."""
+def size_from_args(size, name="zeros", position=1):
+    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))`` all mean (2, 3):
+    torch's ``SymInt[] size``, read as its parser reads one (fidelity/signatures.py);
+    ``position``: the size's, as torch's messages give it."""
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     if builtins.all(n.__class__ is builtins.int and n >= 0 for n in size):
@@ -96,16 +98,15 @@ def size_from_args(size, name="zeros"):
     # them; the others are unpacked as integers, a bool among them)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-        if size and not _is_size(size[0]):
-            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, "
-                            f"but found element of type {type_name(size[0])} at pos 0")
-    elif len(size) == 1 and not _is_size(size[0]):
-        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
-                        f"{type_name(size[0])}")
-    elif not _is_size(size[0]):
+        if size and not signatures.is_symint(size[0]):
+            raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of "
+                            f"ints, but found element of type {type_name(size[0])} at pos 0")
+    elif len(size) == 1 and not signatures.is_symint(size[0]):
+        raise TypeError(f"{name}(): argument 'size' (position {position}) must be tuple of ints, "
+                        f"not {type_name(size[0])}")
+    elif not signatures.is_symint(size[0]):
         raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
-    _unpacked(size, name)
-    size = tuple(builtins.int(n) for n in size)
+    size = signatures.unpack_ints(name, "size", size, symint=True)
     for n in size:
         if n < 0:
             if name == "zeros":
@@ -128,28 +129,10 @@ def _size_arg(args, size, name):
                             f"({', '.join(type_name(a) for a in args)}, size="
                             f"{type_name(size)}), but expected one of:")
         raise TypeError(f"{name}() got multiple values for argument 'size'")
-    if not isinstance(size, (tuple, list)) or (size and not _is_size(size[0])):
+    if not isinstance(size, (tuple, list)) or (size and not signatures.is_symint(size[0])):
         raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
                         f"{type_name(size)}")
-    _unpacked(size, name)
     return size_from_args((tuple(size),), name)
-
-
-def _unpacked(size, name):
-    """torch's unpacking of the sizes after the first: integers, bools among them."""
-    for i, n in enumerate(size):
-        if i and not _is_size(n) and not isinstance(n, builtins.bool):
-            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
-                            f"{i + 1} with error \"type must be tuple of ints,but got "
-                            f"{type_name(n)}\"")
-
-
-def _is_size(n):
-    """Python and numpy integers (and integer tensors of one element) count as sizes; floats
-    and bools not."""
-    if isinstance(n, Tensor):
-        return n._data.size == 1 and n._data.dtype.kind in "iu"
-    return isinstance(n, (builtins.int, np.integer)) and not isinstance(n, builtins.bool)
 
 
 def _np(dtype, default=None):
@@ -528,8 +511,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
         if not isinstance(value, (tuple, list)):
             raise TypeError(f"empty_strided(): argument '{name}' (position {position}) must be "
                             f"tuple of ints, not {type_name(value)}")
-        signatures.int_list_checked("empty_strided", name, value, f" (position {position})")
-    size, stride = tuple(builtins.int(n) for n in size), tuple(builtins.int(s) for s in stride)
+        signatures.int_list_checked("empty_strided", name, value, f" (position {position})",
+                                    unpack=False)
+    # (torch's SymInt[]s, read once both fit)
+    size, stride = (signatures.unpack_ints("empty_strided", name, value, symint=True)
+                    for name, value in (("size", size), ("stride", stride)))
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
                            f"of strides ({len(stride)})")
@@ -580,16 +566,23 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
                    requires_grad, "full", default)
 
 
+_FACTORY_KEYWORDS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                     "torch.device device = None, bool pin_memory = False, bool requires_grad = "
+                     "False)")
+_EYE = ("(SymInt n, *, " + _FACTORY_KEYWORDS, "(SymInt n, SymInt m, *, " + _FACTORY_KEYWORDS)
+
+
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """An n x m matrix with ones on the diagonal."""
     device = _or_default(device)
     for name, value, position in (("n", n, 1), ("m", m, 2)):
-        if value is not None and not _is_size(value):
+        if value is not None and not signatures.is_symint(value):  # (torch's SymInts)
             if position == 2:
-                raise TypeError(f"eye() received an invalid combination of arguments - got "
-                                f"(int, {type_name(value)}), but expected one of:")
+                raise signatures.refuse("eye", _EYE, False, (n, m), {})
             raise TypeError(f"eye(): argument '{name}' (position {position}) must be int, not "
                             f"{type_name(value)}")
+    n, m = signatures.symint_value(n), None if m is None else signatures.symint_value(m)
+    for name, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     _factory_device(device)
@@ -672,6 +665,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type_name(size)}")
     _fill_dtype(fill_value, "new_full")
+    size = size_from_args((size,), "new_full")
     return full(size, fill_value, dtype=_dtype_arg(dtype, "new_full") or self.dtype,
                 device=CPU if device is None else device, requires_grad=requires_grad)
 
@@ -682,11 +676,14 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 # fused multiply-add (one rounding, see _rounding.fma) happens, and how the vectorised
 # loop splits the output into blocks.
 def _number(value, name, function="arange", position=1):
-    """A Python number from a number, a numpy number or a 0-d tensor."""
-    if isinstance(value, Tensor) and value._data.ndim == 0:
+    """A Python number from a number, a numpy number or a 0-d tensor (torch's Number: not one
+    that requires grad; linspace and logspace have overloads of tensors, which take it)."""
+    if isinstance(value, Tensor) and value._data.ndim == 0 and (
+            function != "arange" or not value.requires_grad):
         return value.item()
     if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_)):
-        return value.item()
+        # (torch's Scalar reads numpy's bool through __float__: arange(np.True_) is float)
+        return builtins.float(value) if isinstance(value, np.bool_) else value.item()
     if not isinstance(value, (builtins.int, builtins.float)):
         raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Number, "
                         f"not {type_name(value)}")
@@ -828,13 +825,20 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
 
 
 def _steps_arg(steps, name, start, end):
-    if not isinstance(steps, (builtins.int, np.integer)) or isinstance(steps, builtins.bool):
-        got = ", ".join(type_name(v) for v in (start, end, steps))
-        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
-                        "but expected one of:")
+    """linspace's and logspace's ``int steps`` (not a SymInt: a 0-d integer tensor, no other)."""
+    if not signatures.is_int(steps):
+        first = ", float base = 10.0" if name == "logspace" else ""
+        raise signatures.refuse(name, [f"({a} start, {b} end, int steps{first}, *, "
+                                       f"{_FACTORY_KEYWORDS}" for a, b in _SPACE_OVERLOADS],
+                                False, (start, end, steps), {})
+    steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return builtins.int(steps)
+    return steps
+
+
+_SPACE_OVERLOADS = (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                    ("Number", "Number"))
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
@@ -970,6 +974,11 @@ def randn(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=Non
                           requires_grad, device)
 
 
+_RANDINT = tuple(f"({first}tuple of SymInts size, *, {generator}{_FACTORY_KEYWORDS}"
+                 for first in ("SymInt high, ", "SymInt low, SymInt high, ")
+                 for generator in ("torch.Generator generator, ", ""))
+
+
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False):
     """Random integers in [low, high); ``randint(high, size)`` starts at 0."""
@@ -988,25 +997,20 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
                             f"(size={type_name(size)}, ), but expected one of:")
         low, high = 0, low
     low = 0 if low is None else low
+    given = (high, size) if only_high else (low, high, size)
     if not isinstance(size, (tuple, list)):  # randint(0, 10, 5): a size is a tuple
-        kinds = ", ".join(type_name(v) for v in (low, high, size))
-        raise TypeError(f"randint() received an invalid combination of arguments - got "
-                        f"({kinds}), but expected one of:")
+        raise signatures.refuse("randint", _RANDINT, False, given, {})
     if high is None:
         raise TypeError("randint() received an invalid combination of arguments")
+    if not (signatures.is_symint(low) and signatures.is_symint(high)):  # (torch's SymInts)
+        raise signatures.refuse("randint", _RANDINT, False, given, {})
+    low, high = signatures.symint_value(low), signatures.symint_value(high)
     for value in (low, high):
-        if not isinstance(value, (builtins.int, np.integer)):
-            if only_high:
-                raise TypeError(f"randint(): argument 'high' (position 1) must be int, not "
-                                f"{type_name(value)}")
-            kinds = ", ".join(type_name(v) for v in (low, high, size))
-            raise TypeError(f"randint() received an invalid combination of arguments - got "
-                            f"({kinds}), but expected one of:")
         _int64_argument(value)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    shape = size_from_args((size,), "randint")
+    shape = size_from_args((size,), "randint", 2 if only_high else 3)
 
     def make(dtype):
         target = dtype if dtype is not None else dtypes.int64
@@ -1015,7 +1019,7 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
                           requires_grad, device)
 
 
-@number_parameters("randperm", {"n": "int"})
+@number_parameters("randperm", {"n": "SymInt"})
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random ordering of 0, 1, ..., n - 1."""
@@ -1118,14 +1122,16 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                                   requires_grad=requires_grad, memory_format=memory_format),
                              _RANDINT_LIKE)
     given = (low,) if high is None else (low, high)
+    if high is None and isinstance(low, Tensor):  # (torch's overload of a Tensor high)
+        if low._data.ndim:
+            raise RuntimeError("high must be a scalar tensor and on CPU")
+        given = (builtins.int(low._data),)
+    elif not builtins.all(signatures.is_symint(value) for value in given):  # (SymInts)
+        raise invalid_arguments_error("randint_like", input, *given, overloads=_RANDINT_LIKE)
+    given = [signatures.symint_value(value) for value in given]
     for value in given:
-        if not isinstance(value, (builtins.int, np.integer)):
-            kinds = ", ".join(type_name(v) for v in (input, *given))
-            raise TypeError(f"randint_like() received an invalid combination of arguments - got "
-                            f"({kinds}), but expected one of:")
         _int64_argument(value)
-    if high is None:
-        low, high = 0, low
+    low, high = given if len(given) == 2 else (0, given[0])
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")

@@ -648,6 +648,7 @@ def _masked_fill(target, dim_and_mask, value):
 # dim 0) and its inverse ``out[index[i][j]][j] = src[i][j]`` (scatter), then index_select
 # (one index vector for a whole dimension), masked_fill, repeat_interleave and take_along_dim.
 _INT32_64 = (np.dtype(np.int64), np.dtype(np.int32))
+_COUNT_DTYPES = _INT32_64 + (np.dtype(np.int16), np.dtype(np.int8), np.dtype(np.uint8))
 
 
 def _index_argument(name, index, position=2):
@@ -788,6 +789,10 @@ def _scattered(input, dim, where, src, accumulate):
     return wrap(result)
 
 
+_SCATTER = tuple(f"(Tensor input, int dim, Tensor index, {src}, *, {reduce}Tensor out = None)"
+                 for src in ("Tensor src", "Number value") for reduce in ("", "str reduce, "))
+
+
 @numpy_names
 def scatter(input, dim, index, src=None, *, value=None):
     """A copy of input with out[index[i][j]][j] = src[i][j] (dim=0) ...; ``src`` may be a
@@ -798,6 +803,9 @@ def scatter(input, dim, index, src=None, *, value=None):
         raise invalid_arguments_error("scatter", input, dim, index, first_is_self=True)
     if not isinstance(src, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("scatter", input, dim, index, src, first_is_self=True)
+    if not signatures.is_int(dim):  # (torch's overloads all have an int dim)
+        raise invalid_arguments_error("scatter", input, dim, index, src, first_is_self=True,
+                                      printed=_SCATTER)
     dim, where = _scatter_checks("scatter", input, dim, index, src)
     result = _scattered(input, dim, where, src, accumulate=False)
     if isinstance(src, Tensor):
@@ -1093,10 +1101,17 @@ class PutBackward0(Node):
         return passed, grad.take(index).reshape_as(source)
 
 
+_INDEX_FILL = ("(Tensor input, int dim, Tensor index, Tensor value)",
+               "(Tensor input, int dim, Tensor index, Number value)")
+
+
 def index_fill(input, dim, index, value):
     """A copy of input with ``value`` in the slices along dim that ``index`` names."""
     if not isinstance(index, Tensor) or not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
         raise invalid_arguments_error("index_fill", dim, index, value)
+    if not signatures.is_int(dim):  # (torch's overloads all have an int dim)
+        raise invalid_arguments_error("index_fill", input, dim, index, value, first_is_self=True,
+                                      printed=_INDEX_FILL)
     dim = wrap_dim(dim, input._data.ndim)
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
@@ -1264,7 +1279,10 @@ def repeat_interleave(input, repeats=NO_REPEATS, *by_position, dim=None, output_
             raise RuntimeError(f"repeats must have the same size as input along dim, but got "
                                f"repeats.size(0) = {repeats._data.size} and input.size({dim}) = "
                                f"{size}")
-        return index_select(input, dim, _positions_repeated(repeats))
+        positions = _positions_repeated(repeats)
+        if positions._data.dtype not in _INT32_64:  # (counts of int8, int16, uint8)
+            positions = wrap(positions._data.astype(np.int64))
+        return index_select(input, dim, positions)
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
     # as torch composes it: a new dimension after dim, expanded, copied, merged into dim
@@ -1294,7 +1312,7 @@ def _positions_repeated(counts):
     """0 counts[0] times, then 1 counts[1] times ... (no gradient: the result is indices)."""
     if counts._data.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    if counts._data.dtype not in _INT32_64:
+    if counts._data.dtype not in _COUNT_DTYPES:  # (torch's integral types, not bool)
         raise not_implemented_for("repeat_interleave_cpu", counts._data.dtype)
     if (counts._data < 0).any():
         raise RuntimeError("repeats can not be negative")

@@ -564,8 +564,9 @@ def _random_bounds_arguments(args, kwargs):
     for key, value in named.items():
         if value is None and key == "to" and "from" in named:
             continue
-        if not isinstance(value, (builtins.int, np.integer)):
+        if not signatures.is_int(value):  # (torch's ints: a 0-d integer tensor too)
             raise _random_arguments_error(args, kwargs)
+        named[key] = value = value.__index__()
         if not -2**63 <= value < 2**63:
             raise ValueError("Overflow when unpacking long long")
     if "from" not in named:
@@ -574,13 +575,12 @@ def _random_bounds_arguments(args, kwargs):
 
 
 def _random_arguments_error(args, kwargs):
-    got = ", ".join([type_name(a) for a in args] +
-                    [f"{key}={type_name(kwargs[key])}" for key in messages.keyword_order(kwargs)])
-    return TypeError(f"random_() received an invalid combination of arguments - got ({got}"
-                     f"{', ' if kwargs and not args else ''}), but expected one of:\n"
-                     " * (*, torch.Generator generator = None)\n"
-                     " * (int from, int to, *, torch.Generator generator = None)\n"
-                     " * (int to, *, torch.Generator generator = None)\n")
+    return signatures.refuse("random_", _RANDOM_, True, args, kwargs, notes=True,
+                             as_called=True)
+
+
+_RANDOM_ = tuple(f"(Tensor input, {bounds}*, torch.Generator generator = None)"
+                 for bounds in ("", "int from, int? to, ", "int to, "))
 
 
 _BERNOULLI_ = ("(Tensor input, Tensor p, *, torch.Generator generator = None)",

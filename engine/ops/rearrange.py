@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..fidelity import calls, float32_math, messages, rounding
+from ..fidelity import calls, float32_math, messages, rounding, signatures
 from ..fidelity.dtypes import int64, promote_types, scalar_type_name
 from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
@@ -49,7 +49,7 @@ def _one_int(value):
 
 
 @numpy_names
-@number_parameters("roll", {"shifts": "tuple of ints[1]", "dims": "tuple of ints[1]?"})
+@number_parameters("roll", {"shifts": "tuple of SymInts[1]", "dims": "tuple of ints[1]?"})
 def roll(input, shifts, dims=()):
     """Elements shifted along dims, those pushed off one end coming back at the other
     (no dims, or None: along the flattened tensor)"""
@@ -240,6 +240,7 @@ class TakeBackward0(Node):
         return flat.view(self.self_sym_sizes)
 
 
+@overloads("(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """The last dim of input written on the diagonal (offset) of new dims dim1, dim2 of zeros"""
     data = input._data
@@ -754,10 +755,15 @@ def tensordot(a, b, dims=2, out=None):
         if dims > min(a.dim(), b.dim()):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
-    for position, (name, value) in enumerate((("dims_self", dims_a), ("dims_other", dims_b))):
-        if not isinstance(value, (tuple, list)):
+    given = (("dims_self", dims_a), ("dims_other", dims_b))
+    for position, (name, value) in enumerate(given):  # (torch's Python hands them on to an
+        if not isinstance(value, (tuple, list)):  # op of two int[]s, by position)
             raise TypeError(f"tensordot(): argument '{name}' (position {position + 3}) must be "
                             f"tuple of ints, not {type_name(value)}")
+        signatures.int_list_checked("tensordot", name, value, f" (position {position + 3})",
+                                    unpack=False)
+    dims_a, dims_b = (signatures.unpack_ints("tensordot", name, value, symint=False)
+                      for name, value in given)
     result = _tensordot(a, b, list(dims_a), list(dims_b))
     if out is None:
         return result

@@ -1965,8 +1965,9 @@ def _truth_reduction(np_func):
     return numpy_names(reduction)
 
 
-_TRUTH = ("(Tensor input, *, Tensor out = None)",
-          "(Tensor input, tuple of ints[1]? dim = None, bool keepdim = False, *, "
+_TRUTH = ("(Tensor input, *, Tensor out = None)",  # (dims: an int[] without a size, which
+          # takes no int alone: x.all(torch.tensor([1])) is refused)
+          "(Tensor input, tuple of ints? dim = None, bool keepdim = False, *, "
           "Tensor out = None)",
           "(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)")
 all = overloads(*_TRUTH)(_truth_reduction(np.all))  # noqa: A001 - torch.all

@@ -60,12 +60,18 @@ def normal(mean=_UNSET, std=_UNSET, size=None, *, generator=None, out=None, dtyp
         raise TypeError(f"normal(): argument 'mean' (position 1) must be Tensor, not "
                         f"{type_name(mean)}")
     if given or not numbers_fit or (size is None) != tensors or (tensors and requires_grad) \
-            or (not tensors and std is _UNSET):
+            or (not tensors and std is _UNSET) or not (size is None or _sizes_fit(size)):
         arguments = [v for v in (mean, std, size) if v is not _UNSET]
         raise messages.invalid_arguments("normal", arguments, given, messages.NORMAL)
     if not tensors:
         return _normal_factory(mean, std, size, generator, out, dtype, device, requires_grad)
     return _normal_from_tensors(mean, 1.0 if std is _UNSET else std, generator, out)
+
+
+def _sizes_fit(size):
+    """Whether torch's parser takes ``size`` for normal's ``SymInt[] size`` (its first element
+    decides; the others are read after: size_from_args)."""
+    return isinstance(size, (tuple, list)) and (not size or signatures.is_symint(size[0]))
 
 
 def _normal_factory(mean, std, size, generator, out, dtype, device, requires_grad):
@@ -250,10 +256,9 @@ def _check_multinomial_arguments(input, num_samples, replacement, generator, out
     if not isinstance(input, Tensor):
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    if isinstance(num_samples, Tensor) and num_samples._data.size == 1:
-        num_samples = int(num_samples._data)
-    if isinstance(num_samples, (bool, np.bool_)) or not isinstance(num_samples, (int, np.integer)):
-        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
+    if not signatures.is_symint(num_samples):  # (torch's SymInt)
+        where = "" if calls.given_by_keyword("num_samples") else f" (position {calls.position(2)})"
+        raise TypeError(f"multinomial(): argument 'num_samples'{where} must be int, not "
                         f"{type_name(num_samples)}")
     if not isinstance(replacement, bool):
         raise TypeError(f"multinomial(): argument 'replacement' (position 3) must be bool, not "
@@ -261,6 +266,7 @@ def _check_multinomial_arguments(input, num_samples, replacement, generator, out
     if _bad_generator(generator):
         raise TypeError(f"multinomial(): argument 'generator' must be torch.Generator, not "
                         f"{type_name(generator)}")
+    num_samples = signatures.symint_value(num_samples)
     if input._data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if input._data.dtype.kind != "f":

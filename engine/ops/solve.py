@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, messages
+from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.floating import quietly
 from ..fidelity.size import contiguous_format
@@ -633,8 +633,8 @@ def _matrix_power_out(out, input, *args, **kwargs):
 def _power_argument(function, n):
     if n.__class__ is builtins.int:
         return n
-    if isinstance(n, Tensor) and n._data.ndim == 0 and n._data.dtype.kind in "iu":
-        return builtins.int(n._data)
+    if signatures.is_int(n):  # (torch's int: a numpy integer, a 0-d integer tensor too)
+        return n.__index__()
     raise TypeError(f"{function}(): argument 'n' (position {calls.position(2)}) must be int, "
                     f"not {messages.type_name(n)}")
 

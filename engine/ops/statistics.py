@@ -481,7 +481,7 @@ def _quickselect_index(row, k):
             high = j - 1
 
 
-@overloads("(Tensor input, int k, int dim = -1, bool keepdim = False, *, "
+@overloads("(Tensor input, SymInt k, int dim = -1, bool keepdim = False, *, "
            "tuple of Tensors out = None)")
 @takes_pair_out
 @numpy_names
@@ -772,7 +772,7 @@ def _as_tensor(value):
     return value if isinstance(value, Tensor) else wrap(np.asarray(value))
 
 
-@number_parameters("bincount", {"weights": "Tensor?", "minlength": "int"})
+@number_parameters("bincount", {"weights": "Tensor?", "minlength": "SymInt"})
 def bincount(input, weights=None, minlength=0):
     """How many times each value 0, 1, 2 ... occurs in a 1-d integer tensor (or the sum of
     the weights at its places)"""

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..fidelity import dtypes
+from ..fidelity import calls, dtypes, signatures
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..core.node import Node, record
@@ -31,11 +31,11 @@ def _triangle(name, input, diagonal, keep_lower):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    if isinstance(diagonal, (builtins.float, builtins.bool)) or not hasattr(diagonal,
-                                                                            "__index__"):
-        raise TypeError(f"{name}(): argument 'diagonal' (position 2) must be int, not "
+    if not signatures.is_symint(diagonal):  # (torch's SymInt)
+        where = "" if calls.given_by_keyword("diagonal") else f" (position {calls.position(2)})"
+        raise TypeError(f"{name}(): argument 'diagonal'{where} must be int, not "
                         f"{type_name(diagonal)}")
-    diagonal = operator.index(diagonal)
+    diagonal = signatures.symint_value(diagonal)
     data = input._data
     if data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
@@ -47,7 +47,7 @@ def _triangle(name, input, diagonal, keep_lower):
     return wrap(np.where(keep, data, np.zeros((), data.dtype)).astype(data.dtype, order="C"))
 
 
-@overloads("(Tensor input, int diagonal = 0, *, Tensor out = None)")
+@overloads("(Tensor input, SymInt diagonal = 0, *, Tensor out = None)")
 @takes_out
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (row i keeps columns up to i + diagonal), zeros
@@ -65,7 +65,7 @@ class TrilBackward0(Node):
         return tril(grad, self.diagonal)
 
 
-@overloads("(Tensor input, int diagonal = 0, *, Tensor out = None)")
+@overloads("(Tensor input, SymInt diagonal = 0, *, Tensor out = None)")
 @takes_out
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (row i keeps columns from i + diagonal on),
@@ -499,9 +499,9 @@ class IndexCopyBackward0(Node):
 
 
 # ---------------------------------------------------------------- uneven splits
-@overloads("(Tensor input, tuple of ints indices, int dim = 0)",
+@overloads("(Tensor input, tuple of SymInts indices, int dim = 0)",
            "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
-           "(Tensor input, int sections, int dim = 0)")
+           "(Tensor input, SymInt sections, int dim = 0)")
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
                  tensor_indices_or_sections=None):
     """``sections`` pieces as even as can be (the first ones one longer), or the pieces between

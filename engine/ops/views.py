@@ -740,7 +740,7 @@ def expand_as(input, other):
     return expand(input, other._data.shape)
 
 
-@number_parameters("broadcast_to", {"size": "tuple of ints"})
+@number_parameters("broadcast_to", {"size": "tuple of SymInts"})
 def broadcast_to(input, size):
     """input expanded to ``size`` (a view: torch's expand)"""
     return expand(input, size)
@@ -798,8 +798,8 @@ def broadcast_shapes(*shapes):
 
 
 # ---------------------------------------------------------------- pieces along a dimension
-@overloads("(Tensor input, int dim, Tensor start, int length)",
-           "(Tensor input, int dim, int start, int length)")
+@overloads("(Tensor input, int dim, Tensor start, SymInt length)",
+           "(Tensor input, int dim, SymInt start, SymInt length)")
 @numpy_names
 def narrow(input, dim, start, length):
     """Elements start..start+length along dim (a view)."""
@@ -858,6 +858,7 @@ class SliceBackward0(Node):
                      slice(self.start, self.end, self.step))
 
 
+@overloads("(Tensor input, int dim, SymInt index)")
 @numpy_names
 def select(input, dim, index):
     """The slice at ``index`` along ``dim``, which disappears (a view)."""
@@ -1022,7 +1023,7 @@ _SPLIT_OVERLOADS = ("(Tensor input, int split_size, int dim = 0)",
                     "(Tensor input, tuple of ints split_size, int dim = 0)")
 
 
-@overloads("(Tensor input, tuple of ints split_sizes, int dim = 0)")
+@overloads("(Tensor input, tuple of SymInts split_sizes, int dim = 0)")
 def split_with_sizes(input, split_sizes, dim=0):
     """Pieces of the given sizes along dim (``split`` with a list of sizes)."""
     return split(input, list(split_sizes), dim)
@@ -1041,8 +1042,9 @@ def split(tensor, split_size_or_sections, dim=0):
         # position: numpy's integers too)
         raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
                         f"of ints, not {type_name(sizes)}")
-    if isinstance(sizes, (tuple, list)):  # (handed on by position)
-        signatures.int_list_checked("split_with_sizes", "split_sizes", sizes, " (position 2)")
+    if isinstance(sizes, (tuple, list)):  # (handed on by position; torch's SymInt[])
+        split_size_or_sections = signatures.int_list_checked(
+            "split_with_sizes", "split_sizes", sizes, " (position 2)", symint=True)
     if not signatures.fits(dim, "int"):
         if isinstance(sizes, (tuple, list)):
             raise TypeError(f"split_with_sizes(): argument 'dim' (position 3) must be int, not "
@@ -1135,26 +1137,15 @@ def _unsafe(pieces, input, dim, split_size):
                   self_sym_sizes=input._data.shape)
 
 
+@overloads("(Tensor input, tuple of SymInts size, tuple of SymInts stride, "
+           "SymInt? storage_offset = None)")
 def as_strided(input, size, stride, storage_offset=None):
     """A view with exactly these sizes and strides, anywhere inside the storage."""
-    size, stride = _ints_argument(size, "size", 2), _ints_argument(stride, "stride", 3)
-    offset = input.storage_offset() if storage_offset is None else \
-        calls.as_index(storage_offset)
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    size, stride = tuple(size), tuple(stride)
     _check_in_storage(input, size, stride, offset)
     result = make_view(input, size, stride, offset)
     return record(AsStridedBackward0, result, (input,), geometry=view_geometry(input, result))
-
-
-def _ints_argument(value, name, position):
-    """A "tuple of ints" argument of as_strided, refused as torch's argument parser does."""
-    where = f"as_strided(): argument '{name}' (position {calls.position(position)})"
-    if not isinstance(value, (tuple, list)):
-        raise TypeError(f"{where} must be tuple of ints, not {type_name(value)}")
-    for i, n in enumerate(value):
-        if isinstance(n, (builtins.bool, builtins.float)) or not hasattr(n, "__index__"):
-            raise TypeError(f"{where} must be tuple of ints, but found element of type "
-                            f"{type_name(n)} at pos {i}")
-    return tuple(operator.index(n) for n in value)
 
 
 def _check_in_storage(input, size, stride, offset):
@@ -1286,6 +1277,7 @@ def t_(input):
     return _restride(input, view_, TBackward1)
 
 
+@overloads("(Tensor input, int dim0, int dim1)")
 def transpose_(input, dim0, dim1):
     with no_grad():
         view_ = transpose(input, dim0, dim1)
@@ -1294,6 +1286,7 @@ def transpose_(input, dim0, dim1):
                      dim1=wrap_dim(dim1, ndim))
 
 
+@overloads("(Tensor input, int dim)")
 @numpy_names
 def unsqueeze_(input, dim):
     with no_grad():
