@@ -31,7 +31,7 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from ..fidelity import messages
+from ..fidelity import messages, signatures
 from ..fidelity.dtypes import bool as bool_dtype
 from ..fidelity.dtypes import can_cast, promote_types, scalar_type_name
 from ..ops import arithmetic, reduce, unary
@@ -108,6 +108,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = exp(input) / sum(exp(input)) along dim (engine.softmax; no dim: torch's old guess)"""
     if dim is None:
         dim = implicit_softmax_dim("softmax", input.dim(), _stacklevel)
+    dim = signatures.checked_int("softmax", "dim", 1, dim)  # (torch's: input.softmax(dim))
     return reduce.softmax(input, dim, dtype=dtype)
 
 
@@ -115,6 +116,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """out = log(softmax(input)) along dim (engine.log_softmax; no dim: torch's old guess)"""
     if dim is None:
         dim = implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    dim = signatures.checked_int("log_softmax", "dim", 1, dim)  # (torch's: input.log_softmax)
     return reduce.log_softmax(input, dim, dtype=dtype)
 
 
@@ -441,6 +443,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """loss = -weight[t] * input[i, t] for each target class t (mean: / sum of those weights)"""
     reduction = reduction_to_apply(reduction, size_average, reduce)
+    # (torch's F.nll_loss hands it on to torch's nll_loss_nd, whose SymInt it is)
+    ignore_index = signatures.checked_int("nll_loss_nd", "ignore_index", 5, ignore_index, True)
     x, t = input._data, target._data
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
@@ -611,6 +615,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                         size_average, ignore_index, reduce, reduction,
                                         label_smoothing))
     reduction = reduction_to_apply(reduction, size_average, reduce)
+    # (torch's F.cross_entropy hands it on to torch's cross_entropy_loss, whose SymInt it is)
+    ignore_index = signatures.checked_int("cross_entropy_loss", "ignore_index", 5, ignore_index,
+                                          True)
     class_dim = 0 if input.dim() == 1 else 1
     n_classes = input.shape[class_dim]
     if target.shape == input.shape:  # class probabilities, not class indices

@@ -19,7 +19,7 @@ from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
 from ..fidelity.dtypes import float16, scalar_type_name
-from ..fidelity import messages
+from ..fidelity import messages, signatures
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..ops.arithmetic import NotImplementedBackward, addcmul
@@ -456,6 +456,7 @@ class MishBackward0(Node):
 def glu(input, dim=-1):
     """out = a * sigmoid(b), a and b the two halves of input along dim"""
     _check_tensor("glu", input)
+    dim = signatures.checked_int("glu", "dim", 2, dim)  # (torch's F.glu passes it on so)
     x = input._data
     if x.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -586,6 +587,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """out = softmax(-input) along dim"""
     if dim is None:
         dim = implicit_softmax_dim("softmin", input.dim(), _stacklevel)
+    dim = signatures.checked_int("softmax", "dim", 1, dim)  # (torch's: (-input).softmax(dim))
     return (-input).softmax(dim, dtype=dtype) if dtype is not None else (-input).softmax(dim)
 
 

@@ -13,16 +13,15 @@ image through ``fold`` (col2im), which adds each column back where its window ca
 backward is the other, so the gradient of a convolution can itself be differentiated
 (``create_graph=True``). A ``conv1d`` is computed as a ``conv2d`` of height 1.
 """
-import warnings
-
 import numpy as np
 
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, empty_strided, wrap
-from ..fidelity import signatures
+from ..fidelity import messages, signatures
 from ..fidelity.layout import contiguous_strides, format_strides, suggested_memory_format
 from ..fidelity.size import channels_last, channels_last_3d
+from ..ops.common import overloads
 from ..ops.creation import zeros
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
@@ -74,14 +73,30 @@ def _products(a, b):
 
 
 def _pair(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    """torch's _pair: an iterable (a tensor too: its elements) as a tuple, else it twice."""
+    return tuple(value) if isinstance(value, (tuple, list, Tensor)) else (value, value)
+
+
+def _pairs_read(name, given):
+    """F.unfold's and F.fold's arguments, each through torch's _pair, then as torch's im2col
+    or col2im reads them: ``given``, (parameter, position, value, SymInt or not) each, read
+    by its parser (int[2]s), then its checks of two values each."""
+    pairs = [_pair(value) for _, _, value, _ in given]
+    read = [signatures.checked_ints(name, parameter, position, pair, symint)
+            for (parameter, position, _, symint), pair in zip(given, pairs)]
+    for (parameter, *_), values in zip(given, read):
+        if len(values) != 2:
+            raise RuntimeError(f"It is expected {parameter} equals to 2, but got size "
+                               f"{len(values)}")
+    return read
 
 
 # ====================================================================== unfold / fold
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """out[n, (c, i, j), l] = input[n, c] at kernel position (i, j) of window l (im2col)"""
-    kernel, dilation, padding, stride = (_pair(kernel_size), _pair(dilation), _pair(padding),
-                                         _pair(stride))
+    kernel, dilation, padding, stride = _pairs_read("im2col", (
+        ("kernel_size", 2, kernel_size, False), ("dilation", 3, dilation, False),
+        ("padding", 4, padding, False), ("stride", 5, stride, False)))
     batched = input.dim() == 4
     x = input._data if batched else input._data[None]
     h, w = x.shape[-2], x.shape[-1]
@@ -118,8 +133,10 @@ class Im2ColBackward0(Node):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """out[n, c] = the sum of the columns input[n, (c, i, j), l], each put back at its window
     (col2im: the adjoint of unfold)"""
-    size, kernel, dilation, padding, stride = (_pair(output_size), _pair(kernel_size),
-                                               _pair(dilation), _pair(padding), _pair(stride))
+    size, kernel, dilation, padding, stride = _pairs_read("col2im", (
+        ("output_size", 2, output_size, True), ("kernel_size", 3, kernel_size, False),
+        ("dilation", 4, dilation, False), ("padding", 5, padding, False),
+        ("stride", 6, stride, False)))
     if input.dim() not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
                            "batch size and non-zero dimensions for input, but got: "
@@ -158,12 +175,21 @@ class Col2ImBackward0(Node):
 
 
 # ====================================================================== convolution
+# torch's two overloads of conv1d and conv2d (their SymInt[1] and SymInt[2]: one int is taken
+# for all the dimensions), which parse a call before it runs
+_CONV = tuple(f"(Tensor input, Tensor weight, Tensor bias = None, tuple of SymInts[1] stride = "
+              f"1, {padding}, tuple of SymInts[1] dilation = 1, SymInt groups = 1)"
+              for padding in ("tuple of SymInts[1] padding = 0", 'str padding = "valid"'))
+
+
+@overloads(*_CONV)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """out[n, o] = bias[o] + sum over c, i, j of weight[o, c, i, j] * input[n, c, window]
     (input (N, C, H, W) or (C, H, W); weight (out_channels, C / groups, kh, kw))"""
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@overloads(*_CONV)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """out[n, o] = bias[o] + sum over c, i of weight[o, c, i] * input[n, c, window]
     (input (N, C, L) or (C, L); weight (out_channels, C / groups, k))"""
@@ -171,9 +197,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv(name, spatial, input, weight, bias, stride, padding, dilation, groups):
-    """torch's steps: check the arguments, add the batch dimension if there is none,
-    turn a padding string into numbers, convolve."""
-    _check_argument_types(name, input, weight, bias, stride, padding, dilation, groups)
+    """torch's steps (its parser has read the arguments): add the batch dimension if there
+    is none, turn a padding string into numbers, convolve."""
     if input.dim() not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) "
                            f"input to {name}, but got input of size: {list(input.shape)}")
@@ -269,25 +294,6 @@ def _type_name(tensor):
 def _ints(value, count):
     """An int becomes ``count`` copies (as torch's argument parser does); a list stays a list."""
     return (value,) * count if isinstance(value, int) else tuple(value)
-
-
-def _check_argument_types(name, input, weight, bias, stride, padding, dilation, groups):
-    """torch's argument parser: tensors, tuples of ints, a padding string, an int groups."""
-    given = ["Tensor" if isinstance(input, Tensor) else type_name(input),
-             "Tensor" if isinstance(weight, Tensor) else type_name(weight)]
-    wrong = not isinstance(input, Tensor) or not isinstance(weight, Tensor)
-    if bias is not None and not isinstance(bias, Tensor):
-        wrong, given = True, given + [f"bias={type_name(bias)}"]
-    for argument, value in (("stride", stride), ("padding", padding), ("dilation", dilation)):
-        ints = value if isinstance(value, (tuple, list)) else (value,)
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in ints) and not (
-                argument == "padding" and isinstance(value, str)):
-            wrong, given = True, given + [f"{argument}={type_name(value)}"]
-    if not isinstance(groups, int):
-        wrong, given = True, given + [f"groups={type_name(groups)}"]
-    if wrong:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                        f"({', '.join(given)}), but expected one of:")
 
 
 def _expand_param(value, name, dims):
@@ -390,9 +396,9 @@ def _padding_from_string(input, weight, stride, padding, dilation):
         return input, tuple(total // 2 for total in totals)
     if not _warned_same_padding:  # torch warns once per process
         _warned_same_padding.append(True)
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                      "require a zero-padded copy of the input be created"
-                      + _TRIGGERED_IN_CONVOLUTION, UserWarning, stacklevel=4)
+        messages.warn_from_learner("Using padding='same' with even kernel lengths and odd "
+                                   "dilation may require a zero-padded copy of the input be "
+                                   "created" + _TRIGGERED_IN_CONVOLUTION)
     extra = []  # F.pad's order: the last dimension first, (before, after) for each
     for total in reversed(totals):
         extra += [0, total % 2]
@@ -408,8 +414,8 @@ def pad(input, pad, mode="constant", value=None):
         if not isinstance(pad, (tuple, list)):
             raise TypeError(f"pad(): argument 'pad'{where} must be tuple of ints, not "
                             f"{type_name(pad)}")
-        signatures.int_list_checked("pad", "pad", pad, where)
-        pad = tuple(int(p) for p in pad)  # (after the first, a bool counts as an integer)
+        # (torch's SymInt[]: after the first, a bool counts as an integer, not a bool tensor)
+        pad = signatures.int_list_checked("pad", "pad", pad, where, symint=True)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:

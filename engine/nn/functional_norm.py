@@ -22,6 +22,7 @@ from ..core.tangents import functorch_wraps
 from ..core.node import Node, record
 from ..core.tangents import transposed
 from ..core.tensor import wrap
+from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.messages import type_name
@@ -265,11 +266,12 @@ def affine_jvp(result, input, mean, invstd, weight, tangent_weight, tangent_bias
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """out = (x - mean) / sqrt(var + eps) * weight + bias, mean and (biased) var taken over
     the last len(normalized_shape) dimensions of each sample"""
-    if isinstance(normalized_shape, int) or not all(isinstance(n, int) for n in
-                                                    normalized_shape):
+    if not isinstance(normalized_shape, (tuple, list)):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
                         f"ints, not {type_name(normalized_shape)}")
-    normalized_shape = tuple(normalized_shape)
+    # (torch's F.layer_norm hands it on by position, to torch.layer_norm's SymInt[])
+    normalized_shape = signatures.int_list_checked(
+        "layer_norm", "normalized_shape", normalized_shape, " (position 2)", symint=True)
     _check_layer_norm(input, normalized_shape, weight, bias)
     x = input._data
     kept = x.ndim - len(normalized_shape)               # the dimensions of the samples

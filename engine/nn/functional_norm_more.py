@@ -15,6 +15,7 @@ from ..core.forward import has_tangent
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
@@ -38,6 +39,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {size}")
+    # (torch's F.group_norm hands it on to torch.group_norm, whose int it is)
+    num_groups = signatures.checked_int("group_norm", "num_groups", 2, num_groups)
     return group_norm_kernel(input, num_groups, weight, bias, eps)
 
 
@@ -202,9 +205,7 @@ def channel_shuffle(input, groups):
     if not isinstance(input, Tensor):
         raise TypeError(f"channel_shuffle(): argument 'input' (position 1) must be Tensor, not "
                         f"{type_name(input)}")
-    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
-        raise TypeError(f"channel_shuffle(): argument 'groups' (position 2) must be int, not "
-                        f"{type_name(groups)}")
+    groups = signatures.checked_int("channel_shuffle", "groups", 2, groups, symint=True)
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")

@@ -23,6 +23,7 @@ import numpy as np
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
+from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops.common import overloads
@@ -203,11 +204,6 @@ def _check_not_bool(name, input):
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
-def _check_kernel_type(name, kernel_size):
-    values = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,)
-    if not all(isinstance(v, int) for v in values):
-        raise TypeError(f"{name}(): argument 'kernel_size' (position 2) must be tuple of ints, "
-                        f"not {type_name(kernel_size)}")
 
 
 # ====================================================================== max_pool2d, max_pool3d
@@ -228,7 +224,12 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def _max_pool(dims, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     name = f"max_pool{dims}d"
     _check_input_type(name, input)
-    _check_kernel_type(name, kernel_size)
+    # (torch's F.max_pool2d hands them on by position to torch.max_pool2d's int[2]s)
+    kernel_size, padding, dilation = (
+        signatures.checked_ints(name, argument, position, value) for argument, position, value
+        in (("kernel_size", 2, kernel_size), ("padding", 4, padding), ("dilation", 5, dilation)))
+    if stride is not None:
+        stride = signatures.checked_ints(name, "stride", 3, stride)
     geometry = _Geometry(name, kernel_size, stride, padding, dilation, dims)
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected "
@@ -339,6 +340,12 @@ class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward
 
 
 # ====================================================================== avg_pool2d, avg_pool3d
+_AVG_POOL = ("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1]? stride = None, "
+             "tuple of ints[1] padding = 0, bool ceil_mode = False, "
+             "bool count_include_pad = True, int? divisor_override = None)")
+
+
+@overloads(_AVG_POOL)
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """out = the sum of each window / its size (count_include_pad: padding zeros count too;
@@ -347,6 +354,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                      divisor_override)
 
 
+@overloads(_AVG_POOL)
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """avg_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
@@ -357,12 +365,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override):
-    name = f"avg_pool{dims}d"
-    _check_input_type(name, input)
-    _check_kernel_type(name, kernel_size)
-    if divisor_override is not None and not isinstance(divisor_override, int):
-        raise TypeError(f"{name}(): argument 'divisor_override' must be int, not "
-                        f"{type_name(divisor_override)}")
+    name = f"avg_pool{dims}d"  # (its arguments' types checked by torch's parser: _AVG_POOL)
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override, dims)
     if dims == 2:
@@ -630,12 +633,15 @@ def adaptive_avg_pool2d(input, output_size):
     """out = the mean of each of output_size windows, chosen to cover the input evenly
     (window i of n over a size s runs from floor(i s / n) to ceil((i + 1) s / n))"""
     _check_input_type("adaptive_avg_pool2d", input)
-    _check_not_bool("adaptive_avg_pool2d", input)
     if not isinstance(output_size, int):
         if len(input.shape) <= len(output_size):
             raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         output_size = [size if want is None else want
                        for want, size in zip(output_size, input.shape[-len(output_size):])]
+    # (torch's F.adaptive_avg_pool2d hands it on to a SymInt[2])
+    output_size = signatures.checked_ints("adaptive_avg_pool2d", "output_size", 2, output_size,
+                                          symint=True)
+    _check_not_bool("adaptive_avg_pool2d", input)
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     if len(size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")

@@ -16,7 +16,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import cpp_type_name, promote_types
-from ..fidelity import messages
+from ..fidelity import messages, signatures
 from ..fidelity.messages import type_name
 from ..ops.indexing import scatter_add
 from ..ops.common import histories_read_first
@@ -46,6 +46,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         input = input.contiguous()
         embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+    # (torch's F.embedding hands it on to torch.embedding, whose SymInt it is)
+    padding_idx = signatures.checked_int("embedding", "padding_idx", 3, padding_idx, symint=True)
     return _embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 

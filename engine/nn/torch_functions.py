@@ -62,6 +62,9 @@ def _parsed(printed):
         def parsed(*args, **kwargs):
             if signature.parse(name, args, kwargs, False) is not True:
                 raise refuse(name, (printed,), False, args, kwargs)
+            read = signature.read_ints(name, args, kwargs)  # (its ints as Python ints)
+            if read is not None:
+                args, kwargs = read
             if any(isinstance(value, Tensor) for value in (*args[1:], *kwargs.values())):
                 args, kwargs = _floats_read(floats, signature, args, kwargs)
             return function(*args, **kwargs)
@@ -146,7 +149,7 @@ feature_alpha_dropout_ = _dropout("feature_alpha_dropout_", True, True, True)
 
 
 # ====================================================================== normalisation
-@_parsed("(Tensor input, tuple of ints normalized_shape, Tensor? weight = None, "
+@_parsed("(Tensor input, tuple of SymInts normalized_shape, Tensor? weight = None, "
          "Tensor? bias = None, float eps = 1e-05, bool cudnn_enable = True)")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """F.layer_norm (cudnn_enable changes nothing on the CPU)"""
@@ -182,8 +185,8 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 
 # ====================================================================== lookup, pooling
-@_parsed("(Tensor weight, Tensor indices, int padding_idx = -1, bool scale_grad_by_freq = False, "
-         "bool sparse = False)")
+@_parsed("(Tensor weight, Tensor indices, SymInt padding_idx = -1, "
+         "bool scale_grad_by_freq = False, bool sparse = False)")
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     """F.embedding(indices, weight, ...): a negative padding_idx is none (ATen's rows are
     counted from 0 only)"""
