@@ -1063,7 +1063,9 @@ def split(tensor, split_size_or_sections, dim=0):
         if length < 0:
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
                                f"entries, but got split_sizes={shape_text(sections)}")
-        pieces.append(_piece(tensor, wrapped, start, builtins.min(start + length, size)))
+        # (clamped to the dimension, as torch's slices: the sum is checked after them)
+        pieces.append(_piece(tensor, wrapped, builtins.min(start, size),
+                             builtins.min(start + length, size)))
         start += length
     if start != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "

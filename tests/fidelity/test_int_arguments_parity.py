@@ -171,3 +171,13 @@ def test_an_int_argument_is_read_as_torchs_parser_reads_it(case):
     call, value = CASES[case]
     assert _outcome(engine, call, value) == _outcome(torch, call, value)
 
+
+# sizes that pass the end of the dimension: torch's slices are clamped to it, the sum is checked
+# after them (fuzz 5552565: the engine's piece beyond the end was numpy's ValueError)
+SPLITS = ["m.split(m.randn(0), [1, 0])", "m.split(m.ones(3), [4, 0])", "m.ones(3).split([2, 2])",
+          "m.split(m.ones(3), [4, -1])", "m.ones(2, 3).split_with_sizes([1, 3, 1], 1)"]
+
+
+@pytest.mark.parametrize("call", SPLITS)
+def test_split_sizes_past_the_end_are_torchs_error(call):
+    assert _outcome(engine, call, "") == _outcome(torch, call, "")
