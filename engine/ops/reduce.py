@@ -897,18 +897,47 @@ def _same_dtype_as_input(out, *args, **kwargs):
                            f"{scalar_type_name[out.dtype]} for out's dtype.")
 
 
-def _cast_refused_first(out, *args, **kwargs):
-    """std and var into an out= that cannot hold the (floating) result: torch resizes out and
-    refuses before it would warn of degrees of freedom (fuzz 3038398)."""
-    named = named_arguments(("input", "dim", "unbiased", "keepdim"), args, kwargs)
-    input = named.get("input")
-    if isinstance(input, Tensor) and input._data.dtype.kind == "f" and \
-            not dtypes.can_cast(input.dtype, out.dtype):
-        axes, keepdim = reduce_args(input, named.get("dim"), named.get("keepdim", False))
-        shape = np.sum(np.empty(input._data.shape), axis=axes, keepdims=keepdim).shape
-        resize_out_first(out, shape)
-        raise RuntimeError(f"result type {scalar_type_name[input.dtype]} can't be cast to the "
-                           f"desired output type {scalar_type_name[out.dtype]}")
+def _cast_refused_first(name):
+    """std's or var's own checks of out= (``name`` says which), before they compute."""
+    def check(out, *args, **kwargs):
+        named = named_arguments(("input", "dim", "unbiased", "keepdim"), args, kwargs)
+        input = named.get("input")
+        if not isinstance(input, Tensor) or input._data.dtype.kind != "f":
+            return
+        if not dtypes.can_cast(input.dtype, out.dtype):
+            _cast_refused(input, out, named)
+        if input._data.dtype == np.float16 and input._data.size and \
+                out._data.dtype != np.float16 and out.is_floating_point():
+            _half_into_wider_refused(input, out, named, name)
+    return check
+
+
+def _cast_refused(input, out, named):
+    """An out= that cannot hold the (floating) result: torch resizes out and refuses before
+    it would warn of degrees of freedom (fuzz 3038398)."""
+    axes, keepdim = reduce_args(input, named.get("dim"), named.get("keepdim", False))
+    shape = np.sum(np.empty(input._data.shape), axis=axes, keepdims=keepdim).shape
+    resize_out_first(out, shape)
+    raise RuntimeError(f"result type {scalar_type_name[input.dtype]} can't be cast to the "
+                       f"desired output type {scalar_type_name[out.dtype]}")
+
+
+def _half_into_wider_refused(input, out, named, name):
+    """float16 reduced to one number into a wider out=: torch's CPU std/var then compute in
+    out's dtype and take their whole-tensor kernel, which has no float16 case; out is
+    resized and the degrees of freedom warned of first (fuzz 5534875)."""
+    dim, unbiased = named.get("dim"), named.get("unbiased")
+    if isinstance(dim, builtins.bool):  # legacy var(input, unbiased)
+        dim, unbiased = None, dim
+    axes, keepdim = reduce_args(input, dim, named.get("keepdim", False))
+    shape = np.sum(np.empty(input._data.shape), axis=axes, keepdims=keepdim).shape
+    if math.prod(shape) != 1:
+        return
+    resize_out_first(out, shape)
+    if input._data.size - ddof_from(unbiased, named.get("correction")) <= 0:
+        read_histories((input,))
+        messages.warn_from_learner(messages.no_degrees_of_freedom(name))
+    raise RuntimeError("std_var_all: Unsupported dtype Half")
 
 
 def _resized_before_the_cast(result, out, *args):
@@ -1172,7 +1201,8 @@ def welford(data, axes, keepdim, divisor):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast, before=_cast_refused_first)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast,
+           before=_cast_refused_first("var"))
 @numpy_names
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sum((x - mean)^2) / (N - correction); correction=1 (Bessel's) by default"""
@@ -1232,7 +1262,8 @@ def var_backward(node, grad, x):
 
 
 @overloads(*_MOMENT_OVERLOADS)
-@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast, before=_cast_refused_first)
+@takes_out(input_in_out_dtype=True, check=_resized_before_the_cast,
+           before=_cast_refused_first("std"))
 @numpy_names
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """out = sqrt(var(input)); correction=1 (Bessel's) by default"""
@@ -2161,8 +2192,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
                     f"be bool, not {messages.type_name(flag)}")
     data = input._data
     if dim is None:
-        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
-                                            return_counts=True, equal_nan=False)
+        flat = data.reshape(-1)
+        if flat.dtype.kind == "f" and (np.isnan(flat).any() or np.signbit(flat[flat == 0]).any()):
+            values, inverse, counts = _unique_as_torch(flat)
+        else:  # (a strict order: any correct sort agrees with torch's)
+            values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
         result = record(Unique2Backward0, wrap(values), (input,))
         inverse = inverse.reshape(data.shape)
     else:
@@ -2183,6 +2217,23 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False,  # noq
         values = np.ascontiguousarray(rows).reshape((rows.shape[0],) + moved.shape[1:])
         result = record(UniqueDimBackward0, wrap(np.moveaxis(values, 0, dim)), (input,))
     return _unique_result(result, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_as_torch(flat):
+    """unique of a 1-d float array with a nan or a -0.0, as torch's CPU kernel finds it: its
+    sort of the values (unstable: past 16 elements ties come in std::sort's order, as sort()
+    replays it), then runs of equal values (nan never equal, -0.0 equal to 0.0), each kept
+    as its first value; so which zero is kept, and which nan each nan's inverse names, is
+    torch's (fuzz 5545774)."""
+    order = np.argsort(flat, kind="stable")
+    if flat.size > 16:
+        order = _unstable_order(flat, order, 0, False)
+    ordered = flat[order]
+    starts = np.ones(flat.size, bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(flat.size, np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], inverse, np.diff(np.append(np.flatnonzero(starts), flat.size))
 
 
 def _unique_rows_as_torch(flat):
