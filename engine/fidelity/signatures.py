@@ -197,7 +197,10 @@ def _plain(value):
 
 
 def _read(name, p, value, param_name=None):
-    """An argument that fits ``p``, read as torch reads it (an int, or a tuple of ints)."""
+    """An argument that fits ``p``, read as torch reads it (an int, or a tuple of ints; a
+    number for a Number or a float: a 0-d tensor's value, a float16 3 the float 3.0)."""
+    if p.kind in ("Number", "float"):
+        return value.item() if hasattr(value, "_data") else value
     if p.kind == "int":
         if value is None or value.__class__ is builtins.int:
             return value
@@ -388,6 +391,8 @@ def _fits(value, p):
     if kind == "torch.device":  # (a GPU's number too)
         return type(value).__name__ == "device" or isinstance(value, builtins.str) or (
             isinstance(value, (builtins.int, np.integer)) and value.__class__ is not builtins.bool)
+    if kind == "torch.layout":
+        return type(value).__name__ == "layout"
     if kind == "torch.memory_format":
         return type(value).__name__ == "memory_format"
     raise AssertionError(kind)

@@ -248,5 +248,7 @@ def distinct_dims(dims, ndim):
 def dim_index(dim, ndim):
     """``dim`` made non-negative for size(d) / stride(d), with torch's messages."""
     if ndim == 0:
+        if dim.__class__ is not int:  # (torch's parser reads it first: its TypeError)
+            dim = _int_dim(dim)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return wrap_dim(dim, ndim)

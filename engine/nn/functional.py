@@ -60,7 +60,8 @@ from .functional_norm import batch_norm, layer_norm
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                               avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
 from .functional_sparse import embedding, embedding_bag
-from ..ops.common import laid_out_row_major, number_parameters, wrap_elementwise
+from ..ops.common import (laid_out_row_major, not_implemented_for, number_parameters,
+                          wrap_elementwise)
 
 # torch's Reduction enum, what the loss nodes save as _saved_reduction
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -470,6 +471,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{scalar_type_name[target.dtype]}")
     class_dim = 0 if x.ndim == 1 else 1
+    _check_loss_weight(input, weight, x.shape[class_dim])
     t = t.astype(np.int64, copy=False)
     if x.ndim == 1:
         t = t.reshape(())  # one sample: its target may also come as a 1-element vector
@@ -500,6 +502,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                   reduction=_REDUCTIONS[reduction], ignore_index=ignore_index)
 
 
+def _check_loss_weight(input, weight, n_classes):
+    """nll_loss's checks past the shapes of input and target: a weight for every class (one
+    dimension, but the image kernel counts only its elements), an input of a floating dtype
+    (its kernels' dtypes), a weight of the input's dtype."""
+    if weight is not None:
+        w = weight._data
+        if input.dim() == 4 and w.size != n_classes:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if input.dim() != 4 and (w.ndim != 1 or w.size != n_classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} "
+                               f"classes or no classes but got weight tensor of shape: "
+                               f"{list(w.shape)}")
+    if input._data.dtype.kind != "f":
+        raise not_implemented_for("nll_loss2d_forward_out_frame" if input.dim() == 4 else
+                                  "nll_loss_out_frame", input._data.dtype)
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
+                           f"{scalar_type_name[weight.dtype]}")
+
+
 def _every_target_counts(t, n_classes, ignore_index):
     """No target is ignored and every one is a class (then weight 1 each: nll_loss's quick way)."""
     return t.size > 0 and not 0 <= ignore_index < n_classes and 0 <= t.min() and \
@@ -514,7 +536,7 @@ def _picked_classes(t, n_classes, ignore_index, weight, class_dim, np_dtype):
     if bad.size:
         raise IndexError(f"Target {bad[0]} is out of bounds.")
     classes = np.expand_dims(np.where(kept, t, 0), class_dim)
-    w = np.ones(n_classes, np_dtype) if weight is None else weight._data
+    w = np.ones(n_classes, np_dtype) if weight is None else weight._data.reshape(-1)
     return classes, np.where(kept, w[classes.squeeze(class_dim)], 0).astype(np_dtype), kept
 
 

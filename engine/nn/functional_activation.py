@@ -40,7 +40,7 @@ def computed_once(function, x):
     """function(x) computed in float64 and rounded once to x's dtype; float16 through
     float32, as torch computes it (a float32 result halfway between two float16 values
     rounds to even: gelu(6e-08) is 0)."""
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # (torch: silent)
         values = np.asarray(function(x.astype(np.float64)))
         if x.dtype == np.float16:
             values = values.astype(np.float32)
@@ -272,7 +272,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def _elu(input, alpha, node):
-    out = computed_once(lambda x: np.where(x > 0, x, alpha * np.expm1(x)), input._data)
+    # (a zero is kept as it is, whatever alpha's sign, as torch's kernel keeps it)
+    out = computed_once(lambda x: np.where(x >= 0, x, alpha * np.expm1(x)), input._data)
     state = {"alpha": alpha, "scale": 1, "input_scale": 1}
     if node is EluBackward1:
         return record(node, out, (input,), saved_output=True, **state)

@@ -66,7 +66,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """out = min(max(input, min_val), max_val)"""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    _check_tensor("hardtanh", input)
+    name = "hardtanh_" if inplace else "hardtanh"
+    _check_tensor(name, input)
+    for position, (parameter, value) in enumerate((("min_val", min_val),
+                                                    ("max_val", max_val)), 2):
+        if not signatures.fits(value, "Number"):  # (torch's C++ hardtanh's, by position)
+            raise TypeError(f"{name}(): argument '{parameter}' (position {position}) must be "
+                            f"Number, not {type_name(value)}")
+    min_val, max_val = (v.item() if isinstance(v, Tensor) else v for v in (min_val, max_val))
     x = input._data
     if x.dtype.kind == "b":
         raise NotImplementedError("Bool inputs not supported for hardtanh")
@@ -275,7 +282,7 @@ def threshold(input, threshold, value, inplace=False):
     _check_tensor("threshold", input)
     x = input._data
     if x.dtype.kind == "b":
-        raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     out = wrap_elementwise(np.asarray(np.where(x <= x.dtype.type(threshold),
                                                x.dtype.type(value), x)), x)
     if inplace:
@@ -330,9 +337,9 @@ def celu_(input, alpha=1.0):
 @number_parameters("celu", {"alpha": "Number"}, always_positional=True)
 def celu(input, alpha=1.0, inplace=False):
     """out = x where x > 0, else alpha (exp(x / alpha) - 1)"""
-    check_float("elu_cpu", input)
-    if alpha == 0:
+    if alpha == 0:  # (torch's celu divides by alpha before its elu looks at the dtype)
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    check_float("elu_cpu", input)
     inverse = 1.0 / alpha
     out = computed_once(lambda x: np.where(x > 0, x, alpha * np.expm1(x * inverse)), input._data)
     if inplace:

@@ -21,7 +21,7 @@ from ..core.tensor import Tensor, empty_strided, wrap
 from ..fidelity import messages, signatures
 from ..fidelity.layout import contiguous_strides, format_strides, suggested_memory_format
 from ..fidelity.size import channels_last, channels_last_3d
-from ..ops.common import overloads
+from ..ops.common import not_implemented_for, overloads
 from ..ops.creation import zeros
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
@@ -92,11 +92,38 @@ def _pairs_read(name, given):
 
 
 # ====================================================================== unfold / fold
+_WINDOW_CHECKS = {
+    "kernel": (lambda v: v > 0, "kernel size should be greater than zero, but got "
+               "kernel_height: {} kernel_width: {}"),
+    "dilation": (lambda v: v > 0, "dilation should be greater than zero, but got "
+                 "dilation_height: {} dilation_width: {}"),
+    "padding": (lambda v: v >= 0, "padding should be non-negative, but got pad_height: {} "
+                "pad_width: {}"),
+    "stride": (lambda v: v > 0, "stride should be greater than zero, but got stride_height: {} "
+               "stride_width: {}"),
+}
+
+
+def _check_windows(order, **pairs):
+    """im2col's and col2im's checks of their (height, width) pairs, in ``order``."""
+    for name in order:
+        fits, message = _WINDOW_CHECKS[name]
+        if not (fits(pairs[name][0]) and fits(pairs[name][1])):
+            raise RuntimeError(message.format(*pairs[name]))
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """out[n, (c, i, j), l] = input[n, c] at kernel position (i, j) of window l (im2col)"""
     kernel, dilation, padding, stride = _pairs_read("im2col", (
         ("kernel_size", 2, kernel_size, False), ("dilation", 3, dilation, False),
         ("padding", 4, padding, False), ("stride", 5, stride, False)))
+    _check_windows(("kernel", "dilation", "padding", "stride"), kernel=kernel,
+                   dilation=dilation, padding=padding, stride=stride)
+    sizes = (input.size(1), input.size(2))  # (torch reads them first: a 2-d input's IndexError)
+    if not ((input.dim() == 3 and input.size(0) and all(sizes)) or
+            (input.dim() == 4 and all(sizes) and input.size(3))):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(input.shape)}")
     batched = input.dim() == 4
     x = input._data if batched else input._data[None]
     h, w = x.shape[-2], x.shape[-1]
@@ -107,6 +134,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"dilation={dilation}, padding={padding}, calculated shape of the "
                            f"array of sliding blocks as ({blocks[0]}, {blocks[1]}), but its "
                            "components must be at least one.")
+    if x.dtype.kind in "iu":  # (its kernel is compiled for floats and bool, after the shapes)
+        raise not_implemented_for("im2col_out_cpu", x.dtype)
     columns = _im2col(x, kernel, dilation, padding, stride)
     columns = columns.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1],
                               blocks[0] * blocks[1])
@@ -137,6 +166,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         ("output_size", 2, output_size, True), ("kernel_size", 3, kernel_size, False),
         ("dilation", 4, dilation, False), ("padding", 5, padding, False),
         ("stride", 6, stride, False)))
+    _check_windows(("kernel", "stride", "dilation", "padding"), kernel=kernel,
+                   dilation=dilation, padding=padding, stride=stride)
     if input.dim() not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
                            "batch size and non-zero dimensions for input, but got: "
@@ -156,6 +187,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            "dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
                            f"input.size(2)={length}.")
+    if x.dtype.kind in "iu":
+        raise not_implemented_for("col2im_out_cpu", x.dtype)
     columns = x.reshape(n, rows // (kernel[0] * kernel[1]), *kernel, *blocks)
     image = _col2im(columns, size, dilation, padding, stride)
     return record(Col2ImBackward0, wrap(image if batched else image[0]), (input,),
@@ -414,8 +447,21 @@ def pad(input, pad, mode="constant", value=None):
         if not isinstance(pad, (tuple, list)):
             raise TypeError(f"pad(): argument 'pad'{where} must be tuple of ints, not "
                             f"{type_name(pad)}")
-        # (torch's SymInt[]: after the first, a bool counts as an integer, not a bool tensor)
-        pad = signatures.int_list_checked("pad", "pad", pad, where, symint=True)
+        # (torch's SymInt[]: the first element's type now, the others read once every
+        # argument fits; after the first, a bool counts as an integer, not a bool tensor)
+        signatures.int_list_checked("pad", "pad", pad, where, unpack=False, symint=True)
+        unread = pad
+    else:
+        unread = None
+    if not isinstance(mode, str):
+        raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type_name(mode)}")
+    if value is not None:  # (torch's float?: a 0-d tensor that needs no grad is its value)
+        if not signatures.fits(value, "float"):
+            raise TypeError(f"pad(): argument 'value' (position 4) must be float, not "
+                            f"{type_name(value)}")
+        value = value.item() if isinstance(value, Tensor) else value
+    if unread is not None:
+        pad = signatures.unpack_ints("pad", "pad", unread, True)
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:

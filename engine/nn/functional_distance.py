@@ -12,7 +12,7 @@ import numpy as np
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from ..fidelity import calls, dtypes, signatures
+from ..fidelity import dtypes
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..ops import reduce
@@ -38,12 +38,11 @@ def _check_tensors(name, x1, x2):
                             f"Tensor, not {type_name(value)}")
 
 
+@number_parameters("cosine_similarity", {"x1": "Tensor", "x2": "Tensor", "dim": "int",
+                                         "eps": "float"})
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """out = sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim: the cosine of the
     angle between the vectors (each scaled to length 1 first, so it stays within [-1, 1])"""
-    _check_tensors("cosine_similarity", x1, x2)
-    dim = signatures.checked_int("cosine_similarity", "dim",  # (torch's int dim)
-                                 None if calls.given_by_keyword("dim") else 3, dim)
     common = dtypes.result_type(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
@@ -62,6 +61,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / norm1) * (x2 / norm2)).sum(dim)
 
 
+@number_parameters("pairwise_distance", {"x1": "Tensor", "x2": "Tensor", "p": "float",
+                                         "eps": "float", "keepdim": "bool"})
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """out = ||x1 - x2 + eps||_p over the last dimension"""
     _check_tensors("pairwise_distance", x1, x2)

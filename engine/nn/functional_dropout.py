@@ -12,7 +12,7 @@ import numpy as np
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
-from ..fidelity import messages
+from ..fidelity import messages, signatures
 from ..fidelity import random as rng
 from ..fidelity.dtypes import scalar_type_name
 from ..ops.arithmetic import where
@@ -27,6 +27,20 @@ _SELU_ALPHA = 1.7580993408473766  # -SELU's saturation value: alpha * scale
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _operator_arguments(name, p, training, inplace):
+    """p and training as torch's C++ dropout operators (``name``, or ``name_`` in place) take
+    them from its Python functions: a float (a 0-d tensor that needs no grad, read as its
+    value) and a bool, else the parser's TypeError."""
+    name += "_" if inplace else ""
+    if not signatures.fits(p, "float"):
+        raise TypeError(f"{name}(): argument 'p' (position 2) must be float, not "
+                        f"{messages.type_name(p)}")
+    if not signatures.fits(training, "bool"):
+        raise TypeError(f"{name}(): argument 'train' (position 3) must be bool, not "
+                        f"{messages.type_name(training)}")
+    return float(p)
 
 
 def dropout_steps(input, p, training, inplace, feature, alpha):
@@ -74,6 +88,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial "
             "dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D "
             "inputs).")
+    p = _operator_arguments("feature_dropout", p, training, inplace)
     return _unbatched(lambda x: dropout_steps(x, p, training, inplace, True, False), input,
                       ndim == 3, inplace)
 
@@ -101,6 +116,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "the channel dim. This behavior will change in a future release to interpret the "
             "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
             "channel-wise dropout behavior, please switch to using dropout1d instead.")
+    p = _operator_arguments("feature_dropout", p, training, inplace)
     return dropout_steps(input, p, training, inplace, True, False)
 
 
@@ -111,6 +127,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     ndim = input.dim()
     if ndim not in (4, 5):
         _deprecated_dims("dropout3d", ndim, 3, "4D or 5D")
+    p = _operator_arguments("feature_dropout", p, training, inplace)
     return _unbatched(lambda x: dropout_steps(x, p, training, inplace, True, False), input,
                       ndim == 5, inplace)
 
@@ -119,12 +136,14 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value, and an
     affine map keeps the mean and variance (off unless ``training``, as in torch)."""
     _check_p(p)
+    p = _operator_arguments("alpha_dropout", p, training, inplace)
     return dropout_steps(input, p, training, inplace, False, True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (input[n, c, ...])."""
     _check_p(p)
+    p = _operator_arguments("feature_alpha_dropout", p, training, inplace)
     return dropout_steps(input, p, training, inplace, True, True)
 
 
@@ -132,6 +151,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """out = input * mask / (1 - p), each mask element 0 with probability p (training only)"""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    p = _operator_arguments("dropout", p, training, inplace)
     if p == 0 or not training or input.numel() == 0:
         return input
     if p == 1:

@@ -1414,6 +1414,10 @@ class LerpBackward1(Node):
         # (the last input's first, as torch's node)
         grad_weight = None if a is None else grad * (b - a)
         grad_end = grad * w
+        if self.next_functions[0][0] is None:  # (self needs none: 1 - w is not computed)
+            return None, grad_end, grad_weight
+        if w._data.dtype == np.bool_:  # (C++'s 1 - weight: two bool tensors)
+            raise NotImplementedError(messages.SUB_TWO_BOOLS)
         return grad * (1 - w), grad_end, grad_weight
 
 

@@ -100,6 +100,7 @@ def number_parameters(name, kinds, always_positional=False):
         names = list(inspect.signature(op).parameters)
         checks = [(names.index(p), p, kind) for p, kind in kinds.items()]
         ints = [check for check in checks if "int" in check[2].lower()]
+        numbers = [check for check in checks if check[2].rstrip("?") in ("Number", "float")]
 
         @functools.wraps(op)
         def checked(*args, **kwargs):
@@ -124,6 +125,11 @@ def number_parameters(name, kinds, always_positional=False):
                             *args[index + 1:])
                 elif parameter in kwargs:
                     kwargs[parameter] = signatures.read(name, parameter, kind, kwargs[parameter])
+            for index, parameter, _ in numbers:  # (a 0-d tensor read as its value: torch's
+                if index < len(args) and isinstance(args[index], Tensor):  # float16 3 is 3.0)
+                    args = (*args[:index], args[index].item(), *args[index + 1:])
+                elif isinstance(kwargs.get(parameter), Tensor):
+                    kwargs[parameter] = kwargs[parameter].item()
             return op(*args, **kwargs)
 
         return checked
@@ -1132,6 +1138,15 @@ def empty_in_format(tensor, np_dtype, memory_format):
         return empty_preserving_layout(tensor, np_dtype)
     shape = tensor._data.shape
     return empty_strided(shape, format_strides(shape, tensor.stride(), memory_format), np_dtype)
+
+
+def refuse_integer_history(result, *inputs):
+    """Before recording an op whose result takes self's dtype and may take a gradient from a
+    value tensor (masked_fill, index_fill, fill): an integer or bool result of an input that
+    requires grad is torch's error, where other ops would leave it out of the graph."""
+    if grad_mode.recording and result._data.dtype.kind != "f" and builtins.any(
+            getattr(value, "_requires_grad", False) for value in inputs):
+        raise RuntimeError(f"Autograd not support dtype: {scalar_type_name[result.dtype]}")
 
 
 def laid_out_like(values, tensor):

@@ -23,7 +23,7 @@ from ..core.tensor import Tensor, wrap
 from ..core.tensor import empty_strided as _uninitialised_strided
 from .common import (copy_preserving_layout, empty_in_format, factory_out,
                      invalid_arguments_error)
-from .common import number_parameters
+from .common import number_parameters, scalar_value
 
 __all__ = ["tensor", "scalar_tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones",
            "empty", "empty_strided", "full", "eye",
@@ -533,9 +533,10 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 def _fill_dtype(fill_value, name):
     """The dtype ``full`` gives a fill value: bool, int64 or the default float."""
+    where = "" if calls.given_by_keyword("fill_value") else " (position 2)"
     if isinstance(fill_value, Tensor):
-        if fill_value._data.ndim:
-            raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+        if fill_value._data.ndim or fill_value.requires_grad:  # (torch's Number: neither)
+            raise TypeError(f"{name}(): argument 'fill_value'{where} must be Number, not "
                             "Tensor")
         kind = fill_value._data.dtype.kind
     elif isinstance(fill_value, (builtins.bool, builtins.int, builtins.float, np.number,
@@ -544,7 +545,7 @@ def _fill_dtype(fill_value, name):
         kind = "b" if isinstance(fill_value, builtins.bool) else \
             "i" if isinstance(fill_value, (builtins.int, np.integer)) else "f"
     else:
-        raise TypeError(f"{name}(): argument 'fill_value' (position 2) must be Number, not "
+        raise TypeError(f"{name}(): argument 'fill_value'{where} must be Number, not "
                         f"{type_name(fill_value)}")
     return {"b": dtypes.bool, "i": dtypes.int64, "u": dtypes.int64}.get(kind, get_default_dtype())
 
@@ -555,6 +556,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type_name(size)}")
+    # (torch's parser reads the size's elements before it looks at the fill value)
+    signatures.int_list_checked("full", "size", size, "" if calls.given_by_keyword("size") else
+                                " (position 1)", unpack=False, symint=True)
     default = _fill_dtype(fill_value, "full")
 
     def make_array(shape, np_dtype):
@@ -566,22 +570,32 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
                    requires_grad, "full", default)
 
 
+class _Default(builtins.int):
+    """A default value (arange's start 0, step 1) told from the same number given."""
+
+
+class _Unset:
+    """A parameter not given (arange's end, eye's m), told from None given (shown as None)."""
+
+    def __repr__(self):
+        return "None"
+
+
+_START, _STEP, _NO_END, _NO_M = _Default(0), _Default(1), _Unset(), _Unset()
 _FACTORY_KEYWORDS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
                      "torch.device device = None, bool pin_memory = False, bool requires_grad = "
                      "False)")
 _EYE = ("(SymInt n, *, " + _FACTORY_KEYWORDS, "(SymInt n, SymInt m, *, " + _FACTORY_KEYWORDS)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def eye(n, m=_NO_M, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """An n x m matrix with ones on the diagonal."""
     device = _or_default(device)
-    for name, value, position in (("n", n, 1), ("m", m, 2)):
-        if value is not None and not signatures.is_symint(value):  # (torch's SymInts)
-            if position == 2:
-                raise signatures.refuse("eye", _EYE, False, (n, m), {})
-            raise TypeError(f"eye(): argument '{name}' (position {position}) must be int, not "
-                            f"{type_name(value)}")
-    n, m = signatures.symint_value(n), None if m is None else signatures.symint_value(m)
+    if not builtins.all(value is _NO_M or signatures.is_symint(value) for value in (n, m)):
+        raise _refused_as_called("eye", _EYE, {"n": n, "m": _ABSENT if m is _NO_M else m}, {
+            "out": out, "dtype": dtype, "layout": layout, "device": device,
+            "requires_grad": requires_grad})  # (torch's SymInts)
+    n, m = signatures.symint_value(n), None if m is _NO_M else signatures.symint_value(m)
     for name, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
@@ -695,11 +709,25 @@ def _number(value, name, function="arange", position=1):
 _VECTOR_BYTES = 32
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False):
+_ARANGE_OVERLOADS = (
+    "(Number end, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)",
+    "(Number start, Number end, *, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)",
+    "(Number start, Number end, Number step = 1, *, Tensor out = None, torch.dtype dtype = None, "
+    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)")
+
+
+def arange(start=_START, end=_NO_END, step=_STEP, *, out=None, dtype=None, layout=None,
+           device=None, requires_grad=False):
     """start, start + step, ... up to but not including end."""
+    if not builtins.all(signatures.fits(value, "Number") for value in (start, end, step)
+                        if value is not _NO_END):
+        _arange_refused(start, end, step, out, dtype, layout, device, requires_grad)
+    start, step = (builtins.int(v) if v.__class__ is _Default else v for v in (start, step))
     device = _or_default(device)
-    if end is None:
+    if end is _NO_END:
         start, end = 0, start
         names = (("start", 0), ("end", 1), ("step", 3))
     else:
@@ -716,6 +744,33 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     result = factory_out(lambda target: wrap(_arange_values(start, end, step, target)),
                          out, _dtype_arg(dtype, "arange"), "arange")
     return finish_factory(result, requires_grad, device)
+
+
+def _arange_refused(start, end, step, out, dtype, layout, device, requires_grad):
+    """torch's TypeError for a start, end or step that is no Number (a tensor of one
+    dimension, or one that requires grad): its own words when one overload takes that many
+    arguments (one), its list of three otherwise."""
+    raise _refused_as_called("arange", _ARANGE_OVERLOADS, {
+        "start": _ABSENT if start is _START else start, "end": _ABSENT if end is _NO_END else end,
+        "step": _ABSENT if step is _STEP else step}, {
+        "out": out, "dtype": dtype, "layout": layout, "device": device,
+        "requires_grad": requires_grad})
+
+
+_ABSENT = object()
+
+
+def _refused_as_called(name, printed, positional, keywords):
+    """torch's parser's TypeError for a factory's call (``positional``: the values of the
+    parameters that may come by position, in order, _ABSENT when not given; ``keywords``:
+    the keyword-only ones): the arguments as the learner's call gave them, by position or
+    by keyword."""
+    by_keyword = calls.keyword_names()
+    args = tuple(value for key, value in positional.items()
+                 if key not in by_keyword and value is not _ABSENT)
+    given = {**positional, **keywords}
+    kwargs = {key: given[key] for key in by_keyword if key in given}
+    return signatures.refuse(name, printed, False, args, kwargs, as_called=True)
 
 
 def _arange_values(start, end, step, target):
@@ -824,17 +879,29 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
                           requires_grad, device)
 
 
-def _steps_arg(steps, name, start, end):
-    """linspace's and logspace's ``int steps`` (not a SymInt: a 0-d integer tensor, no other)."""
-    if not signatures.is_int(steps):
+def _space_args(name, start, end, steps):
+    """linspace's and logspace's start, end (numbers, or tensors of no dimension: their
+    values) and ``int steps`` (not a SymInt: a 0-d integer tensor, no other), checked as
+    torch's parser, then its kernel, check them."""
+    def fits(value):
+        return isinstance(value, Tensor) or signatures.fits(value, "Number")
+
+    if not (signatures.is_int(steps) and fits(start) and fits(end)):
         first = ", float base = 10.0" if name == "logspace" else ""
         raise signatures.refuse(name, [f"({a} start, {b} end, int steps{first}, *, "
                                        f"{_FACTORY_KEYWORDS}" for a, b in _SPACE_OVERLOADS],
                                 False, (start, end, steps), {})
+    tensors = [(which, value._data.ndim) for which, value in (("start", start), ("end", end))
+               if isinstance(value, Tensor)]
+    if builtins.any(ndim for _, ndim in tensors):
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           + " and ".join(f"{which} with {ndim} dimension(s)"
+                                          for which, ndim in tensors) + ".")
     steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return steps
+    start, end = (v.item() if isinstance(v, Tensor) else scalar_value(v) for v in (start, end))
+    return start, end, steps
 
 
 _SPACE_OVERLOADS = (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
@@ -845,8 +912,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
     device = _or_default(device)
-    steps = _steps_arg(steps, "linspace", start, end)
-    start, end = _number(start, "start", "linspace", 1), _number(end, "end", "linspace", 2)
+    start, end, steps = _space_args("linspace", start, end, steps)
     if dtype is None and out is None:
         dtype = get_default_dtype()
     result = factory_out(lambda target: wrap(linspace_values(start, end, steps, target)),
@@ -893,8 +959,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
              requires_grad=False):
     """base ** linspace(start, end, steps)"""
     device = _or_default(device)
-    steps = _steps_arg(steps, "logspace", start, end)
-    start, end = _number(start, "start", "logspace", 1), _number(end, "end", "logspace", 2)
+    start, end, steps = _space_args("logspace", start, end, steps)
     if dtype is None and out is None:
         dtype = get_default_dtype()
     result = factory_out(lambda target: wrap(_logspace_values(start, end, steps, base, target)),
@@ -998,7 +1063,8 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
         low, high = 0, low
     low = 0 if low is None else low
     given = (high, size) if only_high else (low, high, size)
-    if not isinstance(size, (tuple, list)):  # randint(0, 10, 5): a size is a tuple
+    if not isinstance(size, (tuple, list)) or (size and not signatures.is_symint(size[0])):
+        # (randint(0, 10, 5): a size is a tuple, its first element what a SymInt takes)
         raise signatures.refuse("randint", _RANDINT, False, given, {})
     if high is None:
         raise TypeError("randint() received an invalid combination of arguments")

@@ -27,7 +27,7 @@ from .views import (AliasBackward0, alias, clone, expand, expand_geometry, permu
 from .inplace import (PARTIAL_OVERLAP_MESSAGE, check_no_overlap, copy_into, in_place,
                       overlap_status, write_inplace)
 from .common import histories_read_first
-from .common import number_parameters
+from .common import number_parameters, refuse_integer_history
 from .common import (PYTHON_AND_NUMPY_NUMBERS, broadcast_error, invalid_arguments_error,
                      laid_out_like, operand_type_error, operands_broadcast_shape,
                      named_arguments, not_implemented_for, numpy_names, out_dtype_is,
@@ -969,6 +969,7 @@ def _masked_copy(input, mask, value, in_place):
     filled = np.where(mask._data, fill, input._data)
     result = wrap(np.array(filled, input._data.dtype, order="C"))
     if isinstance(value, Tensor):
+        refuse_integer_history(result, input, value)
         return record(MaskedFillBackward1, result, (input, value), saved=(mask,))
     return record(MaskedFillBackward0, result, (input,), saved=(mask,))
 
@@ -1107,19 +1108,20 @@ _INDEX_FILL = ("(Tensor input, int dim, Tensor index, Tensor value)",
 
 def index_fill(input, dim, index, value):
     """A copy of input with ``value`` in the slices along dim that ``index`` names."""
-    if not isinstance(index, Tensor) or not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)):
-        raise invalid_arguments_error("index_fill", dim, index, value)
-    if not signatures.is_int(dim):  # (torch's overloads all have an int dim)
+    if not isinstance(index, Tensor) or not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) \
+            or not signatures.is_int(dim):  # (torch's overloads all have an int dim)
         raise invalid_arguments_error("index_fill", input, dim, index, value, first_is_self=True,
                                       printed=_INDEX_FILL)
-    dim = wrap_dim(dim, input._data.ndim)
-    if index._data.ndim > 1:
-        raise RuntimeError("Index has to be a vector/scalar")
-    if index._data.dtype != np.int64:
-        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    # (torch's clone().index_fill_(): the value, the index's dtype, then the dim, the index's
+    # dims)
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s).")
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    dim = wrap_dim(dim, input._data.ndim)
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     where, data = _as_1d(index._data), _as_1d(input._data)
     size = data.shape[dim]
     filled = data.copy()
@@ -1133,6 +1135,7 @@ def index_fill(input, dim, index, value):
         _restride_for_index_fill(input, dim, where.size)  # (torch's kernel sees no element)
     result = laid_out_like(filled.reshape(input._data.shape), input)  # (torch: a clone)
     if isinstance(value, Tensor):
+        refuse_integer_history(result, input, value)
         return record(IndexFillBackward1, result, (input, value), saved=(index,), dim=dim)
     return record(IndexFillBackward0, result, (input,), saved=(index,), dim=dim)
 
@@ -1191,7 +1194,12 @@ def masked_fill_(self, mask, value):
 
 def index_fill_(self, dim, index, value):
     """In place: ``value`` in the slices along dim that ``index`` names, the rest untouched."""
+    if not isinstance(index, Tensor) or not isinstance(value, (Tensor, *PYTHON_AND_NUMPY_NUMBERS)) \
+            or not signatures.is_int(dim):
+        raise invalid_arguments_error("index_fill", self, dim, index, value, first_is_self=True,
+                                      printed=_INDEX_FILL)
     parsed_number(value)  # (torch's parser, before autograd's refusals)
+    check_inplace(self)  # (autograd's refusals, before the kernel's checks)
     # torch checks these two before it warns about an expanded tensor (the rest after)
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
@@ -1220,6 +1228,9 @@ def _fill_in_place(self, args, expanded_warning, fill, index=None):
         messages.warn_from_learner(expanded_warning)
     else:
         check_no_overlap(self, args)
+    if self._data.dtype.kind != "f":  # (no history for an integer result: the engine's
+        with no_grad():               # difference, not the not-in-place error of torch)
+            return fill()
     return fill()
 
 
@@ -1327,6 +1338,10 @@ def take_along_dim(input, indices, dim=None):
     if not isinstance(indices, Tensor):
         raise TypeError(f"take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
                         f"{type_name(indices)}")
+    if dim is not None and dim.__class__ is not builtins.int:  # (torch's parser's int?)
+        if not signatures.is_int(dim):
+            raise calls.argument_error(dim, "int")
+        dim = operator.index(dim)
     if indices._data.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{dtypes.scalar_type_name[indices.dtype]}")

@@ -19,7 +19,8 @@ from ..core.history import (check_inference_inplace, check_inplace, rebase_histo
 from ..core.node import Node, SavedTensor, new_node, record
 from ..core.tensor import Tensor, empty_preserving_layout, make_view
 from .arithmetic import NOT_GIVEN, add
-from .common import invalid_arguments_error, not_implemented_for, overloads
+from .common import (invalid_arguments_error, not_implemented_for, overloads,
+                     refuse_integer_history)
 from .compare import COMPARISONS, compared_in_place
 from .creation import zeros_like
 from .views import broadcast_shape, expand, expand_geometry
@@ -262,6 +263,7 @@ def in_place(function, tracked=True):
             result = compared_in_place(name, self, args[0] if args else kwargs.get("other"),
                                        result)
         if name in _OWN_CHECKS_FIRST:
+            _broadcast_fits(self, (*args, *kwargs.values()))  # (the iterator's shapes first)
             check_written_type(self, result)
         if not (name == "nan_to_num" and self._data.dtype.kind != "f"):  # (torch: a no-op)
             # torch refuses to write where an input partly overlaps (x[1:].add_(x[:-1]))
@@ -453,12 +455,12 @@ def copy_(self, src, non_blocking=False):
 def fill_(self, value):
     """Set every element to ``value``."""
     if isinstance(value, Tensor):
+        check_inplace(self, value)  # (autograd's refusals before the kernel's)
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         # torch fills with a tensor by copy_, which refuses memory that repeats itself (a fill
         # with a number does not look)
-        check_inplace(self, value)
         check_no_overlap(self, ())
         with np.errstate(invalid="ignore", over="ignore"):
             return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
@@ -480,6 +482,7 @@ def fill(input, value):
     with no_grad():
         result = fill_(empty_preserving_layout(input), value)
     if isinstance(value, Tensor):
+        refuse_integer_history(result, input, value)
         return record(FillBackward1, result, (input, value))
     return record(FillBackward0, result, (input,))
 

@@ -2,7 +2,7 @@
 """
 import numpy as np
 
-from ..fidelity import calls, dtypes
+from ..fidelity import calls, dtypes, signatures
 from ..fidelity.dtypes import result_type, scalar_type_name
 from ..fidelity.layout import format_strides, suggested_memory_format
 from ..fidelity.size import memory_format, wrap_dim
@@ -16,19 +16,22 @@ from .common import (ABSENT, histories_first, keyword_sizes, named_arguments, nu
 __all__ = ["cat", "concat", "hstack", "stack", "vstack", "concatenate"]
 
 # ====================================================================== joining
-def _check_cat_inputs(tensors, name):
+def _check_cat_inputs(tensors, name, dim):
+    """torch's parser's checks of the tensors and the dim (an int), then its kernel's."""
     if not isinstance(tensors, (list, tuple)):
         where = "" if calls.given_by_keyword("tensors") else " (position 1)"
         raise TypeError(f"{name}(): argument 'tensors'{where} must be tuple of Tensors, "
                         f"not {type_name(tensors)}")
-    if len(tensors) == 0:
-        if name == "cat":
-            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-        raise RuntimeError(f"{name} expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type_name(t)}")
+    if dim.__class__ is not int and not signatures.is_int(dim):
+        raise calls.argument_error(dim, "int")
+    if len(tensors) == 0:
+        if name == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
 
 
 def _check_cat_out(result, out, *args):
@@ -59,7 +62,7 @@ def _cat_out_first(out, *args, **kwargs):
 @numpy_names
 def cat(tensors, dim=0):
     """Join tensors along an existing dimension (sizes must match in every other one)"""
-    _check_cat_inputs(tensors, "cat")
+    _check_cat_inputs(tensors, "cat", dim)
     histories_first(*tensors)  # (a stale view's error before the shapes': fuzz 5101160)
     common = result_type(*tensors).numpy_dtype
     for i, t in enumerate(tensors):
@@ -130,7 +133,7 @@ concat = concatenate = cat
 @numpy_names
 def stack(tensors, dim=0):
     """Join tensors of equal shape along a new dimension"""
-    _check_cat_inputs(tensors, "stack")
+    _check_cat_inputs(tensors, "stack", dim)
     histories_first(*tensors)
     first = tensors[0]._data.shape
     axis = wrap_dim(dim, len(first) + 1)
@@ -170,14 +173,14 @@ def _each_tangent(node, tangents):
 
 def hstack(tensors):
     """Join along dim 1 (dim 0 for vectors); numbers count as vectors"""
-    _check_cat_inputs(tensors, "hstack")
+    _check_cat_inputs(tensors, "hstack", 0)
     tensors = [t.reshape(1) if t._data.ndim == 0 else t for t in tensors]
     return cat(tensors, 0 if tensors[0]._data.ndim == 1 else 1)
 
 
 def vstack(tensors):
     """Join along dim 0; vectors and numbers count as rows"""
-    _check_cat_inputs(tensors, "vstack")
+    _check_cat_inputs(tensors, "vstack", 0)
     # torch's atleast_2d: a vector unsqueezed (UnsqueezeBackward0), a number reshaped
     return cat([t if t._data.ndim >= 2 else t.unsqueeze(0) if t._data.ndim == 1 else
                 t.reshape(1, 1) for t in tensors], 0)
@@ -213,12 +216,22 @@ class RepeatBackward0(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad):
-        padded = (1,) * (len(self.repeats) - len(self.self_sym_sizes)) + self.self_sym_sizes
-        split = [n for pair in zip(self.repeats, padded) for n in pair]  # (r0, n0, r1, n1 ...)
-        copies = tuple(range(0, 2 * len(padded), 2))
-        if not copies:
-            return grad.reshape(self.self_sym_sizes)
-        return grad.reshape(split).sum(copies).reshape(self.self_sym_sizes)
+        # torch's steps (its layouts and roundings): the leading new dims summed one by one,
+        # then each repeated dim split in (copies, size) and the copies summed at once; a
+        # dim repeated once is left as it is (all once: the gradient itself, reshaped)
+        if 0 in self.repeats:
+            return grad.new_zeros(self.self_sym_sizes)
+        new = len(self.repeats) - len(self.self_sym_sizes)
+        for _ in range(new):
+            grad = grad.sum(0)
+        split, copies = [], []
+        for repeat, size in zip(self.repeats[new:], self.self_sym_sizes):
+            if repeat != 1:
+                split.append(repeat)
+                copies.append(len(split) - 1)
+            split.append(size)
+        grad = grad.reshape(split)
+        return grad.sum(copies) if copies else grad
 
 
 histories_read_first(globals(), ["repeat"])  # (cat and stack: histories_first)

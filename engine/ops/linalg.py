@@ -1317,6 +1317,8 @@ def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None,
     if p is not None and not isinstance(p, str) and not signatures.fits(p, "Number"):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type_name(p)}")
+    if isinstance(p, Tensor):  # (read as its value, a Python number: a float16 3 is 3.0)
+        p = p.item()
     signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)", unpack=False)
     if not isinstance(keepdim, builtins.bool) and (not isinstance(p, str) or p == "fro"):
         raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, "

@@ -99,14 +99,17 @@ def _tile(self, *dims, **named):
         raise TypeError('tile() missing 1 required positional arguments: "dims"')
     if named.keys() - {"dims"}:
         raise TypeError(f"tile() got an unexpected keyword argument '{next(iter(named))}'")
-    if "dims" in named:
+    if "dims" in named:  # (by keyword only a sequence: torch's x.tile(dims=2) is refused)
         if dims:
             raise TypeError("tile() got multiple values for argument 'dims'")
-        dims = (named["dims"],)
-    if len(dims) > 1 and not signatures.fits(dims[0], "int"):  # (the first decides, as torch's)
+        return rearrange.tile(self, named["dims"])
+    # the ints one by one when the first is one for torch's parser (an integer tensor of one
+    # element too, of any shape: x.tile(torch.tensor([2])))
+    if signatures.is_symint(dims[0]):
+        return rearrange.tile(self, dims)
+    if len(dims) > 1:
         raise TypeError(f"tile() takes 1 positional argument but {len(dims)} were given")
-    return rearrange.tile(self, dims[0] if len(dims) == 1 and not signatures.fits(
-        dims[0], "int") else dims)
+    return rearrange.tile(self, dims[0])
 
 
 Tensor.tile = method_copy(_tile)

@@ -93,10 +93,10 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if data.ndim < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {data.ndim}")
-    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == data.ndim:
+    first, second = wrap_dim(dims[0], data.ndim), wrap_dim(dims[1], data.ndim)  # (first)
+    if first == second:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    first, second = wrap_dim(dims[0], data.ndim), wrap_dim(dims[1], data.ndim)
     turns = k % 4
     with no_grad():  # torch's steps, whose flip keeps the input's layout
         if turns == 1:

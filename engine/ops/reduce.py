@@ -1087,8 +1087,8 @@ def argmin(input, dim=None, keepdim=False):
 
 
 def ddof_from(unbiased, correction):
-    if correction is not None:
-        return correction
+    if correction is not None:  # (a Number: a 0-d tensor is read as its value, True as 1)
+        return correction.item() if isinstance(correction, Tensor) else correction
     return 1 if unbiased is None or unbiased else 0
 
 

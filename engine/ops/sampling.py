@@ -24,7 +24,8 @@ __all__ = ["normal", "bernoulli", "multinomial"]
 
 
 def _is_number(value):
-    return isinstance(value, (int, float, np.number)) and not isinstance(value, Tensor)
+    """torch's float: a number, or a 0-d tensor that needs no grad (read as its value)."""
+    return signatures.fits(value, "float")
 
 
 def _bad_generator(generator):

@@ -581,8 +581,8 @@ def _selected(row, ranks):
 
 
 def _quantile_checks(input, q, interpolation, name):
-    if not isinstance(q, Tensor) and not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if not isinstance(q, Tensor) and not 0 <= q <= 1:  # (q printed as C++ prints a double)
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")

@@ -162,7 +162,7 @@ class DiagEmbedBackward0(Node):
     offset: int
 
     def backward(self, grad):
-        return diagonal(grad, self.offset, self.dim1, self.dim2).clone()
+        return diagonal(grad, self.offset, self.dim1, self.dim2)  # (a view, as torch's)
 
 
 @overloads("(Tensor input, int diagonal = 0, *, Tensor out = None)")
@@ -512,20 +512,20 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     if input._data.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
-    dim = wrap_dim(dim, input._data.ndim)
-    length = input._data.shape[dim]
-    if isinstance(indices_or_sections, Tensor):
+    if isinstance(indices_or_sections, Tensor):  # (its checks before the dim's)
         given = indices_or_sections._data
+        if given.dtype != np.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {_dtype_name(given)}")
         if given.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
                                f"zero-dimensional or one-dimensional tensor, but got a tensor "
                                f"with {given.ndim} dims")
-        if given.dtype != np.int64:
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
-                               f"of long, but got {_dtype_name(given)}")
         sections = indices_or_sections.tolist()
     else:
         sections = indices_or_sections
+    dim = wrap_dim(dim, input._data.ndim)
+    length = input._data.shape[dim]
     if isinstance(sections, (builtins.list, builtins.tuple)):
         bounds = [0, *(operator.index(i) for i in sections), length]
     else:

@@ -449,7 +449,8 @@ def fill_diagonal_(input, fill_value, wrap=False):
     """x.fill_diagonal_(v): the main diagonal of a matrix (or of an n-cube) set to v, in place,
     through a view of it (so autograd sees a view changed in place); with ``wrap`` a tall
     matrix's diagonal starts again every width + 1 rows"""
-    if isinstance(fill_value, Tensor) and fill_value._data.ndim == 0:
+    if isinstance(fill_value, Tensor) and fill_value._data.ndim == 0 and \
+            not fill_value.requires_grad:  # (torch's Number: a 0-d tensor that needs no grad)
         fill_value = fill_value.item()
     if not isinstance(fill_value, (int, float, builtins.bool, np.number, np.bool_)):
         raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, "

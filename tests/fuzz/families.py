@@ -59,6 +59,10 @@ The families, and what observe.py/compare.py look at for them:
   functions, methods, in place and with out=, and their gradients (first and second) at the
   points their formulas special-case (zeros of either sign, ties, ends of logit's range, nan):
   values, dtypes, grad_fn names, errors.
+* int_tensors: ints, sizes, dims and numbers given as tensors (0-d, one-element of one or
+  two dims, int32/uint8/bool/float, two elements): each op reads them by its parser's rule
+  for int, SymInt, int[], SymInt[], Scalar (some take a one-element tensor, some only a 0-d
+  integer one, some none): values, shapes and torch's errors.
 * linalg: det, slogdet, logdet, inverse, inv_ex, solve and matrix_power on square matrices,
   singular ones (small whole numbers) too, transposed or flipped, wrong shapes and dtypes,
   out=: values, layouts, info, torch's errors; gradients (first and second) of float64 leaves.
@@ -2033,6 +2037,142 @@ def linalg_grad(b):
     return statements
 
 
+# ---------------------------------------------------------------- int_tensors
+# {d}, {d2}: a dim of x; {n}: a small size (1 or 2); {k}: 1; {z}: 0; {f}: a float; each
+# written as a tensor now and then (INT_TENSOR_FORMS)
+INT_TENSOR_OPS = [
+    "{x}.sum({d})", "{x}.sum(dim={d})", "{x}.sum(({d}, {d2}))", "{x}.mean({d}, keepdim=True)",
+    "{x}.softmax({d})", "torch.nn.functional.softmax({x}, {d})", "{x}.cumsum({d})",
+    "{x}.argmax({d})", "{x}.max({d})", "{x}.amax({d})", "{x}.logsumexp({d})", "{x}.unsqueeze({d})",
+    "{x}.squeeze({d})", "{x}.transpose({d}, {d2})", "{x}.movedim({d}, {d2})", "{x}.flip({d})",
+    "{x}.flip([{d}])", "{x}.roll({n}, {d})", "{x}.roll(({n},), ({d},))",
+    "{x}.narrow({d}, {z}, {k})",
+    "{x}.select({d}, {z})", "{x}.topk({k})", "{x}.topk({k}, {d})", "{x}.kthvalue({k})",
+    "{x}.split({k})", "{x}.split({k}, {d})", "{x}.chunk({n})", "{x}.chunk({n}, {d})",
+    "{x}.view({n}, -1)", "{x}.reshape({n}, -1)", "{x}.reshape([{n}, -1])", "{x}.reshape(({n}, -1))",
+    "{x}.view(-1, {n})", "{x}.expand({n}, *{x}.shape)", "{x}.repeat({n}, *[1] * {x}.dim())",
+    "{x}.tile(({n},))", "{x}.tile({n})", "torch.zeros({n}, 2)", "torch.ones(({n}, 2))",
+    "torch.zeros([{n}])", "torch.full(({n},), 1.5)", "torch.arange({n})", "torch.arange({z}, 3)",
+    "torch.arange(0, 4, {n})", "torch.eye({n})", "torch.eye(2, {n})", "{x}.diagonal({z})",
+    "{x}.diagonal(offset={k})", "torch.tril({x}, {k})", "torch.triu({x}, diagonal={k})",
+    "{x}.diff({k})", "{x}.diff(n={k}, dim={d})", "{x}.index_select({d}, torch.tensor([0]))",
+    "torch.nn.functional.pad({x}, ({n}, {n}))", "torch.nn.functional.pad({x}, [{n}, {z}])",
+    "torch.nn.functional.one_hot(torch.tensor([0, 1]), {n} + 1)",
+    "torch.nn.functional.one_hot(torch.tensor([0, 1]), num_classes={n})",
+    "{x}.unflatten({d}, (1, -1))", "{x}.new_zeros({n})", "{x}.new_full(({n},), 2.0)",
+    "{x}.new_ones(({n}, {k}))", "{x}.clamp({f})", "{x}.clamp(max={f})", "{x}.pow({f})",
+    "{x}.add({x}, alpha={f})", "{x}.mul({f})", "{x} * {f}", "{x} + {f}", "{x}.renorm(2, {d}, {f})",
+    "{x}.std({d}, correction={k})", "{x}.var(correction={z})", "{x}.repeat_interleave({n})",
+    "{x}.repeat_interleave({n}, {d})", "torch.cat([{x}, {x}], {d})", "torch.stack([{x}, {x}], {d})",
+    "{x}.size({d})", "{x}.stride({d})", "{x}.fill_diagonal_({f})" , "{x}.masked_fill({x} > 0, {f})",
+    "{x}.index_fill({d}, torch.tensor([0]), {f})", "{x}.round(decimals={k})", "{x}.norm({f})",
+    "{x}.norm(dim={d})", "{x}.nan_to_num({f})", "torch.full_like({x}, {f})", "{x}.fill_({f})",
+    "{x}.lerp({x}, {f})", "{x}.histc({n})", "{x}.unfold({d}, {k}, {k})", "{x}.swapdims({d}, {d2})",
+    "{x}.flatten({z})", "{x}.flatten(start_dim={z}, end_dim={d})", "{x}.rot90({k})",
+    "{x}.unbind({d})", "{x}.tensor_split({n})", "{x}.tensor_split({n}, {d})",
+    "torch.nn.functional.normalize({x}, dim={d})", "torch.nn.functional.dropout({x}, {f}, False)",
+    "{x}.cumprod(dim={d})", "{x}.log_softmax({d}, torch.float64)", "{x}.all({d})", "{x}.any({d})",
+    "{x}.count_nonzero({d})", "{x}.nansum({d})", "{x}.prod({d})", "{x}.median({d})",
+    "{x}.mode({d})", "{x}.sort({d})", "{x}.argsort({d})", "{x}.msort()", "{x}.aminmax(dim={d})",
+    # nn.functional, random and creation, the scatter/gather family, numbers of activations
+    "torch.nn.functional.max_pool1d({x}.reshape(1, 1, -1), {n})",
+    "torch.nn.functional.avg_pool1d({x}.reshape(1, 1, -1), {n}, stride={k})",
+    "torch.nn.functional.max_pool1d({x}.reshape(1, 1, -1), kernel_size={n}, padding={z})",
+    "torch.nn.functional.one_hot(torch.tensor([0, 1]), {n} + 1)",
+    "torch.nn.functional.embedding(torch.tensor([0, 1]), {x}.reshape(-1, 1), padding_idx={z})",
+    "torch.nn.functional.cross_entropy({x}.reshape(2, -1), torch.tensor([0, 1]), "
+    "ignore_index={k})", "torch.nn.functional.nll_loss({x}.reshape(2, -1), torch.tensor([0, 1]),"
+    " ignore_index={z})", "torch.nn.functional.log_softmax({x}, {d})",
+    "torch.nn.functional.glu({x}.reshape(-1, 2), {d})", "torch.nn.functional.normalize({x}, {f})",
+    "torch.nn.functional.hardtanh({x}, {f}, 2.0)", "torch.nn.functional.leaky_relu({x}, {f})",
+    "torch.nn.functional.elu({x}, {f})", "torch.nn.functional.softplus({x}, {f})",
+    "torch.nn.functional.threshold({x}, {f}, 0.5)", "torch.nn.functional.celu({x}, alpha={f})",
+    "torch.nn.functional.pad({x}, ({n},), value={f})", "torch.randn({n}, 2)",
+    "torch.rand(({n},))", "torch.randint(0, 5, ({n},))", "torch.randint({n}, (2,))",
+    "torch.randperm({n})", "torch.ones({n}).multinomial({k})",
+    "torch.linspace(0, 1, {n})", "torch.linspace(0, {f}, steps=3)", "torch.logspace(0, 1, {n})",
+    "torch.eye({n}, {k})", "torch.empty({n}).shape", "torch.full(({n}, {k}), {f})",
+    "torch.tril_indices({n}, {n}, {z})", "torch.triu_indices(3, 3, offset={k})",
+    "{x}.diag({k})" , "torch.diag_embed({x}, offset={k})", "{x}.diagonal(0, {d}, {d2})",
+    "{x}.scatter({d}, torch.zeros_like({x}, dtype=torch.long), {f})",
+    "{x}.gather({d}, torch.zeros_like({x}, dtype=torch.long))",
+    "{x}.take_along_dim(torch.zeros_like({x}, dtype=torch.long), {d})",
+    "{x}.select_scatter({x}.select({d}, {z}), {d}, {z})",
+    "{x}.slice_scatter({x}.narrow({d}, {z}, {k}), {d}, {z}, {k})",
+    "{x}.as_strided(({n},), ({k},), {z})", "{x}.as_strided(({n}, {k}), (1, 1))",
+    "{x}.movedim(({d},), ({d2},))", "{x}.squeeze(({d},))", "{x}.narrow_copy({d}, {z}, {k})",
+    "{x}.new_empty(({n},)).shape", "{x}.clamp(min={f})", "{x}.clamp({f}, {f})",
+    "{x}.add({x}, alpha={f})", "{x}.sub(1, alpha={f})", "{x}.addcmul({x}, {x}, value={f})",
+    "{x}.addcdiv({x}, {x} + 5, value={f})", "{x}.nan_to_num(nan={f}, posinf={f})",
+    "{x}.fmod({f})", "{x}.remainder({f})", "{x}.div({f}, rounding_mode='floor')",
+    "{x}.histc(bins={n}, min={f}, max=4)", "{x}.quantile({f})", "{x}.float().quantile(0.5, {d})",
+    "{x}.cumsum({d}, dtype=torch.float64)", "{x}.kthvalue({k}, {d}, True)",
+    "{x}.topk({k}, {d}, largest=False)", "{x}.index_select({d}, torch.tensor([{z}]))",
+    "{x}.repeat_interleave(torch.tensor([{n}]))", "torch.combinations(torch.arange(3), {n})",
+    "{x}.unfold(0, {k}, {n})", "torch.nn.functional.unfold({x}.reshape(1, 1, -1, 1), ({k}, 1))",
+    "{x}.roll({n})", "{x}.rot90({k}, ({z}, {d}))", "torch.manual_seed({n}) and torch.rand(2)",
+    "{x}.pow({f}) * {f}", "{x}.float_power({f})", "{x}.xlogy({f})", "{x}.float().clamp({f})",
+    "{x}.lerp({x} * 2, {f})", "{x}.mul_({f})", "{x}.add_({f})",
+    "{x}.masked_fill_({x} > 0, {f})", "{x}.index_fill_({d}, torch.tensor([0]), {f})",
+    "{x}.clamp_({f})", "{x}.bernoulli({f}) * 0",
+]
+INT_TENSOR_FORMS = ["torch.tensor({v})", "torch.tensor([{v}])", "torch.tensor([[{v}]])",
+                    "torch.tensor({v}, dtype=torch.int32)", "torch.tensor({v}, dtype=torch.uint8)",
+                    "torch.tensor({v}, dtype=torch.int8)", "torch.tensor({v}.0)",
+                    "torch.tensor([{v}.0])", "torch.tensor({b})", "torch.tensor([{v}, {v}])",
+                    "torch.tensor([], dtype=torch.long)", "torch.tensor({v}).requires_grad_(False)"]
+FLOAT_TENSOR_FORMS = ["torch.tensor({v})", "torch.tensor([{v}])", "torch.tensor({v},"
+                      " dtype=torch.float64)", "torch.tensor({v}, dtype=torch.float16)",
+                      "torch.tensor({v}, requires_grad=True)", "torch.tensor([[{v}]])",
+                      "torch.tensor(2)", "torch.tensor(True)", "torch.tensor([{v}, {v}])"]
+
+
+def _as_int_tensor(b, value):
+    """``value`` (an int) as the learner wrote it: mostly an int, often a tensor of it."""
+    if b.chance(0.35):
+        return str(value)
+    form = b.choice(INT_TENSOR_FORMS)
+    if "uint8" in form and value < 0:
+        form = "torch.tensor({v})"
+    return form.replace("{v}", str(value)).replace("{b}", str(bool(value)))
+
+
+def int_tensors(b):
+    """An op whose ints, sizes, dims or numbers are tensors (0-d, one-element, of another
+    dtype, two elements): torch's parser reads some, refuses others, each in its own words."""
+    found = b.pick(lambda v: v.ndim is not None and v.shape is not None and not v.inference
+                   and v.ndim <= 3) if b.chance(0.5) else None
+    statements = []
+    if found:
+        x, var = found
+    else:
+        shape = b.choice([(2, 3), (3,), (2, 2), (2, 3, 2), (4,), (1, 3), ()])
+        dtype = b.choice(["float32", "float32", "float64", "float16", "int64", "bool"])
+        x, statement = make(b, shape, dtype, FLOAT_POOL if dtype in FLOATS else None,
+                            grad=dtype in FLOATS and dtype != "float16" and b.chance(0.4))
+        statements.append(statement)
+        var = b.tensors[x]
+    dims = list(range(-var.ndim, var.ndim)) or [0, -1]
+    if b.chance(0.05):
+        dims = [var.ndim]  # (past the end)
+    float_value = b.choice(["0.5", "2.0", "1.0", "0.0", "-1.5", "3.0"])
+    float_form = b.choice(FLOAT_TENSOR_FORMS).replace("{v}", float_value) \
+        if b.chance(0.6) else float_value
+    template = b.choice(INT_TENSOR_OPS)
+    source = fill(template, x=x, d=_as_int_tensor(b, b.choice(dims)),
+                  d2=_as_int_tensor(b, b.choice(dims)), n=_as_int_tensor(b, b.choice([1, 2])),
+                  k=_as_int_tensor(b, 1), z=_as_int_tensor(b, 0), f=float_form)
+    r = b.fresh_name()
+    statements.append(f"{r} = {source}")
+    unknown(b, r, var.dtype)
+    if var.requires_grad and b.chance(0.4) and "fill_" not in template:
+        g = b.fresh_name()
+        statements.append(f"{g} = torch.autograd.grad(torch.as_tensor({r}).float().sum(), {x},"
+                          f" allow_unused=True)")
+        unknown(b, g, var.dtype)
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -2056,4 +2196,5 @@ FAMILIES = {
     "pointwise_more": Family(2, [(3, pointwise_more_forward), (2, pointwise_more_grad)]),
     "nn_more": Family(2, [(1, nn_more)]),
     "linalg": Family(2, [(3, linalg_op), (2, linalg_grad)]),
+    "int_tensors": Family(2, [(1, int_tensors)]),
 }

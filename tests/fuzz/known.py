@@ -577,9 +577,9 @@ KNOWN = [
           difference="An in-place operation that reads what it writes"),
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
-          DOCUMENTED, ("graph",), statement=r"\] = ",
-          torch=r"grad_fn=(?:CopySlices next=\[None, '\w+'\]|AsStridedBackward0 next=\["
-          r"'CopySlices'\])", engine=r"^$|"
+          DOCUMENTED, ("graph",), statement=r"\] = |\.(?:fill_|masked_fill_|index_fill_)\(",
+          torch=r"grad_fn=(?:(?:CopySlices|FillBackward3|MaskedFillBackward1|IndexFillBackward1)"
+          r" next=\[None, '\w+'\]|AsStridedBackward0 next=\['CopySlices'\])", engine=r"^$|"
           r"requires_grad=False",
           difference="Writing a tensor that requires grad into an integer tensor"),
     Known("writing a tensor that requires grad into an integer tensor: torch records it, and "
