@@ -186,6 +186,25 @@ def _difference(x, y):
     return x.to(common) - y.to(common)
 
 
+def _floating_kernel(name, *operands):
+    """A loss kernel compiled for floating dtypes only, on the operands' common dtype."""
+    common = operands[0].dtype
+    for operand in operands[1:]:
+        common = promote_types(common, operand.dtype)
+    if not common.is_floating_point:
+        raise not_implemented_for(name, common.numpy_dtype)
+
+
+def _written_into(kept, *operands):
+    """torch's in-place steps into a tensor of dtype ``kept``: each operand's promotion must
+    be castable back (a float weight times a float16 loss stays float16)."""
+    for operand in operands:
+        wider = promote_types(kept, operand.dtype)
+        if not can_cast(wider, kept):
+            raise RuntimeError(f"result type {scalar_type_name[wider]} can't be cast to the "
+                               f"desired output type {scalar_type_name[kept]}")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """loss = mean (or sum) of (input - target) ** 2"""
     if input.__class__ is not Tensor and hasattr(input, "__engine_vmap__"):  # vmap
@@ -193,6 +212,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
                                                                    reduce, reduction), {})
     input, target = _broadcast_target(input, target)
     reduction = reduction_to_apply(reduction, size_average, reduce)
+    _floating_kernel("mse_cpu", input, target)
     with no_grad():
         loss = _reduce(_difference(input, target) ** 2, reduction)
     return record(MseLossBackward0, loss, (input, target), saved=(input, target),
@@ -242,14 +262,16 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise NotImplementedError("huber_loss's weight (torch 2.6+) is not in the engine")
     input, target = _broadcast_target(input, target)
     reduction = reduction_to_apply(reduction)
-    if target.dtype is not input.dtype:  # (torch's kernel takes one dtype)
-        raise RuntimeError(f"Found dtype {scalar_type_name[target.dtype]} but expected "
-                           f"{scalar_type_name[input.dtype]}")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = np.abs(input._data - target._data)
+    # (torch's iterator: computed in the common dtype, written into a tensor of input's)
+    _written_into(input.dtype, target)
+    _floating_kernel("huber_cpu", input, target)
+    common = promote_types(input.dtype, target.dtype).numpy_dtype
+    d = np.abs(input._data.astype(common) - target._data.astype(common))
     with np.errstate(over="ignore"):  # where() computes both sides; the squares may overflow
-        loss = wrap_elementwise(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)),
+        loss = wrap_elementwise(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+                                .astype(common).astype(input._data.dtype),
                                 input._data, target._data)
     with no_grad():
         loss = _reduce(loss, reduction)
@@ -266,12 +288,16 @@ class HuberLossBackward0(Node):
 
     def backward(self, grad):
         x, y = self.saved_tensors
+        if y.dtype is not x.dtype:  # (torch's backward kernel takes one dtype; its forward not)
+            raise RuntimeError(f"Found dtype {scalar_type_name[y.dtype]} but expected "
+                               f"{scalar_type_name[x.dtype]}")
         scale = 1 / x.numel() if self.reduction == _MEAN else 1
         # torch's kernel: -delta / +delta outside the band, d inside; the target's is negated
         # (torch's kernel writes into a fresh row-major tensor)
-        grad_x = laid_out_row_major(scale * (x - y).clamp(-self.delta, self.delta) * grad)
+        # (the target's: the same formula with the two swapped, not negated: a zero's sign)
         needed = [node is not None for node, _ in self.next_functions]
-        return grad_x if needed[0] else None, -grad_x if needed[1] else None
+        return tuple(laid_out_row_major(scale * (u - v).clamp(-self.delta, self.delta) * grad)
+                     if need else None for need, (u, v) in zip(needed, ((x, y), (y, x))))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -283,6 +309,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return l1_loss(input, target, reduction=reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _floating_kernel("smooth_l1_cpu", input, target)
     common = promote_types(input.dtype, target.dtype).numpy_dtype  # (torch's iterator's)
     d = np.abs(input._data.astype(common, copy=False) - target._data.astype(common, copy=False))
     with np.errstate(over="ignore"):  # as in huber_loss
@@ -304,12 +331,14 @@ class SmoothL1LossBackward0(Node):
     def backward(self, grad):
         x, y = self.saved_tensors
         scale = 1 / x.numel() if self.reduction == _MEAN else 1
-        d = _difference(x, y)
-        # (torch's kernel writes into a fresh row-major tensor)
-        grad_x = laid_out_row_major(scale * (d / self.beta).where(d.abs() < self.beta,
-                                                                  d.sign()) * grad)
         needed = [node is not None for node, _ in self.next_functions]
-        return grad_x if needed[0] else None, -grad_x if needed[1] else None
+
+        def formula(u, v):  # (the target's: with the two swapped, not negated)
+            d = _difference(u, v)
+            # (torch's kernel writes into a fresh row-major tensor)
+            return laid_out_row_major(scale * (d / self.beta).where(d.abs() < self.beta,
+                                                                    d.sign()) * grad)
+        return (formula(x, y) if needed[0] else None, formula(y, x) if needed[1] else None)
 
 def _check_same_size(input, target, message):
     if target.shape != input.shape:
@@ -325,6 +354,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         weight = weight.expand(input.shape)
     _check_no_requires_grad(weight, "weight", "binary_cross_entropy")
+    if target.dtype is not input.dtype:  # (its iterator takes one dtype, the loss's: input's)
+        raise RuntimeError(f"Found dtype {scalar_type_name[target.dtype]} but expected "
+                           f"{scalar_type_name[input.dtype]}")
+    _floating_kernel("binary_cross_entropy", input)
     x, y = input._data, target._data
     if not ((x >= 0) & (x <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -334,8 +367,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     low = x.dtype.type(-100)
     with np.errstate(divide="ignore"):
         loss = wrap((y - 1) * np.maximum(np.log1p(-x), low) - y * np.maximum(np.log(x), low))
+    if weight is not None:  # (torch multiplies the loss by it in place)
+        _written_into(input.dtype, weight)
     with no_grad():
-        loss = _reduce(loss if weight is None else loss * weight, reduction)
+        loss = _reduce(loss if weight is None else (loss * weight).to(input.dtype), reduction)
     return record(BinaryCrossEntropyBackward0, loss, (input, target),
                   saved=(input, target, weight), reduction=_REDUCTIONS[reduction])
 
@@ -378,6 +413,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                      "({input})")
     _check_no_requires_grad(weight, "weight", "binary_cross_entropy_with_logits")
     _check_no_requires_grad(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
+    if not input.is_floating_point():  # (torch's first step: log_sigmoid(input))
+        raise not_implemented_for("log_sigmoid_cpu", input._data.dtype)
     with no_grad():
         log_sigmoid = _log_sigmoid(input)
         if pos_weight is not None:

@@ -18,7 +18,7 @@ from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import wrap
 from ..fidelity import messages
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import can_cast, float32, promote_types, scalar_type_name
 from ..ops import arithmetic
 from ..ops.arithmetic import NotImplementedBackward, add_scalar, where
 from ..ops.creation import full_like, ones_like, zeros_like
@@ -119,7 +119,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def margin_ranking_kernel(input1, input2, target, margin, reduction):
     """ATen's margin_ranking_loss (torch.margin_ranking_loss: any shapes that broadcast)"""
-    loss = add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
+    # (margin: torch's C++ double, so an integer loss becomes the default float)
+    loss = add_scalar(-target * (input1 - input2), float(margin)).clamp_min_(0)
     return _apply_reduction(loss, reduction)
 
 
@@ -141,7 +142,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     with no_grad():
         # torch's kernel: -input written into a tensor of input's dtype, times target, exp,
         # log1p, each in place (a result of version 0 here: out of place after the first)
-        loss = arithmetic.mul(-input, target).to(input.dtype).exp().log1p()
+        negated = -input
+        for wider in (promote_types(input.dtype, target.dtype),  # (mul_, then exp_)
+                      promote_types(input.dtype, float32)):
+            if not can_cast(wider, input.dtype):
+                raise RuntimeError(f"result type {scalar_type_name[wider]} can't be cast to the "
+                                   f"desired output type {scalar_type_name[input.dtype]}")
+        loss = arithmetic.mul(negated, target).to(input.dtype).exp().log1p()
         loss = _apply_reduction(loss, reduction)
     # (torch's node has one input: target has no derivative, and refuses requires_grad)
     return record(SoftMarginLossBackward0, loss, (input,), saved=(input, target),

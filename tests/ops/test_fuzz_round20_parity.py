@@ -312,3 +312,57 @@ def test_in_place_fills_of_integer_tensors_stay_the_documented_difference():
                      lambda x, v, i=index: x.index_fill(0, i, v)):
             with pytest.raises(RuntimeError, match="Autograd not support dtype: Long"):
                 fill(m.tensor([1, 2, 3]), m.tensor(2.5, requires_grad=True))
+
+
+# ----------------------------------------------------------------- losses of other dtypes
+LOSSES = ["mse_loss(x, y)", "l1_loss(x, y)", "smooth_l1_loss(x, y)", "huber_loss(x, y)",
+          "binary_cross_entropy(x, y)", "binary_cross_entropy_with_logits(x, y)", "kl_div(x, y)",
+          "poisson_nll_loss(x, y)", "hinge_embedding_loss(x, y)", "soft_margin_loss(x, y)",
+          "multilabel_soft_margin_loss(x, y)", "cosine_embedding_loss(x, y, m.tensor([1, -1]))",
+          "margin_ranking_loss(x[0], y[0], m.tensor([1, -1, 1]))", "triplet_margin_loss(x, y, x)",
+          "multi_margin_loss(x, m.tensor([0, 1]))", "cross_entropy(x, y)",
+          "mse_loss(x, y, reduction='none')", "huber_loss(x, y, reduction='sum', delta=0.5)",
+          "smooth_l1_loss(x, y, beta=0.5)", "binary_cross_entropy(x, y, weight=y[0])"]
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "uint8", "float16", "float64"])
+def test_losses_of_integer_and_other_dtypes(loss, dtype):
+    """an integer input gave a loss where torch's kernels refuse the dtype (binary_cross_entropy
+    of int64 ones: 66.7, huber_loss: 0.33, mse_loss(reduction='none') an int64 tensor), or a
+    dtype torch's in-place steps would not keep (soft_margin_loss, margin_ranking_loss)"""
+    for target_dtype in (dtype, "float32"):
+        code = f"""
+x = m.tensor([[1, 0, 1], [0, 1, 1]]).to(m.{dtype})
+y = m.tensor([[0, 1, 1], [1, 1, 0]]).to(m.{target_dtype})
+r = m.nn.functional.{loss}
+r = (r.tolist(), str(r.dtype))"""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert parity.outcome(engine, code) == parity.outcome(torch, code), target_dtype
+
+
+@pytest.mark.parametrize("loss", ["mse_loss(x, y)", "smooth_l1_loss(x, y, beta=0.5)",
+                                  "huber_loss(x, y)", "huber_loss(x, y, reduction='sum', "
+                                  "delta=0.5)", "l1_loss(x, y)", "soft_margin_loss(x, y)",
+                                  "binary_cross_entropy(x.sigmoid(), y.sigmoid(), weight=w)"])
+@pytest.mark.parametrize("dtypes", [("float32", "float32", "float32"),
+                                    ("float64", "float64", "float32"),
+                                    ("float16", "float32", "float32"),
+                                    ("float32", "float64", "float64"),
+                                    ("float64", "float32", "float16")])
+def test_losses_of_mixed_float_dtypes_and_their_gradients(loss, dtypes):
+    """huber_loss computes a float16 input with a float32 target (its backward refuses them:
+    "Found dtype Float but expected Half"); the target's gradient of huber and smooth_l1 is
+    their formula with the two swapped (0.0 where they are equal, not -0.0)"""
+    code = f"""
+x = m.tensor([[1.5, -0.25, 1.0], [0.5, 2.0, -1.0]], dtype=m.{dtypes[0]}, requires_grad=True)
+y = m.tensor([[0.5, 1.0, 1.0], [-1.0, 1.0, 0.0]], dtype=m.{dtypes[1]}, requires_grad=True)
+w = m.tensor([0.5, 2.0, 1.0], dtype=m.{dtypes[2]})
+r = m.nn.functional.{loss}
+grads = m.autograd.grad(r.sum(), (x, y), allow_unused=True)
+r = repr((round(float(r.sum()), 3), str(r.dtype), [(str(g.dtype), [round(v, 2) for v in
+          g.flatten().tolist()], [math.copysign(1, v) for v in g.flatten().tolist()])
+          for g in grads]))"""
+    names = {"math": __import__("math")}
+    assert parity.outcome(engine, code, names) == parity.outcome(torch, code, names)
