@@ -18,7 +18,7 @@ from ..core.forward import has_tangent
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
-from ..fidelity.dtypes import float16, scalar_type_name
+from ..fidelity.dtypes import float16, from_numpy_dtype, scalar_type_name
 from ..fidelity import messages, signatures
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
@@ -77,13 +77,35 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     x = input._data
     if x.dtype.kind == "b":
         raise NotImplementedError("Bool inputs not supported for hardtanh")
-    low, high = x.dtype.type(min_val), x.dtype.type(max_val)
+    if x.dtype.kind in "iu":
+        low, high = _integer_bounds(min_val, max_val, x.dtype)
+    else:
+        low, high = x.dtype.type(min_val), x.dtype.type(max_val)
     # (a selection, not np.maximum: -0.0 stays -0.0 at a bound of 0, nan stays nan)
     raised = np.where(x < low, low, x)
     out = wrap_elementwise(np.asarray(np.where(raised > high, high, raised)), x)
     out = record(HardtanhBackward0, out, (input,), saved=(input,), min_val=min_val,
                  max_val=max_val)
     return _maybe_inplace(input, out, inplace)
+
+
+def _integer_bounds(min_val, max_val, np_dtype):
+    """hardtanh's bounds for an integer tensor, as torch's kernel converts them: through
+    int64 (a float is cut toward 0), a bound past the dtype's range on its own side clipped
+    to it, on the other side refused."""
+    bounds = []
+    for value in (min_val, max_val):
+        if isinstance(value, float) and not -2.0**63 <= value < 2.0**63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        bounds.append(int(value))
+    info, name = np.iinfo(np_dtype), scalar_type_name[from_numpy_dtype[np_dtype]]
+    if bounds[0] > info.max:
+        raise RuntimeError(f"Clamp min value {bounds[0]} is outside the representable range "
+                           f"of {name}")
+    if bounds[1] < info.min:
+        raise RuntimeError(f"Clamp max value {bounds[1]} is outside the representable range "
+                           f"of {name}")
+    return np_dtype.type(max(bounds[0], info.min)), np_dtype.type(min(bounds[1], info.max))
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):

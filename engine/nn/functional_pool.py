@@ -368,8 +368,10 @@ def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_includ
     name = f"avg_pool{dims}d"  # (its arguments' types checked by torch's parser: _AVG_POOL)
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override, dims)
-    if dims == 2:
-        _check_not_bool(name, input)
+    if dims == 2 and (input._data.dtype.kind in "biu" and input._data.dtype != np.int64):
+        # (its kernel: floating dtypes and int64 only, once the shapes are checked)
+        raise NotImplementedError(f"\"{name}\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
     planes = _planes(input, dims)
     if dims == 3 and planes.dtype not in (np.float32, np.float64, np.int64):
         raise NotImplementedError("\"avg_pool3d_out_frame\" not implemented for "
@@ -641,16 +643,16 @@ def adaptive_avg_pool2d(input, output_size):
     # (torch's F.adaptive_avg_pool2d hands it on to a SymInt[2])
     output_size = signatures.checked_ints("adaptive_avg_pool2d", "output_size", 2, output_size,
                                           symint=True)
-    _check_not_bool("adaptive_avg_pool2d", input)
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
+    if size == (1, 1):  # torch takes the mean (its refusal of a bool input too)
+        return input.mean((-1, -2), keepdim=True)
     if len(size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     if min(size) < 0:
         raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or "
                            f"equal to 0 but received {{{size[0]}, {size[1]}}}")
-    if size == (1, 1):  # torch takes the mean
-        return input.mean((-1, -2), keepdim=True)
     _check_adaptive_input(input)
+    _check_not_bool("adaptive_avg_pool2d", input)
     planes = _planes(input).astype(_accumulator(input._data.dtype))
     out = np.empty((planes.shape[0], *size), planes.dtype)
     for oh, rows in enumerate(_adaptive_ranges(input.shape[-2], size[0])):

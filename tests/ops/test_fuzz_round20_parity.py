@@ -366,3 +366,41 @@ r = repr((round(float(r.sum()), 3), str(r.dtype), [(str(g.dtype), [round(v, 2) f
           for g in grads]))"""
     names = {"math": __import__("math")}
     assert parity.outcome(engine, code, names) == parity.outcome(torch, code, names)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_hardtanh_of_integers_converts_its_bounds_as_torch(dtype):
+    """torch's kernel converts the bounds through int64 (a float cut toward 0), clips one past
+    the dtype's range on its own side and refuses one past it on the other; the engine's
+    numpy conversion raised OverflowError (uint8, -1), or gave float results"""
+    for low, high in ((-1, 1), (-1.0, 1.0), (0, 300), (-300, 100), (2.5, 3.7), (250, 300),
+                      (-3.5, -2.5), (-300, -200), (1e20, 2e20), (-1, -1e20), (-2.7, 2.7),
+                      (True, 3)):
+        for call in ("m.nn.functional.hardtanh(x, LOW, HIGH)",
+                     "m.nn.functional.hardtanh(x.clone(), LOW, HIGH, True)",
+                     "m.nn.Hardtanh(LOW, HIGH)(x)", "m.nn.functional.relu6(x)"):
+            code = f"""
+x = m.tensor([0, 1, 2, 100, -5]).to(m.{dtype})
+r = {call.replace('LOW', repr(low)).replace('HIGH', repr(high))}
+r = (r.tolist(), str(r.dtype), r._version)"""
+            assert parity.outcome(engine, code) == parity.outcome(torch, code), (low, high, call)
+
+
+POOLS = ["avg_pool1d(x, 2)", "avg_pool2d(x[None], 1)", "avg_pool2d(x[None], 5)",
+         "adaptive_avg_pool1d(x, 1)", "adaptive_avg_pool1d(x, 2)",
+         "adaptive_avg_pool2d(x[None], 1)", "adaptive_avg_pool2d(x[None], (1, 2))",
+         "adaptive_avg_pool2d(x[None], (1, -2))", "adaptive_avg_pool2d(x[None][:, :, :0], (1, 2))",
+         "max_pool1d(x, 2)", "local_response_norm(x, 2)", "avg_pool3d(x[None, None], 1)"]
+
+
+@pytest.mark.parametrize("pool", POOLS)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "int8", "int16",
+                                   "float16"])
+def test_pools_of_integer_dtypes(pool, dtype):
+    """avg_pool2d's kernel takes int64 but no other integer dtype (the engine averaged them);
+    adaptive_avg_pool to one element is a mean (its refusal of bool)"""
+    code = f"""
+x = m.tensor([[[1, 0, 2], [0, 1, 3]]]).to(m.{dtype})
+r = m.nn.functional.{pool}
+r = (r.tolist(), str(r.dtype))"""
+    assert parity.outcome(engine, code) == parity.outcome(torch, code)
