@@ -33,7 +33,8 @@ __all__ = [
     "number_argument", "number_parameters",
     "operand_type_error", "invalid_arguments_error", "not_implemented_for", "require_tensors",
     "promote_operands", "broadcast_error", "operands_broadcast_shape", "apply_ufunc",
-    "refuse_saving_inference", "histories_first", "histories_read_first",
+    "refuse_saving_inference", "refuse_integer_history", "histories_first",
+    "histories_read_first",
     "reading_histories_first",
     "require_tensor_sequence",
     # results laid out as torch lays them out
