@@ -47,7 +47,7 @@ __all__ = [
     "keyword_sizes", "ABSENT", "TENSOR_OR_NUMBER_OTHER", "NUMBER_OR_TENSOR_SELF",
     "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT", "named_result",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
-    "factory_out", "named_arguments", "out_dtype_is", "resize_out_first",
+    "factory_out", "named_arguments", "out_dtype_is", "resize_out", "resize_out_first",
     "out_of_inputs_dtype", "out_holds_result_type",
     # copies and empty tensors in a given memory layout
     "empty_in_format", "copy_preserving_layout", "laid_out_like",

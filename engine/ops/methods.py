@@ -65,7 +65,8 @@ FUNCTION_METHODS = {
     inplace: """copy_ fill_ zero_ uniform_ normal_ random_ bernoulli_ exponential_ cauchy_
         log_normal_ geometric_""",
     structure: """tril triu diagonal diag diagflat masked_select index_add index_copy tensor_split
-        argwhere fliplr flipud unfold""",
+        argwhere fliplr flipud unfold narrow_copy select_scatter slice_scatter diagonal_scatter
+        as_strided_scatter""",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad
         rad2deg signbit sinc heaviside float_power gcd lcm bitwise_left_shift bitwise_right_shift
         isneginf isposinf isreal conj conj_physical angle nextafter ldexp frexp""",

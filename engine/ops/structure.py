@@ -1,29 +1,36 @@
 """Operations on a tensor's structure: triangles and diagonals (attention masks, ``diag``),
 sliding windows (``unfold``), picking and placing slices (``masked_select``, ``index_add``,
-``index_copy``), uneven splits and the flips of a matrix.
+``index_copy``; ``narrow_copy`` and the ``*_scatter`` ops, which write ``src`` into a copy
+of a slice, a diagonal ...), uneven splits and the flips of a matrix.
 
 Each ends in ``record`` with its node below it, as elsewhere; the views (``diagonal``,
 ``unfold``, ``tensor_split``'s pieces) share their input's memory, with torch's strides.
 """
 import builtins
+import functools
 import operator
 
 import numpy as np
 
-from ..fidelity import calls, dtypes, signatures
+from ..fidelity import calls, dtypes, messages, signatures
+from ..fidelity.layout import has_internal_overlap, strided_array
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
+from ..core.grad_mode import mode as grad_mode
+from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import histories_read_first
-from .common import (numpy_names, operands_broadcast_shape, overloads, takes_out,
+from .common import (copy_preserving_layout, numpy_names, operands_broadcast_shape,
+                     out_dtype_is, overloads, resize_out, resize_out_first, takes_out,
                      tensor_inputs)
-from .arithmetic import add
-from .views import flip, sliced_view
+from .arithmetic import NotImplementedBackward, add
+from .views import as_strided, embed, flip, select, shape_text, sliced_view
 from .reduce import nonzero
 
 __all__ = ["tril", "triu", "diagonal", "diag", "diagflat", "masked_select", "index_add",
-           "index_copy", "tensor_split", "argwhere", "fliplr", "flipud"]
+           "index_copy", "tensor_split", "argwhere", "fliplr", "flipud", "narrow_copy",
+           "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter"]
 
 
 # ---------------------------------------------------------------- triangles
@@ -544,6 +551,312 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
 def argwhere(input):
     """The indices of the nonzero elements, one row each (torch.nonzero)."""
     return nonzero(input)
+
+
+# ---------------------------------------------------------------- slices copied and written
+_DIM_BEYOND = ("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got "
+               "false.  (Could this error message be improved?  If so, please report an "
+               "enhancement request to PyTorch.)")
+_SAME_DTYPE = ("Expected self.dtype() == output.dtype() to be true, but got false.  (Could this "
+               "error message be improved?  If so, please report an enhancement request to "
+               "PyTorch.)")
+
+
+def _narrow_copy_out(op):
+    """``torch.narrow_copy(..., out=t)``: torch's CPU kernel writes t itself. It resizes t as
+    ``resize_`` does (no warning; new row-major memory for another shape), then copies the
+    rows block after block from t's first element on, whatever t's strides: a t of the right
+    shape and other strides shows them scrambled, as torch's does."""
+    @functools.wraps(op)
+    def narrow_copy_out(input, dim, start, length, *, out=None):
+        if out is None:
+            return op(input, dim, start, length)
+        if grad_mode.grad_enabled and (input.requires_grad or out.requires_grad):
+            raise RuntimeError("narrow_copy(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        if input._data.ndim and input._data.dtype != out._data.dtype:
+            raise RuntimeError(_SAME_DTYPE)
+        with no_grad():
+            result = op(input, dim, start, length)._data
+        if out._data.shape != result.shape:
+            resize_out(out, result.shape)
+        if out._data.flags.c_contiguous:
+            np.copyto(out._data, result)
+        else:  # (torch's memcpy: t's memory in order, past its strides)
+            storage, begin = out._storage_array(), out.storage_offset()
+            count = builtins.min(result.size, storage.size - begin)
+            storage[begin:begin + count] = result.reshape(-1)[:count]
+        out._bump_version()
+        return out
+
+    narrow_copy_out.without_out = op
+    return narrow_copy_out
+
+
+@overloads("(Tensor input, int dim, SymInt start, SymInt length, *, Tensor out = None)")
+@_narrow_copy_out
+def narrow_copy(input, dim, start, length):
+    """Elements start..start+length along dim, copied into new row-major memory (narrow's
+    elements, not a view: torch's CPU kernel, whose checks differ a little from narrow's)."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= len(shape):
+        raise RuntimeError(_DIM_BEYOND)
+    axis = wrap_dim(dim, len(shape))
+    size = shape[axis]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    first = start + size if start < 0 else start
+    if length < 0 or first > size - length:
+        raise RuntimeError(f"start ({first}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    piece = input._data[(slice(None),) * axis + (slice(first, first + length),)]
+    return record(NarrowCopyBackward0, wrap(np.array(piece, order="C")), (input,), dim=dim,
+                  length=length, self_sym_sizes=shape, start=start)
+
+
+class NarrowCopyBackward0(Node):
+    """out = x.narrow_copy(dim, start, length):  the gradient lands in x[start:start+length]
+    along dim, zeros elsewhere (torch's slice_backward, of start as given: a negative start
+    whose slice would end at the last element slices nothing there)"""
+
+    dim: int
+    length: int
+    self_sym_sizes: tuple
+    start: int
+
+    def backward(self, grad):
+        axis = wrap_dim(self.dim, len(self.self_sym_sizes))
+        return embed(grad, self.self_sym_sizes, axis,
+                     slice(self.start, self.start + self.length))
+
+    def jvp(self, tangent):
+        """Forward mode (torch's auto_linear): the same copy, of the tangent."""
+        return narrow_copy(tangent, self.dim, self.start, self.length)
+
+
+def _copy_keeping_strides(input):
+    """torch's clone_preserve_strides: input's whole storage copied, seen with input's sizes,
+    strides and offset (memory that repeats itself, an expanded input's, is cloned instead)."""
+    shape, stride = input._data.shape, input.stride()
+    if has_internal_overlap(shape, stride):
+        return copy_preserving_layout(input)
+    storage, offset = input._storage_array().copy(), input.storage_offset()
+    result = wrap(strided_array(storage, shape, stride, offset))
+    result._stride, result._storage, result._offset = stride, storage, offset
+    return result
+
+
+def _scattered(input, src, part):
+    """A copy of input (_copy_keeping_strides) with src written into ``part(copy)``, a view of
+    it (a slice, a diagonal ...), converted to input's dtype as copy_ converts."""
+    result = _copy_keeping_strides(input)
+    with no_grad():
+        target = part(result)
+    if target._data.shape != src._data.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{shape_text(src._data.shape)}, slice size = "
+                           f"{shape_text(target._data.shape)}")
+    if has_internal_overlap(target._data.shape, target.stride()):
+        raise RuntimeError(messages.INTERNAL_OVERLAP)
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.copyto(target._data, src._data, casting="unsafe")
+    return result
+
+
+def _zeros(info):
+    """zeros_like(src) of a node that kept src's (shape, dtype)."""
+    return wrap(np.zeros(*info))
+
+
+def _linear_tangent(node, op, tangent_input, tangent_src, *args):
+    """Forward mode, torch's auto_linear: the op of the tangents (zeros for a missing one)."""
+    input, src = node.primals
+    return op(_zeros((input._data.shape, input._data.dtype)) if tangent_input is None
+              else tangent_input,
+              _zeros((src._data.shape, src._data.dtype)) if tangent_src is None else tangent_src,
+              *args)
+
+
+def _composite_out(op):
+    """``torch.slice_scatter(..., out=t)``, torch's out= of an op made of others: the result,
+    then t resized as out= resizes (a warning if t had elements), then t's dtype checked, then
+    the copy. Autograd refuses only a t that requires grad; t gets a NotImplemented node when
+    an input requires grad (backward through it fails)."""
+    name = op.__name__
+
+    @functools.wraps(op)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return op(*args, **kwargs)
+        if out.requires_grad and grad_mode.grad_enabled:
+            raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        with no_grad():
+            result = op(*args, **kwargs)
+        resize_out_first(out, result._data.shape)
+        out_dtype_is(out, result._data.dtype)
+        np.copyto(out._data, result._data)
+        out._bump_version()
+        tracked = [value for value in (*args, *kwargs.values())
+                   if isinstance(value, Tensor) and value.requires_grad]
+        return record(NotImplementedBackward, out, tracked, op=name)
+
+    with_out.without_out = op
+    return with_out
+
+
+@overloads("(Tensor input, Tensor src, int dim, SymInt index)")
+def select_scatter(input, src, dim, index):
+    """A copy of input, laid out as input, with src written into the slice ``index`` along
+    ``dim`` (src has that slice's shape; torch's functional form of ``x[index] = src``)."""
+    result = _scattered(input, src, lambda copy: select(copy, dim, index))
+    return record(SelectScatterBackward0, result, (input, src), dim=dim, index=index,
+                  src_info=(src._data.shape, src._data.dtype))
+
+
+class SelectScatterBackward0(Node):
+    """out = x.select_scatter(src, dim, index):  x's gradient is grad with that slice zeroed,
+    src's is grad's slice, grad.select(dim, index)"""
+
+    _internal = ("src_info",)
+    dim: int
+    index: int
+    src_info: tuple
+
+    def backward(self, grad):
+        wanted = self.next_functions[0][0] is not None
+        return (select_scatter(grad, _zeros(self.src_info), self.dim, self.index)
+                if wanted else None, grad.select(self.dim, self.index))
+
+    def jvp(self, tangent_input, tangent_src):
+        return _linear_tangent(self, select_scatter, tangent_input, tangent_src, self.dim,
+                               self.index)
+
+
+def _sliced(input, dim, start, end, step):
+    """torch's slice(), its checks first: input[start:end:step] along dim (a view)."""
+    if input._data.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    axis = wrap_dim(dim, input._data.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    return sliced_view(input, axis, start, end, step)
+
+
+@overloads("(Tensor input, Tensor src, int dim = 0, SymInt? start = None, SymInt? end = None, "
+           "SymInt step = 1, *, Tensor out = None)")
+@_composite_out
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of input, laid out as input, with src written into input[start:end:step] along
+    dim (None: from the first, to the last element; start and end clamped as in slicing)."""
+    result = _scattered(input, src, lambda copy: _sliced(copy, dim, start, end, step))
+    return record(SliceScatterBackward0, result, (input, src), dim=dim, start=start, end=end,
+                  step=step, src_info=(src._data.shape, src._data.dtype))
+
+
+class SliceScatterBackward0(Node):
+    """out = x.slice_scatter(src, dim, start, end, step):  x's gradient is grad with that slice
+    zeroed, src's is grad's slice"""
+
+    _internal = ("src_info",)
+    dim: int
+    end: object
+    src_info: tuple
+    start: object
+    step: int
+
+    def backward(self, grad):
+        wanted = self.next_functions[0][0] is not None
+        return (slice_scatter(grad, _zeros(self.src_info), self.dim, self.start, self.end,
+                              self.step) if wanted else None,
+                _sliced(grad, self.dim, self.start, self.end, self.step))
+
+    def jvp(self, tangent_input, tangent_src):
+        return _linear_tangent(self, slice_scatter, tangent_input, tangent_src, self.dim,
+                               self.start, self.end, self.step)
+
+
+@overloads("(Tensor input, Tensor src, int offset = 0, int dim1 = 0, int dim2 = 1)")
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of input, laid out as input, with src written onto the diagonal (offset, dim1,
+    dim2): src has the shape ``input.diagonal(offset, dim1, dim2)`` has."""
+    result = _scattered(input, src, lambda copy: diagonal(copy, offset, dim1, dim2))
+    return record(DiagonalScatterBackward0, result, (input, src), dim1=dim1, dim2=dim2,
+                  offset=offset, src_info=(src._data.shape, src._data.dtype))
+
+
+class DiagonalScatterBackward0(Node):
+    """out = x.diagonal_scatter(src, offset, dim1, dim2):  x's gradient is grad with that
+    diagonal zeroed, src's is grad's diagonal"""
+
+    _internal = ("src_info",)
+    dim1: int
+    dim2: int
+    offset: int
+    src_info: tuple
+
+    def backward(self, grad):
+        wanted = self.next_functions[0][0] is not None
+        return (diagonal_scatter(grad, _zeros(self.src_info), self.offset, self.dim1, self.dim2)
+                if wanted else None, diagonal(grad, self.offset, self.dim1, self.dim2))
+
+    def jvp(self, tangent_input, tangent_src):
+        return _linear_tangent(self, diagonal_scatter, tangent_input, tangent_src, self.offset,
+                               self.dim1, self.dim2)
+
+
+_AS_STRIDED_CONTIGUOUS = (
+    '!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at "/__w/pytorch/'
+    'pytorch/aten/src/ATen/native/TensorShape.cpp":4747, please report a bug to PyTorch. '
+    'as_strided_scatter is currently only supported for contiguous inputs')
+
+
+@overloads("(Tensor input, Tensor src, tuple of SymInts size, tuple of SymInts stride, "
+           "SymInt? storage_offset = None)")
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input, laid out as input, with src written into the elements
+    ``as_strided(size, stride, storage_offset)`` reaches in its memory (an input that requires
+    grad must be contiguous: torch's backward assumes it)."""
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError(_AS_STRIDED_CONTIGUOUS)
+    size, stride = tuple(size), tuple(stride)
+    result = _scattered(input, src, lambda copy: as_strided(copy, size, stride, storage_offset))
+    return record(AsStridedScatterBackward0, result, (input, src), size=size, stride=stride,
+                  storage_offset=storage_offset,
+                  self_geometry=(input._data.shape, input.stride()))
+
+
+class AsStridedScatterBackward0(Node):
+    """out = x.as_strided_scatter(src, size, stride, offset):  src's gradient is those
+    elements of grad (made contiguous); x's, as torch 2.15 computes it, is zeros with the same
+    elements of grad written back, the written part and not the rest (torch's formula)"""
+
+    _internal = ("self_geometry",)
+    self_geometry: tuple
+    size: tuple
+    storage_offset: object
+    stride: tuple
+
+    def backward(self, grad):
+        picked = grad.contiguous().as_strided(self.size, self.stride, self.storage_offset)
+        if self.next_functions[0][0] is None:
+            return None, picked
+        contiguous = grad.contiguous()
+        shape, strides = self.self_geometry
+        buffer = contiguous.new_zeros(shape)
+        result = buffer.as_strided(shape, strides)
+        buffer.as_strided(self.size, self.stride, self.storage_offset).copy_(
+            contiguous.as_strided(self.size, self.stride, self.storage_offset))
+        return result, picked
+
+    def jvp(self, tangent_input, tangent_src):
+        return _linear_tangent(self, as_strided_scatter, tangent_input, tangent_src, self.size,
+                               self.stride, self.storage_offset)
 
 
 histories_read_first(globals(), [name for name in __all__ if name not in (

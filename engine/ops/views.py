@@ -26,7 +26,8 @@ from ..core.history import (AsStridedBackward0, check_inference_inplace, check_i
 from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import histories_read_first, require_tensor_sequence
-from .common import (ABSENT, size_arguments, copy_preserving_layout, empty_in_format, keyword_sizes,
+from .common import (ABSENT, broadcast_error, size_arguments, copy_preserving_layout,
+                     empty_in_format, keyword_sizes,
                      numpy_names, operand_type_error, overloads, tensor_inputs)
 from .creation import zeros
 from .join import cat, stack
@@ -913,7 +914,10 @@ def embed(grad, shape, dim, where):
 
     result = zeros(shape, dtype=grad.dtype)
     region = (slice(None),) * dim + (where,)
-    result._data[region] = grad._data
+    try:
+        result._data[region] = grad._data
+    except ValueError:  # (narrow_copy's slice of a negative start: torch's copy_ refuses)
+        raise broadcast_error(result._data[region], grad._data) from None
     node = SelectBackwardBackward0 if isinstance(where, builtins.int) else SliceBackwardBackward0
     return record(node, result, (grad,), dim=dim, where=where)
 
