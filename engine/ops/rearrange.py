@@ -3,6 +3,7 @@
 roll and trace have nodes of their own (beside them); tile, meshgrid and diff are, as in
 torch, made of other ops (repeat, view + expand, narrow + sub), whose nodes they record.
 """
+import itertools
 import math
 import warnings
 
@@ -33,8 +34,8 @@ from .views import view_strides
 from .common import number_parameters
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod",
-           "cdist", "column_stack", "diag_embed", "diff", "dsplit", "dstack", "einsum",
-           "hsplit", "kron", "meshgrid", "roll", "rot90", "row_stack", "take",
+           "cdist", "column_stack", "combinations", "diag_embed", "diff", "dsplit", "dstack",
+           "einsum", "hsplit", "kron", "meshgrid", "roll", "rot90", "row_stack", "take",
            "tensordot", "tile", "trace", "tril_indices", "triu_indices", "vsplit"]
 
 
@@ -310,6 +311,23 @@ def cartesian_prod(*tensors):
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     grids = meshgrid(*tensors, indexing="ij")
     return stack([grid.flatten() for grid in grids], 1)
+
+
+@overloads("(Tensor input, int r = 2, bool with_replacement = False)")
+def combinations(input, r=2, with_replacement=False):
+    """Every choice of r of a vector's elements (with_replacement: an element may be chosen
+    again), one per row, in the order of their positions: as torch, input indexed by the
+    increasing rows of positions of an r-fold meshgrid (so its node is IndexBackward0)."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:  # (torch's empty tensor: no node)
+        return wrap(np.empty(0, input._data.dtype))
+    choose = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = np.array(list(choose(range(input._data.shape[0]), r)), np.int64).reshape(-1, r)
+    return input[wrap(rows)]
 
 
 def block_diag(*tensors):
@@ -1094,8 +1112,8 @@ def _sumproduct_pair(left, right, summed):
 # (torch builds these from other ops after checking their arguments itself)
 histories_read_first(globals(), [name for name in __all__ if name not in (
     "diff", "tensordot", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
-    "cartesian_prod", "tril_indices", "triu_indices")])
+    "cartesian_prod", "tril_indices", "triu_indices", "combinations")])
 
 # torch.roll(None, 1): torch's TypeError
 tensor_inputs(globals(), ["diff", "rot90", "roll", "tile", "trace", "take", "diag_embed", "vsplit",
-                          "hsplit", "dsplit"])
+                          "hsplit", "dsplit", "combinations"])
