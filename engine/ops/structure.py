@@ -18,7 +18,8 @@ from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, record
+from ..core.history import rebase_history
+from ..core.node import Node, new_node, record
 from ..core.tensor import Tensor, make_view, wrap
 from .common import histories_read_first
 from .common import (copy_preserving_layout, numpy_names, operands_broadcast_shape,
@@ -685,7 +686,7 @@ def _composite_out(op):
     """``torch.slice_scatter(..., out=t)``, torch's out= of an op made of others: the result,
     then t resized as out= resizes (a warning if t had elements), then t's dtype checked, then
     the copy. Autograd refuses only a t that requires grad; t gets a NotImplemented node when
-    an input requires grad (backward through it fails)."""
+    an input requires grad (backward through it fails), as an in-place write would."""
     name = op.__name__
 
     @functools.wraps(op)
@@ -704,7 +705,9 @@ def _composite_out(op):
         out._bump_version()
         tracked = [value for value in (*args, *kwargs.values())
                    if isinstance(value, Tensor) and value.requires_grad]
-        return record(NotImplementedBackward, out, tracked, op=name)
+        # (as an in-place write: an out= that is a view gives its base a CopySlices node)
+        rebase_history(out, new_node(NotImplementedBackward, tracked, op=name))
+        return out
 
     with_out.without_out = op
     return with_out
