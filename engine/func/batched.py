@@ -16,9 +16,11 @@ arguments to ``__torch_function__``): the elementwise ones whichever operand is 
 (``elementwise_function``: ``torch.add(2, x)``, ``torch.clamp(w, min=x)``,
 ``torch.where(c, 1.0, 0.0)``), those of the methods' names, and ``FUNCTION_RULES``:
 ``torch.cat``/``stack`` of batched and unbatched tensors, ``matmul``/``mm``/``mv``/``dot``/
-``bmm``; ``NN_RULES``: ``F.linear`` (so ``nn.Linear``), ``F.relu``, ``F.tanh``,
-``F.sigmoid``, ``F.mse_loss`` and ``F.cross_entropy`` with class indices
-(engine/nn/functional.py hands a BatchedTensor to them the same way). Indexing: ints,
+``bmm``, and torch's refusals (``as_strided_scatter``; ``select_scatter`` and
+``slice_scatter`` of a src of another dtype, which torch batches as a scatter);
+``NN_RULES``: ``F.linear`` (so ``nn.Linear``), ``F.relu``, ``F.tanh``, ``F.sigmoid``,
+``F.mse_loss`` and ``F.cross_entropy`` with class indices (engine/nn/functional.py hands
+a BatchedTensor to them the same way). Indexing: ints,
 slices, None, Ellipsis, an unbatched index tensor, or one batched integer index tensor.
 Anything else (a method of an unbatched tensor given a batched argument, ``w.add(x)``, an
 unbatched tensor indexed with a batched one, other layers and losses ...) raises
@@ -39,6 +41,10 @@ MASK_ERROR = ("vmap: We do not support batching operators that can support dynam
 NONZERO_ERROR = ("vmap: We do not support batching operators that can output dynamic shape. "
                  "Attempted to vmap over aten::nonzero. Please file an issue at "
                  "https://github.com/pytorch/pytorch/issues if you need this feature.")
+
+# torch's vmap has no rule for as_strided_scatter, and no fallback either
+AS_STRIDED_SCATTER_ERROR = ("Error: aten::as_strided_scatter requires special handling, and does "
+                            "not yet have a batching rule. Feel free to file a github issue!")
 
 MASKED_SELECT_ERROR = ("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) "
                        "We cannot support this because for each batch this would return a "
@@ -237,6 +243,15 @@ class BatchedTensor:
             raise RuntimeError("Batching rule not implemented for aten::nonzero_numpy. We could "
                                "not generate a fallback.")
         raise RuntimeError(NONZERO_ERROR)
+
+    def as_strided_scatter(self, *args, **kwargs):
+        raise RuntimeError(AS_STRIDED_SCATTER_ERROR)
+
+    def select_scatter(self, src, *args, **kwargs):
+        return _scatter_as_torch_batches(self, src)
+
+    def slice_scatter(self, src, *args, **kwargs):
+        return _scatter_as_torch_batches(self, src)
 
     def masked_select(self, mask):
         if isinstance(mask, BatchedTensor):  # (each sample would pick its own number)
@@ -713,7 +728,19 @@ def _masked_select(input, mask, **kwargs):
     raise NoBatchingRule("masked_select: the loop, each sample picks as many")
 
 
+def _scatter_as_torch_batches(input, src, *args, **kwargs):
+    """select_scatter, slice_scatter: torch batches them as a scatter, which wants src of
+    input's dtype (unbatched, each converts src as copy_ does); then the loop, same values."""
+    tensors = all(isinstance(value, (Tensor, BatchedTensor)) for value in (input, src))
+    if tensors and input.dtype != src.dtype:  # (other arguments: the parser's errors)
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    raise NoBatchingRule("the loop: the same values")
+
+
 FUNCTION_RULES = {"cat": _cat, "concat": _cat, "concatenate": _cat, "stack": _stack,
                   "matmul": _matmul, "mm": _product("mm", (2, 2)), "mv": _product("mv", (2, 1)),
                   "dot": _product("dot", (1, 1)), "bmm": _product("bmm", (3, 3)),
-                  "masked_select": _masked_select}
+                  "masked_select": _masked_select,
+                  "as_strided_scatter": BatchedTensor.as_strided_scatter,
+                  "select_scatter": _scatter_as_torch_batches,
+                  "slice_scatter": _scatter_as_torch_batches}

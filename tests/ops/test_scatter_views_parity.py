@@ -644,3 +644,42 @@ def test_every_dtype_of_the_int_kinds_keeps_its_values():
                  lambda m, x: m.slice_scatter(x, x[:, :2].flip(0), 1, 3),
                  lambda m, x: m.combinations(x[0], 3, True)]
         parity.run_both(calls[op], x)
+
+
+VMAPPED = {
+    "narrow_copy": ("x", lambda m, x, s: x.narrow_copy(1, 0, 1)),
+    "narrow_copy error": ("x", lambda m, x, s: m.narrow_copy(x, -1, 0, 5)),
+    "select_scatter": ("x", lambda m, x, s: x.select_scatter(s[:, 0], 1, 0)),
+    "select_scatter both": ("xs", lambda m, x, s: m.select_scatter(x, s[:, 0], 1, 0)),
+    "select_scatter src": ("s", lambda m, x, s: m.zeros(3, 2).select_scatter(s[:, 0], 1, 0)),
+    "slice_scatter": ("xs", lambda m, x, s: m.slice_scatter(x, s[:, :1], 1, 1)),
+    "diagonal_scatter": ("x", lambda m, x, s: x.diagonal_scatter(s[:2, 0], -1)),
+    "combinations": ("x", lambda m, x, s: m.combinations(x[:, 0], 2, True)),
+    "as_strided_scatter": ("x", lambda m, x, s: m.as_strided_scatter(x, s[0], (2,), (1,))),
+    "as_strided_scatter src": ("s", lambda m, x, s: m.as_strided_scatter(
+        m.zeros(3, 2), s[0], (2,), (1,))),
+    "as_strided_scatter method": ("x", lambda m, x, s: x.as_strided_scatter(s[0], (2,), (1,))),
+    # torch batches select_scatter and slice_scatter as a scatter: src of input's dtype only
+    "select_scatter src dtype": ("x", lambda m, x, s: x.select_scatter(s[:, 0].float(), 1, 0)),
+    "select_scatter src dtype, src": ("s", lambda m, x, s: m.select_scatter(
+        x, s[:, 0].float(), 1, 0)),
+    "slice_scatter src dtype": ("xs", lambda m, x, s: m.slice_scatter(x, s[:, :1].int(), 1, 1)),
+    "diagonal_scatter src dtype": ("xs", lambda m, x, s: x.diagonal_scatter(s[:2, 0].float(),
+                                                                            -1)),
+}
+
+
+@pytest.mark.parametrize("name", list(VMAPPED))
+def test_under_vmap(name):
+    """vmap runs them sample by sample (the engine's loop, torch's rules: the same values);
+    torch has no rule for as_strided_scatter and refuses it, and batches select_scatter and
+    slice_scatter as scatters, which refuse a src of another dtype."""
+    batched, call = VMAPPED[name]
+
+    def fn(m, x, s):
+        dims = (0 if "x" in batched else None, 0 if "s" in batched else None)
+        return m.func.vmap(lambda a, b: call(m, a, b), in_dims=dims)(
+            x if "x" in batched else x[0], s if "s" in batched else s[0])
+
+    rng = np.random.default_rng(10)
+    parity.run_both(fn, rng.standard_normal((4, 3, 2)), rng.standard_normal((4, 3, 2)))
