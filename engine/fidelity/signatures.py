@@ -64,7 +64,9 @@ class _Parameter:
     def __init__(self, text, keyword_only):
         printed, default = (text.split(" = ") + [None])[:2]
         kind, self.name = printed.rsplit(" ", 1)
-        self.nullable = kind.endswith("?") or default == "None"
+        # (torch's parser also takes None for a list of ints whose default is empty)
+        self.nullable = kind.endswith("?") or default == "None" or (
+            kind.startswith("tuple of") and default == "()")
         kind = kind.rstrip("?")
         self.single_int = kind.endswith("[1]")
         kind = kind.replace("[1]", "")
@@ -180,7 +182,9 @@ class Signature:
             if raise_error:
                 raise _extra_kwargs(name, self, args, kwargs, method_call)
             return False
-        for param, values in int_lists:
+        # (torch unpacks them as its generated code passes them on, in one C++ call whose
+        # arguments GCC evaluates right to left: the last list that fails is the error)
+        for param, values in reversed(int_lists):
             _unpack_ints(name, param.name, values, param.symint)
         return PACKED if packed else True
 
@@ -315,6 +319,23 @@ def checked_ints(name, param_name, position, value, symint=False):
         return _element(value, False)
     raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, not "
                     f"{type_name(value)}")
+
+
+def checked_ints_together(name, given):
+    """Several ``int[N]`` parameters of one call of torch's ``name`` (``given``: (parameter,
+    position or None, value, symint) each), as its parser takes them: every type first, in
+    order, then each list read, the last first (its generated code passes them on in one C++
+    call, whose arguments GCC evaluates right to left): the ints, in ``given``'s order."""
+    for param_name, position, value, _ in given:
+        where = "" if position is None else f" (position {position})"
+        if isinstance(value, (builtins.tuple, builtins.list)):
+            int_list_checked(name, param_name, value, where, unpack=False)
+        elif value.__class__ is not builtins.int and not _is_symint(value):
+            raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, "
+                            f"not {type_name(value)}")
+    read = [checked_ints(name, param_name, position, value, symint)
+            for param_name, position, value, symint in reversed(given)]
+    return read[::-1]
 
 
 def is_int(value):

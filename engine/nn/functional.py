@@ -32,6 +32,7 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import messages, signatures
+from ..fidelity.messages import type_name
 from ..fidelity.dtypes import bool as bool_dtype
 from ..fidelity.dtypes import can_cast, promote_types, scalar_type_name
 from ..ops import arithmetic, reduce, unary
@@ -49,7 +50,7 @@ from .functional_linear import bilinear, linear
 from .functional_norm_more import (channel_shuffle, group_norm, instance_norm,
                                    local_response_norm,
                                    pixel_shuffle, pixel_unshuffle)
-from .functional_loss_more import (cosine_embedding_loss, gaussian_nll_loss,
+from .functional_loss_more import (checked_reduction, cosine_embedding_loss, gaussian_nll_loss,
                                    hinge_embedding_loss, kl_div, margin_ranking_loss,
                                    multi_margin_loss, multilabel_soft_margin_loss,
                                    poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
@@ -155,9 +156,7 @@ def reduction_to_apply(reduction, size_average=None, reduce=None):
         reduction = ("mean" if size_average else "sum") if reduce else "none"
         warnings.warn("size_average and reduce args will be deprecated, please use "
                       f"reduction='{reduction}' instead.", stacklevel=3)
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
+    return checked_reduction(reduction)
 
 
 def _reduce(loss, reduction):
@@ -674,7 +673,14 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                         size_average, ignore_index, reduce, reduction,
                                         label_smoothing))
     reduction = reduction_to_apply(reduction, size_average, reduce)
-    # (torch's F.cross_entropy hands it on to torch's cross_entropy_loss, whose SymInt it is)
+    # (torch's F.cross_entropy hands them on to torch's cross_entropy_loss, by position: its
+    # parser checks their types in order, then reads them right to left)
+    if not signatures.fits(ignore_index, "SymInt"):
+        signatures.checked_int("cross_entropy_loss", "ignore_index", 5, ignore_index, True)
+    if not signatures.fits(label_smoothing, "float"):
+        raise TypeError(f"cross_entropy_loss(): argument 'label_smoothing' (position 6) must be "
+                        f"float, not {type_name(label_smoothing)}")
+    label_smoothing = float(label_smoothing)
     ignore_index = signatures.checked_int("cross_entropy_loss", "ignore_index", 5, ignore_index,
                                           True)
     class_dim = 0 if input.dim() == 1 else 1
@@ -687,11 +693,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,
                                             class_dim)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 1.0:  # (a negative one smooths nothing, as torch's: only > 0 does)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")  # (as C++ prints a double)
     log_probs = log_softmax(input, class_dim)
     nll = nll_loss(log_probs, target, weight, None, ignore_index, None, reduction)
-    if label_smoothing == 0.0:
+    if label_smoothing <= 0.0:
         return nll
     # label smoothing: the target is (1 - s) on its class plus s / C on every class; torch's
     # steps, its numbers written in C++ (MulBackward1 ...)
@@ -721,7 +728,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
-                               f"{label_smoothing}")
+                               f"{label_smoothing:g}")
         target = arithmetic.add_scalar(arithmetic.mul_scalar(target, 1 - label_smoothing),
                                        label_smoothing / n_classes)
     products = log_probs * target

@@ -82,8 +82,9 @@ def _pairs_read(name, given):
     or col2im reads them: ``given``, (parameter, position, value, SymInt or not) each, read
     by its parser (int[2]s), then its checks of two values each."""
     pairs = [_pair(value) for _, _, value, _ in given]
-    read = [signatures.checked_ints(name, parameter, position, pair, symint)
-            for (parameter, position, _, symint), pair in zip(given, pairs)]
+    read = signatures.checked_ints_together(name, [
+        (parameter, position, pair, symint)
+        for (parameter, position, _, symint), pair in zip(given, pairs)])
     for (parameter, *_), values in zip(given, read):
         if len(values) != 2:
             raise RuntimeError(f"It is expected {parameter} equals to 2, but got size "

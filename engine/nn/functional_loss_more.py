@@ -38,9 +38,19 @@ def _reduction(reduction, size_average, reduce, stacklevel=4):
         warnings.warn("size_average and reduce args will be deprecated, please use "
                       f"reduction='{reduction}' instead.", stacklevel=stacklevel)
         return reduction
-    if reduction not in _REDUCTION_ENUM:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
+    return checked_reduction(reduction, stacklevel)
+
+
+def checked_reduction(reduction, stacklevel=4):
+    """torch's _Reduction.get_enum: "none", "mean", "sum", or the deprecated
+    "elementwise_mean" (mean, with its warning); anything else its ValueError."""
+    if isinstance(reduction, str) and reduction in _REDUCTION_ENUM:
+        return reduction
+    if isinstance(reduction, str) and reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=stacklevel)
+        return "mean"
+    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _apply_reduction(loss, reduction):
@@ -236,7 +246,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     full: plus Stirling's target log(target) - target + log(2 pi target) / 2 where target > 1"""
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
-    if reduction not in _REDUCTION_ENUM:
+    if reduction != "none" and reduction != "mean" and reduction != "sum":  # (torch's test)
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
         # (torch's C++ evaluates target * input first: its gradient's node runs after exp's,

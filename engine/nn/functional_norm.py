@@ -269,9 +269,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if not isinstance(normalized_shape, (tuple, list)):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
                         f"ints, not {type_name(normalized_shape)}")
-    # (torch's F.layer_norm hands it on by position, to torch.layer_norm's SymInt[])
-    normalized_shape = signatures.int_list_checked(
-        "layer_norm", "normalized_shape", normalized_shape, " (position 2)", symint=True)
+    # (torch's F.layer_norm hands it on by position, to torch.layer_norm's SymInt[]: its
+    # first element's type, eps's type, then the list read)
+    signatures.int_list_checked("layer_norm", "normalized_shape", normalized_shape,
+                                " (position 2)", unpack=False, symint=True)
+    if not signatures.fits(eps, "float"):
+        raise TypeError(f"layer_norm(): argument 'eps' (position 5) must be float, not "
+                        f"{type_name(eps)}")
+    eps = float(eps)
+    normalized_shape = signatures.unpack_ints("layer_norm", "normalized_shape",
+                                              normalized_shape, True)
     _check_layer_norm(input, normalized_shape, weight, bias)
     x = input._data
     kept = x.ndim - len(normalized_shape)               # the dimensions of the samples

@@ -41,7 +41,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                          f"size {size}")
     # (torch's F.group_norm hands it on to torch.group_norm, whose int it is)
     num_groups = signatures.checked_int("group_norm", "num_groups", 2, num_groups)
-    return group_norm_kernel(input, num_groups, weight, bias, eps)
+    if not signatures.fits(eps, "float"):
+        raise TypeError(f"group_norm(): argument 'eps' (position 5) must be float, not "
+                        f"{type_name(eps)}")
+    return group_norm_kernel(input, num_groups, weight, bias, float(eps))
 
 
 def group_norm_kernel(input, num_groups, weight, bias, eps):
@@ -52,6 +55,8 @@ def group_norm_kernel(input, num_groups, weight, bias, eps):
         wrap_dim(1, 1)
     x = input._data
     samples, channels = x.shape[:2]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if channels % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(x.shape)} and num_groups={num_groups}")

@@ -225,11 +225,14 @@ def _max_pool(dims, input, kernel_size, stride, padding, dilation, ceil_mode, re
     name = f"max_pool{dims}d"
     _check_input_type(name, input)
     # (torch's F.max_pool2d hands them on by position to torch.max_pool2d's int[2]s)
-    kernel_size, padding, dilation = (
-        signatures.checked_ints(name, argument, position, value) for argument, position, value
-        in (("kernel_size", 2, kernel_size), ("padding", 4, padding), ("dilation", 5, dilation)))
-    if stride is not None:
-        stride = signatures.checked_ints(name, "stride", 3, stride)
+    given = [("kernel_size", 2, kernel_size, False), ("stride", 3, stride, False),
+             ("padding", 4, padding, False), ("dilation", 5, dilation, False)]
+    if stride is None:  # (torch's F.max_pool2d hands on an empty list: the kernel's size)
+        del given[1]
+    read = signatures.checked_ints_together(name, given)
+    if stride is None:
+        read.insert(1, None)
+    kernel_size, stride, padding, dilation = read
     geometry = _Geometry(name, kernel_size, stride, padding, dilation, dims)
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected "
@@ -529,7 +532,8 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
     """avg_pool2d over the last dimension only (torch's composition: unsqueeze, avg_pool2d,
     squeeze)"""
-    if isinstance(stride, (tuple, list)) and not stride:
+    if stride is None or isinstance(stride, (tuple, list)) and not stride:  # (torch's parser
+        # takes None for its empty default)
         stride = kernel_size
     given = _check_1d("avg_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
                                             "padding": padding})
@@ -557,7 +561,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
                             ceil_mode=False):
     """torch.max_pool1d_with_indices: ATen's 1-d checks, then max_pool2d of
     input.unsqueeze(-2), values and indices squeezed"""
-    if isinstance(stride, (tuple, list)) and not stride:
+    if stride is None or isinstance(stride, (tuple, list)) and not stride:
         stride = kernel_size
     given = _check_1d("max_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
                                             "padding": padding, "dilation": dilation})
@@ -570,6 +574,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """torch.max_pool1d: its own checks; an input that needs a gradient goes the way of
     max_pool1d_with_indices, any other through a kernel of floats only"""
+    stride = () if stride is None else stride  # (None: the parser's empty default)
     shape = list(input.shape)
     if not (len(shape) == 2 and 0 not in shape) and not (len(shape) == 3 and 0 not in
                                                           shape[1:]):

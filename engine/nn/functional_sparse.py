@@ -115,6 +115,12 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
     """Rescale, in place, each row of ``weight`` read by ``indices`` whose ``norm_type``-norm
     is above ``max_norm`` to norm ``max_norm`` (torch.embedding_renorm_: rows in sorted
     order, each once; the factor is max_norm / (norm + 1e-7))."""
+    for position, (name, value) in enumerate((("max_norm", max_norm),
+                                              ("norm_type", norm_type)), 3):
+        if not signatures.fits(value, "float"):  # (torch's parser, before the kernel's checks)
+            raise TypeError(f"embedding_renorm_(): argument '{name}' (position {position}) must "
+                            f"be float, not {type_name(value)}")
+    max_norm, norm_type = float(max_norm), float(norm_type)
     _check_indices(indices, "embedding_renorm_", position=2)
     with no_grad():
         for k in np.unique(indices._data.reshape(-1)):

@@ -26,6 +26,7 @@ left from round nineteen) against torch 2.15.
   when self needs one); repeat's backward as torch's steps (a dim repeated once is left as
   it is: the gradient of x.tile(1) is the expanded gradient itself, strides 0).
 """
+import itertools
 import warnings
 
 import numpy as np
@@ -404,3 +405,40 @@ x = m.tensor([[[1, 0, 2], [0, 1, 3]]]).to(m.{dtype})
 r = m.nn.functional.{pool}
 r = (r.tolist(), str(r.dtype))"""
     assert parity.outcome(engine, code) == parity.outcome(torch, code)
+
+
+# ----------------------------------------------------- two wrong arguments of nn.functional
+TWO_FAULTS = [
+    "m.nn.functional.max_pool1d(x, A, B)", "m.nn.functional.max_pool1d(x, 2, A, B)",
+    "m.nn.functional.max_pool1d(x, 2, 1, A, B)", "m.nn.functional.avg_pool1d(x, A, B)",
+    "m.nn.functional.max_pool2d(x[None], A, B)",
+    "m.nn.functional.avg_pool2d(x[None], A, padding=B)",
+    "m.nn.functional.unfold(x[None], A, B)", "m.nn.functional.fold(x, A, B)",
+    "m.nn.functional.nll_loss(x.reshape(2, -1), m.tensor([0, 1]), ignore_index=A, reduction=B)",
+    "m.nn.functional.cross_entropy(x.reshape(2, -1), m.tensor([0, 1]), ignore_index=A, "
+    "label_smoothing=B)", "m.nn.functional.max_pool1d(x, A, dilation=B)",
+    "m.nn.functional.pad(x, A, value=B)",
+    "m.nn.functional.embedding(m.tensor([0]), x.reshape(-1, 2), padding_idx=A, max_norm=B)",
+    "m.nn.functional.layer_norm(x, A, eps=B)",
+    "m.nn.functional.group_norm(x.reshape(1, 2, 6), A, eps=B)",
+    "m.max_pool1d(x, A, B)", "m.max_pool1d_with_indices(x, 2, A, B)[0]",
+    "m.nn.functional.mse_loss(x, x, reduction=A)", "m.nn.functional.l1_loss(x, x, reduction=B)",
+]
+FAULTY = ["1", "'a'", "m.tensor([2])", "m.tensor(1.5)", "(1, 'a')", "None", "m.tensor(True)",
+          "2.5", "[1, 1]", "0", "-1", "'elementwise_mean'", "2"]
+
+
+@pytest.mark.parametrize("template", TWO_FAULTS)
+def test_two_wrong_arguments_fail_as_in_torch(template):
+    """torch's parser checks every argument's type in order, then reads its lists of ints
+    right to left (the C++ call its generated code makes evaluates its arguments so): the
+    last list that fails to unpack is the error; a float parameter's wrong type comes before
+    another list's elements; torch's parser takes None for a list whose default is empty"""
+    for first, second in itertools.product(FAULTY, FAULTY):
+        code = f"""
+x = m.arange(12.0).reshape(1, 2, 6)
+r = {template.replace('A', first).replace('B', second)}
+r = (tuple(r.shape), str(r.dtype), round(r.sum().item(), 4))"""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert parity.outcome(engine, code) == parity.outcome(torch, code), code
