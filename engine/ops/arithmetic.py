@@ -1120,6 +1120,11 @@ def _clamp(input, min, max):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if min is not None and max is not None and \
+                result_type(input, min, max).numpy_dtype.kind == "b":
+            # (both bounds: torch's one clamp kernel, not compiled for bool; one bound is
+            # maximum's or minimum's, which are)
+            raise not_implemented_for("clamp_cpu", np.dtype(np.bool_))
         with no_grad():
             result = input
             if min is not None:

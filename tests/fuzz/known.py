@@ -585,7 +585,8 @@ KNOWN = [
     Known("writing a tensor that requires grad into an integer tensor: torch records it, and "
           "then refuses to read the history of a view of the integer tensor that split or "
           "unbind made (a view of a view changed in place); the engine records nothing",
-          DOCUMENTED, ("error type",), statement=r"\] = ",
+          DOCUMENTED, ("error type",),
+          statement=r"\] = |\.(?:fill_|masked_fill_|index_fill_)\(",
           torch=r"its base or another view of its base has been modified inplace",
           engine=r"^$", difference="Writing a tensor that requires grad into an integer tensor"),
     Known("create_graph=True: torch's double-backward nodes (SiluBackwardBackward0, "

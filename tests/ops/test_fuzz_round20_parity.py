@@ -442,3 +442,19 @@ r = (tuple(r.shape), str(r.dtype), round(r.sum().item(), 4))"""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             assert parity.outcome(engine, code) == parity.outcome(torch, code), code
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8", "float32"])
+def test_clamp_of_bool_with_two_tensor_bounds(dtype):
+    """two tensor bounds: torch's one clamp kernel, not compiled for bool (one bound is
+    maximum's or minimum's, which are)"""
+    for low, high in (("m.tensor(True)", "m.tensor(True)"), ("True", "True"),
+                      ("m.tensor(True)", "None"), ("None", "m.tensor(False)"),
+                      ("m.tensor([True, False, True])", "m.tensor(False)"),
+                      ("m.tensor(True)", "m.tensor(1)")):
+        for call in ("p.clamp(LOW, HIGH)", "p.clip(LOW, HIGH)", "p.clone().clamp_(LOW, HIGH)"):
+            code = f"""
+p = m.tensor([False, True, True]).to(m.{dtype})
+r = {call.replace('LOW', low).replace('HIGH', high)}
+r = (r.tolist(), str(r.dtype))"""
+            assert parity.outcome(engine, code) == parity.outcome(torch, code), code
