@@ -301,6 +301,12 @@ def inverse_transposed():
     patch(engine.linalg, "inv", make)
 
 
+def integer_tensor_reads_as_zero():
+    """int_tensors: an integer tensor given for an int (a dim, a size, a count) is read as 0,
+    whatever its value (its __index__)."""
+    engine.Tensor.__index__ = lambda self: 0
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
@@ -312,7 +318,8 @@ BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_ove
         "structure": triangle_ignores_diagonal,
         "shape_reduce": roll_backwards,
         "pointwise_more": logit_ignores_eps,
-        "nn_more": shrinks_by_clamping, "linalg": inverse_transposed}
+        "nn_more": shrinks_by_clamping, "linalg": inverse_transposed,
+        "int_tensors": integer_tensor_reads_as_zero}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

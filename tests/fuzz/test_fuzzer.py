@@ -441,6 +441,9 @@ HALLMARKS = {
     "linalg": ["torch.det(", ".inverse()", "torch.linalg.solve(", "torch.linalg.inv_ex(",
                "matrix_power(", "torch.slogdet(", "left=False", "check_errors=True",
                "create_graph=True", ".mT", "out=torch.empty(0"],
+    "int_tensors": ["torch.tensor([[", "dtype=torch.int32)", "dtype=torch.uint8)",
+                    "torch.tensor(True)", "requires_grad=True)", "torch.nn.functional.",
+                    "torch.arange(", ".tile(", "torch.autograd.grad("],
 }
 
 
@@ -519,7 +522,8 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "shape_reduce": {"value", "gradient"},
            "pointwise_more": {"value"},
            "nn_more": {"value", "gradient", "graph"},
-           "linalg": {"value", "gradient"}}
+           "linalg": {"value", "gradient"},
+           "int_tensors": {"value", "shape/stride", "error type", "error message"}}
 
 
 @pytest.fixture(scope="module")
