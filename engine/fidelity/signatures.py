@@ -158,6 +158,8 @@ class Signature:
                                      isinstance(value, (numbers.Number, np.number, np.bool_))):
                 if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
                     int_lists.append((p, value))
+                elif p.kind == "int" and p.symint and hasattr(value, "_data"):
+                    int_lists.append((p, value))  # (a SymInt read from a tensor: bool fails)
             elif not by_name and self.varargs and position == 0 and _int_list(args):
                 position, packed = len(args), True  # x.flip(0, 1) is x.flip((0, 1))
                 int_lists.append((p, args))
@@ -185,7 +187,10 @@ class Signature:
         # (torch unpacks them as its generated code passes them on, in one C++ call whose
         # arguments GCC evaluates right to left: the last list that fails is the error)
         for param, values in reversed(int_lists):
-            _unpack_ints(name, param.name, values, param.symint)
+            if param.kind == "int":
+                symint_value(values)
+            else:
+                _unpack_ints(name, param.name, values, param.symint)
         return PACKED if packed else True
 
 

@@ -458,3 +458,19 @@ p = m.tensor([False, True, True]).to(m.{dtype})
 r = {call.replace('LOW', low).replace('HIGH', high)}
 r = (r.tolist(), str(r.dtype))"""
             assert parity.outcome(engine, code) == parity.outcome(torch, code), code
+
+
+@pytest.mark.parametrize("call", [
+    "b.as_strided((B,), (1,), B0)", "b.as_strided((B,), (1,), 0)", "b.as_strided((2,), (B,), B0)",
+    "b.narrow(0, B, B)", "b.narrow(B, 0, B)", "b.new_zeros((B,))", "m.full((B,), 1.0)",
+    "b.view(B, -1)", "b.expand(B, 2, 3)", "m.randint(B, (2,))", "b.as_strided((2, B), (B, 1))",
+    "b.narrow(0, 0, B)"])
+def test_bool_tensors_for_symints_fail_right_to_left(call):
+    """fuzz 4652987: a bool tensor in a SymInt list and another for a SymInt: torch reads the
+    arguments right to left, so the last one's error (the SymInt's internal assert, the
+    list's failed check) is the one raised"""
+    code = f"""
+b = m.ones(2, 3)
+r = {call.replace('B0', 'm.tensor(False)').replace('B', 'm.tensor(True)')}
+r = (tuple(r.shape), r.stride())"""
+    assert parity.outcome(engine, code) == parity.outcome(torch, code)
