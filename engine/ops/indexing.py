@@ -1257,6 +1257,7 @@ def repeat_interleave(input, repeats=NO_REPEATS, *by_position, dim=None, output_
                                 else _REPEAT_INTERLEAVE, method, given,
                                 {**named_dim, **({} if output_size is None else
                                                  {"output_size": output_size}), **unknown})
+    dim_by_position = bool(by_position)  # (None given there is listed too)
     if by_position:
         dim = by_position[0]
     if unknown:  # (x.repeat_interleave(2, dims=0): no overload takes it, torch lists them all)
@@ -1265,7 +1266,8 @@ def repeat_interleave(input, repeats=NO_REPEATS, *by_position, dim=None, output_
         # (None is no count; a method needs them: x.repeat_interleave())
         by_keyword = repeats is None and calls.given_by_keyword("repeats")
         _refuse_repeat_interleave(input, NO_REPEATS if by_keyword else repeats, dim, output_size,
-                                  {**named_dim, **({"repeats": None} if by_keyword else {})})
+                                  {**named_dim, **({"repeats": None} if by_keyword else {})},
+                                  dim_by_position)
     if not isinstance(input, Tensor):  # (alone it is the overload of repeats alone)
         if repeats is NO_REPEATS and dim is None:
             if calls.given_by_keyword("input"):
@@ -1276,8 +1278,8 @@ def repeat_interleave(input, repeats=NO_REPEATS, *by_position, dim=None, output_
     if repeats is NO_REPEATS:
         return _positions_repeated(input)
     if (not isinstance(repeats, Tensor) and not _is_int(repeats)) or not signatures.fits(
-            dim, "int?"):
-        _refuse_repeat_interleave(input, repeats, dim, output_size, named_dim)
+            dim, "int?") or not signatures.fits(output_size, "int?"):
+        _refuse_repeat_interleave(input, repeats, dim, output_size, named_dim, dim_by_position)
     if dim is None:  # (flatten returns a 1-d input itself: torch records no view of it)
         input, dim = input.flatten(), 0
     if isinstance(repeats, Tensor):
@@ -1306,12 +1308,15 @@ def repeat_interleave(input, repeats=NO_REPEATS, *by_position, dim=None, output_
     return view(copied, merged)
 
 
-def _refuse_repeat_interleave(input, repeats, dim, output_size, keywords):
+def _refuse_repeat_interleave(input, repeats, dim, output_size, keywords,
+                              dim_by_position=False):
     """torch's TypeError for arguments no overload takes (``keywords``: those given by
     keyword, dim among them if it was; repeats taken as given by position)."""
     method = calls.called_as_method()
+    if dim is None and "dim" not in keywords and calls.given_by_keyword("dim"):
+        keywords = {**keywords, "dim": None}  # (dim=None written out: torch lists it)
     given = [] if repeats is NO_REPEATS else [repeats]  # (by place, not identity: 2.5 and 2.5 in
-    if dim is not None and "dim" not in keywords:  # one line are one object)
+    if dim_by_position or (dim is not None and "dim" not in keywords):  # one line are one object)
         given.append(dim)
     named = {**({} if output_size is None else {"output_size": output_size}), **keywords}
     printed = _REPEAT_INTERLEAVE[::2] if method else _REPEAT_INTERLEAVE

@@ -474,3 +474,22 @@ b = m.ones(2, 3)
 r = {call.replace('B0', 'm.tensor(False)').replace('B', 'm.tensor(True)')}
 r = (tuple(r.shape), r.stride())"""
     assert parity.outcome(engine, code) == parity.outcome(torch, code)
+
+
+@pytest.mark.parametrize("call", [
+    "x.repeat_interleave('a', None)", "x.repeat_interleave('a')",
+    "x.repeat_interleave('a', dim=None)", "m.repeat_interleave(x, 'a', None)",
+    "x.repeat_interleave(2, None, output_size='b')", "x.repeat_interleave(2.5, None)",
+    "x.repeat_interleave(2, 'a')", "x.repeat_interleave(None, None)",
+    "x.repeat_interleave(2, output_size=m.tensor(6))",
+    "x.repeat_interleave(m.tensor([2]), output_size=6.0)",
+    "m.repeat_interleave(x, 2, dim=None, output_size='c')",
+    "x.repeat_interleave(2, dim=0, output_size=6)"])
+def test_repeat_interleave_refusals_list_what_was_given(call):
+    """fuzz 4675533: a dim of None given by position (or by keyword) is in torch's list of
+    the arguments; an output_size that is no int is refused, not ignored"""
+    code = f"""
+x = m.ones(3)
+r = {call}
+r = tuple(r.shape)"""
+    assert parity.outcome(engine, code) == parity.outcome(torch, code)
