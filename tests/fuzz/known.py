@@ -575,6 +575,11 @@ KNOWN = [
           program=r"\n(\w+) = (\w+)\[[^\n]*\n(?:[^\n]*\n)*?(?:\2 [-+*/]= \1|\2\.(?:add|sub|"
                   r"mul|div)_\(\1)\b",
           difference="An in-place operation that reads what it writes"),
+    Known("quantile of a q that requires grad: torch's result has a gradient to q (linear "
+          "interpolation: SqueezeBackward4 after LerpBackward1), the engine takes q as a "
+          "constant", DOCUMENTED, ("graph",), statement=r"quantile\(",
+          torch=r"grad_fn=SqueezeBackward4", engine=r"requires_grad=False",
+          difference="`quantile` of a `q` that requires grad"),
     Known("writing a tensor that requires grad into an integer tensor: torch records it "
           "(CopySlices on an integer tensor that requires grad), the engine records nothing",
           DOCUMENTED, ("graph",), statement=r"\] = |\.(?:fill_|masked_fill_|index_fill_)\(",
