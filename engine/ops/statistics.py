@@ -17,7 +17,8 @@ from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from .common import histories_read_first
-from .common import (PYTHON_AND_NUMPY_NUMBERS, invalid_arguments_error, numpy_names,
+from .common import (PYTHON_AND_NUMPY_NUMBERS, invalid_arguments_error, not_implemented_for,
+                     numpy_names,
                      out_of_results_dtype, overloads, takes_out, tensor_inputs, write_out)
 from .compare import eq, logical_not
 from .creation import full_like, linspace_values, zeros_like
@@ -897,6 +898,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
                            f"{boundaries._data.ndim})")
     _warn_non_contiguous(input, "input value", 32)
     values = _as_tensor(input)._data
+    if boundaries._data.dtype == np.bool_ and values.dtype == np.bool_:  # (searchsorted's
+        raise not_implemented_for("searchsorted_out_cpu", values.dtype)  # kernel)
     found = np.searchsorted(boundaries._data, values, side="right" if right else "left")
     return wrap(np.asarray(found, _search_out_dtype(out_int32)))
 
@@ -936,6 +939,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             "dimensions of boundaries tensor and input value tensor must match, but we got "
             f"boundaries tensor {list(boundaries.shape)} and input value tensor "
             f"{list(values.shape)}")
+    if boundaries.dtype == np.bool_ and values.dtype == np.bool_:  # (their common dtype: the
+        raise not_implemented_for("searchsorted_out_cpu", boundaries.dtype)  # kernel's)
     how = "right" if right else "left"
     if boundaries.ndim <= 1:
         found = np.searchsorted(boundaries, values, side=how)

@@ -493,3 +493,20 @@ x = m.ones(3)
 r = {call}
 r = tuple(r.shape)"""
     assert parity.outcome(engine, code) == parity.outcome(torch, code)
+
+
+@pytest.mark.parametrize("pair", [("[False, True]", "[True]"), ("[0, 1]", "[True]"),
+                                  ("[False, True]", "[1]"), ("[0.0, 1.0]", "[True]"),
+                                  ("[False, True]", "[[True]]"), ("[False, True]", "True")])
+def test_searchsorted_and_bucketize_of_bools(pair):
+    """bool boundaries and bool values: torch's kernel has no bool case (found by a sweep of
+    every function over pairs of dtypes); an integer or float one on either side is fine"""
+    for call in ("m.searchsorted(s, v)", "m.bucketize(v, s)",
+                 "m.bucketize(v, s, right=True, out_int32=True)"):
+        if "bucketize" in call and pair[1] == "True":
+            continue  # (bucketize takes a tensor or a number first: torch's Scalar overload)
+        code = f"""
+s = m.tensor({pair[0]})
+v = m.tensor({pair[1]}) if '{pair[1]}' != 'True' else True
+r = {call}.tolist()"""
+        assert parity.outcome(engine, code) == parity.outcome(torch, code), call
