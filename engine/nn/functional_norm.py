@@ -161,13 +161,19 @@ def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
     if input._data.dtype.kind != "f":
         raise NotImplementedError(f"\"batch_norm\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
-    parameters = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    check_mixed_dtypes(input, (weight, bias, running_mean, running_var))
+
+
+def check_mixed_dtypes(input, parameters):
+    """torch's check_mixed_data_type (its CPU norms mix only a float16 input with float32
+    parameters): when a parameter's dtype is not the input's, each parameter must be float32,
+    in turn, then the input must be float16."""
+    parameters = [t for t in parameters if t is not None]
     if any(t.dtype != input.dtype for t in parameters):
-        # torch mixes only float16 input with float32 parameters
-        if input._data.dtype == np.float64:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         if any(t._data.dtype != np.float32 for t in parameters):
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input._data.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 class NativeBatchNormBackward0(Node):
@@ -339,12 +345,7 @@ def _check_layer_norm(input, normalized_shape, weight, bias):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
                            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(input.shape)}")
-    parameters = [t for t in (weight, bias) if t is not None]
-    if any(t.dtype != input.dtype for t in parameters):
-        if input._data.dtype == np.float64:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        if any(t._data.dtype != np.float32 for t in parameters):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    check_mixed_dtypes(input, (weight, bias))
     if input._data.dtype.kind != "f":
         raise NotImplementedError("\"LayerNormKernelImpl\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")

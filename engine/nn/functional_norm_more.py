@@ -20,7 +20,8 @@ from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from .functional_conv import pad
-from .functional_norm import affine_jvp, batch_norm_kernel, derived, norm_jvp
+from .functional_norm import (affine_jvp, batch_norm_kernel, check_mixed_dtypes, derived,
+                              norm_jvp)
 from .functional_pool import avg_pool2d, avg_pool3d
 from ..ops.common import number_parameters
 
@@ -65,10 +66,7 @@ def group_norm_kernel(input, num_groups, weight, bias, eps):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape "
                                f"{list(tensor.shape)} and input of shape {list(x.shape)}")
-    parameters = [t for t in (weight, bias) if t is not None]
-    if any(t.dtype != input.dtype for t in parameters):
-        if x.dtype == np.float64 or any(t._data.dtype != np.float32 for t in parameters):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    check_mixed_dtypes(input, (weight, bias))
     if x.dtype.kind != "f":
         raise NotImplementedError("\"GroupNormKernelImpl\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")

@@ -510,3 +510,21 @@ s = m.tensor({pair[0]})
 v = m.tensor({pair[1]}) if '{pair[1]}' != 'True' else True
 r = {call}.tolist()"""
         assert parity.outcome(engine, code) == parity.outcome(torch, code), call
+
+
+@pytest.mark.parametrize("call", [
+    "layer_norm(x, (2,), p, p)", "group_norm(x.reshape(1, 2, 2), 1, p, p)",
+    "batch_norm(x, p.clone(), p.clone().abs(), training=False)",
+    "batch_norm(x, p.clone(), p.clone().abs(), training=True)",
+    "batch_norm(x, m.zeros(2, dtype=x.dtype), m.ones(2, dtype=x.dtype), p, p)"])
+def test_norms_of_mixed_dtypes(call):
+    """torch's check_mixed_data_type: with a parameter of another dtype than the input's,
+    every parameter must be float32, then the input float16 (the engine checked the input
+    first, or gave one message for both)"""
+    for dx, dp in itertools.product(["float32", "float64", "float16", "int64"], repeat=2):
+        code = f"""
+x = m.tensor([[0.5, -1.0], [2.0, 0.25]]).to(m.{dx})
+p = m.tensor([1.0, 0.5]).to(m.{dp})
+r = m.nn.functional.{call}
+r = (str(r.dtype), tuple(r.shape))"""
+        assert parity.outcome(engine, code) == parity.outcome(torch, code), (dx, dp)
