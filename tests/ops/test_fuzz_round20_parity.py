@@ -528,3 +528,21 @@ p = m.tensor([1.0, 0.5]).to(m.{dp})
 r = m.nn.functional.{call}
 r = (str(r.dtype), tuple(r.shape))"""
         assert parity.outcome(engine, code) == parity.outcome(torch, code), (dx, dp)
+
+
+@pytest.mark.parametrize("p", ["'a'", "'fro'", "'nuc'", "2", "None"])
+def test_norm_of_a_named_p_goes_to_matrix_norm_first(p):
+    """torch.norm hands a p named by a string (but "fro" over at most two dims) on to
+    matrix_norm at once: its parser's errors (F.normalize(x, 'a', (1, 'a')) names
+    linalg_matrix_norm), out= too"""
+    for dim in ("(1, 'a')", "(0, 1, 'a')", "('a',)", "[1, 'b']", "1", "None", "(0, 1)",
+                "(1, 2)", "(0, 1, 2)"):
+        for call in ("m.nn.functional.normalize(x, P, D)", "x.norm(P, D)", "x.norm(P, D, 'x')",
+                     "m.norm(x, p=P, dim=D)", "m.norm(x, P, D, out=m.zeros(0))"):
+            if p == "None" and "normalize" in call:
+                call = "m.nn.functional.normalize(x, dim=D)"
+            code = f"""
+x = m.arange(12.0).reshape(1, 2, 6)
+r = {call.replace('P', p).replace('D', dim)}
+r = (tuple(r.shape), round(float(r.sum()), 3))"""
+            assert parity.outcome(engine, code) == parity.outcome(torch, code), code
