@@ -3,6 +3,7 @@ batch of rows, one addmm over the flattened rows for more dimensions); ``bilinea
 out = x1 W x2 + bias."""
 import math
 
+from ..core.forward import has_tangent
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
@@ -28,13 +29,17 @@ def linear(input, weight, bias=None):
         return linalg.matmul(input, weight.t())
     if input.dim() == 2:
         return linalg.addmm(bias, input, weight.t())
-    if input.is_contiguous() and bias.dim() == 1:
+    fusable = (bias.dim() == 1 or bias.squeeze().dim() == 1) and bias.is_contiguous()
+    if fusable and input.is_contiguous():
         # torch flattens the leading dimensions into rows, one addmm, then reshapes back
         # (an _unsafe_view: the rows are a fresh tensor nobody else sees)
         rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
         output = linalg.addmm(bias, rows, weight.t())
         return linalg.unsafe_view(output, (*input.shape[:-1], output.shape[1]))
-    return linalg.matmul(input, weight.t()) + bias
+    output = linalg.matmul(input, weight.t())
+    if has_tangent(bias):  # (torch's composite compliance: out of place then)
+        return output + bias
+    return output.add_(bias)  # (in place, as torch's: a version more, its shape kept)
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -546,3 +546,40 @@ x = m.arange(12.0).reshape(1, 2, 6)
 r = {call.replace('P', p).replace('D', dim)}
 r = (tuple(r.shape), round(float(r.sum()), 3))"""
             assert parity.outcome(engine, code) == parity.outcome(torch, code), code
+
+
+LINEAR_INPUTS = {"1d": "m.tensor(xs[:3])", "1d strided": "m.tensor(xs[:6])[::2]",
+                 "2d": "m.tensor(xs[:6]).reshape(2, 3)",
+                 "2d t": "m.tensor(xs[:6]).reshape(3, 2).t()",
+                 "3d": "m.tensor(xs[:12]).reshape(2, 2, 3)",
+                 "3d t": "m.tensor(xs[:12]).reshape(2, 3, 2).transpose(1, 2)",
+                 "3d strided": "m.tensor(xs[:24]).reshape(2, 2, 6)[..., ::2]"}
+LINEAR_BIASES = {"1d": "m.tensor(bs[:2])", "(1, 2)": "m.tensor(bs[:2]).reshape(1, 2)",
+                 "strided": "m.tensor(bs[:4])[::2]", "2d": "m.tensor(bs[:4]).reshape(2, 2)",
+                 "float64": "m.tensor(bs[:2], dtype=m.float64)", "0-d": "m.tensor(bs[0])",
+                 "(2, 1)": "m.tensor(bs[:2]).reshape(2, 1)",
+                 "(1, 1, 2)": "m.tensor(bs[:2]).reshape(1, 1, 2)"}
+
+
+@pytest.mark.parametrize("bias", list(LINEAR_BIASES))
+@pytest.mark.parametrize("input", list(LINEAR_INPUTS))
+def test_linear_paths_as_torch(input, bias):
+    """fuzz 4702925: torch's F.linear takes addmm for 2-d input, one flattened addmm when the
+    input is contiguous and the bias squeezes to one contiguous dim, else matmul then an
+    in-place add_ of the bias (a version more; a bias that would grow the result is refused)"""
+    for grad in ("False", "True"):
+        code = f"""
+xs = np.random.default_rng(0).standard_normal(24).astype(np.float32)
+bs = np.random.default_rng(1).standard_normal(4).astype(np.float32)
+x = {LINEAR_INPUTS[input]}.requires_grad_({grad})
+w = m.tensor(np.random.default_rng(2).standard_normal((2, 3)).astype(np.float32))
+w.requires_grad_({grad})
+b = {LINEAR_BIASES[bias]}.requires_grad_({grad})
+o = m.nn.functional.linear(x, w, b)
+grads = m.autograd.grad(o.sum(), (x, w, b)) if {grad} else ()
+r = repr([tuple(o.shape), o.stride(), str(o.dtype), o._version, type(o.grad_fn).__name__,
+          np.asarray(o.tolist()).round(5).tolist(),
+          [(tuple(g.shape), g.stride(), np.asarray(g.tolist()).round(5).tolist())
+           for g in grads]])"""
+        names = {"np": np}
+        assert parity.outcome(engine, code, names) == parity.outcome(torch, code, names), grad
