@@ -1327,25 +1327,19 @@ def norm(input=_NO_INPUT, /, p="fro", dim=None, keepdim=False, *given, out=None,
             [dim] if isinstance(dim, builtins.int) else dim
         return linalg_matrix_norm.as_function(input, p, dims, keepdim, dtype=dtype,
                                               **({} if out is None else {"out": out}))
-    parser = "linalg_vector_norm"
-    signatures.int_list_checked(parser, "dim", dim, " (position 3)", unpack=False)
-    if not isinstance(keepdim, builtins.bool) and (not isinstance(p, str) or p == "fro"):
+    # (from here on a vector norm: p is a number, None or "fro" over at most two dims)
+    signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)",
+                                unpack=False)
+    if not isinstance(keepdim, builtins.bool):
         raise TypeError(f"linalg_vector_norm(): argument 'keepdim' (position 4) must be bool, "
                         f"not {type_name(keepdim)}")
-    signatures.int_list_checked(parser, "dim", dim, " (position 3)")
+    signatures.int_list_checked("linalg_vector_norm", "dim", dim, " (position 3)")
     if out is not None:
         return _norm_into(input, p, dim, keepdim, dtype, out=out)
     if p is None:  # (torch.norm reads None as its default)
         p = 2.0
-    if isinstance(p, str):
-        # as torch.norm: "fro" over at most two dims is the vector 2-norm; anything
-        # else named by a string is a matrix norm, which needs exactly two dims
-        if p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2):
-            p = 2
-        else:  # the nuclear norm, or torch's matrix_norm refusing the order or the dims
-            dims = list(range(input._data.ndim)) if dim is None else \
-                [dim] if isinstance(dim, builtins.int) else dim
-            return linalg_matrix_norm.as_function(input, p, dims, keepdim, dtype=dtype)
+    if p == "fro":  # (as torch.norm: the vector 2-norm)
+        p = 2
     if not signatures.fits(p, "Number"):  # (torch's parser)
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type_name(p)}")
