@@ -533,11 +533,14 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 def _fill_dtype(fill_value, name):
     """The dtype ``full`` gives a fill value: bool, int64 or the default float."""
-    where = "" if calls.given_by_keyword("fill_value") else " (position 2)"
+    def refused():  # (the call's bytecode is read for the message only)
+        where = "" if calls.given_by_keyword("fill_value") else " (position 2)"
+        return TypeError(f"{name}(): argument 'fill_value'{where} must be Number, not "
+                         f"{type_name(fill_value)}")
+
     if isinstance(fill_value, Tensor):
         if fill_value._data.ndim or fill_value.requires_grad:  # (torch's Number: neither)
-            raise TypeError(f"{name}(): argument 'fill_value'{where} must be Number, not "
-                            "Tensor")
+            raise refused()
         kind = fill_value._data.dtype.kind
     elif isinstance(fill_value, (builtins.bool, builtins.int, builtins.float, np.number,
                                  np.bool_)):
@@ -545,8 +548,7 @@ def _fill_dtype(fill_value, name):
         kind = "b" if isinstance(fill_value, builtins.bool) else \
             "i" if isinstance(fill_value, (builtins.int, np.integer)) else "f"
     else:
-        raise TypeError(f"{name}(): argument 'fill_value'{where} must be Number, not "
-                        f"{type_name(fill_value)}")
+        raise refused()
     return {"b": dtypes.bool, "i": dtypes.int64, "u": dtypes.int64}.get(kind, get_default_dtype())
 
 
@@ -557,8 +559,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type_name(size)}")
     # (torch's parser reads the size's elements before it looks at the fill value)
-    signatures.int_list_checked("full", "size", size, "" if calls.given_by_keyword("size") else
-                                " (position 1)", unpack=False, symint=True)
+    if size and not signatures.is_symint(size[0]):
+        signatures.int_list_checked("full", "size", size, "" if calls.given_by_keyword(
+            "size") else " (position 1)", unpack=False, symint=True)
     default = _fill_dtype(fill_value, "full")
 
     def make_array(shape, np_dtype):
