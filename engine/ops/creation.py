@@ -585,6 +585,7 @@ class _Unset:
 
 
 _START, _STEP, _NO_END, _NO_M = _Default(0), _Default(1), _Unset(), _Unset()
+_PLAIN_BOUNDS = (builtins.int, builtins.float, _Default)  # (Numbers, no check needed)
 _FACTORY_KEYWORDS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
                      "torch.device device = None, bool pin_memory = False, bool requires_grad = "
                      "False)")
@@ -725,8 +726,8 @@ _ARANGE_OVERLOADS = (
 def arange(start=_START, end=_NO_END, step=_STEP, *, out=None, dtype=None, layout=None,
            device=None, requires_grad=False):
     """start, start + step, ... up to but not including end."""
-    if not builtins.all(signatures.fits(value, "Number") for value in (start, end, step)
-                        if value is not _NO_END):
+    if not builtins.all(value.__class__ in _PLAIN_BOUNDS or signatures.fits(value, "Number")
+                        for value in (start, end, step) if value is not _NO_END):
         _arange_refused(start, end, step, out, dtype, layout, device, requires_grad)
     start, step = (builtins.int(v) if v.__class__ is _Default else v for v in (start, step))
     device = _or_default(device)
