@@ -12,14 +12,13 @@ could not be rewritten: a view made in no_grad or inference mode, one of the vie
 returns together (unbind, split), a view a custom Function returned (``_creation_meta``
 says which; ``refuse_view_change`` raises torch's message).
 """
-import numpy as np
-
-from ..fidelity import dtypes, messages
+from ..fidelity import messages
 from .backward import validated
 from .grad_mode import mode
 from .hooks import move_retained
 from .node import Node, SavedTensor, connect, follow_base, gradient_edge
 from .saved import default_hooks, repack
+from .strided import AsStridedBackward0
 
 
 def check_inplace(tensor, *inputs, differentiable=True):
@@ -197,52 +196,3 @@ class CopySlices(Node):
     def _release(self):  # torch drops fn: this node cannot run again (nothing saved or not)
         self.fn._release()
         self._released = True
-
-
-def may_overlap(shape, strides):
-    """torch's test of whether a view may read one place twice (as_strided_backward): its
-    dims of more than one element, by stride, each stride beyond the reach of the smaller."""
-    reach = 0
-    for size, stride in sorted(((n, s) for n, s in zip(shape, strides) if n != 1),
-                               key=lambda pair: pair[1]):
-        if size == 0:
-            return False  # (nothing read)
-        if stride <= reach:
-            return True
-        reach += stride * (size - 1)
-    return False
-
-
-class AsStridedBackward0(Node):
-    """out = a piece of x (given by sizes, strides, offset):  the gradient lands there"""
-
-    geometry: tuple
-
-    def backward(self, grad):
-        if mode.grad_enabled:  # create_graph: the same, written with recorded operations
-            return self.differentiable_backward(grad)
-        grad_base = grad._empty_strided(self.geometry[0], self.geometry[1])  # the base's layout
-        grad_base._data[...] = 0
-        region = _region(grad_base, self.geometry)._data
-        if may_overlap(*self.geometry[2:4]):
-            # add, element by element: where an as_strided view overlaps itself, every one of
-            # its elements that reads a place adds its gradient there
-            np.add.at(region, (slice(None),) * region.ndim, grad._data)
-        else:  # (copied, as torch's: a gradient of -0.0 stays -0.0; fuzz 2058241)
-            region[...] = grad._data
-        return grad_base
-
-    def differentiable_backward(self, grad):
-        """As torch's as_strided_backward: the gradient scattered (added) into a flat storage
-        at the places the view reads, then seen as the base (scatter_add's backward is a
-        gather, so a second derivative follows)."""
-        base_shape, base_stride, shape, stride, offset = self.geometry
-        places = np.full(shape, offset, dtype=np.int64)
-        for dim, (n, step) in enumerate(zip(shape, stride)):
-            places = places + (np.arange(n) * step).reshape((n,) + (1,) * (len(shape) - dim - 1))
-        size = max([int(places.max()) + 1 if places.size else 0] +
-                   [1 + sum((n - 1) * s for n, s in zip(base_shape, base_stride))
-                    if all(base_shape) else 0])
-        flat = grad.new_zeros(size).scatter_add(0, grad.new_tensor(places.reshape(-1), dtype=(
-            dtypes.from_numpy_dtype[np.dtype(np.int64)])), grad.reshape(-1))
-        return flat.as_strided(base_shape, base_stride, 0)

@@ -21,9 +21,9 @@ from ..core.forward import each_level, state as dual, tangent_of
 from ..core.backward import sum_to
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.history import (AsStridedBackward0, check_inference_inplace, check_inplace,
-                            view_geometry)
+from ..core.history import check_inference_inplace, check_inplace, view_geometry
 from ..core.node import Node, new_node, record
+from ..core.strided import AsStridedBackward0
 from ..core.tensor import Tensor, make_view, wrap
 from .common import histories_read_first, require_tensor_sequence
 from .common import (ABSENT, broadcast_error, size_arguments, copy_preserving_layout,

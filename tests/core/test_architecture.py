@@ -20,8 +20,8 @@ ENGINE = Path(engine.__file__).resolve().parent
 # engine/core/: the spine, what lesson 09 invites learners to read, in this order; then the
 # extras, torch's surface around it, each in its own file ("read after the spine", README.md)
 SPINE = ("grad_mode.py", "node.py", "backward.py", "tensor.py")
-EXTRAS = ("hooks.py", "saved.py", "capture.py", "cotangents.py", "history.py", "forward.py",
-          "tangents.py")
+EXTRAS = ("hooks.py", "saved.py", "capture.py", "cotangents.py", "history.py", "strided.py",
+          "forward.py", "tangents.py")
 SPINE_CODE_LINES_MAX = 900    # the budget for the spine
 EXTRA_CODE_LINES_MAX = 150    # per extra: one topic, readable on its own
 CORE_FUNCTION_LINES_MAX = 40  # one screen per function
