@@ -175,6 +175,7 @@ def test_the_chinese_notebooks_run_in_chromium(chromium_run):
     for report in reports:
         print(report)
     assert all(report.ok for report in reports), [str(r) for r in reports if not r.ok]
+    assert sum(report.reloads for report in reports) <= 1, [str(r) for r in reports]
     runs = [report for report in reports if not report.notebook.startswith("read/")]
     assert len(runs) == 3
     for report in runs:
@@ -287,6 +288,7 @@ def test_the_chinese_notebooks_run_in_firefox_and_webkit(engine_run):
                       "first_cell": round(r.first_cell or 0, 1),
                       "seconds": round(r.seconds, 1)} for r in reports}, indent=1))
     assert all(report.ok for report in reports), [str(r) for r in reports if not r.ok]
+    assert sum(report.reloads for report in reports) <= 1, [str(r) for r in reports]
     for report in reports:
         assert "文件" in report.menus, (report.notebook, report.menus)
         assert report.screenshot and report.screenshot.stat().st_size > 0

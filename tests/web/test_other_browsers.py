@@ -250,6 +250,8 @@ def test_the_notebooks_run_as_in_chromium(site_run):
     assert list(reports) == [p.as_posix() for p in site_check.other_engine_notebooks()]
     failed = [str(r) for r in reports.values() if not r.ok]
     assert not failed, "\n".join(failed)
+    # (a page that showed nothing in time is loaded once more: once in a run, not more)
+    assert sum(r.reloads for r in reports.values()) <= 1, [str(r) for r in reports.values()]
     for report in reports.values():
         assert report.screenshot and report.screenshot.exists()
 

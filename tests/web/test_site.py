@@ -67,6 +67,7 @@ def test_notebook_runs_offline_in_the_site(site_run, notebook):
     print(report)
     assert report.ok, str(report)
     assert report.first_cell is not None
+    assert sum(r.reloads for r in reports.values()) <= 1, [str(r) for r in reports.values()]
 
 
 @pytest.mark.parametrize("notebook", [nb for nb in NOTEBOOKS if nb.parts[0] == "notebooks"],
