@@ -1,6 +1,7 @@
 """course_tools/site/check.py's open_in_the_site: a page that has not shown the notebook in
 time is loaded once more, and what it showed is kept; a second time is a failure. A page
 that stands for the browser's (no browser needed: the steps, not the site, are tested)."""
+import json
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ class StalledPage:
         if script == site_check.NOTEBOOK_SHOWN:
             return self.shows_from is not None and len(self.loads) >= self.shows_from
         assert script == site_check.PAGE_STATE
-        return '{"url": "%s", "readyState": "complete", "app": false}' % self.loads[-1]
+        return json.dumps({"url": self.loads[-1], "readyState": "complete", "app": False})
 
     def screenshot(self, path):
         Path(path).write_bytes(b"png")
@@ -53,7 +54,7 @@ def test_a_page_that_showed_nothing_is_loaded_again_and_kept(tmp_path):
     assert report.reloads == 1 and report.ok
     assert report.notes == [f"not shown after 0.3 s, loaded again; the page: "
                             f'{{"url": "{page.loads[0]}", "readyState": "complete", '
-                            f'"app": false}}']
+                            f'"app": false}}']  # (as the page's JSON.stringify gives it)
     assert page.shots == ["05_graphs_and_leaves__not_shown.png"]
 
 
