@@ -8,6 +8,7 @@ absent: using one raises AttributeError.
 import functools
 
 from .ops import pointwise, reduce, unary
+from .ops.common import overloads
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
            "log_softmax", "logit", "logsumexp", "psi", "round", "sinc", "softmax", "xlogy"]
@@ -44,8 +45,22 @@ log1p = _special("log1p", unary.log1p)
 digamma = _special("digamma", unary.digamma)
 psi = _special("psi", unary.digamma)
 gammaln = _special("gammaln", unary.lgamma)
-softmax = _special("softmax", reduce.softmax)
-log_softmax = _special("log_softmax", reduce.log_softmax)
+
+
+@overloads("(Tensor input, int dim, torch.dtype dtype = None)")
+def special_softmax(input, dim, dtype=None):
+    """torch.softmax without out= (torch.special's has none)"""
+    return reduce.softmax(input, dim, dtype)
+
+
+@overloads("(Tensor input, int dim, *, torch.dtype dtype = None)")
+def special_log_softmax(input, dim, *, dtype=None):
+    """torch.log_softmax without out=, its dtype by keyword only"""
+    return reduce.log_softmax(input, dim, dtype)
+
+
+softmax = _special("softmax", special_softmax, "special_softmax")
+log_softmax = _special("log_softmax", special_log_softmax, "special_log_softmax")
 logsumexp = _special("logsumexp", reduce.logsumexp)
 
 

@@ -11,6 +11,7 @@ What running a node means is passed in: ``run_node`` stores gradients into ``.gr
 (``backward``), ``Capture.run_node`` keeps those of chosen inputs (``autograd.grad``,
 ``capture.py``), and ``engine.widgets.BackwardStepper`` wraps ``run_node`` to show each step.
 """
+import collections.abc
 import functools
 import heapq
 import itertools
@@ -195,41 +196,43 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if grad_tensors is not None:
             raise RuntimeError(messages.GRAD_TENSORS_AND_VARIABLES)
         grad_tensors = grad_variables
+    chosen = None if inputs is None else inputs_given(inputs, "backward")
     outputs = as_tuple(tensors)
     grads = starting_gradients(outputs, as_tuple(grad_tensors) or (None,) * len(outputs))
     retain_graph = create_graph if retain_graph is None else retain_graph
     if create_graph:
         messages.warn_create_graph_cycle_once()
-    if inputs is None:
+    if chosen is None:
         roots = [edge_of(t) for t in outputs]
         with set_grad_enabled(create_graph), graph_task(roots):  # (graph_task: hooks.py)
             run_backward(roots, grads, anomaly_checked(
                 functools.partial(run_node, retain_graph=retain_graph)))
         return
     # only into these tensors' .grad: the walk of autograd.grad, then stored (capture.py)
-    inputs = as_tuple(inputs)
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=True)
+    capture.check_differentiable(chosen, accumulates=True)
+    found = walk_to_inputs(outputs, grads, chosen, retain_graph, create_graph, accumulates=True)
     with set_grad_enabled(create_graph):
-        capture.store_into_grad(inputs, found)
+        capture.store_into_grad(chosen, found)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` untouched)."""
-    # (None is no sequence here: torch's tuple(None) raises its TypeError; fuzz 2000181)
-    outputs, inputs = as_sequence(outputs), as_sequence(inputs)
-    retain_graph = create_graph if retain_graph is None else retain_graph
     if materialize_grads and allow_unused is False:
         raise ValueError(messages.MATERIALIZE_GRADS_NOT_ALLOW_UNUSED)
+    # (None is no sequence here: torch's tuple(None) raises its TypeError; fuzz 2000181)
+    outputs, chosen = as_sequence(outputs), inputs_given(inputs, "grad")
+    if not only_inputs:
+        warnings.warn(messages.ONLY_INPUTS_DEPRECATED, FutureWarning, stacklevel=2)
+    retain_graph = create_graph if retain_graph is None else retain_graph
     grad_outputs = as_tuple(grad_outputs) or (None,) * len(outputs)
     grads = cotangents.starting_cotangents(outputs, grad_outputs) if is_grads_batched else \
         starting_gradients(outputs, grad_outputs)
-    capture.check_differentiable(inputs)  # (after the outputs, as torch checks them)
-    found = walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph,
+    capture.check_differentiable(chosen)  # (after the outputs, as torch checks them)
+    found = walk_to_inputs(outputs, grads, chosen, retain_graph, create_graph,
                            batched=is_grads_batched)
-    return capture.returned(found, inputs, allow_unused, materialize_grads)
+    found = capture.returned(found, chosen, allow_unused, materialize_grads)
+    return dict(zip(inputs, found)) if type(inputs) is dict else found  # (named_parameters)
 
 
 def walk_to_inputs(outputs, grads, inputs, retain_graph, create_graph, accumulates=False,
@@ -281,6 +284,20 @@ def implicit_gradient(output):
 
 def as_tuple(value):
     return None if value is None else as_sequence(value)
+
+
+def inputs_given(inputs, caller):
+    """The tensors (or edges) ``inputs`` names: one, a sequence, or a dict's values (its
+    keys name the gradients autograd.grad returns); never none."""
+    if type(inputs) is dict:
+        chosen = tuple(inputs.values())
+    elif isinstance(inputs, collections.abc.Mapping):
+        raise TypeError(messages.inputs_not_a_dict(caller, type(inputs).__name__))
+    else:
+        chosen = as_sequence(inputs)
+    if not chosen:
+        raise RuntimeError(messages.inputs_empty(caller))
+    return chosen
 
 
 def as_sequence(value):

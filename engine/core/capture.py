@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ..fidelity import messages
 from .hooks import accumulate_into
-from .node import AccumulateGrad, edge_of
+from .node import AccumulateGrad, edge_of, is_tensor
 
 
 class GradientEdge(NamedTuple):
@@ -93,10 +93,18 @@ def needed_nodes(roots, targets):
 
 
 # ====================================================================== before and after the walk
-def check_differentiable(inputs):
-    """Every input of ``autograd.grad`` must require grad (checked after the outputs)."""
+def check_differentiable(inputs, accumulates=False):
+    """Every input of ``autograd.grad`` must be a tensor that requires grad or an edge
+    (checked after the outputs, one by one). ``backward(inputs=...)`` first makes each
+    tensor retain its gradient (a tensor that does not require grad cannot)."""
     for tensor in inputs:
-        if not isinstance(tensor, GradientEdge) and not tensor.requires_grad:
+        if isinstance(tensor, GradientEdge):
+            continue
+        if not is_tensor(tensor):
+            raise RuntimeError(messages.not_an_input(type(tensor).__name__))
+        if accumulates:
+            tensor.retain_grad()
+        if not tensor.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
 
 

@@ -135,10 +135,17 @@ class inference_mode(_GradModeContext):  # noqa: N801
         self._previous = mode.grad_enabled
         self._previous_inference = mode.inference
         mode.set(self.grad_enabled, self._inference)
+        self._entered = True
 
     def __exit__(self, *exc_info):
         mode.set(self._previous, self._previous_inference)
+        self._entered = False
         return False
+
+    def __del__(self):
+        # torch's is a C++ guard: entered and dropped without __exit__, it ends with the object
+        if getattr(self, "_entered", False):
+            mode.set(self._previous, self._previous_inference)
 
     def clone(self):
         return inference_mode(self._inference)

@@ -413,6 +413,23 @@ GRAD_VARIABLES_DEPRECATED = "`grad_variables` is deprecated. Use `grad_tensors` 
 GRAD_TENSORS_AND_VARIABLES = ("`grad_tensors` and `grad_variables` (deprecated) arguments both "
                               "passed to `backward()`. Please only use `grad_tensors`.")
 
+ONLY_INPUTS_DEPRECATED = ("only_inputs argument is deprecated and is ignored now (defaults to "
+                          "True). To accumulate gradient for other parts of the graph, please "
+                          "use torch.autograd.backward.")
+
+
+def not_an_input(kind):
+    return f"all inputs have to be Tensors or GradientEdges, but got {kind}"
+
+
+def inputs_empty(caller):
+    return f"`inputs` argument to `{caller}()` cannot be empty."
+
+
+def inputs_not_a_dict(caller, kind):
+    return (f"`inputs` argument to `{caller}()` must be a dict, not {kind}. Other Mapping types "
+            "are not supported.")
+
 
 MATERIALIZE_GRADS_NOT_ALLOW_UNUSED = ("Expected allow_unused to be True or not passed when "
                                       "materialize_grads=True, but got: allow_unused=False.")

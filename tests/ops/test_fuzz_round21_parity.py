@@ -149,3 +149,135 @@ def test_a_view_rewritten_after_a_refused_mark_dirty(shape):
         return refused, _facts(z), _facts(c), _node_tree(b.grad_fn)
 
     assert run(engine) == run(torch)
+
+
+# ------------------------------------------- autograd.grad's and backward's inputs, as given
+def _said(m, code):
+    """What ``code`` gives (a dict of gradients as lists), or its error, and its warnings."""
+    import collections
+    import warnings
+
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    w = m.tensor([3.0], requires_grad=True)
+    h = x * 2
+    scope = {"torch": m, "x": x, "w": w, "h": h, "collections": collections,
+             "y": lambda: (h * w).sum()}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = eval(code, scope)  # noqa: S307 - the same code for both libraries
+            if isinstance(value, dict):
+                value = {k: None if v is None else (v.tolist(), v.requires_grad)
+                         for k, v in value.items()}
+            elif isinstance(value, tuple):
+                value = [None if v is None else v.tolist() for v in value]
+            said = ("value", value)
+        except Exception as error:  # noqa: BLE001 - comparing what each library raises
+            said = (type(error).__name__, str(error))
+        grads = [None if t.grad is None else t.grad.tolist() for t in (x, w, h)]
+    return said, grads, h.retains_grad, [str(c.message) for c in caught]
+
+
+MAPPING = ("type('M', (collections.abc.Mapping,), {'__getitem__': lambda s, k: w, "
+           "'__iter__': lambda s: iter(['w']), '__len__': lambda s: 1})()")
+
+
+@pytest.mark.parametrize("code", [
+    "torch.autograd.grad(y(), [])", "torch.autograd.grad(y(), ())", "torch.autograd.grad(y(), {})",
+    "torch.autograd.grad([], [])", "torch.autograd.grad(y(), [], allow_unused=True)",
+    "torch.autograd.grad(y(), [], grad_outputs=[torch.ones(3)])",
+    "torch.autograd.grad(y(), [], allow_unused=False, materialize_grads=True)",
+    "torch.autograd.grad(y(), {'x': x, 'w': w})",
+    "torch.autograd.grad(y(), {'w': w, 'x': x}, create_graph=True)",
+    "torch.autograd.grad(y(), {'w': w, 'h': h})",
+    "torch.autograd.grad(y(), {'w': w, 'z': torch.ones(1, requires_grad=True)}, "
+    "allow_unused=True)",
+    "torch.autograd.grad(y(), {'w': w, 'z': torch.ones(1, requires_grad=True)}, "
+    "materialize_grads=True)",
+    "torch.autograd.grad(y(), {'w': w, 'z': torch.ones(1, requires_grad=True)})",
+    "torch.autograd.grad(y(), {'w': w, 'one': torch.ones(1)})",
+    "torch.autograd.grad(y(), collections.OrderedDict(w=w))",
+    f"torch.autograd.grad(y(), {MAPPING})",
+    "torch.autograd.grad(y(), {'x': x}.values())", "torch.autograd.grad(y(), {'x': x}.keys())",
+    "torch.autograd.grad(y(), iter([x]))", "torch.autograd.grad(y(), 'ab')",
+    "torch.autograd.grad(y(), [x], only_inputs=False)",
+    "torch.autograd.grad(y(), [torch.ones(1), 'a'])",
+    "torch.autograd.grad(y(), ['a', torch.ones(1)])",
+    "torch.autograd.grad(y(), [x, 3])", "torch.autograd.grad(y(), [x, None])",
+    "torch.autograd.backward(y(), inputs={'x': x})", "torch.autograd.backward(y(), inputs={})",
+    "torch.autograd.backward(y(), inputs=[])",
+    "torch.autograd.backward(y(), grad_tensors=[torch.ones(3)], inputs=[])",
+    "torch.autograd.backward(y(), inputs=collections.OrderedDict(w=w))",
+    f"torch.autograd.backward(y(), inputs={MAPPING})",
+    "torch.autograd.backward(y(), inputs=['a'])", "torch.autograd.backward(y(), inputs=[x, None])",
+    "torch.autograd.backward(y(), inputs=[torch.ones(1)])",
+    "torch.autograd.backward(y(), inputs=[h, torch.ones(1)])",
+    "torch.autograd.backward(y(), inputs=[h])", "torch.autograd.backward(y(), inputs=h)",
+    "y().backward(inputs={'w': w, 'h': h})", "y().backward(inputs=collections.OrderedDict(w=w))",
+    "y().backward(inputs=[])",
+])
+def test_autograd_inputs_as_torch_reads_them(code):
+    """torch 2.15 takes a dict of inputs (dict(model.named_parameters())) and answers
+    autograd.grad with a dict of the same keys; no other Mapping; never no inputs (checked
+    before grad_outputs); anything but a tensor or an edge is refused by its type's name;
+    backward(inputs=...) makes each tensor retain its gradient first (one that does not
+    require grad cannot); only_inputs=False warns."""
+    assert _said(engine, code) == _said(torch, code)
+
+
+# ---------------------------------------------- torch.special's softmax and log_softmax
+@pytest.mark.parametrize("code", [
+    "torch.special.softmax(x, 1, torch.float64)",
+    "torch.special.softmax(x, 1, dtype=torch.float64)",
+    "torch.special.softmax(x)", "torch.special.log_softmax(x, 1, torch.float64)",
+    "torch.special.log_softmax(x, 1, dtype=torch.float64)",
+    "torch.special.softmax(x, dim=1, out=x)",
+    "torch.special.log_softmax(x, dim=1, out=x)", "torch.special.softmax(input=x, dim=1)",
+    "torch.special.softmax(x, 1, torch.float64, 3)", "torch.special.softmax(x, 1.5)",
+    "torch.special.log_softmax(x, 'a')", "torch.special.softmax(x, None)",
+    "torch.special.log_softmax(x, -1)", "torch.special.softmax(x, 2)",
+    "torch.special.softmax(x, dim=0, dtype=torch.int64)", "torch.special.softmax(x.int(), 0)",
+    "torch.special.log_softmax(x.int(), 0)", "torch.special.softmax(3, 0)",
+])
+def test_special_softmax_takes_no_out(code):
+    """torch.special's softmax takes its dtype by position or keyword, log_softmax's by
+    keyword only, and neither takes out= (the engine passed both on to torch.softmax's)."""
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])
+        return parity.outcome(m, f"r = {code}", {"torch": m, "x": x})
+
+    expected, got = run(torch), run(engine)
+    if isinstance(expected, tuple):
+        assert got == expected
+    else:
+        parity.assert_same(got, expected)
+
+
+# ----------------------------------------------------- an inference_mode entered, dropped
+def test_an_inference_mode_entered_and_dropped_ends_with_it():
+    """torch's inference_mode keeps a C++ guard: entered without __exit__, the mode lasts as
+    long as the object (the engine's lasted for ever)."""
+    def states(m):
+        def state():
+            return m.is_grad_enabled(), m.is_inference_mode_enabled(), m.ones(1).is_inference()
+        seen = []
+        m.inference_mode().__enter__()
+        seen.append(state())
+        kept = m.inference_mode()
+        kept.__enter__()
+        seen.append(state())
+        del kept
+        seen.append(state())
+        with m.no_grad():
+            m.inference_mode().__enter__()
+            seen.append(state())
+        with m.inference_mode():
+            inner = m.inference_mode(False)
+            inner.__enter__()
+            seen.append(state())
+            del inner
+            seen.append(state())
+        seen.append(state())
+        return seen
+
+    assert states(engine) == states(torch)
