@@ -1,4 +1,5 @@
-"""Normalisation, as ``torch.nn.functional`` computes it: ``batch_norm`` and ``layer_norm``.
+"""Normalisation, as ``torch.nn.functional`` computes it: ``batch_norm``, ``layer_norm`` and
+``rms_norm``.
 
 Both shift and scale their input to mean 0 and variance 1, then apply a learned scale
 (weight) and shift (bias): ``out = (x - mean) / sqrt(var + eps) * weight + bias``. They
@@ -12,6 +13,11 @@ torch's order, the same roundings), so float32 values and running statistics are
 bit torch's. The backward formulas are written with engine operations, so they can be
 differentiated again; their float32 values can differ from torch's in the last bits
 (torch's kernels add in vectorised blocks).
+
+``rms_norm`` divides by the root mean square only (no mean taken off, no bias). torch's CPU
+build has no kernel of its own for it (its fused one is CUDA's): it composes it of ordinary
+operations, in every case (gradients required or not, any dtype, under autocast), and so does
+the engine, operation for operation, so that values, nodes and gradients are torch's.
 """
 import math
 
@@ -23,10 +29,12 @@ from ..core.node import Node, record
 from ..core.tangents import transposed
 from ..core.tensor import wrap
 from ..fidelity import signatures
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity import messages
+from ..fidelity.dtypes import finfo, float16, float32, scalar_type_name
+from ..fidelity.layout import suggested_memory_format
 from ..fidelity.rounding import fma32, fma64
-from ..fidelity.messages import type_name
-from ..ops.arithmetic import div
+from ..fidelity.messages import CPP_TYPE_NAMES, type_name
+from ..ops.arithmetic import add_scalar, div
 from ..ops.common import histories_read_first
 from ..ops.creation import full_like
 
@@ -389,7 +397,77 @@ class NativeLayerNormBackward0(Node):
                           [1] * kept + list(self.normalized_shape))
 
 
-__all__ = ["batch_norm", "layer_norm"]
+# ====================================================================== rms_norm
+_RMS_NORM = signatures.Signature("(Tensor input, tuple of SymInts normalized_shape, "
+                                 "Tensor? weight = None, float? eps = None)", False)
+_warned_mixed_dtypes = []  # (torch's TORCH_WARN_ONCE: once per process, whatever the dtypes)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """out = x / sqrt(mean(x ** 2) + eps) * weight, the mean taken over the last
+    len(normalized_shape) dimensions of each sample; eps None: the machine epsilon of the
+    dtype computed in (float32 for float16)"""
+    # (torch's F.rms_norm hands its arguments on by position to torch.rms_norm's parser)
+    given = (input, normalized_shape, weight, eps)
+    _RMS_NORM.parse("rms_norm", given, {}, True)
+    read = _RMS_NORM.read_ints("rms_norm", given, {})
+    input, normalized_shape, weight, eps = given if read is None else read[0]
+    normalized_shape = tuple(normalized_shape)
+    _check_rms_norm(input, normalized_shape, weight)
+    if weight is not None and weight.dtype != input.dtype and not _warned_mixed_dtypes:
+        _warned_mixed_dtypes.append(True)
+        messages.warn_from_learner(
+            f"Mismatch dtype between input and weight: input dtype = "
+            f"{CPP_TYPE_NAMES[input._data.dtype.name]}, weight dtype = "
+            f"{CPP_TYPE_NAMES[weight._data.dtype.name]}, Cannot dispatch to fused "
+            "implementation." + messages.triggered_in("aten/src/ATen/native/layer_norm.cpp:350"))
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"rms_norm\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    return _rms_norm_composite(input, normalized_shape, weight, eps)
+
+
+def _rms_norm_composite(input, normalized_shape, weight, eps):
+    """torch's rms_norm_composite, operation for operation: in float32 for float16 (its
+    opmath type, the result rounded back at the end), eps a float there (a C++ float: the
+    given number rounded to float32) and a double for float64; the result made contiguous
+    unless the input is laid out channels-last."""
+    dims = [input.dim() - i - 1 for i in range(len(normalized_shape))]
+    opmath = float32 if input.dtype == float16 else input.dtype
+    if eps is None:
+        eps = finfo(opmath).eps
+    elif opmath == float32:
+        with np.errstate(over="ignore"):  # (1e300 is inf as a C++ float)
+            eps = float(np.float32(eps))
+    upcast = input.to(opmath)
+    rstd = add_scalar(upcast.pow(2).mean(dims, keepdim=True), float(eps)).rsqrt()
+    result = upcast.mul(rstd)
+    if weight is not None:
+        result = result.mul(weight)
+    if suggested_memory_format(tuple(input.shape), input.stride()) == "contiguous_format":
+        result = result.contiguous()
+    return result.type_as(input)
+
+
+def _check_rms_norm(input, normalized_shape, weight):
+    """torch's checks (_check_rms_norm_inputs), in its order."""
+    if not normalized_shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    if weight is not None and tuple(weight.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
+                           f"weight of shape {list(weight.shape)} and normalized_shape = "
+                           f"{list(normalized_shape)}")
+    if input.dim() < len(normalized_shape):
+        raise ValueError(f"Input tensor must have at least {len(normalized_shape)} dimensions, "
+                         f"but got {input.dim()}")
+    if tuple(input.shape[input.dim() - len(normalized_shape):]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*{', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(input.shape)}")
+
+
+__all__ = ["batch_norm", "layer_norm", "rms_norm"]
 
 
 # (torch's native_layer_norm reads the input's node before its checks)

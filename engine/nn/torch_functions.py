@@ -32,7 +32,8 @@ __all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
            "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices",
            "max_pool2d", "max_pool3d", "pairwise_distance", "pdist", "pixel_shuffle",
-           "pixel_unshuffle", "poisson_nll_loss", "prelu", "rrelu", "rrelu_", "selu", "selu_",
+           "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rrelu", "rrelu_", "selu",
+           "selu_",
            "threshold", "threshold_", "triplet_margin_loss"]
 
 # torch.nn.functional's own objects in torch too (F.conv2d is torch.conv2d ...)
@@ -154,6 +155,13 @@ feature_alpha_dropout_ = _dropout("feature_alpha_dropout_", True, True, True)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """F.layer_norm (cudnn_enable changes nothing on the CPU)"""
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@_parsed("(Tensor input, tuple of SymInts normalized_shape, Tensor? weight = None, "
+         "float? eps = None)")
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """F.rms_norm"""
+    return F.rms_norm(input, normalized_shape, weight, eps)
 
 
 @_parsed("(Tensor input, int num_groups, Tensor? weight = None, Tensor? bias = None, "

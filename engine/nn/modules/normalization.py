@@ -1,4 +1,5 @@
-"""``LayerNorm``: normalise each sample over its last dimensions."""
+"""``LayerNorm``, ``RMSNorm``: normalise each sample over its last dimensions; ``GroupNorm``,
+``LocalResponseNorm``."""
 import numbers
 
 from ...ops.creation import empty
@@ -43,6 +44,37 @@ class LayerNorm(Module):
     def extra_repr(self):
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, "
                 "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
+
+
+class RMSNorm(Module):
+    """out = x / sqrt(mean(x ** 2) + eps) * weight, the mean taken over the last dimensions
+    (normalized_shape) of each sample; weight has that shape. eps None: the machine epsilon
+    of the dtype computed in."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return ("{normalized_shape}, eps={eps}, "
+                "elementwise_affine={elementwise_affine}".format(**self.__dict__))
 
 
 class GroupNorm(Module):

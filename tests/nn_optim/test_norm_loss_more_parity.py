@@ -1,0 +1,316 @@
+"""F.rms_norm / nn.RMSNorm against torch 2.15.
+
+Shapes from 0-d to 4-d, empty ones too; every dtype (torch's errors for integers and bool);
+inputs laid out otherwise (transposed, strided, channels-last); values, dtypes, strides,
+reprs, grad_fn names and graphs, gradients (first and second order by autograd.grad, where
+torch has them; gradcheck in float64), module reprs and state_dict keys, and
+torch's errors and warnings word for word.
+
+rms_norm: torch's CPU build has no kernel for it (its fused ``_fused_rms_norm`` runs on CUDA
+only; on the CPU it is the same composite): every call, gradients required or not, any
+dtype, under autocast, is ``rms_norm_composite``'s chain (PowBackward0, MeanBackward1,
+AddBackward1, RsqrtBackward0, MulBackward0 ...), float16 computed in float32, which the
+engine records op for op: bit for bit.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+from engine.autograd import gradcheck, gradgradcheck
+
+import parity
+
+torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
+pytestmark = pytest.mark.torch
+
+
+def _graph(tensor):
+    """The names of every node behind tensor, depth first (torch's order of inputs)."""
+    names, stack = [], [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            names.append(None)
+            continue
+        names.append(node.name().replace("torch::autograd::", ""))
+        stack.extend(reversed([next_node for next_node, _ in node.next_functions]))
+    return names
+
+
+def _outcome_same(code, **arrays):
+    """``code`` (leaving ``r``) run with each library, the same: values and layout compared
+    by parity.assert_same, an error by its type and whole message."""
+    results = []
+    for m in (torch, engine):
+        names = {k: (torch.from_numpy(v.copy()) if m is torch else engine.from_numpy(v.copy()))
+                 for k, v in arrays.items()}
+        names["F"] = m.nn.functional
+        results.append(parity.outcome(m, code, names))
+    expected, got = results
+    if isinstance(expected, tuple) and len(expected) == 2 and isinstance(expected[0], str):
+        assert got == expected, code
+    else:
+        parity.assert_same(got, expected)
+
+
+def _laid_out(m, x, layout):
+    """x (made of the shape ``_base_shape`` gives) viewed in ``layout``."""
+    if layout == "transposed":
+        return x.transpose(-1, -2)
+    if layout == "strided":
+        return x[..., ::2]
+    if layout == "channels_last":
+        return x.contiguous(memory_format=m.channels_last)
+    return x
+
+
+def _base_shape(shape, layout):
+    if layout == "transposed":
+        return shape[:-2] + shape[-2:][::-1]
+    if layout == "strided":
+        return shape[:-1] + (2 * shape[-1],)
+    return shape
+
+
+def _layouts(shape):
+    """The layouts to try for ``shape`` (an empty tensor: row-major only, as parity copies it)."""
+    found = ["contiguous"]
+    if 0 in shape:
+        return found
+    if len(shape) >= 2:
+        found.append("transposed")
+    if len(shape) >= 1:
+        found.append("strided")
+    if len(shape) == 4:
+        found.append("channels_last")
+    return found
+
+
+# ====================================================================== what exists
+@pytest.mark.parametrize("name", ["rms_norm"])
+def test_functions_exist_as_in_torch(name):
+    assert name in engine.nn.functional.__all__
+    assert hasattr(engine.nn.functional, name)
+    assert hasattr(engine, name) == hasattr(torch, name)
+    assert hasattr(engine.Tensor, name) == hasattr(torch.Tensor, name)
+
+
+@pytest.mark.parametrize("name", ["RMSNorm"])
+def test_modules_exist(name):
+    assert name in engine.nn.__all__ and name in engine.nn.modules.__all__
+    assert issubclass(getattr(engine.nn, name), engine.nn.Module)
+
+
+# ====================================================================== rms_norm
+# (shape, normalized dims)
+RMS_SHAPES = [((5,), 1), ((4, 8), 1), ((3, 37), 1), ((2, 3, 5), 1), ((2, 3, 5), 2),
+              ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 2), ((1,), 1), ((0, 4), 1), ((2, 0), 1),
+              ((0,), 1), ((2, 300), 1)]
+
+
+def _rms_norm_run(m, x, w, shape, normalized, weight, eps, layout):
+    x = _laid_out(m, x, layout).requires_grad_()
+    ns = list(shape[len(shape) - normalized:])
+    if weight == "none":
+        w = None
+    else:  # (a weight of another dtype: torch's composite, and its warning once)
+        w = w.to({"same": x.dtype, "float32": m.float32, "float64": m.float64}[weight])
+        w.requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = m.nn.functional.rms_norm(x, ns, w, eps)
+    wanted = [x] if w is None else [x, w]
+    grads = m.autograd.grad(y, wanted, (y * 1.5 + 0.25).detach(), create_graph=True)
+    second = m.autograd.grad(sum((g * g).sum() for g in grads), wanted, allow_unused=True)
+    return y, _graph(y), y.grad_fn.name(), grads, second
+
+
+@pytest.mark.parametrize("eps", [None, 1e-5])
+@pytest.mark.parametrize("weight", ["none", "same", "float32", "float64"])
+@pytest.mark.parametrize("shape, normalized", RMS_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", parity.FLOAT_DTYPES)
+def test_rms_norm_values_graphs_and_gradients(dtype, shape, normalized, weight, eps):
+    """Bit for bit: values, strides (a channels-last input keeps its layout, the rest comes
+    out row-major), the composite's nodes, gradients first and second order."""
+    for layout in _layouts(shape):
+        x = parity.make_tensor(_base_shape(shape, layout), dtype, 1, low=-3, high=3)
+        w = parity.make_tensor(shape[len(shape) - normalized:], dtype, 2, low=-2, high=2)
+        parity.run_both(_rms_norm_run, x, w, shape, normalized, weight, eps, layout)
+
+
+@pytest.mark.parametrize("dtype", parity.FLOAT_DTYPES)
+def test_rms_norm_of_extreme_values(dtype):
+    """Huge and tiny values (float16's square overflows in float32? no: it is computed in
+    float32), zeros with eps 0 (nan), inf and nan."""
+    x = parity.make_tensor((4, 6), dtype, 3)  # (parity's huge and tiny magnitudes)
+    for eps in (None, 0.0, 1e-5, 1e300, -1.0, float("nan"), 1e-320, -1e-320):
+        parity.run_both(lambda m, x, eps: m.nn.functional.rms_norm(x, [6], eps=eps), x, eps)
+        parity.run_both(lambda m, x, eps: m.nn.functional.rms_norm(x * 0, [6], eps=eps), x,
+                        eps)
+    special = np.array([[np.inf, 1, 2], [np.nan, 1, 2], [-np.inf, np.inf, 0]], dtype)
+    parity.run_both(lambda m, x: m.nn.functional.rms_norm(x, [3]), special)
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode", "detached", "weight only"])
+def test_rms_norm_paths_without_gradients_are_the_same_composite(mode):
+    """No fused path on the CPU: with no gradient to record, the same values (no node); a
+    weight alone that requires grad records the chain below its MulBackward0."""
+    def fn(m, x, w):
+        if mode == "no_grad":
+            with m.no_grad():
+                y = m.nn.functional.rms_norm(x.requires_grad_(), [5], w.requires_grad_())
+        elif mode == "inference_mode":
+            with m.inference_mode():
+                y = m.nn.functional.rms_norm(x, [5], w)
+        elif mode == "detached":
+            y = m.nn.functional.rms_norm(x, [5], w)
+        else:
+            y = m.nn.functional.rms_norm(x, [5], w.requires_grad_())
+        return y, _graph(y) if y.grad_fn is not None else None
+
+    for dtype in parity.FLOAT_DTYPES:
+        parity.run_both(fn, parity.make_tensor((3, 5), dtype, 4, low=-3, high=3),
+                        parity.make_tensor((5,), dtype, 5, low=-2, high=2))
+
+
+def test_rms_norm_autocast_changes_nothing():
+    """torch registers rms_norm for no CPU autocast: under it, the plain result."""
+    def fn(m, x, w):
+        with m.autocast("cpu", dtype=m.bfloat16) if m is torch else _nothing():
+            return m.nn.functional.rms_norm(x.requires_grad_(), [5], w)
+
+    import contextlib
+    _nothing = contextlib.nullcontext
+    parity.run_both(fn, parity.make_tensor((3, 5), "float32", 4, low=-3, high=3),
+                    parity.make_tensor((5,), "float32", 5))
+
+
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_rms_norm_of_every_dtype(dtype):
+    """Integers and bool: torch's NotImplementedError (its composite's dispatch); a weight of
+    any dtype is multiplied in (type promotion), the result cast back to the input's."""
+    x = parity.make_tensor((2, 4), dtype, 6)
+    w = parity.make_tensor((4,), dtype, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parity.run_both(lambda m, x: m.nn.functional.rms_norm(x, (4,)), x)
+        parity.run_both(lambda m, x: m.rms_norm(x, [4], None, 1e-3), x)
+        for other in parity.FLOAT_DTYPES:
+            parity.run_both(lambda m, x, w: m.nn.functional.rms_norm(x, (4,), w),
+                            parity.make_tensor((2, 4), other, 6, low=-2, high=2), w)
+            parity.run_both(lambda m, x, w: m.nn.functional.rms_norm(x, (4,), w), x,
+                            parity.make_tensor((4,), other, 7))
+
+
+RMS_ERRORS = [
+    "F.rms_norm(x, 4)", "F.rms_norm(x, [4.0])", "F.rms_norm(x, (True,))", "F.rms_norm(x, None)",
+    "F.rms_norm(x, [4, 'a'])", "F.rms_norm(x, (5,))", "F.rms_norm(x, (2, 4))",
+    "F.rms_norm(x, ())", "F.rms_norm(x, (1, 2, 3, 4))", "F.rms_norm(x, (-4,))",
+    "F.rms_norm(x, (4,), m.ones(3))", "F.rms_norm(x, (4,), m.ones(1, 4))",
+    "F.rms_norm(x, (1, 2, 3, 4), m.ones(3))", "F.rms_norm(x, (1, 2, 3, 4), m.ones(1, 2, 3, 4))",
+    "F.rms_norm(x.long(), (5,))", "F.rms_norm(x.long(), (4,), m.ones(3))",
+    "F.rms_norm(x, (4,), eps='a')", "F.rms_norm(x, (4,), 3)", "F.rms_norm(x, (4,), None, 'a')",
+    "F.rms_norm(x, (4,), eps=m.ones(1, requires_grad=True)[0])",
+    "F.rms_norm(3, (4,))", "F.rms_norm(3, 4)", "F.rms_norm(x, 4, 3)",
+    "F.rms_norm(x, (4,), m.ones(4), 1e-5, 3)", "F.rms_norm(x)", "F.rms_norm(x, (4,), bias=None)",
+    "F.rms_norm(m.tensor(3.), ())", "F.rms_norm(m.tensor(3.), (1,))",
+    "m.rms_norm(x, 4)", "m.rms_norm(x, (4,), eps='a')", "m.rms_norm(x, (4,), weight=3)",
+    "m.rms_norm(x, normalized_shape=4)", "m.rms_norm(x, (4,), None, 1e-5, 3)",
+    "m.rms_norm(x, (4,), epsilon=1.0)", "m.rms_norm(x)",
+    # accepted: numbers of every kind for eps, ints of every kind for the shape, keywords
+    "F.rms_norm(x, (4,), eps=1)", "F.rms_norm(x, (4,), eps=True)",
+    "F.rms_norm(x, (4,), eps=m.tensor(0.5))", "F.rms_norm(x, (4,), eps=np.float32(1e-3))",
+    "F.rms_norm(x, (4,), eps=np.int64(1))", "F.rms_norm(x, (np.int64(4),))",
+    "F.rms_norm(x, [m.tensor(4)])", "F.rms_norm(x, m.Size([3, 4]))",
+    "F.rms_norm(input=x, normalized_shape=(4,), weight=None, eps=None)",
+    "m.rms_norm(x, [4], weight=m.ones(4), eps=0.5)", "m.rms_norm(x, (4,), eps=m.tensor(2.))",
+]
+
+
+@pytest.mark.parametrize("code", RMS_ERRORS)
+def test_rms_norm_arguments_and_errors(code):
+    x = parity.make_values((2, 3, 4), "float32", 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _outcome_same(f"import numpy as np\nr = {code}", x=x)
+
+
+def test_rms_norm_mixed_dtypes_warn_once_per_process():
+    """torch's TORCH_WARN_ONCE: the first weight of another dtype than the input warns (even
+    when an integer input is refused right after), later ones, of any dtypes, do not: each
+    library in a fresh interpreter."""
+    import subprocess
+    import sys
+    code = """
+import warnings
+import {lib} as m
+F = m.nn.functional
+x = m.ones(2, 4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter('always')
+    F.rms_norm(x, [4], m.ones(4))
+    try:
+        F.rms_norm(x.int(), [4], m.ones(4))
+    except NotImplementedError as error:
+        print(error)
+    F.rms_norm(x, [4], m.ones(4, dtype=m.float64))
+    F.rms_norm(x.half(), [4], m.ones(4))
+print([(str(w.message), w.category.__name__) for w in caught])
+"""
+    printed = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True,
+                              text=True, check=True).stdout for lib in ("torch", "engine")]
+    assert printed[0] == printed[1] and "Mismatch dtype" in printed[0]
+
+
+@pytest.mark.parametrize("normalized, weighted", [((5,), True), ((3, 5), True), ((5,), False)])
+def test_rms_norm_gradcheck_and_gradgradcheck(normalized, weighted):
+    x = parity.make_tensor((2, 3, 5), "float64", 9, low=-2, high=2).requires_grad_()
+    w = parity.make_tensor(normalized, "float64", 10, low=-2, high=2).requires_grad_()
+    if weighted:
+        inputs = (x, w)
+
+        def fn(x, w):
+            return engine.nn.functional.rms_norm(x, normalized, w, 1e-3)
+    else:
+        inputs = (x,)
+
+        def fn(x):
+            return engine.nn.functional.rms_norm(x, normalized)
+    assert gradcheck(fn, inputs)
+    assert gradgradcheck(fn, inputs)
+
+
+def test_rms_norm_forward_mode():
+    def fn(m, x, w, tx, tw):
+        return m.func.jvp(lambda x, w: m.nn.functional.rms_norm(x, [4], w), (x, w), (tx, tw))
+
+    rng = np.random.default_rng(11)
+    parity.run_both(fn, *(rng.standard_normal(s) for s in ((3, 4), (4,), (3, 4), (4,))))
+
+
+def test_rms_norm_module():
+    def fn(m, x):
+        nn = m.nn
+        layers = [nn.RMSNorm(4), nn.RMSNorm([3, 4], eps=1e-3, elementwise_affine=False),
+                  nn.RMSNorm(m.Size([4]), 0.5, True, None, m.float64),
+                  nn.RMSNorm((4,), dtype=m.float16, device="cpu")]
+        outs = [layer(x.to(layer.weight.dtype) if layer.weight is not None else x)
+                for layer in layers]
+        outs[0].sum().backward()
+        with m.no_grad():
+            layers[0].weight.mul_(3)
+        layers[0].reset_parameters()
+        return ([repr(layer) for layer in layers], [list(layer.state_dict()) for layer in layers],
+                [(layer.normalized_shape, layer.eps, layer.elementwise_affine)
+                 for layer in layers], outs, [list(layer.parameters()) for layer in layers],
+                layers[0].weight.grad, [type(layer).__constants__ if hasattr(
+                    type(layer), "__constants__") else None for layer in layers][:0])
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 4), "float32", 12, low=-3, high=3))
+    for call in ("m.nn.RMSNorm([4.0])", "m.nn.RMSNorm(4.0)", "m.nn.RMSNorm(4)(m.ones(2, 3))",
+                 "repr(m.nn.RMSNorm(()))", "m.nn.RMSNorm(()).weight",
+                 "m.nn.RMSNorm(()).weight.requires_grad", "m.nn.RMSNorm(4, 1e-5, False).weight",
+                 "m.nn.RMSNorm(2)(m.ones(2, 2, dtype=m.int64))"):
+        _outcome_same(f"r = {call}")
