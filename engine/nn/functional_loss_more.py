@@ -1,11 +1,13 @@
 """More losses, as ``torch.nn.functional`` computes them: kl_div, margin_ranking_loss,
 hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, cosine_embedding_loss,
-poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss and multi_margin_loss.
+poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss, multi_margin_loss and
+multilabel_margin_loss.
 
 Most are compositions in torch (in its Python or its C++), and here the same compositions
 of engine operations, so a loss's graph has torch's nodes in torch's order (a C++ ``x +
 margin`` is AddBackward1, a Python one AddBackward0; ``add_scalar`` and friends tell them
-apart). soft_margin_loss and multi_margin_loss have nodes of their own, as in torch.
+apart). soft_margin_loss, multi_margin_loss and multilabel_margin_loss have nodes of their
+own, as in torch.
 Elementwise parts are torch's bits; the sums and means add in numpy's order.
 """
 import math
@@ -19,6 +21,7 @@ from ..core.node import Node, record
 from ..core.tensor import wrap
 from ..fidelity import messages
 from ..fidelity.dtypes import can_cast, float32, promote_types, scalar_type_name
+from ..fidelity.messages import type_name
 from ..ops import arithmetic
 from ..ops.arithmetic import NotImplementedBackward, add_scalar, where
 from ..ops.creation import full_like, ones_like, zeros_like
@@ -412,3 +415,143 @@ class MultiMarginLossBackward0(Node):
             g_out = grad._data.reshape(-1, 1) if self.reduction == 0 else grad._data
             values = (h * g_out).astype(scores.dtype)
         return values.reshape(x._data.shape)
+
+
+# ====================================================================== multilabel_margin_loss
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """loss = sum over the targets j and the other classes i of max(0, 1 - (x[y[j]] - x[i])),
+    divided by the number of classes; y lists a sample's targets, up to its first -1"""
+    reduction = _reduction(reduction, size_average, reduce)
+    for position, (name, value) in enumerate((("input", input), ("target", target)), 1):
+        if not hasattr(value, "_data"):  # (torch's parser, reading its C++ operator's call)
+            raise TypeError(f"multilabel_margin_loss(): argument '{name}' (position {position}) "
+                            f"must be Tensor, not {type_name(value)}")
+    samples, classes = _multilabel_shape(input, target)
+    values, is_target = _multilabel_forward(input, target, samples, classes, reduction)
+    return record(MultilabelMarginLossBackward0, wrap(values), (input,),
+                  saved=(input, target, wrap(is_target)), reduction=_REDUCTION_ENUM[reduction])
+
+
+def _multilabel_shape(input, target):
+    """(samples, classes) of multilabel_margin_loss's input, checked as torch checks it"""
+    x, t = input._data, target._data
+    if not (x.ndim == 2 and x.shape[1] != 0 or x.ndim == 1 and x.shape[0] != 0 or x.ndim == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(x.shape)}")
+    samples, classes = (1, x.shape[0] if x.ndim else 1) if x.ndim <= 1 else x.shape
+    if (t.ndim > 1 or t.size != classes) if x.ndim <= 1 else t.shape != (samples, classes):
+        raise RuntimeError(f"inconsistent target size: {list(t.shape)} for input of size: "
+                           f"{list(x.shape)}")
+    return samples, classes
+
+
+def _multilabel_targets(input, target, samples, classes):
+    """The targets as rows (samples, classes) of int64, which of them count (those before a
+    row's first -1) and is_target (1 where a class is one of its row's targets), after
+    torch's checks of the targets' range and of the dtypes, in its order"""
+    x = input._data
+    t = target._data.reshape(samples, classes)
+    if t.size and (_as_int64(t.min()) < -1 or _as_int64(t.max()) >= classes):
+        raise RuntimeError("argument #2 'target' is out of range")
+    if x.dtype.kind != "f" or x.dtype == np.float16:
+        raise NotImplementedError("\"multilabel_margin_loss_forward_out_frame\" not "
+                                  f"implemented for '{scalar_type_name[input.dtype]}'")
+    if t.dtype != np.int64:
+        raise RuntimeError("expected scalar type Long but found "
+                           f"{scalar_type_name[target.dtype]}")
+    counted = np.cumprod(t >= 0, axis=1).astype(bool)
+    is_target = np.zeros((samples, classes), x.dtype)
+    rows = np.broadcast_to(np.arange(samples)[:, None], t.shape)
+    is_target[rows[counted], t[counted]] = 1
+    return np.where(counted, t, 0), counted, is_target
+
+
+def _as_int64(value):
+    """A number as torch's item<int64_t>() reads it: truncated, or its error for a float
+    beyond int64's range (nan and inf too)"""
+    if isinstance(value, np.floating) and not -2.0 ** 63 <= value <= 2.0 ** 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(value)
+
+
+def _multilabel_hinges(scores, targets, counted, is_target):
+    """For each sample, target j and class i: whether 1 - x[y[j]] + x[i] (in the input's
+    dtype, as torch's kernel rounds it) counts, and its value"""
+    one = scores.dtype.type(1)
+    z = (one - np.take_along_axis(scores, targets, axis=1))[:, :, None] + scores[:, None, :]
+    return counted[:, :, None] & (is_target[:, None, :] == 0) & (z > 0), z
+
+
+def _multilabel_forward(input, target, samples, classes, reduction):
+    """torch's CPU kernel: each sample's hinges added one after another in float64 (its
+    accumulator type), the sum rounded to the input's dtype; then, reduced, those added in
+    float64 and divided there; unreduced, each divided by the classes in the input's dtype."""
+    x = input._data
+    scalar = reduction != "none" or target.dim() <= 1
+    is_target = np.zeros(target._data.shape, x.dtype)
+    if x.size == 0:  # (torch returns its uninitialised result; here 0, the mean nan)
+        if not scalar:
+            return np.zeros(0, x.dtype), is_target
+        return np.asarray(np.nan if reduction == "mean" and x.dtype.kind == "f" else 0,
+                          x.dtype), is_target
+    targets, counted, rows_is_target = _multilabel_targets(input, target, samples, classes)
+    scores = np.ascontiguousarray(x).reshape(samples, classes)
+    sums = np.empty(samples, x.dtype)
+    step = max(1, 2 ** 22 // (classes * classes))  # (samples at a time: bounded memory)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for start in range(0, samples, step):
+            part = slice(start, start + step)
+            keep, z = _multilabel_hinges(scores[part], targets[part], counted[part],
+                                         rows_is_target[part])
+            terms = np.where(keep, z, 0).astype(np.float64).reshape(len(z), -1)
+            sums[part] = np.cumsum(terms, axis=1)[:, -1]
+        if not scalar:
+            return sums / x.dtype.type(classes), rows_is_target
+        total = np.cumsum(sums.astype(np.float64))[-1] / classes
+        if reduction == "mean":
+            total /= samples
+    return np.asarray(total, x.dtype), rows_is_target.reshape(target._data.shape)
+
+
+class MultilabelMarginLossBackward0(Node):
+    """loss = sum over targets j and other classes i of max(0, 1 - x[y[j]] + x[i]) / C:
+    d/dx[i] = g for each target j whose hinge at i is positive, d/dx[y[j]] = -g for each class
+    i whose hinge is; g = grad / C (/ N for the mean), added one at a time as torch's kernel
+    adds them"""
+
+    _saved_names = ("self", "target", "is_target")
+    reduction: int
+    jvp = None  # (forward mode: torch has no formula, messages.no_forward_ad)
+    forward_name = "multilabel_margin_loss_forward"
+
+    def backward(self, grad):
+        x, target, _ = self.saved_tensors
+        values = wrap(self.gradient(grad, x, target))
+        if not is_grad_enabled():
+            return values
+        # (as torch's: recorded under create_graph, but a backward through it raises)
+        return record(NotImplementedBackward, values, tuple(
+            t for t in (grad, x) if t.requires_grad), op="multilabel_margin_loss_backward")
+
+    def gradient(self, grad, x, target):
+        samples, classes = _multilabel_shape(x, target)
+        data = x._data
+        if data.size == 0:
+            return np.zeros(data.shape, data.dtype)
+        targets, counted, is_target = _multilabel_targets(x, target, samples, classes)
+        scores = np.ascontiguousarray(data).reshape(samples, classes)
+        dtype = data.dtype.type
+        g = dtype(1.0 / (samples * classes) if self.reduction == 1 else 1.0 / classes)
+        with np.errstate(invalid="ignore", over="ignore"):
+            keep, _ = _multilabel_hinges(scores, targets, counted, is_target)
+            raised = keep.sum(axis=1)               # (sample, class): how many times + g
+            lowered = np.zeros((samples, classes), np.int64)  # (the targets' - g)
+            rows = np.broadcast_to(np.arange(samples)[:, None], targets.shape)
+            np.add.at(lowered, (rows[counted], targets[counted]), keep.sum(axis=2)[counted])
+            # g added k times, one addition after another: the k-th partial sum
+            added = np.concatenate([[dtype(0)], np.cumsum(np.full(max(
+                int(raised.max()), int(lowered.max()), 1), g, data.dtype))])
+            values = np.where(lowered > 0, -added[lowered], added[raised])
+            scale = grad._data.reshape(-1, 1) if grad._data.ndim == 1 else grad._data
+            values = (values * scale).astype(data.dtype)
+        return np.ascontiguousarray(values.reshape(data.shape))

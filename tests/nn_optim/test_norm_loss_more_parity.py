@@ -1,4 +1,5 @@
-"""F.rms_norm / nn.RMSNorm against torch 2.15.
+"""F.rms_norm / nn.RMSNorm and F.multilabel_margin_loss / nn.MultiLabelMarginLoss against
+torch 2.15.
 
 Shapes from 0-d to 4-d, empty ones too; every dtype (torch's errors for integers and bool);
 inputs laid out otherwise (transposed, strided, channels-last); values, dtypes, strides,
@@ -89,7 +90,7 @@ def _layouts(shape):
 
 
 # ====================================================================== what exists
-@pytest.mark.parametrize("name", ["rms_norm"])
+@pytest.mark.parametrize("name", ["rms_norm", "multilabel_margin_loss"])
 def test_functions_exist_as_in_torch(name):
     assert name in engine.nn.functional.__all__
     assert hasattr(engine.nn.functional, name)
@@ -97,7 +98,7 @@ def test_functions_exist_as_in_torch(name):
     assert hasattr(engine.Tensor, name) == hasattr(torch.Tensor, name)
 
 
-@pytest.mark.parametrize("name", ["RMSNorm"])
+@pytest.mark.parametrize("name", ["RMSNorm", "MultiLabelMarginLoss"])
 def test_modules_exist(name):
     assert name in engine.nn.__all__ and name in engine.nn.modules.__all__
     assert issubclass(getattr(engine.nn, name), engine.nn.Module)
@@ -314,3 +315,183 @@ def test_rms_norm_module():
                  "m.nn.RMSNorm(()).weight.requires_grad", "m.nn.RMSNorm(4, 1e-5, False).weight",
                  "m.nn.RMSNorm(2)(m.ones(2, 2, dtype=m.int64))"):
         _outcome_same(f"r = {call}")
+
+
+# ====================================================================== multilabel_margin_loss
+def _targets(samples, classes, seed):
+    """Targets as torch reads them: each row's classes up to its first -1 (duplicates too),
+    some rows ended at once, some without any -1."""
+    rng = np.random.default_rng(seed)
+    t = rng.integers(-1, classes, (samples, classes))
+    if samples > 1:
+        t[0, 0] = -1            # a row of no targets
+        t[1] = rng.permutation(classes)  # a row of every class, no -1
+    if samples > 2 and classes > 2:
+        t[2, :3] = [1, 1, -1]   # a duplicate
+    return t
+
+
+MULTILABEL_SHAPES = [(4, 5), (3, 1), (1, 6), (6, 3), (2, 40), (5,), (1,), ()]
+
+
+def _multilabel_run(m, x, t, reduction, layout):
+    x = x.t() if layout == "transposed" else x[..., ::2] if layout == "strided" else x
+    x = x.requires_grad_()
+    loss = m.nn.functional.multilabel_margin_loss(x, t, reduction=reduction)
+    node = loss.grad_fn
+    saved = (node.name(), node._saved_reduction, node._saved_is_target, node._saved_target,
+             node._saved_self, sorted(a for a in dir(node) if a.startswith("_saved_")),
+             [n.name() for n, _ in node.next_functions])
+    m.manual_seed(0)
+    (grad,) = m.autograd.grad(loss, x, m.randn(loss.shape, dtype=loss.dtype))
+    return loss, saved, grad
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", MULTILABEL_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_multilabel_margin_loss_values_node_and_gradient(dtype, shape, reduction):
+    """Bit for bit: torch's kernel adds each sample's hinges in float64 and its gradient g
+    at a time; a 1-d or 0-d input gives one number even unreduced."""
+    samples, classes = (1, shape[0] if shape else 1) if len(shape) <= 1 else shape
+    t = _targets(samples, classes, 13).reshape(shape)
+    for seed, scale in ((14, 1.0), (15, 0.1), (16, 5.0)):
+        for layout in ("contiguous", "transposed", "strided")[:1 + len(shape)]:
+            base = _base_shape(shape, layout) if layout != "transposed" else shape[::-1]
+            x = parity.make_tensor(base, dtype, seed, low=-2 * scale, high=2 * scale)
+            parity.run_both(_multilabel_run, x, t, reduction, layout)
+    # a target laid out otherwise
+    if len(shape) == 2:
+        x = parity.make_tensor(shape, dtype, 17, low=-2, high=2)
+        parity.run_both(lambda m, x, t: _multilabel_run(m, x, t.t().contiguous().t(),
+                                                        reduction, "contiguous"), x, t)
+
+
+@pytest.mark.parametrize("size_average, reduce", [(None, False), (False, None), (True, True),
+                                                  (False, True), (True, False)])
+def test_multilabel_margin_loss_legacy_arguments(size_average, reduce):
+    def fn(m, x, t):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = m.nn.functional.multilabel_margin_loss(x, t, size_average, reduce)
+            out2 = m.nn.functional.multilabel_margin_loss(x, t, size_average=size_average,
+                                                          reduce=reduce, reduction="none")
+            layer = m.nn.MultiLabelMarginLoss(size_average, reduce)
+        return out, out2, layer.reduction, layer(x, t), [
+            (str(w.message), w.category.__name__) for w in caught]
+
+    parity.run_both(fn, parity.make_tensor((3, 4), "float32", 18, low=-2, high=2),
+                    _targets(3, 4, 19))
+
+
+MULTILABEL_ERRORS = [
+    "F.multilabel_margin_loss(x, t, reduction='bad')",
+    "F.multilabel_margin_loss(x, t, reduction='elementwise_mean')",
+    "F.multilabel_margin_loss(x, t, reduction=3)",
+    "F.multilabel_margin_loss([1.], t, reduction='bad')",
+    "F.multilabel_margin_loss(x, [1, 2])", "F.multilabel_margin_loss([1.], t)",
+    "F.multilabel_margin_loss(x, t, True)", "F.multilabel_margin_loss(x, t, None, False, 'sum')",
+    "F.multilabel_margin_loss(x[0, 0], t[0, 0], reduction='none')",
+    "F.multilabel_margin_loss(x[0, 0], t[0, :1] * 0, reduction='none')",
+    "F.multilabel_margin_loss(x[0, 0], t[0, :1] * 0 - 1)",
+    "F.multilabel_margin_loss(x[0, 0], t[0, :2], reduction='none')",
+    "F.multilabel_margin_loss(x[0, :1], (t[0, 0] * 0).long())",
+    "F.multilabel_margin_loss(x[0], t[:1], reduction='none')",
+    "F.multilabel_margin_loss(x[:1], t[0], reduction='none')",
+    "F.multilabel_margin_loss(x, t[:2])", "F.multilabel_margin_loss(x, t[:, :3])",
+    "F.multilabel_margin_loss(x, t.t())",
+    "F.multilabel_margin_loss(x[None], t[None])",
+    "F.multilabel_margin_loss(x[:, :0], t[:, :0])", "F.multilabel_margin_loss(x[0, :0], t[0, :0])",
+    "F.multilabel_margin_loss(x[:0], t[:0], reduction='none')",
+    "F.multilabel_margin_loss(x[0], t[0] - 5)", "F.multilabel_margin_loss(x, t - 2)",
+    "F.multilabel_margin_loss(x, t + 4)", "F.multilabel_margin_loss(x.half(), t + 4)",
+    "F.multilabel_margin_loss(x.long(), t.int())", "F.multilabel_margin_loss(x.half(), t.int())",
+    "F.multilabel_margin_loss(x, t.float().requires_grad_())",
+    "F.multilabel_margin_loss(x.half()[:0], t[:0], reduction='none')",
+    "F.multilabel_margin_loss(x.long()[:0], t[:0], reduction='none')",
+    "F.multilabel_margin_loss(x, t, reduction='none').sum()",
+]
+
+
+@pytest.mark.parametrize("code", MULTILABEL_ERRORS)
+def test_multilabel_margin_loss_edges_and_errors(code):
+    x = parity.make_values((4, 5), "float32", 20, low=-2, high=2)
+    t = _targets(4, 5, 21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _outcome_same(f"r = {code}", x=x, t=t)
+
+
+@pytest.mark.parametrize("dtype", parity.DTYPES)
+def test_multilabel_margin_loss_of_every_dtype(dtype):
+    """An input other than float32/float64 is refused after the targets' range check; a
+    target other than int64 after that (its values read as int64 first)."""
+    x = parity.make_tensor((3, 4), dtype, 22)
+    t = parity.make_tensor((3, 4), dtype, 23)
+    good_x = parity.make_tensor((3, 4), "float32", 22)
+    for target in (_targets(3, 4, 24), t, t.clamp(-1, 3) if dtype != "bool" else t):
+        parity.run_both(lambda m, x, t: m.nn.functional.multilabel_margin_loss(x, t), x, target)
+        parity.run_both(lambda m, x, t: m.nn.functional.multilabel_margin_loss(x, t), good_x,
+                        target)
+
+
+def test_multilabel_margin_loss_of_no_samples():
+    """Unreduced: an empty loss and gradient. (Reduced, torch returns whatever its
+    uninitialised result held: not compared, see notebooks/DIFFERENCES.md.)"""
+    def fn(m, x, t):
+        x = x.requires_grad_()
+        loss = m.nn.functional.multilabel_margin_loss(x, t, reduction="none")
+        (grad,) = m.autograd.grad(loss, x, m.ones(0))
+        return loss, grad, loss.grad_fn._saved_is_target
+
+    parity.run_both(fn, np.zeros((0, 4), np.float32), np.zeros((0, 4), np.int64))
+    out = engine.nn.functional.multilabel_margin_loss(engine.zeros(0, 4), engine.zeros(
+        0, 4, dtype=engine.int64), reduction="sum")
+    assert out.shape == () and out.item() == 0
+
+
+def test_multilabel_margin_loss_gradient_cannot_be_differentiated_again():
+    """As torch's: create_graph records the gradient as NotImplemented, a backward through it
+    raises; forward mode is refused."""
+    def fn(m, x, t, grad_requires_grad):
+        x = x.requires_grad_()
+        loss = m.nn.functional.multilabel_margin_loss(x, t)
+        g = m.ones_like(loss).requires_grad_(grad_requires_grad)
+        (grad,) = m.autograd.grad(loss, x, g, create_graph=True)
+        edges = [n.name() for n, _ in grad.grad_fn.next_functions]
+        error = parity.raised(lambda: m.autograd.grad(grad.sum(), x))
+        return grad, grad.grad_fn.name(), edges, type(error).__name__, str(error)
+
+    x, t = parity.make_tensor((3, 4), "float64", 25, low=-2, high=2), _targets(3, 4, 26)
+    parity.run_both(fn, x, t, False)
+    parity.run_both(fn, x, t, True)
+
+    def forward(m, x, t):
+        return m.func.jvp(lambda x: m.nn.functional.multilabel_margin_loss(x, t), (x,), (x,))
+
+    parity.run_both(forward, x, t)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_gradcheck(reduction):
+    x = (parity.make_tensor((3, 6), "float64", 27, low=-2, high=2) + 0.013).requires_grad_()
+    t = engine.from_numpy(_targets(3, 6, 28))
+    assert gradcheck(lambda x: engine.nn.functional.multilabel_margin_loss(
+        x, t, reduction=reduction), (x,))
+
+
+def test_multilabel_margin_loss_module():
+    def fn(m, x, t):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layers = [m.nn.MultiLabelMarginLoss(), m.nn.MultiLabelMarginLoss(reduction="sum"),
+                      m.nn.MultiLabelMarginLoss(reduce=False),
+                      m.nn.MultiLabelMarginLoss(reduction="bad")]
+        outs = [parity.raised(lambda layer=layer: layer(x, t)) or layer(x, t)
+                for layer in layers]
+        return ([repr(layer) for layer in layers], [layer.reduction for layer in layers],
+                [list(layer.state_dict()) for layer in layers], outs[:3], str(outs[3]),
+                [str(w.message) for w in caught])
+
+    parity.run_both(fn, parity.make_tensor((3, 4), "float32", 29, low=-2, high=2),
+                    _targets(3, 4, 30))

@@ -21,8 +21,8 @@ from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss,
-                   MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
-                   SoftMarginLoss, TripletMarginLoss)
+                   MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
@@ -55,6 +55,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "CircularPad3d", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
-           "MultiMarginLoss", "GroupNorm", "LocalResponseNorm", "PixelShuffle",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "GroupNorm", "LocalResponseNorm",
+           "PixelShuffle",
            "PixelUnshuffle", "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d",
            "MultiheadAttention"]

@@ -215,6 +215,14 @@ class TripletMarginLoss(_Loss):
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
 
 
+class MultiLabelMarginLoss(_Loss):
+    """loss = sum over the targets j and the other classes i of max(0, 1 - (x[y[j]] - x[i])),
+    divided by the number of classes; target lists each sample's classes, ended by -1"""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
 class MultiMarginLoss(_WeightedLoss):
     """loss = sum over wrong classes of max(0, margin - x[y] + x[c]) ** p / classes"""
 
