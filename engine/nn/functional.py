@@ -54,7 +54,8 @@ from .functional_loss_more import (checked_reduction, cosine_embedding_loss, gau
                                    hinge_embedding_loss, kl_div, margin_ranking_loss,
                                    multi_margin_loss, multilabel_margin_loss,
                                    multilabel_soft_margin_loss, poisson_nll_loss,
-                                   soft_margin_loss, triplet_margin_loss)
+                                   soft_margin_loss, triplet_margin_loss,
+                                   triplet_margin_with_distance_loss)
 from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout, rrelu, rrelu_)
@@ -764,8 +765,8 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoi
            "cosine_similarity", "pairwise_distance", "pdist", "kl_div", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
-           "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "group_norm",
-           "local_response_norm",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss", "multi_margin_loss",
+           "multilabel_margin_loss", "group_norm", "local_response_norm",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "instance_norm",
            "scaled_dot_product_attention",
            "multi_head_attention_forward"]

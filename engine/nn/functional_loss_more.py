@@ -1,7 +1,7 @@
 """More losses, as ``torch.nn.functional`` computes them: kl_div, margin_ranking_loss,
 hinge_embedding_loss, soft_margin_loss, multilabel_soft_margin_loss, cosine_embedding_loss,
-poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss, multi_margin_loss and
-multilabel_margin_loss.
+poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss, triplet_margin_with_distance_loss,
+multi_margin_loss and multilabel_margin_loss.
 
 Most are compositions in torch (in its Python or its C++), and here the same compositions
 of engine operations, so a loss's graph has torch's nodes in torch's order (a C++ ``x +
@@ -316,6 +316,35 @@ def triplet_margin_kernel(anchor, positive, negative, margin, p, eps, swap, redu
         to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
     loss = (add_scalar(to_positive, margin) - to_negative).clamp_min(0)
     return _apply_reduction(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """loss = max(0, margin + d(anchor, positive) - d(anchor, negative)), d the given distance
+    function (None: pairwise_distance; swap: the nearer of d(anchor, negative) and
+    d(positive, negative)); composed as torch composes it in Python"""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not (a_dim == p_dim and p_dim == n_dim):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {a_dim}D, "
+                           f"positive {p_dim}D, and negative {n_dim}D inputs")
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_swap = distance_function(positive, negative)
+        dist_neg = arithmetic.minimum(dist_neg, dist_swap)
+    loss = arithmetic.clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,

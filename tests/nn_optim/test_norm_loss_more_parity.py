@@ -1,5 +1,5 @@
-"""F.rms_norm / nn.RMSNorm and F.multilabel_margin_loss / nn.MultiLabelMarginLoss against
-torch 2.15.
+"""F.rms_norm / nn.RMSNorm, F.multilabel_margin_loss / nn.MultiLabelMarginLoss and
+F.triplet_margin_with_distance_loss / nn.TripletMarginWithDistanceLoss against torch 2.15.
 
 Shapes from 0-d to 4-d, empty ones too; every dtype (torch's errors for integers and bool);
 inputs laid out otherwise (transposed, strided, channels-last); values, dtypes, strides,
@@ -90,7 +90,8 @@ def _layouts(shape):
 
 
 # ====================================================================== what exists
-@pytest.mark.parametrize("name", ["rms_norm", "multilabel_margin_loss"])
+@pytest.mark.parametrize("name", ["rms_norm", "multilabel_margin_loss",
+                                  "triplet_margin_with_distance_loss"])
 def test_functions_exist_as_in_torch(name):
     assert name in engine.nn.functional.__all__
     assert hasattr(engine.nn.functional, name)
@@ -98,7 +99,8 @@ def test_functions_exist_as_in_torch(name):
     assert hasattr(engine.Tensor, name) == hasattr(torch.Tensor, name)
 
 
-@pytest.mark.parametrize("name", ["RMSNorm", "MultiLabelMarginLoss"])
+@pytest.mark.parametrize("name", ["RMSNorm", "MultiLabelMarginLoss",
+                                  "TripletMarginWithDistanceLoss"])
 def test_modules_exist(name):
     assert name in engine.nn.__all__ and name in engine.nn.modules.__all__
     assert issubclass(getattr(engine.nn, name), engine.nn.Module)
@@ -495,3 +497,127 @@ def test_multilabel_margin_loss_module():
 
     parity.run_both(fn, parity.make_tensor((3, 4), "float32", 29, low=-2, high=2),
                     _targets(3, 4, 30))
+
+
+# ====================================================================== triplet with distance
+def _cosine_distance(m):
+    return lambda x, y: 1.0 - m.nn.functional.cosine_similarity(x, y)
+
+
+DISTANCES = {
+    None: lambda m: None,
+    "PairwiseDistance p=1": lambda m: m.nn.PairwiseDistance(p=1),
+    "cosine": _cosine_distance,
+    "l_inf": lambda m: lambda x, y: (x - y).abs().amax(-1),
+}
+TRIPLET_SHAPES = [(4, 5), (3, 1), (5,), (2, 3, 4), (0, 4)]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("distance", list(DISTANCES), ids=str)
+@pytest.mark.parametrize("shape", TRIPLET_SHAPES, ids=str)
+def test_triplet_margin_with_distance_loss(shape, distance, swap, reduction):
+    """torch's Python composition: the distance function's graph, then AddBackward0 (margin +
+    d), SubBackward0, ClampMinBackward0, MinimumBackward0 (swap), Sum/MeanBackward0."""
+    def fn(m, a, p, n, margin):
+        a, p, n = a.requires_grad_(), p.requires_grad_(), n.requires_grad_()
+        loss = m.nn.functional.triplet_margin_with_distance_loss(
+            a, p, n, distance_function=DISTANCES[distance](m), margin=margin, swap=swap,
+            reduction=reduction)
+        grads = m.autograd.grad(loss, (a, p, n), (loss * 0 + 0.75).detach(), create_graph=True)
+        second = m.autograd.grad(sum((g * g).sum() for g in grads), (a, p, n),
+                                 allow_unused=True)
+        # (torch's second derivative of abs is a ZeroTensor, which has no numpy: cloned)
+        return loss, _graph(loss), grads, [s if s is None else s.clone() for s in second]
+
+    for dtype in ("float32", "float64"):
+        inputs = [parity.make_tensor(shape, dtype, seed, low=-2, high=2) for seed in (49, 50, 51)]
+        for margin in (1.0, 0.25, 3):
+            parity.run_both(fn, *inputs, margin, exact=False)
+    parity.run_both(fn, *(parity.make_tensor(shape, "float16", seed, low=-2, high=2)
+                          for seed in (52, 53, 54)), 1.0, exact=False, rtol=2e-3, atol=2e-3)
+
+
+def test_triplet_margin_with_distance_loss_default_is_pairwise_distance():
+    """No distance function: torch.pairwise_distance, the same numbers as triplet_margin_loss's
+    (whose graph is C++'s own)."""
+    def fn(m, a, p, n):
+        F = m.nn.functional
+        return (F.triplet_margin_with_distance_loss(a, p, n, reduction="none"),
+                F.triplet_margin_loss(a, p, n, reduction="none"))
+
+    # (the engine's pairwise_distance, a p-norm, may differ from torch's in the last bit)
+    parity.run_both(fn, *(parity.make_tensor((4, 6), "float64", seed, low=-2, high=2)
+                          for seed in (55, 56, 57)), exact=False)
+
+
+TRIPLET_ERRORS = [
+    "F.triplet_margin_with_distance_loss(a, p, n, reduction='bad')",
+    "F.triplet_margin_with_distance_loss(a, p, n, reduction=None)",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=0)",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=-1.5)",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=-1, reduction='x')",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=None)",
+    "F.triplet_margin_with_distance_loss(a, p, n[0])",
+    "F.triplet_margin_with_distance_loss(a[0], p, n)",
+    "F.triplet_margin_with_distance_loss(a, p, n, 1.0)",
+    "F.triplet_margin_with_distance_loss(a, p)",
+    "F.triplet_margin_with_distance_loss(a, p, n, foo=1)",
+    "F.triplet_margin_with_distance_loss(a, p, n, distance_function=3)",
+    "F.triplet_margin_with_distance_loss([1.], p, n)",
+    "F.triplet_margin_with_distance_loss(a, p[:, :2], n)",
+    # accepted
+    "F.triplet_margin_with_distance_loss(a[0], p[0], n[0], reduction='none')",
+    "F.triplet_margin_with_distance_loss(a[:0], p[:0], n[:0], reduction='none')",
+    "F.triplet_margin_with_distance_loss(a.long(), p.long(), n.long())",
+    "F.triplet_margin_with_distance_loss(a.half(), p.half(), n.half(), reduction='none')",
+    "F.triplet_margin_with_distance_loss(a, p.double(), n)",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=m.tensor(1.))",
+    "F.triplet_margin_with_distance_loss(a, p, n, margin=2, swap=1)",
+    "F.triplet_margin_with_distance_loss(a.t(), p.t(), n.t(), reduction='none')",
+    "F.triplet_margin_with_distance_loss(anchor=a, positive=p, negative=n, margin=0.5)",
+]
+
+
+@pytest.mark.parametrize("code", TRIPLET_ERRORS)
+def test_triplet_margin_with_distance_loss_arguments_and_errors(code):
+    a, p, n = (parity.make_values((3, 4), "float64", seed, low=-2, high=2)
+               for seed in (58, 59, 60))
+    _outcome_same(f"r = {code}", a=a, p=p, n=n)
+
+
+def test_triplet_margin_with_distance_loss_gradcheck():
+    a, p, n = (parity.make_tensor((3, 4), "float64", seed, low=-2, high=2).requires_grad_()
+               for seed in (61, 62, 63))
+    for distance in (None, _cosine_distance(engine)):
+        def fn(a, p, n, distance=distance):
+            return engine.nn.functional.triplet_margin_with_distance_loss(
+                a, p, n, distance_function=distance, margin=0.6, swap=True, reduction="sum")
+        assert gradcheck(fn, (a, p, n)) and gradgradcheck(fn, (a, p, n))
+
+
+def test_triplet_margin_with_distance_loss_module():
+    def fn(m, a, p, n):
+        nn = m.nn
+        layers = [nn.TripletMarginWithDistanceLoss(),
+                  nn.TripletMarginWithDistanceLoss(distance_function=nn.PairwiseDistance(p=1),
+                                                   swap=True, margin=0.5, reduction="none"),
+                  nn.TripletMarginWithDistanceLoss(distance_function=_cosine_distance(m),
+                                                   reduction="sum"),
+                  nn.TripletMarginWithDistanceLoss(reduction="bad")]
+        outs = [parity.raised(lambda layer=layer: layer(a, p, n)) or layer(a, p, n)
+                for layer in layers]
+        return ([repr(layer) for layer in layers], [list(layer.state_dict()) for layer in layers],
+                [(layer.margin, layer.swap, layer.reduction) for layer in layers],
+                [type(layer.distance_function).__name__ for layer in layers[:2]],
+                [[name for name, _ in layer.named_children()] for layer in layers],
+                outs[:3], str(outs[3]))
+
+    parity.run_both(fn, *(parity.make_tensor((3, 4), "float32", seed, low=-2, high=2)
+                          for seed in (64, 65, 66)), exact=False)
+    for call in ("m.nn.TripletMarginWithDistanceLoss(margin=0)",
+                 "m.nn.TripletMarginWithDistanceLoss(margin=-2.5)",
+                 "m.nn.TripletMarginWithDistanceLoss(None)",
+                 "m.nn.TripletMarginWithDistanceLoss(size_average=True)"):
+        _outcome_same(f"r = {call}")

@@ -22,7 +22,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Lo
                    NLLLoss, SmoothL1Loss)
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss,
                    MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
-                   MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+                   MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                   TripletMarginWithDistanceLoss)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
@@ -55,7 +56,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "CircularPad3d", "KLDivLoss", "MarginRankingLoss",
            "HingeEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
            "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss",
-           "MultiMarginLoss", "MultiLabelMarginLoss", "GroupNorm", "LocalResponseNorm",
-           "PixelShuffle",
+           "TripletMarginWithDistanceLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "GroupNorm", "LocalResponseNorm", "PixelShuffle",
            "PixelUnshuffle", "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d",
            "MultiheadAttention"]
