@@ -1510,17 +1510,14 @@ def softmax(input, dim, dtype=None):
     with np.errstate(invalid="ignore", divide="ignore"):
         if input.dtype in (dtypes.float32, dtypes.float64) and x.size:
             result = _replayed_softmax(x, dim)
+        elif input.dtype is dtypes.float16 and x.size and dim != x.ndim - 1:
+            result = _replayed_softmax(x, dim, half=True)
         else:
             # (an empty tensor's totals are 0: 1 / 0 then reaches no element of the result)
             exps = np.exp(x - x.max(axis=dim, keepdims=True)) if x.size else x.copy()
             total = exps.sum(axis=dim, keepdims=True)
-            # torch's kernels: along the last dim, times 1 / total; along another, divided
-            # by total, the exps rounded to float16 first for a float16 input
-            if dim == x.ndim - 1:
-                result = exps * (1 / total)
-            else:
-                result = (_to_half_and_back(exps) if input.dtype is dtypes.float16
-                          else exps) / total
+            # torch's kernel along the last dim: times 1 / total
+            result = exps * (1 / total) if dim == x.ndim - 1 else exps / total
     result = _softmax_result(result, input)
     return record(SoftmaxBackward0, result, (input,), saved_output=True, dim=dim)
 
@@ -1543,11 +1540,14 @@ def _sleef_log(values):
         np.log(values)
 
 
-def _replayed_softmax(x, dim):
+def _replayed_softmax(x, dim, half=False):
     """float32 and float64 softmax as torch's kernels compute it: along the last dim, SLEEF's
     exp, the sum in vector lanes, times 1 / sum; along another, vectorised across the inner
     elements (SLEEF's exp; the C library's for the last inner elements that fill no vector),
-    the sum one row after the other, divided by the sum."""
+    the sum one row after the other, divided by the sum. ``half``: a float16 input's, along
+    another dim than the last, in float32 (``x``), vectors of float16 lanes, and the exps of
+    the inner elements left over rounded to float16 before their division (torch's scalar
+    path keeps them in the float16 result in between)."""
     vector_exp, libc_exp = _sleef_and_libc_exp(x.dtype, x.size)
     with np.errstate(over="ignore", invalid="ignore"):  # (-3e38 - 3e38: -inf, as torch's)
         shifted = x - x.max(axis=dim, keepdims=True)
@@ -1557,12 +1557,15 @@ def _replayed_softmax(x, dim):
     shape = x.shape
     shifted = shifted.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
     exps = vector_exp(shifted.ravel()).reshape(shifted.shape)
-    vectorised = shifted.shape[2] - shifted.shape[2] % simd_lanes(x.dtype)
+    vectorised = shifted.shape[2] - shifted.shape[2] % simd_lanes(np.float16 if half else
+                                                                  x.dtype)
     rest = shifted[..., vectorised:]
     exps[..., vectorised:] = libc_exp(rest.ravel()).reshape(rest.shape)
     total = exps[:, 0]
     for i in range(1, exps.shape[1]):
         total = total + exps[:, i]
+    if half:
+        exps[..., vectorised:] = _to_half_and_back(exps[..., vectorised:])
     return (exps / total[:, None]).reshape(shape)
 
 

@@ -621,3 +621,16 @@ def test_triplet_margin_with_distance_loss_module():
                  "m.nn.TripletMarginWithDistanceLoss(None)",
                  "m.nn.TripletMarginWithDistanceLoss(size_average=True)"):
         _outcome_same(f"r = {call}")
+
+
+# ====================================================================== float16 softmax
+@pytest.mark.parametrize("shape, dim", [((2, 40), 0), ((3, 4), 0), ((5, 17), 0), ((4, 16), 0),
+                                        ((2, 3, 33), 1), ((2, 3, 33), 0), ((3, 5, 2, 20), 1),
+                                        ((300, 50), 0), ((6, 31), -2)], ids=str)
+def test_float16_softmax_along_another_dim_than_the_last(shape, dim):
+    """gumbel_softmax's softmax along dim 0 of float16 logits: torch's kernel vectorises
+    across the inner elements (16 float16 lanes with AVX2), in float32, and computes those
+    left over one by one, rounding their exps to float16 before dividing by the sum."""
+    for scale in (1, 5, 30):
+        x = parity.make_tensor(shape, "float16", 67, low=-scale, high=scale)
+        parity.run_both(lambda m, x: (x.softmax(dim), m.softmax(x.mT, dim)), x)
