@@ -26,7 +26,7 @@ from .fidelity.dtypes import (bool, uint8, int8, int16, int32, int64, float16,  
                               can_cast)
 from .fidelity.layout import UntypedStorage
 from .fidelity.size import (Size, channels_last, channels_last_3d, contiguous_format, device,
-                            memory_format, preserve_format, strided)
+                            legacy_contiguous_format, memory_format, preserve_format, strided)
 from .fidelity.printing import set_printoptions
 from .fidelity.random import Generator, default_generator, manual_seed, seed, initial_seed
 from .core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,

@@ -178,6 +178,7 @@ class memory_format(_NamedConstant):
 
 
 contiguous_format = memory_format("contiguous_format")
+legacy_contiguous_format = contiguous_format  # (torch's: the same object, by another name)
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")

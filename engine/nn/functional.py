@@ -40,10 +40,11 @@ from ..ops.creation import zeros_like
 from ..ops.views import broadcast_tensors
 from .functional_activation import elu, gelu, leaky_relu, silu, softplus
 from .functional_activation_more import implicit_softmax_dim
-from .functional_activation_more import (celu, celu_, glu, hardshrink, hardsigmoid,
-                                         hardswish, hardtanh, hardtanh_, logsigmoid, mish,
-                                         prelu, relu6, selu, selu_, softmin, softshrink,
-                                         softsign, tanhshrink, threshold, threshold_)
+from .functional_activation_more import (celu, celu_, glu, gumbel_softmax, hardshrink,
+                                         hardsigmoid, hardswish, hardtanh, hardtanh_,
+                                         logsigmoid, mish, prelu, relu6, selu, selu_, softmin,
+                                         softshrink, softsign, tanhshrink, threshold,
+                                         threshold_)
 from .functional_distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from .functional_linear import bilinear, linear
@@ -766,7 +767,7 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoi
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "cosine_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "multi_margin_loss",
-           "multilabel_margin_loss", "group_norm", "local_response_norm",
+           "multilabel_margin_loss", "gumbel_softmax", "group_norm", "local_response_norm",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "instance_norm",
            "scaled_dot_product_attention",
            "multi_head_attention_forward"]

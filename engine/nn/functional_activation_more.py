@@ -1,7 +1,7 @@
 """The rest of ``torch.nn.functional``'s activations: the piecewise-linear ones (hardtanh,
 relu6, hardswish, hardsigmoid, softshrink, hardshrink, threshold), the smooth ones (selu,
 celu, logsigmoid, mish, glu), prelu with its learned slopes, and the compositions torch
-writes in Python (softsign, tanhshrink, softmin).
+writes in Python (softsign, tanhshrink, softmin, gumbel_softmax).
 
 The piecewise-linear forwards select or clamp, or compute torch's own arithmetic in the
 input's dtype (float16 in float32, rounded once), so their values are torch's bit for bit;
@@ -21,12 +21,12 @@ from ..core.tensor import Tensor
 from ..fidelity.dtypes import float16, from_numpy_dtype, scalar_type_name
 from ..fidelity import messages, signatures
 from ..fidelity.messages import type_name
-from ..fidelity.size import wrap_dim
+from ..fidelity.size import legacy_contiguous_format, wrap_dim
 from ..ops.arithmetic import NotImplementedBackward, addcmul
 from ..ops.common import (laid_out_as_kernel, laid_out_row_major, widened,
                           number_parameters, wrap_elementwise)
 from ..ops.common import histories_read_first
-from ..ops.creation import zeros_like
+from ..ops.creation import empty_like, zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
 from ..ops.unary import threshold_backward
@@ -618,6 +618,22 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         dim = implicit_softmax_dim("softmin", input.dim(), _stacklevel)
     dim = signatures.checked_int("softmax", "dim", 1, dim)  # (torch's: (-input).softmax(dim))
     return (-input).softmax(dim, dtype=dtype) if dtype is not None else (-input).softmax(dim)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """out = softmax((logits + g) / tau) along dim, g Gumbel(0, 1) noise (-log of
+    exponential draws, from torch's generator); hard: the one-hot of its largest entry, whose
+    gradient is the soft one's (straight through)"""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits, memory_format=legacy_contiguous_format).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft  # the reparameterisation trick
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits, memory_format=legacy_contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 histories_read_first(globals(), ["glu"])  # (torch's glu op reads the input's node first)

@@ -1,10 +1,11 @@
-"""F.rms_norm / nn.RMSNorm, F.multilabel_margin_loss / nn.MultiLabelMarginLoss and
-F.triplet_margin_with_distance_loss / nn.TripletMarginWithDistanceLoss against torch 2.15.
+"""F.rms_norm / nn.RMSNorm, F.multilabel_margin_loss / nn.MultiLabelMarginLoss,
+F.gumbel_softmax and F.triplet_margin_with_distance_loss / nn.TripletMarginWithDistanceLoss
+against torch 2.15.
 
 Shapes from 0-d to 4-d, empty ones too; every dtype (torch's errors for integers and bool);
 inputs laid out otherwise (transposed, strided, channels-last); values, dtypes, strides,
 reprs, grad_fn names and graphs, gradients (first and second order by autograd.grad, where
-torch has them; gradcheck in float64), module reprs and state_dict keys, and
+torch has them; gradcheck in float64), module reprs and state_dict keys, seeded draws, and
 torch's errors and warnings word for word.
 
 rms_norm: torch's CPU build has no kernel for it (its fused ``_fused_rms_norm`` runs on CUDA
@@ -90,7 +91,7 @@ def _layouts(shape):
 
 
 # ====================================================================== what exists
-@pytest.mark.parametrize("name", ["rms_norm", "multilabel_margin_loss",
+@pytest.mark.parametrize("name", ["rms_norm", "multilabel_margin_loss", "gumbel_softmax",
                                   "triplet_margin_with_distance_loss"])
 def test_functions_exist_as_in_torch(name):
     assert name in engine.nn.functional.__all__
@@ -497,6 +498,122 @@ def test_multilabel_margin_loss_module():
 
     parity.run_both(fn, parity.make_tensor((3, 4), "float32", 29, low=-2, high=2),
                     _targets(3, 4, 30))
+
+
+# ====================================================================== gumbel_softmax
+GUMBEL_SHAPES = [(), (1,), (5,), (3, 4), (2, 3, 4), (2, 40), (0, 3)]
+
+
+def _gumbel_run(m, x, seed, tau, hard, dim, layout):
+    x = _laid_out(m, x, layout).requires_grad_()
+    m.manual_seed(seed)
+    y = m.nn.functional.gumbel_softmax(x, tau, hard, dim=dim)
+    after = m.rand(3)  # (the generator moved on as torch's: one draw an element)
+    grads = m.autograd.grad(y, x, (y * 0.5 + 1.25).detach(), create_graph=True)
+    second = m.autograd.grad((grads[0] ** 2).sum(), x, allow_unused=True)
+    return y, _graph(y), after, grads, second
+
+
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("shape", GUMBEL_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", parity.FLOAT_DTYPES)
+def test_gumbel_softmax_seeded_draws_values_and_gradients(dtype, shape, hard):
+    """torch.manual_seed(s) and engine.manual_seed(s) draw the same exponential noise, bit
+    for bit (the generator left in the same state). float16 and float64 results are torch's
+    bits; float32's go through torch's log of the noise (Intel MKL's, which the engine's
+    correctly rounded log differs from by an ulp for some inputs): within float32's
+    tolerance there."""
+    exact = dtype != "float32"
+    dims = [-1] if len(shape) < 2 else [-1, 0, 1]
+    for dim in dims:
+        for tau, seed in ((1, 31), (0.5, 32), (3, 33)):
+            for layout in ("contiguous", "transposed")[:1 + (len(shape) >= 2 and 0 not in shape)]:
+                x = parity.make_tensor(_base_shape(shape, layout), dtype, seed, low=-2, high=2)
+                parity.run_both(_gumbel_run, x, seed, tau, hard, dim, layout, exact=exact)
+
+
+@pytest.mark.parametrize("dtype", parity.FLOAT_DTYPES)
+def test_gumbel_softmax_noise_is_torchs_draws(dtype):
+    """What gumbel_softmax draws, replayed from the same seed: the exponential_ numbers of an
+    empty_like tensor, bit for bit in every float dtype."""
+    def fn(m, x, seed):
+        m.manual_seed(seed)
+        drawn = m.empty_like(x, memory_format=m.legacy_contiguous_format).exponential_()
+        m.manual_seed(seed)
+        hard = m.nn.functional.gumbel_softmax(x, tau=1e-3, hard=True)  # (the noise decides)
+        return drawn, hard.argmax(-1), m.rand(2)
+
+    for seed in range(34, 40):
+        parity.run_both(fn, parity.make_tensor((6, 5), dtype, seed, low=-1, high=1), seed)
+
+
+GUMBEL_ERRORS = [
+    "F.gumbel_softmax(x.long())", "F.gumbel_softmax(x.bool())",
+    "F.gumbel_softmax(x.int(), hard=True)", "F.gumbel_softmax(x, dim=2)",
+    "F.gumbel_softmax(x, dim=None)", "F.gumbel_softmax(x, dim=1.5)",
+    "F.gumbel_softmax(x, hard=True, dim=-3)", "F.gumbel_softmax([1.])",
+    "F.gumbel_softmax(x[:, :0], hard=True)", "F.gumbel_softmax(x[:, :0])",
+    "F.gumbel_softmax(x, tau='a')", "F.gumbel_softmax(x, 1, False, 1e-10, -1, 3)",
+    "F.gumbel_softmax(x, temperature=2)", "F.gumbel_softmax()",
+    # accepted
+    "F.gumbel_softmax(x, tau=0)", "F.gumbel_softmax(x, tau=-1)", "F.gumbel_softmax(x, hard=1)",
+    "F.gumbel_softmax(x, tau=m.tensor(2.))", "F.gumbel_softmax(logits=x, tau=2, dim=0)",
+    "F.gumbel_softmax(x, 1, False, 1e-10, 0)",
+    "F.gumbel_softmax(m.full((3,), float('inf')), hard=True)",
+    "F.gumbel_softmax(m.zeros(2, 3), tau=1e-30, hard=True)",
+    "F.gumbel_softmax(x.double(), tau=1e-30)", "F.gumbel_softmax(x.half(), hard=True)",
+]
+
+
+@pytest.mark.parametrize("code", GUMBEL_ERRORS)
+def test_gumbel_softmax_arguments_and_errors(code):
+    x = parity.make_values((3, 4), "float64", 41, low=-2, high=2)
+    _outcome_same(f"m.manual_seed(42)\nr = {code}", x=x)
+
+
+def test_gumbel_softmax_eps_is_deprecated():
+    def fn(m, x):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m.manual_seed(43)
+            y = m.nn.functional.gumbel_softmax(x, eps=1e-3)
+            m.nn.functional.gumbel_softmax(x, eps=1e-10)
+        return y, [(str(w.message), w.category.__name__, w.filename == __file__)
+                   for w in caught]
+
+    parity.run_both(fn, parity.make_tensor((2, 3), "float64", 44))
+
+
+def test_gumbel_softmax_generator_state_and_default_dtype():
+    def fn(m, x):
+        m.manual_seed(45)
+        first = m.nn.functional.gumbel_softmax(x)
+        second = m.nn.functional.gumbel_softmax(x)  # (fresh noise)
+        state = m.get_rng_state()
+        m.manual_seed(45)
+        again = m.nn.functional.gumbel_softmax(x)
+        return first, second, again, (first == second).all(), m.equal(first, again), state
+
+    parity.run_both(fn, parity.make_tensor((3, 5), "float64", 46))
+
+
+def test_gumbel_softmax_gradcheck():
+    x = parity.make_tensor((3, 5), "float64", 47, low=-2, high=2).requires_grad_()
+
+    def soft(x, dim=-1):
+        engine.manual_seed(48)  # (the same noise each call)
+        return engine.nn.functional.gumbel_softmax(x, tau=0.7, dim=dim)
+
+    assert gradcheck(soft, (x,)) and gradgradcheck(soft, (x,))
+    # hard: a one-hot (no numerical derivative) whose gradient is the soft one's
+    engine.manual_seed(48)
+    y = engine.nn.functional.gumbel_softmax(x, tau=0.7, hard=True, dim=0)
+    weights = parity.make_tensor((3, 5), "float64", 49)
+    (straight_through,) = engine.autograd.grad((y * weights).sum(), x)
+    (expected,) = engine.autograd.grad((soft(x, 0) * weights).sum(), x)
+    assert engine.equal(straight_through, expected)
+    assert engine.equal(y.detach(), engine.nn.functional.one_hot(
+        soft(x, 0).argmax(0), 3).t().to(y.dtype))
 
 
 # ====================================================================== triplet with distance
