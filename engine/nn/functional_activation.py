@@ -17,7 +17,7 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity import float32_math
 from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
-from ..ops.arithmetic import mul_scalar
+from ..ops.arithmetic import add_scalar, mul_scalar, number_minus
 from ..ops.creation import zeros_like
 from ..ops.unary import sigmoid_backward
 from ..ops.common import laid_out_as_kernel, widened, number_parameters, wrap_elementwise
@@ -437,4 +437,5 @@ class SiluBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         s = x.sigmoid()
-        return grad * s * (1 + x * (1 - s))
+        # (C++'s 1 + t and 1 - s: AddBackward1, SubBackward0 under create_graph)
+        return grad * s * add_scalar(x * number_minus(1, s), 1)

@@ -22,7 +22,7 @@ from ..fidelity.dtypes import float16, from_numpy_dtype, scalar_type_name
 from ..fidelity import messages, signatures
 from ..fidelity.messages import type_name
 from ..fidelity.size import legacy_contiguous_format, wrap_dim
-from ..ops.arithmetic import NotImplementedBackward, addcmul
+from ..ops.arithmetic import NotImplementedBackward, addcmul, number_minus, sub_scalar
 from ..ops.common import (laid_out_as_kernel, laid_out_row_major, widened,
                           number_parameters, wrap_elementwise)
 from ..ops.common import histories_read_first
@@ -457,7 +457,7 @@ class LogSigmoidBackwardBackward0(Node):
     def backward(self, gg):
         grad, x = self.saved_tensors
         s = x.sigmoid()
-        return log_sigmoid_backward(gg, x), gg * grad * (s - 1) * s
+        return log_sigmoid_backward(gg, x), gg * grad * sub_scalar(s, 1) * s
 
 
 def mish(input, inplace=False):
@@ -478,7 +478,8 @@ class MishBackward0(Node):
         (x,) = self.saved_tensors
         wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
         t = wide_x.exp().log1p().tanh()
-        return (wide_grad * (t + wide_x * wide_x.sigmoid() * (1 - t * t))).to(grad.dtype)
+        return (wide_grad * (t + wide_x * wide_x.sigmoid() * number_minus(1, t * t))).to(
+            grad.dtype)
 
 
 # ====================================================================== glu

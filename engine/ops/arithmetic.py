@@ -12,13 +12,14 @@ from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..fidelity.floating import quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
+from ..fidelity.size import preserve_format
 from ..core.forward import has_tangent, state as dual
 from ..core.tangents import scaled_tangent, tangent_difference, tangent_sum
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
-from .creation import full_like
+from .creation import empty_like, full_like
 from .common import histories_read_first
 from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, TENSOR_OR_NUMBER_OTHER,
                      FLOAT16, PYTHON_AND_NUMPY_NUMBERS, PYTHON_NUMBERS, apply_ufunc,
@@ -709,6 +710,28 @@ class AddBackward1(Node):
 
     def backward(self, grad):
         return grad
+
+
+def sub_scalar(input, number):
+    """input - number as torch's C++ code writes it: recorded as SubBackward1."""
+    with no_grad():
+        result = sub(input, number)
+    return record(SubBackward1, result, (input,))
+
+
+class SubBackward1(Node):
+    """out = input - a number:  d/d input = 1"""
+
+    jvp = "element_wise"  # forward mode: this formula of the tangent
+
+    def backward(self, grad):
+        return grad
+
+
+def number_minus(number, input):
+    """number - input as torch's C++ code writes it (ATen's operator-: a tensor like input
+    filled with the number, then sub_): SubBackward0, its first operand no gradient's."""
+    return empty_like(input, memory_format=preserve_format).fill_(number).sub_(input)
 
 
 def div_scalar(input, number):

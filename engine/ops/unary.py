@@ -16,7 +16,8 @@ from .common import (elementwise_shape, float_dtype_for, not_implemented_for,
                      number_parameters, out_of_inputs_dtype, overloads, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
-from .arithmetic import NotImplementedBackward, PowBackward0, mul_scalar, addcmul, where
+from .arithmetic import (NotImplementedBackward, PowBackward0, add_scalar, addcmul, mul_scalar,
+                         number_minus, sub_scalar, where)
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
@@ -99,7 +100,7 @@ class Expm1Backward0(_UnaryOfResult):
     """out = e ** x - 1:  d/dx = out + 1"""
 
     def formula(self, grad, result):
-        return grad * (result + 1)
+        return grad * add_scalar(result, 1)  # (C++'s result + 1: AddBackward1)
 
 
 class LogBackward0(_UnaryBackward):
@@ -127,14 +128,14 @@ class Log1PBackward0(_UnaryBackward):
     """out = ln(1 + x):  d/dx = 1 / (1 + x)"""
 
     def formula(self, grad, x):
-        return grad / (x + 1)
+        return grad / add_scalar(x, 1)
 
 
 class SqrtBackward0(_UnaryOfResult):
     """out = sqrt x:  d/dx = 1 / (2 out)"""
 
     def formula(self, grad, result):
-        return grad / (2 * result)
+        return grad / mul_scalar(result, 2)  # (C++'s 2 * result: MulBackward1)
 
 
 class SinBackward0(_UnaryBackward):
@@ -155,49 +156,50 @@ class TanBackward0(_UnaryOfResult):
     """out = tan x:  d/dx = 1 + out ** 2"""
 
     def formula(self, grad, result):
-        return grad * (result.pow(2) + 1)  # (torch's 1 + result.pow(2): PowBackward0)
+        return grad * add_scalar(result.pow(2), 1)  # (torch's 1 + result.pow(2))
 
 
 class AsinBackward0(_UnaryBackward):
     """out = arcsin x:  d/dx = 1 / sqrt(1 - x ** 2)"""
 
     def formula(self, grad, x):
-        return grad * rsqrt(1 - x * x)
+        return grad * rsqrt(add_scalar(-x * x, 1))  # (torch's -x * x + 1)
 
 
 class AcosBackward0(_UnaryBackward):
     """out = arccos x:  d/dx = -1 / sqrt(1 - x ** 2)"""
 
     def formula(self, grad, x):
-        return grad * -rsqrt(1 - x * x)
+        return grad * -rsqrt(add_scalar(-x * x, 1))
 
 
 class AtanBackward0(_UnaryBackward):
     """out = arctan x:  d/dx = 1 / (1 + x ** 2)"""
 
     def formula(self, grad, x):
-        return grad / (x * x + 1)
+        return grad / add_scalar(x * x, 1)
 
 
 class AsinhBackward0(_UnaryBackward):
     """out = arsinh x:  d/dx = 1 / sqrt(x ** 2 + 1)"""
 
     def formula(self, grad, x):
-        return grad * (x.pow(2) + 1).rsqrt()
+        return grad * add_scalar(x.pow(2), 1).rsqrt()
 
 
 class AcoshBackward0(_UnaryBackward):
     """out = arcosh x:  d/dx = 1 / sqrt(x ** 2 - 1)"""
 
     def formula(self, grad, x):
-        return grad * (x.pow(2) - 1).rsqrt()
+        return grad * sub_scalar(x * x, 1).rsqrt()
 
 
 class AtanhBackward0(_UnaryBackward):
     """out = artanh x:  d/dx = 1 / (1 - x ** 2)"""
 
     def formula(self, grad, x):
-        return grad * (1 / (1 - x.pow(2)))
+        # torch's grad * 1 / (1 - x.pow(2)): one division (C++'s 1 - t: number_minus)
+        return mul_scalar(grad, 1) / number_minus(1, x.pow(2))
 
 
 class _InplaceNotDifferentiable(_UnaryBackward):
@@ -309,7 +311,7 @@ class SigmoidBackwardBackward0(Node):
         grad, result = self.saved_tensors
         return (_recorded_as(SigmoidBackwardBackward0, _sigmoid_backward, gg, result),
                 # (torch's order: (gg * grad) * (1 - 2 y); the first product's layout leads)
-                gg * grad * (mul_scalar(result, -2.0) + 1))
+                gg * grad * add_scalar(mul_scalar(result, -2.0), 1))
 
     def jvp(self, grad_t, result_t):
         """Forward mode, torch's formula: grad_t (1 - y) y + y_t (grad (1 - 2 y)), a missing
