@@ -64,3 +64,24 @@ def silent_runner():
         return _contexts.run
     except AttributeError:
         return _silent_run()
+
+
+def cast(values, np_dtype):
+    """``values`` (a numpy array) in ``np_dtype`` as torch converts: a double becomes a half
+    through a float (c10::Half is made from a float), so a float64 just past a float16
+    midpoint that rounds to the midpoint as a float32 then rounds to even, one float16 ulp
+    from numpy's direct rounding. Overflow to inf is silent, as torch's."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype == np.float16 and values.dtype == np.float64:
+        with np.errstate(over="ignore"):
+            return values.astype(np.float32).astype(np.float16)
+    return values.astype(np_dtype)
+
+
+def copy_cast(destination, values, where=True):
+    """np.copyto(destination, values, casting="unsafe"), a double written into a half through
+    a float as torch writes it (``cast``)."""
+    if destination.dtype == np.float16 and np.asarray(values).dtype == np.float64:
+        with np.errstate(over="ignore"):
+            values = np.asarray(values).astype(np.float32)
+    np.copyto(destination, values, casting="unsafe", where=where)

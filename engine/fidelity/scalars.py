@@ -48,6 +48,8 @@ def checked_scalar(value, np_dtype, check_half=True):
         value = int(value) % 2 ** (8 * np_dtype.itemsize)  # negative numbers wrap, as in C
     elif kind == "i":
         value = int(value)  # C casts truncate toward zero
+    elif np_dtype.itemsize == 2:
+        return np.float32(value).astype(np.float16)  # (through float, as torch converts)
     return np_dtype.type(value)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..fidelity import calls, dtypes, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
-from ..fidelity.floating import quietly, silent_runner
+from ..fidelity.floating import cast, copy_cast, quietly, silent_runner
 from ..fidelity.layout import (contiguous_strides, format_strides, iterator_strides,
                                preserved_strides)
 from ..fidelity.messages import type_name
@@ -145,6 +145,9 @@ def _cast_scalar(value, np_dtype):
     """
     if value.__class__ is builtins.int:
         check_int_argument(value)
+    if np_dtype.char == "e" and value.__class__ is not builtins.int:
+        with np.errstate(over="ignore"):  # (a double becomes a half through a float)
+            return np.float16(np.float32(value))
     limit = _FLOAT_MAX.get(np_dtype.char)
     if limit is not None and not -limit <= value <= limit:
         with np.errstate(over="ignore"):  # numpy would warn
@@ -1101,7 +1104,7 @@ def write_out(result, out, restrides=True):
         restrided = empty_preserving_layout(result, out._data.dtype)
         out._data, out._stride, out._storage = (restrided._data, restrided._stride,
                                                 restrided._storage)
-    np.copyto(out._data, result._data, casting="unsafe")
+    copy_cast(out._data, result._data)
     out._bump_version()
     return out
 
@@ -1170,10 +1173,10 @@ def copy_preserving_layout(tensor, np_dtype=None):
         (np_dtype.kind == "f" and np_dtype.itemsize < data.dtype.itemsize)
     if is_plain_contiguous(tensor):
         if not quiet:
-            return wrap(data.astype(np_dtype))
+            return wrap(cast(data, np_dtype))
         with np.errstate(invalid="ignore", over="ignore"):
-            return wrap(data.astype(np_dtype))
+            return wrap(cast(data, np_dtype))
     result = empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        np.copyto(result._data, data, casting="unsafe")
+        copy_cast(result._data, data)
     return result

@@ -9,6 +9,7 @@ import numpy as np
 from ..fidelity import dtypes
 from ..fidelity.dtypes import get_default_dtype
 from ..fidelity import messages, signatures
+from ..fidelity.floating import copy_cast
 from ..fidelity.layout import strided_array, suggested_memory_format
 from ..fidelity.size import check_device, check_memory_format, strided
 from ..fidelity.size import device as device_type
@@ -35,7 +36,7 @@ def to_copy(tensor, np_dtype, memory_format=None):
         return record(ToCopyBackward0, result, (tensor,))
     result = empty_in_format(tensor, np_dtype, memory_format)
     with np.errstate(invalid="ignore", over="ignore"):  # as copy_preserving_layout's casts
-        np.copyto(result._data, tensor._data, casting="unsafe")
+        copy_cast(result._data, tensor._data)
     if np.dtype(np_dtype).kind not in "fc":
         return result
     return record(ToCopyBackward0, result, (tensor,))

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..fidelity import dtypes, fused_axpy, messages, signatures
 from ..fidelity import random as rng
+from ..fidelity.floating import cast, copy_cast
 from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import has_internal_overlap
 from ..fidelity.scalars import check_int_argument, checked_scalar, parsed_number
@@ -87,7 +88,7 @@ def copy_into(dst, src):
     if np.shares_memory(data, dst._data):
         data = data.copy()  # the same memory read and written: numpy needs a snapshot
     with np.errstate(invalid="ignore", over="ignore"):
-        np.copyto(dst._data, data, casting="unsafe")
+        copy_cast(dst._data, data)
     check_inference_inplace(dst)
     dst._bump_version()
     rebase_history(dst, node)
@@ -133,12 +134,12 @@ def write_inplace(tensor, result, where=True, tracked=True):
     if tracked:
         check_inplace(tensor, result)
     if tensor._inference:  # torch writes, then its version counter refuses the change
-        np.copyto(tensor._data, result._data, casting="unsafe", where=where)
+        copy_cast(tensor._data, result._data, where)
         check_inference_inplace(tensor)
     tensor._bump_version()  # (first, as in torch: the view's new history is of this version)
     rebase_history(tensor, result.grad_fn)
     if not tensor._inference:
-        np.copyto(tensor._data, result._data, casting="unsafe", where=where)
+        copy_cast(tensor._data, result._data, where)
     _saved_output_is_now(tensor, result.grad_fn)
     if dual.active:  # forward-mode AD: the tangent is written in place too (core/forward.py)
         each_level(lambda: write_tangent(tensor, tangent_of(result), where))
@@ -355,7 +356,7 @@ def _fill_raw(tensor, values, node_class, inputs=(), checked=False):
         check_inplace(tensor, *inputs)
     node = new_node(node_class, (tensor, *inputs)) \
         if tensor._data.dtype.kind == "f" else None
-    np.copyto(tensor._data, values, casting="unsafe")
+    copy_cast(tensor._data, values)
     check_inference_inplace(tensor)
     tensor._bump_version()
     rebase_history(tensor, node)
@@ -463,7 +464,7 @@ def fill_(self, value):
         # with a number does not look)
         check_no_overlap(self, ())
         with np.errstate(invalid="ignore", over="ignore"):
-            return _fill_raw(self, value._data.astype(self._data.dtype), FillBackward3, (value,))
+            return _fill_raw(self, cast(value._data, self._data.dtype), FillBackward3, (value,))
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise invalid_arguments_error("fill_", self, value, first_is_self=True, printed=(
             "(Tensor input, Tensor value)", "(Tensor input, Number value)"))

@@ -14,7 +14,7 @@ from ..fidelity.dtypes import from_numpy_dtype, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity import float32_math, float64_math
 from ..fidelity.layout import sorted_dims
-from ..fidelity.floating import quietly
+from ..fidelity.floating import cast, quietly
 from ..fidelity.float32_math import simd_lanes
 from ..fidelity.rounding import fma32, fma32_power_of_two, fma64, reduce_all_sum
 from ..fidelity.size import dim_index, dims_tuple, wrap_dim
@@ -303,7 +303,7 @@ def sum(input, dim=_EVERY_DIM, keepdim=False, *, dtype=None):  # noqa: A001 - to
     data = input._data
     axes, keepdim = reduce_args(input, dim, keepdim)
     if dtype is not None:
-        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
+        data = cast(data, dtypes.as_dtype(dtype).numpy_dtype)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)  # integers and bools add up in int64
     result = _differentiable(as_reduced(_accumulated(data, _add_reduce, axis=axes,
@@ -527,7 +527,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     """out = the product of the elements over dim"""
     data = input._data
     if dtype is not None:
-        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype, copy=False)
+        data = cast(data, dtypes.as_dtype(dtype).numpy_dtype)
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64, copy=False)
     if isinstance(dim, np.integer):
@@ -1339,7 +1339,7 @@ def norm_over_dims(input, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
                                    "operation does not have an identity")
     check_norm_dtypes(input, "linalg.vector_norm", dtype)  # (the dtype asked for, after)
     if dtype is not None:
-        data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
+        data = cast(data, dtypes.as_dtype(dtype).numpy_dtype)
     axes, keepdim = reduce_args(input, dim, keepdim)
     reduced = range(data.ndim) if axes is None else axes
     if builtins.all(data.shape[d] == 1 for d in reduced):
@@ -1885,7 +1885,7 @@ def _cumulative(ufunc, name, node):
             raise _missing_dim(name)
         data = input._data
         if dtype is not None:
-            data = data.astype(dtypes.as_dtype(dtype).numpy_dtype)
+            data = cast(data, dtypes.as_dtype(dtype).numpy_dtype)
         elif data.dtype.kind in "biu":
             data = data.astype(np.int64)
         axis = wrap_dim(dim, data.ndim)  # (torch's order: the dim, then the kernel's dtype)
