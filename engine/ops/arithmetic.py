@@ -9,7 +9,7 @@ import numpy as np
 from ..fidelity import calls, float32_math, messages, signatures
 from ..fidelity.dtypes import from_numpy_dtype, result_type, scalar_type_name
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
-from ..fidelity.floating import quietly
+from ..fidelity.floating import cast, quietly
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.scalars import check_int_argument, checked_scalar
 from ..fidelity.size import preserve_format
@@ -1064,8 +1064,9 @@ def _where(condition, input=None, other=None):
     # a number too big for float16 becomes inf (torch checks the other dtypes)
     a = input._data if isinstance(input, Tensor) else checked_scalar(input, common, False)
     b = other._data if isinstance(other, Tensor) else checked_scalar(other, common, False)
+    a, b = (x if x.dtype == common else cast(x, common) for x in (a, b))  # (a double: via float)
     try:
-        result = np.where(cond, a, b).astype(common, copy=False)
+        result = np.where(cond, a, b)
     except ValueError:
         histories_first(input, other)
         raise broadcast_error(cond, a, b) from None

@@ -325,8 +325,8 @@ def cast_keeping_strides(x, dtype):
         return x
     if x.ndim and 0 in x.strides:
         compact = x[tuple(slice(0, 1) if s == 0 else slice(None) for s in x.strides)]
-        return np.broadcast_to(compact.astype(dtype), x.shape)
-    return x.astype(dtype)
+        return np.broadcast_to(cast(compact, dtype), x.shape)
+    return cast(x, dtype)
 
 
 def promote_operands(a, b, name="op"):
@@ -597,8 +597,8 @@ def _cast_keeping_layout(data, target):
     lay an expanded tensor out column-major, and the result would follow)."""
     if data.size and 0 in data.strides:
         one = tuple(slice(0, 1) if s == 0 else slice(None) for s in data.strides)
-        return np.broadcast_to(data[one].astype(target), data.shape)
-    return data.astype(target)
+        return np.broadcast_to(cast(data[one], target), data.shape)
+    return cast(data, target)
 
 
 def float_dtype_for(np_dtype):

@@ -324,6 +324,14 @@ HALF_CONVERSIONS = [
     "float(v[i])) for i in range(200)])",
     "torch.stack([torch.where(torch.tensor([False]), torch.zeros(1, dtype=torch.float16), "
     "float(v[i])) for i in range(200)])",
+    "torch.stack([torch.zeros(1, dtype=torch.float16) + x64[i] for i in range(200)])",
+    "torch.stack([torch.where(torch.tensor([False]), torch.zeros(1, dtype=torch.float16), "
+    "x64[i]) for i in range(200)])",
+    "torch.stack([torch.maximum(torch.full((1,), -7e4, dtype=torch.float16), x64[i]) "
+    "for i in range(200)])",
+    "torch.stack([torch.full((1,), -7e4, dtype=torch.float16).clamp(min=x64[i]) "
+    "for i in range(200)])",
+    "torch.where(x64 > 0, x64.half(), x64[0])",
 ]
 
 
