@@ -326,10 +326,11 @@ def checked_ints(name, param_name, position, value, symint=False):
                     f"{type_name(value)}")
 
 
-def checked_ints_together(name, given):
+def checked_ints_together(name, given, flags=()):
     """Several ``int[N]`` parameters of one call of torch's ``name`` (``given``: (parameter,
     position or None, value, symint) each), as its parser takes them: every type first, in
-    order, then each list read, the last first (its generated code passes them on in one C++
+    order (then the ``bool`` parameters ``flags`` after them: (parameter, position, value)
+    each), then each list read, the last first (its generated code passes them on in one C++
     call, whose arguments GCC evaluates right to left): the ints, in ``given``'s order."""
     for param_name, position, value, _ in given:
         where = "" if position is None else f" (position {position})"
@@ -338,6 +339,10 @@ def checked_ints_together(name, given):
         elif value.__class__ is not builtins.int and not _is_symint(value):
             raise TypeError(f"{name}(): argument '{param_name}'{where} must be tuple of ints, "
                             f"not {type_name(value)}")
+    for param_name, position, value in flags:
+        if value.__class__ is not builtins.bool:
+            raise TypeError(f"{name}(): argument '{param_name}' (position {position}) must be "
+                            f"bool, not {type_name(value)}")
     read = [checked_ints(name, param_name, position, value, symint)
             for param_name, position, value, symint in reversed(given)]
     return read[::-1]

@@ -62,7 +62,8 @@ from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, d
                                  feature_alpha_dropout, rrelu, rrelu_)
 from .functional_norm import batch_norm, layer_norm, rms_norm
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
-                              avg_pool3d, max_pool1d, max_pool2d, max_pool3d)
+                              avg_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+                              max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices)
 from .functional_sparse import embedding, embedding_bag
 from ..ops.common import (laid_out_row_major, not_implemented_for, number_parameters,
                           wrap_elementwise)
@@ -756,6 +757,7 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoi
            "binary_cross_entropy_with_logits",
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "batch_norm",
            "layer_norm", "rms_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",

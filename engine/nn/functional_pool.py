@@ -207,29 +207,72 @@ def _check_not_bool(name, input):
 
 
 # ====================================================================== max_pool2d, max_pool3d
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """out = the largest element of each window (a nan wins); with return_indices, also
-    where it was (its flat index in its plane)"""
-    return _max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+def boolean_dispatch(if_true, if_false, index, name, doc):
+    """torch's boolean_dispatch: one function ``name`` that calls ``if_true`` when its
+    ``return_indices`` (by keyword, else the argument at ``index``) is true, else ``if_false``
+    (Python's errors about the call's arguments name the function called)."""
+    def dispatched(*args, **kwargs):
+        if "return_indices" in kwargs:
+            flag = kwargs["return_indices"]
+        else:
+            flag = args[index] if index < len(args) else False
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    dispatched.__name__ = dispatched.__qualname__ = name
+    dispatched.__doc__ = doc
+    return dispatched
 
 
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """max_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
-    (C, T, H, W)); indices count through each (T, H, W) volume"""
-    return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool2d's values and, whatever return_indices says, where each max was (its flat
+    index in its plane)"""
+    return _max_pool(2, "max_pool2d_with_indices", input, kernel_size, stride, padding,
+                     dilation, ceil_mode)
 
 
-def _max_pool(dims, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+def _max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    return _max_pool(2, "max_pool2d", input, kernel_size, stride, padding, dilation,
+                     ceil_mode)[0]
+
+
+max_pool2d = boolean_dispatch(max_pool2d_with_indices, _max_pool2d, 6, "max_pool2d", """out =
+    the largest element of each window (a nan wins); with return_indices, also where it was
+    (max_pool2d_with_indices)""")
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool3d's values and, whatever return_indices says, where each max was (its flat
+    index in its (T, H, W) volume)"""
+    input.is_cuda  # noqa: B018 (torch's reads it first: a list's AttributeError)
+    return _max_pool(3, "max_pool3d_with_indices", input, kernel_size, stride, padding,
+                     dilation, ceil_mode)
+
+
+def _max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    return _max_pool(3, "max_pool3d", input, kernel_size, stride, padding, dilation,
+                     ceil_mode)[0]
+
+
+max_pool3d = boolean_dispatch(max_pool3d_with_indices, _max_pool3d, 6, "max_pool3d", """
+    max_pool2d with windows of depth, height and width (input (N, C, T, H, W) or
+    (C, T, H, W)); indices count through each (T, H, W) volume""")
+
+
+def _max_pool(dims, parsed_as, input, kernel_size, stride, padding, dilation, ceil_mode):
+    """(values, indices); ``parsed_as``: the name torch's parser gives the operator called
+    (torch.max_pool2d, or torch._C._nn.max_pool2d_with_indices for the indices)"""
     name = f"max_pool{dims}d"
-    _check_input_type(name, input)
+    _check_input_type(parsed_as, input)
     # (torch's F.max_pool2d hands them on by position to torch.max_pool2d's int[2]s)
     given = [("kernel_size", 2, kernel_size, False), ("stride", 3, stride, False),
              ("padding", 4, padding, False), ("dilation", 5, dilation, False)]
     if stride is None:  # (torch's F.max_pool2d hands on an empty list: the kernel's size)
         del given[1]
-    read = signatures.checked_ints_together(name, given)
+    read = signatures.checked_ints_together(parsed_as, given, [("ceil_mode", 6, ceil_mode)])
     if stride is None:
         read.insert(1, None)
     kernel_size, stride, padding, dilation = read
@@ -251,7 +294,7 @@ def _max_pool(dims, input, kernel_size, stride, padding, dilation, ceil_mode, re
     node = MaxPool3DWithIndicesBackward0 if dims == 3 else MaxPool2DWithIndicesBackward0
     record(node, (out, indices), (input,), saved=(input, indices), ceil_mode=ceil_mode,
            **geometry.given)
-    return (out, indices) if return_indices else out
+    return out, indices
 
 
 def _position_of_max(windows, inside):
@@ -541,14 +584,24 @@ def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                       (0, given["padding"]), ceil_mode, count_include_pad).squeeze(-2)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
-    """max_pool2d over the last dimension only; with return_indices, also where each max was
-    (torch.max_pool1d_with_indices, else torch.max_pool1d)"""
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool1d's values and, whatever return_indices says, where each max was
+    (torch.max_pool1d_with_indices)"""
     stride = () if stride is None else stride
-    if return_indices:
-        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return torch_max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
+                                         ceil_mode)
+
+
+def _max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                return_indices=False):
+    stride = () if stride is None else stride
     return torch_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool1d = boolean_dispatch(max_pool1d_with_indices, _max_pool1d, 6, "max_pool1d", """
+    max_pool2d over the last dimension only; with return_indices, also where each max was
+    (torch.max_pool1d_with_indices, else torch.max_pool1d)""")
 
 
 _MAX_POOL_1D = ("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = (), "
@@ -556,22 +609,25 @@ _MAX_POOL_1D = ("(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] s
                 "bool ceil_mode = False)")
 
 
-@overloads(_MAX_POOL_1D)
-def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
-                            ceil_mode=False):
+def _torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                                   ceil_mode=False):
     """torch.max_pool1d_with_indices: ATen's 1-d checks, then max_pool2d of
     input.unsqueeze(-2), values and indices squeezed"""
     if stride is None or isinstance(stride, (tuple, list)) and not stride:
         stride = kernel_size
     given = _check_1d("max_pool1d", input, {"kernel_size": kernel_size, "stride": stride,
                                             "padding": padding, "dilation": dilation})
-    out, indices = max_pool2d(input.unsqueeze(-2), (1, given["kernel_size"]),
-                              (1, given["stride"]), (0, given["padding"]),
-                              (1, given["dilation"]), ceil_mode, True)
+    out, indices = max_pool2d_with_indices(input.unsqueeze(-2), (1, given["kernel_size"]),
+                                           (1, given["stride"]), (0, given["padding"]),
+                                           (1, given["dilation"]), ceil_mode)
     return out.squeeze(-2), indices.squeeze(-2)
 
 
-def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+_torch_max_pool1d_with_indices.__name__ = "max_pool1d_with_indices"  # (torch's messages)
+torch_max_pool1d_with_indices = overloads(_MAX_POOL_1D)(_torch_max_pool1d_with_indices)
+
+
+def _torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """torch.max_pool1d: its own checks; an input that needs a gradient goes the way of
     max_pool1d_with_indices, any other through a kernel of floats only"""
     stride = () if stride is None else stride  # (None: the parser's empty default)
@@ -585,7 +641,8 @@ def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=
     if not needs_indices and input._data.dtype.kind != "f":
         raise NotImplementedError("\"max_pool1d_impl\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
-    out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    out = torch_max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
+                                        ceil_mode)[0]
     if needs_indices:
         return out
     # torch's kernel writes a tensor of its own, with a batch of one for 2-d input that it
@@ -593,8 +650,8 @@ def _max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=
     return out.clone() if input.dim() == 3 else out.unsqueeze(0).clone().squeeze_(0)
 
 
-_max_pool1d.__name__ = "max_pool1d"  # (torch's messages name it so)
-torch_max_pool1d = overloads(_MAX_POOL_1D)(_max_pool1d)
+_torch_max_pool1d.__name__ = "max_pool1d"  # (torch's messages name it so)
+torch_max_pool1d = overloads(_MAX_POOL_1D)(_torch_max_pool1d)
 
 
 def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
