@@ -10,7 +10,8 @@ as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 
 The larger families sit in files of their own, each importable from here as in torch:
 ``functional_linear.py`` (linear, bilinear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
-pad), ``functional_pool.py`` (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d),
+pad), ``functional_pool.py`` (max_pool1d/2d/3d and their _with_indices, avg_pool1d/2d/3d,
+adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d),
 ``functional_norm.py`` (batch_norm, layer_norm, rms_norm), ``functional_norm_more.py``
 (group_norm, instance_norm, local_response_norm, pixel_shuffle, channel_shuffle),
 ``functional_activation.py`` (gelu,
@@ -61,7 +62,9 @@ from .functional_conv import conv1d, conv2d, fold, pad, unfold
 from .functional_dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,
                                  feature_alpha_dropout, rrelu, rrelu_)
 from .functional_norm import batch_norm, layer_norm, rms_norm
-from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
+from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool1d,
+                              adaptive_max_pool1d_with_indices, adaptive_max_pool2d,
+                              adaptive_max_pool2d_with_indices, avg_pool1d, avg_pool2d,
                               avg_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
                               max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices)
 from .functional_sparse import embedding, embedding_bag
@@ -758,7 +761,9 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoi
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
-           "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices",
            "batch_norm",
            "layer_norm", "rms_norm", "gelu", "leaky_relu", "elu", "softplus", "silu", "embedding",
            "embedding_bag", "hardtanh", "hardtanh_", "relu6", "hardswish", "hardsigmoid",

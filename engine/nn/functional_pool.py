@@ -1,10 +1,15 @@
 """Pooling, as ``torch.nn.functional`` computes it: ``max_pool2d``, ``max_pool3d``,
-``avg_pool2d``, ``avg_pool3d``, ``adaptive_avg_pool2d`` (and ``avg_pool1d``,
-``adaptive_avg_pool1d``: torch's 2-d pooling of ``input.unsqueeze(-2)``).
+``avg_pool2d``, ``avg_pool3d``, ``adaptive_avg_pool2d``, ``adaptive_max_pool2d`` (and
+``max_pool1d``, ``avg_pool1d``, ``adaptive_avg_pool1d``, ``adaptive_max_pool1d``: torch's 2-d
+pooling of ``input.unsqueeze(-2)``). Each max pooling with ``return_indices`` is torch's
+``boolean_dispatch`` between ``max_pool2d_with_indices`` (values and indices) and its
+values-only twin.
 
 Pooling slides a window over each channel of an image (each *plane*) and keeps one number
-per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` chooses the
-windows itself, so that the output has the size asked for.
+per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` and
+``adaptive_max_pool2d`` choose the windows themselves, so that the output has the size asked
+for. A channels-last input gives channels-last results from the adaptive max pooling, as
+torch's kernels do (the others here return row-major ones).
 
 Every pooling here is linear in what it keeps, so each backward is a "put back": the
 gradient of a window goes to the input element its max came from (max), or is spread
@@ -22,12 +27,14 @@ import numpy as np
 
 from ..core.grad_mode import is_grad_enabled
 from ..core.node import Node, record
-from ..core.tensor import Tensor, wrap
+from ..core.tensor import Tensor, empty_strided, wrap
 from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.layout import format_strides, suggested_memory_format
 from ..fidelity.messages import type_name
+from ..fidelity.size import channels_last, contiguous_format
 from ..ops.common import overloads
-from ..ops.creation import zeros_like
+from ..ops.creation import empty_like, zeros_like
 
 
 # ====================================================================== geometry
@@ -623,7 +630,8 @@ def _torch_max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dil
     return out.squeeze(-2), indices.squeeze(-2)
 
 
-_torch_max_pool1d_with_indices.__name__ = "max_pool1d_with_indices"  # (torch's messages)
+_torch_max_pool1d_with_indices.__name__ = _torch_max_pool1d_with_indices.__qualname__ = \
+    "max_pool1d_with_indices"
 torch_max_pool1d_with_indices = overloads(_MAX_POOL_1D)(_torch_max_pool1d_with_indices)
 
 
@@ -650,7 +658,7 @@ def _torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil
     return out.clone() if input.dim() == 3 else out.unsqueeze(0).clone().squeeze_(0)
 
 
-_torch_max_pool1d.__name__ = "max_pool1d"  # (torch's messages name it so)
+_torch_max_pool1d.__name__ = _torch_max_pool1d.__qualname__ = "max_pool1d"
 torch_max_pool1d = overloads(_MAX_POOL_1D)(_torch_max_pool1d)
 
 
@@ -782,3 +790,181 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
 
     def backward(self, grad):
         return adaptive_avg_pool2d(grad, self.output_size), zeros_like(grad)
+
+
+# ====================================================================== adaptive_max_pool2d
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d's values and, whatever return_indices says, where each max was (its
+    flat index in its plane)"""
+    return torch_adaptive_max_pool2d(input, list_with_default(output_size, input.size()))
+
+
+def _adaptive_max_pool2d(input, output_size, return_indices=False):
+    return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+adaptive_max_pool2d = boolean_dispatch(
+    adaptive_max_pool2d_with_indices, _adaptive_max_pool2d, 2, "adaptive_max_pool2d", """out
+    = the largest element of each of output_size windows, chosen to cover the input evenly
+    as adaptive_avg_pool2d's (a nan wins; None in output_size keeps that dimension's size);
+    with return_indices, also where each max was""")
+
+
+def list_with_default(output_size, defaults):
+    """torch's _list_with_default: an int as it is, else the sizes asked for with None
+    replaced by the input's own (``defaults``: its sizes)."""
+    if isinstance(output_size, int):
+        return output_size
+    if len(defaults) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return [size if size is not None else default
+            for size, default in zip(output_size, defaults[-len(output_size):])]
+
+
+def torch_adaptive_max_pool2d(input, output_size):
+    """torch._C._nn.adaptive_max_pool2d: (values, indices), laid out as the input's format
+    suggests (channels-last stays channels-last)."""
+    _check_input_type("adaptive_max_pool2d", input)
+    size = signatures.checked_ints("adaptive_max_pool2d", "output_size", 2, output_size)
+    size = (size, size) if isinstance(size, int) else tuple(size)
+    _check_int64(size)
+    shape = list(input.shape)
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape}")
+    _check_non_batch_sizes("adaptive_max_pool2d", shape)
+    if len(size) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    out_shape = [*shape[:-2], *size]
+    for n in out_shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{out_shape}")
+    layout = suggested_memory_format(input._data.shape, input.stride())
+    if input._data.dtype.kind != "f":
+        kernel = "adaptive_max_pool2d" + ("_channels_last" if layout == "channels_last" else "")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{scalar_type_name[input.dtype]}'")
+    planes, width = _planes(input), shape[-1]
+    values = np.empty((planes.shape[0], *size), planes.dtype)
+    indices = np.empty((planes.shape[0], *size), np.int64)
+    for oh, rows in enumerate(_adaptive_ranges(shape[-2], size[0])):
+        for ow, columns in enumerate(_adaptive_ranges(width, size[1])):
+            window = planes[:, rows.start:rows.stop, columns.start:columns.stop].reshape(
+                planes.shape[0], len(rows) * len(columns))
+            # (torch's loop: row by row, keeping a value when value > max or isnan(value))
+            position = _position_of_max(window, np.ones((1, window.shape[1]), bool))
+            values[:, oh, ow] = np.take_along_axis(window, position[:, None], 1)[:, 0]
+            indices[:, oh, ow] = (rows.start + position // len(columns)) * width + \
+                columns.start + position % len(columns)
+    out = _laid_out(values.reshape(out_shape), layout)
+    indices = _laid_out(indices.reshape(out_shape), layout)
+    record(AdaptiveMaxPool2DBackward0, (out, indices), (input,), saved=(input, indices))
+    return out, indices
+
+
+def _check_int64(sizes):
+    """(torch's parser reads each int as a C++ int64)"""
+    if any(not -2 ** 63 <= n < 2 ** 63 for n in sizes):
+        raise ValueError("Overflow when unpacking long long")
+
+
+def _check_non_batch_sizes(name, shape, what="input"):
+    for dim in range(1, len(shape)):
+        if shape[dim] == 0:
+            raise RuntimeError(f"{name}(): Expected {what} to have non-zero size for non-batch "
+                               f"dimensions, but {what} has sizes {shape} with dimension {dim} "
+                               "being empty")
+
+
+def _laid_out(array, layout):
+    """``array`` as a new tensor in the memory format ``layout`` names."""
+    if layout != "channels_last":
+        return wrap(np.ascontiguousarray(array))
+    result = empty_strided(array.shape, format_strides(array.shape, None, channels_last),
+                           array.dtype)
+    result._data[...] = array
+    return result
+
+
+class AdaptiveMaxPool2DBackward0(Node):
+    """out = the max of each window:  d/dx = each window's gradient at the element its max
+    came from (added up where windows share it), 0 elsewhere"""
+
+    _saved_names = ("self", "result1")
+
+    def backward(self, grad):
+        input, indices = self.saved_tensors
+        return adaptive_max_pool2d_backward(grad, input, indices)
+
+
+def adaptive_max_pool2d_backward(grad, input, indices):
+    """Each gradient added to the input element ``indices`` names, windows in row-major
+    order (torch's kernel, in the input's dtype), laid out as the input's format suggests;
+    under create_graph recorded linked to grad and input (d/dinput = 0)."""
+    _check_non_batch_sizes("adaptive_max_pool2d_backward", list(grad.shape), "grad_output")
+    planes = grad._data.reshape(-1, math.prod(grad._data.shape[-2:]))
+    where = indices._data.reshape(planes.shape)
+    out = np.zeros((planes.shape[0], math.prod(input._data.shape[-2:])), planes.dtype)
+    np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
+    layout = suggested_memory_format(input._data.shape, input.stride())
+    return record(AdaptiveMaxPool2DBackwardBackward0,
+                  _laid_out(out.reshape(input._data.shape), layout), (grad, input),
+                  saved=(indices,))
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Node):
+    """out = grad put back at the max positions:  d/dgrad = the gradient read back there,
+    d/dinput = 0"""
+
+    _saved_names = ("indices",)
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        return max_pool_double_backward(grad, indices, 2), grad.new_zeros(grad.shape)
+
+
+def max_pool_double_backward(grad, indices, dims):
+    """torch's max_pool_double_backward: ``grad`` (the shape of a max pooling's input) read
+    back at ``indices`` (each of its last ``dims`` dimensions flattened): contiguous in the
+    indices' format, viewed, gathered, viewed back."""
+    if indices.numel() == 0:
+        return empty_like(indices, dtype=grad.dtype)
+    size = (*indices.shape[:-dims], -1)
+    layout = suggested_memory_format(indices._data.shape, indices.stride())
+    grad = grad.contiguous(memory_format=channels_last if layout == "channels_last" else
+                           contiguous_format)
+    return grad.view(size).gather(-1, indices.view(size)).view(indices.shape)
+
+
+# ====================================================================== adaptive_max_pool1d
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool1d's values and, whatever return_indices says, where each max was
+    (torch.adaptive_max_pool1d)"""
+    return torch_adaptive_max_pool1d(input, output_size)
+
+
+def _adaptive_max_pool1d(input, output_size, return_indices=False):
+    return adaptive_max_pool1d_with_indices(input, output_size)[0]
+
+
+adaptive_max_pool1d = boolean_dispatch(
+    adaptive_max_pool1d_with_indices, _adaptive_max_pool1d, 2, "adaptive_max_pool1d", """
+    adaptive_max_pool2d over the last dimension only; with return_indices, also where each
+    max was""")
+
+
+def _torch_adaptive_max_pool1d(input, output_size):
+    """torch.adaptive_max_pool1d: ATen's checks, then adaptive_max_pool2d of
+    input.unsqueeze(-2), values and indices squeezed"""
+    _check_int64(output_size if isinstance(output_size, (tuple, list)) else (output_size,))
+    given = _check_1d("adaptive_max_pool1d", input, {"output_size": output_size})
+    _check_non_batch_sizes("adaptive_max_pool1d", list(input.shape))
+    out, indices = torch_adaptive_max_pool2d(input.unsqueeze(-2), (1, given["output_size"]))
+    return out.squeeze(-2), indices.squeeze(-2)
+
+
+# (torch's messages name it so)
+_torch_adaptive_max_pool1d.__name__ = _torch_adaptive_max_pool1d.__qualname__ = \
+    "adaptive_max_pool1d"
+torch_adaptive_max_pool1d = overloads("(Tensor input, tuple of ints[1] output_size)")(
+    _torch_adaptive_max_pool1d)

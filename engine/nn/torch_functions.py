@@ -23,10 +23,12 @@ from .functional_dropout import dropout_steps, rrelu_drawing_from
 from .functional_loss_more import margin_ranking_kernel, triplet_margin_kernel
 from .functional_norm import batch_norm_kernel
 from .functional_norm_more import group_norm_kernel, instance_norm_kernel
-from .functional_pool import torch_max_pool1d, torch_max_pool1d_with_indices
+from .functional_pool import (torch_adaptive_max_pool1d, torch_max_pool1d,
+                              torch_max_pool1d_with_indices)
 
-__all__ = ["adaptive_avg_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d", "batch_norm",
-           "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle",
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_",
+           "avg_pool1d", "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu",
+           "celu_", "channel_shuffle",
            "conv1d", "conv2d", "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_",
            "embedding", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss", "instance_norm",
@@ -41,6 +43,7 @@ conv1d, conv2d, bilinear = F.conv1d, F.conv2d, F.bilinear
 avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
 max_pool1d = torch_max_pool1d  # (F.max_pool1d is Python that calls it or the next one)
 max_pool1d_with_indices = torch_max_pool1d_with_indices
+adaptive_max_pool1d = torch_adaptive_max_pool1d
 cosine_similarity, pairwise_distance = F.cosine_similarity, F.pairwise_distance
 pdist = F.pdist
 prelu = F.prelu

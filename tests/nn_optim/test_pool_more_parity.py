@@ -12,9 +12,13 @@ too), gradcheck in float64, module reprs and state_dicts, and torch's errors wor
 (the whole message) for wrong inputs: dims, sizes, dtypes, output sizes, argument types, calls
 with too many or unknown arguments.
 """
+import math
+
+import numpy as np
 import pytest
 
 import engine
+from engine.autograd import gradcheck, gradgradcheck
 
 import parity
 
@@ -147,3 +151,199 @@ def test_torch_max_pool1d_with_indices_keeps_its_cpp_signature():
                  "m.max_pool1d_with_indices(x, 2, return_indices=True)",
                  "m.max_pool1d_with_indices(x, (2, 2))", "m.max_pool1d(x, 2, (), 0, 1, True)"):
         _same("r = " + call, x=x)
+
+
+# ====================================================================== adaptive_max_pool1d/2d
+ADAPTIVE_2D_SHAPES = [(2, 3, 7, 6), (3, 7, 6), (0, 2, 5, 4), (1, 2, 1, 1), (2, 1, 3, 5)]
+ADAPTIVE_2D_SIZES = [3, (3, 4), 1, (1, 1), (7, 6), (10, 13), (None, 2), (4, None), (2, 0),
+                     [5, 1]]
+
+
+@pytest.mark.parametrize("output_size", ADAPTIVE_2D_SIZES, ids=str)
+@pytest.mark.parametrize("shape", ADAPTIVE_2D_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_adaptive_max_pool2d_values_indices_and_layout(dtype, shape, output_size):
+    """Values and indices bit for bit; a channels-last input gives channels-last values and
+    indices, any other layout row-major ones."""
+    for x in _layouts(shape, dtype).values():
+        parity.run_both(lambda m, x: m.nn.functional.adaptive_max_pool2d(x, output_size, True),
+                        x)
+        parity.run_both(lambda m, x: m.nn.functional.adaptive_max_pool2d(x, output_size), x)
+        parity.run_both(lambda m, x: m.nn.functional.adaptive_max_pool2d_with_indices(
+            x, output_size), x)
+
+
+@pytest.mark.parametrize("output_size", ADAPTIVE_2D_SIZES, ids=str)
+@pytest.mark.parametrize("shape", ADAPTIVE_2D_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adaptive_max_pool2d_gradients(dtype, shape, output_size):
+    """The gradient goes to each window's max (added up where windows share it), laid out as
+    the input; its own gradient reads the incoming one back there. An empty output refuses
+    its gradient (torch's check of grad_output)."""
+    for x in _layouts(shape, dtype).values():
+        parity.run_both(_gradients, lambda m, x: m.nn.functional.adaptive_max_pool2d(
+            x, output_size), x)
+
+
+ADAPTIVE_1D_SHAPES = [(2, 3, 7), (3, 7), (0, 2, 5), (1, 1, 1), (4, 1)]
+ADAPTIVE_1D_SIZES = [3, (4,), 1, 7, 10, [2], 0]
+
+
+@pytest.mark.parametrize("output_size", ADAPTIVE_1D_SIZES, ids=str)
+@pytest.mark.parametrize("shape", ADAPTIVE_1D_SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_adaptive_max_pool1d_values_indices_layout_and_gradients(dtype, shape, output_size):
+    for x in _layouts(shape, dtype).values():
+        for fn in (lambda m, x: m.nn.functional.adaptive_max_pool1d(x, output_size, True),
+                   lambda m, x: m.nn.functional.adaptive_max_pool1d(x, output_size),
+                   lambda m, x: m.nn.functional.adaptive_max_pool1d_with_indices(
+                       x, output_size),
+                   lambda m, x: m.adaptive_max_pool1d(x, output_size)):
+            parity.run_both(fn, x)
+        if dtype != "float16":
+            parity.run_both(_gradients, lambda m, x: m.nn.functional.adaptive_max_pool1d(
+                x, output_size), x)
+
+
+def test_adaptive_max_pool_nans_ties_and_infinities():
+    """torch's loop keeps a value when value > max or isnan(value): the last nan of a window
+    wins, else the first of equal maxima; a window of -inf keeps its first element."""
+    nan, inf = math.nan, math.inf
+    values = np.array([[1, nan, 3, 3], [nan, 2, 3, 0], [5, 5, -inf, -inf], [5, 5, -inf, -inf]])
+    for array in (values, np.full((3, 3), -inf), np.full((3, 3), nan), np.ones((3, 4))):
+        for dtype in FLOATS:
+            x = engine.from_numpy(array[None].astype(dtype))
+            for size in (1, 2, (2, 3), (5, 7), (3, 1)):
+                parity.run_both(lambda m, x, size=size: m.nn.functional.adaptive_max_pool2d(
+                    x, size, True), x)
+                parity.run_both(lambda m, x, size=size: m.nn.functional.adaptive_max_pool1d(
+                    x, size[-1] if isinstance(size, tuple) else size, True), x)
+            if dtype == "float64":
+                parity.run_both(_gradients, lambda m, x: m.nn.functional.adaptive_max_pool2d(
+                    x, (3, 2)), x)
+
+
+def test_adaptive_max_pool2d_node_saves_like_torch():
+    def fn(m, x):
+        out, indices = m.nn.functional.adaptive_max_pool2d(x, (3, 2), True)
+        node = out.grad_fn
+        (grad,) = m.autograd.grad(out, x, m.ones_like(out).requires_grad_(), create_graph=True)
+        return (node.name(), node._saved_self, node._saved_result1, indices.requires_grad,
+                indices.grad_fn, [n.name() for n, _ in grad.grad_fn.next_functions],
+                grad.grad_fn._saved_indices,
+                sorted(a for a in dir(node) if a.startswith("_saved")),
+                sorted(a for a in dir(grad.grad_fn) if a.startswith("_saved")),
+                m.nn.functional.adaptive_max_pool1d(x[0], 2).grad_fn.name(),
+                m.nn.functional.adaptive_max_pool1d(x[0], 2).grad_fn.next_functions[0][0].name())
+
+    parity.run_both(fn, parity.make_tensor((1, 2, 5, 4), "float64", low=-2,
+                                           high=2).requires_grad_())
+
+
+@pytest.mark.parametrize("output_size", [(3, 4), 2, (5, 7), (None, 3)], ids=str)
+def test_adaptive_max_pool_gradcheck(output_size):
+    x = engine.from_numpy(np.random.default_rng(0).permutation(60).reshape(1, 3, 5, 4) / 7.0)
+    x.requires_grad_()
+    fn = lambda x: engine.nn.functional.adaptive_max_pool2d(x, output_size)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+    size = output_size[-1] if isinstance(output_size, tuple) else output_size
+    fn = lambda x: engine.nn.functional.adaptive_max_pool1d(x[0], size)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_adaptive_max_pool_forward_mode():
+    def fn(m, x, t):
+        return m.func.jvp(lambda x: m.nn.functional.adaptive_max_pool2d(x, (3, 2)), (x,), (t,))
+
+    rng = np.random.default_rng(1)
+    parity.run_both(fn, rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4)))
+
+
+ADAPTIVE_ERRORS = [
+    # output sizes: negative, too few or many, None where torch takes none, not ints
+    "F.adaptive_max_pool2d(x, -1)", "F.adaptive_max_pool2d(x, (2, -1))",
+    "F.adaptive_max_pool2d(x, (-2, -3))", "F.adaptive_max_pool2d(x[:0], -3)",
+    "F.adaptive_max_pool2d(x, 0)", "F.adaptive_max_pool2d(x, (3,))",
+    "F.adaptive_max_pool2d(x, (3, 3, 3))", "F.adaptive_max_pool2d(x, ())",
+    "F.adaptive_max_pool2d(x, [])", "F.adaptive_max_pool2d(x, (None, None, 3))",
+    "F.adaptive_max_pool2d(x, (1, 2, 3, 4))", "F.adaptive_max_pool2d(x[0, 0], (1, 2, 3, 4))",
+    "F.adaptive_max_pool2d(x, (None, None))", "F.adaptive_max_pool2d(x, 2.0)",
+    "F.adaptive_max_pool2d(x, (2.0, 2))", "F.adaptive_max_pool2d(x, (2, 2.5))",
+    "F.adaptive_max_pool2d(x, (None, 2.5))", "F.adaptive_max_pool2d(x, [None, 'a'])",
+    "F.adaptive_max_pool2d(x, None)", "F.adaptive_max_pool2d(x, 'a')",
+    "F.adaptive_max_pool2d(x, True)", "F.adaptive_max_pool2d(x, (True, 2))",
+    "F.adaptive_max_pool2d(x, m.tensor(2))", "F.adaptive_max_pool2d(x, (m.tensor(2), 3))",
+    "F.adaptive_max_pool2d(x, m.tensor([2, 3]))", "F.adaptive_max_pool2d(x, m.tensor([2., 3]))",
+    "F.adaptive_max_pool2d(x, {2: 3, 4: 5})", "F.adaptive_max_pool2d(x, 2 ** 70)",
+    "F.adaptive_max_pool2d_with_indices(x, (3,))",
+    # inputs: dims, empty non-batch dims, dtypes, not a tensor
+    "F.adaptive_max_pool2d(x[0, 0], 2)", "F.adaptive_max_pool2d(x[None], 2)",
+    "F.adaptive_max_pool2d(x[0, 0], (3,))", "F.adaptive_max_pool2d(x[0, 0], -1)",
+    "F.adaptive_max_pool2d(x[:, :0], 2)", "F.adaptive_max_pool2d(x[:, :, :0], 2)",
+    "F.adaptive_max_pool2d(x[:, :, :, :0], -1)", "F.adaptive_max_pool2d(x[0, :0], 2)",
+    "F.adaptive_max_pool2d(x[0, :, :0], 2)", "F.adaptive_max_pool2d(x[:0], 2)",
+    "F.adaptive_max_pool2d(x.long(), 2)", "F.adaptive_max_pool2d(x.int(), 2)",
+    "F.adaptive_max_pool2d(x.bool(), 2)", "F.adaptive_max_pool2d(x.bool(), (1, 1))",
+    "F.adaptive_max_pool2d(x.long(), 0)", "F.adaptive_max_pool2d(x.long(), -1)",
+    "F.adaptive_max_pool2d(x.long(), (3,))", "F.adaptive_max_pool2d(x[:0].long(), 2)",
+    "F.adaptive_max_pool2d(x[:, :, :0].long(), 2)", "F.adaptive_max_pool2d(x.to(m.uint8), 2)",
+    "F.adaptive_max_pool2d(x.long().contiguous(memory_format=m.channels_last), 2)",
+    "F.adaptive_max_pool2d(x.bool().contiguous(memory_format=m.channels_last), 2)",
+    "F.adaptive_max_pool2d(x.tolist(), 2)", "F.adaptive_max_pool2d(x.tolist(), (2, 2))",
+    "F.adaptive_max_pool2d(3, (2, 2))",
+    # calls: keywords, positions, too many or unknown arguments
+    "F.adaptive_max_pool2d(input=x, output_size=2)",
+    "F.adaptive_max_pool2d(x, output_size=2, return_indices=True)",
+    "F.adaptive_max_pool2d(x, 2, False)", "F.adaptive_max_pool2d(x, 2, 1)",
+    "F.adaptive_max_pool2d(x, 2, False, 3)", "F.adaptive_max_pool2d(x, 2, True, 3)",
+    "F.adaptive_max_pool2d(x, 2, foo=3)", "F.adaptive_max_pool2d(x, 2, True, foo=3)",
+    "F.adaptive_max_pool2d(x)", "F.adaptive_max_pool2d_with_indices(x, 2, False)",
+    "F.adaptive_max_pool2d_with_indices(x, 2, False, 1)",
+    "(F.adaptive_max_pool2d.__name__, F.adaptive_max_pool2d_with_indices.__name__)",
+    # 1-d
+    "F.adaptive_max_pool1d(z, -1)", "F.adaptive_max_pool1d(z, (3, 2))",
+    "F.adaptive_max_pool1d(z, ())", "F.adaptive_max_pool1d(z, (None,))",
+    "F.adaptive_max_pool1d(z, None)", "F.adaptive_max_pool1d(z, 2.0)",
+    "F.adaptive_max_pool1d(z, True)", "F.adaptive_max_pool1d(z, m.tensor(2))",
+    "F.adaptive_max_pool1d(z, m.tensor([2]))", "F.adaptive_max_pool1d(z, m.tensor(2.))",
+    "F.adaptive_max_pool1d(z, 2 ** 70)", "F.adaptive_max_pool1d(z, -2 ** 40)",
+    "F.adaptive_max_pool1d(z[0, 0], 2)", "F.adaptive_max_pool1d(z[None], 2)",
+    "F.adaptive_max_pool1d(z[0, 0], (3, 2))", "F.adaptive_max_pool1d(z[:, :0], (3, 2))",
+    "F.adaptive_max_pool1d(z.long(), (3, 2))", "F.adaptive_max_pool1d(z.long(), -1)",
+    "F.adaptive_max_pool1d(z[:, :0], 2)", "F.adaptive_max_pool1d(z[:, :, :0], 2)",
+    "F.adaptive_max_pool1d(z[0, :, :0], 2)", "F.adaptive_max_pool1d(z[0, :0], 2)",
+    "F.adaptive_max_pool1d(z.long(), 2)", "F.adaptive_max_pool1d(z.bool(), 2)",
+    "F.adaptive_max_pool1d(z.tolist(), 2)", "F.adaptive_max_pool1d(z, 2, False, 1)",
+    "F.adaptive_max_pool1d(z, 2, True, foo=1)", "F.adaptive_max_pool1d(z)",
+    "F.adaptive_max_pool1d(z, output_size=2)", "F.adaptive_max_pool1d(input=z, output_size=2)",
+    "m.adaptive_max_pool1d(z, 2, True)", "m.adaptive_max_pool1d(z)",
+    "m.adaptive_max_pool1d(input=z, output_size=2)", "m.adaptive_max_pool1d(z, 2.0)",
+    "m.adaptive_max_pool1d(z.tolist(), 2)", "m.adaptive_max_pool1d(z, output_size=(2, 2))",
+]
+
+
+@pytest.mark.parametrize("code", ADAPTIVE_ERRORS)
+def test_adaptive_max_pool_errors_and_odd_calls(code):
+    _same("r = " + code, x=_values((2, 3, 7, 6), "float32"), z=_values((2, 3, 7), "float32"))
+
+
+def test_adaptive_max_pool_modules():
+    def fn(m, x):
+        nn = m.nn
+        layers = [nn.AdaptiveMaxPool2d(3), nn.AdaptiveMaxPool2d((None, 2), return_indices=True),
+                  nn.AdaptiveMaxPool2d((1, 1)), nn.AdaptiveMaxPool2d([4, 5], True),
+                  nn.AdaptiveMaxPool1d(4), nn.AdaptiveMaxPool1d((2,), return_indices=True)]
+        inputs = [x, x, x[0], x, x[0], x[:, 0]]
+        return ([repr(layer) for layer in layers],
+                [layer(input) for layer, input in zip(layers, inputs)],
+                [list(layer.state_dict()) for layer in layers],
+                [(layer.output_size, layer.return_indices) for layer in layers],
+                repr(nn.Sequential(nn.AdaptiveMaxPool2d(2), nn.AdaptiveMaxPool1d(1))))
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 7, 6), "float32", low=-2, high=2))
+    _same("r = nn.AdaptiveMaxPool2d(2)(x.long())", x=_values((2, 3, 7, 6)))
+    _same("r = nn.AdaptiveMaxPool1d(2)(x)", x=_values((2, 3, 7, 6)))
+    _same("r = nn.AdaptiveMaxPool2d()", x=_values((2, 3)))
+    _same("r = nn.AdaptiveMaxPool2d(2, True, 3)", x=_values((2, 3)))

@@ -1,5 +1,5 @@
 """Pooling layers: ``MaxPool1d``/``2d``/``3d``, ``AvgPool1d``/``2d``/``3d``,
-``AdaptiveAvgPool1d``/``2d`` (no parameters)."""
+``AdaptiveAvgPool1d``/``2d``, ``AdaptiveMaxPool1d``/``2d`` (no parameters)."""
 from .. import functional as F
 from .module import Module
 
@@ -133,3 +133,33 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class _AdaptiveMaxPoolNd(Module):
+    """What AdaptiveMaxPool1d and AdaptiveMaxPool2d share: the output size and whether
+    forward also returns the indices."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """out = the largest element of each of output_size windows that cover the last
+    dimension evenly; return_indices=True also returns where each max was."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """out = the largest element of each of output_size windows that cover the input evenly
+    (None in output_size keeps that dimension's size); return_indices=True also returns where
+    each max was."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
