@@ -8,8 +8,8 @@ values-only twin.
 Pooling slides a window over each channel of an image (each *plane*) and keeps one number
 per window: the largest (max) or the mean (avg). ``adaptive_avg_pool2d`` and
 ``adaptive_max_pool2d`` choose the windows themselves, so that the output has the size asked
-for. A channels-last input gives channels-last results from the adaptive max pooling, as
-torch's kernels do (the others here return row-major ones).
+for. A channels-last input gives channels-last results (and gradients) from the 2-d
+poolings, as torch's kernels do (the 3-d ones return row-major ones).
 
 Every pooling here is linear in what it keeps, so each backward is a "put back": the
 gradient of a window goes to the input element its max came from (max), or is spread
@@ -287,8 +287,12 @@ def _max_pool(dims, parsed_as, input, kernel_size, stride, padding, dilation, ce
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected "
                            "for input")
+    layout = format_of(input)
+    if dims == 3 and layout == "channels_last":  # (a 4-d (C, T, H, W) input laid out so)
+        raise RuntimeError("Unsupported memory format. Supports only ChannelsLast3d, "
+                           "Contiguous")
     geometry.measure(input, ceil_mode)
-    _check_not_bool(name, input)
+    _check_not_bool(name + ("_channels_last" if layout == "channels_last" else ""), input)
     planes = _planes(input, dims)
     lowest = -np.inf if planes.dtype.kind == "f" else np.iinfo(planes.dtype).min
     windows = geometry.windows(planes, lowest)
@@ -296,8 +300,8 @@ def _max_pool(dims, parsed_as, input, kernel_size, stride, padding, dilation, ce
     position = _position_of_max(windows, inside)
     values = np.take_along_axis(windows, position[:, None], 1)[:, 0]
     out_shape = (*input.shape[:-dims], *geometry.out)
-    out = wrap(values.reshape(out_shape))
-    indices = wrap(_flat_index(position, geometry).reshape(out_shape))
+    out = _laid_out(values.reshape(out_shape), layout)
+    indices = _laid_out(_flat_index(position, geometry).reshape(out_shape), layout)
     node = MaxPool3DWithIndicesBackward0 if dims == 3 else MaxPool2DWithIndicesBackward0
     record(node, (out, indices), (input,), saved=(input, indices), ceil_mode=ceil_mode,
            **geometry.given)
@@ -367,7 +371,8 @@ def max_pool_backward(dims, grad, input, indices):
     np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
     node = MaxPool3DWithIndicesBackwardBackward0 if dims == 3 else \
         MaxPool2DWithIndicesBackwardBackward0
-    return record(node, wrap(out.reshape(input_shape)), (grad, input), saved=(indices,))
+    return record(node, _laid_out(out.reshape(input_shape), format_of(input)), (grad, input),
+                  saved=(indices,))
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
@@ -379,11 +384,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        planes = grad.reshape(-1, math.prod(grad.shape[-self.dims:]))
-        count, length = planes.shape[0], math.prod(indices.shape[-self.dims:])
-        rows = wrap(np.arange(count)[:, None])
-        return planes[rows, indices.reshape(count, length)].reshape(indices.shape), \
-            zeros_like(grad)
+        return max_pool_double_backward(grad, indices, self.dims), zeros_like(grad)
 
 
 class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
@@ -421,9 +422,11 @@ def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_includ
     name = f"avg_pool{dims}d"  # (its arguments' types checked by torch's parser: _AVG_POOL)
     geometry = _AvgGeometry(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             divisor_override, dims)
+    layout = format_of(input)
     if dims == 2 and (input._data.dtype.kind in "biu" and input._data.dtype != np.int64):
         # (its kernel: floating dtypes and int64 only, once the shapes are checked)
-        raise NotImplementedError(f"\"{name}\" not implemented for "
+        kernel = name + ("_channels_last" if layout == "channels_last" else "")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
     planes = _planes(input, dims)
     if dims == 3 and planes.dtype not in (np.float32, np.float64, np.int64):
@@ -435,7 +438,7 @@ def _avg_pool(dims, input, kernel_size, stride, padding, ceil_mode, count_includ
         total += windows[:, k]
     out = _divide(total, geometry.divisors()).astype(planes.dtype)
     node = AvgPool3DBackward0 if dims == 3 else AvgPool2DBackward0
-    return record(node, wrap(out.reshape(*input.shape[:-dims], *geometry.out)),
+    return record(node, _laid_out(out.reshape(*input.shape[:-dims], *geometry.out), layout),
                   (input,), saved=(input,), ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override,
                   **{name: value for name, value in geometry.given.items() if name != "dilation"})
@@ -529,9 +532,9 @@ def _avg_pool_backward(dims, grad, input, kernel_size, stride, padding, ceil_mod
         padded[(slice(None), *geometry.window_slices(offset, False))] += deltas
     inside = tuple(slice(before, before + size) for (before, _), size in zip(around,
                                                                             geometry.size))
-    grad_input = np.ascontiguousarray(padded[(slice(None), *inside)]).reshape(input.shape)
+    grad_input = _laid_out(padded[(slice(None), *inside)].reshape(input.shape), format_of(input))
     node = AvgPool3DBackwardBackward0 if dims == 3 else AvgPool2DBackwardBackward0
-    return record(node, wrap(grad_input), (grad, input), kernel_size=kernel_size,
+    return record(node, grad_input, (grad, input), kernel_size=kernel_size,
                   stride=stride, padding=padding, ceil_mode=ceil_mode,
                   count_include_pad=count_include_pad, divisor_override=divisor_override)
 
@@ -653,9 +656,10 @@ def _torch_max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil
                                         ceil_mode)[0]
     if needs_indices:
         return out
-    # torch's kernel writes a tensor of its own, with a batch of one for 2-d input that it
-    # then squeezes in place (version 1)
-    return out.clone() if input.dim() == 3 else out.unsqueeze(0).clone().squeeze_(0)
+    # torch's kernel writes a row-major tensor of its own, with a batch of one for 2-d input
+    # that it then squeezes in place (version 1)
+    return out.clone(memory_format=contiguous_format) if input.dim() == 3 else \
+        out.unsqueeze(0).clone().squeeze_(0)
 
 
 _torch_max_pool1d.__name__ = _torch_max_pool1d.__qualname__ = "max_pool1d"
@@ -732,8 +736,9 @@ def adaptive_avg_pool2d(input, output_size):
                 for column in range(columns.start, columns.stop):
                     total += planes[:, row, column]
             out[:, oh, ow] = total / len(rows) / len(columns)
-    out = out.astype(input._data.dtype).reshape(*input.shape[:-2], *size)
-    return record(AdaptiveAvgPool2DBackward0, wrap(out), (input,), saved=(input,))
+    out = _laid_out(out.astype(input._data.dtype).reshape(*input.shape[:-2], *size),
+                    format_of(input))
+    return record(AdaptiveAvgPool2DBackward0, out, (input,), saved=(input,))
 
 
 def _check_adaptive_input(input):
@@ -747,7 +752,9 @@ def _check_adaptive_input(input):
                                f"non-batch dimensions, but input has sizes {list(input.shape)} "
                                f"with dimension {dim} being empty")
     if input._data.dtype.kind != "f":
-        raise NotImplementedError("\"adaptive_avg_pool2d\" not implemented for "
+        kernel = "adaptive_avg_pool2d" + ("_channels_last" if format_of(input) ==
+                                          "channels_last" else "")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
 
 
@@ -777,8 +784,8 @@ def adaptive_avg_pool2d_backward(grad, input):
         for ow, columns in enumerate(_adaptive_ranges(input.shape[-1], planes.shape[2])):
             out[:, rows.start:rows.stop, columns.start:columns.stop] += (
                 planes[:, oh, ow] / len(rows) / len(columns))[:, None, None]
-    return record(AdaptiveAvgPool2DBackwardBackward0, wrap(out.reshape(input.shape)),
-                  (grad, input),
+    return record(AdaptiveAvgPool2DBackwardBackward0,
+                  _laid_out(out.reshape(input.shape), format_of(input)), (grad, input),
                   output_size=tuple(grad.shape[-2:]))
 
 
@@ -839,7 +846,7 @@ def torch_adaptive_max_pool2d(input, output_size):
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                f"{out_shape}")
-    layout = suggested_memory_format(input._data.shape, input.stride())
+    layout = format_of(input)
     if input._data.dtype.kind != "f":
         kernel = "adaptive_max_pool2d" + ("_channels_last" if layout == "channels_last" else "")
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
@@ -876,6 +883,12 @@ def _check_non_batch_sizes(name, shape, what="input"):
                                "being empty")
 
 
+def format_of(input):
+    """The memory format torch's pooling kernels read off the input: "channels_last" for a
+    4-d input laid out N, H, W, C (its results are too), else "contiguous_format"."""
+    return suggested_memory_format(input._data.shape, input.stride())
+
+
 def _laid_out(array, layout):
     """``array`` as a new tensor in the memory format ``layout`` names."""
     if layout != "channels_last":
@@ -906,9 +919,8 @@ def adaptive_max_pool2d_backward(grad, input, indices):
     where = indices._data.reshape(planes.shape)
     out = np.zeros((planes.shape[0], math.prod(input._data.shape[-2:])), planes.dtype)
     np.add.at(out, (np.arange(planes.shape[0])[:, None], where), planes)
-    layout = suggested_memory_format(input._data.shape, input.stride())
     return record(AdaptiveMaxPool2DBackwardBackward0,
-                  _laid_out(out.reshape(input._data.shape), layout), (grad, input),
+                  _laid_out(out.reshape(input._data.shape), format_of(input)), (grad, input),
                   saved=(indices,))
 
 

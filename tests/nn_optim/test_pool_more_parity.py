@@ -28,10 +28,10 @@ pytestmark = pytest.mark.torch
 FLOATS = ["float16", "float32", "float64"]
 
 
-def _same(code, **arrays):
+def _same(code, exact=True, **arrays):
     """``code`` (leaving ``r``) run with each library (``m``; ``F`` its nn.functional, ``nn``
-    its nn; ``arrays`` as tensors of each): the same results (parity.assert_same), or the
-    same error, its type and its whole message."""
+    its nn; ``arrays`` as tensors of each): the same results (parity.assert_same, ``exact``
+    or to float rounding), or the same error, its type and its whole message."""
     results = []
     for m in (torch, engine):
         names = {k: (torch.from_numpy(v.copy()) if m is torch else engine.from_numpy(v.copy()))
@@ -43,7 +43,7 @@ def _same(code, **arrays):
             and isinstance(expected[1], str):
         assert got == expected, code
     else:
-        parity.assert_same(got, expected)
+        parity.assert_same(got, expected, exact=exact)
     return expected
 
 
@@ -347,3 +347,49 @@ def test_adaptive_max_pool_modules():
     _same("r = nn.AdaptiveMaxPool1d(2)(x)", x=_values((2, 3, 7, 6)))
     _same("r = nn.AdaptiveMaxPool2d()", x=_values((2, 3)))
     _same("r = nn.AdaptiveMaxPool2d(2, True, 3)", x=_values((2, 3)))
+
+
+# ====================================================================== channels-last pooling
+CHANNELS_LAST_CALLS = {
+    "max_pool2d": lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True),
+    "max_pool2d ceil dilation": lambda m, x: m.nn.functional.max_pool2d(x, 2, 3, 1, 2, True),
+    "avg_pool2d": lambda m, x: m.nn.functional.avg_pool2d(x, 2),
+    "avg_pool2d padded": lambda m, x: m.nn.functional.avg_pool2d(x, 3, 2, 1, True, False),
+    "avg_pool2d divisor": lambda m, x: m.nn.functional.avg_pool2d(x, 3, 1, 1, False, True, 2),
+    "adaptive_avg_pool2d": lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (3, 4)),
+    "max_pool1d": lambda m, x: m.nn.functional.max_pool1d(x[:, :, 0].transpose(1, 2), 2),
+    "max_pool1d indices": lambda m, x: m.nn.functional.max_pool1d(
+        x[:, :, 0].transpose(1, 2), 2, return_indices=True),
+    "avg_pool1d": lambda m, x: m.nn.functional.avg_pool1d(x[:, :, 0].transpose(1, 2), 2),
+    "adaptive_avg_pool1d": lambda m, x: m.nn.functional.adaptive_avg_pool1d(
+        x[:, :, 0].transpose(1, 2), 3),
+}
+
+
+@pytest.mark.parametrize("call", list(CHANNELS_LAST_CALLS))
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_pooling_keeps_channels_last(dtype, call):
+    """torch's 2-d pooling kernels write a channels-last result (and gradient) for a
+    channels-last input (a (N, C, L) input whose L is innermost is one once unsqueezed); the
+    values are the same as for a row-major input."""
+    fn = CHANNELS_LAST_CALLS[call]
+    x = engine.from_numpy(_values((2, 3, 7, 6), dtype))
+    for layout in (engine.channels_last, engine.contiguous_format):
+        parity.run_both(fn, x.contiguous(memory_format=layout))
+        if dtype != "float16":
+            parity.run_both(_gradients, fn, x.contiguous(memory_format=layout))
+    with torch.no_grad(), engine.no_grad():  # (max_pool1d's kernel without indices)
+        parity.run_both(fn, x.contiguous(memory_format=engine.channels_last))
+
+
+def test_pooling_channels_last_refusals():
+    x = _values((2, 3, 7, 6), "float32")
+    for code in ("F.max_pool2d(x.contiguous(memory_format=m.channels_last).bool(), 3, 1)",
+                 "F.avg_pool2d(x.contiguous(memory_format=m.channels_last).int(), 3, 1)",
+                 "F.avg_pool2d(x.contiguous(memory_format=m.channels_last).long(), 3, 1)",
+                 "F.adaptive_avg_pool2d(x.contiguous(memory_format=m.channels_last).long(), 3)",
+                 "F.max_pool3d(x.contiguous(memory_format=m.channels_last), 2)",
+                 "F.max_pool3d(x.contiguous(memory_format=m.channels_last), 2, 0)",
+                 "F.max_pool3d(x.contiguous(memory_format=m.channels_last), (2, 2))",
+                 "F.max_pool3d(x.contiguous(memory_format=m.channels_last)[:, :0], 2)"):
+        _same("r = " + code, x=x)
