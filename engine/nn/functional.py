@@ -11,7 +11,8 @@ as they are in torch (``l1_loss`` is ``(input - target).abs().mean()``).
 The larger families sit in files of their own, each importable from here as in torch:
 ``functional_linear.py`` (linear, bilinear), ``functional_conv.py`` (conv1d, conv2d, unfold, fold,
 pad), ``functional_pool.py`` (max_pool1d/2d/3d and their _with_indices, avg_pool1d/2d/3d,
-adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d),
+adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d), ``functional_pool_more.py`` (lp_pool1d/2d,
+max_unpool1d/2d),
 ``functional_norm.py`` (batch_norm, layer_norm, rms_norm), ``functional_norm_more.py``
 (group_norm, instance_norm, local_response_norm, pixel_shuffle, channel_shuffle),
 ``functional_activation.py`` (gelu,
@@ -67,6 +68,7 @@ from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive
                               adaptive_max_pool2d_with_indices, avg_pool1d, avg_pool2d,
                               avg_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
                               max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices)
+from .functional_pool_more import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d
 from .functional_sparse import embedding, embedding_bag
 from ..ops.common import (laid_out_row_major, not_implemented_for, number_parameters,
                           wrap_elementwise)
@@ -761,6 +763,7 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoi
            "nll_loss", "cross_entropy", "conv1d", "conv2d", "unfold", "fold", "pad",
            "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+           "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices",

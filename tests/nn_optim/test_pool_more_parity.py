@@ -349,6 +349,154 @@ def test_adaptive_max_pool_modules():
     _same("r = nn.AdaptiveMaxPool2d(2, True, 3)", x=_values((2, 3)))
 
 
+# ====================================================================== lp_pool1d, lp_pool2d
+NORMS = [2, 2.0, 1, 3, 0.5, -1, 1.5, math.inf, -math.inf, True]
+LP_2D = {"2": (2,), "(2, 3) stride 1": ((2, 3), 1), "3 stride 2": (3, 2),
+         "3 ceil_mode": (3, None, True), "(1, 2) stride (2, 1) ceil_mode": ((1, 2), (2, 1), True),
+         "[2, 2] stride []": ([2, 2], None)}
+LP_1D = {"2": (2,), "3 stride 1": (3, 1), "3 stride 2 ceil_mode": (3, 2, True),
+         "1": (1,), "[3] stride [2]": (3, [2])}
+
+
+def _lp_exact(dtype, norm_type):
+    """Whether lp_pool's values are torch's bit for bit: its powers x ** p and y ** (1 / p)
+    are, for whole exponents, and in float16 (computed in float32, rounded); a float32 ** 0.5
+    is a square root (MKL's in torch) and a float64 ** a fraction SLEEF's vectorised pow in
+    torch, each within an ulp of the engine's (notebooks/DIFFERENCES.md)."""
+    return dtype == "float16" or norm_type in (1, -1, math.inf, -math.inf)
+
+
+@pytest.mark.parametrize("case", list(LP_2D))
+@pytest.mark.parametrize("norm_type", NORMS, ids=str)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_lp_pool2d_values_layouts_and_gradients(dtype, norm_type, case):
+    """torch's composition: avg_pool2d of x ** p, times the window's size, sign * relu(abs),
+    to the power 1 / p (max_pool2d of |x| for inf): its values, layouts and nodes."""
+    args, exact = LP_2D[case], _lp_exact(dtype, norm_type)
+    for shape in ((2, 3, 7, 6), (3, 5, 4), (0, 2, 4, 4)):
+        for x in _layouts(shape, dtype).values():
+            parity.run_both(lambda m, x: m.nn.functional.lp_pool2d(x, norm_type, *args), x,
+                            exact=exact)
+            if dtype != "float16":
+                parity.run_both(_gradients, lambda m, x: m.nn.functional.lp_pool2d(
+                    x, norm_type, *args), x, exact=exact)
+
+
+@pytest.mark.parametrize("case", list(LP_1D))
+@pytest.mark.parametrize("norm_type", NORMS, ids=str)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_lp_pool1d_values_layouts_and_gradients(dtype, norm_type, case):
+    args, exact = LP_1D[case], _lp_exact(dtype, norm_type)
+    for shape in ((2, 3, 7), (3, 5), (0, 2, 4)):
+        for x in _layouts(shape, dtype).values():
+            parity.run_both(lambda m, x: m.nn.functional.lp_pool1d(x, norm_type, *args), x,
+                            exact=exact)
+            if dtype != "float16":
+                parity.run_both(_gradients, lambda m, x: m.nn.functional.lp_pool1d(
+                    x, norm_type, *args), x, exact=exact)
+
+
+def test_lp_pool_graph_and_saved_values():
+    def fn(m, x):
+        out = m.nn.functional.lp_pool2d(x, 3, 2)
+        found, node = [], out.grad_fn
+        while node is not None:  # the first input's nodes, down to the leaf
+            found.append(node.name())
+            node = node.next_functions[0][0] if node.next_functions else None
+        mul = out.grad_fn.next_functions[0][0]
+        return (found, out.grad_fn._saved_exponent, mul._saved_other,
+                [n.name() if n else None for n, _ in mul.next_functions[0][0].next_functions],
+                m.nn.functional.lp_pool2d(x, math.inf, 2).grad_fn.name(),
+                m.nn.functional.lp_pool2d(x, -math.inf, 2).grad_fn.name(),
+                m.nn.functional.lp_pool1d(x[0], math.inf, 2).grad_fn.name(),
+                m.nn.functional.lp_pool2d(x, m.tensor(2.0), 2).grad_fn.name())
+
+    parity.run_both(fn, parity.make_tensor((1, 2, 4, 4), "float64", low=-2,
+                                           high=2).requires_grad_())
+
+
+def test_lp_pool_of_integers_bools_zeros_and_nans():
+    """int64 goes through avg_pool2d's integer division (then a float power), bool's power is
+    an int64, other integers are refused by avg_pool2d; a window of zeros has the gradient 0
+    (its sign), a nan norm makes nans."""
+    for dtype in ("int64", "bool", "int32", "uint8", "int16"):
+        x = parity.make_values((2, 3, 6, 5), dtype, low=0 if dtype == "uint8" else -3, high=3) \
+            if dtype != "bool" else parity.make_values((2, 3, 6, 5), dtype)
+        for code in ("F.lp_pool2d(x, 2, 2)", "F.lp_pool2d(x, 2.0, 2)", "F.lp_pool2d(x, 3, 2)",
+                     "F.lp_pool2d(x, math.inf, 2)", "F.lp_pool1d(x[0], 2, 2)",
+                     "F.lp_pool1d(x[0], 1.0, 3)", "F.lp_pool1d(x[0], -math.inf, 2)",
+                     "F.lp_pool2d(x, -1, 2)"):
+            # (float32 ** 0.5 and ** (1 / 3): within an ulp, see _lp_exact)
+            _same("import math\nr = " + code, "inf" in code or "1" in code.split(",")[1], x=x)
+    zeros = np.zeros((1, 2, 4, 4))
+    zeros[0, 0, :2, :2] = [[1, -1], [2, 0]]
+    for norm_type in (1, 2, 3, 0.5):
+        parity.run_both(_gradients, lambda m, x, p=norm_type: m.nn.functional.lp_pool2d(
+            x, p, 2), engine.from_numpy(zeros))
+    _same("r = F.lp_pool2d(x, math.nan, 2)", x=_values((2, 3, 4, 4)))
+    _same("import math\nr = F.lp_pool1d(x, math.nan, 2)", x=_values((2, 3, 4)))
+
+
+@pytest.mark.parametrize("norm_type", [2, 3, 1.5, math.inf])
+def test_lp_pool_gradcheck(norm_type):
+    x = engine.from_numpy(np.random.default_rng(0).permutation(60).reshape(1, 3, 5, 4) / 7.0
+                          + 0.5).requires_grad_()
+    fn = lambda x: engine.nn.functional.lp_pool2d(x, norm_type, 2, 1)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+    fn = lambda x: engine.nn.functional.lp_pool1d(x[0], norm_type, 3, 2, True)  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+LP_ERRORS = [
+    "F.lp_pool2d(x, 0, 2)", "F.lp_pool2d(x, 0.0, 2)", "F.lp_pool2d(x, False, 2)",
+    "F.lp_pool2d(x, -0.0, 2)", "F.lp_pool2d(x, 'a', 2)", "F.lp_pool2d(x, None, 2)",
+    "F.lp_pool2d(x, [2], 2)", "F.lp_pool2d(x, m.tensor(2.), 2)", "F.lp_pool2d(x, m.tensor(0.), 2)",
+    "F.lp_pool2d(x, 2, (2, 3, 4))", "F.lp_pool2d(x, 2, [2])", "F.lp_pool2d(x, 2, 2.0)",
+    "F.lp_pool2d(x, math.inf, 2.0)", "F.lp_pool2d(x, 2, 8)", "F.lp_pool2d(x, 2, 0)",
+    "F.lp_pool2d(x, 2, 2, 0)", "F.lp_pool2d(x, 2, -1)", "F.lp_pool2d(x, 2, 2, -1)",
+    "F.lp_pool2d(x, math.inf, 8)", "F.lp_pool2d(x, math.inf, 2, 0)",
+    "F.lp_pool2d(x[0, 0], 2, 2)", "F.lp_pool2d(x[None], 2, 2)",
+    "F.lp_pool2d(x[0, 0], math.inf, 2)", "F.lp_pool2d(x[:, :0], 2, 2)",
+    "F.lp_pool2d(x.tolist(), 2, 2)", "F.lp_pool2d(x, 2, 2, foo=1)", "F.lp_pool2d(x, 2)",
+    "F.lp_pool2d(x, 2, 2, None, False, 1)", "F.lp_pool2d(x, 2, 2, ceil_mode=None)",
+    "F.lp_pool2d(x, math.inf, 2, ceil_mode=None)",
+    "F.lp_pool2d(input=x, norm_type=1, kernel_size=2)",
+    "F.lp_pool1d(z, 0, 2)", "F.lp_pool1d(z, 'a', 2)", "F.lp_pool1d(z, 2, (2,))",
+    "F.lp_pool1d(z, 2, [2])", "F.lp_pool1d(z, 2, (2, 2))", "F.lp_pool1d(z, 2, 2.0)",
+    "F.lp_pool1d(z, math.inf, (2,))", "F.lp_pool1d(z, 2, 8)", "F.lp_pool1d(z[0, 0], 2, 2)",
+    "F.lp_pool1d(z[None], 2, 2)", "F.lp_pool1d(z, 2, 2, 0)", "F.lp_pool1d(z.tolist(), 2, 2)",
+    "F.lp_pool1d(z, 2)", "F.lp_pool1d(z, 2, 2, None, False, 3)",
+]
+
+
+@pytest.mark.parametrize("code", LP_ERRORS)
+def test_lp_pool_errors_and_odd_calls(code):
+    _same("import math\nr = " + code, x=_values((2, 3, 7, 6), "float32"),
+          z=_values((2, 3, 7), "float32"))
+
+
+def test_lp_pool_modules():
+    def fn(m, x):
+        nn = m.nn
+        layers = [nn.LPPool2d(2, 3), nn.LPPool2d(2.0, (3, 2), 1, True),
+                  nn.LPPool2d(math.inf, 2), nn.LPPool2d(m.tensor(3.0), 2),
+                  nn.LPPool1d(1, 3), nn.LPPool1d(-1, [3], stride=[2], ceil_mode=True)]
+        inputs = [x, x, x[0], x, x[0], x[:, 0]]
+        return ([repr(layer) for layer in layers],
+                [layer(input) for layer, input in zip(layers, inputs)],
+                [list(layer.state_dict()) for layer in layers],
+                [(layer.norm_type, layer.kernel_size, layer.stride) for layer in layers[:3]])
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 7, 6), "float32", low=-2, high=2))
+    for code in ("nn.LPPool2d(0, 3)", "nn.LPPool1d(0.0, 3)", "nn.LPPool1d(False, 3)",
+                 "nn.LPPool1d('a', 3)(x[0])", "repr(nn.LPPool1d('a', 3))", "nn.LPPool2d(2)",
+                 "nn.LPPool2d(2, 2)(x.long())", "nn.LPPool2d(2, 2)(x.int())",
+                 "nn.LPPool1d(None, 2)(x[0])"):
+        _same("r = " + code, x=_values((2, 3, 7, 6), "float32"))
+
+
 # ====================================================================== channels-last pooling
 CHANNELS_LAST_CALLS = {
     "max_pool2d": lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True),
@@ -393,3 +541,208 @@ def test_pooling_channels_last_refusals():
                  "F.max_pool3d(x.contiguous(memory_format=m.channels_last), (2, 2))",
                  "F.max_pool3d(x.contiguous(memory_format=m.channels_last)[:, :0], 2)"):
         _same("r = " + code, x=x)
+
+
+# ====================================================================== max_unpool1d/2d
+def _pooled(shape, dims, dtype="float64", seed=0, *args):
+    """A max pooling's values and indices (numpy), of distinct values (no ties)."""
+    values = np.random.default_rng(seed).permutation(math.prod(shape)).reshape(shape) / 4.0
+    pool = torch.nn.functional.max_pool2d if dims == 2 else torch.nn.functional.max_pool1d
+    out, indices = pool(torch.from_numpy(values), *(args or (2,)), return_indices=True)
+    return out.numpy().astype(dtype), indices.numpy()
+
+
+UNPOOL_2D = {  # (input shape, max_pool2d's arguments, max_unpool2d's arguments)
+    "2": ((2, 3, 6, 5), (2,), (2,)),
+    "unbatched": ((3, 6, 5), (2,), (2,)),
+    "output_size": ((2, 3, 6, 5), (2,), (2, None, 0, (6, 5))),
+    "output_size of 4": ((2, 3, 7, 5), (2,), (2, None, 0, (2, 3, 7, 5))),
+    "3 stride 2 padding 1": ((2, 3, 7, 6), (3, 2, 1), (3, 2, 1)),
+    "(2, 3) stride 1": ((1, 2, 5, 6), ((2, 3), 1), ((2, 3), 1, 0, [5, 6])),
+    "empty batch": ((0, 3, 6, 5), (2,), (2,)),
+    "1x1": ((2, 3, 1, 1), (1,), (1,)),
+    "larger": ((1, 2, 4, 4), (2,), (2, 3)),
+    "empty output": ((1, 2, 4, 4), (2,), (2, 2, 1)),
+}
+
+
+@pytest.mark.parametrize("case", list(UNPOOL_2D))
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_max_unpool2d_values_layouts_and_gradients(dtype, case):
+    """Each value put back at its index in its plane, zeros elsewhere, laid out as the
+    input's format suggests; the gradient reads the incoming one back at the indices
+    (MaxUnpool2DBackward0, whose own backward is a gather)."""
+    shape, pool_args, args = UNPOOL_2D[case]
+    values, indices = _pooled(shape, 2, dtype, 0, *pool_args)
+    for layout, x in _layouts(values.shape, dtype).items():
+        x = engine.from_numpy(values) if layout == "contiguous" else x
+        x.copy_(engine.from_numpy(values))
+        # (parity's copies of an empty tensor are row-major: no channels-last ones)
+        for i in (engine.from_numpy(indices), engine.from_numpy(indices).contiguous(
+                memory_format=engine.channels_last) if indices.ndim == 4 and indices.size
+                else None):
+            if i is None:
+                continue
+            parity.run_both(lambda m, x, i: m.nn.functional.max_unpool2d(x, i, *args), x, i)
+            if dtype != "float16":
+                parity.run_both(lambda m, x, i: _gradients(
+                    m, lambda m, x: m.nn.functional.max_unpool2d(x, i, *args), x), x, i)
+
+
+UNPOOL_1D = {
+    "2": ((2, 3, 7), (2,), (2,)),
+    "unbatched": ((3, 8), (2,), (2,)),
+    "output_size": ((2, 3, 7), (2,), (2, None, 0, [7])),
+    "output_size of 3": ((2, 3, 7), (2,), (2, None, 0, (2, 3, 7))),
+    "3 stride 2 padding 1": ((2, 3, 7), (3, 2, 1), (3, 2, 1)),
+    "empty batch": ((0, 3, 6), (2,), (2,)),
+    "kernel 0": ((2, 3, 6), (2,), (0,)),
+}
+
+
+@pytest.mark.parametrize("case", list(UNPOOL_1D))
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_max_unpool1d_values_layouts_and_gradients(dtype, case):
+    shape, pool_args, args = UNPOOL_1D[case]
+    values, indices = _pooled(shape, 1, dtype, 0, *pool_args)
+    for layout, x in _layouts(values.shape, dtype).items():
+        x = engine.from_numpy(values) if layout == "contiguous" else x
+        x.copy_(engine.from_numpy(values))
+        i = engine.from_numpy(indices)
+        parity.run_both(lambda m, x, i: m.nn.functional.max_unpool1d(x, i, *args), x, i)
+        if dtype != "float16":
+            parity.run_both(lambda m, x, i: _gradients(
+                m, lambda m, x: m.nn.functional.max_unpool1d(x, i, *args), x), x, i)
+
+
+def test_max_unpool_repeated_indices_and_its_node():
+    """Where indices repeat, the last value written wins (in the input's memory order);
+    the node saves the indices only and has an edge for the input alone."""
+    values = np.arange(1.0, 17.0).reshape(1, 2, 2, 4)
+    for indices in (np.zeros((1, 2, 2, 4), np.int64), np.tile([3, 1, 3, 1], (1, 2, 2, 1)),
+                    np.array([[[[5, 5, 0, 5], [0, 5, 5, 0]], [[1, 2, 1, 2], [2, 2, 1, 1]]]])):
+        for layout in (engine.contiguous_format, engine.channels_last):
+            parity.run_both(lambda m, x, i: m.nn.functional.max_unpool2d(x, i, 2),
+                            engine.from_numpy(values).contiguous(memory_format=layout),
+                            engine.from_numpy(indices))
+
+    def fn(m, x, i):
+        out = m.nn.functional.max_unpool2d(x, i, 2)
+        (grad,) = m.autograd.grad(out, x, m.ones_like(out).requires_grad_(), create_graph=True)
+        node = out.grad_fn
+        return (node.name(), node._saved_indices, len(node.next_functions),
+                sorted(a for a in dir(node) if a.startswith("_saved")), grad.grad_fn.name(),
+                m.nn.functional.max_unpool1d(x[0], i[0], 2).grad_fn.name(),
+                m.nn.functional.max_unpool1d(x[0], i[0], 2).grad_fn.next_functions[0][0].name())
+
+    parity.run_both(fn, engine.from_numpy(values).requires_grad_(),
+                    engine.from_numpy(np.tile([[0, 2], [9, 11]], (1, 2, 1, 2))))
+
+
+def test_max_unpool_gradcheck():
+    """(indices without repeats: where two values go to one place, only the last stays)"""
+    values, indices = _pooled((1, 2, 6, 5), 2, "float64", 0, (2, 3), (2, 3), (1, 1))
+    x, i = engine.from_numpy(values).requires_grad_(), engine.from_numpy(indices)
+    fn = lambda x: engine.nn.functional.max_unpool2d(x, i, (2, 3), (2, 3), 1,  # noqa: E731
+                                                     (6, 5))
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+    values, indices = _pooled((2, 3, 7), 1, "float64", 0, 2, 2, 1)
+    x, i = engine.from_numpy(values).requires_grad_(), engine.from_numpy(indices)
+    fn = lambda x: engine.nn.functional.max_unpool1d(x, i, 2, 2, 1, [7])  # noqa: E731
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+UNPOOL_ERRORS = [
+    # output sizes: out of range, wrong lengths, not ints, negative, a Size, a tensor
+    "F.max_unpool2d(o, i, 2, output_size=(4, 4))", "F.max_unpool2d(o, i, 2, output_size=(2, 4))",
+    "F.max_unpool2d(o, i, 2, output_size=(1, 4))", "F.max_unpool2d(o, i, 2, output_size=(3,))",
+    "F.max_unpool2d(o, i, 2, output_size=(3, 4, 5))", "F.max_unpool2d(o, i, 2, output_size=3)",
+    "F.max_unpool2d(o, i, 2, output_size=x.shape)", "F.max_unpool2d(o, i, 2, output_size=[3, 4])",
+    "F.max_unpool2d(o, i, 2, output_size=m.Size([1, 1, 3, 7]))",
+    "F.max_unpool2d(o, i, 2, output_size=(3.0, 4))",
+    "F.max_unpool2d(o, i, 2, output_size=(None, 4))",
+    "F.max_unpool2d(o, i, 2, output_size=(0, 4))", "F.max_unpool2d(o, i, 1, output_size=(0, 2))",
+    "F.max_unpool2d(o, i, 1, 1, 1, output_size=(-1, 0))",
+    "F.max_unpool2d(o, i, 2, output_size=m.tensor([3, 4]))",
+    "F.max_unpool2d(o, i, 2, output_size=m.tensor([3, 6]))",
+    # kernels, strides, paddings that do not fit the indices, or are not ints
+    "F.max_unpool2d(o, i, 2, stride=1)", "F.max_unpool2d(o, i, 2, stride=3)",
+    "F.max_unpool2d(o, i, 2, 2, 1)", "F.max_unpool2d(o, i, 3, 2, 1)",
+    "F.max_unpool2d(o, i, 1, 1, 1)", "F.max_unpool2d(o, i, 1, 1, 2)", "F.max_unpool2d(o, i, 0)",
+    "F.max_unpool2d(o, i, -1)", "F.max_unpool2d(o, i, (2, 2, 2))", "F.max_unpool2d(o, i, 2.0)",
+    "F.max_unpool2d(o, i, (2.0, 2))", "F.max_unpool2d(o, i, 2, 0)",
+    "F.max_unpool2d(o, i, 2, 2, -1)", "F.max_unpool2d(o, i, m.tensor(2))",
+    "F.max_unpool2d(o, i, [2, 2], [2, 2], [0, 0])", "F.max_unpool2d(o, i, (2, 2), 2, (0,))",
+    "F.max_unpool2d(o, i, 2, (2,))", "F.max_unpool2d(o, i, 2, 'ab')",
+    "F.max_unpool2d(o, i, 'ab')", "F.max_unpool2d(o, i, 2, 2, 0, 'ab')",
+    # indices: dtype, shape, out of range (the last one met is named)
+    "F.max_unpool2d(o, i.int(), 2)", "F.max_unpool2d(o, i.float(), 2)",
+    "F.max_unpool2d(o, i[0], 2)", "F.max_unpool2d(o[0], i, 2)",
+    "F.max_unpool2d(o, i.unsqueeze(0), 2)", "F.max_unpool2d(o, i.expand(2, 2, 1, 2), 2)",
+    "F.max_unpool2d(o.expand(2, 2, 1, 2), i, 2)", "F.max_unpool2d(o, i + 10, 2)",
+    "F.max_unpool2d(o, i - 10, 2)", "F.max_unpool2d(o, i * 0 + 11, 2)",
+    "F.max_unpool2d(o, i * 0 - 1, 2)",
+    "F.max_unpool2d(o, i - m.tensor([[[[0, 10]], [[10, 0]]]]), 2)",
+    "F.max_unpool2d(o.contiguous(memory_format=m.channels_last), "
+    "i - m.tensor([[[[0, 10]], [[10, 0]]]]), 2)",
+    "F.max_unpool2d(o.contiguous(memory_format=m.channels_last), "
+    "i - m.tensor([[[[10, 0]], [[0, 10]]]]), 2)",
+    "F.max_unpool2d(o, i.contiguous(memory_format=m.channels_last) - 10, 2)",
+    # inputs: dims, empty dims, dtypes, not tensors
+    "F.max_unpool2d(o[0, 0], i[0, 0], 2)", "F.max_unpool2d(o[None], i[None], 2)",
+    "F.max_unpool2d(o[:, :0], i[:, :0], 2)", "F.max_unpool2d(o[:, :, :0], i[:, :, :0], 2)",
+    "F.max_unpool2d(o.long(), i, 2)", "F.max_unpool2d(o.int(), i, 2)",
+    "F.max_unpool2d(o.bool(), i, 2)", "F.max_unpool2d(o.long(), i, 1, 1, 1, output_size=(0, 2))",
+    "F.max_unpool2d(o[:0].long(), i[:0], 2)",
+    "F.max_unpool2d(o.long().contiguous(memory_format=m.channels_last), i, 2)",
+    "F.max_unpool2d(o.tolist(), i, 2)", "F.max_unpool2d(o, i.tolist(), 2)",
+    "F.max_unpool2d(3, i, 2)",
+    # calls
+    "F.max_unpool2d(o, i, 2, 2, 0, (2, 4), 5)", "F.max_unpool2d(o, i, 2, foo=1)",
+    "F.max_unpool2d(o, i)", "F.max_unpool2d(o, indices=i, kernel_size=2)",
+    "F.max_unpool2d(input=o, indices=i, kernel_size=2)",
+    # 1-d
+    "F.max_unpool1d(o1, i1, 2, output_size=(5,))", "F.max_unpool1d(o1, i1, 2, output_size=[5])",
+    "F.max_unpool1d(o1, i1, 2, output_size=(2, 3, 5))",
+    "F.max_unpool1d(o1, i1, 2, output_size=(6,))", "F.max_unpool1d(o1, i1, 2, output_size=4)",
+    "F.max_unpool1d(o1, i1, 2, output_size=(4, 4))",
+    "F.max_unpool1d(o1, i1, 2, output_size=m.Size([2, 3, 5]))",
+    "F.max_unpool1d(o1, i1, 2, output_size=m.Size([5]))", "F.max_unpool1d(o1, i1, (2, 2))",
+    "F.max_unpool1d(o1, i1, 2, (2, 2))", "F.max_unpool1d(o1, i1, 2.0)",
+    "F.max_unpool1d(o1[0, 0], i1[0, 0], 2)", "F.max_unpool1d(o1[None], i1[None], 2)",
+    "F.max_unpool1d(o1, i1 + 10, 2)", "F.max_unpool1d(o1, i1 - 10, 2)",
+    "F.max_unpool1d(o1.long(), i1, 2)", "F.max_unpool1d(o1.bool(), i1, 2)",
+    "F.max_unpool1d(o1, i1.int(), 2)", "F.max_unpool1d(o1, i1, 2, 1)",
+    "F.max_unpool1d(o1, i1, 0)", "F.max_unpool1d(o1, i1.tolist(), 2)",
+    "F.max_unpool1d(o1.tolist(), i1, 2)", "F.max_unpool1d(o1, i1, 2, 2, 0, None, 1)",
+]
+
+
+@pytest.mark.parametrize("code", UNPOOL_ERRORS)
+def test_max_unpool_errors_and_odd_calls(code):
+    x = np.arange(24.0).reshape(1, 2, 3, 4)
+    o, i = torch.nn.functional.max_pool2d(torch.from_numpy(x), 2, return_indices=True)
+    o1, i1 = torch.nn.functional.max_pool1d(torch.from_numpy(x[0]), 2, return_indices=True)
+    _same("r = " + code, x=x, o=o.numpy(), i=i.numpy(), o1=o1.numpy(), i1=i1.numpy())
+
+
+def test_max_unpool_modules():
+    def fn(m, x):
+        nn = m.nn
+        o, i = m.nn.functional.max_pool2d(x, 2, return_indices=True)
+        o1, i1 = m.nn.functional.max_pool1d(x[0], 2, return_indices=True)
+        layers = [nn.MaxUnpool2d(2), nn.MaxUnpool2d((2, 2), 2, [0, 0]), nn.MaxUnpool1d(2),
+                  nn.MaxUnpool1d([2], (2,), 0)]
+        return ([repr(layer) for layer in layers],
+                [layers[0](o, i), layers[1](o, i, (7, 6)), layers[1](o, i, output_size=[7, 7]),
+                 layers[2](o1, i1), layers[3](o1, i1, [7])],
+                [list(layer.state_dict()) for layer in layers],
+                [(layer.kernel_size, layer.stride, layer.padding) for layer in layers],
+                repr(nn.MaxUnpool2d(m.tensor([2, 1]))))
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 6, 6), "float32", low=-2, high=2))
+    for code in ("nn.MaxUnpool2d(2)(x)", "nn.MaxUnpool2d()", "nn.MaxUnpool2d(m.tensor(2))",
+                 "nn.MaxUnpool1d(2)(x, x.long(), (7,))", "nn.MaxUnpool2d(2, 2, 0, 1)"):
+        _same("r = " + code, x=_values((2, 3, 6)))

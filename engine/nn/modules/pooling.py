@@ -1,5 +1,8 @@
 """Pooling layers: ``MaxPool1d``/``2d``/``3d``, ``AvgPool1d``/``2d``/``3d``,
-``AdaptiveAvgPool1d``/``2d``, ``AdaptiveMaxPool1d``/``2d`` (no parameters)."""
+``AdaptiveAvgPool1d``/``2d``, ``AdaptiveMaxPool1d``/``2d``, ``LPPool1d``/``2d``,
+``MaxUnpool1d``/``2d`` (no parameters)."""
+from collections.abc import Iterable
+
 from .. import functional as F
 from .module import Module
 
@@ -85,7 +88,7 @@ class AvgPool1d(_AvgPoolNd):
 
 
 def _single(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    return tuple(value) if isinstance(value, Iterable) else (value,)
 
 
 class AvgPool2d(_AvgPoolNd):
@@ -163,3 +166,79 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    """What LPPool1d and LPPool2d share: the norm (not 0), the window, kept for forward."""
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        if norm_type == 0:
+            raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}")
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "
+                "ceil_mode={ceil_mode}".format(**self.__dict__))
+
+
+class LPPool1d(_LPPoolNd):
+    """out = the norm_type-norm of each kernel_size window along the last dimension
+    ((sum of x ** p) ** (1 / p)), windows stride apart (by default side by side)."""
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """out = the norm_type-norm of each kernel_size window ((sum of x ** p) ** (1 / p)),
+    windows stride apart (by default side by side)."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                           self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    """What MaxUnpool1d and MaxUnpool2d share: their repr."""
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """out = the partial inverse of MaxPool1d: zeros, with each value of the input put back
+    where its index (MaxPool1d(return_indices=True)'s) says."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if (stride is not None) else kernel_size)
+        self.padding = _single(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """out = the partial inverse of MaxPool2d: zeros, with each value of the input put back
+    where its index (MaxPool2d(return_indices=True)'s) says."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride if (stride is not None) else kernel_size)
+        self.padding = _pair(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, Iterable) else (value, value)
