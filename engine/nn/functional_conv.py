@@ -115,6 +115,7 @@ def _check_windows(order, **pairs):
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """out[n, (c, i, j), l] = input[n, c] at kernel position (i, j) of window l (im2col)"""
+    _check_tensor("im2col", input)
     kernel, dilation, padding, stride = _pairs_read("im2col", (
         ("kernel_size", 2, kernel_size, False), ("dilation", 3, dilation, False),
         ("padding", 4, padding, False), ("stride", 5, stride, False)))
@@ -160,9 +161,17 @@ class Im2ColBackward0(Node):
         return fold(grad, size, self.kernel_size, self.dilation, self.padding, self.stride)
 
 
+def _check_tensor(name, input):
+    """(torch's parser, before the sizes: its operator's name)"""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type_name(input)}")
+
+
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """out[n, c] = the sum of the columns input[n, (c, i, j), l], each put back at its window
     (col2im: the adjoint of unfold)"""
+    _check_tensor("col2im", input)
     size, kernel, dilation, padding, stride = _pairs_read("col2im", (
         ("output_size", 2, output_size, True), ("kernel_size", 3, kernel_size, False),
         ("dilation", 4, dilation, False), ("padding", 5, padding, False),

@@ -746,3 +746,51 @@ def test_max_unpool_modules():
     for code in ("nn.MaxUnpool2d(2)(x)", "nn.MaxUnpool2d()", "nn.MaxUnpool2d(m.tensor(2))",
                  "nn.MaxUnpool1d(2)(x, x.long(), (7,))", "nn.MaxUnpool2d(2, 2, 0, 1)"):
         _same("r = " + code, x=_values((2, 3, 6)))
+
+
+# ====================================================================== Fold, Unfold, Softmax2d
+def test_fold_and_unfold_modules():
+    def fn(m, x):
+        nn = m.nn
+        unfolds = [nn.Unfold(2), nn.Unfold((2, 3), 2, 1, 2), nn.Unfold(kernel_size=3, stride=3)]
+        folds = [nn.Fold((6, 6), 2), nn.Fold(4, (2, 3), dilation=2, padding=1, stride=(1, 2)),
+                 nn.Fold(output_size=[6, 6], kernel_size=3, stride=3)]
+        columns = [unfold(x) for unfold in unfolds]
+        x.requires_grad_()
+        out = folds[0](unfolds[0](x))
+        (grad,) = m.autograd.grad(out, x, m.ones_like(out))
+        return ([repr(layer) for layer in unfolds + folds], columns,
+                folds[0](columns[0]), folds[2](columns[2]), folds[0](columns[0][0]),
+                out.grad_fn.name(), grad,
+                [list(layer.state_dict()) for layer in unfolds + folds],
+                [(layer.kernel_size, layer.dilation, layer.padding, layer.stride)
+                 for layer in unfolds],
+                [layer.output_size for layer in folds],
+                repr(nn.Sequential(nn.Unfold(2), nn.Fold(6, 2))))
+
+    parity.run_both(fn, parity.make_tensor((2, 3, 6, 6), "float32", low=-2, high=2),
+                    exact=False)
+    for code in ("nn.Fold(6, 2)(x)", "nn.Unfold(2)(x[0, 0])", "nn.Unfold(2)(x.long())",
+                 "nn.Fold((6, 6), 2)(x[:, :5].flatten(2))", "nn.Fold()", "nn.Unfold()",
+                 "nn.Unfold(2, 1, 0, 1, 5)", "nn.Unfold(2)(x.tolist())",
+                 "nn.Unfold(2.0)(x)", "nn.Fold(6, 2, foo=1)"):
+        _same("r = " + code, x=_values((2, 3, 6, 6), "float32"))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_softmax2d(dtype):
+    """softmax over the channels (dim -3) of a 3-d or 4-d input; any other is a
+    ValueError before softmax runs."""
+    for shape in ((2, 3, 4, 5), (3, 4, 5), (0, 3, 2, 2), (2, 1, 3, 3)):
+        for x in _layouts(shape, dtype).values():
+            parity.run_both(lambda m, x: m.nn.Softmax2d()(x), x, exact=False)
+            if dtype != "float16":
+                parity.run_both(_gradients, lambda m, x: m.nn.Softmax2d()(x), x, exact=False)
+    for code in ("nn.Softmax2d()(x[0, 0])", "nn.Softmax2d()(x[None])",
+                 "nn.Softmax2d()(m.tensor(1.))", "nn.Softmax2d()(x.long())",
+                 "nn.Softmax2d()(x.tolist())", "nn.Softmax2d()(x[:, :0])",
+                 "nn.Softmax2d()(x[0, 0, 0])", "nn.Softmax2d(1)", "nn.Softmax2d(dim=1)",
+                 "repr(nn.Softmax2d())", "list(nn.Softmax2d().state_dict())",
+                 "nn.Softmax2d()(x.requires_grad_()).grad_fn.name()",
+                 "nn.Softmax2d()(x.double()).dtype", "nn.Softmax2d()(x, 1)"):
+        _same("r = " + code, x=_values((2, 3, 4, 5), dtype))

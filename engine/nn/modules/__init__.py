@@ -2,7 +2,7 @@
 from .batchnorm import (BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d,
                         LazyBatchNorm1d, LazyBatchNorm2d)
 from .activation import (ELU, GELU, LeakyReLU, LogSoftmax, ReLU, RReLU, Sigmoid, SiLU, Softmax,
-                         Softplus, Tanh)
+                         Softmax2d, Softplus, Tanh)
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
                          LogSigmoid, Mish, PReLU, ReLU6, Softmin, Softshrink, Softsign,
                          Tanhshrink, Threshold)
@@ -17,6 +17,7 @@ from .conv import Conv1d, Conv2d, LazyConv1d, LazyConv2d
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
 from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
@@ -43,7 +44,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "LPPool1d", "LPPool2d",
-           "MaxUnpool1d", "MaxUnpool2d",
+           "MaxUnpool1d", "MaxUnpool2d", "Fold", "Unfold", "Softmax2d",
            "BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm",
            "GELU", "LeakyReLU", "RReLU", "ELU", "Softplus", "SiLU", "LazyLinear", "LazyConv1d",
            "LazyConv2d",

@@ -50,6 +50,17 @@ class Softmax(Module):
         return f"dim={self.dim}"
 
 
+class Softmax2d(Module):
+    """out = softmax over the channels at each place of an image: (N, C, H, W) or (C, H, W),
+    dim -3"""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
 class LogSoftmax(Module):
     """out = log(softmax(input)) along ``dim``, computed stably"""
 

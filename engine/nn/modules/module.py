@@ -63,7 +63,14 @@ class Module:
     training = True
     _version = 1  # the state_dict layout's version, saved in state_dict()._metadata (torch's)
 
-    def __init__(self):
+    def __init__(self, *args, **kwargs):
+        # (torch's words for arguments given to a layer that takes none: nn.Softmax2d(1))
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
         # object.__setattr__: our own __setattr__ would look for these dicts
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", OrderedDict())
