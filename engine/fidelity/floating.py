@@ -79,9 +79,10 @@ def cast(values, np_dtype):
 
 
 def copy_cast(destination, values, where=True):
-    """np.copyto(destination, values, casting="unsafe"), a double written into a half through
-    a float as torch writes it (``cast``)."""
+    """np.copyto(destination, values, casting="unsafe"), silently (what does not fit becomes
+    inf, as in torch), a double written into a half through a float as torch writes it
+    (``cast``)."""
     if destination.dtype == np.float16 and np.asarray(values).dtype == np.float64:
         with np.errstate(over="ignore"):
             values = np.asarray(values).astype(np.float32)
-    np.copyto(destination, values, casting="unsafe", where=where)
+    quietly(np.copyto, destination, values, casting="unsafe", where=where)

@@ -412,3 +412,25 @@ def test_atanh_gradient_divides_once():
         x = m.tensor(values, requires_grad=True)
         found.append(m.autograd.grad(x.atanh(), x, m.tensor(grads))[0].numpy().tobytes())
     assert found[1] == found[0]
+
+
+@pytest.mark.parametrize("code", [
+    "y = torch.tensor([[-2.75, 65504.0]], dtype=torch.float16); "
+    "y.clamp_(min=torch.tensor([1e5]))",                     # fuzz 4817158
+    "y = torch.tensor([6e4, -6e4], dtype=torch.float16); y *= torch.tensor([3e4])",  # 4818883
+    "y = torch.zeros(2, dtype=torch.float16); y.copy_(torch.tensor([1e300, -1e39]))",
+    "y = torch.zeros(2, dtype=torch.float16); y += torch.tensor([1e5, 7e4])",
+    "y = torch.tensor([1e5, 7e4]).half()",
+])
+def test_writes_that_overflow_float16_are_silent(code):
+    """A value too big for float16 written into one becomes inf without a word, in torch and
+    in the engine (numpy's copyto warned "overflow encountered in cast")."""
+    import warnings
+    found = []
+    for m in (torch, engine):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scope = {"torch": m}
+            exec(code, scope)  # noqa: S102 - the same code for both libraries
+        found.append((scope["y"].tolist(), [str(w.message) for w in caught]))
+    assert found[1] == found[0]
