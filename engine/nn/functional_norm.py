@@ -24,19 +24,21 @@ import math
 import numpy as np
 
 from ..core.forward import has_tangent
+from ..core.grad_mode import is_grad_enabled
 from ..core.tangents import functorch_wraps
 from ..core.node import Node, record
 from ..core.tangents import transposed
 from ..core.tensor import wrap
 from ..fidelity import signatures
 from ..fidelity import messages
-from ..fidelity.dtypes import finfo, float16, float32, scalar_type_name
+from ..fidelity.dtypes import finfo, float16, float32, from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import suggested_memory_format
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..ops.arithmetic import add_scalar, div
 from ..ops.common import histories_read_first
 from ..ops.creation import full_like
+from .functional_norm_half import half_batch_norm, half_batch_norm_backward, is_mixed, memory_path
 
 
 # ====================================================================== batch_norm
@@ -63,6 +65,12 @@ def batch_norm_kernel(input, running_mean, running_var, weight, bias, training, 
     if input.numel() == 0 and input.dim() > 1:
         return _empty_batch_norm(input, weight, bias)
     _check_batch_norm(input, running_mean, running_var, weight, bias, training)
+    if input._data.dtype == np.float16:  # torch's kernels compute it in float32
+        out, mean, invstd = half_batch_norm(input, weight, bias, running_mean, running_var,
+                                            training, momentum, eps)
+        return record(NativeBatchNormBackward0, out, (input, weight, bias),
+                      saved=(input, weight, running_mean, running_var, wrap(mean),
+                             wrap(invstd)), training=training, eps=eps)
     x = input._data
     channels_last = np.moveaxis(x, 1, -1)                    # (..., C): a channel per column
     with np.errstate(all="ignore"):  # (inf and nan in a batch: torch is silent)
@@ -166,10 +174,44 @@ def _check_batch_norm(input, running_mean, running_var, weight, bias, training):
     for name, tensor in (("weight", weight), ("bias", bias)):
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    parameters = (weight, bias, running_mean, running_var)
+    mixed = is_mixed(input, parameters)
     if input._data.dtype.kind != "f":
+        if training and not mixed and memory_path(input) == "strided":  # (torch.mean's)
+            raise NotImplementedError("mean(): could not infer output dtype. Input dtype must "
+                                      "be either a floating point or complex dtype. Got: "
+                                      f"{scalar_type_name[input.dtype]}")
         raise NotImplementedError(f"\"batch_norm\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
-    check_mixed_dtypes(input, (weight, bias, running_mean, running_var))
+    if mixed:
+        check_mixed_dtypes(input, parameters)
+    else:
+        _check_same_dtypes(input, parameters, training)
+
+
+def _check_same_dtypes(input, parameters, training):
+    """Parameters of the input's dtype (the first one given has it): torch reads each with
+    its dtype, the running statistics first when training. Its loops for a layout other than
+    row-major or channels-last meet another dtype in an internal assert."""
+    weight, bias, running_mean, running_var = parameters
+    order = (running_mean, running_var, weight, bias) if training else parameters
+    other = [t for t in order if t is not None and t.dtype != input.dtype]
+    if not other:
+        return
+    kernel = memory_path(input) != "strided" and all(
+        t is None or t.is_contiguous() for t in parameters)
+    if kernel or (training and any(other[0] is t for t in (running_mean, running_var))):
+        raise RuntimeError(f"expected scalar type {scalar_type_name[input.dtype]} but found "
+                           f"{scalar_type_name[other[0].dtype]}")
+    raise RuntimeError(_DYNAMIC_CASTING)
+
+
+_DYNAMIC_CASTING = ('!needs_dynamic_casting<func_t>::check(iter) INTERNAL ASSERT FAILED at '
+                    '"/__w/pytorch/pytorch/aten/src/ATen/native/cpu/Loops.h":311, please '
+                    'report a bug to PyTorch. ')
 
 
 def check_mixed_dtypes(input, parameters):
@@ -195,7 +237,21 @@ class NativeBatchNormBackward0(Node):
     eps: float
 
     def backward(self, grad):
-        input, weight, running_mean, running_var, _, _ = self.saved_tensors
+        input, weight, running_mean, running_var, mean, invstd = self.saved_tensors
+        if input._data.dtype != np.float16:
+            return self.formula(grad, input, weight, running_mean, running_var)
+        # float16: torch's kernel (in float32, from the saved statistics)
+        values = half_batch_norm_backward(grad, input, weight, running_mean, running_var, mean,
+                                          invstd, self.training, self.eps)
+        if not is_grad_enabled():
+            return values[0], wrap(values[1]), wrap(values[2])
+        # create_graph: the formula's graph (its second derivative), holding the kernel's values
+        return tuple(_holding(result, np.asarray(getattr(value, "_data", value)))
+                     for result, value in zip(self.formula(grad, input, weight, running_mean,
+                                                           running_var), values))
+
+    def formula(self, grad, input, weight, running_mean, running_var):
+        """The gradients by engine operations, which create_graph differentiates again."""
         dims = [0, *range(2, input.dim())]              # all but the channels
         shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
         if self.training:  # recomputed with engine ops: create_graph differentiates them too
@@ -231,6 +287,15 @@ class NativeBatchNormBackward0(Node):
             result = None if tangent is None else tangent * invstd
         return affine_jvp(result, input, mean, invstd, weight, tangent_weight, tangent_bias,
                           shape)
+
+
+def _holding(result, values):
+    """``result`` (a new tensor, recorded) in the dtype of ``values``, holding them (written
+    into it: the graph behind it is kept)"""
+    if result._data.dtype != values.dtype:
+        result = result.to(from_numpy_dtype[values.dtype])
+    result._data[...] = values
+    return result
 
 
 def derived(node, *tangents):
