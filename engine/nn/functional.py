@@ -13,7 +13,8 @@ The larger families sit in files of their own, each importable from here as in t
 pad), ``functional_pool.py`` (max_pool1d/2d/3d and their _with_indices, avg_pool1d/2d/3d,
 adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d), ``functional_pool_more.py`` (lp_pool1d/2d,
 max_unpool1d/2d),
-``functional_norm.py`` (batch_norm, layer_norm, rms_norm), ``functional_norm_more.py``
+``functional_norm.py`` (batch_norm, layer_norm, rms_norm; ``functional_norm_half.py``:
+batch_norm's float16 kernels), ``functional_norm_more.py``
 (group_norm, instance_norm, local_response_norm, pixel_shuffle, channel_shuffle),
 ``functional_activation.py`` (gelu,
 leaky_relu, elu, softplus, silu), ``functional_activation_more.py`` (hardtanh, the shrinks,

@@ -12,7 +12,8 @@ instead. The forward passes follow torch's CPU kernels step by step (sums in flo
 torch's order, the same roundings), so float32 values and running statistics are bit for
 bit torch's. The backward formulas are written with engine operations, so they can be
 differentiated again; their float32 values can differ from torch's in the last bits
-(torch's kernels add in vectorised blocks).
+(torch's kernels add in vectorised blocks). A float16 input takes torch's kernels for it,
+in float32, forward and backward (functional_norm_half.py).
 
 ``rms_norm`` divides by the root mean square only (no mean taken off, no bias). torch's CPU
 build has no kernel of its own for it (its fused one is CUDA's): it composes it of ordinary
@@ -94,7 +95,7 @@ def batch_norm_kernel(input, running_mean, running_var, weight, bias, training, 
 
 def _fused(a, b, c):
     """a * b + c rounded once, as torch's compiled kernels compute it (float32: exactly;
-    float64: within the last bit; float16: rounded twice)."""
+    float64: within the last bit; other dtypes: rounded twice)."""
     if a.dtype == np.float32:
         return fma32(a, b, c)
     if a.dtype == np.float64:

@@ -44,8 +44,8 @@ EXPRESSIONS = {
     # wrapped tensors)
     F + "layer_norm(a, (4,))": (HALF, ""), F + "layer_norm(a, (3, 4))": (HALF, ""),
     F + "layer_norm(a, (4,), b[0], b[1])": (HALF, ""),
-    F + "batch_norm(a, None, None, training=True)": ("float32 float64", ""),
-    F + "batch_norm(a, None, None, b[0], b[1], training=True)": ("float32 float64", ""),
+    F + "batch_norm(a, None, None, training=True)": (ALL, ""),
+    F + "batch_norm(a, None, None, b[0], b[1], training=True)": (ALL, ""),
     F + "batch_norm(a, m.zeros(4, dtype=a.dtype), m.ones(4, dtype=a.dtype) * 2, b[0], b[1])":
         (ALL, ALL),
     F + "group_norm(a[None], 1)": (HALF, ""), F + "group_norm(a.reshape(1, 6, 2), 3)": (HALF, ""),
@@ -103,14 +103,12 @@ FORWARD_AD = {
 }
 # left alone: torch's second derivatives through layer_norm and batch_norm, which the engine
 # keeps right (test_nested_forward_parity); float16 cases still out of float16's tolerance
-# (batch_norm's statistics; group_norm's and mse_loss's second derivatives, derived from
-# their backward)
+# (group_norm's and mse_loss's second derivatives, derived from their backward). (A float16
+# batch_norm's statistics are torch's since its kernels were followed: first order exact.)
 LEFT_ALONE = {(F + "layer_norm(a, (4,))", "second"), (F + "layer_norm(a, (3, 4))", "second"),
                     (F + "layer_norm(a, (4,), b[0], b[1])", "second"),
                     (F + "batch_norm(a, None, None, training=True)", "second"),
                     (F + "batch_norm(a, None, None, b[0], b[1], training=True)", "second"),
-                    (F + "batch_norm(a, None, None, training=True)", "float16"),
-                    (F + "batch_norm(a, None, None, b[0], b[1], training=True)", "float16"),
                     (F + "group_norm(a.reshape(2, 2, 3), 2, b[0, :2], b[1, :2])", "float16",
                      "second"),
                     (F + "group_norm(a.reshape(1, 6, 2), 3)", "float16", "second"),
