@@ -369,9 +369,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     with np.errstate(all="ignore"):  # (inf and nan in a row: torch is silent)
         mean = wide.mean(axis=1) if rows.shape[1] else np.full(rows.shape[0], np.nan)
         var = ((wide - mean[:, None]) ** 2).mean(axis=1) if rows.shape[1] else mean
-        rstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
-    mean = mean.astype(x.dtype)
+        # float16: torch's kernel normalises with its float32 statistics and stores them as
+        # float16 (rounded from float32) for the backward pass
+        computed = np.float32 if x.dtype == np.float16 else x.dtype
+        # (in that dtype, as torch's kernel: 1 / sqrt(var + eps), eps a C++ float there)
+        rstd = 1 / np.sqrt(var.astype(computed) + np.dtype(computed).type(eps))
+    mean = mean.astype(computed)
     out = _layer_norm_rows(rows, mean, rstd, weight, bias)
+    mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)
     stats_shape = x.shape[:kept] + (1,) * len(normalized_shape)
     return record(NativeLayerNormBackward0,
                   wrap(np.asarray(out.reshape(x.shape), x.dtype, order="C")),
@@ -385,16 +390,20 @@ def _layer_norm_rows(rows, mean, rstd, weight, bias):
     """torch's last step, row by row. float32 and float64: (x - mean) * rstd, then times
     weight plus bias fused (a constant row gives exact zeros); without weight or bias, torch
     multiplies by 1 and adds 0 all the same (-0.0 comes out as 0.0). float16: in float32,
-    (x * rstd - rstd * mean) * weight + bias, rounded to float16 at the end."""
+    x * rstd + (-rstd * mean) fused, then * weight + bias fused, rounded to float16 at the
+    end (a constant row keeps the rounding residue of rstd * mean)."""
     w = None if weight is None else weight._data.reshape(-1)
     b = None if bias is None else bias._data.reshape(-1)
     if rows.dtype == np.float16:
         wide = rows.astype(np.float32)
-        rstd32, mean32 = rstd.astype(np.float32)[:, None], mean.astype(np.float32)[:, None]
+        rstd32, mean32 = rstd[:, None], mean[:, None]  # (float32, as torch's kernel has them)
         with np.errstate(over="ignore", invalid="ignore"):
-            out = wide * rstd32 + (-rstd32 * mean32)
-            out = out * (1 if w is None else w.astype(np.float32)) + (
-                0 if b is None else b.astype(np.float32))
+            # x * rstd + (-rstd * mean), then * weight + bias, each fused (rounded once)
+            out = fma32(wide, np.broadcast_to(rstd32, wide.shape),
+                        np.broadcast_to(-rstd32 * mean32, wide.shape))
+            out = fma32(out, np.broadcast_to(np.float32(1) if w is None else w.astype(
+                np.float32), wide.shape), np.broadcast_to(np.float32(0) if b is None else
+                                                          b.astype(np.float32), wide.shape))
             return out.astype(np.float16)
     with np.errstate(over="ignore", invalid="ignore"):
         normalised = (rows - mean[:, None]) * rstd[:, None]
