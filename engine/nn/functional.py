@@ -23,7 +23,7 @@ pairwise_distance), ``functional_loss_more.py`` (kl_div, the margin and embeddin
 poisson/gaussian nll), ``functional_attention.py`` (scaled_dot_product_attention,
 multi_head_attention_forward), ``functional_dropout.py`` (and rrelu) and
 ``functional_sparse.py``
-(embedding).
+(embedding), ``functional_upsample.py`` (interpolate, upsample).
 """
 import math
 import warnings
@@ -71,6 +71,7 @@ from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive
                               max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices)
 from .functional_pool_more import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d
 from .functional_sparse import embedding, embedding_bag
+from .functional_upsample import interpolate, upsample, upsample_bilinear, upsample_nearest
 from ..ops.common import (laid_out_row_major, not_implemented_for, number_parameters,
                           wrap_elementwise)
 
@@ -781,4 +782,5 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu_", "elu_", "sigmoi
            "multilabel_margin_loss", "gumbel_softmax", "group_norm", "local_response_norm",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "instance_norm",
            "scaled_dot_product_attention",
-           "multi_head_attention_forward"]
+           "multi_head_attention_forward", "interpolate", "upsample", "upsample_nearest",
+           "upsample_bilinear"]

@@ -32,7 +32,7 @@ from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.layout import format_strides, suggested_memory_format
 from ..fidelity.messages import type_name
-from ..fidelity.size import channels_last, contiguous_format
+from ..fidelity.size import channels_last, channels_last_3d, contiguous_format
 from ..ops.common import overloads
 from ..ops.creation import empty_like, zeros_like
 
@@ -739,6 +739,20 @@ def adaptive_avg_pool2d(input, output_size):
     out = _laid_out(out.astype(input._data.dtype).reshape(*input.shape[:-2], *size),
                     format_of(input))
     return record(AdaptiveAvgPool2DBackward0, out, (input,), saved=(input,))
+
+
+def laid_out_as(values, like):
+    """A new tensor of ``values`` in ``like``'s suggested memory format (channels-last in,
+    channels-last out, as torch's pooling and upsampling kernels write); row-major without
+    ``like``."""
+    layout = "contiguous_format" if like is None else suggested_memory_format(
+        tuple(like.shape), like.stride())
+    if layout == "contiguous_format":
+        return wrap(np.ascontiguousarray(values))
+    fmt = channels_last if layout == "channels_last" else channels_last_3d
+    out = empty_strided(values.shape, format_strides(values.shape, None, fmt), values.dtype)
+    np.copyto(out._data, values)
+    return out
 
 
 def _check_adaptive_input(input):

@@ -33,6 +33,7 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, A
                       MaxPool3d, MaxUnpool1d, MaxUnpool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "Linear", "Bilinear", "Identity", "Flatten", "ReLU",
@@ -62,4 +63,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "TripletMarginWithDistanceLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "GroupNorm", "LocalResponseNorm", "PixelShuffle",
            "PixelUnshuffle", "ChannelShuffle", "InstanceNorm1d", "InstanceNorm2d",
-           "MultiheadAttention"]
+           "MultiheadAttention", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
