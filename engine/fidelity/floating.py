@@ -70,12 +70,16 @@ def cast(values, np_dtype):
     """``values`` (a numpy array) in ``np_dtype`` as torch converts: a double becomes a half
     through a float (c10::Half is made from a float), so a float64 just past a float16
     midpoint that rounds to the midpoint as a float32 then rounds to even, one float16 ulp
-    from numpy's direct rounding. Overflow to inf is silent, as torch's."""
+    from numpy's direct rounding. Silent, as torch's casts: what does not fit becomes inf (a
+    float) or wraps (an integer), nan becomes whatever the C cast gives."""
     np_dtype = np.dtype(np_dtype)
     if np_dtype == np.float16 and values.dtype == np.float64:
-        with np.errstate(over="ignore"):
-            return values.astype(np.float32).astype(np.float16)
-    return values.astype(np_dtype)
+        return quietly(_through_float, values)
+    return quietly(values.astype, np_dtype)
+
+
+def _through_float(values):
+    return values.astype(np.float32).astype(np.float16)
 
 
 def copy_cast(destination, values, where=True):

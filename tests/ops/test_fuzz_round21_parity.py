@@ -421,6 +421,12 @@ def test_atanh_gradient_divides_once():
     "y = torch.zeros(2, dtype=torch.float16); y.copy_(torch.tensor([1e300, -1e39]))",
     "y = torch.zeros(2, dtype=torch.float16); y += torch.tensor([1e5, 7e4])",
     "y = torch.tensor([1e5, 7e4]).half()",
+    "y = torch.tensor([1e5, 7e4], dtype=torch.float64).half()",
+    "x = torch.tensor([-6e4, 3e4], dtype=torch.float16); "        # fuzz 4835204
+    "y = torch.where(x < 0, x, torch.tensor([-9223372036854775807, 9223372036854775807]))",
+    "y = torch.tensor([9223372036854775807, 70000]).to(torch.float16)",
+    "y = torch.tensor([[6e4, 6e4]]).sum(1, dtype=torch.float16)",
+    "y = torch.tensor([1e39, -1e39], dtype=torch.float64).float()",
 ])
 def test_writes_that_overflow_float16_are_silent(code):
     """A value too big for float16 written into one becomes inf without a word, in torch and
