@@ -531,7 +531,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     else:
         classes, w, kept = _picked_classes(t, n_classes, ignore_index, weight, class_dim,
                                            x.dtype)
-        losses = np.where(kept, -_picked(x, classes, class_dim) * w, 0).astype(x.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):  # (inf * 0 where ignored: silent)
+            losses = np.where(kept, -_picked(x, classes, class_dim) * w, 0).astype(x.dtype)
     # the sum of the weights (torch's total_weight), which torch's quick per-sample kernels
     # (reduction none of 2-d and 4-d input) leave at 0
     total_weight = wrap(np.zeros((), x.dtype) if reduction == "none" and x.ndim != 1

@@ -427,6 +427,8 @@ def test_atanh_gradient_divides_once():
     "y = torch.tensor([9223372036854775807, 70000]).to(torch.float16)",
     "y = torch.tensor([[6e4, 6e4]]).sum(1, dtype=torch.float16)",
     "y = torch.tensor([1e39, -1e39], dtype=torch.float64).float()",
+    "y = torch.nn.functional.nll_loss(torch.tensor([[float('inf'), 1.0], [2.0, 3.0]], "   # 6022305
+    "dtype=torch.float16), torch.tensor([0, 1]), ignore_index=torch.tensor(0))",
 ])
 def test_writes_that_overflow_float16_are_silent(code):
     """A value too big for float16 written into one becomes inf without a word, in torch and
