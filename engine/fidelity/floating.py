@@ -75,7 +75,18 @@ def cast(values, np_dtype):
     np_dtype = np.dtype(np_dtype)
     if np_dtype == np.float16 and values.dtype == np.float64:
         return quietly(_through_float, values)
+    if _widening(values.dtype, np_dtype):
+        return values.astype(np_dtype)  # (exact: nothing to round, nothing to warn about)
     return quietly(values.astype, np_dtype)
+
+
+def _widening(source, target):
+    """Whether every value of ``source`` is exactly a value of ``target``."""
+    if source == target or source.kind == "b":
+        return True
+    if target.kind != "f":
+        return False
+    return target.itemsize >= (4 if source.kind in "iu" else source.itemsize)
 
 
 def _through_float(values):
@@ -86,7 +97,10 @@ def copy_cast(destination, values, where=True):
     """np.copyto(destination, values, casting="unsafe"), silently (what does not fit becomes
     inf, as in torch), a double written into a half through a float as torch writes it
     (``cast``)."""
-    if destination.dtype == np.float16 and np.asarray(values).dtype == np.float64:
-        with np.errstate(over="ignore"):
-            values = np.asarray(values).astype(np.float32)
+    source = np.asarray(values).dtype
+    if _widening(source, destination.dtype):
+        np.copyto(destination, values, casting="unsafe", where=where)
+        return
+    if destination.dtype == np.float16 and source == np.float64:
+        values = quietly(np.asarray(values).astype, np.float32)
     quietly(np.copyto, destination, values, casting="unsafe", where=where)

@@ -146,7 +146,9 @@ def _cast_scalar(value, np_dtype):
     if value.__class__ is builtins.int:
         check_int_argument(value)
     if np_dtype.char == "e" and value.__class__ is not builtins.int:
-        with np.errstate(over="ignore"):  # (a double becomes a half through a float)
+        if -65520.0 < value < 65520.0:  # (a double becomes a half through a float)
+            return np.float16(np.float32(value))
+        with np.errstate(over="ignore"):  # (inf, silently)
             return np.float16(np.float32(value))
     limit = _FLOAT_MAX.get(np_dtype.char)
     if limit is not None and not -limit <= value <= limit:
