@@ -594,6 +594,14 @@ KNOWN = [
           statement=r"\] = |\.(?:fill_|masked_fill_|index_fill_)\(",
           torch=r"its base or another view of its base has been modified inplace",
           engine=r"^$", difference="Writing a tensor that requires grad into an integer tensor"),
+    Known("writing a tensor that requires grad into an integer tensor: torch records it, and "
+          "then refuses to read a view of the integer tensor made in no_grad mode (its base "
+          "changed in place with grad mode on); the engine records nothing, the view reads "
+          "fine (fuzz 4925646)", DOCUMENTED, ("error type",),
+          program=r"\.(?:fill_|masked_fill_|index_fill_)\([^\n]*requires_grad=True",
+          torch=r"^RuntimeError: A view was created in no_grad mode and its base or another "
+                r"view of its base has been modified inplace",
+          difference="Writing a tensor that requires grad into an integer tensor"),
     Known("create_graph=True: torch's double-backward nodes (SiluBackwardBackward0, "
           "MseLossBackwardBackward0...) and operand orders; the "
           "engine builds its backward formulas from ordinary ops (values agree)", DOCUMENTED,
