@@ -202,14 +202,18 @@ _VIEW_CHANGE_REASONS = {
 }
 
 
+def _view_op(node_name):
+    """torch's name of a view's operation: its node's name without the "Backward0" ending,
+    and without "Backward" alone before another overload's number (SqueezeBackward1 is
+    "Squeeze1": fuzz 4905670; a custom Function's MyFnBackward is "MyFn")."""
+    return re.sub(r"Backward0?$", "", re.sub(r"Backward(?=[1-9][0-9]*$)", "", node_name))
+
+
 def view_changed_inplace(creation_meta, node_name, output_nr, indirect):
     """torch's refusal to change a view in place (``indirect``: through its base or another
     view), by how the view was made; ``node_name`` is the view's grad_fn's, if it has one."""
     changed = "its base or another view of its base has been" if indirect else "is being"
-    # torch names the view's operation without "Backward0", and another overload's node
-    # without "Backward" alone (SqueezeBackward1: "Squeeze1"; fuzz 4905670)
-    output = None if node_name is None else \
-        f"Output {output_nr} of {re.sub(r'Backward(0$)?', '', node_name)}"
+    output = None if node_name is None else f"Output {output_nr} of {_view_op(node_name)}"
     if creation_meta in ("no_grad", "inference") or output is None:
         prefix = "A view was created in" if output is None else \
             f"{output} is a view of a view which was created in"
