@@ -16,7 +16,7 @@ from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import signatures
-from ..fidelity.dtypes import float32, scalar_type_name
+from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from .functional_conv import pad
@@ -305,23 +305,13 @@ def instance_norm_kernel(input, running_mean, running_var, weight, bias, use_inp
     # the running statistics in the weight's dtype (else the input's), repeated
     stats_dtype = (input if weight is None else weight).dtype
     repeated = [None if t is None else t.repeat(samples) for t in (weight, bias)] + [
-        None if t is None else _converted(t, stats_dtype).repeat(samples)
+        None if t is None else t.to(stats_dtype).repeat(samples)
         for t in (running_mean, running_var)]
     out = batch_norm_kernel(input.contiguous().view(shape), repeated[2], repeated[3],
                             repeated[0], repeated[1], use_input_stats, momentum, eps)
     if use_input_stats:  # (the batch's statistics: their average over the samples kept)
         for kept, updated in ((running_mean, repeated[2]), (running_var, repeated[3])):
             if kept is not None:
-                kept.copy_(_converted(updated.view(samples, channels).mean(0, False),
-                                      kept.dtype))
+                kept.copy_(updated.view(samples, channels).mean(0, False).to(kept.dtype))
     return out.view(input.shape)
 
-
-def _converted(tensor, dtype):
-    """tensor.to(dtype) as torch converts: a float64 to float16 through float32 (C++'s Half
-    is made from a float)"""
-    if tensor.dtype == dtype:
-        return tensor
-    if tensor._data.dtype == np.float64 and dtype.numpy_dtype == np.float16:
-        tensor = tensor.to(float32)
-    return tensor.to(dtype)

@@ -1169,16 +1169,8 @@ def copy_preserving_layout(tensor, np_dtype=None):
     """A copy (converted to ``np_dtype``) laid out like ``tensor``: clone() and to()."""
     data = tensor._data
     np_dtype = data.dtype if np_dtype is None else np_dtype
-    # float -> int: torch truncates toward zero; nan/inf have no integer value (no warning);
-    # to a narrower float: what does not fit becomes inf, silently as in torch
-    quiet = (data.dtype.kind == "f" and np_dtype.kind != "f") or \
-        (np_dtype.kind == "f" and np_dtype.itemsize < data.dtype.itemsize)
     if is_plain_contiguous(tensor):
-        if not quiet:
-            return wrap(cast(data, np_dtype))
-        with np.errstate(invalid="ignore", over="ignore"):
-            return wrap(cast(data, np_dtype))
+        return wrap(cast(data, np_dtype))  # (silent: torch's casts wrap, round or become inf)
     result = empty_strided(data.shape, preserved_strides(data.shape, tensor.stride()), np_dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        copy_cast(result._data, data)
+    copy_cast(result._data, data)
     return result
