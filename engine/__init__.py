@@ -61,6 +61,9 @@ from . import special  # noqa: F401  (torch.special: erf, expit, logit, xlogy, g
 from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
+from . import _aliasing
+
+_aliasing.install()  # (sys.modules["torch"] = engine: import torch.nn ... find the engine's)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor ...: old-style constructors
 globals().update(_methods.INPLACE_FUNCTIONS)  # torch.sin_(x), torch.relu_(x) ...

@@ -14,3 +14,4 @@ from . import anomaly_mode, forward_ad, functional, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from .variable import Variable  # noqa: F401  (older tutorials' wrapper: now t.detach())

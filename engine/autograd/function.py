@@ -27,6 +27,7 @@ from ..core.node import Node, SavedTensor, connect, gradient_edge, record
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.views import alias
+from .function_forward import JVP_MISSING, give_tangents, primals_only
 
 
 class FunctionCtx(Node):
@@ -98,6 +99,17 @@ class Function:
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The outputs' tangents from the inputs' (forward-mode AD): function_forward.py."""
+        raise NotImplementedError(JVP_MISSING)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """torch 2's style: ``forward(*args)`` without ctx, then this saves what backward
+        needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     def __call__(self, *args, **kwargs):  # Function()(x): the style before PyTorch 1.3
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please "
@@ -116,10 +128,15 @@ class Function:
         if recording:  # the inputs' edges before forward, which may change them in place
             connect(ctx, tuple(gradient_edge(t) for t in tensor_inputs),
                     tuple((t._data.shape, t._data.dtype) for t in tensor_inputs))
-        with no_grad():
-            outputs = cls.forward(ctx, *args)
+        with no_grad(), primals_only():
+            if cls.setup_context is Function.setup_context:
+                outputs = cls.forward(ctx, *args)
+            else:  # (torch 2's style: forward without ctx, then setup_context)
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
         single = not isinstance(outputs, tuple)
         results = _wrap_outputs(ctx, (outputs,) if single else outputs, tensor_inputs, recording)
+        give_tangents(cls, ctx, args, results, ctx._dirty)
         ctx._output_examples, ctx.num_outputs = results, len(results)
         # torch saves only for a graph it records: unrecorded, an inference tensor may be
         # "saved" (and nothing is kept)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.backward import grad as autograd_grad
 from ..core.tensor import Tensor, wrap
+from . import forward_ad
 
 
 class GradcheckError(RuntimeError):
@@ -73,9 +74,35 @@ def analytical_jacobian(function, inputs):
     return jacobians
 
 
+def forward_jacobian(function, inputs):
+    """[input][output] Jacobians by forward mode: one run with a unit tangent per input
+    element (``check_forward_ad``)."""
+    jacobians = []
+    for position, tensor in _differentiable_inputs(inputs):
+        rows = []
+        for element in range(tensor._data.size):
+            unit = np.zeros(tensor._data.shape, tensor._data.dtype)
+            unit.reshape(-1)[element] = 1
+            with forward_ad.dual_level():
+                dual = forward_ad.make_dual(tensor, wrap(unit))
+                outputs = _outputs(function, inputs[:position] + (dual,) + inputs[position + 1:])
+                tangents = [forward_ad.unpack_dual(o).tangent for o in outputs]
+            rows.append([np.zeros(o._data.size, o._data.dtype) if t is None else
+                         t._data.reshape(-1) for o, t in zip(outputs, tangents)])
+        jacobians.append([np.stack([row[out] for row in rows]) if rows else None
+                          for out in range(len(rows[0]) if rows else 0)])
+    return jacobians
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
-              **unused_options):
-    """True when autograd's Jacobian matches the central-difference one for every input."""
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """True when autograd's Jacobian (backward mode; forward mode with ``check_forward_ad``)
+    matches the central-difference one for every input. (The options after ``rtol`` that
+    check more than the Jacobians' values are accepted and not run.)"""
+    assert check_forward_ad or check_backward_ad, \
+        "Expected at least one of check_forward_ad or check_backward_ad to be True"
     inputs = _as_tuple(inputs)
     for _, tensor in _differentiable_inputs(inputs):
         if tensor._data.dtype != np.float64:
@@ -85,24 +112,29 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           "all the inputs are not of double precision floating point or "
                           "complex. ", UserWarning, stacklevel=2)
     numerical = numerical_jacobian(func, inputs, eps)
-    analytical = analytical_jacobian(func, inputs)
-    # output by output, then input by input: torch reports the first mismatch in this order
-    for out_index in range(len(numerical[0]) if numerical else 0):
-        for in_index, (num_rows, ana_rows) in enumerate(zip(numerical, analytical)):
-            num, ana = num_rows[out_index], ana_rows[out_index]
-            if num is None:
-                continue
-            if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
+    modes = [("", analytical_jacobian)] if check_backward_ad else []
+    modes += [(" computed with forward mode", forward_jacobian)] if check_forward_ad else []
+    for mode, jacobian in modes:
+        analytical = jacobian(func, inputs)
+        # output by output, then input by input: torch reports the first mismatch so
+        for out_index in range(len(numerical[0]) if numerical else 0):
+            for in_index, (num_rows, ana_rows) in enumerate(zip(numerical, analytical)):
+                num, ana = num_rows[out_index], ana_rows[out_index]
+                if num is None or np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
+                    continue
                 if not raise_exception:
                     return False
                 raise GradcheckError(
-                    f"Jacobian mismatch for output {out_index} with respect to input "
+                    f"Jacobian{mode} mismatch for output {out_index} with respect to input "
                     f"{in_index},\nnumerical:{wrap(num)}\nanalytical:{wrap(ana)}\n")
     return True
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  raise_exception=True, **unused_options):
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
     """gradcheck of the gradient itself: second derivatives against finite differences."""
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
@@ -121,4 +153,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivative, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev)

@@ -558,6 +558,22 @@ class CTypeAttributeErrors:
         raise AttributeError(f"'{type(self).torch_type_name}' object has no attribute "
                              f"'{name}'", name=name, obj=self)
 
+    def __setitem__(self, index, value):  # (r[0] = t: a tuple's TypeError, with the name)
+        raise TypeError(f"'{type(self).torch_type_name}' object does not support item "
+                        "assignment")
+
+    def __delitem__(self, index):
+        raise TypeError(f"'{type(self).torch_type_name}' object doesn't support item deletion")
+
+    def __setattr__(self, name, value):  # (a field: C's read-only member; else no such name)
+        if name in getattr(type(self), "_fields", ()):
+            raise AttributeError("readonly attribute")
+        raise AttributeError(f"'{type(self).torch_type_name}' object has no attribute "
+                             f"'{name}'", name=name, obj=self)
+
+    def __delattr__(self, name):
+        self.__setattr__(name, None)
+
 
 # ---------------------------------------------------------------- keywords in torch's order
 # torch's "invalid combination of arguments - got (...)" lists the keywords as it copied them

@@ -12,9 +12,9 @@ gives per-sample gradients.
 Jacobian's columns with it, all at once under ``vmap``, and ``hessian`` is
 ``jacfwd(jacrev(f))``, as torch's.
 """
-from .functional_call import functional_call
+from .functional_call import functional_call, stack_module_state
 from .transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from .vmap import vmap
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "vjp", "vmap"]
+           "stack_module_state", "vjp", "vmap"]

@@ -490,6 +490,10 @@ def matmul(a, b):
         # a matrix times a batch of vectors: torch's rule multiplies by the vectors as the
         # columns of one matrix (w @ x.T), and the batch comes back as its last dimension
         return BatchedTensor(torch_matmul(pa, pb.movedim(0, -1)).movedim(-1, 0), level)
+    if a_batched and not b_batched and ra == 1 and rb == 2:
+        # a batch of vectors times a matrix: torch's rule, one product of the rows (so the
+        # same bits as the matrix of rows, x @ w.T in a 2-d nn.Linear)
+        return BatchedTensor(torch_matmul(pa, pb), level)
     if ra == 1:
         pa = pa.unsqueeze(-2)
     if rb == 1:

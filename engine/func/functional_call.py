@@ -11,6 +11,7 @@ tied names (the same Parameter under two names) stands for all of them.
 """
 from ..core.tensor import Tensor
 from ..nn.modules.module import Module
+from ..ops.join import stack
 from .batched import BatchedTensor
 
 _MISSING = object()
@@ -49,6 +50,33 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         return module(*args, **kwargs)
     finally:
         _swap_all(module, originals)
+
+
+def stack_module_state(models):
+    """``(params, buffers)``: each parameter and buffer of ``models`` (modules of one class,
+    in one mode) stacked along a new first dimension, by name, for ``vmap`` over an ensemble:
+    ``vmap(lambda p, b, x: functional_call(models[0], (p, b), (x,)))(params, buffers, xs)``.
+    A stacked parameter is a new leaf (an optimizer can train it); a buffer is just stacked."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) > 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    if any(type(m) is not type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    named = [dict(m.named_parameters()) for m in models]
+    params = {name: _stacked_leaf([n[name] for n in named], name) for name in named[0]}
+    named = [dict(m.named_buffers()) for m in models]
+    buffers = {name: _stacked_leaf([n[name] for n in named], name) for name in named[0]}
+    return params, buffers
+
+
+def _stacked_leaf(tensors, name):
+    flags = {t.requires_grad for t in tensors}
+    if len(flags) > 1:
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    stacked = stack(tensors)
+    return stacked.detach().requires_grad_() if flags == {True} else stacked
 
 
 def _named_state(module):

@@ -36,7 +36,7 @@ from ..core.tensor import Tensor
 from ..fidelity import messages
 from ..fidelity.layout import has_internal_overlap
 from ..ops.creation import eye, ones_like, zeros, zeros_like
-from .batched import BatchedTensor, from_real, to_real
+from .batched import BatchedTensor, NoBatchingRule, from_real, to_real
 from ..ops.join import cat, stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
 from .vmap import levels as vmap_levels
@@ -164,13 +164,15 @@ def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True
     back batched as their inputs. With ``batch``, each seed holds that many cotangents along
     its first dimension, all sent back in one walk (autograd.grad's ``is_grads_batched``)."""
     if batch is not None:
-        found = _gradients(outputs, inputs, seeds, retain_graph, create_graph, False, True)
-        return tuple(zeros_like(t).expand(batch, *t.shape) if g is None and fill else g
-                     for g, t in zip(found, inputs))
+        return _batch_of_seeds(outputs, inputs, seeds, retain_graph, create_graph, fill, batch)
     inputs, input_levels = zip(*(to_real(t) for t in inputs)) if inputs else ((), ())
-    outputs = [to_real(o)[0] for o in outputs]
+    outputs, output_levels = zip(*(to_real(o) for o in outputs)) if outputs else ((), ())
     if seeds is not None:
-        seeds = [to_real(s)[0] for s in seeds]
+        seeds, seed_levels = zip(*(to_real(s) for s in seeds)) if seeds else ((), ())
+        if any(set(mine) - set(its) for mine, its in zip(seed_levels, output_levels)):
+            # (vmap(vjp_fn)(rows): a batch of cotangents for one output; vmap then calls
+            # vjp_fn once per row)
+            raise NoBatchingRule("a cotangent batched where its output is not")
         seeds = [s.expand(o.shape) if s.dim() < o.dim() else s  # (a wrong shape: autograd's
                  for s, o in zip(seeds, outputs)]                 # own error)
     elif any(o.dim() for o in outputs):  # a batch of scalars: one gradient per sample
@@ -181,6 +183,22 @@ def gradients(outputs, inputs, seeds=None, retain_graph=False, create_graph=True
         found = [_unused(t, lv) if g is None else g
                  for g, t, lv in zip(found, inputs, input_levels)]
     return tuple(g if g is None else from_real(g, lv) for g, lv in zip(found, input_levels))
+
+
+def _batch_of_seeds(outputs, inputs, seeds, retain_graph, create_graph, fill, batch):
+    """``gradients`` of ``batch`` seeds at once (each seed's first dimension), in one walk;
+    under vmap the walk runs on the physical tensors: a seed is broadcast over its output's
+    batch dimensions, and each gradient's seed dimension goes after its input's."""
+    inputs, input_levels = zip(*(to_real(t) for t in inputs)) if inputs else ((), ())
+    outputs, output_levels = zip(*(to_real(o) for o in outputs)) if outputs else ((), ())
+    seeds = [s.view(batch, *[1] * len(levels), *s.shape[1:]).expand(batch, *o.shape)
+             if levels else s for s, o, levels in zip(seeds, outputs, output_levels)]
+    found = _gradients(outputs, inputs, seeds, retain_graph, create_graph, False, True)
+    if fill:
+        found = [_unused(t, levels).expand(batch, *t.shape) if g is None else g
+                 for g, t, levels in zip(found, inputs, input_levels)]
+    return tuple(g if g is None else from_real(g.movedim(0, len(levels)), levels)
+                 for g, levels in zip(found, input_levels))
 
 
 def _unused(real, levels):
@@ -379,7 +397,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         flat_output, output_spec = tree_flatten(output)
         numels = [o.numel() for o in flat_output]
         flat_primals, primals_spec = tree_flatten(slice_argnums(args, argnums))
-        if sum(numels) and chunk_size != 1 and not vmap_levels:
+        if sum(numels) and chunk_size != 1:
             per_input = _batched_rows(flat_vjp, flat_output, numels, chunk_size)
         elif sum(numels) and chunk_size != 1:
             per_input = _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels,
