@@ -399,9 +399,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         flat_primals, primals_spec = tree_flatten(slice_argnums(args, argnums))
         if sum(numels) and chunk_size != 1:
             per_input = _batched_rows(flat_vjp, flat_output, numels, chunk_size)
-        elif sum(numels) and chunk_size != 1:
-            per_input = _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels,
-                                      chunk_size)
         else:  # (chunk_size=1: torch's "same as a for-loop")
             per_input = _stacked_rows(flat_vjp, flat_output, numels, chunk_size, flat_primals)
         blocks = [[piece.view(tuple(o.shape) + tuple(p.shape))
@@ -433,37 +430,16 @@ def _unit_seeds(flat_output, numels):
 
 
 def _batched_rows(flat_vjp, flat_output, numels, chunk_size):
-    """Per input, the rows of every output's Jacobian, as torch computes them outside vmap:
-    f ran once (vjp), and the unit vectors go back through its graph as one batch of
-    cotangents, ``chunk_size`` rows a walk (autograd.grad's ``is_grads_batched``: each node's
-    formula runs once on the batch, engine/core/cotangents.py)."""
+    """Per input, the rows of every output's Jacobian, as torch computes them: f ran once
+    (vjp), and the unit vectors go back through its graph as one batch of cotangents (under
+    vmap too: the graph of the physical tensors), ``chunk_size`` rows a walk (autograd.grad's
+    ``is_grads_batched``: each node's formula runs once on the batch, cotangents.py)."""
     seeds, total = _unit_seeds(flat_output, numels), sum(numels)
     step = total if chunk_size is None else chunk_size
     chunks = [flat_vjp([s[start:start + step] for s in seeds], batch=min(step, total - start),
                        create_graph="if needed")  # (as grad's: a graph only an outer one reads)
               for start in range(0, total, step)]
     return list(chunks[0]) if len(chunks) == 1 else [cat(column) for column in zip(*chunks)]
-
-
-def _rows_by_vmap(func, args, argnums, has_aux, flat_output, numels, chunk_size):
-    """Per input, the rows of every output's Jacobian, as torch computes them: ``vmap`` of
-    a vjp over the unit vectors, so one batched forward and one batched backward pass give
-    all rows (what has no batching rule runs once per row instead: vmap's loop).
-
-    Row k is the gradient of ``sum_i (output_i * seed_i).sum()``, seeds the k-th unit
-    vector of all outputs laid end to end."""
-    seeds = _unit_seeds(flat_output, numels)
-
-    def row(*row_seeds):
-        def weighted(*call_args):
-            output = func(*call_args)
-            flat = tree_flatten(output[0] if has_aux else output)[0]
-            terms = [(o * seed).sum() for o, seed in zip(flat, row_seeds)]
-            return functools.reduce(lambda a, b: a + b, terms)
-
-        return grad(weighted, argnums)(*args)
-
-    return tree_flatten(vmap(row, chunk_size=chunk_size)(*seeds))[0]
 
 
 def _stacked_rows(flat_vjp, flat_output, numels, chunk_size, primals):
