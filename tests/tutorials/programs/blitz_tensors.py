@@ -1,0 +1,66 @@
+"""The calls of PyTorch's tutorial "Deep Learning with PyTorch: A 60 Minute Blitz, Tensors", in its order, on small made-up data.
+
+Our code, run by tests/tutorials/test_tutorials_imports.py with PyTorch and with
+``sys.modules["torch"] = engine``: the import statements are the tutorial's."""
+import torch
+import numpy as np
+data = [[1, 2],[3, 4]]
+x_data = torch.tensor(data)
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+x_ones = torch.ones_like(x_data)
+print(f"Ones Tensor: \n {x_ones} \n")
+torch.manual_seed(1)
+x_rand = torch.rand_like(x_data, dtype=torch.float)
+print(f"Random Tensor: \n {x_rand} \n")
+shape = (2,3,)
+rand_tensor = torch.rand(shape)
+ones_tensor = torch.ones(shape)
+zeros_tensor = torch.zeros(shape)
+print(f"Random Tensor: \n {rand_tensor} \n")
+print(f"Ones Tensor: \n {ones_tensor} \n")
+print(f"Zeros Tensor: \n {zeros_tensor}")
+tensor = torch.rand(3,4)
+print(f"Shape of tensor: {tensor.shape}")
+print(f"Datatype of tensor: {tensor.dtype}")
+print(f"Device tensor is stored on: {tensor.device}")
+if torch.cuda.is_available():
+    tensor = tensor.to('cuda')
+if torch.accelerator.is_available():
+    tensor = tensor.to(torch.accelerator.current_accelerator())
+tensor = torch.ones(4, 4)
+print('First row: ',tensor[0])
+print('First column: ', tensor[:, 0])
+print('Last column:', tensor[..., -1])
+tensor[:,1] = 0
+print(tensor)
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1)
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+y3 = torch.rand_like(y1)
+torch.matmul(tensor, tensor.T, out=y3)
+z1 = tensor * tensor
+z2 = tensor.mul(tensor)
+z3 = torch.rand_like(tensor)
+torch.mul(tensor, tensor, out=z3)
+print(y3, z3)
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item))
+print(f"{tensor} \n")
+tensor.add_(5)
+print(tensor)
+t = torch.ones(5)
+print(f"t: {t}")
+n = t.numpy()
+print(f"n: {n}")
+t.add_(1)
+print(f"t: {t}")
+print(f"n: {n}")
+n = np.ones(5)
+t = torch.from_numpy(n)
+np.add(n, 1, out=n)
+print(f"t: {t}")
+print(f"n: {n}")
+print(torch.stack([t, t]).shape, torch.cat((t, t), 0).shape)
