@@ -725,8 +725,7 @@ def adaptive_avg_pool2d(input, output_size):
     if min(size) < 0:
         raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or "
                            f"equal to 0 but received {{{size[0]}, {size[1]}}}")
-    _check_adaptive_input(input)
-    _check_not_bool("adaptive_avg_pool2d", input)
+    _check_adaptive_input(input, size)
     planes = _planes(input).astype(_accumulator(input._data.dtype))
     out = np.empty((planes.shape[0], *size), planes.dtype)
     for oh, rows in enumerate(_adaptive_ranges(input.shape[-2], size[0])):
@@ -755,17 +754,19 @@ def laid_out_as(values, like):
     return out
 
 
-def _check_adaptive_input(input):
-    """torch's checks of adaptive_avg_pool2d's input."""
+def _check_adaptive_input(input, size):
+    """torch's checks of adaptive_avg_pool2d's input: only its height and width must not be
+    empty (no channels is allowed, unlike adaptive_max_pool2d), and its kernel, which refuses
+    integers, is not called for an empty output."""
     if input.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
-    for dim in range(1, input.dim()):
+    for dim in (input.dim() - 2, input.dim() - 1):
         if input.shape[dim] == 0:
             raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {list(input.shape)} "
                                f"with dimension {dim} being empty")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f" and math.prod((*input.shape[:-2], *size)):
         kernel = "adaptive_avg_pool2d" + ("_channels_last" if format_of(input) ==
                                           "channels_last" else "")
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
@@ -791,7 +792,8 @@ class AdaptiveAvgPool2DBackward0(Node):
 
 def adaptive_avg_pool2d_backward(grad, input):
     """Each window's gradient / its size, added to its elements (torch's order: windows row
-    by row)."""
+    by row); torch's backward refuses an empty gradient but for its batch."""
+    _check_non_batch_sizes("adaptive_avg_pool2d_backward", list(grad.shape), "grad_output")
     planes = grad._data.reshape(-1, *grad._data.shape[-2:])
     out = np.zeros((planes.shape[0], *input._data.shape[-2:]), planes.dtype)
     for oh, rows in enumerate(_adaptive_ranges(input.shape[-2], planes.shape[1])):
