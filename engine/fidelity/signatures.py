@@ -34,6 +34,10 @@ Its ints (torch's schemas say which parameters are ``int`` and which ``SymInt``:
   in an ``int[]`` and torch's failed check (``SYMINT_LIST_BOOL``) in a ``SymInt[]``;
 - a list with a size (``int[1] dim``, ``SymInt[1] shifts``) takes one value alone, what a
   SymInt takes, read as its int (a bool tensor is 1).
+
+Its lists of floats (``float[]``, printed ``tuple of floats``) are taken, as its lists of ints,
+on their first element: a Python or numpy number (complex too); each element is then read as
+a float (``_unpack_floats``: anything with ``__float__`` or ``__index__``, a 0-d tensor too).
 """
 import builtins
 import functools
@@ -156,7 +160,8 @@ class Signature:
                 return False
             elif _fits(value, p) or (p.kind == "Tensor" and name in NUMBERS_AS_TENSORS and
                                      isinstance(value, (numbers.Number, np.number, np.bool_))):
-                if p.kind == "tuple of ints" and isinstance(value, (builtins.tuple, builtins.list)):
+                if p.kind in ("tuple of ints", "tuple of floats") and isinstance(
+                        value, (builtins.tuple, builtins.list)):
                     int_lists.append((p, value))
                 elif p.kind == "int" and p.symint and hasattr(value, "_data"):
                     int_lists.append((p, value))  # (a SymInt read from a tensor: bool fails)
@@ -189,6 +194,8 @@ class Signature:
         for param, values in reversed(int_lists):
             if param.kind == "int":
                 symint_value(values)
+            elif param.kind == "tuple of floats":
+                _unpack_floats(name, param.name, values)
             else:
                 _unpack_ints(name, param.name, values, param.symint)
         return PACKED if packed else True
@@ -262,6 +269,22 @@ def _unpack_ints(name, param_name, values, symint):
                             f"{type_name(value)}\"")
         ints.append(read)
     return builtins.tuple(ints)
+
+
+def _unpack_floats(name, param_name, values):
+    """The floats of a list torch's parser took (its first element fits): each read as
+    Python's float() reads a number (not a string), or its error for the first that is not."""
+    floats = []
+    for position, value in enumerate(values):
+        try:
+            if isinstance(value, (builtins.str, builtins.bytes)):
+                raise TypeError(value)
+            floats.append(builtins.float(value))
+        except (TypeError, ValueError):
+            raise TypeError(f"{name}(): argument '{param_name}' must be tuple of floats, but "
+                            f"found element of type {type_name(value)} at pos {position + 1}"
+                            ) from None
+    return builtins.tuple(floats)
 
 
 def list_element(value, symint=False):
@@ -400,6 +423,9 @@ def _fits(value, p):
         if isinstance(value, (builtins.tuple, builtins.list)):
             return _int_list(value)
         return p.single_int and _is_symint(value)
+    if kind == "tuple of floats":  # (its first element decides, as for a list of ints)
+        return isinstance(value, (builtins.tuple, builtins.list)) and (
+            not value or isinstance(value[0], (numbers.Number, np.number, np.bool_)))
     if kind == "Tensor":
         return hasattr(value, "_data")
     if kind == "tuple of Tensors":

@@ -20,6 +20,7 @@ whose per-pixel sum of four (eight) products is fused in another order in its ve
 than in its scalar tail. Every backward is linear in the gradient, a "put back" summed in
 torch's loop order; its own backward is the forward again (``...BackwardBackward0``).
 """
+import functools
 import itertools
 import math
 import warnings
@@ -28,6 +29,7 @@ import numpy as np
 
 from ..core.node import Node, record
 from ..core.tensor import Tensor
+from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.float32_math import AVX2_KERNEL_STEP, torch_threads
 from ..fidelity.rounding import fma32, fma64
@@ -35,6 +37,9 @@ from ..fidelity.size import channels_last, channels_last_3d
 from .functional_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, laid_out_as
 
 _LINEAR_MODES = {1: "linear", 2: "bilinear", 3: "trilinear"}
+# the names of the scales of torch's upsample_*{1,2,3}d operators (and of their nodes' fields)
+_SCALE_NAMES = {1: ("scales",), 2: ("scales_h", "scales_w"),
+                3: ("scales_d", "scales_h", "scales_w")}
 
 
 # ====================================================================== F.interpolate
@@ -169,9 +174,8 @@ class _Call:
 
     def state(self):
         """What torch's node shows: output_size, scales (scales_h, ...), align_corners."""
-        names = ("scales",) if self.dims == 1 else ("scales_h", "scales_w") if self.dims == 2 \
-            else ("scales_d", "scales_h", "scales_w")
-        found = {"output_size": self.output_size, **dict(zip(names, self.scales))}
+        found = {"output_size": self.output_size,
+                 **dict(zip(_SCALE_NAMES[self.dims], self.scales))}
         if self.mode not in ("nearest", "nearest-exact"):
             found["align_corners"] = self.align_corners
         return found
@@ -181,6 +185,7 @@ def _upsample(mode, input, output_size, scale_factors, align_corners=None):
     """torch._C._nn.upsample_<mode><dims>d(input, output_size, [align_corners,] scale_factors):
     the size from the scales (int64 truncation of in * scale), torch's checks, the kernel."""
     dims = input.dim() - 2
+    _parse(mode, dims, input, output_size, scale_factors, align_corners)
     shape = tuple(input.shape)
     if output_size is not None:
         sizes = [int(s) for s in output_size]
@@ -199,6 +204,35 @@ def _upsample(mode, input, output_size, scale_factors, align_corners=None):
     call = _Call(mode, dims, sizes, scales, align_corners)
     _check_sizes(input, sizes)
     return _forward(call, input)
+
+
+def _parse(mode, dims, input, output_size, scale_factors, align_corners):
+    """torch's parser's reading of the call its interpolate makes (a float ``size=2.5`` is
+    spread over the dimensions unchecked, a scale factor is never checked in Python):
+    torch._C._nn.upsample_<mode><dims>d(input, output_size, [align_corners,] scale_factors)
+    taken by one of its overloads, or its TypeError."""
+    name, printed, overloads = _overloads(mode, dims)
+    args = (input, output_size, *(() if mode.startswith("nearest") else (align_corners,)),
+            scale_factors)
+    if not any(overload.parse(name, args, {}, False) for overload in overloads):
+        raise signatures.refuse(name, printed, False, args, {}, notes=True, as_called=True)
+
+
+@functools.cache
+def _overloads(mode, dims):
+    """The name of torch's operator for ``mode`` (``bilinear_aa``: antialias) in ``dims``
+    dimensions, its two overloads as torch prints them, and as the parser reads them."""
+    base = mode.removesuffix("_aa")
+    name = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact"}.get(
+        base, f"upsample_{base}")
+    name = f"_{name}{dims}d_aa" if mode.endswith("_aa") else f"{name}{dims}d"
+    corners = "" if mode.startswith("nearest") else "bool align_corners, "
+    scales = ", ".join(f"float? {scale} = None" for scale in _SCALE_NAMES[dims])
+    printed = (f"(Tensor input, tuple of SymInts? output_size, {corners}"
+               "tuple of floats? scale_factors)",
+               f"(Tensor input, tuple of SymInts output_size, {corners}{scales}, *, "
+               "Tensor out = None)")
+    return name, printed, [signatures.Signature(text, False) for text in printed]
 
 
 def _check_sizes(input, sizes):
@@ -360,13 +394,17 @@ def _forward(call, input):
     cl = _uses_channels_last_kernel(call, input)
     allowed = kind in (np.float16, np.float32, np.float64) or (
         kind == np.uint8 and call.mode in ("nearest", "nearest-exact"))
-    if not allowed:
-        if kind == np.uint8 and call.mode in ("bilinear", "bicubic"):
+    if kind == np.uint8 and call.mode in ("bilinear", "bicubic"):
+        # (torch has a kernel of its own for these, the engine none: an empty input needs none)
+        if data.size:
             raise NotImplementedError(f"interpolate(mode={call.mode!r}) of uint8 is not "
                                       "implemented in the engine")
+        values = np.empty((*data.shape[:2], *call.output_size), kind)
+    elif not allowed:
         raise NotImplementedError(f"\"{_kernel_name(call, input, cl)}\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
-    values = interpolate_values(call, data, cl)
+    else:
+        values = interpolate_values(call, data, cl)
     out = laid_out_as(values, input)
     return record(call.node_class(), out, (input,), self_sym_sizes=tuple(input.shape),
                   **call.state())
@@ -481,9 +519,7 @@ class _UpsampleBackward(Node):
     dims = 2
 
     def call(self):
-        scales = tuple(getattr(self, name) for name in (
-            ("scales",) if self.dims == 1 else ("scales_h", "scales_w") if self.dims == 2
-            else ("scales_d", "scales_h", "scales_w")))
+        scales = tuple(getattr(self, name) for name in _SCALE_NAMES[self.dims])
         return _Call(self.mode, self.dims, self.output_size, scales,
                      getattr(self, "align_corners", None))
 
@@ -642,8 +678,7 @@ def _node_classes():
     for mode, dims in (("nearest", 1), ("nearest", 2), ("nearest", 3), ("nearest-exact", 1),
                        ("nearest-exact", 2), ("nearest-exact", 3), ("linear", 1),
                        ("bilinear", 2), ("trilinear", 3), ("bicubic", 2)):
-        scales = {1: ("scales",), 2: ("scales_h", "scales_w"),
-                  3: ("scales_d", "scales_h", "scales_w")}[dims]
+        scales = _SCALE_NAMES[dims]
         annotations = {"align_corners": bool} if mode not in ("nearest", "nearest-exact") else {}
         annotations.update({name: object for name in scales})
         for base, table, suffix in ((_UpsampleBackward, _NODES, "Backward0"),
