@@ -2,7 +2,7 @@
 
 Each is the engine's own operation (``torch.special.erf`` is ``torch.erf``: same values,
 node and ``out=``); only the argument errors name ``special_erf()``, as torch's do. The
-functions of torch.special the engine does not have (i0, ndtr, polygamma, zeta ...) are
+functions of torch.special the engine does not have (i0, ndtr, zeta ...) are
 absent: using one raises AttributeError.
 """
 import functools
@@ -11,7 +11,8 @@ from .ops import pointwise, reduce, unary
 from .ops.common import overloads
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
-           "log_softmax", "logit", "logsumexp", "psi", "round", "sinc", "softmax", "xlogy"]
+           "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "sinc", "softmax",
+           "xlogy"]
 
 
 def _special(name, op, op_name=None):
@@ -45,6 +46,7 @@ log1p = _special("log1p", unary.log1p)
 digamma = _special("digamma", unary.digamma)
 psi = _special("psi", unary.digamma)
 gammaln = _special("gammaln", unary.lgamma)
+polygamma = _special("polygamma", unary.polygamma)
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None)")

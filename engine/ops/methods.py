@@ -141,6 +141,9 @@ for _name, _op in unary.IN_PLACE_INVERSE_HYPERBOLICS.items():  # (x.asinh_(): As
     _method = method_copy(inplace.in_place(_without_out(_op)))
     setattr(Tensor, _name + "_", _method)
     setattr(Tensor, "arc" + _name[1:] + "_", method_copy(inplace.in_place(_without_out(_op))))
+# x.polygamma(n) is torch.polygamma(n, x); x.polygamma_(n) records PolygammaBackward1
+Tensor.polygamma = method_copy(unary.polygamma_method, "Tensor.polygamma")
+Tensor.polygamma_ = method_copy(inplace.in_place(unary.polygamma_written_back))
 # torch writes these through their out= form, which autograd does not see: no leaf refused,
 # nothing recorded (x.logical_not_() runs on a tensor that requires grad)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):

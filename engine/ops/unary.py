@@ -1,11 +1,12 @@
 """Elementwise functions of one tensor: exp, log, sin, sqrt, relu, rounding ...
 """
 import builtins
+import inspect
 import math
 
 import numpy as np
 
-from ..fidelity import float32_math, messages, special
+from ..fidelity import float32_math, messages, signatures, special
 from ..fidelity.floating import quietly
 from ..fidelity.dtypes import scalar_type_name
 from ..core.grad_mode import mode, no_grad
@@ -16,15 +17,15 @@ from .common import (elementwise_shape, float_dtype_for, not_implemented_for,
                      number_parameters, out_of_inputs_dtype, overloads, takes_out, tensor_inputs,
                      wrap_elementwise, zero_gradient_like)
 from .creation import ones_like, zeros_like
-from .arithmetic import (NotImplementedBackward, PowBackward0, add_scalar, addcmul, mul_scalar,
-                         number_minus, sub_scalar, where)
+from .arithmetic import (PowBackward0, add_scalar, addcmul, mul_scalar, number_minus, sub_scalar,
+                         where)
 
 __all__ = ["abs", "absolute", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "exp2",
            "expm1", "fix", "floor", "frac", "isfinite", "isinf", "isnan", "log", "log10", "log1p",
            "log2", "nan_to_num", "neg", "negative", "positive", "reciprocal", "relu", "round",
            "rsqrt", "sigmoid", "sign", "sgn", "sin", "sinh", "sqrt", "square", "tan", "tanh",
-           "trunc", "arccos", "arcsin", "arctan", "lgamma", "digamma", "asinh", "acosh", "atanh",
-           "arcsinh", "arccosh", "arctanh"]
+           "trunc", "arccos", "arcsin", "arctan", "lgamma", "digamma", "polygamma", "asinh",
+           "acosh", "atanh", "arcsinh", "arccosh", "arctanh"]
 
 # ====================================================================== unary
 def _float_unary(ufunc, name, doc, node, saves="input", float32=None, float16=None,
@@ -389,22 +390,92 @@ class LgammaBackward0(_UnaryBackward):
 
 
 class DigammaBackward0(_UnaryBackward):
-    """out = digamma(x):  d/dx = trigamma(x) (torch's polygamma(1, x))"""
+    """out = digamma(x):  d/dx = trigamma(x) (torch's polygamma(1, x): PolygammaBackward0)"""
 
     def formula(self, grad, x):
-        return grad * _trigamma(x)
-
-
-def _trigamma(x):
-    """polygamma(1, x), as a value: the engine has no polygamma op, so differentiating it
-    again (a third derivative of lgamma) raises instead of giving a wrong zero."""
-    from_numpy = wrap_elementwise(special.trigamma(x._data), x._data)
-    return record(NotImplementedBackward, from_numpy, (x,), op="polygamma")
+        return grad * polygamma(1, x)
 
 
 lgamma = _float_unary(special.lgamma, "lgamma", "out = ln |Gamma(input)|", LgammaBackward0)
 digamma = _float_unary(special.digamma, "digamma", "out = d/dx ln Gamma(input)",
                        DigammaBackward0)
+
+
+def _polygamma_arguments(name, args, kwargs, method=False):
+    """(n, input) as torch's parser reads ``name(int n, Tensor input)`` (``x.name(int n)``):
+    its TypeErrors for what does not fit, n an int (or an integer tensor of one element)."""
+    names = ("n",) if method else ("n", "input")
+    for key in kwargs:
+        if key not in names:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    if len(args) > len(names):
+        plural = "s" if len(names) > 1 else ""
+        raise TypeError(f"{name}() takes {len(names)} positional argument{plural} but "
+                        f"{len(args)} were given")
+    values = dict(zip(names, args))
+    for key in names:
+        if key in kwargs:
+            if key in values:
+                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+            values[key] = kwargs[key]
+    missing = [key for key in names if key not in values]
+    if missing:
+        raise TypeError(f'{name}() missing {len(missing)} required positional arguments: '
+                        f'"{missing[0]}"')
+    for position, key in enumerate(names, 1):
+        value, where = values[key], f" (position {position})" if key not in kwargs else ""
+        kind = "int" if key == "n" else "Tensor"
+        if not signatures.fits(value, kind):
+            raise TypeError(f"{name}(): argument '{key}'{where} must be {kind}, not "
+                            f"{messages.type_name(value)}")
+    return signatures.read(name, "n", "int", values["n"]), values.get("input")
+
+
+def _polygamma(n, input, node=None):
+    """out = the n-th derivative of digamma(input) (n >= 0): fidelity/special.py's values."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    data = input._data
+    x = data if data.dtype.kind == "f" else data.astype(float_dtype_for(data.dtype))
+    result = wrap_elementwise(np.asarray(special.polygamma(n, x)), data)
+    return record(node or PolygammaBackward0, result, (input,), saved=(input,), n=n)
+
+
+def polygamma(*args, **kwargs):
+    """out = the n-th derivative of digamma(input): polygamma(n, input), n >= 0"""
+    return _polygamma(*_polygamma_arguments("polygamma", args, kwargs))
+
+
+polygamma.__signature__ = inspect.Signature(  # (torch's polygamma(int n, Tensor input))
+    [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in ("n", "input")])
+polygamma = takes_out(polygamma)
+
+
+def polygamma_method(self, *args, **kwargs):
+    """``x.polygamma(n)``: torch.polygamma(n, x)"""
+    return _polygamma(_polygamma_arguments("polygamma", args, kwargs, method=True)[0], self)
+
+
+def polygamma_written_back(self, *args, **kwargs):
+    """What ``x.polygamma_(n)`` writes into x: recorded as torch's PolygammaBackward1."""
+    n = _polygamma_arguments("polygamma_", args, kwargs, method=True)[0]
+    return _polygamma(n, self, PolygammaBackward1)
+
+
+polygamma_written_back.__name__ = "polygamma"
+
+
+class PolygammaBackward0(_UnaryBackward):
+    """out = polygamma(n, x):  d/dx = polygamma(n + 1, x)"""
+
+    n: int
+
+    def formula(self, grad, x):
+        return grad * polygamma(self.n + 1, x)
+
+
+class PolygammaBackward1(PolygammaBackward0):
+    """x.polygamma_(n): the same formula, of x's values before the write"""
 
 
 def _rsqrt(data):
@@ -766,4 +837,5 @@ float_unary, UnaryBackward = _float_unary, _UnaryBackward
 
 histories_read_first(globals(), __all__)
 
-tensor_inputs(globals(), __all__)  # torch.exp(None): torch's TypeError
+# torch.exp(None): torch's TypeError (polygamma's n comes first: its own parser)
+tensor_inputs(globals(), [name for name in __all__ if name != "polygamma"])
