@@ -437,5 +437,8 @@ class SiluBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         s = x.sigmoid()
-        # (C++'s 1 + t and 1 - s: AddBackward1, SubBackward0 under create_graph)
-        return grad * s * add_scalar(x * number_minus(1, s), 1)
+        # torch's grad * s * (1 + x * (1 - s)), the right operand made first as its C++
+        # compiler makes it (1 + t and 1 - s: AddBackward1, SubBackward0 under create_graph):
+        # the nodes' order decides how the next derivative adds up
+        right = add_scalar(x * number_minus(1, s), 1)
+        return grad * s * right

@@ -22,11 +22,12 @@ from ..fidelity.dtypes import float16, from_numpy_dtype, scalar_type_name
 from ..fidelity import messages, signatures
 from ..fidelity.messages import type_name
 from ..fidelity.size import legacy_contiguous_format, wrap_dim
-from ..ops.arithmetic import NotImplementedBackward, addcmul, number_minus, sub_scalar
+from ..ops.arithmetic import (NotImplementedBackward, addcmul, div_scalar, number_minus,
+                              sub_scalar, where)
 from ..ops.common import (laid_out_as_kernel, laid_out_row_major, widened,
                           number_parameters, wrap_elementwise)
 from ..ops.common import histories_read_first
-from ..ops.creation import empty_like, zeros_like
+from ..ops.creation import empty_like, zeros, zeros_like
 from ..ops.inplace import write_inplace
 from ..ops.join import cat
 from ..ops.unary import threshold_backward
@@ -185,11 +186,39 @@ class HardswishBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
-        middle = wide_grad * (wide_x / 3 + 0.5)
-        out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x, avx512_code=True),
-                                   middle).to(grad.dtype)
-        return _zero_where(out, x <= -3, grad, x)
+        return hardswish_backward(grad, x)
+
+
+def hardswish_backward(grad, x):
+    """torch's hardswish_backward kernel; under create_graph recorded as one
+    HardswishBackwardBackward0 node, as torch records it."""
+    if not is_grad_enabled():
+        return _hardswish_backward(grad, x)
+    with no_grad():
+        out = _hardswish_backward(grad, x)
+    return record(HardswishBackwardBackward0, out, (grad, x), saved=(grad, x))
+
+
+def _hardswish_backward(grad, x):
+    wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
+    middle = wide_grad * (wide_x / 3 + 0.5)
+    out = wide_grad.where(~(x < 3) & ~simd_nan(grad, x, avx512_code=True),
+                          middle).to(grad.dtype)
+    return _zero_where(out, x <= -3, grad, x)
+
+
+class HardswishBackwardBackward0(Node):
+    """out = hardswish's gradient of grad_output at x (recorded under create_graph):
+    d/dgrad_output = hardswish's gradient, d/dx = grad_output / 3 strictly between -3 and 3,
+    else 0 (derivatives.yaml's where(-3 < x < 3, grad * grad_output / 3.0, zeros({})))"""
+
+    _saved_names = ("grad_output", "self")
+
+    def backward(self, gg):
+        grad, x = self.saved_tensors
+        inside = (x > -3.0).logical_and(x < 3.0)
+        return (hardswish_backward(gg, x),
+                where(inside, div_scalar(gg * grad, 3.0), zeros((), dtype=x.dtype)))
 
 
 def hardsigmoid(input, inplace=False):
@@ -477,9 +506,11 @@ class MishBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
+        # torch's order: sigmoid, then tanh(softplus); each product's right operand first
+        s = wide_x.sigmoid()
         t = wide_x.exp().log1p().tanh()
-        return (wide_grad * (t + wide_x * wide_x.sigmoid() * number_minus(1, t * t))).to(
-            grad.dtype)
+        one_minus = number_minus(1, t * t)
+        return (wide_grad * (t + wide_x * s * one_minus)).to(grad.dtype)
 
 
 # ====================================================================== glu

@@ -577,7 +577,11 @@ class SincBackward0(UnaryBackward):
     def formula(self, grad, x):
         x_pi = mul_scalar(x, math.pi)
         squared_pi = mul_scalar(x * x, math.pi)
-        out = grad * ((x_pi * x_pi.cos() - x_pi.sin()) / squared_pi)
+        # torch's grad * ((x_pi * cos - sin) / squared_pi).conj(), the operands of its
+        # subtraction made right to left (sin before cos) as its C++ compiler makes them: the
+        # nodes' order decides how the next derivative adds up
+        sin = x_pi.sin()
+        out = grad * ((x_pi * x_pi.cos() - sin) / squared_pi)
         return where(squared_pi == 0.0, zero_gradient_like(grad), out)
 
 

@@ -11,6 +11,7 @@ Also polygamma (new): its values against torch's kernel over a wide range of poi
 every float dtype, integers promoted; its node and its derivatives (polygamma(n + 1, x)).
 """
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -147,3 +148,98 @@ def test_polygamma_nodes():
         "z = x.clone().polygamma_(3)\n"
         "r = [y.grad_fn.name(), y.grad_fn._saved_n, y.grad_fn._saved_self, z.grad_fn.name(),"
         " z.grad_fn._saved_n, m.autograd.grad(z.sum(), x)]")
+
+
+# ====================================================================== the others
+# (each formula's nodes in torch's order: silu's, mish's and sinc's right operands first,
+# hardswish's HardswishBackwardBackward0)
+F = "nn.functional."
+
+
+def _calling(path):
+    """function(m, x): m.<path>(x)"""
+    return lambda m, x: operator.attrgetter(path)(m)(x)
+
+
+OPS = {name: _calling(name) for name in [
+    "sigmoid", "tanh", "exp", "expm1", "log1p", "sqrt", "rsqrt", "reciprocal", "atan", "asinh",
+    "erf", "square", "sinc", "abs", "relu", "neg", "sinh", "cosh",
+    F + "silu", F + "mish", F + "hardswish", F + "hardsigmoid", F + "softplus", F + "elu",
+    F + "celu", F + "selu", F + "logsigmoid", F + "softsign", F + "tanhshrink", F + "hardtanh",
+    F + "relu6", F + "leaky_relu", F + "gelu", F + "softshrink", F + "hardshrink"]}
+UNIT = {"asin", "acos", "atanh", "erfinv"}
+OPS.update({name: _calling(name) for name in UNIT})
+VALUES = [-2.5, -1.0, -0.3, 0.25, 0.5, 2.0, 7.25]
+UNIT_VALUES = [-0.7, -0.3, 0.25, 0.5, 0.9]
+
+
+# Cases a step of which is not yet torch's (strict: a fix shows up as an XPASS): a forward
+# value a last bit apart (SLEEF's or MKL's float64 tanh, expm1, log1p, erf, erfinv, asin, acos,
+# selu's and gelu's kernels; float32 silu, mish, logsigmoid: DIFFERENCES.md) carried into the
+# derivatives; abs's and hardsigmoid's second derivative, a ZeroTensor in torch, the engine's
+# zeros; logsigmoid's gradient of an empty input laid out with stride 1 (torch's 0).
+KNOWN = {
+    "tanh-vector-float64",
+    "expm1-vector-float64",
+    "log1p-vector-float32",
+    "log1p-vector-float64",
+    "erf-vector-float64",
+    "erf-0-d-float64",
+    "abs-vector-float32",
+    "abs-vector-float64",
+    "abs-0-d-float32",
+    "abs-0-d-float64",
+    "abs-empty-float32",
+    "abs-empty-float64",
+    "nn.functional.silu-vector-float32",
+    "nn.functional.mish-vector-float32",
+    "nn.functional.mish-vector-float64",
+    "nn.functional.mish-0-d-float32",
+    "nn.functional.hardsigmoid-vector-float32",
+    "nn.functional.hardsigmoid-vector-float64",
+    "nn.functional.hardsigmoid-0-d-float32",
+    "nn.functional.hardsigmoid-0-d-float64",
+    "nn.functional.hardsigmoid-empty-float32",
+    "nn.functional.hardsigmoid-empty-float64",
+    "nn.functional.selu-vector-float32",
+    "nn.functional.selu-vector-float64",
+    "nn.functional.logsigmoid-vector-float32",
+    "nn.functional.logsigmoid-empty-float32",
+    "nn.functional.logsigmoid-empty-float64",
+    "nn.functional.tanhshrink-vector-float64",
+    "nn.functional.gelu-vector-float32",
+    "nn.functional.gelu-vector-float64",
+    "acos-vector-float64",
+    "acos-0-d-float64",
+    "erfinv-vector-float64",
+    "erfinv-0-d-float64",
+    "asin-vector-float64",
+    "nn.functional.silu-float32",
+    "nn.functional.mish-float64",
+}
+
+
+def _known(name, inputs, dtype):
+    return f"{name}-{inputs}-{dtype}" in KNOWN
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("inputs", ["vector", "0-d", "empty"])
+@pytest.mark.parametrize("name", list(OPS))
+def test_unary_ops_and_activations(name, inputs, dtype, request):
+    if _known(name, inputs, dtype):
+        request.applymarker(pytest.mark.xfail(strict=True, reason="KNOWN"))
+    values = UNIT_VALUES if name in UNIT else [abs(v) for v in VALUES] if name in (
+        "sqrt", "rsqrt", "log1p") else VALUES
+    values = {"vector": values, "0-d": values[3], "empty": []}[inputs]
+    assert_same_derivatives(OPS[name], values, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", [F + "silu", F + "mish", "sinc", F + "hardswish",
+                                  F + "softplus", F + "elu", "sigmoid", "tanh"])
+def test_extreme_values(name, dtype, request):
+    if f"{name}-{dtype}" in KNOWN:  # (float32 silu's, float64 mish's forward: last bits)
+        request.applymarker(pytest.mark.xfail(strict=True, reason="KNOWN"))
+    assert_same_derivatives(OPS[name], [-1e30, -30.0, -3.0, 0.0, -0.0, 3.0, 30.0, 1e30],
+                            dtype, order=2)
