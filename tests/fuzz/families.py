@@ -66,6 +66,16 @@ The families, and what observe.py/compare.py look at for them:
 * linalg: det, slogdet, logdet, inverse, inv_ex, solve and matrix_power on square matrices,
   singular ones (small whole numbers) too, transposed or flipped, wrong shapes and dtypes,
   out=: values, layouts, info, torch's errors; gradients (first and second) of float64 leaves.
+* nn_recent: interpolate / upsample / nn.Upsample* in every mode (sizes, scale factors,
+  align_corners, recompute_scale_factor), rms_norm / RMSNorm and batch_norm, instance_norm,
+  layer_norm, group_norm (running statistics), adaptive_max_pool1d/2d, lp_pool1d/2d,
+  max_unpool1d/2d of max_pool's indices, fold/unfold, Softmax2d, multilabel_margin_loss,
+  triplet_margin_with_distance_loss, seeded gumbel_softmax, channels-last inputs, edge shapes
+  (size 1, an empty batch) and wrong arguments: values, layouts, errors and gradients.
+* half: float64 numbers at float16's edges (65504 and past it, subnormals, ties, numbers a
+  rounding through float32 moves onto a tie) into float16 by every path (tensor of an ndarray,
+  to/half/type, copy_, setitem, fill_, full, out=, where), float16 reductions, norms, matmul,
+  addmm, pow, gelu, silu at those edges: values and gradients.
 """
 from __future__ import annotations
 
@@ -2173,6 +2183,491 @@ def int_tensors(b):
     return statements
 
 
+# ---------------------------------------------------------------- nn_recent
+NN = "torch.nn.functional"
+RESIZE_MODES = {3: ["nearest", "nearest-exact", "area", "linear", "linear"],
+                4: ["nearest", "nearest-exact", "area", "bilinear", "bicubic", "bilinear"],
+                5: ["nearest", "nearest-exact", "trilinear", "trilinear"]}
+RESIZE_SHAPES = {3: [(1, 2, 3), (2, 1, 4), (1, 1, 1), (0, 2, 3), (2, 3, 5)],
+                 4: [(1, 2, 3, 2), (2, 1, 2, 3), (1, 1, 1, 1), (0, 1, 2, 2), (1, 2, 4, 5)],
+                 5: [(1, 1, 2, 2, 3), (1, 2, 1, 2, 2), (0, 1, 1, 2, 2), (1, 1, 1, 1, 1)]}
+RESIZE_SCALES = ["2", "2.0", "0.5", "1.5", "0.75", "3", "1.0", "0.3", "2.5", "1.7", "1.25"]
+RESIZE_FAULTS = ["both", "neither", "align", "recompute", "length", "zero", "mode", "scales"]
+INTERPOLATING = ("linear", "bilinear", "bicubic", "trilinear")
+NN_RECENT_POOL = ["0.0", "-0.0", "0.5", "-0.5", "1.0", "-1.0", "2.0", "1.5", "-2.5", "0.25",
+                  "3.0", "-0.75"]
+
+
+def _nn_input(b, shape, dtype, grad):
+    """``(name, statements)``: an input of ``shape``: literals with ties and signed zeros, or
+    seeded randn; channels-last now and then (4-d and 5-d)."""
+    if b.chance(0.5):
+        x, statement = make(b, shape, dtype, NN_RECENT_POOL, grad=grad)
+        statements = [statement]
+    else:
+        x = b.fresh_name()
+        statements = b.seed_statements() + [
+            f"{x} = torch.randn({shape}, dtype=torch.{dtype}, requires_grad={grad})"]
+        b.bind(x, TensorVar(tuple(shape), dtype, requires_grad=grad))
+        if grad:
+            b.tensors[x].leaves = {b.tensors[x]}
+    if len(shape) in (4, 5) and b.chance(0.3):
+        layout = "torch.channels_last" if len(shape) == 4 else "torch.channels_last_3d"
+        if grad:  # (a leaf laid out channels-last: its gradient's strides are compared)
+            source = statements[-1].split(" = ", 1)[1]
+            statements[-1] = f"{x} = ({source}).detach().contiguous(memory_format={layout})" \
+                             ".requires_grad_()"
+        else:
+            statements.append(f"{x} = {x}.to(memory_format={layout})")
+    return x, statements
+
+
+def _nn_grad(b, y, x, dtype):
+    """The gradient of a sum or of a random weighting of ``y`` (its first element when a
+    tuple) with respect to ``x``."""
+    g = b.fresh_name()
+    unknown(b, g, dtype)
+    first = f"({y}[0] if isinstance({y}, tuple) else {y})"
+    return [b.choice([
+        f"{g}, = torch.autograd.grad({first}.sum(), {x})",
+        f"{g}, = torch.autograd.grad(({first} * torch.randn_like({first})).sum(), {x})",
+        f"{first}.backward(torch.linspace(-1, 2, {first}.numel(), dtype={first}.dtype)"
+        f".reshape({first}.shape))\n{g} = {x}.grad"])]
+
+
+def _resize_keywords(b, ndim, mode):
+    """The arguments of a resize: a size or a scale factor (a number, a tuple, a list),
+    align_corners for the interpolating modes, recompute_scale_factor; now and then a fault."""
+    spatial = ndim - 2
+    keywords = {}
+    if b.chance(0.45):
+        sizes = [str(b.choice([1, 2, 3, 4, 6])) for _ in range(spatial)]
+        keywords["size"] = b.choice([sizes[0], f"({', '.join(sizes)},)", f"[{', '.join(sizes)}]"])
+    else:
+        scales = [b.choice(RESIZE_SCALES) for _ in range(spatial)]
+        keywords["scale_factor"] = scales[0] if b.chance(0.6) else f"({', '.join(scales)},)"
+        if b.chance(0.4):
+            keywords["recompute_scale_factor"] = b.choice(["True", "False", "None"])
+    keywords["mode"] = repr(mode)
+    if mode in INTERPOLATING and b.chance(0.6):
+        keywords["align_corners"] = b.choice(["True", "False"])
+    if b.chance(0.1):  # a fault torch's Python or ATen refuses
+        fault = b.choice(RESIZE_FAULTS)
+        if fault == "both":
+            keywords.update(size="2", scale_factor="2.0")
+        elif fault == "neither":
+            keywords.pop("size", None)
+            keywords.pop("scale_factor", None)
+        elif fault == "align":
+            keywords.update(mode="'nearest'", align_corners="True")
+        elif fault == "recompute":
+            keywords.update(size="3", recompute_scale_factor="True")
+            keywords.pop("scale_factor", None)
+        elif fault == "length":
+            keywords["size" if "size" in keywords else "scale_factor"] = "(2,) * " + str(
+                spatial + b.choice([1, -1]))
+        elif fault == "zero":
+            keywords["scale_factor" if "scale_factor" in keywords else "size"] = b.choice(
+                ["0", "0.1", "-1"])
+        elif fault == "mode":
+            keywords["mode"] = repr(b.choice(["bilinear", "trilinear", "linear", "bicubic",
+                                              "cubic"]))
+            keywords.pop("align_corners", None)
+        else:
+            keywords["scale_factor"] = "(2.0, 'a')"
+            keywords.pop("size", None)
+    return keywords
+
+
+def _resize_call(b, x, ndim, keywords):
+    """interpolate, upsample, nn.Upsample and the 2-d Upsampling modules, keywords or
+    positions."""
+    order = ["size", "scale_factor", "mode", "align_corners", "recompute_scale_factor"]
+
+    def arguments(names, positional):
+        if positional:  # by position up to the last one given, None between
+            last = max((names.index(k) for k in keywords if k in names), default=-1)
+            return ", ".join(keywords.get(k, "None" if k != "mode" else "'nearest'")
+                             for k in names[:last + 1])
+        return ", ".join(f"{k}={v}" for k, v in keywords.items() if k in names)
+
+    form = b.choice(["interpolate", "interpolate", "interpolate", "upsample", "module",
+                     "module", "nearest2d", "bilinear2d"])
+    positional = b.chance(0.3)
+    if form == "interpolate":
+        rest = arguments(order, positional)
+        return f"{NN}.interpolate({x}{', ' if rest else ''}{rest})"
+    if form == "upsample" and "recompute_scale_factor" not in keywords:
+        rest = arguments(order[:4], positional)
+        return f"{NN}.upsample({x}{', ' if rest else ''}{rest})"
+    if form == "module" or ndim != 4 or "recompute_scale_factor" in keywords:
+        return f"torch.nn.Upsample({arguments(order, positional)})({x})"
+    sized = {k: v for k, v in keywords.items() if k in ("size", "scale_factor")}
+    rest = ", ".join(f"{k}={v}" for k, v in sized.items())
+    if b.chance(0.5):
+        function = "upsample_nearest" if form == "nearest2d" else "upsample_bilinear"
+        return f"{NN}.{function}({x}, {rest})"
+    module = "UpsamplingNearest2d" if form == "nearest2d" else "UpsamplingBilinear2d"
+    return f"torch.nn.{module}({rest})({x})"
+
+
+def resize(b):
+    """interpolate / upsample / nn.Upsample* in every mode (area on 3-d and 4-d inputs),
+    sizes and scale factors, align_corners, recompute_scale_factor, edge shapes (size 1, an
+    empty batch), channels-last inputs, float16 now and then: values, layouts, errors and
+    gradients."""
+    ndim = b.choice([3, 4, 4, 5])
+    dtype = b.choice(["float32", "float32", "float64", "float16"])
+    grad = dtype != "float16" and b.chance(0.6)
+    x, statements = _nn_input(b, b.choice(RESIZE_SHAPES[ndim]), dtype, grad)
+    keywords = _resize_keywords(b, ndim, b.choice(RESIZE_MODES[ndim]))
+    y = b.fresh_name()
+    unknown(b, y, dtype)
+    statements.append(f"{y} = {_resize_call(b, x, ndim, keywords)}")
+    if grad:
+        statements += _nn_grad(b, y, x, dtype)
+    return statements
+
+
+# the pools: (input's ndim, template); {o}: an output size, {k}: a kernel, {s}: a stride,
+# {p}: a norm type, {c}: ceil_mode
+RECENT_POOLS = [
+    (3, NN + ".adaptive_max_pool1d({x}, {o})"),
+    (3, NN + ".adaptive_max_pool1d({x}, {o}, return_indices=True)"),
+    (3, NN + ".adaptive_max_pool1d({x}, output_size={o}, return_indices=True)[1]"),
+    (3, "torch.nn.AdaptiveMaxPool1d({o}, True)({x})"), (3, "torch.adaptive_max_pool1d({x}, {o})"),
+    (4, NN + ".adaptive_max_pool2d({x}, {o})"),
+    (4, NN + ".adaptive_max_pool2d({x}, ({o}, None), return_indices=True)"),
+    (4, NN + ".adaptive_max_pool2d({x}, ({o}, 1), True)"),
+    (4, "torch.nn.AdaptiveMaxPool2d(({o}, {o}), return_indices=True)({x})"),
+    (4, "torch.nn.AdaptiveMaxPool2d({o})({x})"),
+    (3, NN + ".lp_pool1d({x}, {p}, {k})"),
+    (3, NN + ".lp_pool1d({x}, {p}, {k}, stride={s}, ceil_mode={c})"),
+    (3, NN + ".lp_pool1d({x}, norm_type={p}, kernel_size={k}, stride={s})"),
+    (3, "torch.nn.LPPool1d({p}, {k}, {s}, {c})({x})"),
+    (4, NN + ".lp_pool2d({x}, {p}, {k})"),
+    (4, NN + ".lp_pool2d({x}, {p}, ({k}, 1), {s}, {c})"),
+    (4, NN + ".lp_pool2d({x}, {p}, kernel_size={k}, ceil_mode={c})"),
+    (4, "torch.nn.LPPool2d({p}, {k}, stride={s})({x})"),
+    # channels-last inputs keep their layout through the pools
+    (4, NN + ".max_pool2d({x}, {k}, {s}, ceil_mode={c})"),
+    (4, NN + ".max_pool2d({x}, {k}, return_indices=True)"),
+    (4, NN + ".avg_pool2d({x}, {k}, {s}, 0, {c})"),
+    (4, NN + ".adaptive_avg_pool2d({x}, {o})"),
+    (4, "torch.nn.MaxPool2d({k}, {s}, padding=0, dilation=1, ceil_mode={c})({x})"),
+]
+LP_NORMS = ["1", "2", "2.0", "3", "1.5", "float('inf')", "0.5"]
+
+
+def recent_pool(b):
+    """adaptive_max_pool1d/2d (return_indices, None in an output size), lp_pool1d/2d and the
+    pools of a channels-last input: values, indices, layouts, errors and gradients."""
+    ndim, template = b.choice(RECENT_POOLS)
+    dtype = b.choice(["float32", "float32", "float64", "float16"])
+    grad = dtype != "float16" and b.chance(0.6)
+    shape = b.choice([(1, 2, 5), (2, 3, 4), (1, 1, 1), (0, 2, 4), (2, 1, 7)])
+    if ndim == 4:
+        shape = b.choice([(1, 2, 4, 4), (2, 3, 3, 5), (1, 1, 1, 1), (0, 2, 4, 4), (1, 2, 2, 6),
+                          (2, 4, 4)])
+    x, statements = _nn_input(b, shape, dtype, grad)
+    call = fill(template, x=x, o=b.choice([1, 2, 3, 2, 5]), k=b.choice([1, 2, 2, 3]),
+                s=b.choice([1, 2, "None"]), p=b.choice(LP_NORMS), c=b.choice(["False", "True"]))
+    y = b.fresh_name()
+    unknown(b, y, dtype)
+    statements.append(f"{y} = {call}")
+    if grad:
+        statements += _nn_grad(b, y, x, dtype)
+    return statements
+
+
+def unpool(b):
+    """max_unpool1d/2d (and the modules) of max_pool's values and indices: output_size given
+    or not (and wrong), then the gradient through both."""
+    two = b.chance(0.6)
+    dtype = b.choice(["float32", "float64", "float32"])
+    grad = b.chance(0.6)
+    shape = b.choice([(1, 2, 4, 4), (2, 1, 5, 4), (1, 1, 2, 2), (0, 1, 4, 4)]) if two else \
+        b.choice([(1, 2, 6), (2, 1, 5), (1, 1, 2), (0, 2, 4)])
+    x, statements = _nn_input(b, shape, dtype, grad)
+    k, s = b.choice([2, 2, 3]), b.choice(["None", "2", "1"])
+    y, i, z = b.fresh_name(), b.fresh_name(), b.fresh_name()
+    n = "2d" if two else "1d"
+    statements.append(f"{y}, {i} = {NN}.max_pool{n}({x}, {k}, {s}, return_indices=True)")
+    output_size = b.choice(["", "", f", output_size={x}.shape", f", output_size={x}.shape[2:]",
+                            f", output_size={x}.shape[-1:]", ", output_size=(9, 9)"])
+    statements.append(b.choice([
+        f"{z} = {NN}.max_unpool{n}({y}, {i}, {k}, {s}{output_size})",
+        f"{z} = {NN}.max_unpool{n}({y}, {i}, kernel_size={k}, stride={s}{output_size})",
+        f"{z} = torch.nn.MaxUnpool{n}({k}, {s})({y}, {i}{output_size})",
+        f"{z} = {NN}.max_unpool{n}({y}, {i}.flip(-1), {k})"]))
+    for name in (y, i, z):
+        unknown(b, name, dtype)
+    unknown(b, i, "int64")
+    if grad:
+        statements += _nn_grad(b, z, x, dtype)
+    return statements
+
+
+def fold_unfold(b):
+    """F.unfold / nn.Unfold (im2col) and F.fold / nn.Fold (col2im) with kernels, dilations,
+    paddings and strides, the round trip, unbatched inputs, wrong sizes: values, errors and
+    gradients."""
+    dtype = b.choice(["float32", "float64", "float32", "float16"])
+    grad = dtype != "float16" and b.chance(0.6)
+    shape = b.choice([(1, 2, 4, 4), (2, 1, 3, 5), (1, 1, 1, 1), (0, 2, 3, 3), (2, 3, 3),
+                      (1, 3, 2, 4)])
+    x, statements = _nn_input(b, shape, dtype, grad)
+    k = b.choice(["2", "1", "(2, 3)", "3", "(1, 2)"])
+    extra = b.choice(["", "", ", dilation=2", ", padding=1", ", stride=2",
+                      ", dilation=(1, 2), padding=(1, 0), stride=(2, 1)", ", 1, 1, 1"])
+    u, f = b.fresh_name(), b.fresh_name()
+    unknown(b, u, dtype)
+    unknown(b, f, dtype)
+    size = b.choice([f"{x}.shape[-2:]", f"tuple({x}.shape[-2:])", "(4, 4)", "3"])
+    statements.append(b.choice([f"{u} = {NN}.unfold({x}, {k}{extra})",
+                                f"{u} = torch.nn.Unfold({k}{extra})({x})",
+                                f"{u} = {NN}.unfold({x}, kernel_size={k}{extra})"]))
+    statements.append(b.choice([f"{f} = {NN}.fold({u}, {size}, {k}{extra})",
+                                f"{f} = torch.nn.Fold({size}, {k}{extra})({u})",
+                                f"{f} = {NN}.fold({u}, output_size={size}, kernel_size={k}"
+                                f"{extra})",
+                                f"{f} = {NN}.fold({u}[..., :1], {size}, {k})"]))
+    if grad:
+        statements += _nn_grad(b, b.choice([u, f]), x, dtype)
+    return statements
+
+
+RECENT_NORMS = [
+    NN + ".rms_norm({x}, {x}.shape[-1:])", NN + ".rms_norm({x}, ({l},), {w}, 1e-3)",
+    NN + ".rms_norm({x}, {x}.shape[-2:], eps=0.1)", "torch.rms_norm({x}, [{l}], {w})",
+    "torch.nn.RMSNorm({l})({x})", "torch.nn.RMSNorm([{l}], eps=1e-6, elementwise_affine=False)"
+    "({x})", "torch.nn.RMSNorm({x}.shape[1:], dtype={x}.dtype)({x})",
+    NN + ".layer_norm({x}, ({l},), {w}, {w} * 0.5, 1e-3)", NN + ".layer_norm({x}, {x}.shape[1:])",
+    NN + ".group_norm({x}, 1, eps=0.1)", NN + ".group_norm({x}, {x}.shape[1], {wc}, {wc})",
+    NN + ".group_norm({x}, 2)",
+    NN + ".batch_norm({x}, None, None, training=True)",
+    NN + ".batch_norm({x}, {rm}, {rv}, {wc}, {wc} - 1, True, 0.3, 1e-3)",
+    NN + ".batch_norm({x}, {rm}, {rv}, training=False, eps=0.1)",
+    NN + ".batch_norm({x}, {rm}, {rv}, {wc}, None, False)",
+    NN + ".instance_norm({x})", NN + ".instance_norm({x}, {rm}, {rv}, use_input_stats=True, "
+    "momentum=0.5)", NN + ".instance_norm({x}, {rm}, {rv}, {wc}, {wc}, False, 0.1, 1e-3)",
+    NN + ".instance_norm({x}, weight={wc}, bias={wc}, eps=0.5)",
+]
+
+
+def recent_norm(b):
+    """rms_norm / RMSNorm and batch_norm, instance_norm, layer_norm, group_norm with running
+    statistics (their update printed), weights, eps: values, errors (a size that does not
+    fit, one value per channel in training) and gradients."""
+    dtype = b.choice(["float32", "float32", "float64", "float16"])
+    grad = b.chance(0.6)
+    shape = b.choice([(2, 4, 3), (3, 2), (2, 4), (1, 2, 3), (2, 2, 2, 2), (1, 4), (0, 2, 3),
+                      (2, 3, 1)])
+    x, statements = _nn_input(b, shape, dtype, grad)
+    channels, last = shape[1], shape[-1]
+    rm, rv, w, wc = (b.fresh_name() for _ in range(4))
+    statements += [f"{rm} = torch.zeros({channels}, dtype=torch.{dtype})",
+                   f"{rv} = torch.ones({channels}, dtype=torch.{dtype})",
+                   f"{w} = torch.linspace(0.5, 2, {last}, dtype=torch.{dtype})",
+                   f"{wc} = torch.linspace(-1, 1, {channels}, dtype=torch.{dtype})"]
+    for name in (rm, rv, w, wc):
+        unknown(b, name, dtype)
+    if b.chance(0.08):
+        channels, last = channels + 1, last + 1  # (a size that does not fit)
+    y = b.fresh_name()
+    unknown(b, y, dtype)
+    statements.append(f"{y} = " + fill(b.choice(RECENT_NORMS), x=x, l=last, w=w, wc=wc, rm=rm,
+                                       rv=rv))
+    if b.chance(0.3):
+        statements.append(f"print({rm}, {rv})")
+    if grad:
+        statements += _nn_grad(b, y, x, dtype)
+    return statements
+
+
+RECENT_MISC = [
+    "torch.nn.Softmax2d()({x})", "torch.nn.Softmax2d()({x}.unsqueeze(0))",
+    "torch.nn.Softmax2d()({x}[0])",
+    NN + ".multilabel_margin_loss({x}, {t})",
+    NN + ".multilabel_margin_loss({x}, {t}, reduction={r})",
+    "torch.nn.MultiLabelMarginLoss(reduction={r})({x}, {t})",
+    NN + ".multilabel_margin_loss({x}[0], {t}[0])",
+    NN + ".multilabel_margin_loss({x}, {t}.float())",
+    NN + ".triplet_margin_with_distance_loss({x}, {z}, {x} * 2)",
+    NN + ".triplet_margin_with_distance_loss({x}, {z}, {z}.flip(-1), margin=0.5, swap=True, "
+    "reduction={r})",
+    NN + ".triplet_margin_with_distance_loss({x}, {z}, -{x}, distance_function="
+    "torch.nn.PairwiseDistance(p=1.0), reduction={r})",
+    NN + ".triplet_margin_with_distance_loss({x}, {z}, {z} + 1, distance_function=lambda a, b:"
+    " 1.0 - torch.nn.functional.cosine_similarity(a, b))",
+    "torch.nn.TripletMarginWithDistanceLoss(margin=2.0, swap=True)({x}, {z}, {x}.flip(0))",
+    NN + ".triplet_margin_with_distance_loss({x}, {z}, {x}, None, 1.0)",
+    NN + ".gumbel_softmax({x})", NN + ".gumbel_softmax({x}, tau=0.5, hard=True)",
+    NN + ".gumbel_softmax({x}, 2.0, False, dim=0)", NN + ".gumbel_softmax({x}, hard=True, dim=-1)",
+]
+
+
+def recent_misc(b):
+    """Softmax2d, multilabel_margin_loss (targets ended by -1), triplet_margin_with_distance_loss
+    (distance functions, swap) and gumbel_softmax (seeded): values, errors and gradients."""
+    dtype = b.choice(["float32", "float32", "float64"])
+    grad = b.chance(0.6)
+    shape = b.choice([(2, 3), (3, 4), (1, 3), (2, 2, 3), (0, 3), (2, 1, 2, 2)])
+    x, statements = _nn_input(b, shape, dtype, grad)
+    z, other = make(b, shape, dtype, NN_RECENT_POOL)
+    statements.append(other)
+    t = b.fresh_name()
+    classes = shape[-1]
+    labels = [b.choice(list(range(-1, classes)) + [0]) for _ in range(numel(shape[:-1]) or 1)
+              for _ in range(classes)]
+    statements.append(f"{t} = torch.tensor({labels}, dtype=torch.int64).reshape({shape})"
+                      if numel(shape) else f"{t} = torch.zeros({shape}, dtype=torch.int64)")
+    unknown(b, t, "int64")
+    template = b.choice(RECENT_MISC)
+    if "multilabel" in template.lower() and not numel(shape):
+        # (of no samples, reduced, torch returns memory it never wrote: documented)
+        template = NN + ".multilabel_margin_loss({x}, {t}, reduction='none')"
+    if "gumbel" in template:
+        statements += b.seed_statements() or [f"torch.manual_seed({b.choice([0, 3])})"]
+    y = b.fresh_name()
+    unknown(b, y, dtype)
+    statements.append(f"{y} = " + fill(template, x=x, z=z, t=t,
+                                       r=b.choice(["'none'", "'mean'", "'sum'"])))
+    if grad:
+        statements += _nn_grad(b, y, x, dtype)
+    return statements
+
+
+# ---------------------------------------------------------------- half
+# float64 numbers at float16's edges: its max and the numbers that round to it or past it,
+# its smallest normal and subnormals, ties (2049 between 2048 and 2050), and numbers a
+# rounding through float32 first moves onto a float16 tie (double rounding)
+HALF_NUMBERS = ["65504.0", "-65504.0", "65519.99", "65520.0", "65519.999999", "-65520.0",
+                "6.103515625e-05", "6.1e-05", "5.960464477539063e-08", "2.9802322387695312e-08",
+                "2.98023224e-08", "1e-08", "-3e-08", "2049.0", "2051.0", "-2049.0", "0.1",
+                "0.3333333333333333", "1.0004882812500002", "(1 + 2 ** -11 + 2 ** -30)",
+                "(2 ** -25 + 2 ** -50)", "-0.0", "1e-05", "0.5", "-1.5", "3.0", "1000.0",
+                "float('nan')", "float('inf')", "7e4", "-1e5", "300.0"]
+HALF_CONVERSIONS = [
+    "torch.tensor(np.array({v}), dtype=torch.float16)",
+    "torch.tensor(np.array({v}, dtype=np.float64)).half()",
+    "torch.as_tensor(np.array({v}), dtype=torch.half)", "torch.from_numpy(np.array({v}))"
+    ".to(torch.float16)", "torch.tensor({v}, dtype=torch.float16)",
+    "torch.tensor({v}, dtype=torch.float64).half()", "{d}.to(torch.float16)", "{d}.half()",
+    "{d}.type(torch.float16)", "{d}.type('torch.HalfTensor')", "{d}.to(dtype=torch.half)",
+    "{d}.float().half()", "{d}.to({h})", "{h}.clone().copy_({d})", "{h}.clone().fill_({d}[0])",
+    "{h}.clone().fill_({s})", "torch.full(({n},), {s}, dtype=torch.float16)",
+    "torch.full_like({h}, {s})", "{h}.new_full((2,), {s})", "torch.add({d}, 0, out={h}.clone())",
+    "torch.mul({d}, 1.0, out=torch.empty(0, dtype=torch.float16))",
+    "torch.where({d} > 0, {h}, {d})", "torch.where({d} > 0, {h}, {s})",
+    "torch.where({h} > 0, {s}, {h})", "{h}.masked_fill({h} != 0, {s})", "{h} + {s}",
+    "{h} * {d}[0].item()", "torch.clamp({h}, max={s})", "{h}.to(torch.float64) * 2",
+    "torch.tensor([{s}, {s}], dtype=torch.float16)", "{d}.to(torch.float16, copy=True)",
+    "torch.stack([{h}, {d}.half()])", "torch.cat([{h}, {d}])", "{h}.lerp({d}.half(), 0.5)",
+]
+HALF_WRITES = ["{y}[0] = {d}[-1]", "{y}[...] = {s}", "{y}[{y} > 0] = {s}", "{y}[:1] = {d}[:1]",
+               "{y}.copy_({d})", "{y}.fill_({s})", "{y}.index_fill_(0, torch.tensor([0]), {s})",
+               "{y}.masked_fill_({y} < 1, {s})", "{y} += {s}", "{y}.mul_({d})",
+               "{y}.add_({d}, alpha=2)", "{y}[torch.tensor([0, 0])] = {s}"]
+HALF_REDUCTIONS = [
+    "{h}.sum()", "{h}.sum(-1)", "{h}.sum(0, keepdim=True)", "{h}.sum(dtype=torch.float32)",
+    "{h}.mean()", "{h}.mean(-1)", "torch.mean({h}, 0, dtype=torch.float64)", "{h}.std()",
+    "{h}.std(-1)", "{h}.var(0, correction=0)", "torch.var_mean({h}, -1)", "{h}.softmax(-1)",
+    "{h}.log_softmax(0)", "torch.softmax({h}, -1, dtype=torch.float32)", "{h}.cumsum(-1)",
+    "{h}.cumsum(0, dtype=torch.float32)", "{h}.norm()", "{h}.norm(1)", "{h}.norm(dim=-1)",
+    "torch.linalg.vector_norm({h}, float('inf'))", "{h}.norm(3, -1)", "{h}.prod(-1)",
+    "{h}.logsumexp(-1)", "{h}.amax(0)", "{h}.nansum()", "torch.nn.functional.normalize({h})",
+    "{h}.cumprod(-1)",
+]
+HALF_MATH = [
+    "{h} @ {h}.mT", "{h}.mT @ {h}", "torch.matmul({h}, {h}.mT)", "torch.mm({h}, {h}.t())",
+    "torch.addmm({h}[:, :1], {h}, {h}.mT)", "torch.addmm({h}[0], {h}, {h}.mT, beta=0.5, alpha=2)",
+    "{h}[0] @ {h}[0]", "torch.mv({h}, {h}[0])", "torch.bmm({h}.unsqueeze(0), {h}.mT.unsqueeze(0))",
+    "{h} ** 2", "{h}.pow(0.5)", "{h}.pow(3)", "torch.pow({h}, {h})", "2 ** {h}", "{h} ** -1",
+    "torch.nn.functional.gelu({h})", "torch.nn.functional.gelu({h}, approximate='tanh')",
+    "torch.nn.functional.silu({h})", "{h}.exp()", "{h}.sigmoid()", "{h}.tanh()", "{h}.sqrt()",
+    "torch.nn.functional.layer_norm({h}, {h}.shape[-1:])",
+    "torch.nn.functional.layer_norm({h}, {h}.shape[-1:], {h}[0], {h}[-1])",
+    "torch.nn.functional.batch_norm({h}, None, None, training=True)",
+    "torch.nn.functional.batch_norm({h}, torch.zeros({h}.shape[1], dtype=torch.float16), "
+    "torch.ones({h}.shape[1], dtype=torch.float16), training=True, momentum=0.5)",
+    "torch.nn.functional.batch_norm({h}, torch.zeros({h}.shape[1]), torch.ones({h}.shape[1]))",
+    "torch.nn.functional.group_norm({h}.unsqueeze(0), 1)",
+    "torch.nn.functional.group_norm({h}.unsqueeze(-1), {h}.shape[1])",
+    "torch.nn.functional.linear({h}, {h})", "torch.nn.functional.softplus({h})",
+]
+HALF_SHAPES = [(2, 3), (3, 3), (2, 4), (1, 5), (4, 2), (3, 17), (2, 40)]
+HALF_POOL = ["1.0", "-0.5", "0.25", "2.0", "-3.0", "0.1", "65504.0", "-65504.0", "6e4", "3e4",
+             "6.1e-05", "1e-07", "-6e-08", "0.0", "-0.0", "255.0", "1000.0", "0.333", "-2.75"]
+
+
+def _half_source(b, shape, grad=False):
+    """``(name, statements)``: a float16 tensor of ``shape``: ordinary values, values near
+    65504 and subnormals, or seeded randn scaled up or down."""
+    if b.chance(0.3):
+        h = b.fresh_name()
+        b.bind(h, TensorVar(tuple(shape), "float16", requires_grad=grad))
+        if grad:
+            b.tensors[h].leaves = {b.tensors[h]}
+        scale = b.choice(["1", "1", "100", "1e-4", "1e4", "6e4"])
+        return h, b.seed_statements() + [
+            f"{h} = (torch.randn({shape}) * {scale}).half().requires_grad_({grad})"]
+    pool = HALF_POOL if b.chance(0.5) else HALF_POOL[:6] + ["0.5", "1.5", "-1.0", "0.75"]
+    h, statement = make(b, shape, "float16", pool, grad=grad)
+    return h, [statement]
+
+
+def half_convert(b):
+    """float64 numbers at float16's edges into float16 by every path (tensor of an ndarray or
+    a list, to/half/type, copy_, setitem, fill_, full, out=, where, in-place ops): values."""
+    n = b.choice([1, 2, 3, 4])
+    numbers = [b.choice(HALF_NUMBERS) for _ in range(n)]
+    d, h, r = b.fresh_name(), b.fresh_name(), b.fresh_name()
+    statements = [f"{d} = torch.tensor([{', '.join(numbers)}], dtype=torch.float64)",
+                  f"{h} = torch.zeros({n}, dtype=torch.float16)"]
+    b.bind(d, TensorVar((n,), "float64"))
+    b.bind(h, TensorVar((n,), "float16"))
+    template = b.choice(HALF_CONVERSIONS)
+    value = b.choice([numbers[0], f"[{', '.join(numbers)}]"])
+    if "np." in template:
+        statements.insert(0, "import numpy as np")
+    unknown(b, r, "float16")
+    statements.append(f"{r} = " + fill(template, v=value, d=d, h=h, s=b.choice(HALF_NUMBERS),
+                                       n=n))
+    if b.chance(0.4):
+        y = b.fresh_name()
+        unknown(b, y, "float16")
+        statements += [f"{y} = {h}.clone()", fill(b.choice(HALF_WRITES), y=y, d=d,
+                                                  s=b.choice(HALF_NUMBERS)), f"print({y})"]
+    return statements
+
+
+def half_reduce(b):
+    """float16 reductions (sum, mean, std, var, softmax, log_softmax, cumsum, norm ...) of
+    values near 65504, subnormals, long rows: values and gradients."""
+    grad = b.chance(0.5)
+    h, statements = _half_source(b, b.choice(HALF_SHAPES), grad)
+    r = b.fresh_name()
+    unknown(b, r, "float16")
+    statements.append(f"{r} = " + fill(b.choice(HALF_REDUCTIONS), h=h))
+    if grad:
+        statements += _nn_grad(b, r, h, "float16")
+    return statements
+
+
+def half_math(b):
+    """float16 matmul, addmm, pow, gelu, silu, layer_norm, batch_norm, group_norm ... at
+    float16's edges: values and gradients."""
+    grad = b.chance(0.5)
+    h, statements = _half_source(b, b.choice(HALF_SHAPES[:5]), grad)
+    r = b.fresh_name()
+    unknown(b, r, "float16")
+    statements.append(f"{r} = " + fill(b.choice(HALF_MATH), h=h))
+    if grad:
+        statements += _nn_grad(b, r, h, "float16")
+    return statements
+
+
 FAMILIES = {
     "extremes": Family(3, [(3, write_extreme), (2, arithmetic_extreme), (1, create_extreme)]),
     "overflow": Family(2, [(3, reduce_overflow), (1, create_overflow)]),
@@ -2197,4 +2692,7 @@ FAMILIES = {
     "nn_more": Family(2, [(1, nn_more)]),
     "linalg": Family(2, [(3, linalg_op), (2, linalg_grad)]),
     "int_tensors": Family(2, [(1, int_tensors)]),
+    "nn_recent": Family(2, [(2, resize), (2, recent_pool), (1, unpool), (1, fold_unfold),
+                            (2, recent_norm), (2, recent_misc)]),
+    "half": Family(2, [(2, half_convert), (1, half_reduce), (1, half_math)]),
 }

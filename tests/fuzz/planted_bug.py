@@ -307,6 +307,30 @@ def integer_tensor_reads_as_zero():
     engine.Tensor.__index__ = lambda self: 0
 
 
+def nearest_resize_rounds():
+    """nn_recent: interpolate's nearest mode rounds the source index instead of flooring it
+    (nearest-exact's rule), whatever the mode asked."""
+    functional = engine.nn.functional
+    interpolate = functional.interpolate
+
+    def rounded(input, size=None, scale_factor=None, mode="nearest", *args, **kwargs):
+        mode = "nearest-exact" if mode == "nearest" else mode
+        return interpolate(input, size, scale_factor, mode, *args, **kwargs)
+    functional.interpolate = rounded
+
+
+def half_through_float64():
+    """half: a float64 tensor becomes float16 in one rounding (numpy's), where torch rounds
+    to float32 first (1 + 2**-11 + 2**-30 becomes 1.001 instead of 1.0)."""
+    def make(half):
+        def direct(self, *args, **kwargs):
+            if self.dtype == engine.float64 and not self.requires_grad:
+                return engine.from_numpy(self.numpy().astype(np.float16))
+            return half(self, *args, **kwargs)
+        return direct
+    patch(engine.Tensor, "half", make)
+
+
 BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_overflows,
         "empty": empty_sum_is_nan, "once_differentiable": once_differentiable_too_eager,
         "grad_modes": no_grad_exit_enables, "third_derivative": third_derivative_detached,
@@ -319,7 +343,8 @@ BUGS = {"abs": abs_plus_one, "extremes": setitem_wraps, "overflow": variance_ove
         "shape_reduce": roll_backwards,
         "pointwise_more": logit_ignores_eps,
         "nn_more": shrinks_by_clamping, "linalg": inverse_transposed,
-        "int_tensors": integer_tensor_reads_as_zero}
+        "int_tensors": integer_tensor_reads_as_zero, "nn_recent": nearest_resize_rounds,
+        "half": half_through_float64}
 
 BUGS[os.environ.get("FUZZ_PLANTED_BUG", "abs")]()
 sys.modules[__name__] = engine

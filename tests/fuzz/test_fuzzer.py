@@ -444,6 +444,21 @@ HALLMARKS = {
     "int_tensors": ["torch.tensor([[", "dtype=torch.int32)", "dtype=torch.uint8)",
                     "torch.tensor(True)", "requires_grad=True)", "torch.nn.functional.",
                     "torch.arange(", ".tile(", "torch.autograd.grad("],
+    "nn_recent": ["functional.interpolate(", "functional.upsample(", "torch.nn.Upsample(",
+                  "mode='nearest-exact'", "mode='area'", "mode='bicubic'", "mode='trilinear'",
+                  "align_corners=", "recompute_scale_factor=", "scale_factor=(", "rms_norm(",
+                  "torch.nn.RMSNorm(", "adaptive_max_pool1d(", "adaptive_max_pool2d(",
+                  "return_indices=True", "lp_pool1d(", "lp_pool2d(", "max_unpool1d(",
+                  "max_unpool2d(", "torch.nn.Fold(", "torch.nn.Unfold(", "functional.fold(",
+                  "functional.unfold(", "torch.nn.Softmax2d()", "multilabel_margin_loss(",
+                  "triplet_margin_with_distance_loss(", "gumbel_softmax(", "batch_norm(",
+                  "instance_norm(", "layer_norm(", "group_norm(", "torch.channels_last",
+                  "torch.randn((0, ", "torch.autograd.grad(", ".backward("],
+    "half": ["np.array(", ".half()", ".type('torch.HalfTensor')", ".copy_(", "] = ",
+             ".fill_(", "out=", "torch.where(", "torch.full(", "65519.99", "2 ** -25",
+             ".sum(", ".std(", ".var(", ".softmax(", ".log_softmax(", ".cumsum(", ".norm(",
+             "layer_norm(", "batch_norm(", "group_norm(", "torch.addmm(", "@", ".pow(",
+             "gelu(", "silu(", "torch.autograd.grad("],
 }
 
 
@@ -523,7 +538,9 @@ PLANTED = {"extremes": {"error type", "value"}, "overflow": {"value"}, "empty": 
            "pointwise_more": {"value"},
            "nn_more": {"value", "gradient", "graph"},
            "linalg": {"value", "gradient"},
-           "int_tensors": {"value", "shape/stride", "error type", "error message"}}
+           "int_tensors": {"value", "shape/stride", "error type", "error message"},
+           "nn_recent": {"value", "gradient"},
+           "half": {"value"}}
 
 
 @pytest.fixture(scope="module")
