@@ -540,8 +540,10 @@ def upsample_backward(call, grad, input_size):
     # ambiguous one of one channel too)
     values = backward_values(call, data, input_size, call.dims == 3 and grad.is_contiguous(
         memory_format=channels_last_3d))
-    # (nearest's 3-d backward has no channels-last kernel: its gradient is row-major)
-    like = grad if not (call.dims == 3 and call.mode.startswith("nearest")) else None
+    # (nearest's 3-d backward and bicubic's have no channels-last kernel: their gradient is
+    # row-major)
+    row_major = call.dims == 3 and call.mode.startswith("nearest") or call.mode == "bicubic"
+    like = grad if not row_major else None
     result = laid_out_as(values, like)
     return record(_BACKWARD_NODES[call.mode, call.dims], result, (grad,),
                   **{k: v for k, v in call.state().items()})
