@@ -40,6 +40,7 @@ from ..ops.arithmetic import add_scalar, div
 from ..ops.common import histories_read_first
 from ..ops.creation import full_like
 from .functional_norm_half import half_batch_norm, half_batch_norm_backward, is_mixed, memory_path
+from .functional_pool import laid_out_as
 
 
 # ====================================================================== batch_norm
@@ -87,7 +88,8 @@ def batch_norm_kernel(input, running_mean, running_var, weight, bias, training, 
     empty = np.zeros(0, x.dtype)
     saved_mean, saved_invstd = (wrap(mean), wrap(invstd)) if training else (wrap(empty),
                                                                           wrap(empty))
-    return record(NativeBatchNormBackward0, wrap(np.ascontiguousarray(out)),
+    # (channels-last in, channels-last out, as torch's kernel writes)
+    return record(NativeBatchNormBackward0, laid_out_as(out, input),
                   (input, weight, bias), saved=(input, weight, running_mean, running_var,
                                                 saved_mean, saved_invstd),
                   training=training, eps=eps)
@@ -240,7 +242,11 @@ class NativeBatchNormBackward0(Node):
     def backward(self, grad):
         input, weight, running_mean, running_var, mean, invstd = self.saved_tensors
         if input._data.dtype != np.float16:
-            return self.formula(grad, input, weight, running_mean, running_var)
+            grads = self.formula(grad, input, weight, running_mean, running_var)
+            if is_grad_enabled() or grads[0] is None:
+                return grads
+            # (torch's kernel writes the input's gradient in the input's memory format)
+            return (laid_out_as(grads[0]._data, input),) + tuple(grads[1:])
         # float16: torch's kernel (in float32, from the saved statistics)
         values = half_batch_norm_backward(grad, input, weight, running_mean, running_var, mean,
                                           invstd, self.training, self.eps)

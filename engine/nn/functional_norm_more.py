@@ -22,7 +22,7 @@ from ..fidelity.size import wrap_dim
 from .functional_conv import pad
 from .functional_norm import (affine_jvp, batch_norm_kernel, check_mixed_dtypes, derived,
                               norm_jvp)
-from .functional_pool import avg_pool2d, avg_pool3d
+from .functional_pool import avg_pool2d, avg_pool3d, laid_out_as
 from ..ops.common import number_parameters
 
 
@@ -92,7 +92,8 @@ def group_norm_kernel(input, num_groups, weight, bias, eps):
             out = out.astype(np.float32)
         values = np.ascontiguousarray(out.astype(x.dtype).reshape(x.shape))
     stats_dtype = x.dtype
-    return record(NativeGroupNormBackward0, wrap(values), (input, weight, bias),
+    # (channels-last in, channels-last out, as torch's kernel writes)
+    return record(NativeGroupNormBackward0, laid_out_as(values, input), (input, weight, bias),
                   saved=(input, weight, wrap(mean.astype(stats_dtype)),
                          wrap(rstd.astype(stats_dtype))),
                   N=samples, C=channels, HxW=positions, group=num_groups, eps=eps)
@@ -128,7 +129,10 @@ class NativeGroupNormBackward0(Node):
         others = (0, *range(2, input.dim()))
         grad_weight = (grad * x_hat).sum(others) if needed[1] else None
         grad_bias = grad.sum(others) if needed[2] else None
-        return grad_input.reshape(shape), grad_weight, grad_bias
+        grad_input = grad_input.reshape(shape)
+        if not is_grad_enabled():  # (torch's kernel writes it in the input's memory format)
+            grad_input = laid_out_as(grad_input._data, input)
+        return grad_input, grad_weight, grad_bias
 
     def jvp(self, tangent, tangent_weight, tangent_bias):
         """Forward mode, torch's group_norm_jvp: the input as one batch of N * group
