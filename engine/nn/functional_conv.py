@@ -197,6 +197,11 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            "dimension 2 to match the calculated number of sliding blocks "
                            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
                            f"input.size(2)={length}.")
+    if min(blocks) < 1:  # (-1 * -1 blocks pass the count's check: torch checks the shape next)
+        raise RuntimeError(f"Given output_size={size}, kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, stride={stride}, calculated shape of the array "
+                           f"of sliding blocks as ({blocks[0]}, {blocks[1]}), which is too small "
+                           "(non-positive)")
     if x.dtype.kind in "iu":
         raise not_implemented_for("col2im_out_cpu", x.dtype)
     columns = x.reshape(n, rows // (kernel[0] * kernel[1]), *kernel, *blocks)

@@ -99,3 +99,15 @@ def test_a_resize_gradient_is_laid_out_as_torchs_backward_kernel_writes_it(mode,
     found, expected = (_layouts(m, run, dtype, (1, 4, 3, 4), "channels_last", incoming)
                        for m in (engine, torch))
     assert found[:2] == expected[:2]
+
+
+@pytest.mark.parametrize("code", [
+    "F.fold(torch.ones(1, 9, 1), (1, 1), 3)", "F.fold(torch.ones(9, 1), 1, 3)",
+    "F.fold(torch.ones(1, 9, 4), (1, 1), 3)", "F.fold(torch.ones(1, 4, 1), (2, 1), 2)",
+    "F.fold(torch.ones(1, 4, 1), (1, 3), (1, 4), padding=(0, 1))",
+    "torch.nn.Fold((2, 2), 3, padding=0)(torch.ones(1, 9, 1))",
+])
+def test_fold_of_too_few_sliding_blocks_is_refused(code):
+    """fuzz 7001391: -1 x -1 blocks pass the count's check (1 column); torch's next check
+    refuses their shape, where the engine crashed (numpy's reshape)."""
+    assert _outcome(engine, code) == _outcome(torch, code)
