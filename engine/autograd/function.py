@@ -86,7 +86,8 @@ class Function:
         super().__init_subclass__(**kwargs)
         # torch names a custom function's node "<Name>Backward": a node class per Function
         cls._backward_cls = type(cls.__name__ + "Backward", (FunctionCtx,),
-                                 {"_forward_cls": cls, "__module__": cls.__module__})
+                                 {"_forward_cls": cls, "__module__": getattr(
+                                     cls, "__module__", None)})  # (type() in exec: none)
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
