@@ -13,10 +13,12 @@ one document beside the lessons: ``notebooks/DIFFERENCES.md``.
 PyTorch's tutorials and d2l's chapters (up to recurrent networks) run with
 ``import engine as torch`` and print what torch prints, except: an import statement
 (``from torch import nn``, ``import torch.nn.functional as F``) finds PyTorch itself, not
-the engine: write ``nn = torch.nn``, ``F = torch.nn.functional``; there are no datasets or
-``torchvision``: make the data with the engine; a float32 value on a rounding boundary can
-print its last digit one unit apart; ``type(x)`` says ``engine.`` where PyTorch says
-``torch.``. DIFFERENCES.md's section "Running PyTorch's tutorials" says more.
+the engine: write ``nn = torch.nn``, ``F = torch.nn.functional``, or register the engine
+first (``sys.modules["torch"] = engine``, then ``import torch`` and the tutorial's imports
+find the engine's modules); there are no datasets or ``torchvision``: make the data with
+the engine; a float32 value on a rounding boundary can print its last digit one unit
+apart; ``type(x)`` says ``engine.`` where PyTorch says ``torch.``. DIFFERENCES.md's section
+"Running PyTorch's tutorials" says more.
 """
 import math as _math
 
