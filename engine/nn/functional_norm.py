@@ -109,12 +109,12 @@ def _fused(a, b, c):
 
 def _empty_batch_norm(input, weight, bias):
     """torch's answer for an empty input: a copy, times weight[0], plus bias[0] (so that the
-    result still depends on them)."""
+    result still depends on them; C++'s select, whose words an empty weight gets)."""
     out = input.clone()
     if weight is not None:
-        out = out * weight[0]
+        out = out * weight.select(0, 0)
     if bias is not None:
-        out = out + bias[0]
+        out = out + bias.select(0, 0)
     return out
 
 

@@ -111,3 +111,16 @@ def test_fold_of_too_few_sliding_blocks_is_refused(code):
     """fuzz 7001391: -1 x -1 blocks pass the count's check (1 column); torch's next check
     refuses their shape, where the engine crashed (numpy's reshape)."""
     assert _outcome(engine, code) == _outcome(torch, code)
+
+
+@pytest.mark.parametrize("code", [
+    "F.instance_norm(torch.ones(0, 3, 4), None, None, torch.ones(3), torch.zeros(3))",
+    "F.instance_norm(torch.ones(0, 3, 4), None, None, None, torch.zeros(3))",
+    "F.instance_norm(torch.ones(0, 3, 4))", "F.batch_norm(torch.ones(0, 3), None, None, "
+    "torch.ones(0), torch.ones(0), training=True)",
+    "F.batch_norm(torch.ones(0, 3), None, None, torch.ones(3), torch.ones(3), training=True)",
+])
+def test_an_empty_batch_norm_takes_the_first_weight_by_select(code):
+    """fuzz 7000860: torch's answer for an empty input multiplies by weight[0] in C++ (select:
+    its IndexError's words when the repeated weight is empty too)."""
+    assert _outcome(engine, code) == _outcome(torch, code)
