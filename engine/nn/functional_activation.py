@@ -126,13 +126,19 @@ def _gelu_backward(grad, x, approximate):
     GeluBackwardBackward0 node linked to grad and x (whose backward is torch's
     gelu_double_backward)."""
     with no_grad():
+        half = x.dtype == float16  # torch's float16 kernel works in float32, rounds once
+        wide, seed = (x.float(), grad.float()) if half else (x, grad)
         if approximate == "tanh":
-            t = (_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x ** 3)).tanh()
-            du_dx = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * x ** 2)
-            out = (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du_dx) * grad
+            t = (_SQRT_2_OVER_PI * (wide + _GELU_CUBIC * wide ** 3)).tanh()
+            du_dx = _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * wide ** 2)
+            out = (0.5 * (1 + t) + 0.5 * wide * (1 - t * t) * du_dx) * seed
+        elif half:  # (torch's kernel: 0.5 (1 + erf(x / sqrt 2)) + x exp(-x^2 / 2) beta)
+            cdf = 0.5 * (1 + (wide * math.sqrt(0.5)).erf())
+            out = (cdf + wide * ((wide * wide * -0.5).exp() * _GELU_BETA)) * seed
         else:
-            pdf = (-0.5 * x * x).exp() * (1 / math.sqrt(2 * math.pi))
-            out = (normal_cdf(x) + x * pdf) * grad
+            pdf = (-0.5 * wide * wide).exp() * (1 / math.sqrt(2 * math.pi))
+            out = (normal_cdf(wide) + wide * pdf) * seed
+        out = out.half() if half else out
     out = laid_out_as_kernel(out, grad, x)
     if not is_grad_enabled():
         return out
@@ -436,6 +442,11 @@ class SiluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
+        if x.dtype == float16 and not is_grad_enabled():  # (torch's kernel: in float32,
+            return self.formula(grad.float(), x.float()).half()  # rounded once)
+        return self.formula(grad, x)
+
+    def formula(self, grad, x):
         s = x.sigmoid()
         # torch's grad * s * (1 + x * (1 - s)), the right operand made first as its C++
         # compiler makes it (1 + t and 1 - s: AddBackward1, SubBackward0 under create_graph):

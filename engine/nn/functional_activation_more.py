@@ -449,24 +449,26 @@ class LogSigmoidBackward0(Node):
     _saved_names = ("self", "buffer")
 
     def backward(self, grad):
-        x, _ = self.saved_tensors
-        return log_sigmoid_backward(grad, x)
+        x, buffer = self.saved_tensors
+        return log_sigmoid_backward(grad, x, buffer)
 
 
-def log_sigmoid_backward(grad, x):
+def log_sigmoid_backward(grad, x, buffer=None):
     """torch's log_sigmoid_backward kernel; under create_graph recorded as one
     LogSigmoidBackwardBackward0 node, as torch records it."""
     if not is_grad_enabled():
-        return _log_sigmoid_backward(grad, x)
+        return _log_sigmoid_backward(grad, x, buffer)
     with no_grad():
-        out = _log_sigmoid_backward(grad, x)
+        out = _log_sigmoid_backward(grad, x, buffer)
     return record(LogSigmoidBackwardBackward0, out, (grad, x), saved=(grad, x))
 
 
-def _log_sigmoid_backward(grad, x):
+def _log_sigmoid_backward(grad, x, buffer):
     wide_grad, wide_x = (widened(grad), x.float()) if grad.dtype == float16 else (grad, x)
     negative = wide_x < 0
-    z = (-wide_x.abs()).exp()
+    # (float16: torch's kernel reads the forward's buffer, exp(-|x|) stored as a float16)
+    z = buffer.float() if buffer is not None and buffer.dtype == float16 else \
+        (-wide_x.abs()).exp()
     fraction = z / (1 + z)
     out = wide_grad * (negative.to(wide_x.dtype) - fraction.where(negative, -fraction))
     # (torch's kernel writes into empty_like(grad): grad's layout, or row-major when grad is

@@ -450,12 +450,22 @@ class NativeLayerNormBackward0(Node):
     eps: float  # (torch's node does not keep eps: its second derivative is a formula of its own)
 
     def backward(self, grad):
-        input, weight, _, _, _ = self.saved_tensors
+        input, weight, _, mean, rstd = self.saved_tensors
+        if grad.dtype == float16 and not is_grad_enabled():
+            # torch's float16 kernel: float32 arithmetic on the values and the statistics it
+            # saved, each gradient rounded to float16 once
+            wide = self.gradients(grad.float(), input.float(),
+                                  None if weight is None else weight.float(), mean.float(),
+                                  rstd.float())
+            return tuple(None if g is None else g.half() for g in wide)
+        return self.gradients(grad, input, weight)
+
+    def gradients(self, grad, input, weight, mean=None, rstd=None):
         dims = tuple(range(input.dim() - len(self.normalized_shape), input.dim()))
         samples = tuple(range(input.dim() - len(self.normalized_shape)))
-        # recomputed with engine ops: create_graph differentiates them too
-        mean = input.mean(dims, keepdim=True)
-        rstd = ((input - mean) ** 2).mean(dims, keepdim=True).add(self.eps).rsqrt()
+        if mean is None:  # recomputed with engine ops: create_graph differentiates them too
+            mean = input.mean(dims, keepdim=True)
+            rstd = ((input - mean) ** 2).mean(dims, keepdim=True).add(self.eps).rsqrt()
         x_hat = (input - mean) * rstd
         g = grad if weight is None else grad * weight
         grad_input = rstd * (g - g.mean(dims, keepdim=True)

@@ -16,7 +16,7 @@ from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import signatures
-from ..fidelity.dtypes import scalar_type_name
+from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.messages import type_name
 from ..fidelity.size import wrap_dim
 from .functional_conv import pad
@@ -112,14 +112,24 @@ class NativeGroupNormBackward0(Node):
     eps: float
 
     def backward(self, grad):
-        input, weight, _, _ = self.saved_tensors
+        input, weight, mean, rstd = self.saved_tensors
+        if grad.dtype == float16 and not is_grad_enabled():
+            # torch's float16 kernel: float32 arithmetic on the values and the statistics it
+            # saved, each gradient rounded to float16 once
+            wide = self.gradients(grad.float(), input.float(),
+                                  None if weight is None else weight.float(),
+                                  mean.float().unsqueeze(-1), rstd.float().unsqueeze(-1))
+            return tuple(None if g is None else g.half() for g in wide)
+        return self.gradients(grad, input, weight)
+
+    def gradients(self, grad, input, weight, mean=None, rstd=None):
         shape = input.shape
         per_channel = (1, self.C) + (1,) * (input.dim() - 2)
         g = grad if weight is None else grad * weight.view(per_channel)
-        # recomputed with engine ops: create_graph differentiates them too
         x = input.reshape(self.N, self.group, self.C // self.group * self.HxW)
-        mean = x.mean(2, keepdim=True)
-        rstd = ((x - mean) ** 2).mean(2, keepdim=True).add(self.eps).rsqrt()
+        if mean is None:  # recomputed with engine ops: create_graph differentiates them too
+            mean = x.mean(2, keepdim=True)
+            rstd = ((x - mean) ** 2).mean(2, keepdim=True).add(self.eps).rsqrt()
         x_hat = (x - mean) * rstd
         g = g.reshape(self.N, self.group, self.C // self.group * self.HxW)
         grad_input = rstd * (g - g.mean(2, keepdim=True)

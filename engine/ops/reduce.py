@@ -1919,6 +1919,8 @@ class CumsumBackward0(Node):
     dim: int
 
     def backward(self, grad):
+        # (cumsum(dtype=...): the gradient goes back to the input's dtype first, then sums)
+        grad = grad.to(from_numpy_dtype[self._input_meta[0][1]])
         if grad._data.size <= 1 or grad._data.shape[self.dim] == 1:
             return grad  # (torch's shortcut: the gradient itself, strides and all)
         return _reversed_cumsum(grad, self.dim)
