@@ -34,6 +34,7 @@ from ..fidelity import signatures
 from ..fidelity import messages
 from ..fidelity.dtypes import finfo, float16, float32, from_numpy_dtype, scalar_type_name
 from ..fidelity.layout import suggested_memory_format
+from ..fidelity.moments import rowwise_moments
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.messages import CPP_TYPE_NAMES, type_name
 from ..ops.arithmetic import add_scalar, div
@@ -369,18 +370,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     x = input._data
     kept = x.ndim - len(normalized_shape)               # the dimensions of the samples
     rows = x.reshape(math.prod(x.shape[:kept]), math.prod(normalized_shape))  # one sample a row
-    # the statistics in float64 (torch's kernel: float32 Welford sums, vectorised; so
-    # float32 values may differ from torch's in the last bits)
-    wide = rows.astype(np.float64)
+    # the statistics as torch's kernel gets them (fidelity/moments.py: its vectorised
+    # Welford sums, replayed); float16: in float32, stored as float16 for the backward pass
+    computed = np.dtype(np.float32 if x.dtype == np.float16 else x.dtype)
     with np.errstate(all="ignore"):  # (inf and nan in a row: torch is silent)
-        mean = wide.mean(axis=1) if rows.shape[1] else np.full(rows.shape[0], np.nan)
-        var = ((wide - mean[:, None]) ** 2).mean(axis=1) if rows.shape[1] else mean
-        # float16: torch's kernel normalises with its float32 statistics and stores them as
-        # float16 (rounded from float32) for the backward pass
-        computed = np.float32 if x.dtype == np.float16 else x.dtype
+        if rows.shape[1]:
+            mean, var = rowwise_moments(rows)
+        else:
+            mean = var = np.full(rows.shape[0], np.nan, computed)
         # (in that dtype, as torch's kernel: 1 / sqrt(var + eps), eps a C++ float there)
-        rstd = 1 / np.sqrt(var.astype(computed) + np.dtype(computed).type(eps))
-    mean = mean.astype(computed)
+        rstd = 1 / np.sqrt(var + computed.type(eps))
     out = _layer_norm_rows(rows, mean, rstd, weight, bias)
     mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)
     stats_shape = x.shape[:kept] + (1,) * len(normalized_shape)
