@@ -10,6 +10,7 @@ families) against torch 2.15.
 - batch_norm (float32, float64) and group_norm of a channels-last input: the result and the
   input's gradient stay channels-last, as torch's kernels write them (fuzz 7000307, 7000004).
 """
+import numpy as np
 import pytest
 
 import parity
@@ -124,3 +125,27 @@ def test_an_empty_batch_norm_takes_the_first_weight_by_select(code):
     """fuzz 7000860: torch's answer for an empty input multiplies by weight[0] in C++ (select:
     its IndexError's words when the repeated weight is empty too)."""
     assert _outcome(engine, code) == _outcome(torch, code)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["row_major", "channels_last"])
+@pytest.mark.parametrize("scale, align_corners", [(1.25, False), (1.25, True), (1.0, False),
+                                                  (1.4, False)])
+def test_bicubic_gradient_of_the_inputs_size_is_copied(dtype, layout, scale, align_corners):
+    """fuzz 7033595: a scale that rounds the size down to the input's (2 x 3 at 1.25): torch's
+    forward resamples, its backward kernel copies the gradient (all ones for a sum); the
+    engine gave the forward's derivative."""
+    def run(m):
+        m.manual_seed(0)
+        x = m.randn(2, 1, 2, 3, dtype=getattr(m, dtype))
+        if layout == "channels_last":
+            x = x.contiguous(memory_format=m.channels_last)
+        x.requires_grad_()
+        y = m.nn.functional.interpolate(x, None, scale, "bicubic", align_corners)
+        m.manual_seed(1)
+        g, = m.autograd.grad(y, x, m.randn(y.shape, dtype=y.dtype))
+        return y.detach().numpy(), g.numpy(), g.stride()
+    got, expected = run(engine), run(torch)
+    assert got[2] == expected[2]
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-6, atol=1e-6)
