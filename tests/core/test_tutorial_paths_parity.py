@@ -89,3 +89,16 @@ OTHER_CASES = {
 @pytest.mark.parametrize("name", OTHER_CASES)
 def test_tutorial_paths(name):
     parity.assert_same_snippet(OTHER_CASES[name])
+
+
+LINALG_CASES = {
+    "linalg.matmul": "x = m.tensor([[1., 2, 3], [4, 5, 6]], requires_grad=True)\ny = m.linalg.matmul(x, m.ones(3, 2))\nr = [y, y.grad_fn.name(), error(lambda: m.linalg.matmul(m.ones(2, 3), m.ones(2, 3))), m.linalg.matmul(m.ones(3), m.ones(3), out=m.empty(()))]",
+    "linalg.diagonal": "x = m.arange(8.).view(2, 2, 2).requires_grad_()\nr = [m.linalg.diagonal(x), m.linalg.diagonal(x, offset=1, dim1=0, dim2=2), error(lambda: m.linalg.diagonal(m.ones(3))), m.linalg.diagonal(x).grad_fn.name()]",
+    "linalg.vecdot": "x = m.tensor([[1., 2, 3], [4, 5, 6]], requires_grad=True)\nr = [m.linalg.vecdot(x, m.tensor([1., 0, 2])), m.linalg.vecdot(m.ones(2, 3), m.ones(3), dim=0), m.linalg.vecdot(m.ones(3, 2), m.ones(3, 1), dim=0, out=m.empty(2)), m.linalg.vecdot(m.ones(3, dtype=m.float64), m.ones(3, dtype=m.float64))]",
+    "linalg.vecdot refusals": "r = [error(lambda: m.linalg.vecdot(m.ones(3), m.ones(3, dtype=m.long))), error(lambda: m.linalg.vecdot(m.ones(3, dtype=m.long), m.ones(3, dtype=m.long))), error(lambda: m.linalg.vecdot(m.ones(2, 3), m.ones(2))), error(lambda: m.linalg.vecdot(m.ones(3, dtype=m.half), m.ones(3)))]",
+}
+
+
+@pytest.mark.parametrize("name", LINALG_CASES)
+def test_linalg_names_of_the_tensors_tutorial(name):
+    parity.assert_same_snippet(LINALG_CASES[name])
