@@ -96,13 +96,14 @@ def _float32_residues_of_zero(verdict):
 
 
 def _residues_of_a_zero_gradient(verdict):
-    """The engine's numbers all 0 (a gradient that is exactly 0), torch's residues of it
-    below 1e-4, as many on each side."""
+    """A gradient that is exactly 0 (each group one value, or the gradient of a sum of the
+    outputs): both sides' numbers residues of it, below 2e-4 (float16's statistics are
+    rounded), as many on each side."""
     decimal = re.compile(r"-?\d+\.\d*(?:e[+-]\d+)?")
     numbers = [[float(n) for n in decimal.findall(text or "")]
                for text in (verdict.torch_text, verdict.engine_text)]
-    return len(numbers[0]) == len(numbers[1]) > 0 and all(n == 0 for n in numbers[1]) and \
-        all(abs(n) < 1e-4 for n in numbers[0])
+    return len(numbers[0]) == len(numbers[1]) > 0 and all(
+        abs(n) < 2e-4 for side in numbers for n in side)
 
 
 def _residues_of_float32_sums(verdict):
@@ -539,8 +540,9 @@ KNOWN = [
           difference="float32 values"),
     Known("group_norm's gradient: the engine's formula in its own operations, torch's kernel "
           "sums each channel's dY * x and dY in its vector order and scales by rstd cubed, so "
-          "where the gradient is exactly 0 (each group one value) torch keeps residues, "
-          "amplified by rstd = 1 / sqrt(eps) (fuzz 7031154: up to 3e-05 against 0)",
+          "where the gradient is exactly 0 (each group one value; the gradient of a sum of "
+          "the outputs) the residues differ, amplified by rstd = 1 / sqrt(eps) (fuzz 7031154: "
+          "up to 3e-05 against 0; float16, fuzz 5003179: -7.40e-05 against -7.41e-05)",
           DOCUMENTED, ("gradient", "value", "printed"),
           program=r"\bgroup_norm\(|\bGroupNorm\(", test=_residues_of_a_zero_gradient,
           difference="float32 values"),
