@@ -10,7 +10,8 @@ face: ``backward``, ``grad``, the grad modes, ``Function`` for your own operatio
 from ..core.backward import backward, grad  # noqa: F401
 from ..core.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                               no_grad, set_grad_enabled)
-from . import anomaly_mode, forward_ad, functional, graph  # noqa: F401
+from . import anomaly_mode, forward_ad, functional, grad_mode, graph  # noqa: F401
+from .grad_mode import set_multithreading_enabled  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401

@@ -102,3 +102,20 @@ LINALG_CASES = {
 @pytest.mark.parametrize("name", LINALG_CASES)
 def test_linalg_names_of_the_tensors_tutorial(name):
     parity.assert_same_snippet(LINALG_CASES[name])
+
+
+def test_set_multithreading_enabled_and_the_grad_mode_module():
+    parity.assert_same_snippet(
+        "s = m.autograd.set_multithreading_enabled(False)\n"
+        "with m.autograd.set_multithreading_enabled(True) as entered:\n"
+        "    pass\n"
+        "@m.autograd.set_multithreading_enabled(False)\n"
+        "def f():\n"
+        "    return 1\n"
+        "x = m.ones(2, requires_grad=True)\n"
+        "with m.autograd.set_multithreading_enabled(False):\n"
+        "    (x * 2).sum().backward()\n"
+        "r = [type(s).__name__, entered, f(), x.grad, "
+        "error(lambda: m.autograd.set_multithreading_enabled('x')), "
+        "m.autograd.grad_mode.no_grad is m.no_grad, m.autograd.grad_mode.enable_grad is "
+        "m.enable_grad, m.autograd.grad_mode.inference_mode is m.inference_mode]")
