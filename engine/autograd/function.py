@@ -27,6 +27,8 @@ from ..core.node import Node, SavedTensor, connect, gradient_edge, record
 from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.views import alias
+from ..core.tangents import JVP_CALLS
+from ..fidelity.transforms import RUNNING as running_transforms, NoBatchingRule
 from .function_forward import JVP_MISSING, give_tangents, primals_only
 
 
@@ -106,6 +108,13 @@ class Function:
         raise NotImplementedError(JVP_MISSING)
 
     @staticmethod
+    def vmap(info, in_dims, *args):
+        """A batching rule of your own for vmap (or set ``generate_vmap_rule = True``)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set "
+                                  "generate_vmap_rule=True.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         """torch 2's style: ``forward(*args)`` without ctx, then this saves what backward
         needs."""
@@ -120,6 +129,7 @@ class Function:
     @classmethod
     def apply(cls, *args):
         """Run forward without recording, then record one node for the whole function."""
+        _check_transforms(cls, args)
         ctx = cls._backward_cls()
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -145,6 +155,23 @@ class Function:
                            if isinstance(t, Tensor) else t
                            for t in ctx._to_save) if recording else ()
         return results[0] if single else results
+
+
+def _check_transforms(cls, args):
+    """Inside a torch.func transform torch requires ``setup_context``; under vmap a batching
+    rule (``vmap`` or ``generate_vmap_rule = True``), which the engine takes as leave to run
+    the Function once per sample (vmap's loop: the values its rule would give)."""
+    if not (running_transforms or JVP_CALLS):
+        return
+    if cls.setup_context is Function.setup_context:
+        raise RuntimeError(messages.FUNCTION_NEEDS_SETUP_CONTEXT)
+    if any(getattr(a, "__engine_vmap__", False) for a in args):
+        if not getattr(cls, "generate_vmap_rule", False) and cls.vmap is Function.vmap:
+            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have "
+                               "vmap support. Please override and implement the vmap "
+                               "staticmethod or set generate_vmap_rule=True. For more "
+                               f"details, please see {messages.EXTENDING_FUNC_NOTES}")
+        raise NoBatchingRule(f"{cls.__name__}: vmap runs the Function once per sample")
 
 
 def _wrap_outputs(ctx, outputs, inputs, recording):

@@ -699,3 +699,10 @@ def no_sparse_gradient(name):
     """The engine's refusal of a sparse gradient (embedding's, embedding_bag's sparse=True)."""
     return (f"{name}(sparse=True): the engine has no sparse tensors, so it cannot make the "
             "sparse gradient torch gives; use sparse=False (notebooks/DIFFERENCES.md)")
+
+# a custom autograd.Function inside a torch.func transform (engine/autograd/function.py)
+EXTENDING_FUNC_NOTES = "https://pytorch.org/docs/main/notes/extending.func.html"
+FUNCTION_NEEDS_SETUP_CONTEXT = (
+    "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+    "...), it must override the setup_context staticmethod. For more details, please see "
+    f"{EXTENDING_FUNC_NOTES}")

@@ -34,6 +34,7 @@ from ..ops.join import cat as join_cat
 from ..ops.join import stack as join_stack
 from ..ops.linalg import matmul as torch_matmul
 from ..fidelity.size import Size
+from ..fidelity.transforms import NoBatchingRule  # noqa: F401  (vmap.py and others import it here)
 
 # torch refuses what would give each sample a result of its own shape (dynamic shapes)
 MASK_ERROR = ("vmap: We do not support batching operators that can support dynamic shape. "
@@ -52,11 +53,6 @@ MASKED_SELECT_ERROR = ("vmap: Attempted to vmap over `mask` in torch.masked_sele
                        "https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
-class NoBatchingRule(Exception):
-    """Raised inside a batched call when an operation has no batching rule: vmap falls back
-    to calling the function once per sample."""
-
-    vmap_loop = True  # (the engine's hand-over passes it on: vmap's request for its loop)
 
 
 class BatchedOperand(NoBatchingRule):

@@ -35,6 +35,7 @@ from ..core.node import AccumulateGrad, Node, record
 from ..core.tensor import Tensor
 from ..fidelity import messages
 from ..fidelity.layout import has_internal_overlap
+from ..fidelity.transforms import RUNNING as running_transforms
 from ..ops.creation import eye, ones_like, zeros, zeros_like
 from .batched import BatchedTensor, NoBatchingRule, from_real, to_real
 from ..ops.join import cat, stack
@@ -62,10 +63,12 @@ class Level:
 
     def __enter__(self):  # while f runs: the leaves an inner call makes are this one's too
         RUNNING_LEVELS.append(self)
+        running_transforms.append(self)
         return self
 
     def __exit__(self, *exc_info):
         RUNNING_LEVELS.pop()
+        running_transforms.pop()
         return False
 
     def differentiable(self, value):

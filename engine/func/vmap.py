@@ -17,6 +17,7 @@ import functools
 
 from ..core.tensor import Tensor
 from ..fidelity import random as fidelity_random
+from ..fidelity.transforms import RUNNING as running_transforms
 from ..ops.join import cat, stack
 from .batched import BatchedTensor, NoBatchingRule
 from .pytree import LEAF, tree_flatten, tree_unflatten
@@ -147,6 +148,7 @@ def _run(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args,
     batched = [a if d is None else BatchedTensor(a.movedim(d, 0), level)
                for a, d in zip(flat_args, flat_in_dims)]
     levels.append(size)
+    running_transforms.append(size)
     fidelity_random.DRAW_CHECKS.append(functools.partial(_random_draw, randomness, True))
     try:
         output = func(*tree_unflatten(batched, args_spec), **kwargs)
@@ -159,6 +161,7 @@ def _run(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args,
     finally:
         fidelity_random.DRAW_CHECKS.pop()
         levels.pop()
+        running_transforms.pop()
     if output is not None:
         return _unwrapped(output, level, size, out_dims, func)
     return _loop(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args, size)
@@ -175,12 +178,14 @@ def _loop(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args
     """f once per sample, the results stacked along out_dims (batched.py's fallback)."""
     outputs = []
     fidelity_random.DRAW_CHECKS.append(functools.partial(_random_draw, randomness, False))
+    running_transforms.append(size)  # (still inside vmap, for what asks: a custom Function)
     try:
         for i in range(size):
             sample = [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_in_dims)]
             outputs.append(func(*tree_unflatten(sample, args_spec), **kwargs))
     finally:
         fidelity_random.DRAW_CHECKS.pop()
+        running_transforms.pop()
     flat_outputs = [tree_flatten(o)[0] for o in outputs]
     spec = tree_flatten(outputs[0])[1]
     dims = _out_dims_per_leaf(out_dims, outputs[0], spec, func)

@@ -119,3 +119,51 @@ def test_set_multithreading_enabled_and_the_grad_mode_module():
         "error(lambda: m.autograd.set_multithreading_enabled('x')), "
         "m.autograd.grad_mode.no_grad is m.no_grad, m.autograd.grad_mode.enable_grad is "
         "m.enable_grad, m.autograd.grad_mode.inference_mode is m.inference_mode]")
+
+
+TRANSFORM_FUNCTIONS = """
+class E(m.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x.exp()
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.saved_tensors[0]
+class G(E):
+    generate_vmap_rule = True
+class V(E):
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return x.exp(), in_dims[0]
+class Old(m.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        r = x.exp()
+        ctx.save_for_backward(r)
+        return r
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.saved_tensors[0]
+xs = m.tensor([[0., 1.], [2., 3.]])
+"""
+
+TRANSFORM_CASES = {
+    "vmap without a rule": "r = error(lambda: m.vmap(E.apply)(xs))",
+    "vmap with generate_vmap_rule": "r = m.vmap(G.apply)(xs)",
+    "vmap with a vmap staticmethod": "r = m.vmap(V.apply)(xs)",
+    "vmap of grad (it gave zeros)": "r = m.vmap(m.func.grad(lambda v: G.apply(v).sum()))(xs)",
+    "vmap of grad without a rule": "r = error(lambda: m.vmap(m.func.grad(lambda v: E.apply(v).sum()))(xs))",
+    "grad and jacrev": "r = [m.func.grad(lambda v: E.apply(v).sum())(xs[0]), m.func.jacrev(E.apply)(xs[0])]",
+    "in_dims=1 and an op before": "r = [m.vmap(G.apply, in_dims=1)(xs), m.vmap(lambda v: G.apply(v * 2))(xs)]",
+    "no setup_context: refused": "r = [error(lambda: m.vmap(Old.apply)(xs)), error(lambda: m.func.grad(lambda v: Old.apply(v).sum())(xs[0])), error(lambda: m.func.jvp(Old.apply, (xs,), (xs,))), error(lambda: m.vmap(lambda v: Old.apply(xs) + v)(xs))]",
+    "no setup_context: fine outside": "x = xs.clone().requires_grad_()\nr = [Old.apply(x), m.autograd.grad(Old.apply(x).sum(), x)]",
+    "jvp without jvp": "r = error(lambda: m.func.jvp(E.apply, (xs,), (xs,)))",
+}
+
+
+@pytest.mark.parametrize("name", TRANSFORM_CASES)
+def test_a_custom_function_inside_torch_func(name):
+    parity.assert_same_snippet(TRANSFORM_FUNCTIONS + TRANSFORM_CASES[name])
