@@ -504,7 +504,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     input, normalized_shape, weight, eps = given if read is None else read[0]
     normalized_shape = tuple(normalized_shape)
     _check_rms_norm(input, normalized_shape, weight)
-    if weight is not None and weight.dtype != input.dtype and not _warned_mixed_dtypes:
+    # (torch asks only on its way to the fused kernel, which a channels-last input skips)
+    if weight is not None and weight.dtype != input.dtype and not _warned_mixed_dtypes and \
+            suggested_memory_format(input._data.shape, input.stride()) == "contiguous_format":
         _warned_mixed_dtypes.append(True)
         messages.warn_from_learner(
             f"Mismatch dtype between input and weight: input dtype = "

@@ -10,6 +10,11 @@ families) against torch 2.15.
 - batch_norm (float32, float64) and group_norm of a channels-last input: the result and the
   input's gradient stay channels-last, as torch's kernels write them (fuzz 7000307, 7000004).
 """
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -19,6 +24,7 @@ torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 import engine  # noqa: E402
 
 pytestmark = pytest.mark.torch
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _outcome(m, code):
@@ -149,3 +155,30 @@ def test_bicubic_gradient_of_the_inputs_size_is_copied(dtype, layout, scale, ali
     assert got[2] == expected[2]
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(got[1], expected[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    "torch.ones(2, 2, 2, 2, dtype=torch.float16).to(memory_format=torch.channels_last)",
+    "torch.ones(2, 1, 2, 2, dtype=torch.float16).to(memory_format=torch.channels_last)",
+    "torch.ones(2, 2, 2, 2, 2, dtype=torch.float64).to(memory_format=torch.channels_last_3d)",
+    "torch.ones(2, 1, 2, 2, dtype=torch.float16)", "torch.ones(2, 4, dtype=torch.float64)",
+    "torch.ones(4, 2, dtype=torch.float16).t()",
+    "torch.ones(2, 2, 2, 2, dtype=torch.float16).permute(0, 2, 3, 1)",
+])
+def test_rms_norm_warns_of_mixed_dtypes_only_on_its_way_to_the_fused_kernel(make):
+    """fuzz 5029697: a channels-last input takes torch's composite path, which does not warn
+    of a float32 weight (the warning is once per process: each case in a fresh one)."""
+    code = ("import warnings, torch\n"
+            f"x = {make}\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    y = torch.nn.functional.rms_norm(x, (x.shape[-1],), torch.ones(x.shape[-1]))\n"
+            "print(y.dtype, [str(w.message)[:60] for w in caught])\n")
+    outs = []
+    for prelude in ("", "import sys, engine\nsys.modules['torch'] = engine\n"):
+        done = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
+                              text=True, timeout=300, cwd=ROOT,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout)
+    assert outs[1] == outs[0]
