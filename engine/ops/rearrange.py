@@ -773,6 +773,10 @@ def tensordot(a, b, dims=2, out=None):
         if dims > min(a.dim(), b.dim()):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    for position, (name, value) in enumerate((("input", a), ("other", b)), 1):  # (its parser)
+        if not isinstance(value, Tensor):
+            raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be "
+                            f"Tensor, not {type_name(value)}")
     given = (("dims_self", dims_a), ("dims_other", dims_b))
     for position, (name, value) in enumerate(given):  # (torch's Python hands them on to an
         if not isinstance(value, (tuple, list)):  # op of two int[]s, by position)
@@ -782,6 +786,8 @@ def tensordot(a, b, dims=2, out=None):
                                     unpack=False)
     dims_a, dims_b = (signatures.unpack_ints("tensordot", name, value, symint=False)
                       for name, value in given)
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"tensordot(): argument 'out' must be Tensor, not {type_name(out)}")
     result = _tensordot(a, b, list(dims_a), list(dims_b))
     if out is None:
         return result

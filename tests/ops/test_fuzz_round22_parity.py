@@ -182,3 +182,21 @@ def test_rms_norm_warns_of_mixed_dtypes_only_on_its_way_to_the_fused_kernel(make
         assert done.returncode == 0, done.stderr
         outs.append(done.stdout)
     assert outs[1] == outs[0]
+
+
+@pytest.mark.parametrize("code", [
+    "torch.tensordot(y.cummin(0), y, dims=([0], [0]))", "torch.tensordot(y, 3, dims=1)",
+    "torch.tensordot([1.], y, dims=0)", "torch.tensordot(y, y.cummin(0), dims=([0], [0]))",
+    "torch.tensordot(y.cummin(0), y, dims=2)", "torch.tensordot(y.cummin(0), y, dims=-1)",
+    "torch.tensordot(y, y, dims=([0], [0]), out=3)", "torch.tensordot(3, y, dims=([0], ['a']))",
+    "torch.tensordot(y, y, dims=([0], ['a']))",
+])
+def test_tensordot_of_what_is_not_a_tensor(code):
+    """fuzz 5022703: with lists of dims torch's parser names the argument that is no tensor
+    (a torch.return_types.cummin); with a number of dims its Python asks a.dim() first."""
+    def outcome(m):
+        try:
+            return tuple(eval(code, {"torch": m, "y": m.ones(2, 3)}).shape)  # noqa: S307
+        except Exception as error:  # noqa: BLE001 - comparing what each library raises
+            return type(error).__name__, str(error)
+    assert outcome(engine) == outcome(torch)
