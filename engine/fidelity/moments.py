@@ -23,7 +23,13 @@ CHUNK = 16  # vectors per Welford chunk (kChunkSize)
 
 def rowwise_moments(rows):
     """``(mean, variance)`` (biased) of each row of the 2-d float array ``rows``, in the
-    kernel's arithmetic dtype (float32 for float16 and float32 rows, float64 for float64)."""
+    kernel's arithmetic dtype (float32 for float16 and float32 rows, float64 for float64);
+    inf and nan in a row go through silently, as in torch's kernel."""
+    with np.errstate(all="ignore"):
+        return _moments(rows)
+
+
+def _moments(rows):
     math = np.dtype(np.float64 if rows.dtype == np.float64 else np.float32)
     fma = fma64 if math == np.float64 else fma32
     lanes = 32 // math.itemsize          # an AVX2 vector of the arithmetic type
@@ -59,8 +65,7 @@ def rowwise_moments(rows):
         for lane in range(lanes):
             seen, mean, m2 = _merged(per_lane, stack[0][1][:, lane], stack[0][2][:, lane],
                                      seen, mean, m2, math, fma, fused=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return mean, m2 / math.type(length)
+    return mean, m2 / math.type(length)
 
 
 def _chunk_moments(vectors, fma):

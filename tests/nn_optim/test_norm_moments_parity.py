@@ -85,3 +85,22 @@ def test_a_group_of_one_value_keeps_torchs_residue():
         weight = m.linspace(-1, 1, 4)
         return m.nn.functional.group_norm(x, 4, weight, weight).numpy()
     np.testing.assert_array_equal(call(engine), call(torch))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_inf_and_nan_in_a_row_pass_silently(dtype):
+    """fuzz 5044232: a float16 row with inf (6e4 * 6 rounded to float16): numpy warned
+    "invalid value encountered in subtract" inside the replayed Welford sums."""
+    import warnings
+    values = np.array([[np.inf, 1.0, 2.0], [1.0, np.nan, 3.0], [-np.inf, np.inf, 0.0]], dtype)
+    outs = []
+    for m in (torch, engine):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            x = m.from_numpy(values.copy()).requires_grad_()
+            y = m.nn.functional.layer_norm(x, (3,))
+            z = m.nn.functional.group_norm(x.unsqueeze(-1), 3)
+            g, = m.autograd.grad((y.sum(), z.sum()), x)
+        outs.append([t.detach().numpy() for t in (y, z, g)])
+    for got, expected in zip(outs[1], outs[0]):
+        np.testing.assert_array_equal(got, expected)
