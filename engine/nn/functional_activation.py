@@ -443,7 +443,8 @@ class SiluBackward0(Node):
     def backward(self, grad):
         (x,) = self.saved_tensors
         if x.dtype == float16 and not is_grad_enabled():  # (torch's kernel: in float32,
-            return self.formula(grad.float(), x.float()).half()  # rounded once)
+            out = self.formula(grad.float(), x.float()).half()  # rounded once, laid out as
+            return laid_out_as_kernel(out, grad, x)  # its iterator over grad and x)
         return self.formula(grad, x)
 
     def formula(self, grad, x):
