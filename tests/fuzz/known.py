@@ -126,6 +126,23 @@ def _equal_up_to_signs(verdict):
         abs(e - t) <= 1e-6 + 1e-5 * t for t, e in zip(*numbers))
 
 
+def _engine_row_major(verdict):
+    """The engine's result row-major (torch's in another order), shapes equal."""
+    layouts = []
+    for text in (verdict.torch_text, verdict.engine_text):
+        found = re.match(r"shape=\(([\d, ]*)\) stride=\(([\d, ]*)\)", text or "")
+        if not found:
+            return False
+        layouts.append([tuple(int(n) for n in group.split(",") if n.strip())
+                        for group in found.groups()])
+    (shape, _), (engine_shape, engine_stride) = layouts
+    expected, size = [], 1
+    for extent in reversed(shape):
+        expected.insert(0, size)
+        size *= max(extent, 1)
+    return shape == engine_shape and tuple(expected) == engine_stride
+
+
 def _layout_differs_only_on_sizes_0_and_1(verdict):
     """notebooks/DIFFERENCES.md: an elementwise result whose input has unusual strides only on
     dimensions of size 0 or 1 is laid out row-major."""
@@ -554,6 +571,12 @@ KNOWN = [
           DOCUMENTED, ("gradient", "value", "printed"),
           program=r"(?=.*\b(?:group_norm|GroupNorm)\()(?=.*float16)",
           test=_residues_below(2e-3), difference="float32 values"),
+    Known("stack of channels-last tensors: torch's result keeps the inputs' memory order around "
+          "the new dimension, the engine's is row-major (fuzz 5069990: strides (16, 2, 1, 8, 4) "
+          "against (16, 8, 4, 2, 1))",
+          DOCUMENTED, ("shape/stride",), statement=r"\bstack\(",
+          program=r"channels_last", engine=r"^shape=\([\d, ]*\) stride=\([\d, ]*\)",
+          test=_engine_row_major, difference="`stack` of channels-last tensors"),
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
