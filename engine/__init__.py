@@ -64,6 +64,10 @@ from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)
 from . import _aliasing
+from ._determinism import (are_deterministic_algorithms_enabled,  # noqa: F401
+                           get_deterministic_debug_mode,
+                           is_deterministic_algorithms_warn_only_enabled,
+                           set_deterministic_debug_mode, use_deterministic_algorithms)
 
 _aliasing.install()  # (sys.modules["torch"] = engine: import torch.nn ... find the engine's)
 

@@ -255,3 +255,61 @@ class UntypedStorage:
     def __repr__(self):
         values = "\n".join(f" {b}" for b in self._array.view(np.uint8).tolist())
         return f"{values}\n[torch.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
+
+
+TYPED_STORAGE_DEPRECATED = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be "
+    "the only storage class. This should only matter to you if you are using storages "
+    "directly.  To access UntypedStorage directly, use tensor.untyped_storage() instead of "
+    "tensor.storage()")
+
+
+class TypedStorage:
+    """What the deprecated ``tensor.storage()`` gives (older tutorials and PyTorch's "Tensor
+    Views" note): the storage's elements in the tensor's dtype, sharing its memory."""
+
+    def __init__(self, array, dtype):
+        self._array, self.dtype = array, dtype
+
+    def data_ptr(self):
+        return self._array.__array_interface__["data"][0] if self._array.nbytes else 0
+
+    def size(self):
+        return self._array.size
+
+    __len__ = size
+
+    def nbytes(self):
+        return self._array.nbytes
+
+    def element_size(self):
+        return self._array.itemsize
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def untyped(self):
+        return UntypedStorage(self._array)
+
+    def _index(self, index):
+        if isinstance(index, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if not isinstance(index, (int, np.integer)):
+            raise RuntimeError(f"can't index a <class 'torch.storage.TypedStorage'> with "
+                               f"{type(index)}")
+        position = int(index)
+        if not -self._array.size <= position < self._array.size:
+            raise IndexError(f"index {position} out of range for storage of size "
+                             f"{self._array.size}")
+        return position
+
+    def __getitem__(self, index):
+        return self._array[self._index(index)].item()
+
+    def __setitem__(self, index, value):
+        self._array[self._index(index)] = value
+
+    def __repr__(self):
+        values = " " + "\n ".join(str(v) for v in self._array.tolist())
+        return (f"{values}\n[torch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of "
+                f"size {self._array.size}]")

@@ -15,13 +15,30 @@ autograd uses to detect stale saved values.
 import numpy as np
 
 from ..fidelity import signatures
+from ..fidelity import messages
 from ..fidelity.calls import method_copy
+from ..fidelity.layout import TYPED_STORAGE_DEPRECATED, TypedStorage
 from ..fidelity.messages import type_name
 from ..core.tensor import Tensor
 from .common import invalid_arguments_error, numpy_names
 from . import (arithmetic, compare, convert, creation, fastpath, indexing, inplace, join, linalg,
                rearrange, reduce, sampling, statistics, structure, unary, views)
 from . import pointwise, solve
+
+
+_typed_storage_warned = []  # (torch warns of TypedStorage once a process)
+
+
+def storage(self):
+    """The deprecated ``t.storage()``: a TypedStorage of the tensor's memory (prefer
+    ``t.untyped_storage()``)."""
+    if not _typed_storage_warned:
+        _typed_storage_warned.append(True)
+        messages.warn_from_learner(TYPED_STORAGE_DEPRECATED)
+    return TypedStorage(self._storage_array(), self.dtype)
+
+
+Tensor.storage = storage
 
 
 def _without_out(function):

@@ -167,3 +167,38 @@ TRANSFORM_CASES = {
 @pytest.mark.parametrize("name", TRANSFORM_CASES)
 def test_a_custom_function_inside_torch_func(name):
     parity.assert_same_snippet(TRANSFORM_FUNCTIONS + TRANSFORM_CASES[name])
+
+
+STORAGE_CASES = {
+    "a TypedStorage": "t = m.arange(4.)\ns = t.storage()\nv = t[2:]\nr = [type(s).__name__, repr(s), s.data_ptr() == t.data_ptr(), len(s), s.size(), str(s.dtype), s.tolist(), s.nbytes(), s.element_size(), s[1], s[-1], v.storage().data_ptr() == s.data_ptr(), len(v.storage())]",
+    "dtypes and empty": "r = [repr(m.ones(2, dtype=m.int64).storage()), repr(m.tensor([True, False]).storage()), repr(m.tensor([0.1], dtype=m.float16).storage()), repr(m.tensor([]).storage())]",
+    "writing through it": "t = m.arange(4.)\ns = t.storage()\ns[0] = 7.\nr = t",
+    "indexing errors": "s = m.arange(4.).storage()\nr = [error(lambda: s[4]), error(lambda: s[-5]), error(lambda: s['a']), error(lambda: s[1.5]), error(lambda: s[1:2])]",
+    "deterministic algorithms": "a = m.are_deterministic_algorithms_enabled()\nm.use_deterministic_algorithms(True, warn_only=True)\nb = [m.are_deterministic_algorithms_enabled(), m.is_deterministic_algorithms_warn_only_enabled(), m.get_deterministic_debug_mode()]\nm.set_deterministic_debug_mode('error')\nc = m.get_deterministic_debug_mode()\nm.set_deterministic_debug_mode(0)\nr = [a, b, c, m.get_deterministic_debug_mode(), error(lambda: m.use_deterministic_algorithms(1)), error(lambda: m.use_deterministic_algorithms(True, warn_only=1)), error(lambda: m.set_deterministic_debug_mode('x')), error(lambda: m.set_deterministic_debug_mode(5)), error(lambda: m.set_deterministic_debug_mode(1.5))]",
+}
+
+
+@pytest.mark.parametrize("name", STORAGE_CASES)
+def test_storage_and_determinism_of_the_notes(name):
+    parity.assert_same_snippet(STORAGE_CASES[name])
+
+
+def test_typed_storage_warns_once_a_process():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    code = ("import warnings, torch\nt = torch.arange(4.)\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    t.storage()\n    t[1:].storage()\n"
+            "print(len(caught), caught[0].category.__name__, caught[0].lineno, caught[0].message)\n")
+    outs = []
+    for prelude in ("", "import sys, engine\nsys.modules['torch'] = engine\n"):
+        done = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
+                              text=True, timeout=300, cwd=root,
+                              env=dict(os.environ, PYTHONPATH=str(root)))
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout.replace(" 7 ", " 5 "))  # (the line, after the prelude)
+    assert outs[1] == outs[0]
