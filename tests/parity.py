@@ -508,3 +508,26 @@ def assert_same_tangent(got, expected, exact, precision):
         np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
     else:
         np.testing.assert_allclose(got, expected, rtol=precision, atol=precision)
+
+
+# ====================================================================== fresh interpreters
+AS_TORCH = "import sys, engine\nsys.modules['torch'] = engine\n"
+
+
+def printed_in_fresh_interpreters(code, timeout=300):
+    """What ``code`` prints in a fresh interpreter with PyTorch as ``torch``, and in another
+    with the engine registered as ``torch`` (``sys.modules["torch"] = engine``): for what is
+    once a process (a warning) or must not see the other library's modules."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    printed = []
+    for prelude in ("", AS_TORCH):
+        done = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
+                              text=True, timeout=timeout, cwd=root,
+                              env=dict(os.environ, PYTHONPATH=str(root)))
+        assert done.returncode == 0, done.stderr[-3000:]
+        printed.append(done.stdout)
+    return printed

@@ -126,15 +126,24 @@ def _equal_up_to_signs(verdict):
         abs(e - t) <= 1e-6 + 1e-5 * t for t, e in zip(*numbers))
 
 
-def _engine_row_major(verdict):
-    """The engine's result row-major (torch's in another order), shapes equal."""
+def _layouts(verdict):
+    """``((shape, stride), (shape, stride))`` of torch's and the engine's layout line, or
+    None where either is not one."""
     layouts = []
     for text in (verdict.torch_text, verdict.engine_text):
         found = re.match(r"shape=\(([\d, ]*)\) stride=\(([\d, ]*)\)", text or "")
         if not found:
-            return False
+            return None
         layouts.append([tuple(int(n) for n in group.split(",") if n.strip())
                         for group in found.groups()])
+    return layouts
+
+
+def _engine_row_major(verdict):
+    """The engine's result row-major (torch's in another order), shapes equal."""
+    layouts = _layouts(verdict)
+    if layouts is None:
+        return False
     (shape, _), (engine_shape, engine_stride) = layouts
     expected, size = [], 1
     for extent in reversed(shape):
@@ -146,13 +155,9 @@ def _engine_row_major(verdict):
 def _layout_differs_only_on_sizes_0_and_1(verdict):
     """notebooks/DIFFERENCES.md: an elementwise result whose input has unusual strides only on
     dimensions of size 0 or 1 is laid out row-major."""
-    layouts = []
-    for text in (verdict.torch_text, verdict.engine_text):
-        found = re.match(r"shape=\(([\d, ]*)\) stride=\(([\d, ]*)\)", text or "")
-        if not found:
-            return False
-        layouts.append([tuple(int(n) for n in group.split(",") if n.strip())
-                        for group in found.groups()])
+    layouts = _layouts(verdict)
+    if layouts is None:
+        return False
     (shape, torch_stride), (engine_shape, engine_stride) = layouts
     if shape != engine_shape:
         return False

@@ -10,11 +10,6 @@ families) against torch 2.15.
 - batch_norm (float32, float64) and group_norm of a channels-last input: the result and the
   input's gradient stay channels-last, as torch's kernels write them (fuzz 7000307, 7000004).
 """
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -24,7 +19,6 @@ torch = pytest.importorskip("torch", reason=parity.TORCH_SKIP_REASON)
 import engine  # noqa: E402
 
 pytestmark = pytest.mark.torch
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _outcome(m, code):
@@ -174,14 +168,8 @@ def test_rms_norm_warns_of_mixed_dtypes_only_on_its_way_to_the_fused_kernel(make
             "    warnings.simplefilter('always')\n"
             "    y = torch.nn.functional.rms_norm(x, (x.shape[-1],), torch.ones(x.shape[-1]))\n"
             "print(y.dtype, [str(w.message)[:60] for w in caught])\n")
-    outs = []
-    for prelude in ("", "import sys, engine\nsys.modules['torch'] = engine\n"):
-        done = subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
-                              text=True, timeout=300, cwd=ROOT,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
-        assert done.returncode == 0, done.stderr
-        outs.append(done.stdout)
-    assert outs[1] == outs[0]
+    expected, got = parity.printed_in_fresh_interpreters(code)
+    assert got == expected
 
 
 @pytest.mark.parametrize("code", [

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import parity
 from tests.tutorials.test_tutorials import _same_up_to_last_digits
 
 pytest.importorskip("torch", reason="torch not installed: parity tests skipped")
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.torch
 
 PROGRAMS = Path(__file__).parent / "programs"
 ROOT = Path(__file__).resolve().parents[2]
-AS_ENGINE = "import sys, engine\nsys.modules['torch'] = engine\n"
+AS_ENGINE = parity.AS_TORCH
 RUN = "import runpy, sys\nrunpy.run_path(sys.argv[1], run_name='__main__')\n"
 ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 
