@@ -661,6 +661,36 @@ def transform_goals(report, torch, rounds):
         report.timed_goal(name, timed, 2)
 
 
+# ------------------------------------------------------------------ norm statistics
+NORM_ROWS = {  # name -> (function of the library, input shape, calls per round)
+    "F.layer_norm forward, 32 rows of 128 (float32)": ("layer_norm", (32, 128), 50),
+    "F.layer_norm forward, 700 rows of 512 (float32: a transformer's batch)":
+        ("layer_norm", (700, 512), 5),
+    "F.group_norm forward, (8, 32, 16, 16), 4 groups (float32)": ("group_norm", (8, 32, 16, 16),
+                                                                 10),
+}
+
+
+def norm_forward(tm, function, shape):
+    """A norm's forward alone: its statistics are torch's RowwiseMoments replayed in the
+    engine (engine/fidelity/moments.py), a loop of numpy calls on a few vectors."""
+    x = tm.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    if function == "layer_norm":
+        return lambda: tm.nn.functional.layer_norm(x, shape[-1:])
+    return lambda: tm.nn.functional.group_norm(x, 4)
+
+
+def norm_statistics(report, torch, rounds):
+    """Details: layer_norm and group_norm forward, engine / torch (no target)."""
+    workloads = {name: (norm_forward(engine, function, shape), norm_forward(torch, function, shape),
+                        calls)
+                 for name, (function, shape, calls) in NORM_ROWS.items()}
+    for name, timed in interleaved(workloads, rounds).items():
+        report.detail(name, fmt(statistics.median(timed.engine)),
+                      f"torch {fmt(statistics.median(timed.torch))}",
+                      f"{timed.ratio():.1f}x ({timed.spread()})")
+
+
 def grading_goal(report, students=100, jobs=2):
     """Issue 29's goal: a class graded on this machine. Not a ratio (torch has no grader): the
     wall time of the whole run, and each submission's CPU time (bench/grade_class.py)."""
@@ -757,6 +787,7 @@ def details(report, torch, rounds, chains, args):
     for phase, engine_s in engine_phases.items():
         report.detail(f"MLP step, {phase} alone", fmt(engine_s),
                       f"torch {fmt(torch_phases[phase])}", f"{engine_s / torch_phases[phase]:.2f}x")
+    norm_statistics(report, torch, rounds)
     in_process = interleaved({"fan-in": (fan_in(engine), fan_in(torch), 1)}, rounds)["fan-in"]
     report.detail("fan-in in one process with torch imported (torch's objects make each of the "
                   "collector's full passes over the engine's graph longer)",
@@ -826,7 +857,7 @@ def main(argv=None):
                         help="seconds to wait for Graphviz on one graph (default 30)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
-    parser.add_argument("--only", choices=["grading", *ISSUE_27_ROWS],
+    parser.add_argument("--only", choices=["grading", "norms", *ISSUE_27_ROWS],
                         help="run one row alone and print it (RESULTS.md is not written)")
     args = parser.parse_args(argv)
     if args.only == "grading":
@@ -834,6 +865,15 @@ def main(argv=None):
         print(f"{load_average()}\nGoal (issue 29): grading a class")
         grading_goal(report)
         print("\n" + report.markdown().split("\n\n")[0])
+        return
+    if args.only == "norms":
+        torch = load_torch()
+        if torch is None:
+            sys.exit("bench/run.py compares the engine with torch: install torch first")
+        report = Report()
+        print(f"{load_average()}\nDetails: norm statistics")
+        norm_statistics(report, torch, args.rounds or (3 if args.quick else 9))
+        print("\n" + report.markdown().split("\n\n")[1] + f"\n{load_average()}")
         return
     if args.only in ISSUE_27_ROWS:
         torch = load_torch()

@@ -13,10 +13,15 @@ torch 2.15: the means of 1,300 rows of 1 to 5,000 elements all equal, their 1 / 
 eps) all but 2). Replayed here with numpy across all rows at once (and across the chunks,
 whose Welford loops are independent), so float32 statistics, and results that depend on
 their last bit (a group of one element: x - mean exactly 0, or not), are torch's.
+
+The loop is a few hundred numpy calls on a few vectors each, so their number is its cost:
+the float32 fused multiply-adds go through ``DeferredFma32`` (fidelity/rounding.py), four
+calls each, whose rare hard cases are checked once at the end, and the loop runs again with
+``fma32_flat`` when one is found (bench/run.py --only norms measures it).
 """
 import numpy as np
 
-from .rounding import fma32, fma64
+from .rounding import DeferredFma32, fma32_flat, fma64
 
 CHUNK = 16  # vectors per Welford chunk (kChunkSize)
 
@@ -26,12 +31,17 @@ def rowwise_moments(rows):
     kernel's arithmetic dtype (float32 for float16 and float32 rows, float64 for float64);
     inf and nan in a row go through silently, as in torch's kernel."""
     with np.errstate(all="ignore"):
-        return _moments(rows)
+        if rows.dtype == np.float64:
+            return _moments(rows, fma64)
+        fma = DeferredFma32()
+        moments = _moments(rows, fma)
+        # (rare: a float64 sum exactly halfway between float32 numbers but not exact, or a
+        # float32 subnormal; then every sum is checked as it is made)
+        return moments if fma.all_fused() else _moments(rows, fma32_flat)
 
 
-def _moments(rows):
+def _moments(rows, fma):
     math = np.dtype(np.float64 if rows.dtype == np.float64 else np.float32)
-    fma = fma64 if math == np.float64 else fma32
     lanes = 32 // math.itemsize          # an AVX2 vector of the arithmetic type
     width = 16 if rows.dtype == np.float16 else lanes  # elements one vector load reads
     count, length = rows.shape
@@ -86,13 +96,16 @@ def _chunk_moments(vectors, fma):
 
 
 def _welford(blocks, size, fma):
+    x = blocks[:, :, 0]
+    # the first step, exactly: m1 = fma(x, 1, 0) and m2 = fma(x, x - m1, 0) (+0, or nan for
+    # inf and nan); a +0.0 added turns -0.0 into the fused sum's +0.0
+    m1 = x + blocks.dtype.type(0)
+    m2 = (x - m1) * x + blocks.dtype.type(0)
     dtype = blocks.dtype.type
-    m1 = np.zeros(blocks.shape[:2] + blocks.shape[3:], blocks.dtype)
-    m2 = np.zeros_like(m1)
-    for j in range(size):
+    for j in range(1, size):
         x = blocks[:, :, j]
         delta = x - m1
-        m1 = fma(delta, np.full_like(delta, dtype(1) / dtype(j + 1)), m1)
+        m1 = fma(delta, dtype(1) / dtype(j + 1), m1)
         m2 = fma(delta, x - m1, m2)
     return m1, m2
 
@@ -105,8 +118,7 @@ def _merged(added, m1_added, m2_added, seen, m1, m2, math, fma, fused):
     delta = m1_added - m1
     spread = delta * delta * c
     if fused:
-        return total, fma(np.full_like(delta, c), delta, m1), m2 + fma(
-            spread, np.full_like(spread, math.type(seen)), m2_added)
+        return total, fma(delta, c, m1), m2 + fma(spread, math.type(seen), m2_added)
     return total, m1 + c * delta, (m2 + m2_added) + spread * math.type(seen)
 
 

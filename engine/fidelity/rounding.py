@@ -121,6 +121,57 @@ def _fma32_flat(a, b, c):
     return result
 
 
+class DeferredFma32:
+    """fma32 for a loop of many calls on a few numbers each (the Welford replay of
+    fidelity/moments.py), where fma32's checks would cost more than its sums: each call rounds
+    the float64 sum of the exact product to float32 (four numpy calls) and keeps that sum;
+    ``all_fused()`` then checks them all at once. Rounding twice is the fused result unless a
+    float64 sum landed exactly halfway between two float32 numbers without being exact, or
+    among float32's subnormals; if ``all_fused()`` says False the caller runs its loop again
+    with ``fma32_flat``. Call it with numpy's warnings off."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, a, b, c):
+        if a.size > 4096:  # big enough for its checks to cost little next to its sums
+            return fma32_flat(a, b, c)
+        total = a.astype(np.float64)
+        total *= b  # exact: float32 times float32
+        total += c  # rounded once
+        self.calls.append((total, a, b, c))
+        return total.astype(np.float32)
+
+    def _may_tie_wrongly(self, b):
+        """False for a ``b`` that is one power of two: a * b is then a float32 number (up to
+        its exponent) and a float64 sum of two such rounds to float32 as the fused one does."""
+        return np.ndim(b) or b == 0 or abs(math.frexp(b)[0]) != 0.5
+
+    def all_fused(self):
+        if not self.calls:
+            return True
+        every = np.concatenate([total.ravel() for total, *_ in self.calls])
+        if np.count_nonzero(np.abs(every) < 2.0**-126) > every.size - np.count_nonzero(every):
+            return False  # a subnormal float32 result: its halfway points lie elsewhere
+        calls = [call for call in self.calls if self._may_tie_wrongly(call[2])]
+        if not calls:
+            return True
+        every = np.concatenate([total.ravel() for total, *_ in calls])
+        halfway = (every.view(np.int64) & (2**29 - 1)) == 2**28
+        if not np.count_nonzero(halfway):
+            return True
+        start = 0
+        for total, a, b, c in calls:  # (the few calls with a sum exactly halfway)
+            here = halfway[start:start + total.size].reshape(total.shape)
+            start += total.size
+            if total.size and np.count_nonzero(here):
+                a, b, c = (np.broadcast_to(v, total.shape)[here].astype(np.float64)
+                           for v in (a, b, c))
+                if np.count_nonzero(two_sum(a * b, c)[1]):
+                    return False  # not exact: the fused sum may round the other way
+        return True
+
+
 def fma32_power_of_two(a, b, c):
     """fma32(a, b, c) for a ``b`` (broadcast against ``a`` and ``c``) that holds only powers of
     two and zeros, as the row sums of a mean loss's gradient do (-1/64 for a batch of 64).

@@ -75,6 +75,73 @@ def test_fma32_goes_block_by_block_through_big_broadcast_arrays():
     _same_bits(result, expected)
 
 
+def _deferred(a, b, c):
+    """DeferredFma32's result of one call and whether it vouches for it."""
+    fused = _rounding.DeferredFma32()
+    with np.errstate(all="ignore"):
+        return fused(a, b, c), fused.all_fused()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_deferred_fma32_is_fma32_whenever_it_says_so(seed):
+    """Its sums are fma32's wherever all_fused() vouches for them, and it refuses to vouch
+    for tricky operands (subnormals, halfway sums) it cannot show exact."""
+    rng = np.random.default_rng(seed)
+    vouched = 0
+    for size in (1, 3, 8, 40, 300):
+        for _ in range(40):
+            a, c = (_tricky_float32(rng, size) for _ in range(2))
+            for b in (_tricky_float32(rng, size), np.float32(0.5), np.float32(1 / 3),
+                      (1 + rng.integers(1, 2**11, size) * 2.0**-12).astype(np.float32)):
+                result, sure = _deferred(a, b, c)
+                if sure:
+                    vouched += 1
+                    with np.errstate(all="ignore"):
+                        _same_bits(result, _fma32_rounded_to_odd(a, b, c))
+    assert vouched > 100  # (zeros, normal numbers, inf and nan alone: most calls)
+
+
+def test_deferred_fma32_refuses_an_inexact_halfway_sum_and_subnormals():
+    # 2**-24 (1 + 2**-23) * (1 - 2**-23) = 2**-24 - 2**-70: added to 1 + 2**-23 the float64 sum
+    # drops the 2**-70 and lands halfway, where it breaks to even: one float32 step too high
+    a = np.full(3, 2.0**-24 * (1 + 2.0**-23), np.float32)
+    b = np.full(3, 1 - 2.0**-23, np.float32)
+    c = np.full(3, 1 + 2.0**-23, np.float32)
+    result, sure = _deferred(a, b, c)
+    assert not sure and not np.array_equal(result, _fma32_rounded_to_odd(a, b, c))
+    # the same halfway sum, exact (b a power of two): vouched for, and right
+    result, sure = _deferred(np.full(3, 2.0**-23, np.float32), np.float32(0.5), c)
+    assert sure and np.array_equal(result, np.full(3, 1 + 2.0**-22, np.float32))
+    assert not _deferred(np.full(2, 2.0**-70, np.float32), np.float32(2.0**-60),
+                         np.zeros(2, np.float32))[1]
+    # big calls do not wait: fma32 at once, nothing left to vouch for
+    big = np.full(5000, 2.0**-24 * (1 + 2.0**-23), np.float32)
+    result, sure = _deferred(big, np.full(5000, 1 - 2.0**-23, np.float32),
+                             np.full(5000, 1 + 2.0**-23, np.float32))
+    assert sure and np.array_equal(result, np.full(5000, 1 + 2.0**-23, np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_norm_moments_with_deferred_checks_are_the_careful_ones(dtype):
+    """fidelity/moments.py runs its Welford loop with DeferredFma32 and again with fma32 when
+    a sum cannot be vouched for: the same bits as fma32 all the way, on rows of every length
+    class (tail only, one vector, chunks, stack levels), ties (integers), subnormals (1e-40),
+    and a row that needs the fallback."""
+    from engine.fidelity import moments
+    rng = np.random.default_rng(7)
+    for length in (1, 7, 8, 9, 16, 17, 100, 128, 129, 300, 1000):
+        for scale, offset in ((1, 0), (1, 100), (1e-40, 0), (1e4, 3)):
+            rows = rng.standard_normal((5, length)) * scale + offset
+            rows[0] = np.round(rows[0])
+            rows = rows.astype(dtype)
+            with np.errstate(all="ignore"):
+                careful = moments._moments(rows, _rounding.fma32_flat)
+                quick = moments.rowwise_moments(rows)
+            for got, expected in zip(quick, careful):
+                assert got.dtype == expected.dtype == np.float32
+                assert np.array_equal(got.view(np.int32), expected.view(np.int32)), (length, scale)
+
+
 @pytest.mark.parametrize("shapes", [((), (), ()), ((3,), (), (3,)), ((), (4,), ()),
                                     ((2, 1), (3,), (4, 2, 3)), ((0,), (), (0,))])
 def test_fma32_shapes_scalars_and_broadcasting(shapes):
