@@ -56,7 +56,7 @@ from .ops.convert import TYPES as _LEGACY_TYPES
 from . import random  # noqa: F401  (Generator.get_state/set_state: uint8 tensors)
 from .random import get_rng_state, set_rng_state  # noqa: F401
 from . import accelerator, autograd, backends, cuda, distributions, functional, linalg, nn  # noqa: F401
-from . import optim, utils  # noqa: F401
+from . import optim, return_types, utils  # noqa: F401
 from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap ...)
 from . import serialization  # noqa: F401
 from . import special  # noqa: F401  (torch.special: erf, expit, logit, xlogy, gammaln ...)

@@ -45,7 +45,8 @@ __all__ = [
     # arguments: numpy's names, two numbers, out=, inputs that are not tensors
     "numpy_names", "overloads", "two_numbers_allowed", "takes_out", "size_arguments",
     "keyword_sizes", "ABSENT", "TENSOR_OR_NUMBER_OTHER", "NUMBER_OR_TENSOR_SELF",
-    "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT", "named_result",
+    "hands_failures_to_vmap", "NUMBER_SELF_WITHOUT_OUT", "named_result", "return_types",
+    "filed_return_type",
     "out_of_results_dtype", "tensor_inputs", "write_out", "elementwise_shape", "input_shape",
     "factory_out", "named_arguments", "out_dtype_is", "resize_out", "resize_out_first",
     "out_of_inputs_dtype", "out_holds_result_type",
@@ -173,6 +174,20 @@ def operand_type_error(name, value, position, argument="other"):
                      f"{type_name(value)}")
 
 
+class return_types:  # noqa: N801 - mirrors torch.return_types
+    """torch.return_types' named tuples (max, sort, aminmax, slogdet ...), filed here by
+    ``filed_return_type`` as each op family makes them; engine/return_types.py shows them."""
+
+
+def filed_return_type(kind):
+    """``kind`` as torch.return_types.<its name>: in ``return_types``, and at home in the
+    module engine.return_types, where pickle and copy look for it (torch's are picklable)."""
+    kind.__module__ = "engine.return_types"
+    kind.__qualname__ = kind.__name__
+    setattr(return_types, kind.__name__, kind)
+    return kind
+
+
 def named_result(op, fields):
     """torch.return_types.<op>: a named tuple that prints, and names itself in errors, as
     torch's C type does."""
@@ -180,9 +195,9 @@ def named_result(op, fields):
         shown = ",\n".join(f"{name}={value!r}" for name, value in zip(fields, self))
         return f"torch.return_types.{op}(\n{shown})"
 
-    return type(op, (namedtuple("_" + op, fields), messages.CTypeAttributeErrors),
-                {"__slots__": (), "__repr__": __repr__,
-                 "torch_type_name": f"torch.return_types.{op}"})
+    return filed_return_type(type(
+        op, (namedtuple("_" + op, fields), messages.CTypeAttributeErrors),
+        {"__slots__": (), "__repr__": __repr__, "torch_type_name": f"torch.return_types.{op}"}))
 
 
 def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, overloads=(),

@@ -18,7 +18,7 @@ from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor
-from .common import histories_read_first
+from .common import filed_return_type, histories_read_first
 from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, overloads,
                      PYTHON_AND_NUMPY_NUMBERS, elementwise, float_dtype_for, float_operands,
                      histories_first, invalid_arguments_error, not_implemented_for,
@@ -933,13 +933,13 @@ def _mantissa_exponent_type(name):
         return (f"torch.return_types.{name}(\nmantissa={self.mantissa!r},\n"
                 f"exponent={self.exponent!r})")
 
-    return type(name, (_MantissaExponent, messages.CTypeAttributeErrors),
-                {"__slots__": (), "torch_type_name": f"torch.return_types.{name}",
-                 "__repr__": printed})
+    return filed_return_type(type(name, (_MantissaExponent, messages.CTypeAttributeErrors),
+                                  {"__slots__": (), "__repr__": printed,
+                                   "torch_type_name": f"torch.return_types.{name}"}))
 
 
-return_types.frexp = _mantissa_exponent_type("frexp")
-return_types.frexp_out = _mantissa_exponent_type("frexp_out")
+_mantissa_exponent_type("frexp")
+_mantissa_exponent_type("frexp_out")
 
 
 def frexp(input, *, out=None):

@@ -23,7 +23,7 @@ from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
 from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, make_view, wrap
-from .common import histories_read_first
+from .common import filed_return_type, histories_read_first, return_types
 from .common import (float_dtype_for, invalid_arguments_error, laid_out_like,
                      named_arguments, not_implemented_for, numpy_axes, resize_out_first,
                      numpy_names, out_of_results_dtype, overloads, takes_out,
@@ -36,7 +36,7 @@ from .compare import eq, logical_not
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero", "cumprod",
            "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "nansum", "nonzero",
-           "msort", "prod", "return_types", "softmax", "sort", "std", "sum", "topk", "unique",
+           "msort", "prod", "softmax", "sort", "std", "sum", "topk", "unique",
            "unique_consecutive", "var"]
 
 # ====================================================================== reductions
@@ -700,25 +700,13 @@ class _ReturnType(_ValuesIndices, messages.CTypeAttributeErrors):
 
 
 def return_type(op):
-    return type(op, (_ReturnType,), {"__slots__": (), "_op": op,
-                                     "torch_type_name": f"torch.return_types.{op}"})
+    return filed_return_type(type(op, (_ReturnType,), {
+        "__slots__": (), "_op": op, "torch_type_name": f"torch.return_types.{op}"}))
 
 
-class return_types:  # noqa: N801 - mirrors torch.return_types
-    max = return_type("max")
-    min = return_type("min")
-    sort = return_type("sort")
-    topk = return_type("topk")
-    mode = return_type("mode")
-    median = return_type("median")
-    kthvalue = return_type("kthvalue")
-    cummax = return_type("cummax")
-    cummin = return_type("cummin")
-    aminmax = None
-    max_out = return_type("max_out")
-    min_out = return_type("min_out")
-    sort_out = return_type("sort_out")
-    topk_out = return_type("topk_out")
+for _op in ("max", "min", "sort", "topk", "mode", "median", "kthvalue", "cummax", "cummin",
+            "max_out", "min_out", "sort_out", "topk_out"):
+    return_type(_op)
 
 
 def _check_nonempty(input, name, dims):

@@ -16,7 +16,7 @@ from ..fidelity.size import dims_tuple, wrap_dim
 from ..core.grad_mode import no_grad
 from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
-from .common import histories_read_first
+from .common import filed_return_type, histories_read_first
 from .common import (PYTHON_AND_NUMPY_NUMBERS, invalid_arguments_error, not_implemented_for,
                      numpy_names,
                      out_of_results_dtype, overloads, takes_out, tensor_inputs, write_out)
@@ -160,8 +160,8 @@ class _AminmaxType(_MinMax, messages.CTypeAttributeErrors):
         return f"torch.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
 
 
-_AminmaxType.__name__ = _AminmaxType.__qualname__ = "aminmax"
-return_types.aminmax = _AminmaxType  # (reduce.py's table leaves it to this family)
+_AminmaxType.__name__ = "aminmax"
+filed_return_type(_AminmaxType)
 
 
 class _AminmaxOutType(_AminmaxType):
@@ -174,8 +174,8 @@ class _AminmaxOutType(_AminmaxType):
         return f"torch.return_types.aminmax_out(\nmin={self.min!r},\nmax={self.max!r})"
 
 
-_AminmaxOutType.__name__ = _AminmaxOutType.__qualname__ = "aminmax_out"
-return_types.aminmax_out = _AminmaxOutType
+_AminmaxOutType.__name__ = "aminmax_out"
+filed_return_type(_AminmaxOutType)
 
 
 def _aminmax(input, *, dim=None, keepdim=False):
@@ -537,9 +537,9 @@ class ModeBackward0(MedianBackward1):
 
 for _name in ("median", "nanmedian", "kthvalue", "mode"):
     if not hasattr(return_types, _name + "_out"):
-        setattr(return_types, _name + "_out", return_type(_name + "_out"))
+        return_type(_name + "_out")
 if not hasattr(return_types, "nanmedian"):
-    return_types.nanmedian = return_type("nanmedian")
+    return_type("nanmedian")
 tensor_inputs(globals(), ["median", "nanmedian", "kthvalue", "mode"])
 
 

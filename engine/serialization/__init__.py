@@ -23,7 +23,8 @@ from ..fidelity.layout import UntypedStorage
 from ..fidelity.size import device, layout, memory_format
 from ..nn.parameter import Parameter
 from .archive import ALIGNMENT, ArchiveReader, ArchiveWriter, archive_name, is_zip
-from .names import (STORAGE_TYPES, StorageType, TypedStorage, get_layout, make_device,
+from .names import (RETURN_TYPES_MODULE, STORAGE_TYPES, StorageType, TypedStorage, get_layout,
+                    make_device,
                     rebuild_from_type_v2, rebuild_parameter, rebuild_parameter_with_state,
                     rebuild_tensor_v2, saved_name)
 from .weights_only import (WeightsUnpickler, full_unpickler, add_safe_globals,
@@ -70,6 +71,8 @@ class _TorchObjects:
             if state:  # torch wraps the rebuild to set the attributes afterwards
                 return rebuild_from_type_v2, (rebuild_tensor_v2, Tensor, args, state)
             return rebuild_tensor_v2, args
+        if type(obj).__module__ == RETURN_TYPES_MODULE:  # (as torch's C types reduce)
+            return type(obj), (tuple(obj), {})
         if type(obj) is device:
             return make_device, (obj.type,) if obj.index is None else (obj.type, obj.index)
         if type(obj) is layout:

@@ -14,6 +14,7 @@ from ..fidelity import dtypes
 from ..fidelity.layout import strided_array
 from ..fidelity.size import Size, device, memory_format, strided
 from ..nn.parameter import Parameter
+from ..ops.common import return_types
 
 
 class StorageType:
@@ -130,9 +131,26 @@ SAVED_NAMES = {id(rebuild_tensor_v2): (_UTILS, "_rebuild_tensor_v2"),
 SAVED_NAMES.update({id(t): (_CLASSES_MODULE, t.name) for t in STORAGE_TYPES.values()})
 
 
+RETURN_TYPES_MODULE = "engine.return_types"
+
+
 def saved_name(obj):
     """torch's (module, name) for an engine object pickled by name, or None."""
+    if isinstance(obj, type) and obj.__module__ == RETURN_TYPES_MODULE:
+        return "".join(["torch.", "return_types"]), obj.__name__
     found = SAVED_NAMES.get(id(obj))
     if found is None and isinstance(obj, (dtypes.dtype, memory_format)):
         return _C_TYPES_MODULE, obj.name
     return found
+
+
+class ReturnTypeFromTorch:
+    """torch.return_types.<name> as a checkpoint calls it (``weights_only=False`` only): with
+    the sequence of its fields and a dict, as torch's C types reduce themselves."""
+
+    def __init__(self, name):
+        self.kind = getattr(return_types, name)
+
+    def __call__(self, sequence, fields=None):
+        return self.kind(*sequence)
+

@@ -10,8 +10,9 @@ pickle reaches a callable, and keeps the C unpickler's speed.)
 """
 import _compat_pickle
 import pickle
+import warnings
 
-from .names import PLAIN_GLOBALS, TORCH_GLOBALS
+from .names import PLAIN_GLOBALS, TORCH_GLOBALS, ReturnTypeFromTorch
 
 BLOCKED_MODULES = ("sys", "os", "posix", "nt")  # never allowed, even by add_safe_globals
 marked_safe_globals = set()
@@ -82,7 +83,20 @@ class WeightsUnpickler(pickle.Unpickler):
 
     def __init__(self, file, persistent_load, **kwargs):
         super().__init__(file, **kwargs)
+        self.file = file
         self.persistent_load = persistent_load
+
+    def load(self):
+        start = self.file.tell()
+        head = self.file.read(2)  # PROTO and its number, when the pickle begins with them
+        self.file.seek(start)
+        if len(head) == 2 and head[0] == pickle.PROTO[0] and head[1] != 2:
+            warnings.warn(
+                f"Detected pickle protocol {head[1]} in the checkpoint, which was not the default "
+                "pickle protocol used by `torch.load` (2). The weights_only Unpickler might not "
+                "support all instructions implemented by this protocol, please file an issue for "
+                "adding support if you encounter this.", UserWarning, stacklevel=2)
+        return super().load()
 
     def find_class(self, module, name):
         # a protocol-2 pickle names Python 2's modules (__builtin__.set): read as Python 3's
@@ -111,6 +125,8 @@ def full_unpickler(pickle_module):
             self.persistent_load = persistent_load
 
         def find_class(self, module, name):
+            if module == "torch.return_types":
+                return ReturnTypeFromTorch(name)
             found = TORCH_GLOBALS.get(f"{module}.{name}")
             return found if found is not None else super().find_class(module, name)
     return FullUnpickler

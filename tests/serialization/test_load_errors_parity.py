@@ -365,3 +365,67 @@ def test_a_checkpoint_re_zipped_by_python(compression):
             archive.writestr(name, source.read(name))
     mine, theirs = _same_outcome(lambda m: m.load(io.BytesIO(buffer.getvalue()))["x"].tolist())
     assert mine == theirs
+
+
+# ---------------------------------------------------------------- torch.return_types
+def _return_types(m):
+    t = m.tensor([[1.0, 5.0, 2.0], [3.0, 2.0, 9.0]])
+    return {"max": m.max(t, 0), "sort": t.sort(), "topk": t.topk(2), "aminmax": m.aminmax(t),
+            "frexp": m.frexp(t), "slogdet": m.linalg.slogdet(t[:, :2]), "cummax": t.cummax(1),
+            "median": t.median(1), "kthvalue": t.kthvalue(1)}
+
+
+def _printed(results):
+    return {name: repr(value) for name, value in results.items()}
+
+
+@pytest.mark.parametrize("protocol", [0, 2, 4, pickle.HIGHEST_PROTOCOL])
+def test_return_types_pickle_and_copy(protocol):
+    """Session 30: ``pickle.dumps(torch.max(t, 0))`` raised PicklingError (the classes' home
+    module was not where their names lead); torch's pickle and copy fine."""
+    import copy
+    results = _return_types(engine)
+    for name, value in results.items():
+        for again in (pickle.loads(pickle.dumps(value, protocol=protocol)), copy.copy(value),
+                      copy.deepcopy(value)):
+            assert type(again) is type(value) and repr(again) == repr(value), name
+    assert engine.return_types.max is type(results["max"])
+    assert type(engine.return_types).__name__ == type(torch.return_types).__name__ == "module"
+    missing = {name for name in dir(torch.return_types) if not name.startswith("_")} - set(
+        dir(engine.return_types))
+    assert {"max", "sort", "topk", "aminmax", "frexp", "slogdet", "linalg_slogdet"}.isdisjoint(
+        missing)
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_return_types_in_checkpoints_cross_both_ways(protocol):
+    """A checkpoint holding return types names them as torch does (torch.return_types.max,
+    called with the fields' tuple and a dict): torch loads the engine's file and the engine
+    torch's (weights_only=False), and weights_only=True refuses both alike."""
+    printed = _printed(_return_types(torch))
+    assert printed == _printed(_return_types(engine))
+    for maker, loader in ((engine, torch), (torch, engine)):
+        buffer = io.BytesIO()
+        maker.save(_return_types(maker), buffer, pickle_protocol=protocol)
+        data = buffer.getvalue()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (protocol 3: the warning has its own test)
+            loaded = loader.load(io.BytesIO(data), weights_only=False)
+            assert _printed(loaded) == printed
+            assert type(loaded["max"]) is loader.return_types.max
+            _same_outcome(lambda m, data=data: m.load(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("protocol", [0, 1, 2, 3])
+def test_a_protocol_other_than_2_warns_as_torchs(protocol):
+    """torch's weights-only unpickler warns when the pickle's PROTO opcode is not 2 (protocol
+    3 still loads; 0 and 1 have no PROTO opcode)."""
+    data = _torch_file(torch.tensor([1.0, 2.0]), pickle_protocol=protocol)
+    caught = {}
+    for m in (torch, engine):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            _outcome(m, lambda m: m.load(io.BytesIO(data)))
+        caught[m] = [(w.category, str(w.message)) for w in seen]
+    assert caught[engine] == caught[torch]
+    assert bool(caught[torch]) == (protocol == 3)
