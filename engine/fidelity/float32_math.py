@@ -141,7 +141,7 @@ def _element_strides(x, shape):
     return tuple(s // x.itemsize for s in x.strides)
 
 
-def vector_lanes(shape, operands, row_major_result, step=STEP):
+def vector_lanes(shape, operands, row_major_result, step=STEP, result_strides=None):
     """Which elements of an elementwise result torch's vectorised loop computes with SIMD.
 
     Returns an int k when they are the first k in row-major order, else a flat boolean
@@ -151,18 +151,20 @@ def vector_lanes(shape, operands, row_major_result, step=STEP):
     chunks, if every operand steps by one element there (or, for one operand, by zero: a
     broadcast number); otherwise its basic loop computes every element the scalar way.
     ``row_major_result``: torch writes into a row-major tensor made beforehand, whose
-    order then rules, instead of laying the result out like the inputs.
+    order then rules, instead of laying the result out like the inputs; ``result_strides``
+    (in elements): into a view of another shape's tensor (half of one, say).
     """
     n = math.prod(shape)
     chunk = n  # each thread's share
     if torch_threads > 1 and n >= _GRAIN:
         chunk = -(-n // min(torch_threads, -(-n // _GRAIN)))
-    if chunk == n and all(np.ndim(x) == 0 or (x.shape == shape and x.flags.c_contiguous)
-                          for x in operands):
+    if chunk == n and result_strides in (None, contiguous_strides(shape)) and all(
+            np.ndim(x) == 0 or (x.shape == shape and x.flags.c_contiguous) for x in operands):
         return n - n % step  # one row: the common case
     strides = [_element_strides(x, shape) for x in operands]
-    result_strides = (contiguous_strides(shape) if row_major_result else
-                      iterator_strides(shape, strides, all(np.shape(x) == shape for x in operands)))
+    if result_strides is None:
+        result_strides = (contiguous_strides(shape) if row_major_result else iterator_strides(
+            shape, strides, all(np.shape(x) == shape for x in operands)))
     dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: result_strides[d])
     row = 1
     for d in dims:  # merge dimensions while every operand (and the result) steps evenly
@@ -170,11 +172,17 @@ def vector_lanes(shape, operands, row_major_result, step=STEP):
             break
         row *= shape[d]
     inner = sorted(s[dims[0]] for s in strides) if dims else []
-    if inner and inner != [1] * len(inner) and inner != [0] + [1] * (len(inner) - 1):
-        return 0  # a strided operand: all scalar
-    offset = np.zeros(shape, np.int64)  # each element's place in the result's memory
+    if inner and inner != [1] * len(inner) and inner != [0] + [1] * (len(inner) - 1) or \
+            dims and result_strides[dims[0]] != 1:
+        return 0  # a strided operand (or result): all scalar
+    # each element's place in the loop's order (the result's memory order, without the gaps
+    # of a result that is a view into a bigger tensor)
+    order_strides, step_size = [0] * len(shape), 1
+    for d in dims:
+        order_strides[d], step_size = step_size, step_size * shape[d]
+    offset = np.zeros(shape, np.int64)
     for d, size in enumerate(shape):
-        offset += (np.arange(size) * result_strides[d]).reshape((-1,) + (1,) * (len(shape) - d - 1))
+        offset += (np.arange(size) * order_strides[d]).reshape((-1,) + (1,) * (len(shape) - d - 1))
     offset = offset.reshape(-1)
     start = np.maximum(offset - offset % row, offset - offset % chunk)  # of its row or chunk
     end = np.minimum(np.minimum(offset - offset % row + row, offset - offset % chunk + chunk), n)
@@ -191,7 +199,8 @@ def vectorised_elements(shape, operands, np_dtype):
     return vector_lanes(tuple(shape), operands, False, step)
 
 
-def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
+def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP,
+              result_strides=None):
     """``vector(*operands)`` where torch vectorises, ``scalar(*operands)`` elsewhere.
 
     Both functions take flat float32 arrays of one length (a number is repeated);
@@ -200,7 +209,7 @@ def _evaluate(vector, scalar, *operands, row_major_result=False, step=STEP):
     shape = operands[0].shape if len(operands) == 1 else \
         np.broadcast_shapes(*(np.shape(x) for x in operands))
     n = math.prod(shape)
-    lanes = vector_lanes(shape, operands, row_major_result, step)
+    lanes = vector_lanes(shape, operands, row_major_result, step, result_strides)
     flat = [x.reshape(-1) if np.shape(x) == shape else
             np.broadcast_to(x, shape).reshape(-1) if np.ndim(x) else np.full(n, x, f32)
             for x in operands]
@@ -302,12 +311,12 @@ def tanh(x):
 
 
 # ====================================================================== torch's kernels
-def evaluate_half(vector, scalar, *operands):
+def evaluate_half(vector, scalar, *operands, result_strides=None):
     """A float16 result of ``vector`` where torch's loop vectorises (steps of ``HALF_STEP``
     elements), ``scalar`` elsewhere, each rounded once to float16."""
     return _evaluate(lambda *x: vector(*x).astype(np.float16),
                      lambda *x: scalar(*x).astype(np.float16), *operands,
-                     step=HALF_STEP).astype(np.float16)
+                     step=HALF_STEP, result_strides=result_strides).astype(np.float16)
 
 
 def rsqrt16(x):
@@ -323,9 +332,15 @@ def rsqrt16(x):
     return _evaluate(vector, scalar, x, step=HALF_STEP).astype(np.float16)
 
 
-def sigmoid(x):
-    """torch.sigmoid of float32 ``x``: 1 / (1 + exp(-x)) in float32, exp from SLEEF or libc."""
-    return _evaluate(_sigmoid_vector, _sigmoid_scalar, x)
+def sigmoid(x, result_strides=None):
+    """torch.sigmoid of float32 ``x``: 1 / (1 + exp(-x)) in float32, exp from SLEEF or libc
+    (of float16 ``x`` the same, rounded once to float16). ``result_strides``: written into a
+    view with these strides (``sigmoid_out``), whose order decides what is vectorised."""
+    if x.dtype == np.float16:
+        return evaluate_half(lambda x: _sigmoid_vector(x.astype(f32)),
+                             lambda x: _sigmoid_scalar(x.astype(f32)), x,
+                             result_strides=result_strides)
+    return _evaluate(_sigmoid_vector, _sigmoid_scalar, x, result_strides=result_strides)
 
 
 def _sigmoid_vector(x):
@@ -335,6 +350,17 @@ def _sigmoid_vector(x):
 
 def _sigmoid_scalar(x):
     return f32(1) / (f32(1) + libc_expf(-x))
+
+
+def glu(a, b):
+    """torch's glu of float32 halves ``a`` and ``b``: a * (1 / (1 + exp(-b))) in float32,
+    exp from SLEEF or libc as sigmoid's; of float16 halves the same in float32, rounded once
+    to float16."""
+    if a.dtype == np.float16:
+        return evaluate_half(lambda a, b: a.astype(f32) * _sigmoid_vector(b.astype(f32)),
+                             lambda a, b: a.astype(f32) * _sigmoid_scalar(b.astype(f32)), a, b)
+    return _evaluate(lambda a, b: a * _sigmoid_vector(b), lambda a, b: a * _sigmoid_scalar(b),
+                     a, b)
 
 
 def pow(base, exponent, row_major_result=False):  # noqa: A001 - torch.pow

@@ -17,9 +17,10 @@ import numpy as np
 from ..core.forward import has_tangent
 from ..core.grad_mode import is_grad_enabled, no_grad
 from ..core.node import Node, record
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, wrap
 from ..fidelity.dtypes import float16, from_numpy_dtype, scalar_type_name
-from ..fidelity import messages, signatures
+from ..fidelity import float32_math, messages, signatures
+from ..fidelity.layout import contiguous_strides
 from ..fidelity.messages import type_name
 from ..fidelity.size import legacy_contiguous_format, wrap_dim
 from ..ops.arithmetic import (NotImplementedBackward, addcmul, div_scalar, number_minus,
@@ -531,12 +532,12 @@ def glu(input, dim=-1):
         raise NotImplementedError(f"\"glu_cpu\" not implemented for "
                                   f"'{scalar_type_name[input.dtype]}'")
     a, b = np.split(x, 2, axis=axis)
-    wide = np.float64
-    with np.errstate(over="ignore"):
-        values = a.astype(wide) / (1 + np.exp(-b.astype(wide)))
-    if x.dtype == np.float16:
-        values = values.astype(np.float32)
-    out = wrap_elementwise(values.astype(x.dtype), a, b)  # (torch's kernel over the halves)
+    if x.dtype == np.float64:
+        with np.errstate(over="ignore"):
+            values = a * (1 / (1 + np.exp(-b)))
+    else:  # (torch's kernel, vectorised where it is, over the halves)
+        values = float32_math.glu(a, b)
+    out = wrap_elementwise(values.astype(x.dtype), a, b)
     # (torch keeps dim as an unsigned number: -1 reads back as 2 ** 64 - 1)
     return record(GluBackward0, out, (input,), saved=(input,), dim=dim % 2 ** 64)
 
@@ -550,10 +551,7 @@ class GluBackward0(Node):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        dim = self.dim - 2 ** 64 if self.dim >= 2 ** 63 else self.dim
-        a, b = x.chunk(2, dim)
-        s = b.sigmoid()
-        return cat([s * grad, (1 - s) * s * grad * a], dim)
+        return _glu_backward(grad, x, self.dim - 2 ** 64 if self.dim >= 2 ** 63 else self.dim)
 
     def jvp(self, tangent):
         """Forward mode, torch's glu_jvp: t_a * s + out * (t_b - s * t_b), s = 1 / (1 +
@@ -570,6 +568,60 @@ class GluBackward0(Node):
         s = ((-b).exp() + 1).reciprocal()
         # (its compiled kernel fuses both multiply-adds: addcmul rounds each once, as it)
         return addcmul(out * addcmul(tangent_b, -s, tangent_b), tangent_a, s)
+
+
+def _glu_backward(grad, x, dim):
+    """glu's gradient (torch's glu_backward); under create_graph recorded as torch records
+    it, one GluBackwardBackward0 node linked to grad and x."""
+    out = wrap(_glu_backward_values(grad._data, x._data, wrap_dim(dim, x.dim())))
+    if not is_grad_enabled():
+        return out
+    return record(GluBackwardBackward0, out, (grad, x), saved=(grad, x), dim=dim)
+
+
+def _glu_backward_values(grad, x, axis):
+    """torch's glu_backward into a row-major gradient: its first half sigmoid(b) (written
+    there by sigmoid_out), then the second (1 - s) * s * a * gO left to right (float16:
+    in float32, rounded once), then the first half times gO."""
+    a, b = np.split(x, 2, axis=axis)
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float64:
+            s = 1 / (1 + np.exp(-b))
+            second = (1 - s) * s * a * grad
+        else:
+            # (into the first half of the row-major gradient: that view's strides)
+            s = float32_math.sigmoid(b, result_strides=contiguous_strides(x.shape))
+            wide = [v.astype(np.float32) for v in (s, a, grad)]
+            second = ((1 - wide[0]) * wide[0] * wide[1] * wide[2]).astype(x.dtype)
+        return np.concatenate([s * grad, second], axis=axis)
+
+
+class GluBackwardBackward0(Node):
+    """out = glu's gradient [s gO, (1 - s) s a gO] (a, b the halves of x, s = sigmoid(b)),
+    recorded under create_graph: d/dgO = the two halves of ggI * glu_backward(1, x) added
+    (torch's glu_double_backward_grad_output); d/dx = [ggI_b gO s(1-s), ggI_b a gO
+    (s(1-s)(1-s) - s s(1-s)) + ggI_a gO s(1-s)] (glu_double_backward), in torch's order."""
+
+    _saved_names = ("grad_output", "self")
+    dim: int
+
+    def backward(self, ggI):
+        gO, x = self.saved_tensors
+        dim = self.dim % x.dim()
+        half = x.shape[dim] // 2
+        ones = x.new_ones(x.shape[:dim] + (half,) + x.shape[dim + 1:])
+        both = ggI * _glu_backward(ones, x, dim)
+        d_grad = both.narrow(dim, 0, half) + both.narrow(dim, half, half)
+        first, second = x.narrow(dim, 0, half), x.narrow(dim, half, half)
+        sig = second.sigmoid()
+        one_sub_sig = number_minus(1, sig)
+        sig_one_sub_sig = sig * one_sub_sig
+        gg_first, gg_second = ggI.narrow(dim, 0, half), ggI.narrow(dim, half, half)
+        gg_second_times_first = gg_second * first
+        d_first = gg_second * gO * sig_one_sub_sig
+        second_order = sig_one_sub_sig * one_sub_sig - sig * sig_one_sub_sig
+        d_second = gg_second_times_first * gO * second_order + gg_first * gO * sig_one_sub_sig
+        return d_grad, cat([d_first, d_second], dim)
 
 
 # ====================================================================== prelu
