@@ -11,8 +11,8 @@ from .ops import pointwise, reduce, unary
 from .ops.common import overloads
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
-           "log_softmax", "logit", "logsumexp", "polygamma", "psi", "round", "sinc", "softmax",
-           "xlogy"]
+           "log_softmax", "logit", "logsumexp", "multigammaln", "polygamma", "psi", "round",
+           "sinc", "softmax", "xlogy"]
 
 
 def _special(name, op, op_name=None):
@@ -47,6 +47,7 @@ digamma = _special("digamma", unary.digamma)
 psi = _special("psi", unary.digamma)
 gammaln = _special("gammaln", unary.lgamma)
 polygamma = _special("polygamma", unary.polygamma)
+multigammaln = _special("multigammaln", pointwise.mvlgamma)
 
 
 @overloads("(Tensor input, int dim, torch.dtype dtype = None)")

@@ -86,7 +86,7 @@ FUNCTION_METHODS = {
         as_strided_scatter""",
     pointwise: """erf erfc erfinv logit xlogy copysign hypot fmax fmin logaddexp logaddexp2 deg2rad
         rad2deg signbit sinc heaviside float_power gcd lcm bitwise_left_shift bitwise_right_shift
-        isneginf isposinf isreal conj conj_physical angle nextafter ldexp frexp""",
+        isneginf isposinf isreal conj conj_physical angle nextafter ldexp frexp mvlgamma""",
 }
 for _family, _names in FUNCTION_METHODS.items():
     for _name in _names.split():
@@ -161,6 +161,7 @@ for _name, _op in unary.IN_PLACE_INVERSE_HYPERBOLICS.items():  # (x.asinh_(): As
 # x.polygamma(n) is torch.polygamma(n, x); x.polygamma_(n) records PolygammaBackward1
 Tensor.polygamma = method_copy(unary.polygamma_method, "Tensor.polygamma")
 Tensor.polygamma_ = method_copy(inplace.in_place(unary.polygamma_written_back))
+Tensor.mvlgamma_ = method_copy(inplace.in_place(pointwise.mvlgamma_written_back))
 # torch writes these through their out= form, which autograd does not see: no leaf refused,
 # nothing recorded (x.logical_not_() runs on a tensor that requires grad)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):

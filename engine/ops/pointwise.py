@@ -1,5 +1,5 @@
-"""More elementwise functions: erf, erfc, erfinv, logit, xlogy, copysign, hypot, fmax, fmin,
-logaddexp, logaddexp2, deg2rad, rad2deg, signbit, each with its node class right below it.
+"""More elementwise functions: erf, erfc, erfinv, logit, mvlgamma, xlogy, copysign, hypot, fmax,
+fmin, logaddexp, logaddexp2, deg2rad, rad2deg, signbit, each with its node class right below it.
 
 Values: torch takes float32 and float64 erf, erfc and erfinv from Intel MKL, and log, exp,
 hypot ... inside logit, xlogy, hypot and logaddexp from SLEEF or the C library; the engine
@@ -12,7 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..fidelity import float32_math, messages, special
+from ..fidelity import float32_math, messages, signatures, special
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity import dtypes as _dtypes
 from ..core.grad_mode import mode, no_grad
@@ -26,15 +26,15 @@ from .common import (NUMBER_OR_TENSOR_SELF, NUMBER_SELF_WITHOUT_OUT, overloads,
                      promote_operands, refuse_saving_inference, require_tensors, resize_out_first,
                      takes_out,
                      tensor_inputs, wrap_elementwise, write_out, zero_gradient_like)
-from .creation import full, full_like
+from .creation import arange, full, full_like
 from .arithmetic import (NotImplementedBackward, add_scalar, kept_for, mul, mul_scalar,
                          pow as power, where)
 from .unary import UnaryBackward, exp, float_unary
 from .reduce import return_types
 from .common import number_parameters
 
-__all__ = ["erf", "erfc", "erfinv", "logit", "xlogy", "copysign", "hypot", "fmax", "fmin",
-           "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit", "sinc", "heaviside",
+__all__ = ["erf", "erfc", "erfinv", "logit", "mvlgamma", "xlogy", "copysign", "hypot", "fmax",
+           "fmin", "logaddexp", "logaddexp2", "deg2rad", "rad2deg", "signbit", "sinc", "heaviside",
            "float_power", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "isneginf",
            "isposinf", "isreal", "conj", "conj_physical", "angle", "nextafter", "ldexp",
            "frexp"]
@@ -89,6 +89,67 @@ erfc = float_unary(_rounded_from_float64(special.erfc), "erfc",
 erfinv = float_unary(_rounded_from_float64(special.erfinv), "erfinv",
                       "out = the x with erf(x) = input (inf at 1, nan outside [-1, 1])",
                       ErfinvBackward0)
+
+
+# ====================================================================== mvlgamma
+def _mvlgamma_out(out, input, p):
+    """torch's mvlgamma_out: the result first, then its check, which names the input's dtype
+    as the result's and the result's as the desired one (x.mvlgamma_(2) of an integer x)."""
+    _mvlgamma_check(input, p)
+    computed = input.dtype if input.dtype.is_floating_point else _dtypes.get_default_dtype()
+    if not _dtypes.can_cast(computed, out.dtype):
+        raise RuntimeError(f"mvlgamma: result type {_dtypes.scalar_type_name[input.dtype]} can't "
+                           "be cast to the desired output type "
+                           f"{_dtypes.scalar_type_name[computed]}")
+
+
+@takes_out(before=_mvlgamma_out)
+@overloads("(Tensor input, int p, *, Tensor out = None)")
+def mvlgamma(input, p):
+    """out = ln of the multivariate gamma function of dimension p: the sum over i < p of
+    lgamma(input - i / 2), plus p (p - 1) / 4 ln(pi) (torch's order: arange, lgamma, sum)"""
+    _mvlgamma_check(input, p)
+    dtype = input.dtype if input.dtype.is_floating_point else _dtypes.get_default_dtype()
+    with no_grad():
+        result = _mvlgamma_terms(input, p, dtype).lgamma_().sum(-1).add_(
+            float(p * (p - 1)) * math.log(math.pi) * 0.25)
+    return record(MvlgammaBackward0, result, (input,), saved=(input,), p=p)
+
+
+def _mvlgamma_check(input, p):
+    if input.dtype == _dtypes.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+
+
+def _mvlgamma_terms(input, p, dtype):
+    """input - i / 2 for i = p - 1 ... 0, along a new last dimension (torch's arange)."""
+    return arange(-p * 0.5 + 0.5, 0.5, 0.5, dtype=dtype).add(input.unsqueeze(-1))
+
+
+class MvlgammaBackward0(Node):
+    """out = sum over i < p of lgamma(x - i / 2) + c:  d/dx = the sum of digamma(x - i / 2)
+    * grad"""
+
+    _saved_names = ("self",)
+    p: int
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return grad * _mvlgamma_terms(x, self.p, x.dtype).digamma().sum(-1)
+
+
+_MVLGAMMA_METHOD = signatures.Signature("(Tensor input, int p)", True)
+
+
+def mvlgamma_written_back(self, *args, **kwargs):
+    """What ``x.mvlgamma_(p)`` writes into x (an integer x: torch's refusal to cast the
+    float result into it)."""
+    _MVLGAMMA_METHOD.parse("mvlgamma_", args, kwargs, True, method_call=True)
+    p = signatures.read("mvlgamma_", "p", "int", args[0] if args else kwargs["p"])
+    _mvlgamma_out(self, self, p)  # (torch writes it through mvlgamma_out)
+    return mvlgamma(self, p)
 
 
 # ====================================================================== logit
