@@ -7,6 +7,8 @@ PyTorch's TensorIterator orders them. These helpers compute those strides.
 """
 import numpy as np
 
+from .messages import shape_numpy_cannot_hold
+
 
 def contiguous_strides(shape):
     """Row-major strides for ``shape``; a size-0 or size-1 dimension counts as 1, as in torch."""
@@ -15,6 +17,52 @@ def contiguous_strides(shape):
         strides.append(step)
         step *= n if n > 1 else 1
     return tuple(reversed(strides))
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def allocated(make_array, shape, np_dtype):
+    """``make_array(shape, np_dtype)`` (numpy's allocation of a new row-major tensor) after
+    torch's checks of its size (``storage_nbytes``), with its allocator's error where the
+    machine has not the memory: a size past int64's reach must not reach numpy, which would
+    wrap it or say something else."""
+    nbytes = storage_nbytes(shape, np_dtype)
+    try:
+        return make_array(shape, np_dtype)
+    except (MemoryError, ValueError) as error:
+        if isinstance(error, ValueError) and "too big" not in str(error):
+            raise
+        if not nbytes:
+            raise RuntimeError(shape_numpy_cannot_hold(shape)) from None
+        raise RuntimeError(cannot_allocate(nbytes)) from None
+
+
+def cannot_allocate(nbytes):
+    """torch's CPU allocator's error when the system refuses ``nbytes``."""
+    return ("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+            f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate "
+            "memory)")
+
+
+def storage_nbytes(shape, np_dtype):
+    """The bytes of a new row-major tensor of ``shape``, or torch's error where the count
+    overflows (``computeStorageNbytesContiguous``, then the strides, as torch makes them)."""
+    product, overflowed = 1, False
+    for n in shape:  # (unsigned 64-bit products, as c10::safe_multiplies_u64: a later 0
+        product *= n  # does not undo an overflow)
+        overflowed |= product >= 2**64
+        product %= 2**64
+    nbytes = product * np.dtype(np_dtype).itemsize
+    if overflowed or nbytes > _INT64_MAX:
+        raise RuntimeError("Storage size calculation overflowed with sizes="
+                           f"[{', '.join(str(n) for n in shape)}]")
+    stride = 1
+    for n in reversed(shape[1:]):
+        stride *= max(n, 1)
+        if stride > _INT64_MAX:
+            raise RuntimeError("Stride calculation overflowed")
+    return nbytes
 
 
 def strides_are_contiguous(shape, stride, memory_format=None):

@@ -21,6 +21,14 @@ TRIGGERED_IN_PYTHON_TENSOR = (" (Triggered internally at /__w/pytorch/pytorch/to
                               "python_tensor.cpp:74.)")
 
 
+def shape_numpy_cannot_hold(shape):
+    """The engine's own error (PyTorch has none): a tensor without elements whose other
+    dimensions multiply past what numpy can index (notebooks/DIFFERENCES.md)."""
+    return (f"the engine cannot make a tensor of sizes=[{', '.join(str(n) for n in shape)}]: "
+            "its data are a numpy array, and numpy refuses a shape whose nonzero sizes "
+            "multiply past 2**63 bytes, even with no elements (PyTorch makes it)")
+
+
 def triggered_in(source):
     """The ending of a warning torch gives from C++ (``source``: its file and line in torch's
     source tree)."""

@@ -267,6 +267,9 @@ def _unpack_ints(name, param_name, values, symint):
             raise TypeError(f"{name}(): argument '{param_name}' failed to unpack the object at pos "
                             f"{position + 1} with error \"type must be tuple of ints,but got "
                             f"{type_name(value)}\"")
+        if not -2**63 <= read < 2**63:  # (torch's message goes on with its C++ frames)
+            raise TypeError(f"{name}(): argument '{param_name}' failed to unpack the object at pos "
+                            f"{position + 1} with error \"Overflow when unpacking long long\"")
         ints.append(read)
     return builtins.tuple(ints)
 

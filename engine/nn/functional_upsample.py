@@ -32,6 +32,7 @@ from ..core.tensor import Tensor
 from ..fidelity import signatures
 from ..fidelity.dtypes import scalar_type_name
 from ..fidelity.float32_math import AVX2_KERNEL_STEP, torch_threads
+from ..fidelity.layout import cannot_allocate, storage_nbytes
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.size import channels_last, channels_last_3d
 from .functional_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, laid_out_as
@@ -203,7 +204,11 @@ def _upsample(mode, input, output_size, scale_factors, align_corners=None):
                                   "implemented in the engine")
     call = _Call(mode, dims, sizes, scales, align_corners)
     _check_sizes(input, sizes)
-    return _forward(call, input)
+    nbytes = storage_nbytes(shape[:2] + tuple(sizes), input._data.dtype)
+    try:
+        return _forward(call, input)
+    except MemoryError:  # (numpy's, for the output or its indices)
+        raise RuntimeError(cannot_allocate(nbytes)) from None
 
 
 def _parse(mode, dims, input, output_size, scale_factors, align_corners):

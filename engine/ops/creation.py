@@ -13,6 +13,7 @@ import numpy as np
 from ..fidelity import calls, dtypes, signatures
 from ..fidelity import messages
 from ..fidelity import random as rng
+from ..fidelity.layout import allocated
 from ..fidelity.dtypes import as_dtype, get_default_dtype, promote_types
 from ..fidelity.rounding import fma
 from ..fidelity.scalars import checked_scalar
@@ -92,7 +93,7 @@ def size_from_args(size, name="zeros", position=1):
     ``position``: the size's, as torch's messages give it."""
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    if builtins.all(n.__class__ is builtins.int and n >= 0 for n in size):
+    if builtins.all(n.__class__ is builtins.int and 0 <= n < 2**63 for n in size):
         return size  # the usual zeros(2, 3): nothing to convert or check
     # (torch's parser: the first element decides whether the sizes fit, a bool not among
     # them; the others are unpacked as integers, a bool among them)
@@ -472,7 +473,7 @@ def _filled(make_array, shape, out, dtype, device, requires_grad, name, default=
     _factory_device(device)
 
     def make(dtype):
-        return wrap(make_array(shape, _np(dtype, default)))
+        return wrap(allocated(make_array, shape, _np(dtype, default)))
 
     return finish_factory(factory_out(make, out, _dtype_arg(dtype, name), name), requires_grad,
                           device)
@@ -1026,7 +1027,8 @@ def rand(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=None
 
     def make(dtype):  # (with out=, out's dtype: torch draws in it, and resizes it silently)
         target = float_sampling_dtype(dtype, "check_uniform_bounds")
-        return wrap(rng.uniform(shape, target.numpy_dtype, 0.0, 1.0, generator))
+        return wrap(allocated(lambda shape, np_dtype: rng.uniform(
+            shape, np_dtype, 0.0, 1.0, generator), shape, target.numpy_dtype))
     return finish_factory(factory_out(make, out, _dtype_arg(dtype, "rand"), "rand"),
                           requires_grad, device)
 
@@ -1038,7 +1040,8 @@ def randn(*args, size=_NO_SIZE, generator=None, out=None, dtype=None, layout=Non
 
     def make(dtype):
         target = float_sampling_dtype(dtype, "normal_kernel_cpu", math.prod(shape))
-        return wrap(rng.normal(shape, target.numpy_dtype, 0.0, 1.0, generator))
+        return wrap(allocated(lambda shape, np_dtype: rng.normal(
+            shape, np_dtype, 0.0, 1.0, generator), shape, target.numpy_dtype))
     return finish_factory(factory_out(make, out, _dtype_arg(dtype, "randn"), "randn"),
                           requires_grad, device)
 
