@@ -1,10 +1,13 @@
 """group_norm, local_response_norm, pixel_shuffle, pixel_unshuffle and channel_shuffle, as
 ``torch.nn.functional`` computes them.
 
-group_norm has torch's node (NativeGroupNormBackward0); its statistics are taken in float64
-and rounded once (torch's kernel sums in float32 with its own order: float32 values within
-torch.testing's tolerance). local_response_norm is torch's Python composition (avg_pool2d
-over the channels of 3-d input, avg_pool3d of 4-d and more).
+group_norm has torch's node (NativeGroupNormBackward0). For any input but a channels-last
+one (of which torch's kernel reads a row-major copy) its forward and its gradients replay
+torch's kernel (statistics: engine/fidelity/moments.py, gradients:
+engine/fidelity/group_norm_backward.py); of a channels-last input its statistics are taken
+in float64 and rounded once (float32 values within torch.testing's tolerance).
+local_response_norm is torch's Python composition (avg_pool2d over the channels of 3-d
+input, avg_pool3d of 4-d and more).
 pixel_shuffle and pixel_unshuffle move elements only: exact, each with its node.
 """
 import math
@@ -17,6 +20,8 @@ from ..core.node import Node, record
 from ..core.tensor import Tensor, wrap
 from ..fidelity import signatures
 from ..fidelity.dtypes import float16, scalar_type_name
+from ..fidelity.group_norm_backward import group_norm_backward
+from ..fidelity.layout import suggested_memory_format
 from ..fidelity.moments import rowwise_moments
 from ..fidelity.rounding import fma32, fma64
 from ..fidelity.messages import type_name
@@ -76,11 +81,13 @@ def group_norm_kernel(input, num_groups, weight, bias, eps):
     if positions == 0 and samples:
         raise RuntimeError("Expected HxW to be greater than 0, got 0")
     per_group = channels // num_groups * positions
-    if input.is_contiguous() and samples and per_group:
+    if _read_row_major(input) and samples and per_group:
         values, mean, rstd = _group_norm_as_torch(x, num_groups, weight, bias, eps)
     else:
         values, mean, rstd = _group_norm_in_float64(x, num_groups, weight, bias, eps)
-    stats_dtype = x.dtype
+    # (a float16 input with float32 parameters, torch's mixed types: float32 statistics)
+    stats_dtype = np.float32 if any(t is not None and t.dtype != input.dtype
+                                    for t in (weight, bias)) else x.dtype
     # (channels-last in, channels-last out, as torch's kernel writes)
     return record(NativeGroupNormBackward0, laid_out_as(values, input), (input, weight, bias),
                   saved=(input, weight, wrap(mean.astype(stats_dtype)),
@@ -88,12 +95,19 @@ def group_norm_kernel(input, num_groups, weight, bias, eps):
                   N=samples, C=channels, HxW=positions, group=num_groups, eps=eps)
 
 
+def _read_row_major(input):
+    """torch's kernels read a row-major copy of an input they do not see as channels-last
+    (X.contiguous(X.suggest_memory_format()))."""
+    return suggested_memory_format(input._data.shape, input.stride()) == "contiguous_format"
+
+
 def _group_norm_as_torch(x, groups, weight, bias, eps):
-    """torch's kernel for a row-major input: each group's statistics by RowwiseMoments, in
-    float32 (float16 too) or float64; then per channel scale = rstd * weight and shift =
-    -scale * mean + bias, and scale * x + shift, each a fused multiply-add (without weight
-    and bias: (x - mean) * rstd). Measured against torch 2.15: every mean and rstd, and 99.4%
-    of the float32 results (all of those without weight and bias) are torch's."""
+    """torch's kernel for a row-major input (or its row-major copy): each group's statistics
+    by RowwiseMoments, in float32 (float16 too) or float64; then per channel scale = rstd *
+    weight and shift = -scale * mean + bias, and scale * x + shift, each a fused multiply-add
+    (without weight and bias: (x - mean) * rstd). Measured against torch 2.15: every mean
+    and rstd, and 99.4% of the float32 results (all of those without weight and bias) are
+    torch's."""
     samples, channels = x.shape[:2]
     mean, var = rowwise_moments(x.reshape(samples * groups, -1))
     kind = mean.dtype.type
@@ -118,7 +132,7 @@ def _group_norm_as_torch(x, groups, weight, bias, eps):
 
 
 def _group_norm_in_float64(x, groups, weight, bias, eps):
-    """Other layouts (and nothing to normalise): the statistics in float64, rounded once."""
+    """Channels-last (and nothing to normalise): the statistics in float64, rounded once."""
     samples, channels = x.shape[:2]
     positions = math.prod(x.shape[2:])
     groups_of = x.reshape(samples, groups, channels // groups * positions).astype(np.float64)
@@ -143,7 +157,16 @@ def _group_norm_in_float64(x, groups, weight, bias, eps):
 class NativeGroupNormBackward0(Node):
     """out = x_hat * weight + bias, x_hat = (x - mean) * rstd over each group:
     d/dweight = sum over samples and positions of grad * x_hat,  d/dbias = sum of grad,
-    d/dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) per group, g = grad * weight"""
+    d/dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)) per group, g = grad * weight.
+
+    torch's kernel writes d/dx as c1 * grad + c2 * x + c3 per group: c1 = rstd * weight,
+    c2 = (sum(g) * mean - sum(g * x)) * rstd**3 / n and c3 = -c2 * mean - sum(g) * rstd / n
+    (n values in a group). The engine replays it for an input torch reads row-major (its
+    sums and roundings: engine/fidelity/group_norm_backward.py), so where the exact gradient
+    is 0 (groups of one value, the gradient of a sum of outputs) its residues are torch's.
+    A channels-last input takes the formula above, and so does a backward pass with grad
+    mode on (create_graph=True), whose operations are differentiated in turn (torch then
+    takes a differentiable formula of its own too)."""
 
     _saved_names = ("input", "weight", "result1", "result2")
     N: int
@@ -154,13 +177,24 @@ class NativeGroupNormBackward0(Node):
 
     def backward(self, grad):
         input, weight, mean, rstd = self.saved_tensors
-        if grad.dtype == float16 and not is_grad_enabled():
+        if is_grad_enabled():
+            return self.gradients(grad, input, weight)
+        needed = [node is not None for node, _ in self.next_functions]
+        if needed[2] and weight is None and mean.dtype != input.dtype:
+            # (mixed types without a weight: torch's kernel reads its float16 dbias as float)
+            raise RuntimeError("expected scalar type Float but found Half")
+        if input.numel() and _read_row_major(input):
+            return tuple(None if g is None else wrap(g) for g in group_norm_backward(
+                grad._data, input._data, mean._data, rstd._data,
+                None if weight is None else weight._data, self.group, needed))
+        if grad.dtype == float16:
             # torch's float16 kernel: float32 arithmetic on the values and the statistics it
-            # saved, each gradient rounded to float16 once
+            # saved, each gradient rounded to its tensor's dtype once
             wide = self.gradients(grad.float(), input.float(),
                                   None if weight is None else weight.float(),
                                   mean.float().unsqueeze(-1), rstd.float().unsqueeze(-1))
-            return tuple(None if g is None else g.half() for g in wide)
+            return tuple(None if g is None else g.to(t.dtype)
+                         for g, t in zip(wide, (input, mean, mean)))
         return self.gradients(grad, input, weight)
 
     def gradients(self, grad, input, weight, mean=None, rstd=None):

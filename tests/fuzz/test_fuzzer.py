@@ -771,6 +771,28 @@ def test_gelus_gradient_is_known_only_within_float32_drift():
     assert known_reason(residue, without_gelu[2], "\n".join(without_gelu)) is None
 
 
+def test_group_norms_residues_are_known_only_where_the_engine_takes_its_formula():
+    """fuzz 7031154: residues of group_norm's exactly-0 gradient are torch's since the engine
+    replays its kernel; a channels-last input or a graph of the gradient still takes the
+    engine's formula, whose residues differ (documented)."""
+    from fuzz.compare import Verdict
+    from fuzz.known import known_reason
+
+    program = ["x = torch.randn((2, 4), requires_grad=True)",
+               "y = torch.nn.functional.group_norm(x, x.shape[1])",
+               "g, = torch.autograd.grad(y.sum(), x)"]
+    residue = Verdict("mismatch", "value", statement=2, key="g.values",
+                      torch_text="[[-1.52587890625e-05, 0.0], [0.0, 3.814697265625e-06]]",
+                      engine_text="[[0.0, 0.0], [0.0, 0.0]]")
+    assert known_reason(residue, program[2], "\n".join(program)) is None
+    for last in ("g, = torch.autograd.grad(y.sum(), x, create_graph=True)",
+                 "g = torch.func.grad(lambda x: torch.nn.functional.group_norm(x, 4).sum())(x)"):
+        graph = program[:2] + [last]
+        assert known_reason(residue, last, "\n".join(graph)) is not None
+    laid_out = program[:1] + ["x = x.to(memory_format=torch.channels_last)"] + program[1:]
+    assert "group_norm" in known_reason(residue, laid_out[3], "\n".join(laid_out)).reason
+
+
 def test_a_partial_indexed_write_is_known_only_when_both_raised_out_of_bounds():
     """fuzz 2838745: torch writes the places before a bad index, then raises; the engine
     writes nothing. Known only where both raised that IndexError at the statement."""
