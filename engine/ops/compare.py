@@ -157,15 +157,19 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
-    # torch's steps, in the tensors' own dtype (bools count as the default float); each
+    # torch's steps, in the tensors' own dtype (integers and bools: the default float); each
     # `close |= ...` is in place in torch, and counts in the result's version
     close, steps = eq(input, other), 0
     if equal_nan and input.is_floating_point():
         close, steps = logical_or(close, logical_and(ne(input, input), ne(other, other))), 1
     if rtol == 0 and atol == 0:  # torch's shortcut: closeness is then equality
         return _written(close, steps)
-    if input._data.dtype.kind == "b":
-        input, other = input.to(dtypes.get_default_dtype()), other.to(dtypes.get_default_dtype())
+    if input._data.dtype.kind in "biu":
+        # torch takes the difference of integers in the default float dtype: uint8's 98 - 99
+        # would wrap to 255, int8's -128 - 127 to 1 (so int64s beyond 2**24 round in float32)
+        other = other.to(dtypes.get_default_dtype())
+        if input._data.dtype.kind == "b":
+            input = input.to(dtypes.get_default_dtype())
     allowed = add(abs(mul(other, rtol)), atol)
     actual = abs(sub(input, other))
     return _written(logical_or(close, logical_and(isfinite(actual), le(actual, allowed))),

@@ -823,6 +823,26 @@ def test_isclose_allclose_nan_and_shapes():
     run_both(lambda m: m.isclose(m.ones(2), m.ones(2, dtype=m.int64)))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64"])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+def test_isclose_of_integers_takes_the_difference_in_the_default_float(dtype, default):
+    """torch subtracts integers as floats of the default dtype: no uint8 wrap-around (98 - 99
+    is not 255), and int64s beyond 2**24 round to float32."""
+    values = {"uint8": ([98, 99, 0, 255, 5], [99, 98, 255, 0, 3]),
+              "int8": ([-128, 127, 5, 3, 0], [127, -128, 3, 5, 0]),
+              "int64": ([2**40 + 1, 2**40 + 2**17, 5, -3, 0], [2**40, 2**40, 3, -5, 0])}[dtype]
+
+    def closeness(m, a, b):
+        m.set_default_dtype(getattr(m, default))
+        try:
+            return [m.isclose(a, b, rtol=rtol, atol=atol)
+                    for rtol, atol in ((0.0, 2.0), (0.1, 1e-5), (1.0, 1.0), (0.0, 0.5))]
+        finally:
+            m.set_default_dtype(m.float32)
+    a, b = (engine.tensor(v, dtype=getattr(engine, dtype)) for v in values)
+    run_both(closeness, a, b)
+
+
 # ====================================================================== out=
 OUT_CASES = {
     "add": lambda m, a, b, o: m.add(a, b, out=o),
