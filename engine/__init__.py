@@ -60,6 +60,7 @@ from . import optim, return_types, utils  # noqa: F401
 from . import func  # noqa: F401  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap ...)
 from . import serialization  # noqa: F401
 from . import special  # noqa: F401  (torch.special: erf, expit, logit, xlogy, gammaln ...)
+from . import testing  # noqa: F401  (torch.testing: assert_close, make_tensor)
 from .serialization import load, save  # noqa: F401
 from . import viz  # noqa: F401
 from .fidelity import tracebacks as _tracebacks  # noqa: F401  (IPython: tracebacks without engine frames)

@@ -27,6 +27,7 @@ EXTRA_CODE_LINES_MAX = 150    # per extra: one topic, readable on its own
 CORE_FUNCTION_LINES_MAX = 40  # one screen per function
 LAYERS = {"fidelity": 0, "core": 1, "ops": 2, "": 3, "autograd": 4, "nn": 4, "optim": 4,
           "utils": 4, "func": 4, "distributions": 4, "serialization": 4, "backends": 3,
+          "testing": 4,
           "viz": 5, "widgets": 5}
 
 
@@ -246,7 +247,7 @@ def test_recording_an_undeclared_value_is_refused():
 
 
 def test_every_folder_says_what_it_holds():
-    for folder in ("core", "ops", "fidelity", "utils", "distributions", "backends"):
+    for folder in ("core", "ops", "fidelity", "utils", "distributions", "backends", "testing"):
         readme = ENGINE / folder / "README.md"
         assert readme.exists(), readme
         assert "import" in readme.read_text(), f"{readme} should say what the folder may import"
