@@ -556,7 +556,8 @@ def type_name(value):
 
 
 class CTypeAttributeErrors:
-    """A mixin for the engine's stand-ins for torch's C types (torch.return_types.sort):
+    """A mixin for the engine's stand-ins for torch's C types (torch.return_types.sort,
+    torch.Size):
     Python's AttributeError for a name they lack names the C type by its full name, as
     CPython's tp_name does (``torch_type_name``, a class attribute)."""
 
@@ -573,9 +574,12 @@ class CTypeAttributeErrors:
     def __delitem__(self, index):
         raise TypeError(f"'{type(self).torch_type_name}' object doesn't support item deletion")
 
-    def __setattr__(self, name, value):  # (a field: C's read-only member; else no such name)
-        if name in getattr(type(self), "_fields", ()):
+    def __setattr__(self, name, value):  # (a field: C's read-only member; a method: its
+        if name in getattr(type(self), "_fields", ()):  # type's; else no such name)
             raise AttributeError("readonly attribute")
+        if hasattr(type(self), name):
+            raise AttributeError(f"'{type(self).torch_type_name}' object attribute '{name}' is "
+                                 "read-only")
         raise AttributeError(f"'{type(self).torch_type_name}' object has no attribute "
                              f"'{name}'", name=name, obj=self)
 

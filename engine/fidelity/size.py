@@ -6,10 +6,11 @@ import numpy as np
 from . import calls, messages, signatures
 
 
-class Size(tuple):
+class Size(tuple, messages.CTypeAttributeErrors):
     """A tensor's shape: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
     __slots__ = ()
+    torch_type_name = "torch.Size"  # (as Python's own errors name it: s[0] = 1, s.foo)
 
     def __new__(cls, sizes=()):
         sizes = tuple(sizes)

@@ -231,7 +231,7 @@ def size_arguments(sizes, name, keyword="size", listed=(), position=1):
     that one value of another type is "an invalid combination"; ``position``: the
     sequence's, as torch's messages give it (None: given by keyword; or a function that
     tells, asked only for a message)."""
-    if len(sizes) == 1 and hasattr(sizes[0], "torch_type_name"):  # (a torch.return_types)
+    if len(sizes) == 1 and type(sizes[0]).__module__ == "engine.return_types":
         if listed:  # (torch's parser reads it as one value, matching no overload)
             raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
         raise _not_sizes(name, keyword, position, sizes[0])

@@ -588,14 +588,14 @@ KNOWN = [
           DOCUMENTED, ("shape/stride",), statement=r"\bstack\(",
           program=r"channels_last", engine=r"^shape=\([\d, ]*\) stride=\([\d, ]*\)",
           test=_engine_row_major, difference="`stack` of channels-last tensors"),
-    Known("Python's own TypeError about a torch.return_types value (r < 1): Python names the "
-          "engine's class 'topk', torch's C type prints 'torch.return_types.topk' (fuzz "
-          "5112694)",
+    Known("Python's own TypeError about a torch.return_types value or a torch.Size (r < 1, "
+          "'a' + x.shape): Python names the engine's class 'topk' or 'Size', torch's C type "
+          "prints 'torch.return_types.topk' or 'torch.Size' (fuzz 5112694)",
           DOCUMENTED, ("error message",),
-          torch=r"'torch\.return_types\.\w+'", engine=r"^TypeError: .*not supported",
-          test=lambda verdict: re.sub(r"torch\.return_types\.", "", verdict.torch_text or "")
-          == (verdict.engine_text or ""),
-          difference="Python's own errors about a `torch.return_types` value"),
+          torch=r"""['"]torch\.(return_types\.\w+|Size)['"]""", engine=r"^TypeError: ",
+          test=lambda verdict: re.sub(r"""(?<=['"])torch\.(return_types\.)?""", "",
+                                      verdict.torch_text or "") == (verdict.engine_text or ""),
+          difference="Python's own errors about a `torch.return_types` value or a `torch.Size`"),
     Known("layout of results whose inputs have unusual strides on dimensions of size 0 or 1",
           DOCUMENTED, ("shape/stride",), test=_layout_differs_only_on_sizes_0_and_1,
           difference="Results of inputs with unusual strides on dimensions of size 0 or 1"),
