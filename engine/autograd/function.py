@@ -28,7 +28,8 @@ from ..core.tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.views import alias
 from ..core.tangents import JVP_CALLS
-from ..fidelity.transforms import RUNNING as running_transforms, NoBatchingRule
+from ..fidelity import function_calls
+from ..fidelity.transforms import RUNNING as running_transforms
 from .function_forward import JVP_MISSING, give_tangents, primals_only
 
 
@@ -107,9 +108,13 @@ class Function:
         """The outputs' tangents from the inputs' (forward-mode AD): function_forward.py."""
         raise NotImplementedError(JVP_MISSING)
 
+    generate_vmap_rule = False  # True: vmap runs forward on the whole batch
+
     @staticmethod
     def vmap(info, in_dims, *args):
-        """A batching rule of your own for vmap (or set ``generate_vmap_rule = True``)."""
+        """A batching rule of your own for vmap (or set ``generate_vmap_rule = True``):
+        ``(output, out_dims)`` from the inputs with their batch at ``in_dims`` (None: not
+        batched), ``info.batch_size`` and ``info.randomness`` (engine/func/function_vmap.py)."""
         raise NotImplementedError("To use autograd.Function with vmap, you must either "
                                   "override the vmap staticmethod or set "
                                   "generate_vmap_rule=True.")
@@ -127,9 +132,20 @@ class Function:
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args, **kwargs):
         """Run forward without recording, then record one node for the whole function."""
-        _check_transforms(cls, args)
+        new_style = cls.setup_context is not Function.setup_context
+        if new_style:  # (torch binds them to forward's parameters, defaults included)
+            args, kwargs = function_calls.bound(cls.forward, args, kwargs)
+        if running_transforms or JVP_CALLS:
+            transform = _transform_taking(cls, kwargs)
+            if transform is not None:
+                return transform(cls, args, kwargs)
+        args = function_calls.positional(cls.forward, args, kwargs, 0 if new_style else 1)
+        return cls._record(args)
+
+    @classmethod
+    def _record(cls, args):
         ctx = cls._backward_cls()
         ctx._arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -157,21 +173,24 @@ class Function:
         return results[0] if single else results
 
 
-def _check_transforms(cls, args):
-    """Inside a torch.func transform torch requires ``setup_context``; under vmap a batching
-    rule (``vmap`` or ``generate_vmap_rule = True``), which the engine takes as leave to run
-    the Function once per sample (vmap's loop: the values its rule would give)."""
-    if not (running_transforms or JVP_CALLS):
-        return
+def _transform_taking(cls, kwargs):
+    """Inside a torch.func transform torch requires ``setup_context``, and hands the call to
+    the innermost transform (its custom_function_call): a vmap takes it (its level's
+    ``custom_function``: the Function's vmap rule, engine/func/function_vmap.py); gradient
+    transforms are autograd itself here, so the Function is recorded as usual, except that
+    torch's refuse keyword arguments."""
     if cls.setup_context is Function.setup_context:
         raise RuntimeError(messages.FUNCTION_NEEDS_SETUP_CONTEXT)
-    if any(getattr(a, "__engine_vmap__", False) for a in args):
-        if not getattr(cls, "generate_vmap_rule", False) and cls.vmap is Function.vmap:
-            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have "
-                               "vmap support. Please override and implement the vmap "
-                               "staticmethod or set generate_vmap_rule=True. For more "
-                               f"details, please see {messages.EXTENDING_FUNC_NOTES}")
-        raise NoBatchingRule(f"{cls.__name__}: vmap runs the Function once per sample")
+    for transform in reversed(running_transforms):
+        taking = getattr(transform, "custom_function", None)
+        if taking is not None:
+            return taking
+        if kwargs:
+            break
+    if kwargs:
+        raise TypeError("custom_function_call_grad() got an unexpected keyword argument "
+                        f"'{next(iter(kwargs))}'")
+    return None
 
 
 def _wrap_outputs(ctx, outputs, inputs, recording):

@@ -718,3 +718,41 @@ FUNCTION_NEEDS_SETUP_CONTEXT = (
     "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
     "...), it must override the setup_context staticmethod. For more details, please see "
     f"{EXTENDING_FUNC_NOTES}")
+
+
+# a custom autograd.Function under vmap: its vmap rule (engine/func/function_vmap.py)
+def no_vmap_support(name):
+    return (f"You tried to vmap over {name}, but it does not have vmap support. Please override "
+            "and implement the vmap staticmethod or set generate_vmap_rule=True. For more "
+            f"details, please see {EXTENDING_FUNC_NOTES}")
+
+
+def two_vmap_rules(name):
+    return (f"You tried to vmap over {name}, but it has both generate_vmap_rule=True and an "
+            "overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the "
+            "overridden vmap staticmethod to avoid ambiguity. For more details, please see "
+            f"{EXTENDING_FUNC_NOTES}")
+
+
+def kwarg_tensors_under_vmap(kwargs):
+    return ("Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
+            f"kwarg-only Tensors to autograd.Function. Got: {kwargs}")
+
+
+VMAP_RULE_RETURNS = ("Expected the vmap staticmethod to have two returns, an output and "
+                     "out_dims with pytree structure compatible with the output. ")
+
+
+def vmap_rule_out_dims(out_dims, out_dims_structure, output_structure):
+    return ("The autograd.Function's vmap staticmethod returned an incompatible (output, "
+            f"out_dims) tuple. Expected out_dims={out_dims} to be compatible with the "
+            f"structure of `output`. out_dims has structure {out_dims_structure} but output has "
+            f"structure {output_structure}. For more details, please see {EXTENDING_FUNC_NOTES}")
+
+
+def add_batch_dim_arguments(tensor_repr, out_dim, level):
+    """pybind11's refusal of an out_dim that is not an integer (torch._C._add_batch_dim)."""
+    return ("_add_batch_dim(): incompatible function arguments. The following argument types "
+            "are supported:\n    1. (arg0: torch.Tensor, arg1: typing.SupportsInt | "
+            "typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> "
+            f"torch.Tensor\n\nInvoked with: {tensor_repr}, {out_dim!r}, {level}")

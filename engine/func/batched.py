@@ -159,22 +159,32 @@ ELEMENTWISE = """abs absolute neg negative exp exp2 expm1 log log1p log2 log10 s
 REDUCTIONS = """sum mean prod amax amin std var logsumexp all any argmax argmin
     count_nonzero nansum""".split()
 SCANS = "cumsum cumprod softmax log_softmax".split()
+# the methods whose batching rule in torch keeps the batch dimension where it was, called
+# with no argument (what a custom Function's vmap rule then sees as in_dim)
+KEEPS_BATCH_DIM = frozenset(ELEMENTWISE[:ELEMENTWISE.index("add")]) - {"contiguous", "isfinite",
+                                                                       "clamp", "clamp_min",
+                                                                       "clamp_max", "clip"}
 # torch.<name> functions run by ``elementwise_function`` (their operands in any position)
 ELEMENTWISE_FUNCTIONS = frozenset(ELEMENTWISE) - {"clone", "detach", "contiguous", "float",
                                                   "double", "half", "long", "int", "bool"}
 
 
 class BatchedTensor:
-    """A tensor with a hidden batch dimension (the first of ``value``) at vmap ``level``."""
+    """A tensor with a hidden batch dimension (the first of ``value``) at vmap ``level``.
 
-    __slots__ = ("value", "level")
+    ``bdim`` is where torch's batched tensor keeps that dimension (it moves it only when an
+    operation needs to): a custom Function's vmap rule sees it as its ``in_dim``, on the
+    tensor ``value.movedim(0, bdim)``, or ``origin``, the very tensor torch's wraps (a vmap
+    input, a rule's output), when it is known (function_vmap.py)."""
+
+    __slots__ = ("value", "level", "bdim", "origin")
     # the mark the engine's functions look for before handing a call to __torch_function__
     # (a real torch.Tensor has __torch_function__ too: it must get the engine's TypeError)
     __engine_vmap__ = True
     __array_priority__ = 1000  # (numpy scalars on the left defer to our operators)
 
-    def __init__(self, value, level):
-        self.value, self.level = value, level
+    def __init__(self, value, level, bdim=0, origin=None):
+        self.value, self.level, self.bdim, self.origin = value, level, bdim, origin
 
     def __getattr__(self, name):
         """A public Tensor method without a batching rule (``x.flip(0)``, ``x.index_select``):
@@ -514,7 +524,10 @@ def matmul(a, b):
 
 def _method(name):
     def method(self, *args, **kwargs):
-        return elementwise(name, self, *args, **kwargs)
+        result = elementwise(name, self, *args, **kwargs)
+        if not args and not kwargs and name in KEEPS_BATCH_DIM:
+            result.bdim = self.bdim  # (torch's unary rules leave the batch where it was)
+        return result
 
     method.__name__ = name
     return method

@@ -91,3 +91,36 @@ def spec_text(spec):
     if issubclass(spec.kind, list):
         return "[" + ", ".join(inner) + "]"
     return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+
+
+def spec_repr(spec, indent=0):
+    """A spec as torch prints a ``TreeSpec`` in vmap's messages."""
+    if spec.kind is None:
+        return "*"
+    kind = "namedtuple" if spec.kind == "namedtuple" else spec.kind.__name__
+    context = None if spec.context is None or spec.kind == "namedtuple" else spec.context
+    children = (",\n" + "  " * (indent + 1)).join(spec_repr(c, indent + 1)
+                                                  for c in spec.children)
+    return f"TreeSpec({kind}, {context}, [{children}])"
+
+
+def broadcast_prefix(dims, tree):
+    """``dims`` (an int or None for a whole subtree, else a tree like ``tree``) per leaf of
+    ``tree``, or None when the two do not fit (torch's ``_broadcast_to_and_flatten``)."""
+    if dims is None or isinstance(dims, int) or not isinstance(dims, (tuple, list, dict)):
+        return [dims] * len(tree_flatten(tree)[0])
+    spec = tree_flatten(tree)[1]
+    if spec.kind is None or spec.kind is not type(dims) and not (
+            spec.kind == "namedtuple" and isinstance(dims, tuple)):
+        return None
+    children = list(dims.values()) if isinstance(dims, dict) else list(dims)
+    subtrees = list(tree.values()) if isinstance(tree, dict) else list(tree)
+    if len(children) != len(subtrees) or (isinstance(dims, dict) and list(dims) != list(tree)):
+        return None
+    flat = []
+    for child, subtree in zip(children, subtrees):
+        found = broadcast_prefix(child, subtree)
+        if found is None:
+            return None
+        flat.extend(found)
+    return flat

@@ -40,7 +40,7 @@ from ..ops.creation import eye, ones_like, zeros, zeros_like
 from .batched import BatchedTensor, NoBatchingRule, from_real, to_real
 from ..ops.join import cat, stack
 from .pytree import spec_text, tree_flatten, tree_map, tree_unflatten
-from .vmap import levels as vmap_levels
+from .function_vmap import levels as vmap_levels
 from .vmap import vmap
 
 

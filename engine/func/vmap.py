@@ -11,22 +11,16 @@ then stacks the results: the same numbers, a Python loop's speed. ``chunk_size``
 batch in chunks. ``randomness``: "error" refuses a random draw inside f (as torch), "same"
 draws once for the whole batch, "different" draws per sample (by the loop, sample after
 sample). ``.item()`` on a batched tensor, and writing a batched value into a tensor that is
-not batched (``captured.add_(x)``), raise torch's errors.
+not batched (``captured.add_(x)``), raise torch's errors. A custom ``autograd.Function``
+meets vmap's level (``VmapLevel``), which calls its own batching rule (function_vmap.py).
 """
 import functools
 
 from ..core.tensor import Tensor
-from ..fidelity import random as fidelity_random
-from ..fidelity.transforms import RUNNING as running_transforms
 from ..ops.join import cat, stack
 from .batched import BatchedTensor, NoBatchingRule
-from .pytree import LEAF, tree_flatten, tree_unflatten
-
-RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
-                "use the 'same' or 'different' randomness flags on vmap or perform the "
-                "randomness operation out of vmap")
-
-levels = []  # the vmap calls running now, innermost last (their number is their level)
+from .function_vmap import VmapLevel
+from .pytree import LEAF, broadcast_prefix, spec_repr, tree_flatten, tree_unflatten
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -69,17 +63,6 @@ def _name(func):
     return getattr(func, "__name__", repr(func))
 
 
-def spec_repr(spec, indent=0):
-    """A spec as torch prints a ``TreeSpec`` in vmap's messages."""
-    if spec.kind is None:
-        return "*"
-    kind = "namedtuple" if spec.kind == "namedtuple" else spec.kind.__name__
-    context = None if spec.context is None or spec.kind == "namedtuple" else spec.context
-    children = (",\n" + "  " * (indent + 1)).join(spec_repr(c, indent + 1)
-                                                  for c in spec.children)
-    return f"TreeSpec({kind}, {context}, [{children}])"
-
-
 def _flat_in_dims(func, in_dims, args, flat_args, args_spec):
     """One in_dim per leaf of ``args``, checked as torch checks them."""
     where = f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>)"
@@ -90,7 +73,7 @@ def _flat_in_dims(func, in_dims, args, flat_args, args_spec):
         raise ValueError(f"vmap({_name(func)})(<inputs>): got no inputs. Maybe you forgot to "
                          "add inputs, or you are trying to vmap over a function with no "
                          "inputs. The latter is unsupported.")
-    flat = _broadcast(in_dims, args)
+    flat = broadcast_prefix(in_dims, args)
     if flat is None:
         raise ValueError(f"{where}: in_dims is not compatible with the structure of `inputs`. "
                          f"in_dims has structure {spec_repr(tree_flatten(in_dims)[1])} but "
@@ -113,27 +96,6 @@ def _flat_in_dims(func, in_dims, args, flat_args, args_spec):
     return flat
 
 
-def _broadcast(dims, tree):
-    """``dims`` (an int or None for a whole subtree, else a tree like ``tree``) per leaf."""
-    if dims is None or isinstance(dims, int) or not isinstance(dims, (tuple, list, dict)):
-        return [dims] * len(tree_flatten(tree)[0])
-    leaves, spec = tree_flatten(tree)
-    if spec.kind is None or spec.kind is not type(dims) and not (
-            spec.kind == "namedtuple" and isinstance(dims, tuple)):
-        return None
-    children = list(dims.values()) if isinstance(dims, dict) else list(dims)
-    subtrees = list(tree.values()) if isinstance(tree, dict) else list(tree)
-    if len(children) != len(subtrees) or (isinstance(dims, dict) and list(dims) != list(tree)):
-        return None
-    flat = []
-    for child, subtree in zip(children, subtrees):
-        found = _broadcast(child, subtree)
-        if found is None:
-            return None
-        flat.extend(found)
-    return flat
-
-
 def _check_out_dims(out_dims, func):
     for dim in tree_flatten(out_dims)[0]:
         if dim is not None and not isinstance(dim, int):
@@ -142,50 +104,34 @@ def _check_out_dims(out_dims, func):
                              "in the outputs the vmapped dimension should appear.")
 
 
+LOOP = object()  # (what the batched call gives when an operation has no rule: None is a result)
+
+
 def _run(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args, size):
     """One batched call of f, or, if an operation has no rule, a call per sample."""
-    level = len(levels) + 1
-    batched = [a if d is None else BatchedTensor(a.movedim(d, 0), level)
-               for a, d in zip(flat_args, flat_in_dims)]
-    levels.append(size)
-    running_transforms.append(size)
-    fidelity_random.DRAW_CHECKS.append(functools.partial(_random_draw, randomness, True))
-    try:
-        output = func(*tree_unflatten(batched, args_spec), **kwargs)
-    except NoBatchingRule:
-        output = None
-    except TypeError as error:  # an engine function given a BatchedTensor it cannot take
-        if "BatchedTensor" not in str(error):
-            raise
-        output = None
-    finally:
-        fidelity_random.DRAW_CHECKS.pop()
-        levels.pop()
-        running_transforms.pop()
-    if output is not None:
-        return _unwrapped(output, level, size, out_dims, func)
+    with VmapLevel(size, randomness) as interpreter:
+        batched = [a if d is None else BatchedTensor(a.movedim(d, 0), interpreter.level, d, a)
+                   for a, d in zip(flat_args, flat_in_dims)]
+        try:
+            output = func(*tree_unflatten(batched, args_spec), **kwargs)
+        except NoBatchingRule:
+            output = LOOP
+        except TypeError as error:  # an engine function given a BatchedTensor it cannot take
+            if "BatchedTensor" not in str(error):
+                raise
+            output = LOOP
+    if output is not LOOP:
+        return _unwrapped(output, interpreter.level, size, out_dims, func)
     return _loop(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args, size)
-
-
-def _random_draw(randomness, batched):
-    if randomness == "error":
-        raise RuntimeError(RANDOM_ERROR)
-    if randomness == "different" and batched:
-        raise NoBatchingRule("a different draw per sample: the loop")
 
 
 def _loop(func, flat_in_dims, args_spec, kwargs, out_dims, randomness, flat_args, size):
     """f once per sample, the results stacked along out_dims (batched.py's fallback)."""
     outputs = []
-    fidelity_random.DRAW_CHECKS.append(functools.partial(_random_draw, randomness, False))
-    running_transforms.append(size)  # (still inside vmap, for what asks: a custom Function)
-    try:
+    with VmapLevel(size, randomness, batched=False):  # (still inside vmap: a custom Function)
         for i in range(size):
             sample = [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_in_dims)]
             outputs.append(func(*tree_unflatten(sample, args_spec), **kwargs))
-    finally:
-        fidelity_random.DRAW_CHECKS.pop()
-        running_transforms.pop()
     flat_outputs = [tree_flatten(o)[0] for o in outputs]
     spec = tree_flatten(outputs[0])[1]
     dims = _out_dims_per_leaf(out_dims, outputs[0], spec, func)
@@ -205,7 +151,7 @@ def _out_dims_per_leaf(out_dims, output, spec, func):
             return list(out_dims)
         found = None
     else:
-        found = _broadcast(out_dims, output)
+        found = broadcast_prefix(out_dims, output)
     if found is None:
         raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is "
                          "not compatible with the structure of `outputs`. out_dims has structure "
@@ -239,6 +185,9 @@ def _unwrapped(output, level, size, out_dims, func):
             continue
         if not mine:  # the same for every sample: broadcast along the batch (stride 0)
             value = value.unsqueeze(0).expand(size, *value.shape)
+        elif value.origin is not None and value.bdim == dim % (value.dim() + 1):
+            results.append(value.origin)  # (torch's: the tensor it wraps, the very one)
+            continue
         else:
             value = value.value
         results.append(value.movedim(0, dim % value.dim()) if dim else value)
