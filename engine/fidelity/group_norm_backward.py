@@ -59,21 +59,35 @@ def _backward(dy, x, mean, rstd, gamma, groups, needed):
     else:
         ds = _products_summed(dy_rows, x_rows, fma, fused_tail=opmath == np.float64)
         db = reduce_all(dy_rows, np.add, _lanes(opmath))
-    ds, db = ds.reshape(samples, groups, -1), db.reshape(samples, groups, -1)
-    m, r = (s.astype(opmath).reshape(samples, groups, 1) for s in (mean, rstd))
-    g = None if gamma is None else gamma.astype(opmath).reshape(1, groups, -1)
-    dx = dgamma = dbeta = None
+    ds, db = ds.reshape(samples, channels), db.reshape(samples, channels)
+    dx = None
     if needed[0]:
-        dx = _input_gradient(dy, x, ds, db, m, r, g, param, fma)
-    if needed[1] and gamma is not None:  # acc = fma(fma(-db, mean, ds), rstd, acc)
-        terms = fma(-db, np.broadcast_to(m, db.shape), ds)
-        acc = np.zeros(ds.shape[1:], opmath)
+        m, r = (s.astype(opmath).reshape(samples, groups, 1) for s in (mean, rstd))
+        g = None if gamma is None else gamma.astype(opmath).reshape(1, groups, -1)
+        dx = _input_gradient(dy, x, ds.reshape(samples, groups, -1),
+                             db.reshape(samples, groups, -1), m, r, g, param, fma)
+    return (dx,) + parameter_gradients(ds, db, mean, rstd, param, fma,
+                                       (needed[1] and gamma is not None, needed[2]))
+
+
+def parameter_gradients(ds, db, mean, rstd, param, fma, needed):
+    """Step 4, GammaBackward and BetaBackward: ``(dgamma, dbeta)`` from each sample's
+    per-channel sums ``ds`` and ``db`` (N, C) and the statistics (N, G) as saved, ``None``
+    where ``needed`` (a pair) says no; torch's channels-last kernel ends the same way."""
+    samples, channels = ds.shape
+    groups = mean.shape[-1]
+    dgamma = dbeta = None
+    if needed[0]:  # acc = fma(fma(-db, mean, ds), rstd, acc)
+        ds3, db3 = ds.reshape(samples, groups, -1), db.reshape(samples, groups, -1)
+        m, r = (s.astype(ds.dtype).reshape(samples, groups, 1) for s in (mean, rstd))
+        terms = fma(-db3, np.broadcast_to(m, db3.shape), ds3)
+        acc = np.zeros(ds3.shape[1:], ds.dtype)
         for n in range(samples):
             acc = fma(terms[n], np.broadcast_to(r[n], acc.shape), acc)
         dgamma = acc.reshape(channels).astype(param)
-    if needed[2]:
-        dbeta = np.add.accumulate(db.reshape(samples, channels), axis=0)[-1].astype(param)
-    return dx, dgamma, dbeta
+    if needed[1]:
+        dbeta = np.add.accumulate(db, axis=0)[-1].astype(param)
+    return dgamma, dbeta
 
 
 def _lanes(dtype):

@@ -1,11 +1,11 @@
 """group_norm, local_response_norm, pixel_shuffle, pixel_unshuffle and channel_shuffle, as
 ``torch.nn.functional`` computes them.
 
-group_norm has torch's node (NativeGroupNormBackward0). For any input but a channels-last
-one (of which torch's kernel reads a row-major copy) its forward and its gradients replay
-torch's kernel (statistics: engine/fidelity/moments.py, gradients:
-engine/fidelity/group_norm_backward.py); of a channels-last input its statistics are taken
-in float64 and rounded once (float32 values within torch.testing's tolerance).
+group_norm has torch's node (NativeGroupNormBackward0). Its forward and its gradients replay
+torch's kernels: for a row-major input (or any but a channels-last one, of which torch's
+kernel reads a row-major copy) statistics by engine/fidelity/moments.py and gradients by
+engine/fidelity/group_norm_backward.py; for a channels-last one both by
+engine/fidelity/group_norm_channels_last.py.
 local_response_norm is torch's Python composition (avg_pool2d over the channels of 3-d
 input, avg_pool3d of 4-d and more).
 pixel_shuffle and pixel_unshuffle move elements only: exact, each with its node.
@@ -21,6 +21,8 @@ from ..core.tensor import Tensor, wrap
 from ..fidelity import signatures
 from ..fidelity.dtypes import float16, scalar_type_name
 from ..fidelity.group_norm_backward import group_norm_backward
+from ..fidelity.group_norm_channels_last import (group_norm_channels_last,
+                                                 group_norm_channels_last_backward)
 from ..fidelity.layout import suggested_memory_format
 from ..fidelity.moments import rowwise_moments
 from ..fidelity.rounding import fma32, fma64
@@ -81,10 +83,13 @@ def group_norm_kernel(input, num_groups, weight, bias, eps):
     if positions == 0 and samples:
         raise RuntimeError("Expected HxW to be greater than 0, got 0")
     per_group = channels // num_groups * positions
-    if _read_row_major(input) and samples and per_group:
+    if not (samples and per_group):
+        values, mean, rstd = _group_norm_in_float64(x, num_groups, weight, bias, eps)
+    elif _read_row_major(input):
         values, mean, rstd = _group_norm_as_torch(x, num_groups, weight, bias, eps)
     else:
-        values, mean, rstd = _group_norm_in_float64(x, num_groups, weight, bias, eps)
+        values, mean, rstd = group_norm_channels_last(
+            x, num_groups, *(None if t is None else t._data for t in (weight, bias)), eps)
     # (a float16 input with float32 parameters, torch's mixed types: float32 statistics)
     stats_dtype = np.float32 if any(t is not None and t.dtype != input.dtype
                                     for t in (weight, bias)) else x.dtype
@@ -132,7 +137,7 @@ def _group_norm_as_torch(x, groups, weight, bias, eps):
 
 
 def _group_norm_in_float64(x, groups, weight, bias, eps):
-    """Channels-last (and nothing to normalise): the statistics in float64, rounded once."""
+    """Nothing to normalise (no samples): the statistics in float64, rounded once."""
     samples, channels = x.shape[:2]
     positions = math.prod(x.shape[2:])
     groups_of = x.reshape(samples, groups, channels // groups * positions).astype(np.float64)
@@ -161,12 +166,13 @@ class NativeGroupNormBackward0(Node):
 
     torch's kernel writes d/dx as c1 * grad + c2 * x + c3 per group: c1 = rstd * weight,
     c2 = (sum(g) * mean - sum(g * x)) * rstd**3 / n and c3 = -c2 * mean - sum(g) * rstd / n
-    (n values in a group). The engine replays it for an input torch reads row-major (its
-    sums and roundings: engine/fidelity/group_norm_backward.py), so where the exact gradient
-    is 0 (groups of one value, the gradient of a sum of outputs) its residues are torch's.
-    A channels-last input takes the formula above, and so does a backward pass with grad
-    mode on (create_graph=True), whose operations are differentiated in turn (torch then
-    takes a differentiable formula of its own too)."""
+    (n values in a group). The engine replays it (its sums and roundings:
+    engine/fidelity/group_norm_backward.py for an input torch reads row-major,
+    group_norm_channels_last.py for a channels-last one), so where the exact gradient is 0
+    (groups of one value, the gradient of a sum of outputs) its residues are torch's. A
+    backward pass with grad mode on (create_graph=True) takes the formula above, whose
+    operations are differentiated in turn (torch then takes a differentiable formula of its
+    own too)."""
 
     _saved_names = ("input", "weight", "result1", "result2")
     N: int
@@ -183,13 +189,18 @@ class NativeGroupNormBackward0(Node):
         if needed[2] and weight is None and mean.dtype != input.dtype:
             # (mixed types without a weight: torch's kernel reads its float16 dbias as float)
             raise RuntimeError("expected scalar type Float but found Half")
+        gamma = None if weight is None else weight._data
         if input.numel() and _read_row_major(input):
             return tuple(None if g is None else wrap(g) for g in group_norm_backward(
-                grad._data, input._data, mean._data, rstd._data,
-                None if weight is None else weight._data, self.group, needed))
+                grad._data, input._data, mean._data, rstd._data, gamma, self.group, needed))
+        if input.numel():  # channels-last: torch's kernel writes dx channels-last too
+            dx, dgamma, dbeta = group_norm_channels_last_backward(
+                grad._data, input._data, mean._data, rstd._data, gamma, self.group, needed)
+            return (None if dx is None else laid_out_as(dx, input),
+                    *(None if g is None else wrap(g) for g in (dgamma, dbeta)))
+        # an empty input: the formula (float16 in float32, each gradient rounded to its
+        # tensor's dtype once, as torch's kernel: float32 ones with float32 parameters)
         if grad.dtype == float16:
-            # torch's float16 kernel: float32 arithmetic on the values and the statistics it
-            # saved, each gradient rounded to its tensor's dtype once
             wide = self.gradients(grad.float(), input.float(),
                                   None if weight is None else weight.float(),
                                   mean.float().unsqueeze(-1), rstd.float().unsqueeze(-1))
