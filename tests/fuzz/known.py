@@ -107,10 +107,10 @@ def _residues_below(limit):
     return test
 
 
-# A program whose group_norm gradient the engine takes from its own formula: of a
-# channels-last input, or with grad mode on in the backward pass (a graph of the gradient)
+# A program whose group_norm gradient the engine takes from its own formula: with grad mode
+# on in the backward pass (a graph of the gradient)
 _GROUP_NORM_BY_FORMULA = (r"(?=.*\b(?:group_norm|GroupNorm)\()"
-                          r"(?=.*(?:channels_last|create_graph=True|torch\.func\.))")
+                          r"(?=.*(?:create_graph=True|torch\.func\.))")
 
 
 def _residues_of_float32_sums(verdict):
@@ -567,18 +567,17 @@ KNOWN = [
           test=lambda verdict: _residues_of_float64_sums(verdict) or
           _float32_residues_of_zero(verdict),
           difference="float32 values"),
-    Known("group_norm's gradient of a channels-last input, or in a graph of it "
-          "(create_graph=True, torch.func's transforms): the engine's formula in its own "
-          "operations, torch's channels-last kernel or its own formula, so where the gradient "
-          "is exactly 0 (each group one value; the gradient of a sum of the outputs) the "
-          "residues differ, amplified by rstd = 1 / sqrt(eps) (up to 3e-05 against 0 in "
-          "float32; of any other input the engine replays torch's kernel, residues included: "
-          "fuzz 7031154, 5003179, 5032984)",
+    Known("group_norm's gradient in a graph of it (create_graph=True, torch.func's "
+          "transforms): the engine's formula in its own operations, torch's own formula, so "
+          "where the gradient is exactly 0 (each group one value; the gradient of a sum of the "
+          "outputs) the residues differ, amplified by rstd = 1 / sqrt(eps) (up to 3e-05 "
+          "against 0 in float32; elsewhere the engine replays torch's kernels, residues "
+          "included, channels-last ones too: fuzz 7031154, 5003179, 5032984, 8009153)",
           DOCUMENTED, ("gradient", "value", "printed"), program=_GROUP_NORM_BY_FORMULA,
           test=_residues_below(2e-4), difference="float32 values"),
-    Known("group_norm's gradient of float16 values where it is exactly 0, of a channels-last "
-          "input or in a graph of it: torch's residues and the engine's differ, both below "
-          "2e-3 (the statistics rounded to float16)",
+    Known("group_norm's gradient of float16 values where it is exactly 0, in a graph of it: "
+          "torch's residues and the engine's differ, both below 2e-3 (the statistics rounded "
+          "to float16)",
           DOCUMENTED, ("gradient", "value", "printed"),
           program=_GROUP_NORM_BY_FORMULA + r"(?=.*float16)",
           test=_residues_below(2e-3), difference="float32 values"),
