@@ -223,14 +223,15 @@ def invalid_arguments_error(name, *args, first_is_self=False, keywords=None, ove
                      f"of:{listed}")
 
 
-def size_arguments(sizes, name, keyword="size", listed=(), position=1):
+def size_arguments(sizes, name, keyword="size", listed=(), position=1, keywords=None):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3), torch's
     ``SymInt[] size`` read as its parser reads one (fidelity/signatures.py: an integer tensor
     of one element is its int, a bool one torch's RuntimeError); otherwise torch's parser's
     errors. ``listed``: the op's overloads when it has several (view: a dtype or a size), so
     that one value of another type is "an invalid combination"; ``position``: the
     sequence's, as torch's messages give it (None: given by keyword; or a function that
-    tells, asked only for a message)."""
+    tells, asked only for a message); ``keywords()``: the other arguments' type checks, made
+    once the first element fits, before the others are unpacked (as torch's parser)."""
     if len(sizes) == 1 and type(sizes[0]).__module__ == "engine.return_types":
         if listed:  # (torch's parser reads it as one value, matching no overload)
             raise signatures.refuse(name, listed, False, sizes, {}, notes=True, as_called=True)
@@ -262,6 +263,8 @@ def size_arguments(sizes, name, keyword="size", listed=(), position=1):
                 raise signatures.refuse(name, listed, False, (sizes,), {}, notes=True,
                                         as_called=True)
             raise _not_sizes(name, keyword, position, sizes)
+    if keywords is not None:
+        keywords()
     return signatures.unpack_ints(name, keyword, sizes, symint=True)
 
 

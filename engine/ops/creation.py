@@ -87,10 +87,12 @@ def _dtype_arg(dtype, name):
     raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type_name(dtype)}")
 
 
-def size_from_args(size, name="zeros", position=1):
+def size_from_args(size, name="zeros", position=1, keywords=None):
     """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size([2, 3]))`` all mean (2, 3):
     torch's ``SymInt[] size``, read as its parser reads one (fidelity/signatures.py);
-    ``position``: the size's, as torch's messages give it."""
+    ``position``: the size's, as torch's messages give it. ``keywords()``: the checks of the
+    other arguments' types, which torch's parser makes once the size's first element fits
+    and before it unpacks the others (``zeros((1, 'a'), dtype=3)`` names dtype)."""
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     if builtins.all(n.__class__ is builtins.int and 0 <= n < 2**63 for n in size):
@@ -107,6 +109,8 @@ def size_from_args(size, name="zeros", position=1):
                         f"not {type_name(size[0])}")
     elif not signatures.is_symint(size[0]):
         raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    if keywords is not None:
+        keywords()
     size = signatures.unpack_ints(name, "size", size, symint=True)
     for n in size:
         if n < 0:
@@ -120,10 +124,11 @@ def size_from_args(size, name="zeros", position=1):
 _NO_SIZE = object()  # ``size=`` not given (torch refuses ``size=None``)
 
 
-def _size_arg(args, size, name):
-    """The shape from ``zeros(2, 3)`` / ``zeros((2, 3))`` or from ``zeros(size=(2, 3))``."""
+def _size_arg(args, size, name, keywords=None):
+    """The shape from ``zeros(2, 3)`` / ``zeros((2, 3))`` or from ``zeros(size=(2, 3))``
+    (``keywords``: as size_from_args takes it)."""
     if size is _NO_SIZE:
-        return size_from_args(args, name)
+        return size_from_args(args, name, keywords=keywords)
     if args:
         if name in ("rand", "randn"):  # torch has two overloads of these (with a generator)
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
@@ -133,7 +138,17 @@ def _size_arg(args, size, name):
     if not isinstance(size, (tuple, list)) or (size and not signatures.is_symint(size[0])):
         raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
                         f"{type_name(size)}")
-    return size_from_args((tuple(size),), name)
+    return size_from_args((tuple(size),), name, keywords=keywords)
+
+
+def _factory_keywords(name, dtype, requires_grad):
+    """The type checks of a factory's dtype= and requires_grad=, for size_from_args."""
+    def check():
+        _dtype_arg(dtype, name)
+        if requires_grad.__class__ is not builtins.bool and requires_grad is not None:
+            raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not "
+                            f"{type_name(requires_grad)}")
+    return check
 
 
 def _np(dtype, default=None):
@@ -483,22 +498,22 @@ def zeros(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
     """A tensor of the given shape filled with 0: ``zeros(2, 3)``, ``zeros((2, 3))`` or
     ``zeros(size=(2, 3))``."""
-    return _filled(np.zeros, _size_arg(args, size, "zeros"), out, dtype, _or_default(device),
-                   requires_grad, "zeros")
+    return _filled(np.zeros, _size_arg(args, size, "zeros", _factory_keywords("zeros", dtype,
+                   requires_grad)), out, dtype, _or_default(device), requires_grad, "zeros")
 
 
 def ones(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
          requires_grad=False):
     """A tensor of the given shape filled with 1."""
-    return _filled(np.ones, _size_arg(args, size, "ones"), out, dtype, _or_default(device),
-                   requires_grad, "ones")
+    return _filled(np.ones, _size_arg(args, size, "ones", _factory_keywords("ones", dtype,
+                   requires_grad)), out, dtype, _or_default(device), requires_grad, "ones")
 
 
 def empty(*args, size=_NO_SIZE, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, memory_format=None):
     """A tensor of the given shape whose values are whatever the memory held (uninitialised)."""
-    result = _filled(np.empty, _size_arg(args, size, "empty"), out, dtype, _or_default(device),
-                     requires_grad, "empty")
+    result = _filled(np.empty, _size_arg(args, size, "empty", _factory_keywords(
+        "empty", dtype, requires_grad)), out, dtype, _or_default(device), requires_grad, "empty")
     if check_memory_format(memory_format, "empty") is None or out is not None:
         return result
     return empty_in_format(result, result._data.dtype, memory_format).requires_grad_(requires_grad)
@@ -570,8 +585,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
         value = checked_scalar(fill_value, np_dtype, check_half=math.prod(shape) != 1)
         return np.full(shape, value, np_dtype)
 
-    return _filled(make_array, size_from_args((size,), "full"), out, dtype, _or_default(device),
-                   requires_grad, "full", default)
+    return _filled(make_array, size_from_args((size,), "full", keywords=_factory_keywords(
+        "full", dtype, requires_grad)), out, dtype, _or_default(device), requires_grad, "full",
+                   default)
 
 
 class _Default(builtins.int):
@@ -663,19 +679,22 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 def new_zeros(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
     """Zeros of the given size with this tensor's dtype (unless dtype= is given)."""
-    return _filled(np.zeros, _size_arg(args, size, "new_zeros"), None,
+    return _filled(np.zeros, _size_arg(args, size, "new_zeros", _factory_keywords(
+        "new_zeros", dtype, requires_grad)), None,
                    _dtype_arg(dtype, "new_zeros") or self.dtype, device, requires_grad, "new_zeros")
 
 
 def new_ones(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
     """Ones of the given size with this tensor's dtype (unless dtype= is given)."""
-    return _filled(np.ones, _size_arg(args, size, "new_ones"), None,
+    return _filled(np.ones, _size_arg(args, size, "new_ones", _factory_keywords(
+        "new_ones", dtype, requires_grad)), None,
                    _dtype_arg(dtype, "new_ones") or self.dtype, device, requires_grad, "new_ones")
 
 
 def new_empty(self, *args, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
     """Uninitialised memory of the given size with this tensor's dtype."""
-    return _filled(np.empty, _size_arg(args, size, "new_empty"), None,
+    return _filled(np.empty, _size_arg(args, size, "new_empty", _factory_keywords(
+        "new_empty", dtype, requires_grad)), None,
                    _dtype_arg(dtype, "new_empty") or self.dtype, device, requires_grad, "new_empty")
 
 
@@ -684,7 +703,8 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type_name(size)}")
     _fill_dtype(fill_value, "new_full")
-    size = size_from_args((size,), "new_full")
+    size = size_from_args((size,), "new_full",
+                          keywords=_factory_keywords("new_full", dtype, requires_grad))
     return full(size, fill_value, dtype=_dtype_arg(dtype, "new_full") or self.dtype,
                 device=CPU if device is None else device, requires_grad=requires_grad)
 

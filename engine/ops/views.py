@@ -676,9 +676,13 @@ def expand(input, *sizes, size=ABSENT, implicit=False):
     sizes = keyword_sizes("expand", "size", sizes, size)
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
-    sizes = size_arguments(sizes, "expand", position=None if by_keyword else 1)
-    if implicit is not False and implicit is not True:  # (read after the sizes, as torch's)
-        raise TypeError(f"expand(): argument 'implicit' must be bool, not {type_name(implicit)}")
+    def implicit_checked():  # (torch's parser: after the sizes' first element, before the rest)
+        if implicit is not False and implicit is not True:
+            raise TypeError(f"expand(): argument 'implicit' must be bool, not "
+                            f"{type_name(implicit)}")
+    sizes = size_arguments(sizes, "expand", position=None if by_keyword else 1,
+                           keywords=implicit_checked)
+    implicit_checked()
     shape, stride = input._data.shape, input.stride()
     if not shape and 0 not in sizes and builtins.any(n < 0 for n in sizes):
         # (torch's 0-d expand takes the sizes as they are: a negative one overflows numel)
