@@ -46,8 +46,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         input = input.contiguous()
         embedding_renorm_(weight.detach(), input, max_norm, norm_type)
-    # (torch's F.embedding hands it on to torch.embedding, whose SymInt it is)
-    padding_idx = signatures.checked_int("embedding", "padding_idx", 3, padding_idx, symint=True)
     return _embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
@@ -63,7 +61,21 @@ def _check_indices(indices, function, position=1):
 
 
 def _embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    """torch.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)."""
+    """torch.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): its parser's
+    checks in its order (F.embedding hands padding_idx on to it, whose SymInt it is), then
+    the kernel's."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding(): argument 'weight' (position 1) must be Tensor, not "
+                        f"{type_name(weight)}")
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type_name(indices)}")
+    padding_idx = signatures.checked_int("embedding", "padding_idx", 3, padding_idx, symint=True)
+    for position, (name, value) in enumerate((("scale_grad_by_freq", scale_grad_by_freq),
+                                              ("sparse", sparse)), 4):
+        if value is not True and value is not False:
+            raise TypeError(f"embedding(): argument '{name}' (position {position}) must be "
+                            f"bool, not {type_name(value)}")
     _check_indices(indices, "embedding")
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")

@@ -193,3 +193,38 @@ def test_second_derivative_through_embedding():
         return g, gg
     run_both(run, np.random.default_rng(2).standard_normal((3, 2)).astype(np.float32),
              exact=False, rtol=1e-6, atol=1e-6, check_repr=False)
+
+
+# ---------------------------------------------------------------- torch.embedding's parser
+def _parser_outcome(m, call):
+    try:
+        return "ok", tuple(call(m, np).shape)
+    except Exception as error:  # noqa: BLE001 - the exception is what is compared
+        return type(error).__name__, str(error)
+
+
+PARSER_CALLS = {
+    "a numpy weight (fuzz 5317350)": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0, 1]), np.ones((3, 1)), padding_idx=0),
+    "a numpy weight, no padding": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0, 1]), np.ones((3, 1))),
+    "a numpy weight, padding 1 (Python's own error first)": lambda m, np: (
+        m.nn.functional.embedding(m.tensor([0, 1]), np.ones((3, 1)), padding_idx=1)),
+    "a list of indices": lambda m, np: m.nn.functional.embedding([0, 1], m.ones(3, 2)),
+    "a float padding_idx": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0, 1]), m.ones(3, 2), padding_idx=2.5),
+    "a list weight and a float padding_idx": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0, 1]), [[1.0]], padding_idx=2.5),
+    "scale_grad_by_freq=2": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0, 1]), m.ones(3, 2), scale_grad_by_freq=2),
+    "sparse=None": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0, 1]), m.ones(3, 2), sparse=None),
+    "float indices and sparse=1": lambda m, np: m.nn.functional.embedding(
+        m.tensor([0.0, 1.0]), m.ones(3, 2), sparse=1),
+}
+
+
+@pytest.mark.parametrize("name", list(PARSER_CALLS))
+def test_embedding_checks_its_arguments_in_torchs_order(name):
+    assert _parser_outcome(engine, PARSER_CALLS[name]) == _parser_outcome(torch,
+                                                                         PARSER_CALLS[name])
