@@ -17,7 +17,7 @@ from ..core.forward import has_tangent, state as dual
 from ..core.tangents import scaled_tangent, tangent_difference, tangent_sum
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, read_histories, record
+from ..core.node import Node, gradient_edge, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import empty_like, full_like
 from .common import histories_read_first
@@ -333,9 +333,11 @@ MulBackward0.jvp = "element_wise"
 
 
 def kept_for(needed_by, value):
-    """``value`` when ``needed_by`` requires grad, else None: torch saves only what backward
-    will read (so ``y = x * 2`` keeps 2, not x, and x may later change in place)."""
-    if getattr(needed_by, "_requires_grad", False) or (dual.active and has_tangent(needed_by)):
+    """``value`` when ``needed_by``'s gradient leads somewhere, else None: torch saves only
+    what backward will read (so ``y = x * 2`` keeps 2, not x, and x may later change in
+    place; a view made under no_grad requires grad yet leads nowhere: fuzz 5332113)."""
+    if getattr(needed_by, "_requires_grad", False) and gradient_edge(needed_by)[0] is not None \
+            or (dual.active and has_tangent(needed_by)):
         return value  # (forward mode reads it, at any level)
     return None
 
