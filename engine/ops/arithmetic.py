@@ -17,7 +17,7 @@ from ..core.forward import has_tangent, state as dual
 from ..core.tangents import scaled_tangent, tangent_difference, tangent_sum
 from ..core.grad_mode import mode as grad_mode
 from ..core.grad_mode import no_grad
-from ..core.node import Node, gradient_edge, read_histories, record
+from ..core.node import Node, read_histories, record
 from ..core.tensor import Tensor, wrap
 from .creation import empty_like, full_like
 from .common import histories_read_first
@@ -336,8 +336,9 @@ def kept_for(needed_by, value):
     """``value`` when ``needed_by``'s gradient leads somewhere, else None: torch saves only
     what backward will read (so ``y = x * 2`` keeps 2, not x, and x may later change in
     place; a view made under no_grad requires grad yet leads nowhere: fuzz 5332113)."""
-    if getattr(needed_by, "_requires_grad", False) and gradient_edge(needed_by)[0] is not None \
-            or (dual.active and has_tangent(needed_by)):
+    if getattr(needed_by, "_requires_grad", False) and (
+            needed_by._base is None or needed_by._grad_fn is not None or
+            needed_by._asked_for_grad) or (dual.active and has_tangent(needed_by)):
         return value  # (forward mode reads it, at any level)
     return None
 
