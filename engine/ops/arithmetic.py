@@ -336,11 +336,18 @@ def kept_for(needed_by, value):
     """``value`` when ``needed_by``'s gradient leads somewhere, else None: torch saves only
     what backward will read (so ``y = x * 2`` keeps 2, not x, and x may later change in
     place; a view made under no_grad requires grad yet leads nowhere: fuzz 5332113)."""
-    if getattr(needed_by, "_requires_grad", False) and (
-            needed_by._base is None or needed_by._grad_fn is not None or
-            needed_by._asked_for_grad) or (dual.active and has_tangent(needed_by)):
+    if getattr(needed_by, "_requires_grad", False) and not _made_under_no_grad(needed_by) \
+            or (dual.active and has_tangent(needed_by)):
         return value  # (forward mode reads it, at any level)
     return None
+
+
+def _made_under_no_grad(tensor):
+    """A view made under no_grad (or inference_mode) of a tensor that requires grad: it
+    requires grad as its base does, but has no node, so its gradient leads nowhere (unless it
+    was asked to require grad itself). Told by its attributes: reading its node could raise."""
+    return tensor._base is not None and tensor._creation_meta in ("no_grad", "inference") \
+        and tensor._grad_fn is None and not tensor._asked_for_grad
 
 
 def mul_saved(input, other):
